@@ -1,0 +1,429 @@
+package types
+
+import (
+	"encoding/hex"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lakepg/lakepg/pgerr"
+)
+
+// Dates are days since 1970-01-01; timestamps are microseconds since
+// 1970-01-01 00:00:00 UTC: the Parquet and DuckLake conventions, so scans
+// need no conversion.
+
+var pow10 = [...]int64{1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
+	1000000000, 10000000000, 100000000000, 1000000000000, 10000000000000,
+	100000000000000, 1000000000000000, 10000000000000000, 100000000000000000,
+	1000000000000000000}
+
+// Pow10 returns 10^n for 0 <= n <= 18.
+func Pow10(n int) int64 { return pow10[n] }
+
+// AppendInt formats an integer.
+func AppendInt(dst []byte, v int64) []byte { return strconv.AppendInt(dst, v, 10) }
+
+// AppendFloat formats a float as PostgreSQL does with extra_float_digits = 1
+// (the default since PostgreSQL 12): the shortest exact representation, in
+// exponent form when the decimal exponent is below -4 or at least the type's
+// digit count (15 for double precision, 6 for real).
+func AppendFloat(dst []byte, f float64, bits int) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(dst, "NaN"...)
+	case math.IsInf(f, 1):
+		return append(dst, "Infinity"...)
+	case math.IsInf(f, -1):
+		return append(dst, "-Infinity"...)
+	case f == 0:
+		if math.Signbit(f) {
+			return append(dst, "-0"...)
+		}
+		return append(dst, '0')
+	}
+	digits := 15
+	if bits == 32 {
+		digits = 6
+	}
+	e := strconv.AppendFloat(nil, f, 'e', -1, bits)
+	// e looks like -1.2345e+07; read the exponent.
+	i := strings.LastIndexByte(string(e), 'e')
+	exp, _ := strconv.Atoi(string(e[i+1:]))
+	if exp < -4 || exp >= digits {
+		return append(dst, e...)
+	}
+	return strconv.AppendFloat(dst, f, 'f', -1, bits)
+}
+
+// AppendNumeric formats a scaled integer with scale digits after the point.
+func AppendNumeric(dst []byte, v int64, scale int) []byte {
+	if scale <= 0 {
+		return strconv.AppendInt(dst, v, 10)
+	}
+	neg := v < 0
+	u := uint64(v)
+	if neg {
+		u = uint64(-v)
+		dst = append(dst, '-')
+	}
+	s := strconv.FormatUint(u, 10)
+	if len(s) <= scale {
+		s = strings.Repeat("0", scale-len(s)+1) + s
+	}
+	dst = append(dst, s[:len(s)-scale]...)
+	dst = append(dst, '.')
+	return append(dst, s[len(s)-scale:]...)
+}
+
+// AppendBool formats t/f.
+func AppendBool(dst []byte, b bool) []byte {
+	if b {
+		return append(dst, 't')
+	}
+	return append(dst, 'f')
+}
+
+// AppendBytea formats bytea in PostgreSQL's default hex output.
+func AppendBytea(dst []byte, b string) []byte {
+	dst = append(dst, '\\', 'x')
+	return hex.AppendEncode(dst, []byte(b))
+}
+
+// AppendUUID formats 16 raw bytes as a canonical uuid.
+func AppendUUID(dst []byte, b string) []byte {
+	var buf [36]byte
+	hex.Encode(buf[0:8], []byte(b[0:4]))
+	buf[8] = '-'
+	hex.Encode(buf[9:13], []byte(b[4:6]))
+	buf[13] = '-'
+	hex.Encode(buf[14:18], []byte(b[6:8]))
+	buf[18] = '-'
+	hex.Encode(buf[19:23], []byte(b[8:10]))
+	buf[23] = '-'
+	hex.Encode(buf[24:], []byte(b[10:16]))
+	return append(dst, buf[:]...)
+}
+
+// AppendDate formats days since the epoch as ISO.
+func AppendDate(dst []byte, days int64) []byte {
+	t := time.Unix(days*86400, 0).UTC()
+	return appendYMD(dst, t)
+}
+
+func appendYMD(dst []byte, t time.Time) []byte {
+	y, m, d := t.Date()
+	bc := y <= 0
+	if bc {
+		y = 1 - y
+	}
+	dst = appendPad(dst, y, 4)
+	dst = append(dst, '-')
+	dst = appendPad(dst, int(m), 2)
+	dst = append(dst, '-')
+	dst = appendPad(dst, d, 2)
+	if bc {
+		// caller appends the time first for timestamps; dates end here.
+		dst = append(dst, " BC"...)
+	}
+	return dst
+}
+
+func appendPad(dst []byte, v, width int) []byte {
+	s := strconv.Itoa(v)
+	for i := len(s); i < width; i++ {
+		dst = append(dst, '0')
+	}
+	return append(dst, s...)
+}
+
+func appendClock(dst []byte, t time.Time) []byte {
+	h, mi, s := t.Clock()
+	dst = appendPad(dst, h, 2)
+	dst = append(dst, ':')
+	dst = appendPad(dst, mi, 2)
+	dst = append(dst, ':')
+	dst = appendPad(dst, s, 2)
+	if us := t.Nanosecond() / 1000; us != 0 {
+		f := []byte(strconv.Itoa(us + 1000000)[1:])
+		for len(f) > 0 && f[len(f)-1] == '0' {
+			f = f[:len(f)-1]
+		}
+		dst = append(dst, '.')
+		dst = append(dst, f...)
+	}
+	return dst
+}
+
+// MicrosToTime converts epoch microseconds to a time in loc.
+func MicrosToTime(us int64, loc *time.Location) time.Time {
+	return time.UnixMicro(us).In(loc)
+}
+
+// AppendTimestamp formats a timestamp without time zone.
+func AppendTimestamp(dst []byte, us int64) []byte {
+	return appendTS(dst, MicrosToTime(us, time.UTC), false)
+}
+
+// AppendTimestamptz formats a timestamp with time zone in loc, as
+// PostgreSQL's ISO DateStyle does (offset +HH, +HH:MM when not whole hours).
+func AppendTimestamptz(dst []byte, us int64, loc *time.Location) []byte {
+	return appendTS(dst, MicrosToTime(us, loc), true)
+}
+
+func appendTS(dst []byte, t time.Time, zone bool) []byte {
+	y := t.Year()
+	bc := y <= 0
+	if bc {
+		t = t.AddDate(1-2*y, 0, 0) // show the year number, mark BC below
+	}
+	d := appendYMD(nil, t)
+	dst = append(dst, d...)
+	dst = append(dst, ' ')
+	dst = appendClock(dst, t)
+	if zone {
+		_, off := t.Zone()
+		sign := byte('+')
+		if off < 0 {
+			sign = '-'
+			off = -off
+		}
+		dst = append(dst, sign)
+		dst = appendPad(dst, off/3600, 2)
+		if m := (off % 3600) / 60; m != 0 || off%60 != 0 {
+			dst = append(dst, ':')
+			dst = appendPad(dst, m, 2)
+			if s := off % 60; s != 0 {
+				dst = append(dst, ':')
+				dst = appendPad(dst, s, 2)
+			}
+		}
+	}
+	if bc {
+		dst = append(dst, " BC"...)
+	}
+	return dst
+}
+
+func invalid(t string, s string) *pgerr.Error {
+	return pgerr.New(pgerr.InvalidTextRepr, "invalid input syntax for type %s: \"%s\"", t, s)
+}
+
+func outOfRange(t string, s string) *pgerr.Error {
+	return pgerr.New(pgerr.NumericValueOutOfRange, "value \"%s\" is out of range for type %s", s, t)
+}
+
+// ParseInt parses an integer literal for a type of the given bit size.
+func ParseInt(s string, bits int) (int64, error) {
+	name := map[int]string{16: "smallint", 32: "integer", 64: "bigint"}[bits]
+	t := strings.TrimSpace(s)
+	v, err := strconv.ParseInt(t, 10, bits)
+	if err != nil {
+		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+			return 0, outOfRange(name, s)
+		}
+		return 0, invalid(name, s)
+	}
+	return v, nil
+}
+
+// ParseFloat parses real/double text, accepting PostgreSQL's spellings of
+// infinity and NaN.
+func ParseFloat(s string, bits int) (float64, error) {
+	name := "double precision"
+	if bits == 32 {
+		name = "real"
+	}
+	t := strings.ToLower(strings.TrimSpace(s))
+	switch t {
+	case "nan":
+		return math.NaN(), nil
+	case "infinity", "+infinity", "inf", "+inf":
+		return math.Inf(1), nil
+	case "-infinity", "-inf":
+		return math.Inf(-1), nil
+	}
+	v, err := strconv.ParseFloat(t, bits)
+	if err != nil {
+		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+			return 0, outOfRange(name, s)
+		}
+		return 0, invalid(name, s)
+	}
+	return v, nil
+}
+
+// ParseBool parses PostgreSQL boolean input.
+func ParseBool(s string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "t", "true", "y", "yes", "on", "1", "tr", "tru", "ye":
+		return true, nil
+	case "f", "false", "n", "no", "off", "0", "fa", "fal", "fals":
+		return false, nil
+	}
+	return false, invalid("boolean", s)
+}
+
+// ParseDecimal parses decimal text into an exact rational value's parts:
+// the unscaled digits and the number of digits after the point.
+func ParseDecimal(s string) (*big.Int, int, error) {
+	t := strings.TrimSpace(s)
+	if t == "" {
+		return nil, 0, invalid("numeric", s)
+	}
+	mant, exp := t, 0
+	if i := strings.IndexAny(t, "eE"); i >= 0 {
+		e, err := strconv.Atoi(t[i+1:])
+		if err != nil {
+			return nil, 0, invalid("numeric", s)
+		}
+		mant, exp = t[:i], e
+	}
+	neg := false
+	if mant != "" && (mant[0] == '-' || mant[0] == '+') {
+		neg = mant[0] == '-'
+		mant = mant[1:]
+	}
+	intPart, frac := mant, ""
+	if i := strings.IndexByte(mant, '.'); i >= 0 {
+		intPart, frac = mant[:i], mant[i+1:]
+	}
+	if intPart == "" && frac == "" {
+		return nil, 0, invalid("numeric", s)
+	}
+	for _, c := range intPart + frac {
+		if c < '0' || c > '9' {
+			return nil, 0, invalid("numeric", s)
+		}
+	}
+	digits := new(big.Int)
+	digits.SetString("0"+intPart+frac, 10)
+	scale := len(frac) - exp
+	if scale < 0 {
+		digits.Mul(digits, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(-scale)), nil))
+		scale = 0
+	}
+	if neg {
+		digits.Neg(digits)
+	}
+	return digits, scale, nil
+}
+
+// RescaleBig rounds v (with scale from) to scale to, half away from zero.
+func RescaleBig(v *big.Int, from, to int) *big.Int {
+	r := new(big.Int).Set(v)
+	if to >= from {
+		return r.Mul(r, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(to-from)), nil))
+	}
+	d := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(from-to)), nil)
+	q, m := new(big.Int).QuoRem(r, d, new(big.Int))
+	m.Abs(m).Mul(m, big.NewInt(2))
+	if m.Cmp(d) >= 0 {
+		if r.Sign() < 0 {
+			q.Sub(q, big.NewInt(1))
+		} else {
+			q.Add(q, big.NewInt(1))
+		}
+	}
+	return q
+}
+
+// FitNumeric converts an exact decimal to numeric(p,s) as a scaled int64,
+// rounding to s digits and checking the precision as PostgreSQL does.
+func FitNumeric(v *big.Int, scale, p, s int) (int64, error) {
+	r := RescaleBig(v, scale, s)
+	limit := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(p)), nil)
+	if new(big.Int).Abs(r).Cmp(limit) >= 0 {
+		e := pgerr.New(pgerr.NumericValueOutOfRange, "numeric field overflow")
+		e.Detail = "A field with precision " + strconv.Itoa(p) + ", scale " + strconv.Itoa(s) +
+			" must round to an absolute value less than 10^" + strconv.Itoa(p-s) + "."
+		return 0, e
+	}
+	return r.Int64(), nil
+}
+
+// ParseNumeric parses text into numeric(p,s) as a scaled int64.
+func ParseNumeric(s string, p, sc int) (int64, error) {
+	v, scale, err := ParseDecimal(s)
+	if err != nil {
+		return 0, err
+	}
+	return FitNumeric(v, scale, p, sc)
+}
+
+// FormatBig formats v with scale digits after the point.
+func FormatBig(v *big.Int, scale int) string {
+	s := new(big.Int).Abs(v).String()
+	if scale > 0 {
+		if len(s) <= scale {
+			s = strings.Repeat("0", scale-len(s)+1) + s
+		}
+		s = s[:len(s)-scale] + "." + s[len(s)-scale:]
+	}
+	if v.Sign() < 0 {
+		s = "-" + s
+	}
+	return s
+}
+
+// NormalizeDecimal returns canonical decimal text (as PostgreSQL numeric_out
+// prints a value with the given scale) for dynamic numerics.
+func NormalizeDecimal(s string) (string, error) {
+	v, scale, err := ParseDecimal(s)
+	if err != nil {
+		return "", err
+	}
+	return FormatBig(v, scale), nil
+}
+
+// ParseBytea parses \x hex or escape-format bytea input.
+func ParseBytea(s string) (string, error) {
+	if strings.HasPrefix(s, `\x`) || strings.HasPrefix(s, `\X`) {
+		h := strings.ReplaceAll(s[2:], " ", "")
+		b, err := hex.DecodeString(h)
+		if err != nil {
+			return "", invalid("bytea", s)
+		}
+		return string(b), nil
+	}
+	var out []byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' {
+			out = append(out, c)
+			continue
+		}
+		if i+1 < len(s) && s[i+1] == '\\' {
+			out = append(out, '\\')
+			i++
+			continue
+		}
+		if i+3 < len(s) {
+			v, err := strconv.ParseUint(s[i+1:i+4], 8, 8)
+			if err == nil {
+				out = append(out, byte(v))
+				i += 3
+				continue
+			}
+		}
+		return "", invalid("bytea", s)
+	}
+	return string(out), nil
+}
+
+// ParseUUID parses a uuid in PostgreSQL's accepted spellings into 16 bytes.
+func ParseUUID(s string) (string, error) {
+	t := strings.TrimSpace(s)
+	t = strings.TrimPrefix(strings.TrimSuffix(t, "}"), "{")
+	t = strings.ReplaceAll(t, "-", "")
+	if len(t) != 32 {
+		return "", invalid("uuid", s)
+	}
+	b, err := hex.DecodeString(t)
+	if err != nil {
+		return "", invalid("uuid", s)
+	}
+	return string(b), nil
+}

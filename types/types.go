@@ -1,0 +1,369 @@
+// Package types is lakepg's SQL type system: the types a column or expression
+// can have, their PostgreSQL OIDs and names, their DuckLake names, and the
+// text forms of their values exactly as PostgreSQL prints and parses them.
+// It is a leaf shared by every layer.
+package types
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/lakepg/lakepg/pgerr"
+)
+
+// ID names a type family.
+type ID uint8
+
+const (
+	Unknown ID = iota // an untyped literal or NULL, resolved from context
+	Bool
+	Int16
+	Int32
+	Int64
+	Float32
+	Float64
+	Numeric // scaled int64 when Scale >= 0; arbitrary precision (text) when Scale < 0
+	Text    // text and varchar(n)
+	Bytea
+	Date
+	Timestamp
+	Timestamptz
+	UUID
+)
+
+// T is a full type: family plus modifiers.
+type T struct {
+	ID        ID
+	Precision int // numeric precision; 0 with Scale < 0 means unconstrained
+	Scale     int // numeric scale; -1 means per-value (unconstrained numeric)
+	Width     int // varchar(n) length; 0 = unlimited
+	Varchar   bool
+}
+
+// Common types.
+var (
+	UnknownT     = T{ID: Unknown}
+	BoolT        = T{ID: Bool}
+	Int16T       = T{ID: Int16}
+	Int32T       = T{ID: Int32}
+	Int64T       = T{ID: Int64}
+	Float32T     = T{ID: Float32}
+	Float64T     = T{ID: Float64}
+	TextT        = T{ID: Text}
+	VarcharT     = T{ID: Text, Varchar: true}
+	ByteaT       = T{ID: Bytea}
+	DateT        = T{ID: Date}
+	TimestampT   = T{ID: Timestamp}
+	TimestamptzT = T{ID: Timestamptz}
+	UUIDT        = T{ID: UUID}
+	NumericAnyT  = T{ID: Numeric, Scale: -1}
+)
+
+// MaxInt64Precision is the largest numeric precision held as a scaled int64.
+const MaxInt64Precision = 18
+
+// NumericT returns numeric(p,s).
+func NumericT(p, s int) T { return T{ID: Numeric, Precision: p, Scale: s} }
+
+// IsInteger reports int2/int4/int8.
+func (t T) IsInteger() bool { return t.ID == Int16 || t.ID == Int32 || t.ID == Int64 }
+
+// IsFloat reports real/double.
+func (t T) IsFloat() bool { return t.ID == Float32 || t.ID == Float64 }
+
+// IsNumeric reports any number type.
+func (t T) IsNumeric() bool { return t.IsInteger() || t.IsFloat() || t.ID == Numeric }
+
+// DynNumeric reports an unconstrained numeric whose values carry their own scale.
+func (t T) DynNumeric() bool { return t.ID == Numeric && t.Scale < 0 }
+
+// Storage is where a vector of this type keeps its values.
+type Storage uint8
+
+const (
+	StoreInt   Storage = iota // []int64: ints, dates (days), timestamps (µs), scaled numerics
+	StoreFloat                // []float64
+	StoreBool                 // []bool
+	StoreBytes                // []string: text, bytea, uuid (16 raw bytes), dynamic numerics (decimal text)
+)
+
+// Storage returns the physical class of t.
+func (t T) Storage() Storage {
+	switch t.ID {
+	case Bool:
+		return StoreBool
+	case Float32, Float64:
+		return StoreFloat
+	case Text, Bytea, UUID, Unknown:
+		return StoreBytes
+	case Numeric:
+		if t.Scale < 0 {
+			return StoreBytes
+		}
+		return StoreInt
+	}
+	return StoreInt
+}
+
+// PostgreSQL type OIDs.
+const (
+	OIDBool        = 16
+	OIDBytea       = 17
+	OIDInt8        = 20
+	OIDInt2        = 21
+	OIDInt4        = 23
+	OIDText        = 25
+	OIDOid         = 26
+	OIDFloat4      = 700
+	OIDFloat8      = 701
+	OIDUnknown     = 705
+	OIDBpchar      = 1042
+	OIDVarchar     = 1043
+	OIDDate        = 1082
+	OIDTimestamp   = 1114
+	OIDTimestamptz = 1184
+	OIDNumeric     = 1700
+	OIDUUID        = 2950
+)
+
+// OID returns the PostgreSQL type OID of t.
+func (t T) OID() uint32 {
+	switch t.ID {
+	case Bool:
+		return OIDBool
+	case Int16:
+		return OIDInt2
+	case Int32:
+		return OIDInt4
+	case Int64:
+		return OIDInt8
+	case Float32:
+		return OIDFloat4
+	case Float64:
+		return OIDFloat8
+	case Numeric:
+		return OIDNumeric
+	case Text:
+		if t.Varchar {
+			return OIDVarchar
+		}
+		return OIDText
+	case Bytea:
+		return OIDBytea
+	case Date:
+		return OIDDate
+	case Timestamp:
+		return OIDTimestamp
+	case Timestamptz:
+		return OIDTimestamptz
+	case UUID:
+		return OIDUUID
+	}
+	return OIDText // unknown literals are sent as text, as PostgreSQL does
+}
+
+// FromOID maps a parameter type OID to a type; ok is false for OIDs lakepg does not know.
+func FromOID(oid uint32) (T, bool) {
+	switch oid {
+	case 0, OIDUnknown:
+		return UnknownT, true
+	case OIDBool:
+		return BoolT, true
+	case OIDInt2:
+		return Int16T, true
+	case OIDInt4, OIDOid:
+		return Int32T, true
+	case OIDInt8:
+		return Int64T, true
+	case OIDFloat4:
+		return Float32T, true
+	case OIDFloat8:
+		return Float64T, true
+	case OIDNumeric:
+		return NumericAnyT, true
+	case OIDText, OIDBpchar:
+		return TextT, true
+	case OIDVarchar:
+		return VarcharT, true
+	case OIDBytea:
+		return ByteaT, true
+	case OIDDate:
+		return DateT, true
+	case OIDTimestamp:
+		return TimestampT, true
+	case OIDTimestamptz:
+		return TimestamptzT, true
+	case OIDUUID:
+		return UUIDT, true
+	}
+	return UnknownT, false
+}
+
+// Typmod is the PostgreSQL atttypmod of t (-1 when none).
+func (t T) Typmod() int32 {
+	switch {
+	case t.ID == Numeric && t.Scale >= 0 && t.Precision > 0:
+		return int32((t.Precision<<16)|t.Scale) + 4
+	case t.ID == Text && t.Varchar && t.Width > 0:
+		return int32(t.Width) + 4
+	}
+	return -1
+}
+
+// Size is the pg_type typlen of t.
+func (t T) Size() int16 {
+	switch t.ID {
+	case Bool:
+		return 1
+	case Int16:
+		return 2
+	case Int32, Float32, Date:
+		return 4
+	case Int64, Float64, Timestamp, Timestamptz:
+		return 8
+	case UUID:
+		return 16
+	}
+	return -1
+}
+
+// String is the type as PostgreSQL's format_type names it.
+func (t T) String() string {
+	switch t.ID {
+	case Bool:
+		return "boolean"
+	case Int16:
+		return "smallint"
+	case Int32:
+		return "integer"
+	case Int64:
+		return "bigint"
+	case Float32:
+		return "real"
+	case Float64:
+		return "double precision"
+	case Numeric:
+		if t.Scale >= 0 && t.Precision > 0 {
+			return fmt.Sprintf("numeric(%d,%d)", t.Precision, t.Scale)
+		}
+		return "numeric"
+	case Text:
+		if t.Varchar {
+			if t.Width > 0 {
+				return fmt.Sprintf("character varying(%d)", t.Width)
+			}
+			return "character varying"
+		}
+		return "text"
+	case Bytea:
+		return "bytea"
+	case Date:
+		return "date"
+	case Timestamp:
+		return "timestamp without time zone"
+	case Timestamptz:
+		return "timestamp with time zone"
+	case UUID:
+		return "uuid"
+	}
+	return "unknown"
+}
+
+// DuckLake returns the DuckLake column_type name of t.
+func (t T) DuckLake() (string, error) {
+	switch t.ID {
+	case Bool:
+		return "boolean", nil
+	case Int16:
+		return "int16", nil
+	case Int32:
+		return "int32", nil
+	case Int64:
+		return "int64", nil
+	case Float32:
+		return "float32", nil
+	case Float64:
+		return "float64", nil
+	case Numeric:
+		if t.Scale < 0 {
+			return "", pgerr.New(pgerr.FeatureNotSupported, "unconstrained numeric columns are not supported; declare numeric(p,s) with p <= %d", MaxInt64Precision)
+		}
+		return fmt.Sprintf("decimal(%d,%d)", t.Precision, t.Scale), nil
+	case Text:
+		return "varchar", nil
+	case Bytea:
+		return "blob", nil
+	case Date:
+		return "date", nil
+	case Timestamp:
+		return "timestamp", nil
+	case Timestamptz:
+		return "timestamptz", nil
+	case UUID:
+		return "uuid", nil
+	}
+	return "", pgerr.New(pgerr.FeatureNotSupported, "type %s cannot be stored in a table", t)
+}
+
+// FromDuckLake parses a DuckLake column_type.
+func FromDuckLake(name string) (T, error) {
+	n := strings.ToLower(strings.TrimSpace(name))
+	switch n {
+	case "boolean":
+		return BoolT, nil
+	case "int8", "int16", "uint8":
+		return Int16T, nil
+	case "int32", "uint16":
+		return Int32T, nil
+	case "int64", "uint32":
+		return Int64T, nil
+	case "float32":
+		return Float32T, nil
+	case "float64":
+		return Float64T, nil
+	case "varchar", "json":
+		return TextT, nil
+	case "blob":
+		return ByteaT, nil
+	case "date":
+		return DateT, nil
+	case "timestamp", "timestamp_us", "timestamp_s", "timestamp_ms", "timestamp_ns":
+		return TimestampT, nil
+	case "timestamptz":
+		return TimestamptzT, nil
+	case "uuid":
+		return UUIDT, nil
+	}
+	if strings.HasPrefix(n, "decimal(") && strings.HasSuffix(n, ")") {
+		parts := strings.Split(n[len("decimal("):len(n)-1], ",")
+		if len(parts) == 2 {
+			p, err1 := strconv.Atoi(strings.TrimSpace(parts[0]))
+			s, err2 := strconv.Atoi(strings.TrimSpace(parts[1]))
+			if err1 == nil && err2 == nil {
+				if p > MaxInt64Precision {
+					return T{}, pgerr.New(pgerr.FeatureNotSupported, "DuckLake type %s is not supported yet (precision above %d)", name, MaxInt64Precision)
+				}
+				return NumericT(p, s), nil
+			}
+		}
+	}
+	return T{}, pgerr.New(pgerr.FeatureNotSupported, "DuckLake type %q is not supported yet", name)
+}
+
+// Category is PostgreSQL's typcategory, used for implicit-cast preference.
+func (t T) Category() byte {
+	switch {
+	case t.ID == Bool:
+		return 'B'
+	case t.IsNumeric():
+		return 'N'
+	case t.ID == Text:
+		return 'S'
+	case t.ID == Date || t.ID == Timestamp || t.ID == Timestamptz:
+		return 'D'
+	case t.ID == Unknown:
+		return 'X'
+	}
+	return 'U'
+}
