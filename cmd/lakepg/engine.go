@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/sql"
+	"github.com/lakepg/lakepg/wire"
+)
+
+// wireEngine adapts the SQL engine to the wire layer's interfaces, keeping
+// sql/ free of any knowledge of the protocol.
+type wireEngine struct{ eng *sql.Engine }
+
+func (w wireEngine) NewSession(ctx context.Context, info wire.StartupInfo) (wire.Session, error) {
+	s, err := w.eng.NewSession(info.User, info.Database, info.Params)
+	if err != nil {
+		return nil, err
+	}
+	return wireSession{s}, nil
+}
+
+type wireSession struct{ *sql.Session }
+
+func (s wireSession) Prepare(ctx context.Context, query string, oids []uint32) ([]wire.Statement, error) {
+	stmts, err := s.Session.Prepare(ctx, query, oids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]wire.Statement, len(stmts))
+	for i, st := range stmts {
+		out[i] = wireStmt{st}
+	}
+	return out, nil
+}
+
+type wireStmt struct{ st *sql.Stmt }
+
+func (w wireStmt) ParamTypes() []uint32 { return w.st.ParamTypes() }
+
+func (w wireStmt) Columns() []wire.Column {
+	cols := w.st.Columns()
+	if cols == nil {
+		return nil
+	}
+	out := make([]wire.Column, len(cols))
+	for i, c := range cols {
+		out[i] = wire.Column{Name: c.Name, Type: c.Type, TableOID: c.TableOID, Attnum: c.Attnum}
+	}
+	return out
+}
+
+func (w wireStmt) Execute(ctx context.Context, params [][]byte, formats []int16) (wire.Result, error) {
+	text := make([][]byte, len(params))
+	for i, p := range params {
+		if p == nil {
+			continue
+		}
+		f := int16(0)
+		switch {
+		case len(formats) == 1:
+			f = formats[0]
+		case i < len(formats):
+			f = formats[i]
+		}
+		if f == 1 {
+			oids := w.st.ParamTypes()
+			var oid uint32
+			if i < len(oids) {
+				oid = oids[i]
+			}
+			s, err := wire.DecodeBinaryParam(oid, p)
+			if err != nil {
+				return nil, pgerr.Wrap(pgerr.InvalidTextRepr, err, "invalid binary parameter $%d", i+1)
+			}
+			text[i] = []byte(s)
+		} else {
+			text[i] = p
+		}
+	}
+	r, err := w.st.Execute(ctx, text)
+	if err != nil {
+		return nil, err
+	}
+	return &wireResult{ctx: ctx, r: r}, nil
+}
+
+type wireResult struct {
+	ctx context.Context
+	r   *sql.Result
+}
+
+func (w *wireResult) Next() (*vec.Batch, error) { return w.r.Next(w.ctx) }
+func (w *wireResult) Tag() string                { return w.r.Tag() }
+func (w *wireResult) Close() error               { return w.r.Close() }

@@ -1,0 +1,126 @@
+// Command lakepg serves a DuckLake lakehouse over the PostgreSQL protocol.
+// With no arguments it serves the embedded default: a SQLite catalog at
+// ./lakehouse/catalog.sqlite and data files under ./lakehouse/data/.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/lakepg/lakepg/catalog"
+	"github.com/lakepg/lakepg/sql"
+	"github.com/lakepg/lakepg/storage"
+	"github.com/lakepg/lakepg/wire"
+)
+
+// Version is lakepg's release.
+const Version = "0.1.0"
+
+func env(name, def string) string {
+	if v, ok := os.LookupEnv(name); ok {
+		return v
+	}
+	return def
+}
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "lakepg:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	fs := flag.NewFlagSet("lakepg", flag.ContinueOnError)
+	listen := fs.String("listen", env("LAKEPG_LISTEN", "127.0.0.1:5433"), "address to serve the PostgreSQL protocol on (env LAKEPG_LISTEN)")
+	catDSN := fs.String("catalog", env("LAKEPG_CATALOG", "sqlite:lakehouse/catalog.sqlite"), "DuckLake catalog: sqlite:PATH or a postgres:// DSN (env LAKEPG_CATALOG)")
+	data := fs.String("data", env("LAKEPG_DATA", "lakehouse/data"), "data directory (or s3://bucket/prefix, later) (env LAKEPG_DATA)")
+	level := fs.String("log-level", env("LAKEPG_LOG_LEVEL", "info"), "debug, info, warn or error (env LAKEPG_LOG_LEVEL)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		if fs.Arg(0) == "version" {
+			fmt.Println("lakepg", Version)
+			return nil
+		}
+		return fmt.Errorf("unknown command %q", fs.Arg(0))
+	}
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(*level)); err != nil {
+		return fmt.Errorf("--log-level: %w", err)
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lv}))
+	slog.SetDefault(log)
+
+	host, _, err := net.SplitHostPort(*listen)
+	if err != nil {
+		return fmt.Errorf("--listen: %w", err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return fmt.Errorf("--listen %s: lakepg only has trust authentication so far and refuses to listen beyond loopback", *listen)
+	}
+
+	dataPath := *data
+	if !strings.Contains(dataPath, "://") {
+		abs, err := filepath.Abs(dataPath)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(abs, 0o755); err != nil {
+			return fmt.Errorf("create data directory: %w", err)
+		}
+		dataPath = abs + "/"
+	}
+	if p, ok := strings.CutPrefix(*catDSN, "sqlite:"); ok {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return fmt.Errorf("create catalog directory: %w", err)
+		}
+	}
+	ctx := context.Background()
+	db, err := catalog.Open(ctx, *catDSN, dataPath)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	store, err := storage.ForDataPath(db.DataPath())
+	if err != nil {
+		return err
+	}
+	eng := sql.NewEngine(db, store, log)
+	srv := wire.New(wireEngine{eng}, wire.Options{Logger: log, ServerVersion: sql.ServerVersion + " (lakepg " + Version + ")"})
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return err
+	}
+	log.Info("lakepg serving", "listen", ln.Addr().String(), "catalog", *catDSN, "data", db.DataPath(), "version", Version)
+
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case sig := <-sigs:
+		log.Info("shutting down", "signal", sig.String())
+		sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		err := srv.Shutdown(sctx)
+		eng.WaitWrites()
+		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
+		return nil
+	case err := <-done:
+		return err
+	}
+}

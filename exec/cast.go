@@ -1,0 +1,381 @@
+package exec
+
+import (
+	"math"
+	"math/big"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/types"
+)
+
+// Cast converts E to To. Assign marks an assignment cast (INSERT/UPDATE),
+// where an over-long varchar is an error instead of being truncated.
+type Cast struct {
+	E      Expr
+	To     types.T
+	Assign bool
+}
+
+func (c *Cast) Type() types.T { return c.To }
+
+func (c *Cast) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
+	v, err := c.E.Eval(env, b)
+	if err != nil {
+		return nil, err
+	}
+	return CastVector(env, v, b.N, c.To, c.Assign)
+}
+
+// CastVector converts the first n rows of v to type to.
+func CastVector(env *Env, v *vec.Vector, n int, to types.T, assign bool) (*vec.Vector, error) {
+	from := v.Type
+	if from == to {
+		return v, nil
+	}
+	if from.ID == to.ID && to.ID != types.Numeric && !(to.ID == types.Text && to.Width > 0) {
+		o := *v
+		o.Type = to
+		return &o, nil
+	}
+	out := vec.New(to, n)
+	// fast paths
+	switch {
+	case from.IsInteger() && to.IsInteger():
+		lo, hi := intRange(to)
+		for i := 0; i < n; i++ {
+			x := v.I64[i]
+			if (x < lo || x > hi) && !v.IsNull(i) {
+				return nil, pgerr.New(pgerr.NumericValueOutOfRange, "%s out of range", to)
+			}
+			out.I64 = append(out.I64, x)
+		}
+		out.Nulls = v.Nulls
+		return out, nil
+	case from.IsInteger() && to.IsFloat():
+		for i := 0; i < n; i++ {
+			f := float64(v.I64[i])
+			if to.ID == types.Float32 {
+				f = float64(float32(f))
+			}
+			out.F64 = append(out.F64, f)
+		}
+		out.Nulls = v.Nulls
+		return out, nil
+	case from.IsFloat() && to.IsFloat():
+		for i := 0; i < n; i++ {
+			f := v.F64[i]
+			if to.ID == types.Float32 {
+				f32 := float32(f)
+				if math.IsInf(float64(f32), 0) && !math.IsInf(f, 0) && !v.IsNull(i) {
+					return nil, pgerr.New(pgerr.NumericValueOutOfRange, "value out of range: overflow")
+				}
+				f = float64(f32)
+			} else if from.ID == types.Float32 {
+				// real → double goes through the shortest text, as PostgreSQL does
+				f, _ = strconv.ParseFloat(strconv.FormatFloat(f, 'g', -1, 32), 64)
+			}
+			out.F64 = append(out.F64, f)
+		}
+		out.Nulls = v.Nulls
+		return out, nil
+	}
+	for i := 0; i < n; i++ {
+		if v.IsNull(i) {
+			out.AppendNull()
+			continue
+		}
+		if err := castOne(env, v, i, out, assign); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func castOne(env *Env, v *vec.Vector, i int, out *vec.Vector, assign bool) error {
+	from, to := v.Type, out.Type
+	loc := time.UTC
+	if env != nil && env.Loc != nil {
+		loc = env.Loc
+	}
+	if from.ID == types.Text || from.ID == types.Unknown {
+		return ParseInto(out, v.S[i], loc, assign)
+	}
+	if to.ID == types.Text {
+		var s string
+		if from.ID == types.Bool {
+			s = "false"
+			if v.B[i] {
+				s = "true"
+			}
+		} else {
+			s = string(v.AppendText(nil, i, loc))
+		}
+		return appendText(out, s, assign)
+	}
+	switch to.ID {
+	case types.Int16, types.Int32, types.Int64:
+		lo, hi := intRange(to)
+		var x int64
+		switch {
+		case from.IsFloat():
+			f := math.RoundToEven(v.F64[i])
+			if math.IsNaN(f) || f < float64(lo) || f >= -float64(lo) {
+				return pgerr.New(pgerr.NumericValueOutOfRange, "%s out of range", to)
+			}
+			x = int64(f)
+		case from.ID == types.Numeric:
+			d, s := NumericValue(v, i)
+			r := types.RescaleBig(d, s, 0)
+			if !r.IsInt64() {
+				return pgerr.New(pgerr.NumericValueOutOfRange, "%s out of range", to)
+			}
+			x = r.Int64()
+		case from.ID == types.Bool && to.ID == types.Int32:
+			if v.B[i] {
+				x = 1
+			}
+		default:
+			return cannotCast(from, to)
+		}
+		if x < lo || x > hi {
+			return pgerr.New(pgerr.NumericValueOutOfRange, "%s out of range", to)
+		}
+		out.AppendInt(x)
+	case types.Float32, types.Float64:
+		var f float64
+		switch {
+		case from.ID == types.Numeric:
+			d, s := NumericValue(v, i)
+			f, _ = strconv.ParseFloat(types.FormatBig(d, s), 64)
+		default:
+			return cannotCast(from, to)
+		}
+		if to.ID == types.Float32 {
+			f = float64(float32(f))
+		}
+		out.AppendFloat(f)
+	case types.Numeric:
+		var d *big.Int
+		var s int
+		switch {
+		case from.IsInteger():
+			d, s = big.NewInt(v.I64[i]), 0
+		case from.ID == types.Numeric:
+			d, s = NumericValue(v, i)
+		case from.IsFloat():
+			f := v.F64[i]
+			if math.IsNaN(f) || math.IsInf(f, 0) {
+				return pgerr.New(pgerr.FeatureNotSupported, "cannot convert %s to numeric", strconv.FormatFloat(f, 'g', -1, 64))
+			}
+			bits := 64
+			if from.ID == types.Float32 {
+				bits = 32
+			}
+			// PostgreSQL converts through 15 (or 6) significant digits
+			digits := 15
+			if bits == 32 {
+				digits = 6
+			}
+			var err error
+			d, s, err = types.ParseDecimal(strconv.FormatFloat(f, 'e', digits-1, bits))
+			if err != nil {
+				return err
+			}
+			d, s = trimDecimal(d, s)
+		default:
+			return cannotCast(from, to)
+		}
+		return appendDecimal(out, d, s)
+	case types.Date:
+		switch from.ID {
+		case types.Timestamp:
+			out.AppendInt(floorDiv(v.I64[i], 86400e6))
+		case types.Timestamptz:
+			t := time.UnixMicro(v.I64[i]).In(loc)
+			y, m, d := t.Date()
+			out.AppendInt(floorDiv(time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Unix(), 86400))
+		default:
+			return cannotCast(from, to)
+		}
+	case types.Timestamp:
+		switch from.ID {
+		case types.Date:
+			out.AppendInt(v.I64[i] * 86400e6)
+		case types.Timestamptz:
+			t := time.UnixMicro(v.I64[i]).In(loc)
+			_, off := t.Zone()
+			out.AppendInt(v.I64[i] + int64(off)*1e6)
+		default:
+			return cannotCast(from, to)
+		}
+	case types.Timestamptz:
+		var wall int64
+		switch from.ID {
+		case types.Date:
+			wall = v.I64[i] * 86400e6
+		case types.Timestamp:
+			wall = v.I64[i]
+		default:
+			return cannotCast(from, to)
+		}
+		t := time.UnixMicro(wall).UTC()
+		lt := time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), loc)
+		out.AppendInt(lt.UnixMicro())
+	case types.Bool:
+		if from.ID == types.Int32 || from.ID == types.Int64 || from.ID == types.Int16 {
+			out.AppendBool(v.I64[i] != 0)
+			return nil
+		}
+		return cannotCast(from, to)
+	default:
+		return cannotCast(from, to)
+	}
+	return nil
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}
+
+func trimDecimal(d *big.Int, s int) (*big.Int, int) {
+	ten := big.NewInt(10)
+	m := new(big.Int)
+	for s > 0 {
+		q, r := new(big.Int).QuoRem(d, ten, m)
+		if r.Sign() != 0 {
+			break
+		}
+		d = q
+		s--
+	}
+	return d, s
+}
+
+func cannotCast(from, to types.T) error {
+	return pgerr.New(pgerr.CannotCoerce, "cannot cast type %s to %s", from, to)
+}
+
+func appendDecimal(out *vec.Vector, d *big.Int, s int) error {
+	t := out.Type
+	if t.Scale < 0 {
+		out.AppendString(types.FormatBig(d, s))
+		return nil
+	}
+	p := t.Precision
+	if p == 0 {
+		p = types.MaxInt64Precision
+	}
+	x, err := types.FitNumeric(d, s, p, t.Scale)
+	if err != nil {
+		return err
+	}
+	out.AppendInt(x)
+	return nil
+}
+
+func appendText(out *vec.Vector, s string, assign bool) error {
+	if w := out.Type.Width; w > 0 && utf8.RuneCountInString(s) > w {
+		// PostgreSQL ignores trailing spaces beyond the limit
+		k, cut := 0, len(s)
+		for idx := range s {
+			if k == w {
+				cut = idx
+				break
+			}
+			k++
+		}
+		rest := s[cut:]
+		allSpace := true
+		for _, c := range rest {
+			if c != ' ' {
+				allSpace = false
+				break
+			}
+		}
+		if assign && !allSpace {
+			return pgerr.New(pgerr.StringDataRightTrunc, "value too long for type %s", out.Type)
+		}
+		s = s[:cut]
+	}
+	out.AppendString(s)
+	return nil
+}
+
+// ParseInto parses PostgreSQL text input s into a value of out's type.
+func ParseInto(out *vec.Vector, s string, loc *time.Location, assign bool) error {
+	t := out.Type
+	switch t.ID {
+	case types.Bool:
+		b, err := types.ParseBool(s)
+		if err != nil {
+			return err
+		}
+		out.AppendBool(b)
+	case types.Int16, types.Int32, types.Int64:
+		bits := map[types.ID]int{types.Int16: 16, types.Int32: 32, types.Int64: 64}[t.ID]
+		x, err := types.ParseInt(s, bits)
+		if err != nil {
+			return err
+		}
+		out.AppendInt(x)
+	case types.Float32, types.Float64:
+		bits := 64
+		if t.ID == types.Float32 {
+			bits = 32
+		}
+		f, err := types.ParseFloat(s, bits)
+		if err != nil {
+			return err
+		}
+		out.AppendFloat(f)
+	case types.Numeric:
+		d, sc, err := types.ParseDecimal(s)
+		if err != nil {
+			return err
+		}
+		return appendDecimal(out, d, sc)
+	case types.Text, types.Unknown:
+		return appendText(out, s, assign)
+	case types.Bytea:
+		b, err := types.ParseBytea(s)
+		if err != nil {
+			return err
+		}
+		out.AppendString(b)
+	case types.UUID:
+		u, err := types.ParseUUID(s)
+		if err != nil {
+			return err
+		}
+		out.AppendString(u)
+	case types.Date:
+		d, err := types.ParseDate(s)
+		if err != nil {
+			return err
+		}
+		out.AppendInt(d)
+	case types.Timestamp:
+		x, err := types.ParseTimestamp(s)
+		if err != nil {
+			return err
+		}
+		out.AppendInt(x)
+	case types.Timestamptz:
+		x, err := types.ParseTimestamptz(s, loc)
+		if err != nil {
+			return err
+		}
+		out.AppendInt(x)
+	default:
+		return pgerr.New(pgerr.FeatureNotSupported, "cannot parse type %s", t)
+	}
+	return nil
+}

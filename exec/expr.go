@@ -1,0 +1,427 @@
+// Package exec runs query plans: vectorised operators pulling batches of
+// typed column vectors, expression kernels over whole vectors, hash
+// aggregation, sorting, scans of DuckLake Parquet files with positional
+// deletes, and the sinks that write new Parquet files.
+package exec
+
+import (
+	"math"
+	"math/big"
+	"time"
+
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/types"
+)
+
+// Env carries what expressions need from the session.
+type Env struct {
+	Loc *time.Location
+	Now time.Time // statement start, for now()/current_timestamp
+}
+
+// Expr is a scalar expression evaluated a whole batch at a time. The result
+// has b.N rows and may alias an input vector: callers must not modify it.
+type Expr interface {
+	Type() types.T
+	Eval(env *Env, b *vec.Batch) (*vec.Vector, error)
+}
+
+// ColRef reads input column Idx.
+type ColRef struct {
+	Idx int
+	T   types.T
+}
+
+func (c *ColRef) Type() types.T { return c.T }
+func (c *ColRef) Eval(_ *Env, b *vec.Batch) (*vec.Vector, error) {
+	return b.Vecs[c.Idx], nil
+}
+
+// Const is a literal; V holds one row.
+type Const struct {
+	V     *vec.Vector
+	cache *vec.Vector
+}
+
+// NewConst wraps a one-row vector.
+func NewConst(v *vec.Vector) *Const { return &Const{V: v} }
+
+// NullConst is a typed NULL.
+func NullConst(t types.T) *Const {
+	v := vec.New(t, 1)
+	v.AppendNull()
+	return &Const{V: v}
+}
+
+func (c *Const) Type() types.T { return c.V.Type }
+func (c *Const) Eval(_ *Env, b *vec.Batch) (*vec.Vector, error) {
+	if c.cache == nil || c.cache.Len() != b.N {
+		c.cache = vec.Constant(c.V, 0, b.N)
+	}
+	return c.cache, nil
+}
+
+// IsNull reports whether the constant is NULL.
+func (c *Const) IsNull() bool { return c.V.IsNull(0) }
+
+func mergeNulls(n int, vs ...*vec.Vector) []bool {
+	var out []bool
+	for _, v := range vs {
+		if v.Nulls == nil {
+			continue
+		}
+		if out == nil {
+			out = make([]bool, n)
+		}
+		for i, x := range v.Nulls[:n] {
+			out[i] = out[i] || x
+		}
+	}
+	return out
+}
+
+// ArithOp is + - * / %.
+type ArithOp byte
+
+// Arith applies an arithmetic operator; both inputs already have the
+// operator's input type (the binder inserts casts), T is the result type.
+type Arith struct {
+	Op   ArithOp
+	L, R Expr
+	T    types.T
+}
+
+func (a *Arith) Type() types.T { return a.T }
+
+var (
+	errDivZero = pgerr.New(pgerr.DivisionByZero, "division by zero")
+)
+
+func overflow(t types.T) error {
+	return pgerr.New(pgerr.NumericValueOutOfRange, "%s out of range", t.String())
+}
+
+func (a *Arith) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
+	l, err := a.L.Eval(env, b)
+	if err != nil {
+		return nil, err
+	}
+	r, err := a.R.Eval(env, b)
+	if err != nil {
+		return nil, err
+	}
+	n := b.N
+	out := vec.New(a.T, n)
+	nulls := mergeNulls(n, l, r)
+	switch {
+	case a.T.IsInteger():
+		out.I64 = out.I64[:n]
+		lo, hi := intRange(a.T)
+		for i := 0; i < n; i++ {
+			if nulls != nil && nulls[i] {
+				continue
+			}
+			x, y := l.I64[i], r.I64[i]
+			var z int64
+			switch a.Op {
+			case '+':
+				z = x + y
+				if (z > x) != (y > 0) {
+					return nil, overflow(a.T)
+				}
+			case '-':
+				z = x - y
+				if (z < x) != (y > 0) {
+					return nil, overflow(a.T)
+				}
+			case '*':
+				if x != 0 && y != 0 {
+					hiw, low := bitsMul(x, y)
+					if !hiw {
+						return nil, overflow(a.T)
+					}
+					z = low
+				}
+			case '/':
+				if y == 0 {
+					return nil, errDivZero
+				}
+				if x == math.MinInt64 && y == -1 {
+					return nil, overflow(a.T)
+				}
+				z = x / y
+			case '%':
+				if y == 0 {
+					return nil, errDivZero
+				}
+				if y == -1 {
+					z = 0
+				} else {
+					z = x % y
+				}
+			}
+			if z < lo || z > hi {
+				return nil, overflow(a.T)
+			}
+			out.I64[i] = z
+		}
+	case a.T.IsFloat():
+		out.F64 = out.F64[:n]
+		for i := 0; i < n; i++ {
+			if nulls != nil && nulls[i] {
+				continue
+			}
+			x, y := l.F64[i], r.F64[i]
+			var z float64
+			switch a.Op {
+			case '+':
+				z = x + y
+			case '-':
+				z = x - y
+			case '*':
+				z = x * y
+			case '/':
+				if y == 0 {
+					return nil, errDivZero
+				}
+				z = x / y
+			case '%':
+				if y == 0 {
+					return nil, errDivZero
+				}
+				z = math.Mod(x, y)
+			}
+			if a.T.ID == types.Float32 {
+				z = float64(float32(z))
+			}
+			if (math.IsInf(z, 0) && !math.IsInf(x, 0) && !math.IsInf(y, 0)) {
+				return nil, pgerr.New(pgerr.NumericValueOutOfRange, "value out of range: overflow")
+			}
+			out.F64[i] = z
+		}
+	case a.T.ID == types.Numeric:
+		return a.evalNumeric(l, r, n, nulls, out)
+	default:
+		return nil, pgerr.New(pgerr.UndefinedFunction, "operator does not exist for type %s", a.T)
+	}
+	out.Nulls = nulls
+	return out, nil
+}
+
+func intRange(t types.T) (int64, int64) {
+	switch t.ID {
+	case types.Int16:
+		return math.MinInt16, math.MaxInt16
+	case types.Int32:
+		return math.MinInt32, math.MaxInt32
+	}
+	return math.MinInt64, math.MaxInt64
+}
+
+// bitsMul multiplies with overflow detection.
+func bitsMul(x, y int64) (bool, int64) {
+	z := x * y
+	if (x == -1 && y == math.MinInt64) || (y == -1 && x == math.MinInt64) || z/y != x {
+		return false, 0
+	}
+	return true, z
+}
+
+// NumericValue reads row i of a numeric vector as an exact decimal.
+func NumericValue(v *vec.Vector, i int) (*big.Int, int) {
+	if v.Type.Scale < 0 {
+		d, s, _ := types.ParseDecimal(v.S[i])
+		return d, s
+	}
+	return big.NewInt(v.I64[i]), v.Type.Scale
+}
+
+// evalNumeric computes exact decimal arithmetic with PostgreSQL's result scales.
+func (a *Arith) evalNumeric(l, r *vec.Vector, n int, nulls []bool, out *vec.Vector) (*vec.Vector, error) {
+	fixed := a.T.Scale >= 0 && l.Type.Scale >= 0 && r.Type.Scale >= 0 && a.Op != '/'
+	if fixed && (a.Op == '+' || a.Op == '-') {
+		// fast path: scaled int64 add/sub at the common scale
+		out.I64 = out.I64[:n]
+		ml, mr := types.Pow10(a.T.Scale-l.Type.Scale), types.Pow10(a.T.Scale-r.Type.Scale)
+		for i := 0; i < n; i++ {
+			if nulls != nil && nulls[i] {
+				continue
+			}
+			okl, x := bitsMul(l.I64[i], ml)
+			okr, y := bitsMul(r.I64[i], mr)
+			if !okl || !okr {
+				return nil, overflow(a.T)
+			}
+			var z int64
+			if a.Op == '+' {
+				z = x + y
+				if (z > x) != (y > 0) {
+					return nil, overflow(a.T)
+				}
+			} else {
+				z = x - y
+				if (z < x) != (y > 0) {
+					return nil, overflow(a.T)
+				}
+			}
+			out.I64[i] = z
+		}
+		out.Nulls = nulls
+		return out, nil
+	}
+	for i := 0; i < n; i++ {
+		if nulls != nil && nulls[i] {
+			out.AppendNull()
+			continue
+		}
+		x, sx := NumericValue(l, i)
+		y, sy := NumericValue(r, i)
+		z, sz, err := DecimalArith(a.Op, x, sx, y, sy)
+		if err != nil {
+			return nil, err
+		}
+		if a.T.Scale >= 0 {
+			v := types.RescaleBig(z, sz, a.T.Scale)
+			if !v.IsInt64() {
+				return nil, overflow(a.T)
+			}
+			out.AppendInt(v.Int64())
+		} else {
+			out.AppendString(types.FormatBig(z, sz))
+		}
+	}
+	return out, nil
+}
+
+// DecimalArith is exact decimal arithmetic with PostgreSQL's result scales:
+// +,- keep the larger scale, * adds scales, / uses select_div_scale.
+func DecimalArith(op ArithOp, x *big.Int, sx int, y *big.Int, sy int) (*big.Int, int, error) {
+	switch op {
+	case '+', '-':
+		s := max(sx, sy)
+		x, y = types.RescaleBig(x, sx, s), types.RescaleBig(y, sy, s)
+		if op == '+' {
+			return x.Add(x, y), s, nil
+		}
+		return x.Sub(x, y), s, nil
+	case '*':
+		return new(big.Int).Mul(x, y), sx + sy, nil
+	case '/', '%':
+		if y.Sign() == 0 {
+			return nil, 0, errDivZero
+		}
+		if op == '%' {
+			s := max(sx, sy)
+			x, y = types.RescaleBig(x, sx, s), types.RescaleBig(y, sy, s)
+			return new(big.Int).Rem(x, y), s, nil
+		}
+		rs := DivScale(x, sx, y, sy)
+		// q = x/10^sx / (y/10^sy) at scale rs = x*10^(sy+rs) / (y*10^sx), rounded
+		num := new(big.Int).Mul(x, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(sy+rs+1)), nil))
+		den := new(big.Int).Mul(y, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(sx)), nil))
+		q := num.Quo(num, den)
+		return types.RescaleBig(q, rs+1, rs), rs, nil
+	}
+	return nil, 0, pgerr.New(pgerr.Internal, "bad decimal op")
+}
+
+// DivScale mirrors PostgreSQL's select_div_scale: at least 16 significant
+// digits, at least the inputs' scales, at most 1000.
+func DivScale(x *big.Int, sx int, y *big.Int, sy int) int {
+	wx, fx := weightAndFirst(x, sx)
+	wy, fy := weightAndFirst(y, sy)
+	qweight := wx - wy
+	if fx <= fy {
+		qweight--
+	}
+	rs := 16 - qweight*4
+	rs = max(rs, sx, sy, 0)
+	return min(rs, 1000)
+}
+
+// weightAndFirst returns the base-10000 weight of a decimal and its first
+// base-10000 digit, as PostgreSQL's NumericVar stores them.
+func weightAndFirst(v *big.Int, scale int) (int, int) {
+	if v.Sign() == 0 {
+		return 0, 0
+	}
+	s := new(big.Int).Abs(v).String()
+	intDigits := len(s) - scale // digits before the point (may be <= 0)
+	// weight w: value in [10000^w, 10000^(w+1))
+	var w int
+	if intDigits > 0 {
+		w = (intDigits - 1) / 4
+	} else {
+		w = -((-intDigits)/4 + 1)
+	}
+	// first base-10000 digit: the group of digits at position w
+	// digits positioned relative to the point: group covers 10^(4w)..10^(4w+3)
+	pad := s
+	lead := intDigits - 4*w // number of digits of s falling into group w and above
+	var first int
+	if lead >= 0 {
+		if lead > len(pad) {
+			pad += string(make([]byte, 0))
+		}
+		end := min(lead, len(pad))
+		for _, c := range pad[:end] {
+			first = first*10 + int(c-'0')
+		}
+		for k := end; k < lead; k++ {
+			first *= 10
+		}
+	}
+	return w, first
+}
+
+// Neg is unary minus.
+type Neg struct{ E Expr }
+
+func (e *Neg) Type() types.T { return e.E.Type() }
+func (e *Neg) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
+	x, err := e.E.Eval(env, b)
+	if err != nil {
+		return nil, err
+	}
+	out := vec.New(x.Type, b.N)
+	switch {
+	case x.Type.Storage() == types.StoreInt:
+		lo, _ := intRange(x.Type)
+		for i, v := range x.I64[:b.N] {
+			if v == lo && x.Type.IsInteger() && !x.IsNull(i) {
+				return nil, overflow(x.Type)
+			}
+			out.I64 = append(out.I64, -v)
+		}
+	case x.Type.Storage() == types.StoreFloat:
+		for _, v := range x.F64[:b.N] {
+			out.F64 = append(out.F64, -v)
+		}
+	case x.Type.DynNumeric():
+		for i, s := range x.S[:b.N] {
+			if x.IsNull(i) || s == "" {
+				out.S = append(out.S, s)
+			} else if s[0] == '-' {
+				out.S = append(out.S, s[1:])
+			} else if s == "0" || isZeroDecimal(s) {
+				out.S = append(out.S, s)
+			} else {
+				out.S = append(out.S, "-"+s)
+			}
+		}
+	default:
+		return nil, pgerr.New(pgerr.UndefinedFunction, "operator does not exist: - %s", x.Type)
+	}
+	out.Nulls = x.Nulls
+	return out, nil
+}
+
+func isZeroDecimal(s string) bool {
+	for _, c := range s {
+		if c != '0' && c != '.' {
+			return false
+		}
+	}
+	return true
+}

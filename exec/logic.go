@@ -1,0 +1,477 @@
+package exec
+
+import (
+	"bytes"
+	"math/big"
+	"regexp"
+	"strings"
+
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/types"
+)
+
+// CmpOp is a comparison.
+type CmpOp byte
+
+const (
+	EQ CmpOp = iota
+	NE
+	LT
+	LE
+	GT
+	GE
+)
+
+// Cmp compares two inputs of the same type (the binder casts them).
+type Cmp struct {
+	Op   CmpOp
+	L, R Expr
+}
+
+func (c *Cmp) Type() types.T { return types.BoolT }
+
+func cmpResult(op CmpOp, c int) bool {
+	switch op {
+	case EQ:
+		return c == 0
+	case NE:
+		return c != 0
+	case LT:
+		return c < 0
+	case LE:
+		return c <= 0
+	case GT:
+		return c > 0
+	}
+	return c >= 0
+}
+
+func (c *Cmp) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
+	l, err := c.L.Eval(env, b)
+	if err != nil {
+		return nil, err
+	}
+	r, err := c.R.Eval(env, b)
+	if err != nil {
+		return nil, err
+	}
+	n := b.N
+	out := vec.New(types.BoolT, n)
+	out.B = out.B[:n]
+	res := out.B
+	switch {
+	case l.Type.DynNumeric() || r.Type.DynNumeric() || (l.Type.ID == types.Numeric && l.Type.Scale != r.Type.Scale):
+		for i := 0; i < n; i++ {
+			if l.IsNull(i) || r.IsNull(i) {
+				continue
+			}
+			res[i] = cmpResult(c.Op, CompareNumeric(l, i, r, i))
+		}
+	case l.Type.Storage() == types.StoreInt:
+		x, y := l.I64[:n], r.I64[:n]
+		switch c.Op {
+		case EQ:
+			for i := range res {
+				res[i] = x[i] == y[i]
+			}
+		case NE:
+			for i := range res {
+				res[i] = x[i] != y[i]
+			}
+		case LT:
+			for i := range res {
+				res[i] = x[i] < y[i]
+			}
+		case LE:
+			for i := range res {
+				res[i] = x[i] <= y[i]
+			}
+		case GT:
+			for i := range res {
+				res[i] = x[i] > y[i]
+			}
+		case GE:
+			for i := range res {
+				res[i] = x[i] >= y[i]
+			}
+		}
+	case l.Type.Storage() == types.StoreFloat:
+		x, y := l.F64[:n], r.F64[:n]
+		for i := range res {
+			res[i] = cmpResult(c.Op, CompareFloat(x[i], y[i]))
+		}
+	case l.Type.Storage() == types.StoreBool:
+		x, y := l.B[:n], r.B[:n]
+		for i := range res {
+			res[i] = cmpResult(c.Op, compareBool(x[i], y[i]))
+		}
+	default:
+		x, y := l.S[:n], r.S[:n]
+		for i := range res {
+			res[i] = cmpResult(c.Op, strings.Compare(x[i], y[i]))
+		}
+	}
+	out.Nulls = mergeNulls(n, l, r)
+	return out, nil
+}
+
+// CompareFloat orders floats as PostgreSQL does: NaN above everything, equal to itself.
+func CompareFloat(x, y float64) int {
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	case x == y:
+		return 0
+	}
+	xn, yn := x != x, y != y
+	switch {
+	case xn && yn:
+		return 0
+	case xn:
+		return 1
+	}
+	return -1
+}
+
+func compareBool(x, y bool) int {
+	switch {
+	case x == y:
+		return 0
+	case !x:
+		return -1
+	}
+	return 1
+}
+
+// CompareNumeric compares two numeric values of possibly different scales.
+func CompareNumeric(l *vec.Vector, i int, r *vec.Vector, j int) int {
+	if l.Type.Scale >= 0 && l.Type.Scale == r.Type.Scale {
+		x, y := l.I64[i], r.I64[j]
+		switch {
+		case x < y:
+			return -1
+		case x > y:
+			return 1
+		}
+		return 0
+	}
+	x, sx := NumericValue(l, i)
+	y, sy := NumericValue(r, j)
+	s := max(sx, sy)
+	return types.RescaleBig(x, sx, s).Cmp(types.RescaleBig(y, sy, s))
+}
+
+// CompareRows compares row i of a with row j of b (same type, non-NULL).
+func CompareRows(a *vec.Vector, i int, b *vec.Vector, j int) int {
+	switch {
+	case a.Type.ID == types.Numeric:
+		return CompareNumeric(a, i, b, j)
+	case a.Type.Storage() == types.StoreInt:
+		x, y := a.I64[i], b.I64[j]
+		switch {
+		case x < y:
+			return -1
+		case x > y:
+			return 1
+		}
+		return 0
+	case a.Type.Storage() == types.StoreFloat:
+		return CompareFloat(a.F64[i], b.F64[j])
+	case a.Type.Storage() == types.StoreBool:
+		return compareBool(a.B[i], b.B[j])
+	}
+	return strings.Compare(a.S[i], b.S[j])
+}
+
+// Logic is AND / OR over booleans with SQL three-valued logic.
+type Logic struct {
+	And  bool
+	Args []Expr
+}
+
+func (e *Logic) Type() types.T { return types.BoolT }
+func (e *Logic) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
+	n := b.N
+	out := vec.New(types.BoolT, n)
+	out.B = out.B[:n]
+	for i := range out.B {
+		out.B[i] = e.And
+	}
+	var nulls []bool
+	for _, a := range e.Args {
+		v, err := a.Eval(env, b)
+		if err != nil {
+			return nil, err
+		}
+		for i := 0; i < n; i++ {
+			if v.IsNull(i) {
+				if nulls == nil {
+					nulls = make([]bool, n)
+				}
+				nulls[i] = true
+				continue
+			}
+			if e.And && !v.B[i] {
+				out.B[i] = false
+			} else if !e.And && v.B[i] {
+				out.B[i] = true
+			}
+		}
+	}
+	// a decisive value (false for AND, true for OR) wins over NULL
+	if nulls != nil {
+		for i := range nulls {
+			if nulls[i] && out.B[i] != e.And {
+				nulls[i] = false
+			}
+		}
+		for i := range nulls {
+			if nulls[i] {
+				out.B[i] = false
+			}
+		}
+	}
+	out.Nulls = nulls
+	return out, nil
+}
+
+// Not negates a boolean.
+type Not struct{ E Expr }
+
+func (e *Not) Type() types.T { return types.BoolT }
+func (e *Not) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
+	v, err := e.E.Eval(env, b)
+	if err != nil {
+		return nil, err
+	}
+	out := vec.New(types.BoolT, b.N)
+	for i := 0; i < b.N; i++ {
+		out.B = append(out.B, !v.B[i])
+	}
+	out.Nulls = v.Nulls
+	return out, nil
+}
+
+// IsNull is IS [NOT] NULL.
+type IsNull struct {
+	E   Expr
+	Not bool
+}
+
+func (e *IsNull) Type() types.T { return types.BoolT }
+func (e *IsNull) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
+	v, err := e.E.Eval(env, b)
+	if err != nil {
+		return nil, err
+	}
+	out := vec.New(types.BoolT, b.N)
+	for i := 0; i < b.N; i++ {
+		out.B = append(out.B, v.IsNull(i) != e.Not)
+	}
+	return out, nil
+}
+
+// Like is [NOT] LIKE / ILIKE with a pattern evaluated per batch (constant
+// patterns compile once).
+type Like struct {
+	E, Pattern Expr
+	Not, Fold  bool
+	re         *regexp.Regexp
+	pat        string
+}
+
+func (e *Like) Type() types.T { return types.BoolT }
+
+func likeRegexp(p string, fold bool) (*regexp.Regexp, error) {
+	var sb strings.Builder
+	if fold {
+		sb.WriteString("(?is)^")
+	} else {
+		sb.WriteString("(?s)^")
+	}
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch c {
+		case '%':
+			sb.WriteString(".*")
+		case '_':
+			sb.WriteString(".")
+		case '\\':
+			if i+1 >= len(p) {
+				return nil, pgerr.New("22025", "LIKE pattern must not end with escape character")
+			}
+			i++
+			sb.WriteString(regexp.QuoteMeta(string(p[i])))
+		default:
+			sb.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	sb.WriteString("$")
+	return regexp.Compile(sb.String())
+}
+
+func (e *Like) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
+	v, err := e.E.Eval(env, b)
+	if err != nil {
+		return nil, err
+	}
+	p, err := e.Pattern.Eval(env, b)
+	if err != nil {
+		return nil, err
+	}
+	out := vec.New(types.BoolT, b.N)
+	out.B = out.B[:b.N]
+	for i := 0; i < b.N; i++ {
+		if v.IsNull(i) || p.IsNull(i) {
+			continue
+		}
+		if e.re == nil || e.pat != p.S[i] {
+			re, err := likeRegexp(p.S[i], e.Fold)
+			if err != nil {
+				return nil, err
+			}
+			e.re, e.pat = re, p.S[i]
+		}
+		out.B[i] = e.re.MatchString(v.S[i]) != e.Not
+	}
+	out.Nulls = mergeNulls(b.N, v, p)
+	return out, nil
+}
+
+// Case is CASE WHEN … THEN … [ELSE …] END (conditions already boolean).
+type Case struct {
+	When, Then []Expr
+	Else       Expr
+	T          types.T
+}
+
+func (e *Case) Type() types.T { return e.T }
+func (e *Case) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
+	n := b.N
+	chosen := make([]int, n) // index into Then, len(Then) = else
+	for i := range chosen {
+		chosen[i] = -1
+	}
+	for k, w := range e.When {
+		c, err := w.Eval(env, b)
+		if err != nil {
+			return nil, err
+		}
+		for i := 0; i < n; i++ {
+			if chosen[i] < 0 && !c.IsNull(i) && c.B[i] {
+				chosen[i] = k
+			}
+		}
+	}
+	results := make([]*vec.Vector, len(e.Then)+1)
+	for k, t := range e.Then {
+		r, err := t.Eval(env, b)
+		if err != nil {
+			return nil, err
+		}
+		results[k] = r
+	}
+	if e.Else != nil {
+		r, err := e.Else.Eval(env, b)
+		if err != nil {
+			return nil, err
+		}
+		results[len(e.Then)] = r
+	}
+	out := vec.New(e.T, n)
+	for i := 0; i < n; i++ {
+		k := chosen[i]
+		if k < 0 {
+			k = len(e.Then)
+		}
+		if results[k] == nil {
+			out.AppendNull()
+		} else {
+			out.AppendFrom(results[k], i)
+		}
+	}
+	return out, nil
+}
+
+// Coalesce returns the first non-NULL argument.
+type Coalesce struct {
+	Args []Expr
+	T    types.T
+}
+
+func (e *Coalesce) Type() types.T { return e.T }
+func (e *Coalesce) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
+	vs := make([]*vec.Vector, len(e.Args))
+	for k, a := range e.Args {
+		v, err := a.Eval(env, b)
+		if err != nil {
+			return nil, err
+		}
+		vs[k] = v
+	}
+	out := vec.New(e.T, b.N)
+	for i := 0; i < b.N; i++ {
+		done := false
+		for _, v := range vs {
+			if !v.IsNull(i) {
+				out.AppendFrom(v, i)
+				done = true
+				break
+			}
+		}
+		if !done {
+			out.AppendNull()
+		}
+	}
+	return out, nil
+}
+
+// Func is a scalar function applied row by row on non-NULL inputs (strict).
+type Func struct {
+	Name string
+	Args []Expr
+	T    types.T
+	Fn   func(out *vec.Vector, args []*vec.Vector, i int) error
+}
+
+func (e *Func) Type() types.T { return e.T }
+func (e *Func) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
+	vs := make([]*vec.Vector, len(e.Args))
+	for k, a := range e.Args {
+		v, err := a.Eval(env, b)
+		if err != nil {
+			return nil, err
+		}
+		vs[k] = v
+	}
+	out := vec.New(e.T, b.N)
+	for i := 0; i < b.N; i++ {
+		null := false
+		for _, v := range vs {
+			if v.IsNull(i) {
+				null = true
+				break
+			}
+		}
+		if null {
+			out.AppendNull()
+			continue
+		}
+		if err := e.Fn(out, vs, i); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Concat is the || operator on text.
+func Concat(out *vec.Vector, a []*vec.Vector, i int) error {
+	out.AppendString(a[0].S[i] + a[1].S[i])
+	return nil
+}
+
+var _ = bytes.Compare
+var _ = big.NewInt

@@ -1,0 +1,975 @@
+package sql
+
+import (
+	"fmt"
+	"math/big"
+	"strconv"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/types"
+)
+
+// scopeCol is one column visible to expressions: where it sits in the input
+// batch and the names it answers to.
+type scopeCol struct {
+	Table string // alias or table name
+	Name  string
+	T     types.T
+	used  *bool // marks the scan column as needed
+}
+
+type scope struct {
+	cols []scopeCol
+}
+
+// binder turns parse-tree expressions into executable expressions against a
+// scope, resolving types the way PostgreSQL does.
+type binder struct {
+	sess   *Session
+	env    *exec.Env
+	params *params
+	// aggregates collected while binding a SELECT list / HAVING / ORDER BY
+	aggs     *aggCollector
+	noAggMsg string // set when aggregates are not allowed here
+	// post, when set, resolves column references, aggregates and group keys
+	// above an aggregation
+	post *postBinder
+}
+
+// params holds $n parameters: types inferred during binding, values at execution.
+type params struct {
+	types  []types.T
+	values [][]byte // nil slice = describing only
+	bound  bool
+}
+
+func (p *params) typeOf(n int) types.T {
+	if n <= len(p.types) {
+		return p.types[n-1]
+	}
+	return types.UnknownT
+}
+
+func (p *params) setType(n int, t types.T) {
+	for len(p.types) < n {
+		p.types = append(p.types, types.UnknownT)
+	}
+	if p.types[n-1].ID == types.Unknown {
+		p.types[n-1] = t
+	}
+}
+
+// paramExpr is $n. Its type is settled by coerce; its value comes at execution.
+type paramExpr struct {
+	n int
+	p *params
+}
+
+func (e *paramExpr) Type() types.T { return e.p.typeOf(e.n) }
+func (e *paramExpr) Eval(env *exec.Env, b *vec.Batch) (*vec.Vector, error) {
+	t := e.Type()
+	if t.ID == types.Unknown {
+		t = types.TextT
+	}
+	one := vec.New(t, 1)
+	if e.p.values == nil || e.n > len(e.p.values) || e.p.values[e.n-1] == nil {
+		one.AppendNull()
+	} else if err := exec.ParseInto(one, string(e.p.values[e.n-1]), env.Loc, false); err != nil {
+		return nil, err
+	}
+	return vec.Constant(one, 0, b.N), nil
+}
+
+func errAt(e *pgerr.Error, loc int32) *pgerr.Error {
+	if loc >= 0 && e.Position == 0 {
+		return e.WithPosition(int(loc) + 1)
+	}
+	return e
+}
+
+func (b *binder) findColumn(sc *scope, names []string, loc int32) (int, error) {
+	var table, col string
+	switch len(names) {
+	case 1:
+		col = names[0]
+	case 2:
+		table, col = names[0], names[1]
+	default:
+		table, col = names[len(names)-2], names[len(names)-1]
+	}
+	found := -1
+	for i, c := range sc.cols {
+		if c.Name == col && (table == "" || c.Table == table) {
+			if found >= 0 {
+				return 0, errAt(pgerr.New(pgerr.AmbiguousColumn, "column reference \"%s\" is ambiguous", col), loc)
+			}
+			found = i
+		}
+	}
+	if found < 0 {
+		if table != "" {
+			known := false
+			for _, c := range sc.cols {
+				if c.Table == table {
+					known = true
+				}
+			}
+			if !known {
+				return 0, errAt(pgerr.New(pgerr.UndefinedTable, "missing FROM-clause entry for table \"%s\"", table), loc)
+			}
+			return 0, errAt(pgerr.New(pgerr.UndefinedColumn, "column %s.%s does not exist", table, col), loc)
+		}
+		return 0, errAt(pgerr.New(pgerr.UndefinedColumn, "column \"%s\" does not exist", col), loc)
+	}
+	if u := sc.cols[found].used; u != nil {
+		*u = true
+	}
+	return found, nil
+}
+
+func strNodes(ns []*pg.Node) []string {
+	out := make([]string, 0, len(ns))
+	for _, n := range ns {
+		if s := n.GetString_(); s != nil {
+			out = append(out, s.Sval)
+		}
+	}
+	return out
+}
+
+func constOf(t types.T, fill func(v *vec.Vector)) *exec.Const {
+	v := vec.New(t, 1)
+	fill(v)
+	return exec.NewConst(v)
+}
+
+// bind binds an expression.
+func (b *binder) bind(n *pg.Node, sc *scope) (exec.Expr, error) {
+	if b.post != nil && b.post.intercepts(n) {
+		return b.post.bindPost(n)
+	}
+	switch x := n.Node.(type) {
+	case *pg.Node_ColumnRef:
+		var names []string
+		for _, f := range x.ColumnRef.Fields {
+			if f.GetAStar() != nil {
+				return nil, errAt(pgerr.New(pgerr.SyntaxError, "* is not allowed here"), x.ColumnRef.Location)
+			}
+			names = append(names, f.GetString_().Sval)
+		}
+		i, err := b.findColumn(sc, names, x.ColumnRef.Location)
+		if err != nil {
+			return nil, err
+		}
+		return &exec.ColRef{Idx: i, T: sc.cols[i].T}, nil
+	case *pg.Node_AConst:
+		return bindConst(x.AConst)
+	case *pg.Node_ParamRef:
+		if b.params == nil {
+			return nil, errAt(pgerr.New(pgerr.UndefinedParameter, "there is no parameter $%d", x.ParamRef.Number), x.ParamRef.Location)
+		}
+		if b.params.bound && int(x.ParamRef.Number) > len(b.params.types) {
+			return nil, errAt(pgerr.New(pgerr.UndefinedParameter, "there is no parameter $%d", x.ParamRef.Number), x.ParamRef.Location)
+		}
+		for len(b.params.types) < int(x.ParamRef.Number) {
+			b.params.types = append(b.params.types, types.UnknownT)
+		}
+		return &paramExpr{n: int(x.ParamRef.Number), p: b.params}, nil
+	case *pg.Node_TypeCast:
+		arg, err := b.bind(x.TypeCast.Arg, sc)
+		if err != nil {
+			return nil, err
+		}
+		t, err := resolveTypeName(x.TypeCast.TypeName)
+		if err != nil {
+			return nil, err
+		}
+		return b.cast(arg, t, false, x.TypeCast.Location)
+	case *pg.Node_BoolExpr:
+		var args []exec.Expr
+		for _, a := range x.BoolExpr.Args {
+			e, err := b.bind(a, sc)
+			if err != nil {
+				return nil, err
+			}
+			if e, err = b.coerceBool(e, a, "argument of "+boolName(x.BoolExpr.Boolop)); err != nil {
+				return nil, err
+			}
+			args = append(args, e)
+		}
+		switch x.BoolExpr.Boolop {
+		case pg.BoolExprType_AND_EXPR:
+			return &exec.Logic{And: true, Args: args}, nil
+		case pg.BoolExprType_OR_EXPR:
+			return &exec.Logic{Args: args}, nil
+		}
+		return &exec.Not{E: args[0]}, nil
+	case *pg.Node_NullTest:
+		e, err := b.bind(x.NullTest.Arg, sc)
+		if err != nil {
+			return nil, err
+		}
+		return &exec.IsNull{E: e, Not: x.NullTest.Nulltesttype == pg.NullTestType_IS_NOT_NULL}, nil
+	case *pg.Node_AExpr:
+		return b.bindAExpr(x.AExpr, sc)
+	case *pg.Node_FuncCall:
+		return b.bindFunc(x.FuncCall, sc)
+	case *pg.Node_CaseExpr:
+		return b.bindCase(x.CaseExpr, sc)
+	case *pg.Node_CoalesceExpr:
+		var args []exec.Expr
+		for _, a := range x.CoalesceExpr.Args {
+			e, err := b.bind(a, sc)
+			if err != nil {
+				return nil, err
+			}
+			args = append(args, e)
+		}
+		t, err := commonType(args, "COALESCE", x.CoalesceExpr.Location)
+		if err != nil {
+			return nil, err
+		}
+		for i := range args {
+			if args[i], err = b.cast(args[i], t, false, -1); err != nil {
+				return nil, err
+			}
+		}
+		return &exec.Coalesce{Args: args, T: t}, nil
+	case *pg.Node_SqlvalueFunction:
+		return b.bindSQLValueFunc(x.SqlvalueFunction)
+	case *pg.Node_BooleanTest:
+		e, err := b.bind(x.BooleanTest.Arg, sc)
+		if err != nil {
+			return nil, err
+		}
+		if e, err = b.coerceBool(e, x.BooleanTest.Arg, "argument of IS TRUE"); err != nil {
+			return nil, err
+		}
+		return booleanTest(e, x.BooleanTest.Booltesttype), nil
+	case *pg.Node_SubLink:
+		return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "subqueries are not supported yet"), x.SubLink.Location)
+	}
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "expression %s is not supported yet", nodeName(n))
+}
+
+func nodeName(n *pg.Node) string {
+	s := fmt.Sprintf("%T", n.Node)
+	return strings.TrimPrefix(s, "*pg_query.Node_")
+}
+
+func boolName(op pg.BoolExprType) string {
+	switch op {
+	case pg.BoolExprType_AND_EXPR:
+		return "AND"
+	case pg.BoolExprType_OR_EXPR:
+		return "OR"
+	}
+	return "NOT"
+}
+
+func booleanTest(e exec.Expr, kind pg.BoolTestType) exec.Expr {
+	isNull := &exec.IsNull{E: e}
+	notNull := &exec.IsNull{E: e, Not: true}
+	switch kind {
+	case pg.BoolTestType_IS_TRUE:
+		return &exec.Logic{And: true, Args: []exec.Expr{notNull, e}}
+	case pg.BoolTestType_IS_NOT_TRUE:
+		return &exec.Logic{Args: []exec.Expr{isNull, &exec.Not{E: e}}}
+	case pg.BoolTestType_IS_FALSE:
+		return &exec.Logic{And: true, Args: []exec.Expr{notNull, &exec.Not{E: e}}}
+	case pg.BoolTestType_IS_NOT_FALSE:
+		return &exec.Logic{Args: []exec.Expr{isNull, e}}
+	case pg.BoolTestType_IS_UNKNOWN:
+		return isNull
+	}
+	return notNull
+}
+
+func bindConst(c *pg.A_Const) (exec.Expr, error) {
+	if c.Isnull {
+		return exec.NullConst(types.UnknownT), nil
+	}
+	switch v := c.Val.(type) {
+	case *pg.A_Const_Ival:
+		return constOf(types.Int32T, func(x *vec.Vector) { x.AppendInt(int64(v.Ival.Ival)) }), nil
+	case *pg.A_Const_Fval:
+		return numericLiteral(v.Fval.Fval, c.Location)
+	case *pg.A_Const_Sval:
+		return constOf(types.UnknownT, func(x *vec.Vector) { x.AppendString(v.Sval.Sval) }), nil
+	case *pg.A_Const_Boolval:
+		return constOf(types.BoolT, func(x *vec.Vector) { x.AppendBool(v.Boolval.Boolval) }), nil
+	case *pg.A_Const_Bsval:
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "bit string literals are not supported")
+	}
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "constant not supported")
+}
+
+// numericLiteral types 123.45 as numeric and large integers as bigint or numeric.
+func numericLiteral(s string, loc int32) (exec.Expr, error) {
+	if !strings.ContainsAny(s, ".eE") {
+		if x, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return constOf(types.Int64T, func(v *vec.Vector) { v.AppendInt(x) }), nil
+		}
+	}
+	d, sc, err := types.ParseDecimal(s)
+	if err != nil {
+		return nil, errAt(err.(*pgerr.Error), loc)
+	}
+	if sc <= types.MaxInt64Precision && d.IsInt64() && len(new(big.Int).Abs(d).String()) <= types.MaxInt64Precision {
+		t := types.T{ID: types.Numeric, Precision: 0, Scale: sc}
+		return constOf(t, func(v *vec.Vector) { v.AppendInt(d.Int64()) }), nil
+	}
+	return constOf(types.NumericAnyT, func(v *vec.Vector) { v.AppendString(types.FormatBig(d, sc)) }), nil
+}
+
+// cast converts e to t. Unknown literals are parsed right away so bad input
+// fails at bind time with 22P02, as PostgreSQL does.
+func (b *binder) cast(e exec.Expr, t types.T, assign bool, loc int32) (exec.Expr, error) {
+	if p, ok := e.(*paramExpr); ok && p.Type().ID == types.Unknown {
+		p.p.setType(p.n, t)
+		return e, nil
+	}
+	if e.Type() == t {
+		return e, nil
+	}
+	if c, ok := e.(*exec.Const); ok {
+		v, err := exec.CastVector(b.env, c.V, 1, t, assign)
+		if err != nil {
+			if pe, ok := pgerr.As(err); ok {
+				return nil, errAt(pe, loc)
+			}
+			return nil, err
+		}
+		return exec.NewConst(v), nil
+	}
+	if !castable(e.Type(), t) {
+		return nil, errAt(pgerr.New(pgerr.CannotCoerce, "cannot cast type %s to %s", e.Type(), t), loc)
+	}
+	return &exec.Cast{E: e, To: t, Assign: assign}, nil
+}
+
+func castable(from, to types.T) bool {
+	if from.ID == to.ID || from.ID == types.Unknown || from.ID == types.Text || to.ID == types.Text {
+		return true
+	}
+	if from.IsNumeric() && to.IsNumeric() {
+		return true
+	}
+	isTime := func(t types.T) bool { return t.ID == types.Date || t.ID == types.Timestamp || t.ID == types.Timestamptz }
+	if isTime(from) && isTime(to) {
+		return true
+	}
+	if (from.IsInteger() && to.ID == types.Bool) || (from.ID == types.Bool && to.ID == types.Int32) {
+		return true
+	}
+	return false
+}
+
+// assignable reports whether PostgreSQL allows an assignment cast from→to.
+func assignable(from, to types.T) bool {
+	if from.ID == to.ID || from.ID == types.Unknown {
+		return true
+	}
+	if from.IsNumeric() && to.IsNumeric() {
+		return true
+	}
+	if to.ID == types.Text {
+		return true
+	}
+	isTime := func(t types.T) bool { return t.ID == types.Date || t.ID == types.Timestamp || t.ID == types.Timestamptz }
+	return isTime(from) && isTime(to)
+}
+
+// coerceAssign prepares e for storing into a column of type t.
+func (b *binder) coerceAssign(e exec.Expr, t types.T, col string, loc int32) (exec.Expr, error) {
+	if !assignable(e.Type(), t) {
+		pe := pgerr.New(pgerr.DatatypeMismatch, "column \"%s\" is of type %s but expression is of type %s", col, t, e.Type())
+		pe.Hint = "You will need to rewrite or cast the expression."
+		return nil, errAt(pe, loc)
+	}
+	return b.cast(e, t, true, loc)
+}
+
+func (b *binder) coerceBool(e exec.Expr, n *pg.Node, ctx string) (exec.Expr, error) {
+	t := e.Type()
+	if t.ID == types.Bool {
+		return e, nil
+	}
+	if t.ID == types.Unknown {
+		return b.cast(e, types.BoolT, false, nodeLoc(n))
+	}
+	return nil, errAt(pgerr.New(pgerr.DatatypeMismatch, "%s must be type boolean, not type %s", ctx, t), nodeLoc(n))
+}
+
+func nodeLoc(n *pg.Node) int32 {
+	switch x := n.Node.(type) {
+	case *pg.Node_ColumnRef:
+		return x.ColumnRef.Location
+	case *pg.Node_AConst:
+		return x.AConst.Location
+	case *pg.Node_AExpr:
+		return x.AExpr.Location
+	case *pg.Node_FuncCall:
+		return x.FuncCall.Location
+	case *pg.Node_TypeCast:
+		return x.TypeCast.Location
+	case *pg.Node_ParamRef:
+		return x.ParamRef.Location
+	case *pg.Node_BoolExpr:
+		return x.BoolExpr.Location
+	}
+	return -1
+}
+
+// numRank orders number types for promotion.
+func numRank(t types.T) int {
+	switch t.ID {
+	case types.Int16:
+		return 1
+	case types.Int32:
+		return 2
+	case types.Int64:
+		return 3
+	case types.Numeric:
+		return 4
+	case types.Float32:
+		return 5
+	case types.Float64:
+		return 6
+	}
+	return 0
+}
+
+// commonType picks the type that a set of expressions unify to (UNION/CASE/
+// COALESCE/comparison rules, simplified from PostgreSQL's select_common_type).
+func commonType(es []exec.Expr, ctx string, loc int32) (types.T, error) {
+	var t types.T
+	found := false
+	for _, e := range es {
+		et := e.Type()
+		if et.ID == types.Unknown {
+			continue
+		}
+		if !found {
+			t, found = et, true
+			continue
+		}
+		u, ok := unify(t, et)
+		if !ok {
+			return t, errAt(pgerr.New(pgerr.DatatypeMismatch, "%s types %s and %s cannot be matched", ctx, t, et), loc)
+		}
+		t = u
+	}
+	if !found {
+		return types.TextT, nil
+	}
+	return t, nil
+}
+
+func unify(a, b types.T) (types.T, bool) {
+	if a == b {
+		return a, true
+	}
+	if a.IsNumeric() && b.IsNumeric() {
+		if a.ID == types.Numeric && b.ID == types.Numeric {
+			if a.DynNumeric() || b.DynNumeric() {
+				return types.NumericAnyT, true
+			}
+			return types.T{ID: types.Numeric, Scale: max(a.Scale, b.Scale)}, true
+		}
+		if numRank(a) >= numRank(b) {
+			if a.ID == types.Numeric && b.IsInteger() {
+				return a, true
+			}
+			return a, true
+		}
+		return b, true
+	}
+	if a.ID == types.Text && b.ID == types.Text {
+		return types.TextT, true
+	}
+	isTime := func(t types.T) int {
+		switch t.ID {
+		case types.Date:
+			return 1
+		case types.Timestamp:
+			return 2
+		case types.Timestamptz:
+			return 3
+		}
+		return 0
+	}
+	if isTime(a) > 0 && isTime(b) > 0 {
+		if isTime(a) > isTime(b) {
+			return a, true
+		}
+		return b, true
+	}
+	if a.ID == b.ID {
+		return a, true
+	}
+	return a, false
+}
+
+func (b *binder) bindAExpr(a *pg.A_Expr, sc *scope) (exec.Expr, error) {
+	name := ""
+	if len(a.Name) > 0 {
+		name = strNodes(a.Name)[len(strNodes(a.Name))-1]
+	}
+	switch a.Kind {
+	case pg.A_Expr_Kind_AEXPR_OP:
+		if a.Lexpr == nil {
+			r, err := b.bind(a.Rexpr, sc)
+			if err != nil {
+				return nil, err
+			}
+			switch name {
+			case "-":
+				if c, ok := r.(*exec.Const); ok && !c.IsNull() {
+					v, err := (&exec.Neg{E: c}).Eval(b.env, &vec.Batch{N: 1})
+					if err != nil {
+						return nil, err
+					}
+					return exec.NewConst(v), nil
+				}
+				if r.Type().ID == types.Unknown {
+					if r, err = b.cast(r, types.Float64T, false, a.Location); err != nil {
+						return nil, err
+					}
+				}
+				return &exec.Neg{E: r}, nil
+			case "+":
+				return r, nil
+			}
+			return nil, errAt(pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s %s", name, r.Type()), a.Location)
+		}
+		l, err := b.bind(a.Lexpr, sc)
+		if err != nil {
+			return nil, err
+		}
+		r, err := b.bind(a.Rexpr, sc)
+		if err != nil {
+			return nil, err
+		}
+		return b.binaryOp(name, l, r, a.Location)
+	case pg.A_Expr_Kind_AEXPR_IN:
+		l, err := b.bind(a.Lexpr, sc)
+		if err != nil {
+			return nil, err
+		}
+		list := a.Rexpr.GetList()
+		if list == nil {
+			return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "IN (subquery) is not supported yet"), a.Location)
+		}
+		var ors []exec.Expr
+		for _, item := range list.Items {
+			r, err := b.bind(item, sc)
+			if err != nil {
+				return nil, err
+			}
+			eq, err := b.binaryOp("=", l, r, a.Location)
+			if err != nil {
+				return nil, err
+			}
+			ors = append(ors, eq)
+		}
+		var e exec.Expr = &exec.Logic{Args: ors}
+		if name == "<>" {
+			e = &exec.Not{E: e}
+		}
+		return e, nil
+	case pg.A_Expr_Kind_AEXPR_LIKE, pg.A_Expr_Kind_AEXPR_ILIKE:
+		l, err := b.bind(a.Lexpr, sc)
+		if err != nil {
+			return nil, err
+		}
+		r, err := b.bind(a.Rexpr, sc)
+		if err != nil {
+			return nil, err
+		}
+		if l, err = b.toText(l, a.Location, "~~"); err != nil {
+			return nil, err
+		}
+		if r, err = b.toText(r, a.Location, "~~"); err != nil {
+			return nil, err
+		}
+		not := name == "!~~" || name == "!~~*"
+		return &exec.Like{E: l, Pattern: r, Not: not, Fold: a.Kind == pg.A_Expr_Kind_AEXPR_ILIKE}, nil
+	case pg.A_Expr_Kind_AEXPR_BETWEEN, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN:
+		x, err := b.bind(a.Lexpr, sc)
+		if err != nil {
+			return nil, err
+		}
+		bounds := a.Rexpr.GetList().Items
+		lo, err := b.bind(bounds[0], sc)
+		if err != nil {
+			return nil, err
+		}
+		hi, err := b.bind(bounds[1], sc)
+		if err != nil {
+			return nil, err
+		}
+		ge, err := b.binaryOp(">=", x, lo, a.Location)
+		if err != nil {
+			return nil, err
+		}
+		le, err := b.binaryOp("<=", x, hi, a.Location)
+		if err != nil {
+			return nil, err
+		}
+		var e exec.Expr = &exec.Logic{And: true, Args: []exec.Expr{ge, le}}
+		if a.Kind == pg.A_Expr_Kind_AEXPR_NOT_BETWEEN {
+			e = &exec.Not{E: e}
+		}
+		return e, nil
+	case pg.A_Expr_Kind_AEXPR_DISTINCT, pg.A_Expr_Kind_AEXPR_NOT_DISTINCT:
+		l, err := b.bind(a.Lexpr, sc)
+		if err != nil {
+			return nil, err
+		}
+		r, err := b.bind(a.Rexpr, sc)
+		if err != nil {
+			return nil, err
+		}
+		eq, err := b.binaryOp("=", l, r, a.Location)
+		if err != nil {
+			return nil, err
+		}
+		// NOT DISTINCT: both NULL, or both non-NULL and equal
+		bothNull := &exec.Logic{And: true, Args: []exec.Expr{&exec.IsNull{E: l}, &exec.IsNull{E: r}}}
+		bothVal := &exec.Logic{And: true, Args: []exec.Expr{&exec.IsNull{E: l, Not: true}, &exec.IsNull{E: r, Not: true}, eq}}
+		var e exec.Expr = &exec.Coalesce{Args: []exec.Expr{&exec.Logic{Args: []exec.Expr{bothNull, bothVal}}, exec.NewConst(boolVec(false))}, T: types.BoolT}
+		if a.Kind == pg.A_Expr_Kind_AEXPR_DISTINCT {
+			e = &exec.Not{E: e}
+		}
+		return e, nil
+	case pg.A_Expr_Kind_AEXPR_NULLIF:
+		l, err := b.bind(a.Lexpr, sc)
+		if err != nil {
+			return nil, err
+		}
+		r, err := b.bind(a.Rexpr, sc)
+		if err != nil {
+			return nil, err
+		}
+		eq, err := b.binaryOp("=", l, r, a.Location)
+		if err != nil {
+			return nil, err
+		}
+		return &exec.Case{When: []exec.Expr{eq}, Then: []exec.Expr{exec.NullConst(l.Type())}, Else: l, T: l.Type()}, nil
+	}
+	return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "operator kind %s is not supported yet", a.Kind), a.Location)
+}
+
+func boolVec(x bool) *vec.Vector {
+	v := vec.New(types.BoolT, 1)
+	v.AppendBool(x)
+	return v
+}
+
+func (b *binder) toText(e exec.Expr, loc int32, op string) (exec.Expr, error) {
+	switch e.Type().ID {
+	case types.Text:
+		return e, nil
+	case types.Unknown:
+		return b.cast(e, types.TextT, false, loc)
+	}
+	return nil, errAt(pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s %s unknown", e.Type(), op), loc)
+}
+
+var cmpOps = map[string]exec.CmpOp{"=": exec.EQ, "<>": exec.NE, "!=": exec.NE, "<": exec.LT, "<=": exec.LE, ">": exec.GT, ">=": exec.GE}
+
+// binaryOp resolves an operator and its operand types.
+func (b *binder) binaryOp(op string, l, r exec.Expr, loc int32) (exec.Expr, error) {
+	lt, rt := l.Type(), r.Type()
+	// an unknown literal takes the other side's type
+	if lt.ID == types.Unknown && rt.ID != types.Unknown {
+		var err error
+		if l, err = b.cast(l, rt, false, loc); err != nil {
+			return nil, err
+		}
+		lt = rt
+	} else if rt.ID == types.Unknown && lt.ID != types.Unknown {
+		var err error
+		if r, err = b.cast(r, lt, false, loc); err != nil {
+			return nil, err
+		}
+		rt = lt
+	} else if lt.ID == types.Unknown && rt.ID == types.Unknown {
+		var err error
+		if l, err = b.cast(l, types.TextT, false, loc); err != nil {
+			return nil, err
+		}
+		if r, err = b.cast(r, types.TextT, false, loc); err != nil {
+			return nil, err
+		}
+		lt, rt = types.TextT, types.TextT
+	}
+	noOp := func() error {
+		e := pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s %s %s", lt, op, rt)
+		e.Hint = "No operator matches the given name and argument types. You might need to add explicit type casts."
+		return errAt(e, loc)
+	}
+	if cop, ok := cmpOps[op]; ok {
+		t, ok := unify(lt, rt)
+		if !ok || (lt.IsNumeric() != rt.IsNumeric()) {
+			return nil, noOp()
+		}
+		if t.ID == types.Numeric {
+			// keep each side's own scale; Cmp compares exactly
+			var err error
+			if !lt.IsNumeric() || lt.ID != types.Numeric {
+				if l, err = b.cast(l, types.T{ID: types.Numeric, Scale: 0, Precision: 18}, false, loc); err != nil {
+					return nil, err
+				}
+			}
+			if rt.ID != types.Numeric {
+				if r, err = b.cast(r, types.T{ID: types.Numeric, Scale: 0, Precision: 18}, false, loc); err != nil {
+					return nil, err
+				}
+			}
+			return &exec.Cmp{Op: cop, L: l, R: r}, nil
+		}
+		var err error
+		if l, err = b.cast(l, t, false, loc); err != nil {
+			return nil, err
+		}
+		if r, err = b.cast(r, t, false, loc); err != nil {
+			return nil, err
+		}
+		return &exec.Cmp{Op: cop, L: l, R: r}, nil
+	}
+	switch op {
+	case "+", "-", "*", "/", "%":
+		if lt.ID == types.Date && rt.IsInteger() && (op == "+" || op == "-") {
+			rr, err := b.cast(r, types.Int64T, false, loc)
+			if err != nil {
+				return nil, err
+			}
+			ll := &exec.Cast{E: l, To: types.Int64T}
+			_ = ll
+			return &dateArith{l: l, r: rr, op: op[0]}, nil
+		}
+		if lt.ID == types.Date && rt.ID == types.Date && op == "-" {
+			return &dateDiff{l: l, r: r}, nil
+		}
+		if !lt.IsNumeric() || !rt.IsNumeric() {
+			return nil, noOp()
+		}
+		var t types.T
+		switch {
+		case lt.IsFloat() || rt.IsFloat():
+			t = types.Float64T
+			if lt.ID == types.Float32 && rt.ID == types.Float32 {
+				t = types.Float32T
+			}
+		case lt.ID == types.Numeric || rt.ID == types.Numeric:
+			ls, rs := numScale(lt), numScale(rt)
+			switch {
+			case ls < 0 || rs < 0 || op == "/":
+				t = types.NumericAnyT
+			case op == "*":
+				t = types.T{ID: types.Numeric, Scale: ls + rs}
+			default:
+				t = types.T{ID: types.Numeric, Scale: max(ls, rs)}
+			}
+			if t.Scale > types.MaxInt64Precision {
+				t = types.NumericAnyT
+			}
+			var err error
+			if l, err = b.toNumeric(l, loc); err != nil {
+				return nil, err
+			}
+			if r, err = b.toNumeric(r, loc); err != nil {
+				return nil, err
+			}
+			return &exec.Arith{Op: exec.ArithOp(op[0]), L: l, R: r, T: t}, nil
+		default:
+			t = lt
+			if numRank(rt) > numRank(lt) {
+				t = rt
+			}
+		}
+		var err error
+		if l, err = b.cast(l, t, false, loc); err != nil {
+			return nil, err
+		}
+		if r, err = b.cast(r, t, false, loc); err != nil {
+			return nil, err
+		}
+		return &exec.Arith{Op: exec.ArithOp(op[0]), L: l, R: r, T: t}, nil
+	case "||":
+		var err error
+		if l, err = b.cast(l, types.TextT, false, loc); err != nil {
+			return nil, err
+		}
+		if r, err = b.cast(r, types.TextT, false, loc); err != nil {
+			return nil, err
+		}
+		return &exec.Func{Name: "textcat", Args: []exec.Expr{l, r}, T: types.TextT, Fn: exec.Concat}, nil
+	case "~~", "!~~", "~~*", "!~~*":
+		var err error
+		if l, err = b.toText(l, loc, op); err != nil {
+			return nil, err
+		}
+		if r, err = b.toText(r, loc, op); err != nil {
+			return nil, err
+		}
+		return &exec.Like{E: l, Pattern: r, Not: op[0] == '!', Fold: strings.HasSuffix(op, "*")}, nil
+	}
+	return nil, noOp()
+}
+
+func numScale(t types.T) int {
+	if t.ID == types.Numeric {
+		return t.Scale
+	}
+	return 0
+}
+
+func (b *binder) toNumeric(e exec.Expr, loc int32) (exec.Expr, error) {
+	if e.Type().ID == types.Numeric {
+		return e, nil
+	}
+	return b.cast(e, types.T{ID: types.Numeric, Precision: 18, Scale: 0}, false, loc)
+}
+
+// dateArith is date ± integer days.
+type dateArith struct {
+	l, r exec.Expr
+	op   byte
+}
+
+func (d *dateArith) Type() types.T { return types.DateT }
+func (d *dateArith) Eval(env *exec.Env, bt *vec.Batch) (*vec.Vector, error) {
+	l, err := d.l.Eval(env, bt)
+	if err != nil {
+		return nil, err
+	}
+	r, err := d.r.Eval(env, bt)
+	if err != nil {
+		return nil, err
+	}
+	out := vec.New(types.DateT, bt.N)
+	for i := 0; i < bt.N; i++ {
+		if l.IsNull(i) || r.IsNull(i) {
+			out.AppendNull()
+			continue
+		}
+		if d.op == '+' {
+			out.AppendInt(l.I64[i] + r.I64[i])
+		} else {
+			out.AppendInt(l.I64[i] - r.I64[i])
+		}
+	}
+	return out, nil
+}
+
+// dateDiff is date - date in days.
+type dateDiff struct{ l, r exec.Expr }
+
+func (d *dateDiff) Type() types.T { return types.Int32T }
+func (d *dateDiff) Eval(env *exec.Env, bt *vec.Batch) (*vec.Vector, error) {
+	l, err := d.l.Eval(env, bt)
+	if err != nil {
+		return nil, err
+	}
+	r, err := d.r.Eval(env, bt)
+	if err != nil {
+		return nil, err
+	}
+	out := vec.New(types.Int32T, bt.N)
+	for i := 0; i < bt.N; i++ {
+		if l.IsNull(i) || r.IsNull(i) {
+			out.AppendNull()
+			continue
+		}
+		out.AppendInt(l.I64[i] - r.I64[i])
+	}
+	return out, nil
+}
+
+func (b *binder) bindCase(c *pg.CaseExpr, sc *scope) (exec.Expr, error) {
+	var arg exec.Expr
+	var err error
+	if c.Arg != nil {
+		if arg, err = b.bind(c.Arg, sc); err != nil {
+			return nil, err
+		}
+	}
+	out := &exec.Case{}
+	var results []exec.Expr
+	for _, w := range c.Args {
+		cw := w.GetCaseWhen()
+		cond, err := b.bind(cw.Expr, sc)
+		if err != nil {
+			return nil, err
+		}
+		if arg != nil {
+			if cond, err = b.binaryOp("=", arg, cond, cw.Location); err != nil {
+				return nil, err
+			}
+		} else if cond, err = b.coerceBool(cond, cw.Expr, "argument of CASE/WHEN"); err != nil {
+			return nil, err
+		}
+		res, err := b.bind(cw.Result, sc)
+		if err != nil {
+			return nil, err
+		}
+		out.When = append(out.When, cond)
+		results = append(results, res)
+	}
+	if c.Defresult != nil {
+		e, err := b.bind(c.Defresult, sc)
+		if err != nil {
+			return nil, err
+		}
+		results = append(results, e)
+	}
+	t, err := commonType(results, "CASE", c.Location)
+	if err != nil {
+		return nil, err
+	}
+	for i := range results {
+		if results[i], err = b.cast(results[i], t, false, c.Location); err != nil {
+			return nil, err
+		}
+	}
+	out.Then = results[:len(out.When)]
+	if c.Defresult != nil {
+		out.Else = results[len(results)-1]
+	}
+	out.T = t
+	return out, nil
+}
+
+func (b *binder) bindSQLValueFunc(f *pg.SQLValueFunction) (exec.Expr, error) {
+	now := b.env.Now
+	switch f.Op {
+	case pg.SQLValueFunctionOp_SVFOP_CURRENT_DATE:
+		t := now.In(b.env.Loc)
+		y, m, d := t.Date()
+		days := timeDays(y, int(m), d)
+		return constOf(types.DateT, func(v *vec.Vector) { v.AppendInt(days) }), nil
+	case pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP, pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP_N:
+		return constOf(types.TimestamptzT, func(v *vec.Vector) { v.AppendInt(now.UnixMicro()) }), nil
+	case pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP, pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N:
+		_, off := now.In(b.env.Loc).Zone()
+		return constOf(types.TimestampT, func(v *vec.Vector) { v.AppendInt(now.UnixMicro() + int64(off)*1e6) }), nil
+	case pg.SQLValueFunctionOp_SVFOP_CURRENT_USER, pg.SQLValueFunctionOp_SVFOP_SESSION_USER, pg.SQLValueFunctionOp_SVFOP_USER, pg.SQLValueFunctionOp_SVFOP_CURRENT_ROLE:
+		u := b.sess.user
+		return constOf(types.TextT, func(v *vec.Vector) { v.AppendString(u) }), nil
+	case pg.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA:
+		s := b.sess.searchPath()[0]
+		return constOf(types.TextT, func(v *vec.Vector) { v.AppendString(s) }), nil
+	case pg.SQLValueFunctionOp_SVFOP_CURRENT_CATALOG:
+		d := b.sess.database
+		return constOf(types.TextT, func(v *vec.Vector) { v.AppendString(d) }), nil
+	}
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported yet", f.Op)
+}

@@ -1,0 +1,446 @@
+package sql
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/lakepg/lakepg/catalog"
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/snapshot"
+	"github.com/lakepg/lakepg/types"
+)
+
+// commit runs fn against the latest snapshot and commits what it staged as
+// one snapshot. cleanup runs when the commit fails (files written must go).
+func (s *Session) commit(ctx context.Context, fn func(c *snapshot.Commit, meta *catalog.Metadata) error, cleanup func()) error {
+	e := s.eng
+	e.wg.Add(1)
+	defer e.wg.Done()
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	head, err := e.DB.Head(ctx)
+	if err != nil {
+		return err
+	}
+	meta, err := e.metadata(ctx, head)
+	if err != nil {
+		return err
+	}
+	c := snapshot.Begin(e.DB, head, meta)
+	if err := fn(c, meta); err != nil {
+		if cleanup != nil {
+			cleanup()
+		}
+		return err
+	}
+	if c.Empty() {
+		return nil
+	}
+	// a commit must not be abandoned half-way because the client went away
+	if _, err := c.Commit(context.WithoutCancel(ctx)); err != nil {
+		if cleanup != nil {
+			cleanup()
+		}
+		if errors.Is(err, snapshot.ErrConflict) {
+			return pgerr.Wrap(pgerr.SerializationFailure, err, "could not serialize access due to concurrent update")
+		}
+		return err
+	}
+	return nil
+}
+
+func (s *Session) ddl(ctx context.Context, n *pg.Node) (*Result, error) {
+	var tag string
+	err := s.commit(ctx, func(c *snapshot.Commit, meta *catalog.Metadata) error {
+		var err error
+		tag, err = s.stageDDL(c, meta, n)
+		return err
+	}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return tagResult(tag), nil
+}
+
+func (s *Session) stageDDL(c *snapshot.Commit, meta *catalog.Metadata, n *pg.Node) (string, error) {
+	switch x := n.Node.(type) {
+	case *pg.Node_CreateSchemaStmt:
+		st := x.CreateSchemaStmt
+		if len(st.SchemaElts) > 0 {
+			return "", pgerr.New(pgerr.FeatureNotSupported, "CREATE SCHEMA with elements is not supported")
+		}
+		if st.Schemaname == lakeSchema {
+			return "", pgerr.New(pgerr.DuplicateSchema, "schema \"%s\" is reserved by lakepg", lakeSchema)
+		}
+		if _, ok := meta.SchemaByName(st.Schemaname); ok {
+			if st.IfNotExists {
+				s.notice("schema \"%s\" already exists, skipping", st.Schemaname)
+				return "CREATE SCHEMA", nil
+			}
+			return "", pgerr.New(pgerr.DuplicateSchema, "schema \"%s\" already exists", st.Schemaname)
+		}
+		c.CreateSchema(st.Schemaname)
+		return "CREATE SCHEMA", nil
+	case *pg.Node_CreateStmt:
+		return s.createTable(c, meta, x.CreateStmt)
+	case *pg.Node_DropStmt:
+		return s.drop(c, meta, x.DropStmt)
+	case *pg.Node_AlterTableStmt:
+		return s.alterTable(c, meta, x.AlterTableStmt)
+	case *pg.Node_RenameStmt:
+		return s.rename(c, meta, x.RenameStmt)
+	}
+	return "", pgerr.New(pgerr.FeatureNotSupported, "statement not supported")
+}
+
+// notice is where NOTICEs will go once the wire layer carries them.
+func (s *Session) notice(format string, args ...any) {}
+
+func (s *Session) targetSchema(meta *catalog.Metadata, name string, loc int32) (*catalog.Schema, error) {
+	if name == "" {
+		for _, sp := range s.searchPath() {
+			if sch, ok := meta.SchemaByName(sp); ok {
+				return sch, nil
+			}
+		}
+		return nil, errAt(pgerr.New(pgerr.InvalidSchemaName, "no schema has been selected to create in"), loc)
+	}
+	sch, ok := meta.SchemaByName(name)
+	if !ok {
+		return nil, errAt(pgerr.New(pgerr.InvalidSchemaName, "schema \"%s\" does not exist", name), loc)
+	}
+	return sch, nil
+}
+
+// columnDef converts a parsed column definition.
+func (s *Session) columnDef(cd *pg.ColumnDef) (snapshot.ColumnDef, types.T, error) {
+	t, err := resolveTypeName(cd.TypeName)
+	if err != nil {
+		return snapshot.ColumnDef{}, t, err
+	}
+	dl, err := t.DuckLake()
+	if err != nil {
+		return snapshot.ColumnDef{}, t, errAt(err.(*pgerr.Error), cd.Location)
+	}
+	def := snapshot.ColumnDef{Name: cd.Colname, Type: dl, NullsAllowed: true}
+	for _, cn := range cd.Constraints {
+		con := cn.GetConstraint()
+		switch con.Contype {
+		case pg.ConstrType_CONSTR_NOTNULL:
+			def.NullsAllowed = false
+		case pg.ConstrType_CONSTR_NULL:
+		case pg.ConstrType_CONSTR_DEFAULT:
+			text, err := s.defaultText(con.RawExpr, t)
+			if err != nil {
+				return def, t, err
+			}
+			def.DefaultValue = &text
+		case pg.ConstrType_CONSTR_PRIMARY, pg.ConstrType_CONSTR_UNIQUE:
+			// DuckLake has no keys; accepted for compatibility and not enforced
+		default:
+			return def, t, errAt(pgerr.New(pgerr.FeatureNotSupported, "column constraint %s is not supported", con.Contype), con.Location)
+		}
+	}
+	return def, t, nil
+}
+
+// defaultText validates a DEFAULT and returns the text stored in the
+// catalog: the literal value when constant, else the expression's SQL.
+func (s *Session) defaultText(n *pg.Node, t types.T) (string, error) {
+	b := &binder{sess: s, env: s.newEnv(), noAggMsg: "aggregate functions are not allowed in DEFAULT expressions"}
+	e, err := b.bind(n, &scope{})
+	if err != nil {
+		return "", err
+	}
+	if !assignable(e.Type(), t) {
+		return "", pgerr.New(pgerr.DatatypeMismatch, "column is of type %s but default expression is of type %s", t, e.Type())
+	}
+	if k, ok := e.(*exec.Const); ok {
+		v, err := exec.CastVector(b.env, k.V, 1, t, true)
+		if err != nil {
+			return "", err
+		}
+		if v.IsNull(0) {
+			return "NULL", nil
+		}
+		return literalText(v), nil
+	}
+	return strings.TrimPrefix(deparseExpr(n), "SELECT "), nil
+}
+
+// literalText renders a value as DuckLake stores literal defaults.
+func literalText(v *vec.Vector) string {
+	if v.Type.ID == types.Bool {
+		if v.B[0] {
+			return "true"
+		}
+		return "false"
+	}
+	return string(v.AppendText(nil, 0, nil))
+}
+
+func (s *Session) createTable(c *snapshot.Commit, meta *catalog.Metadata, st *pg.CreateStmt) (string, error) {
+	rv := st.Relation
+	if rv.Relpersistence == "t" {
+		return "", pgerr.New(pgerr.FeatureNotSupported, "temporary tables are not supported yet")
+	}
+	if len(st.InhRelations) > 0 || st.Partspec != nil {
+		return "", pgerr.New(pgerr.FeatureNotSupported, "inheritance and PostgreSQL partitioning are not supported")
+	}
+	sch, err := s.targetSchema(meta, rv.Schemaname, rv.Location)
+	if err != nil {
+		return "", err
+	}
+	if _, ok := meta.TableByName(sch.ID, rv.Relname); ok {
+		if st.IfNotExists {
+			return "CREATE TABLE", nil
+		}
+		return "", errAt(pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", rv.Relname), rv.Location)
+	}
+	var cols []snapshot.ColumnDef
+	seen := map[string]bool{}
+	for _, el := range st.TableElts {
+		cd := el.GetColumnDef()
+		if cd == nil {
+			if con := el.GetConstraint(); con != nil && (con.Contype == pg.ConstrType_CONSTR_PRIMARY || con.Contype == pg.ConstrType_CONSTR_UNIQUE) {
+				continue
+			}
+			return "", pgerr.New(pgerr.FeatureNotSupported, "table element %s is not supported", nodeName(el))
+		}
+		if seen[cd.Colname] {
+			return "", errAt(pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", cd.Colname), cd.Location)
+		}
+		seen[cd.Colname] = true
+		def, _, err := s.columnDef(cd)
+		if err != nil {
+			return "", err
+		}
+		cols = append(cols, def)
+	}
+	if len(cols) == 0 {
+		return "", pgerr.New(pgerr.FeatureNotSupported, "tables without columns are not supported by DuckLake")
+	}
+	c.CreateTable(*sch, rv.Relname, cols)
+	return "CREATE TABLE", nil
+}
+
+func (s *Session) drop(c *snapshot.Commit, meta *catalog.Metadata, st *pg.DropStmt) (string, error) {
+	switch st.RemoveType {
+	case pg.ObjectType_OBJECT_SCHEMA:
+		for _, o := range st.Objects {
+			name := o.GetString_().Sval
+			sch, ok := meta.SchemaByName(name)
+			if !ok {
+				if st.MissingOk {
+					continue
+				}
+				return "", pgerr.New(pgerr.InvalidSchemaName, "schema \"%s\" does not exist", name)
+			}
+			var tables []catalog.Table
+			for _, t := range meta.Tables {
+				if t.SchemaID == sch.ID {
+					tables = append(tables, t)
+				}
+			}
+			if len(tables) > 0 {
+				if st.Behavior != pg.DropBehavior_DROP_CASCADE {
+					e := pgerr.New(pgerr.DependentObjectsExist, "cannot drop schema %s because other objects depend on it", name)
+					e.Hint = "Use DROP ... CASCADE to drop the dependent objects too."
+					return "", e
+				}
+				for _, t := range tables {
+					c.DropTable(*sch, t)
+				}
+			}
+			c.DropSchema(*sch)
+		}
+		return "DROP SCHEMA", nil
+	case pg.ObjectType_OBJECT_TABLE:
+		for _, o := range st.Objects {
+			names := strNodes(o.GetList().Items)
+			schemaName, name := "", names[len(names)-1]
+			if len(names) > 1 {
+				schemaName = names[len(names)-2]
+			}
+			sch, t, err := s.resolveTable(meta, schemaName, name, -1)
+			if err != nil {
+				if st.MissingOk {
+					if pe, ok := pgerr.As(err); ok && (pe.Code == pgerr.UndefinedTable || pe.Code == pgerr.InvalidSchemaName) {
+						continue
+					}
+				}
+				return "", err
+			}
+			c.DropTable(*sch, *t)
+		}
+		return "DROP TABLE", nil
+	}
+	return "", pgerr.New(pgerr.FeatureNotSupported, "DROP %s is not supported yet", strings.TrimPrefix(st.RemoveType.String(), "OBJECT_"))
+}
+
+func (s *Session) alterTable(c *snapshot.Commit, meta *catalog.Metadata, st *pg.AlterTableStmt) (string, error) {
+	rv := st.Relation
+	sch, t, err := s.resolveTable(meta, rv.Schemaname, rv.Relname, rv.Location)
+	if err != nil {
+		if st.MissingOk {
+			return "ALTER TABLE", nil
+		}
+		return "", err
+	}
+	_ = sch
+	for _, cmdNode := range st.Cmds {
+		cmd := cmdNode.GetAlterTableCmd()
+		switch cmd.Subtype {
+		case pg.AlterTableType_AT_AddColumn:
+			cd := cmd.Def.GetColumnDef()
+			if _, exists := t.ColumnByName(cd.Colname); exists {
+				if cmd.MissingOk {
+					continue
+				}
+				return "", pgerr.New(pgerr.DuplicateColumn, "column \"%s\" of relation \"%s\" already exists", cd.Colname, t.Name)
+			}
+			def, _, err := s.columnDef(cd)
+			if err != nil {
+				return "", err
+			}
+			if def.DefaultValue != nil {
+				if *def.DefaultValue == "NULL" {
+					def.DefaultValue = nil
+				} else {
+					// existing rows read the default: it must be a constant
+					for _, cn := range cd.Constraints {
+						if con := cn.GetConstraint(); con.Contype == pg.ConstrType_CONSTR_DEFAULT && !isConstExpr(con.RawExpr) {
+							return "", pgerr.New(pgerr.FeatureNotSupported, "ADD COLUMN with a non-constant DEFAULT is not supported yet")
+						}
+					}
+					v := *def.DefaultValue
+					def.InitialDefault = &v
+				}
+			}
+			c.AddColumn(*t, def)
+		case pg.AlterTableType_AT_DropColumn:
+			col, ok := t.ColumnByName(cmd.Name)
+			if !ok {
+				if cmd.MissingOk {
+					continue
+				}
+				return "", pgerr.New(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", cmd.Name, t.Name)
+			}
+			if len(t.Columns) == 1 {
+				return "", pgerr.New(pgerr.FeatureNotSupported, "cannot drop the only column of a DuckLake table")
+			}
+			c.DropColumn(*t, col.ID)
+		case pg.AlterTableType_AT_AlterColumnType:
+			col, ok := t.ColumnByName(cmd.Name)
+			if !ok {
+				return "", pgerr.New(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", cmd.Name, t.Name)
+			}
+			cd := cmd.Def.GetColumnDef()
+			if cd.RawDefault != nil {
+				return "", pgerr.New(pgerr.FeatureNotSupported, "ALTER COLUMN TYPE ... USING is not supported")
+			}
+			nt, err := resolveTypeName(cd.TypeName)
+			if err != nil {
+				return "", err
+			}
+			dl, err := nt.DuckLake()
+			if err != nil {
+				return "", err
+			}
+			if dl == col.Type {
+				continue
+			}
+			if !widening(col.Type, dl) {
+				old, _ := types.FromDuckLake(col.Type)
+				return "", pgerr.New(pgerr.FeatureNotSupported, "changing column \"%s\" from %s to %s would rewrite data files; only widening (smallint→integer→bigint, real→double precision) is supported", cmd.Name, old, nt)
+			}
+			c.SetColumnType(*t, col.ID, dl)
+		case pg.AlterTableType_AT_ColumnDefault:
+			col, ok := t.ColumnByName(cmd.Name)
+			if !ok {
+				return "", pgerr.New(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", cmd.Name, t.Name)
+			}
+			if cmd.Def == nil {
+				c.SetColumnDefault(*t, col.ID, nil)
+				continue
+			}
+			ct, _ := types.FromDuckLake(col.Type)
+			text, err := s.defaultText(cmd.Def, ct)
+			if err != nil {
+				return "", err
+			}
+			c.SetColumnDefault(*t, col.ID, &text)
+		default:
+			return "", pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE %s is not supported yet", strings.TrimPrefix(cmd.Subtype.String(), "AT_"))
+		}
+	}
+	return "ALTER TABLE", nil
+}
+
+func isConstExpr(n *pg.Node) bool {
+	switch x := n.Node.(type) {
+	case *pg.Node_AConst:
+		return true
+	case *pg.Node_TypeCast:
+		return isConstExpr(x.TypeCast.Arg)
+	case *pg.Node_AExpr:
+		return (x.AExpr.Lexpr == nil || isConstExpr(x.AExpr.Lexpr)) && isConstExpr(x.AExpr.Rexpr)
+	}
+	return false
+}
+
+// widening lists the type promotions DuckLake allows without rewriting files.
+func widening(from, to string) bool {
+	allowed := map[string][]string{
+		"int8": {"int16", "int32", "int64"}, "int16": {"int32", "int64"}, "int32": {"int64"},
+		"float32": {"float64"},
+	}
+	for _, t := range allowed[from] {
+		if t == to {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Session) rename(c *snapshot.Commit, meta *catalog.Metadata, st *pg.RenameStmt) (string, error) {
+	switch st.RenameType {
+	case pg.ObjectType_OBJECT_TABLE:
+		rv := st.Relation
+		sch, t, err := s.resolveTable(meta, rv.Schemaname, rv.Relname, rv.Location)
+		if err != nil {
+			if st.MissingOk {
+				return "ALTER TABLE", nil
+			}
+			return "", err
+		}
+		if _, ok := meta.TableByName(sch.ID, st.Newname); ok {
+			return "", pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", st.Newname)
+		}
+		c.RenameTable(*sch, *t, st.Newname)
+		return "ALTER TABLE", nil
+	case pg.ObjectType_OBJECT_COLUMN:
+		rv := st.Relation
+		_, t, err := s.resolveTable(meta, rv.Schemaname, rv.Relname, rv.Location)
+		if err != nil {
+			return "", err
+		}
+		col, ok := t.ColumnByName(st.Subname)
+		if !ok {
+			return "", pgerr.New(pgerr.UndefinedColumn, "column \"%s\" does not exist", st.Subname)
+		}
+		if _, ok := t.ColumnByName(st.Newname); ok {
+			return "", pgerr.New(pgerr.DuplicateColumn, "column \"%s\" of relation \"%s\" already exists", st.Newname, t.Name)
+		}
+		c.RenameColumn(*t, col.ID, st.Newname)
+		return "ALTER TABLE", nil
+	case pg.ObjectType_OBJECT_SCHEMA:
+		return "", pgerr.New(pgerr.FeatureNotSupported, "ALTER SCHEMA RENAME is not supported yet")
+	}
+	return "", pgerr.New(pgerr.FeatureNotSupported, "ALTER ... RENAME of %s is not supported yet", strings.TrimPrefix(st.RenameType.String(), "OBJECT_"))
+}

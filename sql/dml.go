@@ -1,0 +1,497 @@
+package sql
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/lakepg/lakepg/catalog"
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/parquetio"
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/snapshot"
+	"github.com/lakepg/lakepg/types"
+)
+
+// planWrite runs INSERT, UPDATE or DELETE. With describeOnly it only binds
+// (to infer parameter types) and returns nil.
+func (s *Session) planWrite(ctx context.Context, n *pg.Node, p *params, describeOnly bool) (*Result, error) {
+	switch x := n.Node.(type) {
+	case *pg.Node_InsertStmt:
+		return s.insert(ctx, x.InsertStmt, p, describeOnly)
+	case *pg.Node_DeleteStmt:
+		st := x.DeleteStmt
+		if len(st.UsingClause) > 0 || len(st.ReturningList) > 0 || st.WithClause != nil {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "DELETE with USING, RETURNING or WITH is not supported yet")
+		}
+		return s.modify(ctx, st.Relation, st.WhereClause, nil, p, describeOnly)
+	case *pg.Node_UpdateStmt:
+		st := x.UpdateStmt
+		if len(st.FromClause) > 0 || len(st.ReturningList) > 0 || st.WithClause != nil {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "UPDATE with FROM, RETURNING or WITH is not supported yet")
+		}
+		return s.modify(ctx, st.Relation, st.WhereClause, st.TargetList, p, describeOnly)
+	}
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "statement not supported")
+}
+
+func parquetColumns(cols []exec.ScanCol) []parquetio.Column {
+	out := make([]parquetio.Column, len(cols))
+	for i, c := range cols {
+		out[i] = parquetio.Column{FieldID: c.FieldID, Name: c.Name, Type: c.T}
+	}
+	return out
+}
+
+// notNullCheck rejects NULLs in NOT NULL columns.
+func notNullCheck(t *catalog.Table) func(b *vec.Batch) error {
+	return func(b *vec.Batch) error {
+		for i, c := range t.Columns {
+			if c.NullsAllowed || i >= len(b.Vecs) {
+				continue
+			}
+			v := b.Vecs[i]
+			for r := 0; r < b.N; r++ {
+				if v.IsNull(r) {
+					e := pgerr.New(pgerr.NotNullViolation, "null value in column \"%s\" of relation \"%s\" violates not-null constraint", c.Name, t.Name)
+					return e
+				}
+			}
+		}
+		return nil
+	}
+}
+
+func toStats(cols []exec.ScanCol, info parquetio.FileInfo) []catalog.ColumnStats {
+	var out []catalog.ColumnStats
+	for _, st := range info.Stats {
+		if st.FieldID == exec.RowIDFieldID {
+			continue
+		}
+		vc, nc, sz := st.ValueCount, st.NullCount, st.SizeBytes
+		out = append(out, catalog.ColumnStats{ColumnID: int64(st.FieldID), ValueCount: &vc, NullCount: &nc, ColumnSizeBytes: &sz, Min: st.Min, Max: st.Max, ContainsNaN: st.ContainsNaN})
+	}
+	return out
+}
+
+func newDataFile(w *exec.WrittenFile, cols []exec.ScanCol, rowIDs bool) snapshot.NewDataFile {
+	return snapshot.NewDataFile{RelPath: w.Name, RecordCount: w.Info.Rows, FileSize: w.Info.Size, FooterSize: w.Info.FooterSize, Stats: toStats(cols, w.Info), EmbeddedRowIDs: rowIDs}
+}
+
+func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, describeOnly bool) (*Result, error) {
+	if len(st.ReturningList) > 0 || st.OnConflictClause != nil || st.WithClause != nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "INSERT with RETURNING, ON CONFLICT or WITH is not supported yet")
+	}
+	head, err := s.eng.DB.Head(ctx)
+	if err != nil {
+		return nil, err
+	}
+	meta, err := s.eng.metadata(ctx, head)
+	if err != nil {
+		return nil, err
+	}
+	rv := st.Relation
+	sch, t, err := s.resolveTable(meta, rv.Schemaname, rv.Relname, rv.Location)
+	if err != nil {
+		return nil, err
+	}
+	cols, err := scanColumns(t)
+	if err != nil {
+		return nil, err
+	}
+	// target column positions
+	var target []int
+	if len(st.Cols) == 0 {
+		for i := range cols {
+			target = append(target, i)
+		}
+	} else {
+		seen := map[int]bool{}
+		for _, cn := range st.Cols {
+			rt := cn.GetResTarget()
+			found := -1
+			for i, c := range cols {
+				if c.Name == rt.Name {
+					found = i
+				}
+			}
+			if found < 0 {
+				return nil, errAt(pgerr.New(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", rt.Name, t.Name), rt.Location)
+			}
+			if seen[found] {
+				return nil, errAt(pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", rt.Name), rt.Location)
+			}
+			seen[found] = true
+			target = append(target, found)
+		}
+	}
+	env := s.newEnv()
+	b := &binder{sess: s, env: env, params: p, noAggMsg: "aggregate functions are not allowed in VALUES"}
+	defaults := make([]exec.Expr, len(cols))
+	for i, c := range t.Columns {
+		if defaults[i], err = s.defaultExpr(b, c, cols[i].T); err != nil {
+			return nil, err
+		}
+	}
+	var src exec.Operator
+	sel := st.SelectStmt.GetSelectStmt()
+	if sel == nil {
+		// INSERT ... DEFAULT VALUES
+		row := append([]exec.Expr{}, defaults...)
+		src = &exec.Values{Env: env, Rows: [][]exec.Expr{row}, T: typesOf(cols)}
+	} else if len(sel.ValuesLists) > 0 && len(sel.SortClause) == 0 && sel.LimitCount == nil {
+		var rows [][]exec.Expr
+		for _, l := range sel.ValuesLists {
+			items := l.GetList().Items
+			if len(items) > len(target) {
+				return nil, errAt(pgerr.New(pgerr.SyntaxError, "INSERT has more expressions than target columns"), nodeLoc(items[len(target)]))
+			}
+			if len(items) < len(target) {
+				return nil, pgerr.New(pgerr.SyntaxError, "INSERT has more target columns than expressions")
+			}
+			row := append([]exec.Expr{}, defaults...)
+			for k, it := range items {
+				ci := target[k]
+				if it.GetSetToDefault() != nil {
+					continue
+				}
+				e, err := b.bind(it, &scope{})
+				if err != nil {
+					return nil, err
+				}
+				if e, err = b.coerceAssign(e, cols[ci].T, cols[ci].Name, nodeLoc(it)); err != nil {
+					return nil, err
+				}
+				row[ci] = e
+			}
+			rows = append(rows, row)
+		}
+		src = &exec.Values{Env: env, Rows: rows, T: typesOf(cols)}
+	} else {
+		q, err := s.planQuery(ctx, sel, p, describeOnly)
+		if err != nil {
+			return nil, err
+		}
+		if len(q.cols) > len(target) {
+			return nil, pgerr.New(pgerr.SyntaxError, "INSERT has more expressions than target columns")
+		}
+		if len(q.cols) < len(target) {
+			return nil, pgerr.New(pgerr.SyntaxError, "INSERT has more target columns than expressions")
+		}
+		proj := append([]exec.Expr{}, defaults...)
+		for k, ci := range target {
+			var e exec.Expr = &exec.ColRef{Idx: k, T: q.cols[k].Type}
+			if e, err = b.coerceAssign(e, cols[ci].T, cols[ci].Name, -1); err != nil {
+				return nil, err
+			}
+			proj[ci] = e
+		}
+		src = &exec.Project{Env: env, Input: q.op, Exprs: proj}
+	}
+	if describeOnly {
+		src.Close()
+		return nil, nil
+	}
+	defer src.Close()
+	dir := s.eng.DB.TableDir(sch, t)
+	w, err := exec.WriteParquet(ctx, s.eng.Store, dir, parquetColumns(cols), src, notNullCheck(t))
+	if err != nil {
+		return nil, err
+	}
+	if w.Info.Rows == 0 {
+		return tagResult("INSERT 0 0"), nil
+	}
+	err = s.commit(ctx, func(c *snapshot.Commit, m *catalog.Metadata) error {
+		cur, ok := m.TableByName(sch.ID, t.Name)
+		if !ok || cur.ID != t.ID || !sameColumns(cur, t) {
+			return pgerr.New(pgerr.SerializationFailure, "could not serialize access: table \"%s\" changed while inserting", t.Name)
+		}
+		c.AddDataFile(*cur, newDataFile(w, cols, false))
+		return nil
+	}, func() { s.eng.Store.Delete(context.WithoutCancel(ctx), w.Path) })
+	if err != nil {
+		return nil, err
+	}
+	return tagResult(fmt.Sprintf("INSERT 0 %d", w.Info.Rows)), nil
+}
+
+func sameColumns(a, b *catalog.Table) bool {
+	if len(a.Columns) != len(b.Columns) {
+		return false
+	}
+	for i := range a.Columns {
+		if a.Columns[i].ID != b.Columns[i].ID || a.Columns[i].Type != b.Columns[i].Type {
+			return false
+		}
+	}
+	return true
+}
+
+func typesOf(cols []exec.ScanCol) []types.T {
+	ts := make([]types.T, len(cols))
+	for i, c := range cols {
+		ts[i] = c.T
+	}
+	return ts
+}
+
+// defaultExpr builds a column's DEFAULT (NULL when none).
+func (s *Session) defaultExpr(b *binder, c catalog.Column, t types.T) (exec.Expr, error) {
+	if c.DefaultValue == nil || *c.DefaultValue == "NULL" {
+		return exec.NullConst(t), nil
+	}
+	if c.DefaultValueType == "expression" {
+		tree, err := pg.Parse("SELECT " + *c.DefaultValue)
+		if err != nil {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot evaluate DEFAULT %s of column \"%s\"", *c.DefaultValue, c.Name)
+		}
+		node := tree.Stmts[0].Stmt.GetSelectStmt().TargetList[0].GetResTarget().Val
+		e, err := b.bind(node, &scope{})
+		if err != nil {
+			return nil, err
+		}
+		return b.coerceAssign(e, t, c.Name, -1)
+	}
+	v := vec.New(t, 1)
+	if err := exec.ParseInto(v, *c.DefaultValue, s.loc, true); err != nil {
+		return nil, err
+	}
+	return exec.NewConst(v), nil
+}
+
+// modify runs DELETE (set == nil) or UPDATE: it finds matching rows with
+// their file positions, writes delete files (and for UPDATE a data file of
+// new row versions keeping their row ids), and commits one snapshot.
+func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, where *pg.Node, set []*pg.Node, p *params, describeOnly bool) (*Result, error) {
+	head, err := s.eng.DB.Head(ctx)
+	if err != nil {
+		return nil, err
+	}
+	alias := rv.Relname
+	if rv.Alias != nil {
+		alias = rv.Alias.Aliasname
+	}
+	src, err := s.tableSource(ctx, head, rv.Schemaname, rv.Relname, alias, rv.Location, describeOnly)
+	if err != nil {
+		return nil, err
+	}
+	ref := src.ref
+	scan := ref.scan
+	scan.WithPos = true
+	ncols := len(scan.Cols)
+	env := s.newEnv()
+	b := &binder{sess: s, env: env, params: p, noAggMsg: "aggregate functions are not allowed in WHERE"}
+	var op exec.Operator = scan
+	if where != nil {
+		pred, err := b.bind(where, src.sc)
+		if err != nil {
+			return nil, err
+		}
+		if pred, err = b.coerceBool(pred, where, "argument of WHERE"); err != nil {
+			return nil, err
+		}
+		op = &exec.Filter{Env: env, Input: op, Pred: pred}
+	}
+	var newVals []exec.Expr
+	if set != nil {
+		for i := range scan.Needed {
+			scan.Needed[i] = true
+		}
+		newVals = make([]exec.Expr, ncols)
+		for i, c := range scan.Cols {
+			newVals[i] = &exec.ColRef{Idx: i, T: c.T}
+		}
+		assigned := map[int]bool{}
+		for _, tn := range set {
+			rt := tn.GetResTarget()
+			ci := -1
+			for i, c := range scan.Cols {
+				if c.Name == rt.Name {
+					ci = i
+				}
+			}
+			if ci < 0 {
+				return nil, errAt(pgerr.New(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", rt.Name, ref.table.Name), rt.Location)
+			}
+			if len(rt.Indirection) > 0 {
+				return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "subfield assignment is not supported"), rt.Location)
+			}
+			if assigned[ci] {
+				return nil, errAt(pgerr.New(pgerr.SyntaxError, "multiple assignments to same column \"%s\"", rt.Name), rt.Location)
+			}
+			assigned[ci] = true
+			var e exec.Expr
+			if rt.Val.GetSetToDefault() != nil {
+				if e, err = s.defaultExpr(b, ref.table.Columns[ci], scan.Cols[ci].T); err != nil {
+					return nil, err
+				}
+			} else {
+				ub := *b
+				ub.noAggMsg = "aggregate functions are not allowed in UPDATE"
+				if e, err = ub.bind(rt.Val, src.sc); err != nil {
+					return nil, err
+				}
+			}
+			if e, err = b.coerceAssign(e, scan.Cols[ci].T, rt.Name, nodeLoc(rt.Val)); err != nil {
+				return nil, err
+			}
+			newVals[ci] = e
+		}
+	}
+	if describeOnly {
+		op.Close()
+		return nil, nil
+	}
+	defer op.Close()
+
+	// collect matching positions per file; UPDATE also writes the new rows
+	hits := map[int][]int64{}
+	var count int64
+	var written []*exec.WrittenFile
+	cleanup := func() {
+		for _, w := range written {
+			if w != nil && w.Path != "" {
+				s.eng.Store.Delete(context.WithoutCancel(ctx), w.Path)
+			}
+		}
+	}
+	record := func(bt *vec.Batch) {
+		fv, pv := bt.Vecs[ncols], bt.Vecs[ncols+1]
+		for i := 0; i < bt.N; i++ {
+			hits[int(fv.I64[i])] = append(hits[int(fv.I64[i])], pv.I64[i])
+		}
+		count += int64(bt.N)
+	}
+	dir := s.eng.DB.TableDir(ref.schema, ref.table)
+	if set == nil {
+		if err := exec.Drain(ctx, op, func(bt *vec.Batch) error { record(bt); return nil }); err != nil {
+			return nil, err
+		}
+	} else {
+		proj := append(newVals, &exec.ColRef{Idx: ncols + 2, T: types.Int64T})
+		tap := &tapOp{Operator: op, fn: record}
+		cols := append(parquetColumns(scan.Cols), parquetio.Column{FieldID: exec.RowIDFieldID, Name: "_ducklake_internal_row_id", Type: types.Int64T})
+		w, err := exec.WriteParquet(ctx, s.eng.Store, dir, cols, &exec.Project{Env: env, Input: tap, Exprs: proj}, notNullCheck(ref.table))
+		if err != nil {
+			return nil, err
+		}
+		written = append(written, w)
+	}
+	verb := "DELETE"
+	if set != nil {
+		verb = "UPDATE"
+	}
+	if count == 0 {
+		cleanup()
+		return tagResult(verb + " 0"), nil
+	}
+	type fileDeletes struct {
+		df    catalog.DataFile
+		all   bool
+		write *exec.WrittenFile
+	}
+	var plans []fileDeletes
+	ordinals := make([]int, 0, len(hits))
+	for fi := range hits {
+		ordinals = append(ordinals, fi)
+	}
+	sort.Ints(ordinals)
+	for _, fi := range ordinals {
+		df := ref.files[fi]
+		pos := hits[fi]
+		if df.Delete != nil {
+			old, err := exec.ReadAllDeletes(ctx, s.eng.Store, df.Delete.Path)
+			if err != nil {
+				cleanup()
+				return nil, err
+			}
+			pos = append(pos, old...)
+		}
+		pos = uniqueSorted(pos)
+		if int64(len(pos)) >= df.RecordCount {
+			plans = append(plans, fileDeletes{df: df, all: true})
+			continue
+		}
+		w, err := exec.WriteDeletes(ctx, s.eng.Store, dir, df.Path, pos)
+		if err != nil {
+			cleanup()
+			return nil, err
+		}
+		written = append(written, w)
+		plans = append(plans, fileDeletes{df: df, write: w})
+	}
+	err = s.commit(ctx, func(c *snapshot.Commit, m *catalog.Metadata) error {
+		if m.Snapshot.ID != head.ID {
+			// another statement committed since we read: our positions may be stale
+			cur, ok := m.TableByName(ref.schema.ID, ref.table.Name)
+			if !ok || cur.ID != ref.table.ID || !sameColumns(cur, ref.table) {
+				return pgerr.New(pgerr.SerializationFailure, "could not serialize access due to concurrent update")
+			}
+			files, err := s.eng.DB.Files(ctx, ref.schema, cur, m.Snapshot)
+			if err != nil {
+				return err
+			}
+			for _, pl := range plans {
+				if !sameDeleteState(files, pl.df) {
+					return pgerr.New(pgerr.SerializationFailure, "could not serialize access due to concurrent update")
+				}
+			}
+		}
+		for _, pl := range plans {
+			if pl.all {
+				c.EndDataFile(*ref.table, pl.df)
+			} else {
+				c.ReplaceDeleteFile(*ref.table, pl.df, snapshot.NewDeleteFile{RelPath: pl.write.Name, DeleteCount: pl.write.Info.Rows, FileSize: pl.write.Info.Size, FooterSize: pl.write.Info.FooterSize})
+			}
+		}
+		if set != nil && written[0].Path != "" {
+			c.AddDataFile(*ref.table, newDataFile(written[0], scan.Cols, true))
+		}
+		return nil
+	}, cleanup)
+	if err != nil {
+		return nil, err
+	}
+	return tagResult(fmt.Sprintf("%s %d", verb, count)), nil
+}
+
+// sameDeleteState reports whether df is still live with the same delete file.
+func sameDeleteState(files []catalog.DataFile, df catalog.DataFile) bool {
+	for _, f := range files {
+		if f.ID == df.ID {
+			if (f.Delete == nil) != (df.Delete == nil) {
+				return false
+			}
+			return f.Delete == nil || f.Delete.ID == df.Delete.ID
+		}
+	}
+	return false
+}
+
+func uniqueSorted(xs []int64) []int64 {
+	sort.Slice(xs, func(i, j int) bool { return xs[i] < xs[j] })
+	out := xs[:0]
+	for i, x := range xs {
+		if i == 0 || x != xs[i-1] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// tapOp passes batches through, showing each to fn first.
+type tapOp struct {
+	exec.Operator
+	fn func(*vec.Batch)
+}
+
+func (t *tapOp) Next(ctx context.Context) (*vec.Batch, error) {
+	b, err := t.Operator.Next(ctx)
+	if b != nil {
+		t.fn(b)
+	}
+	return b, err
+}

@@ -1,0 +1,341 @@
+package sql
+
+import (
+	"context"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/lakepg/lakepg/catalog"
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/types"
+)
+
+// lakeSchema is the virtual schema holding lakepg's own tables and functions.
+const lakeSchema = "lakepg"
+
+func (s *Session) planFrom(ctx context.Context, b *binder, from []*pg.Node, describeOnly bool) (*source, error) {
+	if len(from) == 0 {
+		return &source{op: &exec.Values{Env: b.env, Rows: [][]exec.Expr{{}}}, sc: &scope{}}, nil
+	}
+	var cur *source
+	for _, item := range from {
+		src, err := s.planFromItem(ctx, b, item, describeOnly)
+		if err != nil {
+			return nil, err
+		}
+		if cur == nil {
+			cur = src
+			continue
+		}
+		cur = joinSources(b, cur, src, nil, false)
+	}
+	return cur, nil
+}
+
+func joinSources(b *binder, l, r *source, on exec.Expr, leftOuter bool) *source {
+	sc := &scope{cols: append(append([]scopeCol{}, l.sc.cols...), r.sc.cols...)}
+	op := &exec.NestedLoopJoin{Env: b.env, Left: l.op, Right: r.op, On: on, LeftOuter: leftOuter}
+	return &source{op: op, sc: sc, scans: append(append([]*exec.TableScan{}, l.scans...), r.scans...)}
+}
+
+func (s *Session) planFromItem(ctx context.Context, b *binder, item *pg.Node, describeOnly bool) (*source, error) {
+	switch x := item.Node.(type) {
+	case *pg.Node_RangeVar:
+		rv := x.RangeVar
+		alias := rv.Relname
+		if rv.Alias != nil {
+			alias = rv.Alias.Aliasname
+		}
+		if rv.Schemaname == lakeSchema {
+			return s.lakeTable(ctx, b, rv.Relname, alias, rv.Location)
+		}
+		snap, err := s.readSnapshot(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return s.tableSource(ctx, snap, rv.Schemaname, rv.Relname, alias, rv.Location, describeOnly)
+	case *pg.Node_RangeFunction:
+		return s.rangeFunction(ctx, b, x.RangeFunction, describeOnly)
+	case *pg.Node_JoinExpr:
+		j := x.JoinExpr
+		l, err := s.planFromItem(ctx, b, j.Larg, describeOnly)
+		if err != nil {
+			return nil, err
+		}
+		r, err := s.planFromItem(ctx, b, j.Rarg, describeOnly)
+		if err != nil {
+			return nil, err
+		}
+		if len(j.UsingClause) > 0 || j.IsNatural {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "JOIN USING/NATURAL is not supported yet")
+		}
+		var leftOuter bool
+		switch j.Jointype {
+		case pg.JoinType_JOIN_INNER:
+		case pg.JoinType_JOIN_LEFT:
+			leftOuter = true
+		default:
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "RIGHT and FULL joins are not supported yet")
+		}
+		joined := joinSources(b, l, r, nil, leftOuter)
+		if j.Quals != nil {
+			on, err := b.bind(j.Quals, joined.sc)
+			if err != nil {
+				return nil, err
+			}
+			if on, err = b.coerceBool(on, j.Quals, "argument of JOIN/ON"); err != nil {
+				return nil, err
+			}
+			joined.op.(*exec.NestedLoopJoin).On = on
+		}
+		return joined, nil
+	case *pg.Node_RangeSubselect:
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "subqueries in FROM are not supported yet")
+	}
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "FROM item %s is not supported yet", nodeName(item))
+}
+
+// rangeFunction handles lakepg.at_version('t', n) and lakepg.at_time('t', ts).
+func (s *Session) rangeFunction(ctx context.Context, b *binder, rf *pg.RangeFunction, describeOnly bool) (*source, error) {
+	if len(rf.Functions) != 1 {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "ROWS FROM is not supported")
+	}
+	fc := rf.Functions[0].GetList().Items[0].GetFuncCall()
+	if fc == nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "table function not supported")
+	}
+	names := strNodes(fc.Funcname)
+	name := strings.Join(names, ".")
+	if name != "lakepg.at_version" && name != "lakepg.at_time" && name != "lakepg.snapshots" {
+		return nil, errAt(pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", name), fc.Location)
+	}
+	if name == "lakepg.snapshots" {
+		alias := "snapshots"
+		if rf.Alias != nil {
+			alias = rf.Alias.Aliasname
+		}
+		return s.lakeTable(ctx, b, "snapshots", alias, fc.Location)
+	}
+	if len(fc.Args) != 2 {
+		return nil, errAt(pgerr.New(pgerr.UndefinedFunction, "%s(table, %s) takes two arguments", name, map[bool]string{true: "version", false: "timestamp"}[name == "lakepg.at_version"]), fc.Location)
+	}
+	tnameE, err := b.bind(fc.Args[0], &scope{})
+	if err != nil {
+		return nil, err
+	}
+	if tnameE, err = b.cast(tnameE, types.TextT, false, fc.Location); err != nil {
+		return nil, err
+	}
+	tv, err := tnameE.Eval(b.env, &vec.Batch{N: 1})
+	if err != nil {
+		return nil, err
+	}
+	if tv.IsNull(0) {
+		return nil, errAt(pgerr.New(pgerr.InvalidParameterValue, "table name must not be NULL"), fc.Location)
+	}
+	schemaName, tableName := splitQualified(tv.S[0])
+	argE, err := b.bind(fc.Args[1], &scope{})
+	if err != nil {
+		return nil, err
+	}
+	var snap catalog.Snapshot
+	if name == "lakepg.at_version" {
+		if argE, err = b.cast(argE, types.Int64T, false, fc.Location); err != nil {
+			return nil, err
+		}
+		v, err := argE.Eval(b.env, &vec.Batch{N: 1})
+		if err != nil {
+			return nil, err
+		}
+		if v.IsNull(0) {
+			return nil, errAt(pgerr.New(pgerr.InvalidParameterValue, "snapshot version must not be NULL"), fc.Location)
+		}
+		snap, err = s.eng.DB.SnapshotByID(ctx, v.I64[0])
+		if err != nil {
+			return nil, errAt(pgerr.New(pgerr.InvalidParameterValue, "snapshot %d does not exist", v.I64[0]), fc.Location)
+		}
+	} else {
+		if argE, err = b.cast(argE, types.TimestamptzT, false, fc.Location); err != nil {
+			return nil, err
+		}
+		v, err := argE.Eval(b.env, &vec.Batch{N: 1})
+		if err != nil {
+			return nil, err
+		}
+		if v.IsNull(0) {
+			return nil, errAt(pgerr.New(pgerr.InvalidParameterValue, "timestamp must not be NULL"), fc.Location)
+		}
+		snap, err = s.eng.DB.SnapshotAsOf(ctx, types.MicrosToTime(v.I64[0], s.loc))
+		if err != nil {
+			return nil, errAt(pgerr.New(pgerr.InvalidParameterValue, "no snapshot exists at or before %s", types.AppendTimestamptz(nil, v.I64[0], s.loc)), fc.Location)
+		}
+	}
+	alias := tableName
+	if rf.Alias != nil {
+		alias = rf.Alias.Aliasname
+	}
+	return s.tableSource(ctx, snap, schemaName, tableName, alias, fc.Location, describeOnly)
+}
+
+// splitQualified splits "schema.table" (with optional double quotes).
+func splitQualified(s string) (string, string) {
+	var parts []string
+	var cur strings.Builder
+	quoted := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"':
+			if quoted && i+1 < len(s) && s[i+1] == '"' {
+				cur.WriteByte('"')
+				i++
+			} else {
+				quoted = !quoted
+			}
+		case c == '.' && !quoted:
+			parts = append(parts, cur.String())
+			cur.Reset()
+		default:
+			if !quoted {
+				c = byte(strings.ToLower(string(c))[0])
+			}
+			cur.WriteByte(c)
+		}
+	}
+	parts = append(parts, cur.String())
+	if len(parts) == 1 {
+		return "", parts[0]
+	}
+	return parts[len(parts)-2], parts[len(parts)-1]
+}
+
+// resolveTable finds a table by (optional) schema and name through search_path.
+func (s *Session) resolveTable(meta *catalog.Metadata, schemaName, name string, loc int32) (*catalog.Schema, *catalog.Table, error) {
+	if schemaName != "" {
+		sch, ok := meta.SchemaByName(schemaName)
+		if !ok {
+			return nil, nil, errAt(pgerr.New(pgerr.InvalidSchemaName, "schema \"%s\" does not exist", schemaName), loc)
+		}
+		t, ok := meta.TableByName(sch.ID, name)
+		if !ok {
+			return nil, nil, errAt(pgerr.New(pgerr.UndefinedTable, "relation \"%s.%s\" does not exist", schemaName, name), loc)
+		}
+		return sch, t, nil
+	}
+	for _, sp := range s.searchPath() {
+		sch, ok := meta.SchemaByName(sp)
+		if !ok {
+			continue
+		}
+		if t, ok := meta.TableByName(sch.ID, name); ok {
+			return sch, t, nil
+		}
+	}
+	return nil, nil, errAt(pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", name), loc)
+}
+
+// scanColumns converts a table's catalog columns to scan columns.
+func scanColumns(t *catalog.Table) ([]exec.ScanCol, error) {
+	cols := make([]exec.ScanCol, 0, len(t.Columns))
+	for _, c := range t.Columns {
+		ty, err := types.FromDuckLake(c.Type)
+		if err != nil {
+			return nil, err
+		}
+		if ty.ID == types.Text && c.Type == "varchar" {
+			ty = types.VarcharT
+		}
+		sc := exec.ScanCol{FieldID: int32(c.ID), Name: c.Name, T: ty}
+		if c.InitialDefault != nil {
+			d := vec.New(ty, 1)
+			if err := exec.ParseInto(d, *c.InitialDefault, nil, false); err != nil {
+				return nil, err
+			}
+			sc.Default = d
+		}
+		cols = append(cols, sc)
+	}
+	return cols, nil
+}
+
+func (s *Session) tableSource(ctx context.Context, snap catalog.Snapshot, schemaName, name, alias string, loc int32, describeOnly bool) (*source, error) {
+	meta, err := s.eng.metadata(ctx, snap)
+	if err != nil {
+		return nil, err
+	}
+	sch, t, err := s.resolveTable(meta, schemaName, name, loc)
+	if err != nil {
+		return nil, err
+	}
+	cols, err := scanColumns(t)
+	if err != nil {
+		return nil, err
+	}
+	ref := &tableRef{schema: sch, table: t, snap: snap}
+	scan := &exec.TableScan{Store: s.eng.Store, Snapshot: snap.ID, Label: sch.Name + "." + t.Name, Cols: cols, Needed: make([]bool, len(cols))}
+	if !describeOnly {
+		files, err := s.eng.DB.Files(ctx, sch, t, snap)
+		if err != nil {
+			return nil, err
+		}
+		scan.Files = toScanFiles(files)
+		ref.files = files
+	}
+	sc := &scope{}
+	for i, c := range cols {
+		sc.cols = append(sc.cols, scopeCol{Table: alias, Name: c.Name, T: c.T, used: &scan.Needed[i]})
+	}
+	ref.scan = scan
+	return &source{op: scan, sc: sc, scans: []*exec.TableScan{scan}, ref: ref}, nil
+}
+
+// tableRef is a planned base-table scan with the catalog rows behind it.
+type tableRef struct {
+	schema *catalog.Schema
+	table  *catalog.Table
+	snap   catalog.Snapshot
+	files  []catalog.DataFile
+	scan   *exec.TableScan
+}
+
+func toScanFiles(files []catalog.DataFile) []exec.ScanFile {
+	out := make([]exec.ScanFile, len(files))
+	for i, f := range files {
+		out[i] = exec.ScanFile{Path: f.Path, Size: f.FileSize, RowIDStart: f.RowIDStart}
+		if f.Delete != nil {
+			out[i].DeletePath, out[i].DeleteSize = f.Delete.Path, f.Delete.FileSize
+		}
+	}
+	return out
+}
+
+// lakeTable serves lakepg.snapshots.
+func (s *Session) lakeTable(ctx context.Context, b *binder, name, alias string, loc int32) (*source, error) {
+	if name != "snapshots" {
+		return nil, errAt(pgerr.New(pgerr.UndefinedTable, "relation \"lakepg.%s\" does not exist", name), loc)
+	}
+	snaps, err := s.eng.DB.Snapshots(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ts := []types.T{types.Int64T, types.TimestamptzT, types.Int64T, types.TextT}
+	var rows [][]exec.Expr
+	for _, sn := range snaps {
+		id, tm, sv, ch := sn.ID, sn.Time.UnixMicro(), sn.SchemaVersion, sn.Changes
+		rows = append(rows, []exec.Expr{
+			constOf(types.Int64T, func(v *vec.Vector) { v.AppendInt(id) }),
+			constOf(types.TimestamptzT, func(v *vec.Vector) { v.AppendInt(tm) }),
+			constOf(types.Int64T, func(v *vec.Vector) { v.AppendInt(sv) }),
+			constOf(types.TextT, func(v *vec.Vector) { v.AppendString(ch) }),
+		})
+	}
+	names := []string{"snapshot_id", "snapshot_time", "schema_version", "changes"}
+	sc := &scope{}
+	for i, n := range names {
+		sc.cols = append(sc.cols, scopeCol{Table: alias, Name: n, T: ts[i]})
+	}
+	return &source{op: &exec.Values{Env: b.env, Rows: rows, T: ts}, sc: sc}, nil
+}

@@ -1,0 +1,191 @@
+package sql
+
+import (
+	"strings"
+
+	"github.com/lakepg/lakepg/catalog"
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/parquetio"
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/types"
+)
+
+// bound is a conjunct "column op constant" usable for pruning.
+type bound struct {
+	col int
+	op  exec.CmpOp
+	val *vec.Vector // one row, the column's type
+}
+
+// conjuncts flattens AND trees.
+func conjuncts(e exec.Expr) []exec.Expr {
+	if l, ok := e.(*exec.Logic); ok && l.And {
+		var out []exec.Expr
+		for _, a := range l.Args {
+			out = append(out, conjuncts(a)...)
+		}
+		return out
+	}
+	return []exec.Expr{e}
+}
+
+var flipOp = map[exec.CmpOp]exec.CmpOp{exec.EQ: exec.EQ, exec.NE: exec.NE, exec.LT: exec.GT, exec.LE: exec.GE, exec.GT: exec.LT, exec.GE: exec.LE}
+
+// bounds extracts prunable conjuncts over columns [0, ncols) of a scan.
+func bounds(pred exec.Expr, cols []exec.ScanCol) []bound {
+	var out []bound
+	for _, c := range conjuncts(pred) {
+		cmp, ok := c.(*exec.Cmp)
+		if !ok || cmp.Op == exec.NE {
+			continue
+		}
+		l, r, op := cmp.L, cmp.R, cmp.Op
+		if _, ok := l.(*exec.Const); ok {
+			l, r, op = r, l, flipOp[op]
+		}
+		ref, ok := l.(*exec.ColRef)
+		k, ok2 := r.(*exec.Const)
+		if !ok || !ok2 || ref.Idx >= len(cols) || k.IsNull() {
+			continue
+		}
+		ct := cols[ref.Idx].T
+		if k.V.Type != ct {
+			v, err := exec.CastVector(nil, k.V, 1, ct, false)
+			if err != nil || v.Type.Storage() != ct.Storage() {
+				continue
+			}
+			// only exact conversions are safe bounds
+			back, err := exec.CastVector(nil, v, 1, k.V.Type, false)
+			if err != nil || exec.CompareRows(back, 0, k.V, 0) != 0 {
+				continue
+			}
+			out = append(out, bound{col: ref.Idx, op: op, val: v})
+			continue
+		}
+		out = append(out, bound{col: ref.Idx, op: op, val: k.V})
+	}
+	return out
+}
+
+// mayMatch reports whether a value range [lo, hi] can satisfy b.
+func mayMatch(b bound, lo, hi *vec.Vector) bool {
+	cl := exec.CompareRows(lo, 0, b.val, 0) // lo vs v
+	ch := exec.CompareRows(hi, 0, b.val, 0) // hi vs v
+	switch b.op {
+	case exec.EQ:
+		return cl <= 0 && ch >= 0
+	case exec.LT:
+		return cl < 0
+	case exec.LE:
+		return cl <= 0
+	case exec.GT:
+		return ch > 0
+	case exec.GE:
+		return ch >= 0
+	}
+	return true
+}
+
+func statValue(t types.T, s *string) *vec.Vector {
+	if s == nil {
+		return nil
+	}
+	v := vec.New(t, 1)
+	text := *s
+	if t.ID == types.Bytea || t.ID == types.UUID || t.IsFloat() && strings.Contains(text, "nan") {
+		return nil
+	}
+	if err := exec.ParseInto(v, text, nil, false); err != nil {
+		return nil
+	}
+	return v
+}
+
+// pushFilters gives a scan the predicate's bounds: files are dropped now by
+// catalog min/max, row groups later by Parquet statistics.
+func pushFilters(scan *exec.TableScan, files []catalog.DataFile, pred exec.Expr) {
+	bs := bounds(pred, scan.Cols)
+	if len(bs) == 0 {
+		return
+	}
+	if files != nil {
+		var keepFiles []exec.ScanFile
+		for i, f := range files {
+			if fileMayMatch(f, scan.Cols, bs) {
+				keepFiles = append(keepFiles, scan.Files[i])
+			} else {
+				scan.FilesPruned++
+			}
+		}
+		scan.Files = keepFiles
+	}
+	scan.Keep = func(rg int, ranges []parquetio.Range) bool { return rangesMayMatch(scan, ranges, bs) }
+}
+
+func fileMayMatch(f catalog.DataFile, cols []exec.ScanCol, bs []bound) bool {
+	for _, b := range bs {
+		st, ok := f.Stats[int64(cols[b.col].FieldID)]
+		if !ok {
+			continue
+		}
+		t := cols[b.col].T
+		if st.ValueCount != nil && *st.ValueCount == 0 {
+			return false // only NULLs: no comparison holds
+		}
+		lo, hi := statValue(t, st.Min), statValue(t, st.Max)
+		if lo == nil || hi == nil {
+			continue
+		}
+		if !mayMatch(b, lo, hi) {
+			return false
+		}
+	}
+	return true
+}
+
+// rangesMayMatch checks row-group ranges; ranges follow the scan's
+// projection order (needed columns only).
+func rangesMayMatch(scan *exec.TableScan, ranges []parquetio.Range, bs []bound) bool {
+	for _, b := range bs {
+		// find the projection slot of column b.col
+		slot := -1
+		k := 0
+		for i := range scan.Cols {
+			if scan.Needed != nil && !scan.Needed[i] {
+				continue
+			}
+			if i == b.col {
+				slot = k
+				break
+			}
+			k++
+		}
+		if slot < 0 || slot >= len(ranges) || !ranges[slot].Known {
+			continue
+		}
+		r := ranges[slot]
+		t := scan.Cols[b.col].T
+		lo, hi := vec.New(t, 1), vec.New(t, 1)
+		switch t.Storage() {
+		case types.StoreInt:
+			lo.AppendInt(r.MinI)
+			hi.AppendInt(r.MaxI)
+		case types.StoreFloat:
+			lo.AppendFloat(r.MinF)
+			hi.AppendFloat(r.MaxF)
+		case types.StoreBool:
+			lo.AppendBool(r.MinB)
+			hi.AppendBool(r.MaxB)
+		default:
+			if t.ID != types.Text {
+				continue
+			}
+			lo.AppendString(r.MinS)
+			hi.AppendString(r.MaxS)
+		}
+		if !mayMatch(b, lo, hi) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,590 @@
+package sql
+
+import (
+	"context"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/types"
+)
+
+// query is a planned SELECT: the root operator and its visible columns.
+type query struct {
+	op    exec.Operator
+	cols  []Column
+	scans []*exec.TableScan // for EXPLAIN
+}
+
+// source is a planned FROM clause.
+type source struct {
+	op    exec.Operator
+	sc    *scope
+	scans []*exec.TableScan
+	ref   *tableRef // set for a single base table
+}
+
+func (s *Session) planQuery(ctx context.Context, sel *pg.SelectStmt, p *params, describeOnly bool) (*query, error) {
+	if sel.Op != pg.SetOperation_SETOP_NONE {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "UNION/INTERSECT/EXCEPT are not supported yet")
+	}
+	if sel.WithClause != nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "WITH queries are not supported yet")
+	}
+	env := s.newEnv()
+	b := &binder{sess: s, env: env, params: p}
+	if len(sel.ValuesLists) > 0 {
+		return s.planValues(b, sel.ValuesLists)
+	}
+	src, err := s.planFrom(ctx, b, sel.FromClause, describeOnly)
+	if err != nil {
+		return nil, err
+	}
+	op := src.op
+	sc := src.sc
+	if sel.WhereClause != nil {
+		wb := *b
+		wb.noAggMsg = "aggregate functions are not allowed in WHERE"
+		pred, err := wb.bind(sel.WhereClause, sc)
+		if err != nil {
+			return nil, err
+		}
+		if pred, err = b.coerceBool(pred, sel.WhereClause, "argument of WHERE"); err != nil {
+			return nil, err
+		}
+		if src.ref != nil {
+			pushFilters(src.ref.scan, src.ref.files, pred)
+		}
+		op = &exec.Filter{Env: env, Input: op, Pred: pred}
+	}
+
+	// expand the target list
+	type target struct {
+		node *pg.Node
+		name string
+		col  int // >= 0 for expanded stars: scope column
+	}
+	var targets []target
+	for _, t := range sel.TargetList {
+		rt := t.GetResTarget()
+		if cr := rt.Val.GetColumnRef(); cr != nil && cr.Fields[len(cr.Fields)-1].GetAStar() != nil {
+			qual := ""
+			if len(cr.Fields) > 1 {
+				qual = cr.Fields[len(cr.Fields)-2].GetString_().Sval
+			}
+			n := 0
+			for i, c := range sc.cols {
+				if qual == "" || c.Table == qual {
+					if c.used != nil {
+						*c.used = true
+					}
+					targets = append(targets, target{name: c.Name, col: i})
+					n++
+				}
+			}
+			if qual != "" && n == 0 {
+				return nil, errAt(pgerr.New(pgerr.UndefinedTable, "missing FROM-clause entry for table \"%s\"", qual), cr.Location)
+			}
+			if qual == "" && len(sc.cols) == 0 && len(sel.FromClause) == 0 {
+				return nil, errAt(pgerr.New(pgerr.SyntaxError, "SELECT * with no tables specified is not valid"), cr.Location)
+			}
+			continue
+		}
+		targets = append(targets, target{node: rt.Val, name: targetName(rt), col: -1})
+	}
+
+	names := make([]string, len(targets))
+	for i, t := range targets {
+		names[i] = t.name
+	}
+	hasAgg := len(sel.GroupClause) > 0 || sel.HavingClause != nil
+	for _, t := range targets {
+		if t.node != nil && containsAgg(t.node) {
+			hasAgg = true
+		}
+	}
+	for _, sb := range sel.SortClause {
+		if containsAgg(sb.GetSortBy().Node) {
+			hasAgg = true
+		}
+	}
+
+	// outExprs are bound against the scope of `op` after this block
+	var outExprs []exec.Expr
+	var bindOut func(n *pg.Node) (exec.Expr, error)
+	if hasAgg {
+		coll := &aggCollector{}
+		// group keys: ordinals and output names refer to the target list
+		for _, g := range sel.GroupClause {
+			gn := g
+			if c := g.GetAConst(); c != nil && c.GetIval() != nil {
+				k := int(c.GetIval().Ival)
+				if k < 1 || k > len(targets) {
+					return nil, errAt(pgerr.New(pgerr.InvalidColumnReference, "GROUP BY position %d is not in select list", k), c.Location)
+				}
+				if targets[k-1].node == nil {
+					gn = colRefNode(sc.cols[targets[k-1].col])
+				} else {
+					gn = targets[k-1].node
+				}
+			} else if cr := g.GetColumnRef(); cr != nil && len(cr.Fields) == 1 {
+				name := cr.Fields[0].GetString_().Sval
+				if _, err := b.findColumn(sc, []string{name}, -1); err != nil {
+					for _, t := range targets {
+						if t.name == name && t.node != nil {
+							gn = t.node
+							break
+						}
+					}
+				}
+			}
+			e, err := (&binder{sess: s, env: env, params: p, noAggMsg: "aggregate functions are not allowed in GROUP BY"}).bind(gn, sc)
+			if err != nil {
+				return nil, err
+			}
+			coll.groupKeys = append(coll.groupKeys, deparseExpr(gn))
+			col := -1
+			if cr, ok := e.(*exec.ColRef); ok {
+				col = cr.Idx
+			}
+			coll.groupCols = append(coll.groupCols, col)
+			coll.groups = append(coll.groups, e)
+		}
+		pb := &postBinder{binder: binder{sess: s, env: env, params: p, aggs: coll}, coll: coll, in: sc}
+		bindOut = pb.bindPost
+		for _, t := range targets {
+			var e exec.Expr
+			var err error
+			if t.node == nil {
+				e, err = pb.bindPost(colRefNode(sc.cols[t.col]))
+			} else {
+				e, err = pb.bindPost(t.node)
+			}
+			if err != nil {
+				return nil, err
+			}
+			outExprs = append(outExprs, e)
+		}
+		var having exec.Expr
+		if sel.HavingClause != nil {
+			h, err := pb.bindPost(sel.HavingClause)
+			if err != nil {
+				return nil, err
+			}
+			if having, err = b.coerceBool(h, sel.HavingClause, "argument of HAVING"); err != nil {
+				return nil, err
+			}
+		}
+		// ORDER BY expressions may add aggregates; bind them before building the agg
+		sortExprs, sortKeys, err := s.bindOrder(sel, names, outExprs, bindOut)
+		if err != nil {
+			return nil, err
+		}
+		pre := append([]exec.Expr{}, coll.groups...)
+		for _, a := range coll.aggArgs {
+			if a == nil {
+				a = exec.NewConst(intVec(0))
+			}
+			pre = append(pre, a)
+		}
+		aggs := make([]exec.Agg, len(coll.aggs))
+		for i, a := range coll.aggs {
+			a.Arg = len(coll.groups) + i
+			aggs[i] = a
+		}
+		op = &exec.Project{Env: env, Input: op, Exprs: pre}
+		op = &exec.HashAgg{Input: op, NGroup: len(coll.groups), Aggs: aggs}
+		if having != nil {
+			op = &exec.Filter{Env: env, Input: op, Pred: having}
+		}
+		return s.finish(sel, b, op, names, outExprs, sortExprs, sortKeys, src.scans)
+	}
+	bindOut = func(n *pg.Node) (exec.Expr, error) { return b.bind(n, sc) }
+	for _, t := range targets {
+		if t.node == nil {
+			outExprs = append(outExprs, &exec.ColRef{Idx: t.col, T: sc.cols[t.col].T})
+			continue
+		}
+		e, err := b.bind(t.node, sc)
+		if err != nil {
+			return nil, err
+		}
+		outExprs = append(outExprs, e)
+	}
+	sortExprs, sortKeys, err := s.bindOrder(sel, names, outExprs, bindOut)
+	if err != nil {
+		return nil, err
+	}
+	return s.finish(sel, b, op, names, outExprs, sortExprs, sortKeys, src.scans)
+}
+
+func intVec(x int64) *vec.Vector {
+	v := vec.New(types.Int32T, 1)
+	v.AppendInt(x)
+	return v
+}
+
+func colRefNode(c scopeCol) *pg.Node {
+	fields := []*pg.Node{}
+	if c.Table != "" {
+		fields = append(fields, pg.MakeStrNode(c.Table))
+	}
+	fields = append(fields, pg.MakeStrNode(c.Name))
+	return &pg.Node{Node: &pg.Node_ColumnRef{ColumnRef: &pg.ColumnRef{Fields: fields, Location: -1}}}
+}
+
+// bindOrder binds ORDER BY items: output ordinals, output names, or
+// expressions over the input. Returns extra hidden expressions appended
+// after the outputs and the sort keys over outputs+hidden.
+func (s *Session) bindOrder(sel *pg.SelectStmt, names []string, outs []exec.Expr, bindOut func(*pg.Node) (exec.Expr, error)) ([]exec.Expr, []exec.SortKey, error) {
+	var hidden []exec.Expr
+	var keys []exec.SortKey
+	for _, item := range sel.SortClause {
+		sb := item.GetSortBy()
+		col := -1
+		if c := sb.Node.GetAConst(); c != nil && c.GetIval() != nil {
+			k := int(c.GetIval().Ival)
+			if k < 1 || k > len(outs) {
+				return nil, nil, errAt(pgerr.New(pgerr.InvalidColumnReference, "ORDER BY position %d is not in select list", k), c.Location)
+			}
+			col = k - 1
+		} else if cr := sb.Node.GetColumnRef(); cr != nil && len(cr.Fields) == 1 && cr.Fields[0].GetString_() != nil {
+			name := cr.Fields[0].GetString_().Sval
+			for i, n := range names {
+				if n == name {
+					if col >= 0 {
+						return nil, nil, errAt(pgerr.New(pgerr.AmbiguousColumn, "ORDER BY \"%s\" is ambiguous", name), cr.Location)
+					}
+					col = i
+				}
+			}
+		}
+		if col < 0 {
+			e, err := bindOut(sb.Node)
+			if err != nil {
+				return nil, nil, err
+			}
+			col = len(outs) + len(hidden)
+			hidden = append(hidden, e)
+		}
+		desc := sb.SortbyDir == pg.SortByDir_SORTBY_DESC
+		if sb.SortbyDir == pg.SortByDir_SORTBY_USING {
+			return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "ORDER BY USING is not supported")
+		}
+		nullsFirst := desc
+		switch sb.SortbyNulls {
+		case pg.SortByNulls_SORTBY_NULLS_FIRST:
+			nullsFirst = true
+		case pg.SortByNulls_SORTBY_NULLS_LAST:
+			nullsFirst = false
+		}
+		keys = append(keys, exec.SortKey{Col: col, Desc: desc, NullsFirst: nullsFirst})
+	}
+	return hidden, keys, nil
+}
+
+// finish adds projection, DISTINCT, ORDER BY and LIMIT.
+func (s *Session) finish(sel *pg.SelectStmt, b *binder, op exec.Operator, names []string, outs, hidden []exec.Expr, keys []exec.SortKey, scans []*exec.TableScan) (*query, error) {
+	env := b.env
+	// unknown-typed outputs (bare string literals) become text, as PostgreSQL does
+	for i, e := range outs {
+		if e.Type().ID == types.Unknown {
+			outs[i], _ = b.cast(e, types.TextT, false, -1)
+		}
+	}
+	all := append(append([]exec.Expr{}, outs...), hidden...)
+	op = &exec.Project{Env: env, Input: op, Exprs: all}
+	if len(sel.DistinctClause) > 0 {
+		if sel.DistinctClause[0] != nil {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "DISTINCT ON is not supported yet")
+		}
+		if len(hidden) > 0 {
+			return nil, pgerr.New(pgerr.InvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
+		}
+		op = &exec.HashAgg{Input: op, NGroup: len(outs)}
+	}
+	if len(keys) > 0 {
+		op = &exec.Sort{Input: op, Keys: keys}
+	}
+	if sel.LimitCount != nil || sel.LimitOffset != nil {
+		count, offset := int64(-1), int64(0)
+		var err error
+		if sel.LimitCount != nil {
+			if count, err = s.constInt(b, sel.LimitCount, "LIMIT", true); err != nil {
+				return nil, err
+			}
+		}
+		if sel.LimitOffset != nil {
+			if offset, err = s.constInt(b, sel.LimitOffset, "OFFSET", false); err != nil {
+				return nil, err
+			}
+		}
+		op = &exec.Limit{Input: op, Offset: offset, Count: count}
+	}
+	if len(hidden) > 0 {
+		var proj []exec.Expr
+		for i, e := range outs {
+			proj = append(proj, &exec.ColRef{Idx: i, T: e.Type()})
+		}
+		op = &exec.Project{Env: env, Input: op, Exprs: proj}
+	}
+	cols := make([]Column, len(outs))
+	for i, e := range outs {
+		cols[i] = Column{Name: names[i], Type: e.Type()}
+	}
+	return &query{op: op, cols: cols, scans: scans}, nil
+}
+
+func (s *Session) constInt(b *binder, n *pg.Node, what string, allowNull bool) (int64, error) {
+	if c := n.GetAConst(); c != nil && c.Isnull && allowNull {
+		return -1, nil
+	}
+	e, err := b.bind(n, &scope{})
+	if err != nil {
+		return 0, err
+	}
+	if e, err = b.cast(e, types.Int64T, false, nodeLoc(n)); err != nil {
+		return 0, err
+	}
+	v, err := e.Eval(b.env, &vec.Batch{N: 1})
+	if err != nil {
+		return 0, err
+	}
+	if v.IsNull(0) {
+		if allowNull {
+			return -1, nil
+		}
+		return 0, nil
+	}
+	if v.I64[0] < 0 {
+		code := "2201W"
+		if what == "OFFSET" {
+			code = "2201X"
+		}
+		return 0, pgerr.New(code, "%s must not be negative", what)
+	}
+	return v.I64[0], nil
+}
+
+func (s *Session) planValues(b *binder, lists []*pg.Node) (*query, error) {
+	var rows [][]exec.Expr
+	width := -1
+	for _, l := range lists {
+		items := l.GetList().Items
+		if width >= 0 && len(items) != width {
+			return nil, pgerr.New(pgerr.SyntaxError, "VALUES lists must all be the same length")
+		}
+		width = len(items)
+		var row []exec.Expr
+		for _, it := range items {
+			e, err := b.bind(it, &scope{})
+			if err != nil {
+				return nil, err
+			}
+			row = append(row, e)
+		}
+		rows = append(rows, row)
+	}
+	ts := make([]types.T, width)
+	cols := make([]Column, width)
+	for c := 0; c < width; c++ {
+		var col []exec.Expr
+		for _, r := range rows {
+			col = append(col, r[c])
+		}
+		t, err := commonType(col, "VALUES", -1)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			if r[c], err = b.cast(r[c], t, false, -1); err != nil {
+				return nil, err
+			}
+		}
+		ts[c] = t
+		cols[c] = Column{Name: "column" + itoa(c+1), Type: t}
+	}
+	return &query{op: &exec.Values{Env: b.env, Rows: rows, T: ts}, cols: cols}, nil
+}
+
+func itoa(i int) string { return string(types.AppendInt(nil, int64(i))) }
+
+func targetName(rt *pg.ResTarget) string {
+	if rt.Name != "" {
+		return rt.Name
+	}
+	return exprName(rt.Val)
+}
+
+func exprName(n *pg.Node) string {
+	switch x := n.Node.(type) {
+	case *pg.Node_ColumnRef:
+		f := x.ColumnRef.Fields[len(x.ColumnRef.Fields)-1]
+		if s := f.GetString_(); s != nil {
+			return s.Sval
+		}
+	case *pg.Node_FuncCall:
+		names := strNodes(x.FuncCall.Funcname)
+		return names[len(names)-1]
+	case *pg.Node_TypeCast:
+		if name := exprName(x.TypeCast.Arg); name != "?column?" {
+			return name
+		}
+		names := strNodes(x.TypeCast.TypeName.Names)
+		n := names[len(names)-1]
+		switch n {
+		case "int4":
+			return "int4"
+		}
+		return n
+	case *pg.Node_CaseExpr:
+		return "case"
+	case *pg.Node_CoalesceExpr:
+		return "coalesce"
+	case *pg.Node_SqlvalueFunction:
+		return strings.ToLower(strings.TrimPrefix(x.SqlvalueFunction.Op.String(), "SVFOP_"))
+	case *pg.Node_AExpr:
+		if x.AExpr.Kind == pg.A_Expr_Kind_AEXPR_NULLIF {
+			return "nullif"
+		}
+	}
+	return "?column?"
+}
+
+func containsAgg(n *pg.Node) bool {
+	if n == nil {
+		return false
+	}
+	found := false
+	walk(n, func(x *pg.Node) bool {
+		if f := x.GetFuncCall(); f != nil {
+			if _, ok := aggKinds[funcName(f)]; ok && f.Over == nil {
+				found = true
+				return false
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// walk visits expression nodes depth-first (not into subqueries).
+func walk(n *pg.Node, fn func(*pg.Node) bool) {
+	if n == nil || !fn(n) {
+		return
+	}
+	switch x := n.Node.(type) {
+	case *pg.Node_AExpr:
+		walk(x.AExpr.Lexpr, fn)
+		walk(x.AExpr.Rexpr, fn)
+	case *pg.Node_BoolExpr:
+		for _, a := range x.BoolExpr.Args {
+			walk(a, fn)
+		}
+	case *pg.Node_FuncCall:
+		for _, a := range x.FuncCall.Args {
+			walk(a, fn)
+		}
+	case *pg.Node_TypeCast:
+		walk(x.TypeCast.Arg, fn)
+	case *pg.Node_NullTest:
+		walk(x.NullTest.Arg, fn)
+	case *pg.Node_List:
+		for _, a := range x.List.Items {
+			walk(a, fn)
+		}
+	case *pg.Node_CaseExpr:
+		walk(x.CaseExpr.Arg, fn)
+		for _, a := range x.CaseExpr.Args {
+			walk(a, fn)
+		}
+		walk(x.CaseExpr.Defresult, fn)
+	case *pg.Node_CaseWhen:
+		walk(x.CaseWhen.Expr, fn)
+		walk(x.CaseWhen.Result, fn)
+	case *pg.Node_CoalesceExpr:
+		for _, a := range x.CoalesceExpr.Args {
+			walk(a, fn)
+		}
+	case *pg.Node_BooleanTest:
+		walk(x.BooleanTest.Arg, fn)
+	}
+}
+
+// postBinder binds expressions above an aggregation: group keys and
+// aggregates become references to the aggregate's output.
+type postBinder struct {
+	binder
+	coll *aggCollector
+	in   *scope
+}
+
+func (pb *postBinder) bindPost(n *pg.Node) (exec.Expr, error) {
+	key := deparseExpr(n)
+	for i, k := range pb.coll.groupKeys {
+		if k == key {
+			return &exec.ColRef{Idx: i, T: pb.coll.groups[i].Type()}, nil
+		}
+	}
+	if cr := n.GetColumnRef(); cr != nil {
+		var names []string
+		for _, f := range cr.Fields {
+			if f.GetString_() != nil {
+				names = append(names, f.GetString_().Sval)
+			}
+		}
+		idx, err := pb.findColumn(pb.in, names, cr.Location)
+		if err != nil {
+			return nil, err
+		}
+		for i, gc := range pb.coll.groupCols {
+			if gc == idx {
+				return &exec.ColRef{Idx: i, T: pb.coll.groups[i].Type()}, nil
+			}
+		}
+		c := pb.in.cols[idx]
+		name := c.Name
+		if c.Table != "" {
+			name = c.Table + "." + c.Name
+		}
+		return nil, errAt(pgerr.New(pgerr.GroupingError, "column \"%s\" must appear in the GROUP BY clause or be used in an aggregate function", name), cr.Location)
+	}
+	if f := n.GetFuncCall(); f != nil {
+		if kind, ok := aggKinds[funcName(f)]; ok {
+			return pb.coll.add(&pb.binder, kind, f, pb.in)
+		}
+	}
+	// any other expression: bind its children through bindPost by
+	// rebinding with a scope-less binder whose leaves resolve here
+	return pb.bindComposite(n)
+}
+
+// bindComposite binds n with the regular binder, but with column references
+// and aggregates resolved through bindPost.
+func (pb *postBinder) bindComposite(n *pg.Node) (exec.Expr, error) {
+	b := pb.binder
+	b.post = pb
+	return b.bind(n, pb.in)
+}
+
+// intercepts reports whether bindPost must resolve n itself.
+func (pb *postBinder) intercepts(n *pg.Node) bool {
+	if n.GetColumnRef() != nil {
+		return true
+	}
+	if f := n.GetFuncCall(); f != nil {
+		if _, ok := aggKinds[funcName(f)]; ok {
+			return true
+		}
+	}
+	key := deparseExpr(n)
+	for _, k := range pb.coll.groupKeys {
+		if k == key {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,488 @@
+// Package sql turns PostgreSQL statements into work: it parses with the
+// PostgreSQL parser, binds names and types against a DuckLake snapshot,
+// plans vectorised operators, and runs DDL and DML as DuckLake commits.
+// It knows nothing of the wire format; wire/ drives a Session.
+package sql
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/pganalyze/pg_query_go/v6/parser"
+
+	"github.com/lakepg/lakepg/catalog"
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/storage"
+	"github.com/lakepg/lakepg/types"
+)
+
+// ServerVersion is what lakepg reports as its PostgreSQL version.
+const ServerVersion = "16.6"
+
+// Engine is the shared state of all sessions: the catalog and the data store.
+type Engine struct {
+	DB    *catalog.DB
+	Store storage.Backend
+	Log   *slog.Logger
+
+	mu    sync.Mutex
+	metas map[int64]*catalog.Metadata // immutable per snapshot
+	// writeMu serialises this server's commits; other servers are handled by
+	// the optimistic protocol in snapshot/.
+	writeMu sync.Mutex
+	wg      sync.WaitGroup
+}
+
+// NewEngine builds an engine.
+func NewEngine(db *catalog.DB, store storage.Backend, log *slog.Logger) *Engine {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Engine{DB: db, Store: store, Log: log, metas: map[int64]*catalog.Metadata{}}
+}
+
+// WaitWrites waits for running commits (used at shutdown).
+func (e *Engine) WaitWrites() { e.wg.Wait() }
+
+func (e *Engine) metadata(ctx context.Context, snap catalog.Snapshot) (*catalog.Metadata, error) {
+	e.mu.Lock()
+	m := e.metas[snap.ID]
+	e.mu.Unlock()
+	if m != nil {
+		return m, nil
+	}
+	m, err := e.DB.Load(ctx, snap)
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	if len(e.metas) > 64 {
+		e.metas = map[int64]*catalog.Metadata{}
+	}
+	e.metas[snap.ID] = m
+	e.mu.Unlock()
+	return m, nil
+}
+
+// Session is one client connection's state.
+type Session struct {
+	eng      *Engine
+	user     string
+	database string
+	settings map[string]string
+	changed  map[string]string
+	loc      *time.Location
+	inTx     bool
+	failed   bool
+}
+
+// reported are the settings whose changes clients expect as ParameterStatus.
+var reported = map[string]string{
+	"application_name": "application_name", "timezone": "TimeZone", "datestyle": "DateStyle",
+	"client_encoding": "client_encoding", "intervalstyle": "IntervalStyle",
+	"standard_conforming_strings": "standard_conforming_strings", "is_superuser": "is_superuser",
+}
+
+var defaultSettings = map[string]string{
+	"search_path": `"$user", public`, "timezone": "UTC", "datestyle": "ISO, MDY",
+	"client_encoding": "UTF8", "server_encoding": "UTF8", "intervalstyle": "postgres",
+	"extra_float_digits": "1", "application_name": "", "standard_conforming_strings": "on",
+	"integer_datetimes": "on", "statement_timeout": "0", "client_min_messages": "notice",
+	"bytea_output": "hex", "default_transaction_isolation": "read committed",
+	"transaction_isolation": "read committed", "max_identifier_length": "63",
+	"lc_collate": "C", "lc_ctype": "C", "server_version": ServerVersion,
+	"server_version_num": "160006", "lakepg.snapshot": "",
+}
+
+// NewSession opens a session for user on database with startup parameters.
+func (e *Engine) NewSession(user, database string, startup map[string]string) (*Session, error) {
+	s := &Session{eng: e, user: user, database: database, settings: map[string]string{}, changed: map[string]string{}, loc: time.UTC}
+	for k, v := range defaultSettings {
+		s.settings[k] = v
+	}
+	for k, v := range startup {
+		k = strings.ToLower(k)
+		switch k {
+		case "user", "database", "options", "replication":
+			continue
+		}
+		if k == "timezone" {
+			loc, err := types.LoadLocation(v)
+			if err != nil {
+				return nil, err
+			}
+			s.loc = loc
+		}
+		s.settings[k] = v
+	}
+	return s, nil
+}
+
+// TxStatus is the ReadyForQuery status byte.
+func (s *Session) TxStatus() byte {
+	switch {
+	case s.failed:
+		return 'E'
+	case s.inTx:
+		return 'T'
+	}
+	return 'I'
+}
+
+// Location is the session TimeZone.
+func (s *Session) Location() *time.Location { return s.loc }
+
+// ParameterChanges returns reportable settings changed since the last call.
+func (s *Session) ParameterChanges() map[string]string {
+	if len(s.changed) == 0 {
+		return nil
+	}
+	c := s.changed
+	s.changed = map[string]string{}
+	return c
+}
+
+// Close ends the session.
+func (s *Session) Close() {}
+
+// Setting reads a setting.
+func (s *Session) Setting(name string) string { return s.settings[strings.ToLower(name)] }
+
+func (s *Session) searchPath() []string {
+	var out []string
+	for _, p := range strings.Split(s.settings["search_path"], ",") {
+		p = strings.TrimSpace(p)
+		p = strings.Trim(p, `"`)
+		if p == "" || p == "$user" {
+			continue
+		}
+		out = append(out, p)
+	}
+	if len(out) == 0 {
+		out = []string{"public"}
+	}
+	return out
+}
+
+// Column describes one result column.
+type Column struct {
+	Name     string
+	Type     types.T
+	TableOID uint32
+	Attnum   int16
+}
+
+// Stmt is one parsed statement.
+type Stmt struct {
+	sess      *Session
+	node      *pg.Node
+	text      string
+	params    *params
+	cols      []Column
+	described bool
+	descErr   error
+}
+
+// Prepare parses query into statements. Each statement is described (its
+// parameter and result types found) before it runs.
+func (s *Session) Prepare(ctx context.Context, query string, paramOIDs []uint32) (stmts []*Stmt, err error) {
+	defer recoverPanic(s.eng.Log, &err)
+	tree, perr := pg.Parse(query)
+	if perr != nil {
+		return nil, syntaxError(perr)
+	}
+	for _, raw := range tree.Stmts {
+		p := &params{}
+		for i, oid := range paramOIDs {
+			t, ok := types.FromOID(oid)
+			if !ok {
+				return nil, pgerr.New(pgerr.FeatureNotSupported, "parameter $%d has unsupported type oid %d", i+1, oid)
+			}
+			p.types = append(p.types, t)
+		}
+		st := &Stmt{sess: s, node: raw.Stmt, text: query, params: p}
+		stmts = append(stmts, st)
+	}
+	if len(stmts) == 1 {
+		// describe now for the extended protocol; simple queries describe lazily
+		stmts[0].describe(ctx)
+	}
+	return stmts, nil
+}
+
+func syntaxError(err error) error {
+	pe := pgerr.New(pgerr.SyntaxError, "%s", err.Error())
+	var pqe *parser.Error
+	if errors.As(err, &pqe) {
+		pe.Message = pqe.Message
+		pe.Position = pqe.Cursorpos
+	}
+	return pe
+}
+
+func recoverPanic(log *slog.Logger, err *error) {
+	if r := recover(); r != nil {
+		log.Error("panic in statement", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+		*err = pgerr.New(pgerr.Internal, "internal error: %v", r)
+	}
+}
+
+func (st *Stmt) describe(ctx context.Context) {
+	if st.described {
+		return
+	}
+	st.described = true
+	cols, err := st.sess.describe(ctx, st)
+	st.cols, st.descErr = cols, err
+	for i, t := range st.params.types {
+		if t.ID == types.Unknown {
+			st.params.types[i] = types.TextT
+		}
+	}
+}
+
+// ParamTypes returns the parameter type OIDs.
+func (st *Stmt) ParamTypes() []uint32 {
+	st.describe(context.Background())
+	out := make([]uint32, len(st.params.types))
+	for i, t := range st.params.types {
+		out[i] = t.OID()
+	}
+	return out
+}
+
+// Columns returns the result columns (nil when the statement returns no rows).
+func (st *Stmt) Columns() []Column {
+	st.describe(context.Background())
+	return st.cols
+}
+
+// Result streams a statement's rows.
+type Result struct {
+	cols  []Column
+	op    exec.Operator
+	tag   string
+	verb  string
+	count int64
+	done  bool
+	after func() error
+}
+
+// Next returns the next batch, nil at the end.
+func (r *Result) Next(ctx context.Context) (b *vec.Batch, err error) {
+	if r.done || r.op == nil {
+		r.done = true
+		return nil, nil
+	}
+	b, err = r.op.Next(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if b == nil {
+		r.done = true
+		if r.after != nil {
+			if err := r.after(); err != nil {
+				return nil, err
+			}
+		}
+		return nil, nil
+	}
+	r.count += int64(b.N)
+	return b, nil
+}
+
+// Tag is the command tag, final after Next returned nil.
+func (r *Result) Tag() string {
+	if r.tag != "" {
+		return r.tag
+	}
+	return fmt.Sprintf("%s %d", r.verb, r.count)
+}
+
+// Close releases the result.
+func (r *Result) Close() error {
+	if r.op != nil {
+		return r.op.Close()
+	}
+	return nil
+}
+
+func tagResult(tag string) *Result { return &Result{tag: tag, done: true} }
+
+// Execute runs the statement with text parameter values.
+func (st *Stmt) Execute(ctx context.Context, values [][]byte) (res *Result, err error) {
+	s := st.sess
+	defer recoverPanic(s.eng.Log, &err)
+	st.describe(ctx)
+	if s.failed {
+		if isTxEnd(st.node) {
+			s.failed, s.inTx = false, false
+			return tagResult("ROLLBACK"), nil
+		}
+		return nil, pgerr.New(pgerr.InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")
+	}
+	if len(values) != len(st.params.types) && len(st.params.types) > 0 {
+		return nil, pgerr.New(pgerr.ProtocolViolation, "bind message supplies %d parameters, but prepared statement requires %d", len(values), len(st.params.types))
+	}
+	p := &params{types: st.params.types, values: values, bound: true}
+	if p.values == nil {
+		p.values = [][]byte{}
+	}
+	res, err = s.execute(ctx, st, p)
+	if err != nil && s.inTx {
+		s.failed = true
+	}
+	return res, err
+}
+
+func isTxEnd(n *pg.Node) bool {
+	if t := n.GetTransactionStmt(); t != nil {
+		return t.Kind == pg.TransactionStmtKind_TRANS_STMT_ROLLBACK || t.Kind == pg.TransactionStmtKind_TRANS_STMT_COMMIT ||
+			t.Kind == pg.TransactionStmtKind_TRANS_STMT_ROLLBACK_TO
+	}
+	return false
+}
+
+func (s *Session) newEnv() *exec.Env { return &exec.Env{Loc: s.loc, Now: time.Now()} }
+
+// describe finds the result columns of st without running it.
+func (s *Session) describe(ctx context.Context, st *Stmt) ([]Column, error) {
+	switch n := st.node.Node.(type) {
+	case *pg.Node_SelectStmt:
+		q, err := s.planQuery(ctx, n.SelectStmt, st.params, true)
+		if err != nil {
+			return nil, err
+		}
+		q.op.Close()
+		return q.cols, nil
+	case *pg.Node_ExplainStmt:
+		return []Column{{Name: "QUERY PLAN", Type: types.TextT}}, nil
+	case *pg.Node_VariableShowStmt:
+		name := strings.ToLower(n.VariableShowStmt.Name)
+		if name == "all" {
+			return []Column{{Name: "name", Type: types.TextT}, {Name: "setting", Type: types.TextT}, {Name: "description", Type: types.TextT}}, nil
+		}
+		return []Column{{Name: name, Type: types.TextT}}, nil
+	case *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt:
+		// bind to infer parameter types
+		_, _ = s.planWrite(ctx, st.node, st.params, true)
+		return nil, nil
+	}
+	return nil, nil
+}
+
+func (s *Session) execute(ctx context.Context, st *Stmt, p *params) (*Result, error) {
+	switch n := st.node.Node.(type) {
+	case *pg.Node_SelectStmt:
+		if n.SelectStmt.IntoClause != nil {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "SELECT INTO is not supported yet")
+		}
+		q, err := s.planQuery(ctx, n.SelectStmt, p, false)
+		if err != nil {
+			return nil, err
+		}
+		return &Result{cols: q.cols, op: q.op, verb: "SELECT"}, nil
+	case *pg.Node_ExplainStmt:
+		return s.explain(ctx, n.ExplainStmt, p)
+	case *pg.Node_TransactionStmt:
+		return s.transaction(n.TransactionStmt)
+	case *pg.Node_VariableSetStmt:
+		return s.set(n.VariableSetStmt)
+	case *pg.Node_VariableShowStmt:
+		return s.show(n.VariableShowStmt)
+	case *pg.Node_CreateSchemaStmt, *pg.Node_CreateStmt, *pg.Node_DropStmt, *pg.Node_AlterTableStmt, *pg.Node_RenameStmt:
+		if err := s.checkWritable(); err != nil {
+			return nil, err
+		}
+		return s.ddl(ctx, st.node)
+	case *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt:
+		if err := s.checkWritable(); err != nil {
+			return nil, err
+		}
+		return s.planWrite(ctx, st.node, p, false)
+	case *pg.Node_DiscardStmt:
+		return tagResult("DISCARD ALL"), nil
+	}
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "statement %s is not supported yet", stmtName(st.node))
+}
+
+func stmtName(n *pg.Node) string {
+	s := strings.TrimSuffix(nodeName(n), "Stmt")
+	var out []byte
+	for i, c := range s {
+		if i > 0 && c >= 'A' && c <= 'Z' {
+			out = append(out, ' ')
+		}
+		out = append(out, byte(c))
+	}
+	return strings.ToUpper(string(out))
+}
+
+func (s *Session) checkWritable() error {
+	if s.settings["lakepg.snapshot"] != "" {
+		return pgerr.New(pgerr.ReadOnlyTransaction, "cannot write while lakepg.snapshot is set (the session reads a past snapshot); RESET lakepg.snapshot first")
+	}
+	return nil
+}
+
+func (s *Session) transaction(t *pg.TransactionStmt) (*Result, error) {
+	switch t.Kind {
+	case pg.TransactionStmtKind_TRANS_STMT_BEGIN, pg.TransactionStmtKind_TRANS_STMT_START:
+		s.inTx = true
+		return tagResult("BEGIN"), nil
+	case pg.TransactionStmtKind_TRANS_STMT_COMMIT:
+		s.inTx = false
+		return tagResult("COMMIT"), nil
+	case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK:
+		s.inTx = false
+		return tagResult("ROLLBACK"), nil
+	}
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "savepoints are not supported yet")
+}
+
+// readSnapshot resolves the snapshot reads use: the session's
+// lakepg.snapshot setting or the latest.
+func (s *Session) readSnapshot(ctx context.Context) (catalog.Snapshot, error) {
+	if v := s.settings["lakepg.snapshot"]; v != "" {
+		return s.resolveSnapshotText(ctx, v)
+	}
+	return s.eng.DB.Head(ctx)
+}
+
+func (s *Session) resolveSnapshotText(ctx context.Context, v string) (catalog.Snapshot, error) {
+	if id, err := types.ParseInt(v, 64); err == nil {
+		snap, err := s.eng.DB.SnapshotByID(ctx, id)
+		if err != nil {
+			return snap, pgerr.New(pgerr.InvalidParameterValue, "snapshot %d does not exist", id)
+		}
+		return snap, nil
+	}
+	us, err := types.ParseTimestamptz(v, s.loc)
+	if err != nil {
+		return catalog.Snapshot{}, pgerr.New(pgerr.InvalidParameterValue, "invalid snapshot \"%s\": give a snapshot id or a timestamp", v)
+	}
+	snap, err := s.eng.DB.SnapshotAsOf(ctx, time.UnixMicro(us))
+	if err != nil {
+		return snap, pgerr.New(pgerr.InvalidParameterValue, "no snapshot exists at or before %s", v)
+	}
+	return snap, nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}

@@ -1,0 +1,128 @@
+package sql
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/types"
+)
+
+func (s *Session) set(v *pg.VariableSetStmt) (*Result, error) {
+	name := strings.ToLower(v.Name)
+	switch v.Kind {
+	case pg.VariableSetKind_VAR_RESET_ALL:
+		for k, d := range defaultSettings {
+			s.assign(k, d)
+		}
+		s.loc, _ = types.LoadLocation("UTC")
+		return tagResult("RESET"), nil
+	case pg.VariableSetKind_VAR_RESET, pg.VariableSetKind_VAR_SET_DEFAULT:
+		d, ok := defaultSettings[name]
+		if !ok && !strings.Contains(name, ".") {
+			return nil, pgerr.New(pgerr.UndefinedObject, "unrecognized configuration parameter \"%s\"", v.Name)
+		}
+		if err := s.assign(name, d); err != nil {
+			return nil, err
+		}
+		if v.Kind == pg.VariableSetKind_VAR_RESET {
+			return tagResult("RESET"), nil
+		}
+		return tagResult("SET"), nil
+	case pg.VariableSetKind_VAR_SET_MULTI:
+		// SET TRANSACTION ... / SET SESSION CHARACTERISTICS: accepted
+		return tagResult("SET"), nil
+	case pg.VariableSetKind_VAR_SET_VALUE:
+	default:
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "SET form not supported")
+	}
+	var parts []string
+	for _, a := range v.Args {
+		c := a.GetAConst()
+		if c == nil {
+			if tc := a.GetTypeCast(); tc != nil && tc.Arg.GetAConst() != nil {
+				c = tc.Arg.GetAConst()
+			} else {
+				return nil, pgerr.New(pgerr.SyntaxError, "SET %s takes constant values", v.Name)
+			}
+		}
+		switch x := c.Val.(type) {
+		case *pg.A_Const_Sval:
+			parts = append(parts, x.Sval.Sval)
+		case *pg.A_Const_Ival:
+			parts = append(parts, strconv.Itoa(int(x.Ival.Ival)))
+		case *pg.A_Const_Fval:
+			parts = append(parts, x.Fval.Fval)
+		case *pg.A_Const_Boolval:
+			if x.Boolval.Boolval {
+				parts = append(parts, "on")
+			} else {
+				parts = append(parts, "off")
+			}
+		}
+	}
+	val := strings.Join(parts, ", ")
+	if name == "time zone" {
+		name = "timezone"
+	}
+	if _, ok := defaultSettings[name]; !ok && !strings.Contains(name, ".") {
+		return nil, pgerr.New(pgerr.UndefinedObject, "unrecognized configuration parameter \"%s\"", v.Name)
+	}
+	if err := s.assign(name, val); err != nil {
+		return nil, err
+	}
+	return tagResult("SET"), nil
+}
+
+func (s *Session) assign(name, val string) error {
+	switch name {
+	case "timezone":
+		loc, err := types.LoadLocation(val)
+		if err != nil {
+			return err
+		}
+		s.loc = loc
+	case "lakepg.snapshot":
+		if val != "" {
+			if _, err := s.resolveSnapshotText(context.Background(), val); err != nil {
+				return err
+			}
+		}
+	case "server_version", "server_encoding", "lc_collate", "lc_ctype", "integer_datetimes", "max_identifier_length", "server_version_num":
+		return pgerr.New(pgerr.CantChangeRuntimeParam, "parameter \"%s\" cannot be changed", name)
+	}
+	s.settings[name] = val
+	if rep, ok := reported[name]; ok {
+		s.changed[rep] = val
+	}
+	return nil
+}
+
+func (s *Session) show(v *pg.VariableShowStmt) (*Result, error) {
+	name := strings.ToLower(v.Name)
+	if name == "all" {
+		var rows [][]exec.Expr
+		for _, k := range sortedKeys(s.settings) {
+			rows = append(rows, []exec.Expr{textConst(k), textConst(s.settings[k]), textConst("")})
+		}
+		cols := []Column{{Name: "name", Type: types.TextT}, {Name: "setting", Type: types.TextT}, {Name: "description", Type: types.TextT}}
+		return &Result{cols: cols, op: &exec.Values{Env: s.newEnv(), Rows: rows, T: []types.T{types.TextT, types.TextT, types.TextT}}, tag: "SHOW"}, nil
+	}
+	val, ok := s.settings[name]
+	if !ok {
+		return nil, pgerr.New(pgerr.UndefinedObject, "unrecognized configuration parameter \"%s\"", v.Name)
+	}
+	if name == "lakepg.snapshot" && val == "" {
+		val = "latest"
+	}
+	return &Result{cols: []Column{{Name: name, Type: types.TextT}}, op: &exec.Values{Env: s.newEnv(), Rows: [][]exec.Expr{{textConst(val)}}, T: []types.T{types.TextT}}, tag: "SHOW"}, nil
+}
+
+func textConst(s string) *exec.Const {
+	return constOf(types.TextT, func(v *vec.Vector) { v.AppendString(s) })
+}
