@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"time"
@@ -201,15 +202,27 @@ func (c *aggCollector) add(b *binder, kind exec.AggKind, f *pg.FuncCall, sc *sco
 	return &exec.ColRef{Idx: len(c.groups) + len(c.aggs) - 1, T: out}, nil
 }
 
+// parseTreeVersion is the protobuf tree version Deparse insists on.
+var parseTreeVersion = func() int32 {
+	r, err := pg.Parse("SELECT 1")
+	if err != nil {
+		return 0
+	}
+	return r.Version
+}()
+
 // deparseExpr renders an expression back to SQL, location-free, so equal
 // expressions written twice compare equal.
 func deparseExpr(n *pg.Node) string {
-	tree := &pg.ParseResult{Stmts: []*pg.RawStmt{{Stmt: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: &pg.SelectStmt{
-		TargetList: []*pg.Node{{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: n}}}},
+	tree := &pg.ParseResult{Version: parseTreeVersion, Stmts: []*pg.RawStmt{{Stmt: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: &pg.SelectStmt{
+		TargetList:  []*pg.Node{{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: n}}}},
+		Op:          pg.SetOperation_SETOP_NONE,
+		LimitOption: pg.LimitOption_LIMIT_OPTION_DEFAULT,
 	}}}}}}
 	s, err := pg.Deparse(tree)
 	if err != nil {
-		return ""
+		// never let two undeparsable expressions compare equal
+		return fmt.Sprintf("\x00%p", n)
 	}
 	return s
 }

@@ -1,0 +1,330 @@
+package catalog
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	_ "modernc.org/sqlite" // registers driver "sqlite"
+)
+
+// Version is the lakepg version recorded in ducklake_metadata.created_by
+// ('lakepg <Version>') when a catalog is created. cmd/lakepg may set it.
+var Version = "dev"
+
+// FormatVersion is the only DuckLake catalog format lakepg reads and writes.
+const FormatVersion = "1.0"
+
+// ErrSnapshotNotFound is returned when a requested snapshot does not exist
+// (never existed, or was expired).
+var ErrSnapshotNotFound = errors.New("catalog: snapshot not found")
+
+// busyTimeoutMS is how long a SQLite connection waits for another writer's
+// lock before failing with "database is locked". Commits are short, so ten
+// seconds only runs out when something is stuck.
+const busyTimeoutMS = 10000
+
+// DB is an open DuckLake catalog.
+type DB struct {
+	sql      *sql.DB
+	d        *dialect
+	dataPath string
+}
+
+// Open opens or creates the catalog.
+//
+// dsn is "sqlite:PATH". dataPath is the data root (an absolute directory or an
+// s3:// URL). When the catalog is created, dataPath is required and stored in
+// ducklake_metadata.data_path with a trailing '/'. When it already exists the
+// stored value wins; a non-empty dataPath that differs from it (after
+// normalising the trailing slash) is an error, as DuckDB's DATA_PATH is.
+func Open(ctx context.Context, dsn, dataPath string) (*DB, error) {
+	var db *DB
+	switch {
+	case strings.HasPrefix(dsn, "sqlite:"):
+		path := strings.TrimPrefix(dsn, "sqlite:")
+		path = strings.TrimPrefix(path, "//")
+		if path == "" {
+			return nil, errors.New("catalog: empty SQLite path in DSN")
+		}
+		if strings.ContainsAny(path, "?#") {
+			return nil, fmt.Errorf("catalog: SQLite path %q must not contain '?' or '#'", path)
+		}
+		// _txlock=immediate: every read-write transaction starts with BEGIN
+		// IMMEDIATE, taking SQLite's single writer lock up front, so commits
+		// (lakepg's and DuckDB's) are serialised and a commit reads the head
+		// snapshot under the same lock it writes under. Read-only
+		// transactions (Load, Files) still start with a plain BEGIN.
+		conn := "file:" + path + fmt.Sprintf("?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(0)&_txlock=immediate", busyTimeoutMS)
+		sdb, err := sql.Open("sqlite", conn)
+		if err != nil {
+			return nil, fmt.Errorf("catalog: open sqlite %s: %w", path, err)
+		}
+		db = &DB{sql: sdb, d: sqliteDialect}
+	case strings.HasPrefix(dsn, "postgres:"), strings.HasPrefix(dsn, "postgresql:"):
+		return nil, errors.New("catalog: PostgreSQL catalogs come in a later release; use sqlite:PATH")
+	default:
+		return nil, fmt.Errorf("catalog: unsupported catalog DSN %q (want sqlite:PATH)", dsn)
+	}
+	if err := db.init(ctx, dataPath); err != nil {
+		db.sql.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// Close closes the catalog database.
+func (db *DB) Close() error { return db.sql.Close() }
+
+// DataPath is the stored data_path, ending in '/'.
+func (db *DB) DataPath() string { return db.dataPath }
+
+// SQL is the underlying database handle, for package snapshot and tests.
+// Queries on it must be written with Rebind in mind.
+func (db *DB) SQL() *sql.DB { return db.sql }
+
+// Rebind rewrites a query written with '?' placeholders for this backend.
+func (db *DB) Rebind(q string) string { return db.d.rebind(q) }
+
+// Dialect names the backend ("sqlite").
+func (db *DB) Dialect() string { return db.d.name }
+
+// InlinedColumnType is the column type DuckDB declares for a column of
+// DuckLake type t in a ducklake_inlined_data_* table on this backend; ok is
+// false when DuckDB would not inline such a column.
+func (db *DB) InlinedColumnType(t string) (typ string, ok bool) { return db.d.inlinedColumnType(t) }
+
+// normaliseDataPath gives the form stored in data_path: '/' separators, a
+// trailing '/', and local directories made absolute so the lake does not
+// depend on the server's working directory.
+func normaliseDataPath(p string) (string, error) {
+	if p == "" {
+		return "", nil
+	}
+	if !strings.Contains(p, "://") {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return "", fmt.Errorf("catalog: data path %q: %w", p, err)
+		}
+		p = filepath.ToSlash(abs)
+	}
+	if !strings.HasSuffix(p, "/") {
+		p += "/"
+	}
+	return p, nil
+}
+
+// init creates the catalog if it does not exist, then reads and checks the
+// global metadata.
+func (db *DB) init(ctx context.Context, dataPath string) error {
+	want, err := normaliseDataPath(dataPath)
+	if err != nil {
+		return err
+	}
+	exists, err := db.tableExists(ctx, db.sql, "ducklake_metadata")
+	if err != nil {
+		return fmt.Errorf("catalog: probe catalog: %w", err)
+	}
+	if !exists {
+		if want == "" {
+			return errors.New("catalog: creating a new catalog needs a data path")
+		}
+		if err := db.bootstrap(ctx, want); err != nil {
+			return err
+		}
+	}
+	meta, err := db.globalMetadata(ctx)
+	if err != nil {
+		return err
+	}
+	if v := meta["version"]; v != FormatVersion {
+		return fmt.Errorf("catalog: DuckLake catalog version %q is not supported (lakepg reads %s)", v, FormatVersion)
+	}
+	if enc := meta["encrypted"]; enc == "true" {
+		return errors.New("catalog: encrypted DuckLake catalogs are not supported")
+	}
+	stored, ok := meta["data_path"]
+	if !ok || stored == "" {
+		return errors.New("catalog: ducklake_metadata has no data_path")
+	}
+	if !strings.HasSuffix(stored, "/") {
+		stored += "/"
+	}
+	if want != "" && want != stored {
+		return fmt.Errorf("catalog: data path %q differs from the catalog's data_path %q", strings.TrimSuffix(want, "/")+"/", stored)
+	}
+	db.dataPath = stored
+	return nil
+}
+
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+func (db *DB) tableExists(ctx context.Context, q queryer, name string) (bool, error) {
+	rows, err := q.QueryContext(ctx, db.d.rebind(db.d.tableExists), name)
+	if err != nil {
+		return false, err
+	}
+	defer rows.Close()
+	found := rows.Next()
+	return found, rows.Err()
+}
+
+func (db *DB) globalMetadata(ctx context.Context) (map[string]string, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT "key", "value" FROM ducklake_metadata WHERE scope IS NULL`)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: read ducklake_metadata: %w", err)
+	}
+	defer rows.Close()
+	m := map[string]string{}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, fmt.Errorf("catalog: read ducklake_metadata: %w", err)
+		}
+		m[k] = v
+	}
+	return m, rows.Err()
+}
+
+// bootstrap creates the 28 tables and the rows of snapshot 0 in one
+// transaction. Besides DuckLake's schema main (id 0) lakepg creates public
+// (id 1), because PostgreSQL clients expect it; snapshot 0 records both.
+func (db *DB) bootstrap(ctx context.Context, dataPath string) error {
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("catalog: create catalog: %w", err)
+	}
+	defer tx.Rollback()
+	// Another process may have created the catalog while we waited for the
+	// writer lock; creating it twice would fail on CREATE TABLE.
+	exists, err := db.tableExists(ctx, tx, "ducklake_metadata")
+	if err != nil {
+		return fmt.Errorf("catalog: create catalog: %w", err)
+	}
+	if exists {
+		return tx.Commit()
+	}
+	for _, t := range ducklakeTables {
+		if _, err := tx.ExecContext(ctx, db.d.createTableSQL(t)); err != nil {
+			return fmt.Errorf("catalog: create %s: %w", t.name, err)
+		}
+	}
+	now := time.Now()
+	mainUUID, err := uuid.NewV7()
+	if err != nil {
+		return err
+	}
+	publicUUID, err := uuid.NewV7()
+	if err != nil {
+		return err
+	}
+	stmts := []struct {
+		q    string
+		args []any
+	}{
+		{`INSERT INTO ducklake_snapshot VALUES (?, ?, ?, ?, ?)`, []any{0, now, 0, 2, 0}},
+		{`INSERT INTO ducklake_snapshot_changes VALUES (?, ?, NULL, NULL, NULL)`, []any{0, `created_schema:"main",created_schema:"public"`}},
+		{`INSERT INTO ducklake_metadata ("key", "value") VALUES (?, ?), (?, ?), (?, ?), (?, ?)`, []any{
+			"version", FormatVersion, "created_by", "lakepg " + Version, "data_path", dataPath, "encrypted", "false"}},
+		{`INSERT INTO ducklake_schema VALUES (?, ?, ?, NULL, ?, ?, ?), (?, ?, ?, NULL, ?, ?, ?)`, []any{
+			0, mainUUID.String(), 0, "main", "main/", true,
+			1, publicUUID.String(), 0, "public", "public/", true}},
+	}
+	for _, s := range stmts {
+		if _, err := tx.ExecContext(ctx, db.d.rebind(s.q), db.d.args(s.args)...); err != nil {
+			return fmt.Errorf("catalog: seed catalog: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("catalog: create catalog: %w", err)
+	}
+	return nil
+}
+
+// Tx is one read-write transaction on the catalog database. On SQLite it
+// holds the writer lock from its start (BEGIN IMMEDIATE), so the head snapshot
+// it reads cannot move until it ends. Exec and Query take '?' placeholders and
+// convert time.Time arguments for the backend.
+type Tx struct {
+	tx *sql.Tx
+	db *DB
+}
+
+// BeginWrite starts a read-write transaction.
+func (db *DB) BeginWrite(ctx context.Context) (*Tx, error) {
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &Tx{tx: tx, db: db}, nil
+}
+
+// ExecContext runs a statement written with '?' placeholders.
+func (t *Tx) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	return t.tx.ExecContext(ctx, t.db.d.rebind(q), t.db.d.args(args)...)
+}
+
+// QueryContext runs a query written with '?' placeholders.
+func (t *Tx) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	return t.tx.QueryContext(ctx, t.db.d.rebind(q), t.db.d.args(args)...)
+}
+
+// QueryRowContext runs a query written with '?' placeholders.
+func (t *Tx) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
+	return t.tx.QueryRowContext(ctx, t.db.d.rebind(q), t.db.d.args(args)...)
+}
+
+// Commit commits the transaction.
+func (t *Tx) Commit() error { return t.tx.Commit() }
+
+// Rollback aborts the transaction; after Commit it is a no-op.
+func (t *Tx) Rollback() error {
+	err := t.tx.Rollback()
+	if errors.Is(err, sql.ErrTxDone) {
+		return nil
+	}
+	return err
+}
+
+// DB is the catalog the transaction belongs to.
+func (t *Tx) DB() *DB { return t.db }
+
+// readTx is a read-only transaction: one consistent view of the catalog for
+// the several queries a Load or Files makes, without taking the writer lock.
+type readTx struct {
+	tx *sql.Tx
+	d  *dialect
+}
+
+func (db *DB) beginRead(ctx context.Context) (*readTx, error) {
+	tx, err := db.sql.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	return &readTx{tx: tx, d: db.d}, nil
+}
+
+func (r *readTx) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	return r.tx.QueryContext(ctx, r.d.rebind(q), r.d.args(args)...)
+}
+
+func (r *readTx) done() { r.tx.Rollback() }
+
+// dbQueryer runs single queries outside a transaction.
+type dbQueryer struct {
+	db *sql.DB
+	d  *dialect
+}
+
+func (q dbQueryer) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return q.db.QueryContext(ctx, q.d.rebind(query), q.d.args(args)...)
+}
+
+func (db *DB) q() dbQueryer { return dbQueryer{db: db.sql, d: db.d} }

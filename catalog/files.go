@@ -1,0 +1,292 @@
+package catalog
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// ColumnStats is a ducklake_file_column_stats row (one per file and leaf
+// column). ValueCount is the number of non-NULL values, as DuckDB writes it.
+// Min and Max use DuckLake's text encoding of statistics.
+type ColumnStats struct {
+	ColumnID        int64
+	ValueCount      *int64
+	NullCount       *int64
+	ColumnSizeBytes *int64
+	Min, Max        *string
+	ContainsNaN     *bool
+}
+
+// DeleteFile is a ducklake_delete_file row.
+type DeleteFile struct {
+	ID            int64
+	Path          string // resolved full path
+	RelPath       string // as stored
+	DeleteCount   int64
+	FileSize      int64
+	FooterSize    *int64
+	PartialMax    *int64
+	BeginSnapshot int64
+}
+
+// DataFile is a ducklake_data_file row with what a reader needs next to it.
+type DataFile struct {
+	ID, TableID int64
+	Path        string // resolved full path
+	RelPath     string // as stored
+	RecordCount int64
+	FileSize    int64
+	FooterSize  *int64
+	RowIDStart  int64
+	PartialMax  *int64
+	MappingID   *int64
+	// BeginSnapshot is when the file became visible (for merged files: the
+	// earliest source's snapshot).
+	BeginSnapshot int64
+	// Delete is the delete file visible at the snapshot the file list was read
+	// at, if any.
+	Delete *DeleteFile
+	// Stats are the file's column statistics by column_id.
+	Stats map[int64]ColumnStats
+}
+
+// Files lists the data files of a table visible at snap, ordered by
+// data_file_id, each with its visible delete file and its column stats.
+func (db *DB) Files(ctx context.Context, s *Schema, t *Table, snap Snapshot) ([]DataFile, error) {
+	rt, err := db.beginRead(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: list files: %w", err)
+	}
+	defer rt.done()
+	dir := db.TableDir(s, t)
+	sid := snap.ID
+
+	rows, err := rt.QueryContext(ctx, `SELECT df.data_file_id, df.path, df.path_is_relative, df.record_count, df.file_size_bytes,
+	df.footer_size, df.row_id_start, df.partial_max, df.mapping_id, df.begin_snapshot,
+	del.delete_file_id, del.path, del.path_is_relative, del.delete_count, del.file_size_bytes,
+	del.footer_size, del.partial_max, del.begin_snapshot
+FROM ducklake_data_file df
+LEFT JOIN ducklake_delete_file del ON del.data_file_id = df.data_file_id AND del.table_id = df.table_id AND `+visibleAt("del.")+`
+WHERE df.table_id = ? AND `+visibleAt("df.")+`
+ORDER BY df.data_file_id, del.begin_snapshot, del.delete_file_id`, sid, sid, t.ID, sid, sid)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: list files of table %d: %w", t.ID, err)
+	}
+	var files []DataFile
+	index := map[int64]int{}
+	for rows.Next() {
+		var (
+			f                                  DataFile
+			path                               string
+			isRel                              NullBool
+			recs, size, rowID                  sql.NullInt64
+			footer, pmax, mapping              sql.NullInt64
+			delID, delCount, delSize, delBegin sql.NullInt64
+			delFooter, delPmax                 sql.NullInt64
+			delPath                            sql.NullString
+			delRel                             NullBool
+		)
+		if err := rows.Scan(&f.ID, &path, &isRel, &recs, &size, &footer, &rowID, &pmax, &mapping, &f.BeginSnapshot,
+			&delID, &delPath, &delRel, &delCount, &delSize, &delFooter, &delPmax, &delBegin); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("catalog: list files of table %d: %w", t.ID, err)
+		}
+		f.TableID = t.ID
+		f.RelPath = path
+		f.Path = resolve(dir, path, isRel)
+		f.RecordCount, f.FileSize, f.RowIDStart = recs.Int64, size.Int64, rowID.Int64
+		f.FooterSize, f.PartialMax, f.MappingID = nullInt(footer), nullInt(pmax), nullInt(mapping)
+		if delID.Valid {
+			f.Delete = &DeleteFile{
+				ID:            delID.Int64,
+				RelPath:       delPath.String,
+				Path:          resolve(dir, delPath.String, delRel),
+				DeleteCount:   delCount.Int64,
+				FileSize:      delSize.Int64,
+				FooterSize:    nullInt(delFooter),
+				PartialMax:    nullInt(delPmax),
+				BeginSnapshot: delBegin.Int64,
+			}
+		}
+		// A well-formed catalog has at most one delete file per data file
+		// at any snapshot; if a broken one has more, the newest wins (rows
+		// are ordered by begin_snapshot).
+		if i, ok := index[f.ID]; ok {
+			files[i].Delete = f.Delete
+			continue
+		}
+		index[f.ID] = len(files)
+		files = append(files, f)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("catalog: list files of table %d: %w", t.ID, err)
+	}
+	if len(files) == 0 {
+		return files, nil
+	}
+
+	rows, err = rt.QueryContext(ctx, `SELECT st.data_file_id, st.column_id, st.column_size_bytes, st.value_count, st.null_count,
+	st.min_value, st.max_value, st.contains_nan
+FROM ducklake_file_column_stats st
+JOIN ducklake_data_file df ON df.data_file_id = st.data_file_id
+WHERE st.table_id = ? AND df.table_id = ? AND `+visibleAt("df.")+`
+ORDER BY st.data_file_id, st.column_id`, t.ID, t.ID, sid, sid)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: read file stats of table %d: %w", t.ID, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			fileID            int64
+			cs                ColumnStats
+			size, vals, nulls sql.NullInt64
+			minV, maxV        sql.NullString
+			nan               NullBool
+		)
+		if err := rows.Scan(&fileID, &cs.ColumnID, &size, &vals, &nulls, &minV, &maxV, &nan); err != nil {
+			return nil, fmt.Errorf("catalog: read file stats of table %d: %w", t.ID, err)
+		}
+		cs.ColumnSizeBytes, cs.ValueCount, cs.NullCount = nullInt(size), nullInt(vals), nullInt(nulls)
+		cs.Min, cs.Max, cs.ContainsNaN = nullStr(minV), nullStr(maxV), nan.Ptr()
+		i, ok := index[fileID]
+		if !ok {
+			continue
+		}
+		if files[i].Stats == nil {
+			files[i].Stats = map[int64]ColumnStats{}
+		}
+		files[i].Stats[cs.ColumnID] = cs
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("catalog: read file stats of table %d: %w", t.ID, err)
+	}
+	return files, nil
+}
+
+// resolve joins a stored file path to its table directory unless the path is
+// absolute (path_is_relative false).
+func resolve(dir, path string, isRel NullBool) string {
+	if isRel.Valid && !isRel.Bool {
+		return path
+	}
+	return dir + path
+}
+
+// TableStats is a ducklake_table_stats row. The row is not versioned: it
+// describes the head, not any older snapshot.
+type TableStats struct {
+	RecordCount int64 // rows ever inserted (gross; deletes do not lower it)
+	NextRowID   int64
+	// FileSizeBytes is the sum of the sizes of the data files added.
+	FileSizeBytes int64
+}
+
+// TableStats reads a table's statistics row; ok is false if the table never
+// had data.
+func (db *DB) TableStats(ctx context.Context, tableID int64) (TableStats, bool, error) {
+	return tableStats(ctx, db.q(), tableID)
+}
+
+// TableStats reads a table's statistics row inside the transaction.
+func (t *Tx) TableStats(ctx context.Context, tableID int64) (TableStats, bool, error) {
+	return tableStats(ctx, t, tableID)
+}
+
+func tableStats(ctx context.Context, q queryer, tableID int64) (TableStats, bool, error) {
+	rows, err := q.QueryContext(ctx, `SELECT record_count, next_row_id, file_size_bytes FROM ducklake_table_stats WHERE table_id = ?`, tableID)
+	if err != nil {
+		return TableStats{}, false, fmt.Errorf("catalog: read table stats: %w", err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return TableStats{}, false, rows.Err()
+	}
+	var rc, next, size sql.NullInt64
+	if err := rows.Scan(&rc, &next, &size); err != nil {
+		return TableStats{}, false, fmt.Errorf("catalog: read table stats: %w", err)
+	}
+	return TableStats{RecordCount: rc.Int64, NextRowID: next.Int64, FileSizeBytes: size.Int64}, true, nil
+}
+
+// TableColumnStats is a ducklake_table_column_stats row: the running union of
+// every file's stats for one column. Min and Max are exact or nil.
+type TableColumnStats struct {
+	ColumnID     int64
+	ContainsNull *bool
+	ContainsNaN  *bool
+	Min, Max     *string
+	ExtraStats   *string
+}
+
+// TableColumnStats reads a table's per-column statistics by column_id.
+func (db *DB) TableColumnStats(ctx context.Context, tableID int64) (map[int64]TableColumnStats, error) {
+	return tableColumnStats(ctx, db.q(), tableID)
+}
+
+// TableColumnStats reads a table's per-column statistics inside the
+// transaction.
+func (t *Tx) TableColumnStats(ctx context.Context, tableID int64) (map[int64]TableColumnStats, error) {
+	return tableColumnStats(ctx, t, tableID)
+}
+
+func tableColumnStats(ctx context.Context, q queryer, tableID int64) (map[int64]TableColumnStats, error) {
+	rows, err := q.QueryContext(ctx, `SELECT column_id, contains_null, contains_nan, min_value, max_value, extra_stats
+FROM ducklake_table_column_stats WHERE table_id = ?`, tableID)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: read table column stats: %w", err)
+	}
+	defer rows.Close()
+	out := map[int64]TableColumnStats{}
+	for rows.Next() {
+		var (
+			s                 TableColumnStats
+			cn, nan           NullBool
+			minV, maxV, extra sql.NullString
+		)
+		if err := rows.Scan(&s.ColumnID, &cn, &nan, &minV, &maxV, &extra); err != nil {
+			return nil, fmt.Errorf("catalog: read table column stats: %w", err)
+		}
+		s.ContainsNull, s.ContainsNaN = cn.Ptr(), nan.Ptr()
+		s.Min, s.Max, s.ExtraStats = nullStr(minV), nullStr(maxV), nullStr(extra)
+		out[s.ColumnID] = s
+	}
+	return out, rows.Err()
+}
+
+// LiveDeleteFile is the delete file of a data file that is live at the head
+// (end_snapshot IS NULL), if any, and whether the data file itself is live.
+func (t *Tx) LiveDeleteFile(ctx context.Context, dataFileID int64) (deleteFileID *int64, dataFileLive bool, err error) {
+	var end sql.NullInt64
+	var found bool
+	rows, err := t.QueryContext(ctx, `SELECT end_snapshot FROM ducklake_data_file WHERE data_file_id = ?`, dataFileID)
+	if err != nil {
+		return nil, false, fmt.Errorf("catalog: read data file %d: %w", dataFileID, err)
+	}
+	if rows.Next() {
+		found = true
+		if err := rows.Scan(&end); err != nil {
+			rows.Close()
+			return nil, false, err
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, false, err
+	}
+	dataFileLive = found && !end.Valid
+	rows, err = t.QueryContext(ctx, `SELECT delete_file_id FROM ducklake_delete_file WHERE data_file_id = ? AND end_snapshot IS NULL ORDER BY begin_snapshot DESC, delete_file_id DESC`, dataFileID)
+	if err != nil {
+		return nil, false, fmt.Errorf("catalog: read delete files of %d: %w", dataFileID, err)
+	}
+	defer rows.Close()
+	if rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, false, err
+		}
+		deleteFileID = &id
+	}
+	return deleteFileID, dataFileLive, rows.Err()
+}

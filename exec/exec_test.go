@@ -1,0 +1,185 @@
+package exec
+
+import (
+	"context"
+	"math/big"
+	"testing"
+	"time"
+
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/types"
+)
+
+func ints(t types.T, xs ...int64) *vec.Vector {
+	v := vec.New(t, len(xs))
+	for _, x := range xs {
+		v.AppendInt(x)
+	}
+	return v
+}
+
+func texts(xs ...string) *vec.Vector {
+	v := vec.New(types.TextT, len(xs))
+	for _, x := range xs {
+		v.AppendString(x)
+	}
+	return v
+}
+
+var env = &Env{Loc: time.UTC, Now: time.Now()}
+
+func batch(vs ...*vec.Vector) *vec.Batch { return &vec.Batch{Vecs: vs, N: vs[0].Len()} }
+
+func TestIntegerOverflowAndDivision(t *testing.T) {
+	b := batch(ints(types.Int32T, 2147483647, 10), ints(types.Int32T, 1, 0))
+	_, err := (&Arith{Op: '+', L: &ColRef{0, types.Int32T}, R: &ColRef{1, types.Int32T}, T: types.Int32T}).Eval(env, batch(ints(types.Int32T, 2147483647), ints(types.Int32T, 1)))
+	if pgerr.Code(err) != pgerr.NumericValueOutOfRange {
+		t.Errorf("int4 overflow: %v", err)
+	}
+	_, err = (&Arith{Op: '/', L: &ColRef{0, types.Int32T}, R: &ColRef{1, types.Int32T}, T: types.Int32T}).Eval(env, b)
+	if pgerr.Code(err) != pgerr.DivisionByZero {
+		t.Errorf("division by zero: %v", err)
+	}
+	v, err := (&Arith{Op: '/', L: &ColRef{0, types.Int32T}, R: &ColRef{1, types.Int32T}, T: types.Int32T}).Eval(env, batch(ints(types.Int32T, 7, -7), ints(types.Int32T, 2, 2)))
+	if err != nil || v.I64[0] != 3 || v.I64[1] != -3 {
+		t.Errorf("integer division truncates: %v %v", v.I64, err)
+	}
+}
+
+func TestDivScaleLikePostgres(t *testing.T) {
+	cases := []struct {
+		x, y int64
+		want string
+	}{{3, 2, "1.5000000000000000"}, {350, 2, "175.0000000000000000"}, {123456, 1, "123456.000000000000"}, {1, 3, "0.33333333333333333333"}, {2, 3, "0.66666666666666666667"}}
+	for _, c := range cases {
+		q, s, err := DecimalArith('/', big.NewInt(c.x), 0, big.NewInt(c.y), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := types.FormatBig(q, s); got != c.want {
+			t.Errorf("%d/%d = %s, want %s", c.x, c.y, got, c.want)
+		}
+	}
+}
+
+func TestAggregatesWithNullsAndGroups(t *testing.T) {
+	g := texts("a", "b", "a", "a")
+	x := ints(types.Int32T, 1, 5, 2, 0)
+	x.Nulls = []bool{false, false, false, true}
+	in := &Values{Env: env, T: []types.T{types.TextT, types.Int32T}}
+	for i := 0; i < 4; i++ {
+		in.Rows = append(in.Rows, []Expr{NewConst(vec.Constant(g, i, 1)), NewConst(vec.Constant(x, i, 1))})
+	}
+	avgT, _ := AggResultType(AggAvg, types.Int32T)
+	sumT, _ := AggResultType(AggSum, types.Int32T)
+	agg := &HashAgg{Input: in, NGroup: 1, Aggs: []Agg{
+		{Kind: AggCountStar, Out: types.Int64T},
+		{Kind: AggCount, Arg: 1, In: types.Int32T, Out: types.Int64T},
+		{Kind: AggSum, Arg: 1, In: types.Int32T, Out: sumT},
+		{Kind: AggAvg, Arg: 1, In: types.Int32T, Out: avgT},
+		{Kind: AggMax, Arg: 1, In: types.Int32T, Out: types.Int32T},
+	}}
+	srt := &Sort{Input: agg, Keys: []SortKey{{Col: 0}}}
+	var got []string
+	err := Drain(context.Background(), srt, func(b *vec.Batch) error {
+		for i := 0; i < b.N; i++ {
+			row := ""
+			for _, v := range b.Vecs {
+				if v.IsNull(i) {
+					row += "NULL|"
+				} else {
+					row += string(v.AppendText(nil, i, time.UTC)) + "|"
+				}
+			}
+			got = append(got, row)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"a|3|2|3|1.5000000000000000|2|", "b|1|1|5|5.0000000000000000|5|"}
+	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestSortNullsAndLike(t *testing.T) {
+	v := ints(types.Int64T, 3, 0, 1)
+	v.Nulls = []bool{false, true, false}
+	b := batch(v)
+	asc := []int{0, 1, 2}
+	less := func(keys []SortKey) []int {
+		out := append([]int{}, asc...)
+		for i := range out {
+			for j := i + 1; j < len(out); j++ {
+				if CompareKeys(b, keys, out[j], out[i]) < 0 {
+					out[i], out[j] = out[j], out[i]
+				}
+			}
+		}
+		return out
+	}
+	if got := less([]SortKey{{Col: 0}}); got[0] != 2 || got[2] != 1 {
+		t.Errorf("ASC puts NULL last: %v", got)
+	}
+	if got := less([]SortKey{{Col: 0, Desc: true, NullsFirst: true}}); got[0] != 1 || got[1] != 0 {
+		t.Errorf("DESC puts NULL first: %v", got)
+	}
+	s := texts("alice", "bob", "Al%")
+	res, err := (&Like{E: &ColRef{0, types.TextT}, Pattern: NewConst(texts("al%"))}).Eval(env, batch(s))
+	if err != nil || !res.B[0] || res.B[1] || res.B[2] {
+		t.Errorf("LIKE: %v %v", res.B, err)
+	}
+	res, _ = (&Like{E: &ColRef{0, types.TextT}, Pattern: NewConst(texts("AL%")), Fold: true}).Eval(env, batch(s))
+	if !res.B[0] || !res.B[2] {
+		t.Errorf("ILIKE: %v", res.B)
+	}
+}
+
+func TestThreeValuedLogic(t *testing.T) {
+	tr, fa, nu := vec.New(types.BoolT, 1), vec.New(types.BoolT, 1), vec.New(types.BoolT, 1)
+	tr.AppendBool(true)
+	fa.AppendBool(false)
+	nu.AppendNull()
+	eval := func(and bool, a, b *vec.Vector) string {
+		v, _ := (&Logic{And: and, Args: []Expr{NewConst(a), NewConst(b)}}).Eval(env, &vec.Batch{N: 1})
+		if v.IsNull(0) {
+			return "null"
+		}
+		if v.B[0] {
+			return "true"
+		}
+		return "false"
+	}
+	if eval(true, nu, fa) != "false" || eval(true, nu, tr) != "null" || eval(false, nu, tr) != "true" || eval(false, nu, fa) != "null" {
+		t.Error("three-valued logic is wrong")
+	}
+}
+
+func TestCasts(t *testing.T) {
+	v, err := CastVector(env, texts("12", "x"), 1, types.Int32T, false)
+	if err != nil || v.I64[0] != 12 {
+		t.Fatalf("text->int: %v", err)
+	}
+	if _, err := CastVector(env, texts("x"), 1, types.Int32T, false); pgerr.Code(err) != pgerr.InvalidTextRepr {
+		t.Errorf("bad int literal: %v", err)
+	}
+	if _, err := CastVector(env, ints(types.Int64T, 1<<40), 1, types.Int32T, false); pgerr.Code(err) != pgerr.NumericValueOutOfRange {
+		t.Errorf("int8->int4 overflow: %v", err)
+	}
+	vc := types.VarcharT
+	vc.Width = 3
+	if _, err := CastVector(env, texts("abcd"), 1, vc, true); pgerr.Code(err) != pgerr.StringDataRightTrunc {
+		t.Errorf("varchar(3) assignment: %v", err)
+	}
+	if v, _ := CastVector(env, texts("abcd"), 1, vc, false); v.S[0] != "abc" {
+		t.Errorf("varchar(3) explicit cast truncates: %q", v.S[0])
+	}
+	f := vec.New(types.Float64T, 1)
+	f.AppendFloat(2.5)
+	if v, _ := CastVector(env, f, 1, types.Int32T, false); v.I64[0] != 2 {
+		t.Errorf("2.5::int = %d, want 2 (round half even)", v.I64[0])
+	}
+}

@@ -1,0 +1,231 @@
+package parquetio
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/lakepg/lakepg/types"
+)
+
+// Reserved DuckLake field ids (Iceberg's reserved range).
+const (
+	FieldRowID      int32 = 2147483540 // _ducklake_internal_row_id
+	FieldSnapshotID int32 = 2147483539 // _ducklake_internal_snapshot_id
+	FieldFilePath   int32 = 2147483646 // delete files: file_path
+	FieldPos        int32 = 2147483645 // delete files: pos
+)
+
+// reservedFieldIDs: ids above this are Iceberg/DuckLake reserved columns.
+const reservedFieldIDs = 2147483647 - 200
+
+// maxFooterSize guards against a corrupt length field making us allocate
+// gigabytes.
+const maxFooterSize = 256 << 20
+
+// File is an opened Parquet file: its parsed footer and a way to read column
+// chunks. It is immutable after Open, so any number of Scanners (one per
+// worker) may use it concurrently.
+type File struct {
+	r      io.ReaderAt
+	size   int64
+	meta   *fileMeta
+	top    []topField    // top-level schema fields, in file order
+	byID   map[int32]int // field id → index in top
+	hasIDs bool          // at least one top-level field has a field id
+	starts []int64       // first row (file position) of each row group
+}
+
+// topField is one top-level field of the file schema.
+type topField struct {
+	elem   *schemaElem
+	leaf   int  // column chunk index of this primitive; -1 for groups
+	nested bool // a group (struct/list/map) or a repeated primitive
+}
+
+// Open parses the footer of the Parquet file of the given size. It reads
+// only the footer (one read for the tail, one for the metadata).
+func Open(r io.ReaderAt, size int64) (*File, error) {
+	if size < 12 {
+		return nil, fmt.Errorf("parquet: file of %d bytes is too small to be Parquet", size)
+	}
+	var tail [8]byte
+	if _, err := r.ReadAt(tail[:], size-8); err != nil {
+		return nil, fmt.Errorf("parquet: reading footer: %w", err)
+	}
+	flen, err := readFooterLength(tail[:])
+	if err != nil {
+		return nil, fmt.Errorf("parquet: %w", err)
+	}
+	if flen <= 0 || flen > size-12 || flen > maxFooterSize {
+		return nil, fmt.Errorf("parquet: footer length %d does not fit a file of %d bytes", flen, size)
+	}
+	buf := make([]byte, flen)
+	if _, err := r.ReadAt(buf, size-8-flen); err != nil {
+		return nil, fmt.Errorf("parquet: reading footer: %w", err)
+	}
+	meta, err := decodeFileMeta(buf)
+	if err != nil {
+		return nil, fmt.Errorf("parquet: decoding footer: %w", err)
+	}
+	if meta.encrypted {
+		return nil, fmt.Errorf("parquet: encrypted Parquet files are not supported")
+	}
+	f := &File{r: r, size: size, meta: meta, byID: map[int32]int{}}
+	if err := f.buildSchema(); err != nil {
+		return nil, err
+	}
+	f.starts = make([]int64, len(meta.rowGroups))
+	var pos int64
+	for i, g := range meta.rowGroups {
+		if len(g.columns) != f.numLeaves() {
+			return nil, fmt.Errorf("parquet: row group %d has %d column chunks, schema has %d leaves", i, len(g.columns), f.numLeaves())
+		}
+		if g.numRows < 0 {
+			return nil, fmt.Errorf("parquet: row group %d has a negative row count", i)
+		}
+		f.starts[i] = pos
+		pos += g.numRows
+	}
+	return f, nil
+}
+
+func (f *File) numLeaves() int {
+	n := 0
+	for _, e := range f.meta.schema {
+		if e.numChildren == 0 && e.hasType {
+			n++
+		}
+	}
+	return n
+}
+
+// buildSchema walks the flattened schema tree, recording each top-level
+// field and the column chunk index of top-level primitives.
+func (f *File) buildSchema() error {
+	s := f.meta.schema
+	if len(s) == 0 {
+		return fmt.Errorf("parquet: empty schema")
+	}
+	leaf := 0
+	// walk returns the index after the subtree rooted at i and counts leaves.
+	var walk func(i, depth int) (int, error)
+	walk = func(i, depth int) (int, error) {
+		if i >= len(s) || depth > 100 {
+			return 0, fmt.Errorf("parquet: malformed schema")
+		}
+		e := &s[i]
+		if e.numChildren <= 0 {
+			if !e.hasType {
+				// An empty group: no leaves.
+				return i + 1, nil
+			}
+			leaf++
+			return i + 1, nil
+		}
+		j := i + 1
+		for c := int32(0); c < e.numChildren; c++ {
+			var err error
+			if j, err = walk(j, depth+1); err != nil {
+				return 0, err
+			}
+		}
+		return j, nil
+	}
+	root := &s[0]
+	j := 1
+	for c := int32(0); c < root.numChildren; c++ {
+		if j >= len(s) {
+			return fmt.Errorf("parquet: malformed schema")
+		}
+		e := &s[j]
+		tf := topField{elem: e, leaf: -1}
+		if e.numChildren > 0 || !e.hasType {
+			tf.nested = true
+		} else {
+			tf.leaf = leaf
+			tf.nested = e.hasRep && e.rep == repRepeated
+		}
+		next, err := walk(j, 1)
+		if err != nil {
+			return err
+		}
+		j = next
+		if e.hasFieldID {
+			f.hasIDs = true
+			if _, dup := f.byID[e.fieldID]; !dup {
+				f.byID[e.fieldID] = len(f.top)
+			}
+		}
+		f.top = append(f.top, tf)
+	}
+	return nil
+}
+
+// NumRows is the file's row count.
+func (f *File) NumRows() int64 { return f.meta.numRows }
+
+// NumRowGroups is the number of row groups.
+func (f *File) NumRowGroups() int { return len(f.meta.rowGroups) }
+
+// RowGroupNumRows is the row count of row group rg.
+func (f *File) RowGroupNumRows(rg int) int64 { return f.meta.rowGroups[rg].numRows }
+
+// RowGroupStart is the file position of the first row of row group rg.
+func (f *File) RowGroupStart(rg int) int64 { return f.starts[rg] }
+
+// HasField reports whether a top-level field carries the given field id.
+func (f *File) HasField(id int32) bool {
+	_, ok := f.byID[id]
+	return ok
+}
+
+// HasFieldIDs reports whether the file's columns carry field ids at all;
+// files without them are matched by position.
+func (f *File) HasFieldIDs() bool { return f.hasIDs }
+
+// CreatedBy is the writer string in the footer.
+func (f *File) CreatedBy() string { return f.meta.createdBy }
+
+// Field describes one top-level column of a file.
+type Field struct {
+	Name       string
+	FieldID    int32
+	HasFieldID bool
+	// Type is the lakepg type the column reads as by default; TypeOK is
+	// false for nested columns and physical types lakepg cannot read.
+	Type   types.T
+	TypeOK bool
+	Nested bool
+}
+
+// Fields lists the top-level columns in file order.
+func (f *File) Fields() []Field {
+	out := make([]Field, len(f.top))
+	for i, tf := range f.top {
+		fl := Field{Name: tf.elem.name, FieldID: tf.elem.fieldID, HasFieldID: tf.elem.hasFieldID, Nested: tf.nested}
+		if !tf.nested {
+			fl.Type, fl.TypeOK = naturalType(tf.elem)
+		}
+		out[i] = fl
+	}
+	return out
+}
+
+// lookup finds the top-level field a projection refers to: by field id when
+// the file has field ids, else by position. -1 means absent.
+func (f *File) lookup(p *Projection) int {
+	if f.hasIDs {
+		if i, ok := f.byID[p.FieldID]; ok {
+			return i
+		}
+		return -1
+	}
+	if p.FieldID > reservedFieldIDs && p.FieldID != 0 {
+		// Reserved columns are only ever found by id.
+		return -1
+	}
+	if p.Pos >= 0 && p.Pos < len(f.top) {
+		return p.Pos
+	}
+	return -1
+}

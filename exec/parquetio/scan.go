@@ -1,0 +1,429 @@
+package parquetio
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/types"
+)
+
+// Projection names one output column of a scan.
+type Projection struct {
+	// FieldID matches the Parquet field_id (DuckLake column_id). Reserved
+	// ids such as FieldRowID are matched by id only.
+	FieldID int32
+	// Name is used in messages; Pos is the top-level position used to match
+	// files that carry no field ids at all.
+	Name string
+	Pos  int
+	// Type is the wanted type. Values are converted from the file's type:
+	// integers widen, float32 becomes float64, decimals are rescaled,
+	// timestamps in millis/nanos become micros.
+	Type types.T
+	// Default is a one-row constant used when the file lacks the column
+	// (DuckLake initial_default); nil means NULL.
+	Default *vec.Vector
+}
+
+// Range is what a row group's statistics say about one projected column,
+// typed like the vector storage of the projection's type (dates in days,
+// timestamps in µs, decimals scaled to Type.Scale). Known is false when the
+// file has no usable min/max; HasNullCount is false when it has no null
+// count. For a column missing from the file the range describes the
+// constant the scan will produce.
+type Range struct {
+	Known        bool
+	NullCount    int64
+	HasNullCount bool
+	MinI, MaxI   int64
+	MinF, MaxF   float64
+	MinS, MaxS   string
+	MinB, MaxB   bool
+}
+
+// ScanOptions tune a scan.
+type ScanOptions struct {
+	// Keep decides from the row group's ranges (one per projection) whether
+	// to read it; nil keeps every row group. Pruned row groups are never
+	// read or decompressed.
+	Keep func(rg int, ranges []Range) bool
+	// RowGroups restricts the scan to these row groups, in this order (nil
+	// = all). Morsel-parallel scans give each worker its own subset.
+	RowGroups []int
+}
+
+// resolved is a projection bound to a file column (or to its default).
+type resolved struct {
+	top  int // index into File.top; -1 when missing
+	plan plan
+	err  error
+}
+
+func (f *File) resolve(proj []Projection) []resolved {
+	out := make([]resolved, len(proj))
+	for i := range proj {
+		p := &proj[i]
+		r := resolved{top: f.lookup(p)}
+		if r.top >= 0 {
+			tf := &f.top[r.top]
+			if tf.nested {
+				r.err = pgerr.New(pgerr.FeatureNotSupported, "column %q has a nested type in Parquet; nested columns are not supported", colName(p, tf))
+			} else {
+				r.plan, r.err = makePlan(colName(p, tf), tf.elem, p.Type)
+			}
+		} else if p.Default != nil {
+			if p.Default.Type.Storage() != p.Type.Storage() || p.Default.Len() < 1 {
+				r.err = fmt.Errorf("parquet: default for column %q must be a one-row vector of type %s", p.Name, p.Type)
+			}
+		}
+		out[i] = r
+	}
+	return out
+}
+
+func colName(p *Projection, tf *topField) string {
+	if p.Name != "" {
+		return p.Name
+	}
+	return tf.elem.name
+}
+
+// RowGroupRanges returns the statistics of row group rg for each projection.
+func (f *File) RowGroupRanges(rg int, proj []Projection) []Range {
+	out := make([]Range, len(proj))
+	f.rowGroupRanges(out, rg, proj, f.resolve(proj))
+	return out
+}
+
+func (f *File) rowGroupRanges(out []Range, rg int, proj []Projection, res []resolved) {
+	g := &f.meta.rowGroups[rg]
+	for i := range proj {
+		r := &res[i]
+		if r.err != nil {
+			out[i] = Range{}
+			continue
+		}
+		if r.top < 0 {
+			out[i] = defaultRange(proj[i].Default, g.numRows)
+			continue
+		}
+		out[i] = chunkRange(&g.columns[f.top[r.top].leaf], &r.plan)
+	}
+}
+
+func defaultRange(d *vec.Vector, rows int64) Range {
+	if d == nil || d.IsNull(0) {
+		return Range{NullCount: rows, HasNullCount: true}
+	}
+	r := Range{Known: true, HasNullCount: true}
+	switch d.Type.Storage() {
+	case types.StoreInt:
+		r.MinI, r.MaxI = d.I64[0], d.I64[0]
+	case types.StoreFloat:
+		r.MinF, r.MaxF = d.F64[0], d.F64[0]
+		if math.IsNaN(r.MinF) {
+			r.Known = false
+		}
+	case types.StoreBool:
+		r.MinB, r.MaxB = d.B[0], d.B[0]
+	default:
+		r.MinS, r.MaxS = d.S[0], d.S[0]
+	}
+	return r
+}
+
+// chunkRange decodes a column chunk's statistics through the read plan, so
+// the bounds are in the same units as the values the scan produces.
+func chunkRange(cm *chunkMeta, p *plan) Range {
+	var r Range
+	if !cm.hasStats {
+		return r
+	}
+	st := &cm.stats
+	if st.hasNullCount {
+		r.NullCount, r.HasNullCount = st.nullCount, true
+	}
+	lo, hi, ok := st.minValue, st.maxValue, st.hasMinV && st.hasMaxV
+	if !ok && signedStatsOK(&p.src) {
+		// The deprecated fields use signed order, right for these types only.
+		lo, hi, ok = st.min, st.max, st.hasMin && st.hasMax
+	}
+	if !ok {
+		return r
+	}
+	switch p.raw {
+	case types.StoreInt:
+		a, ok1 := statInt(lo, p)
+		b, ok2 := statInt(hi, p)
+		if !ok1 || !ok2 {
+			return r
+		}
+		tmp := [2]int64{a, b}
+		if p.intConv() {
+			convertInts(tmp[:], p)
+		}
+		if p.out == types.StoreFloat {
+			r.MinF, r.MaxF = float64(tmp[0])/p.fdiv, float64(tmp[1])/p.fdiv
+		} else {
+			r.MinI, r.MaxI = tmp[0], tmp[1]
+		}
+	case types.StoreFloat:
+		a, ok1 := statFloat(lo, p.src.phys)
+		b, ok2 := statFloat(hi, p.src.phys)
+		if !ok1 || !ok2 || math.IsNaN(a) || math.IsNaN(b) {
+			return r
+		}
+		r.MinF, r.MaxF = a, b
+	case types.StoreBool:
+		if len(lo) < 1 || len(hi) < 1 {
+			return r
+		}
+		r.MinB, r.MaxB = lo[0]&1 != 0, hi[0]&1 != 0
+	default:
+		if p.src.phys == physFixed && (len(lo) != p.src.typeLen || len(hi) != p.src.typeLen) {
+			return r
+		}
+		r.MinS, r.MaxS = string(lo), string(hi)
+	}
+	r.Known = true
+	return r
+}
+
+func signedStatsOK(s *srcInfo) bool {
+	switch s.phys {
+	case physBoolean, physFloat, physDouble:
+		return true
+	case physInt32, physInt64:
+		return s.kind != skUint
+	}
+	return false
+}
+
+func statInt(b []byte, p *plan) (int64, bool) {
+	switch {
+	case p.decBytes:
+		return beInt(b)
+	case p.src.phys == physInt32:
+		if len(b) != 4 {
+			return 0, false
+		}
+		u := binary.LittleEndian.Uint32(b)
+		if p.unsigned {
+			return int64(u), true
+		}
+		return int64(int32(u)), true
+	case p.src.phys == physInt64:
+		if len(b) != 8 {
+			return 0, false
+		}
+		return int64(binary.LittleEndian.Uint64(b)), true
+	case p.int96:
+		if len(b) != 12 {
+			return 0, false
+		}
+		return int96Micros(b), true
+	}
+	return 0, false
+}
+
+func statFloat(b []byte, phys int32) (float64, bool) {
+	switch {
+	case phys == physFloat && len(b) == 4:
+		return float64(math.Float32frombits(binary.LittleEndian.Uint32(b))), true
+	case phys == physDouble && len(b) == 8:
+		return math.Float64frombits(binary.LittleEndian.Uint64(b)), true
+	}
+	return 0, false
+}
+
+// Scanner streams a file's projected columns in batches.
+type Scanner struct {
+	f      *File
+	proj   []Projection
+	opt    ScanOptions
+	res    []resolved
+	cols   []*colReader // nil for columns the file lacks
+	ranges []Range
+
+	groups   []int
+	gi       int   // next index into groups
+	rowsLeft int64 // rows left in the current row group
+	rowPos   int64 // file position of the next row
+	scanned  int
+	pruned   int
+	err      error
+	allNull  []bool // shared all-NULL mask for missing columns
+}
+
+// Scan starts a scan of the projected columns. Errors in the projection
+// (an unreadable type, say) are reported by the first Next.
+func (f *File) Scan(proj []Projection, opt ScanOptions) *Scanner {
+	s := &Scanner{f: f, proj: proj, opt: opt, res: f.resolve(proj)}
+	for i := range s.res {
+		if s.res[i].err != nil {
+			s.err = s.res[i].err
+			return s
+		}
+	}
+	s.cols = make([]*colReader, len(proj))
+	for i, r := range s.res {
+		if r.top < 0 {
+			continue
+		}
+		tf := &f.top[r.top]
+		c := &colReader{f: f, name: colName(&proj[i], tf), leaf: tf.leaf, plan: r.plan}
+		if tf.elem.hasRep && tf.elem.rep == repOptional {
+			c.maxDef = 1
+		}
+		s.cols[i] = c
+	}
+	if opt.RowGroups != nil {
+		for _, g := range opt.RowGroups {
+			if g < 0 || g >= len(f.meta.rowGroups) {
+				s.err = fmt.Errorf("parquet: row group %d out of range (file has %d)", g, len(f.meta.rowGroups))
+				return s
+			}
+		}
+		s.groups = opt.RowGroups
+	} else {
+		s.groups = make([]int, len(f.meta.rowGroups))
+		for i := range s.groups {
+			s.groups[i] = i
+		}
+	}
+	if opt.Keep != nil {
+		s.ranges = make([]Range, len(proj))
+	}
+	return s
+}
+
+// RowGroupsScanned is the number of row groups read so far.
+func (s *Scanner) RowGroupsScanned() int { return s.scanned }
+
+// RowGroupsPruned is the number of row groups skipped by Keep so far.
+func (s *Scanner) RowGroupsPruned() int { return s.pruned }
+
+// Next resets b and fills it with up to vec.BatchSize rows (never crossing a
+// row group). b.Vecs[i] gets proj[i].Type; vectors of another storage class
+// are replaced. rowStart is the 0-based position in the file of the batch's
+// first row, which positional deletes need. The vectors' buffers (and NULL
+// masks) are reused by the next call: copy what you keep.
+func (s *Scanner) Next(b *vec.Batch) (rowStart int64, ok bool, err error) {
+	if s.err != nil {
+		return 0, false, s.err
+	}
+	for s.rowsLeft == 0 {
+		if s.gi >= len(s.groups) {
+			return 0, false, nil
+		}
+		g := s.groups[s.gi]
+		s.gi++
+		rows := s.f.meta.rowGroups[g].numRows
+		if rows == 0 {
+			continue
+		}
+		if s.opt.Keep != nil {
+			s.f.rowGroupRanges(s.ranges, g, s.proj, s.res)
+			if !s.opt.Keep(g, s.ranges) {
+				s.pruned++
+				continue
+			}
+		}
+		for _, c := range s.cols {
+			if c == nil {
+				continue
+			}
+			if err := c.startChunk(g); err != nil {
+				s.err = err
+				return 0, false, err
+			}
+		}
+		s.scanned++
+		s.rowsLeft = rows
+		s.rowPos = s.f.starts[g]
+	}
+	n := int(min(s.rowsLeft, vec.BatchSize))
+	if len(b.Vecs) != len(s.proj) {
+		b.Vecs = make([]*vec.Vector, len(s.proj))
+	}
+	for i := range s.proj {
+		t := s.proj[i].Type
+		v := b.Vecs[i]
+		if v == nil || v.Type.Storage() != t.Storage() {
+			v = vec.New(t, n)
+			b.Vecs[i] = v
+		}
+		v.Reset()
+		v.Type = t
+		if c := s.cols[i]; c != nil {
+			if err := c.read(v, n); err != nil {
+				s.err = err
+				return 0, false, err
+			}
+		} else {
+			s.fillConstant(v, s.proj[i].Default, n)
+		}
+	}
+	b.N = n
+	start := s.rowPos
+	s.rowPos += int64(n)
+	s.rowsLeft -= int64(n)
+	return start, true, nil
+}
+
+// fillConstant fills v with n copies of d's first row (NULLs when d is nil).
+func (s *Scanner) fillConstant(v *vec.Vector, d *vec.Vector, n int) {
+	null := d == nil || d.IsNull(0)
+	switch v.Type.Storage() {
+	case types.StoreInt:
+		v.I64 = resize(v.I64, n)
+		x := int64(0)
+		if !null {
+			x = d.I64[0]
+		}
+		for i := range v.I64 {
+			v.I64[i] = x
+		}
+	case types.StoreFloat:
+		v.F64 = resize(v.F64, n)
+		x := 0.0
+		if !null {
+			x = d.F64[0]
+		}
+		for i := range v.F64 {
+			v.F64[i] = x
+		}
+	case types.StoreBool:
+		v.B = resize(v.B, n)
+		x := false
+		if !null {
+			x = d.B[0]
+		}
+		for i := range v.B {
+			v.B[i] = x
+		}
+	default:
+		v.S = resize(v.S, n)
+		x := ""
+		if !null {
+			x = d.S[0]
+		}
+		for i := range v.S {
+			v.S[i] = x
+		}
+	}
+	if null {
+		if len(s.allNull) < n {
+			s.allNull = make([]bool, max(n, vec.BatchSize))
+			for i := range s.allNull {
+				s.allNull[i] = true
+			}
+		}
+		v.Nulls = s.allNull[:n]
+	} else {
+		v.Nulls = nil
+	}
+}

@@ -1,0 +1,426 @@
+package parquetio
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"reflect"
+	"strings"
+	"unsafe"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress"
+	"github.com/parquet-go/parquet-go/encoding"
+
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/types"
+)
+
+// Column is one column of a file to write.
+type Column struct {
+	FieldID int32 // DuckLake column_id, written as the Parquet field_id
+	Name    string
+	Type    types.T
+}
+
+// WriterOptions tune a Writer.
+type WriterOptions struct {
+	// RowGroupRows is the number of rows per row group (default 122880,
+	// DuckDB's, which is also the unit of parallelism and pruning).
+	RowGroupRows int
+
+	// Test hooks: extra parquet-go options and per-column encodings, so
+	// tests can produce the page versions, codecs and encodings other
+	// writers use.
+	extra    []parquet.WriterOption
+	encoding func(Column) encoding.Encoding
+}
+
+// DefaultRowGroupRows is the row group size used when none is given.
+const DefaultRowGroupRows = 122880
+
+// FileInfo describes a finished file, as the DuckLake catalog records it.
+type FileInfo struct {
+	Rows       int64
+	Size       int64 // exact bytes written (ducklake_data_file.file_size_bytes)
+	FooterSize int64 // the 4-byte footer length before the trailing PAR1
+	Stats      []ColumnStats
+}
+
+// ColumnStats is one ducklake_file_column_stats row.
+type ColumnStats struct {
+	FieldID    int32
+	ValueCount int64 // non-NULL values
+	NullCount  int64
+	SizeBytes  int64 // compressed bytes of the column's chunks
+	Min, Max   *string
+	// ContainsNaN is set for float columns only.
+	ContainsNaN *bool
+}
+
+// Writer writes a DuckLake Parquet file from batches: parquet-go does the
+// encoding and the footer; the Writer decides row groups, maps types
+// exactly as DuckDB does (notes §9), sets field ids, and keeps the exact
+// statistics DuckLake needs. It buffers at most one row group.
+type Writer struct {
+	out     *countWriter
+	pw      *parquet.Writer
+	cols    []Column
+	acc     []statAcc
+	rgRows  int
+	inGroup int
+	rows    int64
+	vals    []parquet.Value
+	err     error
+	closed  bool
+}
+
+// countWriter counts bytes and remembers the last 8, which hold the footer
+// length and the magic.
+type countWriter struct {
+	w    io.Writer
+	n    int64
+	tail [8]byte
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	if n > 0 {
+		c.n += int64(n)
+		if n >= 8 {
+			copy(c.tail[:], p[n-8:n])
+		} else {
+			copy(c.tail[:], c.tail[n:])
+			copy(c.tail[8-n:], p[:n])
+		}
+	}
+	return n, err
+}
+
+// NewWriter starts a Parquet file on w.
+func NewWriter(w io.Writer, cols []Column, opt WriterOptions) (*Writer, error) {
+	if opt.RowGroupRows <= 0 {
+		opt.RowGroupRows = DefaultRowGroupRows
+	}
+	fields := make([]parquet.Field, len(cols))
+	seen := map[string]bool{}
+	for i, c := range cols {
+		if c.Name == "" || seen[c.Name] {
+			return nil, fmt.Errorf("parquet: column names must be unique and non-empty (%q)", c.Name)
+		}
+		seen[c.Name] = true
+		n, err := columnNode(c)
+		if err != nil {
+			return nil, err
+		}
+		if opt.encoding != nil {
+			if e := opt.encoding(c); e != nil {
+				n = parquet.FieldID(parquet.Optional(parquet.Encoded(leafOf(c), e)), int(c.FieldID))
+			}
+		}
+		fields[i] = &namedField{Node: n, name: c.Name}
+	}
+	schema := parquet.NewSchema("duckdb_schema", &orderedGroup{fields: fields})
+	cw := &countWriter{w: w}
+	opts := []parquet.WriterOption{
+		schema,
+		parquet.MaxRowsPerRowGroup(int64(opt.RowGroupRows)),
+		parquet.Compression(&parquet.Snappy),
+		// Version 1 data pages are what DuckDB writes and every reader knows.
+		parquet.DataPageVersion(1),
+		parquet.CreatedBy("lakepg", "0", ""),
+		// Unique values: give up on the dictionary past 1 MiB, as DuckDB's
+		// writer does, instead of growing a useless one.
+		parquet.DictionaryMaxBytes(1 << 20),
+	}
+	cfg, err := parquet.NewWriterConfig(append(opts, opt.extra...)...)
+	if err != nil {
+		return nil, fmt.Errorf("parquet: writer config: %w", err)
+	}
+	wr := &Writer{
+		out:    cw,
+		pw:     parquet.NewWriter(cw, cfg),
+		cols:   cols,
+		acc:    make([]statAcc, len(cols)),
+		rgRows: opt.RowGroupRows,
+	}
+	for i, c := range cols {
+		wr.acc[i].t = c.Type
+	}
+	return wr, nil
+}
+
+// columnNode maps a lakepg type to the Parquet type DuckDB writes for the
+// matching DuckLake type, OPTIONAL, with the field id.
+func columnNode(c Column) (parquet.Node, error) {
+	if c.Type.ID == types.Numeric {
+		p, s := numericPS(c.Type)
+		if s < 0 || p > types.MaxInt64Precision || s > p {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "column %q: type %s cannot be written to Parquet; declare numeric(p,s) with p <= %d", c.Name, c.Type, types.MaxInt64Precision)
+		}
+	}
+	n := leafOf(c)
+	if n == nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "column %q: type %s cannot be written to Parquet", c.Name, c.Type)
+	}
+	if c.Type.ID == types.Text {
+		n = parquet.Encoded(n, &parquet.RLEDictionary)
+	}
+	return parquet.FieldID(parquet.Optional(n), int(c.FieldID)), nil
+}
+
+// leafOf is the Parquet leaf for a column type, nil when unsupported.
+func leafOf(c Column) parquet.Node {
+	var n parquet.Node
+	switch c.Type.ID {
+	case types.Bool:
+		n = parquet.Leaf(parquet.BooleanType)
+	case types.Int16:
+		n = parquet.Int(16)
+	case types.Int32:
+		n = parquet.Int(32)
+	case types.Int64:
+		n = parquet.Int(64)
+	case types.Float32:
+		n = parquet.Leaf(parquet.FloatType)
+	case types.Float64:
+		n = parquet.Leaf(parquet.DoubleType)
+	case types.Numeric:
+		p, s := numericPS(c.Type)
+		if s < 0 || p > types.MaxInt64Precision || s > p {
+			return nil
+		}
+		if p <= 9 {
+			n = parquet.Decimal(s, p, parquet.Int32Type)
+		} else {
+			n = parquet.Decimal(s, p, parquet.Int64Type)
+		}
+	case types.Text:
+		n = parquet.String()
+	case types.Bytea:
+		n = parquet.Leaf(parquet.ByteArrayType)
+	case types.Date:
+		n = parquet.Date()
+	case types.Timestamp:
+		n = parquet.TimestampAdjusted(parquet.Microsecond, false)
+	case types.Timestamptz:
+		n = parquet.TimestampAdjusted(parquet.Microsecond, true)
+	case types.UUID:
+		n = parquet.UUID()
+	}
+	return n
+}
+
+// numericPS returns the precision and scale used for a numeric column; an
+// unset precision means the widest scaled int64.
+func numericPS(t types.T) (int, int) {
+	p := t.Precision
+	if p == 0 && t.Scale >= 0 {
+		p = types.MaxInt64Precision
+	}
+	return p, t.Scale
+}
+
+// orderedGroup is a Parquet group whose fields keep the given order
+// (parquet.Group is a map and sorts them by name; DuckLake files list
+// columns in table order).
+type orderedGroup struct{ fields []parquet.Field }
+
+func (g *orderedGroup) ID() int                     { return 0 }
+func (g *orderedGroup) Type() parquet.Type          { return parquet.Group{}.Type() }
+func (g *orderedGroup) Optional() bool              { return false }
+func (g *orderedGroup) Repeated() bool              { return false }
+func (g *orderedGroup) Required() bool              { return true }
+func (g *orderedGroup) Leaf() bool                  { return false }
+func (g *orderedGroup) Fields() []parquet.Field     { return g.fields }
+func (g *orderedGroup) Encoding() encoding.Encoding { return nil }
+func (g *orderedGroup) Compression() compress.Codec { return nil }
+func (g *orderedGroup) String() string {
+	var b strings.Builder
+	b.WriteString("group {")
+	for i, f := range g.fields {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(f.Name())
+	}
+	b.WriteString("}")
+	return b.String()
+}
+func (g *orderedGroup) GoType() reflect.Type {
+	sf := make([]reflect.StructField, len(g.fields))
+	for i, f := range g.fields {
+		sf[i] = reflect.StructField{Name: fmt.Sprintf("F%d", i), Type: f.GoType()}
+	}
+	return reflect.StructOf(sf)
+}
+
+type namedField struct {
+	parquet.Node
+	name string
+}
+
+func (f *namedField) Name() string { return f.name }
+
+// Value is only used by parquet-go's reflection-based row API, which the
+// Writer does not use.
+func (f *namedField) Value(base reflect.Value) reflect.Value {
+	return base.FieldByName(f.name)
+}
+
+var errClosed = errors.New("parquet: writer is closed")
+
+// Write appends a batch; b.Vecs[i] holds values of cols[i].Type. Row groups
+// are cut exactly every RowGroupRows rows.
+func (w *Writer) Write(b *vec.Batch) error {
+	if w.closed {
+		return errClosed
+	}
+	if w.err != nil {
+		return w.err
+	}
+	if len(b.Vecs) != len(w.cols) {
+		return fmt.Errorf("parquet: batch has %d columns, file has %d", len(b.Vecs), len(w.cols))
+	}
+	for i, v := range b.Vecs {
+		if v.Type.Storage() != w.cols[i].Type.Storage() || v.Len() < b.N {
+			return fmt.Errorf("parquet: batch column %d (%s, %d values) does not match file column %q (%s)", i, v.Type, v.Len(), w.cols[i].Name, w.cols[i].Type)
+		}
+	}
+	done := 0
+	for done < b.N {
+		k := min(b.N-done, w.rgRows-w.inGroup)
+		cws := w.pw.ColumnWriters()
+		for i, v := range b.Vecs {
+			vals, err := w.values(i, v, done, done+k)
+			if err != nil {
+				w.err = err
+				return err
+			}
+			if _, err := cws[i].WriteRowValues(vals); err != nil {
+				w.err = fmt.Errorf("parquet: writing column %q: %w", w.cols[i].Name, err)
+				return w.err
+			}
+			w.acc[i].add(v, done, done+k)
+		}
+		done += k
+		w.inGroup += k
+		w.rows += int64(k)
+		if w.inGroup == w.rgRows {
+			if err := w.pw.Flush(); err != nil {
+				w.err = fmt.Errorf("parquet: flushing row group: %w", err)
+				return w.err
+			}
+			w.inGroup = 0
+		}
+	}
+	return nil
+}
+
+// values converts rows [lo, hi) of v to parquet-go values with the
+// definition level of an OPTIONAL column (0 = NULL, 1 = present). Strings
+// are passed without copying; parquet-go copies them into its buffers.
+func (w *Writer) values(col int, v *vec.Vector, lo, hi int) ([]parquet.Value, error) {
+	n := hi - lo
+	if cap(w.vals) < n {
+		w.vals = make([]parquet.Value, n)
+	}
+	out := w.vals[:n]
+	t := w.cols[col].Type
+	for k := 0; k < n; k++ {
+		i := lo + k
+		if v.IsNull(i) {
+			out[k] = parquet.NullValue().Level(0, 0, col)
+			continue
+		}
+		var pv parquet.Value
+		switch t.ID {
+		case types.Bool:
+			pv = parquet.BooleanValue(v.B[i])
+		case types.Int16, types.Int32, types.Date:
+			x := v.I64[i]
+			lim := int64(math.MaxInt32)
+			if t.ID == types.Int16 {
+				lim = math.MaxInt16
+			}
+			if x > lim || x < -lim-1 {
+				return nil, pgerr.New(pgerr.NumericValueOutOfRange, "value %d out of range for column %q (%s)", x, w.cols[col].Name, t)
+			}
+			pv = parquet.Int32Value(int32(x))
+		case types.Numeric:
+			x := v.I64[i]
+			if p, _ := numericPS(t); p <= 9 {
+				if x > math.MaxInt32 || x < math.MinInt32 {
+					return nil, pgerr.New(pgerr.NumericValueOutOfRange, "numeric value out of range for column %q (%s)", w.cols[col].Name, t)
+				}
+				pv = parquet.Int32Value(int32(x))
+			} else {
+				pv = parquet.Int64Value(x)
+			}
+		case types.Int64, types.Timestamp, types.Timestamptz:
+			pv = parquet.Int64Value(v.I64[i])
+		case types.Float32:
+			pv = parquet.FloatValue(float32(v.F64[i]))
+		case types.Float64:
+			pv = parquet.DoubleValue(v.F64[i])
+		case types.Text, types.Bytea:
+			pv = parquet.ByteArrayValue(stringBytes(v.S[i]))
+		case types.UUID:
+			s := v.S[i]
+			if len(s) != 16 {
+				return nil, fmt.Errorf("parquet: uuid value of %d bytes in column %q", len(s), w.cols[col].Name)
+			}
+			pv = parquet.FixedLenByteArrayValue(stringBytes(s))
+		}
+		out[k] = pv.Level(0, 1, col)
+	}
+	return out, nil
+}
+
+// stringBytes views a string's bytes without copying; the result must not
+// be modified.
+func stringBytes(s string) []byte {
+	return unsafe.Slice(unsafe.StringData(s), len(s))
+}
+
+// Close finishes the file (flushes the last row group and writes the
+// footer) and returns what the catalog needs to know about it. It does not
+// close the underlying io.Writer.
+func (w *Writer) Close() (FileInfo, error) {
+	if w.closed {
+		return FileInfo{}, errClosed
+	}
+	w.closed = true
+	if w.err != nil {
+		return FileInfo{}, w.err
+	}
+	if err := w.pw.Close(); err != nil {
+		return FileInfo{}, fmt.Errorf("parquet: closing file: %w", err)
+	}
+	if string(w.out.tail[4:]) != "PAR1" {
+		return FileInfo{}, fmt.Errorf("parquet: file does not end with PAR1")
+	}
+	info := FileInfo{
+		Rows:       w.rows,
+		Size:       w.out.n,
+		FooterSize: int64(binary.LittleEndian.Uint32(w.out.tail[:4])),
+		Stats:      make([]ColumnStats, len(w.cols)),
+	}
+	sizes := make([]int64, len(w.cols))
+	if md := w.pw.File().Metadata(); md != nil {
+		for _, rg := range md.RowGroups {
+			for j := range rg.Columns {
+				if j < len(sizes) {
+					sizes[j] += rg.Columns[j].MetaData.TotalCompressedSize
+				}
+			}
+		}
+	}
+	for i, c := range w.cols {
+		info.Stats[i] = w.acc[i].result(c.FieldID, sizes[i])
+	}
+	return info, nil
+}

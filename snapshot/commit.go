@@ -1,0 +1,444 @@
+package snapshot
+
+import (
+	"context"
+
+	"github.com/lakepg/lakepg/catalog"
+)
+
+// ColumnDef describes a new column.
+type ColumnDef struct {
+	Name         string
+	Type         string // DuckLake type name: int32, varchar, decimal(18,3), ...
+	NullsAllowed bool
+	// InitialDefault is the value older files read for the column, as
+	// literal text; nil for NULL.
+	InitialDefault *string
+	// DefaultValue is the DEFAULT as text; nil means no default, written as
+	// the text 'NULL' as DuckDB does.
+	DefaultValue *string
+}
+
+// NewDataFile is a Parquet file already written under the table directory.
+type NewDataFile struct {
+	RelPath     string // relative to the table dir, e.g. ducklake-<uuidv7>.parquet
+	RecordCount int64
+	FileSize    int64 // exact: DuckDB uses it instead of asking the store
+	FooterSize  int64 // Thrift footer length; 0 means unknown (written as NULL)
+	// Stats has one entry per leaf column.
+	Stats []catalog.ColumnStats
+	// EmbeddedRowIDs: the file carries _ducklake_internal_row_id (UPDATE).
+	// The catalog rows are the same either way (row_id_start and next_row_id
+	// still advance), so this is informational.
+	EmbeddedRowIDs bool
+}
+
+// NewDeleteFile is a positional delete file already written under the
+// table directory. It holds ALL deleted positions of its data file.
+type NewDeleteFile struct {
+	RelPath     string
+	DeleteCount int64
+	FileSize    int64
+	FooterSize  int64
+}
+
+type newSchema struct {
+	provID  int64
+	name    string
+	dropped bool // created and dropped in the same commit: write nothing
+}
+
+type newTable struct {
+	provID   int64
+	schemaID int64 // may be a provisional id
+	schema   string
+	name     string
+	cols     []ColumnDef
+	colDrop  []bool // parallel to cols: dropped within the same commit
+	dropped  bool
+}
+
+type droppedSchema struct{ s catalog.Schema }
+
+type droppedTable struct {
+	s catalog.Schema
+	t catalog.Table
+}
+
+type renamedTable struct {
+	s       catalog.Schema
+	t       catalog.Table // as the statement saw it (t.Name is the old name)
+	newName string
+}
+
+type addedColumn struct {
+	tableID int64
+	base    int64 // the table's largest column id when the first column was added
+	provID  int64
+	def     ColumnDef
+}
+
+// columnChange accumulates every ALTER of one existing column in this
+// commit, so that the commit end-dates its live row once and inserts one
+// replacement.
+type columnChange struct {
+	tableID, columnID int64
+	drop              bool
+	rename            *string
+	typ               *string
+	setDefault        bool
+	def               *string
+}
+
+type addedFile struct {
+	tableID int64
+	f       NewDataFile
+}
+
+type replacedDelete struct {
+	tableID int64
+	df      catalog.DataFile
+	f       NewDeleteFile
+}
+
+type endedFile struct {
+	tableID int64
+	df      catalog.DataFile
+}
+
+// Commit collects the changes of one statement (or transaction) and writes
+// them as one snapshot. It is not safe for concurrent use.
+type Commit struct {
+	db   *catalog.DB
+	base catalog.Snapshot
+	meta *catalog.Metadata
+
+	author, message *string
+
+	// catalogIDs is how many catalog ids (schemas, tables) were handed out;
+	// provisional ids are base.NextCatalogID .. base.NextCatalogID+catalogIDs-1.
+	catalogIDs int64
+
+	newSchemas     []*newSchema
+	droppedSchemas []droppedSchema
+	newTables      []*newTable
+	droppedTables  []droppedTable
+	renamed        []*renamedTable
+	addedCols      []*addedColumn
+	addedColsAll   []*addedColumn // including ones dropped again: their ids stay used
+	colChanges     []*columnChange
+	addedFiles     []addedFile
+	replaced       []replacedDelete
+	ended          []endedFile
+
+	// finalCatalogBase is the head's next_catalog_id the successful attempt
+	// allocated from; set by Commit.
+	finalCatalogBase int64
+	committed        bool
+
+	// beforeCommit, when set (tests), runs after all rows are written and
+	// before the catalog transaction commits; an error aborts the attempt
+	// as if the backend had returned it.
+	beforeCommit func(attempt int) error
+}
+
+// Begin starts a commit on top of base, the snapshot the statement read;
+// meta is the catalog as base sees it (used to name schemas in change
+// records; may be nil).
+func Begin(db *catalog.DB, base catalog.Snapshot, meta *catalog.Metadata) *Commit {
+	return &Commit{db: db, base: base, meta: meta}
+}
+
+// Base is the snapshot the commit builds on.
+func (c *Commit) Base() catalog.Snapshot { return c.base }
+
+// SetCommitInfo records an author and a commit message in
+// ducklake_snapshot_changes (nil leaves them NULL).
+func (c *Commit) SetCommitInfo(author, message *string) {
+	c.author, c.message = author, message
+}
+
+// Empty reports whether the commit would change nothing.
+func (c *Commit) Empty() bool {
+	return len(c.newSchemas) == 0 && len(c.droppedSchemas) == 0 && len(c.newTables) == 0 &&
+		len(c.droppedTables) == 0 && len(c.renamed) == 0 && len(c.addedCols) == 0 &&
+		len(c.colChanges) == 0 && len(c.addedFiles) == 0 && len(c.replaced) == 0 && len(c.ended) == 0
+}
+
+func (c *Commit) allocCatalogID() int64 {
+	id := c.base.NextCatalogID + c.catalogIDs
+	c.catalogIDs++
+	return id
+}
+
+// isProvisional reports whether id was handed out by this commit.
+func (c *Commit) isProvisional(id int64) bool {
+	return id >= c.base.NextCatalogID && id < c.base.NextCatalogID+c.catalogIDs
+}
+
+// remap turns a provisional catalog id into the id allocated from a head
+// whose next_catalog_id is next; other ids pass through.
+func (c *Commit) remap(id, next int64) int64 {
+	if c.isProvisional(id) {
+		return id - c.base.NextCatalogID + next
+	}
+	return id
+}
+
+// FinalID maps an id returned by CreateSchema or CreateTable to the id the
+// successful Commit wrote. Before Commit, or for other ids, it returns id.
+func (c *Commit) FinalID(id int64) int64 {
+	if !c.committed {
+		return id
+	}
+	return c.remap(id, c.finalCatalogBase)
+}
+
+func (c *Commit) findNewTable(id int64) *newTable {
+	for _, t := range c.newTables {
+		if t.provID == id {
+			return t
+		}
+	}
+	return nil
+}
+
+func (c *Commit) findNewSchema(id int64) *newSchema {
+	for _, s := range c.newSchemas {
+		if s.provID == id {
+			return s
+		}
+	}
+	return nil
+}
+
+// CreateSchema creates a schema; it returns the schema's provisional id.
+func (c *Commit) CreateSchema(name string) int64 {
+	id := c.allocCatalogID()
+	c.newSchemas = append(c.newSchemas, &newSchema{provID: id, name: name})
+	return id
+}
+
+// DropSchema drops a schema. The caller ensures it is empty, or drops its
+// tables in the same commit.
+func (c *Commit) DropSchema(s catalog.Schema) {
+	if ns := c.findNewSchema(s.ID); ns != nil {
+		ns.dropped = true
+		return
+	}
+	c.droppedSchemas = append(c.droppedSchemas, droppedSchema{s: s})
+}
+
+// CreateTable creates a table in schema s (which may have been created in
+// this commit); column ids are 1..len(cols). It returns the table's
+// provisional id.
+func (c *Commit) CreateTable(s catalog.Schema, name string, cols []ColumnDef) int64 {
+	id := c.allocCatalogID()
+	schemaName := s.Name
+	if ns := c.findNewSchema(s.ID); ns != nil && schemaName == "" {
+		schemaName = ns.name
+	}
+	c.newTables = append(c.newTables, &newTable{
+		provID:   id,
+		schemaID: s.ID,
+		schema:   schemaName,
+		name:     name,
+		cols:     append([]ColumnDef(nil), cols...),
+		colDrop:  make([]bool, len(cols)),
+	})
+	return id
+}
+
+// DropTable drops a table with everything that belongs to it.
+func (c *Commit) DropTable(s catalog.Schema, t catalog.Table) {
+	if nt := c.findNewTable(t.ID); nt != nil {
+		nt.dropped = true
+		return
+	}
+	c.droppedTables = append(c.droppedTables, droppedTable{s: s, t: t})
+}
+
+// RenameTable renames a table; its directory keeps the old name.
+func (c *Commit) RenameTable(s catalog.Schema, t catalog.Table, newName string) {
+	if nt := c.findNewTable(t.ID); nt != nil {
+		nt.name = newName
+		return
+	}
+	for _, r := range c.renamed {
+		if r.t.ID == t.ID {
+			r.newName = newName
+			return
+		}
+	}
+	c.renamed = append(c.renamed, &renamedTable{s: s, t: t, newName: newName})
+}
+
+// AddColumn adds a top-level column and returns its column id: one more
+// than the largest column id the table ever had.
+//
+// For an existing table the id is looked up in the catalog now (without a
+// context; the query is one MAX) and recomputed under the writer lock at
+// commit.
+func (c *Commit) AddColumn(t catalog.Table, col ColumnDef) int64 {
+	if nt := c.findNewTable(t.ID); nt != nil {
+		nt.cols = append(nt.cols, col)
+		nt.colDrop = append(nt.colDrop, false)
+		return int64(len(nt.cols))
+	}
+	// Ids of columns added to one table in one commit keep their distance
+	// from the table's maximum column id at the first AddColumn, so that
+	// dropping one of them again does not renumber the others.
+	var base, last int64 = -1, 0
+	for _, a := range c.addedColsAll {
+		if a.tableID == t.ID {
+			base = a.base
+			if a.provID > last {
+				last = a.provID
+			}
+		}
+	}
+	if base < 0 {
+		for _, cl := range t.Columns {
+			if cl.ID > base {
+				base = cl.ID
+			}
+		}
+		if m, err := c.db.MaxColumnID(context.Background(), t.ID); err == nil && m > base {
+			base = m
+		}
+		if base < 0 {
+			base = 0
+		}
+	}
+	if last < base {
+		last = base
+	}
+	a := &addedColumn{tableID: t.ID, base: base, provID: last + 1, def: col}
+	c.addedCols = append(c.addedCols, a)
+	c.addedColsAll = append(c.addedColsAll, a)
+	return a.provID
+}
+
+// addedColumn finds a column added to an existing table in this commit.
+func (c *Commit) findAddedColumn(tableID, columnID int64) *addedColumn {
+	for _, a := range c.addedCols {
+		if a.tableID == tableID && a.provID == columnID {
+			return a
+		}
+	}
+	return nil
+}
+
+// change returns the accumulated change record for an existing column.
+func (c *Commit) change(tableID, columnID int64) *columnChange {
+	for _, ch := range c.colChanges {
+		if ch.tableID == tableID && ch.columnID == columnID {
+			return ch
+		}
+	}
+	ch := &columnChange{tableID: tableID, columnID: columnID}
+	c.colChanges = append(c.colChanges, ch)
+	return ch
+}
+
+// newTableColumn returns the definition of column id in a table created in
+// this commit (ids are 1-based positions).
+func newTableColumn(nt *newTable, columnID int64) (*ColumnDef, int) {
+	i := int(columnID) - 1
+	if i < 0 || i >= len(nt.cols) {
+		return nil, -1
+	}
+	return &nt.cols[i], i
+}
+
+// DropColumn drops a column (and, for nested columns, its children).
+func (c *Commit) DropColumn(t catalog.Table, columnID int64) {
+	if nt := c.findNewTable(t.ID); nt != nil {
+		if _, i := newTableColumn(nt, columnID); i >= 0 {
+			nt.colDrop[i] = true
+		}
+		return
+	}
+	if a := c.findAddedColumn(t.ID, columnID); a != nil {
+		c.removeAddedColumn(a)
+		return
+	}
+	c.change(t.ID, columnID).drop = true
+}
+
+func (c *Commit) removeAddedColumn(a *addedColumn) {
+	for i, x := range c.addedCols {
+		if x == a {
+			c.addedCols = append(c.addedCols[:i], c.addedCols[i+1:]...)
+			return
+		}
+	}
+}
+
+// RenameColumn renames a column; its column id (Parquet field id) stays.
+func (c *Commit) RenameColumn(t catalog.Table, columnID int64, newName string) {
+	if nt := c.findNewTable(t.ID); nt != nil {
+		if d, _ := newTableColumn(nt, columnID); d != nil {
+			d.Name = newName
+		}
+		return
+	}
+	if a := c.findAddedColumn(t.ID, columnID); a != nil {
+		a.def.Name = newName
+		return
+	}
+	c.change(t.ID, columnID).rename = &newName
+}
+
+// SetColumnType changes a column's type. Only widening promotions are
+// valid; the caller checks that.
+func (c *Commit) SetColumnType(t catalog.Table, columnID int64, newType string) {
+	if nt := c.findNewTable(t.ID); nt != nil {
+		if d, _ := newTableColumn(nt, columnID); d != nil {
+			d.Type = newType
+		}
+		return
+	}
+	if a := c.findAddedColumn(t.ID, columnID); a != nil {
+		a.def.Type = newType
+		return
+	}
+	c.change(t.ID, columnID).typ = &newType
+}
+
+// SetColumnDefault sets (or with nil, drops) a column's DEFAULT.
+func (c *Commit) SetColumnDefault(t catalog.Table, columnID int64, def *string) {
+	if nt := c.findNewTable(t.ID); nt != nil {
+		if d, _ := newTableColumn(nt, columnID); d != nil {
+			d.DefaultValue = def
+		}
+		return
+	}
+	if a := c.findAddedColumn(t.ID, columnID); a != nil {
+		a.def.DefaultValue = def
+		return
+	}
+	ch := c.change(t.ID, columnID)
+	ch.setDefault, ch.def = true, def
+}
+
+// AddDataFile registers a new data file of table t. Its data_file_id and
+// row_id_start are assigned at commit: files take consecutive row id ranges
+// from the table's next_row_id in the order they were added.
+func (c *Commit) AddDataFile(t catalog.Table, f NewDataFile) {
+	c.addedFiles = append(c.addedFiles, addedFile{tableID: t.ID, f: f})
+}
+
+// ReplaceDeleteFile gives data file df a new delete file f that holds all
+// its deleted positions (those of df.Delete plus the new ones). The old
+// delete file is end-dated at the commit snapshot (DuckLake §13 option (b)),
+// the new one begins there.
+func (c *Commit) ReplaceDeleteFile(t catalog.Table, df catalog.DataFile, f NewDeleteFile) {
+	c.replaced = append(c.replaced, replacedDelete{tableID: t.ID, df: df, f: f})
+}
+
+// EndDataFile records that every row of df is deleted: the data file (and
+// its live delete file) are end-dated instead of writing a delete file.
+func (c *Commit) EndDataFile(t catalog.Table, df catalog.DataFile) {
+	c.ended = append(c.ended, endedFile{tableID: t.ID, df: df})
+}

@@ -1,0 +1,58 @@
+// Package snapshot owns writing to a DuckLake catalog: building one commit,
+// which becomes exactly one new snapshot, and DuckLake's optimistic commit
+// protocol with its conflict checks and retries.
+//
+// It must not know about operators, Parquet contents or SQL text from
+// clients; it receives finished facts (a table to create, a Parquet file that
+// was written with its exact size and stats, a delete file replacing another)
+// and turns them into catalog rows.
+//
+// # Lifecycle
+//
+//  1. Begin(db, base, meta): base is the snapshot the statement read (its
+//     head when it started), meta the catalog as that snapshot sees it.
+//  2. Builder calls (CreateSchema, CreateTable, AddDataFile, ...) only record
+//     intent. Ids they return are provisional: correct if nobody else commits
+//     first, otherwise only hints valid within the statement. FinalID maps a
+//     provisional id to the one written after Commit succeeds.
+//  3. Commit writes everything in ONE catalog transaction:
+//     - the snapshot row (head+1) first, so that on a backend without a
+//     writer lock a concurrent winner makes us fail fast on the primary
+//     key;
+//     - catalog rows, with catalog ids from the head's next_catalog_id, file
+//     ids from its next_file_id, row ids from ducklake_table_stats;
+//     - stats, schema_versions rows, and the changes_made line that other
+//     writers (DuckDB included) read to detect conflicts with us.
+//
+// # The optimistic protocol (DuckLake spec §10)
+//
+// On SQLite the transaction begins with BEGIN IMMEDIATE, so writers are
+// serialised and the head read inside the transaction cannot move. If it is
+// not base, someone committed since we started: the changes_made of every
+// snapshot after base are checked against ours with DuckLake's conflict
+// table; a conflict returns an error wrapping ErrConflict (SQLSTATE 40001 for
+// the client). Otherwise ids, row ids and stats are recomputed from the new
+// head and written. Errors that mean "another writer won" (primary key or
+// unique violations, "database is locked") roll back and retry after
+// 100 ms × 1.5^n × rand(0.5..1), at most 10 times, re-running the checks
+// against base each time.
+//
+// Besides the change tokens, each commit re-checks the rows it end-dates:
+// dropping a table, renaming it, altering a column or replacing a delete file
+// requires the row it replaces to still be live (and, for delete files, to be
+// the one the statement read). DuckDB's token checks miss some races (two
+// renames of one table); these checks do not.
+//
+// # Invariants
+//
+//   - One commit, one snapshot; nothing is visible before the catalog
+//     transaction commits.
+//   - schema_version grows by one when the commit changes the catalog
+//     (schemas, tables, columns); next_file_id grows on any data change.
+//   - Ids are never reused: column ids continue from the maximum over all of
+//     a table's historical column rows.
+//   - At most one delete file per data file is live at any snapshot: a new
+//     delete file holds all deleted positions and end-dates the old one.
+//   - ducklake_table_column_stats min/max stay exact or become NULL, never
+//     loose, because DuckDB answers MIN/MAX from them.
+package snapshot

@@ -1,0 +1,983 @@
+package snapshot
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/lakepg/lakepg/catalog"
+)
+
+// Retry settings of the optimistic protocol, DuckDB's defaults
+// (ducklake_retry_wait_ms, ducklake_retry_backoff, ducklake_max_retry_count).
+var (
+	retryWait    = 100 * time.Millisecond
+	retryBackoff = 1.5
+	maxRetries   = 10
+)
+
+// backoff is the wait before retry number n (0-based):
+// retryWait × retryBackoff^n × a random factor in [0.5, 1).
+func backoff(n int) time.Duration {
+	f := math.Pow(retryBackoff, float64(n)) * (0.5 + rand.Float64()/2)
+	return time.Duration(float64(retryWait) * f)
+}
+
+// Commit writes the collected changes as one new snapshot and returns it.
+// An empty commit writes nothing and returns the base snapshot. A logical
+// conflict with a concurrent writer returns an error wrapping ErrConflict;
+// so does giving up after the retries.
+func (c *Commit) Commit(ctx context.Context) (catalog.Snapshot, error) {
+	if c.committed {
+		return catalog.Snapshot{}, errors.New("snapshot: commit already written")
+	}
+	if c.Empty() {
+		return c.base, nil
+	}
+	var lastErr error
+	for attempt := 0; attempt <= maxRetries; attempt++ {
+		if attempt > 0 {
+			t := time.NewTimer(backoff(attempt - 1))
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return catalog.Snapshot{}, ctx.Err()
+			case <-t.C:
+			}
+		}
+		snap, err := c.try(ctx, attempt)
+		if err == nil {
+			c.committed = true
+			return snap, nil
+		}
+		if !retryable(err) || ctx.Err() != nil {
+			return catalog.Snapshot{}, err
+		}
+		lastErr = err
+	}
+	return catalog.Snapshot{}, fmt.Errorf("%w: gave up after %d retries: %w", ErrConflict, maxRetries, lastErr)
+}
+
+// try is one attempt: one catalog transaction.
+func (c *Commit) try(ctx context.Context, attempt int) (catalog.Snapshot, error) {
+	tx, err := c.db.BeginWrite(ctx)
+	if err != nil {
+		return catalog.Snapshot{}, fmt.Errorf("snapshot: begin commit: %w", err)
+	}
+	defer tx.Rollback()
+	head, err := tx.Head(ctx)
+	if err != nil {
+		return catalog.Snapshot{}, fmt.Errorf("snapshot: read head: %w", err)
+	}
+	if head.ID != c.base.ID {
+		// Someone committed since the statement read base: check what they
+		// did against what we do, then build on their head.
+		changes, err := tx.ChangesSince(ctx, c.base.ID)
+		if err != nil {
+			return catalog.Snapshot{}, err
+		}
+		other := newChangeSet()
+		for _, ch := range changes {
+			if err := other.parse(ch); err != nil {
+				return catalog.Snapshot{}, err
+			}
+		}
+		if err := c.mine().check(other); err != nil {
+			return catalog.Snapshot{}, err
+		}
+	}
+	w := &writer{c: c, tx: tx, ctx: ctx, head: head, snapID: head.ID + 1}
+	snap, err := w.write()
+	if err != nil {
+		return catalog.Snapshot{}, err
+	}
+	if c.beforeCommit != nil {
+		if err := c.beforeCommit(attempt); err != nil {
+			return catalog.Snapshot{}, err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return catalog.Snapshot{}, fmt.Errorf("snapshot: commit snapshot %d: %w", snap.ID, err)
+	}
+	c.finalCatalogBase = head.NextCatalogID
+	return snap, nil
+}
+
+// mine describes this commit for the conflict rules. Ids of objects created
+// by this commit never appear in another writer's changes, so provisional ids
+// are left out.
+func (c *Commit) mine() *mine {
+	m := &mine{droppedTables: idSet{}, inserted: idSet{}, deleted: idSet{}, altered: idSet{}, renamed: idSet{}}
+	for _, s := range c.newSchemas {
+		if !s.dropped {
+			m.createdSchemas = append(m.createdSchemas, s.name)
+		}
+	}
+	m.droppedSchemas = c.droppedSchemas
+	for _, t := range c.newTables {
+		if t.dropped {
+			continue
+		}
+		sid := t.schemaID
+		if c.isProvisional(sid) {
+			sid = -1
+		}
+		m.createdTables = append(m.createdTables, createdName{schema: t.schema, name: t.name, schemaID: sid})
+	}
+	for _, r := range c.renamed {
+		m.createdTables = append(m.createdTables, createdName{schema: r.s.Name, name: r.newName, schemaID: r.t.SchemaID, rename: true})
+		m.renamed.add(r.t.ID)
+	}
+	for _, d := range c.droppedTables {
+		m.droppedTables.add(d.t.ID)
+	}
+	for _, f := range c.addedFiles {
+		if !c.isProvisional(f.tableID) {
+			m.inserted.add(f.tableID)
+		}
+	}
+	for _, r := range c.replaced {
+		m.deleted.add(r.tableID)
+	}
+	for _, e := range c.ended {
+		m.deleted.add(e.tableID)
+	}
+	for _, a := range c.addedCols {
+		m.altered.add(a.tableID)
+	}
+	for _, ch := range c.colChanges {
+		m.altered.add(ch.tableID)
+	}
+	return m
+}
+
+// writer writes one attempt's rows.
+type writer struct {
+	c      *Commit
+	tx     *catalog.Tx
+	ctx    context.Context
+	head   catalog.Snapshot
+	snapID int64
+
+	nextFile  int64 // next free data/delete file id
+	data      map[int64]*tableData
+	dataOrder []int64
+	done      written
+}
+
+func (w *writer) exec(q string, args ...any) (int64, error) {
+	res, err := w.tx.ExecContext(w.ctx, q, args...)
+	if err != nil {
+		return 0, fmt.Errorf("snapshot: %s: %w", firstWords(q), err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, nil
+	}
+	return n, nil
+}
+
+// firstWords names a statement in an error without the whole SQL.
+func firstWords(q string) string {
+	f := strings.Fields(q)
+	if len(f) > 3 {
+		f = f[:3]
+	}
+	return strings.Join(f, " ")
+}
+
+// endLive end-dates the live rows of table matching where.
+func (w *writer) endLive(table, where string, args ...any) (int64, error) {
+	return w.exec(`UPDATE `+table+` SET end_snapshot = ? WHERE end_snapshot IS NULL AND `+where, append([]any{w.snapID}, args...)...)
+}
+
+func (w *writer) fid(id int64) int64 { return w.c.remap(id, w.head.NextCatalogID) }
+
+func nullIfZero(v int64) any {
+	if v == 0 {
+		return nil
+	}
+	return v
+}
+
+// pathFor is the directory name DuckDB gives a schema or table: the name
+// when it is made of [A-Za-z0-9_-] only, else the uuid.
+func pathFor(name, id string) string {
+	if name == "" {
+		return id + "/"
+	}
+	for i := 0; i < len(name); i++ {
+		ch := name[i]
+		if !(ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || ch == '_' || ch == '-') {
+			return id + "/"
+		}
+	}
+	return name + "/"
+}
+
+func (w *writer) droppedTable(id int64) bool {
+	for _, d := range w.c.droppedTables {
+		if d.t.ID == id {
+			return true
+		}
+	}
+	if nt := w.c.findNewTable(id); nt != nil && nt.dropped {
+		return true
+	}
+	return false
+}
+
+// tableLive checks that an existing table still has a live row.
+func (w *writer) tableLive(id int64) error {
+	var n int64
+	if err := w.tx.QueryRowContext(w.ctx, `SELECT COUNT(*) FROM ducklake_table WHERE table_id = ? AND end_snapshot IS NULL`, id).Scan(&n); err != nil {
+		return fmt.Errorf("snapshot: check table %d: %w", id, err)
+	}
+	if n == 0 {
+		return conflictf("table with index %d was dropped by another transaction", id)
+	}
+	return nil
+}
+
+// nameTaken reports whether a live table or view in schema sid has name.
+func (w *writer) nameTaken(sid int64, name string) (bool, error) {
+	var n int64
+	err := w.tx.QueryRowContext(w.ctx, `SELECT (SELECT COUNT(*) FROM ducklake_table WHERE schema_id = ? AND table_name = ? AND end_snapshot IS NULL)
+	+ (SELECT COUNT(*) FROM ducklake_view WHERE schema_id = ? AND view_name = ? AND end_snapshot IS NULL)`, sid, name, sid, name).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("snapshot: check name %q: %w", name, err)
+	}
+	return n > 0, nil
+}
+
+type fileRec struct {
+	id         int64
+	rowIDStart int64
+	f          NewDataFile
+}
+
+// tableData is what a commit adds to one table's data.
+type tableData struct {
+	id         int64
+	isNew      bool
+	statsExist bool
+	stats      catalog.TableStats
+	files      []fileRec
+}
+
+// written collects, while the rows go in, what the snapshot's
+// changes_made and schema_versions rows must say.
+type written struct {
+	droppedSchemas []int64
+	droppedTables  []int64
+	createdSchemas []string
+	createdTables  []string // already quoted "schema"."table"
+	inserted       idSet
+	deleted        idSet
+	altered        idSet
+	structural     idSet // altered so that inlined rows need a new layout
+	versioned      idSet // tables that get a ducklake_schema_versions row
+}
+
+// changes renders changes_made in the order DuckDB writes it.
+func (wr *written) changes() string {
+	var toks []string
+	sort.Slice(wr.droppedSchemas, func(i, j int) bool { return wr.droppedSchemas[i] < wr.droppedSchemas[j] })
+	sort.Slice(wr.droppedTables, func(i, j int) bool { return wr.droppedTables[i] < wr.droppedTables[j] })
+	for _, id := range wr.droppedSchemas {
+		toks = append(toks, fmt.Sprintf("dropped_schema:%d", id))
+	}
+	for _, id := range wr.droppedTables {
+		toks = append(toks, fmt.Sprintf("dropped_table:%d", id))
+	}
+	for _, n := range wr.createdSchemas {
+		toks = append(toks, "created_schema:"+quoteName(n))
+	}
+	for _, n := range wr.createdTables {
+		toks = append(toks, "created_table:"+n)
+	}
+	for _, id := range wr.inserted.sorted() {
+		toks = append(toks, fmt.Sprintf("inserted_into_table:%d", id))
+	}
+	for _, id := range wr.deleted.sorted() {
+		toks = append(toks, fmt.Sprintf("deleted_from_table:%d", id))
+	}
+	for _, id := range wr.altered.sorted() {
+		toks = append(toks, fmt.Sprintf("altered_table:%d", id))
+	}
+	return strings.Join(toks, ",")
+}
+
+// write writes every row of the commit inside the attempt's transaction
+// and returns the snapshot it makes.
+func (w *writer) write() (catalog.Snapshot, error) {
+	c := w.c
+	w.done = written{inserted: idSet{}, deleted: idSet{}, altered: idSet{}, structural: idSet{}, versioned: idSet{}}
+
+	// Which tables get data files, in order of first mention.
+	w.data = map[int64]*tableData{}
+	for _, af := range c.addedFiles {
+		if w.droppedTable(af.tableID) {
+			continue
+		}
+		tid := w.fid(af.tableID)
+		td := w.data[tid]
+		if td == nil {
+			td = &tableData{id: tid, isNew: c.isProvisional(af.tableID)}
+			w.data[tid] = td
+			w.dataOrder = append(w.dataOrder, tid)
+		}
+		td.files = append(td.files, fileRec{f: af.f})
+	}
+	var nFiles int64
+	for _, td := range w.data {
+		nFiles += int64(len(td.files))
+	}
+	for _, r := range c.replaced {
+		if !w.droppedTable(r.tableID) {
+			nFiles++
+		}
+	}
+	dataChange := nFiles > 0 || len(c.ended) > 0
+
+	catalogChange := len(c.droppedSchemas) > 0 || len(c.droppedTables) > 0 || len(c.renamed) > 0 ||
+		len(c.addedCols) > 0 || len(c.colChanges) > 0
+	for _, s := range c.newSchemas {
+		catalogChange = catalogChange || !s.dropped
+	}
+	for _, t := range c.newTables {
+		catalogChange = catalogChange || !t.dropped
+	}
+
+	snap := catalog.Snapshot{
+		ID:            w.snapID,
+		Time:          time.Now().UTC().Truncate(time.Microsecond),
+		SchemaVersion: w.head.SchemaVersion,
+		NextCatalogID: w.head.NextCatalogID + c.catalogIDs,
+		NextFileID:    w.head.NextFileID + nFiles,
+		Author:        c.author,
+		Message:       c.message,
+	}
+	if catalogChange {
+		snap.SchemaVersion++
+	}
+	if dataChange && nFiles == 0 {
+		// DuckDB caches table stats keyed on next_file_id: every data
+		// change must move it.
+		snap.NextFileID++
+	}
+	w.nextFile = w.head.NextFileID
+
+	// The snapshot row goes first: on a backend without a writer lock, a
+	// concurrent winner makes this fail on the primary key straight away.
+	if _, err := w.exec(`INSERT INTO ducklake_snapshot VALUES (?, ?, ?, ?, ?)`,
+		snap.ID, snap.Time, snap.SchemaVersion, snap.NextCatalogID, snap.NextFileID); err != nil {
+		return snap, err
+	}
+	for _, phase := range []func() error{
+		w.writeNewSchemas,
+		w.writeDroppedTables,
+		w.writeRenames,
+		w.writeNewTables,
+		w.writeAddedColumns,
+		w.writeColumnChanges,
+		w.writeDataFiles,
+		w.writeDeletes,
+		w.writeDroppedSchemas,
+	} {
+		if err := phase(); err != nil {
+			return snap, err
+		}
+	}
+
+	// DuckDB inserts into the inlined-data table with the highest schema
+	// version; after a structural change it must find one with the new
+	// layout, or it would inline rows into the old one.
+	for _, tid := range w.done.structural.sorted() {
+		if err := w.newInlinedTable(tid, snap.SchemaVersion); err != nil {
+			return snap, err
+		}
+	}
+	for _, tid := range w.done.versioned.sorted() {
+		if _, err := w.exec(`INSERT INTO ducklake_schema_versions VALUES (?, ?, ?)`, snap.ID, snap.SchemaVersion, tid); err != nil {
+			return snap, err
+		}
+	}
+	snap.Changes = w.done.changes()
+	var changes any
+	if snap.Changes != "" {
+		changes = snap.Changes
+	}
+	if _, err := w.exec(`INSERT INTO ducklake_snapshot_changes VALUES (?, ?, ?, ?, NULL)`, snap.ID, changes, c.author, c.message); err != nil {
+		return snap, err
+	}
+	return snap, nil
+}
+
+func (w *writer) writeNewSchemas() error {
+	for _, ns := range w.c.newSchemas {
+		if ns.dropped {
+			continue
+		}
+		var n int64
+		if err := w.tx.QueryRowContext(w.ctx, `SELECT COUNT(*) FROM ducklake_schema WHERE schema_name = ? AND end_snapshot IS NULL`, ns.name).Scan(&n); err != nil {
+			return fmt.Errorf("snapshot: check schema %q: %w", ns.name, err)
+		}
+		if n > 0 {
+			return conflictf("schema %q already exists", ns.name)
+		}
+		id, err := uuid.NewV7()
+		if err != nil {
+			return err
+		}
+		if _, err := w.exec(`INSERT INTO ducklake_schema VALUES (?, ?, ?, NULL, ?, ?, ?)`,
+			w.fid(ns.provID), id.String(), w.snapID, ns.name, pathFor(ns.name, id.String()), true); err != nil {
+			return err
+		}
+		w.done.createdSchemas = append(w.done.createdSchemas, ns.name)
+	}
+	return nil
+}
+
+// writeDroppedTables end-dates the table row and everything scoped to it.
+func (w *writer) writeDroppedTables() error {
+	for _, d := range w.c.droppedTables {
+		n, err := w.endLive("ducklake_table", "table_id = ?", d.t.ID)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return conflictf("attempting to drop table %q, but another transaction dropped it already", d.t.Name)
+		}
+		for _, tbl := range []string{"ducklake_partition_info", "ducklake_column", "ducklake_column_tag", "ducklake_data_file", "ducklake_delete_file", "ducklake_sort_info"} {
+			if _, err := w.endLive(tbl, "table_id = ?", d.t.ID); err != nil {
+				return err
+			}
+		}
+		if _, err := w.endLive("ducklake_tag", "object_id = ?", d.t.ID); err != nil {
+			return err
+		}
+		w.done.droppedTables = append(w.done.droppedTables, d.t.ID)
+	}
+	return nil
+}
+
+// writeRenames end-dates each renamed table's row and re-inserts it with
+// the same id, uuid and directory under the new name. The change is
+// recorded as created_table, as DuckDB does.
+func (w *writer) writeRenames() error {
+	for _, r := range w.c.renamed {
+		if w.droppedTable(r.t.ID) {
+			continue
+		}
+		var (
+			tuuid, name string
+			sid         int64
+			path        sql.NullString
+			isRel       catalog.NullBool
+		)
+		err := w.tx.QueryRowContext(w.ctx, `SELECT table_uuid, schema_id, table_name, path, path_is_relative FROM ducklake_table WHERE table_id = ? AND end_snapshot IS NULL`, r.t.ID).
+			Scan(&tuuid, &sid, &name, &path, &isRel)
+		if errors.Is(err, sql.ErrNoRows) {
+			return conflictf("attempting to rename table %q, but another transaction dropped it", r.t.Name)
+		}
+		if err != nil {
+			return fmt.Errorf("snapshot: read table %d: %w", r.t.ID, err)
+		}
+		if name != r.t.Name {
+			return conflictf("attempting to rename table %q, but another transaction renamed it to %q", r.t.Name, name)
+		}
+		if taken, err := w.nameTaken(sid, r.newName); err != nil {
+			return err
+		} else if taken {
+			return conflictf("table %q already exists", r.newName)
+		}
+		if _, err := w.endLive("ducklake_table", "table_id = ?", r.t.ID); err != nil {
+			return err
+		}
+		var p any
+		if path.Valid {
+			p = path.String
+		}
+		if _, err := w.exec(`INSERT INTO ducklake_table VALUES (?, ?, ?, NULL, ?, ?, ?, ?)`,
+			r.t.ID, tuuid, w.snapID, sid, r.newName, p, isRel.Ptr()); err != nil {
+			return err
+		}
+		w.done.createdTables = append(w.done.createdTables, quoteName(r.s.Name)+"."+quoteName(r.newName))
+		w.done.versioned.add(r.t.ID)
+	}
+	return nil
+}
+
+func (w *writer) writeNewTables() error {
+	for _, nt := range w.c.newTables {
+		if nt.dropped {
+			continue
+		}
+		tid, sid := w.fid(nt.provID), w.fid(nt.schemaID)
+		if !w.c.isProvisional(nt.schemaID) {
+			if taken, err := w.nameTaken(sid, nt.name); err != nil {
+				return err
+			} else if taken {
+				return conflictf("table %q already exists", nt.name)
+			}
+		}
+		id, err := uuid.NewV7()
+		if err != nil {
+			return err
+		}
+		if _, err := w.exec(`INSERT INTO ducklake_table VALUES (?, ?, ?, NULL, ?, ?, ?, ?)`,
+			tid, id.String(), w.snapID, sid, nt.name, pathFor(nt.name, id.String()), true); err != nil {
+			return err
+		}
+		for i, def := range nt.cols {
+			if nt.colDrop[i] {
+				continue
+			}
+			if err := w.insertColumn(tid, int64(i+1), def); err != nil {
+				return err
+			}
+		}
+		w.done.createdTables = append(w.done.createdTables, quoteName(nt.schema)+"."+quoteName(nt.name))
+		w.done.versioned.add(tid)
+	}
+	return nil
+}
+
+// writeAddedColumns: ids continue from the largest id the table ever had,
+// recomputed under the writer lock, at the distances AddColumn handed out.
+func (w *writer) writeAddedColumns() error {
+	maxID := map[int64]int64{}
+	for _, a := range w.c.addedCols {
+		if w.droppedTable(a.tableID) {
+			continue
+		}
+		m, ok := maxID[a.tableID]
+		if !ok {
+			if err := w.tableLive(a.tableID); err != nil {
+				return err
+			}
+			var err error
+			if m, err = w.tx.MaxColumnID(w.ctx, a.tableID); err != nil {
+				return err
+			}
+			maxID[a.tableID] = m
+		}
+		if err := w.insertColumn(a.tableID, m+a.provID-a.base, a.def); err != nil {
+			return err
+		}
+		w.done.altered.add(a.tableID)
+		w.done.structural.add(a.tableID)
+		w.done.versioned.add(a.tableID)
+	}
+	return nil
+}
+
+// writeColumnChanges end-dates each altered column's live row once and
+// inserts its replacement with the same column id; a drop end-dates the
+// column and everything nested under it.
+func (w *writer) writeColumnChanges() error {
+	live := map[int64]map[int64]catalog.Column{}
+	for _, ch := range w.c.colChanges {
+		if w.droppedTable(ch.tableID) {
+			continue
+		}
+		cols, ok := live[ch.tableID]
+		if !ok {
+			lc, err := w.tx.LiveColumns(w.ctx, ch.tableID)
+			if err != nil {
+				return err
+			}
+			cols = map[int64]catalog.Column{}
+			for _, col := range lc {
+				cols[col.ID] = col
+			}
+			live[ch.tableID] = cols
+		}
+		cur, ok := cols[ch.columnID]
+		if !ok {
+			return conflictf("column %d of table with index %d was dropped or altered by another transaction", ch.columnID, ch.tableID)
+		}
+		if ch.drop {
+			for _, id := range descendants(cols, ch.columnID) {
+				if _, err := w.endLive("ducklake_column", "table_id = ? AND column_id = ?", ch.tableID, id); err != nil {
+					return err
+				}
+			}
+			w.done.structural.add(ch.tableID)
+		} else {
+			if _, err := w.endLive("ducklake_column", "table_id = ? AND column_id = ?", ch.tableID, ch.columnID); err != nil {
+				return err
+			}
+			next := cur
+			if ch.rename != nil {
+				next.Name = *ch.rename
+				w.done.structural.add(ch.tableID)
+			}
+			if ch.typ != nil {
+				next.Type = *ch.typ
+				w.done.structural.add(ch.tableID)
+			}
+			dvt := cur.DefaultValueType
+			if ch.setDefault {
+				next.DefaultValue = ch.def
+				dvt = "literal"
+			}
+			if err := w.insertColumnRow(ch.tableID, next, dvt); err != nil {
+				return err
+			}
+		}
+		w.done.altered.add(ch.tableID)
+		w.done.versioned.add(ch.tableID)
+	}
+	return nil
+}
+
+// writeDataFiles gives files ids from next_file_id in call order and row
+// id ranges from each table's next_row_id, then folds them into the
+// table's statistics.
+func (w *writer) writeDataFiles() error {
+	for _, tid := range w.dataOrder {
+		td := w.data[tid]
+		if td.isNew {
+			continue
+		}
+		if err := w.tableLive(tid); err != nil {
+			return err
+		}
+		st, ok, err := w.tx.TableStats(w.ctx, tid)
+		if err != nil {
+			return err
+		}
+		td.stats, td.statsExist = st, ok
+	}
+	cursor := map[int64]int{}
+	for _, af := range w.c.addedFiles {
+		if w.droppedTable(af.tableID) {
+			continue
+		}
+		tid := w.fid(af.tableID)
+		td := w.data[tid]
+		i := cursor[tid]
+		cursor[tid] = i + 1
+		fr := &td.files[i]
+		fr.id = w.nextFile
+		w.nextFile++
+		fr.rowIDStart = td.stats.NextRowID
+		td.stats.NextRowID += fr.f.RecordCount
+		td.stats.RecordCount += fr.f.RecordCount
+		td.stats.FileSizeBytes += fr.f.FileSize
+		if _, err := w.exec(`INSERT INTO ducklake_data_file VALUES (?, ?, ?, NULL, NULL, ?, ?, 'parquet', ?, ?, ?, ?, NULL, NULL, NULL, NULL)`,
+			fr.id, tid, w.snapID, fr.f.RelPath, true, fr.f.RecordCount, fr.f.FileSize, nullIfZero(fr.f.FooterSize), fr.rowIDStart); err != nil {
+			return err
+		}
+		for _, cs := range fr.f.Stats {
+			if _, err := w.exec(`INSERT INTO ducklake_file_column_stats VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)`,
+				fr.id, tid, cs.ColumnID, cs.ColumnSizeBytes, cs.ValueCount, cs.NullCount, cs.Min, cs.Max, cs.ContainsNaN); err != nil {
+				return err
+			}
+		}
+		w.done.inserted.add(tid)
+	}
+	for _, tid := range w.dataOrder {
+		if err := w.writeStats(w.data[tid]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeDeletes: a new delete file holds every deleted position of its data
+// file and end-dates the old one, so exactly one is live at any snapshot;
+// a fully deleted data file is end-dated instead.
+func (w *writer) writeDeletes() error {
+	for _, r := range w.c.replaced {
+		if w.droppedTable(r.tableID) {
+			continue
+		}
+		liveDel, fileLive, err := w.tx.LiveDeleteFile(w.ctx, r.df.ID)
+		if err != nil {
+			return err
+		}
+		if !fileLive {
+			return conflictf("attempting to delete from data file %d, but another transaction deleted it", r.df.ID)
+		}
+		switch {
+		case liveDel == nil && r.df.Delete == nil:
+		case liveDel != nil && r.df.Delete != nil && *liveDel == r.df.Delete.ID:
+		default:
+			return conflictf("attempting to delete from data file %d, but another transaction deleted from it", r.df.ID)
+		}
+		if _, err := w.endLive("ducklake_delete_file", "data_file_id = ?", r.df.ID); err != nil {
+			return err
+		}
+		id := w.nextFile
+		w.nextFile++
+		if _, err := w.exec(`INSERT INTO ducklake_delete_file VALUES (?, ?, ?, NULL, ?, ?, ?, 'parquet', ?, ?, ?, NULL, NULL)`,
+			id, r.tableID, w.snapID, r.df.ID, r.f.RelPath, true, r.f.DeleteCount, r.f.FileSize, nullIfZero(r.f.FooterSize)); err != nil {
+			return err
+		}
+		w.done.deleted.add(r.tableID)
+	}
+	for _, e := range w.c.ended {
+		if w.droppedTable(e.tableID) {
+			continue
+		}
+		n, err := w.endLive("ducklake_data_file", "data_file_id = ?", e.df.ID)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return conflictf("attempting to delete from data file %d, but another transaction deleted it", e.df.ID)
+		}
+		if _, err := w.endLive("ducklake_delete_file", "data_file_id = ?", e.df.ID); err != nil {
+			return err
+		}
+		w.done.deleted.add(e.tableID)
+	}
+	return nil
+}
+
+// writeDroppedSchemas runs after the tables they held were dropped.
+func (w *writer) writeDroppedSchemas() error {
+	for _, d := range w.c.droppedSchemas {
+		n, err := w.endLive("ducklake_schema", "schema_id = ?", d.s.ID)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return conflictf("attempting to drop schema %q, but another transaction dropped it already", d.s.Name)
+		}
+		if err := w.schemaEmpty(d.s); err != nil {
+			return err
+		}
+		w.done.droppedSchemas = append(w.done.droppedSchemas, d.s.ID)
+	}
+	return nil
+}
+
+// schemaEmpty checks that a schema being dropped holds no live table or
+// view. One the statement saw is the caller's mistake (it must drop the
+// schema's tables in the same commit); one it did not see was created by a
+// concurrent writer, which is a conflict.
+func (w *writer) schemaEmpty(s catalog.Schema) error {
+	rows, err := w.tx.QueryContext(w.ctx, `SELECT table_id, table_name FROM ducklake_table WHERE schema_id = ? AND end_snapshot IS NULL
+UNION ALL SELECT view_id, view_name FROM ducklake_view WHERE schema_id = ? AND end_snapshot IS NULL`, s.ID, s.ID)
+	if err != nil {
+		return fmt.Errorf("snapshot: check schema %q: %w", s.Name, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var name string
+		if err := rows.Scan(&id, &name); err != nil {
+			return fmt.Errorf("snapshot: check schema %q: %w", s.Name, err)
+		}
+		if w.c.meta != nil {
+			if t, ok := w.c.meta.TableByID(id); ok && t.SchemaID == s.ID {
+				return fmt.Errorf("snapshot: cannot drop schema %q: it still contains %q", s.Name, name)
+			}
+		}
+		return conflictf("attempting to drop schema %q, but another transaction created an entry in this schema", s.Name)
+	}
+	return rows.Err()
+}
+
+// descendants is id and every column nested under it.
+func descendants(cols map[int64]catalog.Column, id int64) []int64 {
+	out := []int64{id}
+	for i := 0; i < len(out); i++ {
+		for _, c := range cols {
+			if c.ParentID != nil && *c.ParentID == out[i] {
+				out = append(out, c.ID)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// insertColumn writes a new top-level column row; column_order is the
+// column id, as DuckDB writes it.
+func (w *writer) insertColumn(tableID, columnID int64, def ColumnDef) error {
+	col := catalog.Column{
+		ID:             columnID,
+		Name:           def.Name,
+		Type:           def.Type,
+		InitialDefault: def.InitialDefault,
+		DefaultValue:   def.DefaultValue,
+		NullsAllowed:   def.NullsAllowed,
+	}
+	return w.insertColumnRow(tableID, col, "literal")
+}
+
+func (w *writer) insertColumnRow(tableID int64, col catalog.Column, defaultType string) error {
+	def := "NULL" // DuckDB's text for "no default"
+	if col.DefaultValue != nil {
+		def = *col.DefaultValue
+	}
+	_, err := w.exec(`INSERT INTO ducklake_column VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'duckdb')`,
+		col.ID, w.snapID, tableID, col.ID, col.Name, col.Type, col.InitialDefault, def, col.NullsAllowed, col.ParentID, defaultType)
+	return err
+}
+
+// writeStats inserts a table's first ducklake_table_stats row, with one
+// ducklake_table_column_stats row per column the files have stats for, or
+// updates both with the new files folded in.
+func (w *writer) writeStats(td *tableData) error {
+	types, err := w.columnTypes(td)
+	if err != nil {
+		return err
+	}
+	fileStats := make([]map[int64]catalog.ColumnStats, len(td.files))
+	for i, fr := range td.files {
+		m := map[int64]catalog.ColumnStats{}
+		for _, cs := range fr.f.Stats {
+			m[cs.ColumnID] = cs
+		}
+		fileStats[i] = m
+	}
+	fold := func(acc colAcc, id int64, from int) colAcc {
+		for _, fs := range fileStats[from:] {
+			a := colAcc{} // a file without stats for the column: unknown
+			if cs, ok := fs[id]; ok {
+				a = fileAcc(cs)
+			}
+			acc = mergeAcc(acc, a, types[id])
+		}
+		return acc
+	}
+	if !td.statsExist {
+		if _, err := w.exec(`INSERT INTO ducklake_table_stats VALUES (?, ?, ?, ?)`,
+			td.id, td.stats.RecordCount, td.stats.NextRowID, td.stats.FileSizeBytes); err != nil {
+			return err
+		}
+		idSeen := idSet{}
+		for _, fs := range fileStats {
+			for id := range fs {
+				idSeen.add(id)
+			}
+		}
+		for _, id := range idSeen.sorted() {
+			first := colAcc{}
+			if cs, ok := fileStats[0][id]; ok {
+				first = fileAcc(cs)
+			}
+			acc := fold(first, id, 1)
+			if _, err := w.exec(`INSERT INTO ducklake_table_column_stats VALUES (?, ?, ?, ?, ?, ?, NULL)`,
+				td.id, id, acc.containsNull, acc.containsNaN, acc.min, acc.max); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if _, err := w.exec(`UPDATE ducklake_table_stats SET record_count = ?, next_row_id = ?, file_size_bytes = ? WHERE table_id = ?`,
+		td.stats.RecordCount, td.stats.NextRowID, td.stats.FileSizeBytes, td.id); err != nil {
+		return err
+	}
+	existing, err := w.tx.TableColumnStats(w.ctx, td.id)
+	if err != nil {
+		return err
+	}
+	ids := idSet{}
+	for id := range existing {
+		ids.add(id)
+	}
+	for _, id := range ids.sorted() {
+		if _, live := types[id]; !live {
+			continue // a dropped column: its row no longer matters
+		}
+		row := existing[id]
+		acc := fold(tableAcc(row), id, 0)
+		if _, err := w.exec(`UPDATE ducklake_table_column_stats SET contains_null = ?, contains_nan = ?, min_value = ?, max_value = ? WHERE table_id = ? AND column_id = ?`,
+			acc.containsNull, acc.containsNaN, acc.min, acc.max, td.id, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// columnTypes maps column id to DuckLake type for a table's columns live in
+// this commit (children of nested columns included for existing tables).
+func (w *writer) columnTypes(td *tableData) (map[int64]string, error) {
+	types := map[int64]string{}
+	if td.isNew {
+		for _, nt := range w.c.newTables {
+			if w.fid(nt.provID) == td.id {
+				for i, def := range nt.cols {
+					if !nt.colDrop[i] {
+						types[int64(i+1)] = def.Type
+					}
+				}
+			}
+		}
+		return types, nil
+	}
+	cols, err := w.tx.LiveColumns(w.ctx, td.id)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range cols {
+		types[c.ID] = c.Type
+	}
+	return types, nil
+}
+
+// inlinedSystemColumns are the names DuckDB reserves in inlined tables; it
+// does not inline a table that uses one.
+var inlinedSystemColumns = map[string]bool{
+	"row_id": true, "begin_snapshot": true, "end_snapshot": true,
+	"_ducklake_internal_snapshot_id": true, "_ducklake_internal_row_id": true,
+}
+
+// newInlinedTable creates and registers ducklake_inlined_data_<tid>_<sv>
+// with the table's new layout, when the table already has inlined-data
+// tables (DuckDB creates the first one itself on its first inlined insert).
+func (w *writer) newInlinedTable(tid, sv int64) error {
+	existing, err := w.tx.InlinedTables(w.ctx, tid)
+	if err != nil || len(existing) == 0 {
+		return err
+	}
+	name := fmt.Sprintf("ducklake_inlined_data_%d_%d", tid, sv)
+	for _, it := range existing {
+		if it.Name == name {
+			return nil
+		}
+	}
+	cols, err := w.tx.LiveColumns(w.ctx, tid)
+	if err != nil {
+		return err
+	}
+	db := w.tx.DB()
+	var defs []string
+	for _, c := range cols {
+		typ, ok := db.InlinedColumnType(c.Type)
+		if !ok {
+			return nil
+		}
+		if c.ParentID != nil {
+			continue
+		}
+		if inlinedSystemColumns[strings.ToLower(c.Name)] {
+			return nil
+		}
+		defs = append(defs, catalog.QuoteIdent(c.Name)+" "+typ)
+	}
+	if len(defs) == 0 {
+		return nil
+	}
+	ddl := "CREATE TABLE IF NOT EXISTS " + catalog.QuoteIdent(name) +
+		"(row_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, " + strings.Join(defs, ", ") + ")"
+	if _, err := w.exec(ddl); err != nil {
+		return err
+	}
+	_, err = w.exec(`INSERT INTO ducklake_inlined_data_tables VALUES (?, ?, ?)`, tid, name, sv)
+	return err
+}

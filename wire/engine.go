@@ -1,0 +1,93 @@
+package wire
+
+import (
+	"context"
+	"net"
+	"time"
+
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/types"
+)
+
+// Engine opens sessions; implemented by the SQL layer.
+type Engine interface {
+	NewSession(ctx context.Context, info StartupInfo) (Session, error)
+}
+
+// StartupInfo is what the client said in its startup packet, plus where it
+// connects from.
+type StartupInfo struct {
+	User, Database, ApplicationName string
+	// Params holds every startup parameter, including TimeZone, DateStyle,
+	// client_encoding and options. Names are case-folded as PostgreSQL
+	// folds setting names: lower case, except TimeZone, DateStyle and
+	// IntervalStyle, which keep PostgreSQL's spelling whatever the client sent.
+	Params     map[string]string
+	RemoteAddr net.Addr
+}
+
+// Session is one client connection's SQL state. The wire layer calls it from
+// a single goroutine, never concurrently.
+type Session interface {
+	// Prepare parses query text into its statements (the simple protocol may
+	// carry several; an extended-protocol Parse must yield at most one, else
+	// 42601 "cannot insert multiple commands into a prepared statement").
+	// paramOIDs are the client-declared types (0 = infer).
+	Prepare(ctx context.Context, query string, paramOIDs []uint32) ([]Statement, error)
+	// TxStatus is 'I', 'T' or 'E' for ReadyForQuery.
+	TxStatus() byte
+	// Location is the session TimeZone, for timestamptz text.
+	Location() *time.Location
+	// ParameterChanges returns the reportable settings changed since the last
+	// call; they are sent as ParameterStatus before the next ReadyForQuery.
+	// Called once right after NewSession too, so a session can correct the
+	// defaults the server reports at startup.
+	ParameterChanges() map[string]string
+	// Close is called when the connection is gone: roll back anything open.
+	Close()
+}
+
+// Statement is one parsed statement, ready to run any number of times.
+type Statement interface {
+	// ParamTypes are the resolved parameter OIDs (ParameterDescription).
+	ParamTypes() []uint32
+	// Columns are the result columns; nil when the statement returns no
+	// rows (NoData).
+	Columns() []Column
+	// Execute runs with text or binary parameter values (nil element =
+	// NULL). paramFormats follows Bind's rules: 0 entries means all text, 1
+	// entry applies to all, else one per parameter. DecodeBinaryParam turns
+	// a binary value into its text form.
+	Execute(ctx context.Context, params [][]byte, paramFormats []int16) (Result, error)
+}
+
+// Column describes one result column.
+type Column struct {
+	Name     string
+	Type     types.T
+	TableOID uint32
+	Attnum   int16
+}
+
+// Result streams the rows of one execution. The ctx given to Execute governs
+// it until Close: a portal suspended by a row limit keeps its Result open
+// across protocol messages.
+type Result interface {
+	// Next returns the next batch of rows, (nil, nil) at the end; the batch
+	// is only valid until the next call.
+	Next() (*vec.Batch, error)
+	// Tag is the command tag, valid after Next returned nil (e.g.
+	// "SELECT 2", "INSERT 0 2", "CREATE TABLE", "DELETE 1").
+	Tag() string
+	Close() error
+}
+
+// Syncer is an optional Session ability. The server calls Sync wherever
+// PostgreSQL ends an implicit transaction: at the end of every simple Query
+// message and at every Sync message of the extended protocol. A session
+// inside an explicit transaction block ignores it; otherwise it commits (or,
+// after an error, rolls back) what the statements since the last call did.
+// An error is reported to the client before ReadyForQuery.
+type Syncer interface {
+	Sync(ctx context.Context) error
+}

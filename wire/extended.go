@@ -1,0 +1,427 @@
+package wire
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
+)
+
+// SQLSTATEs pgerr does not name.
+const (
+	codeDuplicatePreparedStatement = "42P05"
+	codeDuplicateCursor            = "42P03"
+	codeObjectNotInState           = "55000"
+)
+
+// prepared is a statement created by Parse.
+type prepared struct {
+	stmt   Statement // nil for an empty query string
+	params []uint32
+	cols   []Column
+}
+
+// portal is a bound statement, possibly part-way through its rows.
+type portal struct {
+	name     string
+	stmt     Statement // nil for an empty query string
+	params   [][]byte
+	pformats []int16
+
+	cols      []Column
+	formats   []int16    // per column; nil = all text
+	encs      []encoding // per column, from formats
+	simple    bool       // simple protocol: columns come after Execute, RowDescription is sent by run
+	ctx       context.Context
+	cancel    context.CancelFunc
+	res       Result // open from the first Execute until done or closed
+	rows      rowBuf // encoded rows not yet sent
+	suspended bool   // an Execute stopped at its row limit
+	done      bool
+	tag       string
+}
+
+// close releases the portal's result and context.
+func (p *portal) close(c *conn) {
+	if p.res != nil {
+		res := p.res
+		p.res = nil
+		if err := c.guard("Result.Close", res.Close); err != nil {
+			c.log.Debug("closing a result failed", "err", err)
+		}
+	}
+	if p.cancel != nil {
+		p.cancel()
+	}
+}
+
+func (c *conn) dropPortal(name string) {
+	if p := c.portals[name]; p != nil {
+		p.close(c)
+		delete(c.portals, name)
+	}
+}
+
+func (c *conn) dropAllPortals() {
+	for name := range c.portals {
+		c.dropPortal(name)
+	}
+}
+
+// failExtended reports an extended-protocol error and discards what
+// follows until Sync, so the client's pipeline resynchronises there.
+func (c *conn) failExtended(err error) {
+	c.sendError(err)
+	c.skipToSync = true
+}
+
+// prepare calls Session.Prepare under a cancellable context.
+func (c *conn) prepare(query string, paramOIDs []uint32) ([]Statement, error) {
+	ctx, cancel := context.WithCancel(c.ctx)
+	defer cancel()
+	c.setRunning(cancel)
+	defer c.setRunning(nil)
+	var stmts []Statement
+	err := c.guard("Prepare", func() (err error) {
+		stmts, err = c.sess.Prepare(ctx, query, paramOIDs)
+		return err
+	})
+	return stmts, err
+}
+
+func (c *conn) parse(m *pgproto3.Parse) {
+	if m.Name != "" {
+		if _, dup := c.stmts[m.Name]; dup {
+			c.failExtended(pgerr.New(codeDuplicatePreparedStatement, "prepared statement \"%s\" already exists", m.Name))
+			return
+		}
+	}
+	stmts, err := c.prepare(m.Query, m.ParameterOIDs)
+	if err != nil {
+		c.failExtended(err)
+		return
+	}
+	if len(stmts) > 1 {
+		c.failExtended(pgerr.New(pgerr.SyntaxError, "cannot insert multiple commands into a prepared statement"))
+		return
+	}
+	ps := &prepared{}
+	if len(stmts) == 1 {
+		ps.stmt = stmts[0]
+		err := c.guard("describing a statement", func() error {
+			ps.params = ps.stmt.ParamTypes()
+			ps.cols = ps.stmt.Columns()
+			return nil
+		})
+		if err != nil {
+			c.failExtended(err)
+			return
+		}
+	}
+	// An unnamed statement is simply replaced; portals keep what they bound.
+	c.stmts[m.Name] = ps
+	c.send(&pgproto3.ParseComplete{})
+}
+
+func (c *conn) bind(m *pgproto3.Bind) {
+	ps := c.stmts[m.PreparedStatement]
+	if ps == nil {
+		c.failExtended(undefinedStatement(m.PreparedStatement))
+		return
+	}
+	if m.DestinationPortal != "" {
+		if _, dup := c.portals[m.DestinationPortal]; dup {
+			c.failExtended(pgerr.New(codeDuplicateCursor, "portal \"%s\" already exists", m.DestinationPortal))
+			return
+		}
+	}
+	if len(m.Parameters) != len(ps.params) {
+		c.failExtended(pgerr.New(pgerr.ProtocolViolation, "bind message supplies %d parameters, but prepared statement \"%s\" requires %d",
+			len(m.Parameters), m.PreparedStatement, len(ps.params)))
+		return
+	}
+	pformats, err := expandFormats(m.ParameterFormatCodes, len(m.Parameters), "parameter")
+	if err != nil {
+		c.failExtended(err)
+		return
+	}
+	for _, f := range pformats {
+		if f != textFormat && f != binaryFormat {
+			c.failExtended(pgerr.New(pgerr.InvalidParameterValue, "unsupported format code: %d", f))
+			return
+		}
+	}
+	p := &portal{
+		name:     m.DestinationPortal,
+		stmt:     ps.stmt,
+		params:   m.Parameters, // already a private copy (see copyMessage)
+		pformats: pformats,
+		cols:     ps.cols,
+	}
+	// Result formats matter only for statements that return rows, as in
+	// PostgreSQL; an encoder is chosen once per column here.
+	if ps.cols != nil {
+		if p.formats, err = expandFormats(m.ResultFormatCodes, len(ps.cols), "result"); err != nil {
+			c.failExtended(err)
+			return
+		}
+		p.encs = make([]encoding, len(ps.cols))
+		for i, col := range ps.cols {
+			if p.encs[i], err = chooseEncoding(col.Type, p.formats[i]); err != nil {
+				c.failExtended(err)
+				return
+			}
+		}
+	}
+	c.dropPortal(m.DestinationPortal) // the unnamed portal is replaced
+	c.portals[m.DestinationPortal] = p
+	c.send(&pgproto3.BindComplete{})
+}
+
+func undefinedStatement(name string) error {
+	if name == "" {
+		return pgerr.New(pgerr.InvalidSQLStatementName, "unnamed prepared statement does not exist")
+	}
+	return pgerr.New(pgerr.InvalidSQLStatementName, "prepared statement \"%s\" does not exist", name)
+}
+
+func undefinedPortal(name string) error {
+	return pgerr.New(pgerr.InvalidCursorName, "portal \"%s\" does not exist", name)
+}
+
+func (c *conn) describe(m *pgproto3.Describe) {
+	switch m.ObjectType {
+	case 'S':
+		ps := c.stmts[m.Name]
+		if ps == nil {
+			c.failExtended(undefinedStatement(m.Name))
+			return
+		}
+		c.send(&pgproto3.ParameterDescription{ParameterOIDs: ps.params})
+		if ps.cols == nil {
+			c.send(&pgproto3.NoData{})
+		} else {
+			// Formats are not known before Bind; PostgreSQL reports text.
+			c.send(rowDescription(ps.cols, nil))
+		}
+	case 'P':
+		p := c.portals[m.Name]
+		if p == nil {
+			c.failExtended(undefinedPortal(m.Name))
+			return
+		}
+		if p.cols == nil {
+			c.send(&pgproto3.NoData{})
+		} else {
+			c.send(rowDescription(p.cols, p.formats))
+		}
+	default:
+		c.failExtended(pgerr.New(pgerr.ProtocolViolation, "invalid DESCRIBE message subtype %d", m.ObjectType))
+	}
+}
+
+func (c *conn) execute(m *pgproto3.Execute) {
+	p := c.portals[m.Portal]
+	if p == nil {
+		c.failExtended(undefinedPortal(m.Portal))
+		return
+	}
+	maxRows := int(m.MaxRows)
+	if int32(m.MaxRows) <= 0 {
+		maxRows = 0 // PostgreSQL reads the limit as int32; zero or less is no limit
+	}
+	if err := c.runPortal(p, maxRows); err != nil {
+		// The statement failed: its portal cannot be resumed.
+		c.dropPortal(m.Portal)
+		if c.werr == nil {
+			c.failExtended(err)
+		}
+	}
+}
+
+func (c *conn) closeMsg(m *pgproto3.Close) {
+	switch m.ObjectType {
+	case 'S':
+		// Portals bound from it live on, as in PostgreSQL.
+		delete(c.stmts, m.Name)
+	case 'P':
+		c.dropPortal(m.Name)
+	default:
+		c.failExtended(pgerr.New(pgerr.ProtocolViolation, "invalid CLOSE message subtype %d", m.ObjectType))
+		return
+	}
+	// Closing something that does not exist is not an error.
+	c.send(&pgproto3.CloseComplete{})
+}
+
+func (c *conn) sync() {
+	c.skipToSync = false
+	c.endImplicit()
+	c.endOfTransactionPortals()
+	c.readyForQuery()
+}
+
+// endOfTransactionPortals drops the unnamed portal and, outside a
+// transaction block, every portal: they belonged to the implicit
+// transaction that just ended.
+func (c *conn) endOfTransactionPortals() {
+	c.dropPortal("")
+	if c.txStatus() == 'I' {
+		c.dropAllPortals()
+	}
+}
+
+// runPortal executes portal p, sending at most maxRows rows (0 = all). It ends
+// with CommandComplete, PortalSuspended, or an error for the caller to report.
+func (c *conn) runPortal(p *portal, maxRows int) error {
+	if p.stmt == nil {
+		c.send(&pgproto3.EmptyQueryResponse{})
+		return nil
+	}
+	if p.done {
+		// PostgreSQL: a finished portal that returns rows has none left;
+		// one that does not cannot run twice.
+		if p.cols == nil {
+			return pgerr.New(codeObjectNotInState, "portal \"%s\" cannot be run", p.name)
+		}
+		tag := p.tag
+		if isSelectTag(tag) {
+			tag = "SELECT 0"
+		}
+		c.send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
+		return nil
+	}
+	if p.ctx == nil {
+		p.ctx, p.cancel = context.WithCancel(c.ctx)
+	}
+	c.setRunning(p.cancel)
+	defer c.setRunning(nil)
+
+	if p.res == nil {
+		var res Result
+		err := c.guard("Execute", func() (err error) {
+			res, err = p.stmt.Execute(p.ctx, p.params, p.pformats)
+			if err == nil && res == nil {
+				err = errors.New("statement returned no result")
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		p.res = res
+		if p.simple {
+			// Columns after Execute: a statement in a multi-statement string
+			// may depend on what the ones before it created.
+			if err := c.guard("Columns", func() error { p.cols = p.stmt.Columns(); return nil }); err != nil {
+				return err
+			}
+			if p.cols != nil {
+				p.encs = make([]encoding, len(p.cols)) // all text
+				c.send(rowDescription(p.cols, nil))
+			}
+		}
+	}
+
+	loc := c.location()
+	sent := 0
+	for {
+		for p.rows.pending() > 0 && (maxRows == 0 || sent < maxRows) {
+			c.out = p.rows.appendDataRow(c.out, p.rows.next)
+			p.rows.next++
+			sent++
+			if len(c.out) >= flushThreshold {
+				c.flush()
+				if c.werr != nil {
+					return c.werr
+				}
+			}
+		}
+		if maxRows > 0 && sent >= maxRows {
+			// Stop at the limit without looking further, as PostgreSQL does:
+			// the next Execute continues (or finds the end).
+			p.suspended = true
+			c.send(&pgproto3.PortalSuspended{})
+			return nil
+		}
+		var b *vec.Batch
+		err := c.guard("Result.Next", func() (err error) {
+			if b, err = p.res.Next(); err != nil || b == nil || b.N == 0 {
+				return err
+			}
+			if p.cols == nil {
+				return pgerr.New(pgerr.Internal, "statement without result columns returned %d rows", b.N)
+			}
+			return p.rows.fill(b, p.cols, p.encs, loc)
+		})
+		if err != nil {
+			return err
+		}
+		if b == nil {
+			break
+		}
+	}
+
+	var tag string
+	if err := c.guard("Result.Tag", func() error { tag = p.res.Tag(); return nil }); err != nil {
+		return err
+	}
+	res := p.res
+	p.res = nil
+	if err := c.guard("Result.Close", res.Close); err != nil {
+		return err
+	}
+	p.cancel()
+	p.done, p.tag = true, tag
+	if p.suspended && isSelectTag(tag) {
+		// PostgreSQL counts the rows of this Execute, not of the portal.
+		tag = "SELECT " + strconv.Itoa(sent)
+	}
+	c.send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
+	return nil
+}
+
+// isSelectTag reports a "SELECT n" tag.
+func isSelectTag(tag string) bool {
+	n, ok := strings.CutPrefix(tag, "SELECT ")
+	if !ok || n == "" {
+		return false
+	}
+	for i := 0; i < len(n); i++ {
+		if n[i] < '0' || n[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *conn) txStatus() byte {
+	status := byte('I')
+	_ = c.guard("TxStatus", func() error {
+		switch s := c.sess.TxStatus(); s {
+		case 'I', 'T', 'E':
+			status = s
+		default:
+			c.log.Error("session reported an invalid transaction status", "status", s)
+		}
+		return nil
+	})
+	return status
+}
+
+func (c *conn) location() *time.Location {
+	loc := time.UTC
+	_ = c.guard("Location", func() error {
+		if l := c.sess.Location(); l != nil {
+			loc = l
+		}
+		return nil
+	})
+	return loc
+}

@@ -1,0 +1,36 @@
+package wire
+
+import "github.com/jackc/pgx/v5/pgproto3"
+
+// simpleQuery runs a Query message: every statement in the string in turn,
+// each answered with RowDescription (text), DataRows and CommandComplete,
+// stopping at the first error; then ReadyForQuery.
+func (c *conn) simpleQuery(query string) {
+	// PostgreSQL drops the unnamed statement and portal here.
+	delete(c.stmts, "")
+	c.dropPortal("")
+
+	stmts, err := c.prepare(query, nil)
+	switch {
+	case err != nil:
+		c.sendError(err)
+	case len(stmts) == 0:
+		c.send(&pgproto3.EmptyQueryResponse{})
+	default:
+		for _, st := range stmts {
+			p := &portal{stmt: st, simple: true}
+			err := c.runPortal(p, 0)
+			p.close(c)
+			if c.werr != nil {
+				return
+			}
+			if err != nil {
+				c.sendError(err)
+				break
+			}
+		}
+	}
+	c.endImplicit()
+	c.endOfTransactionPortals()
+	c.readyForQuery()
+}
