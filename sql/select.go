@@ -298,7 +298,7 @@ func (s *Session) finish(sel *pg.SelectStmt, b *binder, op exec.Operator, names 
 	all := append(append([]exec.Expr{}, outs...), hidden...)
 	op = &exec.Project{Env: env, Input: op, Exprs: all}
 	if len(sel.DistinctClause) > 0 {
-		if sel.DistinctClause[0] != nil {
+		if sel.DistinctClause[0] != nil && sel.DistinctClause[0].Node != nil {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "DISTINCT ON is not supported yet")
 		}
 		if len(hidden) > 0 {

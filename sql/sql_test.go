@@ -1,0 +1,244 @@
+package sql
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lakepg/lakepg/catalog"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/storage"
+)
+
+// lake opens a fresh engine on a temporary SQLite catalog and local data dir.
+func lake(t *testing.T) *Session {
+	t.Helper()
+	dir := t.TempDir()
+	ctx := context.Background()
+	db, err := catalog.Open(ctx, "sqlite:"+filepath.Join(dir, "catalog.sqlite"), filepath.Join(dir, "data")+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	store, err := storage.ForDataPath(db.DataPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewEngine(db, store, nil).NewSession("test", "lake", map[string]string{"TimeZone": "UTC"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// run executes every statement of q and returns the rows of the last one as
+// "a|b" lines (NULL shown as NULL) plus its tag.
+func run(t *testing.T, s *Session, q string, params ...string) ([]string, string, error) {
+	t.Helper()
+	ctx := context.Background()
+	stmts, err := s.Prepare(ctx, q, nil)
+	if err != nil {
+		return nil, "", err
+	}
+	var rows []string
+	var tag string
+	for _, st := range stmts {
+		var vals [][]byte
+		for _, p := range params {
+			if p == "NULL" {
+				vals = append(vals, nil)
+			} else {
+				vals = append(vals, []byte(p))
+			}
+		}
+		res, err := st.Execute(ctx, vals)
+		if err != nil {
+			return nil, "", err
+		}
+		rows = nil
+		for {
+			b, err := res.Next(ctx)
+			if err != nil {
+				return nil, "", err
+			}
+			if b == nil {
+				break
+			}
+			for i := 0; i < b.N; i++ {
+				var cells []string
+				for _, v := range b.Vecs {
+					if v.IsNull(i) {
+						cells = append(cells, "NULL")
+					} else {
+						cells = append(cells, string(v.AppendText(nil, i, s.Location())))
+					}
+				}
+				rows = append(rows, strings.Join(cells, "|"))
+			}
+		}
+		tag = res.Tag()
+		res.Close()
+	}
+	return rows, tag, nil
+}
+
+func must(t *testing.T, s *Session, q string, want ...string) {
+	t.Helper()
+	rows, _, err := run(t, s, q)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	if strings.Join(rows, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("%s:\n got %q\nwant %q", q, rows, want)
+	}
+}
+
+func mustFail(t *testing.T, s *Session, q, code string) {
+	t.Helper()
+	_, _, err := run(t, s, q)
+	if err == nil {
+		t.Fatalf("%s: succeeded, want %s", q, code)
+	}
+	if got := pgerr.Code(err); got != code {
+		t.Fatalf("%s: got %s (%v), want %s", q, got, err, code)
+	}
+}
+
+func setup(t *testing.T) *Session {
+	s := lake(t)
+	must(t, s, `CREATE TABLE t (g text, x integer, y double precision, n numeric(8,2), d date)`)
+	must(t, s, `INSERT INTO t VALUES ('a', 1, 1.5, 1.25, '2024-01-01'), ('b', 2, NULL, 2.50, '2024-02-01'),
+		('a', 3, 3.5, NULL, NULL), ('c', NULL, 0.5, 0.10, '2024-03-01')`)
+	return s
+}
+
+func TestGroupByHavingOrder(t *testing.T) {
+	s := setup(t)
+	must(t, s, `SELECT g, count(*), count(x), sum(x), avg(x), min(y), max(n) FROM t GROUP BY g ORDER BY g`,
+		"a|2|2|4|2.0000000000000000|1.5|1.25", "b|1|1|2|2.0000000000000000|NULL|2.50", "c|1|0|NULL|NULL|0.5|0.10")
+	must(t, s, `SELECT g, sum(x) * 2 AS s2 FROM t GROUP BY 1 HAVING count(*) > 1`, "a|8")
+	must(t, s, `SELECT g FROM t GROUP BY g ORDER BY count(*) DESC, g DESC LIMIT 2`, "a", "c")
+	must(t, s, `SELECT x % 2 AS parity, count(*) FROM t WHERE x IS NOT NULL GROUP BY x % 2 ORDER BY parity`, "0|1", "1|2")
+	must(t, s, `SELECT count(*), sum(n), avg(y) FROM t WHERE false`, "0|NULL|NULL")
+	must(t, s, `SELECT DISTINCT g FROM t ORDER BY g`, "a", "b", "c")
+	must(t, s, `SELECT x FROM t ORDER BY x NULLS FIRST OFFSET 1 LIMIT 2`, "1", "2")
+	must(t, s, `SELECT x FROM t ORDER BY x DESC`, "NULL", "3", "2", "1")
+	mustFail(t, s, `SELECT g, x FROM t GROUP BY g`, pgerr.GroupingError)
+	mustFail(t, s, `SELECT * FROM t WHERE count(*) > 1`, pgerr.GroupingError)
+}
+
+func TestPredicatesAndNulls(t *testing.T) {
+	s := setup(t)
+	must(t, s, `SELECT x FROM t WHERE x IN (1, 3) ORDER BY x`, "1", "3")
+	must(t, s, `SELECT count(*) FROM t WHERE x NOT IN (1, NULL)`, "0")
+	must(t, s, `SELECT x FROM t WHERE x BETWEEN 2 AND 3 ORDER BY x`, "2", "3")
+	must(t, s, `SELECT g FROM t WHERE g LIKE 'a%' AND NOT (y < 2)`, "a")
+	must(t, s, `SELECT x FROM t WHERE y IS NULL OR n IS NULL ORDER BY 1`, "2", "3")
+	must(t, s, `SELECT d FROM t WHERE d >= '2024-02-01' ORDER BY d`, "2024-02-01", "2024-03-01")
+	must(t, s, `SELECT n FROM t WHERE n = 2.5`, "2.50")
+	must(t, s, `SELECT x IS DISTINCT FROM NULL, coalesce(x, -1), nullif(x, 1) FROM t WHERE g = 'c' OR x = 1 ORDER BY x`,
+		"t|1|NULL", "f|-1|NULL")
+	must(t, s, `SELECT CASE WHEN x > 1 THEN 'big' WHEN x = 1 THEN 'one' ELSE 'none' END FROM t ORDER BY x`, "one", "big", "big", "none")
+	mustFail(t, s, `SELECT * FROM t WHERE x = 'abc'`, pgerr.InvalidTextRepr)
+	mustFail(t, s, `SELECT * FROM t WHERE x = 'a'::text`, pgerr.UndefinedFunction)
+	mustFail(t, s, `SELECT * FROM t WHERE x`, pgerr.DatatypeMismatch)
+	mustFail(t, s, `SELECT x / 0 FROM t`, pgerr.DivisionByZero)
+	mustFail(t, s, `SELECT 9223372036854775807::bigint + 1`, pgerr.NumericValueOutOfRange)
+}
+
+func TestParametersAreInferred(t *testing.T) {
+	s := setup(t)
+	st, err := s.Prepare(context.Background(), `SELECT g FROM t WHERE x = $1 AND d > $2`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := st[0].ParamTypes(); len(got) != 2 || got[0] != 23 || got[1] != 1082 {
+		t.Fatalf("param types %v, want [23 1082]", got)
+	}
+	rows, _, err := run(t, s, `SELECT g FROM t WHERE x = $1 AND d > $2`, "2", "2024-01-15")
+	if err != nil || len(rows) != 1 || rows[0] != "b" {
+		t.Fatalf("rows %v err %v", rows, err)
+	}
+	if _, _, err := run(t, s, `INSERT INTO t (g, x) VALUES ($1, $2)`, "z", "NULL"); err != nil {
+		t.Fatal(err)
+	}
+	must(t, s, `SELECT count(*) FROM t WHERE g = 'z' AND x IS NULL`, "1")
+}
+
+func TestDeleteUpdateAndTimeTravel(t *testing.T) {
+	s := setup(t)
+	must(t, s, `DELETE FROM t WHERE x = 2`)
+	must(t, s, `DELETE FROM t WHERE x = 3`) // second delete on the same file replaces its delete file
+	must(t, s, `SELECT g, x FROM t ORDER BY g`, "a|1", "c|NULL")
+	must(t, s, `UPDATE t SET x = x + 10, g = upper(g) WHERE g = 'a'`)
+	must(t, s, `SELECT g, x, y FROM t ORDER BY g`, "A|11|1.5", "c|NULL|0.5")
+	must(t, s, `SELECT snapshot_id, changes FROM lakepg.snapshots WHERE snapshot_id > 2 ORDER BY 1`,
+		"3|deleted_from_table:2", "4|deleted_from_table:2", "5|inserted_into_table:2,deleted_from_table:2")
+	must(t, s, `SELECT count(*) FROM lakepg.at_version('t', 2)`, "4")
+	must(t, s, `SELECT count(*) FROM lakepg.at_version('public.t', 3)`, "3")
+	// a table joined with its own past
+	must(t, s, `SELECT old.g, old.x, cur.x FROM lakepg.at_version('t', 2) AS old JOIN t AS cur ON cur.y = old.y ORDER BY old.g`, "a|1|11", "c|NULL|NULL")
+	must(t, s, `SET lakepg.snapshot = 2`)
+	must(t, s, `SELECT count(*) FROM t`, "4")
+	mustFail(t, s, `INSERT INTO t (x) VALUES (1)`, pgerr.ReadOnlyTransaction)
+	must(t, s, `RESET lakepg.snapshot`)
+	must(t, s, `SELECT count(*) FROM t`, "2")
+	mustFail(t, s, `SELECT * FROM lakepg.at_version('t', 99)`, pgerr.InvalidParameterValue)
+	// deleting every row of a file ends the file instead of writing deletes
+	must(t, s, `DELETE FROM t`)
+	must(t, s, `SELECT count(*) FROM t`, "0")
+}
+
+func TestSchemaEvolutionReadsOldFiles(t *testing.T) {
+	s := setup(t)
+	must(t, s, `ALTER TABLE t ADD COLUMN k integer DEFAULT 7`)
+	must(t, s, `INSERT INTO t (g, x, k) VALUES ('e', 9, 1)`)
+	must(t, s, `INSERT INTO t (g, x) VALUES ('f', 10)`)
+	must(t, s, `SELECT g, k FROM t WHERE x > 2 ORDER BY x`, "a|7", "e|1", "f|7")
+	must(t, s, `ALTER TABLE t RENAME COLUMN x TO xx`)
+	must(t, s, `ALTER TABLE t ALTER COLUMN xx TYPE bigint`)
+	must(t, s, `ALTER TABLE t DROP COLUMN y`)
+	must(t, s, `SELECT g, xx FROM t WHERE xx >= 3 ORDER BY xx`, "a|3", "e|9", "f|10")
+	rows, _, err := run(t, s, `SELECT * FROM t WHERE g = 'a' ORDER BY xx`)
+	if err != nil || len(rows) != 2 || rows[0] != "a|1|1.25|2024-01-01|7" {
+		t.Fatalf("rows after evolution: %q %v", rows, err)
+	}
+	must(t, s, `ALTER TABLE t RENAME TO t2`)
+	must(t, s, `SELECT count(*) FROM t2`, "6")
+	mustFail(t, s, `SELECT * FROM t`, pgerr.UndefinedTable)
+	must(t, s, `SELECT count(*) FROM lakepg.at_version('t', 2)`, "4") // the old name at the old snapshot
+	mustFail(t, s, `ALTER TABLE t2 ALTER COLUMN g TYPE integer`, pgerr.FeatureNotSupported)
+	mustFail(t, s, `SELECT y FROM t2`, pgerr.UndefinedColumn)
+}
+
+func TestDDLErrors(t *testing.T) {
+	s := lake(t)
+	must(t, s, `CREATE SCHEMA s`)
+	mustFail(t, s, `CREATE SCHEMA s`, pgerr.DuplicateSchema)
+	must(t, s, `CREATE SCHEMA IF NOT EXISTS s`)
+	must(t, s, `CREATE TABLE s.a (v varchar(3) NOT NULL, w uuid, b bytea, z timestamp, tz timestamptz, f real, sm smallint, bo boolean)`)
+	mustFail(t, s, `CREATE TABLE s.a (v int)`, pgerr.DuplicateTable)
+	mustFail(t, s, `CREATE TABLE nope.a (v int)`, pgerr.InvalidSchemaName)
+	// DuckLake keeps no varchar length, so like DuckDB lakepg does not enforce it
+	must(t, s, `INSERT INTO s.a (v) VALUES ('toolong')`)
+	must(t, s, `DELETE FROM s.a`)
+	mustFail(t, s, `INSERT INTO s.a (w) VALUES ('a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11')`, pgerr.NotNullViolation)
+	must(t, s, `INSERT INTO s.a VALUES ('abc', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '\xff00', '2024-01-01 10:00', '2024-01-01 10:00+02', 0.1, -3, true)`)
+	must(t, s, `SELECT * FROM s.a`, `abc|a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11|\xff00|2024-01-01 10:00:00|2024-01-01 08:00:00+00|0.1|-3|t`)
+	must(t, s, `SET TimeZone = 'Asia/Kolkata'`)
+	must(t, s, `SELECT tz FROM s.a`, `2024-01-01 13:30:00+05:30`)
+	mustFail(t, s, `DROP SCHEMA s`, pgerr.DependentObjectsExist)
+	must(t, s, `DROP TABLE s.a`)
+	must(t, s, `DROP TABLE IF EXISTS s.a`)
+	must(t, s, `DROP SCHEMA s`)
+	mustFail(t, s, `CREATE INDEX i ON x (y)`, pgerr.FeatureNotSupported)
+	_, _, err := run(t, s, `SELEC 1`)
+	if pe, ok := pgerr.As(err); !ok || pe.Code != pgerr.SyntaxError || pe.Position != 1 {
+		t.Fatalf("syntax error: %#v", err)
+	}
+	// a statement after errors still works
+	must(t, s, `SELECT 1 + 1`, "2")
+	_ = time.Second
+}
