@@ -195,7 +195,7 @@ func (a *Arith) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
 			if a.T.ID == types.Float32 {
 				z = float64(float32(z))
 			}
-			if (math.IsInf(z, 0) && !math.IsInf(x, 0) && !math.IsInf(y, 0)) {
+			if math.IsInf(z, 0) && !math.IsInf(x, 0) && !math.IsInf(y, 0) {
 				return nil, pgerr.New(pgerr.NumericValueOutOfRange, "value out of range: overflow")
 			}
 			out.F64[i] = z

@@ -26,7 +26,7 @@ type Values struct {
 }
 
 func (v *Values) Types() []types.T { return v.T }
-func (v *Values) Close() error      { return nil }
+func (v *Values) Close() error     { return nil }
 func (v *Values) Next(ctx context.Context) (*vec.Batch, error) {
 	if v.done {
 		return nil, nil
@@ -62,7 +62,7 @@ type Filter struct {
 }
 
 func (f *Filter) Types() []types.T { return f.Input.Types() }
-func (f *Filter) Close() error      { return f.Input.Close() }
+func (f *Filter) Close() error     { return f.Input.Close() }
 func (f *Filter) Next(ctx context.Context) (*vec.Batch, error) {
 	for {
 		b, err := f.Input.Next(ctx)
@@ -139,7 +139,7 @@ type Limit struct {
 }
 
 func (l *Limit) Types() []types.T { return l.Input.Types() }
-func (l *Limit) Close() error      { return l.Input.Close() }
+func (l *Limit) Close() error     { return l.Input.Close() }
 func (l *Limit) Next(ctx context.Context) (*vec.Batch, error) {
 	for {
 		if l.Count >= 0 && l.emitted >= l.Count {
@@ -191,7 +191,7 @@ type Sort struct {
 }
 
 func (s *Sort) Types() []types.T { return s.Input.Types() }
-func (s *Sort) Close() error      { return s.Input.Close() }
+func (s *Sort) Close() error     { return s.Input.Close() }
 func (s *Sort) Next(ctx context.Context) (*vec.Batch, error) {
 	if s.data == nil {
 		s.data = vec.NewBatch(s.Input.Types(), vec.BatchSize)

@@ -105,4 +105,3 @@ func ReadAllDeletes(ctx context.Context, store storage.Backend, path string) ([]
 	defer f.Close()
 	return parquetio.ReadDeletePositions(f, f.Size(), 1<<62)
 }
-

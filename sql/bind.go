@@ -360,7 +360,9 @@ func castable(from, to types.T) bool {
 	if from.IsNumeric() && to.IsNumeric() {
 		return true
 	}
-	isTime := func(t types.T) bool { return t.ID == types.Date || t.ID == types.Timestamp || t.ID == types.Timestamptz }
+	isTime := func(t types.T) bool {
+		return t.ID == types.Date || t.ID == types.Timestamp || t.ID == types.Timestamptz
+	}
 	if isTime(from) && isTime(to) {
 		return true
 	}
@@ -381,7 +383,9 @@ func assignable(from, to types.T) bool {
 	if to.ID == types.Text {
 		return true
 	}
-	isTime := func(t types.T) bool { return t.ID == types.Date || t.ID == types.Timestamp || t.ID == types.Timestamptz }
+	isTime := func(t types.T) bool {
+		return t.ID == types.Date || t.ID == types.Timestamp || t.ID == types.Timestamptz
+	}
 	return isTime(from) && isTime(to)
 }
 

@@ -92,5 +92,5 @@ type wireResult struct {
 }
 
 func (w *wireResult) Next() (*vec.Batch, error) { return w.r.Next(w.ctx) }
-func (w *wireResult) Tag() string                { return w.r.Tag() }
-func (w *wireResult) Close() error               { return w.r.Close() }
+func (w *wireResult) Tag() string               { return w.r.Tag() }
+func (w *wireResult) Close() error              { return w.r.Close() }
