@@ -51,6 +51,7 @@ const (
 	TooManyConnections      = "53300"
 	Internal                = "XX000"
 	IOError                 = "58030"
+	UndefinedFile           = "58P01"
 	InvalidRowCountInLimit  = "2201W"
 	CardinalityViolation    = "21000"
 )

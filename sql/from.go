@@ -109,6 +109,13 @@ func (s *Session) rangeFunction(ctx context.Context, b *binder, rf *pg.RangeFunc
 	}
 	names := strNodes(fc.Funcname)
 	name := strings.Join(names, ".")
+	if name == "read_parquet" {
+		alias := "read_parquet"
+		if rf.Alias != nil {
+			alias = rf.Alias.Aliasname
+		}
+		return s.readParquet(ctx, b, fc, alias, describeOnly)
+	}
 	if name != "lakepg.at_version" && name != "lakepg.at_time" && name != "lakepg.snapshots" {
 		return nil, errAt(pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", name), fc.Location)
 	}

@@ -410,6 +410,11 @@ func (s *Session) execute(ctx context.Context, st *Stmt, p *params) (*Result, er
 			return nil, err
 		}
 		return s.planWrite(ctx, st.node, p, false)
+	case *pg.Node_CreateTableAsStmt:
+		if err := s.checkWritable(); err != nil {
+			return nil, err
+		}
+		return s.createTableAs(ctx, n.CreateTableAsStmt, p)
 	case *pg.Node_DiscardStmt:
 		return tagResult("DISCARD ALL"), nil
 	}

@@ -242,3 +242,20 @@ func TestDDLErrors(t *testing.T) {
 	must(t, s, `SELECT 1 + 1`, "2")
 	_ = time.Second
 }
+
+func TestReadParquetAndCTAS(t *testing.T) {
+	s := setup(t)
+	// find the table's data file and read it back as an external file
+	rows, _, err := run(t, s, `SELECT count(*) FROM t`)
+	if err != nil || rows[0] != "4" {
+		t.Fatal(rows, err)
+	}
+	dir := strings.TrimSuffix(s.eng.DB.DataPath(), "/") + "/public/t/"
+	must(t, s, `CREATE TABLE t2 AS SELECT g, x * 2 AS x2 FROM read_parquet('`+dir+`*.parquet') WHERE x IS NOT NULL`)
+	must(t, s, `SELECT g, x2 FROM t2 ORDER BY x2`, "a|2", "b|4", "a|6")
+	must(t, s, `SELECT changes FROM lakepg.snapshots ORDER BY snapshot_id DESC LIMIT 1`, `created_table:"public"."t2",inserted_into_table:3`)
+	must(t, s, `CREATE TABLE "odd name" AS SELECT 1 AS one`)
+	must(t, s, `SELECT one FROM "odd name"`, "1")
+	mustFail(t, s, `SELECT * FROM read_parquet('/nonexistent/x.parquet')`, pgerr.UndefinedFile)
+	mustFail(t, s, `CREATE TABLE t2 AS SELECT 1`, pgerr.DuplicateTable)
+}

@@ -1,0 +1,152 @@
+package sql
+
+import (
+	"context"
+	"fmt"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/lakepg/lakepg/catalog"
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/parquetio"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/snapshot"
+	"github.com/lakepg/lakepg/types"
+)
+
+// plainName reports whether DuckLake uses the name itself as the directory
+// (otherwise the table's uuid, known only at commit).
+func plainName(name string) bool {
+	for i := 0; i < len(name); i++ {
+		ch := name[i]
+		if !(ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || ch == '_' || ch == '-') {
+			return false
+		}
+	}
+	return name != ""
+}
+
+// createTableAs runs CREATE TABLE … AS SELECT: the data file is written
+// first, then the table and its file are committed in one snapshot.
+func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt, p *params) (*Result, error) {
+	if st.Objtype != pg.ObjectType_OBJECT_TABLE {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "CREATE MATERIALIZED VIEW is not supported yet")
+	}
+	into := st.Into
+	rv := into.Rel
+	if rv.Relpersistence == "t" {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "temporary tables are not supported yet")
+	}
+	sel := st.Query.GetSelectStmt()
+	if sel == nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "CREATE TABLE AS supports SELECT only")
+	}
+	head, err := s.eng.DB.Head(ctx)
+	if err != nil {
+		return nil, err
+	}
+	meta, err := s.eng.metadata(ctx, head)
+	if err != nil {
+		return nil, err
+	}
+	sch, err := s.targetSchema(meta, rv.Schemaname, rv.Location)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := meta.TableByName(sch.ID, rv.Relname); ok {
+		if st.IfNotExists {
+			return tagResult("CREATE TABLE AS"), nil
+		}
+		return nil, errAt(pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", rv.Relname), rv.Location)
+	}
+	q, err := s.planQuery(ctx, sel, p, into.SkipData)
+	if err != nil {
+		return nil, err
+	}
+	defer q.op.Close()
+	names := strNodes(into.ColNames)
+	if len(names) > len(q.cols) {
+		return nil, pgerr.New(pgerr.SyntaxError, "too many column names were specified")
+	}
+	var defs []snapshot.ColumnDef
+	var pcols []parquetio.Column
+	var casts []exec.Expr
+	b := &binder{sess: s, env: s.newEnv()}
+	seen := map[string]bool{}
+	for i, c := range q.cols {
+		name := c.Name
+		if i < len(names) {
+			name = names[i]
+		}
+		if seen[name] {
+			return nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", name)
+		}
+		seen[name] = true
+		t := c.Type
+		if t.ID == types.Unknown {
+			t = types.TextT
+		}
+		dl, err := t.DuckLake()
+		if err != nil {
+			e := pgerr.New(pgerr.FeatureNotSupported, "column \"%s\" has type %s, which a DuckLake table cannot store", name, t)
+			e.Hint = "Cast it, e.g. to numeric(18,6) or double precision."
+			return nil, e
+		}
+		defs = append(defs, snapshot.ColumnDef{Name: name, Type: dl, NullsAllowed: true})
+		pcols = append(pcols, parquetio.Column{FieldID: int32(i + 1), Name: name, Type: t})
+		e, err := b.cast(&exec.ColRef{Idx: i, T: c.Type}, t, true, -1)
+		if err != nil {
+			return nil, err
+		}
+		casts = append(casts, e)
+	}
+	if len(defs) == 0 {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "tables without columns are not supported by DuckLake")
+	}
+	oneSnapshot := plainName(rv.Relname)
+	var w *exec.WrittenFile
+	if !into.SkipData && oneSnapshot {
+		dir := s.eng.DB.TableDir(sch, &catalog.Table{Name: rv.Relname, Path: rv.Relname + "/", PathIsRelative: true})
+		w, err = exec.WriteParquet(ctx, s.eng.Store, dir, pcols, &exec.Project{Env: b.env, Input: q.op, Exprs: casts}, nil)
+		if err != nil {
+			return nil, err
+		}
+	}
+	err = s.commit(ctx, func(c *snapshot.Commit, m *catalog.Metadata) error {
+		if _, ok := m.TableByName(sch.ID, rv.Relname); ok {
+			return pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", rv.Relname)
+		}
+		id := c.CreateTable(*sch, rv.Relname, defs)
+		if w != nil && w.Path != "" {
+			c.AddDataFile(catalog.Table{ID: id, SchemaID: sch.ID, Name: rv.Relname}, newDataFile(w, nil, false))
+		}
+		return nil
+	}, func() {
+		if w != nil && w.Path != "" {
+			s.eng.Store.Delete(context.WithoutCancel(ctx), w.Path)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if into.SkipData {
+		return tagResult("CREATE TABLE AS"), nil
+	}
+	if !oneSnapshot {
+		// the table directory is named by the uuid given at commit: insert now
+		stmt := &pg.InsertStmt{Relation: &pg.RangeVar{Schemaname: sch.Name, Relname: rv.Relname, Inh: true, Location: -1},
+			SelectStmt: st.Query, Override: pg.OverridingKind_OVERRIDING_NOT_SET}
+		res, err := s.insert(ctx, stmt, p, false)
+		if err != nil {
+			return nil, err
+		}
+		var n int64
+		fmt.Sscanf(res.Tag(), "INSERT 0 %d", &n)
+		return tagResult(fmt.Sprintf("SELECT %d", n)), nil
+	}
+	var rows int64
+	if w != nil {
+		rows = w.Info.Rows
+	}
+	return tagResult(fmt.Sprintf("SELECT %d", rows)), nil
+}
