@@ -7,7 +7,6 @@ import (
 	"math"
 	"unsafe"
 
-	"github.com/klauspost/compress/snappy"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
 
@@ -27,14 +26,16 @@ type colReader struct {
 	f      *File
 	name   string
 	leaf   int // column chunk index
+	want   types.T
 	maxDef int // 0 (REQUIRED) or 1 (OPTIONAL)
 	plan   plan
 
 	// chunk
-	chunk []byte
-	pos   int
-	codec int32
-	rg    int
+	chunk       []byte
+	pos         int
+	codec       int32
+	rg          int
+	unpagedRows int64 // rows of the chunk not yet covered by a data page
 
 	// current data page
 	pageLeft int     // values left in the page (rows: columns are flat)
@@ -55,8 +56,10 @@ type colReader struct {
 	dF64    []float64
 	dB      []bool
 	dS      []string
+	dIv     []types.IntervalValue
 
 	// reused buffers
+	dec     decoders
 	pageBuf []byte
 	matBuf  []byte
 	lvlBuf  []uint8
@@ -74,6 +77,10 @@ type plainState struct {
 }
 
 var errCorrupt = errors.New("corrupt column chunk")
+
+// maxPageSize bounds the uncompressed size of one page, so a corrupt header
+// cannot make us allocate gigabytes.
+const maxPageSize = 1 << 30
 
 func (c *colReader) corrupt(format string, args ...any) error {
 	return fmt.Errorf("parquet: column %q, row group %d: %s: %w", c.name, c.rg, fmt.Sprintf(format, args...), errCorrupt)
@@ -99,11 +106,12 @@ func (c *colReader) startChunk(rg int) error {
 	}
 	// Slack after the chunk lets the bit unpacker read past the last run.
 	c.chunk = growBytes(c.chunk, int(n)+bitpackPad)[:n]
-	if _, err := c.f.r.ReadAt(c.chunk, start); err != nil {
+	if err := readFull(c.f.r, c.chunk, start); err != nil {
 		return fmt.Errorf("parquet: reading column %q: %w", c.name, err)
 	}
 	c.pos = 0
 	c.codec = cm.codec
+	c.unpagedRows = c.f.meta.rowGroups[rg].numRows
 	c.hasDict = false
 	c.pageLeft = 0
 	return nil
@@ -135,6 +143,14 @@ func (c *colReader) nextPage() error {
 		}
 		body := c.chunk[start:end]
 		c.pos = end
+		if h.uncompressedSize > maxPageSize {
+			return c.corrupt("page of %d bytes", h.uncompressedSize)
+		}
+		if (h.typ == pageData || h.typ == pageDataV2) && int64(h.numValues) > c.unpagedRows {
+			// Flat columns have one value per row; more would be corrupt
+			// (and must not size our buffers).
+			return c.corrupt("page of %d values with %d rows left", h.numValues, c.unpagedRows)
+		}
 		switch h.typ {
 		case pageDictionary:
 			if err := c.loadDict(&h, body); err != nil {
@@ -144,11 +160,13 @@ func (c *colReader) nextPage() error {
 			if h.numValues == 0 {
 				continue
 			}
+			c.unpagedRows -= int64(h.numValues)
 			return c.loadDataV1(&h, body)
 		case pageDataV2:
 			if h.numValues == 0 {
 				continue
 			}
+			c.unpagedRows -= int64(h.numValues)
 			return c.loadDataV2(&h, body)
 		}
 		// index pages and unknown page types are skipped
@@ -164,36 +182,36 @@ func (c *colReader) decompress(body []byte, size int) ([]byte, error) {
 		}
 		return body, nil
 	}
+	if size == 0 {
+		// Some writers store an empty values section (an all-NULL v2 page)
+		// as zero bytes, not as a compressed empty block.
+		return c.pageBuf[:0], nil
+	}
+	if size < 0 || size > maxPageSize {
+		return nil, c.corrupt("page of %d bytes", size)
+	}
 	need := size + bitpackPad
 	if cap(c.pageBuf) < need {
 		c.pageBuf = make([]byte, need+need/4)
 	}
 	switch c.codec {
-	case codecSnappy:
-		n, err := snappy.DecodedLen(body)
-		if err != nil || n != size {
-			return nil, c.corrupt("bad snappy page (%v)", err)
-		}
-		out, err := snappy.Decode(c.pageBuf[:cap(c.pageBuf)], body)
-		if err != nil {
-			return nil, c.corrupt("snappy: %v", err)
-		}
-		return out[:size], nil
-	case codecGzip, codecBrotli, codecZstd, codecLZ4Raw:
-		codec := parquet.LookupCompressionCodec(format.CompressionCodec(c.codec))
-		out, err := codec.Decode(c.pageBuf[:0], body)
-		if err != nil {
-			return nil, c.corrupt("%s: %v", codec, err)
-		}
-		if len(out) != size {
-			return nil, c.corrupt("page decompressed to %d bytes, header says %d", len(out), size)
-		}
-		if cap(out) > cap(c.pageBuf) {
-			c.pageBuf = out[:0]
-		}
-		return out, nil
+	case codecSnappy, codecGzip, codecBrotli, codecZstd, codecLZ4Raw:
+	default:
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "Parquet compression codec %s is not supported", codecName(c.codec))
 	}
-	return nil, pgerr.New(pgerr.FeatureNotSupported, "Parquet compression codec %d is not supported", c.codec)
+	out := c.pageBuf[:size]
+	if err := c.dec.decompressInto(c.codec, out, body); err != nil {
+		return nil, c.corrupt("%s page: %v", codecName(c.codec), err)
+	}
+	return out, nil
+}
+
+func codecName(c int32) string {
+	names := []string{"UNCOMPRESSED", "SNAPPY", "GZIP", "LZO", "BROTLI", "LZ4", "ZSTD", "LZ4_RAW"}
+	if c >= 0 && int(c) < len(names) {
+		return names[c]
+	}
+	return fmt.Sprintf("codec %d", c)
 }
 
 func (c *colReader) loadDataV1(h *pageHeader, body []byte) error {
@@ -338,9 +356,15 @@ func (c *colReader) loadValues(enc int32, vals []byte, n, nn int) error {
 
 // transcode decodes the rarer encodings with parquet-go and re-encodes the
 // values as PLAIN, so a single set of decode loops serves every encoding.
-func (c *colReader) transcode(enc int32, vals []byte) error {
+func (c *colReader) transcode(enc int32, vals []byte) (err error) {
+	// These decoders are not ours; a corrupt page must become an error,
+	// not a crash of the server.
+	defer func() {
+		if p := recover(); p != nil {
+			err = c.corrupt("encoding %d: %v", enc, p)
+		}
+	}()
 	e := parquet.LookupEncoding(format.Encoding(enc))
-	var err error
 	out := c.matBuf[:0]
 	switch c.plan.src.phys {
 	case physInt32:
@@ -419,21 +443,25 @@ func (c *colReader) loadDict(h *pageHeader, body []byte) error {
 		str = string(page)
 	}
 	var st plainState
+	var d dest
 	switch c.plan.out {
 	case types.StoreInt:
 		c.dI64 = resize(c.dI64, n)
-		err = c.plainTo(c.dI64, nil, nil, nil, page, str, &st)
+		d.i64 = c.dI64
 	case types.StoreFloat:
 		c.dF64 = resize(c.dF64, n)
-		err = c.plainTo(nil, c.dF64, nil, nil, page, str, &st)
+		d.f64 = c.dF64
 	case types.StoreBool:
 		c.dB = resize(c.dB, n)
-		err = c.plainTo(nil, nil, c.dB, nil, page, str, &st)
+		d.b = c.dB
+	case types.StoreInterval:
+		c.dIv = resize(c.dIv, n)
+		d.iv = c.dIv
 	default:
 		c.dS = resize(c.dS, n)
-		err = c.plainTo(nil, nil, nil, c.dS, page, str, &st)
+		d.s = c.dS
 	}
-	if err != nil {
+	if err := c.plainTo(d, page, str, &st); err != nil {
 		return err
 	}
 	c.hasDict = true
@@ -459,6 +487,10 @@ func (c *colReader) fitDict(bw uint) error {
 		case types.StoreBool:
 			if len(c.dB) < want {
 				c.dB = padZero(c.dB, want)
+			}
+		case types.StoreInterval:
+			if len(c.dIv) < want {
+				c.dIv = padZero(c.dIv, want)
 			}
 		default:
 			if len(c.dS) < want {
@@ -505,6 +537,8 @@ func (c *colReader) read(v *vec.Vector, n int) error {
 		v.F64 = resize(v.F64, n)
 	case types.StoreBool:
 		v.B = resize(v.B, n)
+	case types.StoreInterval:
+		v.Iv = resize(v.Iv, n)
 	default:
 		v.S = resize(v.S, n)
 	}
@@ -539,19 +573,18 @@ func (c *colReader) segment(v *vec.Vector, off, k int) error {
 		c.defPos += k
 		nn = countOnes(defs)
 	}
-	var i64 []int64
-	var f64 []float64
-	var bs []bool
-	var ss []string
+	var d dest
 	switch c.plan.out {
 	case types.StoreInt:
-		i64 = v.I64[off : off+nn]
+		d.i64 = v.I64[off : off+nn]
 	case types.StoreFloat:
-		f64 = v.F64[off : off+nn]
+		d.f64 = v.F64[off : off+nn]
 	case types.StoreBool:
-		bs = v.B[off : off+nn]
+		d.b = v.B[off : off+nn]
+	case types.StoreInterval:
+		d.iv = v.Iv[off : off+nn]
 	default:
-		ss = v.S[off : off+nn]
+		d.s = v.S[off : off+nn]
 	}
 	if c.dict {
 		if c.idxPos+nn > len(c.idx) {
@@ -561,15 +594,17 @@ func (c *colReader) segment(v *vec.Vector, off, k int) error {
 		c.idxPos += nn
 		switch c.plan.out {
 		case types.StoreInt:
-			gather(i64, c.dI64, idx)
+			gather(d.i64, c.dI64, idx)
 		case types.StoreFloat:
-			gather(f64, c.dF64, idx)
+			gather(d.f64, c.dF64, idx)
 		case types.StoreBool:
-			gather(bs, c.dB, idx)
+			gather(d.b, c.dB, idx)
+		case types.StoreInterval:
+			gather(d.iv, c.dIv, idx)
 		default:
-			gather(ss, c.dS, idx)
+			gather(d.s, c.dS, idx)
 		}
-	} else if err := c.plainTo(i64, f64, bs, ss, c.data, c.dataStr, &c.st); err != nil {
+	} else if err := c.plainTo(d, c.data, c.dataStr, &c.st); err != nil {
 		return err
 	}
 	if nn == k {
@@ -593,6 +628,8 @@ func (c *colReader) segment(v *vec.Vector, off, k int) error {
 		expand(v.F64[off:off+k], defs, nn)
 	case types.StoreBool:
 		expand(v.B[off:off+k], defs, nn)
+	case types.StoreInterval:
+		expand(v.Iv[off:off+k], defs, nn)
 	default:
 		expand(v.S[off:off+k], defs, nn)
 	}
@@ -638,11 +675,21 @@ func expand[T any](dst []T, defs []uint8, nn int) {
 	}
 }
 
-// plainTo decodes PLAIN values from src at st into exactly one of the
-// destination slices (the one of the plan's output class), converting them
-// to the projection's type.
-func (c *colReader) plainTo(i64 []int64, f64 []float64, bs []bool, ss []string, src []byte, str string, st *plainState) error {
+// dest holds the slice a decode writes to: the one of the plan's output
+// class is set.
+type dest struct {
+	i64 []int64
+	f64 []float64
+	b   []bool
+	s   []string
+	iv  []types.IntervalValue
+}
+
+// plainTo decodes PLAIN values from src at st into d, converting them to the
+// projection's type.
+func (c *colReader) plainTo(d dest, src []byte, str string, st *plainState) error {
 	p := &c.plan
+	i64, f64, bs, ss := d.i64, d.f64, d.b, d.s
 	switch p.raw {
 	case types.StoreInt:
 		dst := i64
@@ -653,8 +700,8 @@ func (c *colReader) plainTo(i64 []int64, f64 []float64, bs []bool, ss []string, 
 		if err := c.plainInts(dst, src, st); err != nil {
 			return err
 		}
-		if p.intConv() {
-			convertInts(dst, p)
+		if p.intConv() && !convertInts(dst, p) {
+			return pgerr.New(pgerr.NumericValueOutOfRange, "value in Parquet column %q is out of range for type %s", c.name, c.want)
 		}
 		if p.out == types.StoreFloat {
 			for i, x := range dst {
@@ -693,6 +740,24 @@ func (c *colReader) plainTo(i64 []int64, f64 []float64, bs []bool, ss []string, 
 			bit++
 		}
 		st.pos, st.bit = bit>>3, bit&7
+		return nil
+	case types.StoreInterval:
+		// FIXED_LEN_BYTE_ARRAY(12): unsigned months, days and milliseconds,
+		// little endian (writers reject negative intervals).
+		n := len(d.iv)
+		if len(src)-st.pos < 12*n {
+			return c.corrupt("page holds fewer values than announced")
+		}
+		b := src[st.pos : st.pos+12*n]
+		for i := range d.iv {
+			e := b[12*i : 12*i+12]
+			d.iv[i] = types.IntervalValue{
+				Months: int32(binary.LittleEndian.Uint32(e)),
+				Days:   int32(binary.LittleEndian.Uint32(e[4:])),
+				Micros: int64(binary.LittleEndian.Uint32(e[8:])) * 1000,
+			}
+		}
+		st.pos += 12 * n
 		return nil
 	}
 	// byte strings
@@ -834,23 +899,31 @@ func beInt(b []byte) (int64, bool) {
 	return v, true
 }
 
-// convertInts applies the plan's unit or scale change.
-func convertInts(d []int64, p *plan) {
+// convertInts applies the plan's unit or scale change; ok is false when a
+// scaled value overflows int64.
+func convertInts(d []int64, p *plan) (ok bool) {
 	switch {
 	case p.mul > 1:
 		m := p.mul
+		lim := math.MaxInt64 / m
+		bad := false
 		for i, x := range d {
+			bad = bad || x > lim || x < -lim
 			d[i] = x * m
 		}
+		return !bad
 	case p.div > 1 && p.round:
 		q := p.div
 		h := q / 2
+		// Half away from zero, without overflow near the int64 limits.
 		for i, x := range d {
-			if x >= 0 {
-				d[i] = (x + h) / q
-			} else {
-				d[i] = -((-x + h) / q)
+			r, m := x/q, x%q
+			if m >= h {
+				r++
+			} else if m <= -h {
+				r--
 			}
+			d[i] = r
 		}
 	case p.div > 1:
 		q := p.div
@@ -862,6 +935,7 @@ func convertInts(d []int64, p *plan) {
 			d[i] = r
 		}
 	}
+	return true
 }
 
 // hostLE reports a little-endian host, where PLAIN 64-bit values can be

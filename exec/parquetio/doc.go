@@ -15,7 +15,9 @@
 //
 // Columns are matched by Parquet field_id (DuckLake column_id), never by
 // name; files without field ids are matched by position. A column a file
-// lacks is produced as its DuckLake initial_default.
+// lacks is produced as its DuckLake initial_default. Top-level primitive
+// columns of every lakepg type are supported (interval as Parquet's
+// millisecond INTERVAL, like DuckDB); nested columns are not yet.
 //
 // The package knows nothing about catalogs, snapshots or where files live:
 // callers pass an io.ReaderAt / io.Writer (see package storage) and apply

@@ -49,7 +49,7 @@ func Open(r io.ReaderAt, size int64) (*File, error) {
 		return nil, fmt.Errorf("parquet: file of %d bytes is too small to be Parquet", size)
 	}
 	var tail [8]byte
-	if _, err := r.ReadAt(tail[:], size-8); err != nil {
+	if err := readFull(r, tail[:], size-8); err != nil {
 		return nil, fmt.Errorf("parquet: reading footer: %w", err)
 	}
 	flen, err := readFooterLength(tail[:])
@@ -60,7 +60,7 @@ func Open(r io.ReaderAt, size int64) (*File, error) {
 		return nil, fmt.Errorf("parquet: footer length %d does not fit a file of %d bytes", flen, size)
 	}
 	buf := make([]byte, flen)
-	if _, err := r.ReadAt(buf, size-8-flen); err != nil {
+	if err := readFull(r, buf, size-8-flen); err != nil {
 		return nil, fmt.Errorf("parquet: reading footer: %w", err)
 	}
 	meta, err := decodeFileMeta(buf)
@@ -87,6 +87,19 @@ func Open(r io.ReaderAt, size int64) (*File, error) {
 		pos += g.numRows
 	}
 	return f, nil
+}
+
+// readFull is ReadAt that accepts io.EOF alongside a complete read, which
+// the io.ReaderAt contract allows at the end of the input.
+func readFull(r io.ReaderAt, p []byte, off int64) error {
+	n, err := r.ReadAt(p, off)
+	if n == len(p) {
+		return nil
+	}
+	if err == nil || err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return err
 }
 
 func (f *File) numLeaves() int {

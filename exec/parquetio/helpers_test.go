@@ -13,7 +13,8 @@ import (
 	"github.com/lakepg/lakepg/types"
 )
 
-// cell is a test value: nil for NULL, else int64, float64, bool or string.
+// cell is a test value: nil for NULL, else int64, float64, bool, string or
+// types.IntervalValue.
 type cell = any
 
 // genFunc produces the value of a column at row i.
@@ -65,6 +66,8 @@ func appendCell(v *vec.Vector, c cell) {
 		v.AppendBool(x)
 	case string:
 		v.AppendString(x)
+	case types.IntervalValue:
+		v.AppendInterval(x)
 	default:
 		panic(fmt.Sprintf("bad cell %T", c))
 	}
@@ -81,6 +84,8 @@ func cellOf(v *vec.Vector, i int) cell {
 		return v.F64[i]
 	case types.StoreBool:
 		return v.B[i]
+	case types.StoreInterval:
+		return v.Iv[i]
 	}
 	return v.S[i]
 }
@@ -158,6 +163,14 @@ func footerLen(data []byte) int64 {
 // (CI puts shared/ next to the clone), or LAKEPG_FIXTURES.
 func fixtureDir(t testing.TB) string {
 	t.Helper()
+	d := findFixtureDir()
+	if d == "" {
+		t.Skip("fixture shared/fixtures/ducklake-from-duckdb not found (set LAKEPG_FIXTURES)")
+	}
+	return d
+}
+
+func findFixtureDir() string {
 	if d := os.Getenv("LAKEPG_FIXTURES"); d != "" {
 		return d
 	}
@@ -168,11 +181,9 @@ func fixtureDir(t testing.TB) string {
 			return cand
 		}
 		if filepath.Dir(d) == d {
-			break
+			return ""
 		}
 	}
-	t.Skip("fixture shared/fixtures/ducklake-from-duckdb not found (set LAKEPG_FIXTURES)")
-	return ""
 }
 
 func openFixture(t testing.TB, rel string) (*File, []byte) {

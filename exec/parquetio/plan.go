@@ -170,6 +170,8 @@ func naturalType(e *schemaElem) (types.T, bool) {
 		return types.ByteaT, true
 	case skUUID:
 		return types.UUIDT, e.typ == physFixed && e.typeLen == 16
+	case skInterval:
+		return types.IntervalT, e.typ == physFixed && e.typeLen == 12
 	}
 	return types.T{}, false
 }
@@ -346,6 +348,11 @@ func makePlan(name string, e *schemaElem, t types.T) (plan, error) {
 			return bad()
 		}
 		p.raw = types.StoreBytes
+	case types.Interval:
+		if s.kind != skInterval || s.phys != physFixed || s.typeLen != 12 {
+			return bad()
+		}
+		p.raw = types.StoreInterval
 	default:
 		return bad()
 	}

@@ -58,6 +58,9 @@ func decodeHybridInt32(dst []int32, src []byte, bw uint, scratch []byte) ([]byte
 				v |= uint32(src[p+k]) << (8 * k)
 			}
 			p += vbytes
+			if bw < 32 && v>>bw != 0 {
+				return scratch, errRLE
+			}
 			m := n - i
 			if cnt < uint64(m) {
 				m = int(cnt)
@@ -141,6 +144,9 @@ func decodeLevels(dst []uint8, src []byte, bw uint) (ones int, err error) {
 				}
 				v = src[p]
 				p++
+				if bw < 8 && v>>bw != 0 {
+					return 0, errRLE
+				}
 			}
 			m := n - i
 			if cnt < uint64(m) {

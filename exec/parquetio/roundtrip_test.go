@@ -362,3 +362,85 @@ func TestWriterRejects(t *testing.T) {
 		t.Errorf("write after close: %v", err)
 	}
 }
+
+func TestIntervalRoundTrip(t *testing.T) {
+	cols := []Column{{FieldID: 1, Name: "iv", Type: types.IntervalT}, {FieldID: 2, Name: "n", Type: types.Int64T}}
+	ivs := []types.IntervalValue{
+		{}, {Months: 14, Days: 3, Micros: 4*types.MicrosPerHour + 5_500_000}, {Days: 1, Micros: 1_000_000},
+		{Micros: 1000 * types.MicrosPerHour}, {Months: 1},
+	}
+	gen := func(i int) cell {
+		if i%7 == 3 {
+			return nil
+		}
+		return ivs[i%len(ivs)]
+	}
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, cols, WriterOptions{RowGroupRows: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := vec.NewBatch([]types.T{types.IntervalT, types.Int64T}, 64)
+	const n = 250
+	for lo := 0; lo < n; lo += 64 {
+		b.Reset()
+		for i := lo; i < min(lo+64, n); i++ {
+			if x := gen(i); x == nil {
+				b.Vecs[0].AppendNull()
+			} else {
+				b.Vecs[0].AppendInterval(x.(types.IntervalValue))
+			}
+			b.Vecs[1].AppendInt(int64(i))
+		}
+		b.N = min(lo+64, n) - lo
+		if err := w.Write(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	info, err := w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs := info.Stats[0]; cs.Min != nil || cs.Max != nil || cs.ValueCount+cs.NullCount != n || cs.NullCount != 36 {
+		t.Fatalf("interval stats %+v", cs)
+	}
+	data := buf.Bytes()
+	f, err := Open(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fl := f.Fields()[0]; fl.Type != types.IntervalT || !fl.TypeOK {
+		t.Fatalf("field %+v", fl)
+	}
+	s := f.Scan(projFor(cols), ScanOptions{})
+	var rb vec.Batch
+	row := 0
+	for {
+		_, ok, err := s.Next(&rb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+		for r := 0; r < rb.N; r++ {
+			want := gen(row)
+			v := rb.Vecs[0]
+			if (want == nil) != v.IsNull(r) || (want != nil && v.Iv[r] != want.(types.IntervalValue)) {
+				t.Fatalf("row %d: %v (null %v), want %v", row, v.Iv[r], v.IsNull(r), want)
+			}
+			row++
+		}
+	}
+	if row != n {
+		t.Fatalf("%d rows", row)
+	}
+	// Parquet cannot hold negative parts.
+	w, _ = NewWriter(&buf, cols[:1], WriterOptions{})
+	b = vec.NewBatch([]types.T{types.IntervalT}, 1)
+	b.Vecs[0].AppendInterval(types.IntervalValue{Days: -1})
+	b.N = 1
+	if err := w.Write(b); pgerr.Code(err) != pgerr.FeatureNotSupported {
+		t.Fatalf("negative interval: %v", err)
+	}
+}

@@ -48,7 +48,7 @@ type Range struct {
 type ScanOptions struct {
 	// Keep decides from the row group's ranges (one per projection) whether
 	// to read it; nil keeps every row group. Pruned row groups are never
-	// read or decompressed.
+	// read or decompressed. The ranges slice is reused between calls.
 	Keep func(rg int, ranges []Range) bool
 	// RowGroups restricts the scan to these row groups, in this order (nil
 	// = all). Morsel-parallel scans give each worker its own subset.
@@ -129,6 +129,8 @@ func defaultRange(d *vec.Vector, rows int64) Range {
 		}
 	case types.StoreBool:
 		r.MinB, r.MaxB = d.B[0], d.B[0]
+	case types.StoreInterval:
+		r.Known = false // intervals have no min/max
 	default:
 		r.MinS, r.MaxS = d.S[0], d.S[0]
 	}
@@ -151,7 +153,8 @@ func chunkRange(cm *chunkMeta, p *plan) Range {
 		// The deprecated fields use signed order, right for these types only.
 		lo, hi, ok = st.min, st.max, st.hasMin && st.hasMax
 	}
-	if !ok {
+	if !ok || p.raw == types.StoreInterval {
+		// Interval statistics use an order no one agrees on; ignore them.
 		return r
 	}
 	switch p.raw {
@@ -162,8 +165,8 @@ func chunkRange(cm *chunkMeta, p *plan) Range {
 			return r
 		}
 		tmp := [2]int64{a, b}
-		if p.intConv() {
-			convertInts(tmp[:], p)
+		if p.intConv() && !convertInts(tmp[:], p) {
+			return r
 		}
 		if p.out == types.StoreFloat {
 			r.MinF, r.MaxF = float64(tmp[0])/p.fdiv, float64(tmp[1])/p.fdiv
@@ -274,7 +277,7 @@ func (f *File) Scan(proj []Projection, opt ScanOptions) *Scanner {
 			continue
 		}
 		tf := &f.top[r.top]
-		c := &colReader{f: f, name: colName(&proj[i], tf), leaf: tf.leaf, plan: r.plan}
+		c := &colReader{f: f, name: colName(&proj[i], tf), leaf: tf.leaf, want: proj[i].Type, plan: r.plan}
 		if tf.elem.hasRep && tf.elem.rep == repOptional {
 			c.maxDef = 1
 		}
@@ -404,6 +407,15 @@ func (s *Scanner) fillConstant(v *vec.Vector, d *vec.Vector, n int) {
 		}
 		for i := range v.B {
 			v.B[i] = x
+		}
+	case types.StoreInterval:
+		v.Iv = resize(v.Iv, n)
+		var x types.IntervalValue
+		if !null {
+			x = d.Iv[0]
+		}
+		for i := range v.Iv {
+			v.Iv[i] = x
 		}
 	default:
 		v.S = resize(v.S, n)

@@ -38,6 +38,8 @@ func StatText(t types.T, v *vec.Vector, i int) (string, bool) {
 		b, ok = appendStatFloat(nil, t, v.F64[i])
 	case types.StoreBool:
 		b, ok = appendStatBool(nil, v.B[i]), true
+	case types.StoreInterval:
+		return "", false // DuckLake keeps no min/max for intervals
 	default:
 		b, ok = appendStatBytes(nil, t, v.S[i])
 	}
@@ -274,6 +276,8 @@ func (a *statAcc) add(v *vec.Vector, lo, hi int) {
 			a.minB = a.minB && x
 			a.maxB = a.maxB || x
 		}
+	case types.StoreInterval:
+		// counted below; no min/max
 	default:
 		for i := lo; i < hi; i++ {
 			if !valid(i) {
@@ -326,6 +330,8 @@ func (a *statAcc) result(fieldID int32, size int64) ColumnStats {
 	case types.StoreBool:
 		lo, ok1 = appendStatBool(nil, a.minB), true
 		hi, ok2 = appendStatBool(nil, a.maxB), true
+	case types.StoreInterval:
+		return cs
 	default:
 		lo, ok1 = appendStatBytes(nil, a.t, a.minS)
 		hi, ok2 = appendStatBytes(nil, a.t, a.maxS)

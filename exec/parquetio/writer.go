@@ -74,6 +74,7 @@ type Writer struct {
 	inGroup int
 	rows    int64
 	vals    []parquet.Value
+	ivBuf   []byte
 	err     error
 	closed  bool
 }
@@ -210,6 +211,8 @@ func leafOf(c Column) parquet.Node {
 		n = parquet.TimestampAdjusted(parquet.Microsecond, true)
 	case types.UUID:
 		n = parquet.UUID()
+	case types.Interval:
+		n = parquet.IntervalNode()
 	}
 	return n
 }
@@ -330,6 +333,9 @@ func (w *Writer) values(col int, v *vec.Vector, lo, hi int) ([]parquet.Value, er
 	}
 	out := w.vals[:n]
 	t := w.cols[col].Type
+	if t.ID == types.Interval {
+		w.ivBuf = resize(w.ivBuf, 12*n)
+	}
 	for k := 0; k < n; k++ {
 		i := lo + k
 		if v.IsNull(i) {
@@ -374,6 +380,22 @@ func (w *Writer) values(col int, v *vec.Vector, lo, hi int) ([]parquet.Value, er
 				return nil, fmt.Errorf("parquet: uuid value of %d bytes in column %q", len(s), w.cols[col].Name)
 			}
 			pv = parquet.FixedLenByteArrayValue(stringBytes(s))
+		case types.Interval:
+			// Parquet's INTERVAL holds unsigned months, days and
+			// milliseconds: sub-millisecond precision is dropped, as DuckDB
+			// does, and what does not fit is refused (DuckDB refuses
+			// negative intervals too).
+			iv := v.Iv[i]
+			ms := iv.Micros / 1000
+			if iv.Months < 0 || iv.Days < 0 || ms < 0 || ms > math.MaxUint32 {
+				return nil, pgerr.New(pgerr.FeatureNotSupported, "column %q: interval %s cannot be stored in Parquet (negative parts and time parts above %d hours are not representable)",
+					w.cols[col].Name, types.AppendInterval(nil, iv), int64(math.MaxUint32)/3600000)
+			}
+			b := w.ivBuf[12*k : 12*k+12 : 12*k+12]
+			binary.LittleEndian.PutUint32(b, uint32(iv.Months))
+			binary.LittleEndian.PutUint32(b[4:], uint32(iv.Days))
+			binary.LittleEndian.PutUint32(b[8:], uint32(ms))
+			pv = parquet.FixedLenByteArrayValue(b)
 		}
 		out[k] = pv.Level(0, 1, col)
 	}
