@@ -3,8 +3,6 @@ package exec
 import (
 	"context"
 	"encoding/binary"
-	"math"
-	"math/big"
 
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
@@ -21,29 +19,97 @@ const (
 	AggAvg
 	AggMin
 	AggMax
+	AggStddevSamp
+	AggStddevPop
+	AggVarSamp
+	AggVarPop
+	AggBoolAnd
+	AggBoolOr
+	AggStringAgg      // string_agg(value, delimiter): Arg2 is the delimiter column
+	AggPercentileCont // percentile_cont(fraction) WITHIN GROUP (ORDER BY Arg): Arg2 is the fraction
+	AggPercentileDisc // percentile_disc(fraction) WITHIN GROUP (ORDER BY Arg): Arg2 is the fraction
+	AggMode           // mode() WITHIN GROUP (ORDER BY Arg)
+
+	AggStddev   = AggStddevSamp
+	AggVariance = AggVarSamp
+	AggEvery    = AggBoolAnd
 )
 
-// Agg is one aggregate over input column Arg.
+var aggNames = [...]string{"count", "count", "sum", "avg", "min", "max", "stddev_samp", "stddev_pop",
+	"var_samp", "var_pop", "bool_and", "bool_or", "string_agg", "percentile_cont", "percentile_disc", "mode"}
+
+// Name is the function's SQL name.
+func (k AggKind) Name() string {
+	if int(k) < len(aggNames) {
+		return aggNames[k]
+	}
+	return "?"
+}
+
+func (k AggKind) orderedSet() bool {
+	return k == AggPercentileCont || k == AggPercentileDisc || k == AggMode
+}
+
+// AggKindByName maps a SQL aggregate name (lower case) to its kind; count
+// maps to AggCount (the planner turns count(*) into AggCountStar).
+func AggKindByName(name string) (AggKind, bool) {
+	switch name {
+	case "stddev":
+		return AggStddevSamp, true
+	case "variance":
+		return AggVarSamp, true
+	case "every":
+		return AggBoolAnd, true
+	}
+	for k, n := range aggNames {
+		if n == name && k != int(AggCountStar) {
+			return AggKind(k), true
+		}
+	}
+	return 0, false
+}
+
+// Agg is one aggregate over the input of a HashAgg (or a Window).
 type Agg struct {
 	Kind AggKind
-	Arg  int
-	In   types.T
-	Out  types.T
+	Arg  int     // input column of the argument (the WITHIN GROUP value for ordered-set aggregates); unused by count(*)
+	In   types.T // type of Arg
+	Out  types.T // result type, from AggResultType (zero: computed)
+	// Arg2 is the second input column: string_agg's delimiter, or the
+	// fraction of percentile_cont/percentile_disc (a direct argument,
+	// read from each group's first row). Unused by other kinds.
+	Arg2 int
+	// Distinct aggregates each group's distinct non-NULL values (count,
+	// sum, avg, … DISTINCT); the values are folded in sorted order, as
+	// PostgreSQL does.
+	Distinct bool
+	// Filter is FILTER (WHERE …): 0 means every row; k > 0 means only rows
+	// where boolean input column k-1 is true. (One-based so that the zero
+	// value means "no filter"; FilterColumn converts.)
+	Filter int
+	// Desc orders an ordered-set aggregate's WITHIN GROUP values descending.
+	Desc bool
 }
+
+// FilterColumn is the Filter value for FILTER (WHERE input column col).
+func FilterColumn(col int) int { return col + 1 }
 
 // AggResultType returns PostgreSQL's result type of kind over in.
 func AggResultType(kind AggKind, in types.T) (types.T, error) {
 	switch kind {
 	case AggCountStar, AggCount:
 		return types.Int64T, nil
-	case AggMin, AggMax:
-		return in, nil
+	case AggMin, AggMax, AggPercentileDisc, AggMode:
+		if in.ID != types.Unknown {
+			return in, nil
+		}
 	case AggSum:
 		switch {
 		case in.ID == types.Int16 || in.ID == types.Int32:
 			return types.Int64T, nil
 		case in.ID == types.Int64:
-			return types.T{ID: types.Numeric, Scale: 0}, nil
+			// numeric, and unbounded: sum(bigint) never overflows
+			return types.NumericAnyT, nil
 		case in.IsFloat():
 			return in, nil
 		case in.ID == types.Numeric:
@@ -52,94 +118,479 @@ func AggResultType(kind AggKind, in types.T) (types.T, error) {
 			}
 			return types.T{ID: types.Numeric, Scale: in.Scale}, nil
 		}
-	case AggAvg:
+	case AggAvg, AggStddevSamp, AggStddevPop, AggVarSamp, AggVarPop:
 		switch {
 		case in.IsInteger() || in.ID == types.Numeric:
 			return types.NumericAnyT, nil
 		case in.IsFloat():
 			return types.Float64T, nil
 		}
-	}
-	return types.T{}, pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", aggName(kind), in)
-}
-
-func aggName(k AggKind) string {
-	return [...]string{"count", "count", "sum", "avg", "min", "max"}[k]
-}
-
-// aggState is the column-major state of one aggregate over all groups.
-type aggState struct {
-	agg   Agg
-	count []int64
-	isum  []int64
-	fsum  []float64
-	big   []*big.Int // dynamic numeric sums
-	has   []bool
-	ext   *vec.Vector // min/max values by group
-}
-
-func (s *aggState) grow(n int) {
-	for len(s.count) < n {
-		s.count = append(s.count, 0)
-		s.isum = append(s.isum, 0)
-		s.fsum = append(s.fsum, 0)
-		s.has = append(s.has, false)
-		if s.agg.In.DynNumeric() {
-			s.big = append(s.big, new(big.Int))
+	case AggBoolAnd, AggBoolOr:
+		if in.ID == types.Bool {
+			return types.BoolT, nil
 		}
-		if s.ext != nil {
-			s.ext.AppendNull()
+	case AggStringAgg:
+		switch in.ID {
+		case types.Text:
+			return types.TextT, nil
+		case types.Bytea:
+			return types.ByteaT, nil
+		}
+	case AggPercentileCont:
+		if in.IsNumeric() {
+			return types.Float64T, nil
 		}
 	}
+	return types.T{}, pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", kind.Name(), in)
+}
+
+func aggOut(a Agg) (types.T, error) {
+	if a.Out.ID != types.Unknown {
+		return a.Out, nil
+	}
+	return AggResultType(a.Kind, a.In)
 }
 
 // HashAgg groups by the first NGroup input columns and computes Aggs.
+// Output: the NGroup group columns, one column per aggregate, then — with
+// GroupingID — an integer grouping() bitmask.
+//
+// Groups get dense ids from an open-addressing table on the typed key
+// columns (an inline int64 table for one integer-stored key); aggregate
+// states are column-major by group id. When Input is a *Parallel, each
+// worker aggregates its own morsels into its own tables and the partial
+// states are merged once at the end (no locks while aggregating).
 type HashAgg struct {
 	Input  Operator
 	NGroup int
 	Aggs   []Agg
-	groups map[string]int32
-	keys   *vec.Batch
-	states []*aggState
-	ngrp   int
-	done   bool
-	emit   int
-	out    *vec.Batch
-	keybuf []byte
-	gids   []int32
+	// GroupingSets, when not nil, lists the grouping sets (GROUPING SETS,
+	// ROLLUP, CUBE): each is a subset of the group columns 0..NGroup-1.
+	// Each set's groups are output in turn, with NULL in the columns the
+	// set lacks. An empty set aggregates everything into one row (which
+	// exists even for empty input).
+	GroupingSets [][]int
+	// GroupingID appends an int4 column: bit NGroup-1-c is set when group
+	// column c is absent from the row's grouping set, as grouping(c0, c1,
+	// …, cN-1) would return; grouping() of other argument lists is a
+	// rearrangement of these bits.
+	GroupingID bool
+	Mem        *Memory // nil: charge GlobalMemory
+	SizeHint   int     // expected number of groups (0: unknown), to presize tables
+
+	run     *aggRun
+	outT    []types.T
+	out     *colBuf
+	started bool
+	emitSet int
+	emitPos int
+	ts      []types.T
 }
 
 func (h *HashAgg) Types() []types.T {
-	in := h.Input.Types()
-	ts := append([]types.T{}, in[:h.NGroup]...)
-	for _, a := range h.Aggs {
-		ts = append(ts, a.Out)
-	}
-	return ts
-}
-func (h *HashAgg) Close() error { return h.Input.Close() }
-
-func (h *HashAgg) init() {
-	in := h.Input.Types()
-	h.groups = make(map[string]int32)
-	h.keys = vec.NewBatch(in[:h.NGroup], 64)
-	for _, a := range h.Aggs {
-		st := &aggState{agg: a}
-		if a.Kind == AggMin || a.Kind == AggMax {
-			st.ext = vec.New(a.In, 64)
-			st.ext.Nulls = []bool{}
+	if h.ts == nil {
+		in := h.Input.Types()
+		h.ts = append([]types.T{}, in[:h.NGroup]...)
+		for _, a := range h.Aggs {
+			t, _ := aggOut(a)
+			h.ts = append(h.ts, t)
 		}
-		h.states = append(h.states, st)
-	}
-	if h.NGroup == 0 {
-		h.ngrp = 1
-		for _, s := range h.states {
-			s.grow(1)
+		if h.GroupingID {
+			h.ts = append(h.ts, types.Int32T)
 		}
 	}
+	return h.ts
 }
 
-// appendKey encodes row i of v so equal values (and NULL) give equal bytes.
+func (h *HashAgg) Close() error {
+	if h.run != nil {
+		h.run.res.release()
+	}
+	return h.Input.Close()
+}
+
+// aggSet is the hash table and states of one grouping set.
+type aggSet struct {
+	cols    []int
+	mask    int64
+	itab    *i64Table
+	nullG   int32
+	htab    *hashTable
+	keys    *keyCols
+	ngroups int
+	fns     []aggFn
+	gids    []int32
+	hs      []uint64
+	kv      []*vec.Vector
+}
+
+// aggRun is one worker's aggregation: a table per grouping set.
+type aggRun struct {
+	h         *HashAgg
+	sets      []*aggSet
+	sels      [][]int32
+	iota      []int32
+	res       reservation
+	accounted int64
+}
+
+func (h *HashAgg) newRun() (*aggRun, error) {
+	r := &aggRun{h: h, sels: make([][]int32, len(h.Aggs))}
+	r.res.mem = h.Mem
+	in := h.Input.Types()
+	sets := h.GroupingSets
+	if sets == nil {
+		all := make([]int, h.NGroup)
+		for i := range all {
+			all[i] = i
+		}
+		sets = [][]int{all}
+	}
+	h.outT = h.outT[:0]
+	for _, a := range h.Aggs {
+		t, err := aggOut(a)
+		if err != nil {
+			return nil, err
+		}
+		h.outT = append(h.outT, t)
+	}
+	for _, cols := range sets {
+		s := &aggSet{cols: cols, nullG: -1}
+		for c := 0; c < h.NGroup; c++ {
+			present := false
+			for _, k := range cols {
+				if k == c {
+					present = true
+				}
+			}
+			if !present {
+				s.mask |= 1 << (h.NGroup - 1 - c)
+			}
+		}
+		switch {
+		case len(cols) == 0:
+			s.ngroups = 1
+		case len(cols) == 1 && in[cols[0]].Storage() == types.StoreInt:
+			s.itab = newI64Table(h.SizeHint)
+		default:
+			s.htab = newHashTable(h.SizeHint)
+			kt := make([]types.T, len(cols))
+			for i, c := range cols {
+				kt[i] = in[c]
+			}
+			s.keys = newKeyCols(kt)
+			s.kv = make([]*vec.Vector, len(cols))
+		}
+		for i, a := range h.Aggs {
+			fn, err := newAggFn(a, h.outT[i])
+			if err != nil {
+				return nil, err
+			}
+			fn.grow(s.ngroups)
+			s.fns = append(s.fns, fn)
+		}
+		r.sets = append(r.sets, s)
+	}
+	return r, nil
+}
+
+// groupIDs assigns the group of every row of b in this set.
+func (s *aggSet) groupIDs(b *vec.Batch, zeros []int32) {
+	n := b.N
+	switch {
+	case len(s.cols) == 0:
+		s.gids = zeros
+		return
+	case s.itab != nil:
+		s.gids = resize32(s.gids, n)
+		v := b.Vecs[s.cols[0]]
+		s.itab.groupIDs(v.I64[:n], v.Nulls, s.gids)
+		if v.Nulls != nil {
+			for i, null := range v.Nulls[:n] {
+				if null {
+					if s.nullG < 0 {
+						s.nullG = int32(len(s.itab.dense))
+						s.itab.dense = append(s.itab.dense, 0)
+					}
+					s.gids[i] = s.nullG
+				}
+			}
+		}
+		s.ngroups = len(s.itab.dense)
+	default:
+		s.gids = resize32(s.gids, n)
+		if cap(s.hs) < n {
+			s.hs = make([]uint64, n, max(n, vec.BatchSize))
+		}
+		s.hs = s.hs[:n]
+		for i, c := range s.cols {
+			s.kv[i] = b.Vecs[c]
+			hashColumn(s.hs, b.Vecs[c], n, i == 0)
+		}
+		s.htab.groupIDs(s.keys, s.kv, s.hs, s.gids)
+		s.ngroups = len(s.htab.idHash)
+	}
+	for _, fn := range s.fns {
+		fn.grow(s.ngroups)
+	}
+}
+
+func (s *aggSet) bytes() int64 {
+	var b int64
+	if s.itab != nil {
+		b += s.itab.bytes()
+	}
+	if s.htab != nil {
+		b += s.htab.bytes()
+		for _, k := range s.keys.cols {
+			b += vecBytes(k, 0, k.Len())
+		}
+	}
+	for _, fn := range s.fns {
+		b += fn.bytes()
+	}
+	return b
+}
+
+func (r *aggRun) consume(b *vec.Batch) error {
+	n := b.N
+	if n == 0 {
+		return nil
+	}
+	if len(r.iota) < n {
+		r.iota = make([]int32, max(n, vec.BatchSize))
+		for i := range r.iota {
+			r.iota[i] = int32(i)
+		}
+	}
+	all := r.iota[:n]
+	zeros := zeroGidsN(n)
+	for a, agg := range r.h.Aggs {
+		if agg.Filter <= 0 {
+			continue
+		}
+		f := b.Vecs[agg.Filter-1]
+		sel := r.sels[a][:0]
+		for i, ok := range f.B[:n] {
+			if ok && !f.IsNull(i) {
+				sel = append(sel, int32(i))
+			}
+		}
+		r.sels[a] = sel
+	}
+	for _, s := range r.sets {
+		s.groupIDs(b, zeros)
+		for a, fn := range s.fns {
+			agg := &r.h.Aggs[a]
+			in := aggIn{rows: all, all: true, gids: s.gids}
+			if agg.Filter > 0 {
+				in.rows, in.all = r.sels[a], false
+			}
+			if agg.Kind != AggCountStar {
+				in.v = b.Vecs[agg.Arg]
+			}
+			if agg.Kind == AggStringAgg || agg.Kind == AggPercentileCont || agg.Kind == AggPercentileDisc {
+				in.v2 = b.Vecs[agg.Arg2]
+			}
+			if err := fn.update(&in); err != nil {
+				return err
+			}
+		}
+	}
+	var total int64
+	for _, s := range r.sets {
+		total += s.bytes()
+	}
+	if d := total - r.accounted; d > 0 {
+		if err := r.res.grow(d); err != nil {
+			return err
+		}
+		r.accounted = total
+	}
+	return nil
+}
+
+// zeroGids is a shared all-zero group id vector for sets without columns.
+var zeroGids = make([]int32, vec.BatchSize)
+
+func zeroGidsN(n int) []int32 {
+	if n <= len(zeroGids) {
+		return zeroGids[:n]
+	}
+	return make([]int32, n)
+}
+
+// merge folds another worker's run into r.
+func (r *aggRun) merge(o *aggRun) error {
+	for si, s := range r.sets {
+		src := o.sets[si]
+		gmap := make([]int32, src.ngroups)
+		switch {
+		case len(s.cols) == 0:
+		case s.itab != nil:
+			var nulls []bool
+			if src.nullG >= 0 {
+				nulls = make([]bool, len(src.itab.dense))
+				nulls[src.nullG] = true
+			}
+			s.itab.groupIDs(src.itab.dense, nulls, gmap)
+			if src.nullG >= 0 {
+				if s.nullG < 0 {
+					s.nullG = int32(len(s.itab.dense))
+					s.itab.dense = append(s.itab.dense, 0)
+				}
+				gmap[src.nullG] = s.nullG
+			}
+			s.ngroups = len(s.itab.dense)
+		default:
+			s.htab.groupIDs(s.keys, src.keys.cols, src.htab.idHash, gmap)
+			s.ngroups = len(s.htab.idHash)
+		}
+		for a, fn := range s.fns {
+			fn.grow(s.ngroups)
+			if err := fn.merge(src.fns[a], gmap); err != nil {
+				return err
+			}
+		}
+	}
+	var total int64
+	for _, s := range r.sets {
+		total += s.bytes()
+	}
+	o.res.release()
+	if d := total - r.accounted; d > 0 {
+		if err := r.res.grow(d); err != nil {
+			return err
+		}
+		r.accounted = total
+	}
+	return nil
+}
+
+func (h *HashAgg) aggregate(ctx context.Context) error {
+	if p, ok := h.Input.(*Parallel); ok {
+		runs := make([]*aggRun, p.workers())
+		for w := range runs {
+			r, err := h.newRun()
+			if err != nil {
+				return err
+			}
+			runs[w] = r
+		}
+		h.run = runs[0]
+		err := p.Run(ctx, func(ctx context.Context, w int, op Operator) error {
+			return Drain(ctx, op, func(b *vec.Batch) error {
+				if err := errCanceled(ctx); err != nil {
+					return err
+				}
+				return runs[w].consume(b)
+			})
+		})
+		if err != nil {
+			for _, r := range runs {
+				r.res.release()
+			}
+			return err
+		}
+		for _, r := range runs[1:] {
+			if err := runs[0].merge(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	r, err := h.newRun()
+	if err != nil {
+		return err
+	}
+	h.run = r
+	return Drain(ctx, h.Input, func(b *vec.Batch) error {
+		if err := errCanceled(ctx); err != nil {
+			return err
+		}
+		return r.consume(b)
+	})
+}
+
+func (h *HashAgg) Next(ctx context.Context) (*vec.Batch, error) {
+	if !h.started {
+		h.started = true
+		if err := h.aggregate(ctx); err != nil {
+			return nil, err
+		}
+		for _, s := range h.run.sets {
+			for _, fn := range s.fns {
+				if c, ok := fn.(*collectAgg); ok {
+					if err := c.finish(); err != nil {
+						return nil, err
+					}
+				}
+			}
+		}
+		h.out = newColBuf(h.Types(), vec.BatchSize)
+	}
+	for h.emitSet < len(h.run.sets) {
+		s := h.run.sets[h.emitSet]
+		if h.emitPos >= s.ngroups {
+			h.emitSet++
+			h.emitPos = 0
+			continue
+		}
+		lo, hi := h.emitPos, min(h.emitPos+vec.BatchSize, s.ngroups)
+		h.emitPos = hi
+		if err := h.emit(s, lo, hi); err != nil {
+			return nil, err
+		}
+		return &h.out.Batch, nil
+	}
+	h.run.res.release()
+	return nil, nil
+}
+
+// emit fills the output batch with groups [lo, hi) of set s.
+func (h *HashAgg) emit(s *aggSet, lo, hi int) error {
+	out := h.out
+	out.reset()
+	n := hi - lo
+	for c := 0; c < h.NGroup; c++ {
+		j := -1
+		for k, col := range s.cols {
+			if col == c {
+				j = k
+			}
+		}
+		switch {
+		case j < 0:
+			out.appendNulls(c, n)
+		case s.itab != nil:
+			v := out.Vecs[c]
+			v.I64 = append(v.I64, s.itab.dense[lo:hi]...)
+			if s.nullG >= int32(lo) && s.nullG < int32(hi) {
+				out.nulls(c)
+				v.Nulls[s.nullG-int32(lo)] = true
+				v.I64[s.nullG-int32(lo)] = 0
+			}
+		default:
+			out.appendRange(c, s.keys.cols[j], lo, hi)
+		}
+	}
+	for a, fn := range s.fns {
+		if err := fn.final(out.Vecs[h.NGroup+a], lo, hi); err != nil {
+			return err
+		}
+	}
+	if h.GroupingID {
+		v := out.Vecs[len(out.Vecs)-1]
+		for k := 0; k < n; k++ {
+			v.AppendInt(s.mask)
+		}
+	}
+	out.N = n
+	return nil
+}
+
+// appendKey encodes row i of v so that equal values (and NULL) give equal
+// bytes. SetOp keys its map with it.
 func appendKey(dst []byte, v *vec.Vector, i int) []byte {
 	if v.IsNull(i) {
 		return append(dst, 0)
@@ -149,14 +600,7 @@ func appendKey(dst []byte, v *vec.Vector, i int) []byte {
 	case types.StoreInt:
 		return binary.LittleEndian.AppendUint64(dst, uint64(v.I64[i]))
 	case types.StoreFloat:
-		f := v.F64[i]
-		if f == 0 {
-			f = 0 // -0 groups with 0
-		}
-		if f != f {
-			return append(dst, 0xff, 0xff)
-		}
-		return binary.LittleEndian.AppendUint64(dst, math.Float64bits(f))
+		return binary.LittleEndian.AppendUint64(dst, floatKeyBits(v.F64[i]))
 	case types.StoreBool:
 		if v.B[i] {
 			return append(dst, 1)
@@ -165,208 +609,8 @@ func appendKey(dst []byte, v *vec.Vector, i int) []byte {
 	}
 	s := v.S[i]
 	if v.Type.DynNumeric() {
-		if n, err := types.NormalizeDecimal(s); err == nil {
-			d, sc, _ := types.ParseDecimal(n)
-			d, sc = trimDecimal(d, sc)
-			s = types.FormatBig(d, sc)
-		}
+		s = canonDecimal(s)
 	}
 	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(s)))
 	return append(dst, s...)
-}
-
-func (h *HashAgg) consume(b *vec.Batch) error {
-	h.gids = h.gids[:0]
-	if h.NGroup == 0 {
-		for i := 0; i < b.N; i++ {
-			h.gids = append(h.gids, 0)
-		}
-	} else {
-		for i := 0; i < b.N; i++ {
-			h.keybuf = h.keybuf[:0]
-			for c := 0; c < h.NGroup; c++ {
-				h.keybuf = appendKey(h.keybuf, b.Vecs[c], i)
-			}
-			g, ok := h.groups[string(h.keybuf)]
-			if !ok {
-				g = int32(h.ngrp)
-				h.ngrp++
-				h.groups[string(h.keybuf)] = g
-				for c := 0; c < h.NGroup; c++ {
-					h.keys.Vecs[c].AppendFrom(b.Vecs[c], i)
-				}
-				for _, s := range h.states {
-					s.grow(h.ngrp)
-				}
-			}
-			h.gids = append(h.gids, g)
-		}
-	}
-	for _, s := range h.states {
-		if err := s.update(b, h.gids); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (s *aggState) update(b *vec.Batch, gids []int32) error {
-	a := s.agg
-	if a.Kind == AggCountStar {
-		for _, g := range gids {
-			s.count[g]++
-		}
-		return nil
-	}
-	v := b.Vecs[a.Arg]
-	for i, g := range gids {
-		if v.IsNull(i) {
-			continue
-		}
-		s.count[g]++
-		switch a.Kind {
-		case AggSum, AggAvg:
-			switch v.Type.Storage() {
-			case types.StoreInt:
-				x, y := s.isum[g], v.I64[i]
-				z := x + y
-				if (z > x) != (y > 0) {
-					return pgerr.New(pgerr.NumericValueOutOfRange, "%s out of range", a.Out)
-				}
-				s.isum[g] = z
-			case types.StoreFloat:
-				s.fsum[g] += v.F64[i]
-			default: // dynamic numeric
-				d, sc := NumericValue(v, i)
-				cur := s.big[g]
-				if !s.has[g] {
-					s.isum[g] = int64(sc)
-					cur.Set(d)
-				} else {
-					z, zs, _ := DecimalArith('+', cur, int(s.isum[g]), d, sc)
-					cur.Set(z)
-					s.isum[g] = int64(zs)
-				}
-			}
-			s.has[g] = true
-		case AggMin, AggMax:
-			if !s.has[g] {
-				setAt(s.ext, int(g), v, i)
-				s.has[g] = true
-				continue
-			}
-			c := CompareRows(v, i, s.ext, int(g))
-			if (a.Kind == AggMin && c < 0) || (a.Kind == AggMax && c > 0) {
-				setAt(s.ext, int(g), v, i)
-			}
-		}
-	}
-	return nil
-}
-
-func setAt(dst *vec.Vector, g int, src *vec.Vector, i int) {
-	switch dst.Type.Storage() {
-	case types.StoreInt:
-		dst.I64[g] = src.I64[i]
-	case types.StoreFloat:
-		dst.F64[g] = src.F64[i]
-	case types.StoreBool:
-		dst.B[g] = src.B[i]
-	default:
-		dst.S[g] = src.S[i]
-	}
-	dst.Nulls[g] = false
-}
-
-func (s *aggState) final(out *vec.Vector, g int) error {
-	a := s.agg
-	switch a.Kind {
-	case AggCountStar, AggCount:
-		out.AppendInt(s.count[g])
-		return nil
-	}
-	if !s.has[g] {
-		out.AppendNull()
-		return nil
-	}
-	switch a.Kind {
-	case AggMin, AggMax:
-		out.AppendFrom(s.ext, g)
-	case AggSum:
-		switch a.In.Storage() {
-		case types.StoreInt:
-			out.AppendInt(s.isum[g])
-		case types.StoreFloat:
-			f := s.fsum[g]
-			if a.Out.ID == types.Float32 {
-				f = float64(float32(f))
-			}
-			out.AppendFloat(f)
-		default:
-			out.AppendString(types.FormatBig(s.big[g], int(s.isum[g])))
-		}
-	case AggAvg:
-		switch a.In.Storage() {
-		case types.StoreFloat:
-			out.AppendFloat(s.fsum[g] / float64(s.count[g]))
-		default:
-			var sum *big.Int
-			scale := 0
-			if a.In.DynNumeric() {
-				sum, scale = s.big[g], int(s.isum[g])
-			} else {
-				sum = big.NewInt(s.isum[g])
-				if a.In.ID == types.Numeric {
-					scale = a.In.Scale
-				}
-			}
-			q, qs, err := DecimalArith('/', sum, scale, big.NewInt(s.count[g]), 0)
-			if err != nil {
-				return err
-			}
-			out.AppendString(types.FormatBig(q, qs))
-		}
-	}
-	return nil
-}
-
-func (h *HashAgg) Next(ctx context.Context) (*vec.Batch, error) {
-	if !h.done {
-		h.init()
-		for {
-			b, err := h.Input.Next(ctx)
-			if err != nil {
-				return nil, err
-			}
-			if b == nil {
-				break
-			}
-			if err := ctx.Err(); err != nil {
-				return nil, pgerr.New(pgerr.QueryCanceled, "canceling statement due to user request")
-			}
-			if err := h.consume(b); err != nil {
-				return nil, err
-			}
-		}
-		h.done = true
-		h.out = vec.NewBatch(h.Types(), vec.BatchSize)
-	}
-	if h.emit >= h.ngrp {
-		return nil, nil
-	}
-	h.out.Reset()
-	end := min(h.emit+vec.BatchSize, h.ngrp)
-	for g := h.emit; g < end; g++ {
-		for c := 0; c < h.NGroup; c++ {
-			h.out.Vecs[c].AppendFrom(h.keys.Vecs[c], g)
-		}
-		for k, s := range h.states {
-			if err := s.final(h.out.Vecs[h.NGroup+k], g); err != nil {
-				return nil, err
-			}
-		}
-	}
-	h.out.N = end - h.emit
-	h.emit = end
-	return h.out, nil
 }

@@ -374,6 +374,12 @@ func ParseInto(out *vec.Vector, s string, loc *time.Location, assign bool) error
 			return err
 		}
 		out.AppendInt(x)
+	case types.Interval:
+		x, err := types.ParseInterval(s)
+		if err != nil {
+			return err
+		}
+		out.AppendInterval(x)
 	default:
 		return pgerr.New(pgerr.FeatureNotSupported, "cannot parse type %s", t)
 	}

@@ -4,34 +4,775 @@ import (
 	"context"
 
 	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
 )
 
-// NestedLoopJoin pairs every left row with every buffered right row and keeps
-// pairs where On holds (all pairs when On is nil). LeftOuter keeps unmatched
-// left rows with NULLs. It is the general fallback; equi-joins get a hash
-// join in the engine work that follows.
+// JoinType says which rows a join emits.
+type JoinType uint8
+
+const (
+	JoinInner JoinType = iota // matching pairs
+	JoinLeft                  // pairs, plus unmatched left rows with NULL right columns
+	JoinRight                 // pairs, plus unmatched right rows with NULL left columns
+	JoinFull                  // pairs, plus unmatched rows of both sides
+	JoinSemi                  // left rows with at least one match (EXISTS, IN); left columns only
+	JoinAnti                  // left rows with no match (NOT EXISTS); left columns only
+	// JoinAntiNullAware is NOT IN: a left row qualifies only when its
+	// comparison with every right row is false. A NULL on either side
+	// makes the comparison unknown, so: if the right side has a NULL key
+	// no row qualifies, and a left row with a NULL key qualifies only when
+	// the right side is empty. Left columns only.
+	JoinAntiNullAware
+)
+
+func (t JoinType) String() string {
+	return [...]string{"Inner", "Left", "Right", "Full", "Semi", "Anti", "Anti (null-aware)"}[t]
+}
+
+// leftOnly reports whether the join outputs only the left columns.
+func (t JoinType) leftOnly() bool { return t >= JoinSemi }
+
+// HashJoin joins Left (probe, streamed) with Right (build, buffered) on
+// LeftKeys[i] = RightKeys[i], then Extra. Output is the left columns then the
+// right columns; Semi and Anti joins output the left columns only. NULL keys
+// never match (see JoinAntiNullAware for NOT IN).
+//
+// The build side is drained into typed column buffers and indexed by an
+// open-addressing table: a single integer-stored key is kept inline
+// (i64Table); other keys are hashed from the typed columns (hashTable). Rows
+// with equal keys are chained in input order. Probe batches stream through;
+// many-to-many matches are emitted in batches of at most vec.BatchSize pairs.
+type HashJoin struct {
+	Env                 *Env
+	Left, Right         Operator
+	LeftKeys, RightKeys []Expr // pairwise of the same type (the binder casts)
+	Type                JoinType
+	// Extra is a residual predicate over left columns ++ right columns
+	// (nil: none). A pair matches only when it is true. For
+	// JoinAntiNullAware it restricts which right rows a left row is
+	// compared with (a correlated NOT IN).
+	Extra Expr
+	Mem   *Memory // nil: charge GlobalMemory
+
+	core    joinCore
+	started bool
+	bkeys   []*vec.Vector // build key columns (views into core.keys)
+	itab    *i64Table
+	htab    *hashTable
+	next    []int32 // chain: next build row with the same key, -1 at the end
+	nullKey []int32 // build rows with a NULL key (NOT IN bookkeeping)
+	keyCast []types.T
+	pkeys   []*vec.Vector
+	hs      []uint64
+	ts      []types.T
+}
+
+func joinTypes(l, r Operator, t JoinType) []types.T {
+	if t.leftOnly() {
+		return l.Types()
+	}
+	return append(append([]types.T{}, l.Types()...), r.Types()...)
+}
+
+func (j *HashJoin) Types() []types.T {
+	if j.ts == nil {
+		j.ts = joinTypes(j.Left, j.Right, j.Type)
+	}
+	return j.ts
+}
+
+func (j *HashJoin) Close() error {
+	j.core.res.release()
+	err := j.Left.Close()
+	if e := j.Right.Close(); err == nil {
+		err = e
+	}
+	return err
+}
+
+// build drains the right side and indexes it.
+func (j *HashJoin) build(ctx context.Context) error {
+	if len(j.LeftKeys) != len(j.RightKeys) || len(j.LeftKeys) == 0 {
+		return pgerr.New(pgerr.Internal, "hash join needs pairs of keys")
+	}
+	c := &j.core
+	c.init(j.Env, j.Type, j.Extra, j.Left.Types(), j.Right.Types(), j.Mem)
+	kts := make([]types.T, len(j.RightKeys))
+	for i, k := range j.RightKeys {
+		lt, rt := j.LeftKeys[i].Type(), k.Type()
+		kts[i] = lt
+		if !sameKeyType(lt, rt) {
+			if j.keyCast == nil {
+				j.keyCast = make([]types.T, len(j.RightKeys))
+			}
+			j.keyCast[i] = lt
+		}
+	}
+	// a key that is a plain column of the build side is read from the
+	// buffered column itself; other keys are computed and buffered
+	var computed []int
+	var kcomp []types.T
+	for i, k := range j.RightKeys {
+		if _, ok := k.(*ColRef); !ok || (j.keyCast != nil && j.keyCast[i].ID != types.Unknown) {
+			computed = append(computed, i)
+			kcomp = append(kcomp, kts[i])
+		}
+	}
+	keys := newColBuf(kcomp, vec.BatchSize)
+	kb := &vec.Batch{Vecs: make([]*vec.Vector, len(computed))}
+	err := Drain(ctx, j.Right, func(b *vec.Batch) error {
+		if err := errCanceled(ctx); err != nil {
+			return err
+		}
+		kb.N = b.N
+		for ki, i := range computed {
+			k := j.RightKeys[i]
+			v, err := k.Eval(j.Env, b)
+			if err != nil {
+				return err
+			}
+			if j.keyCast != nil && j.keyCast[i].ID != types.Unknown {
+				if v, err = CastVector(j.Env, v, b.N, j.keyCast[i], false); err != nil {
+					return err
+				}
+			}
+			kb.Vecs[ki] = v
+		}
+		if err := c.res.grow(batchBytes(b, 0, b.N) + batchBytes(kb, 0, b.N) + 8*int64(b.N)); err != nil {
+			return err
+		}
+		c.build.appendBatch(b, 0, b.N)
+		keys.appendBatch(kb, 0, b.N)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	n := c.build.N
+	j.bkeys = make([]*vec.Vector, len(j.RightKeys))
+	for ki, i := range computed {
+		j.bkeys[i] = keys.Vecs[ki]
+	}
+	for i, k := range j.RightKeys {
+		if j.bkeys[i] == nil {
+			j.bkeys[i] = c.build.Vecs[k.(*ColRef).Idx]
+		}
+	}
+	j.next = make([]int32, n)
+	c.matchedB = nil
+	if j.Type == JoinRight || j.Type == JoinFull {
+		c.matchedB = make([]bool, n)
+	}
+	if j.fastKey() {
+		k := j.bkeys[0]
+		j.itab = newI64Table(n)
+		for r := n - 1; r >= 0; r-- {
+			if k.IsNull(r) {
+				j.nullKey = append(j.nullKey, int32(r))
+				continue
+			}
+			j.next[r] = j.itab.push(k.I64[r], int32(r))
+		}
+		return c.res.grow(j.itab.bytes())
+	}
+	hs := make([]uint64, n)
+	for i, k := range j.bkeys {
+		hashColumn(hs, k, n, i == 0)
+	}
+	j.htab = newHashTable(n)
+	t := j.htab
+	mask := uint64(len(t.hashes) - 1)
+rows:
+	for r := n - 1; r >= 0; r-- {
+		for _, k := range j.bkeys {
+			if k.IsNull(r) {
+				j.nullKey = append(j.nullKey, int32(r))
+				continue rows
+			}
+		}
+		h := hs[r]
+		s := h & mask
+		for {
+			v := t.vals[s]
+			if v == 0 {
+				t.hashes[s], t.vals[s] = h, int32(r)+1
+				t.n++
+				j.next[r] = -1
+				break
+			}
+			if t.hashes[s] == h && j.buildEqual(int(v-1), r) {
+				j.next[r] = v - 1
+				t.vals[s] = int32(r) + 1
+				break
+			}
+			s = (s + 1) & mask
+		}
+	}
+	// nullKey was collected backwards
+	for a, b := 0, len(j.nullKey)-1; a < b; a, b = a+1, b-1 {
+		j.nullKey[a], j.nullKey[b] = j.nullKey[b], j.nullKey[a]
+	}
+	return c.res.grow(t.bytes() + 8*int64(n))
+}
+
+// sameKeyType reports whether two key types compare by their stored values.
+func sameKeyType(a, b types.T) bool {
+	if a.Storage() != b.Storage() {
+		return false
+	}
+	if a.ID == types.Numeric || b.ID == types.Numeric {
+		return a.ID == b.ID && a.Scale == b.Scale
+	}
+	return true
+}
+
+func (j *HashJoin) fastKey() bool {
+	return len(j.bkeys) == 1 && j.bkeys[0].Type.Storage() == types.StoreInt
+}
+
+func (j *HashJoin) buildEqual(a, b int) bool {
+	for _, k := range j.bkeys {
+		if !rowsEqual(k, a, k, b) {
+			return false
+		}
+	}
+	return true
+}
+
+// heads finds, for each probe row, the first build row with an equal key
+// (-1: none or a NULL key).
+func (j *HashJoin) heads(pb *vec.Batch) error {
+	c := &j.core
+	n := pb.N
+	j.pkeys = j.pkeys[:0]
+	for _, k := range j.LeftKeys {
+		v, err := k.Eval(j.Env, pb)
+		if err != nil {
+			return err
+		}
+		j.pkeys = append(j.pkeys, v)
+	}
+	c.heads = resize32(c.heads, n)
+	heads := c.heads
+	c.pnull = c.pnull[:0]
+	c.hasPNull = false
+	if j.fastKey() {
+		k := j.pkeys[0]
+		keys := k.I64[:n]
+		if k.Nulls == nil {
+			for i, x := range keys {
+				heads[i] = j.itab.lookup(x)
+			}
+			return nil
+		}
+		for i, x := range keys {
+			if k.Nulls[i] {
+				heads[i] = -1
+				c.markPNull(i, n)
+				continue
+			}
+			heads[i] = j.itab.lookup(x)
+		}
+		return nil
+	}
+	if cap(j.hs) < n {
+		j.hs = make([]uint64, n)
+	}
+	hs := j.hs[:n]
+	for i, k := range j.pkeys {
+		hashColumn(hs, k, n, i == 0)
+	}
+	t := j.htab
+	mask := uint64(len(t.hashes) - 1)
+rows:
+	for i, h := range hs {
+		for _, k := range j.pkeys {
+			if k.IsNull(i) {
+				heads[i] = -1
+				c.markPNull(i, n)
+				continue rows
+			}
+		}
+		s := h & mask
+		heads[i] = -1
+		for {
+			v := t.vals[s]
+			if v == 0 {
+				break
+			}
+			if t.hashes[s] == h && j.probeEqual(i, int(v-1)) {
+				heads[i] = v - 1
+				break
+			}
+			s = (s + 1) & mask
+		}
+	}
+	return nil
+}
+
+func (j *HashJoin) probeEqual(i, r int) bool {
+	for c, k := range j.pkeys {
+		if !rowsEqual(k, i, j.bkeys[c], r) {
+			return false
+		}
+	}
+	return true
+}
+
+// maybeEqual reports whether probe row i and build row r are not provably
+// different: every column pair is equal or has a NULL (NOT IN semantics).
+func (j *HashJoin) maybeEqual(i, r int) bool {
+	for c, k := range j.pkeys {
+		b := j.bkeys[c]
+		if k.IsNull(i) || b.IsNull(r) {
+			continue
+		}
+		if !rowsEqual(k, i, b, r) {
+			return false
+		}
+	}
+	return true
+}
+
+func (j *HashJoin) Next(ctx context.Context) (*vec.Batch, error) {
+	c := &j.core
+	if !j.started {
+		j.started = true
+		if err := j.build(ctx); err != nil {
+			return nil, err
+		}
+		c.cand = j
+	}
+	return c.next(ctx, j.Left, func(pb *vec.Batch) error {
+		if err := j.heads(pb); err != nil {
+			return err
+		}
+		c.anaReject = false
+		if j.Type == JoinAntiNullAware && j.Extra == nil && len(j.bkeys) == 1 && len(j.nullKey) > 0 {
+			// x NOT IN (…, NULL, …) is never true
+			c.anaReject = true
+		}
+		return nil
+	})
+}
+
+// candidates implements joinCandidates: the build rows a probe row may
+// match are its key's chain, plus for NOT IN the rows only NULLs keep from
+// being provably different.
+func (j *HashJoin) candidates(c *joinCore) {
+	n := c.pb.N
+	for c.gi < n {
+		i := c.gi
+		switch c.gstage {
+		case 0: // start of a row
+			c.gcur = c.heads[i]
+			c.gstage = 1
+			if j.Type == JoinAntiNullAware && c.hasPNull && c.pnull[i] {
+				// a NULL probe key: every build row is a candidate
+				c.gcur = -1
+				c.gstage = 3
+				c.gk = 0
+			}
+		case 1: // key chain
+			if c.gcur < 0 {
+				if j.Type == JoinAntiNullAware {
+					c.gstage = 2
+					c.gk = 0
+				} else {
+					c.gstage = 4
+				}
+				continue
+			}
+			c.pl = append(c.pl, int32(i))
+			c.pr = append(c.pr, c.gcur)
+			c.gcur = j.next[c.gcur]
+		case 2: // NOT IN: build rows with NULL keys
+			if c.gk >= len(j.nullKey) {
+				c.gstage = 4
+				continue
+			}
+			r := j.nullKey[c.gk]
+			c.gk++
+			if j.maybeEqual(i, int(r)) {
+				c.pl = append(c.pl, int32(i))
+				c.pr = append(c.pr, r)
+			}
+		case 3: // NOT IN with a NULL probe key: all build rows
+			if c.gk >= c.build.N {
+				c.gstage = 4
+				continue
+			}
+			r := c.gk
+			c.gk++
+			if j.maybeEqual(i, r) {
+				c.pl = append(c.pl, int32(i))
+				c.pr = append(c.pr, int32(r))
+			}
+		case 4: // next row
+			c.gi++
+			c.gstage = 0
+		}
+		if len(c.pl) >= vec.BatchSize {
+			return
+		}
+	}
+}
+
+// simple implements joinCandidates for joins that need no pairs: Semi,
+// Anti and NOT IN without Extra decide from the key lookup alone.
+func (j *HashJoin) simple(c *joinCore) bool {
+	if j.Extra != nil {
+		return false
+	}
+	switch j.Type {
+	case JoinSemi, JoinAnti:
+		for i, h := range c.heads[:c.pb.N] {
+			c.matchedP[i] = h >= 0
+		}
+		return true
+	case JoinAntiNullAware:
+		if c.build.N == 0 {
+			return true // nothing to compare with: every row qualifies
+		}
+		if c.anaReject {
+			for i := range c.matchedP {
+				c.matchedP[i] = true
+			}
+			return true
+		}
+		if len(j.bkeys) == 1 {
+			for i, h := range c.heads[:c.pb.N] {
+				c.matchedP[i] = h >= 0
+			}
+			if c.hasPNull {
+				for i, null := range c.pnull {
+					c.matchedP[i] = c.matchedP[i] || null
+				}
+			}
+			return true
+		}
+	}
+	return false
+}
+
+func resize32(s []int32, n int) []int32 {
+	if cap(s) < n {
+		return make([]int32, n, max(n, vec.BatchSize))
+	}
+	return s[:n]
+}
+
+// joinCandidates enumerates the build rows each probe row is compared with.
+type joinCandidates interface {
+	// candidates appends (probe, build) pairs to c.pl/c.pr, resuming from
+	// the generator state, until vec.BatchSize pairs are pending or the
+	// probe batch is exhausted (then it appends none).
+	candidates(c *joinCore)
+	// simple decides matchedP for the whole probe batch without pairs, if
+	// the join allows it.
+	simple(c *joinCore) bool
+}
+
+// joinCore is the probe-side machinery HashJoin and NestedLoopJoin share:
+// it turns candidate pairs into output, evaluating the residual predicate a
+// batch of pairs at a time over gathered columns, and tracks which rows
+// matched for outer, semi and anti joins.
+type joinCore struct {
+	env    *Env
+	typ    JoinType
+	extra  Expr
+	ltypes []types.T
+	nl, nr int
+	build  *colBuf // the right side's rows
+	res    reservation
+	cand   joinCandidates
+
+	matchedB []bool // build rows that matched (Right, Full)
+	matchedP []bool // probe rows of the current batch that matched
+	heads    []int32
+	pnull    []bool // probe rows with a NULL key (valid when hasPNull)
+	hasPNull bool
+	pb       *vec.Batch
+	out      *colBuf
+	pair     *colBuf // left ++ right columns of pending pairs, for Extra
+	pl, pr   []int32 // pending pairs
+	sel      []int32
+	idx      []int32
+	// generator state within the probe batch
+	gi, gstage, gk int
+	gcur           int32
+	// phase: 0 = need a probe batch, 1 = pairs, 2 = unmatched probe rows,
+	// 3 = unmatched build rows, 4 = done
+	phase     int
+	pos       int
+	simpleOK  bool
+	anaReject bool
+	// nlAnyNull: NestedLoopJoin's NOT IN treats a NULL condition as a match
+	nlNullMatches bool
+}
+
+func (c *joinCore) init(env *Env, typ JoinType, extra Expr, lt, rt []types.T, mem *Memory) {
+	c.env, c.typ, c.extra = env, typ, extra
+	c.ltypes = lt
+	c.nl, c.nr = len(lt), len(rt)
+	c.build = newColBuf(rt, vec.BatchSize)
+	c.res.mem = mem
+	all := append(append([]types.T{}, lt...), rt...)
+	if typ.leftOnly() {
+		c.out = newColBuf(lt, vec.BatchSize)
+	} else {
+		c.out = newColBuf(all, vec.BatchSize)
+	}
+	if extra != nil {
+		c.pair = newColBuf(all, vec.BatchSize)
+	}
+}
+
+func (c *joinCore) markPNull(i, n int) {
+	if !c.hasPNull {
+		c.hasPNull = true
+		if cap(c.pnull) < n {
+			c.pnull = make([]bool, n)
+		}
+		c.pnull = c.pnull[:n]
+		clear(c.pnull)
+	}
+	c.pnull[i] = true
+}
+
+// next produces the next output batch; prepare runs once per probe batch.
+func (c *joinCore) next(ctx context.Context, left Operator, prepare func(*vec.Batch) error) (*vec.Batch, error) {
+	for {
+		switch c.phase {
+		case 0:
+			if err := errCanceled(ctx); err != nil {
+				return nil, err
+			}
+			b, err := left.Next(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if b == nil {
+				c.phase, c.pos = 3, 0
+				continue
+			}
+			if b.N == 0 {
+				continue
+			}
+			c.pb = b
+			if err := prepare(b); err != nil {
+				return nil, err
+			}
+			if cap(c.matchedP) < b.N {
+				c.matchedP = make([]bool, b.N, max(b.N, vec.BatchSize))
+			}
+			c.matchedP = c.matchedP[:b.N]
+			clear(c.matchedP)
+			c.gi, c.gstage, c.gk, c.gcur = 0, 0, 0, -1
+			c.pos = 0
+			c.simpleOK = c.cand.simple(c)
+			if c.simpleOK {
+				c.phase = 2
+			} else {
+				c.phase = 1
+			}
+		case 1:
+			c.pl, c.pr = c.pl[:0], c.pr[:0]
+			c.cand.candidates(c)
+			if len(c.pl) == 0 {
+				c.phase = 2
+				continue
+			}
+			out, err := c.flush()
+			if err != nil {
+				return nil, err
+			}
+			if out != nil {
+				return out, nil
+			}
+		case 2:
+			if out := c.unmatchedProbe(); out != nil {
+				return out, nil
+			}
+			c.phase = 0
+		case 3:
+			if out := c.unmatchedBuild(); out != nil {
+				return out, nil
+			}
+			c.phase = 4
+		default:
+			c.res.release()
+			return nil, nil
+		}
+	}
+}
+
+// flush decides the pending pairs and returns the output they produce (nil
+// when they produce none).
+func (c *joinCore) flush() (*vec.Batch, error) {
+	pl, pr := c.pl, c.pr
+	if c.extra != nil {
+		p := c.pair
+		p.reset()
+		for k := 0; k < c.nl; k++ {
+			p.gather(k, c.pb.Vecs[k], pl, false)
+		}
+		for k := 0; k < c.nr; k++ {
+			p.gather(c.nl+k, c.build.Vecs[k], pr, false)
+		}
+		p.N = len(pl)
+		v, err := c.extra.Eval(c.env, &p.Batch)
+		if err != nil {
+			return nil, err
+		}
+		c.sel = c.sel[:0]
+		for k := range pl {
+			null := v.IsNull(k)
+			if (v.B[k] && !null) || (null && c.nlNullMatches) {
+				c.sel = append(c.sel, int32(k))
+			}
+		}
+		if len(c.sel) == 0 {
+			return nil, nil
+		}
+		if len(c.sel) < len(pl) {
+			w := 0
+			for _, k := range c.sel {
+				pl[w], pr[w] = pl[k], pr[k]
+				w++
+			}
+			pl, pr = pl[:w], pr[:w]
+		}
+	}
+	for _, i := range pl {
+		c.matchedP[i] = true
+	}
+	if c.matchedB != nil {
+		for _, r := range pr {
+			c.matchedB[r] = true
+		}
+	}
+	if c.typ.leftOnly() {
+		return nil, nil
+	}
+	out := c.out
+	out.reset()
+	for k := 0; k < c.nl; k++ {
+		out.gather(k, c.pb.Vecs[k], pl, false)
+	}
+	for k := 0; k < c.nr; k++ {
+		out.gather(c.nl+k, c.build.Vecs[k], pr, false)
+	}
+	out.N = len(pl)
+	return &out.Batch, nil
+}
+
+// unmatchedProbe emits the probe rows the join type keeps after all their
+// pairs: unmatched ones for Left, Full and Anti, matched ones for Semi.
+func (c *joinCore) unmatchedProbe() *vec.Batch {
+	var want bool
+	switch c.typ {
+	case JoinLeft, JoinFull, JoinAnti, JoinAntiNullAware:
+		want = false
+	case JoinSemi:
+		want = true
+	default:
+		return nil
+	}
+	n := c.pb.N
+	c.idx = c.idx[:0]
+	for c.pos < n && len(c.idx) < vec.BatchSize {
+		if c.matchedP[c.pos] == want {
+			c.idx = append(c.idx, int32(c.pos))
+		}
+		c.pos++
+	}
+	if len(c.idx) == 0 {
+		return nil
+	}
+	out := c.out
+	out.reset()
+	if c.typ.leftOnly() && len(c.idx) == n {
+		return c.pb // every row qualifies: pass the batch through
+	}
+	for k := 0; k < c.nl; k++ {
+		out.gather(k, c.pb.Vecs[k], c.idx, false)
+	}
+	if !c.typ.leftOnly() {
+		for k := 0; k < c.nr; k++ {
+			out.appendNulls(c.nl+k, len(c.idx))
+		}
+	}
+	out.N = len(c.idx)
+	return &out.Batch
+}
+
+// unmatchedBuild emits build rows that never matched (Right, Full).
+func (c *joinCore) unmatchedBuild() *vec.Batch {
+	if c.matchedB == nil {
+		return nil
+	}
+	c.idx = c.idx[:0]
+	for c.pos < len(c.matchedB) && len(c.idx) < vec.BatchSize {
+		if !c.matchedB[c.pos] {
+			c.idx = append(c.idx, int32(c.pos))
+		}
+		c.pos++
+	}
+	if len(c.idx) == 0 {
+		return nil
+	}
+	out := c.out
+	out.reset()
+	for k := 0; k < c.nl; k++ {
+		out.appendNulls(k, len(c.idx))
+	}
+	for k := 0; k < c.nr; k++ {
+		out.gather(c.nl+k, c.build.Vecs[k], c.idx, false)
+	}
+	out.N = len(c.idx)
+	return &out.Batch
+}
+
+// NestedLoopJoin compares every left row with every buffered right row and
+// keeps pairs where On holds (all pairs when On is nil), with the same join
+// types as HashJoin; it serves conditions without equality keys. Pairs are
+// formed a batch at a time by gathering columns, so On runs vectorised and
+// nothing is copied per row.
+//
+// For JoinAntiNullAware, On is the NOT IN comparison: a left row is dropped
+// when On is true or NULL for some right row.
 type NestedLoopJoin struct {
 	Env         *Env
 	Left, Right Operator
 	On          Expr
-	LeftOuter   bool
+	Type        JoinType
+	// LeftOuter is the older spelling of Type: JoinLeft.
+	LeftOuter bool
+	Mem       *Memory
 
-	right *vec.Batch
-	lb    *vec.Batch
-	li    int
-	out   *vec.Batch
-	ts    []types.T
+	core    joinCore
+	started bool
+	ts      []types.T
+}
+
+func (j *NestedLoopJoin) joinType() JoinType {
+	if j.LeftOuter && j.Type == JoinInner {
+		return JoinLeft
+	}
+	return j.Type
 }
 
 func (j *NestedLoopJoin) Types() []types.T {
 	if j.ts == nil {
-		j.ts = append(append([]types.T{}, j.Left.Types()...), j.Right.Types()...)
+		j.ts = joinTypes(j.Left, j.Right, j.joinType())
 	}
 	return j.ts
 }
 
 func (j *NestedLoopJoin) Close() error {
+	j.core.res.release()
 	err := j.Left.Close()
 	if e := j.Right.Close(); err == nil {
 		err = e
@@ -40,86 +781,65 @@ func (j *NestedLoopJoin) Close() error {
 }
 
 func (j *NestedLoopJoin) Next(ctx context.Context) (*vec.Batch, error) {
-	if j.right == nil {
-		j.right = vec.NewBatch(j.Right.Types(), vec.BatchSize)
+	c := &j.core
+	if !j.started {
+		j.started = true
+		c.init(j.Env, j.joinType(), j.On, j.Left.Types(), j.Right.Types(), j.Mem)
+		c.nlNullMatches = c.typ == JoinAntiNullAware
+		c.cand = j
 		err := Drain(ctx, j.Right, func(b *vec.Batch) error {
-			for c, v := range b.Vecs {
-				for i := 0; i < b.N; i++ {
-					j.right.Vecs[c].AppendFrom(v, i)
-				}
+			if err := errCanceled(ctx); err != nil {
+				return err
 			}
-			j.right.N += b.N
+			if err := c.res.grow(batchBytes(b, 0, b.N)); err != nil {
+				return err
+			}
+			c.build.appendBatch(b, 0, b.N)
 			return nil
 		})
 		if err != nil {
 			return nil, err
 		}
+		if c.typ == JoinRight || c.typ == JoinFull {
+			c.matchedB = make([]bool, c.build.N)
+		}
 	}
-	nl := len(j.Left.Types())
-	for {
-		if j.lb == nil || j.li >= j.lb.N {
-			b, err := j.Left.Next(ctx)
-			if err != nil || b == nil {
-				return nil, err
-			}
-			// keep our own copy: the left operator may reuse its batch
-			j.lb = vec.NewBatch(j.Left.Types(), b.N)
-			for c, v := range b.Vecs {
-				for i := 0; i < b.N; i++ {
-					j.lb.Vecs[c].AppendFrom(v, i)
-				}
-			}
-			j.lb.N = b.N
-			j.li = 0
-		}
-		// one left row against all right rows per step
-		i := j.li
-		j.li++
-		cand := vec.NewBatch(j.Types(), j.right.N)
-		for c := 0; c < nl; c++ {
-			for k := 0; k < j.right.N; k++ {
-				cand.Vecs[c].AppendFrom(j.lb.Vecs[c], i)
-			}
-		}
-		for c, v := range j.right.Vecs {
-			cand.Vecs[nl+c] = v
-		}
-		cand.N = j.right.N
-		var keep []int
-		if j.On != nil && cand.N > 0 {
-			p, err := j.On.Eval(j.Env, cand)
-			if err != nil {
-				return nil, err
-			}
-			for k := 0; k < cand.N; k++ {
-				if p.B[k] && !p.IsNull(k) {
-					keep = append(keep, k)
-				}
-			}
-		} else {
-			for k := 0; k < cand.N; k++ {
-				keep = append(keep, k)
-			}
-		}
-		if len(keep) == 0 {
-			if !j.LeftOuter {
-				continue
-			}
-			out := vec.NewBatch(j.Types(), 1)
-			for c := 0; c < nl; c++ {
-				out.Vecs[c].AppendFrom(j.lb.Vecs[c], i)
-			}
-			for c := nl; c < len(out.Vecs); c++ {
-				out.Vecs[c].AppendNull()
-			}
-			out.N = 1
-			return out, nil
-		}
-		out := vec.NewBatch(j.Types(), len(keep))
-		for c, v := range cand.Vecs {
-			out.Vecs[c].Gather(v, keep)
-		}
-		out.N = len(keep)
-		return out, nil
+	return c.next(ctx, j.Left, func(*vec.Batch) error { return nil })
+}
+
+// candidates pairs each probe row with every build row, left-major.
+func (j *NestedLoopJoin) candidates(c *joinCore) {
+	n, m := c.pb.N, c.build.N
+	if m == 0 {
+		return
 	}
+	for c.gi < n {
+		room := vec.BatchSize - len(c.pl)
+		if room <= 0 {
+			return
+		}
+		take := min(room, m-c.gk)
+		for r := c.gk; r < c.gk+take; r++ {
+			c.pl = append(c.pl, int32(c.gi))
+			c.pr = append(c.pr, int32(r))
+		}
+		c.gk += take
+		if c.gk == m {
+			c.gk = 0
+			c.gi++
+		}
+	}
+}
+
+func (j *NestedLoopJoin) simple(c *joinCore) bool {
+	if c.build.N == 0 {
+		return true // nothing matches; outer/anti rows come from matchedP
+	}
+	if j.On == nil && c.typ.leftOnly() {
+		for i := range c.matchedP {
+			c.matchedP[i] = true
+		}
+		return true
+	}
+	return false
 }

@@ -2,10 +2,8 @@ package exec
 
 import (
 	"context"
-	"sort"
 
 	"github.com/lakepg/lakepg/exec/vec"
-	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -171,102 +169,6 @@ func (l *Limit) Next(ctx context.Context) (*vec.Batch, error) {
 		}
 		return out, nil
 	}
-}
-
-// SortKey orders by an input column.
-type SortKey struct {
-	Col        int
-	Desc       bool
-	NullsFirst bool
-}
-
-// Sort buffers its input and emits it ordered by Keys.
-type Sort struct {
-	Input Operator
-	Keys  []SortKey
-	data  *vec.Batch
-	order []int
-	pos   int
-	out   *vec.Batch
-}
-
-func (s *Sort) Types() []types.T { return s.Input.Types() }
-func (s *Sort) Close() error     { return s.Input.Close() }
-func (s *Sort) Next(ctx context.Context) (*vec.Batch, error) {
-	if s.data == nil {
-		s.data = vec.NewBatch(s.Input.Types(), vec.BatchSize)
-		for {
-			b, err := s.Input.Next(ctx)
-			if err != nil {
-				return nil, err
-			}
-			if b == nil {
-				break
-			}
-			if err := ctx.Err(); err != nil {
-				return nil, pgerr.New(pgerr.QueryCanceled, "canceling statement due to user request")
-			}
-			for c, v := range b.Vecs {
-				for i := 0; i < b.N; i++ {
-					s.data.Vecs[c].AppendFrom(v, i)
-				}
-			}
-			s.data.N += b.N
-		}
-		s.order = make([]int, s.data.N)
-		for i := range s.order {
-			s.order[i] = i
-		}
-		sort.SliceStable(s.order, func(a, b int) bool {
-			return CompareKeys(s.data, s.Keys, s.order[a], s.order[b]) < 0
-		})
-		s.out = vec.NewBatch(s.Input.Types(), vec.BatchSize)
-	}
-	if s.pos >= len(s.order) {
-		return nil, nil
-	}
-	end := min(s.pos+vec.BatchSize, len(s.order))
-	s.out.Reset()
-	for c, v := range s.data.Vecs {
-		s.out.Vecs[c].Gather(v, s.order[s.pos:end])
-	}
-	s.out.N = end - s.pos
-	s.pos = end
-	return s.out, nil
-}
-
-// CompareKeys compares rows i and j of b under keys. NULLs sort as larger
-// than every value unless NullsFirst, as in PostgreSQL.
-func CompareKeys(b *vec.Batch, keys []SortKey, i, j int) int {
-	for _, k := range keys {
-		v := b.Vecs[k.Col]
-		ni, nj := v.IsNull(i), v.IsNull(j)
-		var c int
-		switch {
-		case ni && nj:
-			c = 0
-		case ni || nj:
-			c = 1
-			if nj {
-				c = -1
-			}
-			if k.NullsFirst {
-				c = -c
-			}
-			if c != 0 {
-				return c
-			}
-		default:
-			c = CompareRows(v, i, v, j)
-			if k.Desc {
-				c = -c
-			}
-		}
-		if c != 0 {
-			return c
-		}
-	}
-	return 0
 }
 
 // Drain runs op to the end, calling fn per batch.

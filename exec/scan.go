@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"sort"
+	"sync"
 
 	"github.com/lakepg/lakepg/exec/parquetio"
 	"github.com/lakepg/lakepg/exec/vec"
@@ -34,6 +35,10 @@ type ScanFile struct {
 // TableScan reads a table's data files at a snapshot: only needed columns,
 // row groups pruned by Keep, positional deletes applied. With WithPos it
 // appends three BIGINT columns: file ordinal, row position and row id.
+//
+// Run directly, it reads the files in order, each whole. Under a Parallel
+// the same scan is split into morsels — one row group each — that the
+// workers pull from a shared queue.
 type TableScan struct {
 	Store       storage.Backend
 	Snapshot    int64
@@ -43,21 +48,14 @@ type TableScan struct {
 	Cols        []ScanCol
 	Needed      []bool
 	WithPos     bool
-	Keep        func(rg int, ranges []parquetio.Range) bool
+	// Keep prunes row groups from their statistics. Parallel workers call
+	// it concurrently, so it must not modify shared state.
+	Keep func(rg int, ranges []parquetio.Range) bool
 
 	RowGroupsScanned, RowGroupsPruned int
 
-	fi      int
-	file    storage.File
-	pf      *parquetio.File
-	sc      *parquetio.Scanner
-	proj    []parquetio.Projection
-	projCol []int // scan column of each projection entry (-1 = row id)
-	dels    []int64
-	buf     *vec.Batch
-	out     *vec.Batch
-	nulls   map[types.T]*vec.Vector
-	sel     []int
+	q *morselQueue
+	r *morselScan
 }
 
 // Types are the output column types.
@@ -74,21 +72,24 @@ func (t *TableScan) Types() []types.T {
 
 func (t *TableScan) needed(i int) bool { return t.Needed == nil || t.Needed[i] }
 
-func (t *TableScan) closeFile() {
-	if t.sc != nil {
-		t.RowGroupsScanned += t.sc.RowGroupsScanned()
-		t.RowGroupsPruned += t.sc.RowGroupsPruned()
+// Close releases open files.
+func (t *TableScan) Close() error {
+	if t.r != nil {
+		t.r.close()
 	}
-	if t.file != nil {
-		t.file.Close()
+	if t.q != nil {
+		t.q.close()
 	}
-	t.file, t.pf, t.sc = nil, nil, nil
+	return nil
 }
 
-// Close releases the open file.
-func (t *TableScan) Close() error {
-	t.closeFile()
-	return nil
+// Next returns the next batch of visible rows.
+func (t *TableScan) Next(ctx context.Context) (*vec.Batch, error) {
+	if t.r == nil {
+		t.q = &morselQueue{t: t}
+		t.r = newMorselScan(t, t.q)
+	}
+	return t.r.Next(ctx)
 }
 
 func storageErr(err error, path string) error {
@@ -98,166 +99,324 @@ func storageErr(err error, path string) error {
 	return pgerr.Wrap(pgerr.IOError, err, "could not read file \"%s\"", path)
 }
 
-func (t *TableScan) openNext(ctx context.Context) (bool, error) {
-	t.closeFile()
-	if t.fi >= len(t.Files) {
-		return false, nil
+// scanFile is an opened data file shared by the morsels cut from it.
+type scanFile struct {
+	idx     int
+	file    storage.File
+	pf      *parquetio.File
+	dels    []int64 // sorted deleted positions
+	proj    []parquetio.Projection
+	projCol []int // scan column of each projection entry (-1 = row id)
+	refs    int   // morsels handed out and not finished, +1 while current
+}
+
+// morsel is a unit of scan work: some row groups of one file (nil: all).
+type morsel struct {
+	f      *scanFile
+	groups []int
+}
+
+// morselQueue hands out morsels: whole files in order for a serial scan,
+// single row groups for parallel workers. Files are opened (footer and
+// deletes read) by whichever worker first needs them and closed when their
+// last morsel is done.
+type morselQueue struct {
+	t          *TableScan
+	byRowGroup bool
+	mu         sync.Mutex
+	fi         int
+	cur        *scanFile
+	rg         int
+	closed     bool
+}
+
+func (q *morselQueue) next(ctx context.Context) (morsel, bool, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for {
+		if q.closed {
+			return morsel{}, false, nil
+		}
+		if f := q.cur; f != nil {
+			if q.byRowGroup && q.rg < f.pf.NumRowGroups() {
+				m := morsel{f: f, groups: []int{q.rg}}
+				q.rg++
+				f.refs++
+				return m, true, nil
+			}
+			q.cur = nil
+			q.unref(f)
+		}
+		if q.fi >= len(q.t.Files) {
+			return morsel{}, false, nil
+		}
+		f, err := q.t.open(ctx, q.fi)
+		if err != nil {
+			return morsel{}, false, err
+		}
+		q.fi++
+		if !q.byRowGroup {
+			f.refs = 1
+			return morsel{f: f}, true, nil
+		}
+		f.refs = 1
+		q.cur, q.rg = f, 0
 	}
-	f := t.Files[t.fi]
+}
+
+// done finishes a morsel, adding its scanner's row-group counts.
+func (q *morselQueue) done(m morsel, sc *parquetio.Scanner) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if sc != nil {
+		q.t.RowGroupsScanned += sc.RowGroupsScanned()
+		q.t.RowGroupsPruned += sc.RowGroupsPruned()
+	}
+	q.unref(m.f)
+}
+
+func (q *morselQueue) unref(f *scanFile) {
+	f.refs--
+	if f.refs == 0 && f.file != nil {
+		f.file.Close()
+		f.file = nil
+	}
+}
+
+func (q *morselQueue) close() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.closed = true
+	if q.cur != nil {
+		q.unref(q.cur)
+		q.cur = nil
+	}
+}
+
+// open reads file i's footer and deletes and plans its projection.
+func (t *TableScan) open(ctx context.Context, i int) (*scanFile, error) {
+	f := t.Files[i]
 	file, err := t.Store.Open(ctx, f.Path)
 	if err != nil {
-		return false, storageErr(err, f.Path)
+		return nil, storageErr(err, f.Path)
 	}
 	pf, err := parquetio.Open(file, file.Size())
 	if err != nil {
 		file.Close()
-		return false, storageErr(err, f.Path)
+		return nil, storageErr(err, f.Path)
 	}
-	t.file, t.pf = file, pf
-	t.dels = t.dels[:0]
+	sf := &scanFile{idx: i, file: file, pf: pf}
 	if f.DeletePath != "" {
 		df, err := t.Store.Open(ctx, f.DeletePath)
 		if err != nil {
-			return false, storageErr(err, f.DeletePath)
+			file.Close()
+			return nil, storageErr(err, f.DeletePath)
 		}
 		pos, err := parquetio.ReadDeletePositions(df, df.Size(), t.Snapshot)
 		df.Close()
 		if err != nil {
-			return false, storageErr(err, f.DeletePath)
+			file.Close()
+			return nil, storageErr(err, f.DeletePath)
 		}
-		t.dels = append(t.dels, pos...)
-		sort.Slice(t.dels, func(a, b int) bool { return t.dels[a] < t.dels[b] })
+		sf.dels = append(sf.dels, pos...)
+		sort.Slice(sf.dels, func(a, b int) bool { return sf.dels[a] < sf.dels[b] })
 	}
-	t.proj = t.proj[:0]
-	t.projCol = t.projCol[:0]
 	for i, c := range t.Cols {
 		if !t.needed(i) {
 			continue
 		}
-		t.proj = append(t.proj, parquetio.Projection{FieldID: c.FieldID, Name: c.Name, Pos: i, Type: c.T, Default: c.Default})
-		t.projCol = append(t.projCol, i)
+		sf.proj = append(sf.proj, parquetio.Projection{FieldID: c.FieldID, Name: c.Name, Pos: i, Type: c.T, Default: c.Default})
+		sf.projCol = append(sf.projCol, i)
 	}
 	if t.WithPos && pf.HasField(RowIDFieldID) {
-		t.proj = append(t.proj, parquetio.Projection{FieldID: RowIDFieldID, Name: "_ducklake_internal_row_id", Type: types.Int64T})
-		t.projCol = append(t.projCol, -1)
+		sf.proj = append(sf.proj, parquetio.Projection{FieldID: RowIDFieldID, Name: "_ducklake_internal_row_id", Type: types.Int64T})
+		sf.projCol = append(sf.projCol, -1)
 	}
-	ts := make([]types.T, len(t.proj))
-	for i, p := range t.proj {
-		ts[i] = p.Type
-	}
-	t.buf = vec.NewBatch(ts, vec.BatchSize)
-	var keep func(int, []parquetio.Range) bool
-	if t.Keep != nil {
-		keep = t.Keep
-	}
-	t.sc = pf.Scan(t.proj, parquetio.ScanOptions{Keep: keep})
-	t.fi++
-	return true, nil
+	return sf, nil
 }
 
-func (t *TableScan) nullVec(ty types.T, n int) *vec.Vector {
-	if t.nulls == nil {
-		t.nulls = map[types.T]*vec.Vector{}
+// morselScan is one worker's reader: it pulls morsels from the queue and
+// streams their rows with deletes applied. Its buffers are reused from
+// batch to batch.
+type morselScan struct {
+	t      *TableScan
+	q      *morselQueue
+	m      morsel
+	sc     *parquetio.Scanner
+	buf    vec.Batch
+	out    vec.Batch
+	gath   *colBuf // rows surviving deletes, when some are deleted
+	pos    *colBuf // WithPos columns
+	nulls  map[types.T]*vec.Vector
+	sel    []int32
+	ncols  int
+	closed bool
+}
+
+func newMorselScan(t *TableScan, q *morselQueue) *morselScan {
+	return &morselScan{t: t, q: q, ncols: len(t.Cols)}
+}
+
+func (s *morselScan) Types() []types.T { return s.t.Types() }
+
+func (s *morselScan) Close() error {
+	s.close()
+	return nil
+}
+
+func (s *morselScan) close() {
+	if s.sc != nil {
+		s.q.done(s.m, s.sc)
+		s.sc = nil
 	}
-	v := t.nulls[ty]
+	s.closed = true
+}
+
+func (s *morselScan) nullVec(ty types.T, n int) *vec.Vector {
+	if s.nulls == nil {
+		s.nulls = map[types.T]*vec.Vector{}
+	}
+	v := s.nulls[ty]
 	if v == nil || v.Len() < n {
-		v = vec.New(ty, vec.BatchSize)
+		v = vec.New(ty, max(n, vec.BatchSize))
 		for i := 0; i < max(n, vec.BatchSize); i++ {
 			v.AppendNull()
 		}
-		t.nulls[ty] = v
+		s.nulls[ty] = v
 	}
 	return v.Slice(0, n)
 }
 
-// Next returns the next batch of visible rows.
-func (t *TableScan) Next(ctx context.Context) (*vec.Batch, error) {
+func (s *morselScan) Next(ctx context.Context) (*vec.Batch, error) {
+	t := s.t
 	for {
-		if err := ctx.Err(); err != nil {
-			return nil, pgerr.New(pgerr.QueryCanceled, "canceling statement due to user request")
+		if err := errCanceled(ctx); err != nil {
+			return nil, err
 		}
-		if t.sc == nil {
-			ok, err := t.openNext(ctx)
+		if s.closed {
+			return nil, nil
+		}
+		if s.sc == nil {
+			m, ok, err := s.q.next(ctx)
 			if err != nil || !ok {
 				return nil, err
 			}
+			var keep func(int, []parquetio.Range) bool
+			if t.Keep != nil {
+				keep = t.Keep
+			}
+			s.m = m
+			s.sc = m.f.pf.Scan(m.f.proj, parquetio.ScanOptions{Keep: keep, RowGroups: m.groups})
 		}
-		rowStart, ok, err := t.sc.Next(t.buf)
+		f := s.m.f
+		rowStart, ok, err := s.sc.Next(&s.buf)
 		if err != nil {
-			return nil, storageErr(err, t.Files[t.fi-1].Path)
+			return nil, storageErr(err, t.Files[f.idx].Path)
 		}
 		if !ok {
-			t.closeFile()
+			s.q.done(s.m, s.sc)
+			s.sc = nil
 			continue
 		}
-		n := t.buf.N
+		n := s.buf.N
 		if n == 0 {
 			continue
 		}
 		// positions surviving deletes
-		t.sel = t.sel[:0]
-		if len(t.dels) > 0 {
-			k := sort.Search(len(t.dels), func(i int) bool { return t.dels[i] >= rowStart })
+		all := true
+		if len(f.dels) > 0 {
+			s.sel = s.sel[:0]
+			k := sort.Search(len(f.dels), func(i int) bool { return f.dels[i] >= rowStart })
 			for i := 0; i < n; i++ {
 				pos := rowStart + int64(i)
-				for k < len(t.dels) && t.dels[k] < pos {
+				for k < len(f.dels) && f.dels[k] < pos {
 					k++
 				}
-				if k < len(t.dels) && t.dels[k] == pos {
+				if k < len(f.dels) && f.dels[k] == pos {
 					continue
 				}
-				t.sel = append(t.sel, i)
+				s.sel = append(s.sel, int32(i))
 			}
-			if len(t.sel) == 0 {
+			if len(s.sel) == 0 {
 				continue
 			}
+			all = len(s.sel) == n
 		}
-		all := len(t.dels) == 0 || len(t.sel) == n
-		outN := n
-		if !all {
-			outN = len(t.sel)
-		}
-		out := &vec.Batch{N: outN, Vecs: make([]*vec.Vector, len(t.Cols), len(t.Cols)+3)}
-		var rowIDs *vec.Vector
-		for p, c := range t.projCol {
-			src := t.buf.Vecs[p]
-			if !all {
-				g := vec.New(src.Type, outN)
-				g.Gather(src, t.sel)
-				src = g
-			}
-			if c < 0 {
-				rowIDs = src
-				continue
-			}
-			out.Vecs[c] = src
-		}
-		for i, c := range t.Cols {
-			if out.Vecs[i] == nil {
-				out.Vecs[i] = t.nullVec(c.T, outN)
-			}
-		}
-		if t.WithPos {
-			f := t.Files[t.fi-1]
-			fileV, posV := vec.New(types.Int64T, outN), vec.New(types.Int64T, outN)
-			ridV := rowIDs
-			if ridV == nil {
-				ridV = vec.New(types.Int64T, outN)
-			}
-			for k := 0; k < outN; k++ {
-				i := k
-				if !all {
-					i = t.sel[k]
-				}
-				pos := rowStart + int64(i)
-				fileV.I64 = append(fileV.I64, int64(t.fi-1))
-				posV.I64 = append(posV.I64, pos)
-				if rowIDs == nil {
-					ridV.I64 = append(ridV.I64, f.RowIDStart+pos)
-				}
-			}
-			out.Vecs = append(out.Vecs, fileV, posV, ridV)
-		}
-		return out, nil
+		return s.emit(f, rowStart, n, all), nil
 	}
+}
+
+// emit lays the scanned vectors out as the table's columns.
+func (s *morselScan) emit(f *scanFile, rowStart int64, n int, all bool) *vec.Batch {
+	t := s.t
+	outN := n
+	src := s.buf.Vecs
+	if !all {
+		outN = len(s.sel)
+		if s.gath == nil || len(s.gath.Vecs) != len(src) || !sameTypes(s.gath, src) {
+			ts := make([]types.T, len(src))
+			for i, v := range src {
+				ts[i] = v.Type
+			}
+			s.gath = newColBuf(ts, vec.BatchSize)
+		}
+		s.gath.reset()
+		for i, v := range src {
+			s.gath.gather(i, v, s.sel, false)
+		}
+		src = s.gath.Vecs
+	}
+	out := &s.out
+	out.Vecs = out.Vecs[:0]
+	for range s.ncols {
+		out.Vecs = append(out.Vecs, nil)
+	}
+	var rowIDs *vec.Vector
+	for p, c := range f.projCol {
+		if c < 0 {
+			rowIDs = src[p]
+			continue
+		}
+		out.Vecs[c] = src[p]
+	}
+	for i, c := range t.Cols {
+		if out.Vecs[i] == nil {
+			out.Vecs[i] = s.nullVec(c.T, outN)
+		}
+	}
+	if t.WithPos {
+		if s.pos == nil {
+			s.pos = newColBuf([]types.T{types.Int64T, types.Int64T, types.Int64T}, vec.BatchSize)
+		}
+		s.pos.reset()
+		fileV, posV, ridV := s.pos.Vecs[0], s.pos.Vecs[1], s.pos.Vecs[2]
+		start := t.Files[f.idx].RowIDStart
+		for k := 0; k < outN; k++ {
+			i := k
+			if !all {
+				i = int(s.sel[k])
+			}
+			pos := rowStart + int64(i)
+			fileV.I64 = append(fileV.I64, int64(f.idx))
+			posV.I64 = append(posV.I64, pos)
+			if rowIDs == nil {
+				ridV.I64 = append(ridV.I64, start+pos)
+			}
+		}
+		if rowIDs != nil {
+			ridV = rowIDs
+		}
+		out.Vecs = append(out.Vecs, fileV, posV, ridV)
+	}
+	out.N = outN
+	return out
+}
+
+func sameTypes(c *colBuf, vs []*vec.Vector) bool {
+	for i, v := range vs {
+		if c.Vecs[i].Type != v.Type {
+			return false
+		}
+	}
+	return true
 }

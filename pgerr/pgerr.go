@@ -22,6 +22,7 @@ const (
 	DuplicateTable          = "42P07"
 	DuplicateSchema         = "42P06"
 	DuplicateColumn         = "42701"
+	DuplicateAlias          = "42712"
 	AmbiguousColumn         = "42702"
 	DatatypeMismatch        = "42804"
 	CannotCoerce            = "42846"

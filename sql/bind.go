@@ -39,6 +39,8 @@ type binder struct {
 	// post, when set, resolves column references, aggregates and group keys
 	// above an aggregation
 	post *postBinder
+	// qc plans subqueries met while binding
+	qc *queryCtx
 }
 
 // params holds $n parameters: types inferred during binding, values at execution.
@@ -252,7 +254,7 @@ func (b *binder) bind(n *pg.Node, sc *scope) (exec.Expr, error) {
 		}
 		return booleanTest(e, x.BooleanTest.Booltesttype), nil
 	case *pg.Node_SubLink:
-		return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "subqueries are not supported yet"), x.SubLink.Location)
+		return b.bindSubLink(x.SubLink, sc)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "expression %s is not supported yet", nodeName(n))
 }
@@ -976,4 +978,14 @@ func (b *binder) bindSQLValueFunc(f *pg.SQLValueFunction) (exec.Expr, error) {
 		return constOf(types.TextT, func(v *vec.Vector) { v.AppendString(d) }), nil
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported yet", f.Op)
+}
+
+func (e *paramExpr) MapColumns(func(int) int) exec.Expr { return e }
+
+func (d *dateArith) MapColumns(fn func(int) int) exec.Expr {
+	return &dateArith{l: exec.MapColumns(d.l, fn), r: exec.MapColumns(d.r, fn), op: d.op}
+}
+
+func (d *dateDiff) MapColumns(fn func(int) int) exec.Expr {
+	return &dateDiff{l: exec.MapColumns(d.l, fn), r: exec.MapColumns(d.r, fn)}
 }

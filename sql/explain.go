@@ -4,30 +4,60 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/parquetio"
+	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
 )
 
 // explain prints the operator tree with, for each table scan, the files and
-// row groups it reads and those pruned by statistics.
+// row groups it reads and those pruned by statistics. EXPLAIN ANALYZE runs
+// the query and adds actual rows and time per operator.
 func (s *Session) explain(ctx context.Context, st *pg.ExplainStmt, p *params) (*Result, error) {
+	analyze := false
+	for _, o := range st.Options {
+		if d := o.GetDefElem(); d != nil && d.Defname == "analyze" {
+			analyze = true
+			if a := d.Arg; a != nil {
+				if b := a.GetBoolean(); b != nil {
+					analyze = b.Boolval
+				} else if str := a.GetString_(); str != nil {
+					analyze = str.Sval != "false" && str.Sval != "off"
+				}
+			}
+		}
+	}
 	sel := st.Query.GetSelectStmt()
 	if sel == nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "EXPLAIN supports SELECT only")
 	}
-	q, err := s.planQuery(ctx, sel, p, false)
+	qc := s.newQueryCtx(ctx, p, false)
+	q, err := qc.planSelect(sel)
 	if err != nil {
 		return nil, err
 	}
 	defer q.op.Close()
+	root := q.op
+	var total time.Duration
+	if analyze {
+		root = instrument(root)
+		start := time.Now()
+		if err := exec.Drain(ctx, root, func(*vec.Batch) error { return nil }); err != nil {
+			return nil, err
+		}
+		total = time.Since(start)
+	}
 	var lines []string
-	if err := s.explainOp(ctx, q.op, 0, &lines); err != nil {
+	if err := s.explainOp(ctx, root, 0, &lines); err != nil {
 		return nil, err
+	}
+	if analyze {
+		lines = append(lines, fmt.Sprintf("Execution Time: %.3f ms", float64(total.Microseconds())/1000))
 	}
 	var rows [][]exec.Expr
 	for _, l := range lines {
@@ -36,18 +66,79 @@ func (s *Session) explain(ctx context.Context, st *pg.ExplainStmt, p *params) (*
 	return &Result{cols: []Column{{Name: "QUERY PLAN", Type: types.TextT}}, op: &exec.Values{Env: s.newEnv(), Rows: rows, T: []types.T{types.TextT}}, tag: "EXPLAIN"}, nil
 }
 
+// inputs returns pointers to an operator's inputs so they can be wrapped.
+func inputs(op exec.Operator) []*exec.Operator {
+	switch o := op.(type) {
+	case *exec.Filter:
+		return []*exec.Operator{&o.Input}
+	case *exec.Project:
+		return []*exec.Operator{&o.Input}
+	case *exec.HashAgg:
+		return []*exec.Operator{&o.Input}
+	case *exec.Sort:
+		return []*exec.Operator{&o.Input}
+	case *exec.Limit:
+		return []*exec.Operator{&o.Input}
+	case *exec.DistinctOn:
+		return []*exec.Operator{&o.Input}
+	case *exec.RowNumber:
+		return []*exec.Operator{&o.Input}
+	case *exec.HashJoin:
+		return []*exec.Operator{&o.Left, &o.Right}
+	case *exec.NestedLoopJoin:
+		return []*exec.Operator{&o.Left, &o.Right}
+	case *exec.SetOp:
+		return []*exec.Operator{&o.Left, &o.Right}
+	case *exec.Append:
+		out := make([]*exec.Operator, len(o.Inputs))
+		for i := range o.Inputs {
+			out[i] = &o.Inputs[i]
+		}
+		return out
+	case *exec.RecursiveUnion:
+		return []*exec.Operator{&o.Base}
+	case *exec.Timed:
+		return []*exec.Operator{&o.Input}
+	}
+	return nil
+}
+
+// instrument wraps every operator of a tree in exec.Timed.
+func instrument(op exec.Operator) exec.Operator {
+	for _, in := range inputs(op) {
+		*in = instrument(*in)
+	}
+	return &exec.Timed{Input: op}
+}
+
 func (s *Session) explainOp(ctx context.Context, op exec.Operator, depth int, lines *[]string) error {
+	var timed *exec.Timed
+	if t, ok := op.(*exec.Timed); ok {
+		timed, op = t, t.Input
+	}
 	pad := strings.Repeat("  ", depth)
 	arrow := ""
 	if depth > 0 {
 		arrow = "->  "
-		pad = strings.Repeat("  ", depth-1) + "  "
+		pad = strings.Repeat("      ", depth-1) + "  "
 	}
 	add := func(format string, args ...any) {
-		*lines = append(*lines, pad+arrow+fmt.Sprintf(format, args...))
+		line := pad + arrow + fmt.Sprintf(format, args...)
+		if timed != nil {
+			line += fmt.Sprintf(" (actual time=%.3f ms rows=%d)", float64(timed.Elapsed.Microseconds())/1000, timed.Rows)
+		}
+		*lines = append(*lines, line)
 	}
 	detail := func(format string, args ...any) {
 		*lines = append(*lines, pad+strings.Repeat(" ", len(arrow))+"  "+fmt.Sprintf(format, args...))
+	}
+	children := func() error {
+		for _, in := range inputs(op) {
+			if err := s.explainOp(ctx, *in, depth+1, lines); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	switch o := op.(type) {
 	case *exec.TableScan:
@@ -65,32 +156,58 @@ func (s *Session) explainOp(ctx context.Context, op exec.Operator, depth int, li
 			return err
 		}
 		detail("Row groups: %d scanned, %d pruned", scanned, pruned)
+		return nil
+	case *exec.Project:
+		if timed == nil {
+			return s.explainOp(ctx, o.Input, depth, lines)
+		}
+		add("Project (%d columns)", len(o.Exprs))
 	case *exec.Filter:
 		add("Filter")
-		return s.explainOp(ctx, o.Input, depth+1, lines)
-	case *exec.Project:
-		return s.explainOp(ctx, o.Input, depth, lines)
 	case *exec.HashAgg:
 		add("HashAggregate (%d group keys, %d aggregates)", o.NGroup, len(o.Aggs))
-		return s.explainOp(ctx, o.Input, depth+1, lines)
 	case *exec.Sort:
-		add("Sort")
-		return s.explainOp(ctx, o.Input, depth+1, lines)
+		add("Sort (%d keys)", len(o.Keys))
 	case *exec.Limit:
 		add("Limit")
-		return s.explainOp(ctx, o.Input, depth+1, lines)
+	case *exec.HashJoin:
+		add("Hash Join (%s, %d keys)", joinTypeName(o.Type), len(o.LeftKeys))
 	case *exec.NestedLoopJoin:
-		add("Nested Loop Join")
-		if err := s.explainOp(ctx, o.Left, depth+1, lines); err != nil {
-			return err
-		}
-		return s.explainOp(ctx, o.Right, depth+1, lines)
+		add("Nested Loop Join (%s)", joinTypeName(o.Type))
 	case *exec.Values:
 		add("Values (%d rows)", len(o.Rows))
+	case *exec.Append:
+		add("Append")
+	case *exec.SetOp:
+		add("SetOp")
+	case *exec.DistinctOn:
+		add("Unique (DISTINCT ON)")
+	case *exec.RecursiveUnion:
+		add("Recursive Union")
 	default:
-		add("%T", op)
+		add("%s", strings.TrimPrefix(fmt.Sprintf("%T", op), "*exec."))
 	}
-	return nil
+	return children()
+}
+
+func joinTypeName(t exec.JoinType) string {
+	switch t {
+	case exec.JoinInner:
+		return "inner"
+	case exec.JoinLeft:
+		return "left"
+	case exec.JoinRight:
+		return "right"
+	case exec.JoinFull:
+		return "full"
+	case exec.JoinSemi:
+		return "semi"
+	case exec.JoinAnti:
+		return "anti"
+	case exec.JoinAntiNullAware:
+		return "null-aware anti"
+	}
+	return "?"
 }
 
 // rowGroups counts the row groups a scan would read, from the files' footers.

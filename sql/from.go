@@ -16,86 +16,205 @@ import (
 // lakeSchema is the virtual schema holding lakepg's own tables and functions.
 const lakeSchema = "lakepg"
 
-func (s *Session) planFrom(ctx context.Context, b *binder, from []*pg.Node, describeOnly bool) (*source, error) {
-	if len(from) == 0 {
-		return &source{op: &exec.Values{Env: b.env, Rows: [][]exec.Expr{{}}}, sc: &scope{}}, nil
-	}
-	var cur *source
-	for _, item := range from {
-		src, err := s.planFromItem(ctx, b, item, describeOnly)
-		if err != nil {
-			return nil, err
-		}
-		if cur == nil {
-			cur = src
-			continue
-		}
-		cur = joinSources(b, cur, src, nil, false)
-	}
-	return cur, nil
-}
-
-func joinSources(b *binder, l, r *source, on exec.Expr, leftOuter bool) *source {
-	sc := &scope{cols: append(append([]scopeCol{}, l.sc.cols...), r.sc.cols...)}
-	op := &exec.NestedLoopJoin{Env: b.env, Left: l.op, Right: r.op, On: on, LeftOuter: leftOuter}
-	return &source{op: op, sc: sc, scans: append(append([]*exec.TableScan{}, l.scans...), r.scans...)}
-}
-
-func (s *Session) planFromItem(ctx context.Context, b *binder, item *pg.Node, describeOnly bool) (*source, error) {
+// planFromItem plans one FROM entry.
+func (qc *queryCtx) planFromItem(item *pg.Node) (*source, error) {
+	s, ctx := qc.s, qc.ctx
 	switch x := item.Node.(type) {
 	case *pg.Node_RangeVar:
 		rv := x.RangeVar
 		alias := rv.Relname
+		var colAliases []string
 		if rv.Alias != nil {
 			alias = rv.Alias.Aliasname
+			colAliases = strNodes(rv.Alias.Colnames)
+		}
+		if rv.Schemaname == "" {
+			if cte := qc.lookupCTE(rv.Relname); cte != nil {
+				return qc.cteSource(cte, alias, colAliases, rv.Location)
+			}
 		}
 		if rv.Schemaname == lakeSchema {
-			return s.lakeTable(ctx, b, rv.Relname, alias, rv.Location)
+			return s.lakeTable(ctx, qc.binder(), rv.Relname, alias, rv.Location)
 		}
 		snap, err := s.readSnapshot(ctx)
 		if err != nil {
 			return nil, err
 		}
-		return s.tableSource(ctx, snap, rv.Schemaname, rv.Relname, alias, rv.Location, describeOnly)
+		src, err := s.tableSource(ctx, snap, rv.Schemaname, rv.Relname, alias, rv.Location, qc.describeOnly)
+		if err != nil {
+			return nil, err
+		}
+		return src, renameCols(src.sc, colAliases, alias)
 	case *pg.Node_RangeFunction:
-		return s.rangeFunction(ctx, b, x.RangeFunction, describeOnly)
-	case *pg.Node_JoinExpr:
-		j := x.JoinExpr
-		l, err := s.planFromItem(ctx, b, j.Larg, describeOnly)
-		if err != nil {
-			return nil, err
-		}
-		r, err := s.planFromItem(ctx, b, j.Rarg, describeOnly)
-		if err != nil {
-			return nil, err
-		}
-		if len(j.UsingClause) > 0 || j.IsNatural {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "JOIN USING/NATURAL is not supported yet")
-		}
-		var leftOuter bool
-		switch j.Jointype {
-		case pg.JoinType_JOIN_INNER:
-		case pg.JoinType_JOIN_LEFT:
-			leftOuter = true
-		default:
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "RIGHT and FULL joins are not supported yet")
-		}
-		joined := joinSources(b, l, r, nil, leftOuter)
-		if j.Quals != nil {
-			on, err := b.bind(j.Quals, joined.sc)
-			if err != nil {
-				return nil, err
-			}
-			if on, err = b.coerceBool(on, j.Quals, "argument of JOIN/ON"); err != nil {
-				return nil, err
-			}
-			joined.op.(*exec.NestedLoopJoin).On = on
-		}
-		return joined, nil
+		return s.rangeFunction(ctx, qc.binder(), x.RangeFunction, qc.describeOnly)
 	case *pg.Node_RangeSubselect:
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "subqueries in FROM are not supported yet")
+		rs := x.RangeSubselect
+		if rs.Lateral {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "LATERAL subqueries are not supported yet")
+		}
+		q, err := qc.planSelect(rs.Subquery.GetSelectStmt())
+		if err != nil {
+			return nil, err
+		}
+		alias, colAliases := "", []string(nil)
+		if rs.Alias != nil {
+			alias, colAliases = rs.Alias.Aliasname, strNodes(rs.Alias.Colnames)
+		}
+		return querySource(q, alias, colAliases)
+	case *pg.Node_JoinExpr:
+		return qc.planJoinExpr(x.JoinExpr)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "FROM item %s is not supported yet", nodeName(item))
+}
+
+// querySource wraps a planned subquery as a FROM item.
+func querySource(q *query, alias string, colAliases []string) (*source, error) {
+	sc := &scope{}
+	for _, c := range q.cols {
+		sc.cols = append(sc.cols, scopeCol{Table: alias, Name: c.Name, T: c.Type})
+	}
+	if err := renameCols(sc, colAliases, alias); err != nil {
+		return nil, err
+	}
+	return &source{op: q.op, sc: sc, scans: q.scans, rows: 1000}, nil
+}
+
+func renameCols(sc *scope, names []string, alias string) error {
+	if len(names) > len(sc.cols) {
+		return pgerr.New(pgerr.InvalidColumnReference, "table \"%s\" has %d columns available but %d columns specified", alias, len(sc.cols), len(names))
+	}
+	for i, n := range names {
+		sc.cols[i].Name = n
+	}
+	return nil
+}
+
+func (qc *queryCtx) cteSource(cte *cteDef, alias string, colAliases []string, loc int32) (*source, error) {
+	sel := cte.query.GetSelectStmt()
+	if sel == nil {
+		return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "WITH queries other than SELECT are not supported yet"), loc)
+	}
+	if cte.work != nil {
+		// inside the recursive term: read the previous iteration's rows
+		sc := &scope{}
+		for _, c := range cte.cols {
+			sc.cols = append(sc.cols, scopeCol{Table: alias, Name: c.Name, T: c.Type})
+		}
+		return &source{op: &exec.WorkTableScan{W: cte.work}, sc: sc, rows: 100}, renameCols(sc, colAliases, alias)
+	}
+	var q *query
+	var err error
+	if cte.recursive {
+		q, err = qc.planRecursive(cte, sel)
+	} else {
+		q, err = qc.planSelect(sel)
+	}
+	if err != nil {
+		return nil, err
+	}
+	src, err := querySource(q, alias, cte.colps)
+	if err != nil {
+		return nil, err
+	}
+	return src, renameCols(src.sc, colAliases, alias)
+}
+
+// planJoinExpr plans outer joins and USING/NATURAL joins as written.
+func (qc *queryCtx) planJoinExpr(j *pg.JoinExpr) (*source, error) {
+	l, err := qc.planFromItem(j.Larg)
+	if err != nil {
+		return nil, err
+	}
+	r, err := qc.planFromItem(j.Rarg)
+	if err != nil {
+		return nil, err
+	}
+	var typ exec.JoinType
+	switch j.Jointype {
+	case pg.JoinType_JOIN_INNER:
+		typ = exec.JoinInner
+	case pg.JoinType_JOIN_LEFT:
+		typ = exec.JoinLeft
+	case pg.JoinType_JOIN_RIGHT:
+		typ = exec.JoinRight
+	case pg.JoinType_JOIN_FULL:
+		typ = exec.JoinFull
+	default:
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "join type %s is not supported", j.Jointype)
+	}
+	quals := splitAnd(j.Quals)
+	using := strNodes(j.UsingClause)
+	if j.IsNatural {
+		for _, lc := range l.sc.cols {
+			if r.sc.resolves("", lc.Name) {
+				using = append(using, lc.Name)
+			}
+		}
+	}
+	sc := concatScope(l.sc, r.sc)
+	var lkeys, rkeys []exec.Expr
+	var extras []exec.Expr
+	b := qc.binder()
+	for _, name := range using {
+		li, err := b.findColumn(l.sc, []string{name}, j.Rtindex)
+		if err != nil {
+			return nil, err
+		}
+		ri, err := b.findColumn(r.sc, []string{name}, -1)
+		if err != nil {
+			return nil, err
+		}
+		lk, rk, err := qc.keyPair(&exec.ColRef{Idx: li, T: l.sc.cols[li].T}, &exec.ColRef{Idx: ri, T: r.sc.cols[ri].T})
+		if err != nil {
+			return nil, err
+		}
+		lkeys, rkeys = append(lkeys, lk), append(rkeys, rk)
+	}
+	for _, q := range quals {
+		if lk, rk, ok, err := qc.equiKeys(q, l.sc, r.sc); err != nil {
+			return nil, err
+		} else if ok {
+			lkeys, rkeys = append(lkeys, lk), append(rkeys, rk)
+			continue
+		}
+		e, err := b.bind(q, sc)
+		if err != nil {
+			return nil, err
+		}
+		if e, err = b.coerceBool(e, q, "argument of JOIN/ON"); err != nil {
+			return nil, err
+		}
+		extras = append(extras, e)
+	}
+	var extra exec.Expr
+	if len(extras) == 1 {
+		extra = extras[0]
+	} else if len(extras) > 1 {
+		extra = &exec.Logic{And: true, Args: extras}
+	}
+	var op exec.Operator
+	if len(lkeys) > 0 {
+		op = &exec.HashJoin{Env: qc.env, Left: l.op, Right: r.op, LeftKeys: lkeys, RightKeys: rkeys, Extra: extra, Type: typ}
+	} else {
+		op = &exec.NestedLoopJoin{Env: qc.env, Left: l.op, Right: r.op, On: extra, Type: typ}
+	}
+	out := &source{op: op, sc: sc, scans: append(append([]*exec.TableScan{}, l.scans...), r.scans...), rows: max(l.rows, r.rows)}
+	if len(using) > 0 {
+		// USING columns appear once: hide the right side's copies from unqualified names
+		for _, name := range using {
+			for i := len(l.sc.cols); i < len(sc.cols); i++ {
+				if sc.cols[i].Name == name {
+					sc.cols[i].Name = "\x00using." + name
+				}
+			}
+		}
+	}
+	if alias := j.Alias; alias != nil {
+		for i := range sc.cols {
+			sc.cols[i].Table = alias.Aliasname
+		}
+	}
+	return out, nil
 }
 
 // rangeFunction handles lakepg.at_version('t', n) and lakepg.at_time('t', ts).
@@ -291,12 +410,19 @@ func (s *Session) tableSource(ctx context.Context, snap catalog.Snapshot, schema
 		scan.Files = toScanFiles(files)
 		ref.files = files
 	}
+	rows := 0.0
+	for _, f := range ref.files {
+		rows += float64(f.RecordCount)
+		if f.Delete != nil {
+			rows -= float64(f.Delete.DeleteCount)
+		}
+	}
 	sc := &scope{}
 	for i, c := range cols {
 		sc.cols = append(sc.cols, scopeCol{Table: alias, Name: c.Name, T: c.T, used: &scan.Needed[i]})
 	}
 	ref.scan = scan
-	return &source{op: scan, sc: sc, scans: []*exec.TableScan{scan}, ref: ref}, nil
+	return &source{op: scan, sc: sc, scans: []*exec.TableScan{scan}, ref: ref, rows: rows}, nil
 }
 
 // tableRef is a planned base-table scan with the catalog rows behind it.
@@ -306,6 +432,7 @@ type tableRef struct {
 	snap   catalog.Snapshot
 	files  []catalog.DataFile
 	scan   *exec.TableScan
+	bounds []bound // pushed-down filter bounds, for pruning
 }
 
 func toScanFiles(files []catalog.DataFile) []exec.ScanFile {
@@ -344,5 +471,5 @@ func (s *Session) lakeTable(ctx context.Context, b *binder, name, alias string, 
 	for i, n := range names {
 		sc.cols = append(sc.cols, scopeCol{Table: alias, Name: n, T: ts[i]})
 	}
-	return &source{op: &exec.Values{Env: b.env, Rows: rows, T: ts}, sc: sc}, nil
+	return &source{op: &exec.Values{Env: b.env, Rows: rows, T: ts}, sc: sc, rows: float64(len(rows))}, nil
 }

@@ -102,24 +102,26 @@ func statValue(t types.T, s *string) *vec.Vector {
 }
 
 // pushFilters gives a scan the predicate's bounds: files are dropped now by
-// catalog min/max, row groups later by Parquet statistics.
-func pushFilters(scan *exec.TableScan, files []catalog.DataFile, pred exec.Expr) {
-	bs := bounds(pred, scan.Cols)
+// catalog min/max, row groups later by Parquet statistics. Bounds from
+// several filters accumulate on the table reference.
+func pushFilters(ref *tableRef, pred exec.Expr) {
+	bs := bounds(pred, ref.scan.Cols)
 	if len(bs) == 0 {
 		return
 	}
-	if files != nil {
-		var keepFiles []exec.ScanFile
-		for i, f := range files {
-			if fileMayMatch(f, scan.Cols, bs) {
-				keepFiles = append(keepFiles, scan.Files[i])
+	ref.bounds = append(ref.bounds, bs...)
+	scan, all := ref.scan, ref.bounds
+	if ref.files != nil {
+		scan.Files, scan.FilesPruned = scan.Files[:0], 0
+		for _, f := range ref.files {
+			if fileMayMatch(f, scan.Cols, all) {
+				scan.Files = append(scan.Files, toScanFiles([]catalog.DataFile{f})...)
 			} else {
 				scan.FilesPruned++
 			}
 		}
-		scan.Files = keepFiles
 	}
-	scan.Keep = func(rg int, ranges []parquetio.Range) bool { return rangesMayMatch(scan, ranges, bs) }
+	scan.Keep = func(rg int, ranges []parquetio.Range) bool { return rangesMayMatch(scan, ranges, all) }
 }
 
 func fileMayMatch(f catalog.DataFile, cols []exec.ScanCol, bs []bound) bool {

@@ -100,7 +100,7 @@ func (s *Session) readParquet(ctx context.Context, b *binder, fc *pg.FuncCall, a
 	for i, c := range cols {
 		sc.cols = append(sc.cols, scopeCol{Table: alias, Name: c.Name, T: c.T, used: &scan.Needed[i]})
 	}
-	return &source{op: scan, sc: sc, scans: []*exec.TableScan{scan}}, nil
+	return &source{op: scan, sc: sc, scans: []*exec.TableScan{scan}, rows: 1e6}, nil
 }
 
 func (s *Session) constText(b *binder, n *pg.Node) (string, error) {

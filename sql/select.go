@@ -1,7 +1,6 @@
 package sql
 
 import (
-	"context"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -25,41 +24,20 @@ type source struct {
 	sc    *scope
 	scans []*exec.TableScan
 	ref   *tableRef // set for a single base table
+	rows  float64   // estimated row count, for join ordering
 }
 
-func (s *Session) planQuery(ctx context.Context, sel *pg.SelectStmt, p *params, describeOnly bool) (*query, error) {
-	if sel.Op != pg.SetOperation_SETOP_NONE {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "UNION/INTERSECT/EXCEPT are not supported yet")
-	}
-	if sel.WithClause != nil {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "WITH queries are not supported yet")
-	}
-	env := s.newEnv()
-	b := &binder{sess: s, env: env, params: p}
-	if len(sel.ValuesLists) > 0 {
-		return s.planValues(b, sel.ValuesLists)
-	}
-	src, err := s.planFrom(ctx, b, sel.FromClause, describeOnly)
+// planSimple plans a SELECT without set operations.
+func (s *Session) planSimple(qc *queryCtx, sel *pg.SelectStmt) (*query, error) {
+	env := qc.env
+	p := qc.params
+	b := qc.binder()
+	src, err := qc.planFromWhere(sel.FromClause, sel.WhereClause)
 	if err != nil {
 		return nil, err
 	}
 	op := src.op
 	sc := src.sc
-	if sel.WhereClause != nil {
-		wb := *b
-		wb.noAggMsg = "aggregate functions are not allowed in WHERE"
-		pred, err := wb.bind(sel.WhereClause, sc)
-		if err != nil {
-			return nil, err
-		}
-		if pred, err = b.coerceBool(pred, sel.WhereClause, "argument of WHERE"); err != nil {
-			return nil, err
-		}
-		if src.ref != nil {
-			pushFilters(src.ref.scan, src.ref.files, pred)
-		}
-		op = &exec.Filter{Env: env, Input: op, Pred: pred}
-	}
 
 	// expand the target list
 	type target struct {
@@ -141,7 +119,9 @@ func (s *Session) planQuery(ctx context.Context, sel *pg.SelectStmt, p *params, 
 					}
 				}
 			}
-			e, err := (&binder{sess: s, env: env, params: p, noAggMsg: "aggregate functions are not allowed in GROUP BY"}).bind(gn, sc)
+			gb := qc.binder()
+			gb.noAggMsg = "aggregate functions are not allowed in GROUP BY"
+			e, err := gb.bind(gn, sc)
 			if err != nil {
 				return nil, err
 			}
@@ -153,7 +133,7 @@ func (s *Session) planQuery(ctx context.Context, sel *pg.SelectStmt, p *params, 
 			coll.groupCols = append(coll.groupCols, col)
 			coll.groups = append(coll.groups, e)
 		}
-		pb := &postBinder{binder: binder{sess: s, env: env, params: p, aggs: coll}, coll: coll, in: sc}
+		pb := &postBinder{binder: binder{sess: s, env: env, params: p, aggs: coll, qc: qc}, coll: coll, in: sc}
 		bindOut = pb.bindPost
 		for _, t := range targets {
 			var e exec.Expr
@@ -200,8 +180,16 @@ func (s *Session) planQuery(ctx context.Context, sel *pg.SelectStmt, p *params, 
 		if having != nil {
 			op = &exec.Filter{Env: env, Input: op, Pred: having}
 		}
-		return s.finish(sel, b, op, names, outExprs, sortExprs, sortKeys, src.scans)
+		return s.finish(sel, b, op, names, outExprs, sortExprs, sortKeys, src.scans, bindOut)
 	}
+	for _, t := range targets {
+		if t.node != nil && hasSubLink(t.node) {
+			if src, err = qc.prepareScalarSubLinks(src, t.node); err != nil {
+				return nil, err
+			}
+		}
+	}
+	op, sc = src.op, src.sc
 	bindOut = func(n *pg.Node) (exec.Expr, error) { return b.bind(n, sc) }
 	for _, t := range targets {
 		if t.node == nil {
@@ -218,7 +206,7 @@ func (s *Session) planQuery(ctx context.Context, sel *pg.SelectStmt, p *params, 
 	if err != nil {
 		return nil, err
 	}
-	return s.finish(sel, b, op, names, outExprs, sortExprs, sortKeys, src.scans)
+	return s.finish(sel, b, op, names, outExprs, sortExprs, sortKeys, src.scans, bindOut)
 }
 
 func intVec(x int64) *vec.Vector {
@@ -287,7 +275,7 @@ func (s *Session) bindOrder(sel *pg.SelectStmt, names []string, outs []exec.Expr
 }
 
 // finish adds projection, DISTINCT, ORDER BY and LIMIT.
-func (s *Session) finish(sel *pg.SelectStmt, b *binder, op exec.Operator, names []string, outs, hidden []exec.Expr, keys []exec.SortKey, scans []*exec.TableScan) (*query, error) {
+func (s *Session) finish(sel *pg.SelectStmt, b *binder, op exec.Operator, names []string, outs, hidden []exec.Expr, keys []exec.SortKey, scans []*exec.TableScan, bindD func(*pg.Node) (exec.Expr, error)) (*query, error) {
 	env := b.env
 	// unknown-typed outputs (bare string literals) become text, as PostgreSQL does
 	for i, e := range outs {
@@ -296,11 +284,42 @@ func (s *Session) finish(sel *pg.SelectStmt, b *binder, op exec.Operator, names 
 		}
 	}
 	all := append(append([]exec.Expr{}, outs...), hidden...)
-	op = &exec.Project{Env: env, Input: op, Exprs: all}
-	if len(sel.DistinctClause) > 0 {
-		if sel.DistinctClause[0] != nil && sel.DistinctClause[0].Node != nil {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "DISTINCT ON is not supported yet")
+	if !(len(sel.DistinctClause) > 0 && sel.DistinctClause[0] != nil && sel.DistinctClause[0].Node != nil) {
+		op = &exec.Project{Env: env, Input: op, Exprs: all}
+	}
+	distinctOn := len(sel.DistinctClause) > 0 && sel.DistinctClause[0] != nil && sel.DistinctClause[0].Node != nil
+	if distinctOn {
+		// DISTINCT ON (exprs): sort by the ORDER BY (which must start with
+		// the exprs), then keep each group's first row
+		var dkeys []int
+		for _, dn := range sel.DistinctClause {
+			k := -1
+			if c := dn.GetAConst(); c != nil && c.GetIval() != nil {
+				k = int(c.GetIval().Ival) - 1
+			} else if bindD != nil {
+				e, err := bindD(dn)
+				if err != nil {
+					return nil, err
+				}
+				k = len(all)
+				all = append(all, e)
+			}
+			if k < 0 || k >= len(all) {
+				return nil, pgerr.New(pgerr.InvalidColumnReference, "SELECT DISTINCT ON position is not in select list")
+			}
+			dkeys = append(dkeys, k)
 		}
+		op = &exec.Project{Env: env, Input: op, Exprs: all}
+		sortKeys := append([]exec.SortKey{}, keys...)
+		if len(sortKeys) == 0 {
+			for _, k := range dkeys {
+				sortKeys = append(sortKeys, exec.SortKey{Col: k})
+			}
+		}
+		op = &exec.DistinctOn{Input: &exec.Sort{Input: op, Keys: sortKeys}, Keys: dkeys}
+		keys = nil
+		hidden = all[len(outs):]
+	} else if len(sel.DistinctClause) > 0 {
 		if len(hidden) > 0 {
 			return nil, pgerr.New(pgerr.InvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
 		}

@@ -30,6 +30,7 @@ const (
 	Timestamp
 	Timestamptz
 	UUID
+	Interval // months, days and microseconds kept apart, as PostgreSQL does
 )
 
 // T is a full type: family plus modifiers.
@@ -57,6 +58,7 @@ var (
 	TimestampT   = T{ID: Timestamp}
 	TimestamptzT = T{ID: Timestamptz}
 	UUIDT        = T{ID: UUID}
+	IntervalT    = T{ID: Interval}
 	NumericAnyT  = T{ID: Numeric, Scale: -1}
 )
 
@@ -82,10 +84,11 @@ func (t T) DynNumeric() bool { return t.ID == Numeric && t.Scale < 0 }
 type Storage uint8
 
 const (
-	StoreInt   Storage = iota // []int64: ints, dates (days), timestamps (µs), scaled numerics
-	StoreFloat                // []float64
-	StoreBool                 // []bool
-	StoreBytes                // []string: text, bytea, uuid (16 raw bytes), dynamic numerics (decimal text)
+	StoreInt      Storage = iota // []int64: ints, dates (days), timestamps (µs), scaled numerics
+	StoreFloat                   // []float64
+	StoreBool                    // []bool
+	StoreBytes                   // []string: text, bytea, uuid (16 raw bytes), dynamic numerics (decimal text)
+	StoreInterval                // []IntervalValue: interval
 )
 
 // Storage returns the physical class of t.
@@ -95,6 +98,8 @@ func (t T) Storage() Storage {
 		return StoreBool
 	case Float32, Float64:
 		return StoreFloat
+	case Interval:
+		return StoreInterval
 	case Text, Bytea, UUID, Unknown:
 		return StoreBytes
 	case Numeric:
@@ -123,6 +128,7 @@ const (
 	OIDDate        = 1082
 	OIDTimestamp   = 1114
 	OIDTimestamptz = 1184
+	OIDInterval    = 1186
 	OIDNumeric     = 1700
 	OIDUUID        = 2950
 )
@@ -159,6 +165,8 @@ func (t T) OID() uint32 {
 		return OIDTimestamptz
 	case UUID:
 		return OIDUUID
+	case Interval:
+		return OIDInterval
 	}
 	return OIDText // unknown literals are sent as text, as PostgreSQL does
 }
@@ -196,6 +204,8 @@ func FromOID(oid uint32) (T, bool) {
 		return TimestamptzT, true
 	case OIDUUID:
 		return UUIDT, true
+	case OIDInterval:
+		return IntervalT, true
 	}
 	return UnknownT, false
 }
@@ -222,7 +232,7 @@ func (t T) Size() int16 {
 		return 4
 	case Int64, Float64, Timestamp, Timestamptz:
 		return 8
-	case UUID:
+	case UUID, Interval:
 		return 16
 	}
 	return -1
@@ -266,6 +276,8 @@ func (t T) String() string {
 		return "timestamp with time zone"
 	case UUID:
 		return "uuid"
+	case Interval:
+		return "interval"
 	}
 	return "unknown"
 }
@@ -302,6 +314,9 @@ func (t T) DuckLake() (string, error) {
 		return "timestamptz", nil
 	case UUID:
 		return "uuid", nil
+	case Interval:
+		// Parquet FIXED_LEN_BYTE_ARRAY(12) with the INTERVAL converted type
+		return "interval", nil
 	}
 	return "", pgerr.New(pgerr.FeatureNotSupported, "type %s cannot be stored in a table", t)
 }
@@ -334,6 +349,8 @@ func FromDuckLake(name string) (T, error) {
 		return TimestamptzT, nil
 	case "uuid":
 		return UUIDT, nil
+	case "interval":
+		return IntervalT, nil
 	}
 	if strings.HasPrefix(n, "decimal(") && strings.HasSuffix(n, ")") {
 		parts := strings.Split(n[len("decimal("):len(n)-1], ",")
@@ -362,8 +379,22 @@ func (t T) Category() byte {
 		return 'S'
 	case t.ID == Date || t.ID == Timestamp || t.ID == Timestamptz:
 		return 'D'
+	case t.ID == Interval:
+		return 'T'
 	case t.ID == Unknown:
 		return 'X'
 	}
 	return 'U'
+}
+
+// Preferred reports PostgreSQL's typispreferred: the type implicit casts
+// within a category lean towards when resolving overloads.
+func (t T) Preferred() bool {
+	switch t.ID {
+	case Float64, Bool, Timestamptz, Interval:
+		return true
+	case Text:
+		return !t.Varchar
+	}
+	return false
 }

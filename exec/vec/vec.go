@@ -12,8 +12,8 @@ import (
 // BatchSize is the number of rows operators aim to put in one batch.
 const BatchSize = 2048
 
-// Vector is one column of a batch. Exactly one of I64, F64, B, S holds the
-// values, chosen by Type.Storage(). Nulls is nil when no value is NULL;
+// Vector is one column of a batch. Exactly one of I64, F64, B, S, Iv holds
+// the values, chosen by Type.Storage(). Nulls is nil when no value is NULL;
 // otherwise Nulls[i] marks row i NULL (its value slot is the zero value).
 type Vector struct {
 	Type  types.T
@@ -21,6 +21,7 @@ type Vector struct {
 	F64   []float64
 	B     []bool
 	S     []string
+	Iv    []types.IntervalValue
 	Nulls []bool
 }
 
@@ -34,6 +35,8 @@ func New(t types.T, n int) *Vector {
 		v.F64 = make([]float64, 0, n)
 	case types.StoreBool:
 		v.B = make([]bool, 0, n)
+	case types.StoreInterval:
+		v.Iv = make([]types.IntervalValue, 0, n)
 	default:
 		v.S = make([]string, 0, n)
 	}
@@ -49,6 +52,8 @@ func (v *Vector) Len() int {
 		return len(v.F64)
 	case types.StoreBool:
 		return len(v.B)
+	case types.StoreInterval:
+		return len(v.Iv)
 	}
 	return len(v.S)
 }
@@ -65,6 +70,7 @@ func (v *Vector) Reset() {
 	v.F64 = v.F64[:0]
 	v.B = v.B[:0]
 	v.S = v.S[:0]
+	v.Iv = v.Iv[:0]
 	v.Nulls = nil
 }
 
@@ -86,6 +92,8 @@ func (v *Vector) appendZero() {
 		v.F64 = append(v.F64, 0)
 	case types.StoreBool:
 		v.B = append(v.B, false)
+	case types.StoreInterval:
+		v.Iv = append(v.Iv, types.IntervalValue{})
 	default:
 		v.S = append(v.S, "")
 	}
@@ -109,6 +117,9 @@ func (v *Vector) AppendBool(x bool) { v.B = append(v.B, x); v.markValid() }
 // AppendString appends to a bytes-stored vector.
 func (v *Vector) AppendString(x string) { v.S = append(v.S, x); v.markValid() }
 
+// AppendInterval appends to an interval vector.
+func (v *Vector) AppendInterval(x types.IntervalValue) { v.Iv = append(v.Iv, x); v.markValid() }
+
 // AppendFrom appends row i of src (same storage class) to v.
 func (v *Vector) AppendFrom(src *Vector, i int) {
 	if src.IsNull(i) {
@@ -122,6 +133,8 @@ func (v *Vector) AppendFrom(src *Vector, i int) {
 		v.AppendFloat(src.F64[i])
 	case types.StoreBool:
 		v.AppendBool(src.B[i])
+	case types.StoreInterval:
+		v.AppendInterval(src.Iv[i])
 	default:
 		v.AppendString(src.S[i])
 	}
@@ -141,6 +154,10 @@ func (v *Vector) Gather(src *Vector, sel []int) {
 	case types.StoreBool:
 		for _, i := range sel {
 			v.B = append(v.B, src.B[i])
+		}
+	case types.StoreInterval:
+		for _, i := range sel {
+			v.Iv = append(v.Iv, src.Iv[i])
 		}
 	default:
 		for _, i := range sel {
@@ -169,6 +186,8 @@ func (v *Vector) Slice(lo, hi int) *Vector {
 		o.F64 = v.F64[lo:hi]
 	case types.StoreBool:
 		o.B = v.B[lo:hi]
+	case types.StoreInterval:
+		o.Iv = v.Iv[lo:hi]
 	default:
 		o.S = v.S[lo:hi]
 	}
@@ -227,6 +246,8 @@ func (v *Vector) AppendText(dst []byte, i int, loc *time.Location) []byte {
 			return append(dst, "-infinity"...)
 		}
 		return types.AppendTimestamptz(dst, v.I64[i], loc)
+	case types.Interval:
+		return types.AppendInterval(dst, v.Iv[i])
 	}
 	return append(dst, v.S[i]...)
 }

@@ -1,0 +1,1233 @@
+package exec
+
+import (
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/types"
+)
+
+// Aggregate states are column-major: one typed slice per state field,
+// indexed by dense group id, so an update is one loop over the batch that
+// scatters into those slices (PERFORMANCE.md rules 7 and 10). The same
+// states serve HashAgg (many groups), the merge of per-worker partial
+// aggregates, and window frames (one group, reset or inverted as the frame
+// moves).
+
+// aggIn is one batch's worth of input for an aggregate.
+type aggIn struct {
+	v, v2 *vec.Vector // argument columns (nil when the aggregate has none)
+	rows  []int32     // the rows to fold (FILTER may drop some)
+	all   bool        // rows is 0..n-1: kernels may use the unindexed loop
+	gids  []int32     // group of each row, indexed by row
+}
+
+// aggFn is the state of one aggregate over all groups.
+type aggFn interface {
+	// grow makes room for groups [0, n); new groups are empty.
+	grow(n int)
+	update(in *aggIn) error
+	// merge folds group k of src (the same kind of state) into group
+	// gmap[k].
+	merge(src aggFn, gmap []int32) error
+	// final appends the results of groups [lo, hi) to out.
+	final(out *vec.Vector, lo, hi int) error
+	// reset empties group g (window frames that restart).
+	reset(g int)
+	// bytes is the memory the state holds, for accounting.
+	bytes() int64
+}
+
+// invertible states can also remove rows (window frames whose start moves)
+// with an exact result.
+type invertible interface {
+	remove(in *aggIn) error
+}
+
+func growTo[T any](s []T, n int) []T {
+	for len(s) < n {
+		var zero T
+		s = append(s, zero)
+	}
+	return s
+}
+
+func errFloatOverflow() error {
+	return pgerr.New(pgerr.NumericValueOutOfRange, "value out of range: overflow")
+}
+
+// newAggFn builds the state for a, whose result type is out.
+func newAggFn(a Agg, out types.T) (aggFn, error) {
+	if a.Distinct || a.Kind.orderedSet() {
+		c := &collectAgg{a: a, out: out}
+		if a.Distinct {
+			inner := a
+			inner.Distinct = false
+			fn, err := newAggFn(inner, out)
+			if err != nil {
+				return nil, err
+			}
+			c.inner = fn
+		}
+		return c, nil
+	}
+	in := a.In
+	switch a.Kind {
+	case AggCountStar:
+		return &countAgg{star: true}, nil
+	case AggCount:
+		return &countAgg{}, nil
+	case AggSum, AggAvg:
+		switch {
+		case in.DynNumeric():
+			return &sumBigAgg{avg: a.Kind == AggAvg, out: out}, nil
+		case in.Storage() == types.StoreInt && (in.IsInteger() || in.ID == types.Numeric):
+			scale := 0
+			if in.ID == types.Numeric {
+				scale = in.Scale
+			}
+			return &sumIntAgg{avg: a.Kind == AggAvg, scale: scale, out: out}, nil
+		case in.IsFloat():
+			if a.Kind == AggAvg {
+				return &floatVarAgg{kind: AggAvg}, nil
+			}
+			return &sumFloatAgg{f32: in.ID == types.Float32}, nil
+		}
+	case AggMin, AggMax:
+		m := minmax{max: a.Kind == AggMax}
+		switch in.Storage() {
+		case types.StoreInt:
+			return &minmaxInt{minmax: m}, nil
+		case types.StoreFloat:
+			return &minmaxFloat{minmax: m}, nil
+		case types.StoreBool:
+			return &minmaxBool{minmax: m}, nil
+		default:
+			return &minmaxStr{minmax: m, dyn: in.DynNumeric()}, nil
+		}
+	case AggStddevSamp, AggStddevPop, AggVarSamp, AggVarPop:
+		switch {
+		case in.IsFloat():
+			return &floatVarAgg{kind: a.Kind}, nil
+		case in.DynNumeric():
+			return &numVarAgg{kind: a.Kind, dyn: true}, nil
+		case in.IsInteger() || in.ID == types.Numeric:
+			scale := 0
+			if in.ID == types.Numeric {
+				scale = in.Scale
+			}
+			return &numVarAgg{kind: a.Kind, scale: scale}, nil
+		}
+	case AggBoolAnd, AggBoolOr:
+		if in.ID == types.Bool {
+			return &boolAgg{and: a.Kind == AggBoolAnd}, nil
+		}
+	case AggStringAgg:
+		if in.Storage() == types.StoreBytes {
+			return &stringAgg{}, nil
+		}
+	}
+	return nil, pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", a.Kind.Name(), in)
+}
+
+// count(*) and count(x)
+
+type countAgg struct {
+	star bool
+	cnt  []int64
+}
+
+func (s *countAgg) grow(n int)   { s.cnt = growTo(s.cnt, n) }
+func (s *countAgg) reset(g int)  { s.cnt[g] = 0 }
+func (s *countAgg) bytes() int64 { return 8 * int64(len(s.cnt)) }
+
+func (s *countAgg) update(in *aggIn) error { s.add(in, 1); return nil }
+func (s *countAgg) remove(in *aggIn) error { s.add(in, -1); return nil }
+
+func (s *countAgg) add(in *aggIn, d int64) {
+	cnt, gids := s.cnt, in.gids
+	var nulls []bool
+	if !s.star {
+		nulls = in.v.Nulls
+	}
+	switch {
+	case nulls == nil && in.all:
+		for _, g := range gids[:len(in.rows)] {
+			cnt[g] += d
+		}
+	case nulls == nil:
+		for _, i := range in.rows {
+			cnt[gids[i]] += d
+		}
+	default:
+		for _, i := range in.rows {
+			if !nulls[i] {
+				cnt[gids[i]] += d
+			}
+		}
+	}
+}
+
+func (s *countAgg) merge(src aggFn, gmap []int32) error {
+	for k, c := range src.(*countAgg).cnt {
+		s.cnt[gmap[k]] += c
+	}
+	return nil
+}
+
+func (s *countAgg) final(out *vec.Vector, lo, hi int) error {
+	for _, c := range s.cnt[lo:hi] {
+		out.AppendInt(c)
+	}
+	return nil
+}
+
+// sum and avg of integers and scaled numerics: int64 partial sums that spill
+// into an int128 on overflow, so results are exact (sum(bigint) is numeric
+// in PostgreSQL and never overflows).
+
+type sumIntAgg struct {
+	avg   bool
+	scale int // numeric input scale (0 for integers)
+	out   types.T
+	sum   []int64
+	cnt   []int64 // non-NULL inputs
+	wide  []i128  // overflowed part of the sum; nil until the first overflow
+}
+
+func (s *sumIntAgg) grow(n int) {
+	s.sum = growTo(s.sum, n)
+	s.cnt = growTo(s.cnt, n)
+	if s.wide != nil {
+		s.wide = growTo(s.wide, n)
+	}
+}
+
+func (s *sumIntAgg) reset(g int) {
+	s.sum[g], s.cnt[g] = 0, 0
+	if s.wide != nil {
+		s.wide[g] = i128{}
+	}
+}
+
+func (s *sumIntAgg) bytes() int64 { return 16*int64(len(s.sum)) + 16*int64(len(s.wide)) }
+
+// spill moves group g's int64 partial into the int128 part.
+func (s *sumIntAgg) spill(g int32) error {
+	if s.wide == nil {
+		s.wide = make([]i128, len(s.sum))
+	}
+	w, ov := s.wide[g].add(i128of(s.sum[g]))
+	if ov {
+		return pgerr.New(pgerr.NumericValueOutOfRange, "value overflows numeric format")
+	}
+	s.wide[g], s.sum[g] = w, 0
+	return nil
+}
+
+func (s *sumIntAgg) update(in *aggIn) error {
+	v := in.v
+	xs, sum, cnt, gids := v.I64, s.sum, s.cnt, in.gids
+	if v.Nulls == nil && in.all {
+		n := len(in.rows)
+		for i, x := range xs[:n] {
+			g := gids[i]
+			a := sum[g]
+			r := a + x
+			if (r^a)&(r^x) < 0 {
+				if err := s.spill(g); err != nil {
+					return err
+				}
+				r = x
+			}
+			sum[g] = r
+			cnt[g]++
+		}
+		return nil
+	}
+	nulls := v.Nulls
+	for _, i := range in.rows {
+		if nulls != nil && nulls[i] {
+			continue
+		}
+		g, x := gids[i], xs[i]
+		a := sum[g]
+		r := a + x
+		if (r^a)&(r^x) < 0 {
+			if err := s.spill(g); err != nil {
+				return err
+			}
+			r = x
+		}
+		sum[g] = r
+		cnt[g]++
+	}
+	return nil
+}
+
+func (s *sumIntAgg) remove(in *aggIn) error {
+	v := in.v
+	for _, i := range in.rows {
+		if v.IsNull(int(i)) {
+			continue
+		}
+		g := in.gids[i]
+		if s.wide == nil {
+			s.wide = make([]i128, len(s.sum))
+		}
+		w, ov := s.wide[g].add(i128of(v.I64[i]).neg())
+		if ov {
+			return pgerr.New(pgerr.NumericValueOutOfRange, "value overflows numeric format")
+		}
+		s.wide[g] = w
+		s.cnt[g]--
+	}
+	return nil
+}
+
+func (s *sumIntAgg) total(g int) i128 {
+	t := i128of(s.sum[g])
+	if s.wide != nil {
+		t, _ = t.add(s.wide[g])
+	}
+	return t
+}
+
+func (s *sumIntAgg) merge(src aggFn, gmap []int32) error {
+	o := src.(*sumIntAgg)
+	for k := range o.sum {
+		g := gmap[k]
+		s.cnt[g] += o.cnt[k]
+		t, ov := s.total(int(g)).add(o.total(k))
+		if ov {
+			return pgerr.New(pgerr.NumericValueOutOfRange, "value overflows numeric format")
+		}
+		if t.isInt64() {
+			s.sum[g] = int64(t.lo)
+			if s.wide != nil {
+				s.wide[g] = i128{}
+			}
+			continue
+		}
+		if s.wide == nil {
+			s.wide = make([]i128, len(s.sum))
+		}
+		s.sum[g], s.wide[g] = 0, t
+	}
+	return nil
+}
+
+func (s *sumIntAgg) final(out *vec.Vector, lo, hi int) error {
+	for g := lo; g < hi; g++ {
+		if s.cnt[g] == 0 {
+			out.AppendNull()
+			continue
+		}
+		t := s.total(g)
+		if s.avg {
+			q, qs, err := DecimalArith('/', t.big(), s.scale, big.NewInt(s.cnt[g]), 0)
+			if err != nil {
+				return err
+			}
+			appendDecimalOut(out, q, qs)
+			continue
+		}
+		if out.Type.Storage() == types.StoreBytes {
+			if t.isInt64() {
+				out.AppendString(types.FormatBig(big.NewInt(int64(t.lo)), s.scale))
+			} else {
+				out.AppendString(types.FormatBig(t.big(), s.scale))
+			}
+			continue
+		}
+		if !t.isInt64() {
+			if out.Type.ID == types.Numeric {
+				return pgerr.New(pgerr.NumericValueOutOfRange, "value overflows numeric format")
+			}
+			return overflow(out.Type)
+		}
+		out.AppendInt(int64(t.lo))
+	}
+	return nil
+}
+
+// appendDecimalOut appends an exact decimal to a numeric output vector of
+// either representation.
+func appendDecimalOut(out *vec.Vector, d *big.Int, scale int) {
+	if out.Type.Storage() == types.StoreBytes {
+		out.AppendString(types.FormatBig(d, scale))
+		return
+	}
+	r := types.RescaleBig(d, scale, max(out.Type.Scale, 0))
+	out.AppendInt(r.Int64())
+}
+
+// sum and avg of unconstrained numerics, exactly, with the largest input
+// scale as PostgreSQL keeps it.
+
+type sumBigAgg struct {
+	avg   bool
+	out   types.T
+	sum   []*big.Int
+	scale []int32
+	cnt   []int64
+}
+
+func (s *sumBigAgg) grow(n int) {
+	for len(s.sum) < n {
+		s.sum = append(s.sum, new(big.Int))
+		s.scale = append(s.scale, 0)
+		s.cnt = append(s.cnt, 0)
+	}
+}
+
+func (s *sumBigAgg) reset(g int)  { s.sum[g].SetInt64(0); s.scale[g] = 0; s.cnt[g] = 0 }
+func (s *sumBigAgg) bytes() int64 { return 64 * int64(len(s.sum)) }
+
+func (s *sumBigAgg) add(g int32, d *big.Int, sc int) {
+	cur, cs := s.sum[g], int(s.scale[g])
+	switch {
+	case sc > cs:
+		cur.Mul(cur, bigPow10(sc-cs))
+		s.scale[g] = int32(sc)
+	case sc < cs:
+		d = new(big.Int).Mul(d, bigPow10(cs-sc))
+	}
+	cur.Add(cur, d)
+}
+
+func (s *sumBigAgg) update(in *aggIn) error {
+	v := in.v
+	for _, i := range in.rows {
+		if v.IsNull(int(i)) {
+			continue
+		}
+		d, sc, err := types.ParseDecimal(v.S[i])
+		if err != nil {
+			return err
+		}
+		g := in.gids[i]
+		s.add(g, d, sc)
+		s.cnt[g]++
+	}
+	return nil
+}
+
+func (s *sumBigAgg) merge(src aggFn, gmap []int32) error {
+	o := src.(*sumBigAgg)
+	for k := range o.sum {
+		if o.cnt[k] == 0 {
+			continue
+		}
+		g := gmap[k]
+		s.add(g, o.sum[k], int(o.scale[k]))
+		s.cnt[g] += o.cnt[k]
+	}
+	return nil
+}
+
+func (s *sumBigAgg) final(out *vec.Vector, lo, hi int) error {
+	for g := lo; g < hi; g++ {
+		if s.cnt[g] == 0 {
+			out.AppendNull()
+			continue
+		}
+		if s.avg {
+			q, qs, err := DecimalArith('/', s.sum[g], int(s.scale[g]), big.NewInt(s.cnt[g]), 0)
+			if err != nil {
+				return err
+			}
+			appendDecimalOut(out, q, qs)
+			continue
+		}
+		appendDecimalOut(out, s.sum[g], int(s.scale[g]))
+	}
+	return nil
+}
+
+var pow10Cache [40]*big.Int
+
+func init() {
+	for i := range pow10Cache {
+		pow10Cache[i] = new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(i)), nil)
+	}
+}
+
+// bigPow10 returns 10^n; callers must not modify it.
+func bigPow10(n int) *big.Int {
+	if n < len(pow10Cache) {
+		return pow10Cache[n]
+	}
+	return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil)
+}
+
+// sum of floats, in input order as PostgreSQL's float8pl/float4pl add (real
+// sums round to real after every addition).
+
+type sumFloatAgg struct {
+	f32 bool
+	sum []float64
+	has []bool
+}
+
+func (s *sumFloatAgg) grow(n int)   { s.sum = growTo(s.sum, n); s.has = growTo(s.has, n) }
+func (s *sumFloatAgg) reset(g int)  { s.sum[g], s.has[g] = 0, false }
+func (s *sumFloatAgg) bytes() int64 { return 9 * int64(len(s.sum)) }
+
+func (s *sumFloatAgg) update(in *aggIn) error {
+	v := in.v
+	xs, sum, has, gids := v.F64, s.sum, s.has, in.gids
+	if v.Nulls == nil && in.all && !s.f32 {
+		n := len(in.rows)
+		for i, x := range xs[:n] {
+			g := gids[i]
+			a := sum[g]
+			r := a + x
+			if math.IsInf(r, 0) && !math.IsInf(a, 0) && !math.IsInf(x, 0) {
+				return errFloatOverflow()
+			}
+			sum[g] = r
+			has[g] = true
+		}
+		return nil
+	}
+	nulls := v.Nulls
+	for _, i := range in.rows {
+		if nulls != nil && nulls[i] {
+			continue
+		}
+		g, x := gids[i], xs[i]
+		a := sum[g]
+		r := a + x
+		if s.f32 {
+			r = float64(float32(r))
+		}
+		if math.IsInf(r, 0) && !math.IsInf(a, 0) && !math.IsInf(x, 0) {
+			return errFloatOverflow()
+		}
+		sum[g] = r
+		has[g] = true
+	}
+	return nil
+}
+
+func (s *sumFloatAgg) merge(src aggFn, gmap []int32) error {
+	o := src.(*sumFloatAgg)
+	for k, x := range o.sum {
+		if !o.has[k] {
+			continue
+		}
+		g := gmap[k]
+		a := s.sum[g]
+		r := a + x
+		if s.f32 {
+			r = float64(float32(r))
+		}
+		if math.IsInf(r, 0) && !math.IsInf(a, 0) && !math.IsInf(x, 0) {
+			return errFloatOverflow()
+		}
+		s.sum[g], s.has[g] = r, true
+	}
+	return nil
+}
+
+func (s *sumFloatAgg) final(out *vec.Vector, lo, hi int) error {
+	for g := lo; g < hi; g++ {
+		if !s.has[g] {
+			out.AppendNull()
+			continue
+		}
+		out.AppendFloat(s.sum[g])
+	}
+	return nil
+}
+
+// avg, variance and stddev of floats: PostgreSQL's float8_accum state (N,
+// Sx, Sxx with the Youngs–Cramer update), so results match it bit for bit.
+
+type floatVarAgg struct {
+	kind       AggKind
+	n, sx, sxx []float64
+}
+
+func (s *floatVarAgg) grow(n int) {
+	s.n, s.sx, s.sxx = growTo(s.n, n), growTo(s.sx, n), growTo(s.sxx, n)
+}
+func (s *floatVarAgg) reset(g int)  { s.n[g], s.sx[g], s.sxx[g] = 0, 0, 0 }
+func (s *floatVarAgg) bytes() int64 { return 24 * int64(len(s.n)) }
+
+func (s *floatVarAgg) update(in *aggIn) error {
+	v := in.v
+	xs, gids, nulls := v.F64, in.gids, v.Nulls
+	for _, i := range in.rows {
+		if nulls != nil && nulls[i] {
+			continue
+		}
+		g, x := gids[i], xs[i]
+		n0, sx0, sxx := s.n[g], s.sx[g], s.sxx[g]
+		n := n0 + 1
+		sx := sx0 + x
+		if n0 > 0 {
+			tmp := x*n - sx
+			sxx += tmp * tmp / (n * n0)
+			if math.IsInf(sx, 0) || math.IsInf(sxx, 0) {
+				if !math.IsInf(sx0, 0) && !math.IsInf(x, 0) {
+					return errFloatOverflow()
+				}
+				sxx = math.NaN()
+			}
+		} else if math.IsNaN(x) || math.IsInf(x, 0) {
+			sxx = math.NaN()
+		}
+		s.n[g], s.sx[g], s.sxx[g] = n, sx, sxx
+	}
+	return nil
+}
+
+// merge is float8_combine.
+func (s *floatVarAgg) merge(src aggFn, gmap []int32) error {
+	o := src.(*floatVarAgg)
+	for k := range o.n {
+		n2 := o.n[k]
+		if n2 == 0 {
+			continue
+		}
+		g := gmap[k]
+		n1 := s.n[g]
+		if n1 == 0 {
+			s.n[g], s.sx[g], s.sxx[g] = n2, o.sx[k], o.sxx[k]
+			continue
+		}
+		sx1, sx2, sxx1, sxx2 := s.sx[g], o.sx[k], s.sxx[g], o.sxx[k]
+		n := n1 + n2
+		sx := sx1 + sx2
+		if math.IsInf(sx, 0) && !math.IsInf(sx1, 0) && !math.IsInf(sx2, 0) {
+			return errFloatOverflow()
+		}
+		tmp := sx1/n1 - sx2/n2
+		sxx := sxx1 + sxx2 + n1*n2*tmp*tmp/n
+		if math.IsInf(sxx, 0) && !math.IsInf(sxx1, 0) && !math.IsInf(sxx2, 0) {
+			return errFloatOverflow()
+		}
+		s.n[g], s.sx[g], s.sxx[g] = n, sx, sxx
+	}
+	return nil
+}
+
+func (s *floatVarAgg) final(out *vec.Vector, lo, hi int) error {
+	for g := lo; g < hi; g++ {
+		n, sx, sxx := s.n[g], s.sx[g], s.sxx[g]
+		var r float64
+		switch s.kind {
+		case AggAvg:
+			if n == 0 {
+				out.AppendNull()
+				continue
+			}
+			r = sx / n
+		case AggVarPop, AggStddevPop:
+			if n == 0 {
+				out.AppendNull()
+				continue
+			}
+			r = sxx / n
+		default:
+			if n <= 1 {
+				out.AppendNull()
+				continue
+			}
+			r = sxx / (n - 1)
+		}
+		if s.kind == AggStddevPop || s.kind == AggStddevSamp {
+			r = math.Sqrt(r)
+		}
+		out.AppendFloat(r)
+	}
+	return nil
+}
+
+// variance and stddev of integers and numerics, exactly as PostgreSQL's
+// numeric_stddev_internal computes them: N, Σx and Σx² kept exact, then
+// (NΣx² − (Σx)²) / (N(N−1)) at select_div_scale, and the square root at
+// the same scale.
+
+type numVarAgg struct {
+	kind  AggKind
+	scale int  // input scale (fixed-scale input)
+	dyn   bool // unconstrained numeric: values carry their own scale
+	n     []int64
+	sx    []i128
+	sx2   []i128
+	big   []*bigVar // groups that outgrew int128, or all groups when dyn
+}
+
+type bigVar struct {
+	sx, sx2 *big.Int
+	scale   int // scale of sx; sx2 has twice it
+}
+
+func (s *numVarAgg) grow(n int) {
+	s.n, s.sx, s.sx2 = growTo(s.n, n), growTo(s.sx, n), growTo(s.sx2, n)
+	if s.big != nil || s.dyn {
+		s.big = growTo(s.big, n)
+	}
+}
+
+func (s *numVarAgg) reset(g int) {
+	s.n[g], s.sx[g], s.sx2[g] = 0, i128{}, i128{}
+	if s.big != nil {
+		s.big[g] = nil
+	}
+}
+
+func (s *numVarAgg) bytes() int64 { return 40*int64(len(s.n)) + 8*int64(len(s.big)) }
+
+func (s *numVarAgg) toBig(g int32) *bigVar {
+	if s.big == nil {
+		s.big = make([]*bigVar, len(s.n))
+	}
+	b := s.big[g]
+	if b == nil {
+		b = &bigVar{sx: s.sx[g].big(), sx2: s.sx2[g].big(), scale: s.scale}
+		s.big[g] = b
+		s.sx[g], s.sx2[g] = i128{}, i128{}
+	}
+	return b
+}
+
+// add folds x at scale sc into b.
+func (b *bigVar) add(x *big.Int, sc int) {
+	if sc > b.scale {
+		b.sx.Mul(b.sx, bigPow10(sc-b.scale))
+		b.sx2.Mul(b.sx2, bigPow10(2*(sc-b.scale)))
+		b.scale = sc
+	} else if sc < b.scale {
+		x = new(big.Int).Mul(x, bigPow10(b.scale-sc))
+	}
+	b.sx.Add(b.sx, x)
+	b.sx2.Add(b.sx2, new(big.Int).Mul(x, x))
+}
+
+func (s *numVarAgg) update(in *aggIn) error {
+	v := in.v
+	for _, i := range in.rows {
+		if v.IsNull(int(i)) {
+			continue
+		}
+		g := in.gids[i]
+		s.n[g]++
+		if s.dyn {
+			d, sc, err := types.ParseDecimal(v.S[i])
+			if err != nil {
+				return err
+			}
+			b := s.big[g]
+			if b == nil {
+				b = &bigVar{sx: new(big.Int), sx2: new(big.Int), scale: sc}
+				s.big[g] = b
+			}
+			b.add(d, sc)
+			continue
+		}
+		x := v.I64[i]
+		if s.big != nil && s.big[g] != nil {
+			s.big[g].add(big.NewInt(x), s.scale)
+			continue
+		}
+		sx, ov1 := s.sx[g].add(i128of(x))
+		sx2, ov2 := s.sx2[g].add(mul64(x, x))
+		if ov1 || ov2 {
+			s.toBig(g).add(big.NewInt(x), s.scale)
+			continue
+		}
+		s.sx[g], s.sx2[g] = sx, sx2
+	}
+	return nil
+}
+
+func (s *numVarAgg) sums(g int) (*big.Int, *big.Int, int) {
+	if s.big != nil && s.big[g] != nil {
+		b := s.big[g]
+		return b.sx, b.sx2, b.scale
+	}
+	return s.sx[g].big(), s.sx2[g].big(), s.scale
+}
+
+func (s *numVarAgg) merge(src aggFn, gmap []int32) error {
+	o := src.(*numVarAgg)
+	for k := range o.n {
+		if o.n[k] == 0 {
+			continue
+		}
+		g := gmap[k]
+		s.n[g] += o.n[k]
+		if !s.dyn && (o.big == nil || o.big[k] == nil) && (s.big == nil || s.big[g] == nil) {
+			sx, ov1 := s.sx[g].add(o.sx[k])
+			sx2, ov2 := s.sx2[g].add(o.sx2[k])
+			if !ov1 && !ov2 {
+				s.sx[g], s.sx2[g] = sx, sx2
+				continue
+			}
+		}
+		var b *bigVar
+		if s.dyn {
+			b = s.big[g]
+			if b == nil {
+				b = &bigVar{sx: new(big.Int), sx2: new(big.Int)}
+				s.big[g] = b
+			}
+		} else {
+			b = s.toBig(g)
+		}
+		osx, osx2, osc := o.sums(k)
+		if osc > b.scale {
+			b.sx.Mul(b.sx, bigPow10(osc-b.scale))
+			b.sx2.Mul(b.sx2, bigPow10(2*(osc-b.scale)))
+			b.scale = osc
+		} else if osc < b.scale {
+			osx = new(big.Int).Mul(osx, bigPow10(b.scale-osc))
+			osx2 = new(big.Int).Mul(osx2, bigPow10(2*(b.scale-osc)))
+		}
+		b.sx.Add(b.sx, osx)
+		b.sx2.Add(b.sx2, osx2)
+	}
+	return nil
+}
+
+func (s *numVarAgg) final(out *vec.Vector, lo, hi int) error {
+	sample := s.kind == AggVarSamp || s.kind == AggStddevSamp
+	stddev := s.kind == AggStddevSamp || s.kind == AggStddevPop
+	for g := lo; g < hi; g++ {
+		n := s.n[g]
+		if n == 0 || (sample && n <= 1) {
+			out.AppendNull()
+			continue
+		}
+		sx, sx2, sc := s.sums(g)
+		d, ds := numericVariance(n, sx, sx2, sc, sample, stddev)
+		appendDecimalOut(out, d, ds)
+	}
+	return nil
+}
+
+// numericVariance is numeric_stddev_internal's arithmetic.
+func numericVariance(n int64, sx, sx2 *big.Int, scale int, sample, stddev bool) (*big.Int, int) {
+	bn := big.NewInt(n)
+	num := new(big.Int).Mul(bn, sx2)
+	num.Sub(num, new(big.Int).Mul(sx, sx)) // scale 2*scale
+	if num.Sign() <= 0 {
+		return new(big.Int), 0 // roundoff cannot happen here, but PostgreSQL prints 0
+	}
+	den := new(big.Int)
+	if sample {
+		den.Mul(bn, big.NewInt(n-1))
+	} else {
+		den.Mul(bn, bn)
+	}
+	q, qs, _ := DecimalArith('/', num, 2*scale, den, 0)
+	if !stddev {
+		return q, qs
+	}
+	return sqrtDecimal(q, qs), qs
+}
+
+// sqrtDecimal is √(q·10^-s) rounded half up to s digits: the exact
+// truncated root with one more digit decides the rounding.
+func sqrtDecimal(q *big.Int, s int) *big.Int {
+	x := new(big.Int).Mul(q, bigPow10(s+2))
+	r := new(big.Int).Sqrt(x)
+	r.Add(r, big.NewInt(5))
+	return r.Quo(r, big.NewInt(10))
+}
+
+// min and max
+
+type minmax struct {
+	max bool
+	has []bool
+}
+
+type minmaxInt struct {
+	minmax
+	val []int64
+}
+
+func (s *minmaxInt) grow(n int)   { s.val, s.has = growTo(s.val, n), growTo(s.has, n) }
+func (s *minmaxInt) reset(g int)  { s.has[g] = false }
+func (s *minmaxInt) bytes() int64 { return 9 * int64(len(s.val)) }
+
+func (s *minmaxInt) update(in *aggIn) error {
+	v := in.v
+	xs, val, has, gids, nulls := v.I64, s.val, s.has, in.gids, v.Nulls
+	if s.max {
+		for _, i := range in.rows {
+			if nulls != nil && nulls[i] {
+				continue
+			}
+			g, x := gids[i], xs[i]
+			if !has[g] || x > val[g] {
+				val[g], has[g] = x, true
+			}
+		}
+		return nil
+	}
+	for _, i := range in.rows {
+		if nulls != nil && nulls[i] {
+			continue
+		}
+		g, x := gids[i], xs[i]
+		if !has[g] || x < val[g] {
+			val[g], has[g] = x, true
+		}
+	}
+	return nil
+}
+
+func (s *minmaxInt) merge(src aggFn, gmap []int32) error {
+	o := src.(*minmaxInt)
+	for k, x := range o.val {
+		if !o.has[k] {
+			continue
+		}
+		g := gmap[k]
+		if !s.has[g] || (s.max && x > s.val[g]) || (!s.max && x < s.val[g]) {
+			s.val[g], s.has[g] = x, true
+		}
+	}
+	return nil
+}
+
+func (s *minmaxInt) final(out *vec.Vector, lo, hi int) error {
+	for g := lo; g < hi; g++ {
+		if !s.has[g] {
+			out.AppendNull()
+		} else {
+			out.AppendInt(s.val[g])
+		}
+	}
+	return nil
+}
+
+type minmaxFloat struct {
+	minmax
+	val []float64
+}
+
+func (s *minmaxFloat) grow(n int)   { s.val, s.has = growTo(s.val, n), growTo(s.has, n) }
+func (s *minmaxFloat) reset(g int)  { s.has[g] = false }
+func (s *minmaxFloat) bytes() int64 { return 9 * int64(len(s.val)) }
+
+func (s *minmaxFloat) better(x, cur float64) bool {
+	c := CompareFloat(x, cur)
+	return (s.max && c > 0) || (!s.max && c < 0)
+}
+
+func (s *minmaxFloat) update(in *aggIn) error {
+	v := in.v
+	for _, i := range in.rows {
+		if v.Nulls != nil && v.Nulls[i] {
+			continue
+		}
+		g, x := in.gids[i], v.F64[i]
+		if !s.has[g] || s.better(x, s.val[g]) {
+			s.val[g], s.has[g] = x, true
+		}
+	}
+	return nil
+}
+
+func (s *minmaxFloat) merge(src aggFn, gmap []int32) error {
+	o := src.(*minmaxFloat)
+	for k, x := range o.val {
+		if !o.has[k] {
+			continue
+		}
+		g := gmap[k]
+		if !s.has[g] || s.better(x, s.val[g]) {
+			s.val[g], s.has[g] = x, true
+		}
+	}
+	return nil
+}
+
+func (s *minmaxFloat) final(out *vec.Vector, lo, hi int) error {
+	for g := lo; g < hi; g++ {
+		if !s.has[g] {
+			out.AppendNull()
+		} else {
+			out.AppendFloat(s.val[g])
+		}
+	}
+	return nil
+}
+
+type minmaxBool struct {
+	minmax
+	val []bool
+}
+
+func (s *minmaxBool) grow(n int)   { s.val, s.has = growTo(s.val, n), growTo(s.has, n) }
+func (s *minmaxBool) reset(g int)  { s.has[g] = false }
+func (s *minmaxBool) bytes() int64 { return 2 * int64(len(s.val)) }
+
+func (s *minmaxBool) fold(g int32, x bool) {
+	if !s.has[g] || (s.max && x && !s.val[g]) || (!s.max && !x && s.val[g]) {
+		s.val[g], s.has[g] = x, true
+	}
+}
+
+func (s *minmaxBool) update(in *aggIn) error {
+	for _, i := range in.rows {
+		if !in.v.IsNull(int(i)) {
+			s.fold(in.gids[i], in.v.B[i])
+		}
+	}
+	return nil
+}
+
+func (s *minmaxBool) merge(src aggFn, gmap []int32) error {
+	o := src.(*minmaxBool)
+	for k, x := range o.val {
+		if o.has[k] {
+			s.fold(gmap[k], x)
+		}
+	}
+	return nil
+}
+
+func (s *minmaxBool) final(out *vec.Vector, lo, hi int) error {
+	for g := lo; g < hi; g++ {
+		if !s.has[g] {
+			out.AppendNull()
+		} else {
+			out.AppendBool(s.val[g])
+		}
+	}
+	return nil
+}
+
+// minmaxStr serves text, bytea and uuid (byte order, as the C collation)
+// and unconstrained numerics (by value). A kept value is copied, so it does
+// not pin the page it came from.
+type minmaxStr struct {
+	minmax
+	dyn  bool
+	val  []string
+	size int64
+}
+
+func (s *minmaxStr) grow(n int)   { s.val, s.has = growTo(s.val, n), growTo(s.has, n) }
+func (s *minmaxStr) reset(g int)  { s.has[g] = false }
+func (s *minmaxStr) bytes() int64 { return 17*int64(len(s.val)) + s.size }
+
+func (s *minmaxStr) better(x, cur string) bool {
+	var c int
+	if s.dyn {
+		c = compareDecimalText(x, cur)
+	} else {
+		c = strings.Compare(x, cur)
+	}
+	return (s.max && c > 0) || (!s.max && c < 0)
+}
+
+func (s *minmaxStr) set(g int32, x string) {
+	s.size += int64(len(x) - len(s.val[g]))
+	s.val[g], s.has[g] = strings.Clone(x), true
+}
+
+func (s *minmaxStr) update(in *aggIn) error {
+	v := in.v
+	for _, i := range in.rows {
+		if v.Nulls != nil && v.Nulls[i] {
+			continue
+		}
+		g, x := in.gids[i], v.S[i]
+		if !s.has[g] || s.better(x, s.val[g]) {
+			s.set(g, x)
+		}
+	}
+	return nil
+}
+
+func (s *minmaxStr) merge(src aggFn, gmap []int32) error {
+	o := src.(*minmaxStr)
+	for k, x := range o.val {
+		if !o.has[k] {
+			continue
+		}
+		g := gmap[k]
+		if !s.has[g] || s.better(x, s.val[g]) {
+			s.set(g, x)
+		}
+	}
+	return nil
+}
+
+func (s *minmaxStr) final(out *vec.Vector, lo, hi int) error {
+	for g := lo; g < hi; g++ {
+		if !s.has[g] {
+			out.AppendNull()
+		} else {
+			out.AppendString(s.val[g])
+		}
+	}
+	return nil
+}
+
+// compareDecimalText compares two decimal texts by value.
+func compareDecimalText(a, b string) int {
+	x, sx, err1 := types.ParseDecimal(a)
+	y, sy, err2 := types.ParseDecimal(b)
+	if err1 != nil || err2 != nil {
+		return strings.Compare(a, b)
+	}
+	s := max(sx, sy)
+	if sx < s {
+		x.Mul(x, bigPow10(s-sx))
+	}
+	if sy < s {
+		y.Mul(y, bigPow10(s-sy))
+	}
+	return x.Cmp(y)
+}
+
+// bool_and / bool_or / every
+
+type boolAgg struct {
+	and      bool
+	val, has []bool
+}
+
+func (s *boolAgg) grow(n int)   { s.val, s.has = growTo(s.val, n), growTo(s.has, n) }
+func (s *boolAgg) reset(g int)  { s.has[g] = false }
+func (s *boolAgg) bytes() int64 { return 2 * int64(len(s.val)) }
+
+func (s *boolAgg) fold(g int32, x bool) {
+	switch {
+	case !s.has[g]:
+		s.val[g], s.has[g] = x, true
+	case s.and:
+		s.val[g] = s.val[g] && x
+	default:
+		s.val[g] = s.val[g] || x
+	}
+}
+
+func (s *boolAgg) update(in *aggIn) error {
+	for _, i := range in.rows {
+		if !in.v.IsNull(int(i)) {
+			s.fold(in.gids[i], in.v.B[i])
+		}
+	}
+	return nil
+}
+
+func (s *boolAgg) merge(src aggFn, gmap []int32) error {
+	o := src.(*boolAgg)
+	for k, x := range o.val {
+		if o.has[k] {
+			s.fold(gmap[k], x)
+		}
+	}
+	return nil
+}
+
+func (s *boolAgg) final(out *vec.Vector, lo, hi int) error {
+	for g := lo; g < hi; g++ {
+		if !s.has[g] {
+			out.AppendNull()
+		} else {
+			out.AppendBool(s.val[g])
+		}
+	}
+	return nil
+}
+
+// string_agg(value, delimiter): like PostgreSQL, every value is appended
+// with the delimiter of its own row in front, and the first value's
+// delimiter is cut off at the end — which also makes partial states
+// concatenable.
+
+type stringAgg struct {
+	buf   [][]byte
+	first []int32 // length of the leading delimiter; -1: no value yet
+	size  int64
+}
+
+func (s *stringAgg) grow(n int) {
+	for len(s.buf) < n {
+		s.buf = append(s.buf, nil)
+		s.first = append(s.first, -1)
+	}
+}
+
+func (s *stringAgg) reset(g int) {
+	s.size -= int64(cap(s.buf[g]))
+	s.buf[g], s.first[g] = s.buf[g][:0], -1
+	s.size += int64(cap(s.buf[g]))
+}
+
+func (s *stringAgg) bytes() int64 { return 28*int64(len(s.buf)) + s.size }
+
+func (s *stringAgg) update(in *aggIn) error {
+	v, d := in.v, in.v2
+	for _, i := range in.rows {
+		if v.IsNull(int(i)) {
+			continue
+		}
+		g := in.gids[i]
+		b := s.buf[g]
+		c0 := cap(b)
+		var delim string
+		if d != nil && !d.IsNull(int(i)) {
+			delim = d.S[i]
+		}
+		if s.first[g] < 0 {
+			s.first[g] = int32(len(delim))
+		}
+		b = append(append(b, delim...), v.S[i]...)
+		s.size += int64(cap(b) - c0)
+		s.buf[g] = b
+	}
+	return nil
+}
+
+func (s *stringAgg) merge(src aggFn, gmap []int32) error {
+	o := src.(*stringAgg)
+	for k, b := range o.buf {
+		if o.first[k] < 0 {
+			continue
+		}
+		g := gmap[k]
+		if s.first[g] < 0 {
+			s.first[g] = o.first[k]
+		}
+		c0 := cap(s.buf[g])
+		s.buf[g] = append(s.buf[g], b...)
+		s.size += int64(cap(s.buf[g]) - c0)
+	}
+	return nil
+}
+
+func (s *stringAgg) final(out *vec.Vector, lo, hi int) error {
+	for g := lo; g < hi; g++ {
+		if s.first[g] < 0 {
+			out.AppendNull()
+		} else {
+			out.AppendString(string(s.buf[g][s.first[g]:]))
+		}
+	}
+	return nil
+}
+
+// formatInt128 prints an int128 at scale 0.
+func formatInt128(t i128) string {
+	if t.isInt64() {
+		return strconv.FormatInt(int64(t.lo), 10)
+	}
+	return t.big().String()
+}

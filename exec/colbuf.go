@@ -1,0 +1,425 @@
+package exec
+
+import (
+	"context"
+	"math"
+	"math/big"
+	"strings"
+
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/types"
+)
+
+// colBuf is a batch an operator owns and refills: its output batch, or a
+// buffer it accumulates rows in (sort, hash build, window partitions).
+//
+// vec.Vector.Reset drops the NULL mask so that "no NULLs" stays nil, which
+// would make every batch with a NULL allocate a fresh mask. colBuf keeps the
+// dropped mask aside and hands it back the next time a NULL appears, so a
+// steady-state operator allocates nothing per batch (PERFORMANCE.md rule 2).
+type colBuf struct {
+	vec.Batch
+	spare [][]bool
+}
+
+func newColBuf(ts []types.T, capacity int) *colBuf {
+	c := &colBuf{Batch: vec.Batch{Vecs: make([]*vec.Vector, len(ts))}, spare: make([][]bool, len(ts))}
+	for i, t := range ts {
+		c.Vecs[i] = vec.New(t, capacity)
+	}
+	return c
+}
+
+// reset empties every column, keeping buffers and NULL masks for reuse.
+func (c *colBuf) reset() {
+	for i, v := range c.Vecs {
+		if v.Nulls != nil {
+			c.spare[i] = v.Nulls[:0]
+			v.Nulls = nil
+		}
+		v.I64, v.F64, v.B, v.S = v.I64[:0], v.F64[:0], v.B[:0], v.S[:0]
+	}
+	c.N = 0
+}
+
+// nulls makes column i carry a NULL mask as long as its values, reusing the
+// spare mask when there is one.
+func (c *colBuf) nulls(i int) {
+	v := c.Vecs[i]
+	if v.Nulls != nil {
+		return
+	}
+	n := v.Len()
+	m := c.spare[i][:0]
+	c.spare[i] = nil
+	if m == nil || cap(m) < n {
+		m = make([]bool, n, max(2*n, vec.BatchSize))
+	} else {
+		m = m[:n]
+		clear(m)
+	}
+	v.Nulls = m
+}
+
+// appendRange appends rows [lo, hi) of src to column i.
+func (c *colBuf) appendRange(i int, src *vec.Vector, lo, hi int) {
+	v := c.Vecs[i]
+	if src.Nulls != nil {
+		c.nulls(i)
+	}
+	switch v.Type.Storage() {
+	case types.StoreInt:
+		v.I64 = append(v.I64, src.I64[lo:hi]...)
+	case types.StoreFloat:
+		v.F64 = append(v.F64, src.F64[lo:hi]...)
+	case types.StoreBool:
+		v.B = append(v.B, src.B[lo:hi]...)
+	default:
+		v.S = append(v.S, src.S[lo:hi]...)
+	}
+	if v.Nulls != nil {
+		if src.Nulls != nil {
+			v.Nulls = append(v.Nulls, src.Nulls[lo:hi]...)
+		} else {
+			v.Nulls = appendFalse(v.Nulls, hi-lo)
+		}
+	}
+}
+
+// appendBatch appends rows [lo, hi) of every column of b.
+func (c *colBuf) appendBatch(b *vec.Batch, lo, hi int) {
+	for i, v := range b.Vecs {
+		c.appendRange(i, v, lo, hi)
+	}
+	c.N += hi - lo
+}
+
+func appendFalse(m []bool, n int) []bool {
+	for ; n > 0; n-- {
+		m = append(m, false)
+	}
+	return m
+}
+
+func gatherT[T any](dst, src []T, idx []int32) []T {
+	for _, i := range idx {
+		dst = append(dst, src[i])
+	}
+	return dst
+}
+
+// gatherOptT is gatherT where a negative index gives the zero value (the
+// value slot of a NULL).
+func gatherOptT[T any](dst, src []T, idx []int32) []T {
+	var zero T
+	for _, i := range idx {
+		if i < 0 {
+			dst = append(dst, zero)
+		} else {
+			dst = append(dst, src[i])
+		}
+	}
+	return dst
+}
+
+// gather appends the rows of src at idx to column i. With opt, a negative
+// index appends a NULL (the missing side of an outer join).
+func (c *colBuf) gather(i int, src *vec.Vector, idx []int32, opt bool) {
+	v := c.Vecs[i]
+	if src.Nulls != nil || opt {
+		c.nulls(i)
+	}
+	switch v.Type.Storage() {
+	case types.StoreInt:
+		if opt {
+			v.I64 = gatherOptT(v.I64, src.I64, idx)
+		} else {
+			v.I64 = gatherT(v.I64, src.I64, idx)
+		}
+	case types.StoreFloat:
+		if opt {
+			v.F64 = gatherOptT(v.F64, src.F64, idx)
+		} else {
+			v.F64 = gatherT(v.F64, src.F64, idx)
+		}
+	case types.StoreBool:
+		if opt {
+			v.B = gatherOptT(v.B, src.B, idx)
+		} else {
+			v.B = gatherT(v.B, src.B, idx)
+		}
+	default:
+		if opt {
+			v.S = gatherOptT(v.S, src.S, idx)
+		} else {
+			v.S = gatherT(v.S, src.S, idx)
+		}
+	}
+	if v.Nulls == nil {
+		return
+	}
+	switch {
+	case src.Nulls != nil && opt:
+		for _, k := range idx {
+			v.Nulls = append(v.Nulls, k < 0 || src.Nulls[k])
+		}
+	case src.Nulls != nil:
+		v.Nulls = gatherT(v.Nulls, src.Nulls, idx)
+	case opt:
+		for _, k := range idx {
+			v.Nulls = append(v.Nulls, k < 0)
+		}
+	default:
+		v.Nulls = appendFalse(v.Nulls, len(idx))
+	}
+}
+
+// appendNulls appends n NULLs to column i.
+func (c *colBuf) appendNulls(i, n int) {
+	c.nulls(i)
+	v := c.Vecs[i]
+	for k := 0; k < n; k++ {
+		switch v.Type.Storage() {
+		case types.StoreInt:
+			v.I64 = append(v.I64, 0)
+		case types.StoreFloat:
+			v.F64 = append(v.F64, 0)
+		case types.StoreBool:
+			v.B = append(v.B, false)
+		default:
+			v.S = append(v.S, "")
+		}
+		v.Nulls = append(v.Nulls, true)
+	}
+}
+
+// setRow overwrites row g of dst (which has a NULL mask) with row i of src.
+func setRow(dst *vec.Vector, g int, src *vec.Vector, i int) {
+	if src.IsNull(i) {
+		dst.Nulls[g] = true
+		switch dst.Type.Storage() {
+		case types.StoreInt:
+			dst.I64[g] = 0
+		case types.StoreFloat:
+			dst.F64[g] = 0
+		case types.StoreBool:
+			dst.B[g] = false
+		default:
+			dst.S[g] = ""
+		}
+		return
+	}
+	switch dst.Type.Storage() {
+	case types.StoreInt:
+		dst.I64[g] = src.I64[i]
+	case types.StoreFloat:
+		dst.F64[g] = src.F64[i]
+	case types.StoreBool:
+		dst.B[g] = src.B[i]
+	default:
+		dst.S[g] = src.S[i]
+	}
+	if dst.Nulls != nil {
+		dst.Nulls[g] = false
+	}
+}
+
+// vecBytes estimates the memory rows [lo, hi) of v hold, for accounting.
+func vecBytes(v *vec.Vector, lo, hi int) int64 {
+	n := int64(hi - lo)
+	var b int64
+	switch v.Type.Storage() {
+	case types.StoreInt, types.StoreFloat:
+		b = 8 * n
+	case types.StoreBool:
+		b = n
+	default:
+		b = 16 * n
+		for _, s := range v.S[lo:hi] {
+			b += int64(len(s))
+		}
+	}
+	if v.Nulls != nil {
+		b += n
+	}
+	return b
+}
+
+func batchBytes(b *vec.Batch, lo, hi int) int64 {
+	var n int64
+	for _, v := range b.Vecs {
+		n += vecBytes(v, lo, hi)
+	}
+	return n
+}
+
+// rowsEqual reports whether row i of a equals row j of b as SQL grouping and
+// joining see it (both non-NULL, same storage): NaN equals NaN, -0 equals 0,
+// and numerics compare by value whatever their scale.
+func rowsEqual(a *vec.Vector, i int, b *vec.Vector, j int) bool {
+	switch a.Type.Storage() {
+	case types.StoreInt:
+		return a.I64[i] == b.I64[j]
+	case types.StoreFloat:
+		x, y := a.F64[i], b.F64[j]
+		return x == y || (x != x && y != y)
+	case types.StoreBool:
+		return a.B[i] == b.B[j]
+	}
+	x, y := a.S[i], b.S[j]
+	if x == y {
+		return true
+	}
+	if a.Type.DynNumeric() {
+		return canonDecimal(x) == canonDecimal(y)
+	}
+	return false
+}
+
+// nullableEqual is rowsEqual where two NULLs are equal (GROUP BY, DISTINCT).
+func nullableEqual(a *vec.Vector, i int, b *vec.Vector, j int) bool {
+	an, bn := a.IsNull(i), b.IsNull(j)
+	if an || bn {
+		return an && bn
+	}
+	return rowsEqual(a, i, b, j)
+}
+
+// canonDecimal gives equal text to equal decimal values of any scale, for
+// hashing and comparing dynamic numerics ("1.50" and "1.5" are one group).
+func canonDecimal(s string) string {
+	if strings.IndexAny(s, "eE ") < 0 && (len(s) == 0 || s[0] != '+') {
+		// fast path: plain text from our own formatting
+		t := s
+		if strings.IndexByte(t, '.') >= 0 {
+			t = strings.TrimRight(t, "0")
+			t = strings.TrimSuffix(t, ".")
+		}
+		neg := strings.HasPrefix(t, "-")
+		if neg {
+			t = t[1:]
+		}
+		for len(t) > 1 && t[0] == '0' && t[1] != '.' {
+			t = t[1:]
+		}
+		if t == "0" || t == "" {
+			return "0"
+		}
+		if neg {
+			return "-" + t
+		}
+		return t
+	}
+	d, sc, err := types.ParseDecimal(s)
+	if err != nil {
+		return s
+	}
+	d, sc = trimDecimal(d, sc)
+	return types.FormatBig(d, sc)
+}
+
+// Hashing. Keys are hashed a column at a time into a per-row uint64, so the
+// type switch runs once per column per batch, never per row.
+
+const hashMul = 0x9E3779B97F4A7C15
+
+// fmix64 is a 64-bit finaliser: every input bit affects every output bit,
+// so the table can index with the low bits.
+func fmix64(h uint64) uint64 {
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
+	return h
+}
+
+const nullHash = 0x5bd1e9955bd1e995
+
+// hashColumn mixes rows [0, n) of v into hs. first starts the hashes.
+func hashColumn(hs []uint64, v *vec.Vector, n int, first bool) {
+	hs = hs[:n]
+	if first {
+		for i := range hs {
+			hs[i] = hashMul
+		}
+	}
+	switch v.Type.Storage() {
+	case types.StoreInt:
+		xs := v.I64[:n]
+		for i, x := range xs {
+			hs[i] = fmix64(hs[i]*31 ^ uint64(x))
+		}
+	case types.StoreFloat:
+		xs := v.F64[:n]
+		for i, x := range xs {
+			hs[i] = fmix64(hs[i]*31 ^ floatKeyBits(x))
+		}
+	case types.StoreBool:
+		xs := v.B[:n]
+		for i, x := range xs {
+			k := uint64(1)
+			if x {
+				k = 2
+			}
+			hs[i] = fmix64(hs[i]*31 ^ k)
+		}
+	default:
+		xs := v.S[:n]
+		dyn := v.Type.DynNumeric()
+		for i, x := range xs {
+			if dyn {
+				x = canonDecimal(x)
+			}
+			hs[i] = fmix64(hs[i]*31 ^ strHash(x))
+		}
+	}
+	if v.Nulls != nil {
+		for i, isNull := range v.Nulls[:n] {
+			if isNull {
+				hs[i] = fmix64(hs[i] ^ nullHash)
+			}
+		}
+	}
+}
+
+// floatKeyBits maps equal floats (as PostgreSQL compares them) to equal bits.
+func floatKeyBits(x float64) uint64 {
+	if x == 0 {
+		return 0
+	}
+	if x != x {
+		return 0x7ff8000000000001
+	}
+	return math.Float64bits(x)
+}
+
+// strHash is FNV-1a over 8-byte words: fast for the short strings keys
+// usually are, and deterministic across workers and runs.
+func strHash(s string) uint64 {
+	h := uint64(14695981039346656037) ^ uint64(len(s))
+	for len(s) >= 8 {
+		w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+		h = (h ^ w) * 1099511628211
+		h ^= h >> 29
+		s = s[8:]
+	}
+	var w uint64
+	for i := 0; i < len(s); i++ {
+		w |= uint64(s[i]) << (8 * i)
+	}
+	return fmix64((h ^ w) * 1099511628211)
+}
+
+// errCanceled is what every operator returns once the query's context ends.
+func errCanceled(ctx context.Context) error {
+	if ctx.Err() != nil {
+		return pgerr.New(pgerr.QueryCanceled, "canceling statement due to user request")
+	}
+	return nil
+}
+
+// bigOf converts row i of an integer-stored vector to an exact decimal.
+func bigOf(x int64) *big.Int { return big.NewInt(x) }

@@ -1,0 +1,313 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/types"
+)
+
+var allJoinTypes = []JoinType{JoinInner, JoinLeft, JoinRight, JoinFull, JoinSemi, JoinAnti, JoinAntiNullAware}
+
+// tri is SQL three-valued truth: 1 true, 0 false, -1 unknown.
+type tri int
+
+// refJoin is the definition of each join type, pair by pair. match says
+// whether a pair joins; for NOT IN, rejects says whether a right row rules
+// the left row out.
+func refJoin(L, R [][]any, typ JoinType, match func(l, r []any) bool, rejects func(l, r []any) bool) []string {
+	var out []string
+	matchedR := make([]bool, len(R))
+	nullsR := make([]any, len(kst))
+	nullsL := make([]any, len(kst))
+	for _, l := range L {
+		matched := false
+		for ri, r := range R {
+			if typ == JoinAntiNullAware {
+				if rejects(l, r) {
+					matched = true
+				}
+				continue
+			}
+			if !match(l, r) {
+				continue
+			}
+			matched = true
+			matchedR[ri] = true
+			if !typ.leftOnly() {
+				out = append(out, fmtRow(append(append([]any{}, l...), r...)...))
+			}
+		}
+		switch {
+		case typ == JoinSemi && matched,
+			(typ == JoinAnti || typ == JoinAntiNullAware) && !matched:
+			out = append(out, fmtRow(l...))
+		case (typ == JoinLeft || typ == JoinFull) && !matched:
+			out = append(out, fmtRow(append(append([]any{}, l...), nullsR...)...))
+		}
+	}
+	if typ == JoinRight || typ == JoinFull {
+		for ri, r := range R {
+			if !matchedR[ri] {
+				out = append(out, fmtRow(append(append([]any{}, nullsL...), r...)...))
+			}
+		}
+	}
+	return out
+}
+
+func eqAny(a, b any) bool { return a != nil && b != nil && a == b }
+
+func keyMatch(keys []int) func(l, r []any) bool {
+	return func(l, r []any) bool {
+		for _, k := range keys {
+			if !eqAny(l[k], r[k]) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// notProvablyDifferent is the NOT IN comparison being true or unknown.
+func notProvablyDifferent(keys []int) func(l, r []any) bool {
+	return func(l, r []any) bool {
+		for _, k := range keys {
+			if l[k] != nil && r[k] != nil && l[k] != r[k] {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+func col(i int, t types.T) *ColRef { return &ColRef{Idx: i, T: t} }
+
+func TestHashJoinAllTypes(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	sizes := []struct{ nl, nr int }{{0, 0}, {5, 0}, {0, 5}, {7, 9}, {3000, 2500}, {5000, 40}}
+	keySets := [][]int{{0}, {1}, {0, 1}}
+	for _, sz := range sizes {
+		L := randRows(rng, sz.nl, 50, 0.1)
+		R := randRows(rng, sz.nr, 50, 0.1)
+		for _, keys := range keySets {
+			for _, typ := range allJoinTypes {
+				for _, withExtra := range []bool{false, true} {
+					name := fmt.Sprintf("%dx%d/keys%v/%s/extra=%v", sz.nl, sz.nr, keys, typ, withExtra)
+					var lk, rk []Expr
+					for _, k := range keys {
+						lk = append(lk, col(k, kst[k]))
+						rk = append(rk, col(k, kst[k]))
+					}
+					var extra Expr
+					match := keyMatch(keys)
+					rejects := notProvablyDifferent(keys)
+					if withExtra {
+						// l.payload % 3 <> r.payload % 3, evaluated over left ++ right
+						extra = &Cmp{Op: NE,
+							L: &Arith{Op: '%', L: col(2, types.Int64T), R: NewConst(ints(types.Int64T, 3)), T: types.Int64T},
+							R: &Arith{Op: '%', L: col(5, types.Int64T), R: NewConst(ints(types.Int64T, 3)), T: types.Int64T}}
+						m, rj := match, rejects
+						ok := func(l, r []any) bool { return l[2].(int64)%3 != r[2].(int64)%3 }
+						match = func(l, r []any) bool { return m(l, r) && ok(l, r) }
+						rejects = func(l, r []any) bool { return rj(l, r) && ok(l, r) }
+					}
+					j := &HashJoin{Env: env, Left: newRowsOp(kst, L, 1000), Right: newRowsOp(kst, R, 777),
+						LeftKeys: lk, RightKeys: rk, Type: typ, Extra: extra}
+					got := collect(t, j)
+					want := refJoin(L, R, typ, match, rejects)
+					sameRows(t, name, got, want)
+					if err := j.Close(); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestNotInNullSemantics(t *testing.T) {
+	ts := []types.T{types.Int64T}
+	one := func(xs ...any) [][]any {
+		var rows [][]any
+		for _, x := range xs {
+			rows = append(rows, []any{x})
+		}
+		return rows
+	}
+	cases := []struct {
+		l, r [][]any
+		want []string
+	}{
+		{one(1, 2, nil), one(), []string{"1", "2", "NULL"}}, // empty subquery: everything qualifies
+		{one(1, 2, nil), one(2), []string{"1"}},             // NULL probe key never qualifies against a non-empty side
+		{one(1, 2, nil), one(2, nil), nil},                  // a NULL in the subquery: nothing qualifies
+		{one(1, 2, 3), one(nil), nil},                       //
+		{one(int64(5)), one(1, 2, 3, 4), []string{"5"}},     //
+		{one(), one(nil), nil},                              //
+		{one(1, 1, 2), one(3), []string{"1", "1", "2"}},     // duplicates kept
+	}
+	for i, c := range cases {
+		j := &HashJoin{Env: env, Left: newRowsOp(ts, c.l, 2), Right: newRowsOp(ts, c.r, 2),
+			LeftKeys: []Expr{col(0, types.Int64T)}, RightKeys: []Expr{col(0, types.Int64T)}, Type: JoinAntiNullAware}
+		sameRows(t, fmt.Sprintf("hash case %d", i), collect(t, j), c.want)
+		nl := &NestedLoopJoin{Env: env, Left: newRowsOp(ts, c.l, 2), Right: newRowsOp(ts, c.r, 2),
+			On: &Cmp{Op: EQ, L: col(0, types.Int64T), R: col(1, types.Int64T)}, Type: JoinAntiNullAware}
+		sameRows(t, fmt.Sprintf("nested loop case %d", i), collect(t, nl), c.want)
+	}
+}
+
+func TestNestedLoopJoinAllTypes(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	for _, sz := range []struct{ nl, nr int }{{0, 3}, {3, 0}, {40, 70}, {300, 90}} {
+		L := randRows(rng, sz.nl, 20, 0.15)
+		R := randRows(rng, sz.nr, 20, 0.15)
+		for _, typ := range allJoinTypes {
+			// l.k < r.k: a non-equi condition that is NULL when a key is NULL
+			on := &Cmp{Op: LT, L: col(0, types.Int64T), R: col(3, types.Int64T)}
+			lt := func(l, r []any) tri {
+				if l[0] == nil || r[0] == nil {
+					return -1
+				}
+				if l[0].(int64) < r[0].(int64) {
+					return 1
+				}
+				return 0
+			}
+			match := func(l, r []any) bool { return lt(l, r) == 1 }
+			rejects := func(l, r []any) bool { return lt(l, r) != 0 }
+			j := &NestedLoopJoin{Env: env, Left: newRowsOp(kst, L, 64), Right: newRowsOp(kst, R, 50), On: on, Type: typ}
+			sameRows(t, fmt.Sprintf("%dx%d/%s", sz.nl, sz.nr, typ), collect(t, j), refJoin(L, R, typ, match, rejects))
+		}
+		// cross join, and the LeftOuter spelling
+		j := &NestedLoopJoin{Env: env, Left: newRowsOp(kst, L, 64), Right: newRowsOp(kst, R, 50)}
+		if got := collect(t, j); len(got) != sz.nl*sz.nr {
+			t.Errorf("cross join: %d rows, want %d", len(got), sz.nl*sz.nr)
+		}
+		j = &NestedLoopJoin{Env: env, Left: newRowsOp(kst, L, 64), Right: newRowsOp(kst, R, 50), LeftOuter: true,
+			On: &Cmp{Op: EQ, L: col(0, types.Int64T), R: col(3, types.Int64T)}}
+		sameRows(t, "LeftOuter", collect(t, j), refJoin(L, R, JoinLeft, keyMatch([]int{0}), nil))
+	}
+}
+
+func TestHashJoinFloatAndNumericKeys(t *testing.T) {
+	nan, negZero := math.NaN(), math.Copysign(0, -1)
+	ft := []types.T{types.Float64T}
+	L := [][]any{{0.0}, {negZero}, {nan}, {1.5}, {nil}}
+	R := [][]any{{negZero}, {nan}, {2.5}, {nil}}
+	j := &HashJoin{Env: env, Left: newRowsOp(ft, L, 2), Right: newRowsOp(ft, R, 3),
+		LeftKeys: []Expr{col(0, types.Float64T)}, RightKeys: []Expr{col(0, types.Float64T)}, Type: JoinInner}
+	sameRows(t, "float keys: -0 = 0 and NaN = NaN", collect(t, j), []string{"0|-0", "-0|-0", "NaN|NaN"})
+
+	nt := []types.T{types.NumericAnyT}
+	j = &HashJoin{Env: env, Left: newRowsOp(nt, [][]any{{"1.50"}, {"2"}, {"-0.0"}}, 2), Right: newRowsOp(nt, [][]any{{"1.5"}, {"2.000"}, {"0"}}, 2),
+		LeftKeys: []Expr{col(0, types.NumericAnyT)}, RightKeys: []Expr{col(0, types.NumericAnyT)}, Type: JoinInner}
+	sameRows(t, "numeric keys compare by value", collect(t, j), []string{"1.50|1.5", "2|2.000", "-0.0|0"})
+}
+
+// TestHashJoinKeyCast joins int4 with int8 and numeric scales that differ.
+func TestHashJoinKeyCast(t *testing.T) {
+	L := [][]any{{int64(1)}, {int64(2)}}
+	R := [][]any{{int64(100)}, {int64(250)}}
+	j := &HashJoin{Env: env, Left: newRowsOp([]types.T{types.NumericT(10, 0)}, L, 2), Right: newRowsOp([]types.T{types.NumericT(10, 2)}, R, 2),
+		LeftKeys: []Expr{col(0, types.NumericT(10, 0))}, RightKeys: []Expr{col(0, types.NumericT(10, 2))}, Type: JoinInner}
+	sameRows(t, "numeric(10,0) = numeric(10,2)", collect(t, j), []string{"1|1.00"})
+}
+
+func TestJoinMemoryLimit(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	R := randRows(rng, 20000, 1000, 0)
+	mem := NewMemory(nil, 100<<10)
+	j := &HashJoin{Env: env, Left: newRowsOp(kst, R[:10], 0), Right: newRowsOp(kst, R, 0),
+		LeftKeys: []Expr{col(0, types.Int64T)}, RightKeys: []Expr{col(0, types.Int64T)}, Mem: mem}
+	_, err := j.Next(context.Background())
+	if code := pgerr.Code(err); code != OutOfMemory {
+		t.Fatalf("want 53200, got %v", err)
+	}
+	j.Close()
+	if mem.Used() != 0 {
+		t.Errorf("memory not returned: %d", mem.Used())
+	}
+}
+
+func BenchmarkHashJoin(b *testing.B) {
+	const buildN, probeN = 1 << 20, 1 << 20
+	build := vec.New(types.Int64T, buildN)
+	probe := vec.New(types.Int64T, probeN)
+	rng := rand.New(rand.NewSource(1))
+	for i := 0; i < buildN; i++ {
+		build.AppendInt(int64(i) * 7)
+	}
+	for i := 0; i < probeN; i++ {
+		probe.AppendInt(int64(rng.Intn(buildN)) * 7)
+	}
+	ts := []types.T{types.Int64T}
+	b.Run("build", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			j := &HashJoin{Env: env, Left: &vecSource{ts: ts, v: probe, n: 0}, Right: &vecSource{ts: ts, v: build, n: buildN},
+				LeftKeys: []Expr{col(0, types.Int64T)}, RightKeys: []Expr{col(0, types.Int64T)}}
+			if _, err := j.Next(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+			j.Close()
+		}
+		b.ReportMetric(float64(buildN)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrows/s")
+	})
+	b.Run("probe", func(b *testing.B) {
+		b.ReportAllocs()
+		j := &HashJoin{Env: env, Left: &vecSource{ts: ts, v: probe, n: probeN}, Right: &vecSource{ts: ts, v: build, n: buildN},
+			LeftKeys: []Expr{col(0, types.Int64T)}, RightKeys: []Expr{col(0, types.Int64T)}, Type: JoinSemi}
+		if err := j.build(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		j.started = true
+		j.core.cand = j
+		b.ResetTimer()
+		for b.Loop() {
+			j.Left.(*vecSource).pos = 0
+			j.core.phase = 0
+			for {
+				out, err := j.Next(context.Background())
+				if err != nil {
+					b.Fatal(err)
+				}
+				if out == nil {
+					break
+				}
+			}
+		}
+		b.ReportMetric(float64(probeN)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrows/s")
+	})
+}
+
+// vecSource streams the first n rows of one vector in batches, without
+// copying.
+type vecSource struct {
+	ts  []types.T
+	v   *vec.Vector
+	n   int
+	pos int
+	b   vec.Batch
+}
+
+func (s *vecSource) Types() []types.T { return s.ts }
+func (s *vecSource) Close() error     { return nil }
+func (s *vecSource) Next(context.Context) (*vec.Batch, error) {
+	if s.pos >= s.n {
+		return nil, nil
+	}
+	end := min(s.pos+vec.BatchSize, s.n)
+	if s.b.Vecs == nil {
+		s.b.Vecs = []*vec.Vector{{Type: s.v.Type}}
+	}
+	s.b.Vecs[0].I64 = s.v.I64[s.pos:end]
+	s.b.N = end - s.pos
+	s.pos = end
+	return &s.b, nil
+}

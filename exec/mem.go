@@ -1,0 +1,218 @@
+package exec
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/lakepg/lakepg/pgerr"
+)
+
+// OutOfMemory is SQLSTATE 53200, which PostgreSQL reports when an
+// allocation fails. (pgerr has only the 53000 class code.)
+const OutOfMemory = "53200"
+
+// MemoryPool is the process-wide budget every query's Memory draws from.
+// Only buffering operators reserve (hash tables, sort buffers, window
+// partitions, aggregate states); streaming operators and the batches in
+// flight are small and bounded, so they are not counted.
+type MemoryPool struct {
+	limit atomic.Int64
+	used  atomic.Int64
+}
+
+// NewMemoryPool returns a pool of limit bytes (<= 0: unlimited).
+func NewMemoryPool(limit int64) *MemoryPool {
+	p := &MemoryPool{}
+	p.SetLimit(limit)
+	return p
+}
+
+// SetLimit changes the budget; reservations already made are kept.
+func (p *MemoryPool) SetLimit(limit int64) {
+	if limit <= 0 {
+		limit = 1 << 62
+	}
+	p.limit.Store(limit)
+}
+
+// Limit is the budget in bytes.
+func (p *MemoryPool) Limit() int64 { return p.limit.Load() }
+
+// Used is the number of bytes reserved now.
+func (p *MemoryPool) Used() int64 { return p.used.Load() }
+
+func (p *MemoryPool) reserve(n int64) bool {
+	if p.used.Add(n) > p.limit.Load() {
+		p.used.Add(-n)
+		return false
+	}
+	return true
+}
+
+func (p *MemoryPool) release(n int64) { p.used.Add(-n) }
+
+// GlobalMemory is the pool queries use unless the server installs another.
+// Its default is the Go memory limit when one is set (GOMEMLIMIT), else 3/4
+// of the machine's RAM, else 4 GiB.
+var GlobalMemory = NewMemoryPool(defaultMemoryLimit())
+
+func defaultMemoryLimit() int64 {
+	if l := debug.SetMemoryLimit(-1); l > 0 && l < 1<<62 {
+		return l
+	}
+	if f, err := os.Open("/proc/meminfo"); err == nil {
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			line := sc.Text()
+			if !strings.HasPrefix(line, "MemTotal:") {
+				continue
+			}
+			fields := strings.Fields(line)
+			if len(fields) >= 2 {
+				if kb, err := strconv.ParseInt(fields[1], 10, 64); err == nil && kb > 0 {
+					return kb * 1024 / 4 * 3
+				}
+			}
+		}
+	}
+	return 4 << 30
+}
+
+// Memory is one query's account. Operators reserve with Grow before they
+// buffer and give back with Shrink; Grow fails with 53200 when either this
+// account's Limit or its pool's budget would be exceeded, so a query that is
+// too big errors instead of taking the server down (spilling comes later).
+//
+// A nil *Memory is valid: it charges GlobalMemory directly. Grow and Shrink
+// may be called from several workers at once.
+type Memory struct {
+	Pool  *MemoryPool // nil: GlobalMemory
+	Limit int64       // per-query cap in bytes; <= 0: only the pool's
+	used  atomic.Int64
+	peak  atomic.Int64
+}
+
+// NewMemory opens an account on pool (nil: GlobalMemory).
+func NewMemory(pool *MemoryPool, limit int64) *Memory {
+	return &Memory{Pool: pool, Limit: limit}
+}
+
+func (m *Memory) pool() *MemoryPool {
+	if m == nil || m.Pool == nil {
+		return GlobalMemory
+	}
+	return m.Pool
+}
+
+// Grow reserves n more bytes.
+func (m *Memory) Grow(n int64) error {
+	if n <= 0 {
+		return nil
+	}
+	if m != nil {
+		u := m.used.Add(n)
+		if m.Limit > 0 && u > m.Limit {
+			m.used.Add(-n)
+			return errOutOfMemory(n)
+		}
+		for {
+			p := m.peak.Load()
+			if u <= p || m.peak.CompareAndSwap(p, u) {
+				break
+			}
+		}
+	}
+	if !m.pool().reserve(n) {
+		if m != nil {
+			m.used.Add(-n)
+		}
+		return errOutOfMemory(n)
+	}
+	return nil
+}
+
+// Shrink gives back n bytes.
+func (m *Memory) Shrink(n int64) {
+	if n <= 0 {
+		return
+	}
+	if m != nil {
+		m.used.Add(-n)
+	}
+	m.pool().release(n)
+}
+
+// Used is the number of bytes the account holds now.
+func (m *Memory) Used() int64 {
+	if m == nil {
+		return 0
+	}
+	return m.used.Load()
+}
+
+// Peak is the most the account held at once (EXPLAIN ANALYZE).
+func (m *Memory) Peak() int64 {
+	if m == nil {
+		return 0
+	}
+	return m.peak.Load()
+}
+
+// Close returns whatever the account still holds to its pool (an operator
+// that was never closed, say).
+func (m *Memory) Close() {
+	if m == nil {
+		return
+	}
+	if n := m.used.Swap(0); n > 0 {
+		m.pool().release(n)
+	}
+}
+
+func errOutOfMemory(n int64) error {
+	e := pgerr.New(OutOfMemory, "out of memory")
+	e.Detail = fmt.Sprintf("Failed on request of size %d.", n)
+	e.Hint = "The query needs more memory than lakepg's memory budget allows."
+	return e
+}
+
+// reservation is one operator's share of a Memory account. It reserves in
+// chunks so that hot loops touch the shared atomics rarely, and returns
+// everything on release.
+type reservation struct {
+	mem      *Memory
+	reserved int64 // bytes taken from mem
+	used     int64 // bytes the operator says it holds
+}
+
+const reserveChunk = 256 << 10
+
+// grow records n more bytes in use, reserving from the account as needed.
+func (r *reservation) grow(n int64) error {
+	r.used += n
+	if r.used <= r.reserved {
+		return nil
+	}
+	need := r.used - r.reserved
+	if need < reserveChunk {
+		need = reserveChunk
+	}
+	if err := r.mem.Grow(need); err != nil {
+		r.used -= n
+		return err
+	}
+	r.reserved += need
+	return nil
+}
+
+// release gives everything back.
+func (r *reservation) release() {
+	r.mem.Shrink(r.reserved)
+	r.reserved, r.used = 0, 0
+}

@@ -1,0 +1,125 @@
+package exec
+
+import (
+	"context"
+
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/types"
+)
+
+// Append concatenates its inputs (UNION ALL).
+type Append struct {
+	Inputs []Operator
+	cur    int
+}
+
+func (a *Append) Types() []types.T { return a.Inputs[0].Types() }
+func (a *Append) Close() error {
+	var err error
+	for _, in := range a.Inputs {
+		if e := in.Close(); err == nil {
+			err = e
+		}
+	}
+	return err
+}
+func (a *Append) Next(ctx context.Context) (*vec.Batch, error) {
+	for a.cur < len(a.Inputs) {
+		b, err := a.Inputs[a.cur].Next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if b != nil {
+			return b, nil
+		}
+		a.cur++
+	}
+	return nil, nil
+}
+
+// SetOp is INTERSECT (Intersect) or EXCEPT, with ALL keeping multiplicities.
+// Rows compare NULL-equal, as set operations do in SQL.
+type SetOp struct {
+	Left, Right Operator
+	Intersect   bool
+	All         bool
+	out         *vec.Batch
+	done        bool
+}
+
+func (s *SetOp) Types() []types.T { return s.Left.Types() }
+func (s *SetOp) Close() error {
+	err := s.Left.Close()
+	if e := s.Right.Close(); err == nil {
+		err = e
+	}
+	return err
+}
+
+func (s *SetOp) Next(ctx context.Context) (*vec.Batch, error) {
+	if s.done {
+		return nil, nil
+	}
+	s.done = true
+	counts := map[string]int64{}
+	var key []byte
+	rowKey := func(b *vec.Batch, i int) string {
+		key = key[:0]
+		for _, v := range b.Vecs {
+			key = appendKey(key, v, i)
+		}
+		return string(key)
+	}
+	if err := Drain(ctx, s.Right, func(b *vec.Batch) error {
+		for i := 0; i < b.N; i++ {
+			counts[rowKey(b, i)]++
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	out := vec.NewBatch(s.Left.Types(), vec.BatchSize)
+	emitted := map[string]bool{}
+	err := Drain(ctx, s.Left, func(b *vec.Batch) error {
+		for i := 0; i < b.N; i++ {
+			k := rowKey(b, i)
+			c := counts[k]
+			var keep bool
+			switch {
+			case s.Intersect && s.All:
+				keep = c > 0
+				if keep {
+					counts[k] = c - 1
+				}
+			case s.Intersect:
+				keep = c > 0 && !emitted[k]
+			case s.All:
+				keep = c == 0
+				if c > 0 {
+					counts[k] = c - 1
+				}
+			default:
+				keep = c == 0 && !emitted[k]
+			}
+			if !keep {
+				continue
+			}
+			if !s.All {
+				emitted[k] = true
+			}
+			for c, v := range b.Vecs {
+				out.Vecs[c].AppendFrom(v, i)
+			}
+			out.N++
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if out.N == 0 {
+		return nil, nil
+	}
+	// one batch holds the whole result; callers accept batches of any size
+	return out, nil
+}

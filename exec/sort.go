@@ -1,0 +1,562 @@
+package exec
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/binary"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/types"
+)
+
+// SortKey orders by an input column.
+type SortKey struct {
+	Col        int
+	Desc       bool
+	NullsFirst bool
+}
+
+// Sort buffers its input and emits it ordered by Keys; ties keep input
+// order. With Limit > 0 it keeps only the first Limit rows (top-N, for
+// ORDER BY … LIMIT; put OFFSET+COUNT here) in a bounded heap instead of
+// buffering everything.
+//
+// Rows are compared through normalised keys: every row's sort key is
+// encoded once into bytes whose memcmp order is the SQL order (NULL
+// placement, DESC and NaN included), so a comparison is a uint64 prefix
+// compare, rarely a bytes.Compare, and never a per-column type switch or
+// interface call.
+type Sort struct {
+	Input Operator
+	Keys  []SortKey
+	Limit int64
+	Mem   *Memory
+
+	started bool
+	data    *colBuf
+	perm    []int32
+	pos     int
+	out     *colBuf
+	res     reservation
+	enc     keyEncoder
+}
+
+func (s *Sort) Types() []types.T { return s.Input.Types() }
+func (s *Sort) Close() error {
+	s.res.release()
+	return s.Input.Close()
+}
+
+func (s *Sort) Next(ctx context.Context) (*vec.Batch, error) {
+	if !s.started {
+		s.started = true
+		s.res.mem = s.Mem
+		s.data = newColBuf(s.Input.Types(), vec.BatchSize)
+		var err error
+		if s.Limit > 0 {
+			err = s.topN(ctx)
+		} else {
+			err = s.sortAll(ctx)
+		}
+		if err != nil {
+			return nil, err
+		}
+		s.out = newColBuf(s.Input.Types(), vec.BatchSize)
+	}
+	if s.pos >= len(s.perm) {
+		s.res.release()
+		return nil, nil
+	}
+	end := min(s.pos+vec.BatchSize, len(s.perm))
+	s.out.reset()
+	for c, v := range s.data.Vecs {
+		s.out.gather(c, v, s.perm[s.pos:end], false)
+	}
+	s.out.N = end - s.pos
+	s.pos = end
+	return &s.out.Batch, nil
+}
+
+func (s *Sort) sortAll(ctx context.Context) error {
+	err := Drain(ctx, s.Input, func(b *vec.Batch) error {
+		if err := errCanceled(ctx); err != nil {
+			return err
+		}
+		if err := s.res.grow(batchBytes(b, 0, b.N)); err != nil {
+			return err
+		}
+		s.data.appendBatch(b, 0, b.N)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	n := s.data.N
+	s.enc.init(s.Keys, s.data.Vecs)
+	s.enc.dropNullMarkers(s.data.Vecs, n)
+	s.enc.encode(s.data.Vecs, n)
+	if err := s.res.grow(int64(len(s.enc.arena)) + 20*int64(n)); err != nil {
+		return err
+	}
+	s.perm = s.enc.order(n)
+	return nil
+}
+
+// topN keeps the Limit smallest rows in a max-heap over (key, arrival).
+func (s *Sort) topN(ctx context.Context) error {
+	limit := int(min(s.Limit, math.MaxInt32))
+	var heap []int32 // slots, largest first
+	var keys [][]byte
+	var seq []int64
+	var arrived int64
+	inited := false
+	less := func(a, b int32) bool { // slot a orders before slot b
+		if c := bytes.Compare(keys[a], keys[b]); c != 0 {
+			return c < 0
+		}
+		return seq[a] < seq[b]
+	}
+	down := func(i int) {
+		for {
+			l := 2*i + 1
+			if l >= len(heap) {
+				return
+			}
+			m := l
+			if r := l + 1; r < len(heap) && less(heap[l], heap[r]) {
+				m = r
+			}
+			if !less(heap[i], heap[m]) {
+				return
+			}
+			heap[i], heap[m] = heap[m], heap[i]
+			i = m
+		}
+	}
+	up := func(i int) {
+		for i > 0 {
+			p := (i - 1) / 2
+			if !less(heap[p], heap[i]) {
+				return
+			}
+			heap[i], heap[p] = heap[p], heap[i]
+			i = p
+		}
+	}
+	err := Drain(ctx, s.Input, func(b *vec.Batch) error {
+		if err := errCanceled(ctx); err != nil {
+			return err
+		}
+		if !inited {
+			s.enc.init(s.Keys, b.Vecs)
+			inited = true
+		}
+		s.enc.encode(b.Vecs, b.N)
+		for i := 0; i < b.N; i++ {
+			k := s.enc.key(i)
+			arrived++
+			if len(heap) < limit {
+				slot := int32(s.data.N)
+				s.data.appendBatch(b, i, i+1)
+				keys = append(keys, append([]byte(nil), k...))
+				seq = append(seq, arrived)
+				heap = append(heap, slot)
+				up(len(heap) - 1)
+				if err := s.res.grow(batchBytes(b, i, i+1) + int64(len(k)) + 40); err != nil {
+					return err
+				}
+				continue
+			}
+			top := heap[0]
+			if bytes.Compare(k, keys[top]) >= 0 {
+				continue // not better than the worst kept row (ties keep the earlier)
+			}
+			old := len(keys[top])
+			for c, v := range b.Vecs {
+				s.data.set(c, int(top), v, i)
+			}
+			keys[top] = append(keys[top][:0], k...)
+			seq[top] = arrived
+			if d := len(k) - old; d > 0 {
+				if err := s.res.grow(int64(d)); err != nil {
+					return err
+				}
+			}
+			down(0)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	s.perm = heap
+	slices.SortFunc(s.perm, func(a, b int32) int {
+		if c := bytes.Compare(keys[a], keys[b]); c != 0 {
+			return c
+		}
+		return cmp.Compare(seq[a], seq[b])
+	})
+	return nil
+}
+
+// set overwrites row g of column c with row i of src.
+func (c *colBuf) set(col, g int, src *vec.Vector, i int) {
+	if src.IsNull(i) {
+		c.nulls(col)
+	}
+	setRow(c.Vecs[col], g, src, i)
+}
+
+// keyEncoder builds normalised sort keys. For each key column it writes a
+// NULL marker byte when the column has NULLs (NULLS LAST: 0 valid, 1 NULL;
+// NULLS FIRST the reverse), then, for non-NULL values, bytes that compare
+// like the values — inverted for DESC:
+//
+//	integer-stored   8 bytes big-endian with the sign bit flipped
+//	float            8 bytes: IEEE bits, sign-flipped or inverted; -0 = 0, NaN above all
+//	bool             1 byte
+//	text, bytea      bytes with 0x00 escaped as 0x00 0xFF, ended by 0x00 0x00
+//	dynamic numeric  sign class, decimal exponent, digits, 0x00 (sign-inverted)
+type keyEncoder struct {
+	keys     []SortKey
+	nullable []bool
+	fixed    bool // every key has a fixed width <= 8 bytes in total: prefix decides
+	arena    []byte
+	off      []int
+	cur      []int
+	scratch  []byte
+}
+
+func (e *keyEncoder) init(keys []SortKey, cols []*vec.Vector) {
+	e.keys = keys
+	e.nullable = make([]bool, len(keys))
+	width := 0
+	e.fixed = true
+	for i, k := range keys {
+		v := cols[k.Col]
+		// a column that has no NULL mask in the first data seen may get
+		// NULLs later (top-N): keep the marker for every column then
+		e.nullable[i] = true
+		switch {
+		case v.Type.DynNumeric() || v.Type.Storage() == types.StoreBytes:
+			e.fixed = false
+		case v.Type.Storage() == types.StoreBool:
+			width += 2
+		default:
+			width += 9
+		}
+	}
+	if width > 8 {
+		e.fixed = false
+	}
+}
+
+// dropNullMarkers omits the marker of columns without NULLs (full sort,
+// where all data is known before encoding).
+func (e *keyEncoder) dropNullMarkers(cols []*vec.Vector, n int) {
+	width := 0
+	for i, k := range e.keys {
+		v := cols[k.Col]
+		e.nullable[i] = false
+		if v.Nulls != nil {
+			for _, null := range v.Nulls[:n] {
+				if null {
+					e.nullable[i] = true
+					break
+				}
+			}
+		}
+		m := 0
+		if e.nullable[i] {
+			m = 1
+		}
+		switch {
+		case v.Type.DynNumeric() || v.Type.Storage() == types.StoreBytes:
+			width += 100
+		case v.Type.Storage() == types.StoreBool:
+			width += 1 + m
+		default:
+			width += 8 + m
+		}
+	}
+	e.fixed = width <= 8
+}
+
+func (e *keyEncoder) key(i int) []byte { return e.arena[e.off[i]:e.off[i+1]] }
+
+// encode writes the keys of rows [0, n) of cols, column by column.
+func (e *keyEncoder) encode(cols []*vec.Vector, n int) {
+	e.off = resizeInts(e.off, n+1)
+	lens := resizeInts(e.cur, n)
+	clear(lens)
+	for ki, k := range e.keys {
+		v := cols[k.Col]
+		nullable := e.nullable[ki]
+		switch {
+		case v.Type.DynNumeric():
+			for i := 0; i < n; i++ {
+				if !v.IsNull(i) {
+					e.scratch = appendDecimalKey(e.scratch[:0], v.S[i])
+					lens[i] += len(e.scratch)
+				}
+			}
+		case v.Type.Storage() == types.StoreBytes:
+			for i, s := range v.S[:n] {
+				lens[i] += len(s) + 2 + strings.Count(s, "\x00")
+			}
+		case v.Type.Storage() == types.StoreBool:
+			for i := range lens {
+				lens[i]++
+			}
+		default:
+			for i := range lens {
+				lens[i] += 8
+			}
+		}
+		if nullable {
+			for i := range lens {
+				lens[i]++
+			}
+		}
+	}
+	total := 0
+	for i, l := range lens {
+		e.off[i] = total
+		total += l
+	}
+	e.off[n] = total
+	if cap(e.arena) < total {
+		e.arena = make([]byte, total, total+total/4)
+	}
+	e.arena = e.arena[:total]
+	cur := lens // reuse as write cursors
+	copy(cur, e.off[:n])
+	a := e.arena
+	for ki, k := range e.keys {
+		v := cols[k.Col]
+		var inv byte
+		if k.Desc {
+			inv = 0xff
+		}
+		nullable := e.nullable[ki]
+		var nullMark, validMark byte = 1, 0
+		if k.NullsFirst {
+			nullMark, validMark = 0, 1
+		}
+		for i := 0; i < n; i++ {
+			p := cur[i]
+			if nullable {
+				if v.IsNull(i) {
+					a[p] = nullMark
+					cur[i] = p + 1
+					continue
+				}
+				a[p] = validMark
+				p++
+			} else if v.IsNull(i) {
+				continue
+			}
+			switch {
+			case v.Type.DynNumeric():
+				e.scratch = appendDecimalKey(e.scratch[:0], v.S[i])
+				for _, c := range e.scratch {
+					a[p] = c ^ inv
+					p++
+				}
+			case v.Type.Storage() == types.StoreBytes:
+				s := v.S[i]
+				for j := 0; j < len(s); j++ {
+					c := s[j]
+					a[p] = c ^ inv
+					p++
+					if c == 0 {
+						a[p] = 0xff ^ inv
+						p++
+					}
+				}
+				a[p], a[p+1] = inv, inv
+				p += 2
+			case v.Type.Storage() == types.StoreBool:
+				var c byte
+				if v.B[i] {
+					c = 1
+				}
+				a[p] = c ^ inv
+				p++
+			case v.Type.Storage() == types.StoreFloat:
+				binary.BigEndian.PutUint64(a[p:], floatSortBits(v.F64[i])^uint64(int64(int8(inv))))
+				p += 8
+			default:
+				binary.BigEndian.PutUint64(a[p:], (uint64(v.I64[i])^(1<<63))^uint64(int64(int8(inv))))
+				p += 8
+			}
+			cur[i] = p
+		}
+	}
+	e.cur = cur
+}
+
+func resizeInts(s []int, n int) []int {
+	if cap(s) < n {
+		return make([]int, n, n+n/4)
+	}
+	return s[:n]
+}
+
+// floatSortBits maps a float to bits whose unsigned order is PostgreSQL's
+// float order.
+func floatSortBits(x float64) uint64 {
+	if x == 0 {
+		x = 0
+	}
+	if x != x {
+		return math.MaxUint64
+	}
+	b := math.Float64bits(x)
+	if b>>63 != 0 {
+		return ^b
+	}
+	return b | 1<<63
+}
+
+// appendDecimalKey encodes decimal text so byte order is numeric order:
+// class (1 negative, 2 zero, 3 positive, 4 unparsable), then for nonzero
+// values the exponent (digits before the point of 0.d1d2… form) biased into
+// 4 bytes and the significant digits ended by 0x00 — all inverted when
+// negative.
+func appendDecimalKey(dst []byte, s string) []byte {
+	t := strings.TrimSpace(s)
+	neg := false
+	if t != "" && (t[0] == '-' || t[0] == '+') {
+		neg = t[0] == '-'
+		t = t[1:]
+	}
+	intPart, frac := t, ""
+	if i := strings.IndexByte(t, '.'); i >= 0 {
+		intPart, frac = t[:i], t[i+1:]
+	}
+	if strings.ContainsAny(t, "eE") || strings.Trim(intPart+frac, "0123456789") != "" {
+		// exponent notation or junk: exact but slow
+		d, sc, err := types.ParseDecimal(s)
+		if err != nil {
+			return append(dst, 4)
+		}
+		d, sc = trimDecimal(d, sc)
+		return appendDecimalKey(dst, types.FormatBig(d, sc))
+	}
+	intPart = strings.TrimLeft(intPart, "0")
+	frac = strings.TrimRight(frac, "0")
+	digits := intPart + frac
+	exp := len(intPart)
+	if intPart == "" {
+		lead := len(frac) - len(strings.TrimLeft(frac, "0"))
+		digits = frac[lead:]
+		exp = -lead
+	}
+	if digits == "" {
+		return append(dst, 2)
+	}
+	var inv byte
+	class := byte(3)
+	if neg {
+		inv, class = 0xff, 1
+	}
+	dst = append(dst, class)
+	e := uint32(int32(exp)) ^ (1 << 31)
+	dst = append(dst, byte(e>>24)^inv, byte(e>>16)^inv, byte(e>>8)^inv, byte(e)^inv)
+	for i := 0; i < len(digits); i++ {
+		dst = append(dst, digits[i]^inv)
+	}
+	return append(dst, inv)
+}
+
+type sortEnt struct {
+	prefix uint64
+	idx    int32
+}
+
+// order returns the row permutation that sorts the encoded keys, stable.
+func (e *keyEncoder) order(n int) []int32 {
+	ents := make([]sortEnt, n)
+	a := e.arena
+	for i := range ents {
+		k := a[e.off[i]:e.off[i+1]]
+		var p uint64
+		if len(k) >= 8 {
+			p = binary.BigEndian.Uint64(k)
+		} else {
+			for j, c := range k {
+				p |= uint64(c) << (56 - 8*j)
+			}
+		}
+		ents[i] = sortEnt{prefix: p, idx: int32(i)}
+	}
+	if e.fixed {
+		slices.SortFunc(ents, func(x, y sortEnt) int {
+			if x.prefix != y.prefix {
+				if x.prefix < y.prefix {
+					return -1
+				}
+				return 1
+			}
+			return cmp.Compare(x.idx, y.idx)
+		})
+	} else {
+		off := e.off
+		slices.SortFunc(ents, func(x, y sortEnt) int {
+			if x.prefix != y.prefix {
+				if x.prefix < y.prefix {
+					return -1
+				}
+				return 1
+			}
+			if c := bytes.Compare(a[off[x.idx]:off[x.idx+1]], a[off[y.idx]:off[y.idx+1]]); c != 0 {
+				return c
+			}
+			return cmp.Compare(x.idx, y.idx)
+		})
+	}
+	perm := make([]int32, n)
+	for i, en := range ents {
+		perm[i] = en.idx
+	}
+	return perm
+}
+
+// CompareKeys compares rows i and j of b under keys. NULLs sort as larger
+// than every value unless NullsFirst, as in PostgreSQL.
+func CompareKeys(b *vec.Batch, keys []SortKey, i, j int) int {
+	for _, k := range keys {
+		v := b.Vecs[k.Col]
+		ni, nj := v.IsNull(i), v.IsNull(j)
+		var c int
+		switch {
+		case ni && nj:
+			c = 0
+		case ni || nj:
+			c = 1
+			if nj {
+				c = -1
+			}
+			if k.NullsFirst {
+				c = -c
+			}
+			if c != 0 {
+				return c
+			}
+		default:
+			c = CompareRows(v, i, v, j)
+			if k.Desc {
+				c = -c
+			}
+		}
+		if c != 0 {
+			return c
+		}
+	}
+	return 0
+}

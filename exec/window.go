@@ -1,0 +1,723 @@
+package exec
+
+import (
+	"context"
+	"math"
+	"sort"
+
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/types"
+)
+
+// WinKind names a window function.
+type WinKind uint8
+
+const (
+	WinRowNumber   WinKind = iota // row_number()
+	WinRank                       // rank()
+	WinDenseRank                  // dense_rank()
+	WinPercentRank                // percent_rank()
+	WinCumeDist                   // cume_dist()
+	WinNtile                      // ntile(Args[0])
+	WinLag                        // lag(Args[0] [, Args[1] offset [, Args[2] default]])
+	WinLead                       // lead(Args[0] [, Args[1] offset [, Args[2] default]])
+	WinFirstValue                 // first_value(Args[0])
+	WinLastValue                  // last_value(Args[0])
+	WinNthValue                   // nth_value(Args[0], Args[1])
+	WinAgg                        // an aggregate (WindowFunc.Agg) over the frame
+)
+
+// FrameMode is ROWS, RANGE or GROUPS.
+type FrameMode uint8
+
+const (
+	FrameRange FrameMode = iota
+	FrameRows
+	FrameGroups
+)
+
+// BoundKind is one end of a frame.
+type BoundKind uint8
+
+const (
+	BoundUnboundedPreceding BoundKind = iota
+	BoundPreceding                    // Offset PRECEDING
+	BoundCurrentRow
+	BoundFollowing // Offset FOLLOWING
+	BoundUnboundedFollowing
+)
+
+// FrameBound is a frame start or end. Offset counts rows (ROWS) or peer
+// groups (GROUPS); for RANGE it is a distance in the ORDER BY column's
+// stored units — integers, days for dates, microseconds for timestamps,
+// scaled units for numeric(p,s) — and OffsetF is used instead when the
+// column is a float.
+type FrameBound struct {
+	Kind    BoundKind
+	Offset  int64
+	OffsetF float64
+}
+
+// Frame is a window frame. The zero Frame is PostgreSQL's default: RANGE
+// BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW, whose end includes the
+// current row's peers (all rows when there is no ORDER BY).
+type Frame struct {
+	Mode       FrameMode
+	Start, End FrameBound
+}
+
+// DefaultFrame is the frame the zero Frame stands for.
+var DefaultFrame = Frame{Mode: FrameRange, Start: FrameBound{Kind: BoundUnboundedPreceding}, End: FrameBound{Kind: BoundCurrentRow}}
+
+func (f Frame) resolved() Frame {
+	if f == (Frame{}) {
+		return DefaultFrame
+	}
+	return f
+}
+
+// WindowFunc is one window function call.
+type WindowFunc struct {
+	Kind WinKind
+	// Args are input columns, in the SQL call's argument order (see WinKind).
+	Args []int
+	// Agg is the aggregate for WinAgg; its Arg/Arg2/Filter are input
+	// columns. DISTINCT and ordered-set aggregates are not window functions.
+	Agg   Agg
+	Frame Frame // used by WinFirstValue, WinLastValue, WinNthValue and WinAgg
+}
+
+// Window computes window functions. Output: the input columns, then one
+// column per function, with rows ordered by PartitionBy then OrderBy.
+//
+// It buffers its input (accounted against Mem), sorts it once through
+// normalised keys, and evaluates each function a partition at a time over
+// the sorted columns. Aggregates reuse the HashAgg states with a single
+// group: a frame that only grows is accumulated incrementally, a frame
+// whose start moves is updated by removing rows when the state is exactly
+// invertible (count, integer and numeric sums) and recomputed otherwise, as
+// PostgreSQL does.
+type Window struct {
+	Env         *Env
+	Input       Operator
+	PartitionBy []int
+	OrderBy     []SortKey
+	Funcs       []WindowFunc
+	Mem         *Memory
+
+	started bool
+	ts      []types.T
+	data    *colBuf // sorted input
+	res     *colBuf // function results
+	out     *colBuf
+	pos     int
+	mem     reservation
+	// per-row partition and peer-group structure of the sorted input
+	partEnd  []int32 // end of the row's partition
+	peerBeg  []int32 // start of the row's peer group
+	peerEnd  []int32 // end of the row's peer group
+	groupIdx []int32 // peer group number within the partition
+	iota     []int32
+	zeros    []int32
+}
+
+// WindowResultType is the result type of f over input columns of types in.
+func WindowResultType(f WindowFunc, in []types.T) (types.T, error) {
+	switch f.Kind {
+	case WinRowNumber, WinRank, WinDenseRank:
+		return types.Int64T, nil
+	case WinNtile:
+		return types.Int32T, nil
+	case WinPercentRank, WinCumeDist:
+		return types.Float64T, nil
+	case WinLag, WinLead, WinFirstValue, WinLastValue, WinNthValue:
+		if len(f.Args) == 0 {
+			return types.T{}, pgerr.New(pgerr.UndefinedFunction, "window function needs an argument")
+		}
+		return in[f.Args[0]], nil
+	case WinAgg:
+		if f.Agg.Distinct {
+			return types.T{}, pgerr.New(pgerr.FeatureNotSupported, "DISTINCT is not implemented for window functions")
+		}
+		if f.Agg.Kind.orderedSet() {
+			return types.T{}, pgerr.New("42809", "OVER is not supported for ordered-set aggregate %s", f.Agg.Kind.Name())
+		}
+		return aggOut(f.Agg)
+	}
+	return types.T{}, pgerr.New(pgerr.UndefinedFunction, "unknown window function")
+}
+
+func (w *Window) Types() []types.T {
+	if w.ts == nil {
+		in := w.Input.Types()
+		w.ts = append([]types.T{}, in...)
+		for _, f := range w.Funcs {
+			t, _ := WindowResultType(f, in)
+			w.ts = append(w.ts, t)
+		}
+	}
+	return w.ts
+}
+
+func (w *Window) Close() error {
+	w.mem.release()
+	return w.Input.Close()
+}
+
+func (w *Window) Next(ctx context.Context) (*vec.Batch, error) {
+	if !w.started {
+		w.started = true
+		if err := w.compute(ctx); err != nil {
+			return nil, err
+		}
+		w.out = newColBuf(w.Types(), vec.BatchSize)
+	}
+	n := w.data.N
+	if w.pos >= n {
+		w.mem.release()
+		return nil, nil
+	}
+	lo, hi := w.pos, min(w.pos+vec.BatchSize, n)
+	w.pos = hi
+	w.out.reset()
+	nin := len(w.data.Vecs)
+	for c, v := range w.data.Vecs {
+		w.out.appendRange(c, v, lo, hi)
+	}
+	for c, v := range w.res.Vecs {
+		w.out.appendRange(nin+c, v, lo, hi)
+	}
+	w.out.N = hi - lo
+	return &w.out.Batch, nil
+}
+
+func (w *Window) compute(ctx context.Context) error {
+	w.mem.mem = w.Mem
+	in := w.Input.Types()
+	var rts []types.T
+	for _, f := range w.Funcs {
+		t, err := WindowResultType(f, in)
+		if err != nil {
+			return err
+		}
+		rts = append(rts, t)
+	}
+	buf := newColBuf(in, vec.BatchSize)
+	err := Drain(ctx, w.Input, func(b *vec.Batch) error {
+		if err := errCanceled(ctx); err != nil {
+			return err
+		}
+		if err := w.mem.grow(batchBytes(b, 0, b.N)); err != nil {
+			return err
+		}
+		buf.appendBatch(b, 0, b.N)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	n := buf.N
+	// sort by partition, then order
+	var keys []SortKey
+	for _, c := range w.PartitionBy {
+		keys = append(keys, SortKey{Col: c})
+	}
+	keys = append(keys, w.OrderBy...)
+	if len(keys) > 0 && n > 1 {
+		var enc keyEncoder
+		enc.init(keys, buf.Vecs)
+		enc.dropNullMarkers(buf.Vecs, n)
+		enc.encode(buf.Vecs, n)
+		if err := w.mem.grow(int64(len(enc.arena)) + 20*int64(n)); err != nil {
+			return err
+		}
+		perm := enc.order(n)
+		enc = keyEncoder{}
+		sorted := newColBuf(in, n)
+		for c, v := range buf.Vecs {
+			sorted.gather(c, v, perm, false)
+		}
+		sorted.N = n
+		if err := w.mem.grow(batchBytes(&sorted.Batch, 0, n)); err != nil {
+			return err
+		}
+		buf = sorted
+	}
+	w.data = buf
+	w.structure()
+	w.res = newColBuf(rts, n)
+	if err := w.mem.grow(16 * int64(n) * int64(len(w.Funcs)+2)); err != nil {
+		return err
+	}
+	for fi, f := range w.Funcs {
+		if err := errCanceled(ctx); err != nil {
+			return err
+		}
+		if err := w.evalFunc(fi, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// structure finds partitions and peer groups in the sorted rows.
+func (w *Window) structure() {
+	n := w.data.N
+	w.partEnd = make([]int32, n)
+	w.peerBeg = make([]int32, n)
+	w.peerEnd = make([]int32, n)
+	w.groupIdx = make([]int32, n)
+	w.iota = make([]int32, n)
+	w.zeros = make([]int32, n)
+	for i := range w.iota {
+		w.iota[i] = int32(i)
+	}
+	same := func(cols []int, i, j int) bool {
+		for _, c := range cols {
+			v := w.data.Vecs[c]
+			if !nullableEqual(v, i, v, j) {
+				return false
+			}
+		}
+		return true
+	}
+	ocols := make([]int, len(w.OrderBy))
+	for i, k := range w.OrderBy {
+		ocols[i] = k.Col
+	}
+	ps := 0
+	for ps < n {
+		pe := ps + 1
+		for pe < n && same(w.PartitionBy, ps, pe) {
+			pe++
+		}
+		g := int32(0)
+		for gs := ps; gs < pe; {
+			ge := gs + 1
+			for ge < pe && same(ocols, gs, ge) {
+				ge++
+			}
+			for i := gs; i < ge; i++ {
+				w.partEnd[i], w.peerBeg[i], w.peerEnd[i], w.groupIdx[i] = int32(pe), int32(gs), int32(ge), g
+			}
+			g++
+			gs = ge
+		}
+		ps = pe
+	}
+}
+
+func (w *Window) evalFunc(fi int, f WindowFunc) error {
+	out := w.res.Vecs[fi]
+	n := w.data.N
+	for ps := 0; ps < n; {
+		pe := int(w.partEnd[ps])
+		var err error
+		switch f.Kind {
+		case WinRowNumber, WinRank, WinDenseRank, WinPercentRank, WinCumeDist:
+			w.ranking(out, f.Kind, ps, pe)
+		case WinNtile:
+			err = w.ntile(out, f, ps, pe)
+		case WinLag, WinLead:
+			err = w.lagLead(out, f, ps, pe)
+		case WinFirstValue, WinLastValue, WinNthValue:
+			err = w.valueAt(out, f, ps, pe)
+		case WinAgg:
+			err = w.aggregate(out, f, ps, pe)
+		}
+		if err != nil {
+			return err
+		}
+		ps = pe
+	}
+	return nil
+}
+
+func (w *Window) ranking(out *vec.Vector, k WinKind, ps, pe int) {
+	cnt := float64(pe - ps)
+	for i := ps; i < pe; i++ {
+		rank := int64(w.peerBeg[i]) - int64(ps) + 1
+		switch k {
+		case WinRowNumber:
+			out.AppendInt(int64(i - ps + 1))
+		case WinRank:
+			out.AppendInt(rank)
+		case WinDenseRank:
+			out.AppendInt(int64(w.groupIdx[i]) + 1)
+		case WinPercentRank:
+			if cnt <= 1 {
+				out.AppendFloat(0)
+			} else {
+				out.AppendFloat(float64(rank-1) / (cnt - 1))
+			}
+		case WinCumeDist:
+			out.AppendFloat(float64(int(w.peerEnd[i])-ps) / cnt)
+		}
+	}
+}
+
+// intArg reads an integer argument of row i (NULL: ok false).
+func (w *Window) intArg(col, i int) (int64, bool) {
+	v := w.data.Vecs[col]
+	if v.IsNull(i) {
+		return 0, false
+	}
+	if v.Type.Storage() == types.StoreFloat {
+		return int64(v.F64[i]), true
+	}
+	return v.I64[i], true
+}
+
+// ntile follows PostgreSQL's window_ntile: the bucket count is read at the
+// partition's first row (re-read while it is NULL), and the leading
+// buckets get one extra row when the rows do not divide evenly.
+func (w *Window) ntile(out *vec.Vector, f WindowFunc, ps, pe int) error {
+	total := int64(pe - ps)
+	var ntile, perBucket, boundary, remainder int64
+	for i := ps; i < pe; i++ {
+		if ntile == 0 {
+			nb, ok := w.intArg(f.Args[0], i)
+			if !ok {
+				out.AppendNull()
+				continue
+			}
+			if nb <= 0 {
+				return pgerr.New("22014", "argument of ntile must be greater than zero")
+			}
+			ntile, perBucket = 1, 0
+			boundary = total / nb
+			if boundary <= 0 {
+				boundary = 1
+			} else {
+				remainder = total % nb
+				if remainder != 0 {
+					boundary++
+				}
+			}
+		}
+		perBucket++
+		if boundary < perBucket {
+			if remainder != 0 && ntile == remainder {
+				remainder = 0
+				boundary--
+			}
+			ntile++
+			perBucket = 1
+		}
+		out.AppendInt(ntile)
+	}
+	return nil
+}
+
+func (w *Window) lagLead(out *vec.Vector, f WindowFunc, ps, pe int) error {
+	src := w.data.Vecs[f.Args[0]]
+	for i := ps; i < pe; i++ {
+		off := int64(1)
+		if len(f.Args) > 1 {
+			o, ok := w.intArg(f.Args[1], i)
+			if !ok {
+				out.AppendNull()
+				continue
+			}
+			off = o
+		}
+		if f.Kind == WinLag {
+			off = -off
+		}
+		t := int64(i) + off
+		switch {
+		case t >= int64(ps) && t < int64(pe):
+			out.AppendFrom(src, int(t))
+		case len(f.Args) > 2:
+			out.AppendFrom(w.data.Vecs[f.Args[2]], i)
+		default:
+			out.AppendNull()
+		}
+	}
+	return nil
+}
+
+func (w *Window) valueAt(out *vec.Vector, f WindowFunc, ps, pe int) error {
+	fr := f.Frame.resolved()
+	src := w.data.Vecs[f.Args[0]]
+	for i := ps; i < pe; i++ {
+		fs, fe, err := w.frame(fr, i, ps, pe)
+		if err != nil {
+			return err
+		}
+		var at int
+		switch f.Kind {
+		case WinFirstValue:
+			at = fs
+		case WinLastValue:
+			at = fe - 1
+		default:
+			nth, ok := w.intArg(f.Args[1], i)
+			if !ok {
+				out.AppendNull()
+				continue
+			}
+			if nth <= 0 {
+				return pgerr.New("22016", "argument of nth_value must be greater than zero")
+			}
+			at = fs + int(min(nth, int64(pe))) - 1
+		}
+		if fs >= fe || at < fs || at >= fe {
+			out.AppendNull()
+			continue
+		}
+		out.AppendFrom(src, at)
+	}
+	return nil
+}
+
+// frame returns row i's frame [fs, fe) within partition [ps, pe).
+func (w *Window) frame(f Frame, i, ps, pe int) (int, int, error) {
+	fs, err := w.bound(f, f.Start, true, i, ps, pe)
+	if err != nil {
+		return 0, 0, err
+	}
+	fe, err := w.bound(f, f.End, false, i, ps, pe)
+	if err != nil {
+		return 0, 0, err
+	}
+	if fe < fs {
+		fe = fs
+	}
+	return fs, fe, nil
+}
+
+// bound places one frame end: for a start, the first row in the frame; for
+// an end, one past the last.
+func (w *Window) bound(f Frame, b FrameBound, start bool, i, ps, pe int) (int, error) {
+	clamp := func(x int) int { return max(ps, min(pe, x)) }
+	if b.Offset < 0 || b.OffsetF < 0 || math.IsNaN(b.OffsetF) {
+		return 0, pgerr.New("22013", "frame starting or ending offset must not be negative")
+	}
+	switch b.Kind {
+	case BoundUnboundedPreceding:
+		return ps, nil
+	case BoundUnboundedFollowing:
+		return pe, nil
+	case BoundCurrentRow:
+		switch {
+		case f.Mode == FrameRows && start:
+			return i, nil
+		case f.Mode == FrameRows:
+			return i + 1, nil
+		case start:
+			return int(w.peerBeg[i]), nil
+		}
+		return int(w.peerEnd[i]), nil
+	}
+	off := b.Offset
+	if b.Kind == BoundPreceding {
+		off = -off
+	}
+	switch f.Mode {
+	case FrameRows:
+		if off > int64(pe) {
+			off = int64(pe)
+		}
+		if off < -int64(pe) {
+			off = -int64(pe)
+		}
+		t := i + int(off)
+		if !start {
+			t++
+		}
+		return clamp(t), nil
+	case FrameGroups:
+		g := int64(w.groupIdx[i]) + off
+		last := int64(w.groupIdx[pe-1])
+		switch {
+		case g < 0:
+			return ps, nil
+		case g > last:
+			return pe, nil
+		}
+		// find the start of peer group g by stepping from the current group
+		r := int(w.peerBeg[i])
+		for int64(w.groupIdx[r]) > g {
+			r = int(w.peerBeg[r-1])
+		}
+		for int64(w.groupIdx[r]) < g {
+			r = int(w.peerEnd[r])
+		}
+		if start {
+			return r, nil
+		}
+		return int(w.peerEnd[r]), nil
+	}
+	return w.rangeBound(b, start, i, ps, pe)
+}
+
+// rangeBound places a RANGE offset bound by binary search over the
+// partition's non-NULL order keys.
+func (w *Window) rangeBound(b FrameBound, start bool, i, ps, pe int) (int, error) {
+	if len(w.OrderBy) != 1 {
+		return 0, pgerr.New("42P20", "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column")
+	}
+	k := w.OrderBy[0]
+	v := w.data.Vecs[k.Col]
+	if v.IsNull(i) {
+		// a NULL key's frame is its peers
+		if start {
+			return int(w.peerBeg[i]), nil
+		}
+		return int(w.peerEnd[i]), nil
+	}
+	// the non-NULL rows of the partition
+	lo, hi := ps, pe
+	if v.Nulls != nil {
+		if k.NullsFirst {
+			for lo < hi && v.Nulls[lo] {
+				lo = int(w.peerEnd[lo])
+			}
+		} else {
+			for hi > lo && v.Nulls[hi-1] {
+				hi = int(w.peerBeg[hi-1])
+			}
+		}
+	}
+	// "PRECEDING" moves against the sort direction
+	back := b.Kind == BoundPreceding
+	var before func(r int) bool // row r sorts before the bound value
+	switch v.Type.Storage() {
+	case types.StoreInt:
+		x := v.I64[i]
+		d := b.Offset
+		var t int64
+		up := back == k.Desc // target value above x
+		if up {
+			t = x + d
+			if t < x {
+				t = math.MaxInt64
+			}
+		} else {
+			t = x - d
+			if t > x {
+				t = math.MinInt64
+			}
+		}
+		xs := v.I64
+		if k.Desc {
+			if start {
+				before = func(r int) bool { return xs[r] > t }
+			} else {
+				before = func(r int) bool { return xs[r] >= t }
+			}
+		} else if start {
+			before = func(r int) bool { return xs[r] < t }
+		} else {
+			before = func(r int) bool { return xs[r] <= t }
+		}
+	case types.StoreFloat:
+		x := v.F64[i]
+		d := b.OffsetF
+		if d == 0 && b.Offset != 0 {
+			d = float64(b.Offset)
+		}
+		t := x - d
+		if back == k.Desc {
+			t = x + d
+		}
+		xs := v.F64
+		if k.Desc {
+			if start {
+				before = func(r int) bool { return CompareFloat(xs[r], t) > 0 }
+			} else {
+				before = func(r int) bool { return CompareFloat(xs[r], t) >= 0 }
+			}
+		} else if start {
+			before = func(r int) bool { return CompareFloat(xs[r], t) < 0 }
+		} else {
+			before = func(r int) bool { return CompareFloat(xs[r], t) <= 0 }
+		}
+	default:
+		return 0, pgerr.New(pgerr.FeatureNotSupported, "RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s", v.Type)
+	}
+	return lo + sort.Search(hi-lo, func(r int) bool { return !before(lo + r) }), nil
+}
+
+// aggregate evaluates an aggregate over each row's frame in [ps, pe).
+func (w *Window) aggregate(out *vec.Vector, f WindowFunc, ps, pe int) error {
+	a := f.Agg
+	t, err := aggOut(a)
+	if err != nil {
+		return err
+	}
+	fn, err := newAggFn(a, t)
+	if err != nil {
+		return err
+	}
+	fn.grow(1)
+	inv, canInvert := fn.(invertible)
+	fr := f.Frame.resolved()
+	var filt []int32 // rows passing FILTER, ascending
+	if a.Filter > 0 {
+		fv := w.data.Vecs[a.Filter-1]
+		for i := ps; i < pe; i++ {
+			if fv.B[i] && !fv.IsNull(i) {
+				filt = append(filt, int32(i))
+			}
+		}
+	}
+	in := aggIn{gids: w.zeros}
+	if a.Kind != AggCountStar {
+		in.v = w.data.Vecs[a.Arg]
+	}
+	if a.Kind == AggStringAgg {
+		in.v2 = w.data.Vecs[a.Arg2]
+	}
+	rowsOf := func(lo, hi int) {
+		if a.Filter > 0 {
+			l := sort.Search(len(filt), func(k int) bool { return int(filt[k]) >= lo })
+			h := sort.Search(len(filt), func(k int) bool { return int(filt[k]) >= hi })
+			in.rows, in.all = filt[l:h], false
+			return
+		}
+		in.rows, in.all = w.iota[lo:hi], lo == 0
+	}
+	curS, curE := ps, ps
+	prevS, prevE := -1, -1
+	for i := ps; i < pe; i++ {
+		fs, fe, err := w.frame(fr, i, ps, pe)
+		if err != nil {
+			return err
+		}
+		if fs == prevS && fe == prevE {
+			out.AppendFrom(out, out.Len()-1)
+			continue
+		}
+		switch {
+		case fs == curS && fe >= curE:
+			rowsOf(curE, fe)
+			if err := fn.update(&in); err != nil {
+				return err
+			}
+		case canInvert && fs >= curS && fs <= curE && fe >= curE:
+			rowsOf(curS, fs)
+			if err := inv.remove(&in); err != nil {
+				return err
+			}
+			rowsOf(curE, fe)
+			if err := fn.update(&in); err != nil {
+				return err
+			}
+		default:
+			fn.reset(0)
+			rowsOf(fs, fe)
+			if err := fn.update(&in); err != nil {
+				return err
+			}
+		}
+		curS, curE = fs, fe
+		prevS, prevE = fs, fe
+		if err := fn.final(out, 0, 1); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,263 @@
+package sql
+
+import (
+	"context"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/types"
+)
+
+// queryCtx is the state of planning one statement: parameters, the CTEs in
+// scope, and whether we only describe (no files listed, nothing run).
+type queryCtx struct {
+	s            *Session
+	ctx          context.Context
+	params       *params
+	env          *exec.Env
+	describeOnly bool
+	ctes         []map[string]*cteDef // innermost last
+	// subCols maps correlated scalar subqueries, already joined in, to the
+	// column holding their value
+	subCols map[*pg.SubLink]exec.Expr
+}
+
+// cteDef is a WITH entry; each reference plans it afresh (inlining), which
+// keeps scans pruned per use.
+type cteDef struct {
+	name      string
+	query     *pg.Node
+	colps     []string
+	recursive bool
+	work      *exec.WorkTable // set while planning the recursive term
+	cols      []Column        // the recursive CTE's columns
+}
+
+func (s *Session) newQueryCtx(ctx context.Context, p *params, describeOnly bool) *queryCtx {
+	if p == nil {
+		p = &params{}
+	}
+	return &queryCtx{s: s, ctx: ctx, params: p, env: s.newEnv(), describeOnly: describeOnly, subCols: map[*pg.SubLink]exec.Expr{}}
+}
+
+func (qc *queryCtx) binder() *binder {
+	return &binder{sess: qc.s, env: qc.env, params: qc.params, qc: qc}
+}
+
+// planQuery plans a top-level SELECT.
+func (s *Session) planQuery(ctx context.Context, sel *pg.SelectStmt, p *params, describeOnly bool) (*query, error) {
+	return s.newQueryCtx(ctx, p, describeOnly).planSelect(sel)
+}
+
+func (qc *queryCtx) lookupCTE(name string) *cteDef {
+	for i := len(qc.ctes) - 1; i >= 0; i-- {
+		if c, ok := qc.ctes[i][name]; ok {
+			return c
+		}
+	}
+	return nil
+}
+
+// planSelect plans any SELECT: WITH, set operations, VALUES or a simple select.
+func (qc *queryCtx) planSelect(sel *pg.SelectStmt) (*query, error) {
+	if sel.WithClause != nil {
+		frame := map[string]*cteDef{}
+		qc.ctes = append(qc.ctes, frame)
+		defer func() { qc.ctes = qc.ctes[:len(qc.ctes)-1] }()
+		for _, c := range sel.WithClause.Ctes {
+			cte := c.GetCommonTableExpr()
+			if _, dup := frame[cte.Ctename]; dup {
+				return nil, errAt(pgerr.New(pgerr.DuplicateAlias, "WITH query name \"%s\" specified more than once", cte.Ctename), cte.Location)
+			}
+			frame[cte.Ctename] = &cteDef{name: cte.Ctename, query: cte.Ctequery, colps: strNodes(cte.Aliascolnames), recursive: sel.WithClause.Recursive}
+		}
+		inner := proto.Clone(sel).(*pg.SelectStmt)
+		inner.WithClause = nil
+		return qc.planSelect(inner)
+	}
+	if sel.Op != pg.SetOperation_SETOP_NONE {
+		return qc.planSetOp(sel)
+	}
+	if len(sel.ValuesLists) > 0 {
+		q, err := qc.s.planValues(qc.binder(), sel.ValuesLists)
+		if err != nil {
+			return nil, err
+		}
+		if len(sel.SortClause) > 0 || sel.LimitCount != nil || sel.LimitOffset != nil {
+			return qc.orderLimit(sel, q)
+		}
+		return q, nil
+	}
+	return qc.s.planSimple(qc, sel)
+}
+
+// orderLimit applies ORDER BY / LIMIT of a set operation or VALUES to its output.
+func (qc *queryCtx) orderLimit(sel *pg.SelectStmt, q *query) (*query, error) {
+	sc := &scope{}
+	names := make([]string, len(q.cols))
+	outs := make([]exec.Expr, len(q.cols))
+	for i, c := range q.cols {
+		sc.cols = append(sc.cols, scopeCol{Name: c.Name, T: c.Type})
+		names[i] = c.Name
+		outs[i] = &exec.ColRef{Idx: i, T: c.Type}
+	}
+	b := qc.binder()
+	hidden, keys, err := qc.s.bindOrder(sel, names, outs, func(n *pg.Node) (exec.Expr, error) { return b.bind(n, sc) })
+	if err != nil {
+		return nil, err
+	}
+	bare := &pg.SelectStmt{SortClause: sel.SortClause, LimitCount: sel.LimitCount, LimitOffset: sel.LimitOffset, LimitOption: sel.LimitOption}
+	return qc.s.finish(bare, b, q.op, names, outs, hidden, keys, q.scans, nil)
+}
+
+// planSetOp plans UNION / INTERSECT / EXCEPT [ALL].
+func (qc *queryCtx) planSetOp(sel *pg.SelectStmt) (*query, error) {
+	l, err := qc.planSelect(sel.Larg)
+	if err != nil {
+		return nil, err
+	}
+	r, err := qc.planSelect(sel.Rarg)
+	if err != nil {
+		return nil, err
+	}
+	opName := map[pg.SetOperation]string{pg.SetOperation_SETOP_UNION: "UNION", pg.SetOperation_SETOP_INTERSECT: "INTERSECT", pg.SetOperation_SETOP_EXCEPT: "EXCEPT"}[sel.Op]
+	if len(l.cols) != len(r.cols) {
+		return nil, pgerr.New(pgerr.SyntaxError, "each %s query must have the same number of columns", opName)
+	}
+	b := qc.binder()
+	lcast, rcast := make([]exec.Expr, len(l.cols)), make([]exec.Expr, len(r.cols))
+	cols := make([]Column, len(l.cols))
+	for i := range l.cols {
+		le := exec.Expr(&exec.ColRef{Idx: i, T: l.cols[i].Type})
+		re := exec.Expr(&exec.ColRef{Idx: i, T: r.cols[i].Type})
+		t, err := commonType([]exec.Expr{le, re}, opName, -1)
+		if err != nil {
+			return nil, err
+		}
+		if t.ID == types.Unknown {
+			t = types.TextT
+		}
+		if lcast[i], err = b.cast(le, t, false, -1); err != nil {
+			return nil, err
+		}
+		if rcast[i], err = b.cast(re, t, false, -1); err != nil {
+			return nil, err
+		}
+		cols[i] = Column{Name: l.cols[i].Name, Type: t}
+	}
+	lop := exec.Operator(&exec.Project{Env: qc.env, Input: l.op, Exprs: lcast})
+	rop := exec.Operator(&exec.Project{Env: qc.env, Input: r.op, Exprs: rcast})
+	var op exec.Operator
+	switch sel.Op {
+	case pg.SetOperation_SETOP_UNION:
+		op = &exec.Append{Inputs: []exec.Operator{lop, rop}}
+		if !sel.All {
+			op = &exec.HashAgg{Input: op, NGroup: len(cols)}
+		}
+	case pg.SetOperation_SETOP_INTERSECT:
+		op = &exec.SetOp{Left: lop, Right: rop, Intersect: true, All: sel.All}
+	default:
+		op = &exec.SetOp{Left: lop, Right: rop, All: sel.All}
+	}
+	q := &query{op: op, cols: cols, scans: append(l.scans, r.scans...)}
+	if len(sel.SortClause) > 0 || sel.LimitCount != nil || sel.LimitOffset != nil {
+		return qc.orderLimit(sel, q)
+	}
+	return q, nil
+}
+
+// planRecursive plans WITH RECURSIVE name AS (base UNION [ALL] step).
+func (qc *queryCtx) planRecursive(cte *cteDef, sel *pg.SelectStmt) (*query, error) {
+	if sel.Op != pg.SetOperation_SETOP_UNION || !referencesName(sel.Rarg, cte.name) {
+		return qc.planSelect(sel)
+	}
+	base, err := qc.planSelect(sel.Larg)
+	if err != nil {
+		return nil, err
+	}
+	cols := append([]Column{}, base.cols...)
+	ts := make([]types.T, len(cols))
+	for i := range cols {
+		if i < len(cte.colps) {
+			cols[i].Name = cte.colps[i]
+		}
+		if cols[i].Type.ID == types.Unknown {
+			cols[i].Type = types.TextT
+		}
+		ts[i] = cols[i].Type
+	}
+	work := &exec.WorkTable{T: ts}
+	// the step is re-planned at every iteration, after this WITH's planning
+	// has returned: keep the CTEs it sees
+	stack := append([]map[string]*cteDef{}, qc.ctes...)
+	step := func() (exec.Operator, error) {
+		saved := qc.ctes
+		qc.ctes = stack
+		cte.work, cte.cols = work, cols
+		defer func() { cte.work, qc.ctes = nil, saved }()
+		q, err := qc.planSelect(sel.Rarg)
+		if err != nil {
+			return nil, err
+		}
+		if len(q.cols) != len(cols) {
+			return nil, pgerr.New(pgerr.SyntaxError, "each UNION query must have the same number of columns")
+		}
+		b := qc.binder()
+		casts := make([]exec.Expr, len(cols))
+		for i, c := range q.cols {
+			if casts[i], err = b.cast(&exec.ColRef{Idx: i, T: c.Type}, ts[i], false, -1); err != nil {
+				return nil, err
+			}
+		}
+		return &exec.Project{Env: qc.env, Input: q.op, Exprs: casts}, nil
+	}
+	// plan the step once now so errors surface at planning time
+	first, err := step()
+	if err != nil {
+		return nil, err
+	}
+	first.Close()
+	b := qc.binder()
+	casts := make([]exec.Expr, len(cols))
+	for i, c := range base.cols {
+		if casts[i], err = b.cast(&exec.ColRef{Idx: i, T: c.Type}, ts[i], false, -1); err != nil {
+			return nil, err
+		}
+	}
+	op := &exec.RecursiveUnion{Base: &exec.Project{Env: qc.env, Input: base.op, Exprs: casts}, Step: step, Work: work, All: sel.All}
+	return &query{op: op, cols: cols, scans: base.scans}, nil
+}
+
+// referencesName reports whether a query mentions relation name anywhere.
+func referencesName(sel *pg.SelectStmt, name string) bool {
+	found := false
+	var visit func(m protoreflect.Message)
+	visit = func(m protoreflect.Message) {
+		if found {
+			return
+		}
+		if rv, ok := m.Interface().(*pg.RangeVar); ok && rv.Schemaname == "" && rv.Relname == name {
+			found = true
+			return
+		}
+		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			switch {
+			case fd.IsList() && fd.Message() != nil:
+				l := v.List()
+				for i := 0; i < l.Len(); i++ {
+					visit(l.Get(i).Message())
+				}
+			case fd.Message() != nil && !fd.IsMap():
+				visit(v.Message())
+			}
+			return !found
+		})
+	}
+	visit(sel.ProtoReflect())
+	return found
+}

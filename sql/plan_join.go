@@ -1,0 +1,387 @@
+package sql
+
+import (
+	"math"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/types"
+)
+
+// splitAnd flattens a WHERE tree into its AND-ed conjuncts.
+func splitAnd(n *pg.Node) []*pg.Node {
+	if n == nil {
+		return nil
+	}
+	if be := n.GetBoolExpr(); be != nil && be.Boolop == pg.BoolExprType_AND_EXPR {
+		var out []*pg.Node
+		for _, a := range be.Args {
+			out = append(out, splitAnd(a)...)
+		}
+		return out
+	}
+	return []*pg.Node{n}
+}
+
+func hasSubLink(n *pg.Node) bool {
+	found := false
+	walk(n, func(x *pg.Node) bool {
+		if x.GetSubLink() != nil {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// columnRefs lists the column references of n outside subqueries.
+func columnRefs(n *pg.Node) []*pg.ColumnRef {
+	var out []*pg.ColumnRef
+	walk(n, func(x *pg.Node) bool {
+		if cr := x.GetColumnRef(); cr != nil {
+			out = append(out, cr)
+		}
+		return x.GetSubLink() == nil
+	})
+	return out
+}
+
+func refNames(cr *pg.ColumnRef) (string, string, bool) {
+	var names []string
+	for _, f := range cr.Fields {
+		s := f.GetString_()
+		if s == nil {
+			return "", "", false
+		}
+		names = append(names, s.Sval)
+	}
+	switch len(names) {
+	case 1:
+		return "", names[0], true
+	case 0:
+		return "", "", false
+	}
+	return names[len(names)-2], names[len(names)-1], true
+}
+
+func (sc *scope) resolves(table, col string) bool {
+	for _, c := range sc.cols {
+		if c.Name == col && (table == "" || c.Table == table) {
+			return true
+		}
+	}
+	return false
+}
+
+// refItems returns which items the column references of n resolve to;
+// outer is true when some reference resolves in none of them.
+func refItems(n *pg.Node, items []*source) (map[int]bool, bool) {
+	set := map[int]bool{}
+	outer := false
+	for _, cr := range columnRefs(n) {
+		t, c, ok := refNames(cr)
+		if !ok {
+			continue
+		}
+		hit := false
+		for i, it := range items {
+			if it.sc.resolves(t, c) {
+				set[i] = true
+				hit = true
+			}
+		}
+		if !hit {
+			outer = true
+		}
+	}
+	return set, outer
+}
+
+func subset(a map[int]bool, b map[int]bool) bool {
+	for k := range a {
+		if !b[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// flattenFrom plans FROM items; inner and cross joins are flattened into the
+// item list with their ON conditions returned as conjuncts so the join order
+// is chosen freely; outer joins stay as planned units.
+func (qc *queryCtx) flattenFrom(from []*pg.Node) ([]*source, []*pg.Node, error) {
+	var items []*source
+	var conj []*pg.Node
+	var add func(n *pg.Node) error
+	add = func(n *pg.Node) error {
+		if j := n.GetJoinExpr(); j != nil && j.Jointype == pg.JoinType_JOIN_INNER && len(j.UsingClause) == 0 && !j.IsNatural {
+			if err := add(j.Larg); err != nil {
+				return err
+			}
+			if err := add(j.Rarg); err != nil {
+				return err
+			}
+			conj = append(conj, splitAnd(j.Quals)...)
+			return nil
+		}
+		src, err := qc.planFromItem(n)
+		if err != nil {
+			return err
+		}
+		items = append(items, src)
+		return nil
+	}
+	for _, n := range from {
+		if err := add(n); err != nil {
+			return nil, nil, err
+		}
+	}
+	return items, conj, nil
+}
+
+// planFromWhere plans FROM and WHERE together: filters pushed to the items
+// they reference, a greedy join order over equi-join predicates (the largest
+// input probes, smaller ones are built into hash tables), then subquery
+// predicates as semi/anti joins.
+func (qc *queryCtx) planFromWhere(from []*pg.Node, where *pg.Node) (*source, error) {
+	if len(from) == 0 {
+		src := &source{op: &exec.Values{Env: qc.env, Rows: [][]exec.Expr{{}}}, sc: &scope{}, rows: 1}
+		return qc.applyConjuncts(src, splitAnd(where))
+	}
+	items, conj, err := qc.flattenFrom(from)
+	if err != nil {
+		return nil, err
+	}
+	conj = append(conj, splitAnd(where)...)
+	return qc.joinItems(items, conj)
+}
+
+func (qc *queryCtx) joinItems(items []*source, conj []*pg.Node) (*source, error) {
+	type pred struct {
+		n    *pg.Node
+		refs map[int]bool
+		used bool
+	}
+	var preds []*pred
+	var late []*pg.Node
+	for _, c := range conj {
+		if hasSubLink(c) {
+			late = append(late, c)
+			continue
+		}
+		refs, _ := refItems(c, items)
+		preds = append(preds, &pred{n: c, refs: refs})
+	}
+	// single-item filters go right above their item (and prune its files)
+	for _, p := range preds {
+		if len(p.refs) != 1 {
+			continue
+		}
+		for i := range p.refs {
+			var err error
+			if items[i], err = qc.filter(items[i], p.n); err != nil {
+				return nil, err
+			}
+		}
+		p.used = true
+	}
+	// greedy left-deep join order
+	inCur := map[int]bool{}
+	start := 0
+	for i, it := range items {
+		if it.rows > items[start].rows {
+			start = i
+		}
+	}
+	cur := items[start]
+	inCur[start] = true
+	for len(inCur) < len(items) {
+		best, bestConnected := -1, false
+		for i, it := range items {
+			if inCur[i] {
+				continue
+			}
+			connected := false
+			for _, p := range preds {
+				if p.used || !p.refs[i] {
+					continue
+				}
+				others := map[int]bool{}
+				for k := range p.refs {
+					if k != i {
+						others[k] = true
+					}
+				}
+				if len(others) > 0 && subset(others, inCur) && isEquality(p.n) {
+					connected = true
+				}
+			}
+			if best < 0 || (connected && !bestConnected) || (connected == bestConnected && it.rows < items[best].rows) {
+				best, bestConnected = i, connected
+			}
+		}
+		right := items[best]
+		joined := map[int]bool{best: true}
+		for k := range inCur {
+			joined[k] = true
+		}
+		var lkeys, rkeys []exec.Expr
+		var extras []*pg.Node
+		for _, p := range preds {
+			if p.used || !p.refs[best] || !subset(p.refs, joined) {
+				continue
+			}
+			p.used = true
+			if lk, rk, ok, err := qc.equiKeys(p.n, cur.sc, right.sc); err != nil {
+				return nil, err
+			} else if ok {
+				lkeys, rkeys = append(lkeys, lk), append(rkeys, rk)
+				continue
+			}
+			extras = append(extras, p.n)
+		}
+		sc := concatScope(cur.sc, right.sc)
+		rows := math.Max(cur.rows, right.rows)
+		var op exec.Operator
+		if len(lkeys) > 0 {
+			op = &exec.HashJoin{Env: qc.env, Left: cur.op, Right: right.op, LeftKeys: lkeys, RightKeys: rkeys, Type: exec.JoinInner}
+		} else {
+			op = &exec.NestedLoopJoin{Env: qc.env, Left: cur.op, Right: right.op, Type: exec.JoinInner}
+			rows = cur.rows * right.rows
+		}
+		cur = &source{op: op, sc: sc, scans: append(append([]*exec.TableScan{}, cur.scans...), right.scans...), rows: rows}
+		inCur[best] = true
+		for _, e := range extras {
+			var err error
+			if cur, err = qc.filter(cur, e); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, p := range preds {
+		if !p.used {
+			var err error
+			if cur, err = qc.filter(cur, p.n); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return qc.applyConjuncts(cur, late)
+}
+
+func concatScope(a, b *scope) *scope {
+	return &scope{cols: append(append([]scopeCol{}, a.cols...), b.cols...)}
+}
+
+func isEquality(n *pg.Node) bool {
+	a := n.GetAExpr()
+	if a == nil || a.Kind != pg.A_Expr_Kind_AEXPR_OP || a.Lexpr == nil {
+		return false
+	}
+	names := strNodes(a.Name)
+	return len(names) > 0 && names[len(names)-1] == "="
+}
+
+// equiKeys recognises "l = r" where one side resolves in ls only and the
+// other in rs only, returning both bound and cast to a common type.
+func (qc *queryCtx) equiKeys(n *pg.Node, ls, rs *scope) (exec.Expr, exec.Expr, bool, error) {
+	if !isEquality(n) {
+		return nil, nil, false, nil
+	}
+	a := n.GetAExpr()
+	only := func(x *pg.Node, sc *scope) bool {
+		crs := columnRefs(x)
+		if len(crs) == 0 || hasSubLink(x) {
+			return false
+		}
+		for _, cr := range crs {
+			t, c, ok := refNames(cr)
+			if !ok || !sc.resolves(t, c) {
+				return false
+			}
+		}
+		return true
+	}
+	lx, rx := a.Lexpr, a.Rexpr
+	switch {
+	case only(lx, ls) && only(rx, rs) && !only(lx, rs) && !only(rx, ls):
+	case only(rx, ls) && only(lx, rs) && !only(rx, rs) && !only(lx, ls):
+		lx, rx = rx, lx
+	default:
+		return nil, nil, false, nil
+	}
+	b := qc.binder()
+	le, err := b.bind(lx, ls)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	re, err := b.bind(rx, rs)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	cmp, err := b.binaryOp("=", le, re, a.Location)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	c, ok := cmp.(*exec.Cmp)
+	if !ok {
+		return nil, nil, false, nil
+	}
+	// the comparison may have cast its sides; hash keys must share a type
+	lt, rt := c.L.Type(), c.R.Type()
+	if lt != rt {
+		if lt.ID != types.Numeric || rt.ID != types.Numeric {
+			return nil, nil, false, nil
+		}
+		t := types.NumericAnyT
+		if lt.Scale >= 0 && rt.Scale >= 0 {
+			t = types.T{ID: types.Numeric, Precision: 18, Scale: max(lt.Scale, rt.Scale)}
+		}
+		l2, err := b.cast(c.L, t, false, -1)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		r2, err := b.cast(c.R, t, false, -1)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		return l2, r2, true, nil
+	}
+	return c.L, c.R, true, nil
+}
+
+// filter binds a predicate over src and filters it, pruning files of a
+// single base table by it.
+func (qc *queryCtx) filter(src *source, n *pg.Node) (*source, error) {
+	b := qc.binder()
+	b.noAggMsg = "aggregate functions are not allowed in WHERE"
+	pred, err := b.bind(n, src.sc)
+	if err != nil {
+		return nil, err
+	}
+	if pred, err = b.coerceBool(pred, n, "argument of WHERE"); err != nil {
+		return nil, err
+	}
+	if src.ref != nil {
+		pushFilters(src.ref, pred)
+	}
+	out := *src
+	out.op = &exec.Filter{Env: qc.env, Input: src.op, Pred: pred}
+	out.rows = src.rows * 0.3
+	return &out, nil
+}
+
+// applyConjuncts applies predicates that contain subqueries.
+func (qc *queryCtx) applyConjuncts(cur *source, conj []*pg.Node) (*source, error) {
+	for _, c := range conj {
+		var err error
+		if cur, err = qc.subqueryConjunct(cur, c); err != nil {
+			return nil, err
+		}
+	}
+	return cur, nil
+}
+
+var _ = pgerr.New

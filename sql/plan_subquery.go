@@ -1,0 +1,601 @@
+package sql
+
+import (
+	"context"
+
+	"google.golang.org/protobuf/proto"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/types"
+)
+
+// Subqueries are planned as joins, never run per outer row:
+//   - EXISTS / NOT EXISTS / IN / NOT IN predicates become semi and anti joins
+//     whose keys are the correlated equalities and whose residual holds the
+//     other correlated predicates;
+//   - a correlated scalar aggregate subquery becomes a grouped derived table
+//     (grouped by its correlation keys) left-joined to the outer rows, or, for
+//     non-equality correlation, an outer join of numbered outer rows grouped
+//     back by row number;
+//   - uncorrelated subqueries elsewhere in expressions run once, at planning.
+
+// standalone plans sel without any outer scope; ok is false when it
+// references outer columns (it is correlated).
+func (qc *queryCtx) standalone(sel *pg.SelectStmt) (*query, bool, error) {
+	sub := *qc
+	q, err := sub.planSelect(sel)
+	if err != nil {
+		if pe, ok := pgerr.As(err); ok && (pe.Code == pgerr.UndefinedColumn || (pe.Code == pgerr.UndefinedTable && len(pe.Message) > 7 && pe.Message[:7] == "missing")) {
+			return nil, false, nil
+		}
+		return nil, false, err
+	}
+	return q, true, nil
+}
+
+// correlated splits a correlated subquery: its FROM items joined with the
+// predicates that only reference them, and the predicates that reach out.
+type correlated struct {
+	inner *source
+	outer []*pg.Node
+}
+
+func (qc *queryCtx) splitCorrelated(sel *pg.SelectStmt) (*correlated, error) {
+	if sel.Op != pg.SetOperation_SETOP_NONE || sel.WithClause != nil || len(sel.ValuesLists) > 0 {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "correlated subqueries with set operations, WITH or VALUES are not supported yet")
+	}
+	items, conj, err := qc.flattenFrom(sel.FromClause)
+	if err != nil {
+		return nil, err
+	}
+	conj = append(conj, splitAnd(sel.WhereClause)...)
+	var inner, outer []*pg.Node
+	for _, c := range conj {
+		_, out := refItems(c, items)
+		if out {
+			outer = append(outer, c)
+		} else {
+			inner = append(inner, c)
+		}
+	}
+	var src *source
+	if len(items) == 0 {
+		src = &source{op: &exec.Values{Env: qc.env, Rows: [][]exec.Expr{{}}}, sc: &scope{}, rows: 1}
+		src, err = qc.applyConjuncts(src, inner)
+	} else {
+		src, err = qc.joinItems(items, inner)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &correlated{inner: src, outer: outer}, nil
+}
+
+// joinCorrelated binds the correlated predicates between cur (outer) and
+// inner: equalities become hash keys, the rest one residual predicate over
+// outer ++ inner columns.
+func (qc *queryCtx) joinCorrelated(cur, inner *source, preds []*pg.Node) ([]exec.Expr, []exec.Expr, exec.Expr, error) {
+	var lkeys, rkeys []exec.Expr
+	var rest []exec.Expr
+	both := concatScope(cur.sc, inner.sc)
+	for _, p := range preds {
+		if hasSubLink(p) {
+			return nil, nil, nil, pgerr.New(pgerr.FeatureNotSupported, "nested correlated subqueries are not supported yet")
+		}
+		lk, rk, ok, err := qc.equiKeys(p, cur.sc, inner.sc)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if ok {
+			lkeys, rkeys = append(lkeys, lk), append(rkeys, rk)
+			continue
+		}
+		b := qc.binder()
+		e, err := b.bind(p, innerFirst(inner.sc, cur.sc))
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if e, err = b.coerceBool(e, p, "argument of WHERE"); err != nil {
+			return nil, nil, nil, err
+		}
+		rest = append(rest, remapInnerFirst(e, len(inner.sc.cols), len(cur.sc.cols)))
+	}
+	_ = both
+	var extra exec.Expr
+	if len(rest) == 1 {
+		extra = rest[0]
+	} else if len(rest) > 1 {
+		extra = &exec.Logic{And: true, Args: rest}
+	}
+	return lkeys, rkeys, extra, nil
+}
+
+// innerFirst is the scope a correlated predicate binds in: the subquery's
+// own columns shadow the outer ones, as SQL scoping requires.
+func innerFirst(inner, outer *scope) *scope { return concatScope(inner, outer) }
+
+// remapInnerFirst turns column indexes of (inner ++ outer) into (outer ++ inner).
+func remapInnerFirst(e exec.Expr, nInner, nOuter int) exec.Expr {
+	return exec.MapColumns(e, func(i int) int {
+		if i < nInner {
+			return nOuter + i
+		}
+		return i - nInner
+	})
+}
+
+// subqueryConjunct applies one WHERE conjunct that contains a subquery.
+func (qc *queryCtx) subqueryConjunct(cur *source, n *pg.Node) (*source, error) {
+	not := false
+	x := n
+	if be := x.GetBoolExpr(); be != nil && be.Boolop == pg.BoolExprType_NOT_EXPR {
+		not, x = true, be.Args[0]
+	}
+	if sl := x.GetSubLink(); sl != nil {
+		sel := sl.Subselect.GetSelectStmt()
+		switch sl.SubLinkType {
+		case pg.SubLinkType_EXISTS_SUBLINK:
+			if _, ok, err := qc.standalone(sel); err != nil {
+				return nil, err
+			} else if !ok {
+				return qc.existsJoin(cur, sel, nil, not)
+			}
+		case pg.SubLinkType_ANY_SUBLINK:
+			if op := strNodes(sl.OperName); len(op) == 0 || op[len(op)-1] == "=" {
+				return qc.inJoin(cur, sl, sel, not)
+			}
+		}
+	}
+	// anything else: bind with subqueries resolved (correlated scalar
+	// subqueries become joins first)
+	cur, err := qc.prepareScalarSubLinks(cur, n)
+	if err != nil {
+		return nil, err
+	}
+	return qc.filter(cur, n)
+}
+
+func (qc *queryCtx) joinType(anti, nullAware bool) exec.JoinType {
+	switch {
+	case anti && nullAware:
+		return exec.JoinAntiNullAware
+	case anti:
+		return exec.JoinAnti
+	}
+	return exec.JoinSemi
+}
+
+func (qc *queryCtx) semiAnti(cur, inner *source, lkeys, rkeys []exec.Expr, extra exec.Expr, typ exec.JoinType) *source {
+	var op exec.Operator
+	if len(lkeys) > 0 {
+		op = &exec.HashJoin{Env: qc.env, Left: cur.op, Right: inner.op, LeftKeys: lkeys, RightKeys: rkeys, Extra: extra, Type: typ}
+	} else {
+		op = &exec.NestedLoopJoin{Env: qc.env, Left: cur.op, Right: inner.op, On: extra, Type: typ}
+	}
+	return &source{op: op, sc: cur.sc, scans: append(append([]*exec.TableScan{}, cur.scans...), inner.scans...), rows: cur.rows * 0.5}
+}
+
+// existsJoin plans [NOT] EXISTS (correlated) and, with test set, [NOT] IN.
+func (qc *queryCtx) existsJoin(cur *source, sel *pg.SelectStmt, test *pg.Node, anti bool) (*source, error) {
+	if len(sel.GroupClause) > 0 || sel.HavingClause != nil || sel.LimitCount != nil || len(sel.DistinctClause) > 0 {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "correlated EXISTS/IN subqueries with GROUP BY, HAVING, LIMIT or DISTINCT are not supported yet")
+	}
+	cr, err := qc.splitCorrelated(sel)
+	if err != nil {
+		return nil, err
+	}
+	lkeys, rkeys, extra, err := qc.joinCorrelated(cur, cr.inner, cr.outer)
+	if err != nil {
+		return nil, err
+	}
+	if test != nil {
+		if len(sel.TargetList) != 1 {
+			return nil, pgerr.New(pgerr.SyntaxError, "subquery has too many columns")
+		}
+		if anti {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "correlated NOT IN subqueries are not supported yet; use NOT EXISTS")
+		}
+		b := qc.binder()
+		l, err := b.bind(test, cur.sc)
+		if err != nil {
+			return nil, err
+		}
+		r, err := b.bind(sel.TargetList[0].GetResTarget().Val, cr.inner.sc)
+		if err != nil {
+			return nil, err
+		}
+		lk, rk, err := qc.keyPair(l, r)
+		if err != nil {
+			return nil, err
+		}
+		lkeys, rkeys = append(lkeys, lk), append(rkeys, rk)
+	}
+	return qc.semiAnti(cur, cr.inner, lkeys, rkeys, extra, qc.joinType(anti, false)), nil
+}
+
+// keyPair casts two join keys to a common type.
+func (qc *queryCtx) keyPair(l, r exec.Expr) (exec.Expr, exec.Expr, error) {
+	b := qc.binder()
+	cmp, err := b.binaryOp("=", l, r, -1)
+	if err != nil {
+		return nil, nil, err
+	}
+	c := cmp.(*exec.Cmp)
+	if c.L.Type() == c.R.Type() {
+		return c.L, c.R, nil
+	}
+	t := types.NumericAnyT
+	if c.L.Type().Scale >= 0 && c.R.Type().Scale >= 0 {
+		t = types.T{ID: types.Numeric, Precision: 18, Scale: max(c.L.Type().Scale, c.R.Type().Scale)}
+	}
+	lk, err := b.cast(c.L, t, false, -1)
+	if err != nil {
+		return nil, nil, err
+	}
+	rk, err := b.cast(c.R, t, false, -1)
+	return lk, rk, err
+}
+
+// inJoin plans x [NOT] IN (subquery).
+func (qc *queryCtx) inJoin(cur *source, sl *pg.SubLink, sel *pg.SelectStmt, anti bool) (*source, error) {
+	if sl.Testexpr.GetRowExpr() != nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "row-valued IN subqueries are not supported yet")
+	}
+	q, ok, err := qc.standalone(sel)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return qc.existsJoin(cur, sel, sl.Testexpr, anti)
+	}
+	if len(q.cols) != 1 {
+		return nil, errAt(pgerr.New(pgerr.SyntaxError, "subquery has too many columns"), sl.Location)
+	}
+	b := qc.binder()
+	l, err := b.bind(sl.Testexpr, cur.sc)
+	if err != nil {
+		return nil, err
+	}
+	lk, rk, err := qc.keyPair(l, &exec.ColRef{Idx: 0, T: q.cols[0].Type})
+	if err != nil {
+		return nil, err
+	}
+	inner := &source{op: q.op, sc: &scope{cols: []scopeCol{{Name: q.cols[0].Name, T: q.cols[0].Type}}}, scans: q.scans}
+	return qc.semiAnti(cur, inner, []exec.Expr{lk}, []exec.Expr{rk}, nil, qc.joinType(anti, anti)), nil
+}
+
+// prepareScalarSubLinks turns every correlated scalar subquery in n into
+// columns joined onto cur, remembered for the binder.
+func (qc *queryCtx) prepareScalarSubLinks(cur *source, n *pg.Node) (*source, error) {
+	var links []*pg.SubLink
+	walk(n, func(x *pg.Node) bool {
+		if sl := x.GetSubLink(); sl != nil {
+			if sl.SubLinkType == pg.SubLinkType_EXPR_SUBLINK || sl.SubLinkType == pg.SubLinkType_EXISTS_SUBLINK {
+				links = append(links, sl)
+			}
+			return false
+		}
+		return true
+	})
+	for _, sl := range links {
+		if _, done := qc.subCols[sl]; done {
+			continue
+		}
+		sel := sl.Subselect.GetSelectStmt()
+		if _, ok, err := qc.standalone(sel); err != nil {
+			return nil, err
+		} else if ok {
+			continue // uncorrelated: the binder runs it once
+		}
+		var err error
+		if sl.SubLinkType == pg.SubLinkType_EXISTS_SUBLINK {
+			// EXISTS inside an expression: count the matches instead
+			counted := &pg.SelectStmt{
+				TargetList:  []*pg.Node{{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: &pg.Node{Node: &pg.Node_FuncCall{FuncCall: &pg.FuncCall{Funcname: []*pg.Node{pg.MakeStrNode("count")}, AggStar: true, Location: -1}}}}}}},
+				FromClause:  sel.FromClause,
+				WhereClause: sel.WhereClause,
+				Op:          pg.SetOperation_SETOP_NONE,
+			}
+			proxy := &pg.SubLink{SubLinkType: pg.SubLinkType_EXPR_SUBLINK, Subselect: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: counted}}, Location: sl.Location}
+			if cur, err = qc.scalarJoin(cur, proxy, counted); err != nil {
+				return nil, err
+			}
+			qc.subCols[sl] = &exec.Cmp{Op: exec.GT, L: qc.subCols[proxy], R: exec.NewConst(int64Vec(0))}
+			continue
+		}
+		if cur, err = qc.scalarJoin(cur, sl, sel); err != nil {
+			return nil, err
+		}
+	}
+	return cur, nil
+}
+
+// scalarJoin decorrelates one scalar aggregate subquery.
+func (qc *queryCtx) scalarJoin(cur *source, sl *pg.SubLink, sel *pg.SelectStmt) (*source, error) {
+	if len(sel.TargetList) != 1 {
+		return nil, errAt(pgerr.New(pgerr.SyntaxError, "subquery must return only one column"), sl.Location)
+	}
+	target := sel.TargetList[0].GetResTarget().Val
+	if !containsAgg(target) || len(sel.GroupClause) > 0 || sel.HavingClause != nil {
+		return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "correlated scalar subqueries must be a single aggregate without GROUP BY for now"), sl.Location)
+	}
+	cr, err := qc.splitCorrelated(sel)
+	if err != nil {
+		return nil, err
+	}
+	lkeys, rkeys, extra, err := qc.joinCorrelated(cur, cr.inner, cr.outer)
+	if err != nil {
+		return nil, err
+	}
+	if extra != nil || len(lkeys) == 0 {
+		return qc.scalarJoinGeneral(cur, cr, sl, target, lkeys, rkeys, extra)
+	}
+	// group the inner rows by their correlation keys, then left-join
+	n := len(rkeys)
+	pre := append([]exec.Expr{}, rkeys...)
+	keyed := &source{op: &exec.Project{Env: qc.env, Input: cr.inner.op, Exprs: nil}, sc: &scope{}}
+	_ = keyed
+	coll := &aggCollector{}
+	for i, k := range rkeys {
+		coll.groups = append(coll.groups, k)
+		coll.groupKeys = append(coll.groupKeys, "\x00key"+itoa(i))
+		coll.groupCols = append(coll.groupCols, -1)
+	}
+	pb := &postBinder{binder: binder{sess: qc.s, env: qc.env, params: qc.params, aggs: coll, qc: qc}, coll: coll, in: cr.inner.sc}
+	val, err := pb.bindPost(target)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range coll.aggArgs {
+		if a == nil {
+			a = exec.NewConst(intVec(0))
+		}
+		pre = append(pre, a)
+	}
+	aggs := make([]exec.Agg, len(coll.aggs))
+	for i, a := range coll.aggs {
+		a.Arg = n + i
+		aggs[i] = a
+	}
+	var op exec.Operator = &exec.Project{Env: qc.env, Input: cr.inner.op, Exprs: pre}
+	op = &exec.HashAgg{Input: op, NGroup: n, Aggs: aggs}
+	outs := []exec.Expr{}
+	for i := 0; i < n; i++ {
+		outs = append(outs, &exec.ColRef{Idx: i, T: rkeys[i].Type()})
+	}
+	outs = append(outs, val)
+	op = &exec.Project{Env: qc.env, Input: op, Exprs: outs}
+	gkeys := make([]exec.Expr, n)
+	for i := range gkeys {
+		gkeys[i] = &exec.ColRef{Idx: i, T: rkeys[i].Type()}
+	}
+	join := &exec.HashJoin{Env: qc.env, Left: cur.op, Right: op, LeftKeys: lkeys, RightKeys: gkeys, Type: exec.JoinLeft}
+	sc := &scope{cols: append([]scopeCol{}, cur.sc.cols...)}
+	for i := 0; i < n; i++ {
+		sc.cols = append(sc.cols, scopeCol{Name: "\x00subkey", T: rkeys[i].Type()})
+	}
+	sc.cols = append(sc.cols, scopeCol{Name: "\x00sub", T: val.Type()})
+	var col exec.Expr = &exec.ColRef{Idx: len(sc.cols) - 1, T: val.Type()}
+	if isCount(target) {
+		col = &exec.Coalesce{Args: []exec.Expr{col, exec.NewConst(int64Vec(0))}, T: types.Int64T}
+	}
+	qc.subCols[sl] = col
+	return &source{op: join, sc: sc, scans: append(append([]*exec.TableScan{}, cur.scans...), cr.inner.scans...), rows: cur.rows}, nil
+}
+
+// scalarJoinGeneral handles non-equality correlation: number the outer
+// rows, left-join them to the inner rows on the correlated predicates, and
+// aggregate back per outer row.
+func (qc *queryCtx) scalarJoinGeneral(cur *source, cr *correlated, sl *pg.SubLink, target *pg.Node, lkeys, rkeys []exec.Expr, extra exec.Expr) (*source, error) {
+	nOuter := len(cur.sc.cols)
+	numbered := &exec.RowNumber{Input: cur.op}
+	// inner rows get a marker so count(*) counts matches only
+	innerExprs := []exec.Expr{}
+	for i, c := range cr.inner.sc.cols {
+		innerExprs = append(innerExprs, &exec.ColRef{Idx: i, T: c.T})
+	}
+	innerExprs = append(innerExprs, exec.NewConst(int64Vec(1)))
+	innerOp := &exec.Project{Env: qc.env, Input: cr.inner.op, Exprs: innerExprs}
+	// left side is outer ++ rn; shift the residual's inner references by one
+	if extra != nil {
+		extra = exec.MapColumns(extra, func(i int) int {
+			if i >= nOuter {
+				return i + 1
+			}
+			return i
+		})
+	}
+	var join exec.Operator
+	if len(lkeys) > 0 {
+		join = &exec.HashJoin{Env: qc.env, Left: numbered, Right: innerOp, LeftKeys: lkeys, RightKeys: rkeys, Extra: extra, Type: exec.JoinLeft}
+	} else {
+		join = &exec.NestedLoopJoin{Env: qc.env, Left: numbered, Right: innerOp, On: extra, Type: exec.JoinLeft}
+	}
+	// scope of the join output: outer, rn, inner, marker
+	js := &scope{cols: append([]scopeCol{}, cr.inner.sc.cols...)}
+	js.cols = append(js.cols, scopeCol{Name: "\x00marker", T: types.Int64T})
+	coll := &aggCollector{}
+	pb := &postBinder{binder: binder{sess: qc.s, env: qc.env, params: qc.params, aggs: coll, qc: qc}, coll: coll, in: js}
+	val, err := pb.bindPost(countStarToMarker(target))
+	if err != nil {
+		return nil, err
+	}
+	shift := nOuter + 1
+	// group by rn and every outer column (rn makes groups per outer row)
+	var pre []exec.Expr
+	pre = append(pre, &exec.ColRef{Idx: nOuter, T: types.Int64T})
+	for i, c := range cur.sc.cols {
+		pre = append(pre, &exec.ColRef{Idx: i, T: c.T})
+	}
+	ng := len(pre)
+	for _, a := range coll.aggArgs {
+		if a == nil {
+			a = exec.NewConst(intVec(0))
+		} else {
+			a = exec.MapColumns(a, func(i int) int { return i + shift })
+		}
+		pre = append(pre, a)
+	}
+	aggs := make([]exec.Agg, len(coll.aggs))
+	for i, a := range coll.aggs {
+		a.Arg = ng + i
+		aggs[i] = a
+	}
+	var op exec.Operator = &exec.Project{Env: qc.env, Input: join, Exprs: pre}
+	op = &exec.HashAgg{Input: op, NGroup: ng, Aggs: aggs}
+	// output: outer columns, then the value; val indexes groups(0) as none
+	outs := []exec.Expr{}
+	for i, c := range cur.sc.cols {
+		outs = append(outs, &exec.ColRef{Idx: i + 1, T: c.T})
+	}
+	outs = append(outs, exec.MapColumns(val, func(i int) int { return i + ng - len(coll.groups) }))
+	op = &exec.Sort{Input: op, Keys: []exec.SortKey{{Col: 0}}} // keep outer row order
+	op = &exec.Project{Env: qc.env, Input: op, Exprs: outs}
+	sc := &scope{cols: append([]scopeCol{}, cur.sc.cols...)}
+	sc.cols = append(sc.cols, scopeCol{Name: "\x00sub", T: val.Type()})
+	qc.subCols[sl] = &exec.ColRef{Idx: nOuter, T: val.Type()}
+	return &source{op: op, sc: sc, scans: append(append([]*exec.TableScan{}, cur.scans...), cr.inner.scans...), rows: cur.rows}, nil
+}
+
+func isCount(n *pg.Node) bool {
+	f := n.GetFuncCall()
+	return f != nil && funcName(f) == "count"
+}
+
+// countStarToMarker rewrites count(*) to count of the inner marker column.
+func countStarToMarker(n *pg.Node) *pg.Node {
+	c := proto.Clone(n).(*pg.Node)
+	walk(c, func(x *pg.Node) bool {
+		if f := x.GetFuncCall(); f != nil && f.AggStar && funcName(f) == "count" {
+			f.AggStar = false
+			f.Args = []*pg.Node{colRefNode(scopeCol{Name: "\x00marker"})}
+		}
+		return true
+	})
+	return c
+}
+
+func int64Vec(x int64) *vec.Vector {
+	v := vec.New(types.Int64T, 1)
+	v.AppendInt(x)
+	return v
+}
+
+// runScalar runs an uncorrelated subquery at planning time.
+func (qc *queryCtx) runSubquery(q *query) (*vec.Batch, error) {
+	defer q.op.Close()
+	out := vec.NewBatch(opTypes(q), 1)
+	err := exec.Drain(context.WithoutCancel(qc.ctx), q.op, func(b *vec.Batch) error {
+		for c, v := range b.Vecs {
+			for i := 0; i < b.N; i++ {
+				out.Vecs[c].AppendFrom(v, i)
+			}
+		}
+		out.N += b.N
+		return nil
+	})
+	return out, err
+}
+
+func opTypes(q *query) []types.T {
+	ts := make([]types.T, len(q.cols))
+	for i, c := range q.cols {
+		ts[i] = c.Type
+	}
+	return ts
+}
+
+// bindSubLink binds a subquery inside an expression: a prepared correlated
+// join column, or an uncorrelated subquery run once.
+func (b *binder) bindSubLink(sl *pg.SubLink, sc *scope) (exec.Expr, error) {
+	qc := b.qc
+	if qc == nil {
+		return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "subqueries are not allowed here"), sl.Location)
+	}
+	if e, ok := qc.subCols[sl]; ok {
+		return e, nil
+	}
+	sel := sl.Subselect.GetSelectStmt()
+	q, ok, err := qc.standalone(sel)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "correlated subqueries are not supported in this position yet"), sl.Location)
+	}
+	switch sl.SubLinkType {
+	case pg.SubLinkType_EXPR_SUBLINK:
+		if len(q.cols) != 1 {
+			q.op.Close()
+			return nil, errAt(pgerr.New(pgerr.SyntaxError, "subquery must return only one column"), sl.Location)
+		}
+		t := q.cols[0].Type
+		if t.ID == types.Unknown {
+			t = types.TextT
+		}
+		if qc.describeOnly {
+			q.op.Close()
+			return exec.NullConst(t), nil
+		}
+		rows, err := qc.runSubquery(q)
+		if err != nil {
+			return nil, err
+		}
+		if rows.N > 1 {
+			return nil, pgerr.New(pgerr.CardinalityViolation, "more than one row returned by a subquery used as an expression")
+		}
+		if rows.N == 0 {
+			return exec.NullConst(t), nil
+		}
+		return exec.NewConst(rows.Vecs[0]), nil
+	case pg.SubLinkType_EXISTS_SUBLINK:
+		if qc.describeOnly {
+			q.op.Close()
+			return exec.NewConst(boolVec(false)), nil
+		}
+		rows, err := qc.runSubquery(&query{op: &exec.Limit{Input: q.op, Count: 1}, cols: q.cols})
+		if err != nil {
+			return nil, err
+		}
+		return exec.NewConst(boolVec(rows.N > 0)), nil
+	case pg.SubLinkType_ANY_SUBLINK, pg.SubLinkType_ALL_SUBLINK:
+		if len(q.cols) != 1 {
+			q.op.Close()
+			return nil, errAt(pgerr.New(pgerr.SyntaxError, "subquery has too many columns"), sl.Location)
+		}
+		op := "="
+		if names := strNodes(sl.OperName); len(names) > 0 {
+			op = names[len(names)-1]
+		}
+		left, err := b.bind(sl.Testexpr, sc)
+		if err != nil {
+			return nil, err
+		}
+		var rows *vec.Batch
+		if qc.describeOnly {
+			q.op.Close()
+			rows = vec.NewBatch(opTypes(q), 0)
+		} else if rows, err = qc.runSubquery(q); err != nil {
+			return nil, err
+		}
+		// x op ANY(set) is an OR of comparisons; ALL an AND (NULLs as SQL says)
+		var terms []exec.Expr
+		for i := 0; i < rows.N; i++ {
+			c, err := b.binaryOp(op, left, exec.NewConst(vec.Constant(rows.Vecs[0], i, 1)), sl.Location)
+			if err != nil {
+				return nil, err
+			}
+			terms = append(terms, c)
+		}
+		all := sl.SubLinkType == pg.SubLinkType_ALL_SUBLINK
+		if len(terms) == 0 {
+			return exec.NewConst(boolVec(all)), nil
+		}
+		return &exec.Logic{And: all, Args: terms}, nil
+	}
+	return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "this kind of subquery is not supported yet"), sl.Location)
+}
