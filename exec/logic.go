@@ -106,6 +106,11 @@ func (c *Cmp) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
 		for i := range res {
 			res[i] = cmpResult(c.Op, compareBool(x[i], y[i]))
 		}
+	case l.Type.Storage() == types.StoreInterval:
+		x, y := l.Iv[:n], r.Iv[:n]
+		for i := range res {
+			res[i] = cmpResult(c.Op, types.CompareInterval(x[i], y[i]))
+		}
 	default:
 		x, y := l.S[:n], r.S[:n]
 		for i := range res {
@@ -182,6 +187,8 @@ func CompareRows(a *vec.Vector, i int, b *vec.Vector, j int) int {
 		return CompareFloat(a.F64[i], b.F64[j])
 	case a.Type.Storage() == types.StoreBool:
 		return compareBool(a.B[i], b.B[j])
+	case a.Type.Storage() == types.StoreInterval:
+		return types.CompareInterval(a.Iv[i], b.Iv[j])
 	}
 	return strings.Compare(a.S[i], b.S[j])
 }

@@ -55,6 +55,8 @@ func MapColumns(e Expr, fn func(int) int) Expr {
 		return &Coalesce{Args: ms(x.Args), T: x.T}
 	case *Func:
 		return &Func{Name: x.Name, Args: ms(x.Args), T: x.T, Fn: x.Fn}
+	case *FnCall:
+		return &FnCall{O: x.O, Args: ms(x.Args), T: x.T}
 	case *Cast:
 		return &Cast{E: m(x.E), To: x.To, Assign: x.Assign}
 	case ColumnMapper:

@@ -9,6 +9,7 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/fn"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
@@ -25,6 +26,9 @@ type scopeCol struct {
 
 type scope struct {
 	cols []scopeCol
+	// shadow > 0: the first shadow columns hide same-named later ones (a
+	// subquery's own columns before the outer query's)
+	shadow int
 }
 
 // binder turns parse-tree expressions into executable expressions against a
@@ -105,6 +109,18 @@ func (b *binder) findColumn(sc *scope, names []string, loc int32) (int, error) {
 		table, col = names[len(names)-2], names[len(names)-1]
 	}
 	found := -1
+	if sc.shadow > 0 {
+		inner := &scope{cols: sc.cols[:sc.shadow]}
+		if inner.resolves(table, col) {
+			return b.findColumn(inner, names, loc)
+		}
+		outer := &scope{cols: sc.cols[sc.shadow:]}
+		i, err := b.findColumn(outer, names, loc)
+		if err != nil {
+			return 0, err
+		}
+		return sc.shadow + i, nil
+	}
 	for i, c := range sc.cols {
 		if c.Name == col && (table == "" || c.Table == table) {
 			if found >= 0 {
@@ -191,6 +207,9 @@ func (b *binder) bind(n *pg.Node, sc *scope) (exec.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
+		if t.ID == types.Interval {
+			arg = intervalQualifier(arg, x.TypeCast.TypeName)
+		}
 		return b.cast(arg, t, false, x.TypeCast.Location)
 	case *pg.Node_BoolExpr:
 		var args []exec.Expr
@@ -242,6 +261,20 @@ func (b *binder) bind(n *pg.Node, sc *scope) (exec.Expr, error) {
 			}
 		}
 		return &exec.Coalesce{Args: args, T: t}, nil
+	case *pg.Node_MinMaxExpr:
+		var args []exec.Expr
+		for _, a := range x.MinMaxExpr.Args {
+			e, err := b.bind(a, sc)
+			if err != nil {
+				return nil, err
+			}
+			args = append(args, e)
+		}
+		name := "greatest"
+		if x.MinMaxExpr.Op == pg.MinMaxOp_IS_LEAST {
+			name = "least"
+		}
+		return b.callLibrary(name, args, x.MinMaxExpr.Location)
 	case *pg.Node_SqlvalueFunction:
 		return b.bindSQLValueFunc(x.SqlvalueFunction)
 	case *pg.Node_BooleanTest:
@@ -536,7 +569,7 @@ func (b *binder) bindAExpr(a *pg.A_Expr, sc *scope) (exec.Expr, error) {
 			}
 			switch name {
 			case "-":
-				if c, ok := r.(*exec.Const); ok && !c.IsNull() {
+				if c, ok := r.(*exec.Const); ok && !c.IsNull() && c.V.Type.IsNumeric() {
 					v, err := (&exec.Neg{E: c}).Eval(b.env, &vec.Batch{N: 1})
 					if err != nil {
 						return nil, err
@@ -547,6 +580,16 @@ func (b *binder) bindAExpr(a *pg.A_Expr, sc *scope) (exec.Expr, error) {
 					if r, err = b.cast(r, types.Float64T, false, a.Location); err != nil {
 						return nil, err
 					}
+				}
+				if !r.Type().IsNumeric() {
+					o, casts, ret, err := fn.ResolvePrefix("-", r.Type())
+					if err != nil {
+						if pe, ok := pgerr.As(err); ok {
+							return nil, errAt(pe, a.Location)
+						}
+						return nil, err
+					}
+					return b.applyOverload(o, []exec.Expr{r}, casts, ret, a.Location)
 				}
 				return &exec.Neg{E: r}, nil
 			case "+":
@@ -750,6 +793,11 @@ func (b *binder) binaryOp(op string, l, r exec.Expr, loc int32) (exec.Expr, erro
 		}
 		return &exec.Cmp{Op: cop, L: l, R: r}, nil
 	}
+	if !(lt.IsNumeric() && rt.IsNumeric()) && op != "||" {
+		if o, casts, ret, err := fn.ResolveOperator(op, lt, rt); err == nil {
+			return b.applyOverload(o, []exec.Expr{l, r}, casts, ret, loc)
+		}
+	}
 	switch op {
 	case "+", "-", "*", "/", "%":
 		if lt.ID == types.Date && rt.IsInteger() && (op == "+" || op == "-") {
@@ -810,6 +858,11 @@ func (b *binder) binaryOp(op string, l, r exec.Expr, loc int32) (exec.Expr, erro
 		}
 		return &exec.Arith{Op: exec.ArithOp(op[0]), L: l, R: r, T: t}, nil
 	case "||":
+		if lt.ID != types.Text || rt.ID != types.Text {
+			if o, casts, ret, err := fn.ResolveOperator(op, lt, rt); err == nil {
+				return b.applyOverload(o, []exec.Expr{l, r}, casts, ret, loc)
+			}
+		}
 		var err error
 		if l, err = b.cast(l, types.TextT, false, loc); err != nil {
 			return nil, err
@@ -988,4 +1041,26 @@ func (d *dateArith) MapColumns(fn func(int) int) exec.Expr {
 
 func (d *dateDiff) MapColumns(fn func(int) int) exec.Expr {
 	return &dateDiff{l: exec.MapColumns(d.l, fn), r: exec.MapColumns(d.r, fn)}
+}
+
+// intervalQualifier applies a field qualifier such as interval '90' day: a
+// bare number counts in the named unit, as PostgreSQL reads it.
+func intervalQualifier(arg exec.Expr, tn *pg.TypeName) exec.Expr {
+	c, ok := arg.(*exec.Const)
+	if !ok || c.V.Type.ID != types.Unknown || c.IsNull() || len(tn.Typmods) == 0 {
+		return arg
+	}
+	ac := tn.Typmods[0].GetAConst()
+	if ac == nil || ac.GetIval() == nil {
+		return arg
+	}
+	unit := map[int32]string{1 << 2: "years", 1 << 1: "months", 1 << 3: "days", 1 << 10: "hours", 1 << 11: "minutes", 1 << 12: "seconds"}[ac.GetIval().Ival]
+	text := strings.TrimSpace(c.V.S[0])
+	if unit == "" {
+		return arg
+	}
+	if _, err := strconv.ParseFloat(text, 64); err != nil {
+		return arg
+	}
+	return constOf(types.UnknownT, func(v *vec.Vector) { v.AppendString(text + " " + unit) })
 }

@@ -2,20 +2,18 @@ package sql
 
 import (
 	"fmt"
-	"math"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/fn"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
 )
 
-var aggKinds = map[string]exec.AggKind{"count": exec.AggCount, "sum": exec.AggSum, "avg": exec.AggAvg, "min": exec.AggMin, "max": exec.AggMax}
 
 func funcName(f *pg.FuncCall) string {
 	names := strNodes(f.Funcname)
@@ -31,7 +29,7 @@ func timeDays(y, m, d int) int64 {
 
 func (b *binder) bindFunc(f *pg.FuncCall, sc *scope) (exec.Expr, error) {
 	name := funcName(f)
-	if kind, ok := aggKinds[name]; ok {
+	if isAggregate(name) && f.Over == nil {
 		if b.aggs == nil {
 			msg := b.noAggMsg
 			if msg == "" {
@@ -39,7 +37,7 @@ func (b *binder) bindFunc(f *pg.FuncCall, sc *scope) (exec.Expr, error) {
 			}
 			return nil, errAt(pgerr.New(pgerr.GroupingError, "%s", msg), f.Location)
 		}
-		return b.aggs.add(b, kind, f, sc)
+		return b.aggs.add(b, f, sc)
 	}
 	if f.Over != nil {
 		return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "window functions are not supported yet"), f.Location)
@@ -61,59 +59,7 @@ func (b *binder) bindFunc(f *pg.FuncCall, sc *scope) (exec.Expr, error) {
 		e.Hint = "No function matches the given name and argument types. You might need to add explicit type casts."
 		return errAt(e, f.Location)
 	}
-	textArg := func(i int) error {
-		if i >= len(args) {
-			return wrongArgs()
-		}
-		t := args[i].Type()
-		if t.ID != types.Text && t.ID != types.Unknown {
-			return wrongArgs()
-		}
-		var err error
-		args[i], err = b.cast(args[i], types.TextT, false, f.Location)
-		return err
-	}
 	switch name {
-	case "lower", "upper":
-		if len(args) != 1 || textArg(0) != nil {
-			return nil, wrongArgs()
-		}
-		fn := strings.ToLower
-		if name == "upper" {
-			fn = strings.ToUpper
-		}
-		return &exec.Func{Name: name, Args: args, T: types.TextT, Fn: func(out *vec.Vector, a []*vec.Vector, i int) error {
-			out.AppendString(fn(a[0].S[i]))
-			return nil
-		}}, nil
-	case "length", "char_length", "character_length":
-		if len(args) != 1 || textArg(0) != nil {
-			return nil, wrongArgs()
-		}
-		return &exec.Func{Name: name, Args: args, T: types.Int32T, Fn: func(out *vec.Vector, a []*vec.Vector, i int) error {
-			out.AppendInt(int64(utf8.RuneCountInString(a[0].S[i])))
-			return nil
-		}}, nil
-	case "abs":
-		if len(args) != 1 || !args[0].Type().IsNumeric() {
-			return nil, wrongArgs()
-		}
-		t := args[0].Type()
-		return &exec.Func{Name: name, Args: args, T: t, Fn: func(out *vec.Vector, a []*vec.Vector, i int) error {
-			switch t.Storage() {
-			case types.StoreInt:
-				x := a[0].I64[i]
-				if x < 0 {
-					x = -x
-				}
-				out.AppendInt(x)
-			case types.StoreFloat:
-				out.AppendFloat(math.Abs(a[0].F64[i]))
-			default:
-				out.AppendString(strings.TrimPrefix(a[0].S[i], "-"))
-			}
-			return nil
-		}}, nil
 	case "now", "transaction_timestamp", "statement_timestamp":
 		if len(args) != 0 {
 			return nil, wrongArgs()
@@ -130,7 +76,65 @@ func (b *binder) bindFunc(f *pg.FuncCall, sc *scope) (exec.Expr, error) {
 		s := b.sess.searchPath()[0]
 		return constOf(types.TextT, func(x *vec.Vector) { x.AppendString(s) }), nil
 	}
+	if fn.Exists(name) {
+		return b.callLibrary(name, args, f.Location)
+	}
 	return nil, wrongArgs()
+}
+
+// callLibrary resolves a function of the exec/fn library for the argument
+// types, casts the arguments and folds the call when all are constants.
+func (b *binder) callLibrary(name string, args []exec.Expr, loc int32) (exec.Expr, error) {
+	ts := make([]types.T, len(args))
+	for i, a := range args {
+		ts[i] = a.Type()
+	}
+	o, casts, ret, err := fn.Resolve(name, ts)
+	if err != nil {
+		if pe, ok := pgerr.As(err); ok {
+			return nil, errAt(pe, loc)
+		}
+		return nil, err
+	}
+	return b.applyOverload(o, args, casts, ret, loc)
+}
+
+func (b *binder) applyOverload(o *fn.Overload, args []exec.Expr, casts []types.T, ret types.T, loc int32) (exec.Expr, error) {
+	consts := make([]*vec.Vector, len(args))
+	allConst := true
+	for i := range args {
+		to := casts[i]
+		if to.ID >= 250 { // a pseudo-type: the argument keeps its own type
+			to = args[i].Type()
+			if to.ID == types.Unknown {
+				to = types.TextT
+			}
+		}
+		var err error
+		if args[i], err = b.cast(args[i], to, false, loc); err != nil {
+			return nil, err
+		}
+		if c, ok := args[i].(*exec.Const); ok {
+			consts[i] = c.V
+		} else {
+			allConst = false
+		}
+	}
+	if o.RetConst != nil {
+		ret = o.RetConst(casts, consts)
+	}
+	e := &exec.FnCall{O: o, Args: args, T: ret}
+	if allConst && !o.Volatile {
+		v, err := e.Eval(b.env, &vec.Batch{N: 1})
+		if err != nil {
+			if pe, ok := pgerr.As(err); ok {
+				return nil, errAt(pe, loc)
+			}
+			return nil, err
+		}
+		return exec.NewConst(v), nil
+	}
+	return e, nil
 }
 
 // aggCollector gathers the aggregates of one SELECT and maps group-by
@@ -139,18 +143,60 @@ type aggCollector struct {
 	groupKeys []string    // deparsed group expressions
 	groupCols []int       // for plain column group keys: input column index (-1 otherwise)
 	groups    []exec.Expr // bound against the input scope
-	aggs      []exec.Agg
-	aggArgs   []exec.Expr
+	aggs      []exec.Agg  // Arg, Arg2 and Filter index inputs (Filter one-based)
+	inputs    []exec.Expr // aggregate arguments, bound against the input scope
 	aggKeys   []string
 }
 
-func (c *aggCollector) add(b *binder, kind exec.AggKind, f *pg.FuncCall, sc *scope) (exec.Expr, error) {
-	if f.AggDistinct {
-		return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "DISTINCT aggregates are not supported yet"), f.Location)
+// isAggregate reports whether name is an aggregate function.
+func isAggregate(name string) bool {
+	if name == "count" {
+		return true
 	}
-	if f.AggFilter != nil || len(f.AggOrder) > 0 {
-		return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "aggregate FILTER/ORDER BY is not supported yet"), f.Location)
+	_, ok := exec.AggKindByName(name)
+	return ok
+}
+
+func (c *aggCollector) input(e exec.Expr) int {
+	c.inputs = append(c.inputs, e)
+	return len(c.inputs) - 1
+}
+
+// plan builds the aggregation over input: a projection of the group keys
+// and aggregate inputs, then the hash aggregate. groups replaces the
+// collected group keys when set; mapInput rewrites aggregate inputs for a
+// different input layout (nil: as bound).
+func (c *aggCollector) plan(env *exec.Env, input exec.Operator, groups []exec.Expr, mapInput func(exec.Expr) exec.Expr) exec.Operator {
+	if groups == nil {
+		groups = c.groups
 	}
+	pre := append([]exec.Expr{}, groups...)
+	for _, e := range c.inputs {
+		if mapInput != nil {
+			e = mapInput(e)
+		}
+		pre = append(pre, e)
+	}
+	if len(pre) == 0 {
+		pre = append(pre, exec.NewConst(intVec(0)))
+	}
+	n := len(groups)
+	aggs := make([]exec.Agg, len(c.aggs))
+	for i, a := range c.aggs {
+		a.Arg += n
+		if a.Kind == exec.AggStringAgg || a.Kind == exec.AggPercentileCont || a.Kind == exec.AggPercentileDisc {
+			a.Arg2 += n
+		}
+		if a.Filter > 0 {
+			a.Filter += n
+		}
+		aggs[i] = a
+	}
+	return &exec.HashAgg{Input: &exec.Project{Env: env, Input: input, Exprs: pre}, NGroup: n, Aggs: aggs}
+}
+
+func (c *aggCollector) add(b *binder, f *pg.FuncCall, sc *scope) (exec.Expr, error) {
+	name := funcName(f)
 	if f.Over != nil {
 		return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "window functions are not supported yet"), f.Location)
 	}
@@ -160,44 +206,121 @@ func (c *aggCollector) add(b *binder, kind exec.AggKind, f *pg.FuncCall, sc *sco
 			return &exec.ColRef{Idx: len(c.groups) + k, T: c.aggs[k].Out}, nil
 		}
 	}
-	var arg exec.Expr
-	in := types.Int64T
-	if f.AggStar {
-		if kind != exec.AggCount {
-			return nil, errAt(pgerr.New(pgerr.SyntaxError, "%s(*) is not allowed", funcName(f)), f.Location)
-		}
-		kind = exec.AggCountStar
-	} else {
-		if len(f.Args) != 1 {
-			return nil, errAt(pgerr.New(pgerr.UndefinedFunction, "function %s with %d arguments does not exist", funcName(f), len(f.Args)), f.Location)
-		}
-		inner := *b
-		inner.aggs = nil
-		inner.noAggMsg = "aggregate function calls cannot be nested"
-		e, err := inner.bind(f.Args[0], sc)
+	inner := *b
+	inner.aggs = nil
+	inner.post = nil
+	inner.noAggMsg = "aggregate function calls cannot be nested"
+	bindArg := func(n *pg.Node, t types.T) (exec.Expr, error) {
+		e, err := inner.bind(n, sc)
 		if err != nil {
 			return nil, err
 		}
 		if e.Type().ID == types.Unknown {
-			t := types.TextT
-			if kind == exec.AggSum || kind == exec.AggAvg {
-				t = types.Float64T
-			}
-			if e, err = b.cast(e, t, false, f.Location); err != nil {
+			return b.cast(e, t, false, f.Location)
+		}
+		return e, nil
+	}
+	var agg exec.Agg
+	var in types.T
+	switch {
+	case f.AggStar:
+		if name != "count" {
+			return nil, errAt(pgerr.New(pgerr.SyntaxError, "%s(*) is not allowed", name), f.Location)
+		}
+		agg.Kind, in = exec.AggCountStar, types.Int64T
+	case f.AggWithinGroup:
+		kind, _ := exec.AggKindByName(name)
+		if len(f.AggOrder) != 1 {
+			return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "%s needs exactly one WITHIN GROUP (ORDER BY …) expression", name), f.Location)
+		}
+		sb := f.AggOrder[0].GetSortBy()
+		e, err := bindArg(sb.Node, types.Float64T)
+		if err != nil {
+			return nil, err
+		}
+		agg.Kind, agg.Arg, in = kind, c.input(e), e.Type()
+		agg.Desc = sb.SortbyDir == pg.SortByDir_SORTBY_DESC
+		if kind == exec.AggPercentileCont {
+			// percentile_cont interpolates: it works on double precision
+			if e, err = b.cast(e, types.Float64T, false, f.Location); err != nil {
 				return nil, err
 			}
+			c.inputs[agg.Arg], in = e, types.Float64T
 		}
-		arg, in = e, e.Type()
+		if kind != exec.AggMode {
+			if len(f.Args) != 1 {
+				return nil, errAt(pgerr.New(pgerr.UndefinedFunction, "function %s takes one fraction argument", name), f.Location)
+			}
+			fr, err := bindArg(f.Args[0], types.Float64T)
+			if err != nil {
+				return nil, err
+			}
+			if fr, err = b.cast(fr, types.Float64T, false, f.Location); err != nil {
+				return nil, err
+			}
+			agg.Arg2 = c.input(fr)
+		}
+	default:
+		kind, ok := exec.AggKindByName(name)
+		if !ok || kind.Name() == "" {
+			return nil, errAt(pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", name), f.Location)
+		}
+		if len(f.AggOrder) > 0 {
+			return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "ORDER BY inside an aggregate is not supported yet"), f.Location)
+		}
+		want := 1
+		if kind == exec.AggStringAgg {
+			want = 2
+		}
+		if len(f.Args) != want {
+			return nil, errAt(pgerr.New(pgerr.UndefinedFunction, "function %s with %d arguments does not exist", name, len(f.Args)), f.Location)
+		}
+		def := types.TextT
+		if kind == exec.AggSum || kind == exec.AggAvg || kind >= exec.AggStddevSamp && kind <= exec.AggVarPop {
+			def = types.Float64T
+		}
+		e, err := bindArg(f.Args[0], def)
+		if err != nil {
+			return nil, err
+		}
+		if kind == exec.AggStringAgg {
+			if e, err = b.cast(e, types.TextT, false, f.Location); err != nil {
+				return nil, err
+			}
+			sep, err := bindArg(f.Args[1], types.TextT)
+			if err != nil {
+				return nil, err
+			}
+			if sep, err = b.cast(sep, types.TextT, false, f.Location); err != nil {
+				return nil, err
+			}
+			agg.Arg2 = -1 // set below, after Arg
+			agg.Kind, agg.Arg, in = kind, c.input(e), types.TextT
+			agg.Arg2 = c.input(sep)
+		} else {
+			agg.Kind, agg.Arg, in = kind, c.input(e), e.Type()
+		}
+		agg.Distinct = f.AggDistinct
 	}
-	out, err := exec.AggResultType(kind, in)
+	if f.AggFilter != nil {
+		fe, err := inner.bind(f.AggFilter, sc)
+		if err != nil {
+			return nil, err
+		}
+		if fe, err = b.coerceBool(fe, f.AggFilter, "argument of FILTER"); err != nil {
+			return nil, err
+		}
+		agg.Filter = exec.FilterColumn(c.input(fe))
+	}
+	out, err := exec.AggResultType(agg.Kind, in)
 	if err != nil {
 		if pe, ok := pgerr.As(err); ok {
 			return nil, errAt(pe, f.Location)
 		}
 		return nil, err
 	}
-	c.aggs = append(c.aggs, exec.Agg{Kind: kind, In: in, Out: out})
-	c.aggArgs = append(c.aggArgs, arg)
+	agg.In, agg.Out = in, out
+	c.aggs = append(c.aggs, agg)
 	c.aggKeys = append(c.aggKeys, key)
 	return &exec.ColRef{Idx: len(c.groups) + len(c.aggs) - 1, T: out}, nil
 }
@@ -301,6 +424,8 @@ func resolveTypeName(tn *pg.TypeName) (types.T, error) {
 		return types.TimestampT, nil
 	case "timestamptz":
 		return types.TimestamptzT, nil
+	case "interval":
+		return types.IntervalT, nil
 	case "uuid":
 		return types.UUIDT, nil
 	case "bpchar", "char", "character":

@@ -158,7 +158,81 @@ func (qc *queryCtx) planFromWhere(from []*pg.Node, where *pg.Node) (*source, err
 	return qc.joinItems(items, conj)
 }
 
+// factorOr pulls conjuncts common to every branch of an OR out of it:
+// (a AND b) OR (a AND c) becomes a AND (b OR c), so a join predicate hidden
+// in an OR (TPC-H Q19) can drive a hash join.
+func factorOr(conj []*pg.Node) []*pg.Node {
+	var out []*pg.Node
+	for _, c := range conj {
+		be := c.GetBoolExpr()
+		if be == nil || be.Boolop != pg.BoolExprType_OR_EXPR || len(be.Args) < 2 {
+			out = append(out, c)
+			continue
+		}
+		branches := make([][]*pg.Node, len(be.Args))
+		keys := make([][]string, len(be.Args))
+		for i, a := range be.Args {
+			branches[i] = splitAnd(a)
+			for _, x := range branches[i] {
+				keys[i] = append(keys[i], deparseExpr(x))
+			}
+		}
+		var common []string
+		for k, key := range keys[0] {
+			inAll := true
+			for i := 1; i < len(keys) && inAll; i++ {
+				found := false
+				for _, other := range keys[i] {
+					if other == key {
+						found = true
+					}
+				}
+				inAll = found
+			}
+			if inAll {
+				common = append(common, key)
+				out = append(out, branches[0][k])
+			}
+		}
+		if len(common) == 0 {
+			out = append(out, c)
+			continue
+		}
+		isCommon := func(k string) bool {
+			for _, x := range common {
+				if x == k {
+					return true
+				}
+			}
+			return false
+		}
+		var rest []*pg.Node
+		trivial := false
+		for i, br := range branches {
+			var left []*pg.Node
+			for k, x := range br {
+				if !isCommon(keys[i][k]) {
+					left = append(left, x)
+				}
+			}
+			switch len(left) {
+			case 0:
+				trivial = true // this branch is just the common part: the OR holds
+			case 1:
+				rest = append(rest, left[0])
+			default:
+				rest = append(rest, &pg.Node{Node: &pg.Node_BoolExpr{BoolExpr: &pg.BoolExpr{Boolop: pg.BoolExprType_AND_EXPR, Args: left, Location: -1}}})
+			}
+		}
+		if !trivial {
+			out = append(out, &pg.Node{Node: &pg.Node_BoolExpr{BoolExpr: &pg.BoolExpr{Boolop: pg.BoolExprType_OR_EXPR, Args: rest, Location: be.Location}}})
+		}
+	}
+	return out
+}
+
 func (qc *queryCtx) joinItems(items []*source, conj []*pg.Node) (*source, error) {
+	conj = factorOr(conj)
 	type pred struct {
 		n    *pg.Node
 		refs map[int]bool

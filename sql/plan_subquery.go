@@ -86,7 +86,7 @@ func (qc *queryCtx) joinCorrelated(cur, inner *source, preds []*pg.Node) ([]exec
 		if hasSubLink(p) {
 			return nil, nil, nil, pgerr.New(pgerr.FeatureNotSupported, "nested correlated subqueries are not supported yet")
 		}
-		lk, rk, ok, err := qc.equiKeys(p, cur.sc, inner.sc)
+		lk, rk, ok, err := qc.correlatedKeys(p, cur.sc, inner.sc)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -116,7 +116,11 @@ func (qc *queryCtx) joinCorrelated(cur, inner *source, preds []*pg.Node) ([]exec
 
 // innerFirst is the scope a correlated predicate binds in: the subquery's
 // own columns shadow the outer ones, as SQL scoping requires.
-func innerFirst(inner, outer *scope) *scope { return concatScope(inner, outer) }
+func innerFirst(inner, outer *scope) *scope {
+	sc := concatScope(inner, outer)
+	sc.shadow = len(inner.cols)
+	return sc
+}
 
 // remapInnerFirst turns column indexes of (inner ++ outer) into (outer ++ inner).
 func remapInnerFirst(e exec.Expr, nInner, nOuter int) exec.Expr {
@@ -336,9 +340,6 @@ func (qc *queryCtx) scalarJoin(cur *source, sl *pg.SubLink, sel *pg.SelectStmt) 
 	}
 	// group the inner rows by their correlation keys, then left-join
 	n := len(rkeys)
-	pre := append([]exec.Expr{}, rkeys...)
-	keyed := &source{op: &exec.Project{Env: qc.env, Input: cr.inner.op, Exprs: nil}, sc: &scope{}}
-	_ = keyed
 	coll := &aggCollector{}
 	for i, k := range rkeys {
 		coll.groups = append(coll.groups, k)
@@ -350,19 +351,7 @@ func (qc *queryCtx) scalarJoin(cur *source, sl *pg.SubLink, sel *pg.SelectStmt) 
 	if err != nil {
 		return nil, err
 	}
-	for _, a := range coll.aggArgs {
-		if a == nil {
-			a = exec.NewConst(intVec(0))
-		}
-		pre = append(pre, a)
-	}
-	aggs := make([]exec.Agg, len(coll.aggs))
-	for i, a := range coll.aggs {
-		a.Arg = n + i
-		aggs[i] = a
-	}
-	var op exec.Operator = &exec.Project{Env: qc.env, Input: cr.inner.op, Exprs: pre}
-	op = &exec.HashAgg{Input: op, NGroup: n, Aggs: aggs}
+	op := coll.plan(qc.env, cr.inner.op, nil, nil)
 	outs := []exec.Expr{}
 	for i := 0; i < n; i++ {
 		outs = append(outs, &exec.ColRef{Idx: i, T: rkeys[i].Type()})
@@ -426,27 +415,15 @@ func (qc *queryCtx) scalarJoinGeneral(cur *source, cr *correlated, sl *pg.SubLin
 	}
 	shift := nOuter + 1
 	// group by rn and every outer column (rn makes groups per outer row)
-	var pre []exec.Expr
-	pre = append(pre, &exec.ColRef{Idx: nOuter, T: types.Int64T})
+	var groups []exec.Expr
+	groups = append(groups, &exec.ColRef{Idx: nOuter, T: types.Int64T})
 	for i, c := range cur.sc.cols {
-		pre = append(pre, &exec.ColRef{Idx: i, T: c.T})
+		groups = append(groups, &exec.ColRef{Idx: i, T: c.T})
 	}
-	ng := len(pre)
-	for _, a := range coll.aggArgs {
-		if a == nil {
-			a = exec.NewConst(intVec(0))
-		} else {
-			a = exec.MapColumns(a, func(i int) int { return i + shift })
-		}
-		pre = append(pre, a)
-	}
-	aggs := make([]exec.Agg, len(coll.aggs))
-	for i, a := range coll.aggs {
-		a.Arg = ng + i
-		aggs[i] = a
-	}
-	var op exec.Operator = &exec.Project{Env: qc.env, Input: join, Exprs: pre}
-	op = &exec.HashAgg{Input: op, NGroup: ng, Aggs: aggs}
+	ng := len(groups)
+	op := coll.plan(qc.env, join, groups, func(e exec.Expr) exec.Expr {
+		return exec.MapColumns(e, func(i int) int { return i + shift })
+	})
 	// output: outer columns, then the value; val indexes groups(0) as none
 	outs := []exec.Expr{}
 	for i, c := range cur.sc.cols {
@@ -598,4 +575,61 @@ func (b *binder) bindSubLink(sl *pg.SubLink, sc *scope) (exec.Expr, error) {
 		return &exec.Logic{And: all, Args: terms}, nil
 	}
 	return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "this kind of subquery is not supported yet"), sl.Location)
+}
+
+// correlatedKeys recognises "a = b" where one side reads only the
+// subquery's columns and the other only outer ones (names resolving in the
+// subquery belong to it, as SQL scoping says).
+func (qc *queryCtx) correlatedKeys(n *pg.Node, outer, inner *scope) (exec.Expr, exec.Expr, bool, error) {
+	if !isEquality(n) {
+		return nil, nil, false, nil
+	}
+	a := n.GetAExpr()
+	side := func(x *pg.Node) int { // 1 inner, 2 outer, 0 neither/mixed
+		crs := columnRefs(x)
+		if len(crs) == 0 || hasSubLink(x) {
+			return 0
+		}
+		s := -1
+		for _, cr := range crs {
+			t, c, ok := refNames(cr)
+			if !ok {
+				return 0
+			}
+			k := 0
+			switch {
+			case inner.resolves(t, c):
+				k = 1
+			case outer.resolves(t, c):
+				k = 2
+			}
+			if k == 0 || (s >= 0 && s != k) {
+				return 0
+			}
+			s = k
+		}
+		return s
+	}
+	lx, rx := a.Lexpr, a.Rexpr
+	switch {
+	case side(lx) == 2 && side(rx) == 1:
+	case side(lx) == 1 && side(rx) == 2:
+		lx, rx = rx, lx
+	default:
+		return nil, nil, false, nil
+	}
+	b := qc.binder()
+	le, err := b.bind(lx, outer)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	re, err := b.bind(rx, inner)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	lk, rk, err := qc.keyPair(le, re)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	return lk, rk, true, nil
 }

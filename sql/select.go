@@ -163,20 +163,7 @@ func (s *Session) planSimple(qc *queryCtx, sel *pg.SelectStmt) (*query, error) {
 		if err != nil {
 			return nil, err
 		}
-		pre := append([]exec.Expr{}, coll.groups...)
-		for _, a := range coll.aggArgs {
-			if a == nil {
-				a = exec.NewConst(intVec(0))
-			}
-			pre = append(pre, a)
-		}
-		aggs := make([]exec.Agg, len(coll.aggs))
-		for i, a := range coll.aggs {
-			a.Arg = len(coll.groups) + i
-			aggs[i] = a
-		}
-		op = &exec.Project{Env: env, Input: op, Exprs: pre}
-		op = &exec.HashAgg{Input: op, NGroup: len(coll.groups), Aggs: aggs}
+		op = coll.plan(env, op, nil, nil)
 		if having != nil {
 			op = &exec.Filter{Env: env, Input: op, Pred: having}
 		}
@@ -480,7 +467,7 @@ func containsAgg(n *pg.Node) bool {
 	found := false
 	walk(n, func(x *pg.Node) bool {
 		if f := x.GetFuncCall(); f != nil {
-			if _, ok := aggKinds[funcName(f)]; ok && f.Over == nil {
+			if isAggregate(funcName(f)) && f.Over == nil {
 				found = true
 				return false
 			}
@@ -572,8 +559,8 @@ func (pb *postBinder) bindPost(n *pg.Node) (exec.Expr, error) {
 		return nil, errAt(pgerr.New(pgerr.GroupingError, "column \"%s\" must appear in the GROUP BY clause or be used in an aggregate function", name), cr.Location)
 	}
 	if f := n.GetFuncCall(); f != nil {
-		if kind, ok := aggKinds[funcName(f)]; ok {
-			return pb.coll.add(&pb.binder, kind, f, pb.in)
+		if isAggregate(funcName(f)) && f.Over == nil {
+			return pb.coll.add(&pb.binder, f, pb.in)
 		}
 	}
 	// any other expression: bind its children through bindPost by
@@ -595,7 +582,7 @@ func (pb *postBinder) intercepts(n *pg.Node) bool {
 		return true
 	}
 	if f := n.GetFuncCall(); f != nil {
-		if _, ok := aggKinds[funcName(f)]; ok {
+		if isAggregate(funcName(f)) && f.Over == nil {
 			return true
 		}
 	}

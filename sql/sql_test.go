@@ -304,3 +304,24 @@ func TestSubqueriesAndJoins(t *testing.T) {
 	must(t, s, `SELECT (SELECT 1), EXISTS (SELECT 1 FROM u WHERE w > 100), 2 IN (SELECT x FROM t)`, "1|f|t")
 	mustFail(t, s, `SELECT (SELECT w FROM u)`, pgerr.CardinalityViolation)
 }
+
+func TestLibraryFunctionsAndIntervals(t *testing.T) {
+	s := setup(t)
+	must(t, s, `SELECT upper(g) || '-' || length(g), substring(g from 1 for 1), extract(year from d), d + interval '1 month' FROM t WHERE x = 1`,
+		"A-1|a|2024|2024-02-01 00:00:00")
+	must(t, s, `SELECT date '1998-12-01' - interval '90' day, interval '1 day' * 3, -interval '2 hours'`,
+		"1998-09-02 00:00:00|3 days|-02:00:00")
+	must(t, s, `SELECT count(*) FROM t WHERE d < date '2024-03-01' - interval '1' month`, "1")
+	must(t, s, `SELECT round(n, 1), abs(-x), greatest(x, 2) FROM t WHERE x = 1`, "1.3|1|2")
+	must(t, s, `SELECT g ~ '^[ab]$' FROM t ORDER BY x`, "t", "t", "t", "f")
+	must(t, s, `SELECT interval '1 day' > interval '23 hours'`, "t")
+}
+
+func TestMoreAggregates(t *testing.T) {
+	s := setup(t)
+	must(t, s, `SELECT count(DISTINCT g), count(*) FILTER (WHERE x > 1), sum(DISTINCT x) FROM t`, "3|2|6")
+	must(t, s, `SELECT string_agg(g, ',') FROM t WHERE x IS NOT NULL`, "a,b,a")
+	must(t, s, `SELECT bool_and(x > 0), bool_or(x > 2), every(x > 1) FROM t`, "t|t|f")
+	must(t, s, `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x), percentile_disc(0.5) WITHIN GROUP (ORDER BY x), mode() WITHIN GROUP (ORDER BY g) FROM t`, "2|2|a")
+	must(t, s, `SELECT stddev(x), variance(x), stddev_pop(y) FROM t`, "1.00000000000000000000|1.00000000000000000000|1.247219128924647")
+}
