@@ -27,6 +27,7 @@ const (
 	DatatypeMismatch        = "42804"
 	CannotCoerce            = "42846"
 	GroupingError           = "42803"
+	WindowingError          = "42P20"
 	SyntaxError             = "42601"
 	InvalidColumnReference  = "42P10"
 	DependentObjectsExist   = "2BP01"

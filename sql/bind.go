@@ -45,6 +45,9 @@ type binder struct {
 	post *postBinder
 	// qc plans subqueries met while binding
 	qc *queryCtx
+	// win collects window functions where they are allowed (SELECT list,
+	// ORDER BY); nil elsewhere
+	win *windowCollector
 }
 
 // params holds $n parameters: types inferred during binding, values at execution.

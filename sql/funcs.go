@@ -14,7 +14,6 @@ import (
 	"github.com/lakepg/lakepg/types"
 )
 
-
 func funcName(f *pg.FuncCall) string {
 	names := strNodes(f.Funcname)
 	if len(names) == 2 && names[0] == "pg_catalog" {
@@ -29,6 +28,12 @@ func timeDays(y, m, d int) int64 {
 
 func (b *binder) bindFunc(f *pg.FuncCall, sc *scope) (exec.Expr, error) {
 	name := funcName(f)
+	if f.Over != nil {
+		if b.win == nil {
+			return nil, errAt(pgerr.New(pgerr.WindowingError, "window functions are not allowed here"), f.Location)
+		}
+		return b.win.add(b, f, sc)
+	}
 	if isAggregate(name) && f.Over == nil {
 		if b.aggs == nil {
 			msg := b.noAggMsg
@@ -146,6 +151,9 @@ type aggCollector struct {
 	aggs      []exec.Agg  // Arg, Arg2 and Filter index inputs (Filter one-based)
 	inputs    []exec.Expr // aggregate arguments, bound against the input scope
 	aggKeys   []string
+	// overWindow: the aggregate runs OVER a window, its arguments bind in
+	// the window's input scope (which may be above a GROUP BY)
+	overWindow bool
 }
 
 // isAggregate reports whether name is an aggregate function.
@@ -197,9 +205,6 @@ func (c *aggCollector) plan(env *exec.Env, input exec.Operator, groups []exec.Ex
 
 func (c *aggCollector) add(b *binder, f *pg.FuncCall, sc *scope) (exec.Expr, error) {
 	name := funcName(f)
-	if f.Over != nil {
-		return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "window functions are not supported yet"), f.Location)
-	}
 	key := deparseExpr(&pg.Node{Node: &pg.Node_FuncCall{FuncCall: f}})
 	for k, existing := range c.aggKeys {
 		if existing == key {
@@ -208,7 +213,9 @@ func (c *aggCollector) add(b *binder, f *pg.FuncCall, sc *scope) (exec.Expr, err
 	}
 	inner := *b
 	inner.aggs = nil
-	inner.post = nil
+	if !c.overWindow {
+		inner.post = nil
+	}
 	inner.noAggMsg = "aggregate function calls cannot be nested"
 	bindArg := func(n *pg.Node, t types.T) (exec.Expr, error) {
 		e, err := inner.bind(n, sc)

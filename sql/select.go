@@ -78,6 +78,12 @@ func (s *Session) planSimple(qc *queryCtx, sel *pg.SelectStmt) (*query, error) {
 	for i, t := range targets {
 		names[i] = t.name
 	}
+	wc := &windowCollector{named: map[string]*pg.WindowDef{}}
+	for _, w := range sel.WindowClause {
+		if d := w.GetWindowDef(); d != nil {
+			wc.named[d.Name] = d
+		}
+	}
 	hasAgg := len(sel.GroupClause) > 0 || sel.HavingClause != nil
 	for _, t := range targets {
 		if t.node != nil && containsAgg(t.node) {
@@ -133,7 +139,7 @@ func (s *Session) planSimple(qc *queryCtx, sel *pg.SelectStmt) (*query, error) {
 			coll.groupCols = append(coll.groupCols, col)
 			coll.groups = append(coll.groups, e)
 		}
-		pb := &postBinder{binder: binder{sess: s, env: env, params: p, aggs: coll, qc: qc}, coll: coll, in: sc}
+		pb := &postBinder{binder: binder{sess: s, env: env, params: p, aggs: coll, qc: qc, win: wc}, coll: coll, in: sc}
 		bindOut = pb.bindPost
 		for _, t := range targets {
 			var e exec.Expr
@@ -150,7 +156,9 @@ func (s *Session) planSimple(qc *queryCtx, sel *pg.SelectStmt) (*query, error) {
 		}
 		var having exec.Expr
 		if sel.HavingClause != nil {
+			pb.win = nil
 			h, err := pb.bindPost(sel.HavingClause)
+			pb.win = wc
 			if err != nil {
 				return nil, err
 			}
@@ -167,6 +175,7 @@ func (s *Session) planSimple(qc *queryCtx, sel *pg.SelectStmt) (*query, error) {
 		if having != nil {
 			op = &exec.Filter{Env: env, Input: op, Pred: having}
 		}
+		op = placeWindows(wc, env, op, outExprs, sortExprs)
 		return s.finish(sel, b, op, names, outExprs, sortExprs, sortKeys, src.scans, bindOut)
 	}
 	for _, t := range targets {
@@ -177,6 +186,7 @@ func (s *Session) planSimple(qc *queryCtx, sel *pg.SelectStmt) (*query, error) {
 		}
 	}
 	op, sc = src.op, src.sc
+	b.win = wc
 	bindOut = func(n *pg.Node) (exec.Expr, error) { return b.bind(n, sc) }
 	for _, t := range targets {
 		if t.node == nil {
@@ -193,7 +203,23 @@ func (s *Session) planSimple(qc *queryCtx, sel *pg.SelectStmt) (*query, error) {
 	if err != nil {
 		return nil, err
 	}
+	op = placeWindows(wc, env, op, outExprs, sortExprs)
 	return s.finish(sel, b, op, names, outExprs, sortExprs, sortKeys, src.scans, bindOut)
+}
+
+// placeWindows puts the window operators above op and rewrites the
+// expressions that refer to window results (in place).
+func placeWindows(wc *windowCollector, env *exec.Env, op exec.Operator, lists ...[]exec.Expr) exec.Operator {
+	if len(wc.specs) == 0 {
+		return op
+	}
+	op, remap := wc.plan(env, op, len(op.Types()))
+	for _, l := range lists {
+		for i, e := range l {
+			l[i] = exec.MapColumns(e, remap)
+		}
+	}
+	return op
 }
 
 func intVec(x int64) *vec.Vector {

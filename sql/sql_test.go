@@ -325,3 +325,15 @@ func TestMoreAggregates(t *testing.T) {
 	must(t, s, `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x), percentile_disc(0.5) WITHIN GROUP (ORDER BY x), mode() WITHIN GROUP (ORDER BY g) FROM t`, "2|2|a")
 	must(t, s, `SELECT stddev(x), variance(x), stddev_pop(y) FROM t`, "1.00000000000000000000|1.00000000000000000000|1.247219128924647")
 }
+
+func TestWindowFunctions(t *testing.T) {
+	s := setup(t)
+	must(t, s, `SELECT g, x, row_number() OVER (PARTITION BY g ORDER BY x), rank() OVER (ORDER BY g), sum(x) OVER (PARTITION BY g) FROM t ORDER BY g, x`,
+		"a|1|1|1|4", "a|3|2|1|4", "b|2|1|3|2", "c|NULL|1|4|NULL")
+	must(t, s, `SELECT x, lag(x) OVER w, lead(x, 1, -1) OVER w, sum(x) OVER (ORDER BY x ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t WHERE x IS NOT NULL WINDOW w AS (ORDER BY x) ORDER BY x`,
+		"1|NULL|2|1", "2|1|3|3", "3|2|-1|5")
+	must(t, s, `SELECT g, count(*), sum(count(*)) OVER () FROM t GROUP BY g ORDER BY g`, "a|2|4", "b|1|4", "c|1|4")
+	must(t, s, `SELECT x, first_value(x) OVER (ORDER BY x RANGE BETWEEN 1 PRECEDING AND 1 FOLLOWING), ntile(2) OVER (ORDER BY x) FROM t WHERE x > 0 ORDER BY x`,
+		"1|1|1", "2|1|1", "3|2|2")
+	mustFail(t, s, `SELECT x FROM t WHERE row_number() OVER () > 1`, pgerr.WindowingError)
+}
