@@ -110,7 +110,7 @@ func AggResultType(kind AggKind, in types.T) (types.T, error) {
 		case in.ID == types.Int64:
 			// numeric, and unbounded: sum(bigint) never overflows
 			return types.NumericAnyT, nil
-		case in.IsFloat():
+		case in.IsFloat(), in.ID == types.Interval:
 			return in, nil
 		case in.ID == types.Numeric:
 			if in.Scale < 0 {
@@ -120,6 +120,8 @@ func AggResultType(kind AggKind, in types.T) (types.T, error) {
 		}
 	case AggAvg, AggStddevSamp, AggStddevPop, AggVarSamp, AggVarPop:
 		switch {
+		case in.ID == types.Interval && kind == AggAvg:
+			return in, nil
 		case in.IsInteger() || in.ID == types.Numeric:
 			return types.NumericAnyT, nil
 		case in.IsFloat():

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"strings"
 	"testing"
 
 	"github.com/lakepg/lakepg/pgerr"
@@ -283,5 +284,34 @@ func BenchmarkGroupByInt64(b *testing.B) {
 			}
 			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrows/s")
 		})
+	}
+}
+
+func TestIntervalAggregatesAndSort(t *testing.T) {
+	iv := func(s string) any {
+		v, err := types.ParseInterval(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	ts := []types.T{types.IntervalT}
+	rows := [][]any{{iv("1 mon 2 days")}, {iv("30 days")}, {iv("-3 hours")}, {nil}, {iv("1 day 00:00:01.5")}}
+	cd := mkAgg(t, AggCount, 0, types.IntervalT)
+	cd.Distinct = true
+	h := &HashAgg{Input: newRowsOp(ts, rows, 2), Aggs: []Agg{mkAgg(t, AggSum, 0, types.IntervalT), mkAgg(t, AggAvg, 0, types.IntervalT),
+		mkAgg(t, AggMin, 0, types.IntervalT), mkAgg(t, AggMax, 0, types.IntervalT), cd}}
+	// PostgreSQL 15
+	want := "1 mon 33 days -02:59:58.5|15 days 17:15:00.375|-03:00:00|1 mon 2 days|4"
+	if got := runAgg(t, h); len(got) != 1 || got[0] != want {
+		t.Errorf("interval aggregates: %v, want %s", got, want)
+	}
+	// '1 mon' = '30 days' = '29 days 24:00:00' when grouping and sorting
+	rows = append(rows, []any{iv("29 days 24:00:00")}, []any{iv("1 mon")})
+	h = &HashAgg{Input: newRowsOp(ts, rows, 2), NGroup: 1, Aggs: []Agg{mkAgg(t, AggCountStar, 0, types.IntervalT)}}
+	s := &Sort{Input: h, Keys: []SortKey{{Col: 0, Desc: true}}}
+	got := collect(t, s)
+	if fmt := strings.Join(got, ";"); fmt != "1 mon 2 days|1;30 days|3;1 day 00:00:01.5|1;-03:00:00|1;NULL|1" {
+		t.Errorf("interval groups: %s", fmt)
 	}
 }

@@ -178,6 +178,9 @@ func (s *collectAgg) order() []int32 {
 	case types.StoreBool:
 		xs := v.B
 		cmpVal = func(a, b int32) int { return compareBool(xs[a], xs[b]) }
+	case types.StoreInterval:
+		xs := v.Iv
+		cmpVal = func(a, b int32) int { return types.CompareInterval(xs[a], xs[b]) }
 	default:
 		xs := v.S
 		if v.Type.DynNumeric() {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lakepg/lakepg/exec/fn"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
@@ -96,6 +97,8 @@ func newAggFn(a Agg, out types.T) (aggFn, error) {
 				return &floatVarAgg{kind: AggAvg}, nil
 			}
 			return &sumFloatAgg{f32: in.ID == types.Float32}, nil
+		case in.ID == types.Interval:
+			return &sumIntervalAgg{avg: a.Kind == AggAvg}, nil
 		}
 	case AggMin, AggMax:
 		m := minmax{max: a.Kind == AggMax}
@@ -106,6 +109,8 @@ func newAggFn(a Agg, out types.T) (aggFn, error) {
 			return &minmaxFloat{minmax: m}, nil
 		case types.StoreBool:
 			return &minmaxBool{minmax: m}, nil
+		case types.StoreInterval:
+			return &minmaxInterval{minmax: m}, nil
 		default:
 			return &minmaxStr{minmax: m, dyn: in.DynNumeric()}, nil
 		}
@@ -1230,4 +1235,144 @@ func formatInt128(t i128) string {
 		return strconv.FormatInt(int64(t.lo), 10)
 	}
 	return t.big().String()
+}
+
+// sum and avg of intervals: field-wise sums with PostgreSQL's overflow
+// check at every step (interval_pl), and avg as interval_div(sum, count),
+// which the function library implements.
+
+type sumIntervalAgg struct {
+	avg bool
+	sum []types.IntervalValue
+	cnt []int64
+	div *fn.Overload
+}
+
+func (s *sumIntervalAgg) grow(n int)   { s.sum, s.cnt = growTo(s.sum, n), growTo(s.cnt, n) }
+func (s *sumIntervalAgg) reset(g int)  { s.sum[g], s.cnt[g] = types.IntervalValue{}, 0 }
+func (s *sumIntervalAgg) bytes() int64 { return 24 * int64(len(s.sum)) }
+
+func errIntervalRange() error { return pgerr.New("22008", "interval out of range") }
+
+func addIntervals(x, y types.IntervalValue) (types.IntervalValue, error) {
+	m := int64(x.Months) + int64(y.Months)
+	d := int64(x.Days) + int64(y.Days)
+	us := x.Micros + y.Micros
+	if m != int64(int32(m)) || d != int64(int32(d)) || (y.Micros != 0 && (us > x.Micros) != (y.Micros > 0)) {
+		return x, errIntervalRange()
+	}
+	return types.IntervalValue{Months: int32(m), Days: int32(d), Micros: us}, nil
+}
+
+func (s *sumIntervalAgg) update(in *aggIn) error {
+	v := in.v
+	for _, i := range in.rows {
+		if v.IsNull(int(i)) {
+			continue
+		}
+		g := in.gids[i]
+		r, err := addIntervals(s.sum[g], v.Iv[i])
+		if err != nil {
+			return err
+		}
+		s.sum[g] = r
+		s.cnt[g]++
+	}
+	return nil
+}
+
+func (s *sumIntervalAgg) merge(src aggFn, gmap []int32) error {
+	o := src.(*sumIntervalAgg)
+	for k, x := range o.sum {
+		if o.cnt[k] == 0 {
+			continue
+		}
+		g := gmap[k]
+		r, err := addIntervals(s.sum[g], x)
+		if err != nil {
+			return err
+		}
+		s.sum[g] = r
+		s.cnt[g] += o.cnt[k]
+	}
+	return nil
+}
+
+func (s *sumIntervalAgg) final(out *vec.Vector, lo, hi int) error {
+	for g := lo; g < hi; g++ {
+		if s.cnt[g] == 0 {
+			out.AppendNull()
+			continue
+		}
+		if !s.avg {
+			out.AppendInterval(s.sum[g])
+			continue
+		}
+		if s.div == nil {
+			o, _, _, err := fn.ResolveOperator("/", types.IntervalT, types.Float64T)
+			if err != nil {
+				return err
+			}
+			s.div = o
+		}
+		x, n := vec.New(types.IntervalT, 1), vec.New(types.Float64T, 1)
+		x.AppendInterval(s.sum[g])
+		n.AppendFloat(float64(s.cnt[g]))
+		r := vec.New(types.IntervalT, 1)
+		if err := s.div.Eval(nil, r, []*vec.Vector{x, n}, 1); err != nil {
+			return err
+		}
+		out.AppendFrom(r, 0)
+	}
+	return nil
+}
+
+type minmaxInterval struct {
+	minmax
+	val []types.IntervalValue
+}
+
+func (s *minmaxInterval) grow(n int)   { s.val, s.has = growTo(s.val, n), growTo(s.has, n) }
+func (s *minmaxInterval) reset(g int)  { s.has[g] = false }
+func (s *minmaxInterval) bytes() int64 { return 17 * int64(len(s.val)) }
+
+func (s *minmaxInterval) fold(g int32, x types.IntervalValue) {
+	if !s.has[g] {
+		s.val[g], s.has[g] = x, true
+		return
+	}
+	c := types.CompareInterval(x, s.val[g])
+	if (s.max && c > 0) || (!s.max && c < 0) {
+		s.val[g] = x
+	}
+}
+
+func (s *minmaxInterval) update(in *aggIn) error {
+	for _, i := range in.rows {
+		if !in.v.IsNull(int(i)) {
+			s.fold(in.gids[i], in.v.Iv[i])
+		}
+	}
+	return nil
+}
+
+func (s *minmaxInterval) merge(src aggFn, gmap []int32) error {
+	o := src.(*minmaxInterval)
+	for k, x := range o.val {
+		if o.has[k] {
+			s.fold(gmap[k], x)
+		}
+	}
+	return nil
+}
+
+func (s *minmaxInterval) final(out *vec.Vector, lo, hi int) error {
+	for g := lo; g < hi; g++ {
+		if !s.has[g] {
+			out.AppendNull()
+		} else {
+			out.AppendInterval(s.val[g])
+		}
+	}
+	return nil
 }

@@ -38,7 +38,7 @@ func (c *colBuf) reset() {
 			c.spare[i] = v.Nulls[:0]
 			v.Nulls = nil
 		}
-		v.I64, v.F64, v.B, v.S = v.I64[:0], v.F64[:0], v.B[:0], v.S[:0]
+		v.I64, v.F64, v.B, v.S, v.Iv = v.I64[:0], v.F64[:0], v.B[:0], v.S[:0], v.Iv[:0]
 	}
 	c.N = 0
 }
@@ -75,6 +75,8 @@ func (c *colBuf) appendRange(i int, src *vec.Vector, lo, hi int) {
 		v.F64 = append(v.F64, src.F64[lo:hi]...)
 	case types.StoreBool:
 		v.B = append(v.B, src.B[lo:hi]...)
+	case types.StoreInterval:
+		v.Iv = append(v.Iv, src.Iv[lo:hi]...)
 	default:
 		v.S = append(v.S, src.S[lo:hi]...)
 	}
@@ -149,6 +151,12 @@ func (c *colBuf) gather(i int, src *vec.Vector, idx []int32, opt bool) {
 		} else {
 			v.B = gatherT(v.B, src.B, idx)
 		}
+	case types.StoreInterval:
+		if opt {
+			v.Iv = gatherOptT(v.Iv, src.Iv, idx)
+		} else {
+			v.Iv = gatherT(v.Iv, src.Iv, idx)
+		}
 	default:
 		if opt {
 			v.S = gatherOptT(v.S, src.S, idx)
@@ -187,6 +195,8 @@ func (c *colBuf) appendNulls(i, n int) {
 			v.F64 = append(v.F64, 0)
 		case types.StoreBool:
 			v.B = append(v.B, false)
+		case types.StoreInterval:
+			v.Iv = append(v.Iv, types.IntervalValue{})
 		default:
 			v.S = append(v.S, "")
 		}
@@ -205,6 +215,8 @@ func setRow(dst *vec.Vector, g int, src *vec.Vector, i int) {
 			dst.F64[g] = 0
 		case types.StoreBool:
 			dst.B[g] = false
+		case types.StoreInterval:
+			dst.Iv[g] = types.IntervalValue{}
 		default:
 			dst.S[g] = ""
 		}
@@ -217,6 +229,8 @@ func setRow(dst *vec.Vector, g int, src *vec.Vector, i int) {
 		dst.F64[g] = src.F64[i]
 	case types.StoreBool:
 		dst.B[g] = src.B[i]
+	case types.StoreInterval:
+		dst.Iv[g] = src.Iv[i]
 	default:
 		dst.S[g] = src.S[i]
 	}
@@ -234,6 +248,8 @@ func vecBytes(v *vec.Vector, lo, hi int) int64 {
 		b = 8 * n
 	case types.StoreBool:
 		b = n
+	case types.StoreInterval:
+		b = 16 * n
 	default:
 		b = 16 * n
 		for _, s := range v.S[lo:hi] {
@@ -266,6 +282,8 @@ func rowsEqual(a *vec.Vector, i int, b *vec.Vector, j int) bool {
 		return x == y || (x != x && y != y)
 	case types.StoreBool:
 		return a.B[i] == b.B[j]
+	case types.StoreInterval:
+		return types.CompareInterval(a.Iv[i], b.Iv[j]) == 0
 	}
 	x, y := a.S[i], b.S[j]
 	if x == y {
@@ -364,6 +382,12 @@ func hashColumn(hs []uint64, v *vec.Vector, n int, first bool) {
 				k = 2
 			}
 			hs[i] = fmix64(hs[i]*31 ^ k)
+		}
+	case types.StoreInterval:
+		// equal intervals (1 mon = 30 days) have equal spans
+		for i, x := range v.Iv[:n] {
+			d, us := x.Span()
+			hs[i] = fmix64(fmix64(hs[i]*31^uint64(d))*31 ^ uint64(us))
 		}
 	default:
 		xs := v.S[:n]

@@ -17,7 +17,7 @@ type DistinctOn struct {
 }
 
 func (d *DistinctOn) Types() []types.T { return d.Input.Types() }
-func (d *DistinctOn) Close() error      { return d.Input.Close() }
+func (d *DistinctOn) Close() error     { return d.Input.Close() }
 
 func (d *DistinctOn) Next(ctx context.Context) (*vec.Batch, error) {
 	for {

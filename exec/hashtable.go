@@ -229,6 +229,9 @@ func (k *keyCols) add(keys []*vec.Vector, i int) int64 {
 			s.F64 = append(s.F64, src.F64[i])
 		case types.StoreBool:
 			s.B = append(s.B, src.B[i])
+		case types.StoreInterval:
+			s.Iv = append(s.Iv, src.Iv[i])
+			n += 16
 		default:
 			s.S = append(s.S, strings.Clone(src.S[i]))
 			n += int64(len(src.S[i]))

@@ -70,6 +70,8 @@ func (r *rowsOp) Next(ctx context.Context) (*vec.Batch, error) {
 				v.S = append(v.S, y)
 			case bool:
 				v.B = append(v.B, y)
+			case types.IntervalValue:
+				v.Iv = append(v.Iv, y)
 			default:
 				panic(fmt.Sprintf("rowsOp: %T", x))
 			}

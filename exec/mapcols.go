@@ -72,8 +72,10 @@ type RowNumber struct {
 	out   vec.Batch
 }
 
-func (r *RowNumber) Types() []types.T { return append(append([]types.T{}, r.Input.Types()...), types.Int64T) }
-func (r *RowNumber) Close() error      { return r.Input.Close() }
+func (r *RowNumber) Types() []types.T {
+	return append(append([]types.T{}, r.Input.Types()...), types.Int64T)
+}
+func (r *RowNumber) Close() error { return r.Input.Close() }
 func (r *RowNumber) Next(ctx context.Context) (*vec.Batch, error) {
 	b, err := r.Input.Next(ctx)
 	if err != nil || b == nil {

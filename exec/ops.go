@@ -55,8 +55,8 @@ type Filter struct {
 	Env   *Env
 	Input Operator
 	Pred  Expr
-	out   *vec.Batch
-	sel   []int
+	out   *colBuf
+	sel   []int32
 }
 
 func (f *Filter) Types() []types.T { return f.Input.Types() }
@@ -71,28 +71,54 @@ func (f *Filter) Next(ctx context.Context) (*vec.Batch, error) {
 		if err != nil {
 			return nil, err
 		}
-		f.sel = f.sel[:0]
-		for i := 0; i < b.N; i++ {
-			if p.B[i] && !p.IsNull(i) {
-				f.sel = append(f.sel, i)
-			}
-		}
-		if len(f.sel) == 0 {
+		n := b.N
+		f.sel = resize32(f.sel, n)
+		k := selectTrue(f.sel, p.B[:n], p.Nulls)
+		if k == 0 {
 			continue
 		}
-		if len(f.sel) == b.N {
+		if k == n {
 			return b, nil
 		}
 		if f.out == nil {
-			f.out = vec.NewBatch(f.Input.Types(), vec.BatchSize)
+			f.out = newColBuf(f.Input.Types(), vec.BatchSize)
 		}
-		f.out.Reset()
+		f.out.reset()
 		for c, v := range b.Vecs {
-			f.out.Vecs[c].Gather(v, f.sel)
+			f.out.gather(c, v, f.sel[:k], false)
 		}
-		f.out.N = len(f.sel)
-		return f.out, nil
+		f.out.N = k
+		return &f.out.Batch, nil
 	}
+}
+
+// selectTrue writes the positions of true, non-NULL values into sel and
+// returns their count. The loop stores every position and advances by the
+// condition, so it has no data-dependent branch (PERFORMANCE.md rule 6).
+func selectTrue(sel []int32, bs []bool, nulls []bool) int {
+	sel = sel[:len(bs)]
+	k := 0
+	if nulls == nil {
+		for i, ok := range bs {
+			sel[k] = int32(i)
+			k += b2i(ok)
+		}
+		return k
+	}
+	nulls = nulls[:len(bs)]
+	for i, ok := range bs {
+		sel[k] = int32(i)
+		k += b2i(ok && !nulls[i])
+	}
+	return k
+}
+
+func b2i(b bool) int {
+	var x int
+	if b {
+		x = 1
+	}
+	return x
 }
 
 // Project computes output columns from expressions.
@@ -134,6 +160,8 @@ type Limit struct {
 	Offset, Count int64
 	seen          int64
 	emitted       int64
+	out           vec.Batch
+	views         []vec.Vector
 }
 
 func (l *Limit) Types() []types.T { return l.Input.Types() }
@@ -163,11 +191,31 @@ func (l *Limit) Next(ctx context.Context) (*vec.Batch, error) {
 		if lo == 0 && hi == b.N {
 			return b, nil
 		}
-		out := &vec.Batch{N: hi - lo}
-		for _, v := range b.Vecs {
-			out.Vecs = append(out.Vecs, v.Slice(lo, hi))
+		// views of the input's vectors, in structs reused from call to call
+		if len(l.views) < len(b.Vecs) {
+			l.views = make([]vec.Vector, len(b.Vecs))
 		}
-		return out, nil
+		l.out.Vecs = l.out.Vecs[:0]
+		for c, v := range b.Vecs {
+			w := &l.views[c]
+			*w = vec.Vector{Type: v.Type}
+			switch v.Type.Storage() {
+			case types.StoreInt:
+				w.I64 = v.I64[lo:hi]
+			case types.StoreFloat:
+				w.F64 = v.F64[lo:hi]
+			case types.StoreBool:
+				w.B = v.B[lo:hi]
+			default:
+				w.S = v.S[lo:hi]
+			}
+			if v.Nulls != nil {
+				w.Nulls = v.Nulls[lo:hi]
+			}
+			l.out.Vecs = append(l.out.Vecs, w)
+		}
+		l.out.N = hi - lo
+		return &l.out, nil
 	}
 }
 

@@ -219,6 +219,7 @@ func (c *colBuf) set(col, g int, src *vec.Vector, i int) {
 //	integer-stored   8 bytes big-endian with the sign bit flipped
 //	float            8 bytes: IEEE bits, sign-flipped or inverted; -0 = 0, NaN above all
 //	bool             1 byte
+//	interval         16 bytes: the span in days, then the microseconds left
 //	text, bytea      bytes with 0x00 escaped as 0x00 0xFF, ended by 0x00 0x00
 //	dynamic numeric  sign class, decimal exponent, digits, 0x00 (sign-inverted)
 type keyEncoder struct {
@@ -241,13 +242,10 @@ func (e *keyEncoder) init(keys []SortKey, cols []*vec.Vector) {
 		// a column that has no NULL mask in the first data seen may get
 		// NULLs later (top-N): keep the marker for every column then
 		e.nullable[i] = true
-		switch {
-		case v.Type.DynNumeric() || v.Type.Storage() == types.StoreBytes:
+		if w := keyWidth(v.Type); w == 0 {
 			e.fixed = false
-		case v.Type.Storage() == types.StoreBool:
-			width += 2
-		default:
-			width += 9
+		} else {
+			width += w + 1
 		}
 	}
 	if width > 8 {
@@ -274,16 +272,26 @@ func (e *keyEncoder) dropNullMarkers(cols []*vec.Vector, n int) {
 		if e.nullable[i] {
 			m = 1
 		}
-		switch {
-		case v.Type.DynNumeric() || v.Type.Storage() == types.StoreBytes:
+		if w := keyWidth(v.Type); w == 0 {
 			width += 100
-		case v.Type.Storage() == types.StoreBool:
-			width += 1 + m
-		default:
-			width += 8 + m
+		} else {
+			width += w + m
 		}
 	}
 	e.fixed = width <= 8
+}
+
+// keyWidth is the encoded width of a fixed-width key type (0: variable).
+func keyWidth(t types.T) int {
+	switch {
+	case t.DynNumeric() || t.Storage() == types.StoreBytes:
+		return 0
+	case t.Storage() == types.StoreBool:
+		return 1
+	case t.Storage() == types.StoreInterval:
+		return 16
+	}
+	return 8
 }
 
 func (e *keyEncoder) key(i int) []byte { return e.arena[e.off[i]:e.off[i+1]] }
@@ -308,18 +316,24 @@ func (e *keyEncoder) encode(cols []*vec.Vector, n int) {
 			for i, s := range v.S[:n] {
 				lens[i] += len(s) + 2 + strings.Count(s, "\x00")
 			}
-		case v.Type.Storage() == types.StoreBool:
-			for i := range lens {
-				lens[i]++
-			}
 		default:
+			w := keyWidth(v.Type)
 			for i := range lens {
-				lens[i] += 8
+				lens[i] += w
 			}
 		}
 		if nullable {
+			// a NULL is its marker alone: take back the value's width
+			w := keyWidth(v.Type)
 			for i := range lens {
 				lens[i]++
+				if v.IsNull(i) && !v.Type.DynNumeric() {
+					if v.Type.Storage() == types.StoreBytes {
+						lens[i] -= len(v.S[i]) + 2 + strings.Count(v.S[i], "\x00")
+					} else {
+						lens[i] -= w
+					}
+				}
 			}
 		}
 	}
@@ -390,6 +404,12 @@ func (e *keyEncoder) encode(cols []*vec.Vector, n int) {
 			case v.Type.Storage() == types.StoreFloat:
 				binary.BigEndian.PutUint64(a[p:], floatSortBits(v.F64[i])^uint64(int64(int8(inv))))
 				p += 8
+			case v.Type.Storage() == types.StoreInterval:
+				// PostgreSQL orders intervals by their span (a month is 30 days)
+				d, us := v.Iv[i].Span()
+				binary.BigEndian.PutUint64(a[p:], (uint64(d)^(1<<63))^uint64(int64(int8(inv))))
+				binary.BigEndian.PutUint64(a[p+8:], (uint64(us)^(1<<63))^uint64(int64(int8(inv))))
+				p += 16
 			default:
 				binary.BigEndian.PutUint64(a[p:], (uint64(v.I64[i])^(1<<63))^uint64(int64(int8(inv))))
 				p += 8

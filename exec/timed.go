@@ -18,7 +18,7 @@ type Timed struct {
 }
 
 func (t *Timed) Types() []types.T { return t.Input.Types() }
-func (t *Timed) Close() error      { return t.Input.Close() }
+func (t *Timed) Close() error     { return t.Input.Close() }
 func (t *Timed) Next(ctx context.Context) (*vec.Batch, error) {
 	start := time.Now()
 	b, err := t.Input.Next(ctx)

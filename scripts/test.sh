@@ -54,10 +54,75 @@ ensure_go_modules() {
 
 # --- Needs of later issues; each is called from main once its tests exist. ---
 
-# PostgreSQL server, for the postgres:// catalog and the comparisons against PostgreSQL:
-# Debian's postgresql package, started on a loopback port with a temporary data directory.
+# PostgreSQL server, for the comparisons against PostgreSQL (test/slt, test/pgdiff,
+# test/tpch) and later the postgres:// catalog: Debian's postgresql package (installed only
+# when no server binaries are found), a throwaway cluster in a temporary directory on a free
+# loopback port with trust authentication, C locale and UTF8, run as the postgres user when
+# this script runs as root. Exports LAKEPG_TEST_PG_DSN for the tests and
+# LAKEPG_TEST_REQUIRE_PG=1 so that they fail, not skip, without it. Stopped and removed on exit.
+pg_bindir=
+pg_tmp=
+pg_port=
+find_pg_bindir() {
+	local d
+	for d in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k4 -n -r); do
+		if [ -x "$d/initdb" ] && [ -x "$d/pg_ctl" ] && [ -x "$d/postgres" ]; then
+			pg_bindir=$d
+			return 0
+		fi
+	done
+	return 1
+}
+
+# as_pg CMD...: runs a PostgreSQL server binary as the postgres user when we are root
+# (the server refuses to run as root), as ourselves otherwise.
+as_pg() {
+	if [ "$(id -u)" = 0 ]; then
+		runuser -u postgres -- "$@"
+	else
+		"$@"
+	fi
+}
+
+stop_postgres_server() {
+	if [ -n "$pg_tmp" ] && [ -d "$pg_tmp" ]; then
+		if [ -f "$pg_tmp/data/postmaster.pid" ]; then
+			as_pg "$pg_bindir/pg_ctl" -D "$pg_tmp/data" -m immediate -w stop >/dev/null 2>&1 || true
+		fi
+		rm -rf "$pg_tmp"
+	fi
+}
+
 ensure_postgres_server() {
-	:
+	if ! find_pg_bindir; then
+		apt_install postgresql
+		find_pg_bindir || die "package postgresql installed but no /usr/lib/postgresql/*/bin/initdb"
+	fi
+	if [ "$(id -u)" = 0 ] && ! id postgres >/dev/null 2>&1; then
+		die "running as root but there is no postgres user to run the PostgreSQL server as"
+	fi
+	pg_tmp=$(mktemp -d "${TMPDIR:-/tmp}/lakepg-test-pg.XXXXXX")
+	[ "$(id -u)" = 0 ] && chown postgres "$pg_tmp"
+	log "PostgreSQL: initdb ($pg_bindir) in $pg_tmp"
+	as_pg "$pg_bindir/initdb" -D "$pg_tmp/data" -U postgres -A trust -E UTF8 --locale=C >"$pg_tmp/initdb.log" 2>&1 ||
+		die "initdb failed: $(cat "$pg_tmp/initdb.log")"
+	# Pick a port that nothing listens on; retry if another process takes it first.
+	local try
+	for try in 1 2 3 4 5 6 7 8 9 10; do
+		pg_port=$((20000 + RANDOM % 40000))
+		if (exec 3<>"/dev/tcp/127.0.0.1/$pg_port") 2>/dev/null; then
+			continue
+		fi
+		if as_pg "$pg_bindir/pg_ctl" -D "$pg_tmp/data" -l "$pg_tmp/server.log" -w -t 60 start -o \
+			"-p $pg_port -c listen_addresses=127.0.0.1 -k $pg_tmp -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=40 -c TimeZone=UTC" \
+			>/dev/null 2>&1; then
+			export LAKEPG_TEST_PG_DSN="postgres://postgres@127.0.0.1:$pg_port/postgres?sslmode=disable"
+			export LAKEPG_TEST_REQUIRE_PG=1
+			log "PostgreSQL $("$pg_bindir/postgres" --version | awk '{print $3}') on 127.0.0.1:$pg_port"
+			return 0
+		fi
+	done
+	die "could not start PostgreSQL: $(tail -20 "$pg_tmp/server.log" 2>/dev/null)"
 }
 
 # versitygw, the S3-compatible server for the s3:// data path:
@@ -72,15 +137,41 @@ ensure_duckdb() {
 	:
 }
 
+# The conformance suites (test/slt, test/pgdiff, test/tpch) write their figures to
+# $LAKEPG_TEST_REPORT_DIR; `go test ./...` hides the log of passing tests, so they are
+# printed here after the tests, passing or not.
+report_dir=
+print_reports() {
+	local f
+	for f in "$report_dir"/*.txt; do
+		[ -f "$f" ] || continue
+		printf '\n==== %s ====\n' "$(basename "$f" .txt)"
+		cat "$f"
+	done
+}
+
+cleanup() {
+	stop_postgres_server
+	[ -n "$report_dir" ] && rm -rf "$report_dir"
+	return 0
+}
+
 main() {
 	ensure_go
 	ensure_psql
 	ensure_go_modules
+	trap cleanup EXIT
+	ensure_postgres_server
+	report_dir=$(mktemp -d "${TMPDIR:-/tmp}/lakepg-test-reports.XXXXXX")
+	export LAKEPG_TEST_REPORT_DIR=$report_dir
 
 	log "go vet ./..."
 	go vet ./...
 	log "go test -count=1 -timeout 30m ./..."
-	go test -count=1 -timeout 30m ./...
+	local status=0
+	go test -count=1 -timeout 30m ./... || status=$?
+	print_reports
+	return "$status"
 }
 
 main "$@"

@@ -106,3 +106,47 @@ func TestParseIntervalLikePostgres(t *testing.T) {
 		}
 	}
 }
+
+// Outputs of make_interval(...) in PostgreSQL 15.
+func TestAppendIntervalLikePostgres(t *testing.T) {
+	cases := []struct {
+		v    IntervalValue
+		want string
+	}{
+		{IntervalValue{Months: -14, Days: 3, Micros: -1}, "-1 years -2 mons +3 days -00:00:00.000001"},
+		{IntervalValue{Months: 14, Days: -3, Micros: 3600500000}, "1 year 2 mons -3 days +01:00:00.5"},
+		{IntervalValue{Days: -1}, "-1 days"},
+		{IntervalValue{Micros: -3600000000}, "-01:00:00"},
+		{IntervalValue{Months: 1, Micros: 86399999999}, "1 mon 23:59:59.999999"},
+		{IntervalValue{Months: -12, Days: 1}, "-1 years +1 day"},
+		{IntervalValue{Micros: 1000000 * MicrosPerHour}, "1000000:00:00"},
+		{IntervalValue{}, "00:00:00"},
+	}
+	for _, c := range cases {
+		if got := string(AppendInterval(nil, c.v)); got != c.want {
+			t.Errorf("AppendInterval(%+v) = %q, want %q", c.v, got, c.want)
+		}
+	}
+}
+
+func TestCompareInterval(t *testing.T) {
+	mon := IntervalValue{Months: 1}
+	days30 := IntervalValue{Days: 30}
+	hours720 := IntervalValue{Micros: 720 * MicrosPerHour}
+	if CompareInterval(mon, days30) != 0 || CompareInterval(days30, hours720) != 0 {
+		t.Error("1 mon, 30 days and 720 hours must compare equal")
+	}
+	d1, u1 := mon.Span()
+	d2, u2 := hours720.Span()
+	if d1 != d2 || u1 != u2 {
+		t.Errorf("spans differ: %d/%d vs %d/%d", d1, u1, d2, u2)
+	}
+	neg := IntervalValue{Days: 1, Micros: -1}
+	if CompareInterval(neg, IntervalValue{Days: 1}) != -1 || CompareInterval(IntervalValue{Micros: -1}, IntervalValue{}) != -1 {
+		t.Error("ordering of negative times")
+	}
+	big := IntervalValue{Months: 2147483647, Days: 2147483647, Micros: 9223372036854775807}
+	if CompareInterval(big, IntervalValue{Months: 2147483647}) != 1 {
+		t.Error("no overflow at the extremes")
+	}
+}

@@ -29,7 +29,7 @@ const (
 	// minDate and maxDate bound PostgreSQL dates: Julian day 0 to
 	// 5874897-12-31.
 	minDate = -unixEpochJD
-	maxDate = 2147483494 - unixEpochJD
+	maxDate = 2147483494 - unixEpochJD - 1
 )
 
 var (
@@ -428,4 +428,11 @@ func parsePosixOffset(s string) (int64, bool) {
 		return 0, false
 	}
 	return -sign * (parts[0]*3600 + parts[1]*60 + parts[2]), true
+}
+
+func abs64(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
 }

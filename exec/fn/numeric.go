@@ -397,6 +397,9 @@ func decLog(b *big.Int, bs int, d *big.Int, s int) (*big.Int, int, error) {
 			return nil, 0, errLogNeg
 		}
 	}
+	if b.Cmp(pow10Big(max(bs, 0))) == 0 && bs >= 0 {
+		return nil, 0, errDivByZero // ln(1) = 0
+	}
 	rs := minSigDigits - (estimateLnDweight(d, s) - estimateLnDweight(b, bs))
 	rs = clampScale(max(rs, bs, s))
 	prec := precFor(rs, 8)

@@ -66,6 +66,9 @@ func expand(o *Overload, nargs int) []types.T {
 		if len(o.Args) != nargs {
 			return nil
 		}
+		if o.Args == nil {
+			return []types.T{}
+		}
 		return o.Args
 	}
 	if nargs < len(o.Args) {
@@ -403,7 +406,7 @@ func ResolvePrefix(op string, arg types.T) (*Overload, []types.T, types.T, error
 			return nil, nil, types.T{}, e
 		}
 		e := pgerr.New(codeUndefined, "operator does not exist: %s", sig)
-		e.Hint = "No operator matches the given name and argument types. You might need to add explicit type casts."
+		e.Hint = "No operator matches the given name and argument type. You might need to add an explicit type cast."
 		return nil, nil, types.T{}, e
 	}
 	casts := castTargets([]types.T{arg}, c.params)

@@ -682,7 +682,7 @@ func kChr(_ *Ctx, out *vec.Vector, a []*vec.Vector, n int) error {
 		}
 		switch {
 		case c < 0:
-			return pgerr.New("54000", "character number must be positive")
+			return pgerr.New(pgerr.InvalidParameterValue, "character number must be positive")
 		case c == 0:
 			return pgerr.New("54000", "null character not permitted")
 		case c > 0x10ffff:
