@@ -51,6 +51,7 @@ const (
 	CantChangeRuntimeParam  = "55P02"
 	InsufficientResources   = "53000"
 	TooManyConnections      = "53300"
+	ProgramLimitExceeded    = "54000"
 	Internal                = "XX000"
 	IOError                 = "58030"
 	UndefinedFile           = "58P01"

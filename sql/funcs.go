@@ -151,6 +151,9 @@ type aggCollector struct {
 	aggs      []exec.Agg  // Arg, Arg2 and Filter index inputs (Filter one-based)
 	inputs    []exec.Expr // aggregate arguments, bound against the input scope
 	aggKeys   []string
+	// sets are the GROUPING SETS over groups (nil: plain GROUP BY)
+	sets [][]int
+	gid  *exec.ColRef // the grouping id column, once planned
 	// overWindow: the aggregate runs OVER a window, its arguments bind in
 	// the window's input scope (which may be above a GROUP BY)
 	overWindow bool
@@ -200,7 +203,18 @@ func (c *aggCollector) plan(env *exec.Env, input exec.Operator, groups []exec.Ex
 		}
 		aggs[i] = a
 	}
-	return &exec.HashAgg{Input: &exec.Project{Env: env, Input: input, Exprs: pre}, NGroup: n, Aggs: aggs}
+	agg := &exec.HashAgg{Input: &exec.Project{Env: env, Input: input, Exprs: pre}, NGroup: n, Aggs: aggs, GroupingSets: c.sets, GroupingID: c.sets != nil}
+	if c.sets == nil {
+		return agg
+	}
+	// drop the grouping id column; grouping() reads it through gidCol
+	outs := make([]exec.Expr, 0, n+len(aggs))
+	ts := agg.Types()
+	for i := 0; i < n+len(aggs); i++ {
+		outs = append(outs, &exec.ColRef{Idx: i, T: ts[i]})
+	}
+	c.gid = &exec.ColRef{Idx: n + len(aggs), T: types.Int32T}
+	return &exec.Project{Env: env, Input: agg, Exprs: append(outs, c.gid)}
 }
 
 func (c *aggCollector) add(b *binder, f *pg.FuncCall, sc *scope) (exec.Expr, error) {

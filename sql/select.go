@@ -102,7 +102,7 @@ func (s *Session) planSimple(qc *queryCtx, sel *pg.SelectStmt) (*query, error) {
 	if hasAgg {
 		coll := &aggCollector{}
 		// group keys: ordinals and output names refer to the target list
-		for _, g := range sel.GroupClause {
+		resolveGroup := func(g *pg.Node) (*pg.Node, error) {
 			gn := g
 			if c := g.GetAConst(); c != nil && c.GetIval() != nil {
 				k := int(c.GetIval().Ival)
@@ -125,6 +125,14 @@ func (s *Session) planSimple(qc *queryCtx, sel *pg.SelectStmt) (*query, error) {
 					}
 				}
 			}
+			return gn, nil
+		}
+		groupNodes, sets, err := expandGroupBy(sel.GroupClause, resolveGroup)
+		if err != nil {
+			return nil, err
+		}
+		coll.sets = sets
+		for _, gn := range groupNodes {
 			gb := qc.binder()
 			gb.noAggMsg = "aggregate functions are not allowed in GROUP BY"
 			e, err := gb.bind(gn, sc)
@@ -172,6 +180,22 @@ func (s *Session) planSimple(qc *queryCtx, sel *pg.SelectStmt) (*query, error) {
 			return nil, err
 		}
 		op = coll.plan(env, op, nil, nil)
+		if coll.gid != nil {
+			remap := func(i int) int {
+				if i == gidRef {
+					return coll.gid.Idx
+				}
+				return i
+			}
+			for _, l := range [][]exec.Expr{outExprs, sortExprs} {
+				for i, e := range l {
+					l[i] = exec.MapColumns(e, remap)
+				}
+			}
+			if having != nil {
+				having = exec.MapColumns(having, remap)
+			}
+		}
 		if having != nil {
 			op = &exec.Filter{Env: env, Input: op, Pred: having}
 		}
@@ -561,6 +585,9 @@ func (pb *postBinder) bindPost(n *pg.Node) (exec.Expr, error) {
 			return &exec.ColRef{Idx: i, T: pb.coll.groups[i].Type()}, nil
 		}
 	}
+	if gf := n.GetGroupingFunc(); gf != nil {
+		return pb.bindGrouping(gf.Args, gf.Location)
+	}
 	if cr := n.GetColumnRef(); cr != nil {
 		var names []string
 		for _, f := range cr.Fields {
@@ -604,6 +631,9 @@ func (pb *postBinder) bindComposite(n *pg.Node) (exec.Expr, error) {
 
 // intercepts reports whether bindPost must resolve n itself.
 func (pb *postBinder) intercepts(n *pg.Node) bool {
+	if n.GetGroupingFunc() != nil {
+		return true
+	}
 	if n.GetColumnRef() != nil {
 		return true
 	}

@@ -337,3 +337,11 @@ func TestWindowFunctions(t *testing.T) {
 		"1|1|1", "2|1|1", "3|2|2")
 	mustFail(t, s, `SELECT x FROM t WHERE row_number() OVER () > 1`, pgerr.WindowingError)
 }
+
+func TestGroupingSets(t *testing.T) {
+	s := setup(t)
+	must(t, s, `SELECT g, x > 1 AS big, count(*), grouping(g, x > 1) FROM t GROUP BY ROLLUP (g, x > 1) ORDER BY 4, 1, 2`,
+		"a|f|1|0", "a|t|1|0", "b|t|1|0", "c|NULL|1|0", "a|NULL|2|1", "b|NULL|1|1", "c|NULL|1|1", "NULL|NULL|4|3")
+	must(t, s, `SELECT g, count(*) FROM t GROUP BY GROUPING SETS ((g), ()) ORDER BY g NULLS FIRST`, "NULL|4", "a|2", "b|1", "c|1")
+	must(t, s, `SELECT count(*) FROM (SELECT g, d FROM t GROUP BY CUBE (g, d)) AS c`, "12")
+}
