@@ -1,7 +1,3 @@
-// Package exec runs query plans: vectorised operators pulling batches of
-// typed column vectors, expression kernels over whole vectors, hash
-// aggregation, sorting, scans of DuckLake Parquet files with positional
-// deletes, and the sinks that write new Parquet files.
 package exec
 
 import (
@@ -221,6 +217,9 @@ func intRange(t types.T) (int64, int64) {
 
 // bitsMul multiplies with overflow detection.
 func bitsMul(x, y int64) (bool, int64) {
+	if x == 0 || y == 0 {
+		return true, 0
+	}
 	z := x * y
 	if (x == -1 && y == math.MinInt64) || (y == -1 && x == math.MinInt64) || z/y != x {
 		return false, 0
@@ -269,6 +268,33 @@ func (a *Arith) evalNumeric(l, r *vec.Vector, n int, nulls []bool, out *vec.Vect
 		}
 		out.Nulls = nulls
 		return out, nil
+	}
+	if a.Op == '*' && a.T.Scale >= 0 && l.Type.Scale >= 0 && r.Type.Scale >= 0 && a.T.Scale == l.Type.Scale+r.Type.Scale {
+		// fast path: the product of scaled int64s is the scaled result;
+		// rows that overflow int64 go through exact arithmetic below
+		out.I64 = out.I64[:n]
+		xs, ys := l.I64[:n], r.I64[:n]
+		slow := false
+		for i := range xs {
+			ok, z := bitsMul(xs[i], ys[i])
+			if !ok {
+				slow = true
+				break
+			}
+			out.I64[i] = z
+		}
+		if !slow {
+			if nulls != nil {
+				for i, isNull := range nulls {
+					if isNull {
+						out.I64[i] = 0
+					}
+				}
+			}
+			out.Nulls = nulls
+			return out, nil
+		}
+		out.I64 = out.I64[:0]
 	}
 	for i := 0; i < n; i++ {
 		if nulls != nil && nulls[i] {
