@@ -571,6 +571,9 @@ func (b *binder) bindAExpr(a *pg.A_Expr, sc *scope) (exec.Expr, error) {
 				return nil, err
 			}
 			switch name {
+			case "|/", "||/", "@":
+				fnName := map[string]string{"|/": "sqrt", "||/": "cbrt", "@": "abs"}[name]
+				return b.callLibrary(fnName, []exec.Expr{r}, a.Location)
 			case "-":
 				if c, ok := r.(*exec.Const); ok && !c.IsNull() && c.V.Type.IsNumeric() {
 					v, err := (&exec.Neg{E: c}).Eval(b.env, &vec.Batch{N: 1})
@@ -652,6 +655,17 @@ func (b *binder) bindAExpr(a *pg.A_Expr, sc *scope) (exec.Expr, error) {
 		}
 		not := name == "!~~" || name == "!~~*"
 		return &exec.Like{E: l, Pattern: r, Not: not, Fold: a.Kind == pg.A_Expr_Kind_AEXPR_ILIKE}, nil
+	case pg.A_Expr_Kind_AEXPR_SIMILAR:
+		// the parser wraps the pattern in similar_to_escape(); the operator is ~ or !~
+		l, err := b.bind(a.Lexpr, sc)
+		if err != nil {
+			return nil, err
+		}
+		r, err := b.bind(a.Rexpr, sc)
+		if err != nil {
+			return nil, err
+		}
+		return b.binaryOp(name, l, r, a.Location)
 	case pg.A_Expr_Kind_AEXPR_BETWEEN, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN:
 		x, err := b.bind(a.Lexpr, sc)
 		if err != nil {
@@ -795,6 +809,9 @@ func (b *binder) binaryOp(op string, l, r exec.Expr, loc int32) (exec.Expr, erro
 			return nil, err
 		}
 		return &exec.Cmp{Op: cop, L: l, R: r}, nil
+	}
+	if op == "^" {
+		return b.callLibrary("power", []exec.Expr{l, r}, loc)
 	}
 	if !(lt.IsNumeric() && rt.IsNumeric()) && op != "||" {
 		if o, casts, ret, err := fn.ResolveOperator(op, lt, rt); err == nil {

@@ -345,3 +345,13 @@ func TestGroupingSets(t *testing.T) {
 	must(t, s, `SELECT g, count(*) FROM t GROUP BY GROUPING SETS ((g), ()) ORDER BY g NULLS FIRST`, "NULL|4", "a|2", "b|1", "c|1")
 	must(t, s, `SELECT count(*) FROM (SELECT g, d FROM t GROUP BY CUBE (g, d)) AS c`, "12")
 }
+
+func TestExpressionsMisc(t *testing.T) {
+	s := setup(t)
+	must(t, s, `SELECT g SIMILAR TO '(a|b)', g NOT SIMILAR TO 'a%' FROM t ORDER BY x`, "t|f", "t|t", "t|f", "f|t")
+	must(t, s, `SELECT timestamptz '2024-01-01 12:00:00+00' AT TIME ZONE 'America/New_York'`, "2024-01-01 07:00:00")
+	must(t, s, `SELECT date_trunc('month', d), to_char(d, 'YYYY/MM/DD'), d - date '2024-01-01' FROM t WHERE x = 2`, "2024-02-01 00:00:00+00|2024/02/01|31")
+	must(t, s, `SELECT concat('a', 1, NULL, true), concat_ws('-', 'x', NULL, 'y'), position('b' in 'abc'), trim(both 'x' from 'xxhixx')`, "a1t|x-y|2|hi")
+	must(t, s, `SELECT 7 / 2, 7 % 3, -7 / 2, 7.0 / 2, 2 ^ 10, |/ 16`, "3|1|-3|3.5000000000000000|1024|4")
+	must(t, s, `SELECT CAST(1.5 AS integer), 2.5::int, '3'::numeric(4,1), 1e3::bigint, 0.1::real + 0.2::real`, "2|3|3.0|1000|0.3")
+}
