@@ -8,6 +8,7 @@ import (
 
 	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/fn"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
@@ -228,6 +229,14 @@ func (s *Session) rangeFunction(ctx context.Context, b *binder, rf *pg.RangeFunc
 	}
 	names := strNodes(fc.Funcname)
 	name := strings.Join(names, ".")
+	if name == "generate_series" {
+		alias := "generate_series"
+		var colAliases []string
+		if rf.Alias != nil {
+			alias, colAliases = rf.Alias.Aliasname, strNodes(rf.Alias.Colnames)
+		}
+		return s.generateSeries(b, fc, alias, colAliases)
+	}
 	if name == "read_parquet" {
 		alias := "read_parquet"
 		if rf.Alias != nil {
@@ -472,4 +481,104 @@ func (s *Session) lakeTable(ctx context.Context, b *binder, name, alias string, 
 		sc.cols = append(sc.cols, scopeCol{Table: alias, Name: n, T: ts[i]})
 	}
 	return &source{op: &exec.Values{Env: b.env, Rows: rows, T: ts}, sc: sc, rows: float64(len(rows))}, nil
+}
+
+// generateSeries plans generate_series(start, stop [, step]) over integers,
+// numerics or timestamps (with an interval step).
+func (s *Session) generateSeries(b *binder, fc *pg.FuncCall, alias string, colAliases []string) (*source, error) {
+	if len(fc.Args) < 2 || len(fc.Args) > 3 {
+		return nil, errAt(pgerr.New(pgerr.UndefinedFunction, "function generate_series needs 2 or 3 arguments"), fc.Location)
+	}
+	var args []exec.Expr
+	for _, a := range fc.Args {
+		e, err := b.bind(a, &scope{})
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, e)
+	}
+	t, err := commonType(args[:2], "generate_series", fc.Location)
+	if err != nil {
+		return nil, err
+	}
+	isTime := t.ID == types.Timestamp || t.ID == types.Timestamptz || t.ID == types.Date
+	switch {
+	case t.ID == types.Int16 || t.ID == types.Int32:
+		t = types.Int32T
+	case t.ID == types.Int64:
+	case t.ID == types.Numeric:
+		t = types.T{ID: types.Numeric, Precision: 18, Scale: max(t.Scale, 0)}
+	case t.ID == types.Date:
+		t = types.TimestamptzT
+	case isTime:
+	default:
+		return nil, errAt(pgerr.New(pgerr.UndefinedFunction, "function generate_series(%s, %s) does not exist", args[0].Type(), args[1].Type()), fc.Location)
+	}
+	eval := func(e exec.Expr, to types.T) (*vec.Vector, error) {
+		c, err := b.cast(e, to, false, fc.Location)
+		if err != nil {
+			return nil, err
+		}
+		v, err := c.Eval(b.env, &vec.Batch{N: 1})
+		if err != nil {
+			return nil, err
+		}
+		return v, nil
+	}
+	start, err := eval(args[0], t)
+	if err != nil {
+		return nil, err
+	}
+	stop, err := eval(args[1], t)
+	if err != nil {
+		return nil, err
+	}
+	op := &exec.Series{T: t, Start: start.I64[0], Stop: stop.I64[0], Step: 1}
+	if start.IsNull(0) || stop.IsNull(0) {
+		op.Stop, op.Start = 0, 1 // empty
+	}
+	if t.Scale > 0 {
+		op.Step = types.Pow10(t.Scale)
+	}
+	if isTime {
+		if len(args) != 3 {
+			return nil, errAt(pgerr.New(pgerr.UndefinedFunction, "generate_series over timestamps needs an interval step"), fc.Location)
+		}
+		stepE, err := b.cast(args[2], types.IntervalT, false, fc.Location)
+		if err != nil {
+			return nil, err
+		}
+		o, _, _, err := fn.ResolveOperator("+", t, types.IntervalT)
+		if err != nil {
+			return nil, err
+		}
+		sv, err := stepE.Eval(b.env, &vec.Batch{N: 1})
+		if err != nil {
+			return nil, err
+		}
+		ctx := &fn.Ctx{Loc: s.loc, Now: b.env.Now}
+		op.Add = func(cur int64) (int64, error) {
+			l := vec.New(t, 1)
+			l.AppendInt(cur)
+			out := vec.New(t, 1)
+			if err := o.Eval(ctx, out, []*vec.Vector{l, sv}, 1); err != nil {
+				return 0, err
+			}
+			return out.I64[0], nil
+		}
+	} else if len(args) == 3 {
+		step, err := eval(args[2], t)
+		if err != nil {
+			return nil, err
+		}
+		op.Step = step.I64[0]
+	}
+	sc := &scope{cols: []scopeCol{{Table: alias, Name: "generate_series", T: t}}}
+	if len(colAliases) == 0 && alias != "generate_series" {
+		sc.cols[0].Name = alias // a single-column function takes its alias as column name
+	}
+	if err := renameCols(sc, colAliases, alias); err != nil {
+		return nil, err
+	}
+	return &source{op: op, sc: sc, rows: 1000}, nil
 }

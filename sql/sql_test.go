@@ -355,3 +355,13 @@ func TestExpressionsMisc(t *testing.T) {
 	must(t, s, `SELECT 7 / 2, 7 % 3, -7 / 2, 7.0 / 2, 2 ^ 10, |/ 16`, "3|1|-3|3.5000000000000000|1024|4")
 	must(t, s, `SELECT CAST(1.5 AS integer), 2.5::int, '3'::numeric(4,1), 1e3::bigint, 0.1::real + 0.2::real`, "2|3|3.0|1000|0.3")
 }
+
+func TestGenerateSeries(t *testing.T) {
+	s := lake(t)
+	must(t, s, `SELECT sum(i), count(*) FROM generate_series(1, 10000) AS i`, "50005000|10000")
+	must(t, s, `SELECT * FROM generate_series(5, 1, -2)`, "5", "3", "1")
+	must(t, s, `SELECT x FROM generate_series(0.5, 1.5, 0.5) AS g(x)`, "0.5", "1.0", "1.5")
+	must(t, s, `SELECT * FROM generate_series(timestamp '2024-01-30', timestamp '2024-04-30', interval '1 month')`,
+		"2024-01-30 00:00:00", "2024-02-29 00:00:00", "2024-03-29 00:00:00", "2024-04-29 00:00:00")
+	must(t, s, `SELECT count(*) FROM generate_series(1, 0)`, "0")
+}
