@@ -598,9 +598,9 @@ func decodeInterval(fs []ivField) (itmIn, ivErr) {
 				if f.s[0] == '-' {
 					us = -us
 				}
-				if !mulAdd64(us, 1, &it.usec) {
-					return it, ivFieldOverflow
-				}
+				// PostgreSQL's DecodeTimeForInterval assigns rather than
+				// adds, dropping fractions of days or weeks read before
+				it.usec = us
 				tmask = mTime
 				typ = uDay // '1 +02:03' reads the 1 as days
 				parsingUnit = false
@@ -617,9 +617,7 @@ func decodeInterval(fs []ivField) (itmIn, ivErr) {
 			if e != ivOK {
 				return it, e
 			}
-			if !mulAdd64(us, 1, &it.usec) {
-				return it, ivFieldOverflow
-			}
+			it.usec = us // assigned, as above
 			tmask = mTime
 			typ = uDay
 			parsingUnit = false

@@ -88,6 +88,28 @@ func TestParseIntervalLikePostgres(t *testing.T) {
 		{"PT", "00:00:00", ""},
 		{"P", "", "22007"},
 		{"P1Y2M3DT4H5M6.789S", "1 year 2 mons 3 days 04:05:06.789", ""},
+		// random inputs; a time field assigns the microseconds, so fractions
+		// of days or weeks read before it (to its right) are lost, as in PostgreSQL
+		{"70.140minute 21:56:14.184777 1 hr -68 weeks", "", "22007"},
+		{"-20:02:34 9.86 90 weeks 86.551week", "", "22007"},
+		{"-20:10:17 +6 seconds -98 d 0 week", "", "22007"},
+		{"14:11:39 79 days 8.440 64 weeks ago", "", "22007"},
+		{"30:31:53 -27 day 10months 12:59:56", "", "22007"},
+		{"41 seconds -6:04.106442 23 w 68.912 month", "", "22007"},
+		{"-49w 13.483 w 0:43 -15.18", "", "22007"},
+		{"57 -14 hours +17:56:55.438580 -34 day", "", "22007"},
+		{"-68.596 ago -53.92 mon", "", "22007"},
+		{"1:36:03 37 m", "", "22007"},
+		{"47.729 mon", "3 years 11 mons 21 days 20:52:48", ""},
+		{"29:29:15 +16:31 15 second 5 min", "", "22007"},
+		{"11 mons 82 us +85seconds -7.294 h", "11 mons -07:16:13.399918", ""},
+		{"70.140minute 21:56:14.184777 1 hr -68 weeks", "", "22007"},
+		{"87 ms", "00:00:00.087", ""},
+		{"-26 mon 68.372 mons 19 60.869", "", "22007"},
+		{"-13 century -2.974 -69 m 89", "", "22007"},
+		{"24:32:14 6:51:25 45minute", "", "22007"},
+		{"44 hours 43.639year 82.676 sec", "43 years 8 mons 44:01:22.676", ""},
+		{"81 50 -5:08:37 -76", "", "22007"},
 	}
 	for _, c := range cases {
 		v, err := ParseInterval(c.in)
@@ -148,5 +170,40 @@ func TestCompareInterval(t *testing.T) {
 	big := IntervalValue{Months: 2147483647, Days: 2147483647, Micros: 9223372036854775807}
 	if CompareInterval(big, IntervalValue{Months: 2147483647}) != 1 {
 		t.Error("no overflow at the extremes")
+	}
+}
+
+// FuzzParseInterval checks that input never panics and that every accepted
+// value prints as text that reads back to the same value.
+func FuzzParseInterval(f *testing.F) {
+	for _, s := range []string{"1 day", "-1 days +02:00:00", "P1Y2M3DT4H5M6.5S", "1-2", "@ 3 hours ago", "1.5 weeks", "04:05.5", "9223372036854775807 us"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := ParseInterval(s)
+		if err != nil {
+			return
+		}
+		out := string(AppendInterval(nil, v))
+		w, err := ParseInterval(out)
+		if err != nil || w != v {
+			t.Fatalf("%q → %+v → %q → %+v, %v", s, v, out, w, err)
+		}
+	})
+}
+
+func TestIntervalRoundTrip(t *testing.T) {
+	vals := []IntervalValue{
+		{Months: -2147483648, Days: -2147483648, Micros: -9223372036854775807},
+		{Months: 2147483647, Days: 2147483647, Micros: 9223372036854775807},
+		{Months: 13, Days: -1, Micros: 1},
+		{Micros: -1},
+	}
+	for _, v := range vals {
+		out := string(AppendInterval(nil, v))
+		w, err := ParseInterval(out)
+		if err != nil || w != v {
+			t.Errorf("%+v → %q → %+v, %v", v, out, w, err)
+		}
 	}
 }

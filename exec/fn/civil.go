@@ -2,6 +2,7 @@ package fn
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -166,19 +167,26 @@ func fromTm(y int64, m, d int, tod int64) (int64, error) {
 	return us, nil
 }
 
-// zone answers UTC offsets of one time.Location, caching the period around
-// the last instant looked up so that sorted or clustered inputs cost one
-// comparison per row.
+// zone answers UTC offsets of one time.Location. It remembers the periods
+// of constant offset it has looked up (sorted, at most maxPeriods) and the
+// last one hit, so a batch costs one comparison per row plus a binary search
+// when the data moves to another period; time.Location lookups happen once
+// per period per batch.
 type zone struct {
-	loc        *time.Location
-	utc        bool
-	fixed      bool
-	start, end int64 // cached period, Unix seconds [start, end)
-	off        int64 // its offset east of UTC, seconds
+	loc     *time.Location
+	utc     bool
+	period           // the last period hit; start > end when none
+	periods []period // known periods, sorted by start, disjoint
 }
 
+// period is a span of Unix seconds [start, end) with offset off (seconds
+// east of UTC).
+type period struct{ start, end, off int64 }
+
+const maxPeriods = 256
+
 func newZone(loc *time.Location) *zone {
-	z := &zone{loc: loc, start: 1, end: 0}
+	z := &zone{loc: loc, period: period{start: 1, end: 0}}
 	if loc == time.UTC {
 		z.utc = true
 	}
@@ -186,7 +194,7 @@ func newZone(loc *time.Location) *zone {
 }
 
 func fixedZone(offSec int64) *zone {
-	return &zone{loc: time.FixedZone("", int(offSec)), fixed: true, off: offSec, start: math.MinInt64, end: math.MaxInt64}
+	return &zone{loc: time.FixedZone("", int(offSec)), period: period{math.MinInt64, math.MaxInt64, offSec}}
 }
 
 // offsetAt is the offset in seconds east of UTC at UTC instant us.
@@ -198,17 +206,39 @@ func (z *zone) offsetAt(us int64) int64 {
 	if sec >= z.start && sec < z.end {
 		return z.off
 	}
+	return z.lookup(sec)
+}
+
+func (z *zone) lookup(sec int64) int64 {
+	// first period ending after sec
+	i, j := 0, len(z.periods)
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		if z.periods[h].end > sec {
+			j = h
+		} else {
+			i = h + 1
+		}
+	}
+	if i < len(z.periods) && z.periods[i].start <= sec {
+		z.period = z.periods[i]
+		return z.off
+	}
 	t := time.Unix(sec, 0).In(z.loc)
 	_, off := t.Zone()
 	s, e := t.ZoneBounds()
-	z.start, z.end, z.off = math.MinInt64, math.MaxInt64, int64(off)
+	p := period{math.MinInt64, math.MaxInt64, int64(off)}
 	if !s.IsZero() {
-		z.start = s.Unix()
+		p.start = s.Unix()
 	}
 	if !e.IsZero() {
-		z.end = e.Unix()
+		p.end = e.Unix()
 	}
-	return z.off
+	if len(z.periods) < maxPeriods {
+		z.periods = slices.Insert(z.periods, i, p)
+	}
+	z.period = p
+	return p.off
 }
 
 // abbrevAt is the zone abbreviation at UTC instant us.
@@ -241,9 +271,16 @@ func (z *zone) fromLocal(wall int64) int64 {
 	}
 	sec := floorDiv(wall, usPerSec)
 	const margin = 2 * 86400
-	if z.start < z.end && sec-z.off-margin >= z.start && sec-z.off+margin < z.end &&
-		sec > math.MinInt64/2 && sec < math.MaxInt64/2 {
-		return wall - z.off*usPerSec
+	if sec > math.MinInt64/2 && sec < math.MaxInt64/2 {
+		// far from any change of offset the answer is the offset of the
+		// period the wall time falls in: try the current period, then the
+		// one its offset points to
+		for k := 0; k < 2; k++ {
+			if z.start < z.end && sec-z.off-margin >= z.start && sec-z.off+margin < z.end {
+				return wall - z.off*usPerSec
+			}
+			z.offsetAt((sec - z.off) * usPerSec)
+		}
 	}
 	prev := time.Unix(sec-86400, 0).In(z.loc)
 	_, before := prev.Zone()

@@ -43,20 +43,20 @@ func init() {
 	reg("abs", &Overload{Args: []types.T{numericT}, Ret: sameScale, Strict: true, Kernel: kAbsNumeric})
 	regPrefix("@", &Overload{Args: []types.T{numericT}, Ret: sameScale, Strict: true, Kernel: kAbsNumeric})
 
-	reg("sign", strict(floatKernel(fSign), float8T, float8T))
+	reg("sign", strict(floatKernel(fopSign), float8T, float8T))
 	reg("sign", &Overload{Args: []types.T{numericT}, Ret: ret(types.T{ID: types.Numeric, Scale: 0}), Strict: true, Kernel: kSignNumeric})
 
-	reg("round", strict(floatKernel(math.RoundToEven), float8T, float8T))
+	reg("round", strict(floatKernel(fopRound), float8T, float8T))
 	reg("round", &Overload{Args: []types.T{numericT}, Ret: scaleZero, Strict: true, Kernel: roundKernel(false)})
 	reg("round", &Overload{Args: []types.T{numericT, int4T}, Ret: ret(numericT), RetConst: roundRetConst, Strict: true, Kernel: roundKernel(false)})
-	reg("trunc", strict(floatKernel(math.Trunc), float8T, float8T))
+	reg("trunc", strict(floatKernel(fopTrunc), float8T, float8T))
 	reg("trunc", &Overload{Args: []types.T{numericT}, Ret: scaleZero, Strict: true, Kernel: roundKernel(true)})
 	reg("trunc", &Overload{Args: []types.T{numericT, int4T}, Ret: ret(numericT), RetConst: roundRetConst, Strict: true, Kernel: roundKernel(true)})
 	for _, name := range []string{"ceil", "ceiling"} {
-		reg(name, strict(floatKernel(math.Ceil), float8T, float8T))
+		reg(name, strict(floatKernel(fopCeil), float8T, float8T))
 		reg(name, &Overload{Args: []types.T{numericT}, Ret: scaleZero, Strict: true, Kernel: ceilFloorKernel(true)})
 	}
-	reg("floor", strict(floatKernel(math.Floor), float8T, float8T))
+	reg("floor", strict(floatKernel(fopFloor), float8T, float8T))
 	reg("floor", &Overload{Args: []types.T{numericT}, Ret: scaleZero, Strict: true, Kernel: ceilFloorKernel(false)})
 
 	for _, t := range []types.T{int2T, int4T, int8T} {
@@ -79,20 +79,20 @@ func init() {
 	reg("sqrt", strict(kSqrtFloat, float8T, float8T))
 	reg("sqrt", strict(decUnary(decSqrt), numericT, numericT))
 	regPrefix("|/", strict(kSqrtFloat, float8T, float8T))
-	reg("cbrt", strict(floatKernel(math.Cbrt), float8T, float8T))
-	regPrefix("||/", strict(floatKernel(math.Cbrt), float8T, float8T))
+	reg("cbrt", strict(floatKernel(fopCbrt), float8T, float8T))
+	regPrefix("||/", strict(floatKernel(fopCbrt), float8T, float8T))
 	reg("exp", strict(kExpFloat, float8T, float8T))
 	reg("exp", strict(decUnary(decExp), numericT, numericT))
-	reg("ln", strict(logKernel(math.Log), float8T, float8T))
+	reg("ln", strict(logKernel(false), float8T, float8T))
 	reg("ln", strict(decUnary(decLn), numericT, numericT))
 	for _, name := range []string{"log", "log10"} {
-		reg(name, strict(logKernel(math.Log10), float8T, float8T))
+		reg(name, strict(logKernel(true), float8T, float8T))
 		reg(name, strict(decUnary(decLog10), numericT, numericT))
 	}
 	reg("log", strict(kLogNumeric, numericT, numericT, numericT))
 	reg("pi", &Overload{Ret: ret(float8T), Kernel: kPi})
-	reg("degrees", strict(floatKernel(func(x float64) float64 { return x / radiansPerDegree }), float8T, float8T))
-	reg("radians", strict(floatKernel(func(x float64) float64 { return x * radiansPerDegree }), float8T, float8T))
+	reg("degrees", strict(floatKernel(fopDegrees), float8T, float8T))
+	reg("radians", strict(floatKernel(fopRadians), float8T, float8T))
 	reg("random", &Overload{Ret: ret(float8T), Volatile: true, Kernel: kRandom})
 	reg("width_bucket", strict(kWidthBucketFloat, int4T, float8T, float8T, float8T, int4T))
 	reg("width_bucket", strict(kWidthBucketNumeric, int4T, numericT, numericT, numericT, int4T))
@@ -118,15 +118,58 @@ func fSign(x float64) float64 {
 	return 0
 }
 
-// floatKernel applies an infallible float8 function. Go cannot inline f per
-// row; these functions are cheap next to the call, and the ones on hot paths
-// (arithmetic) live in exec, not here.
-func floatKernel(f func(float64) float64) Kernel {
+// fop names an infallible float8 function; floatKernel has one loop per
+// function so no row goes through a function value.
+type fop uint8
+
+const (
+	fopSign fop = iota
+	fopRound
+	fopTrunc
+	fopCeil
+	fopFloor
+	fopCbrt
+	fopDegrees
+	fopRadians
+)
+
+func floatKernel(op fop) Kernel {
 	return func(_ *Ctx, out *vec.Vector, a []*vec.Vector, n int) error {
 		src := a[0].F64[:n]
-		dst := outF64(out, n)
-		for i, x := range src {
-			dst[i] = f(x)
+		dst := outF64(out, n)[:len(src)]
+		switch op {
+		case fopSign:
+			for i, x := range src {
+				dst[i] = fSign(x)
+			}
+		case fopRound:
+			for i, x := range src {
+				dst[i] = math.RoundToEven(x) // rint: PostgreSQL rounds float halves to even
+			}
+		case fopTrunc:
+			for i, x := range src {
+				dst[i] = math.Trunc(x)
+			}
+		case fopCeil:
+			for i, x := range src {
+				dst[i] = math.Ceil(x)
+			}
+		case fopFloor:
+			for i, x := range src {
+				dst[i] = math.Floor(x)
+			}
+		case fopCbrt:
+			for i, x := range src {
+				dst[i] = math.Cbrt(x)
+			}
+		case fopDegrees:
+			for i, x := range src {
+				dst[i] = x / radiansPerDegree
+			}
+		case fopRadians:
+			for i, x := range src {
+				dst[i] = x * radiansPerDegree
+			}
 		}
 		return nil
 	}
@@ -561,21 +604,24 @@ func kExpFloat(_ *Ctx, out *vec.Vector, a []*vec.Vector, n int) error {
 	return nil
 }
 
-func logKernel(f func(float64) float64) Kernel {
+// logKernel is ln (base10 false) or log10 over float8.
+func logKernel(base10 bool) Kernel {
 	return func(_ *Ctx, out *vec.Vector, a []*vec.Vector, n int) error {
 		src := a[0].F64[:n]
-		dst := outF64(out, n)
+		dst := outF64(out, n)[:len(src)]
 		nl := out.Nulls
 		for i, x := range src {
-			if !isNull(nl, i) {
+			if x <= 0 && !isNull(nl, i) {
 				if x == 0 {
 					return errLogZero
 				}
-				if x < 0 {
-					return errLogNeg
-				}
+				return errLogNeg
 			}
-			dst[i] = f(x)
+			if base10 {
+				dst[i] = math.Log10(x)
+			} else {
+				dst[i] = math.Log(x)
+			}
 		}
 		return nil
 	}
@@ -816,7 +862,8 @@ func resolveMinMax(name string, args []types.T) (*Overload, []types.T, types.T, 
 }
 
 // minMaxKernel keeps, per row, the largest (or smallest) non-NULL argument;
-// all NULL gives NULL.
+// all NULL gives NULL. Every argument has the result type (the binder casts
+// them), so integers, floats and strings compare in typed loops.
 func minMaxKernel(greatest bool) Kernel {
 	want := -1
 	if greatest {
@@ -824,17 +871,40 @@ func minMaxKernel(greatest bool) Kernel {
 	}
 	return func(_ *Ctx, out *vec.Vector, a []*vec.Vector, n int) error {
 		fillZero(out, n)
-		best := make([]int, n) // index of the winning argument, -1 none
+		best := make([]int32, n) // index of the winning argument, -1 none
 		for i := range best {
 			best[i] = -1
 		}
+		t := out.Type
 		for k, v := range a {
-			for i := 0; i < n; i++ {
-				if v.IsNull(i) {
-					continue
+			kk := int32(k)
+			switch {
+			case t.Storage() == types.StoreInt && !t.DynNumeric():
+				x := v.I64[:n]
+				for i := range best {
+					if !v.IsNull(i) && (best[i] < 0 || cmp3(x[i], a[best[i]].I64[i]) == want) {
+						best[i] = kk
+					}
 				}
-				if best[i] < 0 || compareRows(v, i, a[best[i]], i) == want {
-					best[i] = k
+			case t.Storage() == types.StoreFloat:
+				x := v.F64[:n]
+				for i := range best {
+					if !v.IsNull(i) && (best[i] < 0 || compareFloat(x[i], a[best[i]].F64[i]) == want) {
+						best[i] = kk
+					}
+				}
+			case t.Storage() == types.StoreBytes && t.ID != types.Numeric:
+				x := v.S[:n]
+				for i := range best {
+					if !v.IsNull(i) && (best[i] < 0 || strings.Compare(x[i], a[best[i]].S[i]) == want) {
+						best[i] = kk
+					}
+				}
+			default:
+				for i := range best {
+					if !v.IsNull(i) && (best[i] < 0 || compareRows(v, i, a[best[i]], i) == want) {
+						best[i] = kk
+					}
 				}
 			}
 		}

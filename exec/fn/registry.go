@@ -81,6 +81,10 @@ func isPseudo(t types.T) bool { return t.ID >= anyID }
 // NULL mask first, so kernels never see a row with a NULL argument as valid,
 // and clears the value slots of NULL rows afterwards.
 func (o *Overload) Eval(ctx *Ctx, out *vec.Vector, args []*vec.Vector, n int) error {
+	if n == 0 {
+		fillZero(out, 0)
+		return nil
+	}
 	if o.Strict {
 		var mask []bool
 		for _, a := range args {
@@ -161,11 +165,6 @@ func OperatorExists(op string) bool {
 // ret returns a Ret function with a fixed result.
 func ret(t types.T) func([]types.T) types.T {
 	return func([]types.T) types.T { return t }
-}
-
-// retArg returns the type of argument i.
-func retArg(i int) func([]types.T) types.T {
-	return func(a []types.T) types.T { return a[i] }
 }
 
 // strict builds a strict, immutable overload.

@@ -103,67 +103,50 @@ func totalLen(ss []string) int {
 	return n
 }
 
-func hasUpperASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 'A' && c <= 'Z' {
-			return true
-		}
+// Case tables for lc_ctype C: only ASCII letters change.
+var lowerTab, upperTab = func() (l, u [256]byte) {
+	for i := range l {
+		l[i], u[i] = byte(i), byte(i)
 	}
-	return false
-}
-
-func hasLowerASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 'a' && c <= 'z' {
-			return true
-		}
+	for c := 'A'; c <= 'Z'; c++ {
+		l[c] = byte(c + 'a' - 'A')
+		u[c+'a'-'A'] = byte(c)
 	}
-	return false
-}
+	return
+}()
 
-// kLower maps ASCII letters only (lc_ctype C); strings without upper-case
-// letters are returned as they are, without copying.
-func kLower(_ *Ctx, out *vec.Vector, a []*vec.Vector, n int) error {
-	src := a[0].S[:n]
-	dst := outS(out, n)
-	ar := newArena(totalLen(src))
+// mapBytes rewrites every string through a byte table into one buffer per
+// batch; strings the table leaves alone are returned as they are.
+func mapBytes(src, dst []string, tab *[256]byte) {
+	buf := make([]byte, totalLen(src))
+	off := 0
 	for i, s := range src {
-		if !hasUpperASCII(s) {
+		out := buf[off : off+len(s)]
+		changed := false
+		for k := 0; k < len(s); k++ {
+			c := tab[s[k]]
+			out[k] = c
+			changed = changed || c != s[k]
+		}
+		if !changed {
 			dst[i] = s
 			continue
 		}
-		m := len(ar.buf)
-		for k := 0; k < len(s); k++ {
-			c := s[k]
-			if c >= 'A' && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			ar.buf = append(ar.buf, c)
+		if len(out) > 0 {
+			dst[i] = unsafe.String(&out[0], len(out))
 		}
-		dst[i] = ar.str(m)
+		off += len(s)
 	}
+}
+
+// kLower maps ASCII letters only (lc_ctype C).
+func kLower(_ *Ctx, out *vec.Vector, a []*vec.Vector, n int) error {
+	mapBytes(a[0].S[:n], outS(out, n), &lowerTab)
 	return nil
 }
 
 func kUpper(_ *Ctx, out *vec.Vector, a []*vec.Vector, n int) error {
-	src := a[0].S[:n]
-	dst := outS(out, n)
-	ar := newArena(totalLen(src))
-	for i, s := range src {
-		if !hasLowerASCII(s) {
-			dst[i] = s
-			continue
-		}
-		m := len(ar.buf)
-		for k := 0; k < len(s); k++ {
-			c := s[k]
-			if c >= 'a' && c <= 'z' {
-				c -= 'a' - 'A'
-			}
-			ar.buf = append(ar.buf, c)
-		}
-		dst[i] = ar.str(m)
-	}
+	mapBytes(a[0].S[:n], outS(out, n), &upperTab)
 	return nil
 }
 
@@ -810,9 +793,11 @@ func kOverlay(_ *Ctx, out *vec.Vector, a []*vec.Vector, n int) error {
 	return nil
 }
 
+// kTextcat is text || text, building the batch's results in one buffer.
 func kTextcat(_ *Ctx, out *vec.Vector, a []*vec.Vector, n int) error {
 	l, r := a[0].S[:n], a[1].S[:n]
 	dst := outS(out, n)
+	ar := newArena(totalLen(l) + totalLen(r))
 	for i := range dst {
 		switch {
 		case r[i] == "":
@@ -820,7 +805,10 @@ func kTextcat(_ *Ctx, out *vec.Vector, a []*vec.Vector, n int) error {
 		case l[i] == "":
 			dst[i] = r[i]
 		default:
-			dst[i] = l[i] + r[i]
+			m := len(ar.buf)
+			ar.buf = append(ar.buf, l[i]...)
+			ar.buf = append(ar.buf, r[i]...)
+			dst[i] = ar.str(m)
 		}
 	}
 	return nil
