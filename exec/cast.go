@@ -74,9 +74,6 @@ func CastVector(env *Env, v *vec.Vector, n int, to types.T, assign bool) (*vec.V
 					return nil, pgerr.New(pgerr.NumericValueOutOfRange, "value out of range: overflow")
 				}
 				f = float64(f32)
-			} else if from.ID == types.Float32 {
-				// real → double goes through the shortest text, as PostgreSQL does
-				f, _ = strconv.ParseFloat(strconv.FormatFloat(f, 'g', -1, 32), 64)
 			}
 			out.F64 = append(out.F64, f)
 		}
