@@ -258,6 +258,12 @@ func DecodeBinaryParam(oid uint32, b []byte) (string, error) {
 			return string(types.AppendTimestamp(nil, us)), nil
 		}
 		return string(types.AppendTimestamptz(nil, us, time.UTC)), nil
+	case types.OIDInterval:
+		if len(b) != 16 {
+			return bad()
+		}
+		iv := types.IntervalValue{Micros: int64(be.Uint64(b[:8])), Days: int32(be.Uint32(b[8:12])), Months: int32(be.Uint32(b[12:]))}
+		return string(types.AppendInterval(nil, iv)), nil
 	case types.OIDNumeric:
 		s, ok := numericText(b)
 		if !ok {

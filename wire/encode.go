@@ -42,6 +42,7 @@ const (
 	encDynNumeric
 	encDate
 	encTimestamp // timestamp and timestamptz: both are UTC microseconds on the wire
+	encInterval  // int64 µs, int32 days, int32 months
 )
 
 // chooseEncoding picks the encoder for a column of type t in format f.
@@ -77,6 +78,8 @@ func chooseEncoding(t types.T, f int16) (encoding, error) {
 		return encDate, nil
 	case types.Timestamp, types.Timestamptz:
 		return encTimestamp, nil
+	case types.Interval:
+		return encInterval, nil
 	}
 	return 0, pgerr.New(pgerr.FeatureNotSupported, "binary output is not supported for type %s", t)
 }
@@ -303,6 +306,17 @@ func encodeColumn(dst []byte, ends []int, v *vec.Vector, n int, enc encoding, lo
 				dst = append(dst, nullValue...)
 			} else {
 				dst = be.AppendUint64(append(dst, 0, 0, 0, 8), uint64(timestampToPG(us)))
+			}
+			ends = append(ends, len(dst))
+		}
+	case encInterval:
+		for i, iv := range v.Iv[:n] {
+			if v.IsNull(i) {
+				dst = append(dst, nullValue...)
+			} else {
+				dst = be.AppendUint64(append(dst, 0, 0, 0, 16), uint64(iv.Micros))
+				dst = be.AppendUint32(dst, uint32(iv.Days))
+				dst = be.AppendUint32(dst, uint32(iv.Months))
 			}
 			ends = append(ends, len(dst))
 		}
