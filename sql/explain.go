@@ -36,8 +36,7 @@ func (s *Session) explain(ctx context.Context, st *pg.ExplainStmt, p *params) (*
 	if sel == nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "EXPLAIN supports SELECT only")
 	}
-	qc := s.newQueryCtx(ctx, p, false)
-	q, err := qc.planSelect(sel)
+	q, err := s.planQuery(ctx, sel, p, false)
 	if err != nil {
 		return nil, err
 	}
@@ -97,6 +96,8 @@ func inputs(op exec.Operator) []*exec.Operator {
 		return out
 	case *exec.RecursiveUnion:
 		return []*exec.Operator{&o.Base}
+	case *exec.Window:
+		return []*exec.Operator{&o.Input}
 	case *exec.Timed:
 		return []*exec.Operator{&o.Input}
 	}

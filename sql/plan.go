@@ -51,7 +51,12 @@ func (qc *queryCtx) binder() *binder {
 
 // planQuery plans a top-level SELECT.
 func (s *Session) planQuery(ctx context.Context, sel *pg.SelectStmt, p *params, describeOnly bool) (*query, error) {
-	return s.newQueryCtx(ctx, p, describeOnly).planSelect(sel)
+	q, err := s.newQueryCtx(ctx, p, describeOnly).planSelect(sel)
+	if err != nil {
+		return nil, err
+	}
+	q.op, _ = pruneColumns(q.op, all(len(q.cols)))
+	return q, nil
 }
 
 func (qc *queryCtx) lookupCTE(name string) *cteDef {

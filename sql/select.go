@@ -378,6 +378,9 @@ func (s *Session) finish(sel *pg.SelectStmt, b *binder, op exec.Operator, names 
 				return nil, err
 			}
 		}
+		if srt, ok := op.(*exec.Sort); ok && count >= 0 {
+			srt.Limit = offset + count // top-N: keep only what the limit can return
+		}
 		op = &exec.Limit{Input: op, Offset: offset, Count: count}
 	}
 	if len(hidden) > 0 {
