@@ -213,17 +213,18 @@ func (h *HashAgg) Close() error {
 
 // aggSet is the hash table and states of one grouping set.
 type aggSet struct {
-	cols    []int
-	mask    int64
-	itab    *i64Table
-	nullG   int32
-	htab    *hashTable
-	keys    *keyCols
-	ngroups int
-	fns     []aggFn
-	gids    []int32
-	hs      []uint64
-	kv      []*vec.Vector
+	cols     []int
+	mask     int64
+	itab     *i64Table
+	nullG    int32
+	htab     *hashTable
+	keys     *keyCols
+	keyBytes int64 // memory of the stored keys, kept as groups are added
+	ngroups  int
+	fns      []aggFn
+	gids     []int32
+	hs       []uint64
+	kv       []*vec.Vector
 }
 
 // aggRun is one worker's aggregation: a table per grouping set.
@@ -329,7 +330,7 @@ func (s *aggSet) groupIDs(b *vec.Batch, zeros []int32) {
 			s.kv[i] = b.Vecs[c]
 			hashColumn(s.hs, b.Vecs[c], n, i == 0)
 		}
-		s.htab.groupIDs(s.keys, s.kv, s.hs, s.gids)
+		s.keyBytes += s.htab.groupIDs(s.keys, s.kv, s.hs, s.gids)
 		s.ngroups = len(s.htab.idHash)
 	}
 	for _, fn := range s.fns {
@@ -343,10 +344,7 @@ func (s *aggSet) bytes() int64 {
 		b += s.itab.bytes()
 	}
 	if s.htab != nil {
-		b += s.htab.bytes()
-		for _, k := range s.keys.cols {
-			b += vecBytes(k, 0, k.Len())
-		}
+		b += s.htab.bytes() + s.keyBytes
 	}
 	for _, fn := range s.fns {
 		b += fn.bytes()
@@ -445,7 +443,7 @@ func (r *aggRun) merge(o *aggRun) error {
 			}
 			s.ngroups = len(s.itab.dense)
 		default:
-			s.htab.groupIDs(s.keys, src.keys.cols, src.htab.idHash, gmap)
+			s.keyBytes += s.htab.groupIDs(s.keys, src.keys.cols, src.htab.idHash, gmap)
 			s.ngroups = len(s.htab.idHash)
 		}
 		for a, fn := range s.fns {
@@ -520,16 +518,9 @@ func (h *HashAgg) Next(ctx context.Context) (*vec.Batch, error) {
 		if err := h.aggregate(ctx); err != nil {
 			return nil, err
 		}
-		for _, s := range h.run.sets {
-			for _, fn := range s.fns {
-				if c, ok := fn.(*collectAgg); ok {
-					if err := c.finish(); err != nil {
-						return nil, err
-					}
-				}
-			}
+		if err := h.finish(); err != nil {
+			return nil, err
 		}
-		h.out = newColBuf(h.Types(), vec.BatchSize)
 	}
 	for h.emitSet < len(h.run.sets) {
 		s := h.run.sets[h.emitSet]
@@ -547,6 +538,22 @@ func (h *HashAgg) Next(ctx context.Context) (*vec.Batch, error) {
 	}
 	h.run.res.release()
 	return nil, nil
+}
+
+// finish completes the states that work on all their input at once and
+// prepares the output.
+func (h *HashAgg) finish() error {
+	for _, s := range h.run.sets {
+		for _, fn := range s.fns {
+			if c, ok := fn.(*collectAgg); ok {
+				if err := c.finish(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	h.out = newColBuf(h.Types(), vec.BatchSize)
+	return nil
 }
 
 // emit fills the output batch with groups [lo, hi) of set s.

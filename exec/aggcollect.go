@@ -269,10 +269,10 @@ func (s *collectAgg) feedDistinct(idx []int32) error {
 			return nil
 		}
 		chunk.reset()
-		chunk.gather(0, s.vals, keep, false)
+		chunk.gather(0, s.vals, keep)
 		in := &aggIn{v: chunk.Vecs[0], gids: gids, all: true}
 		if s.vals2 != nil {
-			chunk.gather(1, s.vals2, keep, false)
+			chunk.gather(1, s.vals2, keep)
 			in.v2 = chunk.Vecs[1]
 		}
 		rows = rows[:0]

@@ -49,12 +49,16 @@ type invertible interface {
 	remove(in *aggIn) error
 }
 
+// growTo extends s to n zero elements. State slices never shrink, so the
+// capacity beyond len has never been written and is still zero.
 func growTo[T any](s []T, n int) []T {
-	for len(s) < n {
-		var zero T
-		s = append(s, zero)
+	if n <= len(s) {
+		return s
 	}
-	return s
+	if n <= cap(s) {
+		return s[:n]
+	}
+	return append(s[:cap(s)], make([]T, n-cap(s), n-cap(s)+n/2)...)[:n]
 }
 
 func errFloatOverflow() error {
@@ -202,6 +206,8 @@ type sumIntAgg struct {
 	sum   []int64
 	cnt   []int64 // non-NULL inputs
 	wide  []i128  // overflowed part of the sum; nil until the first overflow
+	txt   []byte  // finalText scratch
+	ends  []int32
 }
 
 func (s *sumIntAgg) grow(n int) {
@@ -327,6 +333,9 @@ func (s *sumIntAgg) merge(src aggFn, gmap []int32) error {
 }
 
 func (s *sumIntAgg) final(out *vec.Vector, lo, hi int) error {
+	if !s.avg && out.Type.Storage() == types.StoreBytes {
+		return s.finalText(out, lo, hi)
+	}
 	for g := lo; g < hi; g++ {
 		if s.cnt[g] == 0 {
 			out.AppendNull()
@@ -358,6 +367,63 @@ func (s *sumIntAgg) final(out *vec.Vector, lo, hi int) error {
 		out.AppendInt(int64(t.lo))
 	}
 	return nil
+}
+
+// finalText formats the sums of groups [lo, hi) into one buffer that
+// becomes one string, which the values then slice: one allocation per
+// output batch instead of one per group.
+func (s *sumIntAgg) finalText(out *vec.Vector, lo, hi int) error {
+	buf := s.txt[:0]
+	ends := s.ends[:0]
+	for g := lo; g < hi; g++ {
+		if s.cnt[g] != 0 {
+			if t := s.total(g); t.isInt64() {
+				buf = appendScaled(buf, int64(t.lo), s.scale)
+			} else {
+				buf = append(buf, types.FormatBig(t.big(), s.scale)...)
+			}
+		}
+		ends = append(ends, int32(len(buf)))
+	}
+	s.txt, s.ends = buf, ends
+	all := string(buf)
+	start := int32(0)
+	for k, g := 0, lo; g < hi; k, g = k+1, g+1 {
+		if s.cnt[g] == 0 {
+			out.AppendNull()
+		} else {
+			out.AppendString(all[start:ends[k]])
+		}
+		start = ends[k]
+	}
+	return nil
+}
+
+// appendScaled appends v·10^-scale as decimal text.
+func appendScaled(dst []byte, v int64, scale int) []byte {
+	if scale <= 0 {
+		return strconv.AppendInt(dst, v, 10)
+	}
+	u := uint64(v)
+	if v < 0 {
+		u = -u
+		dst = append(dst, '-')
+	}
+	start := len(dst)
+	dst = strconv.AppendUint(dst, u, 10)
+	if digits := len(dst) - start; digits <= scale {
+		pad := scale - digits + 1
+		dst = append(dst, make([]byte, pad)...)
+		copy(dst[start+pad:], dst[start:start+digits])
+		for i := start; i < start+pad; i++ {
+			dst[i] = '0'
+		}
+	}
+	dst = append(dst, 0)
+	p := len(dst) - 1 - scale
+	copy(dst[p+1:], dst[p:len(dst)-1])
+	dst[p] = '.'
+	return dst
 }
 
 // appendDecimalOut appends an exact decimal to a numeric output vector of
@@ -1227,14 +1293,6 @@ func (s *stringAgg) final(out *vec.Vector, lo, hi int) error {
 		}
 	}
 	return nil
-}
-
-// formatInt128 prints an int128 at scale 0.
-func formatInt128(t i128) string {
-	if t.isInt64() {
-		return strconv.FormatInt(int64(t.lo), 10)
-	}
-	return t.big().String()
 }
 
 // sum and avg of intervals: field-wise sums with PostgreSQL's overflow

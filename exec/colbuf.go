@@ -3,7 +3,6 @@ package exec
 import (
 	"context"
 	"math"
-	"math/big"
 	"strings"
 
 	"github.com/lakepg/lakepg/exec/vec"
@@ -111,74 +110,30 @@ func gatherT[T any](dst, src []T, idx []int32) []T {
 	return dst
 }
 
-// gatherOptT is gatherT where a negative index gives the zero value (the
-// value slot of a NULL).
-func gatherOptT[T any](dst, src []T, idx []int32) []T {
-	var zero T
-	for _, i := range idx {
-		if i < 0 {
-			dst = append(dst, zero)
-		} else {
-			dst = append(dst, src[i])
-		}
-	}
-	return dst
-}
-
-// gather appends the rows of src at idx to column i. With opt, a negative
-// index appends a NULL (the missing side of an outer join).
-func (c *colBuf) gather(i int, src *vec.Vector, idx []int32, opt bool) {
+// gather appends the rows of src at idx to column i.
+func (c *colBuf) gather(i int, src *vec.Vector, idx []int32) {
 	v := c.Vecs[i]
-	if src.Nulls != nil || opt {
+	if src.Nulls != nil {
 		c.nulls(i)
 	}
 	switch v.Type.Storage() {
 	case types.StoreInt:
-		if opt {
-			v.I64 = gatherOptT(v.I64, src.I64, idx)
-		} else {
-			v.I64 = gatherT(v.I64, src.I64, idx)
-		}
+		v.I64 = gatherT(v.I64, src.I64, idx)
 	case types.StoreFloat:
-		if opt {
-			v.F64 = gatherOptT(v.F64, src.F64, idx)
-		} else {
-			v.F64 = gatherT(v.F64, src.F64, idx)
-		}
+		v.F64 = gatherT(v.F64, src.F64, idx)
 	case types.StoreBool:
-		if opt {
-			v.B = gatherOptT(v.B, src.B, idx)
-		} else {
-			v.B = gatherT(v.B, src.B, idx)
-		}
+		v.B = gatherT(v.B, src.B, idx)
 	case types.StoreInterval:
-		if opt {
-			v.Iv = gatherOptT(v.Iv, src.Iv, idx)
-		} else {
-			v.Iv = gatherT(v.Iv, src.Iv, idx)
-		}
+		v.Iv = gatherT(v.Iv, src.Iv, idx)
 	default:
-		if opt {
-			v.S = gatherOptT(v.S, src.S, idx)
-		} else {
-			v.S = gatherT(v.S, src.S, idx)
-		}
+		v.S = gatherT(v.S, src.S, idx)
 	}
 	if v.Nulls == nil {
 		return
 	}
-	switch {
-	case src.Nulls != nil && opt:
-		for _, k := range idx {
-			v.Nulls = append(v.Nulls, k < 0 || src.Nulls[k])
-		}
-	case src.Nulls != nil:
+	if src.Nulls != nil {
 		v.Nulls = gatherT(v.Nulls, src.Nulls, idx)
-	case opt:
-		for _, k := range idx {
-			v.Nulls = append(v.Nulls, k < 0)
-		}
-	default:
+	} else {
 		v.Nulls = appendFalse(v.Nulls, len(idx))
 	}
 }
@@ -444,6 +399,3 @@ func errCanceled(ctx context.Context) error {
 	}
 	return nil
 }
-
-// bigOf converts row i of an integer-stored vector to an exact decimal.
-func bigOf(x int64) *big.Int { return big.NewInt(x) }

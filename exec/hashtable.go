@@ -3,6 +3,7 @@ package exec
 import (
 	"math/bits"
 	"strings"
+	"unsafe"
 
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/types"
@@ -190,7 +191,33 @@ func (t *hashTable) grow() {
 // keyCols is a set of stored key columns (one row per group, or the build
 // side's keys) compared against the key columns of a batch.
 type keyCols struct {
-	cols []*vec.Vector
+	cols  []*vec.Vector
+	arena strArena
+}
+
+// strArena copies strings into large shared chunks, so that keeping a key
+// costs no allocation of its own and does not pin the page it came from.
+// A chunk is never reallocated, so the strings stay valid as long as they
+// are referenced (they keep their chunk alive).
+type strArena struct {
+	chunk []byte
+}
+
+const arenaChunk = 64 << 10
+
+func (a *strArena) clone(s string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	if len(s) > arenaChunk/8 {
+		return strings.Clone(s)
+	}
+	if cap(a.chunk)-len(a.chunk) < len(s) {
+		a.chunk = make([]byte, 0, arenaChunk)
+	}
+	off := len(a.chunk)
+	a.chunk = append(a.chunk, s...)
+	return unsafe.String(&a.chunk[off], len(s))
 }
 
 func newKeyCols(ts []types.T) *keyCols {
@@ -233,7 +260,7 @@ func (k *keyCols) add(keys []*vec.Vector, i int) int64 {
 			s.Iv = append(s.Iv, src.Iv[i])
 			n += 16
 		default:
-			s.S = append(s.S, strings.Clone(src.S[i]))
+			s.S = append(s.S, k.arena.clone(src.S[i]))
 			n += int64(len(src.S[i]))
 		}
 		s.Nulls = append(s.Nulls, false)

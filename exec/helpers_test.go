@@ -226,3 +226,32 @@ func (s *pairSource) Next(context.Context) (*vec.Batch, error) {
 	s.pos = end
 	return &s.out, nil
 }
+
+// multiSource streams whole vectors as batches without copying.
+type multiSource struct {
+	ts  []types.T
+	vs  []*vec.Vector
+	n   int
+	pos int
+	out vec.Batch
+}
+
+func (s *multiSource) Types() []types.T { return s.ts }
+func (s *multiSource) Close() error     { return nil }
+func (s *multiSource) Next(context.Context) (*vec.Batch, error) {
+	if s.pos >= s.n {
+		return nil, nil
+	}
+	end := min(s.pos+vec.BatchSize, s.n)
+	if s.out.Vecs == nil {
+		for _, v := range s.vs {
+			s.out.Vecs = append(s.out.Vecs, &vec.Vector{Type: v.Type})
+		}
+	}
+	for i, v := range s.vs {
+		*s.out.Vecs[i] = *v.Slice(s.pos, end)
+	}
+	s.out.N = end - s.pos
+	s.pos = end
+	return &s.out, nil
+}

@@ -54,13 +54,3 @@ func (a i128) big() *big.Int {
 	z.Lsh(z, 64)
 	return z.Add(z, new(big.Int).SetUint64(a.lo))
 }
-
-func (a i128) sign() int {
-	switch {
-	case a.hi < 0:
-		return -1
-	case a.hi == 0 && a.lo == 0:
-		return 0
-	}
-	return 1
-}

@@ -2,6 +2,8 @@ package exec
 
 import (
 	"context"
+	"math"
+	"sync"
 
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
@@ -55,17 +57,73 @@ type HashJoin struct {
 	Extra Expr
 	Mem   *Memory // nil: charge GlobalMemory
 
+	// Shared, when set, is a build side shared with other HashJoins — one
+	// per Parallel worker, each probing with its own Left — and Right is
+	// not used. Right and Full joins cannot share (their unmatched build
+	// rows must be emitted once).
+	Shared *SharedBuild
+
 	core    joinCore
 	started bool
-	bkeys   []*vec.Vector // build key columns (views into core.keys)
+	*joinBuild
+	pkeys []*vec.Vector
+	hs    []uint64
+	ts    []types.T
+}
+
+// joinBuild is a hash join's buffered, indexed build side. It is read-only
+// once built, so several probes may share it.
+type joinBuild struct {
+	rows    *colBuf
+	bkeys   []*vec.Vector // build key columns, cast to the probe keys' types
 	itab    *i64Table
+	direct  []int32 // dense keys: build row + 1 by key - dmin (0: none)
+	dmin    int64
 	htab    *hashTable
 	next    []int32 // chain: next build row with the same key, -1 at the end
 	nullKey []int32 // build rows with a NULL key (NOT IN bookkeeping)
-	keyCast []types.T
-	pkeys   []*vec.Vector
-	hs      []uint64
-	ts      []types.T
+	res     reservation
+}
+
+// SharedBuild is the build side of a hash join probed by several
+// HashJoins at once (set HashJoin.Shared on each): the first probe to need
+// it drains Right and indexes it; the others wait for it and then probe
+// the same read-only table. KeyTypes are the probe keys' types.
+type SharedBuild struct {
+	Env       *Env
+	Right     Operator
+	RightKeys []Expr
+	KeyTypes  []types.T
+	Mem       *Memory
+
+	once   sync.Once
+	closed sync.Once
+	jb     *joinBuild
+	err    error
+}
+
+func (s *SharedBuild) get(ctx context.Context) (*joinBuild, error) {
+	s.once.Do(func() {
+		s.err = guard(func() error {
+			var err error
+			s.jb, err = buildJoin(ctx, s.Env, s.Right, s.RightKeys, s.KeyTypes, s.Mem)
+			return err
+		})
+	})
+	return s.jb, s.err
+}
+
+// Close releases the build side and closes Right; it may be called by
+// every probe.
+func (s *SharedBuild) Close() error {
+	var err error
+	s.closed.Do(func() {
+		if s.jb != nil {
+			s.jb.res.release()
+		}
+		err = s.Right.Close()
+	})
+	return err
 }
 
 func joinTypes(l, r Operator, t JoinType) []types.T {
@@ -75,97 +133,149 @@ func joinTypes(l, r Operator, t JoinType) []types.T {
 	return append(append([]types.T{}, l.Types()...), r.Types()...)
 }
 
+func (j *HashJoin) right() Operator {
+	if j.Shared != nil {
+		return j.Shared.Right
+	}
+	return j.Right
+}
+
 func (j *HashJoin) Types() []types.T {
 	if j.ts == nil {
-		j.ts = joinTypes(j.Left, j.Right, j.Type)
+		j.ts = joinTypes(j.Left, j.right(), j.Type)
 	}
 	return j.ts
 }
 
 func (j *HashJoin) Close() error {
-	j.core.res.release()
 	err := j.Left.Close()
-	if e := j.Right.Close(); err == nil {
+	var e error
+	if j.Shared != nil {
+		e = j.Shared.Close()
+	} else {
+		if j.joinBuild != nil {
+			j.res.release()
+		}
+		e = j.Right.Close()
+	}
+	if err == nil {
 		err = e
 	}
 	return err
 }
 
-// build drains the right side and indexes it.
+// build obtains the indexed build side, its own or the shared one.
 func (j *HashJoin) build(ctx context.Context) error {
-	if len(j.LeftKeys) != len(j.RightKeys) || len(j.LeftKeys) == 0 {
+	if len(j.LeftKeys) == 0 || (j.Shared == nil && len(j.LeftKeys) != len(j.RightKeys)) {
 		return pgerr.New(pgerr.Internal, "hash join needs pairs of keys")
 	}
 	c := &j.core
-	c.init(j.Env, j.Type, j.Extra, j.Left.Types(), j.Right.Types(), j.Mem)
-	kts := make([]types.T, len(j.RightKeys))
-	for i, k := range j.RightKeys {
-		lt, rt := j.LeftKeys[i].Type(), k.Type()
-		kts[i] = lt
-		if !sameKeyType(lt, rt) {
-			if j.keyCast == nil {
-				j.keyCast = make([]types.T, len(j.RightKeys))
-			}
-			j.keyCast[i] = lt
+	c.init(j.Env, j.Type, j.Extra, j.Left.Types(), j.right().Types())
+	var err error
+	if j.Shared != nil {
+		if j.Type == JoinRight || j.Type == JoinFull {
+			return pgerr.New(pgerr.Internal, "a shared hash join build cannot serve a %s join", j.Type)
 		}
+		j.joinBuild, err = j.Shared.get(ctx)
+	} else {
+		kts := make([]types.T, len(j.LeftKeys))
+		for i, k := range j.LeftKeys {
+			kts[i] = k.Type()
+		}
+		j.joinBuild, err = buildJoin(ctx, j.Env, j.Right, j.RightKeys, kts, j.Mem)
+	}
+	if err != nil {
+		return err
+	}
+	c.build = j.rows
+	if j.Type == JoinRight || j.Type == JoinFull {
+		c.matchedB = make([]bool, j.rows.N)
+	}
+	return nil
+}
+
+// buildJoin drains right, computes its keys (cast to the probe keys'
+// types kts where they differ) and indexes the rows.
+func buildJoin(ctx context.Context, env *Env, right Operator, rightKeys []Expr, kts []types.T, mem *Memory) (*joinBuild, error) {
+	if len(rightKeys) != len(kts) {
+		return nil, pgerr.New(pgerr.Internal, "hash join needs pairs of keys")
+	}
+	jb := &joinBuild{rows: newColBuf(right.Types(), vec.BatchSize)}
+	jb.res.mem = mem
+	ok := false
+	defer func() {
+		if !ok {
+			jb.res.release()
+		}
+	}()
+	cast := make([]bool, len(rightKeys))
+	for i, k := range rightKeys {
+		cast[i] = !sameKeyType(kts[i], k.Type())
 	}
 	// a key that is a plain column of the build side is read from the
 	// buffered column itself; other keys are computed and buffered
 	var computed []int
 	var kcomp []types.T
-	for i, k := range j.RightKeys {
-		if _, ok := k.(*ColRef); !ok || (j.keyCast != nil && j.keyCast[i].ID != types.Unknown) {
+	for i, k := range rightKeys {
+		if _, isCol := k.(*ColRef); !isCol || cast[i] {
 			computed = append(computed, i)
 			kcomp = append(kcomp, kts[i])
 		}
 	}
 	keys := newColBuf(kcomp, vec.BatchSize)
 	kb := &vec.Batch{Vecs: make([]*vec.Vector, len(computed))}
-	err := Drain(ctx, j.Right, func(b *vec.Batch) error {
+	err := Drain(ctx, right, func(b *vec.Batch) error {
 		if err := errCanceled(ctx); err != nil {
 			return err
 		}
 		kb.N = b.N
 		for ki, i := range computed {
-			k := j.RightKeys[i]
-			v, err := k.Eval(j.Env, b)
+			v, err := rightKeys[i].Eval(env, b)
 			if err != nil {
 				return err
 			}
-			if j.keyCast != nil && j.keyCast[i].ID != types.Unknown {
-				if v, err = CastVector(j.Env, v, b.N, j.keyCast[i], false); err != nil {
+			if cast[i] {
+				if v, err = CastVector(env, v, b.N, kts[i], false); err != nil {
 					return err
 				}
 			}
 			kb.Vecs[ki] = v
 		}
-		if err := c.res.grow(batchBytes(b, 0, b.N) + batchBytes(kb, 0, b.N) + 8*int64(b.N)); err != nil {
+		if err := jb.res.grow(batchBytes(b, 0, b.N) + batchBytes(kb, 0, b.N) + 8*int64(b.N)); err != nil {
 			return err
 		}
-		c.build.appendBatch(b, 0, b.N)
+		jb.rows.appendBatch(b, 0, b.N)
 		keys.appendBatch(kb, 0, b.N)
 		return nil
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	n := c.build.N
-	j.bkeys = make([]*vec.Vector, len(j.RightKeys))
+	n := jb.rows.N
+	jb.bkeys = make([]*vec.Vector, len(rightKeys))
 	for ki, i := range computed {
-		j.bkeys[i] = keys.Vecs[ki]
+		jb.bkeys[i] = keys.Vecs[ki]
 	}
-	for i, k := range j.RightKeys {
-		if j.bkeys[i] == nil {
-			j.bkeys[i] = c.build.Vecs[k.(*ColRef).Idx]
+	for i, k := range rightKeys {
+		if jb.bkeys[i] == nil {
+			jb.bkeys[i] = jb.rows.Vecs[k.(*ColRef).Idx]
 		}
 	}
-	j.next = make([]int32, n)
-	c.matchedB = nil
-	if j.Type == JoinRight || j.Type == JoinFull {
-		c.matchedB = make([]bool, n)
+	jb.next = make([]int32, n)
+	if err := jb.index(n); err != nil {
+		return nil, err
 	}
+	ok = true
+	return jb, nil
+}
+
+// index builds the table over the buffered rows.
+func (j *joinBuild) index(n int) error {
 	if j.fastKey() {
 		k := j.bkeys[0]
+		if j.buildDirect(k, n) {
+			return j.res.grow(4 * int64(len(j.direct)))
+		}
 		j.itab = newI64Table(n)
 		for r := n - 1; r >= 0; r-- {
 			if k.IsNull(r) {
@@ -174,7 +284,7 @@ func (j *HashJoin) build(ctx context.Context) error {
 			}
 			j.next[r] = j.itab.push(k.I64[r], int32(r))
 		}
-		return c.res.grow(j.itab.bytes())
+		return j.res.grow(j.itab.bytes())
 	}
 	hs := make([]uint64, n)
 	for i, k := range j.bkeys {
@@ -213,7 +323,7 @@ rows:
 	for a, b := 0, len(j.nullKey)-1; a < b; a, b = a+1, b-1 {
 		j.nullKey[a], j.nullKey[b] = j.nullKey[b], j.nullKey[a]
 	}
-	return c.res.grow(t.bytes() + 8*int64(n))
+	return j.res.grow(t.bytes() + 8*int64(n))
 }
 
 // sameKeyType reports whether two key types compare by their stored values.
@@ -227,11 +337,45 @@ func sameKeyType(a, b types.T) bool {
 	return true
 }
 
-func (j *HashJoin) fastKey() bool {
+// buildDirect indexes a dense integer key by its offset from the smallest
+// key — a perfect hash, with no probing and, for keys that arrive sorted
+// (TPC-H's, DuckDB-written files'), sequential memory access on both
+// sides. It applies when the key range is at most four times the row
+// count.
+func (j *joinBuild) buildDirect(k *vec.Vector, n int) bool {
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	for r, x := range k.I64[:n] {
+		if k.Nulls != nil && k.Nulls[r] {
+			continue
+		}
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	if lo > hi {
+		return false
+	}
+	span := uint64(hi - lo)
+	if hi-lo < 0 || span >= uint64(max(4*n, 1024)) || span >= 1<<28 {
+		return false
+	}
+	d := make([]int32, span+1)
+	for r := n - 1; r >= 0; r-- {
+		if k.Nulls != nil && k.Nulls[r] {
+			j.nullKey = append(j.nullKey, int32(r))
+			continue
+		}
+		o := k.I64[r] - lo
+		j.next[r] = d[o] - 1
+		d[o] = int32(r) + 1
+	}
+	j.direct, j.dmin = d, lo
+	return true
+}
+
+func (j *joinBuild) fastKey() bool {
 	return len(j.bkeys) == 1 && j.bkeys[0].Type.Storage() == types.StoreInt
 }
 
-func (j *HashJoin) buildEqual(a, b int) bool {
+func (j *joinBuild) buildEqual(a, b int) bool {
 	for _, k := range j.bkeys {
 		if !rowsEqual(k, a, k, b) {
 			return false
@@ -257,6 +401,26 @@ func (j *HashJoin) heads(pb *vec.Batch) error {
 	heads := c.heads
 	c.pnull = c.pnull[:0]
 	c.hasPNull = false
+	if j.direct != nil {
+		k := j.pkeys[0]
+		d, lo := j.direct, j.dmin
+		for i, x := range k.I64[:n] {
+			h := int32(-1)
+			if o := uint64(x - lo); o < uint64(len(d)) {
+				h = d[o] - 1
+			}
+			heads[i] = h
+		}
+		if k.Nulls != nil {
+			for i, null := range k.Nulls[:n] {
+				if null {
+					heads[i] = -1
+					c.markPNull(i, n)
+				}
+			}
+		}
+		return nil
+	}
 	if j.fastKey() {
 		k := j.pkeys[0]
 		keys := k.I64[:n]
@@ -344,7 +508,7 @@ func (j *HashJoin) Next(ctx context.Context) (*vec.Batch, error) {
 		}
 		c.cand = j
 	}
-	return c.next(ctx, j.Left, func(pb *vec.Batch) error {
+	out, err := c.next(ctx, j.Left, func(pb *vec.Batch) error {
 		if err := j.heads(pb); err != nil {
 			return err
 		}
@@ -355,6 +519,10 @@ func (j *HashJoin) Next(ctx context.Context) (*vec.Batch, error) {
 		}
 		return nil
 	})
+	if out == nil && err == nil && j.Shared == nil && j.joinBuild != nil {
+		j.res.release() // done: give the build side's memory back early
+	}
+	return out, err
 }
 
 // candidates implements joinCandidates: the build rows a probe row may
@@ -485,7 +653,6 @@ type joinCore struct {
 	ltypes []types.T
 	nl, nr int
 	build  *colBuf // the right side's rows
-	res    reservation
 	cand   joinCandidates
 
 	matchedB []bool // build rows that matched (Right, Full)
@@ -512,12 +679,11 @@ type joinCore struct {
 	nlNullMatches bool
 }
 
-func (c *joinCore) init(env *Env, typ JoinType, extra Expr, lt, rt []types.T, mem *Memory) {
+func (c *joinCore) init(env *Env, typ JoinType, extra Expr, lt, rt []types.T) {
 	c.env, c.typ, c.extra = env, typ, extra
 	c.ltypes = lt
 	c.nl, c.nr = len(lt), len(rt)
 	c.build = newColBuf(rt, vec.BatchSize)
-	c.res.mem = mem
 	all := append(append([]types.T{}, lt...), rt...)
 	if typ.leftOnly() {
 		c.out = newColBuf(lt, vec.BatchSize)
@@ -602,7 +768,6 @@ func (c *joinCore) next(ctx context.Context, left Operator, prepare func(*vec.Ba
 			}
 			c.phase = 4
 		default:
-			c.res.release()
 			return nil, nil
 		}
 	}
@@ -616,10 +781,10 @@ func (c *joinCore) flush() (*vec.Batch, error) {
 		p := c.pair
 		p.reset()
 		for k := 0; k < c.nl; k++ {
-			p.gather(k, c.pb.Vecs[k], pl, false)
+			p.gather(k, c.pb.Vecs[k], pl)
 		}
 		for k := 0; k < c.nr; k++ {
-			p.gather(c.nl+k, c.build.Vecs[k], pr, false)
+			p.gather(c.nl+k, c.build.Vecs[k], pr)
 		}
 		p.N = len(pl)
 		v, err := c.extra.Eval(c.env, &p.Batch)
@@ -659,10 +824,10 @@ func (c *joinCore) flush() (*vec.Batch, error) {
 	out := c.out
 	out.reset()
 	for k := 0; k < c.nl; k++ {
-		out.gather(k, c.pb.Vecs[k], pl, false)
+		out.gather(k, c.pb.Vecs[k], pl)
 	}
 	for k := 0; k < c.nr; k++ {
-		out.gather(c.nl+k, c.build.Vecs[k], pr, false)
+		out.gather(c.nl+k, c.build.Vecs[k], pr)
 	}
 	out.N = len(pl)
 	return &out.Batch, nil
@@ -697,7 +862,7 @@ func (c *joinCore) unmatchedProbe() *vec.Batch {
 		return c.pb // every row qualifies: pass the batch through
 	}
 	for k := 0; k < c.nl; k++ {
-		out.gather(k, c.pb.Vecs[k], c.idx, false)
+		out.gather(k, c.pb.Vecs[k], c.idx)
 	}
 	if !c.typ.leftOnly() {
 		for k := 0; k < c.nr; k++ {
@@ -729,7 +894,7 @@ func (c *joinCore) unmatchedBuild() *vec.Batch {
 		out.appendNulls(k, len(c.idx))
 	}
 	for k := 0; k < c.nr; k++ {
-		out.gather(c.nl+k, c.build.Vecs[k], c.idx, false)
+		out.gather(c.nl+k, c.build.Vecs[k], c.idx)
 	}
 	out.N = len(c.idx)
 	return &out.Batch
@@ -753,6 +918,7 @@ type NestedLoopJoin struct {
 	Mem       *Memory
 
 	core    joinCore
+	res     reservation
 	started bool
 	ts      []types.T
 }
@@ -772,7 +938,7 @@ func (j *NestedLoopJoin) Types() []types.T {
 }
 
 func (j *NestedLoopJoin) Close() error {
-	j.core.res.release()
+	j.res.release()
 	err := j.Left.Close()
 	if e := j.Right.Close(); err == nil {
 		err = e
@@ -784,14 +950,15 @@ func (j *NestedLoopJoin) Next(ctx context.Context) (*vec.Batch, error) {
 	c := &j.core
 	if !j.started {
 		j.started = true
-		c.init(j.Env, j.joinType(), j.On, j.Left.Types(), j.Right.Types(), j.Mem)
+		c.init(j.Env, j.joinType(), j.On, j.Left.Types(), j.Right.Types())
+		j.res.mem = j.Mem
 		c.nlNullMatches = c.typ == JoinAntiNullAware
 		c.cand = j
 		err := Drain(ctx, j.Right, func(b *vec.Batch) error {
 			if err := errCanceled(ctx); err != nil {
 				return err
 			}
-			if err := c.res.grow(batchBytes(b, 0, b.N)); err != nil {
+			if err := j.res.grow(batchBytes(b, 0, b.N)); err != nil {
 				return err
 			}
 			c.build.appendBatch(b, 0, b.N)
@@ -804,7 +971,11 @@ func (j *NestedLoopJoin) Next(ctx context.Context) (*vec.Batch, error) {
 			c.matchedB = make([]bool, c.build.N)
 		}
 	}
-	return c.next(ctx, j.Left, func(*vec.Batch) error { return nil })
+	out, err := c.next(ctx, j.Left, func(*vec.Batch) error { return nil })
+	if out == nil && err == nil {
+		j.res.release()
+	}
+	return out, err
 }
 
 // candidates pairs each probe row with every build row, left-major.

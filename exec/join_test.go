@@ -92,9 +92,19 @@ func TestHashJoinAllTypes(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	sizes := []struct{ nl, nr int }{{0, 0}, {5, 0}, {0, 5}, {7, 9}, {2100, 300}, {300, 2100}, {5000, 40}}
 	keySets := [][]int{{0}, {1}, {0, 1}}
-	for _, sz := range sizes {
+	for si, sz := range sizes {
 		L := randRows(rng, sz.nl, 50, 0.1)
 		R := randRows(rng, sz.nr, 50, 0.1)
+		if si%2 == 1 {
+			// spread the integer keys so the join cannot index them directly
+			for _, rows := range [][][]any{L, R} {
+				for _, r := range rows {
+					if r[0] != nil {
+						r[0] = r[0].(int64) * 1000000007 * 1000003
+					}
+				}
+			}
+		}
 		for _, keys := range keySets {
 			for _, typ := range allJoinTypes {
 				for _, withExtra := range []bool{false, true} {
@@ -236,54 +246,57 @@ func TestJoinMemoryLimit(t *testing.T) {
 }
 
 func BenchmarkHashJoin(b *testing.B) {
-	const buildN, probeN = 1 << 20, 1 << 20
-	build := vec.New(types.Int64T, buildN)
-	probe := vec.New(types.Int64T, probeN)
-	rng := rand.New(rand.NewSource(1))
-	for i := 0; i < buildN; i++ {
-		build.AppendInt(int64(i) * 7)
-	}
-	for i := 0; i < probeN; i++ {
-		probe.AppendInt(int64(rng.Intn(buildN)) * 7)
-	}
+	const buildN, probeN = 1 << 20, 1 << 21
 	ts := []types.T{types.Int64T}
-	b.Run("build", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			j := &HashJoin{Env: env, Left: &vecSource{ts: ts, v: probe, n: 0}, Right: &vecSource{ts: ts, v: build, n: buildN},
-				LeftKeys: []Expr{col(0, types.Int64T)}, RightKeys: []Expr{col(0, types.Int64T)}}
-			if _, err := j.Next(context.Background()); err != nil {
-				b.Fatal(err)
-			}
-			j.Close()
+	// dense: keys 0..n-1 in order on both sides, like TPC-H's; sparse:
+	// random 62-bit keys, probed in random order
+	rng := rand.New(rand.NewSource(1))
+	sparse := vecOfInts(buildN, func(int) int64 { return rng.Int63() })
+	for _, kind := range []string{"dense", "sparse"} {
+		build := vecOfInts(buildN, func(i int) int64 { return int64(i) })
+		probe := vecOfInts(probeN, func(i int) int64 { return int64(i / 2) })
+		if kind == "sparse" {
+			build = sparse
+			probe = vecOfInts(probeN, func(int) int64 { return sparse.I64[rng.Intn(buildN)] })
 		}
-		b.ReportMetric(float64(buildN)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrows/s")
-	})
-	b.Run("probe", func(b *testing.B) {
-		b.ReportAllocs()
-		j := &HashJoin{Env: env, Left: &vecSource{ts: ts, v: probe, n: probeN}, Right: &vecSource{ts: ts, v: build, n: buildN},
-			LeftKeys: []Expr{col(0, types.Int64T)}, RightKeys: []Expr{col(0, types.Int64T)}, Type: JoinSemi}
-		if err := j.build(context.Background()); err != nil {
-			b.Fatal(err)
-		}
-		j.started = true
-		j.core.cand = j
-		b.ResetTimer()
-		for b.Loop() {
-			j.Left.(*vecSource).pos = 0
-			j.core.phase = 0
-			for {
-				out, err := j.Next(context.Background())
-				if err != nil {
+		b.Run(kind+"/build", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				j := &HashJoin{Env: env, Left: &vecSource{ts: ts, v: probe, n: 0}, Right: &vecSource{ts: ts, v: build, n: buildN},
+					LeftKeys: []Expr{col(0, types.Int64T)}, RightKeys: []Expr{col(0, types.Int64T)}}
+				if _, err := j.Next(context.Background()); err != nil {
 					b.Fatal(err)
 				}
-				if out == nil {
-					break
+				j.Close()
+			}
+			b.ReportMetric(float64(buildN)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrows/s")
+		})
+		b.Run(kind+"/probe", func(b *testing.B) {
+			b.ReportAllocs()
+			j := &HashJoin{Env: env, Left: &vecSource{ts: ts, v: probe, n: probeN}, Right: &vecSource{ts: ts, v: build, n: buildN},
+				LeftKeys: []Expr{col(0, types.Int64T)}, RightKeys: []Expr{col(0, types.Int64T)}, Type: JoinInner}
+			if err := j.build(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+			j.started = true
+			j.core.cand = j
+			b.ResetTimer()
+			for b.Loop() {
+				j.Left.(*vecSource).pos = 0
+				j.core.phase = 0
+				for {
+					out, err := j.Next(context.Background())
+					if err != nil {
+						b.Fatal(err)
+					}
+					if out == nil {
+						break
+					}
 				}
 			}
-		}
-		b.ReportMetric(float64(probeN)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrows/s")
-	})
+			b.ReportMetric(float64(probeN)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrows/s")
+		})
+	}
 }
 
 // vecSource streams the first n rows of one vector in batches, without

@@ -85,7 +85,7 @@ func (f *Filter) Next(ctx context.Context) (*vec.Batch, error) {
 		}
 		f.out.reset()
 		for c, v := range b.Vecs {
-			f.out.gather(c, v, f.sel[:k], false)
+			f.out.gather(c, v, f.sel[:k])
 		}
 		f.out.N = k
 		return &f.out.Batch, nil

@@ -362,7 +362,7 @@ func (s *morselScan) emit(f *scanFile, rowStart int64, n int, all bool) *vec.Bat
 		}
 		s.gath.reset()
 		for i, v := range src {
-			s.gath.gather(i, v, s.sel, false)
+			s.gath.gather(i, v, s.sel)
 		}
 		src = s.gath.Vecs
 	}

@@ -74,7 +74,7 @@ func (s *Sort) Next(ctx context.Context) (*vec.Batch, error) {
 	end := min(s.pos+vec.BatchSize, len(s.perm))
 	s.out.reset()
 	for c, v := range s.data.Vecs {
-		s.out.gather(c, v, s.perm[s.pos:end], false)
+		s.out.gather(c, v, s.perm[s.pos:end])
 	}
 	s.out.N = end - s.pos
 	s.pos = end

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/lakepg/lakepg/exec/fn"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
@@ -53,10 +54,15 @@ const (
 // stored units — integers, days for dates, microseconds for timestamps,
 // scaled units for numeric(p,s) — and OffsetF is used instead when the
 // column is a float.
+//
+// For date, timestamp and timestamptz columns the RANGE offset is an
+// interval, OffsetIv, as in PostgreSQL; month arithmetic follows the
+// calendar (and the session time zone for timestamptz).
 type FrameBound struct {
-	Kind    BoundKind
-	Offset  int64
-	OffsetF float64
+	Kind     BoundKind
+	Offset   int64
+	OffsetF  float64
+	OffsetIv types.IntervalValue
 }
 
 // Frame is a window frame. The zero Frame is PostgreSQL's default: RANGE
@@ -236,7 +242,7 @@ func (w *Window) compute(ctx context.Context) error {
 		enc = keyEncoder{}
 		sorted := newColBuf(in, n)
 		for c, v := range buf.Vecs {
-			sorted.gather(c, v, perm, false)
+			sorted.gather(c, v, perm)
 		}
 		sorted.N = n
 		if err := w.mem.grow(batchBytes(&sorted.Batch, 0, n)); err != nil {
@@ -584,6 +590,28 @@ func (w *Window) rangeBound(b FrameBound, start bool, i, ps, pe int) (int, error
 	// "PRECEDING" moves against the sort direction
 	back := b.Kind == BoundPreceding
 	var before func(r int) bool // row r sorts before the bound value
+	if id := v.Type.ID; id == types.Date || id == types.Timestamp || id == types.Timestamptz {
+		t, err := w.shiftTime(v, i, b.OffsetIv, back == k.Desc)
+		if err != nil {
+			return 0, err
+		}
+		xs := v.I64
+		scale := int64(1)
+		if id == types.Date {
+			scale = types.MicrosPerDay
+		}
+		switch {
+		case k.Desc && start:
+			before = func(r int) bool { return xs[r]*scale > t }
+		case k.Desc:
+			before = func(r int) bool { return xs[r]*scale >= t }
+		case start:
+			before = func(r int) bool { return xs[r]*scale < t }
+		default:
+			before = func(r int) bool { return xs[r]*scale <= t }
+		}
+		return lo + sort.Search(hi-lo, func(r int) bool { return !before(lo + r) }), nil
+	}
 	switch v.Type.Storage() {
 	case types.StoreInt:
 		x := v.I64[i]
@@ -720,4 +748,37 @@ func (w *Window) aggregate(out *vec.Vector, f WindowFunc, ps, pe int) error {
 		}
 	}
 	return nil
+}
+
+// shiftTime returns row i's date or timestamp plus (up) or minus the
+// interval, in microseconds, computed by the function library's datetime
+// arithmetic.
+func (w *Window) shiftTime(v *vec.Vector, i int, iv types.IntervalValue, up bool) (int64, error) {
+	if d, us := iv.Span(); d < 0 || (d == 0 && us < 0) {
+		return 0, pgerr.New("22013", "invalid preceding or following size in window function")
+	}
+	op := "-"
+	if up {
+		op = "+"
+	}
+	o, _, rt, err := fn.ResolveOperator(op, v.Type, types.IntervalT)
+	if err != nil {
+		return 0, err
+	}
+	x := vec.New(v.Type, 1)
+	x.AppendInt(v.I64[i])
+	y := vec.New(types.IntervalT, 1)
+	y.AppendInterval(iv)
+	r := vec.New(rt, 1)
+	ctx := &fn.Ctx{}
+	if w.Env != nil {
+		ctx.Loc, ctx.Now = w.Env.Loc, w.Env.Now
+	}
+	if err := o.Eval(ctx, r, []*vec.Vector{x, y}, 1); err != nil {
+		return 0, err
+	}
+	if r.Type.ID == types.Date {
+		return r.I64[0] * types.MicrosPerDay, nil
+	}
+	return r.I64[0], nil
 }

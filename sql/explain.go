@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strings"
 	"time"
 
@@ -52,6 +53,8 @@ func (s *Session) explain(ctx context.Context, st *pg.ExplainStmt, p *params) (*
 		total = time.Since(start)
 	}
 	var lines []string
+	s.chains = q.chains
+	defer func() { s.chains = nil }()
 	if err := s.explainOp(ctx, root, 0, &lines); err != nil {
 		return nil, err
 	}
@@ -106,6 +109,9 @@ func inputs(op exec.Operator) []*exec.Operator {
 
 // instrument wraps every operator of a tree in exec.Timed.
 func instrument(op exec.Operator) exec.Operator {
+	if _, ok := op.(*exec.Parallel); ok {
+		return op // an aggregate above must still see the Parallel itself
+	}
 	for _, in := range inputs(op) {
 		*in = instrument(*in)
 	}
@@ -177,6 +183,16 @@ func (s *Session) explainOp(ctx context.Context, op exec.Operator, depth int, li
 		add("Nested Loop Join (%s)", joinTypeName(o.Type))
 	case *exec.Values:
 		add("Values (%d rows)", len(o.Rows))
+	case *exec.Parallel:
+		workers := o.Workers
+		if workers == 0 {
+			workers = runtime.GOMAXPROCS(0)
+		}
+		add("Parallel (%d workers, one row group per morsel)", workers)
+		if chain := s.chains[o]; chain != nil {
+			return s.explainOp(ctx, chain, depth+1, lines)
+		}
+		return s.explainOp(ctx, o.Scan, depth+1, lines)
 	case *exec.Append:
 		add("Append")
 	case *exec.SetOp:

@@ -56,6 +56,10 @@ func (s *Session) planQuery(ctx context.Context, sel *pg.SelectStmt, p *params, 
 		return nil, err
 	}
 	q.op, _ = pruneColumns(q.op, all(len(q.cols)))
+	if !describeOnly {
+		q.chains = map[*exec.Parallel]exec.Operator{}
+		q.op = parallelize(q.op, q.chains)
+	}
 	return q, nil
 }
 

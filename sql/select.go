@@ -16,6 +16,8 @@ type query struct {
 	op    exec.Operator
 	cols  []Column
 	scans []*exec.TableScan // for EXPLAIN
+	// chains maps each parallel pipeline to the serial plan it replaced (EXPLAIN)
+	chains map[*exec.Parallel]exec.Operator
 }
 
 // source is a planned FROM clause.

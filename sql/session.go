@@ -84,6 +84,7 @@ type Session struct {
 	loc      *time.Location
 	inTx     bool
 	failed   bool
+	chains   map[*exec.Parallel]exec.Operator // of the plan EXPLAIN is printing
 }
 
 // reported are the settings whose changes clients expect as ParameterStatus.

@@ -283,17 +283,7 @@ func (b *binder) frame(def *pg.WindowDef, orderTypes []types.T) (exec.Frame, err
 				return fb, err
 			}
 			iv := v.Iv[0]
-			if iv.Months != 0 {
-				return fb, errAt(pgerr.New(pgerr.FeatureNotSupported, "RANGE offsets in months are not supported yet"), def.Location)
-			}
-			if ot.ID == types.Date {
-				if iv.Micros != 0 {
-					return fb, errAt(pgerr.New(pgerr.FeatureNotSupported, "RANGE offsets on dates must be whole days"), def.Location)
-				}
-				fb.Offset = int64(iv.Days)
-			} else {
-				fb.Offset = int64(iv.Days)*86400e6 + iv.Micros
-			}
+			fb.OffsetIv = iv
 		default:
 			return fb, errAt(pgerr.New(pgerr.FeatureNotSupported, "RANGE with offset is not supported for type %s", ot), def.Location)
 		}

@@ -1,0 +1,59 @@
+// Package exec runs query plans: vectorised operators that pull batches of
+// typed column vectors (package vec), expression kernels over whole
+// vectors, scans of DuckLake Parquet files with positional deletes, hash
+// joins, hash aggregation, sorting and top-N, window functions,
+// morsel-driven parallelism, per-query memory accounting, and the sinks
+// that write new Parquet files.
+//
+// It knows nothing of SQL text, names or catalogs: sql/ binds and plans,
+// then hands exec a tree of operators whose expressions refer to input
+// columns by position. Parquet encoding belongs to parquetio, object
+// access to storage, per-function kernels to exec/fn.
+//
+// # Operators
+//
+// An Operator reports its output Types, returns batches from Next until it
+// returns nil, and releases what it holds on Close. A batch is valid only
+// until the next call: an operator that keeps rows copies them. Operators
+// reuse their output batches and scratch (colBuf keeps NULL masks aside
+// across resets), so a steady-state pipeline allocates nothing per batch.
+// Every operator checks the query's context between batches and answers
+// 57014 when it is cancelled; errors cross operator calls as values with a
+// SQLSTATE, never as panics.
+//
+// Streaming: Values, Filter, Project, Limit, Append, TableScan, Parallel.
+// Buffering: HashJoin (build side), NestedLoopJoin (right side), HashAgg,
+// Sort, Window, SetOp.
+//
+// # Hash tables and keys
+//
+// Joins and aggregation use open-addressing tables on typed keys
+// (hashtable.go), never Go maps: one integer-stored key (integers, dates,
+// timestamps, scaled numerics) is kept inline and hashed with one
+// multiply; other keys are hashed a column at a time from the typed slices
+// and compared column by column on hash agreement. Grouping and joining
+// follow PostgreSQL equality: NaN = NaN, -0 = 0, numerics by value
+// whatever their scale, intervals by span. Aggregate states are
+// column-major by dense group id (aggfuncs.go); the same states serve
+// HashAgg, the merge of per-worker partial aggregates, and window frames.
+//
+// Sorting encodes each row's sort key once into bytes whose memcmp order
+// is the SQL order (sort.go), so comparisons never dispatch per column.
+//
+// # Parallelism
+//
+// Parallel splits a TableScan into morsels — one row group each — that
+// GOMAXPROCS workers pull from a shared queue, each running its own
+// pipeline built by Parallel.Build. Above a Parallel, HashAgg aggregates
+// inside each worker and merges the partial states once; anything else
+// sees the union of the workers' batches in no particular order. A panic
+// in a worker becomes XX000 for the query, not a crash.
+//
+// # Memory
+//
+// Buffering operators reserve what they hold from a Memory account
+// (per query, optional) and its MemoryPool (GlobalMemory by default); a
+// reservation that does not fit fails the query with 53200 instead of
+// growing, and everything is returned on Close or when the operator has
+// emitted its last row. Spilling to disk is left for later.
+package exec

@@ -1,0 +1,262 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/lakepg/lakepg/exec/parquetio"
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/storage"
+	"github.com/lakepg/lakepg/types"
+)
+
+// scanFixture writes files of rows (id BIGINT, g BIGINT = id % 7, s TEXT)
+// with small row groups, deleting every 10th row of the second file.
+func scanFixture(t testing.TB, files, rowsPerFile, rowGroup int) (storage.Backend, []ScanFile, int) {
+	t.Helper()
+	ctx := context.Background()
+	store := storage.NewLocal()
+	dir := t.TempDir()
+	cols := []parquetio.Column{{FieldID: 1, Name: "id", Type: types.Int64T}, {FieldID: 2, Name: "g", Type: types.Int64T}, {FieldID: 3, Name: "s", Type: types.TextT}}
+	var out []ScanFile
+	live := 0
+	id := int64(0)
+	for f := 0; f < files; f++ {
+		path := filepath.Join(dir, fmt.Sprintf("f%d.parquet", f))
+		w, err := store.Create(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pw, err := parquetio.NewWriter(w, cols, parquetio.WriterOptions{RowGroupRows: rowGroup})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := vec.NewBatch([]types.T{types.Int64T, types.Int64T, types.TextT}, vec.BatchSize)
+		for r := 0; r < rowsPerFile; r++ {
+			b.Vecs[0].AppendInt(id)
+			b.Vecs[1].AppendInt(id % 7)
+			if id%5 == 0 {
+				b.Vecs[2].AppendNull()
+			} else {
+				b.Vecs[2].AppendString(fmt.Sprintf("s%d", id%13))
+			}
+			b.N++
+			id++
+			if b.N == vec.BatchSize || r == rowsPerFile-1 {
+				if err := pw.Write(b); err != nil {
+					t.Fatal(err)
+				}
+				b.Reset()
+			}
+		}
+		if _, err := pw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		sf := ScanFile{Path: path}
+		live += rowsPerFile
+		if f == 1 {
+			var dels []int64
+			for p := int64(0); p < int64(rowsPerFile); p += 10 {
+				dels = append(dels, p)
+			}
+			wf, err := WriteDeletes(ctx, store, dir+"/", path, dels)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sf.DeletePath = wf.Path
+			live -= len(dels)
+		}
+		out = append(out, sf)
+	}
+	return store, out, live
+}
+
+func newFixtureScan(store storage.Backend, files []ScanFile) *TableScan {
+	return &TableScan{Store: store, Snapshot: 1, Files: files, Cols: []ScanCol{
+		{FieldID: 1, Name: "id", T: types.Int64T}, {FieldID: 2, Name: "g", T: types.Int64T}, {FieldID: 3, Name: "s", T: types.TextT}}}
+}
+
+func TestParallelScanMatchesSerial(t *testing.T) {
+	store, files, live := scanFixture(t, 3, 5000, 700)
+	serial := collect(t, newFixtureScan(store, files))
+	if len(serial) != live {
+		t.Fatalf("serial scan: %d rows, want %d", len(serial), live)
+	}
+	for _, workers := range []int{1, 2, 4} {
+		scan := newFixtureScan(store, files)
+		p := &Parallel{Scan: scan, Workers: workers}
+		sameRows(t, fmt.Sprintf("parallel scan, %d workers", workers), collect(t, p), serial)
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if scan.RowGroupsScanned != 3*8 {
+			t.Errorf("%d row groups scanned, want 24", scan.RowGroupsScanned)
+		}
+	}
+	// a pipeline per worker: filter then project
+	p := &Parallel{Scan: newFixtureScan(store, files), Workers: 3, Build: func(w int, src Operator) Operator {
+		f := &Filter{Env: env, Input: src, Pred: &Cmp{Op: EQ, L: col(1, types.Int64T), R: NewConst(ints(types.Int64T, 3))}}
+		return &Project{Env: env, Input: f, Exprs: []Expr{col(0, types.Int64T), col(2, types.TextT)}}
+	}}
+	var want []string
+	for _, r := range serial {
+		var id, g int64
+		var s string
+		fmt.Sscanf(r, "%d|%d|%s", &id, &g, &s)
+		if g == 3 {
+			want = append(want, fmt.Sprintf("%d|%s", id, s))
+		}
+	}
+	sameRows(t, "parallel filter+project", collect(t, p), want)
+	p.Close()
+}
+
+func TestParallelHashAggMergesPartials(t *testing.T) {
+	store, files, live := scanFixture(t, 3, 5000, 700)
+	build := func(w int, src Operator) Operator { return src }
+	aggs := []Agg{mkAgg(t, AggCountStar, 0, types.Int64T), mkAgg(t, AggSum, 0, types.Int64T), mkAgg(t, AggMin, 2, types.TextT),
+		mkAgg(t, AggCount, 2, types.TextT), mkAgg(t, AggAvg, 0, types.Int64T), mkAgg(t, AggVarPop, 0, types.Int64T)}
+	cd := mkAgg(t, AggCount, 2, types.TextT)
+	cd.Distinct = true
+	aggs = append(aggs, cd)
+	// group by g (int fast path), by s (text, with NULLs) and by nothing
+	for _, key := range []int{1, 2, -1} {
+		mk := func(input Operator) *HashAgg {
+			var exprs []Expr
+			ng := 0
+			if key >= 0 {
+				exprs = append(exprs, col(key, []types.T{types.Int64T, types.Int64T, types.TextT}[key]))
+				ng = 1
+			}
+			exprs = append(exprs, col(0, types.Int64T), col(1, types.Int64T), col(2, types.TextT))
+			as := make([]Agg, len(aggs))
+			for i, a := range aggs {
+				a.Arg += ng
+				as[i] = a
+			}
+			if p, ok := input.(*Parallel); ok {
+				p.Build = func(w int, src Operator) Operator { return &Project{Env: env, Input: build(w, src), Exprs: exprs} }
+				return &HashAgg{Input: p, NGroup: ng, Aggs: as}
+			}
+			return &HashAgg{Input: &Project{Env: env, Input: input, Exprs: exprs}, NGroup: ng, Aggs: as}
+		}
+		serial := runAgg(t, mk(newFixtureScan(store, files)))
+		par := runAgg(t, mk(&Parallel{Scan: newFixtureScan(store, files), Workers: 3}))
+		sameRows(t, fmt.Sprintf("parallel group by %d", key), par, serial)
+		if key < 0 && (len(serial) != 1 || serial[0][:len(fmt.Sprint(live))] != fmt.Sprint(live)) {
+			t.Errorf("count(*) = %v, want %d", serial, live)
+		}
+	}
+}
+
+func TestParallelErrorsStopWorkers(t *testing.T) {
+	store, files, _ := scanFixture(t, 2, 3000, 500)
+	p := &Parallel{Scan: newFixtureScan(store, files), Workers: 2, Build: func(w int, src Operator) Operator {
+		// 1 / (id - 4001) fails on one row
+		return &Project{Env: env, Input: src, Exprs: []Expr{&Arith{Op: '/', L: NewConst(ints(types.Int64T, 1)),
+			R: &Arith{Op: '-', L: col(0, types.Int64T), R: NewConst(ints(types.Int64T, 4001)), T: types.Int64T}, T: types.Int64T}}}
+	}}
+	err := Drain(context.Background(), p, func(*vec.Batch) error { return nil })
+	if pgerr.Code(err) != pgerr.DivisionByZero {
+		t.Errorf("want division by zero, got %v", err)
+	}
+	p.Close()
+	// a panic inside a worker becomes XX000, for the merged stream and for
+	// per-worker aggregation alike
+	mkp := func() *Parallel {
+		return &Parallel{Scan: newFixtureScan(store, files), Workers: 2, Build: func(w int, src Operator) Operator {
+			return &panicOp{Operator: src}
+		}}
+	}
+	p = mkp()
+	if err := Drain(context.Background(), p, func(*vec.Batch) error { return nil }); pgerr.Code(err) != pgerr.Internal {
+		t.Errorf("panic in a worker: %v", err)
+	}
+	p.Close()
+	h := &HashAgg{Input: mkp(), Aggs: []Agg{mkAgg(t, AggCountStar, 0, types.Int64T)}}
+	if _, err := h.Next(context.Background()); pgerr.Code(err) != pgerr.Internal {
+		t.Errorf("panic in an aggregating worker: %v", err)
+	}
+	h.Close()
+}
+
+type panicOp struct{ Operator }
+
+func (p *panicOp) Next(ctx context.Context) (*vec.Batch, error) {
+	b, err := p.Operator.Next(ctx)
+	if b != nil && b.Vecs[0].I64[0] > 1000 {
+		panic("boom")
+	}
+	return b, err
+}
+
+func TestParallelProbeWithSharedBuild(t *testing.T) {
+	store, files, _ := scanFixture(t, 3, 5000, 700)
+	// build: g -> name for g in 0..5 (6 has no match), twice for g = 2
+	bt := []types.T{types.Int64T, types.TextT}
+	brows := [][]any{{0, "zero"}, {1, "one"}, {2, "two"}, {2, "deux"}, {3, "three"}, {4, "four"}, {5, "five"}, {nil, "null"}}
+	for _, typ := range []JoinType{JoinInner, JoinLeft, JoinSemi, JoinAnti} {
+		serial := &HashJoin{Env: env, Left: newFixtureScan(store, files), Right: newRowsOp(bt, brows, 3),
+			LeftKeys: []Expr{col(1, types.Int64T)}, RightKeys: []Expr{col(0, types.Int64T)}, Type: typ}
+		want := collect(t, serial)
+		serial.Close()
+		right := newRowsOp(bt, brows, 3)
+		shared := &SharedBuild{Env: env, Right: right, RightKeys: []Expr{col(0, types.Int64T)}, KeyTypes: []types.T{types.Int64T}}
+		p := &Parallel{Scan: newFixtureScan(store, files), Workers: 3, Build: func(w int, src Operator) Operator {
+			return &HashJoin{Env: env, Left: src, Shared: shared, LeftKeys: []Expr{col(1, types.Int64T)}, Type: typ}
+		}}
+		sameRows(t, "shared build "+typ.String(), collect(t, p), want)
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if !right.closed {
+			t.Error("shared build side not closed")
+		}
+	}
+}
+
+func TestParallelEarlyClose(t *testing.T) {
+	store, files, _ := scanFixture(t, 3, 5000, 700)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		p := &Parallel{Scan: newFixtureScan(store, files), Workers: 3}
+		l := &Limit{Input: p, Count: 10}
+		if got := collect(t, l); len(got) != 10 {
+			t.Errorf("limit over parallel: %d rows", len(got))
+		}
+		l.Close()
+		// cancelled context: workers stop
+		ctx, cancel := context.WithCancel(context.Background())
+		p = &Parallel{Scan: newFixtureScan(store, files), Workers: 2}
+		if _, err := p.Next(ctx); err != nil {
+			t.Error(err)
+		}
+		cancel()
+		for {
+			b, err := p.Next(ctx)
+			if err != nil {
+				if pgerr.Code(err) != pgerr.QueryCanceled {
+					t.Errorf("after cancel: %v", err)
+				}
+				break
+			}
+			if b == nil {
+				break
+			}
+		}
+		p.Close()
+	}()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("parallel scan did not stop")
+	}
+}
