@@ -50,9 +50,7 @@ func (qc *queryCtx) planFromItem(item *pg.Node) (*source, error) {
 		return s.rangeFunction(ctx, qc.binder(), x.RangeFunction, qc.describeOnly)
 	case *pg.Node_RangeSubselect:
 		rs := x.RangeSubselect
-		if rs.Lateral {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "LATERAL subqueries are not supported yet")
-		}
+
 		q, err := qc.planSelect(rs.Subquery.GetSelectStmt())
 		if err != nil {
 			return nil, err

@@ -126,6 +126,20 @@ func (qc *queryCtx) flattenFrom(from []*pg.Node) ([]*source, []*pg.Node, error) 
 			conj = append(conj, splitAnd(j.Quals)...)
 			return nil
 		}
+		if rs := n.GetRangeSubselect(); rs != nil && rs.Lateral && len(items) > 0 {
+			// a LATERAL subquery sees the items before it: join those
+			// first, then join the subquery to them
+			cur, err := qc.joinItems(items, conj)
+			if err != nil {
+				return err
+			}
+			conj = nil
+			if cur, err = qc.lateral(cur, rs); err != nil {
+				return err
+			}
+			items = []*source{cur}
+			return nil
+		}
 		src, err := qc.planFromItem(n)
 		if err != nil {
 			return err

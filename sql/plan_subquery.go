@@ -633,3 +633,81 @@ func (qc *queryCtx) correlatedKeys(n *pg.Node, outer, inner *scope) (exec.Expr, 
 	}
 	return lk, rk, true, nil
 }
+
+// lateral joins a LATERAL subquery to the FROM items before it (cur): its
+// correlated predicates become join keys and residual, its select list is
+// computed over both sides.
+func (qc *queryCtx) lateral(cur *source, rs *pg.RangeSubselect) (*source, error) {
+	sel := rs.Subquery.GetSelectStmt()
+	alias, colAliases := "", []string(nil)
+	if rs.Alias != nil {
+		alias, colAliases = rs.Alias.Aliasname, strNodes(rs.Alias.Colnames)
+	}
+	if q, ok, err := qc.standalone(sel); err != nil {
+		return nil, err
+	} else if ok {
+		right, err := querySource(q, alias, colAliases)
+		if err != nil {
+			return nil, err
+		}
+		op := &exec.NestedLoopJoin{Env: qc.env, Left: cur.op, Right: right.op, Type: exec.JoinInner}
+		return &source{op: op, sc: concatScope(cur.sc, right.sc), scans: append(cur.scans, right.scans...), rows: cur.rows * right.rows}, nil
+	}
+	if len(sel.GroupClause) > 0 || sel.HavingClause != nil || sel.LimitCount != nil || len(sel.DistinctClause) > 0 || len(sel.SortClause) > 0 {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "correlated LATERAL subqueries with GROUP BY, HAVING, DISTINCT, ORDER BY or LIMIT are not supported yet")
+	}
+	for _, t := range sel.TargetList {
+		if containsAgg(t.GetResTarget().Val) {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "correlated LATERAL subqueries with aggregates are not supported yet")
+		}
+	}
+	cr, err := qc.splitCorrelated(sel)
+	if err != nil {
+		return nil, err
+	}
+	lkeys, rkeys, extra, err := qc.joinCorrelated(cur, cr.inner, cr.outer)
+	if err != nil {
+		return nil, err
+	}
+	var join exec.Operator
+	if len(lkeys) > 0 {
+		join = &exec.HashJoin{Env: qc.env, Left: cur.op, Right: cr.inner.op, LeftKeys: lkeys, RightKeys: rkeys, Extra: extra, Type: exec.JoinInner}
+	} else {
+		join = &exec.NestedLoopJoin{Env: qc.env, Left: cur.op, Right: cr.inner.op, On: extra, Type: exec.JoinInner}
+	}
+	nOuter, nInner := len(cur.sc.cols), len(cr.inner.sc.cols)
+	outs := make([]exec.Expr, 0, nOuter+len(sel.TargetList))
+	for i, c := range cur.sc.cols {
+		outs = append(outs, &exec.ColRef{Idx: i, T: c.T})
+	}
+	sc := &scope{cols: append([]scopeCol{}, cur.sc.cols...)}
+	b := qc.binder()
+	both := innerFirst(cr.inner.sc, cur.sc)
+	for _, t := range sel.TargetList {
+		rt := t.GetResTarget()
+		if c := rt.Val.GetColumnRef(); c != nil && c.Fields[len(c.Fields)-1].GetAStar() != nil {
+			for i, ic := range cr.inner.sc.cols {
+				outs = append(outs, &exec.ColRef{Idx: nOuter + i, T: ic.T})
+				sc.cols = append(sc.cols, scopeCol{Table: alias, Name: ic.Name, T: ic.T})
+			}
+			continue
+		}
+		e, err := b.bind(rt.Val, both)
+		if err != nil {
+			return nil, err
+		}
+		if e.Type().ID == types.Unknown {
+			if e, err = b.cast(e, types.TextT, false, -1); err != nil {
+				return nil, err
+			}
+		}
+		outs = append(outs, remapInnerFirst(e, nInner, nOuter))
+		sc.cols = append(sc.cols, scopeCol{Table: alias, Name: targetName(rt), T: e.Type()})
+	}
+	lat := &scope{cols: sc.cols[nOuter:]}
+	if err := renameCols(lat, colAliases, alias); err != nil {
+		return nil, err
+	}
+	op := &exec.Project{Env: qc.env, Input: join, Exprs: outs}
+	return &source{op: op, sc: sc, scans: append(append([]*exec.TableScan{}, cur.scans...), cr.inner.scans...), rows: cur.rows}, nil
+}

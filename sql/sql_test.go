@@ -365,3 +365,11 @@ func TestGenerateSeries(t *testing.T) {
 		"2024-01-30 00:00:00", "2024-02-29 00:00:00", "2024-03-29 00:00:00", "2024-04-29 00:00:00")
 	must(t, s, `SELECT count(*) FROM generate_series(1, 0)`, "0")
 }
+
+func TestLateral(t *testing.T) {
+	s := setup(t)
+	must(t, s, `CREATE TABLE u (g text, w integer)`)
+	must(t, s, `INSERT INTO u VALUES ('a', 10), ('b', 20), ('b', 21)`)
+	must(t, s, `SELECT t.x, l.w2 FROM t, LATERAL (SELECT w * 2 AS w2 FROM u WHERE u.g = t.g AND u.w > t.x * 5) AS l ORDER BY 1, 2`, "1|20", "2|40", "2|42")
+	must(t, s, `SELECT t.g, l.s FROM t, LATERAL (SELECT t.x + 100 AS s) AS l WHERE t.x = 3`, "a|103")
+}
