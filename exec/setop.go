@@ -123,3 +123,20 @@ func (s *SetOp) Next(ctx context.Context) (*vec.Batch, error) {
 	// one batch holds the whole result; callers accept batches of any size
 	return out, nil
 }
+
+// BatchSource emits one prepared batch (system tables, small constant sets).
+type BatchSource struct {
+	B    *vec.Batch
+	T    []types.T
+	done bool
+}
+
+func (s *BatchSource) Types() []types.T { return s.T }
+func (s *BatchSource) Close() error      { return nil }
+func (s *BatchSource) Next(ctx context.Context) (*vec.Batch, error) {
+	if s.done || s.B == nil || s.B.N == 0 {
+		return nil, nil
+	}
+	s.done = true
+	return s.B, nil
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/lakepg/lakepg/exec/fn"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/sql/pgcatalog"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -36,6 +37,9 @@ func (qc *queryCtx) planFromItem(item *pg.Node) (*source, error) {
 		}
 		if rv.Schemaname == lakeSchema {
 			return s.lakeTable(ctx, qc.binder(), rv.Relname, alias, rv.Location)
+		}
+		if src, ok, err := qc.systemTable(rv.Schemaname, rv.Relname, alias); ok || err != nil {
+			return src, err
 		}
 		snap, err := s.readSnapshot(ctx)
 		if err != nil {
@@ -579,4 +583,42 @@ func (s *Session) generateSeries(b *binder, fc *pg.FuncCall, alias string, colAl
 		return nil, err
 	}
 	return &source{op: op, sc: sc, rows: 1000}, nil
+}
+
+// systemTable serves pg_catalog and information_schema relations. An
+// unqualified pg_* name resolves to pg_catalog, as PostgreSQL's search path
+// implicitly starts with it, unless a lake table has that name.
+func (qc *queryCtx) systemTable(schema, name, alias string) (*source, bool, error) {
+	switch schema {
+	case "pg_catalog", "information_schema":
+	case "":
+		schema = "pg_catalog"
+	default:
+		return nil, false, nil
+	}
+	t, ok := pgcatalog.Lookup(schema, name)
+	if !ok {
+		return nil, false, nil
+	}
+	s := qc.s
+	snap, err := s.readSnapshot(qc.ctx)
+	if err != nil {
+		return nil, true, err
+	}
+	meta, err := s.eng.metadata(qc.ctx, snap)
+	if err != nil {
+		return nil, true, err
+	}
+	c := &pgcatalog.Context{Meta: meta, User: s.user, Database: s.database, SearchPath: s.searchPath(), Settings: s.settings, PID: s.pid}
+	b, err := t.Rows(c)
+	if err != nil {
+		return nil, true, err
+	}
+	sc := &scope{}
+	ts := make([]types.T, len(t.Cols))
+	for i, col := range t.Cols {
+		sc.cols = append(sc.cols, scopeCol{Table: alias, Name: col.Name, T: col.Type})
+		ts[i] = col.Type
+	}
+	return &source{op: &exec.BatchSource{B: b, T: ts}, sc: sc, rows: float64(b.N)}, true, nil
 }
