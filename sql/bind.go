@@ -264,6 +264,9 @@ func (b *binder) bind(n *pg.Node, sc *scope) (exec.Expr, error) {
 			}
 		}
 		return &exec.Coalesce{Args: args, T: t}, nil
+	case *pg.Node_CollateClause:
+		// lakepg compares text in byte order (the C collation) whatever is asked
+		return b.bind(x.CollateClause.Arg, sc)
 	case *pg.Node_MinMaxExpr:
 		var args []exec.Expr
 		for _, a := range x.MinMaxExpr.Args {

@@ -395,7 +395,7 @@ func resolveTypeName(tn *pg.TypeName) (types.T, error) {
 		return types.Int16T, nil
 	case "int4", "int", "integer":
 		return types.Int32T, nil
-	case "int8", "bigint":
+	case "int8", "bigint", "oid", "xid":
 		return types.Int64T, nil
 	case "float4", "real":
 		return types.Float32T, nil
@@ -426,7 +426,7 @@ func resolveTypeName(tn *pg.TypeName) (types.T, error) {
 			}
 			return types.NumericT(p, s), nil
 		}
-	case "text":
+	case "text", "name":
 		return types.TextT, nil
 	case "varchar", "character varying":
 		t := types.VarcharT
