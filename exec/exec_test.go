@@ -183,3 +183,20 @@ func TestCasts(t *testing.T) {
 		t.Errorf("2.5::int = %d, want 2 (round half even)", v.I64[0])
 	}
 }
+
+func TestLikeLiteralMatcherAgreesWithRegexp(t *testing.T) {
+	pats := []string{"%", "", "a", "a%", "%a", "%a%", "a%b", "%special%requests%", "ab%cd%ef", "%x%x%", "abc", "a%a", "%%", "a%%b"}
+	strs := []string{"", "a", "b", "ab", "ba", "aab", "special requests", "a special x requests b", "abXcdYef", "abcdef", "xx", "x", "aba", "abc", "abcd", "aa"}
+	for _, p := range pats {
+		lit, ok := likeLiterals(p)
+		if !ok {
+			t.Fatalf("%q should be literal", p)
+		}
+		re, _ := likeRegexp(p, false)
+		for _, s := range strs {
+			if got, want := lit.match(s), re.MatchString(s); got != want {
+				t.Errorf("%q LIKE %q: literal matcher %v, regexp %v", s, p, got, want)
+			}
+		}
+	}
+}

@@ -287,7 +287,62 @@ type Like struct {
 	E, Pattern Expr
 	Not, Fold  bool
 	re         *regexp.Regexp
+	lit        *likeLits // patterns of literals and % only: substring search
 	pat        string
+}
+
+// likeLits is a LIKE pattern made of literal segments separated by %:
+// matched with substring search instead of a regular expression.
+type likeLits struct {
+	segs             []string
+	anchorL, anchorR bool // the pattern does not start / end with %
+}
+
+// likeLiterals splits a pattern without _ or escapes into its segments.
+func likeLiterals(p string) (*likeLits, bool) {
+	if strings.ContainsAny(p, "_\\") {
+		return nil, false
+	}
+	l := &likeLits{anchorL: !strings.HasPrefix(p, "%"), anchorR: !strings.HasSuffix(p, "%")}
+	for _, s := range strings.Split(p, "%") {
+		if s != "" {
+			l.segs = append(l.segs, s)
+		}
+	}
+	return l, true
+}
+
+func (l *likeLits) match(s string) bool {
+	segs := l.segs
+	if len(segs) == 0 {
+		return !l.anchorL || s == "" // "" matches only ""; "%" matches all
+	}
+	if l.anchorL {
+		if !strings.HasPrefix(s, segs[0]) {
+			return false
+		}
+		if len(segs) == 1 && l.anchorR {
+			return len(s) == len(segs[0])
+		}
+		s = s[len(segs[0]):]
+		segs = segs[1:]
+	}
+	last := ""
+	if l.anchorR && len(segs) > 0 {
+		last = segs[len(segs)-1]
+		segs = segs[:len(segs)-1]
+	}
+	for _, seg := range segs {
+		k := strings.Index(s, seg)
+		if k < 0 {
+			return false
+		}
+		s = s[k+len(seg):]
+	}
+	if l.anchorR {
+		return strings.HasSuffix(s, last)
+	}
+	return true
 }
 
 func (e *Like) Type() types.T { return types.BoolT }
@@ -335,14 +390,24 @@ func (e *Like) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
 		if v.IsNull(i) || p.IsNull(i) {
 			continue
 		}
-		if e.re == nil || e.pat != p.S[i] {
-			re, err := likeRegexp(p.S[i], e.Fold)
-			if err != nil {
-				return nil, err
+		if (e.re == nil && e.lit == nil) || e.pat != p.S[i] {
+			e.pat = p.S[i]
+			e.re, e.lit = nil, nil
+			if lit, ok := likeLiterals(p.S[i]); ok && !e.Fold {
+				e.lit = lit
+			} else {
+				re, err := likeRegexp(p.S[i], e.Fold)
+				if err != nil {
+					return nil, err
+				}
+				e.re = re
 			}
-			e.re, e.pat = re, p.S[i]
 		}
-		out.B[i] = e.re.MatchString(v.S[i]) != e.Not
+		if e.lit != nil {
+			out.B[i] = e.lit.match(v.S[i]) != e.Not
+		} else {
+			out.B[i] = e.re.MatchString(v.S[i]) != e.Not
+		}
 	}
 	out.Nulls = mergeNulls(b.N, v, p)
 	return out, nil
