@@ -624,6 +624,9 @@ func (b *binder) bindAExpr(a *pg.A_Expr, sc *scope) (exec.Expr, error) {
 		if list == nil {
 			return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "IN (subquery) is not supported yet"), a.Location)
 		}
+		if in, ok, err := b.constInList(l, list.Items, name == "<>", a.Location); err != nil || ok {
+			return in, err
+		}
 		var ors []exec.Expr
 		for _, item := range list.Items {
 			r, err := b.bind(item, sc)
@@ -1086,4 +1089,46 @@ func intervalQualifier(arg exec.Expr, tn *pg.TypeName) exec.Expr {
 		return arg
 	}
 	return constOf(types.UnknownT, func(v *vec.Vector) { v.AppendString(text + " " + unit) })
+}
+
+// constInList binds x IN (constants) as one membership test when every item
+// is a constant of (or castable to) x's type.
+func (b *binder) constInList(x exec.Expr, items []*pg.Node, not bool, loc int32) (exec.Expr, bool, error) {
+	t := x.Type()
+	if t.ID == types.Unknown || t.DynNumeric() {
+		return nil, false, nil
+	}
+	list := vec.New(t, len(items))
+	for _, it := range items {
+		e, err := b.bind(it, &scope{})
+		if err != nil {
+			return nil, false, nil // not a constant: the general path reports errors
+		}
+		k, ok := e.(*exec.Const)
+		if !ok {
+			return nil, false, nil
+		}
+		if k.V.Type.ID != types.Unknown && k.V.Type.ID != t.ID {
+			if !(k.V.Type.IsNumeric() && t.IsNumeric()) || t.IsInteger() != k.V.Type.IsInteger() {
+				return nil, false, nil
+			}
+		}
+		c, err := b.cast(k, t, false, loc)
+		if err != nil {
+			return nil, false, err
+		}
+		cv, ok := c.(*exec.Const)
+		if !ok {
+			return nil, false, nil
+		}
+		// an exact conversion only: 2.5 must not match the integer 2
+		if k.V.Type.ID != types.Unknown && !k.IsNull() {
+			back, err := exec.CastVector(b.env, cv.V, 1, k.V.Type, false)
+			if err != nil || exec.CompareRows(back, 0, k.V, 0) != 0 {
+				return nil, false, nil
+			}
+		}
+		list.AppendFrom(cv.V, 0)
+	}
+	return &exec.InList{E: x, List: list, Not: not}, true, nil
 }

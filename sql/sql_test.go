@@ -373,3 +373,11 @@ func TestLateral(t *testing.T) {
 	must(t, s, `SELECT t.x, l.w2 FROM t, LATERAL (SELECT w * 2 AS w2 FROM u WHERE u.g = t.g AND u.w > t.x * 5) AS l ORDER BY 1, 2`, "1|20", "2|40", "2|42")
 	must(t, s, `SELECT t.g, l.s FROM t, LATERAL (SELECT t.x + 100 AS s) AS l WHERE t.x = 3`, "a|103")
 }
+
+func TestInLists(t *testing.T) {
+	s := setup(t)
+	must(t, s, `SELECT x FROM t WHERE g IN ('a', 'c') ORDER BY x NULLS FIRST`, "NULL", "1", "3")
+	must(t, s, `SELECT count(*) FROM t WHERE x IN (1, 2.5)`, "1")
+	must(t, s, `SELECT x IN (1, NULL), x NOT IN (2, 3) FROM t ORDER BY x`, "t|t", "NULL|f", "NULL|f", "NULL|NULL")
+	must(t, s, `SELECT count(*) FROM t WHERE x IN (SELECT 1 UNION SELECT 3) OR x IN (9, 10, 11, 12, 13, 14, 15, 16, 17, 2)`, "3")
+}
