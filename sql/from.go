@@ -146,6 +146,28 @@ func (qc *queryCtx) planJoinExpr(j *pg.JoinExpr) (*source, error) {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "join type %s is not supported", j.Jointype)
 	}
 	quals := splitAnd(j.Quals)
+	// an ON condition on the non-preserved side alone only filters that side
+	var kept []*pg.Node
+	for _, q := range quals {
+		refs, outer := refItems(q, []*source{l, r})
+		if outer || hasSubLink(q) || len(refs) != 1 {
+			kept = append(kept, q)
+			continue
+		}
+		var err error
+		switch {
+		case refs[1] && (typ == exec.JoinLeft || typ == exec.JoinInner):
+			r, err = qc.filter(r, q)
+		case refs[0] && (typ == exec.JoinRight || typ == exec.JoinInner):
+			l, err = qc.filter(l, q)
+		default:
+			kept = append(kept, q)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	quals = kept
 	using := strNodes(j.UsingClause)
 	if j.IsNatural {
 		for _, lc := range l.sc.cols {
@@ -196,7 +218,27 @@ func (qc *queryCtx) planJoinExpr(j *pg.JoinExpr) (*source, error) {
 		extra = &exec.Logic{And: true, Args: extras}
 	}
 	var op exec.Operator
-	if len(lkeys) > 0 {
+	if len(lkeys) > 0 && typ == exec.JoinLeft && r.rows > 2*l.rows {
+		// build the hash table on the smaller, preserved side: a right join
+		// with the inputs swapped, then the columns put back in order
+		nl, nr := len(l.sc.cols), len(r.sc.cols)
+		swap := func(i int) int {
+			if i < nl {
+				return nr + i
+			}
+			return i - nl
+		}
+		if extra != nil {
+			extra = exec.MapColumns(extra, swap)
+		}
+		j := &exec.HashJoin{Env: qc.env, Left: r.op, Right: l.op, LeftKeys: rkeys, RightKeys: lkeys, Extra: extra, Type: exec.JoinRight}
+		ts := j.Types()
+		back := make([]exec.Expr, nl+nr)
+		for i := range back {
+			back[i] = &exec.ColRef{Idx: swap(i), T: ts[swap(i)]}
+		}
+		op = &exec.Project{Env: qc.env, Input: j, Exprs: back}
+	} else if len(lkeys) > 0 {
 		op = &exec.HashJoin{Env: qc.env, Left: l.op, Right: r.op, LeftKeys: lkeys, RightKeys: rkeys, Extra: extra, Type: typ}
 	} else {
 		op = &exec.NestedLoopJoin{Env: qc.env, Left: l.op, Right: r.op, On: extra, Type: typ}

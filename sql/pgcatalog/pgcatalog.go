@@ -2,9 +2,45 @@
 // information_schema over the lake's DuckLake metadata, so that drivers and
 // BI tools that introspect a "PostgreSQL" find the lake's schemas, tables
 // and columns with the OIDs, types and names PostgreSQL would give them.
+//
+// Every relation is computed from a Context (the lake at the statement's
+// snapshot plus the session) into one batch; nothing is cached or stored.
+// Column sets are PostgreSQL 16's. Where lakepg has no matching value type,
+// columns keep PostgreSQL's names and take the nearest type lakepg has:
+// oid, regproc and xid columns are bigint; name, "char", pg_node_tree and
+// array-typed columns are text (arrays rendered in PostgreSQL's text form,
+// usually NULL). information_schema columns take the base types of
+// PostgreSQL's domains, which is what PostgreSQL's RowDescription reports:
+// sql_identifier as name (text here), character_data as character varying,
+// yes_or_no as character varying(3), cardinal_number as integer.
+//
+// # OIDs
+//
+// Built-in objects keep PostgreSQL's OIDs (pg_catalog is 11, pg_toast 99,
+// information_schema 13207; types, functions, catalog relations and
+// collations as PostgreSQL numbers them), so OIDs a driver knows by heart
+// resolve. Lake objects get OIDs from their DuckLake ids:
+//
+//	namespace of a lake schema   16384 + schema_id    (NamespaceOID)
+//	relation of a lake table     16384 + table_id     (RelationOID)
+//
+// DuckLake draws schema_id, table_id and view_id from one counter
+// (ducklake_snapshot.next_catalog_id), so no schema shares an id with a
+// table, and both stay above PostgreSQL's last built-in OID (16383): the
+// OIDs are distinct across namespaces and relations, stable for the life
+// of the object and the same in every session and snapshot. A column's
+// default (pg_attrdef) has OID 2^31 + table_id*2048 + attnum. The lake
+// database is OID 5 and the session user is role 10, as PostgreSQL's
+// bootstrap database and superuser are; the public schema is owned by
+// pg_database_owner (6171), as in PostgreSQL 15 and later.
 package pgcatalog
 
 import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
 	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/types"
@@ -25,6 +61,25 @@ type Context struct {
 	SearchPath []string
 	Settings   map[string]string
 	PID        int32
+	// Backends are the server's live sessions for pg_stat_activity; when
+	// nil, the current session (PID, User, Settings) is the only one.
+	Backends []Backend
+}
+
+// Backend is one session as pg_stat_activity shows it.
+type Backend struct {
+	PID             int32
+	User            string
+	Database        string
+	ApplicationName string
+	ClientAddr      string // "" when unknown or a Unix socket
+	ClientPort      int32  // -1 for a Unix socket, 0 when unknown
+	BackendStart    time.Time
+	QueryStart      time.Time // zero: no query yet
+	StateChange     time.Time
+	XactStart       time.Time // zero: no transaction open
+	State           string    // "active", "idle", "idle in transaction", ...
+	Query           string    // the running or last query
 }
 
 // Table is a system table: its columns and a function producing its rows.
@@ -42,3 +97,157 @@ func Lookup(schema, name string) (*Table, bool) {
 }
 
 var tables = map[string]*Table{}
+
+// sysRel is a registered system relation with what pg_class and
+// pg_attribute report for it.
+type sysRel struct {
+	schema string
+	oid    int64
+	kind   string  // relkind: "r" for PostgreSQL's catalog tables, "v" for its views
+	pgType []int64 // per column, the PostgreSQL type OID of its declaration
+	t      *Table
+}
+
+// sysRels lists the registered relations in a stable order (by schema, name).
+var sysRels []*sysRel
+
+// register declares a system relation. spec lists its columns as
+// PostgreSQL declares them ("oid oid, relname name, ..."); PostgreSQL's
+// type names are mapped to lakepg types by specType.
+func register(schema, name string, oid int64, kind, spec string, rows func(c *Context, r *rowSet)) *Table {
+	t := &Table{Name: name}
+	rel := &sysRel{schema: schema, oid: oid, kind: kind, t: t}
+	for _, part := range strings.Split(spec, ",") {
+		part = strings.TrimSpace(part)
+		col, typ, ok := strings.Cut(part, " ")
+		if !ok {
+			panic(fmt.Sprintf("pgcatalog: %s.%s: bad column spec %q", schema, name, part))
+		}
+		lt, pgOID, ok := specType(typ)
+		if !ok {
+			panic(fmt.Sprintf("pgcatalog: %s.%s: unknown type %q", schema, name, typ))
+		}
+		t.Cols = append(t.Cols, Column{Name: col, Type: lt})
+		rel.pgType = append(rel.pgType, pgOID)
+	}
+	t.Rows = func(c *Context) (*vec.Batch, error) {
+		r := newRowSet(t)
+		if rows != nil {
+			rows(c, r)
+		}
+		return r.batch()
+	}
+	key := schema + "." + name
+	if _, dup := tables[key]; dup {
+		panic("pgcatalog: " + key + " registered twice")
+	}
+	tables[key] = t
+	sysRels = append(sysRels, rel)
+	sort.Slice(sysRels, func(i, j int) bool {
+		if sysRels[i].schema != sysRels[j].schema {
+			return sysRels[i].schema < sysRels[j].schema
+		}
+		return sysRels[i].t.Name < sysRels[j].t.Name
+	})
+	return t
+}
+
+// yesNo is information_schema's yes_or_no domain: varchar(3).
+var yesNo = types.T{ID: types.Text, Varchar: true, Width: 3}
+
+// specType maps a PostgreSQL column type, as register's spec writes it, to
+// the lakepg type the column has and the PostgreSQL type OID pg_attribute
+// reports.
+func specType(s string) (types.T, int64, bool) {
+	switch s {
+	case "oid":
+		return types.Int64T, 26, true
+	case "regproc":
+		return types.Int64T, 24, true
+	case "regtype":
+		return types.Int64T, 2206, true
+	case "xid":
+		return types.Int64T, 28, true
+	case "name":
+		return types.TextT, 19, true
+	case `"char"`:
+		return types.TextT, 18, true
+	case "text":
+		return types.TextT, 25, true
+	case "pg_node_tree":
+		return types.TextT, 194, true
+	case "inet":
+		return types.TextT, 869, true
+	case "aclitem[]":
+		return types.TextT, 1034, true
+	case "text[]":
+		return types.TextT, 1009, true
+	case "oid[]":
+		return types.TextT, 1028, true
+	case "smallint[]":
+		return types.TextT, 1005, true
+	case `"char"[]`:
+		return types.TextT, 1002, true
+	case "int2vector":
+		return types.TextT, 22, true
+	case "oidvector":
+		return types.TextT, 30, true
+	case "anyarray":
+		return types.TextT, 2277, true
+	case "bytea":
+		return types.ByteaT, 17, true
+	case "boolean":
+		return types.BoolT, 16, true
+	case "smallint":
+		return types.Int16T, 21, true
+	case "integer":
+		return types.Int32T, 23, true
+	case "bigint":
+		return types.Int64T, 20, true
+	case "real":
+		return types.Float32T, 700, true
+	case "timestamptz":
+		return types.TimestamptzT, 1184, true
+	// information_schema domains, as their base types
+	case "sql_identifier":
+		return types.TextT, 19, true
+	case "character_data":
+		return types.VarcharT, 1043, true
+	case "yes_or_no":
+		return yesNo, 1043, true
+	case "cardinal_number":
+		return types.Int32T, 23, true
+	case "time_stamp":
+		return types.TimestamptzT, 1184, true
+	}
+	return types.T{}, 0, false
+}
+
+// TableFunction finds a set-returning catalog function without arguments
+// that can stand in FROM, such as pg_get_keywords().
+func TableFunction(name string) (*Table, bool) {
+	t, ok := tableFuncs[name]
+	return t, ok
+}
+
+var tableFuncs = map[string]*Table{}
+
+func init() {
+	t := &Table{Name: "pg_get_keywords", Cols: []Column{
+		{"word", types.TextT}, {"catcode", types.TextT}, {"barelabel", types.BoolT},
+		{"catdesc", types.TextT}, {"baredesc", types.TextT}}}
+	t.Rows = func(*Context) (*vec.Batch, error) {
+		r := newRowSet(t)
+		for _, k := range keywords {
+			desc := map[byte]string{'U': "unreserved", 'C': "unreserved (cannot be function or type name)",
+				'T': "reserved (can be function or type name)", 'R': "reserved"}[k.catcode]
+			bare := "requires AS"
+			if k.barelabel {
+				bare = "can be bare label"
+			}
+			r.add(vals{"word": k.word, "catcode": string(k.catcode), "barelabel": k.barelabel, "catdesc": desc, "baredesc": bare})
+		}
+		return r.batch()
+	}
+	tableFuncs[t.Name] = t
+}

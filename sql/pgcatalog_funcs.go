@@ -1,0 +1,789 @@
+package sql
+
+import (
+	"context"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/lakepg/lakepg/catalog"
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/sql/pgcatalog"
+	"github.com/lakepg/lakepg/types"
+)
+
+// This file holds what the SQL layer adds to sql/pgcatalog: the session's
+// entry in pg_stat_activity, the catalog Context of a statement, the
+// catalog functions tools call (pg_get_userbyid, format_type, ...) and the
+// reg* casts. The binder reaches it through three hooks:
+//
+//	(*binder).systemFunction  from bindFunc, before the exec/fn library
+//	(*binder).regCast         from a cast to regclass, regtype, ...
+//	(*Session).catalogContext from systemTable, to build the Context
+
+// SetBackendPID records the process id the client was told in
+// BackendKeyData; pg_backend_pid() and pg_stat_activity report it.
+func (s *Session) SetBackendPID(pid int32) {
+	s.pid = pid
+	backends.register(s)
+}
+
+// backendEntry is what pg_stat_activity shows of one session. The owning
+// session updates it under backends.mu; other sessions only read copies.
+type backendEntry struct {
+	b pgcatalog.Backend
+}
+
+// backends are the live sessions of each engine, for pg_stat_activity.
+var backends = &backendRegistry{m: map[*Engine]map[*Session]*backendEntry{}}
+
+type backendRegistry struct {
+	mu sync.Mutex
+	m  map[*Engine]map[*Session]*backendEntry
+}
+
+func (r *backendRegistry) register(s *Session) {
+	now := time.Now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	sessions := r.m[s.eng]
+	if sessions == nil {
+		sessions = map[*Session]*backendEntry{}
+		r.m[s.eng] = sessions
+	}
+	sessions[s] = &backendEntry{b: pgcatalog.Backend{PID: s.pid, User: s.user, Database: s.database,
+		ApplicationName: s.settings["application_name"], BackendStart: now, StateChange: now, State: "idle"}}
+}
+
+// unregisterBackend removes the session from pg_stat_activity; Close calls it.
+func (s *Session) unregisterBackend() {
+	backends.mu.Lock()
+	defer backends.mu.Unlock()
+	if sessions := backends.m[s.eng]; sessions != nil {
+		delete(sessions, s)
+		if len(sessions) == 0 {
+			delete(backends.m, s.eng)
+		}
+	}
+}
+
+// noteActivity records what the session is doing for pg_stat_activity:
+// query is the statement text when a statement starts (state "active"),
+// and "" when the session goes back to waiting for the client (state
+// "idle", or "idle in transaction" inside a transaction block).
+func (s *Session) noteActivity(query string) {
+	now := time.Now()
+	backends.mu.Lock()
+	defer backends.mu.Unlock()
+	e := backends.m[s.eng][s]
+	if e == nil {
+		return
+	}
+	e.b.ApplicationName = s.settings["application_name"]
+	e.b.StateChange = now
+	switch {
+	case query != "":
+		e.b.State, e.b.Query, e.b.QueryStart = "active", query, now
+	case s.failed:
+		e.b.State = "idle in transaction (aborted)"
+	case s.inTx:
+		e.b.State = "idle in transaction"
+	default:
+		e.b.State = "idle"
+	}
+	switch {
+	case s.inTx && e.b.XactStart.IsZero():
+		e.b.XactStart = now
+	case !s.inTx:
+		e.b.XactStart = time.Time{}
+	}
+}
+
+// activity lists the engine's registered sessions by pid; nil when this
+// session is not registered (then pg_stat_activity shows just itself).
+func (s *Session) activity() []pgcatalog.Backend {
+	backends.mu.Lock()
+	defer backends.mu.Unlock()
+	sessions := backends.m[s.eng]
+	if sessions[s] == nil {
+		return nil
+	}
+	out := make([]pgcatalog.Backend, 0, len(sessions))
+	for other, e := range sessions {
+		b := e.b
+		if other == s {
+			b.State = "active" // it is running the query that reads pg_stat_activity
+		}
+		out = append(out, b)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].PID < out[j].PID })
+	return out
+}
+
+// catalogContext is what pgcatalog's tables and functions read for a
+// statement that sees meta.
+func (s *Session) catalogContext(meta *catalog.Metadata) *pgcatalog.Context {
+	return &pgcatalog.Context{Meta: meta, User: s.user, Database: s.database, SearchPath: s.searchPath(),
+		Settings: s.settings, PID: s.pid, Backends: s.activity()}
+}
+
+// catalogContext loads the statement's snapshot metadata for catalog
+// functions and reg* casts that resolve names or OIDs at bind time.
+func (b *binder) catalogContext() (*pgcatalog.Context, error) {
+	ctx := context.Background()
+	if b.qc != nil && b.qc.ctx != nil {
+		ctx = b.qc.ctx
+	}
+	snap, err := b.sess.readSnapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	meta, err := b.sess.eng.metadata(ctx, snap)
+	if err != nil {
+		return nil, err
+	}
+	return b.sess.catalogContext(meta), nil
+}
+
+// catalogFn is a catalog function evaluated row by row. These run over
+// catalog rows, a few thousand at most, so a call per row is fine here.
+type catalogFn struct {
+	name   string
+	t      types.T
+	args   []exec.Expr
+	strict bool // a NULL argument gives NULL without calling fn
+	fn     func(out *vec.Vector, args []*vec.Vector, i int) error
+}
+
+func (f *catalogFn) Type() types.T { return f.t }
+
+func (f *catalogFn) Eval(env *exec.Env, b *vec.Batch) (*vec.Vector, error) {
+	vs := make([]*vec.Vector, len(f.args))
+	for k, a := range f.args {
+		v, err := a.Eval(env, b)
+		if err != nil {
+			return nil, err
+		}
+		vs[k] = v
+	}
+	out := vec.New(f.t, b.N)
+	for i := 0; i < b.N; i++ {
+		if f.strict {
+			null := false
+			for _, v := range vs {
+				null = null || v.IsNull(i)
+			}
+			if null {
+				out.AppendNull()
+				continue
+			}
+		}
+		if err := f.fn(out, vs, i); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (f *catalogFn) MapColumns(m func(int) int) exec.Expr {
+	g := *f
+	g.args = make([]exec.Expr, len(f.args))
+	for i, a := range f.args {
+		g.args[i] = exec.MapColumns(a, m)
+	}
+	return &g
+}
+
+// fold evaluates f now when every argument is a constant.
+func (b *binder) fold(f *catalogFn, loc int32) (exec.Expr, error) {
+	for _, a := range f.args {
+		if _, ok := a.(*exec.Const); !ok {
+			return f, nil
+		}
+	}
+	v, err := f.Eval(b.env, &vec.Batch{N: 1})
+	if err != nil {
+		if pe, ok := pgerr.As(err); ok {
+			return nil, errAt(pe, loc)
+		}
+		return nil, err
+	}
+	return exec.NewConst(v), nil
+}
+
+// txCounter numbers txid_current() calls; lakepg has no transaction ids.
+var txCounter atomic.Int64
+
+func init() { txCounter.Store(1000) }
+
+// systemFunction binds the catalog functions PostgreSQL tools call. name
+// is the function name without a pg_catalog qualification, args are bound
+// (still of unknown type for bare literals), loc is the call's position.
+// ok is false when name is none of them: the caller goes on to the
+// exec/fn library. Call it from bindFunc before fn.Exists.
+func (b *binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.Expr, bool, error) {
+	nargs := func(lo, hi int) error {
+		if len(args) < lo || len(args) > hi {
+			var ts []string
+			for _, a := range args {
+				ts = append(ts, a.Type().String())
+			}
+			e := pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(ts, ", "))
+			e.Hint = "No function matches the given name and argument types. You might need to add explicit type casts."
+			return errAt(e, loc)
+		}
+		return nil
+	}
+	// castArgs casts the arguments to ts (NULL literals included).
+	castArgs := func(ts ...types.T) error {
+		for i := range args {
+			t := ts[len(ts)-1]
+			if i < len(ts) {
+				t = ts[i]
+			}
+			var err error
+			if args[i], err = b.cast(args[i], t, false, loc); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	constant := func(t types.T, fill func(v *vec.Vector)) (exec.Expr, bool, error) {
+		return constOf(t, fill), true, nil
+	}
+	null := func(t types.T) (exec.Expr, bool, error) { return exec.NullConst(t), true, nil }
+	rowFn := func(t types.T, strict bool, fn func(out *vec.Vector, args []*vec.Vector, i int) error) (exec.Expr, bool, error) {
+		e, err := b.fold(&catalogFn{name: name, t: t, args: args, strict: strict, fn: fn}, loc)
+		return e, true, err
+	}
+	oid, text, i4 := types.Int64T, types.TextT, types.Int32T
+
+	switch name {
+	case "pg_backend_pid":
+		if err := nargs(0, 0); err != nil {
+			return nil, true, err
+		}
+		pid := int64(b.sess.pid)
+		return constant(i4, func(v *vec.Vector) { v.AppendInt(pid) })
+
+	case "pg_get_userbyid":
+		if err := nargs(1, 1); err != nil {
+			return nil, true, err
+		}
+		if err := castArgs(oid); err != nil {
+			return nil, true, err
+		}
+		c := &pgcatalog.Context{User: b.sess.user}
+		return rowFn(text, true, func(out *vec.Vector, a []*vec.Vector, i int) error {
+			out.AppendString(pgcatalog.UserName(c, a[0].I64[i]))
+			return nil
+		})
+
+	case "format_type":
+		if err := nargs(2, 2); err != nil {
+			return nil, true, err
+		}
+		if err := castArgs(oid, i4); err != nil {
+			return nil, true, err
+		}
+		return rowFn(text, false, func(out *vec.Vector, a []*vec.Vector, i int) error {
+			if a[0].IsNull(i) {
+				out.AppendNull()
+				return nil
+			}
+			mod, given := int32(-1), !a[1].IsNull(i)
+			if given {
+				mod = int32(a[1].I64[i])
+			}
+			out.AppendString(pgcatalog.FormatType(a[0].I64[i], mod, given))
+			return nil
+		})
+
+	case "pg_table_is_visible":
+		if err := nargs(1, 1); err != nil {
+			return nil, true, err
+		}
+		if err := castArgs(oid); err != nil {
+			return nil, true, err
+		}
+		c, err := b.catalogContext()
+		if err != nil {
+			return nil, true, err
+		}
+		vis := pgcatalog.RelationVisibility(c)
+		return rowFn(types.BoolT, true, func(out *vec.Vector, a []*vec.Vector, i int) error {
+			v, ok := vis[a[0].I64[i]]
+			if !ok {
+				out.AppendNull()
+				return nil
+			}
+			out.AppendBool(v)
+			return nil
+		})
+
+	case "pg_type_is_visible", "pg_function_is_visible", "pg_collation_is_visible", "pg_opclass_is_visible",
+		"pg_operator_is_visible", "pg_conversion_is_visible", "pg_ts_config_is_visible":
+		// every type, function and the like lives in pg_catalog, always on the path
+		if err := nargs(1, 1); err != nil {
+			return nil, true, err
+		}
+		if err := castArgs(oid); err != nil {
+			return nil, true, err
+		}
+		return rowFn(types.BoolT, true, func(out *vec.Vector, _ []*vec.Vector, _ int) error {
+			out.AppendBool(true)
+			return nil
+		})
+
+	case "has_table_privilege", "has_schema_privilege", "has_database_privilege", "has_column_privilege",
+		"has_any_column_privilege", "has_function_privilege", "has_sequence_privilege",
+		"has_tablespace_privilege", "has_language_privilege", "has_foreign_data_wrapper_privilege",
+		"has_server_privilege", "has_type_privilege", "pg_has_role":
+		// the session user is a superuser: every privilege holds
+		if err := nargs(2, 4); err != nil {
+			return nil, true, err
+		}
+		for i := range args {
+			if args[i].Type().ID == types.Unknown {
+				var err error
+				if args[i], err = b.cast(args[i], text, false, loc); err != nil {
+					return nil, true, err
+				}
+			}
+		}
+		return rowFn(types.BoolT, true, func(out *vec.Vector, _ []*vec.Vector, _ int) error {
+			out.AppendBool(true)
+			return nil
+		})
+
+	case "obj_description", "col_description", "shobj_description":
+		// the lake keeps no comments
+		if err := nargs(1, 2); err != nil {
+			return nil, true, err
+		}
+		return null(text)
+
+	case "pg_get_expr":
+		// pg_attrdef.adbin (and every other pg_node_tree column) already
+		// holds the deparsed expression
+		if err := nargs(2, 3); err != nil {
+			return nil, true, err
+		}
+		if err := castArgs(text, oid, types.BoolT); err != nil {
+			return nil, true, err
+		}
+		return rowFn(text, false, func(out *vec.Vector, a []*vec.Vector, i int) error {
+			out.AppendFrom(a[0], i)
+			return nil
+		})
+
+	case "pg_get_constraintdef", "pg_get_indexdef", "pg_get_viewdef", "pg_get_triggerdef", "pg_get_ruledef",
+		"pg_get_partkeydef", "pg_get_statisticsobjdef_columns", "pg_get_function_result",
+		"pg_get_function_arguments", "pg_get_function_identity_arguments", "pg_get_serial_sequence",
+		"pg_get_functiondef", "pg_get_partition_constraintdef":
+		// the lake has no constraints, indexes, views, triggers, rules or
+		// sequences for these to describe
+		if err := nargs(1, 3); err != nil {
+			return nil, true, err
+		}
+		return null(text)
+
+	case "pg_relation_is_publishable":
+		if err := nargs(1, 1); err != nil {
+			return nil, true, err
+		}
+		return constant(types.BoolT, func(v *vec.Vector) { v.AppendBool(false) })
+
+	case "pg_tablespace_location":
+		if err := nargs(1, 1); err != nil {
+			return nil, true, err
+		}
+		return constant(text, func(v *vec.Vector) { v.AppendString("") })
+
+	case "pg_encoding_to_char":
+		if err := nargs(1, 1); err != nil {
+			return nil, true, err
+		}
+		if err := castArgs(i4); err != nil {
+			return nil, true, err
+		}
+		return rowFn(text, true, func(out *vec.Vector, a []*vec.Vector, i int) error {
+			out.AppendString(pgcatalog.EncodingName(a[0].I64[i]))
+			return nil
+		})
+
+	case "pg_char_to_encoding":
+		if err := nargs(1, 1); err != nil {
+			return nil, true, err
+		}
+		if err := castArgs(text); err != nil {
+			return nil, true, err
+		}
+		return rowFn(i4, true, func(out *vec.Vector, a []*vec.Vector, i int) error {
+			n := int64(-1)
+			for k := int64(0); k < 64; k++ {
+				if e := pgcatalog.EncodingName(k); e != "" && strings.EqualFold(e, strings.ReplaceAll(a[0].S[i], "-", "")) {
+					n = k
+					break
+				}
+			}
+			out.AppendInt(n)
+			return nil
+		})
+
+	case "pg_postmaster_start_time", "pg_conf_load_time":
+		if err := nargs(0, 0); err != nil {
+			return nil, true, err
+		}
+		t := pgcatalog.StartTime().UnixMicro()
+		return constant(types.TimestamptzT, func(v *vec.Vector) { v.AppendInt(t) })
+
+	case "current_schemas":
+		// PostgreSQL returns name[]; lakepg has no arrays yet, so this is
+		// the array's text form
+		if err := nargs(1, 1); err != nil {
+			return nil, true, err
+		}
+		if err := castArgs(types.BoolT); err != nil {
+			return nil, true, err
+		}
+		c, err := b.catalogContext()
+		if err != nil {
+			return nil, true, err
+		}
+		implicit, explicit := currentSchemas(c)
+		return rowFn(text, true, func(out *vec.Vector, a []*vec.Vector, i int) error {
+			if a[0].B[i] {
+				out.AppendString(implicit)
+			} else {
+				out.AppendString(explicit)
+			}
+			return nil
+		})
+
+	case "pg_typeof":
+		// PostgreSQL returns regtype; its text is the type's name
+		if err := nargs(1, 1); err != nil {
+			return nil, true, err
+		}
+		t := args[0].Type()
+		s := t.String()
+		if t.ID == types.Unknown {
+			s = "unknown"
+		}
+		return constant(text, func(v *vec.Vector) { v.AppendString(s) })
+
+	case "txid_current", "pg_current_xact_id", "txid_current_if_assigned", "pg_current_xact_id_if_assigned":
+		if err := nargs(0, 0); err != nil {
+			return nil, true, err
+		}
+		return &catalogFn{name: name, t: types.Int64T, fn: func(out *vec.Vector, _ []*vec.Vector, _ int) error {
+			out.AppendInt(txCounter.Add(1))
+			return nil
+		}}, true, nil
+
+	case "pg_is_in_recovery":
+		if err := nargs(0, 0); err != nil {
+			return nil, true, err
+		}
+		return constant(types.BoolT, func(v *vec.Vector) { v.AppendBool(false) })
+
+	case "pg_table_size", "pg_relation_size", "pg_total_relation_size", "pg_indexes_size":
+		// a lake table's size is the bytes of the data files written for it
+		// (DuckLake's table stats, at the head); a lake has no indexes
+		if err := nargs(1, 2); err != nil {
+			return nil, true, err
+		}
+		if err := castArgs(oid, text); err != nil {
+			return nil, true, err
+		}
+		c, err := b.catalogContext()
+		if err != nil {
+			return nil, true, err
+		}
+		db, indexes := b.sess.eng.DB, name == "pg_indexes_size"
+		return &catalogFn{name: name, t: types.Int64T, args: args[:1], strict: true,
+			fn: func(out *vec.Vector, a []*vec.Vector, i int) error {
+				id, ok := pgcatalog.LakeTableID(c, a[0].I64[i])
+				switch {
+				case !ok:
+					out.AppendNull()
+				case indexes:
+					out.AppendInt(0)
+				default:
+					st, _, err := db.TableStats(context.Background(), id)
+					if err != nil {
+						return err
+					}
+					out.AppendInt(st.FileSizeBytes)
+				}
+				return nil
+			}}, true, nil
+
+	case "pg_size_pretty":
+		if err := nargs(1, 1); err != nil {
+			return nil, true, err
+		}
+		if err := castArgs(types.Int64T); err != nil {
+			return nil, true, err
+		}
+		return rowFn(text, true, func(out *vec.Vector, a []*vec.Vector, i int) error {
+			out.AppendString(pgcatalog.SizePretty(a[0].I64[i]))
+			return nil
+		})
+
+	case "array_to_string":
+		// lakepg has no array type yet: the catalog's array columns hold
+		// PostgreSQL's text form, which this joins as array_to_string would
+		if len(args) == 0 || args[0].Type().ID != types.Text {
+			return nil, false, nil
+		}
+		if err := nargs(2, 3); err != nil {
+			return nil, true, err
+		}
+		if err := castArgs(text); err != nil {
+			return nil, true, err
+		}
+		return rowFn(text, false, func(out *vec.Vector, a []*vec.Vector, i int) error {
+			if a[0].IsNull(i) || a[1].IsNull(i) {
+				out.AppendNull()
+				return nil
+			}
+			elems, ok := pgcatalog.ArrayElements(a[0].S[i])
+			if !ok {
+				return pgerr.New(pgerr.InvalidTextRepr, "malformed array literal: \"%s\"", a[0].S[i])
+			}
+			var parts []string
+			for _, e := range elems {
+				switch {
+				case e != nil:
+					parts = append(parts, *e)
+				case len(a) > 2 && !a[2].IsNull(i):
+					parts = append(parts, a[2].S[i])
+				}
+			}
+			out.AppendString(strings.Join(parts, a[1].S[i]))
+			return nil
+		})
+
+	case "current_setting":
+		if err := nargs(1, 2); err != nil {
+			return nil, true, err
+		}
+		if err := castArgs(text, types.BoolT); err != nil {
+			return nil, true, err
+		}
+		// not folded: a prepared statement must see later SETs
+		settings, user := b.sess.settings, b.sess.user
+		return &catalogFn{name: name, t: text, args: args, strict: true, fn: func(out *vec.Vector, a []*vec.Vector, i int) error {
+			n := strings.ToLower(a[0].S[i])
+			v, ok := settings[n]
+			if !ok {
+				v, ok = pgcatalog.SettingValue(n)
+			}
+			if !ok && n == "session_authorization" {
+				v, ok = user, true
+			}
+			switch {
+			case ok:
+				out.AppendString(v)
+			case len(a) > 1 && a[1].B[i]:
+				out.AppendNull()
+			default:
+				return pgerr.New(pgerr.UndefinedObject, "unrecognized configuration parameter \"%s\"", a[0].S[i])
+			}
+			return nil
+		}}, true, nil
+
+	case "to_regclass", "to_regtype", "to_regnamespace", "to_regproc", "to_regrole":
+		// like the reg* input casts, but NULL instead of an error
+		if err := nargs(1, 1); err != nil {
+			return nil, true, err
+		}
+		if err := castArgs(text); err != nil {
+			return nil, true, err
+		}
+		in, err := b.regInput(strings.TrimPrefix(name, "to_"))
+		if err != nil {
+			return nil, true, err
+		}
+		return rowFn(oid, true, func(out *vec.Vector, a []*vec.Vector, i int) error {
+			n, err := in(a[0].S[i])
+			if err != nil {
+				out.AppendNull()
+				return nil
+			}
+			out.AppendInt(n)
+			return nil
+		})
+	}
+	return nil, false, nil
+}
+
+// currentSchemas is current_schemas(true) and current_schemas(false) in
+// PostgreSQL's array text form.
+func currentSchemas(c *pgcatalog.Context) (implicit, explicit string) {
+	exists := map[string]bool{}
+	if c.Meta != nil {
+		for _, s := range c.Meta.Schemas {
+			exists[s.Name] = true
+		}
+	}
+	var path []string
+	for _, s := range c.SearchPath {
+		if exists[s] || s == "pg_catalog" || s == "information_schema" {
+			path = append(path, pgcatalog.QuoteIdent(s))
+		}
+	}
+	explicit = "{" + strings.Join(path, ",") + "}"
+	for _, s := range c.SearchPath {
+		if s == "pg_catalog" {
+			return explicit, explicit
+		}
+	}
+	return "{" + strings.Join(append([]string{"pg_catalog"}, path...), ",") + "}", explicit
+}
+
+// regTypes are the reg* types a cast can name.
+var regTypes = map[string]bool{"regclass": true, "regtype": true, "regnamespace": true, "regproc": true,
+	"regprocedure": true, "regrole": true}
+
+// regInput returns the name → OID conversion of a reg* type.
+func (b *binder) regInput(typ string) (func(string) (int64, error), error) {
+	switch typ {
+	case "regclass", "regnamespace", "regrole":
+		c, err := b.catalogContext()
+		if err != nil {
+			return nil, err
+		}
+		switch typ {
+		case "regclass":
+			return func(s string) (int64, error) { return pgcatalog.RelationOIDByName(c, s) }, nil
+		case "regnamespace":
+			return func(s string) (int64, error) { return pgcatalog.NamespaceOIDByName(c, s) }, nil
+		}
+		return func(s string) (int64, error) { return pgcatalog.RoleOIDByName(c, s) }, nil
+	case "regtype":
+		return pgcatalog.TypeOIDByName, nil
+	case "regproc", "regprocedure":
+		return func(s string) (int64, error) {
+			if i := strings.IndexByte(s, '('); i >= 0 { // regprocedure: name(argtypes)
+				s = s[:i]
+			}
+			return pgcatalog.ProcOIDByName(s)
+		}, nil
+	}
+	return nil, pgerr.New(pgerr.UndefinedObject, "type \"%s\" does not exist", typ)
+}
+
+// regCast binds e::typ for a reg* type (typ without any pg_catalog
+// qualification): text and unknown literals are looked up by name, as
+// PostgreSQL's regclass_in and friends do ('items'::regclass is the
+// table's OID, 42P01 when there is none), numbers are taken as OIDs. The
+// result is the OID as bigint, lakepg's stand-in for the reg* types. ok is
+// false when typ is not a reg* type.
+func (b *binder) regCast(e exec.Expr, typ string, loc int32) (exec.Expr, bool, error) {
+	if !regTypes[typ] {
+		return nil, false, nil
+	}
+	switch e.Type().ID {
+	case types.Unknown, types.Text:
+	default:
+		out, err := b.cast(e, types.Int64T, false, loc)
+		return out, true, err
+	}
+	in, err := b.regInput(typ)
+	if err != nil {
+		return nil, true, err
+	}
+	if e.Type().ID == types.Unknown {
+		if e, err = b.cast(e, types.TextT, false, loc); err != nil {
+			return nil, true, err
+		}
+	}
+	out, err := b.fold(&catalogFn{name: typ, t: types.Int64T, args: []exec.Expr{e}, strict: true,
+		fn: func(out *vec.Vector, a []*vec.Vector, i int) error {
+			n, err := in(a[0].S[i])
+			if err != nil {
+				return err
+			}
+			out.AppendInt(n)
+			return nil
+		}}, loc)
+	return out, true, err
+}
+
+// regOutput binds the text form of an OID as reg* type typ prints it:
+// for oid::regclass::text, a relation name (qualified when it is not on
+// the search path), a type name, a schema name, a function name. ok is
+// false when typ is not a reg* type.
+func (b *binder) regOutput(e exec.Expr, typ string, loc int32) (exec.Expr, bool, error) {
+	if !regTypes[typ] {
+		return nil, false, nil
+	}
+	e, err := b.cast(e, types.Int64T, false, loc)
+	if err != nil {
+		return nil, true, err
+	}
+	var name func(int64) string
+	switch typ {
+	case "regclass", "regnamespace", "regrole":
+		c, err := b.catalogContext()
+		if err != nil {
+			return nil, true, err
+		}
+		switch typ {
+		case "regclass":
+			names := pgcatalog.RelationNames(c)
+			name = func(oid int64) string {
+				if n, ok := names[oid]; ok {
+					return n
+				}
+				return strconv.FormatInt(oid, 10)
+			}
+		case "regnamespace":
+			name = func(oid int64) string { return pgcatalog.NamespaceName(c, oid) }
+		default:
+			name = func(oid int64) string { return pgcatalog.UserName(c, oid) }
+		}
+	case "regtype":
+		name = pgcatalog.TypeName
+	default:
+		name = pgcatalog.ProcName
+	}
+	out, err := b.fold(&catalogFn{name: typ, t: types.TextT, args: []exec.Expr{e}, strict: true,
+		fn: func(out *vec.Vector, a []*vec.Vector, i int) error {
+			out.AppendString(name(a[0].I64[i]))
+			return nil
+		}}, loc)
+	return out, true, err
+}
+
+// catalogTableFunction serves the catalog's set-returning functions in
+// FROM (pg_get_keywords()); name may carry a pg_catalog qualification.
+// ok is false for any other function. Call it from rangeFunction.
+func (s *Session) catalogTableFunction(name, alias string) (*source, bool, error) {
+	t, ok := pgcatalog.TableFunction(strings.TrimPrefix(name, "pg_catalog."))
+	if !ok {
+		return nil, false, nil
+	}
+	if alias == "" {
+		alias = t.Name
+	}
+	bt, err := t.Rows(s.catalogContext(nil))
+	if err != nil {
+		return nil, true, err
+	}
+	sc := &scope{}
+	ts := make([]types.T, len(t.Cols))
+	for i, col := range t.Cols {
+		sc.cols = append(sc.cols, scopeCol{Table: alias, Name: col.Name, T: col.Type})
+		ts[i] = col.Type
+	}
+	return &source{op: &exec.BatchSource{B: bt, T: ts}, sc: sc, rows: float64(bt.N)}, true, nil
+}
