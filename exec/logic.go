@@ -61,6 +61,31 @@ func (c *Cmp) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
 	out.B = out.B[:n]
 	res := out.B
 	switch {
+	case l.Type.ID == types.Numeric && r.Type.ID == types.Numeric && l.Type.Scale >= 0 && r.Type.Scale >= 0 && l.Type.Scale != r.Type.Scale:
+		// scaled integers at different scales: bring the smaller scale up
+		ml, mr := int64(1), int64(1)
+		if l.Type.Scale < r.Type.Scale {
+			ml = types.Pow10(r.Type.Scale - l.Type.Scale)
+		} else {
+			mr = types.Pow10(l.Type.Scale - r.Type.Scale)
+		}
+		x, y := l.I64[:n], r.I64[:n]
+		for i := range res {
+			okx, a := bitsMul(x[i], ml)
+			oky, b := bitsMul(y[i], mr)
+			if !okx || !oky {
+				res[i] = cmpResult(c.Op, CompareNumeric(l, i, r, i))
+				continue
+			}
+			switch {
+			case a < b:
+				res[i] = cmpResult(c.Op, -1)
+			case a > b:
+				res[i] = cmpResult(c.Op, 1)
+			default:
+				res[i] = cmpResult(c.Op, 0)
+			}
+		}
 	case l.Type.DynNumeric() || r.Type.DynNumeric() || (l.Type.ID == types.Numeric && l.Type.Scale != r.Type.Scale):
 		for i := 0; i < n; i++ {
 			if l.IsNull(i) || r.IsNull(i) {
@@ -162,6 +187,24 @@ func CompareNumeric(l *vec.Vector, i int, r *vec.Vector, j int) int {
 			return 1
 		}
 		return 0
+	}
+	if l.Type.Scale >= 0 && r.Type.Scale >= 0 {
+		a, b := l.I64[i], r.I64[j]
+		ok1, ok2 := true, true
+		if l.Type.Scale < r.Type.Scale {
+			ok1, a = bitsMul(a, types.Pow10(r.Type.Scale-l.Type.Scale))
+		} else {
+			ok2, b = bitsMul(b, types.Pow10(l.Type.Scale-r.Type.Scale))
+		}
+		if ok1 && ok2 {
+			switch {
+			case a < b:
+				return -1
+			case a > b:
+				return 1
+			}
+			return 0
+		}
 	}
 	x, sx := NumericValue(l, i)
 	y, sy := NumericValue(r, j)
