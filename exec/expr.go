@@ -86,6 +86,7 @@ type Arith struct {
 	Op   ArithOp
 	L, R Expr
 	T    types.T
+	out  *vec.Vector
 }
 
 func (a *Arith) Type() types.T { return a.T }
@@ -108,7 +109,7 @@ func (a *Arith) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
 		return nil, err
 	}
 	n := b.N
-	out := vec.New(a.T, n)
+	out := outVec(&a.out, a.T, n)
 	nulls := mergeNulls(n, l, r)
 	switch {
 	case a.T.IsInteger():
@@ -450,4 +451,30 @@ func isZeroDecimal(s string) bool {
 		}
 	}
 	return true
+}
+
+// outVec returns the expression's output vector for a batch of n rows,
+// reusing the one from the previous batch (PERFORMANCE.md: no allocation per
+// batch). It comes back empty, with zeroed capacity, so kernels that skip
+// NULL rows leave zero values there. A result is valid until the same
+// expression is evaluated again, which the batch contract already implies.
+func outVec(slot **vec.Vector, t types.T, n int) *vec.Vector {
+	v := *slot
+	if v == nil || v.Type != t || cap(v.I64)+cap(v.F64)+cap(v.B)+cap(v.S)+cap(v.Iv) < n {
+		v = vec.New(t, max(n, vec.BatchSize))
+		*slot = v
+		return v
+	}
+	v.Reset()
+	switch t.Storage() {
+	case types.StoreInt:
+		clear(v.I64[:n])
+	case types.StoreFloat:
+		clear(v.F64[:n])
+	case types.StoreBool:
+		clear(v.B[:n])
+	case types.StoreBytes:
+		clear(v.S[:n])
+	}
+	return v
 }

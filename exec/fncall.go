@@ -12,12 +12,17 @@ type FnCall struct {
 	O    *fn.Overload
 	Args []Expr
 	T    types.T
+	args []*vec.Vector
+	out  *vec.Vector
 }
 
 func (f *FnCall) Type() types.T { return f.T }
 
 func (f *FnCall) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
-	args := make([]*vec.Vector, len(f.Args))
+	if f.args == nil {
+		f.args = make([]*vec.Vector, len(f.Args))
+	}
+	args := f.args
 	for i, a := range f.Args {
 		v, err := a.Eval(env, b)
 		if err != nil {
@@ -25,7 +30,7 @@ func (f *FnCall) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
 		}
 		args[i] = v
 	}
-	out := vec.New(f.T, b.N)
+	out := outVec(&f.out, f.T, b.N)
 	ctx := &fn.Ctx{Loc: env.Loc, Now: env.Now}
 	if err := f.O.Eval(ctx, out, args, b.N); err != nil {
 		return nil, err

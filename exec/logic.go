@@ -27,6 +27,7 @@ const (
 type Cmp struct {
 	Op   CmpOp
 	L, R Expr
+	out  *vec.Vector
 }
 
 func (c *Cmp) Type() types.T { return types.BoolT }
@@ -57,7 +58,7 @@ func (c *Cmp) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
 		return nil, err
 	}
 	n := b.N
-	out := vec.New(types.BoolT, n)
+	out := outVec(&c.out, types.BoolT, n)
 	out.B = out.B[:n]
 	res := out.B
 	switch {
@@ -240,12 +241,13 @@ func CompareRows(a *vec.Vector, i int, b *vec.Vector, j int) int {
 type Logic struct {
 	And  bool
 	Args []Expr
+	out  *vec.Vector
 }
 
 func (e *Logic) Type() types.T { return types.BoolT }
 func (e *Logic) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
 	n := b.N
-	out := vec.New(types.BoolT, n)
+	out := outVec(&e.out, types.BoolT, n)
 	out.B = out.B[:n]
 	for i := range out.B {
 		out.B[i] = e.And
