@@ -202,9 +202,25 @@ func (b *binder) bind(n *pg.Node, sc *scope) (exec.Expr, error) {
 		}
 		return &paramExpr{n: int(x.ParamRef.Number), p: b.params}, nil
 	case *pg.Node_TypeCast:
+		target := strNodes(x.TypeCast.TypeName.Names)
+		tname := target[len(target)-1]
+		if inner := x.TypeCast.Arg.GetTypeCast(); inner != nil && (tname == "text" || tname == "varchar" || tname == "name") {
+			in := strNodes(inner.TypeName.Names)
+			if regTypes[in[len(in)-1]] {
+				arg, err := b.bind(inner.Arg, sc)
+				if err != nil {
+					return nil, err
+				}
+				e, _, err := b.regOutput(arg, in[len(in)-1], x.TypeCast.Location)
+				return e, err
+			}
+		}
 		arg, err := b.bind(x.TypeCast.Arg, sc)
 		if err != nil {
 			return nil, err
+		}
+		if e, ok, err := b.regCast(arg, tname, x.TypeCast.Location); ok || err != nil {
+			return e, err
 		}
 		t, err := resolveTypeName(x.TypeCast.TypeName)
 		if err != nil {

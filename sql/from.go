@@ -288,6 +288,15 @@ func (s *Session) rangeFunction(ctx context.Context, b *binder, rf *pg.RangeFunc
 		}
 		return s.readParquet(ctx, b, fc, alias, describeOnly)
 	}
+	{
+		alias := ""
+		if rf.Alias != nil {
+			alias = rf.Alias.Aliasname
+		}
+		if src, ok, err := s.catalogTableFunction(name, alias); ok || err != nil {
+			return src, err
+		}
+	}
 	if name != "lakepg.at_version" && name != "lakepg.at_time" && name != "lakepg.snapshots" {
 		return nil, errAt(pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", name), fc.Location)
 	}
@@ -651,7 +660,7 @@ func (qc *queryCtx) systemTable(schema, name, alias string) (*source, bool, erro
 	if err != nil {
 		return nil, true, err
 	}
-	c := &pgcatalog.Context{Meta: meta, User: s.user, Database: s.database, SearchPath: s.searchPath(), Settings: s.settings, PID: s.pid}
+	c := s.catalogContext(meta)
 	b, err := t.Rows(c)
 	if err != nil {
 		return nil, true, err

@@ -81,6 +81,9 @@ func (b *binder) bindFunc(f *pg.FuncCall, sc *scope) (exec.Expr, error) {
 		s := b.sess.searchPath()[0]
 		return constOf(types.TextT, func(x *vec.Vector) { x.AppendString(s) }), nil
 	}
+	if e, ok, err := b.systemFunction(name, args, f.Location); ok || err != nil {
+		return e, err
+	}
 	if fn.Exists(name) {
 		return b.callLibrary(name, args, f.Location)
 	}

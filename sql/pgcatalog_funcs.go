@@ -20,31 +20,37 @@ import (
 // This file holds what the SQL layer adds to sql/pgcatalog: the session's
 // entry in pg_stat_activity, the catalog Context of a statement, the
 // catalog functions tools call (pg_get_userbyid, format_type, ...) and the
-// reg* casts. The binder reaches it through three hooks:
+// reg* casts. The rest of the package reaches it through these hooks:
 //
-//	(*binder).systemFunction  from bindFunc, before the exec/fn library
-//	(*binder).regCast         from a cast to regclass, regtype, ...
-//	(*Session).catalogContext from systemTable, to build the Context
+//	(*binder).systemFunction        from bindFunc, before the exec/fn library
+//	(*binder).regCast, regOutput    from TypeCast binding: x::regclass, x::regclass::text
+//	(*Session).catalogContext       from systemTable, to build the Context
+//	(*Session).catalogTableFunction from rangeFunction: pg_get_keywords()
+//	(*Session).noteActivity         when a statement starts ("" when it ends)
+//
+// and the server calls SetBackendPID when a connection starts and ends.
 
 // SetBackendPID records the process id the client was told in
-// BackendKeyData; pg_backend_pid() and pg_stat_activity report it.
+// BackendKeyData; pg_backend_pid() and pg_stat_activity report it. The
+// session then shows in pg_stat_activity until SetBackendPID(0), which the
+// server calls when the connection ends.
 func (s *Session) SetBackendPID(pid int32) {
+	if pid == 0 {
+		s.unregisterBackend()
+		return
+	}
 	s.pid = pid
 	backends.register(s)
 }
 
-// backendEntry is what pg_stat_activity shows of one session. The owning
-// session updates it under backends.mu; other sessions only read copies.
-type backendEntry struct {
-	b pgcatalog.Backend
-}
-
 // backends are the live sessions of each engine, for pg_stat_activity.
-var backends = &backendRegistry{m: map[*Engine]map[*Session]*backendEntry{}}
+var backends = &backendRegistry{m: map[*Engine]map[*Session]*pgcatalog.Backend{}}
 
+// backendRegistry holds what pg_stat_activity shows of each session. The
+// owning session updates its entry under mu; other sessions read copies.
 type backendRegistry struct {
 	mu sync.Mutex
-	m  map[*Engine]map[*Session]*backendEntry
+	m  map[*Engine]map[*Session]*pgcatalog.Backend
 }
 
 func (r *backendRegistry) register(s *Session) {
@@ -53,14 +59,14 @@ func (r *backendRegistry) register(s *Session) {
 	defer r.mu.Unlock()
 	sessions := r.m[s.eng]
 	if sessions == nil {
-		sessions = map[*Session]*backendEntry{}
+		sessions = map[*Session]*pgcatalog.Backend{}
 		r.m[s.eng] = sessions
 	}
-	sessions[s] = &backendEntry{b: pgcatalog.Backend{PID: s.pid, User: s.user, Database: s.database,
-		ApplicationName: s.settings["application_name"], BackendStart: now, StateChange: now, State: "idle"}}
+	sessions[s] = &pgcatalog.Backend{PID: s.pid, User: s.user, Database: s.database,
+		ApplicationName: s.settings["application_name"], BackendStart: now, StateChange: now, State: "idle"}
 }
 
-// unregisterBackend removes the session from pg_stat_activity; Close calls it.
+// unregisterBackend removes the session from pg_stat_activity.
 func (s *Session) unregisterBackend() {
 	backends.mu.Lock()
 	defer backends.mu.Unlock()
@@ -84,23 +90,23 @@ func (s *Session) noteActivity(query string) {
 	if e == nil {
 		return
 	}
-	e.b.ApplicationName = s.settings["application_name"]
-	e.b.StateChange = now
+	e.ApplicationName = s.settings["application_name"]
+	e.StateChange = now
 	switch {
 	case query != "":
-		e.b.State, e.b.Query, e.b.QueryStart = "active", query, now
+		e.State, e.Query, e.QueryStart = "active", query, now
 	case s.failed:
-		e.b.State = "idle in transaction (aborted)"
+		e.State = "idle in transaction (aborted)"
 	case s.inTx:
-		e.b.State = "idle in transaction"
+		e.State = "idle in transaction"
 	default:
-		e.b.State = "idle"
+		e.State = "idle"
 	}
 	switch {
-	case s.inTx && e.b.XactStart.IsZero():
-		e.b.XactStart = now
+	case s.inTx && e.XactStart.IsZero():
+		e.XactStart = now
 	case !s.inTx:
-		e.b.XactStart = time.Time{}
+		e.XactStart = time.Time{}
 	}
 }
 
@@ -115,7 +121,7 @@ func (s *Session) activity() []pgcatalog.Backend {
 	}
 	out := make([]pgcatalog.Backend, 0, len(sessions))
 	for other, e := range sessions {
-		b := e.b
+		b := *e
 		if other == s {
 			b.State = "active" // it is running the query that reads pg_stat_activity
 		}
@@ -327,7 +333,8 @@ func (b *binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 		})
 
 	case "pg_type_is_visible", "pg_function_is_visible", "pg_collation_is_visible", "pg_opclass_is_visible",
-		"pg_operator_is_visible", "pg_conversion_is_visible", "pg_ts_config_is_visible":
+		"pg_operator_is_visible", "pg_opfamily_is_visible", "pg_conversion_is_visible", "pg_ts_config_is_visible",
+		"pg_ts_dict_is_visible", "pg_ts_parser_is_visible", "pg_ts_template_is_visible", "pg_statistics_obj_is_visible":
 		// every type, function and the like lives in pg_catalog, always on the path
 		if err := nargs(1, 1); err != nil {
 			return nil, true, err
@@ -385,13 +392,23 @@ func (b *binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 	case "pg_get_constraintdef", "pg_get_indexdef", "pg_get_viewdef", "pg_get_triggerdef", "pg_get_ruledef",
 		"pg_get_partkeydef", "pg_get_statisticsobjdef_columns", "pg_get_function_result",
 		"pg_get_function_arguments", "pg_get_function_identity_arguments", "pg_get_serial_sequence",
-		"pg_get_functiondef", "pg_get_partition_constraintdef":
+		"pg_get_functiondef", "pg_get_partition_constraintdef", "pg_get_function_sqlbody":
 		// the lake has no constraints, indexes, views, triggers, rules or
 		// sequences for these to describe
 		if err := nargs(1, 3); err != nil {
 			return nil, true, err
 		}
 		return null(text)
+
+	case "getdatabaseencoding", "pg_client_encoding":
+		if err := nargs(0, 0); err != nil {
+			return nil, true, err
+		}
+		enc := "UTF8"
+		if name == "pg_client_encoding" && b.sess.settings["client_encoding"] != "" {
+			enc = b.sess.settings["client_encoding"]
+		}
+		return constant(text, func(v *vec.Vector) { v.AppendString(enc) })
 
 	case "pg_relation_is_publishable":
 		if err := nargs(1, 1); err != nil {

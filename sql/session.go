@@ -325,6 +325,7 @@ func tagResult(tag string) *Result { return &Result{tag: tag, done: true} }
 func (st *Stmt) Execute(ctx context.Context, values [][]byte) (res *Result, err error) {
 	s := st.sess
 	defer recoverPanic(s.eng.Log, &err)
+	s.noteActivity(st.text)
 	st.describe(ctx)
 	if s.failed {
 		if isTxEnd(st.node) {

@@ -24,6 +24,9 @@ type StartupInfo struct {
 	// IntervalStyle, which keep PostgreSQL's spelling whatever the client sent.
 	Params     map[string]string
 	RemoteAddr net.Addr
+	// PID is the process id sent in BackendKeyData, what pg_backend_pid()
+	// and pg_stat_activity report for this session.
+	PID int32
 }
 
 // Session is one client connection's SQL state. The wire layer calls it from

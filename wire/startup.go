@@ -90,6 +90,7 @@ func (c *conn) startup() bool {
 		ApplicationName: sp.params["application_name"],
 		Params:          sp.params,
 		RemoteAddr:      c.nc.RemoteAddr(),
+		PID:             int32(c.pid),
 	}
 	err := c.guard("NewSession", func() error {
 		s, err := c.srv.engine.NewSession(c.ctx, info)

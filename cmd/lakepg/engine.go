@@ -18,10 +18,17 @@ func (w wireEngine) NewSession(ctx context.Context, info wire.StartupInfo) (wire
 	if err != nil {
 		return nil, err
 	}
+	s.SetBackendPID(info.PID)
 	return wireSession{s}, nil
 }
 
 type wireSession struct{ *sql.Session }
+
+// Close ends the session and takes it out of pg_stat_activity.
+func (s wireSession) Close() {
+	s.Session.Close()
+	s.Session.SetBackendPID(0)
+}
 
 func (s wireSession) Prepare(ctx context.Context, query string, oids []uint32) ([]wire.Statement, error) {
 	stmts, err := s.Session.Prepare(ctx, query, oids)

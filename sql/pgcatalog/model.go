@@ -169,7 +169,7 @@ func UserName(c *Context, oid int64) string {
 func splitQualified(s string) ([]string, bool) {
 	var parts []string
 	var cur strings.Builder
-	inQuote, quoted := false, false
+	inQuote := false
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
@@ -177,11 +177,10 @@ func splitQualified(s string) ([]string, bool) {
 			cur.WriteByte('"')
 			i++
 		case c == '"':
-			inQuote, quoted = !inQuote, true
+			inQuote = !inQuote
 		case !inQuote && c == '.':
 			parts = append(parts, cur.String())
 			cur.Reset()
-			quoted = false
 		case inQuote:
 			cur.WriteByte(c)
 		case c == ' ' || c == '\t':
@@ -193,7 +192,6 @@ func splitQualified(s string) ([]string, bool) {
 			cur.WriteByte(c)
 		}
 	}
-	_ = quoted
 	if inQuote {
 		return nil, false
 	}

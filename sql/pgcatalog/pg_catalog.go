@@ -343,6 +343,59 @@ func init() {
 		"oid oid, opcmethod oid, opcname name, opcnamespace oid, opcowner oid, opcfamily oid, opcintype oid, "+
 			"opcdefault boolean, opckeytype oid", nil)
 
+	register("pg_catalog", "pg_opfamily", 2753, "r",
+		"oid oid, opfmethod oid, opfname name, opfnamespace oid, opfowner oid", nil)
+	register("pg_catalog", "pg_conversion", 2607, "r",
+		"oid oid, conname name, connamespace oid, conowner oid, conforencoding integer, contoencoding integer, "+
+			"conproc regproc, condefault boolean", nil)
+	register("pg_catalog", "pg_db_role_setting", 2964, "r", "setdatabase oid, setrole oid, setconfig text[]", nil)
+	register("pg_catalog", "pg_shdepend", 1214, "r",
+		"dbid oid, classid oid, objid oid, objsubid integer, refclassid oid, refobjid oid, deptype \"char\"", nil)
+	register("pg_catalog", "pg_subscription", 6100, "r",
+		"oid oid, subdbid oid, subskiplsn pg_lsn, subname name, subowner oid, subenabled boolean, "+
+			"subbinary boolean, substream \"char\", subtwophasestate \"char\", subdisableonerr boolean, "+
+			"subpasswordrequired boolean, subrunasowner boolean, subconninfo text, subslotname name, "+
+			"subsynccommit text, subpublications text[], suborigin text", nil)
+	register("pg_catalog", "pg_ts_config", 3602, "r",
+		"oid oid, cfgname name, cfgnamespace oid, cfgowner oid, cfgparser oid", nil)
+	register("pg_catalog", "pg_ts_dict", 3600, "r",
+		"oid oid, dictname name, dictnamespace oid, dictowner oid, dicttemplate oid, dictinitoption text", nil)
+	register("pg_catalog", "pg_ts_parser", 3601, "r",
+		"oid oid, prsname name, prsnamespace oid, prsstart regproc, prstoken regproc, prsend regproc, "+
+			"prsheadline regproc, prslextype regproc", nil)
+	register("pg_catalog", "pg_ts_template", 3764, "r",
+		"oid oid, tmplname name, tmplnamespace oid, tmplinit regproc, tmpllexize regproc", nil)
+	register("pg_catalog", "pg_locks", 12073, "v",
+		"locktype text, database oid, relation oid, page integer, tuple smallint, virtualxid text, "+
+			"transactionid xid, classid oid, objid oid, objsubid smallint, virtualtransaction text, pid integer, "+
+			"mode text, granted boolean, fastpath boolean, waitstart timestamptz", nil)
+	register("pg_catalog", "pg_prepared_xacts", 12090, "v",
+		"transaction xid, gid text, prepared timestamptz, owner name, database name", nil)
+	register("pg_catalog", "pg_available_extensions", 12081, "v",
+		"name name, default_version text, installed_version text, comment text", nil)
+	// lakepg keeps no access statistics: the counters of each lake table are zero
+	register("pg_catalog", "pg_stat_user_tables", 12161, "v",
+		"relid oid, schemaname name, relname name, seq_scan bigint, seq_tup_read bigint, idx_scan bigint, "+
+			"idx_tup_fetch bigint, n_tup_ins bigint, n_tup_upd bigint, n_tup_del bigint, n_tup_hot_upd bigint, "+
+			"n_live_tup bigint, n_dead_tup bigint, n_mod_since_analyze bigint, n_ins_since_vacuum bigint, "+
+			"last_vacuum timestamptz, last_autovacuum timestamptz, last_analyze timestamptz, "+
+			"last_autoanalyze timestamptz, vacuum_count bigint, autovacuum_count bigint, analyze_count bigint, "+
+			"autoanalyze_count bigint",
+		func(c *Context, r *rowSet) {
+			for _, rel := range newModel(c).rels {
+				if rel.lake == nil {
+					continue
+				}
+				row := vals{"relid": rel.oid, "schemaname": rel.ns.name, "relname": rel.name}
+				for _, k := range []string{"seq_scan", "seq_tup_read", "n_tup_ins", "n_tup_upd", "n_tup_del",
+					"n_tup_hot_upd", "n_live_tup", "n_dead_tup", "n_mod_since_analyze", "n_ins_since_vacuum",
+					"vacuum_count", "autovacuum_count", "analyze_count", "autoanalyze_count"} {
+					row[k] = 0
+				}
+				r.add(row)
+			}
+		})
+
 	// Views over the above.
 	register("pg_catalog", "pg_tables", 12033, "v",
 		"schemaname name, tablename name, tableowner name, tablespace name, hasindexes boolean, "+

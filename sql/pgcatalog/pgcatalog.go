@@ -178,6 +178,8 @@ func specType(s string) (types.T, int64, bool) {
 		return types.TextT, 194, true
 	case "inet":
 		return types.TextT, 869, true
+	case "pg_lsn":
+		return types.TextT, 3220, true
 	case "aclitem[]":
 		return types.TextT, 1034, true
 	case "text[]":

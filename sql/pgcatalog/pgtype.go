@@ -73,7 +73,7 @@ func init() {
 		procByOID[builtinProcs[i].oid] = &builtinProcs[i]
 	}
 	settingInfo = append(settingInfo, settingDesc{name: "lakepg.snapshot", category: "Customized Options",
-		short: "The lake snapshot statements read: a snapshot id or a timestamp, empty for the latest.",
+		short:   "The lake snapshot statements read: a snapshot id or a timestamp, empty for the latest.",
 		context: "user", vartype: "string"})
 	for i := range settingInfo {
 		settingBy[strings.ToLower(settingInfo[i].name)] = &settingInfo[i]
