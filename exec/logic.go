@@ -552,6 +552,8 @@ type Func struct {
 	Args []Expr
 	T    types.T
 	Fn   func(out *vec.Vector, args []*vec.Vector, i int) error
+	// NonStrict passes rows with NULL arguments to Fn too.
+	NonStrict bool
 }
 
 func (e *Func) Type() types.T { return e.T }
@@ -568,7 +570,7 @@ func (e *Func) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
 	for i := 0; i < b.N; i++ {
 		null := false
 		for _, v := range vs {
-			if v.IsNull(i) {
+			if v.IsNull(i) && !e.NonStrict {
 				null = true
 				break
 			}

@@ -54,7 +54,7 @@ func MapColumns(e Expr, fn func(int) int) Expr {
 	case *Coalesce:
 		return &Coalesce{Args: ms(x.Args), T: x.T}
 	case *Func:
-		return &Func{Name: x.Name, Args: ms(x.Args), T: x.T, Fn: x.Fn}
+		return &Func{Name: x.Name, Args: ms(x.Args), T: x.T, Fn: x.Fn, NonStrict: x.NonStrict}
 	case *FnCall:
 		return &FnCall{O: x.O, Args: ms(x.Args), T: x.T}
 	case *Cast:

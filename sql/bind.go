@@ -677,6 +677,37 @@ func (b *binder) bindAExpr(a *pg.A_Expr, sc *scope) (exec.Expr, error) {
 		}
 		not := name == "!~~" || name == "!~~*"
 		return &exec.Like{E: l, Pattern: r, Not: not, Fold: a.Kind == pg.A_Expr_Kind_AEXPR_ILIKE}, nil
+	case pg.A_Expr_Kind_AEXPR_OP_ANY, pg.A_Expr_Kind_AEXPR_OP_ALL:
+		arr := a.Rexpr.GetAArrayExpr()
+		if arr == nil {
+			return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "%s (array value) is not supported yet; use %s (ARRAY[...]) or IN", map[bool]string{true: "ANY", false: "ALL"}[a.Kind == pg.A_Expr_Kind_AEXPR_OP_ANY], name), a.Location)
+		}
+		l, err := b.bind(a.Lexpr, sc)
+		if err != nil {
+			return nil, err
+		}
+		any := a.Kind == pg.A_Expr_Kind_AEXPR_OP_ANY
+		if any && name == "=" {
+			if in, ok, err := b.constInList(l, arr.Elements, false, a.Location); err != nil || ok {
+				return in, err
+			}
+		}
+		if len(arr.Elements) == 0 {
+			return exec.NewConst(boolVec(!any)), nil
+		}
+		var terms []exec.Expr
+		for _, el := range arr.Elements {
+			r, err := b.bind(el, sc)
+			if err != nil {
+				return nil, err
+			}
+			c, err := b.binaryOp(name, l, r, a.Location)
+			if err != nil {
+				return nil, err
+			}
+			terms = append(terms, c)
+		}
+		return &exec.Logic{And: !any, Args: terms}, nil
 	case pg.A_Expr_Kind_AEXPR_SIMILAR:
 		// the parser wraps the pattern in similar_to_escape(); the operator is ~ or !~
 		l, err := b.bind(a.Lexpr, sc)

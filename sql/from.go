@@ -272,6 +272,9 @@ func (s *Session) rangeFunction(ctx context.Context, b *binder, rf *pg.RangeFunc
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "table function not supported")
 	}
 	names := strNodes(fc.Funcname)
+	if len(names) == 2 && names[0] == "pg_catalog" {
+		names = names[1:]
+	}
 	name := strings.Join(names, ".")
 	if name == "generate_series" {
 		alias := "generate_series"

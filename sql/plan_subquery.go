@@ -324,8 +324,8 @@ func (qc *queryCtx) scalarJoin(cur *source, sl *pg.SubLink, sel *pg.SelectStmt) 
 		return nil, errAt(pgerr.New(pgerr.SyntaxError, "subquery must return only one column"), sl.Location)
 	}
 	target := sel.TargetList[0].GetResTarget().Val
-	if !containsAgg(target) || len(sel.GroupClause) > 0 || sel.HavingClause != nil {
-		return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "correlated scalar subqueries must be a single aggregate without GROUP BY for now"), sl.Location)
+	if len(sel.GroupClause) > 0 || sel.HavingClause != nil || sel.LimitCount != nil || len(sel.SortClause) > 0 {
+		return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "correlated scalar subqueries with GROUP BY, HAVING, ORDER BY or LIMIT are not supported yet"), sl.Location)
 	}
 	cr, err := qc.splitCorrelated(sel)
 	if err != nil {
@@ -347,7 +347,7 @@ func (qc *queryCtx) scalarJoin(cur *source, sl *pg.SubLink, sel *pg.SelectStmt) 
 		coll.groupCols = append(coll.groupCols, -1)
 	}
 	pb := &postBinder{binder: binder{sess: qc.s, env: qc.env, params: qc.params, aggs: coll, qc: qc}, coll: coll, in: cr.inner.sc}
-	val, err := pb.bindPost(target)
+	val, err := bindScalarValue(pb, target, false)
 	if err != nil {
 		return nil, err
 	}
@@ -409,7 +409,7 @@ func (qc *queryCtx) scalarJoinGeneral(cur *source, cr *correlated, sl *pg.SubLin
 	js.cols = append(js.cols, scopeCol{Name: "\x00marker", T: types.Int64T})
 	coll := &aggCollector{}
 	pb := &postBinder{binder: binder{sess: qc.s, env: qc.env, params: qc.params, aggs: coll, qc: qc}, coll: coll, in: js}
-	val, err := pb.bindPost(countStarToMarker(target))
+	val, err := bindScalarValue(pb, target, true)
 	if err != nil {
 		return nil, err
 	}
@@ -710,4 +710,45 @@ func (qc *queryCtx) lateral(cur *source, rs *pg.RangeSubselect) (*source, error)
 	}
 	op := &exec.Project{Env: qc.env, Input: join, Exprs: outs}
 	return &source{op: op, sc: sc, scans: append(append([]*exec.TableScan{}, cur.scans...), cr.inner.scans...), rows: cur.rows}, nil
+}
+
+// bindScalarValue binds the value of a correlated scalar subquery over its
+// matching inner rows, grouped per outer row. An aggregate target binds as
+// is; any other target must see at most one row (21000 otherwise, as
+// PostgreSQL says), so it becomes that row's value through min() with a
+// count check. marker: count(*) must count matched rows only.
+func bindScalarValue(pb *postBinder, target *pg.Node, marker bool) (exec.Expr, error) {
+	fix := func(n *pg.Node) *pg.Node {
+		if marker {
+			return countStarToMarker(n)
+		}
+		return n
+	}
+	if containsAgg(target) {
+		return pb.bindPost(fix(target))
+	}
+	call := func(name string, args []*pg.Node, star bool) *pg.Node {
+		return &pg.Node{Node: &pg.Node_FuncCall{FuncCall: &pg.FuncCall{Funcname: []*pg.Node{pg.MakeStrNode(name)}, Args: args, AggStar: star, Location: -1}}}
+	}
+	v, err := pb.bindPost(call("min", []*pg.Node{target}, false))
+	if err != nil {
+		return nil, err
+	}
+	n, err := pb.bindPost(fix(call("count", nil, true)))
+	if err != nil {
+		return nil, err
+	}
+	check := func(out *vec.Vector, a []*vec.Vector, i int) error {
+		if a[0].I64[i] > 1 {
+			return pgerr.New(pgerr.CardinalityViolation, "more than one row returned by a subquery used as an expression")
+		}
+		if a[1].IsNull(i) {
+			out.AppendNull()
+		} else {
+			out.AppendFrom(a[1], i)
+		}
+		return nil
+	}
+	// not strict: the value may be NULL while the count is not
+	return &exec.Func{Name: "scalar_subquery", Args: []exec.Expr{n, v}, T: v.Type(), Fn: check, NonStrict: true}, nil
 }

@@ -381,3 +381,19 @@ func TestInLists(t *testing.T) {
 	must(t, s, `SELECT x IN (1, NULL), x NOT IN (2, 3) FROM t ORDER BY x`, "t|t", "NULL|f", "NULL|f", "NULL|NULL")
 	must(t, s, `SELECT count(*) FROM t WHERE x IN (SELECT 1 UNION SELECT 3) OR x IN (9, 10, 11, 12, 13, 14, 15, 16, 17, 2)`, "3")
 }
+
+func TestCorrelatedScalarNonAggregate(t *testing.T) {
+	s := setup(t)
+	must(t, s, `CREATE TABLE u (g text, w integer)`)
+	must(t, s, `INSERT INTO u VALUES ('a', 10), ('b', 20), ('b', 21)`)
+	must(t, s, `SELECT x, (SELECT w FROM u WHERE u.g = t.g AND t.x < 3) FROM t WHERE g <> 'b' ORDER BY x`, "1|10", "3|NULL", "NULL|NULL")
+	must(t, s, `SELECT x, (SELECT u.w > 15 FROM u WHERE u.w = t.x * 10) FROM t ORDER BY x`, "1|f", "2|t", "3|NULL", "NULL|NULL")
+	mustFail(t, s, `SELECT (SELECT w FROM u WHERE u.g = t.g) FROM t`, pgerr.CardinalityViolation)
+}
+
+func TestAnyAllArrays(t *testing.T) {
+	s := setup(t)
+	must(t, s, `SELECT count(*) FROM t WHERE g = ANY (ARRAY['a', 'b'])`, "3")
+	must(t, s, `SELECT count(*) FROM t WHERE x <> ALL (ARRAY[1, 2])`, "1")
+	must(t, s, `SELECT x FROM t WHERE x > ANY (ARRAY[1, 2]) ORDER BY x`, "2", "3")
+}
