@@ -132,7 +132,7 @@ type BatchSource struct {
 }
 
 func (s *BatchSource) Types() []types.T { return s.T }
-func (s *BatchSource) Close() error      { return nil }
+func (s *BatchSource) Close() error     { return nil }
 func (s *BatchSource) Next(ctx context.Context) (*vec.Batch, error) {
 	if s.done || s.B == nil || s.B.N == 0 {
 		return nil, nil

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The one test command (`make test` runs it; .ci/run runs `make test`).
 #
-# Installs what the tests need when it is missing, then runs `go vet ./...` and every test.
+# Installs what the tests need when it is missing, starts a throwaway PostgreSQL server for
+# the comparisons with PostgreSQL (stopped and removed on exit), then runs `go vet ./...` and
+# every test, and prints the figures of the conformance suites (sqllogictest, PostgreSQL
+# differential tests, TPC-H) at the end.
 # Idempotent: on a machine that has everything it only checks and goes straight to the tests.
 #
 # Needs: Go (the version in go.mod) on PATH; root or sudo for apt-get on a fresh Debian.
@@ -101,8 +104,13 @@ ensure_postgres_server() {
 	if [ "$(id -u)" = 0 ] && ! id postgres >/dev/null 2>&1; then
 		die "running as root but there is no postgres user to run the PostgreSQL server as"
 	fi
-	pg_tmp=$(mktemp -d "${TMPDIR:-/tmp}/lakepg-test-pg.XXXXXX")
-	[ "$(id -u)" = 0 ] && chown postgres "$pg_tmp"
+	if [ "$(id -u)" = 0 ]; then
+		# Under /tmp, whatever TMPDIR says: the postgres user must be able to reach it.
+		pg_tmp=$(mktemp -d /tmp/lakepg-test-pg.XXXXXX)
+		chown postgres "$pg_tmp"
+	else
+		pg_tmp=$(mktemp -d "${TMPDIR:-/tmp}/lakepg-test-pg.XXXXXX")
+	fi
 	log "PostgreSQL: initdb ($pg_bindir) in $pg_tmp"
 	as_pg "$pg_bindir/initdb" -D "$pg_tmp/data" -U postgres -A trust -E UTF8 --locale=C >"$pg_tmp/initdb.log" 2>&1 ||
 		die "initdb failed: $(cat "$pg_tmp/initdb.log")"

@@ -84,7 +84,7 @@ type Session struct {
 	loc      *time.Location
 	inTx     bool
 	failed   bool
-	pid      int32 // the backend process id the client was told
+	pid      int32                            // the backend process id the client was told
 	chains   map[*exec.Parallel]exec.Operator // of the plan EXPLAIN is printing
 }
 

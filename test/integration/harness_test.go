@@ -4,38 +4,29 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/lakepg/lakepg/test/testserver"
 )
 
 const (
-	startTimeout = 90 * time.Second // first start-up creates the catalog
-	stopTimeout  = 30 * time.Second
-	psqlTimeout  = 2 * time.Minute
-	testTimeout  = 10 * time.Minute
+	psqlTimeout = 2 * time.Minute
+	testTimeout = 10 * time.Minute
 )
 
-// server is one running lakepg process on a loopback port.
+// server is one running lakepg process on a loopback port (test/testserver starts, watches
+// and stops it; the methods here are the psql and pgx helpers of this package).
 type server struct {
-	dir  string // working directory of the process; the lake lives here
-	port int
-	cmd  *exec.Cmd
-	logs *lockedBuffer // stdout and stderr of the process
-
-	exited chan struct{} // closed when the process has been waited for
-	state  *os.ProcessState
+	*testserver.Server
 }
 
 // startServer starts lakepg on a free loopback port with its lake in dir
@@ -43,13 +34,7 @@ type server struct {
 // until it accepts PostgreSQL connections.
 func startServer(t *testing.T, dir string) *server {
 	t.Helper()
-	port := freePort(t)
-	return launch(t, dir, port, []string{
-		"--listen", fmt.Sprintf("127.0.0.1:%d", port),
-		"--catalog", "sqlite:" + filepath.Join(dir, "catalog.sqlite"),
-		"--data", filepath.Join(dir, "data"),
-		"--log-level", "info",
-	}, nil)
+	return &server{testserver.Start(t, lakepgBin, dir)}
 }
 
 // launch starts the binary with args and extra environment in dir and waits until a
@@ -57,124 +42,35 @@ func startServer(t *testing.T, dir string) *server {
 // is still running, and its output is logged when the test failed.
 func launch(t *testing.T, dir string, port int, args, env []string) *server {
 	t.Helper()
-	cmd := exec.Command(lakepgBin, args...)
-	cmd.Dir = dir
-	cmd.Env = append(cleanEnv(), env...)
-	logs := &lockedBuffer{}
-	cmd.Stdout = logs
-	cmd.Stderr = logs
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting %s: %v", lakepgBin, err)
-	}
-	s := &server{dir: dir, port: port, cmd: cmd, logs: logs, exited: make(chan struct{})}
-	go func() {
-		_ = cmd.Wait()
-		s.state = cmd.ProcessState
-		close(s.exited)
-	}()
-	t.Cleanup(func() {
-		if !s.hasExited() {
-			_ = cmd.Process.Kill()
-			<-s.exited
-		}
-		if t.Failed() {
-			t.Logf("lakepg %s (port %d) output:\n%s", strings.Join(args, " "), port, logs.tail(64<<10))
-		}
-	})
-	s.waitReady(t)
-	return s
-}
-
-func (s *server) hasExited() bool {
-	select {
-	case <-s.exited:
-		return true
-	default:
-		return false
-	}
-}
-
-func (s *server) addr() string { return fmt.Sprintf("127.0.0.1:%d", s.port) }
-
-// dsn is a pgx/libpq connection string for user "test", database "lake".
-func (s *server) dsn() string {
-	return fmt.Sprintf("postgres://test@127.0.0.1:%d/lake?sslmode=disable&connect_timeout=10", s.port)
-}
-
-func (s *server) waitReady(t *testing.T) {
-	t.Helper()
-	deadline := time.Now().Add(startTimeout)
-	var lastErr error
-	for {
-		if s.hasExited() {
-			t.Fatalf("lakepg exited during start-up (%v); output:\n%s", s.state, s.logs.tail(16<<10))
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		c, err := pgconn.Connect(ctx, s.dsn())
-		cancel()
-		if err == nil {
-			_ = c.Close(context.Background())
-			return
-		}
-		lastErr = err
-		if time.Now().After(deadline) {
-			t.Fatalf("lakepg did not accept a PostgreSQL connection on %s within %v: %v; output:\n%s",
-				s.addr(), startTimeout, lastErr, s.logs.tail(16<<10))
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	return &server{testserver.Launch(t, lakepgBin, dir, port, args, env)}
 }
 
 // signal sends sig and waits for the process to exit; it returns the exit code
 // (-1 when a signal killed it).
 func (s *server) signal(t *testing.T, sig os.Signal) int {
 	t.Helper()
-	if !s.hasExited() {
-		if err := s.cmd.Process.Signal(sig); err != nil && !s.hasExited() {
-			t.Fatalf("sending %v to lakepg: %v", sig, err)
-		}
-	}
-	select {
-	case <-s.exited:
-	case <-time.After(stopTimeout):
-		_ = s.cmd.Process.Kill()
-		<-s.exited
-		t.Fatalf("lakepg did not exit within %v after %v; output:\n%s", stopTimeout, sig, s.logs.tail(16<<10))
-	}
-	return s.state.ExitCode()
+	return s.Signal(t, sig)
 }
 
 // stop shuts the server down with SIGTERM and requires exit status 0.
 func (s *server) stop(t *testing.T) {
 	t.Helper()
-	if code := s.signal(t, syscall.SIGTERM); code != 0 {
-		t.Fatalf("lakepg exited with %v after SIGTERM, want exit status 0; output:\n%s", s.state, s.logs.tail(16<<10))
-	}
+	s.Stop(t)
 }
+
+func (s *server) addr() string { return s.Addr() }
+
+// dsn is a pgx/libpq connection string for user "test", database "lake".
+func (s *server) dsn() string { return s.DSN() }
 
 func freePort(t *testing.T) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("finding a free port: %v", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return testserver.FreePort(t)
 }
 
 // cleanEnv is the test process environment without PostgreSQL client and lakepg settings,
 // so a developer's shell cannot change what the tests see.
-func cleanEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "PG") || strings.HasPrefix(kv, "LAKEPG_") ||
-			strings.HasPrefix(kv, "LC_") || strings.HasPrefix(kv, "LANG=") || strings.HasPrefix(kv, "PSQL") {
-			continue
-		}
-		env = append(env, kv)
-	}
-	return append(env, "LC_ALL=C")
-}
+func cleanEnv() []string { return testserver.CleanEnv() }
 
 // ---- psql ----
 
@@ -197,7 +93,7 @@ func psqlPath(t *testing.T) string {
 // makes psql print the SQLSTATE of every error ("ERROR:  42P01: ...").
 func (s *server) psql(t *testing.T, args ...string) psqlResult {
 	t.Helper()
-	base := []string{"-X", "-h", "127.0.0.1", "-p", strconv.Itoa(s.port), "-U", "test", "-d", "lake",
+	base := []string{"-X", "-h", "127.0.0.1", "-p", strconv.Itoa(s.Port), "-U", "test", "-d", "lake",
 		"-v", "ON_ERROR_STOP=0", "-v", "VERBOSITY=verbose"}
 	ctx, cancel := context.WithTimeout(context.Background(), psqlTimeout)
 	defer cancel()
@@ -391,28 +287,4 @@ func showEOL(s string) string {
 
 // ---- process output ----
 
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// tail is the last n bytes of the output.
-func (b *lockedBuffer) tail(n int) string {
-	s := b.String()
-	if len(s) > n {
-		return "…" + s[len(s)-n:]
-	}
-	return s
-}
+type lockedBuffer = testserver.LockedBuffer

@@ -35,7 +35,7 @@ func TestShutdown(t *testing.T) {
 			time.Sleep(100 * time.Millisecond) // let the session block in its read
 
 			if code := srv.signal(t, sig); code != 0 {
-				t.Errorf("lakepg exited with %v after %v, want exit status 0", srv.state, sig)
+				t.Errorf("lakepg exited with %v after %v, want exit status 0", srv.State(), sig)
 			}
 			select {
 			case err := <-waitErr:
@@ -70,7 +70,7 @@ type interactivePsql struct {
 
 func startInteractivePsql(t *testing.T, srv *server) *interactivePsql {
 	t.Helper()
-	cmd := exec.Command(psqlPath(t), "-X", "-h", "127.0.0.1", "-p", strconv.Itoa(srv.port), "-U", "test", "-d", "lake",
+	cmd := exec.Command(psqlPath(t), "-X", "-h", "127.0.0.1", "-p", strconv.Itoa(srv.Port), "-U", "test", "-d", "lake",
 		"-v", "ON_ERROR_STOP=0", "-v", "VERBOSITY=verbose")
 	cmd.Env = psqlEnv()
 	p := &interactivePsql{cmd: cmd, stdout: &lockedBuffer{}, stderr: &lockedBuffer{}}
