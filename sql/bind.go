@@ -679,14 +679,31 @@ func (b *binder) bindAExpr(a *pg.A_Expr, sc *scope) (exec.Expr, error) {
 		return &exec.Like{E: l, Pattern: r, Not: not, Fold: a.Kind == pg.A_Expr_Kind_AEXPR_ILIKE}, nil
 	case pg.A_Expr_Kind_AEXPR_OP_ANY, pg.A_Expr_Kind_AEXPR_OP_ALL:
 		arr := a.Rexpr.GetAArrayExpr()
-		if arr == nil {
-			return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "%s (array value) is not supported yet; use %s (ARRAY[...]) or IN", map[bool]string{true: "ANY", false: "ALL"}[a.Kind == pg.A_Expr_Kind_AEXPR_OP_ANY], name), a.Location)
-		}
 		l, err := b.bind(a.Lexpr, sc)
 		if err != nil {
 			return nil, err
 		}
 		any := a.Kind == pg.A_Expr_Kind_AEXPR_OP_ANY
+		if arr == nil {
+			// an array value: lakepg has arrays only in PostgreSQL's text form
+			r, err := b.bind(a.Rexpr, sc)
+			if err != nil {
+				return nil, err
+			}
+			op, ok := cmpOps[name]
+			if !ok || (r.Type().ID != types.Text && r.Type().ID != types.Unknown) {
+				return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "%s %s (array value) is not supported yet", name, map[bool]string{true: "ANY", false: "ALL"}[any]), a.Location)
+			}
+			if r, err = b.cast(r, types.TextT, false, a.Location); err != nil {
+				return nil, err
+			}
+			if l.Type().ID == types.Unknown {
+				if l, err = b.cast(l, types.TextT, false, a.Location); err != nil {
+					return nil, err
+				}
+			}
+			return &exec.AnyText{L: l, R: r, Op: op, All: !any}, nil
+		}
 		if any && name == "=" {
 			if in, ok, err := b.constInList(l, arr.Elements, false, a.Location); err != nil || ok {
 				return in, err

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"strings"
 
 	"google.golang.org/protobuf/proto"
 
@@ -278,7 +279,7 @@ func (qc *queryCtx) prepareScalarSubLinks(cur *source, n *pg.Node) (*source, err
 	var links []*pg.SubLink
 	walk(n, func(x *pg.Node) bool {
 		if sl := x.GetSubLink(); sl != nil {
-			if sl.SubLinkType == pg.SubLinkType_EXPR_SUBLINK || sl.SubLinkType == pg.SubLinkType_EXISTS_SUBLINK {
+			if sl.SubLinkType == pg.SubLinkType_EXPR_SUBLINK || sl.SubLinkType == pg.SubLinkType_EXISTS_SUBLINK || sl.SubLinkType == pg.SubLinkType_ARRAY_SUBLINK {
 				links = append(links, sl)
 			}
 			return false
@@ -296,6 +297,24 @@ func (qc *queryCtx) prepareScalarSubLinks(cur *source, n *pg.Node) (*source, err
 			continue // uncorrelated: the binder runs it once
 		}
 		var err error
+		if sl.SubLinkType == pg.SubLinkType_ARRAY_SUBLINK {
+			// ARRAY(subquery): the elements joined into PostgreSQL's array text form
+			if len(sel.TargetList) != 1 {
+				return nil, errAt(pgerr.New(pgerr.SyntaxError, "subquery must return only one column"), sl.Location)
+			}
+			elem := sel.TargetList[0].GetResTarget().Val
+			asText := &pg.Node{Node: &pg.Node_TypeCast{TypeCast: &pg.TypeCast{Arg: elem, TypeName: &pg.TypeName{Names: []*pg.Node{pg.MakeStrNode("text")}, Location: -1}, Location: -1}}}
+			agg := &pg.Node{Node: &pg.Node_FuncCall{FuncCall: &pg.FuncCall{Funcname: []*pg.Node{pg.MakeStrNode("string_agg")},
+				Args: []*pg.Node{asText, {Node: &pg.Node_AConst{AConst: &pg.A_Const{Val: &pg.A_Const_Sval{Sval: &pg.String{Sval: ","}}, Location: -1}}}}, Location: -1}}}
+			collected := &pg.SelectStmt{TargetList: []*pg.Node{{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: agg}}}},
+				FromClause: sel.FromClause, WhereClause: sel.WhereClause, Op: pg.SetOperation_SETOP_NONE}
+			proxy := &pg.SubLink{SubLinkType: pg.SubLinkType_EXPR_SUBLINK, Subselect: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: collected}}, Location: sl.Location}
+			if cur, err = qc.scalarJoin(cur, proxy, collected); err != nil {
+				return nil, err
+			}
+			qc.subCols[sl] = arrayText(qc.subCols[proxy])
+			continue
+		}
 		if sl.SubLinkType == pg.SubLinkType_EXISTS_SUBLINK {
 			// EXISTS inside an expression: count the matches instead
 			counted := &pg.SelectStmt{
@@ -529,6 +548,29 @@ func (b *binder) bindSubLink(sl *pg.SubLink, sc *scope) (exec.Expr, error) {
 			return exec.NullConst(t), nil
 		}
 		return exec.NewConst(rows.Vecs[0]), nil
+	case pg.SubLinkType_ARRAY_SUBLINK:
+		if len(q.cols) != 1 {
+			q.op.Close()
+			return nil, errAt(pgerr.New(pgerr.SyntaxError, "subquery must return only one column"), sl.Location)
+		}
+		if qc.describeOnly {
+			q.op.Close()
+			return exec.NullConst(types.TextT), nil
+		}
+		rows, err := qc.runSubquery(q)
+		if err != nil {
+			return nil, err
+		}
+		var parts []string
+		for i := 0; i < rows.N; i++ {
+			if rows.Vecs[0].IsNull(i) {
+				parts = append(parts, "NULL")
+			} else {
+				parts = append(parts, string(rows.Vecs[0].AppendText(nil, i, qc.s.loc)))
+			}
+		}
+		text := "{" + strings.Join(parts, ",") + "}"
+		return constOf(types.TextT, func(v *vec.Vector) { v.AppendString(text) }), nil
 	case pg.SubLinkType_EXISTS_SUBLINK:
 		if qc.describeOnly {
 			q.op.Close()
@@ -751,4 +793,17 @@ func bindScalarValue(pb *postBinder, target *pg.Node, marker bool) (exec.Expr, e
 	}
 	// not strict: the value may be NULL while the count is not
 	return &exec.Func{Name: "scalar_subquery", Args: []exec.Expr{n, v}, T: v.Type(), Fn: check, NonStrict: true}, nil
+}
+
+// arrayText wraps a comma-joined list (NULL: no elements) in braces.
+func arrayText(list exec.Expr) exec.Expr {
+	return &exec.Func{Name: "array_text", Args: []exec.Expr{list}, T: types.TextT, NonStrict: true,
+		Fn: func(out *vec.Vector, a []*vec.Vector, i int) error {
+			if a[0].IsNull(i) {
+				out.AppendString("{}")
+			} else {
+				out.AppendString("{" + a[0].S[i] + "}")
+			}
+			return nil
+		}}
 }

@@ -397,3 +397,9 @@ func TestAnyAllArrays(t *testing.T) {
 	must(t, s, `SELECT count(*) FROM t WHERE x <> ALL (ARRAY[1, 2])`, "1")
 	must(t, s, `SELECT x FROM t WHERE x > ANY (ARRAY[1, 2]) ORDER BY x`, "2", "3")
 }
+
+func TestArrayTextForms(t *testing.T) {
+	s := setup(t)
+	must(t, s, `SELECT 'b' = ANY ('{a,b}'), 3 <> ALL ('{1,2,NULL}'), ARRAY(SELECT g FROM t WHERE x > 1 ORDER BY x)`, `t|NULL|{b,a}`)
+	must(t, s, `SELECT x, ARRAY(SELECT w FROM (VALUES (1, 10), (1, 11), (2, 20)) AS v(k, w) WHERE v.k = t.x) FROM t WHERE x < 3 ORDER BY x`, "1|{10,11}", "2|{20}")
+}
