@@ -306,7 +306,18 @@ func (qc *queryCtx) joinItems(items []*source, conj []*pg.Node) (*source, error)
 					connected = true
 				}
 			}
-			if best < 0 || (connected && !bestConnected) || (connected == bestConnected && it.rows < items[best].rows) {
+			// among connected inputs prefer the one whose filters cut the most
+			// (a foreign-key join with it shrinks the stream by as much), then
+			// the smaller one
+			better := false
+			switch {
+			case best < 0 || (connected && !bestConnected):
+				better = true
+			case connected == bestConnected:
+				si, sb := it.selectivity(), items[best].selectivity()
+				better = si < sb || (si == sb && it.rows < items[best].rows)
+			}
+			if better {
 				best, bestConnected = i, connected
 			}
 		}
@@ -331,7 +342,7 @@ func (qc *queryCtx) joinItems(items []*source, conj []*pg.Node) (*source, error)
 			extras = append(extras, p.n)
 		}
 		sc := concatScope(cur.sc, right.sc)
-		rows := math.Max(cur.rows, right.rows)
+		rows := math.Max(cur.rows, right.rows) * right.selectivity()
 		var op exec.Operator
 		if len(lkeys) > 0 {
 			op = &exec.HashJoin{Env: qc.env, Left: cur.op, Right: right.op, LeftKeys: lkeys, RightKeys: rkeys, Type: exec.JoinInner}
@@ -458,6 +469,7 @@ func (qc *queryCtx) filter(src *source, n *pg.Node) (*source, error) {
 	out := *src
 	out.op = &exec.Filter{Env: qc.env, Input: src.op, Pred: pred}
 	out.rows = src.rows * 0.3
+	out.sel = src.selectivity() * 0.3
 	return &out, nil
 }
 
