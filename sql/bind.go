@@ -890,18 +890,6 @@ func (b *binder) binaryOp(op string, l, r exec.Expr, loc int32) (exec.Expr, erro
 	}
 	switch op {
 	case "+", "-", "*", "/", "%":
-		if lt.ID == types.Date && rt.IsInteger() && (op == "+" || op == "-") {
-			rr, err := b.cast(r, types.Int64T, false, loc)
-			if err != nil {
-				return nil, err
-			}
-			ll := &exec.Cast{E: l, To: types.Int64T}
-			_ = ll
-			return &dateArith{l: l, r: rr, op: op[0]}, nil
-		}
-		if lt.ID == types.Date && rt.ID == types.Date && op == "-" {
-			return &dateDiff{l: l, r: r}, nil
-		}
 		if !lt.IsNumeric() || !rt.IsNumeric() {
 			return nil, noOp()
 		}
@@ -988,61 +976,6 @@ func (b *binder) toNumeric(e exec.Expr, loc int32) (exec.Expr, error) {
 	return b.cast(e, types.T{ID: types.Numeric, Precision: 18, Scale: 0}, false, loc)
 }
 
-// dateArith is date ± integer days.
-type dateArith struct {
-	l, r exec.Expr
-	op   byte
-}
-
-func (d *dateArith) Type() types.T { return types.DateT }
-func (d *dateArith) Eval(env *exec.Env, bt *vec.Batch) (*vec.Vector, error) {
-	l, err := d.l.Eval(env, bt)
-	if err != nil {
-		return nil, err
-	}
-	r, err := d.r.Eval(env, bt)
-	if err != nil {
-		return nil, err
-	}
-	out := vec.New(types.DateT, bt.N)
-	for i := 0; i < bt.N; i++ {
-		if l.IsNull(i) || r.IsNull(i) {
-			out.AppendNull()
-			continue
-		}
-		if d.op == '+' {
-			out.AppendInt(l.I64[i] + r.I64[i])
-		} else {
-			out.AppendInt(l.I64[i] - r.I64[i])
-		}
-	}
-	return out, nil
-}
-
-// dateDiff is date - date in days.
-type dateDiff struct{ l, r exec.Expr }
-
-func (d *dateDiff) Type() types.T { return types.Int32T }
-func (d *dateDiff) Eval(env *exec.Env, bt *vec.Batch) (*vec.Vector, error) {
-	l, err := d.l.Eval(env, bt)
-	if err != nil {
-		return nil, err
-	}
-	r, err := d.r.Eval(env, bt)
-	if err != nil {
-		return nil, err
-	}
-	out := vec.New(types.Int32T, bt.N)
-	for i := 0; i < bt.N; i++ {
-		if l.IsNull(i) || r.IsNull(i) {
-			out.AppendNull()
-			continue
-		}
-		out.AppendInt(l.I64[i] - r.I64[i])
-	}
-	return out, nil
-}
-
 func (b *binder) bindCase(c *pg.CaseExpr, sc *scope) (exec.Expr, error) {
 	var arg exec.Expr
 	var err error
@@ -1124,14 +1057,6 @@ func (b *binder) bindSQLValueFunc(f *pg.SQLValueFunction) (exec.Expr, error) {
 }
 
 func (e *paramExpr) MapColumns(func(int) int) exec.Expr { return e }
-
-func (d *dateArith) MapColumns(fn func(int) int) exec.Expr {
-	return &dateArith{l: exec.MapColumns(d.l, fn), r: exec.MapColumns(d.r, fn), op: d.op}
-}
-
-func (d *dateDiff) MapColumns(fn func(int) int) exec.Expr {
-	return &dateDiff{l: exec.MapColumns(d.l, fn), r: exec.MapColumns(d.r, fn)}
-}
 
 // intervalQualifier applies a field qualifier such as interval '90' day: a
 // bare number counts in the named unit, as PostgreSQL reads it.
