@@ -1,0 +1,48 @@
+-- WITH: plain CTEs (referenced once or several times, chained), WITH RECURSIVE (series,
+-- tree walks, UNION versus UNION ALL), CTEs in subqueries.
+CREATE TABLE tree (id integer, parent integer, name text);
+INSERT INTO tree VALUES (1, NULL, 'root'), (2, 1, 'a'), (3, 1, 'b'), (4, 2, 'a1'), (5, 2, 'a2'), (6, 4, 'a1x'), (7, 3, 'b1');
+
+WITH t AS (SELECT id, name FROM tree WHERE parent = 1) SELECT * FROM t ORDER BY id;
+WITH t AS (SELECT count(*) AS n FROM tree) SELECT n, n * 2 FROM t;
+WITH x AS (SELECT id FROM tree WHERE id < 4), y AS (SELECT id FROM x WHERE id > 1) SELECT * FROM y ORDER BY id;
+WITH x AS (SELECT id, parent FROM tree) SELECT a.id, b.id FROM x a JOIN x b ON b.parent = a.id ORDER BY 1, 2;
+WITH x(k, v) AS (VALUES (1, 'one'), (2, 'two')) SELECT v FROM x ORDER BY k DESC;
+WITH s AS (SELECT parent, count(*) AS n FROM tree GROUP BY parent) SELECT t.name, s.n FROM tree t JOIN s ON s.parent = t.id ORDER BY t.name;
+WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 10) SELECT sum(n), count(*) FROM r;
+WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n * 2 FROM r WHERE n < 1000) SELECT n FROM r ORDER BY n;
+WITH RECURSIVE fib(a, b) AS (SELECT 0::bigint, 1::bigint UNION ALL SELECT b, a + b FROM fib WHERE b < 100) SELECT a FROM fib ORDER BY a;
+WITH RECURSIVE sub(id, name, depth) AS (
+  SELECT id, name, 0 FROM tree WHERE id = 2
+  UNION ALL
+  SELECT t.id, t.name, s.depth + 1 FROM tree t JOIN sub s ON t.parent = s.id
+) SELECT * FROM sub ORDER BY depth, id;
+WITH RECURSIVE path(id, p) AS (
+  SELECT id, name FROM tree WHERE parent IS NULL
+  UNION ALL
+  SELECT t.id, path.p || '/' || t.name FROM tree t JOIN path ON t.parent = path.id
+) SELECT p FROM path ORDER BY p;
+WITH RECURSIVE up(id, parent) AS (
+  SELECT id, parent FROM tree WHERE id = 6
+  UNION ALL
+  SELECT t.id, t.parent FROM tree t JOIN up ON t.id = up.parent
+) SELECT id FROM up ORDER BY id;
+WITH RECURSIVE r(n) AS (SELECT 1 UNION SELECT (n + 1) % 5 FROM r) SELECT n FROM r ORDER BY n;
+WITH RECURSIVE r(n) AS (SELECT 1 UNION SELECT n FROM r) SELECT count(*) FROM r;
+WITH RECURSIVE cnt(d, n) AS (
+  SELECT 0, count(*) FROM tree WHERE parent IS NULL
+  UNION ALL
+  SELECT d + 1, (SELECT count(*) FROM tree WHERE parent IS NOT NULL) FROM cnt WHERE d < 2
+) SELECT * FROM cnt ORDER BY d;
+SELECT (WITH m AS (SELECT max(id) AS x FROM tree) SELECT x FROM m);
+SELECT name FROM tree WHERE id IN (WITH k AS (SELECT parent FROM tree WHERE parent IS NOT NULL) SELECT parent FROM k) ORDER BY name;
+WITH t AS (SELECT * FROM tree) SELECT count(*) FROM t a, t b WHERE a.id = b.parent;
+WITH a AS (SELECT 1 AS x), b AS (SELECT x + 1 AS y FROM a) SELECT x, y FROM a, b;
+WITH t AS MATERIALIZED (SELECT id FROM tree WHERE id % 2 = 0) SELECT sum(id) FROM t;
+WITH t AS NOT MATERIALIZED (SELECT id FROM tree) SELECT max(id) FROM t WHERE id < 5;
+WITH RECURSIVE s(d) AS (SELECT '2024-01-30'::date UNION ALL SELECT d + 1 FROM s WHERE d < '2024-02-02') SELECT d FROM s ORDER BY d;
+-- @error
+WITH t AS (SELECT 1) SELECT * FROM nosuch;
+-- @error
+WITH RECURSIVE r(n) AS (SELECT n FROM r UNION ALL SELECT 1) SELECT * FROM r;
+WITH t AS (SELECT id FROM tree) SELECT id FROM t WHERE id > 5 UNION ALL SELECT 0 ORDER BY 1;

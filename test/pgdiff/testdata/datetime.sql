@@ -1,0 +1,60 @@
+-- date, timestamp and interval: literals, arithmetic, comparisons, extract, date_trunc,
+-- make_date, age, to_char, output in DateStyle ISO.
+CREATE TABLE d (id integer, dt date, ts timestamp);
+INSERT INTO d VALUES
+  (1, '2024-01-31', '2024-01-31 23:59:59.5'),
+  (2, '2024-02-29', '2024-02-29 00:00:00'),
+  (3, '1999-12-31', '1999-12-31 12:34:56.789012'),
+  (4, '2000-03-01', '2000-03-01 01:02:03'),
+  (5, '0001-01-01', '1970-01-01 00:00:00'),
+  (6, NULL, NULL);
+
+SELECT * FROM d ORDER BY id;
+SELECT id, dt + 1, dt - 1, dt + 30, dt - '2000-01-01'::date FROM d ORDER BY id;
+SELECT id, dt + interval '1 month', dt - interval '1 day', dt + interval '1 year 2 months' FROM d ORDER BY id;
+SELECT id, ts + interval '1 hour', ts - interval '30 minutes', ts + interval '1 month', ts + interval '1.5 days' FROM d ORDER BY id;
+SELECT id, ts - '2000-01-01 00:00:00'::timestamp, dt - ts FROM d ORDER BY id;
+SELECT id, dt < '2024-01-01', ts >= '2000-01-01', dt = ts::date, dt::timestamp = ts FROM d ORDER BY id;
+SELECT id, extract(year FROM dt), extract(month FROM dt), extract(day FROM dt), extract(dow FROM dt), extract(doy FROM dt) FROM d ORDER BY id;
+SELECT id, extract(hour FROM ts), extract(minute FROM ts), extract(second FROM ts), extract(epoch FROM ts) FROM d ORDER BY id;
+SELECT id, extract(quarter FROM dt), extract(week FROM dt), extract(isodow FROM dt), extract(isoyear FROM dt), extract(century FROM dt) FROM d ORDER BY id;
+SELECT id, date_part('year', dt), date_part('month', ts), date_part('epoch', dt) FROM d ORDER BY id;
+SELECT id, date_trunc('month', ts), date_trunc('year', ts), date_trunc('day', ts), date_trunc('hour', ts) FROM d ORDER BY id;
+SELECT id, date_trunc('week', ts), date_trunc('quarter', ts), date_trunc('minute', ts), date_trunc('second', ts) FROM d ORDER BY id;
+SELECT id, date_trunc('month', dt), date_trunc('decade', dt) FROM d ORDER BY id;
+SELECT make_date(2024, 2, 29), make_date(1, 1, 1), make_timestamp(2024, 1, 2, 3, 4, 5.5);
+-- @error
+SELECT make_date(2023, 2, 29);
+SELECT id, age(ts, '2000-01-01'), age('2024-03-31'::timestamp, ts) FROM d WHERE id <= 4 ORDER BY id;
+SELECT age('2024-03-01'::date, '2024-01-31'::date), age('2024-01-01'::timestamp, '2023-01-02 12:00'::timestamp);
+SELECT id, to_char(ts, 'YYYY-MM-DD HH24:MI:SS'), to_char(dt, 'DD/MM/YYYY'), to_char(ts, 'Mon DD, YYYY HH12:MI AM') FROM d ORDER BY id;
+SELECT id, to_char(ts, 'Day Month'), to_char(ts, 'FMDay FMMonth'), to_char(dt, 'YYYY"Q"Q WW IW'), to_char(ts, 'MS US') FROM d ORDER BY id;
+SELECT '2024-01-15'::date, '15 Jan 2024'::date, '2024/1/5'::date, 'epoch'::date, '20240115'::date;
+-- @error
+SELECT '2024-02-30'::date;
+-- @error
+SELECT 'yesterdayish'::date;
+SELECT '2024-01-15 10:20:30'::timestamp, '2024-01-15T10:20:30.123'::timestamp, '2024-01-15'::timestamp, 'epoch'::timestamp;
+SELECT 'infinity'::date, '-infinity'::timestamp, 'infinity'::date > '9999-12-31';
+SELECT '4714-11-24 BC'::date, '0001-01-01'::date - 1, '5874897-12-31'::date;
+SELECT interval '1 day', interval '25 hours', interval '1 month 2 days 3 hours', interval '90 minutes', interval '1.5 seconds';
+SELECT interval '1 year' + interval '13 months', interval '1 day' * 3, interval '1 hour' / 4, interval '2 days' - interval '36 hours';
+SELECT interval '-1 day', -interval '1 day 02:00', interval '1 mon -1 day', interval '0', interval 'P1Y2M3DT4H5M6S';
+SELECT interval '1 day' = interval '24 hours', interval '1 month' = interval '30 days', interval '1 day' < interval '25 hours';
+SELECT justify_hours(interval '27 hours'), justify_days(interval '35 days'), justify_interval(interval '1 month -1 hour');
+SELECT extract(epoch FROM interval '1 day 1 hour'), extract(day FROM interval '40 days'), extract(hour FROM interval '26 hours');
+SELECT date_trunc('hour', interval '3 days 5 hours 30 minutes'), interval '1 day 2 hours' * 1.5;
+SELECT '2024-01-31'::date + interval '1 month', '2024-03-31'::date - interval '1 month', '2023-01-31'::timestamp + interval '1 month';
+SELECT '2024-02-29'::date + interval '1 year', '2024-02-29'::date - 365, ('2024-12-31'::date - '2024-01-01'::date);
+SELECT id, dt FROM d ORDER BY dt NULLS FIRST;
+SELECT id, ts FROM d ORDER BY ts DESC, id;
+SELECT min(dt), max(dt), min(ts), max(ts), count(dt) FROM d;
+SELECT extract(year FROM dt) AS y, count(*) FROM d GROUP BY 1 ORDER BY 1;
+SELECT date_trunc('year', ts) AS y, count(*) FROM d GROUP BY 1 ORDER BY 1 NULLS FIRST;
+SELECT id, dt::timestamp, ts::date, ts::time, dt::text, ts::text FROM d ORDER BY id;
+SELECT '12:34:56'::time, '12:34:56.5'::time + interval '1 hour', '23:00'::time + interval '2 hours', '10:00'::time - '09:30'::time;
+SELECT id FROM d WHERE dt BETWEEN '2000-01-01' AND '2024-01-31' ORDER BY id;
+SELECT id FROM d WHERE ts > '2024-01-31' ORDER BY id;
+SELECT id FROM d WHERE dt = '2024-02-29'::timestamp ORDER BY id;
+SELECT generate_series('2024-01-01'::timestamp, '2024-01-03', interval '12 hours');
+SELECT d::date FROM generate_series('2024-01-29'::timestamp, '2024-03-01', interval '1 month') AS g(d);

@@ -1,0 +1,60 @@
+-- Joins: inner, left, right, full, cross, comma, USING, NATURAL, self joins, NULL keys,
+-- conditions in ON versus WHERE, join of three tables, joins with aggregates.
+CREATE TABLE emp (id integer, name text, dept integer, boss integer, salary numeric(8,2));
+CREATE TABLE dept (id integer, dname text, city text);
+CREATE TABLE city (city text, country text);
+INSERT INTO emp VALUES
+  (1, 'ann', 10, NULL, 5000),
+  (2, 'bob', 10, 1, 4000),
+  (3, 'cid', 20, 1, 4500),
+  (4, 'dan', NULL, 2, 3000),
+  (5, 'eve', 30, 3, 3500),
+  (6, 'fay', 20, 3, NULL);
+INSERT INTO dept VALUES (10, 'sales', 'paris'), (20, 'dev', 'berlin'), (40, 'ops', 'paris'), (NULL, 'ghost', NULL);
+INSERT INTO city VALUES ('paris', 'fr'), ('berlin', 'de'), ('rome', 'it');
+
+SELECT e.name, d.dname FROM emp e JOIN dept d ON e.dept = d.id ORDER BY e.name;
+SELECT e.name, d.dname FROM emp e INNER JOIN dept d ON d.id = e.dept AND d.city = 'paris' ORDER BY e.name;
+SELECT e.name, d.dname FROM emp e LEFT JOIN dept d ON e.dept = d.id ORDER BY e.name;
+SELECT e.name, d.dname FROM emp e LEFT OUTER JOIN dept d ON e.dept = d.id AND d.city = 'berlin' ORDER BY e.name;
+SELECT e.name, d.dname FROM emp e LEFT JOIN dept d ON e.dept = d.id WHERE d.city = 'berlin' ORDER BY e.name;
+SELECT e.name, d.dname FROM emp e LEFT JOIN dept d ON e.dept = d.id WHERE d.id IS NULL ORDER BY e.name;
+SELECT e.name, d.dname FROM emp e RIGHT JOIN dept d ON e.dept = d.id ORDER BY d.dname, e.name;
+SELECT e.name, d.dname FROM emp e RIGHT JOIN dept d ON e.dept = d.id WHERE e.id IS NULL ORDER BY d.dname;
+SELECT e.name, d.dname FROM emp e FULL JOIN dept d ON e.dept = d.id ORDER BY e.name NULLS LAST, d.dname;
+SELECT e.name, d.dname FROM emp e FULL OUTER JOIN dept d ON e.dept = d.id AND e.salary > 4000 ORDER BY e.name NULLS LAST, d.dname;
+SELECT count(*) FROM emp CROSS JOIN dept;
+SELECT e.name, d.dname FROM emp e CROSS JOIN dept d WHERE e.id <= 2 ORDER BY e.name, d.dname NULLS FIRST;
+SELECT e.name, d.dname FROM emp e, dept d WHERE e.dept = d.id AND e.salary >= 4000 ORDER BY e.name;
+SELECT e.name, d.dname, c.country FROM emp e, dept d, city c WHERE e.dept = d.id AND d.city = c.city ORDER BY e.name;
+SELECT e.name, d.dname, c.country FROM emp e JOIN dept d ON e.dept = d.id JOIN city c ON c.city = d.city ORDER BY e.name;
+SELECT e.name, d.dname, c.country FROM emp e LEFT JOIN dept d ON e.dept = d.id LEFT JOIN city c ON c.city = d.city ORDER BY e.name;
+SELECT d.dname, c.country FROM dept d FULL JOIN city c USING (city) ORDER BY d.dname NULLS FIRST, c.country;
+SELECT city, d.dname, c.country FROM dept d FULL JOIN city c USING (city) ORDER BY city NULLS FIRST, d.dname;
+SELECT * FROM dept JOIN city USING (city) ORDER BY id;
+SELECT * FROM dept NATURAL JOIN city ORDER BY id;
+SELECT * FROM dept NATURAL LEFT JOIN city ORDER BY id NULLS LAST, dname;
+SELECT e.name, b.name AS boss FROM emp e JOIN emp b ON e.boss = b.id ORDER BY e.name;
+SELECT e.name, b.name AS boss FROM emp e LEFT JOIN emp b ON e.boss = b.id ORDER BY e.name;
+SELECT b.name, count(e.id) FROM emp b LEFT JOIN emp e ON e.boss = b.id GROUP BY b.name ORDER BY b.name;
+SELECT a.name, b.name FROM emp a JOIN emp b ON a.dept = b.dept AND a.id < b.id ORDER BY a.name, b.name;
+SELECT d.dname, count(e.id), sum(e.salary), avg(e.salary) FROM dept d LEFT JOIN emp e ON e.dept = d.id GROUP BY d.dname ORDER BY d.dname;
+SELECT d.city, count(*) FROM emp e JOIN dept d ON e.dept = d.id GROUP BY d.city ORDER BY d.city;
+SELECT e.name FROM emp e JOIN dept d ON e.dept = d.id OR e.dept IS NULL AND d.id = 40 ORDER BY e.name;
+SELECT e.name, d.dname FROM emp e JOIN dept d ON e.dept < d.id ORDER BY e.name, d.dname;
+SELECT e.name, d.dname FROM emp e LEFT JOIN dept d ON false ORDER BY e.name;
+SELECT e.name, d.dname FROM emp e JOIN dept d ON true WHERE e.id = 1 ORDER BY d.dname;
+SELECT e1.id, e2.id FROM emp e1 JOIN emp e2 ON e1.dept IS NOT DISTINCT FROM e2.dept AND e1.id <> e2.id ORDER BY 1, 2;
+SELECT x.n, y.n FROM (VALUES (1), (2), (NULL)) x(n) JOIN (VALUES (2), (NULL), (3)) y(n) ON x.n = y.n;
+SELECT x.n, y.n FROM (VALUES (1), (2), (NULL)) x(n) FULL JOIN (VALUES (2), (NULL), (3)) y(n) ON x.n = y.n ORDER BY x.n NULLS LAST, y.n NULLS LAST;
+SELECT * FROM (VALUES (1, 'a'), (2, 'b')) x(k, v) JOIN (VALUES (1, 'x'), (1, 'y')) y(k, w) USING (k) ORDER BY w;
+SELECT e.name, d.dname FROM emp e JOIN (SELECT * FROM dept WHERE city = 'paris') d ON d.id = e.dept ORDER BY e.name;
+SELECT e.name, s.total FROM emp e JOIN (SELECT dept, sum(salary) AS total FROM emp GROUP BY dept) s ON s.dept = e.dept ORDER BY e.name;
+SELECT d.dname, e.name FROM dept d LEFT JOIN LATERAL (SELECT name FROM emp WHERE emp.dept = d.id ORDER BY salary DESC NULLS LAST LIMIT 1) e ON true ORDER BY d.dname;
+SELECT d.dname, x.n FROM dept d, LATERAL (SELECT count(*) AS n FROM emp WHERE emp.dept = d.id) x ORDER BY d.dname;
+SELECT count(*) FROM emp a, emp b, emp c WHERE a.id < b.id AND b.id < c.id;
+SELECT e.name FROM emp e JOIN dept d ON e.dept = d.id JOIN city c ON c.city = d.city AND c.country = 'de' ORDER BY 1;
+-- @error
+SELECT id FROM emp JOIN dept ON emp.dept = dept.id;
+-- @error
+SELECT * FROM emp JOIN dept USING (nosuch);

@@ -1,0 +1,62 @@
+-- timestamptz: shown in the session TimeZone, which SET changes; conversions with
+-- timestamp and date, AT TIME ZONE, date_trunc and extract in the session zone, DST.
+CREATE TABLE z (id integer, tz timestamptz);
+INSERT INTO z VALUES
+  (1, '2024-01-15 12:00:00+00'),
+  (2, '2024-07-01 23:30:00.25+02'),
+  (3, '2024-03-10 06:59:59-05'),
+  (4, '2024-11-03 05:30:00Z'),
+  (5, '1999-12-31 23:59:59.999999-08'),
+  (6, '1900-01-01 00:00:00+00'),
+  (7, NULL);
+
+SHOW TimeZone;
+SELECT id, tz FROM z ORDER BY id;
+SET TimeZone = 'America/New_York';
+SHOW TimeZone;
+SELECT id, tz FROM z ORDER BY id;
+SELECT id, tz::date, tz::timestamp, tz::time, extract(hour FROM tz), extract(timezone FROM tz) FROM z ORDER BY id;
+SELECT id, date_trunc('day', tz), date_trunc('month', tz), date_trunc('hour', tz) FROM z ORDER BY id;
+SELECT id, tz + interval '1 day', tz + interval '24 hours', tz - interval '1 month' FROM z WHERE id IN (3, 4) ORDER BY id;
+SELECT '2024-03-10 01:30:00'::timestamptz + interval '1 hour', '2024-03-10 01:30:00'::timestamptz + interval '1 day';
+SELECT '2024-03-10 02:30:00'::timestamptz, '2024-11-03 01:30:00'::timestamptz, '2024-11-03 01:30:00 EDT'::timestamptz;
+SELECT id, tz AT TIME ZONE 'UTC', tz AT TIME ZONE 'Asia/Tokyo', tz AT TIME ZONE '+05:30' FROM z ORDER BY id;
+SELECT '2024-06-01 12:00:00'::timestamp AT TIME ZONE 'Europe/Paris', '2024-06-01 12:00:00'::timestamp AT TIME ZONE 'UTC';
+SELECT id, to_char(tz, 'YYYY-MM-DD HH24:MI:SS TZ'), to_char(tz, 'HH24:MI OF') FROM z ORDER BY id;
+SELECT id, extract(epoch FROM tz) FROM z ORDER BY id;
+SET TimeZone = 'Asia/Kolkata';
+SELECT id, tz FROM z ORDER BY id;
+SELECT id, tz::date, date_trunc('day', tz) FROM z ORDER BY id;
+SET TimeZone = 'Australia/Lord_Howe';
+SELECT id, tz FROM z ORDER BY id;
+SET TimeZone = '-03:00';
+SHOW TimeZone;
+SELECT id, tz FROM z ORDER BY id;
+SET TimeZone = 'UTC+3';
+SELECT id, tz FROM z WHERE id = 1;
+SET TIME ZONE 'Europe/London';
+SELECT id, tz FROM z ORDER BY id;
+SELECT '2024-03-31 00:30:00'::timestamptz + interval '1 hour', '2024-03-31 00:30:00'::timestamptz + interval '2 hours';
+-- @error
+SET TimeZone = 'Mars/Olympus_Mons';
+SHOW TimeZone;
+SET TimeZone = 'Etc/GMT-14';
+SELECT id, tz FROM z WHERE id IN (1, 6) ORDER BY id;
+RESET TimeZone;
+SHOW TimeZone;
+SELECT id, tz FROM z ORDER BY id;
+SELECT id, tz FROM z ORDER BY tz DESC NULLS LAST;
+SELECT min(tz), max(tz), count(tz) FROM z;
+SELECT id FROM z WHERE tz > '2024-03-10 11:00:00+00' ORDER BY id;
+SELECT id FROM z WHERE tz::date = '2024-07-01' ORDER BY id;
+SELECT '2024-01-01 00:00:00+00'::timestamptz = '2023-12-31 19:00:00-05'::timestamptz;
+SELECT '2024-01-01 00:00:00'::timestamptz - '2023-12-31 00:00:00+03'::timestamptz;
+SELECT '2024-05-05'::date::timestamptz, '2024-05-05 10:00'::timestamp::timestamptz, now() IS NOT NULL;
+SET TimeZone = 'America/Los_Angeles';
+SELECT '2024-05-05'::date::timestamptz, '2024-05-05 10:00'::timestamp::timestamptz;
+CREATE TABLE z2 (id integer, tz timestamptz);
+INSERT INTO z2 VALUES (1, '2024-05-05 10:00'), (2, '2024-12-05 10:00');
+SELECT id, tz FROM z2 ORDER BY id;
+SET TimeZone = 'UTC';
+SELECT id, tz FROM z2 ORDER BY id;
+SELECT extract(hour FROM tz), date_part('day', tz) FROM z2 ORDER BY id;
