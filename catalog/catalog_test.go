@@ -14,7 +14,21 @@ import (
 	"time"
 )
 
-const fixtureDump = "/work/shared/fixtures/ducklake-from-duckdb/catalog.sql"
+// fixtureDump is the pg_dump of the catalog DuckDB 1.5.5 wrote (shared/ beside
+// the repository; LAKEPG_FIXTURES overrides the fixture directory).
+var fixtureDump = func() string {
+	if d := os.Getenv("LAKEPG_FIXTURES"); d != "" {
+		return filepath.Join(d, "catalog.sql")
+	}
+	wd, _ := os.Getwd()
+	for d := wd; filepath.Dir(d) != d; d = filepath.Dir(d) {
+		cand := filepath.Join(d, "shared", "fixtures", "ducklake-from-duckdb", "catalog.sql")
+		if _, err := os.Stat(cand); err == nil {
+			return cand
+		}
+	}
+	return "/work/shared/fixtures/ducklake-from-duckdb/catalog.sql"
+}()
 
 func openNew(t *testing.T) (*DB, string, string) {
 	t.Helper()
@@ -35,7 +49,7 @@ func fixtureDDL(t *testing.T) map[string][][2]string {
 	t.Helper()
 	f, err := os.Open(fixtureDump)
 	if err != nil {
-		t.Skipf("fixture not available: %v", err)
+		t.Fatalf("DuckDB's fixture catalog is missing: %v", err)
 	}
 	defer f.Close()
 	out := map[string][][2]string{}

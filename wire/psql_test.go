@@ -15,7 +15,7 @@ func psql(t *testing.T, ts *testServer, args ...string) (string, error) {
 	t.Helper()
 	path, err := exec.LookPath("psql")
 	if err != nil {
-		t.Skip("psql not installed")
+		t.Fatal("psql is not installed: run make test, which installs Debian's postgresql-client")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

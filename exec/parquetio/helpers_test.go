@@ -165,7 +165,7 @@ func fixtureDir(t testing.TB) string {
 	t.Helper()
 	d := findFixtureDir()
 	if d == "" {
-		t.Skip("fixture shared/fixtures/ducklake-from-duckdb not found (set LAKEPG_FIXTURES)")
+		t.Fatal("fixture shared/fixtures/ducklake-from-duckdb not found beside the repository or at /work/shared (set LAKEPG_FIXTURES)")
 	}
 	return d
 }
@@ -181,9 +181,13 @@ func findFixtureDir() string {
 			return cand
 		}
 		if filepath.Dir(d) == d {
-			return ""
+			break
 		}
 	}
+	if st, err := os.Stat("/work/shared/fixtures/ducklake-from-duckdb"); err == nil && st.IsDir() {
+		return "/work/shared/fixtures/ducklake-from-duckdb"
+	}
+	return ""
 }
 
 func openFixture(t testing.TB, rel string) (*File, []byte) {

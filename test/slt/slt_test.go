@@ -38,11 +38,11 @@ func files(t *testing.T) []string {
 	t.Helper()
 	dir := *corpus
 	if dir == "" {
-		root, err := testserver.ModuleRoot()
+		shared, err := testserver.SharedDir()
 		if err != nil {
 			t.Fatal(err)
 		}
-		dir = filepath.Join(root, "..", "shared", "conformance", "slt")
+		dir = filepath.Join(shared, "conformance", "slt")
 	}
 	names := corpusFiles
 	if *only != "" {

@@ -85,6 +85,10 @@ var (
 func Binary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
+		if os.Getenv(BinEnv) != "" {
+			buildBin, buildErr = Build("")
+			return
+		}
 		buildDir, buildErr = os.MkdirTemp("", "lakepg-bin-")
 		if buildErr == nil {
 			buildBin, buildErr = Build(buildDir)
@@ -158,6 +162,7 @@ func (s *Server) start(t testing.TB, port int) {
 	cmd.Env = append(CleanEnv(), s.env...)
 	cmd.Stdout = s.Logs
 	cmd.Stderr = s.Logs
+	dieWithParent(cmd)
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting %s: %v", s.Bin, err)
 	}
@@ -392,4 +397,31 @@ func (b *LockedBuffer) Tail(n int) string {
 		return "…" + s[len(s)-n:]
 	}
 	return s
+}
+
+// SharedDir finds the project's shared material (TPC-H data and answers,
+// the sqllogictest corpus, the DuckDB fixture): $LAKEPG_SHARED_DIR, else a
+// directory named shared beside the repository or beside any of its
+// parents (CI clones the repository elsewhere), else /work/shared.
+func SharedDir() (string, error) {
+	if d := os.Getenv("LAKEPG_SHARED_DIR"); d != "" {
+		return d, nil
+	}
+	root, err := ModuleRoot()
+	if err != nil {
+		return "", err
+	}
+	for d := root; ; d = filepath.Dir(d) {
+		cand := filepath.Join(d, "shared")
+		if st, err := os.Stat(filepath.Join(cand, "tpch")); err == nil && st.IsDir() {
+			return cand, nil
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	if st, err := os.Stat("/work/shared/tpch"); err == nil && st.IsDir() {
+		return "/work/shared", nil
+	}
+	return "", fmt.Errorf("the shared material (shared/tpch, shared/conformance) is not beside the repository: set LAKEPG_SHARED_DIR")
 }

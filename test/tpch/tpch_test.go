@@ -37,11 +37,11 @@ func material(t *testing.T) string {
 	t.Helper()
 	dir := *dataDir
 	if dir == "" {
-		root, err := testserver.ModuleRoot()
+		shared, err := testserver.SharedDir()
 		if err != nil {
 			t.Fatal(err)
 		}
-		dir = filepath.Join(root, "..", "shared", "tpch")
+		dir = filepath.Join(shared, "tpch")
 	}
 	dir, err := filepath.Abs(dir)
 	if err != nil {
