@@ -114,10 +114,21 @@ func run(args []string) error {
 		log.Info("shutting down", "signal", sig.String())
 		sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
-		err := srv.Shutdown(sctx)
-		eng.WaitWrites()
-		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
-			return err
+		done := make(chan error, 1)
+		go func() {
+			err := srv.Shutdown(sctx)
+			eng.WaitWrites()
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+				return err
+			}
+		case <-time.After(20 * time.Second):
+			// a statement that ignores cancellation must not keep the process alive;
+			// commits are atomic in the catalog, so nothing half-written survives
+			log.Error("shutdown: statements still running after 20s; exiting anyway")
 		}
 		return nil
 	case err := <-done:
