@@ -1,8 +1,6 @@
 package exec
 
 import (
-	"bytes"
-	"math/big"
 	"regexp"
 	"strings"
 
@@ -591,6 +589,3 @@ func Concat(out *vec.Vector, a []*vec.Vector, i int) error {
 	out.AppendString(a[0].S[i] + a[1].S[i])
 	return nil
 }
-
-var _ = bytes.Compare
-var _ = big.NewInt

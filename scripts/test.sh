@@ -133,11 +133,6 @@ ensure_postgres_server() {
 	die "could not start PostgreSQL: $(tail -20 "$pg_tmp/server.log" 2>/dev/null)"
 }
 
-# versitygw, the S3-compatible server for the s3:// data path:
-# go install github.com/versity/versitygw/cmd/versitygw@v1.8.0
-ensure_versitygw() {
-	:
-}
 
 # DuckDB 1.5.5 and its ducklake and sqlite extensions, for the interoperability tests
 # (test/duckdb), from PyPI: duckdb==1.5.5 duckdb-extension-ducklake==1.5.5

@@ -285,14 +285,13 @@ func (s *Session) drop(c *snapshot.Commit, meta *catalog.Metadata, st *pg.DropSt
 
 func (s *Session) alterTable(c *snapshot.Commit, meta *catalog.Metadata, st *pg.AlterTableStmt) (string, error) {
 	rv := st.Relation
-	sch, t, err := s.resolveTable(meta, rv.Schemaname, rv.Relname, rv.Location)
+	_, t, err := s.resolveTable(meta, rv.Schemaname, rv.Relname, rv.Location)
 	if err != nil {
 		if st.MissingOk {
 			return "ALTER TABLE", nil
 		}
 		return "", err
 	}
-	_ = sch
 	for _, cmdNode := range st.Cmds {
 		cmd := cmdNode.GetAlterTableCmd()
 		switch cmd.Subtype {

@@ -6,7 +6,6 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/lakepg/lakepg/exec"
-	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -483,5 +482,3 @@ func (qc *queryCtx) applyConjuncts(cur *source, conj []*pg.Node) (*source, error
 	}
 	return cur, nil
 }
-
-var _ = pgerr.New

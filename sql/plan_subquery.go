@@ -82,7 +82,6 @@ func (qc *queryCtx) splitCorrelated(sel *pg.SelectStmt) (*correlated, error) {
 func (qc *queryCtx) joinCorrelated(cur, inner *source, preds []*pg.Node) ([]exec.Expr, []exec.Expr, exec.Expr, error) {
 	var lkeys, rkeys []exec.Expr
 	var rest []exec.Expr
-	both := concatScope(cur.sc, inner.sc)
 	for _, p := range preds {
 		if hasSubLink(p) {
 			return nil, nil, nil, pgerr.New(pgerr.FeatureNotSupported, "nested correlated subqueries are not supported yet")
@@ -105,7 +104,6 @@ func (qc *queryCtx) joinCorrelated(cur, inner *source, preds []*pg.Node) ([]exec
 		}
 		rest = append(rest, remapInnerFirst(e, len(inner.sc.cols), len(cur.sc.cols)))
 	}
-	_ = both
 	var extra exec.Expr
 	if len(rest) == 1 {
 		extra = rest[0]
