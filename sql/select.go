@@ -511,6 +511,12 @@ func exprName(n *pg.Node) string {
 		}
 		return n
 	case *pg.Node_CaseExpr:
+		// PostgreSQL names a CASE after its ELSE result when that has a name
+		if d := x.CaseExpr.Defresult; d != nil {
+			if name := exprName(d); name != "?column?" {
+				return name
+			}
+		}
 		return "case"
 	case *pg.Node_CoalesceExpr:
 		return "coalesce"
