@@ -443,3 +443,33 @@ func (s *Session) rename(c *snapshot.Commit, meta *catalog.Metadata, st *pg.Rena
 	}
 	return "", pgerr.New(pgerr.FeatureNotSupported, "ALTER ... RENAME of %s is not supported yet", strings.TrimPrefix(st.RenameType.String(), "OBJECT_"))
 }
+
+// createIndex accepts CREATE INDEX for compatibility with schemas written
+// for PostgreSQL: DuckLake tables have no indexes (files are pruned by their
+// statistics instead), so after checking the table and columns exist it
+// changes nothing and makes no snapshot.
+func (s *Session) createIndex(ctx context.Context, st *pg.IndexStmt) (*Result, error) {
+	snap, err := s.eng.DB.Head(ctx)
+	if err != nil {
+		return nil, err
+	}
+	meta, err := s.eng.metadata(ctx, snap)
+	if err != nil {
+		return nil, err
+	}
+	rv := st.Relation
+	_, t, err := s.resolveTable(meta, rv.Schemaname, rv.Relname, rv.Location)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range st.IndexParams {
+		el := p.GetIndexElem()
+		if el == nil || el.Name == "" {
+			continue // expression indexes: nothing to check
+		}
+		if _, ok := t.ColumnByName(el.Name); !ok {
+			return nil, pgerr.New(pgerr.UndefinedColumn, "column \"%s\" does not exist", el.Name)
+		}
+	}
+	return tagResult("CREATE INDEX"), nil
+}

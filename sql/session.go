@@ -418,6 +418,8 @@ func (s *Session) execute(ctx context.Context, st *Stmt, p *params) (*Result, er
 			return nil, err
 		}
 		return s.createTableAs(ctx, n.CreateTableAsStmt, p)
+	case *pg.Node_IndexStmt:
+		return s.createIndex(ctx, n.IndexStmt)
 	case *pg.Node_DiscardStmt:
 		return tagResult("DISCARD ALL"), nil
 	}

@@ -235,7 +235,7 @@ func TestDDLErrors(t *testing.T) {
 	must(t, s, `DROP TABLE s.a`)
 	must(t, s, `DROP TABLE IF EXISTS s.a`)
 	must(t, s, `DROP SCHEMA s`)
-	mustFail(t, s, `CREATE INDEX i ON x (y)`, pgerr.FeatureNotSupported)
+	mustFail(t, s, `CREATE VIEW v AS SELECT 1`, pgerr.FeatureNotSupported)
 	_, _, err := run(t, s, `SELEC 1`)
 	if pe, ok := pgerr.As(err); !ok || pe.Code != pgerr.SyntaxError || pe.Position != 1 {
 		t.Fatalf("syntax error: %#v", err)
@@ -402,4 +402,16 @@ func TestArrayTextForms(t *testing.T) {
 	s := setup(t)
 	must(t, s, `SELECT 'b' = ANY ('{a,b}'), 3 <> ALL ('{1,2,NULL}'), ARRAY(SELECT g FROM t WHERE x > 1 ORDER BY x)`, `t|NULL|{b,a}`)
 	must(t, s, `SELECT x, ARRAY(SELECT w FROM (VALUES (1, 10), (1, 11), (2, 20)) AS v(k, w) WHERE v.k = t.x) FROM t WHERE x < 3 ORDER BY x`, "1|{10,11}", "2|{20}")
+}
+
+func TestCreateIndexIsAcceptedAndChangesNothing(t *testing.T) {
+	s := setup(t)
+	rows, _, err := run(t, s, `SELECT count(*) FROM lakepg.snapshots`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	must(t, s, `CREATE INDEX t_x ON t (x, g)`)
+	must(t, s, `SELECT count(*) FROM lakepg.snapshots`, rows...)
+	mustFail(t, s, `CREATE INDEX t_q ON t (nope)`, pgerr.UndefinedColumn)
+	mustFail(t, s, `CREATE INDEX t_q ON nope (x)`, pgerr.UndefinedTable)
 }
