@@ -129,7 +129,8 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 		}
 	}
 	env := s.newEnv()
-	b := &binder{sess: s, env: env, params: p, noAggMsg: "aggregate functions are not allowed in VALUES"}
+	// uncorrelated subqueries in VALUES run once, through a query context
+	b := &binder{sess: s, env: env, params: p, noAggMsg: "aggregate functions are not allowed in VALUES", qc: s.newQueryCtx(ctx, p, describeOnly)}
 	defaults := make([]exec.Expr, len(cols))
 	for i, c := range t.Columns {
 		if defaults[i], err = s.defaultExpr(b, c, cols[i].T); err != nil {
@@ -283,7 +284,8 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, where *pg.Node, s
 	scan.WithPos = true
 	ncols := len(scan.Cols)
 	env := s.newEnv()
-	b := &binder{sess: s, env: env, params: p, noAggMsg: "aggregate functions are not allowed in WHERE"}
+	// uncorrelated subqueries in SET and WHERE run once, through a query context
+	b := &binder{sess: s, env: env, params: p, noAggMsg: "aggregate functions are not allowed in WHERE", qc: s.newQueryCtx(ctx, p, describeOnly)}
 	var op exec.Operator = scan
 	if where != nil {
 		pred, err := b.bind(where, src.sc)

@@ -415,3 +415,13 @@ func TestCreateIndexIsAcceptedAndChangesNothing(t *testing.T) {
 	mustFail(t, s, `CREATE INDEX t_q ON t (nope)`, pgerr.UndefinedColumn)
 	mustFail(t, s, `CREATE INDEX t_q ON nope (x)`, pgerr.UndefinedTable)
 }
+
+func TestSubqueriesInWrites(t *testing.T) {
+	s := setup(t)
+	must(t, s, `UPDATE t SET x = (SELECT max(x) FROM t) + 1 WHERE g = 'c'`)
+	must(t, s, `SELECT x FROM t WHERE g = 'c'`, "4")
+	must(t, s, `DELETE FROM t WHERE x IN (SELECT min(x) FROM t)`)
+	must(t, s, `INSERT INTO t (g, x) VALUES ('z', (SELECT count(*) FROM t))`)
+	must(t, s, `SELECT g, x FROM t ORDER BY x`, "b|2", "a|3", "z|3", "c|4")
+	mustFail(t, s, `UPDATE t SET x = (SELECT 1 WHERE t.x = 1)`, pgerr.FeatureNotSupported)
+}
