@@ -133,7 +133,8 @@ func newAggFn(a Agg, out types.T) (aggFn, error) {
 		}
 	case AggBoolAnd, AggBoolOr:
 		if in.ID == types.Bool {
-			return &boolAgg{and: a.Kind == AggBoolAnd}, nil
+			// false < true: bool_and is min and bool_or is max
+			return &minmaxBool{minmax: minmax{max: a.Kind == AggBoolOr}}, nil
 		}
 	case AggStringAgg:
 		if in.Storage() == types.StoreBytes {
@@ -1164,58 +1165,6 @@ func compareDecimalText(a, b string) int {
 		y.Mul(y, bigPow10(s-sy))
 	}
 	return x.Cmp(y)
-}
-
-// bool_and / bool_or / every
-
-type boolAgg struct {
-	and      bool
-	val, has []bool
-}
-
-func (s *boolAgg) grow(n int)   { s.val, s.has = growTo(s.val, n), growTo(s.has, n) }
-func (s *boolAgg) reset(g int)  { s.has[g] = false }
-func (s *boolAgg) bytes() int64 { return 2 * int64(len(s.val)) }
-
-func (s *boolAgg) fold(g int32, x bool) {
-	switch {
-	case !s.has[g]:
-		s.val[g], s.has[g] = x, true
-	case s.and:
-		s.val[g] = s.val[g] && x
-	default:
-		s.val[g] = s.val[g] || x
-	}
-}
-
-func (s *boolAgg) update(in *aggIn) error {
-	for _, i := range in.rows {
-		if !in.v.IsNull(int(i)) {
-			s.fold(in.gids[i], in.v.B[i])
-		}
-	}
-	return nil
-}
-
-func (s *boolAgg) merge(src aggFn, gmap []int32) error {
-	o := src.(*boolAgg)
-	for k, x := range o.val {
-		if o.has[k] {
-			s.fold(gmap[k], x)
-		}
-	}
-	return nil
-}
-
-func (s *boolAgg) final(out *vec.Vector, lo, hi int) error {
-	for g := lo; g < hi; g++ {
-		if !s.has[g] {
-			out.AppendNull()
-		} else {
-			out.AppendBool(s.val[g])
-		}
-	}
-	return nil
 }
 
 // string_agg(value, delimiter): like PostgreSQL, every value is appended
