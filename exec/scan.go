@@ -30,6 +30,12 @@ type ScanFile struct {
 	RowIDStart int64
 	DeletePath string
 	DeleteSize int64
+	// Deleted are further deleted positions (DuckDB's inlined file deletes).
+	Deleted []int64
+	// MaxSnapshot, when non-zero, keeps only rows whose embedded
+	// _ducklake_internal_snapshot_id is at most it: a file merged or flushed
+	// from several snapshots read as of one before its partial_max.
+	MaxSnapshot int64
 }
 
 // TableScan reads a table's data files at a snapshot: only needed columns,
@@ -51,6 +57,11 @@ type TableScan struct {
 	// Keep prunes row groups from their statistics. Parallel workers call
 	// it concurrently, so it must not modify shared state.
 	Keep func(rg int, ranges []parquetio.Range) bool
+	// Inlined are rows kept in the catalog (DuckDB's data inlining), laid
+	// out as the table's columns followed by the three WithPos columns
+	// (file ordinal -1-k for the k-th inlined table, row id, row id). They
+	// are read after the files.
+	Inlined []*vec.Batch
 
 	RowGroupsScanned, RowGroupsPruned int
 
@@ -106,7 +117,8 @@ type scanFile struct {
 	pf      *parquetio.File
 	dels    []int64 // sorted deleted positions
 	proj    []parquetio.Projection
-	projCol []int // scan column of each projection entry (-1 = row id)
+	projCol []int // scan column of each projection entry (-1 = row id, -2 = snapshot id)
+	snapCol int   // projection entry of the snapshot id, -1 if not filtered
 	refs    int   // morsels handed out and not finished, +1 while current
 }
 
@@ -114,6 +126,7 @@ type scanFile struct {
 type morsel struct {
 	f      *scanFile
 	groups []int
+	inl    *vec.Batch // a batch of inlined rows instead of a file
 }
 
 // morselQueue hands out morsels: whole files in order for a serial scan,
@@ -127,6 +140,7 @@ type morselQueue struct {
 	fi         int
 	cur        *scanFile
 	rg         int
+	inl        int // inlined batches handed out
 	closed     bool
 }
 
@@ -148,6 +162,10 @@ func (q *morselQueue) next(ctx context.Context) (morsel, bool, error) {
 			q.unref(f)
 		}
 		if q.fi >= len(q.t.Files) {
+			if q.inl < len(q.t.Inlined) {
+				q.inl++
+				return morsel{inl: q.t.Inlined[q.inl-1]}, true, nil
+			}
 			return morsel{}, false, nil
 		}
 		f, err := q.t.open(ctx, q.fi)
@@ -172,7 +190,9 @@ func (q *morselQueue) done(m morsel, sc *parquetio.Scanner) {
 		q.t.RowGroupsScanned += sc.RowGroupsScanned()
 		q.t.RowGroupsPruned += sc.RowGroupsPruned()
 	}
-	q.unref(m.f)
+	if m.f != nil {
+		q.unref(m.f)
+	}
 }
 
 func (q *morselQueue) unref(f *scanFile) {
@@ -205,7 +225,7 @@ func (t *TableScan) open(ctx context.Context, i int) (*scanFile, error) {
 		file.Close()
 		return nil, storageErr(err, f.Path)
 	}
-	sf := &scanFile{idx: i, file: file, pf: pf}
+	sf := &scanFile{idx: i, file: file, pf: pf, snapCol: -1}
 	if f.DeletePath != "" {
 		df, err := t.Store.Open(ctx, f.DeletePath)
 		if err != nil {
@@ -219,6 +239,11 @@ func (t *TableScan) open(ctx context.Context, i int) (*scanFile, error) {
 			return nil, storageErr(err, f.DeletePath)
 		}
 		sf.dels = append(sf.dels, pos...)
+	}
+	if len(f.Deleted) > 0 {
+		sf.dels = append(sf.dels, f.Deleted...)
+	}
+	if len(sf.dels) > 0 {
 		sort.Slice(sf.dels, func(a, b int) bool { return sf.dels[a] < sf.dels[b] })
 	}
 	for i, c := range t.Cols {
@@ -231,6 +256,11 @@ func (t *TableScan) open(ctx context.Context, i int) (*scanFile, error) {
 	if t.WithPos && pf.HasField(RowIDFieldID) {
 		sf.proj = append(sf.proj, parquetio.Projection{FieldID: RowIDFieldID, Name: "_ducklake_internal_row_id", Type: types.Int64T})
 		sf.projCol = append(sf.projCol, -1)
+	}
+	if f.MaxSnapshot > 0 && pf.HasField(parquetio.FieldSnapshotID) {
+		sf.snapCol = len(sf.proj)
+		sf.proj = append(sf.proj, parquetio.Projection{FieldID: parquetio.FieldSnapshotID, Name: "_ducklake_internal_snapshot_id", Type: types.Int64T})
+		sf.projCol = append(sf.projCol, -2)
 	}
 	return sf, nil
 }
@@ -305,6 +335,10 @@ func (s *morselScan) Next(ctx context.Context) (*vec.Batch, error) {
 			if t.Keep != nil {
 				keep = t.Keep
 			}
+			if m.inl != nil {
+				s.q.done(m, nil)
+				return s.inlined(m.inl), nil
+			}
 			s.m = m
 			s.sc = m.f.pf.Scan(m.f.proj, parquetio.ScanOptions{Keep: keep, RowGroups: m.groups})
 		}
@@ -322,17 +356,25 @@ func (s *morselScan) Next(ctx context.Context) (*vec.Batch, error) {
 		if n == 0 {
 			continue
 		}
-		// positions surviving deletes
+		// positions surviving deletes and, in a partial file, rows of later snapshots
 		all := true
-		if len(f.dels) > 0 {
+		if len(f.dels) > 0 || f.snapCol >= 0 {
 			s.sel = s.sel[:0]
 			k := sort.Search(len(f.dels), func(i int) bool { return f.dels[i] >= rowStart })
+			var snaps []int64
+			if f.snapCol >= 0 {
+				snaps = s.buf.Vecs[f.snapCol].I64
+			}
+			maxSnap := t.Files[f.idx].MaxSnapshot
 			for i := 0; i < n; i++ {
 				pos := rowStart + int64(i)
 				for k < len(f.dels) && f.dels[k] < pos {
 					k++
 				}
 				if k < len(f.dels) && f.dels[k] == pos {
+					continue
+				}
+				if snaps != nil && snaps[i] > maxSnap {
 					continue
 				}
 				s.sel = append(s.sel, int32(i))
@@ -373,8 +415,11 @@ func (s *morselScan) emit(f *scanFile, rowStart int64, n int, all bool) *vec.Bat
 	}
 	var rowIDs *vec.Vector
 	for p, c := range f.projCol {
-		if c < 0 {
+		if c == -1 {
 			rowIDs = src[p]
+			continue
+		}
+		if c < 0 {
 			continue
 		}
 		out.Vecs[c] = src[p]
@@ -419,4 +464,17 @@ func sameTypes(c *colBuf, vs []*vec.Vector) bool {
 		}
 	}
 	return true
+}
+
+// inlined emits a batch of inlined rows: the table's columns, plus the
+// position columns under WithPos.
+func (s *morselScan) inlined(b *vec.Batch) *vec.Batch {
+	out := &s.out
+	n := s.ncols
+	if s.t.WithPos {
+		n += 3
+	}
+	out.Vecs = append(out.Vecs[:0], b.Vecs[:n]...)
+	out.N = b.N
+	return out
 }

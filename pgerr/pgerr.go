@@ -53,6 +53,7 @@ const (
 	TooManyConnections      = "53300"
 	ProgramLimitExceeded    = "54000"
 	Internal                = "XX000"
+	DataCorrupted           = "XX001"
 	IOError                 = "58030"
 	UndefinedFile           = "58P01"
 	InvalidRowCountInLimit  = "2201W"

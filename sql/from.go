@@ -472,8 +472,12 @@ func (s *Session) tableSource(ctx context.Context, snap catalog.Snapshot, schema
 		if err != nil {
 			return nil, err
 		}
-		scan.Files = toScanFiles(files)
+		scan.Files = toScanFiles(files, snap.ID)
 		ref.files = files
+		if ref.inlined, err = s.inlinedScan(ctx, snap, t, files, scan); err != nil {
+			return nil, err
+		}
+		ref.scanFiles = append([]exec.ScanFile(nil), scan.Files...)
 	}
 	rows := 0.0
 	for _, f := range ref.files {
@@ -496,14 +500,22 @@ type tableRef struct {
 	table  *catalog.Table
 	snap   catalog.Snapshot
 	files  []catalog.DataFile
-	scan   *exec.TableScan
-	bounds []bound // pushed-down filter bounds, for pruning
+	// scanFiles are the scan's files before pruning, one per files entry.
+	scanFiles []exec.ScanFile
+	// inlined names the inlined-data tables behind the scan's negative
+	// file ordinals (-1-k is inlined[k]).
+	inlined []string
+	scan    *exec.TableScan
+	bounds  []bound // pushed-down filter bounds, for pruning
 }
 
-func toScanFiles(files []catalog.DataFile) []exec.ScanFile {
+func toScanFiles(files []catalog.DataFile, snap int64) []exec.ScanFile {
 	out := make([]exec.ScanFile, len(files))
 	for i, f := range files {
 		out[i] = exec.ScanFile{Path: f.Path, Size: f.FileSize, RowIDStart: f.RowIDStart}
+		if f.PartialMax != nil && *f.PartialMax > snap {
+			out[i].MaxSnapshot = snap
+		}
 		if f.Delete != nil {
 			out[i].DeletePath, out[i].DeleteSize = f.Delete.Path, f.Delete.FileSize
 		}

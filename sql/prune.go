@@ -113,9 +113,9 @@ func pushFilters(ref *tableRef, pred exec.Expr) {
 	scan, all := ref.scan, ref.bounds
 	if ref.files != nil {
 		scan.Files, scan.FilesPruned = scan.Files[:0], 0
-		for _, f := range ref.files {
+		for i, f := range ref.files {
 			if fileMayMatch(f, scan.Cols, all) {
-				scan.Files = append(scan.Files, toScanFiles([]catalog.DataFile{f})...)
+				scan.Files = append(scan.Files, ref.scanFiles[i])
 			} else {
 				scan.FilesPruned++
 			}

@@ -1,0 +1,184 @@
+package catalog
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// Inlined data is where DuckDB keeps small inserts and deletes (up to
+// data_inlining_row_limit rows, 10 by default) instead of writing Parquet
+// files: rows in ducklake_inlined_data_<table>_<schema version>, deletes of
+// Parquet rows in ducklake_inlined_delete_<table>. A reader that ignores
+// them misses rows DuckDB wrote.
+
+// InlinedRows are the rows of one inlined-data table visible at a snapshot.
+type InlinedRows struct {
+	Table string // the inlined-data table's name
+	// ColumnIDs is the column_id of each value column, as the table's layout
+	// at the inlined table's schema version names them; -1 for a column the
+	// mapping cannot place.
+	ColumnIDs []int64
+	RowIDs    []int64
+	// Values holds len(ColumnIDs) values per row, row after row, as the
+	// driver scans them: the backend's own representation (SQLite keeps most
+	// types as text, PostgreSQL as typed values).
+	Values []any
+}
+
+// InlinedData reads every inlined row of table t visible at snap, ordered by
+// inlined table and row_id.
+func (db *DB) InlinedData(ctx context.Context, t *Table, snap Snapshot) ([]InlinedRows, error) {
+	regs, err := db.InlinedTables(ctx, t.ID)
+	if err != nil || len(regs) == 0 {
+		return nil, err
+	}
+	rt, err := db.beginRead(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: read inlined data: %w", err)
+	}
+	defer rt.done()
+	var out []InlinedRows
+	for _, reg := range regs {
+		names, err := db.columnNamesAtVersion(ctx, rt, t, reg.SchemaVersion)
+		if err != nil {
+			return nil, err
+		}
+		ir, err := readInlined(ctx, rt, reg.Name, names, snap.ID)
+		if err != nil {
+			return nil, err
+		}
+		if len(ir.RowIDs) > 0 {
+			out = append(out, ir)
+		}
+	}
+	return out, nil
+}
+
+// columnNamesAtVersion maps column names to column ids as table t was laid
+// out at a schema version: the columns visible at the last snapshot that had
+// that version. Renamed and dropped columns are why the current names do
+// not do.
+func (db *DB) columnNamesAtVersion(ctx context.Context, rt *readTx, t *Table, version int64) (map[string]int64, error) {
+	names := map[string]int64{}
+	rows, err := rt.QueryContext(ctx, `SELECT MAX(snapshot_id) FROM ducklake_snapshot WHERE schema_version = ?`, version)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: read inlined data: %w", err)
+	}
+	var at sql.NullInt64
+	if rows.Next() {
+		err = rows.Scan(&at)
+	}
+	rows.Close()
+	if err != nil {
+		return nil, fmt.Errorf("catalog: read inlined data: %w", err)
+	}
+	if !at.Valid {
+		// The snapshots of that version were expired: the current layout is
+		// the best guess left.
+		for _, c := range t.Columns {
+			names[c.Name] = c.ID
+		}
+		return names, nil
+	}
+	rows, err = rt.QueryContext(ctx, `SELECT column_id, column_name FROM ducklake_column
+WHERE table_id = ? AND parent_column IS NULL AND `+visibleAt("")+``, t.ID, at.Int64, at.Int64)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: read inlined data: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var name string
+		if err := rows.Scan(&id, &name); err != nil {
+			return nil, fmt.Errorf("catalog: read inlined data: %w", err)
+		}
+		names[name] = id
+	}
+	return names, rows.Err()
+}
+
+// inlinedSystemColumns lead every inlined-data table, in this order.
+const inlinedSystemColumns = 3
+
+func readInlined(ctx context.Context, rt *readTx, table string, names map[string]int64, snap int64) (InlinedRows, error) {
+	ir := InlinedRows{Table: table}
+	rows, err := rt.QueryContext(ctx, `SELECT * FROM `+quoteIdent(table)+` WHERE `+visibleAt("")+` ORDER BY 1`, snap, snap)
+	if err != nil {
+		return ir, fmt.Errorf("catalog: read inlined data from %s: %w", table, err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return ir, fmt.Errorf("catalog: read inlined data from %s: %w", table, err)
+	}
+	if len(cols) < inlinedSystemColumns {
+		return ir, fmt.Errorf("catalog: inlined data table %s has %d columns, want at least %d", table, len(cols), inlinedSystemColumns)
+	}
+	for _, name := range cols[inlinedSystemColumns:] {
+		id, ok := names[name]
+		if !ok {
+			id = -1
+		}
+		ir.ColumnIDs = append(ir.ColumnIDs, id)
+	}
+	dest := make([]any, len(cols))
+	vals := make([]any, len(cols))
+	for i := range dest {
+		dest[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return ir, fmt.Errorf("catalog: read inlined data from %s: %w", table, err)
+		}
+		rid, err := asInt64(vals[0])
+		if err != nil {
+			return ir, fmt.Errorf("catalog: inlined data table %s: row_id: %w", table, err)
+		}
+		ir.RowIDs = append(ir.RowIDs, rid)
+		for _, v := range vals[inlinedSystemColumns:] {
+			if b, ok := v.([]byte); ok {
+				// database/sql reuses the scan buffer
+				v = append([]byte(nil), b...)
+			}
+			ir.Values = append(ir.Values, v)
+		}
+	}
+	return ir, rows.Err()
+}
+
+// InlinedFileDeletes reads the positions of table tableID's data files that
+// ducklake_inlined_delete_<tableID> deletes as of snap, by data_file_id.
+func (db *DB) InlinedFileDeletes(ctx context.Context, tableID int64, snap Snapshot) (map[int64][]int64, error) {
+	name := fmt.Sprintf("ducklake_inlined_delete_%d", tableID)
+	ok, err := db.tableExists(ctx, db.q(), name)
+	if err != nil || !ok {
+		return nil, err
+	}
+	rows, err := db.q().QueryContext(ctx, `SELECT file_id, row_id FROM `+quoteIdent(name)+` WHERE begin_snapshot <= ? ORDER BY file_id, row_id`, snap.ID)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: read inlined deletes: %w", err)
+	}
+	defer rows.Close()
+	out := map[int64][]int64{}
+	for rows.Next() {
+		var file, pos int64
+		if err := rows.Scan(&file, &pos); err != nil {
+			return nil, fmt.Errorf("catalog: read inlined deletes: %w", err)
+		}
+		out[file] = append(out[file], pos)
+	}
+	return out, rows.Err()
+}
+
+func asInt64(v any) (int64, error) {
+	switch x := v.(type) {
+	case int64:
+		return x, nil
+	case int32:
+		return int64(x), nil
+	case nil:
+		return 0, fmt.Errorf("NULL")
+	}
+	return 0, fmt.Errorf("unexpected %T", v)
+}
