@@ -212,6 +212,7 @@ type mine struct {
 	droppedTables  idSet
 	inserted       idSet
 	deleted        idSet
+	deletedInline  idSet
 	altered        idSet // column changes (tokens: altered_table)
 	renamed        idSet // renamed tables: treated as altered for conflicts
 }
@@ -272,6 +273,9 @@ func (m *mine) check(other *changeSet) error {
 		case other.inserted[id], other.insertedInline[id]:
 			return conflictf("attempting to delete from table with index %d, but another transaction inserted into it", id)
 		}
+	}
+	if err := checkInlinedDeletes(m.deletedInline, other); err != nil {
+		return err
 	}
 	for _, set := range []idSet{m.altered, m.renamed} {
 		for _, id := range set.sorted() {

@@ -130,6 +130,7 @@ type Commit struct {
 	addedFiles     []addedFile
 	replaced       []replacedDelete
 	ended          []endedFile
+	inlinedDeletes []inlinedDelete
 
 	// finalCatalogBase is the head's next_catalog_id the successful attempt
 	// allocated from; set by Commit.
@@ -162,7 +163,8 @@ func (c *Commit) SetCommitInfo(author, message *string) {
 func (c *Commit) Empty() bool {
 	return len(c.newSchemas) == 0 && len(c.droppedSchemas) == 0 && len(c.newTables) == 0 &&
 		len(c.droppedTables) == 0 && len(c.renamed) == 0 && len(c.addedCols) == 0 &&
-		len(c.colChanges) == 0 && len(c.addedFiles) == 0 && len(c.replaced) == 0 && len(c.ended) == 0
+		len(c.colChanges) == 0 && len(c.addedFiles) == 0 && len(c.replaced) == 0 && len(c.ended) == 0 &&
+		len(c.inlinedDeletes) == 0
 }
 
 func (c *Commit) allocCatalogID() int64 {

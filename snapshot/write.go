@@ -114,7 +114,7 @@ func (c *Commit) try(ctx context.Context, attempt int) (catalog.Snapshot, error)
 // by this commit never appear in another writer's changes, so provisional ids
 // are left out.
 func (c *Commit) mine() *mine {
-	m := &mine{droppedTables: idSet{}, inserted: idSet{}, deleted: idSet{}, altered: idSet{}, renamed: idSet{}}
+	m := &mine{droppedTables: idSet{}, inserted: idSet{}, deleted: idSet{}, deletedInline: idSet{}, altered: idSet{}, renamed: idSet{}}
 	for _, s := range c.newSchemas {
 		if !s.dropped {
 			m.createdSchemas = append(m.createdSchemas, s.name)
@@ -148,6 +148,9 @@ func (c *Commit) mine() *mine {
 	}
 	for _, e := range c.ended {
 		m.deleted.add(e.tableID)
+	}
+	for _, d := range c.inlinedDeletes {
+		m.deletedInline.add(d.tableID)
 	}
 	for _, a := range c.addedCols {
 		m.altered.add(a.tableID)
@@ -282,6 +285,7 @@ type written struct {
 	inserted       idSet
 	deleted        idSet
 	altered        idSet
+	deletedInline  idSet
 	structural     idSet // altered so that inlined rows need a new layout
 	versioned      idSet // tables that get a ducklake_schema_versions row
 }
@@ -312,6 +316,7 @@ func (wr *written) changes() string {
 	for _, id := range wr.altered.sorted() {
 		toks = append(toks, fmt.Sprintf("altered_table:%d", id))
 	}
+	toks = append(toks, inlinedDeleteTokens(wr.deletedInline)...)
 	return strings.Join(toks, ",")
 }
 
@@ -319,7 +324,7 @@ func (wr *written) changes() string {
 // and returns the snapshot it makes.
 func (w *writer) write() (catalog.Snapshot, error) {
 	c := w.c
-	w.done = written{inserted: idSet{}, deleted: idSet{}, altered: idSet{}, structural: idSet{}, versioned: idSet{}}
+	w.done = written{inserted: idSet{}, deleted: idSet{}, altered: idSet{}, deletedInline: idSet{}, structural: idSet{}, versioned: idSet{}}
 
 	// Which tables get data files, in order of first mention.
 	w.data = map[int64]*tableData{}
@@ -345,7 +350,7 @@ func (w *writer) write() (catalog.Snapshot, error) {
 			nFiles++
 		}
 	}
-	dataChange := nFiles > 0 || len(c.ended) > 0
+	dataChange := nFiles > 0 || len(c.ended) > 0 || len(c.inlinedDeletes) > 0
 
 	catalogChange := len(c.droppedSchemas) > 0 || len(c.droppedTables) > 0 || len(c.renamed) > 0 ||
 		len(c.addedCols) > 0 || len(c.colChanges) > 0
@@ -390,6 +395,7 @@ func (w *writer) write() (catalog.Snapshot, error) {
 		w.writeColumnChanges,
 		w.writeDataFiles,
 		w.writeDeletes,
+		w.writeInlinedDeletes,
 		w.writeDroppedSchemas,
 	} {
 		if err := phase(); err != nil {

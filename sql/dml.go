@@ -351,6 +351,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, where *pg.Node, s
 
 	// collect matching positions per file; UPDATE also writes the new rows
 	hits := map[int][]int64{}
+	inlinedHits := map[int][]int64{} // by inlined table: row ids
 	var count int64
 	var written []*exec.WrittenFile
 	cleanup := func() {
@@ -363,7 +364,11 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, where *pg.Node, s
 	record := func(bt *vec.Batch) {
 		fv, pv := bt.Vecs[ncols], bt.Vecs[ncols+1]
 		for i := 0; i < bt.N; i++ {
-			hits[int(fv.I64[i])] = append(hits[int(fv.I64[i])], pv.I64[i])
+			if f := int(fv.I64[i]); f >= 0 {
+				hits[f] = append(hits[f], pv.I64[i])
+			} else {
+				inlinedHits[-1-f] = append(inlinedHits[-1-f], pv.I64[i])
+			}
 		}
 		count += int64(bt.N)
 	}
@@ -413,7 +418,8 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, where *pg.Node, s
 			pos = append(pos, old...)
 		}
 		pos = uniqueSorted(pos)
-		if int64(len(pos)) >= df.RecordCount {
+		// DuckDB's inlined deletes of the file stay where they are
+		if int64(len(pos)+len(ref.scanFiles[fi].Deleted)) >= df.RecordCount {
 			plans = append(plans, fileDeletes{df: df, all: true})
 			continue
 		}
@@ -448,6 +454,9 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, where *pg.Node, s
 			} else {
 				c.ReplaceDeleteFile(*ref.table, pl.df, snapshot.NewDeleteFile{RelPath: pl.write.Name, DeleteCount: pl.write.Info.Rows, FileSize: pl.write.Info.Size, FooterSize: pl.write.Info.FooterSize})
 			}
+		}
+		for k, ids := range inlinedHits {
+			c.DeleteInlinedRows(*ref.table, ref.inlined[k], uniqueSorted(ids))
 		}
 		if set != nil && written[0].Path != "" {
 			c.AddDataFile(*ref.table, newDataFile(written[0], scan.Cols, true))

@@ -53,6 +53,16 @@ var duckSteps = []string{
 	`CREATE TABLE s2.c AS SELECT id, label, e FROM t WHERE id < 10`,
 }
 
+// lakepgOnDuckDB are lakepg's statements on the lake DuckDB wrote.
+var lakepgOnDuckDB = []string{
+	`DELETE FROM main.t WHERE id = 8`,
+	`UPDATE main.t SET label = 'by lakepg' WHERE id IN (5, 7, 300)`,
+	`DELETE FROM main.t WHERE id BETWEEN 100 AND 120`,
+	`INSERT INTO main.t (id, label, e) VALUES (9, 'lakepg row', 9)`,
+	`DELETE FROM s2.p WHERE region = 'apac' OR id = 3`,
+	`UPDATE s2.c SET e = -1`,
+}
+
 // duckWriteScript runs the statements of its input on a new DuckLake (SQLite catalog) and
 // prints, after each, the snapshot id and the tables that exist.
 const duckWriteScript = `
@@ -113,6 +123,21 @@ func TestLakepgReadsDuckDBLake(t *testing.T) {
 	}
 	defer conn.Close(context.Background())
 	query(t, ctx, conn, `SET TimeZone = 'UTC'`)
+
+	// Then lakepg changes DuckDB's rows: deletes of inlined rows, of rows in a flushed
+	// (partial) file and in a file with inlined deletes, an update of both kinds.
+	for i, st := range lakepgOnDuckDB {
+		query(t, ctx, conn, st)
+		snap := lastSnapshot(t, ctx, conn)
+		steps = append(steps, duckStep{Snapshot: snap, Tables: steps[len(steps)-1].Tables})
+		if i == 0 {
+			// an inlined row is deleted the way DuckDB does it: end_snapshot set, no delete file
+			r := query(t, ctx, conn, fmt.Sprintf(`SELECT changes FROM lakepg.snapshots WHERE snapshot_id = %d`, snap))
+			if len(r.Rows) != 1 || r.Rows[0][0] == nil || *r.Rows[0][0] != "inlined_delete:1" {
+				t.Errorf("changes of %q: %s, want inlined_delete:1", st, fmtRows(r.Rows))
+			}
+		}
+	}
 
 	var labels []string
 	var lake []result
