@@ -87,9 +87,24 @@ type Agg struct {
 	// where boolean input column k-1 is true. (One-based so that the zero
 	// value means "no filter"; FilterColumn converts.)
 	Filter int
-	// Desc orders an ordered-set aggregate's WITHIN GROUP values descending.
+	// Desc orders an ordered-set aggregate's WITHIN GROUP values, or a
+	// DISTINCT aggregate's values, descending.
 	Desc bool
+	// Order is the aggregate's ORDER BY (string_agg(x, ',' ORDER BY y)):
+	// values are folded in this order. Aggregates whose result does not
+	// depend on input order ignore it.
+	Order []AggOrder
 }
+
+// AggOrder is one ORDER BY key inside an aggregate call.
+type AggOrder struct {
+	Col              int // input column
+	Desc, NullsFirst bool
+}
+
+// orderSensitive reports whether the aggregate's result depends on the
+// order of its input.
+func (a *Agg) orderSensitive() bool { return len(a.Order) > 0 && a.Kind == AggStringAgg }
 
 // FilterColumn is the Filter value for FILTER (WHERE input column col).
 func FilterColumn(col int) int { return col + 1 }
@@ -232,13 +247,14 @@ type aggRun struct {
 	h         *HashAgg
 	sets      []*aggSet
 	sels      [][]int32
+	keys      [][]*vec.Vector // per aggregate: its ORDER BY columns of the batch
 	iota      []int32
 	res       reservation
 	accounted int64
 }
 
 func (h *HashAgg) newRun() (*aggRun, error) {
-	r := &aggRun{h: h, sels: make([][]int32, len(h.Aggs))}
+	r := &aggRun{h: h, sels: make([][]int32, len(h.Aggs)), keys: make([][]*vec.Vector, len(h.Aggs))}
 	r.res.mem = h.Mem
 	in := h.Input.Types()
 	sets := h.GroupingSets
@@ -391,6 +407,13 @@ func (r *aggRun) consume(b *vec.Batch) error {
 			}
 			if agg.Kind == AggStringAgg || agg.Kind == AggPercentileCont || agg.Kind == AggPercentileDisc {
 				in.v2 = b.Vecs[agg.Arg2]
+			}
+			if agg.orderSensitive() {
+				in.keys = r.keys[a][:0]
+				for _, o := range agg.Order {
+					in.keys = append(in.keys, b.Vecs[o.Col])
+				}
+				r.keys[a] = in.keys
 			}
 			if err := fn.update(&in); err != nil {
 				return err

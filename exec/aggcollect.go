@@ -24,11 +24,12 @@ type collectAgg struct {
 
 	ngroups int
 	gids    []int32
-	vals    *vec.Vector // non-NULL first arguments (float8 for percentile_cont)
-	vals2   *vec.Vector // string_agg's delimiters
-	frac    []float64   // percentile fraction per group
-	fracSet []uint8     // 0 unset, 1 value, 2 NULL
-	results *colBuf     // ordered-set results by group
+	vals    *vec.Vector   // non-NULL first arguments (float8 for percentile_cont)
+	vals2   *vec.Vector   // string_agg's delimiters
+	keys    []*vec.Vector // ORDER BY keys of an order-sensitive aggregate
+	frac    []float64     // percentile fraction per group
+	fracSet []uint8       // 0 unset, 1 value, 2 NULL
+	results *colBuf       // ordered-set results by group
 	done    bool
 	size    int64
 }
@@ -66,6 +67,9 @@ func (s *collectAgg) init() {
 		if s.a.Kind == AggStringAgg {
 			s.vals2 = vec.New(types.TextT, vec.BatchSize)
 			s.vals2.Nulls = []bool{}
+		}
+		if s.a.orderSensitive() && !s.a.Distinct {
+			s.keys = make([]*vec.Vector, len(s.a.Order))
 		}
 	}
 }
@@ -107,6 +111,16 @@ func (s *collectAgg) update(in *aggIn) error {
 				s.vals2.AppendFrom(in.v2, int(i))
 			}
 		}
+		for k, kv := range in.keys {
+			if s.keys[k] == nil {
+				s.keys[k] = vec.New(kv.Type, vec.BatchSize)
+				s.keys[k].Nulls = []bool{}
+			}
+			s.keys[k].AppendFrom(kv, int(i))
+			if kv.Type.Storage() == types.StoreBytes {
+				s.size += int64(len(kv.S[i]))
+			}
+		}
 		s.size += 12
 	}
 	return nil
@@ -145,6 +159,13 @@ func (s *collectAgg) merge(src aggFn, gmap []int32) error {
 		s.vals.AppendFrom(o.vals, k)
 		if s.vals2 != nil {
 			s.vals2.AppendFrom(o.vals2, k)
+		}
+		for j, kv := range o.keys {
+			if s.keys[j] == nil {
+				s.keys[j] = vec.New(kv.Type, vec.BatchSize)
+				s.keys[j].Nulls = []bool{}
+			}
+			s.keys[j].AppendFrom(kv, k)
 		}
 	}
 	for k := range o.fracSet {
@@ -190,6 +211,19 @@ func (s *collectAgg) order() []int32 {
 		}
 	}
 	v2 := s.vals2
+	if s.keys != nil {
+		slices.SortFunc(idx, func(a, b int32) int {
+			if c := cmp3(gids[a], gids[b]); c != 0 {
+				return c
+			}
+			if c := s.compareKeys(a, b); c != 0 {
+				return c
+			}
+			return cmp3(a, b)
+		})
+		return idx
+	}
+	desc = desc || s.a.Desc && s.a.Distinct
 	slices.SortFunc(idx, func(a, b int32) int {
 		if c := cmp3(gids[a], gids[b]); c != 0 {
 			return c
@@ -237,7 +271,7 @@ func (s *collectAgg) finish() error {
 	s.init()
 	idx := s.order()
 	if s.inner != nil {
-		return s.feedDistinct(idx)
+		return s.feed(idx, s.keys == nil)
 	}
 	s.results = newColBuf([]types.T{s.out}, max(s.ngroups, 1))
 	out := s.results.Vecs[0]
@@ -254,8 +288,9 @@ func (s *collectAgg) finish() error {
 	return nil
 }
 
-// feedDistinct runs the inner aggregate over each group's distinct values.
-func (s *collectAgg) feedDistinct(idx []int32) error {
+// feed runs the inner aggregate over each group's values in idx order,
+// skipping repeated values when distinct.
+func (s *collectAgg) feed(idx []int32, distinct bool) error {
 	vt := []types.T{s.vals.Type}
 	if s.vals2 != nil {
 		vt = append(vt, s.vals2.Type)
@@ -285,7 +320,7 @@ func (s *collectAgg) feedDistinct(idx []int32) error {
 		return err
 	}
 	for k, r := range idx {
-		if k > 0 {
+		if distinct && k > 0 {
 			p := idx[k-1]
 			if s.gids[p] == s.gids[r] && rowsEqual(s.vals, int(p), s.vals, int(r)) &&
 				(s.vals2 == nil || nullableEqual(s.vals2, int(p), s.vals2, int(r))) {
@@ -384,4 +419,38 @@ func (s *collectAgg) final(out *vec.Vector, lo, hi int) error {
 		out.AppendFrom(r, g)
 	}
 	return nil
+}
+
+// compareKeys compares collected rows a and b by the aggregate's ORDER BY.
+// NullsFirst is already resolved to PostgreSQL's default (NULLs last
+// ascending, first descending) by the planner.
+func (s *collectAgg) compareKeys(a, b int32) int {
+	for k, o := range s.a.Order {
+		v := s.keys[k]
+		if v == nil {
+			continue
+		}
+		an, bn := v.IsNull(int(a)), v.IsNull(int(b))
+		switch {
+		case an && bn:
+			continue
+		case an || bn:
+			c := -1 // b is NULL: a first
+			if an {
+				c = 1
+			}
+			if o.NullsFirst {
+				c = -c
+			}
+			return c
+		}
+		c := CompareRows(v, int(a), v, int(b))
+		if o.Desc {
+			c = -c
+		}
+		if c != 0 {
+			return c
+		}
+	}
+	return 0
 }

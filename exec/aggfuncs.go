@@ -21,10 +21,11 @@ import (
 
 // aggIn is one batch's worth of input for an aggregate.
 type aggIn struct {
-	v, v2 *vec.Vector // argument columns (nil when the aggregate has none)
-	rows  []int32     // the rows to fold (FILTER may drop some)
-	all   bool        // rows is 0..n-1: kernels may use the unindexed loop
-	gids  []int32     // group of each row, indexed by row
+	v, v2 *vec.Vector   // argument columns (nil when the aggregate has none)
+	rows  []int32       // the rows to fold (FILTER may drop some)
+	all   bool          // rows is 0..n-1: kernels may use the unindexed loop
+	gids  []int32       // group of each row, indexed by row
+	keys  []*vec.Vector // ORDER BY columns of an order-sensitive aggregate
 }
 
 // aggFn is the state of one aggregate over all groups.
@@ -67,11 +68,11 @@ func errFloatOverflow() error {
 
 // newAggFn builds the state for a, whose result type is out.
 func newAggFn(a Agg, out types.T) (aggFn, error) {
-	if a.Distinct || a.Kind.orderedSet() {
+	if a.Distinct || a.Kind.orderedSet() || a.orderSensitive() {
 		c := &collectAgg{a: a, out: out}
-		if a.Distinct {
+		if a.Distinct || a.orderSensitive() {
 			inner := a
-			inner.Distinct = false
+			inner.Distinct, inner.Order = false, nil
 			fn, err := newAggFn(inner, out)
 			if err != nil {
 				return nil, err

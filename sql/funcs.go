@@ -2,6 +2,7 @@ package sql
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -204,6 +205,10 @@ func (c *aggCollector) plan(env *exec.Env, input exec.Operator, groups []exec.Ex
 		if a.Filter > 0 {
 			a.Filter += n
 		}
+		a.Order = slices.Clone(a.Order)
+		for k := range a.Order {
+			a.Order[k].Col += n
+		}
 		aggs[i] = a
 	}
 	agg := &exec.HashAgg{Input: &exec.Project{Env: env, Input: input, Exprs: pre}, NGroup: n, Aggs: aggs, GroupingSets: c.sets, GroupingID: c.sets != nil}
@@ -289,9 +294,6 @@ func (c *aggCollector) add(b *binder, f *pg.FuncCall, sc *scope) (exec.Expr, err
 		if !ok || kind.Name() == "" {
 			return nil, errAt(pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", name), f.Location)
 		}
-		if len(f.AggOrder) > 0 {
-			return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "ORDER BY inside an aggregate is not supported yet"), f.Location)
-		}
 		want := 1
 		if kind == exec.AggStringAgg {
 			want = 2
@@ -325,6 +327,9 @@ func (c *aggCollector) add(b *binder, f *pg.FuncCall, sc *scope) (exec.Expr, err
 			agg.Kind, agg.Arg, in = kind, c.input(e), e.Type()
 		}
 		agg.Distinct = f.AggDistinct
+		if err := c.bindAggOrder(b, &agg, f, bindArg); err != nil {
+			return nil, err
+		}
 	}
 	if f.AggFilter != nil {
 		fe, err := inner.bind(f.AggFilter, sc)
@@ -456,4 +461,37 @@ func resolveTypeName(tn *pg.TypeName) (types.T, error) {
 		return types.T{}, errAt(pgerr.New(pgerr.FeatureNotSupported, "type character(n) is not supported yet; use varchar(n) or text"), tn.Location)
 	}
 	return types.T{}, errAt(pgerr.New(pgerr.UndefinedObject, "type \"%s\" does not exist", name), tn.Location)
+}
+
+// bindAggOrder binds ORDER BY inside an aggregate call. With DISTINCT,
+// PostgreSQL allows only the aggregated value itself as the key, which the
+// DISTINCT sort then orders.
+func (c *aggCollector) bindAggOrder(b *binder, agg *exec.Agg, f *pg.FuncCall, bindArg func(*pg.Node, types.T) (exec.Expr, error)) error {
+	for i, n := range f.AggOrder {
+		sb := n.GetSortBy()
+		if sb.SortbyDir == pg.SortByDir_SORTBY_USING {
+			return errAt(pgerr.New(pgerr.FeatureNotSupported, "ORDER BY … USING inside an aggregate is not supported"), sb.Location)
+		}
+		desc := sb.SortbyDir == pg.SortByDir_SORTBY_DESC
+		nullsFirst := desc
+		switch sb.SortbyNulls {
+		case pg.SortByNulls_SORTBY_NULLS_FIRST:
+			nullsFirst = true
+		case pg.SortByNulls_SORTBY_NULLS_LAST:
+			nullsFirst = false
+		}
+		if agg.Distinct {
+			if i > 0 || deparseExpr(sb.Node) != deparseExpr(f.Args[0]) {
+				return errAt(pgerr.New(pgerr.InvalidColumnReference, "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list"), nodeLoc(sb.Node))
+			}
+			agg.Desc = desc
+			continue
+		}
+		e, err := bindArg(sb.Node, types.TextT)
+		if err != nil {
+			return err
+		}
+		agg.Order = append(agg.Order, exec.AggOrder{Col: c.input(e), Desc: desc, NullsFirst: nullsFirst})
+	}
+	return nil
 }

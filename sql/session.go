@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -172,6 +173,11 @@ func (s *Session) searchPath() []string {
 	}
 	if len(out) == 0 {
 		out = []string{"public"}
+	}
+	// main is DuckDB's default schema, and a lake DuckDB created has no
+	// public: searching it last lets unqualified names find its tables.
+	if !slices.Contains(out, "main") {
+		out = append(out, "main")
 	}
 	return out
 }

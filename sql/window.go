@@ -180,6 +180,9 @@ func (w *windowCollector) add(b *binder, f *pg.FuncCall, sc *scope) (exec.Expr, 
 		for _, e := range coll.inputs {
 			w.expr(e)
 		}
+		if len(agg.Order) > 0 {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "ORDER BY inside an aggregate used as a window function is not supported")
+		}
 		agg.Arg += base
 		if agg.Kind == exec.AggStringAgg {
 			agg.Arg2 += base

@@ -40,6 +40,12 @@ SELECT region, count(*) FILTER (WHERE qty > 4), sum(qty) FILTER (WHERE product =
 SELECT count(*) FILTER (WHERE price IS NULL), avg(qty) FILTER (WHERE region <> 'east') FROM sales;
 SELECT region, string_agg(product, ',' ORDER BY product) FROM sales GROUP BY region ORDER BY region;
 SELECT string_agg(DISTINCT product, '|' ORDER BY product) FROM sales;
+SELECT region, string_agg(product, ',' ORDER BY qty DESC, id) FROM sales GROUP BY region ORDER BY region;
+SELECT string_agg(product, ',' ORDER BY product NULLS FIRST, id DESC), string_agg(region, ';' ORDER BY day DESC NULLS LAST, id) FROM sales;
+SELECT string_agg(DISTINCT product, '|' ORDER BY product DESC) FROM sales;
+-- @error
+SELECT string_agg(DISTINCT product, '|' ORDER BY id) FROM sales;
+SELECT region, string_agg(product || ':' || qty, ' ' ORDER BY price * qty) FILTER (WHERE qty > 2), sum(qty ORDER BY id) FROM sales GROUP BY region ORDER BY region;
 SELECT region, array_agg(qty ORDER BY id) FROM sales GROUP BY region ORDER BY region;
 SELECT array_agg(DISTINCT region ORDER BY region) FROM sales;
 SELECT region, bool_and(qty > 2), bool_or(qty > 8) FROM sales GROUP BY region ORDER BY region;
