@@ -34,19 +34,38 @@ type DB struct {
 	sql      *sql.DB
 	d        *dialect
 	dataPath string
+	schema   string // PostgreSQL: the schema the catalog lives in
 }
 
-// Open opens or creates the catalog.
+// Options are the settings of OpenWithOptions that a DSN does not carry.
+type Options struct {
+	// Schema is the PostgreSQL schema holding the DuckLake tables (DuckDB's
+	// METADATA_SCHEMA); "" means DefaultSchema. It is created with the
+	// catalog if missing. SQLite catalogs have no schemas: it must be "".
+	Schema string
+}
+
+// Open opens or creates the catalog with default Options.
 //
-// dsn is "sqlite:PATH". dataPath is the data root (an absolute directory or an
-// s3:// URL). When the catalog is created, dataPath is required and stored in
-// ducklake_metadata.data_path with a trailing '/'. When it already exists the
-// stored value wins; a non-empty dataPath that differs from it (after
-// normalising the trailing slash) is an error, as DuckDB's DATA_PATH is.
+// dsn is "sqlite:PATH", a PostgreSQL URL ("postgres://..." or
+// "postgresql://...") or DuckDB's "postgres:<libpq keywords>". dataPath is
+// the data root (an absolute directory or an s3:// URL). When the catalog is
+// created, dataPath is required and stored in ducklake_metadata.data_path
+// with a trailing '/'. When it already exists the stored value wins; a
+// non-empty dataPath that differs from it (after normalising the trailing
+// slash) is an error, as DuckDB's DATA_PATH is.
 func Open(ctx context.Context, dsn, dataPath string) (*DB, error) {
+	return OpenWithOptions(ctx, dsn, dataPath, Options{})
+}
+
+// OpenWithOptions is Open with Options.
+func OpenWithOptions(ctx context.Context, dsn, dataPath string, opts Options) (*DB, error) {
 	var db *DB
 	switch {
 	case strings.HasPrefix(dsn, "sqlite:"):
+		if opts.Schema != "" {
+			return nil, fmt.Errorf("catalog: a SQLite catalog has no schemas (schema %q given)", opts.Schema)
+		}
 		path := strings.TrimPrefix(dsn, "sqlite:")
 		path = strings.TrimPrefix(path, "//")
 		if path == "" {
@@ -67,9 +86,12 @@ func Open(ctx context.Context, dsn, dataPath string) (*DB, error) {
 		}
 		db = &DB{sql: sdb, d: sqliteDialect}
 	case strings.HasPrefix(dsn, "postgres:"), strings.HasPrefix(dsn, "postgresql:"):
-		return nil, errors.New("catalog: PostgreSQL catalogs come in a later release; use sqlite:PATH")
+		var err error
+		if db, err = openPostgres(dsn, opts.Schema); err != nil {
+			return nil, err
+		}
 	default:
-		return nil, fmt.Errorf("catalog: unsupported catalog DSN %q (want sqlite:PATH)", dsn)
+		return nil, fmt.Errorf("catalog: unsupported catalog DSN %q (want sqlite:PATH or postgres://...)", dsn)
 	}
 	if err := db.init(ctx, dataPath); err != nil {
 		db.sql.Close()
@@ -91,8 +113,11 @@ func (db *DB) SQL() *sql.DB { return db.sql }
 // Rebind rewrites a query written with '?' placeholders for this backend.
 func (db *DB) Rebind(q string) string { return db.d.rebind(q) }
 
-// Dialect names the backend ("sqlite").
+// Dialect names the backend ("sqlite" or "postgres").
 func (db *DB) Dialect() string { return db.d.name }
+
+// Schema is the PostgreSQL schema the catalog lives in ("" for SQLite).
+func (db *DB) Schema() string { return db.schema }
 
 // InlinedColumnType is the column type DuckDB declares for a column of
 // DuckLake type t in a ducklake_inlined_data_* table on this backend; ok is
@@ -197,13 +222,19 @@ func (db *DB) globalMetadata(ctx context.Context) (map[string]string, error) {
 // transaction. Besides DuckLake's schema main (id 0) lakepg creates public
 // (id 1), because PostgreSQL clients expect it; snapshot 0 records both.
 func (db *DB) bootstrap(ctx context.Context, dataPath string) error {
-	tx, err := db.sql.BeginTx(ctx, nil)
+	tx, err := db.sql.BeginTx(ctx, db.d.bootstrapTxOpts)
 	if err != nil {
 		return fmt.Errorf("catalog: create catalog: %w", err)
 	}
 	defer tx.Rollback()
+	if db.d.prepareCatalog != nil {
+		if err := db.d.prepareCatalog(ctx, tx, db.schema); err != nil {
+			return err
+		}
+	}
 	// Another process may have created the catalog while we waited for the
-	// writer lock; creating it twice would fail on CREATE TABLE.
+	// writer lock (SQLite) or the advisory lock (PostgreSQL); creating it
+	// twice would fail on CREATE TABLE.
 	exists, err := db.tableExists(ctx, tx, "ducklake_metadata")
 	if err != nil {
 		return fmt.Errorf("catalog: create catalog: %w", err)
@@ -250,8 +281,11 @@ func (db *DB) bootstrap(ctx context.Context, dataPath string) error {
 
 // Tx is one read-write transaction on the catalog database. On SQLite it
 // holds the writer lock from its start (BEGIN IMMEDIATE), so the head snapshot
-// it reads cannot move until it ends. Exec and Query take '?' placeholders and
-// convert time.Time arguments for the backend.
+// it reads cannot move until it ends. On PostgreSQL it is a REPEATABLE READ
+// transaction without a lock: the head can move, and a commit built on a
+// stale head fails on the ducklake_snapshot primary key (see LostRace). Exec
+// and Query take '?' placeholders and convert time.Time arguments for the
+// backend.
 type Tx struct {
 	tx *sql.Tx
 	db *DB
@@ -259,7 +293,7 @@ type Tx struct {
 
 // BeginWrite starts a read-write transaction.
 func (db *DB) BeginWrite(ctx context.Context) (*Tx, error) {
-	tx, err := db.sql.BeginTx(ctx, nil)
+	tx, err := db.sql.BeginTx(ctx, db.d.writeTx)
 	if err != nil {
 		return nil, err
 	}
@@ -304,7 +338,7 @@ type readTx struct {
 }
 
 func (db *DB) beginRead(ctx context.Context) (*readTx, error) {
-	tx, err := db.sql.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, err := db.sql.BeginTx(ctx, db.d.readTx)
 	if err != nil {
 		return nil, err
 	}

@@ -88,94 +88,95 @@ func sqliteTypeFor(pg string) string {
 	}
 }
 
-func TestBootstrapTables(t *testing.T) {
-	db, _, _ := openNew(t)
-	ctx := context.Background()
+func TestBootstrapTables(t *testing.T) { eachBackend(t, testBootstrapTables) }
+
+// testBootstrapTables: a new catalog has DuckDB's 28 tables with DuckDB's
+// columns, in DuckDB's order, with the types DuckDB declares on the backend
+// (for PostgreSQL exactly those of the pg_dump of DuckDB's own catalog).
+func testBootstrapTables(t *testing.T, be backend) {
+	db, _, _, _ := openNewOn(t, be)
 	want := fixtureDDL(t)
-	rows, err := db.SQL().QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for rows.Next() {
-		var n string
-		rows.Scan(&n)
-		names = append(names, n)
-	}
-	rows.Close()
+	names := tableNames(t, db)
 	if len(names) != 28 {
 		t.Fatalf("got %d tables, want 28: %v", len(names), names)
 	}
 	fixtureTables := 0
 	for name := range want {
-		if !strings.HasPrefix(name, "ducklake_inlined_data_") && !strings.HasPrefix(name, "ducklake_inlined_delete_") || name == "ducklake_inlined_data_tables" {
+		if isFixedTable(name) {
 			fixtureTables++
 		}
 	}
 	if fixtureTables != 28 {
 		t.Fatalf("fixture has %d fixed tables", fixtureTables)
 	}
+	wantPKs := map[string]string{"ducklake_snapshot": "snapshot_id", "ducklake_snapshot_changes": "snapshot_id",
+		"ducklake_schema": "schema_id", "ducklake_data_file": "data_file_id", "ducklake_delete_file": "delete_file_id"}
 	for _, name := range names {
 		cols, ok := want[name]
 		if !ok {
 			t.Errorf("table %s not in the DuckDB fixture", name)
 			continue
 		}
-		info, err := db.SQL().QueryContext(ctx, `SELECT name, type, "notnull", pk FROM pragma_table_info(?) ORDER BY cid`, name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got [][2]string
-		for info.Next() {
-			var n, typ string
-			var notNull, pk int
-			if err := info.Scan(&n, &typ, &notNull, &pk); err != nil {
-				t.Fatal(err)
+		got := describe(t, db, name)
+		for _, c := range got {
+			wantPK := wantPKs[name] == c.name
+			// PostgreSQL makes primary key columns NOT NULL, as the
+			// fixture shows; SQLite does not.
+			wantNotNull := name == "ducklake_metadata" && (c.name == "key" || c.name == "value") || wantPK && db.Dialect() == "postgres"
+			if c.notNull != wantNotNull {
+				t.Errorf("%s.%s: notnull=%v", name, c.name, c.notNull)
 			}
-			got = append(got, [2]string{n, typ})
-			wantNotNull := name == "ducklake_metadata" && (n == "key" || n == "value")
-			if (notNull == 1) != wantNotNull {
-				t.Errorf("%s.%s: notnull=%d", name, n, notNull)
-			}
-			wantPK := map[string]string{"ducklake_snapshot": "snapshot_id", "ducklake_snapshot_changes": "snapshot_id",
-				"ducklake_schema": "schema_id", "ducklake_data_file": "data_file_id", "ducklake_delete_file": "delete_file_id"}[name] == n
-			if (pk == 1) != wantPK {
-				t.Errorf("%s.%s: pk=%d", name, n, pk)
+			if c.pk != wantPK {
+				t.Errorf("%s.%s: pk=%v", name, c.name, c.pk)
 			}
 		}
-		info.Close()
 		if len(got) != len(cols) {
 			t.Errorf("%s: %d columns, DuckDB has %d", name, len(got), len(cols))
 			continue
 		}
 		for i := range cols {
-			if got[i][0] != cols[i][0] || got[i][1] != sqliteTypeFor(cols[i][1]) {
-				t.Errorf("%s column %d: got %s %s, want %s %s", name, i, got[i][0], got[i][1], cols[i][0], sqliteTypeFor(cols[i][1]))
+			if wt := fixtureTypeOn(db.Dialect(), cols[i][1]); got[i].name != cols[i][0] || got[i].typ != wt {
+				t.Errorf("%s column %d: got %s %s, want %s %s", name, i, got[i].name, got[i].typ, cols[i][0], wt)
 			}
 		}
 	}
 }
 
-func TestBootstrapRows(t *testing.T) {
-	db, file, data := openNew(t)
+func TestBootstrapRows(t *testing.T) { eachBackend(t, testBootstrapRows) }
+
+func testBootstrapRows(t *testing.T, be backend) {
+	db, dsn, opts, data := openNewOn(t, be)
 	ctx := context.Background()
 	s := db.SQL()
 
-	var mode string
-	if err := s.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
-		t.Errorf("journal_mode = %q, %v", mode, err)
+	if db.Dialect() == "sqlite" {
+		var mode string
+		if err := s.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
+			t.Errorf("journal_mode = %q, %v", mode, err)
+		}
 	}
 
 	var id, sv, nc, nf int64
-	var ts string
+	var ts any
 	if err := s.QueryRowContext(ctx, `SELECT * FROM ducklake_snapshot`).Scan(&id, &ts, &sv, &nc, &nf); err != nil {
 		t.Fatal(err)
 	}
 	if id != 0 || sv != 0 || nc != 2 || nf != 0 {
 		t.Errorf("snapshot 0 = %d %d %d %d", id, sv, nc, nf)
 	}
-	if !regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}\+00$`).MatchString(ts) {
-		t.Errorf("snapshot_time %q", ts)
+	// The stored form of snapshot_time: text DuckDB casts on SQLite, a
+	// real timestamptz on PostgreSQL.
+	switch v := ts.(type) {
+	case string:
+		if db.Dialect() != "sqlite" || !regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}\+00$`).MatchString(v) {
+			t.Errorf("snapshot_time %q on %s", v, db.Dialect())
+		}
+	case time.Time:
+		if db.Dialect() != "postgres" || time.Since(v) > time.Minute {
+			t.Errorf("snapshot_time %v on %s", v, db.Dialect())
+		}
+	default:
+		t.Errorf("snapshot_time %T %v", ts, ts)
 	}
 	var changes string
 	var author, msg, extra sql.NullString
@@ -186,7 +187,10 @@ func TestBootstrapRows(t *testing.T) {
 		t.Errorf("changes 0 = %d %q %v %v %v", id, changes, author, msg, extra)
 	}
 
-	rows, err := s.QueryContext(ctx, `SELECT "key", "value", scope, scope_id FROM ducklake_metadata ORDER BY rowid`)
+	// Insertion order: SQLite's rowid, PostgreSQL's ctid (a new table's
+	// rows lie in insertion order).
+	order := map[string]string{"sqlite": "rowid", "postgres": "ctid"}[db.Dialect()]
+	rows, err := s.QueryContext(ctx, `SELECT "key", "value", scope, scope_id FROM ducklake_metadata ORDER BY `+order)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,17 +218,24 @@ func TestBootstrapRows(t *testing.T) {
 	var got []string
 	uuidRe := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 	for rows.Next() {
-		var sid, begin, rel int64
+		var sid, begin int64
 		var u, name, path string
+		var rel NullBool
 		var end sql.NullInt64
-		rows.Scan(&sid, &u, &begin, &end, &name, &path, &rel)
+		if err := rows.Scan(&sid, &u, &begin, &end, &name, &path, &rel); err != nil {
+			t.Fatal(err)
+		}
 		if !uuidRe.MatchString(u) {
 			t.Errorf("schema uuid %q", u)
 		}
 		if end.Valid {
 			t.Errorf("schema %s end_snapshot set", name)
 		}
-		got = append(got, strings.Join([]string{itoa(sid), itoa(begin), name, path, itoa(rel)}, "|"))
+		r := "~"
+		if rel.Valid {
+			r = map[bool]string{true: "1", false: "0"}[rel.Bool]
+		}
+		got = append(got, strings.Join([]string{itoa(sid), itoa(begin), name, path, r}, "|"))
 	}
 	rows.Close()
 	if strings.Join(got, ";") != "0|0|main|main/|1;1|0|public|public/|1" {
@@ -267,7 +278,7 @@ func TestBootstrapRows(t *testing.T) {
 	// Reopen: same data path with or without the slash, or none.
 	db.Close()
 	for _, dp := range []string{"", data, data + "/"} {
-		db2, err := Open(ctx, "sqlite:"+file, dp)
+		db2, err := OpenWithOptions(ctx, dsn, dp, opts)
 		if err != nil {
 			t.Fatalf("reopen with %q: %v", dp, err)
 		}
@@ -277,7 +288,7 @@ func TestBootstrapRows(t *testing.T) {
 		}
 		db2.Close()
 	}
-	if _, err := Open(ctx, "sqlite:"+file, filepath.Join(filepath.Dir(file), "elsewhere")); err == nil {
+	if _, err := OpenWithOptions(ctx, dsn, filepath.Join(filepath.Dir(data), "elsewhere"), opts); err == nil {
 		t.Error("reopen with another data path succeeded")
 	}
 }
@@ -286,11 +297,19 @@ func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 
 func TestOpenErrors(t *testing.T) {
 	ctx := context.Background()
-	if _, err := Open(ctx, "postgres://localhost/db", "/tmp/x"); err == nil || !strings.Contains(err.Error(), "later release") {
-		t.Errorf("postgres DSN: %v", err)
+	// Nothing listens on port 1: the DSN is understood, the server is not
+	// there.
+	if _, err := Open(ctx, "postgres://lakepg@127.0.0.1:1/db?connect_timeout=5", "/tmp/x"); err == nil {
+		t.Error("postgres DSN without a server opened")
+	}
+	if _, err := Open(ctx, "postgres://[::1", "/tmp/x"); err == nil || !strings.Contains(err.Error(), "DSN") {
+		t.Errorf("malformed postgres DSN: %v", err)
 	}
 	if _, err := Open(ctx, "mysql:foo", "/tmp/x"); err == nil {
 		t.Error("mysql DSN accepted")
+	}
+	if _, err := OpenWithOptions(ctx, "sqlite:"+filepath.Join(t.TempDir(), "c.db"), "/tmp/x", Options{Schema: "s"}); err == nil {
+		t.Error("a schema for a SQLite catalog accepted")
 	}
 	if _, err := Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "c.db"), ""); err == nil {
 		t.Error("new catalog without a data path accepted")
@@ -303,6 +322,34 @@ func TestOpenErrors(t *testing.T) {
 		t.Errorf("s3 data path = %q", db.DataPath())
 	}
 	db.Close()
+}
+
+func TestRedactDSN(t *testing.T) {
+	for in, want := range map[string]string{
+		"postgres://u:secret@h/db":                        "postgres://u:xxxxx@h/db",
+		"postgresql://u@h/db?sslmode=disable":             "postgresql://u@h/db?sslmode=disable",
+		"postgres://u@h/db?password=secret&sslmode=x":     "postgres://u@h/db?password=xxxxx&sslmode=x",
+		"postgres:dbname=db password='se cr\\'et' user=u": "postgres:dbname=db password=xxxxx user=u",
+		"postgres:host=h PASSWORD=secret":                 "postgres:host=h PASSWORD=xxxxx",
+		"sqlite:/tmp/password=x.db":                       "sqlite:/tmp/password=x.db",
+	} {
+		if got := RedactDSN(in); got != want {
+			t.Errorf("RedactDSN(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestPostgresDSN(t *testing.T) {
+	for in, want := range map[string]string{
+		"postgres://u@h/db":                "postgres://u@h/db",
+		"postgresql://u@h:5/db?sslmode=x":  "postgresql://u@h:5/db?sslmode=x",
+		"postgres:dbname=db host=h user=u": "dbname=db host=h user=u",
+		"postgresql:dbname=db":             "dbname=db",
+	} {
+		if got := postgresDSN(in); got != want {
+			t.Errorf("postgresDSN(%q) = %q, want %q", in, got, want)
+		}
+	}
 }
 
 func TestParseTime(t *testing.T) {
@@ -368,8 +415,10 @@ func TestNullBool(t *testing.T) {
 
 func ptrB(b bool) *bool { return &b }
 
-func TestSnapshotNotFound(t *testing.T) {
-	db, _, _ := openNew(t)
+func TestSnapshotNotFound(t *testing.T) { eachBackend(t, testSnapshotNotFound) }
+
+func testSnapshotNotFound(t *testing.T, be backend) {
+	db, _, _, _ := openNewOn(t, be)
 	ctx := context.Background()
 	if _, err := db.SnapshotByID(ctx, 5); !errors.Is(err, ErrSnapshotNotFound) {
 		t.Errorf("SnapshotByID(5) = %v", err)
@@ -385,7 +434,9 @@ func TestSnapshotNotFound(t *testing.T) {
 
 // TestBeginWriteHoldsWriterLock: a write transaction takes SQLite's writer
 // lock at BEGIN (BEGIN IMMEDIATE), so a second writer waits, while readers
-// (Load, Head) go on.
+// (Load, Head) go on. PostgreSQL has no such lock (writers race on the
+// snapshot primary key instead: TestLostRace and package snapshot's
+// concurrency tests).
 func TestBeginWriteHoldsWriterLock(t *testing.T) {
 	db, file, _ := openNew(t)
 	ctx := context.Background()

@@ -1,6 +1,8 @@
 package catalog
 
 import (
+	"context"
+	"database/sql"
 	"strconv"
 	"strings"
 	"time"
@@ -26,6 +28,13 @@ type dialect struct {
 	tableExists string
 	// timeArg turns a timestamptz value into what this backend stores.
 	timeArg func(time.Time) any
+	// writeTx and readTx are the options of BeginWrite's and of the
+	// read-only transactions; nil is the driver's default.
+	writeTx, readTx *sql.TxOptions
+	// bootstrapTxOpts are the options of the transaction that creates a
+	// catalog; prepareCatalog, when set, runs first in it.
+	bootstrapTxOpts *sql.TxOptions
+	prepareCatalog  func(ctx context.Context, tx *sql.Tx, schema string) error
 }
 
 // sqliteDialect mirrors what DuckDB itself leaves in a SQLite file when it
@@ -50,6 +59,8 @@ var sqliteDialect = &dialect{
 	inlinedColumnType: sqliteInlinedColumnType,
 	tableExists:       "SELECT name FROM sqlite_master WHERE type = 'table' AND name = ?",
 	timeArg:           func(t time.Time) any { return FormatTime(t) },
+	// The writer lock comes from _txlock=immediate in the connection string.
+	readTx: &sql.TxOptions{ReadOnly: true},
 }
 
 // sqliteInlinedColumnType follows DuckDB's SQLite metadata manager (floats,

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lakepg/lakepg/catalog/catalogtest"
 )
 
 // loadFixture builds a SQLite catalog holding the rows DuckDB 1.5.5 wrote
@@ -97,11 +99,59 @@ func quoteCols(cols []string) string {
 	return strings.Join(q, ", ")
 }
 
+// loadFixturePostgres restores the pg_dump of DuckDB's catalog into a new
+// database with psql, points its data_path at the fixture's data/ folder,
+// and opens it: the real PostgreSQL catalog DuckDB wrote.
+func loadFixturePostgres(t *testing.T) (*DB, string) {
+	t.Helper()
+	dsn := catalogtest.NewDatabase(t, pgAdmin(t))
+	catalogtest.Psql(t, dsn, fixtureDump)
+	data := filepath.ToSlash(filepath.Join(filepath.Dir(fixtureDump), "data")) + "/"
+	raw, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if _, err := raw.Exec(`UPDATE ducklake_metadata SET value = $1 WHERE key = 'data_path'`, data); err != nil {
+		t.Fatal(err)
+	}
+	db, err := Open(context.Background(), dsn, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db, data
+}
+
+// TestReadDuckDBCatalog reads the catalog DuckDB 1.5.5 wrote: as the
+// PostgreSQL database DuckDB wrote it in, and converted to SQLite the way
+// DuckDB's sqlite extension stores the same rows.
 func TestReadDuckDBCatalog(t *testing.T) {
-	db := loadFixture(t)
+	t.Run("sqlite", func(t *testing.T) { checkDuckDBCatalog(t, loadFixture(t), "/fixture/data/") })
+	t.Run("postgres", func(t *testing.T) {
+		db, data := loadFixturePostgres(t)
+		checkDuckDBCatalog(t, db, data)
+	})
+}
+
+// checkDuckDBCatalog checks what lakepg reads from the fixture catalog whose
+// data_path is root. When root exists on disk, every file path resolved
+// must name a file DuckDB wrote, of the size the catalog records.
+func checkDuckDBCatalog(t *testing.T, db *DB, root string) {
 	ctx := context.Background()
-	if db.DataPath() != "/fixture/data/" {
+	if db.DataPath() != root {
 		t.Errorf("data path %q", db.DataPath())
+	}
+	_, statErr := os.Stat(root)
+	checkFile := func(path string, size int64) {
+		t.Helper()
+		if statErr != nil {
+			return
+		}
+		fi, err := os.Stat(path)
+		if err != nil || fi.Size() != size {
+			t.Errorf("file %s: %v (size %v, catalog says %d)", path, err, fi, size)
+		}
 	}
 	head, err := db.Head(ctx)
 	if err != nil {
@@ -200,7 +250,7 @@ func TestReadDuckDBCatalog(t *testing.T) {
 	if !ok || orders.Path != "orders_old/" || orders.BeginSnapshot != 28 {
 		t.Fatalf("orders = %+v", orders)
 	}
-	if got := db.TableDir(sales, orders); got != "/fixture/data/sales/orders_old/" {
+	if got := db.TableDir(sales, orders); got != root+"sales/orders_old/" {
 		t.Errorf("TableDir = %q", got)
 	}
 
@@ -239,15 +289,17 @@ func TestReadDuckDBCatalog(t *testing.T) {
 	snap15, _ := db.SnapshotByID(ctx, 15)
 	files, _ := db.Files(ctx, main, big, snap15)
 	f6 := files[1]
-	if f6.Path != "/fixture/data/main/big/ducklake-01a22bd3-0f29-7803-9fe0-d19eac7ac63d.parquet" ||
+	if f6.Path != root+"main/big/ducklake-01a22bd3-0f29-7803-9fe0-d19eac7ac63d.parquet" ||
 		f6.RecordCount != 60000 || f6.FileSize != 907169 || *f6.FooterSize != 489 || f6.RowIDStart != 40000 || f6.BeginSnapshot != 14 {
 		t.Errorf("file 6 = %+v", f6)
 	}
 	d := f6.Delete
-	if d.Path != "/fixture/data/main/big/ducklake-01a22bd3-0f8b-752e-b57e-af8e699d7a6c-delete.parquet" || d.DeleteCount != 1096 ||
+	checkFile(f6.Path, f6.FileSize)
+	if d.Path != root+"main/big/ducklake-01a22bd3-0f8b-752e-b57e-af8e699d7a6c-delete.parquet" || d.DeleteCount != 1096 ||
 		d.FileSize != 5733 || *d.FooterSize != 738 || d.PartialMax == nil || *d.PartialMax != 16 || d.BeginSnapshot != 15 {
 		t.Errorf("delete file 9 = %+v", d)
 	}
+	checkFile(d.Path, d.FileSize)
 	st := f6.Stats[3]
 	if st.Min == nil || *st.Min != "5714.2857" || *st.Max != "14285.5714" || *st.ValueCount != 60000 || *st.NullCount != 0 || st.ContainsNaN != nil {
 		t.Errorf("file 6 stats of column 3 = %+v", st)
@@ -271,6 +323,12 @@ func TestReadDuckDBCatalog(t *testing.T) {
 	}
 	if strings.Join(desc, " ") != "1d27 2 4 24p2d28 25p8" {
 		t.Errorf("r files = %v", desc)
+	}
+	for _, f := range files {
+		checkFile(f.Path, f.FileSize)
+		if f.Delete != nil {
+			checkFile(f.Delete.Path, f.Delete.FileSize)
+		}
 	}
 	if files[3].Stats[4].NullCount == nil || *files[3].Stats[4].NullCount != 1 || *files[3].Stats[3].ContainsNaN != false {
 		t.Errorf("file 24 stats %+v", files[3].Stats)

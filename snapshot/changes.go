@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/lakepg/lakepg/catalog"
 )
 
 // ErrConflict means another writer committed a change that this commit
@@ -292,13 +294,19 @@ func (m *mine) check(other *changeSet) error {
 
 // retryable reports whether err means another writer won the race for the
 // next snapshot, so the commit may be retried on top of the new head.
-// Logical conflicts are final.
+// Logical conflicts are final. The catalog classifies its backend's errors
+// (PostgreSQL 23505/40001/40P01, SQLite busy and key violations); the text
+// match catches the same conditions when they arrive without the driver's
+// error type (wrapped by another layer, or from a test hook).
 func retryable(err error) bool {
 	if err == nil || errors.Is(err, ErrConflict) {
 		return false
 	}
+	if catalog.LostRace(err) {
+		return true
+	}
 	msg := strings.ToLower(err.Error())
-	for _, s := range []string{"primary key", "unique", "conflict", "concurrent", "database is locked", "sqlite_busy", "could not serialize"} {
+	for _, s := range []string{"primary key", "unique", "conflict", "concurrent", "database is locked", "sqlite_busy", "could not serialize", "deadlock detected"} {
 		if strings.Contains(msg, s) {
 			return true
 		}

@@ -279,8 +279,8 @@ func (c *Commit) RenameTable(s catalog.Schema, t catalog.Table, newName string) 
 // than the largest column id the table ever had.
 //
 // For an existing table the id is looked up in the catalog now (without a
-// context; the query is one MAX) and recomputed under the writer lock at
-// commit.
+// context; the query is one MAX) and recomputed inside the commit's
+// transaction.
 func (c *Commit) AddColumn(t catalog.Table, col ColumnDef) int64 {
 	if nt := c.findNewTable(t.ID); nt != nil {
 		nt.cols = append(nt.cols, col)

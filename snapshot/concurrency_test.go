@@ -26,7 +26,11 @@ func file(name string, n int64) NewDataFile {
 }
 
 func TestConcurrentInsertsDifferentTables(t *testing.T) {
-	e := newEnv(t)
+	eachBackend(t, testConcurrentInsertsDifferentTables)
+}
+
+func testConcurrentInsertsDifferentTables(t *testing.T, be backend) {
+	e := newEnv(t, be)
 	m := twoTables(t, e)
 	base := m.Snapshot
 	a, _ := m.TableByName(0, "a")
@@ -71,8 +75,10 @@ func TestConcurrentInsertsDifferentTables(t *testing.T) {
 	e.expectRows(`SELECT min_value, max_value FROM ducklake_table_column_stats WHERE table_id = 2`, "1|7")
 }
 
-func TestConcurrentDropsConflict(t *testing.T) {
-	e := newEnv(t)
+func TestConcurrentDropsConflict(t *testing.T) { eachBackend(t, testConcurrentDropsConflict) }
+
+func testConcurrentDropsConflict(t *testing.T, be backend) {
+	e := newEnv(t, be)
 	m := twoTables(t, e)
 	mainS, _ := m.SchemaByName("main")
 	a, _ := m.TableByName(0, "a")
@@ -93,8 +99,10 @@ func TestConcurrentDropsConflict(t *testing.T) {
 // TestConcurrentGoroutines races writers on separate handles (as separate
 // processes would be): inserts into different tables all land, each in its
 // own snapshot; of several drops of one table exactly one wins.
-func TestConcurrentGoroutines(t *testing.T) {
-	e := newEnv(t)
+func TestConcurrentGoroutines(t *testing.T) { eachBackend(t, testConcurrentGoroutines) }
+
+func testConcurrentGoroutines(t *testing.T, be backend) {
+	e := newEnv(t, be)
 	m := twoTables(t, e)
 	a, _ := m.TableByName(0, "a")
 	b, _ := m.TableByName(0, "b")
@@ -161,7 +169,9 @@ func TestConcurrentGoroutines(t *testing.T) {
 	}
 }
 
-func TestConflictRules(t *testing.T) {
+func TestConflictRules(t *testing.T) { eachBackend(t, testConflictRules) }
+
+func testConflictRules(t *testing.T, be backend) {
 	type step func(c *Commit, m *catalog.Metadata)
 	mainOf := func(m *catalog.Metadata) catalog.Schema { s, _ := m.SchemaByName("main"); return *s }
 	tbl := func(m *catalog.Metadata, name string) catalog.Table { tb, _ := m.TableByName(0, name); return *tb }
@@ -208,7 +218,7 @@ func TestConflictRules(t *testing.T) {
 		{"delete/insert other table", deleteA, insertB, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newEnv(t)
+			e := newEnv(t, be)
 			twoTables(t, e)
 			c, m := e.begin()
 			c.AddDataFile(tbl(m, "a"), file("seed.parquet", 5))
@@ -231,8 +241,10 @@ func TestConflictRules(t *testing.T) {
 	}
 }
 
-func TestRetryAfterLostRace(t *testing.T) {
-	e := newEnv(t)
+func TestRetryAfterLostRace(t *testing.T) { eachBackend(t, testRetryAfterLostRace) }
+
+func testRetryAfterLostRace(t *testing.T, be backend) {
+	e := newEnv(t, be)
 	m := twoTables(t, e)
 	a, _ := m.TableByName(0, "a")
 	c := Begin(e.db, m.Snapshot, m)
@@ -301,8 +313,10 @@ func TestRetryAfterLostRace(t *testing.T) {
 
 // TestProvisionalIDs: a CREATE that loses the race gets its ids from the
 // new head; the statement's provisional ids map through FinalID.
-func TestProvisionalIDs(t *testing.T) {
-	e := newEnv(t)
+func TestProvisionalIDs(t *testing.T) { eachBackend(t, testProvisionalIDs) }
+
+func testProvisionalIDs(t *testing.T, be backend) {
+	e := newEnv(t, be)
 	base := e.head()
 	m := e.load(base)
 	c1 := Begin(e.db, base, m)

@@ -27,15 +27,23 @@
 // # The optimistic protocol (DuckLake spec §10)
 //
 // On SQLite the transaction begins with BEGIN IMMEDIATE, so writers are
-// serialised and the head read inside the transaction cannot move. If it is
-// not base, someone committed since we started: the changes_made of every
-// snapshot after base are checked against ours with DuckLake's conflict
-// table; a conflict returns an error wrapping ErrConflict (SQLSTATE 40001 for
-// the client). Otherwise ids, row ids and stats are recomputed from the new
-// head and written. Errors that mean "another writer won" (primary key or
-// unique violations, "database is locked") roll back and retry after
-// 100 ms × 1.5^n × rand(0.5..1), at most 10 times, re-running the checks
-// against base each time.
+// serialised and the head read inside the transaction cannot move. On
+// PostgreSQL nothing is locked up front: several lakepg servers and DuckDB
+// commit at once, the transaction is REPEATABLE READ (one view for the head
+// and everything decided from it), and the ducklake_snapshot primary key is
+// the serialisation point: of two commits built on the same head, the second
+// to insert head+1 gets unique_violation 23505.
+//
+// Either way, if the head read inside the transaction is not base, someone
+// committed since we started: the changes_made of every snapshot after base
+// are checked against ours with DuckLake's conflict table; a conflict returns
+// an error wrapping ErrConflict (SQLSTATE 40001 for the client). Otherwise
+// ids, row ids and stats are recomputed from the new head and written.
+// Errors that mean "another writer won" (catalog.LostRace: PostgreSQL 23505,
+// 40001 serialization_failure and 40P01 deadlock_detected; SQLite busy and
+// key violations) roll back and retry after 100 ms × 1.5^n × rand(0.5..1),
+// at most 10 times, re-reading the head and re-running the checks against
+// base each time.
 //
 // Besides the change tokens, each commit re-checks the rows it end-dates:
 // dropping a table, renaming it, altering a column or replacing a delete file

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lakepg/lakepg/catalog"
+	"github.com/lakepg/lakepg/catalog/catalogtest"
 )
 
 func init() {
@@ -16,19 +17,49 @@ func init() {
 	retryWait = time.Millisecond
 }
 
+// backend is a catalog database the tests run on.
+type backend struct {
+	name string
+	// newCatalog returns the DSN and options of a catalog that does not
+	// exist yet.
+	newCatalog func(t *testing.T) (string, catalog.Options)
+}
+
+var testBackends = []backend{
+	{"sqlite", func(t *testing.T) (string, catalog.Options) {
+		return "sqlite:" + filepath.Join(t.TempDir(), "cat.sqlite"), catalog.Options{}
+	}},
+	// A schema of its own on the test server per catalog.
+	{"postgres", func(t *testing.T) (string, catalog.Options) {
+		admin := catalogtest.PostgresDSN(t)
+		if admin == "" {
+			t.Skip("LAKEPG_TEST_PG_DSN is not set")
+		}
+		return admin, catalog.Options{Schema: catalogtest.NewSchema(t, admin)}
+	}},
+}
+
+// eachBackend runs f as a subtest per backend.
+func eachBackend(t *testing.T, f func(t *testing.T, be backend)) {
+	for _, be := range testBackends {
+		t.Run(be.name, func(t *testing.T) { f(t, be) })
+	}
+}
+
 type env struct {
 	t    *testing.T
 	db   *catalog.DB
-	file string
+	dsn  string
+	opts catalog.Options
 	data string
 	ctx  context.Context
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t *testing.T, be backend) *env {
 	t.Helper()
-	dir := t.TempDir()
-	e := &env{t: t, file: filepath.Join(dir, "cat.sqlite"), data: filepath.Join(dir, "data"), ctx: context.Background()}
-	db, err := catalog.Open(e.ctx, "sqlite:"+e.file, e.data)
+	dsn, opts := be.newCatalog(t)
+	e := &env{t: t, dsn: dsn, opts: opts, data: filepath.Join(t.TempDir(), "data"), ctx: context.Background()}
+	db, err := catalog.OpenWithOptions(e.ctx, e.dsn, e.data, e.opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,12 +70,23 @@ func newEnv(t *testing.T) *env {
 
 // open opens a second handle on the same catalog, as another process would.
 func (e *env) open() *catalog.DB {
-	db, err := catalog.Open(e.ctx, "sqlite:"+e.file, "")
+	db, err := catalog.OpenWithOptions(e.ctx, e.dsn, "", e.opts)
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	e.t.Cleanup(func() { db.Close() })
 	return db
+}
+
+// pg reports whether the catalog is on PostgreSQL.
+func (e *env) pg() bool { return e.db.Dialect() == "postgres" }
+
+// exec runs a statement written with '?' placeholders on the catalog.
+func (e *env) exec(q string, args ...any) {
+	e.t.Helper()
+	if _, err := e.db.SQL().ExecContext(e.ctx, e.db.Rebind(q), args...); err != nil {
+		e.t.Fatalf("%s: %v", q, err)
+	}
 }
 
 func (e *env) head() catalog.Snapshot {
@@ -90,10 +132,12 @@ func (e *env) commit(c *Commit) catalog.Snapshot {
 	return s
 }
 
-// rows runs a query and renders each row as "a|b|c" with NULL as ~.
+// rows runs a query and renders each row as "a|b|c" with NULL as ~, in
+// SQLite's rendering whatever the backend: booleans as 1/0, timestamps as
+// catalog.FormatTime writes them.
 func (e *env) rows(q string, args ...any) []string {
 	e.t.Helper()
-	r, err := e.db.SQL().QueryContext(e.ctx, q, args...)
+	r, err := e.db.SQL().QueryContext(e.ctx, e.db.Rebind(q), args...)
 	if err != nil {
 		e.t.Fatalf("%s: %v", q, err)
 	}
@@ -116,6 +160,10 @@ func (e *env) rows(q string, args ...any) []string {
 				parts[i] = "~"
 			case []byte:
 				parts[i] = string(x)
+			case bool:
+				parts[i] = map[bool]string{true: "1", false: "0"}[x]
+			case time.Time:
+				parts[i] = catalog.FormatTime(x)
 			default:
 				parts[i] = fmt.Sprint(x)
 			}

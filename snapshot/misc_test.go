@@ -9,8 +9,10 @@ import (
 	"github.com/lakepg/lakepg/catalog"
 )
 
-func TestPathsForOddNames(t *testing.T) {
-	e := newEnv(t)
+func TestPathsForOddNames(t *testing.T) { eachBackend(t, testPathsForOddNames) }
+
+func testPathsForOddNames(t *testing.T, be backend) {
+	e := newEnv(t, be)
 	c, _ := e.begin()
 	sid := c.CreateSchema("Weird Schema")
 	c.CreateTable(catalog.Schema{ID: sid, Name: "Weird Schema"}, `t"1`, []ColumnDef{{Name: "v", Type: "int32", NullsAllowed: true}})
@@ -32,8 +34,10 @@ func TestPathsForOddNames(t *testing.T) {
 	}
 }
 
-func TestUpdateIsDeletePlusInsert(t *testing.T) {
-	e := newEnv(t)
+func TestUpdateIsDeletePlusInsert(t *testing.T) { eachBackend(t, testUpdateIsDeletePlusInsert) }
+
+func testUpdateIsDeletePlusInsert(t *testing.T, be backend) {
+	e := newEnv(t, be)
 	m := twoTables(t, e)
 	a, _ := m.TableByName(0, "a")
 	mainS, _ := m.SchemaByName("main")
@@ -57,8 +61,10 @@ func TestUpdateIsDeletePlusInsert(t *testing.T) {
 	e.expectRows(`SELECT delete_file_id, data_file_id, begin_snapshot FROM ducklake_delete_file`, "2|0|3")
 }
 
-func TestEmptyAndDoubleCommit(t *testing.T) {
-	e := newEnv(t)
+func TestEmptyAndDoubleCommit(t *testing.T) { eachBackend(t, testEmptyAndDoubleCommit) }
+
+func testEmptyAndDoubleCommit(t *testing.T, be backend) {
+	e := newEnv(t, be)
 	c, _ := e.begin()
 	if !c.Empty() {
 		t.Fatal("new commit not empty")
@@ -91,8 +97,10 @@ func TestEmptyAndDoubleCommit(t *testing.T) {
 // TestNestedDropAndInlinedTables: dropping a struct column end-dates its
 // children; a structural ALTER of a table DuckDB has inlined rows for
 // registers a new inlined-data table with the new layout.
-func TestNestedDropAndInlinedTables(t *testing.T) {
-	e := newEnv(t)
+func TestNestedDropAndInlinedTables(t *testing.T) { eachBackend(t, testNestedDropAndInlinedTables) }
+
+func testNestedDropAndInlinedTables(t *testing.T, be backend) {
+	e := newEnv(t, be)
 	c, m := e.begin()
 	mainS, _ := m.SchemaByName("main")
 	tid := c.CreateTable(*mainS, "n", []ColumnDef{
@@ -102,16 +110,19 @@ func TestNestedDropAndInlinedTables(t *testing.T) {
 	})
 	e.commit(c)
 	// What DuckDB would have written: the struct's children and an
-	// inlined-data table at schema version 1.
+	// inlined-data table at schema version 1, with the column types its
+	// metadata manager for the backend declares.
+	inlined1 := `CREATE TABLE ducklake_inlined_data_2_1(row_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, id BIGINT, pt VARCHAR, f VARCHAR)`
+	if e.pg() {
+		inlined1 = `CREATE TABLE ducklake_inlined_data_2_1(row_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, id INTEGER, pt VARCHAR, f DOUBLE PRECISION)`
+	}
 	for _, q := range []string{
-		`INSERT INTO ducklake_column VALUES (4, 1, NULL, 2, 4, 'x', 'float64', NULL, 'NULL', 1, 2, 'literal', 'duckdb')`,
-		`INSERT INTO ducklake_column VALUES (5, 1, NULL, 2, 5, 'y', 'float64', NULL, 'NULL', 1, 2, 'literal', 'duckdb')`,
-		`CREATE TABLE ducklake_inlined_data_2_1(row_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, id BIGINT, pt VARCHAR, f VARCHAR)`,
+		`INSERT INTO ducklake_column VALUES (4, 1, NULL, 2, 4, 'x', 'float64', NULL, 'NULL', TRUE, 2, 'literal', 'duckdb')`,
+		`INSERT INTO ducklake_column VALUES (5, 1, NULL, 2, 5, 'y', 'float64', NULL, 'NULL', TRUE, 2, 'literal', 'duckdb')`,
+		inlined1,
 		`INSERT INTO ducklake_inlined_data_tables VALUES (2, 'ducklake_inlined_data_2_1', 1)`,
 	} {
-		if _, err := e.db.SQL().Exec(q); err != nil {
-			t.Fatal(err)
-		}
+		e.exec(q)
 	}
 	c, m = e.begin()
 	n, _ := m.TableByID(tid)
@@ -123,8 +134,14 @@ func TestNestedDropAndInlinedTables(t *testing.T) {
 		"1|~", "2|2", "3|~", "4|2", "5|2", "6|~", "7|~")
 	e.expectRows(`SELECT * FROM ducklake_inlined_data_tables ORDER BY schema_version`,
 		"2|ducklake_inlined_data_2_1|1", "2|ducklake_inlined_data_2_2|2")
-	e.expectRows(`SELECT name, type FROM pragma_table_info('ducklake_inlined_data_2_2') ORDER BY cid`,
-		"row_id|BIGINT", "begin_snapshot|BIGINT", "end_snapshot|BIGINT", "id|BIGINT", "f|VARCHAR", "flag|BIGINT", "b|BLOB")
+	if e.pg() {
+		e.expectRows(`SELECT attname, format_type(atttypid, atttypmod) FROM pg_catalog.pg_attribute
+WHERE attrelid = 'ducklake_inlined_data_2_2'::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum`,
+			"row_id|bigint", "begin_snapshot|bigint", "end_snapshot|bigint", "id|integer", "f|double precision", "flag|boolean", "b|bytea")
+	} else {
+		e.expectRows(`SELECT name, type FROM pragma_table_info('ducklake_inlined_data_2_2') ORDER BY cid`,
+			"row_id|BIGINT", "begin_snapshot|BIGINT", "end_snapshot|BIGINT", "id|BIGINT", "f|VARCHAR", "flag|BIGINT", "b|BLOB")
+	}
 	if s.SchemaVersion != 2 {
 		t.Errorf("schema version %d", s.SchemaVersion)
 	}
@@ -138,14 +155,16 @@ func TestNestedDropAndInlinedTables(t *testing.T) {
 }
 
 func TestAlterConflictsWithConcurrentDrop(t *testing.T) {
-	e := newEnv(t)
+	eachBackend(t, testAlterConflictsWithConcurrentDrop)
+}
+
+func testAlterConflictsWithConcurrentDrop(t *testing.T, be backend) {
+	e := newEnv(t, be)
 	m := twoTables(t, e)
 	a, _ := m.TableByName(0, "a")
 	// The column changed under us: another writer dropped it. DuckDB would
 	// say "altered"; the row check catches it even without the token.
-	if _, err := e.db.SQL().Exec(`UPDATE ducklake_column SET end_snapshot = 1 WHERE table_id = 2`); err != nil {
-		t.Fatal(err)
-	}
+	e.exec(`UPDATE ducklake_column SET end_snapshot = 1 WHERE table_id = 2`)
 	c := Begin(e.db, m.Snapshot, m)
 	c.RenameColumn(*a, 1, "w")
 	if _, err := c.Commit(e.ctx); !errors.Is(err, ErrConflict) {
@@ -153,8 +172,10 @@ func TestAlterConflictsWithConcurrentDrop(t *testing.T) {
 	}
 }
 
-func TestDropSchemaChecks(t *testing.T) {
-	e := newEnv(t)
+func TestDropSchemaChecks(t *testing.T) { eachBackend(t, testDropSchemaChecks) }
+
+func testDropSchemaChecks(t *testing.T, be backend) {
+	e := newEnv(t, be)
 	m := twoTables(t, e)
 	mainS, _ := m.SchemaByName("main")
 	// Dropping a schema that still holds tables the statement saw is the
@@ -310,8 +331,10 @@ func sign(v int) int {
 	return 0
 }
 
-func TestAddedColumnIDsStable(t *testing.T) {
-	e := newEnv(t)
+func TestAddedColumnIDsStable(t *testing.T) { eachBackend(t, testAddedColumnIDsStable) }
+
+func testAddedColumnIDsStable(t *testing.T, be backend) {
+	e := newEnv(t, be)
 	m := twoTables(t, e)
 	a, _ := m.TableByName(0, "a")
 	c := Begin(e.db, m.Snapshot, m)

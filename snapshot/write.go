@@ -558,7 +558,8 @@ func (w *writer) writeNewTables() error {
 }
 
 // writeAddedColumns: ids continue from the largest id the table ever had,
-// recomputed under the writer lock, at the distances AddColumn handed out.
+// recomputed inside the commit's transaction, at the distances AddColumn
+// handed out.
 func (w *writer) writeAddedColumns() error {
 	maxID := map[int64]int64{}
 	for _, a := range w.c.addedCols {

@@ -44,6 +44,7 @@ func run(args []string) error {
 	fs := flag.NewFlagSet("lakepg", flag.ContinueOnError)
 	listen := fs.String("listen", env("LAKEPG_LISTEN", "127.0.0.1:5433"), "address to serve the PostgreSQL protocol on (env LAKEPG_LISTEN)")
 	catDSN := fs.String("catalog", env("LAKEPG_CATALOG", "sqlite:lakehouse/catalog.sqlite"), "DuckLake catalog: sqlite:PATH or a postgres:// DSN (env LAKEPG_CATALOG)")
+	catSchema := fs.String("catalog-schema", env("LAKEPG_CATALOG_SCHEMA", ""), "PostgreSQL schema of the catalog tables, DuckDB's METADATA_SCHEMA; default public (env LAKEPG_CATALOG_SCHEMA)")
 	data := fs.String("data", env("LAKEPG_DATA", "lakehouse/data"), "data directory (or s3://bucket/prefix, later) (env LAKEPG_DATA)")
 	level := fs.String("log-level", env("LAKEPG_LOG_LEVEL", "info"), "debug, info, warn or error (env LAKEPG_LOG_LEVEL)")
 	if err := fs.Parse(args); err != nil {
@@ -88,7 +89,7 @@ func run(args []string) error {
 		}
 	}
 	ctx := context.Background()
-	db, err := catalog.Open(ctx, *catDSN, dataPath)
+	db, err := catalog.OpenWithOptions(ctx, *catDSN, dataPath, catalog.Options{Schema: *catSchema})
 	if err != nil {
 		return err
 	}
@@ -103,7 +104,7 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	log.Info("lakepg serving", "listen", ln.Addr().String(), "catalog", *catDSN, "data", db.DataPath(), "version", Version)
+	log.Info("lakepg serving", "listen", ln.Addr().String(), "catalog", catalog.RedactDSN(*catDSN), "data", db.DataPath(), "version", Version)
 
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)

@@ -1,5 +1,6 @@
 // Package duckdb checks that DuckDB 1.5.5 with its ducklake extension reads a lake that
-// lakepg wrote: the same rows at every snapshot, the same snapshot list.
+// lakepg wrote, with the catalog in SQLite and in PostgreSQL: the same rows at every
+// snapshot, the same snapshot list.
 package duckdb
 
 import (
@@ -19,6 +20,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/lakepg/lakepg/catalog/catalogtest"
 	"github.com/lakepg/lakepg/test/testserver"
 )
 
@@ -92,10 +94,15 @@ type duckQuery struct {
 	Order string `json:"order"`
 }
 
+// duckInput is what the DuckDB script is given: the extension files to LOAD (ducklake, and
+// sqlite or postgres when set) and the lake's catalog, attached as lk: the SQLite file
+// Catalog, or with the ATTACH statement Attach when that is set.
 type duckInput struct {
 	Ducklake string      `json:"ducklake"`
-	Sqlite   string      `json:"sqlite"`
-	Catalog  string      `json:"catalog"`
+	Sqlite   string      `json:"sqlite,omitempty"`
+	Postgres string      `json:"postgres,omitempty"`
+	Catalog  string      `json:"catalog,omitempty"`
+	Attach   string      `json:"attach,omitempty"`
 	Queries  []duckQuery `json:"queries"`
 }
 
@@ -104,10 +111,57 @@ type duckOutput struct {
 	Results   []result    `json:"results"`
 }
 
+// TestDuckDBReadsLake: lakepg runs the steps on a lake whose catalog is in SQLite, then in
+// PostgreSQL; DuckDB attaches that catalog and must read every table at every snapshot as
+// lakepg does.
 func TestDuckDBReadsLake(t *testing.T) {
 	ducklakeExt, sqliteExt := duckdbExtensions(t)
-	dir := t.TempDir()
-	srv := testserver.Start(t, testserver.Binary(t), dir)
+	t.Run("sqlite", func(t *testing.T) {
+		dir := t.TempDir()
+		srv := testserver.Start(t, testserver.Binary(t), dir)
+		checkLake(t, srv, duckInput{Ducklake: ducklakeExt, Sqlite: sqliteExt, Catalog: filepath.Join(dir, "catalog.sqlite")})
+	})
+	// PostgreSQL: in the default schema (public), and in a schema named with
+	// LAKEPG_CATALOG_SCHEMA, which DuckDB is given as METADATA_SCHEMA.
+	for _, schema := range []string{"", "lake_meta"} {
+		name := "postgres"
+		if schema != "" {
+			name += "_schema_" + schema
+		}
+		t.Run(name, func(t *testing.T) {
+			dsn := testserver.PostgresDatabase(t, "lakepg_duckdb")
+			params, err := catalogtest.Params(dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			data := filepath.Join(dir, "data")
+			port := testserver.FreePort(t)
+			var env []string
+			opts := ""
+			if schema != "" {
+				env = []string{"LAKEPG_CATALOG_SCHEMA=" + schema}
+				opts = ", METADATA_SCHEMA " + sqlString(schema)
+			}
+			srv := testserver.Launch(t, testserver.Binary(t), dir, port, []string{
+				"--listen", fmt.Sprintf("127.0.0.1:%d", port),
+				"--catalog", dsn,
+				"--data", data,
+			}, env)
+			// DuckDB's way to name a PostgreSQL catalog: a libpq string.
+			attach := fmt.Sprintf("ATTACH %s AS lk (READ_ONLY, DATA_PATH %s%s)",
+				sqlString("ducklake:postgres:"+params.Libpq()), sqlString(data+"/"), opts)
+			checkLake(t, srv, duckInput{Ducklake: ducklakeExt, Postgres: postgresExtension(t), Attach: attach})
+		})
+	}
+}
+
+func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// checkLake runs the steps on srv, recording what lakepg answers for every table after every
+// step, then has DuckDB (loading and attaching as in) read the same tables at the same
+// snapshots, and compares.
+func checkLake(t *testing.T, srv *testserver.Server, in duckInput) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, srv.DSN())
@@ -143,7 +197,6 @@ func TestDuckDBReadsLake(t *testing.T) {
 
 	// What DuckDB is asked: every (table, snapshot) at that snapshot, and the tables of the
 	// last snapshot without AT (the current state).
-	in := duckInput{Ducklake: ducklakeExt, Sqlite: sqliteExt, Catalog: filepath.Join(dir, "catalog.sqlite")}
 	type check struct {
 		st    state
 		label string
@@ -173,6 +226,22 @@ func TestDuckDBReadsLake(t *testing.T) {
 // the sqlite extension copied under the file name DuckDB wants (sqlite_scanner).
 func duckdbExtensions(t *testing.T) (ducklake, sqlite string) {
 	t.Helper()
+	ducklake = extensionFile(t, "ducklake")
+	// LOAD checks the file name against the extension's entry point, sqlite_scanner_init.
+	return ducklake, renamedExtension(t, extensionFile(t, "sqlite"), "sqlite_scanner")
+}
+
+// postgresExtension is DuckDB's postgres extension, copied under the file name its entry
+// point wants (postgres_scanner).
+func postgresExtension(t *testing.T) string {
+	t.Helper()
+	return renamedExtension(t, extensionFile(t, "postgres"), "postgres_scanner")
+}
+
+// extensionFile is the <name>.duckdb_extension that the PyPI package
+// duckdb-extension-<name>==1.5.5 installs, after checking that python3 has DuckDB 1.5.5.
+func extensionFile(t *testing.T, name string) string {
+	t.Helper()
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Fatalf("python3 not found: run make test (scripts/test.sh installs DuckDB for Python): %v", err)
 	}
@@ -185,24 +254,26 @@ func duckdbExtensions(t *testing.T) (ducklake, sqlite string) {
 	if len(lines) != 2 || lines[0] != "1.5.5" {
 		t.Fatalf("want DuckDB 1.5.5 for Python, python3 reports %q: run make test", out)
 	}
-	site := lines[1]
-	ducklake = filepath.Join(site, "duckdb_extension_ducklake", "extensions", "v1.5.5", "ducklake.duckdb_extension")
-	src := filepath.Join(site, "duckdb_extension_sqlite", "extensions", "v1.5.5", "sqlite.duckdb_extension")
-	for _, f := range []string{ducklake, src} {
-		if _, err := os.Stat(f); err != nil {
-			t.Fatalf("DuckDB extension missing: run make test (scripts/test.sh pip-installs duckdb-extension-ducklake==1.5.5 and duckdb-extension-sqlite==1.5.5): %v", err)
-		}
+	f := filepath.Join(lines[1], "duckdb_extension_"+name, "extensions", "v1.5.5", name+".duckdb_extension")
+	if _, err := os.Stat(f); err != nil {
+		t.Fatalf("DuckDB extension missing: run make test (scripts/test.sh pip-installs duckdb-extension-%s==1.5.5): %v", name, err)
 	}
+	return f
+}
+
+// renamedExtension copies an extension file to <as>.duckdb_extension in a temporary
+// directory.
+func renamedExtension(t *testing.T, src, as string) string {
+	t.Helper()
 	b, err := os.ReadFile(src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// LOAD checks the file name against the extension's entry point, sqlite_scanner_init.
-	sqlite = filepath.Join(t.TempDir(), "sqlite_scanner.duckdb_extension")
-	if err := os.WriteFile(sqlite, b, 0o644); err != nil {
+	dst := filepath.Join(t.TempDir(), as+".duckdb_extension")
+	if err := os.WriteFile(dst, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return ducklake, sqlite
+	return dst
 }
 
 // duckScript reads a duckInput on stdin and writes a duckOutput on stdout. Values are text:
@@ -214,9 +285,13 @@ inp = json.load(sys.stdin)
 c = duckdb.connect()
 c.execute("SET autoinstall_known_extensions=false")
 c.execute("SET autoload_known_extensions=false")
-c.execute("LOAD '%s'" % inp["ducklake"].replace("'", "''"))
-c.execute("LOAD '%s'" % inp["sqlite"].replace("'", "''"))
-c.execute("ATTACH 'ducklake:sqlite:%s' AS lk (READ_ONLY)" % inp["catalog"].replace("'", "''"))
+for ext in ("ducklake", "sqlite", "postgres"):
+    if inp.get(ext):
+        c.execute("LOAD '%s'" % inp[ext].replace("'", "''"))
+if inp.get("attach"):
+    c.execute(inp["attach"])
+else:
+    c.execute("ATTACH 'ducklake:sqlite:%s' AS lk (READ_ONLY)" % inp["catalog"].replace("'", "''"))
 
 def q(ident):
     return '"' + ident.replace('"', '""') + '"'
