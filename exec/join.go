@@ -26,14 +26,29 @@ const (
 	// no row qualifies, and a left row with a NULL key qualifies only when
 	// the right side is empty. Left columns only.
 	JoinAntiNullAware
+	// JoinRightSemi and JoinRightAnti are Semi and Anti with the sides
+	// swapped: the build (right) side is the one whose rows are kept, once,
+	// when they matched (or never matched) any probe row; right columns
+	// only. They let EXISTS build its hash table on the smaller outer side
+	// and stream the large subquery side through it.
+	JoinRightSemi
+	JoinRightAnti
 )
 
 func (t JoinType) String() string {
-	return [...]string{"Inner", "Left", "Right", "Full", "Semi", "Anti", "Anti (null-aware)"}[t]
+	return [...]string{"Inner", "Left", "Right", "Full", "Semi", "Anti", "Anti (null-aware)", "Right Semi", "Right Anti"}[t]
 }
 
+// rightOnly reports whether the join outputs only the right columns.
+func (t JoinType) rightOnly() bool { return t == JoinRightSemi || t == JoinRightAnti }
+
+// tracksBuild reports whether the join records which build rows matched.
+func (t JoinType) tracksBuild() bool { return t == JoinRight || t == JoinFull || t.rightOnly() }
+
 // leftOnly reports whether the join outputs only the left columns.
-func (t JoinType) leftOnly() bool { return t >= JoinSemi }
+func (t JoinType) leftOnly() bool {
+	return t == JoinSemi || t == JoinAnti || t == JoinAntiNullAware
+}
 
 // HashJoin joins Left (probe, streamed) with Right (build, buffered) on
 // LeftKeys[i] = RightKeys[i], then Extra. Output is the left columns then the
@@ -96,10 +111,38 @@ type SharedBuild struct {
 	KeyTypes  []types.T
 	Mem       *Memory
 
-	once   sync.Once
-	closed sync.Once
-	jb     *joinBuild
-	err    error
+	// Probes is the number of HashJoins probing this build. Right semi
+	// and anti joins need it: each probe ORs the build rows it matched
+	// into matched, and the last one to finish emits the result.
+	Probes int
+
+	once     sync.Once
+	closed   sync.Once
+	jb       *joinBuild
+	err      error
+	mu       sync.Mutex
+	matched  []bool
+	finished int
+}
+
+// finishProbe merges one probe's matched build rows; the last probe gets
+// back the merged set, the others nil.
+func (s *SharedBuild) finishProbe(m []bool) []bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.matched == nil {
+		s.matched = make([]bool, len(m))
+	}
+	for i, ok := range m {
+		if ok {
+			s.matched[i] = true
+		}
+	}
+	s.finished++
+	if s.finished == s.Probes {
+		return s.matched
+	}
+	return nil
 }
 
 func (s *SharedBuild) get(ctx context.Context) (*joinBuild, error) {
@@ -129,6 +172,9 @@ func (s *SharedBuild) Close() error {
 func joinTypes(l, r Operator, t JoinType) []types.T {
 	if t.leftOnly() {
 		return l.Types()
+	}
+	if t.rightOnly() {
+		return r.Types()
 	}
 	return append(append([]types.T{}, l.Types()...), r.Types()...)
 }
@@ -173,10 +219,14 @@ func (j *HashJoin) build(ctx context.Context) error {
 	c.init(j.Env, j.Type, j.Extra, j.Left.Types(), j.right().Types())
 	var err error
 	if j.Shared != nil {
-		if j.Type == JoinRight || j.Type == JoinFull {
+		if j.Type == JoinRight || j.Type == JoinFull || j.Type.rightOnly() && j.Shared.Probes == 0 {
 			return pgerr.New(pgerr.Internal, "a shared hash join build cannot serve a %s join", j.Type)
 		}
 		j.joinBuild, err = j.Shared.get(ctx)
+		if j.Type.rightOnly() {
+			shared := j.Shared
+			c.probeDone = func() { c.matchedB = shared.finishProbe(c.matchedB) }
+		}
 	} else {
 		kts := make([]types.T, len(j.LeftKeys))
 		for i, k := range j.LeftKeys {
@@ -188,7 +238,7 @@ func (j *HashJoin) build(ctx context.Context) error {
 		return err
 	}
 	c.build = j.rows
-	if j.Type == JoinRight || j.Type == JoinFull {
+	if j.Type.tracksBuild() {
 		c.matchedB = make([]bool, j.rows.N)
 	}
 	return nil
@@ -599,6 +649,18 @@ func (j *HashJoin) simple(c *joinCore) bool {
 			c.matchedP[i] = h >= 0
 		}
 		return true
+	case JoinRightSemi, JoinRightAnti:
+		// mark each matched key's whole chain; a marked head means its
+		// chain is already marked
+		for _, h := range c.heads[:c.pb.N] {
+			if h < 0 || c.matchedB[h] {
+				continue
+			}
+			for r := h; r >= 0; r = j.next[r] {
+				c.matchedB[r] = true
+			}
+		}
+		return true
 	case JoinAntiNullAware:
 		if c.build.N == 0 {
 			return true // nothing to compare with: every row qualifies
@@ -655,17 +717,21 @@ type joinCore struct {
 	build  *colBuf // the right side's rows
 	cand   joinCandidates
 
-	matchedB []bool // build rows that matched (Right, Full)
-	matchedP []bool // probe rows of the current batch that matched
-	heads    []int32
-	pnull    []bool // probe rows with a NULL key (valid when hasPNull)
-	hasPNull bool
-	pb       *vec.Batch
-	out      *colBuf
-	pair     *colBuf // left ++ right columns of pending pairs, for Extra
-	pl, pr   []int32 // pending pairs
-	sel      []int32
-	idx      []int32
+	matchedB []bool // build rows that matched (Right, Full, RightSemi, RightAnti)
+	// probeDone, when set, runs once the probe side is exhausted, before
+	// the build rows are emitted (a shared right semi/anti join merges its
+	// matches there).
+	probeDone func()
+	matchedP  []bool // probe rows of the current batch that matched
+	heads     []int32
+	pnull     []bool // probe rows with a NULL key (valid when hasPNull)
+	hasPNull  bool
+	pb        *vec.Batch
+	out       *colBuf
+	pair      *colBuf // left ++ right columns of pending pairs, for Extra
+	pl, pr    []int32 // pending pairs
+	sel       []int32
+	idx       []int32
 	// generator state within the probe batch
 	gi, gstage, gk int
 	gcur           int32
@@ -685,9 +751,12 @@ func (c *joinCore) init(env *Env, typ JoinType, extra Expr, lt, rt []types.T) {
 	c.nl, c.nr = len(lt), len(rt)
 	c.build = newColBuf(rt, vec.BatchSize)
 	all := append(append([]types.T{}, lt...), rt...)
-	if typ.leftOnly() {
+	switch {
+	case typ.leftOnly():
 		c.out = newColBuf(lt, vec.BatchSize)
-	} else {
+	case typ.rightOnly():
+		c.out = newColBuf(rt, vec.BatchSize)
+	default:
 		c.out = newColBuf(all, vec.BatchSize)
 	}
 	if extra != nil {
@@ -721,6 +790,9 @@ func (c *joinCore) next(ctx context.Context, left Operator, prepare func(*vec.Ba
 			}
 			if b == nil {
 				c.phase, c.pos = 3, 0
+				if c.probeDone != nil {
+					c.probeDone()
+				}
 				continue
 			}
 			if b.N == 0 {
@@ -818,7 +890,7 @@ func (c *joinCore) flush() (*vec.Batch, error) {
 			c.matchedB[r] = true
 		}
 	}
-	if c.typ.leftOnly() {
+	if c.typ.leftOnly() || c.typ.rightOnly() {
 		return nil, nil
 	}
 	out := c.out
@@ -873,14 +945,17 @@ func (c *joinCore) unmatchedProbe() *vec.Batch {
 	return &out.Batch
 }
 
-// unmatchedBuild emits build rows that never matched (Right, Full).
+// unmatchedBuild emits the build rows the join type keeps once the probe
+// side is done: unmatched ones for Right, Full and RightAnti, matched ones
+// for RightSemi.
 func (c *joinCore) unmatchedBuild() *vec.Batch {
 	if c.matchedB == nil {
 		return nil
 	}
+	want := c.typ == JoinRightSemi
 	c.idx = c.idx[:0]
 	for c.pos < len(c.matchedB) && len(c.idx) < vec.BatchSize {
-		if !c.matchedB[c.pos] {
+		if c.matchedB[c.pos] == want {
 			c.idx = append(c.idx, int32(c.pos))
 		}
 		c.pos++
@@ -890,11 +965,16 @@ func (c *joinCore) unmatchedBuild() *vec.Batch {
 	}
 	out := c.out
 	out.reset()
-	for k := 0; k < c.nl; k++ {
-		out.appendNulls(k, len(c.idx))
+	first := c.nl // right columns follow the left ones, or stand alone
+	if c.typ.rightOnly() {
+		first = 0
+	} else {
+		for k := 0; k < c.nl; k++ {
+			out.appendNulls(k, len(c.idx))
+		}
 	}
 	for k := 0; k < c.nr; k++ {
-		out.gather(c.nl+k, c.build.Vecs[k], c.idx)
+		out.gather(first+k, c.build.Vecs[k], c.idx)
 	}
 	out.N = len(c.idx)
 	return &out.Batch
@@ -967,7 +1047,7 @@ func (j *NestedLoopJoin) Next(ctx context.Context) (*vec.Batch, error) {
 		if err != nil {
 			return nil, err
 		}
-		if c.typ == JoinRight || c.typ == JoinFull {
+		if c.typ.tracksBuild() {
 			c.matchedB = make([]bool, c.build.N)
 		}
 	}

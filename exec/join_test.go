@@ -12,7 +12,7 @@ import (
 	"github.com/lakepg/lakepg/types"
 )
 
-var allJoinTypes = []JoinType{JoinInner, JoinLeft, JoinRight, JoinFull, JoinSemi, JoinAnti, JoinAntiNullAware}
+var allJoinTypes = []JoinType{JoinInner, JoinLeft, JoinRight, JoinFull, JoinSemi, JoinAnti, JoinAntiNullAware, JoinRightSemi, JoinRightAnti}
 
 // tri is SQL three-valued truth: 1 true, 0 false, -1 unknown.
 type tri int
@@ -39,7 +39,7 @@ func refJoin(L, R [][]any, typ JoinType, match func(l, r []any) bool, rejects fu
 			}
 			matched = true
 			matchedR[ri] = true
-			if !typ.leftOnly() {
+			if !typ.leftOnly() && !typ.rightOnly() {
 				out = append(out, fmtRow(append(append([]any{}, l...), r...)...))
 			}
 		}
@@ -55,6 +55,13 @@ func refJoin(L, R [][]any, typ JoinType, match func(l, r []any) bool, rejects fu
 		for ri, r := range R {
 			if !matchedR[ri] {
 				out = append(out, fmtRow(append(append([]any{}, nullsL...), r...)...))
+			}
+		}
+	}
+	if typ.rightOnly() {
+		for ri, r := range R {
+			if matchedR[ri] == (typ == JoinRightSemi) {
+				out = append(out, fmtRow(r...))
 			}
 		}
 	}
@@ -138,6 +145,30 @@ func TestHashJoinAllTypes(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestSharedRightSemi: several probes share one build side; the build rows
+// a right semi (anti) join keeps are emitted once, by the last probe, from
+// the matches of all of them.
+func TestSharedRightSemi(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	L := randRows(rng, 3000, 80, 0.1)
+	R := randRows(rng, 200, 80, 0.1)
+	for _, typ := range []JoinType{JoinRightSemi, JoinRightAnti} {
+		sb := &SharedBuild{Env: env, Right: newRowsOp(kst, R, 64), RightKeys: []Expr{col(0, kst[0])}, KeyTypes: []types.T{kst[0]}, Probes: 3}
+		var got []string
+		for w := 0; w < 3; w++ {
+			part := L[w*1000 : (w+1)*1000]
+			j := &HashJoin{Env: env, Left: newRowsOp(kst, part, 100), LeftKeys: []Expr{col(0, kst[0])}, Type: typ, Shared: sb}
+			rows := collect(t, j)
+			if w < 2 && len(rows) != 0 {
+				t.Errorf("%s: probe %d of 3 emitted %d rows; only the last may", typ, w, len(rows))
+			}
+			got = append(got, rows...)
+			j.Close()
+		}
+		sameRows(t, typ.String(), got, refJoin(L, R, typ, keyMatch([]int{0}), nil))
 	}
 }
 

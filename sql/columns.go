@@ -168,11 +168,16 @@ func joinMap(lm, rm []int, nl int) []int {
 func pruneJoin(op exec.Operator, left, right *exec.Operator, typ exec.JoinType, need []bool, keys []exec.Expr, extra exec.Expr, fix func(lm, rm []int, nl int), nkeys int) (exec.Operator, []int) {
 	nl, nr := len((*left).Types()), len((*right).Types())
 	lneed, rneed := make([]bool, nl), make([]bool, nr)
-	for i := 0; i < nl && i < len(need); i++ {
-		lneed[i] = need[i]
-	}
 	leftOnly := typ == exec.JoinSemi || typ == exec.JoinAnti || typ == exec.JoinAntiNullAware
-	if !leftOnly {
+	rightOnly := typ == exec.JoinRightSemi || typ == exec.JoinRightAnti
+	if rightOnly {
+		copy(rneed, need)
+	} else {
+		for i := 0; i < nl && i < len(need); i++ {
+			lneed[i] = need[i]
+		}
+	}
+	if !leftOnly && !rightOnly {
 		for i := 0; i < nr && nl+i < len(need); i++ {
 			rneed[i] = need[nl+i]
 		}
@@ -200,8 +205,11 @@ func pruneJoin(op exec.Operator, left, right *exec.Operator, typ exec.JoinType, 
 	exec.Replanned(op)
 	newNL := len(l.Types())
 	fix(lm, rm, newNL)
-	if leftOnly {
+	switch {
+	case leftOnly:
 		return op, lm
+	case rightOnly:
+		return op, rm
 	}
 	return op, joinMap(lm, rm, newNL)
 }

@@ -223,6 +223,10 @@ func joinTypeName(t exec.JoinType) string {
 		return "anti"
 	case exec.JoinAntiNullAware:
 		return "null-aware anti"
+	case exec.JoinRightSemi:
+		return "right semi"
+	case exec.JoinRightAnti:
+		return "right anti"
 	}
 	return "?"
 }

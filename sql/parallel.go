@@ -104,6 +104,7 @@ func parallelChain(op exec.Operator, chains map[*exec.Parallel]exec.Operator) *e
 				out = &exec.Project{Env: o.Env, Input: out, Exprs: cloneExprs(o.Exprs)}
 			case *exec.HashJoin:
 				out = &exec.HashJoin{Env: o.Env, Left: out, LeftKeys: cloneExprs(o.LeftKeys), Type: o.Type, Extra: cloneExpr(o.Extra), Mem: o.Mem, Shared: shared[o]}
+				shared[o].Probes++
 			}
 		}
 		return out

@@ -174,9 +174,27 @@ func (qc *queryCtx) joinType(anti, nullAware bool) exec.JoinType {
 
 func (qc *queryCtx) semiAnti(cur, inner *source, lkeys, rkeys []exec.Expr, extra exec.Expr, typ exec.JoinType) *source {
 	var op exec.Operator
-	if len(lkeys) > 0 {
+	switch {
+	case len(lkeys) > 0 && (typ == exec.JoinSemi || typ == exec.JoinAnti) && cur.rows < inner.rows:
+		// Build on the smaller outer side and stream the subquery through
+		// it, keeping the outer rows that matched (or never did).
+		nOuter, nInner := len(cur.op.Types()), len(inner.op.Types())
+		if extra != nil {
+			extra = exec.MapColumns(extra, func(i int) int {
+				if i < nOuter {
+					return nInner + i
+				}
+				return i - nOuter
+			})
+		}
+		rt := exec.JoinRightSemi
+		if typ == exec.JoinAnti {
+			rt = exec.JoinRightAnti
+		}
+		op = &exec.HashJoin{Env: qc.env, Left: inner.op, Right: cur.op, LeftKeys: rkeys, RightKeys: lkeys, Extra: extra, Type: rt}
+	case len(lkeys) > 0:
 		op = &exec.HashJoin{Env: qc.env, Left: cur.op, Right: inner.op, LeftKeys: lkeys, RightKeys: rkeys, Extra: extra, Type: typ}
-	} else {
+	default:
 		op = &exec.NestedLoopJoin{Env: qc.env, Left: cur.op, Right: inner.op, On: extra, Type: typ}
 	}
 	return &source{op: op, sc: cur.sc, scans: append(append([]*exec.TableScan{}, cur.scans...), inner.scans...), rows: cur.rows * 0.5}
