@@ -161,6 +161,103 @@ ensure_duckdb() {
 	duckdb_ready || die "DuckDB 1.5.5 or its ducklake/sqlite/postgres extensions missing after pip install"
 }
 
+# The httpfs extension of DuckDB 1.5.5 (PyPI duckdb-extension-httpfs==1.5.5), with which
+# test/s3 has DuckDB read a lake that lakepg keeps in S3.
+duckdb_httpfs_ready() {
+	python3 - >/dev/null 2>&1 <<'PY'
+import os, duckdb_extension_httpfs as m
+assert os.path.isfile(os.path.join(os.path.dirname(m.__file__), "extensions", "v1.5.5", "httpfs.duckdb_extension"))
+PY
+}
+ensure_duckdb_httpfs() {
+	duckdb_httpfs_ready && return
+	log "pip install duckdb-extension-httpfs==1.5.5"
+	python3 -m pip install -q duckdb-extension-httpfs==1.5.5 ||
+		python3 -m pip install -q --break-system-packages duckdb-extension-httpfs==1.5.5 ||
+		die "pip install duckdb-extension-httpfs==1.5.5 failed"
+	duckdb_httpfs_ready || die "the DuckDB httpfs extension is missing after pip install"
+}
+
+# versitygw, the S3-compatible server of the object-storage tests (storage, test/s3): built
+# with `go install github.com/versity/versitygw/cmd/versitygw@v1.8.0` when no binary of that
+# version is found, started on a free loopback port serving a temporary directory through
+# its posix backend, with throwaway root credentials. Exports LAKEPG_TEST_S3_ENDPOINT,
+# LAKEPG_TEST_S3_ACCESS_KEY and LAKEPG_TEST_S3_SECRET_KEY for the tests,
+# LAKEPG_TEST_VERSITYGW (the binary, for tests that stop and restart a private server) and
+# LAKEPG_TEST_REQUIRE_S3=1 so that they fail, not skip, without it. Stopped and removed on
+# exit.
+versitygw_module=github.com/versity/versitygw
+versitygw_version=v1.8.0
+vgw_bin=
+vgw_tmp=
+vgw_pid=
+find_versitygw() {
+	local b gobin
+	gobin=$(go env GOBIN)
+	[ -n "$gobin" ] || gobin="$(go env GOPATH | cut -d: -f1)/bin"
+	for b in "${LAKEPG_TEST_VERSITYGW:-}" "$(command -v versitygw 2>/dev/null || true)" "$gobin/versitygw"; do
+		[ -n "$b" ] && [ -x "$b" ] || continue
+		# go install leaves no --version; the module version is in the binary's build info.
+		if go version -m "$b" 2>/dev/null | grep -q "^[[:space:]]*mod[[:space:]]*$versitygw_module[[:space:]]*$versitygw_version[[:space:]]"; then
+			vgw_bin=$b
+			return 0
+		fi
+	done
+	return 1
+}
+
+stop_versitygw() {
+	if [ -n "$vgw_pid" ]; then
+		kill "$vgw_pid" 2>/dev/null || true
+		wait "$vgw_pid" 2>/dev/null || true
+		vgw_pid=
+	fi
+	[ -n "$vgw_tmp" ] && rm -rf "$vgw_tmp"
+	return 0
+}
+
+ensure_versitygw() {
+	if ! find_versitygw; then
+		log "go install $versitygw_module/cmd/versitygw@$versitygw_version"
+		go install "$versitygw_module/cmd/versitygw@$versitygw_version" || die "go install versitygw failed"
+		find_versitygw || die "versitygw $versitygw_version installed but not found in \$(go env GOPATH)/bin"
+	fi
+	vgw_tmp=$(mktemp -d "${TMPDIR:-/tmp}/lakepg-test-s3.XXXXXX")
+	mkdir -p "$vgw_tmp/root"
+	local key=lakepgtest secret try port
+	secret="test-$RANDOM$RANDOM"
+	for try in 1 2 3 4 5 6 7 8 9 10; do
+		port=$((20000 + RANDOM % 40000))
+		if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+			continue
+		fi
+		"$vgw_bin" --access "$key" --secret "$secret" --region us-east-1 --port "127.0.0.1:$port" --quiet \
+			posix "$vgw_tmp/root" >"$vgw_tmp/versitygw.log" 2>&1 &
+		vgw_pid=$!
+		# Up when it answers HTTP (403 to an unsigned request) on the port.
+		local i
+		for i in $(seq 1 100); do
+			if ! kill -0 "$vgw_pid" 2>/dev/null; then
+				break
+			fi
+			if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+				export LAKEPG_TEST_S3_ENDPOINT="http://127.0.0.1:$port"
+				export LAKEPG_TEST_S3_ACCESS_KEY=$key
+				export LAKEPG_TEST_S3_SECRET_KEY=$secret
+				export LAKEPG_TEST_VERSITYGW=$vgw_bin
+				export LAKEPG_TEST_REQUIRE_S3=1
+				log "versitygw $versitygw_version on 127.0.0.1:$port"
+				return 0
+			fi
+			sleep 0.1
+		done
+		kill "$vgw_pid" 2>/dev/null || true
+		wait "$vgw_pid" 2>/dev/null || true
+		vgw_pid=
+	done
+	die "could not start versitygw: $(tail -20 "$vgw_tmp/versitygw.log" 2>/dev/null)"
+}
+
 # The conformance suites (test/slt, test/pgdiff, test/tpch) write their figures to
 # $LAKEPG_TEST_REPORT_DIR; `go test ./...` hides the log of passing tests, so they are
 # printed here after the tests, passing or not.
@@ -176,6 +273,7 @@ print_reports() {
 
 cleanup() {
 	stop_postgres_server
+	stop_versitygw
 	[ -n "$report_dir" ] && rm -rf "$report_dir"
 	return 0
 }
@@ -187,6 +285,8 @@ main() {
 	ensure_duckdb
 	trap cleanup EXIT
 	ensure_postgres_server
+	ensure_duckdb_httpfs
+	ensure_versitygw
 	report_dir=$(mktemp -d "${TMPDIR:-/tmp}/lakepg-test-reports.XXXXXX")
 	export LAKEPG_TEST_REPORT_DIR=$report_dir
 

@@ -98,9 +98,6 @@ func (s *Session) stageDDL(c *snapshot.Commit, meta *catalog.Metadata, n *pg.Nod
 	return "", pgerr.New(pgerr.FeatureNotSupported, "statement not supported")
 }
 
-// notice is where NOTICEs will go once the wire layer carries them.
-func (s *Session) notice(format string, args ...any) {}
-
 func (s *Session) targetSchema(meta *catalog.Metadata, name string, loc int32) (*catalog.Schema, error) {
 	if name == "" {
 		for _, sp := range s.searchPath() {
@@ -237,6 +234,7 @@ func (s *Session) drop(c *snapshot.Commit, meta *catalog.Metadata, st *pg.DropSt
 			sch, ok := meta.SchemaByName(name)
 			if !ok {
 				if st.MissingOk {
+					s.notice("schema \"%s\" does not exist, skipping", name)
 					continue
 				}
 				return "", pgerr.New(pgerr.InvalidSchemaName, "schema \"%s\" does not exist", name)
@@ -270,7 +268,12 @@ func (s *Session) drop(c *snapshot.Commit, meta *catalog.Metadata, st *pg.DropSt
 			sch, t, err := s.resolveTable(meta, schemaName, name, -1)
 			if err != nil {
 				if st.MissingOk {
-					if pe, ok := pgerr.As(err); ok && (pe.Code == pgerr.UndefinedTable || pe.Code == pgerr.InvalidSchemaName) {
+					if pe, ok := pgerr.As(err); ok && pe.Code == pgerr.UndefinedTable {
+						s.notice("table \"%s\" does not exist, skipping", name)
+						continue
+					}
+					if pe, ok := pgerr.As(err); ok && pe.Code == pgerr.InvalidSchemaName {
+						s.notice("schema \"%s\" does not exist, skipping", schemaName)
 						continue
 					}
 				}

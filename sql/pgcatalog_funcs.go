@@ -135,7 +135,7 @@ func (s *Session) activity() []pgcatalog.Backend {
 // statement that sees meta.
 func (s *Session) catalogContext(meta *catalog.Metadata) *pgcatalog.Context {
 	return &pgcatalog.Context{Meta: meta, User: s.user, Database: s.database, SearchPath: s.searchPath(),
-		Settings: s.settings, PID: s.pid, Backends: s.activity()}
+		Settings: s.settings, PID: s.pid, Backends: s.activity(), Roles: s.catalogRoles()}
 }
 
 // catalogContext loads the statement's snapshot metadata for catalog
@@ -284,7 +284,7 @@ func (b *binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 		if err := castArgs(oid); err != nil {
 			return nil, true, err
 		}
-		c := &pgcatalog.Context{User: b.sess.user}
+		c := &pgcatalog.Context{User: b.sess.user, Roles: b.sess.catalogRoles()}
 		return rowFn(text, true, func(out *vec.Vector, a []*vec.Vector, i int) error {
 			out.AppendString(pgcatalog.UserName(c, a[0].I64[i]))
 			return nil

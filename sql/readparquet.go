@@ -37,9 +37,15 @@ func (s *Session) readParquet(ctx context.Context, b *binder, fc *pg.FuncCall, a
 		patterns = append(patterns, p)
 	}
 	var paths []string
+	sizes := map[string]int64{} // known from listing a glob's prefix
 	for _, p := range patterns {
 		if strings.Contains(p, "://") {
-			return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "read_parquet of %s: object storage paths arrive with the S3 backend", p), fc.Location)
+			m, err := s.objectPaths(ctx, p, sizes)
+			if err != nil {
+				return nil, errAt(err, fc.Location)
+			}
+			paths = append(paths, m...)
+			continue
 		}
 		abs, err := filepath.Abs(p)
 		if err != nil {
@@ -62,9 +68,12 @@ func (s *Session) readParquet(ctx context.Context, b *binder, fc *pg.FuncCall, a
 	files := make([]exec.ScanFile, 0, len(paths))
 	var cols []exec.ScanCol
 	for i, p := range paths {
-		size, err := s.eng.Store.Stat(ctx, p)
-		if err != nil {
-			return nil, errAt(pgerr.New(pgerr.UndefinedFile, "could not open file \"%s\": %v", p, err), fc.Location)
+		size, ok := sizes[p]
+		if !ok {
+			var err error
+			if size, err = s.eng.Store.Stat(ctx, p); err != nil {
+				return nil, errAt(fileError(p, err), fc.Location)
+			}
 		}
 		files = append(files, exec.ScanFile{Path: p, Size: size})
 		if i > 0 {
@@ -72,7 +81,7 @@ func (s *Session) readParquet(ctx context.Context, b *binder, fc *pg.FuncCall, a
 		}
 		f, err := s.eng.Store.Open(ctx, p)
 		if err != nil {
-			return nil, errAt(pgerr.New(pgerr.UndefinedFile, "could not open file \"%s\": %v", p, err), fc.Location)
+			return nil, errAt(fileError(p, err), fc.Location)
 		}
 		pf, err := parquetio.Open(f, f.Size())
 		if err != nil {

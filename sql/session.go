@@ -87,6 +87,11 @@ type Session struct {
 	failed   bool
 	pid      int32                            // the backend process id the client was told
 	chains   map[*exec.Parallel]exec.Operator // of the plan EXPLAIN is printing
+
+	notify    func(Notice) // where notices go (notice.go); nil drops them
+	superuser bool         // logged in as one (roles.go): counts while the user is not a role
+
+	cursors map[string]*cursor // DECLAREd cursors (cursor.go)
 }
 
 // reported are the settings whose changes clients expect as ParameterStatus.
@@ -156,7 +161,7 @@ func (s *Session) ParameterChanges() map[string]string {
 }
 
 // Close ends the session.
-func (s *Session) Close() {}
+func (s *Session) Close() { s.closeCursors(func(*cursor) bool { return true }) }
 
 // Setting reads a setting.
 func (s *Session) Setting(name string) string { return s.settings[strings.ToLower(name)] }
@@ -284,6 +289,7 @@ type Result struct {
 	count int64
 	done  bool
 	after func() error
+	ext   *resultExt // COPY and FETCH results (copy.go, cursor.go)
 }
 
 // Next returns the next batch, nil at the end.
@@ -336,6 +342,7 @@ func (st *Stmt) Execute(ctx context.Context, values [][]byte) (res *Result, err 
 	if s.failed {
 		if isTxEnd(st.node) {
 			s.failed, s.inTx = false, false
+			s.endCursors(false)
 			return tagResult("ROLLBACK"), nil
 		}
 		return nil, pgerr.New(pgerr.InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")
@@ -386,6 +393,16 @@ func (s *Session) describe(ctx context.Context, st *Stmt) ([]Column, error) {
 		// bind to infer parameter types
 		_, _ = s.planWrite(ctx, st.node, st.params, true)
 		return nil, nil
+	case *pg.Node_FetchStmt:
+		return s.describeFetch(n.FetchStmt), nil
+	case *pg.Node_DeclareCursorStmt:
+		// bind to infer parameter types; DECLARE itself returns no rows
+		if sel := n.DeclareCursorStmt.Query.GetSelectStmt(); sel != nil {
+			if q, err := s.planQuery(ctx, sel, st.params, true); err == nil {
+				q.op.Close()
+			}
+		}
+		return nil, nil
 	}
 	return nil, nil
 }
@@ -427,7 +444,18 @@ func (s *Session) execute(ctx context.Context, st *Stmt, p *params) (*Result, er
 	case *pg.Node_IndexStmt:
 		return s.createIndex(ctx, n.IndexStmt)
 	case *pg.Node_DiscardStmt:
+		s.closeCursors(func(*cursor) bool { return true })
 		return tagResult("DISCARD ALL"), nil
+	case *pg.Node_CopyStmt:
+		return s.copy(ctx, n.CopyStmt, p)
+	case *pg.Node_DeclareCursorStmt:
+		return s.declareCursor(ctx, n.DeclareCursorStmt, p)
+	case *pg.Node_FetchStmt:
+		return s.fetch(ctx, n.FetchStmt)
+	case *pg.Node_ClosePortalStmt:
+		return s.closeCursor(n.ClosePortalStmt)
+	case *pg.Node_CreateRoleStmt, *pg.Node_AlterRoleStmt, *pg.Node_DropRoleStmt:
+		return s.executeRoleStmt(ctx, st.node)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "statement %s is not supported yet", stmtName(st.node))
 }
@@ -458,9 +486,11 @@ func (s *Session) transaction(t *pg.TransactionStmt) (*Result, error) {
 		return tagResult("BEGIN"), nil
 	case pg.TransactionStmtKind_TRANS_STMT_COMMIT:
 		s.inTx = false
+		s.endCursors(true)
 		return tagResult("COMMIT"), nil
 	case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK:
 		s.inTx = false
+		s.endCursors(false)
 		return tagResult("ROLLBACK"), nil
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "savepoints are not supported yet")

@@ -194,19 +194,3 @@ func TestLocalList(t *testing.T) {
 		t.Fatalf("missing prefix: %v %v", got, err)
 	}
 }
-
-func TestForDataPath(t *testing.T) {
-	if b, err := ForDataPath("/var/lake/data/"); err != nil || b == nil {
-		t.Fatalf("local: %v", err)
-	}
-	_, err := ForDataPath("s3://bucket/prefix/")
-	if err == nil || !strings.Contains(err.Error(), "later release") {
-		t.Fatalf("s3: %v", err)
-	}
-	if _, err := ForDataPath("ftp://x/"); err == nil {
-		t.Fatal("ftp accepted")
-	}
-	if _, err := ForDataPath(""); err == nil {
-		t.Fatal("empty accepted")
-	}
-}

@@ -1,9 +1,17 @@
 // Package storage is where lakepg's bytes live: the Backend interface that
 // the Parquet reader and writer use to open, create, stat, list and delete
-// objects, and its implementations (a local directory now; S3-compatible
-// object storage later). Paths are full paths as the catalog resolves them
-// (an absolute local path, or s3://bucket/key). It knows nothing about
-// Parquet, catalogs or queries.
+// objects, and its implementations: a local directory and S3-compatible
+// object storage, behind a Router that picks one by each path's scheme.
+// Paths are full paths as the catalog resolves them (an absolute local
+// path, or s3://bucket/key). It knows nothing about Parquet, catalogs or
+// queries.
+//
+// Reads from S3 are shaped for Parquet: Open reads the object's last 64 KiB
+// speculatively (size, ETag and, almost always, the whole footer in one
+// request); a reader announcing a row group's column-chunk ranges
+// (PrefetchRanges) gets adjacent ones in one request; footers and recent
+// ranges stay in a bounded memory cache and, optionally, a disk cache.
+// Stats counts requests and bytes for metrics and benchmarks.
 //
 // Errors are plain Go errors: a missing object wraps fs.ErrNotExist so
 // callers can test it with errors.Is; exec and snapshot classify errors into
@@ -63,19 +71,59 @@ type ObjectInfo struct {
 	ModTime time.Time
 }
 
-// ForDataPath returns the backend serving a lake's data_path.
-func ForDataPath(dataPath string) (Backend, error) {
-	lower := strings.ToLower(dataPath)
-	switch {
-	case strings.HasPrefix(lower, "s3://"), strings.HasPrefix(lower, "s3a://"),
-		strings.HasPrefix(lower, "gs://"), strings.HasPrefix(lower, "gcs://"),
-		strings.HasPrefix(lower, "r2://"), strings.HasPrefix(lower, "az://"),
-		strings.HasPrefix(lower, "abfss://"):
-		return nil, fmt.Errorf("storage: data path %q: object storage arrives in a later release of lakepg; only local directories are supported", dataPath)
-	case strings.Contains(dataPath, "://"):
-		return nil, fmt.Errorf("storage: data path %q: unsupported URL scheme", dataPath)
-	case dataPath == "":
+// ForDataPath returns the backend for a lake whose data_path is dataPath:
+// one that serves every path by its scheme, s3://bucket/key from object
+// storage and anything without a scheme from the local file system, so a
+// lake in either place can also read_parquet files from the other. opts
+// (at most one) configures S3 and the caches; without it the options come
+// from the environment (OptionsFromEnv). The S3 client is made on first
+// use, so a local lake needs no S3 configuration.
+func ForDataPath(dataPath string, opts ...Options) (Backend, error) {
+	if len(opts) > 1 {
+		return nil, fmt.Errorf("storage: ForDataPath takes at most one Options")
+	}
+	var o Options
+	if len(opts) == 1 {
+		o = opts[0]
+	} else {
+		o = OptionsFromEnv()
+	}
+	if o.envErr != nil {
+		return nil, fmt.Errorf("storage: %w", o.envErr)
+	}
+	if dataPath == "" {
 		return nil, fmt.Errorf("storage: empty data path")
 	}
-	return NewLocal(), nil
+	r := NewRouter(o)
+	if _, ok := cutScheme(dataPath, "s3"); ok {
+		if _, err := parseS3(dataPath); err != nil {
+			return nil, err
+		}
+		// Configuration errors (a bad cache directory, unreadable AWS
+		// config) belong at start-up, not in the first query.
+		if _, err := r.s3(); err != nil {
+			return nil, err
+		}
+		return r, nil
+	}
+	if err := checkScheme(dataPath); err != nil {
+		return nil, fmt.Errorf("storage: data path %q: %w", dataPath, err)
+	}
+	return r, nil
+}
+
+// checkScheme accepts local paths and s3:// URLs.
+func checkScheme(path string) error {
+	i := strings.Index(path, "://")
+	if i < 0 {
+		return nil
+	}
+	switch scheme := strings.ToLower(path[:i]); scheme {
+	case "s3":
+		return nil
+	case "s3a", "gs", "gcs", "r2", "az", "azure", "abfss":
+		return fmt.Errorf("%s:// is not supported; lakepg reads and writes S3-compatible object storage through s3://bucket/prefix (set --s3-endpoint for other providers' S3 APIs)", scheme)
+	default:
+		return fmt.Errorf("unsupported URL scheme %q", scheme)
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
@@ -39,7 +40,12 @@ type inbound struct {
 // owned by the connection's goroutine.
 type conn struct {
 	srv *Server
+	// nc is the connection messages travel on: raw, or TLS over raw once
+	// the handshake switched. Only the connection's goroutine changes it;
+	// other goroutines use raw, for deadlines.
 	nc  net.Conn
+	raw net.Conn
+	tls bool
 	log *slog.Logger
 
 	pid    uint32 // 0 until admitted
@@ -66,6 +72,9 @@ type conn struct {
 	mu        sync.Mutex
 	inStartup bool
 	running   context.CancelFunc // the statement running now, for CancelRequest
+	notices   []Notice           // raised by the session, not yet in out
+
+	noticeCount atomic.Int32 // len(notices), read without the lock on every send
 }
 
 func newConn(s *Server, nc net.Conn) *conn {
@@ -73,6 +82,7 @@ func newConn(s *Server, nc net.Conn) *conn {
 	c := &conn{
 		srv:       s,
 		nc:        nc,
+		raw:       nc,
 		log:       s.log.With("remote", nc.RemoteAddr().String()),
 		ctx:       ctx,
 		cancel:    cancel,
@@ -93,7 +103,7 @@ func newConn(s *Server, nc net.Conn) *conn {
 func (c *conn) run() {
 	defer c.srv.forget(c)
 	defer func() { c.log.Debug("connection closed") }() // c.log gains the pid during startup
-	defer c.nc.Close()
+	defer func() { c.nc.Close() }()                     // the TLS connection once there is one: close_notify
 	defer c.cancel()
 	defer func() {
 		// Last line of defence: nothing a connection does may kill the server.
@@ -118,14 +128,14 @@ func (c *conn) interruptStartup() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.inStartup {
-		c.nc.SetReadDeadline(time.Now())
+		c.raw.SetReadDeadline(time.Now())
 	}
 }
 
 func (c *conn) endStartup() {
 	c.mu.Lock()
 	c.inStartup = false
-	c.nc.SetDeadline(time.Time{})
+	c.raw.SetDeadline(time.Time{})
 	c.mu.Unlock()
 }
 
@@ -361,6 +371,9 @@ func (c *conn) send(msg pgproto3.BackendMessage) {
 	if c.werr != nil {
 		return
 	}
+	if c.noticeCount.Load() > 0 {
+		c.sendNotices()
+	}
 	out, err := msg.Encode(c.out)
 	if err != nil {
 		// Only an oversized message fails to encode; the stream is unusable.
@@ -374,6 +387,9 @@ func (c *conn) send(msg pgproto3.BackendMessage) {
 
 // flush writes the buffered output.
 func (c *conn) flush() {
+	if c.noticeCount.Load() > 0 {
+		c.sendNotices()
+	}
 	if c.werr != nil || len(c.out) == 0 {
 		return
 	}
@@ -432,6 +448,7 @@ func (c *conn) errorResponse(err error, severity string) *pgproto3.ErrorResponse
 		Detail:              e.Detail,
 		Hint:                e.Hint,
 		Position:            int32(e.Position),
+		Where:               whereOf(err),
 	}
 }
 

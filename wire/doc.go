@@ -11,15 +11,25 @@
 //
 //	server.go   Server: accept loop, connection registry, cancel keys,
 //	            MaxConnections, graceful Shutdown
-//	startup.go  startup packet (SSLRequest/GSSENCRequest answered 'N',
-//	            CancelRequest, protocol negotiation), trust auth on loopback,
-//	            ParameterStatus, BackendKeyData
+//	startup.go  startup packets (SSLRequest answered 'S' when Options.TLS
+//	            is set, else 'N'; GSSENCRequest 'N'; CancelRequest; protocol
+//	            negotiation), ParameterStatus, BackendKeyData
+//	tls.go      the TLS switch, direct TLS (PostgreSQL 17, ALPN
+//	            "postgresql"), certificates: loaded or self-signed
+//	auth.go     the Authenticator an Engine may have; trust (loopback only)
+//	            or SCRAM-SHA-256
+//	scram.go    the server side of SCRAM-SHA-256(-PLUS), no I/O
+//	notice.go   NoticeResponse: the Noticer a Session may have
 //	conn.go     the session loop, the message reader, output buffering,
 //	            error reporting and panic containment
 //	simple.go   the simple query protocol
 //	extended.go Parse/Bind/Describe/Execute/Close/Sync/Flush and portals
 //	encode.go   RowDescription and DataRow encoding, text and binary
 //	binary.go   binary value formats (numeric) and DecodeBinaryParam
+//	copy*.go    COPY FROM STDIN / TO STDOUT: the CopyResult ability, the
+//	            text, csv and binary data formats (copyparse.go reads them,
+//	            copyencode.go writes them), the sub-protocol (copyconn.go)
+//	binarycursor.go  binary rows of FETCH from a BINARY cursor
 //
 // # Lifecycle of a connection
 //
@@ -37,6 +47,31 @@
 // goes out, on Flush, after an ErrorResponse, and whenever the buffer passes
 // 64 KiB while rows stream, never once per row.
 //
+// # Encryption and authentication
+//
+// Startup packets are read byte-exact, without a read-ahead buffer, because
+// the bytes after an SSLRequest belong to the TLS handshake; a first byte
+// 0x16 is a ClientHello (direct TLS), which must negotiate ALPN
+// "postgresql". Once TLS is on, conn.nc is the TLS connection; conn.raw
+// stays the socket, for the deadlines other goroutines set.
+//
+// The engine's Authenticator (when it has one) says per user whether logins
+// are trusted (no role has a password; only loopback peers) or need SCRAM
+// against a verifier. An unknown user, or one without a usable verifier,
+// goes through the same exchange against a pretend secret whose salt is
+// derived from the name and a per-server key, and fails with the same
+// 28P01 as a wrong password. Over TLS SCRAM-SHA-256-PLUS is offered first,
+// bound to the hash of the server certificate (tls-server-end-point); a
+// client that says it could bind but thinks we cannot ("y") is refused, as
+// PostgreSQL refuses a downgrade.
+//
+// # Notices
+//
+// A Noticer session queues notices from any goroutine; they go out ahead of
+// the next message the connection sends (and before the rows of the batch
+// during which they were raised), so their order with the statement's
+// results is the order they happened in.
+//
 // # Protocol invariants
 //
 //   - After an error in an extended-protocol message every message up to the
@@ -52,6 +87,14 @@
 //     an exhausted SELECT portal answers "SELECT 0" when executed again.
 //   - Statement.Execute is called at the first Execute message of a portal,
 //     not at Bind, so a bound portal that is closed unexecuted has no effect.
+//   - COPY: a Result that is a CopyResult switches the portal to the COPY
+//     sub-protocol. COPY TO sends one CopyData per row, as PostgreSQL does.
+//     COPY FROM reads CopyData, CopyDone and CopyFail from the same inbox
+//     as every message, ignoring Flush and Sync; the statement gets the
+//     rows as text fields (binary fields through DecodeBinaryParam) and
+//     stores them as they arrive. After an error, what the client still
+//     sends of the COPY is dropped by the session loop. An error carrying
+//     a CONTEXT line (Contexter) reports it in ErrorResponse's W field.
 //   - A panic in engine code becomes ErrorResponse XX000 for that statement
 //     and an error log line with the stack; the session continues. Errors that
 //     carry no *pgerr.Error become XX000 with their message, except context

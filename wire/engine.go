@@ -27,6 +27,8 @@ type StartupInfo struct {
 	// PID is the process id sent in BackendKeyData, what pg_backend_pid()
 	// and pg_stat_activity report for this session.
 	PID int32
+	// Superuser is what authentication found (every trusted login is one).
+	Superuser bool
 }
 
 // Session is one client connection's SQL state. The wire layer calls it from

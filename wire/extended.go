@@ -316,6 +316,12 @@ func (c *conn) runPortal(p *portal, maxRows int) error {
 			return err
 		}
 		p.res = res
+		if cr, spec, err := c.copyResult(res); err != nil || spec != nil {
+			if err != nil {
+				return err
+			}
+			return c.runCopy(p, cr, spec)
+		}
 		if p.simple {
 			// Columns after Execute: a statement in a multi-statement string
 			// may depend on what the ones before it created.
@@ -323,8 +329,11 @@ func (c *conn) runPortal(p *portal, maxRows int) error {
 				return err
 			}
 			if p.cols != nil {
-				p.encs = make([]encoding, len(p.cols)) // all text
-				c.send(rowDescription(p.cols, nil))
+				p.formats = c.simpleFormats(res, len(p.cols))
+				if p.encs, err = chooseEncodings(p.cols, p.formats); err != nil {
+					return err
+				}
+				c.send(rowDescription(p.cols, p.formats))
 			}
 		}
 	}
@@ -360,6 +369,9 @@ func (c *conn) runPortal(p *portal, maxRows int) error {
 			}
 			return p.rows.fill(b, p.cols, p.encs, loc)
 		})
+		if c.noticeCount.Load() > 0 {
+			c.sendNotices() // raised while these rows were made: they go first
+		}
 		if err != nil {
 			return err
 		}

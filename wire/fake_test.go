@@ -34,6 +34,8 @@ import (
 //	sleep D          sleeps D (a time.Duration) unless cancelled, then one row
 //	echo T1 T2 ...   parameters of types T (int8, text, ...), echoed back as
 //	                 text columns, binary ones through DecodeBinaryParam
+//	notice W...      raises NOTICE "W..." at Execute, then a WARNING from
+//	                 another goroutine at the first Next; one row (1)
 type fakeEngine struct {
 	mu       sync.Mutex
 	sessions []*fakeSession
@@ -75,7 +77,10 @@ type fakeSession struct {
 	mu     sync.Mutex
 	syncs  int
 	closed bool
+	notify func(Notice)
 }
+
+func (s *fakeSession) SetNoticeSink(send func(Notice)) { s.notify = send }
 
 func (s *fakeSession) Prepare(ctx context.Context, query string, paramOIDs []uint32) ([]Statement, error) {
 	var out []Statement
@@ -156,7 +161,7 @@ func (st *fakeStmt) ParamTypes() []uint32 { return st.params }
 
 func (st *fakeStmt) Columns() []Column {
 	switch st.words[0] {
-	case "gen", "empty", "fail", "panic":
+	case "gen", "empty", "fail", "panic", "notice":
 		return []Column{{Name: "n", Type: types.Int64T, TableOID: 12345, Attnum: 1}}
 	case "types":
 		cols := make([]Column, len(typesRow))
@@ -319,6 +324,18 @@ func (st *fakeStmt) Execute(ctx context.Context, params [][]byte, formats []int1
 		r.failAt = 1
 	case "plain":
 		return nil, errors.New("disk on fire")
+	case "notice":
+		s.notify(Notice{Severity: "NOTICE", Code: "00000", Message: strings.Join(w[1:], " ")})
+		r.batches = []*vec.Batch{intBatch(1, 1)}
+		r.beforeNext = func() {
+			done := make(chan struct{})
+			go func() {
+				s.notify(Notice{Severity: "WARNING", Code: "01000", Message: "from a worker", Hint: "hint"})
+				close(done)
+			}()
+			<-done
+		}
+		r.tag = "SELECT 1"
 	case "rows":
 		r.batches = []*vec.Batch{intBatch(1, 1)}
 		r.tag = "INSERT 0 1"
@@ -417,6 +434,8 @@ type fakeResult struct {
 	panicAt  int
 	panicTag bool
 	closed   bool
+
+	beforeNext func() // run once, at the first Next
 }
 
 func (r *fakeResult) Next() (*vec.Batch, error) {
@@ -425,6 +444,10 @@ func (r *fakeResult) Next() (*vec.Batch, error) {
 	}
 	if err := r.ctx.Err(); err != nil {
 		return nil, err
+	}
+	if r.beforeNext != nil {
+		r.beforeNext()
+		r.beforeNext = nil
 	}
 	i := r.next
 	r.next++

@@ -46,6 +46,13 @@ func startServer(t *testing.T, opts Options) *testServer {
 
 func serveOn(t *testing.T, ln net.Listener, opts Options) *testServer {
 	t.Helper()
+	return serveWith(t, ln, opts, nil)
+}
+
+// serveWith serves the fake engine, or what wrap makes of it (an engine
+// with extra abilities, such as an Authenticator).
+func serveWith(t *testing.T, ln net.Listener, opts Options, wrap func(*fakeEngine) Engine) *testServer {
+	t.Helper()
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(testLogWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
@@ -54,7 +61,11 @@ func serveOn(t *testing.T, ln net.Listener, opts Options) *testServer {
 	}
 	ts := &testServer{eng: newFakeEngine(), addr: ln.Addr().String(), served: make(chan error, 1)}
 	_, ts.port, _ = net.SplitHostPort(ts.addr)
-	ts.srv = New(ts.eng, opts)
+	var eng Engine = ts.eng
+	if wrap != nil {
+		eng = wrap(ts.eng)
+	}
+	ts.srv = New(eng, opts)
 	go func() { ts.served <- ts.srv.Serve(ln) }()
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -147,7 +147,7 @@ func TestRawTrustOnlyFromLoopback(t *testing.T) {
 	}
 	e, ok := m.(*pgproto3.ErrorResponse)
 	if !ok || e.Severity != "FATAL" || e.Code != "28000" ||
-		e.Message != "no password authentication configured; connections only from loopback" {
+		e.Message != `no pg_hba.conf entry for host "192.0.2.7", user "u", database "u", no encryption` {
 		t.Fatalf("got %#v", m)
 	}
 }

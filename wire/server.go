@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
+	"crypto/tls"
 	"encoding/binary"
 	"errors"
 	"log/slog"
@@ -28,6 +29,12 @@ type Options struct {
 	// MaxConnections caps established sessions; beyond it a client gets
 	// FATAL 53300. 0 means no limit.
 	MaxConnections int
+	// TLS, when set, lets clients switch to TLS: SSLRequest is answered 'S',
+	// and PostgreSQL 17's direct TLS (ALPN "postgresql") is accepted. nil
+	// answers 'N'.
+	TLS *tls.Config
+	// RequireTLS refuses a startup that did not switch to TLS (FATAL 28000).
+	RequireTLS bool
 }
 
 // startupTimeout bounds the handshake, like PostgreSQL's authentication_timeout.
@@ -38,6 +45,10 @@ type Server struct {
 	engine Engine
 	opts   Options
 	log    *slog.Logger
+
+	tls     *tls.Config // Options.TLS with PostgreSQL's ALPN; nil without TLS
+	cbData  []byte      // tls-server-end-point channel binding data, nil if none
+	mockKey [32]byte    // derives the pretend salts of unknown users
 
 	// base is the parent of every connection context; Shutdown cancels it
 	// when its own context expires, cancelling every running statement.
@@ -64,7 +75,7 @@ func New(engine Engine, opts Options) *Server {
 		opts.ServerVersion = DefaultServerVersion
 	}
 	base, cancel := context.WithCancel(context.Background())
-	return &Server{
+	s := &Server{
 		engine:     engine,
 		opts:       opts,
 		log:        opts.Logger,
@@ -75,6 +86,14 @@ func New(engine Engine, opts Options) *Server {
 		conns:      map[*conn]struct{}{},
 		keys:       map[uint32]*conn{},
 	}
+	if opts.TLS != nil {
+		s.tls = serverTLSConfig(opts.TLS)
+		s.cbData = endpointHash(opts.TLS)
+	}
+	if _, err := rand.Read(s.mockKey[:]); err != nil {
+		panic("wire: crypto/rand failed: " + err.Error())
+	}
+	return s
 }
 
 func (s *Server) quitting() bool {

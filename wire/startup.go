@@ -26,6 +26,7 @@ const (
 // SQLSTATEs pgerr does not name.
 const (
 	codeInvalidAuthorization = "28000"
+	codeInvalidPassword      = "28P01"
 	codeCannotConnectNow     = "57P03"
 )
 
@@ -71,10 +72,13 @@ func (c *conn) startup() bool {
 	if db == "" {
 		db = user
 	}
-	// Trust authentication is only safe where the peer is this machine;
-	// password authentication (SCRAM) is what other peers will need.
-	if !isLocal(c.nc.RemoteAddr()) {
-		c.sendFatal(&pgerr.Error{Code: codeInvalidAuthorization, Message: "no password authentication configured; connections only from loopback"})
+	if c.srv.opts.RequireTLS && !c.tls {
+		c.sendFatal(&pgerr.Error{Code: codeInvalidAuthorization, Message: c.noHBAEntry(user, db),
+			Detail: "This server accepts only TLS connections (--require-tls).", Hint: "Connect with sslmode=require."})
+		return false
+	}
+	creds, ok := c.authenticate(user, db)
+	if !ok {
 		return false
 	}
 	if !c.srv.admit(c) {
@@ -91,6 +95,7 @@ func (c *conn) startup() bool {
 		Params:          sp.params,
 		RemoteAddr:      c.nc.RemoteAddr(),
 		PID:             int32(c.pid),
+		Superuser:       creds.Superuser,
 	}
 	err := c.guard("NewSession", func() error {
 		s, err := c.srv.engine.NewSession(c.ctx, info)
@@ -98,6 +103,9 @@ func (c *conn) startup() bool {
 			err = errors.New("engine returned no session")
 		}
 		c.sess = s
+		if n, ok := s.(Noticer); ok && err == nil {
+			n.SetNoticeSink(c.queueNotice)
+		}
 		return err
 	})
 	if err != nil {
@@ -122,7 +130,7 @@ func (c *conn) startup() bool {
 		"standard_conforming_strings":   "on",
 		"application_name":              info.ApplicationName,
 		"IntervalStyle":                 "postgres",
-		"is_superuser":                  "on",
+		"is_superuser":                  onOff(creds.Superuser),
 		"session_authorization":         user,
 		"default_transaction_read_only": "off",
 		"in_hot_standby":                "off",
@@ -147,12 +155,35 @@ func (c *conn) startup() bool {
 }
 
 // readStartup reads startup packets until the StartupMessage, answering
-// encryption requests 'N'. Packets are read with exact-length reads and no
-// read-ahead buffer: after an SSLRequest the next bytes may be a TLS
-// handshake that must reach the TLS layer untouched.
+// SSLRequest 'S' and switching to TLS when the server has a certificate
+// ('N' otherwise) and GSSENCRequest 'N'. Packets are read with exact-length
+// reads and no read-ahead buffer: after an SSLRequest the next bytes are a
+// TLS handshake that must reach the TLS layer untouched.
 func (c *conn) readStartup() (*startupPacket, bool) {
+	// A client with sslnegotiation=direct opens with a TLS ClientHello.
+	var first [1]byte
+	if _, err := io.ReadFull(c.nc, first[:]); err != nil {
+		c.log.Debug("startup failed", "err", err)
+		return nil, false
+	}
+	var pending []byte
+	if first[0] == tlsRecordHandshake {
+		if c.srv.tls == nil {
+			// Nothing we could say would reach a client that waits for a
+			// ServerHello.
+			c.log.Debug("direct TLS connection attempted, but TLS is not enabled")
+			return nil, false
+		}
+		if !c.startTLS(first[:], true) {
+			return nil, false
+		}
+	} else {
+		pending = first[:]
+	}
+	gssAsked := false
 	for negotiations := 0; ; negotiations++ {
-		body, err := c.readPacket()
+		body, err := c.readPacket(pending)
+		pending = nil
 		if err != nil {
 			if !isDisconnect(err) && !c.srv.quitting() {
 				c.sendFatal(&pgerr.Error{Code: pgerr.ProtocolViolation, Message: err.Error()})
@@ -163,14 +194,25 @@ func (c *conn) readStartup() (*startupPacket, bool) {
 		code := binary.BigEndian.Uint32(body)
 		switch code {
 		case codeSSLRequest, codeGSSENCRequest:
-			// Each may be asked once; a client loops only on our mistake.
-			if negotiations >= 2 || len(body) != 4 {
+			// Each may be asked once, and neither inside TLS; a client
+			// loops only on our mistake.
+			if c.tls || len(body) != 4 || negotiations >= 2 || (code == codeGSSENCRequest && gssAsked) {
 				c.sendFatal(&pgerr.Error{Code: pgerr.ProtocolViolation, Message: "unexpected encryption request"})
 				return nil, false
 			}
-			// 'N': not supported (yet); the client continues in plain text
-			// or gives up if it requires encryption.
-			if _, err := c.nc.Write([]byte{'N'}); err != nil {
+			if code == codeGSSENCRequest || c.srv.tls == nil {
+				// 'N': the client continues in plain text, or gives up if
+				// it requires encryption.
+				gssAsked = gssAsked || code == codeGSSENCRequest
+				if _, err := c.nc.Write([]byte{'N'}); err != nil {
+					return nil, false
+				}
+				continue
+			}
+			if _, err := c.nc.Write([]byte{'S'}); err != nil {
+				return nil, false
+			}
+			if !c.startTLS(nil, false) {
 				return nil, false
 			}
 		case codeCancelRequest:
@@ -190,17 +232,19 @@ func (c *conn) readStartup() (*startupPacket, bool) {
 	}
 }
 
-// readPacket reads one length-prefixed startup packet body.
-func (c *conn) readPacket() ([]byte, error) {
+// readPacket reads one length-prefixed startup packet body; pending holds
+// its first bytes when they were already read.
+func (c *conn) readPacket(pending []byte) ([]byte, error) {
 	var hdr [4]byte
-	if _, err := io.ReadFull(c.nc, hdr[:]); err != nil {
+	n := copy(hdr[:], pending)
+	if _, err := io.ReadFull(c.nc, hdr[n:]); err != nil {
 		return nil, err
 	}
-	n := int(int32(binary.BigEndian.Uint32(hdr[:])))
-	if n < 8 || n > maxStartupPacket {
-		return nil, fmt.Errorf("invalid length of startup packet: %d", n)
+	size := int(int32(binary.BigEndian.Uint32(hdr[:])))
+	if size < 8 || size > maxStartupPacket {
+		return nil, fmt.Errorf("invalid length of startup packet: %d", size)
 	}
-	body := make([]byte, n-4)
+	body := make([]byte, size-4)
 	if _, err := io.ReadFull(c.nc, body); err != nil {
 		return nil, err
 	}
@@ -267,4 +311,11 @@ func isLocal(addr net.Addr) bool {
 		return true
 	}
 	return false
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
 }

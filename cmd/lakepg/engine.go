@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"time"
 
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
@@ -11,7 +12,10 @@ import (
 
 // wireEngine adapts the SQL engine to the wire layer's interfaces, keeping
 // sql/ free of any knowledge of the protocol.
-type wireEngine struct{ eng *sql.Engine }
+type wireEngine struct {
+	eng *sql.Engine
+	obs *observer // metrics and the query log; nil: none
+}
 
 func (w wireEngine) NewSession(ctx context.Context, info wire.StartupInfo) (wire.Session, error) {
 	s, err := w.eng.NewSession(info.User, info.Database, info.Params)
@@ -19,15 +23,22 @@ func (w wireEngine) NewSession(ctx context.Context, info wire.StartupInfo) (wire
 		return nil, err
 	}
 	s.SetBackendPID(info.PID)
-	return wireSession{s}, nil
+	s.SetSuperuser(info.Superuser)
+	w.obs.connOpened()
+	return wireSession{Session: s, obs: w.obs, user: info.User}, nil
 }
 
-type wireSession struct{ *sql.Session }
+type wireSession struct {
+	*sql.Session
+	obs  *observer
+	user string
+}
 
 // Close ends the session and takes it out of pg_stat_activity.
 func (s wireSession) Close() {
 	s.Session.Close()
 	s.Session.SetBackendPID(0)
+	s.obs.connClosed()
 }
 
 func (s wireSession) Prepare(ctx context.Context, query string, oids []uint32) ([]wire.Statement, error) {
@@ -37,12 +48,16 @@ func (s wireSession) Prepare(ctx context.Context, query string, oids []uint32) (
 	}
 	out := make([]wire.Statement, len(stmts))
 	for i, st := range stmts {
-		out[i] = wireStmt{st}
+		out[i] = wireStmt{st: st, obs: s.obs, user: s.user, text: sql.RedactPasswords(query)}
 	}
 	return out, nil
 }
 
-type wireStmt struct{ st *sql.Stmt }
+type wireStmt struct {
+	st         *sql.Stmt
+	obs        *observer
+	user, text string // for the query log
+}
 
 func (w wireStmt) ParamTypes() []uint32 { return w.st.ParamTypes() }
 
@@ -86,18 +101,43 @@ func (w wireStmt) Execute(ctx context.Context, params [][]byte, formats []int16)
 			text[i] = p
 		}
 	}
+	start := time.Now()
 	r, err := w.st.Execute(ctx, text)
 	if err != nil {
+		w.obs.statement(w.user, w.text, start, false, 0, "", err)
 		return nil, err
 	}
-	return &wireResult{ctx: ctx, r: r}, nil
+	return &wireResult{ctx: ctx, r: r, stmt: w, start: start}, nil
 }
 
 type wireResult struct {
 	ctx context.Context
 	r   *sql.Result
+
+	// what the observer is told when the result closes
+	stmt  wireStmt
+	start time.Time
+	rows  int64
+	err   error
 }
 
-func (w *wireResult) Next() (*vec.Batch, error) { return w.r.Next(w.ctx) }
-func (w *wireResult) Tag() string               { return w.r.Tag() }
-func (w *wireResult) Close() error              { return w.r.Close() }
+func (w *wireResult) Next() (*vec.Batch, error) {
+	b, err := w.r.Next(w.ctx)
+	if b != nil {
+		w.rows += int64(b.N)
+	}
+	if err != nil {
+		w.err = err
+	}
+	return b, err
+}
+
+func (w *wireResult) Tag() string { return w.r.Tag() }
+
+func (w *wireResult) Close() error {
+	err := w.r.Close()
+	if w.stmt.obs != nil {
+		w.stmt.obs.statement(w.stmt.user, w.stmt.text, w.start, w.stmt.st.Columns() != nil, w.rows, w.r.Tag(), w.err)
+	}
+	return err
+}

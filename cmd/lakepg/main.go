@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/lakepg/lakepg/catalog"
+	"github.com/lakepg/lakepg/cli"
 	"github.com/lakepg/lakepg/sql"
 	"github.com/lakepg/lakepg/storage"
 	"github.com/lakepg/lakepg/wire"
@@ -34,7 +35,13 @@ func env(name, def string) string {
 }
 
 func main() {
-	if err := run(os.Args[1:]); err != nil {
+	args := os.Args[1:]
+	if len(args) > 0 && args[0] == "serve" {
+		args = args[1:]
+	} else if len(args) > 0 && cli.IsCommand(args[0]) {
+		os.Exit(cli.Run(args, cli.Info{Version: Version}))
+	}
+	if err := run(args); err != nil {
 		fmt.Fprintln(os.Stderr, "lakepg:", err)
 		os.Exit(1)
 	}
@@ -45,9 +52,12 @@ func run(args []string) error {
 	listen := fs.String("listen", env("LAKEPG_LISTEN", "127.0.0.1:5433"), "address to serve the PostgreSQL protocol on (env LAKEPG_LISTEN)")
 	catDSN := fs.String("catalog", env("LAKEPG_CATALOG", "sqlite:lakehouse/catalog.sqlite"), "DuckLake catalog: sqlite:PATH or a postgres:// DSN (env LAKEPG_CATALOG)")
 	catSchema := fs.String("catalog-schema", env("LAKEPG_CATALOG_SCHEMA", ""), "PostgreSQL schema of the catalog tables, DuckDB's METADATA_SCHEMA; default public (env LAKEPG_CATALOG_SCHEMA)")
-	data := fs.String("data", env("LAKEPG_DATA", "lakehouse/data"), "data directory (or s3://bucket/prefix, later) (env LAKEPG_DATA)")
+	data := fs.String("data", env("LAKEPG_DATA", "lakehouse/data"), "data directory or s3://bucket/prefix (env LAKEPG_DATA)")
 	level := fs.String("log-level", env("LAKEPG_LOG_LEVEL", "info"), "debug, info, warn or error (env LAKEPG_LOG_LEVEL)")
-	if err := fs.Parse(args); err != nil {
+	storeOpts := storage.RegisterFlags(fs) // --s3-*, --cache-*
+	obsFlags := addObservabilityFlags(fs)
+	secFlags := addSecurityFlags(fs)
+	if err := cli.ParseFlags(fs, args, true); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -61,15 +71,18 @@ func run(args []string) error {
 	if err := lv.UnmarshalText([]byte(*level)); err != nil {
 		return fmt.Errorf("--log-level: %w", err)
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lv}))
+	log, err := obsFlags.logger(lv)
+	if err != nil {
+		return err
+	}
 	slog.SetDefault(log)
 
-	host, _, err := net.SplitHostPort(*listen)
-	if err != nil {
+	if _, _, err := net.SplitHostPort(*listen); err != nil {
 		return fmt.Errorf("--listen: %w", err)
 	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return fmt.Errorf("--listen %s: lakepg only has trust authentication so far and refuses to listen beyond loopback", *listen)
+	tlsCfg, err := secFlags.tlsConfig(log)
+	if err != nil {
+		return err
 	}
 
 	dataPath := *data
@@ -94,12 +107,22 @@ func run(args []string) error {
 		return err
 	}
 	defer db.Close()
-	store, err := storage.ForDataPath(db.DataPath())
+	store, err := storage.ForDataPath(db.DataPath(), *storeOpts)
 	if err != nil {
 		return err
 	}
 	eng := sql.NewEngine(db, store, log)
-	srv := wire.New(wireEngine{eng}, wire.Options{Logger: log, ServerVersion: sql.ServerVersion + " (lakepg " + Version + ")"})
+	if err := secFlags.prepare(ctx, eng, *listen, log); err != nil {
+		return err
+	}
+	obs, stopMetrics, err := obsFlags.start(log)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
+	wopts := wire.Options{Logger: log, ServerVersion: sql.ServerVersion + " (lakepg " + Version + ")"}
+	secFlags.apply(&wopts, tlsCfg)
+	srv := wire.New(wireEngine{eng: eng, obs: obs}, wopts)
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		return err

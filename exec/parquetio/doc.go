@@ -10,8 +10,11 @@
 // decompressed once into reused buffers, and PLAIN and dictionary values,
 // definition levels and RLE/bit-packed indices are decoded straight into
 // the vectors' typed slices. Row groups are pruned from their statistics
-// before anything is read. parquet-go is used for writing, for the codecs
-// and for the rarely written DELTA_* and BYTE_STREAM_SPLIT encodings.
+// before anything is read. A reader that implements RangePrefetcher (object
+// storage) is first told all the chunk ranges of a row group, so it can
+// fetch adjacent ones with one request. parquet-go is used for writing, for
+// the codecs and for the rarely written DELTA_* and BYTE_STREAM_SPLIT
+// encodings.
 //
 // Columns are matched by Parquet field_id (DuckLake column_id), never by
 // name; files without field ids are matched by position. A column a file

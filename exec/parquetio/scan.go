@@ -251,14 +251,15 @@ type Scanner struct {
 	cols   []*colReader // nil for columns the file lacks
 	ranges []Range
 
-	groups   []int
-	gi       int   // next index into groups
-	rowsLeft int64 // rows left in the current row group
-	rowPos   int64 // file position of the next row
-	scanned  int
-	pruned   int
-	err      error
-	allNull  []bool // shared all-NULL mask for missing columns
+	groups      []int
+	gi          int   // next index into groups
+	rowsLeft    int64 // rows left in the current row group
+	rowPos      int64 // file position of the next row
+	scanned     int
+	pruned      int
+	err         error
+	allNull     []bool     // shared all-NULL mask for missing columns
+	chunkRanges [][2]int64 // column-chunk ranges announced by prefetch
 }
 
 // Scan starts a scan of the projected columns. Errors in the projection
@@ -334,6 +335,10 @@ func (s *Scanner) Next(b *vec.Batch) (rowStart int64, ok bool, err error) {
 				s.pruned++
 				continue
 			}
+		}
+		if err := s.prefetch(g); err != nil {
+			s.err = err
+			return 0, false, err
 		}
 		for _, c := range s.cols {
 			if c == nil {

@@ -148,7 +148,7 @@ func (m *model) roleName(oid int64) (string, bool) {
 	case dbOwnerRoleOID:
 		return "pg_database_owner", true
 	}
-	return "", false
+	return storedRoleName(m.c, oid)
 }
 
 // RelationVisibility maps the OID of every relation the catalog shows to
@@ -360,6 +360,9 @@ func RoleOIDByName(c *Context, name string) (int64, error) {
 			return superuserOID, nil
 		case "pg_database_owner":
 			return dbOwnerRoleOID, nil
+		}
+		if oid, ok := storedRoleOID(c, parts[0]); ok {
+			return oid, nil
 		}
 	}
 	return 0, pgerr.New(pgerr.UndefinedObject, "role \"%s\" does not exist", name)

@@ -175,8 +175,14 @@ func init() {
 		"usename name, usesysid oid, usecreatedb boolean, usesuper boolean, userepl boolean, "+
 			"usebypassrls boolean, passwd text, valuntil timestamptz, useconfig text[]",
 		func(c *Context, r *rowSet) {
-			r.add(vals{"usename": c.User, "usesysid": superuserOID, "usecreatedb": true, "usesuper": true,
-				"userepl": true, "usebypassrls": true, "passwd": "********"})
+			for _, e := range roleEntries(c) {
+				if !e.role.Login {
+					continue
+				}
+				su := e.role.Superuser
+				r.add(vals{"usename": e.role.Name, "usesysid": e.oid, "usecreatedb": su, "usesuper": su,
+					"userepl": su, "usebypassrls": su, "passwd": "********"})
+			}
 		})
 	register("pg_catalog", "pg_auth_members", 1261, "r",
 		"oid oid, roleid oid, member oid, grantor oid, admin_option boolean, inherit_option boolean, set_option boolean", nil)
@@ -535,13 +541,19 @@ func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''
 // roles are the pg_authid rows: the session user, a superuser, and
 // pg_database_owner, which owns the public schema.
 func roles(c *Context) []vals {
-	return []vals{
-		{"oid": superuserOID, "rolname": c.User, "rolsuper": true, "rolinherit": true, "rolcreaterole": true,
-			"rolcreatedb": true, "rolcanlogin": true, "rolreplication": true, "rolbypassrls": true, "rolconnlimit": -1},
-		{"oid": dbOwnerRoleOID, "rolname": "pg_database_owner", "rolsuper": false, "rolinherit": true,
-			"rolcreaterole": false, "rolcreatedb": false, "rolcanlogin": false, "rolreplication": false,
-			"rolbypassrls": false, "rolconnlimit": -1},
+	var out []vals
+	for _, e := range roleEntries(c) {
+		su := e.role.Superuser
+		v := vals{"oid": e.oid, "rolname": e.role.Name, "rolsuper": su, "rolinherit": true, "rolcreaterole": su,
+			"rolcreatedb": su, "rolcanlogin": e.role.Login, "rolreplication": su, "rolbypassrls": su, "rolconnlimit": -1}
+		if e.role.Verifier != "" {
+			v["rolpassword"] = e.role.Verifier
+		}
+		out = append(out, v)
 	}
+	return append(out, vals{"oid": dbOwnerRoleOID, "rolname": "pg_database_owner", "rolsuper": false, "rolinherit": true,
+		"rolcreaterole": false, "rolcreatedb": false, "rolcanlogin": false, "rolreplication": false,
+		"rolbypassrls": false, "rolconnlimit": -1})
 }
 
 // fixedSettings are read-only settings pg_settings shows even though the

@@ -64,6 +64,11 @@ type Context struct {
 	// Backends are the server's live sessions for pg_stat_activity; when
 	// nil, the current session (PID, User, Settings) is the only one.
 	Backends []Backend
+	// Roles lists the stored roles for pg_authid, pg_roles and pg_user,
+	// read only when one of them is; nil: the session user is the only
+	// role. Verifiers are shown in pg_authid as given (blank them for a
+	// session that may not see them).
+	Roles func() []catalog.Role
 }
 
 // Backend is one session as pg_stat_activity shows it.

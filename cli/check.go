@@ -1,0 +1,239 @@
+package cli
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+
+	"github.com/lakepg/lakepg/catalog"
+	"github.com/lakepg/lakepg/exec/parquetio"
+	"github.com/lakepg/lakepg/storage"
+)
+
+func checkFlags(fs *flag.FlagSet) func(context.Context, []string, Info) int {
+	lf := addLakeFlags(fs, false)
+	return func(ctx context.Context, args []string, info Info) int {
+		if len(args) > 0 {
+			fmt.Fprintf(info.Stderr, "lakepg check: unexpected argument %q\n", args[0])
+			return ExitUsage
+		}
+		db, store, err := openLake(ctx, lf.lake(), false)
+		if err != nil {
+			fmt.Fprintln(info.Stderr, "lakepg check:", err)
+			return ExitError
+		}
+		defer db.Close()
+		rep, err := checkLake(ctx, db, store, info.Stdout)
+		if err != nil {
+			fmt.Fprintln(info.Stderr, "lakepg check:", err)
+			return ExitError
+		}
+		fmt.Fprintf(info.Stdout, "checked %d data files, %d delete files and %d files under %s: %d problem(s)\n",
+			rep.dataFiles, rep.deleteFiles, rep.listed, db.DataPath(), rep.problems)
+		if rep.problems > 0 {
+			return ExitError
+		}
+		return ExitOK
+	}
+}
+
+type checkReport struct {
+	dataFiles, deleteFiles, listed, problems int
+}
+
+// lakeFile is one file the catalog knows, with what it says about it.
+type lakeFile struct {
+	kind  string // "data file" or "delete file"
+	id    int64
+	table string
+	path  string
+	size  int64
+	rows  int64 // record_count, or delete_count of a delete file
+}
+
+// checkLake compares every file the catalog references, at any snapshot (time
+// travel still reads end-dated files), with the data directory: each must
+// exist with the size and row count the catalog recorded, and every file
+// under the data path must be referenced (or scheduled for deletion).
+// Problems are printed one a line to w.
+func checkLake(ctx context.Context, db *catalog.DB, store storage.Backend, w io.Writer) (checkReport, error) {
+	var rep checkReport
+	files, scheduled, err := catalogFiles(ctx, db)
+	if err != nil {
+		return rep, err
+	}
+	problem := func(format string, args ...any) {
+		rep.problems++
+		fmt.Fprintf(w, format+"\n", args...)
+	}
+	known := map[string]bool{}
+	for _, p := range scheduled {
+		known[p] = true
+	}
+	for _, f := range files {
+		known[f.path] = true
+		if f.kind == "data file" {
+			rep.dataFiles++
+		} else {
+			rep.deleteFiles++
+		}
+		what := fmt.Sprintf("%s %d of %s", f.kind, f.id, f.table)
+		size, err := store.Stat(ctx, f.path)
+		if errors.Is(err, fs.ErrNotExist) {
+			problem("missing: %s (%s)", f.path, what)
+			continue
+		}
+		if err != nil {
+			problem("unreadable: %s (%s): %v", f.path, what, err)
+			continue
+		}
+		if size != f.size {
+			problem("size mismatch: %s (%s): catalog says %d bytes, the file has %d", f.path, what, f.size, size)
+			continue
+		}
+		rows, err := footerRows(ctx, store, f.path)
+		if err != nil {
+			problem("unreadable: %s (%s): %v", f.path, what, err)
+			continue
+		}
+		if rows != f.rows {
+			problem("row count mismatch: %s (%s): catalog says %d rows, the Parquet footer %d", f.path, what, f.rows, rows)
+		}
+	}
+	listed, err := store.List(ctx, db.DataPath())
+	if err != nil {
+		return rep, fmt.Errorf("list %s: %w", db.DataPath(), err)
+	}
+	rep.listed = len(listed)
+	for _, o := range listed {
+		if !known[o.Path] {
+			problem("orphan: %s (%d bytes, referenced by no catalog row)", o.Path, o.Size)
+		}
+	}
+	return rep, nil
+}
+
+func footerRows(ctx context.Context, store storage.Backend, path string) (int64, error) {
+	f, err := store.Open(ctx, path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	pf, err := parquetio.Open(f, f.Size())
+	if err != nil {
+		return 0, err
+	}
+	return pf.NumRows(), nil
+}
+
+// catalogFiles reads every data and delete file row, whatever its snapshots,
+// with its resolved path, and the paths scheduled for deletion.
+func catalogFiles(ctx context.Context, db *catalog.DB) ([]lakeFile, []string, error) {
+	q := db.SQL()
+	type dir struct {
+		name, path string
+		rel        catalog.NullBool
+		parent     int64
+	}
+	// the latest row of each schema and table: a rename keeps the id and path
+	latest := func(query string) (map[int64]dir, error) {
+		rows, err := q.QueryContext(ctx, db.Rebind(query))
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		out := map[int64]dir{}
+		for rows.Next() {
+			var (
+				id     int64
+				d      dir
+				path   sql.NullString
+				parent sql.NullInt64
+			)
+			if err := rows.Scan(&id, &parent, &d.name, &path, &d.rel); err != nil {
+				return nil, err
+			}
+			d.path, d.parent = path.String, parent.Int64
+			out[id] = d // ordered by begin_snapshot: the last row wins
+		}
+		return out, rows.Err()
+	}
+	schemas, err := latest(`SELECT schema_id, NULL, schema_name, path, path_is_relative FROM ducklake_schema ORDER BY begin_snapshot`)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read ducklake_schema: %w", err)
+	}
+	tables, err := latest(`SELECT table_id, schema_id, table_name, path, path_is_relative FROM ducklake_table ORDER BY begin_snapshot`)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read ducklake_table: %w", err)
+	}
+	tableDir := func(tableID int64) (string, string) {
+		t, ok := tables[tableID]
+		if !ok {
+			return db.DataPath(), fmt.Sprintf("table %d", tableID)
+		}
+		s := schemas[t.parent]
+		cs := &catalog.Schema{Name: s.name, Path: s.path, PathIsRelative: !s.rel.Valid || s.rel.Bool}
+		ct := &catalog.Table{Name: t.name, Path: t.path, PathIsRelative: !t.rel.Valid || t.rel.Bool}
+		return db.TableDir(cs, ct), s.name + "." + t.name
+	}
+	resolve := func(dir, path string, rel catalog.NullBool) string {
+		if rel.Valid && !rel.Bool {
+			return path
+		}
+		return dir + path
+	}
+
+	var files []lakeFile
+	read := func(kind, query string) error {
+		rows, err := q.QueryContext(ctx, db.Rebind(query))
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var (
+				f         = lakeFile{kind: kind}
+				tableID   int64
+				path      string
+				rel       catalog.NullBool
+				size, cnt sql.NullInt64
+			)
+			if err := rows.Scan(&f.id, &tableID, &path, &rel, &cnt, &size); err != nil {
+				return err
+			}
+			dir, name := tableDir(tableID)
+			f.table, f.path, f.rows, f.size = name, resolve(dir, path, rel), cnt.Int64, size.Int64
+			files = append(files, f)
+		}
+		return rows.Err()
+	}
+	if err := read("data file", `SELECT data_file_id, table_id, path, path_is_relative, record_count, file_size_bytes FROM ducklake_data_file ORDER BY data_file_id`); err != nil {
+		return nil, nil, fmt.Errorf("read ducklake_data_file: %w", err)
+	}
+	if err := read("delete file", `SELECT delete_file_id, table_id, path, path_is_relative, delete_count, file_size_bytes FROM ducklake_delete_file ORDER BY delete_file_id`); err != nil {
+		return nil, nil, fmt.Errorf("read ducklake_delete_file: %w", err)
+	}
+
+	var scheduled []string
+	rows, err := q.QueryContext(ctx, db.Rebind(`SELECT path, path_is_relative FROM ducklake_files_scheduled_for_deletion`))
+	if err != nil {
+		return nil, nil, fmt.Errorf("read ducklake_files_scheduled_for_deletion: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			path string
+			rel  catalog.NullBool
+		)
+		if err := rows.Scan(&path, &rel); err != nil {
+			return nil, nil, err
+		}
+		// relative to the data path, not to a table (DuckLake spec)
+		scheduled = append(scheduled, resolve(db.DataPath(), path, rel))
+	}
+	return files, scheduled, rows.Err()
+}

@@ -1,0 +1,15 @@
+// Package cli is lakepg's command line beyond serving: the interactive shell
+// (`lakepg shell`), bulk import of CSV and Parquet files (`lakepg import`), the
+// snapshot list (`lakepg snapshots`), the consistency check of a lake
+// (`lakepg check`), and the layering of flags, LAKEPG_* environment variables
+// and a TOML config file that the server shares.
+//
+// Every command runs either embedded, opening the lake's catalog and data
+// directly and driving the sql package in-process, or as a client of a
+// running server (--connect postgres://…, over pgx). Both sit behind Conn, so
+// the shell, the formats and import are written once.
+//
+// It sits beside cmd/lakepg at the top of the import graph: it may use any
+// package below (sql, exec, catalog, storage), never wire, and nothing but
+// cmd/lakepg imports it.
+package cli

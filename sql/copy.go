@@ -1,0 +1,427 @@
+package sql
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/lakepg/lakepg/catalog"
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/snapshot"
+	"github.com/lakepg/lakepg/types"
+)
+
+// CopyFormat is the data format of a COPY.
+type CopyFormat uint8
+
+const (
+	CopyText CopyFormat = iota
+	CopyCSV
+	CopyBinary
+)
+
+// CopySpec describes the data of a COPY ... FROM STDIN or TO STDOUT: the
+// checked and defaulted options and the columns of the data. Turning rows
+// into bytes and back is the wire layer's job; this is all it needs.
+type CopySpec struct {
+	In     bool // FROM STDIN; else TO STDOUT
+	Format CopyFormat
+
+	Delimiter           byte
+	Null                string
+	Quote, Escape       byte // csv
+	Header, HeaderMatch bool
+	// Per column of Columns, csv only.
+	ForceQuote, ForceNotNull, ForceNull []bool
+
+	// Relation is the table name CONTEXT lines show ("COPY t, line 3").
+	Relation string
+	Columns  []Column
+}
+
+// CopyRows is the data of a COPY FROM STDIN as rows of text fields, one
+// per column (nil = NULL), valid until the next call; io.EOF after the last.
+// Line numbers the row Next returned last, for CONTEXT lines.
+type CopyRows interface {
+	Next() ([][]byte, error)
+	Line() int64
+}
+
+// copyJob is what a COPY result carries: its description and, for COPY
+// FROM, the loader the wire layer runs once it has the client's data.
+type copyJob struct {
+	spec *CopySpec
+	load func(ctx context.Context, rows CopyRows) (int64, error)
+}
+
+// resultExt is what a COPY or FETCH result carries beyond rows.
+type resultExt struct {
+	copy   *copyJob
+	binary bool // FETCH from a BINARY cursor
+}
+
+// Copy describes the COPY data of r, nil when r is not a COPY FROM STDIN or
+// TO STDOUT.
+func (r *Result) Copy() *CopySpec {
+	if r.ext == nil || r.ext.copy == nil {
+		return nil
+	}
+	return r.ext.copy.spec
+}
+
+// CopyIn runs a COPY FROM STDIN on the rows the client sends: they are
+// written to one new data file as they arrive and committed as one
+// snapshot at the end. Tag is then "COPY n".
+func (r *Result) CopyIn(ctx context.Context, rows CopyRows) error {
+	if r.ext == nil || r.ext.copy == nil || r.ext.copy.load == nil {
+		return pgerr.New(pgerr.Internal, "statement is not a COPY FROM STDIN")
+	}
+	n, err := r.ext.copy.load(ctx, rows)
+	if err != nil {
+		return err
+	}
+	r.tag = fmt.Sprintf("COPY %d", n)
+	return nil
+}
+
+// Binary reports a FETCH from a BINARY cursor: its rows go out in binary.
+func (r *Result) Binary() bool { return r.ext != nil && r.ext.binary }
+
+// contextError gives an error PostgreSQL's CONTEXT line, which the wire
+// layer sends as the W field of the error report.
+type contextError struct {
+	err   error
+	where string
+}
+
+func (e *contextError) Error() string { return e.err.Error() }
+func (e *contextError) Unwrap() error { return e.err }
+func (e *contextError) Where() string { return e.where }
+
+// codeCopyPrivilege is insufficient_privilege, which pgerr does not name.
+const codeCopyPrivilege = "42501"
+
+// copy runs a COPY statement.
+func (s *Session) copy(ctx context.Context, st *pg.CopyStmt, p *params) (*Result, error) {
+	if st.Filename != "" || st.IsProgram {
+		// lakepg never touches the server's files on a client's behalf, so
+		// it answers every user as PostgreSQL answers an unprivileged one.
+		e := pgerr.New(codeCopyPrivilege, "must be superuser or have privileges of the pg_read_server_files role to COPY from a file")
+		switch {
+		case st.IsProgram:
+			e.Message = "must be superuser or have privileges of the pg_execute_server_program role to COPY to or from an external program"
+		case !st.IsFrom:
+			e.Message = "must be superuser or have privileges of the pg_write_server_files role to COPY to a file"
+		}
+		e.Hint = "Anyone can COPY to stdout or from stdin. psql's \\copy command also works for anyone."
+		return nil, e
+	}
+	o, err := parseCopyOptions(st.Options, st.IsFrom)
+	if err != nil {
+		return nil, err
+	}
+	if st.IsFrom {
+		if st.WhereClause != nil {
+			return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "COPY FROM with WHERE is not supported yet"), nodeLoc(st.WhereClause))
+		}
+		if err := s.checkWritable(); err != nil {
+			return nil, err
+		}
+		return s.copyFrom(ctx, st, o)
+	}
+	return s.copyTo(ctx, st, o, p)
+}
+
+// copyTargets resolves COPY's column list against the table: positions in
+// cols, all columns when the list is empty.
+func copyTargets(attlist []*pg.Node, cols []exec.ScanCol, table string) ([]int, error) {
+	if len(attlist) == 0 {
+		target := make([]int, len(cols))
+		for i := range cols {
+			target[i] = i
+		}
+		return target, nil
+	}
+	var target []int
+	seen := map[int]bool{}
+	for _, n := range attlist {
+		name := n.GetString_().GetSval()
+		found := -1
+		for i, c := range cols {
+			if c.Name == name {
+				found = i
+			}
+		}
+		if found < 0 {
+			return nil, pgerr.New(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", name, table)
+		}
+		if seen[found] {
+			return nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", name)
+		}
+		seen[found] = true
+		target = append(target, found)
+	}
+	return target, nil
+}
+
+// copyFrom prepares a COPY FROM STDIN. Nothing happens until the wire layer
+// calls CopyIn with the client's rows.
+func (s *Session) copyFrom(ctx context.Context, st *pg.CopyStmt, o *copyOptions) (*Result, error) {
+	head, err := s.eng.DB.Head(ctx)
+	if err != nil {
+		return nil, err
+	}
+	meta, err := s.eng.metadata(ctx, head)
+	if err != nil {
+		return nil, err
+	}
+	rv := st.Relation
+	sch, t, err := s.resolveTable(meta, rv.Schemaname, rv.Relname, rv.Location)
+	if err != nil {
+		return nil, err
+	}
+	cols, err := scanColumns(t)
+	if err != nil {
+		return nil, err
+	}
+	target, err := copyTargets(st.Attlist, cols, t.Name)
+	if err != nil {
+		return nil, err
+	}
+	dataCols := make([]Column, len(target))
+	for k, ci := range target {
+		dataCols[k] = Column{Name: cols[ci].Name, Type: cols[ci].T}
+	}
+	spec, err := o.spec(true, t.Name, dataCols)
+	if err != nil {
+		return nil, err
+	}
+
+	// Columns not in the list get their defaults, as INSERT gives them.
+	env := s.newEnv()
+	b := &binder{sess: s, env: env, params: &params{}, noAggMsg: "aggregate functions are not allowed in DEFAULT expressions", qc: s.newQueryCtx(ctx, &params{}, false)}
+	proj := make([]exec.Expr, len(cols))
+	for i, c := range t.Columns {
+		if proj[i], err = s.defaultExpr(b, c, cols[i].T); err != nil {
+			return nil, err
+		}
+	}
+	notNull := make([]bool, len(target))
+	for k, ci := range target {
+		proj[ci] = &exec.ColRef{Idx: k, T: cols[ci].T}
+		notNull[k] = !t.Columns[ci].NullsAllowed
+	}
+
+	load := func(ctx context.Context, rows CopyRows) (int64, error) {
+		src := &copyRowsOp{rows: rows, spec: spec, notNull: notNull, loc: s.loc, ts: typesOfColumns(dataCols)}
+		op := &exec.Project{Env: env, Input: src, Exprs: proj}
+		defer op.Close()
+		w, err := exec.WriteParquet(ctx, s.eng.Store, s.eng.DB.TableDir(sch, t), parquetColumns(cols), op, notNullCheck(t))
+		if err != nil {
+			if ctx.Err() != nil {
+				// Whatever failed first (the storage may see the cancel before
+				// the rows do), a cancelled COPY reports the cancel.
+				return 0, pgerr.New(pgerr.QueryCanceled, "canceling statement due to user request")
+			}
+			return 0, err
+		}
+		if w.Info.Rows == 0 {
+			return 0, nil
+		}
+		err = s.commit(ctx, func(c *snapshot.Commit, m *catalog.Metadata) error {
+			cur, ok := m.TableByName(sch.ID, t.Name)
+			if !ok || cur.ID != t.ID || !sameColumns(cur, t) {
+				return pgerr.New(pgerr.SerializationFailure, "could not serialize access: table \"%s\" changed during COPY", t.Name)
+			}
+			c.AddDataFile(*cur, newDataFile(w, cols, false))
+			return nil
+		}, func() { s.eng.Store.Delete(context.WithoutCancel(ctx), w.Path) })
+		if err != nil {
+			return 0, err
+		}
+		return w.Info.Rows, nil
+	}
+	// The data arrives after Execute returned, so a failure here must
+	// abort a transaction block itself, as Execute's errors do.
+	failing := func(ctx context.Context, rows CopyRows) (int64, error) {
+		n, err := load(ctx, rows)
+		if err != nil && s.inTx {
+			s.failed = true
+		}
+		return n, err
+	}
+	return &Result{tag: "COPY 0", done: true, ext: &resultExt{copy: &copyJob{spec: spec, load: failing}}}, nil
+}
+
+func typesOfColumns(cols []Column) []types.T {
+	ts := make([]types.T, len(cols))
+	for i, c := range cols {
+		ts[i] = c.Type
+	}
+	return ts
+}
+
+// copyRowsOp is the source of a COPY FROM: it turns the client's rows into
+// batches of the listed columns, each field through its type's text input,
+// so the Parquet writer downstream sees one batch at a time.
+type copyRowsOp struct {
+	rows    CopyRows
+	spec    *CopySpec
+	notNull []bool
+	loc     *time.Location
+	ts      []types.T
+	b       *vec.Batch
+	done    bool
+}
+
+func (o *copyRowsOp) Types() []types.T { return o.ts }
+func (o *copyRowsOp) Close() error     { return nil }
+
+func (o *copyRowsOp) Next(ctx context.Context) (*vec.Batch, error) {
+	if o.done {
+		return nil, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if o.b == nil {
+		o.b = vec.NewBatch(o.ts, vec.BatchSize)
+	} else {
+		o.b.Reset()
+	}
+	n := 0
+	for n < vec.BatchSize {
+		fields, err := o.rows.Next()
+		if err == io.EOF {
+			o.done = true
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		for k, f := range fields {
+			v := o.b.Vecs[k]
+			if f == nil {
+				if o.notNull[k] {
+					return nil, o.nullError(k)
+				}
+				v.AppendNull()
+				continue
+			}
+			if err := exec.ParseInto(v, string(f), o.loc, true); err != nil {
+				return nil, o.fieldError(err, k, f)
+			}
+		}
+		n++
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	o.b.N = n
+	return o.b, nil
+}
+
+// fieldError adds PostgreSQL's CONTEXT to a value's input error.
+func (o *copyRowsOp) fieldError(err error, k int, f []byte) error {
+	where := fmt.Sprintf("COPY %s, line %d, column %s", o.spec.Relation, o.rows.Line(), o.spec.Columns[k].Name)
+	if o.spec.Format != CopyBinary {
+		where += fmt.Sprintf(": \"%s\"", clipCopyValue(f))
+	}
+	return &contextError{err: err, where: where}
+}
+
+func (o *copyRowsOp) nullError(k int) error {
+	e := pgerr.New(pgerr.NotNullViolation, "null value in column \"%s\" of relation \"%s\" violates not-null constraint",
+		o.spec.Columns[k].Name, o.spec.Relation)
+	return &contextError{err: e, where: fmt.Sprintf("COPY %s, line %d", o.spec.Relation, o.rows.Line())}
+}
+
+// clipCopyValue shortens a value for a CONTEXT line as PostgreSQL does
+// (100 bytes, never splitting a character).
+func clipCopyValue(f []byte) string {
+	const max = 100
+	if len(f) <= max {
+		return string(f)
+	}
+	n := max
+	for n > 0 && !utf8.RuneStart(f[n]) {
+		n--
+	}
+	return string(f[:n]) + "..."
+}
+
+// copyTo runs COPY table TO STDOUT or COPY (query) TO STDOUT: the rows of a
+// query, streamed; the wire layer formats them.
+func (s *Session) copyTo(ctx context.Context, st *pg.CopyStmt, o *copyOptions, p *params) (*Result, error) {
+	var sel *pg.SelectStmt
+	rel := ""
+	if st.Query != nil {
+		sel = st.Query.GetSelectStmt()
+		if sel == nil {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "COPY (%s) TO is not supported: only a SELECT or VALUES query can be copied", stmtName(st.Query))
+		}
+		if sel.IntoClause != nil {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "COPY (SELECT INTO) is not supported")
+		}
+	} else {
+		head, err := s.readSnapshot(ctx)
+		if err != nil {
+			return nil, err
+		}
+		meta, err := s.eng.metadata(ctx, head)
+		if err != nil {
+			return nil, err
+		}
+		rv := st.Relation
+		sch, t, err := s.resolveTable(meta, rv.Schemaname, rv.Relname, rv.Location)
+		if err != nil {
+			return nil, err
+		}
+		cols, err := scanColumns(t)
+		if err != nil {
+			return nil, err
+		}
+		target, err := copyTargets(st.Attlist, cols, t.Name)
+		if err != nil {
+			return nil, err
+		}
+		// The query is built as text and parsed, so that it is planned
+		// exactly like the SELECT a user would write.
+		var sb strings.Builder
+		sb.WriteString("SELECT ")
+		for k, ci := range target {
+			if k > 0 {
+				sb.WriteString(", ")
+			}
+			sb.WriteString(quoteIdent(cols[ci].Name))
+		}
+		fmt.Fprintf(&sb, " FROM %s.%s", quoteIdent(sch.Name), quoteIdent(t.Name))
+		tree, err := pg.Parse(sb.String())
+		if err != nil {
+			return nil, pgerr.Wrap(pgerr.Internal, err, "planning COPY %s", t.Name)
+		}
+		sel = tree.Stmts[0].Stmt.GetSelectStmt()
+		rel = t.Name
+	}
+	q, err := s.planQuery(ctx, sel, p, false)
+	if err != nil {
+		return nil, err
+	}
+	spec, err := o.spec(false, rel, q.cols)
+	if err != nil {
+		q.op.Close()
+		return nil, err
+	}
+	return &Result{op: q.op, verb: "COPY", ext: &resultExt{copy: &copyJob{spec: spec}}}, nil
+}
+
+func quoteIdent(s string) string {
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}

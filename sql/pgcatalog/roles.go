@@ -1,0 +1,54 @@
+package pgcatalog
+
+import "github.com/lakepg/lakepg/catalog"
+
+// firstRoleOID is where the OIDs of stored roles begin, PostgreSQL's
+// FirstNormalObjectId.
+const firstRoleOID = 16384
+
+// roleEntry is one role the catalog views show.
+type roleEntry struct {
+	oid  int64
+	role catalog.Role
+}
+
+// roleEntries are the session user (superuserOID, the owner of everything
+// shown), then the other stored roles in name order. A session user that is
+// not a stored role (a trusted login) is shown as a superuser, as before
+// roles existed.
+func roleEntries(c *Context) []roleEntry {
+	var stored []catalog.Role
+	if c.Roles != nil {
+		stored = c.Roles()
+	}
+	self := roleEntry{oid: superuserOID, role: catalog.Role{Name: c.User, Superuser: true, Login: true}}
+	out := []roleEntry{self}
+	for i, r := range stored {
+		if r.Name == c.User {
+			out[0].role = r
+			continue
+		}
+		out = append(out, roleEntry{oid: firstRoleOID + int64(i), role: r})
+	}
+	return out
+}
+
+// storedRoleName resolves the OID of a stored role.
+func storedRoleName(c *Context, oid int64) (string, bool) {
+	for _, e := range roleEntries(c) {
+		if e.oid == oid {
+			return e.role.Name, true
+		}
+	}
+	return "", false
+}
+
+// storedRoleOID resolves the name of a stored role.
+func storedRoleOID(c *Context, name string) (int64, bool) {
+	for _, e := range roleEntries(c) {
+		if e.role.Name == name {
+			return e.oid, true
+		}
+	}
+	return 0, false
+}

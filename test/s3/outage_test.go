@@ -1,0 +1,59 @@
+package s3
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/lakepg/lakepg/storage/s3test"
+)
+
+// TestS3Outage stops the object storage under a running lakepg: reads and
+// writes fail with a clear error and no snapshot, the session survives, and
+// once the storage is back the next statements work.
+func TestS3Outage(t *testing.T) {
+	srv := s3test.Start(t) // private: this test stops it
+	bucket := srv.Bucket(t)
+	l := startLake(t, srv, bucket, t.TempDir())
+	c := connect(t, l)
+	mustExec(t, c, "CREATE TABLE t (id integer, v text)")
+	mustExec(t, c, "INSERT INTO t SELECT g, 'v' || g::text FROM generate_series(1, 1000) g")
+	wantRows(t, c, "SELECT count(*), sum(id) FROM t", "1000|500500")
+	snapshots := func(c *pgx.Conn) string { return one(t, c, "SELECT count(*) FROM lakepg.snapshots") }
+	before := snapshots(c)
+
+	srv.Stop(t)
+	checkOutage := func(what string, sql string) {
+		t.Helper()
+		pe := pgError(t, c, sql)
+		if pe.Code != "58030" && pe.Code != "XX000" {
+			t.Errorf("%s with S3 down: SQLSTATE %s (%s), want 58030", what, pe.Code, pe.Message)
+		}
+		if !strings.Contains(pe.Message, "s3://"+bucket+"/lake/") || !strings.Contains(pe.Message, "unavailable") {
+			t.Errorf("%s with S3 down: message %q does not name the object and the outage", what, pe.Message)
+		}
+		t.Logf("%s with S3 down: %s %s", what, pe.Code, pe.Message)
+	}
+	checkOutage("SELECT", "SELECT count(*), sum(id) FROM t WHERE v <> ''")
+	// The session survives the error.
+	wantRows(t, c, "SELECT 1", "1")
+	checkOutage("INSERT", "INSERT INTO t VALUES (2000, 'down')")
+	checkOutage("UPDATE", "UPDATE t SET v = 'x' WHERE id = 5")
+	if got := snapshots(c); got != before {
+		t.Fatalf("failed writes committed snapshots: %s, want %s", got, before)
+	}
+	// Another connection sees the same.
+	c2 := connect(t, l)
+	checkOutage("SELECT on a new connection", "SELECT max(v) FROM t")
+
+	srv.Restart(t)
+	wantRows(t, c, "SELECT count(*), sum(id) FROM t", "1000|500500")
+	mustExec(t, c, "INSERT INTO t VALUES (2000, 'back')")
+	wantRows(t, c2, "SELECT count(*), max(id) FROM t", "1001|2000")
+	if got := snapshots(c); got == before {
+		t.Fatalf("INSERT after the outage committed no snapshot (%s)", got)
+	}
+	wantRows(t, c, fmt.Sprintf("SELECT count(*) FROM t WHERE v = '%s'", "back"), "1")
+}
