@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"context"
+	"slices"
 
 	"github.com/lakepg/lakepg/catalog"
 )
@@ -436,11 +437,20 @@ func (c *Commit) AddDataFile(t catalog.Table, f NewDataFile) {
 // delete file is end-dated at the commit snapshot (DuckLake §13 option (b)),
 // the new one begins there.
 func (c *Commit) ReplaceDeleteFile(t catalog.Table, df catalog.DataFile, f NewDeleteFile) {
+	// A later delete of the same file in one transaction supersedes the
+	// earlier one (its file holds the earlier positions too).
+	for i := range c.replaced {
+		if c.replaced[i].df.ID == df.ID {
+			c.replaced[i].f = f
+			return
+		}
+	}
 	c.replaced = append(c.replaced, replacedDelete{tableID: t.ID, df: df, f: f})
 }
 
 // EndDataFile records that every row of df is deleted: the data file (and
 // its live delete file) are end-dated instead of writing a delete file.
 func (c *Commit) EndDataFile(t catalog.Table, df catalog.DataFile) {
+	c.replaced = slices.DeleteFunc(c.replaced, func(r replacedDelete) bool { return r.df.ID == df.ID })
 	c.ended = append(c.ended, endedFile{tableID: t.ID, df: df})
 }

@@ -174,7 +174,7 @@ func copyTargets(attlist []*pg.Node, cols []exec.ScanCol, table string) ([]int, 
 // copyFrom prepares a COPY FROM STDIN. Nothing happens until the wire layer
 // calls CopyIn with the client's rows.
 func (s *Session) copyFrom(ctx context.Context, st *pg.CopyStmt, o *copyOptions) (*Result, error) {
-	head, err := s.eng.DB.Head(ctx)
+	head, err := s.writeHead(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,9 @@ import (
 // commit runs fn against the latest snapshot and commits what it staged as
 // one snapshot. cleanup runs when the commit fails (files written must go).
 func (s *Session) commit(ctx context.Context, fn func(c *snapshot.Commit, meta *catalog.Metadata) error, cleanup func()) error {
+	if s.inTx {
+		return s.stage(ctx, fn, cleanup)
+	}
 	e := s.eng
 	e.wg.Add(1)
 	defer e.wg.Done()

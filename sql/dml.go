@@ -85,7 +85,7 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 	if len(st.ReturningList) > 0 || st.OnConflictClause != nil || st.WithClause != nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "INSERT with RETURNING, ON CONFLICT or WITH is not supported yet")
 	}
-	head, err := s.eng.DB.Head(ctx)
+	head, err := s.writeHead(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -267,7 +267,7 @@ func (s *Session) defaultExpr(b *binder, c catalog.Column, t types.T) (exec.Expr
 // their file positions, writes delete files (and for UPDATE a data file of
 // new row versions keeping their row ids), and commits one snapshot.
 func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, where *pg.Node, set []*pg.Node, p *params, describeOnly bool) (*Result, error) {
-	head, err := s.eng.DB.Head(ctx)
+	head, err := s.writeHead(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -287,9 +287,9 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, where *pg.Node, s
 	// uncorrelated subqueries in SET and WHERE run once, through a query context
 	b := &binder{sess: s, env: env, params: p, noAggMsg: "aggregate functions are not allowed in WHERE", qc: s.newQueryCtx(ctx, p, describeOnly)}
 	var op exec.Operator = scan
+	var pred exec.Expr
 	if where != nil {
-		pred, err := b.bind(where, src.sc)
-		if err != nil {
+		if pred, err = b.bind(where, src.sc); err != nil {
 			return nil, err
 		}
 		if pred, err = b.coerceBool(pred, where, "argument of WHERE"); err != nil {
@@ -349,6 +349,20 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, where *pg.Node, s
 	}
 	defer op.Close()
 
+	// rows the open transaction block wrote itself: their staged files are
+	// rewritten; the scan below reads only committed files
+	var pendingCount int64
+	if len(ref.pending) > 0 {
+		scan.Files = scan.Files[:len(scan.Files)-len(ref.pendingScan)]
+		for k := range ref.pending {
+			n, err := s.rewritePending(ctx, env, ref, k, pred, newVals)
+			if err != nil {
+				return nil, err
+			}
+			pendingCount += n
+		}
+	}
+
 	// collect matching positions per file; UPDATE also writes the new rows
 	hits := map[int][]int64{}
 	inlinedHits := map[int][]int64{} // by inlined table: row ids
@@ -393,7 +407,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, where *pg.Node, s
 	}
 	if count == 0 {
 		cleanup()
-		return tagResult(verb + " 0"), nil
+		return tagResult(fmt.Sprintf("%s %d", verb, pendingCount)), nil
 	}
 	type fileDeletes struct {
 		df    catalog.DataFile
@@ -409,8 +423,10 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, where *pg.Node, s
 	for _, fi := range ordinals {
 		df := ref.files[fi]
 		pos := hits[fi]
-		if df.Delete != nil {
-			old, err := exec.ReadAllDeletes(ctx, s.eng.Store, df.Delete.Path)
+		// the file's current delete file: the committed one, or one this
+		// transaction block staged
+		if cur := ref.scanFiles[fi].DeletePath; cur != "" {
+			old, err := exec.ReadAllDeletes(ctx, s.eng.Store, cur)
 			if err != nil {
 				cleanup()
 				return nil, err
@@ -466,7 +482,16 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, where *pg.Node, s
 	if err != nil {
 		return nil, err
 	}
-	return tagResult(fmt.Sprintf("%s %d", verb, count)), nil
+	if s.txn != nil {
+		// staged delete files this statement replaced are garbage once the
+		// block commits
+		for _, fi := range ordinals {
+			if ref.scanFiles[fi].DeletePath != "" && (ref.files[fi].Delete == nil || ref.scanFiles[fi].DeletePath != ref.files[fi].Delete.Path) {
+				s.txn.superseded = append(s.txn.superseded, ref.scanFiles[fi].DeletePath)
+			}
+		}
+	}
+	return tagResult(fmt.Sprintf("%s %d", verb, count+pendingCount)), nil
 }
 
 // sameDeleteState reports whether df is still live with the same delete file.

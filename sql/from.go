@@ -11,6 +11,7 @@ import (
 	"github.com/lakepg/lakepg/exec/fn"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/snapshot"
 	"github.com/lakepg/lakepg/sql/pgcatalog"
 	"github.com/lakepg/lakepg/types"
 )
@@ -477,7 +478,10 @@ func (s *Session) tableSource(ctx context.Context, snap catalog.Snapshot, schema
 		if ref.inlined, err = s.inlinedScan(ctx, snap, t, files, scan); err != nil {
 			return nil, err
 		}
-		ref.scanFiles = append([]exec.ScanFile(nil), scan.Files...)
+		if tx := s.txn; tx != nil && snap.ID == tx.base.ID {
+			s.overlay(tx, sch, t, ref, scan)
+		}
+		ref.scanFiles = append([]exec.ScanFile(nil), scan.Files[:len(ref.files)]...)
 	}
 	rows := 0.0
 	for _, f := range ref.files {
@@ -485,6 +489,9 @@ func (s *Session) tableSource(ctx context.Context, snap catalog.Snapshot, schema
 		if f.Delete != nil {
 			rows -= float64(f.Delete.DeleteCount)
 		}
+	}
+	for _, f := range ref.pending {
+		rows += float64(f.RecordCount)
 	}
 	sc := &scope{}
 	for i, c := range cols {
@@ -502,6 +509,10 @@ type tableRef struct {
 	files  []catalog.DataFile
 	// scanFiles are the scan's files before pruning, one per files entry.
 	scanFiles []exec.ScanFile
+	// pending are data files an open transaction block staged for the
+	// table; the scan reads them (pendingScan) after the committed files.
+	pending     []snapshot.NewDataFile
+	pendingScan []exec.ScanFile
 	// inlined names the inlined-data tables behind the scan's negative
 	// file ordinals (-1-k is inlined[k]).
 	inlined []string

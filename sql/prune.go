@@ -120,6 +120,7 @@ func pushFilters(ref *tableRef, pred exec.Expr) {
 				scan.FilesPruned++
 			}
 		}
+		scan.Files = append(scan.Files, ref.pendingScan...)
 	}
 	scan.Keep = func(rg int, ranges []parquetio.Range) bool { return rangesMayMatch(scan, ranges, all) }
 }

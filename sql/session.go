@@ -84,6 +84,7 @@ type Session struct {
 	changed  map[string]string
 	loc      *time.Location
 	inTx     bool
+	txn      *txn // the open block's snapshot and staged writes (nil until needed)
 	failed   bool
 	pid      int32                            // the backend process id the client was told
 	chains   map[*exec.Parallel]exec.Operator // of the plan EXPLAIN is printing
@@ -161,7 +162,10 @@ func (s *Session) ParameterChanges() map[string]string {
 }
 
 // Close ends the session.
-func (s *Session) Close() { s.closeCursors(func(*cursor) bool { return true }) }
+func (s *Session) Close() {
+	s.closeCursors(func(*cursor) bool { return true })
+	s.endTxn(context.Background(), false) // a dropped connection rolls back
+}
 
 // Setting reads a setting.
 func (s *Session) Setting(name string) string { return s.settings[strings.ToLower(name)] }
@@ -290,6 +294,9 @@ type Result struct {
 	done  bool
 	after func() error
 	ext   *resultExt // COPY and FETCH results (copy.go, cursor.go)
+	// sess is the session that ran the statement: an error while rows
+	// are produced aborts its transaction block, as Execute's errors do.
+	sess *Session
 }
 
 // Next returns the next batch, nil at the end.
@@ -300,6 +307,9 @@ func (r *Result) Next(ctx context.Context) (b *vec.Batch, err error) {
 	}
 	b, err = r.op.Next(ctx)
 	if err != nil {
+		if r.sess != nil && r.sess.inTx {
+			r.sess.failed = true
+		}
 		return nil, err
 	}
 	if b == nil {
@@ -343,6 +353,7 @@ func (st *Stmt) Execute(ctx context.Context, values [][]byte) (res *Result, err 
 		if isTxEnd(st.node) {
 			s.failed, s.inTx = false, false
 			s.endCursors(false)
+			s.endTxn(ctx, false)
 			return tagResult("ROLLBACK"), nil
 		}
 		return nil, pgerr.New(pgerr.InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")
@@ -357,6 +368,9 @@ func (st *Stmt) Execute(ctx context.Context, values [][]byte) (res *Result, err 
 	res, err = s.execute(ctx, st, p)
 	if err != nil && s.inTx {
 		s.failed = true
+	}
+	if res != nil {
+		res.sess = s
 	}
 	return res, err
 }
@@ -421,13 +435,16 @@ func (s *Session) execute(ctx context.Context, st *Stmt, p *params) (*Result, er
 	case *pg.Node_ExplainStmt:
 		return s.explain(ctx, n.ExplainStmt, p)
 	case *pg.Node_TransactionStmt:
-		return s.transaction(n.TransactionStmt)
+		return s.transaction(ctx, n.TransactionStmt)
 	case *pg.Node_VariableSetStmt:
 		return s.set(n.VariableSetStmt)
 	case *pg.Node_VariableShowStmt:
 		return s.show(n.VariableShowStmt)
 	case *pg.Node_CreateSchemaStmt, *pg.Node_CreateStmt, *pg.Node_DropStmt, *pg.Node_AlterTableStmt, *pg.Node_RenameStmt:
 		if err := s.checkWritable(); err != nil {
+			return nil, err
+		}
+		if err := s.noDDLInBlock(); err != nil {
 			return nil, err
 		}
 		return s.ddl(ctx, st.node)
@@ -438,6 +455,9 @@ func (s *Session) execute(ctx context.Context, st *Stmt, p *params) (*Result, er
 		return s.planWrite(ctx, st.node, p, false)
 	case *pg.Node_CreateTableAsStmt:
 		if err := s.checkWritable(); err != nil {
+			return nil, err
+		}
+		if err := s.noDDLInBlock(); err != nil {
 			return nil, err
 		}
 		return s.createTableAs(ctx, n.CreateTableAsStmt, p)
@@ -479,18 +499,31 @@ func (s *Session) checkWritable() error {
 	return nil
 }
 
-func (s *Session) transaction(t *pg.TransactionStmt) (*Result, error) {
+func (s *Session) transaction(ctx context.Context, t *pg.TransactionStmt) (*Result, error) {
 	switch t.Kind {
 	case pg.TransactionStmtKind_TRANS_STMT_BEGIN, pg.TransactionStmtKind_TRANS_STMT_START:
+		if s.inTx {
+			s.raise(Notice{Severity: "WARNING", Code: "25001", Message: "there is already a transaction in progress"})
+		}
 		s.inTx = true
 		return tagResult("BEGIN"), nil
 	case pg.TransactionStmtKind_TRANS_STMT_COMMIT:
+		if !s.inTx {
+			s.raise(Notice{Severity: "WARNING", Code: "25P01", Message: "there is no transaction in progress"})
+		}
 		s.inTx = false
 		s.endCursors(true)
+		if err := s.endTxn(ctx, true); err != nil {
+			return nil, err
+		}
 		return tagResult("COMMIT"), nil
 	case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK:
+		if !s.inTx {
+			s.raise(Notice{Severity: "WARNING", Code: "25P01", Message: "there is no transaction in progress"})
+		}
 		s.inTx = false
 		s.endCursors(false)
+		s.endTxn(ctx, false)
 		return tagResult("ROLLBACK"), nil
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "savepoints are not supported yet")
@@ -502,7 +535,7 @@ func (s *Session) readSnapshot(ctx context.Context) (catalog.Snapshot, error) {
 	if v := s.settings["lakepg.snapshot"]; v != "" {
 		return s.resolveSnapshotText(ctx, v)
 	}
-	return s.eng.DB.Head(ctx)
+	return s.writeHead(ctx)
 }
 
 func (s *Session) resolveSnapshotText(ctx context.Context, v string) (catalog.Snapshot, error) {

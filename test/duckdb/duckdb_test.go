@@ -55,6 +55,11 @@ var steps = []string{
 	`DELETE FROM t WHERE id = 2`,
 	`DELETE FROM t WHERE id = 3`,
 	`UPDATE t SET c_text = 'updated', c_int = c_int - 1 WHERE id IN (1, 6)`,
+	// A transaction block is one snapshot: rows it inserts and then changes are rewritten,
+	// committed rows it updates twice keep their row ids.
+	`BEGIN; INSERT INTO t (id, c_text) VALUES (20, 'block'), (21, 'block2');
+		UPDATE t SET c_int = 77 WHERE id IN (1, 20); UPDATE t SET c_int = c_int + 1 WHERE id = 1;
+		DELETE FROM t WHERE id IN (21, 7); COMMIT`,
 	`ALTER TABLE t ADD COLUMN c_added integer DEFAULT 42`,
 	`INSERT INTO t (id, c_text, c_added) VALUES (8, 'after add', 8)`,
 	`ALTER TABLE t RENAME COLUMN c_text TO c_label`,

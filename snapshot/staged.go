@@ -1,0 +1,73 @@
+package snapshot
+
+import "slices"
+
+// What a transaction has staged so far, for its own reads: a transaction
+// block keeps one Commit open across statements, and every statement in
+// it must see the block's earlier writes.
+
+// AddedFiles are the data files staged for table tableID, in order.
+func (c *Commit) AddedFiles(tableID int64) []NewDataFile {
+	var out []NewDataFile
+	for _, a := range c.addedFiles {
+		if a.tableID == tableID {
+			out = append(out, a.f)
+		}
+	}
+	return out
+}
+
+// ReplaceAddedFile swaps a staged data file of table tableID (found by
+// its relative path) for f, or unstages it when f is nil: rows a
+// transaction wrote and then changed again are rewritten, never given
+// delete files.
+func (c *Commit) ReplaceAddedFile(tableID int64, relPath string, f *NewDataFile) bool {
+	for i, a := range c.addedFiles {
+		if a.tableID != tableID || a.f.RelPath != relPath {
+			continue
+		}
+		if f == nil {
+			c.addedFiles = slices.Delete(c.addedFiles, i, i+1)
+		} else {
+			c.addedFiles[i].f = *f
+		}
+		return true
+	}
+	return false
+}
+
+// StagedDelete is the delete file staged for data file dataFileID.
+func (c *Commit) StagedDelete(dataFileID int64) (NewDeleteFile, bool) {
+	for _, r := range c.replaced {
+		if r.df.ID == dataFileID {
+			return r.f, true
+		}
+	}
+	return NewDeleteFile{}, false
+}
+
+// Ended reports whether data file dataFileID is staged to be ended (all its
+// rows deleted).
+func (c *Commit) Ended(dataFileID int64) bool {
+	for _, e := range c.ended {
+		if e.df.ID == dataFileID {
+			return true
+		}
+	}
+	return false
+}
+
+// InlinedDeleted are the inlined rows of table tableID staged for deletion,
+// by inlined-data table.
+func (c *Commit) InlinedDeleted(tableID int64) map[string][]int64 {
+	var out map[string][]int64
+	for _, d := range c.inlinedDeletes {
+		if d.tableID == tableID {
+			if out == nil {
+				out = map[string][]int64{}
+			}
+			out[d.table] = append(out[d.table], d.rowIDs...)
+		}
+	}
+	return out
+}

@@ -1,0 +1,275 @@
+package sql
+
+import (
+	"context"
+	"errors"
+
+	"github.com/lakepg/lakepg/catalog"
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/parquetio"
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/snapshot"
+	"github.com/lakepg/lakepg/types"
+)
+
+// txn is an open transaction block (BEGIN … COMMIT): the snapshot all its
+// statements read, and one snapshot.Commit that collects their writes, so
+// the block becomes one DuckLake snapshot at COMMIT and nothing at
+// ROLLBACK. Reads inside the block see that snapshot plus the block's own
+// staged writes (overlay); writes to rows the block itself wrote rewrite
+// the staged files instead of adding delete files, as DuckDB's
+// transaction-local storage does.
+type txn struct {
+	base catalog.Snapshot
+	meta *catalog.Metadata
+	c    *snapshot.Commit
+	// undo deletes what the block's statements wrote (ROLLBACK, a failed
+	// COMMIT, a dropped connection).
+	undo []func()
+	// superseded are files the block wrote and then replaced; they are
+	// deleted once COMMIT has succeeded.
+	superseded []string
+}
+
+// txnState returns the open block's state, taking its snapshot at the first
+// statement that needs one, as PostgreSQL's REPEATABLE READ does.
+func (s *Session) txnState(ctx context.Context) (*txn, error) {
+	if s.txn != nil {
+		return s.txn, nil
+	}
+	head, err := s.eng.DB.Head(ctx)
+	if err != nil {
+		return nil, err
+	}
+	meta, err := s.eng.metadata(ctx, head)
+	if err != nil {
+		return nil, err
+	}
+	s.txn = &txn{base: head, meta: meta, c: snapshot.Begin(s.eng.DB, head, meta)}
+	return s.txn, nil
+}
+
+// writeHead is the snapshot a write statement plans against: the block's
+// snapshot inside BEGIN … COMMIT, else the latest.
+func (s *Session) writeHead(ctx context.Context) (catalog.Snapshot, error) {
+	if s.inTx {
+		t, err := s.txnState(ctx)
+		if err != nil {
+			return catalog.Snapshot{}, err
+		}
+		return t.base, nil
+	}
+	return s.eng.DB.Head(ctx)
+}
+
+// stage adds a write statement's changes to the open block.
+func (s *Session) stage(ctx context.Context, fn func(c *snapshot.Commit, meta *catalog.Metadata) error, cleanup func()) error {
+	t, err := s.txnState(ctx)
+	if err == nil {
+		err = fn(t.c, t.meta)
+	}
+	if err != nil {
+		if cleanup != nil {
+			cleanup()
+		}
+		return err
+	}
+	if cleanup != nil {
+		t.undo = append(t.undo, cleanup)
+	}
+	return nil
+}
+
+// noDDLInBlock refuses catalog changes inside a transaction block: their
+// effect on the block's later statements is not modelled yet.
+func (s *Session) noDDLInBlock() error {
+	if s.inTx {
+		return pgerr.New(pgerr.FeatureNotSupported, "lakepg does not support schema changes (CREATE, ALTER, DROP) inside a transaction block yet; run them outside BEGIN … COMMIT")
+	}
+	return nil
+}
+
+// endTxn finishes the block: commit writes its staged changes as one
+// snapshot; otherwise (or when that fails) everything it wrote is deleted.
+func (s *Session) endTxn(ctx context.Context, commit bool) error {
+	t := s.txn
+	s.txn = nil
+	if t == nil {
+		return nil
+	}
+	if commit && !t.c.Empty() {
+		err := s.commitStaged(ctx, t.c)
+		if err == nil {
+			for _, p := range t.superseded {
+				s.eng.Store.Delete(context.WithoutCancel(ctx), p)
+			}
+			return nil
+		}
+		commit = false
+		defer func() {
+			for _, u := range t.undo {
+				u()
+			}
+		}()
+		return err
+	}
+	if !commit {
+		for _, u := range t.undo {
+			u()
+		}
+	}
+	return nil
+}
+
+// commitStaged writes a commit under the engine's writer lock.
+func (s *Session) commitStaged(ctx context.Context, c *snapshot.Commit) error {
+	e := s.eng
+	e.wg.Add(1)
+	defer e.wg.Done()
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	// a commit must not be abandoned half-way because the client went away
+	if _, err := c.Commit(context.WithoutCancel(ctx)); err != nil {
+		if errors.Is(err, snapshot.ErrConflict) {
+			return pgerr.Wrap(pgerr.SerializationFailure, err, "could not serialize access due to concurrent update")
+		}
+		return err
+	}
+	return nil
+}
+
+// overlay makes a table scan inside a block see the block's staged writes:
+// ended files disappear, staged delete files replace the committed ones,
+// deleted inlined rows are dropped and staged data files are appended.
+func (s *Session) overlay(t *txn, sch *catalog.Schema, tbl *catalog.Table, ref *tableRef, scan *exec.TableScan) {
+	dir := s.eng.DB.TableDir(sch, tbl)
+	files, sfs := ref.files[:0:0], scan.Files[:0:0]
+	for i, f := range ref.files {
+		if t.c.Ended(f.ID) {
+			continue
+		}
+		sf := scan.Files[i]
+		if d, ok := t.c.StagedDelete(f.ID); ok {
+			sf.DeletePath, sf.DeleteSize = dir+d.RelPath, d.FileSize
+		}
+		files, sfs = append(files, f), append(sfs, sf)
+	}
+	ref.files, scan.Files = files, sfs
+	if del := t.c.InlinedDeleted(tbl.ID); del != nil {
+		scan.Inlined = dropInlined(scan.Inlined, len(scan.Cols), ref.inlined, del)
+	}
+	for _, f := range t.c.AddedFiles(tbl.ID) {
+		ref.pending = append(ref.pending, f)
+		ref.pendingScan = append(ref.pendingScan, exec.ScanFile{Path: dir + f.RelPath, Size: f.FileSize})
+	}
+	scan.Files = append(scan.Files, ref.pendingScan...)
+}
+
+// dropInlined removes deleted rows from inlined batches (laid out as ncols
+// table columns, then file ordinal, row id, row id).
+func dropInlined(bs []*vec.Batch, ncols int, names []string, del map[string][]int64) []*vec.Batch {
+	gone := map[int64]map[int64]bool{} // by file ordinal: row ids
+	for k, name := range names {
+		for _, id := range del[name] {
+			ord := -1 - int64(k)
+			if gone[ord] == nil {
+				gone[ord] = map[int64]bool{}
+			}
+			gone[ord][id] = true
+		}
+	}
+	var out []*vec.Batch
+	for _, b := range bs {
+		ord, rid := b.Vecs[ncols], b.Vecs[ncols+2]
+		var keep []int
+		for i := 0; i < b.N; i++ {
+			if !gone[ord.I64[i]][rid.I64[i]] {
+				keep = append(keep, i)
+			}
+		}
+		switch {
+		case len(keep) == b.N:
+			out = append(out, b)
+		case len(keep) > 0:
+			nb := &vec.Batch{N: len(keep)}
+			for _, v := range b.Vecs {
+				nv := vec.New(v.Type, len(keep))
+				nv.Gather(v, keep)
+				nb.Vecs = append(nb.Vecs, nv)
+			}
+			out = append(out, nb)
+		}
+	}
+	return out
+}
+
+// rewritePending applies a DELETE (newVals nil) or UPDATE to the k-th data
+// file the open block staged for the table: the file is rewritten without
+// the deleted rows, or with the new values, and the staged entry swapped.
+// Rows that never committed get no delete files and keep no stale row ids.
+// It returns the number of rows that matched.
+func (s *Session) rewritePending(ctx context.Context, env *exec.Env, ref *tableRef, k int, pred exec.Expr, newVals []exec.Expr) (int64, error) {
+	f := ref.pending[k]
+	cols := ref.scan.Cols
+	ncols := len(cols)
+	scanOf := func(deleted []int64) *exec.TableScan {
+		sf := ref.pendingScan[k]
+		sf.Deleted = deleted
+		return &exec.TableScan{Store: s.eng.Store, Snapshot: ref.snap.ID, Label: ref.scan.Label, Cols: cols, Files: []exec.ScanFile{sf}, WithPos: true}
+	}
+	var matched []int64
+	var op exec.Operator = scanOf(nil)
+	if pred != nil {
+		op = &exec.Filter{Env: env, Input: op, Pred: cloneExpr(pred)}
+	}
+	err := exec.Drain(ctx, op, func(b *vec.Batch) error {
+		matched = append(matched, b.Vecs[ncols+1].I64[:b.N]...)
+		return nil
+	})
+	op.Close()
+	if err != nil || len(matched) == 0 {
+		return 0, err
+	}
+	exprs := make([]exec.Expr, 0, ncols+1)
+	var src exec.Operator
+	if newVals == nil {
+		src = scanOf(matched)
+		for i, c := range cols {
+			exprs = append(exprs, &exec.ColRef{Idx: i, T: c.T})
+		}
+	} else {
+		src = scanOf(nil)
+		for i, c := range cols {
+			e := cloneExpr(newVals[i])
+			if pred != nil {
+				e = &exec.Case{When: []exec.Expr{cloneExpr(pred)}, Then: []exec.Expr{e}, Else: &exec.ColRef{Idx: i, T: c.T}, T: c.T}
+			}
+			exprs = append(exprs, e)
+		}
+	}
+	pcols := parquetColumns(cols)
+	if f.EmbeddedRowIDs {
+		exprs = append(exprs, &exec.ColRef{Idx: ncols + 2, T: types.Int64T})
+		pcols = append(pcols, parquetio.Column{FieldID: exec.RowIDFieldID, Name: "_ducklake_internal_row_id", Type: types.Int64T})
+	}
+	w, err := exec.WriteParquet(ctx, s.eng.Store, s.eng.DB.TableDir(ref.schema, ref.table), pcols, &exec.Project{Env: env, Input: src, Exprs: exprs}, notNullCheck(ref.table))
+	src.Close()
+	if err != nil {
+		return 0, err
+	}
+	t := s.txn
+	t.superseded = append(t.superseded, ref.pendingScan[k].Path)
+	if w.Info.Rows == 0 {
+		if w.Path != "" {
+			s.eng.Store.Delete(context.WithoutCancel(ctx), w.Path)
+		}
+		t.c.ReplaceAddedFile(ref.table.ID, f.RelPath, nil)
+	} else {
+		nf := newDataFile(w, cols, f.EmbeddedRowIDs)
+		t.c.ReplaceAddedFile(ref.table.ID, f.RelPath, &nf)
+		path := w.Path
+		t.undo = append(t.undo, func() { s.eng.Store.Delete(context.WithoutCancel(ctx), path) })
+	}
+	return int64(len(matched)), nil
+}
