@@ -37,7 +37,8 @@ func (c *ColRef) Eval(_ *Env, b *vec.Batch) (*vec.Vector, error) {
 // Const is a literal; V holds one row.
 type Const struct {
 	V     *vec.Vector
-	cache *vec.Vector
+	full  *vec.Vector // V repeated for a whole batch
+	cache *vec.Vector // full's first rows for the last batch size
 }
 
 // NewConst wraps a one-row vector.
@@ -52,9 +53,15 @@ func NullConst(t types.T) *Const {
 
 func (c *Const) Type() types.T { return c.V.Type }
 func (c *Const) Eval(_ *Env, b *vec.Batch) (*vec.Vector, error) {
-	if c.cache == nil || c.cache.Len() != b.N {
-		c.cache = vec.Constant(c.V, 0, b.N)
+	// Filtered batches come in every size: build the repeated value once
+	// and hand out prefixes of it.
+	if c.cache != nil && c.cache.Len() == b.N {
+		return c.cache, nil
 	}
+	if c.full == nil || c.full.Len() < b.N {
+		c.full = vec.Constant(c.V, 0, max(b.N, vec.BatchSize))
+	}
+	c.cache = c.full.Slice(0, b.N)
 	return c.cache, nil
 }
 

@@ -297,6 +297,7 @@ func (s *morselScan) Close() error {
 func (s *morselScan) close() {
 	if s.sc != nil {
 		s.q.done(s.m, s.sc)
+		s.sc.Release()
 		s.sc = nil
 	}
 	s.closed = true
@@ -349,6 +350,7 @@ func (s *morselScan) Next(ctx context.Context) (*vec.Batch, error) {
 		}
 		if !ok {
 			s.q.done(s.m, s.sc)
+			s.sc.Release()
 			s.sc = nil
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
@@ -952,5 +953,24 @@ func copyLE64(dst []uint64, src []byte) {
 	}
 	for i := range dst {
 		dst[i] = binary.LittleEndian.Uint64(src[8*i:])
+	}
+}
+
+var colReaderPool sync.Pool
+
+func newColReader() *colReader {
+	if c, ok := colReaderPool.Get().(*colReader); ok {
+		return c
+	}
+	return &colReader{}
+}
+
+// recycle clears a reader for reuse, keeping its buffers.
+func (c *colReader) recycle() {
+	clear(c.dS) // do not keep the last chunk's strings alive
+	*c = colReader{
+		chunk: c.chunk[:0], dec: c.dec, pageBuf: c.pageBuf[:0], matBuf: c.matBuf[:0], lvlBuf: c.lvlBuf[:0],
+		boolBuf: c.boolBuf[:0], idxBuf: c.idxBuf[:0], scratch: c.scratch[:0], tmpI64: c.tmpI64[:0], nulls: c.nulls[:0],
+		dI64: c.dI64[:0], dF64: c.dF64[:0], dB: c.dB[:0], dS: c.dS[:0], dIv: c.dIv[:0],
 	}
 }

@@ -167,7 +167,13 @@ func columnNode(c Column) (parquet.Node, error) {
 	if n == nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "column %q: type %s cannot be written to Parquet", c.Name, c.Type)
 	}
-	if c.Type.ID == types.Text {
+	// Dictionary encoding, as DuckDB's writer uses it: repeated values
+	// (dates, codes, prices, names) shrink to small indexes, so there are
+	// fewer bytes to decompress and decode; past DictionaryMaxBytes the
+	// chunk falls back to plain values.
+	switch c.Type.ID {
+	case types.Text, types.Bytea, types.Int16, types.Int32, types.Int64, types.Numeric,
+		types.Float32, types.Float64, types.Date, types.Timestamp, types.Timestamptz:
 		n = parquet.Encoded(n, &parquet.RLEDictionary)
 	}
 	return parquet.FieldID(parquet.Optional(n), int(c.FieldID)), nil

@@ -181,18 +181,18 @@ func (v *Vector) Slice(lo, hi int) *Vector {
 	o := &Vector{Type: v.Type}
 	switch v.Type.Storage() {
 	case types.StoreInt:
-		o.I64 = v.I64[lo:hi]
+		o.I64 = v.I64[lo:hi:hi]
 	case types.StoreFloat:
-		o.F64 = v.F64[lo:hi]
+		o.F64 = v.F64[lo:hi:hi]
 	case types.StoreBool:
-		o.B = v.B[lo:hi]
+		o.B = v.B[lo:hi:hi]
 	case types.StoreInterval:
-		o.Iv = v.Iv[lo:hi]
+		o.Iv = v.Iv[lo:hi:hi]
 	default:
-		o.S = v.S[lo:hi]
+		o.S = v.S[lo:hi:hi]
 	}
 	if v.Nulls != nil {
-		o.Nulls = v.Nulls[lo:hi]
+		o.Nulls = v.Nulls[lo:hi:hi]
 	}
 	return o
 }
