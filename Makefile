@@ -1,4 +1,7 @@
-.PHONY: run build test vet
+# One target per section of the benchmark report (README "Benchmarks").
+BENCH_SECTIONS_TARGETS := bench-tpch bench-ingest bench-wire bench-writes bench-concurrency bench-scaling bench-s3
+
+.PHONY: run build test vet bench $(BENCH_SECTIONS_TARGETS)
 
 # Arguments for `make run`, e.g. make run ARGS="--listen 127.0.0.1:6543".
 ARGS ?=
@@ -17,3 +20,11 @@ test:
 
 vet:
 	go vet ./...
+
+# Benchmarks against DuckDB and PostgreSQL: installs what they need, writes
+# bench/results/<date>-<name>.md and PNG charts. BENCH_SF, BENCH_RUNS, … set the sizes.
+bench:
+	go run ./bench/cmd/lakepg-bench
+
+$(BENCH_SECTIONS_TARGETS):
+	go run ./bench/cmd/lakepg-bench -sections $(@:bench-%=%)

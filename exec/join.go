@@ -210,6 +210,9 @@ func (j *HashJoin) Close() error {
 	return err
 }
 
+// built is the indexed build side once build has run, else nil.
+func (j *HashJoin) built() *joinBuild { return j.joinBuild }
+
 // build obtains the indexed build side, its own or the shared one.
 func (j *HashJoin) build(ctx context.Context) error {
 	if len(j.LeftKeys) == 0 || (j.Shared == nil && len(j.LeftKeys) != len(j.RightKeys)) {
@@ -448,11 +451,19 @@ func (j *HashJoin) heads(pb *vec.Batch) error {
 		j.pkeys = append(j.pkeys, v)
 	}
 	c.heads = resize32(c.heads, n)
-	heads := c.heads
 	c.pnull = c.pnull[:0]
 	c.hasPNull = false
+	j.hs = j.lookup(j.pkeys, n, c.heads, j.hs, func(i int) { c.markPNull(i, n) })
+	return nil
+}
+
+// lookup finds, for each of n probe rows with keys pkeys (of the probe key
+// types), the first build row with an equal key, -1 for none; onNull is
+// called for rows with a NULL key. hs is scratch space, returned for
+// reuse. It only reads the build side, so concurrent lookups are safe.
+func (j *joinBuild) lookup(pkeys []*vec.Vector, n int, heads []int32, hs []uint64, onNull func(int)) []uint64 {
 	if j.direct != nil {
-		k := j.pkeys[0]
+		k := pkeys[0]
 		d, lo := j.direct, j.dmin
 		for i, x := range k.I64[:n] {
 			h := int32(-1)
@@ -465,46 +476,46 @@ func (j *HashJoin) heads(pb *vec.Batch) error {
 			for i, null := range k.Nulls[:n] {
 				if null {
 					heads[i] = -1
-					c.markPNull(i, n)
+					onNull(i)
 				}
 			}
 		}
-		return nil
+		return hs
 	}
 	if j.fastKey() {
-		k := j.pkeys[0]
+		k := pkeys[0]
 		keys := k.I64[:n]
 		if k.Nulls == nil {
 			for i, x := range keys {
 				heads[i] = j.itab.lookup(x)
 			}
-			return nil
+			return hs
 		}
 		for i, x := range keys {
 			if k.Nulls[i] {
 				heads[i] = -1
-				c.markPNull(i, n)
+				onNull(i)
 				continue
 			}
 			heads[i] = j.itab.lookup(x)
 		}
-		return nil
+		return hs
 	}
-	if cap(j.hs) < n {
-		j.hs = make([]uint64, n)
+	if cap(hs) < n {
+		hs = make([]uint64, n)
 	}
-	hs := j.hs[:n]
-	for i, k := range j.pkeys {
+	hs = hs[:n]
+	for i, k := range pkeys {
 		hashColumn(hs, k, n, i == 0)
 	}
 	t := j.htab
 	mask := uint64(len(t.hashes) - 1)
 rows:
 	for i, h := range hs {
-		for _, k := range j.pkeys {
+		for _, k := range pkeys {
 			if k.IsNull(i) {
 				heads[i] = -1
-				c.markPNull(i, n)
+				onNull(i)
 				continue rows
 			}
 		}
@@ -515,24 +526,27 @@ rows:
 			if v == 0 {
 				break
 			}
-			if t.hashes[s] == h && j.probeEqual(i, int(v-1)) {
+			if t.hashes[s] == h && j.keysEqual(pkeys, i, int(v-1)) {
 				heads[i] = v - 1
 				break
 			}
 			s = (s + 1) & mask
 		}
 	}
-	return nil
+	return hs
 }
 
-func (j *HashJoin) probeEqual(i, r int) bool {
-	for c, k := range j.pkeys {
+// keysEqual compares probe row i's keys with build row r's.
+func (j *joinBuild) keysEqual(pkeys []*vec.Vector, i, r int) bool {
+	for c, k := range pkeys {
 		if !rowsEqual(k, i, j.bkeys[c], r) {
 			return false
 		}
 	}
 	return true
 }
+
+func (j *HashJoin) probeEqual(i, r int) bool { return j.keysEqual(j.pkeys, i, r) }
 
 // maybeEqual reports whether probe row i and build row r are not provably
 // different: every column pair is equal or has a NULL (NOT IN semantics).

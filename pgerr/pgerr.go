@@ -28,6 +28,7 @@ const (
 	CannotCoerce            = "42846"
 	GroupingError           = "42803"
 	WindowingError          = "42P20"
+	InvalidRecursion        = "42P19"
 	SyntaxError             = "42601"
 	InvalidColumnReference  = "42P10"
 	DependentObjectsExist   = "2BP01"

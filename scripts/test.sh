@@ -258,6 +258,41 @@ ensure_versitygw() {
 	die "could not start versitygw: $(tail -20 "$vgw_tmp/versitygw.log" 2>/dev/null)"
 }
 
+# The client drivers of test/clients, each installed when missing: psycopg 3, SQLAlchemy 2 and
+# pyodbc from PyPI; node-postgres from npm into a cache directory (exported as
+# LAKEPG_TEST_NODE_PATH); pgJDBC from Maven Central into ~/.m2 (exported as
+# LAKEPG_TEST_PGJDBC_JAR); psqlODBC and unixODBC from Debian; Java and Node from Debian when
+# missing.
+clients_cache=${XDG_CACHE_HOME:-$HOME/.cache}/lakepg-test-clients
+pgjdbc_version=42.7.14
+pip_install() {
+	log "pip install $*"
+	python3 -m pip install -q "$@" || python3 -m pip install -q --break-system-packages "$@" ||
+		die "pip install $* failed"
+}
+ensure_clients() {
+	command -v odbcinst >/dev/null 2>&1 && [ -n "$(find /usr/lib -name psqlodbcw.so 2>/dev/null | head -1)" ] ||
+		apt_install odbc-postgresql unixodbc
+	python3 -c 'import psycopg' 2>/dev/null || pip_install psycopg==3.3.9 psycopg-binary==3.3.9
+	python3 -c 'import sqlalchemy' 2>/dev/null || pip_install sqlalchemy==2.1.9
+	python3 -c 'import pyodbc' 2>/dev/null || pip_install pyodbc==5.5.0
+	command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || apt_install nodejs npm
+	if [ ! -f "$clients_cache/node/node_modules/pg/package.json" ]; then
+		log "npm install pg@8.23.1 (in $clients_cache/node)"
+		mkdir -p "$clients_cache/node"
+		(cd "$clients_cache/node" && npm install --no-audit --no-fund --silent pg@8.23.1) || die "npm install pg failed"
+	fi
+	export LAKEPG_TEST_NODE_PATH="$clients_cache/node/node_modules"
+	command -v javac >/dev/null 2>&1 || apt_install default-jdk-headless
+	local jar="$HOME/.m2/repository/org/postgresql/postgresql/$pgjdbc_version/postgresql-$pgjdbc_version.jar"
+	if [ ! -f "$jar" ]; then
+		command -v mvn >/dev/null 2>&1 || apt_install maven
+		log "mvn dependency:get org.postgresql:postgresql:$pgjdbc_version"
+		mvn -q dependency:get -Dartifact="org.postgresql:postgresql:$pgjdbc_version" >/dev/null || die "fetching pgJDBC failed"
+	fi
+	export LAKEPG_TEST_PGJDBC_JAR=$jar
+}
+
 # The conformance suites (test/slt, test/pgdiff, test/tpch) write their figures to
 # $LAKEPG_TEST_REPORT_DIR; `go test ./...` hides the log of passing tests, so they are
 # printed here after the tests, passing or not.
@@ -283,6 +318,7 @@ main() {
 	ensure_psql
 	ensure_go_modules
 	ensure_duckdb
+	ensure_clients
 	trap cleanup EXIT
 	ensure_postgres_server
 	ensure_duckdb_httpfs

@@ -56,7 +56,9 @@
 //   - One commit, one snapshot; nothing is visible before the catalog
 //     transaction commits.
 //   - schema_version grows by one when the commit changes the catalog
-//     (schemas, tables, columns); next_file_id grows on any data change.
+//     (schemas, tables, columns); next_file_id grows by the file ids handed
+//     out, or by one for inlined inserts, as in DuckDB (deletes that write
+//     no file leave it).
 //   - Ids are never reused: column ids continue from the maximum over all of
 //     a table's historical column rows.
 //   - At most one delete file per data file is live at any snapshot: a new

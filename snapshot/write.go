@@ -152,6 +152,7 @@ func (c *Commit) mine() *mine {
 	for _, d := range c.inlinedDeletes {
 		m.deletedInline.add(d.tableID)
 	}
+	c.inl.mine(m)
 	for _, a := range c.addedCols {
 		m.altered.add(a.tableID)
 	}
@@ -168,6 +169,7 @@ type writer struct {
 	ctx    context.Context
 	head   catalog.Snapshot
 	snapID int64
+	sv     int64 // the new snapshot's schema_version
 
 	nextFile  int64 // next free data/delete file id
 	data      map[int64]*tableData
@@ -286,6 +288,7 @@ type written struct {
 	deleted        idSet
 	altered        idSet
 	deletedInline  idSet
+	insertedInline idSet // inlined_insert (maintenance_inline.go)
 	structural     idSet // altered so that inlined rows need a new layout
 	versioned      idSet // tables that get a ducklake_schema_versions row
 }
@@ -316,6 +319,7 @@ func (wr *written) changes() string {
 	for _, id := range wr.altered.sorted() {
 		toks = append(toks, fmt.Sprintf("altered_table:%d", id))
 	}
+	toks = append(toks, idTokens("inlined_insert", wr.insertedInline)...)
 	toks = append(toks, inlinedDeleteTokens(wr.deletedInline)...)
 	return strings.Join(toks, ",")
 }
@@ -324,7 +328,7 @@ func (wr *written) changes() string {
 // and returns the snapshot it makes.
 func (w *writer) write() (catalog.Snapshot, error) {
 	c := w.c
-	w.done = written{inserted: idSet{}, deleted: idSet{}, altered: idSet{}, deletedInline: idSet{}, structural: idSet{}, versioned: idSet{}}
+	w.done = written{inserted: idSet{}, deleted: idSet{}, altered: idSet{}, deletedInline: idSet{}, insertedInline: idSet{}, structural: idSet{}, versioned: idSet{}}
 
 	// Which tables get data files, in order of first mention.
 	w.data = map[int64]*tableData{}
@@ -350,7 +354,11 @@ func (w *writer) write() (catalog.Snapshot, error) {
 			nFiles++
 		}
 	}
-	dataChange := nFiles > 0 || len(c.ended) > 0 || len(c.inlinedDeletes) > 0
+	// DuckDB moves next_file_id when it hands out file ids, and by one for
+	// inlined inserts (it caches table stats keyed on it, and those change);
+	// deletes without a new file (inlined deletes, a file end-dated whole)
+	// leave it, and the stats, alone.
+	dataChange := nFiles > 0 || len(c.inl.inserts) > 0
 
 	catalogChange := len(c.droppedSchemas) > 0 || len(c.droppedTables) > 0 || len(c.renamed) > 0 ||
 		len(c.addedCols) > 0 || len(c.colChanges) > 0
@@ -359,6 +367,11 @@ func (w *writer) write() (catalog.Snapshot, error) {
 	}
 	for _, t := range c.newTables {
 		catalogChange = catalogChange || !t.dropped
+	}
+	if need, err := w.inlinedTableNeeded(); err != nil {
+		return catalog.Snapshot{}, err
+	} else if need {
+		catalogChange = true
 	}
 
 	snap := catalog.Snapshot{
@@ -373,9 +386,10 @@ func (w *writer) write() (catalog.Snapshot, error) {
 	if catalogChange {
 		snap.SchemaVersion++
 	}
+	w.sv = snap.SchemaVersion
 	if dataChange && nFiles == 0 {
-		// DuckDB caches table stats keyed on next_file_id: every data
-		// change must move it.
+		// inlined inserts only: they change the table stats DuckDB caches
+		// keyed on next_file_id, so it must move
 		snap.NextFileID++
 	}
 	w.nextFile = w.head.NextFileID
@@ -396,6 +410,8 @@ func (w *writer) write() (catalog.Snapshot, error) {
 		w.writeDataFiles,
 		w.writeDeletes,
 		w.writeInlinedDeletes,
+		w.writeInlinedInserts,
+		w.writeInlinedFileDeletes,
 		w.writeDroppedSchemas,
 	} {
 		if err := phase(); err != nil {
@@ -407,7 +423,7 @@ func (w *writer) write() (catalog.Snapshot, error) {
 	// version; after a structural change it must find one with the new
 	// layout, or it would inline rows into the old one.
 	for _, tid := range w.done.structural.sorted() {
-		if err := w.newInlinedTable(tid, snap.SchemaVersion); err != nil {
+		if err := w.newLayoutInlined(tid); err != nil {
 			return snap, err
 		}
 	}
@@ -518,6 +534,7 @@ func (w *writer) writeRenames() error {
 		}
 		w.done.createdTables = append(w.done.createdTables, quoteName(r.s.Name)+"."+quoteName(r.newName))
 		w.done.versioned.add(r.t.ID)
+		w.done.structural.add(r.t.ID) // DuckDB starts a new inlined-data table at a rename too
 	}
 	return nil
 }
@@ -550,6 +567,9 @@ func (w *writer) writeNewTables() error {
 			if err := w.insertColumn(tid, int64(i+1), def); err != nil {
 				return err
 			}
+		}
+		if err := w.newTableInlined(nt, tid); err != nil {
+			return err
 		}
 		w.done.createdTables = append(w.done.createdTables, quoteName(nt.schema)+"."+quoteName(nt.name))
 		w.done.versioned.add(tid)
@@ -935,56 +955,4 @@ func (w *writer) columnTypes(td *tableData) (map[int64]string, error) {
 		types[c.ID] = c.Type
 	}
 	return types, nil
-}
-
-// inlinedSystemColumns are the names DuckDB reserves in inlined tables; it
-// does not inline a table that uses one.
-var inlinedSystemColumns = map[string]bool{
-	"row_id": true, "begin_snapshot": true, "end_snapshot": true,
-	"_ducklake_internal_snapshot_id": true, "_ducklake_internal_row_id": true,
-}
-
-// newInlinedTable creates and registers ducklake_inlined_data_<tid>_<sv>
-// with the table's new layout, when the table already has inlined-data
-// tables (DuckDB creates the first one itself on its first inlined insert).
-func (w *writer) newInlinedTable(tid, sv int64) error {
-	existing, err := w.tx.InlinedTables(w.ctx, tid)
-	if err != nil || len(existing) == 0 {
-		return err
-	}
-	name := fmt.Sprintf("ducklake_inlined_data_%d_%d", tid, sv)
-	for _, it := range existing {
-		if it.Name == name {
-			return nil
-		}
-	}
-	cols, err := w.tx.LiveColumns(w.ctx, tid)
-	if err != nil {
-		return err
-	}
-	db := w.tx.DB()
-	var defs []string
-	for _, c := range cols {
-		typ, ok := db.InlinedColumnType(c.Type)
-		if !ok {
-			return nil
-		}
-		if c.ParentID != nil {
-			continue
-		}
-		if inlinedSystemColumns[strings.ToLower(c.Name)] {
-			return nil
-		}
-		defs = append(defs, catalog.QuoteIdent(c.Name)+" "+typ)
-	}
-	if len(defs) == 0 {
-		return nil
-	}
-	ddl := "CREATE TABLE IF NOT EXISTS " + catalog.QuoteIdent(name) +
-		"(row_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, " + strings.Join(defs, ", ") + ")"
-	if _, err := w.exec(ddl); err != nil {
-		return err
-	}
-	_, err = w.exec(`INSERT INTO ducklake_inlined_data_tables VALUES (?, ?, ?)`, tid, name, sv)
-	return err
 }

@@ -222,6 +222,9 @@ func (b *binder) bind(n *pg.Node, sc *scope) (exec.Expr, error) {
 		if e, ok, err := b.regCast(arg, tname, x.TypeCast.Location); ok || err != nil {
 			return e, err
 		}
+		if e, ok, err := b.arrayCast(arg, x.TypeCast.TypeName, x.TypeCast.Location); ok || err != nil {
+			return e, err
+		}
 		t, err := resolveTypeName(x.TypeCast.TypeName)
 		if err != nil {
 			return nil, err
@@ -310,6 +313,8 @@ func (b *binder) bind(n *pg.Node, sc *scope) (exec.Expr, error) {
 		return booleanTest(e, x.BooleanTest.Booltesttype), nil
 	case *pg.Node_SubLink:
 		return b.bindSubLink(x.SubLink, sc)
+	case *pg.Node_AIndirection:
+		return b.bindIndirection(x.AIndirection, sc)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "expression %s is not supported yet", nodeName(n))
 }
@@ -382,6 +387,23 @@ func numericLiteral(s string, loc int32) (exec.Expr, error) {
 		return constOf(t, func(v *vec.Vector) { v.AppendInt(d.Int64()) }), nil
 	}
 	return constOf(types.NumericAnyT, func(v *vec.Vector) { v.AppendString(types.FormatBig(d, sc)) }), nil
+}
+
+// foldConst evaluates arithmetic on constants once, at bind time, so that
+// l_quantity <= 1 + 10 compares with a constant the comparison can cast
+// once, not with a column of elevens cast row by row. An error (1/0) is
+// left for execution to raise, only if a row reaches it.
+func (b *binder) foldConst(a *exec.Arith) exec.Expr {
+	_, lc := a.L.(*exec.Const)
+	_, rc := a.R.(*exec.Const)
+	if !lc || !rc {
+		return a
+	}
+	v, err := a.Eval(b.env, &vec.Batch{N: 1})
+	if err != nil {
+		return a
+	}
+	return exec.NewConst(v.Slice(0, 1))
 }
 
 // cast converts e to t. Unknown literals are parsed right away so bad input
@@ -920,7 +942,7 @@ func (b *binder) binaryOp(op string, l, r exec.Expr, loc int32) (exec.Expr, erro
 			if r, err = b.toNumeric(r, loc); err != nil {
 				return nil, err
 			}
-			return &exec.Arith{Op: exec.ArithOp(op[0]), L: l, R: r, T: t}, nil
+			return b.foldConst(&exec.Arith{Op: exec.ArithOp(op[0]), L: l, R: r, T: t}), nil
 		default:
 			t = lt
 			if numRank(rt) > numRank(lt) {
@@ -934,7 +956,7 @@ func (b *binder) binaryOp(op string, l, r exec.Expr, loc int32) (exec.Expr, erro
 		if r, err = b.cast(r, t, false, loc); err != nil {
 			return nil, err
 		}
-		return &exec.Arith{Op: exec.ArithOp(op[0]), L: l, R: r, T: t}, nil
+		return b.foldConst(&exec.Arith{Op: exec.ArithOp(op[0]), L: l, R: r, T: t}), nil
 	case "||":
 		if lt.ID != types.Text || rt.ID != types.Text {
 			if o, casts, ret, err := fn.ResolveOperator(op, lt, rt); err == nil {

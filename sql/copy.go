@@ -178,7 +178,7 @@ func (s *Session) copyFrom(ctx context.Context, st *pg.CopyStmt, o *copyOptions)
 	if err != nil {
 		return nil, err
 	}
-	meta, err := s.eng.metadata(ctx, head)
+	meta, err := s.metadata(ctx, head)
 	if err != nil {
 		return nil, err
 	}
@@ -375,7 +375,7 @@ func (s *Session) copyTo(ctx context.Context, st *pg.CopyStmt, o *copyOptions, p
 		if err != nil {
 			return nil, err
 		}
-		meta, err := s.eng.metadata(ctx, head)
+		meta, err := s.metadata(ctx, head)
 		if err != nil {
 			return nil, err
 		}

@@ -41,11 +41,11 @@ func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt, p
 	if sel == nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "CREATE TABLE AS supports SELECT only")
 	}
-	head, err := s.eng.DB.Head(ctx)
+	head, err := s.writeHead(ctx)
 	if err != nil {
 		return nil, err
 	}
-	meta, err := s.eng.metadata(ctx, head)
+	meta, err := s.metadata(ctx, head)
 	if err != nil {
 		return nil, err
 	}

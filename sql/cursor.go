@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"fmt"
+	"time"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
@@ -44,6 +45,9 @@ type cursor struct {
 	binary bool
 	scroll bool
 	inTx   bool // declared in the current transaction block
+
+	stmt    string    // the DECLARE statement's text, for pg_cursors
+	created time.Time // for pg_cursors
 
 	b      *vec.Batch // the batch being read; rows before off are taken
 	off    int
@@ -138,7 +142,7 @@ func (s *Session) declareCursor(ctx context.Context, st *pg.DeclareCursorStmt, p
 	c := &cursor{
 		name: st.Portalname, cols: q.cols, op: q.op, ctx: cctx, cancel: cancel,
 		hold: hold, binary: st.Options&cursorBinary != 0, scroll: st.Options&cursorScroll != 0,
-		inTx: s.inTx,
+		inTx: s.inTx, stmt: s.runningQuery(), created: time.Now(),
 	}
 	if s.cursors == nil {
 		s.cursors = map[string]*cursor{}

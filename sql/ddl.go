@@ -35,7 +35,11 @@ func (s *Session) commit(ctx context.Context, fn func(c *snapshot.Commit, meta *
 		return err
 	}
 	c := snapshot.Begin(e.DB, head, meta)
-	if err := fn(c, meta); err != nil {
+	err = fn(c, meta)
+	if err == nil {
+		err = s.inlineLayouts(ctx, c) // inlinewrite.go
+	}
+	if err != nil {
 		if cleanup != nil {
 			cleanup()
 		}
@@ -455,11 +459,11 @@ func (s *Session) rename(c *snapshot.Commit, meta *catalog.Metadata, st *pg.Rena
 // statistics instead), so after checking the table and columns exist it
 // changes nothing and makes no snapshot.
 func (s *Session) createIndex(ctx context.Context, st *pg.IndexStmt) (*Result, error) {
-	snap, err := s.eng.DB.Head(ctx)
+	snap, err := s.writeHead(ctx)
 	if err != nil {
 		return nil, err
 	}
-	meta, err := s.eng.metadata(ctx, snap)
+	meta, err := s.metadata(ctx, snap)
 	if err != nil {
 		return nil, err
 	}

@@ -89,7 +89,7 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 	if err != nil {
 		return nil, err
 	}
-	meta, err := s.eng.metadata(ctx, head)
+	meta, err := s.metadata(ctx, head)
 	if err != nil {
 		return nil, err
 	}
@@ -197,6 +197,11 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 		return nil, nil
 	}
 	defer src.Close()
+	if res, rest, err := s.inlineInsert(ctx, sch, t, cols, src); res != nil || err != nil {
+		return res, err // inlined into the catalog (inlinewrite.go)
+	} else if rest != nil {
+		src = rest
+	}
 	dir := s.eng.DB.TableDir(sch, t)
 	w, err := exec.WriteParquet(ctx, s.eng.Store, dir, parquetColumns(cols), src, notNullCheck(t))
 	if err != nil {
@@ -413,6 +418,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, where *pg.Node, s
 		df    catalog.DataFile
 		all   bool
 		write *exec.WrittenFile
+		inl   []int64 // positions kept as inlined file deletes (inlinewrite.go)
 	}
 	var plans []fileDeletes
 	ordinals := make([]int, 0, len(hits))
@@ -423,6 +429,10 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, where *pg.Node, s
 	for _, fi := range ordinals {
 		df := ref.files[fi]
 		pos := hits[fi]
+		if s.inlineFileDelete(ctx, ref, len(pos)) {
+			plans = append(plans, fileDeletes{df: df, inl: uniqueSorted(pos)})
+			continue
+		}
 		// the file's current delete file: the committed one, or one this
 		// transaction block staged
 		if cur := ref.scanFiles[fi].DeletePath; cur != "" {
@@ -465,7 +475,9 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, where *pg.Node, s
 			}
 		}
 		for _, pl := range plans {
-			if pl.all {
+			if pl.inl != nil {
+				c.DeleteInlinedPositions(*ref.table, pl.df, pl.inl)
+			} else if pl.all {
 				c.EndDataFile(*ref.table, pl.df)
 			} else {
 				c.ReplaceDeleteFile(*ref.table, pl.df, snapshot.NewDeleteFile{RelPath: pl.write.Name, DeleteCount: pl.write.Info.Rows, FileSize: pl.write.Info.Size, FooterSize: pl.write.Info.FooterSize})

@@ -103,6 +103,8 @@ func inputs(op exec.Operator) []*exec.Operator {
 		return []*exec.Operator{&o.Input}
 	case *exec.Timed:
 		return []*exec.Operator{&o.Input}
+	case *exec.MaterializedReader:
+		return []*exec.Operator{&o.M.Input}
 	}
 	return nil
 }

@@ -108,9 +108,23 @@ func (qc *queryCtx) cteSource(cte *cteDef, alias string, colAliases []string, lo
 	}
 	var q *query
 	var err error
-	if cte.recursive {
+	switch {
+	case cte.recursive:
 		q, err = qc.planRecursive(cte, sel)
-	} else {
+	case cte.refs > 1:
+		// referenced more than once: run it once, every reference reads
+		// the rows
+		if cte.mat == nil {
+			mq, err := qc.planSelect(sel)
+			if err != nil {
+				return nil, err
+			}
+			cte.mat, cte.matQ = &exec.Materialized{Input: mq.op}, mq
+			q = &query{op: cte.mat.Reader(), cols: mq.cols, scans: mq.scans}
+		} else {
+			q = &query{op: cte.mat.Reader(), cols: cte.matQ.cols}
+		}
+	default:
 		q, err = qc.planSelect(sel)
 	}
 	if err != nil {
@@ -301,6 +315,9 @@ func (s *Session) rangeFunction(ctx context.Context, b *binder, rf *pg.RangeFunc
 			return src, err
 		}
 	}
+	if name == "lakepg.table_changes" || name == "ducklake_table_changes" {
+		return s.tableChanges(ctx, b, fc, rf.GetAlias().GetAliasname(), describeOnly) // changes.go
+	}
 	if name != "lakepg.at_version" && name != "lakepg.at_time" && name != "lakepg.snapshots" {
 		return nil, errAt(pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", name), fc.Location)
 	}
@@ -454,7 +471,7 @@ func scanColumns(t *catalog.Table) ([]exec.ScanCol, error) {
 }
 
 func (s *Session) tableSource(ctx context.Context, snap catalog.Snapshot, schemaName, name, alias string, loc int32, describeOnly bool) (*source, error) {
-	meta, err := s.eng.metadata(ctx, snap)
+	meta, err := s.metadata(ctx, snap)
 	if err != nil {
 		return nil, err
 	}
@@ -666,6 +683,7 @@ func (s *Session) generateSeries(b *binder, fc *pg.FuncCall, alias string, colAl
 // unqualified pg_* name resolves to pg_catalog, as PostgreSQL's search path
 // implicitly starts with it, unless a lake table has that name.
 func (qc *queryCtx) systemTable(schema, name, alias string) (*source, bool, error) {
+	explicit := schema != ""
 	switch schema {
 	case "pg_catalog", "information_schema":
 	case "":
@@ -675,6 +693,9 @@ func (qc *queryCtx) systemTable(schema, name, alias string) (*source, bool, erro
 	}
 	t, ok := pgcatalog.Lookup(schema, name)
 	if !ok {
+		if explicit {
+			return nil, true, pgerr.New(pgerr.UndefinedTable, "relation \"%s.%s\" does not exist", schema, name)
+		}
 		return nil, false, nil
 	}
 	s := qc.s
@@ -682,7 +703,7 @@ func (qc *queryCtx) systemTable(schema, name, alias string) (*source, bool, erro
 	if err != nil {
 		return nil, true, err
 	}
-	meta, err := s.eng.metadata(qc.ctx, snap)
+	meta, err := s.metadata(qc.ctx, snap)
 	if err != nil {
 		return nil, true, err
 	}

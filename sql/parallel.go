@@ -48,6 +48,13 @@ func parallelize(op exec.Operator, chains map[*exec.Parallel]exec.Operator) exec
 			o.Input = p
 			return o
 		}
+	case *exec.HashJoin:
+		// a build side is buffered whole: its row order does not matter
+		if p := parallelChain(o.Right, chains); p != nil {
+			o.Right = p
+			o.Left = parallelize(o.Left, chains)
+			return o
+		}
 	}
 	for _, in := range inputs(op) {
 		*in = parallelize(*in, chains)

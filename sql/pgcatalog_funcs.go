@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -43,14 +44,50 @@ func (s *Session) SetBackendPID(pid int32) {
 	backends.register(s)
 }
 
+// SetBackendControl records how other sessions cancel this one's running
+// statement and end its connection: pg_cancel_backend and
+// pg_terminate_backend with its pid call them. The server calls it once,
+// when the connection starts; nil functions make those calls return false.
+func (s *Session) SetBackendControl(cancel, terminate func()) {
+	backends.mu.Lock()
+	defer backends.mu.Unlock()
+	backends.ctl[s] = backendControl{cancel: cancel, terminate: terminate}
+}
+
 // backends are the live sessions of each engine, for pg_stat_activity.
-var backends = &backendRegistry{m: map[*Engine]map[*Session]*pgcatalog.Backend{}}
+var backends = &backendRegistry{m: map[*Engine]map[*Session]*pgcatalog.Backend{}, ctl: map[*Session]backendControl{}}
 
 // backendRegistry holds what pg_stat_activity shows of each session. The
 // owning session updates its entry under mu; other sessions read copies.
 type backendRegistry struct {
-	mu sync.Mutex
-	m  map[*Engine]map[*Session]*pgcatalog.Backend
+	mu  sync.Mutex
+	m   map[*Engine]map[*Session]*pgcatalog.Backend
+	ctl map[*Session]backendControl
+}
+
+type backendControl struct{ cancel, terminate func() }
+
+// signalBackend calls the cancel (or terminate) function of the session of
+// eng with process id pid; false when there is no such session.
+func (r *backendRegistry) signalBackend(eng *Engine, pid int64, terminate bool) bool {
+	r.mu.Lock()
+	var f func()
+	for s := range r.m[eng] {
+		if int64(s.pid) == pid {
+			c := r.ctl[s]
+			f = c.cancel
+			if terminate {
+				f = c.terminate
+			}
+			break
+		}
+	}
+	r.mu.Unlock()
+	if f == nil {
+		return false
+	}
+	f()
+	return true
 }
 
 func (r *backendRegistry) register(s *Session) {
@@ -70,6 +107,7 @@ func (r *backendRegistry) register(s *Session) {
 func (s *Session) unregisterBackend() {
 	backends.mu.Lock()
 	defer backends.mu.Unlock()
+	delete(backends.ctl, s)
 	if sessions := backends.m[s.eng]; sessions != nil {
 		delete(sessions, s)
 		if len(sessions) == 0 {
@@ -110,6 +148,28 @@ func (s *Session) noteActivity(query string) {
 	}
 }
 
+// runningQuery is the text of the statement the session runs now, as
+// pg_stat_activity shows it ("" when the session is not registered).
+func (s *Session) runningQuery() string {
+	backends.mu.Lock()
+	defer backends.mu.Unlock()
+	if e := backends.m[s.eng][s]; e != nil {
+		return e.Query
+	}
+	return ""
+}
+
+// openCursors lists the session's cursors for pg_cursors.
+func (s *Session) openCursors() []pgcatalog.Cursor {
+	out := make([]pgcatalog.Cursor, 0, len(s.cursors))
+	for _, c := range s.cursors {
+		out = append(out, pgcatalog.Cursor{Name: c.name, Statement: c.stmt, Holdable: c.hold, Binary: c.binary,
+			Scrollable: c.scroll, Created: c.created})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
 // activity lists the engine's registered sessions by pid; nil when this
 // session is not registered (then pg_stat_activity shows just itself).
 func (s *Session) activity() []pgcatalog.Backend {
@@ -135,7 +195,7 @@ func (s *Session) activity() []pgcatalog.Backend {
 // statement that sees meta.
 func (s *Session) catalogContext(meta *catalog.Metadata) *pgcatalog.Context {
 	return &pgcatalog.Context{Meta: meta, User: s.user, Database: s.database, SearchPath: s.searchPath(),
-		Settings: s.settings, PID: s.pid, Backends: s.activity(), Roles: s.catalogRoles()}
+		Settings: s.settings, PID: s.pid, Backends: s.activity(), Roles: s.catalogRoles(), Cursors: s.openCursors()}
 }
 
 // catalogContext loads the statement's snapshot metadata for catalog
@@ -149,7 +209,7 @@ func (b *binder) catalogContext() (*pgcatalog.Context, error) {
 	if err != nil {
 		return nil, err
 	}
-	meta, err := b.sess.eng.metadata(ctx, snap)
+	meta, err := b.sess.metadata(ctx, snap)
 	if err != nil {
 		return nil, err
 	}
@@ -268,6 +328,9 @@ func (b *binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 		return e, true, err
 	}
 	oid, text, i4 := types.Int64T, types.TextT, types.Int32T
+	if e, ok, err := b.arrayFunction(name, args, loc); ok || err != nil {
+		return e, true, err
+	}
 
 	switch name {
 	case "pg_backend_pid":
@@ -276,6 +339,28 @@ func (b *binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 		}
 		pid := int64(b.sess.pid)
 		return constant(i4, func(v *vec.Vector) { v.AppendInt(pid) })
+
+	case "pg_cancel_backend", "pg_terminate_backend":
+		// pg_terminate_backend's optional timeout is accepted and not
+		// waited on: the connection ends as soon as its statement stops
+		if err := nargs(1, map[bool]int{true: 2, false: 1}[name == "pg_terminate_backend"]); err != nil {
+			return nil, true, err
+		}
+		if err := castArgs(i4, types.Int64T); err != nil {
+			return nil, true, err
+		}
+		eng, sess, terminate := b.sess.eng, b.sess, name == "pg_terminate_backend"
+		return &catalogFn{name: name, t: types.BoolT, args: args[:1], strict: true,
+			fn: func(out *vec.Vector, a []*vec.Vector, i int) error {
+				pid := a[0].I64[i]
+				ok := backends.signalBackend(eng, pid, terminate)
+				if !ok {
+					sess.raise(Notice{Severity: "WARNING", Code: "01000",
+						Message: fmt.Sprintf("PID %d is not a PostgreSQL backend process", pid)})
+				}
+				out.AppendBool(ok)
+				return nil
+			}}, true, nil
 
 	case "pg_get_userbyid":
 		if err := nargs(1, 1); err != nil {

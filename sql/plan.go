@@ -36,6 +36,12 @@ type cteDef struct {
 	recursive bool
 	work      *exec.WorkTable // set while planning the recursive term
 	cols      []Column        // the recursive CTE's columns
+	// refs counts the references to a non-recursive CTE; with more than
+	// one, it is planned once and materialized (mat), and each reference
+	// reads the rows (matQ describes them).
+	refs int
+	mat  *exec.Materialized
+	matQ *query
 }
 
 func (s *Session) newQueryCtx(ctx context.Context, p *params, describeOnly bool) *queryCtx {
@@ -87,6 +93,16 @@ func (qc *queryCtx) planSelect(sel *pg.SelectStmt) (*query, error) {
 		}
 		inner := proto.Clone(sel).(*pg.SelectStmt)
 		inner.WithClause = nil
+		if !sel.WithClause.Recursive {
+			for name, def := range frame {
+				def.refs = countReferences(inner.ProtoReflect(), name)
+				for _, other := range frame {
+					if other != def {
+						def.refs += countReferences(other.query.ProtoReflect(), name)
+					}
+				}
+			}
+		}
 		return qc.planSelect(inner)
 	}
 	if sel.Op != pg.SetOperation_SETOP_NONE {
@@ -182,7 +198,14 @@ func (qc *queryCtx) planSetOp(sel *pg.SelectStmt) (*query, error) {
 
 // planRecursive plans WITH RECURSIVE name AS (base UNION [ALL] step).
 func (qc *queryCtx) planRecursive(cte *cteDef, sel *pg.SelectStmt) (*query, error) {
+	if sel.Op == pg.SetOperation_SETOP_UNION && referencesName(sel.Larg, cte.name) {
+		return nil, pgerr.New(pgerr.InvalidRecursion, "recursive reference to query \"%s\" must not appear within its non-recursive term", cte.name)
+	}
 	if sel.Op != pg.SetOperation_SETOP_UNION || !referencesName(sel.Rarg, cte.name) {
+		if referencesName(sel, cte.name) {
+			// planning it would recurse forever
+			return nil, pgerr.New(pgerr.InvalidRecursion, "recursive query \"%s\" does not have the form non-recursive-term UNION [ALL] recursive-term", cte.name)
+		}
 		return qc.planSelect(sel)
 	}
 	base, err := qc.planSelect(sel.Larg)
@@ -244,14 +267,18 @@ func (qc *queryCtx) planRecursive(cte *cteDef, sel *pg.SelectStmt) (*query, erro
 
 // referencesName reports whether a query mentions relation name anywhere.
 func referencesName(sel *pg.SelectStmt, name string) bool {
-	found := false
+	return countReferences(sel.ProtoReflect(), name) > 0
+}
+
+// countReferences counts the unqualified mentions of relation name in a
+// parse tree (inner WITH queries of the same name shadowing it are rare
+// enough to count too: the cost is only a materialization).
+func countReferences(m protoreflect.Message, name string) int {
+	n := 0
 	var visit func(m protoreflect.Message)
 	visit = func(m protoreflect.Message) {
-		if found {
-			return
-		}
 		if rv, ok := m.Interface().(*pg.RangeVar); ok && rv.Schemaname == "" && rv.Relname == name {
-			found = true
+			n++
 			return
 		}
 		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
@@ -264,9 +291,9 @@ func referencesName(sel *pg.SelectStmt, name string) bool {
 			case fd.Message() != nil && !fd.IsMap():
 				visit(v.Message())
 			}
-			return !found
+			return true
 		})
 	}
-	visit(sel.ProtoReflect())
-	return found
+	visit(m)
+	return n
 }

@@ -244,6 +244,43 @@ func factorOr(conj []*pg.Node) []*pg.Node {
 	return out
 }
 
+// deriveOr finds, for an OR spanning several FROM items, the filter it
+// implies on each single item: when every branch has conjuncts on item i
+// alone, OR(AND(those conjuncts)) holds for every row that can qualify.
+// Filtering the item by it before the join (TPC-H Q19: the part rows of
+// the three brands) keeps the original OR as the final check.
+func deriveOr(c *pg.Node, items []*source) []*pg.Node {
+	be := c.GetBoolExpr()
+	if be == nil || be.Boolop != pg.BoolExprType_OR_EXPR {
+		return nil
+	}
+	var out []*pg.Node
+	for i := range items {
+		var branches []*pg.Node
+		for _, a := range be.Args {
+			var mine []*pg.Node
+			for _, x := range splitAnd(a) {
+				if refs, outer := refItems(x, items); !outer && len(refs) == 1 && refs[i] && !hasSubLink(x) {
+					mine = append(mine, x)
+				}
+			}
+			if len(mine) == 0 {
+				branches = nil
+				break
+			}
+			if len(mine) == 1 {
+				branches = append(branches, mine[0])
+			} else {
+				branches = append(branches, &pg.Node{Node: &pg.Node_BoolExpr{BoolExpr: &pg.BoolExpr{Boolop: pg.BoolExprType_AND_EXPR, Args: mine, Location: -1}}})
+			}
+		}
+		if len(branches) > 0 {
+			out = append(out, &pg.Node{Node: &pg.Node_BoolExpr{BoolExpr: &pg.BoolExpr{Boolop: pg.BoolExprType_OR_EXPR, Args: branches, Location: be.Location}}})
+		}
+	}
+	return out
+}
+
 func (qc *queryCtx) joinItems(items []*source, conj []*pg.Node) (*source, error) {
 	conj = factorOr(conj)
 	type pred struct {
@@ -260,6 +297,12 @@ func (qc *queryCtx) joinItems(items []*source, conj []*pg.Node) (*source, error)
 		}
 		refs, _ := refItems(c, items)
 		preds = append(preds, &pred{n: c, refs: refs})
+		if len(refs) > 1 {
+			for _, d := range deriveOr(c, items) {
+				dr, _ := refItems(d, items)
+				preds = append(preds, &pred{n: d, refs: dr})
+			}
+		}
 	}
 	// single-item filters go right above their item (and prune its files)
 	for _, p := range preds {

@@ -386,7 +386,15 @@ func (qc *queryCtx) scalarJoin(cur *source, sl *pg.SubLink, sel *pg.SelectStmt) 
 	if err != nil {
 		return nil, err
 	}
-	op := coll.plan(qc.env, cr.inner.op, nil, nil)
+	// With fewer outer rows than inner ones, build the join on the outer
+	// rows and aggregate only the inner rows whose keys the outer side has.
+	var keyFilter *exec.InJoinBuild
+	innerOp := cr.inner.op
+	if cur.rows <= cr.inner.rows {
+		keyFilter = &exec.InJoinBuild{Keys: cloneExprs(rkeys)}
+		innerOp = &exec.Filter{Env: qc.env, Input: innerOp, Pred: keyFilter}
+	}
+	op := coll.plan(qc.env, innerOp, nil, nil)
 	outs := []exec.Expr{}
 	for i := 0; i < n; i++ {
 		outs = append(outs, &exec.ColRef{Idx: i, T: rkeys[i].Type()})
@@ -397,7 +405,22 @@ func (qc *queryCtx) scalarJoin(cur *source, sl *pg.SubLink, sel *pg.SelectStmt) 
 	for i := range gkeys {
 		gkeys[i] = &exec.ColRef{Idx: i, T: rkeys[i].Type()}
 	}
-	join := &exec.HashJoin{Env: qc.env, Left: cur.op, Right: op, LeftKeys: lkeys, RightKeys: gkeys, Type: exec.JoinLeft}
+	var join exec.Operator = &exec.HashJoin{Env: qc.env, Left: cur.op, Right: op, LeftKeys: lkeys, RightKeys: gkeys, Type: exec.JoinLeft}
+	if keyFilter != nil {
+		// the same left join with the sides swapped, put back in order
+		hj := &exec.HashJoin{Env: qc.env, Left: op, Right: cur.op, LeftKeys: gkeys, RightKeys: lkeys, Type: exec.JoinRight}
+		keyFilter.Join = hj
+		nd, nc := n+1, len(cur.sc.cols)
+		ts := hj.Types()
+		var order []exec.Expr
+		for i := 0; i < nc; i++ {
+			order = append(order, &exec.ColRef{Idx: nd + i, T: ts[nd+i]})
+		}
+		for i := 0; i < nd; i++ {
+			order = append(order, &exec.ColRef{Idx: i, T: ts[i]})
+		}
+		join = &exec.Project{Env: qc.env, Input: hj, Exprs: order}
+	}
 	sc := &scope{cols: append([]scopeCol{}, cur.sc.cols...)}
 	for i := 0; i < n; i++ {
 		sc.cols = append(sc.cols, scopeCol{Name: "\x00subkey", T: rkeys[i].Type()})

@@ -587,6 +587,14 @@ func walk(n *pg.Node, fn func(*pg.Node) bool) {
 		}
 	case *pg.Node_BooleanTest:
 		walk(x.BooleanTest.Arg, fn)
+	case *pg.Node_AIndirection:
+		walk(x.AIndirection.Arg, fn)
+		for _, ind := range x.AIndirection.Indirection {
+			if ai := ind.GetAIndices(); ai != nil {
+				walk(ai.Lidx, fn)
+				walk(ai.Uidx, fn)
+			}
+		}
 	}
 }
 

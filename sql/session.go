@@ -444,9 +444,6 @@ func (s *Session) execute(ctx context.Context, st *Stmt, p *params) (*Result, er
 		if err := s.checkWritable(); err != nil {
 			return nil, err
 		}
-		if err := s.noDDLInBlock(); err != nil {
-			return nil, err
-		}
 		return s.ddl(ctx, st.node)
 	case *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt:
 		if err := s.checkWritable(); err != nil {
@@ -457,12 +454,11 @@ func (s *Session) execute(ctx context.Context, st *Stmt, p *params) (*Result, er
 		if err := s.checkWritable(); err != nil {
 			return nil, err
 		}
-		if err := s.noDDLInBlock(); err != nil {
-			return nil, err
-		}
 		return s.createTableAs(ctx, n.CreateTableAsStmt, p)
 	case *pg.Node_IndexStmt:
 		return s.createIndex(ctx, n.IndexStmt)
+	case *pg.Node_CallStmt:
+		return s.call(ctx, n.CallStmt, p) // maintenance.go
 	case *pg.Node_DiscardStmt:
 		s.closeCursors(func(*cursor) bool { return true })
 		return tagResult("DISCARD ALL"), nil

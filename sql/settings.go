@@ -80,6 +80,10 @@ func (s *Session) set(v *pg.VariableSetStmt) (*Result, error) {
 }
 
 func (s *Session) assign(name, val string) error {
+	val, err := canonicalSetting(name, val)
+	if err != nil {
+		return err
+	}
 	switch name {
 	case "timezone":
 		loc, err := types.LoadLocation(val)
@@ -119,6 +123,9 @@ func (s *Session) show(v *pg.VariableShowStmt) (*Result, error) {
 	}
 	if name == "lakepg.snapshot" && val == "" {
 		val = "latest"
+	}
+	if c, err := canonicalSetting(name, val); err == nil {
+		val = c // a startup parameter is stored as the client sent it
 	}
 	return &Result{cols: []Column{{Name: name, Type: types.TextT}}, op: &exec.Values{Env: s.newEnv(), Rows: [][]exec.Expr{{textConst(val)}}, T: []types.T{types.TextT}}, tag: "SHOW"}, nil
 }

@@ -106,8 +106,22 @@ func mustFail(t *testing.T, s *Session, q, code string) {
 	}
 }
 
+// setup makes table t with four rows, which the catalog keeps inlined (at most
+// data_inlining_row_limit rows).
 func setup(t *testing.T) *Session {
+	return fill(t, lake(t))
+}
+
+// setupFiles is setup with data inlining off, for tests about the Parquet data and delete
+// files that writes make.
+func setupFiles(t *testing.T) *Session {
 	s := lake(t)
+	must(t, s, `CALL lakepg.set_option('data_inlining_row_limit', '0')`)
+	return fill(t, s)
+}
+
+func fill(t *testing.T, s *Session) *Session {
+	t.Helper()
 	must(t, s, `CREATE TABLE t (g text, x integer, y double precision, n numeric(8,2), d date)`)
 	must(t, s, `INSERT INTO t VALUES ('a', 1, 1.5, 1.25, '2024-01-01'), ('b', 2, NULL, 2.50, '2024-02-01'),
 		('a', 3, 3.5, NULL, NULL), ('c', NULL, 0.5, 0.10, '2024-03-01')`)
@@ -169,8 +183,10 @@ func TestParametersAreInferred(t *testing.T) {
 	must(t, s, `SELECT count(*) FROM t WHERE g = 'z' AND x IS NULL`, "1")
 }
 
+// TestDeleteUpdateAndTimeTravel is about delete files (replaced by a second delete, a file
+// ended whole): its rows are in a Parquet file.
 func TestDeleteUpdateAndTimeTravel(t *testing.T) {
-	s := setup(t)
+	s := setupFiles(t)
 	must(t, s, `DELETE FROM t WHERE x = 2`)
 	must(t, s, `DELETE FROM t WHERE x = 3`) // second delete on the same file replaces its delete file
 	must(t, s, `SELECT g, x FROM t ORDER BY g`, "a|1", "c|NULL")
@@ -245,8 +261,10 @@ func TestDDLErrors(t *testing.T) {
 	_ = time.Second
 }
 
+// TestReadParquetAndCTAS reads the table's own data file with read_parquet: its rows are
+// in a Parquet file.
 func TestReadParquetAndCTAS(t *testing.T) {
-	s := setup(t)
+	s := setupFiles(t)
 	// find the table's data file and read it back as an external file
 	rows, _, err := run(t, s, `SELECT count(*) FROM t`)
 	if err != nil || rows[0] != "4" {

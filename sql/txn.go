@@ -21,9 +21,10 @@ import (
 // the staged files instead of adding delete files, as DuckDB's
 // transaction-local storage does.
 type txn struct {
-	base catalog.Snapshot
-	meta *catalog.Metadata
-	c    *snapshot.Commit
+	base     catalog.Snapshot
+	baseMeta *catalog.Metadata // the catalog at base
+	meta     *catalog.Metadata // baseMeta with the block's schema changes
+	c        *snapshot.Commit
 	// undo deletes what the block's statements wrote (ROLLBACK, a failed
 	// COMMIT, a dropped connection).
 	undo []func()
@@ -46,8 +47,17 @@ func (s *Session) txnState(ctx context.Context) (*txn, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.txn = &txn{base: head, meta: meta, c: snapshot.Begin(s.eng.DB, head, meta)}
+	s.txn = &txn{base: head, baseMeta: meta, meta: meta, c: snapshot.Begin(s.eng.DB, head, meta)}
 	return s.txn, nil
+}
+
+// metadata is the catalog as a statement at snap sees it: inside a block,
+// reading the block's snapshot, with the block's own schema changes.
+func (s *Session) metadata(ctx context.Context, snap catalog.Snapshot) (*catalog.Metadata, error) {
+	if t := s.txn; t != nil && snap.ID == t.base.ID {
+		return t.meta, nil
+	}
+	return s.eng.metadata(ctx, snap)
 }
 
 // writeHead is the snapshot a write statement plans against: the block's
@@ -69,6 +79,13 @@ func (s *Session) stage(ctx context.Context, fn func(c *snapshot.Commit, meta *c
 	if err == nil {
 		err = fn(t.c, t.meta)
 	}
+	if err == nil {
+		if m, ok := t.c.Overlay(t.baseMeta); ok {
+			t.meta = m
+		} else {
+			err = pgerr.New(pgerr.FeatureNotSupported, "inside a transaction block, new schema and table names must be plain identifiers (letters, digits, _ and -)")
+		}
+	}
 	if err != nil {
 		if cleanup != nil {
 			cleanup()
@@ -77,15 +94,6 @@ func (s *Session) stage(ctx context.Context, fn func(c *snapshot.Commit, meta *c
 	}
 	if cleanup != nil {
 		t.undo = append(t.undo, cleanup)
-	}
-	return nil
-}
-
-// noDDLInBlock refuses catalog changes inside a transaction block: their
-// effect on the block's later statements is not modelled yet.
-func (s *Session) noDDLInBlock() error {
-	if s.inTx {
-		return pgerr.New(pgerr.FeatureNotSupported, "lakepg does not support schema changes (CREATE, ALTER, DROP) inside a transaction block yet; run them outside BEGIN … COMMIT")
 	}
 	return nil
 }

@@ -16,8 +16,11 @@ func tagOf(t *testing.T, s *Session, q string) string {
 	return tag
 }
 
+// TestTransactionBlockIsOneSnapshot is also about the files a block writes, replaces and
+// leaves behind, and how it deletes from committed files: the committed rows are in a
+// Parquet file.
 func TestTransactionBlockIsOneSnapshot(t *testing.T) {
-	s := setup(t)
+	s := setupFiles(t)
 	other, err := s.eng.NewSession("other", "lake", map[string]string{"TimeZone": "UTC"})
 	if err != nil {
 		t.Fatal(err)
@@ -73,26 +76,46 @@ func TestTransactionBlockIsOneSnapshot(t *testing.T) {
 	must(t, s, `COMMIT`)
 	must(t, s, `SELECT count(*) FROM t WHERE x = 98`, "0")
 
-	// schema changes are refused inside a block, clearly
+	// schema changes in a block: later statements see them, COMMIT makes one snapshot
 	must(t, s, `BEGIN`)
-	mustFail(t, s, `CREATE TABLE u (a int)`, pgerr.FeatureNotSupported)
+	must(t, s, `CREATE TABLE u (a int, b text)`)
+	must(t, s, `INSERT INTO u VALUES (1, 'one'), (2, 'two')`)
+	must(t, s, `ALTER TABLE u ADD COLUMN c int DEFAULT 7`)
+	must(t, s, `INSERT INTO u (a, c) VALUES (3, 30)`)
+	must(t, s, `ALTER TABLE u RENAME COLUMN b TO label`)
+	must(t, s, `UPDATE u SET label = 'uno' WHERE a = 1`)
+	must(t, s, `ALTER TABLE t ADD COLUMN z int`)
+	must(t, s, `UPDATE t SET z = x + 1 WHERE x = 12`)
+	must(t, s, `SELECT a, label, c FROM u ORDER BY a`, "1|uno|7", "2|two|7", "3|NULL|30")
+	must(t, s, `SELECT x, z FROM t ORDER BY x`, "12|13", "201|NULL", "1100|NULL")
+	must(t, s, `SELECT count(*) FROM information_schema.tables WHERE table_name = 'u'`, "1")
+	must(t, s, `COMMIT`)
+	must(t, s, `SELECT snapshot_id, changes FROM lakepg.snapshots WHERE snapshot_id > 3`, `4|created_table:"public"."u",inserted_into_table:2,inserted_into_table:3,deleted_from_table:2,altered_table:2`)
+	must(t, s, `SELECT a, label, c FROM u ORDER BY a`, "1|uno|7", "2|two|7", "3|NULL|30")
+	must(t, s, `SELECT x, z FROM t ORDER BY x`, "12|13", "201|NULL", "1100|NULL")
+	must(t, s, `BEGIN`)
+	must(t, s, `CREATE TABLE v (a int)`)
+	must(t, s, `INSERT INTO v VALUES (1)`)
 	must(t, s, `ROLLBACK`)
+	mustFail(t, s, `SELECT * FROM v`, pgerr.UndefinedTable)
+	files = dataFiles(t, s)
 
 	// a dropped connection rolls back
 	must(t, other, `BEGIN`)
 	must(t, other, `INSERT INTO t (g, x) VALUES ('gone', 1)`)
 	other.Close()
 	must(t, s, `SELECT count(*) FROM t WHERE g = 'gone'`, "0")
-	must(t, s, `SELECT max(snapshot_id) FROM lakepg.snapshots`, "3")
+	must(t, s, `SELECT max(snapshot_id) FROM lakepg.snapshots`, "4")
 	if got := dataFiles(t, s); strings.Join(got, "\n") != strings.Join(files, "\n") {
 		t.Errorf("a dropped connection left files behind:\nbefore %v\nafter  %v", files, got)
 	}
 }
 
 // TestTransactionConflict: two blocks delete the same row; the second to
-// commit gets 40001, commits nothing and leaves no files.
+// commit gets 40001, commits nothing and leaves no files. It counts the
+// Parquet files writes make, so the committed rows are in one.
 func TestTransactionConflict(t *testing.T) {
-	s := setup(t)
+	s := setupFiles(t)
 	other, err := s.eng.NewSession("other", "lake", map[string]string{"TimeZone": "UTC"})
 	if err != nil {
 		t.Fatal(err)

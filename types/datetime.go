@@ -18,6 +18,11 @@ const (
 func ParseDate(s string) (int64, error) {
 	t := strings.TrimSpace(s)
 	d, rest, ok := parseYMD(t)
+	if ok && isZoneSuffix(rest) {
+		// A zone after a date is read and ignored, as PostgreSQL does;
+		// pgJDBC sends setDate values so ("2024-01-02 +00").
+		rest = ""
+	}
 	if !ok || strings.TrimSpace(rest) != "" {
 		// PostgreSQL accepts a timestamp string for a date and drops the time.
 		if us, err := ParseTimestamp(t); err == nil {
@@ -26,6 +31,15 @@ func ParseDate(s string) (int64, error) {
 		return 0, pgerr.New(pgerr.InvalidDatetimeFormat, "invalid input syntax for type date: \"%s\"", s)
 	}
 	return d, nil
+}
+
+// isZoneSuffix reports a numeric zone offset such as " +00", "-05:30".
+func isZoneSuffix(s string) bool {
+	s = strings.TrimSpace(s)
+	if len(s) < 2 || (s[0] != '+' && s[0] != '-') {
+		return false
+	}
+	return strings.Trim(s[1:], "0123456789:") == ""
 }
 
 func floorDiv(a, b int64) int64 {

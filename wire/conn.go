@@ -75,20 +75,27 @@ type conn struct {
 	notices   []Notice           // raised by the session, not yet in out
 
 	noticeCount atomic.Int32 // len(notices), read without the lock on every send
+
+	// terminated is set by pg_terminate_backend (BackendControl.Terminate);
+	// terminateCh is closed then, waking an idle session loop.
+	terminated  atomic.Bool
+	terminateCh chan struct{}
+	termOnce    sync.Once
 }
 
 func newConn(s *Server, nc net.Conn) *conn {
 	ctx, cancel := context.WithCancel(s.base)
 	c := &conn{
-		srv:       s,
-		nc:        nc,
-		raw:       nc,
-		log:       s.log.With("remote", nc.RemoteAddr().String()),
-		ctx:       ctx,
-		cancel:    cancel,
-		stmts:     map[string]*prepared{},
-		portals:   map[string]*portal{},
-		inStartup: true,
+		srv:         s,
+		nc:          nc,
+		raw:         nc,
+		log:         s.log.With("remote", nc.RemoteAddr().String()),
+		ctx:         ctx,
+		cancel:      cancel,
+		stmts:       map[string]*prepared{},
+		portals:     map[string]*portal{},
+		inStartup:   true,
+		terminateCh: make(chan struct{}),
 	}
 	// The handshake has a deadline from the start, before Shutdown can see
 	// the connection and shorten it (see interruptStartup).
@@ -145,6 +152,16 @@ func (c *conn) setRunning(cancel context.CancelFunc) {
 	c.mu.Lock()
 	c.running = cancel
 	c.mu.Unlock()
+}
+
+// terminate ends the session as pg_terminate_backend does: the running
+// statement is cancelled and the connection closes with FATAL 57P01.
+func (c *conn) terminate() {
+	c.termOnce.Do(func() {
+		c.terminated.Store(true)
+		close(c.terminateCh)
+	})
+	c.cancelRunning()
 }
 
 func (c *conn) cancelRunning() {
@@ -233,6 +250,9 @@ func (c *conn) dispatch(msg pgproto3.FrontendMessage) bool {
 // next returns the next client message, or errShutdown when the server is
 // stopping and this session is at an idle point.
 func (c *conn) next() (pgproto3.FrontendMessage, error) {
+	if c.terminated.Load() {
+		return nil, errShutdown
+	}
 	if c.srv.quitting() {
 		if c.idle || c.srv.hardStopped() {
 			return nil, errShutdown
@@ -250,6 +270,8 @@ func (c *conn) next() (pgproto3.FrontendMessage, error) {
 		return in.msg, in.err
 	case <-c.srv.quit:
 		return c.next()
+	case <-c.terminateCh:
+		return nil, errShutdown
 	}
 }
 
@@ -409,6 +431,15 @@ func (c *conn) flush() {
 // sendError reports a statement error (severity ERROR) and flushes at once,
 // so a pipelining client learns of it before it sends more.
 func (c *conn) sendError(err error) {
+	if c.terminated.Load() {
+		// pg_terminate_backend cancelled the statement: the session ends
+		// here, and nothing more goes out.
+		c.sendFatal(&pgerr.Error{Code: pgerr.AdminShutdown, Message: "terminating connection due to administrator command"})
+		if c.werr == nil {
+			c.werr = errShutdown
+		}
+		return
+	}
 	c.send(c.errorResponse(err, "ERROR"))
 	c.flush()
 }

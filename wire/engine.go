@@ -29,6 +29,8 @@ type StartupInfo struct {
 	PID int32
 	// Superuser is what authentication found (every trusted login is one).
 	Superuser bool
+	// Control cancels or ends this connection from another session.
+	Control BackendControl
 }
 
 // Session is one client connection's SQL state. The wire layer calls it from
@@ -95,4 +97,39 @@ type Result interface {
 // An error is reported to the client before ReadyForQuery.
 type Syncer interface {
 	Sync(ctx context.Context) error
+}
+
+// StatementTimeouter is an optional Session ability: the session's
+// statement_timeout, read before each Execute. Zero or less means none. A
+// statement still running when it expires is cancelled with 57014
+// "canceling statement due to statement timeout".
+type StatementTimeouter interface {
+	StatementTimeout() time.Duration
+}
+
+// CursorDescriber is an optional Session ability. SQL cursors (DECLARE)
+// and protocol portals share one namespace in PostgreSQL, so a client may
+// Describe a cursor as a portal (psycopg does, for named cursors); the
+// server asks the session for a name that is no portal of its own.
+type CursorDescriber interface {
+	// DescribeCursor returns the columns of the open cursor name; ok is
+	// false when there is none.
+	DescribeCursor(name string) (cols []Column, ok bool)
+}
+
+// Deallocator is an optional Statement ability: DEALLOCATE, which drops
+// prepared statements of the protocol, the server's business. When
+// Deallocation says ok, the server executes the statement itself instead
+// of calling Execute: it drops the named statement (or all with all set).
+type Deallocator interface {
+	Deallocation() (name string, all bool, ok bool)
+}
+
+// BackendControl is what StartupInfo hands a session for
+// pg_cancel_backend and pg_terminate_backend on it: Cancel cancels the
+// statement it runs (as a CancelRequest does), Terminate ends the
+// connection with FATAL 57P01. Both may be called from any goroutine.
+type BackendControl struct {
+	Cancel    func()
+	Terminate func()
 }

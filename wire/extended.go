@@ -40,9 +40,10 @@ type portal struct {
 	simple    bool       // simple protocol: columns come after Execute, RowDescription is sent by run
 	ctx       context.Context
 	cancel    context.CancelFunc
-	res       Result // open from the first Execute until done or closed
-	rows      rowBuf // encoded rows not yet sent
-	suspended bool   // an Execute stopped at its row limit
+	stop      context.CancelCauseFunc // cancels ctx with a reason (errStatementTimeout)
+	res       Result                  // open from the first Execute until done or closed
+	rows      rowBuf                  // encoded rows not yet sent
+	suspended bool                    // an Execute stopped at its row limit
 	done      bool
 	tag       string
 }
@@ -213,6 +214,14 @@ func (c *conn) describe(m *pgproto3.Describe) {
 	case 'P':
 		p := c.portals[m.Name]
 		if p == nil {
+			if cols, ok := c.describeCursor(m.Name); ok {
+				if cols == nil {
+					c.send(&pgproto3.NoData{})
+				} else {
+					c.send(rowDescription(cols, nil))
+				}
+				return
+			}
 			c.failExtended(undefinedPortal(m.Name))
 			return
 		}
@@ -279,7 +288,7 @@ func (c *conn) endOfTransactionPortals() {
 
 // runPortal executes portal p, sending at most maxRows rows (0 = all). It ends
 // with CommandComplete, PortalSuspended, or an error for the caller to report.
-func (c *conn) runPortal(p *portal, maxRows int) error {
+func (c *conn) runPortal(p *portal, maxRows int) (err error) {
 	if p.stmt == nil {
 		c.send(&pgproto3.EmptyQueryResponse{})
 		return nil
@@ -298,14 +307,31 @@ func (c *conn) runPortal(p *portal, maxRows int) error {
 		return nil
 	}
 	if p.ctx == nil {
-		p.ctx, p.cancel = context.WithCancel(c.ctx)
+		p.ctx, p.stop = context.WithCancelCause(c.ctx)
+		p.cancel = func() { p.stop(nil) }
 	}
 	c.setRunning(p.cancel)
 	defer c.setRunning(nil)
+	if d := c.statementTimeout(); d > 0 {
+		// Each Execute gets the whole timeout, so a client paging through a
+		// portal is timed per page, as PostgreSQL times each message.
+		timer := time.AfterFunc(d, func() { p.stop(errStatementTimeout) })
+		defer timer.Stop()
+	}
+	defer func() {
+		if err != nil && context.Cause(p.ctx) == errStatementTimeout && isCancel(err) {
+			err = &pgerr.Error{Code: pgerr.QueryCanceled, Message: "canceling statement due to statement timeout"}
+		}
+	}()
 
 	if p.res == nil {
+		if d, ok := p.stmt.(Deallocator); ok {
+			if name, all, ok := d.Deallocation(); ok {
+				return c.deallocate(p, name, all)
+			}
+		}
 		var res Result
-		err := c.guard("Execute", func() (err error) {
+		err = c.guard("Execute", func() (err error) {
 			res, err = p.stmt.Execute(p.ctx, p.params, p.pformats)
 			if err == nil && res == nil {
 				err = errors.New("statement returned no result")
@@ -436,4 +462,29 @@ func (c *conn) location() *time.Location {
 		return nil
 	})
 	return loc
+}
+
+// errStatementTimeout is the cause a portal's context is cancelled with
+// when statement_timeout expires.
+var errStatementTimeout = errors.New("statement timeout")
+
+// isCancel reports an error that a cancelled context caused: the context's
+// own error, or the 57014 the engine reports for it.
+func isCancel(err error) bool {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	e, ok := pgerr.As(err)
+	return ok && e.Code == pgerr.QueryCanceled
+}
+
+// statementTimeout is the session's statement_timeout, zero when it has none.
+func (c *conn) statementTimeout() time.Duration {
+	st, ok := c.sess.(StatementTimeouter)
+	if !ok {
+		return 0
+	}
+	var d time.Duration
+	_ = c.guard("StatementTimeout", func() error { d = st.StatementTimeout(); return nil })
+	return d
 }

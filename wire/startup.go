@@ -63,6 +63,7 @@ func (c *conn) startup() bool {
 		c.send(&pgproto3.NegotiateProtocolVersion{NewestMinorProtocol: 0, UnrecognizedOptions: unknownOpts})
 	}
 
+	applyStartupOptions(sp.params)
 	user := sp.params["user"]
 	if user == "" {
 		c.sendFatal(&pgerr.Error{Code: codeInvalidAuthorization, Message: "no PostgreSQL user name specified in startup packet"})
@@ -96,6 +97,7 @@ func (c *conn) startup() bool {
 		RemoteAddr:      c.nc.RemoteAddr(),
 		PID:             int32(c.pid),
 		Superuser:       creds.Superuser,
+		Control:         BackendControl{Cancel: c.cancelRunning, Terminate: c.terminate},
 	}
 	err := c.guard("NewSession", func() error {
 		s, err := c.srv.engine.NewSession(c.ctx, info)

@@ -173,9 +173,9 @@ func TestShellTranscript(t *testing.T) {
 │           0 │              0 │ created_schema:"main",created_schema:"public" │
 │           1 │              1 │ created_schema:"sales"                        │
 │           2 │              2 │ created_table:"sales"."orders"                │
-│           3 │              2 │ inserted_into_table:3                         │
-│           4 │              2 │ inserted_into_table:3                         │
-│           5 │              2 │ deleted_from_table:3                          │
+│           3 │              2 │ inlined_insert:3                              │
+│           4 │              2 │ inlined_insert:3                              │
+│           5 │              2 │ inlined_delete:3                              │
 │           6 │              3 │ altered_table:3                               │
 │           7 │              4 │ altered_table:3                               │
 └─────────────┴────────────────┴───────────────────────────────────────────────┘

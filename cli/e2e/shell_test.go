@@ -9,11 +9,17 @@ import (
 
 func orders(t *testing.T) lake {
 	l := newLake(t)
+	createOrders(t, l)
+	return l
+}
+
+// createOrders creates sales.orders with three rows in lake l.
+func createOrders(t *testing.T, l lake) {
+	t.Helper()
 	l.sh(t, nil,
 		"CREATE SCHEMA sales",
 		"CREATE TABLE sales.orders (id int, name varchar, amount double precision)",
 		"INSERT INTO sales.orders VALUES (1, 'alice', 100.5), (2, 'bob, jr', 250), (3, NULL, NULL)")
-	return l
 }
 
 // TestShellFormats runs shell -c in each output format.
@@ -90,7 +96,8 @@ func TestShellErrors(t *testing.T) {
 	}
 }
 
-// TestSnapshotsCommand lists the snapshots as a boxed table.
+// TestSnapshotsCommand lists the snapshots as a boxed table. The three-row INSERT is
+// inlined into the catalog (data_inlining_row_limit 10): inlined_insert.
 func TestSnapshotsCommand(t *testing.T) {
 	l := orders(t)
 	r := run(t, l.dir, "", append([]string{"snapshots"}, l.args...)...)
@@ -101,7 +108,7 @@ func TestSnapshotsCommand(t *testing.T) {
 	if len(lines) != 9 || !strings.HasPrefix(lines[1], "│ snapshot_id │ snapshot_time ") || lines[8] != "(4 rows)" {
 		t.Fatalf("snapshots:\n%s", r.stdout)
 	}
-	for i, want := range []string{"created_schema:\"main\",created_schema:\"public\"", "created_schema:\"sales\"", "created_table:\"sales\".\"orders\"", "inserted_into_table:"} {
+	for i, want := range []string{"created_schema:\"main\",created_schema:\"public\"", "created_schema:\"sales\"", "created_table:\"sales\".\"orders\"", "inlined_insert:"} {
 		if !strings.Contains(lines[3+i], want) {
 			t.Errorf("snapshot %d: %q lacks %q", i, lines[3+i], want)
 		}

@@ -24,6 +24,7 @@ func (w wireEngine) NewSession(ctx context.Context, info wire.StartupInfo) (wire
 	}
 	s.SetBackendPID(info.PID)
 	s.SetSuperuser(info.Superuser)
+	s.SetBackendControl(info.Control.Cancel, info.Control.Terminate)
 	w.obs.connOpened()
 	return wireSession{Session: s, obs: w.obs, user: info.User}, nil
 }
@@ -60,6 +61,21 @@ type wireStmt struct {
 }
 
 func (w wireStmt) ParamTypes() []uint32 { return w.st.ParamTypes() }
+
+func (w wireStmt) Deallocation() (string, bool, bool) { return w.st.Deallocation() }
+
+// DescribeCursor lets clients Describe a DECLAREd cursor as a portal.
+func (s wireSession) DescribeCursor(name string) ([]wire.Column, bool) {
+	cols, ok := s.Session.CursorColumns(name)
+	if !ok || cols == nil {
+		return nil, ok
+	}
+	out := make([]wire.Column, len(cols))
+	for i, c := range cols {
+		out[i] = wire.Column{Name: c.Name, Type: c.Type, TableOID: c.TableOID, Attnum: c.Attnum}
+	}
+	return out, true
+}
 
 func (w wireStmt) Columns() []wire.Column {
 	cols := w.st.Columns()

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -54,6 +55,7 @@ func run(args []string) error {
 	catSchema := fs.String("catalog-schema", env("LAKEPG_CATALOG_SCHEMA", ""), "PostgreSQL schema of the catalog tables, DuckDB's METADATA_SCHEMA; default public (env LAKEPG_CATALOG_SCHEMA)")
 	data := fs.String("data", env("LAKEPG_DATA", "lakehouse/data"), "data directory or s3://bucket/prefix (env LAKEPG_DATA)")
 	level := fs.String("log-level", env("LAKEPG_LOG_LEVEL", "info"), "debug, info, warn or error (env LAKEPG_LOG_LEVEL)")
+	maxConns := fs.String("max-connections", env("LAKEPG_MAX_CONNECTIONS", "100"), "most client sessions at once; beyond it FATAL 53300, 0 = no limit (env LAKEPG_MAX_CONNECTIONS)")
 	storeOpts := storage.RegisterFlags(fs) // --s3-*, --cache-*
 	obsFlags := addObservabilityFlags(fs)
 	secFlags := addSecurityFlags(fs)
@@ -66,6 +68,10 @@ func run(args []string) error {
 			return nil
 		}
 		return fmt.Errorf("unknown command %q", fs.Arg(0))
+	}
+	maxSessions, err := strconv.Atoi(*maxConns)
+	if err != nil || maxSessions < 0 {
+		return fmt.Errorf("--max-connections %q: want a whole number of sessions, 0 for no limit", *maxConns)
 	}
 	var lv slog.Level
 	if err := lv.UnmarshalText([]byte(*level)); err != nil {
@@ -120,7 +126,7 @@ func run(args []string) error {
 		return err
 	}
 	defer stopMetrics()
-	wopts := wire.Options{Logger: log, ServerVersion: sql.ServerVersion + " (lakepg " + Version + ")"}
+	wopts := wire.Options{Logger: log, ServerVersion: sql.ServerVersion + " (lakepg " + Version + ")", MaxConnections: maxSessions}
 	secFlags.apply(&wopts, tlsCfg)
 	srv := wire.New(wireEngine{eng: eng, obs: obs}, wopts)
 	ln, err := net.Listen("tcp", *listen)

@@ -223,6 +223,16 @@ func init() {
 			}
 		})
 
+	register("pg_catalog", "pg_cursors", 12086, "v",
+		"name text, statement text, is_holdable boolean, is_binary boolean, is_scrollable boolean, "+
+			"creation_time timestamptz",
+		func(c *Context, r *rowSet) {
+			for _, cur := range c.Cursors {
+				r.add(vals{"name": cur.Name, "statement": cur.Statement, "is_holdable": cur.Holdable,
+					"is_binary": cur.Binary, "is_scrollable": cur.Scrollable, "creation_time": cur.Created})
+			}
+		})
+
 	register("pg_catalog", "pg_am", 2601, "r", "oid oid, amname name, amhandler regproc, amtype \"char\"",
 		func(c *Context, r *rowSet) {
 			for _, am := range []struct {

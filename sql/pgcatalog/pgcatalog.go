@@ -69,6 +69,15 @@ type Context struct {
 	// role. Verifiers are shown in pg_authid as given (blank them for a
 	// session that may not see them).
 	Roles func() []catalog.Role
+	// Cursors are the session's open cursors, for pg_cursors.
+	Cursors []Cursor
+}
+
+// Cursor is one open cursor as pg_cursors shows it.
+type Cursor struct {
+	Name, Statement              string
+	Holdable, Binary, Scrollable bool
+	Created                      time.Time
 }
 
 // Backend is one session as pg_stat_activity shows it.

@@ -69,6 +69,10 @@ var steps = []string{
 	`ALTER TABLE t RENAME TO t_all`,
 	`DELETE FROM t_all WHERE id = 8`,
 	`CREATE SCHEMA s2`,
+	// schema changes inside a block, with the rows written after them, are one snapshot
+	`BEGIN; CREATE TABLE s2.blk (id integer, v text); INSERT INTO s2.blk VALUES (1, 'a'), (2, 'b');
+		ALTER TABLE s2.blk ADD COLUMN w integer DEFAULT 5; INSERT INTO s2.blk (id, v, w) VALUES (3, 'c', 9);
+		UPDATE s2.blk SET v = 'B' WHERE id = 2; COMMIT`,
 	`CREATE TABLE s2.copy AS SELECT id, c_label, c_num, c_tstz, c_added FROM t_all WHERE id < 8`,
 	`INSERT INTO s2.copy VALUES (100, 'ctas+', 1.25, '2030-01-01 00:00:00+00', NULL)`,
 	`UPDATE s2.copy SET c_num = c_num * 2 WHERE id = 100`,
@@ -649,6 +653,8 @@ func changesAsDuckDB(s string) (map[string][]string, error) {
 		"inserted_into_table": "tables_inserted_into", "deleted_from_table": "tables_deleted_from",
 		"created_view": "views_created", "dropped_view": "views_dropped",
 		"compacted_table": "tables_compacted",
+		"inlined_insert":  "inlined_insert", "inlined_delete": "inlined_delete", "inline_flush": "flushed_inlined",
+		"merge_adjacent": "merge_adjacent", "rewrite_delete": "rewrite_delete",
 	}
 	out := map[string][]string{}
 	for len(s) > 0 {

@@ -22,6 +22,9 @@ var (
 func TestExplainPruning(t *testing.T) {
 	srv := startServer(t, t.TempDir())
 	conn := srv.connect(t, pgx.QueryExecModeSimpleProtocol)
+	// The test is about pruning Parquet files: its 10-row INSERTs must write files, not be
+	// inlined into the catalog.
+	mustExec(t, conn, "CALL lakepg.set_option('data_inlining_row_limit', '0')")
 	mustExec(t, conn, "CREATE SCHEMA ex")
 	mustExec(t, conn, "CREATE TABLE ex.events (id integer, label text)")
 	for f := 0; f < 4; f++ {

@@ -480,7 +480,8 @@ func TestSecurityVerifierInPostgres(t *testing.T) {
 	if err != nil {
 		t.Fatalf("PostgreSQL: %v", err)
 	}
-	defer pgc.Close(context.Background())
+	// Closed after the cleanups below (they run last-in first-out) have dropped the roles.
+	t.Cleanup(func() { pgc.Close(context.Background()) })
 	suffix := strconv.Itoa(os.Getpid())
 	passwords := map[string]string{"ours_ascii_" + suffix: "Correct horse 1", "ours_utf8_" + suffix: "Pässwörd\u00a0ｘ"}
 

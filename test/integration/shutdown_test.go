@@ -140,7 +140,7 @@ func TestConfiguration(t *testing.T) {
 			"LAKEPG_DATA=" + filepath.Join(lake, "files"),
 			"LAKEPG_LOG_LEVEL=debug",
 		})
-		writeOneRow(t, srv)
+		writeRows(t, srv)
 		srv.stop(t)
 		requireFile(t, filepath.Join(lake, "meta.sqlite"))
 		requireParquetUnder(t, filepath.Join(lake, "files", "public", "cfg"))
@@ -154,35 +154,40 @@ func TestConfiguration(t *testing.T) {
 		}
 		dir := t.TempDir()
 		srv := launch(t, dir, 5433, nil, nil)
-		writeOneRow(t, srv)
+		writeRows(t, srv)
 		srv.stop(t)
 		requireFile(t, filepath.Join(dir, "lakehouse", "catalog.sqlite"))
 		requireParquetUnder(t, filepath.Join(dir, "lakehouse", "data", "public", "cfg"))
 
 		srv = launch(t, dir, 5433, nil, nil)
-		srv.expectPsql(t, "SELECT * FROM cfg", text(`
- id | note $
-----+------$
-  1 | kept$
-(1 row)$
+		srv.expectPsql(t, "SELECT note, count(*), min(id) FROM cfg GROUP BY note ORDER BY note", text(`
+ note | count | min $
+------+-------+-----$
+ file |    11 |   2$
+ kept |     1 |   1$
+(2 rows)$
 $
 `))
 		srv.stop(t)
 	})
 }
 
-// writeOneRow creates public.cfg with one row through the unqualified name (search_path).
-func writeOneRow(t *testing.T, srv *server) {
+// writeRows creates public.cfg through the unqualified name (search_path) with one row,
+// which the catalog keeps inlined, and then eleven, more than data_inlining_row_limit (10),
+// which go to a Parquet file under the data directory.
+func writeRows(t *testing.T, srv *server) {
 	t.Helper()
 	srv.expectPsql(t, "CREATE TABLE cfg (id integer, note text)", "CREATE TABLE\n")
 	srv.expectPsql(t, "INSERT INTO cfg VALUES (1, 'kept')", "INSERT 0 1\n")
+	srv.expectPsql(t, "INSERT INTO cfg SELECT i, 'file' FROM generate_series(2, 12) i", "INSERT 0 11\n")
 	// Table ids: main 0 and public 1 at bootstrap, cfg 2.
-	srv.expectPsql(t, "SELECT changes FROM lakepg.snapshots ORDER BY snapshot_id DESC LIMIT 2", text(`
+	srv.expectPsql(t, "SELECT changes FROM lakepg.snapshots ORDER BY snapshot_id DESC LIMIT 3", text(`
            changes            $
 ------------------------------$
  inserted_into_table:2$
+ inlined_insert:2$
  created_table:"public"."cfg"$
-(2 rows)$
+(3 rows)$
 $
 `))
 }

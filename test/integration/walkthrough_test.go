@@ -3,6 +3,7 @@ package integration
 import (
 	"database/sql"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -124,17 +125,19 @@ var walkSnapshots = []walkSnapshot{
 	{0, 0, `created_schema:"main",created_schema:"public"`},
 	{1, 1, `created_schema:"sales"`},
 	{2, 2, `created_table:"sales"."orders"`},
-	{3, 2, `inserted_into_table:3`},
-	{4, 2, `deleted_from_table:3`},
+	// Every INSERT and DELETE is small enough to be inlined into the catalog (at most
+	// data_inlining_row_limit, 10, rows), as DuckDB does by default.
+	{3, 2, `inlined_insert:3`},
+	{4, 2, `inlined_delete:3`},
 	{5, 3, `altered_table:3`}, // ADD COLUMN status
-	{6, 3, `inserted_into_table:3`},
-	{7, 3, `inserted_into_table:3`},
+	{6, 3, `inlined_insert:3`},
+	{7, 3, `inlined_insert:3`},
 	{8, 4, `altered_table:3`}, // RENAME COLUMN amount TO total
 	{9, 5, `altered_table:3`}, // DROP COLUMN name
-	{10, 5, `inserted_into_table:3`},
+	{10, 5, `inlined_insert:3`},
 	// after the restart
-	{11, 5, `inserted_into_table:3`},
-	{12, 5, `deleted_from_table:3`},
+	{11, 5, `inlined_insert:3`},
+	{12, 5, `inlined_delete:3`},
 }
 
 const listSnapshots = "SELECT snapshot_id, schema_version, changes FROM lakepg.snapshots ORDER BY snapshot_id"
@@ -147,14 +150,14 @@ var (
            0 |              0 | created_schema:"main",created_schema:"public"$
            1 |              1 | created_schema:"sales"$
            2 |              2 | created_table:"sales"."orders"$
-           3 |              2 | inserted_into_table:3$
-           4 |              2 | deleted_from_table:3$
+           3 |              2 | inlined_insert:3$
+           4 |              2 | inlined_delete:3$
            5 |              3 | altered_table:3$
-           6 |              3 | inserted_into_table:3$
-           7 |              3 | inserted_into_table:3$
+           6 |              3 | inlined_insert:3$
+           7 |              3 | inlined_insert:3$
            8 |              4 | altered_table:3$
            9 |              5 | altered_table:3$
-          10 |              5 | inserted_into_table:3$
+          10 |              5 | inlined_insert:3$
 (11 rows)$
 $
 `)
@@ -164,16 +167,16 @@ $
            0 |              0 | created_schema:"main",created_schema:"public"$
            1 |              1 | created_schema:"sales"$
            2 |              2 | created_table:"sales"."orders"$
-           3 |              2 | inserted_into_table:3$
-           4 |              2 | deleted_from_table:3$
+           3 |              2 | inlined_insert:3$
+           4 |              2 | inlined_delete:3$
            5 |              3 | altered_table:3$
-           6 |              3 | inserted_into_table:3$
-           7 |              3 | inserted_into_table:3$
+           6 |              3 | inlined_insert:3$
+           7 |              3 | inlined_insert:3$
            8 |              4 | altered_table:3$
            9 |              5 | altered_table:3$
-          10 |              5 | inserted_into_table:3$
-          11 |              5 | inserted_into_table:3$
-          12 |              5 | deleted_from_table:3$
+          10 |              5 | inlined_insert:3$
+          11 |              5 | inlined_insert:3$
+          12 |              5 | inlined_delete:3$
 (13 rows)$
 $
 `)
@@ -185,8 +188,9 @@ func atVersion(id int64) string {
 
 // TestWalkthroughPsql is the issue's walkthrough through psql against the built binary:
 // schema, table, insert, select, delete, time travel, the snapshot list, schema evolution
-// read as of every snapshot, a restart on the same lake, and the DuckLake catalog rows and
-// Parquet files it leaves behind.
+// read as of every snapshot, a restart on the same lake, and the DuckLake catalog rows it
+// leaves behind: all of it inlined into the catalog, as DuckDB would (TestWalkthroughParquetFiles
+// checks the same writes as Parquet files).
 func TestWalkthroughPsql(t *testing.T) {
 	dir := t.TempDir()
 	start := time.Now()
@@ -397,14 +401,10 @@ func checkWalkthroughCatalog(t *testing.T, dir string) {
 	if want := []int64{2, 3, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4}; !reflect.DeepEqual(nextCatalog, want) {
 		t.Errorf("next_catalog_id per snapshot = %v, want %v", nextCatalog, want)
 	}
-	// File ids: every snapshot that adds a data or delete file advances next_file_id,
-	// others leave it.
-	addsFiles := map[int]bool{3: true, 4: true, 6: true, 7: true, 10: true, 11: true, 12: true}
-	for i := 1; i < len(nextFile); i++ {
-		if addsFiles[i] && nextFile[i] <= nextFile[i-1] || !addsFiles[i] && nextFile[i] != nextFile[i-1] {
-			t.Errorf("next_file_id per snapshot = %v: snapshot %d adds files: %v", nextFile, i, addsFiles[i])
-			break
-		}
+	// File ids: as in DuckDB, an inlined insert advances next_file_id by one (DuckDB keys
+	// its cache of table stats on it); inlined deletes and DDL leave it.
+	if want := []int64{0, 0, 0, 1, 1, 1, 2, 3, 3, 3, 4, 5, 5}; !reflect.DeepEqual(nextFile, want) {
+		t.Errorf("next_file_id per snapshot = %v, want %v", nextFile, want)
 	}
 
 	type schemaRow struct {
@@ -481,157 +481,117 @@ func checkWalkthroughCatalog(t *testing.T, dir string) {
 		t.Errorf("ducklake_schema_versions (begin_snapshot:schema_version) for table 3 = %v, want %v", schemaVersions, want)
 	}
 
-	// Data files: one per INSERT, exact record_count, file_size_bytes and footer_size,
-	// row ids continuing across files, field_id = column_id on every column.
-	tdir := tableDir(t, db, dir, 3)
-	if want := filepath.Join(dir, "data", "sales", "orders"); tdir != want {
-		t.Errorf("files of sales.orders resolve to %s, want %s", tdir, want)
-	}
-	type dataFile struct {
-		id, begin, records, size, rowIDStart int64
-		end, footer                          sql.NullInt64
-		path, format                         string
-	}
-	var files []dataFile
-	catalogRows(t, db, `SELECT data_file_id, begin_snapshot, end_snapshot, path, file_format, record_count, file_size_bytes, footer_size, row_id_start
-		FROM ducklake_data_file WHERE table_id = 3 ORDER BY begin_snapshot`, func(r *sql.Rows) error {
-		var f dataFile
-		err := r.Scan(&f.id, &f.begin, &f.end, &f.path, &f.format, &f.records, &f.size, &f.footer, &f.rowIDStart)
-		files = append(files, f)
+	// Inlined data: the table's inlined-data table is made with the table (schema version
+	// 2) and again after each layout change (3, 4, 5), each with the columns of its
+	// layout; an INSERT goes into the newest one, a DELETE end-dates the rows. SQLite
+	// holds integers as BIGINT and everything else here as text, as DuckDB declares them.
+	var registered []string
+	catalogRows(t, db, `SELECT table_name, schema_version FROM ducklake_inlined_data_tables WHERE table_id = 3 ORDER BY schema_version`, func(r *sql.Rows) error {
+		var name string
+		var v int64
+		err := r.Scan(&name, &v)
+		registered = append(registered, fmt.Sprintf("%s:%d", name, v))
 		return err
 	})
-	wantFiles := []struct {
-		begin, records, rowIDStart int64
-		fieldIDs                   []int32
-		ids                        []int64
+	if want := []string{"ducklake_inlined_data_3_2:2", "ducklake_inlined_data_3_3:3", "ducklake_inlined_data_3_4:4", "ducklake_inlined_data_3_5:5"}; !reflect.DeepEqual(registered, want) {
+		t.Errorf("ducklake_inlined_data_tables (name:schema_version) for table 3 = %v, want %v", registered, want)
+	}
+	system := "row_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, "
+	for _, w := range []struct {
+		table, columns string
+		rows           []string // row_id|begin_snapshot|end_snapshot|values...
 	}{
-		{3, 2, 0, []int32{1, 2, 3}, []int64{1, 2}},
-		{6, 1, 2, []int32{1, 2, 3, 4}, []int64{3}},
-		{7, 1, 3, []int32{1, 2, 3, 4}, []int64{4}},
-		{10, 1, 4, []int32{1, 3, 4}, []int64{5}},
-		{11, 2, 5, []int32{1, 3, 4}, []int64{6, 7}},
-	}
-	if len(files) != len(wantFiles) {
-		t.Fatalf("ducklake_data_file has %d rows for table 3, want %d: %+v", len(files), len(wantFiles), files)
-	}
-	nameRE := regexp.MustCompile(`^ducklake-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.parquet$`)
-	var totalSize int64
-	fileIDs := map[int64]bool{}
-	idsByFile := map[int64][]int64{}
-	for i, f := range files {
-		w := wantFiles[i]
-		fileIDs[f.id] = true
-		if f.begin != w.begin || f.end.Valid || f.records != w.records || f.rowIDStart != w.rowIDStart || f.format != "parquet" {
-			t.Errorf("data file %d: begin=%d end=%s record_count=%d row_id_start=%d format=%q, want begin=%d end=- record_count=%d row_id_start=%d format=parquet",
-				f.id, f.begin, nullInt(f.end), f.records, f.rowIDStart, f.format, w.begin, w.records, w.rowIDStart)
+		{"ducklake_inlined_data_3_2", system + "id BIGINT, name VARCHAR, amount VARCHAR",
+			[]string{"0|3|-|1|alice|100.5", "1|3|4|2|bob|250"}},
+		{"ducklake_inlined_data_3_3", system + "id BIGINT, name VARCHAR, amount VARCHAR, status VARCHAR",
+			[]string{"2|6|-|3|carol|75.25|new", "3|7|-|4|dave|12|shipped"}},
+		{"ducklake_inlined_data_3_4", system + "id BIGINT, name VARCHAR, total VARCHAR, status VARCHAR", nil},
+		{"ducklake_inlined_data_3_5", system + "id BIGINT, total VARCHAR, status VARCHAR",
+			[]string{"4|10|-|5|99.99|paid", "5|11|12|6|60|paid", "6|11|-|7|70|new"}},
+	} {
+		var cols []string
+		catalogRows(t, db, `SELECT name || ' ' || type FROM pragma_table_info('`+w.table+`') ORDER BY cid`, func(r *sql.Rows) error {
+			var c string
+			err := r.Scan(&c)
+			cols = append(cols, c)
+			return err
+		})
+		if got := strings.Join(cols, ", "); got != w.columns {
+			t.Errorf("%s columns: %s, want %s", w.table, got, w.columns)
 		}
-		if !nameRE.MatchString(f.path) {
-			t.Errorf("data file %d path %q, want ducklake-<uuid>.parquet relative to the table directory", f.id, f.path)
-			continue
-		}
-		p := filepath.Join(tdir, f.path)
-		if size := fileSize(t, p); size != f.size {
-			t.Errorf("data file %s: file_size_bytes %d, the file has %d bytes", f.path, f.size, size)
-		}
-		totalSize += f.size
-		if footer := parquetFooterSize(t, p); f.footer.Valid && f.footer.Int64 != footer {
-			t.Errorf("data file %s: footer_size %d, the file's footer has %d bytes", f.path, f.footer.Int64, footer)
-		}
-		pf := openParquet(t, p)
-		if pf.NumRows() != f.records {
-			t.Errorf("data file %s: record_count %d, the file has %d rows", f.path, f.records, pf.NumRows())
-		}
-		if got := parquetFieldIDs(pf); !reflect.DeepEqual(got, w.fieldIDs) {
-			t.Errorf("data file %s (snapshot %d): field ids %v, want %v", f.path, f.begin, got, w.fieldIDs)
-		}
-		ids := parquetInts(t, pf, columnName(pf, 1))
-		idsByFile[f.id] = ids
-		if !sameInts(ids, w.ids) {
-			t.Errorf("data file %s: id column %v, want %v in some order", f.path, ids, w.ids)
+		if got := textRows(t, db, `SELECT * FROM `+w.table+` ORDER BY row_id`); !reflect.DeepEqual(got, w.rows) {
+			t.Errorf("%s rows:\n got %q\nwant %q", w.table, got, w.rows)
 		}
 	}
 
-	// Column stats of the id column (column 1) for every file.
-	var stats []string
-	catalogRows(t, db, `SELECT d.begin_snapshot, s.value_count, s.null_count, s.min_value, s.max_value
-		FROM ducklake_file_column_stats s JOIN ducklake_data_file d ON d.data_file_id = s.data_file_id
-		WHERE s.table_id = 3 AND s.column_id = 1 ORDER BY d.begin_snapshot`, func(r *sql.Rows) error {
-		var begin, values, nulls int64
-		var lo, hi sql.NullString
-		err := r.Scan(&begin, &values, &nulls, &lo, &hi)
-		stats = append(stats, fmt.Sprintf("%d: values=%d nulls=%d min=%s max=%s", begin, values, nulls, lo.String, hi.String))
-		return err
-	})
-	wantStats := []string{
-		"3: values=2 nulls=0 min=1 max=2",
-		"6: values=1 nulls=0 min=3 max=3",
-		"7: values=1 nulls=0 min=4 max=4",
-		"10: values=1 nulls=0 min=5 max=5",
-		"11: values=2 nulls=0 min=6 max=7",
-	}
-	if !reflect.DeepEqual(stats, wantStats) {
-		t.Errorf("ducklake_file_column_stats of column id:\n got %q\nwant %q", stats, wantStats)
-	}
-
+	// Table stats count inlined rows like rows in files (record_count never shrinks on a
+	// delete); no file, no bytes.
 	var recordCount, nextRowID, statsSize int64
 	if err := db.QueryRow(`SELECT record_count, next_row_id, file_size_bytes FROM ducklake_table_stats WHERE table_id = 3`).
 		Scan(&recordCount, &nextRowID, &statsSize); err != nil {
 		t.Errorf("ducklake_table_stats: %v", err)
-	} else if recordCount != 7 || nextRowID != 7 || statsSize != totalSize {
-		t.Errorf("ducklake_table_stats: record_count=%d next_row_id=%d file_size_bytes=%d, want 7, 7, %d",
-			recordCount, nextRowID, statsSize, totalSize)
+	} else if recordCount != 7 || nextRowID != 7 || statsSize != 0 {
+		t.Errorf("ducklake_table_stats: record_count=%d next_row_id=%d file_size_bytes=%d, want 7, 7, 0",
+			recordCount, nextRowID, statsSize)
+	}
+	if got := textRows(t, db, `SELECT contains_null, min_value, max_value FROM ducklake_table_column_stats WHERE table_id = 3 AND column_id = 1`); !reflect.DeepEqual(got, []string{"0|1|7"}) {
+		t.Errorf("ducklake_table_column_stats of column id: %q, want [0|1|7]", got)
 	}
 
-	// Delete files: bob (id 2) from the first file at snapshot 4, id 6 from the last at 12.
-	type deleteFile struct {
-		id, dataFile, begin, count, size int64
-		end, footer                      sql.NullInt64
-		path, format                     string
+	// Nothing went to Parquet: no data or delete file rows, no inlined file deletes, no
+	// files on disk.
+	for _, q := range []string{
+		`SELECT count(*) FROM ducklake_data_file`,
+		`SELECT count(*) FROM ducklake_delete_file`,
+		`SELECT count(*) FROM ducklake_file_column_stats`,
+		`SELECT count(*) FROM sqlite_master WHERE name LIKE 'ducklake_inlined_delete%'`,
+	} {
+		var n int64
+		if err := db.QueryRow(q).Scan(&n); err != nil || n != 0 {
+			t.Errorf("%s = %d (%v), want 0", q, n, err)
+		}
 	}
-	var deletes []deleteFile
-	catalogRows(t, db, `SELECT delete_file_id, data_file_id, begin_snapshot, end_snapshot, path, format, delete_count, file_size_bytes, footer_size
-		FROM ducklake_delete_file WHERE table_id = 3 ORDER BY begin_snapshot`, func(r *sql.Rows) error {
-		var d deleteFile
-		err := r.Scan(&d.id, &d.dataFile, &d.begin, &d.end, &d.path, &d.format, &d.count, &d.size, &d.footer)
-		deletes = append(deletes, d)
-		return err
+	var parquetFiles []string
+	_ = filepath.WalkDir(filepath.Join(dir, "data"), func(path string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(path, ".parquet") {
+			parquetFiles = append(parquetFiles, path)
+		}
+		return nil
 	})
-	wantDeletes := []struct {
-		begin, deletedID int64
-		fileIdx          int
-	}{{4, 2, 0}, {12, 6, 4}}
-	if len(deletes) != len(wantDeletes) {
-		t.Fatalf("ducklake_delete_file has %d rows for table 3, want %d: %+v", len(deletes), len(wantDeletes), deletes)
+	if len(parquetFiles) != 0 {
+		t.Errorf("Parquet files under the data directory: %v, want none", parquetFiles)
 	}
-	deleteRE := regexp.MustCompile(`^ducklake-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-delete\.parquet$`)
-	for i, d := range deletes {
-		w := wantDeletes[i]
-		target := files[w.fileIdx]
-		if fileIDs[d.id] {
-			t.Errorf("delete file id %d is also a data file id", d.id)
+}
+
+// textRows runs q against the catalog and renders each row as its values joined by '|',
+// NULL as '-'.
+func textRows(t *testing.T, db *sql.DB, q string) []string {
+	t.Helper()
+	var out []string
+	catalogRows(t, db, q, func(r *sql.Rows) error {
+		cols, err := r.Columns()
+		if err != nil {
+			return err
 		}
-		if d.dataFile != target.id || d.begin != w.begin || d.end.Valid || d.count != 1 || d.format != "parquet" {
-			t.Errorf("delete file %d: data_file_id=%d begin=%d end=%s delete_count=%d format=%q, want data_file_id=%d begin=%d end=- delete_count=1 format=parquet",
-				d.id, d.dataFile, d.begin, nullInt(d.end), d.count, d.format, target.id, w.begin)
+		vals := make([]sql.NullString, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
 		}
-		if !deleteRE.MatchString(d.path) {
-			t.Errorf("delete file %d path %q, want ducklake-<uuid>-delete.parquet relative to the table directory", d.id, d.path)
-			continue
+		if err := r.Scan(ptrs...); err != nil {
+			return err
 		}
-		p := filepath.Join(tdir, d.path)
-		if size := fileSize(t, p); size != d.size {
-			t.Errorf("delete file %s: file_size_bytes %d, the file has %d bytes", d.path, d.size, size)
+		parts := make([]string, len(vals))
+		for i, v := range vals {
+			parts[i] = "-"
+			if v.Valid {
+				parts[i] = v.String
+			}
 		}
-		if footer := parquetFooterSize(t, p); d.footer.Valid && d.footer.Int64 != footer {
-			t.Errorf("delete file %s: footer_size %d, the file's footer has %d bytes", d.path, d.footer.Int64, footer)
-		}
-		pf := openParquet(t, p)
-		pos := parquetInts(t, pf, "pos")
-		wantPos := int64(indexOf(idsByFile[target.id], w.deletedID))
-		if len(pos) != 1 || pos[0] != wantPos {
-			t.Errorf("delete file %s: pos %v, want [%d] (the position of id %d in its data file)", d.path, pos, wantPos, w.deletedID)
-		}
-	}
+		out = append(out, strings.Join(parts, "|"))
+		return nil
+	})
+	return out
 }
 
 func nullInt(v sql.NullInt64) string {
@@ -639,32 +599,4 @@ func nullInt(v sql.NullInt64) string {
 		return "-"
 	}
 	return fmt.Sprint(v.Int64)
-}
-
-func sameInts(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	seen := map[int64]int{}
-	for _, x := range a {
-		seen[x]++
-	}
-	for _, x := range b {
-		seen[x]--
-	}
-	for _, n := range seen {
-		if n != 0 {
-			return false
-		}
-	}
-	return true
-}
-
-func indexOf(s []int64, v int64) int {
-	for i, x := range s {
-		if x == v {
-			return i
-		}
-	}
-	return -1
 }

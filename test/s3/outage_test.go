@@ -11,8 +11,9 @@ import (
 )
 
 // TestS3Outage stops the object storage under a running lakepg: reads and
-// writes fail with a clear error and no snapshot, the session survives, and
-// once the storage is back the next statements work.
+// writes that need it fail with a clear error and no snapshot (a small INSERT,
+// inlined into the catalog, does not need it), the session survives, and once
+// the storage is back the next statements work.
 func TestS3Outage(t *testing.T) {
 	srv := s3test.Start(t) // private: this test stops it
 	bucket := srv.Bucket(t)
@@ -39,21 +40,28 @@ func TestS3Outage(t *testing.T) {
 	checkOutage("SELECT", "SELECT count(*), sum(id) FROM t WHERE v <> ''")
 	// The session survives the error.
 	wantRows(t, c, "SELECT 1", "1")
-	checkOutage("INSERT", "INSERT INTO t VALUES (2000, 'down')")
+	// Eleven rows, more than data_inlining_row_limit (10): the INSERT writes a Parquet file.
+	checkOutage("INSERT", "INSERT INTO t SELECT g, 'down' FROM generate_series(2001, 2011) g")
 	checkOutage("UPDATE", "UPDATE t SET v = 'x' WHERE id = 5")
 	if got := snapshots(c); got != before {
 		t.Fatalf("failed writes committed snapshots: %s, want %s", got, before)
+	}
+	// A small INSERT is inlined into the catalog: it needs no object storage.
+	mustExec(t, c, "INSERT INTO t VALUES (1500, 'inlined')")
+	during := snapshots(c)
+	if during == before {
+		t.Fatalf("the inlined INSERT during the outage committed no snapshot (%s)", during)
 	}
 	// Another connection sees the same.
 	c2 := connect(t, l)
 	checkOutage("SELECT on a new connection", "SELECT max(v) FROM t")
 
 	srv.Restart(t)
-	wantRows(t, c, "SELECT count(*), sum(id) FROM t", "1000|500500")
-	mustExec(t, c, "INSERT INTO t VALUES (2000, 'back')")
-	wantRows(t, c2, "SELECT count(*), max(id) FROM t", "1001|2000")
-	if got := snapshots(c); got == before {
+	wantRows(t, c, "SELECT count(*), sum(id) FROM t", "1001|502000")
+	mustExec(t, c, "INSERT INTO t SELECT g, 'back' FROM generate_series(2000, 2010) g")
+	wantRows(t, c2, "SELECT count(*), max(id) FROM t", "1012|2010")
+	if got := snapshots(c); got == during {
 		t.Fatalf("INSERT after the outage committed no snapshot (%s)", got)
 	}
-	wantRows(t, c, fmt.Sprintf("SELECT count(*) FROM t WHERE v = '%s'", "back"), "1")
+	wantRows(t, c, fmt.Sprintf("SELECT count(*) FROM t WHERE v = '%s'", "back"), "11")
 }

@@ -46,3 +46,7 @@ WITH t AS (SELECT 1) SELECT * FROM nosuch;
 -- @error
 WITH RECURSIVE r(n) AS (SELECT n FROM r UNION ALL SELECT 1) SELECT * FROM r;
 WITH t AS (SELECT id FROM tree) SELECT id FROM t WHERE id > 5 UNION ALL SELECT 0 ORDER BY 1;
+-- a WITH query referenced more than once runs once (PostgreSQL materializes it): both
+-- references see the same random values
+WITH r AS (SELECT random() AS x FROM generate_series(1, 5) g) SELECT count(*), bool_and(a.x = b.x) FROM r a JOIN r b ON a.x = b.x;
+WITH r AS (SELECT g, random() AS x FROM generate_series(1, 3) g) SELECT (SELECT sum(x) FROM r) = (SELECT sum(x) FROM r);

@@ -1,0 +1,180 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// AllSections are the report's sections in the order they run.
+var AllSections = []string{"tpch", "ingest", "wire", "writes", "concurrency", "scaling", "s3"}
+
+// Config is one benchmark run. ConfigFromEnv fills it from the BENCH_* variables that
+// `make bench` passes through; the README lists them.
+type Config struct {
+	Name     string   // report name: bench/results/<date>-<Name>.md
+	Sections []string // subset of AllSections, in any order
+
+	SF      float64       // TPC-H scale factor (BENCH_SF)
+	Runs    int           // timed runs per query (BENCH_RUNS)
+	Warmup  int           // untimed runs before them (BENCH_WARMUP)
+	Timeout time.Duration // per query, every system (BENCH_TIMEOUT)
+	Threads int           // lakepg GOMAXPROCS, DuckDB threads, PostgreSQL parallel workers (BENCH_THREADS)
+
+	Rows         int64         // rows of the ingest and wire table (BENCH_ROWS)
+	Writes       int           // single-row INSERTs per system (BENCH_WRITES)
+	WriteClients int           // clients of the concurrent small writes (BENCH_WRITE_CLIENTS)
+	Clients      []int         // concurrency levels (BENCH_CLIENTS)
+	ConcDuration time.Duration // per concurrency level (BENCH_CONC_SECONDS)
+	ScalingSF    []float64     // TPC-H scale factors of the scaling section (BENCH_SCALING_SF)
+	S3Rows       int64         // rows of the 20-column S3 table (BENCH_S3_ROWS)
+	PGIndexes    bool          // PostgreSQL gets the two indexes of test/tpch (BENCH_PG_INDEXES)
+
+	OutDir   string // where the report goes (BENCH_OUT, default bench/results)
+	WorkDir  string // parent of the run's scratch directory (BENCH_WORK, default $TMPDIR)
+	CacheDir string // generated TPC-H Parquet, reused across runs (BENCH_CACHE)
+	Keep     bool   // keep the scratch directory (BENCH_KEEP)
+
+	PGDSN       string // an existing PostgreSQL to use instead of a throwaway cluster
+	S3Endpoint  string // an existing S3-compatible server instead of a private versitygw
+	S3AccessKey string
+	S3SecretKey string
+	LakepgBin   string // a built lakepg instead of building ./cmd/lakepg (BENCH_LAKEPG_BIN)
+
+	Command string    // the command line, for the report
+	Log     io.Writer // progress; os.Stderr when nil
+}
+
+func envString(name, def string) string {
+	if v := strings.TrimSpace(os.Getenv(name)); v != "" {
+		return v
+	}
+	return def
+}
+
+// ConfigFromEnv reads BENCH_* (and the test harness's LAKEPG_TEST_PG_DSN and
+// LAKEPG_TEST_S3_* as fallbacks for BENCH_PG_DSN and BENCH_S3_*) with the defaults of a
+// full SF1 run.
+func ConfigFromEnv() (Config, error) {
+	c := Config{
+		Name:        envString("BENCH_NAME", ""),
+		OutDir:      envString("BENCH_OUT", "bench/results"),
+		WorkDir:     envString("BENCH_WORK", os.TempDir()),
+		CacheDir:    envString("BENCH_CACHE", ""),
+		Keep:        envString("BENCH_KEEP", "") == "1",
+		PGIndexes:   envString("BENCH_PG_INDEXES", "") == "1",
+		PGDSN:       envString("BENCH_PG_DSN", os.Getenv("LAKEPG_TEST_PG_DSN")),
+		S3Endpoint:  envString("BENCH_S3_ENDPOINT", os.Getenv("LAKEPG_TEST_S3_ENDPOINT")),
+		S3AccessKey: envString("BENCH_S3_ACCESS_KEY", os.Getenv("LAKEPG_TEST_S3_ACCESS_KEY")),
+		S3SecretKey: envString("BENCH_S3_SECRET_KEY", os.Getenv("LAKEPG_TEST_S3_SECRET_KEY")),
+		LakepgBin:   envString("BENCH_LAKEPG_BIN", ""),
+	}
+	var err error
+	fail := func(name string, e error) {
+		if err == nil && e != nil {
+			err = fmt.Errorf("%s=%q: %v", name, os.Getenv(name), e)
+		}
+	}
+	var e error
+	c.Sections, e = parseSections(envString("BENCH_SECTIONS", "all"))
+	fail("BENCH_SECTIONS", e)
+	c.SF, e = strconv.ParseFloat(envString("BENCH_SF", "1"), 64)
+	fail("BENCH_SF", e)
+	c.Runs, e = strconv.Atoi(envString("BENCH_RUNS", "3"))
+	fail("BENCH_RUNS", e)
+	c.Warmup, e = strconv.Atoi(envString("BENCH_WARMUP", "1"))
+	fail("BENCH_WARMUP", e)
+	c.Timeout, e = parseSeconds(envString("BENCH_TIMEOUT", "60"))
+	fail("BENCH_TIMEOUT", e)
+	c.Threads, e = strconv.Atoi(envString("BENCH_THREADS", strconv.Itoa(runtime.NumCPU())))
+	fail("BENCH_THREADS", e)
+	c.Rows, e = strconv.ParseInt(envString("BENCH_ROWS", "10000000"), 10, 64)
+	fail("BENCH_ROWS", e)
+	c.Writes, e = strconv.Atoi(envString("BENCH_WRITES", "1000"))
+	fail("BENCH_WRITES", e)
+	c.WriteClients, e = strconv.Atoi(envString("BENCH_WRITE_CLIENTS", "4"))
+	fail("BENCH_WRITE_CLIENTS", e)
+	c.Clients, e = parseInts(envString("BENCH_CLIENTS", "1,8,32,64"))
+	fail("BENCH_CLIENTS", e)
+	c.ConcDuration, e = parseSeconds(envString("BENCH_CONC_SECONDS", "30"))
+	fail("BENCH_CONC_SECONDS", e)
+	c.ScalingSF, e = parseFloats(envString("BENCH_SCALING_SF", "0.1,"+strconv.FormatFloat(c.SF, 'g', -1, 64)))
+	fail("BENCH_SCALING_SF", e)
+	c.S3Rows, e = strconv.ParseInt(envString("BENCH_S3_ROWS", "10000000"), 10, 64)
+	fail("BENCH_S3_ROWS", e)
+	return c, err
+}
+
+func parseSections(s string) ([]string, error) {
+	if s == "all" {
+		return append([]string(nil), AllSections...), nil
+	}
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		ok := false
+		for _, a := range AllSections {
+			ok = ok || a == f
+		}
+		if !ok {
+			return nil, fmt.Errorf("unknown section %q (sections: all or %s)", f, strings.Join(AllSections, ","))
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+func parseSeconds(s string) (time.Duration, error) {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f <= 0 {
+		return 0, fmt.Errorf("want a positive number of seconds")
+	}
+	return time.Duration(f * float64(time.Second)), nil
+}
+
+func parseInts(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("want positive integers separated by commas")
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func parseFloats(s string) ([]float64, error) {
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("want positive numbers separated by commas")
+		}
+		dup := false
+		for _, o := range out {
+			dup = dup || o == n
+		}
+		if !dup {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// has reports whether the run includes section s.
+func (c Config) has(s string) bool {
+	for _, x := range c.Sections {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// sfName is a scale factor as file names and headings show it: 1, 0.1, 0.01, 10.
+func sfName(sf float64) string { return strconv.FormatFloat(sf, 'g', -1, 64) }

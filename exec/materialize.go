@@ -1,0 +1,97 @@
+package exec
+
+import (
+	"context"
+	"sync"
+
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/types"
+)
+
+// Materialized runs Input once and keeps its rows, so that several readers
+// (a WITH query referenced more than once, TPC-H Q15) scan one result
+// instead of each running the query again. The rows are charged to Mem
+// (nil: GlobalMemory); exceeding it fails the query with 53200.
+type Materialized struct {
+	Input Operator
+	Mem   *Memory
+
+	once    sync.Once
+	rows    *colBuf
+	err     error
+	res     reservation
+	mu      sync.Mutex
+	readers int
+}
+
+// Reader returns a new scan of the materialized rows. Every reader must be
+// closed; the last Close releases the rows and closes Input.
+func (m *Materialized) Reader() *MaterializedReader {
+	m.mu.Lock()
+	m.readers++
+	m.mu.Unlock()
+	return &MaterializedReader{M: m}
+}
+
+func (m *Materialized) fill(ctx context.Context) error {
+	m.once.Do(func() {
+		m.err = guard(func() error {
+			m.res.mem = m.Mem
+			m.rows = newColBuf(m.Input.Types(), vec.BatchSize)
+			return Drain(ctx, m.Input, func(b *vec.Batch) error {
+				if err := m.res.grow(batchBytes(b, 0, b.N)); err != nil {
+					return err
+				}
+				m.rows.appendBatch(b, 0, b.N)
+				return nil
+			})
+		})
+	})
+	return m.err
+}
+
+// MaterializedReader streams a Materialized's rows in batches.
+type MaterializedReader struct {
+	M      *Materialized
+	pos    int
+	out    vec.Batch
+	closed bool
+}
+
+func (r *MaterializedReader) Types() []types.T { return r.M.Input.Types() }
+
+func (r *MaterializedReader) Next(ctx context.Context) (*vec.Batch, error) {
+	if err := r.M.fill(ctx); err != nil {
+		return nil, err
+	}
+	rows := r.M.rows
+	if r.pos >= rows.N {
+		return nil, nil
+	}
+	hi := min(r.pos+vec.BatchSize, rows.N)
+	r.out.Vecs = r.out.Vecs[:0]
+	for _, v := range rows.Vecs {
+		r.out.Vecs = append(r.out.Vecs, v.Slice(r.pos, hi))
+	}
+	r.out.N = hi - r.pos
+	r.pos = hi
+	return &r.out, nil
+}
+
+func (r *MaterializedReader) Close() error {
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	m := r.M
+	m.mu.Lock()
+	m.readers--
+	last := m.readers == 0
+	m.mu.Unlock()
+	if !last {
+		return nil
+	}
+	m.res.release()
+	m.rows = nil
+	return m.Input.Close()
+}

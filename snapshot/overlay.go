@@ -1,0 +1,97 @@
+package snapshot
+
+import (
+	"slices"
+
+	"github.com/lakepg/lakepg/catalog"
+)
+
+// Overlay returns meta as this commit would leave it, with the provisional
+// ids of the schemas, tables and columns it creates: what the later
+// statements of a transaction block see. ok is false when the view cannot
+// be given before the commit writes it: a new schema or table whose name
+// makes DuckLake name its directory after a uuid chosen only then.
+func (c *Commit) Overlay(meta *catalog.Metadata) (out *catalog.Metadata, ok bool) {
+	out = &catalog.Metadata{Snapshot: meta.Snapshot}
+	for _, s := range meta.Schemas {
+		if !slices.ContainsFunc(c.droppedSchemas, func(d droppedSchema) bool { return d.s.ID == s.ID }) {
+			out.Schemas = append(out.Schemas, s)
+		}
+	}
+	for _, ns := range c.newSchemas {
+		if ns.dropped {
+			continue
+		}
+		path := pathFor(ns.name, "")
+		if path == "/" {
+			return nil, false
+		}
+		out.Schemas = append(out.Schemas, catalog.Schema{ID: ns.provID, Name: ns.name, Path: path, PathIsRelative: true, BeginSnapshot: meta.Snapshot.ID + 1})
+	}
+	for _, t := range meta.Tables {
+		if slices.ContainsFunc(c.droppedTables, func(d droppedTable) bool { return d.t.ID == t.ID }) {
+			continue
+		}
+		for _, r := range c.renamed {
+			if r.t.ID == t.ID {
+				t.Name = r.newName
+			}
+		}
+		var cols []catalog.Column
+		for _, col := range t.Columns {
+			if ch := c.findChange(t.ID, col.ID); ch != nil {
+				if ch.drop {
+					continue
+				}
+				if ch.rename != nil {
+					col.Name = *ch.rename
+				}
+				if ch.typ != nil {
+					col.Type = *ch.typ
+				}
+				if ch.setDefault {
+					col.DefaultValue = ch.def
+				}
+			}
+			cols = append(cols, col)
+		}
+		for _, a := range c.addedCols {
+			if a.tableID == t.ID {
+				cols = append(cols, columnOf(a.provID, a.def))
+			}
+		}
+		t.Columns = cols
+		out.Tables = append(out.Tables, t)
+	}
+	for _, nt := range c.newTables {
+		if nt.dropped {
+			continue
+		}
+		path := pathFor(nt.name, "")
+		if path == "/" {
+			return nil, false
+		}
+		t := catalog.Table{ID: nt.provID, SchemaID: nt.schemaID, Name: nt.name, Path: path, PathIsRelative: true, BeginSnapshot: meta.Snapshot.ID + 1}
+		for i, def := range nt.cols {
+			if !nt.colDrop[i] {
+				t.Columns = append(t.Columns, columnOf(int64(i+1), def))
+			}
+		}
+		out.Tables = append(out.Tables, t)
+	}
+	return out, true
+}
+
+func (c *Commit) findChange(tableID, columnID int64) *columnChange {
+	for _, ch := range c.colChanges {
+		if ch.tableID == tableID && ch.columnID == columnID {
+			return ch
+		}
+	}
+	return nil
+}
+
+func columnOf(id int64, def ColumnDef) catalog.Column {
+	return catalog.Column{ID: id, Order: id, Name: def.Name, Type: def.Type, InitialDefault: def.InitialDefault,
+		DefaultValue: def.DefaultValue, DefaultValueType: "literal", NullsAllowed: def.NullsAllowed}
+}

@@ -1,0 +1,333 @@
+package sql
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lakepg/lakepg/catalog"
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/parquetio"
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/snapshot"
+	"github.com/lakepg/lakepg/types"
+)
+
+// Data inlining on write (DuckLake §7), as DuckDB 1.5 does it by default:
+// an INSERT of at most data_inlining_row_limit rows is kept in the catalog
+// (ducklake_inlined_data_<table>_<schema version>) instead of a Parquet
+// file, and deleting at most that many rows of one Parquet file records them
+// in ducklake_inlined_delete_<table> instead of a delete file. The limit is
+// the session setting lakepg.data_inlining_row_limit when set, else the
+// catalog option data_inlining_row_limit (table, schema, global scope), else
+// 10; 0 turns inlining off. Statements inside a BEGIN ... COMMIT block are
+// not inlined: the block's own reads see only its staged files.
+
+// inliningSetting is the session setting that overrides the catalog option.
+const inliningSetting = "lakepg.data_inlining_row_limit"
+
+// defaultInliningLimit is DuckDB 1.5's default data_inlining_row_limit.
+const defaultInliningLimit = 10
+
+// inliningLimit is the effective row limit for table t of schema sch.
+func (s *Session) inliningLimit(ctx context.Context, sch *catalog.Schema, t *catalog.Table) (int64, error) {
+	return s.inliningLimitOf(ctx, sch.ID, t.ID)
+}
+
+// inliningLimitOf is the effective row limit for the table with id tableID
+// in the schema with id schemaID.
+func (s *Session) inliningLimitOf(ctx context.Context, schemaID, tableID int64) (int64, error) {
+	if s.inTx {
+		return 0, nil
+	}
+	v := strings.TrimSpace(s.settings[inliningSetting])
+	if v == "" {
+		opt, ok, err := snapshot.Option(ctx, s.eng.DB, "data_inlining_row_limit", schemaID, tableID)
+		if err != nil {
+			return 0, err
+		}
+		if !ok {
+			return defaultInliningLimit, nil
+		}
+		v = opt
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if err != nil || n < 0 {
+		return 0, pgerr.New(pgerr.InvalidParameterValue, "invalid value for data_inlining_row_limit: \"%s\"", v)
+	}
+	return n, nil
+}
+
+// inlineLayouts turns inlining on in c for every table c creates or gives
+// a new layout whose effective limit is above 0: DuckDB creates the
+// table's inlined-data table then, so its first small insert is no catalog
+// change (no new schema_version) and goes where DuckDB's would.
+func (s *Session) inlineLayouts(ctx context.Context, c *snapshot.Commit) error {
+	for _, lt := range c.NewLayouts() {
+		limit, err := s.inliningLimitOf(ctx, lt.SchemaID, lt.TableID)
+		if err != nil {
+			return err
+		}
+		if limit > 0 {
+			c.InliningOn(lt.TableID)
+		}
+	}
+	return nil
+}
+
+// inlinable reports whether DuckDB (and lakepg's readers) can keep table
+// t's rows inlined: every column of a type the catalog backend stores, and
+// no column named like the inlined tables' system columns.
+func (s *Session) inlinable(t *catalog.Table) bool {
+	if len(t.Columns) == 0 {
+		return false
+	}
+	for _, c := range t.Columns {
+		switch strings.ToLower(c.Name) {
+		case "row_id", "begin_snapshot", "end_snapshot", "_ducklake_internal_row_id", "_ducklake_internal_snapshot_id":
+			return false
+		}
+		base := strings.ToLower(c.Type)
+		if i := strings.IndexByte(base, '('); i >= 0 {
+			base = base[:i]
+		}
+		switch base {
+		case "boolean", "int16", "int32", "int64", "float32", "float64", "decimal", "varchar",
+			"blob", "date", "timestamp", "timestamptz", "uuid", "interval":
+		default:
+			return false
+		}
+		if _, ok := s.eng.DB.InlinedColumnType(c.Type); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// inlineInsert buffers up to limit+1 rows of src. When src ends within the
+// limit the rows are committed inlined and the statement's result is
+// returned; otherwise rest replays the buffered rows followed by the
+// remainder of src, for the Parquet writer. Both nil: inlining does not
+// apply.
+func (s *Session) inlineInsert(ctx context.Context, sch *catalog.Schema, t *catalog.Table, cols []exec.ScanCol, src exec.Operator) (res *Result, rest exec.Operator, err error) {
+	limit, err := s.inliningLimit(ctx, sch, t)
+	if err != nil || limit == 0 || !s.inlinable(t) {
+		return nil, nil, err
+	}
+	buf := vec.NewBatch(typesOf(cols), int(limit)+1)
+	var pending *vec.Batch // a batch that overflowed the buffer, replayed whole
+	for {
+		b, err := src.Next(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		if b == nil {
+			break
+		}
+		if int64(buf.N+b.N) > limit {
+			pending = copyBatch(b)
+			break
+		}
+		appendBatch(buf, b)
+	}
+	if pending != nil {
+		return nil, &replayOp{Operator: src, head: []*vec.Batch{buf, pending}}, nil
+	}
+	if buf.N == 0 {
+		return tagResult("INSERT 0 0"), nil, nil
+	}
+	if err := notNullCheck(t)(buf); err != nil {
+		return nil, nil, err
+	}
+	rows, ok := s.inlineRows(buf, cols)
+	if !ok {
+		return nil, &replayOp{Operator: src, head: []*vec.Batch{buf}}, nil
+	}
+	stats, err := batchStats(buf, cols)
+	if err != nil {
+		return nil, nil, err
+	}
+	layout := make([]snapshot.InlinedColumn, len(t.Columns))
+	for i, c := range t.Columns {
+		layout[i] = snapshot.InlinedColumn{Name: c.Name, Type: c.Type}
+	}
+	err = s.commit(ctx, func(c *snapshot.Commit, m *catalog.Metadata) error {
+		cur, ok := m.TableByName(sch.ID, t.Name)
+		if !ok || cur.ID != t.ID || !sameColumns(cur, t) {
+			return pgerr.New(pgerr.SerializationFailure, "could not serialize access: table \"%s\" changed while inserting", t.Name)
+		}
+		c.InsertInlinedRows(*cur, layout, rows, stats)
+		return nil
+	}, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return tagResult(fmt.Sprintf("INSERT 0 %d", buf.N)), nil, nil
+}
+
+// inlineFileDelete reports whether deleting n rows of one Parquet file of
+// the table behind ref is recorded as inlined file deletes.
+func (s *Session) inlineFileDelete(ctx context.Context, ref *tableRef, n int) bool {
+	limit, err := s.inliningLimit(ctx, ref.schema, ref.table)
+	return err == nil && n > 0 && int64(n) <= limit
+}
+
+// batchStats are the column statistics a data file of these rows would
+// have: the Parquet writer computes them exactly, in memory.
+func batchStats(b *vec.Batch, cols []exec.ScanCol) ([]catalog.ColumnStats, error) {
+	var sink bytes.Buffer
+	pw, err := parquetio.NewWriter(&sink, parquetColumns(cols), parquetio.WriterOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if err := pw.Write(b); err != nil {
+		return nil, err
+	}
+	info, err := pw.Close()
+	if err != nil {
+		return nil, err
+	}
+	return toStats(cols, info), nil
+}
+
+// inlineRows turns rows into the values the catalog backend stores in an
+// inlined-data table, as DuckDB's metadata manager declares the columns
+// (SQLite: integers and blobs native, everything else text; PostgreSQL:
+// native where exact, text for dates and timestamps, BYTEA for strings).
+// ok is false for a value DuckDB's text casts would not read back exactly
+// (dates before the common era): such rows go to a Parquet file.
+func (s *Session) inlineRows(b *vec.Batch, cols []exec.ScanCol) ([][]any, bool) {
+	pgBackend := s.eng.DB.Dialect() == "postgres"
+	rows := make([][]any, b.N)
+	for r := 0; r < b.N; r++ {
+		row := make([]any, len(cols))
+		for i, c := range cols {
+			v := b.Vecs[i]
+			if v.IsNull(r) {
+				continue
+			}
+			x, ok := inlineValue(v, r, c.T, pgBackend)
+			if !ok {
+				return nil, false
+			}
+			row[i] = x
+		}
+		rows[r] = row
+	}
+	return rows, true
+}
+
+func inlineValue(v *vec.Vector, r int, t types.T, pgBackend bool) (any, bool) {
+	switch t.ID {
+	case types.Bool:
+		if pgBackend {
+			return v.B[r], true
+		}
+		if v.B[r] {
+			return int64(1), true
+		}
+		return int64(0), true
+	case types.Int16, types.Int32, types.Int64:
+		return v.I64[r], true
+	case types.Float32, types.Float64:
+		if pgBackend {
+			return v.F64[r], true
+		}
+		return floatText(v.F64[r], t.ID == types.Float32), true
+	case types.Bytea:
+		return []byte(v.S[r]), true
+	case types.Text:
+		if pgBackend {
+			return []byte(v.S[r]), true
+		}
+		return v.S[r], true
+	case types.Interval:
+		return intervalText(v.Iv[r]), true
+	case types.Numeric, types.UUID, types.Date, types.Timestamp, types.Timestamptz:
+		txt := string(v.AppendText(nil, r, time.UTC))
+		if strings.HasSuffix(txt, " BC") {
+			return nil, false
+		}
+		return txt, true
+	}
+	return nil, false
+}
+
+// floatText is DuckDB's VARCHAR of a float (inf, -inf, nan).
+func floatText(f float64, single bool) string {
+	switch {
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	case math.IsNaN(f):
+		return "nan"
+	}
+	bits := 64
+	if single {
+		bits = 32
+	}
+	return strconv.FormatFloat(f, 'g', -1, bits)
+}
+
+// intervalText spells an interval so that both DuckDB's and PostgreSQL's
+// interval input read it back exactly: each part with its own sign.
+func intervalText(iv types.IntervalValue) string {
+	us := iv.Micros
+	sign := ""
+	if us < 0 {
+		sign, us = "-", -us
+	}
+	h, rem := us/3600e6, us%3600e6
+	m, rem := rem/60e6, rem%60e6
+	sec, frac := rem/1e6, rem%1e6
+	t := fmt.Sprintf("%s%02d:%02d:%02d", sign, h, m, sec)
+	if frac != 0 {
+		t += strings.TrimRight(fmt.Sprintf(".%06d", frac), "0")
+	}
+	return fmt.Sprintf("%d months %d days %s", iv.Months, iv.Days, t)
+}
+
+func copyBatch(b *vec.Batch) *vec.Batch {
+	ts := make([]types.T, len(b.Vecs))
+	for i, v := range b.Vecs {
+		ts[i] = v.Type
+	}
+	out := vec.NewBatch(ts, b.N)
+	appendBatch(out, b)
+	return out
+}
+
+func appendBatch(dst, src *vec.Batch) {
+	for i, v := range src.Vecs {
+		for r := 0; r < src.N; r++ {
+			dst.Vecs[i].AppendFrom(v, r)
+		}
+	}
+	dst.N += src.N
+}
+
+// replayOp returns buffered batches, then the rest of its input. Closing
+// it does not close the input, which its owner closes.
+type replayOp struct {
+	exec.Operator
+	head []*vec.Batch
+}
+
+func (r *replayOp) Next(ctx context.Context) (*vec.Batch, error) {
+	for len(r.head) > 0 {
+		b := r.head[0]
+		r.head = r.head[1:]
+		if b.N > 0 {
+			return b, nil
+		}
+	}
+	return r.Operator.Next(ctx)
+}
+
+func (r *replayOp) Close() error { return nil }

@@ -1,0 +1,871 @@
+package sql
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/lakepg/lakepg/catalog"
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/snapshot"
+	"github.com/lakepg/lakepg/types"
+)
+
+// CALL lakepg.<name>(...) runs DuckLake maintenance (DuckLake §12), writing
+// what DuckDB's ducklake_<name> writes. DuckDB's own spelling,
+// CALL ducklake_<name>('catalog', ...), is accepted too: its first argument
+// names the attached catalog, which for lakepg is always the one it serves.
+
+// callArgs are a CALL's arguments: positional ones in order, named ones
+// (name => value) by lower-cased name.
+type callArgs struct {
+	pos   []*pg.Node
+	named map[string]*pg.Node
+	b     *binder
+	loc   int32
+}
+
+func (s *Session) call(ctx context.Context, st *pg.CallStmt, p *params) (*Result, error) {
+	fc := st.Funccall
+	if fc == nil {
+		return nil, pgerr.New(pgerr.SyntaxError, "CALL needs a procedure")
+	}
+	names := strNodes(fc.Funcname)
+	name := strings.ToLower(names[len(names)-1])
+	qualified := strings.Join(names, ".")
+	duck := strings.HasPrefix(name, "ducklake_")
+	switch {
+	case duck && len(names) == 1:
+		name = strings.TrimPrefix(name, "ducklake_")
+	case len(names) == 2 && names[0] == lakeSchema:
+	default:
+		return nil, errAt(pgerr.New(pgerr.UndefinedFunction, "procedure %s does not exist", qualified), fc.Location)
+	}
+	if s.inTx {
+		return nil, pgerr.New(activeSQLTransaction, "CALL %s cannot run inside a transaction block", qualified)
+	}
+	if err := s.checkWritable(); err != nil {
+		return nil, err
+	}
+	a := &callArgs{named: map[string]*pg.Node{}, b: &binder{sess: s, env: s.newEnv(), params: p}, loc: fc.Location}
+	for _, arg := range fc.Args {
+		if na := arg.GetNamedArgExpr(); na != nil {
+			a.named[strings.ToLower(na.Name)] = na.Arg
+			continue
+		}
+		a.pos = append(a.pos, arg)
+	}
+	if duck {
+		if len(a.pos) == 0 {
+			return nil, errAt(pgerr.New(pgerr.UndefinedFunction, "%s needs the catalog name as its first argument", qualified), fc.Location)
+		}
+		a.pos = a.pos[1:]
+	}
+	e := s.eng
+	e.wg.Add(1)
+	defer e.wg.Done()
+	var (
+		msg string
+		err error
+	)
+	switch name {
+	case "merge_adjacent_files":
+		msg, err = s.callMerge(ctx, a)
+	case "rewrite_data_files":
+		msg, err = s.callRewrite(ctx, a)
+	case "flush_inlined_data":
+		msg, err = s.callFlush(ctx, a)
+	case "expire_snapshots":
+		msg, err = s.callExpire(ctx, a)
+	case "cleanup_old_files":
+		msg, err = s.callCleanup(ctx, a, false)
+	case "delete_orphaned_files":
+		msg, err = s.callCleanup(ctx, a, true)
+	case "set_option":
+		msg, err = s.callSetOption(ctx, a)
+	default:
+		return nil, errAt(pgerr.New(pgerr.UndefinedFunction, "procedure %s does not exist", qualified), fc.Location)
+	}
+	if err != nil {
+		if errors.Is(err, snapshot.ErrConflict) {
+			return nil, pgerr.Wrap(pgerr.SerializationFailure, err, "could not serialize access due to concurrent update")
+		}
+		return nil, err
+	}
+	if msg != "" {
+		s.raise(Notice{Severity: "NOTICE", Code: "00000", Message: msg})
+	}
+	return tagResult("CALL"), nil
+}
+
+// check rejects arguments the procedure does not take.
+func (a *callArgs) check(proc string, maxPos int, named ...string) error {
+	if len(a.pos) > maxPos {
+		return errAt(pgerr.New(pgerr.UndefinedFunction, "procedure %s takes at most %d positional arguments", proc, maxPos), a.loc)
+	}
+	for n := range a.named {
+		ok := false
+		for _, k := range named {
+			ok = ok || n == k
+		}
+		if !ok {
+			return errAt(pgerr.New(pgerr.UndefinedFunction, "procedure %s has no parameter \"%s\"", proc, n), a.loc)
+		}
+	}
+	return nil
+}
+
+// value evaluates a constant argument as type t; nil for NULL.
+func (a *callArgs) value(n *pg.Node, t types.T) (*vec.Vector, error) {
+	e, err := a.b.bind(n, &scope{})
+	if err != nil {
+		return nil, err
+	}
+	if e, err = a.b.cast(e, t, false, nodeLoc(n)); err != nil {
+		return nil, err
+	}
+	v, err := e.Eval(a.b.env, &vec.Batch{N: 1})
+	if err != nil {
+		return nil, err
+	}
+	if v.IsNull(0) {
+		return nil, nil
+	}
+	return v, nil
+}
+
+func (a *callArgs) text(n *pg.Node) (string, bool, error) {
+	v, err := a.value(n, types.TextT)
+	if err != nil || v == nil {
+		return "", false, err
+	}
+	return v.S[0], true, nil
+}
+
+func (a *callArgs) timestamp(n *pg.Node) (*time.Time, error) {
+	v, err := a.value(n, types.TimestamptzT)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	t := time.UnixMicro(v.I64[0]).UTC()
+	return &t, nil
+}
+
+func (a *callArgs) boolean(n *pg.Node) (bool, error) {
+	v, err := a.value(n, types.BoolT)
+	if err != nil || v == nil {
+		return false, err
+	}
+	return v.B[0], nil
+}
+
+// tableSel is a table a maintenance call works on.
+type tableSel struct {
+	sch *catalog.Schema
+	t   *catalog.Table
+}
+
+// tables resolves the optional table argument (positional tablePos, or
+// table_name =>) and schema (schema =>, schema_name =>): one table, the
+// tables of one schema, or every table.
+func (s *Session) maintTables(a *callArgs, meta *catalog.Metadata, tablePos int) ([]tableSel, error) {
+	var tableNode, schemaNode *pg.Node
+	if len(a.pos) > tablePos {
+		tableNode = a.pos[tablePos]
+	}
+	if n, ok := a.named["table_name"]; ok {
+		tableNode = n
+	}
+	for _, k := range []string{"schema", "schema_name"} {
+		if n, ok := a.named[k]; ok {
+			schemaNode = n
+		}
+	}
+	schemaName := ""
+	if schemaNode != nil {
+		v, ok, err := a.text(schemaNode)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			schemaName = v
+		}
+	}
+	if tableNode != nil {
+		v, ok, err := a.text(tableNode)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			sn, tn := splitQualified(v)
+			if sn == "" {
+				sn = schemaName
+			}
+			sch, t, err := s.resolveTable(meta, sn, tn, nodeLoc(tableNode))
+			if err != nil {
+				return nil, err
+			}
+			return []tableSel{{sch, t}}, nil
+		}
+	}
+	var out []tableSel
+	for i := range meta.Tables {
+		t := &meta.Tables[i]
+		sch, ok := meta.SchemaByID(t.SchemaID)
+		if !ok || (schemaName != "" && sch.Name != schemaName) {
+			continue
+		}
+		out = append(out, tableSel{sch, t})
+	}
+	if schemaName != "" {
+		if _, ok := meta.SchemaByName(schemaName); !ok {
+			return nil, errAt(pgerr.New(pgerr.InvalidSchemaName, "schema \"%s\" does not exist", schemaName), a.loc)
+		}
+	}
+	return out, nil
+}
+
+// maintHead is the snapshot maintenance builds on and the catalog as it
+// sees it. Maintenance of this server is serialised with its other commits
+// by the caller holding writeMu.
+func (s *Session) maintHead(ctx context.Context) (catalog.Snapshot, *catalog.Metadata, error) {
+	head, err := s.eng.DB.Head(ctx)
+	if err != nil {
+		return head, nil, err
+	}
+	meta, err := s.eng.metadata(ctx, head)
+	return head, meta, err
+}
+
+func (s *Session) callMerge(ctx context.Context, a *callArgs) (string, error) {
+	if err := a.check("merge_adjacent_files", 1, "table_name", "schema", "schema_name", "max_compacted_files", "min_file_size", "max_file_size"); err != nil {
+		return "", err
+	}
+	var maxFiles int64
+	if n, ok := a.named["max_compacted_files"]; ok {
+		v, err := a.value(n, types.Int64T)
+		if err != nil {
+			return "", err
+		}
+		if v != nil {
+			maxFiles = v.I64[0]
+		}
+	}
+	s.eng.writeMu.Lock()
+	defer s.eng.writeMu.Unlock()
+	head, meta, err := s.maintHead(ctx)
+	if err != nil {
+		return "", err
+	}
+	sels, err := s.maintTables(a, meta, 0)
+	if err != nil {
+		return "", err
+	}
+	var processed, created int
+	for _, sel := range sels {
+		p, c, err := s.mergeTable(ctx, head, sel, maxFiles)
+		if err != nil {
+			return "", err
+		}
+		if c > 0 {
+			if head, _, err = s.maintHead(ctx); err != nil {
+				return "", err
+			}
+		}
+		processed, created = processed+p, created+c
+	}
+	return fmt.Sprintf("merge_adjacent_files: %d files merged into %d", processed, created), nil
+}
+
+// defaultTargetFileSize is DuckDB's target_file_size default (512 MB).
+const defaultTargetFileSize = 512 << 20
+
+func (s *Session) targetFileSize(ctx context.Context, sch *catalog.Schema, t *catalog.Table) (int64, error) {
+	v, ok, err := snapshot.Option(ctx, s.eng.DB, "target_file_size", sch.ID, t.ID)
+	if err != nil || !ok {
+		return defaultTargetFileSize, err
+	}
+	n, ok := parseByteSize(v)
+	if !ok {
+		return 0, pgerr.New(pgerr.InvalidParameterValue, "invalid target_file_size \"%s\"", v)
+	}
+	return n, nil
+}
+
+// parseByteSize reads DuckDB's memory sizes: a number of bytes or a number
+// with a unit (KB, MB, GB, TB, KiB, MiB, GiB, TiB, B).
+func parseByteSize(v string) (int64, bool) {
+	v = strings.TrimSpace(strings.ToLower(v))
+	i := 0
+	for i < len(v) && (v[i] >= '0' && v[i] <= '9' || v[i] == '.') {
+		i++
+	}
+	num, err := strconv.ParseFloat(v[:i], 64)
+	if err != nil {
+		return 0, false
+	}
+	mult := map[string]float64{"": 1, "b": 1, "bytes": 1, "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12,
+		"kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40, "k": 1e3, "m": 1e6, "g": 1e9}[strings.TrimSpace(v[i:])]
+	if mult == 0 {
+		return 0, false
+	}
+	return int64(num * mult), true
+}
+
+// mergeTable merges the table's small files that have no deletes and were
+// written under its current layout, in DuckDB's order (begin snapshot, row
+// id start, file id), into files of up to target_file_size.
+func (s *Session) mergeTable(ctx context.Context, head catalog.Snapshot, sel tableSel, maxFiles int64) (int, int, error) {
+	db := s.eng.DB
+	files, err := db.Files(ctx, sel.sch, sel.t, head)
+	if err != nil || len(files) < 2 {
+		return 0, 0, err
+	}
+	inl, err := db.InlinedFileDeletes(ctx, sel.t.ID, head)
+	if err != nil {
+		return 0, 0, err
+	}
+	since, err := snapshot.LayoutSince(ctx, db, *sel.t)
+	if err != nil {
+		return 0, 0, err
+	}
+	hist, err := snapshot.TableFileHistory(ctx, db, sel.t.ID, head.ID)
+	if err != nil {
+		return 0, 0, err
+	}
+	partitioned := map[int64]bool{}
+	for _, h := range hist {
+		partitioned[h.ID] = h.Partition
+	}
+	target, err := s.targetFileSize(ctx, sel.sch, sel.t)
+	if err != nil {
+		return 0, 0, err
+	}
+	var cands []catalog.DataFile
+	for _, f := range files {
+		if f.Delete == nil && len(inl[f.ID]) == 0 && f.BeginSnapshot >= since && f.MappingID == nil && !partitioned[f.ID] && f.FileSize < target {
+			cands = append(cands, f)
+		}
+	}
+	sort.SliceStable(cands, func(i, j int) bool {
+		a, b := cands[i], cands[j]
+		if a.BeginSnapshot != b.BeginSnapshot {
+			return a.BeginSnapshot < b.BeginSnapshot
+		}
+		if a.RowIDStart != b.RowIDStart {
+			return a.RowIDStart < b.RowIDStart
+		}
+		return a.ID < b.ID
+	})
+	var groups [][]catalog.DataFile
+	var cur []catalog.DataFile
+	var size int64
+	for _, f := range cands {
+		if len(cur) > 0 && (size+f.FileSize > target || (maxFiles > 0 && int64(len(cur)) >= maxFiles)) {
+			groups, cur, size = append(groups, cur), nil, 0
+		}
+		cur = append(cur, f)
+		size += f.FileSize
+	}
+	groups = append(groups, cur)
+	dir := db.TableDir(sel.sch, sel.t)
+	var merges []snapshot.Merge
+	var written []*exec.WrittenFile
+	cleanup := func() {
+		for _, w := range written {
+			s.eng.Store.Delete(context.WithoutCancel(ctx), w.Path)
+		}
+	}
+	processed := 0
+	for _, g := range groups {
+		if len(g) < 2 {
+			continue
+		}
+		nf, w, err := s.writeMerged(ctx, head, sel, dir, g)
+		if err != nil {
+			cleanup()
+			return 0, 0, err
+		}
+		written = append(written, w)
+		merges = append(merges, snapshot.Merge{Sources: g, File: nf})
+		processed += len(g)
+	}
+	if len(merges) == 0 {
+		return 0, 0, nil
+	}
+	if _, err := snapshot.MergeAdjacent(context.WithoutCancel(ctx), db, head, *sel.t, dir, merges); err != nil {
+		cleanup()
+		return 0, 0, err
+	}
+	return processed, len(merges), nil
+}
+
+// histScan reads files whole (no deletes) with each row's id and the
+// snapshot that inserted it: the embedded _ducklake_internal_snapshot_id,
+// or the file's begin snapshot. Its batches are the table's columns, then
+// row id and snapshot id.
+type histScan struct {
+	scan   *exec.TableScan
+	begins []int64 // by scan file ordinal
+	ncols  int
+	out    *vec.Batch
+	minS   int64
+	maxS   int64
+	// ord and pos are the last batch's file ordinals and positions; which,
+	// when set, maps ordinals to the caller's file indexes.
+	ord, pos *vec.Vector
+	which    []int
+}
+
+func newHistScan(s *Session, head catalog.Snapshot, cols []exec.ScanCol, files []exec.ScanFile, begins []int64) *histScan {
+	sc := append(append([]exec.ScanCol(nil), cols...), exec.ScanCol{FieldID: parquetioSnapshotField, Name: "_ducklake_internal_snapshot_id", T: types.Int64T})
+	scan := &exec.TableScan{Store: s.eng.Store, Snapshot: head.ID, Label: "maintenance", Cols: sc, WithPos: true, Files: files}
+	return &histScan{scan: scan, begins: begins, ncols: len(cols), minS: -1}
+}
+
+func (h *histScan) Types() []types.T {
+	ts := make([]types.T, 0, h.ncols+2)
+	for _, c := range h.scan.Cols[:h.ncols] {
+		ts = append(ts, c.T)
+	}
+	return append(ts, types.Int64T, types.Int64T)
+}
+
+func (h *histScan) Close() error { return h.scan.Close() }
+
+func (h *histScan) Next(ctx context.Context) (*vec.Batch, error) {
+	b, err := h.scan.Next(ctx)
+	if err != nil || b == nil {
+		return nil, err
+	}
+	n := h.ncols
+	h.ord, h.pos = b.Vecs[n+1], b.Vecs[n+2]
+	snapV := vec.New(types.Int64T, b.N)
+	sv, ord := b.Vecs[n], b.Vecs[n+1]
+	for i := 0; i < b.N; i++ {
+		x := h.begins[ord.I64[i]]
+		if !sv.IsNull(i) {
+			x = sv.I64[i]
+		}
+		snapV.AppendInt(x)
+		if h.minS < 0 || x < h.minS {
+			h.minS = x
+		}
+		if x > h.maxS {
+			h.maxS = x
+		}
+	}
+	if h.out == nil {
+		h.out = &vec.Batch{}
+	}
+	h.out.Vecs = append(append(h.out.Vecs[:0], b.Vecs[:n]...), b.Vecs[n+3], snapV)
+	h.out.N = b.N
+	return h.out, nil
+}
+
+// reservedColumns are the two DuckLake columns merged and flushed files
+// embed after the table's columns.
+func withReserved(cols []exec.ScanCol, snapshotID bool) []exec.ScanCol {
+	out := append(append([]exec.ScanCol(nil), cols...), exec.ScanCol{FieldID: exec.RowIDFieldID, Name: "_ducklake_internal_row_id", T: types.Int64T})
+	if snapshotID {
+		out = append(out, exec.ScanCol{FieldID: parquetioSnapshotField, Name: "_ducklake_internal_snapshot_id", T: types.Int64T})
+	}
+	return out
+}
+
+// dataStats are a written file's column statistics without the reserved
+// columns.
+func dataStats(cols []exec.ScanCol, w *exec.WrittenFile) []catalog.ColumnStats {
+	var out []catalog.ColumnStats
+	for _, st := range toStats(cols, w.Info) {
+		if st.ColumnID < int64(exec.RowIDFieldID)-1000 {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+func (s *Session) writeMerged(ctx context.Context, head catalog.Snapshot, sel tableSel, dir string, group []catalog.DataFile) (snapshot.NewFile, *exec.WrittenFile, error) {
+	cols, err := scanColumns(sel.t)
+	if err != nil {
+		return snapshot.NewFile{}, nil, err
+	}
+	files := make([]exec.ScanFile, len(group))
+	begins := make([]int64, len(group))
+	for i, f := range group {
+		files[i] = exec.ScanFile{Path: f.Path, Size: f.FileSize, RowIDStart: f.RowIDStart}
+		begins[i] = f.BeginSnapshot
+	}
+	h := newHistScan(s, head, cols, files, begins)
+	defer h.Close()
+	out := withReserved(cols, true)
+	w, err := exec.WriteParquet(ctx, s.eng.Store, dir, parquetColumns(out), h, nil)
+	if err != nil {
+		return snapshot.NewFile{}, nil, err
+	}
+	nf := snapshot.NewFile{
+		NewDataFile:   snapshot.NewDataFile{RelPath: w.Name, RecordCount: w.Info.Rows, FileSize: w.Info.Size, FooterSize: w.Info.FooterSize, Stats: dataStats(out, w), EmbeddedRowIDs: true},
+		BeginSnapshot: h.minS,
+		PartialMax:    h.maxS,
+	}
+	return nf, w, nil
+}
+
+func (s *Session) callRewrite(ctx context.Context, a *callArgs) (string, error) {
+	if err := a.check("rewrite_data_files", 2, "table_name", "schema", "schema_name", "delete_threshold"); err != nil {
+		return "", err
+	}
+	thresholdNode := a.named["delete_threshold"]
+	if len(a.pos) > 1 {
+		thresholdNode = a.pos[1]
+	}
+	s.eng.writeMu.Lock()
+	defer s.eng.writeMu.Unlock()
+	head, meta, err := s.maintHead(ctx)
+	if err != nil {
+		return "", err
+	}
+	sels, err := s.maintTables(a, meta, 0)
+	if err != nil {
+		return "", err
+	}
+	var rewritten, created int
+	for _, sel := range sels {
+		threshold := 0.95
+		if v, ok, err := snapshot.Option(ctx, s.eng.DB, "rewrite_delete_threshold", sel.sch.ID, sel.t.ID); err != nil {
+			return "", err
+		} else if ok {
+			if threshold, err = strconv.ParseFloat(v, 64); err != nil {
+				return "", pgerr.New(pgerr.InvalidParameterValue, "invalid rewrite_delete_threshold \"%s\"", v)
+			}
+		}
+		if thresholdNode != nil {
+			v, err := a.value(thresholdNode, types.Float64T)
+			if err != nil {
+				return "", err
+			}
+			if v != nil {
+				threshold = v.F64[0]
+			}
+		}
+		if threshold < 0 || threshold > 1 {
+			return "", pgerr.New(pgerr.InvalidParameterValue, "delete_threshold must be between 0 and 1")
+		}
+		r, c, err := s.rewriteTable(ctx, head, sel, threshold)
+		if err != nil {
+			return "", err
+		}
+		if r > 0 {
+			if head, _, err = s.maintHead(ctx); err != nil {
+				return "", err
+			}
+		}
+		rewritten, created = rewritten+r, created+c
+	}
+	return fmt.Sprintf("rewrite_data_files: %d files rewritten into %d", rewritten, created), nil
+}
+
+// rewriteTable rewrites each file whose deleted fraction (delete file plus
+// inlined file deletes) reaches threshold into a file of its remaining rows,
+// which keep their row ids.
+func (s *Session) rewriteTable(ctx context.Context, head catalog.Snapshot, sel tableSel, threshold float64) (int, int, error) {
+	db := s.eng.DB
+	files, err := db.Files(ctx, sel.sch, sel.t, head)
+	if err != nil || len(files) == 0 {
+		return 0, 0, err
+	}
+	inl, err := db.InlinedFileDeletes(ctx, sel.t.ID, head)
+	if err != nil {
+		return 0, 0, err
+	}
+	cols, err := scanColumns(sel.t)
+	if err != nil {
+		return 0, 0, err
+	}
+	dir := db.TableDir(sel.sch, sel.t)
+	var rewrites []snapshot.Rewrite
+	var written []*exec.WrittenFile
+	cleanup := func() {
+		for _, w := range written {
+			s.eng.Store.Delete(context.WithoutCancel(ctx), w.Path)
+		}
+	}
+	created := 0
+	for _, f := range files {
+		var deleted int64
+		if f.Delete != nil {
+			deleted = f.Delete.DeleteCount
+		}
+		deleted += int64(len(inl[f.ID]))
+		if deleted == 0 || f.RecordCount == 0 || float64(deleted)/float64(f.RecordCount) < threshold {
+			continue
+		}
+		sf := toScanFiles([]catalog.DataFile{f}, head.ID)
+		sf[0].Deleted = inl[f.ID]
+		scan := &exec.TableScan{Store: s.eng.Store, Snapshot: head.ID, Label: sel.t.Name, Cols: cols, WithPos: true, Files: sf}
+		proj := make([]exec.Expr, 0, len(cols)+1)
+		for i, c := range cols {
+			proj = append(proj, &exec.ColRef{Idx: i, T: c.T})
+		}
+		proj = append(proj, &exec.ColRef{Idx: len(cols) + 2, T: types.Int64T})
+		out := withReserved(cols, false)
+		w, err := exec.WriteParquet(ctx, s.eng.Store, dir, parquetColumns(out), &exec.Project{Env: s.newEnv(), Input: scan, Exprs: proj}, nil)
+		scan.Close()
+		if err != nil {
+			cleanup()
+			return 0, 0, err
+		}
+		rw := snapshot.Rewrite{Old: f}
+		if w.Info.Rows > 0 {
+			written = append(written, w)
+			rw.File = &snapshot.NewFile{NewDataFile: snapshot.NewDataFile{RelPath: w.Name, RecordCount: w.Info.Rows, FileSize: w.Info.Size,
+				FooterSize: w.Info.FooterSize, Stats: dataStats(out, w), EmbeddedRowIDs: true}}
+			created++
+		}
+		rewrites = append(rewrites, rw)
+	}
+	if len(rewrites) == 0 {
+		return 0, 0, nil
+	}
+	if _, err := snapshot.RewriteDeletes(context.WithoutCancel(ctx), db, head, *sel.t, rewrites); err != nil {
+		cleanup()
+		return 0, 0, err
+	}
+	return len(rewrites), created, nil
+}
+
+func (s *Session) callExpire(ctx context.Context, a *callArgs) (string, error) {
+	if err := a.check("expire_snapshots", 0, "older_than", "versions", "dry_run"); err != nil {
+		return "", err
+	}
+	var opt snapshot.ExpireOptions
+	if n, ok := a.named["older_than"]; ok {
+		t, err := a.timestamp(n)
+		if err != nil {
+			return "", err
+		}
+		opt.OlderThan = t
+	}
+	if n, ok := a.named["versions"]; ok {
+		var elems []*pg.Node
+		if arr := n.GetAArrayExpr(); arr != nil {
+			elems = arr.Elements
+		} else {
+			elems = []*pg.Node{n}
+		}
+		for _, el := range elems {
+			v, err := a.value(el, types.Int64T)
+			if err != nil {
+				return "", err
+			}
+			if v != nil {
+				opt.Versions = append(opt.Versions, v.I64[0])
+			}
+		}
+	}
+	if n, ok := a.named["dry_run"]; ok {
+		b, err := a.boolean(n)
+		if err != nil {
+			return "", err
+		}
+		opt.DryRun = b
+	}
+	if opt.OlderThan != nil && opt.Versions != nil {
+		return "", errAt(pgerr.New(pgerr.InvalidParameterValue, "expire_snapshots: give either older_than or versions, not both"), a.loc)
+	}
+	if opt.OlderThan == nil && opt.Versions == nil {
+		v, ok, err := snapshot.Option(ctx, s.eng.DB, "expire_older_than", -1, -1)
+		if err != nil {
+			return "", err
+		}
+		if !ok {
+			return "expire_snapshots: no snapshot chosen (give older_than or versions)", nil
+		}
+		iv, err := types.ParseInterval(v)
+		if err != nil {
+			return "", pgerr.New(pgerr.InvalidParameterValue, "invalid expire_older_than \"%s\"", v)
+		}
+		t := time.Now().AddDate(0, -int(iv.Months), -int(iv.Days)).Add(-time.Duration(iv.Micros) * time.Microsecond).UTC()
+		opt.OlderThan = &t
+	}
+	s.eng.writeMu.Lock()
+	defer s.eng.writeMu.Unlock()
+	snaps, err := snapshot.ExpireSnapshots(context.WithoutCancel(ctx), s.eng.DB, opt)
+	if err != nil {
+		return "", err
+	}
+	ids := make([]string, len(snaps))
+	for i, sn := range snaps {
+		ids[i] = strconv.FormatInt(sn.ID, 10)
+	}
+	verb := "expired"
+	if opt.DryRun {
+		verb = "would expire"
+	}
+	return fmt.Sprintf("expire_snapshots: %s %d snapshots [%s]", verb, len(snaps), strings.Join(ids, ", ")), nil
+}
+
+// callCleanup runs cleanup_old_files (files scheduled for deletion) or
+// delete_orphaned_files (Parquet files under the data path the catalog does
+// not know).
+func (s *Session) callCleanup(ctx context.Context, a *callArgs, orphans bool) (string, error) {
+	proc := "cleanup_old_files"
+	if orphans {
+		proc = "delete_orphaned_files"
+	}
+	if err := a.check(proc, 0, "older_than", "cleanup_all", "dry_run"); err != nil {
+		return "", err
+	}
+	var olderThan *time.Time
+	all, dry := false, false
+	var err error
+	if n, ok := a.named["older_than"]; ok {
+		if olderThan, err = a.timestamp(n); err != nil {
+			return "", err
+		}
+	}
+	if n, ok := a.named["cleanup_all"]; ok {
+		if all, err = a.boolean(n); err != nil {
+			return "", err
+		}
+	}
+	if n, ok := a.named["dry_run"]; ok {
+		if dry, err = a.boolean(n); err != nil {
+			return "", err
+		}
+	}
+	if all && olderThan != nil {
+		return "", errAt(pgerr.New(pgerr.InvalidParameterValue, "%s: give either older_than or cleanup_all, not both", proc), a.loc)
+	}
+	if !all && olderThan == nil {
+		key := "delete_older_than"
+		v, ok, err := snapshot.Option(ctx, s.eng.DB, key, -1, -1)
+		if err != nil {
+			return "", err
+		}
+		if !ok {
+			return "", errAt(pgerr.New(pgerr.InvalidParameterValue, "%s: give older_than => timestamp or cleanup_all => true", proc), a.loc)
+		}
+		iv, err := types.ParseInterval(v)
+		if err != nil {
+			return "", pgerr.New(pgerr.InvalidParameterValue, "invalid %s \"%s\"", key, v)
+		}
+		t := time.Now().AddDate(0, -int(iv.Months), -int(iv.Days)).Add(-time.Duration(iv.Micros) * time.Microsecond).UTC()
+		olderThan = &t
+	}
+	db, store := s.eng.DB, s.eng.Store
+	verb := "deleted"
+	if dry {
+		verb = "would delete"
+	}
+	if !orphans {
+		files, err := snapshot.ScheduledFiles(ctx, db, olderThan)
+		if err != nil {
+			return "", err
+		}
+		if dry || len(files) == 0 {
+			return fmt.Sprintf("%s: %s %d files", proc, verb, len(files)), nil
+		}
+		ids := make([]int64, 0, len(files))
+		for _, f := range files {
+			if err := store.Delete(ctx, f.Path); err != nil {
+				return "", pgerr.Wrap(pgerr.IOError, err, "could not delete file \"%s\"", f.Path)
+			}
+			ids = append(ids, f.ID)
+		}
+		if err := snapshot.ForgetScheduled(context.WithoutCancel(ctx), db, ids); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%s: %s %d files", proc, verb, len(files)), nil
+	}
+	known, err := snapshot.KnownFiles(ctx, db)
+	if err != nil {
+		return "", err
+	}
+	objs, err := store.List(ctx, db.DataPath())
+	if err != nil {
+		return "", pgerr.Wrap(pgerr.IOError, err, "could not list \"%s\"", db.DataPath())
+	}
+	n := 0
+	for _, o := range objs {
+		if !strings.HasSuffix(o.Path, ".parquet") {
+			continue
+		}
+		if i := sort.SearchStrings(known, o.Path); i < len(known) && known[i] == o.Path {
+			continue
+		}
+		if olderThan != nil && !o.ModTime.Before(*olderThan) {
+			continue
+		}
+		n++
+		if dry {
+			continue
+		}
+		if err := store.Delete(ctx, o.Path); err != nil {
+			return "", pgerr.Wrap(pgerr.IOError, err, "could not delete file \"%s\"", o.Path)
+		}
+	}
+	return fmt.Sprintf("%s: %s %d files", proc, verb, n), nil
+}
+
+// callSetOption sets a DuckLake option (set_option(option, value
+// [, table_name => ..., schema => ...])), for the catalog, a schema or a
+// table.
+func (s *Session) callSetOption(ctx context.Context, a *callArgs) (string, error) {
+	if err := a.check("set_option", 2, "table_name", "schema", "schema_name"); err != nil {
+		return "", err
+	}
+	if len(a.pos) != 2 {
+		return "", errAt(pgerr.New(pgerr.UndefinedFunction, "set_option(option, value) takes two arguments"), a.loc)
+	}
+	key, ok1, err := a.text(a.pos[0])
+	if err != nil {
+		return "", err
+	}
+	value, ok2, err := a.text(a.pos[1])
+	if err != nil {
+		return "", err
+	}
+	if !ok1 || !ok2 {
+		return "", errAt(pgerr.New(pgerr.InvalidParameterValue, "set_option: option and value must not be NULL"), a.loc)
+	}
+	scope, id := "", int64(0)
+	_, meta, err := s.maintHead(ctx)
+	if err != nil {
+		return "", err
+	}
+	if _, ok := a.named["table_name"]; ok {
+		a.pos = a.pos[:0]
+		sels, err := s.maintTables(a, meta, 0)
+		if err != nil {
+			return "", err
+		}
+		scope, id = "table", sels[0].t.ID
+	} else {
+		for _, k := range []string{"schema", "schema_name"} {
+			if n, ok := a.named[k]; ok {
+				name, _, err := a.text(n)
+				if err != nil {
+					return "", err
+				}
+				sch, ok := meta.SchemaByName(name)
+				if !ok {
+					return "", errAt(pgerr.New(pgerr.InvalidSchemaName, "schema \"%s\" does not exist", name), a.loc)
+				}
+				scope, id = "schema", sch.ID
+			}
+		}
+	}
+	if err := snapshot.SetOption(context.WithoutCancel(ctx), s.eng.DB, key, value, scope, id); err != nil {
+		return "", err
+	}
+	return "", nil
+}

@@ -1,0 +1,382 @@
+package sql
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/lakepg/lakepg/catalog"
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/parquetio"
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/snapshot"
+	"github.com/lakepg/lakepg/types"
+)
+
+// parquetioSnapshotField is _ducklake_internal_snapshot_id's field id.
+const parquetioSnapshotField = parquetio.FieldSnapshotID
+
+// activeSQLTransaction is SQLSTATE 25001.
+const activeSQLTransaction = "25001"
+
+func (s *Session) callFlush(ctx context.Context, a *callArgs) (string, error) {
+	if err := a.check("flush_inlined_data", 1, "table_name", "schema", "schema_name"); err != nil {
+		return "", err
+	}
+	s.eng.writeMu.Lock()
+	defer s.eng.writeMu.Unlock()
+	head, meta, err := s.maintHead(ctx)
+	if err != nil {
+		return "", err
+	}
+	sels, err := s.maintTables(a, meta, 0)
+	if err != nil {
+		return "", err
+	}
+	var rows, tables int
+	for _, sel := range sels {
+		n, err := s.flushTable(ctx, head, sel)
+		if err != nil {
+			return "", err
+		}
+		if n >= 0 {
+			tables++
+			rows += n
+			if head, _, err = s.maintHead(ctx); err != nil {
+				return "", err
+			}
+		}
+	}
+	return fmt.Sprintf("flush_inlined_data: flushed %d inlined rows of %d tables", rows, tables), nil
+}
+
+// flushTable writes the table's inlined rows (each inlined-data table into
+// one Parquet file with embedded row ids and snapshot ids, already deleted
+// rows into a delete file with the snapshots that deleted them) and folds
+// its inlined file deletes into delete files, as one snapshot. It returns
+// the number of rows flushed, -1 when there was nothing to flush.
+func (s *Session) flushTable(ctx context.Context, head catalog.Snapshot, sel tableSel) (int, error) {
+	db := s.eng.DB
+	regs, err := db.InlinedTables(ctx, sel.t.ID)
+	if err != nil {
+		return 0, err
+	}
+	dir := db.TableDir(sel.sch, sel.t)
+	var written []*exec.WrittenFile
+	cleanup := func() {
+		for _, w := range written {
+			s.eng.Store.Delete(context.WithoutCancel(ctx), w.Path)
+		}
+	}
+	var flushed []snapshot.FlushedTable
+	nrows := 0
+	for _, reg := range regs {
+		ft, ws, n, err := s.flushInlinedTable(ctx, head, sel, dir, reg)
+		written = append(written, ws...)
+		if err != nil {
+			cleanup()
+			return 0, err
+		}
+		if ft != nil {
+			flushed = append(flushed, *ft)
+			nrows += n
+		}
+	}
+	folded, ws, err := s.foldInlinedDeletes(ctx, head, sel, dir)
+	written = append(written, ws...)
+	if err != nil {
+		cleanup()
+		return 0, err
+	}
+	if len(flushed) == 0 && len(folded) == 0 {
+		return -1, nil
+	}
+	if _, err := snapshot.FlushInlined(context.WithoutCancel(ctx), db, head, *sel.t, dir, flushed, folded); err != nil {
+		cleanup()
+		return 0, err
+	}
+	return nrows, nil
+}
+
+// layoutAt is table t's top-level columns as the inlined-data table of
+// schema version sv lays them out: the table at the last snapshot of that
+// version, or its current layout when those snapshots were expired.
+func (s *Session) layoutAt(ctx context.Context, t *catalog.Table, sv int64) (*catalog.Table, error) {
+	id, ok, err := snapshot.SnapshotOfSchemaVersion(ctx, s.eng.DB, sv)
+	if err != nil || !ok {
+		return t, err
+	}
+	snap, err := s.eng.DB.SnapshotByID(ctx, id)
+	if err != nil {
+		return t, nil
+	}
+	m, err := s.eng.metadata(ctx, snap)
+	if err != nil {
+		return nil, err
+	}
+	if old, ok := m.TableByID(t.ID); ok {
+		return old, nil
+	}
+	return t, nil
+}
+
+func (s *Session) flushInlinedTable(ctx context.Context, head catalog.Snapshot, sel tableSel, dir string, reg catalog.InlinedTable) (*snapshot.FlushedTable, []*exec.WrittenFile, int, error) {
+	names, rows, err := snapshot.ReadInlinedRows(ctx, s.eng.DB, reg.Name, head.ID)
+	if err != nil || len(rows) == 0 {
+		return nil, nil, 0, err
+	}
+	layout, err := s.layoutAt(ctx, sel.t, reg.SchemaVersion)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	cols, err := scanColumns(layout)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	src := make([]int, len(cols)) // value column of each layout column, -1 when absent
+	for i, c := range cols {
+		src[i] = -1
+		for j, n := range names {
+			if n == c.Name {
+				src[i] = j
+			}
+		}
+	}
+	out := withReserved(cols, true)
+	ts := typesOf(out)
+	var batches []*vec.Batch
+	var b *vec.Batch
+	ft := &snapshot.FlushedTable{InlinedTable: reg.Name}
+	var dels []snapshot.DeletedPos
+	minS, maxS, minRow := rows[0].Begin, rows[0].Begin, rows[0].RowID
+	for pos, r := range rows {
+		if b == nil || b.N == vec.BatchSize {
+			b = vec.NewBatch(ts, min(len(rows)-pos, vec.BatchSize))
+			batches = append(batches, b)
+		}
+		for i, c := range cols {
+			v := b.Vecs[i]
+			switch j := src[i]; {
+			case j >= 0:
+				if err := appendCatalogValue(v, r.Values[j]); err != nil {
+					return nil, nil, 0, pgerr.Wrap(pgerr.DataCorrupted, err, "inlined data table %s, row_id %d, column %s", reg.Name, r.RowID, c.Name)
+				}
+			case c.Default != nil:
+				v.AppendFrom(c.Default, 0)
+			default:
+				v.AppendNull()
+			}
+		}
+		b.Vecs[len(cols)].AppendInt(r.RowID)
+		b.Vecs[len(cols)+1].AppendInt(r.Begin)
+		b.N++
+		ft.RowIDs = append(ft.RowIDs, r.RowID)
+		minS, maxS, minRow = min(minS, r.Begin), max(maxS, r.Begin), min(minRow, r.RowID)
+		if r.End != nil {
+			dels = append(dels, snapshot.DeletedPos{Pos: int64(pos), Snapshot: *r.End})
+		}
+	}
+	w, err := exec.WriteParquet(ctx, s.eng.Store, dir, parquetColumns(out), &batchesOp{bs: batches, ts: ts}, nil)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	written := []*exec.WrittenFile{w}
+	rowStart := minRow
+	ft.File = snapshot.NewFile{
+		NewDataFile:   snapshot.NewDataFile{RelPath: w.Name, RecordCount: w.Info.Rows, FileSize: w.Info.Size, FooterSize: w.Info.FooterSize, Stats: dataStats(out, w), EmbeddedRowIDs: true},
+		BeginSnapshot: minS,
+		PartialMax:    maxS,
+		RowIDStart:    &rowStart,
+	}
+	if len(dels) > 0 {
+		d, dw, err := s.writeDeletesAt(ctx, dir, w.Path, dels)
+		if err != nil {
+			return nil, written, 0, err
+		}
+		written = append(written, dw)
+		ft.Deletes = &d
+	}
+	return ft, written, len(rows), nil
+}
+
+// batchesOp emits batches held in memory.
+type batchesOp struct {
+	bs []*vec.Batch
+	ts []types.T
+}
+
+func (o *batchesOp) Types() []types.T { return o.ts }
+func (o *batchesOp) Close() error     { return nil }
+func (o *batchesOp) Next(context.Context) (*vec.Batch, error) {
+	if len(o.bs) == 0 {
+		return nil, nil
+	}
+	b := o.bs[0]
+	o.bs = o.bs[1:]
+	return b, nil
+}
+
+// foldInlinedDeletes writes, for each live data file with inlined file
+// deletes, one delete file holding them and the positions of the file's
+// current delete file, each with the snapshot that deleted it.
+func (s *Session) foldInlinedDeletes(ctx context.Context, head catalog.Snapshot, sel tableSel, dir string) ([]snapshot.FoldedDeletes, []*exec.WrittenFile, error) {
+	inl, err := snapshot.InlinedFileDeletes(ctx, s.eng.DB, sel.t.ID, head.ID)
+	if err != nil || len(inl) == 0 {
+		return nil, nil, err
+	}
+	files, err := s.eng.DB.Files(ctx, sel.sch, sel.t, head)
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []snapshot.FoldedDeletes
+	var written []*exec.WrittenFile
+	for _, f := range files {
+		adds := inl[f.ID]
+		if len(adds) == 0 {
+			continue
+		}
+		all := append([]snapshot.DeletedPos(nil), adds...)
+		if f.Delete != nil {
+			old, err := s.readDeletesAt(ctx, f.Delete.Path, f.Delete.BeginSnapshot)
+			if err != nil {
+				return nil, written, err
+			}
+			all = append(all, old...)
+		}
+		d, w, err := s.writeDeletesAt(ctx, dir, f.Path, all)
+		if err != nil {
+			return nil, written, err
+		}
+		written = append(written, w)
+		out = append(out, snapshot.FoldedDeletes{Old: f, Positions: int64(len(adds)), File: d})
+	}
+	return out, written, nil
+}
+
+// writeDeletesAt writes a delete file of dataPath with the snapshot column:
+// each position once, with the earliest snapshot that deleted it.
+func (s *Session) writeDeletesAt(ctx context.Context, dir, dataPath string, dels []snapshot.DeletedPos) (snapshot.NewDeleteFileAt, *exec.WrittenFile, error) {
+	sort.Slice(dels, func(i, j int) bool {
+		if dels[i].Pos != dels[j].Pos {
+			return dels[i].Pos < dels[j].Pos
+		}
+		return dels[i].Snapshot < dels[j].Snapshot
+	})
+	dels = slices.CompactFunc(dels, func(a, b snapshot.DeletedPos) bool { return a.Pos == b.Pos })
+	cols := []parquetio.Column{
+		{FieldID: parquetio.FieldFilePath, Name: "file_path", Type: types.VarcharT},
+		{FieldID: parquetio.FieldPos, Name: "pos", Type: types.Int64T},
+		{FieldID: parquetio.FieldSnapshotID, Name: "_ducklake_internal_snapshot_id", Type: types.Int64T},
+	}
+	ts := []types.T{types.VarcharT, types.Int64T, types.Int64T}
+	var batches []*vec.Batch
+	minS, maxS := dels[0].Snapshot, dels[0].Snapshot
+	for lo := 0; lo < len(dels); lo += vec.BatchSize {
+		hi := min(lo+vec.BatchSize, len(dels))
+		b := vec.NewBatch(ts, hi-lo)
+		for _, d := range dels[lo:hi] {
+			b.Vecs[0].AppendString(dataPath)
+			b.Vecs[1].AppendInt(d.Pos)
+			b.Vecs[2].AppendInt(d.Snapshot)
+			minS, maxS = min(minS, d.Snapshot), max(maxS, d.Snapshot)
+		}
+		b.N = hi - lo
+		batches = append(batches, b)
+	}
+	name := exec.NewFileName("-delete")
+	path := dir + name
+	wr, err := s.eng.Store.Create(ctx, path)
+	if err != nil {
+		return snapshot.NewDeleteFileAt{}, nil, pgerr.Wrap(pgerr.IOError, err, "could not write file \"%s\"", path)
+	}
+	pw, err := parquetio.NewWriter(wr, cols, parquetio.WriterOptions{})
+	if err != nil {
+		wr.Abort()
+		return snapshot.NewDeleteFileAt{}, nil, err
+	}
+	for _, b := range batches {
+		if err := pw.Write(b); err != nil {
+			wr.Abort()
+			return snapshot.NewDeleteFileAt{}, nil, err
+		}
+	}
+	info, err := pw.Close()
+	if err != nil {
+		wr.Abort()
+		return snapshot.NewDeleteFileAt{}, nil, err
+	}
+	if err := wr.Commit(); err != nil {
+		return snapshot.NewDeleteFileAt{}, nil, pgerr.Wrap(pgerr.IOError, err, "could not write file \"%s\"", path)
+	}
+	d := snapshot.NewDeleteFileAt{
+		NewDeleteFile: snapshot.NewDeleteFile{RelPath: name, DeleteCount: info.Rows, FileSize: info.Size, FooterSize: info.FooterSize},
+		BeginSnapshot: minS,
+	}
+	if maxS > minS {
+		d.PartialMax = maxS
+	}
+	return d, &exec.WrittenFile{Path: path, Name: name, Info: info}, nil
+}
+
+// readDeletesAt reads every position of a delete file with the snapshot
+// that deleted it: its snapshot column, or the delete file's begin
+// snapshot when it has none.
+func (s *Session) readDeletesAt(ctx context.Context, path string, begin int64) ([]snapshot.DeletedPos, error) {
+	f, err := s.eng.Store.Open(ctx, path)
+	if err != nil {
+		return nil, pgerr.Wrap(pgerr.IOError, err, "could not read file \"%s\"", path)
+	}
+	defer f.Close()
+	pf, err := parquetio.Open(f, f.Size())
+	if err != nil {
+		return nil, pgerr.Wrap(pgerr.IOError, err, "could not read file \"%s\"", path)
+	}
+	fields := pf.Fields()
+	if len(fields) < 2 {
+		return nil, pgerr.New(pgerr.DataCorrupted, "delete file \"%s\" has %d columns, want file_path and pos", path, len(fields))
+	}
+	posProj := parquetio.Projection{FieldID: parquetio.FieldPos, Name: "pos", Pos: 1, Type: types.Int64T}
+	snapProj := parquetio.Projection{FieldID: parquetio.FieldSnapshotID, Name: "_ducklake_internal_snapshot_id", Pos: 2, Type: types.Int64T}
+	hasSnap := false
+	switch {
+	case !pf.HasFieldIDs():
+		posProj.FieldID = 0
+		if len(fields) >= 3 && fields[2].Name == "_ducklake_internal_snapshot_id" {
+			hasSnap, snapProj.FieldID = true, 0
+		}
+	default:
+		if !pf.HasField(parquetio.FieldPos) {
+			posProj.FieldID = fields[1].FieldID
+		}
+		hasSnap = pf.HasField(parquetio.FieldSnapshotID)
+	}
+	proj := []parquetio.Projection{posProj}
+	if hasSnap {
+		proj = append(proj, snapProj)
+	}
+	var out []snapshot.DeletedPos
+	sc := pf.Scan(proj, parquetio.ScanOptions{})
+	var b vec.Batch
+	for {
+		_, ok, err := sc.Next(&b)
+		if err != nil {
+			return nil, pgerr.Wrap(pgerr.IOError, err, "could not read file \"%s\"", path)
+		}
+		if !ok {
+			break
+		}
+		for i := 0; i < b.N; i++ {
+			if b.Vecs[0].IsNull(i) {
+				continue
+			}
+			d := snapshot.DeletedPos{Pos: b.Vecs[0].I64[i], Snapshot: begin}
+			if hasSnap && !b.Vecs[1].IsNull(i) {
+				d.Snapshot = b.Vecs[1].I64[i]
+			}
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}

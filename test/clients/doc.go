@@ -1,0 +1,20 @@
+// Package clients proves that real PostgreSQL drivers and the catalog
+// queries of BI tools work against the built lakepg binary, each driver in
+// the language it lives in: psycopg 3 (Python), node-postgres, pgJDBC,
+// psqlODBC through unixODBC and pyodbc, psql's meta-commands, and the
+// protocol features drivers depend on (statement_timeout, CancelRequest,
+// pg_cancel_backend, pg_terminate_backend, --max-connections).
+//
+// The driver checks are scripts in testdata/ that assert on what the driver
+// returns and exit non-zero with a message on the first mismatch; the Go
+// tests run them against a lakepg started for the package. The BI catalog
+// checks (TestBICatalog) run the same introspection, through the same
+// drivers, against lakepg and against a real PostgreSQL holding the same
+// tables (LAKEPG_TEST_PG_DSN), compare the answers, and hold the checks
+// that agree in baseline.txt: fewer agreeing checks fail the test.
+//
+// scripts/test.sh installs the drivers when missing (see its ensure_*
+// steps) and exports where they are: LAKEPG_TEST_NODE_PATH (node_modules
+// holding pg) and LAKEPG_TEST_PGJDBC_JAR. A missing driver fails the test
+// that needs it, with the command that installs it.
+package clients

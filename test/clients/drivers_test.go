@@ -1,0 +1,88 @@
+package clients
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestPsycopg: connect with startup options, typed results of every type in
+// text and binary, parameters, executemany, COPY, a named (server-side)
+// cursor, errors with SQLSTATE and the session going on.
+func TestPsycopg(t *testing.T) {
+	need(t, pythonHas("psycopg"), "psycopg 3 (Python)", "pip install psycopg==3.3.9")
+	s := lakeServer(t)
+	dsn := fmt.Sprintf("host=127.0.0.1 port=%d user=test dbname=lake", s.Port)
+	out := run(t, nil, "python3", filepath.Join("testdata", "psycopg_check.py"), dsn)
+	if !strings.Contains(out, "all checks passed") {
+		t.Fatalf("psycopg_check.py: %s", out)
+	}
+}
+
+// TestNodePostgres: node-postgres with typed results, untyped $n parameters,
+// named prepared statements, transactions and errors.
+func TestNodePostgres(t *testing.T) {
+	modules := nodePath(t)
+	s := lakeServer(t)
+	out := run(t, []string{"NODE_PATH=" + modules}, "node", filepath.Join("testdata", "node_check.js"),
+		"127.0.0.1", strconv.Itoa(s.Port), "test", "lake")
+	if !strings.Contains(out, "all checks passed") {
+		t.Fatalf("node_check.js: %s", out)
+	}
+}
+
+// TestPgJDBC: DatabaseMetaData, PreparedStatement with every type,
+// ResultSetMetaData, setFetchSize paging with autocommit off, errors.
+func TestPgJDBC(t *testing.T) {
+	jar := pgjdbcJar(t)
+	classes := compileJava(t, jar)
+	s := lakeServer(t)
+	url := fmt.Sprintf("jdbc:postgresql://127.0.0.1:%d/lake?user=test", s.Port)
+	out := run(t, nil, "java", "-cp", jar+string(filepath.ListSeparator)+classes, "JdbcCheck", url)
+	if !strings.Contains(out, "all checks passed") {
+		t.Fatalf("JdbcCheck: %s", out)
+	}
+}
+
+// TestODBC: psqlODBC through unixODBC (pyodbc): SQLTables, SQLColumns and
+// queries, fetched through DECLARE/FETCH (UseDeclareFetch).
+func TestODBC(t *testing.T) {
+	need(t, odbcReady(), "psqlODBC with unixODBC and pyodbc", "apt-get install odbc-postgresql unixodbc; pip install pyodbc==5.5.0")
+	s := lakeServer(t)
+	lines := odbcLines(t, "127.0.0.1", s.Port, "test", "lake")
+	want := map[string]string{
+		"SQLTables":         "lake|sales|orders|TABLE|",
+		"SQLColumns":        "lake|sales|orders|amount|2|numeric|12|",
+		"query.params":      "1",
+		"query.after_error": "2",
+	}
+	for name, sub := range want {
+		if !strings.Contains(lines[name], sub) || strings.HasPrefix(lines[name], "ERROR") {
+			t.Errorf("%s: got %q, want it to contain %q", name, lines[name], sub)
+		}
+	}
+	if !strings.HasPrefix(lines["query.error"], "ERROR 22012") {
+		t.Errorf("query.error: got %q, want ERROR 22012", lines["query.error"])
+	}
+}
+
+// odbcLines runs odbc_check.py and returns its answers by call name.
+func odbcLines(t *testing.T, host string, port int, user, db string) map[string]string {
+	t.Helper()
+	out := run(t, nil, "python3", filepath.Join("testdata", "odbc_check.py"), host, strconv.Itoa(port), user, db)
+	return parseLines(out)
+}
+
+// parseLines reads "name<TAB>answer" lines.
+func parseLines(out string) map[string]string {
+	m := map[string]string{}
+	for _, line := range strings.Split(out, "\n") {
+		name, answer, ok := strings.Cut(line, "\t")
+		if ok {
+			m[name] = answer
+		}
+	}
+	return m
+}
