@@ -29,6 +29,7 @@ def reply(**kw):
 con = duckdb.connect(sys.argv[1] if len(sys.argv) > 1 else ":memory:")
 con.execute("SET autoinstall_known_extensions=false")
 con.execute("SET autoload_known_extensions=false")
+con.execute("SET enable_progress_bar=false")  # stdout carries the JSON replies
 reply(ok=True, version=duckdb.__version__, pid=os.getpid())
 
 for line in sys.stdin:

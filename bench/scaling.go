@@ -121,18 +121,24 @@ func (r *Runner) coresScaling(ctx context.Context, s *section) error {
 	if _, err := r.ensureTPCH(ctx, false); err != nil {
 		return err
 	}
-	one, err := r.startLakepg(ctx, "1core", filepath.Join(r.work, "lake-1core"), []string{"GOMAXPROCS=1"},
-		"--catalog", "sqlite:"+filepath.Join(r.lake.dir, "catalog.sqlite"), "--data", filepath.Join(r.lake.dir, "data"))
+	// Two fresh servers on the main lake, so that neither carries memory from earlier sections.
+	lakeArgs := []string{"--catalog", "sqlite:" + filepath.Join(r.lake.dir, "catalog.sqlite"), "--data", filepath.Join(r.lake.dir, "data")}
+	one, err := r.startLakepg(ctx, "1core", filepath.Join(r.work, "lake-1core"), []string{"GOMAXPROCS=1"}, lakeArgs...)
 	if err != nil {
 		return err
 	}
 	defer one.stop()
+	many, err := r.startLakepg(ctx, fmt.Sprintf("%dcores", n), filepath.Join(r.work, fmt.Sprintf("lake-%dcores", n)), []string{fmt.Sprintf("GOMAXPROCS=%d", n)}, lakeArgs...)
+	if err != nil {
+		return err
+	}
+	defer many.stop()
 	q1, err := newPGQuerier(ctx, one.dsn(), false)
 	if err != nil {
 		return err
 	}
 	defer q1.close()
-	qn, err := newPGQuerier(ctx, r.lake.dsn(), false)
+	qn, err := newPGQuerier(ctx, many.dsn(), false)
 	if err != nil {
 		return err
 	}
@@ -150,14 +156,14 @@ func (r *Runner) coresScaling(ctx context.Context, s *section) error {
 	defer dn.close()
 	runs, err := r.runTPCH(ctx,
 		tpchSystem{"lakepg, 1 core", q1, one.pids},
-		tpchSystem{fmt.Sprintf("lakepg, %d cores", n), qn, r.lake.pids},
+		tpchSystem{fmt.Sprintf("lakepg, %d cores", n), qn, many.pids},
 		tpchSystem{"DuckDB, 1 thread", duckQuerier{d1}, d1.pids},
 		tpchSystem{fmt.Sprintf("DuckDB, %d threads", n), duckQuerier{dn}, dn.pids})
 	if err != nil {
 		return err
 	}
 	l1, all, dq1, dqn := runs[0], runs[1], runs[2], runs[3]
-	s.printf("\n**Cores.** TPC-H SF%s on 1 core and on %d: lakepg with GOMAXPROCS=1 against GOMAXPROCS=%d (a second server "+
+	s.printf("\n**Cores.** TPC-H SF%s on 1 core and on %d: lakepg with GOMAXPROCS=1 against GOMAXPROCS=%d (two fresh servers "+
 		"on the same lake), DuckDB (on lakepg's files) with `SET threads` 1 and %d, the four taking turns query by query. "+
 		"Speed-up is the 1-core median over the %d-core one; it cannot reach %d when other work shares the cores.", sfName(r.cfg.SF), n, n, n, n, n)
 	var rows [][]string

@@ -44,6 +44,7 @@ func init() {
 		{"shell", "[-c SQL | -f FILE]", "interactive SQL shell, or run SQL non-interactively", shellFlags},
 		{"import", "TABLE FILE...", "load CSV or Parquet files into a table, as one snapshot", importFlags},
 		{"snapshots", "", "list the lake's snapshots", snapshotsFlags},
+		{"maintenance", "TASK...", "flush, compact (rewrite, merge), expire, cleanup, orphans; --dry-run reports", maintenanceFlags},
 		{"check", "", "verify the catalog against the data files", checkFlags},
 		{"version", "", "print lakepg's version", func(*flag.FlagSet) func(context.Context, []string, Info) int {
 			return func(_ context.Context, _ []string, info Info) int {
@@ -115,7 +116,7 @@ func Run(args []string, info Info) int {
 func usage(w io.Writer) {
 	fmt.Fprintf(w, "usage: lakepg [serve] [flags]     serve the lake over the PostgreSQL protocol\n")
 	for _, c := range commands {
-		fmt.Fprintf(w, "       lakepg %-9s %-20s %s\n", c.name, c.args, c.summary)
+		fmt.Fprintf(w, "       lakepg %-11s %-18s %s\n", c.name, c.args, c.summary)
 	}
 	fmt.Fprintf(w, "\nlakepg COMMAND -h lists a command's flags.\n")
 }
@@ -216,6 +217,9 @@ func shellFlags(fs *flag.FlagSet) func(context.Context, []string, Info) int {
 		out := bufio.NewWriterSize(info.Stdout, 64<<10)
 		defer out.Flush()
 		sh := &shell{conn: conn, format: f, timing: *timing && f == FormatTable, out: out, errOut: info.Stderr, stopOnError: true}
+		if n, ok := conn.(noticer); ok {
+			n.OnNotice(sh.notice)
+		}
 		switch {
 		case len(cmds) > 0:
 			for _, c := range cmds {

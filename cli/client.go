@@ -13,7 +13,8 @@ import (
 // psql does, so that every statement kind (SET, SHOW, EXPLAIN) behaves the
 // same as there.
 type client struct {
-	pc *pgconn.PgConn
+	pc       *pgconn.PgConn
+	onNotice func(Notice)
 }
 
 // OpenClient connects to the server at dsn (postgres://…).
@@ -25,11 +26,14 @@ func OpenClient(ctx context.Context, dsn string) (Conn, error) {
 	if _, ok := cfg.RuntimeParams["application_name"]; !ok {
 		cfg.RuntimeParams["application_name"] = "lakepg shell"
 	}
+	c := &client{}
+	cfg.OnNotice = c.notice
 	pc, err := pgconn.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	return &client{pc: pc}, nil
+	c.pc = pc
+	return c, nil
 }
 
 func (c *client) Run(ctx context.Context, stmt string, sink Sink) (string, error) {

@@ -1,6 +1,8 @@
 // Package cli is lakepg's command line beyond serving: the interactive shell
 // (`lakepg shell`), bulk import of CSV and Parquet files (`lakepg import`), the
-// snapshot list (`lakepg snapshots`), the consistency check of a lake
+// snapshot list (`lakepg snapshots`), maintenance and its dry runs (`lakepg
+// maintenance`, which issues the CALL lakepg.<procedure> statements of the sql
+// package and prints their notices), the consistency check of a lake
 // (`lakepg check`), and the layering of flags, LAKEPG_* environment variables
 // and a TOML config file that the server shares.
 //

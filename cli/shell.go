@@ -34,6 +34,15 @@ type shell struct {
 	failed    bool
 }
 
+// notice shows a statement's notice as psql does, after the output so far.
+func (sh *shell) notice(n Notice) {
+	sh.out.Flush()
+	fmt.Fprintf(sh.errOut, "%s:  %s\n", n.Severity, n.Message)
+	if n.Detail != "" {
+		fmt.Fprintf(sh.errOut, "DETAIL:  %s\n", n.Detail)
+	}
+}
+
 // runText runs the statements of text (the -c argument), the last one
 // needing no semicolon.
 func (sh *shell) runText(ctx context.Context, text string) error {

@@ -491,6 +491,9 @@ func (r *aggRun) merge(o *aggRun) error {
 }
 
 func (h *HashAgg) aggregate(ctx context.Context) error {
+	if done, err := h.countFromMetadata(ctx); done || err != nil {
+		return err
+	}
 	if p, ok := h.Input.(*Parallel); ok {
 		runs := make([]*aggRun, p.workers())
 		for w := range runs {

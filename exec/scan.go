@@ -32,6 +32,11 @@ type ScanFile struct {
 	DeleteSize int64
 	// Deleted are further deleted positions (DuckDB's inlined file deletes).
 	Deleted []int64
+	// RecordCount and DeleteCount are the catalog's row counts of the data
+	// file and its delete file, exact when CountKnown (count(*) needs no
+	// read then).
+	RecordCount, DeleteCount int64
+	CountKnown               bool
 	// MaxSnapshot, when non-zero, keeps only rows whose embedded
 	// _ducklake_internal_snapshot_id is at most it: a file merged or flushed
 	// from several snapshots read as of one before its partial_max.
@@ -142,11 +147,19 @@ type morselQueue struct {
 	rg         int
 	inl        int // inlined batches handed out
 	closed     bool
+	started    bool
+	stats      *QueryStats // the statement's counters, if it keeps any
 }
 
 func (q *morselQueue) next(ctx context.Context) (morsel, bool, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if !q.started {
+		q.started = true
+		if q.stats = queryStatsOf(ctx); q.stats != nil {
+			q.stats.filesPruned.Add(int64(q.t.FilesPruned))
+		}
+	}
 	for {
 		if q.closed {
 			return morsel{}, false, nil
@@ -189,6 +202,9 @@ func (q *morselQueue) done(m morsel, sc *parquetio.Scanner) {
 	if sc != nil {
 		q.t.RowGroupsScanned += sc.RowGroupsScanned()
 		q.t.RowGroupsPruned += sc.RowGroupsPruned()
+		if q.stats != nil {
+			q.stats.rowGroupsPruned.Add(int64(sc.RowGroupsPruned()))
+		}
 	}
 	if m.f != nil {
 		q.unref(m.f)
@@ -220,6 +236,8 @@ func (t *TableScan) open(ctx context.Context, i int) (*scanFile, error) {
 	if err != nil {
 		return nil, storageErr(err, f.Path)
 	}
+	qs := queryStatsOf(ctx)
+	file = countFile(file, qs)
 	pf, err := parquetio.Open(file, file.Size())
 	if err != nil {
 		file.Close()
@@ -232,6 +250,7 @@ func (t *TableScan) open(ctx context.Context, i int) (*scanFile, error) {
 			file.Close()
 			return nil, storageErr(err, f.DeletePath)
 		}
+		df = countFile(df, qs)
 		pos, err := parquetio.ReadDeletePositions(df, df.Size(), t.Snapshot)
 		df.Close()
 		if err != nil {

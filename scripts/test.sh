@@ -258,8 +258,8 @@ ensure_versitygw() {
 	die "could not start versitygw: $(tail -20 "$vgw_tmp/versitygw.log" 2>/dev/null)"
 }
 
-# The client drivers of test/clients, each installed when missing: psycopg 3, SQLAlchemy 2 and
-# pyodbc from PyPI; node-postgres from npm into a cache directory (exported as
+# The client drivers of test/clients, each installed when missing: psycopg 3, psycopg2, asyncpg,
+# SQLAlchemy 2, pgcli and pyodbc from PyPI; node-postgres from npm into a cache directory (exported as
 # LAKEPG_TEST_NODE_PATH); pgJDBC from Maven Central into ~/.m2 (exported as
 # LAKEPG_TEST_PGJDBC_JAR); psqlODBC and unixODBC from Debian; Java and Node from Debian when
 # missing.
@@ -276,6 +276,9 @@ ensure_clients() {
 	python3 -c 'import psycopg' 2>/dev/null || pip_install psycopg==3.3.9 psycopg-binary==3.3.9
 	python3 -c 'import sqlalchemy' 2>/dev/null || pip_install sqlalchemy==2.1.9
 	python3 -c 'import pyodbc' 2>/dev/null || pip_install pyodbc==5.5.0
+	python3 -c 'import psycopg2' 2>/dev/null || pip_install psycopg2-binary==2.9.13
+	python3 -c 'import asyncpg' 2>/dev/null || pip_install asyncpg==0.32.0
+	python3 -c 'import pgcli.pgexecute' 2>/dev/null || pip_install pgcli==4.7.1
 	command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || apt_install nodejs npm
 	if [ ! -f "$clients_cache/node/node_modules/pg/package.json" ]; then
 		log "npm install pg@8.23.1 (in $clients_cache/node)"

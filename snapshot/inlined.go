@@ -12,6 +12,7 @@ type inlinedDelete struct {
 	tableID int64
 	table   string // the ducklake_inlined_data_* table holding the rows
 	rowIDs  []int64
+	seenAt  int64 // the snapshot the rows were read at
 }
 
 // DeleteInlinedRows deletes inlined rows (DuckDB's data inlining) of table
@@ -19,7 +20,16 @@ type inlinedDelete struct {
 // is how DuckDB deletes them too (no delete file). The change is
 // inlined_delete:<table id>.
 func (c *Commit) DeleteInlinedRows(t catalog.Table, inlinedTable string, rowIDs []int64) {
-	c.inlinedDeletes = append(c.inlinedDeletes, inlinedDelete{tableID: t.ID, table: inlinedTable, rowIDs: rowIDs})
+	c.DeleteInlinedRowsSeenAt(t, inlinedTable, rowIDs, c.base.ID)
+}
+
+// DeleteInlinedRowsSeenAt is DeleteInlinedRows for rows a statement read at
+// snapshot seenAt, which may be older than the commit's base. Only the
+// versions it read may be ended: DuckDB keeps an updated inlined row's
+// row_id, so a live row with that id begun later is another transaction's
+// update of it, a conflict.
+func (c *Commit) DeleteInlinedRowsSeenAt(t catalog.Table, inlinedTable string, rowIDs []int64, seenAt int64) {
+	c.inlinedDeletes = append(c.inlinedDeletes, inlinedDelete{tableID: t.ID, table: inlinedTable, rowIDs: rowIDs, seenAt: seenAt})
 }
 
 // inlinedDeleteBatch bounds the IN list of one UPDATE (SQLite allows 32766
@@ -33,17 +43,17 @@ func (w *writer) writeInlinedDeletes() error {
 		}
 		for lo := 0; lo < len(d.rowIDs); lo += inlinedDeleteBatch {
 			ids := d.rowIDs[lo:min(lo+inlinedDeleteBatch, len(d.rowIDs))]
-			args := make([]any, len(ids))
+			args := make([]any, len(ids), len(ids)+1)
 			for i, id := range ids {
 				args[i] = id
 			}
 			marks := strings.Repeat("?, ", len(ids))
-			n, err := w.endLive(catalog.QuoteIdent(d.table), "row_id IN ("+marks[:len(marks)-2]+")", args...)
+			n, err := w.endLive(catalog.QuoteIdent(d.table), "row_id IN ("+marks[:len(marks)-2]+") AND begin_snapshot <= ?", append(args, d.seenAt)...)
 			if err != nil {
 				return err
 			}
 			if n != int64(len(ids)) {
-				return conflictf("attempting to delete inlined rows of table with index %d, but another transaction deleted them", d.tableID)
+				return conflictf("attempting to delete inlined rows of table with index %d, but another transaction deleted or updated them", d.tableID)
 			}
 		}
 		w.done.deletedInline.add(d.tableID)

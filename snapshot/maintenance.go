@@ -45,6 +45,7 @@ func (m *maintCommit) run(ctx context.Context) (catalog.Snapshot, error) {
 			}
 		}
 		snap, err := m.try(ctx)
+		countTry(attempt, err)
 		if err == nil {
 			return snap, nil
 		}
@@ -53,6 +54,7 @@ func (m *maintCommit) run(ctx context.Context) (catalog.Snapshot, error) {
 		}
 		lastErr = err
 	}
+	countGaveUp()
 	return catalog.Snapshot{}, fmt.Errorf("%w: gave up after %d retries: %w", ErrConflict, maxRetries, lastErr)
 }
 

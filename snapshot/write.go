@@ -53,6 +53,7 @@ func (c *Commit) Commit(ctx context.Context) (catalog.Snapshot, error) {
 			}
 		}
 		snap, err := c.try(ctx, attempt)
+		countTry(attempt, err)
 		if err == nil {
 			c.committed = true
 			return snap, nil
@@ -62,6 +63,7 @@ func (c *Commit) Commit(ctx context.Context) (catalog.Snapshot, error) {
 		}
 		lastErr = err
 	}
+	countGaveUp()
 	return catalog.Snapshot{}, fmt.Errorf("%w: gave up after %d retries: %w", ErrConflict, maxRetries, lastErr)
 }
 

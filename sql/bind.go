@@ -21,7 +21,9 @@ type scopeCol struct {
 	Table string // alias or table name
 	Name  string
 	T     types.T
-	used  *bool // marks the scan column as needed
+	used  *bool    // marks the scan column as needed
+	elem  types.T  // element type of a catalog array column (srf.go)
+	rec   []Column // fields of a record column (srf.go)
 }
 
 type scope struct {
@@ -187,7 +189,7 @@ func (b *binder) bind(n *pg.Node, sc *scope) (exec.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &exec.ColRef{Idx: i, T: sc.cols[i].T}, nil
+		return bindColRef(sc, i), nil
 	case *pg.Node_AConst:
 		return bindConst(x.AConst)
 	case *pg.Node_ParamRef:
@@ -204,7 +206,8 @@ func (b *binder) bind(n *pg.Node, sc *scope) (exec.Expr, error) {
 	case *pg.Node_TypeCast:
 		target := strNodes(x.TypeCast.TypeName.Names)
 		tname := target[len(target)-1]
-		if inner := x.TypeCast.Arg.GetTypeCast(); inner != nil && (tname == "text" || tname == "varchar" || tname == "name") {
+		if inner := x.TypeCast.Arg.GetTypeCast(); inner != nil && (tname == "text" || tname == "varchar" || tname == "name") &&
+			len(x.TypeCast.TypeName.ArrayBounds) == 0 && len(inner.TypeName.ArrayBounds) == 0 {
 			in := strNodes(inner.TypeName.Names)
 			if regTypes[in[len(in)-1]] {
 				arg, err := b.bind(inner.Arg, sc)
@@ -219,10 +222,10 @@ func (b *binder) bind(n *pg.Node, sc *scope) (exec.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		if e, ok, err := b.regCast(arg, tname, x.TypeCast.Location); ok || err != nil {
+		if e, ok, err := b.arrayCast(arg, x.TypeCast.TypeName, x.TypeCast.Location); ok || err != nil {
 			return e, err
 		}
-		if e, ok, err := b.arrayCast(arg, x.TypeCast.TypeName, x.TypeCast.Location); ok || err != nil {
+		if e, ok, err := b.regCast(arg, tname, x.TypeCast.Location); ok || err != nil {
 			return e, err
 		}
 		t, err := resolveTypeName(x.TypeCast.TypeName)
@@ -845,6 +848,20 @@ var cmpOps = map[string]exec.CmpOp{"=": exec.EQ, "<>": exec.NE, "!=": exec.NE, "
 // binaryOp resolves an operator and its operand types.
 func (b *binder) binaryOp(op string, l, r exec.Expr, loc int32) (exec.Expr, error) {
 	lt, rt := l.Type(), r.Type()
+	// beside ||, an unknown literal is text (anynonarray || text)
+	if op == "||" && (lt.ID == types.Unknown) != (rt.ID == types.Unknown) {
+		var err error
+		if lt.ID == types.Unknown {
+			l, err = b.cast(l, types.TextT, false, loc)
+			lt = types.TextT
+		} else {
+			r, err = b.cast(r, types.TextT, false, loc)
+			rt = types.TextT
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 	// an unknown literal takes the other side's type
 	if lt.ID == types.Unknown && rt.ID != types.Unknown {
 		var err error
@@ -981,6 +998,9 @@ func (b *binder) binaryOp(op string, l, r exec.Expr, loc int32) (exec.Expr, erro
 		}
 		return &exec.Like{E: l, Pattern: r, Not: op[0] == '!', Fold: strings.HasSuffix(op, "*")}, nil
 	}
+	if e, ok, err := b.bitwiseOp(op, l, r, loc); ok || err != nil {
+		return e, err
+	}
 	return nil, noOp()
 }
 
@@ -1067,13 +1087,13 @@ func (b *binder) bindSQLValueFunc(f *pg.SQLValueFunction) (exec.Expr, error) {
 		return constOf(types.TimestampT, func(v *vec.Vector) { v.AppendInt(now.UnixMicro() + int64(off)*1e6) }), nil
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_USER, pg.SQLValueFunctionOp_SVFOP_SESSION_USER, pg.SQLValueFunctionOp_SVFOP_USER, pg.SQLValueFunctionOp_SVFOP_CURRENT_ROLE:
 		u := b.sess.user
-		return constOf(types.TextT, func(v *vec.Vector) { v.AppendString(u) }), nil
+		return constOf(types.NameT, func(v *vec.Vector) { v.AppendString(u) }), nil
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA:
 		s := b.sess.searchPath()[0]
-		return constOf(types.TextT, func(v *vec.Vector) { v.AppendString(s) }), nil
+		return constOf(types.NameT, func(v *vec.Vector) { v.AppendString(s) }), nil
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_CATALOG:
 		d := b.sess.database
-		return constOf(types.TextT, func(v *vec.Vector) { v.AppendString(d) }), nil
+		return constOf(types.NameT, func(v *vec.Vector) { v.AppendString(d) }), nil
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported yet", f.Op)
 }

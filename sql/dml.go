@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -473,6 +474,19 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, where *pg.Node, s
 					return pgerr.New(pgerr.SerializationFailure, "could not serialize access due to concurrent update")
 				}
 			}
+			// rows deleted through inlined file deletes count as well: the
+			// other statement may have deleted or updated the same rows
+			if len(plans) > 0 {
+				dels, err := s.eng.DB.InlinedFileDeletes(ctx, cur.ID, m.Snapshot)
+				if err != nil {
+					return err
+				}
+				for _, fi := range ordinals {
+					if !slices.Equal(dels[ref.files[fi].ID], ref.scanFiles[fi].Deleted) {
+						return pgerr.New(pgerr.SerializationFailure, "could not serialize access due to concurrent update")
+					}
+				}
+			}
 		}
 		for _, pl := range plans {
 			if pl.inl != nil {
@@ -484,7 +498,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, where *pg.Node, s
 			}
 		}
 		for k, ids := range inlinedHits {
-			c.DeleteInlinedRows(*ref.table, ref.inlined[k], uniqueSorted(ids))
+			c.DeleteInlinedRowsSeenAt(*ref.table, ref.inlined[k], uniqueSorted(ids), head.ID)
 		}
 		if set != nil && written[0].Path != "" {
 			c.AddDataFile(*ref.table, newDataFile(written[0], scan.Cols, true))

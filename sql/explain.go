@@ -160,11 +160,17 @@ func (s *Session) explainOp(ctx context.Context, op exec.Operator, depth int, li
 		}
 		detail("Columns: %s", strings.Join(cols, ", "))
 		detail("Files: %d scanned, %d pruned", len(o.Files), o.FilesPruned)
-		scanned, pruned, err := s.rowGroups(ctx, o)
+		rg, err := s.rowGroups(ctx, o)
 		if err != nil {
 			return err
 		}
-		detail("Row groups: %d scanned, %d pruned", scanned, pruned)
+		detail("Row groups: %d scanned, %d pruned", rg.scanned, rg.pruned)
+		if n, exact := scanRows(o); exact {
+			detail("Rows: %d in the files read (catalog counts), %d estimated after pruning", n, rg.rows)
+		} else {
+			detail("Rows: %d estimated after pruning", rg.rows)
+		}
+		detail("Bytes to read: %d of the needed columns, %d in the files", rg.needed, rg.total)
 		return nil
 	case *exec.Project:
 		if timed == nil {
@@ -233,33 +239,57 @@ func joinTypeName(t exec.JoinType) string {
 	return "?"
 }
 
-// rowGroups counts the row groups a scan would read, from the files' footers.
-func (s *Session) rowGroups(ctx context.Context, o *exec.TableScan) (int, int, error) {
+// scanStats is what a scan would read, from the files' footers.
+type scanStats struct {
+	scanned, pruned int   // row groups
+	rows            int64 // rows of the row groups scanned
+	needed, total   int64 // compressed bytes: needed column chunks of the scanned row groups, whole files
+}
+
+// scanRows is the exact row count of the files a scan reads when the
+// catalog knows it.
+func scanRows(o *exec.TableScan) (int64, bool) {
+	if o.WithPos {
+		return 0, false
+	}
+	saved := o.Keep
+	o.Keep = nil
+	defer func() { o.Keep = saved }()
+	return o.ExactRows()
+}
+
+// rowGroups counts the row groups, rows and bytes a scan would read, from
+// the files' footers.
+func (s *Session) rowGroups(ctx context.Context, o *exec.TableScan) (scanStats, error) {
+	var st scanStats
 	var proj []parquetio.Projection
 	for i, c := range o.Cols {
 		if o.Needed == nil || o.Needed[i] {
 			proj = append(proj, parquetio.Projection{FieldID: c.FieldID, Name: c.Name, Pos: i, Type: c.T, Default: c.Default})
 		}
 	}
-	scanned, pruned := 0, 0
 	for _, f := range o.Files {
 		file, err := s.eng.Store.Open(ctx, f.Path)
 		if err != nil {
-			return 0, 0, pgerr.Wrap(pgerr.IOError, err, "could not read file \"%s\"", f.Path)
+			return st, pgerr.Wrap(pgerr.IOError, err, "could not read file \"%s\"", f.Path)
 		}
 		pf, err := parquetio.Open(file, file.Size())
 		if err != nil {
 			file.Close()
-			return 0, 0, err
+			return st, err
 		}
 		for rg := 0; rg < pf.NumRowGroups(); rg++ {
+			needed, total := pf.RowGroupBytes(rg, proj)
+			st.total += total
 			if o.Keep == nil || o.Keep(rg, pf.RowGroupRanges(rg, proj)) {
-				scanned++
+				st.scanned++
+				st.rows += pf.RowGroupNumRows(rg)
+				st.needed += needed
 			} else {
-				pruned++
+				st.pruned++
 			}
 		}
 		file.Close()
 	}
-	return scanned, pruned, nil
+	return st, nil
 }

@@ -75,7 +75,7 @@ func (qc *queryCtx) planFromItem(item *pg.Node) (*source, error) {
 func querySource(q *query, alias string, colAliases []string) (*source, error) {
 	sc := &scope{}
 	for _, c := range q.cols {
-		sc.cols = append(sc.cols, scopeCol{Table: alias, Name: c.Name, T: c.Type})
+		sc.cols = append(sc.cols, scopeCol{Table: alias, Name: c.Name, T: c.Type, rec: c.rec})
 	}
 	if err := renameCols(sc, colAliases, alias); err != nil {
 		return nil, err
@@ -540,12 +540,16 @@ type tableRef struct {
 func toScanFiles(files []catalog.DataFile, snap int64) []exec.ScanFile {
 	out := make([]exec.ScanFile, len(files))
 	for i, f := range files {
-		out[i] = exec.ScanFile{Path: f.Path, Size: f.FileSize, RowIDStart: f.RowIDStart}
+		out[i] = exec.ScanFile{Path: f.Path, Size: f.FileSize, RowIDStart: f.RowIDStart, RecordCount: f.RecordCount, CountKnown: true}
 		if f.PartialMax != nil && *f.PartialMax > snap {
 			out[i].MaxSnapshot = snap
 		}
 		if f.Delete != nil {
 			out[i].DeletePath, out[i].DeleteSize = f.Delete.Path, f.Delete.FileSize
+			out[i].DeleteCount = f.Delete.DeleteCount
+			// a delete file holding later deletes than snap (its snapshot
+			// column filters them) does not count exactly
+			out[i].CountKnown = f.Delete.PartialMax == nil || *f.Delete.PartialMax <= snap
 		}
 	}
 	return out
@@ -715,7 +719,7 @@ func (qc *queryCtx) systemTable(schema, name, alias string) (*source, bool, erro
 	sc := &scope{}
 	ts := make([]types.T, len(t.Cols))
 	for i, col := range t.Cols {
-		sc.cols = append(sc.cols, scopeCol{Table: alias, Name: col.Name, T: col.Type})
+		sc.cols = append(sc.cols, scopeCol{Table: alias, Name: col.Name, T: col.Type, elem: col.Elem})
 		ts[i] = col.Type
 	}
 	return &source{op: &exec.BatchSource{B: b, T: ts}, sc: sc, rows: float64(b.N)}, true, nil

@@ -28,6 +28,9 @@ func timeDays(y, m, d int) int64 {
 }
 
 func (b *binder) bindFunc(f *pg.FuncCall, sc *scope) (exec.Expr, error) {
+	if e, ok := b.qc.srfValue(f); ok {
+		return e, nil
+	}
 	name := funcName(f)
 	if f.Over != nil {
 		if b.win == nil {
@@ -77,10 +80,10 @@ func (b *binder) bindFunc(f *pg.FuncCall, sc *scope) (exec.Expr, error) {
 		return constOf(types.TextT, func(x *vec.Vector) { x.AppendString(v) }), nil
 	case "current_database":
 		d := b.sess.database
-		return constOf(types.TextT, func(x *vec.Vector) { x.AppendString(d) }), nil
+		return constOf(types.NameT, func(x *vec.Vector) { x.AppendString(d) }), nil
 	case "current_schema":
 		s := b.sess.searchPath()[0]
-		return constOf(types.TextT, func(x *vec.Vector) { x.AppendString(s) }), nil
+		return constOf(types.NameT, func(x *vec.Vector) { x.AppendString(s) }), nil
 	}
 	if e, ok, err := b.systemFunction(name, args, f.Location); ok || err != nil {
 		return e, err
@@ -165,7 +168,7 @@ type aggCollector struct {
 
 // isAggregate reports whether name is an aggregate function.
 func isAggregate(name string) bool {
-	if name == "count" {
+	if name == "count" || name == "array_agg" {
 		return true
 	}
 	_, ok := exec.AggKindByName(name)
@@ -230,7 +233,7 @@ func (c *aggCollector) add(b *binder, f *pg.FuncCall, sc *scope) (exec.Expr, err
 	key := deparseExpr(&pg.Node{Node: &pg.Node_FuncCall{FuncCall: f}})
 	for k, existing := range c.aggKeys {
 		if existing == key {
-			return &exec.ColRef{Idx: len(c.groups) + k, T: c.aggs[k].Out}, nil
+			return arrayAggResult(name, &exec.ColRef{Idx: len(c.groups) + k, T: c.aggs[k].Out}), nil
 		}
 	}
 	inner := *b
@@ -257,6 +260,11 @@ func (c *aggCollector) add(b *binder, f *pg.FuncCall, sc *scope) (exec.Expr, err
 			return nil, errAt(pgerr.New(pgerr.SyntaxError, "%s(*) is not allowed", name), f.Location)
 		}
 		agg.Kind, in = exec.AggCountStar, types.Int64T
+	case name == "array_agg":
+		if err := c.bindArrayAgg(b, &agg, f, bindArg); err != nil {
+			return nil, err
+		}
+		in = types.TextT
 	case f.AggWithinGroup:
 		kind, _ := exec.AggKindByName(name)
 		if len(f.AggOrder) != 1 {
@@ -351,7 +359,7 @@ func (c *aggCollector) add(b *binder, f *pg.FuncCall, sc *scope) (exec.Expr, err
 	agg.In, agg.Out = in, out
 	c.aggs = append(c.aggs, agg)
 	c.aggKeys = append(c.aggKeys, key)
-	return &exec.ColRef{Idx: len(c.groups) + len(c.aggs) - 1, T: out}, nil
+	return arrayAggResult(name, &exec.ColRef{Idx: len(c.groups) + len(c.aggs) - 1, T: out}), nil
 }
 
 // parseTreeVersion is the protobuf tree version Deparse insists on.
@@ -434,8 +442,10 @@ func resolveTypeName(tn *pg.TypeName) (types.T, error) {
 			}
 			return types.NumericT(p, s), nil
 		}
-	case "text", "name":
+	case "text":
 		return types.TextT, nil
+	case "name":
+		return types.NameT, nil
 	case "varchar", "character varying":
 		t := types.VarcharT
 		if len(mods) == 1 {

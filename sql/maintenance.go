@@ -101,7 +101,9 @@ func (s *Session) call(ctx context.Context, st *pg.CallStmt, p *params) (*Result
 		return nil, err
 	}
 	if msg != "" {
-		s.raise(Notice{Severity: "NOTICE", Code: "00000", Message: msg})
+		// a dry run's first line sums up, the rest lists what it would touch
+		msg, detail, _ := strings.Cut(msg, "\n")
+		s.raise(Notice{Severity: "NOTICE", Code: "00000", Message: msg, Detail: detail})
 	}
 	return tagResult("CALL"), nil
 }
@@ -246,7 +248,7 @@ func (s *Session) maintHead(ctx context.Context) (catalog.Snapshot, *catalog.Met
 }
 
 func (s *Session) callMerge(ctx context.Context, a *callArgs) (string, error) {
-	if err := a.check("merge_adjacent_files", 1, "table_name", "schema", "schema_name", "max_compacted_files", "min_file_size", "max_file_size"); err != nil {
+	if err := a.check("merge_adjacent_files", 1, "table_name", "schema", "schema_name", "max_compacted_files", "min_file_size", "max_file_size", "dry_run"); err != nil {
 		return "", err
 	}
 	var maxFiles int64
@@ -268,6 +270,13 @@ func (s *Session) callMerge(ctx context.Context, a *callArgs) (string, error) {
 	sels, err := s.maintTables(a, meta, 0)
 	if err != nil {
 		return "", err
+	}
+	dry, err := a.dryRun()
+	if err != nil {
+		return "", err
+	}
+	if dry {
+		return s.planMerge(ctx, head, sels, maxFiles)
 	}
 	var processed, created int
 	for _, sel := range sels {
@@ -325,57 +334,10 @@ func parseByteSize(v string) (int64, bool) {
 // id start, file id), into files of up to target_file_size.
 func (s *Session) mergeTable(ctx context.Context, head catalog.Snapshot, sel tableSel, maxFiles int64) (int, int, error) {
 	db := s.eng.DB
-	files, err := db.Files(ctx, sel.sch, sel.t, head)
-	if err != nil || len(files) < 2 {
+	groups, err := s.mergeGroups(ctx, head, sel, maxFiles)
+	if err != nil || len(groups) == 0 {
 		return 0, 0, err
 	}
-	inl, err := db.InlinedFileDeletes(ctx, sel.t.ID, head)
-	if err != nil {
-		return 0, 0, err
-	}
-	since, err := snapshot.LayoutSince(ctx, db, *sel.t)
-	if err != nil {
-		return 0, 0, err
-	}
-	hist, err := snapshot.TableFileHistory(ctx, db, sel.t.ID, head.ID)
-	if err != nil {
-		return 0, 0, err
-	}
-	partitioned := map[int64]bool{}
-	for _, h := range hist {
-		partitioned[h.ID] = h.Partition
-	}
-	target, err := s.targetFileSize(ctx, sel.sch, sel.t)
-	if err != nil {
-		return 0, 0, err
-	}
-	var cands []catalog.DataFile
-	for _, f := range files {
-		if f.Delete == nil && len(inl[f.ID]) == 0 && f.BeginSnapshot >= since && f.MappingID == nil && !partitioned[f.ID] && f.FileSize < target {
-			cands = append(cands, f)
-		}
-	}
-	sort.SliceStable(cands, func(i, j int) bool {
-		a, b := cands[i], cands[j]
-		if a.BeginSnapshot != b.BeginSnapshot {
-			return a.BeginSnapshot < b.BeginSnapshot
-		}
-		if a.RowIDStart != b.RowIDStart {
-			return a.RowIDStart < b.RowIDStart
-		}
-		return a.ID < b.ID
-	})
-	var groups [][]catalog.DataFile
-	var cur []catalog.DataFile
-	var size int64
-	for _, f := range cands {
-		if len(cur) > 0 && (size+f.FileSize > target || (maxFiles > 0 && int64(len(cur)) >= maxFiles)) {
-			groups, cur, size = append(groups, cur), nil, 0
-		}
-		cur = append(cur, f)
-		size += f.FileSize
-	}
-	groups = append(groups, cur)
 	dir := db.TableDir(sel.sch, sel.t)
 	var merges []snapshot.Merge
 	var written []*exec.WrittenFile
@@ -520,7 +482,7 @@ func (s *Session) writeMerged(ctx context.Context, head catalog.Snapshot, sel ta
 }
 
 func (s *Session) callRewrite(ctx context.Context, a *callArgs) (string, error) {
-	if err := a.check("rewrite_data_files", 2, "table_name", "schema", "schema_name", "delete_threshold"); err != nil {
+	if err := a.check("rewrite_data_files", 2, "table_name", "schema", "schema_name", "delete_threshold", "dry_run"); err != nil {
 		return "", err
 	}
 	thresholdNode := a.named["delete_threshold"]
@@ -537,6 +499,11 @@ func (s *Session) callRewrite(ctx context.Context, a *callArgs) (string, error) 
 	if err != nil {
 		return "", err
 	}
+	dry, err := a.dryRun()
+	if err != nil {
+		return "", err
+	}
+	var plan maintPlan
 	var rewritten, created int
 	for _, sel := range sels {
 		threshold := 0.95
@@ -559,6 +526,12 @@ func (s *Session) callRewrite(ctx context.Context, a *callArgs) (string, error) 
 		if threshold < 0 || threshold > 1 {
 			return "", pgerr.New(pgerr.InvalidParameterValue, "delete_threshold must be between 0 and 1")
 		}
+		if dry {
+			if err := s.planRewrite(ctx, head, sel, threshold, &plan); err != nil {
+				return "", err
+			}
+			continue
+		}
 		r, c, err := s.rewriteTable(ctx, head, sel, threshold)
 		if err != nil {
 			return "", err
@@ -569,6 +542,9 @@ func (s *Session) callRewrite(ctx context.Context, a *callArgs) (string, error) 
 			}
 		}
 		rewritten, created = rewritten+r, created+c
+	}
+	if dry {
+		return plan.message("rewrite_data_files: would rewrite %d files", plan.items), nil
 	}
 	return fmt.Sprintf("rewrite_data_files: %d files rewritten into %d", rewritten, created), nil
 }
@@ -600,12 +576,7 @@ func (s *Session) rewriteTable(ctx context.Context, head catalog.Snapshot, sel t
 	}
 	created := 0
 	for _, f := range files {
-		var deleted int64
-		if f.Delete != nil {
-			deleted = f.Delete.DeleteCount
-		}
-		deleted += int64(len(inl[f.ID]))
-		if deleted == 0 || f.RecordCount == 0 || float64(deleted)/float64(f.RecordCount) < threshold {
+		if _, due := rewriteDue(f, inl, threshold); !due {
 			continue
 		}
 		sf := toScanFiles([]catalog.DataFile{f}, head.ID)
@@ -698,7 +669,16 @@ func (s *Session) callExpire(ctx context.Context, a *callArgs) (string, error) {
 	}
 	s.eng.writeMu.Lock()
 	defer s.eng.writeMu.Unlock()
-	snaps, err := snapshot.ExpireSnapshots(context.WithoutCancel(ctx), s.eng.DB, opt)
+	var (
+		snaps []catalog.Snapshot
+		files []string // a dry run's files that expiry would schedule for deletion
+		err   error
+	)
+	if opt.DryRun {
+		snaps, files, err = snapshot.ExpirePreview(ctx, s.eng.DB, opt)
+	} else {
+		snaps, err = snapshot.ExpireSnapshots(context.WithoutCancel(ctx), s.eng.DB, opt)
+	}
 	if err != nil {
 		return "", err
 	}
@@ -710,7 +690,11 @@ func (s *Session) callExpire(ctx context.Context, a *callArgs) (string, error) {
 	if opt.DryRun {
 		verb = "would expire"
 	}
-	return fmt.Sprintf("expire_snapshots: %s %d snapshots [%s]", verb, len(snaps), strings.Join(ids, ", ")), nil
+	msg := fmt.Sprintf("expire_snapshots: %s %d snapshots [%s]", verb, len(snaps), strings.Join(ids, ", "))
+	if opt.DryRun {
+		msg += expireDetail(snaps, files)
+	}
+	return msg, nil
 }
 
 // callCleanup runs cleanup_old_files (files scheduled for deletion) or
@@ -772,7 +756,7 @@ func (s *Session) callCleanup(ctx context.Context, a *callArgs, orphans bool) (s
 			return "", err
 		}
 		if dry || len(files) == 0 {
-			return fmt.Sprintf("%s: %s %d files", proc, verb, len(files)), nil
+			return fmt.Sprintf("%s: %s %d files", proc, verb, len(files)) + scheduledDetail(files, dry), nil
 		}
 		ids := make([]int64, 0, len(files))
 		for _, f := range files {
@@ -795,6 +779,7 @@ func (s *Session) callCleanup(ctx context.Context, a *callArgs, orphans bool) (s
 		return "", pgerr.Wrap(pgerr.IOError, err, "could not list \"%s\"", db.DataPath())
 	}
 	n := 0
+	var plan maintPlan
 	for _, o := range objs {
 		if !strings.HasSuffix(o.Path, ".parquet") {
 			continue
@@ -807,11 +792,15 @@ func (s *Session) callCleanup(ctx context.Context, a *callArgs, orphans bool) (s
 		}
 		n++
 		if dry {
+			plan.add("%s (%d bytes, modified %s)", o.Path, o.Size, o.ModTime.UTC().Format(time.RFC3339))
 			continue
 		}
 		if err := store.Delete(ctx, o.Path); err != nil {
 			return "", pgerr.Wrap(pgerr.IOError, err, "could not delete file \"%s\"", o.Path)
 		}
+	}
+	if dry {
+		return plan.message("%s: %s %d files", proc, verb, n), nil
 	}
 	return fmt.Sprintf("%s: %s %d files", proc, verb, n), nil
 }

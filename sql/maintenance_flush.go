@@ -22,7 +22,7 @@ const parquetioSnapshotField = parquetio.FieldSnapshotID
 const activeSQLTransaction = "25001"
 
 func (s *Session) callFlush(ctx context.Context, a *callArgs) (string, error) {
-	if err := a.check("flush_inlined_data", 1, "table_name", "schema", "schema_name"); err != nil {
+	if err := a.check("flush_inlined_data", 1, "table_name", "schema", "schema_name", "dry_run"); err != nil {
 		return "", err
 	}
 	s.eng.writeMu.Lock()
@@ -34,6 +34,13 @@ func (s *Session) callFlush(ctx context.Context, a *callArgs) (string, error) {
 	sels, err := s.maintTables(a, meta, 0)
 	if err != nil {
 		return "", err
+	}
+	dry, err := a.dryRun()
+	if err != nil {
+		return "", err
+	}
+	if dry {
+		return s.planFlush(ctx, head, sels)
 	}
 	var rows, tables int
 	for _, sel := range sels {

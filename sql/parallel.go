@@ -38,6 +38,9 @@ func parallelize(op exec.Operator, chains map[*exec.Parallel]exec.Operator) exec
 	}
 	switch o := op.(type) {
 	case *exec.HashAgg:
+		if _, exact := exec.ExactRowsOf(o.Input); exact && o.CountOnly() {
+			return o // answered from the catalog's counts, nothing to scan
+		}
 		if p := parallelChain(o.Input, chains); p != nil {
 			o.Input = p
 			exec.Replanned(o)

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"strconv"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -61,17 +62,55 @@ func (b *binder) arrayCast(e exec.Expr, tn *pg.TypeName, loc int32) (exec.Expr, 
 		return nil, true, errAt(pgerr.New(pgerr.FeatureNotSupported, "array types are not supported yet"), loc)
 	}
 	out, err := b.cast(e, types.TextT, false, loc)
+	if err != nil {
+		return nil, true, err
+	}
+	names := strNodes(tn.Names)
+	if typ := names[len(names)-1]; regTypes[typ] {
+		// oid[]::regtype[] and the like: each element named
+		name, err := b.regNamer(typ)
+		if err != nil {
+			return nil, true, err
+		}
+		out, err = b.fold(&catalogFn{name: typ + "[]", t: types.TextT, args: []exec.Expr{out}, strict: true,
+			fn: func(o *vec.Vector, a []*vec.Vector, i int) error {
+				arr, ok := parseTextArray(a[0].S[i])
+				if !ok {
+					return malformedArray(a[0].S[i])
+				}
+				for k, el := range arr.elems {
+					if el == nil {
+						continue
+					}
+					oid, err := strconv.ParseInt(*el, 10, 64)
+					if err != nil {
+						continue // already a name
+					}
+					n := name(oid)
+					arr.elems[k] = &n
+				}
+				o.AppendString(formatArray(arr.elems))
+				return nil
+			}}, loc)
+	}
 	return out, true, err
 }
 
-// bindIndirection binds arr[i] over a text-form array: one subscript per
-// element access, no slices, no field selection.
+// bindIndirection binds arr[i] over a text-form array (one subscript per
+// element access, no slices) and (record).field (srf.go).
 func (b *binder) bindIndirection(ind *pg.A_Indirection, sc *scope) (exec.Expr, error) {
 	e, err := b.bind(ind.Arg, sc)
 	if err != nil {
 		return nil, err
 	}
 	for _, n := range ind.Indirection {
+		if f := n.GetString_(); f != nil {
+			// (record).field
+			if e, err = b.fieldSelect(e, f.Sval); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		idx := n.GetAIndices()
 		if idx == nil || idx.IsSlice || idx.Uidx == nil {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "only array subscripts arr[i] are supported")
@@ -176,4 +215,202 @@ func (b *binder) arrayFunction(name string, args []exec.Expr, loc int32) (exec.E
 			return nil
 		}}, loc)
 	return out, true, err
+}
+
+// arrayBuilder binds the functions that make a text[] or take a pattern
+// apart for drivers and tools: string_to_array (Grafana), parse_ident
+// (Grafana) and like_escape (LIKE … ESCAPE, as SQLAlchemy writes it); ok
+// is false for other names.
+func (b *binder) arrayBuilder(name string, args []exec.Expr, loc int32) (exec.Expr, bool, error) {
+	var want []types.T
+	switch name {
+	case "string_to_array":
+		want = []types.T{types.TextT, types.TextT, types.TextT}
+	case "parse_ident":
+		want = []types.T{types.TextT, types.BoolT}
+	case "like_escape":
+		want = []types.T{types.TextT, types.TextT}
+	default:
+		return nil, false, nil
+	}
+	lo := 2
+	if name == "parse_ident" {
+		lo = 1
+	}
+	if len(args) < lo || len(args) > len(want) {
+		var ts []string
+		for _, a := range args {
+			ts = append(ts, a.Type().String())
+		}
+		return nil, true, errAt(noFunction(name, strings.Join(ts, ", ")), loc)
+	}
+	for i := range args {
+		var err error
+		if args[i], err = b.cast(args[i], want[i], false, loc); err != nil {
+			return nil, true, err
+		}
+	}
+	var f *catalogFn
+	switch name {
+	case "string_to_array":
+		// not strict: a NULL delimiter splits into characters
+		f = &catalogFn{name: name, t: types.TextT, args: args, fn: func(out *vec.Vector, a []*vec.Vector, i int) error {
+			if a[0].IsNull(i) {
+				out.AppendNull()
+				return nil
+			}
+			out.AppendString(formatArray(stringToArray(a[0].S[i], a[1], a, i)))
+			return nil
+		}}
+	case "parse_ident":
+		f = &catalogFn{name: name, t: types.TextT, args: args, strict: true, fn: func(out *vec.Vector, a []*vec.Vector, i int) error {
+			strict := len(a) < 2 || a[1].B[i]
+			parts, err := parseIdent(a[0].S[i], strict)
+			if err != nil {
+				return err
+			}
+			out.AppendString(formatArray(parts))
+			return nil
+		}}
+	case "like_escape":
+		f = &catalogFn{name: name, t: types.TextT, args: args, strict: true, fn: func(out *vec.Vector, a []*vec.Vector, i int) error {
+			s, err := likeEscape(a[0].S[i], a[1].S[i])
+			if err != nil {
+				return err
+			}
+			out.AppendString(s)
+			return nil
+		}}
+	}
+	e, err := b.fold(f, loc)
+	return e, true, err
+}
+
+// stringToArray splits s at the delimiter (NULL: into characters, empty:
+// s whole); elements equal to the optional null string are NULL.
+func stringToArray(s string, delim *vec.Vector, a []*vec.Vector, i int) []*string {
+	var parts []string
+	switch {
+	case s == "":
+		return nil
+	case delim.IsNull(i):
+		for _, r := range s {
+			parts = append(parts, string(r))
+		}
+	case delim.S[i] == "":
+		parts = []string{s}
+	default:
+		parts = strings.Split(s, delim.S[i])
+	}
+	nullStr, hasNull := "", len(a) > 2 && !a[2].IsNull(i)
+	if hasNull {
+		nullStr = a[2].S[i]
+	}
+	out := make([]*string, len(parts))
+	for k := range parts {
+		if !hasNull || parts[k] != nullStr {
+			out[k] = &parts[k]
+		}
+	}
+	return out
+}
+
+// parseIdent splits a qualified SQL identifier as PostgreSQL's parse_ident
+// does: quoted parts kept as written ("" is a quote), others downcased.
+func parseIdent(s string, strict bool) ([]*string, error) {
+	bad := func(detail string) error {
+		e := pgerr.New(pgerr.InvalidParameterValue, "string is not a valid identifier: \"%s\"", s)
+		e.Detail = detail
+		return e
+	}
+	var out []*string
+	i := 0
+	space := func() {
+		for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+			i++
+		}
+	}
+	space()
+	for {
+		var part string
+		switch {
+		case i < len(s) && s[i] == '"':
+			var bld strings.Builder
+			i++
+			for {
+				j := strings.IndexByte(s[i:], '"')
+				if j < 0 {
+					return nil, bad("String has unclosed double quotes.")
+				}
+				bld.WriteString(s[i : i+j])
+				i += j + 1
+				if i < len(s) && s[i] == '"' {
+					bld.WriteByte('"')
+					i++
+					continue
+				}
+				break
+			}
+			part = bld.String()
+			if part == "" {
+				return nil, bad("Quoted identifier must not be empty.")
+			}
+		default:
+			j := i
+			for j < len(s) && (s[j] == '_' || s[j] == '$' || s[j] >= 0x80 || s[j] >= 'a' && s[j] <= 'z' ||
+				s[j] >= 'A' && s[j] <= 'Z' || j > i && s[j] >= '0' && s[j] <= '9') {
+				j++
+			}
+			if j == i {
+				if len(out) == 0 {
+					return nil, bad("No valid identifier before \".\".")
+				}
+				return nil, bad("No valid identifier after \".\".")
+			}
+			part = strings.ToLower(s[i:j])
+			i = j
+		}
+		out = append(out, &part)
+		space()
+		if i < len(s) && s[i] == '.' {
+			i++
+			space()
+			continue
+		}
+		if i < len(s) && strict {
+			return nil, bad("")
+		}
+		return out, nil
+	}
+}
+
+// likeEscape rewrites a LIKE pattern with escape character esc into one
+// with the default escape, backslash ("" turns escaping off).
+func likeEscape(pat, esc string) (string, error) {
+	if len([]rune(esc)) > 1 {
+		return "", pgerr.New("22025", "invalid escape string")
+	}
+	var b strings.Builder
+	rs := []rune(pat)
+	var e rune = -1
+	if esc != "" {
+		e = []rune(esc)[0]
+	}
+	for k := 0; k < len(rs); k++ {
+		r := rs[k]
+		switch {
+		case r == e:
+			if k+1 >= len(rs) {
+				return "", pgerr.New("22025", "LIKE pattern must not end with escape character")
+			}
+			k++
+			b.WriteByte('\\')
+			b.WriteRune(rs[k])
+		case r == '\\':
+			b.WriteString(`\\`)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String(), nil
 }

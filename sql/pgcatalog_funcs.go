@@ -331,6 +331,12 @@ func (b *binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 	if e, ok, err := b.arrayFunction(name, args, loc); ok || err != nil {
 		return e, true, err
 	}
+	if e, ok, err := b.arrayBuilder(name, args, loc); ok || err != nil {
+		return e, true, err
+	}
+	if e, ok, err := b.jsonBuilder(name, args, loc); ok || err != nil {
+		return e, true, err
+	}
 
 	switch name {
 	case "pg_backend_pid":
@@ -370,7 +376,7 @@ func (b *binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 			return nil, true, err
 		}
 		c := &pgcatalog.Context{User: b.sess.user, Roles: b.sess.catalogRoles()}
-		return rowFn(text, true, func(out *vec.Vector, a []*vec.Vector, i int) error {
+		return rowFn(types.NameT, true, func(out *vec.Vector, a []*vec.Vector, i int) error {
 			out.AppendString(pgcatalog.UserName(c, a[0].I64[i]))
 			return nil
 		})
@@ -832,12 +838,26 @@ func (b *binder) regOutput(e exec.Expr, typ string, loc int32) (exec.Expr, bool,
 	if err != nil {
 		return nil, true, err
 	}
+	name, err := b.regNamer(typ)
+	if err != nil {
+		return nil, true, err
+	}
+	out, err := b.fold(&catalogFn{name: typ, t: types.TextT, args: []exec.Expr{e}, strict: true,
+		fn: func(out *vec.Vector, a []*vec.Vector, i int) error {
+			out.AppendString(name(a[0].I64[i]))
+			return nil
+		}}, loc)
+	return out, true, err
+}
+
+// regNamer is the OID → name conversion of reg* type typ.
+func (b *binder) regNamer(typ string) (func(int64) string, error) {
 	var name func(int64) string
 	switch typ {
 	case "regclass", "regnamespace", "regrole":
 		c, err := b.catalogContext()
 		if err != nil {
-			return nil, true, err
+			return nil, err
 		}
 		switch typ {
 		case "regclass":
@@ -858,12 +878,7 @@ func (b *binder) regOutput(e exec.Expr, typ string, loc int32) (exec.Expr, bool,
 	default:
 		name = pgcatalog.ProcName
 	}
-	out, err := b.fold(&catalogFn{name: typ, t: types.TextT, args: []exec.Expr{e}, strict: true,
-		fn: func(out *vec.Vector, a []*vec.Vector, i int) error {
-			out.AppendString(name(a[0].I64[i]))
-			return nil
-		}}, loc)
-	return out, true, err
+	return name, nil
 }
 
 // catalogTableFunction serves the catalog's set-returning functions in

@@ -25,6 +25,12 @@ type queryCtx struct {
 	// subCols maps correlated scalar subqueries, already joined in, to the
 	// column holding their value
 	subCols map[*pg.SubLink]exec.Expr
+	// srfCols maps set-returning calls of a SELECT list, already run by a
+	// lateralCall below it, to their value (srf_plan.go)
+	srfCols map[*pg.FuncCall]exec.Expr
+	// corr is the outer query of the correlated subquery whose FROM is
+	// being planned, for functions there that read its row (srf_plan.go)
+	corr *corrOuter
 }
 
 // cteDef is a WITH entry; each reference plans it afresh (inlining), which
@@ -48,7 +54,8 @@ func (s *Session) newQueryCtx(ctx context.Context, p *params, describeOnly bool)
 	if p == nil {
 		p = &params{}
 	}
-	return &queryCtx{s: s, ctx: ctx, params: p, env: s.newEnv(), describeOnly: describeOnly, subCols: map[*pg.SubLink]exec.Expr{}}
+	return &queryCtx{s: s, ctx: ctx, params: p, env: s.newEnv(), describeOnly: describeOnly, subCols: map[*pg.SubLink]exec.Expr{},
+		srfCols: map[*pg.FuncCall]exec.Expr{}}
 }
 
 func (qc *queryCtx) binder() *binder {

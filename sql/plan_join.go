@@ -113,6 +113,11 @@ func subset(a map[int]bool, b map[int]bool) bool {
 func (qc *queryCtx) flattenFrom(from []*pg.Node) ([]*source, []*pg.Node, error) {
 	var items []*source
 	var conj []*pg.Node
+	// the outer query of a correlated subquery reaches only its own FROM
+	// items, not subqueries planned while planning them
+	corr := qc.corr
+	qc.corr = nil
+	defer func() { qc.corr = corr }()
 	var add func(n *pg.Node) error
 	add = func(n *pg.Node) error {
 		if j := n.GetJoinExpr(); j != nil && j.Jointype == pg.JoinType_JOIN_INNER && len(j.UsingClause) == 0 && !j.IsNatural {
@@ -138,6 +143,13 @@ func (qc *queryCtx) flattenFrom(from []*pg.Node) ([]*source, []*pg.Node, error) 
 			}
 			items = []*source{cur}
 			return nil
+		}
+		if rf := n.GetRangeFunction(); rf != nil {
+			var ok bool
+			var err error
+			if items, conj, ok, err = qc.fromFunction(rf, items, conj, corr); ok || err != nil {
+				return err
+			}
 		}
 		src, err := qc.planFromItem(n)
 		if err != nil {

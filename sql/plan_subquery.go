@@ -43,13 +43,20 @@ func (qc *queryCtx) standalone(sel *pg.SelectStmt) (*query, bool, error) {
 type correlated struct {
 	inner *source
 	outer []*pg.Node
+	// cur is the outer side to join with: cur as given, or the numbered
+	// outer rows when a function in FROM read them (srf_plan.go)
+	cur *source
 }
 
-func (qc *queryCtx) splitCorrelated(sel *pg.SelectStmt) (*correlated, error) {
+func (qc *queryCtx) splitCorrelated(sel *pg.SelectStmt, cur *source) (*correlated, error) {
 	if sel.Op != pg.SetOperation_SETOP_NONE || sel.WithClause != nil || len(sel.ValuesLists) > 0 {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "correlated subqueries with set operations, WITH or VALUES are not supported yet")
 	}
+	corr := &corrOuter{cur: cur}
+	saved := qc.corr
+	qc.corr = corr
 	items, conj, err := qc.flattenFrom(sel.FromClause)
+	qc.corr = saved
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +80,9 @@ func (qc *queryCtx) splitCorrelated(sel *pg.SelectStmt) (*correlated, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &correlated{inner: src, outer: outer}, nil
+	cr := &correlated{inner: src, outer: outer, cur: cur}
+	cr.withCorrelation(corr)
+	return cr, nil
 }
 
 // joinCorrelated binds the correlated predicates between cur (outer) and
@@ -205,10 +214,12 @@ func (qc *queryCtx) existsJoin(cur *source, sel *pg.SelectStmt, test *pg.Node, a
 	if len(sel.GroupClause) > 0 || sel.HavingClause != nil || sel.LimitCount != nil || len(sel.DistinctClause) > 0 {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "correlated EXISTS/IN subqueries with GROUP BY, HAVING, LIMIT or DISTINCT are not supported yet")
 	}
-	cr, err := qc.splitCorrelated(sel)
+	nCur := len(cur.sc.cols)
+	cr, err := qc.splitCorrelated(sel, cur)
 	if err != nil {
 		return nil, err
 	}
+	cur = cr.cur
 	lkeys, rkeys, extra, err := qc.joinCorrelated(cur, cr.inner, cr.outer)
 	if err != nil {
 		return nil, err
@@ -235,7 +246,11 @@ func (qc *queryCtx) existsJoin(cur *source, sel *pg.SelectStmt, test *pg.Node, a
 		}
 		lkeys, rkeys = append(lkeys, lk), append(rkeys, rk)
 	}
-	return qc.semiAnti(cur, cr.inner, lkeys, rkeys, extra, qc.joinType(anti, false)), nil
+	out := qc.semiAnti(cur, cr.inner, lkeys, rkeys, extra, qc.joinType(anti, false))
+	if len(cur.sc.cols) > nCur {
+		out = qc.dropColumn(out, nCur)
+	}
+	return out, nil
 }
 
 // keyPair casts two join keys to a common type.
@@ -362,15 +377,17 @@ func (qc *queryCtx) scalarJoin(cur *source, sl *pg.SubLink, sel *pg.SelectStmt) 
 	if len(sel.GroupClause) > 0 || sel.HavingClause != nil || sel.LimitCount != nil || len(sel.SortClause) > 0 {
 		return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "correlated scalar subqueries with GROUP BY, HAVING, ORDER BY or LIMIT are not supported yet"), sl.Location)
 	}
-	cr, err := qc.splitCorrelated(sel)
+	cr, err := qc.splitCorrelated(sel, cur)
 	if err != nil {
 		return nil, err
 	}
+	cur = cr.cur
 	lkeys, rkeys, extra, err := qc.joinCorrelated(cur, cr.inner, cr.outer)
 	if err != nil {
 		return nil, err
 	}
-	if extra != nil || len(lkeys) == 0 {
+	// a value reading the outer row too is computed per outer row
+	if _, readsOuter := refItems(target, []*source{cr.inner}); extra != nil || len(lkeys) == 0 || readsOuter {
 		return qc.scalarJoinGeneral(cur, cr, sl, target, lkeys, rkeys, extra)
 	}
 	// group the inner rows by their correlation keys, then left-join
@@ -466,7 +483,9 @@ func (qc *queryCtx) scalarJoinGeneral(cur *source, cr *correlated, sl *pg.SubLin
 	js := &scope{cols: append([]scopeCol{}, cr.inner.sc.cols...)}
 	js.cols = append(js.cols, scopeCol{Name: "\x00marker", T: types.Int64T})
 	coll := &aggCollector{}
-	pb := &postBinder{binder: binder{sess: qc.s, env: qc.env, params: qc.params, aggs: coll, qc: qc}, coll: coll, in: js}
+	// the value binds over inner ++ marker, then the outer columns
+	nJS := len(js.cols)
+	pb := &postBinder{binder: binder{sess: qc.s, env: qc.env, params: qc.params, aggs: coll, qc: qc}, coll: coll, in: innerFirst(js, cur.sc)}
 	val, err := bindScalarValue(pb, target, true)
 	if err != nil {
 		return nil, err
@@ -480,7 +499,12 @@ func (qc *queryCtx) scalarJoinGeneral(cur *source, cr *correlated, sl *pg.SubLin
 	}
 	ng := len(groups)
 	op := coll.plan(qc.env, join, groups, func(e exec.Expr) exec.Expr {
-		return exec.MapColumns(e, func(i int) int { return i + shift })
+		return exec.MapColumns(e, func(i int) int {
+			if i < nJS {
+				return i + shift
+			}
+			return i - nJS
+		})
 	})
 	// output: outer columns, then the value; val indexes groups(0) as none
 	outs := []exec.Expr{}
@@ -742,10 +766,12 @@ func (qc *queryCtx) lateral(cur *source, rs *pg.RangeSubselect) (*source, error)
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "correlated LATERAL subqueries with aggregates are not supported yet")
 		}
 	}
-	cr, err := qc.splitCorrelated(sel)
+	nCur := len(cur.sc.cols)
+	cr, err := qc.splitCorrelated(sel, cur)
 	if err != nil {
 		return nil, err
 	}
+	cur = cr.cur
 	lkeys, rkeys, extra, err := qc.joinCorrelated(cur, cr.inner, cr.outer)
 	if err != nil {
 		return nil, err
@@ -790,7 +816,11 @@ func (qc *queryCtx) lateral(cur *source, rs *pg.RangeSubselect) (*source, error)
 		return nil, err
 	}
 	op := &exec.Project{Env: qc.env, Input: join, Exprs: outs}
-	return &source{op: op, sc: sc, scans: append(append([]*exec.TableScan{}, cur.scans...), cr.inner.scans...), rows: cur.rows}, nil
+	out := &source{op: op, sc: sc, scans: append(append([]*exec.TableScan{}, cur.scans...), cr.inner.scans...), rows: cur.rows}
+	if nOuter > nCur {
+		out = qc.dropColumn(out, nCur)
+	}
+	return out, nil
 }
 
 // bindScalarValue binds the value of a correlated scalar subquery over its

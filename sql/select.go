@@ -110,6 +110,15 @@ func (s *Session) planSimple(qc *queryCtx, sel *pg.SelectStmt) (*query, error) {
 	// outExprs are bound against the scope of `op` after this block
 	var outExprs []exec.Expr
 	var bindOut func(n *pg.Node) (exec.Expr, error)
+	var targetNodes []*pg.Node
+	for _, t := range targets {
+		if t.node != nil {
+			targetNodes = append(targetNodes, t.node)
+		}
+	}
+	if calls := srfCalls(targetNodes); len(calls) > 0 && hasAgg {
+		return nil, errSRFWithAggregates(calls[0].Location)
+	}
 	if hasAgg {
 		coll := &aggCollector{}
 		// group keys: ordinals and output names refer to the target list
@@ -212,6 +221,9 @@ func (s *Session) planSimple(qc *queryCtx, sel *pg.SelectStmt) (*query, error) {
 		}
 		op = placeWindows(wc, env, op, outExprs, sortExprs)
 		return s.finish(sel, b, op, names, outExprs, sortExprs, sortKeys, src.scans, bindOut)
+	}
+	if src, err = qc.prepareSRFs(src, targetNodes); err != nil {
+		return nil, err
 	}
 	for _, t := range targets {
 		if t.node != nil && hasSubLink(t.node) {
@@ -403,7 +415,7 @@ func (s *Session) finish(sel *pg.SelectStmt, b *binder, op exec.Operator, names 
 	}
 	cols := make([]Column, len(outs))
 	for i, e := range outs {
-		cols[i] = Column{Name: names[i], Type: e.Type()}
+		cols[i] = Column{Name: names[i], Type: e.Type(), rec: recordFields(e)}
 	}
 	return &query{op: op, cols: cols, scans: scans}, nil
 }
@@ -525,6 +537,24 @@ func exprName(n *pg.Node) string {
 	case *pg.Node_AExpr:
 		if x.AExpr.Kind == pg.A_Expr_Kind_AEXPR_NULLIF {
 			return "nullif"
+		}
+	case *pg.Node_AIndirection:
+		// (record).field is named after the field, arr[i] after arr
+		ind := x.AIndirection.Indirection
+		if s := ind[len(ind)-1].GetString_(); s != nil {
+			return s.Sval
+		}
+		return exprName(x.AIndirection.Arg)
+	case *pg.Node_SubLink:
+		switch x.SubLink.SubLinkType {
+		case pg.SubLinkType_EXISTS_SUBLINK:
+			return "exists"
+		case pg.SubLinkType_ARRAY_SUBLINK:
+			return "array"
+		case pg.SubLinkType_EXPR_SUBLINK:
+			if sel := x.SubLink.Subselect.GetSelectStmt(); sel != nil && len(sel.TargetList) == 1 {
+				return targetName(sel.TargetList[0].GetResTarget())
+			}
 		}
 	}
 	return "?column?"

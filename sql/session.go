@@ -197,6 +197,7 @@ type Column struct {
 	Type     types.T
 	TableOID uint32
 	Attnum   int16
+	rec      []Column // a record column's fields (srf.go)
 }
 
 // Stmt is one parsed statement.
@@ -402,7 +403,7 @@ func (s *Session) describe(ctx context.Context, st *Stmt) ([]Column, error) {
 		if name == "all" {
 			return []Column{{Name: "name", Type: types.TextT}, {Name: "setting", Type: types.TextT}, {Name: "description", Type: types.TextT}}, nil
 		}
-		return []Column{{Name: name, Type: types.TextT}}, nil
+		return []Column{{Name: showName(name), Type: types.TextT}}, nil
 	case *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt:
 		// bind to infer parameter types
 		_, _ = s.planWrite(ctx, st.node, st.params, true)

@@ -127,7 +127,16 @@ func (s *Session) show(v *pg.VariableShowStmt) (*Result, error) {
 	if c, err := canonicalSetting(name, val); err == nil {
 		val = c // a startup parameter is stored as the client sent it
 	}
-	return &Result{cols: []Column{{Name: name, Type: types.TextT}}, op: &exec.Values{Env: s.newEnv(), Rows: [][]exec.Expr{{textConst(val)}}, T: []types.T{types.TextT}}, tag: "SHOW"}, nil
+	return &Result{cols: []Column{{Name: showName(name), Type: types.TextT}}, op: &exec.Values{Env: s.newEnv(), Rows: [][]exec.Expr{{textConst(val)}}, T: []types.T{types.TextT}}, tag: "SHOW"}, nil
+}
+
+// showName is the column SHOW names after a setting: PostgreSQL's own
+// spelling of the name (TimeZone, DateStyle, IntervalStyle).
+func showName(name string) string {
+	if r, ok := reported[name]; ok {
+		return r
+	}
+	return name
 }
 
 func textConst(s string) *exec.Const {

@@ -114,7 +114,6 @@ func (s *Session) endTxn(ctx context.Context, commit bool) error {
 			}
 			return nil
 		}
-		commit = false
 		defer func() {
 			for _, u := range t.undo {
 				u()
@@ -122,10 +121,10 @@ func (s *Session) endTxn(ctx context.Context, commit bool) error {
 		}()
 		return err
 	}
-	if !commit {
-		for _, u := range t.undo {
-			u()
-		}
+	// ROLLBACK, or a block whose writes cancelled out (rows it inserted and
+	// deleted again): the catalog references nothing the block wrote
+	for _, u := range t.undo {
+		u()
 	}
 	return nil
 }
@@ -159,7 +158,7 @@ func (s *Session) overlay(t *txn, sch *catalog.Schema, tbl *catalog.Table, ref *
 		}
 		sf := scan.Files[i]
 		if d, ok := t.c.StagedDelete(f.ID); ok {
-			sf.DeletePath, sf.DeleteSize = dir+d.RelPath, d.FileSize
+			sf.DeletePath, sf.DeleteSize, sf.DeleteCount, sf.CountKnown = dir+d.RelPath, d.FileSize, d.DeleteCount, true
 		}
 		files, sfs = append(files, f), append(sfs, sf)
 	}
@@ -169,7 +168,7 @@ func (s *Session) overlay(t *txn, sch *catalog.Schema, tbl *catalog.Table, ref *
 	}
 	for _, f := range t.c.AddedFiles(tbl.ID) {
 		ref.pending = append(ref.pending, f)
-		ref.pendingScan = append(ref.pendingScan, exec.ScanFile{Path: dir + f.RelPath, Size: f.FileSize})
+		ref.pendingScan = append(ref.pendingScan, exec.ScanFile{Path: dir + f.RelPath, Size: f.FileSize, RecordCount: f.RecordCount, CountKnown: true})
 	}
 	scan.Files = append(scan.Files, ref.pendingScan...)
 }

@@ -4,8 +4,9 @@ import "sync/atomic"
 
 // Stats counts the work of the object-storage backend since the process
 // started: HTTP requests as sent (each retry counts), the bytes they moved,
-// and how reads were served. Metrics and benchmarks read it with ReadStats;
-// counters only grow, so a caller measures an interval as a difference.
+// and how reads were served; and the reads of local files. Metrics and
+// benchmarks read it with ReadStats; counters only grow, so a caller
+// measures an interval as a difference.
 type Stats struct {
 	GetRequests    int64 // GetObject, ranged or whole
 	HeadRequests   int64 // HeadObject
@@ -15,6 +16,9 @@ type Stats struct {
 	Retries        int64 // attempts beyond the first of any request
 	BytesFetched   int64 // body bytes received from GETs
 	BytesUploaded  int64 // body bytes sent by PUTs and parts
+
+	LocalReads     int64 // ReadAt calls on local files
+	LocalBytesRead int64 // bytes they returned
 
 	MemoryHits int64 // ReadAt calls served from the in-memory cache or an earlier speculative read
 	DiskHits   int64 // ReadAt calls served from the disk cache
@@ -34,6 +38,7 @@ func (s Stats) Sub(o Stats) Stats {
 		DeleteRequests: s.DeleteRequests - o.DeleteRequests, Retries: s.Retries - o.Retries,
 		BytesFetched: s.BytesFetched - o.BytesFetched, BytesUploaded: s.BytesUploaded - o.BytesUploaded,
 		MemoryHits: s.MemoryHits - o.MemoryHits, DiskHits: s.DiskHits - o.DiskHits, Misses: s.Misses - o.Misses,
+		LocalReads: s.LocalReads - o.LocalReads, LocalBytesRead: s.LocalBytesRead - o.LocalBytesRead,
 	}
 }
 
@@ -41,6 +46,7 @@ type counters struct {
 	get, head, put, list, del, retries atomic.Int64
 	fetched, uploaded                  atomic.Int64
 	memHits, diskHits, misses          atomic.Int64
+	localReads, localBytes             atomic.Int64
 }
 
 var stats counters
@@ -52,6 +58,7 @@ func ReadStats() Stats {
 		ListRequests: stats.list.Load(), DeleteRequests: stats.del.Load(), Retries: stats.retries.Load(),
 		BytesFetched: stats.fetched.Load(), BytesUploaded: stats.uploaded.Load(),
 		MemoryHits: stats.memHits.Load(), DiskHits: stats.diskHits.Load(), Misses: stats.misses.Load(),
+		LocalReads: stats.localReads.Load(), LocalBytesRead: stats.localBytes.Load(),
 	}
 }
 

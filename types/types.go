@@ -40,6 +40,7 @@ type T struct {
 	Scale     int // numeric scale; -1 means per-value (unconstrained numeric)
 	Width     int // varchar(n) length; 0 = unlimited
 	Varchar   bool
+	Name      bool // PostgreSQL's name (system identifiers): text with OID 19
 }
 
 // Common types.
@@ -53,6 +54,7 @@ var (
 	Float64T     = T{ID: Float64}
 	TextT        = T{ID: Text}
 	VarcharT     = T{ID: Text, Varchar: true}
+	NameT        = T{ID: Text, Name: true}
 	ByteaT       = T{ID: Bytea}
 	DateT        = T{ID: Date}
 	TimestampT   = T{ID: Timestamp}
@@ -115,6 +117,7 @@ func (t T) Storage() Storage {
 const (
 	OIDBool        = 16
 	OIDBytea       = 17
+	OIDName        = 19
 	OIDInt8        = 20
 	OIDInt2        = 21
 	OIDInt4        = 23
@@ -153,6 +156,9 @@ func (t T) OID() uint32 {
 	case Text:
 		if t.Varchar {
 			return OIDVarchar
+		}
+		if t.Name {
+			return OIDName
 		}
 		return OIDText
 	case Bytea:
@@ -194,6 +200,8 @@ func FromOID(oid uint32) (T, bool) {
 		return TextT, true
 	case OIDVarchar:
 		return VarcharT, true
+	case OIDName:
+		return NameT, true
 	case OIDBytea:
 		return ByteaT, true
 	case OIDDate:
@@ -234,6 +242,10 @@ func (t T) Size() int16 {
 		return 8
 	case UUID, Interval:
 		return 16
+	case Text:
+		if t.Name {
+			return 64
+		}
 	}
 	return -1
 }
@@ -264,6 +276,9 @@ func (t T) String() string {
 				return fmt.Sprintf("character varying(%d)", t.Width)
 			}
 			return "character varying"
+		}
+		if t.Name {
+			return "name"
 		}
 		return "text"
 	case Bytea:
@@ -394,7 +409,7 @@ func (t T) Preferred() bool {
 	case Float64, Bool, Timestamptz, Interval:
 		return true
 	case Text:
-		return !t.Varchar
+		return !t.Varchar && !t.Name
 	}
 	return false
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/sql"
@@ -118,12 +119,17 @@ func (w wireStmt) Execute(ctx context.Context, params [][]byte, formats []int16)
 		}
 	}
 	start := time.Now()
+	var scans scanStats
+	if w.obs != nil {
+		qs := new(exec.QueryStats)
+		ctx, scans = exec.WithQueryStats(ctx, qs), qs
+	}
 	r, err := w.st.Execute(ctx, text)
 	if err != nil {
-		w.obs.statement(w.user, w.text, start, false, 0, "", err)
+		w.obs.statement(w.user, w.text, start, 0, scans, "", err)
 		return nil, err
 	}
-	return &wireResult{ctx: ctx, r: r, stmt: w, start: start}, nil
+	return &wireResult{ctx: ctx, r: r, stmt: w, start: start, scans: scans}, nil
 }
 
 type wireResult struct {
@@ -134,6 +140,7 @@ type wireResult struct {
 	stmt  wireStmt
 	start time.Time
 	rows  int64
+	scans scanStats
 	err   error
 }
 
@@ -153,7 +160,7 @@ func (w *wireResult) Tag() string { return w.r.Tag() }
 func (w *wireResult) Close() error {
 	err := w.r.Close()
 	if w.stmt.obs != nil {
-		w.stmt.obs.statement(w.stmt.user, w.stmt.text, w.start, w.stmt.st.Columns() != nil, w.rows, w.r.Tag(), w.err)
+		w.stmt.obs.statement(w.stmt.user, w.stmt.text, w.start, w.rows, w.scans, w.r.Tag(), w.err)
 	}
 	return err
 }

@@ -92,8 +92,6 @@ type observer struct {
 	connections prometheus.Gauge
 	queries     *prometheus.CounterVec
 	duration    prometheus.Histogram
-	commits     prometheus.Counter
-	conflicts   prometheus.Counter
 	rows        prometheus.Counter
 }
 
@@ -112,19 +110,13 @@ func newObserver(log *slog.Logger, slow time.Duration) *observer {
 			Name: "lakepg_query_duration_seconds", Help: "Time from the start of a statement to the end of its result.",
 			Buckets: []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60},
 		}),
-		commits: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "lakepg_commits_total", Help: "Statements that committed a new snapshot.",
-		}),
-		conflicts: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "lakepg_commit_conflicts_total", Help: "Statements that failed on a conflicting concurrent commit (SQLSTATE 40001).",
-		}),
 		rows: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "lakepg_rows_returned_total", Help: "Rows sent to clients.",
 		}),
 	}
 	o.queries.WithLabelValues("ok")
 	o.queries.WithLabelValues("error")
-	o.reg.MustRegister(o.connections, o.queries, o.duration, o.commits, o.conflicts, o.rows,
+	o.reg.MustRegister(o.connections, o.queries, o.duration, o.rows, newStorageCollector(),
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return o
 }
@@ -141,9 +133,17 @@ func (o *observer) connClosed() {
 	}
 }
 
-// statement records one finished statement: rows it returned (hasRows: it
-// is a query), its command tag or its error.
-func (o *observer) statement(user, text string, start time.Time, hasRows bool, rows int64, tag string, err error) {
+// scanStats are what a statement's scans read and skipped
+// (exec.QueryStats).
+type scanStats interface {
+	BytesRead() int64
+	FilesPruned() int64
+	RowGroupsPruned() int64
+}
+
+// statement records one finished statement: rows it returned, what its
+// scans read (nil: nothing counted), its command tag or its error.
+func (o *observer) statement(user, text string, start time.Time, rows int64, scans scanStats, tag string, err error) {
 	if o == nil {
 		return
 	}
@@ -154,20 +154,19 @@ func (o *observer) statement(user, text string, start time.Time, hasRows bool, r
 		slog.String("user", user),
 		slog.Float64("duration_ms", float64(took.Microseconds())/1000),
 		slog.Int64("rows", rows),
-		slog.String("statement", truncateText(text, 1000)),
 	}
+	if scans != nil {
+		attrs = append(attrs,
+			slog.Int64("bytes_read", scans.BytesRead()),
+			slog.Int64("files_pruned", scans.FilesPruned()),
+			slog.Int64("row_groups_pruned", scans.RowGroupsPruned()))
+	}
+	attrs = append(attrs, slog.String("statement", truncateText(text, 1000)))
 	if err != nil {
 		o.queries.WithLabelValues("error").Inc()
-		code := cli.SQLState(err)
-		if code == "40001" {
-			o.conflicts.Inc()
-		}
-		attrs = append(attrs, slog.String("sqlstate", code), slog.String("error", err.Error()))
+		attrs = append(attrs, slog.String("sqlstate", cli.SQLState(err)), slog.String("error", err.Error()))
 	} else {
 		o.queries.WithLabelValues("ok").Inc()
-		if commits(tag, hasRows) {
-			o.commits.Inc()
-		}
 		attrs = append(attrs, slog.String("tag", tag))
 	}
 	level := slog.LevelDebug
@@ -175,25 +174,6 @@ func (o *observer) statement(user, text string, start time.Time, hasRows bool, r
 		level = slog.LevelWarn
 	}
 	o.log.LogAttrs(context.Background(), level, "statement", attrs...)
-}
-
-// commits tells from a successful statement's tag whether it wrote a
-// snapshot: DDL, and DML or COPY that changed rows. CREATE TABLE AS reports
-// "SELECT n" like a query, but returns no rows.
-func commits(tag string, hasRows bool) bool {
-	f := strings.Fields(tag)
-	if len(f) == 0 {
-		return false
-	}
-	switch f[0] {
-	case "CREATE", "DROP", "ALTER":
-		return tag != "CREATE INDEX"
-	case "INSERT", "UPDATE", "DELETE", "MERGE", "COPY":
-		return f[len(f)-1] != "0"
-	case "SELECT":
-		return !hasRows && len(f) == 2
-	}
-	return false
 }
 
 func truncateText(s string, n int) string {

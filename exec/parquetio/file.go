@@ -242,3 +242,19 @@ func (f *File) lookup(p *Projection) int {
 	}
 	return -1
 }
+
+// RowGroupBytes is the compressed size of the column chunks row group rg
+// holds for the projection (what a scan of it reads), and of all its
+// column chunks.
+func (f *File) RowGroupBytes(rg int, proj []Projection) (needed, total int64) {
+	g := &f.meta.rowGroups[rg]
+	for i := range g.columns {
+		total += g.columns[i].totalCompressed
+	}
+	for _, r := range f.resolve(proj) {
+		if r.err == nil && r.top >= 0 {
+			needed += g.columns[f.top[r.top].leaf].totalCompressed
+		}
+	}
+	return needed, total
+}

@@ -25,6 +25,14 @@ type relation struct {
 	sys  *sysRel        // nil for lake tables
 }
 
+// rowType is the OID of a lake table's row type (0 for system relations).
+func (r *relation) rowType() int64 {
+	if r.lake == nil {
+		return 0
+	}
+	return rowTypeOID(r.oid)
+}
+
 func (r *relation) natts() int {
 	if r.lake != nil {
 		return len(r.lake.Columns)

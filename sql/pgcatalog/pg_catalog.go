@@ -33,7 +33,7 @@ func init() {
 				if rel.kind == "r" {
 					am, filenode, replident = heapAM, rel.oid, "d"
 				}
-				r.add(vals{"oid": rel.oid, "relname": rel.name, "relnamespace": rel.ns.oid, "reltype": 0,
+				r.add(vals{"oid": rel.oid, "relname": rel.name, "relnamespace": rel.ns.oid, "reltype": rel.rowType(),
 					"reloftype": 0, "relowner": superuserOID, "relam": am, "relfilenode": filenode,
 					"reltablespace": 0, "relpages": 0, "reltuples": -1, "relallvisible": 0, "reltoastrelid": 0,
 					"relhasindex": false, "relisshared": false, "relpersistence": "p", "relkind": rel.kind,
@@ -116,6 +116,18 @@ func init() {
 					"typoutput": t.output, "typreceive": t.receive, "typsend": t.send, "typmodin": t.modin,
 					"typmodout": t.modout, "typanalyze": t.analyze, "typalign": t.align, "typstorage": t.storage,
 					"typnotnull": false, "typbasetype": 0, "typtypmod": -1, "typndims": 0, "typcollation": t.collation})
+			}
+			// a lake table's row type, as PostgreSQL makes one per table
+			for _, rel := range newModel(c).rels {
+				if rel.rowType() == 0 {
+					continue
+				}
+				r.add(vals{"oid": rel.rowType(), "typname": rel.name, "typnamespace": rel.ns.oid, "typowner": superuserOID,
+					"typlen": -1, "typbyval": false, "typtype": "c", "typcategory": "C", "typispreferred": false,
+					"typisdefined": true, "typdelim": ",", "typrelid": rel.oid, "typsubscript": 0, "typelem": 0,
+					"typarray": 0, "typinput": 2290, "typoutput": 2291, "typreceive": 2402, "typsend": 2403,
+					"typmodin": 0, "typmodout": 0, "typanalyze": 0, "typalign": "d", "typstorage": "x",
+					"typnotnull": false, "typbasetype": 0, "typtypmod": -1, "typndims": 0, "typcollation": 0})
 			}
 		})
 

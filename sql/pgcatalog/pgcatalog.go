@@ -7,12 +7,13 @@
 // snapshot plus the session) into one batch; nothing is cached or stored.
 // Column sets are PostgreSQL 16's. Where lakepg has no matching value type,
 // columns keep PostgreSQL's names and take the nearest type lakepg has:
-// oid, regproc and xid columns are bigint; name, "char", pg_node_tree and
-// array-typed columns are text (arrays rendered in PostgreSQL's text form,
-// usually NULL). information_schema columns take the base types of
-// PostgreSQL's domains, which is what PostgreSQL's RowDescription reports:
-// sql_identifier as name (text here), character_data as character varying,
-// yes_or_no as character varying(3), cardinal_number as integer.
+// oid, regproc and xid columns are bigint; name columns are name (text
+// with type OID 19); "char", pg_node_tree and array-typed columns are
+// text (arrays rendered in PostgreSQL's text form, usually NULL).
+// information_schema columns take the base types of PostgreSQL's domains,
+// which is what PostgreSQL's RowDescription reports: sql_identifier as
+// name, character_data as character varying, yes_or_no as character
+// varying(3), cardinal_number as integer.
 //
 // # OIDs
 //
@@ -29,7 +30,8 @@
 // table, and both stay above PostgreSQL's last built-in OID (16383): the
 // OIDs are distinct across namespaces and relations, stable for the life
 // of the object and the same in every session and snapshot. A column's
-// default (pg_attrdef) has OID 2^31 + table_id*2048 + attnum. The lake
+// default (pg_attrdef) has OID 2^31 + table_id*2048 + attnum, a table's
+// row type (pg_type, typtype 'c') 2^30 + its relation OID. The lake
 // database is OID 5 and the session user is role 10, as PostgreSQL's
 // bootstrap database and superuser are; the public schema is owned by
 // pg_database_owner (6171), as in PostgreSQL 15 and later.
@@ -50,6 +52,9 @@ import (
 type Column struct {
 	Name string
 	Type types.T
+	// Elem is the element type of an array-typed column (held as the
+	// array's text form), for unnest and friends; ID Unknown otherwise.
+	Elem types.T
 }
 
 // Context is what a system table reads: the lake at the statement's
@@ -141,7 +146,7 @@ func register(schema, name string, oid int64, kind, spec string, rows func(c *Co
 		if !ok {
 			panic(fmt.Sprintf("pgcatalog: %s.%s: unknown type %q", schema, name, typ))
 		}
-		t.Cols = append(t.Cols, Column{Name: col, Type: lt})
+		t.Cols = append(t.Cols, Column{Name: col, Type: lt, Elem: arrayElem(pgOID)})
 		rel.pgType = append(rel.pgType, pgOID)
 	}
 	t.Rows = func(c *Context) (*vec.Batch, error) {
@@ -183,7 +188,7 @@ func specType(s string) (types.T, int64, bool) {
 	case "xid":
 		return types.Int64T, 28, true
 	case "name":
-		return types.TextT, 19, true
+		return types.NameT, 19, true
 	case `"char"`:
 		return types.TextT, 18, true
 	case "text":
@@ -226,7 +231,7 @@ func specType(s string) (types.T, int64, bool) {
 		return types.TimestamptzT, 1184, true
 	// information_schema domains, as their base types
 	case "sql_identifier":
-		return types.TextT, 19, true
+		return types.NameT, 19, true
 	case "character_data":
 		return types.VarcharT, 1043, true
 	case "yes_or_no":
@@ -237,6 +242,21 @@ func specType(s string) (types.T, int64, bool) {
 		return types.TimestamptzT, 1184, true
 	}
 	return types.T{}, 0, false
+}
+
+// arrayElem is the element type of the array type with PostgreSQL OID
+// oid, as lakepg holds elements (oid as bigint, "char" as text); ID
+// Unknown for other types.
+func arrayElem(oid int64) types.T {
+	switch oid {
+	case 22, 1005: // int2vector, smallint[]
+		return types.Int16T
+	case 30, 1028: // oidvector, oid[]
+		return types.Int64T
+	case 1002, 1009, 1034: // "char"[], text[], aclitem[]
+		return types.TextT
+	}
+	return types.UnknownT
 }
 
 // TableFunction finds a set-returning catalog function without arguments
@@ -250,8 +270,8 @@ var tableFuncs = map[string]*Table{}
 
 func init() {
 	t := &Table{Name: "pg_get_keywords", Cols: []Column{
-		{"word", types.TextT}, {"catcode", types.TextT}, {"barelabel", types.BoolT},
-		{"catdesc", types.TextT}, {"baredesc", types.TextT}}}
+		{Name: "word", Type: types.TextT}, {Name: "catcode", Type: types.TextT}, {Name: "barelabel", Type: types.BoolT},
+		{Name: "catdesc", Type: types.TextT}, {Name: "baredesc", Type: types.TextT}}}
 	t.Rows = func(*Context) (*vec.Batch, error) {
 		r := newRowSet(t)
 		for _, k := range keywords {

@@ -108,6 +108,9 @@ func RelationOID(tableID int64) int64 { return firstLakeOID + tableID }
 // attrdefOID is the pg_attrdef OID of a lake column's default.
 func attrdefOID(tableID int64, attnum int) int64 { return 1<<31 + tableID*2048 + int64(attnum) }
 
+// rowTypeOID is the OID of the row type of the lake relation relOID.
+func rowTypeOID(relOID int64) int64 { return 1<<30 + relOID }
+
 // ColumnType is the PostgreSQL type OID and typmod of a lake column of
 // DuckLake type duck. Types lakepg reads report what lakepg sends for them,
 // except that a plain varchar is character varying (DuckLake has no text
@@ -425,6 +428,30 @@ func ArrayElements(s string) ([]*string, bool) {
 		i++
 	}
 	return out, true
+}
+
+// FormatArray is PostgreSQL's text form of a one-dimensional array of
+// the elements (nil: NULL), the inverse of ArrayElements.
+func FormatArray(elems []*string) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, e := range elems {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		switch {
+		case e == nil:
+			b.WriteString("NULL")
+		case *e != "" && !strings.EqualFold(*e, "null") && !strings.ContainsAny(*e, " ,{}\"\\\t\n"):
+			b.WriteString(*e)
+		default:
+			b.WriteByte('"')
+			b.WriteString(strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(*e))
+			b.WriteByte('"')
+		}
+	}
+	b.WriteByte('}')
+	return b.String()
 }
 
 // SettingValue is current_setting(name) for settings the session does not

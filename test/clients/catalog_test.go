@@ -65,8 +65,8 @@ var psqlCommands = map[string][]string{
 // TestBICatalog runs what BI tools and drivers ask a database about its tables against
 // lakepg and against PostgreSQL holding the same tables, and compares the answers: Grafana's
 // catalog queries, pgJDBC's DatabaseMetaData (DBeaver, Metabase, DataGrip go through it),
-// SQLAlchemy's reflection (Superset), psqlODBC's catalog calls (Tableau, Power BI through
-// ODBC) and psql's meta-commands. baseline.txt lists the checks that agree; fewer fail.
+// SQLAlchemy's reflection (Superset), pgcli's startup completion queries and \d commands,
+// psqlODBC's catalog calls (Tableau, Power BI through ODBC) and psql's meta-commands. baseline.txt lists the checks that agree; fewer fail.
 func TestBICatalog(t *testing.T) {
 	pgDSN := testserver.PostgresDatabase(t, "clients")
 	exec1(t, pgDSN, "CREATE SCHEMA main;\n"+fixtureSQL(t))
@@ -129,6 +129,14 @@ func TestBICatalog(t *testing.T) {
 		return parseLines(run(t, nil, "python3", filepath.Join("testdata", "sqlalchemy_reflect.py"), url))
 	}
 	record("sqlalchemy", sa(lakeT), sa(pgT))
+
+	// pgcli: its completion refresh at startup and pgspecial's \d commands
+	need(t, pythonHas("pgcli.pgexecute"), "pgcli", "pip install pgcli==4.7.1")
+	pgcli := func(tg target) map[string]string {
+		dsn := fmt.Sprintf("host=%s port=%d user=%s dbname=%s", tg.host, tg.port, pgUser, dbName)
+		return parseLines(run(t, nil, "python3", filepath.Join("testdata", "pgcli_catalog.py"), dsn))
+	}
+	record("pgcli", pgcli(lakeT), pgcli(pgT))
 
 	// psqlODBC
 	need(t, odbcReady(), "psqlODBC with unixODBC and pyodbc", "apt-get install odbc-postgresql unixodbc; pip install pyodbc==5.5.0")

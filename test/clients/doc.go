@@ -1,7 +1,8 @@
 // Package clients proves that real PostgreSQL drivers and the catalog
 // queries of BI tools work against the built lakepg binary, each driver in
-// the language it lives in: psycopg 3 (Python), node-postgres, pgJDBC,
-// psqlODBC through unixODBC and pyodbc, psql's meta-commands, and the
+// the language it lives in: psycopg 3, psycopg2 and asyncpg (Python),
+// SQLAlchemy 2 (reflection and an ORM round trip), node-postgres, pgJDBC,
+// psqlODBC through unixODBC and pyodbc, psql's meta-commands, pgcli, and the
 // protocol features drivers depend on (statement_timeout, CancelRequest,
 // pg_cancel_backend, pg_terminate_backend, --max-connections).
 //

@@ -21,6 +21,45 @@ func TestPsycopg(t *testing.T) {
 	}
 }
 
+// TestPsycopg2: psycopg2's implicit transaction blocks, typed results,
+// a server-side (named) cursor paged with fetchmany, COPY in and out
+// through copy_expert (a malformed line fails with 22P02 and commits
+// nothing), executemany, errors and a failed block until ROLLBACK.
+func TestPsycopg2(t *testing.T) {
+	need(t, pythonHas("psycopg2"), "psycopg2 (Python)", "pip install psycopg2-binary==2.9.13")
+	s := lakeServer(t)
+	dsn := fmt.Sprintf("host=127.0.0.1 port=%d user=test dbname=lake", s.Port)
+	out := run(t, nil, "python3", filepath.Join("testdata", "psycopg2_check.py"), dsn)
+	if !strings.Contains(out, "all checks passed") {
+		t.Fatalf("psycopg2_check.py: %s", out)
+	}
+}
+
+// TestAsyncpg: asyncpg's binary results of every fixture type, prepared
+// statements with server-inferred parameter types, a cursor in a
+// transaction, copy_records_to_table (binary COPY FROM STDIN) and errors.
+func TestAsyncpg(t *testing.T) {
+	need(t, pythonHas("asyncpg"), "asyncpg (Python)", "pip install asyncpg==0.32.0")
+	s := lakeServer(t)
+	out := run(t, nil, "python3", filepath.Join("testdata", "asyncpg_check.py"), "127.0.0.1", strconv.Itoa(s.Port), "test", "lake")
+	if !strings.Contains(out, "all checks passed") {
+		t.Fatalf("asyncpg_check.py: %s", out)
+	}
+}
+
+// TestSQLAlchemyORM: a SQLAlchemy 2 ORM round trip over psycopg 3 — a
+// declarative model, create_all, Session add/commit, update and delete,
+// a rolled-back flush, select() and get().
+func TestSQLAlchemyORM(t *testing.T) {
+	need(t, pythonHas("sqlalchemy") && pythonHas("psycopg"), "SQLAlchemy 2 with psycopg 3", "pip install sqlalchemy==2.1.9 psycopg==3.3.9")
+	s := lakeServer(t)
+	url := fmt.Sprintf("postgresql+psycopg://test@127.0.0.1:%d/lake", s.Port)
+	out := run(t, nil, "python3", filepath.Join("testdata", "sqlalchemy_orm.py"), url)
+	if !strings.Contains(out, "all checks passed") {
+		t.Fatalf("sqlalchemy_orm.py: %s", out)
+	}
+}
+
 // TestNodePostgres: node-postgres with typed results, untyped $n parameters,
 // named prepared statements, transactions and errors.
 func TestNodePostgres(t *testing.T) {

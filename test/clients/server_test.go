@@ -113,8 +113,11 @@ func TestCancelAndTerminateBackend(t *testing.T) {
 			t.Errorf("%s(%d) = %v, %v", fn, pid, ok, err)
 		}
 	}
-	go signal("pg_cancel_backend")
+	// admin is used again only after the signalling goroutine is done with it
+	done := make(chan struct{})
+	go func() { signal("pg_cancel_backend"); close(done) }()
 	_, err := victim.Exec(ctx, slowQuery)
+	<-done
 	if got := sqlstate(err); got != "57014 canceling statement due to user request" {
 		t.Fatalf("after pg_cancel_backend: %s", got)
 	}
@@ -122,8 +125,10 @@ func TestCancelAndTerminateBackend(t *testing.T) {
 	if err := admin.QueryRow(ctx, "SELECT pg_cancel_backend(1)").Scan(&ok); err != nil || ok {
 		t.Errorf("pg_cancel_backend(1) = %v, %v; want false", ok, err)
 	}
-	go signal("pg_terminate_backend")
+	done = make(chan struct{})
+	go func() { signal("pg_terminate_backend"); close(done) }()
 	_, err = victim.Exec(ctx, slowQuery)
+	<-done
 	if got := sqlstate(err); got != "57P01 terminating connection due to administrator command" {
 		t.Fatalf("after pg_terminate_backend: %s", got)
 	}

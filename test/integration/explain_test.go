@@ -14,6 +14,8 @@ import (
 var (
 	filesLine     = regexp.MustCompile(`Files: (\d+) scanned, (\d+) pruned`)
 	rowGroupsLine = regexp.MustCompile(`Row groups: (\d+) scanned, (\d+) pruned`)
+	rowsLine      = regexp.MustCompile(`Rows: (\d+) in the files read \(catalog counts\), (\d+) estimated after pruning`)
+	bytesLine     = regexp.MustCompile(`Bytes to read: (\d+) of the needed columns, (\d+) in the files`)
 )
 
 // TestExplainPruning builds a table of four files with disjoint id ranges (one INSERT
@@ -74,6 +76,19 @@ func TestExplainPruning(t *testing.T) {
 		if scanned, pruned := atoi(rg[0][1]), atoi(rg[0][2]); scanned != c.scanned || (pruned != 0 && pruned != c.total-c.scanned) {
 			t.Errorf("EXPLAIN %s: Row groups: %d scanned, %d pruned; want %d scanned, 0 or %d pruned; plan:\n%s",
 				c.query, scanned, pruned, c.scanned, c.total-c.scanned, plan)
+		}
+		// estimated rows: 10 per scanned file; bytes: some, fewer than the files hold
+		// when columns or files are left out
+		rows, bytes := rowsLine.FindStringSubmatch(plan), bytesLine.FindStringSubmatch(plan)
+		if rows == nil || bytes == nil {
+			t.Errorf("EXPLAIN %s: want the Rows and Bytes to read lines, plan:\n%s", c.query, plan)
+			continue
+		}
+		if files, est := atoi(rows[1]), atoi(rows[2]); files != 10*c.scanned || est != 10*c.scanned {
+			t.Errorf("EXPLAIN %s: %s; want %d rows in the files read and estimated", c.query, rows[0], 10*c.scanned)
+		}
+		if needed, total := atoi(bytes[1]), atoi(bytes[2]); (c.scanned > 0) != (needed > 0) || needed > total {
+			t.Errorf("EXPLAIN %s: %s", c.query, bytes[0])
 		}
 	}
 

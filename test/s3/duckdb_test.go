@@ -54,6 +54,8 @@ const duckScript = `
 import json, sys, duckdb
 inp = json.load(sys.stdin)
 c = duckdb.connect()
+# no progress bar on stdout when a query runs long on a busy machine
+c.execute("SET enable_progress_bar=false")
 c.execute("SET autoinstall_known_extensions=false")
 c.execute("SET autoload_known_extensions=false")
 for e in inp["extensions"]:

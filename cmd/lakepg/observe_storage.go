@@ -1,0 +1,66 @@
+package main
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/lakepg/lakepg/snapshot"
+	"github.com/lakepg/lakepg/storage"
+)
+
+// storageCollector exports the process-wide counters of the storage and
+// snapshot packages at scrape time, so reads and commits cost the metrics
+// nothing beyond the atomic adds those packages do anyway.
+type storageCollector struct {
+	readBytes, requests, retries, cacheHits, cacheMisses *prometheus.Desc
+	commits, conflicts, commitRetries                    *prometheus.Desc
+}
+
+func newStorageCollector() *storageCollector {
+	return &storageCollector{
+		readBytes: prometheus.NewDesc("lakepg_storage_read_bytes_total",
+			"Bytes read from storage: local files (backend=local) and object storage GET bodies (backend=s3).", []string{"backend"}, nil),
+		requests: prometheus.NewDesc("lakepg_storage_requests_total",
+			"Storage requests: reads of local files (backend=local, op=read); HTTP requests to object storage by operation, retries included (backend=s3).", []string{"backend", "op"}, nil),
+		retries: prometheus.NewDesc("lakepg_storage_retries_total",
+			"Object storage requests that were attempts beyond the first.", nil, nil),
+		cacheHits: prometheus.NewDesc("lakepg_storage_cache_hits_total",
+			"Object storage reads served from a cache: memory (footers, recent ranges, speculative reads) or disk.", []string{"cache"}, nil),
+		cacheMisses: prometheus.NewDesc("lakepg_storage_cache_misses_total",
+			"Object storage reads that no cache could serve (each needed a GET).", nil, nil),
+		commits: prometheus.NewDesc("lakepg_commits_total",
+			"Snapshots committed (statements, transaction blocks and maintenance).", nil, nil),
+		conflicts: prometheus.NewDesc("lakepg_commit_conflicts_total",
+			"Commits that failed on a conflicting concurrent commit (SQLSTATE 40001), after any retries.", nil, nil),
+		commitRetries: prometheus.NewDesc("lakepg_commit_retries_total",
+			"Commit attempts retried on top of a snapshot another writer committed first.", nil, nil),
+	}
+}
+
+func (c *storageCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{c.readBytes, c.requests, c.retries, c.cacheHits, c.cacheMisses, c.commits, c.conflicts, c.commitRetries} {
+		ch <- d
+	}
+}
+
+func (c *storageCollector) Collect(ch chan<- prometheus.Metric) {
+	st := storage.ReadStats()
+	counter := func(d *prometheus.Desc, v int64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v), labels...)
+	}
+	counter(c.readBytes, st.LocalBytesRead, "local")
+	counter(c.readBytes, st.BytesFetched, "s3")
+	counter(c.requests, st.LocalReads, "local", "read")
+	counter(c.requests, st.GetRequests, "s3", "get")
+	counter(c.requests, st.HeadRequests, "s3", "head")
+	counter(c.requests, st.PutRequests, "s3", "put")
+	counter(c.requests, st.ListRequests, "s3", "list")
+	counter(c.requests, st.DeleteRequests, "s3", "delete")
+	counter(c.retries, st.Retries)
+	counter(c.cacheHits, st.MemoryHits, "memory")
+	counter(c.cacheHits, st.DiskHits, "disk")
+	counter(c.cacheMisses, st.Misses)
+	cs := snapshot.ReadCommitStats()
+	counter(c.commits, cs.Commits)
+	counter(c.conflicts, cs.Conflicts)
+	counter(c.commitRetries, cs.Retries)
+}
