@@ -486,7 +486,7 @@ func (s *Session) tableSource(ctx context.Context, snap catalog.Snapshot, schema
 	ref := &tableRef{schema: sch, table: t, snap: snap}
 	scan := &exec.TableScan{Store: s.eng.Store, Snapshot: snap.ID, Label: sch.Name + "." + t.Name, Cols: cols, Needed: make([]bool, len(cols))}
 	if !describeOnly {
-		files, err := s.eng.DB.Files(ctx, sch, t, snap)
+		files, err := s.tableFiles(ctx, sch, t, snap)
 		if err != nil {
 			return nil, err
 		}

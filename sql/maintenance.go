@@ -16,6 +16,7 @@ import (
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/snapshot"
+	"github.com/lakepg/lakepg/storage"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -799,10 +800,34 @@ func (s *Session) callCleanup(ctx context.Context, a *callArgs, orphans bool) (s
 			return "", pgerr.Wrap(pgerr.IOError, err, "could not delete file \"%s\"", o.Path)
 		}
 	}
-	if dry {
-		return plan.message("%s: %s %d files", proc, verb, n), nil
+	// Temporary files of writes that never finished (a killed server):
+	// nothing references them, and past older_than no live writer owns
+	// them. cleanup_all takes them all, in-progress writes included (such
+	// a write then fails; nothing it wrote was committed).
+	temp := 0
+	if l, ok := store.(storage.Leftovers); ok {
+		left, err := l.ListLeftovers(ctx, db.DataPath())
+		if err != nil {
+			return "", pgerr.Wrap(pgerr.IOError, err, "could not list \"%s\"", db.DataPath())
+		}
+		for _, o := range left {
+			if olderThan != nil && !o.ModTime.Before(*olderThan) {
+				continue
+			}
+			temp++
+			if dry {
+				plan.add("%s (temporary file of an unfinished write, %d bytes, modified %s)", o.Path, o.Size, o.ModTime.UTC().Format(time.RFC3339))
+				continue
+			}
+			if err := store.Delete(ctx, o.Path); err != nil {
+				return "", pgerr.Wrap(pgerr.IOError, err, "could not delete file \"%s\"", o.Path)
+			}
+		}
 	}
-	return fmt.Sprintf("%s: %s %d files", proc, verb, n), nil
+	if dry {
+		return plan.message("%s: %s %d files and %d temporary files", proc, verb, n, temp), nil
+	}
+	return fmt.Sprintf("%s: %s %d files and %d temporary files", proc, verb, n, temp), nil
 }
 
 // callSetOption sets a DuckLake option (set_option(option, value

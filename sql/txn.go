@@ -31,6 +31,10 @@ type txn struct {
 	// superseded are files the block wrote and then replaced; they are
 	// deleted once COMMIT has succeeded.
 	superseded []string
+	// files are each table's data files at base, read once: a merge that
+	// commits meanwhile physically deletes the rows of the files it merged,
+	// and the block's staged deletes name those files.
+	files map[int64][]catalog.DataFile
 }
 
 // txnState returns the open block's state, taking its snapshot at the first
@@ -58,6 +62,27 @@ func (s *Session) metadata(ctx context.Context, snap catalog.Snapshot) (*catalog
 		return t.meta, nil
 	}
 	return s.eng.metadata(ctx, snap)
+}
+
+// tableFiles lists a table's data files at snap, the same list for every
+// statement of a block that reads at the block's snapshot.
+func (s *Session) tableFiles(ctx context.Context, sch *catalog.Schema, t *catalog.Table, snap catalog.Snapshot) ([]catalog.DataFile, error) {
+	tx := s.txn
+	if tx == nil || snap.ID != tx.base.ID {
+		return s.eng.DB.Files(ctx, sch, t, snap)
+	}
+	files, ok := tx.files[t.ID]
+	if !ok {
+		var err error
+		if files, err = s.eng.DB.Files(ctx, sch, t, snap); err != nil {
+			return nil, err
+		}
+		if tx.files == nil {
+			tx.files = map[int64][]catalog.DataFile{}
+		}
+		tx.files[t.ID] = files
+	}
+	return append([]catalog.DataFile(nil), files...), nil
 }
 
 // writeHead is the snapshot a write statement plans against: the block's

@@ -85,3 +85,15 @@ func (r *Router) List(ctx context.Context, prefix string) ([]ObjectInfo, error) 
 	}
 	return b.List(ctx, prefix)
 }
+
+// ListLeftovers implements Leftovers for the backends that have them.
+func (r *Router) ListLeftovers(ctx context.Context, prefix string) ([]ObjectInfo, error) {
+	b, err := r.pick(prefix)
+	if err != nil {
+		return nil, err
+	}
+	if l, ok := b.(Leftovers); ok {
+		return l.ListLeftovers(ctx, prefix)
+	}
+	return nil, nil
+}

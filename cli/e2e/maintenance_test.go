@@ -90,7 +90,7 @@ func TestMaintenance(t *testing.T) {
 		"expire_snapshots: would expire ",
 		"created_table:\"public\".\"m\"",
 		"cleanup_old_files: would delete 0 files",
-		"delete_orphaned_files: would delete 0 files",
+		"delete_orphaned_files: would delete 0 files and 0 temporary files",
 	)
 	// every data file is named, to be rewritten or merged, except the one
 	// with a few deletes (below the rewrite threshold, and merging skips
@@ -176,11 +176,11 @@ func TestMaintenance(t *testing.T) {
 	if err := os.WriteFile(orphan, []byte("PAR1"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	requireLines(t, l.maint(t, "orphans", "--all", "--dry-run"), "delete_orphaned_files: would delete 1 files", "  "+orphan+" (4 bytes")
+	requireLines(t, l.maint(t, "orphans", "--all", "--dry-run"), "delete_orphaned_files: would delete 1 files and 0 temporary files", "  "+orphan+" (4 bytes")
 	if _, err := os.Stat(orphan); err != nil {
 		t.Errorf("dry run deleted the orphan: %v", err)
 	}
-	requireLines(t, l.maint(t, "orphans", "--all"), "delete_orphaned_files: deleted 1 files")
+	requireLines(t, l.maint(t, "orphans", "--all"), "delete_orphaned_files: deleted 1 files and 0 temporary files")
 	if _, err := os.Stat(orphan); !os.IsNotExist(err) {
 		t.Errorf("orphan still there: %v", err)
 	}
