@@ -168,6 +168,12 @@ func (local) Delete(ctx context.Context, path string) error {
 // and keeps the regular files whose path starts with it. Temporary files of
 // writers in progress (".name.tmp-*") are not objects yet and are skipped.
 func (local) List(ctx context.Context, prefix string) ([]ObjectInfo, error) {
+	return walkLocal(ctx, prefix, func(name string) bool { return !isTempName(name) })
+}
+
+// walkLocal lists the regular files under prefix whose names keep accepts,
+// sorted by path.
+func walkLocal(ctx context.Context, prefix string, keep func(name string) bool) ([]ObjectInfo, error) {
 	root := prefix
 	if !strings.HasSuffix(root, string(filepath.Separator)) {
 		root = filepath.Dir(root)
@@ -186,7 +192,7 @@ func (local) List(ctx context.Context, prefix string) ([]ObjectInfo, error) {
 		if d.IsDir() || !strings.HasPrefix(p, prefix) {
 			return nil
 		}
-		if !d.Type().IsRegular() || isTempName(d.Name()) {
+		if !d.Type().IsRegular() || !keep(d.Name()) {
 			return nil
 		}
 		info, err := d.Info()
