@@ -174,20 +174,7 @@ func copyTargets(attlist []*pg.Node, cols []exec.ScanCol, table string) ([]int, 
 // copyFrom prepares a COPY FROM STDIN. Nothing happens until the wire layer
 // calls CopyIn with the client's rows.
 func (s *Session) copyFrom(ctx context.Context, st *pg.CopyStmt, o *copyOptions) (*Result, error) {
-	head, err := s.writeHead(ctx)
-	if err != nil {
-		return nil, err
-	}
-	meta, err := s.metadata(ctx, head)
-	if err != nil {
-		return nil, err
-	}
-	rv := st.Relation
-	sch, t, err := s.resolveTable(meta, rv.Schemaname, rv.Relname, rv.Location)
-	if err != nil {
-		return nil, err
-	}
-	cols, err := scanColumns(t)
+	sch, t, cols, err := s.writeTarget(ctx, st.Relation)
 	if err != nil {
 		return nil, err
 	}

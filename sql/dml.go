@@ -86,20 +86,7 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 	if len(st.ReturningList) > 0 || st.OnConflictClause != nil || st.WithClause != nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "INSERT with RETURNING, ON CONFLICT or WITH is not supported yet")
 	}
-	head, err := s.writeHead(ctx)
-	if err != nil {
-		return nil, err
-	}
-	meta, err := s.metadata(ctx, head)
-	if err != nil {
-		return nil, err
-	}
-	rv := st.Relation
-	sch, t, err := s.resolveTable(meta, rv.Schemaname, rv.Relname, rv.Location)
-	if err != nil {
-		return nil, err
-	}
-	cols, err := scanColumns(t)
+	sch, t, cols, err := s.writeTarget(ctx, st.Relation)
 	if err != nil {
 		return nil, err
 	}
@@ -556,4 +543,26 @@ func (t *tapOp) Next(ctx context.Context) (*vec.Batch, error) {
 		t.fn(b)
 	}
 	return b, err
+}
+
+// writeTarget resolves the table an INSERT or COPY FROM writes, as the
+// statement's write snapshot sees it, with its scan columns.
+func (s *Session) writeTarget(ctx context.Context, rv *pg.RangeVar) (*catalog.Schema, *catalog.Table, []exec.ScanCol, error) {
+	head, err := s.writeHead(ctx)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	meta, err := s.metadata(ctx, head)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	sch, t, err := s.resolveTable(meta, rv.Schemaname, rv.Relname, rv.Location)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cols, err := scanColumns(t)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return sch, t, cols, nil
 }
