@@ -32,8 +32,8 @@ func checkFlags(fs *flag.FlagSet) func(context.Context, []string, Info) int {
 			fmt.Fprintln(info.Stderr, "lakepg check:", err)
 			return ExitError
 		}
-		fmt.Fprintf(info.Stdout, "checked %d data files, %d delete files and %d files under %s: %d problem(s)\n",
-			rep.dataFiles, rep.deleteFiles, rep.listed, db.DataPath(), rep.problems)
+		fmt.Fprintf(info.Stdout, "checked %d data files, %d delete files and %d files under %s, and the column stats of %d live data files: %d problem(s)\n",
+			rep.dataFiles, rep.deleteFiles, rep.listed, db.DataPath(), rep.statsFiles, rep.problems)
 		if rep.problems > 0 {
 			return ExitError
 		}
@@ -43,6 +43,7 @@ func checkFlags(fs *flag.FlagSet) func(context.Context, []string, Info) int {
 
 type checkReport struct {
 	dataFiles, deleteFiles, listed, problems int
+	statsFiles                               int // live data files whose column stats were compared
 }
 
 // lakeFile is one file the catalog knows, with what it says about it.
@@ -58,8 +59,9 @@ type lakeFile struct {
 // checkLake compares every file the catalog references, at any snapshot (time
 // travel still reads end-dated files), with the data directory: each must
 // exist with the size and row count the catalog recorded, and every file
-// under the data path must be referenced (or scheduled for deletion).
-// Problems are printed one a line to w.
+// under the data path must be referenced (or scheduled for deletion). Then
+// the column statistics of the files live at the head are compared with
+// their footers (checkstats.go). Problems are printed one a line to w.
 func checkLake(ctx context.Context, db *catalog.DB, store storage.Backend, w io.Writer) (checkReport, error) {
 	var rep checkReport
 	files, scheduled, err := catalogFiles(ctx, db)
@@ -71,6 +73,7 @@ func checkLake(ctx context.Context, db *catalog.DB, store storage.Backend, w io.
 		fmt.Fprintf(w, format+"\n", args...)
 	}
 	known := map[string]bool{}
+	bad := map[string]bool{} // files already reported: their stats are not compared
 	for _, p := range scheduled {
 		known[p] = true
 	}
@@ -83,6 +86,9 @@ func checkLake(ctx context.Context, db *catalog.DB, store storage.Backend, w io.
 		}
 		what := fmt.Sprintf("%s %d of %s", f.kind, f.id, f.table)
 		size, err := store.Stat(ctx, f.path)
+		if err != nil {
+			bad[f.path] = true
+		}
 		if errors.Is(err, fs.ErrNotExist) {
 			problem("missing: %s (%s)", f.path, what)
 			continue
@@ -92,15 +98,18 @@ func checkLake(ctx context.Context, db *catalog.DB, store storage.Backend, w io.
 			continue
 		}
 		if size != f.size {
+			bad[f.path] = true
 			problem("size mismatch: %s (%s): catalog says %d bytes, the file has %d", f.path, what, f.size, size)
 			continue
 		}
 		rows, err := footerRows(ctx, store, f.path)
 		if err != nil {
+			bad[f.path] = true
 			problem("unreadable: %s (%s): %v", f.path, what, err)
 			continue
 		}
 		if rows != f.rows {
+			bad[f.path] = true
 			problem("row count mismatch: %s (%s): catalog says %d rows, the Parquet footer %d", f.path, what, f.rows, rows)
 		}
 	}
@@ -114,7 +123,8 @@ func checkLake(ctx context.Context, db *catalog.DB, store storage.Backend, w io.
 			problem("orphan: %s (%d bytes, referenced by no catalog row)", o.Path, o.Size)
 		}
 	}
-	return rep, nil
+	rep.statsFiles, err = checkStats(ctx, db, store, bad, problem)
+	return rep, err
 }
 
 func footerRows(ctx context.Context, store storage.Backend, path string) (int64, error) {

@@ -158,10 +158,16 @@ func (lf lakeFlags) lake() Lake {
 }
 
 func (lf lakeFlags) open(ctx context.Context) (Conn, error) {
+	return lf.openLogged(ctx, nil)
+}
+
+// openLogged is open with a statement log for an embedded lake (a server
+// keeps its own).
+func (lf lakeFlags) openLogged(ctx context.Context, qlog *QueryLog) (Conn, error) {
 	if lf.connect != nil && *lf.connect != "" {
 		return OpenClient(ctx, *lf.connect)
 	}
-	return OpenEmbedded(ctx, lf.lake(), nil)
+	return openEmbedded(ctx, lf.lake(), nil, qlog)
 }
 
 func (lf lakeFlags) describe() string {
@@ -198,6 +204,7 @@ func shellFlags(fs *flag.FlagSet) func(context.Context, []string, Info) int {
 	file := fs.String("f", "", "run the SQL of this file and exit (- for standard input)")
 	format := fs.String("format", Env("format", "table"), "output format: table, csv or json (env "+EnvName("format")+")")
 	timing := fs.Bool("timing", true, "show how long each statement took (table format)")
+	logs := addLogFlags(fs)
 	return func(ctx context.Context, args []string, info Info) int {
 		if len(args) > 0 {
 			fmt.Fprintf(info.Stderr, "lakepg shell: unexpected argument %q\n", args[0])
@@ -208,7 +215,12 @@ func shellFlags(fs *flag.FlagSet) func(context.Context, []string, Info) int {
 			fmt.Fprintln(info.Stderr, "lakepg shell:", err)
 			return ExitUsage
 		}
-		conn, err := lf.open(ctx)
+		qlog, err := logs.queryLog(fs, info.Stderr)
+		if err != nil {
+			fmt.Fprintln(info.Stderr, "lakepg shell:", err)
+			return ExitUsage
+		}
+		conn, err := lf.openLogged(ctx, qlog)
 		if err != nil {
 			fmt.Fprintln(info.Stderr, "lakepg shell:", err)
 			return ExitError

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -37,6 +36,7 @@ func (e *badRowError) Error() string { return fmt.Sprintf("%s line %d: %s", e.fi
 // its column's type, and hands on the rows that pass, batch by batch (for a
 // Parquet file) and row by row (for COPY). Empty fields are NULL.
 type csvSource struct {
+	open    opener
 	files   []string
 	cols    []importCol // in the order of the first file's header
 	comma   rune
@@ -49,9 +49,12 @@ type csvSource struct {
 	skipped int64
 }
 
+// opener opens a file for one sequential read (importSources.open).
+type opener func(path string) (io.ReadCloser, error)
+
 // readHeader returns the header of a CSV file.
-func readHeader(path string, comma rune) ([]string, error) {
-	f, err := os.Open(path)
+func readHeader(open opener, path string, comma rune) ([]string, error) {
+	f, err := open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -87,22 +90,22 @@ func cleanHeader(h []string, path string) ([]string, error) {
 
 // sampleCSV reads up to n data rows of the files, each file's fields put in
 // the order of header (the first file's), for type inference.
-func sampleCSV(files []string, comma rune, header []string, n int) (*inferrer, error) {
+func sampleCSV(open opener, files []string, comma rune, header []string, n int) (*inferrer, error) {
 	in := newInferrer(len(header))
 	ordered := make([]string, len(header))
 	for _, path := range files {
 		if n <= 0 {
 			break
 		}
-		if err := sampleFile(path, comma, header, in, ordered, &n); err != nil {
+		if err := sampleFile(open, path, comma, header, in, ordered, &n); err != nil {
 			return nil, err
 		}
 	}
 	return in, nil
 }
 
-func sampleFile(path string, comma rune, header []string, in *inferrer, ordered []string, n *int) error {
-	f, err := os.Open(path)
+func sampleFile(open opener, path string, comma rune, header []string, in *inferrer, ordered []string, n *int) error {
+	f, err := open(path)
 	if err != nil {
 		return err
 	}
@@ -171,7 +174,7 @@ func (s *csvSource) run(ctx context.Context, onRow func([]string) error, onBatch
 }
 
 func (s *csvSource) file(ctx context.Context, path string, b *vec.Batch, onRow func([]string) error, flush func() error) error {
-	f, err := os.Open(path)
+	f, err := s.open(path)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lakepg/lakepg/catalog"
+	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/sql"
 	"github.com/lakepg/lakepg/storage"
 )
@@ -67,6 +68,8 @@ func openLake(ctx context.Context, lake Lake, create bool) (*catalog.DB, storage
 type embedded struct {
 	db   *catalog.DB
 	sess *sql.Session
+	user string
+	qlog *QueryLog // the statement log, as the server writes it; nil: none
 }
 
 // syncer is the optional ability of a session to end an implicit
@@ -78,6 +81,15 @@ type syncer interface {
 
 // OpenEmbedded opens lake in-process.
 func OpenEmbedded(ctx context.Context, lake Lake, log *slog.Logger) (Conn, error) {
+	return openEmbedded(ctx, lake, log, nil)
+}
+
+// openEmbedded opens lake in-process, logging each statement to qlog (and
+// the engine's own messages to its logger) when it is not nil.
+func openEmbedded(ctx context.Context, lake Lake, log *slog.Logger, qlog *QueryLog) (Conn, error) {
+	if log == nil && qlog != nil {
+		log = qlog.Log
+	}
 	db, store, err := openLake(ctx, lake, true)
 	if err != nil {
 		return nil, err
@@ -95,7 +107,7 @@ func OpenEmbedded(ctx context.Context, lake Lake, log *slog.Logger) (Conn, error
 		db.Close()
 		return nil, err
 	}
-	return &embedded{db: db, sess: sess}, nil
+	return &embedded{db: db, sess: sess, user: user, qlog: qlog}, nil
 }
 
 func (e *embedded) Run(ctx context.Context, stmt string, sink Sink) (string, error) {
@@ -103,9 +115,13 @@ func (e *embedded) Run(ctx context.Context, stmt string, sink Sink) (string, err
 	if err != nil {
 		return "", e.sync(ctx, err)
 	}
+	text := ""
+	if e.qlog != nil {
+		text = sql.RedactPasswords(stmt)
+	}
 	var tag string
 	for _, st := range stmts {
-		tag, err = e.runOne(ctx, st, sink)
+		tag, err = e.runOne(ctx, st, text, sink)
 		if err != nil {
 			return "", e.sync(ctx, err)
 		}
@@ -122,22 +138,35 @@ func (e *embedded) sync(ctx context.Context, err error) error {
 	return err
 }
 
-func (e *embedded) runOne(ctx context.Context, st *sql.Stmt, sink Sink) (string, error) {
+// runOne runs one prepared statement; with a query log it counts what the
+// scans read, as the server does, and logs the statement line once its
+// result is closed.
+func (e *embedded) runOne(ctx context.Context, st *sql.Stmt, text string, sink Sink) (string, error) {
+	start := time.Now()
+	var scans ScanStats
+	if e.qlog != nil {
+		qs := new(exec.QueryStats)
+		ctx, scans = exec.WithQueryStats(ctx, qs), qs
+	}
 	res, err := st.Execute(ctx, nil)
 	if err != nil {
+		e.qlog.Statement(e.user, text, time.Since(start), 0, scans, "", err)
 		return "", err
 	}
-	tag, err := drain(ctx, st, res, e.sess.Location(), sink)
+	tag, rows, err := drain(ctx, st, res, e.sess.Location(), sink)
 	if cerr := res.Close(); err == nil {
 		err = cerr
 	}
+	e.qlog.Statement(e.user, text, time.Since(start), rows, scans, res.Tag(), err)
 	if err != nil {
 		return "", err
 	}
 	return tag, nil
 }
 
-func drain(ctx context.Context, st *sql.Stmt, res *sql.Result, loc *time.Location, sink Sink) (string, error) {
+// drain hands the result's rows to sink and returns the command tag and
+// how many rows it handed on.
+func drain(ctx context.Context, st *sql.Stmt, res *sql.Result, loc *time.Location, sink Sink) (string, int64, error) {
 	scols := st.Columns()
 	if scols != nil {
 		cols := make([]Column, len(scols))
@@ -145,10 +174,11 @@ func drain(ctx context.Context, st *sql.Stmt, res *sql.Result, loc *time.Locatio
 			cols[i] = Column{Name: c.Name, Type: c.Type}
 		}
 		if err := sink.Columns(cols); err != nil {
-			return "", err
+			return "", 0, err
 		}
 	}
 	var (
+		rows int64
 		vals [][]byte
 		buf  = make([]byte, 0, 256) // never nil: an empty string is not NULL
 		ends []int
@@ -156,11 +186,12 @@ func drain(ctx context.Context, st *sql.Stmt, res *sql.Result, loc *time.Locatio
 	for {
 		b, err := res.Next(ctx)
 		if err != nil {
-			return "", err
+			return "", rows, err
 		}
 		if b == nil {
 			break
 		}
+		rows += int64(b.N)
 		vals = append(vals[:0], make([][]byte, len(b.Vecs))...)
 		for i := 0; i < b.N; i++ {
 			buf, ends = buf[:0], ends[:0]
@@ -180,11 +211,11 @@ func drain(ctx context.Context, st *sql.Stmt, res *sql.Result, loc *time.Locatio
 				start = ends[k]
 			}
 			if err := sink.Row(vals); err != nil {
-				return "", err
+				return "", rows, err
 			}
 		}
 	}
-	return res.Tag(), nil
+	return res.Tag(), rows, nil
 }
 
 func (e *embedded) Close() error {

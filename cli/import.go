@@ -50,10 +50,15 @@ func importFlags(fs *flag.FlagSet) func(context.Context, []string, Info) int {
 		imp := &importer{
 			table: args[0], files: args[1:], create: *create, skipBad: *skip, sample: *sample,
 			comma: comma, progress: mode, out: info.Stdout, errOut: info.Stderr,
+			src: newImportSources(ctx, *lf.store),
 		}
-		if imp.kind, err = fileKinds(imp.files); err != nil {
+		if imp.kind, err = fileKinds(imp.src, imp.files); err != nil {
 			fmt.Fprintln(info.Stderr, "lakepg import:", err)
-			return ExitUsage
+			var mixed *kindError
+			if errors.As(err, &mixed) {
+				return ExitUsage
+			}
+			return ExitError // a file or object that cannot be read
 		}
 		conn, err := lf.open(ctx)
 		if err != nil {
@@ -91,33 +96,44 @@ func parseDelimiter(s string) (rune, error) {
 
 // fileKinds tells CSV from Parquet files, by content (Parquet's magic) and
 // then name; one import takes one kind.
-func fileKinds(files []string) (string, error) {
+func fileKinds(src importSources, files []string) (string, error) {
 	kind := ""
 	for _, p := range files {
-		k, err := fileKind(p)
+		k, err := fileKind(src, p)
 		if err != nil {
 			return "", err
 		}
 		if kind != "" && k != kind {
-			return "", fmt.Errorf("%s is %s but %s is %s: import CSV and Parquet files separately", files[0], kind, p, k)
+			return "", &kindError{fmt.Sprintf("%s is %s but %s is %s: import CSV and Parquet files separately", files[0], kind, p, k)}
 		}
 		kind = k
 	}
 	return kind, nil
 }
 
-func fileKind(path string) (string, error) {
-	f, err := os.Open(path)
+// kindError is a mix of file kinds, or a .parquet name on another kind of
+// file: a usage error.
+type kindError struct{ msg string }
+
+func (e *kindError) Error() string { return e.msg }
+
+func fileKind(src importSources, path string) (string, error) {
+	f, err := src.openAt(path)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
 	var magic [4]byte
-	if n, _ := io.ReadFull(f, magic[:]); n == 4 && string(magic[:]) == "PAR1" {
+	if f.Size() >= 4 {
+		if _, err := f.ReadAt(magic[:], 0); err != nil && err != io.EOF {
+			return "", err
+		}
+	}
+	if string(magic[:]) == "PAR1" {
 		return "Parquet", nil
 	}
 	if ext := strings.ToLower(filepath.Ext(path)); ext == ".parquet" || ext == ".pq" {
-		return "", fmt.Errorf("%s: not a Parquet file (no PAR1 magic)", path)
+		return "", &kindError{fmt.Sprintf("%s: not a Parquet file (no PAR1 magic)", path)}
 	}
 	return "CSV", nil
 }
@@ -128,6 +144,7 @@ func fileKind(path string) (string, error) {
 // (client).
 type importer struct {
 	conn     Conn
+	src      importSources
 	table    string
 	files    []string
 	kind     string
@@ -144,11 +161,11 @@ func (imp *importer) run(ctx context.Context) error {
 	start := time.Now()
 	var total int64
 	for _, p := range imp.files {
-		st, err := os.Stat(p)
+		n, err := imp.src.size(p)
 		if err != nil {
 			return err
 		}
-		total += st.Size()
+		total += n
 	}
 	var (
 		rows, skipped int64
@@ -197,11 +214,11 @@ func (c *capture) Row([][]byte) error          { return nil }
 func (imp *importer) parquet(ctx context.Context) (int64, error) {
 	lits := make([]string, len(imp.files))
 	for i, p := range imp.files {
-		abs, err := filepath.Abs(p)
+		name, err := sqlPath(p)
 		if err != nil {
 			return 0, err
 		}
-		lits[i] = literal(abs)
+		lits[i] = literal(name)
 	}
 	from := "read_parquet(ARRAY[" + strings.Join(lits, ", ") + "])"
 	var stmt string
@@ -215,7 +232,7 @@ func (imp *importer) parquet(ctx context.Context) (int64, error) {
 		// match the file's columns to the table's by name when they all
 		// exist there, else by position (read_parquet's own rule)
 		stmt = "INSERT INTO " + tableName(imp.table)
-		if names, ok := parquetNames(imp.files[0], cols); ok {
+		if names, ok := parquetNames(imp.src, imp.files[0], cols); ok {
 			stmt += " (" + strings.Join(names, ", ") + ")"
 		}
 		stmt += " SELECT * FROM " + from
@@ -228,17 +245,13 @@ func (imp *importer) parquet(ctx context.Context) (int64, error) {
 	return tagCount(tag), nil
 }
 
-func parquetNames(path string, cols []Column) ([]string, bool) {
-	f, err := os.Open(path)
+func parquetNames(src importSources, path string, cols []Column) ([]string, bool) {
+	f, err := src.openAt(path)
 	if err != nil {
 		return nil, false
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, false
-	}
-	pf, err := parquetio.Open(f, st.Size())
+	pf, err := parquetio.Open(f, f.Size())
 	if err != nil {
 		return nil, false
 	}
@@ -269,13 +282,13 @@ func tagCount(tag string) int64 {
 }
 
 func (imp *importer) csv(ctx context.Context, total int64) (rows, skipped int64, err error) {
-	header, err := readHeader(imp.files[0], imp.comma)
+	header, err := readHeader(imp.src.open, imp.files[0], imp.comma)
 	if err != nil {
 		return 0, 0, err
 	}
 	cols := make([]importCol, len(header))
 	if imp.create {
-		in, err := sampleCSV(imp.files, imp.comma, header, imp.sample)
+		in, err := sampleCSV(imp.src.open, imp.files, imp.comma, header, imp.sample)
 		if err != nil {
 			return 0, 0, err
 		}
@@ -299,7 +312,7 @@ func (imp *importer) csv(ctx context.Context, total int64) (rows, skipped int64,
 	}
 	prog := newProgress(imp.errOut, imp.progress, total)
 	defer prog.done()
-	src := &csvSource{files: imp.files, cols: cols, comma: imp.comma, skipBad: imp.skipBad, report: imp.errOut, prog: prog}
+	src := &csvSource{open: imp.src.open, files: imp.files, cols: cols, comma: imp.comma, skipBad: imp.skipBad, report: imp.errOut, prog: prog}
 	if cp, ok := imp.conn.(copier); ok {
 		err = imp.csvCopy(ctx, cp, src, header)
 	} else {

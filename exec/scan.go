@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"errors"
 	"sort"
 	"sync"
 
@@ -69,6 +70,12 @@ type TableScan struct {
 	Inlined []*vec.Batch
 
 	RowGroupsScanned, RowGroupsPruned int
+	// FilesPrunedByPartition is how many of FilesPruned were ruled out by
+	// their partition values (EXPLAIN shows it).
+	FilesPrunedByPartition int
+	// FilesFromStats counts the files whose rows min()/max() took from the
+	// catalog's column statistics instead of reading them (sql/minmax.go).
+	FilesFromStats int
 
 	q *morselQueue
 	r *morselScan
@@ -111,6 +118,12 @@ func (t *TableScan) Next(ctx context.Context) (*vec.Batch, error) {
 func storageErr(err error, path string) error {
 	if _, ok := pgerr.As(err); ok {
 		return err
+	}
+	// storage reports a read cut short by the statement's own cancellation
+	// (cancel request, statement_timeout) as the context's error: the
+	// statement was cancelled (57014), the storage did not fail.
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return pgerr.New(pgerr.QueryCanceled, "canceling statement due to user request")
 	}
 	return pgerr.Wrap(pgerr.IOError, err, "could not read file \"%s\"", path)
 }
@@ -232,7 +245,7 @@ func (q *morselQueue) close() {
 // open reads file i's footer and deletes and plans its projection.
 func (t *TableScan) open(ctx context.Context, i int) (*scanFile, error) {
 	f := t.Files[i]
-	file, err := t.Store.Open(ctx, f.Path)
+	file, err := storage.OpenSized(ctx, t.Store, f.Path, f.Size)
 	if err != nil {
 		return nil, storageErr(err, f.Path)
 	}
@@ -245,7 +258,7 @@ func (t *TableScan) open(ctx context.Context, i int) (*scanFile, error) {
 	}
 	sf := &scanFile{idx: i, file: file, pf: pf, snapCol: -1}
 	if f.DeletePath != "" {
-		df, err := t.Store.Open(ctx, f.DeletePath)
+		df, err := storage.OpenSized(ctx, t.Store, f.DeletePath, f.DeleteSize)
 		if err != nil {
 			file.Close()
 			return nil, storageErr(err, f.DeletePath)

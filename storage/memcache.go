@@ -94,8 +94,9 @@ func (c *rangeCache) evict(e *rangeEntry) {
 
 // footerCache keeps the tail of recently opened objects (which holds a
 // Parquet footer) by path, with the ETag and size it was read at, so the
-// next open revalidates it with a conditional request that transfers
-// nothing when the object is unchanged. It is separate from rangeCache so a
+// next Open revalidates it with a conditional request that transfers
+// nothing when the object is unchanged, and the next OpenSized with the same
+// size needs no request at all. It is separate from rangeCache so a
 // large scan's column chunks cannot push out the footers every later query
 // needs first.
 type footerCache struct {

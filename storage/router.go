@@ -54,6 +54,15 @@ func (r *Router) Open(ctx context.Context, path string) (File, error) {
 	return b.Open(ctx, path)
 }
 
+// OpenSized implements SizedOpener for the backends that have it.
+func (r *Router) OpenSized(ctx context.Context, path string, size int64) (File, error) {
+	b, err := r.pick(path)
+	if err != nil {
+		return nil, err
+	}
+	return OpenSized(ctx, b, path, size)
+}
+
 func (r *Router) Create(ctx context.Context, path string) (Writer, error) {
 	b, err := r.pick(path)
 	if err != nil {

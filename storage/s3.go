@@ -174,7 +174,7 @@ func (b *s3Backend) Stat(ctx context.Context, path string) (int64, error) {
 	}
 	out, err := b.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &p.bucket, Key: &p.key})
 	if err != nil {
-		return 0, b.notFound(ctx, "stat", p, s3Err("stat", p, err))
+		return 0, b.notFound(ctx, "stat", p, s3Err(ctx, "stat", p, err))
 	}
 	return aws.ToInt64(out.ContentLength), nil
 }
@@ -186,7 +186,7 @@ func (b *s3Backend) Delete(ctx context.Context, path string) error {
 	}
 	_, err = b.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &p.bucket, Key: &p.key})
 	if err != nil {
-		err = s3Err("delete", p, err)
+		err = s3Err(ctx, "delete", p, err)
 		if errors.Is(err, errNoSuchKey) {
 			// S3 answers 204 for a missing key; some compatible servers say 404.
 			return nil
@@ -209,7 +209,7 @@ func (b *s3Backend) List(ctx context.Context, prefix string) ([]ObjectInfo, erro
 	for pages.HasMorePages() {
 		page, err := pages.NextPage(ctx)
 		if err != nil {
-			return nil, s3Err("list", p, err)
+			return nil, s3Err(ctx, "list", p, err)
 		}
 		for _, o := range page.Contents {
 			k := aws.ToString(o.Key)

@@ -64,17 +64,35 @@ func (e *s3Error) Unwrap() []error {
 	return []error{e.kind, e.err}
 }
 
-// s3Err classifies an SDK error. Cancellation passes through as the
-// context's error so callers report it as a cancelled statement.
-func s3Err(op string, p s3Path, err error) error {
+// s3Err classifies an SDK error of a request made with ctx.
+//
+// When ctx is done, the failure is the cancellation the caller asked for (a
+// cancel request, statement_timeout), whatever shape the SDK gave it: a
+// RequestCanceledError, a connection closed mid-body, a retry loop cut
+// short. It is reported as ctx's error, never as an outage, so the statement
+// ends with 57014 and not 58030.
+//
+// When ctx is not done, an error that still matches context.Canceled or
+// context.DeadlineExceeded is the transport's own timeout (net and net/http
+// timeout errors match DeadlineExceeded): an unavailable server. Its chain
+// is cut so that no caller mistakes it for a cancellation.
+func s3Err(ctx context.Context, op string, p s3Path, err error) error {
 	if err == nil {
 		return nil
 	}
+	if cerr := ctx.Err(); cerr != nil {
+		return fmt.Errorf("storage: %s %s: %w", op, p, cerr)
+	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("storage: %s %s: %w", op, p, err)
+		return &s3Error{op: op, path: p, kind: ErrUnavailable, err: opaqueError(rootCause(err).Error())}
 	}
 	return &s3Error{op: op, path: p, kind: classify(err), err: err}
 }
+
+// opaqueError keeps an error's text without its chain.
+type opaqueError string
+
+func (e opaqueError) Error() string { return string(e) }
 
 func classify(err error) *kindError {
 	var api smithy.APIError

@@ -88,7 +88,7 @@ func (b *s3Backend) Open(ctx context.Context, path string) (File, error) {
 		case out != nil && attempt < bodyAttempts && ctx.Err() == nil:
 			continue // the body broke off: ask again
 		}
-		return nil, b.notFound(ctx, "open", p, s3Err("open", p, err))
+		return nil, b.notFound(ctx, "open", p, s3Err(ctx, "open", p, err))
 	}
 	total, ok := contentRangeTotal(aws.ToString(out.ContentRange))
 	if !ok {
@@ -105,10 +105,38 @@ func (b *s3Backend) Open(ctx context.Context, path string) (File, error) {
 	return f, nil
 }
 
+// OpenSized opens an object whose size the caller knows from the catalog
+// (DuckLake's file_size_bytes). A tail cached for the same path and size is
+// used without asking the server: a lake's files are written once under a
+// fresh uuid and never replaced, so the conditional request Open would send
+// to revalidate it can only answer "unchanged". Should an object be
+// replaced all the same, one of another size is not taken for the cached
+// one, and one of the same size fails the If-Match of the first range read
+// the caches cannot serve. Without such a tail it is Open: the speculative
+// tail read learns size and ETag in the request that fetches the footer
+// anyway.
+func (b *s3Backend) OpenSized(ctx context.Context, path string, size int64) (File, error) {
+	if cached, ok := b.footers.get(path); ok && cached.size == size {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		p, err := parseS3(path)
+		if err != nil {
+			return nil, err
+		}
+		f := &s3File{b: b, ctx: ctx, p: p, size: cached.size, etag: cached.etag, tail: cached.data}
+		f.tailOff = f.size - int64(len(f.tail))
+		f.obj = objID(path, f.etag, f.size)
+		stats.memHits.Add(1)
+		return f, nil
+	}
+	return b.Open(ctx, path)
+}
+
 func (b *s3Backend) openEmpty(ctx context.Context, f *s3File, path string) (File, error) {
 	out, err := b.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &f.p.bucket, Key: &f.p.key})
 	if err != nil {
-		return nil, b.notFound(ctx, "open", f.p, s3Err("open", f.p, err))
+		return nil, b.notFound(ctx, "open", f.p, s3Err(ctx, "open", f.p, err))
 	}
 	f.size, f.etag = aws.ToInt64(out.ContentLength), aws.ToString(out.ETag)
 	if f.size != 0 {
@@ -245,7 +273,7 @@ func (f *s3File) fetch(off, end int64) ([]byte, error) {
 			if statusOf(err) == http.StatusPreconditionFailed {
 				return nil, fmt.Errorf("storage: read %s: the object changed while it was being read", f.p)
 			}
-			return nil, s3Err("read", f.p, err)
+			return nil, s3Err(f.ctx, "read", f.p, err)
 		}
 		data, err := readBody(out.Body, int(end-off))
 		if err == nil && int64(len(data)) != end-off {
@@ -255,10 +283,7 @@ func (f *s3File) fetch(off, end int64) ([]byte, error) {
 			return data, nil
 		}
 		if attempt >= bodyAttempts || f.ctx.Err() != nil {
-			if f.ctx.Err() != nil {
-				err = f.ctx.Err()
-			}
-			return nil, s3Err("read", f.p, err)
+			return nil, s3Err(f.ctx, "read", f.p, err)
 		}
 	}
 }

@@ -111,7 +111,7 @@ func (w *s3Writer) sendPart() error {
 	if w.uploadID == "" {
 		out, err := w.b.client.CreateMultipartUpload(w.ctx, &s3.CreateMultipartUploadInput{Bucket: &w.p.bucket, Key: &w.p.key})
 		if err != nil {
-			w.err = s3Err("write", w.p, err)
+			w.err = s3Err(w.ctx, "write", w.p, err)
 			return w.err
 		}
 		w.uploadID = aws.ToString(out.UploadId)
@@ -127,7 +127,7 @@ func (w *s3Writer) sendPart() error {
 		})
 		r := partResult{buf: buf}
 		if err != nil {
-			r.err = s3Err("write", w.p, err)
+			r.err = s3Err(w.ctx, "write", w.p, err)
 		} else {
 			stats.uploaded.Add(int64(len(buf)))
 			r.part = types.CompletedPart{PartNumber: aws.Int32(num), ETag: out.ETag}
@@ -170,7 +170,7 @@ func (w *s3Writer) Commit() error {
 		})
 		w.buf, w.spare = nil, nil
 		if err != nil {
-			return s3Err("write", w.p, err)
+			return s3Err(w.ctx, "write", w.p, err)
 		}
 		stats.uploaded.Add(int64(len(body)))
 		return nil
@@ -195,7 +195,7 @@ func (w *s3Writer) Commit() error {
 	if err != nil {
 		w.done = false
 		w.abort()
-		return s3Err("write", w.p, err)
+		return s3Err(w.ctx, "write", w.p, err)
 	}
 	return nil
 }
@@ -220,7 +220,7 @@ func (w *s3Writer) abort() error {
 	w.uploadID = ""
 	_, err := w.b.client.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{Bucket: &w.p.bucket, Key: &w.p.key, UploadId: &id})
 	if err != nil && classify(err) != errNoSuchKey {
-		return s3Err("abort upload of", w.p, err)
+		return s3Err(ctx, "abort upload of", w.p, err)
 	}
 	return nil
 }

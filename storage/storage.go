@@ -11,10 +11,15 @@
 // request); a reader announcing a row group's column-chunk ranges
 // (PrefetchRanges) gets adjacent ones in one request; footers and recent
 // ranges stay in a bounded memory cache and, optionally, a disk cache.
+// OpenSized, given the size the catalog recorded, opens an object whose
+// footer is cached without a request.
 // Stats counts requests and bytes for metrics and benchmarks.
 //
 // Errors are plain Go errors: a missing object wraps fs.ErrNotExist so
-// callers can test it with errors.Is; exec and snapshot classify errors into
+// callers can test it with errors.Is; a request cut short because the
+// caller's context ended wraps that context's error (and nothing else
+// does, not even the transport's own timeouts), so a cancelled statement is
+// told from a failed storage; exec and snapshot classify errors into
 // SQLSTATEs.
 package storage
 
@@ -43,6 +48,23 @@ type Backend interface {
 	// List returns every object whose path starts with prefix, recursively,
 	// sorted by path.
 	List(ctx context.Context, prefix string) ([]ObjectInfo, error)
+}
+
+// SizedOpener is a Backend that can use an object's size, when the caller
+// already knows it (the catalog records every data file's file_size_bytes),
+// to spare requests when opening it.
+type SizedOpener interface {
+	OpenSized(ctx context.Context, path string, size int64) (File, error)
+}
+
+// OpenSized opens path on b, passing on the object's size where b can use
+// it. size <= 0 means unknown. The size is a hint: the File's Size is the
+// object's real size.
+func OpenSized(ctx context.Context, b Backend, path string, size int64) (File, error) {
+	if so, ok := b.(SizedOpener); ok && size > 0 {
+		return so.OpenSized(ctx, path, size)
+	}
+	return b.Open(ctx, path)
 }
 
 // File is an open object. ReadAt is safe for concurrent use, so several scan

@@ -37,9 +37,15 @@ type result struct {
 // run runs lakepg with args in dir and returns its output and exit status.
 func run(t *testing.T, dir string, stdin string, args ...string) result {
 	t.Helper()
+	return runEnv(t, dir, nil, stdin, args...)
+}
+
+// runEnv is run with more environment variables.
+func runEnv(t *testing.T, dir string, env []string, stdin string, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(testserver.Binary(t), args...)
 	cmd.Dir = dir
-	cmd.Env = append(testserver.CleanEnv(), "HOME="+dir)
+	cmd.Env = append(append(testserver.CleanEnv(), "HOME="+dir), env...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

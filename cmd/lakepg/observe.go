@@ -9,8 +9,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -38,27 +36,17 @@ func addObservabilityFlags(fs *flag.FlagSet) *observability {
 
 // logger builds the process logger on stderr.
 func (o *observability) logger(level slog.Level) (*slog.Logger, error) {
-	opts := &slog.HandlerOptions{Level: level}
-	switch strings.ToLower(*o.logFormat) {
-	case "text":
-		return slog.New(slog.NewTextHandler(os.Stderr, opts)), nil
-	case "json":
-		return slog.New(slog.NewJSONHandler(os.Stderr, opts)), nil
-	}
-	return nil, fmt.Errorf("--log-format %q: want text or json", *o.logFormat)
+	return cli.NewLogger(os.Stderr, *o.logFormat, level.String())
 }
 
 // start registers the metrics and serves them when --metrics-listen is set;
 // the returned function stops the endpoint.
 func (o *observability) start(log *slog.Logger) (*observer, func(), error) {
-	ms, err := strconv.Atoi(*o.slowQueryMS)
+	slow, err := cli.ParseSlowQuery(*o.slowQueryMS)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--slow-query-ms %q: want a whole number of milliseconds", *o.slowQueryMS)
+		return nil, nil, err
 	}
-	obs := newObserver(log, time.Duration(ms)*time.Millisecond)
-	if ms < 0 {
-		obs.slow = -1
-	}
+	obs := newObserver(log, slow)
 	if *o.metricsListen == "" {
 		return obs, func() {}, nil
 	}
@@ -85,8 +73,7 @@ func (o *observability) start(log *slog.Logger) (*observer, func(), error) {
 // observer counts connections and statements and writes the query log. A
 // nil observer does nothing, so the adapter needs no checks.
 type observer struct {
-	log  *slog.Logger
-	slow time.Duration // -1: never warn
+	qlog cli.QueryLog // the statement line, shared with the embedded shell
 	reg  *prometheus.Registry
 
 	connections prometheus.Gauge
@@ -97,8 +84,7 @@ type observer struct {
 
 func newObserver(log *slog.Logger, slow time.Duration) *observer {
 	o := &observer{
-		log:  log,
-		slow: slow,
+		qlog: cli.QueryLog{Log: log, Slow: slow},
 		reg:  prometheus.NewRegistry(),
 		connections: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "lakepg_connections", Help: "Client sessions currently open.",
@@ -133,13 +119,8 @@ func (o *observer) connClosed() {
 	}
 }
 
-// scanStats are what a statement's scans read and skipped
-// (exec.QueryStats).
-type scanStats interface {
-	BytesRead() int64
-	FilesPruned() int64
-	RowGroupsPruned() int64
-}
+// scanStats are what a statement's scans read and skipped.
+type scanStats = cli.ScanStats
 
 // statement records one finished statement: rows it returned, what its
 // scans read (nil: nothing counted), its command tag or its error.
@@ -150,35 +131,10 @@ func (o *observer) statement(user, text string, start time.Time, rows int64, sca
 	took := time.Since(start)
 	o.duration.Observe(took.Seconds())
 	o.rows.Add(float64(rows))
-	attrs := []slog.Attr{
-		slog.String("user", user),
-		slog.Float64("duration_ms", float64(took.Microseconds())/1000),
-		slog.Int64("rows", rows),
-	}
-	if scans != nil {
-		attrs = append(attrs,
-			slog.Int64("bytes_read", scans.BytesRead()),
-			slog.Int64("files_pruned", scans.FilesPruned()),
-			slog.Int64("row_groups_pruned", scans.RowGroupsPruned()))
-	}
-	attrs = append(attrs, slog.String("statement", truncateText(text, 1000)))
 	if err != nil {
 		o.queries.WithLabelValues("error").Inc()
-		attrs = append(attrs, slog.String("sqlstate", cli.SQLState(err)), slog.String("error", err.Error()))
 	} else {
 		o.queries.WithLabelValues("ok").Inc()
-		attrs = append(attrs, slog.String("tag", tag))
 	}
-	level := slog.LevelDebug
-	if o.slow >= 0 && took >= o.slow {
-		level = slog.LevelWarn
-	}
-	o.log.LogAttrs(context.Background(), level, "statement", attrs...)
-}
-
-func truncateText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
+	o.qlog.Statement(user, text, took, rows, scans, tag, err)
 }

@@ -14,9 +14,17 @@ import (
 )
 
 // duckdbExtensions finds DuckDB 1.5.5 for Python and the ducklake, sqlite
-// and httpfs extensions that scripts/test.sh pip-installs; the sqlite one
-// is copied under the file name its entry point wants (sqlite_scanner).
+// and httpfs extensions that scripts/test.sh pip-installs.
 func duckdbExtensions(t *testing.T) []string {
+	t.Helper()
+	return duckdbExtensionFiles(t, "ducklake", "sqlite", "httpfs")
+}
+
+// duckdbExtensionFiles returns the files of the named extensions from the
+// PyPI packages duckdb-extension-<name>==1.5.5, the sqlite and postgres
+// ones copied under the file names their entry points want
+// (sqlite_scanner, postgres_scanner).
+func duckdbExtensionFiles(t *testing.T, names ...string) []string {
 	t.Helper()
 	out, err := exec.Command("python3", "-c",
 		`import site, duckdb; print(duckdb.__version__); print(site.getsitepackages()[0])`).CombinedOutput()
@@ -28,17 +36,17 @@ func duckdbExtensions(t *testing.T) []string {
 		t.Fatalf("want DuckDB 1.5.5 for Python, python3 reports %q: run make test", out)
 	}
 	var exts []string
-	for _, name := range []string{"ducklake", "sqlite", "httpfs"} {
+	for _, name := range names {
 		p := filepath.Join(lines[1], "duckdb_extension_"+name, "extensions", "v1.5.5", name+".duckdb_extension")
 		if _, err := os.Stat(p); err != nil {
 			t.Fatalf("DuckDB extension missing: run make test (scripts/test.sh pip-installs duckdb-extension-%s==1.5.5): %v", name, err)
 		}
-		if name == "sqlite" {
+		if as, ok := map[string]string{"sqlite": "sqlite_scanner", "postgres": "postgres_scanner"}[name]; ok {
 			b, err := os.ReadFile(p)
 			if err != nil {
 				t.Fatal(err)
 			}
-			p = filepath.Join(t.TempDir(), "sqlite_scanner.duckdb_extension")
+			p = filepath.Join(t.TempDir(), as+".duckdb_extension")
 			if err := os.WriteFile(p, b, 0o644); err != nil {
 				t.Fatal(err)
 			}

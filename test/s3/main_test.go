@@ -33,17 +33,25 @@ type lake struct {
 
 // startLake starts the built lakepg with --data s3://bucket/lake and a
 // SQLite catalog in dir, configured for srv by flags (endpoint, path style)
-// and the standard AWS credential variables.
-func startLake(t *testing.T, srv *s3test.Server, bucket, dir string) *lake {
+// and the standard AWS credential variables; extra flags follow.
+func startLake(t *testing.T, srv *s3test.Server, bucket, dir string, extra ...string) *lake {
+	t.Helper()
+	return startLakeOn(t, srv, srv.Endpoint, bucket, dir, "sqlite:"+filepath.Join(dir, "catalog.sqlite"), extra...)
+}
+
+// startLakeOn is startLake with the catalog and the S3 endpoint given: a
+// PostgreSQL catalog, or a proxy in front of srv.
+func startLakeOn(t *testing.T, srv *s3test.Server, endpoint, bucket, dir, catalog string, extra ...string) *lake {
 	t.Helper()
 	port := testserver.FreePort(t)
 	args := []string{
 		"--listen", fmt.Sprintf("127.0.0.1:%d", port),
-		"--catalog", "sqlite:" + filepath.Join(dir, "catalog.sqlite"),
+		"--catalog", catalog,
 		"--data", "s3://" + bucket + "/lake",
-		"--s3-endpoint", srv.Endpoint, "--s3-path-style", "--s3-region", s3test.Region,
+		"--s3-endpoint", endpoint, "--s3-path-style", "--s3-region", s3test.Region,
 		"--log-level", "info",
 	}
+	args = append(args, extra...)
 	env := []string{
 		"AWS_ACCESS_KEY_ID=" + srv.AccessKey, "AWS_SECRET_ACCESS_KEY=" + srv.SecretKey,
 		"AWS_EC2_METADATA_DISABLED=true", "AWS_PROFILE=", "AWS_SESSION_TOKEN=",

@@ -17,7 +17,9 @@ import (
 func TestS3Outage(t *testing.T) {
 	srv := s3test.Start(t) // private: this test stops it
 	bucket := srv.Bucket(t)
-	l := startLake(t, srv, bucket, t.TempDir())
+	// No memory cache: a repeated read of small files is otherwise served
+	// from it without a request, and would not notice the outage.
+	l := startLake(t, srv, bucket, t.TempDir(), "--cache-memory", "-1")
 	c := connect(t, l)
 	mustExec(t, c, "CREATE TABLE t (id integer, v text)")
 	mustExec(t, c, "INSERT INTO t SELECT g, 'v' || g::text FROM generate_series(1, 1000) g")
