@@ -28,6 +28,8 @@ type Config struct {
 	Rows         int64         // rows of the ingest and wire table (BENCH_ROWS)
 	Writes       int           // single-row INSERTs per system (BENCH_WRITES)
 	WriteClients int           // clients of the concurrent small writes (BENCH_WRITE_CLIENTS)
+	WriteTime    time.Duration // 0, or how long those clients write instead (BENCH_WRITE_SECONDS)
+	BulkRows     int           // rows of the one-statement INSERTs of the writes section (BENCH_BULK_ROWS)
 	Clients      []int         // concurrency levels (BENCH_CLIENTS)
 	ConcDuration time.Duration // per concurrency level (BENCH_CONC_SECONDS)
 	ScalingSF    []float64     // TPC-H scale factors of the scaling section (BENCH_SCALING_SF)
@@ -98,6 +100,12 @@ func ConfigFromEnv() (Config, error) {
 	fail("BENCH_WRITES", e)
 	c.WriteClients, e = strconv.Atoi(envString("BENCH_WRITE_CLIENTS", "4"))
 	fail("BENCH_WRITE_CLIENTS", e)
+	if v := envString("BENCH_WRITE_SECONDS", ""); v != "" {
+		c.WriteTime, e = parseSeconds(v)
+		fail("BENCH_WRITE_SECONDS", e)
+	}
+	c.BulkRows, e = strconv.Atoi(envString("BENCH_BULK_ROWS", "10000"))
+	fail("BENCH_BULK_ROWS", e)
 	c.Clients, e = parseInts(envString("BENCH_CLIENTS", "1,8,32,64"))
 	fail("BENCH_CLIENTS", e)
 	c.ConcDuration, e = parseSeconds(envString("BENCH_CONC_SECONDS", "30"))

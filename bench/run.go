@@ -170,6 +170,10 @@ func (r *Runner) settings() {
 	}
 	if c.has("writes") {
 		r.rep.setting("single-row INSERTs per system (BENCH_WRITES), concurrent writers (BENCH_WRITE_CLIENTS)", fmt.Sprintf("%d, %d", c.Writes, c.WriteClients))
+		if c.WriteTime > 0 {
+			r.rep.setting("seconds the concurrent writers write (BENCH_WRITE_SECONDS)", c.WriteTime.String())
+		}
+		r.rep.setting("rows of the one-statement INSERTs (BENCH_BULK_ROWS)", fmt.Sprint(c.BulkRows))
 	}
 	if c.has("concurrency") {
 		r.rep.setting("clients (BENCH_CLIENTS), seconds per level (BENCH_CONC_SECONDS)", fmt.Sprintf("%s, %s", joinInts(c.Clients), c.ConcDuration))

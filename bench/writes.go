@@ -59,9 +59,13 @@ func (r *Runner) smallWrites(ctx context.Context, system, dsn string, pids func(
 
 	clients := max(1, r.cfg.WriteClients)
 	per := max(1, r.cfg.Writes/clients)
+	var deadline time.Time // with BENCH_WRITE_SECONDS the clients write until then instead
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	start = time.Now()
+	if r.cfg.WriteTime > 0 {
+		deadline = start.Add(r.cfg.WriteTime)
+	}
 	for k := 0; k < clients; k++ {
 		wg.Add(1)
 		go func(k int) {
@@ -75,8 +79,12 @@ func (r *Runner) smallWrites(ctx context.Context, system, dsn string, pids func(
 				return
 			}
 			defer c.Close(context.Background())
-			for i := 0; i < per; i++ {
-				id := int64(r.cfg.Writes + k*per + i)
+			for i := 0; ; i++ {
+				if deadline.IsZero() && i == per || !deadline.IsZero() && !time.Now().Before(deadline) {
+					return
+				}
+				// ids of one client stay apart from the others' for any count
+				id := int64(r.cfg.Writes) + int64(i)*int64(clients) + int64(k)
 				_, err := c.Exec(ctx, smallWrite, id, "concurrent")
 				mu.Lock()
 				if err != nil {
@@ -118,6 +126,7 @@ func (r *Runner) sectionWrites(ctx context.Context, s *section) error {
 	defer pgLake.stop()
 
 	var results []writeResult
+	var bulk []bulkResult
 	for _, t := range []struct {
 		name, dsn string
 		pids      func() []int
@@ -132,13 +141,23 @@ func (r *Runner) sectionWrites(ctx context.Context, s *section) error {
 			return err
 		}
 		results = append(results, res)
+		r.logf("bulk writes: %s", t.name)
+		b, err := r.bulkWrites(ctx, t.name, t.dsn)
+		if err != nil {
+			return err
+		}
+		bulk = append(bulk, b)
 	}
 	r.rep.command("each system: " + smallWriteTable + "; then " + smallWrite + " in autocommit, one statement per round trip")
+	each := fmt.Sprintf("%d INSERTs each", max(1, r.cfg.Writes/max(1, r.cfg.WriteClients)))
+	if r.cfg.WriteTime > 0 {
+		each = "INSERTs for " + r.cfg.WriteTime.String()
+	}
 	s.printf("Single-row `%s` in autocommit: each is one commit (for lakepg one DuckLake snapshot, its row in a small "+
 		"Parquet file or inlined in the catalog; for PostgreSQL one WAL flush). First %d INSERTs by one client in a row (latency per statement, commits/s = "+
-		"statements over the elapsed time), then %d clients at once, %d INSERTs each into the same table (lakepg retries "+
+		"statements over the elapsed time), then %d clients at once, %s into the same table (lakepg retries "+
 		"a commit that raced another; an error is a failed statement). The PostgreSQL catalog of lakepg and the PostgreSQL "+
-		"of the comparison are the same server.", smallWrite, r.cfg.Writes, r.cfg.WriteClients, max(1, r.cfg.Writes/max(1, r.cfg.WriteClients)))
+		"of the comparison are the same server.", smallWrite, r.cfg.Writes, r.cfg.WriteClients, each)
 	var rows [][]string
 	var p50s, p99s, cps, ccps []float64
 	for _, w := range results {
@@ -170,5 +189,6 @@ func (r *Runner) sectionWrites(ctx context.Context, s *section) error {
 		return err
 	}
 	s.chart(link, "Commits per second")
+	r.printBulk(s, bulk)
 	return nil
 }

@@ -49,6 +49,10 @@ type DataFile struct {
 	Delete *DeleteFile
 	// Stats are the file's column statistics by column_id.
 	Stats map[int64]ColumnStats
+	// PartitionID is the partition spec the file was written under (nil:
+	// written unpartitioned); Partition are its values, by key index.
+	PartitionID *int64
+	Partition   []PartitionValue
 }
 
 // Files lists the data files of a table visible at snap, ordered by
@@ -63,7 +67,7 @@ func (db *DB) Files(ctx context.Context, s *Schema, t *Table, snap Snapshot) ([]
 	sid := snap.ID
 
 	rows, err := rt.QueryContext(ctx, `SELECT df.data_file_id, df.path, df.path_is_relative, df.record_count, df.file_size_bytes,
-	df.footer_size, df.row_id_start, df.partial_max, df.mapping_id, df.begin_snapshot,
+	df.footer_size, df.row_id_start, df.partial_max, df.mapping_id, df.begin_snapshot, df.partition_id,
 	del.delete_file_id, del.path, del.path_is_relative, del.delete_count, del.file_size_bytes,
 	del.footer_size, del.partial_max, del.begin_snapshot
 FROM ducklake_data_file df
@@ -81,13 +85,13 @@ ORDER BY df.data_file_id, del.begin_snapshot, del.delete_file_id`, sid, sid, t.I
 			path                               string
 			isRel                              NullBool
 			recs, size, rowID                  sql.NullInt64
-			footer, pmax, mapping              sql.NullInt64
+			footer, pmax, mapping, partID      sql.NullInt64
 			delID, delCount, delSize, delBegin sql.NullInt64
 			delFooter, delPmax                 sql.NullInt64
 			delPath                            sql.NullString
 			delRel                             NullBool
 		)
-		if err := rows.Scan(&f.ID, &path, &isRel, &recs, &size, &footer, &rowID, &pmax, &mapping, &f.BeginSnapshot,
+		if err := rows.Scan(&f.ID, &path, &isRel, &recs, &size, &footer, &rowID, &pmax, &mapping, &f.BeginSnapshot, &partID,
 			&delID, &delPath, &delRel, &delCount, &delSize, &delFooter, &delPmax, &delBegin); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("catalog: list files of table %d: %w", t.ID, err)
@@ -97,6 +101,7 @@ ORDER BY df.data_file_id, del.begin_snapshot, del.delete_file_id`, sid, sid, t.I
 		f.Path = resolve(dir, path, isRel)
 		f.RecordCount, f.FileSize, f.RowIDStart = recs.Int64, size.Int64, rowID.Int64
 		f.FooterSize, f.PartialMax, f.MappingID = nullInt(footer), nullInt(pmax), nullInt(mapping)
+		f.PartitionID = nullInt(partID)
 		if delID.Valid {
 			f.Delete = &DeleteFile{
 				ID:            delID.Int64,
@@ -125,6 +130,14 @@ ORDER BY df.data_file_id, del.begin_snapshot, del.delete_file_id`, sid, sid, t.I
 	}
 	if len(files) == 0 {
 		return files, nil
+	}
+	for _, f := range files {
+		if f.PartitionID != nil {
+			if err := filePartitionValues(ctx, rt, t.ID, sid, files, index); err != nil {
+				return nil, err
+			}
+			break
+		}
 	}
 
 	rows, err = rt.QueryContext(ctx, `SELECT st.data_file_id, st.column_id, st.column_size_bytes, st.value_count, st.null_count,

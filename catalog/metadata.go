@@ -33,6 +33,9 @@ type Column struct {
 	NullsAllowed     bool
 	ParentID         *int64
 	BeginSnapshot    int64
+	// Children are the fields of a nested column (list: element; map: key,
+	// value; struct: its fields), in column_order (nested.go).
+	Children []Column
 }
 
 // Table is a ducklake_table row with its visible top-level columns.
@@ -44,9 +47,11 @@ type Table struct {
 	Path           string // "" when the stored path is NULL (use the schema path)
 	PathIsRelative bool
 	BeginSnapshot  int64
-	// Columns are the top-level columns ordered by column_order. Children of
-	// nested columns are not loaded yet.
+	// Columns are the top-level columns ordered by column_order, nested
+	// columns with their Children.
 	Columns []Column
+	// Partition is the table's partition spec, nil when it has none.
+	Partition *PartitionSpec
 }
 
 // ColumnByName finds a top-level column, case-sensitively.
@@ -205,6 +210,18 @@ FROM ducklake_table WHERE `+visibleAt("")+` ORDER BY table_id`, s, s)
 	for _, tc := range cols {
 		if i, ok := byID[tc.tableID]; ok {
 			m.Tables[i].Columns = append(m.Tables[i].Columns, tc.Column)
+		}
+	}
+	if err := loadChildren(ctx, rt, m, byID, s); err != nil { // nested.go
+		return nil, err
+	}
+	parts, err := loadPartitions(ctx, rt, s)
+	if err != nil {
+		return nil, err
+	}
+	for tid, spec := range parts {
+		if i, ok := byID[tid]; ok {
+			m.Tables[i].Partition = spec
 		}
 	}
 	for i := range m.Tables {

@@ -36,6 +36,9 @@ func CastVector(env *Env, v *vec.Vector, n int, to types.T, assign bool) (*vec.V
 	if from == to {
 		return v, nil
 	}
+	if from.ID == types.Array && to.ID == types.Array {
+		return castArray(env, v, n, to, assign)
+	}
 	if from.ID == to.ID && to.ID != types.Numeric && !(to.ID == types.Text && to.Width > 0) {
 		o := *v
 		o.Type = to
@@ -147,7 +150,16 @@ func castOne(env *Env, v *vec.Vector, i int, out *vec.Vector, assign bool) error
 		switch {
 		case from.ID == types.Numeric:
 			d, s := NumericValue(v, i)
-			f, _ = strconv.ParseFloat(types.FormatBig(d, s), 64)
+			txt := types.FormatBig(d, s)
+			bits := 64
+			if to.ID == types.Float32 {
+				bits = 32
+			}
+			var err error
+			if f, err = strconv.ParseFloat(txt, bits); err != nil && math.IsInf(f, 0) {
+				// PostgreSQL reads the numeric's text as float8in/float4in do
+				return pgerr.New(pgerr.NumericValueOutOfRange, "\"%s\" is out of range for type %s", txt, to)
+			}
 		default:
 			return cannotCast(from, to)
 		}
@@ -229,7 +241,7 @@ func castOne(env *Env, v *vec.Vector, i int, out *vec.Vector, assign bool) error
 		}
 		return cannotCast(from, to)
 	default:
-		return cannotCast(from, to)
+		return castTimeOne(v, i, out, loc) // casttime.go
 	}
 	return nil
 }
@@ -262,6 +274,14 @@ func cannotCast(from, to types.T) error {
 
 func appendDecimal(out *vec.Vector, d *big.Int, s int) error {
 	t := out.Type
+	if t.Wide() {
+		x, err := types.FitWide(t, d, s)
+		if err != nil {
+			return err
+		}
+		out.AppendString(x)
+		return nil
+	}
 	if t.Scale < 0 {
 		out.AppendString(types.FormatBig(d, s))
 		return nil
@@ -377,6 +397,10 @@ func ParseInto(out *vec.Vector, s string, loc *time.Location, assign bool) error
 			return err
 		}
 		out.AppendInterval(x)
+	case types.Array:
+		return parseArrayInto(out, s, loc, assign)
+	case types.Time, types.TimeTZ, types.JSON:
+		return parseTimeInto(out, s, loc) // casttime.go
 	default:
 		return pgerr.New(pgerr.FeatureNotSupported, "cannot parse type %s", t)
 	}

@@ -58,6 +58,11 @@ func (c *Const) Eval(_ *Env, b *vec.Batch) (*vec.Vector, error) {
 	if c.cache != nil && c.cache.Len() == b.N {
 		return c.cache, nil
 	}
+	if b.N == 1 {
+		// one row (a VALUES list, a parameter): the value itself, not a
+		// batch-sized repetition built for each of thousands of constants
+		return c.V, nil
+	}
 	if c.full == nil || c.full.Len() < b.N {
 		c.full = vec.Constant(c.V, 0, max(b.N, vec.BatchSize))
 	}

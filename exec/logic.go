@@ -397,19 +397,21 @@ func likeRegexp(p string, fold bool) (*regexp.Regexp, error) {
 	} else {
 		sb.WriteString("(?s)^")
 	}
-	for i := 0; i < len(p); i++ {
-		c := p[i]
+	// by runes: a multi-byte character is one literal, and _ one character
+	rs := []rune(p)
+	for i := 0; i < len(rs); i++ {
+		c := rs[i]
 		switch c {
 		case '%':
 			sb.WriteString(".*")
 		case '_':
 			sb.WriteString(".")
 		case '\\':
-			if i+1 >= len(p) {
+			if i+1 >= len(rs) {
 				return nil, pgerr.New("22025", "LIKE pattern must not end with escape character")
 			}
 			i++
-			sb.WriteString(regexp.QuoteMeta(string(p[i])))
+			sb.WriteString(regexp.QuoteMeta(string(rs[i])))
 		default:
 			sb.WriteString(regexp.QuoteMeta(string(c)))
 		}

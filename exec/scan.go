@@ -2,13 +2,11 @@ package exec
 
 import (
 	"context"
-	"errors"
 	"sort"
 	"sync"
 
 	"github.com/lakepg/lakepg/exec/parquetio"
 	"github.com/lakepg/lakepg/exec/vec"
-	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/storage"
 	"github.com/lakepg/lakepg/types"
 )
@@ -113,19 +111,6 @@ func (t *TableScan) Next(ctx context.Context) (*vec.Batch, error) {
 		t.r = newMorselScan(t, t.q)
 	}
 	return t.r.Next(ctx)
-}
-
-func storageErr(err error, path string) error {
-	if _, ok := pgerr.As(err); ok {
-		return err
-	}
-	// storage reports a read cut short by the statement's own cancellation
-	// (cancel request, statement_timeout) as the context's error: the
-	// statement was cancelled (57014), the storage did not fail.
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return pgerr.New(pgerr.QueryCanceled, "canceling statement due to user request")
-	}
-	return pgerr.Wrap(pgerr.IOError, err, "could not read file \"%s\"", path)
 }
 
 // scanFile is an opened data file shared by the morsels cut from it.
@@ -247,28 +232,28 @@ func (t *TableScan) open(ctx context.Context, i int) (*scanFile, error) {
 	f := t.Files[i]
 	file, err := storage.OpenSized(ctx, t.Store, f.Path, f.Size)
 	if err != nil {
-		return nil, storageErr(err, f.Path)
+		return nil, ReadError(err, f.Path)
 	}
 	qs := queryStatsOf(ctx)
 	file = countFile(file, qs)
 	pf, err := parquetio.Open(file, file.Size())
 	if err != nil {
 		file.Close()
-		return nil, storageErr(err, f.Path)
+		return nil, ReadError(err, f.Path)
 	}
 	sf := &scanFile{idx: i, file: file, pf: pf, snapCol: -1}
 	if f.DeletePath != "" {
 		df, err := storage.OpenSized(ctx, t.Store, f.DeletePath, f.DeleteSize)
 		if err != nil {
 			file.Close()
-			return nil, storageErr(err, f.DeletePath)
+			return nil, ReadError(err, f.DeletePath)
 		}
 		df = countFile(df, qs)
 		pos, err := parquetio.ReadDeletePositions(df, df.Size(), t.Snapshot)
 		df.Close()
 		if err != nil {
 			file.Close()
-			return nil, storageErr(err, f.DeletePath)
+			return nil, ReadError(err, f.DeletePath)
 		}
 		sf.dels = append(sf.dels, pos...)
 	}
@@ -378,7 +363,7 @@ func (s *morselScan) Next(ctx context.Context) (*vec.Batch, error) {
 		f := s.m.f
 		rowStart, ok, err := s.sc.Next(&s.buf)
 		if err != nil {
-			return nil, storageErr(err, t.Files[f.idx].Path)
+			return nil, ReadError(err, t.Files[f.idx].Path)
 		}
 		if !ok {
 			s.q.done(s.m, s.sc)

@@ -40,7 +40,7 @@ func WriteParquet(ctx context.Context, store storage.Backend, dir string, cols [
 	path := dir + name
 	w, err := store.Create(ctx, path)
 	if err != nil {
-		return nil, storageErr(err, path)
+		return nil, WriteError(err, path)
 	}
 	pw, err := parquetio.NewWriter(w, cols, parquetio.WriterOptions{})
 	if err != nil {
@@ -57,21 +57,24 @@ func WriteParquet(ctx context.Context, store storage.Backend, dir string, cols [
 				return err
 			}
 		}
-		return pw.Write(b)
+		if err := pw.Write(b); err != nil {
+			return WriteError(err, path)
+		}
+		return nil
 	})
 	if err != nil {
 		return fail(err)
 	}
 	info, err := pw.Close()
 	if err != nil {
-		return fail(err)
+		return fail(WriteError(err, path))
 	}
 	if info.Rows == 0 {
 		w.Abort()
 		return &WrittenFile{Info: info}, nil
 	}
 	if err := w.Commit(); err != nil {
-		return fail(storageErr(err, path))
+		return fail(WriteError(err, path))
 	}
 	return &WrittenFile{Path: path, Name: name, Info: info}, nil
 }
@@ -82,16 +85,16 @@ func WriteDeletes(ctx context.Context, store storage.Backend, dir, dataPath stri
 	path := dir + name
 	w, err := store.Create(ctx, path)
 	if err != nil {
-		return nil, storageErr(err, path)
+		return nil, WriteError(err, path)
 	}
 	info, err := parquetio.WriteDeleteFile(w, dataPath, positions)
 	if err != nil {
 		w.Abort()
-		return nil, err
+		return nil, WriteError(err, path)
 	}
 	if err := w.Commit(); err != nil {
 		w.Abort()
-		return nil, storageErr(err, path)
+		return nil, WriteError(err, path)
 	}
 	return &WrittenFile{Path: path, Name: name, Info: info}, nil
 }
@@ -100,7 +103,7 @@ func WriteDeletes(ctx context.Context, store storage.Backend, dir, dataPath stri
 func ReadAllDeletes(ctx context.Context, store storage.Backend, path string) ([]int64, error) {
 	f, err := store.Open(ctx, path)
 	if err != nil {
-		return nil, storageErr(err, path)
+		return nil, ReadError(err, path)
 	}
 	defer f.Close()
 	return parquetio.ReadDeletePositions(f, f.Size(), 1<<62)

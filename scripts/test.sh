@@ -279,6 +279,8 @@ ensure_clients() {
 	python3 -c 'import psycopg2' 2>/dev/null || pip_install psycopg2-binary==2.9.13
 	python3 -c 'import asyncpg' 2>/dev/null || pip_install asyncpg==0.32.0
 	python3 -c 'import pgcli.pgexecute' 2>/dev/null || pip_install pgcli==4.7.1
+	# the AWS CLI runs the bucket job of docker-compose.yml in test/compose
+	command -v aws >/dev/null 2>&1 || pip_install awscli==1.45.11
 	command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || apt_install nodejs npm
 	if [ ! -f "$clients_cache/node/node_modules/pg/package.json" ]; then
 		log "npm install pg@8.23.1 (in $clients_cache/node)"

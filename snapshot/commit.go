@@ -32,6 +32,9 @@ type NewDataFile struct {
 	// The catalog rows are the same either way (row_id_start and next_row_id
 	// still advance), so this is informational.
 	EmbeddedRowIDs bool
+	// Partition is set when the file holds one partition of a partitioned
+	// table (partition.go); nil writes partition_id NULL.
+	Partition *FilePartition
 }
 
 // NewDeleteFile is a positional delete file already written under the
@@ -133,6 +136,7 @@ type Commit struct {
 	ended          []endedFile
 	inlinedDeletes []inlinedDelete
 	inl            inlineWrites // data inlining on write (maintenance_inline.go)
+	partitions     []*partitionChange
 
 	// finalCatalogBase is the head's next_catalog_id the successful attempt
 	// allocated from; set by Commit.
@@ -166,7 +170,7 @@ func (c *Commit) Empty() bool {
 	return len(c.newSchemas) == 0 && len(c.droppedSchemas) == 0 && len(c.newTables) == 0 &&
 		len(c.droppedTables) == 0 && len(c.renamed) == 0 && len(c.addedCols) == 0 &&
 		len(c.colChanges) == 0 && len(c.addedFiles) == 0 && len(c.replaced) == 0 && len(c.ended) == 0 &&
-		len(c.inlinedDeletes) == 0 && c.inl.empty()
+		len(c.inlinedDeletes) == 0 && c.inl.empty() && len(c.partitions) == 0
 }
 
 func (c *Commit) allocCatalogID() int64 {

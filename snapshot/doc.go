@@ -49,7 +49,12 @@
 // dropping a table, renaming it, altering a column or replacing a delete file
 // requires the row it replaces to still be live (and, for delete files, to be
 // the one the statement read). DuckDB's token checks miss some races (two
-// renames of one table); these checks do not.
+// renames of one table); these checks do not. Deletes from one data file
+// conflict whichever way either writer recorded them: a delete file or an
+// ended file requires the delete file the statement read and no inlined
+// file deletes of that file after base; inlined file deletes require the
+// delete file read (another writer's inlined deletes of the table conflict
+// by token).
 //
 // # Invariants
 //

@@ -249,8 +249,11 @@ func (w *writer) insertFile(tableID int64, f NewFile) (int64, error) {
 	if f.RowIDStart != nil {
 		rowIDStart = *f.RowIDStart
 	}
-	if _, err := w.exec(`INSERT INTO ducklake_data_file VALUES (?, ?, ?, NULL, NULL, ?, ?, 'parquet', ?, ?, ?, ?, NULL, NULL, NULL, ?)`,
-		id, tableID, f.BeginSnapshot, f.RelPath, true, f.RecordCount, f.FileSize, nullIfZero(f.FooterSize), rowIDStart, nullIfZero(f.PartialMax)); err != nil {
+	if _, err := w.exec(`INSERT INTO ducklake_data_file VALUES (?, ?, ?, NULL, NULL, ?, ?, 'parquet', ?, ?, ?, ?, ?, NULL, NULL, ?)`,
+		id, tableID, f.BeginSnapshot, f.RelPath, true, f.RecordCount, f.FileSize, nullIfZero(f.FooterSize), rowIDStart, w.partitionID(f.Partition), nullIfZero(f.PartialMax)); err != nil {
+		return 0, err
+	}
+	if err := w.insertPartitionValues(id, tableID, f.Partition); err != nil {
 		return 0, err
 	}
 	for _, cs := range f.Stats {
@@ -429,15 +432,22 @@ WHERE df.table_id = ? AND df.end_snapshot IS NULL ORDER BY st.data_file_id`, tab
 	return nil
 }
 
-// FlushedTable is the Parquet file the rows of one inlined-data table
-// became. RowIDs are the flushed rows (all rows of the table the flush
-// read); Deletes, when set, holds the positions of rows that were already
-// deleted, with the snapshots that deleted them.
+// FlushedTable is what the rows of one inlined-data table became: one
+// Parquet file, or one per partition of a partitioned table. RowIDs are the
+// flushed rows (all rows of the table the flush read, an updated row's
+// versions each once).
 type FlushedTable struct {
 	InlinedTable string
 	RowIDs       []int64
-	File         NewFile
-	Deletes      *NewDeleteFileAt
+	Files        []FlushedFile
+}
+
+// FlushedFile is one file of flushed rows; Deletes, when set, holds the
+// positions of its rows that were already deleted, with the snapshots that
+// deleted them.
+type FlushedFile struct {
+	File    NewFile
+	Deletes *NewDeleteFileAt
 }
 
 // NewDeleteFileAt is a delete file with its snapshot column: it begins at
@@ -464,9 +474,11 @@ type FoldedDeletes struct {
 func FlushInlined(ctx context.Context, db *catalog.DB, base catalog.Snapshot, t catalog.Table, tableDir string, tables []FlushedTable, folded []FoldedDeletes) (catalog.Snapshot, error) {
 	nFiles := int64(len(folded))
 	for _, ft := range tables {
-		nFiles++
-		if ft.Deletes != nil {
+		for _, ff := range ft.Files {
 			nFiles++
+			if ff.Deletes != nil {
+				nFiles++
+			}
 		}
 	}
 	check := func(other *changeSet) error {
@@ -487,20 +499,19 @@ func FlushInlined(ctx context.Context, db *catalog.DB, base catalog.Snapshot, t 
 		if err := w.tableLive(t.ID); err != nil {
 			return "", err
 		}
+		// DuckDB's order of file ids: the data files of every flushed
+		// table, then the delete files of folded inlined file deletes, then
+		// those of rows deleted while inlined
 		var added int64
-		for _, ft := range tables {
-			id, err := w.insertFile(t.ID, ft.File)
-			if err != nil {
-				return "", err
-			}
-			added += ft.File.FileSize
-			if d := ft.Deletes; d != nil {
-				if err := w.insertDeleteFile(t.ID, id, *d); err != nil {
+		ids := make([][]int64, len(tables))
+		for i, ft := range tables {
+			for _, ff := range ft.Files {
+				id, err := w.insertFile(t.ID, ff.File)
+				if err != nil {
 					return "", err
 				}
-			}
-			if err := w.deleteInlinedRows(ft.InlinedTable, ft.RowIDs); err != nil {
-				return "", err
+				ids[i] = append(ids[i], id)
+				added += ff.File.FileSize
 			}
 		}
 		for _, fd := range folded {
@@ -530,6 +541,21 @@ func FlushInlined(ctx context.Context, db *catalog.DB, base catalog.Snapshot, t 
 				return "", conflictf("inlined deletes of data file %d changed while flushing", fd.Old.ID)
 			}
 		}
+		for i, ft := range tables {
+			for j, ff := range ft.Files {
+				if d := ff.Deletes; d != nil {
+					if err := w.insertDeleteFile(t.ID, ids[i][j], *d); err != nil {
+						return "", err
+					}
+				}
+			}
+			if err := w.deleteInlinedRows(ft.InlinedTable, ft.RowIDs, m.base.ID); err != nil {
+				return "", err
+			}
+		}
+		if err := w.dropEmptyInlined(t.ID); err != nil {
+			return "", err
+		}
 		if added > 0 {
 			if _, err := w.exec(`UPDATE ducklake_table_stats SET file_size_bytes = file_size_bytes + ? WHERE table_id = ?`, added, t.ID); err != nil {
 				return "", err
@@ -545,6 +571,37 @@ func FlushInlined(ctx context.Context, db *catalog.DB, base catalog.Snapshot, t 
 	return m.run(ctx)
 }
 
+// dropEmptyInlined drops the table's empty inlined-data tables other than
+// the newest (the one inserts go to) with their registrations, as DuckDB's
+// flush does: their rows, if they had any, now live in Parquet files.
+func (w *writer) dropEmptyInlined(tableID int64) error {
+	regs, err := w.tx.InlinedTables(w.ctx, tableID)
+	if err != nil || len(regs) < 2 {
+		return err
+	}
+	for _, r := range regs[:len(regs)-1] {
+		if ok, err := w.tableExists(r.Name); err != nil {
+			return err
+		} else if !ok {
+			continue
+		}
+		var n int64
+		if err := w.tx.QueryRowContext(w.ctx, `SELECT COUNT(*) FROM `+catalog.QuoteIdent(r.Name)).Scan(&n); err != nil {
+			return fmt.Errorf("snapshot: count rows of %s: %w", r.Name, err)
+		}
+		if n > 0 {
+			continue
+		}
+		if _, err := w.exec(`DROP TABLE ` + catalog.QuoteIdent(r.Name)); err != nil {
+			return err
+		}
+		if _, err := w.exec(`DELETE FROM ducklake_inlined_data_tables WHERE table_id = ? AND table_name = ?`, tableID, r.Name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (w *writer) insertDeleteFile(tableID, dataFileID int64, d NewDeleteFileAt) error {
 	id := w.nextFile
 	w.nextFile++
@@ -553,20 +610,33 @@ func (w *writer) insertDeleteFile(tableID, dataFileID int64, d NewDeleteFileAt) 
 	return err
 }
 
-// deleteInlinedRows removes flushed rows; each must still be there.
-func (w *writer) deleteInlinedRows(table string, ids []int64) error {
-	for lo := 0; lo < len(ids); lo += inlinedDeleteBatch {
-		part := ids[lo:min(lo+inlinedDeleteBatch, len(ids))]
-		args := make([]any, len(part))
+// deleteInlinedRows removes the flushed rows, those begun at or before
+// the snapshot read; each must still be there. An updated row has several
+// versions with one row id (DuckDB and lakepg keep ids on UPDATE), so ids
+// repeat: each distinct id is deleted once, expecting all its versions.
+func (w *writer) deleteInlinedRows(table string, ids []int64, read int64) error {
+	want := map[int64]int64{}
+	var uniq []int64
+	for _, id := range ids {
+		if want[id] == 0 {
+			uniq = append(uniq, id)
+		}
+		want[id]++
+	}
+	for lo := 0; lo < len(uniq); lo += inlinedDeleteBatch {
+		part := uniq[lo:min(lo+inlinedDeleteBatch, len(uniq))]
+		args := make([]any, len(part), len(part)+1)
+		var expect int64
 		for i, id := range part {
 			args[i] = id
+			expect += want[id]
 		}
 		marks := strings.Repeat("?, ", len(part))
-		n, err := w.exec(`DELETE FROM `+catalog.QuoteIdent(table)+` WHERE row_id IN (`+marks[:len(marks)-2]+`)`, args...)
+		n, err := w.exec(`DELETE FROM `+catalog.QuoteIdent(table)+` WHERE row_id IN (`+marks[:len(marks)-2]+`) AND begin_snapshot <= ?`, append(args, read)...)
 		if err != nil {
 			return err
 		}
-		if n != int64(len(part)) {
+		if n != expect {
 			return conflictf("inlined rows of %s changed while flushing", table)
 		}
 	}

@@ -21,10 +21,13 @@ type InlinedColumn struct {
 }
 
 type inlinedInsert struct {
-	tableID int64
+	tableID int64 // provisional for a table the commit creates (CTAS)
 	cols    []InlinedColumn
 	rows    [][]any // one value per column, already in the backend's representation
 	stats   []catalog.ColumnStats
+	// rowIDs, when set, are the rows' own ids (new versions of updated
+	// rows); otherwise they take ids from next_row_id.
+	rowIDs []int64
 }
 
 type inlinedFileDelete struct {
@@ -55,8 +58,26 @@ func (iw *inlineWrites) empty() bool { return len(iw.inserts) == 0 && len(iw.fil
 // table's top-level layout the values follow; stats are the rows' column
 // statistics as a data file would have them (they feed the table's column
 // statistics).
+//
+// t may be a table this commit creates (CREATE TABLE ... AS): its rows go
+// into the inlined-data table made with it, as DuckDB does.
 func (c *Commit) InsertInlinedRows(t catalog.Table, cols []InlinedColumn, rows [][]any, stats []catalog.ColumnStats) {
+	if len(rows) == 0 {
+		return
+	}
 	c.inl.inserts = append(c.inl.inserts, inlinedInsert{tableID: t.ID, cols: cols, rows: rows, stats: stats})
+}
+
+// InsertInlinedRowVersions stages the new versions of rows an UPDATE
+// changed, inlined with their own row ids (rowIDs, parallel to rows), as
+// DuckDB inlines an UPDATE of at most data_inlining_row_limit rows. Like
+// DuckDB it counts them in the table's gross record_count but leaves
+// next_row_id alone, since no new row ids are used.
+func (c *Commit) InsertInlinedRowVersions(t catalog.Table, cols []InlinedColumn, rows [][]any, rowIDs []int64, stats []catalog.ColumnStats) {
+	if len(rows) == 0 {
+		return
+	}
+	c.inl.inserts = append(c.inl.inserts, inlinedInsert{tableID: t.ID, cols: cols, rows: rows, stats: stats, rowIDs: rowIDs})
 }
 
 // DeleteInlinedPositions stages the deletion of rows at positions of data
@@ -123,11 +144,15 @@ func (c *Commit) InliningOn(tableID int64) {
 	c.inl.on.add(tableID)
 }
 
-// mine adds the inlined changes to the conflict description: an inlined
-// insert conflicts like an insert, inlined file deletes like inlined_delete.
-func (iw *inlineWrites) mine(m *mine) {
+// inlinedMine adds the inlined changes to the conflict description: an
+// inlined insert conflicts like an insert (none for a table the commit
+// creates), inlined file deletes like inlined_delete.
+func (c *Commit) inlinedMine(m *mine) {
+	iw := &c.inl
 	for _, in := range iw.inserts {
-		m.inserted.add(in.tableID)
+		if !c.isProvisional(in.tableID) {
+			m.inserted.add(in.tableID)
+		}
 	}
 	for _, d := range iw.fileDeletes {
 		m.deletedInline.add(d.tableID)
@@ -148,6 +173,14 @@ func (w *writer) inlinedTableNeeded() (bool, error) {
 	need := false
 	for _, in := range iw.inserts {
 		if _, done := iw.targets[in.tableID]; done || w.droppedTable(in.tableID) {
+			continue
+		}
+		if w.c.isProvisional(in.tableID) {
+			// a table this commit creates: its inlined-data table is made
+			// with it when inlining is on for it (newTableInlined)
+			tgt := inlinedTarget{create: !iw.on[in.tableID]}
+			need = need || tgt.create
+			iw.targets[in.tableID] = tgt
 			continue
 		}
 		regs, err := w.tx.InlinedTables(w.ctx, in.tableID)
@@ -200,18 +233,25 @@ func (w *writer) inlinedColumnNames(table string) ([]string, error) {
 
 // writeInlinedInserts gives the rows consecutive row ids from the table's
 // next_row_id and folds them into the table statistics like a file: gross
-// record_count and next_row_id grow, file_size_bytes does not.
+// record_count and next_row_id grow, file_size_bytes does not. New
+// versions of updated rows keep their ids and leave next_row_id.
 func (w *writer) writeInlinedInserts() error {
 	iw := &w.c.inl
 	for _, in := range iw.inserts {
-		tid := in.tableID
-		if w.droppedTable(tid) {
+		if w.droppedTable(in.tableID) {
 			continue
 		}
-		if err := w.tableLive(tid); err != nil {
-			return err
+		isNew := w.c.isProvisional(in.tableID)
+		tid := w.fid(in.tableID)
+		if !isNew {
+			if err := w.tableLive(tid); err != nil {
+				return err
+			}
 		}
-		tgt := iw.targets[tid]
+		tgt := iw.targets[in.tableID]
+		if isNew && !tgt.create {
+			tgt.name = inlinedDataTable(tid, w.sv)
+		}
 		if tgt.create {
 			name := inlinedDataTable(tid, w.sv)
 			if ok, err := w.createInlinedTable(tid, w.sv, in.cols); err != nil {
@@ -220,7 +260,7 @@ func (w *writer) writeInlinedInserts() error {
 				return fmt.Errorf("snapshot: table with index %d cannot be inlined", tid)
 			}
 			tgt = inlinedTarget{name: name}
-			iw.targets[tid] = tgt
+			iw.targets[in.tableID] = tgt
 		}
 		st, ok, err := w.tx.TableStats(w.ctx, tid)
 		if err != nil {
@@ -230,15 +270,21 @@ func (w *writer) writeInlinedInserts() error {
 		marks := "?, ?, NULL" + strings.Repeat(", ?", len(in.cols))
 		q := `INSERT INTO ` + catalog.QuoteIdent(tgt.name) + ` VALUES (` + marks + `)`
 		for i, row := range in.rows {
-			args := append([]any{st.NextRowID + int64(i), w.snapID}, row...)
+			id := st.NextRowID + int64(i)
+			if in.rowIDs != nil {
+				id = in.rowIDs[i]
+			}
+			args := append([]any{id, w.snapID}, row...)
 			if _, err := w.exec(q, args...); err != nil {
 				return err
 			}
 		}
-		td := &tableData{id: tid, statsExist: ok, stats: st,
+		td := &tableData{id: tid, isNew: isNew, statsExist: ok, stats: st,
 			files: []fileRec{{f: NewDataFile{RecordCount: n, Stats: in.stats}}}}
 		td.stats.RecordCount += n
-		td.stats.NextRowID += n
+		if in.rowIDs == nil {
+			td.stats.NextRowID += n
+		}
 		if err := w.writeStats(td); err != nil {
 			return err
 		}
@@ -380,6 +426,28 @@ func (w *writer) writeInlinedFileDeletes() error {
 			}
 		}
 		w.done.deletedInline.add(d.tableID)
+	}
+	return nil
+}
+
+// noInlinedDeletesSince is the other half of the per-file rule writeDeletes
+// and writeInlinedFileDeletes share (DuckLake §10: a data file deleted from
+// by both commits is a conflict, whatever rows each deleted): a delete file
+// or an end-dated file written for data file fileID conflicts with inlined
+// file deletes another writer recorded for it after this commit's base.
+// The table tokens alone miss it, since deleted_from_table does not
+// conflict with inlined_delete.
+func (w *writer) noInlinedDeletesSince(tableID, fileID int64) error {
+	name := InlinedDeleteTable(tableID)
+	if ok, err := w.tableExists(name); err != nil || !ok {
+		return err
+	}
+	var n int64
+	if err := w.tx.QueryRowContext(w.ctx, `SELECT COUNT(*) FROM `+catalog.QuoteIdent(name)+` WHERE file_id = ? AND begin_snapshot > ?`, fileID, w.c.base.ID).Scan(&n); err != nil {
+		return fmt.Errorf("snapshot: read inlined deletes of data file %d: %w", fileID, err)
+	}
+	if n > 0 {
+		return conflictf("attempting to delete from data file %d, but another transaction deleted from it", fileID)
 	}
 	return nil
 }

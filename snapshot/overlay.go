@@ -61,6 +61,9 @@ func (c *Commit) Overlay(meta *catalog.Metadata) (out *catalog.Metadata, ok bool
 			}
 		}
 		t.Columns = cols
+		if pc := c.findPartitionChange(t.ID); pc != nil {
+			t.Partition = pc.spec()
+		}
 		out.Tables = append(out.Tables, t)
 	}
 	for _, nt := range c.newTables {
@@ -76,6 +79,9 @@ func (c *Commit) Overlay(meta *catalog.Metadata) (out *catalog.Metadata, ok bool
 			if !nt.colDrop[i] {
 				t.Columns = append(t.Columns, columnOf(int64(i+1), def))
 			}
+		}
+		if pc := c.findPartitionChange(nt.provID); pc != nil {
+			t.Partition = pc.spec()
 		}
 		out.Tables = append(out.Tables, t)
 	}

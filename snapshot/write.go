@@ -154,12 +154,17 @@ func (c *Commit) mine() *mine {
 	for _, d := range c.inlinedDeletes {
 		m.deletedInline.add(d.tableID)
 	}
-	c.inl.mine(m)
+	c.inlinedMine(m)
 	for _, a := range c.addedCols {
 		m.altered.add(a.tableID)
 	}
 	for _, ch := range c.colChanges {
 		m.altered.add(ch.tableID)
+	}
+	for _, pc := range c.partitions {
+		if !c.isProvisional(pc.tableID) {
+			m.altered.add(pc.tableID)
+		}
 	}
 	return m
 }
@@ -363,7 +368,7 @@ func (w *writer) write() (catalog.Snapshot, error) {
 	dataChange := nFiles > 0 || len(c.inl.inserts) > 0
 
 	catalogChange := len(c.droppedSchemas) > 0 || len(c.droppedTables) > 0 || len(c.renamed) > 0 ||
-		len(c.addedCols) > 0 || len(c.colChanges) > 0
+		len(c.addedCols) > 0 || len(c.colChanges) > 0 || len(c.partitions) > 0
 	for _, s := range c.newSchemas {
 		catalogChange = catalogChange || !s.dropped
 	}
@@ -409,6 +414,7 @@ func (w *writer) write() (catalog.Snapshot, error) {
 		w.writeNewTables,
 		w.writeAddedColumns,
 		w.writeColumnChanges,
+		w.writePartitions, // partition.go
 		w.writeDataFiles,
 		w.writeDeletes,
 		w.writeInlinedDeletes,
@@ -681,6 +687,9 @@ func (w *writer) writeDataFiles() error {
 		if err := w.tableLive(tid); err != nil {
 			return err
 		}
+		if err := w.checkFileSpecs(tid, td.files); err != nil {
+			return err
+		}
 		st, ok, err := w.tx.TableStats(w.ctx, tid)
 		if err != nil {
 			return err
@@ -703,8 +712,11 @@ func (w *writer) writeDataFiles() error {
 		td.stats.NextRowID += fr.f.RecordCount
 		td.stats.RecordCount += fr.f.RecordCount
 		td.stats.FileSizeBytes += fr.f.FileSize
-		if _, err := w.exec(`INSERT INTO ducklake_data_file VALUES (?, ?, ?, NULL, NULL, ?, ?, 'parquet', ?, ?, ?, ?, NULL, NULL, NULL, NULL)`,
-			fr.id, tid, w.snapID, fr.f.RelPath, true, fr.f.RecordCount, fr.f.FileSize, nullIfZero(fr.f.FooterSize), fr.rowIDStart); err != nil {
+		if _, err := w.exec(`INSERT INTO ducklake_data_file VALUES (?, ?, ?, NULL, NULL, ?, ?, 'parquet', ?, ?, ?, ?, ?, NULL, NULL, NULL)`,
+			fr.id, tid, w.snapID, fr.f.RelPath, true, fr.f.RecordCount, fr.f.FileSize, nullIfZero(fr.f.FooterSize), fr.rowIDStart, w.partitionID(fr.f.Partition)); err != nil {
+			return err
+		}
+		if err := w.insertPartitionValues(fr.id, tid, fr.f.Partition); err != nil {
 			return err
 		}
 		for _, cs := range fr.f.Stats {
@@ -744,6 +756,9 @@ func (w *writer) writeDeletes() error {
 		default:
 			return conflictf("attempting to delete from data file %d, but another transaction deleted from it", r.df.ID)
 		}
+		if err := w.noInlinedDeletesSince(r.tableID, r.df.ID); err != nil {
+			return err
+		}
 		if _, err := w.endLive("ducklake_delete_file", "data_file_id = ?", r.df.ID); err != nil {
 			return err
 		}
@@ -758,6 +773,18 @@ func (w *writer) writeDeletes() error {
 	for _, e := range w.c.ended {
 		if w.droppedTable(e.tableID) {
 			continue
+		}
+		// Ending the file deletes every row: rows another writer deleted
+		// since (delete file or inlined) may be rows this statement updated.
+		liveDel, _, err := w.tx.LiveDeleteFile(w.ctx, e.df.ID)
+		if err != nil {
+			return err
+		}
+		if (liveDel == nil) != (e.df.Delete == nil) || (liveDel != nil && *liveDel != e.df.Delete.ID) {
+			return conflictf("attempting to delete from data file %d, but another transaction deleted from it", e.df.ID)
+		}
+		if err := w.noInlinedDeletesSince(e.tableID, e.df.ID); err != nil {
+			return err
 		}
 		n, err := w.endLive("ducklake_data_file", "data_file_id = ?", e.df.ID)
 		if err != nil {

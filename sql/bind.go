@@ -21,9 +21,13 @@ type scopeCol struct {
 	Table string // alias or table name
 	Name  string
 	T     types.T
-	used  *bool    // marks the scan column as needed
-	elem  types.T  // element type of a catalog array column (srf.go)
-	rec   []Column // fields of a record column (srf.go)
+	used  *bool     // marks the scan column as needed
+	elem  types.T   // element type of a catalog array column (srf.go)
+	rec   []Column  // fields of a record column (srf.go)
+	orig  colOrigin // the lake table column it is (origin.go)
+	// hidden: an input column of a USING/NATURAL join, reachable only
+	// qualified by its table (the merged column owns the bare name)
+	hidden bool
 }
 
 type scope struct {
@@ -127,7 +131,7 @@ func (b *binder) findColumn(sc *scope, names []string, loc int32) (int, error) {
 		return sc.shadow + i, nil
 	}
 	for i, c := range sc.cols {
-		if c.Name == col && (table == "" || c.Table == table) {
+		if c.Name == col && (table == "" && !c.hidden || table != "" && c.Table == table) {
 			if found >= 0 {
 				return 0, errAt(pgerr.New(pgerr.AmbiguousColumn, "column reference \"%s\" is ambiguous", col), loc)
 			}
@@ -218,6 +222,17 @@ func (b *binder) bind(n *pg.Node, sc *scope) (exec.Expr, error) {
 				return e, err
 			}
 		}
+		if ae := x.TypeCast.Arg.GetAArrayExpr(); ae != nil && len(x.TypeCast.TypeName.ArrayBounds) > 0 {
+			t, err := resolveTypeName(x.TypeCast.TypeName)
+			if err != nil {
+				return nil, err
+			}
+			e, err := b.bindArrayExpr(ae, sc, t)
+			if err != nil {
+				return nil, err
+			}
+			return b.cast(e, t, false, x.TypeCast.Location)
+		}
 		arg, err := b.bind(x.TypeCast.Arg, sc)
 		if err != nil {
 			return nil, err
@@ -285,6 +300,14 @@ func (b *binder) bind(n *pg.Node, sc *scope) (exec.Expr, error) {
 				return nil, err
 			}
 		}
+		// arguments after the first non-NULL constant are never reached;
+		// PostgreSQL's planner drops them, so coalesce(1, 1/0) is 1
+		for i, e := range args {
+			if c, ok := e.(*exec.Const); ok && !c.IsNull() {
+				args = args[:i+1]
+				break
+			}
+		}
 		return &exec.Coalesce{Args: args, T: t}, nil
 	case *pg.Node_CollateClause:
 		// lakepg compares text in byte order (the C collation) whatever is asked
@@ -318,6 +341,8 @@ func (b *binder) bind(n *pg.Node, sc *scope) (exec.Expr, error) {
 		return b.bindSubLink(x.SubLink, sc)
 	case *pg.Node_AIndirection:
 		return b.bindIndirection(x.AIndirection, sc)
+	case *pg.Node_AArrayExpr:
+		return b.bindArrayExpr(x.AArrayExpr, sc, types.T{})
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "expression %s is not supported yet", nodeName(n))
 }
@@ -378,6 +403,11 @@ func bindConst(c *pg.A_Const) (exec.Expr, error) {
 func numericLiteral(s string, loc int32) (exec.Expr, error) {
 	if !strings.ContainsAny(s, ".eE") {
 		if x, err := strconv.ParseInt(s, 10, 64); err == nil {
+			if x == int64(int32(x)) {
+				// -2147483648 arrives here (the grammar negates 2147483648),
+				// and PostgreSQL's make_const types it integer
+				return constOf(types.Int32T, func(v *vec.Vector) { v.AppendInt(x) }), nil
+			}
 			return constOf(types.Int64T, func(v *vec.Vector) { v.AppendInt(x) }), nil
 		}
 	}
@@ -554,6 +584,15 @@ func commonType(es []exec.Expr, ctx string, loc int32) (types.T, error) {
 	if !found {
 		return types.TextT, nil
 	}
+	if t.ID == types.Numeric && !t.DynNumeric() {
+		// mixed numeric inputs give unconstrained numeric, where each value
+		// keeps its own scale (CASE … THEN 1 ELSE 2.5 prints 1, not 1.0)
+		for _, e := range es {
+			if et := e.Type(); et.ID != types.Unknown && et != t {
+				return types.NumericAnyT, nil
+			}
+		}
+	}
 	return t, nil
 }
 
@@ -613,6 +652,11 @@ func (b *binder) bindAExpr(a *pg.A_Expr, sc *scope) (exec.Expr, error) {
 			r, err := b.bind(a.Rexpr, sc)
 			if err != nil {
 				return nil, err
+			}
+			if name == "~" {
+				if e, ok, err := b.bitNot(r, a.Location); ok || err != nil {
+					return e, err
+				}
 			}
 			switch name {
 			case "|/", "||/", "@":
@@ -714,6 +758,9 @@ func (b *binder) bindAExpr(a *pg.A_Expr, sc *scope) (exec.Expr, error) {
 			r, err := b.bind(a.Rexpr, sc)
 			if err != nil {
 				return nil, err
+			}
+			if r.Type().ID != types.Text {
+				return b.bindAnyArray(name, l, r, any, a.Location)
 			}
 			op, ok := cmpOps[name]
 			if !ok || (r.Type().ID != types.Text && r.Type().ID != types.Unknown) {
@@ -822,6 +869,18 @@ func (b *binder) bindAExpr(a *pg.A_Expr, sc *scope) (exec.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
+		// the result has the type "=" coerced the left operand to (nullif(1,
+		// 1.0) is numeric); the integer, float and time families compare
+		// across their members without coercion
+		lt, rt := l.Type(), r.Type()
+		if c, ok := eq.(*exec.Cmp); ok && (lt.IsInteger() && !rt.IsInteger() || lt.ID == types.Numeric && rt.IsFloat()) {
+			l = c.L
+			if l.Type().ID == types.Numeric && !l.Type().DynNumeric() {
+				if l, err = b.cast(l, types.NumericAnyT, false, a.Location); err != nil {
+					return nil, err
+				}
+			}
+		}
 		return &exec.Case{When: []exec.Expr{eq}, Then: []exec.Expr{exec.NullConst(l.Type())}, Else: l, T: l.Type()}, nil
 	}
 	return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "operator kind %s is not supported yet", a.Kind), a.Location)
@@ -847,6 +906,12 @@ var cmpOps = map[string]exec.CmpOp{"=": exec.EQ, "<>": exec.NE, "!=": exec.NE, "
 
 // binaryOp resolves an operator and its operand types.
 func (b *binder) binaryOp(op string, l, r exec.Expr, loc int32) (exec.Expr, error) {
+	if e, ok, err := b.arrayOp(op, l, r, loc); ok || err != nil {
+		return e, err
+	}
+	if e, ok, err := b.jsonOp(op, l, r, loc); ok || err != nil {
+		return e, err // json_ops.go
+	}
 	lt, rt := l.Type(), r.Type()
 	// beside ||, an unknown literal is text (anynonarray || text)
 	if op == "||" && (lt.ID == types.Unknown) != (rt.ID == types.Unknown) {
@@ -892,21 +957,17 @@ func (b *binder) binaryOp(op string, l, r exec.Expr, loc int32) (exec.Expr, erro
 	}
 	if cop, ok := cmpOps[op]; ok {
 		t, ok := unify(lt, rt)
-		if !ok || (lt.IsNumeric() != rt.IsNumeric()) {
+		if !ok || (lt.IsNumeric() != rt.IsNumeric()) || t.ID == types.JSON { // json has no comparisons
 			return nil, noOp()
 		}
 		if t.ID == types.Numeric {
 			// keep each side's own scale; Cmp compares exactly
 			var err error
-			if !lt.IsNumeric() || lt.ID != types.Numeric {
-				if l, err = b.cast(l, types.T{ID: types.Numeric, Scale: 0, Precision: 18}, false, loc); err != nil {
-					return nil, err
-				}
+			if l, err = b.toNumeric(l, loc); err != nil {
+				return nil, err
 			}
-			if rt.ID != types.Numeric {
-				if r, err = b.cast(r, types.T{ID: types.Numeric, Scale: 0, Precision: 18}, false, loc); err != nil {
-					return nil, err
-				}
+			if r, err = b.toNumeric(r, loc); err != nil {
+				return nil, err
 			}
 			return &exec.Cmp{Op: cop, L: l, R: r}, nil
 		}
@@ -1004,16 +1065,24 @@ func (b *binder) binaryOp(op string, l, r exec.Expr, loc int32) (exec.Expr, erro
 	return nil, noOp()
 }
 
+// numScale is the scale an operand brings to numeric arithmetic; -1 (per
+// value) for bigint, whose 19 digits do not fit a scaled int64 numeric.
 func numScale(t types.T) int {
-	if t.ID == types.Numeric {
+	switch t.ID {
+	case types.Numeric:
 		return t.Scale
+	case types.Int64:
+		return -1
 	}
 	return 0
 }
 
 func (b *binder) toNumeric(e exec.Expr, loc int32) (exec.Expr, error) {
-	if e.Type().ID == types.Numeric {
+	switch e.Type().ID {
+	case types.Numeric:
 		return e, nil
+	case types.Int64:
+		return b.cast(e, types.NumericAnyT, false, loc)
 	}
 	return b.cast(e, types.T{ID: types.Numeric, Precision: 18, Scale: 0}, false, loc)
 }

@@ -60,3 +60,22 @@ func (b *binder) bitwiseOp(op string, l, r exec.Expr, loc int32) (exec.Expr, boo
 		}}, loc)
 	return e, true, err
 }
+
+// bitNot binds the prefix ~ on integers; ok is false for other operand types.
+func (b *binder) bitNot(e exec.Expr, loc int32) (exec.Expr, bool, error) {
+	t := e.Type()
+	if t.ID == types.Unknown {
+		// PostgreSQL picks int4 for an unknown operand of a prefix operator
+		// only when that is the single candidate; ~ has several
+		return nil, false, nil
+	}
+	if !t.IsInteger() {
+		return nil, false, nil
+	}
+	r, err := b.fold(&catalogFn{name: "~", t: t, args: []exec.Expr{e}, strict: true,
+		fn: func(out *vec.Vector, a []*vec.Vector, i int) error {
+			out.AppendInt(^a[0].I64[i])
+			return nil
+		}}, loc)
+	return r, true, err
+}

@@ -210,7 +210,7 @@ func (s *Session) copyFrom(ctx context.Context, st *pg.CopyStmt, o *copyOptions)
 		src := &copyRowsOp{rows: rows, spec: spec, notNull: notNull, loc: s.loc, ts: typesOfColumns(dataCols)}
 		op := &exec.Project{Env: env, Input: src, Exprs: proj}
 		defer op.Close()
-		w, err := exec.WriteParquet(ctx, s.eng.Store, s.eng.DB.TableDir(sch, t), parquetColumns(cols), op, notNullCheck(t))
+		tw, err := s.writeTableFiles(ctx, sch, t, parquetColumns(cols), op, notNullCheck(t)) // partition_write.go
 		if err != nil {
 			if ctx.Err() != nil {
 				// Whatever failed first (the storage may see the cancel before
@@ -219,21 +219,23 @@ func (s *Session) copyFrom(ctx context.Context, st *pg.CopyStmt, o *copyOptions)
 			}
 			return 0, err
 		}
-		if w.Info.Rows == 0 {
+		if tw.rows == 0 {
 			return 0, nil
 		}
 		err = s.commit(ctx, func(c *snapshot.Commit, m *catalog.Metadata) error {
 			cur, ok := m.TableByName(sch.ID, t.Name)
-			if !ok || cur.ID != t.ID || !sameColumns(cur, t) {
+			if !ok || cur.ID != t.ID || !sameColumns(cur, t) || !tw.sameSpec(cur) {
 				return pgerr.New(pgerr.SerializationFailure, "could not serialize access: table \"%s\" changed during COPY", t.Name)
 			}
-			c.AddDataFile(*cur, newDataFile(w, cols, false))
+			for _, f := range tw.dataFiles(cols, false) {
+				c.AddDataFile(*cur, f)
+			}
 			return nil
-		}, func() { s.eng.Store.Delete(context.WithoutCancel(ctx), w.Path) })
+		}, func() { tw.remove(ctx, s.eng.Store) })
 		if err != nil {
 			return 0, err
 		}
-		return w.Info.Rows, nil
+		return tw.rows, nil
 	}
 	// The data arrives after Execute returned, so a failure here must
 	// abort a transaction block itself, as Execute's errors do.

@@ -27,7 +27,9 @@ func plainName(name string) bool {
 }
 
 // createTableAs runs CREATE TABLE … AS SELECT: the data file is written
-// first, then the table and its file are committed in one snapshot.
+// first, then the table and its file are committed in one snapshot. A
+// result of at most data_inlining_row_limit rows is inlined into the
+// catalog instead, with the table, as DuckDB does (inlinewrite.go).
 func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt, p *params) (*Result, error) {
 	if st.Objtype != pg.ObjectType_OBJECT_TABLE {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "CREATE MATERIALIZED VIEW is not supported yet")
@@ -103,11 +105,18 @@ func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt, p
 	if len(defs) == 0 {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "tables without columns are not supported by DuckLake")
 	}
-	oneSnapshot := plainName(rv.Relname)
+	var src exec.Operator = &exec.Project{Env: b.env, Input: q.op, Exprs: casts}
+	var inl *inlinedCTAS
+	if !into.SkipData {
+		if inl, src, err = s.inlineCTAS(ctx, sch, defs, pcols, src); err != nil {
+			return nil, err
+		}
+	}
+	oneSnapshot := plainName(rv.Relname) || inl != nil
 	var w *exec.WrittenFile
-	if !into.SkipData && oneSnapshot {
+	if !into.SkipData && oneSnapshot && inl == nil {
 		dir := s.eng.DB.TableDir(sch, &catalog.Table{Name: rv.Relname, Path: rv.Relname + "/", PathIsRelative: true})
-		w, err = exec.WriteParquet(ctx, s.eng.Store, dir, pcols, &exec.Project{Env: b.env, Input: q.op, Exprs: casts}, nil)
+		w, err = exec.WriteParquet(ctx, s.eng.Store, dir, pcols, src, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -119,6 +128,9 @@ func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt, p
 		id := c.CreateTable(*sch, rv.Relname, defs)
 		if w != nil && w.Path != "" {
 			c.AddDataFile(catalog.Table{ID: id, SchemaID: sch.ID, Name: rv.Relname}, newDataFile(w, nil, false))
+		}
+		if inl != nil {
+			c.InsertInlinedRows(catalog.Table{ID: id, SchemaID: sch.ID, Name: rv.Relname}, inl.layout, inl.rows, inl.stats)
 		}
 		return nil
 	}, func() {
@@ -147,6 +159,9 @@ func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt, p
 	var rows int64
 	if w != nil {
 		rows = w.Info.Rows
+	}
+	if inl != nil {
+		rows = int64(len(inl.rows))
 	}
 	return tagResult(fmt.Sprintf("SELECT %d", rows)), nil
 }

@@ -343,6 +343,9 @@ func (s *Session) alterTable(c *snapshot.Commit, meta *catalog.Metadata, st *pg.
 			if len(t.Columns) == 1 {
 				return "", pgerr.New(pgerr.FeatureNotSupported, "cannot drop the only column of a DuckLake table")
 			}
+			if err := checkNotPartitionKey(t, col); err != nil { // partition_ddl.go
+				return "", err
+			}
 			c.DropColumn(*t, col.ID)
 		case pg.AlterTableType_AT_AlterColumnType:
 			col, ok := t.ColumnByName(cmd.Name)
@@ -384,6 +387,10 @@ func (s *Session) alterTable(c *snapshot.Commit, meta *catalog.Metadata, st *pg.
 				return "", err
 			}
 			c.SetColumnDefault(*t, col.ID, &text)
+		case pg.AlterTableType_AT_SetRelOptions, pg.AlterTableType_AT_ResetRelOptions:
+			if err := alterPartitioning(c, t, cmd); err != nil { // partition_ddl.go
+				return "", err
+			}
 		default:
 			return "", pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE %s is not supported yet", strings.TrimPrefix(cmd.Subtype.String(), "AT_"))
 		}

@@ -28,13 +28,13 @@ func (s *Session) planWrite(ctx context.Context, n *pg.Node, p *params, describe
 		if len(st.UsingClause) > 0 || len(st.ReturningList) > 0 || st.WithClause != nil {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "DELETE with USING, RETURNING or WITH is not supported yet")
 		}
-		return s.modify(ctx, st.Relation, st.WhereClause, nil, p, describeOnly)
+		return s.modify(ctx, st.Relation, nil, st.WhereClause, nil, p, describeOnly)
 	case *pg.Node_UpdateStmt:
 		st := x.UpdateStmt
-		if len(st.FromClause) > 0 || len(st.ReturningList) > 0 || st.WithClause != nil {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "UPDATE with FROM, RETURNING or WITH is not supported yet")
+		if len(st.ReturningList) > 0 || st.WithClause != nil {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "UPDATE with RETURNING or WITH is not supported yet")
 		}
-		return s.modify(ctx, st.Relation, st.WhereClause, st.TargetList, p, describeOnly)
+		return s.modify(ctx, st.Relation, st.FromClause, st.WhereClause, st.TargetList, p, describeOnly)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "statement not supported")
 }
@@ -138,7 +138,12 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 			if len(items) > len(target) {
 				return nil, errAt(pgerr.New(pgerr.SyntaxError, "INSERT has more expressions than target columns"), nodeLoc(items[len(target)]))
 			}
-			if len(items) < len(target) {
+			if n := len(sel.ValuesLists[0].GetList().Items); len(items) != n {
+				return nil, errAt(pgerr.New(pgerr.SyntaxError, "VALUES lists must all be the same length"), nodeLoc(items[0]))
+			}
+			// without a column list the values fill the first columns and
+			// the rest take their defaults, as in PostgreSQL
+			if len(items) < len(target) && len(st.Cols) > 0 {
 				return nil, pgerr.New(pgerr.SyntaxError, "INSERT has more target columns than expressions")
 			}
 			row := append([]exec.Expr{}, defaults...)
@@ -167,11 +172,11 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 		if len(q.cols) > len(target) {
 			return nil, pgerr.New(pgerr.SyntaxError, "INSERT has more expressions than target columns")
 		}
-		if len(q.cols) < len(target) {
+		if len(q.cols) < len(target) && len(st.Cols) > 0 {
 			return nil, pgerr.New(pgerr.SyntaxError, "INSERT has more target columns than expressions")
 		}
 		proj := append([]exec.Expr{}, defaults...)
-		for k, ci := range target {
+		for k, ci := range target[:len(q.cols)] {
 			var e exec.Expr = &exec.ColRef{Idx: k, T: q.cols[k].Type}
 			if e, err = b.coerceAssign(e, cols[ci].T, cols[ci].Name, -1); err != nil {
 				return nil, err
@@ -190,26 +195,28 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 	} else if rest != nil {
 		src = rest
 	}
-	dir := s.eng.DB.TableDir(sch, t)
-	w, err := exec.WriteParquet(ctx, s.eng.Store, dir, parquetColumns(cols), src, notNullCheck(t))
+	// one file, or one per partition (partition_write.go)
+	tw, err := s.writeTableFiles(ctx, sch, t, parquetColumns(cols), src, notNullCheck(t))
 	if err != nil {
 		return nil, err
 	}
-	if w.Info.Rows == 0 {
+	if tw.rows == 0 {
 		return tagResult("INSERT 0 0"), nil
 	}
 	err = s.commit(ctx, func(c *snapshot.Commit, m *catalog.Metadata) error {
 		cur, ok := m.TableByName(sch.ID, t.Name)
-		if !ok || cur.ID != t.ID || !sameColumns(cur, t) {
+		if !ok || cur.ID != t.ID || !sameColumns(cur, t) || !tw.sameSpec(cur) {
 			return pgerr.New(pgerr.SerializationFailure, "could not serialize access: table \"%s\" changed while inserting", t.Name)
 		}
-		c.AddDataFile(*cur, newDataFile(w, cols, false))
+		for _, f := range tw.dataFiles(cols, false) {
+			c.AddDataFile(*cur, f)
+		}
 		return nil
-	}, func() { s.eng.Store.Delete(context.WithoutCancel(ctx), w.Path) })
+	}, func() { tw.remove(ctx, s.eng.Store) })
 	if err != nil {
 		return nil, err
 	}
-	return tagResult(fmt.Sprintf("INSERT 0 %d", w.Info.Rows)), nil
+	return tagResult(fmt.Sprintf("INSERT 0 %d", tw.rows)), nil
 }
 
 func sameColumns(a, b *catalog.Table) bool {
@@ -259,7 +266,7 @@ func (s *Session) defaultExpr(b *binder, c catalog.Column, t types.T) (exec.Expr
 // modify runs DELETE (set == nil) or UPDATE: it finds matching rows with
 // their file positions, writes delete files (and for UPDATE a data file of
 // new row versions keeping their row ids), and commits one snapshot.
-func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, where *pg.Node, set []*pg.Node, p *params, describeOnly bool) (*Result, error) {
+func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, where *pg.Node, set []*pg.Node, p *params, describeOnly bool) (*Result, error) {
 	head, err := s.writeHead(ctx)
 	if err != nil {
 		return nil, err
@@ -281,7 +288,21 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, where *pg.Node, s
 	b := &binder{sess: s, env: env, params: p, noAggMsg: "aggregate functions are not allowed in WHERE", qc: s.newQueryCtx(ctx, p, describeOnly)}
 	var op exec.Operator = scan
 	var pred exec.Expr
-	if where != nil {
+	var newVals []exec.Expr
+	// FROM items and correlated subqueries: planned as a query (dml_join.go)
+	var fileOrd func(int) int
+	joined, err := needsJoinedModify(b.qc, from, where, set)
+	if err != nil {
+		return nil, err
+	}
+	if joined && len(ref.pending) > 0 {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "UPDATE or DELETE with FROM or correlated subqueries over rows written earlier in this transaction block is not supported yet")
+	}
+	if joined {
+		if op, newVals, fileOrd, err = s.planJoinedModify(b, src, rv, alias, from, where, set); err != nil {
+			return nil, err
+		}
+	} else if where != nil {
 		if pred, err = b.bind(where, src.sc); err != nil {
 			return nil, err
 		}
@@ -290,8 +311,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, where *pg.Node, s
 		}
 		op = &exec.Filter{Env: env, Input: op, Pred: pred}
 	}
-	var newVals []exec.Expr
-	if set != nil {
+	if set != nil && !joined {
 		for i := range scan.Needed {
 			scan.Needed[i] = true
 		}
@@ -361,17 +381,25 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, where *pg.Node, s
 	inlinedHits := map[int][]int64{} // by inlined table: row ids
 	var count int64
 	var written []*exec.WrittenFile
+	var upd *tableWrite      // UPDATE's new row versions (partition_write.go)
+	var inl *inlinedVersions // or kept in the catalog (inlinewrite.go)
 	cleanup := func() {
 		for _, w := range written {
 			if w != nil && w.Path != "" {
 				s.eng.Store.Delete(context.WithoutCancel(ctx), w.Path)
 			}
 		}
+		if upd != nil {
+			upd.remove(ctx, s.eng.Store)
+		}
 	}
 	record := func(bt *vec.Batch) {
 		fv, pv := bt.Vecs[ncols], bt.Vecs[ncols+1]
 		for i := 0; i < bt.N; i++ {
 			if f := int(fv.I64[i]); f >= 0 {
+				if fileOrd != nil {
+					f = fileOrd(f)
+				}
 				hits[f] = append(hits[f], pv.I64[i])
 			} else {
 				inlinedHits[-1-f] = append(inlinedHits[-1-f], pv.I64[i])
@@ -387,12 +415,23 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, where *pg.Node, s
 	} else {
 		proj := append(newVals, &exec.ColRef{Idx: ncols + 2, T: types.Int64T})
 		tap := &tapOp{Operator: op, fn: record}
-		cols := append(parquetColumns(scan.Cols), parquetio.Column{FieldID: exec.RowIDFieldID, Name: "_ducklake_internal_row_id", Type: types.Int64T})
-		w, err := exec.WriteParquet(ctx, s.eng.Store, dir, cols, &exec.Project{Env: env, Input: tap, Exprs: proj}, notNullCheck(ref.table))
+		var vals exec.Operator = &exec.Project{Env: env, Input: tap, Exprs: proj}
+		// a few new versions stay in the catalog (inlinewrite.go)
+		v, rest, err := s.inlineUpdate(ctx, ref, scan.Cols, vals)
 		if err != nil {
 			return nil, err
 		}
-		written = append(written, w)
+		if inl = v; rest != nil {
+			vals = rest
+		}
+		if inl == nil {
+			cols := append(parquetColumns(scan.Cols), parquetio.Column{FieldID: exec.RowIDFieldID, Name: "_ducklake_internal_row_id", Type: types.Int64T})
+			tw, err := s.writeTableFiles(ctx, ref.schema, ref.table, cols, vals, notNullCheck(ref.table))
+			if err != nil {
+				return nil, err
+			}
+			upd = tw
+		}
 	}
 	verb := "DELETE"
 	if set != nil {
@@ -487,8 +526,16 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, where *pg.Node, s
 		for k, ids := range inlinedHits {
 			c.DeleteInlinedRowsSeenAt(*ref.table, ref.inlined[k], uniqueSorted(ids), head.ID)
 		}
-		if set != nil && written[0].Path != "" {
-			c.AddDataFile(*ref.table, newDataFile(written[0], scan.Cols, true))
+		if inl != nil {
+			c.InsertInlinedRowVersions(*ref.table, inl.layout, inl.rows, inl.rowIDs, inl.stats)
+		}
+		if upd != nil {
+			if cur, ok := m.TableByID(ref.table.ID); !ok || !upd.sameSpec(cur) {
+				return pgerr.New(pgerr.SerializationFailure, "could not serialize access due to concurrent update")
+			}
+			for _, f := range upd.dataFiles(scan.Cols, true) {
+				c.AddDataFile(*ref.table, f)
+			}
 		}
 		return nil
 	}, cleanup)

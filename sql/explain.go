@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"fmt"
+	"math"
 	"runtime"
 	"strings"
 	"time"
@@ -37,17 +38,30 @@ func (s *Session) explain(ctx context.Context, st *pg.ExplainStmt, p *params) (*
 	if sel == nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "EXPLAIN supports SELECT only")
 	}
+	if s.scanRefs == nil {
+		// kept past planning: the row estimates read the scanned tables' statistics
+		s.scanRefs = map[*exec.TableScan]*tableRef{}
+		defer func() { s.scanRefs = nil }()
+	}
 	q, err := s.planQuery(ctx, sel, p, false)
 	if err != nil {
 		return nil, err
 	}
 	defer q.op.Close()
 	root := q.op
+	adm, _ := root.(*admittedOp)
+	if adm != nil {
+		root = adm.Operator // the plan printed is the query's own
+	}
 	var total time.Duration
 	if analyze {
 		root = instrument(root)
+		var run exec.Operator = root
+		if adm != nil {
+			run = &admittedOp{Operator: root, adm: adm.adm}
+		}
 		start := time.Now()
-		if err := exec.Drain(ctx, root, func(*vec.Batch) error { return nil }); err != nil {
+		if err := exec.Drain(ctx, run, func(*vec.Batch) error { return nil }); err != nil {
 			return nil, err
 		}
 		total = time.Since(start)
@@ -55,7 +69,7 @@ func (s *Session) explain(ctx context.Context, st *pg.ExplainStmt, p *params) (*
 	var lines []string
 	s.chains = q.chains
 	defer func() { s.chains = nil }()
-	if err := s.explainOp(ctx, root, 0, &lines); err != nil {
+	if err := s.explainOp(ctx, newEstimator(ctx, s), root, 0, &lines); err != nil {
 		return nil, err
 	}
 	if analyze {
@@ -80,6 +94,8 @@ func inputs(op exec.Operator) []*exec.Operator {
 	case *exec.Sort:
 		return []*exec.Operator{&o.Input}
 	case *exec.Limit:
+		return []*exec.Operator{&o.Input}
+	case *exec.LimitTies:
 		return []*exec.Operator{&o.Input}
 	case *exec.DistinctOn:
 		return []*exec.Operator{&o.Input}
@@ -120,7 +136,7 @@ func instrument(op exec.Operator) exec.Operator {
 	return &exec.Timed{Input: op}
 }
 
-func (s *Session) explainOp(ctx context.Context, op exec.Operator, depth int, lines *[]string) error {
+func (s *Session) explainOp(ctx context.Context, est *estimator, op exec.Operator, depth int, lines *[]string) error {
 	var timed *exec.Timed
 	if t, ok := op.(*exec.Timed); ok {
 		timed, op = t, t.Input
@@ -143,7 +159,7 @@ func (s *Session) explainOp(ctx context.Context, op exec.Operator, depth int, li
 	}
 	children := func() error {
 		for _, in := range inputs(op) {
-			if err := s.explainOp(ctx, *in, depth+1, lines); err != nil {
+			if err := s.explainOp(ctx, est, *in, depth+1, lines); err != nil {
 				return err
 			}
 		}
@@ -159,8 +175,15 @@ func (s *Session) explainOp(ctx context.Context, op exec.Operator, depth int, li
 			}
 		}
 		detail("Columns: %s", strings.Join(cols, ", "))
-		detail("Files: %d scanned, %d pruned", len(o.Files), o.FilesPruned)
-		rg, err := s.rowGroups(ctx, o)
+		if o.FilesPrunedByPartition > 0 {
+			detail("Files: %d scanned, %d pruned (%d by partition values)", len(o.Files), o.FilesPruned, o.FilesPrunedByPartition)
+		} else {
+			detail("Files: %d scanned, %d pruned", len(o.Files), o.FilesPruned)
+		}
+		if o.FilesFromStats > 0 {
+			detail("Min/max of %d files from catalog statistics", o.FilesFromStats)
+		}
+		rg, err := est.scan(o)
 		if err != nil {
 			return err
 		}
@@ -174,7 +197,7 @@ func (s *Session) explainOp(ctx context.Context, op exec.Operator, depth int, li
 		return nil
 	case *exec.Project:
 		if timed == nil {
-			return s.explainOp(ctx, o.Input, depth, lines)
+			return s.explainOp(ctx, est, o.Input, depth, lines)
 		}
 		add("Project (%d columns)", len(o.Exprs))
 	case *exec.Filter:
@@ -185,6 +208,8 @@ func (s *Session) explainOp(ctx context.Context, op exec.Operator, depth int, li
 		add("Sort (%d keys)", len(o.Keys))
 	case *exec.Limit:
 		add("Limit")
+	case *exec.LimitTies:
+		add("Limit (with ties)")
 	case *exec.HashJoin:
 		add("Hash Join (%s, %d keys)", joinTypeName(o.Type), len(o.LeftKeys))
 	case *exec.NestedLoopJoin:
@@ -198,9 +223,9 @@ func (s *Session) explainOp(ctx context.Context, op exec.Operator, depth int, li
 		}
 		add("Parallel (%d workers, one row group per morsel)", workers)
 		if chain := s.chains[o]; chain != nil {
-			return s.explainOp(ctx, chain, depth+1, lines)
+			return s.explainOp(ctx, est, chain, depth+1, lines)
 		}
-		return s.explainOp(ctx, o.Scan, depth+1, lines)
+		return s.explainOp(ctx, est, o.Scan, depth+1, lines)
 	case *exec.Append:
 		add("Append")
 	case *exec.SetOp:
@@ -212,6 +237,10 @@ func (s *Session) explainOp(ctx context.Context, op exec.Operator, depth int, li
 	default:
 		add("%s", strings.TrimPrefix(fmt.Sprintf("%T", op), "*exec."))
 	}
+	// every line below a scan gets its estimate (estimate.go), under the
+	// actual rows of EXPLAIN ANALYZE
+	r := est.of(op)
+	detail("Rows: %.0f estimated (%s)", math.Round(r.rows), r.how)
 	return children()
 }
 
@@ -271,12 +300,12 @@ func (s *Session) rowGroups(ctx context.Context, o *exec.TableScan) (scanStats, 
 	for _, f := range o.Files {
 		file, err := s.eng.Store.Open(ctx, f.Path)
 		if err != nil {
-			return st, pgerr.Wrap(pgerr.IOError, err, "could not read file \"%s\"", f.Path)
+			return st, exec.ReadError(err, f.Path)
 		}
 		pf, err := parquetio.Open(file, file.Size())
 		if err != nil {
 			file.Close()
-			return st, err
+			return st, exec.ReadError(err, f.Path)
 		}
 		for rg := 0; rg < pf.NumRowGroups(); rg++ {
 			needed, total := pf.RowGroupBytes(rg, proj)

@@ -25,6 +25,9 @@ func (qc *queryCtx) planFromItem(item *pg.Node) (*source, error) {
 	switch x := item.Node.(type) {
 	case *pg.Node_RangeVar:
 		rv := x.RangeVar
+		if t := qc.dmlTarget; t != nil && t.rv == rv {
+			return t.src, nil
+		}
 		alias := rv.Relname
 		var colAliases []string
 		if rv.Alias != nil {
@@ -75,7 +78,7 @@ func (qc *queryCtx) planFromItem(item *pg.Node) (*source, error) {
 func querySource(q *query, alias string, colAliases []string) (*source, error) {
 	sc := &scope{}
 	for _, c := range q.cols {
-		sc.cols = append(sc.cols, scopeCol{Table: alias, Name: c.Name, T: c.Type, rec: c.rec})
+		sc.cols = append(sc.cols, scopeCol{Table: alias, Name: c.Name, T: c.Type, rec: c.rec, orig: c.origin()})
 	}
 	if err := renameCols(sc, colAliases, alias); err != nil {
 		return nil, err
@@ -186,7 +189,7 @@ func (qc *queryCtx) planJoinExpr(j *pg.JoinExpr) (*source, error) {
 	using := strNodes(j.UsingClause)
 	if j.IsNatural {
 		for _, lc := range l.sc.cols {
-			if r.sc.resolves("", lc.Name) {
+			if !lc.hidden && r.sc.resolves("", lc.Name) {
 				using = append(using, lc.Name)
 			}
 		}
@@ -194,6 +197,7 @@ func (qc *queryCtx) planJoinExpr(j *pg.JoinExpr) (*source, error) {
 	sc := concatScope(l.sc, r.sc)
 	var lkeys, rkeys []exec.Expr
 	var extras []exec.Expr
+	var lidx, ridx []int
 	b := qc.binder()
 	for _, name := range using {
 		li, err := b.findColumn(l.sc, []string{name}, j.Rtindex)
@@ -209,6 +213,7 @@ func (qc *queryCtx) planJoinExpr(j *pg.JoinExpr) (*source, error) {
 			return nil, err
 		}
 		lkeys, rkeys = append(lkeys, lk), append(rkeys, rk)
+		lidx, ridx = append(lidx, li), append(ridx, ri)
 	}
 	for _, q := range quals {
 		if lk, rk, ok, err := qc.equiKeys(q, l.sc, r.sc); err != nil {
@@ -260,21 +265,53 @@ func (qc *queryCtx) planJoinExpr(j *pg.JoinExpr) (*source, error) {
 	}
 	out := &source{op: op, sc: sc, scans: append(append([]*exec.TableScan{}, l.scans...), r.scans...), rows: max(l.rows, r.rows)}
 	if len(using) > 0 {
-		// USING columns appear once: hide the right side's copies from unqualified names
-		for _, name := range using {
-			for i := len(l.sc.cols); i < len(sc.cols); i++ {
-				if sc.cols[i].Name == name {
-					sc.cols[i].Name = "\x00using." + name
-				}
-			}
-		}
+		out = qc.mergeUsing(out, typ, using, lidx, ridx, lkeys, rkeys, len(l.sc.cols))
+		sc = out.sc
 	}
 	if alias := j.Alias; alias != nil {
 		for i := range sc.cols {
 			sc.cols[i].Table = alias.Aliasname
+			if sc.cols[i].hidden {
+				// the alias hides the joined tables' names: nothing reaches these
+				sc.cols[i].Table = ""
+			}
 		}
 	}
 	return out, nil
+}
+
+// mergeUsing puts the merged USING columns first, as PostgreSQL does: the
+// left input's value for inner and left joins, the right's for right joins,
+// COALESCE of both for full joins. The inputs' copies stay, reachable only
+// qualified by their table (d.city, and in d.*).
+func (qc *queryCtx) mergeUsing(in *source, typ exec.JoinType, using []string, lidx, ridx []int, lkeys, rkeys []exec.Expr, nl int) *source {
+	shift := func(i int) int { return i + nl }
+	var exprs []exec.Expr
+	sc := &scope{}
+	for k, name := range using {
+		lk, rk := lkeys[k], exec.MapColumns(rkeys[k], shift)
+		var e exec.Expr
+		orig := in.sc.cols[lidx[k]].orig
+		switch typ {
+		case exec.JoinRight:
+			e, orig = rk, in.sc.cols[nl+ridx[k]].orig
+		case exec.JoinFull:
+			e, orig = &exec.Coalesce{Args: []exec.Expr{lk, rk}, T: lk.Type()}, colOrigin{}
+		default:
+			e = lk
+		}
+		exprs = append(exprs, e)
+		sc.cols = append(sc.cols, scopeCol{Name: name, T: e.Type(), orig: orig})
+	}
+	for i, c := range in.sc.cols {
+		exprs = append(exprs, &exec.ColRef{Idx: i, T: c.T})
+		sc.cols = append(sc.cols, c)
+	}
+	for k := range using {
+		sc.cols[len(using)+lidx[k]].hidden = true
+		sc.cols[len(using)+nl+ridx[k]].hidden = true
+	}
+	return &source{op: &exec.Project{Env: qc.env, Input: in.op, Exprs: exprs}, sc: sc, scans: in.scans, rows: in.rows}
 }
 
 // rangeFunction handles lakepg.at_version('t', n) and lakepg.at_time('t', ts).
@@ -449,8 +486,9 @@ func (s *Session) resolveTable(meta *catalog.Metadata, schemaName, name string, 
 // scanColumns converts a table's catalog columns to scan columns.
 func scanColumns(t *catalog.Table) ([]exec.ScanCol, error) {
 	cols := make([]exec.ScanCol, 0, len(t.Columns))
-	for _, c := range t.Columns {
-		ty, err := types.FromDuckLake(c.Type)
+	for i := range t.Columns {
+		c := &t.Columns[i]
+		ty, err := columnType(c) // nested.go
 		if err != nil {
 			return nil, err
 		}
@@ -483,7 +521,7 @@ func (s *Session) tableSource(ctx context.Context, snap catalog.Snapshot, schema
 	if err != nil {
 		return nil, err
 	}
-	ref := &tableRef{schema: sch, table: t, snap: snap}
+	ref := &tableRef{schema: sch, table: t, snap: snap, noPartitionPruning: s.settings["lakepg.partition_pruning"] == "off"}
 	scan := &exec.TableScan{Store: s.eng.Store, Snapshot: snap.ID, Label: sch.Name + "." + t.Name, Cols: cols, Needed: make([]bool, len(cols))}
 	if !describeOnly {
 		files, err := s.tableFiles(ctx, sch, t, snap)
@@ -512,9 +550,12 @@ func (s *Session) tableSource(ctx context.Context, snap catalog.Snapshot, schema
 	}
 	sc := &scope{}
 	for i, c := range cols {
-		sc.cols = append(sc.cols, scopeCol{Table: alias, Name: c.Name, T: c.T, used: &scan.Needed[i]})
+		sc.cols = append(sc.cols, scopeCol{Table: alias, Name: c.Name, T: c.T, used: &scan.Needed[i], orig: tableColOrigin(t, i)})
 	}
 	ref.scan = scan
+	if s.scanRefs != nil {
+		s.scanRefs[scan] = ref
+	}
 	return &source{op: scan, sc: sc, scans: []*exec.TableScan{scan}, ref: ref, rows: rows}, nil
 }
 
@@ -535,6 +576,9 @@ type tableRef struct {
 	inlined []string
 	scan    *exec.TableScan
 	bounds  []bound // pushed-down filter bounds, for pruning
+	// noPartitionPruning: lakepg.partition_pruning is off (files are then
+	// pruned by their statistics only)
+	noPartitionPruning bool
 }
 
 func toScanFiles(files []catalog.DataFile, snap int64) []exec.ScanFile {

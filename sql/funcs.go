@@ -253,7 +253,7 @@ func (c *aggCollector) add(b *binder, f *pg.FuncCall, sc *scope) (exec.Expr, err
 		return e, nil
 	}
 	var agg exec.Agg
-	var in types.T
+	var in, arrT types.T
 	switch {
 	case f.AggStar:
 		if name != "count" {
@@ -261,10 +261,11 @@ func (c *aggCollector) add(b *binder, f *pg.FuncCall, sc *scope) (exec.Expr, err
 		}
 		agg.Kind, in = exec.AggCountStar, types.Int64T
 	case name == "array_agg":
-		if err := c.bindArrayAgg(b, &agg, f, bindArg); err != nil {
+		var err error
+		if arrT, err = c.bindArrayAgg(b, &agg, f, bindArg); err != nil {
 			return nil, err
 		}
-		in = types.TextT
+		in = types.ByteaT
 	case f.AggWithinGroup:
 		kind, _ := exec.AggKindByName(name)
 		if len(f.AggOrder) != 1 {
@@ -356,6 +357,9 @@ func (c *aggCollector) add(b *binder, f *pg.FuncCall, sc *scope) (exec.Expr, err
 		}
 		return nil, err
 	}
+	if arrT.ID == types.Array {
+		out = arrT // array_agg: a string_agg of encoded elements is the array
+	}
 	agg.In, agg.Out = in, out
 	c.aggs = append(c.aggs, agg)
 	c.aggKeys = append(c.aggKeys, key)
@@ -392,7 +396,14 @@ func resolveTypeName(tn *pg.TypeName) (types.T, error) {
 	names := strNodes(tn.Names)
 	name := names[len(names)-1]
 	if len(tn.ArrayBounds) > 0 {
-		return types.T{}, errAt(pgerr.New(pgerr.FeatureNotSupported, "array types are not supported yet"), tn.Location)
+		e, err := elemTypeOf(tn)
+		if err != nil {
+			return types.T{}, err
+		}
+		return types.ArrayOf(e), nil
+	}
+	if t, ok := arrayTypeName(name); ok {
+		return t, nil
 	}
 	var mods []int64
 	for _, m := range tn.Typmods {
@@ -437,9 +448,6 @@ func resolveTypeName(tn *pg.TypeName) (types.T, error) {
 			if s < 0 || s > p {
 				return types.T{}, errAt(pgerr.New(pgerr.InvalidParameterValue, "NUMERIC scale %d must be between 0 and precision %d", s, p), tn.Location)
 			}
-			if p > types.MaxInt64Precision {
-				return types.T{}, errAt(pgerr.New(pgerr.FeatureNotSupported, "numeric precision above %d is not supported yet", types.MaxInt64Precision), tn.Location)
-			}
 			return types.NumericT(p, s), nil
 		}
 	case "text":
@@ -465,6 +473,12 @@ func resolveTypeName(tn *pg.TypeName) (types.T, error) {
 		return types.TimestamptzT, nil
 	case "interval":
 		return types.IntervalT, nil
+	case "time":
+		return types.TimeT, nil
+	case "timetz":
+		return types.TimeTZT, nil
+	case "json":
+		return types.JSONT, nil
 	case "uuid":
 		return types.UUIDT, nil
 	case "bpchar", "char", "character":

@@ -121,12 +121,18 @@ func appendCatalogValue(v *vec.Vector, x any) error {
 		}
 		return exec.ParseInto(v, strconv.FormatBool(x), time.UTC, false)
 	case []byte:
+		if v.Type.ID == types.Array || v.Type.ID == types.Struct {
+			return appendDuckNested(v, string(x)) // nested_inlined.go
+		}
 		if v.Type.ID == types.Bytea {
 			v.AppendString(string(x))
 			return nil
 		}
 		return exec.ParseInto(v, string(x), time.UTC, false)
 	case string:
+		if v.Type.ID == types.Array || v.Type.ID == types.Struct {
+			return appendDuckNested(v, x) // nested_inlined.go
+		}
 		return exec.ParseInto(v, x, time.UTC, false)
 	case time.Time:
 		switch v.Type.ID {

@@ -119,24 +119,9 @@ func (s *Session) inlineInsert(ctx context.Context, sch *catalog.Schema, t *cata
 	if err != nil || limit == 0 || !s.inlinable(t) {
 		return nil, nil, err
 	}
-	buf := vec.NewBatch(typesOf(cols), int(limit)+1)
-	var pending *vec.Batch // a batch that overflowed the buffer, replayed whole
-	for {
-		b, err := src.Next(ctx)
-		if err != nil {
-			return nil, nil, err
-		}
-		if b == nil {
-			break
-		}
-		if int64(buf.N+b.N) > limit {
-			pending = copyBatch(b)
-			break
-		}
-		appendBatch(buf, b)
-	}
-	if pending != nil {
-		return nil, &replayOp{Operator: src, head: []*vec.Batch{buf, pending}}, nil
+	buf, rest, err := bufferRows(ctx, src, typesOf(cols), limit)
+	if err != nil || rest != nil {
+		return nil, rest, err
 	}
 	if buf.N == 0 {
 		return tagResult("INSERT 0 0"), nil, nil
@@ -168,6 +153,119 @@ func (s *Session) inlineInsert(ctx context.Context, sch *catalog.Schema, t *cata
 		return nil, nil, err
 	}
 	return tagResult(fmt.Sprintf("INSERT 0 %d", buf.N)), nil, nil
+}
+
+// bufferRows reads src until it ends or has given more than limit rows.
+// Within the limit it returns the rows; otherwise rest replays them
+// followed by the remainder of src.
+func bufferRows(ctx context.Context, src exec.Operator, ts []types.T, limit int64) (buf *vec.Batch, rest exec.Operator, err error) {
+	buf = vec.NewBatch(ts, int(limit)+1)
+	for {
+		b, err := src.Next(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		if b == nil {
+			return buf, nil, nil
+		}
+		if int64(buf.N+b.N) > limit {
+			// the batch that overflowed is replayed whole
+			return nil, &replayOp{Operator: src, head: []*vec.Batch{buf, copyBatch(b)}}, nil
+		}
+		appendBatch(buf, b)
+	}
+}
+
+// inlinedVersions are the new versions of the rows a small UPDATE changed,
+// kept in the catalog with their row ids as DuckDB keeps them.
+type inlinedVersions struct {
+	layout []snapshot.InlinedColumn
+	rows   [][]any
+	rowIDs []int64
+	stats  []catalog.ColumnStats
+}
+
+// inlineUpdate buffers up to limit+1 rows of src, an UPDATE's new row
+// versions: the table's columns cols, then the row id. When src ends
+// within the limit they are returned for the commit (src is then drained,
+// so an UPDATE of no rows returns no versions, not nil); otherwise rest
+// replays them followed by the remainder of src, for the Parquet writer.
+// All nil: inlining does not apply.
+func (s *Session) inlineUpdate(ctx context.Context, ref *tableRef, cols []exec.ScanCol, src exec.Operator) (vers *inlinedVersions, rest exec.Operator, err error) {
+	t := ref.table
+	limit, err := s.inliningLimit(ctx, ref.schema, t)
+	if err != nil || limit == 0 || !s.inlinable(t) {
+		return nil, nil, err
+	}
+	buf, rest, err := bufferRows(ctx, src, append(typesOf(cols), types.Int64T), limit)
+	if err != nil || rest != nil {
+		return nil, rest, err
+	}
+	if buf.N == 0 {
+		return &inlinedVersions{}, nil, nil
+	}
+	if err := notNullCheck(t)(buf); err != nil {
+		return nil, nil, err
+	}
+	vals := &vec.Batch{Vecs: buf.Vecs[:len(cols)], N: buf.N}
+	rows, ok := s.inlineRows(vals, cols)
+	if !ok {
+		return nil, &replayOp{Operator: src, head: []*vec.Batch{buf}}, nil
+	}
+	stats, err := batchStats(vals, cols)
+	if err != nil {
+		return nil, nil, err
+	}
+	vers = &inlinedVersions{rows: rows, stats: stats, rowIDs: append([]int64(nil), buf.Vecs[len(cols)].I64[:buf.N]...)}
+	for _, c := range t.Columns {
+		vers.layout = append(vers.layout, snapshot.InlinedColumn{Name: c.Name, Type: c.Type})
+	}
+	return vers, nil, nil
+}
+
+// inlinedCTAS are the rows of a CREATE TABLE … AS kept in the catalog.
+type inlinedCTAS struct {
+	layout []snapshot.InlinedColumn
+	rows   [][]any
+	stats  []catalog.ColumnStats
+}
+
+// inlineCTAS buffers up to limit+1 rows of src, the rows of a table to be
+// created in schema sch with columns defs (pcols as written to Parquet).
+// When src ends within the limit its rows are returned (none for an empty
+// result) and src is drained; otherwise the returned operator replays
+// them followed by the remainder of src. With inlining off (or columns it
+// cannot hold) src is returned untouched.
+func (s *Session) inlineCTAS(ctx context.Context, sch *catalog.Schema, defs []snapshot.ColumnDef, pcols []parquetio.Column, src exec.Operator) (*inlinedCTAS, exec.Operator, error) {
+	t := &catalog.Table{}
+	cols := make([]exec.ScanCol, len(pcols))
+	for i, c := range pcols {
+		t.Columns = append(t.Columns, catalog.Column{ID: int64(c.FieldID), Name: defs[i].Name, Type: defs[i].Type, NullsAllowed: true})
+		cols[i] = exec.ScanCol{FieldID: c.FieldID, Name: c.Name, T: c.Type}
+	}
+	// the table has no id yet: only schema and global options apply
+	limit, err := s.inliningLimitOf(ctx, sch.ID, -1)
+	if err != nil || limit == 0 || !s.inlinable(t) {
+		return nil, src, err
+	}
+	buf, rest, err := bufferRows(ctx, src, typesOf(cols), limit)
+	if err != nil || rest != nil {
+		return nil, rest, err
+	}
+	rows, ok := s.inlineRows(buf, cols)
+	if !ok {
+		return nil, &replayOp{Operator: src, head: []*vec.Batch{buf}}, nil
+	}
+	in := &inlinedCTAS{rows: rows}
+	if buf.N > 0 {
+		if in.stats, err = batchStats(buf, cols); err != nil {
+			return nil, nil, err
+		}
+	}
+	for _, d := range defs {
+		in.layout = append(in.layout, snapshot.InlinedColumn{Name: d.Name, Type: d.Type})
+	}
+	return in, nil, nil
 }
 
 // inlineFileDelete reports whether deleting n rows of one Parquet file of

@@ -470,12 +470,15 @@ func (s *Session) writeMerged(ctx context.Context, head catalog.Snapshot, sel ta
 	h := newHistScan(s, head, cols, files, begins)
 	defer h.Close()
 	out := withReserved(cols, true)
-	w, err := exec.WriteParquet(ctx, s.eng.Store, dir, parquetColumns(out), h, nil)
+	// a group is one partition: the merged file stays in its directory
+	prefix, part := sourcePartition(group[0])
+	w, err := exec.WriteParquet(ctx, s.eng.Store, dir+prefix, parquetColumns(out), h, nil)
 	if err != nil {
 		return snapshot.NewFile{}, nil, err
 	}
 	nf := snapshot.NewFile{
-		NewDataFile:   snapshot.NewDataFile{RelPath: w.Name, RecordCount: w.Info.Rows, FileSize: w.Info.Size, FooterSize: w.Info.FooterSize, Stats: dataStats(out, w), EmbeddedRowIDs: true},
+		NewDataFile: snapshot.NewDataFile{RelPath: prefix + w.Name, RecordCount: w.Info.Rows, FileSize: w.Info.Size, FooterSize: w.Info.FooterSize,
+			Stats: dataStats(out, w), EmbeddedRowIDs: true, Partition: part},
 		BeginSnapshot: h.minS,
 		PartialMax:    h.maxS,
 	}
@@ -589,7 +592,8 @@ func (s *Session) rewriteTable(ctx context.Context, head catalog.Snapshot, sel t
 		}
 		proj = append(proj, &exec.ColRef{Idx: len(cols) + 2, T: types.Int64T})
 		out := withReserved(cols, false)
-		w, err := exec.WriteParquet(ctx, s.eng.Store, dir, parquetColumns(out), &exec.Project{Env: s.newEnv(), Input: scan, Exprs: proj}, nil)
+		prefix, part := sourcePartition(f) // partition_write.go
+		w, err := exec.WriteParquet(ctx, s.eng.Store, dir+prefix, parquetColumns(out), &exec.Project{Env: s.newEnv(), Input: scan, Exprs: proj}, nil)
 		scan.Close()
 		if err != nil {
 			cleanup()
@@ -598,8 +602,8 @@ func (s *Session) rewriteTable(ctx context.Context, head catalog.Snapshot, sel t
 		rw := snapshot.Rewrite{Old: f}
 		if w.Info.Rows > 0 {
 			written = append(written, w)
-			rw.File = &snapshot.NewFile{NewDataFile: snapshot.NewDataFile{RelPath: w.Name, RecordCount: w.Info.Rows, FileSize: w.Info.Size,
-				FooterSize: w.Info.FooterSize, Stats: dataStats(out, w), EmbeddedRowIDs: true}}
+			rw.File = &snapshot.NewFile{NewDataFile: snapshot.NewDataFile{RelPath: prefix + w.Name, RecordCount: w.Info.Rows, FileSize: w.Info.Size,
+				FooterSize: w.Info.FooterSize, Stats: dataStats(out, w), EmbeddedRowIDs: true, Partition: part}}
 			created++
 		}
 		rewrites = append(rewrites, rw)

@@ -156,8 +156,6 @@ func (s *Session) flushInlinedTable(ctx context.Context, head catalog.Snapshot, 
 	var batches []*vec.Batch
 	var b *vec.Batch
 	ft := &snapshot.FlushedTable{InlinedTable: reg.Name}
-	var dels []snapshot.DeletedPos
-	minS, maxS, minRow := rows[0].Begin, rows[0].Begin, rows[0].RowID
 	for pos, r := range rows {
 		if b == nil || b.N == vec.BatchSize {
 			b = vec.NewBatch(ts, min(len(rows)-pos, vec.BatchSize))
@@ -180,32 +178,115 @@ func (s *Session) flushInlinedTable(ctx context.Context, head catalog.Snapshot, 
 		b.Vecs[len(cols)+1].AppendInt(r.Begin)
 		b.N++
 		ft.RowIDs = append(ft.RowIDs, r.RowID)
+	}
+	// one file, or one per partition as DuckDB's flush writes them
+	tw, err := s.writeFlushed(ctx, sel.t, dir, cols, parquetColumns(out), &batchesOp{bs: batches, ts: ts})
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	var written []*exec.WrittenFile
+	for _, f := range tw.files {
+		written = append(written, f.WrittenFile)
+	}
+	for _, f := range tw.files {
+		ff, dw, err := s.flushedFile(ctx, dir, out, rows, tw, f)
+		if dw != nil {
+			written = append(written, dw)
+		}
+		if err != nil {
+			return nil, written, 0, err
+		}
+		ft.Files = append(ft.Files, ff)
+	}
+	return ft, written, len(rows), nil
+}
+
+// flushedFile describes file f of flushed inlined rows for the commit: it
+// begins at its rows' earliest snapshot, embeds their snapshots up to the
+// latest (partial_max) and their row ids from the smallest; rows already
+// deleted go into a delete file with the snapshots that deleted them.
+func (s *Session) flushedFile(ctx context.Context, dir string, out []exec.ScanCol, rows []snapshot.InlinedRow, tw *tableWrite, f writtenPart) (snapshot.FlushedFile, *exec.WrittenFile, error) {
+	src := f.src
+	if src == nil { // unpartitioned: every row, in order
+		src = make([]int64, len(rows))
+		for i := range src {
+			src[i] = int64(i)
+		}
+	}
+	first := rows[src[0]]
+	minS, maxS, minRow := first.Begin, first.Begin, first.RowID
+	var dels []snapshot.DeletedPos
+	for pos, i := range src {
+		r := rows[i]
 		minS, maxS, minRow = min(minS, r.Begin), max(maxS, r.Begin), min(minRow, r.RowID)
 		if r.End != nil {
 			dels = append(dels, snapshot.DeletedPos{Pos: int64(pos), Snapshot: *r.End})
 		}
 	}
-	w, err := exec.WriteParquet(ctx, s.eng.Store, dir, parquetColumns(out), &batchesOp{bs: batches, ts: ts}, nil)
+	w := f.WrittenFile
+	nf := snapshot.NewDataFile{RelPath: w.Name, RecordCount: w.Info.Rows, FileSize: w.Info.Size, FooterSize: w.Info.FooterSize, Stats: dataStats(out, w), EmbeddedRowIDs: true}
+	if tw.specID != nil {
+		nf.Partition = &snapshot.FilePartition{SpecID: *tw.specID, Values: f.values}
+	}
+	ff := snapshot.FlushedFile{File: snapshot.NewFile{NewDataFile: nf, BeginSnapshot: minS, PartialMax: maxS, RowIDStart: &minRow}}
+	if len(dels) == 0 {
+		return ff, nil, nil
+	}
+	d, dw, err := s.writeDeletesAt(ctx, dir, w.Path, dels)
 	if err != nil {
-		return nil, nil, 0, err
+		return ff, nil, err
 	}
-	written := []*exec.WrittenFile{w}
-	rowStart := minRow
-	ft.File = snapshot.NewFile{
-		NewDataFile:   snapshot.NewDataFile{RelPath: w.Name, RecordCount: w.Info.Rows, FileSize: w.Info.Size, FooterSize: w.Info.FooterSize, Stats: dataStats(out, w), EmbeddedRowIDs: true},
-		BeginSnapshot: minS,
-		PartialMax:    maxS,
-		RowIDStart:    &rowStart,
+	ff.Deletes = &d
+	return ff, dw, nil
+}
+
+// writeFlushed writes flushed rows (the layout's columns cols, then the
+// reserved ones) of table t: split by t's partition keys when it has them
+// and lakepg can compute them from these columns, else into one file. An
+// unpartitioned file is valid under any spec; it is only not pruned by
+// partition values.
+func (s *Session) writeFlushed(ctx context.Context, t *catalog.Table, dir string, cols []exec.ScanCol, pcols []parquetio.Column, op exec.Operator) (*tableWrite, error) {
+	if keys, ok := flushKeys(t, cols); ok {
+		return s.writePartitioned(ctx, dir, t.Partition.ID, keys, pcols, op, nil, true)
 	}
-	if len(dels) > 0 {
-		d, dw, err := s.writeDeletesAt(ctx, dir, w.Path, dels)
-		if err != nil {
-			return nil, written, 0, err
+	w, err := exec.WriteParquet(ctx, s.eng.Store, dir, pcols, op, nil)
+	if err != nil {
+		return nil, err
+	}
+	tw := &tableWrite{rows: w.Info.Rows}
+	if w.Info.Rows > 0 {
+		tw.files = []writtenPart{{WrittenFile: w}}
+	}
+	return tw, nil
+}
+
+// flushKeys resolves t's partition keys against the columns of an
+// inlined-data table's layout (which may be older than t's), by column id.
+func flushKeys(t *catalog.Table, cols []exec.ScanCol) ([]partKey, bool) {
+	if !t.Partition.Partitioned() {
+		return nil, false
+	}
+	keys, err := partitionKeys(t, t.Partition)
+	if err != nil {
+		return nil, false
+	}
+	for i := range keys {
+		c := t.Columns[keys[i].col]
+		if keys[i].checkWritable(c.Name) != nil {
+			return nil, false
 		}
-		written = append(written, dw)
-		ft.Deletes = &d
+		at := -1
+		for j, sc := range cols {
+			if int64(sc.FieldID) == c.ID {
+				at = j
+			}
+		}
+		if at < 0 || cols[at].T.ID != keys[i].t.ID {
+			return nil, false
+		}
+		keys[i].col = at
 	}
-	return ft, written, len(rows), nil
+	return keys, true
 }
 
 // batchesOp emits batches held in memory.
@@ -255,6 +336,11 @@ func (s *Session) foldInlinedDeletes(ctx context.Context, head catalog.Snapshot,
 		d, w, err := s.writeDeletesAt(ctx, dir, f.Path, all)
 		if err != nil {
 			return nil, written, err
+		}
+		if d.PartialMax == 0 {
+			// DuckDB marks a folded delete file partial even when one
+			// snapshot deleted all its rows
+			d.PartialMax = d.BeginSnapshot
 		}
 		written = append(written, w)
 		out = append(out, snapshot.FoldedDeletes{Old: f, Positions: int64(len(adds)), File: d})

@@ -64,8 +64,9 @@ func tableName(sel tableSel) string { return sel.sch.Name + "." + sel.t.Name }
 // mergeGroups chooses the files merge_adjacent_files merges: the table's
 // small files that have no deletes and were written under its current
 // layout, in DuckDB's order (begin snapshot, row id start, file id), cut
-// into groups of up to target_file_size (and max_compacted_files). Groups
-// of one file are left as they are.
+// into groups of up to target_file_size (and max_compacted_files). As in
+// DuckDB, a group holds files of one partition only (same spec, same
+// values). Groups of one file are left as they are.
 func (s *Session) mergeGroups(ctx context.Context, head catalog.Snapshot, sel tableSel, maxFiles int64) ([][]catalog.DataFile, error) {
 	db := s.eng.DB
 	files, err := db.Files(ctx, sel.sch, sel.t, head)
@@ -80,21 +81,13 @@ func (s *Session) mergeGroups(ctx context.Context, head catalog.Snapshot, sel ta
 	if err != nil {
 		return nil, err
 	}
-	hist, err := snapshot.TableFileHistory(ctx, db, sel.t.ID, head.ID)
-	if err != nil {
-		return nil, err
-	}
-	partitioned := map[int64]bool{}
-	for _, h := range hist {
-		partitioned[h.ID] = h.Partition
-	}
 	target, err := s.targetFileSize(ctx, sel.sch, sel.t)
 	if err != nil {
 		return nil, err
 	}
 	var cands []catalog.DataFile
 	for _, f := range files {
-		if f.Delete == nil && len(inl[f.ID]) == 0 && f.BeginSnapshot >= since && f.MappingID == nil && !partitioned[f.ID] && f.FileSize < target {
+		if f.Delete == nil && len(inl[f.ID]) == 0 && f.BeginSnapshot >= since && f.MappingID == nil && f.FileSize < target {
 			cands = append(cands, f)
 		}
 	}
@@ -108,17 +101,29 @@ func (s *Session) mergeGroups(ctx context.Context, head catalog.Snapshot, sel ta
 		}
 		return a.ID < b.ID
 	})
-	var groups [][]catalog.DataFile
-	var cur []catalog.DataFile
-	var size int64
+	// one run per partition (partition_write.go), in order of first file
+	var order []string
+	byPart := map[string][]catalog.DataFile{}
 	for _, f := range cands {
-		if len(cur) > 0 && (size+f.FileSize > target || (maxFiles > 0 && int64(len(cur)) >= maxFiles)) {
-			groups, cur, size = append(groups, cur), nil, 0
+		k := partitionGroup(f)
+		if _, ok := byPart[k]; !ok {
+			order = append(order, k)
 		}
-		cur = append(cur, f)
-		size += f.FileSize
+		byPart[k] = append(byPart[k], f)
 	}
-	groups = append(groups, cur)
+	var groups [][]catalog.DataFile
+	for _, k := range order {
+		var cur []catalog.DataFile
+		var size int64
+		for _, f := range byPart[k] {
+			if len(cur) > 0 && (size+f.FileSize > target || (maxFiles > 0 && int64(len(cur)) >= maxFiles)) {
+				groups, cur, size = append(groups, cur), nil, 0
+			}
+			cur = append(cur, f)
+			size += f.FileSize
+		}
+		groups = append(groups, cur)
+	}
 	return groups, nil
 }
 

@@ -13,10 +13,12 @@ import (
 	"github.com/lakepg/lakepg/types"
 )
 
-// lakepg has no array type yet. The catalog's array columns (oid[],
-// text[], int2vector, ...) hold PostgreSQL's text form of the array, and
-// the catalog queries of drivers and psql take them apart with a few
-// array operations; this file gives those operations over the text form:
+// Arrays are real (types.Array, array.go), but some catalog columns
+// (oid[], aclitem[], int2vector, oidvector, ...) still hold PostgreSQL's
+// text form of the array, and the catalog queries of drivers and psql
+// take them apart with a few array operations; this file gives those
+// operations over the text form (a text-typed operand), after checking
+// for a real array:
 //
 //	x::int2[], x::text[], ...     the text form, kept as text
 //	arr[i]                        one element (NULL outside the bounds)
@@ -56,16 +58,25 @@ func (b *binder) arrayCast(e exec.Expr, tn *pg.TypeName, loc int32) (exec.Expr, 
 	if len(tn.ArrayBounds) == 0 {
 		return nil, false, nil
 	}
-	switch e.Type().ID {
-	case types.Text, types.Unknown:
-	default:
-		return nil, true, errAt(pgerr.New(pgerr.FeatureNotSupported, "array types are not supported yet"), loc)
+	names := strNodes(tn.Names)
+	if e.Type().ID != types.Text && !(e.Type().ID == types.Unknown && regTypes[names[len(names)-1]]) {
+		// a real array: literals, parameters, other arrays
+		t, err := resolveTypeName(tn)
+		if err != nil {
+			return nil, true, err
+		}
+		if e.Type().ID != types.Array && e.Type().ID != types.Unknown {
+			if _, ok := e.(*paramExpr); !ok {
+				return nil, true, errAt(pgerr.New(pgerr.CannotCoerce, "cannot cast type %s to %s", e.Type(), t), loc)
+			}
+		}
+		out, err := b.cast(e, t, false, loc)
+		return out, true, err
 	}
 	out, err := b.cast(e, types.TextT, false, loc)
 	if err != nil {
 		return nil, true, err
 	}
-	names := strNodes(tn.Names)
 	if typ := names[len(names)-1]; regTypes[typ] {
 		// oid[]::regtype[] and the like: each element named
 		name, err := b.regNamer(typ)
@@ -112,6 +123,12 @@ func (b *binder) bindIndirection(ind *pg.A_Indirection, sc *scope) (exec.Expr, e
 			continue
 		}
 		idx := n.GetAIndices()
+		if idx != nil && e.Type().ID == types.Array {
+			if e, err = b.bindArraySubscript(e, idx, sc); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if idx == nil || idx.IsSlice || idx.Uidx == nil {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "only array subscripts arr[i] are supported")
 		}
@@ -160,6 +177,9 @@ func malformedArray(s string) error {
 // and array_ndims over a text-form array; ok is false for other names or
 // when the first argument is not text.
 func (b *binder) arrayFunction(name string, args []exec.Expr, loc int32) (exec.Expr, bool, error) {
+	if e, ok, err := b.realArrayFunction(name, args, loc); ok || err != nil {
+		return e, ok, err
+	}
 	switch name {
 	case "array_upper", "array_lower", "array_length", "cardinality", "array_ndims":
 	default:
@@ -254,22 +274,22 @@ func (b *binder) arrayBuilder(name string, args []exec.Expr, loc int32) (exec.Ex
 	switch name {
 	case "string_to_array":
 		// not strict: a NULL delimiter splits into characters
-		f = &catalogFn{name: name, t: types.TextT, args: args, fn: func(out *vec.Vector, a []*vec.Vector, i int) error {
+		f = &catalogFn{name: name, t: types.ArrayOf(types.TextT), args: args, fn: func(out *vec.Vector, a []*vec.Vector, i int) error {
 			if a[0].IsNull(i) {
 				out.AppendNull()
 				return nil
 			}
-			out.AppendString(formatArray(stringToArray(a[0].S[i], a[1], a, i)))
+			out.AppendString(textArrayValue(stringToArray(a[0].S[i], a[1], a, i)))
 			return nil
 		}}
 	case "parse_ident":
-		f = &catalogFn{name: name, t: types.TextT, args: args, strict: true, fn: func(out *vec.Vector, a []*vec.Vector, i int) error {
+		f = &catalogFn{name: name, t: types.ArrayOf(types.TextT), args: args, strict: true, fn: func(out *vec.Vector, a []*vec.Vector, i int) error {
 			strict := len(a) < 2 || a[1].B[i]
 			parts, err := parseIdent(a[0].S[i], strict)
 			if err != nil {
 				return err
 			}
-			out.AppendString(formatArray(parts))
+			out.AppendString(textArrayValue(parts))
 			return nil
 		}}
 	case "like_escape":

@@ -595,11 +595,25 @@ func (b *binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 			return nil
 		}}, true, nil
 
-	case "pg_is_in_recovery":
+	case "pg_is_in_recovery", "pg_is_wal_replay_paused": // a lake server is never a standby
 		if err := nargs(0, 0); err != nil {
 			return nil, true, err
 		}
 		return constant(types.BoolT, func(v *vec.Vector) { v.AppendBool(false) })
+
+	case "pg_stat_get_numscans":
+		// lakepg keeps no access statistics (pg_stat_user_tables shows zeros too)
+		if err := nargs(1, 1); err != nil {
+			return nil, true, err
+		}
+		if err := castArgs(oid); err != nil {
+			return nil, true, err
+		}
+		return &catalogFn{name: name, t: types.Int64T, args: args[:1], strict: true,
+			fn: func(out *vec.Vector, _ []*vec.Vector, _ int) error {
+				out.AppendInt(0)
+				return nil
+			}}, true, nil
 
 	case "pg_table_size", "pg_relation_size", "pg_total_relation_size", "pg_indexes_size":
 		// a lake table's size is the bytes of the data files written for it

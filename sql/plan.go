@@ -31,6 +31,9 @@ type queryCtx struct {
 	// corr is the outer query of the correlated subquery whose FROM is
 	// being planned, for functions there that read its row (srf_plan.go)
 	corr *corrOuter
+	// dmlTarget is the table an UPDATE/DELETE planned as a query changes
+	// (dml_join.go)
+	dmlTarget *dmlTarget
 }
 
 // cteDef is a WITH entry; each reference plans it afresh (inlining), which
@@ -64,14 +67,20 @@ func (qc *queryCtx) binder() *binder {
 
 // planQuery plans a top-level SELECT.
 func (s *Session) planQuery(ctx context.Context, sel *pg.SelectStmt, p *params, describeOnly bool) (*query, error) {
+	if s.scanRefs == nil && !describeOnly {
+		s.scanRefs = map[*exec.TableScan]*tableRef{}
+		defer func() { s.scanRefs = nil }()
+	}
 	q, err := s.newQueryCtx(ctx, p, describeOnly).planSelect(sel)
 	if err != nil {
 		return nil, err
 	}
 	q.op, _ = pruneColumns(q.op, all(len(q.cols)))
 	if !describeOnly {
+		s.minMaxFromStats(q.op)
 		q.chains = map[*exec.Parallel]exec.Operator{}
 		q.op = parallelize(q.op, q.chains)
+		q.op = s.eng.admit(q.op, q.chains)
 	}
 	return q, nil
 }

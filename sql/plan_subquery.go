@@ -2,7 +2,6 @@ package sql
 
 import (
 	"context"
-	"strings"
 
 	"google.golang.org/protobuf/proto"
 
@@ -224,12 +223,32 @@ func (qc *queryCtx) existsJoin(cur *source, sel *pg.SelectStmt, test *pg.Node, a
 	if err != nil {
 		return nil, err
 	}
+	if row := test.GetRowExpr(); row != nil && !anti {
+		// (a, b) IN (SELECT x, y …): one key per column
+		if err := rowArity(len(row.Args), len(sel.TargetList)); err != nil {
+			return nil, err
+		}
+		b := qc.binder()
+		for i, a := range row.Args {
+			l, err := b.bind(a, cur.sc)
+			if err != nil {
+				return nil, err
+			}
+			r, err := b.bind(sel.TargetList[i].GetResTarget().Val, cr.inner.sc)
+			if err != nil {
+				return nil, err
+			}
+			lk, rk, err := qc.keyPair(l, r)
+			if err != nil {
+				return nil, err
+			}
+			lkeys, rkeys = append(lkeys, lk), append(rkeys, rk)
+		}
+		test = nil
+	}
 	if test != nil {
 		if len(sel.TargetList) != 1 {
 			return nil, pgerr.New(pgerr.SyntaxError, "subquery has too many columns")
-		}
-		if anti {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "correlated NOT IN subqueries are not supported yet; use NOT EXISTS")
 		}
 		b := qc.binder()
 		l, err := b.bind(test, cur.sc)
@@ -244,6 +263,16 @@ func (qc *queryCtx) existsJoin(cur *source, sel *pg.SelectStmt, test *pg.Node, a
 		if err != nil {
 			return nil, err
 		}
+		if anti {
+			// correlated NOT IN: a null-aware anti join on the tested value
+			// whose residual, every correlated predicate, picks the inner
+			// rows each outer row is compared with (NULLs among them count)
+			out := qc.semiAnti(cur, cr.inner, []exec.Expr{lk}, []exec.Expr{rk}, correlatedResidual(lkeys, rkeys, extra, len(cur.sc.cols)), exec.JoinAntiNullAware)
+			if len(cur.sc.cols) > nCur {
+				out = qc.dropColumn(out, nCur)
+			}
+			return out, nil
+		}
 		lkeys, rkeys = append(lkeys, lk), append(rkeys, rk)
 	}
 	out := qc.semiAnti(cur, cr.inner, lkeys, rkeys, extra, qc.joinType(anti, false))
@@ -251,6 +280,38 @@ func (qc *queryCtx) existsJoin(cur *source, sel *pg.SelectStmt, test *pg.Node, a
 		out = qc.dropColumn(out, nCur)
 	}
 	return out, nil
+}
+
+// rowArity checks that a row compared with a subquery's rows has as many
+// columns as they do.
+func rowArity(row, cols int) error {
+	switch {
+	case cols > row:
+		return pgerr.New(pgerr.SyntaxError, "subquery has too many columns")
+	case cols < row:
+		return pgerr.New(pgerr.SyntaxError, "subquery has too few columns")
+	}
+	return nil
+}
+
+// correlatedResidual is one predicate over outer ++ inner columns: the
+// correlated key equalities and the other correlated predicates.
+func correlatedResidual(lkeys, rkeys []exec.Expr, extra exec.Expr, nOuter int) exec.Expr {
+	var preds []exec.Expr
+	for i := range lkeys {
+		rk := exec.MapColumns(rkeys[i], func(c int) int { return c + nOuter })
+		preds = append(preds, &exec.Cmp{Op: exec.EQ, L: lkeys[i], R: rk})
+	}
+	if extra != nil {
+		preds = append(preds, extra)
+	}
+	switch len(preds) {
+	case 0:
+		return nil
+	case 1:
+		return preds[0]
+	}
+	return &exec.Logic{And: true, Args: preds}
 }
 
 // keyPair casts two join keys to a common type.
@@ -278,8 +339,8 @@ func (qc *queryCtx) keyPair(l, r exec.Expr) (exec.Expr, exec.Expr, error) {
 
 // inJoin plans x [NOT] IN (subquery).
 func (qc *queryCtx) inJoin(cur *source, sl *pg.SubLink, sel *pg.SelectStmt, anti bool) (*source, error) {
-	if sl.Testexpr.GetRowExpr() != nil {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "row-valued IN subqueries are not supported yet")
+	if sl.Testexpr.GetRowExpr() != nil && anti {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "row-valued NOT IN subqueries are not supported yet")
 	}
 	q, ok, err := qc.standalone(sel)
 	if err != nil {
@@ -287,6 +348,28 @@ func (qc *queryCtx) inJoin(cur *source, sl *pg.SubLink, sel *pg.SelectStmt, anti
 	}
 	if !ok {
 		return qc.existsJoin(cur, sel, sl.Testexpr, anti)
+	}
+	if row := sl.Testexpr.GetRowExpr(); row != nil {
+		if err := rowArity(len(row.Args), len(q.cols)); err != nil {
+			q.op.Close()
+			return nil, err
+		}
+		b := qc.binder()
+		inner := &source{op: q.op, sc: &scope{}, scans: q.scans}
+		var lkeys, rkeys []exec.Expr
+		for i, a := range row.Args {
+			l, err := b.bind(a, cur.sc)
+			if err != nil {
+				return nil, err
+			}
+			lk, rk, err := qc.keyPair(l, &exec.ColRef{Idx: i, T: q.cols[i].Type})
+			if err != nil {
+				return nil, err
+			}
+			lkeys, rkeys = append(lkeys, lk), append(rkeys, rk)
+			inner.sc.cols = append(inner.sc.cols, scopeCol{Name: q.cols[i].Name, T: q.cols[i].Type})
+		}
+		return qc.semiAnti(cur, inner, lkeys, rkeys, nil, exec.JoinSemi), nil
 	}
 	if len(q.cols) != 1 {
 		return nil, errAt(pgerr.New(pgerr.SyntaxError, "subquery has too many columns"), sl.Location)
@@ -333,17 +416,19 @@ func (qc *queryCtx) prepareScalarSubLinks(cur *source, n *pg.Node) (*source, err
 			if len(sel.TargetList) != 1 {
 				return nil, errAt(pgerr.New(pgerr.SyntaxError, "subquery must return only one column"), sl.Location)
 			}
+			// ARRAY(subquery): array_agg of the elements in the subquery's
+			// order, '{}' when there are none
 			elem := sel.TargetList[0].GetResTarget().Val
-			asText := &pg.Node{Node: &pg.Node_TypeCast{TypeCast: &pg.TypeCast{Arg: elem, TypeName: &pg.TypeName{Names: []*pg.Node{pg.MakeStrNode("text")}, Location: -1}, Location: -1}}}
-			agg := &pg.Node{Node: &pg.Node_FuncCall{FuncCall: &pg.FuncCall{Funcname: []*pg.Node{pg.MakeStrNode("string_agg")},
-				Args: []*pg.Node{asText, {Node: &pg.Node_AConst{AConst: &pg.A_Const{Val: &pg.A_Const_Sval{Sval: &pg.String{Sval: ","}}, Location: -1}}}}, Location: -1}}}
+			agg := &pg.Node{Node: &pg.Node_FuncCall{FuncCall: &pg.FuncCall{Funcname: []*pg.Node{pg.MakeStrNode("array_agg")},
+				Args: []*pg.Node{elem}, AggOrder: sel.SortClause, Location: -1}}}
 			collected := &pg.SelectStmt{TargetList: []*pg.Node{{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: agg}}}},
 				FromClause: sel.FromClause, WhereClause: sel.WhereClause, Op: pg.SetOperation_SETOP_NONE}
 			proxy := &pg.SubLink{SubLinkType: pg.SubLinkType_EXPR_SUBLINK, Subselect: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: collected}}, Location: sl.Location}
 			if cur, err = qc.scalarJoin(cur, proxy, collected); err != nil {
 				return nil, err
 			}
-			qc.subCols[sl] = arrayText(qc.subCols[proxy])
+			ref := qc.subCols[proxy]
+			qc.subCols[sl] = &exec.Coalesce{Args: []exec.Expr{ref, emptyArray(ref.Type())}, T: ref.Type()}
 			continue
 		}
 		if sl.SubLinkType == pg.SubLinkType_EXISTS_SUBLINK {
@@ -616,24 +701,25 @@ func (b *binder) bindSubLink(sl *pg.SubLink, sc *scope) (exec.Expr, error) {
 			q.op.Close()
 			return nil, errAt(pgerr.New(pgerr.SyntaxError, "subquery must return only one column"), sl.Location)
 		}
+		et := q.cols[0].Type
+		if et.ID == types.Unknown {
+			et = types.TextT
+		}
+		if et.ID == types.Array {
+			q.op.Close()
+			return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "ARRAY(subquery) over arrays (multidimensional arrays) is not supported"), sl.Location)
+		}
+		at := types.ArrayOf(et)
 		if qc.describeOnly {
 			q.op.Close()
-			return exec.NullConst(types.TextT), nil
+			return exec.NullConst(at), nil
 		}
 		rows, err := qc.runSubquery(q)
 		if err != nil {
 			return nil, err
 		}
-		var parts []string
-		for i := 0; i < rows.N; i++ {
-			if rows.Vecs[0].IsNull(i) {
-				parts = append(parts, "NULL")
-			} else {
-				parts = append(parts, string(rows.Vecs[0].AppendText(nil, i, qc.s.loc)))
-			}
-		}
-		text := "{" + strings.Join(parts, ",") + "}"
-		return constOf(types.TextT, func(v *vec.Vector) { v.AppendString(text) }), nil
+		val := arrayOfRows(rows, at)
+		return constOf(at, func(v *vec.Vector) { v.AppendString(val) }), nil
 	case pg.SubLinkType_EXISTS_SUBLINK:
 		if qc.describeOnly {
 			q.op.Close()
@@ -853,7 +939,9 @@ func bindScalarValue(pb *postBinder, target *pg.Node, marker bool) (exec.Expr, e
 		if a[0].I64[i] > 1 {
 			return pgerr.New(pgerr.CardinalityViolation, "more than one row returned by a subquery used as an expression")
 		}
-		if a[1].IsNull(i) {
+		// no matched row: NULL, even for a target that is a constant (the
+		// outer join's unmatched row still carries it)
+		if a[0].I64[i] == 0 || a[1].IsNull(i) {
 			out.AppendNull()
 		} else {
 			out.AppendFrom(a[1], i)
@@ -862,17 +950,4 @@ func bindScalarValue(pb *postBinder, target *pg.Node, marker bool) (exec.Expr, e
 	}
 	// not strict: the value may be NULL while the count is not
 	return &exec.Func{Name: "scalar_subquery", Args: []exec.Expr{n, v}, T: v.Type(), Fn: check, NonStrict: true}, nil
-}
-
-// arrayText wraps a comma-joined list (NULL: no elements) in braces.
-func arrayText(list exec.Expr) exec.Expr {
-	return &exec.Func{Name: "array_text", Args: []exec.Expr{list}, T: types.TextT, NonStrict: true,
-		Fn: func(out *vec.Vector, a []*vec.Vector, i int) error {
-			if a[0].IsNull(i) {
-				out.AppendString("{}")
-			} else {
-				out.AppendString("{" + a[0].S[i] + "}")
-			}
-			return nil
-		}}
 }

@@ -10,11 +10,13 @@ import (
 	"github.com/lakepg/lakepg/types"
 )
 
-// bound is a conjunct "column op constant" usable for pruning.
+// bound is a conjunct "column op constant" usable for pruning, or with
+// list set "column IN (constants)" (op EQ, NULLs left out of the list).
 type bound struct {
-	col int
-	op  exec.CmpOp
-	val *vec.Vector // one row, the column's type
+	col  int
+	op   exec.CmpOp
+	val  *vec.Vector // one row, the column's type
+	list *vec.Vector // IN: the non-NULL constants, the column's type
 }
 
 // conjuncts flattens AND trees.
@@ -35,6 +37,12 @@ var flipOp = map[exec.CmpOp]exec.CmpOp{exec.EQ: exec.EQ, exec.NE: exec.NE, exec.
 func bounds(pred exec.Expr, cols []exec.ScanCol) []bound {
 	var out []bound
 	for _, c := range conjuncts(pred) {
+		if in, ok := c.(*exec.InList); ok {
+			if b, ok := inBound(in, cols); ok {
+				out = append(out, b)
+			}
+			continue
+		}
 		cmp, ok := c.(*exec.Cmp)
 		if !ok || cmp.Op == exec.NE {
 			continue
@@ -67,8 +75,47 @@ func bounds(pred exec.Expr, cols []exec.ScanCol) []bound {
 	return out
 }
 
+// inBound turns "column IN (constants)" into a bound when every constant
+// converts exactly to the column's type.
+func inBound(in *exec.InList, cols []exec.ScanCol) (bound, bool) {
+	ref, ok := in.E.(*exec.ColRef)
+	if in.Not || !ok || ref.Idx >= len(cols) {
+		return bound{}, false
+	}
+	ct := cols[ref.Idx].T
+	list := vec.New(ct, in.List.Len())
+	for i := 0; i < in.List.Len(); i++ {
+		if in.List.IsNull(i) {
+			continue // NULL matches nothing
+		}
+		one := vec.New(in.List.Type, 1)
+		one.AppendFrom(in.List, i)
+		if one.Type != ct {
+			v, err := exec.CastVector(nil, one, 1, ct, false)
+			if err != nil || v.Type.Storage() != ct.Storage() {
+				return bound{}, false
+			}
+			back, err := exec.CastVector(nil, v, 1, one.Type, false)
+			if err != nil || exec.CompareRows(back, 0, one, 0) != 0 {
+				return bound{}, false
+			}
+			one = v
+		}
+		list.AppendFrom(one, 0)
+	}
+	return bound{col: ref.Idx, op: exec.EQ, list: list}, true
+}
+
 // mayMatch reports whether a value range [lo, hi] can satisfy b.
 func mayMatch(b bound, lo, hi *vec.Vector) bool {
+	if b.list != nil {
+		for i := 0; i < b.list.Len(); i++ {
+			if exec.CompareRows(lo, 0, b.list, i) <= 0 && exec.CompareRows(hi, 0, b.list, i) >= 0 {
+				return true
+			}
+		}
+		return false
+	}
 	cl := exec.CompareRows(lo, 0, b.val, 0) // lo vs v
 	ch := exec.CompareRows(hi, 0, b.val, 0) // hi vs v
 	switch b.op {
@@ -112,11 +159,15 @@ func pushFilters(ref *tableRef, pred exec.Expr) {
 	ref.bounds = append(ref.bounds, bs...)
 	scan, all := ref.scan, ref.bounds
 	if ref.files != nil {
-		scan.Files, scan.FilesPruned = scan.Files[:0], 0
+		scan.Files, scan.FilesPruned, scan.FilesPrunedByPartition = scan.Files[:0], 0, 0
 		for i, f := range ref.files {
-			if fileMayMatch(f, scan.Cols, all) {
+			switch {
+			case !ref.noPartitionPruning && !partitionMayMatch(f, ref.table, scan.Cols, all): // partition_prune.go
+				scan.FilesPruned++
+				scan.FilesPrunedByPartition++
+			case fileMayMatch(f, scan.Cols, all):
 				scan.Files = append(scan.Files, ref.scanFiles[i])
-			} else {
+			default:
 				scan.FilesPruned++
 			}
 		}
@@ -132,6 +183,9 @@ func fileMayMatch(f catalog.DataFile, cols []exec.ScanCol, bs []bound) bool {
 			continue
 		}
 		t := cols[b.col].T
+		if t.ID == types.TimeTZ {
+			continue // DuckDB writes 0 values and 0 NULLs for timetz: no stats
+		}
 		if st.ValueCount != nil && *st.ValueCount == 0 {
 			return false // only NULLs: no comparison holds
 		}

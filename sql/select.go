@@ -54,7 +54,8 @@ func (s *Session) planSimple(qc *queryCtx, sel *pg.SelectStmt) (*query, error) {
 	type target struct {
 		node *pg.Node
 		name string
-		col  int // >= 0 for expanded stars: scope column
+		col  int       // >= 0 for expanded stars: scope column
+		orig colOrigin // a plain column of a lake table
 	}
 	var targets []target
 	for _, t := range sel.TargetList {
@@ -66,11 +67,11 @@ func (s *Session) planSimple(qc *queryCtx, sel *pg.SelectStmt) (*query, error) {
 			}
 			n := 0
 			for i, c := range sc.cols {
-				if qual == "" || c.Table == qual {
+				if qual == "" && !c.hidden || qual != "" && c.Table == qual {
 					if c.used != nil {
 						*c.used = true
 					}
-					targets = append(targets, target{name: c.Name, col: i})
+					targets = append(targets, target{name: c.Name, col: i, orig: c.orig})
 					n++
 				}
 			}
@@ -82,12 +83,20 @@ func (s *Session) planSimple(qc *queryCtx, sel *pg.SelectStmt) (*query, error) {
 			}
 			continue
 		}
-		targets = append(targets, target{node: rt.Val, name: targetName(rt), col: -1})
+		tg := target{node: rt.Val, name: targetName(rt), col: -1}
+		if cr := rt.Val.GetColumnRef(); cr != nil {
+			// a bare column keeps its origin; errors are the binding's to report
+			if i, err := b.findColumn(sc, strNodes(cr.Fields), -1); err == nil {
+				tg.orig = sc.cols[i].orig
+			}
+		}
+		targets = append(targets, tg)
 	}
 
 	names := make([]string, len(targets))
+	origins := make([]colOrigin, len(targets))
 	for i, t := range targets {
-		names[i] = t.name
+		names[i], origins[i] = t.name, t.orig
 	}
 	wc := &windowCollector{named: map[string]*pg.WindowDef{}}
 	for _, w := range sel.WindowClause {
@@ -220,7 +229,8 @@ func (s *Session) planSimple(qc *queryCtx, sel *pg.SelectStmt) (*query, error) {
 			op = &exec.Filter{Env: env, Input: op, Pred: having}
 		}
 		op = placeWindows(wc, env, op, outExprs, sortExprs)
-		return s.finish(sel, b, op, names, outExprs, sortExprs, sortKeys, src.scans, bindOut)
+		q, err := s.finish(sel, b, op, names, outExprs, sortExprs, sortKeys, src.scans, bindOut)
+		return withOrigins(q, err, origins)
 	}
 	if src, err = qc.prepareSRFs(src, targetNodes); err != nil {
 		return nil, err
@@ -251,7 +261,8 @@ func (s *Session) planSimple(qc *queryCtx, sel *pg.SelectStmt) (*query, error) {
 		return nil, err
 	}
 	op = placeWindows(wc, env, op, outExprs, sortExprs)
-	return s.finish(sel, b, op, names, outExprs, sortExprs, sortKeys, src.scans, bindOut)
+	q, err := s.finish(sel, b, op, names, outExprs, sortExprs, sortKeys, src.scans, bindOut)
+	return withOrigins(q, err, origins)
 }
 
 // placeWindows puts the window operators above op and rewrites the
@@ -320,7 +331,16 @@ func (s *Session) bindOrder(sel *pg.SelectStmt, names []string, outs []exec.Expr
 		}
 		desc := sb.SortbyDir == pg.SortByDir_SORTBY_DESC
 		if sb.SortbyDir == pg.SortByDir_SORTBY_USING {
-			return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "ORDER BY USING is not supported")
+			// the btree operators of every type lakepg sorts: < is ASC, > DESC
+			switch op := strNodes(sb.UseOp); op[len(op)-1] {
+			case "<":
+			case ">":
+				desc = true
+			default:
+				e := pgerr.New("42809", "operator %s is not a valid ordering operator", op[len(op)-1])
+				e.Hint = "Ordering operators must be \"<\" or \">\" members of btree operator families."
+				return nil, nil, errAt(e, sb.Location)
+			}
 		}
 		nullsFirst := desc
 		switch sb.SortbyNulls {
@@ -401,10 +421,21 @@ func (s *Session) finish(sel *pg.SelectStmt, b *binder, op exec.Operator, names 
 				return nil, err
 			}
 		}
-		if srt, ok := op.(*exec.Sort); ok && count >= 0 {
-			srt.Limit = offset + count // top-N: keep only what the limit can return
+		if sel.LimitOption == pg.LimitOption_LIMIT_OPTION_WITH_TIES {
+			if len(keys) == 0 {
+				return nil, pgerr.New(pgerr.SyntaxError, "WITH TIES cannot be specified without ORDER BY clause")
+			}
+			tk := make([]int, len(keys))
+			for i, k := range keys {
+				tk[i] = k.Col
+			}
+			op = &exec.LimitTies{Input: op, Offset: offset, Count: count, Keys: tk}
+		} else {
+			if srt, ok := op.(*exec.Sort); ok && count >= 0 {
+				srt.Limit = offset + count // top-N: keep only what the limit can return
+			}
+			op = &exec.Limit{Input: op, Offset: offset, Count: count}
 		}
-		op = &exec.Limit{Input: op, Offset: offset, Count: count}
 	}
 	if len(hidden) > 0 {
 		var proj []exec.Expr
@@ -512,7 +543,8 @@ func exprName(n *pg.Node) string {
 		names := strNodes(x.FuncCall.Funcname)
 		return names[len(names)-1]
 	case *pg.Node_TypeCast:
-		if name := exprName(x.TypeCast.Arg); name != "?column?" {
+		// an inner cast's type name is weaker than this cast's (FigureColname)
+		if name := exprName(x.TypeCast.Arg); name != "?column?" && x.TypeCast.Arg.GetTypeCast() == nil {
 			return name
 		}
 		names := strNodes(x.TypeCast.TypeName.Names)
@@ -532,6 +564,15 @@ func exprName(n *pg.Node) string {
 		return "case"
 	case *pg.Node_CoalesceExpr:
 		return "coalesce"
+	case *pg.Node_MinMaxExpr:
+		if x.MinMaxExpr.Op == pg.MinMaxOp_IS_LEAST {
+			return "least"
+		}
+		return "greatest"
+	case *pg.Node_GroupingFunc:
+		return "grouping"
+	case *pg.Node_AArrayExpr:
+		return "array"
 	case *pg.Node_SqlvalueFunction:
 		return strings.ToLower(strings.TrimPrefix(x.SqlvalueFunction.Op.String(), "SVFOP_"))
 	case *pg.Node_AExpr:

@@ -42,6 +42,10 @@ type Engine struct {
 	// the optimistic protocol in snapshot/.
 	writeMu sync.Mutex
 	wg      sync.WaitGroup
+
+	// Admission, when set, bounds the statements computing on lake data at
+	// once (admission.go).
+	Admission *Admission
 }
 
 // NewEngine builds an engine.
@@ -93,6 +97,12 @@ type Session struct {
 	superuser bool         // logged in as one (roles.go): counts while the user is not a role
 
 	cursors map[string]*cursor // DECLAREd cursors (cursor.go)
+
+	savepoints []*savepoint // of the open block, innermost last (savepoint.go)
+
+	// scanRefs are the lake tables behind the scans of the query being
+	// planned (minmax.go reads their file statistics).
+	scanRefs map[*exec.TableScan]*tableRef
 }
 
 // reported are the settings whose changes clients expect as ParameterStatus.
@@ -111,6 +121,7 @@ var defaultSettings = map[string]string{
 	"transaction_isolation": "read committed", "max_identifier_length": "63",
 	"lc_collate": "C", "lc_ctype": "C", "server_version": ServerVersion,
 	"server_version_num": "160006", "lakepg.snapshot": "",
+	"default_tablespace": "", "default_table_access_method": "heap",
 }
 
 // NewSession opens a session for user on database with startup parameters.
@@ -216,6 +227,14 @@ type Stmt struct {
 func (s *Session) Prepare(ctx context.Context, query string, paramOIDs []uint32) (stmts []*Stmt, err error) {
 	defer recoverPanic(s.eng.Log, &err)
 	tree, perr := pg.Parse(query)
+	if perr != nil {
+		// DuckDB's SET/RESET PARTITIONED BY (partition_ddl.go)
+		if q, ok := rewritePartitionDDL(query); ok {
+			if t, err := pg.Parse(q); err == nil {
+				tree, perr = t, nil
+			}
+		}
+	}
 	if perr != nil {
 		return nil, syntaxError(perr)
 	}
@@ -351,6 +370,10 @@ func (st *Stmt) Execute(ctx context.Context, values [][]byte) (res *Result, err 
 	s.noteActivity(st.text)
 	st.describe(ctx)
 	if s.failed {
+		if t := st.node.GetTransactionStmt(); t != nil && t.Kind == pg.TransactionStmtKind_TRANS_STMT_ROLLBACK_TO {
+			// the one statement that makes a failed block usable again
+			return s.savepointStmt(t)
+		}
 		if isTxEnd(st.node) {
 			s.failed, s.inTx = false, false
 			s.endCursors(false)
@@ -378,8 +401,7 @@ func (st *Stmt) Execute(ctx context.Context, values [][]byte) (res *Result, err 
 
 func isTxEnd(n *pg.Node) bool {
 	if t := n.GetTransactionStmt(); t != nil {
-		return t.Kind == pg.TransactionStmtKind_TRANS_STMT_ROLLBACK || t.Kind == pg.TransactionStmtKind_TRANS_STMT_COMMIT ||
-			t.Kind == pg.TransactionStmtKind_TRANS_STMT_ROLLBACK_TO
+		return t.Kind == pg.TransactionStmtKind_TRANS_STMT_ROLLBACK || t.Kind == pg.TransactionStmtKind_TRANS_STMT_COMMIT
 	}
 	return false
 }
@@ -523,7 +545,7 @@ func (s *Session) transaction(ctx context.Context, t *pg.TransactionStmt) (*Resu
 		s.endTxn(ctx, false)
 		return tagResult("ROLLBACK"), nil
 	}
-	return nil, pgerr.New(pgerr.FeatureNotSupported, "savepoints are not supported yet")
+	return s.savepointStmt(t)
 }
 
 // readSnapshot resolves the snapshot reads use: the session's

@@ -72,8 +72,16 @@ func (b *binder) arrayArg(n *pg.Node, sc *scope, fname string, loc int32) (exec.
 			elem = t
 		}
 	}
+	if e.Type().ID == types.Array {
+		return e, e.Type().Elem(), nil
+	}
 	if id := e.Type().ID; id != types.Text && id != types.Unknown {
 		return nil, elem, errAt(noFunction(fname, e.Type().String()), loc)
+	}
+	if e.Type().ID == types.Unknown && elem.ID != types.Unknown {
+		// '{1,2}'::int[] and the like parse as real arrays
+		e, err = b.cast(e, types.ArrayOf(elem), false, loc)
+		return e, elem, err
 	}
 	e, err = b.cast(e, types.TextT, false, loc)
 	return e, elem, err
@@ -127,6 +135,9 @@ func (b *binder) bindSRF(fc *pg.FuncCall, sc *scope) (*srf, bool, error) {
 			f.cols = []Column{{Name: "x", Type: elem}, {Name: "n", Type: types.Int32T}}
 		}
 		f.start = func(a []*vec.Vector, row int) (srfIter, error) {
+			if a[0].Type.ID == types.Array {
+				return realArrayIter(a[0], row)
+			}
 			ta, ok := parseTextArray(a[0].S[row])
 			if !ok {
 				return nil, malformedArray(a[0].S[row])
@@ -167,11 +178,21 @@ func (b *binder) bindSRF(fc *pg.FuncCall, sc *scope) (*srf, bool, error) {
 		}
 		f := &srf{name: name, args: args, strict: true, cols: []Column{{Name: name, Type: types.Int32T}}}
 		f.start = func(a []*vec.Vector, row int) (srfIter, error) {
-			ta, ok := parseTextArray(a[0].S[row])
-			if !ok {
-				return nil, malformedArray(a[0].S[row])
+			var ta textArray
+			n := 0
+			if a[0].Type.ID == types.Array {
+				var err error
+				if n, err = vec.ArrayLen(a[0].Type.Elem(), a[0].S[row]); err != nil {
+					return nil, err
+				}
+				ta.lower = 1
+			} else {
+				var ok bool
+				if ta, ok = parseTextArray(a[0].S[row]); !ok {
+					return nil, malformedArray(a[0].S[row])
+				}
+				n = len(ta.elems)
 			}
-			n := len(ta.elems)
 			if a[1].I64[row] != 1 {
 				n = 0 // one-dimensional arrays only
 			}
@@ -203,6 +224,9 @@ func (b *binder) bindSRF(fc *pg.FuncCall, sc *scope) (*srf, bool, error) {
 				return nil, true, err
 			}
 			args = append(args, e)
+		}
+		if f, ok, err := b.timeSeriesSRF(name, args, loc); ok || err != nil {
+			return f, true, err
 		}
 		t, err := commonType(args, "generate_series", loc)
 		if err != nil {
@@ -548,3 +572,47 @@ func parseRecord(s string) []*string {
 
 // formatArray is the text form of a text[] value.
 func formatArray(elems []*string) string { return pgcatalog.FormatArray(elems) }
+
+// realArrayIter yields the elements of real array row of a (and their
+// 1-based positions when a second output column asks for them).
+func realArrayIter(a *vec.Vector, row int) (srfIter, error) {
+	ev := vec.New(a.Type.Elem(), 8)
+	if err := vec.DecodeArray(ev, a.S[row]); err != nil {
+		return nil, err
+	}
+	k := 0
+	return func(outs []*vec.Vector, max int) (int, bool, error) {
+		n := 0
+		for ; n < max && k < ev.Len(); n, k = n+1, k+1 {
+			outs[0].AppendFrom(ev, k)
+			if len(outs) > 1 {
+				outs[1].AppendInt(int64(k + 1))
+			}
+		}
+		return n, k >= ev.Len(), nil
+	}, nil
+}
+
+// withOrdinality adds WITH ORDINALITY's bigint column to f: the 1-based
+// number of each row the call returns for one input row.
+func withOrdinality(f *srf) *srf {
+	g := *f
+	g.cols = append(append([]Column{}, f.cols...), Column{Name: "ordinality", Type: types.Int64T})
+	g.start = func(a []*vec.Vector, row int) (srfIter, error) {
+		it, err := f.start(a, row)
+		if err != nil {
+			return nil, err
+		}
+		var k int64
+		return func(outs []*vec.Vector, max int) (int, bool, error) {
+			last := outs[len(outs)-1]
+			n, done, err := it(outs[:len(outs)-1], max)
+			for j := 0; j < n; j++ {
+				k++
+				last.AppendInt(k)
+			}
+			return n, done, err
+		}, nil
+	}
+	return &g
+}

@@ -112,7 +112,7 @@ func errSRFWithAggregates(loc int32) error {
 // of a correlated subquery (corr). It returns the new item list and
 // pending conjuncts; ok is false when rangeFunction should plan it.
 func (qc *queryCtx) fromFunction(rf *pg.RangeFunction, items []*source, conj []*pg.Node, corr *corrOuter) ([]*source, []*pg.Node, bool, error) {
-	if len(rf.Functions) != 1 || rf.Ordinality {
+	if len(rf.Functions) != 1 {
 		return items, conj, false, nil
 	}
 	list := rf.Functions[0].GetList()
@@ -134,7 +134,7 @@ func (qc *queryCtx) fromFunction(rf *pg.RangeFunction, items []*source, conj []*
 	for _, a := range fc.Args {
 		refs = append(refs, columnRefs(a)...)
 	}
-	if len(refs) == 0 && name == "generate_series" {
+	if len(refs) == 0 && name == "generate_series" && !rf.Ordinality {
 		return items, conj, false, nil // constant bounds: rangeFunction's series
 	}
 	resolvesIn := func(sc *scope) bool {
@@ -183,6 +183,9 @@ func (qc *queryCtx) fromFunction(rf *pg.RangeFunction, items []*source, conj []*
 			}
 		}
 		call = scalarSRF(short, e)
+	}
+	if rf.Ordinality {
+		call = withOrdinality(call)
 	}
 	if in.op == nil {
 		return nil, nil, true, errAt(pgerr.New(pgerr.UndefinedColumn, "function %s cannot read these columns here", name), fc.Location)

@@ -127,7 +127,7 @@ func (s *Session) stage(ctx context.Context, fn func(c *snapshot.Commit, meta *c
 // snapshot; otherwise (or when that fails) everything it wrote is deleted.
 func (s *Session) endTxn(ctx context.Context, commit bool) error {
 	t := s.txn
-	s.txn = nil
+	s.txn, s.savepoints = nil, nil
 	if t == nil {
 		return nil
 	}

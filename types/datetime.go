@@ -1,6 +1,7 @@
 package types
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -129,14 +130,10 @@ func parseClock(s string) (int64, string, bool) {
 		}
 		digits := s[i+1 : j]
 		if len(digits) > 6 {
-			// round to microseconds
-			round := digits[6] >= '5'
-			digits = digits[:6]
-			f, _ := strconv.ParseInt(digits, 10, 64)
-			if round {
-				f++
-			}
-			frac = f
+			// PostgreSQL reads the fraction as a double and rounds it
+			// to microseconds with rint (half to even)
+			f, _ := strconv.ParseFloat("0."+digits, 64)
+			frac = int64(math.RoundToEven(f * 1e6))
 		} else if len(digits) > 0 {
 			f, _ := strconv.ParseInt(digits, 10, 64)
 			frac = f * pow10[6-len(digits)]

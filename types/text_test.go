@@ -124,4 +124,12 @@ func TestDuckLakeNames(t *testing.T) {
 	if NumericT(10, 2).Typmod() != (10<<16|2)+4 {
 		t.Error("numeric typmod")
 	}
+	// an expression's numeric (a scale, no precision) is stored as the
+	// decimal(18,s) Parquet holds; catalogs that said decimal(0,s) still read
+	if name, err := (T{ID: Numeric, Scale: 1}).DuckLake(); err != nil || name != "decimal(18,1)" {
+		t.Errorf("numeric without precision -> %q %v, want decimal(18,1)", name, err)
+	}
+	if back, err := FromDuckLake("decimal(0,1)"); err != nil || back != NumericT(18, 1) {
+		t.Errorf("decimal(0,1) -> %v %v, want numeric(18,1)", back, err)
+	}
 }

@@ -31,6 +31,11 @@ const (
 	Timestamptz
 	UUID
 	Interval // months, days and microseconds kept apart, as PostgreSQL does
+	Array    // one-dimensional array; Sub names the element type (array.go)
+	Struct   // composite (record) value; Sub names the field list (array.go)
+	Time     // time of day: µs since midnight, 0 … 24:00:00 (time.go)
+	TimeTZ   // time of day with zone, packed to sort as PostgreSQL does (time.go)
+	JSON     // json: its text, kept as written (time.go validates it)
 )
 
 // T is a full type: family plus modifiers.
@@ -41,6 +46,13 @@ type T struct {
 	Width     int // varchar(n) length; 0 = unlimited
 	Varchar   bool
 	Name      bool // PostgreSQL's name (system identifiers): text with OID 19
+	// Sub indexes the registry of element types (Array) or field lists
+	// (Struct); 0 for other families. Interning keeps T comparable.
+	Sub int32
+	// DeclScale is the declared scale of a wide numeric (precision above
+	// MaxInt64Precision, numeric_wide.go): its values are decimal text like an
+	// unconstrained numeric's (Scale -1), rounded to DeclScale digits.
+	DeclScale int
 }
 
 // Common types.
@@ -67,8 +79,13 @@ var (
 // MaxInt64Precision is the largest numeric precision held as a scaled int64.
 const MaxInt64Precision = 18
 
-// NumericT returns numeric(p,s).
-func NumericT(p, s int) T { return T{ID: Numeric, Precision: p, Scale: s} }
+// NumericT returns numeric(p,s); above MaxInt64Precision a wide numeric.
+func NumericT(p, s int) T {
+	if p > MaxInt64Precision {
+		return T{ID: Numeric, Precision: p, Scale: -1, DeclScale: s}
+	}
+	return T{ID: Numeric, Precision: p, Scale: s}
+}
 
 // IsInteger reports int2/int4/int8.
 func (t T) IsInteger() bool { return t.ID == Int16 || t.ID == Int32 || t.ID == Int64 }
@@ -102,7 +119,7 @@ func (t T) Storage() Storage {
 		return StoreFloat
 	case Interval:
 		return StoreInterval
-	case Text, Bytea, UUID, Unknown:
+	case Text, Bytea, UUID, Unknown, Array, Struct, JSON:
 		return StoreBytes
 	case Numeric:
 		if t.Scale < 0 {
@@ -173,6 +190,16 @@ func (t T) OID() uint32 {
 		return OIDUUID
 	case Interval:
 		return OIDInterval
+	case Time:
+		return OIDTime
+	case TimeTZ:
+		return OIDTimeTZ
+	case JSON:
+		return OIDJSON
+	case Array:
+		return t.arrayOID()
+	case Struct:
+		return OIDRecord
 	}
 	return OIDText // unknown literals are sent as text, as PostgreSQL does
 }
@@ -214,6 +241,15 @@ func FromOID(oid uint32) (T, bool) {
 		return UUIDT, true
 	case OIDInterval:
 		return IntervalT, true
+	case OIDTime:
+		return TimeT, true
+	case OIDTimeTZ:
+		return TimeTZT, true
+	case OIDJSON:
+		return JSONT, true
+	}
+	if e, ok := elemOfArrayOID(oid); ok {
+		return ArrayOf(e), true
 	}
 	return UnknownT, false
 }
@@ -225,6 +261,10 @@ func (t T) Typmod() int32 {
 		return int32((t.Precision<<16)|t.Scale) + 4
 	case t.ID == Text && t.Varchar && t.Width > 0:
 		return int32(t.Width) + 4
+	case t.Wide():
+		return int32((t.Precision<<16)|t.DeclScale) + 4
+	case t.ID == Array:
+		return t.Elem().Typmod()
 	}
 	return -1
 }
@@ -238,8 +278,10 @@ func (t T) Size() int16 {
 		return 2
 	case Int32, Float32, Date:
 		return 4
-	case Int64, Float64, Timestamp, Timestamptz:
+	case Int64, Float64, Timestamp, Timestamptz, Time:
 		return 8
+	case TimeTZ:
+		return 12
 	case UUID, Interval:
 		return 16
 	case Text:
@@ -269,6 +311,9 @@ func (t T) String() string {
 		if t.Scale >= 0 && t.Precision > 0 {
 			return fmt.Sprintf("numeric(%d,%d)", t.Precision, t.Scale)
 		}
+		if t.Wide() {
+			return fmt.Sprintf("numeric(%d,%d)", t.Precision, t.DeclScale)
+		}
 		return "numeric"
 	case Text:
 		if t.Varchar {
@@ -293,6 +338,16 @@ func (t T) String() string {
 		return "uuid"
 	case Interval:
 		return "interval"
+	case Time:
+		return "time without time zone"
+	case TimeTZ:
+		return "time with time zone"
+	case JSON:
+		return "json"
+	case Array:
+		return t.Elem().String() + "[]"
+	case Struct:
+		return "record"
 	}
 	return "unknown"
 }
@@ -313,10 +368,20 @@ func (t T) DuckLake() (string, error) {
 	case Float64:
 		return "float64", nil
 	case Numeric:
-		if t.Scale < 0 {
-			return "", pgerr.New(pgerr.FeatureNotSupported, "unconstrained numeric columns are not supported; declare numeric(p,s) with p <= %d", MaxInt64Precision)
+		if t.Wide() {
+			return wideDuckLake(t)
 		}
-		return fmt.Sprintf("decimal(%d,%d)", t.Precision, t.Scale), nil
+		if t.Scale < 0 {
+			return "", pgerr.New(pgerr.FeatureNotSupported, "unconstrained numeric columns are not supported; declare numeric(p,s) with p <= 38")
+		}
+		p := t.Precision
+		if p == 0 {
+			// a literal's or an expression's scale without a declared
+			// precision: held as a scaled int64, written to Parquet as
+			// decimal(18,s) (parquetio's numericPS); the catalog says so too
+			p = MaxInt64Precision
+		}
+		return fmt.Sprintf("decimal(%d,%d)", p, t.Scale), nil
 	case Text:
 		return "varchar", nil
 	case Bytea:
@@ -332,6 +397,12 @@ func (t T) DuckLake() (string, error) {
 	case Interval:
 		// Parquet FIXED_LEN_BYTE_ARRAY(12) with the INTERVAL converted type
 		return "interval", nil
+	case Time:
+		return "time", nil
+	case TimeTZ:
+		return "timetz", nil
+	case JSON:
+		return "json", nil
 	}
 	return "", pgerr.New(pgerr.FeatureNotSupported, "type %s cannot be stored in a table", t)
 }
@@ -352,8 +423,20 @@ func FromDuckLake(name string) (T, error) {
 		return Float32T, nil
 	case "float64":
 		return Float64T, nil
-	case "varchar", "json":
+	case "varchar":
 		return TextT, nil
+	case "json":
+		return JSONT, nil
+	case "time":
+		return TimeT, nil
+	case "timetz":
+		return TimeTZT, nil
+	case "uint64":
+		return NumericT(20, 0), nil
+	case "int128", "uint128":
+		// DuckDB writes these as (lossy) DOUBLE in Parquet; the integers
+		// it reads back are those doubles' exact values (numeric_wide.go)
+		return NumericT(39, 0), nil
 	case "blob":
 		return ByteaT, nil
 	case "date":
@@ -373,8 +456,11 @@ func FromDuckLake(name string) (T, error) {
 			p, err1 := strconv.Atoi(strings.TrimSpace(parts[0]))
 			s, err2 := strconv.Atoi(strings.TrimSpace(parts[1]))
 			if err1 == nil && err2 == nil {
-				if p > MaxInt64Precision {
-					return T{}, pgerr.New(pgerr.FeatureNotSupported, "DuckLake type %s is not supported yet (precision above %d)", name, MaxInt64Precision)
+				if p == 0 && s >= 0 && s <= MaxInt64Precision {
+					p = MaxInt64Precision // written by lakepg before it named the precision
+				}
+				if p < 1 || p > MaxDuckLakePrecision || s < 0 || s > p {
+					return T{}, pgerr.New(pgerr.FeatureNotSupported, "DuckLake type %s is not supported", name)
 				}
 				return NumericT(p, s), nil
 			}
@@ -392,12 +478,16 @@ func (t T) Category() byte {
 		return 'N'
 	case t.ID == Text:
 		return 'S'
-	case t.ID == Date || t.ID == Timestamp || t.ID == Timestamptz:
+	case t.ID == Date || t.ID == Timestamp || t.ID == Timestamptz || t.ID == Time || t.ID == TimeTZ:
 		return 'D'
 	case t.ID == Interval:
 		return 'T'
 	case t.ID == Unknown:
 		return 'X'
+	case t.ID == Array:
+		return 'A'
+	case t.ID == Struct:
+		return 'P'
 	}
 	return 'U'
 }

@@ -271,6 +271,12 @@ func DecodeBinaryParam(oid uint32, b []byte) (string, error) {
 		}
 		return s, nil
 	}
+	if s, ok, err := timeParamText(oid, b); ok {
+		return s, err // time.go
+	}
+	if elem := types.ElemOIDOfArray(oid); elem != 0 {
+		return arrayParamText(oid, elem, b)
+	}
 	return "", pgerr.New(pgerr.UndefinedFunction, "no binary input function available for type with OID %d", oid)
 }
 

@@ -43,6 +43,10 @@ const (
 	encDate
 	encTimestamp // timestamp and timestamptz: both are UTC microseconds on the wire
 	encInterval  // int64 µs, int32 days, int32 months
+	encArray     // array_send (array.go)
+	encRecord    // record_send (array.go)
+	encTime      // int64 µs (time.go)
+	encTimeTZ    // int64 µs, int32 zone seconds west (time.go)
 )
 
 // chooseEncoding picks the encoder for a column of type t in format f.
@@ -67,8 +71,12 @@ func chooseEncoding(t types.T, f int16) (encoding, error) {
 		return encFloat4, nil
 	case types.Float64:
 		return encFloat8, nil
-	case types.Text, types.Bytea, types.UUID, types.Unknown:
+	case types.Text, types.Bytea, types.UUID, types.Unknown, types.JSON:
 		return encBytes, nil
+	case types.Time:
+		return encTime, nil
+	case types.TimeTZ:
+		return encTimeTZ, nil
 	case types.Numeric:
 		if t.DynNumeric() {
 			return encDynNumeric, nil
@@ -80,6 +88,18 @@ func chooseEncoding(t types.T, f int16) (encoding, error) {
 		return encTimestamp, nil
 	case types.Interval:
 		return encInterval, nil
+	case types.Array:
+		if _, err := chooseEncoding(t.Elem(), f); err != nil {
+			return 0, err
+		}
+		return encArray, nil
+	case types.Struct:
+		for _, fl := range t.Fields() {
+			if _, err := chooseEncoding(fl.Type, f); err != nil {
+				return 0, err
+			}
+		}
+		return encRecord, nil
 	}
 	return 0, pgerr.New(pgerr.FeatureNotSupported, "binary output is not supported for type %s", t)
 }
@@ -320,6 +340,10 @@ func encodeColumn(dst []byte, ends []int, v *vec.Vector, n int, enc encoding, lo
 			}
 			ends = append(ends, len(dst))
 		}
+	case encArray, encRecord:
+		dst, ends = encodeNested(dst, ends, v, n, enc, loc)
+	case encTime, encTimeTZ:
+		dst, ends = encodeTimes(dst, ends, v, n, enc)
 	}
 	return dst, ends
 }

@@ -56,6 +56,7 @@ func run(args []string) error {
 	data := fs.String("data", env("LAKEPG_DATA", "lakehouse/data"), "data directory or s3://bucket/prefix (env LAKEPG_DATA)")
 	level := fs.String("log-level", env("LAKEPG_LOG_LEVEL", "info"), "debug, info, warn or error (env LAKEPG_LOG_LEVEL)")
 	maxConns := fs.String("max-connections", env("LAKEPG_MAX_CONNECTIONS", "100"), "most client sessions at once; beyond it FATAL 53300, 0 = no limit (env LAKEPG_MAX_CONNECTIONS)")
+	maxActive := fs.String("max-active-queries", env("LAKEPG_MAX_ACTIVE_QUERIES", strconv.Itoa(sql.DefaultActiveQueries())), "most statements computing on lake data at once, the others wait their turn; 0 = no limit (env LAKEPG_MAX_ACTIVE_QUERIES)")
 	storeOpts := storage.RegisterFlags(fs) // --s3-*, --cache-*
 	obsFlags := addObservabilityFlags(fs)
 	secFlags := addSecurityFlags(fs)
@@ -72,6 +73,10 @@ func run(args []string) error {
 	maxSessions, err := strconv.Atoi(*maxConns)
 	if err != nil || maxSessions < 0 {
 		return fmt.Errorf("--max-connections %q: want a whole number of sessions, 0 for no limit", *maxConns)
+	}
+	activeQueries, err := strconv.Atoi(*maxActive)
+	if err != nil || activeQueries < 0 {
+		return fmt.Errorf("--max-active-queries %q: want a whole number of statements, 0 for no limit", *maxActive)
 	}
 	var lv slog.Level
 	if err := lv.UnmarshalText([]byte(*level)); err != nil {
@@ -118,6 +123,7 @@ func run(args []string) error {
 		return err
 	}
 	eng := sql.NewEngine(db, store, log)
+	eng.Admission = sql.NewAdmission(activeQueries)
 	if err := secFlags.prepare(ctx, eng, *listen, log); err != nil {
 		return err
 	}
@@ -126,6 +132,7 @@ func run(args []string) error {
 		return err
 	}
 	defer stopMetrics()
+	obs.watchAdmission(eng.Admission)
 	wopts := wire.Options{Logger: log, ServerVersion: sql.ServerVersion + " (lakepg " + Version + ")", MaxConnections: maxSessions}
 	secFlags.apply(&wopts, tlsCfg)
 	srv := wire.New(wireEngine{eng: eng, obs: obs}, wopts)

@@ -467,7 +467,9 @@ func CommonType(ts []types.T, ctx string) (types.T, error) {
 		if same {
 			return p, nil
 		}
-		return types.T{ID: types.Numeric, Scale: scale}, nil
+		// PostgreSQL's result is unconstrained numeric: each value keeps its
+		// own scale (greatest(1.5, 2) prints 2, not 2.0)
+		return types.NumericAnyT, nil
 	}
 	if p.ID == types.Text {
 		for _, t := range ts {

@@ -173,7 +173,7 @@ func TestCommonType(t *testing.T) {
 		{[]types.T{i2, i4}, i4},
 		{[]types.T{i4, f8, num}, f8},
 		{[]types.T{types.NumericT(10, 2), types.NumericT(10, 2)}, types.NumericT(10, 2)},
-		{[]types.T{types.NumericT(10, 2), types.NumericT(12, 4), i4}, types.T{ID: types.Numeric, Scale: 4}},
+		{[]types.T{types.NumericT(10, 2), types.NumericT(12, 4), i4}, num}, // each value keeps its scale
 		{[]types.T{types.NumericT(10, 2), i8}, num},
 		{[]types.T{dt, ts}, ts},
 		{[]types.T{tstz, ts, dt}, tstz},

@@ -30,6 +30,7 @@ type colReader struct {
 	want   types.T
 	maxDef int // 0 (REQUIRED) or 1 (OPTIONAL)
 	plan   plan
+	nest   *nestLevels // levels of a leaf under a nested field; nil when flat
 
 	// chunk
 	chunk       []byte
@@ -113,6 +114,9 @@ func (c *colReader) startChunk(rg int) error {
 	c.pos = 0
 	c.codec = cm.codec
 	c.unpagedRows = c.f.meta.rowGroups[rg].numRows
+	if c.nest != nil {
+		c.unpagedRows = cm.numValues // level entries, not rows
+	}
 	c.hasDict = false
 	c.pageLeft = 0
 	return nil
@@ -162,12 +166,18 @@ func (c *colReader) nextPage() error {
 				continue
 			}
 			c.unpagedRows -= int64(h.numValues)
+			if c.nest != nil {
+				return c.loadNestedV1(&h, body)
+			}
 			return c.loadDataV1(&h, body)
 		case pageDataV2:
 			if h.numValues == 0 {
 				continue
 			}
 			c.unpagedRows -= int64(h.numValues)
+			if c.nest != nil {
+				return c.loadNestedV2(&h, body)
+			}
 			return c.loadDataV2(&h, body)
 		}
 		// index pages and unknown page types are skipped
@@ -691,6 +701,9 @@ type dest struct {
 func (c *colReader) plainTo(d dest, src []byte, str string, st *plainState) error {
 	p := &c.plan
 	i64, f64, bs, ss := d.i64, d.f64, d.b, d.s
+	if p.toText != convNone {
+		return c.plainText(ss, src, st) // decimal128.go
+	}
 	switch p.raw {
 	case types.StoreInt:
 		dst := i64

@@ -40,6 +40,10 @@ type topField struct {
 	elem   *schemaElem
 	leaf   int  // column chunk index of this primitive; -1 for groups
 	nested bool // a group (struct/list/map) or a repeated primitive
+	// node is the shape of a nested field (nested_schema.go); nestErr says
+	// why there is none.
+	node    *nestNode
+	nestErr error
 }
 
 // Open parses the footer of the Parquet file of the given size. It reads
@@ -158,6 +162,10 @@ func (f *File) buildSchema() error {
 			tf.leaf = leaf
 			tf.nested = e.hasRep && e.rep == repRepeated
 		}
+		if tf.nested {
+			first := leaf
+			tf.node, _, tf.nestErr = buildNest(s, j, &first, 0, 0, 1)
+		}
 		next, err := walk(j, 1)
 		if err != nil {
 			return err
@@ -252,7 +260,13 @@ func (f *File) RowGroupBytes(rg int, proj []Projection) (needed, total int64) {
 		total += g.columns[i].totalCompressed
 	}
 	for _, r := range f.resolve(proj) {
-		if r.err == nil && r.top >= 0 {
+		switch {
+		case r.err != nil || r.top < 0:
+		case r.nest != nil:
+			for l := r.nest.node.lo; l < r.nest.node.hi; l++ {
+				needed += g.columns[l].totalCompressed
+			}
+		default:
 			needed += g.columns[f.top[r.top].leaf].totalCompressed
 		}
 	}

@@ -38,6 +38,7 @@ type srcInfo struct {
 	precision int
 	unit      int8
 	utc       bool
+	json      bool // logical or converted JSON
 }
 
 func classify(e *schemaElem) srcInfo {
@@ -54,7 +55,7 @@ func classify(e *schemaElem) srcInfo {
 		s.kind, s.unit, s.utc = skTimestamp, lt.unit, lt.utc
 		return s
 	case logTime:
-		s.kind = skTime
+		s.kind, s.unit, s.utc = skTime, lt.unit, lt.utc
 		return s
 	case logInteger:
 		s.kind, s.bits = skInt, int(lt.intBits)
@@ -63,7 +64,7 @@ func classify(e *schemaElem) srcInfo {
 		}
 		return s
 	case logString, logEnum, logJSON:
-		s.kind = skString
+		s.kind, s.json = skString, lt.kind == logJSON
 		return s
 	case logUUID:
 		s.kind = skUUID
@@ -88,8 +89,11 @@ func classify(e *schemaElem) srcInfo {
 		case convTimestampMicros:
 			s.kind, s.unit, s.utc = skTimestamp, unitMicros, true
 			return s
-		case convTimeMillis, convTimeMicros:
-			s.kind = skTime
+		case convTimeMillis:
+			s.kind, s.unit, s.utc = skTime, unitMillis, true
+			return s
+		case convTimeMicros:
+			s.kind, s.unit, s.utc = skTime, unitMicros, true
 			return s
 		case convUint8, convUint16, convUint32, convUint64:
 			s.kind, s.bits = skUint, 8<<(e.converted-convUint8)
@@ -98,7 +102,7 @@ func classify(e *schemaElem) srcInfo {
 			s.kind, s.bits = skInt, 8<<(e.converted-convInt8)
 			return s
 		case convUTF8, convJSON, 4 /* ENUM */ :
-			s.kind = skString
+			s.kind, s.json = skString, e.converted == convJSON
 			return s
 		case convInterval:
 			s.kind = skInterval
@@ -146,15 +150,19 @@ func naturalType(e *schemaElem) (types.T, bool) {
 			return types.Int32T, true
 		case e.typ == physInt32:
 			return types.Int64T, true
+		case e.typ == physInt64:
+			return types.NumericT(20, 0), true
 		}
 	case skFloat:
 		return types.Float32T, e.typ == physFloat
 	case skDouble:
 		return types.Float64T, e.typ == physDouble
 	case skDecimal:
-		if s.precision > 0 && s.precision <= types.MaxInt64Precision {
+		if s.precision > 0 && s.precision <= types.MaxDuckLakePrecision {
 			return types.NumericT(s.precision, s.scale), true
 		}
+	case skTime:
+		return naturalTime(s) // decimal128.go
 	case skDate:
 		return types.DateT, e.typ == physInt32
 	case skTimestamp:
@@ -165,6 +173,9 @@ func naturalType(e *schemaElem) (types.T, bool) {
 	case skInt96:
 		return types.TimestampT, true
 	case skString:
+		if s.json {
+			return types.JSONT, e.typ == physByteArray
+		}
 		return types.TextT, e.typ == physByteArray
 	case skBytes:
 		return types.ByteaT, true
@@ -185,6 +196,9 @@ type plan struct {
 	unsigned bool // INT32 holding an unsigned value: zero-extend
 	decBytes bool // BYTE_ARRAY / FIXED_LEN_BYTE_ARRAY big-endian decimal
 	int96    bool // legacy INT96 timestamp
+
+	// toText makes the values decimal text (wide numerics, decimal128.go).
+	toText textConv
 
 	// Integer post-conversion: x*mul when mul > 1, else x/div when div > 1
 	// (rounded half away from zero when round, floored otherwise).
@@ -274,6 +288,9 @@ func makePlan(name string, e *schemaElem, t types.T) (plan, error) {
 			return bad()
 		}
 	case types.Numeric:
+		if t.Wide() {
+			return widePlan(name, s, t, p) // decimal128.go
+		}
 		if t.Scale < 0 {
 			return plan{}, pgerr.New(pgerr.FeatureNotSupported, "reading Parquet column %q as unconstrained numeric is not supported", name)
 		}
@@ -322,7 +339,9 @@ func makePlan(name string, e *schemaElem, t types.T) (plan, error) {
 			case unitMillis:
 				p.mul = 1000
 			case unitNanos:
-				p.div = 1000
+				// to the nearest microsecond, as PostgreSQL reads the
+				// text of such a value (DuckDB's cast truncates)
+				p.div, p.round = 1000, true
 			}
 		case s.kind == skInt96 && s.phys == physInt96:
 			p.int96 = true
@@ -333,7 +352,9 @@ func makePlan(name string, e *schemaElem, t types.T) (plan, error) {
 		default:
 			return bad()
 		}
-	case types.Text:
+	case types.Time, types.TimeTZ:
+		return timePlan(name, s, t, p) // decimal128.go
+	case types.Text, types.JSON:
 		if s.phys != physByteArray || !(s.kind == skString || s.kind == skBytes) {
 			return bad()
 		}

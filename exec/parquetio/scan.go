@@ -6,7 +6,6 @@ import (
 	"math"
 
 	"github.com/lakepg/lakepg/exec/vec"
-	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -59,6 +58,7 @@ type ScanOptions struct {
 type resolved struct {
 	top  int // index into File.top; -1 when missing
 	plan plan
+	nest *nestBind // a nested field (nested.go)
 	err  error
 }
 
@@ -70,7 +70,7 @@ func (f *File) resolve(proj []Projection) []resolved {
 		if r.top >= 0 {
 			tf := &f.top[r.top]
 			if tf.nested {
-				r.err = pgerr.New(pgerr.FeatureNotSupported, "column %q has a nested type in Parquet; nested columns are not supported", colName(p, tf))
+				r.nest, r.err = bindNested(colName(p, tf), tf, p.Type)
 			} else {
 				r.plan, r.err = makePlan(colName(p, tf), tf.elem, p.Type)
 			}
@@ -108,6 +108,11 @@ func (f *File) rowGroupRanges(out []Range, rg int, proj []Projection, res []reso
 		}
 		if r.top < 0 {
 			out[i] = defaultRange(proj[i].Default, g.numRows)
+			continue
+		}
+		if r.nest != nil {
+			// leaf statistics say nothing about whole values
+			out[i] = Range{}
 			continue
 		}
 		out[i] = chunkRange(&g.columns[f.top[r.top].leaf], &r.plan)
@@ -153,8 +158,9 @@ func chunkRange(cm *chunkMeta, p *plan) Range {
 		// The deprecated fields use signed order, right for these types only.
 		lo, hi, ok = st.min, st.max, st.hasMin && st.hasMax
 	}
-	if !ok || p.raw == types.StoreInterval {
-		// Interval statistics use an order no one agrees on; ignore them.
+	if !ok || p.raw == types.StoreInterval || p.toText != convNone {
+		// Interval statistics use an order no one agrees on, and wide
+		// numerics' are not in their vectors' text form; ignore them.
 		return r
 	}
 	switch p.raw {
@@ -248,7 +254,8 @@ type Scanner struct {
 	proj   []Projection
 	opt    ScanOptions
 	res    []resolved
-	cols   []*colReader // nil for columns the file lacks
+	cols   []*colReader    // nil for columns the file lacks
+	nested []*nestedReader // nil unless a projection is nested
 	ranges []Range
 
 	groups      []int
@@ -278,6 +285,13 @@ func (f *File) Scan(proj []Projection, opt ScanOptions) *Scanner {
 			continue
 		}
 		tf := &f.top[r.top]
+		if r.nest != nil {
+			if s.nested == nil {
+				s.nested = make([]*nestedReader, len(proj))
+			}
+			s.nested[i] = newNestedReader(f, colName(&proj[i], tf), r.nest)
+			continue
+		}
 		c := newColReader()
 		c.f, c.name, c.leaf, c.want, c.plan = f, colName(&proj[i], tf), tf.leaf, proj[i].Type, r.plan
 		if tf.elem.hasRep && tf.elem.rep == repOptional {
@@ -319,6 +333,12 @@ func (s *Scanner) Release() {
 			c.recycle()
 			colReaderPool.Put(c)
 			s.cols[i] = nil
+		}
+	}
+	for i, nr := range s.nested {
+		if nr != nil {
+			nr.release()
+			s.nested[i] = nil
 		}
 	}
 }
@@ -365,6 +385,15 @@ func (s *Scanner) Next(b *vec.Batch) (rowStart int64, ok bool, err error) {
 				return 0, false, err
 			}
 		}
+		for _, nr := range s.nested {
+			if nr == nil {
+				continue
+			}
+			if err := nr.startChunk(g); err != nil {
+				s.err = err
+				return 0, false, err
+			}
+		}
 		s.scanned++
 		s.rowsLeft = rows
 		s.rowPos = s.f.starts[g]
@@ -382,7 +411,12 @@ func (s *Scanner) Next(b *vec.Batch) (rowStart int64, ok bool, err error) {
 		}
 		v.Reset()
 		v.Type = t
-		if c := s.cols[i]; c != nil {
+		if s.nested != nil && s.nested[i] != nil {
+			if err := s.nested[i].read(v, n); err != nil {
+				s.err = err
+				return 0, false, err
+			}
+		} else if c := s.cols[i]; c != nil {
 			if err := c.read(v, n); err != nil {
 				s.err = err
 				return 0, false, err

@@ -86,6 +86,10 @@ func appendStatInt(dst []byte, t types.T, x int64) ([]byte, bool) {
 			dst = append(dst, "+00"...)
 		}
 		return dst, true
+	case types.Time:
+		return timeStatText(dst, x), true
+	case types.TimeTZ:
+		return dst, false // DuckDB keeps no stats for timetz
 	}
 	return strconv.AppendInt(dst, x, 10), true
 }
@@ -203,7 +207,9 @@ func appendStatBytes(dst []byte, t types.T, s string) ([]byte, bool) {
 			return dst, false
 		}
 		return types.AppendUUID(dst, s), true
-	case types.Text:
+	case types.Numeric:
+		return append(dst, s...), t.Wide()
+	case types.Text, types.JSON:
 		if strings.IndexByte(s, 0) >= 0 {
 			return dst, false
 		}
@@ -279,6 +285,10 @@ func (a *statAcc) add(v *vec.Vector, lo, hi int) {
 	case types.StoreInterval:
 		// counted below; no min/max
 	default:
+		if a.t.Wide() {
+			a.addWide(v, lo, hi) // decimal128.go
+			break
+		}
 		for i := lo; i < hi; i++ {
 			if !valid(i) {
 				continue
@@ -311,6 +321,11 @@ func (a *statAcc) add(v *vec.Vector, lo, hi int) {
 
 func (a *statAcc) result(fieldID int32, size int64) ColumnStats {
 	cs := ColumnStats{FieldID: fieldID, ValueCount: a.values, NullCount: a.nulls, SizeBytes: size}
+	if a.t.ID == types.TimeTZ {
+		// DuckDB's Parquet writer keeps no statistics for timetz, and its
+		// catalog rows then say 0 values, 0 NULLs, 0 bytes; so do ours
+		return ColumnStats{FieldID: fieldID}
+	}
 	if a.t.IsFloat() {
 		nan := a.nan
 		cs.ContainsNaN = &nan

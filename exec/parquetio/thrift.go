@@ -229,6 +229,7 @@ type pageHeader struct {
 	numValues        int32
 	encoding         int32
 	defEncoding      int32
+	repEncoding      int32
 	// v2 only
 	numNulls     int32
 	defLen       int32
@@ -268,6 +269,8 @@ func readPageHeader(b []byte, h *pageHeader) (int, error) {
 					h.encoding = r.i32()
 				case fid == 3 && ft == ctI32:
 					h.defEncoding = r.i32()
+				case fid == 4 && ft == ctI32:
+					h.repEncoding = r.i32()
 				default:
 					r.skip(ft, 1)
 				}

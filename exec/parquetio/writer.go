@@ -123,6 +123,9 @@ func NewWriter(w io.Writer, cols []Column, opt WriterOptions) (*Writer, error) {
 			}
 		}
 		fields[i] = &namedField{Node: n, name: c.Name}
+		if noChunkBounds(c.Type) { // decimal128.go
+			opt.extra = append(opt.extra[:len(opt.extra):len(opt.extra)], parquet.SkipPageBounds(c.Name))
+		}
 	}
 	schema := parquet.NewSchema("duckdb_schema", &orderedGroup{fields: fields})
 	cw := &countWriter{w: w}
@@ -157,10 +160,10 @@ func NewWriter(w io.Writer, cols []Column, opt WriterOptions) (*Writer, error) {
 // columnNode maps a lakepg type to the Parquet type DuckDB writes for the
 // matching DuckLake type, OPTIONAL, with the field id.
 func columnNode(c Column) (parquet.Node, error) {
-	if c.Type.ID == types.Numeric {
+	if c.Type.ID == types.Numeric && !c.Type.Wide() {
 		p, s := numericPS(c.Type)
 		if s < 0 || p > types.MaxInt64Precision || s > p {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "column %q: type %s cannot be written to Parquet; declare numeric(p,s) with p <= %d", c.Name, c.Type, types.MaxInt64Precision)
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "column %q: type %s cannot be written to Parquet; declare numeric(p,s) with p <= 38", c.Name, c.Type)
 		}
 	}
 	n := leafOf(c)
@@ -172,9 +175,14 @@ func columnNode(c Column) (parquet.Node, error) {
 	// fewer bytes to decompress and decode; past DictionaryMaxBytes the
 	// chunk falls back to plain values.
 	switch c.Type.ID {
-	case types.Text, types.Bytea, types.Int16, types.Int32, types.Int64, types.Numeric,
-		types.Float32, types.Float64, types.Date, types.Timestamp, types.Timestamptz:
+	case types.Text, types.Bytea, types.Int16, types.Int32, types.Int64,
+		types.Float32, types.Float64, types.Date, types.Timestamp, types.Timestamptz,
+		types.Time, types.TimeTZ, types.JSON:
 		n = parquet.Encoded(n, &parquet.RLEDictionary)
+	case types.Numeric:
+		if !c.Type.Wide() {
+			n = parquet.Encoded(n, &parquet.RLEDictionary)
+		}
 	}
 	return parquet.FieldID(parquet.Optional(n), int(c.FieldID)), nil
 }
@@ -196,6 +204,13 @@ func leafOf(c Column) parquet.Node {
 	case types.Float64:
 		n = parquet.Leaf(parquet.DoubleType)
 	case types.Numeric:
+		if c.Type.Wide() {
+			if c.Type.Precision > 38 {
+				return nil
+			}
+			n = wideNode(c.Type) // decimal128.go
+			break
+		}
 		p, s := numericPS(c.Type)
 		if s < 0 || p > types.MaxInt64Precision || s > p {
 			return nil
@@ -219,6 +234,12 @@ func leafOf(c Column) parquet.Node {
 		n = parquet.UUID()
 	case types.Interval:
 		n = parquet.IntervalNode()
+	case types.Time:
+		n = parquet.TimeAdjusted(parquet.Microsecond, false)
+	case types.TimeTZ:
+		n = parquet.TimeAdjusted(parquet.Microsecond, true)
+	case types.JSON:
+		n = parquet.JSON()
 	}
 	return n
 }
@@ -339,8 +360,11 @@ func (w *Writer) values(col int, v *vec.Vector, lo, hi int) ([]parquet.Value, er
 	}
 	out := w.vals[:n]
 	t := w.cols[col].Type
-	if t.ID == types.Interval {
+	switch {
+	case t.ID == types.Interval:
 		w.ivBuf = resize(w.ivBuf, 12*n)
+	case t.Wide():
+		w.ivBuf = resize(w.ivBuf, 16*n)
 	}
 	for k := 0; k < n; k++ {
 		i := lo + k
@@ -363,6 +387,14 @@ func (w *Writer) values(col int, v *vec.Vector, lo, hi int) ([]parquet.Value, er
 			}
 			pv = parquet.Int32Value(int32(x))
 		case types.Numeric:
+			if t.Wide() {
+				b := w.ivBuf[16*k : 16*k+16 : 16*k+16]
+				if err := wideValue(b, t, v.S[i]); err != nil {
+					return nil, err
+				}
+				pv = parquet.FixedLenByteArrayValue(b)
+				break
+			}
 			x := v.I64[i]
 			if p, _ := numericPS(t); p <= 9 {
 				if x > math.MaxInt32 || x < math.MinInt32 {
@@ -372,13 +404,15 @@ func (w *Writer) values(col int, v *vec.Vector, lo, hi int) ([]parquet.Value, er
 			} else {
 				pv = parquet.Int64Value(x)
 			}
-		case types.Int64, types.Timestamp, types.Timestamptz:
+		case types.Int64, types.Timestamp, types.Timestamptz, types.Time:
 			pv = parquet.Int64Value(v.I64[i])
+		case types.TimeTZ:
+			pv = parquet.Int64Value(types.TimeTZUTC(v.I64[i]))
 		case types.Float32:
 			pv = parquet.FloatValue(float32(v.F64[i]))
 		case types.Float64:
 			pv = parquet.DoubleValue(v.F64[i])
-		case types.Text, types.Bytea:
+		case types.Text, types.Bytea, types.JSON:
 			pv = parquet.ByteArrayValue(stringBytes(v.S[i]))
 		case types.UUID:
 			s := v.S[i]

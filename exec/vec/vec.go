@@ -248,6 +248,14 @@ func (v *Vector) AppendText(dst []byte, i int, loc *time.Location) []byte {
 		return types.AppendTimestamptz(dst, v.I64[i], loc)
 	case types.Interval:
 		return types.AppendInterval(dst, v.Iv[i])
+	case types.Time:
+		return types.AppendTime(dst, v.I64[i])
+	case types.TimeTZ:
+		return types.AppendTimeTZ(dst, v.I64[i])
+	case types.Array:
+		return AppendArrayText(dst, t, v.S[i], loc)
+	case types.Struct:
+		return AppendStructText(dst, t, v.S[i], loc)
 	}
 	return append(dst, v.S[i]...)
 }

@@ -295,7 +295,7 @@ func init() {
 		})
 
 	// Objects the lake does not have: these are empty, with PostgreSQL's columns.
-	register("pg_catalog", "pg_description", 2609, "r", "objoid oid, classoid oid, objsubid integer, description text", nil)
+	register("pg_catalog", "pg_description", 2609, "r", "objoid oid, classoid oid, objsubid integer, description text", descriptionRows)
 	register("pg_catalog", "pg_shdescription", 2396, "r", "objoid oid, classoid oid, description text", nil)
 	register("pg_catalog", "pg_index", 2610, "r",
 		"indexrelid oid, indrelid oid, indnatts smallint, indnkeyatts smallint, indisunique boolean, "+

@@ -8,8 +8,9 @@
 // Column sets are PostgreSQL 16's. Where lakepg has no matching value type,
 // columns keep PostgreSQL's names and take the nearest type lakepg has:
 // oid, regproc and xid columns are bigint; name columns are name (text
-// with type OID 19); "char", pg_node_tree and array-typed columns are
-// text (arrays rendered in PostgreSQL's text form, usually NULL).
+// with type OID 19); text[] and smallint[] columns are real arrays;
+// "char", pg_node_tree and the other array-typed columns are text
+// (arrays rendered in PostgreSQL's text form, usually NULL).
 // information_schema columns take the base types of PostgreSQL's domains,
 // which is what PostgreSQL's RowDescription reports: sql_identifier as
 // name, character_data as character varying, yes_or_no as character
@@ -32,8 +33,10 @@
 // of the object and the same in every session and snapshot. A column's
 // default (pg_attrdef) has OID 2^31 + table_id*2048 + attnum, a table's
 // row type (pg_type, typtype 'c') 2^30 + its relation OID. The lake
-// database is OID 5 and the session user is role 10, as PostgreSQL's
-// bootstrap database and superuser are; the public schema is owned by
+// database is OID 2^29: above PostgreSQL's last built-in OID, as a
+// database a user created is (pgAdmin hides databases below it unless
+// named postgres). The session user is role 10, as PostgreSQL's
+// bootstrap superuser is; the public schema is owned by
 // pg_database_owner (6171), as in PostgreSQL 15 and later.
 package pgcatalog
 
@@ -202,11 +205,11 @@ func specType(s string) (types.T, int64, bool) {
 	case "aclitem[]":
 		return types.TextT, 1034, true
 	case "text[]":
-		return types.TextT, 1009, true
+		return types.ArrayOf(types.TextT), 1009, true
 	case "oid[]":
 		return types.TextT, 1028, true
 	case "smallint[]":
-		return types.TextT, 1005, true
+		return types.ArrayOf(types.Int16T), 1005, true
 	case `"char"[]`:
 		return types.TextT, 1002, true
 	case "int2vector":

@@ -439,6 +439,7 @@ var builtinProcs = []pgProc{
 	{3027, "has_any_column_privilege", "f", true, false, "s", "s", 3, 16, "26 26 25", "has_any_column_privilege_id_id", 12},
 	{3028, "has_any_column_privilege", "f", true, false, "s", "s", 2, 16, "25 25", "has_any_column_privilege_name", 12},
 	{3029, "has_any_column_privilege", "f", true, false, "s", "s", 2, 16, "26 25", "has_any_column_privilege_id", 12},
+	{3073, "pg_is_wal_replay_paused", "f", true, false, "v", "s", 0, 16, "", "pg_is_wal_replay_paused", 12},
 	{3120, "void_recv", "f", true, false, "i", "s", 1, 2278, "2281", "void_recv", 12},
 	{3121, "void_send", "f", true, false, "i", "s", 1, 17, "2278", "void_send", 12},
 	{3159, "pg_get_viewdef", "f", true, false, "s", "r", 2, 25, "26 23", "pg_get_viewdef_wrap", 12},

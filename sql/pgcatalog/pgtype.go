@@ -85,12 +85,12 @@ func init() {
 
 // Well-known OIDs.
 const (
-	catalogNamespace = 11    // pg_catalog
-	toastNamespace   = 99    // pg_toast
-	infoNamespace    = 13207 // information_schema
-	superuserOID     = 10    // the session user
-	dbOwnerRoleOID   = 6171  // pg_database_owner
-	databaseOID      = 5
+	catalogNamespace = 11      // pg_catalog
+	toastNamespace   = 99      // pg_toast
+	infoNamespace    = 13207   // information_schema
+	superuserOID     = 10      // the session user
+	dbOwnerRoleOID   = 6171    // pg_database_owner
+	databaseOID      = 1 << 29 // above 16383, where admin GUIs draw the line to system databases
 	heapAM           = 2
 	defaultTblspc    = 1663
 	firstLakeOID     = 16384

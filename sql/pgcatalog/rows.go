@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/types"
 )
@@ -112,6 +113,14 @@ func appendValue(out *vec.Vector, v any) error {
 		x, ok := v.(string)
 		if !ok {
 			return fmt.Errorf("cannot store %T in %s", v, out.Type)
+		}
+		if out.Type.ID == types.Array {
+			// rows give arrays in their text form
+			a, err := exec.ParseArray(out.Type, x)
+			if err != nil {
+				return err
+			}
+			x = a
 		}
 		out.AppendString(x)
 	default:

@@ -142,6 +142,11 @@ func TestBICatalog(t *testing.T) {
 	need(t, odbcReady(), "psqlODBC with unixODBC and pyodbc", "apt-get install odbc-postgresql unixodbc; pip install pyodbc==5.5.0")
 	record("odbc", odbcLines(t, lakeT.host, lakeT.port, pgUser, dbName), odbcLines(t, pgT.host, pgT.port, pgUser, dbName))
 
+	// pgAdmin 4's and DBeaver's own catalog SQL (beyond pgJDBC's DatabaseMetaData)
+	for _, tool := range []struct{ prefix, file string }{{"pgadmin", "pgadmin_queries.sql"}, {"dbeaver", "dbeaver_queries.sql"}} {
+		record(tool.prefix, sqlChecks(t, tool.file, lakeT.host, lakeT.port, pgUser, dbName), sqlChecks(t, tool.file, pgT.host, pgT.port, pgUser, dbName))
+	}
+
 	passed := testserver.Baseline{}
 	var keys []string
 	for k := range answers {

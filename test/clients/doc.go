@@ -13,6 +13,12 @@
 // drivers, against lakepg and against a real PostgreSQL holding the same
 // tables (LAKEPG_TEST_PG_DSN), compare the answers, and hold the checks
 // that agree in baseline.txt: fewer agreeing checks fail the test.
+// pgAdmin 4's and DBeaver's own catalog SQL sit in testdata/*_queries.sql
+// and run through psycopg 3 (testdata/sql_checks.py says how).
+// TestSavepointsMatchPostgres and TestRowDescriptionOrigins compare protocol
+// answers with PostgreSQL the same way, through pgx: a script of savepoints
+// (tags, errors, rows and the ReadyForQuery status after each statement),
+// and the table OID and attnum RowDescription gives each result column.
 //
 // scripts/test.sh installs the drivers when missing (see its ensure_*
 // steps) and exports where they are: LAKEPG_TEST_NODE_PATH (node_modules

@@ -49,7 +49,9 @@ func TestAsyncpg(t *testing.T) {
 
 // TestSQLAlchemyORM: a SQLAlchemy 2 ORM round trip over psycopg 3 — a
 // declarative model, create_all, Session add/commit, update and delete,
-// a rolled-back flush, select() and get().
+// a rolled-back flush, select() and get(), Session.begin_nested() savepoints
+// (rolled back, released, failing inside) and the dialect's first-connect
+// hstore lookup inside a SAVEPOINT.
 func TestSQLAlchemyORM(t *testing.T) {
 	need(t, pythonHas("sqlalchemy") && pythonHas("psycopg"), "SQLAlchemy 2 with psycopg 3", "pip install sqlalchemy==2.1.9 psycopg==3.3.9")
 	s := lakeServer(t)
@@ -73,7 +75,8 @@ func TestNodePostgres(t *testing.T) {
 }
 
 // TestPgJDBC: DatabaseMetaData, PreparedStatement with every type,
-// ResultSetMetaData, setFetchSize paging with autocommit off, errors.
+// ResultSetMetaData (with the table and column a result column comes from),
+// setFetchSize paging with autocommit off, errors.
 func TestPgJDBC(t *testing.T) {
 	jar := pgjdbcJar(t)
 	classes := compileJava(t, jar)
@@ -86,16 +89,21 @@ func TestPgJDBC(t *testing.T) {
 }
 
 // TestODBC: psqlODBC through unixODBC (pyodbc): SQLTables, SQLColumns and
-// queries, fetched through DECLARE/FETCH (UseDeclareFetch).
+// queries, fetched through DECLARE/FETCH (UseDeclareFetch), and a
+// transaction whose failing statements psqlODBC rolls back alone
+// (SAVEPOINT / ROLLBACK TO / RELEASE around every statement).
 func TestODBC(t *testing.T) {
 	need(t, odbcReady(), "psqlODBC with unixODBC and pyodbc", "apt-get install odbc-postgresql unixodbc; pip install pyodbc==5.5.0")
 	s := lakeServer(t)
-	lines := odbcLines(t, "127.0.0.1", s.Port, "test", "lake")
+	lines := odbcLines(t, "127.0.0.1", s.Port, "test", "lake", "statement-rollback")
 	want := map[string]string{
-		"SQLTables":         "lake|sales|orders|TABLE|",
-		"SQLColumns":        "lake|sales|orders|amount|2|numeric|12|",
-		"query.params":      "1",
-		"query.after_error": "2",
+		"SQLTables":          "lake|sales|orders|TABLE|",
+		"SQLColumns":         "lake|sales|orders|amount|2|numeric|12|",
+		"query.params":       "1",
+		"query.after_error":  "2",
+		"rollback.inside":    "[(2, 'B'), (3, 'c')]",
+		"rollback.errors":    "22P02,22012,42P01",
+		"rollback.committed": "[(2, 'B'), (3, 'c')]",
 	}
 	for name, sub := range want {
 		if !strings.Contains(lines[name], sub) || strings.HasPrefix(lines[name], "ERROR") {
@@ -108,10 +116,10 @@ func TestODBC(t *testing.T) {
 }
 
 // odbcLines runs odbc_check.py and returns its answers by call name.
-func odbcLines(t *testing.T, host string, port int, user, db string) map[string]string {
+func odbcLines(t *testing.T, host string, port int, user, db string, extra ...string) map[string]string {
 	t.Helper()
-	out := run(t, nil, "python3", filepath.Join("testdata", "odbc_check.py"), host, strconv.Itoa(port), user, db)
-	return parseLines(out)
+	args := append([]string{filepath.Join("testdata", "odbc_check.py"), host, strconv.Itoa(port), user, db}, extra...)
+	return parseLines(run(t, nil, "python3", args...))
 }
 
 // parseLines reads "name<TAB>answer" lines.

@@ -81,6 +81,9 @@ var steps = []string{
 	`DROP TABLE gone`,
 }
 
+// inlinedStepPrefixes start the steps whose new rows must be inlined.
+var inlinedStepPrefixes = []string{`UPDATE t SET c_text`, `CREATE TABLE s2.copy`, `UPDATE s2.copy`}
+
 // result is one query's answer as text: column names, PostgreSQL type OIDs (lakepg) or
 // DuckDB type names, rows with nil for NULL.
 type result struct {
@@ -107,17 +110,22 @@ type duckQuery struct {
 // sqlite or postgres when set) and the lake's catalog, attached as lk: the SQLite file
 // Catalog, or with the ATTACH statement Attach when that is set.
 type duckInput struct {
-	Ducklake string      `json:"ducklake"`
-	Sqlite   string      `json:"sqlite,omitempty"`
-	Postgres string      `json:"postgres,omitempty"`
-	Catalog  string      `json:"catalog,omitempty"`
-	Attach   string      `json:"attach,omitempty"`
-	Queries  []duckQuery `json:"queries"`
+	Ducklake string `json:"ducklake"`
+	Sqlite   string `json:"sqlite,omitempty"`
+	Postgres string `json:"postgres,omitempty"`
+	Catalog  string `json:"catalog,omitempty"`
+	Attach   string `json:"attach,omitempty"`
+	// Steps run after ATTACH, before the queries (DuckDB writing to the lake).
+	Steps   []string    `json:"steps,omitempty"`
+	Queries []duckQuery `json:"queries"`
+	// Raw are statements whose rows come back as text, unconverted (Raw in duckOutput).
+	Raw []string `json:"raw,omitempty"`
 }
 
 type duckOutput struct {
-	Snapshots [][]*string `json:"snapshots"`
-	Results   []result    `json:"results"`
+	Snapshots [][]*string   `json:"snapshots"`
+	Results   []result      `json:"results"`
+	Raw       [][][]*string `json:"raw"`
 }
 
 // TestDuckDBReadsLake: lakepg runs the steps on a lake whose catalog is in SQLite, then in
@@ -200,6 +208,16 @@ func checkLake(t *testing.T, srv *testserver.Server, in duckInput) {
 		}
 		snap = next
 		record()
+		// small UPDATEs and CREATE TABLE … AS keep their rows in the catalog, as DuckDB's
+		// do: DuckDB reads those snapshots too
+		for _, p := range inlinedStepPrefixes {
+			if strings.HasPrefix(st, p) {
+				ch := query(t, ctx, conn, fmt.Sprintf(`SELECT changes FROM lakepg.snapshots() WHERE snapshot_id = %d`, snap))
+				if c := fmtVal(ch.Rows[0][0]); !strings.Contains(c, "inlined_insert:") {
+					t.Errorf("%s: changes %s, want its rows inlined (inlined_insert)", st, c)
+				}
+			}
+		}
 	}
 	lakeSnaps := query(t, ctx, conn, `SELECT snapshot_id, snapshot_time, schema_version, changes
 		FROM lakepg.snapshots() ORDER BY snapshot_id`)
@@ -303,6 +321,8 @@ if inp.get("attach"):
     c.execute(inp["attach"])
 else:
     c.execute("ATTACH 'ducklake:sqlite:%s' AS lk (READ_ONLY)" % inp["catalog"].replace("'", "''"))
+for st in inp.get("steps") or []:
+    c.execute(st)
 
 def q(ident):
     return '"' + ident.replace('"', '""') + '"'
@@ -329,7 +349,13 @@ for qu in inp["queries"]:
         results.append({"error": "%s: %s" % (type(e).__name__, e)})
 snaps = [list(r) for r in c.execute("""SELECT snapshot_id::VARCHAR, epoch_us(snapshot_time)::VARCHAR,
     schema_version::VARCHAR, to_json(changes)::VARCHAR FROM lk.snapshots() ORDER BY snapshot_id""").fetchall()]
-json.dump({"snapshots": snaps, "results": results}, sys.stdout)
+raw = []
+for sql in inp.get("raw") or []:
+    try:
+        raw.append([[None if v is None else str(v) for v in r] for r in c.execute(sql).fetchall()])
+    except Exception as e:
+        raw.append([["error: %s: %s" % (type(e).__name__, e)]])
+json.dump({"snapshots": snaps, "results": results, "raw": raw}, sys.stdout)
 `
 
 func runDuckDB(t *testing.T, in duckInput) duckOutput {

@@ -19,8 +19,10 @@ import (
 
 // inlineParitySteps run unchanged in DuckDB (after USE lk) and in lakepg, both at their
 // default data_inlining_row_limit (10): small inserts and deletes inlined, a column added, a
-// Parquet file with a few of its rows deleted (inlined file deletes), a rename, and a delete
-// of an inlined row and a file row at once.
+// Parquet file with a few of its rows deleted (inlined file deletes), a rename, a delete of
+// an inlined row and a file row at once, small UPDATEs (new versions inlined with their row
+// ids, the old ones ended or deleted inline), a larger one (a file), and CREATE TABLE … AS
+// of a few rows (inlined with the table), of more rows (a file) and of none.
 var inlineParitySteps = []string{
 	`CREATE TABLE t (id INTEGER, v VARCHAR)`,
 	`INSERT INTO t VALUES (1, 'a'), (2, 'b')`,
@@ -32,6 +34,16 @@ var inlineParitySteps = []string{
 	`ALTER TABLE t RENAME TO u`,
 	`INSERT INTO u VALUES (4, 'd', 40)`,
 	`DELETE FROM u WHERE id IN (3, 102)`,
+	`UPDATE u SET v = 'upd' WHERE id IN (104, 105)`,
+	`UPDATE u SET w = 41 WHERE id = 4`,
+	`UPDATE u SET v = 'zz', w = -1 WHERE id BETWEEN 106 AND 115`,
+	`UPDATE u SET v = 'big' WHERE id >= 106`,
+	`UPDATE u SET w = w + 1 WHERE id = 4 OR id = 116`,
+	`CREATE TABLE c AS SELECT id, v FROM u WHERE id < 105 ORDER BY id`,
+	`CREATE TABLE c2 AS SELECT id, w FROM u WHERE id >= 100 ORDER BY id`,
+	`CREATE TABLE c3 AS SELECT id FROM u WHERE id < 0`,
+	`CREATE TABLE "Mixed Case" AS SELECT id * 2 AS id, v FROM c WHERE id > 2 ORDER BY id`,
+	`UPDATE c SET v = 'c-upd' WHERE id = 2`,
 }
 
 // parityQueries are the catalog rows compared, by table. Snapshot times differ by nature,
@@ -73,11 +85,20 @@ func TestInlinedCatalogRowsMatchDuckDB(t *testing.T) {
 	conn.Close(ctx)
 	srv.Stop(t)
 
-	duck := dumpCatalog(t, filepath.Join(duckDir, "catalog.sqlite"))
-	lake := dumpCatalog(t, filepath.Join(lakeDir, "catalog.sqlite"))
+	duck := dumpCatalog(t, filepath.Join(duckDir, "catalog.sqlite"), parityQueries)
+	lake := dumpCatalog(t, filepath.Join(lakeDir, "catalog.sqlite"), parityQueries)
 	for _, want := range []string{"ducklake_inlined_data_tables", "ducklake_inlined_data_1_1", "ducklake_inlined_delete_1"} {
 		if len(duck.rows[want]) == 0 {
 			t.Fatalf("DuckDB left no rows in %s: the steps no longer exercise inlining", want)
+		}
+	}
+	// the UPDATEs and CREATE TABLE … AS of a few rows were inlined by DuckDB: the steps
+	// still exercise what they are here for
+	changes := strings.Join(duck.rows["ducklake_snapshot_changes"], "\n")
+	for _, want := range []string{"|inlined_insert:1,inlined_delete:1|", `|created_table:"main"."c",inlined_insert:`,
+		`|created_table:"main"."Mixed Case",inlined_insert:`, "|inserted_into_table:1,inlined_delete:1|"} {
+		if !strings.Contains(changes, want) {
+			t.Errorf("DuckDB's changes_made have no %q: the steps no longer exercise it\n%s", want, changes)
 		}
 	}
 	if d, l := strings.Join(duck.tables, " "), strings.Join(lake.tables, " "); d != l {
@@ -112,14 +133,15 @@ func runDuckSteps(t *testing.T, ctx context.Context, ducklakeExt, sqliteExt, dir
 	}
 }
 
-// catalogDump is a catalog's rows as text lines, per compared table; inlined-data and
-// inlined-delete tables start with a line of their column names and declared types.
+// catalogDump is a catalog's rows as text lines, per compared query (by name) and per
+// inlined-data and inlined-delete table, which start with a line of their column names
+// and declared types.
 type catalogDump struct {
 	tables []string
 	rows   map[string][]string
 }
 
-func dumpCatalog(t *testing.T, path string) catalogDump {
+func dumpCatalog(t *testing.T, path string, queries []struct{ name, query string }) catalogDump {
 	t.Helper()
 	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=busy_timeout(5000)")
 	if err != nil {
@@ -127,7 +149,7 @@ func dumpCatalog(t *testing.T, path string) catalogDump {
 	}
 	defer db.Close()
 	out := catalogDump{rows: map[string][]string{}}
-	for _, q := range parityQueries {
+	for _, q := range queries {
 		out.tables = append(out.tables, q.name)
 		out.rows[q.name] = sqliteRows(t, db, q.query)
 	}

@@ -127,8 +127,9 @@ func TestS3StoppedMidScan(t *testing.T) {
 	wantRows(t, c, bigQuery, want...)
 }
 
-// TestS3CancelDuringRead cancels statements blocked in an S3 read, by
-// statement_timeout and by a cancel request: both answer 57014 at once (not
+// TestS3CancelDuringRead cancels statements blocked in an S3 read (a scan,
+// EXPLAIN's footer reads), by statement_timeout and by a cancel request:
+// all answer 57014 at once (not
 // 58030 after the server finally answers), and the session goes on. The
 // server is a private versitygw behind a proxy that holds its answers back.
 func TestS3CancelDuringRead(t *testing.T) {
@@ -173,18 +174,23 @@ func TestS3CancelDuringRead(t *testing.T) {
 	})
 	mustExec(t, c, "SET statement_timeout = 0")
 
-	expectCancel("scan cancelled by a cancel request", "canceling statement due to user request", func() error {
-		go func() {
-			time.Sleep(300 * time.Millisecond)
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			if err := c.PgConn().CancelRequest(ctx); err != nil {
-				t.Errorf("cancel request: %v", err)
-			}
-		}()
-		_, err := tryRows(c, q)
-		return err
-	})
+	cancelled := func(sql string) func() error {
+		return func() error {
+			go func() {
+				time.Sleep(300 * time.Millisecond)
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				if err := c.PgConn().CancelRequest(ctx); err != nil {
+					t.Errorf("cancel request: %v", err)
+				}
+			}()
+			_, err := tryRows(c, sql)
+			return err
+		}
+	}
+	expectCancel("scan cancelled by a cancel request", "canceling statement due to user request", cancelled(q))
+	// EXPLAIN reads the files' footers for its row-group figures.
+	expectCancel("EXPLAIN cancelled by a cancel request", "canceling statement due to user request", cancelled("EXPLAIN "+q))
 
 	// The session goes on once the server answers promptly again.
 	proxy.setDelay(0)

@@ -114,6 +114,21 @@ public class JdbcCheck {
         check("timestamptz type", rmd.getColumnType(4), Types.TIMESTAMP);
       }
 
+      // The table and column a result column comes from (RowDescription's table OID and
+      // attnum, looked up in pg_class and pg_attribute): what editable result sets use.
+      try (Statement st = c.createStatement();
+           ResultSet rs = st.executeQuery("SELECT id AS ident, customer, amount * 2 AS twice FROM sales.orders")) {
+        ResultSetMetaData rmd = rs.getMetaData();
+        org.postgresql.PGResultSetMetaData pmd = rmd.unwrap(org.postgresql.PGResultSetMetaData.class);
+        check("getTableName", rmd.getTableName(1) + "," + rmd.getTableName(2) + "," + rmd.getTableName(3), "orders,orders,");
+        check("getBaseSchemaName", pmd.getBaseSchemaName(1) + "," + pmd.getBaseSchemaName(3), "sales,");
+        check("getBaseColumnName", pmd.getBaseColumnName(1) + "," + pmd.getBaseColumnName(3), "id,");
+        check("getColumnLabel", rmd.getColumnLabel(1), "ident");
+        check("isNullable", rmd.isNullable(1) + "," + rmd.isNullable(3),
+            ResultSetMetaData.columnNoNulls + "," + ResultSetMetaData.columnNullableUnknown);
+        check("isAutoIncrement", rmd.isAutoIncrement(1), false);
+      }
+
       // setFetchSize with autocommit off: cursor-based fetching through portals with a row
       // limit; every row must arrive.
       c.setAutoCommit(false);

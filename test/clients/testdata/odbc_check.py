@@ -1,7 +1,10 @@
 """psqlODBC (through unixODBC and pyodbc) against a server:
-`python3 odbc_check.py HOST PORT USER DATABASE`. Prints one line per ODBC catalog call and
-query, "name<TAB>answer" or "name<TAB>ERROR <sqlstate> <message>", for TestODBC and
-TestBICatalog to compare with PostgreSQL: the calls Tableau and Power BI make through ODBC."""
+`python3 odbc_check.py HOST PORT USER DATABASE [statement-rollback]`. Prints one line per ODBC
+catalog call and query, "name<TAB>answer" or "name<TAB>ERROR <sqlstate> <message>", for TestODBC
+and TestBICatalog to compare with PostgreSQL: the calls Tableau and Power BI make through ODBC.
+With statement-rollback it also writes in a transaction in which statements fail: psqlODBC's
+default statement-level rollback wraps each statement in SAVEPOINT _EXEC_SVP_… and answers an
+error with ROLLBACK TO it, so the transaction goes on and commits the statements that worked."""
 import sys
 
 import pyodbc
@@ -35,3 +38,34 @@ show("query.params", lambda: conn.cursor().execute("SELECT id FROM sales.orders 
 show("query.error", lambda: conn.cursor().execute("SELECT 1/0"))
 show("query.after_error", lambda: conn.cursor().execute("SELECT count(*) FROM sales.orders"))
 conn.close()
+
+if sys.argv[5:] == ["statement-rollback"]:
+    conn = pyodbc.connect(f"DRIVER={{PostgreSQL Unicode}};SERVER={host};PORT={port};UID={user};DATABASE={db};"
+                          "UseDeclareFetch=1;Fetch=2", autocommit=False)
+    cur = conn.cursor()
+    errors = []
+
+    def attempt(sql, *params):
+        try:
+            cur.execute(sql, *params)
+            if cur.description:
+                cur.fetchall()
+        except pyodbc.Error as e:
+            errors.append(e.args[0])
+
+    cur.execute("CREATE TABLE public.odbc_svp (id integer, v text)")
+    cur.execute("INSERT INTO public.odbc_svp VALUES (1, 'a')")
+    attempt("INSERT INTO public.odbc_svp VALUES ('x', 'bad')")
+    cur.execute("INSERT INTO public.odbc_svp VALUES (?, ?)", 2, "b")
+    attempt("SELECT 1/0")
+    cur.execute("UPDATE public.odbc_svp SET v = 'B' WHERE id = 2")
+    attempt("DELETE FROM public.odbc_nosuch")
+    cur.execute("DELETE FROM public.odbc_svp WHERE id = 1")
+    cur.execute("INSERT INTO public.odbc_svp VALUES (3, 'c')")
+    print(f"rollback.inside\t{cur.execute('SELECT id, v FROM public.odbc_svp ORDER BY id').fetchall()}")
+    conn.commit()
+    print(f"rollback.errors\t{','.join(errors)}")
+    print(f"rollback.committed\t{cur.execute('SELECT id, v FROM public.odbc_svp ORDER BY id').fetchall()}")
+    cur.execute("DROP TABLE public.odbc_svp")
+    conn.commit()
+    conn.close()

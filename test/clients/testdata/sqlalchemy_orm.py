@@ -30,9 +30,8 @@ class Book(Base):
     in_stock: Mapped[bool] = mapped_column(default=True)
 
 
-# use_native_hstore=False: psycopg's dialect otherwise looks hstore up inside a SAVEPOINT at the
-# first connect, and lakepg has no savepoints.
-engine = sa.create_engine(sys.argv[1], use_native_hstore=False)
+# At the first connect psycopg's dialect looks the hstore type up inside a SAVEPOINT.
+engine = sa.create_engine(sys.argv[1])
 with engine.connect() as c:
     c.execute(sa.text("DROP TABLE IF EXISTS public.books"))
     c.commit()
@@ -73,6 +72,33 @@ with Session(engine) as s:
     check("get", s.get(Book, 2).title, "Emma")
     total = s.scalar(sa.select(sa.func.sum(Book.price)).where(Book.title.like("%m%")))
     check("aggregate", total, decimal.Decimal("4.25"))
+
+# Session.begin_nested(): a SAVEPOINT whose work is rolled back or released, a failing
+# statement inside one that leaves the outer transaction usable, and the commit of what is left.
+with Session(engine) as s:
+    s.add(Book(id=5, title="Outer"))
+    s.flush()
+    nested = s.begin_nested()
+    s.add(Book(id=6, title="Rolled back to the savepoint"))
+    s.get(Book, 1).title = "Changed and rolled back"
+    s.flush()
+    check("inside the savepoint", s.scalar(sa.select(sa.func.count()).select_from(Book)), 4)
+    nested.rollback()
+    check("after ROLLBACK TO", s.scalar(sa.select(sa.func.count()).select_from(Book)), 3)
+    with s.begin_nested():
+        s.add(Book(id=7, title="Released"))
+    try:
+        with s.begin_nested():
+            s.execute(sa.text("SELECT 1/0"))
+        sys.exit("1/0 inside a savepoint did not fail")
+    except sa.exc.DBAPIError as e:
+        check("error inside the savepoint", e.orig.sqlstate, "22012")
+    check("outer transaction usable", s.scalar(sa.select(sa.func.max(Book.id))), 7)
+    s.commit()
+
+with Session(engine) as s:
+    rows = s.execute(sa.select(Book.id, Book.title).order_by(Book.id)).all()
+    check("after begin_nested", [tuple(r) for r in rows], [(1, "Dune"), (2, "Emma"), (5, "Outer"), (7, "Released")])
 
 with engine.begin() as c:
     c.execute(sa.text("DROP TABLE public.books"))

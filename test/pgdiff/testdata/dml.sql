@@ -42,3 +42,20 @@ SELECT * FROM acct ORDER BY id;
 INSERT INTO acct VALUES (1, 'x', 'not money');
 -- @error
 DELETE FROM nosuch;
+-- UPDATE with correlated subqueries and UPDATE … FROM, decorrelated into joins.
+CREATE TABLE pay (id integer, amount numeric(10,2));
+INSERT INTO pay VALUES (1, 10.50), (1, 4.50), (2, 7.00), (9, 1.00);
+UPDATE acct SET balance = (SELECT sum(amount) FROM pay WHERE pay.id = acct.id);
+SELECT id, balance FROM acct ORDER BY id;
+UPDATE acct SET owner = owner || '#' || (SELECT count(*) FROM pay WHERE pay.id = acct.id) WHERE id >= 2;
+SELECT id, owner FROM acct ORDER BY id;
+UPDATE acct a SET balance = 0 WHERE NOT EXISTS (SELECT 1 FROM pay p WHERE p.id = a.id);
+SELECT id, balance FROM acct ORDER BY id;
+-- @error
+UPDATE acct SET balance = (SELECT amount FROM pay WHERE pay.id = acct.id);
+UPDATE acct SET balance = acct.balance + p.amount, opened = '2025-01-01' FROM pay p WHERE p.id = acct.id AND p.amount > 5;
+SELECT * FROM acct ORDER BY id;
+UPDATE acct SET balance = s.total FROM (SELECT id, sum(amount) AS total FROM pay GROUP BY id) s WHERE s.id = acct.id;
+SELECT id, balance FROM acct ORDER BY id;
+DELETE FROM acct WHERE EXISTS (SELECT 1 FROM pay WHERE pay.id = acct.id AND pay.amount < 8);
+SELECT id, owner FROM acct ORDER BY id;

@@ -1,0 +1,84 @@
+package exec
+
+import (
+	"time"
+
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/types"
+)
+
+// Casts to and from time, timetz and json, as PostgreSQL's date.c and
+// json.c define them. Infinite timestamps give NULL times, as
+// timestamp_time does.
+
+func parseTimeInto(out *vec.Vector, s string, loc *time.Location) error {
+	switch out.Type.ID {
+	case types.Time:
+		x, err := types.ParseTime(s)
+		if err != nil {
+			return err
+		}
+		out.AppendInt(x)
+	case types.TimeTZ:
+		x, err := types.ParseTimeTZ(s, loc)
+		if err != nil {
+			return err
+		}
+		out.AppendInt(x)
+	default:
+		x, err := types.ParseJSON(s)
+		if err != nil {
+			return err
+		}
+		out.AppendString(x)
+	}
+	return nil
+}
+
+func castTimeOne(v *vec.Vector, i int, out *vec.Vector, loc *time.Location) error {
+	from, to := v.Type, out.Type
+	finite := func(us int64) bool { return us != types.InfinityMicros && us != types.NegInfinityMicros }
+	switch {
+	case to.ID == types.Time && from.ID == types.Timestamp:
+		if !finite(v.I64[i]) {
+			out.AppendNull()
+			return nil
+		}
+		out.AppendInt(timeOfDay(v.I64[i]))
+	case (to.ID == types.Time || to.ID == types.TimeTZ) && from.ID == types.Timestamptz:
+		us := v.I64[i]
+		if !finite(us) {
+			out.AppendNull()
+			return nil
+		}
+		_, off := time.UnixMicro(us).In(loc).Zone()
+		local := timeOfDay(us + int64(off)*1e6)
+		if to.ID == types.Time {
+			out.AppendInt(local)
+		} else {
+			out.AppendInt(types.PackTimeTZ(local, off))
+		}
+	case to.ID == types.TimeTZ && from.ID == types.Time:
+		_, off := time.Now().In(loc).Zone()
+		out.AppendInt(types.PackTimeTZ(v.I64[i], off))
+	case to.ID == types.Time && from.ID == types.TimeTZ:
+		local, _ := types.UnpackTimeTZ(v.I64[i])
+		out.AppendInt(local)
+	case to.ID == types.Interval && from.ID == types.Time:
+		out.AppendInterval(types.IntervalValue{Micros: v.I64[i]})
+	case to.ID == types.Time && from.ID == types.Interval:
+		out.AppendInt(timeOfDay(v.Iv[i].Micros))
+	default:
+		return cannotCast(from, to)
+	}
+	return nil
+}
+
+// timeOfDay is the time of day of a microsecond count, floored into [0, 24h).
+func timeOfDay(us int64) int64 {
+	r := us % types.MicrosPerDay
+	if r < 0 {
+		r += types.MicrosPerDay
+	}
+	return r
+}

@@ -1,0 +1,509 @@
+package sql
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/types"
+)
+
+// Row estimates for EXPLAIN: every operator line gets "Rows: N estimated"
+// with the rule that gave N. The rules are deliberately simple (no
+// histograms, no sampling) and use only what the catalog already knows:
+//
+//   - scan: the rows of the row groups left after pruning (the scan's own
+//     "estimated after pruning" figure), plus inlined rows;
+//   - filter: input × selectivity, by predicate kind: col = const 1/ndv
+//     (0.1 without an ndv), col <> const 1 − that; a range comparison the
+//     fraction of the column's catalog [min, max] it keeps (1/3 without);
+//     IS NULL the catalog's null fraction (0.05 without); IN (list) n × the
+//     equality selectivity; LIKE 0.1; AND multiplies, OR adds minus the
+//     overlap, NOT complements; anything else 0.5;
+//   - ndv (distinct values) of a scanned integer or date column: the
+//     catalog's max − min + 1, capped at its non-NULL count; other columns
+//     have none;
+//   - hash join: |L|·|R| / max(ndv) per key when a key side has an ndv,
+//     else the larger side; outer joins keep at least their preserved
+//     sides; semi joins keep |L| × min(1, ndv(R)/ndv(L)) (half without),
+//     anti joins the rest; nested loops |L|·|R| × the ON selectivity;
+//   - aggregate: one row without GROUP BY; else the product of the group
+//     keys' ndv, capped at the input; input/10 when a key has none;
+//   - sort and window keep their input, top-N and LIMIT cap it; UNION ALL
+//     adds; VALUES counts its rows; other sources (functions) guess 1000.
+type estimator struct {
+	s     *Session
+	ctx   context.Context
+	rows  map[exec.Operator]estimate
+	scans map[*exec.TableScan]scanStats
+}
+
+type estimate struct {
+	rows float64
+	how  string
+}
+
+// colInfo is what the catalog says about one column of an operator's output.
+type colInfo struct {
+	ndv      float64 // distinct non-NULL values; 0: unknown
+	lo, hi   float64 // the catalog's min and max, when hasRange
+	hasRange bool
+	nullFrac float64 // when hasNulls
+	hasNulls bool
+	t        types.T
+}
+
+func newEstimator(ctx context.Context, s *Session) *estimator {
+	return &estimator{s: s, ctx: ctx, rows: map[exec.Operator]estimate{}, scans: map[*exec.TableScan]scanStats{}}
+}
+
+// scan returns the footer statistics of a scan, read once per EXPLAIN.
+func (e *estimator) scan(o *exec.TableScan) (scanStats, error) {
+	if st, ok := e.scans[o]; ok {
+		return st, nil
+	}
+	st, err := e.s.rowGroups(e.ctx, o)
+	if err != nil {
+		return st, err
+	}
+	e.scans[o] = st
+	return st, nil
+}
+
+func (e *estimator) of(op exec.Operator) estimate {
+	if op == nil {
+		return estimate{}
+	}
+	if r, ok := e.rows[op]; ok {
+		return r
+	}
+	r := e.compute(op)
+	e.rows[op] = r
+	return r
+}
+
+func (e *estimator) n(op exec.Operator) float64 { return e.of(op).rows }
+
+// atLeastOne keeps a derived estimate from claiming an empty result.
+func atLeastOne(in, x float64) float64 {
+	if in > 0 && x < 1 {
+		return 1
+	}
+	return x
+}
+
+func (e *estimator) compute(op exec.Operator) estimate {
+	switch o := op.(type) {
+	case *exec.Timed:
+		return e.of(o.Input)
+	case *exec.TableScan:
+		st, err := e.scan(o)
+		if err != nil {
+			return estimate{1000, "no statistics"}
+		}
+		n := float64(st.rows)
+		for _, b := range o.Inlined {
+			n += float64(b.N)
+		}
+		return estimate{n, "row groups after pruning"}
+	case *exec.Parallel:
+		if chain := e.s.chains[o]; chain != nil {
+			return e.of(chain)
+		}
+		return e.of(o.Scan)
+	case *exec.Filter:
+		in := e.n(o.Input)
+		sel := e.selectivity(o.Pred, o.Input)
+		return estimate{atLeastOne(in, in*sel), fmt.Sprintf("filter selectivity %.3g", sel)}
+	case *exec.Project:
+		return estimate{e.n(o.Input), "input"}
+	case *exec.RowNumber:
+		return estimate{e.n(o.Input), "input"}
+	case *exec.Window:
+		return estimate{e.n(o.Input), "input"}
+	case *exec.Sort:
+		in := e.n(o.Input)
+		if o.Limit > 0 && float64(o.Limit) < in {
+			return estimate{float64(o.Limit), "top-N"}
+		}
+		return estimate{in, "input"}
+	case *exec.Limit:
+		return e.limit(o.Input, o.Offset, o.Count)
+	case *exec.LimitTies:
+		return e.limit(o.Input, o.Offset, o.Count)
+	case *exec.HashAgg:
+		return e.aggregate(o)
+	case *exec.DistinctOn:
+		in := e.n(o.Input)
+		g, how := e.groups(o.Input, o.Keys, in)
+		return estimate{g, how}
+	case *exec.HashJoin:
+		return e.hashJoin(o)
+	case *exec.NestedLoopJoin:
+		l, r := e.n(o.Left), e.n(o.Right)
+		sel := 1.0
+		if o.On != nil {
+			sel = e.selectivity(o.On, o)
+		}
+		return e.outer(o.Type, l, r, atLeastOne(l*r, l*r*sel), fmt.Sprintf("|L|·|R| × ON selectivity %.3g", sel))
+	case *exec.Values:
+		return estimate{float64(len(o.Rows)), "VALUES rows"}
+	case *exec.Append:
+		sum := 0.0
+		for _, in := range o.Inputs {
+			sum += e.n(in)
+		}
+		return estimate{sum, "sum of inputs"}
+	case *exec.SetOp:
+		l, r := e.n(o.Left), e.n(o.Right)
+		if o.Intersect {
+			return estimate{math.Min(l, r), "smaller input"}
+		}
+		return estimate{l, "left input"}
+	case *exec.MaterializedReader:
+		return e.of(o.M.Input)
+	}
+	if ins := inputs(op); len(ins) == 1 {
+		return estimate{e.n(*ins[0]), "input"}
+	}
+	return estimate{1000, "default for a function or other source"}
+}
+
+func (e *estimator) limit(in exec.Operator, offset, count int64) estimate {
+	n := math.Max(0, e.n(in)-float64(offset))
+	if count >= 0 && float64(count) <= n {
+		return estimate{float64(count), "LIMIT"}
+	}
+	return estimate{n, "input after OFFSET"}
+}
+
+func (e *estimator) aggregate(o *exec.HashAgg) estimate {
+	in := e.n(o.Input)
+	if o.NGroup == 0 {
+		return estimate{1, "one row without GROUP BY"}
+	}
+	if o.GroupingSets == nil {
+		keys := make([]int, o.NGroup)
+		for i := range keys {
+			keys[i] = i
+		}
+		g, how := e.groups(o.Input, keys, in)
+		return estimate{g, how}
+	}
+	sum := 0.0
+	for _, set := range o.GroupingSets {
+		g, _ := e.groups(o.Input, set, in)
+		if len(set) == 0 {
+			g = 1
+		}
+		sum += g
+	}
+	return estimate{sum, "sum over grouping sets of the groups' distinct estimates"}
+}
+
+// groups estimates the distinct combinations of columns keys of in.
+func (e *estimator) groups(in exec.Operator, keys []int, rows float64) (float64, string) {
+	g := 1.0
+	for _, k := range keys {
+		ci := e.column(in, k)
+		if ci.ndv == 0 {
+			return atLeastOne(rows, math.Ceil(rows/10)), "input/10: a group key has no distinct estimate"
+		}
+		g *= ci.ndv
+	}
+	return atLeastOne(rows, math.Min(g, rows)), "product of the group keys' distinct estimates"
+}
+
+func (e *estimator) hashJoin(o *exec.HashJoin) estimate {
+	right := o.Right
+	if o.Shared != nil {
+		right = o.Shared.Right
+	}
+	l, r := e.n(o.Left), e.n(right)
+	sel, known := 1.0, false
+	var ndvL, ndvR float64 = 1, 1
+	for i := range o.LeftKeys {
+		a, b := e.exprColumn(o.LeftKeys[i], o.Left), e.exprColumn(o.RightKeys[i], right)
+		if a.ndv > 0 || b.ndv > 0 {
+			sel /= math.Max(a.ndv, b.ndv)
+			known = true
+		}
+		ndvL, ndvR = ndvL*a.ndv, ndvR*b.ndv
+	}
+	inner, how := math.Max(l, r), "larger side"
+	if known {
+		inner, how = l*r*sel, "|L|·|R| / key distinct estimate"
+	}
+	if o.Extra != nil && !leftOnly(o.Type) && !rightOnly(o.Type) {
+		inner *= e.selectivity(o.Extra, o)
+	}
+	inner = atLeastOne(l*r, inner)
+	switch o.Type {
+	case exec.JoinSemi, exec.JoinAnti, exec.JoinAntiNullAware:
+		return semiAnti(o.Type != exec.JoinSemi, l, ndvL, ndvR)
+	case exec.JoinRightSemi, exec.JoinRightAnti:
+		return semiAnti(o.Type == exec.JoinRightAnti, r, ndvR, ndvL)
+	}
+	return e.outer(o.Type, l, r, inner, how)
+}
+
+// semiAnti: the fraction of the probe side's keys the other side has.
+func semiAnti(anti bool, n, ndvSelf, ndvOther float64) estimate {
+	frac, how := 0.5, "half of the probe side"
+	if ndvSelf > 0 && ndvOther > 0 {
+		frac, how = math.Min(1, ndvOther/ndvSelf), "probe side × share of its keys present"
+	}
+	if anti {
+		frac = 1 - frac
+	}
+	return estimate{atLeastOne(n, n*frac), how}
+}
+
+func (e *estimator) outer(t exec.JoinType, l, r, inner float64, how string) estimate {
+	switch t {
+	case exec.JoinLeft:
+		return estimate{math.Max(inner, l), how + ", at least the left side"}
+	case exec.JoinRight:
+		return estimate{math.Max(inner, r), how + ", at least the right side"}
+	case exec.JoinFull:
+		return estimate{math.Max(inner, math.Max(l, r)), how + ", at least the larger side"}
+	}
+	return estimate{inner, how}
+}
+
+// selectivity estimates the fraction of in's rows for which p is true.
+func (e *estimator) selectivity(p exec.Expr, in exec.Operator) float64 {
+	switch x := p.(type) {
+	case *exec.Logic:
+		if x.And {
+			s := 1.0
+			for _, a := range x.Args {
+				s *= e.selectivity(a, in)
+			}
+			return s
+		}
+		s := 0.0
+		for _, a := range x.Args {
+			t := e.selectivity(a, in)
+			s = s + t - s*t
+		}
+		return s
+	case *exec.Not:
+		return 1 - e.selectivity(x.E, in)
+	case *exec.IsNull:
+		f := 0.05
+		if ci := e.exprColumn(x.E, in); ci.hasNulls {
+			f = ci.nullFrac
+		}
+		if x.Not {
+			return 1 - f
+		}
+		return f
+	case *exec.InList:
+		s := math.Min(1, float64(x.List.Len())*e.eqSel(x.E, in))
+		if x.Not {
+			return 1 - s
+		}
+		return s
+	case *exec.Like:
+		if x.Not {
+			return 0.9
+		}
+		return 0.1
+	case *exec.Cmp:
+		return e.cmpSel(x, in)
+	case *exec.Const:
+		if x.IsNull() || x.V.Type.ID != types.Bool || !x.V.B[0] {
+			return 0
+		}
+		return 1
+	}
+	return 0.5
+}
+
+func (e *estimator) eqSel(x exec.Expr, in exec.Operator) float64 {
+	if ci := e.exprColumn(x, in); ci.ndv > 0 {
+		return 1 / ci.ndv
+	}
+	return 0.1
+}
+
+func (e *estimator) cmpSel(c *exec.Cmp, in exec.Operator) float64 {
+	l, r, op := c.L, c.R, c.Op
+	if _, ok := l.(*exec.Const); ok {
+		l, r, op = r, l, flipOp[op]
+	}
+	k, isConst := r.(*exec.Const)
+	switch op {
+	case exec.EQ:
+		if !isConst {
+			a, b := e.exprColumn(l, in), e.exprColumn(r, in)
+			if m := math.Max(a.ndv, b.ndv); m > 0 {
+				return 1 / m
+			}
+			return 0.1
+		}
+		return e.eqSel(l, in)
+	case exec.NE:
+		return 1 - e.eqSel(l, in)
+	}
+	ci := e.exprColumn(l, in)
+	v, ok := constFloat(k, ci.t)
+	if !isConst || !ok || !ci.hasRange || ci.hi <= ci.lo {
+		return 1.0 / 3
+	}
+	below := (v - ci.lo) / (ci.hi - ci.lo) // the share of [min, max] under v
+	below = math.Max(0, math.Min(1, below))
+	if op == exec.LT || op == exec.LE {
+		return below
+	}
+	return 1 - below
+}
+
+// constFloat reads a constant of type t as a number on the column's scale.
+func constFloat(k *exec.Const, t types.T) (float64, bool) {
+	if k == nil || k.IsNull() || k.V.Type != t {
+		return 0, false
+	}
+	switch t.Storage() {
+	case types.StoreInt:
+		return float64(k.V.I64[0]), true
+	case types.StoreFloat:
+		return k.V.F64[0], true
+	}
+	return 0, false
+}
+
+// exprColumn is the column an expression reads, through casts.
+func (e *estimator) exprColumn(x exec.Expr, in exec.Operator) colInfo {
+	switch y := x.(type) {
+	case *exec.Cast:
+		ci := e.exprColumn(y.E, in)
+		ci.hasRange = false // another type's scale
+		ci.t = y.To
+		return ci
+	case *exec.ColRef:
+		return e.column(in, y.Idx)
+	}
+	return colInfo{}
+}
+
+// leftOnly and rightOnly are the joins that return one side's columns.
+func leftOnly(t exec.JoinType) bool {
+	return t == exec.JoinSemi || t == exec.JoinAnti || t == exec.JoinAntiNullAware
+}
+
+func rightOnly(t exec.JoinType) bool { return t == exec.JoinRightSemi || t == exec.JoinRightAnti }
+
+// column traces output column idx of op down to a scan.
+func (e *estimator) column(op exec.Operator, idx int) colInfo {
+	switch o := op.(type) {
+	case *exec.Timed:
+		return e.column(o.Input, idx)
+	case *exec.Filter:
+		ci := e.column(o.Input, idx)
+		if n := e.n(o); ci.ndv > n {
+			ci.ndv = n
+		}
+		return ci
+	case *exec.Sort:
+		return e.column(o.Input, idx)
+	case *exec.Limit:
+		return e.column(o.Input, idx)
+	case *exec.Project:
+		if idx < len(o.Exprs) {
+			return e.exprColumn(o.Exprs[idx], o.Input)
+		}
+	case *exec.Parallel:
+		if chain := e.s.chains[o]; chain != nil {
+			return e.column(chain, idx)
+		}
+		return e.column(o.Scan, idx)
+	case *exec.HashJoin:
+		right := o.Right
+		if o.Shared != nil {
+			right = o.Shared.Right
+		}
+		return e.joinColumn(o.Type, o.Left, right, idx)
+	case *exec.NestedLoopJoin:
+		return e.joinColumn(o.Type, o.Left, o.Right, idx)
+	case *exec.TableScan:
+		return e.scanColumn(o, idx)
+	}
+	return colInfo{}
+}
+
+func (e *estimator) joinColumn(t exec.JoinType, l, r exec.Operator, idx int) colInfo {
+	if rightOnly(t) {
+		return e.column(r, idx)
+	}
+	if n := len(l.Types()); idx >= n && !leftOnly(t) {
+		return e.column(r, idx-n)
+	}
+	return e.column(l, idx)
+}
+
+// scanColumn sums the catalog's statistics of a scanned column over the
+// files the scan reads.
+func (e *estimator) scanColumn(o *exec.TableScan, idx int) colInfo {
+	ref := e.s.scanRefs[o]
+	if ref == nil || idx >= len(o.Cols) {
+		return colInfo{}
+	}
+	c := o.Cols[idx]
+	ci := colInfo{t: c.T}
+	read := map[string]bool{}
+	for _, f := range o.Files {
+		read[f.Path] = true
+	}
+	var values, nulls float64
+	first, counted := true, true
+	for i, f := range ref.files {
+		if !read[ref.scanFiles[i].Path] {
+			continue
+		}
+		st, ok := f.Stats[int64(c.FieldID)]
+		if !ok || st.ValueCount == nil || st.NullCount == nil {
+			counted = false
+			continue
+		}
+		values += float64(*st.ValueCount)
+		nulls += float64(*st.NullCount)
+		lo, okLo := statFloat(c.T, st.Min)
+		hi, okHi := statFloat(c.T, st.Max)
+		if !okLo || !okHi {
+			first, ci.hasRange = false, false
+			continue
+		}
+		if first {
+			ci.lo, ci.hi, ci.hasRange, first = lo, hi, true, false
+		} else if ci.hasRange {
+			ci.lo, ci.hi = math.Min(ci.lo, lo), math.Max(ci.hi, hi)
+		}
+	}
+	if counted && values+nulls > 0 {
+		ci.nullFrac, ci.hasNulls = nulls/(values+nulls), true
+	}
+	switch c.T.ID {
+	case types.Int16, types.Int32, types.Int64, types.Date:
+		if ci.hasRange && counted {
+			ci.ndv = math.Max(1, math.Min(ci.hi-ci.lo+1, values))
+		}
+	}
+	return ci
+}
+
+func statFloat(t types.T, s *string) (float64, bool) {
+	v := statValue(t, s)
+	if v == nil {
+		return 0, false
+	}
+	switch t.Storage() {
+	case types.StoreInt:
+		return float64(v.I64[0]), true
+	case types.StoreFloat:
+		return v.F64[0], true
+	}
+	return 0, false
+}

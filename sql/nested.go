@@ -1,0 +1,62 @@
+package sql
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/lakepg/lakepg/catalog"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/types"
+)
+
+// columnType is the lakepg type a catalog column reads as: FromDuckLake for
+// scalar types; a DuckLake list is an array of its element's type, a
+// struct a composite (record) of its fields, a map its JSON text
+// (PostgreSQL has no map type).
+func columnType(c *catalog.Column) (types.T, error) {
+	return nestedType(c, 0)
+}
+
+func nestedType(c *catalog.Column, depth int) (types.T, error) {
+	if depth > 64 {
+		return types.T{}, pgerr.New(pgerr.FeatureNotSupported, "column %q is nested too deeply", c.Name)
+	}
+	switch strings.ToLower(c.Type) {
+	case "list":
+		if len(c.Children) != 1 {
+			return types.T{}, fmt.Errorf("catalog: list column %q (id %d) has %d children, want one element: corrupt catalog", c.Name, c.ID, len(c.Children))
+		}
+		e, err := nestedType(&c.Children[0], depth+1)
+		if err != nil {
+			return types.T{}, err
+		}
+		return types.ArrayOf(e), nil
+	case "struct":
+		if len(c.Children) == 0 {
+			return types.T{}, fmt.Errorf("catalog: struct column %q (id %d) has no fields: corrupt catalog", c.Name, c.ID)
+		}
+		fs := make([]types.Field, len(c.Children))
+		for i := range c.Children {
+			t, err := nestedType(&c.Children[i], depth+1)
+			if err != nil {
+				return types.T{}, err
+			}
+			fs[i] = types.Field{Name: c.Children[i].Name, Type: t}
+		}
+		return types.StructOf(fs), nil
+	case "map":
+		if len(c.Children) != 2 {
+			return types.T{}, fmt.Errorf("catalog: map column %q (id %d) has %d children, want key and value: corrupt catalog", c.Name, c.ID, len(c.Children))
+		}
+		for i := range c.Children {
+			if _, err := nestedType(&c.Children[i], depth+1); err != nil {
+				return types.T{}, err
+			}
+		}
+		return mapType, nil
+	}
+	return types.FromDuckLake(c.Type)
+}
+
+// mapType is the type map columns read as.
+var mapType = types.JSONT

@@ -1,0 +1,412 @@
+package sql
+
+import (
+	"encoding/binary"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lakepg/lakepg/catalog"
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/types"
+)
+
+// Partition transforms as DuckDB's ducklake extension defines them (notes
+// §8): identity keeps the value; year, month, day and hour are the
+// calendar fields DuckDB's year(), month(), day() and hour() return (not
+// Iceberg's epoch offsets); bucket(N) is Iceberg's
+// (murmur3_x86_32(v) & 0x7fffffff) % N over DuckDB's byte form of v.
+// Timestamps with time zone are split in UTC: DuckDB uses its session
+// TimeZone, which is UTC unless set otherwise, so pruning of timestamptz
+// keys allows for any offset (partition_prune.go).
+
+type partTransform uint8
+
+const (
+	tIdentity partTransform = iota
+	tYear
+	tMonth
+	tDay
+	tHour
+	tBucket
+)
+
+var transformNames = [...]string{tIdentity: "identity", tYear: "year", tMonth: "month", tDay: "day", tHour: "hour", tBucket: "bucket"}
+
+// parseTransform reads a ducklake_partition_column.transform value.
+func parseTransform(s string) (kind partTransform, buckets int64, ok bool) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	for k, name := range transformNames {
+		if s == name && partTransform(k) != tBucket {
+			return partTransform(k), 0, true
+		}
+	}
+	if strings.HasPrefix(s, "bucket(") && strings.HasSuffix(s, ")") {
+		n, err := strconv.ParseInt(strings.TrimSpace(s[len("bucket("):len(s)-1]), 10, 64)
+		if err == nil && n > 0 && n <= math.MaxInt32 {
+			return tBucket, n, true
+		}
+	}
+	return 0, 0, false
+}
+
+// partKey is one partition key resolved against the table's columns.
+type partKey struct {
+	col     int // position in the table's columns
+	kind    partTransform
+	buckets int64
+	t       types.T // the source column's type
+	dlType  string  // its DuckLake type (bucket hashing follows DuckDB's physical type)
+	dir     string  // the hive directory name
+}
+
+// partitionKeys resolves a spec's keys; ok is false when a key names a
+// column the table no longer has or a transform lakepg does not know (the
+// table then cannot be written partitioned, and is not pruned by it).
+func partitionKeys(t *catalog.Table, spec *catalog.PartitionSpec) (keys []partKey, err error) {
+	used := map[string]bool{}
+	for _, k := range spec.Keys {
+		kind, n, ok := parseTransform(k.Transform)
+		if !ok {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "partition transform \"%s\" of table \"%s\" is not supported", k.Transform, t.Name)
+		}
+		col := -1
+		for i, c := range t.Columns {
+			if c.ID == k.ColumnID {
+				col = i
+			}
+		}
+		if col < 0 {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "partition key %d of table \"%s\" names column id %d, which the table does not have", k.Index, t.Name, k.ColumnID)
+		}
+		c := t.Columns[col]
+		ty, err := types.FromDuckLake(c.Type)
+		if err != nil {
+			return nil, err
+		}
+		// DuckDB's GetPartitionKeyName: the column for identity, else the
+		// transform, with "_<column>" added when the name is taken
+		dir := transformNames[kind]
+		if kind == tIdentity {
+			dir = c.Name
+		}
+		if used[strings.ToLower(dir)] {
+			dir += "_" + c.Name
+		}
+		used[strings.ToLower(dir)] = true
+		keys = append(keys, partKey{col: col, kind: kind, buckets: n, t: ty, dlType: strings.ToLower(c.Type), dir: dir})
+	}
+	return keys, nil
+}
+
+// checkWritable reports whether lakepg can compute k's values for writing.
+func (k *partKey) checkWritable(colName string) error {
+	switch k.kind {
+	case tYear, tMonth, tDay, tHour:
+		if k.t.ID != types.Date && k.t.ID != types.Timestamp && k.t.ID != types.Timestamptz {
+			return pgerr.New(pgerr.DatatypeMismatch, "partition transform %s needs a date or timestamp column, \"%s\" is %s", transformNames[k.kind], colName, k.t)
+		}
+	case tIdentity:
+		if k.t.ID == types.Interval {
+			return pgerr.New(pgerr.FeatureNotSupported, "partitioning by an interval column (\"%s\") is not supported", colName)
+		}
+	case tBucket:
+		if _, ok := bucketHashable(k.t, k.dlType); !ok {
+			return pgerr.New(pgerr.FeatureNotSupported, "bucket partitioning of column \"%s\" (%s) is not supported", colName, k.t)
+		}
+	}
+	return nil
+}
+
+// value computes key k's partition value of row i of v as text, as DuckDB
+// writes ducklake_file_partition_value; null reports a NULL value.
+func (k *partKey) value(dst []byte, v *vec.Vector, i int) (out []byte, null bool) {
+	if v.IsNull(i) {
+		return dst, true
+	}
+	switch k.kind {
+	case tIdentity:
+		return appendDuckText(dst, v, i), false
+	case tBucket:
+		h, ok := bucketHash(v, i, k.dlType)
+		if !ok {
+			return dst, true
+		}
+		return strconv.AppendInt(dst, int64(h&0x7fffffff)%k.buckets, 10), false
+	}
+	f, ok := calendarField(k.kind, v.Type.ID, v.I64[i])
+	if !ok {
+		return dst, true
+	}
+	return strconv.AppendInt(dst, f, 10), false
+}
+
+// calendarField is year, month, day (of month) or hour of a date (days) or
+// timestamp (microseconds, UTC for timestamptz); infinite values have none,
+// as DuckDB's year(infinity) is NULL.
+func calendarField(kind partTransform, id types.ID, x int64) (int64, bool) {
+	var tm time.Time
+	switch id {
+	case types.Date:
+		tm = time.Unix(x*86400, 0).UTC()
+	case types.Timestamp, types.Timestamptz:
+		if x == types.InfinityMicros || x == types.NegInfinityMicros {
+			return 0, false
+		}
+		tm = time.UnixMicro(x).UTC()
+	default:
+		return 0, false
+	}
+	switch kind {
+	case tYear:
+		return int64(tm.Year()), true
+	case tMonth:
+		return int64(tm.Month()), true
+	case tDay:
+		return int64(tm.Day()), true
+	case tHour:
+		return int64(tm.Hour()), true
+	}
+	return 0, false
+}
+
+// appendDuckText appends DuckDB's text of a value (Value::ToString), which
+// is what DuckDB stores as an identity partition value.
+func appendDuckText(dst []byte, v *vec.Vector, i int) []byte {
+	switch v.Type.ID {
+	case types.Bool:
+		if v.B[i] {
+			return append(dst, "true"...)
+		}
+		return append(dst, "false"...)
+	case types.Float32:
+		return appendDuckFloat(dst, v.F64[i], 32)
+	case types.Float64:
+		return appendDuckFloat(dst, v.F64[i], 64)
+	case types.Bytea:
+		return appendDuckBlob(dst, v.S[i])
+	case types.Timestamp, types.Timestamptz:
+		switch v.I64[i] {
+		case types.InfinityMicros:
+			return append(dst, "infinity"...)
+		case types.NegInfinityMicros:
+			return append(dst, "-infinity"...)
+		}
+	}
+	// integers, numeric, text, uuid, date and timestamps print as in
+	// PostgreSQL (timestamptz in UTC, "+00")
+	return v.AppendText(dst, i, time.UTC)
+}
+
+// appendDuckFloat prints a float as DuckDB does: the shortest text that
+// reads back to the same value, in positional notation with at least one
+// decimal for exponents -4..15, else in exponent form (1e+20).
+func appendDuckFloat(dst []byte, f float64, bits int) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(dst, "nan"...)
+	case math.IsInf(f, 1):
+		return append(dst, "inf"...)
+	case math.IsInf(f, -1):
+		return append(dst, "-inf"...)
+	}
+	e := strconv.FormatFloat(f, 'e', -1, bits)
+	exp, _ := strconv.Atoi(e[strings.IndexByte(e, 'e')+1:])
+	if exp < -4 || exp >= 16 {
+		return append(dst, e...)
+	}
+	s := strconv.FormatFloat(f, 'f', -1, bits)
+	dst = append(dst, s...)
+	if !strings.ContainsAny(s, ".") {
+		dst = append(dst, ".0"...)
+	}
+	return dst
+}
+
+// appendDuckBlob prints bytes as DuckDB's BLOB text: printable ASCII as is,
+// other bytes and the quote and backslash characters as \xNN.
+func appendDuckBlob(dst []byte, b string) []byte {
+	const hexDigits = "0123456789ABCDEF"
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if c < 32 || c > 126 || c == '\\' || c == '"' || c == '\'' {
+			dst = append(dst, '\\', 'x', hexDigits[c>>4], hexDigits[c&15])
+			continue
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+// hiveValue escapes a partition value for a directory name as DuckDB does:
+// everything but ASCII letters, digits and -_.~ is percent-encoded (UTF-8,
+// upper-case hex); NULL is __HIVE_DEFAULT_PARTITION__.
+func hiveValue(dst []byte, v *string) []byte {
+	if v == nil {
+		return append(dst, "__HIVE_DEFAULT_PARTITION__"...)
+	}
+	return hiveEscape(dst, *v)
+}
+
+func hiveEscape(dst []byte, s string) []byte {
+	const hexDigits = "0123456789ABCDEF"
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' || c == '~' {
+			dst = append(dst, c)
+			continue
+		}
+		dst = append(dst, '%', hexDigits[c>>4], hexDigits[c&15])
+	}
+	return dst
+}
+
+// hivePath is the directory (relative to the table's, ending in '/') of a
+// file holding the partition with these values.
+func hivePath(keys []partKey, values []*string) string {
+	var b []byte
+	for i, k := range keys {
+		b = hiveEscape(b, k.dir)
+		b = append(b, '=')
+		b = hiveValue(b, values[i])
+		b = append(b, '/')
+	}
+	return string(b)
+}
+
+// bucketForm is how DuckDB's murmur3_32 reads a value: by its physical
+// type, integers (dates, timestamps, decimals and booleans included) as an
+// 8-byte little-endian long, floats as the long bits of the double,
+// strings and blobs as their bytes, anything else as its text.
+type bucketForm uint8
+
+const (
+	bucketLong bucketForm = iota
+	bucketDouble
+	bucketBytes
+	bucketText
+	bucketScaled // timestamp_s/_ms/_ns: DuckDB's long is in that unit
+)
+
+// bucketHashable reports how a column of type t (DuckLake type dl) is
+// hashed; ok is false for types lakepg cannot hash as DuckDB does.
+func bucketHashable(t types.T, dl string) (bucketForm, bool) {
+	switch {
+	case strings.HasPrefix(dl, "uint"):
+		return bucketText, t.Storage() == types.StoreInt
+	case dl == "timestamp_s" || dl == "timestamp_ms" || dl == "timestamp_ns":
+		return bucketScaled, true
+	}
+	switch t.ID {
+	case types.Bool, types.Int16, types.Int32, types.Int64, types.Date, types.Timestamp, types.Timestamptz:
+		return bucketLong, true
+	case types.Numeric:
+		// DuckDB decimals up to 18 digits are integers; wider ones hash
+		// their text, which lakepg cannot hold anyway
+		return bucketLong, t.Scale >= 0
+	case types.Float32, types.Float64:
+		return bucketDouble, true
+	case types.Text, types.Bytea:
+		return bucketBytes, true
+	case types.UUID:
+		return bucketText, true
+	}
+	return 0, false
+}
+
+// bucketHash is DuckDB's murmur3_32 of row i of v.
+func bucketHash(v *vec.Vector, i int, dl string) (int32, bool) {
+	form, ok := bucketHashable(v.Type, dl)
+	if !ok {
+		return 0, false
+	}
+	var buf [8]byte
+	switch form {
+	case bucketLong:
+		x := int64(0)
+		if v.Type.ID == types.Bool {
+			if v.B[i] {
+				x = 1
+			}
+		} else {
+			x = v.I64[i]
+		}
+		binary.LittleEndian.PutUint64(buf[:], uint64(x))
+		return murmur3(buf[:]), true
+	case bucketScaled:
+		x := v.I64[i]
+		switch dl {
+		case "timestamp_s":
+			x = floorDiv(x, 1000000)
+		case "timestamp_ms":
+			x = floorDiv(x, 1000)
+		case "timestamp_ns":
+			x *= 1000
+		}
+		binary.LittleEndian.PutUint64(buf[:], uint64(x))
+		return murmur3(buf[:]), true
+	case bucketDouble:
+		f := v.F64[i]
+		if f == 0 {
+			f = 0 // -0.0 hashes as 0.0
+		}
+		binary.LittleEndian.PutUint64(buf[:], math.Float64bits(f))
+		return murmur3(buf[:]), true
+	case bucketBytes:
+		return murmur3([]byte(v.S[i])), true
+	}
+	if v.Type.ID == types.UUID {
+		return murmur3(types.AppendUUID(nil, v.S[i])), true
+	}
+	return murmur3(strconv.AppendInt(nil, v.I64[i], 10)), true
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+// murmur3 is MurmurHash3's x86 32-bit variant with seed 0, the hash
+// Iceberg and DuckLake bucket by.
+func murmur3(data []byte) int32 {
+	const c1, c2 = 0xcc9e2d51, 0x1b873593
+	var h uint32
+	n := len(data)
+	for len(data) >= 4 {
+		k := binary.LittleEndian.Uint32(data)
+		data = data[4:]
+		k *= c1
+		k = k<<15 | k>>17
+		k *= c2
+		h ^= k
+		h = h<<13 | h>>19
+		h = h*5 + 0xe6546b64
+	}
+	var k uint32
+	switch len(data) {
+	case 3:
+		k ^= uint32(data[2]) << 16
+		fallthrough
+	case 2:
+		k ^= uint32(data[1]) << 8
+		fallthrough
+	case 1:
+		k ^= uint32(data[0])
+		k *= c1
+		k = k<<15 | k>>17
+		k *= c2
+		h ^= k
+	}
+	h ^= uint32(n)
+	h ^= h >> 16
+	h *= 0x85ebca6b
+	h ^= h >> 13
+	h *= 0xc2b2ae35
+	h ^= h >> 16
+	return int32(h)
+}

@@ -1,0 +1,66 @@
+package pgcatalog
+
+import (
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/types"
+)
+
+// Relations and functions admin GUIs read on connect and when they open a
+// database or a table (pgAdmin 4, DBeaver's navigator): they must exist and
+// answer as an idle PostgreSQL without replication, security labels or
+// default privileges does.
+func init() {
+	register("pg_catalog", "pg_stat_gssapi", 12253, "v",
+		"pid integer, gss_authenticated boolean, principal text, encrypted boolean, credentials_delegated boolean",
+		func(c *Context, r *rowSet) {
+			for _, b := range backends(c) {
+				r.add(vals{"pid": b.PID, "gss_authenticated": false, "encrypted": false, "credentials_delegated": false})
+			}
+		})
+	register("pg_catalog", "pg_replication_slots", 12257, "v",
+		"slot_name name, plugin name, slot_type text, datoid oid, database name, temporary boolean, "+
+			"active boolean, active_pid integer, xmin xid, catalog_xmin xid, restart_lsn pg_lsn, "+
+			"confirmed_flush_lsn pg_lsn, wal_status text, safe_wal_size bigint, two_phase boolean, conflicting boolean", nil)
+	register("pg_catalog", "pg_default_acl", 826, "r",
+		"oid oid, defaclrole oid, defaclnamespace oid, defaclobjtype \"char\", defaclacl aclitem[]", nil)
+	register("pg_catalog", "pg_seclabel", 3596, "r",
+		"objoid oid, classoid oid, objsubid integer, provider text, label text", nil)
+	register("pg_catalog", "pg_seclabels", 12099, "v",
+		"objoid oid, classoid oid, objsubid integer, objtype text, objnamespace oid, objname text, provider text, label text", nil)
+
+	// pg_show_all_settings() is what pg_settings selects from; pgAdmin calls it on connect.
+	settings, _ := Lookup("pg_catalog", "pg_settings")
+	tableFuncs["pg_show_all_settings"] = &Table{Name: "pg_show_all_settings", Cols: settings.Cols, Rows: settings.Rows}
+	// pg_available_extensions() lists the extensions a server could CREATE: a lake has none.
+	ext := &Table{Name: "pg_available_extensions", Cols: []Column{
+		{Name: "name", Type: types.NameT}, {Name: "default_version", Type: types.TextT},
+		{Name: "comment", Type: types.TextT}}}
+	ext.Rows = func(*Context) (*vec.Batch, error) { return newRowSet(ext).batch() }
+	tableFuncs[ext.Name] = ext
+}
+
+// backends are the sessions pg_stat_activity shows.
+func backends(c *Context) []Backend {
+	if c.Backends != nil {
+		return c.Backends
+	}
+	return []Backend{{PID: c.PID, User: c.User, Database: c.Database,
+		ApplicationName: c.Settings["application_name"], State: "active"}}
+}
+
+// descriptionRows are the comments PostgreSQL's initdb gives its schemas;
+// the lake's public schema takes public's.
+func descriptionRows(c *Context, r *rowSet) {
+	add := func(oid int64, text string) {
+		r.add(vals{"objoid": oid, "classoid": int64(2615), "objsubid": int32(0), "description": text})
+	}
+	add(catalogNamespace, "system catalog schema")
+	add(toastNamespace, "reserved schema for TOAST tables")
+	if c.Meta != nil {
+		for _, s := range c.Meta.Schemas {
+			if s.Name == "public" {
+				add(NamespaceOID(s.ID), "standard public schema")
+			}
+		}
+	}
+}

@@ -1,0 +1,83 @@
+"""Runs a file of a tool's catalog queries (pgadmin_queries.sql, dbeaver_queries.sql)
+through psycopg 3, pgAdmin 4's driver, in one autocommit session, as the tool sends them:
+`python3 sql_checks.py FILE DSN`. Prints one line per query, "name<TAB>answer": the
+column names and the rows (sorted) as the driver hands them to the tool, or
+"ERROR <sqlstate> <message>". A value's Python type is in its repr, so a column that the
+driver reads as a different kind of value (a number as text, a bool as a string) differs;
+OID against bigint or "char" against text does not, as neither tool can tell them apart.
+
+The file holds queries headed by "-- name: NAME", optionally "-- keep: COLUMN=V1|V2"
+(compare only rows whose COLUMN is one of the values: PostgreSQL lists template databases
+and predefined roles a lake has not). In the SQL, {{did}}, {{scid}} and {{tid}} are the
+OIDs the tool took from the rows it listed before (the database, schema sales, table
+sales.orders); {{db}} and {{user}} the database and user names. OIDs of the fixture's
+objects differ between servers, so answers show them by name."""
+import sys
+
+import psycopg
+
+LAKE_OBJECTS = """SELECT oid::bigint, 'database ' || datname FROM pg_catalog.pg_database WHERE datname = current_database()
+UNION ALL SELECT oid::bigint, 'schema ' || nspname FROM pg_catalog.pg_namespace WHERE nspname IN ('main', 'public', 'sales')
+UNION ALL SELECT c.oid::bigint, 'table ' || c.relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+ WHERE n.nspname IN ('public', 'sales') AND c.relkind = 'r'
+UNION ALL SELECT t.oid::bigint, 'rowtype ' || t.typname FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace
+ WHERE n.nspname IN ('public', 'sales') AND t.typtype = 'c'"""
+
+
+def load(path):
+    checks, cur = [], None
+    with open(path) as f:
+        for line in f:
+            if line.startswith("-- name: "):
+                cur = {"name": line[len("-- name: "):].strip(), "sql": "", "keep": None}
+                checks.append(cur)
+            elif cur is None or (line.startswith("--") and not line.startswith("-- keep: ")):
+                continue
+            elif line.startswith("-- keep: "):
+                col, vals = line[len("-- keep: "):].strip().split("=", 1)
+                cur["keep"] = (col, vals.split("|"))
+            else:
+                cur["sql"] += line
+    return checks
+
+
+def main():
+    path, dsn = sys.argv[1], sys.argv[2]
+    conn = psycopg.connect(dsn, autocommit=True)
+
+    def one(q):
+        return conn.execute(q).fetchone()[0]
+
+    names = {oid: name for oid, name in conn.execute(LAKE_OBJECTS).fetchall()}
+    subst = {
+        "{{db}}": one("SELECT current_database()"),
+        "{{user}}": one("SELECT current_user"),
+        "{{did}}": str(one("SELECT oid FROM pg_catalog.pg_database WHERE datname = current_database()")),
+        "{{scid}}": str(one("SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = 'sales'")),
+        "{{tid}}": str(one("SELECT c.oid FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
+                           " WHERE n.nspname = 'sales' AND c.relname = 'orders'")),
+    }
+
+    def fill(s):
+        for k, v in subst.items():
+            s = s.replace(k, v)
+        return s
+
+    for ch in load(path):
+        try:
+            cur = conn.execute(fill(ch["sql"]))
+        except psycopg.Error as e:
+            print(f"{ch['name']}\tERROR {e.sqlstate} {str(e).splitlines()[0]}")
+            continue
+        cols = [d.name for d in cur.description]
+        rows = cur.fetchall()
+        if ch["keep"]:
+            col, vals = ch["keep"]
+            at = cols.index(col)
+            rows = [r for r in rows if str(r[at]) in {fill(v) for v in vals}]
+        rows = sorted(repr(tuple(names.get(v, v) if isinstance(v, int) and not isinstance(v, bool) else v for v in r))
+                      for r in rows)
+        print(f"{ch['name']}\t{cols!r} {rows!r}")
+
+
+main()
