@@ -198,20 +198,7 @@ func (l *Limit) Next(ctx context.Context) (*vec.Batch, error) {
 		l.out.Vecs = l.out.Vecs[:0]
 		for c, v := range b.Vecs {
 			w := &l.views[c]
-			*w = vec.Vector{Type: v.Type}
-			switch v.Type.Storage() {
-			case types.StoreInt:
-				w.I64 = v.I64[lo:hi]
-			case types.StoreFloat:
-				w.F64 = v.F64[lo:hi]
-			case types.StoreBool:
-				w.B = v.B[lo:hi]
-			default:
-				w.S = v.S[lo:hi]
-			}
-			if v.Nulls != nil {
-				w.Nulls = v.Nulls[lo:hi]
-			}
+			v.SliceInto(w, lo, hi)
 			l.out.Vecs = append(l.out.Vecs, w)
 		}
 		l.out.N = hi - lo

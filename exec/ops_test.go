@@ -35,3 +35,24 @@ func TestFilterAndLimit(t *testing.T) {
 		}
 	}
 }
+
+// Limit cuts batches of every storage class, intervals included.
+func TestLimitSlicesIntervals(t *testing.T) {
+	ts := []types.T{types.Int64T, types.IntervalT}
+	var rows [][]any
+	for i := 0; i < 3000; i++ {
+		var iv any = types.IntervalValue{Months: int32(i % 13), Days: int32(i % 7), Micros: int64(i) * 1000}
+		if i%11 == 0 {
+			iv = nil
+		}
+		rows = append(rows, []any{int64(i), iv})
+	}
+	all := collect(t, newRowsOp(ts, rows, 999))
+	for _, c := range []struct{ off, cnt int64 }{{0, 1}, {5, 10}, {990, 20}, {2995, 100}} {
+		got := collect(t, &Limit{Input: newRowsOp(ts, rows, 999), Offset: c.off, Count: c.cnt})
+		want := all[c.off:min(c.off+c.cnt, int64(len(all)))]
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("limit %d offset %d: got %q, want %q", c.cnt, c.off, got, want)
+		}
+	}
+}

@@ -71,6 +71,7 @@ type FrameBound struct {
 type Frame struct {
 	Mode       FrameMode
 	Start, End FrameBound
+	Exclude    FrameExclude // window_exclude.go
 }
 
 // DefaultFrame is the frame the zero Frame stands for.
@@ -469,6 +470,18 @@ func (w *Window) valueAt(out *vec.Vector, f WindowFunc, ps, pe int) error {
 			}
 			at = fs + int(min(nth, int64(pe))) - 1
 		}
+		if fr.Exclude != ExcludeNoOthers && fs < fe {
+			// the k-th row of what the EXCLUDE clause leaves of the frame
+			kept, n := w.keptSpans(fr.Exclude, i, fs, fe)
+			at = rowOfKept(kept[:n], at-fs)
+			if f.Kind == WinLastValue {
+				at = rowOfKept(kept[:n], -1)
+			}
+			if at < 0 {
+				out.AppendNull()
+				continue
+			}
+		}
 		if fs >= fe || at < fs || at >= fe {
 			out.AppendNull()
 			continue
@@ -715,7 +728,7 @@ func (w *Window) aggregate(out *vec.Vector, f WindowFunc, ps, pe int) error {
 		if err != nil {
 			return err
 		}
-		if fs == prevS && fe == prevE {
+		if fs == prevS && fe == prevE && fr.Exclude == ExcludeNoOthers {
 			out.AppendFrom(out, out.Len()-1)
 			continue
 		}
@@ -743,6 +756,40 @@ func (w *Window) aggregate(out *vec.Vector, f WindowFunc, ps, pe int) error {
 		}
 		curS, curE = fs, fe
 		prevS, prevE = fs, fe
+		if fr.Exclude != ExcludeNoOthers {
+			// the frame without the rows EXCLUDE removes: taken out and put
+			// back when the state allows, else built from what is kept
+			gone, n := w.excludedSpans(fr.Exclude, i, fs, fe)
+			if canInvert {
+				for _, g := range gone[:n] {
+					rowsOf(g.lo, g.hi)
+					if err := inv.remove(&in); err != nil {
+						return err
+					}
+				}
+				if err := fn.final(out, 0, 1); err != nil {
+					return err
+				}
+				for _, g := range gone[:n] {
+					rowsOf(g.lo, g.hi)
+					if err := fn.update(&in); err != nil {
+						return err
+					}
+				}
+				continue
+			}
+			if n > 0 {
+				kept, k := w.keptSpans(fr.Exclude, i, fs, fe)
+				fn.reset(0)
+				for _, s := range kept[:k] {
+					rowsOf(s.lo, s.hi)
+					if err := fn.update(&in); err != nil {
+						return err
+					}
+				}
+				curS, curE = -1, -1 // the state is no longer the frame's
+			}
+		}
 		if err := fn.final(out, 0, 1); err != nil {
 			return err
 		}

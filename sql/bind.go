@@ -28,6 +28,9 @@ type scopeCol struct {
 	// hidden: an input column of a USING/NATURAL join, reachable only
 	// qualified by its table (the merged column owns the bare name)
 	hidden bool
+	// system: a system column (tableoid, syscols.go), also hidden: `*`
+	// and NATURAL skip it, its name alone still reaches it
+	system bool
 }
 
 type scope struct {
@@ -131,7 +134,7 @@ func (b *binder) findColumn(sc *scope, names []string, loc int32) (int, error) {
 		return sc.shadow + i, nil
 	}
 	for i, c := range sc.cols {
-		if c.Name == col && (table == "" && !c.hidden || table != "" && c.Table == table) {
+		if c.Name == col && (table == "" && (!c.hidden || c.system) || table != "" && c.Table == table) {
 			if found >= 0 {
 				return 0, errAt(pgerr.New(pgerr.AmbiguousColumn, "column reference \"%s\" is ambiguous", col), loc)
 			}
@@ -191,6 +194,9 @@ func (b *binder) bind(n *pg.Node, sc *scope) (exec.Expr, error) {
 		}
 		i, err := b.findColumn(sc, names, x.ColumnRef.Location)
 		if err != nil {
+			if e, ok, oerr := b.outerColumn(names, x.ColumnRef.Location, err); ok || oerr != nil {
+				return e, oerr // an enclosing query's value (apply_plan.go)
+			}
 			return nil, err
 		}
 		return bindColRef(sc, i), nil

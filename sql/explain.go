@@ -234,6 +234,9 @@ func (s *Session) explainOp(ctx context.Context, est *estimator, op exec.Operato
 		add("Unique (DISTINCT ON)")
 	case *exec.RecursiveUnion:
 		add("Recursive Union")
+	case *applyOp:
+		add("Subquery per outer row (%s, results cached by key)", o.mode)
+		return s.explainOp(ctx, est, o.input, depth+1, lines)
 	default:
 		add("%s", strings.TrimPrefix(fmt.Sprintf("%T", op), "*exec."))
 	}

@@ -42,18 +42,23 @@ func (qc *queryCtx) planFromItem(item *pg.Node) (*source, error) {
 		if rv.Schemaname == lakeSchema {
 			return s.lakeTable(ctx, qc.binder(), rv.Relname, alias, rv.Location)
 		}
-		if src, ok, err := qc.systemTable(rv.Schemaname, rv.Relname, alias); ok || err != nil {
+		if src, ok, err := qc.systemTableFor(rv, alias); ok || err != nil {
+			if oid, ok := catalogRelationOID(rv.Schemaname, rv.Relname); ok && err == nil && qc.tableOID {
+				src = qc.withTableOID(src, oid, alias)
+			}
 			return src, err
 		}
-		snap, err := s.readSnapshot(ctx)
+		src, err := qc.tableSourceFor(rv, alias)
 		if err != nil {
 			return nil, err
 		}
-		src, err := s.tableSource(ctx, snap, rv.Schemaname, rv.Relname, alias, rv.Location, qc.describeOnly)
-		if err != nil {
+		if err := renameCols(src.sc, colAliases, alias); err != nil {
 			return nil, err
 		}
-		return src, renameCols(src.sc, colAliases, alias)
+		if qc.tableOID {
+			src = qc.withTableOID(src, pgcatalog.RelationOID(src.ref.table.ID), alias)
+		}
+		return src, nil
 	case *pg.Node_RangeFunction:
 		return s.rangeFunction(ctx, qc.binder(), x.RangeFunction, qc.describeOnly)
 	case *pg.Node_RangeSubselect:
@@ -146,6 +151,9 @@ func (qc *queryCtx) planJoinExpr(j *pg.JoinExpr) (*source, error) {
 	if err != nil {
 		return nil, err
 	}
+	if src, ok, err := qc.lateralJoinExpr(l, j); ok || err != nil {
+		return src, err // LEFT JOIN LATERAL (apply_plan.go)
+	}
 	r, err := qc.planFromItem(j.Rarg)
 	if err != nil {
 		return nil, err
@@ -186,6 +194,9 @@ func (qc *queryCtx) planJoinExpr(j *pg.JoinExpr) (*source, error) {
 		}
 	}
 	quals = kept
+	if l, r, err = qc.prepareJoinSubLinks(l, r, quals); err != nil {
+		return nil, err // correlated subqueries in ON (apply_plan.go)
+	}
 	using := strNodes(j.UsingClause)
 	if j.IsNatural {
 		for _, lc := range l.sc.cols {

@@ -243,6 +243,9 @@ func (c *aggCollector) add(b *binder, f *pg.FuncCall, sc *scope) (exec.Expr, err
 	}
 	inner.noAggMsg = "aggregate function calls cannot be nested"
 	bindArg := func(n *pg.Node, t types.T) (exec.Expr, error) {
+		if row := n.GetRowExpr(); row != nil && name == "count" {
+			return inner.rowValue(row, sc) // count(DISTINCT (a, b)): rowvalue.go
+		}
 		e, err := inner.bind(n, sc)
 		if err != nil {
 			return nil, err

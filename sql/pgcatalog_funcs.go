@@ -693,6 +693,10 @@ func (b *binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 			return nil
 		})
 
+	case "set_config":
+		e, err := b.setConfig(args, loc)
+		return e, true, err
+
 	case "current_setting":
 		if err := nargs(1, 2); err != nil {
 			return nil, true, err
@@ -701,10 +705,12 @@ func (b *binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 			return nil, true, err
 		}
 		// not folded: a prepared statement must see later SETs
-		settings, user := b.sess.settings, b.sess.user
+		sess, user := b.sess, b.sess.user
 		return &catalogFn{name: name, t: text, args: args, strict: true, fn: func(out *vec.Vector, a []*vec.Vector, i int) error {
 			n := strings.ToLower(a[0].S[i])
-			v, ok := settings[n]
+			sess.settingsMu.Lock() // set_config may write them meanwhile
+			v, ok := sess.settings[n]
+			sess.settingsMu.Unlock()
 			if !ok {
 				v, ok = pgcatalog.SettingValue(n)
 			}

@@ -34,6 +34,14 @@ type queryCtx struct {
 	// dmlTarget is the table an UPDATE/DELETE planned as a query changes
 	// (dml_join.go)
 	dmlTarget *dmlTarget
+	// outer are the rows of enclosing queries that a subquery planned per
+	// outer key reads, innermost last; tables keeps the table sources of
+	// such plans for the next keys (apply_plan.go)
+	outer  []*outerFrame
+	tables map[*pg.RangeVar]*source
+	// tableOID: the statement names tableoid, so base relations carry
+	// that system column (syscols.go)
+	tableOID bool
 }
 
 // cteDef is a WITH entry; each reference plans it afresh (inlining), which
@@ -71,7 +79,9 @@ func (s *Session) planQuery(ctx context.Context, sel *pg.SelectStmt, p *params, 
 		s.scanRefs = map[*exec.TableScan]*tableRef{}
 		defer func() { s.scanRefs = nil }()
 	}
-	q, err := s.newQueryCtx(ctx, p, describeOnly).planSelect(sel)
+	qc := s.newQueryCtx(ctx, p, describeOnly)
+	qc.tableOID = mentionsColumn(sel.ProtoReflect(), tableOIDColumn)
+	q, err := qc.planSelect(sel)
 	if err != nil {
 		return nil, err
 	}
@@ -176,9 +186,13 @@ func (qc *queryCtx) planSetOp(sel *pg.SelectStmt) (*query, error) {
 	for i := range l.cols {
 		le := exec.Expr(&exec.ColRef{Idx: i, T: l.cols[i].Type})
 		re := exec.Expr(&exec.ColRef{Idx: i, T: r.cols[i].Type})
-		t, err := commonType([]exec.Expr{le, re}, opName, -1)
+		lo, ro := setOpOperand(sel.Larg, i, le), setOpOperand(sel.Rarg, i, re)
+		t, err := commonType([]exec.Expr{lo, ro}, opName, -1)
 		if err != nil {
 			return nil, err
+		}
+		if t.ID == types.Numeric && (lo != le || ro != re) {
+			t = types.NumericAnyT // a literal has no typmod: nor does the result
 		}
 		if t.ID == types.Unknown {
 			t = types.TextT

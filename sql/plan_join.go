@@ -67,7 +67,7 @@ func refNames(cr *pg.ColumnRef) (string, string, bool) {
 
 func (sc *scope) resolves(table, col string) bool {
 	for _, c := range sc.cols {
-		if c.Name == col && (table == "" && !c.hidden || table != "" && c.Table == table) {
+		if c.Name == col && (table == "" && (!c.hidden || c.system) || table != "" && c.Table == table) {
 			return true
 		}
 	}

@@ -26,7 +26,17 @@ import (
 // standalone plans sel without any outer scope; ok is false when it
 // references outer columns (it is correlated).
 func (qc *queryCtx) standalone(sel *pg.SelectStmt) (*query, bool, error) {
+	return qc.standaloneIn(sel, nil)
+}
+
+// standaloneIn is standalone for a subquery of a query whose columns are
+// sc: under per-key planning (apply_plan.go) those names are not the
+// enclosing rows' constants, so a reference to them is a correlation.
+func (qc *queryCtx) standaloneIn(sel *pg.SelectStmt, sc *scope) (*query, bool, error) {
 	sub := *qc
+	if sc != nil && len(qc.outer) > 0 {
+		sub.outer = append(qc.outer[:len(qc.outer):len(qc.outer)], &outerFrame{sc: sc, barrier: true})
+	}
 	q, err := sub.planSelect(sel)
 	if err != nil {
 		if pe, ok := pgerr.As(err); ok && (pe.Code == pgerr.UndefinedColumn || (pe.Code == pgerr.UndefinedTable && len(pe.Message) > 7 && pe.Message[:7] == "missing")) {
@@ -150,19 +160,29 @@ func (qc *queryCtx) subqueryConjunct(cur *source, n *pg.Node) (*source, error) {
 		sel := sl.Subselect.GetSelectStmt()
 		switch sl.SubLinkType {
 		case pg.SubLinkType_EXISTS_SUBLINK:
-			if _, ok, err := qc.standalone(sel); err != nil {
+			if _, ok, err := qc.standaloneIn(sel, cur.sc); err != nil {
 				return nil, err
-			} else if !ok {
-				return qc.existsJoin(cur, sel, nil, not)
+			} else if s2, joins := existsShape(sel, true); !ok && joins {
+				mark := qc.subColsMark()
+				out, err := qc.existsJoin(cur, s2, nil, not)
+				if err == nil || !retryable(err) {
+					return out, err
+				}
+				qc.undoSubCols(mark) // planned per outer key below
 			}
 		case pg.SubLinkType_ANY_SUBLINK:
 			if op := strNodes(sl.OperName); len(op) == 0 || op[len(op)-1] == "=" {
-				return qc.inJoin(cur, sl, sel, not)
+				mark := qc.subColsMark()
+				out, err := qc.inJoin(cur, sl, sel, not)
+				if err == nil || !retryable(err) {
+					return out, err
+				}
+				qc.undoSubCols(mark) // planned per outer key below
 			}
 		}
 	}
 	// anything else: bind with subqueries resolved (correlated scalar
-	// subqueries become joins first)
+	// subqueries become joins first, or run per outer key)
 	cur, err := qc.prepareScalarSubLinks(cur, n)
 	if err != nil {
 		return nil, err
@@ -210,8 +230,9 @@ func (qc *queryCtx) semiAnti(cur, inner *source, lkeys, rkeys []exec.Expr, extra
 
 // existsJoin plans [NOT] EXISTS (correlated) and, with test set, [NOT] IN.
 func (qc *queryCtx) existsJoin(cur *source, sel *pg.SelectStmt, test *pg.Node, anti bool) (*source, error) {
-	if len(sel.GroupClause) > 0 || sel.HavingClause != nil || sel.LimitCount != nil || len(sel.DistinctClause) > 0 {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "correlated EXISTS/IN subqueries with GROUP BY, HAVING, LIMIT or DISTINCT are not supported yet")
+	sel, ok := existsShape(sel, test == nil)
+	if !ok {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "correlated EXISTS/IN subqueries with GROUP BY, HAVING, LIMIT or set operations are planned per outer row")
 	}
 	nCur := len(cur.sc.cols)
 	cr, err := qc.splitCorrelated(sel, cur)
@@ -342,7 +363,7 @@ func (qc *queryCtx) inJoin(cur *source, sl *pg.SubLink, sel *pg.SelectStmt, anti
 	if sl.Testexpr.GetRowExpr() != nil && anti {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "row-valued NOT IN subqueries are not supported yet")
 	}
-	q, ok, err := qc.standalone(sel)
+	q, ok, err := qc.standaloneIn(sel, cur.sc)
 	if err != nil {
 		return nil, err
 	}
@@ -393,64 +414,106 @@ func (qc *queryCtx) prepareScalarSubLinks(cur *source, n *pg.Node) (*source, err
 	var links []*pg.SubLink
 	walk(n, func(x *pg.Node) bool {
 		if sl := x.GetSubLink(); sl != nil {
-			if sl.SubLinkType == pg.SubLinkType_EXPR_SUBLINK || sl.SubLinkType == pg.SubLinkType_EXISTS_SUBLINK || sl.SubLinkType == pg.SubLinkType_ARRAY_SUBLINK {
+			switch sl.SubLinkType {
+			case pg.SubLinkType_EXPR_SUBLINK, pg.SubLinkType_EXISTS_SUBLINK, pg.SubLinkType_ARRAY_SUBLINK,
+				pg.SubLinkType_ANY_SUBLINK, pg.SubLinkType_ALL_SUBLINK:
 				links = append(links, sl)
 			}
 			return false
 		}
 		return true
 	})
+	width := len(cur.sc.cols)
 	for _, sl := range links {
 		if _, done := qc.subCols[sl]; done {
 			continue
 		}
 		sel := sl.Subselect.GetSelectStmt()
-		if _, ok, err := qc.standalone(sel); err != nil {
+		if _, ok, err := qc.standaloneIn(sel, cur.sc); err != nil {
 			return nil, err
 		} else if ok {
 			continue // uncorrelated: the binder runs it once
 		}
-		var err error
-		if sl.SubLinkType == pg.SubLinkType_ARRAY_SUBLINK {
-			// ARRAY(subquery): the elements joined into PostgreSQL's array text form
-			if len(sel.TargetList) != 1 {
-				return nil, errAt(pgerr.New(pgerr.SyntaxError, "subquery must return only one column"), sl.Location)
-			}
-			// ARRAY(subquery): array_agg of the elements in the subquery's
-			// order, '{}' when there are none
-			elem := sel.TargetList[0].GetResTarget().Val
-			agg := &pg.Node{Node: &pg.Node_FuncCall{FuncCall: &pg.FuncCall{Funcname: []*pg.Node{pg.MakeStrNode("array_agg")},
-				Args: []*pg.Node{elem}, AggOrder: sel.SortClause, Location: -1}}}
-			collected := &pg.SelectStmt{TargetList: []*pg.Node{{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: agg}}}},
-				FromClause: sel.FromClause, WhereClause: sel.WhereClause, Op: pg.SetOperation_SETOP_NONE}
-			proxy := &pg.SubLink{SubLinkType: pg.SubLinkType_EXPR_SUBLINK, Subselect: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: collected}}, Location: sl.Location}
-			if cur, err = qc.scalarJoin(cur, proxy, collected); err != nil {
+		mark := qc.subColsMark()
+		next, err := qc.scalarSubLinkJoin(cur, sl, sel)
+		if err != nil {
+			if !retryable(err) {
 				return nil, err
 			}
-			ref := qc.subCols[proxy]
-			qc.subCols[sl] = &exec.Coalesce{Args: []exec.Expr{ref, emptyArray(ref.Type())}, T: ref.Type()}
-			continue
-		}
-		if sl.SubLinkType == pg.SubLinkType_EXISTS_SUBLINK {
-			// EXISTS inside an expression: count the matches instead
-			counted := &pg.SelectStmt{
-				TargetList:  []*pg.Node{{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: &pg.Node{Node: &pg.Node_FuncCall{FuncCall: &pg.FuncCall{Funcname: []*pg.Node{pg.MakeStrNode("count")}, AggStar: true, Location: -1}}}}}}},
-				FromClause:  sel.FromClause,
-				WhereClause: sel.WhereClause,
-				Op:          pg.SetOperation_SETOP_NONE,
-			}
-			proxy := &pg.SubLink{SubLinkType: pg.SubLinkType_EXPR_SUBLINK, Subselect: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: counted}}, Location: sl.Location}
-			if cur, err = qc.scalarJoin(cur, proxy, counted); err != nil {
+			// a shape the joins cannot express: run it per outer key
+			qc.undoSubCols(mark)
+			if next, err = qc.applyValue(cur, sl, sel); err != nil {
 				return nil, err
 			}
-			qc.subCols[sl] = &exec.Cmp{Op: exec.GT, L: qc.subCols[proxy], R: exec.NewConst(int64Vec(0))}
-			continue
 		}
-		if cur, err = qc.scalarJoin(cur, sl, sel); err != nil {
+		cur = next
+	}
+	// the values joined in are for the binder only, never part of `*`
+	return hideFrom(cur, width), nil
+}
+
+// errPerKey: the join rewrites do not plan this subquery's shape.
+func errPerKey() error {
+	return pgerr.New(pgerr.FeatureNotSupported, "correlated subquery planned per outer row")
+}
+
+// scalarSubLinkJoin decorrelates one correlated subquery in an
+// expression into a join that adds its value as a column.
+func (qc *queryCtx) scalarSubLinkJoin(cur *source, sl *pg.SubLink, sel *pg.SelectStmt) (*source, error) {
+	switch sl.SubLinkType {
+	case pg.SubLinkType_ARRAY_SUBLINK:
+		// ARRAY(subquery): array_agg of the elements in the subquery's
+		// order, '{}' when there are none
+		if ordered := proto.Clone(sel).(*pg.SelectStmt); len(sel.SortClause) > 0 {
+			ordered.SortClause = nil
+			if !joinable(ordered) {
+				return nil, errPerKey()
+			}
+		} else if !joinable(sel) {
+			return nil, errPerKey()
+		}
+		if len(sel.TargetList) != 1 {
+			return nil, errAt(pgerr.New(pgerr.SyntaxError, "subquery must return only one column"), sl.Location)
+		}
+		elem := sel.TargetList[0].GetResTarget().Val
+		agg := &pg.Node{Node: &pg.Node_FuncCall{FuncCall: &pg.FuncCall{Funcname: []*pg.Node{pg.MakeStrNode("array_agg")},
+			Args: []*pg.Node{elem}, AggOrder: sel.SortClause, Location: -1}}}
+		collected := &pg.SelectStmt{TargetList: []*pg.Node{{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: agg}}}},
+			FromClause: sel.FromClause, WhereClause: sel.WhereClause, Op: pg.SetOperation_SETOP_NONE}
+		proxy := &pg.SubLink{SubLinkType: pg.SubLinkType_EXPR_SUBLINK, Subselect: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: collected}}, Location: sl.Location}
+		out, err := qc.scalarJoin(cur, proxy, collected)
+		if err != nil {
 			return nil, err
 		}
+		ref := qc.subCols[proxy]
+		qc.subCols[sl] = &exec.Coalesce{Args: []exec.Expr{ref, emptyArray(ref.Type())}, T: ref.Type()}
+		return out, nil
+	case pg.SubLinkType_EXISTS_SUBLINK:
+		s2, ok := existsShape(sel, true)
+		if !ok {
+			return nil, errPerKey()
+		}
+		// EXISTS inside an expression: count the matches instead
+		counted := &pg.SelectStmt{
+			TargetList:  []*pg.Node{{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: &pg.Node{Node: &pg.Node_FuncCall{FuncCall: &pg.FuncCall{Funcname: []*pg.Node{pg.MakeStrNode("count")}, AggStar: true, Location: -1}}}}}}},
+			FromClause:  s2.FromClause,
+			WhereClause: s2.WhereClause,
+			Op:          pg.SetOperation_SETOP_NONE,
+		}
+		proxy := &pg.SubLink{SubLinkType: pg.SubLinkType_EXPR_SUBLINK, Subselect: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: counted}}, Location: sl.Location}
+		out, err := qc.scalarJoin(cur, proxy, counted)
+		if err != nil {
+			return nil, err
+		}
+		qc.subCols[sl] = &exec.Cmp{Op: exec.GT, L: qc.subCols[proxy], R: exec.NewConst(int64Vec(0))}
+		return out, nil
+	case pg.SubLinkType_EXPR_SUBLINK:
+		if !joinable(sel) {
+			return nil, errPerKey()
+		}
+		return qc.scalarJoin(cur, sl, sel)
 	}
-	return cur, nil
+	return nil, errPerKey() // ANY / ALL inside an expression
 }
 
 // scalarJoin decorrelates one scalar aggregate subquery.
@@ -610,13 +673,25 @@ func isCount(n *pg.Node) bool {
 	return f != nil && funcName(f) == "count"
 }
 
-// countStarToMarker rewrites count(*) to count of the inner marker column.
+// countStarToMarker rewrites count(*) to count of the inner marker column,
+// and makes every other aggregate skip the row an outer row without
+// matches brings (array_agg would collect its NULL).
 func countStarToMarker(n *pg.Node) *pg.Node {
 	c := proto.Clone(n).(*pg.Node)
+	marker := colRefNode(scopeCol{Name: "\x00marker"})
 	walk(c, func(x *pg.Node) bool {
-		if f := x.GetFuncCall(); f != nil && f.AggStar && funcName(f) == "count" {
+		f := x.GetFuncCall()
+		switch {
+		case f == nil || f.Over != nil || !isAggregate(funcName(f)):
+		case f.AggStar && funcName(f) == "count":
 			f.AggStar = false
-			f.Args = []*pg.Node{colRefNode(scopeCol{Name: "\x00marker"})}
+			f.Args = []*pg.Node{marker}
+		default:
+			matched := &pg.Node{Node: &pg.Node_NullTest{NullTest: &pg.NullTest{Arg: marker, Nulltesttype: pg.NullTestType_IS_NOT_NULL, Location: -1}}}
+			if f.AggFilter != nil {
+				matched = &pg.Node{Node: &pg.Node_BoolExpr{BoolExpr: &pg.BoolExpr{Boolop: pg.BoolExprType_AND_EXPR, Args: []*pg.Node{matched, f.AggFilter}, Location: -1}}}
+			}
+			f.AggFilter = matched
 		}
 		return true
 	})
@@ -664,7 +739,7 @@ func (b *binder) bindSubLink(sl *pg.SubLink, sc *scope) (exec.Expr, error) {
 		return e, nil
 	}
 	sel := sl.Subselect.GetSelectStmt()
-	q, ok, err := qc.standalone(sel)
+	q, ok, err := qc.standaloneIn(sel, sc)
 	if err != nil {
 		return nil, err
 	}
@@ -834,7 +909,7 @@ func (qc *queryCtx) lateral(cur *source, rs *pg.RangeSubselect) (*source, error)
 	if rs.Alias != nil {
 		alias, colAliases = rs.Alias.Aliasname, strNodes(rs.Alias.Colnames)
 	}
-	if q, ok, err := qc.standalone(sel); err != nil {
+	if q, ok, err := qc.standaloneIn(sel, cur.sc); err != nil {
 		return nil, err
 	} else if ok {
 		right, err := querySource(q, alias, colAliases)
@@ -844,14 +919,26 @@ func (qc *queryCtx) lateral(cur *source, rs *pg.RangeSubselect) (*source, error)
 		op := &exec.NestedLoopJoin{Env: qc.env, Left: cur.op, Right: right.op, Type: exec.JoinInner}
 		return &source{op: op, sc: concatScope(cur.sc, right.sc), scans: append(cur.scans, right.scans...), rows: cur.rows * right.rows}, nil
 	}
-	if len(sel.GroupClause) > 0 || sel.HavingClause != nil || sel.LimitCount != nil || len(sel.DistinctClause) > 0 || len(sel.SortClause) > 0 {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "correlated LATERAL subqueries with GROUP BY, HAVING, DISTINCT, ORDER BY or LIMIT are not supported yet")
-	}
+	perKey := !joinable(sel)
 	for _, t := range sel.TargetList {
 		if containsAgg(t.GetResTarget().Val) {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "correlated LATERAL subqueries with aggregates are not supported yet")
+			perKey = true // one row for every outer row, even without matches
 		}
 	}
+	if !perKey {
+		mark := qc.subColsMark()
+		out, err := qc.lateralJoin(cur, sel, alias, colAliases)
+		if err == nil || !retryable(err) {
+			return out, err
+		}
+		qc.undoSubCols(mark)
+	}
+	return qc.applyRows(cur, sel, rs.Alias, nil, false)
+}
+
+// lateralJoin decorrelates a LATERAL subquery without aggregates,
+// grouping or limits into a join.
+func (qc *queryCtx) lateralJoin(cur *source, sel *pg.SelectStmt, alias string, colAliases []string) (*source, error) {
 	nCur := len(cur.sc.cols)
 	cr, err := qc.splitCorrelated(sel, cur)
 	if err != nil {

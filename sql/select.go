@@ -67,7 +67,7 @@ func (s *Session) planSimple(qc *queryCtx, sel *pg.SelectStmt) (*query, error) {
 			}
 			n := 0
 			for i, c := range sc.cols {
-				if qual == "" && !c.hidden || qual != "" && c.Table == qual {
+				if qual == "" && !c.hidden || qual != "" && c.Table == qual && !c.system {
 					if c.used != nil {
 						*c.used = true
 					}
@@ -178,6 +178,10 @@ func (s *Session) planSimple(qc *queryCtx, sel *pg.SelectStmt) (*query, error) {
 		}
 		pb := &postBinder{binder: binder{sess: s, env: env, params: p, aggs: coll, qc: qc, win: wc}, coll: coll, in: sc}
 		bindOut = pb.bindPost
+		grouped, err := qc.prepareGroupedSubLinks(sel, sc, coll) // apply_plan.go
+		if err != nil {
+			return nil, err
+		}
 		for _, t := range targets {
 			var e exec.Expr
 			var err error
@@ -225,6 +229,7 @@ func (s *Session) planSimple(qc *queryCtx, sel *pg.SelectStmt) (*query, error) {
 				having = exec.MapColumns(having, remap)
 			}
 		}
+		op = grouped.attach(op, [][]exec.Expr{outExprs, sortExprs}, &having)
 		if having != nil {
 			op = &exec.Filter{Env: env, Input: op, Pred: having}
 		}
@@ -361,6 +366,11 @@ func (s *Session) finish(sel *pg.SelectStmt, b *binder, op exec.Operator, names 
 	for i, e := range outs {
 		if e.Type().ID == types.Unknown {
 			outs[i], _ = b.cast(e, types.TextT, false, -1)
+		}
+	}
+	if len(sel.DistinctClause) > 0 && (sel.DistinctClause[0] == nil || sel.DistinctClause[0].Node == nil) && len(hidden) > 0 {
+		if k, ok := sortByOutputs(outs, hidden, keys); ok {
+			keys, hidden = k, nil
 		}
 	}
 	all := append(append([]exec.Expr{}, outs...), hidden...)
@@ -593,7 +603,11 @@ func exprName(n *pg.Node) string {
 		case pg.SubLinkType_ARRAY_SUBLINK:
 			return "array"
 		case pg.SubLinkType_EXPR_SUBLINK:
-			if sel := x.SubLink.Subselect.GetSelectStmt(); sel != nil && len(sel.TargetList) == 1 {
+			sel := x.SubLink.Subselect.GetSelectStmt()
+			for sel != nil && sel.Op != pg.SetOperation_SETOP_NONE {
+				sel = sel.Larg // a set operation's columns are named by its first branch
+			}
+			if sel != nil && len(sel.TargetList) == 1 {
 				return targetName(sel.TargetList[0].GetResTarget())
 			}
 		}
@@ -696,6 +710,9 @@ func (pb *postBinder) bindPost(n *pg.Node) (exec.Expr, error) {
 		}
 		idx, err := pb.findColumn(pb.in, names, cr.Location)
 		if err != nil {
+			if e, ok, oerr := pb.outerColumn(names, cr.Location, err); ok || oerr != nil {
+				return e, oerr // an enclosing query's value (apply_plan.go)
+			}
 			return nil, err
 		}
 		for i, gc := range pb.coll.groupCols {

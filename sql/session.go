@@ -103,6 +103,10 @@ type Session struct {
 	// scanRefs are the lake tables behind the scans of the query being
 	// planned (minmax.go reads their file statistics).
 	scanRefs map[*exec.TableScan]*tableRef
+
+	// settingsMu guards settings while a statement runs: set_config may
+	// write them from the workers of a parallel plan (setconfig.go).
+	settingsMu sync.Mutex
 }
 
 // reported are the settings whose changes clients expect as ParameterStatus.
@@ -137,7 +141,7 @@ func (e *Engine) NewSession(user, database string, startup map[string]string) (*
 			continue
 		}
 		if k == "timezone" {
-			loc, err := types.LoadLocation(v)
+			loc, err := timeZoneLocation(v)
 			if err != nil {
 				return nil, err
 			}

@@ -86,7 +86,7 @@ func (s *Session) assign(name, val string) error {
 	}
 	switch name {
 	case "timezone":
-		loc, err := types.LoadLocation(val)
+		loc, err := timeZoneLocation(val) // timezone.go
 		if err != nil {
 			return err
 		}

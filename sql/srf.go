@@ -7,6 +7,7 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/fn"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/sql/pgcatalog"
@@ -46,7 +47,7 @@ type srf struct {
 // isSRF reports the set-returning functions bindSRF knows.
 func isSRF(name string) bool {
 	switch strings.TrimPrefix(name, "information_schema.") {
-	case "unnest", "generate_subscripts", "_pg_expandarray", "generate_series", "regexp_split_to_table":
+	case "unnest", "generate_subscripts", "_pg_expandarray", "generate_series", "regexp_split_to_table", "aclexplode":
 		return true
 	}
 	return false
@@ -211,8 +212,44 @@ func (b *binder) bindSRF(fc *pg.FuncCall, sc *scope) (*srf, bool, error) {
 			}, nil
 		}
 		return f, true, nil
+	case "aclexplode":
+		f, err := b.aclexplode(fc, sc)
+		return f, true, err
 	case "regexp_split_to_table":
-		return nil, true, errAt(pgerr.New(pgerr.FeatureNotSupported, "regexp_split_to_table is not supported yet"), loc)
+		if err := nargs(2, 3); err != nil {
+			return nil, true, err
+		}
+		var args []exec.Expr
+		for _, a := range fc.Args {
+			e, err := b.bind(a, sc)
+			if err != nil {
+				return nil, true, err
+			}
+			if e, err = b.cast(e, types.TextT, false, loc); err != nil {
+				return nil, true, err
+			}
+			args = append(args, e)
+		}
+		f := &srf{name: name, args: args, strict: true, cols: []Column{{Name: name, Type: types.TextT}}}
+		f.start = func(a []*vec.Vector, row int) (srfIter, error) {
+			flags := ""
+			if len(a) > 2 {
+				flags = a[2].S[row]
+			}
+			parts, err := fn.RegexpSplit(a[0].S[row], a[1].S[row], flags)
+			if err != nil {
+				return nil, err
+			}
+			return func(outs []*vec.Vector, max int) (int, bool, error) {
+				n := 0
+				for ; n < max && len(parts) > 0; n++ {
+					outs[0].AppendString(parts[0])
+					parts = parts[1:]
+				}
+				return n, len(parts) == 0, nil
+			}, nil
+		}
+		return f, true, nil
 	case "generate_series":
 		if err := nargs(2, 3); err != nil {
 			return nil, true, err

@@ -22,7 +22,9 @@ const (
 	frameEndOffsetPreceding    = 0x1000
 	frameStartOffsetFollowing  = 0x2000
 	frameEndOffsetFollowing    = 0x4000
-	frameExclusion             = 0x8000 | 0x10000 | 0x20000
+	frameExcludeCurrentRow     = 0x8000
+	frameExcludeGroup          = 0x10000
+	frameExcludeTies           = 0x20000
 	frameEndUnboundedPrec      = 0x40
 	frameStartUnboundedFollow  = 0x80
 )
@@ -230,10 +232,15 @@ func (b *binder) frame(def *pg.WindowDef, orderTypes []types.T) (exec.Frame, err
 	if o&1 == 0 {
 		return exec.Frame{}, nil
 	}
-	if o&frameExclusion != 0 {
-		return exec.Frame{}, errAt(pgerr.New(pgerr.FeatureNotSupported, "frame EXCLUDE is not supported yet"), def.Location)
-	}
 	var f exec.Frame
+	switch {
+	case o&frameExcludeCurrentRow != 0:
+		f.Exclude = exec.ExcludeCurrentRow
+	case o&frameExcludeGroup != 0:
+		f.Exclude = exec.ExcludeGroup
+	case o&frameExcludeTies != 0:
+		f.Exclude = exec.ExcludeTies
+	}
 	switch {
 	case o&frameRows != 0:
 		f.Mode = exec.FrameRows

@@ -178,7 +178,15 @@ func (v *Vector) Gather(src *Vector, sel []int) {
 
 // Slice returns a view of rows [lo, hi).
 func (v *Vector) Slice(lo, hi int) *Vector {
-	o := &Vector{Type: v.Type}
+	o := &Vector{}
+	v.SliceInto(o, lo, hi)
+	return o
+}
+
+// SliceInto makes o a view of rows [lo, hi) of v, as Slice does, reusing
+// the Vector struct o (operators that cut every batch keep theirs).
+func (v *Vector) SliceInto(o *Vector, lo, hi int) {
+	*o = Vector{Type: v.Type}
 	switch v.Type.Storage() {
 	case types.StoreInt:
 		o.I64 = v.I64[lo:hi:hi]
@@ -194,7 +202,6 @@ func (v *Vector) Slice(lo, hi int) *Vector {
 	if v.Nulls != nil {
 		o.Nulls = v.Nulls[lo:hi:hi]
 	}
-	return o
 }
 
 // Constant returns a vector of n copies of row i of src.

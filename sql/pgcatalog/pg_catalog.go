@@ -15,7 +15,11 @@ func init() {
 		"oid oid, nspname name, nspowner oid, nspacl aclitem[]",
 		func(c *Context, r *rowSet) {
 			for _, ns := range newModel(c).nss {
-				r.add(vals{"oid": ns.oid, "nspname": ns.name, "nspowner": ns.owner})
+				v := vals{"oid": ns.oid, "nspname": ns.name, "nspowner": ns.owner}
+				if acl := namespaceACL(c, ns); acl != "" {
+					v["nspacl"] = acl
+				}
+				r.add(v)
 			}
 		})
 
@@ -28,19 +32,28 @@ func init() {
 			"relreplident \"char\", relispartition boolean, relrewrite oid, relfrozenxid xid, relminmxid xid, "+
 			"relacl aclitem[], reloptions text[], relpartbound pg_node_tree",
 		func(c *Context, r *rowSet) {
+			var toasted []*relation
 			for _, rel := range newModel(c).rels {
 				am, filenode, replident := int64(0), int64(0), "n"
 				if rel.kind == "r" {
 					am, filenode, replident = heapAM, rel.oid, "d"
 				}
+				toast := int64(0)
+				if needsToast(rel) {
+					toast = toastOID(rel.oid)
+					toasted = append(toasted, rel)
+				}
 				r.add(vals{"oid": rel.oid, "relname": rel.name, "relnamespace": rel.ns.oid, "reltype": rel.rowType(),
 					"reloftype": 0, "relowner": superuserOID, "relam": am, "relfilenode": filenode,
-					"reltablespace": 0, "relpages": 0, "reltuples": -1, "relallvisible": 0, "reltoastrelid": 0,
+					"reltablespace": 0, "relpages": 0, "reltuples": -1, "relallvisible": 0, "reltoastrelid": toast,
 					"relhasindex": false, "relisshared": false, "relpersistence": "p", "relkind": rel.kind,
 					"relnatts": rel.natts(), "relchecks": 0, "relhasrules": false, "relhastriggers": false,
 					"relhassubclass": false, "relrowsecurity": false, "relforcerowsecurity": false,
 					"relispopulated": true, "relreplident": replident, "relispartition": false, "relrewrite": 0,
 					"relfrozenxid": 0, "relminmxid": 0})
+			}
+			for _, rel := range toasted {
+				r.add(toastRow(rel))
 			}
 		})
 

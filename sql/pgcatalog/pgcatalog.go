@@ -8,7 +8,8 @@
 // Column sets are PostgreSQL 16's. Where lakepg has no matching value type,
 // columns keep PostgreSQL's names and take the nearest type lakepg has:
 // oid, regproc and xid columns are bigint; name columns are name (text
-// with type OID 19); text[] and smallint[] columns are real arrays;
+// with type OID 19); text[] and smallint[] columns are real arrays, and
+// so are aclitem[] columns, as text[] of aclitem's text form;
 // "char", pg_node_tree and the other array-typed columns are text
 // (arrays rendered in PostgreSQL's text form, usually NULL).
 // information_schema columns take the base types of PostgreSQL's domains,
@@ -32,7 +33,8 @@
 // OIDs are distinct across namespaces and relations, stable for the life
 // of the object and the same in every session and snapshot. A column's
 // default (pg_attrdef) has OID 2^31 + table_id*2048 + attnum, a table's
-// row type (pg_type, typtype 'c') 2^30 + its relation OID. The lake
+// row type (pg_type, typtype 'c') 2^30 + its relation OID, its TOAST
+// relation (toast.go) 2^30 + 2^29 + its relation OID. The lake
 // database is OID 2^29: above PostgreSQL's last built-in OID, as a
 // database a user created is (pgAdmin hides databases below it unless
 // named postgres). The session user is role 10, as PostgreSQL's
@@ -107,6 +109,7 @@ type Backend struct {
 // Table is a system table: its columns and a function producing its rows.
 type Table struct {
 	Name string
+	OID  int64 // its pg_class OID, which the tableoid system column gives
 	Cols []Column
 	Rows func(c *Context) (*vec.Batch, error)
 }
@@ -137,7 +140,7 @@ var sysRels []*sysRel
 // PostgreSQL declares them ("oid oid, relname name, ..."); PostgreSQL's
 // type names are mapped to lakepg types by specType.
 func register(schema, name string, oid int64, kind, spec string, rows func(c *Context, r *rowSet)) *Table {
-	t := &Table{Name: name}
+	t := &Table{Name: name, OID: oid}
 	rel := &sysRel{schema: schema, oid: oid, kind: kind, t: t}
 	for _, part := range strings.Split(spec, ",") {
 		part = strings.TrimSpace(part)
@@ -203,7 +206,8 @@ func specType(s string) (types.T, int64, bool) {
 	case "pg_lsn":
 		return types.TextT, 3220, true
 	case "aclitem[]":
-		return types.TextT, 1034, true
+		// an array of aclitem's text form: drivers read a list of strings
+		return types.ArrayOf(types.TextT), 1034, true
 	case "text[]":
 		return types.ArrayOf(types.TextT), 1009, true
 	case "oid[]":

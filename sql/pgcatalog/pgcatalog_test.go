@@ -154,17 +154,19 @@ func TestOIDsAreDistinctAndStable(t *testing.T) {
 
 func TestNamespacesAndClasses(t *testing.T) {
 	c := testContext()
-	eq(t, "pg_namespace", pick(rows(t, "pg_catalog", "pg_namespace", c), "oid", "nspname", "nspowner"), []string{
-		"11|pg_catalog|10", "99|pg_toast|10", "13207|information_schema|10",
-		"16384|main|10", "16385|public|6171", "16387|sales|10"})
+	eq(t, "pg_namespace", pick(rows(t, "pg_catalog", "pg_namespace", c), "oid", "nspname", "nspowner", "nspacl"), []string{
+		"11|pg_catalog|10|{alice=UC/alice,=U/alice}", "99|pg_toast|10|∅", "13207|information_schema|10|{alice=UC/alice,=U/alice}",
+		"16384|main|10|∅", "16385|public|6171|{pg_database_owner=UC/pg_database_owner,=U/pg_database_owner}", "16387|sales|10|∅"})
 	lake := []string{}
 	for _, r := range rows(t, "pg_catalog", "pg_class", c) {
 		if r["relnamespace"] != "11" && r["relnamespace"] != "13207" {
 			lake = append(lake, strings.Join([]string{r["oid"], r["relname"], r["relnamespace"], r["relkind"],
-				r["relnatts"], r["relam"], r["relowner"], r["relpersistence"], r["relhasindex"]}, "|"))
+				r["relnatts"], r["relam"], r["relowner"], r["relpersistence"], r["relhasindex"], r["reltoastrelid"]}, "|"))
 		}
 	}
-	eq(t, "lake pg_class rows", lake, []string{"16386|items|16385|r|5|2|10|p|f", "16388|orders|16387|r|5|2|10|p|f"})
+	// both tables have a varchar column without a length: PostgreSQL gives them a TOAST table
+	eq(t, "lake pg_class rows", lake, []string{"16386|items|16385|r|5|2|10|p|f|1610629122", "16388|orders|16387|r|5|2|10|p|f|1610629124",
+		"1610629122|pg_toast_16386|99|t|3|2|10|p|f|0", "1610629124|pg_toast_16388|99|t|3|2|10|p|f|0"})
 	cls := filter(rows(t, "pg_catalog", "pg_class", c), "relname", "pg_settings")
 	eq(t, "pg_settings in pg_class", pick(cls, "oid", "relnamespace", "relkind", "relam"), []string{"12104|11|v|0"})
 	var user []string

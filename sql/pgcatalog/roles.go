@@ -1,6 +1,10 @@
 package pgcatalog
 
-import "github.com/lakepg/lakepg/catalog"
+import (
+	"strings"
+
+	"github.com/lakepg/lakepg/catalog"
+)
 
 // firstRoleOID is where the OIDs of stored roles begin, PostgreSQL's
 // FirstNormalObjectId.
@@ -51,4 +55,29 @@ func storedRoleOID(c *Context, name string) (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// namespaceACL is the ACL PostgreSQL's initdb gives a schema, in aclitem[]
+// text form: its owner may use and create in pg_catalog,
+// information_schema and public, everyone may use them; "" (NULL: the
+// owner's default privileges) for the others.
+func namespaceACL(c *Context, ns *namespace) string {
+	if ns.oid == catalogNamespace || ns.oid == infoNamespace || ns.name == "public" {
+		owner := UserName(c, ns.owner)
+		return "{" + aclRole(owner) + "=UC/" + aclRole(owner) + ",=U/" + aclRole(owner) + "}"
+	}
+	return ""
+}
+
+// aclRole writes a role name as aclitem_out does, double-quoted unless
+// it is made of letters, digits and underscores only.
+func aclRole(name string) string {
+	plain := name != ""
+	for _, r := range name {
+		plain = plain && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_')
+	}
+	if plain {
+		return name
+	}
+	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
 }

@@ -1,0 +1,654 @@
+package sql
+
+import (
+	"context"
+
+	"google.golang.org/protobuf/proto"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/types"
+)
+
+// Planning a correlated subquery per outer key (applyOp, apply.go). The
+// subquery is planned like any query, with one more scope: the outer row
+// (an outerFrame). A name that resolves in none of the subquery's own
+// scopes resolves there and binds as a constant, the row's value, so the
+// plan for one key filters, prunes files and runs exactly as the same
+// query with that value written in. Planning it first with no row
+// (discovery, typed NULLs, nothing listed or run) tells its columns and
+// which outer columns it reads: those make the cache key.
+//
+// Every key's plan reads the table sources the first one listed (same
+// snapshot, files and inlined rows: qc.tables), so per-key planning costs
+// no catalog round trips.
+
+// outerFrame is an enclosing query's row, as seen from a subquery planned
+// per outer key.
+type outerFrame struct {
+	sc *scope
+	// vals are the row's values by column of sc (one-row vectors); nil
+	// while discovering
+	vals []*vec.Vector
+	plan *applyPlan
+	// barrier: a query level between the subquery and the frames beyond,
+	// planned by the join rewrites; its names are not constants, and
+	// they hide the same names further out
+	barrier bool
+	// ungrouped: the input columns of an aggregation whose groups the
+	// subquery reads; reaching one of them is an error
+	ungrouped bool
+}
+
+// outerColumn resolves a column reference that failed (err) in its own
+// query against the enclosing rows of per-key planning; ok is false when
+// none has it, and the caller reports err.
+func (b *binder) outerColumn(names []string, loc int32, err error) (exec.Expr, bool, error) {
+	qc := b.qc
+	if qc == nil || len(qc.outer) == 0 {
+		return nil, false, nil
+	}
+	if pe, isPG := pgerr.As(err); !isPG || (pe.Code != pgerr.UndefinedColumn && pe.Code != pgerr.UndefinedTable) {
+		return nil, false, nil
+	}
+	table, col := "", names[len(names)-1]
+	if len(names) > 1 {
+		table = names[len(names)-2]
+	}
+	for i := len(qc.outer) - 1; i >= 0; i-- {
+		f := qc.outer[i]
+		if !f.sc.resolves(table, col) {
+			continue
+		}
+		if f.barrier {
+			return nil, false, nil
+		}
+		if f.ungrouped {
+			name := col
+			if table != "" {
+				name = table + "." + col
+			}
+			return nil, false, errAt(pgerr.New(pgerr.GroupingError, "subquery uses ungrouped column \"%s\" from outer query", name), loc)
+		}
+		idx, ferr := b.findColumn(f.sc, names, loc)
+		if ferr != nil {
+			return nil, false, ferr
+		}
+		f.plan.read(idx)
+		if f.vals == nil {
+			return exec.NullConst(f.sc.cols[idx].T), true, nil
+		}
+		return exec.NewConst(f.vals[idx]), true, nil
+	}
+	return nil, false, nil
+}
+
+// applyPlan plans one correlated subquery for each outer key.
+type applyPlan struct {
+	qc    *queryCtx // copied for each key's planning
+	sel   *pg.SelectStmt
+	sc    *scope // the outer row's columns
+	reads []bool // outer columns the subquery reads
+	keys  []int  // the same, in the order they were found
+	want  []types.T
+	// pins keep WITH results that the key plans share alive between keys
+	pins []*exec.MaterializedReader
+}
+
+func (p *applyPlan) read(i int) {
+	if !p.reads[i] {
+		p.reads[i] = true
+		p.keys = append(p.keys, i)
+	}
+}
+
+func (p *applyPlan) keyCols() []int { return p.keys }
+
+// discoverApply plans sel once without an outer row: its columns, the
+// outer columns it reads, and the errors a wrong query gets at planning.
+func (qc *queryCtx) discoverApply(cur *source, sel *pg.SelectStmt) (*applyPlan, *query, error) {
+	p := &applyPlan{sel: sel, reads: make([]bool, len(cur.sc.cols))}
+	d := *qc
+	d.describeOnly = true
+	d.subCols, d.srfCols = map[*pg.SubLink]exec.Expr{}, map[*pg.FuncCall]exec.Expr{}
+	d.outer = append(qc.outer[:len(qc.outer):len(qc.outer)], &outerFrame{sc: cur.sc, plan: p})
+	q, err := d.planSelect(sel)
+	if err != nil {
+		return nil, nil, err
+	}
+	q.op.Close()
+	for _, c := range q.cols {
+		p.want = append(p.want, c.Type)
+	}
+	base := *qc
+	base.corr = nil
+	if base.tables == nil {
+		base.tables = map[*pg.RangeVar]*source{}
+	}
+	p.qc = &base
+	// the key plans bind the outer columns as constants: they must not
+	// mark the running outer scan's columns
+	p.sc = &scope{cols: append([]scopeCol{}, cur.sc.cols...)}
+	for i := range p.sc.cols {
+		p.sc.cols[i].used = nil
+	}
+	return p, q, nil
+}
+
+// open plans the subquery for row i of in (the outer rows); grew reports
+// that it read an outer column no earlier key did.
+func (p *applyPlan) open(ctx context.Context, in *vec.Batch, i int) (exec.Operator, bool, error) {
+	vals := make([]*vec.Vector, len(p.sc.cols))
+	for c := range vals {
+		vals[c] = vec.Constant(in.Vecs[c], i, 1)
+	}
+	sub := *p.qc
+	sub.ctx = ctx
+	sub.subCols, sub.srfCols = map[*pg.SubLink]exec.Expr{}, map[*pg.FuncCall]exec.Expr{}
+	sub.outer = append(p.qc.outer[:len(p.qc.outer):len(p.qc.outer)], &outerFrame{sc: p.sc, vals: vals, plan: p})
+	nkeys := len(p.keys)
+	q, err := sub.planSelect(p.sel)
+	if err != nil {
+		return nil, false, err
+	}
+	for c, col := range q.cols {
+		if c >= len(p.want) || col.Type != p.want[c] {
+			q.op.Close()
+			return nil, false, pgerr.New(pgerr.Internal, "subquery planned for an outer row returns %s, not %s", col.Type, p.want[c])
+		}
+	}
+	p.pin(q.op)
+	return q.op, len(p.keys) > nkeys, nil
+}
+
+// pin keeps a WITH query that the key plans read through a shared
+// Materialized from being released when one key's plan closes its reader.
+func (p *applyPlan) pin(op exec.Operator) {
+	if r, ok := op.(*exec.MaterializedReader); ok {
+		for _, x := range p.pins {
+			if x.M == r.M {
+				return
+			}
+		}
+		p.pins = append(p.pins, r.M.Reader())
+		return
+	}
+	for _, in := range inputs(op) {
+		p.pin(*in)
+	}
+}
+
+func (p *applyPlan) close() {
+	for _, r := range p.pins {
+		r.Close()
+	}
+	p.pins = nil
+}
+
+// applyRows joins cur with the rows of the correlated subquery sel for
+// each of its rows (LATERAL); left keeps outer rows without any (LEFT JOIN
+// LATERAL … ON). on, when set, filters the subquery's rows (it may read
+// both sides).
+func (qc *queryCtx) applyRows(cur *source, sel *pg.SelectStmt, alias *pg.Alias, on *pg.Node, left bool) (*source, error) {
+	name, colAliases := "", []string(nil)
+	if alias != nil {
+		name, colAliases = alias.Aliasname, strNodes(alias.Colnames)
+	}
+	if on != nil {
+		// SELECT * FROM (sel) alias WHERE on: the subquery's rows that meet
+		// the join condition, for one outer row
+		rs := &pg.RangeSubselect{Subquery: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: sel}}, Alias: alias}
+		star := &pg.Node{Node: &pg.Node_ColumnRef{ColumnRef: &pg.ColumnRef{Fields: []*pg.Node{{Node: &pg.Node_AStar{AStar: &pg.A_Star{}}}}, Location: -1}}}
+		sel = &pg.SelectStmt{
+			TargetList:  []*pg.Node{{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: star, Location: -1}}}},
+			FromClause:  []*pg.Node{{Node: &pg.Node_RangeSubselect{RangeSubselect: rs}}},
+			WhereClause: on,
+			Op:          pg.SetOperation_SETOP_NONE,
+		}
+		colAliases = nil
+	}
+	p, q, err := qc.discoverApply(cur, sel)
+	if err != nil {
+		return nil, err
+	}
+	mode := applyJoin
+	if left {
+		mode = applyLeftJoin
+	}
+	op := &applyOp{env: qc.env, input: cur.op, mode: mode, cols: p.want, plan: p}
+	nOuter := len(cur.sc.cols)
+	sc := &scope{cols: append([]scopeCol{}, cur.sc.cols...)}
+	for _, c := range q.cols {
+		sc.cols = append(sc.cols, scopeCol{Table: name, Name: c.Name, T: c.Type, rec: c.rec})
+	}
+	if err := renameCols(&scope{cols: sc.cols[nOuter:]}, colAliases, name); err != nil {
+		return nil, err
+	}
+	return &source{op: op, sc: sc, scans: cur.scans, rows: cur.rows}, nil
+}
+
+// applyValue computes the value of the correlated subquery of sl (a
+// scalar subquery, EXISTS, ARRAY or ANY/ALL) for each row of cur, as a
+// hidden column remembered for the binder.
+func (qc *queryCtx) applyValue(cur *source, sl *pg.SubLink, sel *pg.SelectStmt) (*source, error) {
+	op, err := qc.applyValueOver(cur.sc, nil, sl, sel)
+	if err != nil {
+		return nil, err
+	}
+	op.input = cur.op
+	t := op.cols[0]
+	sc := &scope{cols: append([]scopeCol{}, cur.sc.cols...)}
+	sc.cols = append(sc.cols, scopeCol{Name: "\x00sub", T: t, hidden: true})
+	qc.subCols[sl] = &exec.ColRef{Idx: len(sc.cols) - 1, T: t}
+	return &source{op: op, sc: sc, scans: cur.scans, rows: cur.rows}, nil
+}
+
+// applyValueOver plans the value of sl per row of an input whose first
+// columns are sc (the caller sets the input); beyond, when set, is a
+// frame the subquery's names reach after sc's.
+func (qc *queryCtx) applyValueOver(sc *scope, beyond *outerFrame, sl *pg.SubLink, sel *pg.SelectStmt) (*applyOp, error) {
+	op := &applyOp{env: qc.env}
+	switch sl.SubLinkType {
+	case pg.SubLinkType_EXPR_SUBLINK:
+		op.mode = applyScalar
+	case pg.SubLinkType_EXISTS_SUBLINK:
+		op.mode = applyExists
+	case pg.SubLinkType_ARRAY_SUBLINK:
+		op.mode = applyArray
+	case pg.SubLinkType_ANY_SUBLINK:
+		op.mode = applyAny
+	case pg.SubLinkType_ALL_SUBLINK:
+		op.mode = applyAll
+	default:
+		return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "this kind of correlated subquery is not supported yet"), sl.Location)
+	}
+	base := qc
+	if beyond != nil {
+		b := *qc
+		b.outer = append(qc.outer[:len(qc.outer):len(qc.outer)], beyond)
+		base = &b
+	}
+	p, q, err := base.discoverApply(&source{sc: sc}, sel)
+	if err != nil {
+		return nil, err
+	}
+	op.plan = p
+	if op.mode != applyExists && len(q.cols) != 1 {
+		msg := "subquery must return only one column"
+		if op.mode == applyAny || op.mode == applyAll {
+			msg = "subquery has too many columns"
+		}
+		return nil, errAt(pgerr.New(pgerr.SyntaxError, "%s", msg), sl.Location)
+	}
+	var t types.T
+	switch op.mode {
+	case applyScalar:
+		t = q.cols[0].Type
+	case applyExists:
+		t = types.BoolT
+	case applyArray:
+		et := q.cols[0].Type
+		if et.ID == types.Array {
+			return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "ARRAY(subquery) over arrays (multidimensional arrays) is not supported"), sl.Location)
+		}
+		t = types.ArrayOf(et)
+		op.arrayT = t
+	default:
+		if sl.Testexpr.GetRowExpr() != nil {
+			return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "row comparisons with correlated subqueries are not supported yet"), sl.Location)
+		}
+		b := qc.binder()
+		test, err := b.bind(sl.Testexpr, sc)
+		if err != nil {
+			return nil, err
+		}
+		name := "="
+		if names := strNodes(sl.OperName); len(names) > 0 {
+			name = names[len(names)-1]
+		}
+		cmp, err := b.binaryOp(name, &exec.ColRef{Idx: 0, T: test.Type()}, &exec.ColRef{Idx: 1, T: q.cols[0].Type}, sl.Location)
+		if err != nil {
+			return nil, err
+		}
+		if cmp, err = b.coerceBool(cmp, sl.Testexpr, "operator of ANY/ALL"); err != nil {
+			return nil, err
+		}
+		op.test, op.cmp, t = test, cmp, types.BoolT
+	}
+	op.cols = []types.T{t}
+	return op, nil
+}
+
+// joinable reports whether the join rewrites of plan_subquery.go can
+// plan a correlated subquery of sel's shape; the rest runs per outer key.
+func joinable(sel *pg.SelectStmt) bool {
+	return sel.Op == pg.SetOperation_SETOP_NONE && sel.WithClause == nil && len(sel.ValuesLists) == 0 &&
+		len(sel.GroupClause) == 0 && sel.HavingClause == nil && sel.LimitCount == nil && sel.LimitOffset == nil &&
+		len(sel.DistinctClause) == 0 && len(sel.SortClause) == 0 && len(sel.WindowClause) == 0 && !hasWindowCall(sel.TargetList)
+}
+
+// existsShape is sel without what cannot change whether it has a row,
+// or which values it has for IN: ORDER BY, DISTINCT and (exists) a LIMIT
+// of at least one; ok is false when the rest is still not joinable.
+func existsShape(sel *pg.SelectStmt, exists bool) (*pg.SelectStmt, bool) {
+	if joinable(sel) {
+		return sel, true
+	}
+	if sel.Op != pg.SetOperation_SETOP_NONE || sel.WithClause != nil || len(sel.ValuesLists) > 0 ||
+		len(sel.GroupClause) > 0 || sel.HavingClause != nil || sel.LimitOffset != nil || len(sel.WindowClause) > 0 || hasWindowCall(sel.TargetList) {
+		return nil, false
+	}
+	if distinctOn := len(sel.DistinctClause) > 0 && sel.DistinctClause[0] != nil && sel.DistinctClause[0].Node != nil; distinctOn && !exists {
+		return nil, false // DISTINCT ON picks which values there are
+	}
+	if sel.LimitCount != nil {
+		c := sel.LimitCount.GetAConst()
+		if !exists || c == nil || c.GetIval() == nil || c.GetIval().Ival < 1 || sel.LimitOption != pg.LimitOption_LIMIT_OPTION_COUNT && sel.LimitOption != pg.LimitOption_LIMIT_OPTION_DEFAULT {
+			return nil, false
+		}
+	}
+	s := proto.Clone(sel).(*pg.SelectStmt)
+	s.SortClause, s.DistinctClause, s.LimitCount, s.LimitOption = nil, nil, nil, pg.LimitOption_LIMIT_OPTION_DEFAULT
+	return s, true
+}
+
+func hasWindowCall(targets []*pg.Node) bool {
+	found := false
+	for _, t := range targets {
+		walk(t, func(x *pg.Node) bool {
+			if f := x.GetFuncCall(); f != nil && f.Over != nil {
+				found = true
+			}
+			return !found && x.GetSubLink() == nil
+		})
+	}
+	return found
+}
+
+// retryable reports whether a join rewrite's failure may be a shape it
+// does not handle (or a name it cannot place), so that planning per
+// outer key is worth trying; that planning reports real errors itself.
+func retryable(err error) bool {
+	pe, ok := pgerr.As(err)
+	return ok && (pe.Code == pgerr.FeatureNotSupported || pe.Code == pgerr.UndefinedColumn || pe.Code == pgerr.UndefinedTable)
+}
+
+// subColsMark and undoSubCols forget what a failed join rewrite
+// remembered for the binder, before planning per key instead.
+func (qc *queryCtx) subColsMark() map[*pg.SubLink]bool {
+	m := make(map[*pg.SubLink]bool, len(qc.subCols))
+	for k := range qc.subCols {
+		m[k] = true
+	}
+	return m
+}
+
+func (qc *queryCtx) undoSubCols(mark map[*pg.SubLink]bool) {
+	for k := range qc.subCols {
+		if !mark[k] {
+			delete(qc.subCols, k)
+		}
+	}
+}
+
+// hideFrom marks the columns of src from n on hidden: subquery values
+// joined in for the binder, which `*` must not show.
+func hideFrom(src *source, n int) *source {
+	if len(src.sc.cols) <= n {
+		return src
+	}
+	out := *src
+	out.sc = &scope{cols: append([]scopeCol{}, src.sc.cols...), shadow: src.sc.shadow}
+	for i := n; i < len(out.sc.cols); i++ {
+		out.sc.cols[i].hidden = true
+	}
+	return &out
+}
+
+// cachedTable is a fresh copy of the table source planned for rv by an
+// earlier key of per-key planning.
+func (qc *queryCtx) cachedTable(rv *pg.RangeVar) (*source, bool) {
+	if qc.tables == nil || qc.describeOnly {
+		return nil, false
+	}
+	t, ok := qc.tables[rv]
+	if !ok {
+		return nil, false
+	}
+	return qc.s.copyTableSource(t), true
+}
+
+// keepTable remembers a table source just planned for rv (before any
+// filter is pushed into it) for the next keys of per-key planning.
+func (qc *queryCtx) keepTable(rv *pg.RangeVar, src *source) {
+	if qc.tables == nil || qc.describeOnly {
+		return
+	}
+	if c := qc.s.copyTableSource(src); c != nil {
+		qc.tables[rv] = c
+	}
+}
+
+// copyTableSource copies a table or system-table source that has not run:
+// the same files and rows, its own scan state; nil for other sources.
+func (s *Session) copyTableSource(src *source) *source {
+	out := *src
+	out.sc = &scope{cols: append([]scopeCol{}, src.sc.cols...), shadow: src.sc.shadow}
+	switch o := src.op.(type) {
+	case *exec.TableScan:
+		scan := *o
+		scan.Files = append([]exec.ScanFile(nil), o.Files...)
+		scan.Needed = make([]bool, len(o.Needed))
+		for i := range out.sc.cols {
+			if out.sc.cols[i].used != nil && i < len(scan.Needed) {
+				out.sc.cols[i].used = &scan.Needed[i]
+			}
+		}
+		out.op, out.scans = &scan, []*exec.TableScan{&scan}
+		if src.ref != nil {
+			ref := *src.ref
+			ref.scan, ref.bounds = &scan, nil
+			out.ref = &ref
+			if s.scanRefs != nil {
+				s.scanRefs[&scan] = &ref
+			}
+		}
+	case *exec.BatchSource:
+		out.op = &exec.BatchSource{B: o.B, T: o.T}
+	default:
+		return nil
+	}
+	return &out
+}
+
+// tableSourceFor plans the lake table rv names (a copy of an earlier
+// key's, in per-key planning).
+func (qc *queryCtx) tableSourceFor(rv *pg.RangeVar, alias string) (*source, error) {
+	if src, ok := qc.cachedTable(rv); ok {
+		return src, nil
+	}
+	snap, err := qc.s.readSnapshot(qc.ctx)
+	if err != nil {
+		return nil, err
+	}
+	src, err := qc.s.tableSource(qc.ctx, snap, rv.Schemaname, rv.Relname, alias, rv.Location, qc.describeOnly)
+	if err == nil {
+		qc.keepTable(rv, src)
+	}
+	return src, err
+}
+
+// systemTableFor is systemTable for rv, copied from an earlier key's in
+// per-key planning.
+func (qc *queryCtx) systemTableFor(rv *pg.RangeVar, alias string) (*source, bool, error) {
+	if src, ok := qc.cachedTable(rv); ok {
+		return src, true, nil
+	}
+	src, ok, err := qc.systemTable(rv.Schemaname, rv.Relname, alias)
+	if ok && err == nil {
+		qc.keepTable(rv, src)
+	}
+	return src, ok, err
+}
+
+// lateralJoinExpr plans `l [INNER | LEFT] JOIN LATERAL (subquery) ON …`
+// when the subquery reads l: per outer key, its rows filtered by the join
+// condition. ok is false for every other join, planned as usual.
+func (qc *queryCtx) lateralJoinExpr(l *source, j *pg.JoinExpr) (*source, bool, error) {
+	rs := j.Rarg.GetRangeSubselect()
+	if rs == nil || !rs.Lateral || len(j.UsingClause) > 0 || j.IsNatural {
+		return nil, false, nil
+	}
+	if j.Jointype != pg.JoinType_JOIN_INNER && j.Jointype != pg.JoinType_JOIN_LEFT {
+		return nil, false, nil
+	}
+	sel := rs.Subquery.GetSelectStmt()
+	if _, ok, err := qc.standaloneIn(sel, l.sc); err != nil || ok {
+		return nil, false, err
+	}
+	on := j.Quals
+	if c := on.GetAConst(); c != nil && c.GetBoolval() != nil && c.GetBoolval().Boolval {
+		on = nil // ON true
+	}
+	out, err := qc.applyRows(l, sel, rs.Alias, on, j.Jointype == pg.JoinType_JOIN_LEFT)
+	if err != nil {
+		return nil, true, err
+	}
+	if j.Alias != nil {
+		for i := range out.sc.cols {
+			out.sc.cols[i].Table = j.Alias.Aliasname
+		}
+	}
+	return out, true, nil
+}
+
+// prepareJoinSubLinks joins in the values of correlated subqueries in the
+// ON condition of an explicit join: each is computed over the side it
+// reads (l first, else r), so the condition binds over both sides.
+func (qc *queryCtx) prepareJoinSubLinks(l, r *source, quals []*pg.Node) (*source, *source, error) {
+	var onRight []*pg.SubLink
+	for _, q := range quals {
+		if !hasSubLink(q) {
+			continue
+		}
+		mark := qc.subColsMark()
+		l2, err := qc.prepareScalarSubLinks(l, q)
+		if err == nil {
+			l = l2
+			continue
+		}
+		qc.undoSubCols(mark)
+		r2, rerr := qc.prepareScalarSubLinks(r, q)
+		if rerr != nil {
+			qc.undoSubCols(mark)
+			return nil, nil, err
+		}
+		r = r2
+		for sl := range qc.subCols {
+			if !mark[sl] {
+				onRight = append(onRight, sl)
+			}
+		}
+	}
+	// values computed over r are columns of r: after l's in the join
+	nl := len(l.sc.cols)
+	for _, sl := range onRight {
+		qc.subCols[sl] = exec.MapColumns(qc.subCols[sl], func(i int) int { return i + nl })
+	}
+	return l, r, nil
+}
+
+// groupedSubLinks are the correlated subqueries above an aggregation (in
+// its select list, HAVING or ORDER BY): they read the groups' key columns
+// and run per group over the aggregate's output.
+type groupedSubLinks struct {
+	ops []*applyOp
+}
+
+// lateSubRef + k stands for the value of the k-th grouped subquery until
+// the aggregate's width is known (above window references, winRefBase).
+const lateSubRef = 1 << 28
+
+func (qc *queryCtx) prepareGroupedSubLinks(sel *pg.SelectStmt, in *scope, coll *aggCollector) (*groupedSubLinks, error) {
+	g := &groupedSubLinks{}
+	nodes := []*pg.Node{sel.HavingClause}
+	for _, t := range sel.TargetList {
+		nodes = append(nodes, t.GetResTarget().Val)
+	}
+	for _, sb := range sel.SortClause {
+		nodes = append(nodes, sb.GetSortBy().Node)
+	}
+	var links []*pg.SubLink
+	for _, n := range nodes {
+		walk(n, func(x *pg.Node) bool {
+			if sl := x.GetSubLink(); sl != nil {
+				links = append(links, sl)
+				return false
+			}
+			return true
+		})
+	}
+	if len(links) == 0 {
+		return g, nil
+	}
+	// the groups as the subqueries see them: the key columns by name
+	gsc := &scope{}
+	for i, e := range coll.groups {
+		c := scopeCol{Name: "\x00group", T: e.Type(), hidden: true}
+		if k := coll.groupCols[i]; k >= 0 && k < len(in.cols) {
+			c = in.cols[k]
+			c.used, c.T = nil, e.Type()
+		}
+		gsc.cols = append(gsc.cols, c)
+	}
+	ungrouped := &outerFrame{sc: in, ungrouped: true}
+	for _, sl := range links {
+		if _, done := qc.subCols[sl]; done {
+			continue
+		}
+		sub := sl.Subselect.GetSelectStmt()
+		if _, ok, err := qc.standaloneIn(sub, in); err != nil {
+			return nil, err
+		} else if ok {
+			continue // uncorrelated: the binder runs it once
+		}
+		op, err := qc.applyValueOver(gsc, ungrouped, sl, sub)
+		if err != nil {
+			return nil, err
+		}
+		qc.subCols[sl] = &exec.ColRef{Idx: lateSubRef + len(g.ops), T: op.cols[0]}
+		g.ops = append(g.ops, op)
+	}
+	return g, nil
+}
+
+// attach puts the subqueries above the aggregate op and points the
+// expressions bound over its output at their values.
+func (g *groupedSubLinks) attach(op exec.Operator, lists [][]exec.Expr, having *exec.Expr) exec.Operator {
+	if len(g.ops) == 0 {
+		return op
+	}
+	n := len(op.Types())
+	for _, a := range g.ops {
+		a.input = op
+		op = a
+	}
+	remap := func(i int) int {
+		if i >= lateSubRef {
+			return n + i - lateSubRef
+		}
+		return i
+	}
+	for _, l := range lists {
+		for i, e := range l {
+			l[i] = exec.MapColumns(e, remap)
+		}
+	}
+	if *having != nil {
+		*having = exec.MapColumns(*having, remap)
+	}
+	return op
+}

@@ -1,0 +1,62 @@
+package sql
+
+import (
+	"strings"
+
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/types"
+)
+
+// setConfig binds set_config(name, value, is_local): SET as a function,
+// which pgAdmin calls on connect (bytea_output) and ORMs call to scope a
+// setting to a transaction. It answers the value as SHOW prints it.
+// is_local is accepted and treated as SET LOCAL is, which lakepg keeps for
+// the session. Not strict, as in PostgreSQL: a NULL value resets the
+// setting, a NULL is_local is false.
+func (b *binder) setConfig(args []exec.Expr, loc int32) (exec.Expr, error) {
+	if len(args) != 3 {
+		var ts []string
+		for _, a := range args {
+			ts = append(ts, a.Type().String())
+		}
+		e := pgerr.New(pgerr.UndefinedFunction, "function set_config(%s) does not exist", strings.Join(ts, ", "))
+		e.Hint = "No function matches the given name and argument types. You might need to add explicit type casts."
+		return nil, errAt(e, loc)
+	}
+	for i, t := range []types.T{types.TextT, types.TextT, types.BoolT} {
+		var err error
+		if args[i], err = b.cast(args[i], t, false, loc); err != nil {
+			return nil, err
+		}
+	}
+	s := b.sess
+	// not folded: it acts when the statement runs, each time it runs
+	return &catalogFn{name: "set_config", t: types.TextT, args: args, fn: func(out *vec.Vector, a []*vec.Vector, i int) error {
+		if a[0].IsNull(i) {
+			return pgerr.New("22004", "SET requires parameter name") // null_value_not_allowed
+		}
+		name := strings.ToLower(a[0].S[i])
+		d, known := defaultSettings[name]
+		if !known && !strings.Contains(name, ".") {
+			return pgerr.New(pgerr.UndefinedObject, "unrecognized configuration parameter \"%s\"", a[0].S[i])
+		}
+		val := d
+		if !a[1].IsNull(i) {
+			val = a[1].S[i]
+		}
+		// workers of a parallel plan may evaluate it at the same time
+		s.settingsMu.Lock()
+		defer s.settingsMu.Unlock()
+		if err := s.assign(name, val); err != nil {
+			return err
+		}
+		shown := s.settings[name]
+		if c, err := canonicalSetting(name, shown); err == nil {
+			shown = c
+		}
+		out.AppendString(shown)
+		return nil
+	}}, nil
+}

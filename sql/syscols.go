@@ -1,0 +1,89 @@
+package sql
+
+import (
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/sql/pgcatalog"
+	"github.com/lakepg/lakepg/types"
+)
+
+// System columns. PostgreSQL gives every table hidden columns that `*`
+// does not expand; of them, admin tools read tableoid (pgAdmin joins
+// pg_depend.classid = pg_class.tableoid). lakepg has tableoid on lake
+// tables and on the emulated catalog relations: the relation's pg_class
+// OID. A real column appended to the relation's rows, not a constant,
+// so that an outer join NULLs it as PostgreSQL does; it is added only
+// to statements that mention the name, leaving every other plan as it
+// was. ctid, xmin and the others have nothing to show in a lake.
+
+const tableOIDColumn = "tableoid"
+
+// mentionsColumn reports whether a parse tree has a column reference
+// whose last name is col (qualified or not, in any subquery).
+func mentionsColumn(m protoreflect.Message, col string) bool {
+	found := false
+	var visit func(m protoreflect.Message)
+	visit = func(m protoreflect.Message) {
+		if found {
+			return
+		}
+		if cr, ok := m.Interface().(*pg.ColumnRef); ok {
+			if n := len(cr.Fields); n > 0 && cr.Fields[n-1].GetString_().GetSval() == col {
+				found = true
+			}
+			return
+		}
+		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			switch {
+			case fd.IsList() && fd.Message() != nil:
+				l := v.List()
+				for i := 0; i < l.Len() && !found; i++ {
+					visit(l.Get(i).Message())
+				}
+			case fd.Message() != nil && !fd.IsMap():
+				visit(v.Message())
+			}
+			return !found
+		})
+	}
+	visit(m)
+	return found
+}
+
+// withTableOID appends the tableoid system column of the relation with
+// pg_class OID oid to a base relation's source. A table DuckDB wrote may
+// have a column of that name (PostgreSQL forbids one): it keeps it.
+func (qc *queryCtx) withTableOID(src *source, oid int64, alias string) *source {
+	for _, c := range src.sc.cols {
+		if c.Name == tableOIDColumn {
+			return src
+		}
+	}
+	n := len(src.sc.cols)
+	exprs := make([]exec.Expr, n+1)
+	for i, c := range src.sc.cols {
+		exprs[i] = &exec.ColRef{Idx: i, T: c.T}
+	}
+	exprs[n] = constOf(types.Int64T, func(v *vec.Vector) { v.AppendInt(oid) })
+	out := *src
+	out.op = &exec.Project{Env: qc.env, Input: src.op, Exprs: exprs}
+	out.sc = &scope{cols: append(append([]scopeCol{}, src.sc.cols...),
+		scopeCol{Table: alias, Name: tableOIDColumn, T: types.Int64T, hidden: true, system: true})}
+	return &out
+}
+
+// catalogRelationOID is the pg_class OID of a system relation.
+func catalogRelationOID(schema, name string) (int64, bool) {
+	if schema == "" {
+		schema = "pg_catalog"
+	}
+	t, ok := pgcatalog.Lookup(schema, name)
+	if !ok {
+		return 0, false
+	}
+	return t.OID, true
+}
