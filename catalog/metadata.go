@@ -33,6 +33,10 @@ type Column struct {
 	NullsAllowed     bool
 	ParentID         *int64
 	BeginSnapshot    int64
+	// PGType is the declared PostgreSQL type DuckLake cannot hold
+	// ("varchar(40)", "bpchar(10)"), from its table's lakepg.type.<id> tag
+	// (pgtype.go); "" when there is none.
+	PGType string
 	// Children are the fields of a nested column (list: element; map: key,
 	// value; struct: its fields), in column_order (nested.go).
 	Children []Column
@@ -213,6 +217,9 @@ FROM ducklake_table WHERE `+visibleAt("")+` ORDER BY table_id`, s, s)
 		}
 	}
 	if err := loadChildren(ctx, rt, m, byID, s); err != nil { // nested.go
+		return nil, err
+	}
+	if err := loadPGTypes(ctx, rt, m, byID, s); err != nil { // pgtype.go
 		return nil, err
 	}
 	parts, err := loadPartitions(ctx, rt, s)

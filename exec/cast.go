@@ -39,7 +39,7 @@ func CastVector(env *Env, v *vec.Vector, n int, to types.T, assign bool) (*vec.V
 	if from.ID == types.Array && to.ID == types.Array {
 		return castArray(env, v, n, to, assign)
 	}
-	if from.ID == to.ID && to.ID != types.Numeric && !(to.ID == types.Text && to.Width > 0) {
+	if from.ID == to.ID && to.ID != types.Numeric && !(to.ID == types.Text && (to.Width > 0 || from.Bpchar && !to.Bpchar)) {
 		o := *v
 		o.Type = to
 		return &o, nil
@@ -102,7 +102,11 @@ func castOne(env *Env, v *vec.Vector, i int, out *vec.Vector, assign bool) error
 		loc = env.Loc
 	}
 	if from.ID == types.Text || from.ID == types.Unknown {
-		return ParseInto(out, v.S[i], loc, assign)
+		s := v.S[i]
+		if from.Bpchar && !to.Bpchar {
+			s = types.TrimBpchar(s) // PostgreSQL's bpchar to text (rtrim1)
+		}
+		return ParseInto(out, s, loc, assign)
 	}
 	if to.ID == types.Text {
 		var s string
@@ -322,6 +326,9 @@ func appendText(out *vec.Vector, s string, assign bool) error {
 		}
 		s = s[:cut]
 	}
+	if out.Type.Bpchar && out.Type.Width > 0 {
+		s = types.PadBpchar(s, out.Type.Width)
+	}
 	out.AppendString(s)
 	return nil
 }
@@ -337,7 +344,13 @@ func ParseInto(out *vec.Vector, s string, loc *time.Location, assign bool) error
 		}
 		out.AppendBool(b)
 	case types.Int16, types.Int32, types.Int64:
-		bits := map[types.ID]int{types.Int16: 16, types.Int32: 32, types.Int64: 64}[t.ID]
+		bits := 64
+		switch t.ID {
+		case types.Int16:
+			bits = 16
+		case types.Int32:
+			bits = 32
+		}
 		x, err := types.ParseInt(s, bits)
 		if err != nil {
 			return err
@@ -354,6 +367,16 @@ func ParseInto(out *vec.Vector, s string, loc *time.Location, assign bool) error
 		}
 		out.AppendFloat(f)
 	case types.Numeric:
+		if t.Scale >= 0 && !t.Wide() {
+			p := t.Precision
+			if p == 0 {
+				p = types.MaxInt64Precision
+			}
+			if x, ok := types.ParseNumericFast(s, p, t.Scale); ok {
+				out.AppendInt(x)
+				return nil
+			}
+		}
 		d, sc, err := types.ParseDecimal(s)
 		if err != nil {
 			return err

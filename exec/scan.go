@@ -19,7 +19,9 @@ type ScanCol struct {
 	FieldID int32
 	Name    string
 	T       types.T
-	Default *vec.Vector // DuckLake initial_default for files without the column
+	// ElemFieldID is an array column's element column id, for writers.
+	ElemFieldID int32
+	Default     *vec.Vector // DuckLake initial_default for files without the column
 }
 
 // ScanFile is one data file of a table with its deletes.

@@ -18,6 +18,23 @@ type ColumnDef struct {
 	// DefaultValue is the DEFAULT as text; nil means no default, written as
 	// the text 'NULL' as DuckDB does.
 	DefaultValue *string
+	// PGType is the declared PostgreSQL type DuckLake cannot hold
+	// ("varchar(40)", "bpchar(10)"), kept in a lakepg.type.<id> table tag
+	// (pgtype.go); "" for none.
+	PGType string
+	// Children are a nested column's child columns (a list's element),
+	// written as rows with parent_column set. Ids are handed out depth-first,
+	// as DuckDB does: a column's children take the ids right after its own.
+	Children []ColumnDef
+}
+
+// idWidth is how many column ids def takes: its own and its descendants'.
+func idWidth(def ColumnDef) int64 {
+	n := int64(1)
+	for _, c := range def.Children {
+		n += idWidth(c)
+	}
+	return n
 }
 
 // NewDataFile is a Parquet file already written under the table directory.
@@ -92,6 +109,7 @@ type columnChange struct {
 	typ               *string
 	setDefault        bool
 	def               *string
+	pgType            *string // new lakepg.type tag ("" removes it), pgtype.go
 }
 
 type addedFile struct {
@@ -238,8 +256,8 @@ func (c *Commit) DropSchema(s catalog.Schema) {
 }
 
 // CreateTable creates a table in schema s (which may have been created in
-// this commit); column ids are 1..len(cols). It returns the table's
-// provisional id.
+// this commit); column ids start at 1 and are handed out depth-first (see
+// ColumnDef.Children). It returns the table's provisional id.
 func (c *Commit) CreateTable(s catalog.Schema, name string, cols []ColumnDef) int64 {
 	id := c.allocCatalogID()
 	schemaName := s.Name
@@ -291,7 +309,8 @@ func (c *Commit) AddColumn(t catalog.Table, col ColumnDef) int64 {
 	if nt := c.findNewTable(t.ID); nt != nil {
 		nt.cols = append(nt.cols, col)
 		nt.colDrop = append(nt.colDrop, false)
-		return int64(len(nt.cols))
+		ids := nt.columnIDs()
+		return ids[len(ids)-1]
 	}
 	// Ids of columns added to one table in one commit keep their distance
 	// from the table's maximum column id at the first AddColumn, so that
@@ -300,8 +319,8 @@ func (c *Commit) AddColumn(t catalog.Table, col ColumnDef) int64 {
 	for _, a := range c.addedColsAll {
 		if a.tableID == t.ID {
 			base = a.base
-			if a.provID > last {
-				last = a.provID
+			if end := a.provID + idWidth(a.def) - 1; end > last {
+				last = end
 			}
 		}
 	}
@@ -349,14 +368,27 @@ func (c *Commit) change(tableID, columnID int64) *columnChange {
 	return ch
 }
 
-// newTableColumn returns the definition of column id in a table created in
-// this commit (ids are 1-based positions).
-func newTableColumn(nt *newTable, columnID int64) (*ColumnDef, int) {
-	i := int(columnID) - 1
-	if i < 0 || i >= len(nt.cols) {
-		return nil, -1
+// columnIDs are the ids of a new table's top-level columns, dropped ones
+// included (their ids stay used): depth-first from 1.
+func (nt *newTable) columnIDs() []int64 {
+	ids := make([]int64, len(nt.cols))
+	next := int64(1)
+	for i, def := range nt.cols {
+		ids[i] = next
+		next += idWidth(def)
 	}
-	return &nt.cols[i], i
+	return ids
+}
+
+// newTableColumn returns the definition of top-level column id in a table
+// created in this commit.
+func newTableColumn(nt *newTable, columnID int64) (*ColumnDef, int) {
+	for i, id := range nt.columnIDs() {
+		if id == columnID {
+			return &nt.cols[i], i
+		}
+	}
+	return nil, -1
 }
 
 // DropColumn drops a column (and, for nested columns, its children).

@@ -52,6 +52,9 @@ func (c *Commit) Overlay(meta *catalog.Metadata) (out *catalog.Metadata, ok bool
 				if ch.setDefault {
 					col.DefaultValue = ch.def
 				}
+				if ch.pgType != nil {
+					col.PGType = *ch.pgType
+				}
 			}
 			cols = append(cols, col)
 		}
@@ -75,9 +78,10 @@ func (c *Commit) Overlay(meta *catalog.Metadata) (out *catalog.Metadata, ok bool
 			return nil, false
 		}
 		t := catalog.Table{ID: nt.provID, SchemaID: nt.schemaID, Name: nt.name, Path: path, PathIsRelative: true, BeginSnapshot: meta.Snapshot.ID + 1}
+		ids := nt.columnIDs()
 		for i, def := range nt.cols {
 			if !nt.colDrop[i] {
-				t.Columns = append(t.Columns, columnOf(int64(i+1), def))
+				t.Columns = append(t.Columns, columnOf(ids[i], def))
 			}
 		}
 		if pc := c.findPartitionChange(nt.provID); pc != nil {
@@ -97,7 +101,27 @@ func (c *Commit) findChange(tableID, columnID int64) *columnChange {
 	return nil
 }
 
+// columnOf is the catalog view of def with id, its children numbered
+// depth-first after it.
 func columnOf(id int64, def ColumnDef) catalog.Column {
-	return catalog.Column{ID: id, Order: id, Name: def.Name, Type: def.Type, InitialDefault: def.InitialDefault,
-		DefaultValue: def.DefaultValue, DefaultValueType: "literal", NullsAllowed: def.NullsAllowed}
+	c := catalog.Column{ID: id, Order: id, Name: def.Name, Type: def.Type, InitialDefault: def.InitialDefault,
+		DefaultValue: def.DefaultValue, DefaultValueType: defaultValueType(def), NullsAllowed: def.NullsAllowed,
+		PGType: def.PGType}
+	next := id + 1
+	for _, ch := range def.Children {
+		cc := columnOf(next, ch)
+		cc.ParentID = &c.ID
+		c.Children = append(c.Children, cc)
+		next += idWidth(ch)
+	}
+	return c
+}
+
+// defaultValueType is what DuckDB writes in default_value_type: nothing
+// for a nested parent, 'literal' otherwise.
+func defaultValueType(def ColumnDef) string {
+	if len(def.Children) > 0 {
+		return ""
+	}
+	return "literal"
 }

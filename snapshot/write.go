@@ -414,7 +414,8 @@ func (w *writer) write() (catalog.Snapshot, error) {
 		w.writeNewTables,
 		w.writeAddedColumns,
 		w.writeColumnChanges,
-		w.writePartitions, // partition.go
+		w.writePGTypeChanges, // pgtype.go
+		w.writePartitions,    // partition.go
 		w.writeDataFiles,
 		w.writeDeletes,
 		w.writeInlinedDeletes,
@@ -568,11 +569,12 @@ func (w *writer) writeNewTables() error {
 			tid, id.String(), w.snapID, sid, nt.name, pathFor(nt.name, id.String()), true); err != nil {
 			return err
 		}
+		ids := nt.columnIDs()
 		for i, def := range nt.cols {
 			if nt.colDrop[i] {
 				continue
 			}
-			if err := w.insertColumn(tid, int64(i+1), def); err != nil {
+			if err := w.insertColumn(tid, ids[i], def); err != nil {
 				return err
 			}
 		}
@@ -860,18 +862,27 @@ func descendants(cols map[int64]catalog.Column, id int64) []int64 {
 	return out
 }
 
-// insertColumn writes a new top-level column row; column_order is the
-// column id, as DuckDB writes it.
+// insertColumn writes a new top-level column's row and its children's
+// (ids depth-first after it); column_order is the column id, as DuckDB
+// writes it.
 func (w *writer) insertColumn(tableID, columnID int64, def ColumnDef) error {
-	col := catalog.Column{
-		ID:             columnID,
-		Name:           def.Name,
-		Type:           def.Type,
-		InitialDefault: def.InitialDefault,
-		DefaultValue:   def.DefaultValue,
-		NullsAllowed:   def.NullsAllowed,
+	col := columnOf(columnID, def)
+	var insert func(c *catalog.Column) error
+	insert = func(c *catalog.Column) error {
+		if err := w.insertColumnRow(tableID, *c, c.DefaultValueType); err != nil {
+			return err
+		}
+		for i := range c.Children {
+			if err := insert(&c.Children[i]); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
-	return w.insertColumnRow(tableID, col, "literal")
+	if err := insert(&col); err != nil {
+		return err
+	}
+	return w.insertPGTypeTag(tableID, columnID, def.PGType) // pgtype.go
 }
 
 func (w *writer) insertColumnRow(tableID int64, col catalog.Column, defaultType string) error {
@@ -967,9 +978,17 @@ func (w *writer) columnTypes(td *tableData) (map[int64]string, error) {
 	if td.isNew {
 		for _, nt := range w.c.newTables {
 			if w.fid(nt.provID) == td.id {
+				ids := nt.columnIDs()
+				var add func(c catalog.Column)
+				add = func(c catalog.Column) {
+					types[c.ID] = c.Type
+					for _, ch := range c.Children {
+						add(ch)
+					}
+				}
 				for i, def := range nt.cols {
 					if !nt.colDrop[i] {
-						types[int64(i+1)] = def.Type
+						add(columnOf(ids[i], def))
 					}
 				}
 			}

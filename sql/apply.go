@@ -23,10 +23,6 @@ type applyOp struct {
 	env   *exec.Env
 	input exec.Operator
 	mode  applyMode
-	// corr are the input columns the subquery reads; open plans it for
-	// one row of their values
-	corr []int
-	open func(ctx context.Context, row []*vec.Vector) (exec.Operator, error)
 	// cols are the columns added after the input's
 	cols []types.T
 	// any/all: test is the left operand (over the input), cmp compares
@@ -35,8 +31,8 @@ type applyOp struct {
 	cmp  exec.Expr
 	// arrayT is the array type of an ARRAY(subquery)
 	arrayT types.T
-	// plan keeps the planner's side: which frame columns the subquery
-	// reads may grow while keys are planned (see applyPlan.refs)
+	// plan plans the subquery for one outer row and knows which of the
+	// input's columns it reads: the cache key
 	plan *applyPlan
 
 	cache applyCache
@@ -220,7 +216,10 @@ func (a *applyOp) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	a.live, a.fill = op, &applyEntry{}
+	a.live = op
+	if !a.cache.off {
+		a.fill = &applyEntry{}
+	}
 	return nil
 }
 
@@ -461,6 +460,7 @@ type applyCache struct {
 	m     map[string]*list.Element
 	lru   list.List
 	bytes int64
+	off   bool // a volatile subquery: keep nothing
 }
 
 type applyItem struct {
@@ -478,6 +478,9 @@ func (c *applyCache) get(key string) (*applyEntry, bool) {
 }
 
 func (c *applyCache) put(key string, e *applyEntry) {
+	if c.off {
+		return
+	}
 	if c.m == nil {
 		c.m = map[string]*list.Element{}
 	}

@@ -4,10 +4,12 @@ import (
 	"context"
 
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/fn"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
@@ -96,6 +98,35 @@ type applyPlan struct {
 	want  []types.T
 	// pins keep WITH results that the key plans share alive between keys
 	pins []*exec.MaterializedReader
+	// volatile: the subquery calls random() or the like, so every outer
+	// row runs it afresh, as PostgreSQL does; nothing is cached
+	volatile bool
+}
+
+// callsVolatile reports a call of a volatile function anywhere in n, its
+// subqueries included.
+func callsVolatile(n proto.Message) bool {
+	found := false
+	var visit func(m protoreflect.Message)
+	visit = func(m protoreflect.Message) {
+		if fc, ok := m.Interface().(*pg.FuncCall); ok && fn.Volatile(funcName(fc)) {
+			found = true
+		}
+		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			switch {
+			case found:
+			case fd.IsList() && fd.Message() != nil:
+				for i := 0; i < v.List().Len(); i++ {
+					visit(v.List().Get(i).Message())
+				}
+			case fd.Message() != nil && !fd.IsMap():
+				visit(v.Message())
+			}
+			return !found
+		})
+	}
+	visit(n.ProtoReflect())
+	return found
 }
 
 func (p *applyPlan) read(i int) {
@@ -110,7 +141,7 @@ func (p *applyPlan) keyCols() []int { return p.keys }
 // discoverApply plans sel once without an outer row: its columns, the
 // outer columns it reads, and the errors a wrong query gets at planning.
 func (qc *queryCtx) discoverApply(cur *source, sel *pg.SelectStmt) (*applyPlan, *query, error) {
-	p := &applyPlan{sel: sel, reads: make([]bool, len(cur.sc.cols))}
+	p := &applyPlan{sel: sel, reads: make([]bool, len(cur.sc.cols)), volatile: callsVolatile(sel)}
 	d := *qc
 	d.describeOnly = true
 	d.subCols, d.srfCols = map[*pg.SubLink]exec.Expr{}, map[*pg.FuncCall]exec.Expr{}
@@ -219,6 +250,7 @@ func (qc *queryCtx) applyRows(cur *source, sel *pg.SelectStmt, alias *pg.Alias, 
 		mode = applyLeftJoin
 	}
 	op := &applyOp{env: qc.env, input: cur.op, mode: mode, cols: p.want, plan: p}
+	op.cache.off = p.volatile
 	nOuter := len(cur.sc.cols)
 	sc := &scope{cols: append([]scopeCol{}, cur.sc.cols...)}
 	for _, c := range q.cols {
@@ -276,6 +308,7 @@ func (qc *queryCtx) applyValueOver(sc *scope, beyond *outerFrame, sl *pg.SubLink
 		return nil, err
 	}
 	op.plan = p
+	op.cache.off = p.volatile
 	if op.mode != applyExists && len(q.cols) != 1 {
 		msg := "subquery must return only one column"
 		if op.mode == applyAny || op.mode == applyAll {
@@ -588,7 +621,7 @@ func (qc *queryCtx) prepareGroupedSubLinks(sel *pg.SelectStmt, in *scope, coll *
 				links = append(links, sl)
 				return false
 			}
-			return true
+			return !isAggCall(x) // those in aggregate arguments run before it
 		})
 	}
 	if len(links) == 0 {
@@ -651,4 +684,48 @@ func (g *groupedSubLinks) attach(op exec.Operator, lists [][]exec.Expr, having *
 		*having = exec.MapColumns(*having, remap)
 	}
 	return op
+}
+
+// isAggCall reports an aggregate call (not a window function).
+func isAggCall(n *pg.Node) bool {
+	f := n.GetFuncCall()
+	return f != nil && f.Over == nil && isAggregate(funcName(f))
+}
+
+// prepareAggregateSubLinks joins in the values of correlated subqueries
+// in the arguments, FILTER and ORDER BY of the aggregates of sel's select
+// list, HAVING and ORDER BY: they are computed per input row of the
+// aggregation, like any expression there.
+func (qc *queryCtx) prepareAggregateSubLinks(src *source, sel *pg.SelectStmt) (*source, error) {
+	nodes := []*pg.Node{sel.HavingClause}
+	for _, t := range sel.TargetList {
+		nodes = append(nodes, t.GetResTarget().Val)
+	}
+	for _, sb := range sel.SortClause {
+		nodes = append(nodes, sb.GetSortBy().Node)
+	}
+	var args []*pg.Node
+	for _, n := range nodes {
+		walk(n, func(x *pg.Node) bool {
+			if !isAggCall(x) {
+				return x.GetSubLink() == nil
+			}
+			f := x.GetFuncCall()
+			args = append(args, f.Args...)
+			args = append(args, f.AggFilter)
+			for _, o := range f.AggOrder {
+				args = append(args, o.GetSortBy().GetNode())
+			}
+			return false
+		})
+	}
+	var err error
+	for _, a := range args {
+		if a != nil && hasSubLink(a) {
+			if src, err = qc.prepareScalarSubLinks(src, a); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return src, nil
 }

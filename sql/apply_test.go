@@ -50,6 +50,9 @@ func TestCorrelatedPerOuterKey(t *testing.T) {
 		must(t, s, `SELECT dept, (SELECT name FROM emp x WHERE x.dept = emp.dept ORDER BY salary LIMIT 1), count(*) FROM emp GROUP BY dept ORDER BY dept`,
 			"10|bob|2", "20|cid|2", "30|eve|1", "NULL|NULL|1")
 		mustFail(t, s, `SELECT dept, (SELECT count(*) FROM emp x WHERE x.id = emp.id) FROM emp GROUP BY dept`, pgerr.GroupingError)
+		// inside aggregate arguments: per input row of the aggregation
+		must(t, s, `SELECT dept, sum((SELECT x.salary FROM emp x WHERE x.id = emp.boss ORDER BY 1 LIMIT 1)) FROM emp GROUP BY dept ORDER BY dept`,
+			"10|5000.00", "20|9500.00", "30|4500.00", "NULL|4000.00")
 		// a LIMIT inside a FROM subquery, a correlated IN nested deeper
 		must(t, s, `SELECT id, (SELECT count(*) FROM (SELECT x.id FROM emp x WHERE x.id < e.id ORDER BY x.id DESC LIMIT 2) s), (SELECT sum(x.id) FROM emp x WHERE x.dept IN (SELECT y.dept FROM emp y WHERE y.boss = e.id)) FROM emp e ORDER BY id`,
 			"1|0|12", "2|1|NULL", "3|2|14", "4|2|NULL", "5|2|NULL", "6|2|NULL")
@@ -62,10 +65,28 @@ func TestCorrelatedPerOuterKey(t *testing.T) {
 		// the joined-in values are not columns of *
 		must(t, s, `SELECT * FROM emp e WHERE salary >= (SELECT max(x.salary) FROM emp x WHERE x.id <> e.id AND x.dept = e.dept) ORDER BY id`,
 			"1|ann|10|NULL|5000.00")
+		// a volatile subquery runs for every outer row, even with equal keys
+		must(t, s, `SELECT count(DISTINCT r) FROM (SELECT (SELECT random() + 0 * x.id FROM emp x WHERE x.id = e.id % 2 + 1 ORDER BY 1 LIMIT 1) AS r FROM emp e) s`, "6")
 		mustFail(t, s, `SELECT id, (SELECT x.id FROM emp x WHERE x.boss = e.id ORDER BY x.id) FROM emp e`, pgerr.CardinalityViolation)
 		mustFail(t, s, `SELECT id, (SELECT x.id, x.name FROM emp x WHERE x.boss = e.id LIMIT 1) FROM emp e`, pgerr.SyntaxError)
 		mustFail(t, s, `SELECT id, (SELECT x.nosuch FROM emp x WHERE x.boss = e.id LIMIT 1) FROM emp e`, pgerr.UndefinedColumn)
 	}
+}
+
+// Parameters reach the subquery's per-key plans; inside a transaction block
+// they read the block's own writes.
+func TestPerOuterKeyParamsAndBlocks(t *testing.T) {
+	s := lake(t)
+	empDept(t, s)
+	rows, _, err := run(t, s, `SELECT d.dname, (SELECT name FROM emp WHERE emp.dept = d.id AND salary > $1 ORDER BY salary LIMIT 1) FROM dept d ORDER BY 1`, "4000")
+	if err != nil || strings.Join(rows, ",") != "dev|cid,ghost|NULL,ops|NULL,sales|ann" {
+		t.Fatalf("got %q, %v", rows, err)
+	}
+	must(t, s, `BEGIN`)
+	must(t, s, `INSERT INTO emp VALUES (7, 'gus', 40, 1, 4100)`)
+	must(t, s, `SELECT d.dname, x.name FROM dept d, LATERAL (SELECT name FROM emp WHERE emp.dept = d.id ORDER BY salary DESC NULLS LAST LIMIT 1) x ORDER BY 1`,
+		"dev|cid", "ops|gus", "sales|ann")
+	must(t, s, `ROLLBACK`)
 }
 
 // The cache keeps the most recently used keys within its byte budget.

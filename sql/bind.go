@@ -966,6 +966,9 @@ func (b *binder) binaryOp(op string, l, r exec.Expr, loc int32) (exec.Expr, erro
 		if !ok || (lt.IsNumeric() != rt.IsNumeric()) || t.ID == types.JSON { // json has no comparisons
 			return nil, noOp()
 		}
+		if t.Bpchar {
+			t = types.TextT // character(n) compares without its trailing blanks
+		}
 		if t.ID == types.Numeric {
 			// keep each side's own scale; Cmp compares exactly
 			var err error

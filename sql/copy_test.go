@@ -238,16 +238,16 @@ func TestCopyTo(t *testing.T) {
 		}
 		return spec
 	}
-	spec := check(`COPY t TO STDOUT`, "g:character varying,x:integer,y:double precision,n:numeric(8,2),d:date",
+	spec := check(`COPY t TO STDOUT`, "g:text,x:integer,y:double precision,n:numeric(8,2),d:date",
 		"a|1|1.5|1.25|2024-01-01", "b|2|NULL|2.50|2024-02-01", "a|3|3.5|NULL|NULL", "c|NULL|0.5|0.10|2024-03-01")
 	if spec.Relation != "t" || spec.Format != CopyText {
 		t.Errorf("spec %+v", spec)
 	}
-	spec = check(`COPY t (x, g) TO STDOUT WITH (FORMAT csv, HEADER, FORCE_QUOTE (g))`, "x:integer,g:character varying", "1|a", "2|b", "3|a", "NULL|c")
+	spec = check(`COPY t (x, g) TO STDOUT WITH (FORMAT csv, HEADER, FORCE_QUOTE (g))`, "x:integer,g:text", "1|a", "2|b", "3|a", "NULL|c")
 	if !spec.Header || spec.Format != CopyCSV || fmt.Sprint(spec.ForceQuote) != "[false true]" {
 		t.Errorf("spec %+v", spec)
 	}
-	spec = check(`COPY (SELECT g, sum(x) AS s FROM t GROUP BY g ORDER BY g) TO STDOUT BINARY`, "g:character varying,s:bigint", "a|4", "b|2", "c|NULL")
+	spec = check(`COPY (SELECT g, sum(x) AS s FROM t GROUP BY g ORDER BY g) TO STDOUT BINARY`, "g:text,s:bigint", "a|4", "b|2", "c|NULL")
 	if spec.Format != CopyBinary || spec.Relation != "" {
 		t.Errorf("spec %+v", spec)
 	}

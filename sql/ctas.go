@@ -75,6 +75,7 @@ func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt, p
 	var casts []exec.Expr
 	b := &binder{sess: s, env: s.newEnv()}
 	seen := map[string]bool{}
+	nextID := int32(1)
 	for i, c := range q.cols {
 		name := c.Name
 		if i < len(names) {
@@ -88,14 +89,21 @@ func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt, p
 		if t.ID == types.Unknown {
 			t = types.TextT
 		}
-		dl, err := t.DuckLake()
+		def, err := tableColumnDef(name, t) // nested_write.go
 		if err != nil {
 			e := pgerr.New(pgerr.FeatureNotSupported, "column \"%s\" has type %s, which a DuckLake table cannot store", name, t)
 			e.Hint = "Cast it, e.g. to numeric(18,6) or double precision."
 			return nil, e
 		}
-		defs = append(defs, snapshot.ColumnDef{Name: name, Type: dl, NullsAllowed: true})
-		pcols = append(pcols, parquetio.Column{FieldID: int32(i + 1), Name: name, Type: t})
+		def.PGType = types.PGTypeTag(t)
+		defs = append(defs, def)
+		// column ids are handed out depth-first, as CreateTable does
+		pc := parquetio.Column{FieldID: nextID, Name: name, Type: t}
+		if len(def.Children) == 1 {
+			pc.ElemFieldID = nextID + 1
+		}
+		pcols = append(pcols, pc)
+		nextID += columnIDWidth(def)
 		e, err := b.cast(&exec.ColRef{Idx: i, T: c.Type}, t, true, -1)
 		if err != nil {
 			return nil, err

@@ -127,11 +127,11 @@ func (s *Session) columnDef(cd *pg.ColumnDef) (snapshot.ColumnDef, types.T, erro
 	if err != nil {
 		return snapshot.ColumnDef{}, t, err
 	}
-	dl, err := t.DuckLake()
+	def, err := tableColumnDef(cd.Colname, t) // nested_write.go
 	if err != nil {
 		return snapshot.ColumnDef{}, t, errAt(err.(*pgerr.Error), cd.Location)
 	}
-	def := snapshot.ColumnDef{Name: cd.Colname, Type: dl, NullsAllowed: true}
+	def.PGType = types.PGTypeTag(t)
 	for _, cn := range cd.Constraints {
 		con := cn.GetConstraint()
 		switch con.Contype {
@@ -139,6 +139,9 @@ func (s *Session) columnDef(cd *pg.ColumnDef) (snapshot.ColumnDef, types.T, erro
 			def.NullsAllowed = false
 		case pg.ConstrType_CONSTR_NULL:
 		case pg.ConstrType_CONSTR_DEFAULT:
+			if t.ID == types.Array {
+				return def, t, errAt(pgerr.New(pgerr.FeatureNotSupported, "DEFAULT on an array column is not supported"), con.Location)
+			}
 			text, err := s.defaultText(con.RawExpr, t)
 			if err != nil {
 				return def, t, err
@@ -365,6 +368,9 @@ func (s *Session) alterTable(c *snapshot.Commit, meta *catalog.Metadata, st *pg.
 				return "", err
 			}
 			if dl == col.Type {
+				if err := alterTextModifier(c, t, col, nt); err != nil { // charn.go
+					return "", err
+				}
 				continue
 			}
 			if !widening(col.Type, dl) {
@@ -381,7 +387,7 @@ func (s *Session) alterTable(c *snapshot.Commit, meta *catalog.Metadata, st *pg.
 				c.SetColumnDefault(*t, col.ID, nil)
 				continue
 			}
-			ct, _ := types.FromDuckLake(col.Type)
+			ct, _ := declaredType(col) // charn.go
 			text, err := s.defaultText(cmd.Def, ct)
 			if err != nil {
 				return "", err

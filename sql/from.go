@@ -119,9 +119,10 @@ func (qc *queryCtx) cteSource(cte *cteDef, alias string, colAliases []string, lo
 	switch {
 	case cte.recursive:
 		q, err = qc.planRecursive(cte, sel)
-	case cte.refs > 1:
+	case cte.refs > 1 && !qc.describeOnly:
 		// referenced more than once: run it once, every reference reads
-		// the rows
+		// the rows (a plan that only describes must not make the rows
+		// every later plan reads: apply_plan.go describes first)
 		if cte.mat == nil {
 			mq, err := qc.planSelect(sel)
 			if err != nil {
@@ -499,14 +500,11 @@ func scanColumns(t *catalog.Table) ([]exec.ScanCol, error) {
 	cols := make([]exec.ScanCol, 0, len(t.Columns))
 	for i := range t.Columns {
 		c := &t.Columns[i]
-		ty, err := columnType(c) // nested.go
+		ty, err := declaredType(c) // charn.go
 		if err != nil {
 			return nil, err
 		}
-		if ty.ID == types.Text && c.Type == "varchar" {
-			ty = types.VarcharT
-		}
-		sc := exec.ScanCol{FieldID: int32(c.ID), Name: c.Name, T: ty}
+		sc := exec.ScanCol{FieldID: int32(c.ID), Name: c.Name, T: ty, ElemFieldID: elemFieldID(c)} // nested_write.go
 		if c.InitialDefault != nil {
 			d := vec.New(ty, 1)
 			if err := exec.ParseInto(d, *c.InitialDefault, nil, false); err != nil {

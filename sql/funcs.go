@@ -485,7 +485,15 @@ func resolveTypeName(tn *pg.TypeName) (types.T, error) {
 	case "uuid":
 		return types.UUIDT, nil
 	case "bpchar", "char", "character":
-		return types.T{}, errAt(pgerr.New(pgerr.FeatureNotSupported, "type character(n) is not supported yet; use varchar(n) or text"), tn.Location)
+		// the grammar gives a bare char(acter) the modifier 1; bare bpchar has none
+		t := types.BpcharT
+		if len(mods) == 1 {
+			if mods[0] < 1 {
+				return types.T{}, errAt(pgerr.New(pgerr.InvalidParameterValue, "length for type char must be at least 1"), tn.Location)
+			}
+			t.Width = int(mods[0])
+		}
+		return t, nil
 	}
 	return types.T{}, errAt(pgerr.New(pgerr.UndefinedObject, "type \"%s\" does not exist", name), tn.Location)
 }

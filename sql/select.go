@@ -129,6 +129,11 @@ func (s *Session) planSimple(qc *queryCtx, sel *pg.SelectStmt) (*query, error) {
 		return nil, errSRFWithAggregates(calls[0].Location)
 	}
 	if hasAgg {
+		// correlated subqueries inside aggregate arguments run per input row
+		if src, err = qc.prepareAggregateSubLinks(src, sel); err != nil { // apply_plan.go
+			return nil, err
+		}
+		op, sc = src.op, src.sc
 		coll := &aggCollector{}
 		// group keys: ordinals and output names refer to the target list
 		resolveGroup := func(g *pg.Node) (*pg.Node, error) {
@@ -243,6 +248,13 @@ func (s *Session) planSimple(qc *queryCtx, sel *pg.SelectStmt) (*query, error) {
 	for _, t := range targets {
 		if t.node != nil && hasSubLink(t.node) {
 			if src, err = qc.prepareScalarSubLinks(src, t.node); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, sb := range sel.SortClause {
+		if n := sb.GetSortBy().Node; hasSubLink(n) {
+			if src, err = qc.prepareScalarSubLinks(src, n); err != nil {
 				return nil, err
 			}
 		}

@@ -239,9 +239,8 @@ func TestDDLErrors(t *testing.T) {
 	must(t, s, `CREATE TABLE s.a (v varchar(3) NOT NULL, w uuid, b bytea, z timestamp, tz timestamptz, f real, sm smallint, bo boolean)`)
 	mustFail(t, s, `CREATE TABLE s.a (v int)`, pgerr.DuplicateTable)
 	mustFail(t, s, `CREATE TABLE nope.a (v int)`, pgerr.InvalidSchemaName)
-	// DuckLake keeps no varchar length, so like DuckDB lakepg does not enforce it
-	must(t, s, `INSERT INTO s.a (v) VALUES ('toolong')`)
-	must(t, s, `DELETE FROM s.a`)
+	// the varchar length survives in a table tag and is enforced as in PostgreSQL
+	mustFail(t, s, `INSERT INTO s.a (v) VALUES ('toolong')`, pgerr.StringDataRightTrunc)
 	mustFail(t, s, `INSERT INTO s.a (w) VALUES ('a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11')`, pgerr.NotNullViolation)
 	must(t, s, `INSERT INTO s.a VALUES ('abc', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '\xff00', '2024-01-01 10:00', '2024-01-01 10:00+02', 0.1, -3, true)`)
 	must(t, s, `SELECT * FROM s.a`, `abc|a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11|\xff00|2024-01-01 10:00:00|2024-01-01 08:00:00+00|0.1|-3|t`)

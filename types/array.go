@@ -81,7 +81,7 @@ func StructOf(fields []Field) T {
 }
 
 func typeKey(t T) string {
-	return fmt.Sprintf("%d/%d/%d/%d/%t/%t/%d/%d", t.ID, t.Precision, t.Scale, t.Width, t.Varchar, t.Name, t.Sub, t.DeclScale)
+	return fmt.Sprintf("%d/%d/%d/%d/%t/%t/%t/%d/%d", t.ID, t.Precision, t.Scale, t.Width, t.Varchar, t.Name, t.Bpchar, t.Sub, t.DeclScale)
 }
 
 // Fields lists the fields of a struct type (nil for other types).
@@ -108,6 +108,7 @@ var arrayOIDs = map[uint32]uint32{
 	OIDText: 1009, OIDVarchar: 1015, OIDInt8: 1016, OIDFloat4: 1021, OIDFloat8: 1022,
 	OIDTimestamp: 1115, OIDDate: 1182, OIDTimestamptz: 1185, OIDInterval: 1187,
 	OIDNumeric: 1231, OIDUUID: 2951, OIDRecord: 2287, OIDJSON: 199, OIDOid: 1028, OIDBpchar: 1014,
+	OIDTime: 1183, OIDTimeTZ: 1270,
 }
 
 // ArrayOIDOf is the array type OID whose elements have OID elem (0: none).

@@ -217,10 +217,16 @@ func outOfRange(t string, s string) *pgerr.Error {
 
 // ParseInt parses an integer literal for a type of the given bit size.
 func ParseInt(s string, bits int) (int64, error) {
-	name := map[int]string{16: "smallint", 32: "integer", 64: "bigint"}[bits]
 	t := strings.TrimSpace(s)
 	v, err := strconv.ParseInt(t, 10, bits)
 	if err != nil {
+		name := "bigint"
+		switch bits {
+		case 16:
+			name = "smallint"
+		case 32:
+			name = "integer"
+		}
 		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
 			return 0, outOfRange(name, s)
 		}

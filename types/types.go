@@ -43,8 +43,9 @@ type T struct {
 	ID        ID
 	Precision int // numeric precision; 0 with Scale < 0 means unconstrained
 	Scale     int // numeric scale; -1 means per-value (unconstrained numeric)
-	Width     int // varchar(n) length; 0 = unlimited
+	Width     int // varchar(n) / character(n) length; 0 = unlimited
 	Varchar   bool
+	Bpchar    bool // character(n): blank-padded text (charn.go)
 	Name      bool // PostgreSQL's name (system identifiers): text with OID 19
 	// Sub indexes the registry of element types (Array) or field lists
 	// (Struct); 0 for other families. Interning keeps T comparable.
@@ -174,6 +175,9 @@ func (t T) OID() uint32 {
 		if t.Varchar {
 			return OIDVarchar
 		}
+		if t.Bpchar {
+			return OIDBpchar
+		}
 		if t.Name {
 			return OIDName
 		}
@@ -223,8 +227,10 @@ func FromOID(oid uint32) (T, bool) {
 		return Float64T, true
 	case OIDNumeric:
 		return NumericAnyT, true
-	case OIDText, OIDBpchar:
+	case OIDText:
 		return TextT, true
+	case OIDBpchar:
+		return BpcharT, true
 	case OIDVarchar:
 		return VarcharT, true
 	case OIDName:
@@ -259,7 +265,7 @@ func (t T) Typmod() int32 {
 	switch {
 	case t.ID == Numeric && t.Scale >= 0 && t.Precision > 0:
 		return int32((t.Precision<<16)|t.Scale) + 4
-	case t.ID == Text && t.Varchar && t.Width > 0:
+	case t.ID == Text && (t.Varchar || t.Bpchar) && t.Width > 0:
 		return int32(t.Width) + 4
 	case t.Wide():
 		return int32((t.Precision<<16)|t.DeclScale) + 4
@@ -321,6 +327,9 @@ func (t T) String() string {
 				return fmt.Sprintf("character varying(%d)", t.Width)
 			}
 			return "character varying"
+		}
+		if t.Bpchar {
+			return bpcharString(t) // charn.go
 		}
 		if t.Name {
 			return "name"
@@ -499,7 +508,7 @@ func (t T) Preferred() bool {
 	case Float64, Bool, Timestamptz, Interval:
 		return true
 	case Text:
-		return !t.Varchar && !t.Name
+		return !t.Varchar && !t.Name && !t.Bpchar
 	}
 	return false
 }

@@ -49,7 +49,7 @@ func TestImportCSV(t *testing.T) {
 		"SELECT * FROM sales.orders ORDER BY id")
 	want := `column_name,data_type
 id,bigint
-name,character varying
+name,text
 amount,double precision
 day,date
 paid,boolean

@@ -609,15 +609,21 @@ func timestampField(u dtUnit, wall, utc int64, off int64, typ types.T) (fieldRes
 		if typ.ID != types.Timestamptz {
 			break
 		}
-		switch u {
-		case dtTZ:
-			return intField(off), nil
-		case dtTZHour:
-			return intField(off / 3600), nil
-		}
-		return intField(off / 60 % 60), nil
+		return tzField(u, off), nil
 	}
 	return fieldResult{}, errUnsupported
+}
+
+// tzField is timezone, timezone_hour or timezone_minute of a zone offset
+// of off seconds east of UTC.
+func tzField(u dtUnit, off int64) fieldResult {
+	switch u {
+	case dtTZ:
+		return intField(off)
+	case dtTZHour:
+		return intField(off / 3600)
+	}
+	return intField(off / 60 % 60)
 }
 
 // errUnsupported is replaced by the caller with the unit-specific message.

@@ -289,6 +289,10 @@ func castTargets(args, params []types.T) []types.T {
 			}
 		case p.ID == anyNonTextID:
 			out[i] = types.TextT
+		case a.Bpchar && p.ID == types.Text && !p.Bpchar:
+			// character(n) reaches text functions and operators through
+			// PostgreSQL's bpchar-to-text cast, which drops trailing blanks
+			out[i] = p
 		case a.ID == p.ID:
 			out[i] = a
 		case p.ID == types.Numeric:

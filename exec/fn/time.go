@@ -108,13 +108,7 @@ func timeField(u dtUnit, us int64, tz bool, off int64) (fieldResult, error) {
 		if !tz {
 			break
 		}
-		switch u {
-		case dtTZ:
-			return intField(off), nil
-		case dtTZHour:
-			return intField(off / 3600), nil
-		}
-		return intField(off / 60 % 60), nil
+		return tzField(u, off), nil
 	}
 	return fieldResult{}, errUnsupported
 }

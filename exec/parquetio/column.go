@@ -597,25 +597,7 @@ func (c *colReader) segment(v *vec.Vector, off, k int) error {
 	default:
 		d.s = v.S[off : off+nn]
 	}
-	if c.dict {
-		if c.idxPos+nn > len(c.idx) {
-			return c.corrupt("fewer dictionary indices than values")
-		}
-		idx := c.idx[c.idxPos : c.idxPos+nn]
-		c.idxPos += nn
-		switch c.plan.out {
-		case types.StoreInt:
-			gather(d.i64, c.dI64, idx)
-		case types.StoreFloat:
-			gather(d.f64, c.dF64, idx)
-		case types.StoreBool:
-			gather(d.b, c.dB, idx)
-		case types.StoreInterval:
-			gather(d.iv, c.dIv, idx)
-		default:
-			gather(d.s, c.dS, idx)
-		}
-	} else if err := c.plainTo(d, c.data, c.dataStr, &c.st); err != nil {
+	if err := c.decodeInto(d, nn); err != nil {
 		return err
 	}
 	if nn == k {
@@ -643,6 +625,32 @@ func (c *colReader) segment(v *vec.Vector, off, k int) error {
 		expand(v.Iv[off:off+k], defs, nn)
 	default:
 		expand(v.S[off:off+k], defs, nn)
+	}
+	return nil
+}
+
+// decodeInto fills d with the next n non-NULL values of the page: from the
+// dictionary by index, or decoded plain.
+func (c *colReader) decodeInto(d dest, n int) error {
+	if !c.dict {
+		return c.plainTo(d, c.data, c.dataStr, &c.st)
+	}
+	if c.idxPos+n > len(c.idx) {
+		return c.corrupt("fewer dictionary indices than values")
+	}
+	idx := c.idx[c.idxPos : c.idxPos+n]
+	c.idxPos += n
+	switch c.plan.out {
+	case types.StoreInt:
+		gather(d.i64, c.dI64, idx)
+	case types.StoreFloat:
+		gather(d.f64, c.dF64, idx)
+	case types.StoreBool:
+		gather(d.b, c.dB, idx)
+	case types.StoreInterval:
+		gather(d.iv, c.dIv, idx)
+	default:
+		gather(d.s, c.dS, idx)
 	}
 	return nil
 }

@@ -227,27 +227,7 @@ func (c *colReader) denseValues(v *vec.Vector, k int) error {
 		v.S = growKeep(v.S, off+k)
 		d.s = v.S[off:]
 	}
-	if !c.dict {
-		return c.plainTo(d, c.data, c.dataStr, &c.st)
-	}
-	if c.idxPos+k > len(c.idx) {
-		return c.corrupt("fewer dictionary indices than values")
-	}
-	idx := c.idx[c.idxPos : c.idxPos+k]
-	c.idxPos += k
-	switch c.plan.out {
-	case types.StoreInt:
-		gather(d.i64, c.dI64, idx)
-	case types.StoreFloat:
-		gather(d.f64, c.dF64, idx)
-	case types.StoreBool:
-		gather(d.b, c.dB, idx)
-	case types.StoreInterval:
-		gather(d.iv, c.dIv, idx)
-	default:
-		gather(d.s, c.dS, idx)
-	}
-	return nil
+	return c.decodeInto(d, k)
 }
 
 // growKeep extends s to length n, keeping its contents.

@@ -24,6 +24,9 @@ type Column struct {
 	FieldID int32 // DuckLake column_id, written as the Parquet field_id
 	Name    string
 	Type    types.T
+	// ElemFieldID is an array column's element column_id (the child row
+	// named element), written as the field_id of the LIST's element.
+	ElemFieldID int32
 }
 
 // WriterOptions tune a Writer.
@@ -75,6 +78,7 @@ type Writer struct {
 	rows    int64
 	vals    []parquet.Value
 	ivBuf   []byte
+	list    listScratch // writer_list.go
 	err     error
 	closed  bool
 }
@@ -126,6 +130,9 @@ func NewWriter(w io.Writer, cols []Column, opt WriterOptions) (*Writer, error) {
 		if noChunkBounds(c.Type) { // decimal128.go
 			opt.extra = append(opt.extra[:len(opt.extra):len(opt.extra)], parquet.SkipPageBounds(c.Name))
 		}
+		if c.Type.ID == types.Array && noChunkBounds(c.Type.Elem()) {
+			opt.extra = append(opt.extra[:len(opt.extra):len(opt.extra)], parquet.SkipPageBounds(c.Name, "list", "element"))
+		}
 	}
 	schema := parquet.NewSchema("duckdb_schema", &orderedGroup{fields: fields})
 	cw := &countWriter{w: w}
@@ -153,6 +160,9 @@ func NewWriter(w io.Writer, cols []Column, opt WriterOptions) (*Writer, error) {
 	}
 	for i, c := range cols {
 		wr.acc[i].t = c.Type
+		if c.Type.ID == types.Array {
+			wr.acc[i].t = c.Type.Elem() // stats are the element's
+		}
 	}
 	return wr, nil
 }
@@ -160,6 +170,9 @@ func NewWriter(w io.Writer, cols []Column, opt WriterOptions) (*Writer, error) {
 // columnNode maps a lakepg type to the Parquet type DuckDB writes for the
 // matching DuckLake type, OPTIONAL, with the field id.
 func columnNode(c Column) (parquet.Node, error) {
+	if c.Type.ID == types.Array {
+		return listNode(c) // writer_list.go
+	}
 	if c.Type.ID == types.Numeric && !c.Type.Wide() {
 		p, s := numericPS(c.Type)
 		if s < 0 || p > types.MaxInt64Precision || s > p {
@@ -325,6 +338,13 @@ func (w *Writer) Write(b *vec.Batch) error {
 		k := min(b.N-done, w.rgRows-w.inGroup)
 		cws := w.pw.ColumnWriters()
 		for i, v := range b.Vecs {
+			if w.cols[i].Type.ID == types.Array {
+				if err := w.writeLists(cws[i], i, v, done, done+k); err != nil {
+					w.err = err
+					return err
+				}
+				continue
+			}
 			vals, err := w.values(i, v, done, done+k)
 			if err != nil {
 				w.err = err
@@ -372,74 +392,85 @@ func (w *Writer) values(col int, v *vec.Vector, lo, hi int) ([]parquet.Value, er
 			out[k] = parquet.NullValue().Level(0, 0, col)
 			continue
 		}
-		var pv parquet.Value
-		switch t.ID {
-		case types.Bool:
-			pv = parquet.BooleanValue(v.B[i])
-		case types.Int16, types.Int32, types.Date:
-			x := v.I64[i]
-			lim := int64(math.MaxInt32)
-			if t.ID == types.Int16 {
-				lim = math.MaxInt16
-			}
-			if x > lim || x < -lim-1 {
-				return nil, pgerr.New(pgerr.NumericValueOutOfRange, "value %d out of range for column %q (%s)", x, w.cols[col].Name, t)
-			}
-			pv = parquet.Int32Value(int32(x))
-		case types.Numeric:
-			if t.Wide() {
-				b := w.ivBuf[16*k : 16*k+16 : 16*k+16]
-				if err := wideValue(b, t, v.S[i]); err != nil {
-					return nil, err
-				}
-				pv = parquet.FixedLenByteArrayValue(b)
-				break
-			}
-			x := v.I64[i]
-			if p, _ := numericPS(t); p <= 9 {
-				if x > math.MaxInt32 || x < math.MinInt32 {
-					return nil, pgerr.New(pgerr.NumericValueOutOfRange, "numeric value out of range for column %q (%s)", w.cols[col].Name, t)
-				}
-				pv = parquet.Int32Value(int32(x))
-			} else {
-				pv = parquet.Int64Value(x)
-			}
-		case types.Int64, types.Timestamp, types.Timestamptz, types.Time:
-			pv = parquet.Int64Value(v.I64[i])
-		case types.TimeTZ:
-			pv = parquet.Int64Value(types.TimeTZUTC(v.I64[i]))
-		case types.Float32:
-			pv = parquet.FloatValue(float32(v.F64[i]))
-		case types.Float64:
-			pv = parquet.DoubleValue(v.F64[i])
-		case types.Text, types.Bytea, types.JSON:
-			pv = parquet.ByteArrayValue(stringBytes(v.S[i]))
-		case types.UUID:
-			s := v.S[i]
-			if len(s) != 16 {
-				return nil, fmt.Errorf("parquet: uuid value of %d bytes in column %q", len(s), w.cols[col].Name)
-			}
-			pv = parquet.FixedLenByteArrayValue(stringBytes(s))
-		case types.Interval:
-			// Parquet's INTERVAL holds unsigned months, days and
-			// milliseconds: sub-millisecond precision is dropped, as DuckDB
-			// does, and what does not fit is refused (DuckDB refuses
-			// negative intervals too).
-			iv := v.Iv[i]
-			ms := iv.Micros / 1000
-			if iv.Months < 0 || iv.Days < 0 || ms < 0 || ms > math.MaxUint32 {
-				return nil, pgerr.New(pgerr.FeatureNotSupported, "column %q: interval %s cannot be stored in Parquet (negative parts and time parts above %d hours are not representable)",
-					w.cols[col].Name, types.AppendInterval(nil, iv), int64(math.MaxUint32)/3600000)
-			}
-			b := w.ivBuf[12*k : 12*k+12 : 12*k+12]
-			binary.LittleEndian.PutUint32(b, uint32(iv.Months))
-			binary.LittleEndian.PutUint32(b[4:], uint32(iv.Days))
-			binary.LittleEndian.PutUint32(b[8:], uint32(ms))
-			pv = parquet.FixedLenByteArrayValue(b)
+		pv, err := w.scalar(w.cols[col].Name, t, v, i, k)
+		if err != nil {
+			return nil, err
 		}
 		out[k] = pv.Level(0, 1, col)
 	}
 	return out, nil
+}
+
+// scalar converts non-NULL row i of v, of type t, to a parquet-go value;
+// slot k of ivBuf holds its bytes when the type needs a buffer (interval,
+// wide numeric). name is the column's, for errors.
+func (w *Writer) scalar(name string, t types.T, v *vec.Vector, i, k int) (parquet.Value, error) {
+	var pv parquet.Value
+	switch t.ID {
+	case types.Bool:
+		pv = parquet.BooleanValue(v.B[i])
+	case types.Int16, types.Int32, types.Date:
+		x := v.I64[i]
+		lim := int64(math.MaxInt32)
+		if t.ID == types.Int16 {
+			lim = math.MaxInt16
+		}
+		if x > lim || x < -lim-1 {
+			return pv, pgerr.New(pgerr.NumericValueOutOfRange, "value %d out of range for column %q (%s)", x, name, t)
+		}
+		pv = parquet.Int32Value(int32(x))
+	case types.Numeric:
+		if t.Wide() {
+			b := w.ivBuf[16*k : 16*k+16 : 16*k+16]
+			if err := wideValue(b, t, v.S[i]); err != nil {
+				return pv, err
+			}
+			pv = parquet.FixedLenByteArrayValue(b)
+			break
+		}
+		x := v.I64[i]
+		if p, _ := numericPS(t); p <= 9 {
+			if x > math.MaxInt32 || x < math.MinInt32 {
+				return pv, pgerr.New(pgerr.NumericValueOutOfRange, "numeric value out of range for column %q (%s)", name, t)
+			}
+			pv = parquet.Int32Value(int32(x))
+		} else {
+			pv = parquet.Int64Value(x)
+		}
+	case types.Int64, types.Timestamp, types.Timestamptz, types.Time:
+		pv = parquet.Int64Value(v.I64[i])
+	case types.TimeTZ:
+		pv = parquet.Int64Value(types.TimeTZUTC(v.I64[i]))
+	case types.Float32:
+		pv = parquet.FloatValue(float32(v.F64[i]))
+	case types.Float64:
+		pv = parquet.DoubleValue(v.F64[i])
+	case types.Text, types.Bytea, types.JSON:
+		pv = parquet.ByteArrayValue(stringBytes(v.S[i]))
+	case types.UUID:
+		s := v.S[i]
+		if len(s) != 16 {
+			return pv, fmt.Errorf("parquet: uuid value of %d bytes in column %q", len(s), name)
+		}
+		pv = parquet.FixedLenByteArrayValue(stringBytes(s))
+	case types.Interval:
+		// Parquet's INTERVAL holds unsigned months, days and
+		// milliseconds: sub-millisecond precision is dropped, as DuckDB
+		// does, and what does not fit is refused (DuckDB refuses
+		// negative intervals too).
+		iv := v.Iv[i]
+		ms := iv.Micros / 1000
+		if iv.Months < 0 || iv.Days < 0 || ms < 0 || ms > math.MaxUint32 {
+			return pv, pgerr.New(pgerr.FeatureNotSupported, "column %q: interval %s cannot be stored in Parquet (negative parts and time parts above %d hours are not representable)",
+				name, types.AppendInterval(nil, iv), int64(math.MaxUint32)/3600000)
+		}
+		b := w.ivBuf[12*k : 12*k+12 : 12*k+12]
+		binary.LittleEndian.PutUint32(b, uint32(iv.Months))
+		binary.LittleEndian.PutUint32(b[4:], uint32(iv.Days))
+		binary.LittleEndian.PutUint32(b[8:], uint32(ms))
+		pv = parquet.FixedLenByteArrayValue(b)
+	}
+	return pv, nil
 }
 
 // stringBytes views a string's bytes without copying; the result must not
@@ -482,7 +513,17 @@ func (w *Writer) Close() (FileInfo, error) {
 		}
 	}
 	for i, c := range w.cols {
-		info.Stats[i] = w.acc[i].result(c.FieldID, sizes[i])
+		id := c.FieldID
+		if c.Type.ID == types.Array {
+			id = c.ElemFieldID // DuckLake keeps stats for the leaf only
+			if c.Type.Elem().ID == types.Interval {
+				// DuckDB's catalog rows for interval elements say 0 values,
+				// 0 NULLs, no bounds (checked against 1.5.5); so do ours
+				info.Stats[i] = ColumnStats{FieldID: id}
+				continue
+			}
+		}
+		info.Stats[i] = w.acc[i].result(id, sizes[i])
 	}
 	return info, nil
 }

@@ -495,7 +495,7 @@ func attributes(rel *relation) []attribute {
 	}
 	out := make([]attribute, len(rel.lake.Columns))
 	for i, col := range rel.lake.Columns {
-		oid, typmod := ColumnType(col.Type)
+		oid, typmod := lakeColumnType(&col) // charn.go
 		a := attribute{name: col.Name, typ: oid, typmod: typmod, notNull: !col.NullsAllowed}
 		if col.DefaultValue != nil {
 			d := defaultExpr(*col.DefaultValue, col.DefaultValueType, oid, typmod)
@@ -527,6 +527,14 @@ func defaultExpr(v, kind string, oid int64, typmod int32) string {
 	case 20, 21, 23, 700, 701, 1700:
 		if lit, ok := numberLiteral(v); ok {
 			return lit
+		}
+	}
+	if oid == 1042 || oid == 1043 { // bpchar, varchar
+		// PostgreSQL keeps the literal coerced to the type without its
+		// length: 'x'::bpchar, 'x'::character varying
+		typmod = -1
+		if oid == 1042 {
+			v = strings.TrimRight(v, " ")
 		}
 	}
 	return quoteLiteral(v) + "::" + FormatType(oid, typmod, true)

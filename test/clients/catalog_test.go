@@ -66,7 +66,9 @@ var psqlCommands = map[string][]string{
 // lakepg and against PostgreSQL holding the same tables, and compares the answers: Grafana's
 // catalog queries, pgJDBC's DatabaseMetaData (DBeaver, Metabase, DataGrip go through it),
 // SQLAlchemy's reflection (Superset), pgcli's startup completion queries and \d commands,
-// psqlODBC's catalog calls (Tableau, Power BI through ODBC) and psql's meta-commands. baseline.txt lists the checks that agree; fewer fail.
+// psqlODBC's catalog calls (Tableau, Power BI through ODBC), psql's meta-commands, the
+// catalog SQL of pgAdmin 4, DBeaver and DataGrip, and the type loading of Npgsql (Power BI's
+// PostgreSQL connector). baseline.txt lists the checks that agree; fewer fail.
 func TestBICatalog(t *testing.T) {
 	pgDSN := testserver.PostgresDatabase(t, "clients")
 	exec1(t, pgDSN, "CREATE SCHEMA main;\n"+fixtureSQL(t))
@@ -142,8 +144,10 @@ func TestBICatalog(t *testing.T) {
 	need(t, odbcReady(), "psqlODBC with unixODBC and pyodbc", "apt-get install odbc-postgresql unixodbc; pip install pyodbc==5.5.0")
 	record("odbc", odbcLines(t, lakeT.host, lakeT.port, pgUser, dbName), odbcLines(t, pgT.host, pgT.port, pgUser, dbName))
 
-	// pgAdmin 4's and DBeaver's own catalog SQL (beyond pgJDBC's DatabaseMetaData)
-	for _, tool := range []struct{ prefix, file string }{{"pgadmin", "pgadmin_queries.sql"}, {"dbeaver", "dbeaver_queries.sql"}} {
+	// pgAdmin 4's, DBeaver's and DataGrip's own catalog SQL (beyond pgJDBC's DatabaseMetaData),
+	// and Npgsql's type loading (Power BI)
+	for _, tool := range []struct{ prefix, file string }{{"pgadmin", "pgadmin_queries.sql"}, {"dbeaver", "dbeaver_queries.sql"},
+		{"npgsql", "npgsql_queries.sql"}, {"datagrip", "datagrip_queries.sql"}} {
 		record(tool.prefix, sqlChecks(t, tool.file, lakeT.host, lakeT.port, pgUser, dbName), sqlChecks(t, tool.file, pgT.host, pgT.port, pgUser, dbName))
 	}
 

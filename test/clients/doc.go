@@ -13,8 +13,10 @@
 // drivers, against lakepg and against a real PostgreSQL holding the same
 // tables (LAKEPG_TEST_PG_DSN), compare the answers, and hold the checks
 // that agree in baseline.txt: fewer agreeing checks fail the test.
-// pgAdmin 4's and DBeaver's own catalog SQL sit in testdata/*_queries.sql
-// and run through psycopg 3 (testdata/sql_checks.py says how).
+// pgAdmin 4's, DBeaver's and DataGrip's own catalog SQL and the type-loading
+// batch of Npgsql (the .NET driver of Power BI's PostgreSQL connector; there
+// is no .NET here, so its SQL is replayed) sit in testdata/*_queries.sql and
+// run through psycopg 3 (testdata/sql_checks.py says how).
 // TestSavepointsMatchPostgres and TestRowDescriptionOrigins compare protocol
 // answers with PostgreSQL the same way, through pgx: a script of savepoints
 // (tags, errors, rows and the ReadyForQuery status after each statement),

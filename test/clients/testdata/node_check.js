@@ -15,7 +15,7 @@ async function main() {
     // Typed results of every supported type.
     const r = await c.query('SELECT * FROM sales.orders ORDER BY id');
     assert.deepEqual(r.fields.map((f) => f.dataTypeID),
-      [23, 1043, 1700, 21, 20, 700, 701, 1043, 16, 1082, 1114, 1184, 1186, 17, 2950]);
+      [23, 1043, 1700, 21, 20, 700, 701, 25, 16, 1082, 1114, 1184, 1186, 17, 2950]);
     const o = r.rows[0];
     assert.equal(o.id, 1);
     assert.equal(o.customer, 'alice');

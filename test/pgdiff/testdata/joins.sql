@@ -58,3 +58,16 @@ SELECT e.name FROM emp e JOIN dept d ON e.dept = d.id JOIN city c ON c.city = d.
 SELECT id FROM emp JOIN dept ON emp.dept = dept.id;
 -- @error
 SELECT * FROM emp JOIN dept USING (nosuch);
+-- LATERAL subqueries with ORDER BY … LIMIT, aggregates, GROUP BY, DISTINCT, set operations and
+-- nested correlation; correlated subqueries in the ON condition of outer joins.
+SELECT d.dname, e.name, e.salary FROM dept d JOIN LATERAL (SELECT name, salary FROM emp WHERE emp.dept = d.id ORDER BY salary NULLS FIRST LIMIT 2) e ON true ORDER BY 1, 2;
+SELECT d.dname, e.* FROM dept d LEFT JOIN LATERAL (SELECT name, salary FROM emp WHERE emp.dept = d.id ORDER BY salary DESC LIMIT 2) e ON e.salary > 4000 ORDER BY 1, 2;
+SELECT d.dname, x.* FROM dept d CROSS JOIN LATERAL (SELECT max(salary) AS m, min(name) AS n, count(*) AS c FROM emp e WHERE e.dept = d.id) x ORDER BY 1;
+SELECT d.dname, x.* FROM dept d, LATERAL (SELECT e.boss, count(*) AS n FROM emp e WHERE e.dept = d.id GROUP BY e.boss) x ORDER BY 1, 2 NULLS FIRST;
+SELECT d.dname, x.boss FROM dept d LEFT JOIN LATERAL (SELECT DISTINCT boss FROM emp e WHERE e.dept = d.id) x ON true ORDER BY 1, 2;
+SELECT d.dname, x.c FROM dept d, LATERAL (SELECT count(*) AS c FROM emp e WHERE e.salary > (SELECT avg(salary) FROM emp e2 WHERE e2.dept = d.id)) x ORDER BY 1;
+SELECT d.dname, x.name FROM dept d, LATERAL (SELECT name FROM emp WHERE dept = d.id UNION SELECT city FROM city WHERE city.city = d.city) x ORDER BY 1, 2;
+SELECT d.dname, (SELECT e.name FROM emp e WHERE e.dept = d.id ORDER BY e.salary DESC NULLS LAST LIMIT 1) AS top FROM dept d ORDER BY 1;
+SELECT e.name, d.dname FROM emp e LEFT JOIN dept d ON d.id = (SELECT max(x.dept) FROM emp x WHERE x.boss = e.id) ORDER BY e.name;
+SELECT e.name, c.country FROM emp e JOIN dept d ON d.id = e.dept LEFT JOIN city c ON c.city = d.city AND EXISTS (SELECT 1 FROM emp x WHERE x.dept = d.id AND x.salary > 4400) ORDER BY 1;
+SELECT * FROM dept d LEFT JOIN city c ON c.country = (SELECT min(x.country) FROM city x WHERE x.city = d.city) ORDER BY d.dname;

@@ -61,3 +61,8 @@ SELECT (regexp_match('foobarbequebaz', 'ba.'))[1], regexp_match('abc', 'x');
 SELECT regexp_split_to_array('a1b22c', '\d+'), array_to_string(regexp_split_to_array('a,b', ','), '|');
 SELECT x FROM regexp_split_to_table('one two  three', '\s+') AS x;
 SELECT substring('foobar' from 'o.b'), substring('foobar' from 'o(.)b'), substring('foobar' from 'x');
+SELECT x, n FROM regexp_split_to_table('a,b,,c', ',') WITH ORDINALITY AS t(x, n) ORDER BY n;
+SELECT id, regexp_split_to_table(t, '[aeiou]', 'i') AS part FROM p WHERE id <= 3 ORDER BY id, part;
+SELECT count(*) FROM regexp_split_to_table('hello world', '\s*');
+-- @error
+SELECT regexp_split_to_table('abc', 'b', 'g');

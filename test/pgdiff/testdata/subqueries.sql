@@ -57,3 +57,34 @@ SELECT id FROM a WHERE NULL IN (SELECT v FROM b) ORDER BY id;
 SELECT 1 IN (SELECT 1 WHERE false), 1 NOT IN (SELECT NULL::integer), NULL NOT IN (SELECT 1 WHERE false);
 -- @error
 SELECT id FROM a WHERE v IN (SELECT id, v FROM b);
+-- Correlated subqueries of shapes no join expresses (ORDER BY … LIMIT, GROUP BY, DISTINCT,
+-- set operations, VALUES, nesting), in the select list, CASE, WHERE, HAVING and grouped queries.
+SELECT id, (SELECT b.v FROM b WHERE b.id >= a.id ORDER BY b.id LIMIT 1) FROM a ORDER BY id;
+SELECT id, (SELECT b.v FROM b WHERE b.id >= a.id ORDER BY b.v DESC NULLS LAST OFFSET 1 LIMIT 1) FROM a ORDER BY id;
+SELECT id FROM a WHERE v = (SELECT b.v FROM b WHERE b.id = a.id ORDER BY b.v LIMIT 1) ORDER BY id;
+SELECT id, (SELECT count(*) FROM (SELECT b.v FROM b WHERE b.id < a.id LIMIT 2) s) FROM a ORDER BY id;
+SELECT id, (SELECT v FROM b WHERE b.id = a.id UNION ALL SELECT 0 LIMIT 1) FROM a ORDER BY id;
+SELECT id, (SELECT max(x) FROM (VALUES (a.v), (a.id * 100)) t(x)) FROM a ORDER BY id;
+SELECT id, (SELECT sum(v) FROM b WHERE b.id IN (SELECT x.id FROM a x WHERE x.g = a.g)) FROM a ORDER BY id;
+SELECT id, (SELECT b.id AS last FROM b WHERE b.id <= a.id GROUP BY b.id ORDER BY b.id DESC LIMIT 1) FROM a ORDER BY id;
+SELECT id, (SELECT count(*) FROM (SELECT DISTINCT x.g FROM a x WHERE x.id <= a.id) s) FROM a ORDER BY id;
+SELECT id, CASE WHEN v > 15 THEN (SELECT b.v FROM b WHERE b.id >= a.id ORDER BY b.id LIMIT 1) ELSE -1 END FROM a ORDER BY id;
+SELECT id, CASE WHEN EXISTS (SELECT 1 FROM b WHERE b.v = a.v LIMIT 1) THEN 'hit' ELSE 'miss' END FROM a ORDER BY id;
+SELECT id, ARRAY(SELECT b.v FROM b WHERE b.id >= a.id ORDER BY b.v DESC NULLS LAST LIMIT 2) FROM a ORDER BY id;
+SELECT id, ARRAY(SELECT b.id FROM b WHERE b.v > a.v ORDER BY b.id) FROM a ORDER BY id;
+SELECT id, v = ANY (SELECT b.v FROM b WHERE b.id <= a.id), v > ALL (SELECT b.v FROM b WHERE b.id < a.id) FROM a ORDER BY id;
+SELECT id FROM a WHERE EXISTS (SELECT 1 FROM b WHERE b.id = a.id LIMIT 1) ORDER BY id;
+SELECT id FROM a WHERE EXISTS (SELECT b.v FROM b WHERE b.id <= a.id GROUP BY b.v HAVING max(b.id) >= 3) ORDER BY id;
+SELECT id FROM a WHERE v IN (SELECT b.v FROM b WHERE b.id <= a.id ORDER BY b.v LIMIT 1) ORDER BY id;
+SELECT id FROM a WHERE v NOT IN (SELECT b.v FROM b WHERE b.id <= a.id ORDER BY b.v NULLS FIRST LIMIT 2) ORDER BY id;
+SELECT * FROM a WHERE v >= (SELECT min(b.v) FROM b WHERE b.v > a.v - 30) ORDER BY id;
+SELECT g, (SELECT count(*) FROM a x WHERE x.g = a.g), count(*) FROM a GROUP BY g ORDER BY g NULLS FIRST;
+SELECT g FROM a GROUP BY g HAVING (SELECT count(*) FROM a x WHERE x.g = a.g AND x.v > 15) > 0 ORDER BY g;
+SELECT id FROM a ORDER BY (SELECT b.v FROM b WHERE b.id >= a.id ORDER BY b.id LIMIT 1) NULLS FIRST, id;
+SELECT sum((SELECT count(*) FROM b WHERE b.id = a.id)) FROM a;
+SELECT g, sum((SELECT b.v FROM b WHERE b.id >= a.id ORDER BY b.id LIMIT 1)), count(*) FILTER (WHERE EXISTS (SELECT 1 FROM b WHERE b.v = a.v)) FROM a GROUP BY g ORDER BY g;
+WITH c AS (SELECT id, v FROM b) SELECT a.id, (SELECT max(x.v) FROM c x JOIN c y ON x.id = y.id WHERE x.id <= a.id LIMIT 1) FROM a ORDER BY a.id;
+-- @error
+SELECT g, (SELECT count(*) FROM a x WHERE x.v = a.v) FROM a GROUP BY g;
+-- @error
+SELECT id, (SELECT b.v FROM b WHERE b.id > a.id ORDER BY b.id) FROM a ORDER BY id;

@@ -59,3 +59,23 @@ SELECT id, t::text, 42::text, true::text, '2024-01-02'::date::text, 1.50::text F
 SELECT quote_ident('abc'), quote_ident('A b'), quote_literal('x''y'), quote_nullable(NULL);
 SELECT 'a' || 'b' = 'ab', 'ab' LIKE 'a%', length('日本語'), upper('ß'), lower('ÀÉ');
 SELECT E'tab\there', E'new\nline', 'back\slash', E'quote\'s', U&'\0041';
+-- character(n): blank-padded; comparisons, length and casts to text ignore trailing blanks
+CREATE TABLE cn (id integer, c char(4), v varchar(6), b bpchar);
+INSERT INTO cn VALUES (1, 'ab', 'ab', 'ab '), (2, 'wxyz', 'wxyz  ', 'q'), (3, NULL, NULL, NULL), (4, 'a  ', 'a', 'a');
+-- @error
+INSERT INTO cn VALUES (5, 'abcde', 'x', 'x');
+-- @error
+UPDATE cn SET v = v || 'xyz' WHERE id = 2;
+UPDATE cn SET v = v || 'x' WHERE id = 1;
+SELECT id, c, '[' || c || ']', length(c), c = 'ab', c = 'ab  ', c < 'b', v, length(v), b = 'ab' FROM cn ORDER BY id;
+SELECT c, count(*) FROM cn GROUP BY c ORDER BY c;
+SELECT id FROM cn WHERE c = 'a' OR c IN ('wxyz ') ORDER BY id;
+SELECT x.id, y.id FROM cn x JOIN cn y ON x.c = y.b ORDER BY 1, 2;
+SELECT column_name, data_type, character_maximum_length, udt_name FROM information_schema.columns WHERE table_name = 'cn' ORDER BY ordinal_position;
+SELECT attname, atttypmod, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'cn'::regclass AND attnum > 0 ORDER BY attnum;
+SELECT 'ab'::char(4)::varchar(6) || '|', 'abc'::character(2), 'x'::character varying(3)::char(3) || '|', ''::char(2) = ' ', upper('ab'::char(3)) || '|';
+ALTER TABLE cn ALTER COLUMN v TYPE varchar(10);
+UPDATE cn SET v = 'tenletters' WHERE id = 1;
+-- @error
+UPDATE cn SET v = 'elevenchars' WHERE id = 1;
+SELECT id, v FROM cn ORDER BY id;

@@ -60,3 +60,16 @@ SELECT id, tz FROM z2 ORDER BY id;
 SET TimeZone = 'UTC';
 SELECT id, tz FROM z2 ORDER BY id;
 SELECT extract(hour FROM tz), date_part('day', tz) FROM z2 ORDER BY id;
+SET TimeZone = 'UTC-3';
+SELECT id, tz FROM z WHERE id IN (1, 2) ORDER BY id;
+SET TimeZone = '<+0530>-05:30';
+SELECT id, tz FROM z WHERE id IN (1, 2) ORDER BY id;
+SET TimeZone = 'EST5EDT';
+SELECT id, tz FROM z WHERE id IN (1, 2) ORDER BY id;
+SET TimeZone = 'CET-1CEST,M3.5.0,M10.5.0/3';
+SELECT id, tz FROM z WHERE id IN (1, 2) ORDER BY id;
+SET TimeZone = '+05:30';
+SELECT id, tz FROM z WHERE id IN (1, 2) ORDER BY id;
+-- @error
+SET TimeZone = 'UTC+x';
+RESET TimeZone;

@@ -1,0 +1,44 @@
+package sql
+
+import (
+	"github.com/lakepg/lakepg/catalog"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/snapshot"
+	"github.com/lakepg/lakepg/types"
+)
+
+// declaredType is the type a table column reads as: its DuckLake type,
+// with a DuckLake varchar shown as character varying (DuckLake has no text
+// type), refined by the column's lakepg.type tag (catalog/pgtype.go) to
+// varchar(n) or character(n).
+func declaredType(c *catalog.Column) (types.T, error) {
+	ty, err := columnType(c) // nested.go
+	if err != nil {
+		return ty, err
+	}
+	if ty.ID == types.Text && c.Type == "varchar" {
+		ty = types.ApplyPGTypeTag(types.VarcharT, c.PGType)
+	}
+	return ty, nil
+}
+
+// alterTextModifier handles ALTER COLUMN TYPE between text types that are
+// all DuckLake varchar, which changes only the column's lakepg.type tag.
+// Like PostgreSQL without a table rewrite, it accepts lengthening or
+// lifting a varchar limit; a change that would have to check or re-pad
+// stored values (shortening, to or from character(n)) is not supported.
+func alterTextModifier(c *snapshot.Commit, t *catalog.Table, col *catalog.Column, to types.T) error {
+	from, err := declaredType(col)
+	if err != nil {
+		return err
+	}
+	if types.PGTypeTag(from) == types.PGTypeTag(to) {
+		return nil
+	}
+	ok := !from.Bpchar && !to.Bpchar && (to.Width == 0 || from.Width > 0 && to.Width >= from.Width)
+	if !ok {
+		return pgerr.New(pgerr.FeatureNotSupported, "changing column \"%s\" from %s to %s would rewrite data files; only lengthening or removing a varchar limit is supported", col.Name, from, to)
+	}
+	c.SetColumnPGType(*t, col.ID, types.PGTypeTag(to))
+	return nil
+}

@@ -1,0 +1,63 @@
+package sql
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/lakepg/lakepg/pgerr"
+)
+
+// TestArrayColumnsStoreAndReadBack: array columns in tables, written to Parquet files and
+// inlined into the catalog, by INSERT, COPY-like multi-row inserts, UPDATE, CTAS and ADD
+// COLUMN, read back exactly (NULL list, empty list, NULL elements apart).
+func TestArrayColumnsStoreAndReadBack(t *testing.T) {
+	for _, inline := range []bool{false, true} {
+		name := "files"
+		if inline {
+			name = "inlined"
+		}
+		t.Run(name, func(t *testing.T) {
+			s := lake(t)
+			if !inline {
+				must(t, s, `CALL lakepg.set_option('data_inlining_row_limit', '0')`)
+			}
+			must(t, s, `CREATE TABLE la (id integer, a integer[], s text[], b bytea[], iv interval[], ts timestamptz[], n numeric(10,2)[], w numeric(30,3)[])`)
+			must(t, s, `INSERT INTO la VALUES
+				(1, '{1,NULL,-3}', ARRAY['x y', '', NULL, 'it''s', 'a\b', 'NULL'], ARRAY['\x00ff'::bytea], ARRAY['1 mon 2 days 00:00:01.5'::interval],
+				 ARRAY['2000-01-02 03:04:05.5+00'::timestamptz, 'infinity'], '{1.5,-2.25}', '{123456789012345678901.125}'),
+				(2, NULL, '{}', NULL, '{}', NULL, '{NULL}', NULL),
+				(3, '{}', NULL, ARRAY[''::bytea, NULL], NULL, '{}', NULL, '{}')`)
+			want := []string{
+				`1|{1,NULL,-3}|{"x y","",NULL,it's,"a\\b","NULL"}|{"\\x00ff"}|{"1 mon 2 days 00:00:01.5"}|{"2000-01-02 03:04:05.5+00",infinity}|{1.50,-2.25}|{123456789012345678901.125}`,
+				`2|NULL|{}|NULL|{}|NULL|{NULL}|NULL`,
+				`3|{}|NULL|{"\\x",NULL}|NULL|{}|NULL|{}`,
+			}
+			must(t, s, `SELECT * FROM la ORDER BY id`, want...)
+			changes, _, err := run(t, s, `SELECT changes FROM lakepg.snapshots() ORDER BY snapshot_id DESC LIMIT 1`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Contains(changes[0], "inlined_insert"); got != inline {
+				t.Fatalf("changes %q: inlined %t, want %t", changes[0], got, inline)
+			}
+			must(t, s, `UPDATE la SET a = a || 9 WHERE id < 3`)
+			must(t, s, `SELECT id, a, cardinality(a) FROM la ORDER BY id`, "1|{1,NULL,-3,9}|4", "2|{9}|1", "3|{}|0")
+			must(t, s, `ALTER TABLE la ADD COLUMN extra date[]`)
+			must(t, s, `INSERT INTO la (id, extra) VALUES (4, '{2024-01-01,NULL}')`)
+			must(t, s, `SELECT id, extra FROM la WHERE id >= 3 ORDER BY id`, "3|NULL", "4|{2024-01-01,NULL}")
+			must(t, s, `CREATE TABLE la2 AS SELECT id % 2 AS k, array_agg(id ORDER BY id) AS ids, ARRAY[id, NULL] AS pair FROM la GROUP BY id % 2, id`)
+			must(t, s, `SELECT k, ids, pair FROM la2 ORDER BY k, ids`, "0|{2}|{2,NULL}", "0|{4}|{4,NULL}", "1|{1}|{1,NULL}", "1|{3}|{3,NULL}")
+			must(t, s, `SELECT x FROM la, unnest(s) x WHERE id = 1 AND x IS NOT NULL ORDER BY x`, "", "NULL", "a\\b", "it's", "x y")
+		})
+	}
+}
+
+// TestArrayColumnErrors: what cannot be stored answers 0A000.
+func TestArrayColumnErrors(t *testing.T) {
+	s := lake(t)
+	mustFail(t, s, `CREATE TABLE bad (a integer[] DEFAULT '{1}')`, pgerr.FeatureNotSupported)
+	mustFail(t, s, `CREATE TABLE bad AS SELECT ARRAY[ROW(1, 2)] AS r`, pgerr.FeatureNotSupported)
+	mustFail(t, s, `CREATE TABLE bad (a numeric[])`, pgerr.FeatureNotSupported)
+	must(t, s, `CREATE TABLE ok (a integer[])`)
+	mustFail(t, s, `ALTER TABLE ok ALTER COLUMN a TYPE bigint[]`, pgerr.FeatureNotSupported)
+}
