@@ -208,9 +208,11 @@ func (s *Session) copyFrom(ctx context.Context, st *pg.CopyStmt, o *copyOptions)
 
 	load := func(ctx context.Context, rows CopyRows) (int64, error) {
 		src := &copyRowsOp{rows: rows, spec: spec, notNull: notNull, loc: s.loc, ts: typesOfColumns(dataCols)}
-		op := &exec.Project{Env: env, Input: src, Exprs: proj}
-		defer op.Close()
-		tw, err := s.writeTableFiles(ctx, sch, t, parquetColumns(cols), op, notNullCheck(t)) // partition_write.go
+		tw, err := s.pipelinedCopy(ctx, src, func(in exec.Operator) (*tableWrite, error) {
+			op := &exec.Project{Env: env, Input: in, Exprs: proj}
+			defer op.Close()
+			return s.writeTableFiles(ctx, sch, t, parquetColumns(cols), op, notNullCheck(t)) // partition_write.go
+		})
 		if err != nil {
 			if ctx.Err() != nil {
 				// Whatever failed first (the storage may see the cancel before
