@@ -579,11 +579,7 @@ func (b *binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 		if err := nargs(1, 1); err != nil {
 			return nil, true, err
 		}
-		t := args[0].Type()
-		s := t.String()
-		if t.ID == types.Unknown {
-			s = "unknown"
-		}
+		s := regtypeName(args[0].Type())
 		return constant(text, func(v *vec.Vector) { v.AppendString(s) })
 
 	case "txid_current", "pg_current_xact_id", "txid_current_if_assigned", "pg_current_xact_id_if_assigned":
@@ -923,4 +919,22 @@ func (s *Session) catalogTableFunction(name, alias string) (*source, bool, error
 		ts[i] = col.Type
 	}
 	return &source{op: &exec.BatchSource{B: bt, T: ts}, sc: sc, rows: float64(bt.N)}, true, nil
+}
+
+// regtypeName is a type as regtype prints it: the name without its
+// modifiers (numeric, not numeric(12,2)), as pg_typeof answers.
+func regtypeName(t types.T) string {
+	switch {
+	case t.ID == types.Unknown:
+		return "unknown"
+	case t.ID == types.Numeric:
+		return "numeric"
+	case t.ID == types.Text && t.Bpchar:
+		return "character"
+	case t.ID == types.Text && t.Varchar:
+		return "character varying"
+	case t.ID == types.Array:
+		return regtypeName(t.Elem()) + "[]"
+	}
+	return t.String()
 }

@@ -91,6 +91,9 @@ func (s *Session) assign(name, val string) error {
 			return err
 		}
 		s.loc = loc
+		if name, ok := bareHoursName(val); ok {
+			val = name
+		}
 	case "lakepg.snapshot":
 		if val != "" {
 			if _, err := s.resolveSnapshotText(context.Background(), val); err != nil {

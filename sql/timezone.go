@@ -2,6 +2,7 @@ package sql
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -151,4 +152,30 @@ func tzifFooterOnly(abbrev string, utoff int, tz string) []byte {
 	b = append(b, '\n')
 	b = append(b, tz...)
 	return append(b, '\n')
+}
+
+// bareHoursName is how PostgreSQL shows a TimeZone set to a bare number of
+// hours east of UTC: as the POSIX zone it stands for, "+3" as "<+03>-03"
+// and "-5.5" as "<-05:30>+05:30".
+func bareHoursName(v string) (string, bool) {
+	h, err := strconv.ParseFloat(v, 64)
+	if err != nil || math.IsInf(h, 0) || math.IsNaN(h) || strings.TrimLeft(v, "+-.0123456789") != "" {
+		return "", false
+	}
+	east := int(math.Round(h * 3600))
+	if east == 0 {
+		return "", false
+	}
+	abs, sign, west := east, "+", "-"
+	if east < 0 {
+		abs, sign, west = -east, "-", "+"
+	}
+	hm := fmt.Sprintf("%02d", abs/3600)
+	if abs%3600 != 0 {
+		hm += fmt.Sprintf(":%02d", abs%3600/60)
+		if abs%60 != 0 {
+			hm += fmt.Sprintf(":%02d", abs%60)
+		}
+	}
+	return "<" + sign + hm + ">" + west + hm, true
 }
