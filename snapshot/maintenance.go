@@ -468,104 +468,130 @@ type FoldedDeletes struct {
 	File      NewDeleteFileAt
 }
 
-// FlushInlined commits flush_inlined_data for table t: new data files (and
-// delete files for rows already deleted) replace the inlined rows, which are
-// physically removed, and inlined file deletes become delete files.
-func FlushInlined(ctx context.Context, db *catalog.DB, base catalog.Snapshot, t catalog.Table, tableDir string, tables []FlushedTable, folded []FoldedDeletes) (catalog.Snapshot, error) {
-	nFiles := int64(len(folded))
-	for _, ft := range tables {
-		for _, ff := range ft.Files {
-			nFiles++
-			if ff.Deletes != nil {
+// TableFlush is one table's part of a flush_inlined_data commit: new data
+// files (and delete files for rows already deleted) that replace its
+// inlined rows, and its inlined file deletes folded into delete files.
+type TableFlush struct {
+	Table  catalog.Table
+	Dir    string // the table's directory, for scheduling replaced files
+	Tables []FlushedTable
+	Folded []FoldedDeletes
+}
+
+// FlushInlined commits flush_inlined_data for the given tables as one
+// snapshot, as DuckDB does: the inlined rows are physically removed and
+// inlined file deletes become delete files.
+func FlushInlined(ctx context.Context, db *catalog.DB, base catalog.Snapshot, flushes []TableFlush) (catalog.Snapshot, error) {
+	var nFiles int64
+	for _, tf := range flushes {
+		nFiles += int64(len(tf.Folded))
+		for _, ft := range tf.Tables {
+			for _, ff := range ft.Files {
 				nFiles++
+				if ff.Deletes != nil {
+					nFiles++
+				}
 			}
 		}
 	}
 	check := func(other *changeSet) error {
-		switch {
-		case other.droppedTables[t.ID]:
-			return conflictf("attempting to flush table with index %d, but another transaction dropped it", t.ID)
-		case other.deletedInline[t.ID]:
-			return conflictf("attempting to flush table with index %d, but another transaction deleted from it", t.ID)
-		case other.flushed[t.ID]:
-			return conflictf("attempting to flush table with index %d, but another transaction flushed it", t.ID)
-		case len(folded) > 0 && (other.deleted[t.ID] || other.compacted[t.ID]):
-			return conflictf("attempting to flush table with index %d, but another transaction deleted from it", t.ID)
+		for _, tf := range flushes {
+			id := tf.Table.ID
+			switch {
+			case other.droppedTables[id]:
+				return conflictf("attempting to flush table with index %d, but another transaction dropped it", id)
+			case other.deletedInline[id]:
+				return conflictf("attempting to flush table with index %d, but another transaction deleted from it", id)
+			case other.flushed[id]:
+				return conflictf("attempting to flush table with index %d, but another transaction flushed it", id)
+			case len(tf.Folded) > 0 && (other.deleted[id] || other.compacted[id]):
+				return conflictf("attempting to flush table with index %d, but another transaction deleted from it", id)
+			}
 		}
 		return nil
 	}
 	m := &maintCommit{db: db, base: base, files: nFiles, check: check}
 	m.body = func(w *writer) (string, error) {
-		if err := w.tableLive(t.ID); err != nil {
-			return "", err
+		for _, tf := range flushes {
+			if err := w.tableLive(tf.Table.ID); err != nil {
+				return "", err
+			}
 		}
 		// DuckDB's order of file ids: the data files of every flushed
 		// table, then the delete files of folded inlined file deletes, then
 		// those of rows deleted while inlined
-		var added int64
-		ids := make([][]int64, len(tables))
-		for i, ft := range tables {
-			for _, ff := range ft.Files {
-				id, err := w.insertFile(t.ID, ff.File)
+		ids := make([][][]int64, len(flushes))
+		for k, tf := range flushes {
+			var added int64
+			ids[k] = make([][]int64, len(tf.Tables))
+			for i, ft := range tf.Tables {
+				for _, ff := range ft.Files {
+					id, err := w.insertFile(tf.Table.ID, ff.File)
+					if err != nil {
+						return "", err
+					}
+					ids[k][i] = append(ids[k][i], id)
+					added += ff.File.FileSize
+				}
+			}
+			if added > 0 {
+				if _, err := w.exec(`UPDATE ducklake_table_stats SET file_size_bytes = file_size_bytes + ? WHERE table_id = ?`, added, tf.Table.ID); err != nil {
+					return "", err
+				}
+			}
+		}
+		for _, tf := range flushes {
+			t := tf.Table
+			for _, fd := range tf.Folded {
+				liveDel, fileLive, err := w.tx.LiveDeleteFile(w.ctx, fd.Old.ID)
 				if err != nil {
 					return "", err
 				}
-				ids[i] = append(ids[i], id)
-				added += ff.File.FileSize
-			}
-		}
-		for _, fd := range folded {
-			liveDel, fileLive, err := w.tx.LiveDeleteFile(w.ctx, fd.Old.ID)
-			if err != nil {
-				return "", err
-			}
-			if !fileLive || (liveDel == nil) != (fd.Old.Delete == nil) || (liveDel != nil && *liveDel != fd.Old.Delete.ID) {
-				return "", conflictf("data file %d was changed by another transaction", fd.Old.ID)
-			}
-			if old := fd.Old.Delete; old != nil {
-				if _, err := w.exec(`DELETE FROM ducklake_delete_file WHERE delete_file_id = ?`, old.ID); err != nil {
-					return "", err
+				if !fileLive || (liveDel == nil) != (fd.Old.Delete == nil) || (liveDel != nil && *liveDel != fd.Old.Delete.ID) {
+					return "", conflictf("data file %d was changed by another transaction", fd.Old.ID)
 				}
-				if err := w.schedule(old.ID, tableDir, old.RelPath); err != nil {
-					return "", err
-				}
-			}
-			if err := w.insertDeleteFile(t.ID, fd.Old.ID, fd.File); err != nil {
-				return "", err
-			}
-			n, err := w.exec(`DELETE FROM `+catalog.QuoteIdent(InlinedDeleteTable(t.ID))+` WHERE file_id = ? AND begin_snapshot <= ?`, fd.Old.ID, m.base.ID)
-			if err != nil {
-				return "", err
-			}
-			if n != fd.Positions {
-				return "", conflictf("inlined deletes of data file %d changed while flushing", fd.Old.ID)
-			}
-		}
-		for i, ft := range tables {
-			for j, ff := range ft.Files {
-				if d := ff.Deletes; d != nil {
-					if err := w.insertDeleteFile(t.ID, ids[i][j], *d); err != nil {
+				if old := fd.Old.Delete; old != nil {
+					if _, err := w.exec(`DELETE FROM ducklake_delete_file WHERE delete_file_id = ?`, old.ID); err != nil {
+						return "", err
+					}
+					if err := w.schedule(old.ID, tf.Dir, old.RelPath); err != nil {
 						return "", err
 					}
 				}
-			}
-			if err := w.deleteInlinedRows(ft.InlinedTable, ft.RowIDs, m.base.ID); err != nil {
-				return "", err
-			}
-		}
-		if err := w.dropEmptyInlined(t.ID); err != nil {
-			return "", err
-		}
-		if added > 0 {
-			if _, err := w.exec(`UPDATE ducklake_table_stats SET file_size_bytes = file_size_bytes + ? WHERE table_id = ?`, added, t.ID); err != nil {
-				return "", err
+				if err := w.insertDeleteFile(t.ID, fd.Old.ID, fd.File); err != nil {
+					return "", err
+				}
+				n, err := w.exec(`DELETE FROM `+catalog.QuoteIdent(InlinedDeleteTable(t.ID))+` WHERE file_id = ? AND begin_snapshot <= ?`, fd.Old.ID, m.base.ID)
+				if err != nil {
+					return "", err
+				}
+				if n != fd.Positions {
+					return "", conflictf("inlined deletes of data file %d changed while flushing", fd.Old.ID)
+				}
 			}
 		}
 		var toks []string
-		if len(folded) > 0 {
-			toks = append(toks, fmt.Sprintf("deleted_from_table:%d", t.ID))
+		for k, tf := range flushes {
+			for i, ft := range tf.Tables {
+				for j, ff := range ft.Files {
+					if d := ff.Deletes; d != nil {
+						if err := w.insertDeleteFile(tf.Table.ID, ids[k][i][j], *d); err != nil {
+							return "", err
+						}
+					}
+				}
+				if err := w.deleteInlinedRows(ft.InlinedTable, ft.RowIDs, m.base.ID); err != nil {
+					return "", err
+				}
+			}
+			if err := w.dropEmptyInlined(tf.Table.ID); err != nil {
+				return "", err
+			}
+			if len(tf.Folded) > 0 {
+				toks = append(toks, fmt.Sprintf("deleted_from_table:%d", tf.Table.ID))
+			}
+			toks = append(toks, fmt.Sprintf("inline_flush:%d", tf.Table.ID))
 		}
-		toks = append(toks, fmt.Sprintf("inline_flush:%d", t.ID))
 		return strings.Join(toks, ","), nil
 	}
 	return m.run(ctx)

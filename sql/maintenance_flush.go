@@ -42,49 +42,58 @@ func (s *Session) callFlush(ctx context.Context, a *callArgs) (string, error) {
 	if dry {
 		return s.planFlush(ctx, head, sels)
 	}
-	var rows, tables int
-	for _, sel := range sels {
-		n, err := s.flushTable(ctx, head, sel)
-		if err != nil {
-			return "", err
-		}
-		if n >= 0 {
-			tables++
-			rows += n
-			if head, _, err = s.maintHead(ctx); err != nil {
-				return "", err
-			}
-		}
-	}
-	return fmt.Sprintf("flush_inlined_data: flushed %d inlined rows of %d tables", rows, tables), nil
-}
-
-// flushTable writes the table's inlined rows (each inlined-data table into
-// one Parquet file with embedded row ids and snapshot ids, already deleted
-// rows into a delete file with the snapshots that deleted them) and folds
-// its inlined file deletes into delete files, as one snapshot. It returns
-// the number of rows flushed, -1 when there was nothing to flush.
-func (s *Session) flushTable(ctx context.Context, head catalog.Snapshot, sel tableSel) (int, error) {
-	db := s.eng.DB
-	regs, err := db.InlinedTables(ctx, sel.t.ID)
-	if err != nil {
-		return 0, err
-	}
-	dir := db.TableDir(sel.sch, sel.t)
+	// every table's files are written first and committed together: one
+	// snapshot for the whole flush, as DuckDB makes
 	var written []*exec.WrittenFile
 	cleanup := func() {
 		for _, w := range written {
 			s.eng.Store.Delete(context.WithoutCancel(ctx), w.Path)
 		}
 	}
+	var flushes []snapshot.TableFlush
+	rows := 0
+	for _, sel := range sels {
+		tf, n, ws, err := s.flushTable(ctx, head, sel)
+		written = append(written, ws...)
+		if err != nil {
+			cleanup()
+			return "", err
+		}
+		if tf != nil {
+			flushes = append(flushes, *tf)
+			rows += n
+		}
+	}
+	if len(flushes) > 0 {
+		if _, err := snapshot.FlushInlined(context.WithoutCancel(ctx), s.eng.DB, head, flushes); err != nil {
+			cleanup()
+			return "", err
+		}
+	}
+	return fmt.Sprintf("flush_inlined_data: flushed %d inlined rows of %d tables", rows, len(flushes)), nil
+}
+
+// flushTable writes the table's inlined rows (each inlined-data table into
+// Parquet files with embedded row ids and snapshot ids, already deleted
+// rows into a delete file with the snapshots that deleted them) and folds
+// its inlined file deletes into delete files, for the flush's commit. It
+// returns the table's part of the commit (nil when there is nothing to
+// flush), the number of rows flushed and the files written.
+func (s *Session) flushTable(ctx context.Context, head catalog.Snapshot, sel tableSel) (*snapshot.TableFlush, int, []*exec.WrittenFile, error) {
+	db := s.eng.DB
+	regs, err := db.InlinedTables(ctx, sel.t.ID)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	dir := db.TableDir(sel.sch, sel.t)
+	var written []*exec.WrittenFile
 	var flushed []snapshot.FlushedTable
 	nrows := 0
 	for _, reg := range regs {
 		ft, ws, n, err := s.flushInlinedTable(ctx, head, sel, dir, reg)
 		written = append(written, ws...)
 		if err != nil {
-			cleanup()
-			return 0, err
+			return nil, 0, written, err
 		}
 		if ft != nil {
 			flushed = append(flushed, *ft)
@@ -94,17 +103,12 @@ func (s *Session) flushTable(ctx context.Context, head catalog.Snapshot, sel tab
 	folded, ws, err := s.foldInlinedDeletes(ctx, head, sel, dir)
 	written = append(written, ws...)
 	if err != nil {
-		cleanup()
-		return 0, err
+		return nil, 0, written, err
 	}
 	if len(flushed) == 0 && len(folded) == 0 {
-		return -1, nil
+		return nil, 0, written, nil
 	}
-	if _, err := snapshot.FlushInlined(context.WithoutCancel(ctx), db, head, *sel.t, dir, flushed, folded); err != nil {
-		cleanup()
-		return 0, err
-	}
-	return nrows, nil
+	return &snapshot.TableFlush{Table: *sel.t, Dir: dir, Tables: flushed, Folded: folded}, nrows, written, nil
 }
 
 // layoutAt is table t's top-level columns as the inlined-data table of
