@@ -239,6 +239,22 @@ func (s *Session) maintTables(a *callArgs, meta *catalog.Metadata, tablePos int)
 // maintHead is the snapshot maintenance builds on and the catalog as it
 // sees it. Maintenance of this server is serialised with its other commits
 // by the caller holding writeMu.
+// maintTargets is what a table maintenance call works on: the head
+// snapshot, the tables its arguments select there, and whether it is a
+// dry run. The caller holds writeMu.
+func (s *Session) maintTargets(ctx context.Context, a *callArgs) (catalog.Snapshot, []tableSel, bool, error) {
+	head, meta, err := s.maintHead(ctx)
+	if err != nil {
+		return head, nil, false, err
+	}
+	sels, err := s.maintTables(a, meta, 0)
+	if err != nil {
+		return head, nil, false, err
+	}
+	dry, err := a.dryRun()
+	return head, sels, dry, err
+}
+
 func (s *Session) maintHead(ctx context.Context) (catalog.Snapshot, *catalog.Metadata, error) {
 	head, err := s.eng.DB.Head(ctx)
 	if err != nil {
@@ -264,15 +280,7 @@ func (s *Session) callMerge(ctx context.Context, a *callArgs) (string, error) {
 	}
 	s.eng.writeMu.Lock()
 	defer s.eng.writeMu.Unlock()
-	head, meta, err := s.maintHead(ctx)
-	if err != nil {
-		return "", err
-	}
-	sels, err := s.maintTables(a, meta, 0)
-	if err != nil {
-		return "", err
-	}
-	dry, err := a.dryRun()
+	head, sels, dry, err := s.maintTargets(ctx, a)
 	if err != nil {
 		return "", err
 	}
@@ -495,15 +503,7 @@ func (s *Session) callRewrite(ctx context.Context, a *callArgs) (string, error) 
 	}
 	s.eng.writeMu.Lock()
 	defer s.eng.writeMu.Unlock()
-	head, meta, err := s.maintHead(ctx)
-	if err != nil {
-		return "", err
-	}
-	sels, err := s.maintTables(a, meta, 0)
-	if err != nil {
-		return "", err
-	}
-	dry, err := a.dryRun()
+	head, sels, dry, err := s.maintTargets(ctx, a)
 	if err != nil {
 		return "", err
 	}

@@ -27,15 +27,7 @@ func (s *Session) callFlush(ctx context.Context, a *callArgs) (string, error) {
 	}
 	s.eng.writeMu.Lock()
 	defer s.eng.writeMu.Unlock()
-	head, meta, err := s.maintHead(ctx)
-	if err != nil {
-		return "", err
-	}
-	sels, err := s.maintTables(a, meta, 0)
-	if err != nil {
-		return "", err
-	}
-	dry, err := a.dryRun()
+	head, sels, dry, err := s.maintTargets(ctx, a)
 	if err != nil {
 		return "", err
 	}
