@@ -233,6 +233,7 @@ type aggSet struct {
 	itab     *i64Table
 	nullG    int32
 	htab     *hashTable
+	pack     *keyPacker // nil unless the keys are short text (keypack.go)
 	keys     *keyCols
 	keyBytes int64 // memory of the stored keys, kept as groups are added
 	ngroups  int
@@ -298,6 +299,7 @@ func (h *HashAgg) newRun() (*aggRun, error) {
 				kt[i] = in[c]
 			}
 			s.keys = newKeyCols(kt)
+			s.pack = newKeyPacker(kt)
 			s.kv = make([]*vec.Vector, len(cols))
 		}
 		for i, a := range h.Aggs {
@@ -344,9 +346,15 @@ func (s *aggSet) groupIDs(b *vec.Batch, zeros []int32) {
 		s.hs = s.hs[:n]
 		for i, c := range s.cols {
 			s.kv[i] = b.Vecs[c]
-			hashColumn(s.hs, b.Vecs[c], n, i == 0)
 		}
-		s.keyBytes += s.htab.groupIDs(s.keys, s.kv, s.hs, s.gids)
+		if ok, added := s.pack.groupIDs(s.htab, s.keys, s.kv, n, s.hs, s.gids); ok {
+			s.keyBytes += added
+		} else {
+			for i, v := range s.kv {
+				hashColumn(s.hs, v, n, i == 0)
+			}
+			s.keyBytes += s.htab.groupIDs(s.keys, s.kv, s.hs, s.gids)
+		}
 		s.ngroups = len(s.htab.idHash)
 	}
 	for _, fn := range s.fns {
@@ -361,6 +369,9 @@ func (s *aggSet) bytes() int64 {
 	}
 	if s.htab != nil {
 		b += s.htab.bytes() + s.keyBytes
+	}
+	if s.pack != nil {
+		b += s.pack.bytes()
 	}
 	for _, fn := range s.fns {
 		b += fn.bytes()

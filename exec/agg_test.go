@@ -475,3 +475,46 @@ func BenchmarkGroupByTwoText(b *testing.B) {
 	}
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrows/s")
 }
+
+// TestGroupByShortTextKeys groups text keys that mostly pack into the
+// keyPacker's int64 (short values, empty strings, NULLs) mixed with values
+// too long for it, with one, two and four key columns, against a map.
+func TestGroupByShortTextKeys(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	vals := []any{"", "A", "N", "R", "ab", "abc", "abcdefg", "abcdefgh", "a long value", nil, "\x00", "\x00\x00"}
+	for _, nk := range []int{1, 2, 4} {
+		for _, longFrac := range []float64{0, 0.1, 0.9} {
+			ts := make([]types.T, nk+1)
+			for i := range nk {
+				ts[i] = types.TextT
+			}
+			ts[nk] = types.Int64T
+			count := map[string]int64{}
+			var order []string
+			var rows [][]any
+			for i := range 20000 {
+				r := make([]any, nk+1)
+				for c := range nk {
+					if rng.Float64() < longFrac {
+						r[c] = vals[7+rng.Intn(2)]
+					} else {
+						r[c] = vals[rng.Intn(len(vals))]
+					}
+				}
+				r[nk] = int64(i)
+				rows = append(rows, r)
+				key := fmtRow(r[:nk]...)
+				if _, ok := count[key]; !ok {
+					order = append(order, key)
+				}
+				count[key]++
+			}
+			var want []string
+			for _, k := range order {
+				want = append(want, fmt.Sprintf("%s|%d", k, count[k]))
+			}
+			h := &HashAgg{Input: newRowsOp(ts, rows, 1000), NGroup: nk, Aggs: []Agg{mkAgg(t, AggCountStar, nk, types.Int64T)}}
+			sameRows(t, fmt.Sprintf("keys=%d long=%v", nk, longFrac), runAgg(t, h), want)
+		}
+	}
+}

@@ -69,15 +69,15 @@ func (c *colBuf) appendRange(i int, src *vec.Vector, lo, hi int) {
 	}
 	switch v.Type.Storage() {
 	case types.StoreInt:
-		v.I64 = append(v.I64, src.I64[lo:hi]...)
+		v.I64 = appendDoubling(v.I64, src.I64[lo:hi])
 	case types.StoreFloat:
-		v.F64 = append(v.F64, src.F64[lo:hi]...)
+		v.F64 = appendDoubling(v.F64, src.F64[lo:hi])
 	case types.StoreBool:
-		v.B = append(v.B, src.B[lo:hi]...)
+		v.B = appendDoubling(v.B, src.B[lo:hi])
 	case types.StoreInterval:
-		v.Iv = append(v.Iv, src.Iv[lo:hi]...)
+		v.Iv = appendDoubling(v.Iv, src.Iv[lo:hi])
 	default:
-		v.S = append(v.S, src.S[lo:hi]...)
+		v.S = appendDoubling(v.S, src.S[lo:hi])
 	}
 	if v.Nulls != nil {
 		if src.Nulls != nil {
@@ -86,6 +86,19 @@ func (c *colBuf) appendRange(i int, src *vec.Vector, lo, hi int) {
 			v.Nulls = appendFalse(v.Nulls, hi-lo)
 		}
 	}
+}
+
+// appendDoubling appends src to dst, doubling dst's capacity when it is
+// full: a buffer that grows batch by batch to millions of rows (a join's
+// build side) is copied about once in all, where append's 1.25× steps for
+// large slices copy it four times over.
+func appendDoubling[T any](dst, src []T) []T {
+	if cap(dst)-len(dst) < len(src) {
+		grown := make([]T, len(dst), max(2*cap(dst), len(dst)+len(src)))
+		copy(grown, dst)
+		dst = grown
+	}
+	return append(dst, src...)
 }
 
 // appendBatch appends rows [lo, hi) of every column of b.

@@ -3,6 +3,7 @@ package exec
 import (
 	"math"
 	"math/big"
+	"math/bits"
 	"time"
 
 	"github.com/lakepg/lakepg/exec/vec"
@@ -228,16 +229,85 @@ func intRange(t types.T) (int64, int64) {
 	return math.MinInt64, math.MaxInt64
 }
 
-// bitsMul multiplies with overflow detection.
+// bitsMul multiplies with overflow detection. Operands that both fit in 32
+// bits cannot overflow, which covers nearly every decimal product in
+// practice and costs two compares; the rest check the 128-bit product
+// rather than dividing (a division per row was 16 % of TPC-H Q1).
 func bitsMul(x, y int64) (bool, int64) {
-	if x == 0 || y == 0 {
-		return true, 0
+	if uint64(x)+1<<31 < 1<<32 && uint64(y)+1<<31 < 1<<32 {
+		return true, x * y
 	}
-	z := x * y
-	if (x == -1 && y == math.MinInt64) || (y == -1 && x == math.MinInt64) || z/y != x {
+	ux, uy := uint64(x), uint64(y)
+	if x < 0 {
+		ux = -ux
+	}
+	if y < 0 {
+		uy = -uy
+	}
+	hi, lo := bits.Mul64(ux, uy)
+	if hi != 0 {
 		return false, 0
 	}
-	return true, z
+	if (x < 0) != (y < 0) {
+		if lo > 1<<63 {
+			return false, 0
+		}
+		return true, int64(-lo)
+	}
+	if lo >= 1<<63 {
+		return false, 0
+	}
+	return true, int64(lo)
+}
+
+// addScaled sets out[i] = xs[i]*ml ± ys[i]*mr without a branch per row and
+// reports whether no row overflowed; false may also be a false alarm
+// (garbage in a NULL's slot), after which the caller checks row by row.
+func addScaled(sub bool, xs, ys []int64, ml, mr int64, out []int64) bool {
+	// x*m cannot overflow when x is within ±MaxInt64/m: in unsigned
+	// arithmetic x+lim lands in [0, 2·lim] exactly then.
+	limL, limR := uint64(math.MaxInt64/ml), uint64(math.MaxInt64/mr)
+	spanL, spanR := 2*limL, 2*limR
+	ys, out = ys[:len(xs)], out[:len(xs)]
+	var bad int64 // its sign bit is set once a sum overflows
+	inRange := true
+	if sub {
+		for i, x := range xs {
+			y := ys[i]
+			if uint64(x)+limL > spanL || uint64(y)+limR > spanR {
+				inRange = false
+			}
+			a, b := x*ml, y*mr
+			z := a - b
+			bad |= (a ^ b) & (a ^ z)
+			out[i] = z
+		}
+	} else {
+		for i, x := range xs {
+			y := ys[i]
+			if uint64(x)+limL > spanL || uint64(y)+limR > spanR {
+				inRange = false
+			}
+			a, b := x*ml, y*mr
+			z := a + b
+			bad |= (a ^ z) & (b ^ z)
+			out[i] = z
+		}
+	}
+	return inRange && bad >= 0
+}
+
+// mulSmall sets out[i] = xs[i]*ys[i] and reports whether every operand
+// fitted in 32 bits, so that no product can have overflowed.
+func mulSmall(xs, ys, out []int64) bool {
+	ys, out = ys[:len(xs)], out[:len(xs)]
+	var span uint64
+	for i, x := range xs {
+		y := ys[i]
+		span |= (uint64(x) + 1<<31) | (uint64(y) + 1<<31)
+		out[i] = x * y
+	}
+	return span < 1<<32
 }
 
 // NumericValue reads row i of a numeric vector as an exact decimal.
@@ -256,6 +326,11 @@ func (a *Arith) evalNumeric(l, r *vec.Vector, n int, nulls []bool, out *vec.Vect
 		// fast path: scaled int64 add/sub at the common scale
 		out.I64 = out.I64[:n]
 		ml, mr := types.Pow10(a.T.Scale-l.Type.Scale), types.Pow10(a.T.Scale-r.Type.Scale)
+		if addScaled(a.Op == '-', l.I64[:n], r.I64[:n], ml, mr, out.I64) {
+			out.Nulls = nulls
+			return out, nil
+		}
+		// some row may overflow (or a NULL's slot holds garbage): row by row
 		for i := 0; i < n; i++ {
 			if nulls != nil && nulls[i] {
 				continue
@@ -288,13 +363,15 @@ func (a *Arith) evalNumeric(l, r *vec.Vector, n int, nulls []bool, out *vec.Vect
 		out.I64 = out.I64[:n]
 		xs, ys := l.I64[:n], r.I64[:n]
 		slow := false
-		for i := range xs {
-			ok, z := bitsMul(xs[i], ys[i])
-			if !ok {
-				slow = true
-				break
+		if !mulSmall(xs, ys, out.I64) {
+			for i := range xs {
+				ok, z := bitsMul(xs[i], ys[i])
+				if !ok {
+					slow = true
+					break
+				}
+				out.I64[i] = z
 			}
-			out.I64[i] = z
 		}
 		if !slow {
 			if nulls != nil {

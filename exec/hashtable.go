@@ -273,30 +273,34 @@ func (k *keyCols) add(keys []*vec.Vector, i int) int64 {
 // to t and k. hs holds the rows' hashes.
 func (t *hashTable) groupIDs(k *keyCols, keys []*vec.Vector, hs []uint64, gids []int32) int64 {
 	var added int64
-	mask := uint64(len(t.hashes) - 1)
 	for i, h := range hs {
-		if 2*t.n >= len(t.hashes) {
-			t.grow()
-			mask = uint64(len(t.hashes) - 1)
-		}
-		s := h & mask
-		for {
-			v := t.vals[s]
-			if v == 0 {
-				id := int32(len(t.idHash))
-				t.hashes[s], t.vals[s] = h, id+1
-				t.idHash = append(t.idHash, h)
-				t.n++
-				added += k.add(keys, i)
-				gids[i] = id
-				break
-			}
-			if t.hashes[s] == h && k.equal(int(v-1), keys, i) {
-				gids[i] = v - 1
-				break
-			}
-			s = (s + 1) & mask
-		}
+		g, a := t.groupID(k, keys, i, h)
+		gids[i] = g
+		added += a
 	}
 	return added
+}
+
+// groupID is the group of row i of keys, whose hash is h, added when new;
+// it also returns the key bytes added.
+func (t *hashTable) groupID(k *keyCols, keys []*vec.Vector, i int, h uint64) (int32, int64) {
+	if 2*t.n >= len(t.hashes) {
+		t.grow()
+	}
+	mask := uint64(len(t.hashes) - 1)
+	s := h & mask
+	for {
+		v := t.vals[s]
+		if v == 0 {
+			id := int32(len(t.idHash))
+			t.hashes[s], t.vals[s] = h, id+1
+			t.idHash = append(t.idHash, h)
+			t.n++
+			return id, k.add(keys, i)
+		}
+		if t.hashes[s] == h && k.equal(int(v-1), keys, i) {
+			return v - 1, 0
+		}
+		s = (s + 1) & mask
+	}
 }

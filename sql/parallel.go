@@ -96,7 +96,14 @@ func parallelChain(op exec.Operator, chains map[*exec.Parallel]exec.Operator) *e
 	shared := map[*exec.HashJoin]*exec.SharedBuild{}
 	for _, c := range chain {
 		if j, ok := c.(*exec.HashJoin); ok {
-			right := parallelize(j.Right, chains)
+			// a build side over a table scan is read by all workers too;
+			// the rows go to one buffer in any order
+			var right exec.Operator
+			if p := parallelChain(j.Right, chains); p != nil {
+				right = p
+			} else {
+				right = parallelize(j.Right, chains)
+			}
 			kts := make([]types.T, len(j.LeftKeys))
 			for i, k := range j.LeftKeys {
 				kts[i] = k.Type()

@@ -1,0 +1,117 @@
+package exec
+
+import (
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/types"
+)
+
+// keyPacker is a front cache for GROUP BY keys made of short text values
+// (TPC-H Q1's returnflag and linestatus, status codes, country codes): a
+// row whose key columns all fit packs into one int64 and finds its group
+// with one multiply and one compare in an i64Table, instead of hashing the
+// strings and comparing them byte by byte in the general table. The cache
+// maps a packed key to the general table's group id, so a row that does not
+// fit (a longer value) simply takes the general path and both agree.
+type keyPacker struct {
+	width  int // value bytes per column; each column also takes a length byte
+	cache  *i64Table
+	packed []int64
+	fits   []bool
+	misses []int32
+	off    bool // stopped: most rows did not fit
+}
+
+// newKeyPacker returns a packer for key columns of types ts, or nil when
+// they cannot pack (not all plain text, or too many columns).
+func newKeyPacker(ts []types.T) *keyPacker {
+	if len(ts) == 0 || len(ts) > 4 {
+		return nil
+	}
+	for _, t := range ts {
+		if t.Storage() != types.StoreBytes || t.DynNumeric() || t.ID != types.Text {
+			return nil
+		}
+	}
+	return &keyPacker{width: 8/len(ts) - 1, cache: newI64Table(64)}
+}
+
+func (p *keyPacker) bytes() int64 { return p.cache.bytes() }
+
+// pack computes the packed key of every row of keys; fits[i] says whether
+// row i packed. It returns how many rows did.
+func (p *keyPacker) pack(keys []*vec.Vector, n int) int {
+	if cap(p.packed) < n {
+		p.packed = make([]int64, n, max(n, vec.BatchSize))
+		p.fits = make([]bool, n, max(n, vec.BatchSize))
+	}
+	p.packed, p.fits = p.packed[:n], p.fits[:n]
+	for i := range p.fits {
+		p.fits[i] = true
+		p.packed[i] = 0
+	}
+	shift := uint(8 * (p.width + 1))
+	for _, v := range keys {
+		xs := v.S[:n]
+		for i, x := range xs {
+			var k uint64
+			switch {
+			case v.Nulls != nil && v.Nulls[i]:
+				// length byte 0: NULL
+			case len(x) > p.width:
+				p.fits[i] = false
+			default:
+				k = uint64(len(x) + 1)
+				for j := 0; j < len(x); j++ {
+					k |= uint64(x[j]) << (8 * (j + 1))
+				}
+			}
+			p.packed[i] = int64(uint64(p.packed[i])<<shift | k)
+		}
+	}
+	fit := 0
+	for _, f := range p.fits {
+		if f {
+			fit++
+		}
+	}
+	return fit
+}
+
+// groupIDs assigns the groups of the batch's rows through the cache, the
+// general table (t, k, with the rows' hashes computed only when some row
+// missed the cache) taking the misses. It reports false, doing nothing,
+// when the packer is off.
+func (p *keyPacker) groupIDs(t *hashTable, k *keyCols, keys []*vec.Vector, n int, hs []uint64, gids []int32) (handled bool, added int64) {
+	if p == nil || p.off {
+		return false, 0
+	}
+	if fit := p.pack(keys, n); fit < n/2 {
+		p.off = true
+		return false, 0
+	}
+	p.misses = p.misses[:0]
+	for i, f := range p.fits {
+		if f {
+			if g := p.cache.lookup(p.packed[i]); g >= 0 {
+				gids[i] = g
+				continue
+			}
+		}
+		p.misses = append(p.misses, int32(i))
+	}
+	if len(p.misses) == 0 {
+		return true, 0
+	}
+	for c, v := range keys {
+		hashColumn(hs, v, n, c == 0)
+	}
+	for _, i := range p.misses {
+		g, a := t.groupID(k, keys, int(i), hs[i])
+		gids[i] = g
+		added += a
+		if p.fits[i] {
+			p.cache.push(p.packed[i], g)
+		}
+	}
+	return true, added
+}
