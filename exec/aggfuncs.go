@@ -448,6 +448,7 @@ type sumBigAgg struct {
 	sum   []*big.Int
 	scale []int32
 	cnt   []int64
+	nan   []bool // a NaN was summed: the result is NaN
 }
 
 func (s *sumBigAgg) grow(n int) {
@@ -455,10 +456,16 @@ func (s *sumBigAgg) grow(n int) {
 		s.sum = append(s.sum, new(big.Int))
 		s.scale = append(s.scale, 0)
 		s.cnt = append(s.cnt, 0)
+		s.nan = append(s.nan, false)
 	}
 }
 
-func (s *sumBigAgg) reset(g int)  { s.sum[g].SetInt64(0); s.scale[g] = 0; s.cnt[g] = 0 }
+func (s *sumBigAgg) reset(g int) {
+	s.sum[g].SetInt64(0)
+	s.scale[g] = 0
+	s.cnt[g] = 0
+	s.nan[g] = false
+}
 func (s *sumBigAgg) bytes() int64 { return 64 * int64(len(s.sum)) }
 
 func (s *sumBigAgg) add(g int32, d *big.Int, sc int) {
@@ -479,11 +486,16 @@ func (s *sumBigAgg) update(in *aggIn) error {
 		if v.IsNull(int(i)) {
 			continue
 		}
+		g := in.gids[i]
+		if v.S[i] == types.NumericNaN {
+			s.nan[g] = true
+			s.cnt[g]++
+			continue
+		}
 		d, sc, err := types.ParseDecimal(v.S[i])
 		if err != nil {
 			return err
 		}
-		g := in.gids[i]
 		s.add(g, d, sc)
 		s.cnt[g]++
 	}
@@ -499,6 +511,7 @@ func (s *sumBigAgg) merge(src aggFn, gmap []int32) error {
 		g := gmap[k]
 		s.add(g, o.sum[k], int(o.scale[k]))
 		s.cnt[g] += o.cnt[k]
+		s.nan[g] = s.nan[g] || o.nan[k]
 	}
 	return nil
 }
@@ -507,6 +520,10 @@ func (s *sumBigAgg) final(out *vec.Vector, lo, hi int) error {
 	for g := lo; g < hi; g++ {
 		if s.cnt[g] == 0 {
 			out.AppendNull()
+			continue
+		}
+		if s.nan[g] && out.Type.Storage() == types.StoreBytes {
+			out.AppendString(types.NumericNaN)
 			continue
 		}
 		if s.avg {
@@ -1153,6 +1170,15 @@ func (s *minmaxStr) final(out *vec.Vector, lo, hi int) error {
 
 // compareDecimalText compares two decimal texts by value.
 func compareDecimalText(a, b string) int {
+	if an, bn := a == types.NumericNaN, b == types.NumericNaN; an || bn {
+		switch {
+		case an && bn:
+			return 0
+		case an:
+			return 1
+		}
+		return -1
+	}
 	x, sx, err1 := types.ParseDecimal(a)
 	y, sy, err2 := types.ParseDecimal(b)
 	if err1 != nil || err2 != nil {

@@ -132,6 +132,9 @@ func castOne(env *Env, v *vec.Vector, i int, out *vec.Vector, assign bool) error
 			}
 			x = int64(f)
 		case from.ID == types.Numeric:
+			if NumericIsNaN(v, i) {
+				return pgerr.New(pgerr.FeatureNotSupported, "cannot convert NaN to %s", to)
+			}
 			d, s := NumericValue(v, i)
 			r := types.RescaleBig(d, s, 0)
 			if !r.IsInt64() {
@@ -152,6 +155,8 @@ func castOne(env *Env, v *vec.Vector, i int, out *vec.Vector, assign bool) error
 	case types.Float32, types.Float64:
 		var f float64
 		switch {
+		case from.ID == types.Numeric && NumericIsNaN(v, i):
+			f = math.NaN()
 		case from.ID == types.Numeric:
 			d, s := NumericValue(v, i)
 			txt := types.FormatBig(d, s)
@@ -172,6 +177,9 @@ func castOne(env *Env, v *vec.Vector, i int, out *vec.Vector, assign bool) error
 		}
 		out.AppendFloat(f)
 	case types.Numeric:
+		if (from.ID == types.Numeric && NumericIsNaN(v, i)) || (from.IsFloat() && math.IsNaN(v.F64[i])) {
+			return appendNumericNaN(out)
+		}
 		var d *big.Int
 		var s int
 		switch {
@@ -205,6 +213,17 @@ func castOne(env *Env, v *vec.Vector, i int, out *vec.Vector, assign bool) error
 		return appendDecimal(out, d, s)
 	case types.Date:
 		switch from.ID {
+		case types.Timestamp, types.Timestamptz:
+			switch v.I64[i] {
+			case types.InfinityMicros:
+				out.AppendInt(types.DateInfinity)
+				return nil
+			case types.NegInfinityMicros:
+				out.AppendInt(types.DateNegInfinity)
+				return nil
+			}
+		}
+		switch from.ID {
 		case types.Timestamp:
 			out.AppendInt(floorDiv(v.I64[i], 86400e6))
 		case types.Timestamptz:
@@ -214,9 +233,19 @@ func castOne(env *Env, v *vec.Vector, i int, out *vec.Vector, assign bool) error
 		default:
 			return cannotCast(from, to)
 		}
-	case types.Timestamp:
+	case types.Timestamp, types.Timestamptz:
+		if inf, ok := infiniteTimestamp(v, i); ok {
+			out.AppendInt(inf)
+			return nil
+		}
+		if to.ID == types.Timestamptz {
+			return castToTimestamptz(v, i, out, loc)
+		}
 		switch from.ID {
 		case types.Date:
+			if err := dateFitsTimestamp(v.I64[i]); err != nil {
+				return err
+			}
 			out.AppendInt(v.I64[i] * 86400e6)
 		case types.Timestamptz:
 			t := time.UnixMicro(v.I64[i]).In(loc)
@@ -225,19 +254,6 @@ func castOne(env *Env, v *vec.Vector, i int, out *vec.Vector, assign bool) error
 		default:
 			return cannotCast(from, to)
 		}
-	case types.Timestamptz:
-		var wall int64
-		switch from.ID {
-		case types.Date:
-			wall = v.I64[i] * 86400e6
-		case types.Timestamp:
-			wall = v.I64[i]
-		default:
-			return cannotCast(from, to)
-		}
-		t := time.UnixMicro(wall).UTC()
-		lt := time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), loc)
-		out.AppendInt(lt.UnixMicro())
 	case types.Bool:
 		if from.ID == types.Int32 || from.ID == types.Int64 || from.ID == types.Int16 {
 			out.AppendBool(v.I64[i] != 0)
@@ -367,6 +383,9 @@ func ParseInto(out *vec.Vector, s string, loc *time.Location, assign bool) error
 		}
 		out.AppendFloat(f)
 	case types.Numeric:
+		if types.IsNumericNaNInput(s) {
+			return appendNumericNaN(out)
+		}
 		if t.Scale >= 0 && !t.Wide() {
 			p := t.Precision
 			if p == 0 {
@@ -397,13 +416,13 @@ func ParseInto(out *vec.Vector, s string, loc *time.Location, assign bool) error
 		}
 		out.AppendString(u)
 	case types.Date:
-		d, err := types.ParseDate(s)
+		d, err := types.ParseDateIn(s, loc)
 		if err != nil {
 			return err
 		}
 		out.AppendInt(d)
 	case types.Timestamp:
-		x, err := types.ParseTimestamp(s)
+		x, err := types.ParseTimestampIn(s, loc)
 		if err != nil {
 			return err
 		}
@@ -427,5 +446,14 @@ func ParseInto(out *vec.Vector, s string, loc *time.Location, assign bool) error
 	default:
 		return pgerr.New(pgerr.FeatureNotSupported, "cannot parse type %s", t)
 	}
+	return nil
+}
+
+// appendNumericNaN stores NaN, which only an unconstrained numeric can hold.
+func appendNumericNaN(out *vec.Vector) error {
+	if out.Type.Scale >= 0 {
+		return pgerr.New(pgerr.FeatureNotSupported, "NaN is not supported in type %s", out.Type)
+	}
+	out.AppendString(types.NumericNaN)
 	return nil
 }

@@ -1,9 +1,11 @@
 package exec
 
 import (
+	"math"
 	"time"
 
 	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -14,7 +16,7 @@ import (
 func parseTimeInto(out *vec.Vector, s string, loc *time.Location) error {
 	switch out.Type.ID {
 	case types.Time:
-		x, err := types.ParseTime(s)
+		x, err := types.ParseTimeIn(s, loc)
 		if err != nil {
 			return err
 		}
@@ -81,4 +83,50 @@ func timeOfDay(us int64) int64 {
 		r += types.MicrosPerDay
 	}
 	return r
+}
+
+// infiniteTimestamp maps an infinite date or timestamp to the infinite
+// timestamp of the same sign, as date2timestamp and friends do.
+func infiniteTimestamp(v *vec.Vector, i int) (int64, bool) {
+	x := v.I64[i]
+	switch v.Type.ID {
+	case types.Date:
+		switch x {
+		case types.DateInfinity:
+			return types.InfinityMicros, true
+		case types.DateNegInfinity:
+			return types.NegInfinityMicros, true
+		}
+	case types.Timestamp, types.Timestamptz:
+		if x == types.InfinityMicros || x == types.NegInfinityMicros {
+			return x, true
+		}
+	}
+	return 0, false
+}
+
+// dateFitsTimestamp rejects dates past the last timestamp, as
+// date2timestamp does with 22008.
+func dateFitsTimestamp(days int64) error {
+	if days >= math.MaxInt64/types.MicrosPerDay || days <= math.MinInt64/types.MicrosPerDay {
+		return pgerr.New(pgerr.DatetimeFieldOverflow, "date out of range for timestamp")
+	}
+	return nil
+}
+
+func castToTimestamptz(v *vec.Vector, i int, out *vec.Vector, loc *time.Location) error {
+	var wall int64
+	switch v.Type.ID {
+	case types.Date:
+		if err := dateFitsTimestamp(v.I64[i]); err != nil {
+			return err
+		}
+		wall = v.I64[i] * types.MicrosPerDay
+	case types.Timestamp:
+		wall = v.I64[i]
+	default:
+		return cannotCast(v.Type, out.Type)
+	}
+	out.AppendInt(types.LocalToUTC(wall, loc))
+	return nil
 }

@@ -310,7 +310,13 @@ func mulSmall(xs, ys, out []int64) bool {
 	return span < 1<<32
 }
 
-// NumericValue reads row i of a numeric vector as an exact decimal.
+// NumericIsNaN reports a NaN numeric (only unconstrained numerics hold one).
+func NumericIsNaN(v *vec.Vector, i int) bool {
+	return v.Type.Scale < 0 && v.S[i] == types.NumericNaN
+}
+
+// NumericValue reads row i of a numeric vector as an exact decimal (not
+// NaN: callers check NumericIsNaN first).
 func NumericValue(v *vec.Vector, i int) (*big.Int, int) {
 	if v.Type.Scale < 0 {
 		d, s, _ := types.ParseDecimal(v.S[i])
@@ -389,6 +395,14 @@ func (a *Arith) evalNumeric(l, r *vec.Vector, n int, nulls []bool, out *vec.Vect
 	for i := 0; i < n; i++ {
 		if nulls != nil && nulls[i] {
 			out.AppendNull()
+			continue
+		}
+		if NumericIsNaN(l, i) || NumericIsNaN(r, i) {
+			// NaN in, NaN out, even NaN / 0, as numeric_div does
+			if a.T.Scale >= 0 {
+				return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot store NaN in type %s", a.T)
+			}
+			out.AppendString(types.NumericNaN)
 			continue
 		}
 		x, sx := NumericValue(l, i)
@@ -520,7 +534,7 @@ func (e *Neg) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
 				out.S = append(out.S, s)
 			} else if s[0] == '-' {
 				out.S = append(out.S, s[1:])
-			} else if s == "0" || isZeroDecimal(s) {
+			} else if s == "0" || s == types.NumericNaN || isZeroDecimal(s) {
 				out.S = append(out.S, s)
 			} else {
 				out.S = append(out.S, "-"+s)

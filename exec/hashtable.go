@@ -83,8 +83,15 @@ func (t *i64Table) grow() {
 func (t *i64Table) groupIDs(keys []int64, nulls []bool, gids []int32) {
 	gids = gids[:len(keys)]
 	mask := len(t.slots) - 1
+	// rows of one key often come together (a table clustered by it, as
+	// lineitem by l_orderkey): the previous row's group needs no probe
+	prevK, prevG := int64(0), int32(-1)
 	for i, k := range keys {
 		if nulls != nil && nulls[i] {
+			continue
+		}
+		if k == prevK && prevG >= 0 {
+			gids[i] = prevG
 			continue
 		}
 		if 2*t.n >= len(t.slots) {
@@ -108,6 +115,7 @@ func (t *i64Table) groupIDs(keys []int64, nulls []bool, gids []int32) {
 			}
 			s++
 		}
+		prevK, prevG = k, gids[i]
 	}
 }
 

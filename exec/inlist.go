@@ -13,9 +13,16 @@ type InList struct {
 	List    *vec.Vector // the constants, of E's type
 	Not     bool
 	hasNull bool
-	strs    map[string]struct{}
-	ints    map[int64]struct{}
+	// the list's non-NULL constants, typed, for the common storage kinds;
+	// a map once the list is long
+	strs    []string
+	ints    []int64
+	strSet  map[string]struct{}
+	intSet  map[int64]struct{}
+	general bool // compare with CompareRows (numerics of other scales, floats, …)
 	ready   bool
+	out     *vec.Vector
+	nulls   []bool
 }
 
 func (l *InList) Type() types.T { return types.BoolT }
@@ -24,7 +31,7 @@ func (l *InList) MapColumns(fn func(int) int) Expr {
 	return &InList{E: MapColumns(l.E, fn), List: l.List, Not: l.Not}
 }
 
-func (l *InList) prepare() {
+func (l *InList) prepare(x types.T) {
 	l.ready = true
 	n := l.List.Len()
 	for i := 0; i < n; i++ {
@@ -32,80 +39,125 @@ func (l *InList) prepare() {
 			l.hasNull = true
 		}
 	}
-	switch l.List.Type.Storage() {
-	case types.StoreBytes:
-		if n > 8 {
-			l.strs = make(map[string]struct{}, n)
-			for i := 0; i < n; i++ {
-				if !l.List.IsNull(i) {
-					l.strs[l.List.S[i]] = struct{}{}
-				}
+	st := l.List.Type.Storage()
+	switch {
+	case st == types.StoreBytes && l.List.Type.ID != types.Numeric && x.ID != types.Numeric:
+		for i := 0; i < n; i++ {
+			if !l.List.IsNull(i) {
+				l.strs = append(l.strs, l.List.S[i])
 			}
 		}
-	case types.StoreInt:
-		if n > 8 && l.List.Type.ID != types.Numeric {
-			l.ints = make(map[int64]struct{}, n)
-			for i := 0; i < n; i++ {
-				if !l.List.IsNull(i) {
-					l.ints[l.List.I64[i]] = struct{}{}
-				}
+		if len(l.strs) > 8 {
+			l.strSet = make(map[string]struct{}, n)
+			for _, c := range l.strs {
+				l.strSet[c] = struct{}{}
 			}
 		}
+	case st == types.StoreInt && l.List.Type.ID != types.Numeric && x.Storage() == types.StoreInt && x.ID != types.Numeric:
+		for i := 0; i < n; i++ {
+			if !l.List.IsNull(i) {
+				l.ints = append(l.ints, l.List.I64[i])
+			}
+		}
+		if len(l.ints) > 8 {
+			l.intSet = make(map[int64]struct{}, n)
+			for _, c := range l.ints {
+				l.intSet[c] = struct{}{}
+			}
+		}
+	default:
+		l.general = true
 	}
 }
 
+// Eval tests every row with a loop typed by the list's storage; the
+// result vector is reused from batch to batch.
 func (l *InList) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
-	if !l.ready {
-		l.prepare()
-	}
 	x, err := l.E.Eval(env, b)
 	if err != nil {
 		return nil, err
 	}
+	if !l.ready {
+		l.prepare(x.Type)
+	}
 	n := b.N
-	out := vec.New(types.BoolT, n)
-	out.B = out.B[:n]
-	var nulls []bool
-	list := l.List
-	ln := list.Len()
-	for i := 0; i < n; i++ {
-		if x.IsNull(i) {
-			if nulls == nil {
-				nulls = make([]bool, n)
+	out := outVec(&l.out, types.BoolT, n)
+	res := out.B[:n]
+	out.B = res
+	switch {
+	case l.general:
+		list := l.List
+		ln := list.Len()
+		for i := range res {
+			if x.IsNull(i) {
+				continue
 			}
-			nulls[i] = true
-			continue
-		}
-		found := false
-		switch {
-		case l.strs != nil:
-			_, found = l.strs[x.S[i]]
-		case l.ints != nil:
-			_, found = l.ints[x.I64[i]]
-		case x.Type.Storage() == types.StoreBytes && x.Type.ID != types.Numeric:
-			s := x.S[i]
-			for k := 0; k < ln; k++ {
-				if !list.IsNull(k) && list.S[k] == s {
-					found = true
-					break
-				}
-			}
-		default:
 			for k := 0; k < ln; k++ {
 				if !list.IsNull(k) && CompareRows(x, i, list, k) == 0 {
-					found = true
+					res[i] = true
 					break
 				}
 			}
 		}
-		if !found && l.hasNull {
-			if nulls == nil {
-				nulls = make([]bool, n)
-			}
-			nulls[i] = true
-			continue
+	case l.strSet != nil:
+		for i, s := range x.S[:n] {
+			_, res[i] = l.strSet[s]
 		}
-		out.B[i] = found != l.Not
+	case l.strs != nil:
+		cs := l.strs
+		for i, s := range x.S[:n] {
+			for _, c := range cs {
+				if c == s {
+					res[i] = true
+					break
+				}
+			}
+		}
+	case l.intSet != nil:
+		for i, v := range x.I64[:n] {
+			_, res[i] = l.intSet[v]
+		}
+	case l.ints != nil:
+		cs := l.ints
+		for i, v := range x.I64[:n] {
+			for _, c := range cs {
+				if c == v {
+					res[i] = true
+					break
+				}
+			}
+		}
+	}
+	// res holds "found"; NULL where x is NULL, or where nothing matched
+	// and the list holds a NULL
+	var nulls []bool
+	if x.Nulls != nil || l.hasNull {
+		if cap(l.nulls) < n {
+			l.nulls = make([]bool, n, max(n, vec.BatchSize))
+		}
+		nulls = l.nulls[:n]
+		any := false
+		for i := range nulls {
+			null := x.IsNull(i) || (l.hasNull && !res[i])
+			nulls[i] = null
+			if null {
+				res[i] = false
+				any = true
+			}
+		}
+		if !any {
+			nulls = nil
+		}
+	}
+	if l.Not {
+		for i, f := range res {
+			res[i] = !f
+		}
+		for i, null := range nulls {
+			if null {
+				res[i] = false
+			}
+		}
 	}
 	out.Nulls = nulls
 	return out, nil

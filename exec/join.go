@@ -118,6 +118,8 @@ type SharedBuild struct {
 
 	once     sync.Once
 	closed   sync.Once
+	tsOnce   sync.Once
+	ts       []types.T
 	jb       *joinBuild
 	err      error
 	mu       sync.Mutex
@@ -145,6 +147,11 @@ func (s *SharedBuild) finishProbe(m []bool) []bool {
 	return nil
 }
 
+func (s *SharedBuild) types() []types.T {
+	s.tsOnce.Do(func() { s.ts = s.Right.Types() })
+	return s.ts
+}
+
 func (s *SharedBuild) get(ctx context.Context) (*joinBuild, error) {
 	s.once.Do(func() {
 		s.err = guard(func() error {
@@ -170,25 +177,32 @@ func (s *SharedBuild) Close() error {
 }
 
 func joinTypes(l, r Operator, t JoinType) []types.T {
-	if t.leftOnly() {
-		return l.Types()
-	}
-	if t.rightOnly() {
-		return r.Types()
-	}
-	return append(append([]types.T{}, l.Types()...), r.Types()...)
+	return joinTypesOf(l.Types(), r.Types(), t)
 }
 
-func (j *HashJoin) right() Operator {
-	if j.Shared != nil {
-		return j.Shared.Right
+func joinTypesOf(l, r []types.T, t JoinType) []types.T {
+	if t.leftOnly() {
+		return l
 	}
-	return j.Right
+	if t.rightOnly() {
+		return r
+	}
+	return append(append([]types.T{}, l...), r...)
+}
+
+// rightTypes are the build side's column types. A shared build side is
+// asked once: its operators cache their types lazily, and the probe
+// workers ask at the same time.
+func (j *HashJoin) rightTypes() []types.T {
+	if j.Shared != nil {
+		return j.Shared.types()
+	}
+	return j.Right.Types()
 }
 
 func (j *HashJoin) Types() []types.T {
 	if j.ts == nil {
-		j.ts = joinTypes(j.Left, j.right(), j.Type)
+		j.ts = joinTypesOf(j.Left.Types(), j.rightTypes(), j.Type)
 	}
 	return j.ts
 }
@@ -219,7 +233,7 @@ func (j *HashJoin) build(ctx context.Context) error {
 		return pgerr.New(pgerr.Internal, "hash join needs pairs of keys")
 	}
 	c := &j.core
-	c.init(j.Env, j.Type, j.Extra, j.Left.Types(), j.right().Types())
+	c.init(j.Env, j.Type, j.Extra, j.Left.Types(), j.rightTypes())
 	var err error
 	if j.Shared != nil {
 		if j.Type == JoinRight || j.Type == JoinFull || j.Type.rightOnly() && j.Shared.Probes == 0 {

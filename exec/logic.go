@@ -136,9 +136,34 @@ func (c *Cmp) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
 			res[i] = cmpResult(c.Op, types.CompareInterval(x[i], y[i]))
 		}
 	default:
+		// byte order (C collation); Go's string operators compare bytes,
+		// and = / <> need no ordering at all
 		x, y := l.S[:n], r.S[:n]
-		for i := range res {
-			res[i] = cmpResult(c.Op, strings.Compare(x[i], y[i]))
+		switch c.Op {
+		case EQ:
+			for i := range res {
+				res[i] = x[i] == y[i]
+			}
+		case NE:
+			for i := range res {
+				res[i] = x[i] != y[i]
+			}
+		case LT:
+			for i := range res {
+				res[i] = x[i] < y[i]
+			}
+		case LE:
+			for i := range res {
+				res[i] = x[i] <= y[i]
+			}
+		case GT:
+			for i := range res {
+				res[i] = x[i] > y[i]
+			}
+		default:
+			for i := range res {
+				res[i] = x[i] >= y[i]
+			}
 		}
 	}
 	out.Nulls = mergeNulls(n, l, r)
@@ -204,6 +229,16 @@ func CompareNumeric(l *vec.Vector, i int, r *vec.Vector, j int) int {
 			}
 			return 0
 		}
+	}
+	// NaN equals NaN and sorts above every number, as cmp_numerics has it
+	if ln, rn := NumericIsNaN(l, i), NumericIsNaN(r, j); ln || rn {
+		switch {
+		case ln && rn:
+			return 0
+		case ln:
+			return 1
+		}
+		return -1
 	}
 	x, sx := NumericValue(l, i)
 	y, sy := NumericValue(r, j)

@@ -31,6 +31,9 @@ type Parallel struct {
 	Workers int // 0: runtime.GOMAXPROCS(0)
 	Build   func(w int, src Operator) Operator
 
+	// initMu guards the pipelines' creation: a Parallel on a hash join's
+	// build side is shared by the probe workers, which all ask its Types
+	initMu  sync.Mutex
 	pipes   []Operator
 	q       *morselQueue
 	scans   []*morselScan
@@ -58,6 +61,8 @@ func (p *Parallel) workers() int {
 }
 
 func (p *Parallel) init() {
+	p.initMu.Lock()
+	defer p.initMu.Unlock()
 	if p.pipes != nil {
 		return
 	}

@@ -21,7 +21,10 @@ type ScanCol struct {
 	T       types.T
 	// ElemFieldID is an array column's element column id, for writers.
 	ElemFieldID int32
-	Default     *vec.Vector // DuckLake initial_default for files without the column
+	// ChildIDs are a nested column's descendant column ids, depth-first
+	// (parquetio.Column.ChildIDs), for writers.
+	ChildIDs []int32
+	Default  *vec.Vector // DuckLake initial_default for files without the column
 }
 
 // ScanFile is one data file of a table with its deletes.

@@ -56,6 +56,7 @@ func (c *Commit) Overlay(meta *catalog.Metadata) (out *catalog.Metadata, ok bool
 					col.PGType = *ch.pgType
 				}
 			}
+			col.Children = c.retypeChildren(t.ID, col.Children)
 			cols = append(cols, col)
 		}
 		for _, a := range c.addedCols {
@@ -90,6 +91,23 @@ func (c *Commit) Overlay(meta *catalog.Metadata) (out *catalog.Metadata, ok bool
 		out.Tables = append(out.Tables, t)
 	}
 	return out, true
+}
+
+// retypeChildren applies type changes to nested columns (an array's
+// element widened by ALTER COLUMN … TYPE); kids is copied, not changed.
+func (c *Commit) retypeChildren(tableID int64, kids []catalog.Column) []catalog.Column {
+	if len(kids) == 0 {
+		return kids
+	}
+	out := make([]catalog.Column, len(kids))
+	for i, k := range kids {
+		if ch := c.findChange(tableID, k.ID); ch != nil && ch.typ != nil {
+			k.Type = *ch.typ
+		}
+		k.Children = c.retypeChildren(tableID, k.Children)
+		out[i] = k
+	}
+	return out
 }
 
 func (c *Commit) findChange(tableID, columnID int64) *columnChange {

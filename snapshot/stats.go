@@ -24,11 +24,20 @@ type colAcc struct {
 
 func fileAcc(cs catalog.ColumnStats) colAcc {
 	a := colAcc{containsNaN: cs.ContainsNaN, min: cs.Min, max: cs.Max}
-	if cs.NullCount != nil {
+	switch {
+	case cs.NullCount != nil:
 		b := *cs.NullCount > 0
 		a.containsNull = &b
+	case cs.ValueCount == nil:
+		// DuckDB writes both counts NULL when its NULL count exceeds the
+		// values (NULL structs inside lists count twice), and its table
+		// row then says contains_null (parquetio/writer_nested.go)
+		b := true
+		a.containsNull = &b
 	}
-	if cs.ValueCount != nil && *cs.ValueCount == 0 {
+	// value_count 0 with bounds is that double count again: the bounds
+	// are real, as DuckDB's table row keeps them
+	if cs.ValueCount != nil && *cs.ValueCount == 0 && cs.Min == nil && cs.Max == nil {
 		a.empty, a.min, a.max = true, nil, nil
 	}
 	return a

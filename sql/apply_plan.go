@@ -605,7 +605,7 @@ type groupedSubLinks struct {
 // the aggregate's width is known (above window references, winRefBase).
 const lateSubRef = 1 << 28
 
-func (qc *queryCtx) prepareGroupedSubLinks(sel *pg.SelectStmt, in *scope, coll *aggCollector) (*groupedSubLinks, error) {
+func (qc *queryCtx) prepareGroupedSubLinks(sel *pg.SelectStmt, in *scope, coll *aggCollector, b *binder, outerAggs map[*pg.SubLink]*outerAggLink) (*groupedSubLinks, error) {
 	g := &groupedSubLinks{}
 	nodes := []*pg.Node{sel.HavingClause}
 	for _, t := range sel.TargetList {
@@ -627,7 +627,18 @@ func (qc *queryCtx) prepareGroupedSubLinks(sel *pg.SelectStmt, in *scope, coll *
 	if len(links) == 0 {
 		return g, nil
 	}
-	// the groups as the subqueries see them: the key columns by name
+	// aggregates of this query that its subqueries read (outer_agg.go)
+	var aggCols []aggScopeCol
+	for _, sl := range links {
+		if link := outerAggs[sl]; link != nil {
+			var err error
+			if aggCols, err = coll.bindOuterAggs(b, link, in, aggCols); err != nil {
+				return nil, err
+			}
+		}
+	}
+	// the groups as the subqueries see them: the key columns by name, then
+	// the aggregates they read, by their synthetic names
 	gsc := &scope{}
 	for i, e := range coll.groups {
 		c := scopeCol{Name: "\x00group", T: e.Type(), hidden: true}
@@ -637,13 +648,21 @@ func (qc *queryCtx) prepareGroupedSubLinks(sel *pg.SelectStmt, in *scope, coll *
 		}
 		gsc.cols = append(gsc.cols, c)
 	}
+	for _, a := range aggCols {
+		for len(gsc.cols) <= a.col.Idx {
+			gsc.cols = append(gsc.cols, scopeCol{Name: "\x00agg", hidden: true})
+		}
+		gsc.cols[a.col.Idx] = scopeCol{Name: a.name, T: a.col.T}
+	}
 	ungrouped := &outerFrame{sc: in, ungrouped: true}
 	for _, sl := range links {
 		if _, done := qc.subCols[sl]; done {
 			continue
 		}
 		sub := sl.Subselect.GetSelectStmt()
-		if _, ok, err := qc.standaloneIn(sub, in); err != nil {
+		if link := outerAggs[sl]; link != nil {
+			sub = link.sel
+		} else if _, ok, err := qc.standaloneIn(sub, in); err != nil {
 			return nil, err
 		} else if ok {
 			continue // uncorrelated: the binder runs it once

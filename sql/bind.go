@@ -481,7 +481,7 @@ func castable(from, to types.T) bool {
 	isTime := func(t types.T) bool {
 		return t.ID == types.Date || t.ID == types.Timestamp || t.ID == types.Timestamptz
 	}
-	if isTime(from) && isTime(to) {
+	if isTime(from) && isTime(to) || timeOfDayCast(from, to) {
 		return true
 	}
 	if (from.IsInteger() && to.ID == types.Bool) || (from.ID == types.Bool && to.ID == types.Int32) {
@@ -504,7 +504,21 @@ func assignable(from, to types.T) bool {
 	isTime := func(t types.T) bool {
 		return t.ID == types.Date || t.ID == types.Timestamp || t.ID == types.Timestamptz
 	}
-	return isTime(from) && isTime(to)
+	return isTime(from) && isTime(to) || timeOfDayCast(from, to)
+}
+
+// timeOfDayCast reports the casts PostgreSQL has between time, timetz,
+// timestamps and interval (all assignment or implicit casts in pg_cast).
+func timeOfDayCast(from, to types.T) bool {
+	switch to.ID {
+	case types.Time:
+		return from.ID == types.Timestamp || from.ID == types.Timestamptz || from.ID == types.TimeTZ || from.ID == types.Interval
+	case types.TimeTZ:
+		return from.ID == types.Timestamptz || from.ID == types.Time
+	case types.Interval:
+		return from.ID == types.Time
+	}
+	return false
 }
 
 // coerceAssign prepares e for storing into a column of type t.

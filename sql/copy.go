@@ -3,7 +3,6 @@ package sql
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -270,6 +269,7 @@ type copyRowsOp struct {
 	ts      []types.T
 	b       *vec.Batch
 	done    bool
+	direct  []fieldKind // copy_parse.go
 }
 
 func (o *copyRowsOp) Types() []types.T { return o.ts }
@@ -287,51 +287,30 @@ func (o *copyRowsOp) Next(ctx context.Context) (*vec.Batch, error) {
 	} else {
 		o.b.Reset()
 	}
-	n := 0
-	for n < vec.BatchSize {
-		fields, err := o.rows.Next()
-		if err == io.EOF {
-			o.done = true
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		for k, f := range fields {
-			v := o.b.Vecs[k]
-			if f == nil {
-				if o.notNull[k] {
-					return nil, o.nullError(k)
-				}
-				v.AppendNull()
-				continue
-			}
-			if err := exec.ParseInto(v, string(f), o.loc, true); err != nil {
-				return nil, o.fieldError(err, k, f)
-			}
-		}
-		n++
+	n, eof, err := o.parseRows(o.rows, o.b, vec.BatchSize)
+	if err != nil {
+		return nil, err
 	}
+	o.done = eof
 	if n == 0 {
 		return nil, nil
 	}
-	o.b.N = n
 	return o.b, nil
 }
 
 // fieldError adds PostgreSQL's CONTEXT to a value's input error.
-func (o *copyRowsOp) fieldError(err error, k int, f []byte) error {
-	where := fmt.Sprintf("COPY %s, line %d, column %s", o.spec.Relation, o.rows.Line(), o.spec.Columns[k].Name)
+func (o *copyRowsOp) fieldError(rows CopyRows, err error, k int, f []byte) error {
+	where := fmt.Sprintf("COPY %s, line %d, column %s", o.spec.Relation, rows.Line(), o.spec.Columns[k].Name)
 	if o.spec.Format != CopyBinary {
 		where += fmt.Sprintf(": \"%s\"", clipCopyValue(f))
 	}
 	return &contextError{err: err, where: where}
 }
 
-func (o *copyRowsOp) nullError(k int) error {
+func (o *copyRowsOp) nullError(rows CopyRows, k int) error {
 	e := pgerr.New(pgerr.NotNullViolation, "null value in column \"%s\" of relation \"%s\" violates not-null constraint",
 		o.spec.Columns[k].Name, o.spec.Relation)
-	return &contextError{err: e, where: fmt.Sprintf("COPY %s, line %d", o.spec.Relation, o.rows.Line())}
+	return &contextError{err: e, where: fmt.Sprintf("COPY %s, line %d", o.spec.Relation, rows.Line())}
 }
 
 // clipCopyValue shortens a value for a CONTEXT line as PostgreSQL does

@@ -43,6 +43,10 @@ func (o *chanOp) Next(ctx context.Context) (*vec.Batch, error) {
 // error either side ends both; the writer's result is returned once it has
 // stopped, so nothing of it runs on after the COPY answered.
 func (s *Session) pipelinedCopy(ctx context.Context, src *copyRowsOp, write func(exec.Operator) (*tableWrite, error)) (*tableWrite, error) {
+	src.prepare()
+	if ch, ok := src.rows.(copyChunker); ok && ch.CanChunk() {
+		return s.parallelCopy(ctx, src, ch, write) // copy_parallel.go
+	}
 	ch := make(chan copyItem)
 	type result struct {
 		tw  *tableWrite

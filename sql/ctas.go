@@ -90,6 +90,9 @@ func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt, p
 			t = types.TextT
 		}
 		def, err := tableColumnDef(name, t) // nested_write.go
+		if err != nil && nestedDefError(t) {
+			return nil, err
+		}
 		if err != nil {
 			e := pgerr.New(pgerr.FeatureNotSupported, "column \"%s\" has type %s, which a DuckLake table cannot store", name, t)
 			e.Hint = "Cast it, e.g. to numeric(18,6) or double precision."
@@ -102,6 +105,7 @@ func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt, p
 		if len(def.Children) == 1 {
 			pc.ElemFieldID = nextID + 1
 		}
+		pc.ChildIDs = childFieldIDs(nextID, def)
 		pcols = append(pcols, pc)
 		nextID += columnIDWidth(def)
 		e, err := b.cast(&exec.ColRef{Idx: i, T: c.Type}, t, true, -1)

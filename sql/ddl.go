@@ -363,6 +363,12 @@ func (s *Session) alterTable(c *snapshot.Commit, meta *catalog.Metadata, st *pg.
 			if err != nil {
 				return "", err
 			}
+			if nt.ID == types.Array || strings.EqualFold(col.Type, "list") {
+				if err := alterArrayType(c, t, col, nt); err != nil { // nested_alter.go
+					return "", err
+				}
+				continue
+			}
 			dl, err := nt.DuckLake()
 			if err != nil {
 				return "", err

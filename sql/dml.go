@@ -42,7 +42,7 @@ func (s *Session) planWrite(ctx context.Context, n *pg.Node, p *params, describe
 func parquetColumns(cols []exec.ScanCol) []parquetio.Column {
 	out := make([]parquetio.Column, len(cols))
 	for i, c := range cols {
-		out[i] = parquetio.Column{FieldID: c.FieldID, Name: c.Name, Type: c.T, ElemFieldID: c.ElemFieldID}
+		out[i] = parquetio.Column{FieldID: c.FieldID, Name: c.Name, Type: c.T, ElemFieldID: c.ElemFieldID, ChildIDs: c.ChildIDs}
 	}
 	return out
 }
@@ -73,7 +73,11 @@ func toStats(cols []exec.ScanCol, info parquetio.FileInfo) []catalog.ColumnStats
 			continue
 		}
 		vc, nc, sz := st.ValueCount, st.NullCount, st.SizeBytes
-		out = append(out, catalog.ColumnStats{ColumnID: int64(st.FieldID), ValueCount: &vc, NullCount: &nc, ColumnSizeBytes: &sz, Min: st.Min, Max: st.Max, ContainsNaN: st.ContainsNaN})
+		cs := catalog.ColumnStats{ColumnID: int64(st.FieldID), ValueCount: &vc, NullCount: &nc, ColumnSizeBytes: &sz, Min: st.Min, Max: st.Max, ContainsNaN: st.ContainsNaN}
+		if st.CountsUnknown { // DuckDB's NULL counts (parquetio/writer_nested.go)
+			cs.ValueCount, cs.NullCount = nil, nil
+		}
+		out = append(out, cs)
 	}
 	return out
 }

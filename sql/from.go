@@ -504,7 +504,7 @@ func scanColumns(t *catalog.Table) ([]exec.ScanCol, error) {
 		if err != nil {
 			return nil, err
 		}
-		sc := exec.ScanCol{FieldID: int32(c.ID), Name: c.Name, T: ty, ElemFieldID: elemFieldID(c)} // nested_write.go
+		sc := exec.ScanCol{FieldID: int32(c.ID), Name: c.Name, T: ty, ElemFieldID: elemFieldID(c), ChildIDs: nestedFieldIDs(c)} // nested_write.go
 		if c.InitialDefault != nil {
 			d := vec.New(ty, 1)
 			if err := exec.ParseInto(d, *c.InitialDefault, nil, false); err != nil {
@@ -764,16 +764,6 @@ func (qc *queryCtx) systemTable(schema, name, alias string) (*source, bool, erro
 	if err != nil {
 		return nil, true, err
 	}
-	c := s.catalogContext(meta)
-	b, err := t.Rows(c)
-	if err != nil {
-		return nil, true, err
-	}
-	sc := &scope{}
-	ts := make([]types.T, len(t.Cols))
-	for i, col := range t.Cols {
-		sc.cols = append(sc.cols, scopeCol{Table: alias, Name: col.Name, T: col.Type, elem: col.Elem})
-		ts[i] = col.Type
-	}
-	return &source{op: &exec.BatchSource{B: b, T: ts}, sc: sc, rows: float64(b.N)}, true, nil
+	src, err := qc.systemTableSource(t, s.catalogContext(meta), alias)
+	return src, true, err
 }

@@ -99,8 +99,8 @@ func (s *Session) inlinable(t *catalog.Table) bool {
 		switch base {
 		case "boolean", "int16", "int32", "int64", "float32", "float64", "decimal", "varchar",
 			"blob", "date", "timestamp", "timestamptz", "uuid", "interval":
-		case "list":
-			if !inlinableList(c) { // nested_inline_write.go
+		case "list", "struct":
+			if !inlinableNested(c) { // nested_inline_write.go
 				return false
 			}
 		default:
@@ -244,12 +244,8 @@ func (s *Session) inlineCTAS(ctx context.Context, sch *catalog.Schema, defs []sn
 	t := &catalog.Table{}
 	cols := make([]exec.ScanCol, len(pcols))
 	for i, c := range pcols {
-		tc := catalog.Column{ID: int64(c.FieldID), Name: defs[i].Name, Type: defs[i].Type, NullsAllowed: true}
-		for _, ch := range defs[i].Children {
-			tc.Children = append(tc.Children, catalog.Column{Name: ch.Name, Type: ch.Type, NullsAllowed: true})
-		}
-		t.Columns = append(t.Columns, tc)
-		cols[i] = exec.ScanCol{FieldID: c.FieldID, Name: c.Name, T: c.Type, ElemFieldID: c.ElemFieldID}
+		t.Columns = append(t.Columns, catalogColumnOf(int64(c.FieldID), defs[i])) // nested_write.go
+		cols[i] = exec.ScanCol{FieldID: c.FieldID, Name: c.Name, T: c.Type, ElemFieldID: c.ElemFieldID, ChildIDs: c.ChildIDs}
 	}
 	// the table has no id yet: only schema and global options apply
 	limit, err := s.inliningLimitOf(ctx, sch.ID, -1)
@@ -360,8 +356,8 @@ func inlineValue(v *vec.Vector, r int, t types.T, pgBackend bool) (any, bool) {
 			return nil, false
 		}
 		return txt, true
-	case types.Array:
-		return duckListText(v, r) // nested_inline_write.go
+	case types.Array, types.Struct:
+		return duckNestedText(v, r) // nested_inline_write.go
 	}
 	return nil, false
 }

@@ -58,5 +58,21 @@ func nestedType(c *catalog.Column, depth int) (types.T, error) {
 	return types.FromDuckLake(c.Type)
 }
 
-// mapType is the type map columns read as.
-var mapType = types.JSONT
+// mapType is the type map columns read as: json, marked so that creating
+// a column from it (CREATE TABLE AS) is refused instead of turning
+// DuckDB's map into a json column without saying so; lakepg has no map
+// type to write one back.
+var mapType = func() types.T {
+	t := types.JSONT
+	t.Sub = mapMarker
+	return t
+}()
+
+// mapMarker is the Sub of mapType (json has no Sub of its own).
+const mapMarker = -2
+
+func errMapWrite(col string) error {
+	e := pgerr.New(pgerr.FeatureNotSupported, "column \"%s\" holds a DuckDB map, which lakepg reads as json but cannot write as a map", col)
+	e.Hint = "Store it as text or json explicitly, e.g. CAST(col AS text)::json, or create the table in DuckDB."
+	return e
+}

@@ -58,6 +58,27 @@ func TestArrayColumnErrors(t *testing.T) {
 	mustFail(t, s, `CREATE TABLE bad (a integer[] DEFAULT '{1}')`, pgerr.FeatureNotSupported)
 	mustFail(t, s, `CREATE TABLE bad AS SELECT ARRAY[ROW(1, 2)] AS r`, pgerr.FeatureNotSupported)
 	mustFail(t, s, `CREATE TABLE bad (a numeric[])`, pgerr.FeatureNotSupported)
-	must(t, s, `CREATE TABLE ok (a integer[])`)
-	mustFail(t, s, `ALTER TABLE ok ALTER COLUMN a TYPE bigint[]`, pgerr.FeatureNotSupported)
+	must(t, s, `CREATE TABLE ok (a integer[], b smallint)`)
+	// only widening of the element, as for scalar columns
+	for _, alter := range []string{`a TYPE text[]`, `a TYPE bigint`, `b TYPE smallint[]`} {
+		mustFail(t, s, `ALTER TABLE ok ALTER COLUMN `+alter, pgerr.FeatureNotSupported)
+	}
+}
+
+// TestArrayElementWidening: ALTER COLUMN … TYPE widens an array's element
+// (the list's catalog row stays, the element's is replaced, as DuckDB
+// does); rows written before read widened, in and after the transaction.
+func TestArrayElementWidening(t *testing.T) {
+	s := lake(t)
+	must(t, s, `CALL lakepg.set_option('data_inlining_row_limit', '0')`)
+	must(t, s, `CREATE TABLE w (id integer, a integer[])`)
+	must(t, s, `INSERT INTO w VALUES (1, '{1,2,NULL}'), (2, NULL), (3, '{}')`)
+	must(t, s, `BEGIN`)
+	must(t, s, `ALTER TABLE w ALTER COLUMN a TYPE bigint[]`)
+	must(t, s, `INSERT INTO w VALUES (4, '{9000000000}')`)
+	must(t, s, `SELECT id, a, pg_typeof(a) FROM w ORDER BY id`, "1|{1,2,NULL}|bigint[]", "2|NULL|bigint[]", "3|{}|bigint[]", "4|{9000000000}|bigint[]")
+	must(t, s, `COMMIT`)
+	must(t, s, `SELECT id, a[1] + 1, pg_typeof(a) FROM w ORDER BY id`, "1|2|bigint[]", "2|NULL|bigint[]", "3|NULL|bigint[]", "4|9000000001|bigint[]")
+	must(t, s, `ALTER TABLE w ALTER COLUMN a TYPE bigint[]`) // already bigint[]: nothing to do
+	mustFail(t, s, `ALTER TABLE w ALTER COLUMN a TYPE integer[]`, pgerr.FeatureNotSupported)
 }

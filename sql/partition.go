@@ -18,9 +18,10 @@ import (
 // calendar fields DuckDB's year(), month(), day() and hour() return (not
 // Iceberg's epoch offsets); bucket(N) is Iceberg's
 // (murmur3_x86_32(v) & 0x7fffffff) % N over DuckDB's byte form of v.
-// Timestamps with time zone are split in UTC: DuckDB uses its session
-// TimeZone, which is UTC unless set otherwise, so pruning of timestamptz
-// keys allows for any offset (partition_prune.go).
+// Timestamps with time zone are split in the writing session's TimeZone,
+// as DuckDB splits them in its own (identity values are written in UTC, as
+// DuckDB's are), so pruning of timestamptz calendar keys allows for any
+// offset (partition_prune.go).
 
 type partTransform uint8
 
@@ -60,6 +61,9 @@ type partKey struct {
 	t       types.T // the source column's type
 	dlType  string  // its DuckLake type (bucket hashing follows DuckDB's physical type)
 	dir     string  // the hive directory name
+	// loc is the writing session's TimeZone: DuckDB takes year, month, day
+	// and hour of a timestamptz in its session TimeZone (nil: UTC)
+	loc *time.Location
 }
 
 // partitionKeys resolves a spec's keys; ok is false when a key names a
@@ -136,7 +140,7 @@ func (k *partKey) value(dst []byte, v *vec.Vector, i int) (out []byte, null bool
 		}
 		return strconv.AppendInt(dst, int64(h&0x7fffffff)%k.buckets, 10), false
 	}
-	f, ok := calendarField(k.kind, v.Type.ID, v.I64[i])
+	f, ok := calendarField(k.kind, v.Type.ID, v.I64[i], k.loc)
 	if !ok {
 		return dst, true
 	}
@@ -144,9 +148,9 @@ func (k *partKey) value(dst []byte, v *vec.Vector, i int) (out []byte, null bool
 }
 
 // calendarField is year, month, day (of month) or hour of a date (days) or
-// timestamp (microseconds, UTC for timestamptz); infinite values have none,
-// as DuckDB's year(infinity) is NULL.
-func calendarField(kind partTransform, id types.ID, x int64) (int64, bool) {
+// timestamp (microseconds; a timestamptz in loc, nil meaning UTC); infinite
+// values have none, as DuckDB's year(infinity) is NULL.
+func calendarField(kind partTransform, id types.ID, x int64, loc *time.Location) (int64, bool) {
 	var tm time.Time
 	switch id {
 	case types.Date:
@@ -156,6 +160,9 @@ func calendarField(kind partTransform, id types.ID, x int64) (int64, bool) {
 			return 0, false
 		}
 		tm = time.UnixMicro(x).UTC()
+		if id == types.Timestamptz && loc != nil {
+			tm = tm.In(loc)
+		}
 	default:
 		return 0, false
 	}

@@ -93,7 +93,7 @@ func boundMayMatchPartition(pvs []catalog.PartitionValue, t *catalog.Table, col 
 			}
 			cal[kind-tYear], have[kind-tYear] = x, true
 			if ty.ID != types.Timestamptz && !anyPoint(b, func(v *vec.Vector, i int) bool {
-				f, ok := calendarField(kind, ty.ID, v.I64[i])
+				f, ok := calendarField(kind, ty.ID, v.I64[i], nil)
 				return !ok || f == x
 			}) {
 				return false

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/exec"
@@ -129,19 +130,34 @@ func TestPartitionValueText(t *testing.T) {
 func strPtr(s string) *string { return &s }
 
 // TestPartitionCalendarFields: year/month/day/hour as DuckDB's functions return them
-// (UTC for timestamptz), NULL for infinite timestamps, hour of a date 0.
+// (timestamptz in the writer's TimeZone), NULL for infinite timestamps, hour of a date 0.
 func TestPartitionCalendarFields(t *testing.T) {
 	ts := parsed(t, types.TimestamptzT, "2024-03-01 01:02:03.5+02").I64[0]
 	for kind, want := range map[partTransform]int64{tYear: 2024, tMonth: 2, tDay: 29, tHour: 23} {
-		if got, ok := calendarField(kind, types.Timestamptz, ts); !ok || got != want {
+		if got, ok := calendarField(kind, types.Timestamptz, ts, nil); !ok || got != want {
 			t.Errorf("%s = %d, want %d", transformNames[kind], got, want)
 		}
 	}
+	// in the writer's TimeZone, as DuckDB: 2024-02-29 18:02:03.5-05 in New York
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for kind, want := range map[partTransform]int64{tYear: 2024, tMonth: 2, tDay: 29, tHour: 18} {
+		if got, ok := calendarField(kind, types.Timestamptz, ts, ny); !ok || got != want {
+			t.Errorf("%s in New York = %d, want %d", transformNames[kind], got, want)
+		}
+	}
+	// a timestamp without time zone is not shifted
+	plain := parsed(t, types.TimestampT, "2024-03-01 01:02:03").I64[0]
+	if got, _ := calendarField(tHour, types.Timestamp, plain, ny); got != 1 {
+		t.Errorf("hour of a timestamp in New York = %d, want 1", got)
+	}
 	d := parsed(t, types.DateT, "2024-02-29").I64[0]
-	if got, _ := calendarField(tHour, types.Date, d); got != 0 {
+	if got, _ := calendarField(tHour, types.Date, d, nil); got != 0 {
 		t.Errorf("hour of a date = %d", got)
 	}
-	if _, ok := calendarField(tYear, types.Timestamp, types.InfinityMicros); ok {
+	if _, ok := calendarField(tYear, types.Timestamp, types.InfinityMicros, nil); ok {
 		t.Errorf("year(infinity) is not NULL")
 	}
 }

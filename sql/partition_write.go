@@ -107,6 +107,10 @@ func (s *Session) writeTableFiles(ctx context.Context, sch *catalog.Schema, t *c
 // index op's columns), one file per partition under its hive directory.
 // With track, each file records which input rows it holds.
 func (s *Session) writePartitioned(ctx context.Context, dir string, specID int64, keys []partKey, pcols []parquetio.Column, op exec.Operator, check func(*vec.Batch) error, track bool) (*tableWrite, error) {
+	keys = append([]partKey(nil), keys...)
+	for k := range keys {
+		keys[k].loc = s.loc
+	}
 	pw := &partWriter{ctx: ctx, store: s.eng.Store, dir: dir, cols: pcols, keys: keys, open: map[string]*partFile{}, track: track}
 	err := exec.Drain(ctx, op, func(b *vec.Batch) error {
 		if check != nil {

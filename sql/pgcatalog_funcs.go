@@ -423,7 +423,23 @@ func (b *binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 			return nil
 		})
 
-	case "pg_type_is_visible", "pg_function_is_visible", "pg_collation_is_visible", "pg_opclass_is_visible",
+	case "pg_type_is_visible":
+		if err := nargs(1, 1); err != nil {
+			return nil, true, err
+		}
+		if err := castArgs(oid); err != nil {
+			return nil, true, err
+		}
+		c, err := b.catalogContext()
+		if err != nil {
+			return nil, true, err
+		}
+		visible := pgcatalog.TypeVisibility(c)
+		return rowFn(types.BoolT, true, func(out *vec.Vector, a []*vec.Vector, i int) error {
+			out.AppendBool(visible(a[0].I64[i]))
+			return nil
+		})
+	case "pg_function_is_visible", "pg_collation_is_visible", "pg_opclass_is_visible",
 		"pg_operator_is_visible", "pg_opfamily_is_visible", "pg_conversion_is_visible", "pg_ts_config_is_visible",
 		"pg_ts_dict_is_visible", "pg_ts_parser_is_visible", "pg_ts_template_is_visible", "pg_statistics_obj_is_visible":
 		// every type, function and the like lives in pg_catalog, always on the path
@@ -480,7 +496,25 @@ func (b *binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 			return nil
 		})
 
-	case "pg_get_constraintdef", "pg_get_indexdef", "pg_get_viewdef", "pg_get_triggerdef", "pg_get_ruledef",
+	case "pg_get_constraintdef":
+		// the lake has no constraints; the built-in domains' CHECKs are described
+		if err := nargs(1, 2); err != nil {
+			return nil, true, err
+		}
+		want := []types.T{oid, types.BoolT}[:len(args)]
+		if err := castArgs(want...); err != nil {
+			return nil, true, err
+		}
+		return rowFn(text, true, func(out *vec.Vector, a []*vec.Vector, i int) error {
+			def, ok := pgcatalog.ConstraintDef(a[0].I64[i], len(a) > 1 && a[1].B[i])
+			if !ok {
+				out.AppendNull()
+				return nil
+			}
+			out.AppendString(def)
+			return nil
+		})
+	case "pg_get_indexdef", "pg_get_viewdef", "pg_get_triggerdef", "pg_get_ruledef",
 		"pg_get_partkeydef", "pg_get_statisticsobjdef_columns", "pg_get_function_result",
 		"pg_get_function_arguments", "pg_get_function_identity_arguments", "pg_get_serial_sequence",
 		"pg_get_functiondef", "pg_get_partition_constraintdef", "pg_get_function_sqlbody":
@@ -552,8 +586,6 @@ func (b *binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 		return constant(types.TimestamptzT, func(v *vec.Vector) { v.AppendInt(t) })
 
 	case "current_schemas":
-		// PostgreSQL returns name[]; lakepg has no arrays yet, so this is
-		// the array's text form
 		if err := nargs(1, 1); err != nil {
 			return nil, true, err
 		}
@@ -565,7 +597,7 @@ func (b *binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 			return nil, true, err
 		}
 		implicit, explicit := currentSchemas(c)
-		return rowFn(text, true, func(out *vec.Vector, a []*vec.Vector, i int) error {
+		return rowFn(types.ArrayOf(types.NameT), true, func(out *vec.Vector, a []*vec.Vector, i int) error {
 			if a[0].B[i] {
 				out.AppendString(implicit)
 			} else {
@@ -749,8 +781,12 @@ func (b *binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 	return nil, false, nil
 }
 
-// currentSchemas is current_schemas(true) and current_schemas(false) in
-// PostgreSQL's array text form.
+// currentSchemas is current_schemas(true) and current_schemas(false) as
+// name[] values. The search path holds the schemas of the search_path
+// setting, then main, which lakepg searches last (session.go): main is an
+// implicitly searched schema, as pg_catalog is, so it shows only with the
+// implicit ones (and where search_path names it). Schemas that do not
+// exist are left out, as PostgreSQL leaves them out.
 func currentSchemas(c *pgcatalog.Context) (implicit, explicit string) {
 	exists := map[string]bool{}
 	if c.Meta != nil {
@@ -758,19 +794,32 @@ func currentSchemas(c *pgcatalog.Context) (implicit, explicit string) {
 			exists[s.Name] = true
 		}
 	}
-	var path []string
+	named := map[string]bool{}
+	for _, p := range strings.Split(c.Settings["search_path"], ",") {
+		named[strings.Trim(strings.TrimSpace(p), `"`)] = true
+	}
+	var impl, expl []string
+	if !named["pg_catalog"] {
+		impl = append(impl, "pg_catalog")
+	}
 	for _, s := range c.SearchPath {
-		if exists[s] || s == "pg_catalog" || s == "information_schema" {
-			path = append(path, pgcatalog.QuoteIdent(s))
+		if !exists[s] && s != "pg_catalog" && s != "information_schema" {
+			continue
+		}
+		impl = append(impl, s)
+		if named[s] {
+			expl = append(expl, s)
 		}
 	}
-	explicit = "{" + strings.Join(path, ",") + "}"
-	for _, s := range c.SearchPath {
-		if s == "pg_catalog" {
-			return explicit, explicit
-		}
+	return nameArray(impl), nameArray(expl)
+}
+
+func nameArray(names []string) string {
+	v := vec.New(types.NameT, len(names))
+	for _, n := range names {
+		v.AppendString(n)
 	}
-	return "{" + strings.Join(append([]string{"pg_catalog"}, path...), ",") + "}", explicit
+	return vec.EncodeArray(v, 0, v.Len())
 }
 
 // regTypes are the reg* types a cast can name.

@@ -39,9 +39,9 @@ type queryCtx struct {
 	// such plans for the next keys (apply_plan.go)
 	outer  []*outerFrame
 	tables map[*pg.RangeVar]*source
-	// tableOID: the statement names tableoid, so base relations carry
-	// that system column (syscols.go)
-	tableOID bool
+	// tableOID, xmin: the statement names tableoid or xmin, so base
+	// relations carry that system column (syscols.go)
+	tableOID, xmin bool
 }
 
 // cteDef is a WITH entry; each reference plans it afresh (inlining), which
@@ -81,6 +81,7 @@ func (s *Session) planQuery(ctx context.Context, sel *pg.SelectStmt, p *params, 
 	}
 	qc := s.newQueryCtx(ctx, p, describeOnly)
 	qc.tableOID = mentionsColumn(sel.ProtoReflect(), tableOIDColumn)
+	qc.xmin = mentionsColumn(sel.ProtoReflect(), xminColumn)
 	q, err := qc.planSelect(sel)
 	if err != nil {
 		return nil, err

@@ -331,6 +331,49 @@ func (qc *queryCtx) joinItems(items []*source, conj []*pg.Node) (*source, error)
 		}
 		p.used = true
 	}
+	// an uncorrelated [NOT] IN over one item filters that item before it
+	// is joined, like any other filter on it (TPC-H Q18: the 57 big
+	// orders, not the 6 M joined lineitem rows). Only when every subquery
+	// conjunct is such an IN: the planning of the others (decorrelation
+	// with run-time join filters) expects base items under them.
+	var early []int
+	if len(items) > 1 && len(late) > 0 {
+		early = make([]int, len(late)) // with nothing to join, nothing to gain
+	}
+	for k, c := range late {
+		if early == nil {
+			break
+		}
+		i, ok := earlySemiJoinItem(c, items)
+		if !ok {
+			early = nil
+			break
+		}
+		early[k] = i
+	}
+	for _, c := range late {
+		// planning a subquery leaves traces in qc: only once the shape is
+		// known to qualify is each checked to be uncorrelated
+		if early == nil {
+			break
+		}
+		sel := innerSubLink(c).Subselect.GetSelectStmt()
+		if _, ok, err := qc.standalone(sel); err != nil || !ok {
+			early = nil
+		}
+	}
+	if early != nil {
+		for k, c := range late {
+			i := early[k]
+			src, err := qc.subqueryConjunct(items[i], c)
+			if err != nil {
+				return nil, err
+			}
+			src.sel = items[i].selectivity() * 0.5
+			items[i] = src
+		}
+		late = nil
+	}
 	items, err := qc.reduceByFilteredLeaves(items, preds)
 	if err != nil {
 		return nil, err
@@ -428,6 +471,65 @@ func (qc *queryCtx) joinItems(items []*source, conj []*pg.Node) (*source, error)
 		}
 	}
 	return qc.applyConjuncts(cur, late)
+}
+
+// earlySemiJoinItem reports the one FROM item a [NOT] IN conjunct c
+// depends on, so that it can filter that item before the joins; false for
+// any other conjunct, and for an IN whose subquery is not plain (joins,
+// derived tables, subqueries of its own). The caller still checks that the subquery is uncorrelated (a
+// correlated one reads columns of items that are joined later).
+func earlySemiJoinItem(c *pg.Node, items []*source) (int, bool) {
+	sl := innerSubLink(c)
+	// an uncorrelated EXISTS reads no item: only IN has a side to filter
+	if sl == nil || sl.SubLinkType != pg.SubLinkType_ANY_SUBLINK || sl.Testexpr == nil {
+		return 0, false
+	}
+	if op := strNodes(sl.OperName); len(op) > 0 && op[len(op)-1] != "=" {
+		return 0, false
+	}
+	if !plainSubquery(sl.Subselect.GetSelectStmt()) {
+		return 0, false
+	}
+	refs, outer := refItems(sl.Testexpr, items)
+	if outer || len(refs) != 1 {
+		return 0, false
+	}
+	for i := range refs {
+		return i, true
+	}
+	return 0, false
+}
+
+// plainSubquery is true for a SELECT over base tables without WITH, set
+// operations or subqueries of its own.
+func plainSubquery(sel *pg.SelectStmt) bool {
+	if sel == nil || sel.Op != pg.SetOperation_SETOP_NONE || sel.WithClause != nil || len(sel.ValuesLists) > 0 {
+		return false
+	}
+	for _, f := range sel.FromClause {
+		if f.GetRangeVar() == nil {
+			return false
+		}
+	}
+	for _, t := range sel.TargetList {
+		if hasSubLink(t) || (t.GetResTarget() != nil && hasSubLink(t.GetResTarget().Val)) {
+			return false
+		}
+	}
+	for _, g := range sel.GroupClause {
+		if hasSubLink(g) {
+			return false
+		}
+	}
+	return !hasSubLink(sel.WhereClause) && !hasSubLink(sel.HavingClause)
+}
+
+// innerSubLink is the SubLink of c or of NOT c, or nil.
+func innerSubLink(c *pg.Node) *pg.SubLink {
+	if be := c.GetBoolExpr(); be != nil && be.Boolop == pg.BoolExprType_NOT_EXPR && len(be.Args) == 1 {
+		c = be.Args[0]
+	}
+	return c.GetSubLink()
 }
 
 // reduceByFilteredLeaves joins each filtered item that joins only one other

@@ -49,6 +49,11 @@ func (s *Session) planSimple(qc *queryCtx, sel *pg.SelectStmt) (*query, error) {
 	}
 	op := src.op
 	sc := src.sc
+	if sel.WhereClause != nil {
+		if err := b.outerAggInWhere(sel.WhereClause, sc); err != nil { // outer_agg.go
+			return nil, err
+		}
+	}
 
 	// expand the target list
 	type target struct {
@@ -114,6 +119,11 @@ func (s *Session) planSimple(qc *queryCtx, sel *pg.SelectStmt) (*query, error) {
 		if containsAgg(sb.GetSortBy().Node) {
 			hasAgg = true
 		}
+	}
+	// aggregates of this query inside its subqueries group it too (outer_agg.go)
+	outerAggs := b.outerAggregates(sel, sc)
+	if outerAggs != nil {
+		hasAgg = true
 	}
 
 	// outExprs are bound against the scope of `op` after this block
@@ -183,7 +193,7 @@ func (s *Session) planSimple(qc *queryCtx, sel *pg.SelectStmt) (*query, error) {
 		}
 		pb := &postBinder{binder: binder{sess: s, env: env, params: p, aggs: coll, qc: qc, win: wc}, coll: coll, in: sc}
 		bindOut = pb.bindPost
-		grouped, err := qc.prepareGroupedSubLinks(sel, sc, coll) // apply_plan.go
+		grouped, err := qc.prepareGroupedSubLinks(sel, sc, coll, &pb.binder, outerAggs) // apply_plan.go
 		if err != nil {
 			return nil, err
 		}

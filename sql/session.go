@@ -27,8 +27,10 @@ import (
 	"github.com/lakepg/lakepg/types"
 )
 
-// ServerVersion is what lakepg reports as its PostgreSQL version.
-const ServerVersion = "16.6"
+// ServerVersion is what lakepg reports as its PostgreSQL version: the
+// version whose catalogs pgcatalog emulates, as tools pick their catalog SQL
+// by it.
+const ServerVersion = "15.18"
 
 // Engine is the shared state of all sessions: the catalog and the data store.
 type Engine struct {
@@ -123,8 +125,8 @@ var defaultSettings = map[string]string{
 	"integer_datetimes": "on", "statement_timeout": "0", "client_min_messages": "notice",
 	"bytea_output": "hex", "default_transaction_isolation": "read committed",
 	"transaction_isolation": "read committed", "max_identifier_length": "63",
-	"lc_collate": "C", "lc_ctype": "C", "server_version": ServerVersion,
-	"server_version_num": "160006", "lakepg.snapshot": "",
+	"lc_collate": "C", "lc_ctype": "C.UTF-8", "server_version": ServerVersion,
+	"server_version_num": "150018", "lakepg.snapshot": "",
 	"default_tablespace": "", "default_table_access_method": "heap",
 }
 

@@ -18,9 +18,40 @@ import (
 // OID. A real column appended to the relation's rows, not a constant,
 // so that an outer join NULLs it as PostgreSQL does; it is added only
 // to statements that mention the name, leaving every other plan as it
-// was. ctid, xmin and the others have nothing to show in a lake.
+// was. xmin exists on the catalog relations, where tools read it to
+// notice changed objects (pgcatalog/xmin.go says what it holds); lake
+// tables have no row versions to show, and ctid and the others have
+// nothing to show in a lake.
 
-const tableOIDColumn = "tableoid"
+const (
+	tableOIDColumn = "tableoid"
+	xminColumn     = "xmin"
+)
+
+// systemTableSource is the source reading a system relation's rows, with
+// the xmin system column when the statement names it.
+func (qc *queryCtx) systemTableSource(t *pgcatalog.Table, c *pgcatalog.Context, alias string) (*source, error) {
+	withXmin := qc.xmin && t.HasXmin()
+	rows := t.Rows
+	if withXmin {
+		rows = t.RowsWithXmin
+	}
+	b, err := rows(c)
+	if err != nil {
+		return nil, err
+	}
+	sc := &scope{}
+	ts := make([]types.T, 0, len(t.Cols)+1)
+	for _, col := range t.Cols {
+		sc.cols = append(sc.cols, scopeCol{Table: alias, Name: col.Name, T: col.Type, elem: col.Elem})
+		ts = append(ts, col.Type)
+	}
+	if withXmin {
+		sc.cols = append(sc.cols, scopeCol{Table: alias, Name: xminColumn, T: types.Int64T, hidden: true, system: true})
+		ts = append(ts, types.Int64T)
+	}
+	return &source{op: &exec.BatchSource{B: b, T: ts}, sc: sc, rows: float64(b.N)}, nil
+}
 
 // mentionsColumn reports whether a parse tree has a column reference
 // whose last name is col (qualified or not, in any subquery).

@@ -15,23 +15,98 @@ const (
 	NegInfinityMicros = -InfinityMicros
 )
 
-// ParseDate parses ISO (and a few common) date spellings into days since the epoch.
-func ParseDate(s string) (int64, error) {
+// Date infinities, stored as DuckDB stores them (the int32 extremes) so
+// they survive Parquet and DuckLake.
+const (
+	DateInfinity    = int64(math.MaxInt32)
+	DateNegInfinity = -int64(math.MaxInt32)
+)
+
+// PostgreSQL's ranges: dates from Julian day 0 (4714-11-24 BC) through
+// 5874897-12-31, timestamps from the same day through 294276-12-31.
+const (
+	minDateDays = -2440588
+	maxDateDays = 2147483493 - 2440588
+)
+
+// endTimestampDays bounds timestamps from above: PostgreSQL's end is
+// 294277-01-01, but microseconds since 1970 in an int64 end 30 years
+// earlier (294247-01-10, and the last value is infinity).
+const endTimestampDays = (math.MaxInt64 - MicrosPerDay) / MicrosPerDay
+
+// ParseDate parses date input with relative words (today) taken in UTC.
+func ParseDate(s string) (int64, error) { return ParseDateIn(s, time.UTC) }
+
+// ParseDateIn parses date input into days since the epoch, as date_in
+// does; today, tomorrow and yesterday are days in loc.
+func ParseDateIn(s string, loc *time.Location) (int64, error) {
 	t := strings.TrimSpace(s)
 	d, rest, ok := parseYMD(t)
-	if ok && isZoneSuffix(rest) {
+	if ok && (isZoneSuffix(rest) || strings.TrimSpace(rest) == "") {
 		// A zone after a date is read and ignored, as PostgreSQL does;
 		// pgJDBC sends setDate values so ("2024-01-02 +00").
-		rest = ""
+		return checkDate(d, s)
 	}
-	if !ok || strings.TrimSpace(rest) != "" {
-		// PostgreSQL accepts a timestamp string for a date and drops the time.
-		if us, err := ParseTimestamp(t); err == nil {
-			return floorDiv(us, 86400*1000000), nil
-		}
-		return 0, pgerr.New(pgerr.InvalidDatetimeFormat, "invalid input syntax for type date: \"%s\"", s)
+	in, err := decodeDateTime(t)
+	if err != nil {
+		return 0, dtError(err, "date", s)
+	}
+	switch in.special {
+	case specNone:
+		return checkDate(daysOf(in.y, in.m, in.d), s)
+	case specEpoch:
+		return 0, nil
+	case specInfinity:
+		return DateInfinity, nil
+	case specNegInfinity:
+		return DateNegInfinity, nil
+	case specNow, specToday, specTomorrow, specYesterday:
+		return today(loc) + dayShift(in.special), nil
+	}
+	return 0, dtError(errDTSyntax, "date", s)
+}
+
+func checkDate(d int64, s string) (int64, error) {
+	if d < minDateDays || d > maxDateDays {
+		return 0, pgerr.New(pgerr.DatetimeFieldOverflow, "date out of range: \"%s\"", s)
 	}
 	return d, nil
+}
+
+func dtError(err error, typ, s string) error {
+	if z, ok := err.(*unknownZoneError); ok {
+		return pgerr.New(pgerr.InvalidParameterValue, "time zone \"%s\" not recognized", strings.ToLower(z.name))
+	}
+	if err == errDTRange {
+		return pgerr.New(pgerr.DatetimeFieldOverflow, "date/time field value out of range: \"%s\"", s)
+	}
+	return pgerr.New(pgerr.InvalidDatetimeFormat, "invalid input syntax for type %s: \"%s\"", typ, s)
+}
+
+// daysOf is the day number of a proleptic Gregorian date (year 0 = 1 BC).
+func daysOf(y, m, d int) int64 {
+	return floorDiv(time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC).Unix(), 86400)
+}
+
+// today is the current date in loc. PostgreSQL takes it at the start of
+// the transaction; input conversion here has no transaction, so it reads
+// the clock.
+func today(loc *time.Location) int64 {
+	if loc == nil {
+		loc = time.UTC
+	}
+	y, m, d := time.Now().In(loc).Date()
+	return daysOf(y, int(m), d)
+}
+
+func dayShift(sp dtSpecial) int64 {
+	switch sp {
+	case specTomorrow:
+		return 1
+	case specYesterday:
+		return -1
+	}
+	return 0
 }
 
 // isZoneSuffix reports a numeric zone offset such as " +00", "-05:30".
@@ -146,40 +221,126 @@ func parseClock(s string) (int64, string, bool) {
 	return ((parts[0]*60+parts[1])*60+parts[2])*1000000 + frac, s[i:], true
 }
 
-// ParseTimestamp parses a timestamp without time zone; any zone in the text is ignored, as PostgreSQL does.
-func ParseTimestamp(s string) (int64, error) {
-	us, _, _, err := parseTS(s, "timestamp")
+// ParseTimestamp parses a timestamp without time zone; any zone in the
+// text is ignored, as PostgreSQL does. Relative words use UTC.
+func ParseTimestamp(s string) (int64, error) { return ParseTimestampIn(s, time.UTC) }
+
+// ParseTimestampIn is ParseTimestamp with now/today read in loc.
+func ParseTimestampIn(s string, loc *time.Location) (int64, error) {
+	us, _, _, _, err := parseTS(s, "timestamp", loc)
+	if err == nil && isNowWord(s) {
+		// now is an instant; a timestamp takes its wall time in loc
+		if loc == nil {
+			loc = time.UTC
+		}
+		_, off := time.UnixMicro(us).In(loc).Zone()
+		return us + int64(off)*1000000, nil
+	}
 	return us, err
 }
+
+func isNowWord(s string) bool { return strings.EqualFold(strings.TrimSpace(s), "now") }
 
 // ParseTimestamptz parses a timestamp with time zone, interpreting text
 // without a zone in loc.
 func ParseTimestamptz(s string, loc *time.Location) (int64, error) {
-	us, off, hasZone, err := parseTS(s, "timestamp with time zone")
+	us, off, zl, hasZone, err := parseTS(s, "timestamp with time zone", loc)
 	if err != nil || us == InfinityMicros || us == NegInfinityMicros {
 		return us, err
 	}
-	if hasZone {
+	switch {
+	case hasZone && zl != nil:
+		return LocalToUTC(us, zl), nil
+	case hasZone:
 		return us - int64(off)*1000000, nil
 	}
-	// local wall time in loc
-	t := time.UnixMicro(us).UTC()
-	lt := time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), loc)
-	return lt.UnixMicro(), nil
+	return LocalToUTC(us, loc), nil
 }
 
-// parseTS returns wall-clock micros, the zone offset in seconds and whether a zone was given.
-func parseTS(s, typ string) (int64, int, bool, error) {
-	t := strings.TrimSpace(s)
-	bad := pgerr.New(pgerr.InvalidDatetimeFormat, "invalid input syntax for type %s: \"%s\"", typ, s)
-	switch strings.ToLower(t) {
-	case "infinity", "+infinity":
-		return InfinityMicros, 0, false, nil
-	case "-infinity":
-		return NegInfinityMicros, 0, false, nil
-	case "epoch":
-		return 0, 0, true, nil
+// LocalToUTC converts a wall time in loc to an instant, choosing across
+// DST changes as PostgreSQL does.
+func LocalToUTC(wall int64, loc *time.Location) int64 {
+	if loc == nil {
+		loc = time.UTC
 	}
+	if loc == time.UTC {
+		return wall
+	}
+	w := floorDiv(wall, 1000000)
+	_, before := time.Unix(w-86400, 0).In(loc).Zone()
+	_, after := time.Unix(w+86400, 0).In(loc).Zone()
+	off := before
+	if before != after {
+		// Near a transition: take the offset whose reading is consistent.
+		// In a gap (spring forward) or an overlap (fall back) take the
+		// smaller offset, the later instant, as DetermineTimeZoneOffset
+		// does.
+		okB := offsetAt(loc, w-int64(before)) == before
+		okA := offsetAt(loc, w-int64(after)) == after
+		switch {
+		case okB && !okA:
+			off = before
+		case okA && !okB:
+			off = after
+		default:
+			off = min(before, after)
+		}
+	}
+	return wall - int64(off)*1000000
+}
+
+func offsetAt(loc *time.Location, unix int64) int {
+	_, off := time.Unix(unix, 0).In(loc).Zone()
+	return off
+}
+
+// parseTS returns wall-clock micros, the zone (an offset east in seconds,
+// or a named zone) and whether a zone was given. now is returned as an
+// instant with a zero offset.
+func parseTS(s, typ string, loc *time.Location) (int64, int, *time.Location, bool, error) {
+	t := strings.TrimSpace(s)
+	switch strings.ToLower(t) {
+	case "infinity":
+		return InfinityMicros, 0, nil, false, nil
+	case "-infinity":
+		return NegInfinityMicros, 0, nil, false, nil
+	case "epoch":
+		return 0, 0, nil, true, nil
+	}
+	if days, clock, off, hasZone, ok := parseISOTimestamp(t); ok {
+		us, err := checkTimestamp(days, clock, s)
+		return us, off, nil, hasZone, err
+	}
+	in, err := decodeDateTime(t)
+	if err != nil {
+		return 0, 0, nil, false, dtError(err, typ, s)
+	}
+	switch in.special {
+	case specNone:
+	case specNow:
+		return time.Now().UnixMicro(), 0, nil, true, nil
+	case specToday, specTomorrow, specYesterday:
+		us := (today(loc) + dayShift(in.special)) * MicrosPerDay
+		if in.hasClock {
+			us += in.clock
+		}
+		return us, in.off, in.loc, in.hasZone, nil
+	default:
+		return 0, 0, nil, false, dtError(errDTSyntax, typ, s)
+	}
+	us, err := checkTimestamp(daysOf(in.y, in.m, in.d), in.clock, s)
+	return us, in.off, in.loc, in.hasZone, err
+}
+
+func checkTimestamp(days, clock int64, s string) (int64, error) {
+	if days < minDateDays || days >= endTimestampDays {
+		return 0, pgerr.New(pgerr.DatetimeFieldOverflow, "timestamp out of range: \"%s\"", s)
+	}
+	return days*MicrosPerDay + clock, nil
+}
+
+// parseISOTimestamp is the fast path: YYYY-MM-DD[( |T)HH:MM[:SS[.f]]][ zone][ BC].
+func parseISOTimestamp(t string) (days, clock int64, off int, hasZone, ok bool) {
 	bc := false
 	if up := strings.ToUpper(t); strings.HasSuffix(up, " BC") {
 		bc = true
@@ -187,31 +348,29 @@ func parseTS(s, typ string) (int64, int, bool, error) {
 	}
 	days, rest, ok := parseYMD(t)
 	if !ok {
-		return 0, 0, false, bad
+		return 0, 0, 0, false, false
 	}
 	if bc {
 		y := time.Unix(days*86400, 0).UTC()
 		days = floorDiv(y.AddDate(1-2*y.Year(), 0, 0).Unix(), 86400)
 	}
-	us := days * 86400 * 1000000
 	rest = strings.TrimLeft(rest, " T")
 	if rest == "" {
-		return us, 0, false, nil
+		return days, 0, 0, false, true
 	}
-	clock, rest, ok := parseClock(rest)
+	clock, rest, ok = parseClock(rest)
 	if !ok {
-		return 0, 0, false, bad
+		return 0, 0, 0, false, false
 	}
-	us += clock
 	rest = strings.TrimSpace(rest)
 	if rest == "" {
-		return us, 0, false, nil
+		return days, clock, 0, false, true
 	}
-	off, ok := parseZone(rest)
+	off, ok = parseZone(rest)
 	if !ok {
-		return 0, 0, false, bad
+		return 0, 0, 0, false, false
 	}
-	return us, off, true, nil
+	return days, clock, off, true, true
 }
 
 // parseZone reads Z, UTC, GMT, +HH, +HHMM, +HH:MM or a named IANA zone (at

@@ -48,14 +48,15 @@ func AppendFloat(dst []byte, f float64, bits int) []byte {
 	if bits == 32 {
 		digits = 6
 	}
-	e := strconv.AppendFloat(nil, f, 'e', -1, bits)
+	var buf [32]byte
+	e := shortestE(buf[:0], f, bits)
 	// e looks like -1.2345e+07; read the exponent.
 	i := strings.LastIndexByte(string(e), 'e')
 	exp, _ := strconv.Atoi(string(e[i+1:]))
 	if exp < -4 || exp >= digits {
 		return append(dst, e...)
 	}
-	return strconv.AppendFloat(dst, f, 'f', -1, bits)
+	return eToFixed(dst, e)
 }
 
 // AppendNumeric formats a scaled integer with scale digits after the point.
@@ -109,6 +110,12 @@ func AppendUUID(dst []byte, b string) []byte {
 
 // AppendDate formats days since the epoch as ISO.
 func AppendDate(dst []byte, days int64) []byte {
+	switch days {
+	case DateInfinity:
+		return append(dst, "infinity"...)
+	case DateNegInfinity:
+		return append(dst, "-infinity"...)
+	}
 	t := time.Unix(days*86400, 0).UTC()
 	return appendYMD(dst, t)
 }
@@ -271,6 +278,14 @@ func ParseBool(s string) (bool, error) {
 	}
 	return false, invalid("boolean", s)
 }
+
+// NumericNaN is numeric NaN as an unconstrained numeric holds it (its
+// text); a numeric with a declared scale, a scaled int64, has no NaN.
+const NumericNaN = "NaN"
+
+// IsNumericNaNInput reports PostgreSQL's spelling of numeric NaN input
+// (any case, surrounding white space allowed).
+func IsNumericNaNInput(s string) bool { return strings.EqualFold(strings.TrimSpace(s), "nan") }
 
 // ParseDecimal parses decimal text into an exact rational value's parts:
 // the unscaled digits and the number of digits after the point.

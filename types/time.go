@@ -119,15 +119,18 @@ func appendOffset(dst []byte, off int) []byte {
 // ParseTime parses PostgreSQL time input: HH:MM[:SS[.frac]] (fractions
 // rounded to microseconds), optionally after a date and before a zone,
 // both ignored, or "allballs".
-func ParseTime(s string) (int64, error) {
-	us, _, _, err := parseTimeOfDay(s, "time")
+func ParseTime(s string) (int64, error) { return ParseTimeIn(s, time.UTC) }
+
+// ParseTimeIn is ParseTime with now read in loc.
+func ParseTimeIn(s string, loc *time.Location) (int64, error) {
+	us, _, _, err := parseTimeOfDay(s, "time", loc)
 	return us, err
 }
 
 // ParseTimeTZ parses timetz input; text without a zone takes loc's
 // current offset, as PostgreSQL takes the session TimeZone's.
 func ParseTimeTZ(s string, loc *time.Location) (int64, error) {
-	us, off, hasZone, err := parseTimeOfDay(s, "time with time zone")
+	us, off, hasZone, err := parseTimeOfDay(s, "time with time zone", loc)
 	if err != nil {
 		return 0, err
 	}
@@ -140,7 +143,55 @@ func ParseTimeTZ(s string, loc *time.Location) (int64, error) {
 	return PackTimeTZ(us, off), nil
 }
 
-func parseTimeOfDay(s, typ string) (int64, int, bool, error) {
+// parseTimeOfDay reads time input: the ISO fast path, else the general
+// reader (AM/PM, zone names and abbreviations, allballs, now in loc).
+func parseTimeOfDay(s, typ string, loc *time.Location) (int64, int, bool, error) {
+	us, off, hasZone, err := parseTimeOfDayISO(s, typ)
+	if pe, ok := err.(*pgerr.Error); !ok || pe.Code != pgerr.InvalidDatetimeFormat {
+		return us, off, hasZone, err
+	}
+	in, derr := decodeFields(strings.TrimSpace(s), false)
+	_, badZone := derr.(*unknownZoneError)
+	switch {
+	case derr == errDTRange || badZone:
+		return 0, 0, false, dtError(derr, typ, s)
+	case derr != nil:
+		return 0, 0, false, err
+	}
+	if loc == nil {
+		loc = time.UTC
+	}
+	switch in.special {
+	case specNone:
+		if !in.hasClock {
+			return 0, 0, false, err
+		}
+	case specAllballs:
+		return 0, 0, false, nil
+	case specNow:
+		now := time.Now().In(loc)
+		_, o := now.Zone()
+		return timeOfDayMicros(now), o, true, nil
+	default:
+		return 0, 0, false, err
+	}
+	if in.loc != nil {
+		// a named zone's offset needs the date it applies on
+		if !in.hasDate {
+			return 0, 0, false, err
+		}
+		wall := daysOf(in.y, in.m, in.d)*MicrosPerDay + in.clock
+		in.off = int((wall - LocalToUTC(wall, in.loc)) / 1000000)
+	}
+	return in.clock, in.off, in.hasZone, nil
+}
+
+func timeOfDayMicros(t time.Time) int64 {
+	h, m, sec := t.Clock()
+	return (int64(h)*3600+int64(m)*60+int64(sec))*1000000 + int64(t.Nanosecond()/1000)
+}
+
+func parseTimeOfDayISO(s, typ string) (int64, int, bool, error) {
 	t := strings.TrimSpace(s)
 	bad := pgerr.New(pgerr.InvalidDatetimeFormat, "invalid input syntax for type %s: \"%s\"", typ, s)
 	if strings.EqualFold(t, "allballs") {

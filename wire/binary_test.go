@@ -166,6 +166,12 @@ func TestBinaryDateTimeEdges(t *testing.T) {
 	if got := timestampToPG(pgEpochMicros); got != 0 {
 		t.Errorf("2000-01-01 → %d", got)
 	}
+	if got := dateToPG(types.DateInfinity); got != math.MaxInt32 {
+		t.Errorf("date infinity → %d", got)
+	}
+	if got := dateToPG(types.DateNegInfinity); got != math.MinInt32 {
+		t.Errorf("date -infinity → %d", got)
+	}
 	if got := dateToPG(pgEpochDays - 1); got != -1 {
 		t.Errorf("1999-12-31 → %d", got)
 	}

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"unicode/utf8"
@@ -157,6 +158,15 @@ func invalidUTF8(b []byte) *pgerr.Error {
 // validText reports whether b is UTF-8 without NUL bytes, the rule
 // PostgreSQL applies to text input.
 func validText(b []byte) bool {
+	// eight bytes at a time: plain ASCII without NUL is the common case
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	for len(b) >= 8 {
+		x := binary.LittleEndian.Uint64(b)
+		if x&hi != 0 || (x-lo)&^x&hi != 0 {
+			break // a byte >= 0x80, or a zero byte
+		}
+		b = b[8:]
+	}
 	for _, c := range b {
 		if c == 0 || c >= 0x80 {
 			return utf8.Valid(b) && !containsNUL(b)

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -70,8 +71,89 @@ func readAll(spec *CopySpec, data string, chunk int) ([]string, []int64, error) 
 
 var chunkSizes = []int{0, 1, 2, 3, 7}
 
+// readAllChunked is readAll through NextChunk with at most perChunk rows a
+// chunk, each chunk read on a goroutine of its own as the SQL layer does.
+func readAllChunked(spec *CopySpec, data string, chunk, perChunk int) ([]string, []int64, error) {
+	rd := newCopyReader(spec, chunked(data, chunk))
+	rd.chunkMax = perChunk
+	var rows []string
+	var lines []int64
+	for {
+		c, err := rd.NextChunk()
+		if err == io.EOF {
+			return rows, lines, nil
+		}
+		if err != nil {
+			return rows, lines, err
+		}
+		type res struct {
+			rows  []string
+			lines []int64
+			err   error
+		}
+		done := make(chan res)
+		go func() {
+			var r res
+			for {
+				fields, err := c.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					r.err = err
+					break
+				}
+				r.rows = append(r.rows, renderRow(fields))
+				r.lines = append(r.lines, c.Line())
+			}
+			done <- r
+		}()
+		r := <-done
+		rows, lines = append(rows, r.rows...), append(lines, r.lines...)
+		if r.err != nil {
+			return rows, lines, r.err
+		}
+	}
+}
+
+func renderRow(fields [][]byte) string {
+	parts := make([]string, len(fields))
+	for i, f := range fields {
+		if f == nil {
+			parts[i] = "<NULL>"
+		} else {
+			parts[i] = string(f)
+		}
+	}
+	return strings.Join(parts, "|")
+}
+
+// checkChunkedSame checks that NextChunk yields what Next does: the same
+// rows with the same line numbers and the same error, whatever the chunk
+// boundaries (rows per chunk) and CopyData boundaries (bytes per message).
+func checkChunkedSame(t *testing.T, spec *CopySpec, data string) {
+	t.Helper()
+	if spec.Format == CopyBinary {
+		return
+	}
+	want, wantLines, wantErr := readAll(spec, data, 0)
+	for _, n := range chunkSizes {
+		for _, per := range []int{1, 2, 3, 1000} {
+			got, lines, err := readAllChunked(spec, data, n, per)
+			if strings.Join(got, "\n") != strings.Join(want, "\n") || fmt.Sprint(lines) != fmt.Sprint(wantLines) {
+				t.Errorf("%q chunked (%d bytes, %d rows): rows %q lines %v, want %q lines %v", data, n, per, got, lines, want, wantLines)
+			}
+			if fmt.Sprint(err) != fmt.Sprint(wantErr) || pgerr.Code(err) != pgerr.Code(wantErr) || whereOf(err) != whereOf(wantErr) {
+				t.Errorf("%q chunked (%d bytes, %d rows): error %v (%s, %q), want %v (%s, %q)", data, n, per,
+					err, pgerr.Code(err), whereOf(err), wantErr, pgerr.Code(wantErr), whereOf(wantErr))
+			}
+		}
+	}
+}
+
 func checkRows(t *testing.T, spec *CopySpec, data string, want ...string) {
 	t.Helper()
+	checkChunkedSame(t, spec, data)
 	for _, n := range chunkSizes {
 		got, _, err := readAll(spec, data, n)
 		if err != nil {
@@ -86,6 +168,7 @@ func checkRows(t *testing.T, spec *CopySpec, data string, want ...string) {
 
 func checkCopyError(t *testing.T, spec *CopySpec, data, code, msg, where string) {
 	t.Helper()
+	checkChunkedSame(t, spec, data)
 	for _, n := range chunkSizes {
 		_, _, err := readAll(spec, data, n)
 		pe, ok := pgerr.As(err)

@@ -45,6 +45,10 @@ type copyReader struct {
 	bounds []int    // field i is out[bounds[2i]:bounds[2i+1]], start -1 = NULL
 	fields [][]byte // the row handed out
 	quoted []bool   // csv: field i had quotes (for FORCE_NULL)
+
+	pendErr  error // copychunk.go: an error found after a chunk's rows
+	deferEnc bool  // copychunk.go: encoding is checked when rows are split
+	chunkMax int   // copychunk.go: rows per chunk, copyChunkRows when 0 (tests)
 }
 
 func newCopyReader(spec *CopySpec, fill func() ([]byte, error)) *copyReader {
@@ -165,6 +169,24 @@ func (r *copyReader) columnError(err error, col int) error {
 // are data. A line consisting of \. ends the data.
 func (r *copyReader) readLine() ([]byte, bool, error) {
 	csv := r.spec.Format == CopyCSV
+	if r.eol == eolNL {
+		// Most lines hold nothing that changes where they end (no
+		// backslash, carriage return or quote): find their end at once.
+		rest := r.buf[r.pos:]
+		if j := bytes.IndexByte(rest, '\n'); j >= 0 {
+			line := rest[:j]
+			plain := bytes.IndexByte(line, '\r') < 0
+			if csv {
+				plain = plain && bytes.IndexByte(line, r.spec.Quote) < 0 && (len(line) == 0 || line[0] != '\\')
+			} else {
+				plain = plain && bytes.IndexByte(line, '\\') < 0
+			}
+			if plain {
+				r.pos += j + 1
+				return line, true, r.checkEncoding(line)
+			}
+		}
+	}
 	inQuote, lastWasEsc := false, false
 	i := r.pos
 	// need makes buf[i+k] available; false at the end of the data.
@@ -328,7 +350,7 @@ func (r *copyReader) checkEOL(c byte, crnl, csv bool) error {
 // checkEncoding rejects a line that is not UTF-8, the client and server
 // encoding. The line number is that of the line being read.
 func (r *copyReader) checkEncoding(line []byte) error {
-	if validText(line) {
+	if r.deferEnc || validText(line) {
 		return nil
 	}
 	return &contextError{err: invalidUTF8(line), where: fmt.Sprintf("COPY %s, line %d", r.spec.Relation, r.line+1)}
@@ -398,10 +420,24 @@ func (r *copyReader) splitText(line []byte) error {
 	null := r.spec.Null
 	r.out, r.bounds = r.out[:0], r.bounds[:0]
 	i := 0
+	if cap(r.out) < len(line) {
+		r.out = make([]byte, 0, len(line)) // decoding never lengthens a line
+	}
 	for {
 		rawStart := i
 		start := len(r.out)
 		special := false // an escape produced a byte that needs an encoding check
+		// Most fields have no escapes: copy them whole.
+		end := bytes.IndexByte(line[i:], delim)
+		if end < 0 {
+			end = len(line)
+		} else {
+			end += i
+		}
+		if bytes.IndexByte(line[i:end], '\\') < 0 {
+			r.out = append(r.out, line[i:end]...)
+			i = end
+		}
 		for i < len(line) && line[i] != delim {
 			c := line[i]
 			i++

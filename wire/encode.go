@@ -351,6 +351,12 @@ func encodeColumn(dst []byte, ends []int, v *vec.Vector, n int, enc encoding, lo
 // dateToPG converts days since 1970 to PostgreSQL's days since 2000,
 // saturating to its ±infinity.
 func dateToPG(days int64) int32 {
+	switch days {
+	case types.DateInfinity:
+		return math.MaxInt32
+	case types.DateNegInfinity:
+		return math.MinInt32
+	}
 	d := days - pgEpochDays
 	switch {
 	case d >= math.MaxInt32:

@@ -754,6 +754,17 @@ func extractKernel(ctx *Ctx, out *vec.Vector, a []*vec.Vector, n int) error {
 			}
 			r, err = timestampField(u, wall, us, off, typ)
 		case types.Date:
+			if d := src.I64[i]; !finiteDate(d) {
+				// as an infinite timestamp: ±Infinity or NULL by field
+				if _, err := dateField(u, 0); err != nil && !asFloat {
+					return unitNotSupported(low, typ)
+				}
+				if _, err := timestampField(u, 0, 0, 0, timestampT); err != nil && asFloat {
+					return unitNotSupported(low, timestampT)
+				}
+				r = infiniteField(u, d < 0)
+				break
+			}
 			if asFloat {
 				// date_part(text, date) is date_part on the timestamp
 				r, err = timestampField(u, src.I64[i]*usPerDay, src.I64[i]*usPerDay, 0, timestampT)
@@ -806,11 +817,9 @@ func extractFast(u dtUnit, src, out *vec.Vector, z *zone, n int) bool {
 		}
 	}
 	in := src.I64[:n]
-	if !isDate {
-		for _, us := range in {
-			if !finiteTS(us) {
-				return false
-			}
+	for _, x := range in {
+		if isDate && !finiteDate(x) || !isDate && !finiteTS(x) {
+			return false
 		}
 	}
 	scale := 0
@@ -1276,9 +1285,10 @@ func justifyInterval(v types.IntervalValue) (types.IntervalValue, error) {
 }
 
 func kIsFiniteDate(_ *Ctx, out *vec.Vector, a []*vec.Vector, n int) error {
+	src := a[0].I64[:n]
 	dst := outB(out, n)
-	for i := range dst {
-		dst[i] = true
+	for i, d := range src {
+		dst[i] = d != types.DateInfinity && d != types.DateNegInfinity
 	}
 	return nil
 }

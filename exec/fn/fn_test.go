@@ -249,7 +249,7 @@ func TestStringKernelsKeepRowsApart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"abc", "", "mixed", "already lower", "ÀÉ"}
+	want := []string{"abc", "", "mixed", "already lower", "àé"}
 	for i, w := range want {
 		if out.S[i] != w {
 			t.Errorf("lower row %d = %q, want %q", i, out.S[i], w)
@@ -395,4 +395,90 @@ func BenchmarkExtractYear(b *testing.B) {
 	}
 	units := constText("year", benchRows)
 	b.Run("date", func(b *testing.B) { benchEval(b, nil, "extract", units, d) })
+}
+
+// TestCaseMappingUnicode pins PostgreSQL 15's output in a database with
+// LC_CTYPE C.UTF-8: simple (one rune to one rune) Unicode case mapping.
+func TestCaseMappingUnicode(t *testing.T) {
+	in := vec.New(types.TextT, 1)
+	in.AppendString("éclair ÀÉ straße ǆemal ΣΊΣΥΦΟΣ ıi 3éa x-ÿ ɐ")
+	for name, want := range map[string]string{
+		"upper":   "ÉCLAIR ÀÉ STRAßE ǄEMAL ΣΊΣΥΦΟΣ II 3ÉA X-Ÿ Ɐ",
+		"lower":   "éclair àé straße ǆemal σίσυφοσ ıi 3éa x-ÿ ɐ",
+		"initcap": "Éclair Àé Straße Ǆemal Σίσυφοσ Ii 3éa X-Ÿ Ɐ",
+	} {
+		out, err := callFn(t, nil, name, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.S[0] != want {
+			t.Errorf("%s = %q, want %q", name, out.S[0], want)
+		}
+	}
+}
+
+// TestNumericNaNThroughFunctions: a NaN argument gives NaN (numeric or
+// float results) or NULL (scale), as numeric.c does.
+func TestNumericNaNThroughFunctions(t *testing.T) {
+	in := vec.New(types.NumericAnyT, 3)
+	in.AppendString("NaN")
+	in.AppendString("-2.50")
+	in.AppendNull()
+	for name, want := range map[string][]string{
+		"abs":   {"NaN", "2.50", ""},
+		"round": {"NaN", "-3", ""},
+		"sign":  {"NaN", "-1", ""},
+	} {
+		out, err := callFn(t, nil, name, in)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for i, w := range want {
+			got := ""
+			if !out.IsNull(i) {
+				got = string(out.AppendText(nil, i, nil))
+			}
+			if got != w {
+				t.Errorf("%s row %d = %q, want %q", name, i, got, w)
+			}
+		}
+	}
+	out, err := callFn(t, nil, "scale", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.IsNull(0) || out.IsNull(1) || out.I64[1] != 2 {
+		t.Errorf("scale: NaN row null %t, row 1 %d", out.IsNull(0), out.I64[1])
+	}
+}
+
+func TestRegexpMatchAndSplitToArray(t *testing.T) {
+	text := func(v *vec.Vector, i int) string {
+		if v.IsNull(i) {
+			return "NULL"
+		}
+		return string(v.AppendText(nil, i, nil))
+	}
+	src := strVec("foobarbequebaz", "abc", "a,b,,c")
+	out, err := callFn(t, nil, "regexp_match", src, strVec("(bar)(beque)", "(x)?b", "x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range []string{"{bar,beque}", "{NULL}", "NULL"} {
+		if got := text(out, i); got != w {
+			t.Errorf("regexp_match row %d = %s, want %s", i, got, w)
+		}
+	}
+	out, err = callFn(t, nil, "regexp_split_to_array", src, strVec("b", "", ","))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range []string{"{foo,ar,eque,az}", "{a,b,c}", `{a,b,"",c}`} {
+		if got := text(out, i); got != w {
+			t.Errorf("regexp_split_to_array row %d = %s, want %s", i, got, w)
+		}
+	}
+	if _, err := callFn(t, nil, "regexp_match", src, strVec("a", "a", "a"), strVec("g", "g", "g")); pgerr.Code(err) != pgerr.InvalidParameterValue {
+		t.Errorf("regexp_match with g: %v", err)
+	}
 }

@@ -25,8 +25,8 @@ import (
 //
 //	go test ./exec/fn -run TestGolden -update -pg 'host=/tmp/pg port=5432 user=postgres dbname=fntest'
 //
-// where fntest was created with LC_CTYPE 'C' LC_COLLATE 'C', the locale
-// lakepg reports.
+// where fntest was created with LC_COLLATE 'C' LC_CTYPE 'C.UTF-8': byte
+// order, and Unicode case mapping as in any UTF-8 database.
 //
 // calls.txt syntax, one call per line:
 //

@@ -44,7 +44,13 @@ func init() {
 	regPrefix("@", &Overload{Args: []types.T{numericT}, Ret: sameScale, Strict: true, Kernel: kAbsNumeric})
 
 	reg("sign", strict(floatKernel(fopSign), float8T, float8T))
-	reg("sign", &Overload{Args: []types.T{numericT}, Ret: ret(types.T{ID: types.Numeric, Scale: 0}), Strict: true, Kernel: kSignNumeric})
+	// sign of an unconstrained numeric may be NaN, which scale 0 cannot hold
+	reg("sign", &Overload{Args: []types.T{numericT}, Ret: func(args []types.T) types.T {
+		if args[0].DynNumeric() {
+			return numericT
+		}
+		return types.T{ID: types.Numeric, Scale: 0}
+	}, Strict: true, Kernel: kSignNumeric})
 
 	reg("round", strict(floatKernel(fopRound), float8T, float8T))
 	reg("round", &Overload{Args: []types.T{numericT}, Ret: scaleZero, Strict: true, Kernel: roundKernel(false)})
@@ -937,6 +943,11 @@ func compareRows(x *vec.Vector, i int, y *vec.Vector, j int) int {
 		if x.Type.ID != types.Numeric {
 			return strings.Compare(x.S[i], y.S[j])
 		}
+	}
+	// NaN equals NaN and sorts above every number, as cmp_numerics has it
+	xn, yn := x.Type.Scale < 0 && x.S[i] == types.NumericNaN, y.Type.Scale < 0 && y.S[j] == types.NumericNaN
+	if xn || yn {
+		return cmp3(b2i(xn), b2i(yn))
 	}
 	dx, sx := decAt(x, i)
 	dy, sy := decAt(y, j)

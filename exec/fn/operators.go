@@ -53,11 +53,30 @@ func swap(k Kernel) Kernel {
 
 func validDate(d int64) bool { return d >= minDate && d <= maxDate }
 
+func finiteDate(d int64) bool { return d != types.DateInfinity && d != types.DateNegInfinity }
+
+// dateToTS is a date's midnight, infinities kept infinite.
+func dateToTS(d int64) int64 {
+	switch d {
+	case types.DateInfinity:
+		return types.InfinityMicros
+	case types.DateNegInfinity:
+		return types.NegInfinityMicros
+	}
+	return d * usPerDay
+}
+
+// An infinite date plus or minus days stays itself, as date_pli has it.
+
 func kDatePlusInt(_ *Ctx, out *vec.Vector, a []*vec.Vector, n int) error {
 	x, y := a[0].I64[:n], a[1].I64[:n]
 	dst := outI64(out, n)
 	nl := out.Nulls
 	for i := range dst {
+		if !finiteDate(x[i]) {
+			dst[i] = x[i]
+			continue
+		}
 		r := x[i] + y[i]
 		if !validDate(r) && !isNull(nl, i) {
 			return errDateRange
@@ -72,6 +91,10 @@ func kDateMinusInt(_ *Ctx, out *vec.Vector, a []*vec.Vector, n int) error {
 	dst := outI64(out, n)
 	nl := out.Nulls
 	for i := range dst {
+		if !finiteDate(x[i]) {
+			dst[i] = x[i]
+			continue
+		}
 		r := x[i] - y[i]
 		if !validDate(r) && !isNull(nl, i) {
 			return errDateRange
@@ -84,7 +107,11 @@ func kDateMinusInt(_ *Ctx, out *vec.Vector, a []*vec.Vector, n int) error {
 func kDateMinusDate(_ *Ctx, out *vec.Vector, a []*vec.Vector, n int) error {
 	x, y := a[0].I64[:n], a[1].I64[:n]
 	dst := outI64(out, n)
+	nl := out.Nulls
 	for i := range dst {
+		if (!finiteDate(x[i]) || !finiteDate(y[i])) && !isNull(nl, i) {
+			return pgerr.New(pgerr.DatetimeFieldOverflow, "cannot subtract infinite dates")
+		}
 		dst[i] = x[i] - y[i]
 	}
 	return nil
@@ -167,7 +194,7 @@ func tsIntervalKernel(isTS, tz bool, sign int) Kernel {
 				continue
 			}
 			if !isTS {
-				us *= usPerDay
+				us = dateToTS(us)
 			}
 			v := ivs[i]
 			if sign < 0 {

@@ -56,6 +56,8 @@ type Overload struct {
 	// Volatile functions (random) must not be folded or deduplicated.
 	Volatile bool
 	Kernel   Kernel
+
+	numericArgs bool // some argument is numeric, which may be NaN (numeric_nan.go)
 }
 
 // Pseudo-types that appear only in Overload.Args.
@@ -105,6 +107,11 @@ func (o *Overload) Eval(ctx *Ctx, out *vec.Vector, args []*vec.Vector, n int) er
 			return nil
 		}
 		out.Nulls = mask
+		if o.numericArgs {
+			if rows := nanRows(args, n, mask); rows != nil {
+				return o.evalNaN(ctx, out, args, n, rows)
+			}
+		}
 	}
 	if err := o.Kernel(ctx, out, args, n); err != nil {
 		return err
@@ -132,16 +139,19 @@ var (
 
 func reg(name string, o *Overload) {
 	o.Name = name
+	o.numericArgs = hasNumericArg(o.Args)
 	funcs[name] = append(funcs[name], o)
 }
 
 func regOp(op string, o *Overload) {
 	o.Name = op
+	o.numericArgs = hasNumericArg(o.Args)
 	binOps[op] = append(binOps[op], o)
 }
 
 func regPrefix(op string, o *Overload) {
 	o.Name = op
+	o.numericArgs = hasNumericArg(o.Args)
 	prefixes[op] = append(prefixes[op], o)
 }
 

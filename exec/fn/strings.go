@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 	"unsafe"
 
@@ -117,16 +118,24 @@ var lowerTab, upperTab = func() (l, u [256]byte) {
 
 // mapBytes rewrites every string through a byte table into one buffer per
 // batch; strings the table leaves alone are returned as they are.
-func mapBytes(src, dst []string, tab *[256]byte) {
+func mapBytes(src, dst []string, tab *[256]byte, wide func(rune) rune) {
 	buf := make([]byte, totalLen(src))
 	off := 0
 	for i, s := range src {
 		out := buf[off : off+len(s)]
 		changed := false
+		var high byte
 		for k := 0; k < len(s); k++ {
 			c := tab[s[k]]
 			out[k] = c
+			high |= s[k]
 			changed = changed || c != s[k]
+		}
+		if high >= utf8.RuneSelf {
+			// Non-ASCII text maps rune by rune (lengths may change), as
+			// PostgreSQL's towupper/towlower do in a UTF-8 LC_CTYPE.
+			dst[i] = strings.Map(wide, s)
+			continue
 		}
 		if !changed {
 			dst[i] = s
@@ -139,19 +148,21 @@ func mapBytes(src, dst []string, tab *[256]byte) {
 	}
 }
 
-// kLower maps ASCII letters only (lc_ctype C).
+// kLower and kUpper map Unicode simple case, as PostgreSQL does in a
+// database whose LC_CTYPE is C.UTF-8 (or any UTF-8 locale).
 func kLower(_ *Ctx, out *vec.Vector, a []*vec.Vector, n int) error {
-	mapBytes(a[0].S[:n], outS(out, n), &lowerTab)
+	mapBytes(a[0].S[:n], outS(out, n), &lowerTab, unicode.ToLower)
 	return nil
 }
 
 func kUpper(_ *Ctx, out *vec.Vector, a []*vec.Vector, n int) error {
-	mapBytes(a[0].S[:n], outS(out, n), &upperTab)
+	mapBytes(a[0].S[:n], outS(out, n), &upperTab, unicode.ToUpper)
 	return nil
 }
 
-// kInitcap upper-cases the first letter of each run of ASCII letters and
-// digits and lower-cases the rest, as PostgreSQL's asc_initcap does.
+// kInitcap upper-cases the first letter of each run of letters and digits
+// and lower-cases the rest, as PostgreSQL's str_initcap does with
+// iswalnum/towupper/towlower in a UTF-8 LC_CTYPE.
 func kInitcap(_ *Ctx, out *vec.Vector, a []*vec.Vector, n int) error {
 	src := a[0].S[:n]
 	dst := outS(out, n)
@@ -161,6 +172,18 @@ func kInitcap(_ *Ctx, out *vec.Vector, a []*vec.Vector, n int) error {
 		wasAlnum := false
 		for k := 0; k < len(s); k++ {
 			c := s[k]
+			if c >= utf8.RuneSelf {
+				r, size := utf8.DecodeRuneInString(s[k:])
+				if wasAlnum {
+					r = unicode.ToLower(r)
+				} else {
+					r = unicode.ToUpper(r)
+				}
+				ar.buf = utf8.AppendRune(ar.buf, r)
+				wasAlnum = unicode.IsLetter(r) || unicode.IsDigit(r)
+				k += size - 1
+				continue
+			}
 			if wasAlnum {
 				if c >= 'A' && c <= 'Z' {
 					c += 'a' - 'A'

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -27,6 +28,9 @@ type Column struct {
 	// ElemFieldID is an array column's element column_id (the child row
 	// named element), written as the field_id of the LIST's element.
 	ElemFieldID int32
+	// ChildIDs are a nested column's descendant column ids, depth-first
+	// in type order (writer_nested.go); nil: consecutive after FieldID.
+	ChildIDs []int32
 }
 
 // WriterOptions tune a Writer.
@@ -40,6 +44,9 @@ type WriterOptions struct {
 	// writers use.
 	extra    []parquet.WriterOption
 	encoding func(Column) encoding.Encoding
+	// sequential keeps row group encoding in Write (writer_rowgroups.go),
+	// so tests can compare the two paths.
+	sequential bool
 }
 
 // DefaultRowGroupRows is the row group size used when none is given.
@@ -62,12 +69,16 @@ type ColumnStats struct {
 	Min, Max   *string
 	// ContainsNaN is set for float columns only.
 	ContainsNaN *bool
+	// CountsUnknown: value_count and null_count are NULL (writer_nested.go).
+	CountsUnknown bool
 }
 
 // Writer writes a DuckLake Parquet file from batches: parquet-go does the
 // encoding and the footer; the Writer decides row groups, maps types
 // exactly as DuckDB does (notes §9), sets field ids, and keeps the exact
-// statistics DuckLake needs. It buffers at most one row group.
+// statistics DuckLake needs. It buffers at most one row group, or, for
+// files of scalar columns, GOMAXPROCS+1 row groups encoding on goroutines
+// of their own (writer_rowgroups.go).
 type Writer struct {
 	out     *countWriter
 	pw      *parquet.Writer
@@ -78,7 +89,10 @@ type Writer struct {
 	rows    int64
 	vals    []parquet.Value
 	ivBuf   []byte
-	list    listScratch // writer_list.go
+	list    listScratch  // writer_list.go
+	par     *rowGroups   // writer_rowgroups.go; nil: row groups are encoded in Write
+	nested  []*nestedCol // per column; nil unless nested (writer_nested.go)
+	chunk   []int        // each column's first leaf column chunk
 	err     error
 	closed  bool
 }
@@ -111,13 +125,23 @@ func NewWriter(w io.Writer, cols []Column, opt WriterOptions) (*Writer, error) {
 		opt.RowGroupRows = DefaultRowGroupRows
 	}
 	fields := make([]parquet.Field, len(cols))
+	nested := make([]*nestedCol, len(cols))
+	chunk := make([]int, len(cols)+1)
 	seen := map[string]bool{}
 	for i, c := range cols {
 		if c.Name == "" || seen[c.Name] {
 			return nil, fmt.Errorf("parquet: column names must be unique and non-empty (%q)", c.Name)
 		}
 		seen[c.Name] = true
-		n, err := columnNode(c)
+		var n parquet.Node
+		var err error
+		if isNestedWrite(c.Type) { // writer_nested.go
+			var nopts []parquet.WriterOption
+			n, nopts, nested[i], err = nestedSetup(c)
+			opt.extra = append(opt.extra[:len(opt.extra):len(opt.extra)], nopts...)
+		} else {
+			n, err = columnNode(c)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -130,6 +154,7 @@ func NewWriter(w io.Writer, cols []Column, opt WriterOptions) (*Writer, error) {
 		if noChunkBounds(c.Type) { // decimal128.go
 			opt.extra = append(opt.extra[:len(opt.extra):len(opt.extra)], parquet.SkipPageBounds(c.Name))
 		}
+		chunk[i+1] = chunk[i] + leafCount(c)
 		if c.Type.ID == types.Array && noChunkBounds(c.Type.Elem()) {
 			opt.extra = append(opt.extra[:len(opt.extra):len(opt.extra)], parquet.SkipPageBounds(c.Name, "list", "element"))
 		}
@@ -139,7 +164,7 @@ func NewWriter(w io.Writer, cols []Column, opt WriterOptions) (*Writer, error) {
 	opts := []parquet.WriterOption{
 		schema,
 		parquet.MaxRowsPerRowGroup(int64(opt.RowGroupRows)),
-		parquet.Compression(&parquet.Snappy),
+		parquet.Compression(fastSnappy{}), // snappy_fast.go
 		// Version 1 data pages are what DuckDB writes and every reader knows.
 		parquet.DataPageVersion(1),
 		parquet.CreatedBy("lakepg", "0", ""),
@@ -157,6 +182,12 @@ func NewWriter(w io.Writer, cols []Column, opt WriterOptions) (*Writer, error) {
 		cols:   cols,
 		acc:    make([]statAcc, len(cols)),
 		rgRows: opt.RowGroupRows,
+		nested: nested,
+		chunk:  chunk,
+	}
+	if parallelOK(cols) && !opt.sequential {
+		// the encodings are settled on the first row group (writer_rowgroups.go)
+		wr.par = newRowGroups(fields, append(slices.Clone(opts[1:]), opt.extra...), opt.encoding)
 	}
 	for i, c := range cols {
 		wr.acc[i].t = c.Type
@@ -333,13 +364,23 @@ func (w *Writer) Write(b *vec.Batch) error {
 			return fmt.Errorf("parquet: batch column %d (%s, %d values) does not match file column %q (%s)", i, v.Type, v.Len(), w.cols[i].Name, w.cols[i].Type)
 		}
 	}
+	if w.par != nil {
+		return w.writeRowGroups(b)
+	}
 	done := 0
 	for done < b.N {
 		k := min(b.N-done, w.rgRows-w.inGroup)
 		cws := w.pw.ColumnWriters()
 		for i, v := range b.Vecs {
+			if w.nested[i] != nil {
+				if err := w.writeNested(cws, w.nested[i], w.chunk[i], v, done, done+k); err != nil {
+					w.err = err
+					return err
+				}
+				continue
+			}
 			if w.cols[i].Type.ID == types.Array {
-				if err := w.writeLists(cws[i], i, v, done, done+k); err != nil {
+				if err := w.writeLists(cws[w.chunk[i]], i, v, done, done+k); err != nil {
 					w.err = err
 					return err
 				}
@@ -350,7 +391,7 @@ func (w *Writer) Write(b *vec.Batch) error {
 				w.err = err
 				return err
 			}
-			if _, err := cws[i].WriteRowValues(vals); err != nil {
+			if _, err := cws[w.chunk[i]].WriteRowValues(vals); err != nil {
 				w.err = fmt.Errorf("parquet: writing column %q: %w", w.cols[i].Name, err)
 				return w.err
 			}
@@ -488,7 +529,17 @@ func (w *Writer) Close() (FileInfo, error) {
 	}
 	w.closed = true
 	if w.err != nil {
+		if w.par != nil {
+			w.abortRowGroups()
+		}
 		return FileInfo{}, w.err
+	}
+	if w.par != nil {
+		if err := w.finishRowGroups(); err != nil {
+			w.abortRowGroups()
+			w.err = err
+			return FileInfo{}, err
+		}
 	}
 	if err := w.pw.Close(); err != nil {
 		return FileInfo{}, fmt.Errorf("parquet: closing file: %w", err)
@@ -500,9 +551,9 @@ func (w *Writer) Close() (FileInfo, error) {
 		Rows:       w.rows,
 		Size:       w.out.n,
 		FooterSize: int64(binary.LittleEndian.Uint32(w.out.tail[:4])),
-		Stats:      make([]ColumnStats, len(w.cols)),
+		Stats:      make([]ColumnStats, 0, len(w.cols)),
 	}
-	sizes := make([]int64, len(w.cols))
+	sizes := make([]int64, w.chunk[len(w.cols)])
 	if md := w.pw.File().Metadata(); md != nil {
 		for _, rg := range md.RowGroups {
 			for j := range rg.Columns {
@@ -513,17 +564,21 @@ func (w *Writer) Close() (FileInfo, error) {
 		}
 	}
 	for i, c := range w.cols {
+		if w.nested[i] != nil {
+			info.Stats = append(info.Stats, w.nested[i].stats(func(j int) int64 { return sizes[j] })...)
+			continue
+		}
 		id := c.FieldID
 		if c.Type.ID == types.Array {
 			id = c.ElemFieldID // DuckLake keeps stats for the leaf only
 			if c.Type.Elem().ID == types.Interval {
 				// DuckDB's catalog rows for interval elements say 0 values,
 				// 0 NULLs, no bounds (checked against 1.5.5); so do ours
-				info.Stats[i] = ColumnStats{FieldID: id}
+				info.Stats = append(info.Stats, ColumnStats{FieldID: id})
 				continue
 			}
 		}
-		info.Stats[i] = w.acc[i].result(id, sizes[i])
+		info.Stats = append(info.Stats, w.acc[i].result(id, sizes[w.chunk[i]]))
 	}
 	return info, nil
 }

@@ -112,14 +112,6 @@ func TestWriteListsRoundTrip(t *testing.T) {
 	}
 }
 
-// TestWriteListsRejectsNested: arrays of arrays have no DuckLake writer yet.
-func TestWriteListsRejectsNested(t *testing.T) {
-	_, err := NewWriter(&strings.Builder{}, []Column{{FieldID: 1, ElemFieldID: 2, Name: "aa", Type: types.ArrayOf(types.ArrayOf(types.Int32T))}}, WriterOptions{})
-	if err == nil {
-		t.Fatal("writing an array of arrays succeeded")
-	}
-}
-
 // TestDuckDBReadsOurLists: DuckDB sees the three-level LIST DuckLake
 // expects (field ids on the list and its element, none on the repeated
 // group) and reads NULL lists, empty lists and NULL elements as written.

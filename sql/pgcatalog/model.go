@@ -13,6 +13,7 @@ type namespace struct {
 	oid   int64
 	name  string
 	owner int64
+	xmin  int64 // see xmin.go
 }
 
 // relation is a pg_class row: a lake table or a system relation.
@@ -49,9 +50,9 @@ type model struct {
 }
 
 var builtinNamespaces = []namespace{
-	{catalogNamespace, "pg_catalog", superuserOID},
-	{toastNamespace, "pg_toast", superuserOID},
-	{infoNamespace, "information_schema", superuserOID},
+	{catalogNamespace, "pg_catalog", superuserOID, bootstrapXID},
+	{toastNamespace, "pg_toast", superuserOID, bootstrapXID},
+	{infoNamespace, "information_schema", superuserOID, bootstrapXID},
 }
 
 func newModel(c *Context) *model {
@@ -71,7 +72,7 @@ func newModel(c *Context) *model {
 			if s.Name == "public" {
 				owner = dbOwnerRoleOID
 			}
-			ns := &namespace{oid: NamespaceOID(s.ID), name: s.Name, owner: owner}
+			ns := &namespace{oid: NamespaceOID(s.ID), name: s.Name, owner: owner, xmin: SnapshotXID(s.BeginSnapshot)}
 			m.addNS(ns, byName)
 			lakeNS[s.ID] = ns
 		}

@@ -8,14 +8,14 @@ import (
 )
 
 // The pg_catalog relations. OIDs are PostgreSQL's; columns are declared as
-// PostgreSQL 16 declares them.
+// PostgreSQL 15 declares them.
 
 func init() {
 	register("pg_catalog", "pg_namespace", 2615, "r",
 		"oid oid, nspname name, nspowner oid, nspacl aclitem[]",
 		func(c *Context, r *rowSet) {
 			for _, ns := range newModel(c).nss {
-				v := vals{"oid": ns.oid, "nspname": ns.name, "nspowner": ns.owner}
+				v := vals{"oid": ns.oid, "nspname": ns.name, "nspowner": ns.owner, xminColumn: ns.xmin}
 				if acl := namespaceACL(c, ns); acl != "" {
 					v["nspacl"] = acl
 				}
@@ -38,7 +38,10 @@ func init() {
 				if rel.kind == "r" {
 					am, filenode, replident = heapAM, rel.oid, "d"
 				}
-				toast := int64(0)
+				toast, frozen, minMulti := int64(0), int64(0), int64(0)
+				if rel.kind == "r" {
+					frozen, minMulti = frozenXID, 1
+				}
 				if needsToast(rel) {
 					toast = toastOID(rel.oid)
 					toasted = append(toasted, rel)
@@ -50,7 +53,7 @@ func init() {
 					"relnatts": rel.natts(), "relchecks": 0, "relhasrules": false, "relhastriggers": false,
 					"relhassubclass": false, "relrowsecurity": false, "relforcerowsecurity": false,
 					"relispopulated": true, "relreplident": replident, "relispartition": false, "relrewrite": 0,
-					"relfrozenxid": 0, "relminmxid": 0})
+					"relfrozenxid": frozen, "relminmxid": minMulti, xminColumn: rel.xmin()})
 			}
 			for _, rel := range toasted {
 				r.add(toastRow(rel))
@@ -74,7 +77,7 @@ func init() {
 							"attbyval": t.byval, "attalign": t.align, "attstorage": t.storage, "attcompression": "",
 							"attnotnull": true, "atthasdef": false, "atthasmissing": false, "attidentity": "",
 							"attgenerated": "", "attisdropped": false, "attislocal": true, "attinhcount": 0,
-							"attcollation": 0})
+							"attcollation": 0, xminColumn: rel.xmin()})
 					}
 				}
 				for i, a := range attributes(rel) {
@@ -91,7 +94,7 @@ func init() {
 						"attbyval": t.byval, "attalign": t.align, "attstorage": t.storage, "attcompression": "",
 						"attnotnull": a.notNull, "atthasdef": a.def != nil, "atthasmissing": false, "attidentity": "",
 						"attgenerated": "", "attisdropped": false, "attislocal": true, "attinhcount": 0,
-						"attcollation": t.collation})
+						"attcollation": t.collation, xminColumn: rel.xmin()})
 				}
 			}
 		})
@@ -105,7 +108,8 @@ func init() {
 				}
 				for i, a := range attributes(rel) {
 					if a.def != nil {
-						r.add(vals{"oid": attrdefOID(rel.lake.ID, i+1), "adrelid": rel.oid, "adnum": i + 1, "adbin": *a.def})
+						r.add(vals{"oid": attrdefOID(rel.lake.ID, i+1), "adrelid": rel.oid, "adnum": i + 1, "adbin": *a.def,
+							xminColumn: rel.xmin()})
 					}
 				}
 			}
@@ -122,13 +126,22 @@ func init() {
 		func(c *Context, r *rowSet) {
 			for i := range builtinTypes {
 				t := &builtinTypes[i]
-				r.add(vals{"oid": t.oid, "typname": t.name, "typnamespace": catalogNamespace, "typowner": superuserOID,
+				ns := t.ns
+				if ns == 0 {
+					ns = catalogNamespace
+				}
+				var def, defBin any
+				if d, ok := domainDefaults[t.oid]; ok {
+					def, defBin = d.text, d.bin
+				}
+				r.add(vals{"oid": t.oid, "typname": t.name, "typnamespace": ns, "typowner": superuserOID,
 					"typlen": t.len, "typbyval": t.byval, "typtype": t.typtype, "typcategory": t.category,
 					"typispreferred": t.preferred, "typisdefined": true, "typdelim": t.delim, "typrelid": 0,
 					"typsubscript": t.subscript, "typelem": t.elem, "typarray": t.array, "typinput": t.input,
 					"typoutput": t.output, "typreceive": t.receive, "typsend": t.send, "typmodin": t.modin,
 					"typmodout": t.modout, "typanalyze": t.analyze, "typalign": t.align, "typstorage": t.storage,
-					"typnotnull": false, "typbasetype": 0, "typtypmod": -1, "typndims": 0, "typcollation": t.collation})
+					"typnotnull": t.notnull, "typbasetype": t.basetype, "typtypmod": t.typmod, "typndims": 0,
+					"typcollation": t.collation, "typdefault": def, "typdefaultbin": defBin})
 			}
 			// a lake table's row type, as PostgreSQL makes one per table
 			for _, rel := range newModel(c).rels {
@@ -138,9 +151,17 @@ func init() {
 				r.add(vals{"oid": rel.rowType(), "typname": rel.name, "typnamespace": rel.ns.oid, "typowner": superuserOID,
 					"typlen": -1, "typbyval": false, "typtype": "c", "typcategory": "C", "typispreferred": false,
 					"typisdefined": true, "typdelim": ",", "typrelid": rel.oid, "typsubscript": 0, "typelem": 0,
-					"typarray": 0, "typinput": 2290, "typoutput": 2291, "typreceive": 2402, "typsend": 2403,
+					"typarray": rowArrayOID(rel.oid), "typinput": 2290, "typoutput": 2291, "typreceive": 2402, "typsend": 2403,
 					"typmodin": 0, "typmodout": 0, "typanalyze": 0, "typalign": "d", "typstorage": "x",
-					"typnotnull": false, "typbasetype": 0, "typtypmod": -1, "typndims": 0, "typcollation": 0})
+					"typnotnull": false, "typbasetype": 0, "typtypmod": -1, "typndims": 0, "typcollation": 0,
+					xminColumn: rel.xmin()})
+				r.add(vals{"oid": rowArrayOID(rel.oid), "typname": "_" + rel.name, "typnamespace": rel.ns.oid,
+					"typowner": superuserOID, "typlen": -1, "typbyval": false, "typtype": "b", "typcategory": "A",
+					"typispreferred": false, "typisdefined": true, "typdelim": ",", "typrelid": 0,
+					"typsubscript": 6179, "typelem": rel.rowType(), "typarray": 0, "typinput": 750, "typoutput": 751,
+					"typreceive": 2400, "typsend": 2401, "typmodin": 0, "typmodout": 0, "typanalyze": 3816,
+					"typalign": "d", "typstorage": "x", "typnotnull": false, "typbasetype": 0, "typtypmod": -1,
+					"typndims": 0, "typcollation": 0, xminColumn: rel.xmin()})
 			}
 		})
 
@@ -169,13 +190,8 @@ func init() {
 	register("pg_catalog", "pg_database", 1262, "r",
 		"oid oid, datname name, datdba oid, encoding integer, datlocprovider \"char\", datistemplate boolean, "+
 			"datallowconn boolean, datconnlimit integer, datfrozenxid xid, datminmxid xid, dattablespace oid, "+
-			"datcollate text, datctype text, daticulocale text, daticurules text, datcollversion text, "+
-			"datacl aclitem[]",
-		func(c *Context, r *rowSet) {
-			r.add(vals{"oid": databaseOID, "datname": c.Database, "datdba": superuserOID, "encoding": encodingUTF8,
-				"datlocprovider": "c", "datistemplate": false, "datallowconn": true, "datconnlimit": -1,
-				"datfrozenxid": 0, "datminmxid": 1, "dattablespace": defaultTblspc, "datcollate": "C", "datctype": "C"})
-		})
+			"datcollate text, datctype text, daticulocale text, datcollversion text, "+
+			"datacl aclitem[]", databaseRows)
 
 	roleCols := "rolname name, rolsuper boolean, rolinherit boolean, rolcreaterole boolean, rolcreatedb boolean, " +
 		"rolcanlogin boolean, rolreplication boolean, rolconnlimit integer, rolpassword text, " +
@@ -210,7 +226,7 @@ func init() {
 			}
 		})
 	register("pg_catalog", "pg_auth_members", 1261, "r",
-		"oid oid, roleid oid, member oid, grantor oid, admin_option boolean, inherit_option boolean, set_option boolean", nil)
+		"roleid oid, member oid, grantor oid, admin_option boolean", nil)
 
 	register("pg_catalog", "pg_settings", 12104, "v",
 		"name text, setting text, unit text, category text, short_desc text, extra_desc text, context text, "+
@@ -279,7 +295,7 @@ func init() {
 	register("pg_catalog", "pg_collation", 3456, "r",
 		"oid oid, collname name, collnamespace oid, collowner oid, collprovider \"char\", "+
 			"collisdeterministic boolean, collencoding integer, collcollate text, collctype text, "+
-			"colliculocale text, collicurules text, collversion text",
+			"colliculocale text, collversion text",
 		func(c *Context, r *rowSet) {
 			r.add(vals{"oid": defaultColl, "collname": "default", "collnamespace": catalogNamespace, "collowner": superuserOID,
 				"collprovider": "d", "collisdeterministic": true, "collencoding": -1})
@@ -295,21 +311,11 @@ func init() {
 		})
 	register("pg_catalog", "pg_language", 2612, "r",
 		"oid oid, lanname name, lanowner oid, lanispl boolean, lanpltrusted boolean, lanplcallfoid oid, "+
-			"laninline oid, lanvalidator oid, lanacl aclitem[]",
-		func(c *Context, r *rowSet) {
-			for _, l := range []struct {
-				oid     int64
-				name    string
-				trusted bool
-			}{{12, "internal", false}, {13, "c", false}, {14, "sql", true}} {
-				r.add(vals{"oid": l.oid, "lanname": l.name, "lanowner": superuserOID, "lanispl": false,
-					"lanpltrusted": l.trusted, "lanplcallfoid": 0, "laninline": 0, "lanvalidator": 0})
-			}
-		})
+			"laninline oid, lanvalidator oid, lanacl aclitem[]", languageRows)
 
 	// Objects the lake does not have: these are empty, with PostgreSQL's columns.
 	register("pg_catalog", "pg_description", 2609, "r", "objoid oid, classoid oid, objsubid integer, description text", descriptionRows)
-	register("pg_catalog", "pg_shdescription", 2396, "r", "objoid oid, classoid oid, description text", nil)
+	register("pg_catalog", "pg_shdescription", 2396, "r", "objoid oid, classoid oid, description text", shdescriptionRows)
 	register("pg_catalog", "pg_index", 2610, "r",
 		"indexrelid oid, indrelid oid, indnatts smallint, indnkeyatts smallint, indisunique boolean, "+
 			"indnullsnotdistinct boolean, indisprimary boolean, indisexclusion boolean, indimmediate boolean, "+
@@ -321,12 +327,13 @@ func init() {
 			"convalidated boolean, conrelid oid, contypid oid, conindid oid, conparentid oid, confrelid oid, "+
 			"confupdtype \"char\", confdeltype \"char\", confmatchtype \"char\", conislocal boolean, "+
 			"coninhcount integer, connoinherit boolean, conkey smallint[], confkey smallint[], conpfeqop oid[], "+
-			"conppeqop oid[], conffeqop oid[], confdelsetcols smallint[], conexclop oid[], conbin pg_node_tree", nil)
+			"conppeqop oid[], conffeqop oid[], confdelsetcols smallint[], conexclop oid[], conbin pg_node_tree",
+		domainConstraintRows)
 	register("pg_catalog", "pg_inherits", 2611, "r",
 		"inhrelid oid, inhparent oid, inhseqno integer, inhdetachpending boolean", nil)
 	register("pg_catalog", "pg_extension", 3079, "r",
 		"oid oid, extname name, extowner oid, extnamespace oid, extrelocatable boolean, extversion text, "+
-			"extconfig oid[], extcondition text[]", nil)
+			"extconfig oid[], extcondition text[]", extensionRows)
 	register("pg_catalog", "pg_sequence", 2224, "r",
 		"seqrelid oid, seqtypid oid, seqstart bigint, seqincrement bigint, seqmax bigint, seqmin bigint, "+
 			"seqcache bigint, seqcycle boolean", nil)
@@ -337,7 +344,13 @@ func init() {
 	register("pg_catalog", "pg_enum", 3501, "r", "oid oid, enumtypid oid, enumsortorder real, enumlabel name", nil)
 	register("pg_catalog", "pg_range", 3541, "r",
 		"rngtypid oid, rngsubtype oid, rngmultitypid oid, rngcollation oid, rngsubopc oid, "+
-			"rngcanonical regproc, rngsubdiff regproc", nil)
+			"rngcanonical regproc, rngsubdiff regproc",
+		func(c *Context, r *rowSet) {
+			for _, g := range builtinRanges {
+				r.add(vals{"rngtypid": g[0], "rngsubtype": g[1], "rngmultitypid": g[2], "rngcollation": g[3],
+					"rngsubopc": g[4], "rngcanonical": g[5], "rngsubdiff": g[6]})
+			}
+		})
 	register("pg_catalog", "pg_policy", 3256, "r",
 		"oid oid, polname name, polrelid oid, polcmd \"char\", polpermissive boolean, polroles oid[], "+
 			"polqual pg_node_tree, polwithcheck pg_node_tree", nil)
@@ -394,9 +407,8 @@ func init() {
 		"dbid oid, classid oid, objid oid, objsubid integer, refclassid oid, refobjid oid, deptype \"char\"", nil)
 	register("pg_catalog", "pg_subscription", 6100, "r",
 		"oid oid, subdbid oid, subskiplsn pg_lsn, subname name, subowner oid, subenabled boolean, "+
-			"subbinary boolean, substream \"char\", subtwophasestate \"char\", subdisableonerr boolean, "+
-			"subpasswordrequired boolean, subrunasowner boolean, subconninfo text, subslotname name, "+
-			"subsynccommit text, subpublications text[], suborigin text", nil)
+			"subbinary boolean, substream boolean, subtwophasestate \"char\", subdisableonerr boolean, "+
+			"subconninfo text, subslotname name, subsynccommit text, subpublications text[]", nil)
 	register("pg_catalog", "pg_ts_config", 3602, "r",
 		"oid oid, cfgname name, cfgnamespace oid, cfgowner oid, cfgparser oid", nil)
 	register("pg_catalog", "pg_ts_dict", 3600, "r",
@@ -413,7 +425,7 @@ func init() {
 	register("pg_catalog", "pg_prepared_xacts", 12090, "v",
 		"transaction xid, gid text, prepared timestamptz, owner name, database name", nil)
 	register("pg_catalog", "pg_available_extensions", 12081, "v",
-		"name name, default_version text, installed_version text, comment text", nil)
+		"name name, default_version text, installed_version text, comment text", availableExtensionRows)
 	// lakepg keeps no access statistics: the counters of each lake table are zero
 	register("pg_catalog", "pg_stat_user_tables", 12161, "v",
 		"relid oid, schemaname name, relname name, seq_scan bigint, seq_tup_read bigint, idx_scan bigint, "+

@@ -11,16 +11,16 @@ import (
 // default privileges does.
 func init() {
 	register("pg_catalog", "pg_stat_gssapi", 12253, "v",
-		"pid integer, gss_authenticated boolean, principal text, encrypted boolean, credentials_delegated boolean",
+		"pid integer, gss_authenticated boolean, principal text, encrypted boolean",
 		func(c *Context, r *rowSet) {
 			for _, b := range backends(c) {
-				r.add(vals{"pid": b.PID, "gss_authenticated": false, "encrypted": false, "credentials_delegated": false})
+				r.add(vals{"pid": b.PID, "gss_authenticated": false, "encrypted": false})
 			}
 		})
 	register("pg_catalog", "pg_replication_slots", 12257, "v",
 		"slot_name name, plugin name, slot_type text, datoid oid, database name, temporary boolean, "+
 			"active boolean, active_pid integer, xmin xid, catalog_xmin xid, restart_lsn pg_lsn, "+
-			"confirmed_flush_lsn pg_lsn, wal_status text, safe_wal_size bigint, two_phase boolean, conflicting boolean", nil)
+			"confirmed_flush_lsn pg_lsn, wal_status text, safe_wal_size bigint, two_phase boolean", nil)
 	register("pg_catalog", "pg_default_acl", 826, "r",
 		"oid oid, defaclrole oid, defaclnamespace oid, defaclobjtype \"char\", defaclacl aclitem[]", nil)
 	register("pg_catalog", "pg_seclabel", 3596, "r",
@@ -31,11 +31,15 @@ func init() {
 	// pg_show_all_settings() is what pg_settings selects from; pgAdmin calls it on connect.
 	settings, _ := Lookup("pg_catalog", "pg_settings")
 	tableFuncs["pg_show_all_settings"] = &Table{Name: "pg_show_all_settings", Cols: settings.Cols, Rows: settings.Rows}
-	// pg_available_extensions() lists the extensions a server could CREATE: a lake has none.
+	// pg_available_extensions() lists the extensions a server could CREATE: plpgsql only.
 	ext := &Table{Name: "pg_available_extensions", Cols: []Column{
 		{Name: "name", Type: types.NameT}, {Name: "default_version", Type: types.TextT},
 		{Name: "comment", Type: types.TextT}}}
-	ext.Rows = func(*Context) (*vec.Batch, error) { return newRowSet(ext).batch() }
+	ext.Rows = func(c *Context) (*vec.Batch, error) {
+		r := newRowSet(ext)
+		r.add(vals{"name": "plpgsql", "default_version": "1.0", "comment": "PL/pgSQL procedural language"})
+		return r.batch()
+	}
 	tableFuncs[ext.Name] = ext
 }
 
@@ -51,9 +55,11 @@ func backends(c *Context) []Backend {
 // descriptionRows are the comments PostgreSQL's initdb gives its schemas;
 // the lake's public schema takes public's.
 func descriptionRows(c *Context, r *rowSet) {
-	add := func(oid int64, text string) {
-		r.add(vals{"objoid": oid, "classoid": int64(2615), "objsubid": int32(0), "description": text})
+	addTo := func(oid, classoid int64, text string) {
+		r.add(vals{"objoid": oid, "classoid": classoid, "objsubid": int32(0), "description": text})
 	}
+	add := func(oid int64, text string) { addTo(oid, 2615, text) }
+	languageDescriptions(addTo)
 	add(catalogNamespace, "system catalog schema")
 	add(toastNamespace, "reserved schema for TOAST tables")
 	if c.Meta != nil {

@@ -5,8 +5,9 @@
 //
 // Every relation is computed from a Context (the lake at the statement's
 // snapshot plus the session) into one batch; nothing is cached or stored.
-// Column sets are PostgreSQL 16's. Where lakepg has no matching value type,
-// columns keep PostgreSQL's names and take the nearest type lakepg has:
+// Column sets are PostgreSQL 15's, the version lakepg reports. Where
+// lakepg has no matching value type, columns keep PostgreSQL's names and
+// take the nearest type lakepg has:
 // oid, regproc and xid columns are bigint; name columns are name (text
 // with type OID 19); text[] and smallint[] columns are real arrays, and
 // so are aclitem[] columns, as text[] of aclitem's text form;
@@ -33,7 +34,8 @@
 // OIDs are distinct across namespaces and relations, stable for the life
 // of the object and the same in every session and snapshot. A column's
 // default (pg_attrdef) has OID 2^31 + table_id*2048 + attnum, a table's
-// row type (pg_type, typtype 'c') 2^30 + its relation OID, its TOAST
+// row type (pg_type, typtype 'c') 2^30 + its relation OID, the array type
+// of that row type 2^30 + 2^28 + its relation OID, its TOAST
 // relation (toast.go) 2^30 + 2^29 + its relation OID. The lake
 // database is OID 2^29: above PostgreSQL's last built-in OID, as a
 // database a user created is (pgAdmin hides databases below it unless
@@ -112,6 +114,9 @@ type Table struct {
 	OID  int64 // its pg_class OID, which the tableoid system column gives
 	Cols []Column
 	Rows func(c *Context) (*vec.Batch, error)
+	// rowsXmin is Rows with each row's xmin (xmin.go); nil for tables
+	// that are not relations.
+	rowsXmin func(c *Context) (*vec.Batch, []int64, error)
 }
 
 // Lookup finds a system table by schema ("pg_catalog" or
@@ -154,6 +159,14 @@ func register(schema, name string, oid int64, kind, spec string, rows func(c *Co
 		}
 		t.Cols = append(t.Cols, Column{Name: col, Type: lt, Elem: arrayElem(pgOID)})
 		rel.pgType = append(rel.pgType, pgOID)
+	}
+	t.rowsXmin = func(c *Context) (*vec.Batch, []int64, error) {
+		r := newRowSet(t)
+		if rows != nil {
+			rows(c, r)
+		}
+		b, err := r.batch()
+		return b, r.xmins, err
 	}
 	t.Rows = func(c *Context) (*vec.Batch, error) {
 		r := newRowSet(t)

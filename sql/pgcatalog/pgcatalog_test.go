@@ -361,7 +361,7 @@ func TestVisibilityAndNames(t *testing.T) {
 func TestSessionTables(t *testing.T) {
 	c := testContext()
 	eq(t, "pg_database", pick(rows(t, "pg_catalog", "pg_database", c), "oid", "datname", "encoding", "datcollate", "datistemplate", "datallowconn"),
-		[]string{"536870912|lake|6|C|f|t"})
+		[]string{"536870912|lake|6|C|f|t", "1|template1|6|C|t|t", "4|template0|6|C|t|f"})
 	eq(t, "pg_roles", pick(rows(t, "pg_catalog", "pg_roles", c), "oid", "rolname", "rolsuper", "rolcanlogin"),
 		[]string{"10|alice|t|t", "6171|pg_database_owner|f|f"})
 	eq(t, "pg_user", pick(rows(t, "pg_catalog", "pg_user", c), "usename", "usesysid", "usesuper"), []string{"alice|10|t"})

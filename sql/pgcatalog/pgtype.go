@@ -24,6 +24,10 @@ type pgType struct {
 	analyze, subscript int64
 	align, storage     string
 	collation          int64
+	ns                 int64 // typnamespace; 0 for pg_catalog
+	basetype           int64 // of a domain
+	typmod             int32 // of a domain's base type
+	notnull            bool
 }
 
 // pgProc is a pg_proc row.
@@ -110,6 +114,11 @@ func attrdefOID(tableID int64, attnum int) int64 { return 1<<31 + tableID*2048 +
 
 // rowTypeOID is the OID of the row type of the lake relation relOID.
 func rowTypeOID(relOID int64) int64 { return 1<<30 + relOID }
+
+// rowArrayOID is the OID of the array type of that row type, which
+// PostgreSQL makes with every table's row type. It lies between row types
+// and TOAST relations (toast.go), as relation OIDs stay below 2^28.
+func rowArrayOID(relOID int64) int64 { return 1<<30 + 1<<28 + relOID }
 
 // ColumnType is the PostgreSQL type OID and typmod of a lake column of
 // DuckLake type duck. Types lakepg reads report what lakepg sends for them,
@@ -459,4 +468,34 @@ func FormatArray(elems []*string) string {
 func SettingValue(name string) (string, bool) {
 	v, ok := fixedSettings[strings.ToLower(name)]
 	return v, ok
+}
+
+// TypeVisibility is pg_type_is_visible over the session's search path:
+// the types of pg_catalog always are, information_schema's domains only
+// where the path names that schema, a lake table's row type and its array
+// where the table is (they share its schema and name). Other OIDs answer
+// true.
+func TypeVisibility(c *Context) func(oid int64) bool {
+	info := false
+	for _, s := range c.SearchPath {
+		info = info || s == "information_schema"
+	}
+	m := newModel(c)
+	relVisible := m.visibility()
+	byType := map[int64]int64{}
+	for _, rel := range m.rels {
+		if rel.lake != nil {
+			byType[rel.rowType()] = rel.oid
+			byType[rowArrayOID(rel.oid)] = rel.oid
+		}
+	}
+	return func(oid int64) bool {
+		if t, ok := typeByOID[oid]; ok {
+			return t.ns == 0 || info
+		}
+		if rel, ok := byType[oid]; ok {
+			return relVisible[rel]
+		}
+		return true
+	}
 }

@@ -21,6 +21,9 @@ type rowSet struct {
 	vecs []*vec.Vector
 	n    int
 	err  error
+	// xmins are the rows' xmin system column (see xmin.go): a row that
+	// names "xmin" when its relation has no such column sets it.
+	xmins []int64
 }
 
 func newRowSet(t *Table) *rowSet {
@@ -37,12 +40,18 @@ func (r *rowSet) add(row vals) {
 	if r.err != nil {
 		return
 	}
-	for name := range row {
+	xmin := int64(bootstrapXID)
+	for name, v := range row {
 		if _, ok := r.idx[name]; !ok {
+			if x, isInt := v.(int64); name == xminColumn && isInt {
+				xmin = x
+				continue
+			}
 			r.err = fmt.Errorf("pgcatalog: %s has no column %s", r.t.Name, name)
 			return
 		}
 	}
+	r.xmins = append(r.xmins, xmin)
 	for i, c := range r.t.Cols {
 		v, ok := row[c.Name]
 		if !ok {

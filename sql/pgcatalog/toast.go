@@ -44,5 +44,5 @@ func toastRow(rel *relation) vals {
 		"relnatts": 3, "relchecks": 0, "relhasrules": false, "relhastriggers": false,
 		"relhassubclass": false, "relrowsecurity": false, "relforcerowsecurity": false,
 		"relispopulated": true, "relreplident": "n", "relispartition": false, "relrewrite": 0,
-		"relfrozenxid": 0, "relminmxid": 0}
+		"relfrozenxid": frozenXID, "relminmxid": 1, xminColumn: rel.xmin()}
 }

@@ -65,10 +65,12 @@ var psqlCommands = map[string][]string{
 // TestBICatalog runs what BI tools and drivers ask a database about its tables against
 // lakepg and against PostgreSQL holding the same tables, and compares the answers: Grafana's
 // catalog queries, pgJDBC's DatabaseMetaData (DBeaver, Metabase, DataGrip go through it),
-// SQLAlchemy's reflection (Superset), pgcli's startup completion queries and \d commands,
-// psqlODBC's catalog calls (Tableau, Power BI through ODBC), psql's meta-commands, the
-// catalog SQL of pgAdmin 4, DBeaver and DataGrip, and the type loading of Npgsql (Power BI's
-// PostgreSQL connector). baseline.txt lists the checks that agree; fewer fail.
+// SQLAlchemy's reflection and Superset's further Inspector calls (SQLAlchemy 2's batch
+// reflection included), pgcli's startup completion queries and \d commands, psqlODBC's
+// catalog calls (Power BI through ODBC) and Tableau's PostgreSQL connector over psqlODBC,
+// psql's meta-commands, the catalog SQL of pgAdmin 4, DBeaver, DataGrip and Metabase, and
+// the type loading of Npgsql (Power BI's PostgreSQL connector). baseline.txt lists the
+// checks that agree; fewer fail.
 func TestBICatalog(t *testing.T) {
 	pgDSN := testserver.PostgresDatabase(t, "clients")
 	exec1(t, pgDSN, "CREATE SCHEMA main;\n"+fixtureSQL(t))
@@ -131,6 +133,11 @@ func TestBICatalog(t *testing.T) {
 		return parseLines(run(t, nil, "python3", filepath.Join("testdata", "sqlalchemy_reflect.py"), url))
 	}
 	record("sqlalchemy", sa(lakeT), sa(pgT))
+	superset := func(tg target) map[string]string {
+		url := fmt.Sprintf("postgresql+psycopg://%s@%s:%d/%s", pgUser, tg.host, tg.port, dbName)
+		return parseLines(run(t, nil, "python3", filepath.Join("testdata", "sqlalchemy_reflect.py"), url, "superset"))
+	}
+	record("superset", superset(lakeT), superset(pgT))
 
 	// pgcli: its completion refresh at startup and pgspecial's \d commands
 	need(t, pythonHas("pgcli.pgexecute"), "pgcli", "pip install pgcli==4.7.1")
@@ -143,11 +150,16 @@ func TestBICatalog(t *testing.T) {
 	// psqlODBC
 	need(t, odbcReady(), "psqlODBC with unixODBC and pyodbc", "apt-get install odbc-postgresql unixodbc; pip install pyodbc==5.5.0")
 	record("odbc", odbcLines(t, lakeT.host, lakeT.port, pgUser, dbName), odbcLines(t, pgT.host, pgT.port, pgUser, dbName))
+	// Tableau's PostgreSQL connector over psqlODBC, with its connection string
+	tableau := func(tg target) map[string]string {
+		return parseLines(run(t, nil, "python3", filepath.Join("testdata", "tableau_check.py"), tg.host, strconv.Itoa(tg.port), pgUser, dbName))
+	}
+	record("tableau", tableau(lakeT), tableau(pgT))
 
-	// pgAdmin 4's, DBeaver's and DataGrip's own catalog SQL (beyond pgJDBC's DatabaseMetaData),
-	// and Npgsql's type loading (Power BI)
+	// pgAdmin 4's, DBeaver's, DataGrip's and Metabase's own catalog SQL (beyond pgJDBC's
+	// DatabaseMetaData), and Npgsql's type loading (Power BI)
 	for _, tool := range []struct{ prefix, file string }{{"pgadmin", "pgadmin_queries.sql"}, {"dbeaver", "dbeaver_queries.sql"},
-		{"npgsql", "npgsql_queries.sql"}, {"datagrip", "datagrip_queries.sql"}} {
+		{"npgsql", "npgsql_queries.sql"}, {"datagrip", "datagrip_queries.sql"}, {"metabase", "metabase_queries.sql"}} {
 		record(tool.prefix, sqlChecks(t, tool.file, lakeT.host, lakeT.port, pgUser, dbName), sqlChecks(t, tool.file, pgT.host, pgT.port, pgUser, dbName))
 	}
 

@@ -13,10 +13,13 @@
 // drivers, against lakepg and against a real PostgreSQL holding the same
 // tables (LAKEPG_TEST_PG_DSN), compare the answers, and hold the checks
 // that agree in baseline.txt: fewer agreeing checks fail the test.
-// pgAdmin 4's, DBeaver's and DataGrip's own catalog SQL and the type-loading
-// batch of Npgsql (the .NET driver of Power BI's PostgreSQL connector; there
-// is no .NET here, so its SQL is replayed) sit in testdata/*_queries.sql and
-// run through psycopg 3 (testdata/sql_checks.py says how).
+// pgAdmin 4's, DBeaver's, DataGrip's and Metabase's own catalog SQL and the
+// type-loading batch of Npgsql (the .NET driver of Power BI's PostgreSQL
+// connector; there is no .NET here, so its SQL is replayed) sit in
+// testdata/*_queries.sql and run through psycopg 3 (testdata/sql_checks.py
+// says how). Tableau's PostgreSQL connector runs through psqlODBC with its
+// connection string (testdata/tableau_check.py), Superset's further
+// SQLAlchemy Inspector calls through sqlalchemy_reflect.py's superset mode.
 // TestSavepointsMatchPostgres and TestRowDescriptionOrigins compare protocol
 // answers with PostgreSQL the same way, through pgx: a script of savepoints
 // (tags, errors, rows and the ReadyForQuery status after each statement),

@@ -200,11 +200,15 @@ func TestCatalogEmulation(t *testing.T) {
 
 `))
 		checkText(t, `\l`, srv.mustPsql(t, `\l`), text(`
-                                      List of databases
- Name | Owner | Encoding | Collate | Ctype | ICU Locale | Locale Provider | Access privileges $
-------+-------+----------+---------+-------+------------+-----------------+-------------------
- lake | test  | UTF8     | C       | C     |            | libc            | $
-(1 row)
+                                         List of databases
+   Name    | Owner | Encoding | Collate | Ctype | ICU Locale | Locale Provider | Access privileges $
+-----------+-------+----------+---------+-------+------------+-----------------+-------------------
+ lake      | test  | UTF8     | C       | C     |            | libc            | $
+ template0 | test  | UTF8     | C       | C     |            | libc            | =c/test          +$
+           |       |          |         |       |            |                 | test=CTc/test$
+ template1 | test  | UTF8     | C       | C     |            | libc            | =c/test          +$
+           |       |          |         |       |            |                 | test=CTc/test$
+(3 rows)
 
 `))
 		// \d runs its pg_attribute query with non-aggregate correlated subqueries; see

@@ -22,6 +22,7 @@ var (
 	only     = flag.String("pgdiff.files", "", "comma-separated script names to run (default: all of testdata/*.sql)")
 	timeout  = flag.Duration("pgdiff.timeout", 10*time.Second, "time limit per statement on lakepg; a statement over it counts as timed out")
 	examples = flag.Int("pgdiff.examples", 3, "differing statements shown per file (the first of each cause)")
+	allDiffs = flag.Bool("pgdiff.all", false, "show every differing statement (up to -pgdiff.examples per file), not only the first of each cause")
 )
 
 func TestMain(m *testing.M) {
@@ -211,7 +212,7 @@ func difference(got, want Outcome) string {
 // of each cause for the report.
 func (r *fileResult) note(cause, path string, st Stmt, got, want string) {
 	r.causes[cause]++
-	if r.causes[cause] > 1 || len(r.diffs) >= *examples {
+	if (r.causes[cause] > 1 && !*allDiffs) || len(r.diffs) >= *examples {
 		return
 	}
 	r.diffs = append(r.diffs, fmt.Sprintf("[%s]\n%s:%d:\n    %s\n  lakepg:\n%s\n  PostgreSQL:\n%s",

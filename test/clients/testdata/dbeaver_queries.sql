@@ -10,10 +10,17 @@ SELECT current_database();
 
 -- name: databases
 -- from: PostgreDataSource.java (database list)
+-- A lake is one database, under the name the client connected with; PostgreSQL's cluster
+-- also has postgres (and other tests' databases). datfrozenxid and datminmxid are
+-- transaction and multixact ids (PostgreSQL's are xid, lakepg's bigint); datctype is
+-- C.UTF-8 in the test's PostgreSQL database (testserver), C in lakepg.
+-- keep: datname={{db}}
+-- ignore: datfrozenxid datminmxid datctype
 SELECT db.oid,db.* FROM pg_catalog.pg_database db WHERE 1 = 1 AND datallowconn AND NOT datistemplate OR db.datname ='{{db}}';
 
 -- name: database
 -- from: PostgreDatabase.java (readDatabaseInfo)
+-- ignore: datfrozenxid datminmxid datctype
 SELECT db.oid,db.* FROM pg_catalog.pg_database db WHERE datname='{{db}}';
 
 -- name: templates
@@ -44,6 +51,8 @@ FROM pg_catalog.pg_tablespace t  ORDER BY t.oid;
 
 -- name: available_extensions
 -- from: PostgreDatabase.java (AvailableExtensionCache)
+-- PostgreSQL also lists the contrib extensions installed on its host.
+-- keep: name=plpgsql
 SELECT name,default_version,installed_version,comment FROM pg_catalog.pg_available_extensions ORDER BY name;
 
 -- name: default_acl
@@ -58,6 +67,8 @@ WHERE rc.oid=i.inhrelid AND rc.relnamespace={{scid}} AND pc.oid=i.inhparent;
 
 -- name: tables
 -- from: PostgreSchema.java (TableCache)
+-- relfrozenxid and relminmxid are transaction and multixact ids.
+-- ignore: relfrozenxid relminmxid
 SELECT c.oid,c.*,d.description,pg_catalog.pg_get_expr(c.relpartbound, c.oid) as partition_expr,  pg_catalog.pg_get_partkeydef(c.oid) as partition_key
 FROM pg_catalog.pg_class c
 LEFT OUTER JOIN pg_catalog.pg_description d ON d.objoid=c.oid AND d.objsubid=0 AND d.classoid='pg_class'::regclass

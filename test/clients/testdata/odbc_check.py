@@ -14,11 +14,20 @@ conn = pyodbc.connect(f"DRIVER={{PostgreSQL Unicode}};SERVER={host};PORT={port};
                       "UseDeclareFetch=1;Fetch=2", autocommit=False)
 
 
+# OIDs of the fixture's tables differ between servers: answers name them.
+names = {oid: f"oid of {schema}.{table}" for oid, schema, table in conn.cursor().execute(
+    "SELECT c.oid::bigint, n.nspname, c.relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n"
+    " ON n.oid = c.relnamespace WHERE n.nspname IN ('public', 'sales') AND c.relkind = 'r'").fetchall()}
+conn.rollback()
+
+
 def show(name, f):
     try:
         cur = f()
         cols = ",".join(f"{d[0]}:{d[1].__name__}" for d in cur.description)
-        rows = sorted("|".join("" if v is None else str(v) for v in r) for r in cur.fetchall())
+        oid_cols = {i for i, d in enumerate(cur.description) if d[0] == "table oid"}
+        rows = sorted("|".join("" if v is None else str(names.get(v, v) if i in oid_cols else v) for i, v in enumerate(r))
+                      for r in cur.fetchall())
         print(f"{name}\t{cols}\t{';'.join(rows)}")
     except pyodbc.Error as e:
         print(f"{name}\tERROR {e.args[0]} {str(e.args[1]).splitlines()[0] if len(e.args) > 1 else ''}")

@@ -1,5 +1,5 @@
--- The catalog queries pgAdmin 4 (9.18) sends to a PostgreSQL 16 server (lakepg reports
--- 16.6): on connect (pgadmin/utils/driver/psycopg3/connection.py and the server node's
+-- The catalog queries pgAdmin 4 (9.18) sends to a PostgreSQL 15 server (lakepg reports
+-- 15.18): on connect (pgadmin/utils/driver/psycopg3/connection.py and the server node's
 -- connect view), and when the user expands server -> databases -> schemas -> tables ->
 -- columns, constraints, indexes, triggers, rules and opens a table's properties and SQL tab.
 -- Rendered from the Jinja templates of the pgadmin4 wheel (the template each query comes
@@ -123,13 +123,18 @@ WHERE         db.oid > 16383::OID OR db.datname IN ('postgres', 'edb')
 ORDER BY datname;
 
 -- name: databases.properties
--- from: databases/sql/16_plus/properties.sql
+-- from: databases/sql/15_plus/properties.sql
+-- lc_ctype is C.UTF-8 in the test's PostgreSQL database (testserver), C in lakepg.
+-- ignore: datctype
 SELECT
     db.oid AS did, db.oid, db.datname AS name, db.dattablespace AS spcoid,
     spcname, datallowconn, pg_catalog.pg_encoding_to_char(encoding) AS encoding,
-    pg_catalog.pg_get_userbyid(datdba) AS datowner, db.datcollate, db.datctype,
-    datconnlimit, daticulocale, daticurules, datcollversion,
+    pg_catalog.pg_get_userbyid(datdba) AS datowner,
+    (select pg_catalog.current_setting('lc_collate')) as datcollate,
+    (select pg_catalog.current_setting('lc_ctype')) as datctype,
     CASE WHEN datlocprovider = 'i' THEN 'icu' ELSE 'libc' END datlocaleprovider,
+    daticulocale, datcollversion,
+    datconnlimit,
     pg_catalog.has_database_privilege(db.oid, 'CREATE') AS cancreate,
     pg_catalog.current_setting('default_tablespace') AS default_tablespace,
     descr.description AS comments, db.datistemplate AS is_template,

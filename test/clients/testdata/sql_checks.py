@@ -1,5 +1,5 @@
 """Runs a file of a tool's catalog queries (pgadmin_queries.sql, dbeaver_queries.sql,
-npgsql_queries.sql, datagrip_queries.sql) through psycopg 3, pgAdmin 4's driver, in one autocommit session, as the tool sends them:
+npgsql_queries.sql, datagrip_queries.sql, metabase_queries.sql) through psycopg 3, pgAdmin 4's driver, in one autocommit session, as the tool sends them:
 `python3 sql_checks.py FILE DSN`. Prints one line per query, "name<TAB>answer": the
 column names and the rows (sorted) as the driver hands them to the tool, or
 "ERROR <sqlstate> <message>". A value's Python type is in its repr, so a column that the
@@ -12,7 +12,8 @@ and predefined roles a lake has not), or "-- drop: COLUMN=V1|V2" (leave out rows
 COLUMN is one of the values: types PostgreSQL has and lakepg has not). In the SQL,
 {{did}}, {{scid}} and {{tid}} are the OIDs the tool took from the rows it listed before (the database, schema sales, table
 sales.orders); {{db}} and {{user}} the database and user names. OIDs of the fixture's
-objects differ between servers, so answers show them by name.
+objects (and of their row types and TOAST tables) differ between servers, so answers
+show them by name.
 
 A check may hold several statements, sent in one simple-protocol Query as Npgsql sends its
 type-loading batch: its answer lists every result, and "-- shape: N" shows the first N
@@ -28,7 +29,9 @@ UNION ALL SELECT oid::bigint, 'schema ' || nspname FROM pg_catalog.pg_namespace 
 UNION ALL SELECT c.oid::bigint, 'table ' || c.relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
  WHERE n.nspname IN ('public', 'sales') AND c.relkind = 'r'
 UNION ALL SELECT t.oid::bigint, 'rowtype ' || t.typname FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace
- WHERE n.nspname IN ('public', 'sales') AND t.typtype = 'c'"""
+ WHERE n.nspname IN ('public', 'sales') AND t.typtype = 'c'
+UNION ALL SELECT c.reltoastrelid::bigint, 'toast of ' || c.relname FROM pg_catalog.pg_class c
+ JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname IN ('public', 'sales') AND c.reltoastrelid <> 0"""
 
 
 def load(path):

@@ -53,3 +53,6 @@ SELECT 'Infinity'::float8::integer;
 SELECT 32767::smallint, (-32768)::smallint, 2147483647::integer, 1e18::bigint;
 SELECT 'abc'::character(5), 'abc'::char(5) || '|', 'abcdef'::char(3), 'ab  '::char(2)::text || '|', 'x'::bpchar || '|', 12::char(4);
 SELECT CAST('abc' AS character varying(2)), CAST('abc ' AS character(3)) = 'abc', 'é'::char(3), length('é '::char(3)), octet_length('ab'::varchar(5));
+SELECT '2024-07-15 17:30:00'::timestamp::time, '2024-07-15 17:30:00+00'::timestamptz::time, '10:30'::time::interval, '01:02:03'::interval::time, 'infinity'::date::timestamp;
+-- @error
+SELECT 'NaN'::numeric::smallint;

@@ -58,3 +58,63 @@ SELECT id FROM d WHERE ts > '2024-01-31' ORDER BY id;
 SELECT id FROM d WHERE dt = '2024-02-29'::timestamp ORDER BY id;
 SELECT generate_series('2024-01-01'::timestamp, '2024-01-03', interval '12 hours');
 SELECT d::date FROM generate_series('2024-01-29'::timestamp, '2024-03-01', interval '1 month') AS g(d);
+-- input forms (DateStyle ISO, MDY), special values, infinity, ranges
+SELECT 'Jan 15 2024'::date, 'January 15, 2024'::date, '15-Jan-2024'::date, 'Jan-15-2024'::date, '2024-Jan-15'::date;
+SELECT '1/15/2024'::date, '01-15-2024'::date, '2024.01.15'::date, '240115'::date, 'Monday, January 15, 2024'::date;
+SELECT '15 Jan 24'::date, 'Jan 15 99'::date, '2024 Jan 15'::date, ' 2024-01-15 '::date, '2024-01-15 10:00:00'::date;
+SELECT 'epoch'::date, 'infinity'::date, '-infinity'::date, 'INFINITY'::date;
+SELECT 'today'::date = current_date, 'tomorrow'::date - 'yesterday'::date, 'yesterday'::date < 'today'::date;
+SELECT isfinite('infinity'::date), isfinite('2024-01-15'::date), isfinite('-infinity'::timestamp), isfinite('infinity'::timestamptz), isfinite(now());
+SELECT 'infinity'::date::timestamp, '-infinity'::date::timestamptz, 'infinity'::timestamp::date, '-infinity'::timestamptz::date;
+SELECT x FROM (VALUES ('2024-01-15'::date), ('infinity'), ('-infinity'), ('1999-12-31'), (NULL)) v(x) ORDER BY x;
+SELECT max(x), min(x), count(*) FROM (VALUES ('2024-01-15'::date), ('infinity'), ('-infinity')) v(x);
+SELECT 'infinity'::date = 'infinity'::date, '-infinity'::date < '4714-11-24 BC'::date, 'infinity'::date > '5874897-12-31'::date;
+SELECT 'infinity'::timestamp > '294000-01-01'::timestamp, '-infinity'::timestamptz < '4713-01-01 BC'::timestamptz;
+-- @error
+SELECT '+infinity'::date;
+-- @error
+SELECT '2024-13-01'::date;
+-- @error
+SELECT '2024-00-10'::date;
+-- @error
+SELECT '2023-02-29'::date;
+-- @error
+SELECT '2024-04-31 10:00'::timestamp;
+-- @error
+SELECT 'Feb 30 2024'::date;
+-- @error
+SELECT '5874898-01-01'::date;
+-- @error
+SELECT '294277-01-01'::timestamp;
+-- @error
+SELECT '4714-11-23 BC'::date;
+-- @error
+SELECT '2024-01-15 25:00'::timestamp;
+-- @error
+SELECT 'allballs'::date;
+SELECT 'Jan 15 2024 10:30 PM'::timestamp, 'Jan 15 2024 12:05 AM'::timestamp, '2024-01-15 12:00 pm'::timestamp, 'January 15, 2024 23:59:59.5'::timestamp;
+SELECT '15 Jan 2024 10:00'::timestamp, '2024-01-15T10:00:00'::timestamp, '20240115 10:00'::timestamp, 'epoch'::timestamp, 'infinity'::timestamp;
+SELECT '2024-01-15 10:00 America/New_York'::timestamp, '2024-01-15 10:00 EST'::timestamp, '2024-01-15 10:00+05'::timestamp;
+SELECT 'allballs'::time, '00:00:00 UTC'::time, 'now'::time < '24:00'::time, '10:00:00 PST'::time, '10:00 pm'::time, '2024-01-15 10:00 pm'::time;
+SELECT '10:00:00 PST'::timetz, '10:00 pm EST'::timetz, '11:30 am'::time, '12:00 am'::time, '2024-07-01 10:00 Europe/Berlin'::timetz;
+-- @error
+SELECT '13:00 pm'::time;
+-- @error
+SELECT '10:00 America/New_York'::time;
+-- @error
+SELECT '10:00 Europe/Berlin'::timetz;
+SELECT 'now'::timestamptz - now() < interval '1 minute', 'today'::timestamp = current_date::timestamp, 'tomorrow'::timestamp - 'today'::timestamp;
+SELECT '2024-01-15'::date + 'allballs'::time, 'Jan 15 2024'::timestamp with time zone;
+SELECT '2024-07-15 17:30:00'::timestamp::time, 'infinity'::timestamp::time, '10:30'::time::interval, '01:02:03'::interval::time;
+SELECT 'infinity'::date + 1, '-infinity'::date - 1, 'infinity'::date + interval '1 day', date_trunc('month', 'infinity'::date), to_char('infinity'::date, 'YYYY-MM-DD');
+-- @error
+SELECT 'infinity'::date - '2024-01-01'::date;
+CREATE TABLE di (id integer, d date, ts timestamp);
+INSERT INTO di VALUES (1, 'infinity', 'infinity'), (2, '-infinity', '-infinity'), (3, '2024-01-15', '2024-01-15 10:00');
+SELECT * FROM di ORDER BY d;
+SELECT id FROM di WHERE d > '2100-01-01' OR ts < '1900-01-01' ORDER BY id;
+SELECT id, d::timestamp = ts, isfinite(d), d::text FROM di ORDER BY id;
+SELECT date_part('year', 'infinity'::date), date_part('day', '-infinity'::date), date_part('epoch', '-infinity'::date), extract(day FROM 'infinity'::date);
+SELECT date_part('year', 'infinity'::timestamp), date_part('hour', '-infinity'::timestamptz), extract(month FROM 'infinity'::timestamp);
+-- @error
+SELECT extract(hour FROM 'infinity'::date);

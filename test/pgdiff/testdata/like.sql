@@ -66,3 +66,10 @@ SELECT id, regexp_split_to_table(t, '[aeiou]', 'i') AS part FROM p WHERE id <= 3
 SELECT count(*) FROM regexp_split_to_table('hello world', '\s*');
 -- @error
 SELECT regexp_split_to_table('abc', 'b', 'g');
+SELECT regexp_match('foobarbequebaz', '(bar)(beque)'), regexp_match('foobarbequebaz', 'x(y)?'), regexp_match('abc', '(x)?b'), regexp_match('ABC', 'b', 'i');
+SELECT regexp_split_to_array('hello world', '\s+'), regexp_split_to_array('a1b2c3', '\d'), regexp_split_to_array('', ','), regexp_split_to_array('abc', ''), regexp_split_to_array('AxBXc', 'x', 'i');
+SELECT (regexp_match('key=value', '(\w+)=(\w+)'))[2], array_length(regexp_split_to_array('a,b,,c', ','), 1), regexp_match(NULL, 'a'), regexp_split_to_array('a', NULL);
+-- @error
+SELECT regexp_match('abc', 'b', 'g');
+-- @error
+SELECT regexp_split_to_array('abc', 'b', 'g');

@@ -66,3 +66,15 @@ SELECT stddev(x), variance(x), stddev_pop(x), var_pop(x), stddev_samp(x), var_sa
 SELECT stddev(x), variance(x) FROM (VALUES (1), (2), (4), (8)) v(x);
 SELECT stddev(x) FROM (VALUES (1.5)) v(x);
 SELECT 9999999999999999999999999999.9999 + 0.0001, -1.5 * -1.5, 1.5 * -0;
+-- NaN: input, arithmetic, comparison (NaN = NaN, above every number), sorting, aggregates
+SELECT 'nan'::numeric, ' NaN '::numeric, -('NaN'::numeric), abs('NaN'::numeric), sign('NaN'::numeric), scale('NaN'::numeric);
+SELECT 'NaN'::numeric * 0, 'NaN'::numeric / 0, 1 - 'NaN'::numeric, mod('NaN'::numeric, 3), round('NaN'::numeric, 2), trunc('NaN'::numeric), ceil('NaN'::numeric), floor('NaN'::numeric);
+SELECT 'NaN'::numeric > 1e300, 'NaN'::numeric < 0, 'NaN'::numeric <> 1, greatest(1, 'NaN'::numeric), least(1, 'NaN'::numeric);
+SELECT 'NaN'::numeric::float8, 'NaN'::float8::numeric, 'NaN'::real::numeric, sqrt('NaN'::numeric), exp('NaN'::numeric), ln('NaN'::numeric), power('NaN'::numeric, 2);
+SELECT x FROM (VALUES (1.5::numeric), ('NaN'), (-3), (NULL), ('nan'), (1e10)) v(x) ORDER BY x NULLS FIRST;
+SELECT x FROM (VALUES (1.5::numeric), ('NaN'), (-3), (NULL), (1e10)) v(x) ORDER BY x DESC;
+SELECT sum(x), avg(x), min(x), max(x), count(DISTINCT x) FROM (VALUES (1.5::numeric), ('NaN'), (-3), (NULL), ('nan')) v(x);
+SELECT x, count(*) FROM (VALUES (1.5::numeric), ('NaN'), (-3), ('nan'), (1.50)) v(x) GROUP BY x ORDER BY x;
+SELECT 'NaN'::numeric IN (1, 'NaN'), 'NaN'::numeric BETWEEN 0 AND 'NaN', ARRAY['NaN'::numeric, 1, -1], 'NaN'::numeric::text, 'NaN'::numeric IS DISTINCT FROM 'NaN'::numeric;
+-- @error
+SELECT 'NaN'::numeric::bigint;

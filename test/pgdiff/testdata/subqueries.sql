@@ -88,3 +88,23 @@ WITH c AS (SELECT id, v FROM b) SELECT a.id, (SELECT max(x.v) FROM c x JOIN c y 
 SELECT g, (SELECT count(*) FROM a x WHERE x.v = a.v) FROM a GROUP BY g;
 -- @error
 SELECT id, (SELECT b.v FROM b WHERE b.id > a.id ORDER BY b.id) FROM a ORDER BY id;
+-- aggregates of the outer query inside a subquery (the lowest level their columns come from)
+SELECT (SELECT max(a.v)) FROM a;
+SELECT (SELECT sum(a.v) + count(*)) FROM a;
+SELECT g, (SELECT max(a.v) - min(a.v)) AS spread FROM a GROUP BY g ORDER BY g NULLS LAST;
+SELECT g, (SELECT count(*) FROM b WHERE b.v < max(a.v)) FROM a GROUP BY g ORDER BY g NULLS LAST;
+SELECT g FROM a GROUP BY g HAVING EXISTS (SELECT 1 FROM b WHERE b.v = max(a.v)) ORDER BY g;
+SELECT (SELECT sum(a.v) FROM b WHERE b.id = 1) FROM a;
+SELECT g, (SELECT (SELECT max(a.v) + 1)) FROM a GROUP BY g ORDER BY g NULLS LAST;
+SELECT (SELECT max(b.v) FROM b WHERE b.id <= 2), (SELECT max(a.id)) FROM a;
+SELECT g, (SELECT string_agg(a.id::text, ',' ORDER BY a.id)) FROM a GROUP BY g ORDER BY g NULLS LAST;
+SELECT a.g, (SELECT count(*) FROM a x WHERE x.g = a.g AND x.v < avg(a.v)) FROM a GROUP BY a.g ORDER BY 1 NULLS LAST;
+SELECT (SELECT max(a.v)) FROM a WHERE a.id > 10;
+SELECT g, count(*) FROM a GROUP BY g ORDER BY (SELECT max(a.v)) DESC NULLS LAST, g;
+-- @error
+SELECT (SELECT sum(a.v) FROM b) FROM a;
+-- @error
+SELECT id, (SELECT max(a.v)) FROM a ORDER BY id;
+-- @error
+SELECT * FROM a WHERE v = (SELECT max(a.v));
+SELECT id FROM a WHERE v IN (SELECT max(x.v) FROM a x) ORDER BY id;

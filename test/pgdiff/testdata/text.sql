@@ -79,3 +79,6 @@ UPDATE cn SET v = 'tenletters' WHERE id = 1;
 -- @error
 UPDATE cn SET v = 'elevenchars' WHERE id = 1;
 SELECT id, v FROM cn ORDER BY id;
+-- case mapping of non-ASCII text (LC_CTYPE C.UTF-8: one-to-one Unicode case mapping)
+SELECT upper('äöü éàè ñ ç straße'), lower('ÄÖÜ ÉÀÈ Ñ Ç ΑΒΓ'), initcap('élan vital ÉCOLE ñandú'), upper('ǆ'), lower('Σ');
+SELECT initcap('hello-wörld 2ème élève'), upper('ﬁ'), length(upper('ı')), upper('ı'), lower('İ');

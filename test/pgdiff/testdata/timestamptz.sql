@@ -73,3 +73,19 @@ SELECT id, tz FROM z WHERE id IN (1, 2) ORDER BY id;
 -- @error
 SET TimeZone = 'UTC+x';
 RESET TimeZone;
+-- zones in the input: IANA names (any case), abbreviations, offsets; DST gaps and overlaps
+SET TimeZone = 'America/New_York';
+SELECT '2024-01-15 10:00 America/Chicago'::timestamptz, '2024-07-15 10:00 Europe/Berlin'::timestamptz, '2024-07-15 10:00 europe/berlin'::timestamptz;
+SELECT '2024-01-15 10:00 PST'::timestamptz, '2024-07-15 10:00 CEST'::timestamptz, '2024-07-15 10:00 Z'::timestamptz, '2024-07-15 10:00 UTC'::timestamptz;
+SELECT 'Jan 15 2024 10:00 PM EST'::timestamptz, '15 Jul 2024 08:30:00 GMT'::timestamptz, '2024-07-15T10:00:00-07:00'::timestamptz;
+SELECT '2024-03-10 02:30 America/New_York'::timestamptz, '2024-11-03 01:30 America/New_York'::timestamptz, '2024-03-31 02:30 Europe/Berlin'::timestamptz, '2024-10-27 02:30 Europe/Berlin'::timestamptz;
+SELECT '2024-03-10 02:30'::timestamp::timestamptz, '2024-11-03 01:30'::timestamp::timestamptz, '2024-11-03'::date::timestamptz;
+SELECT 'infinity'::timestamptz, '-infinity'::timestamptz, 'epoch'::timestamptz, 'infinity'::timestamptz::timestamp;
+-- @error
+SELECT '2024-01-15 10:00 Mars/Olympus'::timestamptz;
+-- @error
+SELECT '2024-07-15 10:00 XYZ'::timestamptz;
+-- @error
+SELECT '10:00 Mars/Olympus'::timetz;
+SELECT '2024-07-15 17:30:00+02'::timestamptz::time, '2024-07-15 17:30:00+02'::timestamptz::timetz, '-infinity'::timestamptz::time;
+RESET TimeZone;
