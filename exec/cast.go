@@ -106,7 +106,11 @@ func castOne(env *Env, v *vec.Vector, i int, out *vec.Vector, assign bool) error
 		if from.Bpchar && !to.Bpchar {
 			s = types.TrimBpchar(s) // PostgreSQL's bpchar to text (rtrim1)
 		}
-		return ParseInto(out, s, loc, assign)
+		order := types.MDY
+		if env != nil {
+			order = env.DateOrder
+		}
+		return parseIntoOrder(out, s, loc, order, assign)
 	}
 	if to.ID == types.Text {
 		var s string
@@ -349,8 +353,13 @@ func appendText(out *vec.Vector, s string, assign bool) error {
 	return nil
 }
 
-// ParseInto parses PostgreSQL text input s into a value of out's type.
+// ParseInto parses PostgreSQL text input s into a value of out's type,
+// reading dates in DateStyle's default MDY order.
 func ParseInto(out *vec.Vector, s string, loc *time.Location, assign bool) error {
+	return parseIntoOrder(out, s, loc, types.MDY, assign)
+}
+
+func parseIntoOrder(out *vec.Vector, s string, loc *time.Location, order types.DateOrder, assign bool) error {
 	t := out.Type
 	switch t.ID {
 	case types.Bool:
@@ -416,19 +425,19 @@ func ParseInto(out *vec.Vector, s string, loc *time.Location, assign bool) error
 		}
 		out.AppendString(u)
 	case types.Date:
-		d, err := types.ParseDateIn(s, loc)
+		d, err := types.ParseDateOrder(s, loc, order)
 		if err != nil {
 			return err
 		}
 		out.AppendInt(d)
 	case types.Timestamp:
-		x, err := types.ParseTimestampIn(s, loc)
+		x, err := types.ParseTimestampOrder(s, loc, order)
 		if err != nil {
 			return err
 		}
 		out.AppendInt(x)
 	case types.Timestamptz:
-		x, err := types.ParseTimestamptz(s, loc)
+		x, err := types.ParseTimestamptzOrder(s, loc, order)
 		if err != nil {
 			return err
 		}

@@ -15,6 +15,9 @@ import (
 type Env struct {
 	Loc *time.Location
 	Now time.Time // statement start, for now()/current_timestamp
+	// DateOrder is DateStyle's field order for reading dates such as
+	// '1/2/2024' (zero: MDY, PostgreSQL's default).
+	DateOrder types.DateOrder
 }
 
 // Expr is a scalar expression evaluated a whole batch at a time. The result

@@ -41,7 +41,7 @@ func TestCloneIsIndependent(t *testing.T) {
 	c.SetColumnType(tbl, 1, "int64")
 	c.DropColumn(tbl, 1)
 	c.AddColumn(tbl, ColumnDef{Name: "c", Type: "int32"})
-	c.ReplaceAddedFile(id, "f1.parquet", &NewDataFile{RelPath: "f2.parquet", RecordCount: 1})
+	c.ReplaceAddedFiles(id, "f1.parquet", []NewDataFile{{RelPath: "f2.parquet", RecordCount: 1}})
 	c.AddDataFile(tbl, NewDataFile{RelPath: "f3.parquet", RecordCount: 1})
 	c.SetPartitionKeys(tbl, nil)
 	c.CreateSchema("other")

@@ -17,20 +17,21 @@ func (c *Commit) AddedFiles(tableID int64) []NewDataFile {
 	return out
 }
 
-// ReplaceAddedFile swaps a staged data file of table tableID (found by
-// its relative path) for f, or unstages it when f is nil: rows a
+// ReplaceAddedFiles swaps a staged data file of table tableID (found by
+// its relative path) for fs, in its place among the added files: rows a
 // transaction wrote and then changed again are rewritten, never given
-// delete files.
-func (c *Commit) ReplaceAddedFile(tableID int64, relPath string, f *NewDataFile) bool {
+// delete files. No files unstage it; several hold rows an UPDATE moved to
+// other partitions. It reports whether the file was found.
+func (c *Commit) ReplaceAddedFiles(tableID int64, relPath string, fs []NewDataFile) bool {
 	for i, a := range c.addedFiles {
 		if a.tableID != tableID || a.f.RelPath != relPath {
 			continue
 		}
-		if f == nil {
-			c.addedFiles = slices.Delete(c.addedFiles, i, i+1)
-		} else {
-			c.addedFiles[i].f = *f
+		repl := make([]addedFile, len(fs))
+		for k, f := range fs {
+			repl[k] = addedFile{tableID: tableID, f: f}
 		}
+		c.addedFiles = slices.Replace(c.addedFiles, i, i+1, repl...)
 		return true
 	}
 	return false

@@ -82,3 +82,14 @@ func TestArrayElementWidening(t *testing.T) {
 	must(t, s, `ALTER TABLE w ALTER COLUMN a TYPE bigint[]`) // already bigint[]: nothing to do
 	mustFail(t, s, `ALTER TABLE w ALTER COLUMN a TYPE integer[]`, pgerr.FeatureNotSupported)
 }
+
+// TestArrayColumnsInCatalogs: pg_attribute and information_schema describe
+// array columns as PostgreSQL does (psql's \d shows integer[], not text).
+func TestArrayColumnsInCatalogs(t *testing.T) {
+	s := lake(t)
+	must(t, s, `CREATE TABLE arr (id integer, a integer[], s text[], w bigint[])`)
+	must(t, s, `SELECT attname, format_type(atttypid, atttypmod), atttypid FROM pg_attribute WHERE attrelid = 'arr'::regclass AND attnum > 0 ORDER BY attnum`,
+		"id|integer|23", "a|integer[]|1007", "s|text[]|1009", "w|bigint[]|1016")
+	must(t, s, `SELECT column_name, data_type, udt_name FROM information_schema.columns WHERE table_name = 'arr' ORDER BY ordinal_position`,
+		"id|integer|int4", "a|ARRAY|_int4", "s|ARRAY|_text", "w|ARRAY|_int8")
+}

@@ -490,3 +490,34 @@ func TestPartitionedMerge(t *testing.T) {
 		t.Errorf("after the flush, WHERE g = 'z': %s", f)
 	}
 }
+
+// TestPartitionedRewriteInBlock: rows a transaction block wrote and then
+// updates are rewritten into the partitions their new values belong to
+// (an UPDATE of the key moves them), deletes of them rewrite their file;
+// after COMMIT every file's partition value matches its rows.
+func TestPartitionedRewriteInBlock(t *testing.T) {
+	s := lake(t)
+	must(t, s, `CALL lakepg.set_option('data_inlining_row_limit', '0')`)
+	must(t, s, `CREATE TABLE pr (id integer, region text)`)
+	must(t, s, `ALTER TABLE pr SET PARTITIONED BY (region)`)
+	must(t, s, `BEGIN`)
+	must(t, s, `INSERT INTO pr SELECT i, CASE WHEN i % 2 = 0 THEN 'a' ELSE 'b' END FROM generate_series(1, 10) i`)
+	must(t, s, `UPDATE pr SET region = 'c' WHERE id IN (1, 2, 3)`)
+	must(t, s, `DELETE FROM pr WHERE id = 10`)
+	must(t, s, `SELECT region, count(*) FROM pr GROUP BY 1 ORDER BY 1`, "a|3", "b|3", "c|3")
+	must(t, s, `COMMIT`)
+	must(t, s, `SELECT region, count(*) FROM pr GROUP BY 1 ORDER BY 1`, "a|3", "b|3", "c|3")
+	// each of the two staged files had rows moved to c: two files there
+	got := catalogRows(t, s, `SELECT v.partition_value, sum(df.record_count), min(CASE WHEN df.path LIKE 'region=' || v.partition_value || '/%' THEN 1 ELSE 0 END)
+		FROM ducklake_data_file df JOIN ducklake_file_partition_value v ON v.data_file_id = df.data_file_id
+		WHERE df.end_snapshot IS NULL GROUP BY 1 ORDER BY 1`)
+	if strings.Join(got, ";") != "a|3|1;b|3|1;c|3|1" {
+		t.Errorf("files after the block (value|rows|all in its directory): %q", got)
+	}
+	if n := catalogRows(t, s, `SELECT count(*) FROM ducklake_data_file WHERE partition_id IS NULL`); n[0] != "0" {
+		t.Errorf("%s unpartitioned files", n[0])
+	}
+	if f := explainFiles(t, s, `SELECT * FROM pr WHERE region = 'c'`); !strings.Contains(f, "by partition values") {
+		t.Errorf("pruning the rewritten rows: %s", f)
+	}
+}

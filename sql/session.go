@@ -412,7 +412,9 @@ func isTxEnd(n *pg.Node) bool {
 	return false
 }
 
-func (s *Session) newEnv() *exec.Env { return &exec.Env{Loc: s.loc, Now: time.Now()} }
+func (s *Session) newEnv() *exec.Env {
+	return &exec.Env{Loc: s.loc, Now: time.Now(), DateOrder: types.DateOrderOf(s.settings["datestyle"])}
+}
 
 // describe finds the result columns of st without running it.
 func (s *Session) describe(ctx context.Context, st *Stmt) ([]Column, error) {

@@ -56,6 +56,18 @@ func (qc *queryCtx) prepareSRFs(src *source, nodes []*pg.Node) (*source, error) 
 	if len(calls) == 0 {
 		return src, nil
 	}
+	// correlated subqueries in the calls' arguments become columns of src
+	// first (pgcli's foreign-key query unnests one per row)
+	for _, fc := range calls {
+		for _, a := range fc.Args {
+			if hasSubLink(a) {
+				var err error
+				if src, err = qc.prepareScalarSubLinks(src, a); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
 	b := qc.binder()
 	var bound []*srf
 	for _, fc := range calls {

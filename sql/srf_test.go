@@ -92,3 +92,17 @@ func describe(t *testing.T, s *Session, q string) []Column {
 	}
 	return stmts[0].Columns()
 }
+
+// TestSRFOverCorrelatedSubquery: a set-returning call in the SELECT list
+// whose argument is a correlated subquery (pgcli's foreign-key query
+// unnests one per constraint), here with the correlation inside a derived
+// table of the subquery.
+func TestSRFOverCorrelatedSubquery(t *testing.T) {
+	s := lake(t)
+	must(t, s, `CREATE TABLE parent (k integer, names text[])`)
+	must(t, s, `INSERT INTO parent VALUES (1, '{b,a}'), (2, '{c}'), (3, NULL)`)
+	must(t, s, `SELECT k, unnest((SELECT array_agg(x ORDER BY x) FROM (SELECT unnest(names) AS x) u)) FROM parent ORDER BY 1, 2`,
+		"1|a", "1|b", "2|c")
+	must(t, s, `SELECT k, generate_series(1, (SELECT count(*) FROM parent p2 WHERE p2.k <= parent.k)) FROM parent ORDER BY 1, 2`,
+		"1|1", "2|1", "2|2", "3|1", "3|2", "3|3")
+}

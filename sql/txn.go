@@ -285,21 +285,17 @@ func (s *Session) rewritePending(ctx context.Context, env *exec.Env, ref *tableR
 		exprs = append(exprs, &exec.ColRef{Idx: ncols + 2, T: types.Int64T})
 		pcols = append(pcols, parquetio.Column{FieldID: exec.RowIDFieldID, Name: "_ducklake_internal_row_id", Type: types.Int64T})
 	}
-	w, err := exec.WriteParquet(ctx, s.eng.Store, s.eng.DB.TableDir(ref.schema, ref.table), pcols, &exec.Project{Env: env, Input: src, Exprs: exprs}, notNullCheck(ref.table))
+	// a partitioned table's rows go back to their partitions (an UPDATE
+	// may move them to another)
+	tw, err := s.writeTableFiles(ctx, ref.schema, ref.table, pcols, &exec.Project{Env: env, Input: src, Exprs: exprs}, notNullCheck(ref.table))
 	src.Close()
 	if err != nil {
 		return 0, err
 	}
 	t := s.txn
 	t.superseded = append(t.superseded, ref.pendingScan[k].Path)
-	if w.Info.Rows == 0 {
-		if w.Path != "" {
-			s.eng.Store.Delete(context.WithoutCancel(ctx), w.Path)
-		}
-		t.c.ReplaceAddedFile(ref.table.ID, f.RelPath, nil)
-	} else {
-		nf := newDataFile(w, cols, f.EmbeddedRowIDs)
-		t.c.ReplaceAddedFile(ref.table.ID, f.RelPath, &nf)
+	t.c.ReplaceAddedFiles(ref.table.ID, f.RelPath, tw.dataFiles(cols, f.EmbeddedRowIDs))
+	for _, w := range tw.files {
 		path := w.Path
 		t.undo = append(t.undo, func() { s.eng.Store.Delete(context.WithoutCancel(ctx), path) })
 	}

@@ -39,7 +39,10 @@ func ParseDate(s string) (int64, error) { return ParseDateIn(s, time.UTC) }
 
 // ParseDateIn parses date input into days since the epoch, as date_in
 // does; today, tomorrow and yesterday are days in loc.
-func ParseDateIn(s string, loc *time.Location) (int64, error) {
+func ParseDateIn(s string, loc *time.Location) (int64, error) { return ParseDateOrder(s, loc, MDY) }
+
+// ParseDateOrder is ParseDateIn with DateStyle's field order.
+func ParseDateOrder(s string, loc *time.Location, order DateOrder) (int64, error) {
 	t := strings.TrimSpace(s)
 	d, rest, ok := parseYMD(t)
 	if ok && (isZoneSuffix(rest) || strings.TrimSpace(rest) == "") {
@@ -47,7 +50,7 @@ func ParseDateIn(s string, loc *time.Location) (int64, error) {
 		// pgJDBC sends setDate values so ("2024-01-02 +00").
 		return checkDate(d, s)
 	}
-	in, err := decodeDateTime(t)
+	in, err := decodeDateTime(t, order)
 	if err != nil {
 		return 0, dtError(err, "date", s)
 	}
@@ -132,7 +135,8 @@ func parseYMD(s string) (int64, string, bool) {
 	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
 		i++
 	}
-	if i < 1 || i >= len(s) || (s[i] != '-' && s[i] != '/') {
+	// a year needs three digits at least: 01-02-24 is DateStyle's order
+	if i < 3 || i >= len(s) || (s[i] != '-' && s[i] != '/') {
 		return 0, s, false
 	}
 	y, _ := strconv.Atoi(s[:i])
@@ -227,7 +231,12 @@ func ParseTimestamp(s string) (int64, error) { return ParseTimestampIn(s, time.U
 
 // ParseTimestampIn is ParseTimestamp with now/today read in loc.
 func ParseTimestampIn(s string, loc *time.Location) (int64, error) {
-	us, _, _, _, err := parseTS(s, "timestamp", loc)
+	return ParseTimestampOrder(s, loc, MDY)
+}
+
+// ParseTimestampOrder is ParseTimestampIn with DateStyle's field order.
+func ParseTimestampOrder(s string, loc *time.Location, order DateOrder) (int64, error) {
+	us, _, _, _, err := parseTS(s, "timestamp", loc, order)
 	if err == nil && isNowWord(s) {
 		// now is an instant; a timestamp takes its wall time in loc
 		if loc == nil {
@@ -244,7 +253,12 @@ func isNowWord(s string) bool { return strings.EqualFold(strings.TrimSpace(s), "
 // ParseTimestamptz parses a timestamp with time zone, interpreting text
 // without a zone in loc.
 func ParseTimestamptz(s string, loc *time.Location) (int64, error) {
-	us, off, zl, hasZone, err := parseTS(s, "timestamp with time zone", loc)
+	return ParseTimestamptzOrder(s, loc, MDY)
+}
+
+// ParseTimestamptzOrder is ParseTimestamptz with DateStyle's field order.
+func ParseTimestamptzOrder(s string, loc *time.Location, order DateOrder) (int64, error) {
+	us, off, zl, hasZone, err := parseTS(s, "timestamp with time zone", loc, order)
 	if err != nil || us == InfinityMicros || us == NegInfinityMicros {
 		return us, err
 	}
@@ -297,7 +311,7 @@ func offsetAt(loc *time.Location, unix int64) int {
 // parseTS returns wall-clock micros, the zone (an offset east in seconds,
 // or a named zone) and whether a zone was given. now is returned as an
 // instant with a zero offset.
-func parseTS(s, typ string, loc *time.Location) (int64, int, *time.Location, bool, error) {
+func parseTS(s, typ string, loc *time.Location, order DateOrder) (int64, int, *time.Location, bool, error) {
 	t := strings.TrimSpace(s)
 	switch strings.ToLower(t) {
 	case "infinity":
@@ -311,7 +325,7 @@ func parseTS(s, typ string, loc *time.Location) (int64, int, *time.Location, boo
 		us, err := checkTimestamp(days, clock, s)
 		return us, off, nil, hasZone, err
 	}
-	in, err := decodeDateTime(t)
+	in, err := decodeDateTime(t, order)
 	if err != nil {
 		return 0, 0, nil, false, dtError(err, typ, s)
 	}

@@ -17,6 +17,27 @@ import (
 // PostgreSQL's ParseDateTime/DecodeDateTime read them with DateStyle
 // 'ISO, MDY'.
 
+// DateOrder is the field order DateStyle gives numeric dates whose first
+// field is not a year ('1/2/2024'): MDY (the default), DMY or YMD.
+type DateOrder uint8
+
+const (
+	MDY DateOrder = iota
+	DMY
+	YMD
+)
+
+// DateOrderOf reads the order from a DateStyle setting ("ISO, DMY").
+func DateOrderOf(dateStyle string) DateOrder {
+	switch {
+	case strings.HasSuffix(dateStyle, "DMY"):
+		return DMY
+	case strings.HasSuffix(dateStyle, "YMD"):
+		return YMD
+	}
+	return MDY
+}
+
 // dtSpecial is a special input word standing for a whole value or a day.
 type dtSpecial uint8
 
@@ -90,10 +111,10 @@ var ZoneAbbrevs = map[string]int{
 
 // decodeDateTime takes s apart; errDTSyntax and errDTRange tell the
 // caller which PostgreSQL error to raise.
-func decodeDateTime(s string) (dtInput, error) { return decodeFields(s, true) }
+func decodeDateTime(s string, order DateOrder) (dtInput, error) { return decodeFields(s, true, order) }
 
 // decodeFields is decodeDateTime; without needDate a time alone will do.
-func decodeFields(s string, needDate bool) (dtInput, error) {
+func decodeFields(s string, needDate bool, order DateOrder) (dtInput, error) {
 	var in dtInput
 	var nums []string // bare numbers, placed once the month name is known
 	monthByName := false
@@ -150,7 +171,7 @@ func decodeFields(s string, needDate bool) (dtInput, error) {
 				if in.hasDate || monthByName {
 					return in, errDTSyntax
 				}
-				if err := in.dateToken(tok); err != nil {
+				if err := in.dateToken(tok, order); err != nil {
 					return in, err
 				}
 			case strings.Trim(tok, "0123456789") == "":
@@ -196,7 +217,7 @@ func decodeFields(s string, needDate bool) (dtInput, error) {
 				if in.hasDate || monthByName {
 					return in, errDTSyntax
 				}
-				if err := in.dateToken(tok); err != nil {
+				if err := in.dateToken(tok, order); err != nil {
 					return in, err
 				}
 				break
@@ -309,9 +330,10 @@ func decodeFields(s string, needDate bool) (dtInput, error) {
 	return in, nil
 }
 
-// dateToken reads a date written with separators: Y-M-D, M/D/Y (DateStyle
-// MDY), or with a month name in any position (15-Jan-2024, Jan-15-2024).
-func (in *dtInput) dateToken(tok string) error {
+// dateToken reads a date written with separators: Y-M-D, M/D/Y (or D/M/Y,
+// Y/M/D as DateStyle orders), or with a month name in any position
+// (15-Jan-2024, Jan-15-2024).
+func (in *dtInput) dateToken(tok string, order DateOrder) error {
 	k := strings.IndexAny(tok, "-/.")
 	parts := strings.Split(tok, tok[k:k+1])
 	if len(parts) != 3 {
@@ -350,6 +372,14 @@ func (in *dtInput) dateToken(tok string) error {
 		ys = nums[0]
 		in.m, _ = strconv.Atoi(nums[1])
 		in.d, _ = strconv.Atoi(nums[2])
+	case order == YMD:
+		ys = nums[0]
+		in.m, _ = strconv.Atoi(nums[1])
+		in.d, _ = strconv.Atoi(nums[2])
+	case order == DMY:
+		ys = nums[2]
+		in.d, _ = strconv.Atoi(nums[0])
+		in.m, _ = strconv.Atoi(nums[1])
 	default:
 		ys = nums[2]
 		in.m, _ = strconv.Atoi(nums[0])

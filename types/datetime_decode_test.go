@@ -106,3 +106,31 @@ func TestParseTimeForms(t *testing.T) {
 		}
 	}
 }
+
+func TestParseDateOrder(t *testing.T) {
+	for _, c := range []struct {
+		in    string
+		order DateOrder
+		want  string
+	}{
+		{"01-02-24", MDY, "2024-01-02"},
+		{"01-02-24", DMY, "2024-02-01"},
+		{"01-02-24", YMD, "2001-02-24"},
+		{"15/01/2024", DMY, "2024-01-15"},
+		{"24/01/02", YMD, "2024-01-02"},
+		{"124/01/02", DMY, "0124-01-02"},
+		{"2024-01-02", DMY, "2024-01-02"},
+	} {
+		d, err := ParseDateOrder(c.in, time.UTC, c.order)
+		if err != nil {
+			t.Errorf("%q (%d): %v", c.in, c.order, err)
+			continue
+		}
+		if got := string(AppendDate(nil, d)); got != c.want {
+			t.Errorf("%q (%d) = %s, want %s", c.in, c.order, got, c.want)
+		}
+	}
+	if DateOrderOf("ISO, DMY") != DMY || DateOrderOf("ISO, YMD") != YMD || DateOrderOf("ISO, MDY") != MDY {
+		t.Error("DateOrderOf")
+	}
+}

@@ -3,6 +3,7 @@ package types
 import (
 	"math"
 	"math/big"
+	mbits "math/bits"
 	"strconv"
 	"strings"
 )
@@ -14,7 +15,9 @@ import (
 // accepts that halfway point when f's mantissa is even, so the two differ
 // only there; such ties are possible only for integers of 2^53 (2^24 for
 // real) and above, whose halfway points can be short decimals.
-func shortestE(dst []byte, f float64, bits int) []byte {
+//
+// tie reports that the digits differ from Go's shortest ones.
+func shortestE(dst []byte, f float64, bits int) (out []byte, tie bool) {
 	start := len(dst)
 	dst = strconv.AppendFloat(dst, f, 'e', -1, bits)
 	limit, maxDigits := float64(1<<53), 17
@@ -22,20 +25,20 @@ func shortestE(dst []byte, f float64, bits int) []byte {
 		limit, maxDigits = 1<<24, 9
 	}
 	if math.Abs(f) < limit {
-		return dst
+		return dst, false
 	}
 	mant, exp := splitE(dst[start:])
 	if len(mant) >= maxDigits || !isHalfway(f, mant, exp, bits) {
-		return dst
+		return dst, false
 	}
 	for prec := len(mant); prec < maxDigits; prec++ {
 		dst = strconv.AppendFloat(dst[:start], f, 'e', prec, bits)
 		m, e := splitE(dst[start:])
 		if back, err := strconv.ParseFloat(string(dst[start:]), bits); err == nil && back == f && !isHalfway(f, m, e, bits) {
-			return dst
+			return dst, true
 		}
 	}
-	return strconv.AppendFloat(dst[:start], f, 'e', maxDigits-1, bits)
+	return strconv.AppendFloat(dst[:start], f, 'e', maxDigits-1, bits), true
 }
 
 // splitE returns the significant digits (without sign and point) and the
@@ -51,10 +54,27 @@ func splitE(e []byte) (string, int) {
 
 // isHalfway reports whether digits×10^(exp-len+1) lies exactly midway
 // between f and one of its neighbours.
-func isHalfway(f float64, digits string, exp, bits int) bool {
+func isHalfway(f float64, digits string, exp, bitSize int) bool {
 	shift := exp - (len(digits) - 1)
 	if shift < 0 {
 		return false // not an integer, while every halfway point here is half an integer at worst
+	}
+	// Cheap filter: a halfway point is an odd multiple of half the gap to
+	// the neighbour, so its power of two is fixed; digits×10^shift has
+	// tz(digits)+shift twos.
+	m, err := strconv.ParseUint(digits, 10, 64)
+	if err != nil || m == 0 {
+		return false
+	}
+	frac, e := math.Frexp(math.Abs(f))
+	sig := 53
+	if bitSize == 32 {
+		sig = 24
+	}
+	half := e - sig - 1 // log2 of half the gap above
+	twos := mbits.TrailingZeros64(m) + shift
+	if twos != half && !(frac == 0.5 && twos == half-1) {
+		return false
 	}
 	d, ok := new(big.Int).SetString(digits, 10)
 	if !ok {
@@ -66,7 +86,7 @@ func isHalfway(f float64, digits string, exp, bits int) bool {
 	}
 	d.Lsh(d, 1)
 	var up, down float64
-	if bits == 32 {
+	if bitSize == 32 {
 		up = float64(math.Nextafter32(float32(f), float32(math.Inf(1))))
 		down = float64(math.Nextafter32(float32(f), float32(math.Inf(-1))))
 	} else {

@@ -49,14 +49,31 @@ func AppendFloat(dst []byte, f float64, bits int) []byte {
 		digits = 6
 	}
 	var buf [32]byte
-	e := shortestE(buf[:0], f, bits)
-	// e looks like -1.2345e+07; read the exponent.
-	i := strings.LastIndexByte(string(e), 'e')
-	exp, _ := strconv.Atoi(string(e[i+1:]))
-	if exp < -4 || exp >= digits {
+	e, tie := shortestE(buf[:0], f, bits)
+	exp := eExponent(e)
+	switch {
+	case exp < -4 || exp >= digits:
 		return append(dst, e...)
+	case tie:
+		return eToFixed(dst, e)
 	}
-	return eToFixed(dst, e)
+	return strconv.AppendFloat(dst, f, 'f', -1, bits)
+}
+
+// eExponent reads the exponent of an 'e'-formatted number (-1.2345e+07).
+func eExponent(e []byte) int {
+	i := len(e) - 1
+	for i > 0 && e[i] != 'e' {
+		i--
+	}
+	exp := 0
+	for _, c := range e[i+2:] {
+		exp = exp*10 + int(c-'0')
+	}
+	if e[i+1] == '-' {
+		return -exp
+	}
+	return exp
 }
 
 // AppendNumeric formats a scaled integer with scale digits after the point.

@@ -150,7 +150,7 @@ func parseTimeOfDay(s, typ string, loc *time.Location) (int64, int, bool, error)
 	if pe, ok := err.(*pgerr.Error); !ok || pe.Code != pgerr.InvalidDatetimeFormat {
 		return us, off, hasZone, err
 	}
-	in, derr := decodeFields(strings.TrimSpace(s), false)
+	in, derr := decodeFields(strings.TrimSpace(s), false, MDY)
 	_, badZone := derr.(*unknownZoneError)
 	switch {
 	case derr == errDTRange || badZone:

@@ -25,7 +25,9 @@ func databaseRows(c *Context, r *rowSet) {
 			"datlocprovider": "c", "datistemplate": template, "datallowconn": allowConn, "datconnlimit": -1,
 			"datfrozenxid": frozenXID, "datminmxid": 1, "dattablespace": defaultTblspc, "datcollate": "C", "datctype": "C"}
 	}
-	r.add(row(databaseOID, c.Database, false, true))
+	lake := row(databaseOID, c.Database, false, true)
+	lake["datctype"] = "C.UTF-8" // as SHOW lc_ctype: Unicode case mapping, byte-order collation
+	r.add(lake)
 	owner := aclRole(UserName(c, superuserOID))
 	for _, t := range templateDatabases {
 		if t.name == c.Database {

@@ -611,7 +611,7 @@ var settingInfo = []settingDesc{
 	{"in_hot_standby", "", "Preset Options", "Shows whether hot standby is currently active.", "", "internal", "bool", "", "", nil, "off"},
 	{"integer_datetimes", "", "Preset Options", "Shows whether datetimes are integer based.", "", "internal", "bool", "", "", nil, "on"},
 	{"lc_collate", "", "Preset Options", "Shows the collation order locale.", "", "internal", "string", "", "", nil, "C"},
-	{"lc_ctype", "", "Preset Options", "Shows the character classification and case conversion locale.", "", "internal", "string", "", "", nil, "C"},
+	{"lc_ctype", "", "Preset Options", "Shows the character classification and case conversion locale.", "", "internal", "string", "", "", nil, "C.UTF-8"},
 	{"lc_messages", "", "Client Connection Defaults / Locale and Formatting", "Sets the language in which messages are displayed.", "", "superuser", "string", "", "", nil, ""},
 	{"lc_monetary", "", "Client Connection Defaults / Locale and Formatting", "Sets the locale for formatting monetary amounts.", "", "user", "string", "", "", nil, "C"},
 	{"lc_numeric", "", "Client Connection Defaults / Locale and Formatting", "Sets the locale for formatting numbers.", "", "user", "string", "", "", nil, "C"},

@@ -200,14 +200,14 @@ func TestCatalogEmulation(t *testing.T) {
 
 `))
 		checkText(t, `\l`, srv.mustPsql(t, `\l`), text(`
-                                         List of databases
-   Name    | Owner | Encoding | Collate | Ctype | ICU Locale | Locale Provider | Access privileges $
------------+-------+----------+---------+-------+------------+-----------------+-------------------
- lake      | test  | UTF8     | C       | C     |            | libc            | $
- template0 | test  | UTF8     | C       | C     |            | libc            | =c/test          +$
-           |       |          |         |       |            |                 | test=CTc/test$
- template1 | test  | UTF8     | C       | C     |            | libc            | =c/test          +$
-           |       |          |         |       |            |                 | test=CTc/test$
+                                          List of databases
+   Name    | Owner | Encoding | Collate |  Ctype  | ICU Locale | Locale Provider | Access privileges $
+-----------+-------+----------+---------+---------+------------+-----------------+-------------------
+ lake      | test  | UTF8     | C       | C.UTF-8 |            | libc            | $
+ template0 | test  | UTF8     | C       | C       |            | libc            | =c/test          +$
+           |       |          |         |         |            |                 | test=CTc/test$
+ template1 | test  | UTF8     | C       | C       |            | libc            | =c/test          +$
+           |       |          |         |         |            |                 | test=CTc/test$
 (3 rows)
 
 `))

@@ -118,3 +118,15 @@ SELECT date_part('year', 'infinity'::date), date_part('day', '-infinity'::date),
 SELECT date_part('year', 'infinity'::timestamp), date_part('hour', '-infinity'::timestamptz), extract(month FROM 'infinity'::timestamp);
 -- @error
 SELECT extract(hour FROM 'infinity'::date);
+-- DateStyle's field order for numeric dates
+SELECT '01-02-24'::date, '1/2/2024'::date, '124/01/02'::date, '1/2/2024 10:00'::timestamp;
+SET DateStyle = 'ISO, DMY';
+SELECT '01-02-24'::date, '1/2/2024'::date, '24/01/02'::date, '15/01/2024'::date, '2024-01-02'::date, '1/2/2024 10:00'::timestamp;
+SET DateStyle = 'YMD';
+SHOW DateStyle;
+SELECT '01-02-24'::date, '24/01/02'::date, '2024-01-02'::date, '124/01/02'::date;
+-- @error
+SELECT '1/2/2024'::date;
+RESET DateStyle;
+-- @error
+SELECT '15/01/2024'::date;
