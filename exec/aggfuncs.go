@@ -59,7 +59,10 @@ func growTo[T any](s []T, n int) []T {
 	if n <= cap(s) {
 		return s[:n]
 	}
-	return append(s[:cap(s)], make([]T, n-cap(s), n-cap(s)+n/2)...)[:n]
+	// one allocation and one copy (append of a made slice did two of each)
+	grown := make([]T, n, max(2*cap(s), n+n/2))
+	copy(grown, s)
+	return grown
 }
 
 func errFloatOverflow() error {

@@ -64,7 +64,14 @@ func (t *i64Table) slot(k int64) int { return int((uint64(k) * hashMul) >> t.shi
 
 func (t *i64Table) grow() {
 	old := t.slots
-	t.alloc(2 * len(old))
+	// a table past a million slots is on its way to many more groups
+	// (TPC-H Q18 groups 6 M rows by 1.5 M orders): growing it 4× halves
+	// the rehashing and clearing that doubling costs
+	factor := 2
+	if len(old) >= 1<<20 {
+		factor = 4
+	}
+	t.alloc(factor * len(old))
 	mask := len(t.slots) - 1
 	for _, sl := range old {
 		if sl.val == 0 {
@@ -104,7 +111,7 @@ func (t *i64Table) groupIDs(keys []int64, nulls []bool, gids []int32) {
 			if sl.val == 0 {
 				id := int32(len(t.dense))
 				sl.key, sl.val = k, id+1
-				t.dense = append(t.dense, k)
+				t.dense = appendDoubling(t.dense, []int64{k})
 				t.n++
 				gids[i] = id
 				break

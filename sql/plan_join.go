@@ -331,47 +331,9 @@ func (qc *queryCtx) joinItems(items []*source, conj []*pg.Node) (*source, error)
 		}
 		p.used = true
 	}
-	// an uncorrelated [NOT] IN over one item filters that item before it
-	// is joined, like any other filter on it (TPC-H Q18: the 57 big
-	// orders, not the 6 M joined lineitem rows). Only when every subquery
-	// conjunct is such an IN: the planning of the others (decorrelation
-	// with run-time join filters) expects base items under them.
-	var early []int
-	if len(items) > 1 && len(late) > 0 {
-		early = make([]int, len(late)) // with nothing to join, nothing to gain
-	}
-	for k, c := range late {
-		if early == nil {
-			break
-		}
-		i, ok := earlySemiJoinItem(c, items)
-		if !ok {
-			early = nil
-			break
-		}
-		early[k] = i
-	}
-	for _, c := range late {
-		// planning a subquery leaves traces in qc: only once the shape is
-		// known to qualify is each checked to be uncorrelated
-		if early == nil {
-			break
-		}
-		sel := innerSubLink(c).Subselect.GetSelectStmt()
-		if _, ok, err := qc.standalone(sel); err != nil || !ok {
-			early = nil
-		}
-	}
-	if early != nil {
-		for k, c := range late {
-			i := early[k]
-			src, err := qc.subqueryConjunct(items[i], c)
-			if err != nil {
-				return nil, err
-			}
-			src.sel = items[i].selectivity() * 0.5
-			items[i] = src
-		}
+	if done, err := qc.semiJoinsFirst(items, late); err != nil {
+		return nil, err
+	} else if done {
 		late = nil
 	}
 	items, err := qc.reduceByFilteredLeaves(items, preds)
@@ -471,6 +433,44 @@ func (qc *queryCtx) joinItems(items []*source, conj []*pg.Node) (*source, error)
 		}
 	}
 	return qc.applyConjuncts(cur, late)
+}
+
+// semiJoinsFirst applies the subquery conjuncts late to the FROM items
+// before they are joined, when each is an uncorrelated [NOT] IN over one
+// item, like any other filter on that item (TPC-H Q18: the 57 big orders
+// meet lineitem, not the 6 M joined rows); done reports that it did. Only
+// when every subquery conjunct is such an IN, and only with joins to save:
+// the planning of the others (decorrelation with run-time join filters)
+// expects base items under them.
+func (qc *queryCtx) semiJoinsFirst(items []*source, late []*pg.Node) (done bool, err error) {
+	if len(items) < 2 || len(late) == 0 {
+		return false, nil
+	}
+	target := make([]int, len(late))
+	for k, c := range late {
+		i, ok := earlySemiJoinItem(c, items)
+		if !ok {
+			return false, nil
+		}
+		target[k] = i
+	}
+	// planning a subquery leaves traces in qc: only now that every shape
+	// qualifies is each checked to be uncorrelated
+	for _, c := range late {
+		if _, ok, err := qc.standalone(innerSubLink(c).Subselect.GetSelectStmt()); err != nil || !ok {
+			return false, nil
+		}
+	}
+	for k, c := range late {
+		i := target[k]
+		src, err := qc.subqueryConjunct(items[i], c)
+		if err != nil {
+			return false, err
+		}
+		src.sel = items[i].selectivity() * 0.5
+		items[i] = src
+	}
+	return true, nil
 }
 
 // earlySemiJoinItem reports the one FROM item a [NOT] IN conjunct c
