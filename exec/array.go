@@ -215,24 +215,7 @@ func (a *ArrayCtor) MapColumns(fn func(int) int) Expr {
 }
 
 func (a *ArrayCtor) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
-	vs := make([]*vec.Vector, len(a.Elems))
-	for k, e := range a.Elems {
-		v, err := e.Eval(env, b)
-		if err != nil {
-			return nil, err
-		}
-		vs[k] = v
-	}
-	out := vec.New(a.T, b.N)
-	var buf []byte
-	for i := 0; i < b.N; i++ {
-		buf = buf[:0]
-		for _, v := range vs {
-			buf = vec.AppendElem(buf, v, i)
-		}
-		out.AppendString(string(buf))
-	}
-	return out, nil
+	return encodeElems(env, b, a.T, a.Elems)
 }
 
 // Subscript is arr[i] (1-based; NULL outside the bounds), or with Slice

@@ -39,6 +39,9 @@ func CastVector(env *Env, v *vec.Vector, n int, to types.T, assign bool) (*vec.V
 	if from.ID == types.Array && to.ID == types.Array {
 		return castArray(env, v, n, to, assign)
 	}
+	if from.ID == types.Struct && to.ID == types.Struct {
+		return castStruct(env, v, n, to, assign) // rowctor.go
+	}
 	if from.ID == to.ID && to.ID != types.Numeric && !(to.ID == types.Text && (to.Width > 0 || from.Bpchar && !to.Bpchar)) {
 		o := *v
 		o.Type = to

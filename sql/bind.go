@@ -349,6 +349,8 @@ func (b *binder) bind(n *pg.Node, sc *scope) (exec.Expr, error) {
 		return b.bindIndirection(x.AIndirection, sc)
 	case *pg.Node_AArrayExpr:
 		return b.bindArrayExpr(x.AArrayExpr, sc, types.T{})
+	case *pg.Node_RowExpr:
+		return b.bindRow(x.RowExpr, sc) // rowvalue.go
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "expression %s is not supported yet", nodeName(n))
 }
@@ -668,6 +670,13 @@ func (b *binder) bindAExpr(a *pg.A_Expr, sc *scope) (exec.Expr, error) {
 	}
 	switch a.Kind {
 	case pg.A_Expr_Kind_AEXPR_OP:
+		if l, r := a.Lexpr.GetRowExpr(), a.Rexpr.GetRowExpr(); l != nil && r != nil {
+			n, err := rowComparison(name, l, r, a.Location) // rowvalue.go
+			if err != nil {
+				return nil, err
+			}
+			return b.bind(n, sc)
+		}
 		if a.Lexpr == nil {
 			r, err := b.bind(a.Rexpr, sc)
 			if err != nil {

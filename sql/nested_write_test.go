@@ -56,7 +56,6 @@ func TestArrayColumnsStoreAndReadBack(t *testing.T) {
 func TestArrayColumnErrors(t *testing.T) {
 	s := lake(t)
 	mustFail(t, s, `CREATE TABLE bad (a integer[] DEFAULT '{1}')`, pgerr.FeatureNotSupported)
-	mustFail(t, s, `CREATE TABLE bad AS SELECT ARRAY[ROW(1, 2)] AS r`, pgerr.FeatureNotSupported)
 	mustFail(t, s, `CREATE TABLE bad (a numeric[])`, pgerr.FeatureNotSupported)
 	must(t, s, `CREATE TABLE ok (a integer[], b smallint)`)
 	// only widening of the element, as for scalar columns
@@ -92,4 +91,23 @@ func TestArrayColumnsInCatalogs(t *testing.T) {
 		"id|integer|23", "a|integer[]|1007", "s|text[]|1009", "w|bigint[]|1016")
 	must(t, s, `SELECT column_name, data_type, udt_name FROM information_schema.columns WHERE table_name = 'arr' ORDER BY ordinal_position`,
 		"id|integer|int4", "a|ARRAY|_int4", "s|ARRAY|_text", "w|ARRAY|_int8")
+}
+
+// TestRowValuesInStructColumns: ROW(…) values make and fill struct columns
+// (fields f1, f2, … as PostgreSQL names a row's fields), are cast to the
+// column's field types by position, and their fields are selected with
+// (r).fN, in files and inlined rows alike.
+func TestRowValuesInStructColumns(t *testing.T) {
+	for _, limit := range []string{"0", "10"} {
+		s := lake(t)
+		must(t, s, `CALL lakepg.set_option('data_inlining_row_limit', '`+limit+`')`)
+		must(t, s, `CREATE TABLE rt AS SELECT 1 AS id, ROW(1, 'x') AS r`)
+		must(t, s, `INSERT INTO rt VALUES (2, ROW(2, 'y')), (3, (3::bigint, NULL)), (4, ROW('4', 5))`)
+		must(t, s, `UPDATE rt SET r = ROW(30, 'z') WHERE id = 3`)
+		must(t, s, `SELECT id, r, (r).f1 + 1, (r).f2, pg_typeof(r) FROM rt ORDER BY id`,
+			"1|(1,x)|2|x|record", "2|(2,y)|3|y|record", "3|(30,z)|31|z|record", "4|(4,5)|5|5|record")
+		must(t, s, `SELECT id FROM rt WHERE r = ROW(2, 'y') OR (r).f2 = 'z' ORDER BY id`, "2", "3")
+		mustFail(t, s, `INSERT INTO rt VALUES (5, ROW(1, 2, 3))`, pgerr.CannotCoerce)
+		mustFail(t, s, `SELECT (r).f3 FROM rt`, pgerr.UndefinedColumn)
+	}
 }

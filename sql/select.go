@@ -605,6 +605,8 @@ func exprName(n *pg.Node) string {
 		return "grouping"
 	case *pg.Node_AArrayExpr:
 		return "array"
+	case *pg.Node_RowExpr:
+		return "row"
 	case *pg.Node_SqlvalueFunction:
 		return strings.ToLower(strings.TrimPrefix(x.SqlvalueFunction.Op.String(), "SVFOP_"))
 	case *pg.Node_AExpr:

@@ -534,6 +534,14 @@ func bindColRef(sc *scope, i int) exec.Expr {
 
 // fieldSelect binds (record).field.
 func (b *binder) fieldSelect(e exec.Expr, field string) (exec.Expr, error) {
+	if t := e.Type(); t.ID == types.Struct {
+		for k, f := range t.Fields() {
+			if f.Name == field {
+				return &exec.StructField{E: e, K: k}, nil
+			}
+		}
+		return nil, pgerr.New(pgerr.UndefinedColumn, "could not identify column \"%s\" in record data type", field)
+	}
 	fields := recordFields(e)
 	k := -1
 	for i, f := range fields {
