@@ -468,6 +468,19 @@ func noGlobal(fn string) error {
 
 // pickerFor returns a picker for the row's flags, rebuilding it only when
 // the flags change.
+// rowRegexp is a row's compiled pattern under its flags; fn, a function
+// that returns one value per row, refuses the g flag.
+func rowRegexp(pk *rePicker, flags string, prev *string, first *bool, pattern, fn string) (*regexp.Regexp, error) {
+	p, err := pickerFor(pk, flags, prev, first)
+	if err != nil {
+		return nil, err
+	}
+	if p.o.global {
+		return nil, noGlobal(fn)
+	}
+	return p.get(pattern)
+}
+
 func pickerFor(pk *rePicker, flags string, prevFlags *string, first *bool) (*rePicker, error) {
 	if *first || flags != *prevFlags {
 		*first = false
@@ -491,14 +504,7 @@ func kRegexpLike(_ *Ctx, out *vec.Vector, a []*vec.Vector, n int) error {
 		if isNull(nl, i) {
 			continue
 		}
-		p, err := pickerFor(&pk, flagsAt(a, 2, i), &prev, &first)
-		if err != nil {
-			return err
-		}
-		if p.o.global {
-			return noGlobal("regexp_like")
-		}
-		re, err := p.get(pats[i])
+		re, err := rowRegexp(&pk, flagsAt(a, 2, i), &prev, &first, pats[i], "regexp_like")
 		if err != nil {
 			return err
 		}

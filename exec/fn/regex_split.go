@@ -60,14 +60,7 @@ func kRegexpSplitToArray(_ *Ctx, out *vec.Vector, a []*vec.Vector, n int) error 
 		if isNull(nl, i) {
 			continue
 		}
-		p, err := pickerFor(&pk, flagsAt(a, 2, i), &prev, &first)
-		if err != nil {
-			return err
-		}
-		if p.o.global {
-			return noGlobal("regexp_split_to_array")
-		}
-		re, err := p.get(pats[i])
+		re, err := rowRegexp(&pk, flagsAt(a, 2, i), &prev, &first, pats[i], "regexp_split_to_array")
 		if err != nil {
 			return err
 		}

@@ -360,13 +360,22 @@ json.dump({"snapshots": snaps, "results": results, "raw": raw}, sys.stdout)
 
 func runDuckDB(t *testing.T, in duckInput) duckOutput {
 	t.Helper()
+	var out duckOutput
+	runPythonJSON(t, duckScript, 2*time.Minute, in, &out)
+	return out
+}
+
+// runPythonJSON runs a Python script (DuckDB's side of a test) with in as
+// JSON on its standard input and decodes its standard output into out.
+func runPythonJSON(t *testing.T, script string, limit time.Duration, in, out any) {
+	t.Helper()
 	b, err := json.Marshal(in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "python3", "-c", duckScript)
+	cmd := exec.CommandContext(ctx, "python3", "-c", script)
 	cmd.Stdin = strings.NewReader(string(b))
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -374,11 +383,9 @@ func runDuckDB(t *testing.T, in duckInput) duckOutput {
 	if err != nil {
 		t.Fatalf("DuckDB script failed: %v\n%s", err, stderr.String())
 	}
-	var out duckOutput
-	if err := json.Unmarshal(stdout, &out); err != nil {
+	if err := json.Unmarshal(stdout, out); err != nil {
 		t.Fatalf("DuckDB script output: %v\n%s\n%s", err, stdout, stderr.String())
 	}
-	return out
 }
 
 // query runs sql with the simple protocol (text results) and returns its last result.

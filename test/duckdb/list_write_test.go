@@ -2,9 +2,7 @@ package duckdb
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -229,24 +227,8 @@ type listInput struct {
 
 func runListScript(t *testing.T, in listInput) []any {
 	t.Helper()
-	b, err := json.Marshal(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "python3", "-c", listScript)
-	cmd.Stdin = strings.NewReader(string(b))
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	stdout, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("DuckDB script failed: %v\n%s", err, stderr.String())
-	}
 	var out []any
-	if err := json.Unmarshal(stdout, &out); err != nil {
-		t.Fatalf("DuckDB script output: %v\n%s", err, stdout)
-	}
+	runPythonJSON(t, listScript, 4*time.Minute, in, &out)
 	for i, r := range out {
 		if s, ok := r.(string); ok {
 			t.Fatalf("DuckDB query %q: %s", in.Queries[i], s)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -76,24 +75,8 @@ type nestedWriteInput struct {
 
 func runNestedWriteScript(t *testing.T, in nestedWriteInput) [][][]*string {
 	t.Helper()
-	b, err := json.Marshal(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "python3", "-c", nestedWriteScript)
-	cmd.Stdin = strings.NewReader(string(b))
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	stdout, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("DuckDB script failed: %v\n%s", err, stderr.String())
-	}
 	var raw []json.RawMessage
-	if err := json.Unmarshal(stdout, &raw); err != nil {
-		t.Fatalf("DuckDB script output: %v\n%s", err, stdout)
-	}
+	runPythonJSON(t, nestedWriteScript, 4*time.Minute, in, &raw)
 	out := make([][][]*string, len(raw))
 	for i, r := range raw {
 		if err := json.Unmarshal(r, &out[i]); err != nil {
