@@ -87,13 +87,16 @@ type Session struct {
 	user     string
 	database string
 	settings map[string]string
-	changed  map[string]string
-	loc      *time.Location
-	inTx     bool
-	txn      *txn // the open block's snapshot and staged writes (nil until needed)
-	failed   bool
-	pid      int32                            // the backend process id the client was told
-	chains   map[*exec.Parallel]exec.Operator // of the plan EXPLAIN is printing
+	// boot are the settings the client's startup message gave: what RESET
+	// returns them to, as PostgreSQL resets to the connection's values
+	boot    map[string]string
+	changed map[string]string
+	loc     *time.Location
+	inTx    bool
+	txn     *txn // the open block's snapshot and staged writes (nil until needed)
+	failed  bool
+	pid     int32                            // the backend process id the client was told
+	chains  map[*exec.Parallel]exec.Operator // of the plan EXPLAIN is printing
 
 	notify    func(Notice) // where notices go (notice.go); nil drops them
 	superuser bool         // logged in as one (roles.go): counts while the user is not a role
@@ -132,7 +135,7 @@ var defaultSettings = map[string]string{
 
 // NewSession opens a session for user on database with startup parameters.
 func (e *Engine) NewSession(user, database string, startup map[string]string) (*Session, error) {
-	s := &Session{eng: e, user: user, database: database, settings: map[string]string{}, changed: map[string]string{}, loc: time.UTC}
+	s := &Session{eng: e, user: user, database: database, settings: map[string]string{}, boot: map[string]string{}, changed: map[string]string{}, loc: time.UTC}
 	for k, v := range defaultSettings {
 		s.settings[k] = v
 	}
@@ -150,6 +153,7 @@ func (e *Engine) NewSession(user, database string, startup map[string]string) (*
 			s.loc = loc
 		}
 		s.settings[k] = v
+		s.boot[k] = v
 	}
 	return s, nil
 }
@@ -491,8 +495,7 @@ func (s *Session) execute(ctx context.Context, st *Stmt, p *params) (*Result, er
 	case *pg.Node_CallStmt:
 		return s.call(ctx, n.CallStmt, p) // maintenance.go
 	case *pg.Node_DiscardStmt:
-		s.closeCursors(func(*cursor) bool { return true })
-		return tagResult("DISCARD ALL"), nil
+		return s.discard(n.DiscardStmt) // discard.go
 	case *pg.Node_CopyStmt:
 		return s.copy(ctx, n.CopyStmt, p)
 	case *pg.Node_DeclareCursorStmt:

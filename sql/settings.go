@@ -17,13 +17,16 @@ func (s *Session) set(v *pg.VariableSetStmt) (*Result, error) {
 	name := strings.ToLower(v.Name)
 	switch v.Kind {
 	case pg.VariableSetKind_VAR_RESET_ALL:
-		for k, d := range defaultSettings {
-			s.assign(k, d)
+		for k := range s.settings {
+			if d, ok := s.resetValue(k); ok {
+				s.assign(k, d) // read-only settings refuse, and keep their value
+			} else {
+				s.assign(k, "") // a custom placeholder stays, emptied, as in PostgreSQL
+			}
 		}
-		s.loc, _ = types.LoadLocation("UTC")
 		return tagResult("RESET"), nil
 	case pg.VariableSetKind_VAR_RESET, pg.VariableSetKind_VAR_SET_DEFAULT:
-		d, ok := defaultSettings[name]
+		d, ok := s.resetValue(name)
 		if !ok && !strings.Contains(name, ".") {
 			return nil, pgerr.New(pgerr.UndefinedObject, "unrecognized configuration parameter \"%s\"", v.Name)
 		}
@@ -77,6 +80,16 @@ func (s *Session) set(v *pg.VariableSetStmt) (*Result, error) {
 		return nil, err
 	}
 	return tagResult("SET"), nil
+}
+
+// resetValue is what RESET gives setting name: the connection's startup
+// value, else the server default.
+func (s *Session) resetValue(name string) (string, bool) {
+	if v, ok := s.boot[name]; ok {
+		return v, true
+	}
+	v, ok := defaultSettings[name]
+	return v, ok
 }
 
 func (s *Session) assign(name, val string) error {

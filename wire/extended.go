@@ -417,6 +417,10 @@ func (c *conn) runPortal(p *portal, maxRows int) (err error) {
 	}
 	p.cancel()
 	p.done, p.tag = true, tag
+	if tag == "DISCARD ALL" {
+		// the session reset its state; prepared statements are ours to drop
+		clear(c.stmts)
+	}
 	if p.suspended && isSelectTag(tag) {
 		// PostgreSQL counts the rows of this Execute, not of the portal.
 		tag = "SELECT " + strconv.Itoa(sent)

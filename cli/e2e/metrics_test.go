@@ -58,7 +58,15 @@ func TestMetricsAndQueryLog(t *testing.T) {
 		"--log-format", "json", "--slow-query-ms", "0",
 	}, nil)
 
+	// the launcher's readiness probe may still be closing its connection
 	before := scrape(t, maddr)
+	for wait := time.Now().Add(10 * time.Second); before["lakepg_connections"] != 0 && time.Now().Before(wait); {
+		time.Sleep(50 * time.Millisecond)
+		before = scrape(t, maddr)
+	}
+	if before["lakepg_connections"] != 0 {
+		t.Fatalf("lakepg_connections = %v before any session", before["lakepg_connections"])
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, srv.DSN())
