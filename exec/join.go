@@ -236,11 +236,14 @@ func (j *HashJoin) build(ctx context.Context) error {
 	c.init(j.Env, j.Type, j.Extra, j.Left.Types(), j.rightTypes())
 	var err error
 	if j.Shared != nil {
-		if j.Type == JoinRight || j.Type == JoinFull || j.Type.rightOnly() && j.Shared.Probes == 0 {
-			return pgerr.New(pgerr.Internal, "a shared hash join build cannot serve a %s join", j.Type)
+		if j.Type.tracksBuild() && j.Shared.Probes == 0 {
+			return pgerr.New(pgerr.Internal, "a shared hash join build cannot serve a %s join without its probe count", j.Type)
 		}
 		j.joinBuild, err = j.Shared.get(ctx)
-		if j.Type.rightOnly() {
+		if j.Type.tracksBuild() {
+			// each probe marks the build rows it matched; the last one to
+			// finish gets them all and emits the build rows the join type
+			// keeps (unmatched for RIGHT, FULL and right anti joins)
 			shared := j.Shared
 			c.probeDone = func() { c.matchedB = shared.finishProbe(c.matchedB) }
 		}

@@ -202,7 +202,7 @@ func TestParallelProbeWithSharedBuild(t *testing.T) {
 	// build: g -> name for g in 0..5 (6 has no match), twice for g = 2
 	bt := []types.T{types.Int64T, types.TextT}
 	brows := [][]any{{0, "zero"}, {1, "one"}, {2, "two"}, {2, "deux"}, {3, "three"}, {4, "four"}, {5, "five"}, {nil, "null"}}
-	for _, typ := range []JoinType{JoinInner, JoinLeft, JoinSemi, JoinAnti} {
+	for _, typ := range []JoinType{JoinInner, JoinLeft, JoinSemi, JoinAnti, JoinRight, JoinFull, JoinRightSemi, JoinRightAnti} {
 		serial := &HashJoin{Env: env, Left: newFixtureScan(store, files), Right: newRowsOp(bt, brows, 3),
 			LeftKeys: []Expr{col(1, types.Int64T)}, RightKeys: []Expr{col(0, types.Int64T)}, Type: typ}
 		want := collect(t, serial)
@@ -210,6 +210,7 @@ func TestParallelProbeWithSharedBuild(t *testing.T) {
 		right := newRowsOp(bt, brows, 3)
 		shared := &SharedBuild{Env: env, Right: right, RightKeys: []Expr{col(0, types.Int64T)}, KeyTypes: []types.T{types.Int64T}}
 		p := &Parallel{Scan: newFixtureScan(store, files), Workers: 3, Build: func(w int, src Operator) Operator {
+			shared.Probes++ // as the planner counts them
 			return &HashJoin{Env: env, Left: src, Shared: shared, LeftKeys: []Expr{col(1, types.Int64T)}, Type: typ}
 		}}
 		sameRows(t, "shared build "+typ.String(), collect(t, p), want)

@@ -80,7 +80,7 @@ func parallelChain(op exec.Operator, chains map[*exec.Parallel]exec.Operator) *e
 			chain, cur = append(chain, o), o.Input
 			continue
 		case *exec.HashJoin:
-			if o.Type == exec.JoinRight || o.Type == exec.JoinFull || o.Shared != nil {
+			if o.Shared != nil {
 				return nil
 			}
 			chain, cur = append(chain, o), o.Left
