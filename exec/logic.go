@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"cmp"
 	"regexp"
 	"strings"
 
@@ -44,6 +45,38 @@ func cmpResult(op CmpOp, c int) bool {
 		return c > 0
 	}
 	return c >= 0
+}
+
+// compareOrdered sets res[i] = x[i] op y[i], one loop per operator so
+// that each loop is a plain typed comparison (instantiated per type).
+func compareOrdered[T cmp.Ordered](op CmpOp, x, y []T, res []bool) {
+	y, res = y[:len(x)], res[:len(x)]
+	switch op {
+	case EQ:
+		for i := range x {
+			res[i] = x[i] == y[i]
+		}
+	case NE:
+		for i := range x {
+			res[i] = x[i] != y[i]
+		}
+	case LT:
+		for i := range x {
+			res[i] = x[i] < y[i]
+		}
+	case LE:
+		for i := range x {
+			res[i] = x[i] <= y[i]
+		}
+	case GT:
+		for i := range x {
+			res[i] = x[i] > y[i]
+		}
+	default:
+		for i := range x {
+			res[i] = x[i] >= y[i]
+		}
+	}
 }
 
 func (c *Cmp) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
@@ -93,33 +126,7 @@ func (c *Cmp) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
 			res[i] = cmpResult(c.Op, CompareNumeric(l, i, r, i))
 		}
 	case l.Type.Storage() == types.StoreInt:
-		x, y := l.I64[:n], r.I64[:n]
-		switch c.Op {
-		case EQ:
-			for i := range res {
-				res[i] = x[i] == y[i]
-			}
-		case NE:
-			for i := range res {
-				res[i] = x[i] != y[i]
-			}
-		case LT:
-			for i := range res {
-				res[i] = x[i] < y[i]
-			}
-		case LE:
-			for i := range res {
-				res[i] = x[i] <= y[i]
-			}
-		case GT:
-			for i := range res {
-				res[i] = x[i] > y[i]
-			}
-		case GE:
-			for i := range res {
-				res[i] = x[i] >= y[i]
-			}
-		}
+		compareOrdered(c.Op, l.I64[:n], r.I64[:n], res)
 	case l.Type.Storage() == types.StoreFloat:
 		x, y := l.F64[:n], r.F64[:n]
 		for i := range res {
@@ -136,35 +143,8 @@ func (c *Cmp) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
 			res[i] = cmpResult(c.Op, types.CompareInterval(x[i], y[i]))
 		}
 	default:
-		// byte order (C collation); Go's string operators compare bytes,
-		// and = / <> need no ordering at all
-		x, y := l.S[:n], r.S[:n]
-		switch c.Op {
-		case EQ:
-			for i := range res {
-				res[i] = x[i] == y[i]
-			}
-		case NE:
-			for i := range res {
-				res[i] = x[i] != y[i]
-			}
-		case LT:
-			for i := range res {
-				res[i] = x[i] < y[i]
-			}
-		case LE:
-			for i := range res {
-				res[i] = x[i] <= y[i]
-			}
-		case GT:
-			for i := range res {
-				res[i] = x[i] > y[i]
-			}
-		default:
-			for i := range res {
-				res[i] = x[i] >= y[i]
-			}
-		}
+		// byte order (C collation): Go's string operators compare bytes
+		compareOrdered(c.Op, l.S[:n], r.S[:n], res)
 	}
 	out.Nulls = mergeNulls(n, l, r)
 	return out, nil
