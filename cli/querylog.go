@@ -22,6 +22,7 @@ type ScanStats interface {
 	BytesRead() int64
 	FilesPruned() int64
 	RowGroupsPruned() int64
+	PagesSkipped() int64
 }
 
 // QueryLog writes one line per finished statement: at warn when it took at
@@ -53,7 +54,8 @@ func (q *QueryLog) Statement(user, text string, took time.Duration, rows int64, 
 		attrs = append(attrs,
 			slog.Int64("bytes_read", scans.BytesRead()),
 			slog.Int64("files_pruned", scans.FilesPruned()),
-			slog.Int64("row_groups_pruned", scans.RowGroupsPruned()))
+			slog.Int64("row_groups_pruned", scans.RowGroupsPruned()),
+			slog.Int64("pages_skipped", scans.PagesSkipped()))
 	}
 	attrs = append(attrs, slog.String("statement", truncateText(text, 1000)))
 	if err != nil {

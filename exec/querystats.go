@@ -10,12 +10,13 @@ import (
 
 // QueryStats counts what one statement's scans did, for the query log:
 // bytes read from data and delete files (whatever served them: disk, object
-// storage or a cache) and the files and row groups that pruning skipped.
+// storage or a cache) and the files, row groups and pages that pruning
+// skipped.
 // The caller puts it in the statement's context (WithQueryStats); scans find
 // it once per file, so an uncounted statement costs nothing and a counted
 // one an atomic add per read.
 type QueryStats struct {
-	bytesRead, filesPruned, rowGroupsPruned atomic.Int64
+	bytesRead, filesPruned, rowGroupsPruned, pagesSkipped atomic.Int64
 }
 
 type queryStatsKey struct{}
@@ -41,12 +42,14 @@ func (q *QueryStats) FilesPruned() int64 { return q.filesPruned.Load() }
 // statistics.
 func (q *QueryStats) RowGroupsPruned() int64 { return q.rowGroupsPruned.Load() }
 
-// countFile wraps an opened file so that its reads add to qs.
-func countFile(f storage.File, qs *QueryStats) storage.File {
-	if qs == nil {
-		return f
-	}
-	c := countingFile{File: f, qs: qs}
+// PagesSkipped is the number of data pages scans passed over undecoded
+// because the page index ruled out all their rows.
+func (q *QueryStats) PagesSkipped() int64 { return q.pagesSkipped.Load() }
+
+// countFile wraps an opened file so that its reads add to the statement's
+// counters (qs, if any) and to the scan's.
+func countFile(f storage.File, qs *QueryStats, scan *atomic.Int64) storage.File {
+	c := countingFile{File: f, qs: qs, scan: scan}
 	// keep the object store's optional ability to batch a row group's reads
 	if _, ok := f.(parquetio.RangePrefetcher); ok {
 		return countingPrefetcher{c}
@@ -56,12 +59,16 @@ func countFile(f storage.File, qs *QueryStats) storage.File {
 
 type countingFile struct {
 	storage.File
-	qs *QueryStats
+	qs   *QueryStats
+	scan *atomic.Int64
 }
 
 func (f countingFile) ReadAt(p []byte, off int64) (int, error) {
 	n, err := f.File.ReadAt(p, off)
-	f.qs.bytesRead.Add(int64(n))
+	if f.qs != nil {
+		f.qs.bytesRead.Add(int64(n))
+	}
+	f.scan.Add(int64(n))
 	return n, err
 }
 

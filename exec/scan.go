@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/lakepg/lakepg/exec/parquetio"
 	"github.com/lakepg/lakepg/exec/vec"
@@ -73,6 +74,12 @@ type TableScan struct {
 	Inlined []*vec.Batch
 
 	RowGroupsScanned, RowGroupsPruned int
+	// PagesRead and PagesSkipped count the data pages decoded and those
+	// passed over undecoded because the page index ruled out their rows;
+	// RowsSkipped is the rows of the row groups read that it ruled out.
+	PagesRead, PagesSkipped int
+	RowsSkipped             int64
+	bytesRead               *atomic.Int64 // data and delete files, by every worker
 	// FilesPrunedByPartition is how many of FilesPruned were ruled out by
 	// their partition values (EXPLAIN shows it).
 	FilesPrunedByPartition int
@@ -198,15 +205,20 @@ func (q *morselQueue) next(ctx context.Context) (morsel, bool, error) {
 	}
 }
 
-// done finishes a morsel, adding its scanner's row-group counts.
+// done finishes a morsel, adding its scanner's row-group and page counts.
 func (q *morselQueue) done(m morsel, sc *parquetio.Scanner) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if sc != nil {
+		read, skipped, rows := sc.PageStats()
 		q.t.RowGroupsScanned += sc.RowGroupsScanned()
 		q.t.RowGroupsPruned += sc.RowGroupsPruned()
+		q.t.PagesRead += read
+		q.t.PagesSkipped += skipped
+		q.t.RowsSkipped += rows
 		if q.stats != nil {
 			q.stats.rowGroupsPruned.Add(int64(sc.RowGroupsPruned()))
+			q.stats.pagesSkipped.Add(int64(skipped))
 		}
 	}
 	if m.f != nil {
@@ -232,15 +244,27 @@ func (q *morselQueue) close() {
 	}
 }
 
-// open reads file i's footer and deletes and plans its projection.
+// BytesRead is what the scan has read from data and delete files.
+func (t *TableScan) BytesRead() int64 {
+	if t.bytesRead == nil {
+		return 0
+	}
+	return t.bytesRead.Load()
+}
+
+// open reads file i's footer and deletes and plans its projection. The
+// queue's lock is held.
 func (t *TableScan) open(ctx context.Context, i int) (*scanFile, error) {
+	if t.bytesRead == nil {
+		t.bytesRead = new(atomic.Int64)
+	}
 	f := t.Files[i]
 	file, err := storage.OpenSized(ctx, t.Store, f.Path, f.Size)
 	if err != nil {
 		return nil, ReadError(err, f.Path)
 	}
 	qs := queryStatsOf(ctx)
-	file = countFile(file, qs)
+	file = countFile(file, qs, t.bytesRead)
 	pf, err := parquetio.Open(file, file.Size())
 	if err != nil {
 		file.Close()
@@ -253,7 +277,7 @@ func (t *TableScan) open(ctx context.Context, i int) (*scanFile, error) {
 			file.Close()
 			return nil, ReadError(err, f.DeletePath)
 		}
-		df = countFile(df, qs)
+		df = countFile(df, qs, t.bytesRead)
 		pos, err := parquetio.ReadDeletePositions(df, df.Size(), t.Snapshot)
 		df.Close()
 		if err != nil {

@@ -37,6 +37,9 @@ type estimator struct {
 	ctx   context.Context
 	rows  map[exec.Operator]estimate
 	scans map[*exec.TableScan]scanStats
+	// analyzed: the plan has run (EXPLAIN ANALYZE), so scans report what
+	// they actually read
+	analyzed bool
 }
 
 type estimate struct {

@@ -69,7 +69,9 @@ func (s *Session) explain(ctx context.Context, st *pg.ExplainStmt, p *params) (*
 	var lines []string
 	s.chains = q.chains
 	defer func() { s.chains = nil }()
-	if err := s.explainOp(ctx, newEstimator(ctx, s), root, 0, &lines); err != nil {
+	est := newEstimator(ctx, s)
+	est.analyzed = analyze
+	if err := s.explainOp(ctx, est, root, 0, &lines); err != nil {
 		return nil, err
 	}
 	if analyze {
@@ -188,12 +190,19 @@ func (s *Session) explainOp(ctx context.Context, est *estimator, op exec.Operato
 			return err
 		}
 		detail("Row groups: %d scanned, %d pruned", rg.scanned, rg.pruned)
+		if rg.pages > 0 {
+			detail("Pages: %d of the filtered columns' %d pruned by the page index", rg.pagesPruned, rg.pages)
+		}
 		if n, exact := scanRows(o); exact {
 			detail("Rows: %d in the files read (catalog counts), %d estimated after pruning", n, rg.rows)
 		} else {
 			detail("Rows: %d estimated after pruning", rg.rows)
 		}
 		detail("Bytes to read: %d of the needed columns, %d in the files", rg.needed, rg.total)
+		if est.analyzed {
+			detail("Actual: %d row groups read, %d pruned; %d pages decoded, %d skipped (%d rows ruled out by the page index); %d bytes read",
+				o.RowGroupsScanned, o.RowGroupsPruned, o.PagesRead, o.PagesSkipped, o.RowsSkipped, o.BytesRead())
+		}
 		return nil
 	case *exec.Project:
 		if timed == nil {
@@ -273,9 +282,10 @@ func joinTypeName(t exec.JoinType) string {
 
 // scanStats is what a scan would read, from the files' footers.
 type scanStats struct {
-	scanned, pruned int   // row groups
-	rows            int64 // rows of the row groups scanned
-	needed, total   int64 // compressed bytes: needed column chunks of the scanned row groups, whole files
+	scanned, pruned    int   // row groups
+	pages, pagesPruned int   // of the filtered columns, in the row groups scanned
+	rows               int64 // rows of the row groups scanned, less those the page index rules out
+	needed, total      int64 // compressed bytes: needed column chunks of the scanned row groups, whole files
 }
 
 // scanRows is the exact row count of the files a scan reads when the
@@ -311,12 +321,23 @@ func (s *Session) rowGroups(ctx context.Context, o *exec.TableScan) (scanStats, 
 			return st, exec.ReadError(err, f.Path)
 		}
 		for rg := 0; rg < pf.NumRowGroups(); rg++ {
-			needed, total := pf.RowGroupBytes(rg, proj)
+			_, total := pf.RowGroupBytes(rg, proj)
 			st.total += total
 			if o.Keep == nil || o.Keep(rg, pf.RowGroupRanges(rg, proj)) {
+				pe, err := pf.PagePruning(rg, proj, o.Keep)
+				if err != nil {
+					file.Close()
+					return st, exec.ReadError(err, f.Path)
+				}
+				st.pages += pe.Pages
+				st.pagesPruned += pe.Pruned
+				if pe.Rows == 0 {
+					st.pruned++ // every page ruled out: the scan skips it too
+					continue
+				}
 				st.scanned++
-				st.rows += pf.RowGroupNumRows(rg)
-				st.needed += needed
+				st.rows += pe.Rows
+				st.needed += pe.Bytes
 			} else {
 				st.pruned++
 			}

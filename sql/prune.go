@@ -217,7 +217,13 @@ func rangesMayMatch(scan *exec.TableScan, ranges []parquetio.Range, bs []bound) 
 			}
 			k++
 		}
-		if slot < 0 || slot >= len(ranges) || !ranges[slot].Known {
+		if slot < 0 || slot >= len(ranges) {
+			continue
+		}
+		if ranges[slot].AllNull {
+			return false // no comparison holds on NULL
+		}
+		if !ranges[slot].Known {
 			continue
 		}
 		r := ranges[slot]

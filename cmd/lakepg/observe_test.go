@@ -13,21 +13,22 @@ import (
 	"github.com/lakepg/lakepg/storage"
 )
 
-type fakeScans struct{ bytes, files, groups int64 }
+type fakeScans struct{ bytes, files, groups, pages int64 }
 
 func (f fakeScans) BytesRead() int64       { return f.bytes }
 func (f fakeScans) FilesPruned() int64     { return f.files }
 func (f fakeScans) RowGroupsPruned() int64 { return f.groups }
+func (f fakeScans) PagesSkipped() int64    { return f.pages }
 
 // TestStatementLogFields: each statement's line carries what its scans read
 // and skipped, and its outcome.
 func TestStatementLogFields(t *testing.T) {
 	var buf bytes.Buffer
 	o := newObserver(slog.New(slog.NewJSONHandler(&buf, nil)), 0)
-	o.statement("alice", "SELECT * FROM t", time.Now(), 3, fakeScans{4096, 2, 5}, "SELECT 3", nil)
+	o.statement("alice", "SELECT * FROM t", time.Now(), 3, fakeScans{4096, 2, 5, 7}, "SELECT 3", nil)
 	o.statement("alice", "SELECT 1/0", time.Now(), 0, nil, "", errors.New("boom"))
 	out := buf.String()
-	for _, want := range []string{`"rows":3,"bytes_read":4096,"files_pruned":2,"row_groups_pruned":5,"statement":"SELECT * FROM t","tag":"SELECT 3"`,
+	for _, want := range []string{`"rows":3,"bytes_read":4096,"files_pruned":2,"row_groups_pruned":5,"pages_skipped":7,"statement":"SELECT * FROM t","tag":"SELECT 3"`,
 		`"statement":"SELECT 1/0","sqlstate":"XX000","error":"boom"`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("log lacks %s:\n%s", want, out)

@@ -38,6 +38,19 @@ type colReader struct {
 	codec       int32
 	rg          int
 	unpagedRows int64 // rows of the chunk not yet covered by a data page
+	rowNext     int64 // row of the chunk the next read returns (flat columns)
+
+	// Page skipping (pageindex.go). With locs set before startChunk, only
+	// the pages overlapping the row runs sel are read and skip jumps over
+	// the others; chunk[i] is file offset chunkOff+i.
+	locs     []pageLoc
+	sel      []rowSpan
+	chunkOff int64
+	pageNo   int // offset-index entry of the next data page
+	reads    [][2]int64
+	skipVec  *vec.Vector
+
+	pagesRead, pagesSkipped int // data pages decoded, passed over
 
 	// current data page
 	pageLeft int     // values left in the page (rows: columns are flat)
@@ -88,7 +101,8 @@ func (c *colReader) corrupt(format string, args ...any) error {
 	return fmt.Errorf("parquet: column %q, row group %d: %s: %w", c.name, c.rg, fmt.Sprintf(format, args...), errCorrupt)
 }
 
-// startChunk reads the column chunk of row group rg in one ReadAt.
+// startChunk reads the column chunk of row group rg in one ReadAt, or, when
+// pages are being skipped, the pages it will decode.
 func (c *colReader) startChunk(rg int) error {
 	c.rg = rg
 	cm := &c.f.meta.rowGroups[rg].columns[c.leaf]
@@ -98,28 +112,123 @@ func (c *colReader) startChunk(rg int) error {
 	if cm.encrypted {
 		return pgerr.New(pgerr.FeatureNotSupported, "encrypted Parquet columns are not supported")
 	}
-	start := cm.dataPageOffset
-	if cm.hasDictOffset && cm.dictPageOffset > 0 && cm.dictPageOffset < start {
-		start = cm.dictPageOffset
-	}
+	start := chunkStart(cm)
 	n := cm.totalCompressed
 	if start < 4 || n < 0 || start+n > c.f.size-8 || n > math.MaxInt32 {
 		return c.corrupt("chunk [%d, +%d) outside the file", start, n)
 	}
 	// Slack after the chunk lets the bit unpacker read past the last run.
 	c.chunk = growBytes(c.chunk, int(n)+bitpackPad)[:n]
-	if err := readFull(c.f.r, c.chunk, start); err != nil {
-		return fmt.Errorf("parquet: reading column %q: %w", c.name, err)
+	c.chunkOff = start
+	rows := c.f.meta.rowGroups[rg].numRows
+	var pages int
+	c.reads, pages = pageReads(cm, c.locs, rows, c.sel, c.reads[:0])
+	c.pagesSkipped += len(c.locs) - pages
+	for _, r := range c.reads {
+		if err := readFull(c.f.r, c.chunk[r[0]-start:r[0]-start+r[1]], r[0]); err != nil {
+			return fmt.Errorf("parquet: reading column %q: %w", c.name, err)
+		}
 	}
 	c.pos = 0
 	c.codec = cm.codec
-	c.unpagedRows = c.f.meta.rowGroups[rg].numRows
+	c.unpagedRows = rows
 	if c.nest != nil {
 		c.unpagedRows = cm.numValues // level entries, not rows
 	}
 	c.hasDict = false
 	c.pageLeft = 0
+	c.pageNo, c.rowNext = 0, 0
+	if c.locs != nil {
+		return c.loadLeadingDict(int(c.locs[0].off - start))
+	}
 	return nil
+}
+
+// loadLeadingDict loads the dictionary page in front of a chunk's first
+// data page (chunk[:end]), so that skip may jump past data pages.
+func (c *colReader) loadLeadingDict(end int) error {
+	for c.pos < end {
+		var h pageHeader
+		hl, err := readPageHeader(c.chunk[c.pos:end], &h)
+		if err != nil {
+			return c.corrupt("bad page header: %v", err)
+		}
+		bodyEnd := c.pos + hl + int(h.compressedSize)
+		if bodyEnd > end || bodyEnd < c.pos+hl {
+			return c.corrupt("page overruns the dictionary region")
+		}
+		if h.typ == pageDictionary {
+			if err := c.loadDict(&h, c.chunk[c.pos+hl:bodyEnd]); err != nil {
+				return err
+			}
+		}
+		c.pos = bodyEnd
+	}
+	return nil
+}
+
+// skip drops the next n rows of a flat column: whole pages are passed over
+// (by the offset index: they were not even read; else by their headers),
+// the rows of a page that is partly skipped are decoded and discarded.
+func (c *colReader) skip(n int64) error {
+	for n > 0 {
+		if c.pageLeft == 0 {
+			if c.locs != nil {
+				target := c.rowNext + n
+				k := c.pageNo
+				for k+1 < len(c.locs) && c.locs[k+1].firstRow <= target {
+					k++
+				}
+				if k > c.pageNo {
+					c.pos = int(c.locs[k].off - c.chunkOff)
+					c.unpagedRows = c.f.meta.rowGroups[c.rg].numRows - c.locs[k].firstRow
+					c.pageNo, c.rowNext = k, c.locs[k].firstRow
+					n = target - c.rowNext
+					continue
+				}
+			} else if rows := c.skipPage(n); rows > 0 {
+				n -= rows
+				continue
+			}
+			if err := c.nextPage(); err != nil {
+				return err
+			}
+		}
+		k := int(min(n, int64(c.pageLeft)))
+		if c.skipVec == nil {
+			c.skipVec = vec.New(c.want, k)
+		}
+		c.skipVec.Reset()
+		if err := c.read(c.skipVec, k); err != nil {
+			return err
+		}
+		n -= int64(k)
+	}
+	return nil
+}
+
+// skipPage passes over the next page, undecoded, when it is a data page
+// all of whose rows are among the n to skip; it returns the rows passed.
+func (c *colReader) skipPage(n int64) int64 {
+	if c.pos >= len(c.chunk) {
+		return 0
+	}
+	var h pageHeader
+	hl, err := readPageHeader(c.chunk[c.pos:], &h)
+	if err != nil || (h.typ != pageData && h.typ != pageDataV2) ||
+		h.numValues <= 0 || int64(h.numValues) > n || int64(h.numValues) > c.unpagedRows {
+		return 0 // nextPage reads it, or reports what is wrong with it
+	}
+	end := c.pos + hl + int(h.compressedSize)
+	if end > len(c.chunk) || end < c.pos+hl {
+		return 0
+	}
+	c.pos = end
+	rows := int64(h.numValues)
+	c.unpagedRows -= rows
+	c.rowNext += rows
+	c.pagesSkipped++
+	return rows
 }
 
 func growBytes(b []byte, n int) []byte {
@@ -137,6 +246,7 @@ func (c *colReader) nextPage() error {
 		if c.pos >= len(c.chunk) {
 			return c.corrupt("column chunk ended before all rows were read")
 		}
+		hdr := c.pos
 		hl, err := readPageHeader(c.chunk[c.pos:], &h)
 		if err != nil {
 			return c.corrupt("bad page header: %v", err)
@@ -155,6 +265,12 @@ func (c *colReader) nextPage() error {
 			// Flat columns have one value per row; more would be corrupt
 			// (and must not size our buffers).
 			return c.corrupt("page of %d values with %d rows left", h.numValues, c.unpagedRows)
+		}
+		if (h.typ == pageData || h.typ == pageDataV2) && h.numValues > 0 {
+			if err := c.checkLoc(hdr, h.numValues); err != nil {
+				return err
+			}
+			c.pagesRead++
 		}
 		switch h.typ {
 		case pageDictionary:
@@ -182,6 +298,28 @@ func (c *colReader) nextPage() error {
 		}
 		// index pages and unknown page types are skipped
 	}
+}
+
+// checkLoc makes sure that, when pages are skipped by the offset index, the
+// data page at chunk offset hdr is the one the index says comes next, so a
+// wrong index is an error and never a read of bytes that were not fetched.
+func (c *colReader) checkLoc(hdr int, values int32) error {
+	if c.locs == nil {
+		return nil
+	}
+	k := c.pageNo
+	if k >= len(c.locs) || int64(hdr) != c.locs[k].off-c.chunkOff {
+		return c.corrupt("the page index does not match the pages")
+	}
+	hi := c.f.meta.rowGroups[c.rg].numRows
+	if k+1 < len(c.locs) {
+		hi = c.locs[k+1].firstRow
+	}
+	if int64(values) != hi-c.locs[k].firstRow {
+		return c.corrupt("the page index gives page %d %d rows, its header %d", k, hi-c.locs[k].firstRow, values)
+	}
+	c.pageNo++
+	return nil
 }
 
 // decompress returns the uncompressed bytes of a page body in a reused
@@ -572,6 +710,7 @@ func (c *colReader) read(v *vec.Vector, n int) error {
 	} else {
 		v.Nulls = nil
 	}
+	c.rowNext += int64(n)
 	return nil
 }
 

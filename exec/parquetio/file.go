@@ -23,16 +23,17 @@ const reservedFieldIDs = 2147483647 - 200
 const maxFooterSize = 256 << 20
 
 // File is an opened Parquet file: its parsed footer and a way to read column
-// chunks. It is immutable after Open, so any number of Scanners (one per
-// worker) may use it concurrently.
+// chunks. It is immutable after Open (the page index is read once, on first
+// use), so any number of Scanners (one per worker) may use it concurrently.
 type File struct {
 	r      io.ReaderAt
 	size   int64
 	meta   *fileMeta
-	top    []topField    // top-level schema fields, in file order
-	byID   map[int32]int // field id → index in top
-	hasIDs bool          // at least one top-level field has a field id
-	starts []int64       // first row (file position) of each row group
+	top    []topField      // top-level schema fields, in file order
+	byID   map[int32]int   // field id → index in top
+	hasIDs bool            // at least one top-level field has a field id
+	starts []int64         // first row (file position) of each row group
+	pidx   pageIndexRegion // read on first use (pageindex.go)
 }
 
 // topField is one top-level field of the file schema.

@@ -143,6 +143,10 @@ type chunkMeta struct {
 	stats             statsMeta
 	hasStats          bool
 	encrypted         bool
+	// page index (pageindex.go): where the chunk's offset and column
+	// indexes are; zero lengths when the writer wrote none
+	offsetIndexOff, columnIndexOff int64
+	offsetIndexLen, columnIndexLen int32
 }
 
 type rowGroupMeta struct {
@@ -332,6 +336,14 @@ func (r *tReader) columnChunk() chunkMeta {
 			c.filePath = r.str()
 		case id == 3 && typ == ctStruct:
 			r.columnMeta(&c)
+		case id == 4 && typ == ctI64:
+			c.offsetIndexOff = r.varint()
+		case id == 5 && typ == ctI32:
+			c.offsetIndexLen = r.i32()
+		case id == 6 && typ == ctI64:
+			c.columnIndexOff = r.varint()
+		case id == 7 && typ == ctI32:
+			c.columnIndexLen = r.i32()
 		case (id == 8 || id == 9) && (typ == ctStruct || typ == ctBinary):
 			c.encrypted = true
 			r.skip(typ, 2)

@@ -18,19 +18,17 @@ func (s *Scanner) prefetch(rg int) error {
 		return nil
 	}
 	ranges := s.chunkRanges[:0]
+	rows := s.f.meta.rowGroups[rg].numRows
 	for _, c := range s.cols {
 		if c == nil {
 			continue
 		}
 		cm := &s.f.meta.rowGroups[rg].columns[c.leaf]
-		start := cm.dataPageOffset
-		if cm.hasDictOffset && cm.dictPageOffset > 0 && cm.dictPageOffset < start {
-			start = cm.dictPageOffset
-		}
+		start := chunkStart(cm)
 		if cm.filePath != "" || start < 4 || cm.totalCompressed <= 0 || start+cm.totalCompressed > s.f.size-8 {
 			continue
 		}
-		ranges = append(ranges, [2]int64{start, cm.totalCompressed})
+		ranges, _ = pageReads(cm, c.locs, rows, c.sel, ranges)
 	}
 	s.chunkRanges = ranges
 	if len(ranges) < 2 {

@@ -31,10 +31,12 @@ type Projection struct {
 // typed like the vector storage of the projection's type (dates in days,
 // timestamps in µs, decimals scaled to Type.Scale). Known is false when the
 // file has no usable min/max; HasNullCount is false when it has no null
-// count. For a column missing from the file the range describes the
-// constant the scan will produce.
+// count. AllNull says every value is NULL (no comparison holds). For a
+// column missing from the file the range describes the constant the scan
+// will produce.
 type Range struct {
 	Known        bool
+	AllNull      bool
 	NullCount    int64
 	HasNullCount bool
 	MinI, MaxI   int64
@@ -121,7 +123,7 @@ func (f *File) rowGroupRanges(out []Range, rg int, proj []Projection, res []reso
 
 func defaultRange(d *vec.Vector, rows int64) Range {
 	if d == nil || d.IsNull(0) {
-		return Range{NullCount: rows, HasNullCount: true}
+		return Range{AllNull: rows > 0, NullCount: rows, HasNullCount: true}
 	}
 	r := Range{Known: true, HasNullCount: true}
 	switch d.Type.Storage() {
@@ -152,27 +154,38 @@ func chunkRange(cm *chunkMeta, p *plan) Range {
 	st := &cm.stats
 	if st.hasNullCount {
 		r.NullCount, r.HasNullCount = st.nullCount, true
+		r.AllNull = cm.numValues > 0 && st.nullCount == cm.numValues
 	}
 	lo, hi, ok := st.minValue, st.maxValue, st.hasMinV && st.hasMaxV
 	if !ok && signedStatsOK(&p.src) {
 		// The deprecated fields use signed order, right for these types only.
 		lo, hi, ok = st.min, st.max, st.hasMin && st.hasMax
 	}
-	if !ok || p.raw == types.StoreInterval || p.toText != convNone {
+	if ok {
+		boundsRange(&r, lo, hi, p)
+	}
+	return r
+}
+
+// boundsRange sets r's bounds from a min and max as the file stores them
+// (column order), decoded through the read plan; r stays unknown when they
+// cannot be.
+func boundsRange(r *Range, lo, hi []byte, p *plan) {
+	if p.raw == types.StoreInterval || p.toText != convNone {
 		// Interval statistics use an order no one agrees on, and wide
 		// numerics' are not in their vectors' text form; ignore them.
-		return r
+		return
 	}
 	switch p.raw {
 	case types.StoreInt:
 		a, ok1 := statInt(lo, p)
 		b, ok2 := statInt(hi, p)
 		if !ok1 || !ok2 {
-			return r
+			return
 		}
 		tmp := [2]int64{a, b}
 		if p.intConv() && !convertInts(tmp[:], p) {
-			return r
+			return
 		}
 		if p.out == types.StoreFloat {
 			r.MinF, r.MaxF = float64(tmp[0])/p.fdiv, float64(tmp[1])/p.fdiv
@@ -183,22 +196,21 @@ func chunkRange(cm *chunkMeta, p *plan) Range {
 		a, ok1 := statFloat(lo, p.src.phys)
 		b, ok2 := statFloat(hi, p.src.phys)
 		if !ok1 || !ok2 || math.IsNaN(a) || math.IsNaN(b) {
-			return r
+			return
 		}
 		r.MinF, r.MaxF = a, b
 	case types.StoreBool:
 		if len(lo) < 1 || len(hi) < 1 {
-			return r
+			return
 		}
 		r.MinB, r.MaxB = lo[0]&1 != 0, hi[0]&1 != 0
 	default:
 		if p.src.phys == physFixed && (len(lo) != p.src.typeLen || len(hi) != p.src.typeLen) {
-			return r
+			return
 		}
 		r.MinS, r.MaxS = string(lo), string(hi)
 	}
 	r.Known = true
-	return r
 }
 
 func signedStatsOK(s *srcInfo) bool {
@@ -258,12 +270,28 @@ type Scanner struct {
 	nested []*nestedReader // nil unless a projection is nested
 	ranges []Range
 
-	groups      []int
-	gi          int   // next index into groups
-	rowsLeft    int64 // rows left in the current row group
-	rowPos      int64 // file position of the next row
+	groups []int
+	gi     int // next index into groups
+
+	// the current row group: the runs of its rows to read (pageindex.go),
+	// the run being read and the row of the group read next
+	rg      int
+	sel     []rowSpan
+	si      int
+	rgRow   int64
+	spanBuf []rowSpan
+
+	// filtered projections whose pages the filter may rule out, found on
+	// the first row group; probe is Keep's ranges when asking about a page
+	pageCols     []pageCol
+	pageColsDone bool
+	probe        []Range
+	skipVecs     []*vec.Vector // nested columns' discarded rows
+
 	scanned     int
 	pruned      int
+	pagesPruned int
+	rowsSkipped int64
 	err         error
 	allNull     []bool     // shared all-NULL mask for missing columns
 	chunkRanges [][2]int64 // column-chunk ranges announced by prefetch
@@ -315,6 +343,7 @@ func (f *File) Scan(proj []Projection, opt ScanOptions) *Scanner {
 	}
 	if opt.Keep != nil {
 		s.ranges = make([]Range, len(proj))
+		s.probe = make([]Range, len(proj))
 	}
 	return s
 }
@@ -343,8 +372,32 @@ func (s *Scanner) Release() {
 	}
 }
 
-// RowGroupsPruned is the number of row groups skipped by Keep so far.
+// RowGroupsPruned is the number of row groups skipped by Keep so far,
+// from their statistics or because the page index ruled out every page.
 func (s *Scanner) RowGroupsPruned() int { return s.pruned }
+
+// PageStats counts the data pages the scan decoded and those it passed
+// over undecoded (of every projected column), and the rows it skipped
+// because page statistics ruled them out.
+func (s *Scanner) PageStats() (read, skipped int, rowsSkipped int64) {
+	count := func(c *colReader) {
+		read += c.pagesRead
+		skipped += c.pagesSkipped
+	}
+	for _, c := range s.cols {
+		if c != nil {
+			count(c)
+		}
+	}
+	for _, nr := range s.nested {
+		if nr != nil {
+			for _, c := range nr.cols {
+				count(c)
+			}
+		}
+	}
+	return read, skipped, s.rowsSkipped
+}
 
 // Next resets b and fills it with up to vec.BatchSize rows (never crossing a
 // row group). b.Vecs[i] gets proj[i].Type; vectors of another storage class
@@ -355,14 +408,13 @@ func (s *Scanner) Next(b *vec.Batch) (rowStart int64, ok bool, err error) {
 	if s.err != nil {
 		return 0, false, s.err
 	}
-	for s.rowsLeft == 0 {
+	for s.si >= len(s.sel) {
 		if s.gi >= len(s.groups) {
 			return 0, false, nil
 		}
 		g := s.groups[s.gi]
 		s.gi++
-		rows := s.f.meta.rowGroups[g].numRows
-		if rows == 0 {
+		if s.f.meta.rowGroups[g].numRows == 0 {
 			continue
 		}
 		if s.opt.Keep != nil {
@@ -372,33 +424,20 @@ func (s *Scanner) Next(b *vec.Batch) (rowStart int64, ok bool, err error) {
 				continue
 			}
 		}
-		if err := s.prefetch(g); err != nil {
+		if err := s.startRowGroup(g); err != nil {
 			s.err = err
 			return 0, false, err
 		}
-		for _, c := range s.cols {
-			if c == nil {
-				continue
-			}
-			if err := c.startChunk(g); err != nil {
-				s.err = err
-				return 0, false, err
-			}
-		}
-		for _, nr := range s.nested {
-			if nr == nil {
-				continue
-			}
-			if err := nr.startChunk(g); err != nil {
-				s.err = err
-				return 0, false, err
-			}
-		}
-		s.scanned++
-		s.rowsLeft = rows
-		s.rowPos = s.f.starts[g]
 	}
-	n := int(min(s.rowsLeft, vec.BatchSize))
+	span := s.sel[s.si]
+	if s.rgRow < span.lo {
+		if err := s.skipRows(span.lo - s.rgRow); err != nil {
+			s.err = err
+			return 0, false, err
+		}
+		s.rgRow = span.lo
+	}
+	n := int(min(span.hi-s.rgRow, vec.BatchSize))
 	if len(b.Vecs) != len(s.proj) {
 		b.Vecs = make([]*vec.Vector, len(s.proj))
 	}
@@ -426,10 +465,138 @@ func (s *Scanner) Next(b *vec.Batch) (rowStart int64, ok bool, err error) {
 		}
 	}
 	b.N = n
-	start := s.rowPos
-	s.rowPos += int64(n)
-	s.rowsLeft -= int64(n)
+	start := s.f.starts[s.rg] + s.rgRow
+	s.rgRow += int64(n)
+	if s.rgRow == span.hi {
+		s.si++
+	}
 	return start, true, nil
+}
+
+// startRowGroup decides which rows of row group g to read and starts the
+// column readers on it. A row group whose every page the filter rules out
+// counts as pruned and leaves sel empty.
+func (s *Scanner) startRowGroup(g int) error {
+	rows := s.f.meta.rowGroups[g].numRows
+	var sel []rowSpan
+	if s.opt.Keep != nil {
+		if !s.pageColsDone {
+			s.pageCols, s.pageColsDone = s.filteredCols(g), true
+		}
+		if len(s.pageCols) > 0 {
+			var pruned int
+			var err error
+			sel, pruned, _, err = s.f.pageSelection(g, s.pageCols, s.opt.Keep, s.probe, s.spanBuf)
+			if err != nil {
+				return err
+			}
+			s.pagesPruned += pruned
+		}
+	}
+	paged := sel != nil
+	if !paged {
+		sel = append(s.spanBuf[:0], rowSpan{0, rows})
+	}
+	s.spanBuf = sel[:0]
+	s.rg, s.sel, s.si, s.rgRow = g, sel, 0, 0
+	if len(sel) == 0 {
+		s.pruned++
+		return nil
+	}
+	if paged {
+		s.rowsSkipped += rows
+		for _, sp := range sel {
+			s.rowsSkipped -= sp.hi - sp.lo
+		}
+	}
+	for _, c := range s.cols {
+		if c == nil {
+			continue
+		}
+		c.locs, c.sel = nil, nil
+		if paged {
+			cp, ok, err := s.f.chunkPages(g, c.leaf, false)
+			if err != nil {
+				return err
+			}
+			if ok {
+				c.locs, c.sel = cp.locs, sel
+			}
+		}
+	}
+	if err := s.prefetch(g); err != nil {
+		return err
+	}
+	for _, c := range s.cols {
+		if c == nil {
+			continue
+		}
+		if err := c.startChunk(g); err != nil {
+			return err
+		}
+	}
+	for _, nr := range s.nested {
+		if nr == nil {
+			continue
+		}
+		if err := nr.startChunk(g); err != nil {
+			return err
+		}
+	}
+	s.scanned++
+	return nil
+}
+
+// filteredCols finds the projections Keep constrains: those for which it
+// rules out a row group whose values are all NULL. Floating-point columns
+// are left out: writers keep NaN out of page bounds, and NaN sorts above
+// every number in PostgreSQL.
+func (s *Scanner) filteredCols(g int) []pageCol {
+	var out []pageCol
+	for i, c := range s.cols {
+		if c == nil || c.plan.raw == types.StoreFloat {
+			continue
+		}
+		clear(s.probe)
+		s.probe[i] = Range{AllNull: true, NullCount: 1, HasNullCount: true}
+		if !s.opt.Keep(g, s.probe) {
+			out = append(out, pageCol{slot: i, leaf: c.leaf, plan: &c.plan})
+		}
+	}
+	return out
+}
+
+// skipRows passes over the next n rows of the current row group in every
+// column.
+func (s *Scanner) skipRows(n int64) error {
+	for _, c := range s.cols {
+		if c != nil {
+			if err := c.skip(n); err != nil {
+				return err
+			}
+		}
+	}
+	for i, nr := range s.nested {
+		if nr == nil {
+			continue
+		}
+		if s.skipVecs == nil {
+			s.skipVecs = make([]*vec.Vector, len(s.nested))
+		}
+		if s.skipVecs[i] == nil {
+			s.skipVecs[i] = vec.New(s.proj[i].Type, vec.BatchSize)
+		}
+		v := s.skipVecs[i]
+		for left := n; left > 0; {
+			k := int(min(left, vec.BatchSize))
+			v.Reset()
+			if err := nr.read(v, k); err != nil {
+				return err
+			}
+			left -= int64(k)
+		}
+	}
+	return nil
 }
 
 // fillConstant fills v with n copies of d's first row (NULLs when d is nil).
