@@ -43,10 +43,14 @@ func (s *Session) explain(ctx context.Context, st *pg.ExplainStmt, p *params) (*
 		s.scanRefs = map[*exec.TableScan]*tableRef{}
 		defer func() { s.scanRefs = nil }()
 	}
+	// uncorrelated subqueries run while planning: ANALYZE reports that
+	// time apart, as PostgreSQL reports its planning time
+	planStart := time.Now()
 	q, err := s.planQuery(ctx, sel, p, false)
 	if err != nil {
 		return nil, err
 	}
+	planning := time.Since(planStart)
 	defer q.op.Close()
 	root := q.op
 	adm, _ := root.(*admittedOp)
@@ -75,7 +79,8 @@ func (s *Session) explain(ctx context.Context, st *pg.ExplainStmt, p *params) (*
 		return nil, err
 	}
 	if analyze {
-		lines = append(lines, fmt.Sprintf("Execution Time: %.3f ms", float64(total.Microseconds())/1000))
+		lines = append(lines, fmt.Sprintf("Planning Time: %.3f ms", float64(planning.Microseconds())/1000),
+			fmt.Sprintf("Execution Time: %.3f ms", float64(total.Microseconds())/1000))
 	}
 	var rows [][]exec.Expr
 	for _, l := range lines {

@@ -42,6 +42,9 @@ type queryCtx struct {
 	// tableOID, xmin: the statement names tableoid or xmin, so base
 	// relations carry that system column (syscols.go)
 	tableOID, xmin bool
+	// chains are the pipelines of the Parallels made for subqueries run
+	// while planning (EXPLAIN prints them)
+	chains map[*exec.Parallel]exec.Operator
 }
 
 // cteDef is a WITH entry; each reference plans it afresh (inlining), which
@@ -89,7 +92,10 @@ func (s *Session) planQuery(ctx context.Context, sel *pg.SelectStmt, p *params, 
 	q.op, _ = pruneColumns(q.op, all(len(q.cols)))
 	if !describeOnly {
 		s.minMaxFromStats(q.op)
-		q.chains = map[*exec.Parallel]exec.Operator{}
+		q.chains = qc.chains
+		if q.chains == nil {
+			q.chains = map[*exec.Parallel]exec.Operator{}
+		}
 		q.op = parallelize(q.op, q.chains)
 		q.op = s.eng.admit(q.op, q.chains)
 	}

@@ -704,8 +704,17 @@ func int64Vec(x int64) *vec.Vector {
 	return v
 }
 
-// runScalar runs an uncorrelated subquery at planning time.
+// runSubquery runs an uncorrelated subquery at planning time, planned as a
+// top-level query is: reading only the columns it needs, on all cores.
+// (It may fill a WITH query the statement reads again: TPC-H Q15's max
+// over its CTE ran on one core and read every column of lineitem.)
 func (qc *queryCtx) runSubquery(q *query) (*vec.Batch, error) {
+	q.op, _ = pruneColumns(q.op, all(len(q.cols)))
+	qc.s.minMaxFromStats(q.op)
+	if qc.chains == nil {
+		qc.chains = map[*exec.Parallel]exec.Operator{}
+	}
+	q.op = parallelize(q.op, qc.chains)
 	defer q.op.Close()
 	out := vec.NewBatch(opTypes(q), 1)
 	err := exec.Drain(context.WithoutCancel(qc.ctx), q.op, func(b *vec.Batch) error {
