@@ -43,7 +43,9 @@ func TestInListThreeValued(t *testing.T) {
 		}
 		return !v.(bool)
 	}
-	texts := []any{"MAIL", "SHIP", "AIR", "", nil, "RAIL", "TRUCK"}
+	// short constants are compared packed into integers: a value longer
+	// than 7 bytes, or sharing their prefix, must still not match
+	texts := []any{"MAIL", "SHIP", "AIR", "", nil, "RAIL", "TRUCK", "MAIL\x00", "SHIPPING", "MAI", "MAIL AND MORE"}
 	ints := []any{int64(1), int64(2), int64(3), nil, int64(-7), int64(1 << 40)}
 	long := func(base []any, extra func(i int) any) []any {
 		out := append([]any{}, base...)
@@ -60,6 +62,8 @@ func TestInListThreeValued(t *testing.T) {
 	}{
 		{"text short", types.TextT, texts, []any{"MAIL", "SHIP"}},
 		{"text short with NULL", types.TextT, texts, []any{"MAIL", nil}},
+		{"text short with empty", types.TextT, texts, []any{"", "RAIL", "SHIPPIN"}},
+		{"text mixed lengths", types.TextT, texts, []any{"SHIPPING", "AIR"}},
 		{"text long", types.TextT, texts, long([]any{"AIR"}, func(i int) any { return fmt.Sprint("x", i) })},
 		{"text long with NULL", types.TextT, texts, long([]any{"AIR", nil}, func(i int) any { return fmt.Sprint("x", i) })},
 		{"int short", types.Int64T, ints, []any{int64(1), int64(1 << 40)}},

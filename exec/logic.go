@@ -2,6 +2,7 @@ package exec
 
 import (
 	"cmp"
+	"math/big"
 	"regexp"
 	"strings"
 
@@ -27,6 +28,7 @@ type Cmp struct {
 	Op   CmpOp
 	L, R Expr
 	out  *vec.Vector
+	nc   *numConst
 }
 
 func (c *Cmp) Type() types.T { return types.BoolT }
@@ -118,6 +120,7 @@ func (c *Cmp) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
 				res[i] = cmpResult(c.Op, 0)
 			}
 		}
+	case c.numericVsConst(l, r, res):
 	case l.Type.DynNumeric() || r.Type.DynNumeric() || (l.Type.ID == types.Numeric && l.Type.Scale != r.Type.Scale):
 		for i := 0; i < n; i++ {
 			if l.IsNull(i) || r.IsNull(i) {
@@ -148,6 +151,150 @@ func (c *Cmp) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
 	}
 	out.Nulls = mergeNulls(n, l, r)
 	return out, nil
+}
+
+// numConst is a comparison of a fixed-scale numeric with an unconstrained
+// numeric constant (an avg() from a subquery, say), reduced once to an
+// integer comparison at the column's scale; the constant's text would
+// otherwise be parsed into a big.Int for every row.
+type numConst struct {
+	k      *vec.Vector // the constant it was made for
+	scale  int
+	op     CmpOp
+	bound  int64
+	always int8 // 1: every row compares true, -1: false, 0: compare with bound
+}
+
+// numericVsConst evaluates the comparison into res when one side is a
+// fixed-scale numeric and the other an unconstrained numeric constant.
+func (c *Cmp) numericVsConst(l, r *vec.Vector, res []bool) bool {
+	x, op, k := l, c.Op, c.R
+	if l.Type.DynNumeric() {
+		x, op, k = r, flipCmp(c.Op), c.L
+	}
+	kc, ok := k.(*Const)
+	if !ok || x.Type.ID != types.Numeric || x.Type.Scale < 0 || !kc.V.Type.DynNumeric() || kc.V.IsNull(0) || NumericIsNaN(kc.V, 0) {
+		return false
+	}
+	nc := c.nc
+	if nc == nil || nc.k != kc.V || nc.scale != x.Type.Scale || nc.op != op {
+		if nc, ok = newNumConst(kc.V, x.Type.Scale, op); !ok {
+			return false
+		}
+		c.nc = nc
+	}
+	switch nc.always {
+	case 1, -1:
+		for i := range res {
+			res[i] = nc.always > 0
+		}
+	default:
+		compareScalar(nc.op, x.I64[:len(res)], nc.bound, res)
+	}
+	return true
+}
+
+// newNumConst turns "x op k" over integers x at scale s into "x op' bound":
+// k·10^s is rounded down or up as the operator needs, since x is whole.
+func newNumConst(k *vec.Vector, s int, op CmpOp) (*numConst, bool) {
+	d, ds, err := types.ParseDecimal(k.S[0])
+	if err != nil {
+		return nil, false
+	}
+	nc := &numConst{k: k, scale: s, op: op}
+	var floor, ceil big.Int
+	if ds <= s {
+		floor.Mul(d, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(s-ds)), nil))
+		ceil.Set(&floor)
+	} else {
+		var rem big.Int
+		floor.DivMod(d, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(ds-s)), nil), &rem) // Euclidean: rounds down
+		ceil.Set(&floor)
+		if rem.Sign() != 0 {
+			ceil.Add(&ceil, big.NewInt(1))
+		}
+	}
+	exact := floor.Cmp(&ceil) == 0
+	// x op b for whole x, with b clamped to int64: out of range means every
+	// row compares the same way
+	set := func(b *big.Int, below, above int8) {
+		switch {
+		case !b.IsInt64() && b.Sign() < 0:
+			nc.always = below
+		case !b.IsInt64():
+			nc.always = above
+		default:
+			nc.bound = b.Int64()
+		}
+	}
+	switch op {
+	case GT: // x > k  ⟺  x > floor
+		set(&floor, 1, -1)
+	case LE: // x <= k ⟺  x <= floor
+		set(&floor, -1, 1)
+	case GE: // x >= k ⟺  x >= ceil
+		set(&ceil, 1, -1)
+	case LT: // x < k  ⟺  x < ceil
+		set(&ceil, -1, 1)
+	case EQ:
+		if !exact {
+			nc.always = -1
+		} else {
+			set(&floor, -1, -1)
+		}
+	case NE:
+		if !exact {
+			nc.always = 1
+		} else {
+			set(&floor, 1, 1)
+		}
+	}
+	return nc, true
+}
+
+func flipCmp(op CmpOp) CmpOp {
+	switch op {
+	case LT:
+		return GT
+	case LE:
+		return GE
+	case GT:
+		return LT
+	case GE:
+		return LE
+	}
+	return op
+}
+
+// compareScalar sets res[i] = x[i] op y.
+func compareScalar[T cmp.Ordered](op CmpOp, x []T, y T, res []bool) {
+	res = res[:len(x)]
+	switch op {
+	case EQ:
+		for i := range x {
+			res[i] = x[i] == y
+		}
+	case NE:
+		for i := range x {
+			res[i] = x[i] != y
+		}
+	case LT:
+		for i := range x {
+			res[i] = x[i] < y
+		}
+	case LE:
+		for i := range x {
+			res[i] = x[i] <= y
+		}
+	case GT:
+		for i := range x {
+			res[i] = x[i] > y
+		}
+	default:
+		for i := range x {
+			res[i] = x[i] >= y
+		}
+	}
 }
 
 // CompareFloat orders floats as PostgreSQL does: NaN above everything, equal to itself.

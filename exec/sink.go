@@ -33,16 +33,16 @@ type WrittenFile struct {
 }
 
 // WriteParquet streams op into one new Parquet file in dir. check runs on
-// every batch before it is written (constraint checks). Nothing is visible
-// at the path unless it returns without error.
-func WriteParquet(ctx context.Context, store storage.Backend, dir string, cols []parquetio.Column, op Operator, check func(*vec.Batch) error) (*WrittenFile, error) {
+// every batch before it is written (constraint checks); opt sets the codec.
+// Nothing is visible at the path unless it returns without error.
+func WriteParquet(ctx context.Context, store storage.Backend, dir string, cols []parquetio.Column, op Operator, check func(*vec.Batch) error, opt parquetio.WriterOptions) (*WrittenFile, error) {
 	name := NewFileName("")
 	path := dir + name
 	w, err := store.Create(ctx, path)
 	if err != nil {
 		return nil, WriteError(err, path)
 	}
-	pw, err := parquetio.NewWriter(w, cols, parquetio.WriterOptions{})
+	pw, err := parquetio.NewWriter(w, cols, opt)
 	if err != nil {
 		w.Abort()
 		return nil, err

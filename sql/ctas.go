@@ -128,7 +128,11 @@ func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt, p
 	var w *exec.WrittenFile
 	if !into.SkipData && oneSnapshot && inl == nil {
 		dir := s.eng.DB.TableDir(sch, &catalog.Table{Name: rv.Relname, Path: rv.Relname + "/", PathIsRelative: true})
-		w, err = exec.WriteParquet(ctx, s.eng.Store, dir, pcols, src, nil)
+		opt, err := s.writerOptions(ctx, sch.ID, 0) // the table has no id yet
+		if err != nil {
+			return nil, err
+		}
+		w, err = exec.WriteParquet(ctx, s.eng.Store, dir, pcols, src, nil, opt)
 		if err != nil {
 			return nil, err
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/parquetio"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/snapshot"
@@ -480,7 +481,11 @@ func (s *Session) writeMerged(ctx context.Context, head catalog.Snapshot, sel ta
 	out := withReserved(cols, true)
 	// a group is one partition: the merged file stays in its directory
 	prefix, part := sourcePartition(group[0])
-	w, err := exec.WriteParquet(ctx, s.eng.Store, dir+prefix, parquetColumns(out), h, nil)
+	opt, err := s.writerOptions(ctx, sel.sch.ID, sel.t.ID)
+	if err != nil {
+		return snapshot.NewFile{}, nil, err
+	}
+	w, err := exec.WriteParquet(ctx, s.eng.Store, dir+prefix, parquetColumns(out), h, nil, opt)
 	if err != nil {
 		return snapshot.NewFile{}, nil, err
 	}
@@ -578,6 +583,10 @@ func (s *Session) rewriteTable(ctx context.Context, head catalog.Snapshot, sel t
 			s.eng.Store.Delete(context.WithoutCancel(ctx), w.Path)
 		}
 	}
+	opt, err := s.writerOptions(ctx, sel.sch.ID, sel.t.ID)
+	if err != nil {
+		return 0, 0, err
+	}
 	created := 0
 	for _, f := range files {
 		if _, due := rewriteDue(f, inl, threshold); !due {
@@ -593,7 +602,7 @@ func (s *Session) rewriteTable(ctx context.Context, head catalog.Snapshot, sel t
 		proj = append(proj, &exec.ColRef{Idx: len(cols) + 2, T: types.Int64T})
 		out := withReserved(cols, false)
 		prefix, part := sourcePartition(f) // partition_write.go
-		w, err := exec.WriteParquet(ctx, s.eng.Store, dir+prefix, parquetColumns(out), &exec.Project{Env: s.newEnv(), Input: scan, Exprs: proj}, nil)
+		w, err := exec.WriteParquet(ctx, s.eng.Store, dir+prefix, parquetColumns(out), &exec.Project{Env: s.newEnv(), Input: scan, Exprs: proj}, nil, opt)
 		scan.Close()
 		if err != nil {
 			cleanup()
@@ -880,6 +889,11 @@ func (s *Session) callSetOption(ctx context.Context, a *callArgs) (string, error
 				}
 				scope, id = "schema", sch.ID
 			}
+		}
+	}
+	if key == "parquet_compression" {
+		if err := parquetio.CheckCompression(value); err != nil {
+			return "", err
 		}
 	}
 	if err := snapshot.SetOption(context.WithoutCancel(ctx), s.eng.DB, key, value, scope, id); err != nil {

@@ -242,10 +242,14 @@ func (s *Session) flushedFile(ctx context.Context, dir string, out []exec.ScanCo
 // unpartitioned file is valid under any spec; it is only not pruned by
 // partition values.
 func (s *Session) writeFlushed(ctx context.Context, t *catalog.Table, dir string, cols []exec.ScanCol, pcols []parquetio.Column, op exec.Operator) (*tableWrite, error) {
-	if keys, ok := flushKeys(t, cols); ok {
-		return s.writePartitioned(ctx, dir, t.Partition.ID, keys, pcols, op, nil, true)
+	opt, err := s.writerOptions(ctx, t.SchemaID, t.ID)
+	if err != nil {
+		return nil, err
 	}
-	w, err := exec.WriteParquet(ctx, s.eng.Store, dir, pcols, op, nil)
+	if keys, ok := flushKeys(t, cols); ok {
+		return s.writePartitioned(ctx, dir, t.Partition.ID, keys, pcols, op, nil, true, opt)
+	}
+	w, err := exec.WriteParquet(ctx, s.eng.Store, dir, pcols, op, nil, opt)
 	if err != nil {
 		return nil, err
 	}

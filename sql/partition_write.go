@@ -80,8 +80,12 @@ func (tw *tableWrite) sameSpec(t *catalog.Table) bool {
 // table's columns come first, in order (UPDATE appends the row id).
 func (s *Session) writeTableFiles(ctx context.Context, sch *catalog.Schema, t *catalog.Table, pcols []parquetio.Column, op exec.Operator, check func(*vec.Batch) error) (*tableWrite, error) {
 	dir := s.eng.DB.TableDir(sch, t)
+	opt, err := s.writerOptions(ctx, sch.ID, t.ID)
+	if err != nil {
+		return nil, err
+	}
 	if !t.Partition.Partitioned() {
-		w, err := exec.WriteParquet(ctx, s.eng.Store, dir, pcols, op, check)
+		w, err := exec.WriteParquet(ctx, s.eng.Store, dir, pcols, op, check, opt)
 		if err != nil {
 			return nil, err
 		}
@@ -100,18 +104,18 @@ func (s *Session) writeTableFiles(ctx context.Context, sch *catalog.Schema, t *c
 			return nil, err
 		}
 	}
-	return s.writePartitioned(ctx, dir, t.Partition.ID, keys, pcols, op, check, false)
+	return s.writePartitioned(ctx, dir, t.Partition.ID, keys, pcols, op, check, false, opt)
 }
 
 // writePartitioned streams op into dir split by keys (their col fields
 // index op's columns), one file per partition under its hive directory.
 // With track, each file records which input rows it holds.
-func (s *Session) writePartitioned(ctx context.Context, dir string, specID int64, keys []partKey, pcols []parquetio.Column, op exec.Operator, check func(*vec.Batch) error, track bool) (*tableWrite, error) {
+func (s *Session) writePartitioned(ctx context.Context, dir string, specID int64, keys []partKey, pcols []parquetio.Column, op exec.Operator, check func(*vec.Batch) error, track bool, opt parquetio.WriterOptions) (*tableWrite, error) {
 	keys = append([]partKey(nil), keys...)
 	for k := range keys {
 		keys[k].loc = s.loc
 	}
-	pw := &partWriter{ctx: ctx, store: s.eng.Store, dir: dir, cols: pcols, keys: keys, open: map[string]*partFile{}, track: track}
+	pw := &partWriter{ctx: ctx, store: s.eng.Store, dir: dir, cols: pcols, opt: opt, keys: keys, open: map[string]*partFile{}, track: track}
 	err := exec.Drain(ctx, op, func(b *vec.Batch) error {
 		if check != nil {
 			if err := check(b); err != nil {
@@ -141,6 +145,7 @@ type partWriter struct {
 	store storage.Backend
 	dir   string
 	cols  []parquetio.Column
+	opt   parquetio.WriterOptions
 	keys  []partKey
 	open  map[string]*partFile // by routing key
 	files []*partFile          // every file, in order of creation
@@ -235,7 +240,7 @@ func (p *partWriter) create(b *vec.Batch, i int) (*partFile, error) {
 	if err != nil {
 		return nil, pgerr.Wrap(pgerr.IOError, err, "could not create file \"%s\"", f.path)
 	}
-	pw, err := parquetio.NewWriter(w, p.cols, parquetio.WriterOptions{})
+	pw, err := parquetio.NewWriter(w, p.cols, p.opt)
 	if err != nil {
 		w.Abort()
 		return nil, err
