@@ -15,15 +15,16 @@ type InList struct {
 	hasNull bool
 	// the list's non-NULL constants, typed, for the common storage kinds;
 	// a map once the list is long
-	strs    []string
-	short   []uint64 // strs packed (packShort) when all are short
-	ints    []int64
-	strSet  map[string]struct{}
-	intSet  map[int64]struct{}
-	general bool // compare with CompareRows (numerics of other scales, floats, …)
-	ready   bool
-	out     *vec.Vector
-	nulls   []bool
+	strs      []string
+	short     []uint64 // strs packed (packShort) when all are short
+	shortLens uint8    // bit i: some constant has length i
+	ints      []int64
+	strSet    map[string]struct{}
+	intSet    map[int64]struct{}
+	general   bool // compare with CompareRows (numerics of other scales, floats, …)
+	ready     bool
+	out       *vec.Vector
+	nulls     []bool
 }
 
 func (l *InList) Type() types.T { return types.BoolT }
@@ -62,6 +63,7 @@ func (l *InList) prepare(x types.T) {
 				break
 			}
 			l.short = append(l.short, k)
+			l.shortLens |= 1 << len(c)
 		}
 	case st == types.StoreInt && l.List.Type.ID != types.Numeric && x.Storage() == types.StoreInt && x.ID != types.Numeric:
 		for i := 0; i < n; i++ {
@@ -82,15 +84,42 @@ func (l *InList) prepare(x types.T) {
 
 // packShort packs a string of at most 7 bytes, and its length, into one
 // integer; two such strings are equal exactly when their packings are.
+// The bytes are loaded by length, unrolled: a byte loop cost more than the
+// string compares it replaces.
 func packShort(s string) (uint64, bool) {
-	if len(s) > 7 {
+	var k uint64
+	switch len(s) {
+	case 0:
+	case 1:
+		k = uint64(s[0])
+	case 2:
+		k = uint64(s[0]) | uint64(s[1])<<8
+	case 3:
+		k = uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16
+	case 4:
+		_ = s[3]
+		k = uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24
+	case 5:
+		_ = s[4]
+		k = uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 | uint64(s[4])<<32
+	case 6:
+		_ = s[5]
+		k = uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 | uint64(s[4])<<32 | uint64(s[5])<<40
+	case 7:
+		_ = s[6]
+		k = uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 | uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48
+	default:
 		return 0, false
 	}
-	k := uint64(len(s)) << 56
-	for j := 0; j < len(s); j++ {
-		k |= uint64(s[j]) << (8 * j)
+	return k | uint64(len(s))<<56, true
+}
+
+func b2u8(b bool) uint8 {
+	var x uint8
+	if b {
+		x = 1
 	}
-	return k, true
+	return x
 }
 
 // Eval tests every row with a loop typed by the list's storage; the
@@ -128,15 +157,19 @@ func (l *InList) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
 		}
 	case l.short != nil:
 		// integer compares instead of a string compare (a call) per
-		// constant: substring(c_phone FROM 1 FOR 2) IN ('13', '31', …)
-		cs := l.short
+		// constant, and only for values of a length some constant has:
+		// substring(c_phone FROM 1 FOR 2) IN ('13', '31', …) 25 -> 5.5 ns
+		// a row, l_shipmode IN ('MAIL', 'SHIP') 3.9 -> 2.5 ns
+		cs, lens := l.short, l.shortLens
 		for i, s := range x.S[:n] {
-			k, ok := packShort(s)
-			found := false
-			for _, c := range cs {
-				found = found || c == k
+			var hit uint8
+			if len(s) < 8 && lens>>len(s)&1 != 0 {
+				k, _ := packShort(s)
+				for _, c := range cs {
+					hit |= b2u8(c == k)
+				}
 			}
-			res[i] = ok && found
+			res[i] = hit != 0
 		}
 	case l.strs != nil:
 		cs := l.strs

@@ -42,3 +42,24 @@ func TestWriterCodecs(t *testing.T) {
 		t.Errorf("codec lzma: %v, want 22023", err)
 	}
 }
+
+// Unique strings, for which a dictionary does not pay, are written PLAIN
+// (parquet-go's own default would be DELTA_LENGTH_BYTE_ARRAY, which the
+// reader only transcodes).
+func TestUniqueStringsArePlain(t *testing.T) {
+	cols := []Column{{FieldID: 1, Name: "s", Type: types.TextT}}
+	gens := []genFunc{func(i int) cell { return fmt.Sprintf("unique value number %07d", i) }}
+	data, _ := writeRows(t, cols, gens, 20_000, 4096, WriterOptions{})
+	f, err := Open(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm := &f.meta.rowGroups[0].columns[0]
+	var h pageHeader
+	if _, err := readPageHeader(data[chunkStart(cm):], &h); err != nil {
+		t.Fatal(err)
+	}
+	if h.typ != pageData || h.encoding != encPlain {
+		t.Errorf("first page: type %d encoding %d, want a PLAIN data page", h.typ, h.encoding)
+	}
+}

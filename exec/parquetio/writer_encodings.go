@@ -44,6 +44,12 @@ func (w *Writer) chooseEncodings(rb *rowGroupBuf) error {
 		if leaf == nil {
 			continue
 		}
+		if leaf.Type().Kind() == parquet.ByteArray {
+			// parquet-go's default for byte arrays is DELTA_LENGTH_BYTE_ARRAY,
+			// which readers (ours included) decode by a slower path than
+			// PLAIN; DuckDB writes PLAIN too
+			leaf = parquet.Encoded(leaf, &parquet.Plain)
+		}
 		fields[i] = &namedField{Node: parquet.FieldID(parquet.Optional(leaf), int(c.FieldID)), name: c.Name}
 		changed = true
 	}
