@@ -92,7 +92,8 @@ type joinBuild struct {
 	rows    *colBuf
 	bkeys   []*vec.Vector // build key columns, cast to the probe keys' types
 	itab    *i64Table
-	direct  []int32 // dense keys: build row + 1 by key - dmin (0: none)
+	filter  *keyFilter // in front of a large itab (keyfilter.go)
+	direct  []int32    // dense keys: build row + 1 by key - dmin (0: none)
 	dmin    int64
 	htab    *hashTable
 	next    []int32 // chain: next build row with the same key, -1 at the end
@@ -354,6 +355,15 @@ func (j *joinBuild) index(n int) error {
 			}
 			j.next[r] = j.itab.push(k.I64[r], int32(r))
 		}
+		if len(j.itab.slots) >= minFilteredSlots {
+			j.filter = newKeyFilter(j.itab.n)
+			for r, x := range k.I64[:n] {
+				if !k.IsNull(r) {
+					j.filter.add(x)
+				}
+			}
+			return j.res.grow(j.itab.bytes() + j.filter.bytes())
+		}
 		return j.res.grow(j.itab.bytes())
 	}
 	hs := make([]uint64, n)
@@ -502,6 +512,32 @@ func (j *joinBuild) lookup(pkeys []*vec.Vector, n int, heads []int32, hs []uint6
 	if j.fastKey() {
 		k := pkeys[0]
 		keys := k.I64[:n]
+		if f := j.filter; f != nil {
+			// the filter picks the rows that may match (hs holds their
+			// positions); only those probe the table
+			if cap(hs) < n {
+				hs = make([]uint64, n)
+			}
+			cand := hs[:n]
+			c := 0
+			for i, x := range keys {
+				heads[i] = -1
+				cand[c] = uint64(i)
+				c += b2i(f.mayHave(x))
+			}
+			for _, i := range cand[:c] {
+				heads[i] = j.itab.lookup(keys[i])
+			}
+			if k.Nulls != nil {
+				for i, null := range k.Nulls[:n] {
+					if null {
+						heads[i] = -1
+						onNull(i)
+					}
+				}
+			}
+			return hs
+		}
 		if k.Nulls == nil {
 			for i, x := range keys {
 				heads[i] = j.itab.lookup(x)
@@ -611,6 +647,34 @@ func (j *HashJoin) Next(ctx context.Context) (*vec.Batch, error) {
 // being provably different.
 func (j *HashJoin) candidates(c *joinCore) {
 	n := c.pb.N
+	if j.Type != JoinAntiNullAware {
+		// only key chains (stages 0 and 1 below), in a tight loop: most
+		// probe rows of a selective join have none
+		for c.gi < n {
+			if c.gstage == 0 {
+				h := c.heads[c.gi]
+				if h < 0 {
+					c.gi++
+					continue
+				}
+				c.gcur, c.gstage = h, 1
+			}
+			for c.gcur >= 0 {
+				c.pl = append(c.pl, int32(c.gi))
+				c.pr = append(c.pr, c.gcur)
+				c.gcur = j.next[c.gcur]
+				if len(c.pl) >= vec.BatchSize && c.gcur >= 0 {
+					return
+				}
+			}
+			c.gi++
+			c.gstage = 0
+			if len(c.pl) >= vec.BatchSize {
+				return
+			}
+		}
+		return
+	}
 	for c.gi < n {
 		i := c.gi
 		switch c.gstage {
