@@ -488,6 +488,20 @@ func (j *HashJoin) heads(pb *vec.Batch) error {
 // types), the first build row with an equal key, -1 for none; onNull is
 // called for rows with a NULL key. hs is scratch space, returned for
 // reuse. It only reads the build side, so concurrent lookups are safe.
+// markNullKeys gives probe rows with a NULL key no match and reports
+// them.
+func markNullKeys(k *vec.Vector, n int, heads []int32, onNull func(int)) {
+	if k.Nulls == nil {
+		return
+	}
+	for i, null := range k.Nulls[:n] {
+		if null {
+			heads[i] = -1
+			onNull(i)
+		}
+	}
+}
+
 func (j *joinBuild) lookup(pkeys []*vec.Vector, n int, heads []int32, hs []uint64, onNull func(int)) []uint64 {
 	if j.direct != nil {
 		k := pkeys[0]
@@ -499,14 +513,7 @@ func (j *joinBuild) lookup(pkeys []*vec.Vector, n int, heads []int32, hs []uint6
 			}
 			heads[i] = h
 		}
-		if k.Nulls != nil {
-			for i, null := range k.Nulls[:n] {
-				if null {
-					heads[i] = -1
-					onNull(i)
-				}
-			}
-		}
+		markNullKeys(k, n, heads, onNull)
 		return hs
 	}
 	if j.fastKey() {
@@ -528,14 +535,7 @@ func (j *joinBuild) lookup(pkeys []*vec.Vector, n int, heads []int32, hs []uint6
 			for _, i := range cand[:c] {
 				heads[i] = j.itab.lookup(keys[i])
 			}
-			if k.Nulls != nil {
-				for i, null := range k.Nulls[:n] {
-					if null {
-						heads[i] = -1
-						onNull(i)
-					}
-				}
-			}
+			markNullKeys(k, n, heads, onNull)
 			return hs
 		}
 		if k.Nulls == nil {

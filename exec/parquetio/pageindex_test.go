@@ -118,6 +118,22 @@ func TestPagePruningReadsOnlyMatchingPages(t *testing.T) {
 	}
 }
 
+// checkRows checks every row read against the generators, by its position,
+// and returns the positions read.
+func checkRows(t *testing.T, rows [][]cell, pos []int64, gens []genFunc) map[int64]bool {
+	t.Helper()
+	got := map[int64]bool{}
+	for i, row := range rows {
+		got[pos[i]] = true
+		for j, g := range gens {
+			if !sameCell(row[j], g(int(pos[i]))) {
+				t.Fatalf("row at %d column %d: %v, want %v", pos[i], j, row[j], g(int(pos[i])))
+			}
+		}
+	}
+	return got
+}
+
 // A page of NULLs holds no row any comparison keeps.
 func TestPagePruningSkipsAllNullPages(t *testing.T) {
 	const n = 200_000
@@ -126,15 +142,7 @@ func TestPagePruningSkipsAllNullPages(t *testing.T) {
 	keep := func(_ int, r []Range) bool { return !r[1].AllNull }
 	rows, pos, s := scanAll(t, data, proj, ScanOptions{Keep: keep})
 	_, skipped, _ := s.PageStats()
-	got := map[int64]bool{}
-	for i, row := range rows {
-		got[pos[i]] = true
-		for j, g := range gens {
-			if !sameCell(row[j], g(int(pos[i]))) {
-				t.Fatalf("row at %d column %d: %v", pos[i], j, row[j])
-			}
-		}
-	}
+	got := checkRows(t, rows, pos, gens)
 	for i := int64(0); i < n; i++ {
 		if (i < nullLo || i >= nullHi) && !got[i] {
 			t.Fatalf("row %d with a value was skipped", i)
@@ -158,15 +166,7 @@ func TestPagePruningTwoColumns(t *testing.T) {
 		return !r[0].Known || r[0].MaxI >= 30_000 && r[0].MinI <= 170_000
 	}
 	rows, pos, s := scanAll(t, data, proj, ScanOptions{Keep: keep})
-	got := map[int64]bool{}
-	for i, row := range rows {
-		got[pos[i]] = true
-		for j, g := range gens {
-			if !sameCell(row[j], g(int(pos[i]))) {
-				t.Fatalf("row at %d column %d: %v", pos[i], j, row[j])
-			}
-		}
-	}
+	got := checkRows(t, rows, pos, gens)
 	if _, _, skipped := s.PageStats(); skipped <= n-(170_000-30_000) {
 		// id's pages alone skip at most the rows outside [30000, 170000]
 		t.Fatalf("%d rows skipped", skipped)
