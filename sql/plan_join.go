@@ -532,8 +532,8 @@ func innerSubLink(c *pg.Node) *pg.SubLink {
 	return c.GetSubLink()
 }
 
-// reduceByFilteredLeaves joins each filtered item that joins only one other
-// item into that item first, so that the filter shrinks the other before
+// reduceByFilteredLeaves joins each filtered item that has a join edge to
+// only one other item into that item first, so that the filter shrinks the other before
 // the stream from the largest table meets it: TPC-H Q3's orders are cut to
 // the customers of one market segment before lineitem probes them (a hash
 // table of 147,000 orders instead of 729,000), Q5's and Q8's nations to
@@ -554,9 +554,12 @@ func (qc *queryCtx) reduceByFilteredLeaves(items []*source, preds []*pred) ([]*s
 			if leaf == start || it.sel == 0 {
 				continue
 			}
+			// partners by join edges (equalities); other predicates that
+			// reach further, like Q7's OR over both nations, wait for all
+			// their items whatever is joined first
 			partners := map[int]bool{}
 			for _, p := range preds {
-				if p.used || !p.refs[leaf] || len(p.refs) < 2 {
+				if p.used || !p.refs[leaf] || len(p.refs) < 2 || !isEquality(p.n) {
 					continue
 				}
 				for k := range p.refs {
