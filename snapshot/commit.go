@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 
+	"github.com/google/uuid"
+
 	"github.com/lakepg/lakepg/catalog"
 )
 
@@ -66,6 +68,7 @@ type NewDeleteFile struct {
 type newSchema struct {
 	provID  int64
 	name    string
+	loc     Location
 	dropped bool // created and dropped in the same commit: write nothing
 }
 
@@ -73,7 +76,8 @@ type newTable struct {
 	provID   int64
 	schemaID int64 // may be a provisional id
 	schema   string
-	name     string
+	name     string // renames within the commit change it, never loc
+	loc      Location
 	cols     []ColumnDef
 	colDrop  []bool // parallel to cols: dropped within the same commit
 	dropped  bool
@@ -238,10 +242,27 @@ func (c *Commit) findNewSchema(id int64) *newSchema {
 	return nil
 }
 
+// Location is the uuid and directory of a schema or table being created.
+// DuckLake fixes the directory when the object is created: a later rename,
+// even one in the same transaction, changes the name and never the path, so
+// files written before and after a rename live in one directory.
+type Location struct {
+	UUID string
+	Path string // relative to the parent's directory, ending in "/"
+}
+
+// NewLocation gives a new schema or table named name its uuid and the
+// directory DuckDB would give it: the name when it is made of
+// [A-Za-z0-9_-] only, else the uuid.
+func NewLocation(name string) Location {
+	id := uuid.Must(uuid.NewV7()).String()
+	return Location{UUID: id, Path: pathFor(name, id)}
+}
+
 // CreateSchema creates a schema; it returns the schema's provisional id.
 func (c *Commit) CreateSchema(name string) int64 {
 	id := c.allocCatalogID()
-	c.newSchemas = append(c.newSchemas, &newSchema{provID: id, name: name})
+	c.newSchemas = append(c.newSchemas, &newSchema{provID: id, name: name, loc: NewLocation(name)})
 	return id
 }
 
@@ -259,6 +280,13 @@ func (c *Commit) DropSchema(s catalog.Schema) {
 // this commit); column ids start at 1 and are handed out depth-first (see
 // ColumnDef.Children). It returns the table's provisional id.
 func (c *Commit) CreateTable(s catalog.Schema, name string, cols []ColumnDef) int64 {
+	return c.CreateTableAt(s, name, NewLocation(name), cols)
+}
+
+// CreateTableAt creates a table whose location the caller chose with
+// NewLocation, because it wrote the table's first files before the commit
+// (CREATE TABLE AS).
+func (c *Commit) CreateTableAt(s catalog.Schema, name string, loc Location, cols []ColumnDef) int64 {
 	id := c.allocCatalogID()
 	schemaName := s.Name
 	if ns := c.findNewSchema(s.ID); ns != nil && schemaName == "" {
@@ -269,6 +297,7 @@ func (c *Commit) CreateTable(s catalog.Schema, name string, cols []ColumnDef) in
 		schemaID: s.ID,
 		schema:   schemaName,
 		name:     name,
+		loc:      loc,
 		cols:     append([]ColumnDef(nil), cols...),
 		colDrop:  make([]bool, len(cols)),
 	})
@@ -290,9 +319,13 @@ func (c *Commit) RenameTable(s catalog.Schema, t catalog.Table, newName string) 
 		nt.name = newName
 		return
 	}
-	for _, r := range c.renamed {
+	for i, r := range c.renamed {
 		if r.t.ID == t.ID {
-			r.newName = newName
+			if newName == r.t.Name { // back to the name it has: no rename
+				c.renamed = slices.Delete(c.renamed, i, i+1)
+			} else {
+				r.newName = newName
+			}
 			return
 		}
 	}

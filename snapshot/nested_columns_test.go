@@ -22,10 +22,7 @@ func TestListColumnIDsDepthFirst(t *testing.T) {
 		if id := c.AddColumn(catalog.Table{ID: tid}, list("c", "float64")); id != 5 {
 			t.Errorf("ADD COLUMN in the creating commit got id %d, want 5", id)
 		}
-		ov, ok := c.Overlay(m)
-		if !ok {
-			t.Fatal("no overlay")
-		}
+		ov := c.Overlay(m)
 		ot, _ := ov.TableByName(sch.ID, "l")
 		if len(ot.Columns) != 4 || ot.Columns[1].ID != 2 || len(ot.Columns[1].Children) != 1 || ot.Columns[1].Children[0].ID != 3 ||
 			*ot.Columns[1].Children[0].ParentID != 2 || ot.Columns[2].ID != 4 || ot.Columns[3].Children[0].ID != 6 {

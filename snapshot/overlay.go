@@ -8,11 +8,10 @@ import (
 
 // Overlay returns meta as this commit would leave it, with the provisional
 // ids of the schemas, tables and columns it creates: what the later
-// statements of a transaction block see. ok is false when the view cannot
-// be given before the commit writes it: a new schema or table whose name
-// makes DuckLake name its directory after a uuid chosen only then.
-func (c *Commit) Overlay(meta *catalog.Metadata) (out *catalog.Metadata, ok bool) {
-	out = &catalog.Metadata{Snapshot: meta.Snapshot}
+// statements of a transaction block see. New schemas and tables have the
+// uuids and directories the commit will write.
+func (c *Commit) Overlay(meta *catalog.Metadata) *catalog.Metadata {
+	out := &catalog.Metadata{Snapshot: meta.Snapshot}
 	for _, s := range meta.Schemas {
 		if !slices.ContainsFunc(c.droppedSchemas, func(d droppedSchema) bool { return d.s.ID == s.ID }) {
 			out.Schemas = append(out.Schemas, s)
@@ -22,11 +21,7 @@ func (c *Commit) Overlay(meta *catalog.Metadata) (out *catalog.Metadata, ok bool
 		if ns.dropped {
 			continue
 		}
-		path := pathFor(ns.name, "")
-		if path == "/" {
-			return nil, false
-		}
-		out.Schemas = append(out.Schemas, catalog.Schema{ID: ns.provID, Name: ns.name, Path: path, PathIsRelative: true, BeginSnapshot: meta.Snapshot.ID + 1})
+		out.Schemas = append(out.Schemas, catalog.Schema{ID: ns.provID, UUID: ns.loc.UUID, Name: ns.name, Path: ns.loc.Path, PathIsRelative: true, BeginSnapshot: meta.Snapshot.ID + 1})
 	}
 	for _, t := range meta.Tables {
 		if slices.ContainsFunc(c.droppedTables, func(d droppedTable) bool { return d.t.ID == t.ID }) {
@@ -74,11 +69,7 @@ func (c *Commit) Overlay(meta *catalog.Metadata) (out *catalog.Metadata, ok bool
 		if nt.dropped {
 			continue
 		}
-		path := pathFor(nt.name, "")
-		if path == "/" {
-			return nil, false
-		}
-		t := catalog.Table{ID: nt.provID, SchemaID: nt.schemaID, Name: nt.name, Path: path, PathIsRelative: true, BeginSnapshot: meta.Snapshot.ID + 1}
+		t := catalog.Table{ID: nt.provID, UUID: nt.loc.UUID, SchemaID: nt.schemaID, Name: nt.name, Path: nt.loc.Path, PathIsRelative: true, BeginSnapshot: meta.Snapshot.ID + 1}
 		ids := nt.columnIDs()
 		for i, def := range nt.cols {
 			if !nt.colDrop[i] {
@@ -90,7 +81,7 @@ func (c *Commit) Overlay(meta *catalog.Metadata) (out *catalog.Metadata, ok bool
 		}
 		out.Tables = append(out.Tables, t)
 	}
-	return out, true
+	return out
 }
 
 // retypeChildren applies type changes to nested columns (an array's

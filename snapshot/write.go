@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/lakepg/lakepg/catalog"
 )
 
@@ -464,12 +463,8 @@ func (w *writer) writeNewSchemas() error {
 		if n > 0 {
 			return conflictf("schema %q already exists", ns.name)
 		}
-		id, err := uuid.NewV7()
-		if err != nil {
-			return err
-		}
 		if _, err := w.exec(`INSERT INTO ducklake_schema VALUES (?, ?, ?, NULL, ?, ?, ?)`,
-			w.fid(ns.provID), id.String(), w.snapID, ns.name, pathFor(ns.name, id.String()), true); err != nil {
+			w.fid(ns.provID), ns.loc.UUID, w.snapID, ns.name, ns.loc.Path, true); err != nil {
 			return err
 		}
 		w.done.createdSchemas = append(w.done.createdSchemas, ns.name)
@@ -502,20 +497,25 @@ func (w *writer) writeDroppedTables() error {
 
 // writeRenames end-dates each renamed table's row and re-inserts it with
 // the same id, uuid and directory under the new name. The change is
-// recorded as created_table, as DuckDB does.
+// recorded as created_table, as DuckDB does. Every old row is end-dated
+// before any new name is checked, so that a block may swap two names.
 func (w *writer) writeRenames() error {
+	type liveRow struct {
+		r     *renamedTable
+		uuid  string
+		sid   int64
+		path  sql.NullString
+		isRel catalog.NullBool
+	}
+	var rows []liveRow
 	for _, r := range w.c.renamed {
 		if w.droppedTable(r.t.ID) {
 			continue
 		}
-		var (
-			tuuid, name string
-			sid         int64
-			path        sql.NullString
-			isRel       catalog.NullBool
-		)
+		lr := liveRow{r: r}
+		var name string
 		err := w.tx.QueryRowContext(w.ctx, `SELECT table_uuid, schema_id, table_name, path, path_is_relative FROM ducklake_table WHERE table_id = ? AND end_snapshot IS NULL`, r.t.ID).
-			Scan(&tuuid, &sid, &name, &path, &isRel)
+			Scan(&lr.uuid, &lr.sid, &name, &lr.path, &lr.isRel)
 		if errors.Is(err, sql.ErrNoRows) {
 			return conflictf("attempting to rename table %q, but another transaction dropped it", r.t.Name)
 		}
@@ -525,20 +525,24 @@ func (w *writer) writeRenames() error {
 		if name != r.t.Name {
 			return conflictf("attempting to rename table %q, but another transaction renamed it to %q", r.t.Name, name)
 		}
-		if taken, err := w.nameTaken(sid, r.newName); err != nil {
+		if _, err := w.endLive("ducklake_table", "table_id = ?", r.t.ID); err != nil {
+			return err
+		}
+		rows = append(rows, lr)
+	}
+	for _, lr := range rows {
+		r := lr.r
+		if taken, err := w.nameTaken(lr.sid, r.newName); err != nil {
 			return err
 		} else if taken {
 			return conflictf("table %q already exists", r.newName)
 		}
-		if _, err := w.endLive("ducklake_table", "table_id = ?", r.t.ID); err != nil {
-			return err
-		}
 		var p any
-		if path.Valid {
-			p = path.String
+		if lr.path.Valid {
+			p = lr.path.String
 		}
 		if _, err := w.exec(`INSERT INTO ducklake_table VALUES (?, ?, ?, NULL, ?, ?, ?, ?)`,
-			r.t.ID, tuuid, w.snapID, sid, r.newName, p, isRel.Ptr()); err != nil {
+			r.t.ID, lr.uuid, w.snapID, lr.sid, r.newName, p, lr.isRel.Ptr()); err != nil {
 			return err
 		}
 		w.done.createdTables = append(w.done.createdTables, quoteName(r.s.Name)+"."+quoteName(r.newName))
@@ -561,12 +565,8 @@ func (w *writer) writeNewTables() error {
 				return conflictf("table %q already exists", nt.name)
 			}
 		}
-		id, err := uuid.NewV7()
-		if err != nil {
-			return err
-		}
 		if _, err := w.exec(`INSERT INTO ducklake_table VALUES (?, ?, ?, NULL, ?, ?, ?, ?)`,
-			tid, id.String(), w.snapID, sid, nt.name, pathFor(nt.name, id.String()), true); err != nil {
+			tid, nt.loc.UUID, w.snapID, sid, nt.name, nt.loc.Path, true); err != nil {
 			return err
 		}
 		ids := nt.columnIDs()

@@ -14,18 +14,6 @@ import (
 	"github.com/lakepg/lakepg/types"
 )
 
-// plainName reports whether DuckLake uses the name itself as the directory
-// (otherwise the table's uuid, known only at commit).
-func plainName(name string) bool {
-	for i := 0; i < len(name); i++ {
-		ch := name[i]
-		if !(ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || ch == '_' || ch == '-') {
-			return false
-		}
-	}
-	return name != ""
-}
-
 // createTableAs runs CREATE TABLE … AS SELECT: the data file is written
 // first, then the table and its file are committed in one snapshot. A
 // result of at most data_inlining_row_limit rows is inlined into the
@@ -124,10 +112,11 @@ func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt, p
 			return nil, err
 		}
 	}
-	oneSnapshot := plainName(rv.Relname) || inl != nil
+	// the file goes where the table will live: its directory is fixed now
+	loc := snapshot.NewLocation(rv.Relname)
 	var w *exec.WrittenFile
-	if !into.SkipData && oneSnapshot && inl == nil {
-		dir := s.eng.DB.TableDir(sch, &catalog.Table{Name: rv.Relname, Path: rv.Relname + "/", PathIsRelative: true})
+	if !into.SkipData && inl == nil {
+		dir := s.eng.DB.TableDir(sch, &catalog.Table{Name: rv.Relname, Path: loc.Path, PathIsRelative: true})
 		opt, err := s.writerOptions(ctx, sch.ID, 0) // the table has no id yet
 		if err != nil {
 			return nil, err
@@ -141,7 +130,7 @@ func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt, p
 		if _, ok := m.TableByName(sch.ID, rv.Relname); ok {
 			return pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", rv.Relname)
 		}
-		id := c.CreateTable(*sch, rv.Relname, defs)
+		id := c.CreateTableAt(*sch, rv.Relname, loc, defs)
 		if w != nil && w.Path != "" {
 			c.AddDataFile(catalog.Table{ID: id, SchemaID: sch.ID, Name: rv.Relname}, newDataFile(w, nil, false))
 		}
@@ -159,18 +148,6 @@ func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt, p
 	}
 	if into.SkipData {
 		return tagResult("CREATE TABLE AS"), nil
-	}
-	if !oneSnapshot {
-		// the table directory is named by the uuid given at commit: insert now
-		stmt := &pg.InsertStmt{Relation: &pg.RangeVar{Schemaname: sch.Name, Relname: rv.Relname, Inh: true, Location: -1},
-			SelectStmt: st.Query, Override: pg.OverridingKind_OVERRIDING_NOT_SET}
-		res, err := s.insert(ctx, stmt, p, false)
-		if err != nil {
-			return nil, err
-		}
-		var n int64
-		fmt.Sscanf(res.Tag(), "INSERT 0 %d", &n)
-		return tagResult(fmt.Sprintf("SELECT %d", n)), nil
 	}
 	var rows int64
 	if w != nil {

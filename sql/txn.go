@@ -105,11 +105,7 @@ func (s *Session) stage(ctx context.Context, fn func(c *snapshot.Commit, meta *c
 		err = fn(t.c, t.meta)
 	}
 	if err == nil {
-		if m, ok := t.c.Overlay(t.baseMeta); ok {
-			t.meta = m
-		} else {
-			err = pgerr.New(pgerr.FeatureNotSupported, "inside a transaction block, new schema and table names must be plain identifiers (letters, digits, _ and -)")
-		}
+		t.meta = t.c.Overlay(t.baseMeta)
 	}
 	if err != nil {
 		if cleanup != nil {
