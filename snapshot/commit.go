@@ -41,7 +41,11 @@ func idWidth(def ColumnDef) int64 {
 
 // NewDataFile is a Parquet file already written under the table directory.
 type NewDataFile struct {
-	RelPath     string // relative to the table dir, e.g. ducklake-<uuidv7>.parquet
+	RelPath string // relative to the table dir, e.g. ducklake-<uuidv7>.parquet
+	// Path is where the writer put the file in storage. It is not written
+	// to the catalog: it names the file to delete when the commit does not
+	// keep it (Discarded).
+	Path        string
 	RecordCount int64
 	FileSize    int64 // exact: DuckDB uses it instead of asking the store
 	FooterSize  int64 // Thrift footer length; 0 means unknown (written as NULL)
@@ -60,6 +64,7 @@ type NewDataFile struct {
 // table directory. It holds ALL deleted positions of its data file.
 type NewDeleteFile struct {
 	RelPath     string
+	Path        string // where the writer put it, as NewDataFile.Path
 	DeleteCount int64
 	FileSize    int64
 	FooterSize  int64
@@ -302,6 +307,15 @@ func (c *Commit) CreateTableAt(s catalog.Schema, name string, loc Location, cols
 		colDrop:  make([]bool, len(cols)),
 	})
 	return id
+}
+
+// dropsTable reports whether the commit drops table id, one it creates
+// included.
+func (c *Commit) dropsTable(id int64) bool {
+	if nt := c.findNewTable(id); nt != nil {
+		return nt.dropped
+	}
+	return slices.ContainsFunc(c.droppedTables, func(d droppedTable) bool { return d.t.ID == id })
 }
 
 // DropTable drops a table with everything that belongs to it.

@@ -37,6 +37,25 @@ func (c *Commit) ReplaceAddedFiles(tableID int64, relPath string, fs []NewDataFi
 	return false
 }
 
+// Discarded are the storage paths of files staged for tables the commit
+// then drops: no catalog row will name them, so once the commit has
+// succeeded they are garbage (a transaction block that fills a table and
+// drops it, or drops its schema).
+func (c *Commit) Discarded() []string {
+	var out []string
+	for _, a := range c.addedFiles {
+		if a.f.Path != "" && c.dropsTable(a.tableID) {
+			out = append(out, a.f.Path)
+		}
+	}
+	for _, r := range c.replaced {
+		if r.f.Path != "" && c.dropsTable(r.tableID) {
+			out = append(out, r.f.Path)
+		}
+	}
+	return out
+}
+
 // StagedDelete is the delete file staged for data file dataFileID.
 func (c *Commit) StagedDelete(dataFileID int64) (NewDeleteFile, bool) {
 	for _, r := range c.replaced {

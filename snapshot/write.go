@@ -233,17 +233,7 @@ func pathFor(name, id string) string {
 	return name + "/"
 }
 
-func (w *writer) droppedTable(id int64) bool {
-	for _, d := range w.c.droppedTables {
-		if d.t.ID == id {
-			return true
-		}
-	}
-	if nt := w.c.findNewTable(id); nt != nil && nt.dropped {
-		return true
-	}
-	return false
-}
+func (w *writer) droppedTable(id int64) bool { return w.c.dropsTable(id) }
 
 // tableLive checks that an existing table still has a live row.
 func (w *writer) tableLive(id int64) error {

@@ -83,7 +83,7 @@ func toStats(cols []exec.ScanCol, info parquetio.FileInfo) []catalog.ColumnStats
 }
 
 func newDataFile(w *exec.WrittenFile, cols []exec.ScanCol, rowIDs bool) snapshot.NewDataFile {
-	return snapshot.NewDataFile{RelPath: w.Name, RecordCount: w.Info.Rows, FileSize: w.Info.Size, FooterSize: w.Info.FooterSize, Stats: toStats(cols, w.Info), EmbeddedRowIDs: rowIDs}
+	return snapshot.NewDataFile{RelPath: w.Name, Path: w.Path, RecordCount: w.Info.Rows, FileSize: w.Info.Size, FooterSize: w.Info.FooterSize, Stats: toStats(cols, w.Info), EmbeddedRowIDs: rowIDs}
 }
 
 func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, describeOnly bool) (*Result, error) {
@@ -524,7 +524,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 			} else if pl.all {
 				c.EndDataFile(*ref.table, pl.df)
 			} else {
-				c.ReplaceDeleteFile(*ref.table, pl.df, snapshot.NewDeleteFile{RelPath: pl.write.Name, DeleteCount: pl.write.Info.Rows, FileSize: pl.write.Info.Size, FooterSize: pl.write.Info.FooterSize})
+				c.ReplaceDeleteFile(*ref.table, pl.df, snapshot.NewDeleteFile{RelPath: pl.write.Name, Path: pl.write.Path, DeleteCount: pl.write.Info.Rows, FileSize: pl.write.Info.Size, FooterSize: pl.write.Info.FooterSize})
 			}
 		}
 		for k, ids := range inlinedHits {

@@ -130,7 +130,7 @@ func (s *Session) endTxn(ctx context.Context, commit bool) error {
 	if commit && !t.c.Empty() {
 		err := s.commitStaged(ctx, t.c)
 		if err == nil {
-			for _, p := range t.superseded {
+			for _, p := range append(t.superseded, t.c.Discarded()...) {
 				s.eng.Store.Delete(context.WithoutCancel(ctx), p)
 			}
 			return nil
