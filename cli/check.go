@@ -8,9 +8,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"path"
+	"path/filepath"
+	"strings"
 
 	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/exec/parquetio"
+	"github.com/lakepg/lakepg/snapshot"
 	"github.com/lakepg/lakepg/storage"
 )
 
@@ -59,9 +63,12 @@ type lakeFile struct {
 // checkLake compares every file the catalog references, at any snapshot (time
 // travel still reads end-dated files), with the data directory: each must
 // exist with the size and row count the catalog recorded, and every file
-// under the data path must be referenced (or scheduled for deletion). Then
-// the column statistics of the files live at the head are compared with
-// their footers (checkstats.go). Problems are printed one a line to w.
+// under the data path must be referenced (or scheduled for deletion). A
+// missing file whose name an orphan carries is reported once, with the move
+// that repairs it: it is the same file in the wrong directory, and deleting
+// the "orphan" would lose its rows. Then the column statistics of the files
+// live at the head are compared with their footers (checkstats.go).
+// Problems are printed one a line to w.
 func checkLake(ctx context.Context, db *catalog.DB, store storage.Backend, w io.Writer) (checkReport, error) {
 	var rep checkReport
 	files, scheduled, err := catalogFiles(ctx, db)
@@ -72,13 +79,43 @@ func checkLake(ctx context.Context, db *catalog.DB, store storage.Backend, w io.
 		rep.problems++
 		fmt.Fprintf(w, format+"\n", args...)
 	}
+	// Paths are compared in one spelling (snapshot.CanonicalPath), as
+	// delete_orphaned_files compares them, so check calls nothing an orphan
+	// that the sweep would keep.
+	canon := func(p string) string { return snapshot.CanonicalPath(db.DataPath(), p) }
 	known := map[string]bool{}
-	bad := map[string]bool{} // files already reported: their stats are not compared
+	named := map[string]string{} // base name → a path the catalog names with it
+	note := func(p string) {
+		c := canon(p)
+		known[c] = true
+		if _, ok := named[path.Base(c)]; !ok {
+			named[path.Base(c)] = p
+		}
+	}
 	for _, p := range scheduled {
-		known[p] = true
+		note(p)
 	}
 	for _, f := range files {
-		known[f.path] = true
+		note(f.path)
+	}
+	listed, err := store.List(ctx, db.DataPath())
+	if err != nil {
+		return rep, fmt.Errorf("list %s: %w", db.DataPath(), err)
+	}
+	rep.listed = len(listed)
+	// orphans by base name: a catalog file that is missing while an orphan
+	// has its name is that file in the wrong directory (a writer put it
+	// there), which one move repairs
+	orphans := map[string][]storage.ObjectInfo{}
+	for _, o := range listed {
+		if !known[canon(o.Path)] {
+			b := path.Base(canon(o.Path))
+			orphans[b] = append(orphans[b], o)
+		}
+	}
+	explained := map[string]string{} // orphan → the catalog path whose missing line accounts for it
+	bad := map[string]bool{}         // files already reported: their stats are not compared
+	for _, f := range files {
 		if f.kind == "data file" {
 			rep.dataFiles++
 		} else {
@@ -90,6 +127,15 @@ func checkLake(ctx context.Context, db *catalog.DB, store storage.Backend, w io.
 			bad[f.path] = true
 		}
 		if errors.Is(err, fs.ErrNotExist) {
+			// several rows may name the one file; another missing file of
+			// the same name is not this orphan's
+			if cands := orphans[path.Base(canon(f.path))]; len(cands) > 0 {
+				if whose, ok := explained[cands[0].Path]; !ok || whose == canon(f.path) {
+					explained[cands[0].Path] = canon(f.path)
+					problem("missing: %s (%s) — %s", f.path, what, repairHint(f, cands[0]))
+					continue
+				}
+			}
 			problem("missing: %s (%s)", f.path, what)
 			continue
 		}
@@ -113,19 +159,37 @@ func checkLake(ctx context.Context, db *catalog.DB, store storage.Backend, w io.
 			problem("row count mismatch: %s (%s): catalog says %d rows, the Parquet footer %d", f.path, what, f.rows, rows)
 		}
 	}
-	listed, err := store.List(ctx, db.DataPath())
-	if err != nil {
-		return rep, fmt.Errorf("list %s: %w", db.DataPath(), err)
-	}
-	rep.listed = len(listed)
 	for _, o := range listed {
-		if !known[o.Path] {
-			problem("orphan: %s (%d bytes, referenced by no catalog row)", o.Path, o.Size)
+		if _, ok := explained[o.Path]; ok || known[canon(o.Path)] {
+			continue
 		}
+		if p, ok := named[path.Base(canon(o.Path))]; ok {
+			problem("orphan: %s (%d bytes, referenced by no catalog row; it has the name of %s, which the catalog names, so delete_orphaned_files keeps it: remove it by hand once you know it is a stray copy)", o.Path, o.Size, p)
+			continue
+		}
+		problem("orphan: %s (%d bytes, referenced by no catalog row)", o.Path, o.Size)
 	}
 	rep.statsFiles, err = checkStats(ctx, db, store, bad, problem)
 	return rep, err
 }
+
+// repairHint says how to put back a catalog file f that sits at o instead.
+func repairHint(f lakeFile, o storage.ObjectInfo) string {
+	var how string
+	if strings.HasPrefix(strings.ToLower(f.path), "s3://") || strings.HasPrefix(strings.ToLower(o.Path), "s3://") {
+		how = fmt.Sprintf("aws s3 mv %s %s, or copy the object with any S3 client", shellQuote(o.Path), shellQuote(f.path))
+	} else {
+		how = fmt.Sprintf("mkdir -p %s && mv %s %s", shellQuote(filepath.Dir(f.path)), shellQuote(o.Path), shellQuote(f.path))
+	}
+	size := ""
+	if o.Size != f.size {
+		size = fmt.Sprintf(" (but it has %d bytes, the catalog says %d)", o.Size, f.size)
+	}
+	return fmt.Sprintf("the file is at %s%s; move it to the path the catalog names (%s) and run lakepg check again; do not delete orphans before that", o.Path, size, how)
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 func footerRows(ctx context.Context, store storage.Backend, path string) (int64, error) {
 	f, err := store.Open(ctx, path)

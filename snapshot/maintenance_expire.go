@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -386,43 +385,4 @@ func ForgetScheduled(ctx context.Context, db *catalog.DB, ids []int64) error {
 		}
 	}
 	return nil
-}
-
-// KnownFiles is every file path the catalog knows (data files, delete files
-// and files scheduled for deletion), resolved, sorted.
-func KnownFiles(ctx context.Context, db *catalog.DB) ([]string, error) {
-	tx, err := db.BeginWrite(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	x := &expirer{ctx: ctx, tx: tx, dataPath: db.DataPath()}
-	dirs, err := x.tableDirs()
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, q := range []string{`SELECT data_file_id, table_id, path, path_is_relative FROM ducklake_data_file`,
-		`SELECT delete_file_id, table_id, path, path_is_relative FROM ducklake_delete_file`} {
-		fs, err := x.files(q)
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range fs {
-			if f.isRel {
-				out = append(out, dirs[f.tableID]+f.path)
-			} else {
-				out = append(out, f.path)
-			}
-		}
-	}
-	sched, err := ScheduledFiles(ctx, db, nil)
-	if err != nil {
-		return nil, err
-	}
-	for _, f := range sched {
-		out = append(out, f.Path)
-	}
-	sort.Strings(out)
-	return out, nil
 }

@@ -236,6 +236,7 @@ func (s *Session) copyFrom(ctx context.Context, st *pg.CopyStmt, o *copyOptions)
 		if err != nil {
 			return 0, err
 		}
+		s.settled(writtenPaths(tw)...) // inflight.go
 		return tw.rows, nil
 	}
 	// The data arrives after Execute returned, so a failure here must

@@ -121,7 +121,7 @@ func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt, p
 		if err != nil {
 			return nil, err
 		}
-		w, err = exec.WriteParquet(ctx, s.eng.Store, dir, pcols, src, nil, opt)
+		w, err = exec.WriteParquet(ctx, s.writeStore(), dir, pcols, src, nil, opt)
 		if err != nil {
 			return nil, err
 		}
@@ -140,12 +140,13 @@ func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt, p
 		return nil
 	}, func() {
 		if w != nil && w.Path != "" {
-			s.eng.Store.Delete(context.WithoutCancel(ctx), w.Path)
+			s.writeStore().Delete(context.WithoutCancel(ctx), w.Path)
 		}
 	})
 	if err != nil {
 		return nil, err
 	}
+	s.settled(filePaths(w)...) // inflight.go
 	if into.SkipData {
 		return tagResult("CREATE TABLE AS"), nil
 	}

@@ -220,6 +220,7 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 	if err != nil {
 		return nil, err
 	}
+	s.settled(writtenPaths(tw)...) // inflight.go
 	return tagResult(fmt.Sprintf("INSERT 0 %d", tw.rows)), nil
 }
 
@@ -390,7 +391,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 	cleanup := func() {
 		for _, w := range written {
 			if w != nil && w.Path != "" {
-				s.eng.Store.Delete(context.WithoutCancel(ctx), w.Path)
+				s.writeStore().Delete(context.WithoutCancel(ctx), w.Path)
 			}
 		}
 		if upd != nil {
@@ -480,7 +481,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 			plans = append(plans, fileDeletes{df: df, all: true})
 			continue
 		}
-		w, err := exec.WriteDeletes(ctx, s.eng.Store, dir, df.Path, pos)
+		w, err := exec.WriteDeletes(ctx, s.writeStore(), dir, df.Path, pos)
 		if err != nil {
 			cleanup()
 			return nil, err
@@ -546,6 +547,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 	if err != nil {
 		return nil, err
 	}
+	s.settled(append(filePaths(written...), writtenPaths(upd)...)...) // inflight.go
 	if s.txn != nil {
 		// staged delete files this statement replaced are garbage once the
 		// block commits

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -17,7 +16,6 @@ import (
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/snapshot"
-	"github.com/lakepg/lakepg/storage"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -353,7 +351,7 @@ func (s *Session) mergeTable(ctx context.Context, head catalog.Snapshot, sel tab
 	var written []*exec.WrittenFile
 	cleanup := func() {
 		for _, w := range written {
-			s.eng.Store.Delete(context.WithoutCancel(ctx), w.Path)
+			s.writeStore().Delete(context.WithoutCancel(ctx), w.Path)
 		}
 	}
 	processed := 0
@@ -377,6 +375,7 @@ func (s *Session) mergeTable(ctx context.Context, head catalog.Snapshot, sel tab
 		cleanup()
 		return 0, 0, err
 	}
+	s.settled(filePaths(written...)...) // inflight.go
 	return processed, len(merges), nil
 }
 
@@ -485,7 +484,7 @@ func (s *Session) writeMerged(ctx context.Context, head catalog.Snapshot, sel ta
 	if err != nil {
 		return snapshot.NewFile{}, nil, err
 	}
-	w, err := exec.WriteParquet(ctx, s.eng.Store, dir+prefix, parquetColumns(out), h, nil, opt)
+	w, err := exec.WriteParquet(ctx, s.writeStore(), dir+prefix, parquetColumns(out), h, nil, opt)
 	if err != nil {
 		return snapshot.NewFile{}, nil, err
 	}
@@ -580,7 +579,7 @@ func (s *Session) rewriteTable(ctx context.Context, head catalog.Snapshot, sel t
 	var written []*exec.WrittenFile
 	cleanup := func() {
 		for _, w := range written {
-			s.eng.Store.Delete(context.WithoutCancel(ctx), w.Path)
+			s.writeStore().Delete(context.WithoutCancel(ctx), w.Path)
 		}
 	}
 	opt, err := s.writerOptions(ctx, sel.sch.ID, sel.t.ID)
@@ -602,7 +601,7 @@ func (s *Session) rewriteTable(ctx context.Context, head catalog.Snapshot, sel t
 		proj = append(proj, &exec.ColRef{Idx: len(cols) + 2, T: types.Int64T})
 		out := withReserved(cols, false)
 		prefix, part := sourcePartition(f) // partition_write.go
-		w, err := exec.WriteParquet(ctx, s.eng.Store, dir+prefix, parquetColumns(out), &exec.Project{Env: s.newEnv(), Input: scan, Exprs: proj}, nil, opt)
+		w, err := exec.WriteParquet(ctx, s.writeStore(), dir+prefix, parquetColumns(out), &exec.Project{Env: s.newEnv(), Input: scan, Exprs: proj}, nil, opt)
 		scan.Close()
 		if err != nil {
 			cleanup()
@@ -624,6 +623,7 @@ func (s *Session) rewriteTable(ctx context.Context, head catalog.Snapshot, sel t
 		cleanup()
 		return 0, 0, err
 	}
+	s.settled(filePaths(written...)...) // inflight.go
 	return len(rewrites), created, nil
 }
 
@@ -711,6 +711,10 @@ func (s *Session) callExpire(ctx context.Context, a *callArgs) (string, error) {
 	return msg, nil
 }
 
+// defaultDeleteOlderThan is DuckDB's delete_older_than when the catalog
+// sets none.
+const defaultDeleteOlderThan = "2 days"
+
 // callCleanup runs cleanup_old_files (files scheduled for deletion) or
 // delete_orphaned_files (Parquet files under the data path the catalog does
 // not know).
@@ -744,13 +748,18 @@ func (s *Session) callCleanup(ctx context.Context, a *callArgs, orphans bool) (s
 		return "", errAt(pgerr.New(pgerr.InvalidParameterValue, "%s: give either older_than or cleanup_all, not both", proc), a.loc)
 	}
 	if !all && olderThan == nil {
+		// as DuckDB's ducklake extension: the catalog's delete_older_than,
+		// two days when it has none, and no default when it was set empty
 		key := "delete_older_than"
 		v, ok, err := snapshot.Option(ctx, s.eng.DB, key, -1, -1)
 		if err != nil {
 			return "", err
 		}
 		if !ok {
-			return "", errAt(pgerr.New(pgerr.InvalidParameterValue, "%s: give older_than => timestamp or cleanup_all => true", proc), a.loc)
+			v = defaultDeleteOlderThan
+		}
+		if strings.TrimSpace(v) == "" {
+			return "", errAt(pgerr.New(pgerr.InvalidParameterValue, "%s: give older_than => timestamp or cleanup_all => true, or set a default with CALL lakepg.set_option('delete_older_than', '1 week')", proc), a.loc)
 		}
 		iv, err := types.ParseInterval(v)
 		if err != nil {
@@ -784,63 +793,7 @@ func (s *Session) callCleanup(ctx context.Context, a *callArgs, orphans bool) (s
 		}
 		return fmt.Sprintf("%s: %s %d files", proc, verb, len(files)), nil
 	}
-	known, err := snapshot.KnownFiles(ctx, db)
-	if err != nil {
-		return "", err
-	}
-	objs, err := store.List(ctx, db.DataPath())
-	if err != nil {
-		return "", pgerr.Wrap(pgerr.IOError, err, "could not list \"%s\"", db.DataPath())
-	}
-	n := 0
-	var plan maintPlan
-	for _, o := range objs {
-		if !strings.HasSuffix(o.Path, ".parquet") {
-			continue
-		}
-		if i := sort.SearchStrings(known, o.Path); i < len(known) && known[i] == o.Path {
-			continue
-		}
-		if olderThan != nil && !o.ModTime.Before(*olderThan) {
-			continue
-		}
-		n++
-		if dry {
-			plan.add("%s (%d bytes, modified %s)", o.Path, o.Size, o.ModTime.UTC().Format(time.RFC3339))
-			continue
-		}
-		if err := store.Delete(ctx, o.Path); err != nil {
-			return "", pgerr.Wrap(pgerr.IOError, err, "could not delete file \"%s\"", o.Path)
-		}
-	}
-	// Temporary files of writes that never finished (a killed server):
-	// nothing references them, and past older_than no live writer owns
-	// them. cleanup_all takes them all, in-progress writes included (such
-	// a write then fails; nothing it wrote was committed).
-	temp := 0
-	if l, ok := store.(storage.Leftovers); ok {
-		left, err := l.ListLeftovers(ctx, db.DataPath())
-		if err != nil {
-			return "", pgerr.Wrap(pgerr.IOError, err, "could not list \"%s\"", db.DataPath())
-		}
-		for _, o := range left {
-			if olderThan != nil && !o.ModTime.Before(*olderThan) {
-				continue
-			}
-			temp++
-			if dry {
-				plan.add("%s (temporary file of an unfinished write, %d bytes, modified %s)", o.Path, o.Size, o.ModTime.UTC().Format(time.RFC3339))
-				continue
-			}
-			if err := store.Delete(ctx, o.Path); err != nil {
-				return "", pgerr.Wrap(pgerr.IOError, err, "could not delete file \"%s\"", o.Path)
-			}
-		}
-	}
-	if dry {
-		return plan.message("%s: %s %d files and %d temporary files", proc, verb, n, temp), nil
-	}
-	return fmt.Sprintf("%s: %s %d files and %d temporary files", proc, verb, n, temp), nil
+	return s.deleteOrphans(ctx, proc, olderThan, dry) // maintenance_orphans.go
 }
 
 // callSetOption sets a DuckLake option (set_option(option, value

@@ -39,7 +39,7 @@ func (s *Session) callFlush(ctx context.Context, a *callArgs) (string, error) {
 	var written []*exec.WrittenFile
 	cleanup := func() {
 		for _, w := range written {
-			s.eng.Store.Delete(context.WithoutCancel(ctx), w.Path)
+			s.writeStore().Delete(context.WithoutCancel(ctx), w.Path)
 		}
 	}
 	var flushes []snapshot.TableFlush
@@ -62,6 +62,7 @@ func (s *Session) callFlush(ctx context.Context, a *callArgs) (string, error) {
 			return "", err
 		}
 	}
+	s.settled(filePaths(written...)...) // inflight.go
 	return fmt.Sprintf("flush_inlined_data: flushed %d inlined rows of %d tables", rows, len(flushes)), nil
 }
 
@@ -249,7 +250,7 @@ func (s *Session) writeFlushed(ctx context.Context, t *catalog.Table, dir string
 	if keys, ok := flushKeys(t, cols); ok {
 		return s.writePartitioned(ctx, dir, t.Partition.ID, keys, pcols, op, nil, true, opt)
 	}
-	w, err := exec.WriteParquet(ctx, s.eng.Store, dir, pcols, op, nil, opt)
+	w, err := exec.WriteParquet(ctx, s.writeStore(), dir, pcols, op, nil, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -380,7 +381,7 @@ func (s *Session) writeDeletesAt(ctx context.Context, dir, dataPath string, dels
 	}
 	name := exec.NewFileName("-delete")
 	path := dir + name
-	wr, err := s.eng.Store.Create(ctx, path)
+	wr, err := s.writeStore().Create(ctx, path)
 	if err != nil {
 		return snapshot.NewDeleteFileAt{}, nil, pgerr.Wrap(pgerr.IOError, err, "could not write file \"%s\"", path)
 	}

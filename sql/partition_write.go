@@ -61,7 +61,9 @@ func (tw *tableWrite) dataFiles(cols []exec.ScanCol, rowIDs bool) []snapshot.New
 func (tw *tableWrite) remove(ctx context.Context, store storage.Backend) {
 	for _, f := range tw.files {
 		if f.Path != "" {
-			store.Delete(context.WithoutCancel(ctx), f.Path)
+			if store.Delete(context.WithoutCancel(ctx), f.Path) == nil {
+				inflight.release(f.Path) // inflight.go
+			}
 		}
 	}
 }
@@ -85,7 +87,7 @@ func (s *Session) writeTableFiles(ctx context.Context, sch *catalog.Schema, t *c
 		return nil, err
 	}
 	if !t.Partition.Partitioned() {
-		w, err := exec.WriteParquet(ctx, s.eng.Store, dir, pcols, op, check, opt)
+		w, err := exec.WriteParquet(ctx, s.writeStore(), dir, pcols, op, check, opt)
 		if err != nil {
 			return nil, err
 		}
@@ -115,7 +117,7 @@ func (s *Session) writePartitioned(ctx context.Context, dir string, specID int64
 	for k := range keys {
 		keys[k].loc = s.loc
 	}
-	pw := &partWriter{ctx: ctx, store: s.eng.Store, dir: dir, cols: pcols, opt: opt, keys: keys, open: map[string]*partFile{}, track: track}
+	pw := &partWriter{ctx: ctx, store: s.writeStore(), dir: dir, cols: pcols, opt: opt, keys: keys, open: map[string]*partFile{}, track: track}
 	err := exec.Drain(ctx, op, func(b *vec.Batch) error {
 		if check != nil {
 			if err := check(b); err != nil {
