@@ -56,12 +56,15 @@ func (db *DB) InlinedData(ctx context.Context, t *Table, snap Snapshot) ([]Inlin
 }
 
 // columnNamesAtVersion maps column names to column ids as table t was laid
-// out at a schema version: the columns visible at the last snapshot that had
-// that version. Renamed and dropped columns are why the current names do
-// not do.
+// out at a schema version. Renamed and dropped columns are why the current
+// names do not do. The layout in force is the one begun by the table's last
+// ducklake_schema_versions row at or before that version; those rows
+// outlive expired snapshots, which are the fallback for catalogs without
+// them (the columns visible at the last snapshot that had the version).
 func (db *DB) columnNamesAtVersion(ctx context.Context, rt *readTx, t *Table, version int64) (map[string]int64, error) {
 	names := map[string]int64{}
-	rows, err := rt.QueryContext(ctx, `SELECT MAX(snapshot_id) FROM ducklake_snapshot WHERE schema_version = ?`, version)
+	rows, err := rt.QueryContext(ctx, `SELECT COALESCE((SELECT MAX(begin_snapshot) FROM ducklake_schema_versions WHERE table_id = ? AND schema_version <= ?),
+	(SELECT MAX(snapshot_id) FROM ducklake_snapshot WHERE schema_version = ?))`, t.ID, version, version)
 	if err != nil {
 		return nil, fmt.Errorf("catalog: read inlined data: %w", err)
 	}

@@ -396,9 +396,12 @@ func (w *writer) write() (catalog.Snapshot, error) {
 		snap.ID, snap.Time, snap.SchemaVersion, snap.NextCatalogID, snap.NextFileID); err != nil {
 		return snap, err
 	}
+	// Drops go first, so that a block may drop a schema or table and
+	// create another of the same name.
 	for _, phase := range []func() error{
-		w.writeNewSchemas,
 		w.writeDroppedTables,
+		w.writeDroppedSchemas,
+		w.writeNewSchemas,
 		w.writeRenames,
 		w.writeNewTables,
 		w.writeAddedColumns,
@@ -410,7 +413,6 @@ func (w *writer) write() (catalog.Snapshot, error) {
 		w.writeInlinedDeletes,
 		w.writeInlinedInserts,
 		w.writeInlinedFileDeletes,
-		w.writeDroppedSchemas,
 	} {
 		if err := phase(); err != nil {
 			return snap, err
@@ -793,7 +795,8 @@ func (w *writer) writeDeletes() error {
 	return nil
 }
 
-// writeDroppedSchemas runs after the tables they held were dropped.
+// writeDroppedSchemas runs after the tables they held were dropped and
+// before new schemas are created.
 func (w *writer) writeDroppedSchemas() error {
 	for _, d := range w.c.droppedSchemas {
 		n, err := w.endLive("ducklake_schema", "schema_id = ?", d.s.ID)

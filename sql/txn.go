@@ -127,6 +127,9 @@ func (s *Session) endTxn(ctx context.Context, commit bool) error {
 	if t == nil {
 		return nil
 	}
+	// deferred first, so it runs last: once the block's files are committed
+	// or deleted, orphan sweeps no longer need to be told about them
+	defer s.releaseWrites() // inflight.go
 	if commit && !t.c.Empty() {
 		err := s.commitStaged(ctx, t.c)
 		if err == nil {

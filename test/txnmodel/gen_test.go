@@ -203,7 +203,10 @@ func (g *gen) ctas(v *state) (stmt, bool) {
 	if name == "" {
 		return stmt{}, false
 	}
-	key := sch + "." + name
+	return g.ctasAs(v, sch+"."+name), true
+}
+
+func (g *gen) ctasAs(v *state, key string) stmt {
 	g.uids++
 	nt := &table{uid: g.uids}
 	srcKey, src := g.anyTable(v)
@@ -230,7 +233,7 @@ func (g *gen) ctas(v *state) (stmt, bool) {
 		}
 	}
 	s.next.tables[key] = nt
-	return s, true
+	return s
 }
 
 // newRow is the row with id, with only the columns in given set (nil: all); the others
@@ -526,11 +529,18 @@ func (g *gen) renameTable(v *state) (stmt, bool) {
 	if name == "" {
 		return stmt{}, false
 	}
+	return renameTo(v, key, name), true
+}
+
+// renameTo renames table key (which exists) to name (which is free in its schema).
+func renameTo(v *state, key, name string) stmt {
+	sch, _ := split(key)
 	s := change(v, fmt.Sprintf("ALTER TABLE %s RENAME TO %s", qname(key), q(name)))
-	s.next.tables[sch+"."+name] = s.next.tables[key]
+	t := s.next.tables[key]
+	s.next.tables[sch+"."+name] = t
 	delete(s.next.tables, key)
 	s.touched[t.uid] = touch{certain: true}
-	return s, true
+	return s
 }
 
 func (g *gen) dropTable(v *state) (stmt, bool) {
@@ -538,10 +548,17 @@ func (g *gen) dropTable(v *state) (stmt, bool) {
 	if t == nil {
 		return stmt{}, false
 	}
-	s := change(v, "DROP TABLE "+qname(key))
-	delete(s.next.tables, key)
-	s.touched[t.uid] = touch{certain: true}
-	return s, true
+	return dropIfExists(v, key, "DROP TABLE "+qname(key)), true
+}
+
+// dropIfExists drops table key if there is one, with sql.
+func dropIfExists(v *state, key, sql string) stmt {
+	s := change(v, sql)
+	if t := v.tables[key]; t != nil {
+		delete(s.next.tables, key)
+		s.touched[t.uid] = touch{certain: true}
+	}
+	return s
 }
 
 // schemaDDL creates a missing schema or drops one with CASCADE.

@@ -24,6 +24,7 @@ import (
 var (
 	sequences = flag.Int("sequences", 12, "random statement sequences to run on each catalog")
 	seedFlag  = flag.Uint64("seed", 0, "generator seed (0: a new one, printed)")
+	logFlag   = flag.String("log", "", "append every statement of the session under test to this file (to replay a failure)")
 )
 
 func TestMain(m *testing.M) {
@@ -163,6 +164,9 @@ func (r *runner) exec(c *pgconn.PgConn, sql, copyData string) (tag, code string,
 	defer cancel()
 	if c == r.conn {
 		r.log = append(r.log, sql)
+		if *logFlag != "" {
+			appendLog(r.t, sql, copyData)
+		}
 	} else {
 		r.log = append(r.log, "-- other session: "+sql)
 	}
@@ -186,6 +190,18 @@ func (r *runner) exec(c *pgconn.PgConn, sql, copyData string) (tag, code string,
 	return ct.String(), "", nil
 }
 
+func appendLog(t *testing.T, sql, copyData string) {
+	f, err := os.OpenFile(*logFlag, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "%s;\n", sql)
+	if copyData != "" {
+		fmt.Fprintf(f, "%s\\.\n", copyData)
+	}
+}
+
 // must runs a statement that has to succeed.
 func (r *runner) must(c *pgconn.PgConn, sql string) string {
 	tag, _, err := r.exec(c, sql, "")
@@ -197,12 +213,16 @@ func (r *runner) must(c *pgconn.PgConn, sql string) string {
 
 func (r *runner) step() {
 	if r.blk == nil {
-		if r.g.chance(20) {
-			r.must(r.conn, "BEGIN")
-			r.blk = &block{base: r.committed, st: r.committed.clone(), touched: map[int]touch{}}
-			return
+		switch p := r.g.pick(100); {
+		case p < 20:
+			r.begin()
+		case p < 24:
+			r.dbtModel()
+		case p < 28:
+			r.maintenance()
+		default:
+			r.statement()
 		}
-		r.statement()
 		return
 	}
 	b := r.blk
@@ -220,8 +240,15 @@ func (r *runner) step() {
 		return
 	}
 	switch p := r.g.pick(100); {
-	case p < 62:
+	case p < 60:
 		r.statement()
+	case p < 61:
+		// an orphan sweep beside the open block must leave the files it wrote
+		r.must(r.other, "CALL lakepg.delete_orphaned_files(cleanup_all => true)")
+		r.verify(r.conn, b.st, "inside the block after an orphan sweep")
+	case p < 62:
+		// maintenance cannot run in a block: it fails and aborts the block
+		r.run(stmt{sql: maintenanceCalls[r.g.pick(len(maintenanceCalls))], wantErr: "25001"})
 	case p < 68:
 		r.n.savepoints++
 		name := fmt.Sprintf("sp%d", len(b.sps)%3) // names repeat: the newest one is found
@@ -246,6 +273,44 @@ func (r *runner) step() {
 	}
 }
 
+func (r *runner) begin() {
+	r.must(r.conn, "BEGIN")
+	r.blk = &block{base: r.committed, st: r.committed.clone(), touched: map[int]touch{}}
+}
+
+// dbtModel sends what dbt sends to build a table model: the new table is built under a
+// temporary name and renamed into place in one block, the old one renamed to a backup that
+// is dropped after COMMIT.
+func (r *runner) dbtModel() {
+	const model, tmp, backup = "public.stg", "public.stg__dbt_tmp", "public.stg__dbt_backup"
+	r.run(dropIfExists(r.view(), tmp, "DROP TABLE IF EXISTS "+qname(tmp)))
+	r.run(dropIfExists(r.view(), backup, "DROP TABLE IF EXISTS "+qname(backup)))
+	r.begin()
+	r.run(r.g.ctasAs(r.view(), tmp))
+	if r.view().tables[model] != nil {
+		r.run(renameTo(r.view(), model, "stg__dbt_backup"))
+	}
+	r.run(renameTo(r.view(), tmp, "stg"))
+	r.commit()
+	r.run(dropIfExists(r.view(), backup, "DROP TABLE IF EXISTS "+qname(backup)))
+}
+
+// maintenanceCalls rewrite files and flush inlined rows without changing any row.
+var maintenanceCalls = []string{
+	"CALL lakepg.merge_adjacent_files()",
+	"CALL lakepg.flush_inlined_data()",
+	"CALL lakepg.rewrite_data_files(delete_threshold => 0.1)",
+	"CALL lakepg.expire_snapshots(older_than => now())",
+	"CALL lakepg.cleanup_old_files(cleanup_all => true)",
+	"CALL lakepg.delete_orphaned_files(cleanup_all => true)",
+}
+
+// maintenance runs one maintenance call: rows stay as they are.
+func (r *runner) maintenance() {
+	r.must(r.conn, maintenanceCalls[r.g.pick(len(maintenanceCalls))])
+	r.verifyCommitted("maintenance")
+}
+
 // findSavepoint is the index of the newest savepoint named name.
 func (r *runner) findSavepoint(name string) int {
 	for i := len(r.blk.sps) - 1; i >= 0; i-- {
@@ -257,13 +322,22 @@ func (r *runner) findSavepoint(name string) int {
 	return -1
 }
 
+// view is what the session reads now.
+func (r *runner) view() *state {
+	if r.blk != nil {
+		return r.blk.st
+	}
+	return r.committed
+}
+
 // statement runs a generated statement in the block or in autocommit.
 func (r *runner) statement() {
-	view := r.committed
-	if r.blk != nil {
-		view = r.blk.st
-	}
-	s := r.g.step(view)
+	r.run(r.g.step(r.view()))
+}
+
+// run runs a statement in the block or in autocommit and checks its outcome against the
+// model.
+func (r *runner) run(s stmt) {
 	r.n.statements++
 	want := s.wantErr
 	if r.blk != nil && r.blk.failed {
