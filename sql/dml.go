@@ -300,8 +300,21 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 	if err != nil {
 		return nil, err
 	}
-	if joined && len(ref.pending) > 0 {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "UPDATE or DELETE with FROM or correlated subqueries over rows written earlier in this transaction block is not supported yet")
+	// rows the open block wrote itself are changed by rewriting their staged
+	// files (txn_pending.go); a query plan over them is made per staged
+	// file, and the plan below reads the committed files only
+	var pendingPasses []pendingPass
+	if joined && len(ref.pending) > 0 && !describeOnly {
+		scan.Files = scan.Files[:len(scan.Files)-len(ref.pendingScan)]
+		ref.pending, ref.pendingScan = nil, nil // pushed-down filters must not bring them back
+		if pendingPasses, err = s.planPendingPasses(ctx, head, rv, alias, from, where, set, p); err != nil {
+			return nil, err
+		}
+		defer func() {
+			for _, pp := range pendingPasses {
+				pp.op.Close()
+			}
+		}()
 	}
 	if joined {
 		if op, newVals, fileOrd, err = s.planJoinedModify(b, src, rv, alias, from, where, set); err != nil {
@@ -370,7 +383,16 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 	// rows the open transaction block wrote itself: their staged files are
 	// rewritten; the scan below reads only committed files
 	var pendingCount int64
-	if len(ref.pending) > 0 {
+	switch {
+	case joined:
+		for i := range pendingPasses {
+			n, err := pendingPasses[i].run(ctx, s)
+			if err != nil {
+				return nil, err
+			}
+			pendingCount += n
+		}
+	case len(ref.pending) > 0:
 		scan.Files = scan.Files[:len(scan.Files)-len(ref.pendingScan)]
 		for k := range ref.pending {
 			n, err := s.rewritePending(ctx, env, ref, k, pred, newVals)

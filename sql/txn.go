@@ -6,11 +6,9 @@ import (
 
 	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/exec"
-	"github.com/lakepg/lakepg/exec/parquetio"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/snapshot"
-	"github.com/lakepg/lakepg/types"
 )
 
 // txn is an open transaction block (BEGIN … COMMIT): the snapshot all its
@@ -233,70 +231,4 @@ func dropInlined(bs []*vec.Batch, ncols int, names []string, del map[string][]in
 		}
 	}
 	return out
-}
-
-// rewritePending applies a DELETE (newVals nil) or UPDATE to the k-th data
-// file the open block staged for the table: the file is rewritten without
-// the deleted rows, or with the new values, and the staged entry swapped.
-// Rows that never committed get no delete files and keep no stale row ids.
-// It returns the number of rows that matched.
-func (s *Session) rewritePending(ctx context.Context, env *exec.Env, ref *tableRef, k int, pred exec.Expr, newVals []exec.Expr) (int64, error) {
-	f := ref.pending[k]
-	cols := ref.scan.Cols
-	ncols := len(cols)
-	scanOf := func(deleted []int64) *exec.TableScan {
-		sf := ref.pendingScan[k]
-		sf.Deleted = deleted
-		return &exec.TableScan{Store: s.eng.Store, Snapshot: ref.snap.ID, Label: ref.scan.Label, Cols: cols, Files: []exec.ScanFile{sf}, WithPos: true}
-	}
-	var matched []int64
-	var op exec.Operator = scanOf(nil)
-	if pred != nil {
-		op = &exec.Filter{Env: env, Input: op, Pred: cloneExpr(pred)}
-	}
-	err := exec.Drain(ctx, op, func(b *vec.Batch) error {
-		matched = append(matched, b.Vecs[ncols+1].I64[:b.N]...)
-		return nil
-	})
-	op.Close()
-	if err != nil || len(matched) == 0 {
-		return 0, err
-	}
-	exprs := make([]exec.Expr, 0, ncols+1)
-	var src exec.Operator
-	if newVals == nil {
-		src = scanOf(matched)
-		for i, c := range cols {
-			exprs = append(exprs, &exec.ColRef{Idx: i, T: c.T})
-		}
-	} else {
-		src = scanOf(nil)
-		for i, c := range cols {
-			e := cloneExpr(newVals[i])
-			if pred != nil {
-				e = &exec.Case{When: []exec.Expr{cloneExpr(pred)}, Then: []exec.Expr{e}, Else: &exec.ColRef{Idx: i, T: c.T}, T: c.T}
-			}
-			exprs = append(exprs, e)
-		}
-	}
-	pcols := parquetColumns(cols)
-	if f.EmbeddedRowIDs {
-		exprs = append(exprs, &exec.ColRef{Idx: ncols + 2, T: types.Int64T})
-		pcols = append(pcols, parquetio.Column{FieldID: exec.RowIDFieldID, Name: "_ducklake_internal_row_id", Type: types.Int64T})
-	}
-	// a partitioned table's rows go back to their partitions (an UPDATE
-	// may move them to another)
-	tw, err := s.writeTableFiles(ctx, ref.schema, ref.table, pcols, &exec.Project{Env: env, Input: src, Exprs: exprs}, notNullCheck(ref.table))
-	src.Close()
-	if err != nil {
-		return 0, err
-	}
-	t := s.txn
-	t.superseded = append(t.superseded, ref.pendingScan[k].Path)
-	t.c.ReplaceAddedFiles(ref.table.ID, f.RelPath, tw.dataFiles(cols, f.EmbeddedRowIDs))
-	for _, w := range tw.files {
-		path := w.Path
-		t.undo = append(t.undo, func() { s.eng.Store.Delete(context.WithoutCancel(ctx), path) })
-	}
-	return int64(len(matched)), nil
 }

@@ -361,6 +361,58 @@ func (g *gen) copyIn(v *state) (stmt, bool) {
 	return s, true
 }
 
+// modulus picks the k and r of a predicate id % k = r; k = 1 takes every row.
+func (g *gen) modulus() (k, r int64) {
+	if g.chance(10) {
+		return 1, 0
+	}
+	return int64(2 + g.pick(4)), int64(g.pick(2))
+}
+
+// selector is the rows an UPDATE or DELETE changes: those with id % k = r, or those
+// whose id is the id of such a row of a table (the same one or another), found through
+// FROM or a correlated EXISTS, which lakepg plans as a join.
+type selector struct {
+	k, r int64
+	via  string          // the other table's key; "" for the plain predicate
+	ids  map[string]bool // its ids that satisfy the predicate
+}
+
+func (g *gen) selector(v *state) selector {
+	k, r := g.modulus()
+	sl := selector{k: k, r: r}
+	if key, t := g.anyTable(v); t != nil && g.chance(30) {
+		sl.via, sl.ids = key, map[string]bool{}
+		for _, rw := range t.rows {
+			if matches(rw, k, r) {
+				sl.ids[*rw.vals[0]] = true
+			}
+		}
+	}
+	return sl
+}
+
+func (sl selector) hit(rw row) bool {
+	if sl.via == "" {
+		return matches(rw, sl.k, sl.r)
+	}
+	return sl.ids[*rw.vals[0]]
+}
+
+func (sl selector) update(key, set string) string {
+	if sl.via == "" {
+		return fmt.Sprintf("UPDATE %s SET %s WHERE id %% %d = %d", qname(key), set, sl.k, sl.r)
+	}
+	return fmt.Sprintf("UPDATE %s AS t SET %s FROM %s AS u WHERE u.id = t.id AND u.id %% %d = %d", qname(key), set, qname(sl.via), sl.k, sl.r)
+}
+
+func (sl selector) delete(key string) string {
+	if sl.via == "" {
+		return fmt.Sprintf("DELETE FROM %s WHERE id %% %d = %d", qname(key), sl.k, sl.r)
+	}
+	return fmt.Sprintf("DELETE FROM %s AS t WHERE EXISTS (SELECT 1 FROM %s AS u WHERE u.id = t.id AND u.id %% %d = %d)", qname(key), qname(sl.via), sl.k, sl.r)
+}
+
 // matches is the predicate id % k = r the UPDATE and DELETE statements use.
 func matches(rw row, k, r int64) bool {
 	id, _ := strconv.ParseInt(*rw.vals[0], 10, 64)
@@ -374,16 +426,20 @@ func (g *gen) update(v *state) (stmt, bool) {
 	}
 	ci := 1 + g.pick(len(t.cols)-1)
 	c := t.cols[ci]
-	k, r := int64(2+g.pick(4)), int64(g.pick(2))
-	set := q(c.name) + " + 1"
-	if c.typ == "text" {
-		set = q(c.name) + " || 'u'"
+	sl := g.selector(v)
+	ref := q(c.name)
+	if sl.via != "" {
+		ref = "t." + ref // the other table may have a column of that name
 	}
-	s := change(v, fmt.Sprintf("UPDATE %s SET %s = %s WHERE id %% %d = %d", qname(key), q(c.name), set, k, r))
+	set := ref + " + 1"
+	if c.typ == "text" {
+		set = ref + " || 'u'"
+	}
+	s := change(v, sl.update(key, q(c.name)+" = "+set))
 	nt := s.next.tables[key]
 	var tc touch
 	for i, rw := range nt.rows {
-		if !matches(rw, k, r) {
+		if !sl.hit(rw) {
 			continue
 		}
 		if !rw.fresh {
@@ -409,13 +465,13 @@ func (g *gen) delete(v *state) (stmt, bool) {
 	if t == nil {
 		return stmt{}, false
 	}
-	k, r := int64(2+g.pick(4)), int64(g.pick(2))
-	s := change(v, fmt.Sprintf("DELETE FROM %s WHERE id %% %d = %d", qname(key), k, r))
+	sl := g.selector(v)
+	s := change(v, sl.delete(key))
 	nt := s.next.tables[key]
 	var tc touch
 	kept := nt.rows[:0]
 	for _, rw := range nt.rows {
-		if !matches(rw, k, r) {
+		if !sl.hit(rw) {
 			kept = append(kept, rw)
 			continue
 		}

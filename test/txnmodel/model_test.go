@@ -52,7 +52,9 @@ type state struct {
 	tables  map[string]*table
 }
 
-func newState() *state { return &state{schemas: map[string]bool{"public": true}, tables: map[string]*table{}} }
+func newState() *state {
+	return &state{schemas: map[string]bool{"public": true}, tables: map[string]*table{}}
+}
 
 func (s *state) clone() *state {
 	c := &state{schemas: maps.Clone(s.schemas), tables: make(map[string]*table, len(s.tables))}

@@ -36,6 +36,7 @@ func TestMain(m *testing.M) {
 
 // lake is a running lakepg and how to reach its catalog from `lakepg check` and DuckDB.
 type lake struct {
+	name      string // sqlite or postgres
 	srv       *testserver.Server
 	checkArgs []string // --catalog and --data for lakepg check
 	attach    string   // DuckDB's ATTACH of the catalog as lk, read-only
@@ -54,6 +55,7 @@ func TestTransactionModel(t *testing.T) {
 		srv := testserver.Start(t, bin, dir)
 		cat := filepath.Join(dir, "catalog.sqlite")
 		run(t, seed, &lake{
+			name:      "sqlite",
 			srv:       srv,
 			checkArgs: []string{"--catalog", "sqlite:" + cat, "--data", filepath.Join(dir, "data")},
 			attach:    fmt.Sprintf("ATTACH %s AS lk (READ_ONLY)", sqlString("ducklake:sqlite:"+cat)),
@@ -72,6 +74,7 @@ func TestTransactionModel(t *testing.T) {
 		srv := testserver.Launch(t, bin, dir, port, []string{"--listen", fmt.Sprintf("127.0.0.1:%d", port),
 			"--catalog", dsn, "--data", data, "--log-level", "warn"}, nil)
 		run(t, seed, &lake{
+			name:      "postgres",
 			srv:       srv,
 			checkArgs: []string{"--catalog", dsn, "--data", data},
 			attach:    fmt.Sprintf("ATTACH %s AS lk (DATA_PATH %s, READ_ONLY)", sqlString("ducklake:postgres:"+params.Libpq()), sqlString(data+"/")),
@@ -139,8 +142,13 @@ func run(t *testing.T, seed uint64, lk *lake) {
 		r.verifyCommitted("end of sequence")
 	}
 	r.duckdbReads()
-	t.Logf("seed %d: %d sequences, %d statements (%d meant to fail), %d commits, %d rollbacks, %d savepoints, %d rollbacks to a savepoint, %d dropped connections, %d commits refused with 40001 after a concurrent DROP, %d commits beside a concurrent INSERT; %d tables at the end, read identically by DuckDB",
-		seed, *sequences, r.n.statements, r.n.failing, r.n.commits, r.n.rollbacks, r.n.savepoints, r.n.rollbackTos, r.n.drops, r.n.conflicts, r.n.noConflicts, len(r.committed.tables))
+	testserver.Report(t, "txnmodel-"+lk.name, fmt.Sprintf(`random transaction sequences on the %s catalog, seed %d (-seed %d replays them)
+%d sequences, %d statements (%d meant to fail), %d commits, %d rollbacks, %d savepoints, %d rollbacks to a savepoint,
+%d dropped connections, %d commits refused with 40001 after another session's DROP or DELETE,
+%d commits that kept another session's INSERT or DELETE; after each commit the rows equal the model and lakepg check is clean;
+%d tables at the end, read identically by DuckDB 1.5.5`,
+		lk.name, seed, seed, *sequences, r.n.statements, r.n.failing, r.n.commits, r.n.rollbacks, r.n.savepoints, r.n.rollbackTos,
+		r.n.drops, r.n.conflicts, r.n.noConflicts, len(r.committed.tables)))
 }
 
 func (r *runner) fatalf(format string, args ...any) {
@@ -266,8 +274,10 @@ func (r *runner) step() {
 		r.rollback()
 	case p < 92:
 		r.dropConnection()
-	case p < 97 && b.stmts > 0:
+	case p < 95 && b.stmts > 0:
 		r.conflictingDrop()
+	case p < 98 && b.stmts > 0:
+		r.concurrentDelete()
 	case b.stmts > 0:
 		r.concurrentInsert()
 	}
@@ -481,6 +491,90 @@ func (r *runner) conflictingDrop() {
 		r.committed = next
 	}
 	r.verifyCommitted("COMMIT after a concurrent DROP TABLE")
+}
+
+// concurrentDelete has the other session delete rows of a table that existed when the
+// block began, then commits the block. Deletes or updates of the same rows by both
+// conflict (40001); if the block never touched the table its COMMIT must succeed; when it
+// succeeds, the rows the other session deleted stay deleted.
+func (r *runner) concurrentDelete() {
+	b := r.blk
+	ks := r.committed.keys()
+	if len(ks) == 0 {
+		return
+	}
+	key := ks[r.g.pick(len(ks))]
+	t := r.committed.tables[key]
+	k, m := r.g.modulus()
+	gone := map[string]bool{}
+	after := r.committed.clone()
+	at := after.tables[key]
+	kept := at.rows[:0]
+	for _, rw := range at.rows {
+		if matches(rw, k, m) {
+			gone[*rw.vals[0]] = true
+		} else {
+			kept = append(kept, rw)
+		}
+	}
+	at.rows = kept
+	r.must(r.other, fmt.Sprintf("DELETE FROM %s WHERE id %% %d = %d", qname(key), k, m))
+	r.committed = after
+	r.verifyCommitted("DELETE by the other session")
+	r.verify(r.conn, b.st, "inside the block after the other session's DELETE")
+
+	// did the block delete or update committed rows the other session deleted?
+	both := false
+	_, pt := b.st.byUID(t.uid)
+	if _, bt := b.base.byUID(t.uid); bt != nil {
+		still := map[string]bool{}
+		if pt != nil {
+			for _, rw := range pt.rows {
+				if !rw.fresh {
+					still[*rw.vals[0]] = true
+				}
+			}
+		}
+		for _, rw := range bt.rows {
+			if id := *rw.vals[0]; !still[id] && gone[id] {
+				both = true
+			}
+		}
+	}
+	_, wrote := b.touched[t.uid]
+	r.blk = nil
+	tag, code, err := r.exec(r.conn, "COMMIT", "")
+	switch {
+	case b.failed:
+		if code != "" || tag != "ROLLBACK" {
+			r.fatalf("COMMIT of a failed block: got %q %s (%v)", tag, code, err)
+		}
+	case code == "40001":
+		if !wrote {
+			r.fatalf("COMMIT failed with 40001 although the block never wrote %s, which the other session deleted from: %v", key, err)
+		}
+		r.n.conflicts++
+	case code != "":
+		r.fatalf("COMMIT: %v", err)
+	default:
+		if both {
+			r.fatalf("COMMIT succeeded although the block and the other session deleted or updated the same rows of %s", key)
+		}
+		r.n.commits++
+		r.n.noConflicts++
+		if pt != nil {
+			kept := pt.rows[:0]
+			for _, rw := range pt.rows {
+				if rw.fresh || !gone[*rw.vals[0]] {
+					kept = append(kept, rw)
+				}
+			}
+			pt.rows = kept
+		}
+		b.st.settle()
+		r.committed = b.st
+	}
+	r.verifyCommitted("COMMIT after a concurrent DELETE")
 }
 
 // concurrentInsert has the other session insert into a table the block has not touched:
