@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lakepg/lakepg/test/testserver"
 )
 
 // duckExtensions are the ducklake and postgres extension files of DuckDB 1.5.5 for Python,
@@ -21,44 +21,7 @@ type duckExtensions struct {
 
 func findDuckExtensions(t *testing.T) duckExtensions {
 	t.Helper()
-	// LOAD checks the file name against the extension's entry point, postgres_scanner_init.
-	return duckExtensions{Ducklake: extensionFile(t, "ducklake"), Postgres: renamedExtension(t, extensionFile(t, "postgres"), "postgres_scanner")}
-}
-
-// extensionFile is the <name>.duckdb_extension that the PyPI package
-// duckdb-extension-<name>==1.5.5 installs, after checking that python3 has DuckDB 1.5.5.
-func extensionFile(t *testing.T, name string) string {
-	t.Helper()
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Fatalf("python3 not found: run make test (scripts/test.sh installs DuckDB for Python): %v", err)
-	}
-	out, err := exec.Command("python3", "-c",
-		`import site, duckdb; print(duckdb.__version__); print(site.getsitepackages()[0])`).CombinedOutput()
-	if err != nil {
-		t.Fatalf("python3 cannot import duckdb: run make test (scripts/test.sh pip-installs duckdb==1.5.5 and its extensions): %v\n%s", err, out)
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != 2 || lines[0] != "1.5.5" {
-		t.Fatalf("want DuckDB 1.5.5 for Python, python3 reports %q: run make test", out)
-	}
-	f := filepath.Join(lines[1], "duckdb_extension_"+name, "extensions", "v1.5.5", name+".duckdb_extension")
-	if _, err := os.Stat(f); err != nil {
-		t.Fatalf("DuckDB extension missing: run make test (scripts/test.sh pip-installs duckdb-extension-%s==1.5.5): %v", name, err)
-	}
-	return f
-}
-
-func renamedExtension(t *testing.T, src, as string) string {
-	t.Helper()
-	b, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dst := filepath.Join(t.TempDir(), as+".duckdb_extension")
-	if err := os.WriteFile(dst, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dst
+	return duckExtensions{Ducklake: testserver.DuckDBExtension(t, "ducklake"), Postgres: testserver.DuckDBExtension(t, "postgres")}
 }
 
 // duckPrelude opens DuckDB, loads the extensions by path and attaches the lake as lk.

@@ -10,7 +10,6 @@ import (
 	"math"
 	"math/big"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -250,57 +249,16 @@ func checkLake(t *testing.T, srv *testserver.Server, in duckInput) {
 }
 
 // duckdbExtensions finds DuckDB 1.5.5 and returns the paths of the ducklake extension and of
-// the sqlite extension copied under the file name DuckDB wants (sqlite_scanner).
+// the sqlite extension.
 func duckdbExtensions(t *testing.T) (ducklake, sqlite string) {
 	t.Helper()
-	ducklake = extensionFile(t, "ducklake")
-	// LOAD checks the file name against the extension's entry point, sqlite_scanner_init.
-	return ducklake, renamedExtension(t, extensionFile(t, "sqlite"), "sqlite_scanner")
+	return testserver.DuckDBExtension(t, "ducklake"), testserver.DuckDBExtension(t, "sqlite")
 }
 
-// postgresExtension is DuckDB's postgres extension, copied under the file name its entry
-// point wants (postgres_scanner).
+// postgresExtension is DuckDB's postgres extension.
 func postgresExtension(t *testing.T) string {
 	t.Helper()
-	return renamedExtension(t, extensionFile(t, "postgres"), "postgres_scanner")
-}
-
-// extensionFile is the <name>.duckdb_extension that the PyPI package
-// duckdb-extension-<name>==1.5.5 installs, after checking that python3 has DuckDB 1.5.5.
-func extensionFile(t *testing.T, name string) string {
-	t.Helper()
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Fatalf("python3 not found: run make test (scripts/test.sh installs DuckDB for Python): %v", err)
-	}
-	out, err := exec.Command("python3", "-c",
-		`import site, duckdb; print(duckdb.__version__); print(site.getsitepackages()[0])`).CombinedOutput()
-	if err != nil {
-		t.Fatalf("python3 cannot import duckdb: run make test (scripts/test.sh pip-installs duckdb==1.5.5 and its extensions): %v\n%s", err, out)
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != 2 || lines[0] != "1.5.5" {
-		t.Fatalf("want DuckDB 1.5.5 for Python, python3 reports %q: run make test", out)
-	}
-	f := filepath.Join(lines[1], "duckdb_extension_"+name, "extensions", "v1.5.5", name+".duckdb_extension")
-	if _, err := os.Stat(f); err != nil {
-		t.Fatalf("DuckDB extension missing: run make test (scripts/test.sh pip-installs duckdb-extension-%s==1.5.5): %v", name, err)
-	}
-	return f
-}
-
-// renamedExtension copies an extension file to <as>.duckdb_extension in a temporary
-// directory.
-func renamedExtension(t *testing.T, src, as string) string {
-	t.Helper()
-	b, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dst := filepath.Join(t.TempDir(), as+".duckdb_extension")
-	if err := os.WriteFile(dst, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dst
+	return testserver.DuckDBExtension(t, "postgres")
 }
 
 // duckScript reads a duckInput on stdin and writes a duckOutput on stdout. Values are text:
@@ -361,31 +319,8 @@ json.dump({"snapshots": snaps, "results": results, "raw": raw}, sys.stdout)
 func runDuckDB(t *testing.T, in duckInput) duckOutput {
 	t.Helper()
 	var out duckOutput
-	runPythonJSON(t, duckScript, 2*time.Minute, in, &out)
+	testserver.RunPythonJSON(t, duckScript, 2*time.Minute, in, &out)
 	return out
-}
-
-// runPythonJSON runs a Python script (DuckDB's side of a test) with in as
-// JSON on its standard input and decodes its standard output into out.
-func runPythonJSON(t *testing.T, script string, limit time.Duration, in, out any) {
-	t.Helper()
-	b, err := json.Marshal(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), limit)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "python3", "-c", script)
-	cmd.Stdin = strings.NewReader(string(b))
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	stdout, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("DuckDB script failed: %v\n%s", err, stderr.String())
-	}
-	if err := json.Unmarshal(stdout, out); err != nil {
-		t.Fatalf("DuckDB script output: %v\n%s\n%s", err, stdout, stderr.String())
-	}
 }
 
 // query runs sql with the simple protocol (text results) and returns its last result.

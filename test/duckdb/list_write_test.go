@@ -228,7 +228,7 @@ type listInput struct {
 func runListScript(t *testing.T, in listInput) []any {
 	t.Helper()
 	var out []any
-	runPythonJSON(t, listScript, 4*time.Minute, in, &out)
+	testserver.RunPythonJSON(t, listScript, 4*time.Minute, in, &out)
 	for i, r := range out {
 		if s, ok := r.(string); ok {
 			t.Fatalf("DuckDB query %q: %s", in.Queries[i], s)

@@ -76,7 +76,7 @@ type nestedWriteInput struct {
 func runNestedWriteScript(t *testing.T, in nestedWriteInput) [][][]*string {
 	t.Helper()
 	var raw []json.RawMessage
-	runPythonJSON(t, nestedWriteScript, 4*time.Minute, in, &raw)
+	testserver.RunPythonJSON(t, nestedWriteScript, 4*time.Minute, in, &raw)
 	out := make([][][]*string, len(raw))
 	for i, r := range raw {
 		if err := json.Unmarshal(r, &out[i]); err != nil {

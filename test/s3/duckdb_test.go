@@ -3,14 +3,13 @@ package s3
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/lakepg/lakepg/storage/s3test"
+	"github.com/lakepg/lakepg/test/testserver"
 )
 
 // duckdbExtensions finds DuckDB 1.5.5 for Python and the ducklake, sqlite
@@ -21,37 +20,12 @@ func duckdbExtensions(t *testing.T) []string {
 }
 
 // duckdbExtensionFiles returns the files of the named extensions from the
-// PyPI packages duckdb-extension-<name>==1.5.5, the sqlite and postgres
-// ones copied under the file names their entry points want
-// (sqlite_scanner, postgres_scanner).
+// PyPI packages duckdb-extension-<name>==1.5.5.
 func duckdbExtensionFiles(t *testing.T, names ...string) []string {
 	t.Helper()
-	out, err := exec.Command("python3", "-c",
-		`import site, duckdb; print(duckdb.__version__); print(site.getsitepackages()[0])`).CombinedOutput()
-	if err != nil {
-		t.Fatalf("python3 cannot import duckdb: run make test (scripts/test.sh pip-installs duckdb==1.5.5 and its extensions): %v\n%s", err, out)
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != 2 || lines[0] != "1.5.5" {
-		t.Fatalf("want DuckDB 1.5.5 for Python, python3 reports %q: run make test", out)
-	}
 	var exts []string
 	for _, name := range names {
-		p := filepath.Join(lines[1], "duckdb_extension_"+name, "extensions", "v1.5.5", name+".duckdb_extension")
-		if _, err := os.Stat(p); err != nil {
-			t.Fatalf("DuckDB extension missing: run make test (scripts/test.sh pip-installs duckdb-extension-%s==1.5.5): %v", name, err)
-		}
-		if as, ok := map[string]string{"sqlite": "sqlite_scanner", "postgres": "postgres_scanner"}[name]; ok {
-			b, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p = filepath.Join(t.TempDir(), as+".duckdb_extension")
-			if err := os.WriteFile(p, b, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		exts = append(exts, p)
+		exts = append(exts, testserver.DuckDBExtension(t, name))
 	}
 	return exts
 }
