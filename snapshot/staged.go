@@ -37,6 +37,23 @@ func (c *Commit) ReplaceAddedFiles(tableID int64, relPath string, fs []NewDataFi
 	return false
 }
 
+// Kept are the storage paths of the files the commit will name: those
+// staged for tables it does not drop (files without a known path left out).
+func (c *Commit) Kept() []string {
+	var out []string
+	for _, a := range c.addedFiles {
+		if a.f.Path != "" && !c.dropsTable(a.tableID) {
+			out = append(out, a.f.Path)
+		}
+	}
+	for _, r := range c.replaced {
+		if r.f.Path != "" && !c.dropsTable(r.tableID) {
+			out = append(out, r.f.Path)
+		}
+	}
+	return out
+}
+
 // Discarded are the storage paths of files staged for tables the commit
 // then drops: no catalog row will name them, so once the commit has
 // succeeded they are garbage (a transaction block that fills a table and

@@ -39,6 +39,9 @@ func (s *Session) commit(ctx context.Context, fn func(c *snapshot.Commit, meta *
 	if err == nil {
 		err = s.inlineLayouts(ctx, c) // inlinewrite.go
 	}
+	if err == nil {
+		err = s.filesPresent(ctx, c) // txn.go
+	}
 	if err != nil {
 		if cleanup != nil {
 			cleanup()

@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"errors"
+	"io/fs"
 
 	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/exec"
@@ -153,6 +154,9 @@ func (s *Session) endTxn(ctx context.Context, commit bool) error {
 
 // commitStaged writes a commit under the engine's writer lock.
 func (s *Session) commitStaged(ctx context.Context, c *snapshot.Commit) error {
+	if err := s.filesPresent(ctx, c); err != nil {
+		return err
+	}
 	e := s.eng
 	e.wg.Add(1)
 	defer e.wg.Done()
@@ -231,4 +235,23 @@ func dropInlined(bs []*vec.Batch, ncols int, names []string, del map[string][]in
 		}
 	}
 	return out
+}
+
+// filesPresent checks, right before a commit names them, that the files
+// the commit keeps are still in storage: a block may stay open for hours,
+// and an orphan sweep by another process (which cannot know this one's
+// writes) may have taken them. Committing then would acknowledge rows that
+// can never be read, so the commit is refused instead.
+func (s *Session) filesPresent(ctx context.Context, c *snapshot.Commit) error {
+	for _, p := range c.Kept() {
+		if _, err := s.eng.Store.Stat(ctx, p); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				e := pgerr.New(pgerr.UndefinedFile, "could not commit: file \"%s\" written by this transaction is gone; nothing was committed", p)
+				e.Hint = "Another process may have deleted it as an orphan: give delete_orphaned_files an older_than longer than your transactions last."
+				return e
+			}
+			return pgerr.Wrap(pgerr.IOError, err, "could not commit: checking file \"%s\"", p)
+		}
+	}
+	return nil
 }

@@ -86,3 +86,25 @@ func TestInlinedRowsAfterExpiryAndRename(t *testing.T) {
 	must(t, s, `ALTER TABLE t RENAME COLUMN a TO a2`)
 	must(t, s, `SELECT * FROM t ORDER BY id`, "1|6|x|NULL", "2|7|y|8")
 }
+
+// TestCommitRefusedWhenStagedFileIsGone: a file the block wrote that disappeared before
+// COMMIT (an orphan sweep by another process) makes COMMIT fail with 58P01 and commit
+// nothing, instead of acknowledging rows nobody can read.
+func TestCommitRefusedWhenStagedFileIsGone(t *testing.T) {
+	s := lake(t)
+	must(t, s, `CREATE TABLE t (x integer)`)
+	must(t, s, `BEGIN`)
+	must(t, s, `INSERT INTO t SELECT g FROM generate_series(1, 3000) g`)
+	ctx := context.Background()
+	staged := s.txn.c.Kept()
+	if len(staged) != 1 {
+		t.Fatalf("staged files %q, want one", staged)
+	}
+	if err := s.eng.Store.Delete(ctx, staged[0]); err != nil {
+		t.Fatal(err)
+	}
+	mustFail(t, s, `COMMIT`, "58P01")
+	must(t, s, `SELECT count(*) FROM t`, "0")
+	must(t, s, `INSERT INTO t VALUES (1)`)
+	must(t, s, `SELECT count(*) FROM t`, "1")
+}
