@@ -228,6 +228,11 @@ func (s *Session) planSimple(qc *queryCtx, sel *pg.SelectStmt) (*query, error) {
 			return nil, err
 		}
 		op = coll.plan(env, op, nil, nil)
+		// everything bound over the groups may hold the placeholders for the
+		// grouping id and for grouped subqueries: the select list, ORDER BY,
+		// HAVING, and the window functions' inputs (their PARTITION BY,
+		// ORDER BY and arguments, which run over the aggregate's output too)
+		above := [][]exec.Expr{outExprs, sortExprs, wc.exprs}
 		if coll.gid != nil {
 			remap := func(i int) int {
 				if i == gidRef {
@@ -235,7 +240,7 @@ func (s *Session) planSimple(qc *queryCtx, sel *pg.SelectStmt) (*query, error) {
 				}
 				return i
 			}
-			for _, l := range [][]exec.Expr{outExprs, sortExprs} {
+			for _, l := range above {
 				for i, e := range l {
 					l[i] = exec.MapColumns(e, remap)
 				}
@@ -244,7 +249,7 @@ func (s *Session) planSimple(qc *queryCtx, sel *pg.SelectStmt) (*query, error) {
 				having = exec.MapColumns(having, remap)
 			}
 		}
-		op = grouped.attach(op, [][]exec.Expr{outExprs, sortExprs}, &having)
+		op = grouped.attach(op, above, &having)
 		if having != nil {
 			op = &exec.Filter{Env: env, Input: op, Pred: having}
 		}

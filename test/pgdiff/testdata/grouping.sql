@@ -22,3 +22,9 @@ SELECT sum(amount) FROM g GROUP BY GROUPING SETS (());
 SELECT region, sum(amount) FROM g GROUP BY GROUPING SETS ((region), (region)) ORDER BY region NULLS LAST;
 SELECT region, year, sum(amount) FROM g GROUP BY CUBE (region, year) ORDER BY grouping(region, year), 1 NULLS LAST, 2 NULLS LAST;
 SELECT region, product, grouping(product) FROM g GROUP BY ROLLUP (region, product) HAVING grouping(product) = 1 ORDER BY grouping(region), region NULLS LAST;
+-- grouping() inside window functions over ROLLUP (the shape of TPC-DS q70 and q86)
+SELECT region, product, grouping(region) + grouping(product) AS lochierarchy,
+  rank() OVER (PARTITION BY grouping(region) + grouping(product), CASE WHEN grouping(product) = 0 THEN region END ORDER BY sum(amount) DESC) AS rank_within_parent
+  FROM g GROUP BY ROLLUP (region, product) ORDER BY lochierarchy DESC, region NULLS LAST, rank_within_parent, product NULLS LAST;
+SELECT region, grouping(region), sum(amount), rank() OVER (ORDER BY grouping(region), sum(amount)), sum(grouping(region)) OVER (), first_value(grouping(region) * 10) OVER (ORDER BY region NULLS FIRST) FROM g GROUP BY ROLLUP (region) ORDER BY region NULLS LAST;
+SELECT region, year, row_number() OVER (PARTITION BY grouping(region, year) ORDER BY region NULLS LAST, year NULLS LAST) FROM g GROUP BY CUBE (region, year) ORDER BY grouping(region, year), 3;
