@@ -38,13 +38,13 @@ type savepoint struct {
 func (s *Session) savepointStmt(t *pg.TransactionStmt) (*Result, error) {
 	switch t.Kind {
 	case pg.TransactionStmtKind_TRANS_STMT_SAVEPOINT:
-		if !s.inTx {
+		if !s.inTx || s.implicit {
 			return nil, pgerr.New(codeNoActiveTx, "SAVEPOINT can only be used in transaction blocks")
 		}
 		s.savepoints = append(s.savepoints, s.markSavepoint(t.SavepointName))
 		return tagResult("SAVEPOINT"), nil
 	case pg.TransactionStmtKind_TRANS_STMT_RELEASE:
-		if !s.inTx {
+		if !s.inTx || s.implicit {
 			return nil, pgerr.New(codeNoActiveTx, "RELEASE SAVEPOINT can only be used in transaction blocks")
 		}
 		i, err := s.findSavepoint(t.SavepointName)
@@ -55,7 +55,7 @@ func (s *Session) savepointStmt(t *pg.TransactionStmt) (*Result, error) {
 		s.savepoints = s.savepoints[:i]
 		return tagResult("RELEASE"), nil
 	case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK_TO:
-		if !s.inTx {
+		if !s.inTx || s.implicit {
 			return nil, pgerr.New(codeNoActiveTx, "ROLLBACK TO SAVEPOINT can only be used in transaction blocks")
 		}
 		i, err := s.findSavepoint(t.SavepointName)

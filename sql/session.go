@@ -95,6 +95,9 @@ type Session struct {
 	inTx    bool
 	txn     *txn // the open block's snapshot and staged writes (nil until needed)
 	failed  bool
+	// implicit: the open block is an implicit transaction that Sync ends;
+	// pipelined: more statements may follow before it (implicit.go)
+	implicit, pipelined bool
 	pid     int32                            // the backend process id the client was told
 	chains  map[*exec.Parallel]exec.Operator // of the plan EXPLAIN is printing
 
@@ -385,7 +388,7 @@ func (st *Stmt) Execute(ctx context.Context, values [][]byte) (res *Result, err 
 			return s.savepointStmt(t)
 		}
 		if isTxEnd(st.node) {
-			s.failed, s.inTx = false, false
+			s.failed, s.inTx, s.implicit = false, false, false
 			s.endCursors(false)
 			s.endTxn(ctx, false)
 			return tagResult("ROLLBACK"), nil
@@ -399,6 +402,7 @@ func (st *Stmt) Execute(ctx context.Context, values [][]byte) (res *Result, err 
 	if p.values == nil {
 		p.values = [][]byte{}
 	}
+	s.beginImplicit(st.node) // implicit.go
 	res, err = s.execute(ctx, st, p)
 	if err != nil && s.inTx {
 		s.failed = true
@@ -532,26 +536,27 @@ func (s *Session) checkWritable() error {
 func (s *Session) transaction(ctx context.Context, t *pg.TransactionStmt) (*Result, error) {
 	switch t.Kind {
 	case pg.TransactionStmtKind_TRANS_STMT_BEGIN, pg.TransactionStmtKind_TRANS_STMT_START:
-		if s.inTx {
+		if s.inTx && !s.implicit {
 			s.raise(Notice{Severity: "WARNING", Code: "25001", Message: "there is already a transaction in progress"})
 		}
-		s.inTx = true
+		// an implicit transaction becomes this block, its writes included
+		s.inTx, s.implicit = true, false
 		return tagResult("BEGIN"), nil
 	case pg.TransactionStmtKind_TRANS_STMT_COMMIT:
-		if !s.inTx {
+		if !s.inTx || s.implicit {
 			s.raise(Notice{Severity: "WARNING", Code: "25P01", Message: "there is no transaction in progress"})
 		}
-		s.inTx = false
+		s.inTx, s.implicit = false, false
 		s.endCursors(true)
 		if err := s.endTxn(ctx, true); err != nil {
 			return nil, err
 		}
 		return tagResult("COMMIT"), nil
 	case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK:
-		if !s.inTx {
+		if !s.inTx || s.implicit {
 			s.raise(Notice{Severity: "WARNING", Code: "25P01", Message: "there is no transaction in progress"})
 		}
-		s.inTx = false
+		s.inTx, s.implicit = false, false
 		s.endCursors(false)
 		s.endTxn(ctx, false)
 		return tagResult("ROLLBACK"), nil

@@ -67,6 +67,9 @@ type conn struct {
 	stmts      map[string]*prepared
 	portals    map[string]*portal
 	skipToSync bool // an extended-protocol message failed: discard until Sync
+	// ahead are messages taken from in early, to look past an Execute
+	// (lookahead.go); they come before anything still in in
+	ahead []inbound
 	idle       bool // just sent ReadyForQuery: a point where Shutdown may end us
 
 	mu        sync.Mutex
@@ -252,6 +255,9 @@ func (c *conn) dispatch(msg pgproto3.FrontendMessage) bool {
 func (c *conn) next() (pgproto3.FrontendMessage, error) {
 	if c.terminated.Load() {
 		return nil, errShutdown
+	}
+	if in, ok := c.receiveAhead(); ok {
+		return in.msg, in.err
 	}
 	if c.srv.quitting() {
 		if c.idle || c.srv.hardStopped() {

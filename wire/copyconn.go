@@ -74,11 +74,13 @@ func (c *conn) copyIn(p *portal, cr CopyResult, spec *CopySpec) error {
 // does (libpq sends a Sync right after its Execute).
 func (c *conn) copyData(ctx context.Context) ([]byte, error) {
 	for {
-		var in inbound
-		select {
-		case in = <-c.in:
-		case <-ctx.Done():
-			return nil, pgerr.New(pgerr.QueryCanceled, "canceling statement due to user request")
+		in, ok := c.receiveAhead()
+		if !ok {
+			select {
+			case in = <-c.in:
+			case <-ctx.Done():
+				return nil, pgerr.New(pgerr.QueryCanceled, "canceling statement due to user request")
+			}
 		}
 		if in.err != nil {
 			// The reader stopped (the client is gone or sent garbage): give
@@ -109,12 +111,9 @@ func (c *conn) copyData(ctx context.Context) ([]byte, error) {
 
 // requeue puts back the last thing the reader goroutine sent (an error or
 // Terminate, after which it sends nothing more), so the session loop sees
-// it. The inbox has room: this very item was just taken out of it.
+// it next.
 func (c *conn) requeue(in inbound) {
-	select {
-	case c.in <- in:
-	default:
-	}
+	c.ahead = append([]inbound{in}, c.ahead...)
 }
 
 // copyOut sends CopyOutResponse, every row of the Result as one CopyData

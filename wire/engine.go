@@ -99,6 +99,17 @@ type Syncer interface {
 	Sync(ctx context.Context) error
 }
 
+// Pipeliner is an optional Session ability. Before each statement the
+// server says whether more statements may follow it before the implicit
+// transaction ends (at the end of the Query message, or at Sync): several
+// statements in one Query message, or an Execute that the client did not
+// follow with Sync. A session then keeps what the statements write until
+// Sync (Syncer), so that a later error or a client leaving before Sync
+// rolls them back, as in PostgreSQL.
+type Pipeliner interface {
+	Pipelined(more bool)
+}
+
 // StatementTimeouter is an optional Session ability: the session's
 // statement_timeout, read before each Execute. Zero or less means none. A
 // statement still running when it expires is cancelled with 57014

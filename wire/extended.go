@@ -245,6 +245,9 @@ func (c *conn) execute(m *pgproto3.Execute) {
 	if int32(m.MaxRows) <= 0 {
 		maxRows = 0 // PostgreSQL reads the limit as int32; zero or less is no limit
 	}
+	if pl, ok := c.sess.(Pipeliner); ok {
+		pl.Pipelined(c.moreBeforeSync())
+	}
 	if err := c.runPortal(p, maxRows); err != nil {
 		// The statement failed: its portal cannot be resumed.
 		c.dropPortal(m.Portal)

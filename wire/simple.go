@@ -17,7 +17,11 @@ func (c *conn) simpleQuery(query string) {
 	case len(stmts) == 0:
 		c.send(&pgproto3.EmptyQueryResponse{})
 	default:
+		pl, _ := c.sess.(Pipeliner)
 		for _, st := range stmts {
+			if pl != nil {
+				pl.Pipelined(len(stmts) > 1)
+			}
 			p := &portal{stmt: st, simple: true}
 			err := c.runPortal(p, 0)
 			p.close(c)
