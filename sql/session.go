@@ -95,11 +95,12 @@ type Session struct {
 	inTx    bool
 	txn     *txn // the open block's snapshot and staged writes (nil until needed)
 	failed  bool
+	pid     int32                            // the backend process id the client was told
+	chains  map[*exec.Parallel]exec.Operator // of the plan EXPLAIN is printing
+
 	// implicit: the open block is an implicit transaction that Sync ends;
 	// pipelined: more statements may follow before it (implicit.go)
 	implicit, pipelined bool
-	pid     int32                            // the backend process id the client was told
-	chains  map[*exec.Parallel]exec.Operator // of the plan EXPLAIN is printing
 
 	notify    func(Notice) // where notices go (notice.go); nil drops them
 	superuser bool         // logged in as one (roles.go): counts while the user is not a role

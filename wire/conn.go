@@ -67,10 +67,10 @@ type conn struct {
 	stmts      map[string]*prepared
 	portals    map[string]*portal
 	skipToSync bool // an extended-protocol message failed: discard until Sync
+	idle       bool // just sent ReadyForQuery: a point where Shutdown may end us
 	// ahead are messages taken from in early, to look past an Execute
 	// (lookahead.go); they come before anything still in in
 	ahead []inbound
-	idle       bool // just sent ReadyForQuery: a point where Shutdown may end us
 
 	mu        sync.Mutex
 	inStartup bool
