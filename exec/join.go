@@ -911,6 +911,12 @@ func (c *joinCore) next(ctx context.Context, left Operator, prepare func(*vec.Ba
 				c.phase = 1
 			}
 		case 1:
+			// a probe batch may pair with millions of build rows that the
+			// condition mostly rejects: check for cancellation per batch of
+			// candidates, not per probe batch
+			if err := errCanceled(ctx); err != nil {
+				return nil, err
+			}
 			c.pl, c.pr = c.pl[:0], c.pr[:0]
 			c.cand.candidates(c)
 			if len(c.pl) == 0 {
