@@ -134,16 +134,17 @@ ensure_postgres_server() {
 }
 
 
-# DuckDB 1.5.5 and its ducklake, sqlite and postgres extensions, for the interoperability
-# tests (test/duckdb: DuckDB attaches lakepg's SQLite and PostgreSQL catalogs), from PyPI:
-# duckdb==1.5.5 duckdb-extension-ducklake==1.5.5 duckdb-extension-sqlite==1.5.5
-# duckdb-extension-postgres==1.5.5 (the tests load the extensions from site-packages,
-# nothing is downloaded at run time).
+# DuckDB 1.5.5 and its ducklake, sqlite, postgres and tpcds extensions, for the
+# interoperability tests (test/duckdb: DuckDB attaches lakepg's SQLite and PostgreSQL
+# catalogs) and test/tpcds (DuckDB generates the TPC-DS data and answers the queries), from
+# PyPI: duckdb==1.5.5 duckdb-extension-ducklake==1.5.5 duckdb-extension-sqlite==1.5.5
+# duckdb-extension-postgres==1.5.5 duckdb-extension-tpcds==1.5.5 (the tests load the
+# extensions from site-packages, nothing is downloaded at run time).
 duckdb_ready() {
 	python3 - >/dev/null 2>&1 <<'PY'
-import os, duckdb, duckdb_extension_ducklake, duckdb_extension_sqlite, duckdb_extension_postgres
+import os, duckdb, duckdb_extension_ducklake, duckdb_extension_sqlite, duckdb_extension_postgres, duckdb_extension_tpcds
 assert duckdb.__version__ == "1.5.5"
-for m, name in ((duckdb_extension_ducklake, "ducklake"), (duckdb_extension_sqlite, "sqlite"), (duckdb_extension_postgres, "postgres")):
+for m, name in ((duckdb_extension_ducklake, "ducklake"), (duckdb_extension_sqlite, "sqlite"), (duckdb_extension_postgres, "postgres"), (duckdb_extension_tpcds, "tpcds")):
     f = os.path.join(os.path.dirname(m.__file__), "extensions", "v1.5.5", name + ".duckdb_extension")
     assert os.path.isfile(f), f
 PY
@@ -152,13 +153,13 @@ ensure_duckdb() {
 	duckdb_ready && return
 	command -v python3 >/dev/null 2>&1 || apt_install python3
 	python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
-	local pkgs=(duckdb==1.5.5 duckdb-extension-ducklake==1.5.5 duckdb-extension-sqlite==1.5.5 duckdb-extension-postgres==1.5.5)
+	local pkgs=(duckdb==1.5.5 duckdb-extension-ducklake==1.5.5 duckdb-extension-sqlite==1.5.5 duckdb-extension-postgres==1.5.5 duckdb-extension-tpcds==1.5.5)
 	log "pip install ${pkgs[*]}"
 	# A Debian python3 is "externally managed" (PEP 668): retry with --break-system-packages.
 	python3 -m pip install -q "${pkgs[@]}" ||
 		python3 -m pip install -q --break-system-packages "${pkgs[@]}" ||
 		die "pip install ${pkgs[*]} failed"
-	duckdb_ready || die "DuckDB 1.5.5 or its ducklake/sqlite/postgres extensions missing after pip install"
+	duckdb_ready || die "DuckDB 1.5.5 or its ducklake/sqlite/postgres/tpcds extensions missing after pip install"
 }
 
 # The httpfs extension of DuckDB 1.5.5 (PyPI duckdb-extension-httpfs==1.5.5), with which

@@ -16,7 +16,7 @@ import (
 // since nothing may be downloaded at run time.
 
 // DuckDBExtension returns the file of DuckDB's extension name (ducklake, sqlite, postgres,
-// …), under the file name its entry point wants (LOAD checks it: sqlite_scanner,
+// tpcds, …), under the file name its entry point wants (LOAD checks it: sqlite_scanner,
 // postgres_scanner), after checking that python3 has DuckDB 1.5.5.
 func DuckDBExtension(t testing.TB, name string) string {
 	t.Helper()
