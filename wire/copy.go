@@ -138,14 +138,16 @@ func invalidUTF8(b []byte) *pgerr.Error {
 		i += size
 	}
 	b = b[i:]
+	// as many bytes as the lead byte announces, by PostgreSQL's rule
+	// (pg_utf_mblen): a byte that leads no sequence is shown alone
 	n := 1
 	switch c := b[0]; {
-	case c >= 0xf0 && c < 0xf8:
-		n = 4
-	case c >= 0xe0:
-		n = 3
-	case c >= 0xc0:
+	case c&0xe0 == 0xc0:
 		n = 2
+	case c&0xf0 == 0xe0:
+		n = 3
+	case c&0xf8 == 0xf0:
+		n = 4
 	}
 	n = min(n, len(b))
 	msg := "invalid byte sequence for encoding \"UTF8\":"

@@ -103,6 +103,10 @@ func (c *conn) parse(m *pgproto3.Parse) {
 			return
 		}
 	}
+	if err := checkText(m.Query); err != nil {
+		c.failExtended(err)
+		return
+	}
 	stmts, err := c.prepare(m.Query, m.ParameterOIDs)
 	if err != nil {
 		c.failExtended(err)
@@ -152,10 +156,16 @@ func (c *conn) bind(m *pgproto3.Bind) {
 		c.failExtended(err)
 		return
 	}
-	for _, f := range pformats {
+	for i, f := range pformats {
 		if f != textFormat && f != binaryFormat {
 			c.failExtended(pgerr.New(pgerr.InvalidParameterValue, "unsupported format code: %d", f))
 			return
+		}
+		if m.Parameters[i] != nil && (f == textFormat || textualOID(ps.params[i])) {
+			if err := checkText(string(m.Parameters[i])); err != nil {
+				c.failExtended(err)
+				return
+			}
 		}
 	}
 	p := &portal{

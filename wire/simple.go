@@ -10,7 +10,11 @@ func (c *conn) simpleQuery(query string) {
 	delete(c.stmts, "")
 	c.dropPortal("")
 
-	stmts, err := c.prepare(query, nil)
+	var stmts []Statement
+	err := checkText(query)
+	if err == nil {
+		stmts, err = c.prepare(query, nil)
+	}
 	switch {
 	case err != nil:
 		c.sendError(err)
