@@ -235,6 +235,8 @@ func (c *conn) dispatch(msg pgproto3.FrontendMessage) bool {
 		c.flush()
 	case *pgproto3.Terminate:
 		return false
+	case *malformedMessage:
+		c.rejectMalformed(m) // malformed.go
 	case *pgproto3.CopyData, *pgproto3.CopyDone, *pgproto3.CopyFail:
 		// Outside COPY these are leftovers of a COPY that failed; PostgreSQL
 		// ignores them too.
@@ -296,6 +298,14 @@ func (c *conn) read(be *pgproto3.Backend) {
 	}()
 	for {
 		msg, err := be.Receive()
+		if kind, ok := malformedBody(err); ok {
+			select {
+			case c.in <- inbound{msg: &malformedMessage{kind: kind}}:
+				continue
+			case <-c.done:
+				return
+			}
+		}
 		if err != nil {
 			// The client is gone (or speaks garbage): whatever runs for it
 			// now is wasted work.

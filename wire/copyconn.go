@@ -96,6 +96,8 @@ func (c *conn) copyData(ctx context.Context) ([]byte, error) {
 		case *pgproto3.CopyFail:
 			return nil, pgerr.New(pgerr.QueryCanceled, "COPY from stdin failed: %s", m.Message)
 		case *pgproto3.Flush, *pgproto3.Sync:
+		case *malformedMessage:
+			return nil, pgerr.New(pgerr.ProtocolViolation, "insufficient data left in message")
 		case *pgproto3.Terminate:
 			c.requeue(in)
 			return nil, pgerr.New(pgerr.ProtocolViolation, "unexpected message type 0x58 during COPY from stdin")

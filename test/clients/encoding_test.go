@@ -2,12 +2,14 @@ package clients
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/lakepg/lakepg/test/testserver"
 )
@@ -51,6 +53,75 @@ func TestInvalidTextMatchesPostgres(t *testing.T) {
 	want := encodingTranscript(t, testserver.PostgresDatabase(t, "encoding"))
 	s := testserver.Start(t, testserver.Binary(t), t.TempDir())
 	got := encodingTranscript(t, s.DSN())
+	if !slices.Equal(got, want) {
+		t.Errorf("lakepg and PostgreSQL differ:\nlakepg:\n  %s\nPostgreSQL:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+}
+
+// malformedTranscript sends messages whose length field is sound but whose body is not,
+// and writes what comes back up to each ReadyForQuery; the session must go on.
+func malformedTranscript(t *testing.T, dsn string) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := pgconn.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	msg := func(typ byte, body []byte) []byte {
+		n := len(body) + 4
+		return append([]byte{typ, byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)}, body...)
+	}
+	parse := msg('P', []byte("\x00SELECT $1::text\x00\x00\x00"))
+	// one parameter of 100 bytes, of which the message holds 3
+	bind := msg('B', []byte("\x00\x00\x00\x00\x00\x01\x00\x00\x00\x64abc\x00\x00"))
+	sync := msg('S', nil)
+	query := msg('Q', []byte("SELECT 42\x00"))
+	var out []string
+	for _, step := range []struct {
+		name string
+		raw  []byte
+	}{
+		{"Parse, Bind with a parameter past its end, Sync", append(append(parse, bind...), sync...)},
+		{"then a query", query},
+		{"Query without its terminator", msg('Q', []byte("SELECT 1"))},
+		{"then a query", query},
+	} {
+		if _, err := c.Conn().Write(step.raw); err != nil {
+			t.Fatalf("%s: %v", step.name, err)
+		}
+		var got []string
+		for {
+			m, err := c.Frontend().Receive()
+			if err != nil {
+				t.Fatalf("%s: %v (got %q)", step.name, err, got)
+			}
+			switch m := m.(type) {
+			case *pgproto3.ErrorResponse:
+				got = append(got, "Error "+m.Code+" "+m.Message)
+			case *pgproto3.DataRow:
+				got = append(got, "Row "+string(m.Values[0]))
+			case *pgproto3.ReadyForQuery:
+				got = append(got, "Ready "+string(m.TxStatus))
+			default:
+				got = append(got, strings.TrimPrefix(fmt.Sprintf("%T", m), "*pgproto3."))
+			}
+			if _, ok := m.(*pgproto3.ReadyForQuery); ok {
+				break
+			}
+		}
+		out = append(out, step.name+": "+strings.Join(got, ", "))
+	}
+	return out
+}
+
+// TestMalformedMessagesMatchPostgres: a message body that runs past its own length is an
+// error of that message (08P01), answered as PostgreSQL answers it, and the session goes on.
+func TestMalformedMessagesMatchPostgres(t *testing.T) {
+	want := malformedTranscript(t, testserver.PostgresDatabase(t, "malformed"))
+	s := testserver.Start(t, testserver.Binary(t), t.TempDir())
+	got := malformedTranscript(t, s.DSN())
 	if !slices.Equal(got, want) {
 		t.Errorf("lakepg and PostgreSQL differ:\nlakepg:\n  %s\nPostgreSQL:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
 	}
