@@ -23,6 +23,20 @@ func (s *Session) StatementTimeout() time.Duration {
 	return time.Duration(ms) * time.Millisecond
 }
 
+// IdleTimeout is the session's idle_in_transaction_session_timeout (inTx)
+// or idle_session_timeout; zero means none.
+func (s *Session) IdleTimeout(inTx bool) time.Duration {
+	name := "idle_session_timeout"
+	if inTx {
+		name = "idle_in_transaction_session_timeout"
+	}
+	ms, err := parseMillis(s.settings[name])
+	if err != nil || ms <= 0 {
+		return 0
+	}
+	return time.Duration(ms) * time.Millisecond
+}
+
 // CursorColumns returns the columns of the open cursor name.
 func (s *Session) CursorColumns(name string) ([]Column, bool) {
 	c := s.cursors[name]

@@ -130,6 +130,7 @@ var defaultSettings = map[string]string{
 	"client_encoding": "UTF8", "server_encoding": "UTF8", "intervalstyle": "postgres",
 	"extra_float_digits": "1", "application_name": "", "standard_conforming_strings": "on",
 	"integer_datetimes": "on", "statement_timeout": "0", "client_min_messages": "notice",
+	"idle_in_transaction_session_timeout": "0", "idle_session_timeout": "0", "lock_timeout": "0",
 	"bytea_output": "hex", "default_transaction_isolation": "read committed",
 	"transaction_isolation": "read committed", "max_identifier_length": "63",
 	"lc_collate": "C", "lc_ctype": "C.UTF-8", "server_version": ServerVersion,

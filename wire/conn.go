@@ -190,9 +190,12 @@ func (c *conn) serve() {
 	for c.werr == nil {
 		msg, err := c.next()
 		if err != nil {
+			var idle idleTimeout
 			switch {
 			case errors.Is(err, errShutdown):
 				c.sendFatal(&pgerr.Error{Code: pgerr.AdminShutdown, Message: "terminating connection due to administrator command"})
+			case errors.As(err, &idle):
+				c.sendFatal(idle.fatal())
 			case isDisconnect(err):
 				c.log.Debug("client disconnected", "err", err)
 			default:
@@ -273,6 +276,8 @@ func (c *conn) next() (pgproto3.FrontendMessage, error) {
 			return nil, errShutdown
 		}
 	}
+	idle, stop, timeout := c.idleTimer() // idle.go
+	defer stop()
 	select {
 	case in := <-c.in:
 		return in.msg, in.err
@@ -280,6 +285,8 @@ func (c *conn) next() (pgproto3.FrontendMessage, error) {
 		return c.next()
 	case <-c.terminateCh:
 		return nil, errShutdown
+	case <-idle:
+		return nil, timeout
 	}
 }
 
