@@ -55,16 +55,33 @@ func (db *DB) InlinedData(ctx context.Context, t *Table, snap Snapshot) ([]Inlin
 	return out, nil
 }
 
+// layoutSnapshotSQL finds a snapshot at which a table (table_id, then the
+// schema version twice) had the layout of an inlined-data table named for
+// that schema version: the one that began the table's last
+// ducklake_schema_versions row at or before that version. Those rows
+// outlive expired snapshots; the last snapshot that had the version is the
+// fallback for catalogs without them. Column rows answer for any snapshot
+// id by their begin/end, whether its snapshot row still exists or not.
+const layoutSnapshotSQL = `SELECT COALESCE((SELECT MAX(begin_snapshot) FROM ducklake_schema_versions WHERE table_id = ? AND schema_version <= ?),
+	(SELECT MAX(snapshot_id) FROM ducklake_snapshot WHERE schema_version = ?))`
+
+// LayoutSnapshot is the snapshot id at which table tableID was laid out as
+// the inlined-data table of schema version sv (layoutSnapshotSQL); ok is
+// false when the catalog cannot tell.
+func (db *DB) LayoutSnapshot(ctx context.Context, tableID, sv int64) (id int64, ok bool, err error) {
+	var at sql.NullInt64
+	if err := db.sql.QueryRowContext(ctx, db.Rebind(layoutSnapshotSQL), tableID, sv, sv).Scan(&at); err != nil {
+		return 0, false, fmt.Errorf("catalog: find the layout of schema version %d: %w", sv, err)
+	}
+	return at.Int64, at.Valid, nil
+}
+
 // columnNamesAtVersion maps column names to column ids as table t was laid
-// out at a schema version. Renamed and dropped columns are why the current
-// names do not do. The layout in force is the one begun by the table's last
-// ducklake_schema_versions row at or before that version; those rows
-// outlive expired snapshots, which are the fallback for catalogs without
-// them (the columns visible at the last snapshot that had the version).
+// out at a schema version (layoutSnapshotSQL). Renamed and dropped columns
+// are why the current names do not do.
 func (db *DB) columnNamesAtVersion(ctx context.Context, rt *readTx, t *Table, version int64) (map[string]int64, error) {
 	names := map[string]int64{}
-	rows, err := rt.QueryContext(ctx, `SELECT COALESCE((SELECT MAX(begin_snapshot) FROM ducklake_schema_versions WHERE table_id = ? AND schema_version <= ?),
-	(SELECT MAX(snapshot_id) FROM ducklake_snapshot WHERE schema_version = ?))`, t.ID, version, version)
+	rows, err := rt.QueryContext(ctx, layoutSnapshotSQL, t.ID, version, version)
 	if err != nil {
 		return nil, fmt.Errorf("catalog: read inlined data: %w", err)
 	}

@@ -139,17 +139,6 @@ func InlinedFileDeletes(ctx context.Context, db *catalog.DB, tableID, snap int64
 	return out, rows.Err()
 }
 
-// SnapshotOfSchemaVersion is the last snapshot that had schema version sv:
-// the layout an inlined-data table named for sv follows. ok is false when
-// those snapshots were expired.
-func SnapshotOfSchemaVersion(ctx context.Context, db *catalog.DB, sv int64) (int64, bool, error) {
-	var id sql.NullInt64
-	if err := db.SQL().QueryRowContext(ctx, db.Rebind(`SELECT MAX(snapshot_id) FROM ducklake_snapshot WHERE schema_version = ?`), sv).Scan(&id); err != nil {
-		return 0, false, fmt.Errorf("snapshot: find schema version %d: %w", sv, err)
-	}
-	return id.Int64, id.Valid, nil
-}
-
 // LayoutSince is the first snapshot of a table's current layout: the last
 // ducklake_schema_versions row of the table, else the table's creation.
 func LayoutSince(ctx context.Context, db *catalog.DB, t catalog.Table) (int64, error) {

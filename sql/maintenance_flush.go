@@ -105,18 +105,16 @@ func (s *Session) flushTable(ctx context.Context, head catalog.Snapshot, sel tab
 }
 
 // layoutAt is table t's top-level columns as the inlined-data table of
-// schema version sv lays them out: the table at the last snapshot of that
-// version, or its current layout when those snapshots were expired.
+// schema version sv lays them out (catalog.LayoutSnapshot), or its current
+// layout when the catalog cannot tell. The snapshot found may have been
+// expired: the catalog is loaded at its id directly, not through the cache
+// of live snapshots.
 func (s *Session) layoutAt(ctx context.Context, t *catalog.Table, sv int64) (*catalog.Table, error) {
-	id, ok, err := snapshot.SnapshotOfSchemaVersion(ctx, s.eng.DB, sv)
+	id, ok, err := s.eng.DB.LayoutSnapshot(ctx, t.ID, sv)
 	if err != nil || !ok {
 		return t, err
 	}
-	snap, err := s.eng.DB.SnapshotByID(ctx, id)
-	if err != nil {
-		return t, nil
-	}
-	m, err := s.eng.metadata(ctx, snap)
+	m, err := s.eng.DB.Load(ctx, catalog.Snapshot{ID: id})
 	if err != nil {
 		return nil, err
 	}

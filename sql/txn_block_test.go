@@ -108,3 +108,18 @@ func TestCommitRefusedWhenStagedFileIsGone(t *testing.T) {
 	must(t, s, `INSERT INTO t VALUES (1)`)
 	must(t, s, `SELECT count(*) FROM t`, "1")
 }
+
+// TestFlushAfterColumnRename: flushing inlined rows to Parquet maps their columns through
+// the layout the inlined-data table was written with, also when a column was renamed and
+// the snapshots of that layout expired since.
+func TestFlushAfterColumnRename(t *testing.T) {
+	s := lake(t)
+	must(t, s, `CREATE TABLE t (id bigint, a integer, b text)`)
+	must(t, s, `INSERT INTO t VALUES (1, 6, 'x'), (2, 7, 'y')`)
+	must(t, s, `ALTER TABLE t RENAME COLUMN b TO c`)
+	must(t, s, `INSERT INTO t VALUES (3, 8, 'z')`)
+	must(t, s, `CALL lakepg.expire_snapshots(older_than => now())`)
+	must(t, s, `ALTER TABLE t RENAME COLUMN c TO d`)
+	must(t, s, `CALL lakepg.flush_inlined_data()`)
+	must(t, s, `SELECT * FROM t ORDER BY id`, "1|6|x", "2|7|y", "3|8|z")
+}

@@ -9,8 +9,9 @@
 // orphan, and at the end DuckDB 1.5.5 attaches the catalog and must read every table as the
 // model has it. It runs on a SQLite and on a PostgreSQL catalog.
 //
-// CI runs a fixed number of sequences (printed); -sequences N runs more and -seed S picks
-// the generator's seed (printed with every failure, so a failing sequence can be replayed):
+// CI runs a fixed number of sequences from a fixed seed (printed); -sequences N runs more,
+// -seed S picks another seed and -seed 0 a new one each run (printed with every failure, so
+// a failing sequence can be replayed):
 //
 //	go test ./test/txnmodel -run TestTransactionModel -args -sequences 500 -seed 7
 package txnmodel

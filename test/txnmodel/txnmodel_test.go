@@ -23,8 +23,10 @@ import (
 
 var (
 	sequences = flag.Int("sequences", 12, "random statement sequences to run on each catalog")
-	seedFlag  = flag.Uint64("seed", 0, "generator seed (0: a new one, printed)")
-	logFlag   = flag.String("log", "", "append every statement of the session under test to this file (to replay a failure)")
+	// CI runs one fixed seed, so that a red run is this change's doing; -seed 0 draws a new
+	// one (printed) to explore further
+	seedFlag = flag.Uint64("seed", 3, "generator seed (0: a new one, printed)")
+	logFlag  = flag.String("log", "", "append every statement of the session under test to this file (to replay a failure)")
 )
 
 func TestMain(m *testing.M) {
