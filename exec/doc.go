@@ -25,6 +25,16 @@
 // Buffering: HashJoin (build side), NestedLoopJoin (right side), HashAgg,
 // Sort, Window, SetOp.
 //
+// # Expressions
+//
+// An Expr evaluates a whole batch and may keep its output vector for the
+// next call, so an expression tree belongs to one goroutine (MapColumns
+// copies it for another). CASE, COALESCE and AND/OR follow PostgreSQL's
+// evaluation rules (cond.go): a branch runs only for the rows that reach
+// it, on a compact sub-batch when it may raise, so an error comes only
+// from a row that takes the branch. FoldError (fold.go) gives the planner
+// PostgreSQL's plan-time errors for constant subexpressions.
+//
 // # Hash tables and keys
 //
 // Joins and aggregation use open-addressing tables on typed keys

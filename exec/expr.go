@@ -42,7 +42,8 @@ func (c *ColRef) Eval(_ *Env, b *vec.Batch) (*vec.Vector, error) {
 type Const struct {
 	V     *vec.Vector
 	full  *vec.Vector // V repeated for a whole batch
-	cache *vec.Vector // full's first rows for the last batch size
+	view  vec.Vector  // full's first viewN rows
+	viewN int
 }
 
 // NewConst wraps a one-row vector.
@@ -57,21 +58,24 @@ func NullConst(t types.T) *Const {
 
 func (c *Const) Type() types.T { return c.V.Type }
 func (c *Const) Eval(_ *Env, b *vec.Batch) (*vec.Vector, error) {
-	// Filtered batches come in every size: build the repeated value once
-	// and hand out prefixes of it.
-	if c.cache != nil && c.cache.Len() == b.N {
-		return c.cache, nil
-	}
 	if b.N == 1 {
 		// one row (a VALUES list, a parameter): the value itself, not a
 		// batch-sized repetition built for each of thousands of constants
 		return c.V, nil
 	}
+	// Filtered batches and the rows reaching a CASE branch come in every
+	// size: build the repeated value once and hand out prefixes of it,
+	// through one reused header (re-pointing it is like any expression
+	// overwriting its output buffer on the next evaluation)
 	if c.full == nil || c.full.Len() < b.N {
 		c.full = vec.Constant(c.V, 0, max(b.N, vec.BatchSize))
+		c.viewN = -1
 	}
-	c.cache = c.full.Slice(0, b.N)
-	return c.cache, nil
+	if c.viewN != b.N {
+		c.full.SliceInto(&c.view, 0, b.N)
+		c.viewN = b.N
+	}
+	return &c.view, nil
 }
 
 // IsNull reports whether the constant is NULL.

@@ -397,61 +397,11 @@ func CompareRows(a *vec.Vector, i int, b *vec.Vector, j int) int {
 	return strings.Compare(a.S[i], b.S[j])
 }
 
-// Logic is AND / OR over booleans with SQL three-valued logic.
-type Logic struct {
-	And  bool
-	Args []Expr
-	out  *vec.Vector
-}
-
-func (e *Logic) Type() types.T { return types.BoolT }
-func (e *Logic) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
-	n := b.N
-	out := outVec(&e.out, types.BoolT, n)
-	out.B = out.B[:n]
-	for i := range out.B {
-		out.B[i] = e.And
-	}
-	var nulls []bool
-	for _, a := range e.Args {
-		v, err := a.Eval(env, b)
-		if err != nil {
-			return nil, err
-		}
-		for i := 0; i < n; i++ {
-			if v.IsNull(i) {
-				if nulls == nil {
-					nulls = make([]bool, n)
-				}
-				nulls[i] = true
-				continue
-			}
-			if e.And && !v.B[i] {
-				out.B[i] = false
-			} else if !e.And && v.B[i] {
-				out.B[i] = true
-			}
-		}
-	}
-	// a decisive value (false for AND, true for OR) wins over NULL
-	if nulls != nil {
-		for i := range nulls {
-			if nulls[i] && out.B[i] != e.And {
-				nulls[i] = false
-			}
-		}
-		for i := range nulls {
-			if nulls[i] {
-				out.B[i] = false
-			}
-		}
-	}
-	out.Nulls = nulls
-	return out, nil
-}
-
 // Not negates a boolean.
-type Not struct{ E Expr }
+type Not struct {
+	E   Expr
+	out *vec.Vector
+}
 
 func (e *Not) Type() types.T { return types.BoolT }
 func (e *Not) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
@@ -459,9 +409,11 @@ func (e *Not) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := vec.New(types.BoolT, b.N)
-	for i := 0; i < b.N; i++ {
-		out.B = append(out.B, !v.B[i])
+	n := b.N
+	out := outVec(&e.out, types.BoolT, n)
+	out.B = out.B[:n]
+	for i, x := range v.B[:n] {
+		out.B[i] = !x
 	}
 	out.Nulls = v.Nulls
 	return out, nil
@@ -471,6 +423,7 @@ func (e *Not) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
 type IsNull struct {
 	E   Expr
 	Not bool
+	out *vec.Vector
 }
 
 func (e *IsNull) Type() types.T { return types.BoolT }
@@ -479,9 +432,17 @@ func (e *IsNull) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := vec.New(types.BoolT, b.N)
-	for i := 0; i < b.N; i++ {
-		out.B = append(out.B, v.IsNull(i) != e.Not)
+	n := b.N
+	out := outVec(&e.out, types.BoolT, n)
+	out.B = out.B[:n]
+	if v.Nulls == nil {
+		for i := range out.B {
+			out.B[i] = e.Not
+		}
+		return out, nil
+	}
+	for i, isNull := range v.Nulls[:n] {
+		out.B[i] = isNull != e.Not
 	}
 	return out, nil
 }
@@ -617,94 +578,6 @@ func (e *Like) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
 		}
 	}
 	out.Nulls = mergeNulls(b.N, v, p)
-	return out, nil
-}
-
-// Case is CASE WHEN … THEN … [ELSE …] END (conditions already boolean).
-type Case struct {
-	When, Then []Expr
-	Else       Expr
-	T          types.T
-}
-
-func (e *Case) Type() types.T { return e.T }
-func (e *Case) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
-	n := b.N
-	chosen := make([]int, n) // index into Then, len(Then) = else
-	for i := range chosen {
-		chosen[i] = -1
-	}
-	for k, w := range e.When {
-		c, err := w.Eval(env, b)
-		if err != nil {
-			return nil, err
-		}
-		for i := 0; i < n; i++ {
-			if chosen[i] < 0 && !c.IsNull(i) && c.B[i] {
-				chosen[i] = k
-			}
-		}
-	}
-	results := make([]*vec.Vector, len(e.Then)+1)
-	for k, t := range e.Then {
-		r, err := t.Eval(env, b)
-		if err != nil {
-			return nil, err
-		}
-		results[k] = r
-	}
-	if e.Else != nil {
-		r, err := e.Else.Eval(env, b)
-		if err != nil {
-			return nil, err
-		}
-		results[len(e.Then)] = r
-	}
-	out := vec.New(e.T, n)
-	for i := 0; i < n; i++ {
-		k := chosen[i]
-		if k < 0 {
-			k = len(e.Then)
-		}
-		if results[k] == nil {
-			out.AppendNull()
-		} else {
-			out.AppendFrom(results[k], i)
-		}
-	}
-	return out, nil
-}
-
-// Coalesce returns the first non-NULL argument.
-type Coalesce struct {
-	Args []Expr
-	T    types.T
-}
-
-func (e *Coalesce) Type() types.T { return e.T }
-func (e *Coalesce) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
-	vs := make([]*vec.Vector, len(e.Args))
-	for k, a := range e.Args {
-		v, err := a.Eval(env, b)
-		if err != nil {
-			return nil, err
-		}
-		vs[k] = v
-	}
-	out := vec.New(e.T, b.N)
-	for i := 0; i < b.N; i++ {
-		done := false
-		for _, v := range vs {
-			if !v.IsNull(i) {
-				out.AppendFrom(v, i)
-				done = true
-				break
-			}
-		}
-		if !done {
-			out.AppendNull()
-		}
-	}
 	return out, nil
 }
 

@@ -433,7 +433,7 @@ func numericLiteral(s string, loc int32) (exec.Expr, error) {
 // foldConst evaluates arithmetic on constants once, at bind time, so that
 // l_quantity <= 1 + 10 compares with a constant the comparison can cast
 // once, not with a column of elevens cast row by row. An error (1/0) is
-// left for execution to raise, only if a row reaches it.
+// not raised here: exec.FoldError decides whether planning raises it.
 func (b *binder) foldConst(a *exec.Arith) exec.Expr {
 	_, lc := a.L.(*exec.Const)
 	_, rc := a.R.(*exec.Const)
@@ -460,6 +460,12 @@ func (b *binder) cast(e exec.Expr, t types.T, assign bool, loc int32) (exec.Expr
 	if c, ok := e.(*exec.Const); ok {
 		v, err := exec.CastVector(b.env, c.V, 1, t, assign)
 		if err != nil {
+			// a literal's type is settled while parsing, where PostgreSQL
+			// reports bad input ('x'::int); a typed value's cast is a
+			// function the planner folds ('x'::text::int, 1e400::float8)
+			if c.Type().ID != types.Unknown && dataError(err) {
+				return &exec.Cast{E: e, To: t, Assign: assign}, nil
+			}
 			if pe, ok := pgerr.As(err); ok {
 				return nil, errAt(pe, loc)
 			}

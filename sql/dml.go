@@ -379,6 +379,15 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 		return nil, nil
 	}
 	defer op.Close()
+	// constants fail while planning, as in a query (foldcheck.go)
+	if err := foldErrors(env, op); err != nil {
+		return nil, err
+	}
+	for _, e := range newVals {
+		if err := exec.FoldError(env, e); err != nil {
+			return nil, err
+		}
+	}
 
 	// rows the open transaction block wrote itself: their staged files are
 	// rewritten; the scan below reads only committed files

@@ -139,6 +139,9 @@ func (b *binder) applyOverload(o *fn.Overload, args []exec.Expr, casts []types.T
 	if allConst && !o.Volatile {
 		v, err := e.Eval(b.env, &vec.Batch{N: 1})
 		if err != nil {
+			if dataError(err) {
+				return e, nil // exec.FoldError decides whether planning raises it
+			}
 			if pe, ok := pgerr.As(err); ok {
 				return nil, errAt(pe, loc)
 			}
@@ -147,6 +150,16 @@ func (b *binder) applyOverload(o *fn.Overload, args []exec.Expr, casts []types.T
 		return exec.NewConst(v), nil
 	}
 	return e, nil
+}
+
+// dataError reports an error of class 22 (a value out of range, division by
+// zero, bad input for a type). Folding a constant expression that fails so
+// is not an error yet: PostgreSQL raises it while planning only when the
+// expression is not in a branch a constant condition cuts off (CASE WHEN
+// false THEN sqrt(-1) END is NULL), which exec.FoldError decides once the
+// whole expression is bound.
+func dataError(err error) bool {
+	return strings.HasPrefix(pgerr.Code(err), "22")
 }
 
 // aggCollector gathers the aggregates of one SELECT and maps group-by
@@ -242,6 +255,7 @@ func (c *aggCollector) add(b *binder, f *pg.FuncCall, sc *scope) (exec.Expr, err
 		inner.post = nil
 	}
 	inner.noAggMsg = "aggregate function calls cannot be nested"
+	firstInput := len(c.inputs)
 	bindArg := func(n *pg.Node, t types.T) (exec.Expr, error) {
 		if row := n.GetRowExpr(); row != nil && name == "count" {
 			return inner.rowValue(row, sc) // count(DISTINCT (a, b)): rowvalue.go
@@ -350,6 +364,16 @@ func (c *aggCollector) add(b *binder, f *pg.FuncCall, sc *scope) (exec.Expr, err
 		}
 		if fe, err = b.coerceBool(fe, f.AggFilter, "argument of FILTER"); err != nil {
 			return nil, err
+		}
+		// PostgreSQL computes the arguments only for the rows FILTER
+		// keeps, so sum(10 / x) FILTER (WHERE x <> 0) cannot fail: an
+		// argument that may raise runs under CASE WHEN filter (a copy of
+		// it: the filter column itself is the unguarded one)
+		for k := firstInput; k < len(c.inputs); k++ {
+			if e := c.inputs[k]; exec.MayRaise(e) {
+				guard := exec.MapColumns(fe, func(i int) int { return i })
+				c.inputs[k] = &exec.Case{When: []exec.Expr{guard}, Then: []exec.Expr{e}, T: e.Type()}
+			}
 		}
 		agg.Filter = exec.FilterColumn(c.input(fe))
 	}

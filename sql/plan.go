@@ -91,6 +91,9 @@ func (s *Session) planQuery(ctx context.Context, sel *pg.SelectStmt, p *params, 
 	}
 	q.op, _ = pruneColumns(q.op, all(len(q.cols)))
 	if !describeOnly {
+		if err := foldErrors(qc.env, q.op); err != nil {
+			return nil, err
+		}
 		s.minMaxFromStats(q.op)
 		q.chains = qc.chains
 		if q.chains == nil {

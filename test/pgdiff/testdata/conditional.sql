@@ -41,3 +41,67 @@ SELECT sum(CASE WHEN a > 1 THEN 1 ELSE 0 END), count(CASE WHEN t IS NOT NULL THE
 SELECT id FROM c WHERE CASE WHEN a IS NULL THEN b > 10 ELSE a > 1 END ORDER BY id;
 SELECT id, a IS DISTINCT FROM 1, a IS NOT DISTINCT FROM NULL, NULL IS DISTINCT FROM NULL FROM c ORDER BY id;
 SELECT id, (a > 1) IS TRUE, NOT (a > 1) IS NOT FALSE FROM c ORDER BY id;
+-- A branch is evaluated only for the rows that reach it: a CASE result, a later WHEN, a later
+-- COALESCE argument, the later arguments of AND/OR (TPC-DS q53 and q90 guard divisions so).
+SELECT CASE WHEN x > 0 THEN 10 / x ELSE NULL END FROM (VALUES (0), (2)) t(x);
+SELECT id, CASE WHEN a <> 2 THEN 10 / (a - 2) END, CASE a - 2 WHEN 0 THEN -1 ELSE 10 / (a - 2) END, CASE WHEN a = 2 THEN 0 WHEN 10 / (a - 2) > 0 THEN 1 ELSE 2 END FROM c ORDER BY id;
+SELECT id, coalesce(b, 100 / (a - 4)), 10 / nullif(a - 2, 0), nullif(a, 2), coalesce(nullif(a, 1), 10 / (a + 1), -1) FROM c ORDER BY id;
+SELECT id FROM c WHERE a <> 2 AND 10 / (a - 2) > 0 ORDER BY id;
+SELECT id FROM c WHERE a = 2 OR 10 / (a - 2) < 0 ORDER BY id;
+SELECT id, a IS NOT NULL AND a <> 4 AND 8 / (a - 4) < -2, a = 4 OR a IS NULL OR 8 / (a - 4) < -5 FROM c ORDER BY id;
+SELECT id, CASE WHEN a <> 2 THEN greatest(1, 10 / (a - 2)) ELSE least(0, b) END, CASE WHEN x < 4 THEN x / (x - 4) END FROM c ORDER BY id;
+SELECT id, CASE WHEN t <> 'one' AND t <> 'two' AND t <> '' THEN t::int END, CASE WHEN id = 3 THEN t::integer END FROM c ORDER BY id;
+SELECT id, CASE WHEN a = 1 THEN a * 2147483647 END, CASE WHEN b < 20 THEN b * 461168601842738790 END FROM c ORDER BY id;
+SELECT id, CASE WHEN a <> 2 THEN CASE WHEN a > 3 THEN 100 / (a - 2) ELSE 10 / (a - 2) END ELSE 0 END FROM c ORDER BY id;
+SELECT sum(CASE WHEN a <> 2 THEN 10 / (a - 2) END), count(CASE WHEN a = 2 THEN 1 END) FROM c;
+SELECT a, CASE WHEN avg(b - 10) > 0 THEN abs(sum(b) - avg(b - 10)) / avg(b - 10) ELSE NULL END FROM c GROUP BY a ORDER BY a;
+SELECT * FROM (SELECT id, x, avg(x - 1.5) OVER () AS m FROM c) s WHERE CASE WHEN m <> 0 THEN x / m ELSE NULL END > 1 ORDER BY id;
+SELECT CASE WHEN s = 0 THEN NULL ELSE CAST(n AS decimal(15,4)) / CAST(s AS decimal(15,4)) END FROM (SELECT count(*) AS n FROM c WHERE a > 1) p, (SELECT count(*) AS s FROM c WHERE a > 10) q;
+-- …and raise for the rows that do take them
+-- @error
+SELECT id, CASE WHEN a > 1 THEN 10 / (a - 2) END FROM c ORDER BY id;
+-- @error
+SELECT id, coalesce(b, 10 / (a - 2)) FROM c ORDER BY id;
+-- @error
+SELECT id FROM c WHERE a IS NULL OR 10 / (a - 2) > 0;
+-- @error
+SELECT id, CASE WHEN id = 4 THEN t::int END FROM c;
+-- @error
+SELECT CASE WHEN a > 1 THEN a * 2147483647 END FROM c;
+-- @error
+SELECT id, CASE WHEN a IS NOT NULL THEN greatest(1, 10 / (a - 2)) END FROM c;
+-- Constants are folded while planning: an error there is raised unless a constant condition
+-- cuts its branch off, even when no row would reach it.
+SELECT CASE WHEN false THEN 1 / 0 END, CASE WHEN NULL THEN 1 / 0 ELSE 0 END, CASE 1 WHEN 2 THEN 1 / 0 ELSE 0 END, CASE WHEN 1 = 1 THEN 1 ELSE 1 / 0 END;
+SELECT CASE WHEN false THEN sqrt(-1) END, CASE WHEN false THEN 'z'::text::int END, coalesce(NULL, 1, 1 / 0), true OR 1 / 0 = 1, false AND 1 / 0 = 1;
+SELECT id, CASE WHEN false THEN 1 / 0 WHEN a > 2 THEN 0 END, coalesce(a, 1, 1 / 0), a > 1 OR true OR 1 / 0 = 1 FROM c ORDER BY id;
+SELECT id, CASE WHEN a > 0 THEN 1 WHEN true THEN 2 ELSE 1 / 0 END, CASE WHEN false THEN CASE WHEN a > 0 THEN 1 / 0 END END FROM c ORDER BY id;
+-- @error
+SELECT id, CASE WHEN a > 100 THEN 1 / 0 END FROM c;
+-- @error
+SELECT id, CASE WHEN a > 100 THEN 2147483647 + 1 END FROM c;
+-- @error
+SELECT id, CASE WHEN a > 100 THEN 'z'::text::int END FROM c;
+-- @error
+SELECT id, CASE WHEN a > 100 THEN sqrt(-1) END FROM c;
+-- @error
+SELECT id FROM c WHERE a > 100 AND 1 / 0 = 1;
+-- @error
+SELECT 1 / 0 = 1 AND false;
+-- @error
+SELECT NULL AND 1 / 0 = 1;
+-- @error
+SELECT CASE WHEN false THEN 'z'::int END;
+-- the same in UPDATE and DELETE (the first changes nothing: it adds 0 where it divides)
+UPDATE c SET a = CASE WHEN a <> 2 THEN a + 0 * (10 / (a - 2)) ELSE a END;
+DELETE FROM c WHERE a <> 2 AND 10 / (a - 2) = 7;
+-- @error
+UPDATE c SET a = CASE WHEN a > 100 THEN 1 / 0 ELSE a END;
+-- @error
+DELETE FROM c WHERE CASE WHEN a > 100 THEN 1 / 0 END = 1;
+SELECT id, a FROM c ORDER BY id;
+-- an aggregate's arguments are computed only for the rows its FILTER keeps
+SELECT sum(10 / (a - 2)) FILTER (WHERE a <> 2), count(*) FILTER (WHERE a <> 2 AND 10 / (a - 2) > 0), string_agg((10 / (a - 2))::text, ',' ORDER BY 10 / (a - 2)) FILTER (WHERE a <> 2), array_agg(100 / (b - 10) ORDER BY id) FILTER (WHERE b <> 10) FROM c;
+SELECT id, sum(10 / (a - 2)) FILTER (WHERE a <> 2) OVER (ORDER BY id) FROM c ORDER BY id;
+-- @error
+SELECT sum(10 / (a - 2)) FILTER (WHERE a > 1) FROM c;

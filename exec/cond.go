@@ -1,0 +1,504 @@
+package exec
+
+import (
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/types"
+)
+
+// Conditional evaluation. PostgreSQL computes a CASE result only for the
+// rows whose WHEN chose it, a WHEN only for the rows no earlier WHEN took, a
+// COALESCE argument only for the rows whose earlier arguments were all NULL,
+// and the next argument of AND/OR only for the rows the earlier ones left
+// undecided. So `CASE WHEN x > 0 THEN 10 / x END` must not raise 22012 for
+// x = 0: an error may come only from a row that reaches the expression.
+//
+// A batch carries no selection vector, so a branch that may raise runs on a
+// compact sub-batch of the rows reaching it (only the columns it reads are
+// gathered) and its result is scattered back. A branch that cannot raise
+// (column references, constants, comparisons, …) runs on the whole batch as
+// before, which is cheaper than gathering, and so does a branch that every
+// row takes.
+
+// condState is the per-expression scratch of Case, Coalesce and Logic,
+// reused batch after batch (PERFORMANCE.md rule 2). Like every expression's
+// output buffer it belongs to one goroutine: MapColumns copies start afresh.
+type condState struct {
+	raises []bool      // per child: may raise an error (MayRaise)
+	subs   []subBatch  // per child: its compact input
+	rest   []int32     // rows not decided yet
+	sels   [][]int32   // Case: rows taking each branch
+	out    *vec.Vector // the result, when it is not a child's own vector
+	nulls  []bool      // the result's NULL mask
+}
+
+func newCondState(children []Expr) *condState {
+	s := &condState{raises: make([]bool, len(children)), subs: make([]subBatch, len(children))}
+	for i, c := range children {
+		s.raises[i] = c != nil && MayRaise(c)
+	}
+	return s
+}
+
+// allRows sets s.rest to every row of an n-row batch.
+func (s *condState) allRows(n int) []int32 {
+	s.rest = resize32(s.rest, n)
+	for i := range s.rest {
+		s.rest[i] = int32(i)
+	}
+	return s.rest
+}
+
+// eval computes child k for rows sel of b. Its result lines up with the
+// batch, or with sel when compact is true.
+func (s *condState) eval(env *Env, k int, e Expr, b *vec.Batch, sel []int32) (v *vec.Vector, compact bool, err error) {
+	if len(sel) == b.N || !s.raises[k] {
+		v, err = e.Eval(env, b)
+		return v, false, err
+	}
+	v, err = e.Eval(env, s.subs[k].gather(e, b, sel))
+	return v, true, err
+}
+
+// output returns the result vector for n rows, values zeroed, and the NULL
+// mask (all false) the result carries when setNulls finds a NULL.
+func (s *condState) output(t types.T, n int) (*vec.Vector, []bool) {
+	out := outVec(&s.out, t, n)
+	switch t.Storage() {
+	case types.StoreInt:
+		out.I64 = out.I64[:n]
+	case types.StoreFloat:
+		out.F64 = out.F64[:n]
+	case types.StoreBool:
+		out.B = out.B[:n]
+	case types.StoreInterval:
+		out.Iv = out.Iv[:n]
+		clear(out.Iv)
+	default:
+		out.S = out.S[:n]
+	}
+	if cap(s.nulls) < n {
+		s.nulls = make([]bool, max(n, vec.BatchSize))
+	}
+	s.nulls = s.nulls[:n]
+	clear(s.nulls)
+	return out, s.nulls
+}
+
+// setNulls attaches the NULL mask to out when some row is NULL.
+func setNulls(out *vec.Vector, nulls []bool) {
+	for _, isNull := range nulls {
+		if isNull {
+			out.Nulls = nulls
+			return
+		}
+	}
+	out.Nulls = nil
+}
+
+// subBatch is the compact batch a child runs on: the rows reaching it, of
+// the input columns it reads (the others stay nil).
+type subBatch struct {
+	cols  []int // the input columns the expression reads
+	known bool
+	vecs  []*vec.Vector // gathered copies, one per cols entry
+	b     vec.Batch
+}
+
+func (s *subBatch) gather(e Expr, b *vec.Batch, sel []int32) *vec.Batch {
+	if !s.known {
+		s.cols = readColumns(e)
+		s.vecs = make([]*vec.Vector, len(s.cols))
+		s.known = true
+	}
+	s.b.Vecs = s.b.Vecs[:0]
+	for range b.Vecs {
+		s.b.Vecs = append(s.b.Vecs, nil)
+	}
+	for j, c := range s.cols {
+		if c >= len(b.Vecs) {
+			continue
+		}
+		src := b.Vecs[c]
+		dst := s.vecs[j]
+		if dst == nil || dst.Type.Storage() != src.Type.Storage() {
+			dst = vec.New(src.Type, max(len(sel), vec.BatchSize))
+			s.vecs[j] = dst
+		}
+		gatherInto(dst, src, sel)
+		s.b.Vecs[c] = dst
+	}
+	s.b.N = len(sel)
+	return &s.b
+}
+
+// readColumns lists the input columns e reads, once per expression.
+func readColumns(e Expr) []int {
+	seen := map[int]bool{}
+	var cols []int
+	MapColumns(e, func(i int) int {
+		if !seen[i] {
+			seen[i] = true
+			cols = append(cols, i)
+		}
+		return i
+	})
+	return cols
+}
+
+// gatherInto makes dst hold the rows sel of src, keeping dst's buffers.
+func gatherInto(dst, src *vec.Vector, sel []int32) {
+	dst.Type = src.Type
+	switch src.Type.Storage() {
+	case types.StoreInt:
+		dst.I64 = gatherT(dst.I64[:0], src.I64, sel)
+	case types.StoreFloat:
+		dst.F64 = gatherT(dst.F64[:0], src.F64, sel)
+	case types.StoreBool:
+		dst.B = gatherT(dst.B[:0], src.B, sel)
+	case types.StoreInterval:
+		dst.Iv = gatherT(dst.Iv[:0], src.Iv, sel)
+	default:
+		dst.S = gatherT(dst.S[:0], src.S, sel)
+	}
+	if src.Nulls == nil {
+		dst.Nulls = nil
+		return
+	}
+	// the mask buffer survives a batch without NULLs in its capacity
+	m := dst.Nulls[:0]
+	if m == nil {
+		m = make([]bool, 0, max(len(sel), vec.BatchSize))
+	}
+	dst.Nulls = gatherT(m, src.Nulls, sel)
+}
+
+// scatter copies the values of r for the batch rows sel into dst and their
+// NULL flags into nulls; r lines up with sel (compact) or with the batch.
+func scatter(dst *vec.Vector, nulls []bool, r *vec.Vector, sel []int32, compact bool) {
+	switch dst.Type.Storage() {
+	case types.StoreInt:
+		scatterT(dst.I64, r.I64, sel, compact)
+	case types.StoreFloat:
+		scatterT(dst.F64, r.F64, sel, compact)
+	case types.StoreBool:
+		scatterT(dst.B, r.B, sel, compact)
+	case types.StoreInterval:
+		scatterT(dst.Iv, r.Iv, sel, compact)
+	default:
+		scatterT(dst.S, r.S, sel, compact)
+	}
+	if r.Nulls != nil {
+		scatterT(nulls, r.Nulls, sel, compact)
+	}
+}
+
+func scatterT[T any](dst, src []T, sel []int32, compact bool) {
+	if compact {
+		src = src[:len(sel)]
+		for j, i := range sel {
+			dst[i] = src[j]
+		}
+		return
+	}
+	for _, i := range sel {
+		dst[i] = src[i]
+	}
+}
+
+// MayRaise reports whether evaluating e can fail on some input. It errs on
+// the side of true: that costs only a gather and a scatter.
+func MayRaise(e Expr) bool {
+	switch x := e.(type) {
+	case *ColRef, *Const:
+		return false
+	case *Cmp:
+		return MayRaise(x.L) || MayRaise(x.R)
+	case *Not:
+		return MayRaise(x.E)
+	case *IsNull:
+		return MayRaise(x.E)
+	case *InList:
+		return MayRaise(x.E)
+	case *Neg:
+		// only -minint overflows
+		return x.Type().IsInteger() || MayRaise(x.E)
+	case *Cast:
+		return !safeCast(x.E.Type(), x.To) || MayRaise(x.E)
+	case *Logic:
+		return anyMayRaise(x.Args)
+	case *Coalesce:
+		return anyMayRaise(x.Args)
+	case *Case:
+		return anyMayRaise(x.When) || anyMayRaise(x.Then) || x.Else != nil && MayRaise(x.Else)
+	}
+	return true
+}
+
+func anyMayRaise(es []Expr) bool {
+	for _, e := range es {
+		if MayRaise(e) {
+			return true
+		}
+	}
+	return false
+}
+
+// safeCast reports casts that succeed for every value: widening integers,
+// integers to floating point, and numbers or booleans to unbounded text.
+func safeCast(from, to types.T) bool {
+	switch {
+	case from == to:
+		return true
+	case from.IsInteger() && to.IsInteger():
+		flo, fhi := intRange(from)
+		tlo, thi := intRange(to)
+		return tlo <= flo && fhi <= thi
+	case from.IsInteger() && to.IsFloat(), from.IsInteger() && to.ID == types.Numeric && to.Scale < 0:
+		return true
+	case to.ID == types.Text && to.Width == 0 && !to.Bpchar:
+		return from.IsInteger() || from.IsFloat() || from.ID == types.Bool || from.ID == types.Numeric || from.ID == types.Text
+	}
+	return false
+}
+
+// Case is CASE WHEN … THEN … [ELSE …] END (conditions already boolean; a
+// simple CASE arrives as arg = value comparisons).
+type Case struct {
+	When, Then []Expr
+	Else       Expr
+	T          types.T
+	st         *condState // children: When…, Then…, Else
+}
+
+func (e *Case) Type() types.T { return e.T }
+
+func (e *Case) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
+	n := b.N
+	nw := len(e.When)
+	if n == 0 {
+		return vec.New(e.T, 0), nil
+	}
+	if e.st == nil {
+		e.st = newCondState(append(append(append([]Expr{}, e.When...), e.Then...), e.Else))
+		e.st.sels = make([][]int32, nw)
+	}
+	s := e.st
+	rest := s.allRows(n)
+	for k, w := range e.When {
+		if len(rest) == 0 {
+			break
+		}
+		c, compact, err := s.eval(env, k, w, b, rest)
+		if err != nil {
+			return nil, err
+		}
+		// split rest into the rows taking branch k and those going on,
+		// without a branch per row (PERFORMANCE.md rule 6); the rows going
+		// on are written over rest itself, never ahead of the reading
+		taken := resize32(s.sels[k], len(rest))
+		nt, nr := 0, 0
+		cb, cn := c.B, c.Nulls
+		for j, i := range rest {
+			at := int(i)
+			if compact {
+				at = j
+			}
+			t := cb[at] && (cn == nil || !cn[at])
+			taken[nt] = i
+			nt += b2i(t)
+			rest[nr] = i
+			nr += b2i(!t)
+		}
+		s.sels[k] = taken
+		if nt == n {
+			// every row takes this branch: its result is the answer
+			return e.Then[k].Eval(env, b)
+		}
+		s.sels[k] = taken[:nt]
+		rest = rest[:nr]
+		for m := k + 1; m < nw; m++ {
+			s.sels[m] = s.sels[m][:0]
+		}
+	}
+	if len(rest) == n && e.Else != nil {
+		return e.Else.Eval(env, b)
+	}
+	out, nulls := s.output(e.T, n)
+	for k, sel := range s.sels {
+		if len(sel) == 0 {
+			continue
+		}
+		// scatter each result before the next is computed: two branches
+		// may share a subexpression, whose output buffer the second
+		// evaluation would overwrite
+		r, compact, err := s.eval(env, nw+k, e.Then[k], b, sel)
+		if err != nil {
+			return nil, err
+		}
+		scatter(out, nulls, r, sel, compact)
+	}
+	if len(rest) > 0 {
+		if e.Else == nil {
+			for _, i := range rest {
+				nulls[i] = true
+			}
+		} else {
+			r, compact, err := s.eval(env, 2*nw, e.Else, b, rest)
+			if err != nil {
+				return nil, err
+			}
+			scatter(out, nulls, r, rest, compact)
+		}
+	}
+	setNulls(out, nulls)
+	return out, nil
+}
+
+// Coalesce returns the first non-NULL argument.
+type Coalesce struct {
+	Args []Expr
+	T    types.T
+	st   *condState
+}
+
+func (e *Coalesce) Type() types.T { return e.T }
+
+func (e *Coalesce) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
+	n := b.N
+	first, err := e.Args[0].Eval(env, b)
+	if err != nil {
+		return nil, err
+	}
+	if len(e.Args) == 1 || !anyTrue(first.Nulls, n) {
+		return first, nil
+	}
+	if e.st == nil {
+		e.st = newCondState(e.Args)
+	}
+	s := e.st
+	out, nulls := s.output(e.T, n)
+	all := s.allRows(n)
+	scatter(out, nulls, first, all, false)
+	// the rows still NULL go on to the next argument
+	rest := all[:0]
+	for i, isNull := range nulls {
+		if isNull {
+			rest = append(rest, int32(i))
+		}
+	}
+	for k := 1; k < len(e.Args) && len(rest) > 0; k++ {
+		r, compact, err := s.eval(env, k, e.Args[k], b, rest)
+		if err != nil {
+			return nil, err
+		}
+		scatter(out, nulls, r, rest, compact)
+		if r.Nulls == nil {
+			rest = rest[:0]
+			break
+		}
+		nr := 0
+		for _, i := range rest {
+			rest[nr] = i
+			nr += b2i(nulls[i])
+		}
+		rest = rest[:nr]
+	}
+	if len(rest) > 0 {
+		out.Nulls = nulls
+	}
+	return out, nil
+}
+
+func anyTrue(m []bool, n int) bool {
+	if m == nil {
+		return false
+	}
+	for _, x := range m[:n] {
+		if x {
+			return true
+		}
+	}
+	return false
+}
+
+// Logic is AND / OR over booleans with SQL three-valued logic. Arguments
+// are evaluated left to right, each only for the rows the earlier ones left
+// undecided (not yet false for AND, not yet true for OR).
+type Logic struct {
+	And  bool
+	Args []Expr
+	st   *condState
+}
+
+func (e *Logic) Type() types.T { return types.BoolT }
+
+func (e *Logic) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
+	n := b.N
+	if e.st == nil {
+		e.st = newCondState(e.Args)
+	}
+	s := e.st
+	out, nulls := s.output(types.BoolT, n)
+	res := out.B
+	for i := range res {
+		res[i] = e.And
+	}
+	// a row is decided once an argument is false (AND) or true (OR)
+	decisive := !e.And
+	rest := s.allRows(n)
+	for k, a := range e.Args {
+		if len(rest) == 0 {
+			break
+		}
+		v, compact, err := s.eval(env, k, a, b, rest)
+		if err != nil {
+			return nil, err
+		}
+		vb, vn := v.B, v.Nulls
+		if !compact && len(rest) == n {
+			// every row is undecided: combine whole slices
+			vb = vb[:n]
+			if vn == nil {
+				nr := 0
+				for i, x := range vb {
+					d := x == decisive
+					res[i] = res[i] != d
+					nulls[i] = nulls[i] && !d
+					rest[nr] = int32(i)
+					nr += b2i(!d)
+				}
+				rest = rest[:nr]
+				continue
+			}
+		}
+		nr := 0
+		for j, i := range rest {
+			at := int(i)
+			if compact {
+				at = j
+			}
+			if vn != nil && vn[at] {
+				nulls[i] = true
+				rest[nr] = i
+				nr++
+				continue
+			}
+			d := vb[at] == decisive
+			if d {
+				res[i] = decisive
+				nulls[i] = false
+			}
+			rest[nr] = i
+			nr += b2i(!d)
+		}
+		rest = rest[:nr]
+	}
+	// a NULL stands only where no argument was decisive; its slot is false
+	for _, i := range rest {
+		if nulls[i] {
+			res[i] = false
+		}
+	}
+	setNulls(out, nulls)
+	return out, nil
+}

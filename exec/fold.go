@@ -1,0 +1,171 @@
+package exec
+
+import (
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/types"
+)
+
+// FoldError returns the error PostgreSQL's planner raises for e, or nil.
+//
+// PostgreSQL folds the constant subexpressions of a query while planning it
+// (eval_const_expressions), so `SELECT CASE WHEN x > 0 THEN 1/0 END FROM t`
+// fails with 22012 whatever t holds, even when it is empty. It skips only
+// what a constant decides is never reached: a WHEN whose condition is a
+// false or NULL constant, everything after a WHEN that is a true constant,
+// the COALESCE arguments after a non-NULL constant, and the AND/OR
+// arguments after a decisive constant. The binder folds what it can and
+// leaves a constant expression that fails as it is (an Arith of constants,
+// a function call, a cast); this walk, in PostgreSQL's order, finds the
+// ones the planner would have evaluated. Only immutable expressions count:
+// PostgreSQL leaves stable functions (now(), time zone conversions) and
+// volatile ones to execution.
+func FoldError(env *Env, e Expr) error {
+	if e == nil {
+		return nil
+	}
+	if _, ok := e.(*Const); ok {
+		return nil
+	}
+	if isConstant(e) {
+		_, err := e.Eval(env, &vec.Batch{N: 1})
+		return err
+	}
+	switch x := e.(type) {
+	case *Case:
+		for k, w := range x.When {
+			if isConstant(w) {
+				v, err := w.Eval(env, &vec.Batch{N: 1})
+				if err != nil {
+					return err
+				}
+				if v.IsNull(0) || !v.B[0] {
+					continue // never taken: PostgreSQL drops the branch unexamined
+				}
+				return FoldError(env, x.Then[k]) // always taken: the rest is dead
+			}
+			if err := FoldError(env, w); err != nil {
+				return err
+			}
+			if err := FoldError(env, x.Then[k]); err != nil {
+				return err
+			}
+		}
+		return FoldError(env, x.Else)
+	case *Coalesce:
+		for _, a := range x.Args {
+			if isConstant(a) {
+				v, err := a.Eval(env, &vec.Batch{N: 1})
+				if err != nil {
+					return err
+				}
+				if !v.IsNull(0) {
+					return nil
+				}
+				continue
+			}
+			if err := FoldError(env, a); err != nil {
+				return err
+			}
+		}
+		return nil
+	case *Logic:
+		for _, a := range x.Args {
+			if isConstant(a) {
+				v, err := a.Eval(env, &vec.Batch{N: 1})
+				if err != nil {
+					return err
+				}
+				if !v.IsNull(0) && v.B[0] != x.And {
+					return nil
+				}
+				continue
+			}
+			if err := FoldError(env, a); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, c := range children(e) {
+		if err := FoldError(env, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// children lists the operands of the expressions FoldError looks into; any
+// other expression is opaque to it.
+func children(e Expr) []Expr {
+	switch x := e.(type) {
+	case *Arith:
+		return []Expr{x.L, x.R}
+	case *Neg:
+		return []Expr{x.E}
+	case *Cmp:
+		return []Expr{x.L, x.R}
+	case *Not:
+		return []Expr{x.E}
+	case *IsNull:
+		return []Expr{x.E}
+	case *Like:
+		return []Expr{x.E, x.Pattern}
+	case *Cast:
+		return []Expr{x.E}
+	case *InList:
+		return []Expr{x.E}
+	case *FnCall:
+		return x.Args
+	case *Func:
+		return x.Args
+	case *ArrayCtor:
+		return x.Elems
+	case *Case:
+		out := append(append([]Expr{}, x.When...), x.Then...)
+		if x.Else != nil {
+			out = append(out, x.Else)
+		}
+		return out
+	case *Coalesce:
+		return x.Args
+	case *Logic:
+		return x.Args
+	}
+	return nil
+}
+
+// isConstant reports an immutable expression over constants only, which
+// PostgreSQL's planner evaluates.
+func isConstant(e Expr) bool {
+	switch x := e.(type) {
+	case *Const:
+		return true
+	case *Arith, *Neg, *Cmp, *Not, *IsNull, *Like, *InList, *ArrayCtor, *Case, *Coalesce, *Logic:
+	case *Cast:
+		if timeDependent(x.E.Type()) || timeDependent(x.To) {
+			return false
+		}
+	case *FnCall:
+		if x.O.Volatile || x.O.Stable {
+			return false
+		}
+	default:
+		return false // columns, parameters, subqueries, opaque kernels
+	}
+	for _, c := range children(e) {
+		if c != nil && !isConstant(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// timeDependent marks the types whose text conversions read DateStyle,
+// IntervalStyle or TimeZone, which makes their casts stable, not immutable.
+func timeDependent(t types.T) bool {
+	switch t.ID {
+	case types.Date, types.Timestamp, types.Timestamptz, types.Time, types.TimeTZ, types.Interval:
+		return true
+	}
+	return false
+}
