@@ -72,6 +72,8 @@ func TestConstantFoldingErrors(t *testing.T) {
 	mustFail(t, s, `SELECT NULL AND 1/0 = 1`, pgerr.DivisionByZero)
 	mustFail(t, s, `SELECT nullif(1, 1/0)`, pgerr.DivisionByZero)
 	mustFail(t, s, `SELECT CASE WHEN false THEN 'z'::int END`, pgerr.InvalidTextRepr) // a literal: while parsing
+	mustFail(t, s, `SELECT sum(x) OVER (ORDER BY x ROWS BETWEEN 'z'::text::int PRECEDING AND CURRENT ROW) FROM t`, pgerr.InvalidTextRepr)
+	mustFail(t, s, `SELECT x FROM t WHERE x IN (1, 'z'::text::int)`, pgerr.InvalidTextRepr)
 	// UPDATE and DELETE plan their expressions the same way
 	must(t, s, `UPDATE t SET x = CASE WHEN x <> 2 THEN x + 0 * (6 / (x - 2)) ELSE x END WHERE x IS NULL OR x = 2 OR 6 / (x - 2) <> 0`)
 	mustFail(t, s, `UPDATE t SET x = CASE WHEN x > 100 THEN 1/0 ELSE x END`, pgerr.DivisionByZero)

@@ -257,6 +257,10 @@ func (b *binder) frame(def *pg.WindowDef, orderTypes []types.T) (exec.Frame, err
 		}
 		k, ok := e.(*exec.Const)
 		if !ok || k.IsNull() {
+			// a constant the binder could not fold fails with its own error
+			if err := exec.FoldError(b.env, e); err != nil {
+				return fb, err
+			}
 			return fb, errAt(pgerr.New(pgerr.FeatureNotSupported, "frame offsets must be constants"), def.Location)
 		}
 		if f.Mode != exec.FrameRange {
