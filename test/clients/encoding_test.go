@@ -3,15 +3,12 @@ package clients
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
-
-	"github.com/lakepg/lakepg/test/testserver"
 )
 
 // encodingTranscript sends text that is not valid UTF-8, or holds a NUL, as a query, as a
@@ -50,12 +47,7 @@ func encodingTranscript(t *testing.T, dsn string) []string {
 
 // TestInvalidTextMatchesPostgres: 22021 with PostgreSQL's message for every way text enters.
 func TestInvalidTextMatchesPostgres(t *testing.T) {
-	want := encodingTranscript(t, testserver.PostgresDatabase(t, "encoding"))
-	s := testserver.Start(t, testserver.Binary(t), t.TempDir())
-	got := encodingTranscript(t, s.DSN())
-	if !slices.Equal(got, want) {
-		t.Errorf("lakepg and PostgreSQL differ:\nlakepg:\n  %s\nPostgreSQL:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
-	}
+	sameAsPostgres(t, "encoding", encodingTranscript)
 }
 
 // malformedTranscript sends messages whose length field is sound but whose body is not,
@@ -119,10 +111,5 @@ func malformedTranscript(t *testing.T, dsn string) []string {
 // TestMalformedMessagesMatchPostgres: a message body that runs past its own length is an
 // error of that message (08P01), answered as PostgreSQL answers it, and the session goes on.
 func TestMalformedMessagesMatchPostgres(t *testing.T) {
-	want := malformedTranscript(t, testserver.PostgresDatabase(t, "malformed"))
-	s := testserver.Start(t, testserver.Binary(t), t.TempDir())
-	got := malformedTranscript(t, s.DSN())
-	if !slices.Equal(got, want) {
-		t.Errorf("lakepg and PostgreSQL differ:\nlakepg:\n  %s\nPostgreSQL:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
-	}
+	sameAsPostgres(t, "malformed", malformedTranscript)
 }

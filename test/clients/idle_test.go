@@ -2,14 +2,11 @@ package clients
 
 import (
 	"context"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
-
-	"github.com/lakepg/lakepg/test/testserver"
 )
 
 // idleTranscript keeps a session idle past idle_in_transaction_session_timeout inside a
@@ -38,35 +35,12 @@ func idleTranscript(t *testing.T, dsn string) []string {
 		out = append(out, setup+" → "+strings.TrimSpace(errSuffix(err)))
 		c.Close(ctx)
 	}
-	out = append(out, "rows "+pipelineRowsOf(t, ctx, dsn, "idle_t"))
+	out = append(out, "rows "+rowsOf(t, ctx, dsn, "idle_t"))
 	return out
-}
-
-func pipelineRowsOf(t *testing.T, ctx context.Context, dsn, table string) string {
-	t.Helper()
-	c, err := pgconn.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close(ctx)
-	rs, err := c.Exec(ctx, `SELECT x FROM `+table+` ORDER BY x`).ReadAll()
-	if err != nil {
-		return "ERROR " + sqlstate(err)
-	}
-	var xs []string
-	for _, r := range rs[0].Rows {
-		xs = append(xs, string(r[0]))
-	}
-	return "[" + strings.Join(xs, " ") + "]"
 }
 
 // TestIdleTimeoutsMatchPostgres: a session idle too long in a block loses its connection
 // (FATAL 25P03) and its block; one idle too long outside a block too (57P05).
 func TestIdleTimeoutsMatchPostgres(t *testing.T) {
-	want := idleTranscript(t, testserver.PostgresDatabase(t, "idle"))
-	s := testserver.Start(t, testserver.Binary(t), t.TempDir())
-	got := idleTranscript(t, s.DSN())
-	if !slices.Equal(got, want) {
-		t.Errorf("lakepg and PostgreSQL differ:\nlakepg:\n  %s\nPostgreSQL:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
-	}
+	sameAsPostgres(t, "idle", idleTranscript)
 }

@@ -114,7 +114,7 @@ func pipelineTranscript(t *testing.T, dsn string) []string {
 		// the server ends a session whose client left at its own pace
 		var rows string
 		for range 50 {
-			rows = pipelineRows(t, ctx, dsn)
+			rows = rowsOf(t, ctx, dsn, "p")
 			if !strings.Contains(got, "left") || !strings.Contains(rows, "21") {
 				break
 			}
@@ -125,14 +125,15 @@ func pipelineTranscript(t *testing.T, dsn string) []string {
 	return out
 }
 
-func pipelineRows(t *testing.T, ctx context.Context, dsn string) string {
+// rowsOf lists column x of table, ordered.
+func rowsOf(t *testing.T, ctx context.Context, dsn, table string) string {
 	t.Helper()
 	c, err := pgconn.Connect(ctx, dsn)
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}
 	defer c.Close(ctx)
-	rs, err := c.Exec(ctx, `SELECT x FROM p ORDER BY x`).ReadAll()
+	rs, err := c.Exec(ctx, `SELECT x FROM `+table+` ORDER BY x`).ReadAll()
 	if err != nil {
 		return "ERROR " + sqlstate(err)
 	}
@@ -143,18 +144,25 @@ func pipelineRows(t *testing.T, ctx context.Context, dsn string) string {
 	return "[" + strings.Join(xs, " ") + "]"
 }
 
+// sameAsPostgres runs transcript on a database of the test PostgreSQL and on a new
+// lakepg, and wants the same lines; it returns the lakepg server.
+func sameAsPostgres(t *testing.T, name string, transcript func(*testing.T, string) []string) *testserver.Server {
+	t.Helper()
+	want := transcript(t, testserver.PostgresDatabase(t, name))
+	srv := testserver.Start(t, testserver.Binary(t), t.TempDir())
+	got := transcript(t, srv.DSN())
+	if !slices.Equal(got, want) {
+		t.Errorf("lakepg and PostgreSQL differ:\nlakepg:\n  %s\nPostgreSQL:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+	return srv
+}
+
 // TestImplicitTransactionsMatchPostgres: batches in one Query message and pipelines up to a
 // Sync commit together or not at all, and a client that leaves before Sync commits
 // nothing, on lakepg as on PostgreSQL. A single small INSERT is still inlined into the
 // catalog.
 func TestImplicitTransactionsMatchPostgres(t *testing.T) {
-	pgDSN := testserver.PostgresDatabase(t, "pipeline")
-	want := pipelineTranscript(t, pgDSN)
-	srv := testserver.Start(t, testserver.Binary(t), t.TempDir())
-	got := pipelineTranscript(t, srv.DSN())
-	if !slices.Equal(got, want) {
-		t.Errorf("lakepg and PostgreSQL differ:\nlakepg:\n  %s\nPostgreSQL:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
-	}
+	srv := sameAsPostgres(t, "pipeline", pipelineTranscript)
 	// a single INSERT over the extended protocol commits at once, inlined as ever
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
