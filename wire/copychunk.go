@@ -128,6 +128,11 @@ func (c *copyChunk) Next() ([][]byte, error) {
 		lo = c.ends[k-1]
 	}
 	line := c.data[lo:c.ends[k]]
+	if line == nil {
+		// an empty row of a chunk whose buffer is still nil: a row all
+		// the same, whose CONTEXT shows it as "" (lineError), as Next does
+		line = []byte{}
+	}
 	// checkEncoding names the line being read, one past the last counted
 	c.split.line = c.lines[k] - 1
 	if err := c.split.checkEncoding(line); err != nil {

@@ -79,7 +79,9 @@ func ReadDeletePositions(r io.ReaderAt, size int64, snapshot int64) ([]int64, er
 	if hasSnap {
 		proj = append(proj, snapProj)
 	}
-	out := make([]int64, 0, f.NumRows())
+	// The footer's row count only sizes the slice, and a corrupt one
+	// (negative, or billions) must not: the scan finds the real rows.
+	out := make([]int64, 0, min(max(f.NumRows(), 0), 1<<20))
 	s := f.Scan(proj, ScanOptions{})
 	var b vec.Batch
 	for {
