@@ -312,6 +312,28 @@ print_reports() {
 	done
 }
 
+# A few seconds of each Go fuzz target after the tests, so that a change that makes hostile
+# input crash shows up here (README: the test section says how to fuzz longer). A crasher is
+# written to the package's testdata/fuzz/ and fails the run. Minimizing is capped at 10
+# runs: by default every input that finds new code is first shrunk for up to 60 s, which
+# would leave no time to fuzz at all.
+fuzz_targets=(
+	"./wire FuzzWireMessages"
+	"./wire FuzzWireStartup"
+	"./wire FuzzCopyParse"
+	"./exec/parquetio FuzzParquetRead"
+	"./sql FuzzSQL"
+)
+fuzz_briefly() {
+	local t pkg name status=0
+	for t in "${fuzz_targets[@]}"; do
+		read -r pkg name <<<"$t"
+		log "go test -run '^\$' -fuzz '^$name\$' -fuzztime 5s $pkg"
+		go test -run '^$' -fuzz "^$name\$" -fuzztime 5s -fuzzminimizetime 10x "$pkg" || status=1
+	done
+	return "$status"
+}
+
 cleanup() {
 	stop_postgres_server
 	stop_versitygw
@@ -337,6 +359,7 @@ main() {
 	log "go test -count=1 -timeout 30m ./..."
 	local status=0
 	go test -count=1 -timeout 30m ./... || status=$?
+	fuzz_briefly || status=$?
 	print_reports
 	return "$status"
 }
