@@ -1,0 +1,236 @@
+package difftest
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// SQL leaves open which subexpressions a server evaluates and when: PostgreSQL runs an
+// uncorrelated subquery only once a row needs it, drops unused columns of a subquery before
+// folding their constants, and evaluates a join condition only on pairs of rows; lakepg may
+// evaluate such expressions up front. When an expression errors on the data (1/0, a date
+// out of range), one server then fails and the other answers, and neither is wrong.
+//
+// So when one side raises a data exception (class 22) and the other answers, the other
+// server is made to evaluate the same expressions outright: each expression the query must
+// evaluate whenever its clause runs, over the relations it reads. If that raises the same
+// class, the difference is the order of evaluation; if not, one server raised an error the
+// data does not justify (or failed to raise one it does), which is a finding.
+//
+// The branches of CASE and the arguments of COALESCE after the first are left out: SQL
+// promises to evaluate those only when needed, so an error from them is a finding. Their
+// constant subexpressions and aggregates are kept: PostgreSQL's documentation warns that the
+// planner may fold constants, and fail, even in a branch no row takes, and that aggregates
+// are computed before the CASE around them is looked at.
+
+// probe is a set of expressions over the same relations.
+type probe struct {
+	from  []string // FROM items, as declared in the query
+	exprs []string
+}
+
+// forcedProbes lists the queries that evaluate q's unconditional expressions outright.
+func forcedProbes(q query) []string {
+	decl := map[string]string{} // alias → its FROM item
+	var with string
+	if s, ok := q.(*selectQ); ok && len(s.with) > 0 {
+		w := &selectQ{with: s.with, limit: -1, offset: -1}
+		text := sqlOf(w)
+		with = strings.TrimSuffix(text, "SELECT ") // the WITH clause alone
+	}
+	dv := &visitor{from: func(p *fromItem) {
+		switch f := (*p).(type) {
+		case *tableRef:
+			decl[f.alias] = sqlOf(f)
+		case *derived:
+			decl[f.alias] = sqlOf(f)
+		}
+	}}
+	dv.walkQuery(&q)
+
+	groups := map[string]*probe{}
+	seen := map[string]bool{}
+	var add func(x expr)
+	// constants adds what a branch evaluated only when needed may evaluate all the same:
+	// its constant subexpressions, and the arguments of its aggregates (which PostgreSQL
+	// computes before it looks at the CASE around them)
+	constants := func(x expr) {
+		var v visitor
+		v.expr = func(p *expr) {
+			_, isAgg := (*p).(*agg)
+			if isAgg || standalone(*p) && len(aliasesOf(*p)) == 0 {
+				add(*p)
+			}
+		}
+		v.walkExpr(&x)
+	}
+	add = func(x expr) {
+		if x == nil {
+			return
+		}
+		switch e := x.(type) {
+		case *caseE:
+			if e.operand != nil {
+				add(e.operand)
+			}
+			for i, w := range e.whens {
+				if i == 0 {
+					add(w)
+				} else {
+					constants(w)
+				}
+			}
+			if e.els != nil {
+				constants(e.els)
+			}
+		case *fn:
+			if e.name == "COALESCE" && len(e.args) > 0 {
+				add(e.args[0])
+				for _, a := range e.args[1:] {
+					constants(a)
+				}
+				return
+			}
+		case *agg, *win:
+			for _, k := range x.kids() {
+				add(*k)
+			}
+			return
+		case *subq:
+			if e.x != nil {
+				add(e.x)
+			}
+			addQuery(e.q, add)
+			return
+		}
+		if standalone(x) {
+			text := sqlOf(x)
+			if _, isLit := x.(*lit); !isLit && !seen[text] {
+				seen[text] = true
+				var rels []string
+				ok := true
+				for a := range aliasesOf(x) {
+					d, found := decl[a]
+					if !found {
+						ok = false
+					}
+					rels = append(rels, d)
+				}
+				if ok && len(rels) <= 3 {
+					sort.Strings(rels)
+					key := strings.Join(rels, ", ")
+					if groups[key] == nil {
+						groups[key] = &probe{from: rels}
+					}
+					groups[key].exprs = append(groups[key].exprs, text)
+				}
+			}
+		}
+		if _, isCase := x.(*caseE); isCase {
+			return
+		}
+		for _, k := range x.kids() {
+			add(*k)
+		}
+	}
+	addQuery(q, add)
+
+	keys := make([]string, 0, len(groups))
+	for k := range groups {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []string
+	for _, k := range keys {
+		p := groups[k]
+		var sb strings.Builder
+		sb.WriteString(with + "SELECT ")
+		for i, e := range p.exprs {
+			if i > 0 {
+				sb.WriteString(", ")
+			}
+			fmt.Fprintf(&sb, "%s AS p%d", e, i)
+		}
+		if len(p.from) > 0 {
+			sb.WriteString(" FROM " + strings.Join(p.from, ", "))
+		}
+		out = append(out, sb.String())
+	}
+	return out
+}
+
+// addQuery feeds the expressions of q's clauses to add.
+func addQuery(q query, add func(expr)) {
+	switch s := q.(type) {
+	case *setOp:
+		addQuery(s.l, add)
+		addQuery(s.r, add)
+	case *selectQ:
+		for _, c := range s.with {
+			addQuery(c.q, add)
+		}
+		for _, it := range s.items {
+			add(it.e)
+		}
+		var fromExprs func(f fromItem)
+		fromExprs = func(f fromItem) {
+			switch x := f.(type) {
+			case *joinItem:
+				fromExprs(x.l)
+				fromExprs(x.r)
+				add(x.on)
+			case *derived:
+				addQuery(x.q, add)
+			}
+		}
+		for _, f := range s.from {
+			fromExprs(f)
+		}
+		add(s.where)
+		for _, g := range s.groupBy {
+			add(g)
+		}
+		add(s.having)
+		for _, o := range s.orderBy {
+			add(o.e)
+		}
+	}
+}
+
+// standalone tells whether x can be evaluated on its own in a SELECT list: no aggregate,
+// window or subquery inside.
+func standalone(x expr) bool {
+	ok := true
+	walkExpr(x, func(e expr) bool {
+		switch e.(type) {
+		case *agg, *win, *subq:
+			ok = false
+		}
+		return ok
+	})
+	return ok
+}
+
+func aliasesOf(x expr) map[string]bool {
+	out := map[string]bool{}
+	walkExpr(x, func(e expr) bool {
+		if c, ok := e.(*col); ok && c.rel != "" {
+			out[c.rel] = true
+		}
+		return true
+	})
+	return out
+}
+
+// evaluationOrder tells whether s raises an error of class class when made to evaluate q's
+// unconditional expressions outright.
+func (h *harness) evaluationOrder(q query, s *session, class string) bool {
+	for _, p := range forcedProbes(q) {
+		r := s.exec(p)
+		if r.failed() && strings.HasPrefix(r.code, class) {
+			return true
+		}
+	}
+	return false
+}
