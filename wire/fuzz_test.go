@@ -106,6 +106,8 @@ func (st fuzzStmt) Execute(ctx context.Context, params [][]byte, formats []int16
 	return st.fakeStmt.Execute(ctx, params, formats)
 }
 
+// fuzzSafe reports whether the fake may run the statement of words w as
+// a stranger sends it.
 func fuzzSafe(w []string) bool {
 	if len(w) == 0 || strings.HasPrefix(w[0], "--") {
 		return true
@@ -213,7 +215,7 @@ func (fs *fuzzServer) exchange(t *testing.T, prefix, data []byte, decode bool) [
 	if decode {
 		framed, ok, huge := completeFrames(data)
 		if huge {
-			t.Skip("a message the server must allocate a huge buffer for (seeded separately)")
+			t.Skip("a message the server allocates a huge buffer for before its body comes")
 		}
 		if ok {
 			raw = append(append(slices.Clone(prefix), framed...), endMarker...)
@@ -228,6 +230,7 @@ func (fs *fuzzServer) exchange(t *testing.T, prefix, data []byte, decode bool) [
 	}
 	done := make(chan answer, 1)
 	sawMarker := make(chan struct{})
+	waiting := marked // the reader's own copy
 	go func() {
 		var a answer
 		defer func() { done <- a }()
@@ -245,10 +248,10 @@ func (fs *fuzzServer) exchange(t *testing.T, prefix, data []byte, decode bool) [
 				return
 			}
 			a.msgs = append(a.msgs, summarize(m))
-			if k := len(a.msgs); marked && k >= 3 && a.msgs[k-3] == "DataRow 37" && a.msgs[k-2] == "CommandComplete SELECT 37" &&
+			if k := len(a.msgs); waiting && k >= 3 && a.msgs[k-3] == "DataRow 37" && a.msgs[k-2] == "CommandComplete SELECT 37" &&
 				strings.HasPrefix(a.msgs[k-1], "ReadyForQuery") {
 				close(sawMarker)
-				marked = false
+				waiting = false
 			}
 		}
 	}()
