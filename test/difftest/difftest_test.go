@@ -123,7 +123,7 @@ type stats struct {
 type finding struct {
 	oracle string // postgres, tlp, rewrite:<mode>, literal, load
 	kind   string
-	sql    string // the minimal query (for TLP: the unpartitioned query)
+	sql    string // the queries compared, reduced (see comparedSQL)
 	repro  string
 	detail string
 	entry  *allowEntry
@@ -141,7 +141,6 @@ type harness struct {
 	found    []*finding
 	byKey    map[string]*finding
 	st       stats
-	r        *rand.Rand
 	pools    map[kind]struct{ common, edge []string }
 	log      io.Writer
 	began    time.Time
@@ -167,14 +166,13 @@ func TestDiff(t *testing.T) {
 	srv.LimitMemory(2 << 30)
 	h := &harness{
 		t: t, srv: srv, allow: allow, byKey: map[string]*finding{},
-		r:     rand.New(rand.NewPCG(seed, 0x5eed)),
 		began: time.Now(),
 	}
 	h.deadline = h.began.Add(*budgetFlag)
 	h.pg = &session{name: "PostgreSQL", dsn: func() string { return pgDSN }, timeout: *timeoutFlag + 5*time.Second,
 		init: []string{fmt.Sprintf("SET statement_timeout = %d", timeoutFlag.Milliseconds())}}
+	// DSN is read at each connection: a restart moves the server to another port
 	h.lk = &session{name: "lakepg", dsn: srv.DSN, timeout: *timeoutFlag, revive: func() { srv.Restart(t) }}
-	h.lk.dsn = func() string { return srv.DSN() }
 	if *logFlag != "" {
 		f, err := os.Create(*logFlag)
 		if err != nil {
@@ -185,11 +183,14 @@ func TestDiff(t *testing.T) {
 	}
 	h.pools = h.probePools()
 
-	for round := 0; !h.spent(); round++ {
+	// Each round's tables and each query (with its oracles' choices) come from a stream
+	// of their own, so that query i of round r is the same whatever the answers before it
+	// were: a fixed bug does not change the queries that follow it.
+	for round := uint64(0); !h.spent(); round++ {
 		h.st.rounds++
-		h.loadRound(genDataset(h.r, h.pools))
-		g := &gen{r: h.r, ds: h.ds, pools: h.pools}
-		for i := 0; i < queriesPerRound && !h.spent(); i++ {
+		h.loadRound(genDataset(rand.New(rand.NewPCG(seed, round<<32)), h.pools))
+		for i := uint64(1); i <= queriesPerRound && !h.spent(); i++ {
+			g := &gen{r: rand.New(rand.NewPCG(seed, round<<32|i)), ds: h.ds, pools: h.pools}
 			h.checkQuery(g.query(), g)
 		}
 	}
@@ -289,9 +290,11 @@ func (h *harness) tlpCheck(c *testCase, ref *result) verdict {
 	if !ok {
 		return verdict{invalid: true}
 	}
-	want := h.lk.exec(sqlOf(base))
+	var want result
 	if ref != nil {
-		want = *ref
+		want = *ref // the same query but for its ORDER BY, which a multiset ignores
+	} else {
+		want = h.lk.exec(sqlOf(base))
 	}
 	if want.err != nil || want.failed() {
 		return verdict{invalid: true}
@@ -337,7 +340,7 @@ func (h *harness) rewriteCheck(c *testCase, mode string, ds *dataset, ref *resul
 // oracleCheck runs oracle on c over the loaded data ds.
 func (h *harness) oracleCheck(oracle string, c *testCase, ds *dataset) verdict {
 	switch {
-	case oracle == "postgres", oracle == "load":
+	case oracle == "postgres", oracle == "load", oracle == "literal":
 		v, _ := h.differential(c)
 		return v
 	case oracle == "tlp":
@@ -400,7 +403,7 @@ func (h *harness) checkQuery(c *testCase, g *gen) {
 		}
 	}
 	modes := []string{"barrier", "is-true", "subquery-cte", "subquery-offset0"}
-	mode := modes[h.r.IntN(len(modes))]
+	mode := modes[g.pick(len(modes))]
 	switch v := h.rewriteCheck(c, mode, h.ds, &lk); {
 	case v.invalid:
 		h.st.notApplicable++
@@ -460,17 +463,17 @@ func (h *harness) report1(oracle string, c *testCase, v verdict, ds *dataset) {
 		}
 	}
 	minData := ds
-	if entry == nil || *reproFlag {
-		// the rows too, in schemas of their own: each candidate is loaded afresh
-		dsh := &shrinker{deadline: time.Now().Add(shrinkTime), max: 120}
+	if (entry == nil || *reproFlag) && oracle != "literal" {
+		// the rows too, each candidate loaded afresh in a schema of its own
+		limit = time.Now().Add(shrinkTime)
+		if end := h.deadline.Add(shrinkGrace); !*reproFlag && end.Before(limit) && time.Now().Before(end) {
+			limit = end
+		}
+		dsh := &shrinker{deadline: limit, max: 120}
 		minData = dsh.shrinkData(min, ds, func(cand *dataset) bool {
-			if !h.useData(cand) {
-				return false
-			}
-			cv := h.oracleCheck(oracle, min, cand)
+			cv := h.withData(cand, func() verdict { return h.oracleCheck(oracle, min, cand) })
 			return cv.kind == v.kind && !cv.inconclusive && !cv.invalid && !cv.timeout
 		})
-		h.useSchema(h.schema)
 		if fv := h.withData(minData, func() verdict { return h.oracleCheck(oracle, min, minData) }); fv.kind == v.kind {
 			f.detail = fv.detail
 		}
@@ -596,8 +599,14 @@ func (h *harness) useData(ds *dataset) bool {
 	return ok
 }
 
+// withData runs f over ds loaded in a scratch schema, which it drops afterwards.
 func (h *harness) withData(ds *dataset, f func() verdict) verdict {
-	defer h.useSchema(h.schema)
+	defer func() {
+		h.useSchema(h.schema)
+		scratch := fmt.Sprintf("s%d", h.nschema)
+		h.pg.exec("DROP SCHEMA " + scratch + " CASCADE")
+		h.lk.exec("DROP SCHEMA " + scratch + " CASCADE")
+	}()
 	if !h.useData(ds) {
 		return verdict{}
 	}
@@ -607,8 +616,13 @@ func (h *harness) withData(ds *dataset, f func() verdict) verdict {
 // loadRound loads a round's tables and checks that both servers hold the same rows; a
 // table they disagree on is a difference (of loading) and is left out of the round.
 func (h *harness) loadRound(ds *dataset) {
+	old := h.schema
 	h.useData(ds)
 	h.schema = fmt.Sprintf("s%d", h.nschema)
+	if old != "" {
+		h.pg.exec("DROP SCHEMA " + old + " CASCADE")
+		h.lk.exec("DROP SCHEMA " + old + " CASCADE")
+	}
 	h.ds = ds
 	var keep []*table
 	for _, t := range ds.tables {

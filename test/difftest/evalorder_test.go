@@ -39,15 +39,52 @@ func forcedProbes(q query) []string {
 		text := sqlOf(w)
 		with = strings.TrimSuffix(text, "SELECT ") // the WITH clause alone
 	}
+	// consts maps a column of a derived table or CTE whose item is a constant to that
+	// constant: PostgreSQL pulls such subqueries up and folds the constant into the outer
+	// expression at plan time, so the probe does the same
+	consts := map[[2]string]expr{}
+	cteItems := map[string][]item{}
+	if s, ok := q.(*selectQ); ok {
+		for _, c := range s.with {
+			if cs, ok := c.q.(*selectQ); ok && !cs.grouped() {
+				cteItems[c.name] = cs.items
+			}
+		}
+	}
+	constItems := func(alias string, items []item) {
+		for i, it := range items {
+			if !anyCol(it.e) && standalone(it.e) {
+				consts[[2]string{alias, fmt.Sprintf("c%d", i)}] = it.e
+			}
+		}
+	}
 	dv := &visitor{from: func(p *fromItem) {
 		switch f := (*p).(type) {
 		case *tableRef:
 			decl[f.alias] = sqlOf(f)
+			if items, ok := cteItems[f.table]; ok && f.isCTE {
+				constItems(f.alias, items)
+			}
 		case *derived:
 			decl[f.alias] = sqlOf(f)
+			if ds, ok := f.q.(*selectQ); ok && !ds.grouped() {
+				constItems(f.alias, ds.items)
+			}
 		}
 	}}
 	dv.walkQuery(&q)
+	inline := func(x expr) expr {
+		x = x.clone()
+		v := &visitor{expr: func(p *expr) {
+			if c, ok := (*p).(*col); ok {
+				if k, found := consts[[2]string{c.rel, c.name}]; found {
+					*p = k.clone()
+				}
+			}
+		}}
+		v.walkExpr(&x)
+		return x
+	}
 
 	groups := map[string]*probe{}
 	seen := map[string]bool{}
@@ -105,6 +142,7 @@ func forcedProbes(q query) []string {
 			return
 		}
 		if standalone(x) {
+			x := inline(x)
 			text := sqlOf(x)
 			if _, isLit := x.(*lit); !isLit && !seen[text] {
 				seen[text] = true

@@ -245,7 +245,7 @@ func (g *gen) groupBy(s *selectQ, rows *scope) *scope {
 		if k == nil {
 			k = g.expr(&scope{cols: rows.cols}, family(g.pick(int(nFamilies))), 1)
 		}
-		if _, isLit := k.(*lit); isLit {
+		if !anyCol(k) {
 			continue // a constant key groups nothing and PostgreSQL reads an integer as an ordinal
 		}
 		s.groupBy = append(s.groupBy, k)
