@@ -18,6 +18,9 @@ import (
 // class, the difference is the order of evaluation; if not, one server raised an error the
 // data does not justify (or failed to raise one it does), which is a finding.
 //
+// Expressions over aggregates are evaluated per group, over the same FROM, WHERE and GROUP
+// BY (groupedProbes).
+//
 // The branches of CASE and the arguments of COALESCE after the first are left out: SQL
 // promises to evaluate those only when needed, so an error from them is a finding. Their
 // constant subexpressions and aggregates are kept: PostgreSQL's documentation warns that the
@@ -26,12 +29,38 @@ import (
 
 // probe is a set of expressions over the same relations.
 type probe struct {
+	with  string   // the query's WITH clause, for its CTEs
 	from  []string // FROM items, as declared in the query
 	exprs []string
 }
 
 // forcedProbes lists the queries that evaluate q's unconditional expressions outright.
 func forcedProbes(q query) []string {
+	var out []string
+	for _, p := range probesOf(q) {
+		out = append(out, p.sql(p.exprs))
+	}
+	return out
+}
+
+// sql writes the probe query of exprs.
+func (p *probe) sql(exprs []string) string {
+	var sb strings.Builder
+	sb.WriteString(p.with + "SELECT ")
+	for i, e := range exprs {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		fmt.Fprintf(&sb, "%s AS p%d", e, i)
+	}
+	if len(p.from) > 0 {
+		sb.WriteString(" FROM " + strings.Join(p.from, ", "))
+	}
+	return sb.String()
+}
+
+// probesOf groups q's unconditional expressions by the relations they read.
+func probesOf(q query) []*probe {
 	decl := map[string]string{} // alias → its FROM item
 	var with string
 	if s, ok := q.(*selectQ); ok && len(s.with) > 0 {
@@ -159,7 +188,7 @@ func forcedProbes(q query) []string {
 					sort.Strings(rels)
 					key := strings.Join(rels, ", ")
 					if groups[key] == nil {
-						groups[key] = &probe{from: rels}
+						groups[key] = &probe{with: with, from: rels}
 					}
 					groups[key].exprs = append(groups[key].exprs, text)
 				}
@@ -179,21 +208,9 @@ func forcedProbes(q query) []string {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	var out []string
+	var out []*probe
 	for _, k := range keys {
-		p := groups[k]
-		var sb strings.Builder
-		sb.WriteString(with + "SELECT ")
-		for i, e := range p.exprs {
-			if i > 0 {
-				sb.WriteString(", ")
-			}
-			fmt.Fprintf(&sb, "%s AS p%d", e, i)
-		}
-		if len(p.from) > 0 {
-			sb.WriteString(" FROM " + strings.Join(p.from, ", "))
-		}
-		out = append(out, sb.String())
+		out = append(out, groups[k])
 	}
 	return out
 }
@@ -237,13 +254,15 @@ func addQuery(q query, add func(expr)) {
 }
 
 // standalone tells whether x can be evaluated on its own in a SELECT list: no aggregate,
-// window or subquery inside.
+// window, GROUPING() or subquery inside.
 func standalone(x expr) bool {
 	ok := true
 	walkExpr(x, func(e expr) bool {
-		switch e.(type) {
+		switch f := e.(type) {
 		case *agg, *win, *subq:
 			ok = false
+		case *fn:
+			ok = f.name != "GROUPING"
 		}
 		return ok
 	})
@@ -264,11 +283,93 @@ func aliasesOf(x expr) map[string]bool {
 // evaluationOrder tells whether s raises an error of class class when made to evaluate q's
 // unconditional expressions outright.
 func (h *harness) evaluationOrder(q query, s *session, class string) bool {
-	for _, p := range forcedProbes(q) {
-		r := s.exec(p)
-		if r.failed() && strings.HasPrefix(r.code, class) {
+	for _, sql := range groupedProbes(q) {
+		if r := s.exec(sql); r.failed() && strings.HasPrefix(r.code, class) {
 			return true
 		}
 	}
+	for _, p := range probesOf(q) {
+		r := s.exec(p.sql(p.exprs))
+		if r.failed() && strings.HasPrefix(r.code, class) {
+			return true
+		}
+		if !r.failed() || len(p.exprs) == 1 {
+			continue
+		}
+		// another error (one expression the server cannot evaluate on its own) hides
+		// the others': one at a time
+		for _, e := range p.exprs {
+			if r := s.exec(p.sql([]string{e})); r.failed() && strings.HasPrefix(r.code, class) {
+				return true
+			}
+		}
+	}
 	return false
+}
+
+// groupedProbes evaluates outright, per group, the expressions over aggregates of each
+// grouped SELECT in q (its select list and HAVING): SELECT e FROM … WHERE … GROUP BY ….
+// Branches of CASE and later COALESCE arguments are left out, as in probesOf.
+func groupedProbes(q query) []string {
+	var out []string
+	seen := map[string]bool{}
+	v := &visitor{sel: func(s *selectQ) {
+		if !s.grouped() {
+			return
+		}
+		var add func(x expr)
+		add = func(x expr) {
+			if x == nil {
+				return
+			}
+			switch e := x.(type) {
+			case *caseE:
+				if e.operand != nil {
+					add(e.operand)
+				}
+				if len(e.whens) > 0 {
+					add(e.whens[0])
+				}
+				return
+			case *fn:
+				if e.name == "COALESCE" && len(e.args) > 0 {
+					add(e.args[0])
+					return
+				}
+			case *agg, *win, *subq:
+				return
+			}
+			hasAgg, ok := false, true
+			walkExpr(x, func(e expr) bool {
+				switch e.(type) {
+				case *agg:
+					hasAgg = true
+					return false
+				case *win, *subq:
+					ok = false
+				}
+				return ok
+			})
+			if hasAgg && ok {
+				p := &selectQ{from: s.from, where: s.where, groupBy: s.groupBy, grouping: s.grouping, sets: s.sets,
+					items: []item{{e: x}}, limit: -1, offset: -1}
+				if top, isSel := q.(*selectQ); isSel {
+					p.with = top.with
+				}
+				if sql := sqlOf(p); !seen[sql] {
+					seen[sql] = true
+					out = append(out, sql)
+				}
+			}
+			for _, k := range x.kids() {
+				add(*k)
+			}
+		}
+		for _, it := range s.items {
+			add(it.e)
+		}
+		add(s.having)
+	}}
+	v.walkQuery(&q)
+	return out
 }

@@ -228,7 +228,15 @@ func (g *gen) selectQ(outer *scope, depth int, want []family) (*selectQ, *scope)
 	wsc := *rows
 	wsc.windows = depth >= 1
 	for i := 0; i < ncols; i++ {
-		s.items = append(s.items, item{e: g.expr(&wsc, famOf(i), 2)})
+		f := famOf(i)
+		if wsc.windows && g.pct(20) {
+			// windows deep in expressions are rare: give them items of their own too
+			if w := g.window(&wsc, f); w != nil {
+				s.items = append(s.items, item{e: w})
+				continue
+			}
+		}
+		s.items = append(s.items, item{e: g.expr(&wsc, f, 2)})
 	}
 	s.distinct = g.pct(15)
 	return s, rows

@@ -284,3 +284,20 @@ func TestForcedProbes(t *testing.T) {
 		t.Errorf("probes:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// An expression over an aggregate is probed per group, with the query's FROM and GROUP BY.
+func TestGroupedProbes(t *testing.T) {
+	cnt := &agg{name: "count", star: true, t: typ(kBig)}
+	mod := &binop{op: "%", l: exprLit(typ(kInt), value{s: "0"}), r: cnt, t: typ(kBig)}
+	having := &binop{op: "AND", l: &lit{text: "false", t: typ(kBool)},
+		r: &binop{op: "=", l: exprLit(typ(kInt), value{s: "0"}), r: mod, t: typ(kBool)}, t: typ(kBool)}
+	s := &selectQ{items: []item{{e: exprLit(typ(kText), value{s: "a"})}}, from: []fromItem{&tableRef{table: "t0", alias: "a1"}},
+		having: having, limit: -1, offset: -1}
+	got := strings.Join(groupedProbes(s), "\n")
+	want := "SELECT (false AND (0 = (0 % count(*)))) AS c0 FROM t0 AS a1\n" +
+		"SELECT (0 = (0 % count(*))) AS c0 FROM t0 AS a1\n" +
+		"SELECT (0 % count(*)) AS c0 FROM t0 AS a1"
+	if got != want {
+		t.Errorf("grouped probes:\n%s\nwant:\n%s", got, want)
+	}
+}
