@@ -153,7 +153,8 @@ func testParallelWritersTwoHandles(t *testing.T, be backend) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				for i := range commits {
+				giveUps := 0
+				for i := 0; i < commits; i++ {
 					head, err := db.Head(e.ctx)
 					if err != nil {
 						mu.Lock()
@@ -179,6 +180,14 @@ func testParallelWritersTwoHandles(t *testing.T, be backend) {
 						return nil
 					}
 					s, err := c.Commit(e.ctx)
+					if errors.Is(err, ErrConflict) && strings.Contains(err.Error(), "gave up") && giveUps < 5 {
+						// With the tests' 1 ms backoff, four writers on a loaded
+						// machine can starve one past its retries; a client would
+						// try the statement again, and so does this writer.
+						giveUps++
+						i--
+						continue
+					}
 					mu.Lock()
 					if err != nil {
 						errs = append(errs, fmt.Errorf("handle %d writer %d commit %d: %w", h, g, i, err))
