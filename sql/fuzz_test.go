@@ -142,8 +142,8 @@ type sqlPanicWatch struct {
 }
 
 func (w *sqlPanicWatch) Enabled(context.Context, slog.Level) bool { return true }
-func (w *sqlPanicWatch) WithAttrs([]slog.Attr) slog.Handler      { return w }
-func (w *sqlPanicWatch) WithGroup(string) slog.Handler           { return w }
+func (w *sqlPanicWatch) WithAttrs([]slog.Attr) slog.Handler       { return w }
+func (w *sqlPanicWatch) WithGroup(string) slog.Handler            { return w }
 
 func (w *sqlPanicWatch) Handle(_ context.Context, r slog.Record) error {
 	if !strings.Contains(r.Message, "panic") {

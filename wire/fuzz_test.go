@@ -35,8 +35,8 @@ type panicWatch struct {
 }
 
 func (w *panicWatch) Enabled(context.Context, slog.Level) bool { return true }
-func (w *panicWatch) WithAttrs([]slog.Attr) slog.Handler      { return w }
-func (w *panicWatch) WithGroup(string) slog.Handler           { return w }
+func (w *panicWatch) WithAttrs([]slog.Attr) slog.Handler       { return w }
+func (w *panicWatch) WithGroup(string) slog.Handler            { return w }
 
 func (w *panicWatch) Handle(_ context.Context, r slog.Record) error {
 	if !strings.Contains(r.Message, "panic") {
