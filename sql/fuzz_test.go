@@ -9,13 +9,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/storage"
+	"github.com/lakepg/lakepg/test/testserver"
 )
 
 // FuzzSQL runs arbitrary SQL text through a session as the wire layer
@@ -135,47 +135,13 @@ var fuzzSQLSeeds = []string{
 	`SELECT (((((((((((1))))))))))) + x FROM t WHERE NOT NOT NOT x = 1`,
 }
 
-// sqlPanicWatch keeps what the session logs about panics.
-type sqlPanicWatch struct {
-	mu     sync.Mutex
-	panics []string
-}
-
-func (w *sqlPanicWatch) Enabled(context.Context, slog.Level) bool { return true }
-func (w *sqlPanicWatch) WithAttrs([]slog.Attr) slog.Handler       { return w }
-func (w *sqlPanicWatch) WithGroup(string) slog.Handler            { return w }
-
-func (w *sqlPanicWatch) Handle(_ context.Context, r slog.Record) error {
-	if !strings.Contains(r.Message, "panic") {
-		return nil
-	}
-	var sb strings.Builder
-	sb.WriteString(r.Message)
-	r.Attrs(func(a slog.Attr) bool {
-		fmt.Fprintf(&sb, "\n%s: %v", a.Key, a.Value)
-		return true
-	})
-	w.mu.Lock()
-	w.panics = append(w.panics, sb.String())
-	w.mu.Unlock()
-	return nil
-}
-
-func (w *sqlPanicWatch) take() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	p := w.panics
-	w.panics = nil
-	return p
-}
-
 // fuzzLake is the lake every input of a fuzzing process runs on. An input
 // that commits (DDL, DML) changes it; then it is built again, so that each
 // input starts from the same tables and a crash found after another input
 // still reproduces alone.
 type fuzzLake struct {
 	root  string
-	watch *sqlPanicWatch
+	watch *testserver.PanicLog
 	n     int
 
 	dir  string
@@ -321,7 +287,7 @@ func FuzzSQL(f *testing.F) {
 	for _, q := range fuzzSQLSeeds {
 		f.Add(q)
 	}
-	l := &fuzzLake{root: f.TempDir(), watch: &sqlPanicWatch{}}
+	l := &fuzzLake{root: f.TempDir(), watch: &testserver.PanicLog{}}
 	l.build(f)
 	f.Cleanup(func() { l.db.Close() })
 	f.Fuzz(func(t *testing.T, q string) {
@@ -344,7 +310,7 @@ func FuzzSQL(f *testing.F) {
 			// the goroutine is left behind: the process ends with this failure
 			t.Fatalf("%q still runs %v after its context was cancelled", q, fuzzGrace)
 		}
-		if p := l.watch.take(); len(p) > 0 {
+		if p := l.watch.Take(); len(p) > 0 {
 			t.Fatalf("%q panicked:\n%s", q, strings.Join(p, "\n---\n"))
 		}
 		for _, err := range errs {

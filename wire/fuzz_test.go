@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -12,13 +11,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/test/testserver"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -27,41 +26,6 @@ import (
 // pgproto3 decoding and session loop a client reaches. The server turns a
 // panic into a log line and an XX000 error, so a crash would not stop the
 // process: the targets watch the log for panics instead.
-
-// panicWatch is a slog handler that keeps the server's panic reports.
-type panicWatch struct {
-	mu     sync.Mutex
-	panics []string
-}
-
-func (w *panicWatch) Enabled(context.Context, slog.Level) bool { return true }
-func (w *panicWatch) WithAttrs([]slog.Attr) slog.Handler       { return w }
-func (w *panicWatch) WithGroup(string) slog.Handler            { return w }
-
-func (w *panicWatch) Handle(_ context.Context, r slog.Record) error {
-	if !strings.Contains(r.Message, "panic") {
-		return nil
-	}
-	var sb strings.Builder
-	sb.WriteString(r.Message)
-	r.Attrs(func(a slog.Attr) bool {
-		fmt.Fprintf(&sb, "\n%s: %v", a.Key, a.Value)
-		return true
-	})
-	w.mu.Lock()
-	w.panics = append(w.panics, sb.String())
-	w.mu.Unlock()
-	return nil
-}
-
-// take returns the panics logged since the last call.
-func (w *panicWatch) take() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	p := w.panics
-	w.panics = nil
-	return p
-}
 
 // fuzzEngine is the fake engine minus what is dangerous by design: the
 // fake's own panic commands, statements that block until cancelled, and
@@ -132,7 +96,7 @@ func fuzzSafe(w []string) bool {
 // fuzzServer is one server for every input of a fuzz target.
 type fuzzServer struct {
 	ts    *testServer
-	watch *panicWatch
+	watch *testserver.PanicLog
 }
 
 func startFuzzServer(f *testing.F) *fuzzServer {
@@ -140,7 +104,7 @@ func startFuzzServer(f *testing.F) *fuzzServer {
 	if err != nil {
 		f.Fatal(err)
 	}
-	fs := &fuzzServer{watch: &panicWatch{}}
+	fs := &fuzzServer{watch: &testserver.PanicLog{}}
 	eng := newFakeEngine()
 	srv := New(fuzzEngine{eng}, Options{Logger: slog.New(fs.watch), ServerVersion: "16.6 (lakepg fuzz)"})
 	fs.ts = &testServer{srv: srv, eng: eng, addr: ln.Addr().String(), served: make(chan error, 1)}
@@ -292,7 +256,7 @@ func (fs *fuzzServer) checkAlive(t *testing.T) {
 
 func (fs *fuzzServer) checkPanics(t *testing.T) {
 	t.Helper()
-	if p := fs.watch.take(); len(p) > 0 {
+	if p := fs.watch.Take(); len(p) > 0 {
 		t.Fatalf("the server panicked:\n%s", strings.Join(p, "\n---\n"))
 	}
 }
