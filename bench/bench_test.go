@@ -18,7 +18,7 @@ func (l testLog) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// TestBenchTiny runs every section at TPC-H SF0.01 with one run and short durations, to
+// TestBenchTiny runs every section at TPC-H and TPC-DS SF0.01 with one run and short durations, to
 // prove that `make bench` works end to end: real lakepg, DuckDB, PostgreSQL and S3 server,
 // a report with every section and readable charts. It asserts no time.
 func TestBenchTiny(t *testing.T) {
@@ -78,6 +78,8 @@ func TestBenchTiny(t *testing.T) {
 		"| tpchgen-cli | ", "## Commands",
 		"## TPC-H", "| Q1 | ", "| Q22 | ", "**geometric mean**", "**peak memory**",
 		"Every system that answered a query returned the same number of rows.",
+		"## TPC-DS", "| Q1 | ", "| Q99 | ", "- queries answered by both: ",
+		"lakepg and DuckDB returned the same number of rows for every query both answered.",
 		"## Ingest", "| COPY | lakepg | ", "| COPY | PostgreSQL | ", "| COPY | DuckDB | ", "| CTAS | lakepg | ", "| CTAS | DuckDB | ",
 		"## Wire", "| lakepg | binary, pgx | 20000 | ", "| PostgreSQL | text, psql | 20000 | ",
 		"## Small writes", "| lakepg, SQLite catalog | ", "| lakepg, PostgreSQL catalog | ", "INSERT … VALUES, 200 rows",

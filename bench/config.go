@@ -11,7 +11,7 @@ import (
 )
 
 // AllSections are the report's sections in the order they run.
-var AllSections = []string{"tpch", "ingest", "wire", "writes", "concurrency", "scaling", "s3"}
+var AllSections = []string{"tpch", "tpcds", "ingest", "wire", "writes", "concurrency", "scaling", "s3"}
 
 // Config is one benchmark run. ConfigFromEnv fills it from the BENCH_* variables that
 // `make bench` passes through; the README lists them.
@@ -19,7 +19,7 @@ type Config struct {
 	Name     string   // report name: bench/results/<date>-<Name>.md
 	Sections []string // subset of AllSections, in any order
 
-	SF      float64       // TPC-H scale factor (BENCH_SF)
+	SF      float64       // TPC-H and TPC-DS scale factor (BENCH_SF)
 	Runs    int           // timed runs per query (BENCH_RUNS)
 	Warmup  int           // untimed runs before them (BENCH_WARMUP)
 	Timeout time.Duration // per query, every system (BENCH_TIMEOUT)
@@ -38,7 +38,7 @@ type Config struct {
 
 	OutDir   string // where the report goes (BENCH_OUT, default bench/results)
 	WorkDir  string // parent of the run's scratch directory (BENCH_WORK, default $TMPDIR)
-	CacheDir string // generated TPC-H Parquet, reused across runs (BENCH_CACHE)
+	CacheDir string // generated TPC-H Parquet, reused across runs (BENCH_CACHE); TPC-DS's is test/tpcds's cache
 	Keep     bool   // keep the scratch directory (BENCH_KEEP)
 
 	PGDSN       string // an existing PostgreSQL to use instead of a throwaway cluster
@@ -46,6 +46,7 @@ type Config struct {
 	S3AccessKey string
 	S3SecretKey string
 	LakepgBin   string // a built lakepg instead of building ./cmd/lakepg (BENCH_LAKEPG_BIN)
+	SharedDir   string // the shared material with tpcds/queries (LAKEPG_SHARED_DIR, as the tests; default: found)
 
 	Command string    // the command line, for the report
 	Log     io.Writer // progress; os.Stderr when nil
@@ -74,6 +75,7 @@ func ConfigFromEnv() (Config, error) {
 		S3AccessKey: envString("BENCH_S3_ACCESS_KEY", os.Getenv("LAKEPG_TEST_S3_ACCESS_KEY")),
 		S3SecretKey: envString("BENCH_S3_SECRET_KEY", os.Getenv("LAKEPG_TEST_S3_SECRET_KEY")),
 		LakepgBin:   envString("BENCH_LAKEPG_BIN", ""),
+		SharedDir:   envString("LAKEPG_SHARED_DIR", ""),
 	}
 	var err error
 	fail := func(name string, e error) {

@@ -5,12 +5,13 @@
 // is therefore a ratio from one run.
 //
 // The suite finds or installs what it compares with (tpchgen-cli and DuckDB 1.5.5 with its
-// extensions from PyPI, PostgreSQL from Debian, versitygw with go install), builds lakepg
-// from the module it runs in, starts every server on loopback ports in a work directory it
-// removes afterwards, and drives them through pgx, psql and a small Python driver for
-// DuckDB (duckdb_runner.py, embedded). Memory is the peak of the sampled proportional set
-// size of each server's processes, so PostgreSQL's shared buffers count once.
+// extensions from PyPI, the tpcds one generating TPC-DS with dsdgen, PostgreSQL from
+// Debian, versitygw with go install), builds lakepg from the module it runs in, starts
+// every server on loopback ports in a work directory it removes afterwards, and drives
+// them through pgx, psql and a small Python driver for DuckDB (duckdb_runner.py,
+// embedded). Memory is the peak of the sampled proportional set size of each server's
+// processes, so PostgreSQL's shared buffers count once.
 //
-// Sections (Config.Sections): tpch, ingest, wire, writes, concurrency, scaling, s3. Each
-// creates what it needs when an earlier section has not, so any one runs alone.
+// Sections (Config.Sections): tpch, tpcds, ingest, wire, writes, concurrency, scaling, s3.
+// Each creates what it needs when an earlier section has not, so any one runs alone.
 package bench

@@ -35,7 +35,9 @@ type Runner struct {
 	tpchLake   bool         // TPC-H loaded into lake
 	tpchPG     bool         // and into PostgreSQL
 	tpchLoads  []loadResult // load times of both
-	tpchResult *tpchRun     // lakepg's TPC-H at Config.SF, for scaling
+	tpchResult *queryRun    // lakepg's TPC-H at Config.SF, for scaling
+	tpcdsLake  bool         // TPC-DS loaded into lake (schema tpcds)
+	tpcdsLoad  loadResult   // and how long that took
 	ingest     *ingestTables
 }
 
@@ -123,6 +125,7 @@ func Run(ctx context.Context, cfg Config) (string, error) {
 
 var sectionTitles = map[string]string{
 	"tpch":        "TPC-H",
+	"tpcds":       "TPC-DS",
 	"ingest":      "Ingest",
 	"wire":        "Wire: streaming rows to a client",
 	"writes":      "Small writes",
@@ -142,6 +145,8 @@ func (r *Runner) runSection(ctx context.Context, key string, s *section) (err er
 	switch key {
 	case "tpch":
 		return r.sectionTPCH(ctx, s)
+	case "tpcds":
+		return r.sectionTPCDS(ctx, s)
 	case "ingest":
 		return r.sectionIngest(ctx, s)
 	case "wire":
@@ -161,7 +166,7 @@ func (r *Runner) runSection(ctx context.Context, key string, s *section) (err er
 func (r *Runner) settings() {
 	c := r.cfg
 	r.rep.setting("sections", strings.Join(c.Sections, ", "))
-	r.rep.setting("TPC-H scale factor (BENCH_SF)", sfName(c.SF))
+	r.rep.setting("TPC-H and TPC-DS scale factor (BENCH_SF)", sfName(c.SF))
 	r.rep.setting("timed runs per query (BENCH_RUNS), untimed warm-up runs (BENCH_WARMUP)", fmt.Sprintf("%d, %d", c.Runs, c.Warmup))
 	r.rep.setting("per-query timeout (BENCH_TIMEOUT)", c.Timeout.String())
 	r.rep.setting("threads (BENCH_THREADS): lakepg GOMAXPROCS, DuckDB threads, PostgreSQL max_parallel_workers_per_gather", fmt.Sprint(c.Threads))

@@ -14,7 +14,7 @@ import (
 type scalePoint struct {
 	sf   float64
 	load loadResult
-	run  *tpchRun
+	run  *queryRun
 }
 
 func (r *Runner) scalePoint(ctx context.Context, sf float64) (scalePoint, error) {
@@ -28,7 +28,7 @@ func (r *Runner) scalePoint(ctx context.Context, sf float64) (scalePoint, error)
 			if err != nil {
 				return scalePoint{}, err
 			}
-			runs, err := r.runTPCH(ctx, tpchSystem{"lakepg", q, r.lake.pids})
+			runs, err := r.runTPCH(ctx, querySystem{"lakepg", q, r.lake.pids})
 			q.close()
 			if err != nil {
 				return scalePoint{}, err
@@ -62,7 +62,7 @@ func (r *Runner) scalePoint(ctx context.Context, sf float64) (scalePoint, error)
 		return scalePoint{}, err
 	}
 	defer q.close()
-	runs, err := r.runTPCH(ctx, tpchSystem{"lakepg SF" + sfName(sf), q, srv.pids})
+	runs, err := r.runTPCH(ctx, querySystem{"lakepg SF" + sfName(sf), q, srv.pids})
 	if err != nil {
 		return scalePoint{}, err
 	}
@@ -155,10 +155,10 @@ func (r *Runner) coresScaling(ctx context.Context, s *section) error {
 	}
 	defer dn.close()
 	runs, err := r.runTPCH(ctx,
-		tpchSystem{"lakepg, 1 core", q1, one.pids},
-		tpchSystem{fmt.Sprintf("lakepg, %d cores", n), qn, many.pids},
-		tpchSystem{"DuckDB, 1 thread", duckQuerier{d1}, d1.pids},
-		tpchSystem{fmt.Sprintf("DuckDB, %d threads", n), duckQuerier{dn}, dn.pids})
+		querySystem{"lakepg, 1 core", q1, one.pids},
+		querySystem{fmt.Sprintf("lakepg, %d cores", n), qn, many.pids},
+		querySystem{"DuckDB, 1 thread", duckQuerier{d1}, d1.pids},
+		querySystem{fmt.Sprintf("DuckDB, %d threads", n), duckQuerier{dn}, dn.pids})
 	if err != nil {
 		return err
 	}
@@ -171,10 +171,10 @@ func (r *Runner) coresScaling(ctx context.Context, s *section) error {
 	spL, spD := series{name: "lakepg"}, series{name: "DuckDB"}
 	cats := []string{}
 	for i := 1; i <= 22; i++ {
-		a, b := ratio(l1.q[i].medianOr(r.cfg.Timeout), all.q[i].median()), ratio(dq1.q[i].medianOr(r.cfg.Timeout), dqn.q[i].median())
+		a, b := ratio(l1.q[i-1].medianOr(r.cfg.Timeout), all.q[i-1].median()), ratio(dq1.q[i-1].medianOr(r.cfg.Timeout), dqn.q[i-1].median())
 		su, sd = append(su, a), append(sd, b)
-		rows = append(rows, []string{fmt.Sprintf("Q%d", i), l1.q[i].cell(r.cfg.Timeout), all.q[i].cell(r.cfg.Timeout), a.ratioString(),
-			dq1.q[i].cell(r.cfg.Timeout), dqn.q[i].cell(r.cfg.Timeout), b.ratioString()})
+		rows = append(rows, []string{fmt.Sprintf("Q%d", i), l1.q[i-1].cell(r.cfg.Timeout), all.q[i-1].cell(r.cfg.Timeout), a.ratioString(),
+			dq1.q[i-1].cell(r.cfg.Timeout), dqn.q[i-1].cell(r.cfg.Timeout), b.ratioString()})
 		cats = append(cats, fmt.Sprintf("Q%d", i))
 		spL.values = append(spL.values, valueOr(a))
 		spD.values = append(spD.values, valueOr(b))

@@ -123,6 +123,32 @@ func (r *Runner) ensureDuckDB(ctx context.Context) error {
 	return nil
 }
 
+// ensureDuckDBExtension makes python3 import the PyPI package of a DuckDB extension the
+// benchmark loads only for some sections (tpcds: dsdgen), pip-installing it when missing.
+func (r *Runner) ensureDuckDBExtension(ctx context.Context, name string) error {
+	if err := r.ensureDuckDB(ctx); err != nil {
+		return err
+	}
+	check := func() error {
+		out, err := exec.CommandContext(ctx, "python3", "-c", "import duckdb_extension_"+name).CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("%v: %s", err, out)
+		}
+		return nil
+	}
+	pkg := "duckdb-extension-" + name + "==" + duckdbVersion
+	if check() != nil {
+		if err := r.pipInstall(ctx, pkg); err != nil {
+			return err
+		}
+		if err := check(); err != nil {
+			return fmt.Errorf("DuckDB extension %s missing after pip install %s: %v", name, pkg, err)
+		}
+	}
+	r.rep.version("DuckDB "+name+" extension", duckdbVersion+" (PyPI "+pkg+")")
+	return nil
+}
+
 // ensureTpchgen finds tpchgen-cli, installing it from PyPI when missing.
 func (r *Runner) ensureTpchgen(ctx context.Context) error {
 	if r.tools.tpchgen != "" {

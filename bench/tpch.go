@@ -52,37 +52,53 @@ func (q qResult) cell(timeout time.Duration) string {
 	return fmt.Sprintf("%s (%s–%s)", secs(median(q.times)), secs(lo), secs(hi))
 }
 
-// tpchRun is the 22 queries on one system.
-type tpchRun struct {
+// namedQuery is one query of a benchmark: its name in tables and logs ("Q7") and its text.
+type namedQuery struct{ name, sql string }
+
+// queryRun is a list of queries on one system: q[i] is the i-th query of the list.
+type queryRun struct {
 	system string
-	q      [23]qResult // 1-based
+	q      []qResult
 	peak   int64
 	wall   time.Duration
 }
 
-// tpchSystem is one system of an interleaved TPC-H run.
-type tpchSystem struct {
+// querySystem is one system of an interleaved run.
+type querySystem struct {
 	name string
 	q    querier
 	pids func() []int
 }
 
-// runTPCH runs the 22 queries on every system, interleaved: query n runs Warmup+Runs
+// tpchQueries are the 22 TPC-H queries; their results are at q[n-1].
+func tpchQueries() []namedQuery {
+	qs := make([]namedQuery, 22)
+	for n := 1; n <= 22; n++ {
+		qs[n-1] = namedQuery{fmt.Sprintf("Q%d", n), tpchQuery(n)}
+	}
+	return qs
+}
+
+// runTPCH runs the 22 TPC-H queries on every system, interleaved (runQueries).
+func (r *Runner) runTPCH(ctx context.Context, systems ...querySystem) ([]*queryRun, error) {
+	return r.runQueries(ctx, tpchQueries(), systems...)
+}
+
+// runQueries runs the queries on every system, interleaved: query n runs Warmup+Runs
 // times in a row on the first system, then on the second, and so on, before query n+1.
 // On a shared machine the load changes by the minute, so the systems compared on one
 // query see the same conditions. A timeout or an error ends that query's runs on that
 // system.
-func (r *Runner) runTPCH(ctx context.Context, systems ...tpchSystem) ([]*tpchRun, error) {
-	runs := make([]*tpchRun, len(systems))
+func (r *Runner) runQueries(ctx context.Context, queries []namedQuery, systems ...querySystem) ([]*queryRun, error) {
+	runs := make([]*queryRun, len(systems))
 	watches := make([]*memWatch, len(systems))
 	for i, sys := range systems {
-		runs[i] = &tpchRun{system: sys.name}
+		runs[i] = &queryRun{system: sys.name, q: make([]qResult, len(queries))}
 		watches[i] = watchMemory(sys.pids)
 		defer watches[i].Close()
 		watches[i].Reset()
 	}
-	for n := 1; n <= 22; n++ {
-		sql := tpchQuery(n)
+	for n, qu := range queries {
 		for si, sys := range systems {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -90,7 +106,7 @@ func (r *Runner) runTPCH(ctx context.Context, systems ...tpchSystem) ([]*tpchRun
 			res := &runs[si].q[n]
 			start := time.Now()
 			for i := 0; i < r.cfg.Warmup+r.cfg.Runs; i++ {
-				s, rows, err := sys.q.query(ctx, sql, r.cfg.Timeout)
+				s, rows, err := sys.q.query(ctx, qu.sql, r.cfg.Timeout)
 				if errors.Is(err, errTimeout) {
 					res.timeout = true
 					break
@@ -100,7 +116,7 @@ func (r *Runner) runTPCH(ctx context.Context, systems ...tpchSystem) ([]*tpchRun
 						return nil, ctx.Err()
 					}
 					res.err = firstLines(err.Error(), 1)
-					r.logf("%s Q%d: %v", sys.name, n, err)
+					r.logf("%s %s: %v", sys.name, qu.name, err)
 					break
 				}
 				res.rows = rows
@@ -109,7 +125,7 @@ func (r *Runner) runTPCH(ctx context.Context, systems ...tpchSystem) ([]*tpchRun
 				}
 			}
 			runs[si].wall += time.Since(start)
-			r.logf("%s Q%d %s", sys.name, n, res.cell(r.cfg.Timeout))
+			r.logf("%s %s %s", sys.name, qu.name, res.cell(r.cfg.Timeout))
 		}
 	}
 	for i := range runs {
@@ -119,10 +135,10 @@ func (r *Runner) runTPCH(ctx context.Context, systems ...tpchSystem) ([]*tpchRun
 }
 
 // sum and geomean of the medians, timeouts counted as the timeout (a lower bound).
-func (t *tpchRun) summary(timeout time.Duration) (sum, gm bound, n int) {
+func (t *queryRun) summary(timeout time.Duration) (sum, gm bound, n int) {
 	var bs []bound
 	total, lower, ok := 0.0, false, true
-	for i := 1; i <= 22; i++ {
+	for i := range t.q {
 		b := t.q[i].medianOr(timeout)
 		bs = append(bs, b)
 		if !b.ok {
@@ -159,13 +175,14 @@ func (r *Runner) duckOnLake(ctx context.Context, name, catalog string, threads i
 	return d, nil
 }
 
-// duckOnParquet is DuckDB with a view per table over tpchgen-cli's Parquet files.
-func (r *Runner) duckOnParquet(ctx context.Context, name, dataDir string, threads int) (*duck, error) {
+// duckOnParquet is DuckDB with a view per table over the Parquet files <dataDir>/<table>.parquet
+// (tpchgen-cli's, dsdgen's).
+func (r *Runner) duckOnParquet(ctx context.Context, name, dataDir string, threads int, tables []string) (*duck, error) {
 	d, err := r.startDuck(ctx, name, ":memory:", threads)
 	if err != nil {
 		return nil, err
 	}
-	for _, t := range tpchTables {
+	for _, t := range tables {
 		st := fmt.Sprintf("CREATE VIEW %s AS SELECT * FROM read_parquet('%s')", t, filepath.Join(dataDir, t+".parquet"))
 		r.rep.command("DuckDB: " + st)
 		if _, err := d.exec(st, 0, false); err != nil {
@@ -191,7 +208,7 @@ func (r *Runner) sectionTPCH(ctx context.Context, s *section) error {
 		return err
 	}
 	defer dl.close()
-	dp, err := r.duckOnParquet(ctx, "tpch-parquet", dataDir, r.cfg.Threads)
+	dp, err := r.duckOnParquet(ctx, "tpch-parquet", dataDir, r.cfg.Threads, tpchTables)
 	if err != nil {
 		return err
 	}
@@ -202,10 +219,10 @@ func (r *Runner) sectionTPCH(ctx context.Context, s *section) error {
 	}
 	defer pq.close()
 	runs, err := r.runTPCH(ctx,
-		tpchSystem{"lakepg", lq, r.lake.pids},
-		tpchSystem{"DuckDB (lakepg's files)", duckQuerier{dl}, dl.pids},
-		tpchSystem{"DuckDB (tpchgen Parquet)", duckQuerier{dp}, dp.pids},
-		tpchSystem{"PostgreSQL", pq, r.pg.pids})
+		querySystem{"lakepg", lq, r.lake.pids},
+		querySystem{"DuckDB (lakepg's files)", duckQuerier{dl}, dl.pids},
+		querySystem{"DuckDB (tpchgen Parquet)", duckQuerier{dp}, dp.pids},
+		querySystem{"PostgreSQL", pq, r.pg.pids})
 	if err != nil {
 		return err
 	}
@@ -214,7 +231,7 @@ func (r *Runner) sectionTPCH(ctx context.Context, s *section) error {
 	return r.tpchCharts(s, runs)
 }
 
-func (r *Runner) writeTPCH(s *section, dataDir string, runs []*tpchRun) {
+func (r *Runner) writeTPCH(s *section, dataDir string, runs []*queryRun) {
 	to := r.cfg.Timeout
 	lk, dl, dp, pr := runs[0], runs[1], runs[2], runs[3]
 	s.printf("Scale factor %s, generated by `tpchgen-cli parquet -s %s` (%s). lakepg queries its own lake "+
@@ -243,17 +260,17 @@ func (r *Runner) writeTPCH(s *section, dataDir string, runs []*tpchRun) {
 	var rD, rP, rPG []bound
 	mismatch := []string{}
 	for n := 1; n <= 22; n++ {
-		a := lk.q[n].median()
-		x, y, z := ratio(a, dl.q[n].median()), ratio(a, dp.q[n].median()), ratio(a, pr.q[n].medianOr(to))
+		a := lk.q[n-1].median()
+		x, y, z := ratio(a, dl.q[n-1].median()), ratio(a, dp.q[n-1].median()), ratio(a, pr.q[n-1].medianOr(to))
 		rD, rP, rPG = append(rD, x), append(rP, y), append(rPG, z)
-		rows = append(rows, []string{fmt.Sprintf("Q%d", n), lk.q[n].cell(to), dl.q[n].cell(to), dp.q[n].cell(to), pr.q[n].cell(to),
+		rows = append(rows, []string{fmt.Sprintf("Q%d", n), lk.q[n-1].cell(to), dl.q[n-1].cell(to), dp.q[n-1].cell(to), pr.q[n-1].cell(to),
 			x.ratioString(), y.ratioString(), z.ratioString()})
 		var counts []string
 		seen := map[int]bool{}
 		for _, run := range runs {
-			if run.q[n].err == "" && !run.q[n].timeout && len(run.q[n].times) > 0 {
-				seen[run.q[n].rows] = true
-				counts = append(counts, fmt.Sprintf("%s %d", run.system, run.q[n].rows))
+			if run.q[n-1].err == "" && !run.q[n-1].timeout && len(run.q[n-1].times) > 0 {
+				seen[run.q[n-1].rows] = true
+				counts = append(counts, fmt.Sprintf("%s %d", run.system, run.q[n-1].rows))
 			}
 		}
 		if len(seen) > 1 {
@@ -282,8 +299,8 @@ func (r *Runner) writeTPCH(s *section, dataDir string, runs []*tpchRun) {
 	var errs []string
 	for _, run := range runs {
 		for n := 1; n <= 22; n++ {
-			if run.q[n].err != "" {
-				errs = append(errs, fmt.Sprintf("%s Q%d: `%s`", run.system, n, strings.ReplaceAll(run.q[n].err, "`", "'")))
+			if run.q[n-1].err != "" {
+				errs = append(errs, fmt.Sprintf("%s Q%d: `%s`", run.system, n, strings.ReplaceAll(run.q[n-1].err, "`", "'")))
 			}
 		}
 	}
@@ -297,7 +314,7 @@ func (r *Runner) writeTPCH(s *section, dataDir string, runs []*tpchRun) {
 	}
 }
 
-func (r *Runner) tpchCharts(s *section, runs []*tpchRun) error {
+func (r *Runner) tpchCharts(s *section, runs []*queryRun) error {
 	cats := make([]string, 22)
 	for i := range cats {
 		cats[i] = fmt.Sprintf("Q%d", i+1)
@@ -306,7 +323,7 @@ func (r *Runner) tpchCharts(s *section, runs []*tpchRun) error {
 	for _, run := range runs {
 		v := make([]float64, 22)
 		for n := 1; n <= 22; n++ {
-			b := run.q[n].medianOr(r.cfg.Timeout)
+			b := run.q[n-1].medianOr(r.cfg.Timeout)
 			v[n-1] = math.NaN()
 			if b.ok {
 				v[n-1] = b.v
@@ -321,8 +338,8 @@ func (r *Runner) tpchCharts(s *section, runs []*tpchRun) error {
 	s.chart(link, "TPC-H times per query")
 	rs := []series{{name: "lakepg / DuckDB (lakepg's files)"}, {name: "lakepg / PostgreSQL"}}
 	for n := 1; n <= 22; n++ {
-		a := runs[0].q[n].median()
-		for i, other := range []bound{runs[1].q[n].median(), runs[3].q[n].medianOr(r.cfg.Timeout)} {
+		a := runs[0].q[n-1].median()
+		for i, other := range []bound{runs[1].q[n-1].median(), runs[3].q[n-1].medianOr(r.cfg.Timeout)} {
 			x := ratio(a, other)
 			v := math.NaN()
 			if x.ok {
