@@ -40,6 +40,9 @@ type estimator struct {
 	// analyzed: the plan has run (EXPLAIN ANALYZE), so scans report what
 	// they actually read
 	analyzed bool
+	// catalogOnly: estimating while planning, when no footer is read; a
+	// scan counts the catalog's rows of the files left after pruning
+	catalogOnly bool
 }
 
 type estimate struct {
@@ -101,6 +104,9 @@ func (e *estimator) compute(op exec.Operator) estimate {
 	case *exec.Timed:
 		return e.of(o.Input)
 	case *exec.TableScan:
+		if e.catalogOnly {
+			return e.catalogRows(o)
+		}
 		st, err := e.scan(o)
 		if err != nil {
 			return estimate{1000, "no statistics"}
@@ -171,6 +177,19 @@ func (e *estimator) compute(op exec.Operator) estimate {
 		return estimate{e.n(*ins[0]), "input"}
 	}
 	return estimate{1000, "default for a function or other source"}
+}
+
+// catalogRows is a scan's row count by the catalog: the live rows of the
+// files it reads and its inlined rows.
+func (e *estimator) catalogRows(o *exec.TableScan) estimate {
+	n := 0.0
+	for _, f := range o.Files {
+		n += float64(f.RecordCount - f.DeleteCount - int64(len(f.Deleted)))
+	}
+	for _, b := range o.Inlined {
+		n += float64(b.N)
+	}
+	return estimate{n, "catalog rows of the files after pruning"}
 }
 
 func (e *estimator) limit(in exec.Operator, offset, count int64) estimate {

@@ -159,6 +159,11 @@ func (qc *queryCtx) planJoinExpr(j *pg.JoinExpr) (*source, error) {
 	if err != nil {
 		return nil, err
 	}
+	return qc.joinPlanned(j, l, r)
+}
+
+// joinPlanned joins the planned sides of j by its type and condition.
+func (qc *queryCtx) joinPlanned(j *pg.JoinExpr, l, r *source) (*source, error) {
 	var typ exec.JoinType
 	switch j.Jointype {
 	case pg.JoinType_JOIN_INNER:
@@ -195,6 +200,7 @@ func (qc *queryCtx) planJoinExpr(j *pg.JoinExpr) (*source, error) {
 		}
 	}
 	quals = kept
+	var err error
 	if l, r, err = qc.prepareJoinSubLinks(l, r, quals); err != nil {
 		return nil, err // correlated subqueries in ON (apply_plan.go)
 	}

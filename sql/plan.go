@@ -45,6 +45,8 @@ type queryCtx struct {
 	// chains are the pipelines of the Parallels made for subqueries run
 	// while planning (EXPLAIN prints them)
 	chains map[*exec.Parallel]exec.Operator
+	// est estimates rows for join ordering (join_order.go)
+	est *estimator
 }
 
 // cteDef is a WITH entry; each reference plans it afresh (inlining), which

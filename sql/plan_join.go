@@ -110,7 +110,11 @@ func subset(a map[int]bool, b map[int]bool) bool {
 // flattenFrom plans FROM items; inner and cross joins are flattened into the
 // item list with their ON conditions returned as conjuncts so the join order
 // is chosen freely; outer joins stay as planned units.
-func (qc *queryCtx) flattenFrom(from []*pg.Node) ([]*source, []*pg.Node, error) {
+//
+// where, when not nil, are the WHERE conjuncts not yet placed: those that
+// reference only the preserved side of an outer join are taken from it
+// and filter that side before the join (outerJoin).
+func (qc *queryCtx) flattenFrom(from []*pg.Node, where *wherePending) ([]*source, []*pg.Node, error) {
 	var items []*source
 	var conj []*pg.Node
 	// the outer query of a correlated subquery reaches only its own FROM
@@ -128,6 +132,28 @@ func (qc *queryCtx) flattenFrom(from []*pg.Node) ([]*source, []*pg.Node, error) 
 				return err
 			}
 			conj = append(conj, splitAnd(j.Quals)...)
+			return nil
+		}
+		if j := n.GetJoinExpr(); j != nil && reorderableOuter(j) {
+			src, inner, err := qc.outerJoin(j, where)
+			if err != nil {
+				return err
+			}
+			if !inner {
+				items = append(items, src)
+				return nil
+			}
+			// a WHERE conjunct rejects the NULL rows: an inner join, its
+			// sides in FROM order
+			conj = append(conj, splitAnd(j.Quals)...)
+			if j.Jointype == pg.JoinType_JOIN_RIGHT {
+				items = append(items, src)
+				return add(j.Rarg)
+			}
+			if err := add(j.Larg); err != nil {
+				return err
+			}
+			items = append(items, src)
 			return nil
 		}
 		if rs := n.GetRangeSubselect(); rs != nil && rs.Lateral && len(items) > 0 {
@@ -175,12 +201,17 @@ func (qc *queryCtx) planFromWhere(from []*pg.Node, where *pg.Node) (*source, err
 		src := &source{op: &exec.Values{Env: qc.env, Rows: [][]exec.Expr{{}}}, sc: &scope{}, rows: 1}
 		return qc.applyConjuncts(src, splitAnd(where))
 	}
-	items, conj, err := qc.flattenFrom(from)
+	pending := &wherePending{conj: splitAnd(where)}
+	items, conj, err := qc.flattenFrom(from, pending)
 	if err != nil {
 		return nil, err
 	}
-	conj = append(conj, splitAnd(where)...)
-	return qc.joinItems(items, conj)
+	conj = append(conj, pending.conj...)
+	src, err := qc.joinItems(items, conj)
+	if err != nil {
+		return nil, err
+	}
+	return src, qc.checkPushed(pending.pushed, src.sc)
 }
 
 // factorOr pulls conjuncts common to every branch of an OR out of it:
@@ -336,10 +367,29 @@ func (qc *queryCtx) joinItems(items []*source, conj []*pg.Node) (*source, error)
 	} else if done {
 		late = nil
 	}
-	items, err := qc.reduceByFilteredLeaves(items, preds)
+	cur, ok, err := qc.orderJoins(items, preds)
 	if err != nil {
 		return nil, err
 	}
+	if !ok {
+		if cur, err = qc.greedyJoins(items, preds); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range preds {
+		if !p.used {
+			if cur, err = qc.filter(cur, p.n); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return qc.applyConjuncts(cur, late)
+}
+
+// greedyJoins joins more items than orderJoins enumerates: left-deep,
+// starting from the largest item, each step taking a connected item whose
+// filters cut the most, then the smaller one.
+func (qc *queryCtx) greedyJoins(items []*source, preds []*pred) (*source, error) {
 	// greedy left-deep join order
 	inCur := map[int]bool{}
 	start := 0
@@ -350,6 +400,7 @@ func (qc *queryCtx) joinItems(items []*source, conj []*pg.Node) (*source, error)
 	}
 	cur := items[start]
 	inCur[start] = true
+	order := []int{start}
 	for len(inCur) < len(items) {
 		best, bestConnected := -1, false
 		for i, it := range items {
@@ -417,6 +468,7 @@ func (qc *queryCtx) joinItems(items []*source, conj []*pg.Node) (*source, error)
 		}
 		cur = &source{op: op, sc: sc, scans: append(append([]*exec.TableScan{}, cur.scans...), right.scans...), rows: rows}
 		inCur[best] = true
+		order = append(order, best)
 		for _, e := range extras {
 			var err error
 			if cur, err = qc.filter(cur, e); err != nil {
@@ -424,15 +476,7 @@ func (qc *queryCtx) joinItems(items []*source, conj []*pg.Node) (*source, error)
 			}
 		}
 	}
-	for _, p := range preds {
-		if !p.used {
-			var err error
-			if cur, err = qc.filter(cur, p.n); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return qc.applyConjuncts(cur, late)
+	return qc.inFromOrder(cur, items, order), nil
 }
 
 // semiJoinsFirst applies the subquery conjuncts late to the FROM items
@@ -530,112 +574,6 @@ func innerSubLink(c *pg.Node) *pg.SubLink {
 		c = be.Args[0]
 	}
 	return c.GetSubLink()
-}
-
-// reduceByFilteredLeaves joins each filtered item that has a join edge to
-// only one other item into that item first, so that the filter shrinks the other before
-// the stream from the largest table meets it: TPC-H Q3's orders are cut to
-// the customers of one market segment before lineitem probes them (a hash
-// table of 147,000 orders instead of 729,000), Q5's and Q8's nations to
-// one region. Left-deep order alone would build the bigger table and apply
-// the filter only after the big probe. The largest item is left alone (it
-// is the probe side anyway), and so is an item without filters (nothing to
-// gain). preds' refs are renumbered for the returned items.
-func (qc *queryCtx) reduceByFilteredLeaves(items []*source, preds []*pred) ([]*source, error) {
-	for {
-		start := 0
-		for i, it := range items {
-			if it.rows > items[start].rows {
-				start = i
-			}
-		}
-		i, j := -1, -1
-		for leaf, it := range items {
-			if leaf == start || it.sel == 0 {
-				continue
-			}
-			// partners by join edges (equalities); other predicates that
-			// reach further, like Q7's OR over both nations, wait for all
-			// their items whatever is joined first
-			partners := map[int]bool{}
-			for _, p := range preds {
-				if p.used || !p.refs[leaf] || len(p.refs) < 2 || !isEquality(p.n) {
-					continue
-				}
-				for k := range p.refs {
-					if k != leaf {
-						partners[k] = true
-					}
-				}
-			}
-			if len(partners) != 1 {
-				continue
-			}
-			for k := range partners {
-				if k != start && it.rows <= items[k].rows {
-					i, j = k, leaf
-				}
-			}
-			if i >= 0 {
-				break
-			}
-		}
-		if i < 0 {
-			return items, nil
-		}
-		var lkeys, rkeys []exec.Expr
-		var extras []*pg.Node
-		pair := map[int]bool{i: true, j: true}
-		var used []*pred
-		for _, p := range preds {
-			if p.used || !p.refs[j] || !subset(p.refs, pair) {
-				continue
-			}
-			used = append(used, p)
-			if lk, rk, ok, err := qc.equiKeys(p.n, items[i].sc, items[j].sc); err != nil {
-				return nil, err
-			} else if ok {
-				lkeys, rkeys = append(lkeys, lk), append(rkeys, rk)
-				continue
-			}
-			extras = append(extras, p.n)
-		}
-		if len(lkeys) == 0 {
-			return items, nil // no equi-join to build on: leave it to the greedy order
-		}
-		for _, p := range used {
-			p.used = true
-		}
-		merged := &source{
-			op:    &exec.HashJoin{Env: qc.env, Left: items[i].op, Right: items[j].op, LeftKeys: lkeys, RightKeys: rkeys, Type: exec.JoinInner},
-			sc:    concatScope(items[i].sc, items[j].sc),
-			scans: append(append([]*exec.TableScan{}, items[i].scans...), items[j].scans...),
-			rows:  items[i].rows * items[j].selectivity(),
-			sel:   items[i].selectivity() * items[j].selectivity(),
-		}
-		for _, e := range extras {
-			var err error
-			if merged, err = qc.filter(merged, e); err != nil {
-				return nil, err
-			}
-		}
-		var next []*source
-		for k, it := range items {
-			switch k {
-			case i:
-				next = append(next, merged)
-			case j:
-			default:
-				next = append(next, it)
-			}
-		}
-		items = next
-		for _, p := range preds {
-			if !p.used {
-				p.refs, _ = refItems(p.n, items)
-			}
-		}
-	}
 }
 
 func concatScope(a, b *scope) *scope {

@@ -64,12 +64,14 @@ func (qc *queryCtx) splitCorrelated(sel *pg.SelectStmt, cur *source) (*correlate
 	corr := &corrOuter{cur: cur}
 	saved := qc.corr
 	qc.corr = corr
-	items, conj, err := qc.flattenFrom(sel.FromClause)
+	items, conj, err := qc.flattenFrom(sel.FromClause, nil)
 	qc.corr = saved
 	if err != nil {
 		return nil, err
 	}
-	conj = append(conj, splitAnd(sel.WhereClause)...)
+	// factored first, so that a correlation repeated in every branch of
+	// an OR (TPC-DS q41) is a join key, not a residual over each pair
+	conj = factorOr(append(conj, splitAnd(sel.WhereClause)...))
 	var inner, outer []*pg.Node
 	for _, c := range conj {
 		_, out := refItems(c, items)

@@ -1,0 +1,273 @@
+package sql
+
+import (
+	"math"
+	"math/bits"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/lakepg/lakepg/exec"
+)
+
+// Join order by dynamic programming over subsets of the FROM items
+// (DPsub with a connectivity check, in the spirit of DPccp): every subset
+// that can be formed by joining two smaller subsets along a join predicate
+// gets its cheapest plan, bushy trees included, and the plan of all items
+// is read back from the table. Cardinalities come from the estimator
+// EXPLAIN uses (catalog row counts and min/max, no I/O); the cost of a plan
+// is the rows it pushes through hash tables and out of joins (C_out with a
+// weight on the build side), so a filtered dimension is joined before the
+// fact table meets it and the smaller side is built. The written order of
+// FROM items and WHERE conjuncts plays no part. Above maxDPItems items the
+// enumeration would take too long and the greedy order is used.
+const maxDPItems = 12
+
+// buildWeight is what a row put into a hash table costs relative to a row
+// probing it or a row coming out of a join: measured on the hash join, an
+// insert with its share of growing the table takes about twice a probe.
+const buildWeight = 2
+
+// joinEdge is a predicate over two or more items, with the items it
+// references as a bit set and its estimated selectivity.
+type joinEdge struct {
+	p     *pred
+	mask  uint32
+	sel   float64
+	equal bool // an equality between a column of one item and of another: a hash key
+}
+
+// dpEntry is the best plan found for one subset of items.
+type dpEntry struct {
+	ok          bool
+	cost        float64
+	left, right uint32 // the subsets joined; left probes, right is built
+	hash        bool
+}
+
+// orderJoins joins items along preds (the unused conjuncts over several
+// items) in the cheapest order found; the result's columns are in FROM
+// order whatever the join order. ok is false when there are too many items
+// for the enumeration.
+func (qc *queryCtx) orderJoins(items []*source, preds []*pred) (*source, bool, error) {
+	n := len(items)
+	if n > maxDPItems {
+		return nil, false, nil
+	}
+	est := qc.planEstimator()
+	rows := make([]float64, n)
+	for i, it := range items {
+		rows[i] = math.Max(1, est.n(it.op))
+	}
+	var edges []joinEdge
+	for _, p := range preds {
+		if p.used || len(p.refs) < 2 {
+			continue
+		}
+		e := joinEdge{p: p, sel: 1.0 / 3}
+		for i := range p.refs {
+			e.mask |= 1 << i
+		}
+		if len(p.refs) == 2 && isEquality(p.n) {
+			a, b := refPair(p.refs)
+			lk, rk, ok, err := qc.equiKeys(p.n, items[a].sc, items[b].sc)
+			if err != nil {
+				return nil, false, err
+			}
+			if ok {
+				e.equal = true
+				e.sel = equiSelectivity(est, lk, items[a].op, rk, items[b].op, rows[a], rows[b])
+			} else {
+				e.sel = 0.1
+			}
+		}
+		edges = append(edges, e)
+	}
+
+	full := uint32(1)<<n - 1
+	card := make([]float64, full+1)
+	for m := uint32(1); m <= full; m++ {
+		low := bits.TrailingZeros32(m)
+		rest := m &^ (1 << low)
+		c := rows[low]
+		if rest != 0 {
+			c *= card[rest]
+			for _, e := range edges {
+				if e.mask&(1<<low) != 0 && e.mask&^m == 0 {
+					c *= e.sel
+				}
+			}
+		}
+		card[m] = math.Max(1, c)
+	}
+	dp := make([]dpEntry, full+1)
+	for i := 0; i < n; i++ {
+		dp[1<<i] = dpEntry{ok: true}
+	}
+	// Cross products only when the predicates leave the items unconnected.
+	for _, cross := range []bool{false, true} {
+		for m := uint32(1); m <= full; m++ {
+			if bits.OnesCount32(m) < 2 {
+				continue
+			}
+			for sub := (m - 1) & m; sub > 0; sub = (sub - 1) & m {
+				other := m ^ sub
+				if sub > other || !dp[sub].ok || !dp[other].ok {
+					continue // each split once; both halves must be plannable
+				}
+				hash, connected := false, false
+				for _, e := range edges {
+					if e.mask&^m != 0 || e.mask&sub == 0 || e.mask&other == 0 {
+						continue
+					}
+					connected = true
+					hash = hash || e.equal
+				}
+				if !connected && !cross {
+					continue
+				}
+				probe, build := sub, other
+				if card[build] > card[probe] {
+					probe, build = build, probe
+				}
+				cost := dp[sub].cost + dp[other].cost + card[m]
+				if hash {
+					cost += card[probe] + buildWeight*card[build]
+				} else {
+					cost += card[probe] * card[build] // every pair is compared
+				}
+				if !dp[m].ok || cost < dp[m].cost {
+					dp[m] = dpEntry{ok: true, cost: cost, left: probe, right: build, hash: hash}
+				}
+			}
+		}
+		if dp[full].ok {
+			break
+		}
+	}
+
+	var build func(m uint32) (*source, []int, error)
+	build = func(m uint32) (*source, []int, error) {
+		if bits.OnesCount32(m) == 1 {
+			i := bits.TrailingZeros32(m)
+			return items[i], []int{i}, nil
+		}
+		d := dp[m]
+		l, lorder, err := build(d.left)
+		if err != nil {
+			return nil, nil, err
+		}
+		r, rorder, err := build(d.right)
+		if err != nil {
+			return nil, nil, err
+		}
+		var lkeys, rkeys []exec.Expr
+		var extras []*pg.Node
+		for _, e := range edges {
+			if e.p.used || e.mask&^m != 0 || e.mask&d.left == 0 || e.mask&d.right == 0 {
+				continue
+			}
+			e.p.used = true
+			if e.equal {
+				lk, rk, ok, err := qc.equiKeys(e.p.n, l.sc, r.sc)
+				if err != nil {
+					return nil, nil, err
+				}
+				if ok {
+					lkeys, rkeys = append(lkeys, lk), append(rkeys, rk)
+					continue
+				}
+			}
+			extras = append(extras, e.p.n)
+		}
+		var op exec.Operator
+		if len(lkeys) > 0 {
+			op = &exec.HashJoin{Env: qc.env, Left: l.op, Right: r.op, LeftKeys: lkeys, RightKeys: rkeys, Type: exec.JoinInner}
+		} else {
+			op = &exec.NestedLoopJoin{Env: qc.env, Left: l.op, Right: r.op, Type: exec.JoinInner}
+		}
+		cur := &source{op: op, sc: concatScope(l.sc, r.sc), scans: append(append([]*exec.TableScan{}, l.scans...), r.scans...), rows: card[m]}
+		for _, x := range extras {
+			if cur, err = qc.filter(cur, x); err != nil {
+				return nil, nil, err
+			}
+		}
+		cur.rows = card[m]
+		return cur, append(lorder, rorder...), nil
+	}
+	cur, order, err := build(full)
+	if err != nil {
+		return nil, false, err
+	}
+	return qc.inFromOrder(cur, items, order), true, nil
+}
+
+// refPair is the two item indexes of a two-item reference set, smaller first.
+func refPair(refs map[int]bool) (int, int) {
+	a, b := -1, -1
+	for i := range refs {
+		switch {
+		case a < 0:
+			a = i
+		case i < a:
+			a, b = i, a
+		default:
+			b = i
+		}
+	}
+	return a, b
+}
+
+// equiSelectivity is the fraction of pairs an equality between two items'
+// columns keeps: 1 / the larger number of distinct values of the two keys
+// (each value of the side with fewer finds its matches among the other's);
+// without statistics the larger item stands in for the key's distinct
+// values, as for a foreign key into a primary key.
+func equiSelectivity(est *estimator, lk exec.Expr, l exec.Operator, rk exec.Expr, r exec.Operator, lrows, rrows float64) float64 {
+	a, b := est.exprColumn(lk, l).ndv, est.exprColumn(rk, r).ndv
+	if d := math.Max(a, b); d > 0 {
+		return 1 / d
+	}
+	return 1 / math.Max(1, math.Max(lrows, rrows))
+}
+
+// inFromOrder puts the columns of a join of items back in the order of
+// the items (the FROM order, which `*` and the described row type follow),
+// when the join order changed it.
+func (qc *queryCtx) inFromOrder(cur *source, items []*source, order []int) *source {
+	inOrder := true
+	for k, i := range order {
+		inOrder = inOrder && k == i
+	}
+	if inOrder {
+		return cur
+	}
+	start := make([]int, len(items)) // where item i's columns start in cur
+	off := 0
+	for _, i := range order {
+		start[i] = off
+		off += len(items[i].sc.cols)
+	}
+	ts := cur.op.Types()
+	var exprs []exec.Expr
+	sc := &scope{}
+	for i, it := range items {
+		for c := range it.sc.cols {
+			exprs = append(exprs, &exec.ColRef{Idx: start[i] + c, T: ts[start[i]+c]})
+			sc.cols = append(sc.cols, cur.sc.cols[start[i]+c])
+		}
+	}
+	out := *cur
+	out.op = &exec.Project{Env: qc.env, Input: cur.op, Exprs: exprs}
+	out.sc = sc
+	return &out
+}
+
+// planEstimator is the estimator join ordering uses for this statement:
+// catalog figures only, no file is opened while planning.
+func (qc *queryCtx) planEstimator() *estimator {
+	if qc.est == nil {
+		qc.est = newEstimator(qc.ctx, qc.s)
+		qc.est.catalogOnly = true
+	}
+	return qc.est
+}
