@@ -518,3 +518,61 @@ func TestGroupByShortTextKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupByPackedIntegerKeys groups integer and mixed integer/text keys
+// that mostly pack into the keyPacker's int64 (small non-negative values,
+// NULLs) mixed with values that cannot (negative, beyond the column's bits),
+// with two, three and four key columns, against a map.
+func TestGroupByPackedIntegerKeys(t *testing.T) {
+	rng := rand.New(rand.NewSource(12))
+	ints := []any{int64(0), int64(1), int64(2), int64(17), int64(65534), nil}
+	wide := []any{int64(-1), int64(65535), int64(1) << 40, int64(-1) << 62, int64(1<<63 - 1)}
+	texts := []any{"", "A", "ab", nil, "a long value"}
+	for _, kt := range [][]types.T{
+		{types.Int64T, types.Int32T},
+		{types.Int32T, types.TextT, types.Int64T},
+		{types.Int64T, types.Int64T, types.Int16T, types.Int64T},
+	} {
+		nk := len(kt)
+		for _, wideFrac := range []float64{0, 0.1, 0.9} {
+			ts := append(append([]types.T{}, kt...), types.Int64T)
+			count := map[string]int64{}
+			var order []string
+			var rows [][]any
+			for i := range 20000 {
+				r := make([]any, nk+1)
+				for c := range nk {
+					switch {
+					case kt[c].ID == types.Text:
+						r[c] = texts[rng.Intn(len(texts))]
+					case rng.Float64() < wideFrac:
+						r[c] = wide[rng.Intn(len(wide))]
+					default:
+						r[c] = ints[rng.Intn(len(ints))]
+					}
+					if x, ok := r[c].(int64); ok {
+						switch kt[c].ID {
+						case types.Int16:
+							r[c] = int64(int16(x))
+						case types.Int32:
+							r[c] = int64(int32(x))
+						}
+					}
+				}
+				r[nk] = int64(i)
+				rows = append(rows, r)
+				key := fmtRow(r[:nk]...)
+				if _, ok := count[key]; !ok {
+					order = append(order, key)
+				}
+				count[key]++
+			}
+			var want []string
+			for _, k := range order {
+				want = append(want, fmt.Sprintf("%s|%d", k, count[k]))
+			}
+			h := &HashAgg{Input: newRowsOp(ts, rows, 1000), NGroup: nk, Aggs: []Agg{mkAgg(t, AggCountStar, nk, types.Int64T)}}
+			sameRows(t, fmt.Sprintf("keys=%v wide=%v", kt, wideFrac), runAgg(t, h), want)
+		}
+	}
+}

@@ -5,15 +5,19 @@ import (
 	"github.com/lakepg/lakepg/types"
 )
 
-// keyPacker is a front cache for GROUP BY keys made of short text values
-// (TPC-H Q1's returnflag and linestatus, status codes, country codes): a
+// keyPacker is a front cache for GROUP BY keys of several columns that are
+// short text values (TPC-H Q1's returnflag and linestatus, status codes) or
+// small non-negative integers (TPC-DS's surrogate keys, months, years): a
 // row whose key columns all fit packs into one int64 and finds its group
 // with one multiply and one compare in an i64Table, instead of hashing the
-// strings and comparing them byte by byte in the general table. The cache
-// maps a packed key to the general table's group id, so a row that does not
-// fit (a longer value) simply takes the general path and both agree.
+// columns and comparing them value by value in the general table. Each of
+// the k columns gets 64/k bits: text its bytes and a length byte, an integer
+// its value + 1 (0 is NULL). The cache maps a packed key to the general
+// table's group id, so a row that does not fit (a longer value, a negative
+// or large number) simply takes the general path and both agree.
 type keyPacker struct {
-	width  int // value bytes per column; each column also takes a length byte
+	bits   uint // bits per column
+	text   []bool
 	cache  *i64Table
 	packed []int64
 	fits   []bool
@@ -22,17 +26,26 @@ type keyPacker struct {
 }
 
 // newKeyPacker returns a packer for key columns of types ts, or nil when
-// they cannot pack (not all plain text, or too many columns).
+// they cannot pack (a type other than plain text or an integer-stored one,
+// or too many columns).
 func newKeyPacker(ts []types.T) *keyPacker {
 	if len(ts) == 0 || len(ts) > 4 {
 		return nil
 	}
+	p := &keyPacker{bits: uint(64 / len(ts)), cache: newI64Table(64)}
 	for _, t := range ts {
-		if t.Storage() != types.StoreBytes || t.DynNumeric() || t.ID != types.Text {
+		switch {
+		case t.DynNumeric():
+			return nil
+		case t.Storage() == types.StoreBytes && t.ID == types.Text:
+			p.text = append(p.text, true)
+		case t.Storage() == types.StoreInt:
+			p.text = append(p.text, false)
+		default:
 			return nil
 		}
 	}
-	return &keyPacker{width: 8/len(ts) - 1, cache: newI64Table(64)}
+	return p
 }
 
 func (p *keyPacker) bytes() int64 { return p.cache.bytes() }
@@ -49,23 +62,39 @@ func (p *keyPacker) pack(keys []*vec.Vector, n int) int {
 		p.fits[i] = true
 		p.packed[i] = 0
 	}
-	shift := uint(8 * (p.width + 1))
-	for _, v := range keys {
-		xs := v.S[:n]
-		for i, x := range xs {
+	width := int(p.bits/8) - 1 // text bytes beside the length byte
+	// the largest integer code; below 2^62 so that code+1 cannot overflow
+	limit := int64(1)<<min(p.bits, 62) - 1
+	for c, v := range keys {
+		if p.text[c] {
+			for i, x := range v.S[:n] {
+				var k uint64
+				switch {
+				case v.Nulls != nil && v.Nulls[i]:
+					// length byte 0: NULL
+				case len(x) > width:
+					p.fits[i] = false
+				default:
+					k = uint64(len(x) + 1)
+					for j := 0; j < len(x); j++ {
+						k |= uint64(x[j]) << (8 * (j + 1))
+					}
+				}
+				p.packed[i] = int64(uint64(p.packed[i])<<p.bits | k)
+			}
+			continue
+		}
+		for i, x := range v.I64[:n] {
 			var k uint64
 			switch {
 			case v.Nulls != nil && v.Nulls[i]:
-				// length byte 0: NULL
-			case len(x) > p.width:
+				// 0: NULL
+			case x < 0 || x >= limit:
 				p.fits[i] = false
 			default:
-				k = uint64(len(x) + 1)
-				for j := 0; j < len(x); j++ {
-					k |= uint64(x[j]) << (8 * (j + 1))
-				}
+				k = uint64(x + 1)
 			}
-			p.packed[i] = int64(uint64(p.packed[i])<<shift | k)
+			p.packed[i] = int64(uint64(p.packed[i])<<p.bits | k)
 		}
 	}
 	fit := 0
