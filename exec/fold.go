@@ -169,3 +169,15 @@ func timeDependent(t types.T) bool {
 	}
 	return false
 }
+
+// NeverTrue reports a predicate that is a constant false or NULL, so that
+// a plan can skip reading the input it would filter (a UNION ALL branch
+// whose constant column a pushed-down filter rules out). An evaluation
+// error is not decided here (FoldError reports it): false.
+func NeverTrue(env *Env, e Expr) bool {
+	if e == nil || !isConstant(e) || e.Type().ID != types.Bool {
+		return false
+	}
+	v, err := e.Eval(env, &vec.Batch{N: 1})
+	return err == nil && (v.IsNull(0) || !v.B[0])
+}

@@ -64,6 +64,8 @@ type cteDef struct {
 	refs int
 	mat  *exec.Materialized
 	matQ *query
+	// materialized: written AS MATERIALIZED, so no conjunct is pushed in
+	materialized bool
 }
 
 func (s *Session) newQueryCtx(ctx context.Context, p *params, describeOnly bool) *queryCtx {
@@ -127,7 +129,8 @@ func (qc *queryCtx) planSelect(sel *pg.SelectStmt) (*query, error) {
 			if _, dup := frame[cte.Ctename]; dup {
 				return nil, errAt(pgerr.New(pgerr.DuplicateAlias, "WITH query name \"%s\" specified more than once", cte.Ctename), cte.Location)
 			}
-			frame[cte.Ctename] = &cteDef{name: cte.Ctename, query: cte.Ctequery, colps: strNodes(cte.Aliascolnames), recursive: sel.WithClause.Recursive}
+			frame[cte.Ctename] = &cteDef{name: cte.Ctename, query: cte.Ctequery, colps: strNodes(cte.Aliascolnames), recursive: sel.WithClause.Recursive,
+				materialized: cte.Ctematerialized == pg.CTEMaterialize_CTEMaterializeAlways}
 		}
 		inner := proto.Clone(sel).(*pg.SelectStmt)
 		inner.WithClause = nil

@@ -177,9 +177,14 @@ func (qc *queryCtx) flattenFrom(from []*pg.Node, where *wherePending) ([]*source
 				return err
 			}
 		}
-		src, err := qc.planFromItem(n)
+		src, pushed, err := qc.planWithPushdown(n, where)
 		if err != nil {
 			return err
+		}
+		if !pushed {
+			if src, err = qc.planFromItem(n); err != nil {
+				return err
+			}
 		}
 		items = append(items, src)
 		return nil
@@ -341,6 +346,16 @@ func (qc *queryCtx) joinItems(items []*source, conj []*pg.Node) (*source, error)
 			continue
 		}
 		refs, _ := refItems(c, items)
+		if len(columnRefs(c)) == 0 && qc.neverTrue(c) {
+			// a constant false conjunct: every item is empty, no join runs
+			for i := range items {
+				var err error
+				if items[i], err = qc.filter(items[i], c); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
 		preds = append(preds, &pred{n: c, refs: refs})
 		if len(refs) > 1 {
 			for _, d := range deriveOr(c, items) {
@@ -669,14 +684,29 @@ func (qc *queryCtx) filter(src *source, n *pg.Node) (*source, error) {
 	if pred, err = b.coerceBool(pred, n, "argument of WHERE"); err != nil {
 		return nil, err
 	}
+	out := *src
+	if exec.NeverTrue(qc.env, pred) {
+		// a constant false or NULL: nothing of src is read (a UNION ALL
+		// branch whose constant column a pushed-down conjunct rules out)
+		out.op = &exec.Values{Env: qc.env, T: src.op.Types()}
+		out.scans, out.ref, out.rows, out.sel = nil, nil, 0, 1e-9
+		return &out, nil
+	}
 	if src.ref != nil {
 		pushFilters(src.ref, pred)
 	}
-	out := *src
 	out.op = &exec.Filter{Env: qc.env, Input: src.op, Pred: pred}
 	out.rows = src.rows * 0.3
 	out.sel = src.selectivity() * 0.3
 	return &out, nil
+}
+
+// neverTrue reports a conjunct without columns that is a constant false
+// or NULL.
+func (qc *queryCtx) neverTrue(n *pg.Node) bool {
+	b := qc.binder()
+	e, err := b.bind(n, &scope{})
+	return err == nil && exec.NeverTrue(qc.env, e)
 }
 
 // applyConjuncts applies predicates that contain subqueries.
