@@ -50,8 +50,13 @@ func (qc *queryCtx) outerJoin(j *pg.JoinExpr, where *wherePending) (src *source,
 	if j.Jointype == pg.JoinType_JOIN_RIGHT {
 		keep, null = j.Rarg, j.Larg
 	}
-	// nothing of WHERE may go below the join into the nullable side
-	ns, err := qc.planJoinTree(null)
+	// nothing of WHERE may go below the join into the nullable side, only
+	// what it implies there through the ON condition
+	var implied []*pg.Node
+	if where != nil {
+		implied = impliedConstants(splitAnd(j.Quals), where.conj)
+	}
+	ns, err := qc.planJoinTreeWith(null, implied)
 	if err != nil {
 		return nil, false, err
 	}
@@ -92,13 +97,75 @@ func (qc *queryCtx) outerJoin(j *pg.JoinExpr, where *wherePending) (src *source,
 	return src, false, err
 }
 
-// planJoinTree plans one FROM entry with the inner joins in it ordered.
-func (qc *queryCtx) planJoinTree(n *pg.Node) (*source, error) {
-	items, conj, err := qc.flattenFrom([]*pg.Node{n}, nil)
+// planJoinTreeWith plans one FROM entry with the inner joins in it
+// ordered, filtered by implied: conditions that hold for every row of it
+// that can matter (impliedConstants), placed where they filter most (into
+// subqueries too) or dropped where they cannot be placed.
+func (qc *queryCtx) planJoinTreeWith(n *pg.Node, implied []*pg.Node) (*source, error) {
+	pending := &wherePending{conj: implied}
+	items, conj, err := qc.flattenFrom([]*pg.Node{n}, pending)
 	if err != nil {
 		return nil, err
 	}
+	for _, c := range pending.conj {
+		if refs, outer := refItems(c, items); !outer && len(refs) > 0 {
+			conj = append(conj, c)
+		}
+	}
 	return qc.joinItems(items, conj)
+}
+
+// impliedConstants derives, from WHERE conjuncts col = constant and ON
+// equalities col = other, the conjuncts other = constant: a row of the
+// nullable side of an outer join whose other differs can only meet
+// preserved rows that WHERE removes (TPC-DS q78: the year of the store
+// sales is the year of the web and catalog sales joined to them).
+func impliedConstants(on, where []*pg.Node) []*pg.Node {
+	consts := map[string]*pg.Node{}
+	for _, c := range where {
+		if col, k, ok := columnEqualsConstant(c); ok {
+			consts[deparseExpr(col)] = k
+		}
+	}
+	if len(consts) == 0 {
+		return nil
+	}
+	var out []*pg.Node
+	for _, q := range on {
+		a := q.GetAExpr()
+		if !isEquality(q) || a.Lexpr.GetColumnRef() == nil || a.Rexpr.GetColumnRef() == nil {
+			continue
+		}
+		for _, pair := range [][2]*pg.Node{{a.Lexpr, a.Rexpr}, {a.Rexpr, a.Lexpr}} {
+			if k, ok := consts[deparseExpr(pair[0])]; ok {
+				out = append(out, &pg.Node{Node: &pg.Node_AExpr{AExpr: &pg.A_Expr{
+					Kind: pg.A_Expr_Kind_AEXPR_OP, Name: a.Name, Lexpr: pair[1], Rexpr: k, Location: -1}}})
+			}
+		}
+	}
+	return out
+}
+
+// columnEqualsConstant recognises col = constant (either way round; the
+// constant possibly cast).
+func columnEqualsConstant(c *pg.Node) (col, k *pg.Node, ok bool) {
+	if !isEquality(c) {
+		return nil, nil, false
+	}
+	a := c.GetAExpr()
+	isConst := func(n *pg.Node) bool {
+		for n.GetTypeCast() != nil {
+			n = n.GetTypeCast().Arg
+		}
+		return n.GetAConst() != nil
+	}
+	switch {
+	case a.Lexpr.GetColumnRef() != nil && isConst(a.Rexpr):
+		return a.Lexpr, a.Rexpr, true
+	case a.Rexpr.GetColumnRef() != nil && isConst(a.Lexpr):
+		return a.Rexpr, a.Lexpr, true
+	}
+	return nil, nil, false
 }
 
 // rejectsNulls reports whether conjunct c is false or NULL whenever the
