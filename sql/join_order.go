@@ -34,6 +34,9 @@ type joinEdge struct {
 	mask  uint32
 	sel   float64
 	equal bool // an equality between a column of one item and of another: a hash key
+	// a, b and their keys' distinct values, for an equality (0: unknown)
+	a, b       int
+	ndvA, ndvB float64
 }
 
 // dpEntry is the best plan found for one subset of items.
@@ -74,14 +77,16 @@ func (qc *queryCtx) orderJoins(items []*source, preds []*pred) (*source, bool, e
 				return nil, false, err
 			}
 			if ok {
-				e.equal = true
-				e.sel = equiSelectivity(est, lk, items[a].op, rk, items[b].op, rows[a], rows[b])
+				e.equal, e.a, e.b = true, a, b
+				e.ndvA, e.ndvB = est.exprColumn(lk, items[a].op).ndv, est.exprColumn(rk, items[b].op).ndv
+				e.sel = equiSelectivity(e.ndvA, e.ndvB, rows[a], rows[b])
 			} else {
 				e.sel = 0.1
 			}
 		}
 		edges = append(edges, e)
 	}
+	compositeKeys(edges, rows)
 
 	full := uint32(1)<<n - 1
 	card := make([]float64, full+1)
@@ -222,12 +227,45 @@ func refPair(refs map[int]bool) (int, int) {
 // (each value of the side with fewer finds its matches among the other's);
 // without statistics the larger item stands in for the key's distinct
 // values, as for a foreign key into a primary key.
-func equiSelectivity(est *estimator, lk exec.Expr, l exec.Operator, rk exec.Expr, r exec.Operator, lrows, rrows float64) float64 {
-	a, b := est.exprColumn(lk, l).ndv, est.exprColumn(rk, r).ndv
-	if d := math.Max(a, b); d > 0 {
+func equiSelectivity(ndvA, ndvB, rowsA, rowsB float64) float64 {
+	if d := math.Max(ndvA, ndvB); d > 0 {
 		return 1 / d
 	}
-	return 1 / math.Max(1, math.Max(lrows, rrows))
+	return 1 / math.Max(1, math.Max(rowsA, rowsB))
+}
+
+// compositeKeys gives several equalities between the same two items one
+// selectivity, that of the composite key: its distinct values on a side are
+// the product of its columns' but at most the side's rows. Multiplying the
+// columns' selectivities would take correlated columns for independent
+// ones (TPC-H Q9's lineitem joins partsupp on part and supplier: each line
+// has its one partsupp row, not 1/10,000 of one).
+func compositeKeys(edges []joinEdge, rows []float64) {
+	for i := range edges {
+		e := &edges[i]
+		if !e.equal || e.sel == 1 {
+			continue
+		}
+		ndvA, ndvB, n := orRows(e.ndvA, rows[e.a]), orRows(e.ndvB, rows[e.b]), 1
+		for j := i + 1; j < len(edges); j++ {
+			o := &edges[j]
+			if o.equal && o.a == e.a && o.b == e.b {
+				ndvA, ndvB = ndvA*orRows(o.ndvA, rows[e.a]), ndvB*orRows(o.ndvB, rows[e.b])
+				o.sel, n = 1, n+1
+			}
+		}
+		if n > 1 {
+			e.sel = 1 / math.Max(1, math.Max(math.Min(ndvA, rows[e.a]), math.Min(ndvB, rows[e.b])))
+		}
+	}
+}
+
+// orRows is a key's distinct values, or its item's rows when unknown.
+func orRows(ndv, rows float64) float64 {
+	if ndv > 0 {
+		return ndv
+	}
+	return math.Max(1, rows)
 }
 
 // inFromOrder puts the columns of a join of items back in the order of
