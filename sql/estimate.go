@@ -43,6 +43,8 @@ type estimator struct {
 	// catalogOnly: estimating while planning, when no footer is read; a
 	// scan counts the catalog's rows of the files left after pruning
 	catalogOnly bool
+	// verbose: EXPLAIN (VERBOSE) prints each operator's cost too
+	verbose bool
 }
 
 type estimate struct {
@@ -177,6 +179,31 @@ func (e *estimator) compute(op exec.Operator) estimate {
 		return estimate{e.n(*ins[0]), "input"}
 	}
 	return estimate{1000, "default for a function or other source"}
+}
+
+// cost is the join ordering's cost of the plan below op (join_order.go):
+// rows built into hash tables (weighted), rows probing them and rows out of
+// joins, summed over the joins; a nested loop compares every pair.
+func (e *estimator) cost(op exec.Operator) float64 {
+	c := 0.0
+	for _, in := range inputs(op) {
+		c += e.cost(*in)
+	}
+	switch o := op.(type) {
+	case *exec.Parallel:
+		if chain := e.s.chains[o]; chain != nil {
+			return e.cost(chain)
+		}
+	case *exec.HashJoin:
+		right := o.Right
+		if o.Shared != nil {
+			right = o.Shared.Right
+		}
+		c += e.n(o.Left) + buildWeight*e.n(right) + e.n(o)
+	case *exec.NestedLoopJoin:
+		c += e.n(o.Left)*e.n(o.Right) + e.n(o)
+	}
+	return c
 }
 
 // catalogRows is a scan's row count by the catalog: the live rows of the

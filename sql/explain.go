@@ -21,17 +21,13 @@ import (
 // row groups it reads and those pruned by statistics. EXPLAIN ANALYZE runs
 // the query and adds actual rows and time per operator.
 func (s *Session) explain(ctx context.Context, st *pg.ExplainStmt, p *params) (*Result, error) {
-	analyze := false
+	analyze, verbose := false, false
 	for _, o := range st.Options {
+		if d := o.GetDefElem(); d != nil && d.Defname == "verbose" {
+			verbose = defElemTrue(d)
+		}
 		if d := o.GetDefElem(); d != nil && d.Defname == "analyze" {
-			analyze = true
-			if a := d.Arg; a != nil {
-				if b := a.GetBoolean(); b != nil {
-					analyze = b.Boolval
-				} else if str := a.GetString_(); str != nil {
-					analyze = str.Sval != "false" && str.Sval != "off"
-				}
-			}
+			analyze = defElemTrue(d)
 		}
 	}
 	sel := st.Query.GetSelectStmt()
@@ -74,9 +70,12 @@ func (s *Session) explain(ctx context.Context, st *pg.ExplainStmt, p *params) (*
 	s.chains = q.chains
 	defer func() { s.chains = nil }()
 	est := newEstimator(ctx, s)
-	est.analyzed = analyze
+	est.analyzed, est.verbose = analyze, verbose
 	if err := s.explainOp(ctx, est, root, 0, &lines); err != nil {
 		return nil, err
+	}
+	if verbose {
+		lines = append(lines, planSummary(q.joins, q.rulesFired)...)
 	}
 	if analyze {
 		lines = append(lines, fmt.Sprintf("Planning Time: %.3f ms", float64(planning.Microseconds())/1000),
@@ -87,6 +86,19 @@ func (s *Session) explain(ctx context.Context, st *pg.ExplainStmt, p *params) (*
 		rows = append(rows, []exec.Expr{textConst(l)})
 	}
 	return &Result{cols: []Column{{Name: "QUERY PLAN", Type: types.TextT}}, op: &exec.Values{Env: s.newEnv(), Rows: rows, T: []types.T{types.TextT}}, tag: "EXPLAIN"}, nil
+}
+
+// defElemTrue is an EXPLAIN option's value: on unless written false/off.
+func defElemTrue(d *pg.DefElem) bool {
+	if a := d.Arg; a != nil {
+		if b := a.GetBoolean(); b != nil {
+			return b.Boolval
+		}
+		if str := a.GetString_(); str != nil {
+			return str.Sval != "false" && str.Sval != "off"
+		}
+	}
+	return true
 }
 
 // inputs returns pointers to an operator's inputs so they can be wrapped.
@@ -258,6 +270,9 @@ func (s *Session) explainOp(ctx context.Context, est *estimator, op exec.Operato
 	// actual rows of EXPLAIN ANALYZE
 	r := est.of(op)
 	detail("Rows: %.0f estimated (%s)", math.Round(r.rows), r.how)
+	if est.verbose {
+		detail("Cost: %.0f estimated (rows into hash tables ×%d, probing and out of joins, with the inputs')", est.cost(op), buildWeight)
+	}
 	return children()
 }
 

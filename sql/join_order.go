@@ -53,7 +53,7 @@ type dpEntry struct {
 // for the enumeration.
 func (qc *queryCtx) orderJoins(items []*source, preds []*pred) (*source, bool, error) {
 	n := len(items)
-	if n > maxDPItems {
+	if n > maxDPItems || !qc.ruleOn(ruleJoinOrder) {
 		return nil, false, nil
 	}
 	est := qc.planEstimator()
@@ -87,22 +87,26 @@ func (qc *queryCtx) orderJoins(items []*source, preds []*pred) (*source, bool, e
 		edges = append(edges, e)
 	}
 	compositeKeys(edges, rows)
-
 	full := uint32(1)<<n - 1
+	// card[m] is the rows of joining the items of m: their rows times the
+	// selectivity of every predicate among them, taken as a product and
+	// only then kept at one row or more, so that it is the same whatever
+	// order the items come in
+	raw := make([]float64, full+1)
 	card := make([]float64, full+1)
 	for m := uint32(1); m <= full; m++ {
 		low := bits.TrailingZeros32(m)
 		rest := m &^ (1 << low)
 		c := rows[low]
 		if rest != 0 {
-			c *= card[rest]
+			c *= raw[rest]
 			for _, e := range edges {
 				if e.mask&(1<<low) != 0 && e.mask&^m == 0 {
 					c *= e.sel
 				}
 			}
 		}
-		card[m] = math.Max(1, c)
+		raw[m], card[m] = c, math.Max(1, c)
 	}
 	dp := make([]dpEntry, full+1)
 	for i := 0; i < n; i++ {
@@ -202,6 +206,10 @@ func (qc *queryCtx) orderJoins(items []*source, preds []*pred) (*source, bool, e
 	cur, order, err := build(full)
 	if err != nil {
 		return nil, false, err
+	}
+	if n > 1 {
+		qc.joins = append(qc.joins, joinBlock{items: n, how: "dynamic programming", cost: dp[full].cost})
+		qc.fired(ruleJoinOrder)
 	}
 	return qc.inFromOrder(cur, items, order), true, nil
 }

@@ -53,16 +53,19 @@ func (qc *queryCtx) outerJoin(j *pg.JoinExpr, where *wherePending) (src *source,
 	// nothing of WHERE may go below the join into the nullable side, only
 	// what it implies there through the ON condition
 	var implied []*pg.Node
-	if where != nil {
-		implied = impliedConstants(splitAnd(j.Quals), where.conj)
+	if where != nil && qc.ruleOn(ruleImpliedCondition) {
+		if implied = impliedConstants(splitAnd(j.Quals), where.conj); len(implied) > 0 {
+			qc.fired(ruleImpliedCondition)
+		}
 	}
 	ns, err := qc.planJoinTreeWith(null, implied)
 	if err != nil {
 		return nil, false, err
 	}
-	if where != nil {
+	if where != nil && qc.ruleOn(ruleOuterToInner) {
 		for _, c := range where.conj {
 			if rejectsNulls(c, ns) {
+				qc.fired(ruleOuterToInner)
 				return ns, true, nil
 			}
 		}
@@ -71,7 +74,7 @@ func (qc *queryCtx) outerJoin(j *pg.JoinExpr, where *wherePending) (src *source,
 	if err != nil {
 		return nil, false, err
 	}
-	if where != nil {
+	if where != nil && qc.ruleOn(ruleOuterPushdown) {
 		all := append(slices.Clone(items), ns)
 		var rest []*pg.Node
 		for _, c := range where.conj {
@@ -82,6 +85,7 @@ func (qc *queryCtx) outerJoin(j *pg.JoinExpr, where *wherePending) (src *source,
 			}
 			conj = append(conj, c)
 			where.pushed = append(where.pushed, c)
+			qc.fired(ruleOuterPushdown)
 		}
 		where.conj = rest
 	}

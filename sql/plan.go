@@ -47,6 +47,9 @@ type queryCtx struct {
 	chains map[*exec.Parallel]exec.Operator
 	// est estimates rows for join ordering (join_order.go)
 	est *estimator
+	// joins and rulesFired are for EXPLAIN (VERBOSE) (rules.go)
+	joins      []joinBlock
+	rulesFired map[string]int
 }
 
 // cteDef is a WITH entry; each reference plans it afresh (inlining), which
@@ -100,6 +103,7 @@ func (s *Session) planQuery(ctx context.Context, sel *pg.SelectStmt, p *params, 
 		}
 		s.minMaxFromStats(q.op)
 		q.chains = qc.chains
+		q.joins, q.rulesFired = qc.joins, qc.rulesFired
 		if q.chains == nil {
 			q.chains = map[*exec.Parallel]exec.Operator{}
 		}

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"math"
+	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
@@ -219,10 +220,22 @@ func (qc *queryCtx) planFromWhere(from []*pg.Node, where *pg.Node) (*source, err
 	return src, qc.checkPushed(pending.pushed, src.sc)
 }
 
-// factorOr pulls conjuncts common to every branch of an OR out of it:
+// factorOr is factorOrs unless the rule is off.
+func (qc *queryCtx) factorOr(conj []*pg.Node) []*pg.Node {
+	if !qc.ruleOn(ruleFactorOr) {
+		return conj
+	}
+	out := factorOrs(conj)
+	if len(out) != len(conj) {
+		qc.fired(ruleFactorOr)
+	}
+	return out
+}
+
+// factorOrs pulls conjuncts common to every branch of an OR out of it:
 // (a AND b) OR (a AND c) becomes a AND (b OR c), so a join predicate hidden
 // in an OR (TPC-H Q19) can drive a hash join.
-func factorOr(conj []*pg.Node) []*pg.Node {
+func factorOrs(conj []*pg.Node) []*pg.Node {
 	var out []*pg.Node
 	for _, c := range conj {
 		be := c.GetBoolExpr()
@@ -337,7 +350,7 @@ type pred struct {
 }
 
 func (qc *queryCtx) joinItems(items []*source, conj []*pg.Node) (*source, error) {
-	conj = factorOr(conj)
+	conj = qc.factorOr(conj)
 	var preds []*pred
 	var late []*pg.Node
 	for _, c := range conj {
@@ -346,7 +359,8 @@ func (qc *queryCtx) joinItems(items []*source, conj []*pg.Node) (*source, error)
 			continue
 		}
 		refs, _ := refItems(c, items)
-		if len(columnRefs(c)) == 0 && qc.neverTrue(c) {
+		if len(columnRefs(c)) == 0 && qc.ruleOn(ruleConstantFalse) && qc.neverTrue(c) {
+			qc.fired(ruleConstantFalse)
 			// a constant false conjunct: every item is empty, no join runs
 			for i := range items {
 				var err error
@@ -364,18 +378,36 @@ func (qc *queryCtx) joinItems(items []*source, conj []*pg.Node) (*source, error)
 			}
 		}
 	}
-	// single-item filters go right above their item (and prune its files)
+	// single-item filters go right above their item (and prune its files),
+	// as one conjunction: its estimate does not depend on the order they
+	// are written in
+	single := make([][]*pg.Node, len(items))
 	for _, p := range preds {
 		if len(p.refs) != 1 {
 			continue
 		}
 		for i := range p.refs {
-			var err error
-			if items[i], err = qc.filter(items[i], p.n); err != nil {
-				return nil, err
-			}
+			single[i] = append(single[i], p.n)
 		}
 		p.used = true
+	}
+	for i, cs := range single {
+		if len(cs) == 0 {
+			continue
+		}
+		c := cs[0]
+		if len(cs) > 1 {
+			c = &pg.Node{Node: &pg.Node_BoolExpr{BoolExpr: &pg.BoolExpr{Boolop: pg.BoolExprType_AND_EXPR, Args: cs, Location: -1}}}
+		}
+		filtered, err := qc.filter(items[i], c)
+		if err != nil {
+			return nil, err
+		}
+		// each conjunct counts for the greedy order's guess (filter)
+		extra := math.Pow(0.3, float64(len(cs)-1))
+		filtered.rows *= extra
+		filtered.sel *= extra
+		items[i] = filtered
 	}
 	if done, err := qc.semiJoinsFirst(items, late); err != nil {
 		return nil, err
@@ -389,6 +421,14 @@ func (qc *queryCtx) joinItems(items []*source, conj []*pg.Node) (*source, error)
 	if !ok {
 		if cur, err = qc.greedyJoins(items, preds); err != nil {
 			return nil, err
+		}
+		if len(items) > 1 {
+			est := qc.planEstimator()
+			cost := est.cost(cur.op)
+			for _, it := range items {
+				cost -= est.cost(it.op)
+			}
+			qc.joins = append(qc.joins, joinBlock{items: len(items), how: "greedy order", cost: cost})
 		}
 	}
 	for _, p := range preds {
@@ -405,11 +445,12 @@ func (qc *queryCtx) joinItems(items []*source, conj []*pg.Node) (*source, error)
 // starting from the largest item, each step taking a connected item whose
 // filters cut the most, then the smaller one.
 func (qc *queryCtx) greedyJoins(items []*source, preds []*pred) (*source, error) {
-	// greedy left-deep join order
+	// greedy left-deep join order; ties go by the items' names, so that
+	// the order they are written in does not matter
 	inCur := map[int]bool{}
 	start := 0
 	for i, it := range items {
-		if it.rows > items[start].rows {
+		if it.rows > items[start].rows || it.rows == items[start].rows && it.key() < items[start].key() {
 			start = i
 		}
 	}
@@ -446,7 +487,8 @@ func (qc *queryCtx) greedyJoins(items []*source, preds []*pred) (*source, error)
 				better = true
 			case connected == bestConnected:
 				si, sb := it.selectivity(), items[best].selectivity()
-				better = si < sb || (si == sb && it.rows < items[best].rows)
+				better = si < sb || (si == sb && (it.rows < items[best].rows ||
+					it.rows == items[best].rows && it.key() < items[best].key()))
 			}
 			if better {
 				best, bestConnected = i, connected
@@ -492,6 +534,20 @@ func (qc *queryCtx) greedyJoins(items []*source, preds []*pred) (*source, error)
 		}
 	}
 	return qc.inFromOrder(cur, items, order), nil
+}
+
+// key names a FROM item by the tables and columns it reads, to break ties
+// between items alike in size and selectivity the same way however the
+// query lists them.
+func (src *source) key() string {
+	var sb strings.Builder
+	for _, c := range src.sc.cols {
+		sb.WriteString(c.Table)
+		sb.WriteByte('.')
+		sb.WriteString(c.Name)
+		sb.WriteByte(',')
+	}
+	return sb.String()
 }
 
 // semiJoinsFirst applies the subquery conjuncts late to the FROM items
@@ -685,7 +741,8 @@ func (qc *queryCtx) filter(src *source, n *pg.Node) (*source, error) {
 		return nil, err
 	}
 	out := *src
-	if exec.NeverTrue(qc.env, pred) {
+	if qc.ruleOn(ruleConstantFalse) && exec.NeverTrue(qc.env, pred) {
+		qc.fired(ruleConstantFalse)
 		// a constant false or NULL: nothing of src is read (a UNION ALL
 		// branch whose constant column a pushed-down conjunct rules out)
 		out.op = &exec.Values{Env: qc.env, T: src.op.Types()}

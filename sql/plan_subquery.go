@@ -71,7 +71,7 @@ func (qc *queryCtx) splitCorrelated(sel *pg.SelectStmt, cur *source) (*correlate
 	}
 	// factored first, so that a correlation repeated in every branch of
 	// an OR (TPC-DS q41) is a join key, not a residual over each pair
-	conj = factorOr(append(conj, splitAnd(sel.WhereClause)...))
+	conj = qc.factorOr(append(conj, splitAnd(sel.WhereClause)...))
 	var inner, outer []*pg.Node
 	for _, c := range conj {
 		_, out := refItems(c, items)

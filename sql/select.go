@@ -18,6 +18,9 @@ type query struct {
 	scans []*exec.TableScan // for EXPLAIN
 	// chains maps each parallel pipeline to the serial plan it replaced (EXPLAIN)
 	chains map[*exec.Parallel]exec.Operator
+	// joins and rulesFired: the planner's join orderings and rewrites (rules.go)
+	joins      []joinBlock
+	rulesFired map[string]int
 }
 
 // source is a planned FROM clause.

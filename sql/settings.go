@@ -113,6 +113,10 @@ func (s *Session) assign(name, val string) error {
 				return err
 			}
 		}
+	case "lakepg.disabled_rules":
+		if err := checkDisabledRules(val); err != nil {
+			return pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"%s\": %v", name, err)
+		}
 	case "server_version", "server_encoding", "lc_collate", "lc_ctype", "integer_datetimes", "max_identifier_length", "server_version_num":
 		return pgerr.New(pgerr.CantChangeRuntimeParam, "parameter \"%s\" cannot be changed", name)
 	}

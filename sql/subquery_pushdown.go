@@ -326,7 +326,7 @@ func withConjuncts(sel *pg.SelectStmt, conj []*pg.Node, alias string, outs []out
 // WITH query, with the WHERE conjuncts it can take; ok is false when n is
 // neither or no conjunct applies (the caller plans it as usual).
 func (qc *queryCtx) planWithPushdown(n *pg.Node, where *wherePending) (src *source, ok bool, err error) {
-	if where == nil || len(where.conj) == 0 {
+	if where == nil || len(where.conj) == 0 || !qc.ruleOn(ruleSubqueryPushdown) {
 		return nil, false, nil
 	}
 	var sel *pg.SelectStmt
@@ -376,6 +376,7 @@ func (qc *queryCtx) planWithPushdown(n *pg.Node, where *wherePending) (src *sour
 	}
 	where.conj = rest
 	where.pushed = append(where.pushed, take...)
+	qc.fired(ruleSubqueryPushdown)
 	filtered := withConjuncts(sel, take, alias, outs)
 	if cte != nil {
 		own := *cte
