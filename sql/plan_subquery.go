@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"maps"
 
 	"google.golang.org/protobuf/proto"
 
@@ -34,6 +35,11 @@ func (qc *queryCtx) standalone(sel *pg.SelectStmt) (*query, bool, error) {
 // enclosing rows' constants, so a reference to them is a correlation.
 func (qc *queryCtx) standaloneIn(sel *pg.SelectStmt, sc *scope) (*query, bool, error) {
 	sub := *qc
+	// the subquery's own correlated subqueries are joined into its plan:
+	// their columns must not reach the enclosing query's plan, nor another
+	// planning of this subquery (a nested correlation panicked reading a
+	// column of a plan it was not in)
+	sub.subCols, sub.srfCols = maps.Clone(qc.subCols), maps.Clone(qc.srfCols)
 	if sc != nil && len(qc.outer) > 0 {
 		sub.outer = append(qc.outer[:len(qc.outer):len(qc.outer)], &outerFrame{sc: sc, barrier: true})
 	}

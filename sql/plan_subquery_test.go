@@ -22,3 +22,25 @@ func TestCorrelatedNotInAndRowIn(t *testing.T) {
 	// a constant target of a correlated subquery without a match is NULL
 	must(t, s, `SELECT id, (SELECT 1 WHERE a2.id = 2) FROM a2 WHERE id < 4 ORDER BY id`, "1|NULL", "2|1", "3|NULL")
 }
+
+// TestNestedCorrelationInUncorrelatedSubquery: a subquery correlated with
+// an enclosing subquery (not the outermost query) is planned with that
+// subquery; it panicked (XX000, index out of range) when the enclosing
+// subquery was planned a second time. Answers as PostgreSQL 15 gives them.
+func TestNestedCorrelationInUncorrelatedSubquery(t *testing.T) {
+	s := lake(t)
+	must(t, s, `CREATE TABLE t0 (id integer)`)
+	must(t, s, `CREATE TABLE t1 (id integer, b_d2 date)`)
+	nested := `SELECT (SELECT (SELECT 0 AS c0 FROM t1 AS a18 WHERE (0 = a17.id)) AS c0 FROM t1 AS a17) AS c0 FROM (SELECT true AS c0 FROM t0 AS a5) AS a10`
+	must(t, s, nested)
+	having := `SELECT 'a'::text AS c0 HAVING EXISTS (SELECT 1 AS c0 FROM t1 AS a2 WHERE (0 > ALL (SELECT a2.id AS c0)))`
+	must(t, s, having)
+	in := `SELECT (CAST('-99999' AS numeric) IN (SELECT 0 AS c0 FROM t1 AS a3 WHERE (DATE '2000-01-01' >= ANY (SELECT DATE '2000-01-01' AS c0 FROM t1 AS a6 WHERE (DATE '2000-01-01' = a3.b_d2))))) AS c0 FROM t1 AS a1`
+	must(t, s, in)
+	must(t, s, `INSERT INTO t0 VALUES (1), (2)`)
+	must(t, s, `INSERT INTO t1 VALUES (0, '2000-01-01'), (5, NULL)`)
+	mustFail(t, s, nested, "21000")
+	must(t, s, having)
+	must(t, s, in, "f", "f")
+	must(t, s, `SELECT (SELECT (SELECT max(a18.id) FROM t1 AS a18 WHERE a18.id > a17.id) FROM t1 AS a17 WHERE a17.id = 0) FROM t0`, "5", "5")
+}
