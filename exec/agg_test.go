@@ -476,6 +476,37 @@ func BenchmarkGroupByTwoText(b *testing.B) {
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrows/s")
 }
 
+// countByKeys runs count(*) GROUP BY the first len(kt) columns of 20,000
+// rows whose key values gen makes, and checks the groups, in order of first
+// appearance, against a map.
+func countByKeys(t *testing.T, name string, kt []types.T, gen func(c int) any) {
+	t.Helper()
+	nk := len(kt)
+	ts := append(append([]types.T{}, kt...), types.Int64T)
+	count := map[string]int64{}
+	var order []string
+	var rows [][]any
+	for i := range 20000 {
+		r := make([]any, nk+1)
+		for c := range nk {
+			r[c] = gen(c)
+		}
+		r[nk] = int64(i)
+		rows = append(rows, r)
+		key := fmtRow(r[:nk]...)
+		if _, ok := count[key]; !ok {
+			order = append(order, key)
+		}
+		count[key]++
+	}
+	var want []string
+	for _, k := range order {
+		want = append(want, fmt.Sprintf("%s|%d", k, count[k]))
+	}
+	h := &HashAgg{Input: newRowsOp(ts, rows, 1000), NGroup: nk, Aggs: []Agg{mkAgg(t, AggCountStar, nk, types.Int64T)}}
+	sameRows(t, name, runAgg(t, h), want)
+}
+
 // TestGroupByShortTextKeys groups text keys that mostly pack into the
 // keyPacker's int64 (short values, empty strings, NULLs) mixed with values
 // too long for it, with one, two and four key columns, against a map.
@@ -484,37 +515,16 @@ func TestGroupByShortTextKeys(t *testing.T) {
 	vals := []any{"", "A", "N", "R", "ab", "abc", "abcdefg", "abcdefgh", "a long value", nil, "\x00", "\x00\x00"}
 	for _, nk := range []int{1, 2, 4} {
 		for _, longFrac := range []float64{0, 0.1, 0.9} {
-			ts := make([]types.T, nk+1)
-			for i := range nk {
-				ts[i] = types.TextT
+			kt := make([]types.T, nk)
+			for i := range kt {
+				kt[i] = types.TextT
 			}
-			ts[nk] = types.Int64T
-			count := map[string]int64{}
-			var order []string
-			var rows [][]any
-			for i := range 20000 {
-				r := make([]any, nk+1)
-				for c := range nk {
-					if rng.Float64() < longFrac {
-						r[c] = vals[7+rng.Intn(2)]
-					} else {
-						r[c] = vals[rng.Intn(len(vals))]
-					}
+			countByKeys(t, fmt.Sprintf("keys=%d long=%v", nk, longFrac), kt, func(int) any {
+				if rng.Float64() < longFrac {
+					return vals[7+rng.Intn(2)]
 				}
-				r[nk] = int64(i)
-				rows = append(rows, r)
-				key := fmtRow(r[:nk]...)
-				if _, ok := count[key]; !ok {
-					order = append(order, key)
-				}
-				count[key]++
-			}
-			var want []string
-			for _, k := range order {
-				want = append(want, fmt.Sprintf("%s|%d", k, count[k]))
-			}
-			h := &HashAgg{Input: newRowsOp(ts, rows, 1000), NGroup: nk, Aggs: []Agg{mkAgg(t, AggCountStar, nk, types.Int64T)}}
-			sameRows(t, fmt.Sprintf("keys=%d long=%v", nk, longFrac), runAgg(t, h), want)
+				return vals[rng.Intn(len(vals))]
+			})
 		}
 	}
 }
@@ -533,46 +543,27 @@ func TestGroupByPackedIntegerKeys(t *testing.T) {
 		{types.Int32T, types.TextT, types.Int64T},
 		{types.Int64T, types.Int64T, types.Int16T, types.Int64T},
 	} {
-		nk := len(kt)
 		for _, wideFrac := range []float64{0, 0.1, 0.9} {
-			ts := append(append([]types.T{}, kt...), types.Int64T)
-			count := map[string]int64{}
-			var order []string
-			var rows [][]any
-			for i := range 20000 {
-				r := make([]any, nk+1)
-				for c := range nk {
-					switch {
-					case kt[c].ID == types.Text:
-						r[c] = texts[rng.Intn(len(texts))]
-					case rng.Float64() < wideFrac:
-						r[c] = wide[rng.Intn(len(wide))]
-					default:
-						r[c] = ints[rng.Intn(len(ints))]
-					}
-					if x, ok := r[c].(int64); ok {
-						switch kt[c].ID {
-						case types.Int16:
-							r[c] = int64(int16(x))
-						case types.Int32:
-							r[c] = int64(int32(x))
-						}
+			countByKeys(t, fmt.Sprintf("keys=%v wide=%v", kt, wideFrac), kt, func(c int) any {
+				var v any
+				switch {
+				case kt[c].ID == types.Text:
+					return texts[rng.Intn(len(texts))]
+				case rng.Float64() < wideFrac:
+					v = wide[rng.Intn(len(wide))]
+				default:
+					v = ints[rng.Intn(len(ints))]
+				}
+				if x, ok := v.(int64); ok {
+					switch kt[c].ID {
+					case types.Int16:
+						v = int64(int16(x))
+					case types.Int32:
+						v = int64(int32(x))
 					}
 				}
-				r[nk] = int64(i)
-				rows = append(rows, r)
-				key := fmtRow(r[:nk]...)
-				if _, ok := count[key]; !ok {
-					order = append(order, key)
-				}
-				count[key]++
-			}
-			var want []string
-			for _, k := range order {
-				want = append(want, fmt.Sprintf("%s|%d", k, count[k]))
-			}
-			h := &HashAgg{Input: newRowsOp(ts, rows, 1000), NGroup: nk, Aggs: []Agg{mkAgg(t, AggCountStar, nk, types.Int64T)}}
-			sameRows(t, fmt.Sprintf("keys=%v wide=%v", kt, wideFrac), runAgg(t, h), want)
+				return v
+			})
 		}
 	}
 }

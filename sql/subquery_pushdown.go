@@ -140,71 +140,66 @@ var volatileFuncs = map[string]bool{
 
 // pushableConjunct reports whether c may move into a subquery whose output
 // columns are outs, read under the reference's alias: it reads only those
-// columns (each pushable), through expressions substituteColumns handles.
+// columns (each pushable), through expressions exprChildren knows, and
+// calls no aggregate, window or volatile function.
 func pushableConjunct(c *pg.Node, alias string, outs []outColumn) bool {
-	ok := true
-	var check func(n *pg.Node)
-	check = func(n *pg.Node) {
-		if n == nil || !ok {
-			return
-		}
-		switch x := n.Node.(type) {
-		case *pg.Node_ColumnRef:
-			if _, found := outputFor(x.ColumnRef, alias, outs); !found {
-				ok = false
-			}
-		case *pg.Node_AConst, *pg.Node_ParamRef:
-		case *pg.Node_TypeCast:
-			check(x.TypeCast.Arg)
-		case *pg.Node_AExpr:
-			check(x.AExpr.Lexpr)
-			check(x.AExpr.Rexpr)
-		case *pg.Node_BoolExpr:
-			for _, a := range x.BoolExpr.Args {
-				check(a)
-			}
-		case *pg.Node_NullTest:
-			check(x.NullTest.Arg)
-		case *pg.Node_BooleanTest:
-			check(x.BooleanTest.Arg)
-		case *pg.Node_List:
-			for _, a := range x.List.Items {
-				check(a)
-			}
-		case *pg.Node_FuncCall:
-			fc := x.FuncCall
-			name := strNodes(fc.Funcname)
-			if fc.Over != nil || fc.AggStar || fc.AggDistinct || fc.AggFilter != nil || len(fc.AggOrder) > 0 ||
-				len(name) == 0 || volatileFuncs[strings.ToLower(name[len(name)-1])] || containsAgg(n) {
-				ok = false
-				return
-			}
-			for _, a := range fc.Args {
-				check(a)
-			}
-		case *pg.Node_CaseExpr:
-			check(x.CaseExpr.Arg)
-			for _, a := range x.CaseExpr.Args {
-				check(a)
-			}
-			check(x.CaseExpr.Defresult)
-		case *pg.Node_CaseWhen:
-			check(x.CaseWhen.Expr)
-			check(x.CaseWhen.Result)
-		case *pg.Node_CoalesceExpr:
-			for _, a := range x.CoalesceExpr.Args {
-				check(a)
-			}
-		case *pg.Node_MinMaxExpr:
-			for _, a := range x.MinMaxExpr.Args {
-				check(a)
-			}
-		default:
-			ok = false
+	if c == nil {
+		return true
+	}
+	switch x := c.Node.(type) {
+	case *pg.Node_ColumnRef:
+		_, found := outputFor(x.ColumnRef, alias, outs)
+		return found
+	case *pg.Node_AConst, *pg.Node_ParamRef:
+		return true
+	case *pg.Node_FuncCall:
+		fc := x.FuncCall
+		name := strNodes(fc.Funcname)
+		if fc.Over != nil || fc.AggStar || fc.AggDistinct || fc.AggFilter != nil || len(fc.AggOrder) > 0 ||
+			len(name) == 0 || volatileFuncs[strings.ToLower(name[len(name)-1])] || containsAgg(c) {
+			return false
 		}
 	}
-	check(c)
-	return ok
+	kids, ok := exprChildren(c)
+	if !ok {
+		return false
+	}
+	for _, k := range kids {
+		if !pushableConjunct(k, alias, outs) {
+			return false
+		}
+	}
+	return true
+}
+
+// exprChildren lists the operands of the expression kinds a pushed-down
+// conjunct may hold; ok is false for any other kind.
+func exprChildren(n *pg.Node) (kids []*pg.Node, ok bool) {
+	switch x := n.Node.(type) {
+	case *pg.Node_TypeCast:
+		return []*pg.Node{x.TypeCast.Arg}, true
+	case *pg.Node_AExpr:
+		return []*pg.Node{x.AExpr.Lexpr, x.AExpr.Rexpr}, true
+	case *pg.Node_BoolExpr:
+		return x.BoolExpr.Args, true
+	case *pg.Node_NullTest:
+		return []*pg.Node{x.NullTest.Arg}, true
+	case *pg.Node_BooleanTest:
+		return []*pg.Node{x.BooleanTest.Arg}, true
+	case *pg.Node_List:
+		return x.List.Items, true
+	case *pg.Node_FuncCall:
+		return x.FuncCall.Args, true
+	case *pg.Node_CaseExpr:
+		return append([]*pg.Node{x.CaseExpr.Arg, x.CaseExpr.Defresult}, x.CaseExpr.Args...), true
+	case *pg.Node_CaseWhen:
+		return []*pg.Node{x.CaseWhen.Expr, x.CaseWhen.Result}, true
+	case *pg.Node_CoalesceExpr:
+		return x.CoalesceExpr.Args, true
+	case *pg.Node_MinMaxExpr:
+		return x.MinMaxExpr.Args, true
+	}
+	return nil, false
 }
 
 // outputFor is the output column a reference in a conjunct names: alias.col
@@ -251,48 +246,14 @@ func substituteColumns(c *pg.Node, alias string, outs []outColumn, branch int) *
 		if n == nil {
 			return
 		}
-		switch x := n.Node.(type) {
-		case *pg.Node_ColumnRef:
-			i, _ := outputFor(x.ColumnRef, alias, outs)
+		if cr := n.GetColumnRef(); cr != nil {
+			i, _ := outputFor(cr, alias, outs)
 			n.Node = proto.Clone(outs[i].exprs[branch]).(*pg.Node).Node
-		case *pg.Node_TypeCast:
-			sub(x.TypeCast.Arg)
-		case *pg.Node_AExpr:
-			sub(x.AExpr.Lexpr)
-			sub(x.AExpr.Rexpr)
-		case *pg.Node_BoolExpr:
-			for _, a := range x.BoolExpr.Args {
-				sub(a)
-			}
-		case *pg.Node_NullTest:
-			sub(x.NullTest.Arg)
-		case *pg.Node_BooleanTest:
-			sub(x.BooleanTest.Arg)
-		case *pg.Node_List:
-			for _, a := range x.List.Items {
-				sub(a)
-			}
-		case *pg.Node_FuncCall:
-			for _, a := range x.FuncCall.Args {
-				sub(a)
-			}
-		case *pg.Node_CaseExpr:
-			sub(x.CaseExpr.Arg)
-			for _, a := range x.CaseExpr.Args {
-				sub(a)
-			}
-			sub(x.CaseExpr.Defresult)
-		case *pg.Node_CaseWhen:
-			sub(x.CaseWhen.Expr)
-			sub(x.CaseWhen.Result)
-		case *pg.Node_CoalesceExpr:
-			for _, a := range x.CoalesceExpr.Args {
-				sub(a)
-			}
-		case *pg.Node_MinMaxExpr:
-			for _, a := range x.MinMaxExpr.Args {
-				sub(a)
-			}
+			return
+		}
+		kids, _ := exprChildren(n)
+		for _, k := range kids {
+			sub(k)
 		}
 	}
 	sub(c)
