@@ -78,6 +78,11 @@ type HashJoin struct {
 	// rows must be emitted once).
 	Shared *SharedBuild
 
+	// KeyRanges, parallel to the keys (nil entries for none), receive the
+	// build keys' ranges when the build is done, for scans on the probe
+	// side (keyrange.go)
+	KeyRanges []*KeyRange
+
 	core    joinCore
 	started bool
 	*joinBuild
@@ -257,6 +262,11 @@ func (j *HashJoin) build(ctx context.Context) error {
 	}
 	if err != nil {
 		return err
+	}
+	for i, r := range j.KeyRanges {
+		if r != nil && i < len(j.bkeys) {
+			r.set(j.bkeys[i], j.rows.N)
+		}
 	}
 	c.build = j.rows
 	if j.Type.tracksBuild() {

@@ -67,6 +67,9 @@ type TableScan struct {
 	// Keep prunes row groups from their statistics. Parallel workers call
 	// it concurrently, so it must not modify shared state.
 	Keep func(rg int, ranges []parquetio.Range) bool
+	// Dynamic are bounds from hash joins above, known only at run time
+	// (keyrange.go)
+	Dynamic []DynamicBound
 	// Inlined are rows kept in the catalog (DuckDB's data inlining), laid
 	// out as the table's columns followed by the three WithPos columns
 	// (file ordinal -1-k for the k-th inlined table, row id, row id). They
@@ -382,6 +385,7 @@ func (s *morselScan) Next(ctx context.Context) (*vec.Batch, error) {
 			if t.Keep != nil {
 				keep = t.Keep
 			}
+			keep = t.withDynamicBounds(keep)
 			if m.inl != nil {
 				s.q.done(m, nil)
 				return s.inlined(m.inl), nil

@@ -124,8 +124,18 @@ func (e *estimator) compute(op exec.Operator) estimate {
 		}
 		return e.of(o.Scan)
 	case *exec.Filter:
-		in := e.n(o.Input)
-		sel := e.selectivity(o.Pred, o.Input)
+		// a stack of filters is one conjunction over the input below it,
+		// whatever order the filters are in
+		base, preds := o.Input, []exec.Expr{o.Pred}
+		for f, ok := base.(*exec.Filter); ok; f, ok = base.(*exec.Filter) {
+			base, preds = f.Input, append(preds, f.Pred)
+		}
+		pred := preds[0]
+		if len(preds) > 1 {
+			pred = &exec.Logic{And: true, Args: preds}
+		}
+		in := e.n(base)
+		sel := e.selectivity(pred, base)
 		return estimate{atLeastOne(in, in*sel), fmt.Sprintf("filter selectivity %.3g", sel)}
 	case *exec.Project:
 		return estimate{e.n(o.Input), "input"}
@@ -326,9 +336,26 @@ func (e *estimator) selectivity(p exec.Expr, in exec.Operator) float64 {
 	switch x := p.(type) {
 	case *exec.Logic:
 		if x.And {
+			// range comparisons of one column make one interval
+			// (BETWEEN): multiplying them as if independent would
+			// count the share below the upper bound twice
 			s := 1.0
+			intervals := map[int]*[2]float64{}
+			var cols []int
 			for _, a := range x.Args {
+				if col, lo, hi, ok := e.rangeShare(a, in); ok {
+					if r := intervals[col]; r != nil {
+						r[0], r[1] = math.Max(r[0], lo), math.Min(r[1], hi)
+					} else {
+						intervals[col] = &[2]float64{lo, hi}
+						cols = append(cols, col)
+					}
+					continue
+				}
 				s *= e.selectivity(a, in)
+			}
+			for _, c := range cols {
+				s *= math.Max(0, intervals[c][1]-intervals[c][0])
 			}
 			return s
 		}
@@ -408,6 +435,34 @@ func (e *estimator) cmpSel(c *exec.Cmp, in exec.Operator) float64 {
 		return below
 	}
 	return 1 - below
+}
+
+// rangeShare reads a comparison of a column with a constant as the share of
+// the column's catalog [min, max] it keeps: [0, v) for <, (v, 1] for >.
+func (e *estimator) rangeShare(p exec.Expr, in exec.Operator) (col int, lo, hi float64, ok bool) {
+	c, isCmp := p.(*exec.Cmp)
+	if !isCmp {
+		return 0, 0, 0, false
+	}
+	l, r, op := c.L, c.R, c.Op
+	if _, ok := l.(*exec.Const); ok {
+		l, r, op = r, l, flipOp[op]
+	}
+	ref, isRef := l.(*exec.ColRef)
+	k, isConst := r.(*exec.Const)
+	if !isRef || !isConst || op == exec.EQ || op == exec.NE {
+		return 0, 0, 0, false
+	}
+	ci := e.column(in, ref.Idx)
+	v, okV := constFloat(k, ci.t)
+	if !okV || !ci.hasRange || ci.hi <= ci.lo {
+		return 0, 0, 0, false
+	}
+	below := math.Max(0, math.Min(1, (v-ci.lo)/(ci.hi-ci.lo)))
+	if op == exec.LT || op == exec.LE {
+		return ref.Idx, 0, below, true
+	}
+	return ref.Idx, below, 1, true
 }
 
 // constFloat reads a constant of type t as a number on the column's scale.

@@ -207,6 +207,13 @@ func (s *Session) explainOp(ctx context.Context, est *estimator, op exec.Operato
 			return err
 		}
 		detail("Row groups: %d scanned, %d pruned", rg.scanned, rg.pruned)
+		if len(o.Dynamic) > 0 {
+			var keys []string
+			for _, d := range o.Dynamic {
+				keys = append(keys, o.Cols[d.Col].Name)
+			}
+			detail("Dynamic filter: row groups outside the build keys of the join on %s are skipped at run time", strings.Join(keys, ", "))
+		}
 		if rg.pages > 0 {
 			detail("Pages: %d of the filtered columns' %d pruned by the page index", rg.pagesPruned, rg.pages)
 		}

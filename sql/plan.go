@@ -98,6 +98,7 @@ func (s *Session) planQuery(ctx context.Context, sel *pg.SelectStmt, p *params, 
 	}
 	q.op, _ = pruneColumns(q.op, all(len(q.cols)))
 	if !describeOnly {
+		qc.dynamicFilters(q.op)
 		if err := foldErrors(qc.env, q.op); err != nil {
 			return nil, err
 		}

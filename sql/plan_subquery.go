@@ -718,6 +718,7 @@ func int64Vec(x int64) *vec.Vector {
 // over its CTE ran on one core and read every column of lineitem.)
 func (qc *queryCtx) runSubquery(q *query) (*vec.Batch, error) {
 	q.op, _ = pruneColumns(q.op, all(len(q.cols)))
+	qc.dynamicFilters(q.op)
 	qc.s.minMaxFromStats(q.op)
 	if qc.chains == nil {
 		qc.chains = map[*exec.Parallel]exec.Operator{}

@@ -18,11 +18,12 @@ const (
 	ruleSubqueryPushdown = "subquery_pushdown"   // WHERE into derived tables and WITH queries
 	ruleConstantFalse    = "constant_false"      // a constant false condition reads nothing
 	ruleFactorOr         = "factor_or"           // a condition common to OR branches taken out
+	ruleDynamicFilters   = "dynamic_filters"     // scans skip row groups outside a join's build keys
 )
 
 // rules are the rule names in the order the planner applies them.
 var rules = []string{ruleFactorOr, ruleConstantFalse, ruleSubqueryPushdown, ruleOuterToInner,
-	ruleOuterPushdown, ruleImpliedCondition, ruleJoinOrder}
+	ruleOuterPushdown, ruleImpliedCondition, ruleJoinOrder, ruleDynamicFilters}
 
 // checkDisabledRules validates a lakepg.disabled_rules value.
 func checkDisabledRules(v string) error {
