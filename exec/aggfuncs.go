@@ -542,21 +542,8 @@ func (s *sumBigAgg) final(out *vec.Vector, lo, hi int) error {
 	return nil
 }
 
-var pow10Cache [40]*big.Int
-
-func init() {
-	for i := range pow10Cache {
-		pow10Cache[i] = new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(i)), nil)
-	}
-}
-
 // bigPow10 returns 10^n; callers must not modify it.
-func bigPow10(n int) *big.Int {
-	if n < len(pow10Cache) {
-		return pow10Cache[n]
-	}
-	return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil)
-}
+func bigPow10(n int) *big.Int { return types.BigPow10(n) }
 
 // sum of floats, in input order as PostgreSQL's float8pl/float4pl add (real
 // sums round to real after every addition).

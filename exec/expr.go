@@ -455,8 +455,8 @@ func DecimalArith(op ArithOp, x *big.Int, sx int, y *big.Int, sy int) (*big.Int,
 		}
 		rs := DivScale(x, sx, y, sy)
 		// q = x/10^sx / (y/10^sy) at scale rs = x*10^(sy+rs) / (y*10^sx), rounded
-		num := new(big.Int).Mul(x, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(sy+rs+1)), nil))
-		den := new(big.Int).Mul(y, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(sx)), nil))
+		num := new(big.Int).Mul(x, types.BigPow10(sy+rs+1))
+		den := new(big.Int).Mul(y, types.BigPow10(sx))
 		q := num.Quo(num, den)
 		return types.RescaleBig(q, rs+1, rs), rs, nil
 	}

@@ -268,3 +268,22 @@ func TestDynamicFilters(t *testing.T) {
 	must(t, s, `SELECT count(*) FROM big, days WHERE big.d = days.d AND days.tag = 'z'`, "0")
 	must(t, s, `SELECT count(*), count(days.d) FROM big LEFT JOIN days ON big.d = days.d AND days.tag = 'x'`, "500000|11000")
 }
+
+// TestPushdownIntoSetOperations: a filter over a UNION, INTERSECT or
+// EXCEPT (with or without ALL) goes into every branch; duplicates and
+// their removal come out as without it.
+func TestPushdownIntoSetOperations(t *testing.T) {
+	s := joinLake(t)
+	for _, c := range []struct{ q, want string }{
+		{`SELECT count(*) FROM (SELECT wk FROM fact UNION SELECT dk FROM dim) u WHERE wk < 5`, "4"},
+		{`SELECT count(*) FROM (SELECT wk FROM fact UNION ALL SELECT dk FROM dim) u WHERE wk < 3`, "5717"},
+		{`SELECT count(*) FROM (SELECT wk FROM fact INTERSECT SELECT dk FROM dim) u WHERE wk > 2`, "5"},
+		{`SELECT count(*) FROM (SELECT dk FROM dim EXCEPT SELECT wk FROM fact) u WHERE dk < 10`, "2"},
+		{`SELECT count(*) FROM (SELECT dk FROM fact INTERSECT ALL SELECT dk FROM dim) u WHERE dk = 7`, "1"},
+	} {
+		must(t, s, c.q, c.want)
+		if plan := strings.Join(explainLines(t, s, "EXPLAIN (VERBOSE) "+c.q), "\n"); !strings.Contains(plan, "subquery_pushdown (1)") {
+			t.Errorf("%s: not pushed down:\n%s", c.q, plan)
+		}
+	}
+}

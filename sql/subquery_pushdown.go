@@ -13,7 +13,7 @@ import (
 // that reads only the output columns of one subquery in FROM, where those
 // columns are plain columns or constants of the subquery (and group keys
 // when it groups), is added to the subquery's WHERE with the columns
-// replaced by what they stand for, into every branch of a UNION ALL. The
+// replaced by what they stand for, into every branch of a set operation. The
 // subquery then scans, joins and groups only the rows the outer query
 // keeps (TPC-DS q39 aggregates one month per reference, not twelve; q4's
 // and q11's year_total keeps the one year and sale type each reference
@@ -27,7 +27,7 @@ import (
 // PostgreSQL's choice too but not needed for the cases that matter).
 
 // outColumn is one output column of a subquery: its name and, per branch
-// of a UNION ALL (one for a plain SELECT), the expression behind it, or nil
+// of a set operation (one for a plain SELECT), the expression behind it, or nil
 // when a conjunct over it cannot be pushed.
 type outColumn struct {
 	name  string
@@ -41,7 +41,10 @@ func subqueryOutputs(sel *pg.SelectStmt) []outColumn {
 		return nil
 	}
 	if sel.Op != pg.SetOperation_SETOP_NONE {
-		if sel.Op != pg.SetOperation_SETOP_UNION || !sel.All || sel.WithClause != nil {
+		// a filter over the output's values gives the same rows taken
+		// before UNION, INTERSECT or EXCEPT as after, with or without ALL:
+		// equal rows pass or fail it alike
+		if sel.WithClause != nil {
 			return nil
 		}
 		l, r := subqueryOutputs(sel.Larg), subqueryOutputs(sel.Rarg)

@@ -331,13 +331,25 @@ func ParseDecimal(s string) (*big.Int, int, error) {
 	if intPart == "" && frac == "" {
 		return nil, 0, invalid("numeric", s)
 	}
-	for _, c := range intPart + frac {
-		if c < '0' || c > '9' {
-			return nil, 0, invalid("numeric", s)
+	// up to 18 digits fit an int64: no string building, one allocation
+	// (unconstrained numerics are text, parsed by every operation on them)
+	var small uint64
+	for _, part := range [2]string{intPart, frac} {
+		for i := 0; i < len(part); i++ {
+			c := part[i]
+			if c < '0' || c > '9' {
+				return nil, 0, invalid("numeric", s)
+			}
+			small = small*10 + uint64(c-'0')
 		}
 	}
-	digits := new(big.Int)
-	digits.SetString("0"+intPart+frac, 10)
+	var digits *big.Int
+	if len(intPart)+len(frac) <= 18 {
+		digits = new(big.Int).SetUint64(small)
+	} else {
+		digits = new(big.Int)
+		digits.SetString(intPart+frac, 10)
+	}
 	scale := len(frac) - exp
 	if scale < 0 {
 		digits.Mul(digits, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(-scale)), nil))
@@ -349,13 +361,33 @@ func ParseDecimal(s string) (*big.Int, int, error) {
 	return digits, scale, nil
 }
 
+// bigPow10 caches the powers of ten decimal arithmetic rescales by.
+var bigPow10 [40]*big.Int
+
+func init() {
+	for i := range bigPow10 {
+		bigPow10[i] = new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(i)), nil)
+	}
+}
+
+// BigPow10 returns 10^n; callers must not modify it.
+func BigPow10(n int) *big.Int {
+	if n < len(bigPow10) {
+		return bigPow10[n]
+	}
+	return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil)
+}
+
 // RescaleBig rounds v (with scale from) to scale to, half away from zero.
 func RescaleBig(v *big.Int, from, to int) *big.Int {
 	r := new(big.Int).Set(v)
-	if to >= from {
-		return r.Mul(r, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(to-from)), nil))
+	if to == from {
+		return r
 	}
-	d := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(from-to)), nil)
+	if to > from {
+		return r.Mul(r, BigPow10(to-from))
+	}
+	d := BigPow10(from - to)
 	q, m := new(big.Int).QuoRem(r, d, new(big.Int))
 	m.Abs(m).Mul(m, big.NewInt(2))
 	if m.Cmp(d) >= 0 {
@@ -393,6 +425,9 @@ func ParseNumeric(s string, p, sc int) (int64, error) {
 
 // FormatBig formats v with scale digits after the point.
 func FormatBig(v *big.Int, scale int) string {
+	if v.IsInt64() {
+		return FormatScaled(v.Int64(), scale)
+	}
 	s := new(big.Int).Abs(v).String()
 	if scale > 0 {
 		if len(s) <= scale {
@@ -404,6 +439,35 @@ func FormatBig(v *big.Int, scale int) string {
 		s = "-" + s
 	}
 	return s
+}
+
+// FormatScaled formats x with scale digits after the point, as FormatBig
+// formats big.NewInt(x), without big arithmetic.
+func FormatScaled(x int64, scale int) string {
+	var buf [48]byte
+	neg := x < 0
+	u := uint64(x)
+	if neg {
+		u = -u
+	}
+	digits := strconv.AppendUint(buf[:0], u, 10)
+	out := make([]byte, 0, len(digits)+scale+3)
+	if neg {
+		out = append(out, '-')
+	}
+	if scale <= 0 {
+		return string(append(out, digits...))
+	}
+	if len(digits) <= scale {
+		out = append(out, '0', '.')
+		for i := len(digits); i < scale; i++ {
+			out = append(out, '0')
+		}
+		return string(append(out, digits...))
+	}
+	out = append(out, digits[:len(digits)-scale]...)
+	out = append(out, '.')
+	return string(append(out, digits[len(digits)-scale:]...))
 }
 
 // NormalizeDecimal returns canonical decimal text (as PostgreSQL numeric_out
