@@ -183,7 +183,7 @@ func (c *conn) serve() {
 	c.in = make(chan inbound, inboxDepth)
 	c.done = make(chan struct{})
 	defer close(c.done)
-	be := pgproto3.NewBackend(c.nc, c.nc)
+	be := pgproto3.NewBackend(&frameGuard{r: c.nc}, c.nc)
 	be.SetMaxBodyLen(maxMessageLen)
 	go c.read(be)
 

@@ -541,3 +541,41 @@ func TestWritesAreBatched(t *testing.T) {
 		t.Errorf("pipeline took %d writes, want 1", n)
 	}
 }
+
+// TestRawOversizedSmallMessageEndsSession: a message type other than
+// Query, Parse, Bind, CopyData and FunctionCall whose header declares a
+// body over 10,000 bytes ends the connection before anything is allocated
+// for it (PostgreSQL's PQ_SMALL_MESSAGE_LIMIT); a Query that long is fine,
+// and messages before the bad header are still answered.
+func TestRawOversizedSmallMessageEndsSession(t *testing.T) {
+	ts := startServer(t, Options{})
+	rc, _ := ts.startRaw(t)
+	long := "SELECT 1 /*" + strings.Repeat("x", 20000) + "*/"
+	rc.send(&pgproto3.Query{String: long})
+	if got := rc.untilReady(); got[len(got)-1] != "ReadyForQuery I" {
+		t.Fatalf("a long Query: %q", got)
+	}
+	for _, hdr := range [][]byte{
+		{'S', 0x40, 0, 0, 0},    // a Sync claiming a gigabyte
+		{'D', 0, 0, 0x27, 0x15}, // a Describe of 10,001 bytes
+	} {
+		rc, _ := ts.startRaw(t)
+		sync, _ := (&pgproto3.Sync{}).Encode(nil)
+		rc.nc.Write(append(sync, hdr...)) // the Sync before is answered
+		wantMessages(t, rc.receiveN(1), "ReadyForQuery I")
+		got, err := rc.recv()
+		var ne net.Error
+		switch {
+		case errors.As(err, &ne) && ne.Timeout():
+			t.Errorf("header %x: the connection waits for the body instead of closing", hdr)
+		case err == nil && !strings.HasPrefix(got, "ErrorResponse FATAL 08P01"):
+			t.Errorf("header %x: got %q, want the connection closed", hdr, got)
+		}
+	}
+	// the server still serves
+	rc, _ = ts.startRaw(t)
+	rc.send(&pgproto3.Query{String: "SELECT 1"})
+	if got := rc.untilReady(); got[len(got)-1] != "ReadyForQuery I" {
+		t.Fatalf("after: %q", got)
+	}
+}
