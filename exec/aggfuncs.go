@@ -452,6 +452,12 @@ type sumBigAgg struct {
 	scale []int32
 	cnt   []int64
 	nan   []bool // a NaN was summed: the result is NaN
+	// values of up to 18 digits at one scale (the common case: int times
+	// numeric(7,2)) add into an int64 first, flushed into sum when a value
+	// of another scale comes, it would overflow, or the sum is read
+	small      []int64
+	smallScale []int32
+	hasSmall   []bool
 }
 
 func (s *sumBigAgg) grow(n int) {
@@ -460,6 +466,9 @@ func (s *sumBigAgg) grow(n int) {
 		s.scale = append(s.scale, 0)
 		s.cnt = append(s.cnt, 0)
 		s.nan = append(s.nan, false)
+		s.small = append(s.small, 0)
+		s.smallScale = append(s.smallScale, 0)
+		s.hasSmall = append(s.hasSmall, false)
 	}
 }
 
@@ -468,6 +477,27 @@ func (s *sumBigAgg) reset(g int) {
 	s.scale[g] = 0
 	s.cnt[g] = 0
 	s.nan[g] = false
+	s.small[g], s.smallScale[g], s.hasSmall[g] = 0, 0, false
+}
+
+// flush moves group g's int64 partial sum into its exact sum.
+func (s *sumBigAgg) flush(g int32) {
+	if s.hasSmall[g] {
+		s.add(g, big.NewInt(s.small[g]), int(s.smallScale[g]))
+		s.small[g], s.hasSmall[g] = 0, false
+	}
+}
+
+// addSmall adds m at scale sc, in the int64 partial sum when it can.
+func (s *sumBigAgg) addSmall(g int32, m int64, sc int) {
+	if s.hasSmall[g] && int(s.smallScale[g]) == sc {
+		if z := s.small[g] + m; (z > s.small[g]) == (m > 0) || m == 0 {
+			s.small[g] = z
+			return
+		}
+	}
+	s.flush(g)
+	s.small[g], s.smallScale[g], s.hasSmall[g] = m, int32(sc), true
 }
 func (s *sumBigAgg) bytes() int64 { return 64 * int64(len(s.sum)) }
 
@@ -495,6 +525,11 @@ func (s *sumBigAgg) update(in *aggIn) error {
 			s.cnt[g]++
 			continue
 		}
+		if m, sc, ok := types.ParseDecimalSmall(v.S[i]); ok {
+			s.addSmall(g, m, sc)
+			s.cnt[g]++
+			continue
+		}
 		d, sc, err := types.ParseDecimal(v.S[i])
 		if err != nil {
 			return err
@@ -511,6 +546,7 @@ func (s *sumBigAgg) merge(src aggFn, gmap []int32) error {
 		if o.cnt[k] == 0 {
 			continue
 		}
+		o.flush(int32(k))
 		g := gmap[k]
 		s.add(g, o.sum[k], int(o.scale[k]))
 		s.cnt[g] += o.cnt[k]
@@ -521,6 +557,7 @@ func (s *sumBigAgg) merge(src aggFn, gmap []int32) error {
 
 func (s *sumBigAgg) final(out *vec.Vector, lo, hi int) error {
 	for g := lo; g < hi; g++ {
+		s.flush(int32(g))
 		if s.cnt[g] == 0 {
 			out.AppendNull()
 			continue

@@ -53,3 +53,20 @@ func TestParseDecimalDigits(t *testing.T) {
 		}
 	}
 }
+
+func TestParseDecimalSmallAgreesWithParseDecimal(t *testing.T) {
+	for _, in := range []string{"0", "-0", "12.50", "-7.125", "+3", "999999999999999999", "0.000000000000000001",
+		"1234567890123456789", "1e5", " 1", "1.2.3", "", "-", ".", "5.", ".5"} {
+		m, sc, ok := ParseDecimalSmall(in)
+		d, dsc, err := ParseDecimal(in)
+		if !ok {
+			continue // ParseDecimal decides
+		}
+		if err != nil || d.Int64() != m || dsc != sc {
+			t.Errorf("ParseDecimalSmall(%q) = %d, %d; ParseDecimal %v, %d, %v", in, m, sc, d, dsc, err)
+		}
+	}
+	if _, _, ok := ParseDecimalSmall("1234567890123456789"); ok {
+		t.Error("19 digits taken by ParseDecimalSmall")
+	}
+}

@@ -441,6 +441,39 @@ func FormatBig(v *big.Int, scale int) string {
 	return s
 }
 
+// ParseDecimalSmall parses plain decimal text ([-+]digits[.digits], at most
+// 18 digits) into a scaled int64 without allocating; ok is false for
+// anything else (ParseDecimal then takes it).
+func ParseDecimalSmall(s string) (m int64, scale int, ok bool) {
+	i, neg := 0, false
+	if i < len(s) && (s[i] == '-' || s[i] == '+') {
+		neg, i = s[i] == '-', i+1
+	}
+	digits, dot := 0, -1
+	for ; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			m = m*10 + int64(c-'0')
+			digits++
+		case c == '.' && dot < 0:
+			dot = digits
+		default:
+			return 0, 0, false
+		}
+	}
+	if digits == 0 || digits > 18 {
+		return 0, 0, false
+	}
+	if dot >= 0 {
+		scale = digits - dot
+	}
+	if neg {
+		m = -m
+	}
+	return m, scale, true
+}
+
 // FormatScaled formats x with scale digits after the point, as FormatBig
 // formats big.NewInt(x), without big arithmetic.
 func FormatScaled(x int64, scale int) string {
