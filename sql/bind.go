@@ -843,7 +843,8 @@ func (b *binder) bindAExpr(a *pg.A_Expr, sc *scope) (exec.Expr, error) {
 			return nil, err
 		}
 		return b.binaryOp(name, l, r, a.Location)
-	case pg.A_Expr_Kind_AEXPR_BETWEEN, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN:
+	case pg.A_Expr_Kind_AEXPR_BETWEEN, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN,
+		pg.A_Expr_Kind_AEXPR_BETWEEN_SYM, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM:
 		x, err := b.bind(a.Lexpr, sc)
 		if err != nil {
 			return nil, err
@@ -866,7 +867,20 @@ func (b *binder) bindAExpr(a *pg.A_Expr, sc *scope) (exec.Expr, error) {
 			return nil, err
 		}
 		var e exec.Expr = &exec.Logic{And: true, Args: []exec.Expr{ge, le}}
-		if a.Kind == pg.A_Expr_Kind_AEXPR_NOT_BETWEEN {
+		if a.Kind == pg.A_Expr_Kind_AEXPR_BETWEEN_SYM || a.Kind == pg.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM {
+			// SYMMETRIC: either order of the bounds, as PostgreSQL's
+			// parser expands it
+			geHi, err := b.binaryOp(">=", x, hi, a.Location)
+			if err != nil {
+				return nil, err
+			}
+			leLo, err := b.binaryOp("<=", x, lo, a.Location)
+			if err != nil {
+				return nil, err
+			}
+			e = &exec.Logic{Args: []exec.Expr{e, &exec.Logic{And: true, Args: []exec.Expr{geHi, leLo}}}}
+		}
+		if a.Kind == pg.A_Expr_Kind_AEXPR_NOT_BETWEEN || a.Kind == pg.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM {
 			e = &exec.Not{E: e}
 		}
 		return e, nil

@@ -44,3 +44,12 @@ func TestNestedCorrelationInUncorrelatedSubquery(t *testing.T) {
 	must(t, s, in, "f", "f")
 	must(t, s, `SELECT (SELECT (SELECT max(a18.id) FROM t1 AS a18 WHERE a18.id > a17.id) FROM t1 AS a17 WHERE a17.id = 0) FROM t0`, "5", "5")
 }
+
+// TestBetweenSymmetric: BETWEEN SYMMETRIC takes the bounds in either order,
+// NOT BETWEEN SYMMETRIC is its negation, NULLs as PostgreSQL 15 answers.
+func TestBetweenSymmetric(t *testing.T) {
+	s := lake(t)
+	must(t, s, `SELECT 0 BETWEEN SYMMETRIC 0 AND 0, 5 BETWEEN SYMMETRIC 10 AND 1, 5 BETWEEN 10 AND 1, 11 BETWEEN SYMMETRIC 10 AND 1`, "t|t|f|f")
+	must(t, s, `SELECT 5 NOT BETWEEN SYMMETRIC 10 AND 1, 11 NOT BETWEEN SYMMETRIC 10 AND 1, 5 BETWEEN SYMMETRIC NULL AND 1, 5 BETWEEN SYMMETRIC NULL AND 6`, "f|t|NULL|NULL")
+	must(t, s, `SELECT count(*) FROM generate_series(1, 20) g(x) WHERE x BETWEEN SYMMETRIC 15 AND 5`, "11")
+}
