@@ -53,3 +53,16 @@ func TestBetweenSymmetric(t *testing.T) {
 	must(t, s, `SELECT 5 NOT BETWEEN SYMMETRIC 10 AND 1, 11 NOT BETWEEN SYMMETRIC 10 AND 1, 5 BETWEEN SYMMETRIC NULL AND 1, 5 BETWEEN SYMMETRIC NULL AND 6`, "f|t|NULL|NULL")
 	must(t, s, `SELECT count(*) FROM generate_series(1, 20) g(x) WHERE x BETWEEN SYMMETRIC 15 AND 5`, "11")
 }
+
+// TestLeastGreatestReachColumnsAndAggregates: columns and aggregates inside
+// GREATEST/LEAST count where the planner looks for them: a condition over
+// another table's column is a join condition, an aggregate groups the query.
+func TestLeastGreatestReachColumnsAndAggregates(t *testing.T) {
+	s := lake(t)
+	must(t, s, `CREATE TABLE t1 (id integer)`)
+	must(t, s, `INSERT INTO t1 VALUES (1), (5), (9)`)
+	must(t, s, `SELECT count(*) FROM (t1 AS a5 CROSS JOIN t1 AS a7) WHERE (a5.id >= GREATEST((-100), a7.id))`, "6")
+	must(t, s, `SELECT count(*) FROM t1 AS a5 JOIN t1 AS a7 ON a5.id < LEAST(a7.id, 6)`, "3")
+	must(t, s, `SELECT GREATEST(max(id), 3), LEAST(min(id), 0) FROM t1`, "9|0")
+	must(t, s, `SELECT id % 2, GREATEST(count(*), 2) FROM t1 GROUP BY id % 2`, "1|3")
+}

@@ -712,6 +712,24 @@ func walk(n *pg.Node, fn func(*pg.Node) bool) {
 				walk(ai.Uidx, fn)
 			}
 		}
+	case *pg.Node_MinMaxExpr:
+		// GREATEST/LEAST: a column or aggregate inside counts (a
+		// conjunct over another table's column was placed on one table)
+		for _, a := range x.MinMaxExpr.Args {
+			walk(a, fn)
+		}
+	case *pg.Node_RowExpr:
+		for _, a := range x.RowExpr.Args {
+			walk(a, fn)
+		}
+	case *pg.Node_AArrayExpr:
+		for _, a := range x.AArrayExpr.Elements {
+			walk(a, fn)
+		}
+	case *pg.Node_CollateClause:
+		walk(x.CollateClause.Arg, fn)
+	case *pg.Node_NamedArgExpr:
+		walk(x.NamedArgExpr.Arg, fn)
 	}
 }
 
