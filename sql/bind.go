@@ -1267,6 +1267,11 @@ func (b *binder) constInList(x exec.Expr, items []*pg.Node, not bool, loc int32)
 		}
 		c, err := b.cast(k, t, false, loc)
 		if err != nil {
+			if k.V.Type.ID != types.Unknown {
+				// a typed constant beyond the column's type (a bigint
+				// past integer): compared as its own type, row by row
+				return nil, false, nil
+			}
 			return nil, false, err
 		}
 		cv, ok := c.(*exec.Const)

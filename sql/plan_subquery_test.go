@@ -66,3 +66,12 @@ func TestLeastGreatestReachColumnsAndAggregates(t *testing.T) {
 	must(t, s, `SELECT GREATEST(max(id), 3), LEAST(min(id), 0) FROM t1`, "9|0")
 	must(t, s, `SELECT id % 2, GREATEST(count(*), 2) FROM t1 GROUP BY id % 2`, "1|3")
 }
+
+// TestInListWiderConstant: an integer compared by IN with a bigint outside
+// the integer range compares as bigint (PostgreSQL: false, not 22003); an
+// untyped literal that is no integer is still 22P02.
+func TestInListWiderConstant(t *testing.T) {
+	s := lake(t)
+	must(t, s, `SELECT (0 IN ('-9223372036854775808'::bigint)), (5 IN (5::bigint, 9223372036854775807)), (5 NOT IN (3000000000::bigint))`, "f|t|t")
+	mustFail(t, s, `SELECT 0 IN ('abc')`, "22P02")
+}
