@@ -331,6 +331,18 @@ func hashColumn(hs []uint64, v *vec.Vector, n int, first bool) {
 			hs[i] = hashMul
 		}
 	}
+	// a NULL's hash must not depend on what its slot holds (a comparison
+	// with a NULL leaves either value under it): NULL rows hash from the
+	// columns before this one only, which the value loops overwrite
+	var nullRows []int32
+	var before []uint64
+	if v.Nulls != nil {
+		for i, isNull := range v.Nulls[:n] {
+			if isNull {
+				nullRows, before = append(nullRows, int32(i)), append(before, hs[i])
+			}
+		}
+	}
 	switch v.Type.Storage() {
 	case types.StoreInt:
 		xs := v.I64[:n]
@@ -367,12 +379,8 @@ func hashColumn(hs []uint64, v *vec.Vector, n int, first bool) {
 			hs[i] = fmix64(hs[i]*31 ^ strHash(x))
 		}
 	}
-	if v.Nulls != nil {
-		for i, isNull := range v.Nulls[:n] {
-			if isNull {
-				hs[i] = fmix64(hs[i] ^ nullHash)
-			}
-		}
+	for k, i := range nullRows {
+		hs[i] = fmix64(before[k] ^ nullHash)
 	}
 }
 

@@ -75,3 +75,18 @@ func TestInListWiderConstant(t *testing.T) {
 	must(t, s, `SELECT (0 IN ('-9223372036854775808'::bigint)), (5 IN (5::bigint, 9223372036854775807)), (5 NOT IN (3000000000::bigint))`, "f|t|t")
 	mustFail(t, s, `SELECT 0 IN ('abc')`, "22P02")
 }
+
+// TestNullComparisonsGroupTogether: NULLs from comparisons with a typed
+// NULL form one group in GROUP BY, DISTINCT, UNION and INTERSECT, whatever
+// value the comparison left under them (they formed two).
+func TestNullComparisonsGroupTogether(t *testing.T) {
+	s := lake(t)
+	must(t, s, `CREATE TABLE t1 (id integer, b_n1 numeric(3,3))`)
+	must(t, s, `SET lakepg.data_inlining_row_limit = 10`)
+	must(t, s, `INSERT INTO t1 VALUES (2, NULL), (1, 0.500), (3, 0.250)`)
+	must(t, s, `RESET lakepg.data_inlining_row_limit`)
+	must(t, s, `SELECT DISTINCT (a1.b_n1 = CAST(NULL AS integer)) AS c0 FROM t1 AS a1`, "NULL")
+	must(t, s, `SELECT (b_n1 = CAST(NULL AS integer)) AS c0, count(*) FROM t1 GROUP BY 1`, "NULL|3")
+	must(t, s, `SELECT count(*) FROM (SELECT (b_n1 = CAST(NULL AS integer)) FROM t1 UNION SELECT (id = CAST(NULL AS integer)) FROM t1) u`, "1")
+	must(t, s, `SELECT (b_n1 > CAST(NULL AS numeric)), id % 1, count(*) FROM t1 GROUP BY 1, 2`, "NULL|0|3")
+}
