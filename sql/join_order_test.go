@@ -287,3 +287,22 @@ func TestPushdownIntoSetOperations(t *testing.T) {
 		}
 	}
 }
+
+// TestScalarSubqueryFiltersItsTable: a conjunct comparing one table's
+// column with an uncorrelated scalar subquery filters that table before the
+// joins (the subquery runs once while planning); a correlated one still
+// waits for the joins.
+func TestScalarSubqueryFiltersItsTable(t *testing.T) {
+	s := joinLake(t)
+	q := `SELECT count(*) FROM fact, dim WHERE fact.dk = dim.dk AND dim.dk = (SELECT max(dk) FROM one)`
+	must(t, s, q, "200")
+	lines := explainLines(t, s, "EXPLAIN "+q)
+	for i, l := range lines {
+		if strings.Contains(l, "Lake Scan on public.dim") {
+			if i < 2 || !strings.Contains(lines[i-2], "Filter") {
+				t.Errorf("dim is not filtered right above its scan:\n%s", strings.Join(lines, "\n"))
+			}
+		}
+	}
+	must(t, s, `SELECT count(*) FROM fact f, dim d WHERE f.dk = d.dk AND f.qty = (SELECT max(qty) FROM fact g WHERE g.dk = d.dk)`, "20000")
+}

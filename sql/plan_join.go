@@ -354,7 +354,7 @@ func (qc *queryCtx) joinItems(items []*source, conj []*pg.Node) (*source, error)
 	var preds []*pred
 	var late []*pg.Node
 	for _, c := range conj {
-		if hasSubLink(c) {
+		if hasSubLink(c) && !qc.constantSubLinks(c) {
 			late = append(late, c)
 			continue
 		}
@@ -742,6 +742,30 @@ func (qc *queryCtx) filter(src *source, n *pg.Node) (*source, error) {
 	out.rows = src.rows * 0.3
 	out.sel = src.selectivity() * 0.3
 	return &out, nil
+}
+
+// constantSubLinks reports a conjunct whose subqueries are all scalar and
+// uncorrelated: each is run once while planning and becomes a constant,
+// so the conjunct filters its one table like any other (TPC-DS q6:
+// d_month_seq = (SELECT DISTINCT d_month_seq …) filtered the join of five
+// tables instead of date_dim, whose files it prunes).
+func (qc *queryCtx) constantSubLinks(c *pg.Node) bool {
+	var subs []*pg.SubLink
+	walk(c, func(x *pg.Node) bool {
+		if sl := x.GetSubLink(); sl != nil {
+			subs = append(subs, sl)
+		}
+		return true
+	})
+	for _, sl := range subs {
+		if sl.SubLinkType != pg.SubLinkType_EXPR_SUBLINK {
+			return false
+		}
+		if _, ok, err := qc.standalone(sl.Subselect.GetSelectStmt()); err != nil || !ok {
+			return false
+		}
+	}
+	return len(subs) > 0
 }
 
 // neverTrue reports a conjunct without columns that is a constant false
