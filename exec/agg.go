@@ -245,8 +245,12 @@ type aggSet struct {
 
 // aggRun is one worker's aggregation: a table per grouping set.
 type aggRun struct {
-	h         *HashAgg
-	sets      []*aggSet
+	h    *HashAgg
+	sets []*aggSet
+	// finest >= 0: the grouping set whose columns hold every other set's;
+	// only it reads the input, the others are rolled up from its groups
+	// at the end (rollup.go)
+	finest    int
 	sels      [][]int32
 	keys      [][]*vec.Vector // per aggregate: its ORDER BY columns of the batch
 	iota      []int32
@@ -255,7 +259,7 @@ type aggRun struct {
 }
 
 func (h *HashAgg) newRun() (*aggRun, error) {
-	r := &aggRun{h: h, sels: make([][]int32, len(h.Aggs)), keys: make([][]*vec.Vector, len(h.Aggs))}
+	r := &aggRun{h: h, sels: make([][]int32, len(h.Aggs)), keys: make([][]*vec.Vector, len(h.Aggs)), finest: -1}
 	r.res.mem = h.Mem
 	in := h.Input.Types()
 	sets := h.GroupingSets
@@ -312,6 +316,7 @@ func (h *HashAgg) newRun() (*aggRun, error) {
 		}
 		r.sets = append(r.sets, s)
 	}
+	r.finest = finestSet(h, sets)
 	return r, nil
 }
 
@@ -405,7 +410,10 @@ func (r *aggRun) consume(b *vec.Batch) error {
 		}
 		r.sels[a] = sel
 	}
-	for _, s := range r.sets {
+	for si, s := range r.sets {
+		if r.finest >= 0 && si != r.finest {
+			continue // rolled up from the finest set at the end
+		}
 		s.groupIDs(b, zeros)
 		for a, fn := range s.fns {
 			agg := &r.h.Aggs[a]
@@ -534,19 +542,23 @@ func (h *HashAgg) aggregate(ctx context.Context) error {
 				return err
 			}
 		}
-		return nil
+		return runs[0].rollUp()
 	}
 	r, err := h.newRun()
 	if err != nil {
 		return err
 	}
 	h.run = r
-	return Drain(ctx, h.Input, func(b *vec.Batch) error {
+	err = Drain(ctx, h.Input, func(b *vec.Batch) error {
 		if err := errCanceled(ctx); err != nil {
 			return err
 		}
 		return r.consume(b)
 	})
+	if err != nil {
+		return err
+	}
+	return r.rollUp()
 }
 
 func (h *HashAgg) Next(ctx context.Context) (*vec.Batch, error) {

@@ -570,3 +570,34 @@ func TestGroupByPackedIntegerKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestRolledUpSetsEqualSeparateOnes: grouping sets built from the finest
+// set's groups (rollup.go) give what aggregating each set on its own
+// gives, for ROLLUP, CUBE and GROUPING SETS over an integer key with NULLs
+// (fast table) and a text key (general table), on empty input too; sets that cannot be rolled up (no set holds the others'
+// columns, a DISTINCT aggregate) are aggregated from the input.
+func TestRolledUpSetsEqualSeparateOnes(t *testing.T) {
+	rng := rand.New(rand.NewSource(21))
+	aggs := func() []Agg {
+		return []Agg{mkAgg(t, AggCountStar, 0, types.Int64T), mkAgg(t, AggCount, 1, types.TextT),
+			mkAgg(t, AggSum, 2, types.Int64T), mkAgg(t, AggMin, 1, types.TextT), mkAgg(t, AggMax, 2, types.Int64T),
+			mkAgg(t, AggAvg, 2, types.Int64T), mkAgg(t, AggVarSamp, 2, types.Int64T)}
+	}
+	for _, n := range []int{0, 1, 3000} {
+		rows := randRows(rng, n, 40, 0.1)
+		for _, sets := range [][][]int{
+			{{0, 1}, {0}, {}},
+			{{0, 1}, {0}, {1}, {}},
+			{{1}, {0, 1}},
+			{{0}, {1}},
+		} {
+			var want []string
+			for _, s := range sets {
+				h := &HashAgg{Input: newRowsOp(kst, rows, 500), NGroup: 2, Aggs: aggs(), GroupingSets: [][]int{s}, GroupingID: true}
+				want = append(want, runAgg(t, h)...)
+			}
+			h := &HashAgg{Input: newRowsOp(kst, rows, 500), NGroup: 2, Aggs: aggs(), GroupingSets: sets, GroupingID: true}
+			sameRowsApprox(t, fmt.Sprintf("n=%d sets=%v", n, sets), runAgg(t, h), want)
+		}
+	}
+}
