@@ -80,6 +80,9 @@ func (qc *queryCtx) orderJoins(items []*source, preds []*pred) (*source, bool, e
 				e.equal, e.a, e.b = true, a, b
 				e.ndvA, e.ndvB = est.exprColumn(lk, items[a].op).ndv, est.exprColumn(rk, items[b].op).ndv
 				e.sel = equiSelectivity(e.ndvA, e.ndvB, rows[a], rows[b])
+				if k := keyDomain(est, lk, items[a].op, rk, items[b].op); k > 0 {
+					e.sel = 1 / k
+				}
 			} else {
 				e.sel = 0.1
 			}
@@ -240,6 +243,41 @@ func equiSelectivity(ndvA, ndvB, rowsA, rowsB float64) float64 {
 		return 1 / d
 	}
 	return 1 / math.Max(1, math.Max(rowsA, rowsB))
+}
+
+// keyDomain is the number of distinct values of the join key on the side
+// where the key is unique (a primary key: as many distinct values as its
+// table has rows), counted before that side's filters; 0 when neither or
+// both sides are such keys. A foreign key then finds its one match among
+// them, so the join keeps |L|·|R| / that: the catalog's min/max overstate
+// the distinct values of a sparse foreign key (TPC-H's l_orderkey spans
+// 1…6 M but holds 1.5 M values, and lineitem ⋈ orders of one year was
+// taken for 230,000 rows instead of 910,000).
+func keyDomain(est *estimator, lk exec.Expr, l exec.Operator, rk exec.Expr, r exec.Operator) float64 {
+	unique := func(k exec.Expr, op exec.Operator) float64 {
+		base := unfiltered(op)
+		n := est.n(base)
+		if ci := est.exprColumn(k, base); n > 0 && ci.ndv >= n {
+			return ci.ndv
+		}
+		return 0
+	}
+	a, b := unique(lk, l), unique(rk, r)
+	if (a > 0) == (b > 0) {
+		return 0
+	}
+	return max(a, b)
+}
+
+// unfiltered is op below its filters.
+func unfiltered(op exec.Operator) exec.Operator {
+	for {
+		f, ok := op.(*exec.Filter)
+		if !ok {
+			return op
+		}
+		op = f.Input
+	}
 }
 
 // compositeKeys gives several equalities between the same two items one
