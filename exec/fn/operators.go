@@ -55,15 +55,21 @@ func validDate(d int64) bool { return d >= minDate && d <= maxDate }
 
 func finiteDate(d int64) bool { return d != types.DateInfinity && d != types.DateNegInfinity }
 
-// dateToTS is a date's midnight, infinities kept infinite.
-func dateToTS(d int64) int64 {
+// dateToTS is a date's midnight, infinities kept infinite; a date past
+// the timestamp range is 22008, as date2timestamp has it (the product
+// wrapped around: DATE '5874897-12-31' + INTERVAL '1 year' was a date in
+// 29358).
+func dateToTS(d int64) (int64, error) {
 	switch d {
 	case types.DateInfinity:
-		return types.InfinityMicros
+		return types.InfinityMicros, nil
 	case types.DateNegInfinity:
-		return types.NegInfinityMicros
+		return types.NegInfinityMicros, nil
 	}
-	return d * usPerDay
+	if d >= types.InfinityMicros/usPerDay || d < minTimestamp/usPerDay || !validTS(d*usPerDay) {
+		return 0, pgerr.New(pgerr.DatetimeFieldOverflow, "date out of range for timestamp")
+	}
+	return d * usPerDay, nil
 }
 
 // An infinite date plus or minus days stays itself, as date_pli has it.
@@ -194,7 +200,10 @@ func tsIntervalKernel(isTS, tz bool, sign int) Kernel {
 				continue
 			}
 			if !isTS {
-				us = dateToTS(us)
+				var err error
+				if us, err = dateToTS(us); err != nil {
+					return err
+				}
 			}
 			v := ivs[i]
 			if sign < 0 {
