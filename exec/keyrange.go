@@ -64,6 +64,23 @@ func KeyRangeType(t types.T) bool {
 	return t.Storage() == types.StoreInt && !t.DynNumeric() && t.ID != types.Numeric
 }
 
+// ProjectionSlot is where column col's statistics are among the ranges a
+// row-group filter gets (the needed columns, in order); -1 when it is not
+// read.
+func (t *TableScan) ProjectionSlot(col int) int {
+	k := 0
+	for i := range t.Cols {
+		if t.Needed != nil && !t.Needed[i] {
+			continue
+		}
+		if i == col {
+			return k
+		}
+		k++
+	}
+	return -1
+}
+
 // withDynamicBounds wraps a scan's row-group filter with its dynamic
 // bounds; ranges follow the projection (the needed columns in order).
 func (t *TableScan) withDynamicBounds(keep func(int, []parquetio.Range) bool) func(int, []parquetio.Range) bool {
@@ -72,18 +89,7 @@ func (t *TableScan) withDynamicBounds(keep func(int, []parquetio.Range) bool) fu
 	}
 	slots := make([]int, len(t.Dynamic))
 	for d, b := range t.Dynamic {
-		slots[d] = -1
-		k := 0
-		for i := range t.Cols {
-			if t.Needed != nil && !t.Needed[i] {
-				continue
-			}
-			if i == b.Col {
-				slots[d] = k
-				break
-			}
-			k++
-		}
+		slots[d] = t.ProjectionSlot(b.Col)
 	}
 	return func(rg int, ranges []parquetio.Range) bool {
 		if keep != nil && !keep(rg, ranges) {

@@ -204,19 +204,7 @@ func fileMayMatch(f catalog.DataFile, cols []exec.ScanCol, bs []bound) bool {
 // projection order (needed columns only).
 func rangesMayMatch(scan *exec.TableScan, ranges []parquetio.Range, bs []bound) bool {
 	for _, b := range bs {
-		// find the projection slot of column b.col
-		slot := -1
-		k := 0
-		for i := range scan.Cols {
-			if scan.Needed != nil && !scan.Needed[i] {
-				continue
-			}
-			if i == b.col {
-				slot = k
-				break
-			}
-			k++
-		}
+		slot := scan.ProjectionSlot(b.col)
 		if slot < 0 || slot >= len(ranges) {
 			continue
 		}
