@@ -83,6 +83,7 @@ type Metadata struct {
 	Snapshot Snapshot
 	Schemas  []Schema // ordered by schema_id
 	Tables   []Table  // ordered by table_id
+	Views    []View   // ordered by view_id
 }
 
 // SchemaByName finds a schema by exact name.
@@ -230,6 +231,9 @@ FROM ducklake_table WHERE `+visibleAt("")+` ORDER BY table_id`, s, s)
 		if i, ok := byID[tid]; ok {
 			m.Tables[i].Partition = spec
 		}
+	}
+	if m.Views, err = loadViews(ctx, rt, s); err != nil { // views.go
+		return nil, err
 	}
 	for i := range m.Tables {
 		if len(m.Tables[i].Columns) == 0 {

@@ -217,6 +217,7 @@ type mine struct {
 	deletedInline  idSet
 	altered        idSet // column changes (tokens: altered_table)
 	renamed        idSet // renamed tables: treated as altered for conflicts
+	changedViews   idSet // views dropped or renamed (views.go)
 }
 
 type createdName struct {
@@ -277,6 +278,9 @@ func (m *mine) check(other *changeSet) error {
 		}
 	}
 	if err := checkInlinedDeletes(m.deletedInline, other); err != nil {
+		return err
+	}
+	if err := m.checkViews(other); err != nil {
 		return err
 	}
 	for _, set := range []idSet{m.altered, m.renamed} {

@@ -164,6 +164,9 @@ type Commit struct {
 	inlinedDeletes []inlinedDelete
 	inl            inlineWrites // data inlining on write (maintenance_inline.go)
 	partitions     []*partitionChange
+	newViews       []*newView // views.go
+	droppedViews   []droppedView
+	renamedViews   []*renamedView
 
 	// finalCatalogBase is the head's next_catalog_id the successful attempt
 	// allocated from; set by Commit.
@@ -197,7 +200,7 @@ func (c *Commit) Empty() bool {
 	return len(c.newSchemas) == 0 && len(c.droppedSchemas) == 0 && len(c.newTables) == 0 &&
 		len(c.droppedTables) == 0 && len(c.renamed) == 0 && len(c.addedCols) == 0 &&
 		len(c.colChanges) == 0 && len(c.addedFiles) == 0 && len(c.replaced) == 0 && len(c.ended) == 0 &&
-		len(c.inlinedDeletes) == 0 && c.inl.empty() && len(c.partitions) == 0
+		len(c.inlinedDeletes) == 0 && c.inl.empty() && len(c.partitions) == 0 && !c.viewsChanged()
 }
 
 func (c *Commit) allocCatalogID() int64 {

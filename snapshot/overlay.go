@@ -81,6 +81,7 @@ func (c *Commit) Overlay(meta *catalog.Metadata) *catalog.Metadata {
 		}
 		out.Tables = append(out.Tables, t)
 	}
+	c.overlayViews(meta, out) // views.go
 	return out
 }
 

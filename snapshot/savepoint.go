@@ -57,6 +57,18 @@ func (c *Commit) Clone() *Commit {
 		v := *pc
 		cp.partitions[i] = &v
 	}
+	cp.newViews = make([]*newView, len(c.newViews))
+	for i, nv := range c.newViews {
+		v := *nv
+		v.aliases = slices.Clone(nv.aliases)
+		cp.newViews[i] = &v
+	}
+	cp.renamedViews = make([]*renamedView, len(c.renamedViews))
+	for i, r := range c.renamedViews {
+		v := *r
+		cp.renamedViews[i] = &v
+	}
+	cp.droppedViews = slices.Clone(c.droppedViews)
 	cp.droppedSchemas = slices.Clone(c.droppedSchemas)
 	cp.droppedTables = slices.Clone(c.droppedTables)
 	cp.addedFiles = slices.Clone(c.addedFiles)

@@ -115,7 +115,7 @@ func (c *Commit) try(ctx context.Context, attempt int) (catalog.Snapshot, error)
 // by this commit never appear in another writer's changes, so provisional ids
 // are left out.
 func (c *Commit) mine() *mine {
-	m := &mine{droppedTables: idSet{}, inserted: idSet{}, deleted: idSet{}, deletedInline: idSet{}, altered: idSet{}, renamed: idSet{}}
+	m := &mine{droppedTables: idSet{}, inserted: idSet{}, deleted: idSet{}, deletedInline: idSet{}, altered: idSet{}, renamed: idSet{}, changedViews: idSet{}}
 	for _, s := range c.newSchemas {
 		if !s.dropped {
 			m.createdSchemas = append(m.createdSchemas, s.name)
@@ -154,6 +154,7 @@ func (c *Commit) mine() *mine {
 		m.deletedInline.add(d.tableID)
 	}
 	c.inlinedMine(m)
+	c.mineViews(m) // views.go
 	for _, a := range c.addedCols {
 		m.altered.add(a.tableID)
 	}
@@ -278,8 +279,10 @@ type tableData struct {
 type written struct {
 	droppedSchemas []int64
 	droppedTables  []int64
+	droppedViews   []int64
 	createdSchemas []string
 	createdTables  []string // already quoted "schema"."table"
+	createdViews   []string // already quoted "schema"."view"
 	inserted       idSet
 	deleted        idSet
 	altered        idSet
@@ -300,11 +303,17 @@ func (wr *written) changes() string {
 	for _, id := range wr.droppedTables {
 		toks = append(toks, fmt.Sprintf("dropped_table:%d", id))
 	}
+	for _, id := range wr.droppedViews {
+		toks = append(toks, fmt.Sprintf("dropped_view:%d", id))
+	}
 	for _, n := range wr.createdSchemas {
 		toks = append(toks, "created_schema:"+quoteName(n))
 	}
 	for _, n := range wr.createdTables {
 		toks = append(toks, "created_table:"+n)
+	}
+	for _, n := range wr.createdViews {
+		toks = append(toks, "created_view:"+n)
 	}
 	for _, id := range wr.inserted.sorted() {
 		toks = append(toks, fmt.Sprintf("inserted_into_table:%d", id))
@@ -357,7 +366,7 @@ func (w *writer) write() (catalog.Snapshot, error) {
 	dataChange := nFiles > 0 || len(c.inl.inserts) > 0
 
 	catalogChange := len(c.droppedSchemas) > 0 || len(c.droppedTables) > 0 || len(c.renamed) > 0 ||
-		len(c.addedCols) > 0 || len(c.colChanges) > 0 || len(c.partitions) > 0
+		len(c.addedCols) > 0 || len(c.colChanges) > 0 || len(c.partitions) > 0 || c.viewsChanged()
 	for _, s := range c.newSchemas {
 		catalogChange = catalogChange || !s.dropped
 	}
@@ -400,10 +409,13 @@ func (w *writer) write() (catalog.Snapshot, error) {
 	// create another of the same name.
 	for _, phase := range []func() error{
 		w.writeDroppedTables,
+		w.writeDroppedViews, // views.go
 		w.writeDroppedSchemas,
 		w.writeNewSchemas,
 		w.writeRenames,
+		w.writeViewRenames,
 		w.writeNewTables,
+		w.writeNewViews,
 		w.writeAddedColumns,
 		w.writeColumnChanges,
 		w.writePGTypeChanges, // pgtype.go
@@ -834,6 +846,9 @@ UNION ALL SELECT view_id, view_name FROM ducklake_view WHERE schema_id = ? AND e
 		if w.c.meta != nil {
 			if t, ok := w.c.meta.TableByID(id); ok && t.SchemaID == s.ID {
 				return fmt.Errorf("snapshot: cannot drop schema %q: it still contains %q", s.Name, name)
+			}
+			if v, ok := w.c.meta.ViewByName(s.ID, name); ok && v.ID == id {
+				return fmt.Errorf("snapshot: cannot drop schema %q: it still contains view %q", s.Name, name)
 			}
 		}
 		return conflictf("attempting to drop schema %q, but another transaction created an entry in this schema", s.Name)

@@ -43,7 +43,7 @@ func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt, p
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := meta.TableByName(sch.ID, rv.Relname); ok {
+	if relationExists(meta, sch.ID, rv.Relname) {
 		if st.IfNotExists {
 			return tagResult("CREATE TABLE AS"), nil
 		}
@@ -127,7 +127,7 @@ func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt, p
 		}
 	}
 	err = s.commit(ctx, func(c *snapshot.Commit, m *catalog.Metadata) error {
-		if _, ok := m.TableByName(sch.ID, rv.Relname); ok {
+		if relationExists(m, sch.ID, rv.Relname) {
 			return pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", rv.Relname)
 		}
 		id := c.CreateTableAt(*sch, rv.Relname, loc, defs)

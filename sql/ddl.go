@@ -206,8 +206,9 @@ func (s *Session) createTable(c *snapshot.Commit, meta *catalog.Metadata, st *pg
 	if err != nil {
 		return "", err
 	}
-	if _, ok := meta.TableByName(sch.ID, rv.Relname); ok {
+	if relationExists(meta, sch.ID, rv.Relname) {
 		if st.IfNotExists {
+			s.notice("relation \"%s\" already exists, skipping", rv.Relname)
 			return "CREATE TABLE", nil
 		}
 		return "", errAt(pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", rv.Relname), rv.Location)
@@ -258,7 +259,8 @@ func (s *Session) drop(c *snapshot.Commit, meta *catalog.Metadata, st *pg.DropSt
 					tables = append(tables, t)
 				}
 			}
-			if len(tables) > 0 {
+			views := viewsIn(meta, sch.ID) // views.go
+			if len(tables) > 0 || len(views) > 0 {
 				if st.Behavior != pg.DropBehavior_DROP_CASCADE {
 					e := pgerr.New(pgerr.DependentObjectsExist, "cannot drop schema %s because other objects depend on it", name)
 					e.Hint = "Use DROP ... CASCADE to drop the dependent objects too."
@@ -267,34 +269,15 @@ func (s *Session) drop(c *snapshot.Commit, meta *catalog.Metadata, st *pg.DropSt
 				for _, t := range tables {
 					c.DropTable(*sch, t)
 				}
+				for _, v := range views {
+					c.DropView(*sch, v)
+				}
 			}
 			c.DropSchema(*sch)
 		}
 		return "DROP SCHEMA", nil
-	case pg.ObjectType_OBJECT_TABLE:
-		for _, o := range st.Objects {
-			names := strNodes(o.GetList().Items)
-			schemaName, name := "", names[len(names)-1]
-			if len(names) > 1 {
-				schemaName = names[len(names)-2]
-			}
-			sch, t, err := s.resolveTable(meta, schemaName, name, -1)
-			if err != nil {
-				if st.MissingOk {
-					if pe, ok := pgerr.As(err); ok && pe.Code == pgerr.UndefinedTable {
-						s.notice("table \"%s\" does not exist, skipping", name)
-						continue
-					}
-					if pe, ok := pgerr.As(err); ok && pe.Code == pgerr.InvalidSchemaName {
-						s.notice("schema \"%s\" does not exist, skipping", schemaName)
-						continue
-					}
-				}
-				return "", err
-			}
-			c.DropTable(*sch, *t)
-		}
-		return "DROP TABLE", nil
+	case pg.ObjectType_OBJECT_TABLE, pg.ObjectType_OBJECT_VIEW:
+		return s.dropRelations(c, meta, st) // views.go
 	}
 	return "", pgerr.New(pgerr.FeatureNotSupported, "DROP %s is not supported yet", strings.TrimPrefix(st.RemoveType.String(), "OBJECT_"))
 }
@@ -441,20 +424,30 @@ func widening(from, to string) bool {
 
 func (s *Session) rename(c *snapshot.Commit, meta *catalog.Metadata, st *pg.RenameStmt) (string, error) {
 	switch st.RenameType {
-	case pg.ObjectType_OBJECT_TABLE:
+	case pg.ObjectType_OBJECT_TABLE, pg.ObjectType_OBJECT_VIEW:
+		// PostgreSQL renames a view by ALTER TABLE too, and a table by
+		// ALTER VIEW
+		tag := "ALTER TABLE"
+		if st.RenameType == pg.ObjectType_OBJECT_VIEW {
+			tag = "ALTER VIEW"
+		}
 		rv := st.Relation
-		sch, t, err := s.resolveTable(meta, rv.Schemaname, rv.Relname, rv.Location)
+		r, err := s.resolveRelation(meta, rv.Schemaname, rv.Relname, rv.Location)
 		if err != nil {
 			if st.MissingOk {
-				return "ALTER TABLE", nil
+				return tag, nil
 			}
 			return "", err
 		}
-		if _, ok := meta.TableByName(sch.ID, st.Newname); ok {
+		if relationExists(meta, r.schema.ID, st.Newname) {
 			return "", pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", st.Newname)
 		}
-		c.RenameTable(*sch, *t, st.Newname)
-		return "ALTER TABLE", nil
+		if r.view != nil {
+			c.RenameView(*r.schema, *r.view, st.Newname)
+		} else {
+			c.RenameTable(*r.schema, *r.table, st.Newname)
+		}
+		return tag, nil
 	case pg.ObjectType_OBJECT_COLUMN:
 		rv := st.Relation
 		_, t, err := s.resolveTable(meta, rv.Schemaname, rv.Relname, rv.Location)

@@ -48,6 +48,11 @@ func (qc *queryCtx) planFromItem(item *pg.Node) (*source, error) {
 			}
 			return src, err
 		}
+		if r, ok, err := qc.viewFor(rv); err != nil {
+			return nil, err
+		} else if ok {
+			return qc.viewSource(r, alias, colAliases, rv.Location) // views.go
+		}
 		src, err := qc.tableSourceFor(rv, alias)
 		if err != nil {
 			return nil, err
@@ -478,27 +483,14 @@ func splitQualified(s string) (string, string) {
 
 // resolveTable finds a table by (optional) schema and name through search_path.
 func (s *Session) resolveTable(meta *catalog.Metadata, schemaName, name string, loc int32) (*catalog.Schema, *catalog.Table, error) {
-	if schemaName != "" {
-		sch, ok := meta.SchemaByName(schemaName)
-		if !ok {
-			return nil, nil, errAt(pgerr.New(pgerr.InvalidSchemaName, "schema \"%s\" does not exist", schemaName), loc)
-		}
-		t, ok := meta.TableByName(sch.ID, name)
-		if !ok {
-			return nil, nil, errAt(pgerr.New(pgerr.UndefinedTable, "relation \"%s.%s\" does not exist", schemaName, name), loc)
-		}
-		return sch, t, nil
+	r, err := s.resolveRelation(meta, schemaName, name, loc) // views.go
+	if err != nil {
+		return nil, nil, err
 	}
-	for _, sp := range s.searchPath() {
-		sch, ok := meta.SchemaByName(sp)
-		if !ok {
-			continue
-		}
-		if t, ok := meta.TableByName(sch.ID, name); ok {
-			return sch, t, nil
-		}
+	if r.view != nil {
+		return nil, nil, notATable(name, loc)
 	}
-	return nil, nil, errAt(pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", name), loc)
+	return r.schema, r.table, nil
 }
 
 // scanColumns converts a table's catalog columns to scan columns.

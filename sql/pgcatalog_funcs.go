@@ -195,7 +195,8 @@ func (s *Session) activity() []pgcatalog.Backend {
 // statement that sees meta.
 func (s *Session) catalogContext(meta *catalog.Metadata) *pgcatalog.Context {
 	return &pgcatalog.Context{Meta: meta, User: s.user, Database: s.database, SearchPath: s.searchPath(),
-		Settings: s.settings, PID: s.pid, Backends: s.activity(), Roles: s.catalogRoles(), Cursors: s.openCursors()}
+		Settings: s.settings, PID: s.pid, Backends: s.activity(), Roles: s.catalogRoles(), Cursors: s.openCursors(),
+		ViewColumns: func(v *catalog.View) []pgcatalog.ViewColumn { return s.catalogViewColumns(meta, v) }}
 }
 
 // catalogContext loads the statement's snapshot metadata for catalog
@@ -514,7 +515,46 @@ func (b *binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 			out.AppendString(def)
 			return nil
 		})
-	case "pg_get_indexdef", "pg_get_viewdef", "pg_get_triggerdef", "pg_get_ruledef",
+	case "pg_get_viewdef":
+		// (oid | text [, pretty boolean | wrap integer]): the stored query of
+		// a lake view; NULL for anything else
+		if err := nargs(1, 2); err != nil {
+			return nil, true, err
+		}
+		byName := args[0].Type().Category() == 'S' || args[0].Type() == types.UnknownT
+		first := oid
+		if byName {
+			first = text
+		}
+		if err := castArgs(first, args[len(args)-1].Type()); err != nil {
+			return nil, true, err
+		}
+		cc, err := b.catalogContext()
+		if err != nil {
+			return nil, true, err
+		}
+		in, err := b.regInput("regclass")
+		if err != nil {
+			return nil, true, err
+		}
+		return rowFn(text, true, func(out *vec.Vector, a []*vec.Vector, i int) error {
+			var rel int64
+			if byName {
+				if rel, err = in(a[0].S[i]); err != nil {
+					return err
+				}
+			} else {
+				rel = a[0].I64[i]
+			}
+			if v, ok := pgcatalog.ViewByOID(cc, rel); ok {
+				out.AppendString(pgcatalog.ViewDefinition(v))
+			} else {
+				out.AppendNull()
+			}
+			return nil
+		})
+
+	case "pg_get_indexdef", "pg_get_triggerdef", "pg_get_ruledef",
 		"pg_get_partkeydef", "pg_get_statisticsobjdef_columns", "pg_get_function_result",
 		"pg_get_function_arguments", "pg_get_function_identity_arguments", "pg_get_serial_sequence",
 		"pg_get_functiondef", "pg_get_partition_constraintdef", "pg_get_function_sqlbody":

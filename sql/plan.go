@@ -50,6 +50,9 @@ type queryCtx struct {
 	// joins and rulesFired are for EXPLAIN (VERBOSE) (rules.go)
 	joins      []joinBlock
 	rulesFired map[string]int
+	// viewDepth counts the views being expanded around the current
+	// planning (views.go)
+	viewDepth int
 }
 
 // cteDef is a WITH entry; each reference plans it afresh (inlining), which

@@ -496,6 +496,11 @@ func (s *Session) execute(ctx context.Context, st *Stmt, p *params) (*Result, er
 			return nil, err
 		}
 		return s.createTableAs(ctx, n.CreateTableAsStmt, p)
+	case *pg.Node_ViewStmt:
+		if err := s.checkWritable(); err != nil {
+			return nil, err
+		}
+		return s.createView(ctx, n.ViewStmt) // views.go
 	case *pg.Node_IndexStmt:
 		return s.createIndex(ctx, n.IndexStmt)
 	case *pg.Node_CallStmt:

@@ -250,7 +250,7 @@ func TestDDLErrors(t *testing.T) {
 	must(t, s, `DROP TABLE s.a`)
 	must(t, s, `DROP TABLE IF EXISTS s.a`)
 	must(t, s, `DROP SCHEMA s`)
-	mustFail(t, s, `CREATE VIEW v AS SELECT 1`, pgerr.FeatureNotSupported)
+	mustFail(t, s, `CREATE TEMP VIEW v AS SELECT 1`, pgerr.FeatureNotSupported)
 	_, _, err := run(t, s, `SELEC 1`)
 	if pe, ok := pgerr.As(err); !ok || pe.Code != pgerr.SyntaxError || pe.Position != 1 {
 		t.Fatalf("syntax error: %#v", err)

@@ -83,8 +83,12 @@ func init() {
 		func(c *Context, r *rowSet) {
 			for _, rel := range newModel(c).rels {
 				if rel.kind == "v" {
+					def := ""
+					if rel.view != nil {
+						def = ViewDefinition(rel.view)
+					}
 					r.add(vals{"table_catalog": c.Database, "table_schema": rel.ns.name, "table_name": rel.name,
-						"check_option": "NONE", "is_updatable": "NO", "is_insertable_into": "NO",
+						"view_definition": def, "check_option": "NONE", "is_updatable": "NO", "is_insertable_into": "NO",
 						"is_trigger_updatable": "NO", "is_trigger_deletable": "NO", "is_trigger_insertable_into": "NO"})
 				}
 			}

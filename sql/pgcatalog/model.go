@@ -23,7 +23,11 @@ type relation struct {
 	name string
 	kind string
 	lake *catalog.Table // nil for system relations
-	sys  *sysRel        // nil for lake tables
+	view *catalog.View  // a lake view (kind "v", lake and sys nil)
+	sys  *sysRel        // nil for lake tables and views
+	// viewCols are a lake view's columns, once asked for
+	viewCols []attribute
+	c        *Context
 }
 
 // rowType is the OID of a lake table's row type (0 for system relations).
@@ -37,6 +41,9 @@ func (r *relation) rowType() int64 {
 func (r *relation) natts() int {
 	if r.lake != nil {
 		return len(r.lake.Columns)
+	}
+	if r.view != nil {
+		return len(attributes(r))
 	}
 	return len(r.sys.t.Cols)
 }
@@ -89,6 +96,12 @@ func newModel(c *Context) *model {
 				continue
 			}
 			m.rels = append(m.rels, &relation{oid: RelationOID(t.ID), ns: ns, name: t.Name, kind: "r", lake: t})
+		}
+		for i := range c.Meta.Views {
+			v := &c.Meta.Views[i]
+			if ns, ok := lakeNS[v.SchemaID]; ok {
+				m.rels = append(m.rels, &relation{oid: RelationOID(v.ID), ns: ns, name: v.Name, kind: "v", view: v, c: c})
+			}
 		}
 	}
 	return m
@@ -393,3 +406,22 @@ func parseOID(s string) (int64, bool) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// ViewDefinition is a lake view's query as pg_get_viewdef and pg_views show
+// it: the stored text, ending in a semicolon as PostgreSQL prints it.
+func ViewDefinition(v *catalog.View) string {
+	return " " + strings.TrimSuffix(strings.TrimSpace(v.SQL), ";") + ";"
+}
+
+// ViewByOID finds the lake view with pg_class OID oid.
+func ViewByOID(c *Context, oid int64) (*catalog.View, bool) {
+	if c.Meta == nil {
+		return nil, false
+	}
+	for i := range c.Meta.Views {
+		if RelationOID(c.Meta.Views[i].ID) == oid {
+			return &c.Meta.Views[i], true
+		}
+	}
+	return nil, false
+}

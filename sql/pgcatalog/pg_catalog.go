@@ -465,7 +465,11 @@ func init() {
 		func(c *Context, r *rowSet) {
 			for _, rel := range newModel(c).rels {
 				if rel.kind == "v" {
-					r.add(vals{"schemaname": rel.ns.name, "viewname": rel.name, "viewowner": c.User})
+					v := vals{"schemaname": rel.ns.name, "viewname": rel.name, "viewowner": c.User}
+					if rel.view != nil {
+						v["definition"] = ViewDefinition(rel.view)
+					}
+					r.add(v)
 				}
 			}
 		})
@@ -495,6 +499,15 @@ type attribute struct {
 
 // attributes lists a relation's columns in attnum order.
 func attributes(rel *relation) []attribute {
+	if rel.view != nil {
+		if rel.viewCols == nil && rel.c.ViewColumns != nil {
+			rel.viewCols = []attribute{}
+			for _, vc := range rel.c.ViewColumns(rel.view) {
+				rel.viewCols = append(rel.viewCols, attribute{name: vc.Name, typ: vc.OID, typmod: vc.Typmod})
+			}
+		}
+		return rel.viewCols
+	}
 	if rel.lake == nil {
 		out := make([]attribute, len(rel.sys.t.Cols))
 		for i, col := range rel.sys.t.Cols {

@@ -83,6 +83,16 @@ type Context struct {
 	Roles func() []catalog.Role
 	// Cursors are the session's open cursors, for pg_cursors.
 	Cursors []Cursor
+	// ViewColumns are the output columns of a lake view (its query bound
+	// without running it); nil when the view cannot be bound now.
+	ViewColumns func(v *catalog.View) []ViewColumn
+}
+
+// ViewColumn is one output column of a lake view.
+type ViewColumn struct {
+	Name   string
+	OID    int64
+	Typmod int32
 }
 
 // Cursor is one open cursor as pg_cursors shows it.

@@ -1,0 +1,414 @@
+package sql
+
+import (
+	"context"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/lakepg/lakepg/catalog"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/snapshot"
+	"github.com/lakepg/lakepg/sql/pgcatalog"
+)
+
+// Views are kept in ducklake_view, so DuckDB sees them too. lakepg writes
+// the query as PostgreSQL SQL deparsed from its parse tree with every
+// relation schema-qualified (a view keeps reading the tables it was created
+// against, whatever the search_path of the session using it), in dialect
+// snapshot.ViewDialect. A view is planned afresh, from its SQL, by every
+// query that uses it; nothing tracks which tables a view reads, so dropping
+// one makes the view fail when used (PostgreSQL refuses the DROP instead).
+
+// maxViewDepth bounds views expanding views: a cycle (possible through
+// renames, since nothing records dependencies) ends with 42P17, not a stack
+// overflow.
+const maxViewDepth = 64
+
+// relation is what a name resolves to through the search path: a table or a
+// view of the first schema that has one of that name.
+type relation struct {
+	schema *catalog.Schema
+	table  *catalog.Table
+	view   *catalog.View
+	meta   *catalog.Metadata // set by viewFor: the catalog the view was found in
+}
+
+// resolveRelation finds a table or view by (optional) schema and name.
+func (s *Session) resolveRelation(meta *catalog.Metadata, schemaName, name string, loc int32) (relation, error) {
+	find := func(sch *catalog.Schema) (relation, bool) {
+		if t, ok := meta.TableByName(sch.ID, name); ok {
+			return relation{schema: sch, table: t}, true
+		}
+		if v, ok := meta.ViewByName(sch.ID, name); ok {
+			return relation{schema: sch, view: v}, true
+		}
+		return relation{}, false
+	}
+	if schemaName != "" {
+		// a schema that does not exist is 42P01 too, as PostgreSQL says
+		if sch, ok := meta.SchemaByName(schemaName); ok {
+			if r, ok := find(sch); ok {
+				return r, nil
+			}
+		}
+		return relation{}, errAt(pgerr.New(pgerr.UndefinedTable, "relation \"%s.%s\" does not exist", schemaName, name), loc)
+	}
+	for _, sp := range s.searchPath() {
+		if sch, ok := meta.SchemaByName(sp); ok {
+			if r, ok := find(sch); ok {
+				return r, nil
+			}
+		}
+	}
+	return relation{}, errAt(pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", name), loc)
+}
+
+// relationExists reports whether schema schemaID has a table or view name.
+func relationExists(meta *catalog.Metadata, schemaID int64, name string) bool {
+	_, t := meta.TableByName(schemaID, name)
+	_, v := meta.ViewByName(schemaID, name)
+	return t || v
+}
+
+// notATable is the error for a statement that needs a table and was given a
+// view.
+func notATable(name string, loc int32) error {
+	e := pgerr.New(pgerr.WrongObjectType, "\"%s\" is not a table", name)
+	e.Detail = "It is a view; lakepg cannot write through views or change them as tables."
+	return errAt(e, loc)
+}
+
+// viewFor reports whether rv names a view at the statement's snapshot.
+func (qc *queryCtx) viewFor(rv *pg.RangeVar) (relation, bool, error) {
+	snap, err := qc.s.readSnapshot(qc.ctx)
+	if err != nil {
+		return relation{}, false, err
+	}
+	meta, err := qc.s.metadata(qc.ctx, snap)
+	if err != nil {
+		return relation{}, false, err
+	}
+	if len(meta.Views) == 0 {
+		return relation{}, false, nil
+	}
+	r, err := qc.s.resolveRelation(meta, rv.Schemaname, rv.Relname, rv.Location)
+	if err != nil || r.view == nil {
+		return relation{}, false, nil // tableSource reports a missing relation
+	}
+	r.meta = meta
+	return r, true, nil
+}
+
+// viewSource plans a view as a subquery of its own: none of the enclosing
+// query's WITH names are visible in it.
+func (qc *queryCtx) viewSource(r relation, alias string, colAliases []string, loc int32) (*source, error) {
+	if qc.viewDepth >= maxViewDepth {
+		return nil, errAt(pgerr.New(pgerr.InvalidObjectDefinition, "infinite recursion detected in rules for relation \"%s\"", r.view.Name), loc)
+	}
+	sel, err := viewQuery(r.meta, r.schema, r.view)
+	if err != nil {
+		return nil, err
+	}
+	ctes := qc.ctes
+	qc.ctes = nil
+	qc.viewDepth++
+	q, err := qc.planSelect(sel)
+	qc.viewDepth--
+	qc.ctes = ctes
+	if err != nil {
+		return nil, err
+	}
+	src, err := querySource(q, alias, r.view.ColumnAliases)
+	if err != nil {
+		return nil, err
+	}
+	return src, renameCols(src.sc, colAliases, alias)
+}
+
+// viewQuery parses a view's SQL. Names left unqualified (DuckDB writes them
+// as the user did) resolve in the view's own schema first, as DuckDB binds
+// them.
+func viewQuery(meta *catalog.Metadata, sch *catalog.Schema, v *catalog.View) (*pg.SelectStmt, error) {
+	tree, err := pg.Parse(v.SQL)
+	if err != nil || len(tree.Stmts) != 1 || tree.Stmts[0].Stmt.GetSelectStmt() == nil {
+		e := pgerr.New(pgerr.FeatureNotSupported, "view \"%s\" cannot be read: its %s SQL is not a query lakepg can parse", v.Name, v.Dialect)
+		if err != nil {
+			e.Detail = err.Error()
+		}
+		return nil, e
+	}
+	stmt := tree.Stmts[0].Stmt
+	qualifyRelations(stmt, func(name string) string {
+		if relationExists(meta, sch.ID, name) {
+			return sch.Name
+		}
+		return ""
+	})
+	return stmt.GetSelectStmt(), nil
+}
+
+// qualifyRelations sets the schema of every unqualified relation name in n
+// that is not the name of a WITH query anywhere in n (conservative: such a
+// name is left for the binder) to schemaOf(name), when that is not "".
+func qualifyRelations(n *pg.Node, schemaOf func(string) string) {
+	rvs, ctes := relationsIn(n)
+	for _, rv := range rvs {
+		if rv.Schemaname != "" || ctes[rv.Relname] {
+			continue
+		}
+		if sch := schemaOf(rv.Relname); sch != "" {
+			rv.Schemaname = sch
+		}
+	}
+}
+
+// relationsIn lists the relation names in n, subqueries included, and the
+// names of its WITH queries.
+func relationsIn(n *pg.Node) ([]*pg.RangeVar, map[string]bool) {
+	ctes := map[string]bool{}
+	var rvs []*pg.RangeVar
+	eachMessage(n.ProtoReflect(), func(m protoreflect.Message) {
+		switch x := m.Interface().(type) {
+		case *pg.CommonTableExpr:
+			ctes[x.Ctename] = true
+		case *pg.RangeVar:
+			rvs = append(rvs, x)
+		}
+	})
+	return rvs, ctes
+}
+
+// eachMessage calls fn on m and every message below it.
+func eachMessage(m protoreflect.Message, fn func(protoreflect.Message)) {
+	fn(m)
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.IsList() && fd.Message() != nil:
+			l := v.List()
+			for i := 0; i < l.Len(); i++ {
+				eachMessage(l.Get(i).Message(), fn)
+			}
+		case fd.Message() != nil && !fd.IsMap():
+			eachMessage(v.Message(), fn)
+		}
+		return true
+	})
+}
+
+// createView stages CREATE [OR REPLACE] VIEW. The query is planned first
+// (describe only) to check it and learn its columns, as PostgreSQL does.
+func (s *Session) createView(ctx context.Context, st *pg.ViewStmt) (*Result, error) {
+	rv := st.View
+	if rv.Relpersistence == "t" {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "temporary views are not supported yet")
+	}
+	if st.WithCheckOption != pg.ViewCheckOption_NO_CHECK_OPTION {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "WITH CHECK OPTION is not supported: lakepg views are read-only")
+	}
+	sel := st.Query.GetSelectStmt()
+	if sel == nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "a view must be defined by a SELECT")
+	}
+	if sel.IntoClause != nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "views must not contain SELECT INTO")
+	}
+	cols, err := s.viewColumns(ctx, sel, strNodes(st.Aliases))
+	if err != nil {
+		return nil, err
+	}
+	snap, err := s.writeHead(ctx)
+	if err != nil {
+		return nil, err
+	}
+	meta, err := s.metadata(ctx, snap)
+	if err != nil {
+		return nil, err
+	}
+	// The stored SQL names no database (DuckDB would take it for one of
+	// its catalogs) and schema-qualifies what the query reads, as resolved
+	// now.
+	rvs, _ := relationsIn(st.Query)
+	for _, r := range append(rvs, rv) {
+		if r.Catalogname != "" && r.Catalogname != s.database {
+			return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "cross-database references are not implemented: %s", rangeVarName(r)), r.Location)
+		}
+		r.Catalogname = ""
+	}
+	qualifyRelations(st.Query, func(name string) string {
+		if r, err := s.resolveRelation(meta, "", name, -1); err == nil {
+			return r.schema.Name
+		}
+		return ""
+	})
+	text, err := pg.Deparse(&pg.ParseResult{Version: parseTreeVersion, Stmts: []*pg.RawStmt{{Stmt: st.Query}}})
+	if err != nil {
+		return nil, pgerr.Wrap(pgerr.Internal, err, "cannot store the view's query")
+	}
+	err = s.commit(ctx, func(c *snapshot.Commit, meta *catalog.Metadata) error {
+		sch, err := s.targetSchema(meta, rv.Schemaname, rv.Location)
+		if err != nil {
+			return err
+		}
+		if _, ok := meta.TableByName(sch.ID, rv.Relname); ok {
+			if st.Replace {
+				return errAt(pgerr.New(pgerr.WrongObjectType, "\"%s\" is not a view", rv.Relname), rv.Location)
+			}
+			return errAt(pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", rv.Relname), rv.Location)
+		}
+		if old, ok := meta.ViewByName(sch.ID, rv.Relname); ok {
+			if !st.Replace {
+				return errAt(pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", rv.Relname), rv.Location)
+			}
+			if err := s.checkViewReplace(ctx, meta, sch, old, cols); err != nil {
+				return err
+			}
+			c.DropView(*sch, *old) // DuckDB replaces a view the same way: a new id
+		}
+		c.CreateView(*sch, rv.Relname, text, strNodes(st.Aliases))
+		return nil
+	}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return tagResult("CREATE VIEW"), nil
+}
+
+// viewColumns plans a view's query without running it and applies the
+// column names given.
+func (s *Session) viewColumns(ctx context.Context, sel *pg.SelectStmt, aliases []string) ([]Column, error) {
+	q, err := s.planQuery(ctx, sel, &params{}, true)
+	if err != nil {
+		return nil, err
+	}
+	q.op.Close()
+	if len(aliases) > len(q.cols) {
+		return nil, pgerr.New(pgerr.SyntaxError, "CREATE VIEW specifies more column names than columns")
+	}
+	cols := append([]Column(nil), q.cols...)
+	seen := map[string]bool{}
+	for i := range cols {
+		if i < len(aliases) {
+			cols[i].Name = aliases[i]
+		}
+		if seen[cols[i].Name] {
+			return nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", cols[i].Name)
+		}
+		seen[cols[i].Name] = true
+	}
+	return cols, nil
+}
+
+// checkViewReplace applies PostgreSQL's rule for CREATE OR REPLACE VIEW:
+// the new query keeps the old columns, same names and types in the same
+// places, and may only add columns at the end.
+func (s *Session) checkViewReplace(ctx context.Context, meta *catalog.Metadata, sch *catalog.Schema, old *catalog.View, cols []Column) error {
+	sel, err := viewQuery(meta, sch, old)
+	if err != nil {
+		return nil // an old view lakepg cannot read is replaced as is
+	}
+	oldCols, err := s.viewColumns(ctx, sel, old.ColumnAliases)
+	if err != nil {
+		return nil
+	}
+	if len(cols) < len(oldCols) {
+		return pgerr.New(pgerr.InvalidTableDefinition, "cannot drop columns from view")
+	}
+	for i, oc := range oldCols {
+		if cols[i].Name != oc.Name {
+			return pgerr.New(pgerr.InvalidTableDefinition, "cannot change name of view column \"%s\" to \"%s\"", oc.Name, cols[i].Name)
+		}
+		if cols[i].Type != oc.Type {
+			return pgerr.New(pgerr.InvalidTableDefinition, "cannot change data type of view column \"%s\" from %s to %s", oc.Name, oc.Type, cols[i].Type)
+		}
+	}
+	return nil
+}
+
+// dropRelations stages DROP TABLE and DROP VIEW: each name must be of the
+// kind the statement says.
+func (s *Session) dropRelations(c *snapshot.Commit, meta *catalog.Metadata, st *pg.DropStmt) (string, error) {
+	kind, other, tag := "table", "VIEW", "DROP TABLE"
+	if st.RemoveType == pg.ObjectType_OBJECT_VIEW {
+		kind, other, tag = "view", "TABLE", "DROP VIEW"
+	}
+	for _, o := range st.Objects {
+		names := strNodes(o.GetList().Items)
+		schemaName, name := "", names[len(names)-1]
+		if len(names) > 1 {
+			schemaName = names[len(names)-2]
+			if _, ok := meta.SchemaByName(schemaName); !ok {
+				if st.MissingOk {
+					s.notice("schema \"%s\" does not exist, skipping", schemaName)
+					continue
+				}
+				return "", pgerr.New(pgerr.InvalidSchemaName, "schema \"%s\" does not exist", schemaName)
+			}
+		}
+		r, err := s.resolveRelation(meta, schemaName, name, -1)
+		if err != nil {
+			if st.MissingOk {
+				s.notice("%s \"%s\" does not exist, skipping", kind, name)
+				continue
+			}
+			return "", pgerr.New(pgerr.UndefinedTable, "%s \"%s\" does not exist", kind, name)
+		}
+		if (r.view != nil) != (kind == "view") {
+			e := pgerr.New(pgerr.WrongObjectType, "\"%s\" is not a %s", name, kind)
+			e.Hint = "Use DROP " + other + " to remove a " + strings.ToLower(other) + "."
+			return "", e
+		}
+		if r.view != nil {
+			c.DropView(*r.schema, *r.view)
+		} else {
+			c.DropTable(*r.schema, *r.table)
+		}
+	}
+	return tag, nil
+}
+
+// viewsIn lists the views of one schema.
+func viewsIn(meta *catalog.Metadata, schemaID int64) []catalog.View {
+	var out []catalog.View
+	for _, v := range meta.Views {
+		if v.SchemaID == schemaID {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// catalogViewColumns binds a view's query, without running it, for the
+// columns pg_attribute and information_schema.columns list; nil when the
+// view cannot be bound (a table it reads is gone).
+func (s *Session) catalogViewColumns(meta *catalog.Metadata, v *catalog.View) []pgcatalog.ViewColumn {
+	sch, ok := meta.SchemaByID(v.SchemaID)
+	if !ok {
+		return nil
+	}
+	sel, err := viewQuery(meta, sch, v)
+	if err != nil {
+		return nil
+	}
+	cols, err := s.viewColumns(context.Background(), sel, v.ColumnAliases)
+	if err != nil {
+		return nil
+	}
+	out := make([]pgcatalog.ViewColumn, len(cols))
+	for i, c := range cols {
+		out[i] = pgcatalog.ViewColumn{Name: c.Name, OID: int64(c.Type.OID()), Typmod: c.Type.Typmod()}
+	}
+	return out
+}
+
+// rangeVarName is a relation name as written, parts joined by dots.
+func rangeVarName(rv *pg.RangeVar) string {
+	var parts []string
+	for _, p := range []string{rv.Catalogname, rv.Schemaname, rv.Relname} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, ".")
+}
