@@ -87,8 +87,8 @@ func newDataFile(w *exec.WrittenFile, cols []exec.ScanCol, rowIDs bool) snapshot
 }
 
 func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, describeOnly bool) (*Result, error) {
-	if len(st.ReturningList) > 0 || st.OnConflictClause != nil || st.WithClause != nil {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "INSERT with RETURNING, ON CONFLICT or WITH is not supported yet")
+	if st.OnConflictClause != nil || st.WithClause != nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "INSERT with ON CONFLICT or WITH is not supported yet")
 	}
 	sch, t, cols, err := s.writeTarget(ctx, st.Relation)
 	if err != nil {
@@ -189,13 +189,39 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 		}
 		src = &exec.Project{Env: env, Input: q.op, Exprs: proj}
 	}
+	alias := t.Name
+	if st.Relation.Alias != nil {
+		alias = st.Relation.Alias.Aliasname
+	}
+	rb := *b
+	rb.noAggMsg = ""
+	ret, err := s.bindReturning(&rb, targetScope(alias, t, cols), st.ReturningList) // returning.go
+	if err != nil {
+		src.Close()
+		return nil, err
+	}
 	if describeOnly {
 		src.Close()
+		if ret != nil {
+			return &Result{cols: ret.cols}, nil
+		}
 		return nil, nil
 	}
+	if ret != nil {
+		src = ret.tap(src)
+	}
 	defer src.Close()
+	withRows := func(res *Result) *Result {
+		if ret == nil {
+			return res
+		}
+		return ret.result(res.tag)
+	}
 	if res, rest, err := s.inlineInsert(ctx, sch, t, cols, src); res != nil || err != nil {
-		return res, err // inlined into the catalog (inlinewrite.go)
+		if err != nil {
+			return nil, err
+		}
+		return withRows(res), nil // inlined into the catalog (inlinewrite.go)
 	} else if rest != nil {
 		src = rest
 	}
@@ -205,7 +231,7 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 		return nil, err
 	}
 	if tw.rows == 0 {
-		return tagResult("INSERT 0 0"), nil
+		return withRows(tagResult("INSERT 0 0")), nil
 	}
 	err = s.commit(ctx, func(c *snapshot.Commit, m *catalog.Metadata) error {
 		cur, ok := m.TableByName(sch.ID, t.Name)
@@ -221,7 +247,7 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 		return nil, err
 	}
 	s.settled(writtenPaths(tw)...) // inflight.go
-	return tagResult(fmt.Sprintf("INSERT 0 %d", tw.rows)), nil
+	return withRows(tagResult(fmt.Sprintf("INSERT 0 %d", tw.rows))), nil
 }
 
 func sameColumns(a, b *catalog.Table) bool {

@@ -405,12 +405,21 @@ func (st *Stmt) Execute(ctx context.Context, values [][]byte) (res *Result, err 
 		p.values = [][]byte{}
 	}
 	s.beginImplicit(st.node) // implicit.go
+	own := s.beginReturning(st.node) // returning.go
 	res, err = s.execute(ctx, st, p)
 	if err != nil && s.inTx {
 		s.failed = true
 	}
+	if own {
+		res, err = s.endReturning(ctx, res, err)
+	}
 	if res != nil {
 		res.sess = s
+		if st.cols == nil && res.cols != nil && res.op != nil {
+			// the statement could not be described before it ran (a table
+			// an earlier statement of the same string created)
+			st.cols = res.cols
+		}
 	}
 	return res, err
 }
@@ -445,8 +454,14 @@ func (s *Session) describe(ctx context.Context, st *Stmt) ([]Column, error) {
 		}
 		return []Column{{Name: showName(name), Type: types.TextT}}, nil
 	case *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt:
-		// bind to infer parameter types
-		_, _ = s.planWrite(ctx, st.node, st.params, true)
+		// bind to infer parameter types and the RETURNING columns
+		res, err := s.planWrite(ctx, st.node, st.params, true)
+		if res != nil {
+			return res.cols, nil
+		}
+		if hasReturning(st.node) {
+			return nil, err
+		}
 		return nil, nil
 	case *pg.Node_FetchStmt:
 		return s.describeFetch(n.FetchStmt), nil
