@@ -404,7 +404,7 @@ func (st *Stmt) Execute(ctx context.Context, values [][]byte) (res *Result, err 
 	if p.values == nil {
 		p.values = [][]byte{}
 	}
-	s.beginImplicit(st.node) // implicit.go
+	s.beginImplicit(st.node)         // implicit.go
 	own := s.beginReturning(st.node) // returning.go
 	res, err = s.execute(ctx, st, p)
 	if err != nil && s.inTx {
