@@ -25,16 +25,17 @@ func (s *Session) planWrite(ctx context.Context, n *pg.Node, p *params, describe
 		return s.insert(ctx, x.InsertStmt, p, describeOnly)
 	case *pg.Node_DeleteStmt:
 		st := x.DeleteStmt
-		if len(st.UsingClause) > 0 || len(st.ReturningList) > 0 || st.WithClause != nil {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "DELETE with USING, RETURNING or WITH is not supported yet")
+		if st.WithClause != nil {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "DELETE with WITH is not supported yet")
 		}
-		return s.modify(ctx, st.Relation, nil, st.WhereClause, nil, p, describeOnly)
+		// USING items join the target as UPDATE's FROM items do (dml_join.go)
+		return s.modify(ctx, st.Relation, st.UsingClause, st.WhereClause, nil, st.ReturningList, p, describeOnly)
 	case *pg.Node_UpdateStmt:
 		st := x.UpdateStmt
-		if len(st.ReturningList) > 0 || st.WithClause != nil {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "UPDATE with RETURNING or WITH is not supported yet")
+		if st.WithClause != nil {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "UPDATE with WITH is not supported yet")
 		}
-		return s.modify(ctx, st.Relation, st.FromClause, st.WhereClause, st.TargetList, p, describeOnly)
+		return s.modify(ctx, st.Relation, st.FromClause, st.WhereClause, st.TargetList, st.ReturningList, p, describeOnly)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "statement not supported")
 }
@@ -296,8 +297,9 @@ func (s *Session) defaultExpr(b *binder, c catalog.Column, t types.T) (exec.Expr
 
 // modify runs DELETE (set == nil) or UPDATE: it finds matching rows with
 // their file positions, writes delete files (and for UPDATE a data file of
-// new row versions keeping their row ids), and commits one snapshot.
-func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, where *pg.Node, set []*pg.Node, p *params, describeOnly bool) (*Result, error) {
+// new row versions keeping their row ids), and commits one snapshot. The
+// RETURNING list retList sees the new versions (UPDATE) or the deleted rows.
+func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, where *pg.Node, set []*pg.Node, retList []*pg.Node, p *params, describeOnly bool) (*Result, error) {
 	head, err := s.writeHead(ctx)
 	if err != nil {
 		return nil, err
@@ -333,7 +335,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 	if joined && len(ref.pending) > 0 && !describeOnly {
 		scan.Files = scan.Files[:len(scan.Files)-len(ref.pendingScan)]
 		ref.pending, ref.pendingScan = nil, nil // pushed-down filters must not bring them back
-		if pendingPasses, err = s.planPendingPasses(ctx, head, rv, alias, from, where, set, p); err != nil {
+		if pendingPasses, err = s.planPendingPasses(ctx, head, rv, alias, from, where, set, len(retList) > 0, p); err != nil {
 			return nil, err
 		}
 		defer func() {
@@ -342,8 +344,9 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 			}
 		}()
 	}
+	var extras []scopeCol // FROM items' columns for RETURNING (dml_join.go)
 	if joined {
-		if op, newVals, fileOrd, err = s.planJoinedModify(b, src, rv, alias, from, where, set); err != nil {
+		if op, newVals, fileOrd, extras, err = s.planJoinedModify(b, src, rv, alias, from, where, set, len(retList) > 0); err != nil {
 			return nil, err
 		}
 	} else if where != nil {
@@ -400,11 +403,47 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 			newVals[ci] = e
 		}
 	}
+	// RETURNING: over the target's columns (as the row is written, or as
+	// it was for DELETE), the position columns, then the FROM items' columns
+	var ret *returning
+	if len(retList) > 0 {
+		rsc := &scope{}
+		for i, c := range scan.Cols {
+			sc := scopeCol{Table: alias, Name: c.Name, T: c.T, orig: tableColOrigin(ref.table, i)}
+			if !joined {
+				sc.used = &scan.Needed[i]
+			}
+			rsc.cols = append(rsc.cols, sc)
+		}
+		for _, n := range posColumns {
+			rsc.cols = append(rsc.cols, scopeCol{Table: alias, Name: n, T: types.Int64T, hidden: true, system: true})
+		}
+		for _, c := range extras {
+			c.used = nil
+			rsc.cols = append(rsc.cols, c)
+		}
+		if ret, err = s.bindReturning(b, rsc, retList); err != nil { // returning.go
+			op.Close()
+			return nil, err
+		}
+		for _, c := range extras {
+			ret.extraT = append(ret.extraT, c.T)
+		}
+	}
 	if describeOnly {
 		op.Close()
+		if ret != nil {
+			return &Result{cols: ret.cols}, nil
+		}
 		return nil, nil
 	}
 	defer op.Close()
+	withRows := func(tag string) *Result {
+		if ret == nil {
+			return tagResult(tag)
+		}
+		return ret.result(tag)
+	}
 	// constants fail while planning, as in a query (foldcheck.go)
 	if err := foldErrors(env, op); err != nil {
 		return nil, err
@@ -421,7 +460,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 	switch {
 	case joined:
 		for i := range pendingPasses {
-			n, err := pendingPasses[i].run(ctx, s)
+			n, err := pendingPasses[i].run(ctx, s, 0, ret)
 			if err != nil {
 				return nil, err
 			}
@@ -430,7 +469,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 	case len(ref.pending) > 0:
 		scan.Files = scan.Files[:len(scan.Files)-len(ref.pendingScan)]
 		for k := range ref.pending {
-			n, err := s.rewritePending(ctx, env, ref, k, pred, newVals)
+			n, err := s.rewritePending(ctx, env, ref, k, pred, newVals, ret)
 			if err != nil {
 				return nil, err
 			}
@@ -471,13 +510,20 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 	}
 	dir := s.eng.DB.TableDir(ref.schema, ref.table)
 	if set == nil {
-		if err := exec.Drain(ctx, op, func(bt *vec.Batch) error { record(bt); return nil }); err != nil {
+		var del exec.Operator = op
+		if ret != nil {
+			del = ret.tap(op)
+		}
+		if err := exec.Drain(ctx, del, func(bt *vec.Batch) error { record(bt); return nil }); err != nil {
 			return nil, err
 		}
 	} else {
 		proj := append(newVals, &exec.ColRef{Idx: ncols + 2, T: types.Int64T})
 		tap := &tapOp{Operator: op, fn: record}
 		var vals exec.Operator = &exec.Project{Env: env, Input: tap, Exprs: proj}
+		if ret != nil {
+			vals = ret.versions(env, tap, newVals, ncols)
+		}
 		// a few new versions stay in the catalog (inlinewrite.go)
 		v, rest, err := s.inlineUpdate(ctx, ref, scan.Cols, vals)
 		if err != nil {
@@ -501,7 +547,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 	}
 	if count == 0 {
 		cleanup()
-		return tagResult(fmt.Sprintf("%s %d", verb, pendingCount)), nil
+		return withRows(fmt.Sprintf("%s %d", verb, pendingCount)), nil
 	}
 	type fileDeletes struct {
 		df    catalog.DataFile
@@ -614,7 +660,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 			}
 		}
 	}
-	return tagResult(fmt.Sprintf("%s %d", verb, count+pendingCount)), nil
+	return withRows(fmt.Sprintf("%s %d", verb, count+pendingCount)), nil
 }
 
 // sameDeleteState reports whether df is still live with the same delete file.

@@ -31,6 +31,9 @@ type returning struct {
 	buf   *exec.RowBuffer
 	one   oneBatch
 	proj  exec.Project
+	// extraT are the types of the FROM items' columns an UPDATE … FROM or
+	// DELETE … USING carries after the position columns (dml_join.go)
+	extraT []types.T
 }
 
 // bindReturning binds list over sc. nil list: nil, no RETURNING.
@@ -232,4 +235,25 @@ func (s *Session) endReturning(ctx context.Context, res *Result, err error) (*Re
 		return s.endTxn(ctx, true)
 	}
 	return res, nil
+}
+
+// versions is an UPDATE's new row versions for the writer (the table's
+// columns, then the row id) from in, laid out as the target's columns, the
+// position columns and the extra columns: newVals are shown to the
+// RETURNING list with the position and extra columns, once, so that a
+// volatile SET value is returned as it is written.
+func (r *returning) versions(env *exec.Env, in exec.Operator, newVals []exec.Expr, ncols int) exec.Operator {
+	full := append([]exec.Expr(nil), newVals[:ncols]...)
+	for k := 0; k < 3; k++ {
+		full = append(full, &exec.ColRef{Idx: ncols + k, T: types.Int64T})
+	}
+	for j, t := range r.extraT {
+		full = append(full, &exec.ColRef{Idx: ncols + 3 + j, T: t})
+	}
+	trim := make([]exec.Expr, 0, ncols+1)
+	for i := 0; i < ncols; i++ {
+		trim = append(trim, &exec.ColRef{Idx: i, T: newVals[i].Type()})
+	}
+	trim = append(trim, &exec.ColRef{Idx: ncols + 2, T: types.Int64T})
+	return &exec.Project{Env: env, Input: r.tap(&exec.Project{Env: env, Input: in, Exprs: full}), Exprs: trim}
 }

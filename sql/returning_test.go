@@ -19,3 +19,28 @@ func TestInsertReturning(t *testing.T) {
 	}
 	must(t, s, `SELECT count(*) FROM r`, "3005")
 }
+
+func TestUpdateDeleteReturning(t *testing.T) {
+	s := lake(t)
+	must(t, s, `CREATE TABLE u (id int, name text, v int)`)
+	must(t, s, `INSERT INTO u VALUES (1, 'a', 10), (2, 'b', 20), (3, 'c', 30)`)
+	must(t, s, `UPDATE u SET v = v + 1 WHERE id = 2 RETURNING *`, "2|b|21")
+	must(t, s, `UPDATE u SET v = 0 WHERE id > 5 RETURNING *`)
+	must(t, s, `DELETE FROM u WHERE id = 3 RETURNING name, v * 2 AS dbl`, "c|60")
+	must(t, s, `SELECT * FROM u ORDER BY id`, "1|a|10", "2|b|21")
+	must(t, s, `CREATE TABLE w (id int, tag text)`)
+	must(t, s, `INSERT INTO w VALUES (1, 'x'), (1, 'y'), (2, 'z')`)
+	must(t, s, `UPDATE u SET name = w.tag FROM w WHERE w.id = u.id AND w.tag = 'z' RETURNING u.*, w.tag, *`, "2|z|21|z|2|z|21|2|z")
+	must(t, s, `DELETE FROM u USING w WHERE w.id = u.id AND u.id = 1 RETURNING u.id`, "1")
+	must(t, s, `SELECT * FROM u ORDER BY id`, "2|z|21")
+	mustFail(t, s, `DELETE FROM u RETURNING nosuch`, "42703")
+	mustFail(t, s, `UPDATE u SET v = 1 RETURNING w.tag`, "42P01")
+	// in a block, over rows the block wrote
+	must(t, s, `BEGIN`)
+	must(t, s, `INSERT INTO u VALUES (7, 'p', 70), (8, 'q', 80)`)
+	must(t, s, `UPDATE u SET v = v + 1 WHERE id >= 7 RETURNING id, v`, "7|71", "8|81")
+	must(t, s, `DELETE FROM u WHERE id = 8 RETURNING *`, "8|q|81")
+	must(t, s, `UPDATE u SET v = v + w.id FROM w WHERE w.id = 2 RETURNING u.id, u.v`, "7|73", "2|23") // rows the block wrote come first
+	must(t, s, `COMMIT`)
+	must(t, s, `SELECT * FROM u ORDER BY id`, "2|z|23", "7|p|73")
+}
