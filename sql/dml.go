@@ -308,6 +308,9 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 	if rv.Alias != nil {
 		alias = rv.Alias.Aliasname
 	}
+	if err := checkFromNames(alias, from); err != nil { // dml_join.go
+		return nil, err
+	}
 	src, err := s.tableSource(ctx, head, rv.Schemaname, rv.Relname, alias, rv.Location, describeOnly)
 	if err != nil {
 		return nil, err

@@ -202,3 +202,46 @@ func setTargets(cols []exec.ScanCol, set []*pg.Node, table string) ([]*pg.ResTar
 	}
 	return out, nil
 }
+
+// checkFromNames refuses a FROM (USING) item named like the target, as
+// PostgreSQL does (42712): the target's columns would be ambiguous.
+func checkFromNames(alias string, from []*pg.Node) error {
+	var visit func(n *pg.Node) error
+	visit = func(n *pg.Node) error {
+		name, loc := "", int32(-1)
+		switch x := n.Node.(type) {
+		case *pg.Node_RangeVar:
+			name, loc = x.RangeVar.Relname, x.RangeVar.Location
+			if x.RangeVar.Alias != nil {
+				name = x.RangeVar.Alias.Aliasname
+			}
+		case *pg.Node_RangeSubselect:
+			if x.RangeSubselect.Alias != nil {
+				name = x.RangeSubselect.Alias.Aliasname
+			}
+		case *pg.Node_RangeFunction:
+			if x.RangeFunction.Alias != nil {
+				name = x.RangeFunction.Alias.Aliasname
+			}
+		case *pg.Node_JoinExpr:
+			if a := x.JoinExpr.Alias; a != nil {
+				name = a.Aliasname
+				break
+			}
+			if err := visit(x.JoinExpr.Larg); err != nil {
+				return err
+			}
+			return visit(x.JoinExpr.Rarg)
+		}
+		if name == alias {
+			return errAt(pgerr.New(pgerr.DuplicateAlias, "table name \"%s\" specified more than once", name), loc)
+		}
+		return nil
+	}
+	for _, n := range from {
+		if err := visit(n); err != nil {
+			return err
+		}
+	}
+	return nil
+}

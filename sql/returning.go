@@ -55,6 +55,9 @@ func (s *Session) bindReturning(b *binder, sc *scope, list []*pg.Node) (*returni
 			found := 0
 			for i, c := range sc.cols {
 				if qual == "" && !c.hidden || qual != "" && c.Table == qual && !c.system {
+					if c.used != nil {
+						*c.used = true
+					}
 					r.exprs = append(r.exprs, &exec.ColRef{Idx: i, T: c.T})
 					r.cols = append(r.cols, Column{Name: c.Name, Type: c.T, TableOID: c.orig.rel, Attnum: c.orig.att, rec: c.rec})
 					found++
