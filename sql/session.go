@@ -268,6 +268,11 @@ func (s *Session) Prepare(ctx context.Context, query string, paramOIDs []uint32)
 	if len(stmts) == 1 {
 		// describe now for the extended protocol; simple queries describe lazily
 		stmts[0].describe(ctx)
+		if err := stmts[0].descErr; err != nil && hasReturning(stmts[0].node) && pgerr.Code(err)[:2] == "42" {
+			// PostgreSQL rejects a RETURNING list naming what does not
+			// exist when it parses the statement (returning.go)
+			return nil, err
+		}
 	}
 	return stmts, nil
 }
