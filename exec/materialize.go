@@ -127,12 +127,23 @@ func (r *RowBuffer) Append(b *vec.Batch) error {
 func (r *RowBuffer) Len() int { return r.rows.N }
 
 // Reader streams the buffered rows once; its Close releases them.
-func (r *RowBuffer) Reader() Operator { return &rowBufferReader{r: r} }
+func (r *RowBuffer) Reader() Operator { return &rowBufferReader{r: r, release: true} }
+
+// Scan streams the buffered rows, leaving them for other scans; Release
+// frees them once every scan is done.
+func (r *RowBuffer) Scan() Operator { return &rowBufferReader{r: r} }
+
+// Release gives the rows' memory back.
+func (r *RowBuffer) Release() {
+	r.res.release()
+	r.rows = nil
+}
 
 type rowBufferReader struct {
-	r   *RowBuffer
-	pos int
-	out vec.Batch
+	r       *RowBuffer
+	pos     int
+	out     vec.Batch
+	release bool
 }
 
 func (rd *rowBufferReader) Types() []types.T { return rd.r.ts }
@@ -156,7 +167,8 @@ func (rd *rowBufferReader) Next(ctx context.Context) (*vec.Batch, error) {
 }
 
 func (rd *rowBufferReader) Close() error {
-	rd.r.res.release()
-	rd.r.rows = nil
+	if rd.release {
+		rd.r.Release()
+	}
 	return nil
 }

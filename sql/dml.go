@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/exec"
@@ -88,8 +89,27 @@ func newDataFile(w *exec.WrittenFile, cols []exec.ScanCol, rowIDs bool) snapshot
 }
 
 func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, describeOnly bool) (*Result, error) {
-	if st.OnConflictClause != nil || st.WithClause != nil {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "INSERT with ON CONFLICT or WITH is not supported yet")
+	if st.OnConflictClause != nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "INSERT with ON CONFLICT is not supported yet")
+	}
+	sel := st.SelectStmt.GetSelectStmt()
+	if st.WithClause != nil && sel != nil {
+		// WITH before INSERT: the query's (its data-modifying queries run
+		// first, with_write.go)
+		if w := writableWith(&pg.Node{Node: &pg.Node_InsertStmt{InsertStmt: st}}); w != nil {
+			done, err := s.runWritableCTEs(ctx, w, p, describeOnly)
+			if err != nil {
+				return nil, err
+			}
+			defer done()
+			defer func() { s.writtenCTEs = nil }()
+		}
+		sel = proto.Clone(sel).(*pg.SelectStmt)
+		with := proto.Clone(st.WithClause).(*pg.WithClause)
+		if sel.WithClause != nil {
+			with.Ctes = append(with.Ctes, sel.WithClause.Ctes...)
+		}
+		sel.WithClause = with
 	}
 	sch, t, cols, err := s.writeTarget(ctx, st.Relation)
 	if err != nil {
@@ -131,12 +151,11 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 		}
 	}
 	var src exec.Operator
-	sel := st.SelectStmt.GetSelectStmt()
 	if sel == nil {
 		// INSERT ... DEFAULT VALUES
 		row := append([]exec.Expr{}, defaults...)
 		src = &exec.Values{Env: env, Rows: [][]exec.Expr{row}, T: typesOf(cols)}
-	} else if len(sel.ValuesLists) > 0 && len(sel.SortClause) == 0 && sel.LimitCount == nil {
+	} else if len(sel.ValuesLists) > 0 && len(sel.SortClause) == 0 && sel.LimitCount == nil && sel.WithClause == nil {
 		var rows [][]exec.Expr
 		for _, l := range sel.ValuesLists {
 			items := l.GetList().Items

@@ -138,7 +138,7 @@ func (r *returning) tap(op exec.Operator) exec.Operator {
 
 // result is the statement's result: the kept rows, then tag.
 func (r *returning) result(tag string) *Result {
-	return &Result{cols: r.cols, op: r.buf.Reader(), tag: tag}
+	return &Result{cols: r.cols, op: r.buf.Reader(), tag: tag, rows: r.buf}
 }
 
 // oneBatch is an operator that gives its batch once per Next (a Project's
@@ -198,7 +198,7 @@ func targetScope(alias string, t *catalog.Table, cols []exec.ScanCol) *scope {
 // outside any block, so that its rows reach the client before it commits
 // (see above). It reports whether it did.
 func (s *Session) beginReturning(n *pg.Node) bool {
-	if s.inTx || !hasReturning(n) {
+	if s.inTx || !hasReturning(n) && writableWith(n) == nil {
 		return false
 	}
 	s.inTx, s.implicit = true, true

@@ -44,3 +44,24 @@ func TestUpdateDeleteReturning(t *testing.T) {
 	must(t, s, `COMMIT`)
 	must(t, s, `SELECT * FROM u ORDER BY id`, "2|z|23", "7|p|73")
 }
+
+func TestWritableCTEs(t *testing.T) {
+	s := lake(t)
+	must(t, s, `CREATE TABLE a (id int, v text)`)
+	must(t, s, `CREATE TABLE b (id int, v text)`)
+	must(t, s, `INSERT INTO a VALUES (1, 'x'), (2, 'y'), (3, 'z')`)
+	_, tag, err := run(t, s, `WITH d AS (DELETE FROM a WHERE id >= 2 RETURNING *) INSERT INTO b SELECT * FROM d`)
+	if err != nil || tag != "INSERT 0 2" {
+		t.Fatalf("tag %q err %v", tag, err)
+	}
+	must(t, s, `SELECT * FROM a ORDER BY id`, "1|x")
+	must(t, s, `SELECT * FROM b ORDER BY id`, "2|y", "3|z")
+	must(t, s, `WITH x AS (INSERT INTO a VALUES (5, 'q'), (6, 'r') RETURNING id) SELECT id * 2 FROM x ORDER BY 1`, "10", "12")
+	must(t, s, `SELECT count(*) FROM a`, "3")
+	must(t, s, `WITH u AS (UPDATE b SET v = upper(v) RETURNING id, v), n AS (SELECT count(*) AS c FROM u) SELECT u.v, n.c FROM u, n ORDER BY u.id`, "Y|2", "Z|2")
+	mustFail(t, s, `WITH d AS (DELETE FROM a) SELECT * FROM d`, "0A000")
+	mustFail(t, s, `WITH d AS (DELETE FROM a RETURNING nosuch) SELECT * FROM d`, "42703")
+	must(t, s, `SELECT count(*) FROM a`, "3")
+	must(t, s, `WITH d AS (DELETE FROM a WHERE id = 5) SELECT 1`, "1")
+	must(t, s, `SELECT count(*) FROM a`, "2")
+}

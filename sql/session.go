@@ -113,6 +113,11 @@ type Session struct {
 	// planned (minmax.go reads their file statistics).
 	scanRefs map[*exec.TableScan]*tableRef
 
+	// writtenCTEs are the data-modifying WITH queries of the statement
+	// being planned, by name, until its top-level WITH takes them
+	// (with_write.go)
+	writtenCTEs map[string]*writtenCTE
+
 	// settingsMu guards settings while a statement runs: set_config may
 	// write them from the workers of a parallel plan (setconfig.go).
 	settingsMu sync.Mutex
@@ -333,7 +338,8 @@ type Result struct {
 	count int64
 	done  bool
 	after func() error
-	ext   *resultExt // COPY and FETCH results (copy.go, cursor.go)
+	ext   *resultExt      // COPY and FETCH results (copy.go, cursor.go)
+	rows  *exec.RowBuffer // the RETURNING rows op reads (returning.go)
 	// sess is the session that ran the statement: an error while rows
 	// are produced aborts its transaction block, as Execute's errors do.
 	sess *Session
@@ -444,6 +450,14 @@ func (s *Session) newEnv() *exec.Env {
 func (s *Session) describe(ctx context.Context, st *Stmt) ([]Column, error) {
 	switch n := st.node.Node.(type) {
 	case *pg.Node_SelectStmt:
+		if w := writableWith(st.node); w != nil {
+			done, err := s.runWritableCTEs(ctx, w, st.params, true) // with_write.go
+			if err != nil {
+				return nil, err
+			}
+			defer done()
+			defer func() { s.writtenCTEs = nil }()
+		}
 		q, err := s.planQuery(ctx, n.SelectStmt, st.params, true)
 		if err != nil {
 			return nil, err
@@ -487,6 +501,22 @@ func (s *Session) execute(ctx context.Context, st *Stmt, p *params) (*Result, er
 	case *pg.Node_SelectStmt:
 		if n.SelectStmt.IntoClause != nil {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "SELECT INTO is not supported yet")
+		}
+		if w := writableWith(st.node); w != nil {
+			if err := s.checkWritable(); err != nil {
+				return nil, err
+			}
+			done, err := s.runWritableCTEs(ctx, w, p, false) // with_write.go
+			if err != nil {
+				return nil, err
+			}
+			q, err := s.planQuery(ctx, n.SelectStmt, p, false)
+			s.writtenCTEs = nil
+			if err != nil {
+				done()
+				return nil, err
+			}
+			return &Result{cols: q.cols, op: &releasing{Operator: q.op, done: done}, verb: "SELECT"}, nil
 		}
 		q, err := s.planQuery(ctx, n.SelectStmt, p, false)
 		if err != nil {

@@ -131,3 +131,22 @@ INSERT INTO item (id, name, qty) VALUES (40, 'big', 1000) RETURNING qty::text ||
 UPDATE item SET price = price WHERE id = 40 RETURNING CASE WHEN qty > 100 THEN 'many' ELSE 'few' END AS how;
 DELETE FROM item WHERE id = 40 RETURNING id, name, qty, price;
 SELECT count(*) FROM item;
+
+-- data-modifying statements in WITH
+CREATE TABLE archive (id integer, name text, qty integer, price numeric(8,2));
+WITH d AS (DELETE FROM item WHERE id IN (3, 4) RETURNING *) INSERT INTO archive SELECT * FROM d;
+SELECT id, name FROM item ORDER BY id;
+SELECT id, name FROM archive ORDER BY id;
+WITH x AS (INSERT INTO item (id, name) VALUES (60, 'new'), (61, 'newer') RETURNING id, name) SELECT id * 2 AS twice, name FROM x ORDER BY id;
+WITH x AS (INSERT INTO item (id, name) VALUES (62, 'n') RETURNING id) INSERT INTO archive (id, name) SELECT id, 'copy' FROM x RETURNING *;
+WITH u AS (UPDATE archive SET qty = 5 WHERE name = 'copy' RETURNING id, qty), c AS (SELECT count(*) AS n FROM u) SELECT u.id, u.qty, c.n FROM u, c;
+WITH d AS (DELETE FROM archive WHERE id = 62) SELECT count(*) FROM archive;
+SELECT count(*) FROM archive;
+-- @error
+WITH d AS (DELETE FROM archive) SELECT * FROM d;
+-- @error
+WITH d AS (DELETE FROM archive RETURNING nosuch) SELECT * FROM d;
+-- @error
+WITH d AS (INSERT INTO archive (id) VALUES (1) RETURNING id) SELECT * FROM d WHERE 1 / 0 = 1;
+SELECT count(*) FROM archive;
+SELECT * FROM (WITH a AS (SELECT 1 AS one) SELECT one FROM a) s;
