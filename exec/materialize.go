@@ -95,3 +95,80 @@ func (r *MaterializedReader) Close() error {
 	m.rows = nil
 	return m.Input.Close()
 }
+
+// RowBuffer keeps the rows appended to it, for a reader that comes later
+// (the RETURNING rows of a write, sent once the write is done). The rows
+// are charged to Mem (nil: GlobalMemory); exceeding it fails with 53200.
+type RowBuffer struct {
+	Mem  *Memory
+	ts   []types.T
+	rows *colBuf
+	res  reservation
+}
+
+// NewRowBuffer makes an empty buffer for rows of the given column types.
+func NewRowBuffer(ts []types.T, mem *Memory) *RowBuffer {
+	return &RowBuffer{Mem: mem, ts: ts, rows: newColBuf(ts, vec.BatchSize), res: reservation{mem: mem}}
+}
+
+// Append copies b's rows into the buffer.
+func (r *RowBuffer) Append(b *vec.Batch) error {
+	if b == nil || b.N == 0 {
+		return nil
+	}
+	if err := r.res.grow(batchBytes(b, 0, b.N)); err != nil {
+		return err
+	}
+	r.rows.appendBatch(b, 0, b.N)
+	return nil
+}
+
+// Len is the number of rows buffered.
+func (r *RowBuffer) Len() int { return r.rows.N }
+
+// Reader streams the buffered rows once; its Close releases them.
+func (r *RowBuffer) Reader() Operator { return &rowBufferReader{r: r, release: true} }
+
+// Scan streams the buffered rows, leaving them for other scans; Release
+// frees them once every scan is done.
+func (r *RowBuffer) Scan() Operator { return &rowBufferReader{r: r} }
+
+// Release gives the rows' memory back.
+func (r *RowBuffer) Release() {
+	r.res.release()
+	r.rows = nil
+}
+
+type rowBufferReader struct {
+	r       *RowBuffer
+	pos     int
+	out     vec.Batch
+	release bool
+}
+
+func (rd *rowBufferReader) Types() []types.T { return rd.r.ts }
+
+func (rd *rowBufferReader) Next(ctx context.Context) (*vec.Batch, error) {
+	rows := rd.r.rows
+	if rows == nil || rd.pos >= rows.N {
+		return nil, nil
+	}
+	if err := errCanceled(ctx); err != nil {
+		return nil, err
+	}
+	hi := min(rd.pos+vec.BatchSize, rows.N)
+	rd.out.Vecs = rd.out.Vecs[:0]
+	for _, v := range rows.Vecs {
+		rd.out.Vecs = append(rd.out.Vecs, v.Slice(rd.pos, hi))
+	}
+	rd.out.N = hi - rd.pos
+	rd.pos = hi
+	return &rd.out, nil
+}
+
+func (rd *rowBufferReader) Close() error {
+	if rd.release {
+		rd.r.Release()
+	}
+	return nil
+}

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/exec"
@@ -25,16 +26,17 @@ func (s *Session) planWrite(ctx context.Context, n *pg.Node, p *params, describe
 		return s.insert(ctx, x.InsertStmt, p, describeOnly)
 	case *pg.Node_DeleteStmt:
 		st := x.DeleteStmt
-		if len(st.UsingClause) > 0 || len(st.ReturningList) > 0 || st.WithClause != nil {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "DELETE with USING, RETURNING or WITH is not supported yet")
+		if st.WithClause != nil {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "DELETE with WITH is not supported yet")
 		}
-		return s.modify(ctx, st.Relation, nil, st.WhereClause, nil, p, describeOnly)
+		// USING items join the target as UPDATE's FROM items do (dml_join.go)
+		return s.modify(ctx, st.Relation, st.UsingClause, st.WhereClause, nil, st.ReturningList, p, describeOnly)
 	case *pg.Node_UpdateStmt:
 		st := x.UpdateStmt
-		if len(st.ReturningList) > 0 || st.WithClause != nil {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "UPDATE with RETURNING or WITH is not supported yet")
+		if st.WithClause != nil {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "UPDATE with WITH is not supported yet")
 		}
-		return s.modify(ctx, st.Relation, st.FromClause, st.WhereClause, st.TargetList, p, describeOnly)
+		return s.modify(ctx, st.Relation, st.FromClause, st.WhereClause, st.TargetList, st.ReturningList, p, describeOnly)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "statement not supported")
 }
@@ -87,8 +89,27 @@ func newDataFile(w *exec.WrittenFile, cols []exec.ScanCol, rowIDs bool) snapshot
 }
 
 func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, describeOnly bool) (*Result, error) {
-	if len(st.ReturningList) > 0 || st.OnConflictClause != nil || st.WithClause != nil {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "INSERT with RETURNING, ON CONFLICT or WITH is not supported yet")
+	if st.OnConflictClause != nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "INSERT with ON CONFLICT is not supported yet")
+	}
+	sel := st.SelectStmt.GetSelectStmt()
+	if st.WithClause != nil && sel != nil {
+		// WITH before INSERT: the query's (its data-modifying queries run
+		// first, with_write.go)
+		if w := writableWith(&pg.Node{Node: &pg.Node_InsertStmt{InsertStmt: st}}); w != nil {
+			done, err := s.runWritableCTEs(ctx, w, p, describeOnly)
+			if err != nil {
+				return nil, err
+			}
+			defer done()
+			defer func() { s.writtenCTEs = nil }()
+		}
+		sel = proto.Clone(sel).(*pg.SelectStmt)
+		with := proto.Clone(st.WithClause).(*pg.WithClause)
+		if sel.WithClause != nil {
+			with.Ctes = append(with.Ctes, sel.WithClause.Ctes...)
+		}
+		sel.WithClause = with
 	}
 	sch, t, cols, err := s.writeTarget(ctx, st.Relation)
 	if err != nil {
@@ -130,12 +151,11 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 		}
 	}
 	var src exec.Operator
-	sel := st.SelectStmt.GetSelectStmt()
 	if sel == nil {
 		// INSERT ... DEFAULT VALUES
 		row := append([]exec.Expr{}, defaults...)
 		src = &exec.Values{Env: env, Rows: [][]exec.Expr{row}, T: typesOf(cols)}
-	} else if len(sel.ValuesLists) > 0 && len(sel.SortClause) == 0 && sel.LimitCount == nil {
+	} else if len(sel.ValuesLists) > 0 && len(sel.SortClause) == 0 && sel.LimitCount == nil && sel.WithClause == nil {
 		var rows [][]exec.Expr
 		for _, l := range sel.ValuesLists {
 			items := l.GetList().Items
@@ -189,13 +209,39 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 		}
 		src = &exec.Project{Env: env, Input: q.op, Exprs: proj}
 	}
+	alias := t.Name
+	if st.Relation.Alias != nil {
+		alias = st.Relation.Alias.Aliasname
+	}
+	rb := *b
+	rb.noAggMsg = ""
+	ret, err := s.bindReturning(&rb, targetScope(alias, t, cols), st.ReturningList) // returning.go
+	if err != nil {
+		src.Close()
+		return nil, err
+	}
 	if describeOnly {
 		src.Close()
+		if ret != nil {
+			return &Result{cols: ret.cols}, nil
+		}
 		return nil, nil
 	}
+	if ret != nil {
+		src = ret.tap(src)
+	}
 	defer src.Close()
+	withRows := func(res *Result) *Result {
+		if ret == nil {
+			return res
+		}
+		return ret.result(res.tag)
+	}
 	if res, rest, err := s.inlineInsert(ctx, sch, t, cols, src); res != nil || err != nil {
-		return res, err // inlined into the catalog (inlinewrite.go)
+		if err != nil {
+			return nil, err
+		}
+		return withRows(res), nil // inlined into the catalog (inlinewrite.go)
 	} else if rest != nil {
 		src = rest
 	}
@@ -205,7 +251,7 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 		return nil, err
 	}
 	if tw.rows == 0 {
-		return tagResult("INSERT 0 0"), nil
+		return withRows(tagResult("INSERT 0 0")), nil
 	}
 	err = s.commit(ctx, func(c *snapshot.Commit, m *catalog.Metadata) error {
 		cur, ok := m.TableByName(sch.ID, t.Name)
@@ -221,7 +267,7 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 		return nil, err
 	}
 	s.settled(writtenPaths(tw)...) // inflight.go
-	return tagResult(fmt.Sprintf("INSERT 0 %d", tw.rows)), nil
+	return withRows(tagResult(fmt.Sprintf("INSERT 0 %d", tw.rows))), nil
 }
 
 func sameColumns(a, b *catalog.Table) bool {
@@ -270,8 +316,9 @@ func (s *Session) defaultExpr(b *binder, c catalog.Column, t types.T) (exec.Expr
 
 // modify runs DELETE (set == nil) or UPDATE: it finds matching rows with
 // their file positions, writes delete files (and for UPDATE a data file of
-// new row versions keeping their row ids), and commits one snapshot.
-func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, where *pg.Node, set []*pg.Node, p *params, describeOnly bool) (*Result, error) {
+// new row versions keeping their row ids), and commits one snapshot. The
+// RETURNING list retList sees the new versions (UPDATE) or the deleted rows.
+func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, where *pg.Node, set []*pg.Node, retList []*pg.Node, p *params, describeOnly bool) (*Result, error) {
 	head, err := s.writeHead(ctx)
 	if err != nil {
 		return nil, err
@@ -279,6 +326,9 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 	alias := rv.Relname
 	if rv.Alias != nil {
 		alias = rv.Alias.Aliasname
+	}
+	if err := checkFromNames(alias, from); err != nil { // dml_join.go
+		return nil, err
 	}
 	src, err := s.tableSource(ctx, head, rv.Schemaname, rv.Relname, alias, rv.Location, describeOnly)
 	if err != nil {
@@ -307,7 +357,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 	if joined && len(ref.pending) > 0 && !describeOnly {
 		scan.Files = scan.Files[:len(scan.Files)-len(ref.pendingScan)]
 		ref.pending, ref.pendingScan = nil, nil // pushed-down filters must not bring them back
-		if pendingPasses, err = s.planPendingPasses(ctx, head, rv, alias, from, where, set, p); err != nil {
+		if pendingPasses, err = s.planPendingPasses(ctx, head, rv, alias, from, where, set, len(retList) > 0, p); err != nil {
 			return nil, err
 		}
 		defer func() {
@@ -316,8 +366,9 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 			}
 		}()
 	}
+	var extras []scopeCol // FROM items' columns for RETURNING (dml_join.go)
 	if joined {
-		if op, newVals, fileOrd, err = s.planJoinedModify(b, src, rv, alias, from, where, set); err != nil {
+		if op, newVals, fileOrd, extras, err = s.planJoinedModify(b, src, rv, alias, from, where, set, len(retList) > 0); err != nil {
 			return nil, err
 		}
 	} else if where != nil {
@@ -374,11 +425,47 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 			newVals[ci] = e
 		}
 	}
+	// RETURNING: over the target's columns (as the row is written, or as
+	// it was for DELETE), the position columns, then the FROM items' columns
+	var ret *returning
+	if len(retList) > 0 {
+		rsc := &scope{}
+		for i, c := range scan.Cols {
+			sc := scopeCol{Table: alias, Name: c.Name, T: c.T, orig: tableColOrigin(ref.table, i)}
+			if !joined {
+				sc.used = &scan.Needed[i]
+			}
+			rsc.cols = append(rsc.cols, sc)
+		}
+		for _, n := range posColumns {
+			rsc.cols = append(rsc.cols, scopeCol{Table: alias, Name: n, T: types.Int64T, hidden: true, system: true})
+		}
+		for _, c := range extras {
+			c.used = nil
+			rsc.cols = append(rsc.cols, c)
+		}
+		if ret, err = s.bindReturning(b, rsc, retList); err != nil { // returning.go
+			op.Close()
+			return nil, err
+		}
+		for _, c := range extras {
+			ret.extraT = append(ret.extraT, c.T)
+		}
+	}
 	if describeOnly {
 		op.Close()
+		if ret != nil {
+			return &Result{cols: ret.cols}, nil
+		}
 		return nil, nil
 	}
 	defer op.Close()
+	withRows := func(tag string) *Result {
+		if ret == nil {
+			return tagResult(tag)
+		}
+		return ret.result(tag)
+	}
 	// constants fail while planning, as in a query (foldcheck.go)
 	if err := foldErrors(env, op); err != nil {
 		return nil, err
@@ -395,7 +482,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 	switch {
 	case joined:
 		for i := range pendingPasses {
-			n, err := pendingPasses[i].run(ctx, s)
+			n, err := pendingPasses[i].run(ctx, s, 0, ret)
 			if err != nil {
 				return nil, err
 			}
@@ -404,7 +491,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 	case len(ref.pending) > 0:
 		scan.Files = scan.Files[:len(scan.Files)-len(ref.pendingScan)]
 		for k := range ref.pending {
-			n, err := s.rewritePending(ctx, env, ref, k, pred, newVals)
+			n, err := s.rewritePending(ctx, env, ref, k, pred, newVals, ret)
 			if err != nil {
 				return nil, err
 			}
@@ -445,13 +532,20 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 	}
 	dir := s.eng.DB.TableDir(ref.schema, ref.table)
 	if set == nil {
-		if err := exec.Drain(ctx, op, func(bt *vec.Batch) error { record(bt); return nil }); err != nil {
+		var del exec.Operator = op
+		if ret != nil {
+			del = ret.tap(op)
+		}
+		if err := exec.Drain(ctx, del, func(bt *vec.Batch) error { record(bt); return nil }); err != nil {
 			return nil, err
 		}
 	} else {
 		proj := append(newVals, &exec.ColRef{Idx: ncols + 2, T: types.Int64T})
 		tap := &tapOp{Operator: op, fn: record}
 		var vals exec.Operator = &exec.Project{Env: env, Input: tap, Exprs: proj}
+		if ret != nil {
+			vals = ret.versions(env, tap, newVals, ncols)
+		}
 		// a few new versions stay in the catalog (inlinewrite.go)
 		v, rest, err := s.inlineUpdate(ctx, ref, scan.Cols, vals)
 		if err != nil {
@@ -475,7 +569,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 	}
 	if count == 0 {
 		cleanup()
-		return tagResult(fmt.Sprintf("%s %d", verb, pendingCount)), nil
+		return withRows(fmt.Sprintf("%s %d", verb, pendingCount)), nil
 	}
 	type fileDeletes struct {
 		df    catalog.DataFile
@@ -588,7 +682,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 			}
 		}
 	}
-	return tagResult(fmt.Sprintf("%s %d", verb, count+pendingCount)), nil
+	return withRows(fmt.Sprintf("%s %d", verb, count+pendingCount)), nil
 }
 
 // sameDeleteState reports whether df is still live with the same delete file.

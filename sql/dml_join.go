@@ -21,6 +21,13 @@ import (
 type dmlTarget struct {
 	rv  *pg.RangeVar
 	src *source
+	// with returning, the query also returns every column of the FROM
+	// items (extras, after the position columns), which the RETURNING list
+	// may name (returning.go); sel and alias find them in planSimple
+	sel       *pg.SelectStmt
+	alias     string
+	returning bool
+	extras    []scopeCol
 }
 
 // posColumns name the scan's WithPos columns in the target's scope; the
@@ -65,8 +72,10 @@ func needsJoinedModify(qc *queryCtx, from []*pg.Node, where *pg.Node, set []*pg.
 // planJoinedModify plans the changed rows (see above). newVals are the new
 // column values over the returned operator, nil for DELETE; fileOrd maps the
 // scan's file ordinal to the index in the target's catalog file list (the
-// query may have pruned files from the scan).
-func (s *Session) planJoinedModify(b *binder, src *source, rv *pg.RangeVar, alias string, from []*pg.Node, where *pg.Node, set []*pg.Node) (exec.Operator, []exec.Expr, func(int) int, error) {
+// query may have pruned files from the scan). With returning, a DELETE's
+// rows carry the old values of the columns, and every row carries the FROM
+// items' columns after the position columns: extras describes them.
+func (s *Session) planJoinedModify(b *binder, src *source, rv *pg.RangeVar, alias string, from []*pg.Node, where *pg.Node, set []*pg.Node, returning bool) (exec.Operator, []exec.Expr, func(int) int, []scopeCol, error) {
 	qc := b.qc
 	ref := src.ref
 	scan := ref.scan
@@ -76,7 +85,7 @@ func (s *Session) planJoinedModify(b *binder, src *source, rv *pg.RangeVar, alia
 	}
 	assign, err := setTargets(scan.Cols, set, ref.table.Name)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	resTarget := func(n *pg.Node) *pg.Node {
 		return &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: n, Location: -1}}}
@@ -90,11 +99,11 @@ func (s *Session) planJoinedModify(b *binder, src *source, rv *pg.RangeVar, alia
 	for i, c := range scan.Cols {
 		var val *pg.Node
 		switch rt := assign[i]; {
-		case set == nil:
+		case set == nil && !returning:
 			val = &pg.Node{Node: &pg.Node_AConst{AConst: &pg.A_Const{Isnull: true, Location: -1}}}
 		case rt != nil && !direct(rt):
 			if containsAgg(rt.Val) {
-				return nil, nil, nil, errAt(pgerr.New(pgerr.GroupingError, "aggregate functions are not allowed in UPDATE"), nodeLoc(rt.Val))
+				return nil, nil, nil, nil, errAt(pgerr.New(pgerr.GroupingError, "aggregate functions are not allowed in UPDATE"), nodeLoc(rt.Val))
 			}
 			val = rt.Val
 		default:
@@ -107,11 +116,12 @@ func (s *Session) planJoinedModify(b *binder, src *source, rv *pg.RangeVar, alia
 	}
 	self := &pg.Node{Node: &pg.Node_RangeVar{RangeVar: rv}}
 	sel := &pg.SelectStmt{TargetList: tl, FromClause: append([]*pg.Node{self}, from...), WhereClause: where, Op: pg.SetOperation_SETOP_NONE}
-	qc.dmlTarget = &dmlTarget{rv: rv, src: src}
+	tgt := &dmlTarget{rv: rv, src: src, sel: sel, alias: alias, returning: returning}
+	qc.dmlTarget = tgt
 	q, err := qc.planSelect(sel)
 	qc.dmlTarget = nil
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	op := q.op
 	if len(from) > 0 {
@@ -131,13 +141,13 @@ func (s *Session) planJoinedModify(b *binder, src *source, rv *pg.RangeVar, alia
 			case rt != nil && rt.Val.GetSetToDefault() != nil:
 				if newVals[i], err = s.defaultExpr(b, ref.table.Columns[i], c.T); err != nil {
 					op.Close()
-					return nil, nil, nil, err
+					return nil, nil, nil, nil, err
 				}
 				continue
 			case direct(rt):
 				if e, err = b.bind(rt.Val, &scope{}); err != nil {
 					op.Close()
-					return nil, nil, nil, err
+					return nil, nil, nil, nil, err
 				}
 			}
 			if rt != nil {
@@ -145,7 +155,7 @@ func (s *Session) planJoinedModify(b *binder, src *source, rv *pg.RangeVar, alia
 			}
 			if newVals[i], err = b.coerceAssign(e, c.T, c.Name, loc); err != nil {
 				op.Close()
-				return nil, nil, nil, err
+				return nil, nil, nil, nil, err
 			}
 		}
 	}
@@ -164,7 +174,7 @@ func (s *Session) planJoinedModify(b *binder, src *source, rv *pg.RangeVar, alia
 		}
 		return ord[f]
 	}
-	return op, newVals, fileOrd, nil
+	return op, newVals, fileOrd, tgt.extras, nil
 }
 
 // setTargets checks SET's targets against the table's columns and returns
@@ -191,4 +201,47 @@ func setTargets(cols []exec.ScanCol, set []*pg.Node, table string) ([]*pg.ResTar
 		out[ci] = rt
 	}
 	return out, nil
+}
+
+// checkFromNames refuses a FROM (USING) item named like the target, as
+// PostgreSQL does (42712): the target's columns would be ambiguous.
+func checkFromNames(alias string, from []*pg.Node) error {
+	var visit func(n *pg.Node) error
+	visit = func(n *pg.Node) error {
+		name, loc := "", int32(-1)
+		switch x := n.Node.(type) {
+		case *pg.Node_RangeVar:
+			name, loc = x.RangeVar.Relname, x.RangeVar.Location
+			if x.RangeVar.Alias != nil {
+				name = x.RangeVar.Alias.Aliasname
+			}
+		case *pg.Node_RangeSubselect:
+			if x.RangeSubselect.Alias != nil {
+				name = x.RangeSubselect.Alias.Aliasname
+			}
+		case *pg.Node_RangeFunction:
+			if x.RangeFunction.Alias != nil {
+				name = x.RangeFunction.Alias.Aliasname
+			}
+		case *pg.Node_JoinExpr:
+			if a := x.JoinExpr.Alias; a != nil {
+				name = a.Aliasname
+				break
+			}
+			if err := visit(x.JoinExpr.Larg); err != nil {
+				return err
+			}
+			return visit(x.JoinExpr.Rarg)
+		}
+		if name == alias {
+			return errAt(pgerr.New(pgerr.DuplicateAlias, "table name \"%s\" specified more than once", name), loc)
+		}
+		return nil
+	}
+	for _, n := range from {
+		if err := visit(n); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -107,6 +107,9 @@ func renameCols(sc *scope, names []string, alias string) error {
 }
 
 func (qc *queryCtx) cteSource(cte *cteDef, alias string, colAliases []string, loc int32) (*source, error) {
+	if cte.written != nil {
+		return qc.writtenSource(cte, cte.written, alias, colAliases, loc) // with_write.go
+	}
 	sel := cte.query.GetSelectStmt()
 	if sel == nil {
 		return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "WITH queries other than SELECT are not supported yet"), loc)

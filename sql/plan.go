@@ -72,6 +72,8 @@ type cteDef struct {
 	matQ *query
 	// materialized: written AS MATERIALIZED, so no conjunct is pushed in
 	materialized bool
+	// written: a data-modifying query the statement ran (with_write.go)
+	written *writtenCTE
 }
 
 func (s *Session) newQueryCtx(ctx context.Context, p *params, describeOnly bool) *queryCtx {
@@ -139,7 +141,11 @@ func (qc *queryCtx) planSelect(sel *pg.SelectStmt) (*query, error) {
 			}
 			frame[cte.Ctename] = &cteDef{name: cte.Ctename, query: cte.Ctequery, colps: strNodes(cte.Aliascolnames), recursive: sel.WithClause.Recursive,
 				materialized: cte.Ctematerialized == pg.CTEMaterialize_CTEMaterializeAlways}
+			if isWriteNode(cte.Ctequery) {
+				frame[cte.Ctename].written = qc.s.writtenCTEs[cte.Ctename] // with_write.go
+			}
 		}
+		qc.s.writtenCTEs = nil // only the top-level WITH runs writes
 		inner := proto.Clone(sel).(*pg.SelectStmt)
 		inner.WithClause = nil
 		if !sel.WithClause.Recursive {

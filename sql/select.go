@@ -100,6 +100,19 @@ func (s *Session) planSimple(qc *queryCtx, sel *pg.SelectStmt) (*query, error) {
 		}
 		targets = append(targets, tg)
 	}
+	if t := qc.dmlTarget; t != nil && t.sel == sel && t.returning {
+		// the FROM items' columns, for the RETURNING list (dml_join.go)
+		for i, c := range sc.cols {
+			if c.Table == t.alias || c.system {
+				continue
+			}
+			if c.used != nil {
+				*c.used = true
+			}
+			targets = append(targets, target{name: c.Name, col: i, orig: c.orig})
+			t.extras = append(t.extras, c)
+		}
+	}
 
 	names := make([]string, len(targets))
 	origins := make([]colOrigin, len(targets))

@@ -113,6 +113,11 @@ type Session struct {
 	// planned (minmax.go reads their file statistics).
 	scanRefs map[*exec.TableScan]*tableRef
 
+	// writtenCTEs are the data-modifying WITH queries of the statement
+	// being planned, by name, until its top-level WITH takes them
+	// (with_write.go)
+	writtenCTEs map[string]*writtenCTE
+
 	// settingsMu guards settings while a statement runs: set_config may
 	// write them from the workers of a parallel plan (setconfig.go).
 	settingsMu sync.Mutex
@@ -268,6 +273,11 @@ func (s *Session) Prepare(ctx context.Context, query string, paramOIDs []uint32)
 	if len(stmts) == 1 {
 		// describe now for the extended protocol; simple queries describe lazily
 		stmts[0].describe(ctx)
+		if err := stmts[0].descErr; err != nil && hasReturning(stmts[0].node) && pgerr.Code(err)[:2] == "42" {
+			// PostgreSQL rejects a RETURNING list naming what does not
+			// exist when it parses the statement (returning.go)
+			return nil, err
+		}
 	}
 	return stmts, nil
 }
@@ -328,7 +338,8 @@ type Result struct {
 	count int64
 	done  bool
 	after func() error
-	ext   *resultExt // COPY and FETCH results (copy.go, cursor.go)
+	ext   *resultExt      // COPY and FETCH results (copy.go, cursor.go)
+	rows  *exec.RowBuffer // the RETURNING rows op reads (returning.go)
 	// sess is the session that ran the statement: an error while rows
 	// are produced aborts its transaction block, as Execute's errors do.
 	sess *Session
@@ -404,13 +415,22 @@ func (st *Stmt) Execute(ctx context.Context, values [][]byte) (res *Result, err 
 	if p.values == nil {
 		p.values = [][]byte{}
 	}
-	s.beginImplicit(st.node) // implicit.go
+	s.beginImplicit(st.node)         // implicit.go
+	own := s.beginReturning(st.node) // returning.go
 	res, err = s.execute(ctx, st, p)
 	if err != nil && s.inTx {
 		s.failed = true
 	}
+	if own {
+		res, err = s.endReturning(ctx, res, err)
+	}
 	if res != nil {
 		res.sess = s
+		if st.cols == nil && res.cols != nil && res.op != nil {
+			// the statement could not be described before it ran (a table
+			// an earlier statement of the same string created)
+			st.cols = res.cols
+		}
 	}
 	return res, err
 }
@@ -430,6 +450,14 @@ func (s *Session) newEnv() *exec.Env {
 func (s *Session) describe(ctx context.Context, st *Stmt) ([]Column, error) {
 	switch n := st.node.Node.(type) {
 	case *pg.Node_SelectStmt:
+		if w := writableWith(st.node); w != nil {
+			done, err := s.runWritableCTEs(ctx, w, st.params, true) // with_write.go
+			if err != nil {
+				return nil, err
+			}
+			defer done()
+			defer func() { s.writtenCTEs = nil }()
+		}
 		q, err := s.planQuery(ctx, n.SelectStmt, st.params, true)
 		if err != nil {
 			return nil, err
@@ -445,8 +473,14 @@ func (s *Session) describe(ctx context.Context, st *Stmt) ([]Column, error) {
 		}
 		return []Column{{Name: showName(name), Type: types.TextT}}, nil
 	case *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt:
-		// bind to infer parameter types
-		_, _ = s.planWrite(ctx, st.node, st.params, true)
+		// bind to infer parameter types and the RETURNING columns
+		res, err := s.planWrite(ctx, st.node, st.params, true)
+		if res != nil {
+			return res.cols, nil
+		}
+		if hasReturning(st.node) {
+			return nil, err
+		}
 		return nil, nil
 	case *pg.Node_FetchStmt:
 		return s.describeFetch(n.FetchStmt), nil
@@ -467,6 +501,22 @@ func (s *Session) execute(ctx context.Context, st *Stmt, p *params) (*Result, er
 	case *pg.Node_SelectStmt:
 		if n.SelectStmt.IntoClause != nil {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "SELECT INTO is not supported yet")
+		}
+		if w := writableWith(st.node); w != nil {
+			if err := s.checkWritable(); err != nil {
+				return nil, err
+			}
+			done, err := s.runWritableCTEs(ctx, w, p, false) // with_write.go
+			if err != nil {
+				return nil, err
+			}
+			q, err := s.planQuery(ctx, n.SelectStmt, p, false)
+			s.writtenCTEs = nil
+			if err != nil {
+				done()
+				return nil, err
+			}
+			return &Result{cols: q.cols, op: &releasing{Operator: q.op, done: done}, verb: "SELECT"}, nil
 		}
 		q, err := s.planQuery(ctx, n.SelectStmt, p, false)
 		if err != nil {

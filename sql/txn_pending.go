@@ -21,8 +21,21 @@ import (
 
 // rewritePending applies a DELETE (newVals nil) or UPDATE with a plain
 // predicate to the k-th data file the open block staged for the table. It
-// returns the number of rows that matched.
-func (s *Session) rewritePending(ctx context.Context, env *exec.Env, ref *tableRef, k int, pred exec.Expr, newVals []exec.Expr) (int64, error) {
+// returns the number of rows that matched. With RETURNING it runs as a
+// pendingPass, which shows the matched rows to the list.
+func (s *Session) rewritePending(ctx context.Context, env *exec.Env, ref *tableRef, k int, pred exec.Expr, newVals []exec.Expr, ret *returning) (int64, error) {
+	if ret != nil {
+		var op exec.Operator = pendingScan(s, ref, k, nil)
+		if pred != nil {
+			op = &exec.Filter{Env: env, Input: op, Pred: cloneExpr(pred)}
+		}
+		pp := pendingPass{ref: ref, env: env, op: op}
+		for _, e := range newVals {
+			pp.newVals = append(pp.newVals, cloneExpr(e))
+		}
+		defer op.Close()
+		return pp.run(ctx, s, k, ret)
+	}
 	var matched []int64
 	var op exec.Operator = pendingScan(s, ref, k, nil)
 	if pred != nil {
@@ -119,7 +132,7 @@ type pendingPass struct {
 // each over that file alone, all before any of them runs: every pass, and
 // the pass over the committed files, must see the table as it was before
 // the statement.
-func (s *Session) planPendingPasses(ctx context.Context, head catalog.Snapshot, rv *pg.RangeVar, alias string, from []*pg.Node, where *pg.Node, set []*pg.Node, p *params) ([]pendingPass, error) {
+func (s *Session) planPendingPasses(ctx context.Context, head catalog.Snapshot, rv *pg.RangeVar, alias string, from []*pg.Node, where *pg.Node, set []*pg.Node, returning bool, p *params) ([]pendingPass, error) {
 	var passes []pendingPass
 	fail := func(err error) ([]pendingPass, error) {
 		for _, pp := range passes {
@@ -145,7 +158,7 @@ func (s *Session) planPendingPasses(ctx context.Context, head catalog.Snapshot, 
 		ref.scan.Inlined = nil
 		env := s.newEnv()
 		b := &binder{sess: s, env: env, params: p, noAggMsg: "aggregate functions are not allowed in WHERE", qc: s.newQueryCtx(ctx, p, false)}
-		op, newVals, _, err := s.planJoinedModify(b, src, rv, alias, from, where, set)
+		op, newVals, _, _, err := s.planJoinedModify(b, src, rv, alias, from, where, set, returning)
 		if err != nil {
 			return fail(err)
 		}
@@ -153,12 +166,13 @@ func (s *Session) planPendingPasses(ctx context.Context, head catalog.Snapshot, 
 	}
 }
 
-// run applies the pass: the matched rows leave the staged file, which is
-// rewritten without them, and an UPDATE's new versions are written beside
-// it (with the row ids the file carries, if it carries them). The caller
-// closes the pass's operator.
-func (pp *pendingPass) run(ctx context.Context, s *Session) (int64, error) {
-	ref, f := pp.ref, pp.ref.pending[0]
+// run applies the pass to the k-th staged file of its ref: the matched rows
+// leave the staged file, which is rewritten without them, and an UPDATE's
+// new versions are written beside it (with the row ids the file carries, if
+// it carries them). ret, when set, is shown the deleted rows or the new
+// versions. The caller closes the pass's operator.
+func (pp *pendingPass) run(ctx context.Context, s *Session, k int, ret *returning) (int64, error) {
+	ref, f := pp.ref, pp.ref.pending[k]
 	cols := ref.scan.Cols
 	ncols := len(cols)
 	var matched []int64
@@ -167,17 +181,34 @@ func (pp *pendingPass) run(ctx context.Context, s *Session) (int64, error) {
 	}}
 	var versions []snapshot.NewDataFile
 	if pp.newVals == nil {
-		if err := exec.Drain(ctx, tap, func(*vec.Batch) error { return nil }); err != nil {
+		var del exec.Operator = tap
+		if ret != nil {
+			del = ret.tap(tap)
+		}
+		if err := exec.Drain(ctx, del, func(*vec.Batch) error { return nil }); err != nil {
 			return 0, err
 		}
 	} else {
 		exprs := append([]exec.Expr(nil), pp.newVals...)
 		pcols := parquetColumns(cols)
-		if f.EmbeddedRowIDs {
+		var in exec.Operator = tap
+		if ret != nil {
+			// the new versions with the row id, as RETURNING saw them
+			in = ret.versions(pp.env, tap, pp.newVals, ncols)
+			exprs = exprs[:0]
+			for i, c := range cols {
+				exprs = append(exprs, &exec.ColRef{Idx: i, T: c.T})
+			}
+			if f.EmbeddedRowIDs {
+				exprs = append(exprs, &exec.ColRef{Idx: ncols, T: types.Int64T})
+			}
+		} else if f.EmbeddedRowIDs {
 			exprs = append(exprs, &exec.ColRef{Idx: ncols + 2, T: types.Int64T})
+		}
+		if f.EmbeddedRowIDs {
 			pcols = append(pcols, parquetio.Column{FieldID: exec.RowIDFieldID, Name: "_ducklake_internal_row_id", Type: types.Int64T})
 		}
-		tw, err := s.writeTableFiles(ctx, ref.schema, ref.table, pcols, &exec.Project{Env: pp.env, Input: tap, Exprs: exprs}, notNullCheck(ref.table))
+		tw, err := s.writeTableFiles(ctx, ref.schema, ref.table, pcols, &exec.Project{Env: pp.env, Input: in, Exprs: exprs}, notNullCheck(ref.table))
 		if err != nil {
 			return 0, err
 		}
@@ -187,7 +218,7 @@ func (pp *pendingPass) run(ctx context.Context, s *Session) (int64, error) {
 	if len(matched) == 0 {
 		return 0, nil // the new-versions file, if any, holds no rows and is undone with the block
 	}
-	files, err := s.rewritePendingFile(ctx, pp.env, ref, 0, pendingScan(s, ref, 0, uniqueSorted(matched)), nil)
+	files, err := s.rewritePendingFile(ctx, pp.env, ref, k, pendingScan(s, ref, k, uniqueSorted(matched)), nil)
 	if err != nil {
 		return 0, err
 	}

@@ -1,0 +1,144 @@
+package sql
+
+import (
+	"context"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
+)
+
+// Data-modifying statements in WITH (writable CTEs):
+//
+//	WITH d AS (DELETE FROM a WHERE … RETURNING *) INSERT INTO b SELECT * FROM d
+//	WITH x AS (INSERT INTO t … RETURNING id) SELECT * FROM x
+//
+// Each INSERT/UPDATE/DELETE of the statement's top-level WITH runs once, in
+// order, before the primary statement is planned, inside the statement's
+// block (an implicit one outside BEGIN, see returning.go), and its RETURNING
+// rows stay in a RowBuffer that every reference to the WITH name reads. The
+// primary statement and the writes commit together or not at all.
+//
+// Unlike PostgreSQL, where all of them see the snapshot the statement
+// started with, a later one sees what an earlier one wrote (a primary query
+// reading the table a WITH query changed sees the change).
+
+// writtenCTE is the outcome of one data-modifying WITH query.
+type writtenCTE struct {
+	cols []Column        // nil: no RETURNING
+	rows *exec.RowBuffer // nil while only describing
+}
+
+// writableWith returns the WITH clause of a SELECT or INSERT when it holds
+// a data-modifying query.
+func writableWith(n *pg.Node) *pg.WithClause {
+	var w *pg.WithClause
+	switch x := n.Node.(type) {
+	case *pg.Node_SelectStmt:
+		w = x.SelectStmt.WithClause
+	case *pg.Node_InsertStmt:
+		w = x.InsertStmt.WithClause
+	}
+	if w == nil {
+		return nil
+	}
+	for _, c := range w.Ctes {
+		if isWriteNode(c.GetCommonTableExpr().Ctequery) {
+			return w
+		}
+	}
+	return nil
+}
+
+func isWriteNode(n *pg.Node) bool {
+	switch n.Node.(type) {
+	case *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt:
+		return true
+	}
+	return false
+}
+
+// runWritableCTEs runs (or with describeOnly, describes) the data-modifying
+// queries of w and makes them visible to the planning of the primary
+// statement. The returned func releases their rows once the statement's
+// result is done with them.
+func (s *Session) runWritableCTEs(ctx context.Context, w *pg.WithClause, p *params, describeOnly bool) (func(), error) {
+	if w.Recursive {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "data-modifying statements in WITH RECURSIVE are not supported")
+	}
+	written := map[string]*writtenCTE{}
+	release := func() {
+		for _, wc := range written {
+			if wc.rows != nil {
+				wc.rows.Release()
+			}
+		}
+	}
+	for _, c := range w.Ctes {
+		cte := c.GetCommonTableExpr()
+		if !isWriteNode(cte.Ctequery) {
+			continue
+		}
+		if !describeOnly {
+			if err := s.checkWritable(); err != nil {
+				release()
+				return nil, err
+			}
+		}
+		res, err := s.planWrite(ctx, cte.Ctequery, p, describeOnly)
+		if err != nil {
+			release()
+			return nil, err
+		}
+		wc := &writtenCTE{}
+		if res != nil {
+			wc.cols, wc.rows = res.cols, res.rows
+			if res.rows != nil {
+				res.op = nil // the rows stay for the references; release frees them
+			}
+		}
+		written[cte.Ctename] = wc
+	}
+	s.writtenCTEs = written
+	return func() {
+		release()
+	}, nil
+}
+
+// writtenSource is a reference to a data-modifying WITH query: its
+// RETURNING rows.
+func (qc *queryCtx) writtenSource(cte *cteDef, wc *writtenCTE, alias string, colAliases []string, loc int32) (*source, error) {
+	if wc.cols == nil {
+		return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "WITH query \"%s\" does not have a RETURNING clause", cte.name), loc)
+	}
+	var op exec.Operator = &exec.Values{Env: qc.env, T: typesOfColumns(wc.cols)}
+	if wc.rows != nil {
+		op = wc.rows.Scan()
+	}
+	q := &query{op: op, cols: wc.cols}
+	src, err := querySource(q, alias, cte.colps)
+	if err != nil {
+		return nil, err
+	}
+	return src, renameCols(src.sc, colAliases, alias)
+}
+
+// releasing closes its input, then runs done (the rows of written WITH
+// queries a query read).
+type releasing struct {
+	exec.Operator
+	done func()
+}
+
+func (r *releasing) Close() error {
+	err := r.Operator.Close()
+	if r.done != nil {
+		r.done()
+		r.done = nil
+	}
+	return err
+}
+
+func (r *releasing) Next(ctx context.Context) (*vec.Batch, error) { return r.Operator.Next(ctx) }
