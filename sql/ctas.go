@@ -73,7 +73,7 @@ func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt, p
 			return nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", name)
 		}
 		seen[name] = true
-		t := c.Type
+		t := storedType(c.Type) // nested_write.go
 		if t.ID == types.Unknown {
 			t = types.TextT
 		}

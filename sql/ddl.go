@@ -130,7 +130,8 @@ func (s *Session) columnDef(cd *pg.ColumnDef) (snapshot.ColumnDef, types.T, erro
 	if err != nil {
 		return snapshot.ColumnDef{}, t, err
 	}
-	def, err := tableColumnDef(cd.Colname, t) // nested_write.go
+	t = storedType(t) // nested_write.go
+	def, err := tableColumnDef(cd.Colname, t)
 	if err != nil {
 		return snapshot.ColumnDef{}, t, errAt(err.(*pgerr.Error), cd.Location)
 	}
@@ -216,6 +217,20 @@ func (s *Session) createTable(c *snapshot.Commit, meta *catalog.Metadata, st *pg
 	var cols []snapshot.ColumnDef
 	seen := map[string]bool{}
 	for _, el := range st.TableElts {
+		if lc := el.GetTableLikeClause(); lc != nil {
+			like, err := s.likeColumns(meta, lc) // ddl_like.go
+			if err != nil {
+				return "", err
+			}
+			for _, def := range like {
+				if seen[def.Name] {
+					return "", pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", def.Name)
+				}
+				seen[def.Name] = true
+			}
+			cols = append(cols, like...)
+			continue
+		}
 		cd := el.GetColumnDef()
 		if cd == nil {
 			if con := el.GetConstraint(); con != nil && (con.Contype == pg.ConstrType_CONSTR_PRIMARY || con.Contype == pg.ConstrType_CONSTR_UNIQUE) {

@@ -17,6 +17,7 @@ import (
 
 // tableColumnDef is the catalog definition of a new column of type t.
 func tableColumnDef(name string, t types.T) (snapshot.ColumnDef, error) {
+	t = storedType(t)
 	return nestedColumnDef(name, name, t, 0)
 }
 
@@ -138,4 +139,20 @@ func elemFieldID(c *catalog.Column) int32 {
 // has no name for.
 func nestedDefError(t types.T) bool {
 	return t.ID == types.Array || t.ID == types.Struct || (t == mapType && t.Sub == mapMarker)
+}
+
+// unconstrainedNumericStorage is the type a column declared numeric without
+// precision (or made by CREATE TABLE AS from an expression of that type:
+// coalesce(x, 0), avg(), a CASE over numerics) is stored as. DuckLake
+// decimals need a precision and scale; 38 digits, 10 after the point, keep
+// every value PostgreSQL users commonly hold exactly (amounts, rates,
+// averages to 10 places) and DuckDB reads it as DECIMAL(38,10).
+var unconstrainedNumericStorage = types.NumericT(38, 10)
+
+// storedType is the type a table column of type t holds.
+func storedType(t types.T) types.T {
+	if t.ID == types.Numeric && t.Scale < 0 && !t.Wide() {
+		return unconstrainedNumericStorage
+	}
+	return t
 }

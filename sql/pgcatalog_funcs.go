@@ -402,6 +402,27 @@ func (b *binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 			return nil
 		})
 
+	case "pg_my_temp_schema":
+		// no temporary schema: lakepg has no temporary tables yet
+		if err := nargs(0, 0); err != nil {
+			return nil, true, err
+		}
+		return constant(oid, func(v *vec.Vector) { v.AppendInt(0) })
+
+	case "pg_is_other_temp_schema":
+		// dbt's catalog query leaves out other sessions' temporary schemas;
+		// no schema a session sees is one
+		if err := nargs(1, 1); err != nil {
+			return nil, true, err
+		}
+		if err := castArgs(oid); err != nil {
+			return nil, true, err
+		}
+		return rowFn(types.BoolT, true, func(out *vec.Vector, a []*vec.Vector, i int) error {
+			out.AppendBool(false)
+			return nil
+		})
+
 	case "pg_table_is_visible":
 		if err := nargs(1, 1); err != nil {
 			return nil, true, err

@@ -18,6 +18,7 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pganalyze/pg_query_go/v6/parser"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/exec"
@@ -450,6 +451,9 @@ func (s *Session) newEnv() *exec.Env {
 func (s *Session) describe(ctx context.Context, st *Stmt) ([]Column, error) {
 	switch n := st.node.Node.(type) {
 	case *pg.Node_SelectStmt:
+		if n.SelectStmt.IntoClause != nil {
+			return nil, nil // SELECT INTO returns no rows
+		}
 		if w := writableWith(st.node); w != nil {
 			done, err := s.runWritableCTEs(ctx, w, st.params, true) // with_write.go
 			if err != nil {
@@ -499,8 +503,15 @@ func (s *Session) describe(ctx context.Context, st *Stmt) ([]Column, error) {
 func (s *Session) execute(ctx context.Context, st *Stmt, p *params) (*Result, error) {
 	switch n := st.node.Node.(type) {
 	case *pg.Node_SelectStmt:
-		if n.SelectStmt.IntoClause != nil {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "SELECT INTO is not supported yet")
+		if into := n.SelectStmt.IntoClause; into != nil {
+			// SELECT … INTO t is CREATE TABLE t AS SELECT …
+			if err := s.checkWritable(); err != nil {
+				return nil, err
+			}
+			sel := proto.Clone(n.SelectStmt).(*pg.SelectStmt)
+			sel.IntoClause = nil
+			return s.createTableAs(ctx, &pg.CreateTableAsStmt{Query: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: sel}},
+				Into: into, Objtype: pg.ObjectType_OBJECT_TABLE}, p)
 		}
 		if w := writableWith(st.node); w != nil {
 			if err := s.checkWritable(); err != nil {

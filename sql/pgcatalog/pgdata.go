@@ -340,6 +340,8 @@ var builtinProcs = []pgProc{
 	{2077, "current_setting", "f", true, false, "s", "s", 1, 25, "25", "show_config_by_name", 12},
 	{2078, "set_config", "f", false, false, "v", "u", 3, 25, "25 25 16", "set_config_by_name", 12},
 	{2079, "pg_table_is_visible", "f", true, false, "s", "s", 1, 16, "26", "pg_table_is_visible", 12},
+	{2854, "pg_my_temp_schema", "f", true, false, "s", "r", 0, 26, "", "pg_my_temp_schema", 12},
+	{2855, "pg_is_other_temp_schema", "f", true, false, "s", "s", 1, 16, "26", "pg_is_other_temp_schema", 12},
 	{2080, "pg_type_is_visible", "f", true, false, "s", "s", 1, 16, "26", "pg_type_is_visible", 12},
 	{2081, "pg_function_is_visible", "f", true, false, "s", "s", 1, 16, "26", "pg_function_is_visible", 12},
 	{2096, "pg_terminate_backend", "f", true, false, "v", "s", 2, 16, "23 20", "pg_terminate_backend", 12},

@@ -1,0 +1,68 @@
+package sql
+
+import (
+	"context"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/lakepg/lakepg/catalog"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/snapshot"
+	"github.com/lakepg/lakepg/types"
+)
+
+// likeOption is the bit of TableLikeClause.Options for option o, as
+// PostgreSQL numbers them (CREATE_TABLE_LIKE_COMMENTS is bit 0).
+func likeOption(o pg.TableLikeOption) uint32 { return 1 << (uint32(o) - 1) }
+
+// likeColumns are the columns CREATE TABLE … (LIKE src [INCLUDING …]) copies
+// from a table or view: names, declared types and NOT NULL always, the
+// DEFAULTs with INCLUDING DEFAULTS (or ALL). Nothing else a lake table has
+// to copy (constraints, indexes, storage) is kept by lakepg.
+func (s *Session) likeColumns(meta *catalog.Metadata, lc *pg.TableLikeClause) ([]snapshot.ColumnDef, error) {
+	rv := lc.Relation
+	r, err := s.resolveRelation(meta, rv.Schemaname, rv.Relname, rv.Location)
+	if err != nil {
+		return nil, err
+	}
+	defaults := lc.Options&likeOption(pg.TableLikeOption_CREATE_TABLE_LIKE_DEFAULTS) != 0
+	var defs []snapshot.ColumnDef
+	if r.view != nil {
+		sel, err := viewQuery(meta, r.schema, r.view)
+		if err != nil {
+			return nil, err
+		}
+		cols, err := s.viewColumns(context.Background(), sel, r.view.ColumnAliases)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range cols {
+			def, err := tableColumnDef(c.Name, c.Type) // nested_write.go
+			if err != nil {
+				return nil, errAt(err.(*pgerr.Error), rv.Location)
+			}
+			def.PGType = types.PGTypeTag(c.Type)
+			defs = append(defs, def)
+		}
+		return defs, nil
+	}
+	for i := range r.table.Columns {
+		c := &r.table.Columns[i]
+		t, err := declaredType(c) // charn.go
+		if err != nil {
+			return nil, err
+		}
+		def, err := tableColumnDef(c.Name, t)
+		if err != nil {
+			return nil, errAt(err.(*pgerr.Error), rv.Location)
+		}
+		def.PGType = types.PGTypeTag(t)
+		def.NullsAllowed = c.NullsAllowed
+		if defaults && c.DefaultValue != nil {
+			v := *c.DefaultValue
+			def.DefaultValue = &v
+		}
+		defs = append(defs, def)
+	}
+	return defs, nil
+}

@@ -1,0 +1,35 @@
+-- DDL that schema tools and ORMs write: SELECT … INTO, CREATE TABLE (LIKE …), the catalog
+-- functions dbt's catalog query calls.
+CREATE TABLE src (id integer NOT NULL, name varchar(10) DEFAULT 'x', amt numeric(8,2), tags text[]);
+INSERT INTO src VALUES (1, 'a', 1.50, ARRAY['p', 'q']), (2, NULL, NULL, NULL), (3, 'c', -2.25, '{}');
+SELECT id, name INTO copy1 FROM src WHERE id < 3;
+SELECT * FROM copy1 ORDER BY id;
+SELECT * INTO TABLE copy2 FROM src ORDER BY id DESC LIMIT 1;
+SELECT * FROM copy2;
+SELECT count(*) AS n, sum(amt) AS total INTO copy3 FROM src;
+SELECT * FROM copy3;
+-- @error
+SELECT 1 AS x INTO copy1;
+-- @error
+SELECT nosuch INTO copy4 FROM src;
+CREATE TABLE like1 (LIKE src);
+INSERT INTO like1 (id) VALUES (7);
+SELECT * FROM like1;
+-- @error
+INSERT INTO like1 (name) VALUES ('no id');
+CREATE TABLE like2 (LIKE src INCLUDING DEFAULTS, extra integer);
+INSERT INTO like2 (id, extra) VALUES (8, 80);
+SELECT * FROM like2;
+CREATE TABLE like3 (LIKE src INCLUDING ALL);
+INSERT INTO like3 (id) VALUES (9);
+SELECT * FROM like3;
+SELECT column_name, data_type, is_nullable, column_default FROM information_schema.columns WHERE table_name = 'like2' ORDER BY ordinal_position;
+-- @error
+CREATE TABLE like4 (id integer, LIKE src);
+-- @error
+CREATE TABLE like5 (LIKE nosuch);
+CREATE VIEW src_v AS SELECT id, upper(name) AS uname FROM src;
+CREATE TABLE like6 (LIKE src_v);
+SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'like6' ORDER BY ordinal_position;
+SELECT count(*) FROM pg_namespace WHERE pg_is_other_temp_schema(oid);
+SELECT nspname FROM pg_namespace WHERE nspname = 'public' AND NOT pg_is_other_temp_schema(oid);
