@@ -557,6 +557,11 @@ func (s *Session) execute(ctx context.Context, st *Stmt, p *params) (*Result, er
 			return nil, err
 		}
 		return s.createTableAs(ctx, n.CreateTableAsStmt, p)
+	case *pg.Node_TruncateStmt:
+		if err := s.checkWritable(); err != nil {
+			return nil, err
+		}
+		return s.truncate(ctx, n.TruncateStmt) // truncate.go
 	case *pg.Node_ViewStmt:
 		if err := s.checkWritable(); err != nil {
 			return nil, err

@@ -33,3 +33,30 @@ CREATE TABLE like6 (LIKE src_v);
 SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'like6' ORDER BY ordinal_position;
 SELECT count(*) FROM pg_namespace WHERE pg_is_other_temp_schema(oid);
 SELECT nspname FROM pg_namespace WHERE nspname = 'public' AND NOT pg_is_other_temp_schema(oid);
+-- TRUNCATE: every row goes, several tables at once, in blocks
+CREATE TABLE tr1 (a integer);
+CREATE TABLE tr2 (b text);
+INSERT INTO tr1 SELECT g FROM generate_series(1, 1000) g;
+INSERT INTO tr2 VALUES ('x'), ('y');
+TRUNCATE tr1;
+SELECT count(*) FROM tr1;
+INSERT INTO tr1 VALUES (5);
+TRUNCATE TABLE tr1, tr2;
+SELECT (SELECT count(*) FROM tr1), (SELECT count(*) FROM tr2);
+INSERT INTO tr1 VALUES (6), (7);
+BEGIN;
+TRUNCATE tr1;
+SELECT count(*) FROM tr1;
+ROLLBACK;
+SELECT count(*) FROM tr1;
+BEGIN;
+INSERT INTO tr2 VALUES ('z');
+TRUNCATE ONLY tr2 CONTINUE IDENTITY RESTRICT;
+INSERT INTO tr2 VALUES ('after');
+COMMIT;
+SELECT * FROM tr2;
+-- @error
+TRUNCATE tr1, nosuch;
+SELECT count(*) FROM tr1;
+-- @error
+TRUNCATE src_v;
