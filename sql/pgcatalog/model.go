@@ -22,8 +22,9 @@ type relation struct {
 	ns   *namespace
 	name string
 	kind string
-	lake *catalog.Table // nil for system relations
-	sys  *sysRel        // nil for lake tables
+	lake *catalog.Table    // nil for system relations
+	sys  *sysRel           // nil for lake tables
+	seq  *catalog.Sequence // set for sequences (relkind 'S'), which have neither
 }
 
 // rowType is the OID of a lake table's row type (0 for system relations).
@@ -37,6 +38,9 @@ func (r *relation) rowType() int64 {
 func (r *relation) natts() int {
 	if r.lake != nil {
 		return len(r.lake.Columns)
+	}
+	if r.seq != nil {
+		return len(sequenceColumns)
 	}
 	return len(r.sys.t.Cols)
 }
@@ -89,6 +93,13 @@ func newModel(c *Context) *model {
 				continue
 			}
 			m.rels = append(m.rels, &relation{oid: RelationOID(t.ID), ns: ns, name: t.Name, kind: "r", lake: t})
+		}
+		seqs := c.sequences()
+		for i := range seqs {
+			q := &seqs[i]
+			if ns, ok := lakeNS[q.SchemaID]; ok {
+				m.rels = append(m.rels, &relation{oid: SequenceOID(q.ID), ns: ns, name: q.Name, kind: "S", seq: q})
+			}
 		}
 	}
 	return m

@@ -83,6 +83,16 @@ type Context struct {
 	Roles func() []catalog.Role
 	// Cursors are the session's open cursors, for pg_cursors.
 	Cursors []Cursor
+	// Sequences lists the lake's sequences as the session sees them
+	// (relkind 'S', pg_sequence, ...); nil: none.
+	Sequences func() []catalog.Sequence
+}
+
+func (c *Context) sequences() []catalog.Sequence {
+	if c.Sequences == nil {
+		return nil
+	}
+	return c.Sequences()
 }
 
 // Cursor is one open cursor as pg_cursors shows it.
