@@ -193,7 +193,7 @@ func init() {
 		func(c *Context, r *rowSet) {
 			for _, rel := range newModel(c).rels {
 				q := rel.seq
-				if q == nil {
+				if q == nil || q.Identity != "" { // PostgreSQL leaves identity sequences out
 					continue
 				}
 				prec := map[string]int{"smallint": 16, "integer": 32, "bigint": 64}[q.DataType]
