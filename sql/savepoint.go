@@ -124,7 +124,12 @@ func (s *Session) rollbackTo(sp *savepoint) {
 	for _, it := range t.seqs {
 		for _, old := range sp.seqs {
 			if old.seq.ID == it.seq.ID {
+				// values handed out are never given back, as in PostgreSQL
+				last, called := it.seq.LastValue, it.seq.IsCalled
 				*it = old
+				if it.isNew {
+					it.seq.LastValue, it.seq.IsCalled = last, called
+				}
 				kept = append(kept, it)
 			}
 		}
