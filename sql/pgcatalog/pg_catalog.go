@@ -394,7 +394,34 @@ func init() {
 			"ev_qual pg_node_tree, ev_action pg_node_tree", nil)
 	register("pg_catalog", "pg_depend", 2608, "r",
 		"classid oid, objid oid, objsubid integer, refclassid oid, refobjid oid, refobjsubid integer, "+
-			"deptype \"char\"", nil)
+			"deptype \"char\"",
+		func(c *Context, r *rowSet) {
+			// a sequence OWNED BY a column depends on it: 'a' (auto) for
+			// serial and OWNED BY, 'i' (internal) for identity, as in
+			// PostgreSQL; Django finds a table's sequences this way
+			m := newModel(c)
+			for _, rel := range m.rels {
+				q := rel.seq
+				if q == nil || q.OwnerTable == 0 || c.Meta == nil {
+					continue
+				}
+				t, ok := c.Meta.TableByID(q.OwnerTable)
+				if !ok {
+					continue
+				}
+				for i, col := range t.Columns {
+					if col.ID != q.OwnerColumn {
+						continue
+					}
+					dep := "a"
+					if q.Identity != "" {
+						dep = "i"
+					}
+					r.add(vals{"classid": 1259, "objid": rel.oid, "objsubid": 0, "refclassid": 1259,
+						"refobjid": RelationOID(t.ID), "refobjsubid": i + 1, "deptype": dep})
+				}
+			}
+		})
 	register("pg_catalog", "pg_foreign_table", 3118, "r", "ftrelid oid, ftserver oid, ftoptions text[]", nil)
 	register("pg_catalog", "pg_foreign_server", 1417, "r",
 		"oid oid, srvname name, srvowner oid, srvfdw oid, srvtype text, srvversion text, srvacl aclitem[], "+

@@ -147,6 +147,17 @@ SELECT table_name, column_name, column_default, is_identity, identity_generation
  identity_increment, identity_maximum, identity_minimum, identity_cycle
  FROM information_schema.columns WHERE table_name IN ('ida', 'idd') ORDER BY table_name, ordinal_position;
 SELECT count(*) FROM pg_attrdef WHERE adrelid IN ('ida'::regclass, 'idd'::regclass);
+-- Django's sequence introspection (pg_depend) and SQLAlchemy's identity options
+SELECT tbl.relname, s.relname, a.attname, d.deptype FROM pg_class s
+ JOIN pg_depend d ON d.objid = s.oid AND d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_class'::regclass
+ JOIN pg_attribute a ON a.attrelid = d.refobjid AND a.attnum = d.refobjsubid
+ JOIN pg_class tbl ON tbl.oid = d.refobjid AND pg_catalog.pg_table_is_visible(tbl.oid)
+ WHERE s.relkind = 'S' ORDER BY 1, 2;
+SELECT a.attname, pg_catalog.json_build_object('always', a.attidentity = 'a', 'start', s.seqstart, 'increment', s.seqincrement,
+ 'minvalue', s.seqmin, 'maxvalue', s.seqmax, 'cache', s.seqcache, 'cycle', s.seqcycle)::text AS identity_options
+ FROM pg_catalog.pg_attribute a LEFT JOIN pg_catalog.pg_sequence s
+ ON s.seqrelid = CAST(pg_catalog.pg_get_serial_sequence(CAST(CAST(a.attrelid AS REGCLASS) AS TEXT), a.attname) AS REGCLASS)
+ WHERE a.attrelid IN ('ida'::regclass, 'idd'::regclass) AND a.attnum > 0 AND a.attidentity != '' ORDER BY 1, 2;
 
 -- catalog views
 SELECT relname, relkind, relnatts FROM pg_class WHERE relkind = 'S' ORDER BY relname;
