@@ -649,14 +649,21 @@ func (s *Session) nextValues(ctx context.Context, id int64, n int) ([]int64, err
 		out = append(out, cached[:take]...)
 		s.seq.cache[id] = cached[take:]
 		if need := n - take; need > 0 {
-			view, err := s.sequenceByID(ctx, id)
-			if err != nil {
-				return nil, err
+			// the committed definition, or the one this block's ALTER gave it
+			var altered *catalog.Sequence
+			if it := s.blockSequence(id); it != nil {
+				if it.dropped {
+					return nil, pgerr.New(pgerr.UndefinedTable, "could not open relation with OID %d", pgcatalog.SequenceOID(id))
+				}
+				altered = &it.seq
 			}
 			var got []int64
-			_, _, err = s.eng.DB.AdvanceSequence(ctx, id, func(cur catalog.Sequence) (catalog.Sequence, error) {
-				q := view
-				q.LastValue, q.IsCalled = cur.LastValue, cur.IsCalled
+			_, _, err := s.eng.DB.AdvanceSequence(ctx, id, func(cur catalog.Sequence) (catalog.Sequence, error) {
+				q := cur
+				if altered != nil {
+					q = *altered
+					q.LastValue, q.IsCalled = cur.LastValue, cur.IsCalled
+				}
 				k := max(need, int(min(q.Cache, 1<<20)))
 				vals, last, err := seqAdvance(q, k, true)
 				if err != nil {
@@ -673,7 +680,7 @@ func (s *Session) nextValues(ctx context.Context, id int64, n int) ([]int64, err
 			})
 			if err != nil {
 				if errors.Is(err, catalog.ErrSequenceNotFound) {
-					return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", view.Name)
+					return nil, pgerr.New(pgerr.UndefinedTable, "could not open relation with OID %d", pgcatalog.SequenceOID(id))
 				}
 				return nil, err
 			}
@@ -686,6 +693,19 @@ func (s *Session) nextValues(ctx context.Context, id int64, n int) ([]int64, err
 		s.seq.last = id
 	}
 	return out, nil
+}
+
+// blockSequence is the open block's change of sequence id, nil if none.
+func (s *Session) blockSequence(id int64) *seqItem {
+	if s.txn == nil {
+		return nil
+	}
+	for _, it := range s.txn.seqs {
+		if it.seq.ID == id {
+			return it
+		}
+	}
+	return nil
 }
 
 func (s *Session) pendingSequence(id int64) *seqItem {
@@ -791,21 +811,43 @@ type seqFn struct {
 	s    *Session
 	name string
 	args []exec.Expr // the sequence (bigint OID or text), setval's value and is_called
+
+	// a constant sequence argument is resolved once per statement
+	mu       sync.Mutex
+	resolved bool
+	id       int64
+	seqName  string
 }
 
 func (f *seqFn) Type() types.T { return types.Int64T }
 
 func (f *seqFn) MapColumns(m func(int) int) exec.Expr {
-	g := *f
+	g := &seqFn{s: f.s, name: f.name}
 	g.args = make([]exec.Expr, len(f.args))
 	for i, a := range f.args {
 		g.args[i] = exec.MapColumns(a, m)
 	}
-	return &g
+	return g
 }
 
 // resolve maps the sequence argument of row i to a sequence id.
 func (f *seqFn) resolve(ctx context.Context, v *vec.Vector, i int) (int64, string, error) {
+	if _, isConst := f.args[0].(*exec.Const); !isConst {
+		return f.lookup(ctx, v, i)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.resolved {
+		id, name, err := f.lookup(ctx, v, i)
+		if err != nil {
+			return 0, "", err
+		}
+		f.resolved, f.id, f.seqName = true, id, name
+	}
+	return f.id, f.seqName, nil
+}
+
+func (f *seqFn) lookup(ctx context.Context, v *vec.Vector, i int) (int64, string, error) {
 	var oid int64
 	if v.Type.ID == types.Text {
 		c := f.s.catalogContextFor(ctx)
