@@ -20,6 +20,10 @@ type ColumnDef struct {
 	// DefaultValue is the DEFAULT as text; nil means no default, written as
 	// the text 'NULL' as DuckDB does.
 	DefaultValue *string
+	// DefaultIsExpression records DefaultValue with default_value_type
+	// 'expression' (a SQL expression such as nextval('t_id_seq'::regclass),
+	// evaluated per row), not 'literal'.
+	DefaultIsExpression bool
 	// PGType is the declared PostgreSQL type DuckLake cannot hold
 	// ("varchar(40)", "bpchar(10)"), kept in a lakepg.type.<id> table tag
 	// (pgtype.go); "" for none.
@@ -118,6 +122,7 @@ type columnChange struct {
 	typ               *string
 	setDefault        bool
 	def               *string
+	defExpr           bool
 	pgType            *string // new lakepg.type tag ("" removes it), pgtype.go
 }
 
@@ -168,6 +173,10 @@ type Commit struct {
 	droppedViews   []droppedView
 	renamedViews   []*renamedView
 
+	// extras are writes of lakepg's own tables (sequences) that commit or
+	// fail with the snapshot, in its catalog transaction (extra.go).
+	extras []Extra
+
 	// finalCatalogBase is the head's next_catalog_id the successful attempt
 	// allocated from; set by Commit.
 	finalCatalogBase int64
@@ -200,7 +209,7 @@ func (c *Commit) Empty() bool {
 	return len(c.newSchemas) == 0 && len(c.droppedSchemas) == 0 && len(c.newTables) == 0 &&
 		len(c.droppedTables) == 0 && len(c.renamed) == 0 && len(c.addedCols) == 0 &&
 		len(c.colChanges) == 0 && len(c.addedFiles) == 0 && len(c.replaced) == 0 && len(c.ended) == 0 &&
-		len(c.inlinedDeletes) == 0 && c.inl.empty() && len(c.partitions) == 0 && !c.viewsChanged()
+		len(c.inlinedDeletes) == 0 && c.inl.empty() && len(c.partitions) == 0 && !c.viewsChanged() && len(c.extras) == 0
 }
 
 func (c *Commit) allocCatalogID() int64 {
@@ -496,20 +505,26 @@ func (c *Commit) SetColumnType(t catalog.Table, columnID int64, newType string) 
 	c.change(t.ID, columnID).typ = &newType
 }
 
-// SetColumnDefault sets (or with nil, drops) a column's DEFAULT.
+// SetColumnDefault sets (or with nil, drops) a column's DEFAULT, a literal.
 func (c *Commit) SetColumnDefault(t catalog.Table, columnID int64, def *string) {
+	c.SetColumnDefaultExpr(t, columnID, def, false)
+}
+
+// SetColumnDefaultExpr sets a column's DEFAULT, an expression when expr
+// (see ColumnDef.DefaultIsExpression).
+func (c *Commit) SetColumnDefaultExpr(t catalog.Table, columnID int64, def *string, expr bool) {
 	if nt := c.findNewTable(t.ID); nt != nil {
 		if d, _ := newTableColumn(nt, columnID); d != nil {
-			d.DefaultValue = def
+			d.DefaultValue, d.DefaultIsExpression = def, expr
 		}
 		return
 	}
 	if a := c.findAddedColumn(t.ID, columnID); a != nil {
-		a.def.DefaultValue = def
+		a.def.DefaultValue, a.def.DefaultIsExpression = def, expr
 		return
 	}
 	ch := c.change(t.ID, columnID)
-	ch.setDefault, ch.def = true, def
+	ch.setDefault, ch.def, ch.defExpr = true, def, expr
 }
 
 // AddDataFile registers a new data file of table t. Its data_file_id and

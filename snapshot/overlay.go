@@ -46,6 +46,10 @@ func (c *Commit) Overlay(meta *catalog.Metadata) *catalog.Metadata {
 				}
 				if ch.setDefault {
 					col.DefaultValue = ch.def
+					col.DefaultValueType = "literal"
+					if ch.defExpr {
+						col.DefaultValueType = "expression"
+					}
 				}
 				if ch.pgType != nil {
 					col.PGType = *ch.pgType
@@ -132,6 +136,9 @@ func columnOf(id int64, def ColumnDef) catalog.Column {
 func defaultValueType(def ColumnDef) string {
 	if len(def.Children) > 0 {
 		return ""
+	}
+	if def.DefaultIsExpression {
+		return "expression"
 	}
 	return "literal"
 }

@@ -70,6 +70,7 @@ func (c *Commit) Clone() *Commit {
 	}
 	cp.droppedViews = slices.Clone(c.droppedViews)
 	cp.droppedSchemas = slices.Clone(c.droppedSchemas)
+	cp.extras = slices.Clone(c.extras)
 	cp.droppedTables = slices.Clone(c.droppedTables)
 	cp.addedFiles = slices.Clone(c.addedFiles)
 	cp.replaced = slices.Clone(c.replaced)

@@ -94,9 +94,16 @@ func (c *Commit) try(ctx context.Context, attempt int) (catalog.Snapshot, error)
 			return catalog.Snapshot{}, err
 		}
 	}
-	w := &writer{c: c, tx: tx, ctx: ctx, head: head, snapID: head.ID + 1}
-	snap, err := w.write()
-	if err != nil {
+	var snap catalog.Snapshot
+	if c.onlyExtras() {
+		snap = head // no DuckLake change: no snapshot (extra.go)
+	} else {
+		w := &writer{c: c, tx: tx, ctx: ctx, head: head, snapID: head.ID + 1}
+		if snap, err = w.write(); err != nil {
+			return catalog.Snapshot{}, err
+		}
+	}
+	if err := c.runExtras(ctx, tx, head.NextCatalogID); err != nil {
 		return catalog.Snapshot{}, err
 	}
 	if c.beforeCommit != nil {
@@ -670,6 +677,9 @@ func (w *writer) writeColumnChanges() error {
 			if ch.setDefault {
 				next.DefaultValue = ch.def
 				dvt = "literal"
+				if ch.defExpr {
+					dvt = "expression"
+				}
 			}
 			if err := w.insertColumnRow(ch.tableID, next, dvt); err != nil {
 				return err

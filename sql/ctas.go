@@ -43,7 +43,9 @@ func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt, p
 	if err != nil {
 		return nil, err
 	}
-	if relationExists(meta, sch.ID, rv.Relname) {
+	if taken, err := s.relationTaken(ctx, meta, sch.ID, rv.Relname); err != nil {
+		return nil, err
+	} else if taken {
 		if st.IfNotExists {
 			return tagResult("CREATE TABLE AS"), nil
 		}
@@ -127,7 +129,9 @@ func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt, p
 		}
 	}
 	err = s.commit(ctx, func(c *snapshot.Commit, m *catalog.Metadata) error {
-		if relationExists(m, sch.ID, rv.Relname) {
+		if taken, err := s.relationTaken(ctx, m, sch.ID, rv.Relname); err != nil {
+			return err
+		} else if taken {
 			return pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", rv.Relname)
 		}
 		id := c.CreateTableAt(*sch, rv.Relname, loc, defs)

@@ -68,7 +68,7 @@ func (s *Session) ddl(ctx context.Context, n *pg.Node) (*Result, error) {
 	var tag string
 	err := s.commit(ctx, func(c *snapshot.Commit, meta *catalog.Metadata) error {
 		var err error
-		tag, err = s.stageDDL(c, meta, n)
+		tag, err = s.stageDDL(ctx, c, meta, n)
 		return err
 	}, nil)
 	if err != nil {
@@ -77,7 +77,7 @@ func (s *Session) ddl(ctx context.Context, n *pg.Node) (*Result, error) {
 	return tagResult(tag), nil
 }
 
-func (s *Session) stageDDL(c *snapshot.Commit, meta *catalog.Metadata, n *pg.Node) (string, error) {
+func (s *Session) stageDDL(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, n *pg.Node) (string, error) {
 	switch x := n.Node.(type) {
 	case *pg.Node_CreateSchemaStmt:
 		st := x.CreateSchemaStmt
@@ -97,13 +97,23 @@ func (s *Session) stageDDL(c *snapshot.Commit, meta *catalog.Metadata, n *pg.Nod
 		c.CreateSchema(st.Schemaname)
 		return "CREATE SCHEMA", nil
 	case *pg.Node_CreateStmt:
-		return s.createTable(c, meta, x.CreateStmt)
+		return s.createTable(ctx, c, meta, x.CreateStmt)
 	case *pg.Node_DropStmt:
-		return s.drop(c, meta, x.DropStmt)
+		if x.DropStmt.RemoveType == pg.ObjectType_OBJECT_SEQUENCE {
+			return s.dropSequences(ctx, c, meta, x.DropStmt) // sequence.go
+		}
+		return s.drop(ctx, c, meta, x.DropStmt)
+	case *pg.Node_CreateSeqStmt:
+		return s.createSequence(ctx, c, meta, x.CreateSeqStmt)
+	case *pg.Node_AlterSeqStmt:
+		return s.alterSequence(ctx, c, meta, x.AlterSeqStmt)
 	case *pg.Node_AlterTableStmt:
-		return s.alterTable(c, meta, x.AlterTableStmt)
+		return s.alterTable(ctx, c, meta, x.AlterTableStmt)
 	case *pg.Node_RenameStmt:
-		return s.rename(c, meta, x.RenameStmt)
+		if x.RenameStmt.RenameType == pg.ObjectType_OBJECT_SEQUENCE {
+			return s.renameSequence(ctx, c, meta, x.RenameStmt)
+		}
+		return s.rename(ctx, c, meta, x.RenameStmt)
 	}
 	return "", pgerr.New(pgerr.FeatureNotSupported, "statement not supported")
 }
@@ -146,11 +156,11 @@ func (s *Session) columnDef(cd *pg.ColumnDef) (snapshot.ColumnDef, types.T, erro
 			if t.ID == types.Array {
 				return def, t, errAt(pgerr.New(pgerr.FeatureNotSupported, "DEFAULT on an array column is not supported"), con.Location)
 			}
-			text, err := s.defaultText(con.RawExpr, t)
+			text, expr, err := s.defaultText(con.RawExpr, t)
 			if err != nil {
 				return def, t, err
 			}
-			def.DefaultValue = &text
+			def.DefaultValue, def.DefaultIsExpression = &text, expr
 		case pg.ConstrType_CONSTR_PRIMARY, pg.ConstrType_CONSTR_UNIQUE:
 			// DuckLake has no keys; accepted for compatibility and not enforced
 		default:
@@ -161,27 +171,32 @@ func (s *Session) columnDef(cd *pg.ColumnDef) (snapshot.ColumnDef, types.T, erro
 }
 
 // defaultText validates a DEFAULT and returns the text stored in the
-// catalog: the literal value when constant, else the expression's SQL.
-func (s *Session) defaultText(n *pg.Node, t types.T) (string, error) {
+// catalog: the literal value when constant, else the expression's SQL
+// (expr true: stored with default_value_type 'expression').
+func (s *Session) defaultText(n *pg.Node, t types.T) (string, bool, error) {
 	b := &binder{sess: s, env: s.newEnv(), noAggMsg: "aggregate functions are not allowed in DEFAULT expressions"}
 	e, err := b.bind(n, &scope{})
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	if !assignable(e.Type(), t) {
-		return "", pgerr.New(pgerr.DatatypeMismatch, "column is of type %s but default expression is of type %s", t, e.Type())
+		return "", false, pgerr.New(pgerr.DatatypeMismatch, "column is of type %s but default expression is of type %s", t, e.Type())
 	}
 	if k, ok := e.(*exec.Const); ok {
 		v, err := exec.CastVector(b.env, k.V, 1, t, true)
 		if err != nil {
-			return "", err
+			return "", false, err
 		}
 		if v.IsNull(0) {
-			return "NULL", nil
+			return "NULL", false, nil
 		}
-		return literalText(v), nil
+		return literalText(v), false, nil
 	}
-	return strings.TrimPrefix(deparseExpr(n), "SELECT "), nil
+	if seq, ok := nextvalCall(n); ok {
+		// as PostgreSQL prints it: nextval('s'::regclass)
+		return "nextval(" + quoteLiteralSQL(seq) + "::regclass)", true, nil
+	}
+	return strings.TrimPrefix(deparseExpr(n), "SELECT "), true, nil
 }
 
 // literalText renders a value as DuckLake stores literal defaults.
@@ -195,7 +210,7 @@ func literalText(v *vec.Vector) string {
 	return string(v.AppendText(nil, 0, nil))
 }
 
-func (s *Session) createTable(c *snapshot.Commit, meta *catalog.Metadata, st *pg.CreateStmt) (string, error) {
+func (s *Session) createTable(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, st *pg.CreateStmt) (string, error) {
 	rv := st.Relation
 	if rv.Relpersistence == "t" {
 		return "", pgerr.New(pgerr.FeatureNotSupported, "temporary tables are not supported yet")
@@ -207,7 +222,11 @@ func (s *Session) createTable(c *snapshot.Commit, meta *catalog.Metadata, st *pg
 	if err != nil {
 		return "", err
 	}
-	if relationExists(meta, sch.ID, rv.Relname) {
+	seqs, err := s.sequences(ctx)
+	if err != nil {
+		return "", err
+	}
+	if relationExists(seqs, meta, sch.ID, rv.Relname) { // a table or a sequence (sequence.go)
 		if st.IfNotExists {
 			s.notice("relation \"%s\" already exists, skipping", rv.Relname)
 			return "CREATE TABLE", nil
@@ -215,6 +234,7 @@ func (s *Session) createTable(c *snapshot.Commit, meta *catalog.Metadata, st *pg
 		return "", errAt(pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", rv.Relname), rv.Location)
 	}
 	var cols []snapshot.ColumnDef
+	var serials []*serialSpec // sequence.go
 	seen := map[string]bool{}
 	for _, el := range st.TableElts {
 		if lc := el.GetTableLikeClause(); lc != nil {
@@ -242,20 +262,36 @@ func (s *Session) createTable(c *snapshot.Commit, meta *catalog.Metadata, st *pg
 			return "", errAt(pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", cd.Colname), cd.Location)
 		}
 		seen[cd.Colname] = true
-		def, _, err := s.columnDef(cd)
+		sp, cd, err := serialSpecOf(cd)
 		if err != nil {
 			return "", err
+		}
+		def, t, err := s.columnDef(cd)
+		if err != nil {
+			return "", err
+		}
+		if sp != nil {
+			var ok bool
+			if sp.typ, ok = seqTypeName(t); !ok {
+				return "", errAt(pgerr.New(pgerr.InvalidParameterValue, "identity column type must be smallint, integer, or bigint"), cd.Location)
+			}
+			sp.col, sp.index = cd.Colname, len(cols)
+			serials = append(serials, sp)
+			def.NullsAllowed = false
 		}
 		cols = append(cols, def)
 	}
 	if len(cols) == 0 {
 		return "", pgerr.New(pgerr.FeatureNotSupported, "tables without columns are not supported by DuckLake")
 	}
+	if len(serials) > 0 {
+		return "CREATE TABLE", s.createTableWithSequences(ctx, c, meta, sch, rv.Relname, cols, serials)
+	}
 	c.CreateTable(*sch, rv.Relname, cols)
 	return "CREATE TABLE", nil
 }
 
-func (s *Session) drop(c *snapshot.Commit, meta *catalog.Metadata, st *pg.DropStmt) (string, error) {
+func (s *Session) drop(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, st *pg.DropStmt) (string, error) {
 	switch st.RemoveType {
 	case pg.ObjectType_OBJECT_SCHEMA:
 		for _, o := range st.Objects {
@@ -274,7 +310,27 @@ func (s *Session) drop(c *snapshot.Commit, meta *catalog.Metadata, st *pg.DropSt
 					tables = append(tables, t)
 				}
 			}
+			seqs, err := s.sequences(ctx)
+			if err != nil {
+				return "", err
+			}
+			var schemaSeqs []catalog.Sequence
+			for _, q := range seqs {
+				if q.SchemaID == sch.ID {
+					schemaSeqs = append(schemaSeqs, q)
+				}
+			}
 			views := viewsIn(meta, sch.ID) // views.go
+			if len(schemaSeqs) > 0 && len(tables) == 0 && len(views) == 0 && st.Behavior != pg.DropBehavior_DROP_CASCADE {
+				e := pgerr.New(pgerr.DependentObjectsExist, "cannot drop schema %s because other objects depend on it", name)
+				e.Hint = "Use DROP ... CASCADE to drop the dependent objects too."
+				return "", e
+			}
+			for i := range schemaSeqs {
+				if err := s.dropSequence(ctx, c, &schemaSeqs[i]); err != nil {
+					return "", err
+				}
+			}
 			if len(tables) > 0 || len(views) > 0 {
 				if st.Behavior != pg.DropBehavior_DROP_CASCADE {
 					e := pgerr.New(pgerr.DependentObjectsExist, "cannot drop schema %s because other objects depend on it", name)
@@ -292,12 +348,12 @@ func (s *Session) drop(c *snapshot.Commit, meta *catalog.Metadata, st *pg.DropSt
 		}
 		return "DROP SCHEMA", nil
 	case pg.ObjectType_OBJECT_TABLE, pg.ObjectType_OBJECT_VIEW:
-		return s.dropRelations(c, meta, st) // views.go
+		return s.dropRelations(ctx, c, meta, st) // views.go
 	}
 	return "", pgerr.New(pgerr.FeatureNotSupported, "DROP %s is not supported yet", strings.TrimPrefix(st.RemoveType.String(), "OBJECT_"))
 }
 
-func (s *Session) alterTable(c *snapshot.Commit, meta *catalog.Metadata, st *pg.AlterTableStmt) (string, error) {
+func (s *Session) alterTable(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, st *pg.AlterTableStmt) (string, error) {
 	rv := st.Relation
 	_, t, err := s.resolveTable(meta, rv.Schemaname, rv.Relname, rv.Location)
 	if err != nil {
@@ -316,6 +372,12 @@ func (s *Session) alterTable(c *snapshot.Commit, meta *catalog.Metadata, st *pg.
 					continue
 				}
 				return "", pgerr.New(pgerr.DuplicateColumn, "column \"%s\" of relation \"%s\" already exists", cd.Colname, t.Name)
+			}
+			if sp, _, err := serialSpecOf(cd); err != nil || sp != nil {
+				if err == nil {
+					err = pgerr.New(pgerr.FeatureNotSupported, "ADD COLUMN of a serial or identity column is not supported yet: existing rows would need values")
+				}
+				return "", err
 			}
 			def, _, err := s.columnDef(cd)
 			if err != nil {
@@ -351,6 +413,9 @@ func (s *Session) alterTable(c *snapshot.Commit, meta *catalog.Metadata, st *pg.
 				return "", err
 			}
 			c.DropColumn(*t, col.ID)
+			if err := s.dropOwnedSequences(ctx, c, t.ID, col.ID); err != nil { // sequence.go
+				return "", err
+			}
 		case pg.AlterTableType_AT_AlterColumnType:
 			col, ok := t.ColumnByName(cmd.Name)
 			if !ok {
@@ -395,11 +460,11 @@ func (s *Session) alterTable(c *snapshot.Commit, meta *catalog.Metadata, st *pg.
 				continue
 			}
 			ct, _ := declaredType(col) // charn.go
-			text, err := s.defaultText(cmd.Def, ct)
+			text, expr, err := s.defaultText(cmd.Def, ct)
 			if err != nil {
 				return "", err
 			}
-			c.SetColumnDefault(*t, col.ID, &text)
+			c.SetColumnDefaultExpr(*t, col.ID, &text, expr)
 		case pg.AlterTableType_AT_SetRelOptions, pg.AlterTableType_AT_ResetRelOptions:
 			if err := alterPartitioning(c, t, cmd); err != nil { // partition_ddl.go
 				return "", err
@@ -437,7 +502,7 @@ func widening(from, to string) bool {
 	return false
 }
 
-func (s *Session) rename(c *snapshot.Commit, meta *catalog.Metadata, st *pg.RenameStmt) (string, error) {
+func (s *Session) rename(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, st *pg.RenameStmt) (string, error) {
 	switch st.RenameType {
 	case pg.ObjectType_OBJECT_TABLE, pg.ObjectType_OBJECT_VIEW:
 		// PostgreSQL renames a view by ALTER TABLE too, and a table by
@@ -454,7 +519,9 @@ func (s *Session) rename(c *snapshot.Commit, meta *catalog.Metadata, st *pg.Rena
 			}
 			return "", err
 		}
-		if relationExists(meta, r.schema.ID, st.Newname) {
+		if taken, err := s.relationTaken(ctx, meta, r.schema.ID, st.Newname); err != nil {
+			return "", err
+		} else if taken {
 			return "", pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", st.Newname)
 		}
 		if r.view != nil {

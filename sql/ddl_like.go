@@ -61,6 +61,7 @@ func (s *Session) likeColumns(meta *catalog.Metadata, lc *pg.TableLikeClause) ([
 		if defaults && c.DefaultValue != nil {
 			v := *c.DefaultValue
 			def.DefaultValue = &v
+			def.DefaultIsExpression = c.DefaultValueType == "expression"
 		}
 		defs = append(defs, def)
 	}

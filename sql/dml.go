@@ -141,6 +141,23 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 			target = append(target, found)
 		}
 	}
+	// identity columns: GENERATED ALWAYS takes no value unless OVERRIDING
+	// SYSTEM VALUE; OVERRIDING USER VALUE drops the values given (serial.go)
+	ident, err := s.identityColumns(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	explicit := func(ci int) (use bool, err error) {
+		switch {
+		case ident[ci] == "":
+			return true, nil
+		case st.Override == pg.OverridingKind_OVERRIDING_USER_VALUE:
+			return false, nil
+		case ident[ci] == "a" && st.Override != pg.OverridingKind_OVERRIDING_SYSTEM_VALUE:
+			return false, identityInsertError(cols[ci].Name)
+		}
+		return true, nil
+	}
 	env := s.newEnv()
 	// uncorrelated subqueries in VALUES run once, through a query context
 	b := &binder{sess: s, env: env, params: p, noAggMsg: "aggregate functions are not allowed in VALUES", qc: s.newQueryCtx(ctx, p, describeOnly)}
@@ -176,6 +193,11 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 				if it.GetSetToDefault() != nil {
 					continue
 				}
+				if use, err := explicit(ci); err != nil {
+					return nil, err
+				} else if !use {
+					continue
+				}
 				e, err := b.bind(it, &scope{})
 				if err != nil {
 					return nil, err
@@ -201,6 +223,12 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 		}
 		proj := append([]exec.Expr{}, defaults...)
 		for k, ci := range target[:len(q.cols)] {
+			if use, err := explicit(ci); err != nil {
+				q.op.Close()
+				return nil, err
+			} else if !use {
+				continue
+			}
 			var e exec.Expr = &exec.ColRef{Idx: k, T: q.cols[k].Type}
 			if e, err = b.coerceAssign(e, cols[ci].T, cols[ci].Name, -1); err != nil {
 				return nil, err
@@ -407,6 +435,17 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 				return nil, errAt(pgerr.New(pgerr.SyntaxError, "multiple assignments to same column \"%s\"", rt.Name), rt.Location)
 			}
 			assigned[ci] = true
+			if rt.Val.GetSetToDefault() == nil {
+				ident, err := s.identityColumns(ctx, ref.table) // serial.go
+				if err != nil {
+					return nil, err
+				}
+				if ident[ci] == "a" {
+					e := pgerr.New(codeGeneratedAlways, "column \"%s\" can only be updated to DEFAULT", rt.Name)
+					e.Detail = fmt.Sprintf("Column \"%s\" is an identity column defined as GENERATED ALWAYS.", rt.Name)
+					return nil, errAt(e, rt.Location)
+				}
+			}
 			var e exec.Expr
 			if rt.Val.GetSetToDefault() != nil {
 				if e, err = s.defaultExpr(b, ref.table.Columns[ci], scan.Cols[ci].T); err != nil {

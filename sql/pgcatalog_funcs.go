@@ -196,7 +196,8 @@ func (s *Session) activity() []pgcatalog.Backend {
 func (s *Session) catalogContext(meta *catalog.Metadata) *pgcatalog.Context {
 	return &pgcatalog.Context{Meta: meta, User: s.user, Database: s.database, SearchPath: s.searchPath(),
 		Settings: s.settings, PID: s.pid, Backends: s.activity(), Roles: s.catalogRoles(), Cursors: s.openCursors(),
-		ViewColumns: func(v *catalog.View) []pgcatalog.ViewColumn { return s.catalogViewColumns(meta, v) }}
+		ViewColumns: func(v *catalog.View) []pgcatalog.ViewColumn { return s.catalogViewColumns(meta, v) },
+		Sequences:   s.catalogSequences()}
 }
 
 // catalogContext loads the statement's snapshot metadata for catalog
@@ -324,6 +325,9 @@ func (b *binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 		return constOf(t, fill), true, nil
 	}
 	null := func(t types.T) (exec.Expr, bool, error) { return exec.NullConst(t), true, nil }
+	if e, ok, err := b.sequenceFunction(name, args, loc); ok || err != nil { // sequence.go
+		return e, true, err
+	}
 	rowFn := func(t types.T, strict bool, fn func(out *vec.Vector, args []*vec.Vector, i int) error) (exec.Expr, bool, error) {
 		e, err := b.fold(&catalogFn{name: name, t: t, args: args, strict: strict, fn: fn}, loc)
 		return e, true, err
@@ -577,7 +581,7 @@ func (b *binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 
 	case "pg_get_indexdef", "pg_get_triggerdef", "pg_get_ruledef",
 		"pg_get_partkeydef", "pg_get_statisticsobjdef_columns", "pg_get_function_result",
-		"pg_get_function_arguments", "pg_get_function_identity_arguments", "pg_get_serial_sequence",
+		"pg_get_function_arguments", "pg_get_function_identity_arguments",
 		"pg_get_functiondef", "pg_get_partition_constraintdef", "pg_get_function_sqlbody":
 		// the lake has no constraints, indexes, views, triggers, rules or
 		// sequences for these to describe

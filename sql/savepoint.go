@@ -30,6 +30,8 @@ type savepoint struct {
 	// are closed by ROLLBACK TO, as PostgreSQL drops a subtransaction's
 	// portals.
 	cursors map[*cursor]bool
+	// seqs are copies of the block's sequence changes at SAVEPOINT.
+	seqs []seqItem
 }
 
 // savepointStmt runs SAVEPOINT, RELEASE [SAVEPOINT] and ROLLBACK TO
@@ -87,6 +89,9 @@ func (s *Session) markSavepoint(name string) *savepoint {
 	if t := s.txn; t != nil {
 		sp.staged, sp.meta = t.c.Clone(), t.meta
 		sp.undo, sp.superseded = len(t.undo), len(t.superseded)
+		for _, it := range t.seqs {
+			sp.seqs = append(sp.seqs, *it)
+		}
 	}
 	return sp
 }
@@ -108,8 +113,26 @@ func (s *Session) rollbackTo(sp *savepoint) {
 	t.superseded = t.superseded[:sp.superseded]
 	if sp.staged == nil {
 		t.c, t.meta = snapshot.Begin(s.eng.DB, t.base, t.baseMeta), t.baseMeta
+		t.seqs = nil
 		return
 	}
 	// a copy again: the savepoint stays and may be rolled back to once more
 	t.c, t.meta = sp.staged.Clone(), sp.meta
+	// the restored commit's extras write the items they were queued with:
+	// give those back their state at SAVEPOINT, forget the later ones
+	kept := t.seqs[:0]
+	for _, it := range t.seqs {
+		for _, old := range sp.seqs {
+			if old.seq.ID == it.seq.ID {
+				// values handed out are never given back, as in PostgreSQL
+				last, called := it.seq.LastValue, it.seq.IsCalled
+				*it = old
+				if it.isNew {
+					it.seq.LastValue, it.seq.IsCalled = last, called
+				}
+				kept = append(kept, it)
+			}
+		}
+	}
+	t.seqs = kept
 }

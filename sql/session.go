@@ -110,6 +110,8 @@ type Session struct {
 
 	savepoints []*savepoint // of the open block, innermost last (savepoint.go)
 
+	seq seqSession // currval, lastval and cached sequence values (sequence.go)
+
 	// scanRefs are the lake tables behind the scans of the query being
 	// planned (minmax.go reads their file statistics).
 	scanRefs map[*exec.TableScan]*tableRef
@@ -147,6 +149,7 @@ var defaultSettings = map[string]string{
 // NewSession opens a session for user on database with startup parameters.
 func (e *Engine) NewSession(user, database string, startup map[string]string) (*Session, error) {
 	s := &Session{eng: e, user: user, database: database, settings: map[string]string{}, boot: map[string]string{}, changed: map[string]string{}, loc: time.UTC}
+	s.seq.curr, s.seq.cache = map[int64]int64{}, map[int64][]int64{}
 	for k, v := range defaultSettings {
 		s.settings[k] = v
 	}
@@ -542,7 +545,8 @@ func (s *Session) execute(ctx context.Context, st *Stmt, p *params) (*Result, er
 		return s.set(n.VariableSetStmt)
 	case *pg.Node_VariableShowStmt:
 		return s.show(n.VariableShowStmt)
-	case *pg.Node_CreateSchemaStmt, *pg.Node_CreateStmt, *pg.Node_DropStmt, *pg.Node_AlterTableStmt, *pg.Node_RenameStmt:
+	case *pg.Node_CreateSchemaStmt, *pg.Node_CreateStmt, *pg.Node_DropStmt, *pg.Node_AlterTableStmt, *pg.Node_RenameStmt,
+		*pg.Node_CreateSeqStmt, *pg.Node_AlterSeqStmt:
 		if err := s.checkWritable(); err != nil {
 			return nil, err
 		}

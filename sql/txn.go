@@ -34,6 +34,9 @@ type txn struct {
 	// commits meanwhile physically deletes the rows of the files it merged,
 	// and the block's staged deletes name those files.
 	files map[int64][]catalog.DataFile
+	// seqs are the sequences the block created, altered or dropped
+	// (sequence.go); their rows are written with the block's commit.
+	seqs []*seqItem
 }
 
 // txnState returns the open block's state, taking its snapshot at the first

@@ -65,8 +65,8 @@ func (s *Session) resolveRelation(meta *catalog.Metadata, schemaName, name strin
 	return relation{}, errAt(pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", name), loc)
 }
 
-// relationExists reports whether schema schemaID has a table or view name.
-func relationExists(meta *catalog.Metadata, schemaID int64, name string) bool {
+// tableOrView reports whether schema schemaID has a table or view name.
+func tableOrView(meta *catalog.Metadata, schemaID int64, name string) bool {
 	_, t := meta.TableByName(schemaID, name)
 	_, v := meta.ViewByName(schemaID, name)
 	return t || v
@@ -141,7 +141,7 @@ func viewQuery(meta *catalog.Metadata, sch *catalog.Schema, v *catalog.View) (*p
 	}
 	stmt := tree.Stmts[0].Stmt
 	qualifyRelations(stmt, func(name string) string {
-		if relationExists(meta, sch.ID, name) {
+		if tableOrView(meta, sch.ID, name) {
 			return sch.Name
 		}
 		return ""
@@ -328,7 +328,7 @@ func (s *Session) checkViewReplace(ctx context.Context, meta *catalog.Metadata, 
 
 // dropRelations stages DROP TABLE and DROP VIEW: each name must be of the
 // kind the statement says.
-func (s *Session) dropRelations(c *snapshot.Commit, meta *catalog.Metadata, st *pg.DropStmt) (string, error) {
+func (s *Session) dropRelations(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, st *pg.DropStmt) (string, error) {
 	kind, other, tag := "table", "VIEW", "DROP TABLE"
 	if st.RemoveType == pg.ObjectType_OBJECT_VIEW {
 		kind, other, tag = "view", "TABLE", "DROP VIEW"
@@ -361,8 +361,11 @@ func (s *Session) dropRelations(c *snapshot.Commit, meta *catalog.Metadata, st *
 		}
 		if r.view != nil {
 			c.DropView(*r.schema, *r.view)
-		} else {
-			c.DropTable(*r.schema, *r.table)
+			continue
+		}
+		c.DropTable(*r.schema, *r.table)
+		if err := s.dropOwnedSequences(ctx, c, r.table.ID, 0); err != nil { // sequence.go
+			return "", err
 		}
 	}
 	return tag, nil

@@ -28,6 +28,9 @@ func init() {
 			"is_insertable_into yes_or_no, is_typed yes_or_no, commit_action character_data",
 		func(c *Context, r *rowSet) {
 			for _, rel := range newModel(c).rels {
+				if rel.seq != nil {
+					continue
+				}
 				typ, ins := "BASE TABLE", "YES"
 				if rel.kind == "v" {
 					typ, ins = "VIEW", "NO"
@@ -56,11 +59,14 @@ func init() {
 			"generation_expression character_data, is_updatable yes_or_no",
 		func(c *Context, r *rowSet) {
 			for _, rel := range newModel(c).rels {
+				if rel.seq != nil {
+					continue
+				}
 				upd := "YES"
 				if rel.kind == "v" {
 					upd = "NO"
 				}
-				for i, a := range attributes(rel) {
+				for i, a := range attributesIn(c, rel) {
 					row := vals{"table_catalog": c.Database, "table_schema": rel.ns.name, "table_name": rel.name,
 						"column_name": a.name, "ordinal_position": i + 1, "is_nullable": yesOrNo(!a.notNull),
 						"udt_catalog": c.Database, "udt_schema": "pg_catalog", "dtd_identifier": strconv.Itoa(i + 1),
@@ -68,6 +74,9 @@ func init() {
 						"is_generated": "NEVER", "is_updatable": upd}
 					if a.def != nil {
 						row["column_default"] = *a.def
+					}
+					if a.identity != "" {
+						identityColumn(c, rel, i, row)
 					}
 					describeColumnType(row, a.typ, a.typmod)
 					r.add(row)
@@ -184,7 +193,50 @@ func init() {
 		"sequence_catalog sql_identifier, sequence_schema sql_identifier, sequence_name sql_identifier, "+
 			"data_type character_data, numeric_precision cardinal_number, numeric_precision_radix cardinal_number, "+
 			"numeric_scale cardinal_number, start_value character_data, minimum_value character_data, "+
-			"maximum_value character_data, increment character_data, cycle_option yes_or_no", nil)
+			"maximum_value character_data, increment character_data, cycle_option yes_or_no",
+		func(c *Context, r *rowSet) {
+			for _, rel := range newModel(c).rels {
+				q := rel.seq
+				if q == nil || q.Identity != "" { // PostgreSQL leaves identity sequences out
+					continue
+				}
+				prec := map[string]int{"smallint": 16, "integer": 32, "bigint": 64}[q.DataType]
+				r.add(vals{"sequence_catalog": c.Database, "sequence_schema": rel.ns.name, "sequence_name": q.Name,
+					"data_type": q.DataType, "numeric_precision": prec, "numeric_precision_radix": 2,
+					"numeric_scale": 0, "start_value": itoa(q.Start), "minimum_value": itoa(q.Min),
+					"maximum_value": itoa(q.Max), "increment": itoa(q.Inc), "cycle_option": yesOrNo(q.Cycle)})
+			}
+		})
+}
+
+// identityColumn fills the identity columns of information_schema.columns
+// for column i of rel from the sequence behind it.
+func identityColumn(c *Context, rel *relation, i int, row vals) {
+	col := rel.lake.Columns[i]
+	for _, q := range c.sequences() {
+		if q.Identity == "" || q.OwnerTable != rel.lake.ID || q.OwnerColumn != col.ID {
+			continue
+		}
+		gen := "BY DEFAULT"
+		if q.Identity == "a" {
+			gen = "ALWAYS"
+		}
+		row["is_identity"], row["identity_generation"] = "YES", gen
+		row["identity_start"], row["identity_increment"] = itoa(q.Start), itoa(q.Inc)
+		row["identity_maximum"], row["identity_minimum"] = itoa(q.Max), itoa(q.Min)
+		row["identity_cycle"] = yesOrNo(q.Cycle)
+	}
+}
+
+// seqTypeOID is the type OID of a sequence data type.
+func seqTypeOID(typ string) int64 {
+	switch typ {
+	case "smallint":
+		return 21
+	case "integer":
+		return 23
+	}
+	return 20
 }
 
 func yesOrNo(b bool) string {

@@ -22,9 +22,10 @@ type relation struct {
 	ns   *namespace
 	name string
 	kind string
-	lake *catalog.Table // nil for system relations
-	view *catalog.View  // a lake view (kind "v", lake and sys nil)
-	sys  *sysRel        // nil for lake tables and views
+	lake *catalog.Table    // nil for system relations
+	view *catalog.View     // a lake view (kind "v", lake and sys nil)
+	sys  *sysRel           // nil for lake tables, views and sequences
+	seq  *catalog.Sequence // set for sequences (relkind 'S'), which have neither
 	// viewCols are a lake view's columns, once asked for
 	viewCols []attribute
 	c        *Context
@@ -44,6 +45,9 @@ func (r *relation) natts() int {
 	}
 	if r.view != nil {
 		return len(attributes(r))
+	}
+	if r.seq != nil {
+		return len(sequenceColumns)
 	}
 	return len(r.sys.t.Cols)
 }
@@ -101,6 +105,13 @@ func newModel(c *Context) *model {
 			v := &c.Meta.Views[i]
 			if ns, ok := lakeNS[v.SchemaID]; ok {
 				m.rels = append(m.rels, &relation{oid: RelationOID(v.ID), ns: ns, name: v.Name, kind: "v", view: v, c: c})
+			}
+		}
+		seqs := c.sequences()
+		for i := range seqs {
+			q := &seqs[i]
+			if ns, ok := lakeNS[q.SchemaID]; ok {
+				m.rels = append(m.rels, &relation{oid: SequenceOID(q.ID), ns: ns, name: q.Name, kind: "S", seq: q})
 			}
 		}
 	}

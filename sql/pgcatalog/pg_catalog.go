@@ -80,7 +80,7 @@ func init() {
 							"attcollation": 0, xminColumn: rel.xmin()})
 					}
 				}
-				for i, a := range attributes(rel) {
+				for i, a := range attributesIn(c, rel) {
 					t := typeByOID[a.typ]
 					if t == nil {
 						t = typeByOID[25]
@@ -92,7 +92,7 @@ func init() {
 					r.add(vals{"attrelid": rel.oid, "attname": a.name, "atttypid": a.typ, "attstattarget": -1,
 						"attlen": t.len, "attnum": i + 1, "attndims": ndims, "attcacheoff": -1, "atttypmod": a.typmod,
 						"attbyval": t.byval, "attalign": t.align, "attstorage": t.storage, "attcompression": "",
-						"attnotnull": a.notNull, "atthasdef": a.def != nil, "atthasmissing": false, "attidentity": "",
+						"attnotnull": a.notNull, "atthasdef": a.def != nil, "atthasmissing": false, "attidentity": a.identity,
 						"attgenerated": "", "attisdropped": false, "attislocal": true, "attinhcount": 0,
 						"attcollation": t.collation, xminColumn: rel.xmin()})
 				}
@@ -106,7 +106,7 @@ func init() {
 				if rel.lake == nil {
 					continue
 				}
-				for i, a := range attributes(rel) {
+				for i, a := range attributesIn(c, rel) {
 					if a.def != nil {
 						r.add(vals{"oid": attrdefOID(rel.lake.ID, i+1), "adrelid": rel.oid, "adnum": i + 1, "adbin": *a.def,
 							xminColumn: rel.xmin()})
@@ -336,11 +336,32 @@ func init() {
 			"extconfig oid[], extcondition text[]", extensionRows)
 	register("pg_catalog", "pg_sequence", 2224, "r",
 		"seqrelid oid, seqtypid oid, seqstart bigint, seqincrement bigint, seqmax bigint, seqmin bigint, "+
-			"seqcache bigint, seqcycle boolean", nil)
+			"seqcache bigint, seqcycle boolean",
+		func(c *Context, r *rowSet) {
+			for _, rel := range newModel(c).rels {
+				if q := rel.seq; q != nil {
+					r.add(vals{"seqrelid": rel.oid, "seqtypid": seqTypeOID(q.DataType), "seqstart": q.Start,
+						"seqincrement": q.Inc, "seqmax": q.Max, "seqmin": q.Min, "seqcache": q.Cache, "seqcycle": q.Cycle})
+				}
+			}
+		})
 	register("pg_catalog", "pg_sequences", 12048, "v",
 		"schemaname name, sequencename name, sequenceowner name, data_type regtype, start_value bigint, "+
 			"min_value bigint, max_value bigint, increment_by bigint, cycle boolean, cache_size bigint, "+
-			"last_value bigint", nil)
+			"last_value bigint",
+		func(c *Context, r *rowSet) {
+			for _, rel := range newModel(c).rels {
+				if q := rel.seq; q != nil {
+					v := vals{"schemaname": rel.ns.name, "sequencename": q.Name, "sequenceowner": c.User,
+						"data_type": seqTypeOID(q.DataType), "start_value": q.Start, "min_value": q.Min,
+						"max_value": q.Max, "increment_by": q.Inc, "cycle": q.Cycle, "cache_size": q.Cache}
+					if q.IsCalled {
+						v["last_value"] = q.LastValue
+					}
+					r.add(v)
+				}
+			}
+		})
 	register("pg_catalog", "pg_enum", 3501, "r", "oid oid, enumtypid oid, enumsortorder real, enumlabel name", nil)
 	register("pg_catalog", "pg_range", 3541, "r",
 		"rngtypid oid, rngsubtype oid, rngmultitypid oid, rngcollation oid, rngsubopc oid, "+
@@ -373,7 +394,34 @@ func init() {
 			"ev_qual pg_node_tree, ev_action pg_node_tree", nil)
 	register("pg_catalog", "pg_depend", 2608, "r",
 		"classid oid, objid oid, objsubid integer, refclassid oid, refobjid oid, refobjsubid integer, "+
-			"deptype \"char\"", nil)
+			"deptype \"char\"",
+		func(c *Context, r *rowSet) {
+			// a sequence OWNED BY a column depends on it: 'a' (auto) for
+			// serial and OWNED BY, 'i' (internal) for identity, as in
+			// PostgreSQL; Django finds a table's sequences this way
+			m := newModel(c)
+			for _, rel := range m.rels {
+				q := rel.seq
+				if q == nil || q.OwnerTable == 0 || c.Meta == nil {
+					continue
+				}
+				t, ok := c.Meta.TableByID(q.OwnerTable)
+				if !ok {
+					continue
+				}
+				for i, col := range t.Columns {
+					if col.ID != q.OwnerColumn {
+						continue
+					}
+					dep := "a"
+					if q.Identity != "" {
+						dep = "i"
+					}
+					r.add(vals{"classid": 1259, "objid": rel.oid, "objsubid": 0, "refclassid": 1259,
+						"refobjid": RelationOID(t.ID), "refobjsubid": i + 1, "deptype": dep})
+				}
+			}
+		})
 	register("pg_catalog", "pg_foreign_table", 3118, "r", "ftrelid oid, ftserver oid, ftoptions text[]", nil)
 	register("pg_catalog", "pg_foreign_server", 1417, "r",
 		"oid oid, srvname name, srvowner oid, srvfdw oid, srvtype text, srvversion text, srvacl aclitem[], "+
@@ -480,6 +528,10 @@ func init() {
 		"schemaname name, tablename name, indexname name, tablespace name, indexdef text", nil)
 }
 
+// sequenceColumns are the columns of a sequence relation in PostgreSQL.
+var sequenceColumns = []attribute{{name: "last_value", typ: 20, typmod: -1, notNull: true},
+	{name: "log_cnt", typ: 20, typmod: -1, notNull: true}, {name: "is_called", typ: 16, typmod: -1, notNull: true}}
+
 // systemColumns are the columns every PostgreSQL table has with negative
 // attnums; pg_attribute lists them for tables, as PostgreSQL does.
 var systemColumns = []struct {
@@ -495,10 +547,18 @@ type attribute struct {
 	typmod  int32
 	notNull bool
 	def     *string // pg_get_expr text of the default, nil when none
+	// identity is attidentity: 'a' or 'd' for an identity column, whose
+	// nextval default PostgreSQL does not show as a default
+	identity string
 }
 
 // attributes lists a relation's columns in attnum order.
 func attributes(rel *relation) []attribute {
+	return attributesIn(nil, rel)
+}
+
+// attributesIn is attributes with the identity columns of c's sequences.
+func attributesIn(c *Context, rel *relation) []attribute {
 	if rel.view != nil {
 		if rel.viewCols == nil && rel.c.ViewColumns != nil {
 			rel.viewCols = []attribute{}
@@ -507,6 +567,9 @@ func attributes(rel *relation) []attribute {
 			}
 		}
 		return rel.viewCols
+	}
+	if rel.seq != nil {
+		return sequenceColumns
 	}
 	if rel.lake == nil {
 		out := make([]attribute, len(rel.sys.t.Cols))
@@ -525,6 +588,13 @@ func attributes(rel *relation) []attribute {
 		if col.DefaultValue != nil {
 			d := defaultExpr(*col.DefaultValue, col.DefaultValueType, oid, typmod)
 			a.def = &d
+		}
+		if c != nil {
+			for _, q := range c.sequences() {
+				if q.Identity != "" && q.OwnerTable == rel.lake.ID && q.OwnerColumn == col.ID {
+					a.identity, a.def = q.Identity, nil
+				}
+			}
 		}
 		out[i] = a
 	}

@@ -86,6 +86,9 @@ type Context struct {
 	// ViewColumns are the output columns of a lake view (its query bound
 	// without running it); nil when the view cannot be bound now.
 	ViewColumns func(v *catalog.View) []ViewColumn
+	// Sequences lists the lake's sequences as the session sees them
+	// (relkind 'S', pg_sequence, ...); nil: none.
+	Sequences func() []catalog.Sequence
 }
 
 // ViewColumn is one output column of a lake view.
@@ -93,6 +96,13 @@ type ViewColumn struct {
 	Name   string
 	OID    int64
 	Typmod int32
+}
+
+func (c *Context) sequences() []catalog.Sequence {
+	if c.Sequences == nil {
+		return nil
+	}
+	return c.Sequences()
 }
 
 // Cursor is one open cursor as pg_cursors shows it.

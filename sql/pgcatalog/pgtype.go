@@ -109,6 +109,19 @@ func NamespaceOID(schemaID int64) int64 { return firstLakeOID + schemaID }
 // RowDescription's table OID should be the same number.
 func RelationOID(tableID int64) int64 { return firstLakeOID + tableID }
 
+// SequenceOID is the pg_class OID of the sequence with sequence_id id
+// (lakepg_sequence): between relation OIDs (below 2^28) and databaseOID.
+func SequenceOID(id int64) int64 { return 1<<28 + id }
+
+// SequenceID is the sequence_id of a sequence OID; ok is false for other
+// OIDs.
+func SequenceID(oid int64) (int64, bool) {
+	if oid > 1<<28 && oid < databaseOID {
+		return oid - 1<<28, true
+	}
+	return 0, false
+}
+
 // attrdefOID is the pg_attrdef OID of a lake column's default.
 func attrdefOID(tableID int64, attnum int) int64 { return 1<<31 + tableID*2048 + int64(attnum) }
 
