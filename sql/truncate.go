@@ -4,21 +4,18 @@ import (
 	"context"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
-
-	"github.com/lakepg/lakepg/pgerr"
 )
 
 // truncate runs TRUNCATE: every row of the tables goes, as a DELETE without
 // WHERE would remove them (whole files end, inlined rows are deleted; no
-// data is read), all tables in one snapshot. PostgreSQL's options that ask
-// for what a lake has no use for are accepted: ONLY and `*` (no
+// data is read), all tables in one snapshot; RESTART IDENTITY restarts the
+// sequences the tables own, in the same transaction. PostgreSQL's options
+// that ask for what a lake has no use for are accepted: ONLY and `*` (no
 // inheritance), CASCADE and RESTRICT (no foreign keys).
 func (s *Session) truncate(ctx context.Context, st *pg.TruncateStmt) (*Result, error) {
-	if st.RestartSeqs {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "TRUNCATE … RESTART IDENTITY is not supported yet")
-	}
-	// several tables go in one snapshot: outside a block, open one for them
-	own := !s.inTx && len(st.Relations) > 1
+	// several tables, or tables and sequences, change together: outside a
+	// block, open one for them
+	own := !s.inTx && (len(st.Relations) > 1 || st.RestartSeqs)
 	if own {
 		s.inTx = true
 	}
@@ -27,6 +24,11 @@ func (s *Session) truncate(ctx context.Context, st *pg.TruncateStmt) (*Result, e
 		rv := r.GetRangeVar()
 		if _, err = s.modify(ctx, rv, nil, nil, nil, nil, &params{values: [][]byte{}, bound: true}, false); err != nil {
 			break
+		}
+		if st.RestartSeqs {
+			if err = s.restartOwnedSequences(ctx, rv); err != nil {
+				break
+			}
 		}
 	}
 	if own {
@@ -39,4 +41,42 @@ func (s *Session) truncate(ctx context.Context, st *pg.TruncateStmt) (*Result, e
 		return nil, err
 	}
 	return tagResult("TRUNCATE TABLE"), nil
+}
+
+// restartOwnedSequences stages ALTER SEQUENCE … RESTART for every sequence
+// the table rv names owns (its serial and identity columns).
+func (s *Session) restartOwnedSequences(ctx context.Context, rv *pg.RangeVar) error {
+	head, err := s.writeHead(ctx)
+	if err != nil {
+		return err
+	}
+	meta, err := s.metadata(ctx, head)
+	if err != nil {
+		return err
+	}
+	_, t, err := s.resolveTable(meta, rv.Schemaname, rv.Relname, rv.Location)
+	if err != nil {
+		return err
+	}
+	seqs, err := s.sequences(ctx)
+	if err != nil {
+		return err
+	}
+	for _, q := range seqs {
+		if q.OwnerTable != t.ID {
+			continue
+		}
+		sch, ok := meta.SchemaByID(q.SchemaID)
+		if !ok {
+			continue
+		}
+		restart := &pg.Node{Node: &pg.Node_AlterSeqStmt{AlterSeqStmt: &pg.AlterSeqStmt{
+			Sequence: &pg.RangeVar{Schemaname: sch.Name, Relname: q.Name, Inh: true, Relpersistence: "p", Location: -1},
+			Options:  []*pg.Node{{Node: &pg.Node_DefElem{DefElem: &pg.DefElem{Defname: "restart", Location: -1}}}},
+		}}}
+		if _, err := s.ddl(ctx, restart); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -60,3 +60,14 @@ TRUNCATE tr1, nosuch;
 SELECT count(*) FROM tr1;
 -- @error
 TRUNCATE src_v;
+CREATE TABLE ser (id serial, v text);
+INSERT INTO ser (v) VALUES ('a'), ('b');
+TRUNCATE ser RESTART IDENTITY;
+INSERT INTO ser (v) VALUES ('c') RETURNING id;
+TRUNCATE ser;
+INSERT INTO ser (v) VALUES ('d') RETURNING id, v;
+BEGIN;
+TRUNCATE ser RESTART IDENTITY;
+ROLLBACK;
+INSERT INTO ser (v) VALUES ('e') RETURNING id;
+SELECT * FROM ser ORDER BY id;
