@@ -40,6 +40,8 @@ type Column struct {
 	// Children are the fields of a nested column (list: element; map: key,
 	// value; struct: its fields), in column_order (nested.go).
 	Children []Column
+	// Comment is COMMENT ON COLUMN's text, "" for none (comments.go).
+	Comment string
 }
 
 // Table is a ducklake_table row with its visible top-level columns.
@@ -56,6 +58,8 @@ type Table struct {
 	Columns []Column
 	// Partition is the table's partition spec, nil when it has none.
 	Partition *PartitionSpec
+	// Comment is COMMENT ON TABLE's text, "" for none (comments.go).
+	Comment string
 }
 
 // ColumnByName finds a top-level column, case-sensitively.
@@ -233,6 +237,9 @@ FROM ducklake_table WHERE `+visibleAt("")+` ORDER BY table_id`, s, s)
 		}
 	}
 	if m.Views, err = loadViews(ctx, rt, s); err != nil { // views.go
+		return nil, err
+	}
+	if err := loadComments(ctx, rt, m, byID, s); err != nil { // comments.go
 		return nil, err
 	}
 	for i := range m.Tables {

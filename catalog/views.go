@@ -19,6 +19,7 @@ type View struct {
 	SQL           string
 	ColumnAliases []string // CREATE VIEW v (a, b): the names given, in order
 	BeginSnapshot int64
+	Comment       string // COMMENT ON VIEW's text, "" for none (comments.go)
 }
 
 // ViewByName finds a view in a schema by exact name.

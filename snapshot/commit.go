@@ -172,6 +172,7 @@ type Commit struct {
 	newViews       []*newView // views.go
 	droppedViews   []droppedView
 	renamedViews   []*renamedView
+	comments       []*commentChange // comments.go
 
 	// extras are writes of lakepg's own tables (sequences) that commit or
 	// fail with the snapshot, in its catalog transaction (extra.go).
@@ -209,7 +210,8 @@ func (c *Commit) Empty() bool {
 	return len(c.newSchemas) == 0 && len(c.droppedSchemas) == 0 && len(c.newTables) == 0 &&
 		len(c.droppedTables) == 0 && len(c.renamed) == 0 && len(c.addedCols) == 0 &&
 		len(c.colChanges) == 0 && len(c.addedFiles) == 0 && len(c.replaced) == 0 && len(c.ended) == 0 &&
-		len(c.inlinedDeletes) == 0 && c.inl.empty() && len(c.partitions) == 0 && !c.viewsChanged() && len(c.extras) == 0
+		len(c.inlinedDeletes) == 0 && c.inl.empty() && len(c.partitions) == 0 && !c.viewsChanged() && len(c.extras) == 0 &&
+		len(c.comments) == 0
 }
 
 func (c *Commit) allocCatalogID() int64 {

@@ -86,6 +86,7 @@ func (c *Commit) Overlay(meta *catalog.Metadata) *catalog.Metadata {
 		out.Tables = append(out.Tables, t)
 	}
 	c.overlayViews(meta, out) // views.go
+	c.overlayComments(out)    // comments.go
 	return out
 }
 

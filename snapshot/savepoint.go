@@ -69,6 +69,11 @@ func (c *Commit) Clone() *Commit {
 		cp.renamedViews[i] = &v
 	}
 	cp.droppedViews = slices.Clone(c.droppedViews)
+	cp.comments = make([]*commentChange, len(c.comments))
+	for i, ch := range c.comments {
+		v := *ch
+		cp.comments[i] = &v
+	}
 	cp.droppedSchemas = slices.Clone(c.droppedSchemas)
 	cp.extras = slices.Clone(c.extras)
 	cp.droppedTables = slices.Clone(c.droppedTables)

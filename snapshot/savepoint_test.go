@@ -63,7 +63,7 @@ func TestCloneIsIndependent(t *testing.T) {
 func TestCloneKnowsEveryField(t *testing.T) {
 	known := []string{"db", "base", "meta", "author", "message", "catalogIDs", "newSchemas", "droppedSchemas",
 		"newTables", "droppedTables", "renamed", "addedCols", "addedColsAll", "colChanges", "addedFiles",
-		"replaced", "ended", "inlinedDeletes", "inl", "partitions", "newViews", "droppedViews", "renamedViews",
+		"replaced", "ended", "inlinedDeletes", "inl", "partitions", "newViews", "droppedViews", "renamedViews", "comments",
 		"extras", "finalCatalogBase", "committed", "beforeCommit"}
 	rt := reflect.TypeOf(Commit{})
 	for i := range rt.NumField() {

@@ -167,6 +167,9 @@ func (w *writer) writeDroppedViews() error {
 		if n == 0 {
 			return conflictf("attempting to drop view %q, but another transaction dropped it already", d.v.Name)
 		}
+		if _, err := w.endLive("ducklake_tag", "object_id = ?", d.v.ID); err != nil {
+			return err
+		}
 		w.done.droppedViews = append(w.done.droppedViews, d.v.ID)
 	}
 	return nil

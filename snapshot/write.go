@@ -161,7 +161,8 @@ func (c *Commit) mine() *mine {
 		m.deletedInline.add(d.tableID)
 	}
 	c.inlinedMine(m)
-	c.mineViews(m) // views.go
+	c.mineViews(m)    // views.go
+	c.mineComments(m) // comments.go
 	for _, a := range c.addedCols {
 		m.altered.add(a.tableID)
 	}
@@ -293,6 +294,7 @@ type written struct {
 	inserted       idSet
 	deleted        idSet
 	altered        idSet
+	alteredViews   idSet // comments on views (comments.go)
 	deletedInline  idSet
 	insertedInline idSet // inlined_insert (maintenance_inline.go)
 	structural     idSet // altered so that inlined rows need a new layout
@@ -331,6 +333,9 @@ func (wr *written) changes() string {
 	for _, id := range wr.altered.sorted() {
 		toks = append(toks, fmt.Sprintf("altered_table:%d", id))
 	}
+	for _, id := range wr.alteredViews.sorted() {
+		toks = append(toks, fmt.Sprintf("altered_view:%d", id))
+	}
 	toks = append(toks, idTokens("inlined_insert", wr.insertedInline)...)
 	toks = append(toks, inlinedDeleteTokens(wr.deletedInline)...)
 	return strings.Join(toks, ",")
@@ -340,7 +345,7 @@ func (wr *written) changes() string {
 // and returns the snapshot it makes.
 func (w *writer) write() (catalog.Snapshot, error) {
 	c := w.c
-	w.done = written{inserted: idSet{}, deleted: idSet{}, altered: idSet{}, deletedInline: idSet{}, insertedInline: idSet{}, structural: idSet{}, versioned: idSet{}}
+	w.done = written{inserted: idSet{}, deleted: idSet{}, altered: idSet{}, alteredViews: idSet{}, deletedInline: idSet{}, insertedInline: idSet{}, structural: idSet{}, versioned: idSet{}}
 
 	// Which tables get data files, in order of first mention.
 	w.data = map[int64]*tableData{}
@@ -373,7 +378,8 @@ func (w *writer) write() (catalog.Snapshot, error) {
 	dataChange := nFiles > 0 || len(c.inl.inserts) > 0
 
 	catalogChange := len(c.droppedSchemas) > 0 || len(c.droppedTables) > 0 || len(c.renamed) > 0 ||
-		len(c.addedCols) > 0 || len(c.colChanges) > 0 || len(c.partitions) > 0 || c.viewsChanged()
+		len(c.addedCols) > 0 || len(c.colChanges) > 0 || len(c.partitions) > 0 || c.viewsChanged() ||
+		len(c.comments) > 0
 	for _, s := range c.newSchemas {
 		catalogChange = catalogChange || !s.dropped
 	}
@@ -427,6 +433,7 @@ func (w *writer) write() (catalog.Snapshot, error) {
 		w.writeColumnChanges,
 		w.writePGTypeChanges, // pgtype.go
 		w.writePartitions,    // partition.go
+		w.writeComments,      // comments.go
 		w.writeDataFiles,
 		w.writeDeletes,
 		w.writeInlinedDeletes,

@@ -501,8 +501,45 @@ func (b *binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 			return nil
 		})
 
-	case "obj_description", "col_description", "shobj_description":
-		// the lake keeps no comments
+	case "obj_description", "col_description":
+		// comments on lake tables, views and columns (COMMENT ON); other
+		// objects have none
+		if err := nargs(1, 2); err != nil {
+			return nil, true, err
+		}
+		col := name == "col_description"
+		if col && len(args) != 2 {
+			return nil, true, nargs(2, 2)
+		}
+		second := types.TextT
+		if col {
+			second = i4
+		}
+		if err := castArgs(oid, second); err != nil {
+			return nil, true, err
+		}
+		cc, err := b.catalogContext()
+		if err != nil {
+			return nil, true, err
+		}
+		return rowFn(text, true, func(out *vec.Vector, a []*vec.Vector, i int) error {
+			sub := int32(0)
+			if col {
+				sub = int32(a[1].I64[i])
+			} else if len(a) == 2 && a[1].S[i] != "pg_class" {
+				out.AppendNull()
+				return nil
+			}
+			if d, ok := pgcatalog.Description(cc, a[0].I64[i], sub); ok {
+				out.AppendString(d)
+			} else {
+				out.AppendNull()
+			}
+			return nil
+		})
+
+	case "shobj_description":
+		// no comments on databases, roles or tablespaces
 		if err := nargs(1, 2); err != nil {
 			return nil, true, err
 		}

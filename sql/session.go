@@ -546,7 +546,7 @@ func (s *Session) execute(ctx context.Context, st *Stmt, p *params) (*Result, er
 	case *pg.Node_VariableShowStmt:
 		return s.show(n.VariableShowStmt)
 	case *pg.Node_CreateSchemaStmt, *pg.Node_CreateStmt, *pg.Node_DropStmt, *pg.Node_AlterTableStmt, *pg.Node_RenameStmt,
-		*pg.Node_CreateSeqStmt, *pg.Node_AlterSeqStmt:
+		*pg.Node_CreateSeqStmt, *pg.Node_AlterSeqStmt, *pg.Node_CommentStmt:
 		if err := s.checkWritable(); err != nil {
 			return nil, err
 		}

@@ -68,5 +68,49 @@ func descriptionRows(c *Context, r *rowSet) {
 				add(NamespaceOID(s.ID), "standard public schema")
 			}
 		}
+		for _, d := range lakeDescriptions(c) {
+			r.add(vals{"objoid": d.oid, "classoid": int64(1259), "objsubid": d.subid, "description": d.text})
+		}
 	}
+}
+
+// lakeDescription is a COMMENT ON a lake table, view or column.
+type lakeDescription struct {
+	oid   int64
+	subid int32 // attnum for a column, 0 for the relation
+	text  string
+}
+
+func lakeDescriptions(c *Context) []lakeDescription {
+	var out []lakeDescription
+	for _, t := range c.Meta.Tables {
+		if t.Comment != "" {
+			out = append(out, lakeDescription{RelationOID(t.ID), 0, t.Comment})
+		}
+		for i, col := range t.Columns {
+			if col.Comment != "" {
+				out = append(out, lakeDescription{RelationOID(t.ID), int32(i + 1), col.Comment})
+			}
+		}
+	}
+	for _, v := range c.Meta.Views {
+		if v.Comment != "" {
+			out = append(out, lakeDescription{RelationOID(v.ID), 0, v.Comment})
+		}
+	}
+	return out
+}
+
+// Description is obj_description(oid, 'pg_class') (subid 0) and
+// col_description(oid, subid) for lake relations.
+func Description(c *Context, oid int64, subid int32) (string, bool) {
+	if c.Meta == nil {
+		return "", false
+	}
+	for _, d := range lakeDescriptions(c) {
+		if d.oid == oid && d.subid == subid {
+			return d.text, true
+		}
+	}
+	return "", false
 }

@@ -1,0 +1,137 @@
+package snapshot
+
+import "github.com/lakepg/lakepg/catalog"
+
+// COMMENT ON is a versioned tag, as DuckDB keeps it: the live
+// ducklake_tag (table, view) or ducklake_column_tag (column) row with key
+// 'comment' is end-dated and the new text inserted in the same snapshot;
+// the change reads altered_table or altered_view.
+
+type commentChange struct {
+	objectID int64 // table or view id, possibly provisional
+	columnID int64 // 0: the table or view itself
+	view     bool
+	text     *string // nil removes the comment
+}
+
+// SetComment sets (or with nil, removes) the comment of a table or view.
+func (c *Commit) SetComment(objectID int64, view bool, text *string) {
+	c.setComment(commentChange{objectID: objectID, view: view, text: text})
+}
+
+// SetColumnComment sets (or with nil, removes) a column's comment.
+func (c *Commit) SetColumnComment(tableID, columnID int64, text *string) {
+	c.setComment(commentChange{objectID: tableID, columnID: columnID, text: text})
+}
+
+func (c *Commit) setComment(ch commentChange) {
+	for _, old := range c.comments {
+		if old.objectID == ch.objectID && old.columnID == ch.columnID {
+			*old = ch
+			return
+		}
+	}
+	c.comments = append(c.comments, &ch)
+}
+
+// commentDropped reports whether the object a comment is on goes in this
+// commit.
+func (c *Commit) commentDropped(ch *commentChange) bool {
+	if !ch.view {
+		return c.dropsTable(ch.objectID)
+	}
+	if nv := c.findNewView(ch.objectID); nv != nil {
+		return nv.dropped
+	}
+	for _, d := range c.droppedViews {
+		if d.v.ID == ch.objectID {
+			return true
+		}
+	}
+	return false
+}
+
+// overlayComments is the comments part of Overlay.
+func (c *Commit) overlayComments(out *catalog.Metadata) {
+	for _, ch := range c.comments {
+		text := ""
+		if ch.text != nil {
+			text = *ch.text
+		}
+		switch {
+		case ch.view:
+			for i := range out.Views {
+				if out.Views[i].ID == ch.objectID {
+					out.Views[i].Comment = text
+				}
+			}
+		default:
+			for i := range out.Tables {
+				t := &out.Tables[i]
+				if t.ID != ch.objectID {
+					continue
+				}
+				if ch.columnID == 0 {
+					t.Comment = text
+				} else if col, ok := t.ColumnByID(ch.columnID); ok {
+					col.Comment = text
+				}
+			}
+		}
+	}
+}
+
+// mineComments: a comment alters its table or view for the conflict rules.
+func (c *Commit) mineComments(m *mine) {
+	for _, ch := range c.comments {
+		switch {
+		case c.isProvisional(ch.objectID):
+		case ch.view:
+			m.changedViews.add(ch.objectID)
+		default:
+			m.altered.add(ch.objectID)
+		}
+	}
+}
+
+// writeComments replaces the comment tags that changed, and ends those of
+// dropped columns.
+func (w *writer) writeComments() error {
+	for _, ch := range w.c.colChanges {
+		if ch.drop && !w.droppedTable(ch.tableID) {
+			if _, err := w.endLive("ducklake_column_tag", "table_id = ? AND column_id = ?", ch.tableID, ch.columnID); err != nil {
+				return err
+			}
+		}
+	}
+	for _, ch := range w.c.comments {
+		if w.c.commentDropped(ch) {
+			continue
+		}
+		id := w.fid(ch.objectID)
+		var err error
+		if ch.columnID == 0 {
+			_, err = w.endLive("ducklake_tag", "object_id = ? AND key = ?", id, catalog.CommentKey)
+			if err == nil && ch.text != nil {
+				_, err = w.exec(`INSERT INTO ducklake_tag VALUES (?, ?, NULL, ?, ?)`, id, w.snapID, catalog.CommentKey, *ch.text)
+			}
+		} else {
+			_, err = w.endLive("ducklake_column_tag", "table_id = ? AND column_id = ? AND key = ?", id, ch.columnID, catalog.CommentKey)
+			if err == nil && ch.text != nil {
+				_, err = w.exec(`INSERT INTO ducklake_column_tag VALUES (?, ?, ?, NULL, ?, ?)`, id, ch.columnID, w.snapID, catalog.CommentKey, *ch.text)
+			}
+		}
+		if err != nil {
+			return err
+		}
+		if w.c.isProvisional(ch.objectID) {
+			continue // created in this commit: created_table/created_view says it
+		}
+		if ch.view {
+			w.done.alteredViews.add(id)
+		} else {
+			w.done.altered.add(id)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,74 @@
+package sql
+
+import (
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/lakepg/lakepg/catalog"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/snapshot"
+)
+
+// comment stages COMMENT ON TABLE | VIEW | COLUMN … IS 'text' | NULL. The
+// text is a DuckLake comment tag (snapshot/comments.go), which DuckDB shows
+// as the table's, view's or column's comment; '' or NULL removes it.
+func (s *Session) comment(c *snapshot.Commit, meta *catalog.Metadata, st *pg.CommentStmt) (string, error) {
+	var text *string
+	if st.Comment != "" {
+		t := st.Comment
+		text = &t
+	}
+	var names []string
+	if l := st.Object.GetList(); l != nil {
+		names = strNodes(l.Items)
+	}
+	switch st.Objtype {
+	case pg.ObjectType_OBJECT_TABLE, pg.ObjectType_OBJECT_VIEW:
+		if len(names) == 0 || len(names) > 2 {
+			return "", pgerr.New(pgerr.SyntaxError, "improper relation name (too many dotted names): %s", strings.Join(names, "."))
+		}
+		r, err := s.resolveRelation(meta, qualifier(names), names[len(names)-1], -1)
+		if err != nil {
+			return "", err
+		}
+		wantView := st.Objtype == pg.ObjectType_OBJECT_VIEW
+		if (r.view != nil) != wantView {
+			return "", pgerr.New(pgerr.WrongObjectType, "\"%s\" is not a %s", names[len(names)-1], map[bool]string{true: "view", false: "table"}[wantView])
+		}
+		if r.view != nil {
+			c.SetComment(r.view.ID, true, text)
+		} else {
+			c.SetComment(r.table.ID, false, text)
+		}
+	case pg.ObjectType_OBJECT_COLUMN:
+		if len(names) < 2 || len(names) > 3 {
+			return "", pgerr.New(pgerr.SyntaxError, "column name must be qualified")
+		}
+		rel := names[:len(names)-1]
+		r, err := s.resolveRelation(meta, qualifier(rel), rel[len(rel)-1], -1)
+		if err != nil {
+			return "", err
+		}
+		if r.view != nil {
+			return "", pgerr.New(pgerr.FeatureNotSupported, "comments on view columns are not supported: DuckLake keeps column comments for tables only")
+		}
+		col, ok := r.table.ColumnByName(names[len(names)-1])
+		if !ok {
+			return "", pgerr.New(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", names[len(names)-1], r.table.Name)
+		}
+		c.SetColumnComment(r.table.ID, col.ID, text)
+	default:
+		return "", pgerr.New(pgerr.FeatureNotSupported, "COMMENT ON %s is not supported: lakepg keeps comments on tables, views and columns", strings.TrimPrefix(st.Objtype.String(), "OBJECT_"))
+	}
+	return "COMMENT", nil
+}
+
+// qualifier is the schema of a possibly qualified name's parts ("" when
+// unqualified).
+func qualifier(names []string) string {
+	if len(names) > 1 {
+		return names[len(names)-2]
+	}
+	return ""
+}
