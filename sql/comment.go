@@ -12,7 +12,8 @@ import (
 
 // comment stages COMMENT ON TABLE | VIEW | COLUMN … IS 'text' | NULL. The
 // text is a DuckLake comment tag (snapshot/comments.go), which DuckDB shows
-// as the table's, view's or column's comment; ” or NULL removes it.
+// as the table's, view's or column's comment; NULL or an empty text removes
+// it.
 func (s *Session) comment(c *snapshot.Commit, meta *catalog.Metadata, st *pg.CommentStmt) (string, error) {
 	var text *string
 	if st.Comment != "" {
