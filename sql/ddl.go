@@ -97,10 +97,16 @@ func (s *Session) stageDDL(ctx context.Context, c *snapshot.Commit, meta *catalo
 		c.CreateSchema(st.Schemaname)
 		return "CREATE SCHEMA", nil
 	case *pg.Node_CreateStmt:
+		if err := s.dropForeignKeysCreate(meta, x.CreateStmt); err != nil { // foreignkey.go
+			return "", err
+		}
 		return s.createTable(ctx, c, meta, x.CreateStmt)
 	case *pg.Node_DropStmt:
 		if x.DropStmt.RemoveType == pg.ObjectType_OBJECT_SEQUENCE {
 			return s.dropSequences(ctx, c, meta, x.DropStmt) // sequence.go
+		}
+		if x.DropStmt.RemoveType == pg.ObjectType_OBJECT_INDEX {
+			return s.dropIndexes(meta, x.DropStmt) // foreignkey.go
 		}
 		return s.drop(ctx, c, meta, x.DropStmt)
 	case *pg.Node_CreateSeqStmt:
@@ -108,6 +114,11 @@ func (s *Session) stageDDL(ctx context.Context, c *snapshot.Commit, meta *catalo
 	case *pg.Node_AlterSeqStmt:
 		return s.alterSequence(ctx, c, meta, x.AlterSeqStmt)
 	case *pg.Node_AlterTableStmt:
+		if more, err := s.dropForeignKeysAlter(meta, x.AlterTableStmt); err != nil { // foreignkey.go
+			return "", err
+		} else if !more {
+			return "ALTER TABLE", nil
+		}
 		return s.alterTable(ctx, c, meta, x.AlterTableStmt)
 	case *pg.Node_CommentStmt:
 		return s.comment(c, meta, x.CommentStmt) // comment.go

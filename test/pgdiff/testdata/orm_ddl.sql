@@ -1,0 +1,34 @@
+-- DDL that ORMs and migration tools write (SQLAlchemy/Alembic, Django): FOREIGN KEY constraints
+-- in CREATE TABLE (table and column ones, a table referencing itself) and ALTER TABLE … ADD
+-- CONSTRAINT … FOREIGN KEY (Django's DEFERRABLE INITIALLY DEFERRED), CREATE/DROP INDEX, and the
+-- errors PostgreSQL gives for a missing referenced table or column. lakepg accepts the foreign
+-- keys without keeping them (README), so no statement here writes a row that breaks one.
+CREATE TABLE authors (id serial PRIMARY KEY, name varchar(100) NOT NULL);
+CREATE TABLE books (id bigserial NOT NULL, author_id integer NOT NULL, title text, PRIMARY KEY (id), FOREIGN KEY (author_id) REFERENCES authors (id));
+CREATE TABLE reviews (id integer PRIMARY KEY, book_id bigint REFERENCES books (id) ON DELETE CASCADE, parent_id integer REFERENCES reviews (id), body text);
+CREATE TABLE notes (id integer PRIMARY KEY, author_id integer CONSTRAINT notes_author_fk REFERENCES authors);
+CREATE TABLE loans (id integer PRIMARY KEY, book_id bigint NOT NULL);
+ALTER TABLE loans ADD CONSTRAINT loans_book_id_fk FOREIGN KEY (book_id) REFERENCES books (id) DEFERRABLE INITIALLY DEFERRED;
+ALTER TABLE loans ADD COLUMN reviewer integer REFERENCES reviews (id);
+ALTER TABLE loans ADD COLUMN due date, ADD CONSTRAINT loans_reviewer_fk FOREIGN KEY (reviewer) REFERENCES reviews (id);
+CREATE INDEX loans_book_id_idx ON loans (book_id);
+CREATE INDEX IF NOT EXISTS books_title_idx ON books (title);
+INSERT INTO authors (name) VALUES ('Austen'), ('Joyce');
+INSERT INTO books (author_id, title) VALUES (1, 'Emma'), (2, 'Ulysses') RETURNING id, title;
+INSERT INTO loans (id, book_id, due) VALUES (1, 2, '2024-05-01');
+SELECT a.name, b.title, l.due FROM loans l JOIN books b ON b.id = l.book_id JOIN authors a ON a.id = b.author_id;
+SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'loans' ORDER BY ordinal_position;
+DROP INDEX loans_book_id_idx;
+DROP INDEX IF EXISTS books_title_idx, nosuch_idx;
+-- @error
+CREATE TABLE bad1 (id integer, x integer REFERENCES nosuch (id));
+-- @error
+CREATE TABLE bad2 (id integer, x integer, FOREIGN KEY (x) REFERENCES authors (nosuch));
+-- @error
+ALTER TABLE loans ADD CONSTRAINT bad3 FOREIGN KEY (book_id) REFERENCES nosuch (id);
+-- @error
+DROP INDEX loans;
+-- @error
+DROP INDEX authors;
+-- @error
+SELECT count(*) FROM bad1;
