@@ -60,6 +60,9 @@ type Table struct {
 	Partition *PartitionSpec
 	// Comment is COMMENT ON TABLE's text, "" for none (comments.go).
 	Comment string
+	// MatView is the query of the materialized view the table holds, ""
+	// for an ordinary table (comments.go).
+	MatView string
 }
 
 // ColumnByName finds a top-level column, case-sensitively.

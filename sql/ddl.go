@@ -349,7 +349,7 @@ func (s *Session) drop(ctx context.Context, c *snapshot.Commit, meta *catalog.Me
 			c.DropSchema(*sch)
 		}
 		return "DROP SCHEMA", nil
-	case pg.ObjectType_OBJECT_TABLE, pg.ObjectType_OBJECT_VIEW:
+	case pg.ObjectType_OBJECT_TABLE, pg.ObjectType_OBJECT_VIEW, pg.ObjectType_OBJECT_MATVIEW:
 		return s.dropRelations(ctx, c, meta, st) // views.go
 	}
 	return "", pgerr.New(pgerr.FeatureNotSupported, "DROP %s is not supported yet", strings.TrimPrefix(st.RemoveType.String(), "OBJECT_"))

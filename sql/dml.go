@@ -363,6 +363,9 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 		return nil, err
 	}
 	ref := src.ref
+	if err := s.checkNotMatView(ref.table.Name, ref.table.MatView, rv.Location); err != nil { // matview.go
+		return nil, err
+	}
 	scan := ref.scan
 	scan.WithPos = true
 	ncols := len(scan.Cols)
@@ -775,6 +778,9 @@ func (s *Session) writeTarget(ctx context.Context, rv *pg.RangeVar) (*catalog.Sc
 	}
 	sch, t, err := s.resolveTable(meta, rv.Schemaname, rv.Relname, rv.Location)
 	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := s.checkNotMatView(t.Name, t.MatView, rv.Location); err != nil { // matview.go
 		return nil, nil, nil, err
 	}
 	cols, err := scanColumns(t)

@@ -102,6 +102,8 @@ type Session struct {
 	// implicit: the open block is an implicit transaction that Sync ends;
 	// pipelined: more statements may follow before it (implicit.go)
 	implicit, pipelined bool
+	// refreshing: REFRESH MATERIALIZED VIEW is writing its table (matview.go)
+	refreshing bool
 
 	notify    func(Notice) // where notices go (notice.go); nil drops them
 	superuser bool         // logged in as one (roles.go): counts while the user is not a role
@@ -561,6 +563,11 @@ func (s *Session) execute(ctx context.Context, st *Stmt, p *params) (*Result, er
 			return nil, err
 		}
 		return s.createTableAs(ctx, n.CreateTableAsStmt, p)
+	case *pg.Node_RefreshMatViewStmt:
+		if err := s.checkWritable(); err != nil {
+			return nil, err
+		}
+		return s.refreshMatView(ctx, n.RefreshMatViewStmt) // matview.go
 	case *pg.Node_TruncateStmt:
 		if err := s.checkWritable(); err != nil {
 			return nil, err

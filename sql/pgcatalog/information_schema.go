@@ -28,8 +28,8 @@ func init() {
 			"is_insertable_into yes_or_no, is_typed yes_or_no, commit_action character_data",
 		func(c *Context, r *rowSet) {
 			for _, rel := range newModel(c).rels {
-				if rel.seq != nil {
-					continue
+				if rel.seq != nil || rel.kind == "m" {
+					continue // PostgreSQL lists no sequences or materialized views here
 				}
 				typ, ins := "BASE TABLE", "YES"
 				if rel.kind == "v" {
@@ -59,8 +59,8 @@ func init() {
 			"generation_expression character_data, is_updatable yes_or_no",
 		func(c *Context, r *rowSet) {
 			for _, rel := range newModel(c).rels {
-				if rel.seq != nil {
-					continue
+				if rel.seq != nil || rel.kind == "m" {
+					continue // PostgreSQL lists no sequences or materialized views here
 				}
 				upd := "YES"
 				if rel.kind == "v" {

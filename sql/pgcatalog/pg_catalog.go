@@ -523,7 +523,15 @@ func init() {
 		})
 	register("pg_catalog", "pg_matviews", 12038, "v",
 		"schemaname name, matviewname name, matviewowner name, tablespace name, hasindexes boolean, "+
-			"ispopulated boolean, definition text", nil)
+			"ispopulated boolean, definition text",
+		func(c *Context, r *rowSet) {
+			for _, rel := range newModel(c).rels {
+				if rel.kind == "m" {
+					r.add(vals{"schemaname": rel.ns.name, "matviewname": rel.name, "matviewowner": c.User,
+						"hasindexes": false, "ispopulated": true, "definition": " " + rel.lake.MatView + ";"})
+				}
+			}
+		})
 	register("pg_catalog", "pg_indexes", 12043, "v",
 		"schemaname name, tablename name, indexname name, tablespace name, indexdef text", nil)
 }
