@@ -84,6 +84,8 @@ type Metadata struct {
 	Schemas  []Schema // ordered by schema_id
 	Tables   []Table  // ordered by table_id
 	Views    []View   // ordered by view_id
+	// Constraints are the PRIMARY KEY and UNIQUE constraints (constraints.go)
+	Constraints []Constraint
 }
 
 // SchemaByName finds a schema by exact name.
@@ -233,6 +235,9 @@ FROM ducklake_table WHERE `+visibleAt("")+` ORDER BY table_id`, s, s)
 		}
 	}
 	if m.Views, err = loadViews(ctx, rt, s); err != nil { // views.go
+		return nil, err
+	}
+	if m.Constraints, err = loadConstraints(ctx, db, rt, s); err != nil { // constraints.go
 		return nil, err
 	}
 	for i := range m.Tables {

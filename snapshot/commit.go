@@ -119,6 +119,7 @@ type columnChange struct {
 	setDefault        bool
 	def               *string
 	pgType            *string // new lakepg.type tag ("" removes it), pgtype.go
+	notNull           bool    // made NOT NULL (a primary key's column), constraints.go
 }
 
 type addedFile struct {
@@ -167,6 +168,7 @@ type Commit struct {
 	newViews       []*newView // views.go
 	droppedViews   []droppedView
 	renamedViews   []*renamedView
+	cons           constraintChanges // constraints.go
 
 	// finalCatalogBase is the head's next_catalog_id the successful attempt
 	// allocated from; set by Commit.
@@ -200,7 +202,7 @@ func (c *Commit) Empty() bool {
 	return len(c.newSchemas) == 0 && len(c.droppedSchemas) == 0 && len(c.newTables) == 0 &&
 		len(c.droppedTables) == 0 && len(c.renamed) == 0 && len(c.addedCols) == 0 &&
 		len(c.colChanges) == 0 && len(c.addedFiles) == 0 && len(c.replaced) == 0 && len(c.ended) == 0 &&
-		len(c.inlinedDeletes) == 0 && c.inl.empty() && len(c.partitions) == 0 && !c.viewsChanged()
+		len(c.inlinedDeletes) == 0 && c.inl.empty() && len(c.partitions) == 0 && !c.viewsChanged() && c.cons.empty()
 }
 
 func (c *Commit) allocCatalogID() int64 {

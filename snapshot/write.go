@@ -94,6 +94,9 @@ func (c *Commit) try(ctx context.Context, attempt int) (catalog.Snapshot, error)
 			return catalog.Snapshot{}, err
 		}
 	}
+	if err := c.checkKeyed(ctx, tx, head); err != nil { // constraints.go
+		return catalog.Snapshot{}, err
+	}
 	w := &writer{c: c, tx: tx, ctx: ctx, head: head, snapID: head.ID + 1}
 	snap, err := w.write()
 	if err != nil {
@@ -154,7 +157,8 @@ func (c *Commit) mine() *mine {
 		m.deletedInline.add(d.tableID)
 	}
 	c.inlinedMine(m)
-	c.mineViews(m) // views.go
+	c.mineViews(m)       // views.go
+	c.mineConstraints(m) // constraints.go
 	for _, a := range c.addedCols {
 		m.altered.add(a.tableID)
 	}
@@ -366,7 +370,7 @@ func (w *writer) write() (catalog.Snapshot, error) {
 	dataChange := nFiles > 0 || len(c.inl.inserts) > 0
 
 	catalogChange := len(c.droppedSchemas) > 0 || len(c.droppedTables) > 0 || len(c.renamed) > 0 ||
-		len(c.addedCols) > 0 || len(c.colChanges) > 0 || len(c.partitions) > 0 || c.viewsChanged()
+		len(c.addedCols) > 0 || len(c.colChanges) > 0 || len(c.partitions) > 0 || c.viewsChanged() || !c.cons.empty()
 	for _, s := range c.newSchemas {
 		catalogChange = catalogChange || !s.dropped
 	}
@@ -420,6 +424,7 @@ func (w *writer) write() (catalog.Snapshot, error) {
 		w.writeColumnChanges,
 		w.writePGTypeChanges, // pgtype.go
 		w.writePartitions,    // partition.go
+		w.writeConstraints,   // constraints.go
 		w.writeDataFiles,
 		w.writeDeletes,
 		w.writeInlinedDeletes,
@@ -670,6 +675,9 @@ func (w *writer) writeColumnChanges() error {
 			if ch.setDefault {
 				next.DefaultValue = ch.def
 				dvt = "literal"
+			}
+			if ch.notNull {
+				next.NullsAllowed = false
 			}
 			if err := w.insertColumnRow(ch.tableID, next, dvt); err != nil {
 				return err

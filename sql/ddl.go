@@ -35,7 +35,10 @@ func (s *Session) commit(ctx context.Context, fn func(c *snapshot.Commit, meta *
 		return err
 	}
 	c := snapshot.Begin(e.DB, head, meta)
-	err = fn(c, meta)
+	err = s.runKeyChecks(ctx, c, meta) // unique.go
+	if err == nil {
+		err = fn(c, meta)
+	}
 	if err == nil {
 		err = s.inlineLayouts(ctx, c) // inlinewrite.go
 	}
@@ -68,7 +71,7 @@ func (s *Session) ddl(ctx context.Context, n *pg.Node) (*Result, error) {
 	var tag string
 	err := s.commit(ctx, func(c *snapshot.Commit, meta *catalog.Metadata) error {
 		var err error
-		tag, err = s.stageDDL(c, meta, n)
+		tag, err = s.stageDDL(ctx, c, meta, n)
 		return err
 	}, nil)
 	if err != nil {
@@ -77,7 +80,7 @@ func (s *Session) ddl(ctx context.Context, n *pg.Node) (*Result, error) {
 	return tagResult(tag), nil
 }
 
-func (s *Session) stageDDL(c *snapshot.Commit, meta *catalog.Metadata, n *pg.Node) (string, error) {
+func (s *Session) stageDDL(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, n *pg.Node) (string, error) {
 	switch x := n.Node.(type) {
 	case *pg.Node_CreateSchemaStmt:
 		st := x.CreateSchemaStmt
@@ -101,7 +104,7 @@ func (s *Session) stageDDL(c *snapshot.Commit, meta *catalog.Metadata, n *pg.Nod
 	case *pg.Node_DropStmt:
 		return s.drop(c, meta, x.DropStmt)
 	case *pg.Node_AlterTableStmt:
-		return s.alterTable(c, meta, x.AlterTableStmt)
+		return s.alterTable(ctx, c, meta, x.AlterTableStmt)
 	case *pg.Node_RenameStmt:
 		return s.rename(c, meta, x.RenameStmt)
 	}
@@ -150,8 +153,9 @@ func (s *Session) columnDef(cd *pg.ColumnDef) (snapshot.ColumnDef, types.T, erro
 				return def, t, err
 			}
 			def.DefaultValue = &text
-		case pg.ConstrType_CONSTR_PRIMARY, pg.ConstrType_CONSTR_UNIQUE:
-			// DuckLake has no keys; accepted for compatibility and not enforced
+		case pg.ConstrType_CONSTR_PRIMARY:
+			def.NullsAllowed = false // the key itself: constraints.go
+		case pg.ConstrType_CONSTR_UNIQUE:
 		default:
 			return def, t, errAt(pgerr.New(pgerr.FeatureNotSupported, "column constraint %s is not supported", con.Contype), con.Location)
 		}
@@ -219,7 +223,7 @@ func (s *Session) createTable(c *snapshot.Commit, meta *catalog.Metadata, st *pg
 		cd := el.GetColumnDef()
 		if cd == nil {
 			if con := el.GetConstraint(); con != nil && (con.Contype == pg.ConstrType_CONSTR_PRIMARY || con.Contype == pg.ConstrType_CONSTR_UNIQUE) {
-				continue
+				continue // constraints.go
 			}
 			return "", pgerr.New(pgerr.FeatureNotSupported, "table element %s is not supported", nodeName(el))
 		}
@@ -236,7 +240,25 @@ func (s *Session) createTable(c *snapshot.Commit, meta *catalog.Metadata, st *pg
 	if len(cols) == 0 {
 		return "", pgerr.New(pgerr.FeatureNotSupported, "tables without columns are not supported by DuckLake")
 	}
-	c.CreateTable(*sch, rv.Relname, cols)
+	names := make([]string, len(cols))
+	for i, d := range cols {
+		names[i] = d.Name
+	}
+	keys, err := collectCreateConstraints(st, names, rv.Relname) // constraints.go
+	if err != nil {
+		return "", err
+	}
+	for _, k := range keys {
+		if k.typ == "p" {
+			for _, ci := range k.cols {
+				cols[ci].NullsAllowed = false
+			}
+		}
+	}
+	tid := c.CreateTable(*sch, rv.Relname, cols)
+	if err := stageCreateConstraints(c, meta, sch.ID, tid, rv.Relname, keys, cols); err != nil {
+		return "", err
+	}
 	return "CREATE TABLE", nil
 }
 
@@ -282,7 +304,7 @@ func (s *Session) drop(c *snapshot.Commit, meta *catalog.Metadata, st *pg.DropSt
 	return "", pgerr.New(pgerr.FeatureNotSupported, "DROP %s is not supported yet", strings.TrimPrefix(st.RemoveType.String(), "OBJECT_"))
 }
 
-func (s *Session) alterTable(c *snapshot.Commit, meta *catalog.Metadata, st *pg.AlterTableStmt) (string, error) {
+func (s *Session) alterTable(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, st *pg.AlterTableStmt) (string, error) {
 	rv := st.Relation
 	_, t, err := s.resolveTable(meta, rv.Schemaname, rv.Relname, rv.Location)
 	if err != nil {
@@ -320,7 +342,10 @@ func (s *Session) alterTable(c *snapshot.Commit, meta *catalog.Metadata, st *pg.
 					def.InitialDefault = &v
 				}
 			}
-			c.AddColumn(*t, def)
+			colID := c.AddColumn(*t, def)
+			if err := s.addColumnConstraints(ctx, c, meta, t, cd, colID); err != nil { // constraints.go
+				return "", err
+			}
 		case pg.AlterTableType_AT_DropColumn:
 			col, ok := t.ColumnByName(cmd.Name)
 			if !ok {
@@ -335,6 +360,7 @@ func (s *Session) alterTable(c *snapshot.Commit, meta *catalog.Metadata, st *pg.
 			if err := checkNotPartitionKey(t, col); err != nil { // partition_ddl.go
 				return "", err
 			}
+			dropColumnConstraints(c, meta, t, col.ID) // constraints.go
 			c.DropColumn(*t, col.ID)
 		case pg.AlterTableType_AT_AlterColumnType:
 			col, ok := t.ColumnByName(cmd.Name)
@@ -385,6 +411,22 @@ func (s *Session) alterTable(c *snapshot.Commit, meta *catalog.Metadata, st *pg.
 				return "", err
 			}
 			c.SetColumnDefault(*t, col.ID, &text)
+		case pg.AlterTableType_AT_AddConstraint:
+			con := cmd.Def.GetConstraint()
+			if con == nil || con.Contype != pg.ConstrType_CONSTR_PRIMARY && con.Contype != pg.ConstrType_CONSTR_UNIQUE {
+				return "", pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ADD CONSTRAINT supports PRIMARY KEY and UNIQUE only")
+			}
+			sch, _ := meta.SchemaByID(t.SchemaID)
+			if err := s.addConstraint(ctx, c, meta, sch, t, con); err != nil { // constraints.go
+				return "", err
+			}
+			if t2, ok := c.Overlay(meta).TableByID(t.ID); ok {
+				t = t2 // later commands see the key
+			}
+		case pg.AlterTableType_AT_DropConstraint:
+			if err := s.dropConstraint(c, meta, t, cmd); err != nil { // constraints.go
+				return "", err
+			}
 		case pg.AlterTableType_AT_SetRelOptions, pg.AlterTableType_AT_ResetRelOptions:
 			if err := alterPartitioning(c, t, cmd); err != nil { // partition_ddl.go
 				return "", err
