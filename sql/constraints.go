@@ -206,7 +206,6 @@ func chooseConName(meta *catalog.Metadata, schemaID int64, table string, sp *con
 	return nil
 }
 
-
 // stageCreateConstraints adds the keys of a table created in c with
 // provisional id tid.
 func stageCreateConstraints(c *snapshot.Commit, meta *catalog.Metadata, schemaID, tid int64, table string, specs []conSpec, cols []snapshot.ColumnDef) error {
