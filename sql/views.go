@@ -69,7 +69,7 @@ func (s *Session) resolveRelation(meta *catalog.Metadata, schemaName, name strin
 func relationExists(meta *catalog.Metadata, schemaID int64, name string) bool {
 	_, t := meta.TableByName(schemaID, name)
 	_, v := meta.ViewByName(schemaID, name)
-	return t || v
+	return t || v || indexNameTaken(meta, schemaID, name) // a constraint's index (constraints.go)
 }
 
 // notATable is the error for a statement that needs a table and was given a
