@@ -223,3 +223,20 @@ func (w *writer) writeConstraints() error {
 	}
 	return nil
 }
+
+// clone copies the changes deeply, for savepoints (savepoint.go).
+func (cc constraintChanges) clone() constraintChanges {
+	out := constraintChanges{dropped: slices.Clone(cc.dropped)}
+	for _, a := range cc.added {
+		v := *a
+		v.cols = slices.Clone(a.cols)
+		out.added = append(out.added, &v)
+	}
+	if cc.keyed != nil {
+		out.keyed = map[int64]int64{}
+		for k, v := range cc.keyed {
+			out.keyed[k] = v
+		}
+	}
+	return out
+}

@@ -69,6 +69,7 @@ func (c *Commit) Clone() *Commit {
 		cp.renamedViews[i] = &v
 	}
 	cp.droppedViews = slices.Clone(c.droppedViews)
+	cp.cons = c.cons.clone() // constraints.go
 	cp.droppedSchemas = slices.Clone(c.droppedSchemas)
 	cp.droppedTables = slices.Clone(c.droppedTables)
 	cp.addedFiles = slices.Clone(c.addedFiles)
