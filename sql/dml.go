@@ -258,6 +258,16 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 	if ret != nil {
 		src = ret.tap(src)
 	}
+	// new keys are checked among themselves as they pass, and against the
+	// table at the commit (unique.go)
+	defer func() { s.keyChecks = nil }()
+	if kc, err := s.keyCheckFor(ctx, t, cols); err != nil {
+		src.Close()
+		return nil, err
+	} else if kc != nil {
+		src = kc.tap(src)
+		s.keyChecks = append(s.keyChecks, kc)
+	}
 	defer src.Close()
 	withRows := func(res *Result) *Result {
 		if ret == nil {
@@ -548,6 +558,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 	var written []*exec.WrittenFile
 	var upd *tableWrite      // UPDATE's new row versions (partition_write.go)
 	var inl *inlinedVersions // or kept in the catalog (inlinewrite.go)
+	var updKeys *keyCheck    // an UPDATE's new keys (unique.go)
 	cleanup := func() {
 		for _, w := range written {
 			if w != nil && w.Path != "" {
@@ -588,6 +599,14 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 		if ret != nil {
 			vals = ret.versions(env, tap, newVals, ncols)
 		}
+		// new versions of key columns are checked (unique.go)
+		defer func() { s.keyChecks = nil }()
+		if kc, err := s.updateKeyCheck(ctx, ref, set); err != nil {
+			return nil, err
+		} else if kc != nil {
+			vals = kc.tap(vals)
+			updKeys = kc
+		}
 		// a few new versions stay in the catalog (inlinewrite.go)
 		v, rest, err := s.inlineUpdate(ctx, ref, scan.Cols, vals)
 		if err != nil {
@@ -618,6 +637,10 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 		all   bool
 		write *exec.WrittenFile
 		inl   []int64 // positions kept as inlined file deletes (inlinewrite.go)
+	}
+	if updKeys != nil {
+		updKeys.skipRows(ref, hits, inlinedHits)
+		s.keyChecks = append(s.keyChecks, updKeys)
 	}
 	var plans []fileDeletes
 	ordinals := make([]int, 0, len(hits))

@@ -123,6 +123,12 @@ type Session struct {
 	// (with_write.go)
 	writtenCTEs map[string]*writtenCTE
 
+	// keyChecks are the unique-key checks of the write being run, done
+	// right before its changes are staged (unique.go); uniqueStats counts
+	// what the last one read
+	keyChecks   []*keyCheck
+	uniqueStats uniqueScanStats
+
 	// settingsMu guards settings while a statement runs: set_config may
 	// write them from the workers of a parallel plan (setconfig.go).
 	settingsMu sync.Mutex
