@@ -11,10 +11,15 @@ import (
 // view id), ducklake_column_tag for columns.
 const CommentKey = "comment"
 
+// MatViewKey is the ducklake_tag key lakepg marks a table with that holds a
+// materialized view: the value is the view's query (PostgreSQL SQL, as a
+// view's). DuckDB sees an ordinary table.
+const MatViewKey = "lakepg.matview"
+
 // loadComments sets Table.Comment, View.Comment and Column.Comment from the
 // comment tags visible at snapshot s.
 func loadComments(ctx context.Context, q queryer, m *Metadata, byID map[int64]int, s int64) error {
-	rows, err := q.QueryContext(ctx, `SELECT object_id, value FROM ducklake_tag WHERE key = ? AND `+visibleAt("")+` ORDER BY begin_snapshot`, CommentKey, s, s)
+	rows, err := q.QueryContext(ctx, `SELECT object_id, key, value FROM ducklake_tag WHERE key IN (?, ?) AND `+visibleAt("")+` ORDER BY begin_snapshot`, CommentKey, MatViewKey, s, s)
 	if err != nil {
 		return fmt.Errorf("catalog: load comments: %w", err)
 	}
@@ -24,14 +29,19 @@ func loadComments(ctx context.Context, q queryer, m *Metadata, byID map[int64]in
 	}
 	for rows.Next() {
 		var id int64
+		var key string
 		var v sql.NullString
-		if err := rows.Scan(&id, &v); err != nil {
+		if err := rows.Scan(&id, &key, &v); err != nil {
 			rows.Close()
 			return fmt.Errorf("catalog: load comments: %w", err)
 		}
 		if i, ok := byID[id]; ok {
-			m.Tables[i].Comment = v.String
-		} else if vw, ok := views[id]; ok {
+			if key == MatViewKey {
+				m.Tables[i].MatView = v.String
+			} else {
+				m.Tables[i].Comment = v.String
+			}
+		} else if vw, ok := views[id]; ok && key == CommentKey {
 			vw.Comment = v.String
 		}
 	}

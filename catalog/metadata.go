@@ -60,6 +60,9 @@ type Table struct {
 	Partition *PartitionSpec
 	// Comment is COMMENT ON TABLE's text, "" for none (comments.go).
 	Comment string
+	// MatView is the query of the materialized view the table holds, ""
+	// for an ordinary table (comments.go).
+	MatView string
 }
 
 // ColumnByName finds a top-level column, case-sensitively.
@@ -88,6 +91,8 @@ type Metadata struct {
 	Schemas  []Schema // ordered by schema_id
 	Tables   []Table  // ordered by table_id
 	Views    []View   // ordered by view_id
+	// Constraints are the PRIMARY KEY and UNIQUE constraints (constraints.go)
+	Constraints []Constraint
 }
 
 // SchemaByName finds a schema by exact name.
@@ -240,6 +245,9 @@ FROM ducklake_table WHERE `+visibleAt("")+` ORDER BY table_id`, s, s)
 		return nil, err
 	}
 	if err := loadComments(ctx, rt, m, byID, s); err != nil { // comments.go
+		return nil, err
+	}
+	if m.Constraints, err = loadConstraints(ctx, db, rt, s); err != nil { // constraints.go
 		return nil, err
 	}
 	for i := range m.Tables {

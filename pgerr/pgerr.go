@@ -42,6 +42,7 @@ const (
 	DivisionByZero          = "22012"
 	StringDataRightTrunc    = "22001"
 	NotNullViolation        = "23502"
+	UniqueViolation         = "23505"
 	InvalidParameterValue   = "22023"
 	ReadOnlyTransaction     = "25006"
 	InFailedTransaction     = "25P02"

@@ -5,28 +5,36 @@ import "github.com/lakepg/lakepg/catalog"
 // COMMENT ON is a versioned tag, as DuckDB keeps it: the live
 // ducklake_tag (table, view) or ducklake_column_tag (column) row with key
 // 'comment' is end-dated and the new text inserted in the same snapshot;
-// the change reads altered_table or altered_view.
+// the change reads altered_table or altered_view. A materialized view's
+// query is a table tag of the same kind (catalog.MatViewKey).
 
 type commentChange struct {
 	objectID int64 // table or view id, possibly provisional
 	columnID int64 // 0: the table or view itself
 	view     bool
-	text     *string // nil removes the comment
+	key      string  // catalog.CommentKey, or catalog.MatViewKey on a table
+	text     *string // nil removes the tag
 }
 
 // SetComment sets (or with nil, removes) the comment of a table or view.
 func (c *Commit) SetComment(objectID int64, view bool, text *string) {
-	c.setComment(commentChange{objectID: objectID, view: view, text: text})
+	c.setComment(commentChange{objectID: objectID, view: view, key: catalog.CommentKey, text: text})
 }
 
 // SetColumnComment sets (or with nil, removes) a column's comment.
 func (c *Commit) SetColumnComment(tableID, columnID int64, text *string) {
-	c.setComment(commentChange{objectID: tableID, columnID: columnID, text: text})
+	c.setComment(commentChange{objectID: tableID, columnID: columnID, key: catalog.CommentKey, text: text})
+}
+
+// SetMatView records the query of the materialized view that table
+// tableID holds.
+func (c *Commit) SetMatView(tableID int64, query string) {
+	c.setComment(commentChange{objectID: tableID, key: catalog.MatViewKey, text: &query})
 }
 
 func (c *Commit) setComment(ch commentChange) {
 	for _, old := range c.comments {
-		if old.objectID == ch.objectID && old.columnID == ch.columnID {
+		if old.objectID == ch.objectID && old.columnID == ch.columnID && old.key == ch.key {
 			*old = ch
 			return
 		}
@@ -59,6 +67,12 @@ func (c *Commit) overlayComments(out *catalog.Metadata) {
 			text = *ch.text
 		}
 		switch {
+		case ch.key == catalog.MatViewKey:
+			for i := range out.Tables {
+				if out.Tables[i].ID == ch.objectID {
+					out.Tables[i].MatView = text
+				}
+			}
 		case ch.view:
 			for i := range out.Views {
 				if out.Views[i].ID == ch.objectID {
@@ -111,9 +125,9 @@ func (w *writer) writeComments() error {
 		id := w.fid(ch.objectID)
 		var err error
 		if ch.columnID == 0 {
-			_, err = w.endLive("ducklake_tag", "object_id = ? AND key = ?", id, catalog.CommentKey)
+			_, err = w.endLive("ducklake_tag", "object_id = ? AND key = ?", id, ch.key)
 			if err == nil && ch.text != nil {
-				_, err = w.exec(`INSERT INTO ducklake_tag VALUES (?, ?, NULL, ?, ?)`, id, w.snapID, catalog.CommentKey, *ch.text)
+				_, err = w.exec(`INSERT INTO ducklake_tag VALUES (?, ?, NULL, ?, ?)`, id, w.snapID, ch.key, *ch.text)
 			}
 		} else {
 			_, err = w.endLive("ducklake_column_tag", "table_id = ? AND column_id = ? AND key = ?", id, ch.columnID, catalog.CommentKey)

@@ -124,6 +124,7 @@ type columnChange struct {
 	def               *string
 	defExpr           bool
 	pgType            *string // new lakepg.type tag ("" removes it), pgtype.go
+	notNull           bool    // made NOT NULL (a primary key's column), constraints.go
 }
 
 type addedFile struct {
@@ -172,7 +173,8 @@ type Commit struct {
 	newViews       []*newView // views.go
 	droppedViews   []droppedView
 	renamedViews   []*renamedView
-	comments       []*commentChange // comments.go
+	comments       []*commentChange  // comments.go
+	cons           constraintChanges // constraints.go
 
 	// extras are writes of lakepg's own tables (sequences) that commit or
 	// fail with the snapshot, in its catalog transaction (extra.go).
@@ -211,7 +213,7 @@ func (c *Commit) Empty() bool {
 		len(c.droppedTables) == 0 && len(c.renamed) == 0 && len(c.addedCols) == 0 &&
 		len(c.colChanges) == 0 && len(c.addedFiles) == 0 && len(c.replaced) == 0 && len(c.ended) == 0 &&
 		len(c.inlinedDeletes) == 0 && c.inl.empty() && len(c.partitions) == 0 && !c.viewsChanged() && len(c.extras) == 0 &&
-		len(c.comments) == 0
+		len(c.comments) == 0 && c.cons.empty()
 }
 
 func (c *Commit) allocCatalogID() int64 {

@@ -54,6 +54,9 @@ func (c *Commit) Overlay(meta *catalog.Metadata) *catalog.Metadata {
 				if ch.pgType != nil {
 					col.PGType = *ch.pgType
 				}
+				if ch.notNull {
+					col.NullsAllowed = false
+				}
 			}
 			col.Children = c.retypeChildren(t.ID, col.Children)
 			cols = append(cols, col)
@@ -85,8 +88,9 @@ func (c *Commit) Overlay(meta *catalog.Metadata) *catalog.Metadata {
 		}
 		out.Tables = append(out.Tables, t)
 	}
-	c.overlayViews(meta, out) // views.go
-	c.overlayComments(out)    // comments.go
+	c.overlayViews(meta, out)       // views.go
+	c.overlayComments(out)          // comments.go
+	c.overlayConstraints(meta, out) // constraints.go
 	return out
 }
 

@@ -74,6 +74,7 @@ func (c *Commit) Clone() *Commit {
 		v := *ch
 		cp.comments[i] = &v
 	}
+	cp.cons = c.cons.clone() // constraints.go
 	cp.droppedSchemas = slices.Clone(c.droppedSchemas)
 	cp.extras = slices.Clone(c.extras)
 	cp.droppedTables = slices.Clone(c.droppedTables)

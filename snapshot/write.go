@@ -94,6 +94,9 @@ func (c *Commit) try(ctx context.Context, attempt int) (catalog.Snapshot, error)
 			return catalog.Snapshot{}, err
 		}
 	}
+	if err := c.checkKeyed(ctx, tx, head); err != nil { // constraints.go
+		return catalog.Snapshot{}, err
+	}
 	var snap catalog.Snapshot
 	if c.onlyExtras() {
 		snap = head // no DuckLake change: no snapshot (extra.go)
@@ -161,8 +164,9 @@ func (c *Commit) mine() *mine {
 		m.deletedInline.add(d.tableID)
 	}
 	c.inlinedMine(m)
-	c.mineViews(m)    // views.go
-	c.mineComments(m) // comments.go
+	c.mineViews(m)       // views.go
+	c.mineComments(m)    // comments.go
+	c.mineConstraints(m) // constraints.go
 	for _, a := range c.addedCols {
 		m.altered.add(a.tableID)
 	}
@@ -379,7 +383,7 @@ func (w *writer) write() (catalog.Snapshot, error) {
 
 	catalogChange := len(c.droppedSchemas) > 0 || len(c.droppedTables) > 0 || len(c.renamed) > 0 ||
 		len(c.addedCols) > 0 || len(c.colChanges) > 0 || len(c.partitions) > 0 || c.viewsChanged() ||
-		len(c.comments) > 0
+		len(c.comments) > 0 || !c.cons.empty()
 	for _, s := range c.newSchemas {
 		catalogChange = catalogChange || !s.dropped
 	}
@@ -434,6 +438,7 @@ func (w *writer) write() (catalog.Snapshot, error) {
 		w.writePGTypeChanges, // pgtype.go
 		w.writePartitions,    // partition.go
 		w.writeComments,      // comments.go
+		w.writeConstraints,   // constraints.go
 		w.writeDataFiles,
 		w.writeDeletes,
 		w.writeInlinedDeletes,
@@ -687,6 +692,9 @@ func (w *writer) writeColumnChanges() error {
 				if ch.defExpr {
 					dvt = "expression"
 				}
+			}
+			if ch.notNull {
+				next.NullsAllowed = false
 			}
 			if err := w.insertColumnRow(ch.tableID, next, dvt); err != nil {
 				return err

@@ -207,10 +207,16 @@ func (s *Session) copyFrom(ctx context.Context, st *pg.CopyStmt, o *copyOptions)
 
 	load := func(ctx context.Context, rows CopyRows) (int64, error) {
 		src := &copyRowsOp{rows: rows, spec: spec, notNull: notNull, loc: s.loc, ts: typesOfColumns(dataCols)}
+		// keys are checked as rows are written and at the commit (unique.go)
+		kc, err := s.keyCheckFor(ctx, t, cols)
+		if err != nil {
+			return 0, err
+		}
+		defer func() { s.keyChecks = nil }()
 		tw, err := s.pipelinedCopy(ctx, src, func(in exec.Operator) (*tableWrite, error) {
 			op := &exec.Project{Env: env, Input: in, Exprs: proj}
 			defer op.Close()
-			return s.writeTableFiles(ctx, sch, t, parquetColumns(cols), op, notNullCheck(t)) // partition_write.go
+			return s.writeTableFiles(ctx, sch, t, parquetColumns(cols), op, kc.rowCheck(t)) // partition_write.go
 		})
 		if err != nil {
 			if ctx.Err() != nil {
@@ -222,6 +228,9 @@ func (s *Session) copyFrom(ctx context.Context, st *pg.CopyStmt, o *copyOptions)
 		}
 		if tw.rows == 0 {
 			return 0, nil
+		}
+		if kc != nil {
+			s.keyChecks = append(s.keyChecks, kc)
 		}
 		err = s.commit(ctx, func(c *snapshot.Commit, m *catalog.Metadata) error {
 			cur, ok := m.TableByName(sch.ID, t.Name)
@@ -353,6 +362,9 @@ func (s *Session) copyTo(ctx context.Context, st *pg.CopyStmt, o *copyOptions, p
 		rv := st.Relation
 		sch, t, err := s.resolveTable(meta, rv.Schemaname, rv.Relname, rv.Location)
 		if err != nil {
+			return nil, err
+		}
+		if err := s.checkNotMatView(t.Name, t.MatView, rv.Location); err != nil { // matview.go
 			return nil, err
 		}
 		cols, err := scanColumns(t)

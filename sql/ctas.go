@@ -12,6 +12,7 @@ import (
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/snapshot"
 	"github.com/lakepg/lakepg/types"
+	"google.golang.org/protobuf/proto"
 )
 
 // createTableAs runs CREATE TABLE … AS SELECT: the data file is written
@@ -19,9 +20,6 @@ import (
 // result of at most data_inlining_row_limit rows is inlined into the
 // catalog instead, with the table, as DuckDB does (inlinewrite.go).
 func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt, p *params) (*Result, error) {
-	if st.Objtype != pg.ObjectType_OBJECT_TABLE {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "CREATE MATERIALIZED VIEW is not supported yet")
-	}
 	into := st.Into
 	rv := into.Rel
 	if rv.Relpersistence == "t" {
@@ -39,6 +37,13 @@ func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt, p
 	if err != nil {
 		return nil, err
 	}
+	// a materialized view is a table that keeps its query (matview.go)
+	var matView string
+	if st.Objtype == pg.ObjectType_OBJECT_MATVIEW {
+		if matView, err = s.storedQuery(meta, proto.Clone(st.Query).(*pg.Node), rv); err != nil {
+			return nil, err
+		}
+	}
 	sch, err := s.targetSchema(meta, rv.Schemaname, rv.Location)
 	if err != nil {
 		return nil, err
@@ -47,6 +52,10 @@ func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt, p
 		return nil, err
 	} else if taken {
 		if st.IfNotExists {
+			s.notice("relation \"%s\" already exists, skipping", rv.Relname)
+			if matView != "" {
+				return tagResult("CREATE MATERIALIZED VIEW"), nil
+			}
 			return tagResult("CREATE TABLE AS"), nil
 		}
 		return nil, errAt(pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", rv.Relname), rv.Location)
@@ -135,6 +144,9 @@ func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt, p
 			return pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", rv.Relname)
 		}
 		id := c.CreateTableAt(*sch, rv.Relname, loc, defs)
+		if matView != "" {
+			c.SetMatView(id, matView)
+		}
 		if w != nil && w.Path != "" {
 			c.AddDataFile(catalog.Table{ID: id, SchemaID: sch.ID, Name: rv.Relname}, newDataFile(w, nil, false))
 		}

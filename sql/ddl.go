@@ -35,7 +35,10 @@ func (s *Session) commit(ctx context.Context, fn func(c *snapshot.Commit, meta *
 		return err
 	}
 	c := snapshot.Begin(e.DB, head, meta)
-	err = fn(c, meta)
+	err = s.runKeyChecks(ctx, c, meta) // unique.go
+	if err == nil {
+		err = fn(c, meta)
+	}
 	if err == nil {
 		err = s.inlineLayouts(ctx, c) // inlinewrite.go
 	}
@@ -174,8 +177,9 @@ func (s *Session) columnDef(cd *pg.ColumnDef) (snapshot.ColumnDef, types.T, erro
 				return def, t, err
 			}
 			def.DefaultValue, def.DefaultIsExpression = &text, expr
-		case pg.ConstrType_CONSTR_PRIMARY, pg.ConstrType_CONSTR_UNIQUE:
-			// DuckLake has no keys; accepted for compatibility and not enforced
+		case pg.ConstrType_CONSTR_PRIMARY:
+			def.NullsAllowed = false // the key itself: constraints.go
+		case pg.ConstrType_CONSTR_UNIQUE:
 		default:
 			return def, t, errAt(pgerr.New(pgerr.FeatureNotSupported, "column constraint %s is not supported", con.Contype), con.Location)
 		}
@@ -267,7 +271,7 @@ func (s *Session) createTable(ctx context.Context, c *snapshot.Commit, meta *cat
 		cd := el.GetColumnDef()
 		if cd == nil {
 			if con := el.GetConstraint(); con != nil && (con.Contype == pg.ConstrType_CONSTR_PRIMARY || con.Contype == pg.ConstrType_CONSTR_UNIQUE) {
-				continue
+				continue // constraints.go
 			}
 			return "", pgerr.New(pgerr.FeatureNotSupported, "table element %s is not supported", nodeName(el))
 		}
@@ -297,10 +301,32 @@ func (s *Session) createTable(ctx context.Context, c *snapshot.Commit, meta *cat
 	if len(cols) == 0 {
 		return "", pgerr.New(pgerr.FeatureNotSupported, "tables without columns are not supported by DuckLake")
 	}
-	if len(serials) > 0 {
-		return "CREATE TABLE", s.createTableWithSequences(ctx, c, meta, sch, rv.Relname, cols, serials)
+	names := make([]string, len(cols))
+	for i, d := range cols {
+		names[i] = d.Name
 	}
-	c.CreateTable(*sch, rv.Relname, cols)
+	keys, err := collectCreateConstraints(st, names, rv.Relname) // constraints.go
+	if err != nil {
+		return "", err
+	}
+	for _, k := range keys {
+		if k.typ == "p" {
+			for _, ci := range k.cols {
+				cols[ci].NullsAllowed = false
+			}
+		}
+	}
+	var tid int64
+	if len(serials) > 0 {
+		if tid, err = s.createTableWithSequences(ctx, c, meta, sch, rv.Relname, cols, serials); err != nil {
+			return "", err
+		}
+	} else {
+		tid = c.CreateTable(*sch, rv.Relname, cols)
+	}
+	if err := stageCreateConstraints(c, meta, sch.ID, tid, rv.Relname, keys, cols); err != nil {
+		return "", err
+	}
 	return "CREATE TABLE", nil
 }
 
@@ -360,7 +386,7 @@ func (s *Session) drop(ctx context.Context, c *snapshot.Commit, meta *catalog.Me
 			c.DropSchema(*sch)
 		}
 		return "DROP SCHEMA", nil
-	case pg.ObjectType_OBJECT_TABLE, pg.ObjectType_OBJECT_VIEW:
+	case pg.ObjectType_OBJECT_TABLE, pg.ObjectType_OBJECT_VIEW, pg.ObjectType_OBJECT_MATVIEW:
 		return s.dropRelations(ctx, c, meta, st) // views.go
 	}
 	return "", pgerr.New(pgerr.FeatureNotSupported, "DROP %s is not supported yet", strings.TrimPrefix(st.RemoveType.String(), "OBJECT_"))
@@ -410,7 +436,10 @@ func (s *Session) alterTable(ctx context.Context, c *snapshot.Commit, meta *cata
 					def.InitialDefault = &v
 				}
 			}
-			c.AddColumn(*t, def)
+			colID := c.AddColumn(*t, def)
+			if err := s.addColumnConstraints(ctx, c, meta, t, cd, colID); err != nil { // constraints.go
+				return "", err
+			}
 		case pg.AlterTableType_AT_DropColumn:
 			col, ok := t.ColumnByName(cmd.Name)
 			if !ok {
@@ -425,6 +454,7 @@ func (s *Session) alterTable(ctx context.Context, c *snapshot.Commit, meta *cata
 			if err := checkNotPartitionKey(t, col); err != nil { // partition_ddl.go
 				return "", err
 			}
+			dropColumnConstraints(c, meta, t, col.ID) // constraints.go
 			c.DropColumn(*t, col.ID)
 			if err := s.dropOwnedSequences(ctx, c, t.ID, col.ID); err != nil { // sequence.go
 				return "", err
@@ -478,6 +508,22 @@ func (s *Session) alterTable(ctx context.Context, c *snapshot.Commit, meta *cata
 				return "", err
 			}
 			c.SetColumnDefaultExpr(*t, col.ID, &text, expr)
+		case pg.AlterTableType_AT_AddConstraint:
+			con := cmd.Def.GetConstraint()
+			if con == nil || con.Contype != pg.ConstrType_CONSTR_PRIMARY && con.Contype != pg.ConstrType_CONSTR_UNIQUE {
+				return "", pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ADD CONSTRAINT supports PRIMARY KEY and UNIQUE only")
+			}
+			sch, _ := meta.SchemaByID(t.SchemaID)
+			if err := s.addConstraint(ctx, c, meta, sch, t, con); err != nil { // constraints.go
+				return "", err
+			}
+			if t2, ok := c.Overlay(meta).TableByID(t.ID); ok {
+				t = t2 // later commands see the key
+			}
+		case pg.AlterTableType_AT_DropConstraint:
+			if err := s.dropConstraint(c, meta, t, cmd); err != nil { // constraints.go
+				return "", err
+			}
 		case pg.AlterTableType_AT_SetRelOptions, pg.AlterTableType_AT_ResetRelOptions:
 			if err := alterPartitioning(c, t, cmd); err != nil { // partition_ddl.go
 				return "", err

@@ -258,6 +258,16 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 	if ret != nil {
 		src = ret.tap(src)
 	}
+	// new keys are checked among themselves as they pass, and against the
+	// table at the commit (unique.go)
+	defer func() { s.keyChecks = nil }()
+	if kc, err := s.keyCheckFor(ctx, t, cols); err != nil {
+		src.Close()
+		return nil, err
+	} else if kc != nil {
+		src = kc.tap(src)
+		s.keyChecks = append(s.keyChecks, kc)
+	}
 	defer src.Close()
 	withRows := func(res *Result) *Result {
 		if ret == nil {
@@ -363,6 +373,9 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 		return nil, err
 	}
 	ref := src.ref
+	if err := s.checkNotMatView(ref.table.Name, ref.table.MatView, rv.Location); err != nil { // matview.go
+		return nil, err
+	}
 	scan := ref.scan
 	scan.WithPos = true
 	ncols := len(scan.Cols)
@@ -545,6 +558,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 	var written []*exec.WrittenFile
 	var upd *tableWrite      // UPDATE's new row versions (partition_write.go)
 	var inl *inlinedVersions // or kept in the catalog (inlinewrite.go)
+	var updKeys *keyCheck    // an UPDATE's new keys (unique.go)
 	cleanup := func() {
 		for _, w := range written {
 			if w != nil && w.Path != "" {
@@ -585,6 +599,14 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 		if ret != nil {
 			vals = ret.versions(env, tap, newVals, ncols)
 		}
+		// new versions of key columns are checked (unique.go)
+		defer func() { s.keyChecks = nil }()
+		if kc, err := s.updateKeyCheck(ctx, ref, set); err != nil {
+			return nil, err
+		} else if kc != nil {
+			vals = kc.tap(vals)
+			updKeys = kc
+		}
 		// a few new versions stay in the catalog (inlinewrite.go)
 		v, rest, err := s.inlineUpdate(ctx, ref, scan.Cols, vals)
 		if err != nil {
@@ -615,6 +637,10 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 		all   bool
 		write *exec.WrittenFile
 		inl   []int64 // positions kept as inlined file deletes (inlinewrite.go)
+	}
+	if updKeys != nil {
+		updKeys.skipRows(ref, hits, inlinedHits)
+		s.keyChecks = append(s.keyChecks, updKeys)
 	}
 	var plans []fileDeletes
 	ordinals := make([]int, 0, len(hits))
@@ -775,6 +801,9 @@ func (s *Session) writeTarget(ctx context.Context, rv *pg.RangeVar) (*catalog.Sc
 	}
 	sch, t, err := s.resolveTable(meta, rv.Schemaname, rv.Relname, rv.Location)
 	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := s.checkNotMatView(t.Name, t.MatView, rv.Location); err != nil { // matview.go
 		return nil, nil, nil, err
 	}
 	cols, err := scanColumns(t)

@@ -55,7 +55,7 @@ func needsImplicit(n *pg.Node) bool {
 		return true
 	case *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt, *pg.Node_CreateTableAsStmt,
 		*pg.Node_CreateSchemaStmt, *pg.Node_CreateStmt, *pg.Node_DropStmt, *pg.Node_AlterTableStmt, *pg.Node_RenameStmt,
-		*pg.Node_ViewStmt, *pg.Node_TruncateStmt, *pg.Node_CommentStmt, *pg.Node_CreateSeqStmt, *pg.Node_AlterSeqStmt:
+		*pg.Node_ViewStmt, *pg.Node_TruncateStmt, *pg.Node_CommentStmt, *pg.Node_RefreshMatViewStmt, *pg.Node_CreateSeqStmt, *pg.Node_AlterSeqStmt:
 		return true
 	case *pg.Node_CopyStmt:
 		return x.CopyStmt.IsFrom

@@ -568,8 +568,15 @@ func (b *binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 		if err := castArgs(want...); err != nil {
 			return nil, true, err
 		}
+		cc, err := b.catalogContext()
+		if err != nil {
+			return nil, true, err
+		}
 		return rowFn(text, true, func(out *vec.Vector, a []*vec.Vector, i int) error {
 			def, ok := pgcatalog.ConstraintDef(a[0].I64[i], len(a) > 1 && a[1].B[i])
+			if !ok {
+				def, ok = pgcatalog.LakeConstraintDef(cc, a[0].I64[i]) // constraints.go
+			}
 			if !ok {
 				out.AppendNull()
 				return nil
@@ -616,7 +623,34 @@ func (b *binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 			return nil
 		})
 
-	case "pg_get_indexdef", "pg_get_triggerdef", "pg_get_ruledef",
+	case "pg_get_indexdef":
+		// (oid [, column integer, pretty boolean]): the index of a lake
+		// table's PRIMARY KEY or UNIQUE constraint (pgcatalog/constraints.go)
+		if err := nargs(1, 3); err != nil {
+			return nil, true, err
+		}
+		want := []types.T{oid, types.Int32T, types.BoolT}[:len(args)]
+		if err := castArgs(want...); err != nil {
+			return nil, true, err
+		}
+		cc, err := b.catalogContext()
+		if err != nil {
+			return nil, true, err
+		}
+		return rowFn(text, true, func(out *vec.Vector, a []*vec.Vector, i int) error {
+			col := 0
+			if len(a) > 1 {
+				col = int(a[1].I64[i])
+			}
+			if def, ok := pgcatalog.LakeIndexDef(cc, a[0].I64[i], col); ok {
+				out.AppendString(def)
+			} else {
+				out.AppendNull()
+			}
+			return nil
+		})
+
+	case "pg_get_triggerdef", "pg_get_ruledef",
 		"pg_get_partkeydef", "pg_get_statisticsobjdef_columns", "pg_get_function_result",
 		"pg_get_function_arguments", "pg_get_function_identity_arguments",
 		"pg_get_functiondef", "pg_get_partition_constraintdef", "pg_get_function_sqlbody":

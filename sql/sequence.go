@@ -151,9 +151,10 @@ func (s *Session) relationTaken(ctx context.Context, meta *catalog.Metadata, sch
 	return relationExists(seqs, meta, schemaID, name), nil
 }
 
-// relationExists reports whether schema id has a table, view or sequence name.
+// relationExists reports whether schema id has a table, view, sequence or
+// constraint index (a relation in PostgreSQL) named name.
 func relationExists(seqs []catalog.Sequence, meta *catalog.Metadata, schemaID int64, name string) bool {
-	if tableOrView(meta, schemaID, name) { // views.go
+	if tableOrView(meta, schemaID, name) || indexNameTaken(meta, schemaID, name) { // views.go, constraints.go
 		return true
 	}
 	for _, q := range seqs {

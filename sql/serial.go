@@ -109,10 +109,10 @@ func quoteLiteralSQL(s string) string { return "'" + strings.ReplaceAll(s, "'", 
 
 // createTableWithSequences creates a table with serial or identity
 // columns and their sequences in one commit.
-func (s *Session) createTableWithSequences(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, sch *catalog.Schema, name string, cols []snapshot.ColumnDef, serials []*serialSpec) error {
+func (s *Session) createTableWithSequences(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, sch *catalog.Schema, name string, cols []snapshot.ColumnDef, serials []*serialSpec) (int64, error) {
 	seqs, err := s.sequences(ctx)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	taken := map[string]bool{}
 	qualify := true
@@ -127,10 +127,10 @@ func (s *Session) createTableWithSequences(ctx context.Context, c *snapshot.Comm
 		q := catalog.Sequence{ID: s.newSequenceID(), SchemaID: sch.ID, Identity: sp.identity}
 		owned, hasOwned, _, err := seqOptions(&q, sp.options, true, sp.typ)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if hasOwned && len(owned) > 0 {
-			return pgerr.New(pgerr.SyntaxError, "invalid sequence option OWNED BY for an identity column")
+			return 0, pgerr.New(pgerr.SyntaxError, "invalid sequence option OWNED BY for an identity column")
 		}
 		for _, o := range sp.options {
 			if d := o.GetDefElem(); d != nil && d.Defname == "sequence_name" {
@@ -145,7 +145,7 @@ func (s *Session) createTableWithSequences(ctx context.Context, c *snapshot.Comm
 				q.Name = fmt.Sprintf("%s%d", base, k)
 			}
 		} else if relationExists(seqs, meta, sch.ID, q.Name) || taken[q.Name] {
-			return pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", q.Name)
+			return 0, pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", q.Name)
 		}
 		taken[q.Name] = true
 		ref := pgIdent(q.Name)
@@ -168,10 +168,10 @@ func (s *Session) createTableWithSequences(ctx context.Context, c *snapshot.Comm
 	}
 	for _, it := range items {
 		if err := s.stageSequence(ctx, c, it); err != nil {
-			return err
+			return 0, err
 		}
 	}
-	return nil
+	return tableID, nil
 }
 
 // columnWidth is how many column ids a new column takes: its own and its

@@ -102,6 +102,8 @@ type Session struct {
 	// implicit: the open block is an implicit transaction that Sync ends;
 	// pipelined: more statements may follow before it (implicit.go)
 	implicit, pipelined bool
+	// refreshing: REFRESH MATERIALIZED VIEW is writing its table (matview.go)
+	refreshing bool
 
 	notify    func(Notice) // where notices go (notice.go); nil drops them
 	superuser bool         // logged in as one (roles.go): counts while the user is not a role
@@ -120,6 +122,12 @@ type Session struct {
 	// being planned, by name, until its top-level WITH takes them
 	// (with_write.go)
 	writtenCTEs map[string]*writtenCTE
+
+	// keyChecks are the unique-key checks of the write being run, done
+	// right before its changes are staged (unique.go); uniqueStats counts
+	// what the last one read
+	keyChecks   []*keyCheck
+	uniqueStats uniqueScanStats
 
 	// settingsMu guards settings while a statement runs: set_config may
 	// write them from the workers of a parallel plan (setconfig.go).
@@ -561,6 +569,11 @@ func (s *Session) execute(ctx context.Context, st *Stmt, p *params) (*Result, er
 			return nil, err
 		}
 		return s.createTableAs(ctx, n.CreateTableAsStmt, p)
+	case *pg.Node_RefreshMatViewStmt:
+		if err := s.checkWritable(); err != nil {
+			return nil, err
+		}
+		return s.refreshMatView(ctx, n.RefreshMatViewStmt) // matview.go
 	case *pg.Node_TruncateStmt:
 		if err := s.checkWritable(); err != nil {
 			return nil, err

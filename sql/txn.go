@@ -104,6 +104,9 @@ func (s *Session) writeHead(ctx context.Context) (catalog.Snapshot, error) {
 func (s *Session) stage(ctx context.Context, fn func(c *snapshot.Commit, meta *catalog.Metadata) error, cleanup func()) error {
 	t, err := s.txnState(ctx)
 	if err == nil {
+		err = s.runKeyChecks(ctx, t.c, t.meta) // unique.go
+	}
+	if err == nil {
 		err = fn(t.c, t.meta)
 	}
 	if err == nil {

@@ -35,6 +35,25 @@ type relation struct {
 	meta   *catalog.Metadata // set by viewFor: the catalog the view was found in
 }
 
+// relationKinds names the kinds of relation DROP takes, as PostgreSQL's
+// messages do.
+var relationKinds = map[pg.ObjectType]string{
+	pg.ObjectType_OBJECT_TABLE:   "table",
+	pg.ObjectType_OBJECT_VIEW:    "view",
+	pg.ObjectType_OBJECT_MATVIEW: "materialized view",
+}
+
+// kind is what r is, as relationKinds names it.
+func (r relation) kind() string {
+	switch {
+	case r.view != nil:
+		return "view"
+	case r.table.MatView != "":
+		return "materialized view"
+	}
+	return "table"
+}
+
 // resolveRelation finds a table or view by (optional) schema and name.
 func (s *Session) resolveRelation(meta *catalog.Metadata, schemaName, name string, loc int32) (relation, error) {
 	find := func(sch *catalog.Schema) (relation, bool) {
@@ -226,25 +245,9 @@ func (s *Session) createView(ctx context.Context, st *pg.ViewStmt) (*Result, err
 	if err != nil {
 		return nil, err
 	}
-	// The stored SQL names no database (DuckDB would take it for one of
-	// its catalogs) and schema-qualifies what the query reads, as resolved
-	// now.
-	rvs, _ := relationsIn(st.Query)
-	for _, r := range append(rvs, rv) {
-		if r.Catalogname != "" && r.Catalogname != s.database {
-			return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "cross-database references are not implemented: %s", rangeVarName(r)), r.Location)
-		}
-		r.Catalogname = ""
-	}
-	qualifyRelations(st.Query, func(name string) string {
-		if r, err := s.resolveRelation(meta, "", name, -1); err == nil {
-			return r.schema.Name
-		}
-		return ""
-	})
-	text, err := pg.Deparse(&pg.ParseResult{Version: parseTreeVersion, Stmts: []*pg.RawStmt{{Stmt: st.Query}}})
+	text, err := s.storedQuery(meta, st.Query, rv)
 	if err != nil {
-		return nil, pgerr.Wrap(pgerr.Internal, err, "cannot store the view's query")
+		return nil, err
 	}
 	err = s.commit(ctx, func(c *snapshot.Commit, meta *catalog.Metadata) error {
 		sch, err := s.targetSchema(meta, rv.Schemaname, rv.Location)
@@ -273,6 +276,30 @@ func (s *Session) createView(ctx context.Context, st *pg.ViewStmt) (*Result, err
 		return nil, err
 	}
 	return tagResult("CREATE VIEW"), nil
+}
+
+// storedQuery is the SQL a view (or materialized view) rv keeps of its
+// query: no database names (DuckDB would take one for a catalog of its own)
+// and every relation schema-qualified as resolved now. It changes query.
+func (s *Session) storedQuery(meta *catalog.Metadata, query *pg.Node, rv *pg.RangeVar) (string, error) {
+	rvs, _ := relationsIn(query)
+	for _, r := range append(rvs, rv) {
+		if r.Catalogname != "" && r.Catalogname != s.database {
+			return "", errAt(pgerr.New(pgerr.FeatureNotSupported, "cross-database references are not implemented: %s", rangeVarName(r)), r.Location)
+		}
+		r.Catalogname = ""
+	}
+	qualifyRelations(query, func(name string) string {
+		if r, err := s.resolveRelation(meta, "", name, -1); err == nil {
+			return r.schema.Name
+		}
+		return ""
+	})
+	text, err := pg.Deparse(&pg.ParseResult{Version: parseTreeVersion, Stmts: []*pg.RawStmt{{Stmt: query}}})
+	if err != nil {
+		return "", pgerr.Wrap(pgerr.Internal, err, "cannot store the query")
+	}
+	return text, nil
 }
 
 // viewColumns plans a view's query without running it and applies the
@@ -329,10 +356,7 @@ func (s *Session) checkViewReplace(ctx context.Context, meta *catalog.Metadata, 
 // dropRelations stages DROP TABLE and DROP VIEW: each name must be of the
 // kind the statement says.
 func (s *Session) dropRelations(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, st *pg.DropStmt) (string, error) {
-	kind, other, tag := "table", "VIEW", "DROP TABLE"
-	if st.RemoveType == pg.ObjectType_OBJECT_VIEW {
-		kind, other, tag = "view", "TABLE", "DROP VIEW"
-	}
+	kind, tag := relationKinds[st.RemoveType], "DROP "+strings.ToUpper(relationKinds[st.RemoveType])
 	for _, o := range st.Objects {
 		names := strNodes(o.GetList().Items)
 		schemaName, name := "", names[len(names)-1]
@@ -354,9 +378,9 @@ func (s *Session) dropRelations(ctx context.Context, c *snapshot.Commit, meta *c
 			}
 			return "", pgerr.New(pgerr.UndefinedTable, "%s \"%s\" does not exist", kind, name)
 		}
-		if (r.view != nil) != (kind == "view") {
+		if is := r.kind(); is != kind {
 			e := pgerr.New(pgerr.WrongObjectType, "\"%s\" is not a %s", name, kind)
-			e.Hint = "Use DROP " + other + " to remove a " + strings.ToLower(other) + "."
+			e.Hint = "Use DROP " + strings.ToUpper(is) + " to remove a " + is + "."
 			return "", e
 		}
 		if r.view != nil {

@@ -28,8 +28,8 @@ func init() {
 			"is_insertable_into yes_or_no, is_typed yes_or_no, commit_action character_data",
 		func(c *Context, r *rowSet) {
 			for _, rel := range newModel(c).rels {
-				if rel.seq != nil {
-					continue
+				if rel.seq != nil || rel.kind == "m" {
+					continue // PostgreSQL lists no sequences or materialized views here
 				}
 				typ, ins := "BASE TABLE", "YES"
 				if rel.kind == "v" {
@@ -59,8 +59,8 @@ func init() {
 			"generation_expression character_data, is_updatable yes_or_no",
 		func(c *Context, r *rowSet) {
 			for _, rel := range newModel(c).rels {
-				if rel.seq != nil {
-					continue
+				if rel.seq != nil || rel.kind == "m" {
+					continue // PostgreSQL lists no sequences or materialized views here
 				}
 				upd := "YES"
 				if rel.kind == "v" {
@@ -116,6 +116,7 @@ func init() {
 					"table_catalog": c.Database, "table_schema": rel.ns.name, "table_name": rel.name,
 					"constraint_type": "CHECK", "is_deferrable": "NO", "initially_deferred": "NO", "enforced": "YES"})
 			})
+			tableConstraintRows(c, r) // constraints.go
 		})
 	register("information_schema", "check_constraints", 13260, "v",
 		"constraint_catalog sql_identifier, constraint_schema sql_identifier, constraint_name sql_identifier, "+
@@ -132,11 +133,11 @@ func init() {
 		"constraint_catalog sql_identifier, constraint_schema sql_identifier, constraint_name sql_identifier, "+
 			"table_catalog sql_identifier, table_schema sql_identifier, table_name sql_identifier, "+
 			"column_name sql_identifier, ordinal_position cardinal_number, "+
-			"position_in_unique_constraint cardinal_number", nil)
+			"position_in_unique_constraint cardinal_number", keyColumnUsageRows) // constraints.go
 	register("information_schema", "constraint_column_usage", 13300, "v",
 		"table_catalog sql_identifier, table_schema sql_identifier, table_name sql_identifier, "+
 			"column_name sql_identifier, constraint_catalog sql_identifier, constraint_schema sql_identifier, "+
-			"constraint_name sql_identifier", nil)
+			"constraint_name sql_identifier", constraintColumnUsageRows) // constraints.go
 	register("information_schema", "referential_constraints", 13339, "v",
 		"constraint_catalog sql_identifier, constraint_schema sql_identifier, constraint_name sql_identifier, "+
 			"unique_constraint_catalog sql_identifier, unique_constraint_schema sql_identifier, "+

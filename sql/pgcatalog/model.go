@@ -99,7 +99,11 @@ func newModel(c *Context) *model {
 			if !ok {
 				continue
 			}
-			m.rels = append(m.rels, &relation{oid: RelationOID(t.ID), ns: ns, name: t.Name, kind: "r", lake: t})
+			kind := "r"
+			if t.MatView != "" {
+				kind = "m" // a materialized view's table
+			}
+			m.rels = append(m.rels, &relation{oid: RelationOID(t.ID), ns: ns, name: t.Name, kind: kind, lake: t})
 		}
 		for i := range c.Meta.Views {
 			v := &c.Meta.Views[i]

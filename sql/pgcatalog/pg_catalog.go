@@ -49,7 +49,7 @@ func init() {
 				r.add(vals{"oid": rel.oid, "relname": rel.name, "relnamespace": rel.ns.oid, "reltype": rel.rowType(),
 					"reloftype": 0, "relowner": superuserOID, "relam": am, "relfilenode": filenode,
 					"reltablespace": 0, "relpages": 0, "reltuples": -1, "relallvisible": 0, "reltoastrelid": toast,
-					"relhasindex": false, "relisshared": false, "relpersistence": "p", "relkind": rel.kind,
+					"relhasindex": hasIndexes(c, rel), "relisshared": false, "relpersistence": "p", "relkind": rel.kind,
 					"relnatts": rel.natts(), "relchecks": 0, "relhasrules": false, "relhastriggers": false,
 					"relhassubclass": false, "relrowsecurity": false, "relforcerowsecurity": false,
 					"relispopulated": true, "relreplident": replident, "relispartition": false, "relrewrite": 0,
@@ -58,6 +58,7 @@ func init() {
 			for _, rel := range toasted {
 				r.add(toastRow(rel))
 			}
+			indexClassRows(c, r) // constraints.go
 		})
 
 	register("pg_catalog", "pg_attribute", 1249, "r",
@@ -97,6 +98,7 @@ func init() {
 						"attcollation": t.collation, xminColumn: rel.xmin()})
 				}
 			}
+			indexAttributeRows(c, r) // constraints.go
 		})
 
 	register("pg_catalog", "pg_attrdef", 2604, "r",
@@ -321,14 +323,14 @@ func init() {
 			"indnullsnotdistinct boolean, indisprimary boolean, indisexclusion boolean, indimmediate boolean, "+
 			"indisclustered boolean, indisvalid boolean, indcheckxmin boolean, indisready boolean, "+
 			"indislive boolean, indisreplident boolean, indkey int2vector, indcollation oidvector, "+
-			"indclass oidvector, indoption int2vector, indexprs pg_node_tree, indpred pg_node_tree", nil)
+			"indclass oidvector, indoption int2vector, indexprs pg_node_tree, indpred pg_node_tree", indexRows) // constraints.go
 	register("pg_catalog", "pg_constraint", 2606, "r",
 		"oid oid, conname name, connamespace oid, contype \"char\", condeferrable boolean, condeferred boolean, "+
 			"convalidated boolean, conrelid oid, contypid oid, conindid oid, conparentid oid, confrelid oid, "+
 			"confupdtype \"char\", confdeltype \"char\", confmatchtype \"char\", conislocal boolean, "+
 			"coninhcount integer, connoinherit boolean, conkey smallint[], confkey smallint[], conpfeqop oid[], "+
 			"conppeqop oid[], conffeqop oid[], confdelsetcols smallint[], conexclop oid[], conbin pg_node_tree",
-		domainConstraintRows)
+		constraintRows) // constraints.go
 	register("pg_catalog", "pg_inherits", 2611, "r",
 		"inhrelid oid, inhparent oid, inhseqno integer, inhdetachpending boolean", nil)
 	register("pg_catalog", "pg_extension", 3079, "r",
@@ -505,7 +507,7 @@ func init() {
 			for _, rel := range newModel(c).rels {
 				if rel.kind == "r" {
 					r.add(vals{"schemaname": rel.ns.name, "tablename": rel.name, "tableowner": c.User,
-						"hasindexes": false, "hasrules": false, "hastriggers": false, "rowsecurity": false})
+						"hasindexes": hasIndexes(c, rel), "hasrules": false, "hastriggers": false, "rowsecurity": false})
 				}
 			}
 		})
@@ -523,9 +525,17 @@ func init() {
 		})
 	register("pg_catalog", "pg_matviews", 12038, "v",
 		"schemaname name, matviewname name, matviewowner name, tablespace name, hasindexes boolean, "+
-			"ispopulated boolean, definition text", nil)
+			"ispopulated boolean, definition text",
+		func(c *Context, r *rowSet) {
+			for _, rel := range newModel(c).rels {
+				if rel.kind == "m" {
+					r.add(vals{"schemaname": rel.ns.name, "matviewname": rel.name, "matviewowner": c.User,
+						"hasindexes": false, "ispopulated": true, "definition": " " + rel.lake.MatView + ";"})
+				}
+			}
+		})
 	register("pg_catalog", "pg_indexes", 12043, "v",
-		"schemaname name, tablename name, indexname name, tablespace name, indexdef text", nil)
+		"schemaname name, tablename name, indexname name, tablespace name, indexdef text", pgIndexesRows)
 }
 
 // sequenceColumns are the columns of a sequence relation in PostgreSQL.

@@ -40,6 +40,9 @@ func TestViewsBothWays(t *testing.T) {
 		`CREATE OR REPLACE VIEW by_region AS SELECT region, sum(amount) AS total, count(*) AS n, max(id) AS last_id FROM sales GROUP BY region`,
 		`CREATE VIEW tmp_v AS SELECT id FROM sales WHERE region IS NULL`,
 		`ALTER VIEW tmp_v RENAME TO no_region`,
+		// keys live in lakepg_constraint: DuckDB must attach and write around it
+		`CREATE TABLE keyed (id integer PRIMARY KEY, v text UNIQUE)`,
+		`INSERT INTO keyed VALUES (1, 'a'), (2, 'b')`,
 	} {
 		query(t, ctx, conn, st)
 	}
@@ -52,6 +55,7 @@ func TestViewsBothWays(t *testing.T) {
 		{`SELECT sale_id FROM eu_big ORDER BY sale_id`, `SELECT sale_id::VARCHAR FROM lk.public.eu_big ORDER BY sale_id`},
 		{`SELECT region, total FROM rpt.top`, `SELECT region, total::VARCHAR FROM lk.rpt.top`},
 		{`SELECT id FROM no_region`, `SELECT id::VARCHAR FROM lk.public.no_region`},
+		{`SELECT id, v FROM keyed ORDER BY id`, `SELECT id::VARCHAR, v FROM lk.public.keyed ORDER BY id`},
 	}
 	var want []result
 	raw := make([]string, len(checks))
@@ -76,6 +80,7 @@ func TestViewsBothWays(t *testing.T) {
 		`CREATE VIEW rpt.uses_local AS SELECT x * 2 AS y FROM local_t`,
 		`CREATE VIEW public.dk_tmp AS SELECT CAST(id AS BIGINT) AS id, upper(region) AS r FROM sales`,
 		`ALTER VIEW public.dk_tmp RENAME TO dk_renamed`,
+		`INSERT INTO public.keyed VALUES (3, 'c')`,
 	})
 	srv = testserver.Start(t, testserver.Binary(t), dir)
 	conn, err = pgx.Connect(ctx, srv.DSN())
@@ -89,6 +94,8 @@ func TestViewsBothWays(t *testing.T) {
 	}{
 		{`SELECT r, c FROM rpt.dk ORDER BY r`, rows([]string{"eu", "2"}, []string{"us", "1"})},
 		{`SELECT y FROM rpt.uses_local ORDER BY y`, rows([]string{"14"}, []string{"16"})},
+		{`SELECT id, v FROM keyed ORDER BY id`, rows([]string{"1", "a"}, []string{"2", "b"}, []string{"3", "c"})},
+		{`SELECT conname FROM pg_constraint WHERE conrelid = 'keyed'::regclass ORDER BY 1`, rows([]string{"keyed_pkey"}, []string{"keyed_v_key"})},
 		{`SELECT id, r FROM dk_renamed WHERE id < 3 ORDER BY id`, rows([]string{"1", "EU"}, []string{"2", "US"})},
 		{`SELECT table_schema || '.' || table_name FROM information_schema.views WHERE table_schema IN ('public', 'rpt') ORDER BY 1`,
 			rows([]string{"public.big"}, []string{"public.by_region"}, []string{"public.dk_renamed"}, []string{"public.eu_big"},
@@ -100,6 +107,10 @@ func TestViewsBothWays(t *testing.T) {
 	}
 	query(t, ctx, conn, `DROP VIEW rpt.dk`)
 	var pe *pgconn.PgError
+	// the row DuckDB wrote counts for lakepg's key check
+	if _, err := conn.Exec(ctx, `INSERT INTO keyed VALUES (3, 'z')`); !errors.As(err, &pe) || pe.Code != "23505" {
+		t.Errorf("a key DuckDB inserted: %v, want 23505", err)
+	}
 	if _, err := conn.Exec(ctx, `SELECT * FROM rpt.dk`); !errors.As(err, &pe) || pe.Code != "42P01" {
 		t.Errorf("a dropped view: %v, want 42P01", err)
 	}

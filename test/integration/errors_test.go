@@ -35,7 +35,7 @@ var errorCases = []struct {
 	{"SELECT 2147483647 + 1", "22003", false},
 	{"UPDATE errs.e SET s = s * 20000", "22003", true}, // 20000 fits, 40000 does not
 	{"SELEC 1", "42601", false},
-	{"CREATE VIEW e_v AS SELECT 1", "0A000", true},
+	{"COMMENT ON SCHEMA errs IS 'x'", "0A000", true},
 }
 
 // syntaxCases are syntax errors with the 1-based cursor position PostgreSQL reports.
