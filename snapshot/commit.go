@@ -125,6 +125,7 @@ type columnChange struct {
 	defExpr           bool
 	pgType            *string // new lakepg.type tag ("" removes it), pgtype.go
 	notNull           bool    // made NOT NULL (a primary key's column), constraints.go
+	nullable          bool    // made nullable (DROP NOT NULL), nullable.go
 }
 
 type addedFile struct {

@@ -95,7 +95,8 @@ func (c *Commit) SetColumnNotNull(t catalog.Table, columnID int64) {
 		a.def.NullsAllowed = false
 		return
 	}
-	c.change(t.ID, columnID).notNull = true
+	ch := c.change(t.ID, columnID)
+	ch.notNull, ch.nullable = true, false
 }
 
 // CheckedKeys records that the keys this commit adds to table id were

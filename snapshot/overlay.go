@@ -57,6 +57,9 @@ func (c *Commit) Overlay(meta *catalog.Metadata) *catalog.Metadata {
 				if ch.notNull {
 					col.NullsAllowed = false
 				}
+				if ch.nullable {
+					col.NullsAllowed = true
+				}
 			}
 			col.Children = c.retypeChildren(t.ID, col.Children)
 			cols = append(cols, col)

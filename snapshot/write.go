@@ -696,6 +696,9 @@ func (w *writer) writeColumnChanges() error {
 			if ch.notNull {
 				next.NullsAllowed = false
 			}
+			if ch.nullable {
+				next.NullsAllowed = true
+			}
 			if err := w.insertColumnRow(ch.tableID, next, dvt); err != nil {
 				return err
 			}

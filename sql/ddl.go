@@ -493,6 +493,10 @@ func (s *Session) alterTable(ctx context.Context, c *snapshot.Commit, meta *cata
 				return "", pgerr.New(pgerr.FeatureNotSupported, "changing column \"%s\" from %s to %s would rewrite data files; only widening (smallint→integer→bigint, real→double precision) is supported", cmd.Name, old, nt)
 			}
 			c.SetColumnType(*t, col.ID, dl)
+		case pg.AlterTableType_AT_DropNotNull, pg.AlterTableType_AT_SetNotNull:
+			if err := s.alterNullability(ctx, c, meta, t, cmd); err != nil { // nullable.go
+				return "", err
+			}
 		case pg.AlterTableType_AT_ColumnDefault:
 			col, ok := t.ColumnByName(cmd.Name)
 			if !ok {

@@ -32,3 +32,28 @@ DROP INDEX loans;
 DROP INDEX authors;
 -- @error
 SELECT count(*) FROM bad1;
+-- ALTER COLUMN … DROP NOT NULL / SET NOT NULL (Django's AlterField), in and out of blocks
+CREATE TABLE n1 (id integer PRIMARY KEY, a integer NOT NULL, b integer);
+INSERT INTO n1 VALUES (1, 2, NULL), (2, 3, 4);
+ALTER TABLE n1 ALTER COLUMN a DROP NOT NULL;
+INSERT INTO n1 VALUES (3, NULL, 5);
+-- @error
+ALTER TABLE n1 ALTER COLUMN a SET NOT NULL;
+-- @error
+ALTER TABLE n1 ALTER COLUMN id DROP NOT NULL;
+-- @error
+ALTER TABLE n1 ALTER COLUMN nosuch DROP NOT NULL;
+BEGIN;
+DELETE FROM n1 WHERE a IS NULL;
+ALTER TABLE n1 ALTER COLUMN a SET NOT NULL;
+COMMIT;
+-- @error
+INSERT INTO n1 VALUES (4, NULL, 5);
+ALTER TABLE n1 ALTER COLUMN a SET NOT NULL, ALTER COLUMN b DROP NOT NULL;
+-- @error
+ALTER TABLE n1 ALTER COLUMN b SET NOT NULL;
+UPDATE n1 SET b = 0 WHERE b IS NULL;
+ALTER TABLE n1 ALTER b SET NOT NULL;
+SELECT column_name, is_nullable FROM information_schema.columns WHERE table_name = 'n1' ORDER BY ordinal_position;
+SELECT attname, attnotnull FROM pg_attribute WHERE attrelid = 'n1'::regclass AND attnum > 0 ORDER BY attnum;
+SELECT * FROM n1 ORDER BY id;
