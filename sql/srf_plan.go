@@ -179,8 +179,14 @@ func (qc *queryCtx) fromFunction(rf *pg.RangeFunction, items []*source, conj []*
 		}
 	}
 	b := qc.binder()
-	call, ok, err := b.bindSRF(fc, in.sc)
+	zip, ok, err := b.bindUnnestZip(fc, in.sc, rf.Ordinality) // srf_zip.go
 	if err != nil {
+		return nil, nil, true, err
+	}
+	var call *srf
+	if ok {
+		call = zip[0]
+	} else if call, ok, err = b.bindSRF(fc, in.sc); err != nil {
 		return nil, nil, true, err
 	}
 	short := name[strings.LastIndexByte(name, '.')+1:]
@@ -211,7 +217,10 @@ func (qc *queryCtx) fromFunction(rf *pg.RangeFunction, items []*source, conj []*
 	for _, c := range call.cols {
 		fcols = append(fcols, scopeCol{Table: alias, Name: c.Name, T: c.Type})
 	}
-	if !call.record {
+	for _, z := range zip[min(1, len(zip)):] {
+		fcols = append(fcols, scopeCol{Table: alias, Name: short, T: z.cols[0].Type})
+	}
+	if !call.record && zip == nil {
 		fcols[0].Name = short
 		if rf.Alias != nil {
 			fcols[0].Name = alias // a single-column function takes its alias as column name
@@ -221,7 +230,11 @@ func (qc *queryCtx) fromFunction(rf *pg.RangeFunction, items []*source, conj []*
 	if err := renameCols(fsc, colAliases, alias); err != nil {
 		return nil, nil, true, err
 	}
-	var op exec.Operator = &lateralCall{env: qc.env, input: in.op, calls: []*srf{call}}
+	calls := []*srf{call}
+	if zip != nil {
+		calls = zip
+	}
+	var op exec.Operator = &lateralCall{env: qc.env, input: in.op, calls: calls}
 	nIn := len(in.sc.cols)
 	sc := &scope{cols: append(append([]scopeCol{}, in.sc.cols...), fsc.cols...)}
 	if correlated {

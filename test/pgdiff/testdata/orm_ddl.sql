@@ -57,3 +57,10 @@ ALTER TABLE n1 ALTER b SET NOT NULL;
 SELECT column_name, is_nullable FROM information_schema.columns WHERE table_name = 'n1' ORDER BY ordinal_position;
 SELECT attname, attnotnull FROM pg_attribute WHERE attrelid = 'n1'::regclass AND attnum > 0 ORDER BY attnum;
 SELECT * FROM n1 ORDER BY id;
+-- unnest of several arrays in FROM (Django's bulk_create: INSERT … SELECT * FROM UNNEST(…))
+SELECT * FROM unnest(ARRAY[1,2,3], ARRAY['a','b']);
+SELECT * FROM unnest('{1,2}'::int[], '{x,y,z}'::text[], '{t,f}'::boolean[]) AS t(a, b, c);
+CREATE TABLE z (a integer, b text);
+INSERT INTO z (a, b) SELECT * FROM unnest('{1,2}'::int[], '{p,q}'::varchar[]) RETURNING *;
+SELECT * FROM unnest(ARRAY[1,2], NULL::text[]);
+SELECT u.* FROM z, unnest(ARRAY[z.a, z.a * 10], ARRAY[z.b]) u ORDER BY 1;
