@@ -207,6 +207,18 @@ func (s *Session) planSimple(qc *queryCtx, sel *pg.SelectStmt) (*query, error) {
 			coll.groupCols = append(coll.groupCols, col)
 			coll.groups = append(coll.groups, e)
 		}
+		{
+			var nodes []*pg.Node // the select list as nodes, stars as columns
+			var cols []int
+			for _, t := range targets {
+				if t.node == nil {
+					cols = append(cols, t.col)
+				} else {
+					nodes = append(nodes, t.node)
+				}
+			}
+			qc.addDependentGroups(coll, sc, sel, nodes, cols) // groupby_pk.go
+		}
 		pb := &postBinder{binder: binder{sess: s, env: env, params: p, aggs: coll, qc: qc, win: wc}, coll: coll, in: sc}
 		bindOut = pb.bindPost
 		grouped, err := qc.prepareGroupedSubLinks(sel, sc, coll, &pb.binder, outerAggs) // apply_plan.go

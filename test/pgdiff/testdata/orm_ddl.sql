@@ -1,4 +1,4 @@
--- DDL that ORMs and migration tools write (SQLAlchemy/Alembic, Django): FOREIGN KEY constraints
+-- What ORMs and migration tools write (SQLAlchemy/Alembic, Django): FOREIGN KEY constraints
 -- in CREATE TABLE (table and column ones, a table referencing itself) and ALTER TABLE … ADD
 -- CONSTRAINT … FOREIGN KEY (Django's DEFERRABLE INITIALLY DEFERRED), CREATE/DROP INDEX, and the
 -- errors PostgreSQL gives for a missing referenced table or column. lakepg accepts the foreign
@@ -64,3 +64,27 @@ CREATE TABLE z (a integer, b text);
 INSERT INTO z (a, b) SELECT * FROM unnest('{1,2}'::int[], '{p,q}'::varchar[]) RETURNING *;
 SELECT * FROM unnest(ARRAY[1,2], NULL::text[]);
 SELECT u.* FROM z, unnest(ARRAY[z.a, z.a * 10], ARRAY[z.b]) u ORDER BY 1;
+-- GROUP BY a primary key, other columns of its table ungrouped (functional dependency; Django's
+-- annotate() groups by the model's key)
+CREATE TABLE gc (id integer PRIMARY KEY, name text, slug text);
+CREATE TABLE gp (id integer PRIMARY KEY, cid integer, stock integer);
+CREATE TABLE gn (id integer, name text);
+CREATE TABLE g2 (a integer, b integer, v text, PRIMARY KEY (a, b));
+INSERT INTO gc VALUES (1, 'Books', 'b'), (2, 'Games', 'g'), (3, 'Music', 'm');
+INSERT INTO gp VALUES (1, 1, 3), (2, 1, 1), (3, 2, 10), (4, 2, 1);
+INSERT INTO g2 VALUES (1, 1, 'x'), (1, 2, 'y');
+SELECT gc.name, count(gp.id), sum(gp.stock) FROM gc LEFT JOIN gp ON gc.id = gp.cid GROUP BY gc.id ORDER BY 1;
+SELECT gc.*, count(*) FROM gc JOIN gp ON gp.cid = gc.id GROUP BY gc.id ORDER BY gc.slug DESC;
+SELECT gc.name FROM gc GROUP BY gc.id HAVING gc.slug <> 'm' ORDER BY gc.name;
+SELECT upper(name), count(*) FROM gc GROUP BY id ORDER BY slug;
+SELECT v, count(*) FROM g2 GROUP BY a, b ORDER BY v;
+-- @error
+SELECT v FROM g2 GROUP BY a;
+-- @error
+SELECT x.name FROM gc x JOIN gc y ON x.id = y.id GROUP BY y.id;
+-- @error
+SELECT name FROM gn GROUP BY id;
+-- @error
+SELECT s.name FROM (SELECT * FROM gc) s GROUP BY s.id;
+-- @error
+SELECT name FROM gc GROUP BY GROUPING SETS ((id), ());
