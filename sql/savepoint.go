@@ -30,6 +30,8 @@ type savepoint struct {
 	// are closed by ROLLBACK TO, as PostgreSQL drops a subtransaction's
 	// portals.
 	cursors map[*cursor]bool
+	// temp are the session's temporary tables at SAVEPOINT (temp.go)
+	temp tempTables
 }
 
 // savepointStmt runs SAVEPOINT, RELEASE [SAVEPOINT] and ROLLBACK TO
@@ -80,7 +82,7 @@ func (s *Session) findSavepoint(name string) (int, error) {
 }
 
 func (s *Session) markSavepoint(name string) *savepoint {
-	sp := &savepoint{name: name, cursors: map[*cursor]bool{}}
+	sp := &savepoint{name: name, cursors: map[*cursor]bool{}, temp: s.tempMark()}
 	for _, c := range s.cursors {
 		sp.cursors[c] = true
 	}
@@ -97,6 +99,7 @@ func (s *Session) markSavepoint(name string) *savepoint {
 // may name them).
 func (s *Session) rollbackTo(sp *savepoint) {
 	s.closeCursors(func(c *cursor) bool { return !sp.cursors[c] })
+	s.tempRollbackTo(sp.temp)
 	t := s.txn
 	if t == nil {
 		return // nothing was staged since: the block had not even begun

@@ -37,6 +37,11 @@ type relation struct {
 
 // resolveRelation finds a table or view by (optional) schema and name.
 func (s *Session) resolveRelation(meta *catalog.Metadata, schemaName, name string, loc int32) (relation, error) {
+	if t := s.tempLookup(schemaName, name); t != nil {
+		// a temporary table shadows lake relations; the lake code paths
+		// that get here cannot serve it (temp.go)
+		return relation{}, errTempNotSupported(name, "this statement", loc)
+	}
 	find := func(sch *catalog.Schema) (relation, bool) {
 		if t, ok := meta.TableByName(sch.ID, name); ok {
 			return relation{schema: sch, table: t}, true

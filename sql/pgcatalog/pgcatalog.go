@@ -86,6 +86,18 @@ type Context struct {
 	// ViewColumns are the output columns of a lake view (its query bound
 	// without running it); nil when the view cannot be bound now.
 	ViewColumns func(v *catalog.View) []ViewColumn
+	// Temp is the session's temporary schema and tables; nil when the
+	// session never made one (PostgreSQL makes pg_temp_N at the first).
+	Temp *TempSchema
+}
+
+// TempSchema is a session's temporary namespace (pg_temp_N, with its
+// pg_toast_temp_N) and the temporary tables in it, described as lake
+// tables are (their IDs give their OIDs, RelationOID).
+type TempSchema struct {
+	Name, ToastName string
+	OID, ToastOID   int64
+	Tables          []*catalog.Table
 }
 
 // ViewColumn is one output column of a lake view.
