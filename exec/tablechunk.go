@@ -117,6 +117,7 @@ type ChunkScan struct {
 	T      []types.T
 	Chunks []*TableChunk
 	Ord    bool
+	Label  string // the table, for EXPLAIN
 
 	ci, pos int
 	base    int64
@@ -164,3 +165,12 @@ func (s *ChunkScan) Next(ctx context.Context) (*vec.Batch, error) {
 }
 
 func (s *ChunkScan) Close() error { return nil }
+
+// Rows is how many rows the scan reads.
+func (s *ChunkScan) Rows() int64 {
+	var n int64
+	for _, c := range s.Chunks {
+		n += int64(c.N)
+	}
+	return n
+}

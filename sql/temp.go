@@ -341,8 +341,13 @@ func (t *tempTable) withChunks(cs []*exec.TableChunk) *tempTable {
 // errTempNotSupported is what a lake-only path answers for a temporary
 // table.
 func errTempNotSupported(name, what string, loc int32) error {
-	e := pgerr.New(pgerr.FeatureNotSupported, "%s is not supported for temporary table \"%s\"", what, name)
-	e.Detail = "Temporary tables live in the session's memory, not in the lake."
+	var e *pgerr.Error
+	if what == "" {
+		e = pgerr.New(pgerr.FeatureNotSupported, "\"%s\" is a temporary table, which this statement cannot use", name)
+	} else {
+		e = pgerr.New(pgerr.FeatureNotSupported, "%s is not supported for temporary table \"%s\"", what, name)
+	}
+	e.Detail = "Temporary tables live in the session's memory, not in the lake: time travel, change feeds, maintenance and the other lake operations do not apply to them."
 	return errAt(e, loc)
 }
 

@@ -406,7 +406,7 @@ func (s *Session) tempRename(t *tempTable, st *pg.RenameStmt) (*Result, error) {
 		s.tempPut(tbl.Name, &n)
 		return tagResult("ALTER TABLE"), nil
 	}
-	return nil, errTempNotSupported(t.tbl.Name, "ALTER "+st.RenameType.String(), -1)
+	return nil, errTempNotSupported(t.tbl.Name, "this form of ALTER … RENAME", -1)
 }
 
 // tempAlter runs ALTER TABLE … ADD COLUMN on a temporary table; other
@@ -416,7 +416,7 @@ func (s *Session) tempAlter(ctx context.Context, t *tempTable, st *pg.AlterTable
 	for _, cn := range st.Cmds {
 		cmd := cn.GetAlterTableCmd()
 		if cmd.Subtype != pg.AlterTableType_AT_AddColumn {
-			return nil, errTempNotSupported(t.tbl.Name, "ALTER TABLE "+cmd.Subtype.String(), st.Relation.Location)
+			return nil, errTempNotSupported(t.tbl.Name, "this form of ALTER TABLE (only RENAME and ADD COLUMN are)", st.Relation.Location)
 		}
 		cd := cmd.Def.GetColumnDef()
 		if _, ok := cur.tbl.ColumnByName(cd.Colname); ok {

@@ -41,7 +41,7 @@ func tempScanSource(t *tempTable, alias string, ord bool) *source {
 	if ord {
 		sc.cols = append(sc.cols, scopeCol{Table: alias, Name: tempOrdColumn, T: types.Int64T, hidden: true})
 	}
-	return &source{op: &exec.ChunkScan{T: ts, Chunks: t.chunks, Ord: ord}, sc: sc, rows: max(float64(t.rows), 1)}
+	return &source{op: &exec.ChunkScan{T: ts, Chunks: t.chunks, Ord: ord, Label: "pg_temp." + t.tbl.Name}, sc: sc, rows: max(float64(t.rows), 1)}
 }
 
 // tempAppend appends the rows of src (in the table's column layout) to the

@@ -40,7 +40,7 @@ func (s *Session) resolveRelation(meta *catalog.Metadata, schemaName, name strin
 	if t := s.tempLookup(schemaName, name); t != nil {
 		// a temporary table shadows lake relations; the lake code paths
 		// that get here cannot serve it (temp.go)
-		return relation{}, errTempNotSupported(name, "this statement", loc)
+		return relation{}, errTempNotSupported(name, "", loc)
 	}
 	find := func(sch *catalog.Schema) (relation, bool) {
 		if t, ok := meta.TableByName(sch.ID, name); ok {
@@ -234,7 +234,13 @@ func (s *Session) createView(ctx context.Context, st *pg.ViewStmt) (*Result, err
 	// The stored SQL names no database (DuckDB would take it for one of
 	// its catalogs) and schema-qualifies what the query reads, as resolved
 	// now.
-	rvs, _ := relationsIn(st.Query)
+	rvs, ctes := relationsIn(st.Query)
+	for _, r := range rvs {
+		if (r.Schemaname != "" || !ctes[r.Relname]) && s.tempLookup(r.Schemaname, r.Relname) != nil {
+			// PostgreSQL makes such a view temporary; lakepg has none (temp.go)
+			return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "a view cannot read temporary table \"%s\": temporary views are not supported", r.Relname), r.Location)
+		}
+	}
 	for _, r := range append(rvs, rv) {
 		if r.Catalogname != "" && r.Catalogname != s.database {
 			return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "cross-database references are not implemented: %s", rangeVarName(r)), r.Location)
