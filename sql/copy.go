@@ -207,6 +207,9 @@ func (s *Session) copyFrom(ctx context.Context, st *pg.CopyStmt, o *copyOptions)
 
 	load := func(ctx context.Context, rows CopyRows) (int64, error) {
 		src := &copyRowsOp{rows: rows, spec: spec, notNull: notNull, loc: s.loc, ts: typesOfColumns(dataCols)}
+		if isTempTable(t) { // temp_dml.go
+			return s.tempAppend(ctx, t.ID, &exec.Project{Env: env, Input: src, Exprs: proj}, notNullCheck(t))
+		}
 		// keys are checked as rows are written and at the commit (unique.go)
 		kc, err := s.keyCheckFor(ctx, t, cols)
 		if err != nil {
@@ -362,9 +365,6 @@ func (s *Session) copyTo(ctx context.Context, st *pg.CopyStmt, o *copyOptions, p
 		rv := st.Relation
 		sch, t, err := s.resolveTable(meta, rv.Schemaname, rv.Relname, rv.Location)
 		if err != nil {
-			return nil, err
-		}
-		if err := s.checkNotMatView(t.Name, t.MatView, rv.Location); err != nil { // matview.go
 			return nil, err
 		}
 		cols, err := scanColumns(t)
