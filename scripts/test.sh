@@ -280,6 +280,15 @@ ensure_clients() {
 	python3 -c 'import psycopg2' 2>/dev/null || pip_install psycopg2-binary==2.9.13
 	python3 -c 'import asyncpg' 2>/dev/null || pip_install asyncpg==0.32.0
 	python3 -c 'import pgcli.pgexecute' 2>/dev/null || pip_install pgcli==4.7.1
+	# the tools of test/clients/tools_test.go. dbt-core 1.12.0 with the prebuilt
+	# dbt-core-experimental-parser 2.0.0a4: later 1.12.x need a 2.0.x parser that is published
+	# as a source package downloading its binary while it builds, which cannot work offline.
+	# Django 5.2 LTS: Django 6 needs Python 3.12 and the machines' python3 is 3.11.
+	python3 -c 'import dbt.adapters.postgres' 2>/dev/null ||
+		pip_install dbt-core==1.12.0 dbt-core-experimental-parser==2.0.0a4 dbt-postgres==1.11.0
+	python3 -c 'import alembic' 2>/dev/null || pip_install alembic==1.20.1
+	python3 -c 'import django' 2>/dev/null || pip_install django==5.2.19
+	python3 -c 'import dlt' 2>/dev/null || pip_install dlt==1.31.0
 	# the AWS CLI runs the bucket job of docker-compose.yml in test/compose
 	command -v aws >/dev/null 2>&1 || pip_install awscli==1.45.11
 	command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || apt_install nodejs npm
