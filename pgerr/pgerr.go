@@ -32,6 +32,7 @@ const (
 	SyntaxError             = "42601"
 	InvalidColumnReference  = "42P10"
 	DependentObjectsExist   = "2BP01"
+	InvalidForeignKey       = "42830"
 	WrongObjectType         = "42809"
 	InvalidTableDefinition  = "42P16"
 	InvalidObjectDefinition = "42P17"

@@ -1,6 +1,8 @@
 package sql
 
 import (
+	"fmt"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/lakepg/lakepg/catalog"
@@ -96,9 +98,10 @@ func (s *Session) checkForeignKey(meta *catalog.Metadata, con *pg.Constraint, se
 	if pk == nil {
 		return nil
 	}
+	var t *catalog.Table
 	if !self {
-		_, t, err := s.resolveTable(meta, pk.Schemaname, pk.Relname, pk.Location)
-		if err != nil {
+		var err error
+		if _, t, err = s.resolveTable(meta, pk.Schemaname, pk.Relname, pk.Location); err != nil {
 			return err
 		}
 		own = map[string]bool{}
@@ -111,13 +114,19 @@ func (s *Session) checkForeignKey(meta *catalog.Metadata, con *pg.Constraint, se
 			return pgerr.New(pgerr.UndefinedColumn, "column \"%s\" referenced in foreign key constraint does not exist", name)
 		}
 	}
+	if t != nil {
+		if err := referencedKey(meta, t, con); err != nil {
+			return err
+		}
+	}
 	s.notice("lakepg does not keep FOREIGN KEY constraints: the reference to \"%s\" is not enforced", pk.Relname)
 	return nil
 }
 
 // dropIndexes accepts DROP INDEX [CONCURRENTLY] [IF EXISTS] name [, …] [CASCADE | RESTRICT] as
 // createIndex (ddl.go) accepts CREATE INDEX: lake tables have no indexes, so there is nothing to
-// drop. A name that is a table, view or sequence answers 42809 as in PostgreSQL.
+// drop. A name that is a table or view answers 42809, the index of a PRIMARY KEY or UNIQUE
+// constraint 2BP01, as in PostgreSQL.
 func (s *Session) dropIndexes(meta *catalog.Metadata, st *pg.DropStmt) (string, error) {
 	for _, o := range st.Objects {
 		var parts []string
@@ -134,6 +143,54 @@ func (s *Session) dropIndexes(meta *catalog.Metadata, st *pg.DropStmt) (string, 
 		if r, err := s.resolveRelation(meta, schema, name, 0); err == nil && (r.table != nil || r.view != nil) {
 			return "", pgerr.New(pgerr.WrongObjectType, "\"%s\" is not an index", name)
 		}
+		for _, k := range meta.Constraints {
+			if k.Name != name {
+				continue
+			}
+			if t, ok := meta.TableByID(k.TableID); ok && (schema == "" || s.schemaNamed(meta, t.SchemaID, schema)) {
+				e := pgerr.New(pgerr.DependentObjectsExist, "cannot drop index %s because constraint %s on table %s requires it", name, name, t.Name)
+				e.Hint = fmt.Sprintf("You can drop constraint %s on table %s instead.", name, t.Name)
+				return "", e
+			}
+		}
 	}
 	return "DROP INDEX", nil
+}
+
+// referencedKey checks, as PostgreSQL does, that a foreign key references its table's primary
+// key (no column list: 42704 without one) or exactly the columns of a PRIMARY KEY or UNIQUE
+// constraint (42830).
+func referencedKey(meta *catalog.Metadata, t *catalog.Table, con *pg.Constraint) error {
+	cons := meta.ConstraintsOf(t.ID)
+	if len(con.PkAttrs) == 0 {
+		if len(cons) == 0 || !cons[0].Primary() {
+			return pgerr.New(pgerr.UndefinedObject, "there is no primary key for referenced table \"%s\"", t.Name)
+		}
+		return nil
+	}
+	want := map[int64]bool{}
+	for _, a := range con.PkAttrs {
+		if c, ok := t.ColumnByName(a.GetString_().GetSval()); ok {
+			want[c.ID] = true
+		}
+	}
+	for _, k := range cons {
+		if len(k.Columns) != len(want) {
+			continue
+		}
+		all := true
+		for _, id := range k.Columns {
+			all = all && want[id]
+		}
+		if all {
+			return nil
+		}
+	}
+	return pgerr.New(pgerr.InvalidForeignKey, "there is no unique constraint matching given keys for referenced table \"%s\"", t.Name)
+}
+
+// schemaNamed reports whether schema id is called name.
+func (s *Session) schemaNamed(meta *catalog.Metadata, id int64, name string) bool {
+	sch, ok := meta.SchemaByID(id)
+	return ok && sch.Name == name
 }

@@ -88,3 +88,20 @@ SELECT name FROM gn GROUP BY id;
 SELECT s.name FROM (SELECT * FROM gc) s GROUP BY s.id;
 -- @error
 SELECT name FROM gc GROUP BY GROUPING SETS ((id), ());
+-- a foreign key must reference a primary key or the columns of a unique constraint (42830);
+-- the index of a key cannot be dropped on its own (2BP01)
+CREATE TABLE fk_nokey (id integer, code text UNIQUE, a integer, b integer, UNIQUE (a, b));
+CREATE TABLE fk_ok (x text REFERENCES fk_nokey (code), y integer, z integer, FOREIGN KEY (z, y) REFERENCES fk_nokey (b, a));
+-- @error
+CREATE TABLE fk_bad1 (x integer REFERENCES fk_nokey);
+-- @error
+CREATE TABLE fk_bad2 (x integer REFERENCES fk_nokey (id));
+-- @error
+CREATE TABLE fk_bad3 (x integer, FOREIGN KEY (x) REFERENCES fk_nokey (a));
+-- @error
+ALTER TABLE loans ADD FOREIGN KEY (id) REFERENCES fk_nokey (id);
+-- @error
+DROP INDEX authors_pkey;
+-- @error
+DROP INDEX public.fk_nokey_code_key;
+SELECT conname FROM pg_constraint WHERE conrelid = 'fk_nokey'::regclass ORDER BY conname;
