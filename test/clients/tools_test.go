@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
+
 	"github.com/lakepg/lakepg/test/testserver"
 )
 
@@ -27,6 +29,7 @@ type toolTarget struct {
 	host, port, user, db   string
 	url                    string // postgresql://user@host:port/db
 	sqlalchemyURL, outPath string
+	lakeDir                string // lakepg's lake: catalog.sqlite and data/ (lakepg only)
 }
 
 // toolTargets starts a lakepg (empty lake) and makes a PostgreSQL database, both reached with
@@ -49,7 +52,9 @@ func toolTargets(t *testing.T, prefix string) (lake, pg toolTarget) {
 			outPath:       filepath.Join(dir, strings.ToLower(name)+".json"),
 		}
 	}
-	return mk("lakepg", "127.0.0.1", fmt.Sprint(s.Port)), mk("PostgreSQL", u.Hostname(), u.Port())
+	lake = mk("lakepg", "127.0.0.1", fmt.Sprint(s.Port))
+	lake.lakeDir = s.Dir
+	return lake, mk("PostgreSQL", u.Hostname(), u.Port())
 }
 
 // runToolScript runs a testdata script against both targets at once and compares the JSON
@@ -99,6 +104,73 @@ func runToolScript(t *testing.T, script string, lake, pg toolTarget, limit time.
 	}
 	if !bytes.Equal(lakeJSON, pgJSON) {
 		t.Errorf("%s: what lakepg built differs from what PostgreSQL built (-PostgreSQL +lakepg):\n%s", script, lineDiff(string(pgJSON), string(lakeJSON)))
+	}
+	duckReadsLake(t, lake)
+}
+
+// duckReadsToolLake attaches a lake read-only in DuckDB 1.5.5 and counts the rows of the
+// relations it is given, reporting an error per relation it cannot read.
+const duckReadsToolLake = `
+import json, sys, duckdb
+inp = json.load(sys.stdin)
+c = duckdb.connect()
+c.execute("SET enable_progress_bar=false")
+c.execute("SET autoinstall_known_extensions=false")
+c.execute("SET autoload_known_extensions=false")
+for ext in ("ducklake", "sqlite"):
+    c.execute("LOAD '%s'" % inp[ext].replace("'", "''"))
+c.execute("ATTACH 'ducklake:sqlite:%s' AS lk (READ_ONLY)" % inp["catalog"].replace("'", "''"))
+q = lambda s: '"' + s.replace('"', '""') + '"'
+out = {}
+for rel in inp["relations"]:
+    try:
+        out[rel] = str(c.execute("SELECT count(*) FROM lk.%s" % ".".join(q(p) for p in rel.split("."))).fetchone()[0])
+    except Exception as e:
+        out[rel] = "error: %s" % e
+json.dump(out, sys.stdout)
+`
+
+// duckReadsLake checks that DuckDB reads what a tool built in lakepg's lake: every table and
+// view (DuckDB parses lakepg's views itself) has the row count lakepg gives it.
+func duckReadsLake(t *testing.T, lake toolTarget) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := pgconn.Connect(ctx, lake.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	res := c.ExecParams(ctx, "SELECT table_schema || '.' || table_name FROM information_schema.tables "+
+		"WHERE table_schema NOT IN ('pg_catalog', 'information_schema') AND table_type IN ('BASE TABLE', 'VIEW') ORDER BY 1",
+		nil, nil, nil, nil).Read()
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	want := map[string]string{}
+	var rels []string
+	for _, r := range res.Rows {
+		rel := string(r[0])
+		parts := strings.SplitN(rel, ".", 2)
+		q := fmt.Sprintf("SELECT count(*) FROM %q.%q", parts[0], parts[1])
+		cr := c.ExecParams(ctx, q, nil, nil, nil, nil).Read()
+		if cr.Err != nil {
+			t.Errorf("lakepg: %s: %v", q, cr.Err)
+			continue
+		}
+		rels = append(rels, rel)
+		want[rel] = string(cr.Rows[0][0])
+	}
+	got := map[string]string{}
+	testserver.RunPythonJSON(t, duckReadsToolLake, 2*time.Minute, map[string]any{
+		"ducklake": testserver.DuckDBExtension(t, "ducklake"), "sqlite": testserver.DuckDBExtension(t, "sqlite"),
+		"catalog": filepath.Join(lake.lakeDir, "catalog.sqlite"), "relations": rels,
+	}, &got)
+	t.Logf("DuckDB read the %d tables and views of lakepg's lake: %v", len(rels), got)
+	for _, rel := range rels {
+		if got[rel] != want[rel] {
+			t.Errorf("DuckDB reading lakepg's lake: %s has %s rows in lakepg, DuckDB says %s", rel, want[rel], got[rel])
+		}
 	}
 }
 
