@@ -36,6 +36,9 @@ func (qc *queryCtx) addDependentGroups(coll *aggCollector, sc *scope, sel *pg.Se
 	b := qc.binder()
 	visit := func(n *pg.Node) {
 		walk(n, func(x *pg.Node) bool {
+			if f := x.GetFuncCall(); f != nil && f.Over == nil && isAggregate(funcName(f)) {
+				return false // an aggregate's arguments need no group key
+			}
 			if cr := x.GetColumnRef(); cr != nil {
 				if i, err := b.findColumn(sc, strNodes(cr.Fields), cr.Location); err == nil {
 					use(i)
