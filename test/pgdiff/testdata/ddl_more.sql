@@ -106,3 +106,10 @@ ALTER TABLE at1 ALTER COLUMN note TYPE char(3);
 SELECT id, '[' || note || ']' FROM at1 ORDER BY id;
 ALTER TABLE at1 ALTER COLUMN note TYPE varchar(1);
 SELECT id, note FROM at1 ORDER BY id;
+-- defaults that call functions are evaluated per row, not when the table is made
+CREATE TABLE dflt (id integer, ts timestamptz DEFAULT now(), d date DEFAULT current_date, u text DEFAULT upper('x'), c timestamptz DEFAULT '2024-01-01 10:00+02');
+INSERT INTO dflt (id) VALUES (1);
+INSERT INTO dflt (id) VALUES (2);
+SELECT id, ts IS NOT NULL, ts <= now(), d = current_date, u, c FROM dflt ORDER BY id;
+SELECT count(DISTINCT ts) FROM dflt;
+SELECT column_name, column_default FROM information_schema.columns WHERE table_name = 'dflt' AND column_name IN ('ts', 'c') ORDER BY 1;
