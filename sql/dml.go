@@ -23,6 +23,12 @@ import (
 func (s *Session) planWrite(ctx context.Context, n *pg.Node, p *params, describeOnly bool) (*Result, error) {
 	switch x := n.Node.(type) {
 	case *pg.Node_InsertStmt:
+		if x.InsertStmt.OnConflictClause != nil && !describeOnly && !s.inTx {
+			// its update and its insert commit as one snapshot (upsert.go)
+			s.inTx, s.implicit = true, true
+			res, err := s.insert(ctx, x.InsertStmt, p, describeOnly)
+			return s.endReturning(ctx, res, err)
+		}
 		return s.insert(ctx, x.InsertStmt, p, describeOnly)
 	case *pg.Node_DeleteStmt:
 		st := x.DeleteStmt
@@ -89,9 +95,6 @@ func newDataFile(w *exec.WrittenFile, cols []exec.ScanCol, rowIDs bool) snapshot
 }
 
 func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, describeOnly bool) (*Result, error) {
-	if st.OnConflictClause != nil {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "INSERT with ON CONFLICT is not supported yet")
-	}
 	sel := st.SelectStmt.GetSelectStmt()
 	if st.WithClause != nil && sel != nil {
 		// WITH before INSERT: the query's (its data-modifying queries run
@@ -237,6 +240,15 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 		}
 		src = &exec.Project{Env: env, Input: q.op, Exprs: proj}
 	}
+	// ON CONFLICT: the conflicting rows are skipped or updated, the rest
+	// inserted (upsert.go)
+	var upserted *upsertResult
+	if st.OnConflictClause != nil && !describeOnly {
+		if upserted, err = s.onConflict(ctx, st, p, sch, t, cols, src); err != nil {
+			return nil, err
+		}
+		src = upserted.rest
+	}
 	alias := t.Name
 	if st.Relation.Alias != nil {
 		alias = st.Relation.Alias.Aliasname
@@ -256,6 +268,15 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 		return nil, nil
 	}
 	if ret != nil {
+		if upserted != nil && upserted.rows != nil {
+			// DO UPDATE's rows come first
+			err := exec.Drain(ctx, upserted.rows.op, func(b *vec.Batch) error { return ret.buf.Append(b) })
+			upserted.rows.op.Close()
+			if err != nil {
+				src.Close()
+				return nil, err
+			}
+		}
 		src = ret.tap(src)
 	}
 	// new keys are checked among themselves as they pass, and against the
@@ -270,6 +291,9 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 	}
 	defer src.Close()
 	withRows := func(res *Result) *Result {
+		if upserted != nil {
+			res.tag = addToTag(res.tag, upserted.updated)
+		}
 		if ret == nil {
 			return res
 		}
@@ -379,6 +403,9 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 	scan := ref.scan
 	scan.WithPos = true
 	ncols := len(scan.Cols)
+	if s.upsert != nil {
+		s.upsert.onlyMatched(ref) // upsert.go
+	}
 	env := s.newEnv()
 	// uncorrelated subqueries in SET and WHERE run once, through a query context
 	b := &binder{sess: s, env: env, params: p, noAggMsg: "aggregate functions are not allowed in WHERE", qc: s.newQueryCtx(ctx, p, describeOnly)}
@@ -398,7 +425,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 	if joined && len(ref.pending) > 0 && !describeOnly {
 		scan.Files = scan.Files[:len(scan.Files)-len(ref.pendingScan)]
 		ref.pending, ref.pendingScan = nil, nil // pushed-down filters must not bring them back
-		if pendingPasses, err = s.planPendingPasses(ctx, head, rv, alias, from, where, set, len(retList) > 0, p); err != nil {
+		if pendingPasses, err = s.planPendingPasses(ctx, head, rv, alias, from, where, set, len(retList) > 0 && s.upsert == nil, p); err != nil {
 			return nil, err
 		}
 		defer func() {
@@ -409,7 +436,8 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 	}
 	var extras []scopeCol // FROM items' columns for RETURNING (dml_join.go)
 	if joined {
-		if op, newVals, fileOrd, extras, err = s.planJoinedModify(b, src, rv, alias, from, where, set, len(retList) > 0); err != nil {
+		// ON CONFLICT's RETURNING sees the target only
+		if op, newVals, fileOrd, extras, err = s.planJoinedModify(b, src, rv, alias, from, where, set, len(retList) > 0 && s.upsert == nil); err != nil {
 			return nil, err
 		}
 	} else if where != nil {

@@ -128,6 +128,10 @@ type Session struct {
 	// what the last one read
 	keyChecks   []*keyCheck
 	uniqueStats uniqueScanStats
+	// upsert is what ON CONFLICT DO UPDATE's UPDATE reads, conflictStats
+	// what its last probe read (upsert.go)
+	upsert        *upsertState
+	conflictStats conflictStats
 
 	// settingsMu guards settings while a statement runs: set_config may
 	// write them from the workers of a parallel plan (setconfig.go).

@@ -1,0 +1,343 @@
+package sql
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/lakepg/lakepg/catalog"
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
+)
+
+// INSERT … ON CONFLICT, set-wise rather than per row:
+//
+//  1. the proposed rows (VALUES or the query, with defaults, sequences and
+//     NOT NULL checked) are kept in memory, and the keys of the arbiter
+//     constraints (the inferred ones, the named one, or every key for DO
+//     NOTHING without a target) go into hash sets;
+//  2. one pruned probe of the table (unique.go's probeKeys: only the key
+//     columns of the files whose min/max can hold a proposed key) finds
+//     which keys exist;
+//  3. in input order, a row whose key exists conflicts; DO NOTHING also
+//     skips a row whose key an earlier row of the statement inserted, DO
+//     UPDATE answers 21000 for a key proposed twice;
+//  4. DO UPDATE runs as UPDATE t SET … FROM excluded WHERE t.key =
+//     excluded.key [AND where] (dml_join.go) over the conflicting rows,
+//     reading only the data files the probe found them in;
+//  5. the other rows go through the normal insert path (key checks,
+//     inlining, RETURNING).
+//
+// Both run in one block (the statement's implicit one outside BEGIN), so
+// they read one snapshot and commit as one. RETURNING gives the updated
+// rows, then the inserted ones (PostgreSQL: in input order).
+
+const excludedName = "excluded"
+
+// upsertState is what the UPDATE of ON CONFLICT DO UPDATE reads.
+type upsertState struct {
+	excluded *writtenCTE
+	files    map[int64]bool // data files holding a conflicting key
+}
+
+// conflictStats count what the last ON CONFLICT probe read (tests).
+type conflictStats struct {
+	FilesRead, FilesPruned int
+	Conflicts              int
+}
+
+// onlyMatched keeps in ref the committed data files that hold a
+// conflicting row (and the staged and inlined rows, always read).
+func (u *upsertState) onlyMatched(ref *tableRef) {
+	scan := ref.scan
+	if len(scan.Files) != len(ref.files)+len(ref.pendingScan) {
+		return // pruned already: read them all
+	}
+	files, sfs := ref.files[:0:0], ref.scanFiles[:0:0]
+	for i, f := range ref.files {
+		if u.files[f.ID] {
+			files, sfs = append(files, f), append(sfs, ref.scanFiles[i])
+		}
+	}
+	ref.files, ref.scanFiles = files, sfs
+	scan.Files = append(append([]exec.ScanFile(nil), sfs...), ref.pendingScan...)
+}
+
+// upsertResult is what ON CONFLICT did before the insert of the rest.
+type upsertResult struct {
+	rest    exec.Operator // the rows to insert
+	updated int64
+	rows    *Result // DO UPDATE's RETURNING rows
+}
+
+// arbiters finds the constraints an ON CONFLICT clause names.
+func (s *Session) arbiters(meta *catalog.Metadata, t *catalog.Table, cl *pg.OnConflictClause) ([]catalog.Constraint, error) {
+	cons := meta.ConstraintsOf(t.ID)
+	inf := cl.Infer
+	if inf == nil {
+		if cl.Action == pg.OnConflictAction_ONCONFLICT_UPDATE {
+			e := pgerr.New(pgerr.SyntaxError, "ON CONFLICT DO UPDATE requires inference specification or constraint name")
+			e.Hint = "For example, ON CONFLICT (column_name)."
+			return nil, errAt(e, cl.Location)
+		}
+		return cons, nil
+	}
+	if inf.Conname != "" {
+		for _, c := range cons {
+			if c.Name == inf.Conname {
+				return []catalog.Constraint{c}, nil
+			}
+		}
+		return nil, errAt(pgerr.New(pgerr.UndefinedObject, "constraint \"%s\" for table \"%s\" does not exist", inf.Conname, t.Name), inf.Location)
+	}
+	want := map[int64]bool{}
+	noMatch := errAt(pgerr.New(pgerr.InvalidColumnReference, "there is no unique or exclusion constraint matching the ON CONFLICT specification"), inf.Location)
+	for _, n := range inf.IndexElems {
+		ie := n.GetIndexElem()
+		if ie == nil || ie.Name == "" {
+			return nil, noMatch // an expression: lakepg has no expression indexes
+		}
+		found := int64(-1)
+		for _, c := range t.Columns {
+			if c.Name == ie.Name {
+				found = c.ID
+			}
+		}
+		if found < 0 {
+			return nil, errAt(pgerr.New(pgerr.UndefinedColumn, "column \"%s\" does not exist", ie.Name), inf.Location)
+		}
+		want[found] = true
+	}
+	var out []catalog.Constraint
+	for _, c := range cons {
+		same := len(c.Columns) > 0
+		have := map[int64]bool{}
+		for _, id := range c.Columns {
+			have[id] = true
+			same = same && want[id]
+		}
+		if same && len(have) == len(want) {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		return nil, noMatch
+	}
+	return out, nil
+}
+
+// onConflict runs the conflict part of INSERT … ON CONFLICT (see above)
+// over the proposed rows src (laid out as the table's columns) and returns
+// the rows left to insert.
+func (s *Session) onConflict(ctx context.Context, st *pg.InsertStmt, p *params, sch *catalog.Schema, t *catalog.Table, cols []exec.ScanCol, src exec.Operator) (*upsertResult, error) {
+	defer src.Close()
+	cl := st.OnConflictClause
+	head, err := s.writeHead(ctx)
+	if err != nil {
+		return nil, err
+	}
+	meta, err := s.metadata(ctx, head)
+	if err != nil {
+		return nil, err
+	}
+	arb, err := s.arbiters(meta, t, cl)
+	if err != nil {
+		return nil, err
+	}
+	update := cl.Action == pg.OnConflictAction_ONCONFLICT_UPDATE
+	if update {
+		if _, err := setTargets(cols, cl.TargetList, t.Name); err != nil {
+			return nil, err
+		}
+	}
+	// 1. the proposed rows and their arbiter keys
+	kc := s.newKeyCheck(meta, t, cols)
+	var keys []*uniqueKeys
+	if kc != nil {
+		for _, u := range kc.keys {
+			for _, a := range arb {
+				if u.con.ID == a.ID {
+					keys = append(keys, u)
+				}
+			}
+		}
+		kc.keys = keys
+	}
+	buf := exec.NewRowBuffer(typesOf(cols), nil)
+	defer buf.Release()
+	rowKey := make([][]int32, len(keys)) // per arbiter, per row: key id or -1
+	nn := notNullCheck(t)
+	err = exec.Drain(ctx, src, func(b *vec.Batch) error {
+		if err := nn(b); err != nil {
+			return err
+		}
+		for k, u := range keys {
+			for r := 0; r < b.N; r++ {
+				var ok bool
+				u.buf, ok = u.encode(u.buf[:0], b.Vecs, r)
+				if !ok {
+					rowKey[k] = append(rowKey[k], -1)
+					continue
+				}
+				id, seen := u.seen[string(u.buf)]
+				if !seen {
+					id = int32(u.vals[0].Len())
+					u.seen[string(u.buf)] = id
+					for j, p := range u.pos {
+						u.vals[j].AppendFrom(b.Vecs[p], r)
+					}
+				}
+				rowKey[k] = append(rowKey[k], id)
+			}
+		}
+		return buf.Append(b)
+	})
+	if err != nil {
+		return nil, err
+	}
+	// 2. which keys exist, and where
+	exists := make([][]bool, len(keys))
+	for k, u := range keys {
+		exists[k] = make([]bool, u.vals[0].Len())
+	}
+	files := map[int64]bool{}
+	if len(keys) > 0 && buf.Len() > 0 {
+		idx := map[*uniqueKeys]int{}
+		for k, u := range keys {
+			idx[u] = k
+		}
+		err := s.probeKeys(ctx, head, sch, t, kc, func(u *uniqueKeys, _ *vec.Batch, _ int, id int32, fileID int64) error {
+			exists[idx[u]][id] = true
+			if fileID >= 0 {
+				files[fileID] = true
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	s.conflictStats = conflictStats{FilesRead: s.uniqueStats.FilesRead, FilesPruned: s.uniqueStats.FilesPruned}
+	// 3. split in input order
+	used := make([][]bool, len(keys))
+	for k, u := range keys {
+		used[k] = make([]bool, u.vals[0].Len())
+	}
+	rest := exec.NewRowBuffer(typesOf(cols), nil)
+	matched := exec.NewRowBuffer(typesOf(cols), nil)
+	row := 0
+	var keep, hit []int
+	out := vec.NewBatch(typesOf(cols), 0)
+	gather := func(b *vec.Batch, sel []int, to *exec.RowBuffer) error {
+		if len(sel) == 0 {
+			return nil
+		}
+		out.Reset()
+		for i, v := range b.Vecs {
+			out.Vecs[i].Gather(v, sel)
+		}
+		out.N = len(sel)
+		return to.Append(out)
+	}
+	err = exec.Drain(ctx, buf.Scan(), func(b *vec.Batch) error {
+		keep, hit = keep[:0], hit[:0]
+		for r := 0; r < b.N; r, row = r+1, row+1 {
+			conflict, again := false, false
+			for k := range keys {
+				if id := rowKey[k][row]; id >= 0 {
+					conflict = conflict || exists[k][id]
+					again = again || used[k][id]
+				}
+			}
+			switch {
+			case update && again:
+				e := pgerr.New(pgerr.CardinalityViolation, "ON CONFLICT DO UPDATE command cannot affect row a second time")
+				e.Hint = "Ensure that no rows proposed for insertion within the same command have duplicate constrained values."
+				return e
+			case conflict && update:
+				hit = append(hit, r)
+			case conflict || again:
+				continue // DO NOTHING
+			default:
+				keep = append(keep, r)
+			}
+			for k := range keys {
+				if id := rowKey[k][row]; id >= 0 {
+					used[k][id] = true
+				}
+			}
+		}
+		if err := gather(b, keep, rest); err != nil {
+			return err
+		}
+		return gather(b, hit, matched)
+	})
+	if err != nil {
+		rest.Release()
+		matched.Release()
+		return nil, err
+	}
+	res := &upsertResult{rest: rest.Reader()}
+	s.conflictStats.Conflicts = matched.Len()
+	if !update || matched.Len() == 0 {
+		matched.Release()
+		return res, nil
+	}
+	// 4. DO UPDATE: the existing rows joined with the proposed ones
+	defer matched.Release()
+	var excl []Column
+	for _, c := range cols {
+		excl = append(excl, Column{Name: c.Name, Type: c.T})
+	}
+	alias := t.Name
+	if st.Relation.Alias != nil {
+		alias = st.Relation.Alias.Aliasname
+	}
+	var conds []*pg.Node
+	for _, id := range arb[0].Columns {
+		for _, c := range t.Columns {
+			if c.ID == id {
+				conds = append(conds, pg.MakeAExprNode(pg.A_Expr_Kind_AEXPR_OP, []*pg.Node{pg.MakeStrNode("=")},
+					colRefNode(scopeCol{Table: alias, Name: c.Name}), colRefNode(scopeCol{Table: excludedName, Name: c.Name}), -1))
+			}
+		}
+	}
+	if cl.WhereClause != nil {
+		conds = append(conds, cl.WhereClause)
+	}
+	where := conds[0]
+	if len(conds) > 1 {
+		where = pg.MakeBoolExprNode(pg.BoolExprType_AND_EXPR, conds, -1)
+	}
+	from := []*pg.Node{{Node: &pg.Node_RangeVar{RangeVar: &pg.RangeVar{Relname: excludedName, Inh: true, Relpersistence: "p", Location: -1}}}}
+	s.upsert = &upsertState{excluded: &writtenCTE{cols: excl, rows: matched, qualified: true}, files: files}
+	ures, err := s.modify(ctx, st.Relation, from, where, cl.TargetList, st.ReturningList, p, false)
+	s.upsert = nil
+	if err != nil {
+		res.rest.Close()
+		return nil, err
+	}
+	res.updated = tagCount(ures.tag)
+	if ures.op != nil {
+		res.rows = ures
+	}
+	return res, nil
+}
+
+// tagCount is the row count at the end of a command tag.
+func tagCount(tag string) int64 {
+	n, _ := strconv.ParseInt(tag[strings.LastIndexByte(tag, ' ')+1:], 10, 64)
+	return n
+}
+
+// addToTag adds n to an INSERT tag's count (ON CONFLICT's updated rows).
+func addToTag(tag string, n int64) string {
+	if n == 0 {
+		return tag
+	}
+	return fmt.Sprintf("%s%d", tag[:strings.LastIndexByte(tag, ' ')+1], tagCount(tag)+n)
+}
