@@ -48,6 +48,7 @@ type upsertState struct {
 type conflictStats struct {
 	FilesRead, FilesPruned int
 	Conflicts              int
+	UpdateFiles            int // data files DO UPDATE reads
 }
 
 // onlyMatched keeps in ref the committed data files that hold a
@@ -314,6 +315,7 @@ func (s *Session) onConflict(ctx context.Context, st *pg.InsertStmt, p *params, 
 		where = pg.MakeBoolExprNode(pg.BoolExprType_AND_EXPR, conds, -1)
 	}
 	from := []*pg.Node{{Node: &pg.Node_RangeVar{RangeVar: &pg.RangeVar{Relname: excludedName, Inh: true, Relpersistence: "p", Location: -1}}}}
+	s.conflictStats.UpdateFiles = len(files)
 	s.upsert = &upsertState{excluded: &writtenCTE{cols: excl, rows: matched, qualified: true}, files: files}
 	ures, err := s.modify(ctx, st.Relation, from, where, cl.TargetList, st.ReturningList, p, false)
 	s.upsert = nil

@@ -1,7 +1,9 @@
 package sql
 
 import (
+	"fmt"
 	"testing"
+	"time"
 )
 
 func tagIs(t *testing.T, s *Session, q, want string) {
@@ -36,4 +38,32 @@ func TestOnConflictBasics(t *testing.T) {
 	must(t, s, `SELECT k, v FROM kv WHERE k >= 7 ORDER BY k`, "7|G", "8|h")
 	must(t, s, `COMMIT`)
 	must(t, s, `SELECT k, v FROM kv WHERE k >= 7 ORDER BY k`, "7|G", "8|h")
+}
+
+// A 100k-row upsert into a 1M-row table probes only the files whose key
+// range holds a proposed key and updates only the file the conflicts are in.
+func TestOnConflictSetWise(t *testing.T) {
+	s := lake(t)
+	must(t, s, `CREATE TABLE big (id bigint PRIMARY KEY, v bigint, pad text)`)
+	for f := 0; f < 10; f++ {
+		lo := f * 100000
+		must(t, s, fmt.Sprintf(`INSERT INTO big SELECT g, 0, 'row ' || g FROM generate_series(%d, %d) g`, lo, lo+99999))
+	}
+	// 50k keys of the fourth file, 50k new ones past every file
+	start := time.Now()
+	tagIs(t, s, `INSERT INTO big SELECT g, 1, 'new' FROM generate_series(350000, 449999) g
+		UNION ALL SELECT g, 1, 'new' FROM generate_series(2000000, 2049999) g
+		ON CONFLICT (id) DO UPDATE SET v = big.v + excluded.v`, "INSERT 0 150000")
+	t.Logf("upsert of 150000 rows (100000 conflicting) into 1000000: %v", time.Since(start))
+	if st := s.conflictStats; st.FilesRead != 2 || st.FilesPruned != 8 || st.Conflicts != 100000 || st.UpdateFiles != 2 {
+		t.Fatalf("probe read %d files, pruned %d, %d conflicts, update read %d files", st.FilesRead, st.FilesPruned, st.Conflicts, st.UpdateFiles)
+	}
+	must(t, s, `SELECT count(*), sum(v), count(*) FILTER (WHERE pad = 'new') FROM big`, "1050000|150000|50000")
+	start = time.Now()
+	tagIs(t, s, `INSERT INTO big SELECT g, 5, 'again' FROM generate_series(2000000, 2099999) g ON CONFLICT DO NOTHING`, "INSERT 0 50000")
+	t.Logf("DO NOTHING of 100000 rows (50000 conflicting): %v", time.Since(start))
+	if st := s.conflictStats; st.FilesRead != 1 || st.FilesPruned != 11 {
+		t.Fatalf("DO NOTHING probe read %d files, pruned %d", st.FilesRead, st.FilesPruned)
+	}
+	must(t, s, `SELECT count(*), sum(v) FROM big`, "1100000|400000")
 }
