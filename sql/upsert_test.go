@@ -1,10 +1,53 @@
 package sql
 
 import (
+	"context"
 	"fmt"
+	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/lakepg/lakepg/catalog"
+	"github.com/lakepg/lakepg/catalog/catalogtest"
+	"github.com/lakepg/lakepg/storage"
 )
+
+// lakeOn is lake on a SQLite catalog or, for "postgres", on a schema of
+// the test PostgreSQL server (skipped without LAKEPG_TEST_PG_DSN).
+func lakeOn(t *testing.T, backend string) *Session {
+	t.Helper()
+	if backend == "sqlite" {
+		return lake(t)
+	}
+	admin := catalogtest.PostgresDSN(t)
+	if admin == "" {
+		t.Skip("LAKEPG_TEST_PG_DSN is not set")
+	}
+	schema := catalogtest.NewSchema(t, admin)
+	ctx := context.Background()
+	db, err := catalog.OpenWithOptions(ctx, admin, filepath.Join(t.TempDir(), "data")+"/", catalog.Options{Schema: schema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	store, err := storage.ForDataPath(db.DataPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewEngine(db, store, nil).NewSession("test", "lake", map[string]string{"TimeZone": "UTC"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// eachCatalog runs f on a SQLite and a PostgreSQL catalog.
+func eachCatalog(t *testing.T, f func(t *testing.T, s *Session)) {
+	for _, b := range []string{"sqlite", "postgres"} {
+		t.Run(b, func(t *testing.T) { f(t, lakeOn(t, b)) })
+	}
+}
+
 
 func tagIs(t *testing.T, s *Session, q, want string) {
 	t.Helper()
@@ -17,8 +60,9 @@ func tagIs(t *testing.T, s *Session, q, want string) {
 	}
 }
 
-func TestOnConflictBasics(t *testing.T) {
-	s := lake(t)
+func TestOnConflictBasics(t *testing.T) { eachCatalog(t, testOnConflictBasics) }
+
+func testOnConflictBasics(t *testing.T, s *Session) {
 	must(t, s, `CREATE TABLE kv (k int PRIMARY KEY, v text, n int DEFAULT 0)`)
 	tagIs(t, s, `INSERT INTO kv VALUES (1, 'a'), (2, 'b') ON CONFLICT DO NOTHING`, "INSERT 0 2")
 	tagIs(t, s, `INSERT INTO kv VALUES (1, 'x'), (3, 'c'), (3, 'd') ON CONFLICT DO NOTHING`, "INSERT 0 1")
@@ -66,4 +110,28 @@ func TestOnConflictSetWise(t *testing.T) {
 		t.Fatalf("DO NOTHING probe read %d files, pruned %d", st.FilesRead, st.FilesPruned)
 	}
 	must(t, s, `SELECT count(*), sum(v) FROM big`, "1100000|400000")
+}
+
+// Two sessions upserting the same new key: one commits, the other gets
+// 40001; the same for an existing key both update.
+func TestOnConflictConcurrent(t *testing.T) { eachCatalog(t, testOnConflictConcurrent) }
+
+func testOnConflictConcurrent(t *testing.T, a *Session) {
+	b, err := a.eng.NewSession("test", "lake", map[string]string{"TimeZone": "UTC"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	must(t, a, `CREATE TABLE kv (k int PRIMARY KEY, v text)`)
+	must(t, a, `INSERT INTO kv VALUES (1, 'one')`)
+	must(t, a, `BEGIN`)
+	tagIs(t, a, `INSERT INTO kv VALUES (2, 'a') ON CONFLICT (k) DO UPDATE SET v = excluded.v`, "INSERT 0 1")
+	tagIs(t, b, `INSERT INTO kv VALUES (2, 'b') ON CONFLICT (k) DO UPDATE SET v = excluded.v`, "INSERT 0 1")
+	mustFail(t, a, `COMMIT`, "40001")
+	must(t, a, `SELECT k, v FROM kv ORDER BY k`, "1|one", "2|b")
+
+	must(t, a, `BEGIN`)
+	tagIs(t, a, `INSERT INTO kv VALUES (1, 'a') ON CONFLICT (k) DO UPDATE SET v = excluded.v`, "INSERT 0 1")
+	tagIs(t, b, `INSERT INTO kv VALUES (1, 'b') ON CONFLICT (k) DO UPDATE SET v = v || excluded.v`, "INSERT 0 1")
+	mustFail(t, a, `COMMIT`, "40001")
+	must(t, a, `SELECT k, v FROM kv ORDER BY k`, "1|oneb", "2|b")
 }
