@@ -48,7 +48,6 @@ func eachCatalog(t *testing.T, f func(t *testing.T, s *Session)) {
 	}
 }
 
-
 func tagIs(t *testing.T, s *Session, q, want string) {
 	t.Helper()
 	_, tag, err := run(t, s, q)
