@@ -207,6 +207,9 @@ func (s *Session) copyFrom(ctx context.Context, st *pg.CopyStmt, o *copyOptions)
 
 	load := func(ctx context.Context, rows CopyRows) (int64, error) {
 		src := &copyRowsOp{rows: rows, spec: spec, notNull: notNull, loc: s.loc, ts: typesOfColumns(dataCols)}
+		if isTempTable(t) { // temp_dml.go
+			return s.tempAppend(ctx, t.ID, &exec.Project{Env: env, Input: src, Exprs: proj}, notNullCheck(t))
+		}
 		// keys are checked as rows are written and at the commit (unique.go)
 		kc, err := s.keyCheckFor(ctx, t, cols)
 		if err != nil {

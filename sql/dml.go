@@ -21,6 +21,9 @@ import (
 // planWrite runs INSERT, UPDATE or DELETE. With describeOnly it only binds
 // (to infer parameter types) and returns nil.
 func (s *Session) planWrite(ctx context.Context, n *pg.Node, p *params, describeOnly bool) (*Result, error) {
+	if res, ok, err := s.tempWrite(ctx, n, p, describeOnly); ok { // temp_dml.go
+		return res, err
+	}
 	switch x := n.Node.(type) {
 	case *pg.Node_InsertStmt:
 		if x.InsertStmt.OnConflictClause != nil && !describeOnly && !s.inTx {
@@ -298,6 +301,13 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 			return res
 		}
 		return ret.result(res.tag)
+	}
+	if isTempTable(t) { // temp_dml.go
+		n, err := s.tempAppend(ctx, t.ID, src, notNullCheck(t))
+		if err != nil {
+			return nil, err
+		}
+		return withRows(tagResult(fmt.Sprintf("INSERT 0 %d", n))), nil
 	}
 	if res, rest, err := s.inlineInsert(ctx, sch, t, cols, src); res != nil || err != nil {
 		if err != nil {
@@ -819,6 +829,9 @@ func (t *tapOp) Next(ctx context.Context) (*vec.Batch, error) {
 // writeTarget resolves the table an INSERT or COPY FROM writes, as the
 // statement's write snapshot sees it, with its scan columns.
 func (s *Session) writeTarget(ctx context.Context, rv *pg.RangeVar) (*catalog.Schema, *catalog.Table, []exec.ScanCol, error) {
+	if t := s.tempLookup(rv.Schemaname, rv.Relname); t != nil {
+		return s.tempSchema(), t.tbl, t.cols, nil // temp.go
+	}
 	head, err := s.writeHead(ctx)
 	if err != nil {
 		return nil, nil, nil, err

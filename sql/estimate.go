@@ -184,6 +184,8 @@ func (e *estimator) compute(op exec.Operator) estimate {
 		return estimate{l, "left input"}
 	case *exec.MaterializedReader:
 		return e.of(o.M.Input)
+	case *exec.ChunkScan:
+		return estimate{float64(o.Rows()), "temporary table rows"}
 	}
 	if ins := inputs(op); len(ins) == 1 {
 		return estimate{e.n(*ins[0]), "input"}

@@ -39,6 +39,9 @@ func (qc *queryCtx) planFromItem(item *pg.Node) (*source, error) {
 				return qc.cteSource(cte, alias, colAliases, rv.Location)
 			}
 		}
+		if src, ok, err := qc.tempSource(rv, alias, colAliases); ok { // temp_dml.go
+			return src, err
+		}
 		if rv.Schemaname == lakeSchema {
 			return s.lakeTable(ctx, qc.binder(), rv.Relname, alias, rv.Location)
 		}

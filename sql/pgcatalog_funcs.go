@@ -195,7 +195,7 @@ func (s *Session) activity() []pgcatalog.Backend {
 // statement that sees meta.
 func (s *Session) catalogContext(meta *catalog.Metadata) *pgcatalog.Context {
 	return &pgcatalog.Context{Meta: meta, User: s.user, Database: s.database, SearchPath: s.searchPath(),
-		Settings: s.settings, PID: s.pid, Backends: s.activity(), Roles: s.catalogRoles(), Cursors: s.openCursors(),
+		Settings: s.settings, PID: s.pid, Backends: s.activity(), Roles: s.catalogRoles(), Cursors: s.openCursors(), Temp: s.tempCatalog(),
 		ViewColumns: func(v *catalog.View) []pgcatalog.ViewColumn { return s.catalogViewColumns(meta, v) },
 		Sequences:   s.catalogSequences()}
 }
@@ -407,23 +407,34 @@ func (b *binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 		})
 
 	case "pg_my_temp_schema":
-		// no temporary schema: lakepg has no temporary tables yet
+		// the session's pg_temp_N once it made a temporary table, else 0
 		if err := nargs(0, 0); err != nil {
 			return nil, true, err
 		}
-		return constant(oid, func(v *vec.Vector) { v.AppendInt(0) })
+		var my int64
+		if b.sess.temp.num != 0 {
+			my = b.sess.temp.nsOID()
+		}
+		return constant(oid, func(v *vec.Vector) { v.AppendInt(my) })
 
 	case "pg_is_other_temp_schema":
-		// dbt's catalog query leaves out other sessions' temporary schemas;
-		// no schema a session sees is one
+		// dbt's catalog query leaves out other sessions' temporary schemas:
+		// an OID of the temporary namespaces' range that is not this
+		// session's (temp.go); catalogs never show those, but an OID may
+		// be kept from another session
 		if err := nargs(1, 1); err != nil {
 			return nil, true, err
 		}
 		if err := castArgs(oid); err != nil {
 			return nil, true, err
 		}
+		var my int64 = -1
+		if b.sess.temp.num != 0 {
+			my = b.sess.temp.nsOID()
+		}
 		return rowFn(types.BoolT, true, func(out *vec.Vector, a []*vec.Vector, i int) error {
-			out.AppendBool(false)
+			o := a[0].I64[i]
+			out.AppendBool(isTempNamespaceOID(o) && o != my && o != my+1)
 			return nil
 		})
 

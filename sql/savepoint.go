@@ -32,6 +32,8 @@ type savepoint struct {
 	cursors map[*cursor]bool
 	// seqs are copies of the block's sequence changes at SAVEPOINT.
 	seqs []seqItem
+	// temp are the session's temporary tables at SAVEPOINT (temp.go)
+	temp tempTables
 }
 
 // savepointStmt runs SAVEPOINT, RELEASE [SAVEPOINT] and ROLLBACK TO
@@ -82,7 +84,7 @@ func (s *Session) findSavepoint(name string) (int, error) {
 }
 
 func (s *Session) markSavepoint(name string) *savepoint {
-	sp := &savepoint{name: name, cursors: map[*cursor]bool{}}
+	sp := &savepoint{name: name, cursors: map[*cursor]bool{}, temp: s.tempMark()}
 	for _, c := range s.cursors {
 		sp.cursors[c] = true
 	}
@@ -102,6 +104,7 @@ func (s *Session) markSavepoint(name string) *savepoint {
 // may name them).
 func (s *Session) rollbackTo(sp *savepoint) {
 	s.closeCursors(func(c *cursor) bool { return !sp.cursors[c] })
+	s.tempRollbackTo(sp.temp)
 	t := s.txn
 	if t == nil {
 		return // nothing was staged since: the block had not even begun

@@ -113,6 +113,7 @@ type Session struct {
 	savepoints []*savepoint // of the open block, innermost last (savepoint.go)
 
 	seq seqSession // currval, lastval and cached sequence values (sequence.go)
+	temp tempState // the session's temporary tables (temp.go)
 
 	// scanRefs are the lake tables behind the scans of the query being
 	// planned (minmax.go reads their file statistics).
@@ -212,6 +213,7 @@ func (s *Session) ParameterChanges() map[string]string {
 func (s *Session) Close() {
 	s.closeCursors(func(*cursor) bool { return true })
 	s.endTxn(context.Background(), false) // a dropped connection rolls back
+	s.tempClose()                         // temp.go
 }
 
 // Setting reads a setting.
@@ -516,6 +518,9 @@ func (s *Session) describe(ctx context.Context, st *Stmt) ([]Column, error) {
 }
 
 func (s *Session) execute(ctx context.Context, st *Stmt, p *params) (*Result, error) {
+	if res, ok, err := s.tempStatement(ctx, st.node, p); ok { // temp_ddl.go
+		return res, err
+	}
 	switch n := st.node.Node.(type) {
 	case *pg.Node_SelectStmt:
 		if into := n.SelectStmt.IntoClause; into != nil {

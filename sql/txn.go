@@ -126,7 +126,9 @@ func (s *Session) stage(ctx context.Context, fn func(c *snapshot.Commit, meta *c
 
 // endTxn finishes the block: commit writes its staged changes as one
 // snapshot; otherwise (or when that fails) everything it wrote is deleted.
-func (s *Session) endTxn(ctx context.Context, commit bool) error {
+func (s *Session) endTxn(ctx context.Context, commit bool) (err error) {
+	// the temporary tables end with the block, rolled back if it failed
+	defer func() { s.tempEnd(commit && err == nil) }() // temp.go
 	t := s.txn
 	s.txn, s.savepoints = nil, nil
 	if t == nil {

@@ -56,6 +56,11 @@ func (r relation) kind() string {
 
 // resolveRelation finds a table or view by (optional) schema and name.
 func (s *Session) resolveRelation(meta *catalog.Metadata, schemaName, name string, loc int32) (relation, error) {
+	if t := s.tempLookup(schemaName, name); t != nil {
+		// a temporary table shadows lake relations; the lake code paths
+		// that get here cannot serve it (temp.go)
+		return relation{}, errTempNotSupported(name, "", loc)
+	}
 	find := func(sch *catalog.Schema) (relation, bool) {
 		if t, ok := meta.TableByName(sch.ID, name); ok {
 			return relation{schema: sch, table: t}, true
@@ -244,6 +249,13 @@ func (s *Session) createView(ctx context.Context, st *pg.ViewStmt) (*Result, err
 	meta, err := s.metadata(ctx, snap)
 	if err != nil {
 		return nil, err
+	}
+	rvs, ctes := relationsIn(st.Query)
+	for _, r := range rvs {
+		if (r.Schemaname != "" || !ctes[r.Relname]) && s.tempLookup(r.Schemaname, r.Relname) != nil {
+			// PostgreSQL makes such a view temporary; lakepg has none (temp.go)
+			return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "a view cannot read temporary table \"%s\": temporary views are not supported", r.Relname), r.Location)
+		}
 	}
 	text, err := s.storedQuery(meta, st.Query, rv)
 	if err != nil {

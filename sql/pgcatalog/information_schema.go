@@ -35,6 +35,9 @@ func init() {
 				if rel.kind == "v" {
 					typ, ins = "VIEW", "NO"
 				}
+				if rel.temp {
+					typ = "LOCAL TEMPORARY"
+				}
 				r.add(vals{"table_catalog": c.Database, "table_schema": rel.ns.name, "table_name": rel.name,
 					"table_type": typ, "is_insertable_into": ins, "is_typed": "NO"})
 			}

@@ -28,7 +28,11 @@ type relation struct {
 	seq  *catalog.Sequence // set for sequences (relkind 'S'), which have neither
 	// viewCols are a lake view's columns, once asked for
 	viewCols []attribute
-	c        *Context
+	// temp: a temporary table (relpersistence 't'), its TOAST relation in
+	// the session's pg_toast_temp_N (namespace toastNS)
+	temp    bool
+	toastNS int64
+	c       *Context
 }
 
 // rowType is the OID of a lake table's row type (0 for system relations).
@@ -88,6 +92,14 @@ func newModel(c *Context) *model {
 			lakeNS[s.ID] = ns
 		}
 	}
+	if t := c.Temp; t != nil {
+		tns := &namespace{oid: t.OID, name: t.Name, owner: superuserOID, xmin: bootstrapXID}
+		m.addNS(tns, byName)
+		m.addNS(&namespace{oid: t.ToastOID, name: t.ToastName, owner: superuserOID, xmin: bootstrapXID}, byName)
+		for _, tbl := range t.Tables {
+			m.rels = append(m.rels, &relation{oid: RelationOID(tbl.ID), ns: tns, name: tbl.Name, kind: "r", lake: tbl, temp: true, toastNS: t.ToastOID})
+		}
+	}
 	for _, r := range sysRels {
 		ns := byName[r.schema]
 		m.rels = append(m.rels, &relation{oid: r.oid, ns: ns, name: r.t.Name, kind: r.kind, sys: r})
@@ -141,16 +153,26 @@ func (m *model) nsByName(name string) *namespace {
 // names it, then each existing schema of the session's search_path.
 func (m *model) path() []*namespace {
 	var out []*namespace
-	named := false
+	named, tempNamed := false, false
 	for _, s := range m.c.SearchPath {
 		if s == "pg_catalog" {
 			named = true
 		}
+		if s == "pg_temp" {
+			tempNamed = true
+		}
+	}
+	// the session's temporary schema comes first unless the path names it
+	if t := m.c.Temp; t != nil && !tempNamed {
+		out = append(out, m.nsOID[t.OID])
 	}
 	if !named {
 		out = append(out, m.nsOID[catalogNamespace])
 	}
 	for _, s := range m.c.SearchPath {
+		if s == "pg_temp" && m.c.Temp != nil {
+			s = m.c.Temp.Name
+		}
 		if ns := m.nsByName(s); ns != nil {
 			out = append(out, ns)
 		}

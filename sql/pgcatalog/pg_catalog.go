@@ -46,10 +46,14 @@ func init() {
 					toast = toastOID(rel.oid)
 					toasted = append(toasted, rel)
 				}
+				persistence := "p"
+				if rel.temp {
+					persistence = "t"
+				}
 				r.add(vals{"oid": rel.oid, "relname": rel.name, "relnamespace": rel.ns.oid, "reltype": rel.rowType(),
 					"reloftype": 0, "relowner": superuserOID, "relam": am, "relfilenode": filenode,
 					"reltablespace": 0, "relpages": 0, "reltuples": -1, "relallvisible": 0, "reltoastrelid": toast,
-					"relhasindex": hasIndexes(c, rel), "relisshared": false, "relpersistence": "p", "relkind": rel.kind,
+					"relhasindex": hasIndexes(c, rel), "relisshared": false, "relpersistence": persistence, "relkind": rel.kind,
 					"relnatts": rel.natts(), "relchecks": 0, "relhasrules": false, "relhastriggers": false,
 					"relhassubclass": false, "relrowsecurity": false, "relforcerowsecurity": false,
 					"relispopulated": true, "relreplident": replident, "relispartition": false, "relrewrite": 0,

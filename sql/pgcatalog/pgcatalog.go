@@ -89,6 +89,18 @@ type Context struct {
 	// Sequences lists the lake's sequences as the session sees them
 	// (relkind 'S', pg_sequence, ...); nil: none.
 	Sequences func() []catalog.Sequence
+	// Temp is the session's temporary schema and tables; nil when the
+	// session never made one (PostgreSQL makes pg_temp_N at the first).
+	Temp *TempSchema
+}
+
+// TempSchema is a session's temporary namespace (pg_temp_N, with its
+// pg_toast_temp_N) and the temporary tables in it, described as lake
+// tables are (their IDs give their OIDs, RelationOID).
+type TempSchema struct {
+	Name, ToastName string
+	OID, ToastOID   int64
+	Tables          []*catalog.Table
 }
 
 // ViewColumn is one output column of a lake view.

@@ -37,10 +37,14 @@ func needsToast(rel *relation) bool {
 // toastRow is the pg_class row of rel's TOAST relation.
 func toastRow(rel *relation) vals {
 	oid := toastOID(rel.oid)
-	return vals{"oid": oid, "relname": "pg_toast_" + strconv.FormatInt(rel.oid, 10), "relnamespace": toastNamespace,
+	ns, persistence := int64(toastNamespace), "p"
+	if rel.temp {
+		ns, persistence = rel.toastNS, "t"
+	}
+	return vals{"oid": oid, "relname": "pg_toast_" + strconv.FormatInt(rel.oid, 10), "relnamespace": ns,
 		"reltype": 0, "reloftype": 0, "relowner": superuserOID, "relam": heapAM, "relfilenode": oid,
 		"reltablespace": 0, "relpages": 0, "reltuples": -1, "relallvisible": 0, "reltoastrelid": 0,
-		"relhasindex": false, "relisshared": false, "relpersistence": "p", "relkind": "t",
+		"relhasindex": false, "relisshared": false, "relpersistence": persistence, "relkind": "t",
 		"relnatts": 3, "relchecks": 0, "relhasrules": false, "relhastriggers": false,
 		"relhassubclass": false, "relrowsecurity": false, "relforcerowsecurity": false,
 		"relispopulated": true, "relreplident": "n", "relispartition": false, "relrewrite": 0,

@@ -1,0 +1,480 @@
+package sql
+
+import (
+	"context"
+	"fmt"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/snapshot"
+	"github.com/lakepg/lakepg/types"
+)
+
+// tempStatement runs the statements that create, drop or change temporary
+// tables; ok is false for a statement that is not about one (it runs as
+// usual). INSERT and COPY FROM reach temporary tables through writeTarget,
+// UPDATE and DELETE through planWrite, queries through planFromItem.
+func (s *Session) tempStatement(ctx context.Context, n *pg.Node, p *params) (*Result, bool, error) {
+	switch x := n.Node.(type) {
+	case *pg.Node_CreateStmt:
+		st := x.CreateStmt
+		if !isTempRel(st.Relation) {
+			return nil, false, nil
+		}
+		if err := s.checkWritable(); err != nil {
+			return nil, true, err
+		}
+		res, err := s.tempCreate(ctx, st)
+		return res, true, err
+	case *pg.Node_CreateTableAsStmt:
+		st := x.CreateTableAsStmt
+		if st.Objtype != pg.ObjectType_OBJECT_TABLE || st.Into == nil || !isTempRel(st.Into.Rel) {
+			return nil, false, nil
+		}
+		if err := s.checkWritable(); err != nil {
+			return nil, true, err
+		}
+		res, err := s.tempCreateAs(ctx, st, p)
+		return res, true, err
+	case *pg.Node_SelectStmt:
+		into := x.SelectStmt.IntoClause
+		if into == nil || !isTempRel(into.Rel) {
+			return nil, false, nil
+		}
+		if err := s.checkWritable(); err != nil {
+			return nil, true, err
+		}
+		sel := proto.Clone(x.SelectStmt).(*pg.SelectStmt)
+		sel.IntoClause = nil
+		res, err := s.tempCreateAs(ctx, &pg.CreateTableAsStmt{Query: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: sel}},
+			Into: into, Objtype: pg.ObjectType_OBJECT_TABLE}, p)
+		return res, true, err
+	case *pg.Node_DropStmt:
+		return s.tempDrop(x.DropStmt)
+	case *pg.Node_RenameStmt:
+		st := x.RenameStmt
+		if st.Relation == nil {
+			return nil, false, nil
+		}
+		t := s.tempLookup(st.Relation.Schemaname, st.Relation.Relname)
+		if t == nil {
+			return nil, false, nil
+		}
+		res, err := s.tempRename(t, st)
+		return res, true, err
+	case *pg.Node_AlterTableStmt:
+		st := x.AlterTableStmt
+		if st.Relation == nil {
+			return nil, false, nil
+		}
+		t := s.tempLookup(st.Relation.Schemaname, st.Relation.Relname)
+		if t == nil {
+			return nil, false, nil
+		}
+		res, err := s.tempAlter(ctx, t, st)
+		return res, true, err
+	case *pg.Node_TruncateStmt:
+		var ts []*tempTable
+		for _, r := range x.TruncateStmt.Relations {
+			rv := r.GetRangeVar()
+			t := s.tempLookup(rv.GetSchemaname(), rv.GetRelname())
+			if t == nil {
+				if len(ts) > 0 {
+					return nil, true, errTempMixed("TRUNCATE")
+				}
+				return nil, false, nil
+			}
+			ts = append(ts, t)
+		}
+		for _, t := range ts {
+			s.tempPut(t.tbl.Name, t.withChunks(nil))
+		}
+		return tagResult("TRUNCATE TABLE"), true, nil
+	case *pg.Node_CopyStmt:
+		st := x.CopyStmt
+		if st.IsFrom || st.Relation == nil || s.tempLookup(st.Relation.Schemaname, st.Relation.Relname) == nil {
+			return nil, false, nil
+		}
+		// COPY t TO is COPY (SELECT cols FROM t) TO
+		var tl []*pg.Node
+		for _, a := range st.Attlist {
+			tl = append(tl, &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: colRefNode(scopeCol{Name: a.GetString_().GetSval()}), Location: -1}}})
+		}
+		if len(tl) == 0 {
+			tl = []*pg.Node{{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: &pg.Node{Node: &pg.Node_ColumnRef{ColumnRef: &pg.ColumnRef{Fields: []*pg.Node{{Node: &pg.Node_AStar{AStar: &pg.A_Star{}}}}}}}, Location: -1}}}}
+		}
+		c := proto.Clone(st).(*pg.CopyStmt)
+		rel := c.Relation
+		c.Relation, c.Attlist = nil, nil
+		c.Query = &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: &pg.SelectStmt{TargetList: tl,
+			FromClause: []*pg.Node{{Node: &pg.Node_RangeVar{RangeVar: rel}}}, Op: pg.SetOperation_SETOP_NONE}}}
+		res, err := s.copy(ctx, c, p)
+		return res, true, err
+	}
+	return nil, false, nil
+}
+
+func errTempMixed(what string) error {
+	return pgerr.New(pgerr.FeatureNotSupported, "%s of temporary and lake tables in one statement is not supported", what)
+}
+
+// isTempRel reports whether a relation to create is temporary: TEMP, or
+// created in pg_temp. (Another schema with TEMP is an error, tempCreate.)
+func isTempRel(rv *pg.RangeVar) bool {
+	return rv != nil && (rv.Relpersistence == "t" || isTempSchemaName(rv.Schemaname))
+}
+
+// tempTarget checks where a temporary table is to be created.
+func (s *Session) tempTarget(rv *pg.RangeVar, ifNotExists bool) (bool, error) {
+	if rv.Schemaname != "" && rv.Schemaname != "pg_temp" && (s.temp.num == 0 || rv.Schemaname != s.temp.nsName()) {
+		if isTempSchemaName(rv.Schemaname) {
+			return false, errAt(pgerr.New(pgerr.InvalidTableDefinition, "cannot create relations in temporary schemas of other sessions"), rv.Location)
+		}
+		return false, errAt(pgerr.New(pgerr.InvalidTableDefinition, "cannot create temporary relation in non-temporary schema"), rv.Location)
+	}
+	if s.tempLookup("pg_temp", rv.Relname) != nil {
+		if ifNotExists {
+			s.notice("relation \"%s\" already exists, skipping", rv.Relname)
+			return true, nil
+		}
+		return false, errAt(pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", rv.Relname), rv.Location)
+	}
+	return false, nil
+}
+
+// tempCreate runs CREATE TEMP TABLE.
+func (s *Session) tempCreate(ctx context.Context, st *pg.CreateStmt) (*Result, error) {
+	rv := st.Relation
+	if skip, err := s.tempTarget(rv, st.IfNotExists); err != nil || skip {
+		if err != nil {
+			return nil, err
+		}
+		return tagResult("CREATE TABLE"), nil
+	}
+	if len(st.InhRelations) > 0 || st.Partspec != nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "inheritance and PostgreSQL partitioning are not supported")
+	}
+	var defs []snapshot.ColumnDef
+	var exprDef []bool
+	seen := map[string]bool{}
+	for _, el := range st.TableElts {
+		if lc := el.GetTableLikeClause(); lc != nil {
+			if t := s.tempLookup(lc.Relation.Schemaname, lc.Relation.Relname); t != nil {
+				return nil, errTempNotSupported(t.tbl.Name, "LIKE", lc.Relation.Location)
+			}
+			head, err := s.writeHead(ctx)
+			if err != nil {
+				return nil, err
+			}
+			meta, err := s.metadata(ctx, head)
+			if err != nil {
+				return nil, err
+			}
+			like, err := s.likeColumns(meta, lc) // ddl_like.go
+			if err != nil {
+				return nil, err
+			}
+			for _, def := range like {
+				if seen[def.Name] {
+					return nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", def.Name)
+				}
+				seen[def.Name] = true
+				defs = append(defs, def)
+				exprDef = append(exprDef, def.DefaultValue != nil && !isLiteralDefault(def))
+			}
+			continue
+		}
+		cd := el.GetColumnDef()
+		if cd == nil {
+			if con := el.GetConstraint(); con != nil && (con.Contype == pg.ConstrType_CONSTR_PRIMARY || con.Contype == pg.ConstrType_CONSTR_UNIQUE) {
+				continue
+			}
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "table element %s is not supported", nodeName(el))
+		}
+		if seen[cd.Colname] {
+			return nil, errAt(pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", cd.Colname), cd.Location)
+		}
+		seen[cd.Colname] = true
+		def, t, err := s.columnDef(cd)
+		if err != nil {
+			return nil, err
+		}
+		defs = append(defs, def)
+		exprDef = append(exprDef, s.defaultIsExpr(cd, t))
+	}
+	if len(defs) == 0 {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "tables without columns are not supported")
+	}
+	t, err := s.newTempTable(rv.Relname, defs, exprDef, st.Oncommit)
+	if err != nil {
+		return nil, err
+	}
+	s.tempPut(rv.Relname, t)
+	return tagResult("CREATE TABLE"), nil
+}
+
+// isLiteralDefault guesses whether a copied default (LIKE … INCLUDING
+// DEFAULTS) is a literal value rather than an expression's SQL.
+func isLiteralDefault(def snapshot.ColumnDef) bool {
+	if def.DefaultValue == nil {
+		return true
+	}
+	tree, err := pg.Parse("SELECT " + *def.DefaultValue)
+	if err != nil || len(tree.Stmts) != 1 {
+		return true
+	}
+	return isConstExpr(tree.Stmts[0].Stmt.GetSelectStmt().GetTargetList()[0].GetResTarget().GetVal())
+}
+
+// defaultIsExpr reports whether a column's DEFAULT is kept as an
+// expression (evaluated per row) rather than folded to a literal, as
+// defaultText decides.
+func (s *Session) defaultIsExpr(cd *pg.ColumnDef, t types.T) bool {
+	for _, cn := range cd.Constraints {
+		con := cn.GetConstraint()
+		if con.Contype != pg.ConstrType_CONSTR_DEFAULT {
+			continue
+		}
+		b := &binder{sess: s, env: s.newEnv()}
+		e, err := b.bind(con.RawExpr, &scope{})
+		if err != nil {
+			return false
+		}
+		_, isConst := e.(*exec.Const)
+		return !isConst
+	}
+	return false
+}
+
+// tempCreateAs runs CREATE TEMP TABLE … AS and SELECT … INTO TEMP.
+func (s *Session) tempCreateAs(ctx context.Context, st *pg.CreateTableAsStmt, p *params) (*Result, error) {
+	into := st.Into
+	rv := into.Rel
+	if skip, err := s.tempTarget(rv, st.IfNotExists); err != nil || skip {
+		if err != nil {
+			return nil, err
+		}
+		return tagResult("CREATE TABLE AS"), nil
+	}
+	sel := st.Query.GetSelectStmt()
+	if sel == nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "CREATE TABLE AS supports SELECT only")
+	}
+	q, err := s.planQuery(ctx, sel, p, into.SkipData)
+	if err != nil {
+		return nil, err
+	}
+	defer q.op.Close()
+	names := strNodes(into.ColNames)
+	if len(names) > len(q.cols) {
+		return nil, pgerr.New(pgerr.SyntaxError, "too many column names were specified")
+	}
+	var defs []snapshot.ColumnDef
+	seen := map[string]bool{}
+	for i, c := range q.cols {
+		name := c.Name
+		if i < len(names) {
+			name = names[i]
+		}
+		if seen[name] {
+			return nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", name)
+		}
+		seen[name] = true
+		t := storedType(c.Type)
+		if t.ID == types.Unknown {
+			t = types.TextT
+		}
+		def, err := tableColumnDef(name, t)
+		if err != nil {
+			if nestedDefError(t) {
+				return nil, err
+			}
+			e := pgerr.New(pgerr.FeatureNotSupported, "column \"%s\" has type %s, which a table cannot store", name, t)
+			e.Hint = "Cast it, e.g. to numeric(18,6) or double precision."
+			return nil, e
+		}
+		def.PGType = types.PGTypeTag(t)
+		defs = append(defs, def)
+	}
+	if len(defs) == 0 {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "tables without columns are not supported")
+	}
+	t, err := s.newTempTable(rv.Relname, defs, nil, into.OnCommit)
+	if err != nil {
+		return nil, err
+	}
+	if into.SkipData {
+		s.tempPut(rv.Relname, t)
+		return tagResult("CREATE TABLE AS"), nil
+	}
+	b := &binder{sess: s, env: s.newEnv()}
+	casts := make([]exec.Expr, len(q.cols))
+	for i, c := range q.cols {
+		if casts[i], err = b.cast(&exec.ColRef{Idx: i, T: c.Type}, t.cols[i].T, true, -1); err != nil {
+			return nil, err
+		}
+	}
+	w, err := exec.NewChunkWriter(typesOf(t.cols), s.tempMemory(), nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.Drain(ctx, &exec.Project{Env: b.env, Input: q.op, Exprs: casts}); err != nil {
+		w.Abort()
+		return nil, err
+	}
+	cs := w.Chunks()
+	s.tempHold(cs)
+	t = t.withChunks(cs)
+	n := t.rows
+	s.tempPut(rv.Relname, t)
+	return tagResult(fmt.Sprintf("SELECT %d", n)), nil
+}
+
+// tempDrop runs DROP TABLE naming temporary tables. A statement naming
+// only lake tables is not this one's; one mixing both is refused.
+func (s *Session) tempDrop(st *pg.DropStmt) (*Result, bool, error) {
+	if st.RemoveType != pg.ObjectType_OBJECT_TABLE {
+		return nil, false, nil
+	}
+	var names []string
+	skipped := 0
+	for _, o := range st.Objects {
+		parts := strNodes(o.GetList().GetItems())
+		schema, name := "", parts[len(parts)-1]
+		if len(parts) > 1 {
+			schema = parts[len(parts)-2]
+		}
+		if t := s.tempLookup(schema, name); t != nil {
+			names = append(names, name)
+			continue
+		}
+		if isTempSchemaName(schema) {
+			if st.MissingOk {
+				skipped++
+				s.notice("table \"%s\" does not exist, skipping", name)
+				continue
+			}
+			return nil, true, pgerr.New(pgerr.UndefinedTable, "table \"%s\" does not exist", name)
+		}
+		if len(names) > 0 || skipped > 0 {
+			return nil, true, errTempMixed("DROP TABLE")
+		}
+		return nil, false, nil
+	}
+	for _, name := range names {
+		s.tempPut(name, nil)
+	}
+	return tagResult("DROP TABLE"), true, nil
+}
+
+// tempRename runs ALTER TABLE t RENAME TO and RENAME COLUMN.
+func (s *Session) tempRename(t *tempTable, st *pg.RenameStmt) (*Result, error) {
+	switch st.RenameType {
+	case pg.ObjectType_OBJECT_TABLE:
+		if s.tempLookup("pg_temp", st.Newname) != nil {
+			return nil, pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", st.Newname)
+		}
+		n := *t
+		tbl := *t.tbl
+		tbl.Name = st.Newname
+		n.tbl = &tbl
+		s.tempApply(map[string]*tempTable{t.tbl.Name: nil, st.Newname: &n})
+		return tagResult("ALTER TABLE"), nil
+	case pg.ObjectType_OBJECT_COLUMN:
+		ci := -1
+		for i, c := range t.tbl.Columns {
+			if c.Name == st.Subname {
+				ci = i
+			}
+			if c.Name == st.Newname {
+				return nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" of relation \"%s\" already exists", st.Newname, t.tbl.Name)
+			}
+		}
+		if ci < 0 {
+			return nil, pgerr.New(pgerr.UndefinedColumn, "column \"%s\" does not exist", st.Subname)
+		}
+		n := *t
+		tbl := *t.tbl
+		tbl.Columns = append(tbl.Columns[:0:0], t.tbl.Columns...)
+		tbl.Columns[ci].Name = st.Newname
+		n.tbl = &tbl
+		n.cols = append(n.cols[:0:0], t.cols...)
+		n.cols[ci].Name = st.Newname
+		s.tempPut(tbl.Name, &n)
+		return tagResult("ALTER TABLE"), nil
+	}
+	return nil, errTempNotSupported(t.tbl.Name, "this form of ALTER … RENAME", -1)
+}
+
+// tempAlter runs ALTER TABLE … ADD COLUMN on a temporary table; other
+// changes are refused.
+func (s *Session) tempAlter(ctx context.Context, t *tempTable, st *pg.AlterTableStmt) (*Result, error) {
+	cur := t
+	for _, cn := range st.Cmds {
+		cmd := cn.GetAlterTableCmd()
+		if cmd.Subtype != pg.AlterTableType_AT_AddColumn {
+			return nil, errTempNotSupported(t.tbl.Name, "this form of ALTER TABLE (only RENAME and ADD COLUMN are)", st.Relation.Location)
+		}
+		cd := cmd.Def.GetColumnDef()
+		if _, ok := cur.tbl.ColumnByName(cd.Colname); ok {
+			if cmd.MissingOk {
+				s.notice("column \"%s\" of relation \"%s\" already exists, skipping", cd.Colname, t.tbl.Name)
+				continue
+			}
+			return nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" of relation \"%s\" already exists", cd.Colname, t.tbl.Name)
+		}
+		def, ty, err := s.columnDef(cd)
+		if err != nil {
+			return nil, err
+		}
+		n := *cur
+		tbl := *cur.tbl
+		var next int64 = 1
+		for _, c := range tbl.Columns {
+			next = max(next, c.ID+1)
+			for _, ch := range c.Children {
+				next = max(next, ch.ID+1)
+			}
+		}
+		col := tempColumn(next, def)
+		if col.DefaultValue != nil && s.defaultIsExpr(cd, ty) {
+			col.DefaultValueType = "expression"
+		}
+		tbl.Columns = append(append(tbl.Columns[:0:0], cur.tbl.Columns...), col)
+		n.tbl = &tbl
+		if n.cols, err = scanColumns(&tbl); err != nil {
+			return nil, err
+		}
+		// the existing rows get the column's default, computed per row
+		env := s.newEnv()
+		b := &binder{sess: s, env: env, params: &params{}, qc: s.newQueryCtx(ctx, &params{}, false)}
+		d, err := s.defaultExpr(b, col, n.cols[len(n.cols)-1].T)
+		if err != nil {
+			return nil, err
+		}
+		if !col.NullsAllowed && cur.rows > 0 && col.DefaultValue == nil {
+			return nil, pgerr.New(pgerr.NotNullViolation, "column \"%s\" of relation \"%s\" contains null values", cd.Colname, t.tbl.Name)
+		}
+		exprs := make([]exec.Expr, 0, len(n.cols))
+		for i, c := range cur.cols {
+			exprs = append(exprs, &exec.ColRef{Idx: i, T: c.T})
+		}
+		exprs = append(exprs, d)
+		w, err := exec.NewChunkWriter(typesOf(n.cols), s.tempMemory(), nil)
+		if err != nil {
+			return nil, err
+		}
+		if err := w.Drain(ctx, &exec.Project{Env: env, Input: &exec.ChunkScan{T: typesOf(cur.cols), Chunks: cur.chunks}, Exprs: exprs}); err != nil {
+			w.Abort()
+			return nil, err
+		}
+		cs := w.Chunks()
+		s.tempHold(cs)
+		cur = n.withChunks(cs)
+	}
+	s.tempPut(t.tbl.Name, cur)
+	return tagResult("ALTER TABLE"), nil
+}
