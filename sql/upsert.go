@@ -137,6 +137,9 @@ func (s *Session) arbiters(meta *catalog.Metadata, t *catalog.Table, cl *pg.OnCo
 func (s *Session) onConflict(ctx context.Context, st *pg.InsertStmt, p *params, sch *catalog.Schema, t *catalog.Table, cols []exec.ScanCol, src exec.Operator) (*upsertResult, error) {
 	defer src.Close()
 	cl := st.OnConflictClause
+	if isTempTable(t) { // temp_dml.go
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "INSERT … ON CONFLICT into a temporary table is not supported")
+	}
 	head, err := s.writeHead(ctx)
 	if err != nil {
 		return nil, err

@@ -81,6 +81,8 @@ func testOnConflictBasics(t *testing.T, s *Session) {
 	must(t, s, `SELECT k, v FROM kv WHERE k >= 7 ORDER BY k`, "7|G", "8|h")
 	must(t, s, `COMMIT`)
 	must(t, s, `SELECT k, v FROM kv WHERE k >= 7 ORDER BY k`, "7|G", "8|h")
+	must(t, s, `CREATE TEMP TABLE tmp (k int, v text)`)
+	mustFail(t, s, `INSERT INTO tmp VALUES (1, 'a') ON CONFLICT DO NOTHING`, "0A000")
 }
 
 // A 100k-row upsert into a 1M-row table probes only the files whose key
