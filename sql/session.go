@@ -112,8 +112,8 @@ type Session struct {
 
 	savepoints []*savepoint // of the open block, innermost last (savepoint.go)
 
-	seq seqSession // currval, lastval and cached sequence values (sequence.go)
-	temp tempState // the session's temporary tables (temp.go)
+	seq  seqSession // currval, lastval and cached sequence values (sequence.go)
+	temp tempState  // the session's temporary tables (temp.go)
 
 	// scanRefs are the lake tables behind the scans of the query being
 	// planned (minmax.go reads their file statistics).
