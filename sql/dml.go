@@ -33,6 +33,8 @@ func (s *Session) planWrite(ctx context.Context, n *pg.Node, p *params, describe
 			return s.endReturning(ctx, res, err)
 		}
 		return s.insert(ctx, x.InsertStmt, p, describeOnly)
+	case *pg.Node_MergeStmt:
+		return s.merge(ctx, x.MergeStmt, p, describeOnly) // merge.go
 	case *pg.Node_DeleteStmt:
 		st := x.DeleteStmt
 		if st.WithClause != nil {

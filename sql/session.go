@@ -493,7 +493,7 @@ func (s *Session) describe(ctx context.Context, st *Stmt) ([]Column, error) {
 			return []Column{{Name: "name", Type: types.TextT}, {Name: "setting", Type: types.TextT}, {Name: "description", Type: types.TextT}}, nil
 		}
 		return []Column{{Name: showName(name), Type: types.TextT}}, nil
-	case *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt:
+	case *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt, *pg.Node_MergeStmt:
 		// bind to infer parameter types and the RETURNING columns
 		res, err := s.planWrite(ctx, st.node, st.params, true)
 		if res != nil {
@@ -568,7 +568,7 @@ func (s *Session) execute(ctx context.Context, st *Stmt, p *params) (*Result, er
 			return nil, err
 		}
 		return s.ddl(ctx, st.node)
-	case *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt:
+	case *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt, *pg.Node_MergeStmt:
 		if err := s.checkWritable(); err != nil {
 			return nil, err
 		}

@@ -39,9 +39,12 @@ import (
 const excludedName = "excluded"
 
 // upsertState is what the UPDATE of ON CONFLICT DO UPDATE reads.
+// MERGE's UPDATE and DELETE read their source rows the same way
+// (merge.go).
 type upsertState struct {
+	name     string // what the FROM item names: excludedName or mergeName
 	excluded *writtenCTE
-	files    map[int64]bool // data files holding a conflicting key
+	files    map[int64]bool // data files holding a conflicting key; nil: all
 }
 
 // conflictStats count what the last ON CONFLICT probe read (tests).
@@ -55,7 +58,7 @@ type conflictStats struct {
 // conflicting row (and the staged and inlined rows, always read).
 func (u *upsertState) onlyMatched(ref *tableRef) {
 	scan := ref.scan
-	if len(scan.Files) != len(ref.files)+len(ref.pendingScan) {
+	if u.files == nil || len(scan.Files) != len(ref.files)+len(ref.pendingScan) {
 		return // pruned already: read them all
 	}
 	files, sfs := ref.files[:0:0], ref.scanFiles[:0:0]
@@ -319,7 +322,7 @@ func (s *Session) onConflict(ctx context.Context, st *pg.InsertStmt, p *params, 
 	}
 	from := []*pg.Node{{Node: &pg.Node_RangeVar{RangeVar: &pg.RangeVar{Relname: excludedName, Inh: true, Relpersistence: "p", Location: -1}}}}
 	s.conflictStats.UpdateFiles = len(files)
-	s.upsert = &upsertState{excluded: &writtenCTE{cols: excl, rows: matched, qualified: true}, files: files}
+	s.upsert = &upsertState{name: excludedName, excluded: &writtenCTE{cols: excl, rows: matched, qualified: true}, files: files}
 	ures, err := s.modify(ctx, st.Relation, from, where, cl.TargetList, st.ReturningList, p, false)
 	s.upsert = nil
 	if err != nil {
