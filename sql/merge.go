@@ -229,6 +229,18 @@ func (s *Session) mergeIn(ctx context.Context, st *pg.MergeStmt, p *params) (*Re
 	var deletes *exec.RowBuffer
 	for _, c := range clauses {
 		if c.rows.Len() == 0 {
+			// bound all the same: errors in a clause no row reaches are
+			// errors, as in PostgreSQL
+			var err error
+			switch c.w.CommandType {
+			case pg.CmdType_CMD_UPDATE:
+				_, err = s.modify(ctx, target, fromRows(c.rows), sameRow, c.w.TargetList, nil, p, true)
+			case pg.CmdType_CMD_INSERT:
+				_, err = s.mergeInsert(ctx, c, ref.table.Columns, rv, srcAlias, wcCols, p, true)
+			}
+			if err != nil {
+				return nil, err
+			}
 			continue
 		}
 		switch c.w.CommandType {
@@ -260,7 +272,7 @@ func (s *Session) mergeIn(ctx context.Context, st *pg.MergeStmt, p *params) (*Re
 		if c.rows.Len() == 0 || c.w.CommandType != pg.CmdType_CMD_INSERT {
 			continue
 		}
-		n, err := s.mergeInsert(ctx, c, ref.table.Columns, rv, srcAlias, wcCols, p)
+		n, err := s.mergeInsert(ctx, c, ref.table.Columns, rv, srcAlias, wcCols, p, false)
 		if err != nil {
 			return nil, err
 		}
@@ -271,7 +283,7 @@ func (s *Session) mergeIn(ctx context.Context, st *pg.MergeStmt, p *params) (*Re
 
 // mergeInsert runs an INSERT clause over its source rows: INSERT INTO t
 // (cols) SELECT values FROM rows AS source.
-func (s *Session) mergeInsert(ctx context.Context, c *mergeClause, tcols []catalog.Column, rv *pg.RangeVar, srcAlias string, wcCols []Column, p *params) (int64, error) {
+func (s *Session) mergeInsert(ctx context.Context, c *mergeClause, tcols []catalog.Column, rv *pg.RangeVar, srcAlias string, wcCols []Column, p *params, describeOnly bool) (int64, error) {
 	w := c.w
 	names := make([]string, 0, len(w.Values))
 	for i, rt := range w.TargetList {
@@ -315,8 +327,8 @@ func (s *Session) mergeInsert(ctx context.Context, c *mergeClause, tcols []catal
 	}
 	s.writtenCTEs = map[string]*writtenCTE{mergeName: {cols: wcCols, rows: c.rows}}
 	defer func() { s.writtenCTEs = nil }()
-	r, err := s.insert(ctx, ins, p, false)
-	if err != nil {
+	r, err := s.insert(ctx, ins, p, describeOnly)
+	if err != nil || r == nil {
 		return 0, err
 	}
 	return tagCount(r.tag), nil

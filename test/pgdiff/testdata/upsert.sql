@@ -77,3 +77,61 @@ SELECT id, email, visits FROM acct ORDER BY id;
 -- @error
 INSERT INTO acct (email, visits) VALUES ('a@x', NULL) ON CONFLICT (email) DO NOTHING;
 WITH up AS (INSERT INTO kv VALUES (2, 'cte'), (50, 'cte') ON CONFLICT (k) DO UPDATE SET v = excluded.v RETURNING k, v) SELECT * FROM up ORDER BY k;
+-- MERGE
+CREATE TABLE stock (item text PRIMARY KEY, qty integer NOT NULL, price numeric(8,2), updated boolean DEFAULT false);
+INSERT INTO stock VALUES ('apple', 10, 1.00), ('pear', 5, 2.00), ('plum', 0, 3.00), ('fig', 7, 4.00);
+CREATE TABLE delta (item text, change integer, price numeric(8,2));
+INSERT INTO delta VALUES ('apple', 5, NULL), ('pear', -5, 2.50), ('plum', 3, NULL), ('kiwi', 4, 0.50), ('lime', 0, 0.25);
+MERGE INTO stock s USING delta d ON s.item = d.item
+  WHEN MATCHED AND s.qty + d.change <= 0 THEN DELETE
+  WHEN MATCHED AND d.price IS NOT NULL THEN UPDATE SET qty = s.qty + d.change, price = d.price, updated = true
+  WHEN MATCHED THEN UPDATE SET qty = s.qty + d.change, updated = true
+  WHEN NOT MATCHED AND d.change > 0 THEN INSERT (item, qty, price) VALUES (d.item, d.change, d.price)
+  WHEN NOT MATCHED THEN DO NOTHING;
+SELECT item, qty, price, updated FROM stock ORDER BY item;
+MERGE INTO stock USING (SELECT 'fig' AS item, 1 AS q UNION ALL SELECT 'grape', 2) AS n ON stock.item = n.item
+  WHEN MATCHED THEN DO NOTHING
+  WHEN NOT MATCHED THEN INSERT VALUES (n.item, n.q);
+MERGE INTO stock USING (VALUES ('nothing', 1)) AS v(item, q) ON stock.item = v.item WHEN MATCHED THEN DELETE;
+MERGE INTO stock t USING (VALUES ('apple')) AS v(item) ON true WHEN MATCHED AND t.item <> v.item THEN UPDATE SET qty = t.qty * 2;
+MERGE INTO stock t USING (VALUES ('melon', 3)) AS v(item, q) ON t.item = v.item WHEN NOT MATCHED THEN INSERT (item, qty, updated) VALUES (v.item, v.q, DEFAULT);
+SELECT item, qty, price, updated FROM stock ORDER BY item;
+-- @error
+MERGE INTO stock t USING (VALUES ('apple', 1), ('apple', 2)) AS v(item, q) ON t.item = v.item WHEN MATCHED THEN UPDATE SET qty = v.q;
+-- @error
+MERGE INTO stock t USING (VALUES ('apple', 1), ('apple', 2)) AS v(item, q) ON t.item = v.item WHEN MATCHED THEN DELETE;
+MERGE INTO stock t USING (VALUES ('apple', 1), ('apple', 2)) AS v(item, q) ON t.item = v.item WHEN MATCHED THEN DO NOTHING;
+-- @error
+MERGE INTO stock t USING (VALUES ('x1', 1), ('x1', 2)) AS v(item, q) ON t.item = v.item WHEN NOT MATCHED THEN INSERT VALUES (v.item, v.q);
+-- @error
+MERGE INTO stock t USING (VALUES ('plum', 1)) AS v(item, q) ON t.item = v.item WHEN MATCHED THEN UPDATE SET item = 'apple';
+-- @error
+MERGE INTO stock t USING (VALUES ('zz', NULL::integer)) AS v(item, q) ON t.item = v.item WHEN NOT MATCHED THEN INSERT VALUES (v.item, v.q);
+-- @error
+MERGE INTO stock t USING (VALUES ('zz', 1)) AS v(item, q) ON t.item = v.item WHEN NOT MATCHED THEN INSERT VALUES (v.item, t.qty);
+-- @error
+MERGE INTO stock t USING (VALUES ('zz', 1)) AS v(item, q) ON t.item = v.item WHEN MATCHED THEN UPDATE SET nope = 1;
+-- @error
+MERGE INTO stock t USING (VALUES ('zz', 1)) AS v(item, q) ON t.item = v.item WHEN MATCHED THEN UPDATE SET qty = v.nope;
+-- @error
+MERGE INTO stock t USING (VALUES ('zz', 1)) AS v(item, q) ON t.item = v.item WHEN NOT MATCHED THEN INSERT (item, nope) VALUES (v.item, 1);
+-- @error
+MERGE INTO stock t USING (VALUES ('zz', 1)) AS v(item, q) ON t.item = v.item AND t.nope = 1 WHEN MATCHED THEN DELETE;
+-- @error
+MERGE INTO nope t USING (VALUES ('zz', 1)) AS v(item, q) ON t.item = v.item WHEN MATCHED THEN DELETE;
+SELECT item, qty, price, updated FROM stock ORDER BY item;
+BEGIN;
+MERGE INTO stock t USING delta d ON t.item = d.item WHEN MATCHED THEN UPDATE SET qty = t.qty + 100 WHEN NOT MATCHED THEN INSERT (item, qty) VALUES (d.item, 1);
+SELECT item, qty FROM stock ORDER BY item;
+ROLLBACK;
+BEGIN;
+UPDATE stock SET qty = qty + 1 WHERE item = 'apple';
+MERGE INTO stock t USING delta d ON t.item = d.item WHEN MATCHED AND t.item = 'apple' THEN UPDATE SET qty = t.qty + 1000 WHEN MATCHED THEN DELETE;
+SELECT item, qty FROM stock ORDER BY item;
+COMMIT;
+SELECT item, qty, price FROM stock ORDER BY item;
+-- a serial key filled by MERGE's inserts
+CREATE TABLE people (id serial PRIMARY KEY, name text UNIQUE, seen integer DEFAULT 1);
+MERGE INTO people p USING (VALUES ('ann'), ('bob')) AS v(name) ON p.name = v.name WHEN MATCHED THEN UPDATE SET seen = p.seen + 1 WHEN NOT MATCHED THEN INSERT (name) VALUES (v.name);
+MERGE INTO people p USING (VALUES ('bob'), ('cy')) AS v(name) ON p.name = v.name WHEN MATCHED THEN UPDATE SET seen = p.seen + 1 WHEN NOT MATCHED THEN INSERT (name) VALUES (v.name);
+SELECT id, name, seen FROM people ORDER BY id;
