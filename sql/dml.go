@@ -248,7 +248,12 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 	// ON CONFLICT: the conflicting rows are skipped or updated, the rest
 	// inserted (upsert.go)
 	var upserted *upsertResult
-	if st.OnConflictClause != nil && !describeOnly {
+	if st.OnConflictClause != nil && describeOnly {
+		if err := s.describeOnConflict(ctx, st, p, t, cols); err != nil {
+			src.Close()
+			return nil, err
+		}
+	} else if st.OnConflictClause != nil {
 		if upserted, err = s.onConflict(ctx, st, p, sch, t, cols, src); err != nil {
 			return nil, err
 		}

@@ -44,25 +44,24 @@ type mergeClause struct {
 }
 
 func (s *Session) merge(ctx context.Context, st *pg.MergeStmt, p *params, describeOnly bool) (*Result, error) {
-	if describeOnly {
-		return nil, nil
-	}
 	if st.WithClause != nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "MERGE with WITH is not supported yet")
 	}
 	if len(st.ReturningList) > 0 {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "MERGE … RETURNING is not supported (PostgreSQL 17 syntax)")
 	}
-	if !s.inTx {
+	if !s.inTx && !describeOnly {
 		// the clauses' writes commit as one snapshot
 		s.inTx, s.implicit = true, true
-		res, err := s.mergeIn(ctx, st, p)
+		res, err := s.mergeIn(ctx, st, p, false)
 		return s.endReturning(ctx, res, err)
 	}
-	return s.mergeIn(ctx, st, p)
+	return s.mergeIn(ctx, st, p, describeOnly)
 }
 
-func (s *Session) mergeIn(ctx context.Context, st *pg.MergeStmt, p *params) (*Result, error) {
+// mergeIn runs MERGE in the open block; describeOnly binds every clause
+// (to infer parameter types) and writes nothing.
+func (s *Session) mergeIn(ctx context.Context, st *pg.MergeStmt, p *params, describeOnly bool) (*Result, error) {
 	rv := st.Relation
 	alias := rv.Relname
 	if rv.Alias != nil {
@@ -112,7 +111,7 @@ func (s *Session) mergeIn(ctx context.Context, st *pg.MergeStmt, p *params) (*Re
 	if err != nil {
 		return nil, err
 	}
-	src, err := s.tableSource(ctx, head, rv.Schemaname, rv.Relname, alias, rv.Location, false)
+	src, err := s.tableSource(ctx, head, rv.Schemaname, rv.Relname, alias, rv.Location, describeOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +156,7 @@ func (s *Session) mergeIn(ctx context.Context, st *pg.MergeStmt, p *params) (*Re
 	join := &pg.Node{Node: &pg.Node_JoinExpr{JoinExpr: &pg.JoinExpr{Jointype: pg.JoinType_JOIN_LEFT, Larg: st.SourceRelation, Rarg: self, Quals: st.JoinCondition}}}
 	sel := &pg.SelectStmt{TargetList: []*pg.Node{res(action), res(posRef(posColumns[2])), res(star)}, FromClause: []*pg.Node{join}, Op: pg.SetOperation_SETOP_NONE}
 	env := s.newEnv()
-	b := &binder{sess: s, env: env, params: p, noAggMsg: "aggregate functions are not allowed in MERGE WHEN conditions", qc: s.newQueryCtx(ctx, p, false)}
+	b := &binder{sess: s, env: env, params: p, noAggMsg: "aggregate functions are not allowed in MERGE WHEN conditions", qc: s.newQueryCtx(ctx, p, describeOnly)}
 	b.qc.dmlTarget = &dmlTarget{rv: rv, src: src, sel: sel, alias: alias}
 	q, err := b.qc.planSelect(sel)
 	b.qc.dmlTarget = nil
@@ -174,7 +173,11 @@ func (s *Session) mergeIn(ctx context.Context, st *pg.MergeStmt, p *params) (*Re
 	touched := map[int64]bool{}
 	out := vec.NewBatch(rowT, 0)
 	sels := make([][]int, len(clauses))
-	err = exec.Drain(ctx, q.op, func(bt *vec.Batch) error {
+	var rows exec.Operator = q.op
+	if describeOnly {
+		rows = &exec.Values{Env: env, T: typesOfColumns(q.cols)}
+	}
+	err = exec.Drain(ctx, rows, func(bt *vec.Batch) error {
 		for i := range sels {
 			sels[i] = sels[i][:0]
 		}
@@ -259,6 +262,9 @@ func (s *Session) mergeIn(ctx context.Context, st *pg.MergeStmt, p *params) (*Re
 				return nil, err
 			}
 		}
+	}
+	if describeOnly {
+		return nil, nil
 	}
 	if deletes != nil {
 		r, err := s.modify(ctx, target, fromRows(deletes), sameRow, nil, nil, p, false)

@@ -296,6 +296,24 @@ func (s *Session) onConflict(ctx context.Context, st *pg.InsertStmt, p *params, 
 	}
 	// 4. DO UPDATE: the existing rows joined with the proposed ones
 	defer matched.Release()
+	s.conflictStats.UpdateFiles = len(files)
+	ures, err := s.conflictUpdate(ctx, st, t, cols, arb, matched, files, p, false)
+	if err != nil {
+		res.rest.Close()
+		return nil, err
+	}
+	res.updated = tagCount(ures.tag)
+	if ures.op != nil {
+		res.rows = ures
+	}
+	return res, nil
+}
+
+// conflictUpdate runs DO UPDATE as UPDATE t SET … FROM excluded WHERE
+// t.key = excluded.key [AND where] over the conflicting rows; with
+// describeOnly (rows nil) it only binds.
+func (s *Session) conflictUpdate(ctx context.Context, st *pg.InsertStmt, t *catalog.Table, cols []exec.ScanCol, arb []catalog.Constraint, rows *exec.RowBuffer, files map[int64]bool, p *params, describeOnly bool) (*Result, error) {
+	cl := st.OnConflictClause
 	var excl []Column
 	for _, c := range cols {
 		excl = append(excl, Column{Name: c.Name, Type: c.T})
@@ -321,19 +339,32 @@ func (s *Session) onConflict(ctx context.Context, st *pg.InsertStmt, p *params, 
 		where = pg.MakeBoolExprNode(pg.BoolExprType_AND_EXPR, conds, -1)
 	}
 	from := []*pg.Node{{Node: &pg.Node_RangeVar{RangeVar: &pg.RangeVar{Relname: excludedName, Inh: true, Relpersistence: "p", Location: -1}}}}
-	s.conflictStats.UpdateFiles = len(files)
-	s.upsert = &upsertState{name: excludedName, excluded: &writtenCTE{cols: excl, rows: matched, qualified: true}, files: files}
-	ures, err := s.modify(ctx, st.Relation, from, where, cl.TargetList, st.ReturningList, p, false)
-	s.upsert = nil
+	s.upsert = &upsertState{name: excludedName, excluded: &writtenCTE{cols: excl, rows: rows, qualified: true}, files: files}
+	defer func() { s.upsert = nil }()
+	return s.modify(ctx, st.Relation, from, where, cl.TargetList, st.ReturningList, p, describeOnly)
+}
+
+// describeOnConflict binds an ON CONFLICT clause (to infer the types of
+// its parameters).
+func (s *Session) describeOnConflict(ctx context.Context, st *pg.InsertStmt, p *params, t *catalog.Table, cols []exec.ScanCol) error {
+	cl := st.OnConflictClause
+	if cl.Action != pg.OnConflictAction_ONCONFLICT_UPDATE || isTempTable(t) {
+		return nil
+	}
+	head, err := s.writeHead(ctx)
 	if err != nil {
-		res.rest.Close()
-		return nil, err
+		return err
 	}
-	res.updated = tagCount(ures.tag)
-	if ures.op != nil {
-		res.rows = ures
+	meta, err := s.metadata(ctx, head)
+	if err != nil {
+		return err
 	}
-	return res, nil
+	arb, err := s.arbiters(meta, t, cl)
+	if err != nil {
+		return err
+	}
+	_, err = s.conflictUpdate(ctx, st, t, cols, arb, nil, nil, p, true)
+	return err
 }
 
 // tagCount is the row count at the end of a command tag.

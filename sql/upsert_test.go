@@ -136,3 +136,20 @@ func testOnConflictConcurrent(t *testing.T, a *Session) {
 	mustFail(t, a, `COMMIT`, "40001")
 	must(t, a, `SELECT k, v FROM kv ORDER BY k`, "1|oneb", "2|b")
 }
+
+// Parameters in ON CONFLICT's SET and WHERE and in MERGE take their types
+// from where they are used.
+func TestOnConflictParameters(t *testing.T) {
+	s := lake(t)
+	must(t, s, `CREATE TABLE kv (k int PRIMARY KEY, v text, n int)`)
+	for i := 0; i < 2; i++ {
+		if _, _, err := run(t, s, `INSERT INTO kv VALUES ($1, $2, 0) ON CONFLICT (k) DO UPDATE SET v = $3, n = kv.n + $4 WHERE kv.n < $4 RETURNING n`, "1", "a", "b", "5"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(t, s, `SELECT k, v, n FROM kv`, "1|b|5")
+	if _, _, err := run(t, s, `MERGE INTO kv USING (SELECT $1::int AS k) s ON kv.k = s.k WHEN MATCHED THEN UPDATE SET n = $2 WHEN NOT MATCHED THEN INSERT VALUES (s.k, $3, $2)`, "1", "9", "x"); err != nil {
+		t.Fatal(err)
+	}
+	must(t, s, `SELECT k, v, n FROM kv`, "1|b|9")
+}
