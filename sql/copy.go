@@ -367,9 +367,6 @@ func (s *Session) copyTo(ctx context.Context, st *pg.CopyStmt, o *copyOptions, p
 		if err != nil {
 			return nil, err
 		}
-		if err := s.checkNotMatView(t.Name, t.MatView, rv.Location); err != nil { // matview.go
-			return nil, err
-		}
 		cols, err := scanColumns(t)
 		if err != nil {
 			return nil, err

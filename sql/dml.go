@@ -835,10 +835,9 @@ func (t *tapOp) Next(ctx context.Context) (*vec.Batch, error) {
 
 // writeTarget resolves the table an INSERT or COPY FROM writes, as the
 // statement's write snapshot sees it, with its scan columns.
-func (s *Session) writeTarget(ctx context.Context, rv *pg.RangeVar) (*catalog.Schema, *catalog.Table, []exec.ScanCol, error) {
-	if t := s.tempLookup(rv.Schemaname, rv.Relname); t != nil {
-		return s.tempSchema(), t.tbl, t.cols, nil // temp.go
-	}
+// tableAtHead resolves the table rv names in the catalog writes build on
+// (the block's, else the latest).
+func (s *Session) tableAtHead(ctx context.Context, rv *pg.RangeVar) (*catalog.Metadata, *catalog.Schema, *catalog.Table, error) {
 	head, err := s.writeHead(ctx)
 	if err != nil {
 		return nil, nil, nil, err
@@ -848,6 +847,14 @@ func (s *Session) writeTarget(ctx context.Context, rv *pg.RangeVar) (*catalog.Sc
 		return nil, nil, nil, err
 	}
 	sch, t, err := s.resolveTable(meta, rv.Schemaname, rv.Relname, rv.Location)
+	return meta, sch, t, err
+}
+
+func (s *Session) writeTarget(ctx context.Context, rv *pg.RangeVar) (*catalog.Schema, *catalog.Table, []exec.ScanCol, error) {
+	if t := s.tempLookup(rv.Schemaname, rv.Relname); t != nil {
+		return s.tempSchema(), t.tbl, t.cols, nil // temp.go
+	}
+	_, sch, t, err := s.tableAtHead(ctx, rv)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -19,16 +19,8 @@ import (
 // CONCURRENTLY changes nothing here: readers never wait for a refresh, they
 // read the snapshot before it until it commits.
 func (s *Session) refreshMatView(ctx context.Context, st *pg.RefreshMatViewStmt) (*Result, error) {
-	head, err := s.writeHead(ctx)
-	if err != nil {
-		return nil, err
-	}
-	meta, err := s.metadata(ctx, head)
-	if err != nil {
-		return nil, err
-	}
 	rv := st.Relation
-	sch, t, err := s.resolveTable(meta, rv.Schemaname, rv.Relname, rv.Location)
+	_, sch, t, err := s.tableAtHead(ctx, rv) // dml.go
 	if err != nil {
 		return nil, err
 	}

@@ -481,19 +481,28 @@ func (s *Session) createSequence(ctx context.Context, c *snapshot.Commit, meta *
 	return "CREATE SEQUENCE", s.stageSequence(ctx, c, &seqItem{seq: q, isNew: true})
 }
 
-func (s *Session) alterSequence(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, st *pg.AlterSeqStmt) (string, error) {
-	rv := st.Sequence
+// sequenceNamed finds the sequence rv names, with the session's sequences.
+// A missing one is 42P01, or with missingOk a notice and a nil sequence.
+func (s *Session) sequenceNamed(ctx context.Context, meta *catalog.Metadata, rv *pg.RangeVar, missingOk bool) ([]catalog.Sequence, *catalog.Sequence, error) {
 	seqs, err := s.sequences(ctx)
 	if err != nil {
-		return "", err
+		return nil, nil, err
 	}
 	q, ok := s.findSequence(seqs, meta, rv.Schemaname, rv.Relname)
 	if !ok {
-		if st.MissingOk {
+		if missingOk {
 			s.notice("relation \"%s\" does not exist, skipping", rv.Relname)
-			return "ALTER SEQUENCE", nil
+			return seqs, nil, nil
 		}
-		return "", errAt(pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", rv.Relname), rv.Location)
+		return nil, nil, errAt(pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", rv.Relname), rv.Location)
+	}
+	return seqs, q, nil
+}
+
+func (s *Session) alterSequence(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, st *pg.AlterSeqStmt) (string, error) {
+	_, q, err := s.sequenceNamed(ctx, meta, st.Sequence, st.MissingOk)
+	if q == nil || err != nil {
+		return "ALTER SEQUENCE", err
 	}
 	nq := *q
 	owned, hasOwned, restarted, err := seqOptions(&nq, st.Options, false, "")
@@ -512,18 +521,9 @@ func (s *Session) alterSequence(ctx context.Context, c *snapshot.Commit, meta *c
 }
 
 func (s *Session) renameSequence(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, st *pg.RenameStmt) (string, error) {
-	rv := st.Relation
-	seqs, err := s.sequences(ctx)
-	if err != nil {
-		return "", err
-	}
-	q, ok := s.findSequence(seqs, meta, rv.Schemaname, rv.Relname)
-	if !ok {
-		if st.MissingOk {
-			s.notice("relation \"%s\" does not exist, skipping", rv.Relname)
-			return "ALTER SEQUENCE", nil
-		}
-		return "", errAt(pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", rv.Relname), rv.Location)
+	seqs, q, err := s.sequenceNamed(ctx, meta, st.Relation, st.MissingOk)
+	if q == nil || err != nil {
+		return "ALTER SEQUENCE", err
 	}
 	if relationExists(seqs, meta, q.SchemaID, st.Newname) {
 		return "", pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", st.Newname)

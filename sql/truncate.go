@@ -46,15 +46,7 @@ func (s *Session) truncate(ctx context.Context, st *pg.TruncateStmt) (*Result, e
 // restartOwnedSequences stages ALTER SEQUENCE … RESTART for every sequence
 // the table rv names owns (its serial and identity columns).
 func (s *Session) restartOwnedSequences(ctx context.Context, rv *pg.RangeVar) error {
-	head, err := s.writeHead(ctx)
-	if err != nil {
-		return err
-	}
-	meta, err := s.metadata(ctx, head)
-	if err != nil {
-		return err
-	}
-	_, t, err := s.resolveTable(meta, rv.Schemaname, rv.Relname, rv.Location)
+	meta, _, t, err := s.tableAtHead(ctx, rv) // dml.go
 	if err != nil {
 		return err
 	}
