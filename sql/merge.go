@@ -154,7 +154,7 @@ func (s *Session) mergeIn(ctx context.Context, st *pg.MergeStmt, p *params, desc
 	}
 	self := &pg.Node{Node: &pg.Node_RangeVar{RangeVar: rv}}
 	join := &pg.Node{Node: &pg.Node_JoinExpr{JoinExpr: &pg.JoinExpr{Jointype: pg.JoinType_JOIN_LEFT, Larg: st.SourceRelation, Rarg: self, Quals: st.JoinCondition}}}
-	sel := &pg.SelectStmt{TargetList: []*pg.Node{res(action), res(posRef(posColumns[2])), res(star)}, FromClause: []*pg.Node{join}, Op: pg.SetOperation_SETOP_NONE}
+	sel := &pg.SelectStmt{TargetList: []*pg.Node{res(action), res(posRef(posColumns[0])), res(posRef(posColumns[2])), res(star)}, FromClause: []*pg.Node{join}, Op: pg.SetOperation_SETOP_NONE}
 	env := s.newEnv()
 	b := &binder{sess: s, env: env, params: p, noAggMsg: "aggregate functions are not allowed in MERGE WHEN conditions", qc: s.newQueryCtx(ctx, p, describeOnly)}
 	b.qc.dmlTarget = &dmlTarget{rv: rv, src: src, sel: sel, alias: alias}
@@ -164,13 +164,21 @@ func (s *Session) mergeIn(ctx context.Context, st *pg.MergeStmt, p *params, desc
 		ref.scan.Close()
 		return nil, err
 	}
-	srcCols := append([]Column(nil), q.cols[2:]...)
+	srcCols := append([]Column(nil), q.cols[3:]...)
 	rowT := append([]types.T{types.Int64T}, typesOfColumns(srcCols)...)
 	for _, c := range clauses {
 		c.rows = exec.NewRowBuffer(rowT, nil)
 	}
 	// 2. a target row changed twice is an error
 	touched := map[int64]bool{}
+	// the data files holding a row to update or delete: the writes read
+	// only those (upsert.go's onlyMatched)
+	fileID := map[string]int64{}
+	for _, f := range ref.files {
+		fileID[f.Path] = f.ID
+	}
+	var ordID []int64 // by the scan's file ordinal, once planned
+	files := map[int64]bool{}
 	out := vec.NewBatch(rowT, 0)
 	sels := make([][]int, len(clauses))
 	var rows exec.Operator = q.op
@@ -181,7 +189,16 @@ func (s *Session) mergeIn(ctx context.Context, st *pg.MergeStmt, p *params, desc
 		for i := range sels {
 			sels[i] = sels[i][:0]
 		}
-		av, rid := bt.Vecs[0], bt.Vecs[1]
+		av, fv, rid := bt.Vecs[0], bt.Vecs[1], bt.Vecs[2]
+		if ordID == nil {
+			for _, sf := range ref.scan.Files {
+				id, ok := fileID[sf.Path]
+				if !ok {
+					id = -1 // staged by the open block: always read
+				}
+				ordID = append(ordID, id)
+			}
+		}
 		for r := 0; r < bt.N; r++ {
 			a := int(av.I64[r])
 			if a == 0 {
@@ -196,6 +213,9 @@ func (s *Session) mergeIn(ctx context.Context, st *pg.MergeStmt, p *params, desc
 					return e
 				}
 				touched[id] = true
+				if f := fv.I64[r]; f >= 0 && int(f) < len(ordID) && ordID[f] >= 0 {
+					files[ordID[f]] = true
+				}
 			}
 			sels[a-1] = append(sels[a-1], r)
 		}
@@ -204,7 +224,7 @@ func (s *Session) mergeIn(ctx context.Context, st *pg.MergeStmt, p *params, desc
 				continue
 			}
 			out.Reset()
-			for k, v := range bt.Vecs[1:] {
+			for k, v := range bt.Vecs[2:] {
 				out.Vecs[k].Gather(v, sel)
 			}
 			out.N = len(sel)
@@ -218,10 +238,11 @@ func (s *Session) mergeIn(ctx context.Context, st *pg.MergeStmt, p *params, desc
 	if err != nil {
 		return nil, err
 	}
+	s.conflictStats = conflictStats{Conflicts: len(touched), UpdateFiles: len(files)}
 	// 3. the writes: updates and deletes, then inserts
 	wcCols := append([]Column{{Name: posColumns[2], Type: types.Int64T}}, srcCols...)
 	fromRows := func(rows *exec.RowBuffer) []*pg.Node {
-		s.upsert = &upsertState{name: mergeName, excluded: &writtenCTE{cols: wcCols, rows: rows}}
+		s.upsert = &upsertState{name: mergeName, excluded: &writtenCTE{cols: wcCols, rows: rows}, files: files}
 		return []*pg.Node{{Node: &pg.Node_RangeVar{RangeVar: &pg.RangeVar{Relname: mergeName, Inh: true, Relpersistence: "p", Alias: &pg.Alias{Aliasname: srcAlias}, Location: -1}}}}
 	}
 	defer func() { s.upsert = nil }()

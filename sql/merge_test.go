@@ -1,6 +1,10 @@
 package sql
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+	"time"
+)
 
 func TestMergeBasics(t *testing.T) { eachCatalog(t, testMergeBasics) }
 
@@ -24,4 +28,26 @@ func testMergeBasics(t *testing.T, s *Session) {
 	must(t, s, `SELECT id, v, n FROM tgt ORDER BY id`, "1|A|11", "3|cc|3", "4|D|7", "8|NULL|7")
 	must(t, s, `COMMIT`)
 	must(t, s, `SELECT id, v, n FROM tgt ORDER BY id`, "1|A|11", "3|cc|3", "4|D|7", "8|NULL|7")
+}
+
+// A MERGE of 150k source rows into 1M target rows updates and deletes
+// reading only the two files holding the matched rows.
+func TestMergeSetWise(t *testing.T) {
+	s := lake(t)
+	must(t, s, `CREATE TABLE big (id bigint PRIMARY KEY, v bigint, pad text)`)
+	for f := 0; f < 10; f++ {
+		lo := f * 100000
+		must(t, s, fmt.Sprintf(`INSERT INTO big SELECT g, 0, 'row ' || g FROM generate_series(%d, %d) g`, lo, lo+99999))
+	}
+	must(t, s, `CREATE TABLE chg AS SELECT g AS id, g % 10 AS op FROM generate_series(350000, 449999) g UNION ALL SELECT g, 1 FROM generate_series(2000000, 2049999) g`)
+	start := time.Now()
+	tagIs(t, s, `MERGE INTO big b USING chg c ON b.id = c.id
+		WHEN MATCHED AND c.op = 0 THEN DELETE
+		WHEN MATCHED THEN UPDATE SET v = c.op
+		WHEN NOT MATCHED THEN INSERT VALUES (c.id, -1, 'new')`, "MERGE 150000")
+	t.Logf("MERGE of 150000 rows (100000 matched) into 1000000: %v", time.Since(start))
+	if st := s.conflictStats; st.Conflicts != 100000 || st.UpdateFiles != 2 {
+		t.Fatalf("%d rows matched, writes read %d files", st.Conflicts, st.UpdateFiles)
+	}
+	must(t, s, `SELECT count(*), sum(v), count(*) FILTER (WHERE pad = 'new') FROM big`, "1040000|400000|50000")
 }
