@@ -51,3 +51,24 @@ func TestMergeSetWise(t *testing.T) {
 	}
 	must(t, s, `SELECT count(*), sum(v), count(*) FILTER (WHERE pad = 'new') FROM big`, "1040000|400000|50000")
 }
+
+// dbt's merge strategy: a temporary source, the target qualified with the
+// database, every column assigned (keys included) in one block.
+func TestMergeDbtShape(t *testing.T) {
+	s := lake(t)
+	must(t, s, `CREATE TABLE public.tbl (id int PRIMARY KEY, name text, ts timestamp)`)
+	must(t, s, `INSERT INTO tbl VALUES (1, 'a', '2024-01-01'), (2, 'b', '2024-01-02')`)
+	must(t, s, `BEGIN`)
+	must(t, s, `CREATE TEMP TABLE tbl__dbt_tmp AS SELECT * FROM (VALUES (2, 'B', '2024-02-02'::timestamp), (3, 'c', '2024-02-03'::timestamp)) v(id, name, ts)`)
+	tagIs(t, s, `merge into "lake"."public"."tbl" as DBT_INTERNAL_DEST
+		using "tbl__dbt_tmp" as DBT_INTERNAL_SOURCE
+		on (DBT_INTERNAL_SOURCE.id = DBT_INTERNAL_DEST.id)
+		when matched then update set "id" = DBT_INTERNAL_SOURCE."id", "name" = DBT_INTERNAL_SOURCE."name", "ts" = DBT_INTERNAL_SOURCE."ts"
+		when not matched then insert ("id", "name", "ts") values (DBT_INTERNAL_SOURCE."id", DBT_INTERNAL_SOURCE."name", DBT_INTERNAL_SOURCE."ts")`, "MERGE 2")
+	must(t, s, `COMMIT`)
+	must(t, s, `SELECT id, name, ts FROM tbl ORDER BY id`, "1|a|2024-01-01 00:00:00", "2|B|2024-02-02 00:00:00", "3|c|2024-02-03 00:00:00")
+	// and the same rows again through ON CONFLICT from the temporary table
+	must(t, s, `CREATE TEMP TABLE up AS SELECT 3 AS id, 'C' AS name, NULL::timestamp AS ts UNION ALL SELECT 4, 'd', NULL`)
+	tagIs(t, s, `INSERT INTO tbl SELECT * FROM up ON CONFLICT (id) DO UPDATE SET name = excluded.name`, "INSERT 0 2")
+	must(t, s, `SELECT id, name FROM tbl ORDER BY id`, "1|a", "2|B", "3|C", "4|d")
+}
