@@ -258,6 +258,9 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 			return nil, err
 		}
 		src = upserted.rest
+		if upserted.rows != nil {
+			defer upserted.rows.op.Close()
+		}
 	}
 	alias := t.Name
 	if st.Relation.Alias != nil {
@@ -278,15 +281,6 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 		return nil, nil
 	}
 	if ret != nil {
-		if upserted != nil && upserted.rows != nil {
-			// DO UPDATE's rows come first
-			err := exec.Drain(ctx, upserted.rows.op, func(b *vec.Batch) error { return ret.buf.Append(b) })
-			upserted.rows.op.Close()
-			if err != nil {
-				src.Close()
-				return nil, err
-			}
-		}
 		src = ret.tap(src)
 	}
 	// new keys are checked among themselves as they pass, and against the
@@ -300,27 +294,33 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 		s.keyChecks = append(s.keyChecks, kc)
 	}
 	defer src.Close()
-	withRows := func(res *Result) *Result {
+	withRows := func(res *Result) (*Result, error) {
 		if upserted != nil {
 			res.tag = addToTag(res.tag, upserted.updated)
 		}
 		if ret == nil {
-			return res
+			return res, nil
 		}
-		return ret.result(res.tag)
+		if upserted != nil && upserted.rows != nil {
+			// DO UPDATE's rows join the inserted ones in input order (upsert.go)
+			if err := upserted.mergeReturning(ctx, ret); err != nil {
+				return nil, err
+			}
+		}
+		return ret.result(res.tag), nil
 	}
 	if isTempTable(t) { // temp_dml.go
 		n, err := s.tempAppend(ctx, t.ID, src, notNullCheck(t))
 		if err != nil {
 			return nil, err
 		}
-		return withRows(tagResult(fmt.Sprintf("INSERT 0 %d", n))), nil
+		return withRows(tagResult(fmt.Sprintf("INSERT 0 %d", n)))
 	}
 	if res, rest, err := s.inlineInsert(ctx, sch, t, cols, src); res != nil || err != nil {
 		if err != nil {
 			return nil, err
 		}
-		return withRows(res), nil // inlined into the catalog (inlinewrite.go)
+		return withRows(res) // inlined into the catalog (inlinewrite.go)
 	} else if rest != nil {
 		src = rest
 	}
@@ -330,7 +330,7 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 		return nil, err
 	}
 	if tw.rows == 0 {
-		return withRows(tagResult("INSERT 0 0")), nil
+		return withRows(tagResult("INSERT 0 0"))
 	}
 	err = s.commit(ctx, func(c *snapshot.Commit, m *catalog.Metadata) error {
 		cur, ok := m.TableByName(sch.ID, t.Name)
@@ -346,7 +346,7 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 		return nil, err
 	}
 	s.settled(writtenPaths(tw)...) // inflight.go
-	return withRows(tagResult(fmt.Sprintf("INSERT 0 %d", tw.rows))), nil
+	return withRows(tagResult(fmt.Sprintf("INSERT 0 %d", tw.rows)))
 }
 
 func sameColumns(a, b *catalog.Table) bool {
@@ -442,7 +442,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 	if joined && len(ref.pending) > 0 && !describeOnly {
 		scan.Files = scan.Files[:len(scan.Files)-len(ref.pendingScan)]
 		ref.pending, ref.pendingScan = nil, nil // pushed-down filters must not bring them back
-		if pendingPasses, err = s.planPendingPasses(ctx, head, rv, alias, from, where, set, len(retList) > 0 && s.upsert == nil, p); err != nil {
+		if pendingPasses, err = s.planPendingPasses(ctx, head, rv, alias, from, where, set, len(retList) > 0, p); err != nil {
 			return nil, err
 		}
 		defer func() {
@@ -453,8 +453,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 	}
 	var extras []scopeCol // FROM items' columns for RETURNING (dml_join.go)
 	if joined {
-		// ON CONFLICT's RETURNING sees the target only
-		if op, newVals, fileOrd, extras, err = s.planJoinedModify(b, src, rv, alias, from, where, set, len(retList) > 0 && s.upsert == nil); err != nil {
+		if op, newVals, fileOrd, extras, err = s.planJoinedModify(b, src, rv, alias, from, where, set, len(retList) > 0); err != nil {
 			return nil, err
 		}
 	} else if where != nil {

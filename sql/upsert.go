@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/types"
 )
 
 // INSERT … ON CONFLICT, set-wise rather than per row:
@@ -34,7 +36,7 @@ import (
 //
 // Both run in one block (the statement's implicit one outside BEGIN), so
 // they read one snapshot and commit as one. RETURNING gives the updated
-// rows, then the inserted ones (PostgreSQL: in input order).
+// and inserted rows in input order, as PostgreSQL does.
 
 const excludedName = "excluded"
 
@@ -74,8 +76,91 @@ func (u *upsertState) onlyMatched(ref *tableRef) {
 // upsertResult is what ON CONFLICT did before the insert of the rest.
 type upsertResult struct {
 	rest    exec.Operator // the rows to insert
+	keptOrd []int64       // their positions in the input
 	updated int64
-	rows    *Result // DO UPDATE's RETURNING rows
+	// DO UPDATE's RETURNING rows, each followed by its input position
+	rows *Result
+}
+
+// ordName is the input position of a proposed row in excluded, out of
+// reach of SQL names.
+const ordName = "\x00ord"
+
+// mergeReturning puts DO UPDATE's RETURNING rows among the inserted rows
+// ret holds, in input order as PostgreSQL returns them.
+func (u *upsertResult) mergeReturning(ctx context.Context, ret *returning) error {
+	ts := typesOfColumns(ret.cols)
+	collect := func(op exec.Operator, n int) ([]*vec.Vector, int, error) {
+		vs := make([]*vec.Vector, n)
+		for i := range vs {
+			vs[i] = vec.New(op.Types()[i], 0)
+		}
+		rows := 0
+		err := exec.Drain(ctx, op, func(b *vec.Batch) error {
+			sel := make([]int, b.N)
+			for i := range sel {
+				sel[i] = i
+			}
+			for i := range vs {
+				vs[i].Gather(b.Vecs[i], sel)
+			}
+			rows += b.N
+			return nil
+		})
+		return vs, rows, err
+	}
+	upd, nu, err := collect(u.rows.op, len(ts)+1)
+	if err != nil {
+		return err
+	}
+	ins, ni, err := collect(ret.buf.Scan(), len(ts))
+	if err != nil {
+		return err
+	}
+	if ni != len(u.keptOrd) {
+		return pgerr.New(pgerr.Internal, "ON CONFLICT returned %d inserted rows for %d", ni, len(u.keptOrd))
+	}
+	ord := upd[len(ts)].I64
+	order := make([]int, nu)
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool { return ord[order[a]] < ord[order[b]] })
+	out := exec.NewRowBuffer(ts, ret.buf.Mem)
+	b := vec.NewBatch(ts, vec.BatchSize)
+	flush := func() error {
+		if b.N == 0 {
+			return nil
+		}
+		err := out.Append(b)
+		b.Reset()
+		return err
+	}
+	for i, j := 0, 0; i < nu || j < ni; {
+		src, r := ins, j
+		if j == ni || i < nu && ord[order[i]] < u.keptOrd[j] {
+			src, r = upd, order[i]
+			i++
+		} else {
+			j++
+		}
+		for k := range ts {
+			b.Vecs[k].AppendFrom(src[k], r)
+		}
+		if b.N++; b.N == vec.BatchSize {
+			if err := flush(); err != nil {
+				out.Release()
+				return err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		out.Release()
+		return err
+	}
+	ret.buf.Release()
+	ret.buf = out
+	return nil
 }
 
 // arbiters finds the constraints an ON CONFLICT clause names.
@@ -235,11 +320,13 @@ func (s *Session) onConflict(ctx context.Context, st *pg.InsertStmt, p *params, 
 		used[k] = make([]bool, u.vals[0].Len())
 	}
 	rest := exec.NewRowBuffer(typesOf(cols), nil)
-	matched := exec.NewRowBuffer(typesOf(cols), nil)
+	mtypes := append(typesOf(cols), types.Int64T) // then the input position
+	matched := exec.NewRowBuffer(mtypes, nil)
 	row := 0
 	var keep, hit []int
-	out := vec.NewBatch(typesOf(cols), 0)
-	gather := func(b *vec.Batch, sel []int, to *exec.RowBuffer) error {
+	var keptOrd []int64
+	out := vec.NewBatch(mtypes, 0)
+	gather := func(b *vec.Batch, sel []int, to *exec.RowBuffer, first int) error {
 		if len(sel) == 0 {
 			return nil
 		}
@@ -248,10 +335,17 @@ func (s *Session) onConflict(ctx context.Context, st *pg.InsertStmt, p *params, 
 			out.Vecs[i].Gather(v, sel)
 		}
 		out.N = len(sel)
+		if to == rest {
+			return to.Append(&vec.Batch{Vecs: out.Vecs[:len(cols)], N: out.N})
+		}
+		for _, r := range sel {
+			out.Vecs[len(cols)].AppendInt(int64(first + r))
+		}
 		return to.Append(out)
 	}
 	err = exec.Drain(ctx, buf.Scan(), func(b *vec.Batch) error {
 		keep, hit = keep[:0], hit[:0]
+		first := row
 		for r := 0; r < b.N; r, row = r+1, row+1 {
 			conflict, again := false, false
 			for k := range keys {
@@ -271,6 +365,7 @@ func (s *Session) onConflict(ctx context.Context, st *pg.InsertStmt, p *params, 
 				continue // DO NOTHING
 			default:
 				keep = append(keep, r)
+				keptOrd = append(keptOrd, int64(row))
 			}
 			for k := range keys {
 				if id := rowKey[k][row]; id >= 0 {
@@ -278,17 +373,17 @@ func (s *Session) onConflict(ctx context.Context, st *pg.InsertStmt, p *params, 
 				}
 			}
 		}
-		if err := gather(b, keep, rest); err != nil {
+		if err := gather(b, keep, rest, first); err != nil {
 			return err
 		}
-		return gather(b, hit, matched)
+		return gather(b, hit, matched, first)
 	})
 	if err != nil {
 		rest.Release()
 		matched.Release()
 		return nil, err
 	}
-	res := &upsertResult{rest: rest.Reader()}
+	res := &upsertResult{rest: rest.Reader(), keptOrd: keptOrd}
 	s.conflictStats.Conflicts = matched.Len()
 	if !update || matched.Len() == 0 {
 		matched.Release()
@@ -318,6 +413,13 @@ func (s *Session) conflictUpdate(ctx context.Context, st *pg.InsertStmt, t *cata
 	for _, c := range cols {
 		excl = append(excl, Column{Name: c.Name, Type: c.T})
 	}
+	excl = append(excl, Column{Name: ordName, Type: types.Int64T})
+	retList := st.ReturningList
+	if len(retList) > 0 {
+		// each returned row says where it was in the input (mergeReturning)
+		ord := &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: colRefNode(scopeCol{Table: excludedName, Name: ordName}), Location: -1}}}
+		retList = append(append([]*pg.Node(nil), retList...), ord)
+	}
 	alias := t.Name
 	if st.Relation.Alias != nil {
 		alias = st.Relation.Alias.Aliasname
@@ -341,7 +443,7 @@ func (s *Session) conflictUpdate(ctx context.Context, st *pg.InsertStmt, t *cata
 	from := []*pg.Node{{Node: &pg.Node_RangeVar{RangeVar: &pg.RangeVar{Relname: excludedName, Inh: true, Relpersistence: "p", Location: -1}}}}
 	s.upsert = &upsertState{name: excludedName, excluded: &writtenCTE{cols: excl, rows: rows, qualified: true}, files: files}
 	defer func() { s.upsert = nil }()
-	return s.modify(ctx, st.Relation, from, where, cl.TargetList, st.ReturningList, p, describeOnly)
+	return s.modify(ctx, st.Relation, from, where, cl.TargetList, retList, p, describeOnly)
 }
 
 // describeOnConflict binds an ON CONFLICT clause (to infer the types of

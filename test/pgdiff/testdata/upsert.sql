@@ -18,6 +18,10 @@ INSERT INTO kv VALUES (1, 'Z') ON CONFLICT (k) DO NOTHING RETURNING *;
 INSERT INTO kv VALUES (1, 'q'), (7, 'g') ON CONFLICT DO NOTHING RETURNING k, v;
 INSERT INTO kv SELECT g, 'gen' || g FROM generate_series(5, 9) g ON CONFLICT (k) DO UPDATE SET n = excluded.k * 100;
 SELECT k, v, n FROM kv ORDER BY k;
+-- RETURNING gives updated and inserted rows in input order
+INSERT INTO kv VALUES (11, 'new'), (1, 'upd'), (10, 'new2'), (2, 'upd2'), (12, 'new3') ON CONFLICT (k) DO UPDATE SET v = excluded.v RETURNING k, v;
+WITH r AS (INSERT INTO kv SELECT g, 'many' FROM generate_series(5000, 1, -1) g ON CONFLICT (k) DO UPDATE SET n = kv.n + 1 RETURNING k) SELECT count(*), count(*) FILTER (WHERE k <> 5001 - rn) FROM (SELECT k, row_number() OVER () AS rn FROM r) x;
+DELETE FROM kv WHERE k > 20;
 -- @error
 INSERT INTO kv VALUES (1, 'A'), (1, 'B') ON CONFLICT (k) DO UPDATE SET v = excluded.v;
 -- @error
