@@ -28,8 +28,9 @@ func (s *Session) planWrite(ctx context.Context, n *pg.Node, p *params, describe
 	case *pg.Node_InsertStmt:
 		if x.InsertStmt.OnConflictClause != nil && !describeOnly && !s.inTx {
 			// its update and its insert commit as one snapshot (upsert.go)
-			s.inTx, s.implicit = true, true
+			s.inTx, s.implicit, s.upsertBlock = true, true, true
 			res, err := s.insert(ctx, x.InsertStmt, p, describeOnly)
+			s.upsertBlock = false
 			return s.endReturning(ctx, res, err)
 		}
 		return s.insert(ctx, x.InsertStmt, p, describeOnly)
@@ -315,6 +316,12 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 			return nil, err
 		}
 		return withRows(tagResult(fmt.Sprintf("INSERT 0 %d", n)))
+	}
+	if upserted != nil && s.upsertBlock {
+		// the last write of the statement's own block: nothing reads the
+		// block after it, so a few rows may stay inlined as in autocommit
+		s.inlineInBlock = true
+		defer func() { s.inlineInBlock = false }()
 	}
 	if res, rest, err := s.inlineInsert(ctx, sch, t, cols, src); res != nil || err != nil {
 		if err != nil {

@@ -133,6 +133,9 @@ type Session struct {
 	// what its last probe read (upsert.go)
 	upsert        *upsertState
 	conflictStats conflictStats
+	// upsertBlock: the open block is the one an INSERT … ON CONFLICT
+	// opened for itself; inlineInBlock: its insert may inline (dml.go)
+	upsertBlock, inlineInBlock bool
 
 	// settingsMu guards settings while a statement runs: set_config may
 	// write them from the workers of a parallel plan (setconfig.go).

@@ -153,3 +153,21 @@ func TestOnConflictParameters(t *testing.T) {
 	}
 	must(t, s, `SELECT k, v, n FROM kv`, "1|b|9")
 }
+
+// A small upsert in autocommit keeps its new rows inlined in the catalog,
+// as a small INSERT does.
+func TestOnConflictInlines(t *testing.T) {
+	s := lake(t)
+	must(t, s, `CREATE TABLE kv (k int PRIMARY KEY, v text)`)
+	tagIs(t, s, `INSERT INTO kv VALUES (1, 'a'), (2, 'b') ON CONFLICT DO NOTHING`, "INSERT 0 2")
+	tagIs(t, s, `INSERT INTO kv VALUES (2, 'x'), (3, 'c') ON CONFLICT (k) DO NOTHING`, "INSERT 0 1")
+	if files := dataFiles(t, s); len(files) != 0 {
+		t.Fatalf("small upserts wrote %v", files)
+	}
+	tagIs(t, s, `INSERT INTO kv VALUES (3, 'C'), (4, 'd') ON CONFLICT (k) DO UPDATE SET v = excluded.v`, "INSERT 0 2")
+	must(t, s, `SELECT k, v FROM kv ORDER BY k`, "1|a", "2|b", "3|C", "4|d")
+	tagIs(t, s, `INSERT INTO kv VALUES (4, 'D'), (5, 'e') ON CONFLICT (k) DO UPDATE SET v = excluded.v`, "INSERT 0 2")
+	must(t, s, `SELECT k, v FROM kv ORDER BY k`, "1|a", "2|b", "3|C", "4|D", "5|e")
+	mustFail(t, s, `INSERT INTO kv VALUES (5, 'x') ON CONFLICT (k) DO UPDATE SET k = 1`, "23505")
+	mustFail(t, s, `INSERT INTO kv VALUES (6, 'x'), (7, 'y') ON CONFLICT (v) DO NOTHING`, "42P10")
+}
