@@ -28,6 +28,11 @@ type ColumnDef struct {
 	// ("varchar(40)", "bpchar(10)"), kept in a lakepg.type.<id> table tag
 	// (pgtype.go); "" for none.
 	PGType string
+	// Order is the column_order of a column added to an existing table
+	// that takes the place of one dropped in the same commit (a type
+	// change that rewrites the data); 0: after the table's last column
+	// (column_order = column id, as DuckDB numbers them).
+	Order int64
 	// Children are a nested column's child columns (a list's element),
 	// written as rows with parent_column set. Ids are handed out depth-first,
 	// as DuckDB does: a column's children take the ids right after its own.

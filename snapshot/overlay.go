@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/lakepg/lakepg/catalog"
@@ -66,6 +67,8 @@ func (c *Commit) Overlay(meta *catalog.Metadata) *catalog.Metadata {
 				cols = append(cols, columnOf(a.provID, a.def))
 			}
 		}
+		// a column put in a dropped one's place (ColumnDef.Order) reads there
+		slices.SortStableFunc(cols, func(a, b catalog.Column) int { return cmp.Compare(a.Order, b.Order) })
 		t.Columns = cols
 		if pc := c.findPartitionChange(t.ID); pc != nil {
 			t.Partition = pc.spec()
@@ -126,6 +129,9 @@ func columnOf(id int64, def ColumnDef) catalog.Column {
 	c := catalog.Column{ID: id, Order: id, Name: def.Name, Type: def.Type, InitialDefault: def.InitialDefault,
 		DefaultValue: def.DefaultValue, DefaultValueType: defaultValueType(def), NullsAllowed: def.NullsAllowed,
 		PGType: def.PGType}
+	if def.Order != 0 {
+		c.Order = def.Order
+	}
 	next := id + 1
 	for _, ch := range def.Children {
 		cc := columnOf(next, ch)

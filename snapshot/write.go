@@ -924,7 +924,7 @@ func (w *writer) insertColumnRow(tableID int64, col catalog.Column, defaultType 
 		def = *col.DefaultValue
 	}
 	_, err := w.exec(`INSERT INTO ducklake_column VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'duckdb')`,
-		col.ID, w.snapID, tableID, col.ID, col.Name, col.Type, col.InitialDefault, def, col.NullsAllowed, col.ParentID, defaultType)
+		col.ID, w.snapID, tableID, col.Order, col.Name, col.Type, col.InitialDefault, def, col.NullsAllowed, col.ParentID, defaultType)
 	return err
 }
 

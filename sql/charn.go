@@ -35,10 +35,17 @@ func alterTextModifier(c *snapshot.Commit, t *catalog.Table, col *catalog.Column
 	if types.PGTypeTag(from) == types.PGTypeTag(to) {
 		return nil
 	}
-	ok := !from.Bpchar && !to.Bpchar && (to.Width == 0 || from.Width > 0 && to.Width >= from.Width)
+	ok := textModifierInPlace(from, to)
 	if !ok {
 		return pgerr.New(pgerr.FeatureNotSupported, "changing column \"%s\" from %s to %s would rewrite data files; only lengthening or removing a varchar limit is supported", col.Name, from, to)
 	}
 	c.SetColumnPGType(*t, col.ID, types.PGTypeTag(to))
 	return nil
+}
+
+// textModifierInPlace reports whether a text column of type from can become
+// to without touching a stored value: lengthening a varchar limit or lifting
+// it (alter_type.go rewrites the table for the other changes).
+func textModifierInPlace(from, to types.T) bool {
+	return !from.Bpchar && !to.Bpchar && (to.Width == 0 || from.Width > 0 && to.Width >= from.Width)
 }

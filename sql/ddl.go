@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/exec"
@@ -188,7 +190,7 @@ func (s *Session) defaultText(n *pg.Node, t types.T) (string, bool, error) {
 	if !assignable(e.Type(), t) {
 		return "", false, pgerr.New(pgerr.DatatypeMismatch, "column is of type %s but default expression is of type %s", t, e.Type())
 	}
-	if k, ok := e.(*exec.Const); ok {
+	if k, ok := e.(*exec.Const); ok && !callsFunction(n) {
 		v, err := exec.CastVector(b.env, k.V, 1, t, true)
 		if err != nil {
 			return "", false, err
@@ -205,7 +207,23 @@ func (s *Session) defaultText(n *pg.Node, t types.T) (string, bool, error) {
 	return strings.TrimPrefix(deparseExpr(n), "SELECT "), true, nil
 }
 
-// literalText renders a value as DuckLake stores literal defaults.
+// callsFunction reports whether a DEFAULT calls a function (now(),
+// current_date, nextval, …): PostgreSQL keeps such a default as the
+// expression and evaluates it for every row, even when its value could be
+// worked out when the table is created.
+func callsFunction(n *pg.Node) bool {
+	found := false
+	eachMessage(n.ProtoReflect(), func(m protoreflect.Message) { // views.go
+		switch m.Interface().(type) {
+		case *pg.FuncCall, *pg.SQLValueFunction:
+			found = true
+		}
+	})
+	return found
+}
+
+// literalText renders a value as DuckLake stores literal defaults; a
+// timestamptz in UTC.
 func literalText(v *vec.Vector) string {
 	if v.Type.ID == types.Bool {
 		if v.B[0] {
@@ -213,7 +231,7 @@ func literalText(v *vec.Vector) string {
 		}
 		return "false"
 	}
-	return string(v.AppendText(nil, 0, nil))
+	return string(v.AppendText(nil, 0, time.UTC))
 }
 
 func (s *Session) createTable(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, st *pg.CreateStmt) (string, error) {

@@ -570,6 +570,11 @@ func (s *Session) execute(ctx context.Context, st *Stmt, p *params) (*Result, er
 		if err := s.checkWritable(); err != nil {
 			return nil, err
 		}
+		if at := st.node.GetAlterTableStmt(); at != nil { // a type change that rewrites the table (alter_type.go)
+			if res, ok, err := s.alterTypeRewrite(ctx, at); ok {
+				return res, err
+			}
+		}
 		return s.ddl(ctx, st.node)
 	case *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt, *pg.Node_MergeStmt:
 		if err := s.checkWritable(); err != nil {

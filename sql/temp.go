@@ -281,9 +281,8 @@ func (s *Session) tempMemory() *exec.Memory {
 func (s *Session) TempMemoryUsed() int64 { return s.temp.mem.Used() }
 
 // newTempTable makes the definition of a temporary table from column
-// definitions. defaultExpr marks the columns whose DEFAULT is an expression
-// to evaluate per row rather than a literal.
-func (s *Session) newTempTable(name string, defs []snapshot.ColumnDef, defaultExpr []bool, onCommit pg.OnCommitAction) (*tempTable, error) {
+// definitions.
+func (s *Session) newTempTable(name string, defs []snapshot.ColumnDef, onCommit pg.OnCommitAction) (*tempTable, error) {
 	ts := &s.temp
 	if ts.num == 0 {
 		ts.num = tempSessions.Add(1)
@@ -292,12 +291,8 @@ func (s *Session) newTempTable(name string, defs []snapshot.ColumnDef, defaultEx
 	oid := int64(tempRelBase) + ts.nextRel
 	t := &catalog.Table{ID: oid - pgcatalog.RelationOID(0), SchemaID: tempSchemaID, Name: name}
 	next := int64(1)
-	for i, d := range defs {
-		c := tempColumn(next, d)
-		if i < len(defaultExpr) && defaultExpr[i] && c.DefaultValue != nil {
-			c.DefaultValueType = "expression"
-		}
-		t.Columns = append(t.Columns, c)
+	for _, d := range defs {
+		t.Columns = append(t.Columns, tempColumn(next, d))
 		next += int64(columnIDWidth(d))
 	}
 	cols, err := scanColumns(t)
@@ -317,6 +312,8 @@ func tempColumn(id int64, def snapshot.ColumnDef) catalog.Column {
 		DefaultValue: def.DefaultValue, DefaultValueType: "literal", NullsAllowed: def.NullsAllowed, PGType: def.PGType}
 	if len(def.Children) > 0 {
 		c.DefaultValueType = ""
+	} else if def.DefaultIsExpression && def.DefaultValue != nil {
+		c.DefaultValueType = "expression"
 	}
 	next := id + 1
 	for _, ch := range def.Children {

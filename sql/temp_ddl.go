@@ -158,7 +158,6 @@ func (s *Session) tempCreate(ctx context.Context, st *pg.CreateStmt) (*Result, e
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "inheritance and PostgreSQL partitioning are not supported")
 	}
 	var defs []snapshot.ColumnDef
-	var exprDef []bool
 	seen := map[string]bool{}
 	for _, el := range st.TableElts {
 		if lc := el.GetTableLikeClause(); lc != nil {
@@ -183,7 +182,6 @@ func (s *Session) tempCreate(ctx context.Context, st *pg.CreateStmt) (*Result, e
 				}
 				seen[def.Name] = true
 				defs = append(defs, def)
-				exprDef = append(exprDef, def.DefaultValue != nil && !isLiteralDefault(def))
 			}
 			continue
 		}
@@ -198,55 +196,21 @@ func (s *Session) tempCreate(ctx context.Context, st *pg.CreateStmt) (*Result, e
 			return nil, errAt(pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", cd.Colname), cd.Location)
 		}
 		seen[cd.Colname] = true
-		def, t, err := s.columnDef(cd)
+		def, _, err := s.columnDef(cd)
 		if err != nil {
 			return nil, err
 		}
 		defs = append(defs, def)
-		exprDef = append(exprDef, s.defaultIsExpr(cd, t))
 	}
 	if len(defs) == 0 {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "tables without columns are not supported")
 	}
-	t, err := s.newTempTable(rv.Relname, defs, exprDef, st.Oncommit)
+	t, err := s.newTempTable(rv.Relname, defs, st.Oncommit)
 	if err != nil {
 		return nil, err
 	}
 	s.tempPut(rv.Relname, t)
 	return tagResult("CREATE TABLE"), nil
-}
-
-// isLiteralDefault guesses whether a copied default (LIKE … INCLUDING
-// DEFAULTS) is a literal value rather than an expression's SQL.
-func isLiteralDefault(def snapshot.ColumnDef) bool {
-	if def.DefaultValue == nil {
-		return true
-	}
-	tree, err := pg.Parse("SELECT " + *def.DefaultValue)
-	if err != nil || len(tree.Stmts) != 1 {
-		return true
-	}
-	return isConstExpr(tree.Stmts[0].Stmt.GetSelectStmt().GetTargetList()[0].GetResTarget().GetVal())
-}
-
-// defaultIsExpr reports whether a column's DEFAULT is kept as an
-// expression (evaluated per row) rather than folded to a literal, as
-// defaultText decides.
-func (s *Session) defaultIsExpr(cd *pg.ColumnDef, t types.T) bool {
-	for _, cn := range cd.Constraints {
-		con := cn.GetConstraint()
-		if con.Contype != pg.ConstrType_CONSTR_DEFAULT {
-			continue
-		}
-		b := &binder{sess: s, env: s.newEnv()}
-		e, err := b.bind(con.RawExpr, &scope{})
-		if err != nil {
-			return false
-		}
-		_, isConst := e.(*exec.Const)
-		return !isConst
-	}
-	return false
 }
 
 // tempCreateAs runs CREATE TEMP TABLE … AS and SELECT … INTO TEMP.
@@ -302,7 +266,7 @@ func (s *Session) tempCreateAs(ctx context.Context, st *pg.CreateTableAsStmt, p 
 	if len(defs) == 0 {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "tables without columns are not supported")
 	}
-	t, err := s.newTempTable(rv.Relname, defs, nil, into.OnCommit)
+	t, err := s.newTempTable(rv.Relname, defs, into.OnCommit)
 	if err != nil {
 		return nil, err
 	}
@@ -426,7 +390,7 @@ func (s *Session) tempAlter(ctx context.Context, t *tempTable, st *pg.AlterTable
 			}
 			return nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" of relation \"%s\" already exists", cd.Colname, t.tbl.Name)
 		}
-		def, ty, err := s.columnDef(cd)
+		def, _, err := s.columnDef(cd)
 		if err != nil {
 			return nil, err
 		}
@@ -440,9 +404,6 @@ func (s *Session) tempAlter(ctx context.Context, t *tempTable, st *pg.AlterTable
 			}
 		}
 		col := tempColumn(next, def)
-		if col.DefaultValue != nil && s.defaultIsExpr(cd, ty) {
-			col.DefaultValueType = "expression"
-		}
 		tbl.Columns = append(append(tbl.Columns[:0:0], cur.tbl.Columns...), col)
 		n.tbl = &tbl
 		if n.cols, err = scanColumns(&tbl); err != nil {

@@ -71,3 +71,45 @@ TRUNCATE ser RESTART IDENTITY;
 ROLLBACK;
 INSERT INTO ser (v) VALUES ('e') RETURNING id;
 SELECT * FROM ser ORDER BY id;
+-- ALTER COLUMN … TYPE that rewrites the table
+CREATE TABLE at1 (id integer, code text NOT NULL, amt numeric(10,2), note text, n integer DEFAULT 5, d text DEFAULT 'x');
+INSERT INTO at1 (id, code, amt, note) VALUES (1, '10', 1.50, 'a'), (2, '20', 2.25, NULL);
+-- @error
+ALTER TABLE at1 ALTER COLUMN code TYPE integer;
+ALTER TABLE at1 ALTER COLUMN code TYPE integer USING code::integer;
+SELECT * FROM at1 ORDER BY id;
+SELECT column_name, data_type, is_nullable FROM information_schema.columns WHERE table_name = 'at1' ORDER BY ordinal_position;
+INSERT INTO at1 (id, code, amt) VALUES (3, 30, 9.99);
+SELECT * FROM at1 ORDER BY id;
+ALTER TABLE at1 ALTER COLUMN amt TYPE text;
+ALTER TABLE at1 ALTER COLUMN id SET DATA TYPE varchar(10) USING 'k' || id;
+SELECT * FROM at1 ORDER BY id;
+ALTER TABLE at1 ALTER COLUMN amt TYPE numeric(12,3) USING amt::numeric * 2;
+SELECT * FROM at1 ORDER BY id;
+-- @error
+ALTER TABLE at1 ALTER COLUMN note TYPE integer USING note::integer;
+SELECT count(*) FROM at1;
+ALTER TABLE at1 ALTER COLUMN n TYPE text;
+SELECT column_name, column_default FROM information_schema.columns WHERE table_name = 'at1' AND column_name = 'n';
+INSERT INTO at1 (id, code) VALUES ('k4', 4);
+SELECT id, n FROM at1 ORDER BY id;
+-- @error
+ALTER TABLE at1 ALTER COLUMN d TYPE integer USING 0;
+BEGIN;
+ALTER TABLE at1 ALTER COLUMN code TYPE bigint;
+ALTER TABLE at1 ALTER COLUMN code TYPE text USING code || '!';
+SELECT * FROM at1 ORDER BY id;
+ROLLBACK;
+SELECT * FROM at1 ORDER BY id;
+UPDATE at1 SET note = 'n' WHERE note IS NULL;
+ALTER TABLE at1 ALTER COLUMN note TYPE char(3);
+SELECT id, '[' || note || ']' FROM at1 ORDER BY id;
+ALTER TABLE at1 ALTER COLUMN note TYPE varchar(1);
+SELECT id, note FROM at1 ORDER BY id;
+-- defaults that call functions are evaluated per row, not when the table is made
+CREATE TABLE dflt (id integer, ts timestamptz DEFAULT now(), d date DEFAULT current_date, u text DEFAULT upper('x'), c timestamptz DEFAULT '2024-01-01 10:00+02');
+INSERT INTO dflt (id) VALUES (1);
+INSERT INTO dflt (id) VALUES (2);
+SELECT id, ts IS NOT NULL, ts <= now(), d = current_date, u, c FROM dflt ORDER BY id;
+SELECT count(DISTINCT ts) FROM dflt;
+SELECT column_name, column_default FROM information_schema.columns WHERE table_name = 'dflt' AND column_name IN ('ts', 'c') ORDER BY 1;
