@@ -30,12 +30,17 @@ import (
 // all in one block (the statement's implicit one outside BEGIN): one
 // snapshot read, one commit. The updates and deletes run before the
 // inserts because the rows a block inserts have no row ids yet; for the
-// same reason a MERGE into a table whose rows the open block inserted is
-// refused.
+// same reason MERGE refuses to update or delete rows the open block
+// inserted (their scans number them apart, pendingRowIDBase, so that they
+// never join a committed row's id).
 
 // mergeName names the source rows in the statements MERGE runs; the NUL
 // byte keeps it out of reach of SQL names.
 const mergeName = "\x00merge"
+
+// pendingRowIDBase numbers the rows of a block's staged files without row
+// ids while MERGE runs: the k-th file's rows from base + k<<32.
+const pendingRowIDBase = int64(1) << 62
 
 // mergeClause is one WHEN clause with the rows it applies to.
 type mergeClause struct {
@@ -111,6 +116,8 @@ func (s *Session) mergeIn(ctx context.Context, st *pg.MergeStmt, p *params, desc
 	if err != nil {
 		return nil, err
 	}
+	s.mergeRowIDs = true // txn.go's overlay
+	defer func() { s.mergeRowIDs = false }()
 	src, err := s.tableSource(ctx, head, rv.Schemaname, rv.Relname, alias, rv.Location, describeOnly)
 	if err != nil {
 		return nil, err
@@ -120,10 +127,12 @@ func (s *Session) mergeIn(ctx context.Context, st *pg.MergeStmt, p *params, desc
 		ref.scan.Close()
 		return nil, err
 	}
-	for _, f := range ref.pending {
+	// rows of the block's staged files that carry no row ids (made by
+	// INSERT) cannot be updated or deleted by MERGE yet
+	noIDs := map[string]bool{}
+	for k, f := range ref.pending {
 		if !f.EmbeddedRowIDs {
-			ref.scan.Close()
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "MERGE into table \"%s\" after inserting into it in the same transaction block is not supported yet", ref.table.Name)
+			noIDs[ref.pendingScan[k].Path] = true
 		}
 	}
 	ref.scan.WithPos = true
@@ -177,7 +186,7 @@ func (s *Session) mergeIn(ctx context.Context, st *pg.MergeStmt, p *params, desc
 	for _, f := range ref.files {
 		fileID[f.Path] = f.ID
 	}
-	var ordID []int64 // by the scan's file ordinal, once planned
+	var ordID []int64 // by the scan's file ordinal, once planned; -1 staged, -2 staged without row ids
 	files := map[int64]bool{}
 	out := vec.NewBatch(rowT, 0)
 	sels := make([][]int, len(clauses))
@@ -193,7 +202,10 @@ func (s *Session) mergeIn(ctx context.Context, st *pg.MergeStmt, p *params, desc
 		if ordID == nil {
 			for _, sf := range ref.scan.Files {
 				id, ok := fileID[sf.Path]
-				if !ok {
+				switch {
+				case noIDs[sf.Path]:
+					id = -2
+				case !ok:
 					id = -1 // staged by the open block: always read
 				}
 				ordID = append(ordID, id)
@@ -213,8 +225,13 @@ func (s *Session) mergeIn(ctx context.Context, st *pg.MergeStmt, p *params, desc
 					return e
 				}
 				touched[id] = true
-				if f := fv.I64[r]; f >= 0 && int(f) < len(ordID) && ordID[f] >= 0 {
-					files[ordID[f]] = true
+				if f := fv.I64[r]; f >= 0 && int(f) < len(ordID) {
+					switch fid := ordID[f]; {
+					case fid >= 0:
+						files[fid] = true
+					case fid == -2:
+						return pgerr.New(pgerr.FeatureNotSupported, "MERGE cannot update or delete rows inserted earlier in the same transaction block yet")
+					}
 				}
 			}
 			sels[a-1] = append(sels[a-1], r)

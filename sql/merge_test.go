@@ -72,3 +72,25 @@ func TestMergeDbtShape(t *testing.T) {
 	tagIs(t, s, `INSERT INTO tbl SELECT * FROM up ON CONFLICT (id) DO UPDATE SET name = excluded.name`, "INSERT 0 2")
 	must(t, s, `SELECT id, name FROM tbl ORDER BY id`, "1|a", "2|B", "3|C", "4|d")
 }
+
+// In a block that inserted into the target, MERGE changes the committed
+// rows and inserts; the rows the block inserted never join a committed
+// row's id, and updating or deleting them is refused for now.
+func TestMergeAfterInsertInBlock(t *testing.T) {
+	s := lake(t)
+	must(t, s, `CREATE TABLE m (id int, v text)`)
+	must(t, s, `INSERT INTO m VALUES (0, 'zero'), (1, 'one')`)
+	must(t, s, `BEGIN`)
+	must(t, s, `INSERT INTO m VALUES (10, 'ten'), (11, 'eleven')`)
+	tagIs(t, s, `MERGE INTO m USING (VALUES (0, 'ZERO'), (5, 'five')) s(id, v) ON m.id = s.id WHEN MATCHED THEN UPDATE SET v = s.v WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.v)`, "MERGE 2")
+	tagIs(t, s, `MERGE INTO m USING (VALUES (1)) s(id) ON m.id = s.id WHEN MATCHED THEN DELETE`, "MERGE 1")
+	tagIs(t, s, `MERGE INTO m USING (VALUES (10)) s(id) ON m.id = s.id WHEN MATCHED THEN DO NOTHING`, "MERGE 0")
+	mustFail(t, s, `MERGE INTO m USING (VALUES (10)) s(id) ON m.id = s.id WHEN MATCHED THEN UPDATE SET v = 'x'`, "0A000")
+	must(t, s, `ROLLBACK`)
+	must(t, s, `BEGIN`)
+	must(t, s, `INSERT INTO m VALUES (10, 'ten'), (11, 'eleven')`)
+	tagIs(t, s, `MERGE INTO m USING (VALUES (0, 'ZERO'), (1, NULL)) s(id, v) ON m.id = s.id WHEN MATCHED AND s.v IS NULL THEN DELETE WHEN MATCHED THEN UPDATE SET v = s.v`, "MERGE 2")
+	must(t, s, `SELECT id, v FROM m ORDER BY id`, "0|ZERO", "10|ten", "11|eleven")
+	must(t, s, `COMMIT`)
+	must(t, s, `SELECT id, v FROM m ORDER BY id`, "0|ZERO", "10|ten", "11|eleven")
+}

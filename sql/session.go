@@ -136,6 +136,8 @@ type Session struct {
 	// upsertBlock: the open block is the one an INSERT … ON CONFLICT
 	// opened for itself; inlineInBlock: its insert may inline (dml.go)
 	upsertBlock, inlineInBlock bool
+	// mergeRowIDs: MERGE is planning, staged rows get row ids apart (txn.go)
+	mergeRowIDs bool
 
 	// settingsMu guards settings while a statement runs: set_config may
 	// write them from the workers of a parallel plan (setconfig.go).

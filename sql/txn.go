@@ -200,9 +200,15 @@ func (s *Session) overlay(t *txn, sch *catalog.Schema, tbl *catalog.Table, ref *
 	if del := t.c.InlinedDeleted(tbl.ID); del != nil {
 		scan.Inlined = dropInlined(scan.Inlined, len(scan.Cols), ref.inlined, del)
 	}
-	for _, f := range t.c.AddedFiles(tbl.ID) {
+	for k, f := range t.c.AddedFiles(tbl.ID) {
 		ref.pending = append(ref.pending, f)
-		ref.pendingScan = append(ref.pendingScan, exec.ScanFile{Path: dir + f.RelPath, Size: f.FileSize, RecordCount: f.RecordCount, CountKnown: true})
+		sf := exec.ScanFile{Path: dir + f.RelPath, Size: f.FileSize, RecordCount: f.RecordCount, CountKnown: true}
+		if s.mergeRowIDs && !f.EmbeddedRowIDs {
+			// rows the block inserted have no row ids yet: MERGE, which
+			// joins on row ids, must not take them for committed rows
+			sf.RowIDStart = pendingRowIDBase + int64(k)<<32
+		}
+		ref.pendingScan = append(ref.pendingScan, sf)
 	}
 	scan.Files = append(scan.Files, ref.pendingScan...)
 }
