@@ -29,17 +29,18 @@ import (
 //
 // all in one block (the statement's implicit one outside BEGIN): one
 // snapshot read, one commit. The updates and deletes run before the
-// inserts because the rows a block inserts have no row ids yet; for the
-// same reason MERGE refuses to update or delete rows the open block
-// inserted (their scans number them apart, pendingRowIDBase, so that they
-// never join a committed row's id).
+// inserts because the rows a block inserts have no row ids yet: while
+// MERGE runs, scans number them apart (pendingRowIDBase), so that they
+// never join a committed row's id, the same way until their staged file is
+// rewritten by the first write changing one of them; MERGE therefore
+// refuses to change the rows of one such file through two WHEN clauses.
 
 // mergeName names the source rows in the statements MERGE runs; the NUL
 // byte keeps it out of reach of SQL names.
 const mergeName = "\x00merge"
 
 // pendingRowIDBase numbers the rows of a block's staged files without row
-// ids while MERGE runs: the k-th file's rows from base + k<<32.
+// ids while MERGE runs: the n-th file seen's rows from base + n<<32.
 const pendingRowIDBase = int64(1) << 62
 
 // mergeClause is one WHEN clause with the rows it applies to.
@@ -116,8 +117,8 @@ func (s *Session) mergeIn(ctx context.Context, st *pg.MergeStmt, p *params, desc
 	if err != nil {
 		return nil, err
 	}
-	s.mergeRowIDs = true // txn.go's overlay
-	defer func() { s.mergeRowIDs = false }()
+	s.mergeFiles = map[string]int64{} // txn.go's overlay
+	defer func() { s.mergeFiles = nil }()
 	src, err := s.tableSource(ctx, head, rv.Schemaname, rv.Relname, alias, rv.Location, describeOnly)
 	if err != nil {
 		return nil, err
@@ -128,8 +129,11 @@ func (s *Session) mergeIn(ctx context.Context, st *pg.MergeStmt, p *params, desc
 		return nil, err
 	}
 	// rows of the block's staged files that carry no row ids (made by
-	// INSERT) cannot be updated or deleted by MERGE yet
+	// INSERT) are found by the numbers the scans give them, which hold
+	// until the file is rewritten: by the first write that changes one of
+	// its rows, so one write may change them (groups)
 	noIDs := map[string]bool{}
+	groups := map[int64]int{} // staged file ordinal → the clause changing its rows (-1: the deletes)
 	for k, f := range ref.pending {
 		if !f.EmbeddedRowIDs {
 			noIDs[ref.pendingScan[k].Path] = true
@@ -230,7 +234,14 @@ func (s *Session) mergeIn(ctx context.Context, st *pg.MergeStmt, p *params, desc
 					case fid >= 0:
 						files[fid] = true
 					case fid == -2:
-						return pgerr.New(pgerr.FeatureNotSupported, "MERGE cannot update or delete rows inserted earlier in the same transaction block yet")
+						g := a - 1
+						if c.w.CommandType == pg.CmdType_CMD_DELETE {
+							g = -1
+						}
+						if was, ok := groups[f]; ok && was != g {
+							return pgerr.New(pgerr.FeatureNotSupported, "MERGE cannot change rows inserted earlier in the same transaction block through two WHEN clauses yet")
+						}
+						groups[f] = g
 					}
 				}
 			}

@@ -74,8 +74,8 @@ func TestMergeDbtShape(t *testing.T) {
 }
 
 // In a block that inserted into the target, MERGE changes the committed
-// rows and inserts; the rows the block inserted never join a committed
-// row's id, and updating or deleting them is refused for now.
+// rows and the rows the block inserted (which have no row ids yet), those
+// of one staged file through one WHEN clause.
 func TestMergeAfterInsertInBlock(t *testing.T) {
 	s := lake(t)
 	must(t, s, `CREATE TABLE m (id int, v text)`)
@@ -85,7 +85,17 @@ func TestMergeAfterInsertInBlock(t *testing.T) {
 	tagIs(t, s, `MERGE INTO m USING (VALUES (0, 'ZERO'), (5, 'five')) s(id, v) ON m.id = s.id WHEN MATCHED THEN UPDATE SET v = s.v WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.v)`, "MERGE 2")
 	tagIs(t, s, `MERGE INTO m USING (VALUES (1)) s(id) ON m.id = s.id WHEN MATCHED THEN DELETE`, "MERGE 1")
 	tagIs(t, s, `MERGE INTO m USING (VALUES (10)) s(id) ON m.id = s.id WHEN MATCHED THEN DO NOTHING`, "MERGE 0")
-	mustFail(t, s, `MERGE INTO m USING (VALUES (10)) s(id) ON m.id = s.id WHEN MATCHED THEN UPDATE SET v = 'x'`, "0A000")
+	tagIs(t, s, `MERGE INTO m USING (VALUES (10), (0)) s(id) ON m.id = s.id WHEN MATCHED THEN UPDATE SET v = v || '!'`, "MERGE 2")
+	must(t, s, `SELECT id, v FROM m ORDER BY id`, "0|ZERO!", "5|five", "10|ten!", "11|eleven")
+	must(t, s, `INSERT INTO m VALUES (12, 'twelve'), (13, 'thirteen')`)
+	mustFail(t, s, `MERGE INTO m USING (VALUES (12), (13)) s(id) ON m.id = s.id WHEN MATCHED AND s.id = 12 THEN DELETE WHEN MATCHED THEN UPDATE SET v = 'x'`, "0A000")
+	must(t, s, `ROLLBACK`)
+	must(t, s, `BEGIN`)
+	must(t, s, `INSERT INTO m VALUES (10, 'ten'), (11, 'eleven')`)
+	tagIs(t, s, `MERGE INTO m USING (VALUES (0, 'ZERO'), (5, 'five')) s(id, v) ON m.id = s.id WHEN MATCHED THEN UPDATE SET v = s.v WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.v)`, "MERGE 2")
+	tagIs(t, s, `MERGE INTO m USING (VALUES (10), (0)) s(id) ON m.id = s.id WHEN MATCHED THEN UPDATE SET v = v || '!'`, "MERGE 2")
+	tagIs(t, s, `MERGE INTO m USING (VALUES (11), (5)) s(id) ON m.id = s.id WHEN MATCHED AND s.id = 11 THEN DELETE WHEN MATCHED THEN UPDATE SET v = 'x'`, "MERGE 2")
+	must(t, s, `SELECT id, v FROM m ORDER BY id`, "0|ZERO!", "1|one", "5|x", "10|ten!")
 	must(t, s, `ROLLBACK`)
 	must(t, s, `BEGIN`)
 	must(t, s, `INSERT INTO m VALUES (10, 'ten'), (11, 'eleven')`)

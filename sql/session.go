@@ -136,8 +136,9 @@ type Session struct {
 	// upsertBlock: the open block is the one an INSERT … ON CONFLICT
 	// opened for itself; inlineInBlock: its insert may inline (dml.go)
 	upsertBlock, inlineInBlock bool
-	// mergeRowIDs: MERGE is planning, staged rows get row ids apart (txn.go)
-	mergeRowIDs bool
+	// mergeFiles: while MERGE runs, the number of each staged file without
+	// row ids, whose rows get row ids apart (txn.go, merge.go)
+	mergeFiles map[string]int64
 
 	// settingsMu guards settings while a statement runs: set_config may
 	// write them from the workers of a parallel plan (setconfig.go).

@@ -200,13 +200,19 @@ func (s *Session) overlay(t *txn, sch *catalog.Schema, tbl *catalog.Table, ref *
 	if del := t.c.InlinedDeleted(tbl.ID); del != nil {
 		scan.Inlined = dropInlined(scan.Inlined, len(scan.Cols), ref.inlined, del)
 	}
-	for k, f := range t.c.AddedFiles(tbl.ID) {
+	for _, f := range t.c.AddedFiles(tbl.ID) {
 		ref.pending = append(ref.pending, f)
 		sf := exec.ScanFile{Path: dir + f.RelPath, Size: f.FileSize, RecordCount: f.RecordCount, CountKnown: true}
-		if s.mergeRowIDs && !f.EmbeddedRowIDs {
+		if s.mergeFiles != nil && !f.EmbeddedRowIDs {
 			// rows the block inserted have no row ids yet: MERGE, which
-			// joins on row ids, must not take them for committed rows
-			sf.RowIDStart = pendingRowIDBase + int64(k)<<32
+			// joins on row ids, numbers them apart, the same in every
+			// scan while the file stays (merge.go)
+			n, ok := s.mergeFiles[sf.Path]
+			if !ok {
+				n = int64(len(s.mergeFiles))
+				s.mergeFiles[sf.Path] = n
+			}
+			sf.RowIDStart = pendingRowIDBase + n<<32
 		}
 		ref.pendingScan = append(ref.pendingScan, sf)
 	}

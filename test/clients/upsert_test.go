@@ -95,6 +95,7 @@ func upsertTranscript(t *testing.T, dsn string) []string {
 	b.ExecParams(`INSERT INTO acct (email) VALUES ('f@x') ON CONFLICT DO NOTHING`, nil, nil, nil, nil)
 	b.ExecParams(`INSERT INTO acct (email) VALUES ('f@x') ON CONFLICT (email) DO UPDATE SET visits = acct.visits + 1`, nil, nil, nil, nil)
 	b.ExecParams(`MERGE INTO acct USING (VALUES ('a@x'), ('h@x')) s(email) ON acct.email = s.email WHEN MATCHED THEN UPDATE SET note = 'merged' WHEN NOT MATCHED THEN INSERT (email) VALUES (s.email)`, nil, nil, nil, nil)
+	b.ExecParams(`MERGE INTO acct USING (VALUES ('f@x')) s(email) ON acct.email = s.email WHEN MATCHED THEN UPDATE SET note = 'merged too'`, nil, nil, nil, nil)
 	rs, err = c.ExecBatch(ctx, b).ReadAll()
 	for _, r := range rs {
 		note("batch: %s%s", r.CommandTag, errSuffix(r.Err))
