@@ -319,6 +319,7 @@ func (s *Session) onConflict(ctx context.Context, st *pg.InsertStmt, p *params, 
 	for k, u := range keys {
 		used[k] = make([]bool, u.vals[0].Len())
 	}
+	byKey := map[int32][]int64{} // DO UPDATE … WHERE: the conflicting rows by key
 	rest := exec.NewRowBuffer(typesOf(cols), nil)
 	mtypes := append(typesOf(cols), types.Int64T) // then the input position
 	matched := exec.NewRowBuffer(mtypes, nil)
@@ -355,12 +356,16 @@ func (s *Session) onConflict(ctx context.Context, st *pg.InsertStmt, p *params, 
 				}
 			}
 			switch {
-			case update && again:
-				e := pgerr.New(pgerr.CardinalityViolation, "ON CONFLICT DO UPDATE command cannot affect row a second time")
-				e.Hint = "Ensure that no rows proposed for insertion within the same command have duplicate constrained values."
-				return e
+			case update && again && !(conflict && cl.WhereClause != nil):
+				return errSecondTime()
 			case conflict && update:
 				hit = append(hit, r)
+				if cl.WhereClause != nil {
+					// with a WHERE, a key proposed again is an error only
+					// after a row that updated it (checked below)
+					id := rowKey[0][row]
+					byKey[id] = append(byKey[id], int64(row))
+				}
 			case conflict || again:
 				continue // DO NOTHING
 			default:
@@ -391,6 +396,10 @@ func (s *Session) onConflict(ctx context.Context, st *pg.InsertStmt, p *params, 
 	}
 	// 4. DO UPDATE: the existing rows joined with the proposed ones
 	defer matched.Release()
+	if err := s.checkSecondUpdates(ctx, st, t, cols, arb, matched, byKey, p); err != nil {
+		res.rest.Close()
+		return nil, err
+	}
 	s.conflictStats.UpdateFiles = len(files)
 	ures, err := s.conflictUpdate(ctx, st, t, cols, arb, matched, files, p, false)
 	if err != nil {
@@ -404,22 +413,76 @@ func (s *Session) onConflict(ctx context.Context, st *pg.InsertStmt, p *params, 
 	return res, nil
 }
 
-// conflictUpdate runs DO UPDATE as UPDATE t SET … FROM excluded WHERE
-// t.key = excluded.key [AND where] over the conflicting rows; with
-// describeOnly (rows nil) it only binds.
-func (s *Session) conflictUpdate(ctx context.Context, st *pg.InsertStmt, t *catalog.Table, cols []exec.ScanCol, arb []catalog.Constraint, rows *exec.RowBuffer, files map[int64]bool, p *params, describeOnly bool) (*Result, error) {
+func errSecondTime() error {
+	e := pgerr.New(pgerr.CardinalityViolation, "ON CONFLICT DO UPDATE command cannot affect row a second time")
+	e.Hint = "Ensure that no rows proposed for insertion within the same command have duplicate constrained values."
+	return e
+}
+
+// checkSecondUpdates applies PostgreSQL's rule to an existing key proposed
+// several times with DO UPDATE … WHERE: the rows are taken in input order,
+// and once one of them has updated the row (its WHERE held), a later one
+// is a 21000; rows whose WHERE fails update nothing. byKey lists the
+// conflicting rows' input positions by key; the WHERE is evaluated for
+// them all in one join of the table with the conflicting rows.
+func (s *Session) checkSecondUpdates(ctx context.Context, st *pg.InsertStmt, t *catalog.Table, cols []exec.ScanCol, arb []catalog.Constraint, rows *exec.RowBuffer, byKey map[int32][]int64, p *params) error {
+	many := false
+	for _, ords := range byKey {
+		many = many || len(ords) > 1
+	}
+	if !many {
+		return nil
+	}
+	excl, where := s.conflictJoin(st, t, cols, arb)
+	alias := t.Name
+	if st.Relation.Alias != nil {
+		alias = st.Relation.Alias.Aliasname
+	}
+	self := &pg.RangeVar{Schemaname: st.Relation.Schemaname, Relname: st.Relation.Relname, Inh: true, Relpersistence: "p", Alias: &pg.Alias{Aliasname: alias}, Location: -1}
+	dummy := &pg.Node{Node: &pg.Node_InsertStmt{InsertStmt: &pg.InsertStmt{}}}
+	sel := &pg.SelectStmt{
+		TargetList: []*pg.Node{{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: colRefNode(scopeCol{Table: excludedName, Name: ordName}), Location: -1}}}},
+		FromClause: []*pg.Node{{Node: &pg.Node_RangeVar{RangeVar: self}}, {Node: &pg.Node_RangeVar{RangeVar: &pg.RangeVar{Relname: excludedName, Inh: true, Relpersistence: "p", Location: -1}}}},
+		WhereClause: where,
+		WithClause:  &pg.WithClause{Ctes: []*pg.Node{{Node: &pg.Node_CommonTableExpr{CommonTableExpr: &pg.CommonTableExpr{Ctename: excludedName, Ctequery: dummy, Location: -1}}}}},
+		Op:          pg.SetOperation_SETOP_NONE,
+	}
+	s.writtenCTEs = map[string]*writtenCTE{excludedName: {cols: excl, rows: rows, qualified: true}}
+	q, err := s.planQuery(ctx, sel, p, false)
+	s.writtenCTEs = nil
+	if err != nil {
+		return err
+	}
+	passed := map[int64]bool{}
+	err = exec.Drain(ctx, q.op, func(b *vec.Batch) error {
+		for r := 0; r < b.N; r++ {
+			passed[b.Vecs[0].I64[r]] = true
+		}
+		return nil
+	})
+	q.op.Close()
+	if err != nil {
+		return err
+	}
+	for _, ords := range byKey {
+		for i, o := range ords {
+			if passed[o] && i < len(ords)-1 {
+				return errSecondTime()
+			}
+		}
+	}
+	return nil
+}
+
+// conflictJoin is the excluded rows' columns and the condition joining
+// them to the table: t.key = excluded.key [AND where].
+func (s *Session) conflictJoin(st *pg.InsertStmt, t *catalog.Table, cols []exec.ScanCol, arb []catalog.Constraint) ([]Column, *pg.Node) {
 	cl := st.OnConflictClause
 	var excl []Column
 	for _, c := range cols {
 		excl = append(excl, Column{Name: c.Name, Type: c.T})
 	}
 	excl = append(excl, Column{Name: ordName, Type: types.Int64T})
-	retList := st.ReturningList
-	if len(retList) > 0 {
-		// each returned row says where it was in the input (mergeReturning)
-		ord := &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: colRefNode(scopeCol{Table: excludedName, Name: ordName}), Location: -1}}}
-		retList = append(append([]*pg.Node(nil), retList...), ord)
-	}
 	alias := t.Name
 	if st.Relation.Alias != nil {
 		alias = st.Relation.Alias.Aliasname
@@ -439,6 +502,21 @@ func (s *Session) conflictUpdate(ctx context.Context, st *pg.InsertStmt, t *cata
 	where := conds[0]
 	if len(conds) > 1 {
 		where = pg.MakeBoolExprNode(pg.BoolExprType_AND_EXPR, conds, -1)
+	}
+	return excl, where
+}
+
+// conflictUpdate runs DO UPDATE as UPDATE t SET … FROM excluded WHERE
+// t.key = excluded.key [AND where] over the conflicting rows; with
+// describeOnly (rows nil) it only binds.
+func (s *Session) conflictUpdate(ctx context.Context, st *pg.InsertStmt, t *catalog.Table, cols []exec.ScanCol, arb []catalog.Constraint, rows *exec.RowBuffer, files map[int64]bool, p *params, describeOnly bool) (*Result, error) {
+	cl := st.OnConflictClause
+	excl, where := s.conflictJoin(st, t, cols, arb)
+	retList := st.ReturningList
+	if len(retList) > 0 {
+		// each returned row says where it was in the input (mergeReturning)
+		ord := &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: colRefNode(scopeCol{Table: excludedName, Name: ordName}), Location: -1}}}
+		retList = append(append([]*pg.Node(nil), retList...), ord)
 	}
 	from := []*pg.Node{{Node: &pg.Node_RangeVar{RangeVar: &pg.RangeVar{Relname: excludedName, Inh: true, Relpersistence: "p", Location: -1}}}}
 	s.upsert = &upsertState{name: excludedName, excluded: &writtenCTE{cols: excl, rows: rows, qualified: true}, files: files}

@@ -26,6 +26,13 @@ DELETE FROM kv WHERE k > 20;
 INSERT INTO kv VALUES (1, 'A'), (1, 'B') ON CONFLICT (k) DO UPDATE SET v = excluded.v;
 -- @error
 INSERT INTO kv VALUES (20, 'A'), (20, 'B') ON CONFLICT (k) DO UPDATE SET v = excluded.v;
+-- a key proposed again after a row whose DO UPDATE WHERE failed is no error
+INSERT INTO kv VALUES (1, 'x1'), (1, 'y1') ON CONFLICT (k) DO UPDATE SET v = excluded.v WHERE excluded.v LIKE 'y%' RETURNING k, v;
+INSERT INTO kv VALUES (2, 'x2'), (2, 'y2'), (3, 'z3') ON CONFLICT (k) DO UPDATE SET v = excluded.v WHERE false;
+-- @error
+INSERT INTO kv VALUES (1, 'x1'), (1, 'y1') ON CONFLICT (k) DO UPDATE SET v = excluded.v WHERE excluded.v LIKE 'x%';
+-- @error
+INSERT INTO kv VALUES (1, 'y1'), (1, 'y2'), (1, 'x1') ON CONFLICT (k) DO UPDATE SET v = excluded.v WHERE kv.v = 'y1';
 -- @error
 INSERT INTO kv VALUES (1, 'A') ON CONFLICT (v) DO NOTHING;
 -- @error
