@@ -441,8 +441,8 @@ func (s *Session) checkSecondUpdates(ctx context.Context, st *pg.InsertStmt, t *
 	self := &pg.RangeVar{Schemaname: st.Relation.Schemaname, Relname: st.Relation.Relname, Inh: true, Relpersistence: "p", Alias: &pg.Alias{Aliasname: alias}, Location: -1}
 	dummy := &pg.Node{Node: &pg.Node_InsertStmt{InsertStmt: &pg.InsertStmt{}}}
 	sel := &pg.SelectStmt{
-		TargetList: []*pg.Node{{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: colRefNode(scopeCol{Table: excludedName, Name: ordName}), Location: -1}}}},
-		FromClause: []*pg.Node{{Node: &pg.Node_RangeVar{RangeVar: self}}, {Node: &pg.Node_RangeVar{RangeVar: &pg.RangeVar{Relname: excludedName, Inh: true, Relpersistence: "p", Location: -1}}}},
+		TargetList:  []*pg.Node{{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: colRefNode(scopeCol{Table: excludedName, Name: ordName}), Location: -1}}}},
+		FromClause:  []*pg.Node{{Node: &pg.Node_RangeVar{RangeVar: self}}, {Node: &pg.Node_RangeVar{RangeVar: &pg.RangeVar{Relname: excludedName, Inh: true, Relpersistence: "p", Location: -1}}}},
 		WhereClause: where,
 		WithClause:  &pg.WithClause{Ctes: []*pg.Node{{Node: &pg.Node_CommonTableExpr{CommonTableExpr: &pg.CommonTableExpr{Ctename: excludedName, Ctequery: dummy, Location: -1}}}}},
 		Op:          pg.SetOperation_SETOP_NONE,
