@@ -27,7 +27,8 @@ import (
 //     which keys exist;
 //  3. in input order, a row whose key exists conflicts; DO NOTHING also
 //     skips a row whose key an earlier row of the statement inserted, DO
-//     UPDATE answers 21000 for a key proposed twice;
+//     UPDATE answers 21000 for a key proposed twice (with a WHERE, only
+//     once an earlier row's WHERE held: checkSecondUpdates);
 //  4. DO UPDATE runs as UPDATE t SET … FROM excluded WHERE t.key =
 //     excluded.key [AND where] (dml_join.go) over the conflicting rows,
 //     reading only the data files the probe found them in;
