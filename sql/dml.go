@@ -26,7 +26,16 @@ func (s *Session) planWrite(ctx context.Context, n *pg.Node, p *params, describe
 	}
 	switch x := n.Node.(type) {
 	case *pg.Node_InsertStmt:
+		if x.InsertStmt.OnConflictClause != nil && !describeOnly && !s.inTx {
+			// its update and its insert commit as one snapshot (upsert.go)
+			s.inTx, s.implicit, s.upsertBlock = true, true, true
+			res, err := s.insert(ctx, x.InsertStmt, p, describeOnly)
+			s.upsertBlock = false
+			return s.endReturning(ctx, res, err)
+		}
 		return s.insert(ctx, x.InsertStmt, p, describeOnly)
+	case *pg.Node_MergeStmt:
+		return s.merge(ctx, x.MergeStmt, p, describeOnly) // merge.go
 	case *pg.Node_DeleteStmt:
 		st := x.DeleteStmt
 		if st.WithClause != nil {
@@ -92,9 +101,6 @@ func newDataFile(w *exec.WrittenFile, cols []exec.ScanCol, rowIDs bool) snapshot
 }
 
 func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, describeOnly bool) (*Result, error) {
-	if st.OnConflictClause != nil {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "INSERT with ON CONFLICT is not supported yet")
-	}
 	sel := st.SelectStmt.GetSelectStmt()
 	if st.WithClause != nil && sel != nil {
 		// WITH before INSERT: the query's (its data-modifying queries run
@@ -240,6 +246,23 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 		}
 		src = &exec.Project{Env: env, Input: q.op, Exprs: proj}
 	}
+	// ON CONFLICT: the conflicting rows are skipped or updated, the rest
+	// inserted (upsert.go)
+	var upserted *upsertResult
+	if st.OnConflictClause != nil && describeOnly {
+		if err := s.describeOnConflict(ctx, st, p, t, cols); err != nil {
+			src.Close()
+			return nil, err
+		}
+	} else if st.OnConflictClause != nil {
+		if upserted, err = s.onConflict(ctx, st, p, sch, t, cols, src); err != nil {
+			return nil, err
+		}
+		src = upserted.rest
+		if upserted.rows != nil {
+			defer upserted.rows.op.Close()
+		}
+	}
 	alias := t.Name
 	if st.Relation.Alias != nil {
 		alias = st.Relation.Alias.Aliasname
@@ -272,24 +295,39 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 		s.keyChecks = append(s.keyChecks, kc)
 	}
 	defer src.Close()
-	withRows := func(res *Result) *Result {
-		if ret == nil {
-			return res
+	withRows := func(res *Result) (*Result, error) {
+		if upserted != nil {
+			res.tag = addToTag(res.tag, upserted.updated)
 		}
-		return ret.result(res.tag)
+		if ret == nil {
+			return res, nil
+		}
+		if upserted != nil && upserted.rows != nil {
+			// DO UPDATE's rows join the inserted ones in input order (upsert.go)
+			if err := upserted.mergeReturning(ctx, ret); err != nil {
+				return nil, err
+			}
+		}
+		return ret.result(res.tag), nil
 	}
 	if isTempTable(t) { // temp_dml.go
 		n, err := s.tempAppend(ctx, t.ID, src, notNullCheck(t))
 		if err != nil {
 			return nil, err
 		}
-		return withRows(tagResult(fmt.Sprintf("INSERT 0 %d", n))), nil
+		return withRows(tagResult(fmt.Sprintf("INSERT 0 %d", n)))
+	}
+	if upserted != nil && s.upsertBlock {
+		// the last write of the statement's own block: nothing reads the
+		// block after it, so a few rows may stay inlined as in autocommit
+		s.inlineInBlock = true
+		defer func() { s.inlineInBlock = false }()
 	}
 	if res, rest, err := s.inlineInsert(ctx, sch, t, cols, src); res != nil || err != nil {
 		if err != nil {
 			return nil, err
 		}
-		return withRows(res), nil // inlined into the catalog (inlinewrite.go)
+		return withRows(res) // inlined into the catalog (inlinewrite.go)
 	} else if rest != nil {
 		src = rest
 	}
@@ -299,7 +337,7 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 		return nil, err
 	}
 	if tw.rows == 0 {
-		return withRows(tagResult("INSERT 0 0")), nil
+		return withRows(tagResult("INSERT 0 0"))
 	}
 	err = s.commit(ctx, func(c *snapshot.Commit, m *catalog.Metadata) error {
 		cur, ok := m.TableByName(sch.ID, t.Name)
@@ -315,7 +353,7 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 		return nil, err
 	}
 	s.settled(writtenPaths(tw)...) // inflight.go
-	return withRows(tagResult(fmt.Sprintf("INSERT 0 %d", tw.rows))), nil
+	return withRows(tagResult(fmt.Sprintf("INSERT 0 %d", tw.rows)))
 }
 
 func sameColumns(a, b *catalog.Table) bool {
@@ -389,6 +427,9 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 	scan := ref.scan
 	scan.WithPos = true
 	ncols := len(scan.Cols)
+	if s.upsert != nil {
+		s.upsert.onlyMatched(ref) // upsert.go
+	}
 	env := s.newEnv()
 	// uncorrelated subqueries in SET and WHERE run once, through a query context
 	b := &binder{sess: s, env: env, params: p, noAggMsg: "aggregate functions are not allowed in WHERE", qc: s.newQueryCtx(ctx, p, describeOnly)}

@@ -118,6 +118,11 @@ func (s *Session) planJoinedModify(b *binder, src *source, rv *pg.RangeVar, alia
 	sel := &pg.SelectStmt{TargetList: tl, FromClause: append([]*pg.Node{self}, from...), WhereClause: where, Op: pg.SetOperation_SETOP_NONE}
 	tgt := &dmlTarget{rv: rv, src: src, sel: sel, alias: alias, returning: returning}
 	qc.dmlTarget = tgt
+	if u := s.upsert; u != nil {
+		// ON CONFLICT DO UPDATE's proposed rows (upsert.go), MERGE's source
+		// rows (merge.go)
+		qc.ctes = append(qc.ctes, map[string]*cteDef{u.name: {name: u.name, written: u.excluded}})
+	}
 	q, err := qc.planSelect(sel)
 	qc.dmlTarget = nil
 	if err != nil {

@@ -53,7 +53,7 @@ func needsImplicit(n *pg.Node) bool {
 	switch x := n.Node.(type) {
 	case *pg.Node_DeclareCursorStmt:
 		return true
-	case *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt, *pg.Node_CreateTableAsStmt,
+	case *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt, *pg.Node_MergeStmt, *pg.Node_CreateTableAsStmt,
 		*pg.Node_CreateSchemaStmt, *pg.Node_CreateStmt, *pg.Node_DropStmt, *pg.Node_AlterTableStmt, *pg.Node_RenameStmt,
 		*pg.Node_ViewStmt, *pg.Node_TruncateStmt, *pg.Node_CommentStmt, *pg.Node_RefreshMatViewStmt, *pg.Node_CreateSeqStmt, *pg.Node_AlterSeqStmt:
 		return true

@@ -42,7 +42,7 @@ func (s *Session) inliningLimit(ctx context.Context, sch *catalog.Schema, t *cat
 // inliningLimitOf is the effective row limit for the table with id tableID
 // in the schema with id schemaID.
 func (s *Session) inliningLimitOf(ctx context.Context, schemaID, tableID int64) (int64, error) {
-	if s.inTx {
+	if s.inTx && !s.inlineInBlock {
 		return 0, nil
 	}
 	v := strings.TrimSpace(s.settings[inliningSetting])

@@ -129,6 +129,16 @@ type Session struct {
 	// what the last one read
 	keyChecks   []*keyCheck
 	uniqueStats uniqueScanStats
+	// upsert is what ON CONFLICT DO UPDATE's UPDATE reads, conflictStats
+	// what its last probe read (upsert.go)
+	upsert        *upsertState
+	conflictStats conflictStats
+	// upsertBlock: the open block is the one an INSERT … ON CONFLICT
+	// opened for itself; inlineInBlock: its insert may inline (dml.go)
+	upsertBlock, inlineInBlock bool
+	// mergeFiles: while MERGE runs, the number of each staged file without
+	// row ids, whose rows get row ids apart (txn.go, merge.go)
+	mergeFiles map[string]int64
 
 	// settingsMu guards settings while a statement runs: set_config may
 	// write them from the workers of a parallel plan (setconfig.go).
@@ -489,7 +499,7 @@ func (s *Session) describe(ctx context.Context, st *Stmt) ([]Column, error) {
 			return []Column{{Name: "name", Type: types.TextT}, {Name: "setting", Type: types.TextT}, {Name: "description", Type: types.TextT}}, nil
 		}
 		return []Column{{Name: showName(name), Type: types.TextT}}, nil
-	case *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt:
+	case *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt, *pg.Node_MergeStmt:
 		// bind to infer parameter types and the RETURNING columns
 		res, err := s.planWrite(ctx, st.node, st.params, true)
 		if res != nil {
@@ -569,7 +579,7 @@ func (s *Session) execute(ctx context.Context, st *Stmt, p *params) (*Result, er
 			}
 		}
 		return s.ddl(ctx, st.node)
-	case *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt:
+	case *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt, *pg.Node_MergeStmt:
 		if err := s.checkWritable(); err != nil {
 			return nil, err
 		}

@@ -202,7 +202,19 @@ func (s *Session) overlay(t *txn, sch *catalog.Schema, tbl *catalog.Table, ref *
 	}
 	for _, f := range t.c.AddedFiles(tbl.ID) {
 		ref.pending = append(ref.pending, f)
-		ref.pendingScan = append(ref.pendingScan, exec.ScanFile{Path: dir + f.RelPath, Size: f.FileSize, RecordCount: f.RecordCount, CountKnown: true})
+		sf := exec.ScanFile{Path: dir + f.RelPath, Size: f.FileSize, RecordCount: f.RecordCount, CountKnown: true}
+		if s.mergeFiles != nil && !f.EmbeddedRowIDs {
+			// rows the block inserted have no row ids yet: MERGE, which
+			// joins on row ids, numbers them apart, the same in every
+			// scan while the file stays (merge.go)
+			n, ok := s.mergeFiles[sf.Path]
+			if !ok {
+				n = int64(len(s.mergeFiles))
+				s.mergeFiles[sf.Path] = n
+			}
+			sf.RowIDStart = pendingRowIDBase + n<<32
+		}
+		ref.pendingScan = append(ref.pendingScan, sf)
 	}
 	scan.Files = append(scan.Files, ref.pendingScan...)
 }

@@ -58,8 +58,6 @@ type keyCheck struct {
 	loc    func(v *vec.Vector, i int) string
 	skip   map[int64]map[int64]bool  // data file id → positions the statement deletes
 	skipIn map[string]map[int64]bool // inlined table → row ids the statement deletes
-	// only lists the constraints to check (nil: all); ON CONFLICT leaves
-	// its arbiter out when it has taken care of it
 }
 
 // newKeyCheck prepares a check of t's constraints over rows laid out as
@@ -250,6 +248,16 @@ func (s *Session) checkAgainstTable(ctx context.Context, snap catalog.Snapshot, 
 	if kc == nil || kc.empty() {
 		return nil
 	}
+	return s.probeKeys(ctx, snap, sch, t, kc, func(u *uniqueKeys, b *vec.Batch, r int, _ int32, _ int64) error {
+		return duplicateKey(u.con.Name, kc.detail(u, b.Vecs, r, "already exists"))
+	})
+}
+
+// probeKeys reads the key columns of the table's rows at snap that can
+// hold one of kc's keys (files pruned as described above) and calls hit
+// for each row holding one: u the constraint, id the key's row in u.vals,
+// fileID the data file's id (-1 for an inlined or staged row).
+func (s *Session) probeKeys(ctx context.Context, snap catalog.Snapshot, sch *catalog.Schema, t *catalog.Table, kc *keyCheck, hit func(u *uniqueKeys, b *vec.Batch, r int, id int32, fileID int64) error) error {
 	src, err := s.tableSource(ctx, snap, sch.Name, t.Name, t.Name, -1, false)
 	if err != nil {
 		return err
@@ -296,11 +304,14 @@ func (s *Session) checkAgainstTable(ctx context.Context, snap catalog.Snapshot, 
 				if !ok {
 					continue
 				}
-				if _, hit := u.seen[string(buf)]; !hit {
+				id, found := u.seen[string(buf)]
+				if !found {
 					continue
 				}
+				fileID := int64(-1)
 				if f := int(fv.I64[r]); f >= 0 && f < len(kept) {
-					if kc.skip[ref.files[kept[f]].ID][pv.I64[r]] {
+					fileID = ref.files[kept[f]].ID
+					if kc.skip[fileID][pv.I64[r]] {
 						continue
 					}
 				} else if f < 0 {
@@ -308,7 +319,9 @@ func (s *Session) checkAgainstTable(ctx context.Context, snap catalog.Snapshot, 
 						continue
 					}
 				}
-				return duplicateKey(u.con.Name, kc.detail(u, b.Vecs, r, "already exists"))
+				if err := hit(u, b, r, id, fileID); err != nil {
+					return err
+				}
 			}
 		}
 		return nil

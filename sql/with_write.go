@@ -29,6 +29,9 @@ import (
 type writtenCTE struct {
 	cols []Column        // nil: no RETURNING
 	rows *exec.RowBuffer // nil while only describing
+	// qualified: the columns are reachable only qualified by the name (ON
+	// CONFLICT's excluded, upsert.go)
+	qualified bool
 }
 
 // writableWith returns the WITH clause of a SELECT or INSERT when it holds
@@ -121,6 +124,11 @@ func (qc *queryCtx) writtenSource(cte *cteDef, wc *writtenCTE, alias string, col
 	src, err := querySource(q, alias, cte.colps)
 	if err != nil {
 		return nil, err
+	}
+	if wc.qualified {
+		for i := range src.sc.cols {
+			src.sc.cols[i].hidden = true
+		}
 	}
 	return src, renameCols(src.sc, colAliases, alias)
 }
