@@ -25,10 +25,10 @@
 // (tags, errors, rows and the ReadyForQuery status after each statement),
 // and the table OID and attnum RowDescription gives each result column.
 //
-// The tools that build and feed a lake (tools_test.go: dlt) run their own scripts in
-// testdata/ against a lakepg started for the test and a fresh PostgreSQL database at once;
-// each script asserts on its own and writes what the tool built to a JSON file, and the two
-// files must be equal.
+// The tools that build and feed a lake (tools_test.go: dbt, SQLAlchemy with Alembic, Django,
+// dlt) run their own scripts in testdata/ against a lakepg started for the test and a fresh
+// PostgreSQL database at once; each script asserts on its own and writes what the tool built
+// to a JSON file, the two files must be equal, and DuckDB must read the lake the tool built.
 //
 // scripts/test.sh installs the drivers when missing (see its ensure_*
 // steps) and exports where they are: LAKEPG_TEST_NODE_PATH (node_modules

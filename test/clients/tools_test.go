@@ -216,6 +216,49 @@ func lineDiff(a, b string) string {
 	return out.String()
 }
 
+// TestDbt runs the dbt project in testdata/dbt (dbt-core 1.12 with dbt-postgres 1.11):
+// seeds, a view, a table and incremental models (delete+insert, merge, append), snapshots
+// with the check and timestamp strategies, generic and singular tests and docs generate;
+// then changed seeds and a second seed, run, snapshot and test. The rows of every seed,
+// model and snapshot (less the times dbt stamps them with) and the columns docs generate
+// found must be the same on lakepg and PostgreSQL.
+func TestDbt(t *testing.T) {
+	need(t, pythonHas("dbt.cli.main") && pythonHas("dbt.adapters.postgres"), "dbt-core 1.12 with dbt-postgres 1.11",
+		"pip install dbt-core==1.12.0 dbt-core-experimental-parser==2.0.0a4 dbt-postgres==1.11.0")
+	lake, pg := toolTargets(t, "dbt")
+	runToolScript(t, "dbt_check.py", lake, pg, 4*time.Minute, func(tg toolTarget) []string {
+		return []string{tg.host, tg.port, tg.user, tg.db, tg.outPath}
+	})
+}
+
+// TestSQLAlchemyAlembic: Alembic migrations (autoincrement keys, a foreign key, a unique
+// column, ADD COLUMN, an index, ALTER COLUMN TYPE and [DROP|SET] NOT NULL, renames; down and
+// up again), then the SQLAlchemy 2 ORM over
+// them: generated ids read back through INSERT … RETURNING, bulk inserts with RETURNING,
+// updates, deletes, a rollback, joins, eager loading, and upserts through
+// insert().on_conflict_do_update / on_conflict_do_nothing.
+func TestSQLAlchemyAlembic(t *testing.T) {
+	need(t, pythonHas("alembic") && pythonHas("sqlalchemy") && pythonHas("psycopg"), "Alembic 1.20 with SQLAlchemy 2.1 and psycopg 3",
+		"pip install alembic==1.20.1 sqlalchemy==2.1.9 psycopg==3.3.9")
+	lake, pg := toolTargets(t, "alembic")
+	runToolScript(t, "sqlalchemy_alembic.py", lake, pg, 2*time.Minute, func(tg toolTarget) []string {
+		return []string{tg.sqlalchemyURL, tg.outPath}
+	})
+}
+
+// TestDjango: Django's migrate (contenttypes, auth and testdata/django_shop's models), then its
+// ORM: create/save/update/delete, bulk_create reading back ids, get_or_create,
+// update_or_create, an IntegrityError on a unique column, atomic blocks rolled back and
+// savepoints, select_for_update, select_related joins, annotate/aggregate, auth users and
+// groups (a many-to-many add is INSERT … ON CONFLICT DO NOTHING).
+func TestDjango(t *testing.T) {
+	need(t, pythonHas("django") && pythonHas("psycopg"), "Django 5.2 with psycopg 3", "pip install django==5.2.19 psycopg==3.3.9")
+	lake, pg := toolTargets(t, "django")
+	runToolScript(t, "django_check.py", lake, pg, 2*time.Minute, func(tg toolTarget) []string {
+		return []string{tg.host, tg.port, tg.user, tg.db, tg.outPath}
+	})
+}
+
 // TestDlt: dlt's postgres destination loading a few hundred rows with the replace, append and
 // merge (primary key, a nested list in a child table) write dispositions, twice, read back.
 func TestDlt(t *testing.T) {
