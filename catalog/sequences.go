@@ -178,6 +178,15 @@ func (t *Tx) UpdateSequence(ctx context.Context, s Sequence) error {
 	return nil
 }
 
+// RestartSequence sets sequence id's state (ALTER SEQUENCE … RESTART).
+func (t *Tx) RestartSequence(ctx context.Context, id, lastValue int64, isCalled bool) error {
+	if _, err := t.ExecContext(ctx, `UPDATE lakepg_sequence SET last_value = ?, is_called = ? WHERE sequence_id = ?`,
+		lastValue, boolInt(isCalled), id); err != nil {
+		return fmt.Errorf("catalog: write lakepg_sequence: %w", err)
+	}
+	return nil
+}
+
 // DropSequence deletes sequence id; a sequence already gone is no error.
 func (t *Tx) DropSequence(ctx context.Context, id int64) error {
 	if _, err := t.ExecContext(ctx, `DELETE FROM lakepg_sequence WHERE sequence_id = ?`, id); err != nil {

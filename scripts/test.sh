@@ -368,6 +368,9 @@ main() {
 	log "go test -count=1 -timeout 30m ./..."
 	local status=0
 	go test -count=1 -timeout 30m ./... || status=$?
+	# the PostgreSQL differential scripts once more, lakepg on a PostgreSQL catalog
+	log "go test -count=1 ./test/pgdiff -pgdiff.catalog postgres"
+	go test -count=1 ./test/pgdiff -pgdiff.catalog postgres || status=1
 	fuzz_briefly || status=$?
 	print_reports
 	return "$status"

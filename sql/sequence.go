@@ -212,9 +212,7 @@ func (s *Session) stageSequence(ctx context.Context, c *snapshot.Commit, it *seq
 			return err
 		}
 		if it.restart {
-			_, err := tx.ExecContext(ctx, `UPDATE lakepg_sequence SET last_value = ?, is_called = ? WHERE sequence_id = ?`,
-				q.LastValue, q.IsCalled, q.ID)
-			return err
+			return tx.RestartSequence(ctx, q.ID, q.LastValue, q.IsCalled)
 		}
 		return nil
 	})

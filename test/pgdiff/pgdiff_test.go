@@ -18,11 +18,12 @@ import (
 )
 
 var (
-	update   = flag.Bool("update", false, "rewrite baseline.txt with the figures of this run")
-	only     = flag.String("pgdiff.files", "", "comma-separated script names to run (default: all of testdata/*.sql)")
-	timeout  = flag.Duration("pgdiff.timeout", 10*time.Second, "time limit per statement on lakepg; a statement over it counts as timed out")
-	examples = flag.Int("pgdiff.examples", 3, "differing statements shown per file (the first of each cause)")
-	allDiffs = flag.Bool("pgdiff.all", false, "show every differing statement (up to -pgdiff.examples per file), not only the first of each cause")
+	update    = flag.Bool("update", false, "rewrite baseline.txt with the figures of this run")
+	only      = flag.String("pgdiff.files", "", "comma-separated script names to run (default: all of testdata/*.sql)")
+	timeout   = flag.Duration("pgdiff.timeout", 10*time.Second, "time limit per statement on lakepg; a statement over it counts as timed out")
+	examples  = flag.Int("pgdiff.examples", 3, "differing statements shown per file (the first of each cause)")
+	allDiffs  = flag.Bool("pgdiff.all", false, "show every differing statement (up to -pgdiff.examples per file), not only the first of each cause")
+	catalogDB = flag.String("pgdiff.catalog", "sqlite", "lakepg's catalog database: sqlite, or postgres for a fresh database of the test PostgreSQL per script")
 )
 
 func TestMain(m *testing.M) {
@@ -97,7 +98,11 @@ func TestPGDiff(t *testing.T) {
 		Update:     *update,
 		UpdateHint: "go test ./test/pgdiff -update",
 	}.Check(t, passed, undecided)
-	testserver.Report(t, "pgdiff", summary(results)+"\n"+strings.Join(lines, "\n")+"\n")
+	report := "pgdiff"
+	if *catalogDB != "sqlite" {
+		report += "-" + *catalogDB + "-catalog"
+	}
+	testserver.Report(t, report, summary(results)+"\n"+strings.Join(lines, "\n")+"\n")
 }
 
 func runScript(t *testing.T, path string, res *fileResult) {
@@ -117,7 +122,7 @@ func runScript(t *testing.T, path string, res *fileResult) {
 	}
 	defer pg.Close(ctx)
 
-	srv := testserver.Start(t, testserver.Binary(t), t.TempDir())
+	srv := startLakepg(t, res.name)
 	srv.LimitMemory(4 << 30)
 	var lk *pgconn.PgConn
 	defer func() {
@@ -285,4 +290,21 @@ func summary(results []*fileResult) string {
 		}
 	}
 	return sb.String()
+}
+
+// startLakepg starts lakepg for one script on the catalog -pgdiff.catalog names.
+func startLakepg(t *testing.T, script string) *testserver.Server {
+	dir := t.TempDir()
+	switch *catalogDB {
+	case "sqlite":
+		return testserver.Start(t, testserver.Binary(t), dir)
+	case "postgres":
+		port := testserver.FreePort(t)
+		args := []string{"--listen", fmt.Sprintf("127.0.0.1:%d", port),
+			"--catalog", testserver.PostgresDatabase(t, "pgdiff_catalog_"+script),
+			"--data", filepath.Join(dir, "data"), "--log-level", "info"}
+		return testserver.Launch(t, testserver.Binary(t), dir, port, args, nil)
+	}
+	t.Fatalf("-pgdiff.catalog %q: want sqlite or postgres", *catalogDB)
+	return nil
 }
