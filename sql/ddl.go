@@ -18,6 +18,7 @@ import (
 // commit runs fn against the latest snapshot and commits what it staged as
 // one snapshot. cleanup runs when the commit fails (files written must go).
 func (s *Session) commit(ctx context.Context, fn func(c *snapshot.Commit, meta *catalog.Metadata) error, cleanup func()) error {
+	fn = s.commitRecordingOwners(ctx, fn) // privileges.go
 	if s.inTx {
 		return s.stage(ctx, fn, cleanup)
 	}
@@ -81,6 +82,9 @@ func (s *Session) ddl(ctx context.Context, n *pg.Node) (*Result, error) {
 }
 
 func (s *Session) stageDDL(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, n *pg.Node) (string, error) {
+	if tag, done, err := s.ownerDDL(ctx, c, meta, n); done || err != nil { // privileges_stmt.go
+		return tag, err
+	}
 	switch x := n.Node.(type) {
 	case *pg.Node_CreateSchemaStmt:
 		st := x.CreateSchemaStmt

@@ -197,7 +197,7 @@ func (s *Session) catalogContext(meta *catalog.Metadata) *pgcatalog.Context {
 	return &pgcatalog.Context{Meta: meta, User: s.user, Database: s.database, SearchPath: s.searchPath(),
 		Settings: s.settings, PID: s.pid, Backends: s.activity(), Roles: s.catalogRoles(), Cursors: s.openCursors(), Temp: s.tempCatalog(),
 		ViewColumns: func(v *catalog.View) []pgcatalog.ViewColumn { return s.catalogViewColumns(meta, v) },
-		Sequences:   s.catalogSequences()}
+		Sequences:   s.catalogSequences(), ACL: s.catalogACL()}
 }
 
 // catalogContext loads the statement's snapshot metadata for catalog
@@ -491,7 +491,10 @@ func (b *binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 			return nil
 		})
 
-	case "has_table_privilege", "has_schema_privilege", "has_database_privilege", "has_column_privilege",
+	case "has_table_privilege", "has_schema_privilege":
+		e, err := b.hasPrivilege(name, args, loc) // privileges_catalog.go
+		return e, true, err
+	case "has_database_privilege", "has_column_privilege",
 		"has_any_column_privilege", "has_function_privilege", "has_sequence_privilege",
 		"has_tablespace_privilege", "has_language_privilege", "has_foreign_data_wrapper_privilege",
 		"has_server_privilege", "has_type_privilege", "pg_has_role":

@@ -254,12 +254,15 @@ func (s *Session) executeRoleStmt(ctx context.Context, n *pg.Node) (*Result, err
 // isSuperuser: a role's own attribute when the session user is a role, else
 // what the session logged in as.
 func (s *Session) isSuperuser(ctx context.Context) (bool, error) {
-	r, ok, err := s.eng.DB.Role(ctx, s.user)
+	r, ok, err := s.eng.DB.Role(ctx, s.currentRole()) // SET ROLE counts (privileges.go)
 	if err != nil {
 		return false, err
 	}
 	if ok {
 		return r.Superuser, nil
+	}
+	if s.priv.authSet {
+		return s.priv.authSuper, nil
 	}
 	return s.superuser, nil
 }

@@ -14,6 +14,9 @@ import (
 )
 
 func (s *Session) set(v *pg.VariableSetStmt) (*Result, error) {
+	if res, ok, err := s.setRole(v); ok { // privileges_stmt.go
+		return res, err
+	}
 	name := strings.ToLower(v.Name)
 	switch v.Kind {
 	case pg.VariableSetKind_VAR_RESET_ALL:

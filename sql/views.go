@@ -138,7 +138,9 @@ func (qc *queryCtx) viewSource(r relation, alias string, colAliases []string, lo
 	ctes := qc.ctes
 	qc.ctes = nil
 	qc.viewDepth++
+	leave := qc.enterView(r.view.ID) // its tables are read with its owner's privileges (privileges_check.go)
 	q, err := qc.planSelect(sel)
+	leave()
 	qc.viewDepth--
 	qc.ctes = ctes
 	if err != nil {

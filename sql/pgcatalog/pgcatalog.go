@@ -81,6 +81,10 @@ type Context struct {
 	// role. Verifiers are shown in pg_authid as given (blank them for a
 	// session that may not see them).
 	Roles func() []catalog.Role
+	// ACL is the owner (a role name, "" for the bootstrap superuser) and
+	// aclitem[] text ("" for NULL) lakepg recorded for a lake table or view
+	// (kind "r", its id) or schema ("n"); ok is false when none is.
+	ACL func(kind string, id int64) (owner, acl string, ok bool)
 	// Cursors are the session's open cursors, for pg_cursors.
 	Cursors []Cursor
 	// ViewColumns are the output columns of a lake view (its query bound
