@@ -112,8 +112,7 @@ func (s *Session) privileges(ctx context.Context) (*privState, error) {
 	return st, nil
 }
 
-// roleSuper reports whether role name is a superuser; the session user
-// that is no stored role (a trusted login) is what it logged in as.
+// roleSuper reports whether role name is a superuser.
 func (s *Session) roleSuper(ctx context.Context, st *privState, name string) (bool, error) {
 	if b, ok := st.super[name]; ok {
 		return b, nil
@@ -122,17 +121,9 @@ func (s *Session) roleSuper(ctx context.Context, st *privState, name string) (bo
 	if err != nil {
 		return false, err
 	}
-	b := r.Superuser
-	if !ok {
-		switch {
-		case name == "":
-			b = true // the bootstrap superuser
-		case s.priv.authSet && name == s.priv.authUser:
-			b = s.priv.authSuper
-		case !s.priv.authSet && name == s.user:
-			b = s.superuser
-		}
-	}
+	// a name that is no role is the bootstrap superuser (""), or a login
+	// trusted while no role had a password, which is one too
+	b := r.Superuser || !ok
 	st.super[name] = b
 	return b, nil
 }

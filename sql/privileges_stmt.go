@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"sort"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -407,6 +408,14 @@ func (s *Session) defaultTableACL(st *privState, owner string, schemaID int64) s
 			a = aclUpdate(a, it.grantee, it.grantor, it.grants, true, true)
 		}
 	}
+	// PostgreSQL sorts a default ACL by grantee and grantor OID; lakepg's
+	// role OIDs follow role names, PUBLIC first
+	sort.SliceStable(a, func(i, j int) bool {
+		if a[i].grantee != a[j].grantee {
+			return a[i].grantee < a[j].grantee
+		}
+		return a[i].grantor < a[j].grantor
+	})
 	return formatACL(a)
 }
 
@@ -591,8 +600,16 @@ func (s *Session) ownerDDL(ctx context.Context, c *snapshot.Commit, meta *catalo
 		case pg.ObjectType_OBJECT_SCHEMA:
 			return "", false, schemaOwner(st.Subname)
 		case pg.ObjectType_OBJECT_TABLE, pg.ObjectType_OBJECT_VIEW, pg.ObjectType_OBJECT_MATVIEW, pg.ObjectType_OBJECT_COLUMN:
-			if st.Relation != nil {
-				return "", false, relOwner(st.Relation.Schemaname, st.Relation.Relname)
+			rv := st.Relation
+			if rv == nil {
+				break
+			}
+			if err := relOwner(rv.Schemaname, rv.Relname); err != nil || st.RenameType == pg.ObjectType_OBJECT_COLUMN {
+				return "", false, err
+			}
+			// renaming a relation needs CREATE on its schema too
+			if r, err := s.resolveRelation(meta, rv.Schemaname, rv.Relname, -1); err == nil && s.tempLookup(rv.Schemaname, rv.Relname) == nil {
+				return "", false, s.checkSchemaPriv(ctx, r.schema, 'C')
 			}
 		}
 	case *pg.Node_CommentStmt:
@@ -647,7 +664,7 @@ func (s *Session) setRole(v *pg.VariableSetStmt) (res *Result, ok bool, err erro
 		if !reset {
 			target = val
 			if err := s.roleMustExist(ctx, target); err != nil {
-				return nil, true, err
+				return nil, true, asInvalidParameter(err)
 			}
 		}
 		s.user, s.priv.role = target, ""
@@ -658,7 +675,7 @@ func (s *Session) setRole(v *pg.VariableSetStmt) (res *Result, ok bool, err erro
 		return tagResult(tag), true, nil
 	}
 	if err := s.roleMustExist(ctx, val); err != nil {
-		return nil, true, err
+		return nil, true, asInvalidParameter(err)
 	}
 	may := val == s.user
 	if !may {
@@ -677,4 +694,63 @@ func (s *Session) setRole(v *pg.VariableSetStmt) (res *Result, ok bool, err erro
 		s.priv.role = ""
 	}
 	return tagResult(tag), true, nil
+}
+
+// asInvalidParameter gives a missing role SET's SQLSTATE, 22023.
+func asInvalidParameter(err error) error {
+	if e, ok := err.(*pgerr.Error); ok && e.Code == pgerr.UndefinedObject {
+		return pgerr.New(pgerr.InvalidParameterValue, "%s", e.Message)
+	}
+	return err
+}
+
+// roleHasObjects reports whether role name owns a lake object or holds or
+// granted a privilege on one, or has default privileges: DROP ROLE then
+// answers 2BP01 as PostgreSQL does.
+func (s *Session) roleHasObjects(ctx context.Context, name string) (bool, error) {
+	rows, err := s.eng.DB.Privileges(ctx)
+	if err != nil || len(rows) == 0 {
+		return false, err
+	}
+	snap, err := s.readSnapshot(ctx)
+	if err != nil {
+		return false, err
+	}
+	meta, err := s.metadata(ctx, snap)
+	if err != nil {
+		return false, err
+	}
+	for _, r := range rows {
+		exists := false
+		switch r.Kind {
+		case privRelation:
+			_, exists = meta.TableByID(r.ObjectID)
+			exists = exists || viewIDExists(meta, r.ObjectID)
+		case privSchema:
+			_, exists = meta.SchemaByID(r.ObjectID)
+		case privDefaultTable:
+			exists = r.ACL != "" && r.Role == name
+		}
+		if !exists {
+			continue
+		}
+		if r.Owner == name {
+			return true, nil
+		}
+		for _, it := range parseACLText(r.ACL) {
+			if it.grantee == name || it.grantor == name {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
+
+func viewIDExists(meta *catalog.Metadata, id int64) bool {
+	for i := range meta.Views {
+		if meta.Views[i].ID == id {
+			return true
+		}
+	}
+	return false
 }

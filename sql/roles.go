@@ -398,6 +398,11 @@ func (s *Session) dropRole(ctx context.Context, st *pg.DropRoleStmt) (*Result, e
 		if name == s.user {
 			return nil, pgerr.New(codeRoleInUse, "current user cannot be dropped")
 		}
+		if busy, err := s.roleHasObjects(ctx, name); err != nil { // privileges_stmt.go
+			return nil, err
+		} else if busy {
+			return nil, pgerr.New(codeDependentObjects, "role \"%s\" cannot be dropped because some objects depend on it", name)
+		}
 		err := s.eng.DB.DropRole(ctx, name)
 		if errors.Is(err, catalog.ErrRoleNotFound) {
 			if st.MissingOk {

@@ -1,0 +1,43 @@
+package sql
+
+import "testing"
+
+func TestPrivilegesACLText(t *testing.T) {
+	a := parseACLText(`{alice=arwdDxt/alice,"b c"=r*w/alice,=a/alice}`)
+	if len(a) != 3 || a[1].grantee != "b c" || a[1].grants != "r" || a[2].grantee != "" {
+		t.Fatalf("parsed %+v", a)
+	}
+	if got := formatACL(a); got != `{alice=arwdDxt/alice,"\"b c\"=r*w/alice",=a/alice}` {
+		t.Fatalf("formatted %s", got)
+	}
+	a = aclUpdate(a, "bob", "alice", "r", true, false)
+	a = aclUpdate(a, "", "alice", "a", false, false)
+	if got := formatACL(a); got != `{alice=arwdDxt/alice,"\"b c\"=r*w/alice",bob=r/alice}` {
+		t.Fatalf("updated %s", got)
+	}
+}
+
+func TestPrivilegesEnforced(t *testing.T) {
+	s := lake(t)
+	must(t, s, `CREATE ROLE priv_a`)
+	must(t, s, `CREATE ROLE priv_b`)
+	must(t, s, `CREATE TABLE t (x int)`)
+	must(t, s, `INSERT INTO t VALUES (1)`)
+	must(t, s, `SET ROLE priv_a`)
+	must(t, s, `SELECT current_user`, "priv_a")
+	mustFail(t, s, `SELECT * FROM t`, "42501")
+	mustFail(t, s, `INSERT INTO t VALUES (2)`, "42501")
+	mustFail(t, s, `CREATE TABLE mine (x int)`, "42501")
+	mustFail(t, s, `DROP TABLE t`, "42501")
+	must(t, s, `RESET ROLE`)
+	must(t, s, `GRANT SELECT, INSERT ON t TO priv_a`)
+	must(t, s, `ALTER TABLE t OWNER TO priv_b`)
+	must(t, s, `SET ROLE priv_a`)
+	must(t, s, `SELECT * FROM t`, "1")
+	must(t, s, `INSERT INTO t VALUES (2)`)
+	mustFail(t, s, `DELETE FROM t`, "42501")
+	must(t, s, `SET ROLE priv_b`)
+	mustFail(t, s, `ALTER TABLE t RENAME TO t2`, "42501") // no CREATE on public
+	must(t, s, `RESET ROLE`)
+	must(t, s, `SELECT relacl::text FROM pg_class WHERE relname = 't'`, "{priv_b=arwdDxt/priv_b,priv_a=ar/priv_b}")
+}
