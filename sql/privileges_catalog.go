@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
@@ -130,4 +131,66 @@ func isViewID(c *pgcatalog.Context, id int64) bool {
 		}
 	}
 	return false
+}
+
+// aclPrivilegeNames are information_schema's names of table privileges.
+var aclPrivilegeNames = map[byte]string{'a': "INSERT", 'r': "SELECT", 'w': "UPDATE", 'd': "DELETE", 'D': "TRUNCATE",
+	'x': "REFERENCES", 't': "TRIGGER"}
+
+// catalogTableGrants lists the privileges on lake tables and views for
+// information_schema.table_privileges and role_table_grants, as the
+// current role may see them: all for a superuser, else grants from or to
+// the role (table_privileges: or to PUBLIC).
+func (s *Session) catalogTableGrants(meta *catalog.Metadata) func(role bool) []pgcatalog.TableGrant {
+	return func(roleOnly bool) []pgcatalog.TableGrant {
+		ctx := context.Background()
+		st, err := s.privileges(ctx)
+		if err != nil {
+			return nil
+		}
+		me := s.currentRole()
+		super, err := s.roleSuper(ctx, st, me)
+		if err != nil {
+			return nil
+		}
+		var out []pgcatalog.TableGrant
+		add := func(schemaID, id int64, name string) {
+			sch, ok := meta.SchemaByID(schemaID)
+			if !ok {
+				return
+			}
+			op := st.relPriv(id)
+			owner := s.ownerName(op.owner)
+			for _, it := range op.acl {
+				grantee, grantor := it.grantee, it.grantor
+				if grantee == bootstrapOwner {
+					grantee = owner
+				}
+				if grantor == bootstrapOwner {
+					grantor = owner
+				}
+				if grantee == "" {
+					grantee = "PUBLIC"
+				}
+				if !super && grantee != me && grantor != me && (roleOnly || grantee != "PUBLIC") {
+					continue
+				}
+				for i := 0; i < len(it.privs); i++ {
+					l := it.privs[i]
+					out = append(out, pgcatalog.TableGrant{Grantor: grantor, Grantee: grantee, Schema: sch.Name, Table: name,
+						Privilege: aclPrivilegeNames[l], Grantable: grantee == owner || strings.IndexByte(it.grants, l) >= 0})
+				}
+			}
+		}
+		for i := range meta.Tables {
+			if t := &meta.Tables[i]; t.MatView == "" {
+				add(t.SchemaID, t.ID, t.Name)
+			}
+		}
+		for i := range meta.Views {
+			v := &meta.Views[i]
+			add(v.SchemaID, v.ID, v.Name)
+		}
+		return out
+	}
 }

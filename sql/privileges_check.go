@@ -1,10 +1,13 @@
 package sql
 
 import (
+	"context"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/lakepg/lakepg/catalog"
+	"github.com/lakepg/lakepg/pgerr"
 )
 
 // Privilege checks of reads and writes (hooks in from.go, views.go, dml.go,
@@ -62,4 +65,19 @@ func readsColumns(set []*pg.Node) bool {
 		}
 	}
 	return found
+}
+
+// checkMaintenance: maintenance procedures (CALL lakepg.…, ducklake_…)
+// are for superusers.
+func (s *Session) checkMaintenance(ctx context.Context, name string) error {
+	st, err := s.privileges(ctx)
+	if err != nil {
+		return err
+	}
+	if super, err := s.roleSuper(ctx, st, s.currentRole()); err != nil || super {
+		return err
+	}
+	e := pgerr.New(codeRolePrivilege, "permission denied for procedure %s", name)
+	e.Hint = "Only superusers run lakepg's maintenance procedures."
+	return e
 }

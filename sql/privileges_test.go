@@ -36,6 +36,8 @@ func TestPrivilegesEnforced(t *testing.T) {
 	must(t, s, `SELECT * FROM t`, "1")
 	must(t, s, `INSERT INTO t VALUES (2)`)
 	mustFail(t, s, `DELETE FROM t`, "42501")
+	mustFail(t, s, `CALL lakepg.expire_snapshots()`, "42501")
+	mustFail(t, s, `CREATE SCHEMA mine`, "42501")
 	must(t, s, `SET ROLE priv_b`)
 	mustFail(t, s, `ALTER TABLE t RENAME TO t2`, "42501") // no CREATE on public
 	must(t, s, `RESET ROLE`)

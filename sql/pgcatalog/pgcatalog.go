@@ -85,6 +85,10 @@ type Context struct {
 	// aclitem[] text ("" for NULL) lakepg recorded for a lake table or view
 	// (kind "r", its id) or schema ("n"); ok is false when none is.
 	ACL func(kind string, id int64) (owner, acl string, ok bool)
+	// TableGrants are the privileges on lake tables and views the current
+	// role may see (information_schema.table_privileges); role: only
+	// grants to or from the current role (role_table_grants).
+	TableGrants func(role bool) []TableGrant
 	// Cursors are the session's open cursors, for pg_cursors.
 	Cursors []Cursor
 	// ViewColumns are the output columns of a lake view (its query bound

@@ -57,7 +57,13 @@ GRANT SELECT ON priv_v TO PUBLIC;
 GRANT USAGE ON SCHEMA priv_s TO pgdiff_priv_bob;
 SELECT c.relname, c.relacl FROM pg_class c WHERE c.relname IN ('priv_t', 'priv_v') ORDER BY 1;
 SELECT nspname, nspacl FROM pg_namespace WHERE nspname = 'priv_s';
+SELECT grantor, grantee, table_schema, table_name, privilege_type, is_grantable, with_hierarchy
+  FROM information_schema.table_privileges WHERE table_name LIKE 'priv%' ORDER BY 4, 2, 5;
+SELECT grantee, table_name, privilege_type, is_grantable FROM information_schema.role_table_grants
+  WHERE table_name LIKE 'priv%' ORDER BY 2, 1, 3;
 SET ROLE pgdiff_priv_bob;
+SELECT grantor, grantee, table_name, privilege_type, is_grantable
+  FROM information_schema.table_privileges WHERE table_name LIKE 'priv%' ORDER BY 3, 2, 4;
 SELECT * FROM priv_t ORDER BY a;
 SELECT * FROM priv_v ORDER BY a;
 INSERT INTO priv_t VALUES (3, 'three');
