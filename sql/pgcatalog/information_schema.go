@@ -11,7 +11,7 @@ import (
 // information_schema.table_privileges lists it.
 type TableGrant struct {
 	Grantor, Grantee, Schema, Table, Privilege string
-	Grantable                                   bool
+	Grantable                                  bool
 }
 
 func tableGrantRows(c *Context, r *rowSet, role bool) {
