@@ -118,6 +118,11 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 	if err != nil {
 		return nil, err
 	}
+	if len(st.ReturningList) > 0 && !describeOnly && s.tempLookup(st.Relation.Schemaname, st.Relation.Relname) == nil {
+		if err := s.checkRelation(ctx, sch, t.ID, relationWord(t, nil), t.Name, "r"); err != nil { // RETURNING reads (privileges.go)
+			return nil, err
+		}
+	}
 	// target column positions
 	var target []int
 	if len(st.Cols) == 0 {

@@ -61,6 +61,9 @@ type privSession struct {
 	asRole     string
 	inView     bool
 	truncating bool // truncate.go runs modify for TRUNCATE
+	// replacedView: the view CREATE OR REPLACE VIEW replaces, whose owner
+	// and grants the new one takes
+	replacedView int64
 }
 
 // privState is what a statement's checks read: every row, and which roles
@@ -554,7 +557,16 @@ func (s *Session) recordOwners(ctx context.Context, c *snapshot.Commit, meta *ca
 			}
 		}
 	}
+	replaced := s.priv.replacedView
+	s.priv.replacedView = 0
 	for _, id := range newViews {
+		if old, ok := st.rows[privKey{privRelation, replaced, ""}]; ok && replaced != 0 && len(newViews) == 1 {
+			old.ObjectID = id
+			if err := s.putPrivilege(ctx, c, old); err != nil {
+				return err
+			}
+			continue
+		}
 		for i := range view.Views {
 			if v := &view.Views[i]; v.ID == id {
 				if err := rel(id, v.SchemaID, v.Name); err != nil {

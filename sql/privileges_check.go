@@ -81,3 +81,14 @@ func (s *Session) checkMaintenance(ctx context.Context, name string) error {
 	e.Hint = "Only superusers run lakepg's maintenance procedures."
 	return e
 }
+
+// replacingView: CREATE OR REPLACE VIEW is for the view's owner, and the
+// new view (a new id, as DuckDB replaces views) keeps the old one's owner
+// and grants (recordOwners).
+func (s *Session) replacingView(ctx context.Context, oldID int64, name string) error {
+	if err := s.checkRelOwner(ctx, oldID, "view", name); err != nil {
+		return err
+	}
+	s.priv.replacedView = oldID
+	return nil
+}

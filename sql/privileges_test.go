@@ -43,3 +43,27 @@ func TestPrivilegesEnforced(t *testing.T) {
 	must(t, s, `RESET ROLE`)
 	must(t, s, `SELECT relacl::text FROM pg_class WHERE relname = 't'`, "{priv_b=arwdDxt/priv_b,priv_a=ar/priv_b}")
 }
+
+func TestPrivilegesViewsAndReturning(t *testing.T) {
+	s := lake(t)
+	must(t, s, `CREATE ROLE priv_o`)
+	must(t, s, `CREATE ROLE priv_r`)
+	must(t, s, `GRANT CREATE ON SCHEMA public TO priv_o`)
+	must(t, s, `SET ROLE priv_o`)
+	must(t, s, `CREATE TABLE base (x int)`)
+	must(t, s, `INSERT INTO base VALUES (1), (2)`)
+	must(t, s, `CREATE VIEW v AS SELECT x FROM base`)
+	must(t, s, `GRANT SELECT ON v TO priv_r`)
+	must(t, s, `GRANT INSERT ON base TO priv_r`)
+	must(t, s, `CREATE OR REPLACE VIEW v AS SELECT x FROM base WHERE x > 1`)
+	must(t, s, `SET ROLE priv_r`)
+	must(t, s, `SELECT count(*) FROM v`, "1") // the replaced view keeps its grant
+	mustFail(t, s, `SELECT count(*) FROM base`, "42501")
+	must(t, s, `INSERT INTO base VALUES (3)`)
+	mustFail(t, s, `INSERT INTO base VALUES (4) RETURNING x`, "42501")
+	mustFail(t, s, `CREATE OR REPLACE VIEW v AS SELECT 1 AS x`, "42501")
+	mustFail(t, s, `COPY base TO STDOUT`, "42501")
+	mustFail(t, s, `SELECT * FROM lakepg.table_changes('base', 0, 1)`, "42501")
+	must(t, s, `RESET ROLE`)
+	must(t, s, `SELECT relacl::text FROM pg_class WHERE relname = 'v'`, "{priv_o=arwdDxt/priv_o,priv_r=r/priv_o}")
+}

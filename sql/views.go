@@ -281,6 +281,9 @@ func (s *Session) createView(ctx context.Context, st *pg.ViewStmt) (*Result, err
 			if err := s.checkViewReplace(ctx, meta, sch, old, cols); err != nil {
 				return err
 			}
+			if err := s.replacingView(ctx, old.ID, old.Name); err != nil { // privileges_check.go
+				return err
+			}
 			c.DropView(*sch, *old) // DuckDB replaces a view the same way: a new id
 		}
 		c.CreateView(*sch, rv.Relname, text, strNodes(st.Aliases))
