@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -79,14 +80,21 @@ func (b *binder) hasPrivilege(name string, args []exec.Expr, loc int32) (exec.Ex
 		if schemaKind {
 			all = schemaPrivLetters
 			sch, ok := c.Meta.SchemaByName(obj)
-			if !ok {
-				if obj == "pg_catalog" || obj == "information_schema" {
-					out.AppendBool(strings.Contains(strings.ToUpper(privs), "USAGE"))
-					return nil
+			if n, err := strconv.ParseInt(obj, 10, 64); err == nil {
+				sch, ok = c.Meta.SchemaByID(n - pgcatalog.NamespaceOID(0))
+				if !ok && n < pgcatalog.NamespaceOID(0) {
+					obj = "pg_catalog" // a system schema
 				}
-				return pgerr.New(pgerr.InvalidSchemaName, "schema \"%s\" does not exist", obj)
 			}
-			held = st.schemaPriv(sch).acl
+			if !ok {
+				if obj != "pg_catalog" && obj != "information_schema" {
+					return pgerr.New(pgerr.InvalidSchemaName, "schema \"%s\" does not exist", obj)
+				}
+				// system schemas: USAGE for everyone, CREATE for their owner
+				held = acl{{grantee: bootstrapOwner, grantor: bootstrapOwner, privs: "UC"}, {grantor: bootstrapOwner, privs: "U"}}
+			} else {
+				held = st.schemaPriv(sch).acl
+			}
 		} else {
 			oid, err := pgcatalog.RelationOIDByName(c, obj)
 			if err != nil {

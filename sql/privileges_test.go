@@ -67,3 +67,11 @@ func TestPrivilegesViewsAndReturning(t *testing.T) {
 	must(t, s, `RESET ROLE`)
 	must(t, s, `SELECT relacl::text FROM pg_class WHERE relname = 'v'`, "{priv_o=arwdDxt/priv_o,priv_r=r/priv_o}")
 }
+
+func TestPrivilegesFunctionsByOID(t *testing.T) {
+	s := lake(t)
+	must(t, s, `CREATE ROLE priv_f`)
+	must(t, s, `SELECT has_schema_privilege(oid, 'CREATE') FROM pg_namespace WHERE nspname = 'pg_catalog'`, "t")
+	must(t, s, `SELECT has_schema_privilege('priv_f', oid, 'CREATE'), has_schema_privilege('priv_f', oid, 'USAGE') FROM pg_namespace WHERE nspname = 'public'`, "f|t")
+	must(t, s, `SELECT has_schema_privilege('priv_f', oid, 'USAGE') FROM pg_namespace WHERE nspname = 'information_schema'`, "t")
+}
