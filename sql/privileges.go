@@ -52,7 +52,8 @@ type privSession struct {
 	authSet  bool
 	// authSuper: the logged-in user is a superuser (SET SESSION AUTHORIZATION)
 	authSuper bool
-	cache     *privState // what the running statement read
+	cache     *privState      // what the running statement read
+	super     map[string]bool // which roles are superusers, as the statement read
 	// pending are rows the open block wrote, for its own later statements
 	pending    []catalog.Privilege
 	pendingTxn *txn
@@ -69,8 +70,7 @@ type privSession struct {
 // privState is what a statement's checks read: every row, and which roles
 // are superusers.
 type privState struct {
-	rows  map[privKey]catalog.Privilege
-	super map[string]bool
+	rows map[privKey]catalog.Privilege
 }
 
 type privKey struct {
@@ -90,7 +90,7 @@ func (s *Session) currentRole() string {
 
 // resetPrivCache forgets what the last statement read (session.go calls it
 // when a statement starts).
-func (s *Session) resetPrivCache() { s.priv.cache = nil }
+func (s *Session) resetPrivCache() { s.priv.cache, s.priv.super = nil, nil }
 
 // privileges reads lakepg_privilege once per statement, with the open
 // block's own rows over it.
@@ -102,7 +102,7 @@ func (s *Session) privileges(ctx context.Context) (*privState, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &privState{rows: map[privKey]catalog.Privilege{}, super: map[string]bool{}}
+	st := &privState{rows: map[privKey]catalog.Privilege{}}
 	for _, r := range rows {
 		st.rows[privKey{r.Kind, r.ObjectID, r.Role}] = r
 	}
@@ -115,9 +115,10 @@ func (s *Session) privileges(ctx context.Context) (*privState, error) {
 	return st, nil
 }
 
-// roleSuper reports whether role name is a superuser.
+// roleSuper reports whether role name is a superuser (read once per
+// statement; st is unused).
 func (s *Session) roleSuper(ctx context.Context, st *privState, name string) (bool, error) {
-	if b, ok := st.super[name]; ok {
+	if b, ok := s.priv.super[name]; ok {
 		return b, nil
 	}
 	r, ok, err := s.eng.DB.Role(ctx, name)
@@ -127,7 +128,10 @@ func (s *Session) roleSuper(ctx context.Context, st *privState, name string) (bo
 	// a name that is no role is the bootstrap superuser (""), or a login
 	// trusted while no role had a password, which is one too
 	b := r.Superuser || !ok
-	st.super[name] = b
+	if s.priv.super == nil {
+		s.priv.super = map[string]bool{}
+	}
+	s.priv.super[name] = b
 	return b, nil
 }
 
@@ -376,12 +380,12 @@ func errNotOwner(word, name string) error {
 // every privilege of letters on relation id (word and name for the
 // message). Superusers pass.
 func (s *Session) checkRelation(ctx context.Context, sch *catalog.Schema, id int64, word, name, letters string) error {
+	role := s.checkingRole()
+	if super, err := s.roleSuper(ctx, nil, role); err != nil || super {
+		return err // a superuser's statement reads no privileges
+	}
 	st, err := s.privileges(ctx)
 	if err != nil {
-		return err
-	}
-	role := s.checkingRole()
-	if super, err := s.roleSuper(ctx, st, role); err != nil || super {
 		return err
 	}
 	if sch != nil && !st.schemaPriv(sch).acl.has(role, 'U', false) {
@@ -398,12 +402,12 @@ func (s *Session) checkRelation(ctx context.Context, sch *catalog.Schema, id int
 
 // checkSchemaPriv checks one privilege (U or C) on a schema.
 func (s *Session) checkSchemaPriv(ctx context.Context, sch *catalog.Schema, letter byte) error {
-	st, err := s.privileges(ctx)
-	if err != nil {
+	role := s.currentRole()
+	if super, err := s.roleSuper(ctx, nil, role); err != nil || super {
 		return err
 	}
-	role := s.currentRole()
-	if super, err := s.roleSuper(ctx, st, role); err != nil || super {
+	st, err := s.privileges(ctx)
+	if err != nil {
 		return err
 	}
 	if !st.schemaPriv(sch).acl.has(role, letter, false) {
@@ -415,12 +419,8 @@ func (s *Session) checkSchemaPriv(ctx context.Context, sch *catalog.Schema, lett
 // isOwner reports whether the current role owns an object (or is a
 // superuser).
 func (s *Session) isOwner(ctx context.Context, owner string) (bool, error) {
-	st, err := s.privileges(ctx)
-	if err != nil {
-		return false, err
-	}
 	role := s.currentRole()
-	if super, err := s.roleSuper(ctx, st, role); err != nil || super {
+	if super, err := s.roleSuper(ctx, nil, role); err != nil || super {
 		return super, err
 	}
 	return owner != "" && owner == role, nil
@@ -429,6 +429,9 @@ func (s *Session) isOwner(ctx context.Context, owner string) (bool, error) {
 // checkRelOwner: 42501 must be owner of … unless the current role owns
 // relation id.
 func (s *Session) checkRelOwner(ctx context.Context, id int64, word, name string) error {
+	if super, err := s.roleSuper(ctx, nil, s.currentRole()); err != nil || super {
+		return err
+	}
 	st, err := s.privileges(ctx)
 	if err != nil {
 		return err
@@ -442,6 +445,9 @@ func (s *Session) checkRelOwner(ctx context.Context, id int64, word, name string
 
 // checkSchemaOwner is checkRelOwner for a schema.
 func (s *Session) checkSchemaOwner(ctx context.Context, sch *catalog.Schema) error {
+	if super, err := s.roleSuper(ctx, nil, s.currentRole()); err != nil || super {
+		return err
+	}
 	st, err := s.privileges(ctx)
 	if err != nil {
 		return err
@@ -507,12 +513,8 @@ func (s *Session) recordOwners(ctx context.Context, c *snapshot.Commit, meta *ca
 	if len(newSchemas)+len(newTables)+len(newViews) == 0 {
 		return nil
 	}
-	st, err := s.privileges(ctx)
-	if err != nil {
-		return err
-	}
 	role := s.currentRole()
-	super, err := s.roleSuper(ctx, st, role)
+	super, err := s.roleSuper(ctx, nil, role)
 	if err != nil {
 		return err
 	}
@@ -528,6 +530,13 @@ func (s *Session) recordOwners(ctx context.Context, c *snapshot.Commit, meta *ca
 		e := pgerr.New(codeRolePrivilege, "permission denied for database %s", s.database)
 		e.Hint = "Only superusers create schemas in lakepg."
 		return e
+	}
+	if owner == "" && s.priv.replacedView == 0 {
+		return nil // the bootstrap superuser's objects need no row
+	}
+	st, err := s.privileges(ctx)
+	if err != nil {
+		return err
 	}
 	view := c.Overlay(meta)
 	for _, id := range newSchemas {

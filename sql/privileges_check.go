@@ -70,11 +70,7 @@ func readsColumns(set []*pg.Node) bool {
 // checkMaintenance: maintenance procedures (CALL lakepg.…, ducklake_…)
 // are for superusers.
 func (s *Session) checkMaintenance(ctx context.Context, name string) error {
-	st, err := s.privileges(ctx)
-	if err != nil {
-		return err
-	}
-	if super, err := s.roleSuper(ctx, st, s.currentRole()); err != nil || super {
+	if super, err := s.roleSuper(ctx, nil, s.currentRole()); err != nil || super {
 		return err
 	}
 	e := pgerr.New(codeRolePrivilege, "permission denied for procedure %s", name)

@@ -679,8 +679,7 @@ func (s *Session) setRole(v *pg.VariableSetStmt) (res *Result, ok bool, err erro
 	}
 	may := val == s.user
 	if !may {
-		ps := &privState{super: map[string]bool{}}
-		super, err := s.roleSuper(ctx, ps, s.user)
+		super, err := s.roleSuper(ctx, nil, s.user)
 		if err != nil {
 			return nil, true, err
 		}
