@@ -753,3 +753,13 @@ func viewIDExists(meta *catalog.Metadata, id int64) bool {
 	}
 	return false
 }
+
+// discardRoles is DISCARD ALL's SET SESSION AUTHORIZATION DEFAULT and
+// RESET ROLE.
+func (s *Session) discardRoles() {
+	if s.priv.authSet {
+		s.user = s.priv.authUser
+	}
+	s.priv.role = ""
+	s.resetPrivCache()
+}

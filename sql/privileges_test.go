@@ -75,3 +75,21 @@ func TestPrivilegesFunctionsByOID(t *testing.T) {
 	must(t, s, `SELECT has_schema_privilege('priv_f', oid, 'CREATE'), has_schema_privilege('priv_f', oid, 'USAGE') FROM pg_namespace WHERE nspname = 'public'`, "f|t")
 	must(t, s, `SELECT has_schema_privilege('priv_f', oid, 'USAGE') FROM pg_namespace WHERE nspname = 'information_schema'`, "t")
 }
+
+func TestPrivilegesBlocks(t *testing.T) {
+	s := lake(t)
+	must(t, s, `CREATE ROLE priv_s`)
+	must(t, s, `CREATE TABLE t (x int)`)
+	must(t, s, `BEGIN`)
+	must(t, s, `GRANT SELECT ON t TO priv_s`)
+	must(t, s, `SAVEPOINT a`)
+	must(t, s, `GRANT INSERT ON t TO priv_s`)
+	must(t, s, `SELECT has_table_privilege('priv_s', 't', 'INSERT')`, "t")
+	must(t, s, `ROLLBACK TO SAVEPOINT a`)
+	must(t, s, `SELECT has_table_privilege('priv_s', 't', 'INSERT'), has_table_privilege('priv_s', 't', 'SELECT')`, "f|t")
+	must(t, s, `COMMIT`)
+	must(t, s, `SELECT has_table_privilege('priv_s', 't', 'INSERT'), has_table_privilege('priv_s', 't', 'SELECT')`, "f|t")
+	must(t, s, `SET ROLE priv_s`)
+	must(t, s, `DISCARD ALL`)
+	must(t, s, `SELECT current_user = session_user`, "t")
+}
