@@ -59,6 +59,17 @@ SELECT c.relname, c.relacl FROM pg_class c WHERE c.relname IN ('priv_t', 'priv_v
 SELECT nspname, nspacl FROM pg_namespace WHERE nspname = 'priv_s';
 SELECT grantor, grantee, table_schema, table_name, privilege_type, is_grantable, with_hierarchy
   FROM information_schema.table_privileges WHERE table_name LIKE 'priv%' ORDER BY 4, 2, 5;
+-- psql's \dp and \dn+
+SELECT n.nspname as "Schema", c.relname as "Name",
+  CASE c.relkind WHEN 'r' THEN 'table' WHEN 'v' THEN 'view' WHEN 'm' THEN 'materialized view' END as "Type",
+  pg_catalog.array_to_string(c.relacl, E'\n') AS "Access privileges"
+FROM pg_catalog.pg_class c LEFT JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+WHERE c.relname LIKE 'priv%' AND c.relkind IN ('r', 'v', 'm') ORDER BY 1, 2;
+SELECT n.nspname AS "Name", pg_catalog.pg_get_userbyid(n.nspowner) AS "Owner",
+  pg_catalog.array_to_string(n.nspacl, E'\n') AS "Access privileges"
+FROM pg_catalog.pg_namespace n WHERE n.nspname = 'priv_s';
+SELECT pg_get_userbyid(a.grantor) AS grantor, pg_get_userbyid(a.grantee) AS grantee, a.privilege_type, a.is_grantable
+  FROM pg_class c, aclexplode(c.relacl) a WHERE c.relname = 'priv_t' AND a.grantee <> 0 ORDER BY 2, 3;
 SELECT grantee, table_name, privilege_type, is_grantable FROM information_schema.role_table_grants
   WHERE table_name LIKE 'priv%' ORDER BY 2, 1, 3;
 SET ROLE pgdiff_priv_bob;
