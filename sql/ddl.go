@@ -621,6 +621,9 @@ func (s *Session) createIndex(ctx context.Context, st *pg.IndexStmt) (*Result, e
 	if err != nil {
 		return nil, err
 	}
+	if err := s.checkRelOwner(ctx, t.ID, relationWord(t, nil), t.Name); err != nil { // privileges.go
+		return nil, err
+	}
 	for _, p := range st.IndexParams {
 		el := p.GetIndexElem()
 		if el == nil || el.Name == "" {

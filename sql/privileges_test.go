@@ -29,6 +29,7 @@ func TestPrivilegesEnforced(t *testing.T) {
 	mustFail(t, s, `INSERT INTO t VALUES (2)`, "42501")
 	mustFail(t, s, `CREATE TABLE mine (x int)`, "42501")
 	mustFail(t, s, `DROP TABLE t`, "42501")
+	mustFail(t, s, `CREATE INDEX ON t (x)`, "42501")
 	must(t, s, `RESET ROLE`)
 	must(t, s, `GRANT SELECT, INSERT ON t TO priv_a`)
 	must(t, s, `ALTER TABLE t OWNER TO priv_b`)
