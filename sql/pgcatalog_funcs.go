@@ -197,7 +197,8 @@ func (s *Session) catalogContext(meta *catalog.Metadata) *pgcatalog.Context {
 	return &pgcatalog.Context{Meta: meta, User: s.user, Database: s.database, SearchPath: s.searchPath(),
 		Settings: s.settings, PID: s.pid, Backends: s.activity(), Roles: s.catalogRoles(), Cursors: s.openCursors(), Temp: s.tempCatalog(),
 		ViewColumns: func(v *catalog.View) []pgcatalog.ViewColumn { return s.catalogViewColumns(meta, v) },
-		Sequences:   s.catalogSequences(), ACL: s.catalogACL(), TableGrants: s.catalogTableGrants(meta)}
+		Sequences:   s.catalogSequences(), ACL: s.catalogACL(), TableGrants: s.catalogTableGrants(meta),
+		DefaultACLs: s.catalogDefaultACLs}
 }
 
 // catalogContext loads the statement's snapshot metadata for catalog
@@ -883,7 +884,7 @@ func (b *binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 			return nil, true, err
 		}
 		// not folded: a prepared statement must see later SETs
-		sess, user := b.sess, b.sess.user
+		sess := b.sess
 		return &catalogFn{name: name, t: text, args: args, strict: true, fn: func(out *vec.Vector, a []*vec.Vector, i int) error {
 			n := strings.ToLower(a[0].S[i])
 			sess.settingsMu.Lock() // set_config may write them meanwhile
@@ -892,8 +893,8 @@ func (b *binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 			if !ok {
 				v, ok = pgcatalog.SettingValue(n)
 			}
-			if !ok && n == "session_authorization" {
-				v, ok = user, true
+			if r, isRole := sess.roleSetting(n); isRole { // privileges_stmt.go
+				v, ok = r, true
 			}
 			switch {
 			case ok:

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -201,4 +202,25 @@ func (s *Session) catalogTableGrants(meta *catalog.Metadata) func(role bool) []p
 		}
 		return out
 	}
+}
+
+// catalogDefaultACLs lists the default privileges for pg_default_acl.
+func (s *Session) catalogDefaultACLs() []pgcatalog.DefaultACL {
+	st, err := s.privileges(context.Background())
+	if err != nil {
+		return nil
+	}
+	var out []pgcatalog.DefaultACL
+	for k, r := range st.rows {
+		if k.kind == privDefaultTable && r.ACL != "" {
+			out = append(out, pgcatalog.DefaultACL{Role: r.Role, SchemaID: r.ObjectID, ACL: r.ACL})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Role != out[j].Role {
+			return out[i].Role < out[j].Role
+		}
+		return out[i].SchemaID < out[j].SchemaID
+	})
+	return out
 }

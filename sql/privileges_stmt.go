@@ -763,3 +763,19 @@ func (s *Session) discardRoles() {
 	s.priv.role = ""
 	s.resetPrivCache()
 }
+
+// roleSetting is SHOW role / session_authorization and their
+// current_setting: the role SET ROLE chose ("none" without one), the
+// session user.
+func (s *Session) roleSetting(name string) (string, bool) {
+	switch name {
+	case "role":
+		if s.priv.role == "" {
+			return "none", true
+		}
+		return s.priv.role, true
+	case "session_authorization":
+		return s.user, true
+	}
+	return "", false
+}

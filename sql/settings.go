@@ -141,6 +141,9 @@ func (s *Session) show(v *pg.VariableShowStmt) (*Result, error) {
 		return &Result{cols: cols, op: &exec.Values{Env: s.newEnv(), Rows: rows, T: []types.T{types.TextT, types.TextT, types.TextT}}, tag: "SHOW"}, nil
 	}
 	val, ok := s.settings[name]
+	if r, isRole := s.roleSetting(name); isRole { // privileges_stmt.go
+		val, ok = r, true
+	}
 	if !ok {
 		return nil, pgerr.New(pgerr.UndefinedObject, "unrecognized configuration parameter \"%s\"", v.Name)
 	}

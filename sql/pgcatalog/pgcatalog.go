@@ -89,6 +89,8 @@ type Context struct {
 	// role may see (information_schema.table_privileges); role: only
 	// grants to or from the current role (role_table_grants).
 	TableGrants func(role bool) []TableGrant
+	// DefaultACLs are ALTER DEFAULT PRIVILEGES' entries (pg_default_acl).
+	DefaultACLs func() []DefaultACL
 	// Cursors are the session's open cursors, for pg_cursors.
 	Cursors []Cursor
 	// ViewColumns are the output columns of a lake view (its query bound

@@ -120,3 +120,11 @@ func relOwnerACL(c *Context, rel *relation) (int64, string) {
 	}
 	return OwnerOID(c, owner), acl
 }
+
+// DefaultACL is one entry of pg_default_acl: the ACL role's new tables in
+// schema SchemaID (0: any schema) get.
+type DefaultACL struct {
+	Role     string
+	SchemaID int64
+	ACL      string
+}

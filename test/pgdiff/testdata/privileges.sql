@@ -133,6 +133,10 @@ CREATE TABLE priv_s.carol_t (x int);
 SET ROLE pgdiff_priv_alice;
 ALTER DEFAULT PRIVILEGES GRANT SELECT ON TABLES TO pgdiff_priv_carol;
 ALTER DEFAULT PRIVILEGES IN SCHEMA priv_s GRANT INSERT ON TABLES TO pgdiff_priv_bob;
+SELECT pg_get_userbyid(d.defaclrole) AS role, (SELECT nspname FROM pg_namespace n WHERE n.oid = d.defaclnamespace) AS schema,
+  d.defaclobjtype, d.defaclacl FROM pg_default_acl d ORDER BY 2 NULLS FIRST;
+SHOW role;
+SELECT current_setting('role');
 CREATE TABLE priv_d1 (x int);
 CREATE TABLE priv_s.d2 (x int);
 SELECT c.relname, c.relacl FROM pg_class c WHERE c.relname IN ('priv_d1', 'd2') ORDER BY 1;
@@ -142,6 +146,7 @@ SET ROLE pgdiff_priv_alice;
 ALTER DEFAULT PRIVILEGES REVOKE SELECT ON TABLES FROM pgdiff_priv_carol;
 ALTER DEFAULT PRIVILEGES IN SCHEMA priv_s REVOKE INSERT ON TABLES FROM pgdiff_priv_bob;
 CREATE TABLE priv_d3 (x int);
+SELECT count(*) FROM pg_default_acl;
 SELECT c.relname, c.relacl FROM pg_class c WHERE c.relname = 'priv_d3';
 -- ownership
 -- @error
