@@ -105,3 +105,25 @@ func (tx *Tx) DeletePrivilege(ctx context.Context, kind string, objectID int64, 
 	}
 	return nil
 }
+
+// Privilege reads the row of kind, object and role in the transaction.
+func (tx *Tx) Privilege(ctx context.Context, kind string, objectID int64, role string) (Privilege, bool, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT kind, object_id, role, owner, acl FROM lakepg_privilege WHERE kind = ? AND object_id = ? AND role = ?`,
+		kind, objectID, role)
+	if err != nil {
+		return Privilege{}, false, fmt.Errorf("catalog: read lakepg_privilege: %w", err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return Privilege{}, false, rows.Err()
+	}
+	var p Privilege
+	var acl *string
+	if err := rows.Scan(&p.Kind, &p.ObjectID, &p.Role, &p.Owner, &acl); err != nil {
+		return Privilege{}, false, fmt.Errorf("catalog: read lakepg_privilege: %w", err)
+	}
+	if acl != nil {
+		p.ACL = *acl
+	}
+	return p, true, nil
+}

@@ -462,6 +462,15 @@ func (s *Session) checkSchemaOwner(ctx context.Context, sch *catalog.Schema) err
 // putPrivilege writes a row with the statement's commit, and makes it
 // visible to the open block's later statements.
 func (s *Session) putPrivilege(ctx context.Context, c *snapshot.Commit, p catalog.Privilege) error {
+	return s.putPrivilegeAgain(ctx, c, p, nil)
+}
+
+// putPrivilegeAgain is putPrivilege for a change the commit makes again
+// to the row as its catalog transaction reads it (again, when not nil):
+// a GRANT committed meanwhile by another session or server is kept, and a
+// concurrent change of the same row makes the commit retry.
+func (s *Session) putPrivilegeAgain(ctx context.Context, c *snapshot.Commit, p catalog.Privilege,
+	again func(cur catalog.Privilege, found bool) catalog.Privilege) error {
 	if err := s.eng.DB.EnsurePrivilegeTable(ctx); err != nil {
 		return err
 	}
@@ -482,6 +491,18 @@ func (s *Session) putPrivilege(ctx context.Context, c *snapshot.Commit, p catalo
 		q := p
 		if q.ObjectID != 0 {
 			q.ObjectID = finalID(q.ObjectID)
+		}
+		if again != nil {
+			cur, found, err := tx.Privilege(ctx, q.Kind, q.ObjectID, q.Role)
+			if err != nil {
+				return err
+			}
+			if !found {
+				cur = catalog.Privilege{Kind: q.Kind, ObjectID: q.ObjectID, Role: q.Role}
+			}
+			id := q.ObjectID
+			q = again(cur, found)
+			q.ObjectID = id
 		}
 		return tx.SetPrivilege(ctx, q)
 	})

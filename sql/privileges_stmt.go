@@ -229,19 +229,37 @@ func (s *Session) grant(ctx context.Context, c *snapshot.Commit, meta *catalog.M
 			}
 			letters, grantor = mine, role
 		}
-		a := append(acl(nil), t.op.acl...)
-		for i := range a { // the bootstrap superuser is named in the ACL
-			if a[i].grantee == bootstrapOwner {
-				a[i].grantee = owner
+		isGrant, grantOption := st.IsGrant, st.GrantOption
+		build := func(op objPriv) catalog.Privilege {
+			a := append(acl(nil), op.acl...)
+			owner := s.ownerName(op.owner)
+			for i := range a { // the bootstrap superuser is named in the ACL
+				if a[i].grantee == bootstrapOwner {
+					a[i].grantee = owner
+				}
+				if a[i].grantor == bootstrapOwner {
+					a[i].grantor = owner
+				}
 			}
-			if a[i].grantor == bootstrapOwner {
-				a[i].grantor = owner
+			for _, g := range grantees {
+				a = aclUpdate(a, g, grantor, letters, isGrant, grantOption)
 			}
+			return catalog.Privilege{Kind: t.kind, ObjectID: t.id, Owner: op.owner, ACL: formatACL(a)}
 		}
-		for _, g := range grantees {
-			a = aclUpdate(a, g, grantor, letters, st.IsGrant, st.GrantOption)
+		// the commit applies the change again to the row as it is then, so
+		// that grants on one object from several servers all count
+		kind, name := t.kind, t.name
+		again := func(cur catalog.Privilege, found bool) catalog.Privilege {
+			one := &privState{rows: map[privKey]catalog.Privilege{}}
+			if found {
+				one.rows[privKey{cur.Kind, cur.ObjectID, cur.Role}] = cur
+			}
+			if kind == privSchema {
+				return build(one.schemaPriv(&catalog.Schema{ID: cur.ObjectID, Name: name}))
+			}
+			return build(one.relPriv(cur.ObjectID))
 		}
-		if err := s.putPrivilege(ctx, c, catalog.Privilege{Kind: t.kind, ObjectID: t.id, Owner: t.op.owner, ACL: formatACL(a)}); err != nil {
+		if err := s.putPrivilegeAgain(ctx, c, build(t.op), again); err != nil {
 			return "", err
 		}
 	}
@@ -371,14 +389,27 @@ func (s *Session) alterDefaultPrivileges(ctx context.Context, c *snapshot.Commit
 			case sid == 0:
 				a = def
 			}
-			for _, g := range grantees {
-				a = aclUpdate(a, g, r, letters, act.IsGrant, act.GrantOption)
+			r, sid := r, sid
+			build := func(a acl) catalog.Privilege {
+				for _, g := range grantees {
+					a = aclUpdate(a, g, r, letters, act.IsGrant, act.GrantOption)
+				}
+				text := formatACL(a)
+				if len(a) == 0 || (sid == 0 && text == formatACL(def)) {
+					text = ""
+				}
+				return catalog.Privilege{Kind: privDefaultTable, ObjectID: sid, Role: r, Owner: r, ACL: text}
 			}
-			text := formatACL(a)
-			if len(a) == 0 || (sid == 0 && text == formatACL(def)) {
-				text = ""
+			again := func(cur catalog.Privilege, found bool) catalog.Privilege {
+				switch {
+				case found && cur.ACL != "":
+					return build(parseACLText(cur.ACL))
+				case sid == 0:
+					return build(acl{{grantee: r, grantor: r, privs: tablePrivLetters}})
+				}
+				return build(nil)
 			}
-			if err := s.putPrivilege(ctx, c, catalog.Privilege{Kind: privDefaultTable, ObjectID: sid, Role: r, Owner: r, ACL: text}); err != nil {
+			if err := s.putPrivilegeAgain(ctx, c, build(a), again); err != nil {
 				return "", err
 			}
 		}
