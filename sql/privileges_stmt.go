@@ -562,6 +562,13 @@ func (s *Session) ownerDDL(ctx context.Context, c *snapshot.Commit, meta *catalo
 		return s.checkSchemaOwner(ctx, sch)
 	}
 	switch x := n.Node.(type) {
+	case *pg.Node_CreateSeqStmt:
+		// sequences have no owner in lakepg, but creating one needs CREATE
+		if rv := x.CreateSeqStmt.Sequence; rv != nil {
+			if sch, err := s.targetSchema(meta, rv.Schemaname, rv.Location); err == nil {
+				return "", false, s.checkSchemaPriv(ctx, sch, 'C')
+			}
+		}
 	case *pg.Node_DropStmt:
 		st := x.DropStmt
 		for _, o := range st.Objects {

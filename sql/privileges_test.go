@@ -28,6 +28,7 @@ func TestPrivilegesEnforced(t *testing.T) {
 	mustFail(t, s, `SELECT * FROM t`, "42501")
 	mustFail(t, s, `INSERT INTO t VALUES (2)`, "42501")
 	mustFail(t, s, `CREATE TABLE mine (x int)`, "42501")
+	mustFail(t, s, `CREATE SEQUENCE mine`, "42501")
 	mustFail(t, s, `DROP TABLE t`, "42501")
 	mustFail(t, s, `CREATE INDEX ON t (x)`, "42501")
 	must(t, s, `RESET ROLE`)
