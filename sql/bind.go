@@ -1207,7 +1207,10 @@ func (b *binder) bindSQLValueFunc(f *pg.SQLValueFunction) (exec.Expr, error) {
 		_, off := now.In(b.env.Loc).Zone()
 		return constOf(types.TimestampT, func(v *vec.Vector) { v.AppendInt(now.UnixMicro() + int64(off)*1e6) }), nil
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_USER, pg.SQLValueFunctionOp_SVFOP_SESSION_USER, pg.SQLValueFunctionOp_SVFOP_USER, pg.SQLValueFunctionOp_SVFOP_CURRENT_ROLE:
-		u := b.sess.user
+		u := b.sess.currentRole() // SET ROLE (privileges.go)
+		if f.Op == pg.SQLValueFunctionOp_SVFOP_SESSION_USER {
+			u = b.sess.user
+		}
 		return constOf(types.NameT, func(v *vec.Vector) { v.AppendString(u) }), nil
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA:
 		s := b.sess.searchPath()[0]

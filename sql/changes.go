@@ -83,6 +83,9 @@ func (s *Session) tableChanges(ctx context.Context, b *binder, fc *pg.FuncCall, 
 	if err != nil {
 		return nil, err
 	}
+	if err := s.checkRelation(ctx, sch, t.ID, relationWord(t, nil), t.Name, "r"); err != nil { // privileges.go
+		return nil, err
+	}
 	cols, err := scanColumns(t)
 	if err != nil {
 		return nil, err

@@ -367,6 +367,9 @@ func (s *Session) copyTo(ctx context.Context, st *pg.CopyStmt, o *copyOptions, p
 		if err != nil {
 			return nil, err
 		}
+		if err := s.checkRelation(ctx, sch, t.ID, relationWord(t, nil), t.Name, "r"); err != nil { // privileges.go
+			return nil, err
+		}
 		cols, err := scanColumns(t)
 		if err != nil {
 			return nil, err

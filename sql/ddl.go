@@ -20,6 +20,7 @@ import (
 // commit runs fn against the latest snapshot and commits what it staged as
 // one snapshot. cleanup runs when the commit fails (files written must go).
 func (s *Session) commit(ctx context.Context, fn func(c *snapshot.Commit, meta *catalog.Metadata) error, cleanup func()) error {
+	fn = s.commitRecordingOwners(ctx, fn) // privileges.go
 	if s.inTx {
 		return s.stage(ctx, fn, cleanup)
 	}
@@ -83,6 +84,9 @@ func (s *Session) ddl(ctx context.Context, n *pg.Node) (*Result, error) {
 }
 
 func (s *Session) stageDDL(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, n *pg.Node) (string, error) {
+	if tag, done, err := s.ownerDDL(ctx, c, meta, n); done || err != nil { // privileges_stmt.go
+		return tag, err
+	}
 	switch x := n.Node.(type) {
 	case *pg.Node_CreateSchemaStmt:
 		st := x.CreateSchemaStmt
@@ -648,6 +652,9 @@ func (s *Session) createIndex(ctx context.Context, st *pg.IndexStmt) (*Result, e
 	rv := st.Relation
 	_, t, err := s.resolveTable(meta, rv.Schemaname, rv.Relname, rv.Location)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.checkRelOwner(ctx, t.ID, relationWord(t, nil), t.Name); err != nil { // privileges.go
 		return nil, err
 	}
 	for _, p := range st.IndexParams {

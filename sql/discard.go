@@ -20,7 +20,8 @@ func (s *Session) discard(d *pg.DiscardStmt) (*Result, error) {
 			return nil, pgerr.New(activeSQLTransaction, "DISCARD ALL cannot run inside a transaction block")
 		}
 		s.closeCursors(func(*cursor) bool { return true })
-		s.tempDropAll() // temp.go
+		s.tempDropAll()  // temp.go
+		s.discardRoles() // privileges_stmt.go
 		if _, err := s.set(&pg.VariableSetStmt{Kind: pg.VariableSetKind_VAR_RESET_ALL}); err != nil {
 			return nil, err
 		}

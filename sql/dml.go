@@ -124,6 +124,11 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 	if err != nil {
 		return nil, err
 	}
+	if len(st.ReturningList) > 0 && !describeOnly && s.tempLookup(st.Relation.Schemaname, st.Relation.Relname) == nil {
+		if err := s.checkRelation(ctx, sch, t.ID, relationWord(t, nil), t.Name, "r"); err != nil { // RETURNING reads (privileges.go)
+			return nil, err
+		}
+	}
 	// target column positions
 	var target []int
 	if len(st.Cols) == 0 {
@@ -423,6 +428,12 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 	ref := src.ref
 	if err := s.checkNotMatView(ref.table.Name, ref.table.MatView, rv.Location); err != nil { // matview.go
 		return nil, err
+	}
+	if !describeOnly { // privileges_check.go
+		reads := where != nil || len(retList) > 0 || len(from) > 0 || readsColumns(set)
+		if err := s.checkRelation(ctx, ref.schema, ref.table.ID, relationWord(ref.table, nil), ref.table.Name, s.writeLetters(set != nil, reads)); err != nil {
+			return nil, err
+		}
 	}
 	scan := ref.scan
 	scan.WithPos = true
@@ -865,6 +876,9 @@ func (s *Session) writeTarget(ctx context.Context, rv *pg.RangeVar) (*catalog.Sc
 		return nil, nil, nil, err
 	}
 	if err := s.checkNotMatView(t.Name, t.MatView, rv.Location); err != nil { // matview.go
+		return nil, nil, nil, err
+	}
+	if err := s.checkRelation(ctx, sch, t.ID, relationWord(t, nil), t.Name, "a"); err != nil { // privileges.go
 		return nil, nil, nil, err
 	}
 	cols, err := scanColumns(t)

@@ -54,11 +54,19 @@ func (qc *queryCtx) planFromItem(item *pg.Node) (*source, error) {
 		if r, ok, err := qc.viewFor(rv); err != nil {
 			return nil, err
 		} else if ok {
+			if err := qc.checkSelect(r.schema, r.view.ID, "view", r.view.Name); err != nil { // privileges_check.go
+				return nil, err
+			}
 			return qc.viewSource(r, alias, colAliases, rv.Location) // views.go
 		}
 		src, err := qc.tableSourceFor(rv, alias)
 		if err != nil {
 			return nil, err
+		}
+		if t := src.ref.table; !qc.describeOnly {
+			if err := qc.checkSelect(src.ref.schema, t.ID, relationWord(t, nil), t.Name); err != nil { // privileges_check.go
+				return nil, err
+			}
 		}
 		if err := renameCols(src.sc, colAliases, alias); err != nil {
 			return nil, err

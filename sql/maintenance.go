@@ -55,6 +55,9 @@ func (s *Session) call(ctx context.Context, st *pg.CallStmt, p *params) (*Result
 	if err := s.checkWritable(); err != nil {
 		return nil, err
 	}
+	if err := s.checkMaintenance(ctx, qualified); err != nil { // privileges_check.go
+		return nil, err
+	}
 	a := &callArgs{named: map[string]*pg.Node{}, b: &binder{sess: s, env: s.newEnv(), params: p}, loc: fc.Location}
 	for _, arg := range fc.Args {
 		if na := arg.GetNamedArgExpr(); na != nil {

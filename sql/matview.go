@@ -28,6 +28,9 @@ func (s *Session) refreshMatView(ctx context.Context, st *pg.RefreshMatViewStmt)
 		// PostgreSQL's code for it
 		return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "\"%s\" is not a materialized view", t.Name), rv.Location)
 	}
+	if err := s.checkRelOwner(ctx, t.ID, "materialized view", t.Name); err != nil { // privileges.go
+		return nil, err
+	}
 	tree, err := pg.Parse(t.MatView)
 	if err != nil || len(tree.Stmts) != 1 || tree.Stmts[0].Stmt.GetSelectStmt() == nil {
 		return nil, pgerr.New(pgerr.DataCorrupted, "materialized view \"%s\" has a query lakepg cannot parse", t.Name)

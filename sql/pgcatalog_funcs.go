@@ -197,7 +197,8 @@ func (s *Session) catalogContext(meta *catalog.Metadata) *pgcatalog.Context {
 	return &pgcatalog.Context{Meta: meta, User: s.user, Database: s.database, SearchPath: s.searchPath(),
 		Settings: s.settings, PID: s.pid, Backends: s.activity(), Roles: s.catalogRoles(), Cursors: s.openCursors(), Temp: s.tempCatalog(),
 		ViewColumns: func(v *catalog.View) []pgcatalog.ViewColumn { return s.catalogViewColumns(meta, v) },
-		Sequences:   s.catalogSequences()}
+		Sequences:   s.catalogSequences(), ACL: s.catalogACL(), TableGrants: s.catalogTableGrants(meta),
+		DefaultACLs: s.catalogDefaultACLs}
 }
 
 // catalogContext loads the statement's snapshot metadata for catalog
@@ -491,7 +492,10 @@ func (b *binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 			return nil
 		})
 
-	case "has_table_privilege", "has_schema_privilege", "has_database_privilege", "has_column_privilege",
+	case "has_table_privilege", "has_schema_privilege":
+		e, err := b.hasPrivilege(name, args, loc) // privileges_catalog.go
+		return e, true, err
+	case "has_database_privilege", "has_column_privilege",
 		"has_any_column_privilege", "has_function_privilege", "has_sequence_privilege",
 		"has_tablespace_privilege", "has_language_privilege", "has_foreign_data_wrapper_privilege",
 		"has_server_privilege", "has_type_privilege", "pg_has_role":
@@ -880,7 +884,7 @@ func (b *binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 			return nil, true, err
 		}
 		// not folded: a prepared statement must see later SETs
-		sess, user := b.sess, b.sess.user
+		sess := b.sess
 		return &catalogFn{name: name, t: text, args: args, strict: true, fn: func(out *vec.Vector, a []*vec.Vector, i int) error {
 			n := strings.ToLower(a[0].S[i])
 			sess.settingsMu.Lock() // set_config may write them meanwhile
@@ -889,8 +893,8 @@ func (b *binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 			if !ok {
 				v, ok = pgcatalog.SettingValue(n)
 			}
-			if !ok && n == "session_authorization" {
-				v, ok = user, true
+			if r, isRole := sess.roleSetting(n); isRole { // privileges_stmt.go
+				v, ok = r, true
 			}
 			switch {
 			case ok:

@@ -254,12 +254,15 @@ func (s *Session) executeRoleStmt(ctx context.Context, n *pg.Node) (*Result, err
 // isSuperuser: a role's own attribute when the session user is a role, else
 // what the session logged in as.
 func (s *Session) isSuperuser(ctx context.Context) (bool, error) {
-	r, ok, err := s.eng.DB.Role(ctx, s.user)
+	r, ok, err := s.eng.DB.Role(ctx, s.currentRole()) // SET ROLE counts (privileges.go)
 	if err != nil {
 		return false, err
 	}
 	if ok {
 		return r.Superuser, nil
+	}
+	if s.priv.authSet {
+		return s.priv.authSuper, nil
 	}
 	return s.superuser, nil
 }
@@ -394,6 +397,11 @@ func (s *Session) dropRole(ctx context.Context, st *pg.DropRoleStmt) (*Result, e
 		name := rs.Rolename
 		if name == s.user {
 			return nil, pgerr.New(codeRoleInUse, "current user cannot be dropped")
+		}
+		if busy, err := s.roleHasObjects(ctx, name); err != nil { // privileges_stmt.go
+			return nil, err
+		} else if busy {
+			return nil, pgerr.New(codeDependentObjects, "role \"%s\" cannot be dropped because some objects depend on it", name)
 		}
 		err := s.eng.DB.DropRole(ctx, name)
 		if errors.Is(err, catalog.ErrRoleNotFound) {

@@ -34,6 +34,8 @@ type savepoint struct {
 	seqs []seqItem
 	// temp are the session's temporary tables at SAVEPOINT (temp.go)
 	temp tempTables
+	// privs is how many privilege rows the block had written (privileges.go)
+	privs int
 }
 
 // savepointStmt runs SAVEPOINT, RELEASE [SAVEPOINT] and ROLLBACK TO
@@ -84,7 +86,7 @@ func (s *Session) findSavepoint(name string) (int, error) {
 }
 
 func (s *Session) markSavepoint(name string) *savepoint {
-	sp := &savepoint{name: name, cursors: map[*cursor]bool{}, temp: s.tempMark()}
+	sp := &savepoint{name: name, cursors: map[*cursor]bool{}, temp: s.tempMark(), privs: len(s.priv.pending)}
 	for _, c := range s.cursors {
 		sp.cursors[c] = true
 	}
@@ -105,6 +107,9 @@ func (s *Session) markSavepoint(name string) *savepoint {
 func (s *Session) rollbackTo(sp *savepoint) {
 	s.closeCursors(func(c *cursor) bool { return !sp.cursors[c] })
 	s.tempRollbackTo(sp.temp)
+	if sp.privs <= len(s.priv.pending) { // privileges.go
+		s.priv.pending = s.priv.pending[:sp.privs]
+	}
 	t := s.txn
 	if t == nil {
 		return // nothing was staged since: the block had not even begun

@@ -112,8 +112,9 @@ type Session struct {
 
 	savepoints []*savepoint // of the open block, innermost last (savepoint.go)
 
-	seq  seqSession // currval, lastval and cached sequence values (sequence.go)
-	temp tempState  // the session's temporary tables (temp.go)
+	seq  seqSession  // currval, lastval and cached sequence values (sequence.go)
+	priv privSession // SET ROLE, owners and grants the statement read (privileges.go)
+	temp tempState   // the session's temporary tables (temp.go)
 
 	// scanRefs are the lake tables behind the scans of the query being
 	// planned (minmax.go reads their file statistics).
@@ -524,6 +525,7 @@ func (s *Session) describe(ctx context.Context, st *Stmt) ([]Column, error) {
 }
 
 func (s *Session) execute(ctx context.Context, st *Stmt, p *params) (*Result, error) {
+	s.resetPrivCache()                                        // privileges.go
 	if res, ok, err := s.tempStatement(ctx, st.node, p); ok { // temp_ddl.go
 		return res, err
 	}
@@ -620,6 +622,8 @@ func (s *Session) execute(ctx context.Context, st *Stmt, p *params) (*Result, er
 		return s.closeCursor(n.ClosePortalStmt)
 	case *pg.Node_CreateRoleStmt, *pg.Node_AlterRoleStmt, *pg.Node_DropRoleStmt:
 		return s.executeRoleStmt(ctx, st.node)
+	case *pg.Node_GrantStmt, *pg.Node_AlterDefaultPrivilegesStmt, *pg.Node_AlterOwnerStmt:
+		return s.privilegeStmt(ctx, st.node) // privileges_stmt.go
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "statement %s is not supported yet", stmtName(st.node))
 }

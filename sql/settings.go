@@ -14,6 +14,9 @@ import (
 )
 
 func (s *Session) set(v *pg.VariableSetStmt) (*Result, error) {
+	if res, ok, err := s.setRole(v); ok { // privileges_stmt.go
+		return res, err
+	}
 	name := strings.ToLower(v.Name)
 	switch v.Kind {
 	case pg.VariableSetKind_VAR_RESET_ALL:
@@ -138,6 +141,9 @@ func (s *Session) show(v *pg.VariableShowStmt) (*Result, error) {
 		return &Result{cols: cols, op: &exec.Values{Env: s.newEnv(), Rows: rows, T: []types.T{types.TextT, types.TextT, types.TextT}}, tag: "SHOW"}, nil
 	}
 	val, ok := s.settings[name]
+	if r, isRole := s.roleSetting(name); isRole { // privileges_stmt.go
+		val, ok = r, true
+	}
 	if !ok {
 		return nil, pgerr.New(pgerr.UndefinedObject, "unrecognized configuration parameter \"%s\"", v.Name)
 	}

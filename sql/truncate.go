@@ -20,6 +20,8 @@ func (s *Session) truncate(ctx context.Context, st *pg.TruncateStmt) (*Result, e
 		s.inTx = true
 	}
 	var err error
+	s.priv.truncating = true // modify checks TRUNCATE (privileges_check.go)
+	defer func() { s.priv.truncating = false }()
 	for _, r := range st.Relations {
 		rv := r.GetRangeVar()
 		if _, err = s.modify(ctx, rv, nil, nil, nil, nil, &params{values: [][]byte{}, bound: true}, false); err != nil {

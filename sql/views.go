@@ -138,7 +138,9 @@ func (qc *queryCtx) viewSource(r relation, alias string, colAliases []string, lo
 	ctes := qc.ctes
 	qc.ctes = nil
 	qc.viewDepth++
+	leave := qc.enterView(r.view.ID) // its tables are read with its owner's privileges (privileges_check.go)
 	q, err := qc.planSelect(sel)
+	leave()
 	qc.viewDepth--
 	qc.ctes = ctes
 	if err != nil {
@@ -277,6 +279,9 @@ func (s *Session) createView(ctx context.Context, st *pg.ViewStmt) (*Result, err
 				return errAt(pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", rv.Relname), rv.Location)
 			}
 			if err := s.checkViewReplace(ctx, meta, sch, old, cols); err != nil {
+				return err
+			}
+			if err := s.replacingView(ctx, old.ID, old.Name); err != nil { // privileges_check.go
 				return err
 			}
 			c.DropView(*sch, *old) // DuckDB replaces a view the same way: a new id

@@ -7,7 +7,40 @@ import (
 // The information_schema views, over the same model as pg_catalog. Their
 // OIDs are those of PostgreSQL's information_schema views.
 
+// TableGrant is one privilege on a table or view as
+// information_schema.table_privileges lists it.
+type TableGrant struct {
+	Grantor, Grantee, Schema, Table, Privilege string
+	Grantable                                  bool
+}
+
+func tableGrantRows(c *Context, r *rowSet, role bool) {
+	if c.TableGrants == nil {
+		return
+	}
+	for _, g := range c.TableGrants(role) {
+		hier := "NO"
+		if g.Privilege == "SELECT" {
+			hier = "YES"
+		}
+		grantable := "NO"
+		if g.Grantable {
+			grantable = "YES"
+		}
+		r.add(vals{"grantor": g.Grantor, "grantee": g.Grantee, "table_catalog": c.Database, "table_schema": g.Schema,
+			"table_name": g.Table, "privilege_type": g.Privilege, "is_grantable": grantable, "with_hierarchy": hier})
+	}
+}
+
 func init() {
+	const grantCols = "grantor sql_identifier, grantee sql_identifier, table_catalog sql_identifier, " +
+		"table_schema sql_identifier, table_name sql_identifier, privilege_type character_data, " +
+		"is_grantable yes_or_no, with_hierarchy yes_or_no"
+	register("information_schema", "table_privileges", 13416, "v", grantCols,
+		func(c *Context, r *rowSet) { tableGrantRows(c, r, false) })
+	register("information_schema", "role_table_grants", 13421, "v", grantCols,
+		func(c *Context, r *rowSet) { tableGrantRows(c, r, true) })
+
 	register("information_schema", "schemata", 13382, "v",
 		"catalog_name sql_identifier, schema_name sql_identifier, schema_owner sql_identifier, "+
 			"default_character_set_catalog sql_identifier, default_character_set_schema sql_identifier, "+

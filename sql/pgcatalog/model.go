@@ -13,7 +13,8 @@ type namespace struct {
 	oid   int64
 	name  string
 	owner int64
-	xmin  int64 // see xmin.go
+	xmin  int64  // see xmin.go
+	acl   string // recorded by GRANT (privileges.go); "" for the default
 }
 
 // relation is a pg_class row: a lake table or a system relation.
@@ -65,9 +66,9 @@ type model struct {
 }
 
 var builtinNamespaces = []namespace{
-	{catalogNamespace, "pg_catalog", superuserOID, bootstrapXID},
-	{toastNamespace, "pg_toast", superuserOID, bootstrapXID},
-	{infoNamespace, "information_schema", superuserOID, bootstrapXID},
+	{catalogNamespace, "pg_catalog", superuserOID, bootstrapXID, ""},
+	{toastNamespace, "pg_toast", superuserOID, bootstrapXID, ""},
+	{infoNamespace, "information_schema", superuserOID, bootstrapXID, ""},
 }
 
 func newModel(c *Context) *model {
@@ -88,6 +89,11 @@ func newModel(c *Context) *model {
 				owner = dbOwnerRoleOID
 			}
 			ns := &namespace{oid: NamespaceOID(s.ID), name: s.Name, owner: owner, xmin: SnapshotXID(s.BeginSnapshot)}
+			if c.ACL != nil {
+				if o, acl, ok := c.ACL("n", s.ID); ok {
+					ns.owner, ns.acl = OwnerOID(c, o), acl
+				}
+			}
 			m.addNS(ns, byName)
 			lakeNS[s.ID] = ns
 		}

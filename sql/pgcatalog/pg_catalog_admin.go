@@ -22,7 +22,20 @@ func init() {
 			"active boolean, active_pid integer, xmin xid, catalog_xmin xid, restart_lsn pg_lsn, "+
 			"confirmed_flush_lsn pg_lsn, wal_status text, safe_wal_size bigint, two_phase boolean", nil)
 	register("pg_catalog", "pg_default_acl", 826, "r",
-		"oid oid, defaclrole oid, defaclnamespace oid, defaclobjtype \"char\", defaclacl aclitem[]", nil)
+		"oid oid, defaclrole oid, defaclnamespace oid, defaclobjtype \"char\", defaclacl aclitem[]",
+		func(c *Context, r *rowSet) {
+			if c.DefaultACLs == nil {
+				return
+			}
+			for i, d := range c.DefaultACLs() {
+				ns := int64(0)
+				if d.SchemaID != 0 {
+					ns = NamespaceOID(d.SchemaID)
+				}
+				r.add(vals{"oid": firstRoleOID/2 + int64(i), "defaclrole": OwnerOID(c, d.Role), "defaclnamespace": ns,
+					"defaclobjtype": "r", "defaclacl": d.ACL})
+			}
+		})
 	register("pg_catalog", "pg_seclabel", 3596, "r",
 		"objoid oid, classoid oid, objsubid integer, provider text, label text", nil)
 	register("pg_catalog", "pg_seclabels", 12099, "v",

@@ -81,6 +81,16 @@ type Context struct {
 	// role. Verifiers are shown in pg_authid as given (blank them for a
 	// session that may not see them).
 	Roles func() []catalog.Role
+	// ACL is the owner (a role name, "" for the bootstrap superuser) and
+	// aclitem[] text ("" for NULL) lakepg recorded for a lake table or view
+	// (kind "r", its id) or schema ("n"); ok is false when none is.
+	ACL func(kind string, id int64) (owner, acl string, ok bool)
+	// TableGrants are the privileges on lake tables and views the current
+	// role may see (information_schema.table_privileges); role: only
+	// grants to or from the current role (role_table_grants).
+	TableGrants func(role bool) []TableGrant
+	// DefaultACLs are ALTER DEFAULT PRIVILEGES' entries (pg_default_acl).
+	DefaultACLs func() []DefaultACL
 	// Cursors are the session's open cursors, for pg_cursors.
 	Cursors []Cursor
 	// ViewColumns are the output columns of a lake view (its query bound

@@ -62,6 +62,9 @@ func storedRoleOID(c *Context, name string) (int64, bool) {
 // information_schema and public, everyone may use them; "" (NULL: the
 // owner's default privileges) for the others.
 func namespaceACL(c *Context, ns *namespace) string {
+	if ns.acl != "" {
+		return ns.acl
+	}
 	if ns.oid == catalogNamespace || ns.oid == infoNamespace || ns.name == "public" {
 		owner := UserName(c, ns.owner)
 		return "{" + aclRole(owner) + "=UC/" + aclRole(owner) + ",=U/" + aclRole(owner) + "}"
@@ -80,4 +83,48 @@ func aclRole(name string) string {
 		return name
 	}
 	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
+}
+
+// OwnerOID is the OID of an owner lakepg recorded: "" is the bootstrap
+// superuser, shown as the session user (superuserOID).
+func OwnerOID(c *Context, owner string) int64 {
+	switch owner {
+	case "", c.User:
+		return superuserOID
+	case "pg_database_owner":
+		return dbOwnerRoleOID
+	}
+	if oid, ok := storedRoleOID(c, owner); ok {
+		return oid
+	}
+	return superuserOID
+}
+
+// relOwnerACL is the relowner and relacl of a relation.
+func relOwnerACL(c *Context, rel *relation) (int64, string) {
+	if c.ACL == nil || rel.temp {
+		return superuserOID, ""
+	}
+	var id int64
+	switch {
+	case rel.view != nil:
+		id = rel.view.ID
+	case rel.lake != nil:
+		id = rel.lake.ID
+	default:
+		return superuserOID, ""
+	}
+	owner, acl, ok := c.ACL("r", id)
+	if !ok {
+		return superuserOID, ""
+	}
+	return OwnerOID(c, owner), acl
+}
+
+// DefaultACL is one entry of pg_default_acl: the ACL role's new tables in
+// schema SchemaID (0: any schema) get.
+type DefaultACL struct {
+	Role     string
+	SchemaID int64
+	ACL      string
 }

@@ -144,3 +144,11 @@ func (r *rowSet) batch() (*vec.Batch, error) {
 	}
 	return &vec.Batch{Vecs: r.vecs, N: r.n}, nil
 }
+
+// with adds the entries of w to v.
+func (v vals) with(w vals) vals {
+	for k, x := range w {
+		v[k] = x
+	}
+	return v
+}

@@ -1,0 +1,90 @@
+package sql
+
+import (
+	"context"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/lakepg/lakepg/catalog"
+	"github.com/lakepg/lakepg/pgerr"
+)
+
+// Privilege checks of reads and writes (hooks in from.go, views.go, dml.go,
+// truncate.go and copy.go).
+
+// checkSelect checks SELECT on a relation a query reads. Describing a
+// statement checks nothing: running it does.
+func (qc *queryCtx) checkSelect(sch *catalog.Schema, id int64, word, name string) error {
+	if qc.describeOnly {
+		return nil
+	}
+	return qc.s.checkRelation(qc.ctx, sch, id, word, name, "r")
+}
+
+// enterView makes the tables a view reads checked with its owner's
+// privileges, until the returned function runs.
+func (qc *queryCtx) enterView(id int64) func() {
+	s := qc.s
+	was, wasIn := s.priv.asRole, s.priv.inView
+	owner := ""
+	if st, err := s.privileges(qc.ctx); err == nil {
+		owner = st.relPriv(id).owner
+	}
+	s.priv.asRole, s.priv.inView = owner, true
+	return func() { s.priv.asRole, s.priv.inView = was, wasIn }
+}
+
+// writeLetters are the privileges UPDATE or DELETE needs: the write's own,
+// SELECT too when it reads the table's columns (WHERE, RETURNING, FROM or
+// an expression in SET), TRUNCATE alone for TRUNCATE.
+func (s *Session) writeLetters(update, reads bool) string {
+	switch {
+	case s.priv.truncating:
+		return "D"
+	case update && reads:
+		return "wr"
+	case update:
+		return "w"
+	case reads:
+		return "dr"
+	}
+	return "d"
+}
+
+// readsColumns reports whether an UPDATE's SET expressions name a column.
+func readsColumns(set []*pg.Node) bool {
+	found := false
+	for _, n := range set {
+		if v := n.GetResTarget().GetVal(); v != nil {
+			eachMessage(v.ProtoReflect(), func(m protoreflect.Message) {
+				if _, ok := m.Interface().(*pg.ColumnRef); ok {
+					found = true
+				}
+			})
+		}
+	}
+	return found
+}
+
+// checkMaintenance: maintenance procedures (CALL lakepg.…, ducklake_…)
+// are for superusers.
+func (s *Session) checkMaintenance(ctx context.Context, name string) error {
+	if super, err := s.roleSuper(ctx, nil, s.currentRole()); err != nil || super {
+		return err
+	}
+	e := pgerr.New(codeRolePrivilege, "permission denied for procedure %s", name)
+	e.Hint = "Only superusers run lakepg's maintenance procedures."
+	return e
+}
+
+// replacingView: CREATE OR REPLACE VIEW is for the view's owner, and the
+// new view (a new id, as DuckDB replaces views) keeps the old one's owner
+// and grants (recordOwners).
+func (s *Session) replacingView(ctx context.Context, oldID int64, name string) error {
+	if err := s.checkRelOwner(ctx, oldID, "view", name); err != nil {
+		return err
+	}
+	s.priv.replacedView = oldID
+	return nil
+}
