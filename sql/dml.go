@@ -38,16 +38,20 @@ func (s *Session) planWrite(ctx context.Context, n *pg.Node, p *params, describe
 		return s.merge(ctx, x.MergeStmt, p, describeOnly) // merge.go
 	case *pg.Node_DeleteStmt:
 		st := x.DeleteStmt
-		if st.WithClause != nil {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "DELETE with WITH is not supported yet")
+		done, err := s.statementCTEs(ctx, st.WithClause, p, describeOnly) // with_write.go
+		if err != nil {
+			return nil, err
 		}
+		defer done()
 		// USING items join the target as UPDATE's FROM items do (dml_join.go)
 		return s.modify(ctx, st.Relation, st.UsingClause, st.WhereClause, nil, st.ReturningList, p, describeOnly)
 	case *pg.Node_UpdateStmt:
 		st := x.UpdateStmt
-		if st.WithClause != nil {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "UPDATE with WITH is not supported yet")
+		done, err := s.statementCTEs(ctx, st.WithClause, p, describeOnly) // with_write.go
+		if err != nil {
+			return nil, err
 		}
+		defer done()
 		return s.modify(ctx, st.Relation, st.FromClause, st.WhereClause, st.TargetList, st.ReturningList, p, describeOnly)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "statement not supported")

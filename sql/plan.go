@@ -80,8 +80,13 @@ func (s *Session) newQueryCtx(ctx context.Context, p *params, describeOnly bool)
 	if p == nil {
 		p = &params{}
 	}
-	return &queryCtx{s: s, ctx: ctx, params: p, env: s.newEnv(), describeOnly: describeOnly, subCols: map[*pg.SubLink]exec.Expr{},
+	qc := &queryCtx{s: s, ctx: ctx, params: p, env: s.newEnv(), describeOnly: describeOnly, subCols: map[*pg.SubLink]exec.Expr{},
 		srfCols: map[*pg.FuncCall]exec.Expr{}}
+	if s.stmtCTEs != nil {
+		// the WITH queries of the UPDATE or DELETE being planned (with_write.go)
+		qc.ctes = []map[string]*cteDef{s.stmtCTEs}
+	}
+	return qc
 }
 
 func (qc *queryCtx) binder() *binder {

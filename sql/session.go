@@ -102,6 +102,9 @@ type Session struct {
 	// implicit: the open block is an implicit transaction that Sync ends;
 	// pipelined: more statements may follow before it (implicit.go)
 	implicit, pipelined bool
+	// stmtCTEs are the WITH queries of the UPDATE or DELETE being planned,
+	// visible to every query context it makes (with_write.go)
+	stmtCTEs map[string]*cteDef
 	// refreshing: REFRESH MATERIALIZED VIEW is writing its table (matview.go)
 	refreshing bool
 

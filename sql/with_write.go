@@ -150,3 +150,44 @@ func (r *releasing) Close() error {
 }
 
 func (r *releasing) Next(ctx context.Context) (*vec.Batch, error) { return r.Operator.Next(ctx) }
+
+// statementCTEs makes the WITH queries of an UPDATE or DELETE visible to
+// everything the statement plans (its FROM/USING items, WHERE, SET and
+// RETURNING), as a SELECT's WITH is to its query; the data-modifying ones
+// run first, as for INSERT. The returned func ends that.
+func (s *Session) statementCTEs(ctx context.Context, w *pg.WithClause, p *params, describeOnly bool) (func(), error) {
+	if w == nil {
+		return func() {}, nil
+	}
+	release := func() {}
+	for _, c := range w.Ctes {
+		if isWriteNode(c.GetCommonTableExpr().Ctequery) {
+			done, err := s.runWritableCTEs(ctx, w, p, describeOnly)
+			if err != nil {
+				return nil, err
+			}
+			release = done
+			break
+		}
+	}
+	frame := map[string]*cteDef{}
+	for _, c := range w.Ctes {
+		cte := c.GetCommonTableExpr()
+		if _, dup := frame[cte.Ctename]; dup {
+			release()
+			s.writtenCTEs = nil
+			return nil, errAt(pgerr.New(pgerr.DuplicateAlias, "WITH query name \"%s\" specified more than once", cte.Ctename), cte.Location)
+		}
+		frame[cte.Ctename] = &cteDef{name: cte.Ctename, query: cte.Ctequery, colps: strNodes(cte.Aliascolnames), recursive: w.Recursive,
+			materialized: cte.Ctematerialized == pg.CTEMaterialize_CTEMaterializeAlways}
+		if isWriteNode(cte.Ctequery) {
+			frame[cte.Ctename].written = s.writtenCTEs[cte.Ctename]
+		}
+	}
+	s.writtenCTEs = nil
+	s.stmtCTEs = frame
+	return func() {
+		s.stmtCTEs = nil
+		release()
+	}, nil
+}

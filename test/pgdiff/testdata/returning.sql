@@ -150,3 +150,16 @@ WITH d AS (DELETE FROM archive RETURNING nosuch) SELECT * FROM d;
 WITH d AS (INSERT INTO archive (id) VALUES (1) RETURNING id) SELECT * FROM d WHERE 1 / 0 = 1;
 SELECT count(*) FROM archive;
 SELECT * FROM (WITH a AS (SELECT 1 AS one) SELECT one FROM a) s;
+-- WITH before UPDATE and DELETE
+CREATE TABLE wu (id integer, v integer);
+INSERT INTO wu SELECT g, g * 10 FROM generate_series(1, 10) g;
+WITH big AS (SELECT id FROM wu WHERE v > 70) DELETE FROM wu WHERE id IN (SELECT id FROM big) RETURNING id;
+WITH x AS (SELECT 3 AS id, 999 AS nv) UPDATE wu SET v = x.nv FROM x WHERE wu.id = x.id RETURNING wu.*;
+WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3) UPDATE wu SET v = v + 1 WHERE id IN (SELECT n FROM r);
+WITH d AS (DELETE FROM wu WHERE id = 4 RETURNING id) UPDATE wu SET v = v + (SELECT count(*) FROM d) WHERE id = 5;
+WITH s AS (SELECT id FROM wu WHERE id < 3) DELETE FROM wu USING s WHERE wu.id = s.id;
+SELECT * FROM wu ORDER BY id;
+-- @error
+WITH x AS (SELECT 1), x AS (SELECT 2) DELETE FROM wu;
+-- @error
+WITH x AS (SELECT 1 AS a) UPDATE wu SET v = x.nosuch FROM x;
