@@ -115,7 +115,7 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 				return nil, err
 			}
 			defer done()
-			defer func() { s.writtenCTEs = nil }()
+			defer func() { s.writtenCTEs, s.cteReads = nil, nil }()
 		}
 		sel = proto.Clone(sel).(*pg.SelectStmt)
 		with := proto.Clone(st.WithClause).(*pg.WithClause)

@@ -554,7 +554,7 @@ func (s *Session) tableSource(ctx context.Context, snap catalog.Snapshot, schema
 		if ref.inlined, err = s.inlinedScan(ctx, snap, t, files, scan); err != nil {
 			return nil, err
 		}
-		if tx := s.txn; tx != nil && snap.ID == tx.base.ID {
+		if tx := s.readTxn(); tx != nil && snap.ID == tx.base.ID { // with_write.go
 			s.overlay(tx, sch, t, ref, scan)
 		}
 		ref.scanFiles = append([]exec.ScanFile(nil), scan.Files[:len(ref.files)]...)

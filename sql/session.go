@@ -102,6 +102,10 @@ type Session struct {
 	// implicit: the open block is an implicit transaction that Sync ends;
 	// pipelined: more statements may follow before it (implicit.go)
 	implicit, pipelined bool
+	// cteReads, set while the primary query of a statement with
+	// data-modifying WITH queries is planned, is the block as it was before
+	// they ran: what that query reads (with_write.go)
+	cteReads *cteReadView
 	// stmtCTEs are the WITH queries of the UPDATE or DELETE being planned,
 	// visible to every query context it makes (with_write.go)
 	stmtCTEs map[string]*cteDef
@@ -553,7 +557,7 @@ func (s *Session) execute(ctx context.Context, st *Stmt, p *params) (*Result, er
 				return nil, err
 			}
 			q, err := s.planQuery(ctx, n.SelectStmt, p, false)
-			s.writtenCTEs = nil
+			s.writtenCTEs, s.cteReads = nil, nil
 			if err != nil {
 				done()
 				return nil, err

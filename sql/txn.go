@@ -60,7 +60,7 @@ func (s *Session) txnState(ctx context.Context) (*txn, error) {
 // metadata is the catalog as a statement at snap sees it: inside a block,
 // reading the block's snapshot, with the block's own schema changes.
 func (s *Session) metadata(ctx context.Context, snap catalog.Snapshot) (*catalog.Metadata, error) {
-	if t := s.txn; t != nil && snap.ID == t.base.ID {
+	if t := s.readTxn(); t != nil && snap.ID == t.base.ID {
 		return t.meta, nil
 	}
 	return s.eng.metadata(ctx, snap)

@@ -71,6 +71,12 @@ func (s *Session) runWritableCTEs(ctx context.Context, w *pg.WithClause, p *para
 	if w.Recursive {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "data-modifying statements in WITH RECURSIVE are not supported")
 	}
+	// PostgreSQL runs the primary query on the snapshot the statement
+	// started with: it does not see what the WITH queries write
+	var view *cteReadView
+	if !describeOnly {
+		view = s.captureReadView()
+	}
 	written := map[string]*writtenCTE{}
 	release := func() {
 		for _, wc := range written {
@@ -104,10 +110,35 @@ func (s *Session) runWritableCTEs(ctx context.Context, w *pg.WithClause, p *para
 		}
 		written[cte.Ctename] = wc
 	}
-	s.writtenCTEs = written
+	s.writtenCTEs, s.cteReads = written, view
 	return func() {
 		release()
 	}, nil
+}
+
+// cteReadView is the transaction block as it was before a statement's
+// data-modifying WITH queries ran; tx nil: there was no block.
+type cteReadView struct{ tx *txn }
+
+// captureReadView copies what the reads of a statement see of the block
+// now: its staged changes (a copy, the block goes on changing). Files the
+// WITH queries replace stay in storage until the block ends (superseded),
+// so the copy can still read them.
+func (s *Session) captureReadView() *cteReadView {
+	if s.txn == nil {
+		return &cteReadView{}
+	}
+	t := *s.txn
+	t.c = s.txn.c.Clone()
+	return &cteReadView{tx: &t}
+}
+
+// readTxn is the block as the statement being planned reads it.
+func (s *Session) readTxn() *txn {
+	if s.cteReads != nil {
+		return s.cteReads.tx
+	}
+	return s.txn
 }
 
 // writtenSource is a reference to a data-modifying WITH query: its
@@ -184,7 +215,9 @@ func (s *Session) statementCTEs(ctx context.Context, w *pg.WithClause, p *params
 			frame[cte.Ctename].written = s.writtenCTEs[cte.Ctename]
 		}
 	}
-	s.writtenCTEs = nil
+	// an UPDATE or DELETE reads (and changes) the rows as its WITH queries
+	// left them
+	s.writtenCTEs, s.cteReads = nil, nil
 	s.stmtCTEs = frame
 	return func() {
 		s.stmtCTEs = nil

@@ -163,3 +163,17 @@ SELECT * FROM wu ORDER BY id;
 WITH x AS (SELECT 1), x AS (SELECT 2) DELETE FROM wu;
 -- @error
 WITH x AS (SELECT 1 AS a) UPDATE wu SET v = x.nosuch FROM x;
+-- the primary query reads the statement's starting snapshot, in a block too
+CREATE TABLE arc2 (id integer);
+INSERT INTO arc2 VALUES (1), (2), (3);
+BEGIN;
+INSERT INTO arc2 VALUES (4);
+WITH d AS (DELETE FROM arc2 WHERE id IN (1, 4) RETURNING id) SELECT (SELECT count(*) FROM arc2) AS seen, (SELECT count(*) FROM d) AS deleted;
+SELECT count(*) FROM arc2;
+WITH i AS (INSERT INTO arc2 VALUES (9) RETURNING id) INSERT INTO arc2 SELECT id * 10 FROM arc2;
+SELECT * FROM arc2 ORDER BY id;
+WITH u AS (UPDATE arc2 SET id = id + 1 WHERE id = 2 RETURNING id) SELECT a.id, (SELECT count(*) FROM u) FROM arc2 a ORDER BY a.id;
+COMMIT;
+SELECT * FROM arc2 ORDER BY id;
+WITH d AS (DELETE FROM arc2 WHERE id > 5 RETURNING id) SELECT count(*) FROM arc2;
+SELECT count(*) FROM arc2;
