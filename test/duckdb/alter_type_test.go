@@ -4,11 +4,6 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
-	"time"
-
-	"github.com/jackc/pgx/v5"
-
-	"github.com/lakepg/lakepg/test/testserver"
 )
 
 // TestDuckDBReadsRetypedColumns: ALTER COLUMN … TYPE that rewrites the table (text to integer
@@ -17,14 +12,7 @@ import (
 // DuckDB's insert after the change is read by lakepg.
 func TestDuckDBReadsRetypedColumns(t *testing.T) {
 	ducklakeExt, sqliteExt := duckdbExtensions(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	dir := t.TempDir()
-	srv := testserver.Start(t, testserver.Binary(t), dir)
-	conn, err := pgx.Connect(ctx, srv.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, dir, srv, conn := startLake(t)
 	for _, st := range []string{
 		`CREATE TABLE rt (id integer, code text NOT NULL, amt numeric(10,2), tail text)`,
 		`INSERT INTO rt SELECT g, (g * 10)::text, g * 1.25, 't' || g FROM generate_series(1, 3000) g`,
@@ -53,11 +41,7 @@ func TestDuckDBReadsRetypedColumns(t *testing.T) {
 		}
 	}
 	runDuckSteps(t, ctx, ducklakeExt, sqliteExt, dir, []string{`INSERT INTO public.rt VALUES ('dk', 7, 'seven', 'duck')`})
-	srv = testserver.Start(t, testserver.Binary(t), dir)
-	conn, err = pgx.Connect(ctx, srv.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, conn = startOn(t, ctx, dir)
 	defer conn.Close(context.Background())
 	got := query(t, ctx, conn, `SELECT id, code, amt, tail FROM rt WHERE code < 11 ORDER BY code`)
 	if g, exp := fmtRows(got.Rows), fmtRows(rows([]string{"dk", "7", "seven", "duck"}, []string{"k1", "10", "1.25", "t1"})); g != exp {

@@ -5,12 +5,8 @@ import (
 	"errors"
 	"path/filepath"
 	"testing"
-	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-
-	"github.com/lakepg/lakepg/test/testserver"
 )
 
 // TestDuckDBKeepsCharacterTypes: lakepg keeps varchar(n) and character(n) in lakepg.type
@@ -19,14 +15,7 @@ import (
 // for lakepg afterwards.
 func TestDuckDBKeepsCharacterTypes(t *testing.T) {
 	ducklakeExt, sqliteExt := duckdbExtensions(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	dir := t.TempDir()
-	srv := testserver.Start(t, testserver.Binary(t), dir)
-	conn, err := pgx.Connect(ctx, srv.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, dir, srv, conn := startLake(t)
 	query(t, ctx, conn, `CREATE TABLE ch (id integer, v varchar(10), c char(4))`)
 	query(t, ctx, conn, `INSERT INTO ch VALUES (1, 'abc', 'ab'), (2, NULL, 'wxyz')`)
 	query(t, ctx, conn, `ALTER TABLE ch ALTER COLUMN v TYPE varchar(12)`)
@@ -60,11 +49,7 @@ func TestDuckDBKeepsCharacterTypes(t *testing.T) {
 		t.Errorf("DuckDB column types %q, want %q", got, want)
 	}
 
-	srv = testserver.Start(t, testserver.Binary(t), dir)
-	conn, err = pgx.Connect(ctx, srv.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, conn = startOn(t, ctx, dir)
 	defer conn.Close(context.Background())
 	types := query(t, ctx, conn, `SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'chr'::regclass AND attnum > 0 ORDER BY attnum`)
 	if got, want := fmtRows(types.Rows), fmtRows(rows(

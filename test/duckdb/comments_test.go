@@ -4,11 +4,6 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
-	"time"
-
-	"github.com/jackc/pgx/v5"
-
-	"github.com/lakepg/lakepg/test/testserver"
 )
 
 // TestCommentsBothWays: COMMENT ON TABLE, COLUMN and VIEW written by lakepg are DuckDB 1.5.5's
@@ -17,14 +12,7 @@ import (
 // other.
 func TestCommentsBothWays(t *testing.T) {
 	ducklakeExt, sqliteExt := duckdbExtensions(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	dir := t.TempDir()
-	srv := testserver.Start(t, testserver.Binary(t), dir)
-	conn, err := pgx.Connect(ctx, srv.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, dir, srv, conn := startLake(t)
 	for _, st := range []string{
 		`CREATE TABLE orders (id integer, note text, total numeric(10,2))`,
 		`INSERT INTO orders VALUES (1, 'a', 2.50)`,
@@ -62,11 +50,7 @@ func TestCommentsBothWays(t *testing.T) {
 		`COMMENT ON COLUMN public.orders.total IS NULL`,
 		`COMMENT ON VIEW public.big_orders IS NULL`,
 	})
-	srv = testserver.Start(t, testserver.Binary(t), dir)
-	conn, err = pgx.Connect(ctx, srv.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, conn = startOn(t, ctx, dir)
 	defer conn.Close(context.Background())
 	got := query(t, ctx, conn, `SELECT obj_description('orders'::regclass, 'pg_class'), col_description('orders'::regclass, 1),
 		col_description('orders'::regclass, 3), obj_description('big_orders'::regclass)`)

@@ -6,12 +6,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
-	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-
-	"github.com/lakepg/lakepg/test/testserver"
 )
 
 // TestDuckDBReadsEveryCodec: lakepg writes LZ4_RAW by default and the codec
@@ -20,14 +16,7 @@ import (
 // its parquet_metadata confirms the codec of each.
 func TestDuckDBReadsEveryCodec(t *testing.T) {
 	ducklakeExt, sqliteExt := duckdbExtensions(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	dir := t.TempDir()
-	srv := testserver.Start(t, testserver.Binary(t), dir)
-	conn, err := pgx.Connect(ctx, srv.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, dir, srv, conn := startLake(t)
 	fill := `INSERT INTO %s SELECT g, 'row ' || g, g * 0.25 FROM generate_series(1, 5000) g`
 	query(t, ctx, conn, `CREATE TABLE dflt (id integer, s text, x numeric(12,2))`)
 	query(t, ctx, conn, fmt.Sprintf(fill, "dflt"))

@@ -712,3 +712,25 @@ func fmtRows(rows [][]*string) string {
 	}
 	return b.String()
 }
+
+// startLake starts lakepg on a new lake in a temporary directory and connects to it; the
+// returned context bounds the test.
+func startLake(t *testing.T) (context.Context, string, *testserver.Server, *pgx.Conn) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	t.Cleanup(cancel)
+	dir := t.TempDir()
+	srv, conn := startOn(t, ctx, dir)
+	return ctx, dir, srv, conn
+}
+
+// startOn starts lakepg on the lake in dir (again, after DuckDB wrote to it) and connects.
+func startOn(t *testing.T, ctx context.Context, dir string) (*testserver.Server, *pgx.Conn) {
+	t.Helper()
+	srv := testserver.Start(t, testserver.Binary(t), dir)
+	conn, err := pgx.Connect(ctx, srv.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, conn
+}

@@ -5,12 +5,8 @@ import (
 	"errors"
 	"path/filepath"
 	"testing"
-	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-
-	"github.com/lakepg/lakepg/test/testserver"
 )
 
 // TestDuckDBWithPrivileges: lakepg keeps owners and grants in lakepg_privilege beside the
@@ -19,14 +15,7 @@ import (
 // superuser and a role without grants cannot read it.
 func TestDuckDBWithPrivileges(t *testing.T) {
 	ducklakeExt, sqliteExt := duckdbExtensions(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	dir := t.TempDir()
-	srv := testserver.Start(t, testserver.Binary(t), dir)
-	conn, err := pgx.Connect(ctx, srv.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, dir, srv, conn := startLake(t)
 	query(t, ctx, conn, `CREATE ROLE reader`)
 	query(t, ctx, conn, `GRANT CREATE ON SCHEMA public TO reader`)
 	query(t, ctx, conn, `SET ROLE reader`)
@@ -49,11 +38,7 @@ func TestDuckDBWithPrivileges(t *testing.T) {
 		t.Errorf("DuckDB reads owned: %q, want %q", got, want)
 	}
 
-	srv = testserver.Start(t, testserver.Binary(t), dir)
-	conn, err = pgx.Connect(ctx, srv.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, conn = startOn(t, ctx, dir)
 	defer conn.Close(context.Background())
 	res := query(t, ctx, conn, `SELECT relname, pg_get_userbyid(relowner) = current_user AS bootstrap, relacl::text
 		FROM pg_class WHERE relname IN ('owned', 'duck_made') ORDER BY 1`)
@@ -68,7 +53,7 @@ func TestDuckDBWithPrivileges(t *testing.T) {
 	if got := fmtFlat(res.Rows); got != "3 " {
 		t.Errorf("reader reads owned: %q", got)
 	}
-	_, err = conn.Exec(ctx, `SELECT * FROM duck_made`)
+	_, err := conn.Exec(ctx, `SELECT * FROM duck_made`)
 	var pe *pgconn.PgError
 	if !errors.As(err, &pe) || pe.Code != "42501" {
 		t.Errorf("reader reads DuckDB's table: %v, want 42501", err)

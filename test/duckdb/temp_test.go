@@ -4,11 +4,6 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
-	"time"
-
-	"github.com/jackc/pgx/v5"
-
-	"github.com/lakepg/lakepg/test/testserver"
 )
 
 // TestTempTablesLeaveNoTrace: temporary tables a session made, filled, changed and
@@ -16,14 +11,7 @@ import (
 // them: no table, no column, no snapshot beyond the lake table's own.
 func TestTempTablesLeaveNoTrace(t *testing.T) {
 	ducklakeExt, sqliteExt := duckdbExtensions(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	dir := t.TempDir()
-	srv := testserver.Start(t, testserver.Binary(t), dir)
-	conn, err := pgx.Connect(ctx, srv.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, dir, _, conn := startLake(t)
 	defer conn.Close(context.Background())
 	for _, st := range []string{
 		`CREATE TABLE kept (id integer, name text)`,

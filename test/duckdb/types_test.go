@@ -132,14 +132,7 @@ const lakepgTypesInsert = `INSERT INTO w VALUES
 
 func TestDuckDBReadsLakepgTypes(t *testing.T) {
 	ducklakeExt, sqliteExt := duckdbExtensions(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	dir := t.TempDir()
-	srv := testserver.Start(t, testserver.Binary(t), dir)
-	conn, err := pgx.Connect(ctx, srv.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, dir, srv, conn := startLake(t)
 	defer conn.Close(context.Background())
 	query(t, ctx, conn, `SET TimeZone = 'UTC'`)
 	query(t, ctx, conn, lakepgTypesCreate)

@@ -5,12 +5,8 @@ import (
 	"errors"
 	"path/filepath"
 	"testing"
-	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-
-	"github.com/lakepg/lakepg/test/testserver"
 )
 
 // TestViewsBothWays: views lakepg creates (column aliases, a view over a view, one in
@@ -19,14 +15,7 @@ import (
 // column aliases, a rename) are read by lakepg with DuckDB's answers; and lakepg drops one.
 func TestViewsBothWays(t *testing.T) {
 	ducklakeExt, sqliteExt := duckdbExtensions(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	dir := t.TempDir()
-	srv := testserver.Start(t, testserver.Binary(t), dir)
-	conn, err := pgx.Connect(ctx, srv.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, dir, srv, conn := startLake(t)
 	for _, st := range []string{
 		`CREATE TABLE sales (id integer, region text, amount numeric(10,2))`,
 		`INSERT INTO sales VALUES (1, 'eu', 10.50), (2, 'us', 20.00), (3, 'eu', 5.25), (4, NULL, 1.00)`,
@@ -82,11 +71,7 @@ func TestViewsBothWays(t *testing.T) {
 		`ALTER VIEW public.dk_tmp RENAME TO dk_renamed`,
 		`INSERT INTO public.keyed VALUES (3, 'c')`,
 	})
-	srv = testserver.Start(t, testserver.Binary(t), dir)
-	conn, err = pgx.Connect(ctx, srv.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, conn = startOn(t, ctx, dir)
 	defer conn.Close(context.Background())
 	for _, c := range []struct {
 		q    string
