@@ -21,27 +21,9 @@ import (
 // (the RETURNING rows it sent are not committed), and a portal read part-way.
 func returningTranscript(t *testing.T, dsn string) []string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	defer conn.Close(context.Background())
-	c := conn.PgConn()
-	var out []string
-	note := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
-	simple := func(sql string) {
-		rs, err := c.Exec(ctx, sql).ReadAll()
-		var parts []string
-		for _, r := range rs {
-			parts = append(parts, r.CommandTag.String())
-			for _, row := range r.Rows {
-				parts = append(parts, rowText(row))
-			}
-		}
-		note("%s -> %s%s", sql, strings.Join(parts, " "), errSuffix(err))
-	}
+	tr := startStepLog(t, dsn)
+	ctx, conn, c, note, simple := tr.ctx, tr.conn, tr.conn.PgConn(), tr.note, tr.simple
+	var err error
 	simple(`CREATE TABLE ret (id integer, name text, price numeric(8,2) DEFAULT 1.25, made date)`)
 	stmts := []struct {
 		sql  string
@@ -112,7 +94,46 @@ func returningTranscript(t *testing.T, dsn string) []string {
 	note("tx delete: %d%s", n, errSuffix(err))
 	note("tx rollback%s", errSuffix(tx.Rollback(ctx)))
 	simple(`SELECT id, name, price, made FROM ret ORDER BY id`)
-	return out
+	return tr.lines
+}
+
+// stepLog records what one connection answers, a line per step, to be compared with
+// PostgreSQL's transcript of the same steps.
+type stepLog struct {
+	ctx   context.Context
+	conn  *pgx.Conn
+	lines []string
+}
+
+// startStepLog connects to dsn for a transcript; the connection and its one-minute
+// context end with the test.
+func startStepLog(t *testing.T, dsn string) *stepLog {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return &stepLog{ctx: ctx, conn: conn}
+}
+
+func (tr *stepLog) note(format string, args ...any) {
+	tr.lines = append(tr.lines, fmt.Sprintf(format, args...))
+}
+
+// simple runs sql through the simple protocol and notes its tags, rows and error.
+func (tr *stepLog) simple(sql string) {
+	rs, err := tr.conn.PgConn().Exec(tr.ctx, sql).ReadAll()
+	var parts []string
+	for _, r := range rs {
+		parts = append(parts, r.CommandTag.String())
+		for _, row := range r.Rows {
+			parts = append(parts, rowText(row))
+		}
+	}
+	tr.note("%s -> %s%s", sql, strings.Join(parts, " "), errSuffix(err))
 }
 
 func rowText(row [][]byte) string {

@@ -1,14 +1,11 @@
 package clients
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/lakepg/lakepg/test/testserver"
@@ -20,27 +17,9 @@ import (
 // undoes an earlier upsert) and a transaction block.
 func upsertTranscript(t *testing.T, dsn string) []string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	defer conn.Close(context.Background())
-	c := conn.PgConn()
-	var out []string
-	note := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
-	simple := func(sql string) {
-		rs, err := c.Exec(ctx, sql).ReadAll()
-		var parts []string
-		for _, r := range rs {
-			parts = append(parts, r.CommandTag.String())
-			for _, row := range r.Rows {
-				parts = append(parts, rowText(row))
-			}
-		}
-		note("%s -> %s%s", sql, strings.Join(parts, " "), errSuffix(err))
-	}
+	tr := startStepLog(t, dsn)
+	ctx, conn, c, note, simple := tr.ctx, tr.conn, tr.conn.PgConn(), tr.note, tr.simple
+	var err error
 	simple(`CREATE TABLE acct (id serial PRIMARY KEY, email text UNIQUE, visits integer NOT NULL DEFAULT 1, note text)`)
 	stmts := []struct {
 		sql  string
@@ -111,7 +90,7 @@ func upsertTranscript(t *testing.T, dsn string) []string {
 	note("tx upsert: %d%s", visits, errSuffix(err))
 	note("tx commit%s", errSuffix(tx.Commit(ctx)))
 	simple(`SELECT id, email, visits, note FROM acct ORDER BY id`)
-	return out
+	return tr.lines
 }
 
 // TestUpsertMatchesPostgres runs the transcript on PostgreSQL and on lakepg with a SQLite
