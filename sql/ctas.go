@@ -76,28 +76,10 @@ func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt, p
 	seen := map[string]bool{}
 	nextID := int32(1)
 	for i, c := range q.cols {
-		name := c.Name
-		if i < len(names) {
-			name = names[i]
-		}
-		if seen[name] {
-			return nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", name)
-		}
-		seen[name] = true
-		t := storedType(c.Type) // nested_write.go
-		if t.ID == types.Unknown {
-			t = types.TextT
-		}
-		def, err := tableColumnDef(name, t) // nested_write.go
-		if err != nil && nestedDefError(t) {
+		name, t, def, err := ctasColumn(i, c, names, seen)
+		if err != nil {
 			return nil, err
 		}
-		if err != nil {
-			e := pgerr.New(pgerr.FeatureNotSupported, "column \"%s\" has type %s, which a DuckLake table cannot store", name, t)
-			e.Hint = "Cast it, e.g. to numeric(18,6) or double precision."
-			return nil, e
-		}
-		def.PGType = types.PGTypeTag(t)
 		defs = append(defs, def)
 		// column ids are handed out depth-first, as CreateTable does
 		pc := parquetio.Column{FieldID: nextID, Name: name, Type: t}
@@ -174,4 +156,34 @@ func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt, p
 		rows = int64(len(inl.rows))
 	}
 	return tagResult(fmt.Sprintf("SELECT %d", rows)), nil
+}
+
+// ctasColumn is the table column CREATE TABLE AS (lake or temporary) makes
+// of result column i: its name (given or the query's, each once), the type
+// it stores (unknown as text, unconstrained numeric as storedType says) and
+// its definition.
+func ctasColumn(i int, c Column, names []string, seen map[string]bool) (string, types.T, snapshot.ColumnDef, error) {
+	name := c.Name
+	if i < len(names) {
+		name = names[i]
+	}
+	if seen[name] {
+		return "", types.T{}, snapshot.ColumnDef{}, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", name)
+	}
+	seen[name] = true
+	t := storedType(c.Type) // nested_write.go
+	if t.ID == types.Unknown {
+		t = types.TextT
+	}
+	def, err := tableColumnDef(name, t)
+	if err != nil && nestedDefError(t) {
+		return "", t, def, err
+	}
+	if err != nil {
+		e := pgerr.New(pgerr.FeatureNotSupported, "column \"%s\" has type %s, which a table cannot store", name, t)
+		e.Hint = "Cast it, e.g. to numeric(18,6) or double precision."
+		return "", t, def, e
+	}
+	def.PGType = types.PGTypeTag(t)
+	return name, t, def, nil
 }

@@ -21,6 +21,12 @@ func lake(t *testing.T) *Session {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return sessionOn(t, db)
+}
+
+// sessionOn opens a session of a new engine on db (closed with the test).
+func sessionOn(t *testing.T, db *catalog.DB) *Session {
+	t.Helper()
 	t.Cleanup(func() { db.Close() })
 	store, err := storage.ForDataPath(db.DataPath())
 	if err != nil {

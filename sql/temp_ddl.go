@@ -10,7 +10,6 @@ import (
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/snapshot"
-	"github.com/lakepg/lakepg/types"
 )
 
 // tempStatement runs the statements that create, drop or change temporary
@@ -239,28 +238,10 @@ func (s *Session) tempCreateAs(ctx context.Context, st *pg.CreateTableAsStmt, p 
 	var defs []snapshot.ColumnDef
 	seen := map[string]bool{}
 	for i, c := range q.cols {
-		name := c.Name
-		if i < len(names) {
-			name = names[i]
-		}
-		if seen[name] {
-			return nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", name)
-		}
-		seen[name] = true
-		t := storedType(c.Type)
-		if t.ID == types.Unknown {
-			t = types.TextT
-		}
-		def, err := tableColumnDef(name, t)
+		_, _, def, err := ctasColumn(i, c, names, seen) // ctas.go
 		if err != nil {
-			if nestedDefError(t) {
-				return nil, err
-			}
-			e := pgerr.New(pgerr.FeatureNotSupported, "column \"%s\" has type %s, which a table cannot store", name, t)
-			e.Hint = "Cast it, e.g. to numeric(18,6) or double precision."
-			return nil, e
+			return nil, err
 		}
-		def.PGType = types.PGTypeTag(t)
 		defs = append(defs, def)
 	}
 	if len(defs) == 0 {

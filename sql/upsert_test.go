@@ -9,7 +9,6 @@ import (
 
 	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/catalog/catalogtest"
-	"github.com/lakepg/lakepg/storage"
 )
 
 // lakeOn is lake on a SQLite catalog or, for "postgres", on a schema of
@@ -29,16 +28,7 @@ func lakeOn(t *testing.T, backend string) *Session {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { db.Close() })
-	store, err := storage.ForDataPath(db.DataPath())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := NewEngine(db, store, nil).NewSession("test", "lake", map[string]string{"TimeZone": "UTC"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return sessionOn(t, db) // sql_test.go
 }
 
 // eachCatalog runs f on a SQLite and a PostgreSQL catalog.
