@@ -170,7 +170,7 @@ type numConst struct {
 func (c *Cmp) numericVsConst(l, r *vec.Vector, res []bool) bool {
 	x, op, k := l, c.Op, c.R
 	if l.Type.DynNumeric() {
-		x, op, k = r, flipCmp(c.Op), c.L
+		x, op, k = r, c.Op.Flipped(), c.L
 	}
 	kc, ok := k.(*Const)
 	if !ok || x.Type.ID != types.Numeric || x.Type.Scale < 0 || !kc.V.Type.DynNumeric() || kc.V.IsNull(0) || NumericIsNaN(kc.V, 0) {
@@ -252,7 +252,8 @@ func newNumConst(k *vec.Vector, s int, op CmpOp) (*numConst, bool) {
 	return nc, true
 }
 
-func flipCmp(op CmpOp) CmpOp {
+// Flipped is the operator with its operands swapped: a < b is b > a.
+func (op CmpOp) Flipped() CmpOp {
 	switch op {
 	case LT:
 		return GT

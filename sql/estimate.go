@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/sql/pruning"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -410,7 +411,7 @@ func (e *estimator) eqSel(x exec.Expr, in exec.Operator) float64 {
 func (e *estimator) cmpSel(c *exec.Cmp, in exec.Operator) float64 {
 	l, r, op := c.L, c.R, c.Op
 	if _, ok := l.(*exec.Const); ok {
-		l, r, op = r, l, flipOp[op]
+		l, r, op = r, l, op.Flipped()
 	}
 	k, isConst := r.(*exec.Const)
 	switch op {
@@ -448,7 +449,7 @@ func (e *estimator) rangeShare(p exec.Expr, in exec.Operator) (col int, lo, hi f
 	}
 	l, r, op := c.L, c.R, c.Op
 	if _, ok := l.(*exec.Const); ok {
-		l, r, op = r, l, flipOp[op]
+		l, r, op = r, l, op.Flipped()
 	}
 	ref, isRef := l.(*exec.ColRef)
 	k, isConst := r.(*exec.Const)
@@ -601,7 +602,7 @@ func (e *estimator) scanColumn(o *exec.TableScan, idx int) colInfo {
 }
 
 func statFloat(t types.T, s *string) (float64, bool) {
-	v := statValue(t, s)
+	v := pruning.StatValue(t, s)
 	if v == nil {
 		return 0, false
 	}

@@ -9,10 +9,12 @@ import (
 	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/fn"
+	"github.com/lakepg/lakepg/exec/parquetio"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/snapshot"
 	"github.com/lakepg/lakepg/sql/pgcatalog"
+	"github.com/lakepg/lakepg/sql/pruning"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -596,7 +598,7 @@ type tableRef struct {
 	// file ordinals (-1-k is inlined[k]).
 	inlined []string
 	scan    *exec.TableScan
-	bounds  []bound // pushed-down filter bounds, for pruning
+	bounds  []pruning.Bound // pushed-down filter bounds, for pruning
 	// noPartitionPruning: lakepg.partition_pruning is off (files are then
 	// pruned by their statistics only)
 	noPartitionPruning bool
@@ -778,4 +780,32 @@ func (qc *queryCtx) systemTable(schema, name, alias string) (*source, bool, erro
 	}
 	src, err := qc.systemTableSource(t, s.catalogContext(meta), alias)
 	return src, true, err
+}
+
+// pushFilters gives a scan the predicate's bounds: files are dropped now by
+// catalog min/max, row groups later by Parquet statistics. Bounds from
+// several filters accumulate on the table reference.
+func pushFilters(ref *tableRef, pred exec.Expr) {
+	bs := pruning.Bounds(pred, ref.scan.Cols)
+	if len(bs) == 0 {
+		return
+	}
+	ref.bounds = append(ref.bounds, bs...)
+	scan, all := ref.scan, ref.bounds
+	if ref.files != nil {
+		scan.Files, scan.FilesPruned, scan.FilesPrunedByPartition = scan.Files[:0], 0, 0
+		for i, f := range ref.files {
+			switch {
+			case !ref.noPartitionPruning && !pruning.PartitionMayMatch(f, ref.table, scan.Cols, all): // partition_prune.go
+				scan.FilesPruned++
+				scan.FilesPrunedByPartition++
+			case pruning.FileMayMatch(f, scan.Cols, all):
+				scan.Files = append(scan.Files, ref.scanFiles[i])
+			default:
+				scan.FilesPruned++
+			}
+		}
+		scan.Files = append(scan.Files, ref.pendingScan...)
+	}
+	scan.Keep = func(rg int, ranges []parquetio.Range) bool { return pruning.RangesMayMatch(scan, ranges, all) }
 }

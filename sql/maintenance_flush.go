@@ -12,6 +12,7 @@ import (
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/snapshot"
+	"github.com/lakepg/lakepg/sql/partitioning"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -261,17 +262,17 @@ func (s *Session) writeFlushed(ctx context.Context, t *catalog.Table, dir string
 
 // flushKeys resolves t's partition keys against the columns of an
 // inlined-data table's layout (which may be older than t's), by column id.
-func flushKeys(t *catalog.Table, cols []exec.ScanCol) ([]partKey, bool) {
+func flushKeys(t *catalog.Table, cols []exec.ScanCol) ([]partitioning.Key, bool) {
 	if !t.Partition.Partitioned() {
 		return nil, false
 	}
-	keys, err := partitionKeys(t, t.Partition)
+	keys, err := partitioning.Keys(t, t.Partition)
 	if err != nil {
 		return nil, false
 	}
 	for i := range keys {
-		c := t.Columns[keys[i].col]
-		if keys[i].checkWritable(c.Name) != nil {
+		c := t.Columns[keys[i].Col]
+		if keys[i].CheckWritable(c.Name) != nil {
 			return nil, false
 		}
 		at := -1
@@ -280,10 +281,10 @@ func flushKeys(t *catalog.Table, cols []exec.ScanCol) ([]partKey, bool) {
 				at = j
 			}
 		}
-		if at < 0 || cols[at].T.ID != keys[i].t.ID {
+		if at < 0 || cols[at].T.ID != keys[i].T.ID {
 			return nil, false
 		}
-		keys[i].col = at
+		keys[i].Col = at
 	}
 	return keys, true
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/sql/pruning"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -135,7 +136,7 @@ func statsRows(scan *exec.TableScan, files []catalog.DataFile, used []bool) (*ve
 			if col.T.IsFloat() && (st.ContainsNaN == nil || *st.ContainsNaN) {
 				return nil, false
 			}
-			lo, hi := statValue(col.T, st.Min), statValue(col.T, st.Max)
+			lo, hi := pruning.StatValue(col.T, st.Min), pruning.StatValue(col.T, st.Max)
 			if lo == nil || hi == nil {
 				return nil, false
 			}

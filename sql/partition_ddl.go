@@ -10,6 +10,7 @@ import (
 	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/snapshot"
+	"github.com/lakepg/lakepg/sql/partitioning"
 )
 
 // DuckDB's partitioning DDL is not PostgreSQL grammar:
@@ -221,11 +222,11 @@ func partitionKeyDef(t *catalog.Table, n *pg.Node) (snapshot.PartitionKeyDef, er
 func checkedKey(c *catalog.Column, transform string) (snapshot.PartitionKeyDef, error) {
 	def := snapshot.PartitionKeyDef{ColumnID: c.ID, Transform: transform}
 	probe := &catalog.Table{Name: "", Columns: []catalog.Column{*c}}
-	keys, err := partitionKeys(probe, &catalog.PartitionSpec{Keys: []catalog.PartitionKey{{ColumnID: c.ID, Transform: transform}}})
+	keys, err := partitioning.Keys(probe, &catalog.PartitionSpec{Keys: []catalog.PartitionKey{{ColumnID: c.ID, Transform: transform}}})
 	if err != nil {
 		return def, err
 	}
-	return def, keys[0].checkWritable(c.Name)
+	return def, keys[0].CheckWritable(c.Name)
 }
 
 // setPartitioning stages SET (keys non-nil) or RESET PARTITIONED BY. Like

@@ -12,6 +12,7 @@ import (
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/snapshot"
+	"github.com/lakepg/lakepg/sql/partitioning"
 	"github.com/lakepg/lakepg/storage"
 )
 
@@ -97,12 +98,12 @@ func (s *Session) writeTableFiles(ctx context.Context, sch *catalog.Schema, t *c
 		}
 		return tw, nil
 	}
-	keys, err := partitionKeys(t, t.Partition)
+	keys, err := partitioning.Keys(t, t.Partition)
 	if err != nil {
 		return nil, err
 	}
 	for _, k := range keys {
-		if err := k.checkWritable(t.Columns[k.col].Name); err != nil {
+		if err := k.CheckWritable(t.Columns[k.Col].Name); err != nil {
 			return nil, err
 		}
 	}
@@ -112,10 +113,10 @@ func (s *Session) writeTableFiles(ctx context.Context, sch *catalog.Schema, t *c
 // writePartitioned streams op into dir split by keys (their col fields
 // index op's columns), one file per partition under its hive directory.
 // With track, each file records which input rows it holds.
-func (s *Session) writePartitioned(ctx context.Context, dir string, specID int64, keys []partKey, pcols []parquetio.Column, op exec.Operator, check func(*vec.Batch) error, track bool, opt parquetio.WriterOptions) (*tableWrite, error) {
-	keys = append([]partKey(nil), keys...)
+func (s *Session) writePartitioned(ctx context.Context, dir string, specID int64, keys []partitioning.Key, pcols []parquetio.Column, op exec.Operator, check func(*vec.Batch) error, track bool, opt parquetio.WriterOptions) (*tableWrite, error) {
+	keys = append([]partitioning.Key(nil), keys...)
 	for k := range keys {
-		keys[k].loc = s.loc
+		keys[k].Loc = s.loc
 	}
 	pw := &partWriter{ctx: ctx, store: s.writeStore(), dir: dir, cols: pcols, opt: opt, keys: keys, open: map[string]*partFile{}, track: track}
 	err := exec.Drain(ctx, op, func(b *vec.Batch) error {
@@ -148,7 +149,7 @@ type partWriter struct {
 	dir   string
 	cols  []parquetio.Column
 	opt   parquetio.WriterOptions
-	keys  []partKey
+	keys  []partitioning.Key
 	open  map[string]*partFile // by routing key
 	files []*partFile          // every file, in order of creation
 	key   []byte
@@ -177,7 +178,7 @@ func (p *partWriter) routeKey(b *vec.Batch, i int) []byte {
 	p.key = p.key[:0]
 	for k := range p.keys {
 		var null bool
-		p.val, null = p.keys[k].value(p.val[:0], b.Vecs[p.keys[k].col], i)
+		p.val, null = p.keys[k].Value(p.val[:0], b.Vecs[p.keys[k].Col], i)
 		if null {
 			p.key = append(p.key, 0)
 			continue
@@ -228,7 +229,7 @@ func (p *partWriter) write(b *vec.Batch) error {
 func (p *partWriter) create(b *vec.Batch, i int) (*partFile, error) {
 	f := &partFile{key: string(p.key)}
 	for k := range p.keys {
-		v, null := p.keys[k].value(nil, b.Vecs[p.keys[k].col], i)
+		v, null := p.keys[k].Value(nil, b.Vecs[p.keys[k].Col], i)
 		if null {
 			f.values = append(f.values, nil)
 			continue
@@ -236,7 +237,7 @@ func (p *partWriter) create(b *vec.Batch, i int) (*partFile, error) {
 		s := string(v)
 		f.values = append(f.values, &s)
 	}
-	f.rel = hivePath(p.keys, f.values) + exec.NewFileName("")
+	f.rel = partitioning.HivePath(p.keys, f.values) + exec.NewFileName("")
 	f.path = p.dir + f.rel
 	w, err := p.store.Create(p.ctx, f.path)
 	if err != nil {

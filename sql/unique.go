@@ -13,6 +13,7 @@ import (
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/snapshot"
+	"github.com/lakepg/lakepg/sql/pruning"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -213,7 +214,7 @@ func (u *uniqueKeys) mayHold(f catalog.DataFile, cols []exec.ScanCol) bool {
 		if t.ID == types.TimeTZ {
 			continue
 		}
-		lo, hi := statValue(t, st.Min), statValue(t, st.Max)
+		lo, hi := pruning.StatValue(t, st.Min), pruning.StatValue(t, st.Max)
 		if lo == nil || hi == nil {
 			continue
 		}

@@ -1,4 +1,4 @@
-package sql
+package pruning
 
 import (
 	"strconv"
@@ -7,6 +7,7 @@ import (
 	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/sql/partitioning"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -30,9 +31,9 @@ import (
 // maxZoneOffset bounds any time zone's distance from UTC.
 const maxZoneOffset = 16 * time.Hour
 
-// partitionMayMatch reports whether file f of table t may hold rows that
-// satisfy every bound, judging by its partition values only.
-func partitionMayMatch(f catalog.DataFile, t *catalog.Table, cols []exec.ScanCol, bs []bound) bool {
+// PartitionMayMatch reports whether file f of table t may hold rows that
+// satisfy every Bound, judging by its partition values only.
+func PartitionMayMatch(f catalog.DataFile, t *catalog.Table, cols []exec.ScanCol, bs []Bound) bool {
 	if len(f.Partition) == 0 {
 		return true
 	}
@@ -44,7 +45,7 @@ func partitionMayMatch(f catalog.DataFile, t *catalog.Table, cols []exec.ScanCol
 	return true
 }
 
-func boundMayMatchPartition(pvs []catalog.PartitionValue, t *catalog.Table, col exec.ScanCol, b bound) bool {
+func boundMayMatchPartition(pvs []catalog.PartitionValue, t *catalog.Table, col exec.ScanCol, b Bound) bool {
 	id := int64(col.FieldID)
 	ty := col.T
 	var cal [4]int64 // year, month, day, hour
@@ -53,19 +54,19 @@ func boundMayMatchPartition(pvs []catalog.PartitionValue, t *catalog.Table, col 
 		if pv.ColumnID != id {
 			continue
 		}
-		kind, n, ok := parseTransform(pv.Transform)
+		kind, n, ok := partitioning.ParseTransform(pv.Transform)
 		if !ok {
 			continue
 		}
 		switch kind {
-		case tIdentity:
+		case partitioning.Identity:
 			if pv.Value == nil {
 				return false
 			}
 			if v := identityValue(ty, *pv.Value); v != nil && !mayMatch(b, v, v) {
 				return false
 			}
-		case tBucket:
+		case partitioning.Bucket:
 			if pv.Value == nil {
 				continue
 			}
@@ -78,7 +79,7 @@ func boundMayMatchPartition(pvs []catalog.PartitionValue, t *catalog.Table, col 
 				dl = c.Type
 			}
 			if !anyPoint(b, func(v *vec.Vector, i int) bool {
-				h, ok := bucketHash(v, i, dl)
+				h, ok := partitioning.BucketHash(v, i, dl)
 				return !ok || int64(h&0x7fffffff)%n == want
 			}) {
 				return false
@@ -91,9 +92,9 @@ func boundMayMatchPartition(pvs []catalog.PartitionValue, t *catalog.Table, col 
 			if err != nil {
 				continue
 			}
-			cal[kind-tYear], have[kind-tYear] = x, true
+			cal[kind-partitioning.Year], have[kind-partitioning.Year] = x, true
 			if ty.ID != types.Timestamptz && !anyPoint(b, func(v *vec.Vector, i int) bool {
-				f, ok := calendarField(kind, ty.ID, v.I64[i], nil)
+				f, ok := partitioning.CalendarField(kind, ty.ID, v.I64[i], nil)
 				return !ok || f == x
 			}) {
 				return false
@@ -115,7 +116,7 @@ func boundMayMatchPartition(pvs []catalog.PartitionValue, t *catalog.Table, col 
 
 // anyPoint applies match to an equality's constant or an IN list's
 // constants; ranges always pass.
-func anyPoint(b bound, match func(v *vec.Vector, i int) bool) bool {
+func anyPoint(b Bound, match func(v *vec.Vector, i int) bool) bool {
 	switch {
 	case b.list != nil:
 		for i := 0; i < b.list.Len(); i++ {
@@ -175,7 +176,7 @@ func calendarRange(id types.ID, cal [4]int64, have [4]bool) (lo, hi int64, ok bo
 		}
 	}
 	if id == types.Date {
-		return floorDiv(start.Unix(), 86400), floorDiv(end.Unix(), 86400) - 1, true
+		return partitioning.FloorDiv(start.Unix(), 86400), partitioning.FloorDiv(end.Unix(), 86400) - 1, true
 	}
 	if id == types.Timestamptz {
 		start, end = start.Add(-maxZoneOffset), end.Add(maxZoneOffset)

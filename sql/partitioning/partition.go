@@ -1,4 +1,8 @@
-package sql
+// Package partitioning owns DuckLake partition keys as the writer uses them:
+// the transforms (identity, year, month, day, hour, bucket(N)) as DuckDB's
+// ducklake extension defines them, the text form of partition values it
+// stores, and the hive-style directories the files go to.
+package partitioning
 
 import (
 	"encoding/binary"
@@ -23,56 +27,56 @@ import (
 // DuckDB's are), so pruning of timestamptz calendar keys allows for any
 // offset (partition_prune.go).
 
-type partTransform uint8
+type Transform uint8
 
 const (
-	tIdentity partTransform = iota
-	tYear
-	tMonth
-	tDay
-	tHour
-	tBucket
+	Identity Transform = iota
+	Year
+	Month
+	Day
+	Hour
+	Bucket
 )
 
-var transformNames = [...]string{tIdentity: "identity", tYear: "year", tMonth: "month", tDay: "day", tHour: "hour", tBucket: "bucket"}
+var transformNames = [...]string{Identity: "identity", Year: "year", Month: "month", Day: "day", Hour: "hour", Bucket: "bucket"}
 
-// parseTransform reads a ducklake_partition_column.transform value.
-func parseTransform(s string) (kind partTransform, buckets int64, ok bool) {
+// ParseTransform reads a ducklake_partition_column.transform value.
+func ParseTransform(s string) (kind Transform, buckets int64, ok bool) {
 	s = strings.ToLower(strings.TrimSpace(s))
 	for k, name := range transformNames {
-		if s == name && partTransform(k) != tBucket {
-			return partTransform(k), 0, true
+		if s == name && Transform(k) != Bucket {
+			return Transform(k), 0, true
 		}
 	}
 	if strings.HasPrefix(s, "bucket(") && strings.HasSuffix(s, ")") {
 		n, err := strconv.ParseInt(strings.TrimSpace(s[len("bucket("):len(s)-1]), 10, 64)
 		if err == nil && n > 0 && n <= math.MaxInt32 {
-			return tBucket, n, true
+			return Bucket, n, true
 		}
 	}
 	return 0, 0, false
 }
 
-// partKey is one partition key resolved against the table's columns.
-type partKey struct {
-	col     int // position in the table's columns
-	kind    partTransform
-	buckets int64
-	t       types.T // the source column's type
-	dlType  string  // its DuckLake type (bucket hashing follows DuckDB's physical type)
-	dir     string  // the hive directory name
-	// loc is the writing session's TimeZone: DuckDB takes year, month, day
+// Key is one partition key resolved against the table's columns.
+type Key struct {
+	Col     int // position in the table's columns
+	Kind    Transform
+	Buckets int64
+	T       types.T // the source column's type
+	DLType  string  // its DuckLake type (bucket hashing follows DuckDB's physical type)
+	Dir     string  // the hive directory name
+	// Loc is the writing session's TimeZone: DuckDB takes year, month, day
 	// and hour of a timestamptz in its session TimeZone (nil: UTC)
-	loc *time.Location
+	Loc *time.Location
 }
 
-// partitionKeys resolves a spec's keys; ok is false when a key names a
+// Keys resolves a spec's keys; ok is false when a key names a
 // column the table no longer has or a transform lakepg does not know (the
 // table then cannot be written partitioned, and is not pruned by it).
-func partitionKeys(t *catalog.Table, spec *catalog.PartitionSpec) (keys []partKey, err error) {
+func Keys(t *catalog.Table, spec *catalog.PartitionSpec) (keys []Key, err error) {
 	used := map[string]bool{}
 	for _, k := range spec.Keys {
-		kind, n, ok := parseTransform(k.Transform)
+		kind, n, ok := ParseTransform(k.Transform)
 		if !ok {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "partition transform \"%s\" of table \"%s\" is not supported", k.Transform, t.Name)
 		}
@@ -93,32 +97,32 @@ func partitionKeys(t *catalog.Table, spec *catalog.PartitionSpec) (keys []partKe
 		// DuckDB's GetPartitionKeyName: the column for identity, else the
 		// transform, with "_<column>" added when the name is taken
 		dir := transformNames[kind]
-		if kind == tIdentity {
+		if kind == Identity {
 			dir = c.Name
 		}
 		if used[strings.ToLower(dir)] {
 			dir += "_" + c.Name
 		}
 		used[strings.ToLower(dir)] = true
-		keys = append(keys, partKey{col: col, kind: kind, buckets: n, t: ty, dlType: strings.ToLower(c.Type), dir: dir})
+		keys = append(keys, Key{Col: col, Kind: kind, Buckets: n, T: ty, DLType: strings.ToLower(c.Type), Dir: dir})
 	}
 	return keys, nil
 }
 
-// checkWritable reports whether lakepg can compute k's values for writing.
-func (k *partKey) checkWritable(colName string) error {
-	switch k.kind {
-	case tYear, tMonth, tDay, tHour:
-		if k.t.ID != types.Date && k.t.ID != types.Timestamp && k.t.ID != types.Timestamptz {
-			return pgerr.New(pgerr.DatatypeMismatch, "partition transform %s needs a date or timestamp column, \"%s\" is %s", transformNames[k.kind], colName, k.t)
+// CheckWritable reports whether lakepg can compute k's values for writing.
+func (k *Key) CheckWritable(colName string) error {
+	switch k.Kind {
+	case Year, Month, Day, Hour:
+		if k.T.ID != types.Date && k.T.ID != types.Timestamp && k.T.ID != types.Timestamptz {
+			return pgerr.New(pgerr.DatatypeMismatch, "partition transform %s needs a date or timestamp column, \"%s\" is %s", transformNames[k.Kind], colName, k.T)
 		}
-	case tIdentity:
-		if k.t.ID == types.Interval {
+	case Identity:
+		if k.T.ID == types.Interval {
 			return pgerr.New(pgerr.FeatureNotSupported, "partitioning by an interval column (\"%s\") is not supported", colName)
 		}
-	case tBucket:
-		if _, ok := bucketHashable(k.t, k.dlType); !ok {
-			return pgerr.New(pgerr.FeatureNotSupported, "bucket partitioning of column \"%s\" (%s) is not supported", colName, k.t)
+	case Bucket:
+		if _, ok := bucketHashable(k.T, k.DLType); !ok {
+			return pgerr.New(pgerr.FeatureNotSupported, "bucket partitioning of column \"%s\" (%s) is not supported", colName, k.T)
 		}
 	}
 	return nil
@@ -126,31 +130,31 @@ func (k *partKey) checkWritable(colName string) error {
 
 // value computes key k's partition value of row i of v as text, as DuckDB
 // writes ducklake_file_partition_value; null reports a NULL value.
-func (k *partKey) value(dst []byte, v *vec.Vector, i int) (out []byte, null bool) {
+func (k *Key) Value(dst []byte, v *vec.Vector, i int) (out []byte, null bool) {
 	if v.IsNull(i) {
 		return dst, true
 	}
-	switch k.kind {
-	case tIdentity:
-		return appendDuckText(dst, v, i), false
-	case tBucket:
-		h, ok := bucketHash(v, i, k.dlType)
+	switch k.Kind {
+	case Identity:
+		return AppendDuckText(dst, v, i), false
+	case Bucket:
+		h, ok := BucketHash(v, i, k.DLType)
 		if !ok {
 			return dst, true
 		}
-		return strconv.AppendInt(dst, int64(h&0x7fffffff)%k.buckets, 10), false
+		return strconv.AppendInt(dst, int64(h&0x7fffffff)%k.Buckets, 10), false
 	}
-	f, ok := calendarField(k.kind, v.Type.ID, v.I64[i], k.loc)
+	f, ok := CalendarField(k.Kind, v.Type.ID, v.I64[i], k.Loc)
 	if !ok {
 		return dst, true
 	}
 	return strconv.AppendInt(dst, f, 10), false
 }
 
-// calendarField is year, month, day (of month) or hour of a date (days) or
+// CalendarField is year, month, day (of month) or hour of a date (days) or
 // timestamp (microseconds; a timestamptz in loc, nil meaning UTC); infinite
 // values have none, as DuckDB's year(infinity) is NULL.
-func calendarField(kind partTransform, id types.ID, x int64, loc *time.Location) (int64, bool) {
+func CalendarField(kind Transform, id types.ID, x int64, loc *time.Location) (int64, bool) {
 	var tm time.Time
 	switch id {
 	case types.Date:
@@ -167,21 +171,21 @@ func calendarField(kind partTransform, id types.ID, x int64, loc *time.Location)
 		return 0, false
 	}
 	switch kind {
-	case tYear:
+	case Year:
 		return int64(tm.Year()), true
-	case tMonth:
+	case Month:
 		return int64(tm.Month()), true
-	case tDay:
+	case Day:
 		return int64(tm.Day()), true
-	case tHour:
+	case Hour:
 		return int64(tm.Hour()), true
 	}
 	return 0, false
 }
 
-// appendDuckText appends DuckDB's text of a value (Value::ToString), which
+// AppendDuckText appends DuckDB's text of a value (Value::ToString), which
 // is what DuckDB stores as an identity partition value.
-func appendDuckText(dst []byte, v *vec.Vector, i int) []byte {
+func AppendDuckText(dst []byte, v *vec.Vector, i int) []byte {
 	switch v.Type.ID {
 	case types.Bool:
 		if v.B[i] {
@@ -247,10 +251,10 @@ func appendDuckBlob(dst []byte, b string) []byte {
 	return dst
 }
 
-// hiveValue escapes a partition value for a directory name as DuckDB does:
+// HiveValue escapes a partition value for a directory name as DuckDB does:
 // everything but ASCII letters, digits and -_.~ is percent-encoded (UTF-8,
 // upper-case hex); NULL is __HIVE_DEFAULT_PARTITION__.
-func hiveValue(dst []byte, v *string) []byte {
+func HiveValue(dst []byte, v *string) []byte {
 	if v == nil {
 		return append(dst, "__HIVE_DEFAULT_PARTITION__"...)
 	}
@@ -270,14 +274,14 @@ func hiveEscape(dst []byte, s string) []byte {
 	return dst
 }
 
-// hivePath is the directory (relative to the table's, ending in '/') of a
+// HivePath is the directory (relative to the table's, ending in '/') of a
 // file holding the partition with these values.
-func hivePath(keys []partKey, values []*string) string {
+func HivePath(keys []Key, values []*string) string {
 	var b []byte
 	for i, k := range keys {
-		b = hiveEscape(b, k.dir)
+		b = hiveEscape(b, k.Dir)
 		b = append(b, '=')
-		b = hiveValue(b, values[i])
+		b = HiveValue(b, values[i])
 		b = append(b, '/')
 	}
 	return string(b)
@@ -323,8 +327,8 @@ func bucketHashable(t types.T, dl string) (bucketForm, bool) {
 	return 0, false
 }
 
-// bucketHash is DuckDB's murmur3_32 of row i of v.
-func bucketHash(v *vec.Vector, i int, dl string) (int32, bool) {
+// BucketHash is DuckDB's murmur3_32 of row i of v.
+func BucketHash(v *vec.Vector, i int, dl string) (int32, bool) {
 	form, ok := bucketHashable(v.Type, dl)
 	if !ok {
 		return 0, false
@@ -346,9 +350,9 @@ func bucketHash(v *vec.Vector, i int, dl string) (int32, bool) {
 		x := v.I64[i]
 		switch dl {
 		case "timestamp_s":
-			x = floorDiv(x, 1000000)
+			x = FloorDiv(x, 1000000)
 		case "timestamp_ms":
-			x = floorDiv(x, 1000)
+			x = FloorDiv(x, 1000)
 		case "timestamp_ns":
 			x *= 1000
 		}
@@ -370,7 +374,7 @@ func bucketHash(v *vec.Vector, i int, dl string) (int32, bool) {
 	return murmur3(strconv.AppendInt(nil, v.I64[i], 10)), true
 }
 
-func floorDiv(a, b int64) int64 {
+func FloorDiv(a, b int64) int64 {
 	q := a / b
 	if (a%b != 0) && ((a < 0) != (b < 0)) {
 		q--

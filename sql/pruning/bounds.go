@@ -1,4 +1,9 @@
-package sql
+// Package pruning decides, before anything is read, which data files and
+// row groups a scan can skip: it turns a filter into bounds on columns and
+// checks them against catalog min/max statistics, Parquet row-group ranges
+// and DuckLake partition values. It only proves absence; whatever it cannot
+// evaluate is kept.
+package pruning
 
 import (
 	"strings"
@@ -10,9 +15,9 @@ import (
 	"github.com/lakepg/lakepg/types"
 )
 
-// bound is a conjunct "column op constant" usable for pruning, or with
+// Bound is a conjunct "column op constant" usable for pruning, or with
 // list set "column IN (constants)" (op EQ, NULLs left out of the list).
-type bound struct {
+type Bound struct {
 	col  int
 	op   exec.CmpOp
 	val  *vec.Vector // one row, the column's type
@@ -31,11 +36,9 @@ func conjuncts(e exec.Expr) []exec.Expr {
 	return []exec.Expr{e}
 }
 
-var flipOp = map[exec.CmpOp]exec.CmpOp{exec.EQ: exec.EQ, exec.NE: exec.NE, exec.LT: exec.GT, exec.LE: exec.GE, exec.GT: exec.LT, exec.GE: exec.LE}
-
-// bounds extracts prunable conjuncts over columns [0, ncols) of a scan.
-func bounds(pred exec.Expr, cols []exec.ScanCol) []bound {
-	var out []bound
+// Bounds extracts prunable conjuncts over columns [0, ncols) of a scan.
+func Bounds(pred exec.Expr, cols []exec.ScanCol) []Bound {
+	var out []Bound
 	for _, c := range conjuncts(pred) {
 		if in, ok := c.(*exec.InList); ok {
 			if b, ok := inBound(in, cols); ok {
@@ -49,7 +52,7 @@ func bounds(pred exec.Expr, cols []exec.ScanCol) []bound {
 		}
 		l, r, op := cmp.L, cmp.R, cmp.Op
 		if _, ok := l.(*exec.Const); ok {
-			l, r, op = r, l, flipOp[op]
+			l, r, op = r, l, op.Flipped()
 		}
 		ref, ok := l.(*exec.ColRef)
 		k, ok2 := r.(*exec.Const)
@@ -67,20 +70,20 @@ func bounds(pred exec.Expr, cols []exec.ScanCol) []bound {
 			if err != nil || exec.CompareRows(back, 0, k.V, 0) != 0 {
 				continue
 			}
-			out = append(out, bound{col: ref.Idx, op: op, val: v})
+			out = append(out, Bound{col: ref.Idx, op: op, val: v})
 			continue
 		}
-		out = append(out, bound{col: ref.Idx, op: op, val: k.V})
+		out = append(out, Bound{col: ref.Idx, op: op, val: k.V})
 	}
 	return out
 }
 
 // inBound turns "column IN (constants)" into a bound when every constant
 // converts exactly to the column's type.
-func inBound(in *exec.InList, cols []exec.ScanCol) (bound, bool) {
+func inBound(in *exec.InList, cols []exec.ScanCol) (Bound, bool) {
 	ref, ok := in.E.(*exec.ColRef)
 	if in.Not || !ok || ref.Idx >= len(cols) {
-		return bound{}, false
+		return Bound{}, false
 	}
 	ct := cols[ref.Idx].T
 	list := vec.New(ct, in.List.Len())
@@ -93,21 +96,21 @@ func inBound(in *exec.InList, cols []exec.ScanCol) (bound, bool) {
 		if one.Type != ct {
 			v, err := exec.CastVector(nil, one, 1, ct, false)
 			if err != nil || v.Type.Storage() != ct.Storage() {
-				return bound{}, false
+				return Bound{}, false
 			}
 			back, err := exec.CastVector(nil, v, 1, one.Type, false)
 			if err != nil || exec.CompareRows(back, 0, one, 0) != 0 {
-				return bound{}, false
+				return Bound{}, false
 			}
 			one = v
 		}
 		list.AppendFrom(one, 0)
 	}
-	return bound{col: ref.Idx, op: exec.EQ, list: list}, true
+	return Bound{col: ref.Idx, op: exec.EQ, list: list}, true
 }
 
 // mayMatch reports whether a value range [lo, hi] can satisfy b.
-func mayMatch(b bound, lo, hi *vec.Vector) bool {
+func mayMatch(b Bound, lo, hi *vec.Vector) bool {
 	if b.list != nil {
 		for i := 0; i < b.list.Len(); i++ {
 			if exec.CompareRows(lo, 0, b.list, i) <= 0 && exec.CompareRows(hi, 0, b.list, i) >= 0 {
@@ -133,7 +136,7 @@ func mayMatch(b bound, lo, hi *vec.Vector) bool {
 	return true
 }
 
-func statValue(t types.T, s *string) *vec.Vector {
+func StatValue(t types.T, s *string) *vec.Vector {
 	if s == nil {
 		return nil
 	}
@@ -148,35 +151,7 @@ func statValue(t types.T, s *string) *vec.Vector {
 	return v
 }
 
-// pushFilters gives a scan the predicate's bounds: files are dropped now by
-// catalog min/max, row groups later by Parquet statistics. Bounds from
-// several filters accumulate on the table reference.
-func pushFilters(ref *tableRef, pred exec.Expr) {
-	bs := bounds(pred, ref.scan.Cols)
-	if len(bs) == 0 {
-		return
-	}
-	ref.bounds = append(ref.bounds, bs...)
-	scan, all := ref.scan, ref.bounds
-	if ref.files != nil {
-		scan.Files, scan.FilesPruned, scan.FilesPrunedByPartition = scan.Files[:0], 0, 0
-		for i, f := range ref.files {
-			switch {
-			case !ref.noPartitionPruning && !partitionMayMatch(f, ref.table, scan.Cols, all): // partition_prune.go
-				scan.FilesPruned++
-				scan.FilesPrunedByPartition++
-			case fileMayMatch(f, scan.Cols, all):
-				scan.Files = append(scan.Files, ref.scanFiles[i])
-			default:
-				scan.FilesPruned++
-			}
-		}
-		scan.Files = append(scan.Files, ref.pendingScan...)
-	}
-	scan.Keep = func(rg int, ranges []parquetio.Range) bool { return rangesMayMatch(scan, ranges, all) }
-}
-
-func fileMayMatch(f catalog.DataFile, cols []exec.ScanCol, bs []bound) bool {
+func FileMayMatch(f catalog.DataFile, cols []exec.ScanCol, bs []Bound) bool {
 	for _, b := range bs {
 		st, ok := f.Stats[int64(cols[b.col].FieldID)]
 		if !ok {
@@ -189,7 +164,7 @@ func fileMayMatch(f catalog.DataFile, cols []exec.ScanCol, bs []bound) bool {
 		if st.ValueCount != nil && *st.ValueCount == 0 {
 			return false // only NULLs: no comparison holds
 		}
-		lo, hi := statValue(t, st.Min), statValue(t, st.Max)
+		lo, hi := StatValue(t, st.Min), StatValue(t, st.Max)
 		if lo == nil || hi == nil {
 			continue
 		}
@@ -200,9 +175,9 @@ func fileMayMatch(f catalog.DataFile, cols []exec.ScanCol, bs []bound) bool {
 	return true
 }
 
-// rangesMayMatch checks row-group ranges; ranges follow the scan's
+// RangesMayMatch checks row-group ranges; ranges follow the scan's
 // projection order (needed columns only).
-func rangesMayMatch(scan *exec.TableScan, ranges []parquetio.Range, bs []bound) bool {
+func RangesMayMatch(scan *exec.TableScan, ranges []parquetio.Range, bs []Bound) bool {
 	for _, b := range bs {
 		slot := scan.ProjectionSlot(b.col)
 		if slot < 0 || slot >= len(ranges) {
