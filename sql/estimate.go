@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/sql/joinorder"
 	"github.com/lakepg/lakepg/sql/pruning"
 	"github.com/lakepg/lakepg/types"
 )
@@ -212,7 +213,7 @@ func (e *estimator) cost(op exec.Operator) float64 {
 		if o.Shared != nil {
 			right = o.Shared.Right
 		}
-		c += e.n(o.Left) + buildWeight*e.n(right) + e.n(o)
+		c += e.n(o.Left) + joinorder.BuildWeight*e.n(right) + e.n(o)
 	case *exec.NestedLoopJoin:
 		c += e.n(o.Left)*e.n(o.Right) + e.n(o)
 	}

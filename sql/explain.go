@@ -14,6 +14,7 @@ import (
 	"github.com/lakepg/lakepg/exec/parquetio"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/sql/joinorder"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -280,7 +281,7 @@ func (s *Session) explainOp(ctx context.Context, est *estimator, op exec.Operato
 	r := est.of(op)
 	detail("Rows: %.0f estimated (%s)", math.Round(r.rows), r.how)
 	if est.verbose {
-		detail("Cost: %.0f estimated (rows into hash tables ×%d, probing and out of joins, with the inputs')", est.cost(op), buildWeight)
+		detail("Cost: %.0f estimated (rows into hash tables ×%d, probing and out of joins, with the inputs')", est.cost(op), joinorder.BuildWeight)
 	}
 	return children()
 }

@@ -2,37 +2,26 @@ package sql
 
 import (
 	"math"
-	"math/bits"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/sql/joinorder"
 )
 
-// Join order by dynamic programming over subsets of the FROM items
-// (DPsub with a connectivity check, in the spirit of DPccp): every subset
-// that can be formed by joining two smaller subsets along a join predicate
-// gets its cheapest plan, bushy trees included, and the plan of all items
-// is read back from the table. Cardinalities come from the estimator
-// EXPLAIN uses (catalog row counts and min/max, no I/O); the cost of a plan
-// is the rows it pushes through hash tables and out of joins (C_out with a
-// weight on the build side), so a filtered dimension is joined before the
-// fact table meets it and the smaller side is built. The written order of
-// FROM items and WHERE conjuncts plays no part. Above maxDPItems items the
-// enumeration would take too long and the greedy order is used.
-const maxDPItems = 12
-
-// buildWeight is what a row put into a hash table costs relative to a row
-// probing it or a row coming out of a join: an insert (with its share of
-// growing and materialising the table) costs more than a probe; 2 is a
-// chosen weight, checked only by the TPC-H and TPC-DS timings it gave.
-const buildWeight = 2
+// Join order: the FROM items and the conjuncts over several of them become
+// a joinorder.Graph (rows from the estimator EXPLAIN uses — catalog row
+// counts and min/max, no I/O — and each predicate's selectivity), the
+// joinorder package picks the tree, and the joins are built from it. The
+// written order of FROM items and WHERE conjuncts plays no part unless the
+// join_order rule is switched off, which keeps the written order.
 
 // joinEdge is a predicate over two or more items, with the items it
 // references as a bit set and its estimated selectivity.
 type joinEdge struct {
 	p     *pred
-	mask  uint32
+	mask  uint64
 	sel   float64
 	equal bool // an equality between a column of one item and of another: a hash key
 	// a, b and their keys' distinct values, for an equality (0: unknown)
@@ -40,26 +29,18 @@ type joinEdge struct {
 	ndvA, ndvB float64
 }
 
-// dpEntry is the best plan found for one subset of items.
-type dpEntry struct {
-	ok          bool
-	cost        float64
-	left, right uint32 // the subsets joined; left probes, right is built
-}
-
 // orderJoins joins items along preds (the unused conjuncts over several
 // items) in the cheapest order found; the result's columns are in FROM
-// order whatever the join order. ok is false when there are too many items
-// for the enumeration.
-func (qc *queryCtx) orderJoins(items []*source, preds []*pred) (*source, bool, error) {
+// order whatever the join order.
+func (qc *queryCtx) orderJoins(items []*source, preds []*pred) (*source, error) {
 	n := len(items)
-	if n > maxDPItems || !qc.ruleOn(ruleJoinOrder) {
-		return nil, false, nil
+	if n > 64 {
+		return nil, pgerr.New(pgerr.ProgramLimitExceeded, "a join of more than 64 FROM items (%d) is not supported", n)
 	}
 	est := qc.planEstimator()
-	rows := make([]float64, n)
+	g := joinorder.Graph{Rows: make([]float64, n), Names: make([]string, n)}
 	for i, it := range items {
-		rows[i] = math.Max(1, est.n(it.op))
+		g.Rows[i], g.Names[i] = math.Max(1, est.n(it.op)), it.key()
 	}
 	var edges []joinEdge
 	for _, p := range preds {
@@ -74,12 +55,12 @@ func (qc *queryCtx) orderJoins(items []*source, preds []*pred) (*source, bool, e
 			a, b := refPair(p.refs)
 			lk, rk, ok, err := qc.equiKeys(p.n, items[a].sc, items[b].sc)
 			if err != nil {
-				return nil, false, err
+				return nil, err
 			}
 			if ok {
 				e.equal, e.a, e.b = true, a, b
 				e.ndvA, e.ndvB = est.exprColumn(lk, items[a].op).ndv, est.exprColumn(rk, items[b].op).ndv
-				e.sel = equiSelectivity(e.ndvA, e.ndvB, rows[a], rows[b])
+				e.sel = equiSelectivity(e.ndvA, e.ndvB, g.Rows[a], g.Rows[b])
 				if k := keyDomain(est, lk, items[a].op, rk, items[b].op); k > 0 {
 					e.sel = 1 / k
 				}
@@ -89,100 +70,39 @@ func (qc *queryCtx) orderJoins(items []*source, preds []*pred) (*source, bool, e
 		}
 		edges = append(edges, e)
 	}
-	compositeKeys(edges, rows)
-	full := uint32(1)<<n - 1
-	// card[m] is the rows of joining the items of m: their rows times the
-	// selectivity of every predicate among them, taken as a product and
-	// only then kept at one row or more, so that it is the same whatever
-	// order the items come in
-	raw := make([]float64, full+1)
-	card := make([]float64, full+1)
-	for m := uint32(1); m <= full; m++ {
-		low := bits.TrailingZeros32(m)
-		rest := m &^ (1 << low)
-		c := rows[low]
-		if rest != 0 {
-			c *= raw[rest]
-			for _, e := range edges {
-				if e.mask&(1<<low) != 0 && e.mask&^m == 0 {
-					c *= e.sel
-				}
-			}
-		}
-		raw[m], card[m] = c, math.Max(1, c)
+	compositeKeys(edges, g.Rows)
+	for _, e := range edges {
+		g.Edges = append(g.Edges, joinorder.Edge{Mask: e.mask, Sel: e.sel, Hash: e.equal})
 	}
-	dp := make([]dpEntry, full+1)
-	for i := 0; i < n; i++ {
-		dp[1<<i] = dpEntry{ok: true}
-	}
-	// Cross products only when the predicates leave the items unconnected.
-	for _, cross := range []bool{false, true} {
-		for m := uint32(1); m <= full; m++ {
-			if bits.OnesCount32(m) < 2 {
-				continue
-			}
-			for sub := (m - 1) & m; sub > 0; sub = (sub - 1) & m {
-				other := m ^ sub
-				if sub > other || !dp[sub].ok || !dp[other].ok {
-					continue // each split once; both halves must be plannable
-				}
-				hash, connected := false, false
-				for _, e := range edges {
-					if e.mask&^m != 0 || e.mask&sub == 0 || e.mask&other == 0 {
-						continue
-					}
-					connected = true
-					hash = hash || e.equal
-				}
-				if !connected && !cross {
-					continue
-				}
-				probe, build := sub, other
-				if card[build] > card[probe] {
-					probe, build = build, probe
-				}
-				cost := dp[sub].cost + dp[other].cost + card[m]
-				if hash {
-					cost += card[probe] + buildWeight*card[build]
-				} else {
-					cost += card[probe] * card[build] // every pair is compared
-				}
-				if !dp[m].ok || cost < dp[m].cost {
-					dp[m] = dpEntry{ok: true, cost: cost, left: probe, right: build}
-				}
-			}
-		}
-		if dp[full].ok {
-			break
-		}
+	tree, how := joinorder.Written(g), "written order"
+	if qc.ruleOn(ruleJoinOrder) {
+		tree, how = joinorder.Order(g)
 	}
 
-	var build func(m uint32) (*source, []int, error)
-	build = func(m uint32) (*source, []int, error) {
-		if bits.OnesCount32(m) == 1 {
-			i := bits.TrailingZeros32(m)
-			return items[i], []int{i}, nil
+	var build func(t *joinorder.Tree) (*source, error)
+	build = func(t *joinorder.Tree) (*source, error) {
+		if t.Rel >= 0 {
+			return items[t.Rel], nil
 		}
-		d := dp[m]
-		l, lorder, err := build(d.left)
+		l, err := build(t.Left)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		r, rorder, err := build(d.right)
+		r, err := build(t.Right)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		var lkeys, rkeys []exec.Expr
 		var extras []*pg.Node
 		for _, e := range edges {
-			if e.p.used || e.mask&^m != 0 || e.mask&d.left == 0 || e.mask&d.right == 0 {
+			if e.p.used || e.mask&^t.Mask != 0 || e.mask&t.Left.Mask == 0 || e.mask&t.Right.Mask == 0 {
 				continue
 			}
 			e.p.used = true
 			if e.equal {
 				lk, rk, ok, err := qc.equiKeys(e.p.n, l.sc, r.sc)
 				if err != nil {
-					return nil, nil, err
+					return nil, err
 				}
 				if ok {
 					lkeys, rkeys = append(lkeys, lk), append(rkeys, rk)
@@ -197,24 +117,26 @@ func (qc *queryCtx) orderJoins(items []*source, preds []*pred) (*source, bool, e
 		} else {
 			op = &exec.NestedLoopJoin{Env: qc.env, Left: l.op, Right: r.op, Type: exec.JoinInner}
 		}
-		cur := &source{op: op, sc: concatScope(l.sc, r.sc), scans: append(append([]*exec.TableScan{}, l.scans...), r.scans...), rows: card[m]}
+		cur := &source{op: op, sc: concatScope(l.sc, r.sc), scans: append(append([]*exec.TableScan{}, l.scans...), r.scans...), rows: t.Rows}
 		for _, x := range extras {
 			if cur, err = qc.filter(cur, x); err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 		}
-		cur.rows = card[m]
-		return cur, append(lorder, rorder...), nil
+		cur.rows = t.Rows
+		return cur, nil
 	}
-	cur, order, err := build(full)
+	cur, err := build(tree)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	if n > 1 {
-		qc.joins = append(qc.joins, joinBlock{items: n, how: "dynamic programming", cost: dp[full].cost})
-		qc.fired(ruleJoinOrder)
+		qc.joins = append(qc.joins, joinBlock{items: n, how: how, cost: tree.Cost})
+		if how != "written order" {
+			qc.fired(ruleJoinOrder)
+		}
 	}
-	return qc.inFromOrder(cur, items, order), true, nil
+	return qc.inFromOrder(cur, items, tree.Leaves()), nil
 }
 
 // refPair is the two item indexes of a two-item reference set, smaller first.

@@ -225,7 +225,7 @@ func TestRulesCanBeSwitchedOff(t *testing.T) {
 		must(t, s, q, "4|800")
 	}
 	must(t, s, `SET lakepg.disabled_rules = '`+strings.Join(rules, ", ")+`'`)
-	if got := summary(); !strings.Contains(got, "Rules applied: none") || !strings.Contains(got, "greedy order") {
+	if got := summary(); !strings.Contains(got, "Rules applied: none") || !strings.Contains(got, "written order") {
 		t.Errorf("with every rule off:\n%s", got)
 	}
 	must(t, s, q, "4|800")

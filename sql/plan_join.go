@@ -1,7 +1,6 @@
 package sql
 
 import (
-	"math"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -97,15 +96,6 @@ func refItems(n *pg.Node, items []*source) (map[int]bool, bool) {
 		}
 	}
 	return set, outer
-}
-
-func subset(a map[int]bool, b map[int]bool) bool {
-	for k := range a {
-		if !b[k] {
-			return false
-		}
-	}
-	return true
 }
 
 // flattenFrom plans FROM items; inner and cross joins are flattened into the
@@ -400,22 +390,9 @@ func (qc *queryCtx) joinItems(items []*source, conj []*pg.Node) (*source, error)
 	} else if done {
 		late = nil
 	}
-	cur, ok, err := qc.orderJoins(items, preds)
+	cur, err := qc.orderJoins(items, preds)
 	if err != nil {
 		return nil, err
-	}
-	if !ok {
-		if cur, err = qc.greedyJoins(items, preds); err != nil {
-			return nil, err
-		}
-		if len(items) > 1 {
-			est := qc.planEstimator()
-			cost := est.cost(cur.op)
-			for _, it := range items {
-				cost -= est.cost(it.op)
-			}
-			qc.joins = append(qc.joins, joinBlock{items: len(items), how: "greedy order", cost: cost})
-		}
 	}
 	for _, p := range preds {
 		if !p.used {
@@ -425,101 +402,6 @@ func (qc *queryCtx) joinItems(items []*source, conj []*pg.Node) (*source, error)
 		}
 	}
 	return qc.applyConjuncts(cur, late)
-}
-
-// greedyJoins joins more items than orderJoins enumerates: left-deep,
-// starting from the largest item, each step taking a connected item whose
-// filters cut the most, then the smaller one.
-func (qc *queryCtx) greedyJoins(items []*source, preds []*pred) (*source, error) {
-	// greedy left-deep join order; ties go by the items' names, so that
-	// the order they are written in does not matter
-	inCur := map[int]bool{}
-	start := 0
-	for i, it := range items {
-		if it.rows > items[start].rows || it.rows == items[start].rows && it.key() < items[start].key() {
-			start = i
-		}
-	}
-	cur := items[start]
-	inCur[start] = true
-	order := []int{start}
-	for len(inCur) < len(items) {
-		best, bestConnected := -1, false
-		for i, it := range items {
-			if inCur[i] {
-				continue
-			}
-			connected := false
-			for _, p := range preds {
-				if p.used || !p.refs[i] {
-					continue
-				}
-				others := map[int]bool{}
-				for k := range p.refs {
-					if k != i {
-						others[k] = true
-					}
-				}
-				if len(others) > 0 && subset(others, inCur) && isEquality(p.n) {
-					connected = true
-				}
-			}
-			// among connected inputs prefer the one whose filters cut the most
-			// (a foreign-key join with it shrinks the stream by as much), then
-			// the smaller one
-			better := false
-			switch {
-			case best < 0 || (connected && !bestConnected):
-				better = true
-			case connected == bestConnected:
-				si, sb := it.selectivity(), items[best].selectivity()
-				better = si < sb || (si == sb && (it.rows < items[best].rows ||
-					it.rows == items[best].rows && it.key() < items[best].key()))
-			}
-			if better {
-				best, bestConnected = i, connected
-			}
-		}
-		right := items[best]
-		joined := map[int]bool{best: true}
-		for k := range inCur {
-			joined[k] = true
-		}
-		var lkeys, rkeys []exec.Expr
-		var extras []*pg.Node
-		for _, p := range preds {
-			if p.used || !p.refs[best] || !subset(p.refs, joined) {
-				continue
-			}
-			p.used = true
-			if lk, rk, ok, err := qc.equiKeys(p.n, cur.sc, right.sc); err != nil {
-				return nil, err
-			} else if ok {
-				lkeys, rkeys = append(lkeys, lk), append(rkeys, rk)
-				continue
-			}
-			extras = append(extras, p.n)
-		}
-		sc := concatScope(cur.sc, right.sc)
-		rows := math.Max(cur.rows, right.rows) * right.selectivity()
-		var op exec.Operator
-		if len(lkeys) > 0 {
-			op = &exec.HashJoin{Env: qc.env, Left: cur.op, Right: right.op, LeftKeys: lkeys, RightKeys: rkeys, Type: exec.JoinInner}
-		} else {
-			op = &exec.NestedLoopJoin{Env: qc.env, Left: cur.op, Right: right.op, Type: exec.JoinInner}
-			rows = cur.rows * right.rows
-		}
-		cur = &source{op: op, sc: sc, scans: append(append([]*exec.TableScan{}, cur.scans...), right.scans...), rows: rows}
-		inCur[best] = true
-		order = append(order, best)
-		for _, e := range extras {
-			var err error
-			if cur, err = qc.filter(cur, e); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return qc.inFromOrder(cur, items, order), nil
 }
 
 // key names a FROM item by the tables and columns it reads, to break ties
@@ -568,7 +450,6 @@ func (qc *queryCtx) semiJoinsFirst(items []*source, late []*pg.Node) (done bool,
 		if err != nil {
 			return false, err
 		}
-		src.sel = items[i].selectivity() * 0.5
 		items[i] = src
 	}
 	return true, nil
@@ -732,7 +613,7 @@ func (qc *queryCtx) filter(src *source, n *pg.Node) (*source, error) {
 		// a constant false or NULL: nothing of src is read (a UNION ALL
 		// branch whose constant column a pushed-down conjunct rules out)
 		out.op = &exec.Values{Env: qc.env, T: src.op.Types()}
-		out.scans, out.ref, out.rows, out.sel = nil, nil, 0, 1e-9
+		out.scans, out.ref, out.rows = nil, nil, 0
 		return &out, nil
 	}
 	if src.ref != nil {
@@ -740,7 +621,6 @@ func (qc *queryCtx) filter(src *source, n *pg.Node) (*source, error) {
 	}
 	out.op = &exec.Filter{Env: qc.env, Input: src.op, Pred: pred}
 	out.rows = src.rows * 0.3
-	out.sel = src.selectivity() * 0.3
 	return &out, nil
 }
 

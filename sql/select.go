@@ -30,15 +30,6 @@ type source struct {
 	scans []*exec.TableScan
 	ref   *tableRef // set for a single base table
 	rows  float64   // estimated row count, for join ordering
-	sel   float64   // estimated fraction of the input its own filters keep (0: none applied)
-}
-
-// selectivity is the fraction of rows src's own filters keep.
-func (src *source) selectivity() float64 {
-	if src.sel == 0 {
-		return 1
-	}
-	return src.sel
 }
 
 // planSimple plans a SELECT without set operations.

@@ -288,5 +288,5 @@ func (qc *queryCtx) dropColumn(src *source, i int) *source {
 		outs = append(outs, &exec.ColRef{Idx: k, T: c.T})
 		sc.cols = append(sc.cols, c)
 	}
-	return &source{op: &exec.Project{Env: qc.env, Input: src.op, Exprs: outs}, sc: sc, scans: src.scans, rows: src.rows, sel: src.sel}
+	return &source{op: &exec.Project{Env: qc.env, Input: src.op, Exprs: outs}, sc: sc, scans: src.scans, rows: src.rows}
 }

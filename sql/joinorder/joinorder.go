@@ -1,0 +1,262 @@
+// Package joinorder chooses the order of a block of inner joins. The
+// planner describes the block as a Graph — the estimated rows of each
+// relation and the predicates between them with their selectivities — and
+// gets back a Tree of joins to build. The package knows no SQL and no
+// operators, so join enumeration is tested on graphs alone
+// (testdata/*.txt) and the cost model lives in one place.
+//
+// Up to MaxDPRelations relations, the order comes from dynamic programming
+// over subsets (DPsub with a connectivity check, in the spirit of DPccp):
+// every subset that two smaller ones joined along a predicate can form gets
+// its cheapest plan, bushy trees included; cross products are considered
+// only when the predicates leave relations unconnected. Above that, a
+// greedy operator ordering joins the connected pair of trees with the
+// fewest result rows first. Either way the written order of relations and
+// predicates plays no part (the greedy order breaks ties by relation
+// names). Written gives the order as written, for when reordering is
+// switched off.
+package joinorder
+
+import (
+	"math"
+	"math/bits"
+)
+
+// MaxDPRelations bounds the dynamic programming, whose work grows as 3^n.
+const MaxDPRelations = 12
+
+// BuildWeight is what a row put into a hash table costs relative to a row
+// probing it or a row coming out of a join: an insert (with its share of
+// growing and materialising the table) costs more than a probe; 2 is a
+// chosen weight, checked only by the TPC-H and TPC-DS timings it gave.
+const BuildWeight = 2
+
+// Edge is a predicate over two or more relations.
+type Edge struct {
+	Mask uint64  // the relations it references, as bits
+	Sel  float64 // the fraction of row combinations it keeps
+	// Hash: an equality between a column of one relation and one of
+	// another, usable as a hash key
+	Hash bool
+}
+
+// Graph is a block of inner joins.
+type Graph struct {
+	Rows  []float64 // estimated rows of each relation (at least 1)
+	Names []string  // each relation's name, for ties
+	Edges []Edge
+}
+
+// Tree is a join order: a leaf (Rel ≥ 0) or a join of Left (probing) and
+// Right (built into the hash table).
+type Tree struct {
+	Rel         int
+	Left, Right *Tree
+	Mask        uint64  // the relations below
+	Rows        float64 // estimated rows out
+	Cost        float64 // of the whole subtree
+}
+
+// Order returns the cheapest join tree found for g and how it was found
+// ("dynamic programming" or "greedy order"); nil for more than 64
+// relations.
+func Order(g Graph) (*Tree, string) {
+	switch {
+	case len(g.Rows) > 64:
+		return nil, "" // beyond the masks: the caller keeps the written order
+	case len(g.Rows) <= MaxDPRelations:
+		return dp(g), "dynamic programming"
+	}
+	return greedy(g), "greedy order"
+}
+
+// joinCost is the cost of joining two plans into one of out rows: the rows
+// into the hash table (weighted), the rows probing it and the rows out; a
+// join without a hash key compares every pair.
+func joinCost(probe, build, out float64, hash bool) float64 {
+	if hash {
+		return out + probe + BuildWeight*build
+	}
+	return out + probe*build
+}
+
+// between reports whether any predicate joins a and b (every relation it
+// references in a∪b, some in each), and whether one of them is a hash key.
+func (g *Graph) between(a, b uint64) (connected, hash bool) {
+	m := a | b
+	for _, e := range g.Edges {
+		if e.Mask&^m != 0 || e.Mask&a == 0 || e.Mask&b == 0 {
+			continue
+		}
+		connected = true
+		hash = hash || e.Hash
+	}
+	return connected, hash
+}
+
+// rawRows is the rows of joining the relations of m before clamping: their
+// rows times the selectivity of every predicate among them, as a product,
+// so that it is the same whatever order the relations come in.
+func (g *Graph) rawRows(m uint64) float64 {
+	c := 1.0
+	for r := m; r != 0; r &= r - 1 {
+		c *= g.Rows[bits.TrailingZeros64(r)]
+	}
+	for _, e := range g.Edges {
+		if e.Mask&^m == 0 {
+			c *= e.Sel
+		}
+	}
+	return c
+}
+
+func leaf(g *Graph, i int) *Tree {
+	return &Tree{Rel: i, Mask: 1 << i, Rows: math.Max(1, g.Rows[i])}
+}
+
+func join(l, r *Tree, rows, cost float64) *Tree {
+	return &Tree{Rel: -1, Left: l, Right: r, Mask: l.Mask | r.Mask, Rows: rows, Cost: cost}
+}
+
+// dp is the dynamic programming over subsets.
+func dp(g Graph) *Tree {
+	n := len(g.Rows)
+	if n == 0 {
+		return nil
+	}
+	full := uint64(1)<<n - 1
+	card := make([]float64, full+1)
+	raw := make([]float64, full+1)
+	for m := uint64(1); m <= full; m++ {
+		low := bits.TrailingZeros64(m)
+		rest := m &^ (1 << low)
+		c := g.Rows[low]
+		if rest != 0 {
+			c *= raw[rest]
+			for _, e := range g.Edges {
+				if e.Mask&(1<<low) != 0 && e.Mask&^m == 0 {
+					c *= e.Sel
+				}
+			}
+		}
+		raw[m], card[m] = c, math.Max(1, c)
+	}
+	best := make([]*Tree, full+1)
+	for i := 0; i < n; i++ {
+		best[1<<i] = leaf(&g, i)
+	}
+	for _, cross := range []bool{false, true} {
+		for m := uint64(1); m <= full; m++ {
+			if bits.OnesCount64(m) < 2 {
+				continue
+			}
+			for sub := (m - 1) & m; sub > 0; sub = (sub - 1) & m {
+				other := m ^ sub
+				if sub > other || best[sub] == nil || best[other] == nil {
+					continue // each split once; both halves must be plannable
+				}
+				connected, hash := g.between(sub, other)
+				if !connected && !cross {
+					continue
+				}
+				probe, build := sub, other
+				if card[build] > card[probe] {
+					probe, build = build, probe
+				}
+				cost := best[sub].Cost + best[other].Cost + joinCost(card[probe], card[build], card[m], hash)
+				if best[m] == nil || cost < best[m].Cost {
+					best[m] = join(best[probe], best[build], card[m], cost)
+				}
+			}
+		}
+		if best[full] != nil {
+			break
+		}
+	}
+	return best[full]
+}
+
+// greedy is greedy operator ordering: of all pairs of trees a predicate
+// connects, join the one with the fewest rows out (then the cheapest, then
+// by names), until one tree is left; trees no predicate connects are
+// joined last, smallest first.
+func greedy(g Graph) *Tree {
+	trees := make([]*Tree, len(g.Rows))
+	for i := range trees {
+		trees[i] = leaf(&g, i)
+	}
+	for len(trees) > 1 {
+		bi, bj := -1, -1
+		var bRows, bCost float64
+		var bConnected bool
+		for i := range trees {
+			for j := i + 1; j < len(trees); j++ {
+				connected, hash := g.between(trees[i].Mask, trees[j].Mask)
+				if bConnected && !connected {
+					continue
+				}
+				rows := math.Max(1, g.rawRows(trees[i].Mask|trees[j].Mask))
+				probe, build := trees[i].Rows, trees[j].Rows
+				if build > probe {
+					probe, build = build, probe
+				}
+				cost := joinCost(probe, build, rows, hash)
+				better := bi < 0 || connected && !bConnected || rows < bRows ||
+					rows == bRows && (cost < bCost || cost == bCost && g.key(trees[i], trees[j]) < g.key(trees[bi], trees[bj]))
+				if better {
+					bi, bj, bRows, bCost, bConnected = i, j, rows, cost, connected
+				}
+			}
+		}
+		l, r := trees[bi], trees[bj]
+		if r.Rows > l.Rows {
+			l, r = r, l
+		}
+		trees[bi] = join(l, r, bRows, l.Cost+r.Cost+bCost)
+		trees = append(trees[:bj], trees[bj+1:]...)
+	}
+	return trees[0]
+}
+
+// Written joins the relations left-deep in the order they are numbered,
+// each one built into a hash table the ones before it probe.
+func Written(g Graph) *Tree {
+	if len(g.Rows) == 0 || len(g.Rows) > 64 {
+		return nil
+	}
+	t := leaf(&g, 0)
+	for i := 1; i < len(g.Rows); i++ {
+		r := leaf(&g, i)
+		_, hash := g.between(t.Mask, r.Mask)
+		rows := math.Max(1, g.rawRows(t.Mask|r.Mask))
+		t = join(t, r, rows, t.Cost+joinCost(t.Rows, r.Rows, rows, hash))
+	}
+	return t
+}
+
+// key names a pair of trees by their relations' names, for ties.
+func (g *Graph) key(a, b *Tree) string {
+	name := func(t *Tree) string {
+		s := ""
+		for r := t.Mask; r != 0; r &= r - 1 {
+			if i := bits.TrailingZeros64(r); i < len(g.Names) {
+				s += g.Names[i] + ","
+			}
+		}
+		return s
+	}
+	x, y := name(a), name(b)
+	if y < x {
+		x, y = y, x
+	}
+	return x + "|" + y
+}
+
+// Leaves lists the relations of t in the order their columns come out of
+// the joins: left before right.
+func (t *Tree) Leaves() []int {
+	if t.Rel >= 0 {
+		return []int{t.Rel}
+	}
+	return append(t.Left.Leaves(), t.Right.Leaves()...)
+}
