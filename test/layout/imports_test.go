@@ -1,0 +1,135 @@
+// Package layout checks that the packages import each other only as the
+// design's picture allows: cmd → wire → sql → exec → snapshot → catalog,
+// exec → storage, types and pgerr at the bottom; inside sql/ the
+// optimizer's pieces, pruning and catalog emulation below the session and
+// planner, never above it.
+package layout
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/lakepg/lakepg/"
+
+// allowed lists, for each package, the packages of this module it may
+// import (a trailing "/" allows every package under that path). A package
+// missing here fails the test: a new package is placed in the picture when
+// it is made.
+var allowed = map[string][]string{
+	"pgerr":          {},
+	"types":          {"pgerr"},
+	"storage":        {"pgerr", "types"},
+	"catalog":        {"pgerr", "types"},
+	"snapshot":       {"catalog", "pgerr", "types", "storage"},
+	"exec/vec":       {"pgerr", "types"},
+	"exec/fn":        {"exec/vec", "pgerr", "types"},
+	"exec/parquetio": {"exec/vec", "pgerr", "types", "storage"},
+	"exec":           {"exec/", "pgerr", "types", "storage", "snapshot", "catalog"},
+	// the optimizer's join enumeration knows no SQL and no operators
+	"sql/joinorder":    {},
+	"sql/partitioning": {"catalog", "exec/vec", "pgerr", "types"},
+	"sql/pruning":      {"catalog", "exec", "exec/", "sql/partitioning", "pgerr", "types"},
+	"sql/pgcatalog":    {"catalog", "exec", "exec/", "pgerr", "types"},
+	"sql":              {"sql/", "exec", "exec/", "snapshot", "catalog", "storage", "pgerr", "types"},
+	"wire":             {"sql", "sql/", "exec", "exec/", "pgerr", "types"},
+	"cli":              {"sql", "sql/", "exec", "exec/", "snapshot", "catalog", "storage", "pgerr", "types"},
+	"cmd/lakepg":       {"cli", "wire", "sql", "sql/", "exec", "exec/", "snapshot", "catalog", "storage", "pgerr", "types"},
+	// what tests share, beside the package they test
+	"catalog/catalogtest": {"catalog", "pgerr", "types"},
+	"storage/s3test":      {"storage"},
+	"cli/e2e":             {},
+}
+
+// TestImportsPointDown fails on an import the picture does not allow (an
+// upward one, or one skipping into wire or cmd) and on a package it does
+// not place.
+func TestImportsPointDown(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	imports := map[string]map[string]bool{}
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if rel == "test" || rel == "bench" || strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		pkg := filepath.ToSlash(filepath.Dir(rel))
+		if imports[pkg] == nil {
+			imports[pkg] = map[string]bool{}
+		}
+		for _, im := range f.Imports {
+			p, _ := strconv.Unquote(im.Path.Value)
+			if strings.HasPrefix(p, module) {
+				imports[pkg][strings.TrimPrefix(p, module)] = true
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(imports) < 10 {
+		t.Fatalf("found only %d packages under %s", len(imports), root)
+	}
+	var pkgs []string
+	for p := range imports {
+		pkgs = append(pkgs, p)
+	}
+	sort.Strings(pkgs)
+	for _, pkg := range pkgs {
+		rules, ok := allowed[pkg]
+		if !ok {
+			t.Errorf("package %s is not placed in the layering (add it to allowed in %s)", pkg, "test/layout/imports_test.go")
+			continue
+		}
+		for im := range imports[pkg] {
+			if !permitted(im, rules) {
+				t.Errorf("%s imports %s, which the layering does not allow", pkg, im)
+			}
+		}
+	}
+}
+
+func permitted(im string, rules []string) bool {
+	for _, r := range rules {
+		if im == r || strings.HasSuffix(r, "/") && strings.HasPrefix(im, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestPermitted: the rule matching itself, so that the test above cannot
+// pass by allowing everything.
+func TestPermitted(t *testing.T) {
+	if !permitted("exec/vec", []string{"exec/"}) || permitted("exec", []string{"exec/"}) || permitted("sql", []string{"sql/"}) ||
+		permitted("wire", allowed["sql"]) || permitted("sql", allowed["exec"]) || permitted("exec", allowed["sql/joinorder"]) {
+		t.Fatal("permitted matches wrongly")
+	}
+	if _, err := os.Stat("../../go.mod"); err != nil {
+		t.Fatal("the test must run from test/layout:", err)
+	}
+}
