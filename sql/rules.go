@@ -11,7 +11,7 @@ import (
 // get around a rule that misbehaves, and EXPLAIN (VERBOSE) lists the rules
 // that changed the plan and how often.
 const (
-	ruleJoinOrder        = "join_order"          // joins ordered by cost (join_order.go); off: greedy
+	ruleJoinOrder        = "join_order"          // joins ordered by cost (join_order.go); off: as written
 	ruleOuterPushdown    = "outer_join_pushdown" // WHERE below an outer join, into its preserved side
 	ruleOuterToInner     = "outer_join_to_inner" // a null-rejecting WHERE makes an outer join inner
 	ruleImpliedCondition = "implied_conditions"  // col = constant carried across ON equalities
