@@ -36,6 +36,8 @@ type savepoint struct {
 	temp tempTables
 	// privs is how many privilege rows the block had written (privileges.go)
 	privs int
+	// settings are the session's settings at SAVEPOINT (settings_txn.go)
+	settings *settingsMark
 }
 
 // savepointStmt runs SAVEPOINT, RELEASE [SAVEPOINT] and ROLLBACK TO
@@ -86,7 +88,7 @@ func (s *Session) findSavepoint(name string) (int, error) {
 }
 
 func (s *Session) markSavepoint(name string) *savepoint {
-	sp := &savepoint{name: name, cursors: map[*cursor]bool{}, temp: s.tempMark(), privs: len(s.priv.pending)}
+	sp := &savepoint{name: name, cursors: map[*cursor]bool{}, temp: s.tempMark(), privs: len(s.priv.pending), settings: s.markSettings()}
 	for _, c := range s.cursors {
 		sp.cursors[c] = true
 	}
@@ -107,6 +109,7 @@ func (s *Session) markSavepoint(name string) *savepoint {
 func (s *Session) rollbackTo(sp *savepoint) {
 	s.closeCursors(func(c *cursor) bool { return !sp.cursors[c] })
 	s.tempRollbackTo(sp.temp)
+	s.restoreSettings(sp.settings)
 	if sp.privs <= len(s.priv.pending) { // privileges.go
 		s.priv.pending = s.priv.pending[:sp.privs]
 	}

@@ -117,6 +117,8 @@ type Session struct {
 
 	cursors map[string]*cursor // DECLAREd cursors (cursor.go)
 
+	blockSet *blockSettings // what the open block undoes (settings_txn.go)
+
 	savepoints []*savepoint // of the open block, innermost last (savepoint.go)
 
 	seq  seqSession  // currval, lastval and cached sequence values (sequence.go)
@@ -662,6 +664,7 @@ func (s *Session) transaction(ctx context.Context, t *pg.TransactionStmt) (*Resu
 		}
 		// an implicit transaction becomes this block, its writes included
 		s.inTx, s.implicit = true, false
+		s.beginSettings() // settings_txn.go
 		return tagResult("BEGIN"), nil
 	case pg.TransactionStmtKind_TRANS_STMT_COMMIT:
 		if !s.inTx || s.implicit {

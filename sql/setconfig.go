@@ -12,9 +12,8 @@ import (
 // setConfig binds set_config(name, value, is_local): SET as a function,
 // which pgAdmin calls on connect (bytea_output) and ORMs call to scope a
 // setting to a transaction. It answers the value as SHOW prints it.
-// is_local is accepted and treated as SET LOCAL is, which lakepg keeps for
-// the session. Not strict, as in PostgreSQL: a NULL value resets the
-// setting, a NULL is_local is false.
+// is_local true is SET LOCAL (settings_txn.go). Not strict, as in
+// PostgreSQL: a NULL value resets the setting, a NULL is_local is false.
 func (b *binder) setConfig(args []exec.Expr, loc int32) (exec.Expr, error) {
 	if len(args) != 3 {
 		var ts []string
@@ -49,6 +48,18 @@ func (b *binder) setConfig(args []exec.Expr, loc int32) (exec.Expr, error) {
 		// workers of a parallel plan may evaluate it at the same time
 		s.settingsMu.Lock()
 		defer s.settingsMu.Unlock()
+		local := !a[2].IsNull(i) && a[2].B[i]
+		if local && s.blockSet == nil {
+			// outside a block PostgreSQL's change lasts for the statement's
+			// own implicit transaction: it answers the value and keeps none
+			c, err := canonicalSetting(name, val)
+			if err != nil {
+				return err
+			}
+			out.AppendString(c)
+			return nil
+		}
+		s.noteSet(name, local) // settings_txn.go
 		if err := s.assign(name, val); err != nil {
 			return err
 		}

@@ -14,10 +14,24 @@ import (
 )
 
 func (s *Session) set(v *pg.VariableSetStmt) (*Result, error) {
+	name := strings.ToLower(v.Name)
+	if name == "time zone" {
+		name = "timezone"
+	}
+	switch v.Kind {
+	case pg.VariableSetKind_VAR_RESET_ALL:
+		for k := range s.settings {
+			s.noteSet(k, false) // settings_txn.go
+		}
+	case pg.VariableSetKind_VAR_SET_MULTI:
+	default:
+		if !s.noteSet(name, v.IsLocal) {
+			return tagResult("SET"), nil // SET LOCAL outside a block, after its warning
+		}
+	}
 	if res, ok, err := s.setRole(v); ok { // privileges_stmt.go
 		return res, err
 	}
-	name := strings.ToLower(v.Name)
 	switch v.Kind {
 	case pg.VariableSetKind_VAR_RESET_ALL:
 		for k := range s.settings {
@@ -73,9 +87,6 @@ func (s *Session) set(v *pg.VariableSetStmt) (*Result, error) {
 		}
 	}
 	val := strings.Join(parts, ", ")
-	if name == "time zone" {
-		name = "timezone"
-	}
 	if _, ok := defaultSettings[name]; !ok && !strings.Contains(name, ".") {
 		return nil, pgerr.New(pgerr.UndefinedObject, "unrecognized configuration parameter \"%s\"", v.Name)
 	}
