@@ -128,7 +128,7 @@ func (s *Session) stage(ctx context.Context, fn func(c *snapshot.Commit, meta *c
 // snapshot; otherwise (or when that fails) everything it wrote is deleted.
 func (s *Session) endTxn(ctx context.Context, commit bool) (err error) {
 	// the temporary tables end with the block, rolled back if it failed
-	defer func() { s.tempEnd(commit && err == nil) }() // temp.go
+	defer func() { s.tempEnd(commit && err == nil) }()     // temp.go
 	defer func() { s.endSettings(commit && err == nil) }() // settings_txn.go
 	t := s.txn
 	s.txn, s.savepoints = nil, nil
