@@ -131,7 +131,10 @@ func (db *DB) DropRole(ctx context.Context, name string) error {
 		if n, err := res.RowsAffected(); err == nil && n == 0 {
 			return ErrRoleNotFound
 		}
-		return nil
+		if ok, err := db.tableExists(ctx, tx, "lakepg_role_member"); err != nil || !ok {
+			return err
+		}
+		return dropMemberships(ctx, tx, name)
 	})
 }
 

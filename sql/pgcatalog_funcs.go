@@ -195,7 +195,7 @@ func (s *Session) activity() []pgcatalog.Backend {
 // statement that sees meta.
 func (s *Session) catalogContext(meta *catalog.Metadata) *pgcatalog.Context {
 	return &pgcatalog.Context{Meta: meta, User: s.user, Database: s.database, SearchPath: s.searchPath(),
-		Settings: s.settings, PID: s.pid, Backends: s.activity(), Roles: s.catalogRoles(), Cursors: s.openCursors(), Temp: s.tempCatalog(),
+		Settings: s.settings, PID: s.pid, Backends: s.activity(), Roles: s.catalogRoles(), Members: s.catalogMembers(), Cursors: s.openCursors(), Temp: s.tempCatalog(),
 		ViewColumns: func(v *catalog.View) []pgcatalog.ViewColumn { return s.catalogViewColumns(meta, v) },
 		Sequences:   s.catalogSequences(), ACL: s.catalogACL(), TableGrants: s.catalogTableGrants(meta),
 		DefaultACLs: s.catalogDefaultACLs}

@@ -65,12 +65,16 @@ type privSession struct {
 	// replacedView: the view CREATE OR REPLACE VIEW replaces, whose owner
 	// and grants the new one takes
 	replacedView int64
+	// members are the role memberships the statement read (role_members.go)
+	members []catalog.RoleMember
 }
 
 // privState is what a statement's checks read: every row, and which roles
 // are superusers.
 type privState struct {
 	rows map[privKey]catalog.Privilege
+	// members are the role memberships (role_members.go)
+	members []catalog.RoleMember
 }
 
 type privKey struct {
@@ -90,7 +94,7 @@ func (s *Session) currentRole() string {
 
 // resetPrivCache forgets what the last statement read (session.go calls it
 // when a statement starts).
-func (s *Session) resetPrivCache() { s.priv.cache, s.priv.super = nil, nil }
+func (s *Session) resetPrivCache() { s.priv.cache, s.priv.super, s.priv.members = nil, nil, nil }
 
 // privileges reads lakepg_privilege once per statement, with the open
 // block's own rows over it.
@@ -102,7 +106,11 @@ func (s *Session) privileges(ctx context.Context) (*privState, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &privState{rows: map[privKey]catalog.Privilege{}}
+	members, err := s.roleMembers(ctx) // role_members.go
+	if err != nil {
+		return nil, err
+	}
+	st := &privState{rows: map[privKey]catalog.Privilege{}, members: members}
 	for _, r := range rows {
 		st.rows[privKey{r.Kind, r.ObjectID, r.Role}] = r
 	}
@@ -357,6 +365,27 @@ func (a acl) has(role string, letter byte, grant bool) bool {
 	return false
 }
 
+// holds reports whether role holds privilege letter in a: itself, through
+// PUBLIC, or through a role it is a member of.
+func (st *privState) holds(a acl, role string, letter byte, grant bool) bool {
+	if a.has(role, letter, grant) {
+		return true
+	}
+	for _, it := range a {
+		if it.grantee == "" || it.grantee == role {
+			continue
+		}
+		set := it.privs
+		if grant {
+			set = it.grants
+		}
+		if strings.IndexByte(set, letter) >= 0 && inherits(st.members, role, it.grantee) {
+			return true
+		}
+	}
+	return false
+}
+
 // relationWord is how PostgreSQL's messages name a relation's kind.
 func relationWord(t *catalog.Table, v *catalog.View) string {
 	switch {
@@ -388,12 +417,12 @@ func (s *Session) checkRelation(ctx context.Context, sch *catalog.Schema, id int
 	if err != nil {
 		return err
 	}
-	if sch != nil && !st.schemaPriv(sch).acl.has(role, 'U', false) {
+	if sch != nil && !st.holds(st.schemaPriv(sch).acl, role, 'U', false) {
 		return errPermission("schema", sch.Name)
 	}
 	rp := st.relPriv(id)
 	for i := 0; i < len(letters); i++ {
-		if !rp.acl.has(role, letters[i], false) {
+		if !st.holds(rp.acl, role, letters[i], false) {
 			return errPermission(word, name)
 		}
 	}
@@ -410,7 +439,7 @@ func (s *Session) checkSchemaPriv(ctx context.Context, sch *catalog.Schema, lett
 	if err != nil {
 		return err
 	}
-	if !st.schemaPriv(sch).acl.has(role, letter, false) {
+	if !st.holds(st.schemaPriv(sch).acl, role, letter, false) {
 		return errPermission("schema", sch.Name)
 	}
 	return nil
@@ -423,7 +452,10 @@ func (s *Session) isOwner(ctx context.Context, owner string) (bool, error) {
 	if super, err := s.roleSuper(ctx, nil, role); err != nil || super {
 		return super, err
 	}
-	return owner != "" && owner == role, nil
+	if owner == "" {
+		return false, nil
+	}
+	return s.actsAs(ctx, role, owner) // a member of the owning role owns too
 }
 
 // checkRelOwner: 42501 must be owner of … unless the current role owns
@@ -570,7 +602,7 @@ func (s *Session) recordOwners(ctx context.Context, c *snapshot.Commit, meta *ca
 	}
 	rel := func(id, schemaID int64, name string) error {
 		if sch, ok := view.SchemaByID(schemaID); ok && !super {
-			if !st.schemaPriv(sch).acl.has(role, 'C', false) {
+			if !st.holds(st.schemaPriv(sch).acl, role, 'C', false) {
 				return errPermission("schema", sch.Name)
 			}
 		}

@@ -125,7 +125,7 @@ func (b *binder) hasPrivilege(name string, args []exec.Expr, loc int32) (exec.Ex
 			if !ok || strings.IndexByte(all, l) < 0 {
 				return pgerr.New(pgerr.InvalidParameterValue, "unrecognized privilege type: \"%s\"", p)
 			}
-			res = res || super || held.has(role, l, grant)
+			res = res || super || st.holds(held, role, l, grant)
 		}
 		out.AppendBool(res)
 		return nil

@@ -208,14 +208,14 @@ func (s *Session) grant(ctx context.Context, c *snapshot.Commit, meta *catalog.M
 			// a grantee with GRANT OPTION grants in its own name
 			var mine string
 			for i := 0; i < len(letters); i++ {
-				if t.op.acl.has(role, letters[i], true) {
+				if ps.holds(t.op.acl, role, letters[i], true) {
 					mine += string(letters[i])
 				}
 			}
 			if mine == "" {
 				any := false
 				for i := 0; i < len(t.all); i++ {
-					any = any || t.op.acl.has(role, t.all[i], false)
+					any = any || ps.holds(t.op.acl, role, t.all[i], false)
 				}
 				if !any {
 					return "", errPermission(t.word, t.name)
@@ -715,7 +715,10 @@ func (s *Session) setRole(v *pg.VariableSetStmt) (res *Result, ok bool, err erro
 	if err := s.roleMustExist(ctx, val); err != nil {
 		return nil, true, asInvalidParameter(err)
 	}
-	may := val == s.user
+	may, err := s.actsAs(ctx, s.user, val) // a member may become the role
+	if err != nil {
+		return nil, true, err
+	}
 	if !may {
 		super, err := s.roleSuper(ctx, nil, s.user)
 		if err != nil {

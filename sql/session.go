@@ -631,6 +631,8 @@ func (s *Session) execute(ctx context.Context, st *Stmt, p *params) (*Result, er
 		return s.closeCursor(n.ClosePortalStmt)
 	case *pg.Node_CreateRoleStmt, *pg.Node_AlterRoleStmt, *pg.Node_DropRoleStmt:
 		return s.executeRoleStmt(ctx, st.node)
+	case *pg.Node_GrantRoleStmt:
+		return s.grantRole(ctx, n.GrantRoleStmt) // role_members.go
 	case *pg.Node_GrantStmt, *pg.Node_AlterDefaultPrivilegesStmt, *pg.Node_AlterOwnerStmt:
 		return s.privilegeStmt(ctx, st.node) // privileges_stmt.go
 	}

@@ -237,7 +237,24 @@ func init() {
 			}
 		})
 	register("pg_catalog", "pg_auth_members", 1261, "r",
-		"roleid oid, member oid, grantor oid, admin_option boolean", nil)
+		"roleid oid, member oid, grantor oid, admin_option boolean",
+		func(c *Context, r *rowSet) {
+			if c.Members == nil {
+				return
+			}
+			for _, m := range c.Members() {
+				role, ok1 := storedRoleOID(c, m.Role)
+				member, ok2 := storedRoleOID(c, m.Member)
+				if !ok1 || !ok2 {
+					continue
+				}
+				grantor, ok := storedRoleOID(c, m.Grantor)
+				if !ok {
+					grantor = superuserOID
+				}
+				r.add(vals{"roleid": role, "member": member, "grantor": grantor, "admin_option": m.Admin})
+			}
+		})
 
 	register("pg_catalog", "pg_settings", 12104, "v",
 		"name text, setting text, unit text, category text, short_desc text, extra_desc text, context text, "+

@@ -81,6 +81,8 @@ type Context struct {
 	// role. Verifiers are shown in pg_authid as given (blank them for a
 	// session that may not see them).
 	Roles func() []catalog.Role
+	// Members lists the role memberships for pg_auth_members; nil: none.
+	Members func() []catalog.RoleMember
 	// ACL is the owner (a role name, "" for the bootstrap superuser) and
 	// aclitem[] text ("" for NULL) lakepg recorded for a lake table or view
 	// (kind "r", its id) or schema ("n"); ok is false when none is.

@@ -1,0 +1,68 @@
+-- Role membership: GRANT role TO role (WITH ADMIN OPTION), inherited privileges and
+-- ownership, SET ROLE by members, REVOKE, cycles refused, pg_auth_members. Roles are
+-- unique to this script and dropped at the end.
+CREATE ROLE pgdiff_rm_readers;
+CREATE ROLE pgdiff_rm_alice;
+CREATE ROLE pgdiff_rm_bob;
+CREATE ROLE pgdiff_rm_owners;
+CREATE TABLE rm_t AS SELECT 1 AS a;
+GRANT SELECT ON rm_t TO pgdiff_rm_readers;
+GRANT pgdiff_rm_readers TO pgdiff_rm_alice;
+-- @error
+GRANT pgdiff_rm_readers TO pgdiff_rm_readers;
+-- @error
+GRANT pgdiff_rm_alice TO pgdiff_rm_readers;
+-- @error
+GRANT pgdiff_rm_nobody TO pgdiff_rm_alice;
+SELECT r.rolname AS role, m.rolname AS member, am.admin_option
+FROM pg_auth_members am JOIN pg_roles r ON r.oid = am.roleid JOIN pg_roles m ON m.oid = am.member
+WHERE r.rolname LIKE 'pgdiff_rm_%' ORDER BY 1, 2;
+SET ROLE pgdiff_rm_alice;
+SELECT * FROM rm_t;
+RESET ROLE;
+SET ROLE pgdiff_rm_bob;
+-- @error
+SELECT * FROM rm_t;
+-- @error
+GRANT pgdiff_rm_readers TO pgdiff_rm_bob;
+RESET ROLE;
+SET SESSION AUTHORIZATION pgdiff_rm_alice;
+SET ROLE pgdiff_rm_readers;
+SELECT current_user;
+RESET ROLE;
+-- @error
+SET ROLE pgdiff_rm_bob;
+RESET SESSION AUTHORIZATION;
+GRANT pgdiff_rm_readers TO pgdiff_rm_alice WITH ADMIN OPTION;
+SET ROLE pgdiff_rm_alice;
+GRANT pgdiff_rm_readers TO pgdiff_rm_bob;
+RESET ROLE;
+SET ROLE pgdiff_rm_bob;
+SELECT * FROM rm_t;
+RESET ROLE;
+SELECT r.rolname AS role, m.rolname AS member, am.admin_option
+FROM pg_auth_members am JOIN pg_roles r ON r.oid = am.roleid JOIN pg_roles m ON m.oid = am.member
+WHERE r.rolname LIKE 'pgdiff_rm_%' ORDER BY 1, 2;
+REVOKE ADMIN OPTION FOR pgdiff_rm_readers FROM pgdiff_rm_alice;
+REVOKE pgdiff_rm_readers FROM pgdiff_rm_bob;
+SET ROLE pgdiff_rm_bob;
+-- @error
+SELECT * FROM rm_t;
+RESET ROLE;
+-- ownership is inherited: a member of the owning role may alter and drop
+ALTER TABLE rm_t OWNER TO pgdiff_rm_owners;
+GRANT CREATE ON SCHEMA public TO pgdiff_rm_owners;
+GRANT pgdiff_rm_owners TO pgdiff_rm_bob;
+SET ROLE pgdiff_rm_bob;
+ALTER TABLE rm_t RENAME TO rm_t2;
+SELECT * FROM rm_t2;
+DROP TABLE rm_t2;
+RESET ROLE;
+REVOKE pgdiff_rm_readers FROM pgdiff_rm_alice;
+REVOKE pgdiff_rm_owners FROM pgdiff_rm_bob;
+REVOKE CREATE ON SCHEMA public FROM pgdiff_rm_owners;
+SELECT count(*) FROM pg_auth_members am JOIN pg_roles r ON r.oid = am.roleid WHERE r.rolname LIKE 'pgdiff_rm_%';
+DROP ROLE pgdiff_rm_readers;
+DROP ROLE pgdiff_rm_alice;
+DROP ROLE pgdiff_rm_bob;
+DROP ROLE pgdiff_rm_owners;
