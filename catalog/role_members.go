@@ -94,23 +94,5 @@ func dropMemberships(ctx context.Context, tx *Tx, name string) error {
 }
 
 func (db *DB) memberTx(ctx context.Context, fn func(tx *Tx) error) error {
-	if ok, err := db.tableExists(ctx, db.sql, "lakepg_role_member"); err != nil {
-		return fmt.Errorf("catalog: look for lakepg_role_member: %w", err)
-	} else if !ok {
-		if _, err := db.sql.ExecContext(ctx, roleMemberTableDDL); err != nil {
-			return fmt.Errorf("catalog: create lakepg_role_member: %w", err)
-		}
-	}
-	tx, err := db.BeginWrite(ctx)
-	if err != nil {
-		return fmt.Errorf("catalog: begin: %w", err)
-	}
-	defer tx.Rollback()
-	if err := fn(tx); err != nil {
-		return fmt.Errorf("catalog: write lakepg_role_member: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("catalog: commit lakepg_role_member: %w", err)
-	}
-	return nil
+	return db.ownTableTx(ctx, "lakepg_role_member", roleMemberTableDDL, fn)
 }

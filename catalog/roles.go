@@ -140,11 +140,18 @@ func (db *DB) DropRole(ctx context.Context, name string) error {
 
 // roleTx runs fn in a write transaction after making sure lakepg_role exists.
 func (db *DB) roleTx(ctx context.Context, fn func(tx *Tx) error) error {
-	if ok, err := db.roleTableExists(ctx); err != nil {
-		return err
+	return db.ownTableTx(ctx, "lakepg_role", roleTableDDL, fn)
+}
+
+// ownTableTx runs fn in a write transaction after creating name, a table
+// of lakepg's own (ddl), when it is missing. fn's sentinel errors stay
+// recognisable (errors.Is).
+func (db *DB) ownTableTx(ctx context.Context, name, ddl string, fn func(tx *Tx) error) error {
+	if ok, err := db.tableExists(ctx, db.sql, name); err != nil {
+		return fmt.Errorf("catalog: look for %s: %w", name, err)
 	} else if !ok {
-		if _, err := db.sql.ExecContext(ctx, roleTableDDL); err != nil {
-			return fmt.Errorf("catalog: create lakepg_role: %w", err)
+		if _, err := db.sql.ExecContext(ctx, ddl); err != nil {
+			return fmt.Errorf("catalog: create %s: %w", name, err)
 		}
 	}
 	tx, err := db.BeginWrite(ctx)
@@ -156,10 +163,10 @@ func (db *DB) roleTx(ctx context.Context, fn func(tx *Tx) error) error {
 		if errors.Is(err, ErrRoleExists) || errors.Is(err, ErrRoleNotFound) {
 			return err
 		}
-		return fmt.Errorf("catalog: write lakepg_role: %w", err)
+		return fmt.Errorf("catalog: write %s: %w", name, err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("catalog: commit lakepg_role: %w", err)
+		return fmt.Errorf("catalog: commit %s: %w", name, err)
 	}
 	return nil
 }

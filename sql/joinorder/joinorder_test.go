@@ -1,65 +1,32 @@
 package joinorder
 
 import (
-	"flag"
 	"fmt"
 	"math"
 	"math/rand"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/lakepg/lakepg/test/datadriven"
 )
 
-var update = flag.Bool("update", false, "rewrite the expected trees in testdata/*.txt")
-
 // TestOrderData runs the cases of testdata/*.txt: a graph in, the join
-// tree out. A case is
+// tree out. A case's input is
 //
 //	order
 //	rel <name> <rows>
 //	edge <name> <name> [<name> …] <selectivity> [hash]
-//	----
-//	<the tree, as printTree writes it>
 //
-// and cases are separated by a blank line. `go test -update` rewrites the
-// trees from what Order returns.
+// and `go test -update` rewrites the trees from what Order returns.
 func TestOrderData(t *testing.T) {
-	files, _ := filepath.Glob("testdata/*.txt")
-	if len(files) == 0 {
-		t.Fatal("no testdata")
-	}
-	for _, file := range files {
-		t.Run(filepath.Base(file), func(t *testing.T) {
-			data, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var out strings.Builder
-			for i, c := range strings.Split(strings.TrimSpace(string(data)), "\n\n") {
-				in, want, _ := strings.Cut(c, "\n----")
-				in += "\n"
-				g, err := parseGraph(in)
-				if err != nil {
-					t.Fatalf("case %d: %v", i+1, err)
-				}
-				got := printTree(g)
-				if *update {
-					fmt.Fprintf(&out, "%s----\n%s\n", in, got)
-					continue
-				}
-				if strings.TrimSpace(want) != strings.TrimSpace(got) {
-					t.Errorf("case %d:\n%s\ngot:\n%s\nwant:\n%s", i+1, in, got, want)
-				}
-			}
-			if *update {
-				if err := os.WriteFile(file, []byte(strings.TrimSuffix(out.String(), "\n")+"\n"), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-		})
-	}
+	datadriven.Run(t, "testdata/*.txt", func(t *testing.T, in string) string {
+		g, err := parseGraph(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return printTree(g)
+	})
 }
 
 func parseGraph(in string) (Graph, error) {

@@ -9,14 +9,6 @@ import (
 	"github.com/lakepg/lakepg/types"
 )
 
-func one(t types.T, set func(v *vec.Vector)) *vec.Vector {
-	v := vec.New(t, 1)
-	set(v)
-	return v
-}
-
-func ival(t types.T, x int64) *vec.Vector { return one(t, func(v *vec.Vector) { v.AppendInt(x) }) }
-
 func parsed(tb testing.TB, t types.T, s string) *vec.Vector {
 	tb.Helper()
 	v := vec.New(t, 1)
@@ -45,7 +37,7 @@ func TestPartitionPruneValues(t *testing.T) {
 	cmp := func(col int, op exec.CmpOp, v *vec.Vector) Bound { return Bound{col: col, op: op, val: v} }
 	ts := func(s string) *vec.Vector { return parsed(t, types.TimestampT, s) }
 	tz := func(s string) *vec.Vector { return parsed(t, types.TimestamptzT, s) }
-	text := func(s string) *vec.Vector { return one(types.TextT, func(v *vec.Vector) { v.AppendString(s) }) }
+	text := func(s string) *vec.Vector { return parsed(t, types.TextT, s) }
 	march := file(int64(1), "year", "2024", int64(1), "month", "3")
 	cases := []struct {
 		name string
@@ -67,9 +59,9 @@ func TestPartitionPruneValues(t *testing.T) {
 		{"identity r = 'eu', file us", file(int64(3), "identity", "us"), cmp(2, exec.EQ, text("eu")), false},
 		{"identity r > 'a', file us", file(int64(3), "identity", "us"), cmp(2, exec.GT, text("a")), true},
 		{"identity NULL", file(int64(3), "identity", nil), cmp(2, exec.GT, text("a")), false},
-		{"bucket(4, id) = 7 in bucket 3", file(int64(4), "bucket(4)", "3"), cmp(3, exec.EQ, ival(types.Int32T, 7)), true},
-		{"bucket(4, id) = 7 in bucket 1", file(int64(4), "bucket(4)", "1"), cmp(3, exec.EQ, ival(types.Int32T, 7)), false},
-		{"bucket, range", file(int64(4), "bucket(4)", "1"), cmp(3, exec.GT, ival(types.Int32T, 7)), true},
+		{"bucket(4, id) = 7 in bucket 3", file(int64(4), "bucket(4)", "3"), cmp(3, exec.EQ, parsed(t, types.Int32T, "7")), true},
+		{"bucket(4, id) = 7 in bucket 1", file(int64(4), "bucket(4)", "1"), cmp(3, exec.EQ, parsed(t, types.Int32T, "7")), false},
+		{"bucket, range", file(int64(4), "bucket(4)", "1"), cmp(3, exec.GT, parsed(t, types.Int32T, "7")), true},
 	}
 	inList := vec.New(types.TextT, 2)
 	inList.AppendString("eu")
