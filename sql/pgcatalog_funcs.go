@@ -492,13 +492,16 @@ func (b *binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 			return nil
 		})
 
+	case "pg_has_role":
+		e, err := b.pgHasRole(args, loc) // role_members.go
+		return e, true, err
 	case "has_table_privilege", "has_schema_privilege":
 		e, err := b.hasPrivilege(name, args, loc) // privileges_catalog.go
 		return e, true, err
 	case "has_database_privilege", "has_column_privilege",
 		"has_any_column_privilege", "has_function_privilege", "has_sequence_privilege",
 		"has_tablespace_privilege", "has_language_privilege", "has_foreign_data_wrapper_privilege",
-		"has_server_privilege", "has_type_privilege", "pg_has_role":
+		"has_server_privilege", "has_type_privilege":
 		// the session user is a superuser: every privilege holds
 		if err := nargs(2, 4); err != nil {
 			return nil, true, err

@@ -3,11 +3,18 @@ package sql
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
+	"sync"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/lakepg/lakepg/catalog"
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/sql/pgcatalog"
+	"github.com/lakepg/lakepg/types"
 )
 
 // Role membership, as in PostgreSQL: GRANT role TO member [WITH ADMIN
@@ -143,4 +150,68 @@ func (s *Session) catalogMembers() func() []catalog.RoleMember {
 		}
 		return ms
 	}
+}
+
+// pgHasRole binds pg_has_role([user,] role, privilege): whether user
+// (current_user when not given; a name or an OID) is role or a member of
+// it — MEMBER, USAGE and SET alike, as every role inherits here — or, WITH
+// ADMIN OPTION, holds the admin option on it. A superuser has every role.
+func (b *binder) pgHasRole(args []exec.Expr, loc int32) (exec.Expr, error) {
+	if len(args) < 2 || len(args) > 3 {
+		return nil, errAt(pgerr.New(pgerr.UndefinedFunction, "function pg_has_role with %d arguments does not exist", len(args)), loc)
+	}
+	for i := range args {
+		var err error
+		if args[i], err = b.cast(args[i], types.TextT, false, loc); err != nil {
+			return nil, err
+		}
+	}
+	s := b.sess
+	ctx := context.Background()
+	if b.qc != nil {
+		ctx = b.qc.ctx
+	}
+	c := &pgcatalog.Context{User: s.user, Roles: s.catalogRoles()}
+	name := func(v string) string {
+		if oid, err := strconv.ParseInt(v, 10, 64); err == nil {
+			return pgcatalog.UserName(c, oid)
+		}
+		return v
+	}
+	var mu sync.Mutex
+	return &catalogFn{name: "pg_has_role", t: types.BoolT, args: args, strict: true, fn: func(out *vec.Vector, a []*vec.Vector, i int) error {
+		user, role, priv := s.currentRole(), name(a[0].S[i]), a[len(a)-1].S[i]
+		if len(a) == 3 {
+			user, role = name(a[0].S[i]), name(a[1].S[i])
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for _, r := range []string{user, role} {
+			if err := s.roleMustExist(ctx, r); err != nil {
+				return err
+			}
+		}
+		admin := false
+		switch p := strings.ToUpper(strings.TrimSpace(priv)); p {
+		case "MEMBER", "USAGE", "SET":
+		case "MEMBER WITH ADMIN OPTION", "USAGE WITH ADMIN OPTION", "SET WITH ADMIN OPTION", "MEMBER WITH GRANT OPTION", "USAGE WITH GRANT OPTION":
+			admin = true
+		default:
+			return pgerr.New(pgerr.InvalidParameterValue, "unrecognized privilege type: \"%s\"", priv)
+		}
+		super, err := s.roleSuper(ctx, nil, user)
+		if err != nil {
+			return err
+		}
+		members, err := s.roleMembers(ctx)
+		if err != nil {
+			return err
+		}
+		has := super || hasAdmin(members, user, role)
+		if !admin {
+			has = has || user == role || inherits(members, user, role)
+		}
+		out.AppendBool(has)
+		return nil
+	}}, nil
 }

@@ -20,6 +20,16 @@ WHERE r.rolname LIKE 'pgdiff_rm_%' ORDER BY 1, 2;
 SET ROLE pgdiff_rm_alice;
 SELECT * FROM rm_t;
 RESET ROLE;
+SELECT pg_has_role('pgdiff_rm_alice', 'pgdiff_rm_readers', 'MEMBER') AS alice_member,
+  pg_has_role('pgdiff_rm_alice', 'pgdiff_rm_readers', 'USAGE WITH ADMIN OPTION') AS alice_admin,
+  pg_has_role('pgdiff_rm_bob', 'pgdiff_rm_readers', 'USAGE') AS bob_member,
+  pg_has_role('pgdiff_rm_readers', 'pgdiff_rm_readers', 'MEMBER') AS self,
+  pg_has_role('pgdiff_rm_readers', 'MEMBER') AS superuser_has_all;
+SELECT r.rolname, pg_has_role('pgdiff_rm_alice', r.oid, 'MEMBER') FROM pg_roles r WHERE r.rolname LIKE 'pgdiff_rm_%' ORDER BY 1;
+-- @error
+SELECT pg_has_role('pgdiff_rm_alice', 'pgdiff_rm_nobody', 'MEMBER');
+-- @error
+SELECT pg_has_role('pgdiff_rm_alice', 'pgdiff_rm_readers', 'OWNER');
 SET ROLE pgdiff_rm_bob;
 -- @error
 SELECT * FROM rm_t;
