@@ -190,7 +190,17 @@ func (s *Session) grant(ctx context.Context, c *snapshot.Commit, meta *catalog.M
 		return "", err
 	}
 	if st.Grantor != nil {
-		return "", pgerr.New(pgerr.FeatureNotSupported, "GRANTED BY is not supported")
+		// PostgreSQL 15 accepts GRANTED BY only for the current user
+		g, err := s.roleSpecName(st.Grantor)
+		if err != nil {
+			return "", err
+		}
+		if err := s.roleMustExist(ctx, g); err != nil {
+			return "", err
+		}
+		if g != s.currentRole() {
+			return "", pgerr.New(pgerr.FeatureNotSupported, "grantor must be current user")
+		}
 	}
 	role := s.currentRole()
 	super, err := s.roleSuper(ctx, ps, role)

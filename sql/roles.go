@@ -332,7 +332,9 @@ func (s *Session) roleSpecName(rs *pg.RoleSpec) (string, error) {
 	switch rs.GetRoletype() {
 	case pg.RoleSpecType_ROLESPEC_CSTRING:
 		return rs.Rolename, nil
-	case pg.RoleSpecType_ROLESPEC_CURRENT_USER, pg.RoleSpecType_ROLESPEC_SESSION_USER, pg.RoleSpecType_ROLESPEC_CURRENT_ROLE:
+	case pg.RoleSpecType_ROLESPEC_CURRENT_USER, pg.RoleSpecType_ROLESPEC_CURRENT_ROLE:
+		return s.currentRole(), nil // the role SET ROLE chose
+	case pg.RoleSpecType_ROLESPEC_SESSION_USER:
 		return s.user, nil
 	}
 	return "", pgerr.New(pgerr.UndefinedObject, "role \"public\" does not exist")

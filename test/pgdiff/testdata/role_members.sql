@@ -43,6 +43,15 @@ RESET ROLE;
 -- @error
 SET ROLE pgdiff_rm_bob;
 RESET SESSION AUTHORIZATION;
+GRANT SELECT ON rm_t TO pgdiff_rm_bob GRANTED BY CURRENT_USER;
+REVOKE SELECT ON rm_t FROM pgdiff_rm_bob GRANTED BY CURRENT_USER;
+-- @error
+GRANT SELECT ON rm_t TO pgdiff_rm_bob GRANTED BY pgdiff_rm_alice;
+SET ROLE pgdiff_rm_alice;
+SELECT current_user;
+-- @error
+GRANT pgdiff_rm_readers TO CURRENT_USER;
+RESET ROLE;
 GRANT pgdiff_rm_readers TO pgdiff_rm_alice WITH ADMIN OPTION;
 SET ROLE pgdiff_rm_alice;
 GRANT pgdiff_rm_readers TO pgdiff_rm_bob;
