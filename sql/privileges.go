@@ -445,6 +445,20 @@ func (s *Session) checkSchemaPriv(ctx context.Context, sch *catalog.Schema, lett
 	return nil
 }
 
+// schemaUsable reports whether unqualified names may resolve in sch: as in
+// PostgreSQL, the search path leaves out schemas the role has no USAGE on.
+// A failure to read the privileges keeps the schema (the statement's own
+// check reports it).
+func (s *Session) schemaUsable(sch *catalog.Schema) bool {
+	ctx := context.Background()
+	role := s.checkingRole()
+	if super, err := s.roleSuper(ctx, nil, role); err != nil || super {
+		return true
+	}
+	st, err := s.privileges(ctx)
+	return err != nil || st.holds(st.schemaPriv(sch).acl, role, 'U', false)
+}
+
 // isOwner reports whether the current role owns an object (or is a
 // superuser).
 func (s *Session) isOwner(ctx context.Context, owner string) (bool, error) {

@@ -29,10 +29,12 @@ func (s *Session) grantRole(ctx context.Context, st *pg.GrantRoleStmt) (*Result,
 	if !st.IsGrant {
 		tag = "REVOKE ROLE"
 	}
+	// GRANT … WITH ADMIN OPTION (admin true), or REVOKE ADMIN OPTION FOR
+	// (the grammar gives it as admin false: only the option goes)
 	admin := false
 	for _, o := range st.Opt {
 		if d := o.GetDefElem(); d != nil && d.Defname == "admin" {
-			admin = d.Arg == nil || defString(d) != "false"
+			admin = !st.IsGrant || d.Arg.GetBoolean() == nil || d.Arg.GetBoolean().Boolval
 		}
 	}
 	members, err := s.roleMembers(ctx)

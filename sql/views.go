@@ -80,7 +80,7 @@ func (s *Session) resolveRelation(meta *catalog.Metadata, schemaName, name strin
 		return relation{}, errAt(pgerr.New(pgerr.UndefinedTable, "relation \"%s.%s\" does not exist", schemaName, name), loc)
 	}
 	for _, sp := range s.searchPath() {
-		if sch, ok := meta.SchemaByName(sp); ok {
+		if sch, ok := meta.SchemaByName(sp); ok && s.schemaUsable(sch) {
 			if r, ok := find(sch); ok {
 				return r, nil
 			}

@@ -63,6 +63,9 @@ SELECT r.rolname AS role, m.rolname AS member, am.admin_option
 FROM pg_auth_members am JOIN pg_roles r ON r.oid = am.roleid JOIN pg_roles m ON m.oid = am.member
 WHERE r.rolname LIKE 'pgdiff_rm_%' ORDER BY 1, 2;
 REVOKE ADMIN OPTION FOR pgdiff_rm_readers FROM pgdiff_rm_alice;
+SELECT r.rolname AS role, m.rolname AS member, am.admin_option
+FROM pg_auth_members am JOIN pg_roles r ON r.oid = am.roleid JOIN pg_roles m ON m.oid = am.member
+WHERE r.rolname LIKE 'pgdiff_rm_%' ORDER BY 1, 2;
 REVOKE pgdiff_rm_readers FROM pgdiff_rm_bob;
 SET ROLE pgdiff_rm_bob;
 -- @error
@@ -77,6 +80,27 @@ ALTER TABLE rm_t RENAME TO rm_t2;
 SELECT * FROM rm_t2;
 DROP TABLE rm_t2;
 RESET ROLE;
+-- the search path leaves out schemas without USAGE
+CREATE SCHEMA rm_s;
+CREATE TABLE rm_s.rm_x AS SELECT 'hidden' AS v;
+CREATE TABLE rm_x AS SELECT 'public' AS v;
+GRANT SELECT ON rm_x, rm_s.rm_x TO pgdiff_rm_alice;
+SET search_path = rm_s, public;
+SET ROLE pgdiff_rm_alice;
+SELECT v FROM rm_x;
+-- @error
+SELECT v FROM rm_s.rm_x;
+RESET ROLE;
+SELECT v FROM rm_x;
+GRANT USAGE ON SCHEMA rm_s TO pgdiff_rm_readers;
+SET ROLE pgdiff_rm_alice;
+SELECT v FROM rm_x;
+RESET ROLE;
+RESET search_path;
+DROP TABLE rm_s.rm_x;
+DROP TABLE rm_x;
+REVOKE USAGE ON SCHEMA rm_s FROM pgdiff_rm_readers;
+DROP SCHEMA rm_s;
 REVOKE pgdiff_rm_readers FROM pgdiff_rm_alice;
 REVOKE pgdiff_rm_owners FROM pgdiff_rm_bob;
 REVOKE CREATE ON SCHEMA public FROM pgdiff_rm_owners;
