@@ -516,7 +516,7 @@ func (s *Session) putPrivilege(ctx context.Context, c *snapshot.Commit, p catalo
 // a GRANT committed meanwhile by another session or server is kept, and a
 // concurrent change of the same row makes the commit retry.
 func (s *Session) putPrivilegeAgain(ctx context.Context, c *snapshot.Commit, p catalog.Privilege,
-	again func(cur catalog.Privilege, found bool) catalog.Privilege) error {
+	again func(cur catalog.Privilege, found bool) (catalog.Privilege, error)) error {
 	if err := s.eng.DB.EnsurePrivilegeTable(ctx); err != nil {
 		return err
 	}
@@ -547,7 +547,9 @@ func (s *Session) putPrivilegeAgain(ctx context.Context, c *snapshot.Commit, p c
 				cur = catalog.Privilege{Kind: q.Kind, ObjectID: q.ObjectID, Role: q.Role}
 			}
 			id := q.ObjectID
-			q = again(cur, found)
+			if q, err = again(cur, found); err != nil {
+				return err
+			}
 			q.ObjectID = id
 		}
 		return tx.SetPrivilege(ctx, q)

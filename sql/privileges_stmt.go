@@ -240,7 +240,9 @@ func (s *Session) grant(ctx context.Context, c *snapshot.Commit, meta *catalog.M
 			letters, grantor = mine, role
 		}
 		isGrant, grantOption := st.IsGrant, st.GrantOption
-		build := func(op objPriv) catalog.Privilege {
+		cascade := st.Behavior == pg.DropBehavior_DROP_CASCADE
+		build := func(op objPriv) (catalog.Privilege, error) {
+			var err error
 			a := append(acl(nil), op.acl...)
 			owner := s.ownerName(op.owner)
 			for i := range a { // the bootstrap superuser is named in the ACL
@@ -253,13 +255,18 @@ func (s *Session) grant(ctx context.Context, c *snapshot.Commit, meta *catalog.M
 			}
 			for _, g := range grantees {
 				a = aclUpdate(a, g, grantor, letters, isGrant, grantOption)
+				if !isGrant {
+					if a, err = revokeDependent(a, g, letters, cascade); err != nil {
+						return catalog.Privilege{}, err
+					}
+				}
 			}
-			return catalog.Privilege{Kind: t.kind, ObjectID: t.id, Owner: op.owner, ACL: formatACL(a)}
+			return catalog.Privilege{Kind: t.kind, ObjectID: t.id, Owner: op.owner, ACL: formatACL(a)}, nil
 		}
 		// the commit applies the change again to the row as it is then, so
 		// that grants on one object from several servers all count
 		kind, name := t.kind, t.name
-		again := func(cur catalog.Privilege, found bool) catalog.Privilege {
+		again := func(cur catalog.Privilege, found bool) (catalog.Privilege, error) {
 			one := &privState{rows: map[privKey]catalog.Privilege{}}
 			if found {
 				one.rows[privKey{cur.Kind, cur.ObjectID, cur.Role}] = cur
@@ -269,7 +276,11 @@ func (s *Session) grant(ctx context.Context, c *snapshot.Commit, meta *catalog.M
 			}
 			return build(one.relPriv(cur.ObjectID))
 		}
-		if err := s.putPrivilegeAgain(ctx, c, build(t.op), again); err != nil {
+		p, err := build(t.op)
+		if err != nil {
+			return "", err
+		}
+		if err := s.putPrivilegeAgain(ctx, c, p, again); err != nil {
 			return "", err
 		}
 	}
@@ -310,6 +321,40 @@ func aclUpdate(a acl, grantee, grantor, letters string, grant, grantOption bool)
 		a = append(a[:idx], a[idx+1:]...)
 	}
 	return a
+}
+
+// revokeDependent follows a REVOKE from grantee as PostgreSQL does: what
+// grantee granted of letters it can no longer grant (it holds no grant
+// option for them from any grantor now) depends on the revoked option;
+// CASCADE revokes it too, down the chain, otherwise it is an error.
+func revokeDependent(a acl, grantee string, letters string, cascade bool) (acl, error) {
+	lost := ""
+	for i := 0; i < len(letters); i++ {
+		if !a.has(grantee, letters[i], true) {
+			lost += string(letters[i])
+		}
+	}
+	if lost == "" || grantee == "" {
+		return a, nil
+	}
+	for i := 0; i < len(a); i++ {
+		it := a[i]
+		if it.grantor != grantee || it.grantee == grantee || letterMinus(it.privs, lost) == it.privs {
+			continue
+		}
+		if !cascade {
+			e := pgerr.New("2BP01", "dependent privileges exist")
+			e.Hint = "Use CASCADE to revoke them too."
+			return nil, e
+		}
+		a = aclUpdate(a, it.grantee, grantee, lost, false, false)
+		var err error
+		if a, err = revokeDependent(a, it.grantee, lost, true); err != nil {
+			return nil, err
+		}
+		i = -1 // the ACL changed: look again from the start
+	}
+	return a, nil
 }
 
 func letterUnion(a, b string) string {
@@ -410,14 +455,14 @@ func (s *Session) alterDefaultPrivileges(ctx context.Context, c *snapshot.Commit
 				}
 				return catalog.Privilege{Kind: privDefaultTable, ObjectID: sid, Role: r, Owner: r, ACL: text}
 			}
-			again := func(cur catalog.Privilege, found bool) catalog.Privilege {
+			again := func(cur catalog.Privilege, found bool) (catalog.Privilege, error) {
 				switch {
 				case found && cur.ACL != "":
-					return build(parseACLText(cur.ACL))
+					return build(parseACLText(cur.ACL)), nil
 				case sid == 0:
-					return build(acl{{grantee: r, grantor: r, privs: tablePrivLetters}})
+					return build(acl{{grantee: r, grantor: r, privs: tablePrivLetters}}), nil
 				}
-				return build(nil)
+				return build(nil), nil
 			}
 			if err := s.putPrivilegeAgain(ctx, c, build(a), again); err != nil {
 				return "", err

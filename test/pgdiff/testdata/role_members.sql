@@ -80,6 +80,29 @@ ALTER TABLE rm_t RENAME TO rm_t2;
 SELECT * FROM rm_t2;
 DROP TABLE rm_t2;
 RESET ROLE;
+-- revoking a grant option that others' grants depend on: 2BP01, or CASCADE
+CREATE TABLE rm_g (x int);
+GRANT SELECT, INSERT ON rm_g TO pgdiff_rm_alice WITH GRANT OPTION;
+SET ROLE pgdiff_rm_alice;
+GRANT SELECT ON rm_g TO pgdiff_rm_bob WITH GRANT OPTION;
+RESET ROLE;
+SET ROLE pgdiff_rm_bob;
+GRANT SELECT ON rm_g TO pgdiff_rm_owners;
+RESET ROLE;
+SELECT replace(replace(relacl::text, current_user || '=', 'owner='), '/' || current_user, '/owner') AS acl FROM pg_class WHERE relname = 'rm_g';
+-- @error
+REVOKE GRANT OPTION FOR SELECT ON rm_g FROM pgdiff_rm_alice;
+-- @error
+REVOKE SELECT ON rm_g FROM pgdiff_rm_alice;
+REVOKE INSERT ON rm_g FROM pgdiff_rm_alice;
+SELECT replace(replace(relacl::text, current_user || '=', 'owner='), '/' || current_user, '/owner') AS acl FROM pg_class WHERE relname = 'rm_g';
+REVOKE GRANT OPTION FOR SELECT ON rm_g FROM pgdiff_rm_alice CASCADE;
+SELECT replace(replace(relacl::text, current_user || '=', 'owner='), '/' || current_user, '/owner') AS acl FROM pg_class WHERE relname = 'rm_g';
+SET ROLE pgdiff_rm_bob;
+-- @error
+SELECT * FROM rm_g;
+RESET ROLE;
+DROP TABLE rm_g;
 -- the search path leaves out schemas without USAGE
 CREATE SCHEMA rm_s;
 CREATE TABLE rm_s.rm_x AS SELECT 'hidden' AS v;
