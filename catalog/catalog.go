@@ -35,7 +35,13 @@ type DB struct {
 	d        *dialect
 	dataPath string
 	schema   string // PostgreSQL: the schema the catalog lives in
+	// encrypted: ducklake_metadata encrypted = 'true' (DuckDB's ENCRYPTED
+	// lakes: every data and delete file has its own key).
+	encrypted bool
 }
+
+// Encrypted reports whether the lake was created encrypted.
+func (db *DB) Encrypted() bool { return db.encrypted }
 
 // Options are the settings of OpenWithOptions that a DSN does not carry.
 type Options struct {
@@ -170,8 +176,13 @@ func (db *DB) init(ctx context.Context, dataPath string) error {
 	if v := meta["version"]; v != FormatVersion {
 		return fmt.Errorf("catalog: DuckLake catalog version %q is not supported (lakepg reads %s)", v, FormatVersion)
 	}
-	if enc := meta["encrypted"]; enc == "true" {
-		return errors.New("catalog: encrypted DuckLake catalogs are not supported")
+	switch meta["encrypted"] {
+	case "true":
+		db.encrypted = true
+	case "false", "":
+	default:
+		// DuckDB rejects anything else too.
+		return fmt.Errorf("catalog: ducklake_metadata encrypted is %q, want 'true' or 'false'", meta["encrypted"])
 	}
 	stored, ok := meta["data_path"]
 	if !ok || stored == "" {

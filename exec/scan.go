@@ -46,6 +46,18 @@ type ScanFile struct {
 	// _ducklake_internal_snapshot_id is at most it: a file merged or flushed
 	// from several snapshots read as of one before its partial_max.
 	MaxSnapshot int64
+	// Key and DeleteKey are the files' encryption_key (base64; "" for plain
+	// files), for DuckDB's ENCRYPTED lakes. Secrets: never printed (EXPLAIN
+	// and errors show paths only).
+	Key, DeleteKey string
+}
+
+// fileKey parses a ScanFile key; "" is no key.
+func fileKey(s string) (parquetio.Key, error) {
+	if s == "" {
+		return nil, nil
+	}
+	return parquetio.ParseKey(s)
 }
 
 // TableScan reads a table's data files at a snapshot: only needed columns,
@@ -268,7 +280,12 @@ func (t *TableScan) open(ctx context.Context, i int) (*scanFile, error) {
 	}
 	qs := queryStatsOf(ctx)
 	file = countFile(file, qs, t.bytesRead)
-	pf, err := parquetio.Open(file, file.Size())
+	key, err := fileKey(f.Key)
+	if err != nil {
+		file.Close()
+		return nil, ReadError(err, f.Path)
+	}
+	pf, err := parquetio.OpenKey(file, file.Size(), key)
 	if err != nil {
 		file.Close()
 		return nil, ReadError(err, f.Path)
@@ -281,7 +298,13 @@ func (t *TableScan) open(ctx context.Context, i int) (*scanFile, error) {
 			return nil, ReadError(err, f.DeletePath)
 		}
 		df = countFile(df, qs, t.bytesRead)
-		pos, err := parquetio.ReadDeletePositions(df, df.Size(), t.Snapshot)
+		dkey, err := fileKey(f.DeleteKey)
+		if err != nil {
+			df.Close()
+			file.Close()
+			return nil, ReadError(err, f.DeletePath)
+		}
+		pos, err := parquetio.ReadDeletePositionsKey(df, df.Size(), t.Snapshot, dkey)
 		df.Close()
 		if err != nil {
 			file.Close()

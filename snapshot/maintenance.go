@@ -243,6 +243,9 @@ WHERE n.nspname = current_schema() AND c.relname = ? AND c.relkind IN ('r', 'p')
 // insertFile adds a data file row with its column statistics and returns
 // its id.
 func (w *writer) insertFile(tableID int64, f NewFile) (int64, error) {
+	if err := w.plainFilesAllowed(); err != nil {
+		return 0, err
+	}
 	id := w.nextFile
 	w.nextFile++
 	var rowIDStart any
@@ -629,6 +632,9 @@ func (w *writer) dropEmptyInlined(tableID int64) error {
 }
 
 func (w *writer) insertDeleteFile(tableID, dataFileID int64, d NewDeleteFileAt) error {
+	if err := w.plainFilesAllowed(); err != nil {
+		return err
+	}
 	id := w.nextFile
 	w.nextFile++
 	_, err := w.exec(`INSERT INTO ducklake_delete_file VALUES (?, ?, ?, NULL, ?, ?, ?, 'parquet', ?, ?, ?, NULL, ?)`,

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/lakepg/lakepg/catalog"
+	"github.com/lakepg/lakepg/pgerr"
 )
 
 // Retry settings of the optimistic protocol, DuckDB's defaults
@@ -182,6 +183,19 @@ func (c *Commit) mine() *mine {
 }
 
 // writer writes one attempt's rows.
+// errEncryptedWrite: lakepg reads DuckDB's encrypted lakes but does not yet
+// write encrypted Parquet files, and a plaintext file in a lake whose owner
+// asked for encryption would silently weaken it, so such commits are refused.
+var errEncryptedWrite = pgerr.New(pgerr.FeatureNotSupported, "writing Parquet files to an encrypted DuckLake lake is not supported yet (lakepg reads it; inlined rows can still be written)")
+
+// plainFilesAllowed refuses a data or delete file row in an encrypted lake.
+func (w *writer) plainFilesAllowed() error {
+	if w.c.db.Encrypted() {
+		return errEncryptedWrite
+	}
+	return nil
+}
+
 type writer struct {
 	c      *Commit
 	tx     *catalog.Tx
@@ -739,6 +753,9 @@ func (w *writer) writeDataFiles() error {
 		td := w.data[tid]
 		i := cursor[tid]
 		cursor[tid] = i + 1
+	if err := w.plainFilesAllowed(); err != nil {
+		return err
+	}
 		fr := &td.files[i]
 		fr.id = w.nextFile
 		w.nextFile++
@@ -796,6 +813,9 @@ func (w *writer) writeDeletes() error {
 		if _, err := w.endLive("ducklake_delete_file", "data_file_id = ?", r.df.ID); err != nil {
 			return err
 		}
+	if err := w.plainFilesAllowed(); err != nil {
+		return err
+	}
 		id := w.nextFile
 		w.nextFile++
 		if _, err := w.exec(`INSERT INTO ducklake_delete_file VALUES (?, ?, ?, NULL, ?, ?, ?, 'parquet', ?, ?, ?, NULL, NULL)`,

@@ -49,7 +49,13 @@ func WriteDeleteFile(w io.Writer, dataFilePath string, positions []int64) (FileI
 // without duplicates. When the file has the snapshot column, only rows
 // deleted at or before snapshot are kept.
 func ReadDeletePositions(r io.ReaderAt, size int64, snapshot int64) ([]int64, error) {
-	f, err := Open(r, size)
+	return ReadDeletePositionsKey(r, size, snapshot, nil)
+}
+
+// ReadDeletePositionsKey is ReadDeletePositions for a delete file that may be
+// encrypted with key (nil: the catalog has none).
+func ReadDeletePositionsKey(r io.ReaderAt, size int64, snapshot int64, key Key) ([]int64, error) {
+	f, err := OpenKey(r, size, key)
 	if err != nil {
 		return nil, err
 	}
