@@ -753,9 +753,9 @@ func (w *writer) writeDataFiles() error {
 		td := w.data[tid]
 		i := cursor[tid]
 		cursor[tid] = i + 1
-	if err := w.plainFilesAllowed(); err != nil {
-		return err
-	}
+		if err := w.plainFilesAllowed(); err != nil {
+			return err
+		}
 		fr := &td.files[i]
 		fr.id = w.nextFile
 		w.nextFile++
@@ -813,9 +813,9 @@ func (w *writer) writeDeletes() error {
 		if _, err := w.endLive("ducklake_delete_file", "data_file_id = ?", r.df.ID); err != nil {
 			return err
 		}
-	if err := w.plainFilesAllowed(); err != nil {
-		return err
-	}
+		if err := w.plainFilesAllowed(); err != nil {
+			return err
+		}
 		id := w.nextFile
 		w.nextFile++
 		if _, err := w.exec(`INSERT INTO ducklake_delete_file VALUES (?, ?, ?, NULL, ?, ?, ?, 'parquet', ?, ?, ?, NULL, NULL)`,

@@ -198,4 +198,3 @@ func (c *crypter) decryptChunk(dst, chunk []byte) ([]byte, error) {
 	}
 	return dst, nil
 }
-
