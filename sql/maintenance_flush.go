@@ -219,7 +219,7 @@ func (s *Session) flushedFile(ctx context.Context, dir string, out []exec.ScanCo
 		}
 	}
 	w := f.WrittenFile
-	nf := snapshot.NewDataFile{RelPath: w.Name, RecordCount: w.Info.Rows, FileSize: w.Info.Size, FooterSize: w.Info.FooterSize, Stats: dataStats(out, w), EmbeddedRowIDs: true}
+	nf := snapshot.NewDataFile{RelPath: w.Name, RecordCount: w.Info.Rows, FileSize: w.Info.Size, FooterSize: w.Info.FooterSize, Stats: dataStats(out, w), EmbeddedRowIDs: true, EncryptionKey: w.KeyText()}
 	if tw.specID != nil {
 		nf.Partition = &snapshot.FilePartition{SpecID: *tw.specID, Values: f.values}
 	}
@@ -383,7 +383,7 @@ func (s *Session) writeDeletesAt(ctx context.Context, dir, dataPath string, dels
 	if err != nil {
 		return snapshot.NewDeleteFileAt{}, nil, pgerr.Wrap(pgerr.IOError, err, "could not write file \"%s\"", path)
 	}
-	pw, err := parquetio.NewWriter(wr, cols, parquetio.WriterOptions{})
+	pw, err := parquetio.NewWriter(wr, cols, parquetio.WriterOptions{Encrypt: s.eng.DB.Encrypted()})
 	if err != nil {
 		wr.Abort()
 		return snapshot.NewDeleteFileAt{}, nil, err
@@ -403,7 +403,7 @@ func (s *Session) writeDeletesAt(ctx context.Context, dir, dataPath string, dels
 		return snapshot.NewDeleteFileAt{}, nil, pgerr.Wrap(pgerr.IOError, err, "could not write file \"%s\"", path)
 	}
 	d := snapshot.NewDeleteFileAt{
-		NewDeleteFile: snapshot.NewDeleteFile{RelPath: name, DeleteCount: info.Rows, FileSize: info.Size, FooterSize: info.FooterSize},
+		NewDeleteFile: snapshot.NewDeleteFile{RelPath: name, DeleteCount: info.Rows, FileSize: info.Size, FooterSize: info.FooterSize, EncryptionKey: (&exec.WrittenFile{Info: info}).KeyText()},
 		BeginSnapshot: minS,
 	}
 	if maxS > minS {

@@ -46,6 +46,10 @@ type WriterOptions struct {
 	// (crypt.go). The plain file is built in memory and re-framed on Close,
 	// so an encrypted file costs its size in memory while it is written.
 	Key Key
+	// Encrypt encrypts with a fresh random key of the writer's own when Key
+	// is nil: options are shared by the files of a statement, and DuckLake
+	// wants one key per file.
+	Encrypt bool
 
 	// Test hooks: extra parquet-go options and per-column encodings, so
 	// tests can produce the page versions, codecs and encodings other
@@ -213,6 +217,11 @@ func NewWriter(w io.Writer, cols []Column, opt WriterOptions) (*Writer, error) {
 	}
 	schema := parquet.NewSchema("duckdb_schema", &orderedGroup{fields: fields})
 	var plain *bytes.Buffer
+	if opt.Encrypt && opt.Key == nil {
+		if opt.Key, err = NewKey(); err != nil {
+			return nil, err
+		}
+	}
 	if opt.Key != nil {
 		if _, err := newCrypter(opt.Key); err != nil {
 			return nil, err
