@@ -53,12 +53,7 @@ type ScanFile struct {
 }
 
 // fileKey parses a ScanFile key; "" is no key.
-func fileKey(s string) (parquetio.Key, error) {
-	if s == "" {
-		return nil, nil
-	}
-	return parquetio.ParseKey(s)
-}
+func fileKey(s string) (parquetio.Key, error) { return parquetio.ParseKeyText(s) }
 
 // TableScan reads a table's data files at a snapshot: only needed columns,
 // row groups pruned by Keep, positional deletes applied. With WithPos it

@@ -116,12 +116,17 @@ func WriteDeletes(ctx context.Context, store storage.Backend, dir, dataPath stri
 	return &WrittenFile{Path: path, Name: name, Info: info}, nil
 }
 
-// ReadAllDeletes reads every position of a delete file (any snapshot).
-func ReadAllDeletes(ctx context.Context, store storage.Backend, path string) ([]int64, error) {
+// ReadAllDeletes reads every position of a delete file (any snapshot); key is
+// its encryption_key ("" for a plain file).
+func ReadAllDeletes(ctx context.Context, store storage.Backend, path, key string) ([]int64, error) {
 	f, err := store.Open(ctx, path)
 	if err != nil {
 		return nil, ReadError(err, path)
 	}
 	defer f.Close()
-	return parquetio.ReadDeletePositions(f, f.Size(), 1<<62)
+	k, err := fileKey(key)
+	if err != nil {
+		return nil, err
+	}
+	return parquetio.ReadDeletePositionsKey(f, f.Size(), 1<<62, k)
 }

@@ -236,7 +236,7 @@ func (o *changesOp) prepare(ctx context.Context) error {
 			if d.PathIsRel {
 				path = dir + d.RelPath
 			}
-			ps, err := s.readDeletesAt(ctx, path, d.Begin)
+			ps, err := s.readDeletesAt(ctx, path, d.Begin, "")
 			if err != nil {
 				return err
 			}

@@ -724,7 +724,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 		// the file's current delete file: the committed one, or one this
 		// transaction block staged
 		if cur := ref.scanFiles[fi].DeletePath; cur != "" {
-			old, err := exec.ReadAllDeletes(ctx, s.eng.Store, cur)
+			old, err := exec.ReadAllDeletes(ctx, s.eng.Store, cur, ref.scanFiles[fi].DeleteKey)
 			if err != nil {
 				cleanup()
 				return nil, err

@@ -326,7 +326,7 @@ func (s *Session) foldInlinedDeletes(ctx context.Context, head catalog.Snapshot,
 		}
 		all := append([]snapshot.DeletedPos(nil), adds...)
 		if f.Delete != nil {
-			old, err := s.readDeletesAt(ctx, f.Delete.Path, f.Delete.BeginSnapshot)
+			old, err := s.readDeletesAt(ctx, f.Delete.Path, f.Delete.BeginSnapshot, f.Delete.EncryptionKey)
 			if err != nil {
 				return nil, written, err
 			}
@@ -415,13 +415,17 @@ func (s *Session) writeDeletesAt(ctx context.Context, dir, dataPath string, dels
 // readDeletesAt reads every position of a delete file with the snapshot
 // that deleted it: its snapshot column, or the delete file's begin
 // snapshot when it has none.
-func (s *Session) readDeletesAt(ctx context.Context, path string, begin int64) ([]snapshot.DeletedPos, error) {
+func (s *Session) readDeletesAt(ctx context.Context, path string, begin int64, key string) ([]snapshot.DeletedPos, error) {
 	f, err := s.eng.Store.Open(ctx, path)
 	if err != nil {
 		return nil, pgerr.Wrap(pgerr.IOError, err, "could not read file \"%s\"", path)
 	}
 	defer f.Close()
-	pf, err := parquetio.Open(f, f.Size())
+	k, err := parquetio.ParseKeyText(key)
+	if err != nil {
+		return nil, err
+	}
+	pf, err := parquetio.OpenKey(f, f.Size(), k)
 	if err != nil {
 		return nil, pgerr.Wrap(pgerr.IOError, err, "could not read file \"%s\"", path)
 	}

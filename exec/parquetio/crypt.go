@@ -60,6 +60,15 @@ func ParseKey(s string) (Key, error) {
 	return nil, pgerr.New(pgerr.DataCorrupted, "the encryption key of a Parquet file has %d bytes, want 16, 24 or 32", len(b))
 }
 
+// ParseKeyText is ParseKey with "" (a plain file's NULL encryption_key)
+// giving no key.
+func ParseKeyText(s string) (Key, error) {
+	if s == "" {
+		return nil, nil
+	}
+	return ParseKey(s)
+}
+
 // NewKey returns a fresh random 128-bit key, as DuckDB makes for each file of
 // an encrypted lake.
 func NewKey() (Key, error) {

@@ -1,0 +1,335 @@
+package duckdb
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/lakepg/lakepg/catalog/catalogtest"
+	"github.com/lakepg/lakepg/test/testserver"
+)
+
+// Encrypted lakes (DuckDB's ENCRYPTED): DuckDB 1.5.5 writes one and lakepg
+// reads it exactly and writes to it; lakepg creates one (--encrypted) and
+// DuckDB reads it exactly. Both on SQLite and PostgreSQL catalogs. Every
+// file must be encrypted ("PARE") with a key of its own, and no key may
+// appear in lakepg's logs, EXPLAIN output or error text.
+
+// duckEncSteps write Parquet data and delete files (no inlining) in an
+// encrypted lake: dictionary and plain pages, NULLs, several types.
+var duckEncSteps = []string{
+	`CREATE TABLE lk.t (id INTEGER, v VARCHAR, d DOUBLE, ts TIMESTAMPTZ, n DECIMAL(10,2))`,
+	`INSERT INTO lk.t SELECT i, CASE WHEN i % 7 = 0 THEN NULL ELSE 'v' || (i % 13) END, i / 4, TIMESTAMPTZ '2024-01-01 00:00:00+00' + i * INTERVAL 1 MINUTE, i / 100
+		FROM range(0, 3000) r(i)`,
+	`DELETE FROM lk.t WHERE id % 11 = 0`,
+	`UPDATE lk.t SET v = 'upd' WHERE id BETWEEN 100 AND 120`,
+	`CREATE TABLE lk.p (id INTEGER, region VARCHAR)`,
+	`ALTER TABLE lk.p SET PARTITIONED BY (region)`,
+	`INSERT INTO lk.p SELECT i, CASE WHEN i % 2 = 0 THEN 'eu' ELSE 'us' END FROM range(0, 500) r(i)`,
+}
+
+// lakepgEncSteps are lakepg's writes to the encrypted lake DuckDB made.
+var lakepgEncSteps = []string{
+	`INSERT INTO main.t (id, v, d) SELECT i, 'lakepg ' || i, i * 2 FROM generate_series(5000, 6999) i`,
+	`DELETE FROM main.t WHERE id % 5 = 0`,
+	`UPDATE main.t SET v = 'by lakepg' WHERE id BETWEEN 200 AND 260 OR id BETWEEN 6000 AND 6010`,
+	`DELETE FROM main.p WHERE id < 50`,
+	`INSERT INTO main.p SELECT i, 'apac' FROM generate_series(1000, 1999) i`,
+}
+
+// lakepgNewSteps make an encrypted lake from scratch in lakepg.
+var lakepgNewSteps = []string{
+	`CREATE TABLE t (id integer, v text, d double precision, n numeric(10,2))`,
+	`INSERT INTO t SELECT i, CASE WHEN i % 7 = 0 THEN NULL ELSE 'v' || (i % 13) END, i / 4.0, i / 100.0 FROM generate_series(0, 4999) i`,
+	`DELETE FROM t WHERE id % 11 = 0`,
+	`UPDATE t SET v = 'upd' WHERE id BETWEEN 100 AND 120`,
+	`CREATE TABLE p (id integer, region text)`,
+	`INSERT INTO p SELECT i, 'r' || (i % 3) FROM generate_series(0, 999) i`,
+	`DELETE FROM p WHERE id % 4 = 1`,
+}
+
+// encLake is one lake under test: how lakepg and DuckDB name its catalog.
+type encLake struct {
+	dir, data  string
+	lakepgArgs []string // --catalog …
+	duck       duckInput
+	attach     string // DuckDB's ATTACH without options
+	sqlitePath string // "" for PostgreSQL
+}
+
+func newEncLake(t *testing.T, kind string) encLake {
+	t.Helper()
+	ducklakeExt, sqliteExt := duckdbExtensions(t)
+	dir := t.TempDir()
+	l := encLake{dir: dir, data: filepath.Join(dir, "data") + "/"}
+	l.duck = duckInput{Ducklake: ducklakeExt, Httpfs: testserver.DuckDBExtension(t, "httpfs")}
+	if kind == "sqlite" {
+		l.sqlitePath = filepath.Join(dir, "catalog.sqlite")
+		l.lakepgArgs = []string{"--catalog", "sqlite:" + l.sqlitePath}
+		l.duck.Sqlite = sqliteExt
+		l.attach = "ATTACH " + sqlString("ducklake:sqlite:"+l.sqlitePath) + " AS lk"
+	} else {
+		dsn := testserver.PostgresDatabase(t, "lakepg_encrypted")
+		params, err := catalogtest.Params(dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.lakepgArgs = []string{"--catalog", dsn}
+		l.duck.Postgres = postgresExtension(t)
+		l.attach = "ATTACH " + sqlString("ducklake:postgres:"+params.Libpq()) + " AS lk"
+	}
+	return l
+}
+
+func (l encLake) start(t *testing.T, ctx context.Context, extra ...string) (*testserver.Server, *pgx.Conn) {
+	t.Helper()
+	port := testserver.FreePort(t)
+	// debug: the most lakepg logs (statements included), none of it may
+	// hold a key
+	args := append([]string{"--listen", fmt.Sprintf("127.0.0.1:%d", port), "--data", l.data, "--log-level", "debug"}, l.lakepgArgs...)
+	srv := testserver.Launch(t, testserver.Binary(t), l.dir, port, append(args, extra...), nil)
+	conn, err := pgx.Connect(ctx, srv.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	query(t, ctx, conn, `SET TimeZone = 'UTC'`)
+	return srv, conn
+}
+
+// keys lists the keys of the lake's live files as DuckDB sees the catalog,
+// and checks that every live file is encrypted and has a key. (DuckDB itself
+// gives the files one statement writes the same key — an UPDATE's data and
+// delete file, an INSERT's partition files — so uniqueness is checked by the
+// callers for lakepg's files only.)
+func (l encLake) keys(t *testing.T) []string {
+	t.Helper()
+	in := l.duck
+	in.Attach = l.attach + " (READ_ONLY)"
+	in.Queries = []duckQuery{}
+	in.Raw = []string{
+		`SELECT value FROM __ducklake_metadata_lk.ducklake_metadata WHERE key = 'encrypted'`,
+		`SELECT t.table_name, f.path, f.encryption_key FROM __ducklake_metadata_lk.ducklake_data_file f
+			JOIN __ducklake_metadata_lk.ducklake_table t USING (table_id) WHERE f.end_snapshot IS NULL AND t.end_snapshot IS NULL
+		 UNION ALL SELECT t.table_name, f.path, f.encryption_key FROM __ducklake_metadata_lk.ducklake_delete_file f
+			JOIN __ducklake_metadata_lk.ducklake_table t USING (table_id) WHERE f.end_snapshot IS NULL AND t.end_snapshot IS NULL`,
+	}
+	out := runDuckDB(t, in)
+	if len(out.Raw) != 2 || len(out.Raw[0]) != 1 || out.Raw[0][0][0] == nil || *out.Raw[0][0][0] != "true" {
+		t.Fatalf("ducklake_metadata encrypted: %v, want 'true'", out.Raw)
+	}
+	if len(out.Raw[1]) < 4 {
+		t.Fatalf("only %d live files", len(out.Raw[1]))
+	}
+	var keys []string
+	for _, r := range out.Raw[1] {
+		if r[2] == nil || *r[2] == "" {
+			t.Fatalf("file %s has no encryption_key", *r[1])
+		}
+		keys = append(keys, *r[2])
+		b, err := os.ReadFile(filepath.Join(l.data, "main", *r[0], *r[1]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b) < 8 || string(b[:4]) != "PARE" || string(b[len(b)-4:]) != "PARE" {
+			t.Fatalf("file %s is not encrypted Parquet", *r[1])
+		}
+	}
+	return keys
+}
+
+// compareTables reads each table in lakepg and in DuckDB and compares.
+// distinctKeys fails unless the keys not in old are all different (lakepg
+// gives every file a fresh key) and there are at least want of them.
+func distinctKeys(t *testing.T, keys, old []string, want int) {
+	t.Helper()
+	seen := map[string]bool{}
+	for _, k := range old {
+		seen[k] = true
+	}
+	n := 0
+	for _, k := range keys {
+		if seen[k] {
+			if !contains(old, k) {
+				t.Fatal("two of lakepg's files share a key")
+			}
+			continue
+		}
+		seen[k] = true
+		n++
+	}
+	if n < want {
+		t.Fatalf("%d files with keys of their own, want at least %d", n, want)
+	}
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (l encLake) compareTables(t *testing.T, ctx context.Context, conn *pgx.Conn, label string, tables ...string) {
+	t.Helper()
+	in := l.duck
+	in.Attach = l.attach + " (READ_ONLY)"
+	var mine []result
+	for _, tb := range tables {
+		mine = append(mine, query(t, ctx, conn, "SELECT * FROM main."+tb+" ORDER BY id"))
+		in.Queries = append(in.Queries, duckQuery{From: "lk.main." + tb, Order: "id"})
+	}
+	out := runDuckDB(t, in)
+	if len(out.Results) != len(tables) {
+		t.Fatalf("DuckDB answered %d queries, want %d", len(out.Results), len(tables))
+	}
+	for i, tb := range tables {
+		if len(mine[i].Rows) < 100 {
+			t.Fatalf("%s: table %s has only %d rows", label, tb, len(mine[i].Rows))
+		}
+		compareResult(t, label+": table "+tb, mine[i], out.Results[i])
+	}
+}
+
+// noKeys fails if any key appears in text.
+func noKeys(t *testing.T, what, text string, keys []string) {
+	t.Helper()
+	for _, k := range keys {
+		if strings.Contains(text, k) {
+			t.Fatalf("%s contains an encryption key", what)
+		}
+	}
+}
+
+func TestEncryptedLakeFromDuckDB(t *testing.T) {
+	for _, kind := range []string{"sqlite", "postgres"} {
+		t.Run(kind, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+			defer cancel()
+			l := newEncLake(t, kind)
+			// DuckDB creates the encrypted lake and writes Parquet files.
+			in := l.duck
+			in.Attach = l.attach + " (DATA_PATH " + sqlString(l.data) + ", ENCRYPTED, DATA_INLINING_ROW_LIMIT 0)"
+			in.Steps = duckEncSteps
+			in.Queries = []duckQuery{}
+			runDuckDB(t, in)
+			duckKeys := l.keys(t)
+
+			srv, conn := l.start(t, ctx)
+			l.compareTables(t, ctx, conn, "DuckDB's encrypted lake read by lakepg", "t", "p")
+			r := query(t, ctx, conn, `SELECT count(*), sum(id), count(v) FROM main.t WHERE id BETWEEN 1000 AND 1999`)
+			if got := fmtRow(r.Rows[0]); got != `("909", "1363364", "779")` {
+				t.Errorf("aggregate over DuckDB's encrypted file: %s", got)
+			}
+
+			// lakepg writes to it: new files and delete files, encrypted.
+			for _, st := range lakepgEncSteps {
+				query(t, ctx, conn, st)
+			}
+			l.compareTables(t, ctx, conn, "lakepg's writes to DuckDB's encrypted lake read by DuckDB", "t", "p")
+			keys := l.keys(t)
+			// new data files for t and p, delete files for both
+			distinctKeys(t, keys, duckKeys, 4)
+			keys = append(keys, duckKeys...)
+
+			var explain strings.Builder
+			for _, q := range []string{
+				`EXPLAIN ANALYZE SELECT * FROM main.t WHERE id > 10`,
+				`EXPLAIN (ANALYZE, VERBOSE) SELECT count(*) FROM main.p`,
+			} {
+				for _, row := range query(t, ctx, conn, q).Rows {
+					explain.WriteString(fmtRow(row) + "\n")
+				}
+			}
+			if !strings.Contains(explain.String(), ".parquet") && !strings.Contains(explain.String(), "main.t") {
+				t.Fatalf("EXPLAIN output names no scan:\n%s", explain.String())
+			}
+			noKeys(t, "EXPLAIN output", explain.String(), keys)
+
+			if l.sqlitePath != "" {
+				// A wrong key (another file's) in the catalog: an error with a
+				// SQLSTATE, naming neither key.
+				swapKeys(t, l.sqlitePath)
+				srv.Restart(t)
+				conn2, err := pgx.Connect(ctx, srv.DSN())
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer conn2.Close(context.Background())
+				_, err = conn2.Exec(ctx, `SELECT count(*), sum(d) FROM main.t`)
+				if err == nil || !strings.Contains(err.Error(), "XX001") || !strings.Contains(err.Error(), "wrong key") {
+					t.Fatalf("reading with a wrong key: %v, want XX001 wrong key", err)
+				}
+				noKeys(t, "the wrong-key error", err.Error(), keys)
+			}
+			noKeys(t, "lakepg's log", srv.Logs.String(), keys)
+		})
+	}
+}
+
+// swapKeys gives the first two data files of table t each other's key, in a
+// SQLite catalog (with Python's sqlite3: the test must not go through lakepg).
+func swapKeys(t *testing.T, path string) {
+	t.Helper()
+	const script = `
+import json, sys, sqlite3
+inp = json.load(sys.stdin)
+c = sqlite3.connect(inp["path"])
+rows = c.execute("""SELECT data_file_id, encryption_key FROM ducklake_data_file f
+  WHERE end_snapshot IS NULL AND table_id = (SELECT table_id FROM ducklake_table WHERE table_name = 't' AND end_snapshot IS NULL)
+  ORDER BY data_file_id LIMIT 2""").fetchall()
+c.execute("UPDATE ducklake_data_file SET encryption_key = ? WHERE data_file_id = ?", (rows[1][1], rows[0][0]))
+c.execute("UPDATE ducklake_data_file SET encryption_key = ? WHERE data_file_id = ?", (rows[0][1], rows[1][0]))
+c.commit()
+json.dump({"swapped": len(rows)}, sys.stdout)
+`
+	var out struct{ Swapped int }
+	testserver.RunPythonJSON(t, script, time.Minute, map[string]string{"path": path}, &out)
+	if out.Swapped != 2 {
+		t.Fatalf("swapped %d keys", out.Swapped)
+	}
+}
+
+func TestEncryptedLakeFromLakepg(t *testing.T) {
+	for _, kind := range []string{"sqlite", "postgres"} {
+		t.Run(kind, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+			defer cancel()
+			l := newEncLake(t, kind)
+			srv, conn := l.start(t, ctx, "--encrypted")
+			for _, st := range lakepgNewSteps {
+				query(t, ctx, conn, st)
+			}
+			l.compareTables(t, ctx, conn, "lakepg's encrypted lake read by DuckDB", "t", "p")
+			keys := l.keys(t)
+			distinctKeys(t, keys, nil, 4)
+			noKeys(t, "lakepg's log", srv.Logs.String(), keys)
+			// Nothing in the data directory is plaintext Parquet.
+			err := filepath.Walk(l.data, func(p string, fi os.FileInfo, err error) error {
+				if err != nil || fi.IsDir() {
+					return err
+				}
+				b, err := os.ReadFile(p)
+				if err != nil {
+					return err
+				}
+				if bytes.Contains(b, []byte("PAR1")) {
+					return fmt.Errorf("%s holds PAR1", p)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
