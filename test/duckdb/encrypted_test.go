@@ -62,13 +62,14 @@ type encLake struct {
 	duck       duckInput
 	attach     string // DuckDB's ATTACH without options
 	sqlitePath string // "" for PostgreSQL
+	schema     string // of the tables compared: main (DuckDB's), public (lakepg's default)
 }
 
 func newEncLake(t *testing.T, kind string) encLake {
 	t.Helper()
 	ducklakeExt, sqliteExt := duckdbExtensions(t)
 	dir := t.TempDir()
-	l := encLake{dir: dir, data: filepath.Join(dir, "data") + "/"}
+	l := encLake{dir: dir, data: filepath.Join(dir, "data") + "/", schema: "main"}
 	l.duck = duckInput{Ducklake: ducklakeExt, Httpfs: testserver.DuckDBExtension(t, "httpfs")}
 	if kind == "sqlite" {
 		l.sqlitePath = filepath.Join(dir, "catalog.sqlite")
@@ -134,7 +135,7 @@ func (l encLake) keys(t *testing.T) []string {
 			t.Fatalf("file %s has no encryption_key", *r[1])
 		}
 		keys = append(keys, *r[2])
-		b, err := os.ReadFile(filepath.Join(l.data, "main", *r[0], *r[1]))
+		b, err := os.ReadFile(filepath.Join(l.data, l.schema, *r[0], *r[1]))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,8 +186,8 @@ func (l encLake) compareTables(t *testing.T, ctx context.Context, conn *pgx.Conn
 	in.Attach = l.attach + " (READ_ONLY)"
 	var mine []result
 	for _, tb := range tables {
-		mine = append(mine, query(t, ctx, conn, "SELECT * FROM main."+tb+" ORDER BY id"))
-		in.Queries = append(in.Queries, duckQuery{From: "lk.main." + tb, Order: "id"})
+		mine = append(mine, query(t, ctx, conn, "SELECT * FROM "+l.schema+"."+tb+" ORDER BY id"))
+		in.Queries = append(in.Queries, duckQuery{From: "lk." + l.schema + "." + tb, Order: "id"})
 	}
 	out := runDuckDB(t, in)
 	if len(out.Results) != len(tables) {
@@ -305,6 +306,7 @@ func TestEncryptedLakeFromLakepg(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 			defer cancel()
 			l := newEncLake(t, kind)
+			l.schema = "public"
 			srv, conn := l.start(t, ctx, "--encrypted")
 			for _, st := range lakepgNewSteps {
 				query(t, ctx, conn, st)
