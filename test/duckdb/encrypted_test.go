@@ -42,6 +42,8 @@ var lakepgEncSteps = []string{
 	`UPDATE main.t SET v = 'by lakepg' WHERE id BETWEEN 200 AND 260 OR id BETWEEN 6000 AND 6010`,
 	`DELETE FROM main.p WHERE id < 50`,
 	`INSERT INTO main.p SELECT i, 'apac' FROM generate_series(1000, 1999) i`,
+	// compaction rewrites DuckDB's encrypted files (read with their keys)
+	`CALL lakepg.rewrite_data_files('main.p', 0.05)`,
 }
 
 // lakepgNewSteps make an encrypted lake from scratch in lakepg.
@@ -53,6 +55,14 @@ var lakepgNewSteps = []string{
 	`CREATE TABLE p (id integer, region text)`,
 	`INSERT INTO p SELECT i, 'r' || (i % 3) FROM generate_series(0, 999) i`,
 	`DELETE FROM p WHERE id % 4 = 1`,
+	// maintenance writes encrypted files too: a flush of inlined rows, a
+	// rewrite of files with deletes, a merge of small files
+	`INSERT INTO t VALUES (90001, 'inlined', 1, 1), (90002, NULL, 2, 2)`,
+	`CALL lakepg.flush_inlined_data('public.t')`,
+	`CALL lakepg.rewrite_data_files('public.p', 0.2)`,
+	`INSERT INTO t SELECT i, 'm', 0, 0 FROM generate_series(10000, 10999) i`,
+	`INSERT INTO t SELECT i, 'm', 0, 0 FROM generate_series(11000, 11999) i`,
+	`CALL lakepg.merge_adjacent_files('public.t')`,
 }
 
 // encLake is one lake under test: how lakepg and DuckDB name its catalog.
@@ -237,6 +247,10 @@ func TestEncryptedLakeFromDuckDB(t *testing.T) {
 				query(t, ctx, conn, st)
 			}
 			l.compareTables(t, ctx, conn, "lakepg's writes to DuckDB's encrypted lake read by DuckDB", "t", "p")
+			ch := query(t, ctx, conn, `SELECT changes FROM lakepg.snapshots ORDER BY snapshot_id DESC LIMIT 1`)
+			if len(ch.Rows) != 1 || ch.Rows[0][0] == nil || !strings.Contains(*ch.Rows[0][0], "rewrite_delete") {
+				t.Fatalf("rewrite_data_files made no rewrite_delete snapshot: %s", fmtRows(ch.Rows))
+			}
 			keys := l.keys(t)
 			// new data files for t and p, delete files for both
 			distinctKeys(t, keys, duckKeys, 4)
@@ -310,6 +324,12 @@ func TestEncryptedLakeFromLakepg(t *testing.T) {
 			srv, conn := l.start(t, ctx, "--encrypted")
 			for _, st := range lakepgNewSteps {
 				query(t, ctx, conn, st)
+			}
+			ch := query(t, ctx, conn, `SELECT string_agg(changes, ' ' ORDER BY snapshot_id) FROM lakepg.snapshots`)
+			for _, want := range []string{"inline_flush", "rewrite_delete", "merge_adjacent"} {
+				if len(ch.Rows) != 1 || ch.Rows[0][0] == nil || !strings.Contains(*ch.Rows[0][0], want) {
+					t.Fatalf("the maintenance steps made no %s snapshot: %s", want, fmtRows(ch.Rows))
+				}
 			}
 			l.compareTables(t, ctx, conn, "lakepg's encrypted lake read by DuckDB", "t", "p")
 			keys := l.keys(t)
