@@ -63,6 +63,7 @@ var lakepgNewSteps = []string{
 	`INSERT INTO t SELECT i, 'm', 0, 0 FROM generate_series(10000, 10999) i`,
 	`INSERT INTO t SELECT i, 'm', 0, 0 FROM generate_series(11000, 11999) i`,
 	`CALL lakepg.merge_adjacent_files('public.t')`,
+	`CREATE TABLE c AS SELECT id, v, n FROM t WHERE id < 3000`,
 }
 
 // encLake is one lake under test: how lakepg and DuckDB name its catalog.
@@ -331,7 +332,7 @@ func TestEncryptedLakeFromLakepg(t *testing.T) {
 					t.Fatalf("the maintenance steps made no %s snapshot: %s", want, fmtRows(ch.Rows))
 				}
 			}
-			l.compareTables(t, ctx, conn, "lakepg's encrypted lake read by DuckDB", "t", "p")
+			l.compareTables(t, ctx, conn, "lakepg's encrypted lake read by DuckDB", "t", "p", "c")
 			keys := l.keys(t)
 			distinctKeys(t, keys, nil, 4)
 			noKeys(t, "lakepg's log", srv.Logs.String(), keys)
