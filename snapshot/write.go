@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/lakepg/lakepg/catalog"
-	"github.com/lakepg/lakepg/pgerr"
 )
 
 // Retry settings of the optimistic protocol, DuckDB's defaults
@@ -183,17 +182,18 @@ func (c *Commit) mine() *mine {
 }
 
 // writer writes one attempt's rows.
-// errPlainInEncrypted: a plaintext file in a lake whose owner asked for
+// ErrPlainInEncrypted: a plaintext file in a lake whose owner asked for
 // encryption would silently weaken it; every writer encrypts in an encrypted
 // lake, so this is a safety net for a path that forgot to.
-var errPlainInEncrypted = pgerr.New(pgerr.FeatureNotSupported, "refusing to add an unencrypted Parquet file to an encrypted DuckLake lake")
+// (snapshot imports only catalog, so no SQLSTATE here.)
+var ErrPlainInEncrypted = errors.New("snapshot: refusing to add an unencrypted Parquet file to an encrypted DuckLake lake")
 
 // keyFor checks a new file's key against the lake and returns what the
 // encryption_key column gets (NULL for a plain file in a plain lake).
 func (w *writer) keyFor(key string) (any, error) {
 	if key == "" {
 		if w.c.db.Encrypted() {
-			return nil, errPlainInEncrypted
+			return nil, ErrPlainInEncrypted
 		}
 		return nil, nil
 	}
