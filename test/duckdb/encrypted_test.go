@@ -64,6 +64,10 @@ var lakepgNewSteps = []string{
 	`INSERT INTO t SELECT i, 'm', 0, 0 FROM generate_series(11000, 11999) i`,
 	`CALL lakepg.merge_adjacent_files('public.t')`,
 	`CREATE TABLE c AS SELECT id, v, n FROM t WHERE id < 3000`,
+	// a transaction block reads its own staged encrypted files and deletes
+	`BEGIN; INSERT INTO t SELECT i, 'tx', 0, 0 FROM generate_series(20000, 20999) i;
+		DELETE FROM t WHERE id BETWEEN 20000 AND 20100; DELETE FROM t WHERE id BETWEEN 20900 AND 20950;
+		UPDATE t SET v = 'tx2' WHERE id BETWEEN 20500 AND 20510; COMMIT`,
 }
 
 // encLake is one lake under test: how lakepg and DuckDB name its catalog.
