@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -216,6 +217,22 @@ func (l encLake) compareTables(t *testing.T, ctx context.Context, conn *pgx.Conn
 	}
 }
 
+// check runs lakepg check on the lake: it must read every encrypted file
+// (footer row counts, statistics) and find nothing wrong, printing no key.
+func (l encLake) check(t *testing.T, ctx context.Context, keys []string) {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, testserver.Binary(t), append([]string{"check", "--data", l.data}, l.lakepgArgs...)...)
+	cmd.Env = testserver.CleanEnv()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("lakepg check on the encrypted lake: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "checked ") {
+		t.Fatalf("lakepg check printed no summary:\n%s", out)
+	}
+	noKeys(t, "lakepg check's output", string(out), keys)
+}
+
 // noKeys fails if any key appears in text.
 func noKeys(t *testing.T, what, text string, keys []string) {
 	t.Helper()
@@ -274,6 +291,7 @@ func TestEncryptedLakeFromDuckDB(t *testing.T) {
 				t.Fatalf("EXPLAIN output names no scan:\n%s", explain.String())
 			}
 			noKeys(t, "EXPLAIN output", explain.String(), keys)
+			l.check(t, ctx, keys)
 
 			if l.sqlitePath != "" {
 				// A wrong key (another file's) in the catalog: an error with a
@@ -339,6 +357,7 @@ func TestEncryptedLakeFromLakepg(t *testing.T) {
 			l.compareTables(t, ctx, conn, "lakepg's encrypted lake read by DuckDB", "t", "p", "c")
 			keys := l.keys(t)
 			distinctKeys(t, keys, nil, 4)
+			l.check(t, ctx, keys)
 			noKeys(t, "lakepg's log", srv.Logs.String(), keys)
 			// Nothing in the data directory is plaintext Parquet.
 			err := filepath.Walk(l.data, func(p string, fi os.FileInfo, err error) error {
