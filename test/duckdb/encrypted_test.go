@@ -187,6 +187,8 @@ func distinctKeys(t *testing.T, keys, old []string, want int) {
 	}
 }
 
+func ptr(s string) *string { return &s }
+
 func contains(l []string, s string) bool {
 	for _, x := range l {
 		if x == s {
@@ -264,6 +266,20 @@ func TestEncryptedLakeFromDuckDB(t *testing.T) {
 				t.Errorf("aggregate over DuckDB's encrypted file: %s", got)
 			}
 
+			// The change feed over DuckDB's snapshots reads its encrypted data
+			// and delete files and answers as DuckDB's does.
+			last := lastSnapshot(t, ctx, conn)
+			for _, tb := range []string{"t", "p"} {
+				mine := query(t, ctx, conn, fmt.Sprintf(`SELECT change_type, count(*), sum(id) FROM lakepg.table_changes('main.%s', 1, %d) GROUP BY 1 ORDER BY 1`, tb, last))
+				in := l.duck
+				in.Attach = l.attach + " (READ_ONLY)"
+				in.Queries = []duckQuery{}
+				in.Raw = []string{fmt.Sprintf(`SELECT change_type, count(*), sum(id) FROM ducklake_table_changes('lk', 'main', '%s', 1, %d) GROUP BY 1 ORDER BY 1`, tb, last)}
+				theirs := runDuckDB(t, in).Raw[0]
+				if fmtRows(mine.Rows) != fmtRows(theirs) || len(mine.Rows) == 0 {
+					t.Fatalf("table_changes of %s: lakepg %s\nDuckDB %s", tb, fmtRows(mine.Rows), fmtRows(theirs))
+				}
+			}
 			// lakepg writes to it: new files and delete files, encrypted.
 			for _, st := range lakepgEncSteps {
 				query(t, ctx, conn, st)
@@ -272,6 +288,15 @@ func TestEncryptedLakeFromDuckDB(t *testing.T) {
 			ch := query(t, ctx, conn, `SELECT changes FROM lakepg.snapshots ORDER BY snapshot_id DESC LIMIT 1`)
 			if len(ch.Rows) != 1 || ch.Rows[0][0] == nil || !strings.Contains(*ch.Rows[0][0], "rewrite_delete") {
 				t.Fatalf("rewrite_data_files made no rewrite_delete snapshot: %s", fmtRows(ch.Rows))
+			}
+			// Over the whole history lakepg's change feed reads both writers'
+			// encrypted files: DuckDB deleted id % 11 = 0 of 0..2999 (273 rows),
+			// lakepg id % 5 = 0 of what was left and of 5000..6999 (545 + 400).
+			// (DuckDB 1.5.5's feed over the same snapshots reports 2345 deletes;
+			// not examined yet, so lakepg is checked against the arithmetic.)
+			ch = query(t, ctx, conn, fmt.Sprintf(`SELECT count(*) FROM lakepg.table_changes('main.t', 1, %d) WHERE change_type = 'delete'`, lastSnapshot(t, ctx, conn)))
+			if got := fmtRows(ch.Rows); got != fmtRows([][]*string{{ptr("1218")}}) {
+				t.Fatalf("deletes in lakepg's change feed of t: %s, want 1218", got)
 			}
 			keys := l.keys(t)
 			// new data files for t and p, delete files for both
