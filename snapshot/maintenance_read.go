@@ -162,7 +162,7 @@ type FileHistory struct {
 	Size       int64
 	RowIDStart int64
 	PartialMax *int64
-	Partition  bool // partition_id set: written for a partitioned table
+	Partition  bool   // partition_id set: written for a partitioned table
 	Key        string // encryption_key, "" for a plain file
 	Deletes    []DeleteHistory
 }
