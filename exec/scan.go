@@ -2,12 +2,14 @@ package exec
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"sync"
 	"sync/atomic"
 
 	"github.com/lakepg/lakepg/exec/parquetio"
 	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/storage"
 	"github.com/lakepg/lakepg/types"
 )
@@ -50,6 +52,18 @@ type ScanFile struct {
 	// files), for DuckDB's ENCRYPTED lakes. Secrets: never printed (EXPLAIN
 	// and errors show paths only).
 	Key, DeleteKey string
+}
+
+// cryptDetail names the file in a decryption error (which parquetio raises
+// without the path), so the user knows which file or key is wrong; the key is
+// never part of it.
+func cryptDetail(err error, path string) error {
+	if pe, ok := pgerr.As(err); ok && pe.Code == pgerr.DataCorrupted && pe.Detail == "" {
+		c := *pe
+		c.Detail = fmt.Sprintf("file \"%s\"", path)
+		return &c
+	}
+	return err
 }
 
 // fileKey parses a ScanFile key; "" is no key.
@@ -283,7 +297,7 @@ func (t *TableScan) open(ctx context.Context, i int) (*scanFile, error) {
 	pf, err := parquetio.OpenKey(file, file.Size(), key)
 	if err != nil {
 		file.Close()
-		return nil, ReadError(err, f.Path)
+		return nil, ReadError(cryptDetail(err, f.Path), f.Path)
 	}
 	sf := &scanFile{idx: i, file: file, pf: pf, snapCol: -1}
 	if f.DeletePath != "" {
@@ -303,7 +317,7 @@ func (t *TableScan) open(ctx context.Context, i int) (*scanFile, error) {
 		df.Close()
 		if err != nil {
 			file.Close()
-			return nil, ReadError(err, f.DeletePath)
+			return nil, ReadError(cryptDetail(err, f.DeletePath), f.DeletePath)
 		}
 		sf.dels = append(sf.dels, pos...)
 	}

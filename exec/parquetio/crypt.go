@@ -82,8 +82,11 @@ func NewKey() (Key, error) {
 // EncodeKey is the encryption_key column's text for k.
 func EncodeKey(k Key) string { return base64.StdEncoding.EncodeToString(k) }
 
-// errNoKey and errBadKey carry SQLSTATEs so a client sees why a read failed.
-var errNoKey = pgerr.New(pgerr.DataCorrupted, "the Parquet file is encrypted and the catalog has no key for it")
+// errNoKey and errDecrypt carry SQLSTATEs so a client sees why a read failed;
+// fresh values each time, as callers may add a detail to them.
+func errNoKey() error {
+	return pgerr.New(pgerr.DataCorrupted, "the Parquet file is encrypted and the catalog has no key for it")
+}
 
 func errDecrypt(what string) error {
 	return pgerr.New(pgerr.DataCorrupted, "cannot decrypt the %s of an encrypted Parquet file: wrong key or corrupt file", what)

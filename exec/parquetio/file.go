@@ -73,7 +73,7 @@ func OpenKey(r io.ReaderAt, size int64, key Key) (*File, error) {
 	var crypt *crypter
 	if encrypted {
 		if key == nil {
-			return nil, errNoKey
+			return nil, errNoKey()
 		}
 		if crypt, err = newCrypter(key); err != nil {
 			return nil, err

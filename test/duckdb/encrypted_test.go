@@ -3,6 +3,7 @@ package duckdb
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/lakepg/lakepg/catalog/catalogtest"
 	"github.com/lakepg/lakepg/test/testserver"
@@ -332,7 +334,11 @@ func TestEncryptedLakeFromDuckDB(t *testing.T) {
 				if err == nil || !strings.Contains(err.Error(), "XX001") || !strings.Contains(err.Error(), "wrong key") {
 					t.Fatalf("reading with a wrong key: %v, want XX001 wrong key", err)
 				}
-				noKeys(t, "the wrong-key error", err.Error(), keys)
+				var pe *pgconn.PgError
+				if !errors.As(err, &pe) || !strings.Contains(pe.Detail, ".parquet") {
+					t.Fatalf("the wrong-key error does not name the file: %#v", err)
+				}
+				noKeys(t, "the wrong-key error", err.Error()+" "+pe.Detail+" "+pe.Hint, keys)
 			}
 			noKeys(t, "lakepg's log", srv.Logs.String(), keys)
 		})
