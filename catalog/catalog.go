@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -35,7 +36,15 @@ type DB struct {
 	d        *dialect
 	dataPath string
 	schema   string // PostgreSQL: the schema the catalog lives in
+	// encrypted: ducklake_metadata encrypted = 'true' (DuckDB's ENCRYPTED
+	// lakes: every data and delete file has its own key).
+	encrypted bool
+	// wantEncrypted: Options.Encrypted, for init
+	wantEncrypted bool
 }
+
+// Encrypted reports whether the lake was created encrypted.
+func (db *DB) Encrypted() bool { return db.encrypted }
 
 // Options are the settings of OpenWithOptions that a DSN does not carry.
 type Options struct {
@@ -43,6 +52,11 @@ type Options struct {
 	// METADATA_SCHEMA); "" means DefaultSchema. It is created with the
 	// catalog if missing. SQLite catalogs have no schemas: it must be "".
 	Schema string
+	// Encrypted creates a new catalog as an encrypted lake (DuckDB's
+	// ENCRYPTED: ducklake_metadata encrypted = 'true', every data and delete
+	// file encrypted with its own key). Opening an existing unencrypted lake
+	// with it is an error: it cannot be turned on afterwards, as in DuckDB.
+	Encrypted bool
 }
 
 // Open opens or creates the catalog with default Options.
@@ -93,6 +107,7 @@ func OpenWithOptions(ctx context.Context, dsn, dataPath string, opts Options) (*
 	default:
 		return nil, fmt.Errorf("catalog: unsupported catalog DSN %q (want sqlite:PATH or postgres://...)", dsn)
 	}
+	db.wantEncrypted = opts.Encrypted
 	if err := db.init(ctx, dataPath); err != nil {
 		db.sql.Close()
 		return nil, err
@@ -170,8 +185,16 @@ func (db *DB) init(ctx context.Context, dataPath string) error {
 	if v := meta["version"]; v != FormatVersion {
 		return fmt.Errorf("catalog: DuckLake catalog version %q is not supported (lakepg reads %s)", v, FormatVersion)
 	}
-	if enc := meta["encrypted"]; enc == "true" {
-		return errors.New("catalog: encrypted DuckLake catalogs are not supported")
+	switch meta["encrypted"] {
+	case "true":
+		db.encrypted = true
+	case "false", "":
+	default:
+		// DuckDB rejects anything else too.
+		return fmt.Errorf("catalog: ducklake_metadata encrypted is %q, want 'true' or 'false'", meta["encrypted"])
+	}
+	if db.wantEncrypted && !db.encrypted {
+		return errors.New("catalog: the lake was created unencrypted; encryption can only be chosen when a lake is created")
 	}
 	stored, ok := meta["data_path"]
 	if !ok || stored == "" {
@@ -263,7 +286,7 @@ func (db *DB) bootstrap(ctx context.Context, dataPath string) error {
 		{`INSERT INTO ducklake_snapshot VALUES (?, ?, ?, ?, ?)`, []any{0, now, 0, 2, 0}},
 		{`INSERT INTO ducklake_snapshot_changes VALUES (?, ?, NULL, NULL, NULL)`, []any{0, `created_schema:"main",created_schema:"public"`}},
 		{`INSERT INTO ducklake_metadata ("key", "value") VALUES (?, ?), (?, ?), (?, ?), (?, ?)`, []any{
-			"version", FormatVersion, "created_by", "lakepg " + Version, "data_path", dataPath, "encrypted", "false"}},
+			"version", FormatVersion, "created_by", "lakepg " + Version, "data_path", dataPath, "encrypted", strconv.FormatBool(db.wantEncrypted)}},
 		{`INSERT INTO ducklake_schema VALUES (?, ?, ?, NULL, ?, ?, ?), (?, ?, ?, NULL, ?, ?, ?)`, []any{
 			0, mainUUID.String(), 0, "main", "main/", true,
 			1, publicUUID.String(), 0, "public", "public/", true}},

@@ -28,6 +28,9 @@ type DeleteFile struct {
 	FooterSize    *int64
 	PartialMax    *int64
 	BeginSnapshot int64
+	// EncryptionKey is the file's key as stored (base64), "" when the file
+	// is not encrypted. A secret: never log or print it.
+	EncryptionKey string
 }
 
 // DataFile is a ducklake_data_file row with what a reader needs next to it.
@@ -41,6 +44,10 @@ type DataFile struct {
 	RowIDStart  int64
 	PartialMax  *int64
 	MappingID   *int64
+	// EncryptionKey is the file's key as stored (base64), "" when the file
+	// is not encrypted (DuckDB's ENCRYPTED lakes). A secret: never log or
+	// print it.
+	EncryptionKey string
 	// BeginSnapshot is when the file became visible (for merged files: the
 	// earliest source's snapshot).
 	BeginSnapshot int64
@@ -69,7 +76,7 @@ func (db *DB) Files(ctx context.Context, s *Schema, t *Table, snap Snapshot) ([]
 	rows, err := rt.QueryContext(ctx, `SELECT df.data_file_id, df.path, df.path_is_relative, df.record_count, df.file_size_bytes,
 	df.footer_size, df.row_id_start, df.partial_max, df.mapping_id, df.begin_snapshot, df.partition_id,
 	del.delete_file_id, del.path, del.path_is_relative, del.delete_count, del.file_size_bytes,
-	del.footer_size, del.partial_max, del.begin_snapshot
+	del.footer_size, del.partial_max, del.begin_snapshot, df.encryption_key, del.encryption_key
 FROM ducklake_data_file df
 LEFT JOIN ducklake_delete_file del ON del.data_file_id = df.data_file_id AND del.table_id = df.table_id AND `+visibleAt("del.")+`
 WHERE df.table_id = ? AND `+visibleAt("df.")+`
@@ -90,9 +97,10 @@ ORDER BY df.data_file_id, del.begin_snapshot, del.delete_file_id`, sid, sid, t.I
 			delFooter, delPmax                 sql.NullInt64
 			delPath                            sql.NullString
 			delRel                             NullBool
+			key, delKey                        sql.NullString
 		)
 		if err := rows.Scan(&f.ID, &path, &isRel, &recs, &size, &footer, &rowID, &pmax, &mapping, &f.BeginSnapshot, &partID,
-			&delID, &delPath, &delRel, &delCount, &delSize, &delFooter, &delPmax, &delBegin); err != nil {
+			&delID, &delPath, &delRel, &delCount, &delSize, &delFooter, &delPmax, &delBegin, &key, &delKey); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("catalog: list files of table %d: %w", t.ID, err)
 		}
@@ -102,6 +110,7 @@ ORDER BY df.data_file_id, del.begin_snapshot, del.delete_file_id`, sid, sid, t.I
 		f.RecordCount, f.FileSize, f.RowIDStart = recs.Int64, size.Int64, rowID.Int64
 		f.FooterSize, f.PartialMax, f.MappingID = nullInt(footer), nullInt(pmax), nullInt(mapping)
 		f.PartitionID = nullInt(partID)
+		f.EncryptionKey = key.String
 		if delID.Valid {
 			f.Delete = &DeleteFile{
 				ID:            delID.Int64,
@@ -112,6 +121,7 @@ ORDER BY df.data_file_id, del.begin_snapshot, del.delete_file_id`, sid, sid, t.I
 				FooterSize:    nullInt(delFooter),
 				PartialMax:    nullInt(delPmax),
 				BeginSnapshot: delBegin.Int64,
+				EncryptionKey: delKey.String,
 			}
 		}
 		// A well-formed catalog has at most one delete file per data file

@@ -57,7 +57,8 @@ type lakeFile struct {
 	table string
 	path  string
 	size  int64
-	rows  int64 // record_count, or delete_count of a delete file
+	rows  int64  // record_count, or delete_count of a delete file
+	key   string // encryption_key (encrypted lakes), "" for a plain file
 }
 
 // checkLake compares every file the catalog references, at any snapshot (time
@@ -148,7 +149,7 @@ func checkLake(ctx context.Context, db *catalog.DB, store storage.Backend, w io.
 			problem("size mismatch: %s (%s): catalog says %d bytes, the file has %d", f.path, what, f.size, size)
 			continue
 		}
-		rows, err := footerRows(ctx, store, f.path)
+		rows, err := footerRows(ctx, store, f.path, f.key)
 		if err != nil {
 			bad[f.path] = true
 			problem("unreadable: %s (%s): %v", f.path, what, err)
@@ -191,13 +192,17 @@ func repairHint(f lakeFile, o storage.ObjectInfo) string {
 // shellQuote quotes s for a POSIX shell.
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
-func footerRows(ctx context.Context, store storage.Backend, path string) (int64, error) {
+func footerRows(ctx context.Context, store storage.Backend, path, key string) (int64, error) {
+	k, err := parquetio.ParseKeyText(key)
+	if err != nil {
+		return 0, err
+	}
 	f, err := store.Open(ctx, path)
 	if err != nil {
 		return 0, err
 	}
 	defer f.Close()
-	pf, err := parquetio.Open(f, f.Size())
+	pf, err := parquetio.OpenKey(f, f.Size(), k)
 	if err != nil {
 		return 0, err
 	}
@@ -275,20 +280,21 @@ func catalogFiles(ctx context.Context, db *catalog.DB) ([]lakeFile, []string, er
 				path      string
 				rel       catalog.NullBool
 				size, cnt sql.NullInt64
+				key       sql.NullString
 			)
-			if err := rows.Scan(&f.id, &tableID, &path, &rel, &cnt, &size); err != nil {
+			if err := rows.Scan(&f.id, &tableID, &path, &rel, &cnt, &size, &key); err != nil {
 				return err
 			}
 			dir, name := tableDir(tableID)
-			f.table, f.path, f.rows, f.size = name, resolve(dir, path, rel), cnt.Int64, size.Int64
+			f.table, f.path, f.rows, f.size, f.key = name, resolve(dir, path, rel), cnt.Int64, size.Int64, key.String
 			files = append(files, f)
 		}
 		return rows.Err()
 	}
-	if err := read("data file", `SELECT data_file_id, table_id, path, path_is_relative, record_count, file_size_bytes FROM ducklake_data_file ORDER BY data_file_id`); err != nil {
+	if err := read("data file", `SELECT data_file_id, table_id, path, path_is_relative, record_count, file_size_bytes, encryption_key FROM ducklake_data_file ORDER BY data_file_id`); err != nil {
 		return nil, nil, fmt.Errorf("read ducklake_data_file: %w", err)
 	}
-	if err := read("delete file", `SELECT delete_file_id, table_id, path, path_is_relative, delete_count, file_size_bytes FROM ducklake_delete_file ORDER BY delete_file_id`); err != nil {
+	if err := read("delete file", `SELECT delete_file_id, table_id, path, path_is_relative, delete_count, file_size_bytes, encryption_key FROM ducklake_delete_file ORDER BY delete_file_id`); err != nil {
 		return nil, nil, fmt.Errorf("read ducklake_delete_file: %w", err)
 	}
 

@@ -156,12 +156,16 @@ func pick[T any](first bool, a, b T) T {
 // nothing to compare (no field ids: its columns are matched by a name
 // mapping, not by column id).
 func fileStats(ctx context.Context, store storage.Backend, f catalog.DataFile, cols []statCol, mismatch func(col, format string, args ...any)) (ok bool, err error) {
+	key, err := parquetio.ParseKeyText(f.EncryptionKey)
+	if err != nil {
+		return false, err
+	}
 	fh, err := store.Open(ctx, f.Path)
 	if err != nil {
 		return false, err
 	}
 	defer fh.Close()
-	pf, err := parquetio.Open(fh, fh.Size())
+	pf, err := parquetio.OpenKey(fh, fh.Size(), key)
 	if err != nil {
 		return false, err
 	}

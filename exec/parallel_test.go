@@ -66,7 +66,7 @@ func scanFixture(t testing.TB, files, rowsPerFile, rowGroup int) (storage.Backen
 			for p := int64(0); p < int64(rowsPerFile); p += 10 {
 				dels = append(dels, p)
 			}
-			wf, err := WriteDeletes(ctx, store, dir+"/", path, dels)
+			wf, err := WriteDeletes(ctx, store, dir+"/", path, dels, false)
 			if err != nil {
 				t.Fatal(err)
 			}

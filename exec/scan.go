@@ -2,12 +2,14 @@ package exec
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"sync"
 	"sync/atomic"
 
 	"github.com/lakepg/lakepg/exec/parquetio"
 	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/storage"
 	"github.com/lakepg/lakepg/types"
 )
@@ -46,7 +48,26 @@ type ScanFile struct {
 	// _ducklake_internal_snapshot_id is at most it: a file merged or flushed
 	// from several snapshots read as of one before its partial_max.
 	MaxSnapshot int64
+	// Key and DeleteKey are the files' encryption_key (base64; "" for plain
+	// files), for DuckDB's ENCRYPTED lakes. Secrets: never printed (EXPLAIN
+	// and errors show paths only).
+	Key, DeleteKey string
 }
+
+// cryptDetail names the file in a decryption error (which parquetio raises
+// without the path), so the user knows which file or key is wrong; the key is
+// never part of it.
+func cryptDetail(err error, path string) error {
+	if pe, ok := pgerr.As(err); ok && pe.Code == pgerr.DataCorrupted && pe.Detail == "" {
+		c := *pe
+		c.Detail = fmt.Sprintf("file \"%s\"", path)
+		return &c
+	}
+	return err
+}
+
+// fileKey parses a ScanFile key; "" is no key.
+func fileKey(s string) (parquetio.Key, error) { return parquetio.ParseKeyText(s) }
 
 // TableScan reads a table's data files at a snapshot: only needed columns,
 // row groups pruned by Keep, positional deletes applied. With WithPos it
@@ -268,10 +289,15 @@ func (t *TableScan) open(ctx context.Context, i int) (*scanFile, error) {
 	}
 	qs := queryStatsOf(ctx)
 	file = countFile(file, qs, t.bytesRead)
-	pf, err := parquetio.Open(file, file.Size())
+	key, err := fileKey(f.Key)
 	if err != nil {
 		file.Close()
 		return nil, ReadError(err, f.Path)
+	}
+	pf, err := parquetio.OpenKey(file, file.Size(), key)
+	if err != nil {
+		file.Close()
+		return nil, ReadError(cryptDetail(err, f.Path), f.Path)
 	}
 	sf := &scanFile{idx: i, file: file, pf: pf, snapCol: -1}
 	if f.DeletePath != "" {
@@ -281,11 +307,17 @@ func (t *TableScan) open(ctx context.Context, i int) (*scanFile, error) {
 			return nil, ReadError(err, f.DeletePath)
 		}
 		df = countFile(df, qs, t.bytesRead)
-		pos, err := parquetio.ReadDeletePositions(df, df.Size(), t.Snapshot)
+		dkey, err := fileKey(f.DeleteKey)
+		if err != nil {
+			df.Close()
+			file.Close()
+			return nil, ReadError(err, f.DeletePath)
+		}
+		pos, err := parquetio.ReadDeletePositionsKey(df, df.Size(), t.Snapshot, dkey)
 		df.Close()
 		if err != nil {
 			file.Close()
-			return nil, ReadError(err, f.DeletePath)
+			return nil, ReadError(cryptDetail(err, f.DeletePath), f.DeletePath)
 		}
 		sf.dels = append(sf.dels, pos...)
 	}

@@ -79,15 +79,32 @@ func WriteParquet(ctx context.Context, store storage.Backend, dir string, cols [
 	return &WrittenFile{Path: path, Name: name, Info: info}, nil
 }
 
-// WriteDeletes writes a positional delete file for dataPath into dir.
-func WriteDeletes(ctx context.Context, store storage.Backend, dir, dataPath string, positions []int64) (*WrittenFile, error) {
+// KeyText is the file's encryption_key for the catalog: base64 of its key,
+// "" for a plain file.
+func (w *WrittenFile) KeyText() string {
+	if w == nil || w.Info.Key == nil {
+		return ""
+	}
+	return parquetio.EncodeKey(w.Info.Key)
+}
+
+// WriteDeletes writes a positional delete file for dataPath into dir,
+// encrypted with a fresh key when encrypt (encrypted lakes).
+func WriteDeletes(ctx context.Context, store storage.Backend, dir, dataPath string, positions []int64, encrypt bool) (*WrittenFile, error) {
 	name := NewFileName("-delete")
 	path := dir + name
 	w, err := store.Create(ctx, path)
 	if err != nil {
 		return nil, WriteError(err, path)
 	}
-	info, err := parquetio.WriteDeleteFile(w, dataPath, positions)
+	var key parquetio.Key
+	if encrypt {
+		if key, err = parquetio.NewKey(); err != nil {
+			w.Abort()
+			return nil, err
+		}
+	}
+	info, err := parquetio.WriteDeleteFileKey(w, dataPath, positions, key)
 	if err != nil {
 		w.Abort()
 		return nil, WriteError(err, path)
@@ -99,12 +116,17 @@ func WriteDeletes(ctx context.Context, store storage.Backend, dir, dataPath stri
 	return &WrittenFile{Path: path, Name: name, Info: info}, nil
 }
 
-// ReadAllDeletes reads every position of a delete file (any snapshot).
-func ReadAllDeletes(ctx context.Context, store storage.Backend, path string) ([]int64, error) {
+// ReadAllDeletes reads every position of a delete file (any snapshot); key is
+// its encryption_key ("" for a plain file).
+func ReadAllDeletes(ctx context.Context, store storage.Backend, path, key string) ([]int64, error) {
 	f, err := store.Open(ctx, path)
 	if err != nil {
 		return nil, ReadError(err, path)
 	}
 	defer f.Close()
-	return parquetio.ReadDeletePositions(f, f.Size(), 1<<62)
+	k, err := fileKey(key)
+	if err != nil {
+		return nil, err
+	}
+	return parquetio.ReadDeletePositionsKey(f, f.Size(), 1<<62, k)
 }

@@ -58,6 +58,9 @@ type NewDataFile struct {
 	RecordCount int64
 	FileSize    int64 // exact: DuckDB uses it instead of asking the store
 	FooterSize  int64 // Thrift footer length; 0 means unknown (written as NULL)
+	// EncryptionKey is the file's key (base64) in an encrypted lake, "" for
+	// a plain file (written as NULL). A secret: never logged.
+	EncryptionKey string
 	// Stats has one entry per leaf column.
 	Stats []catalog.ColumnStats
 	// EmbeddedRowIDs: the file carries _ducklake_internal_row_id (UPDATE).
@@ -77,6 +80,8 @@ type NewDeleteFile struct {
 	DeleteCount int64
 	FileSize    int64
 	FooterSize  int64
+	// EncryptionKey as NewDataFile's.
+	EncryptionKey string
 }
 
 type newSchema struct {

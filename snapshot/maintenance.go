@@ -243,14 +243,18 @@ WHERE n.nspname = current_schema() AND c.relname = ? AND c.relkind IN ('r', 'p')
 // insertFile adds a data file row with its column statistics and returns
 // its id.
 func (w *writer) insertFile(tableID int64, f NewFile) (int64, error) {
+	key, err := w.keyFor(f.EncryptionKey)
+	if err != nil {
+		return 0, err
+	}
 	id := w.nextFile
 	w.nextFile++
 	var rowIDStart any
 	if f.RowIDStart != nil {
 		rowIDStart = *f.RowIDStart
 	}
-	if _, err := w.exec(`INSERT INTO ducklake_data_file VALUES (?, ?, ?, NULL, NULL, ?, ?, 'parquet', ?, ?, ?, ?, ?, NULL, NULL, ?)`,
-		id, tableID, f.BeginSnapshot, f.RelPath, true, f.RecordCount, f.FileSize, nullIfZero(f.FooterSize), rowIDStart, w.partitionID(f.Partition), nullIfZero(f.PartialMax)); err != nil {
+	if _, err := w.exec(`INSERT INTO ducklake_data_file VALUES (?, ?, ?, NULL, NULL, ?, ?, 'parquet', ?, ?, ?, ?, ?, ?, NULL, ?)`,
+		id, tableID, f.BeginSnapshot, f.RelPath, true, f.RecordCount, f.FileSize, nullIfZero(f.FooterSize), rowIDStart, w.partitionID(f.Partition), key, nullIfZero(f.PartialMax)); err != nil {
 		return 0, err
 	}
 	if err := w.insertPartitionValues(id, tableID, f.Partition); err != nil {
@@ -629,10 +633,14 @@ func (w *writer) dropEmptyInlined(tableID int64) error {
 }
 
 func (w *writer) insertDeleteFile(tableID, dataFileID int64, d NewDeleteFileAt) error {
+	key, err := w.keyFor(d.EncryptionKey)
+	if err != nil {
+		return err
+	}
 	id := w.nextFile
 	w.nextFile++
-	_, err := w.exec(`INSERT INTO ducklake_delete_file VALUES (?, ?, ?, NULL, ?, ?, ?, 'parquet', ?, ?, ?, NULL, ?)`,
-		id, tableID, d.BeginSnapshot, dataFileID, d.RelPath, true, d.DeleteCount, d.FileSize, nullIfZero(d.FooterSize), nullIfZero(d.PartialMax))
+	_, err = w.exec(`INSERT INTO ducklake_delete_file VALUES (?, ?, ?, NULL, ?, ?, ?, 'parquet', ?, ?, ?, ?, ?)`,
+		id, tableID, d.BeginSnapshot, dataFileID, d.RelPath, true, d.DeleteCount, d.FileSize, nullIfZero(d.FooterSize), key, nullIfZero(d.PartialMax))
 	return err
 }
 

@@ -162,7 +162,8 @@ type FileHistory struct {
 	Size       int64
 	RowIDStart int64
 	PartialMax *int64
-	Partition  bool // partition_id set: written for a partitioned table
+	Partition  bool   // partition_id set: written for a partitioned table
+	Key        string // encryption_key, "" for a plain file
 	Deletes    []DeleteHistory
 }
 
@@ -173,12 +174,13 @@ type DeleteHistory struct {
 	Size      int64
 	Begin     int64
 	End       *int64
+	Key       string // encryption_key, "" for a plain file
 }
 
 // TableFileHistory lists every data file of a table that begins at or
 // before snap, with all its delete files, ordered by data_file_id.
 func TableFileHistory(ctx context.Context, db *catalog.DB, tableID, snap int64) ([]FileHistory, error) {
-	rows, err := db.SQL().QueryContext(ctx, db.Rebind(`SELECT data_file_id, begin_snapshot, end_snapshot, path, path_is_relative, file_size_bytes, row_id_start, partial_max, partition_id
+	rows, err := db.SQL().QueryContext(ctx, db.Rebind(`SELECT data_file_id, begin_snapshot, end_snapshot, path, path_is_relative, file_size_bytes, row_id_start, partial_max, partition_id, encryption_key
 FROM ducklake_data_file WHERE table_id = ? AND begin_snapshot <= ? ORDER BY data_file_id`), tableID, snap)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot: read data files: %w", err)
@@ -190,8 +192,9 @@ FROM ducklake_data_file WHERE table_id = ? AND begin_snapshot <= ? ORDER BY data
 			f                    FileHistory
 			end, rid, pmax, part sql.NullInt64
 			rel                  catalog.NullBool
+			key                  sql.NullString
 		)
-		if err := rows.Scan(&f.ID, &f.Begin, &end, &f.RelPath, &rel, &f.Size, &rid, &pmax, &part); err != nil {
+		if err := rows.Scan(&f.ID, &f.Begin, &end, &f.RelPath, &rel, &f.Size, &rid, &pmax, &part, &key); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("snapshot: read data files: %w", err)
 		}
@@ -201,7 +204,7 @@ FROM ducklake_data_file WHERE table_id = ? AND begin_snapshot <= ? ORDER BY data
 		if pmax.Valid {
 			f.PartialMax = &pmax.Int64
 		}
-		f.RowIDStart, f.PathIsRel, f.Partition = rid.Int64, !rel.Valid || rel.Bool, part.Valid
+		f.RowIDStart, f.PathIsRel, f.Partition, f.Key = rid.Int64, !rel.Valid || rel.Bool, part.Valid, key.String
 		index[f.ID] = len(out)
 		out = append(out, f)
 	}
@@ -209,7 +212,7 @@ FROM ducklake_data_file WHERE table_id = ? AND begin_snapshot <= ? ORDER BY data
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	rows, err = db.SQL().QueryContext(ctx, db.Rebind(`SELECT data_file_id, path, path_is_relative, file_size_bytes, begin_snapshot, end_snapshot
+	rows, err = db.SQL().QueryContext(ctx, db.Rebind(`SELECT data_file_id, path, path_is_relative, file_size_bytes, begin_snapshot, end_snapshot, encryption_key
 FROM ducklake_delete_file WHERE table_id = ? AND begin_snapshot <= ? ORDER BY begin_snapshot, delete_file_id`), tableID, snap)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot: read delete files: %w", err)
@@ -221,14 +224,15 @@ FROM ducklake_delete_file WHERE table_id = ? AND begin_snapshot <= ? ORDER BY be
 			d   DeleteHistory
 			end sql.NullInt64
 			rel catalog.NullBool
+			key sql.NullString
 		)
-		if err := rows.Scan(&id, &d.RelPath, &rel, &d.Size, &d.Begin, &end); err != nil {
+		if err := rows.Scan(&id, &d.RelPath, &rel, &d.Size, &d.Begin, &end, &key); err != nil {
 			return nil, fmt.Errorf("snapshot: read delete files: %w", err)
 		}
 		if end.Valid {
 			d.End = &end.Int64
 		}
-		d.PathIsRel = !rel.Valid || rel.Bool
+		d.PathIsRel, d.Key = !rel.Valid || rel.Bool, key.String
 		if i, ok := index[id]; ok {
 			out[i].Deletes = append(out[i].Deletes, d)
 		}

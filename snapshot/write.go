@@ -182,6 +182,24 @@ func (c *Commit) mine() *mine {
 }
 
 // writer writes one attempt's rows.
+// ErrPlainInEncrypted: a plaintext file in a lake whose owner asked for
+// encryption would silently weaken it; every writer encrypts in an encrypted
+// lake, so this is a safety net for a path that forgot to.
+// (snapshot imports only catalog, so no SQLSTATE here.)
+var ErrPlainInEncrypted = errors.New("snapshot: refusing to add an unencrypted Parquet file to an encrypted DuckLake lake")
+
+// keyFor checks a new file's key against the lake and returns what the
+// encryption_key column gets (NULL for a plain file in a plain lake).
+func (w *writer) keyFor(key string) (any, error) {
+	if key == "" {
+		if w.c.db.Encrypted() {
+			return nil, ErrPlainInEncrypted
+		}
+		return nil, nil
+	}
+	return key, nil
+}
+
 type writer struct {
 	c      *Commit
 	tx     *catalog.Tx
@@ -739,6 +757,10 @@ func (w *writer) writeDataFiles() error {
 		td := w.data[tid]
 		i := cursor[tid]
 		cursor[tid] = i + 1
+		key, err := w.keyFor(td.files[i].f.EncryptionKey)
+		if err != nil {
+			return err
+		}
 		fr := &td.files[i]
 		fr.id = w.nextFile
 		w.nextFile++
@@ -746,8 +768,8 @@ func (w *writer) writeDataFiles() error {
 		td.stats.NextRowID += fr.f.RecordCount
 		td.stats.RecordCount += fr.f.RecordCount
 		td.stats.FileSizeBytes += fr.f.FileSize
-		if _, err := w.exec(`INSERT INTO ducklake_data_file VALUES (?, ?, ?, NULL, NULL, ?, ?, 'parquet', ?, ?, ?, ?, ?, NULL, NULL, NULL)`,
-			fr.id, tid, w.snapID, fr.f.RelPath, true, fr.f.RecordCount, fr.f.FileSize, nullIfZero(fr.f.FooterSize), fr.rowIDStart, w.partitionID(fr.f.Partition)); err != nil {
+		if _, err := w.exec(`INSERT INTO ducklake_data_file VALUES (?, ?, ?, NULL, NULL, ?, ?, 'parquet', ?, ?, ?, ?, ?, ?, NULL, NULL)`,
+			fr.id, tid, w.snapID, fr.f.RelPath, true, fr.f.RecordCount, fr.f.FileSize, nullIfZero(fr.f.FooterSize), fr.rowIDStart, w.partitionID(fr.f.Partition), key); err != nil {
 			return err
 		}
 		if err := w.insertPartitionValues(fr.id, tid, fr.f.Partition); err != nil {
@@ -796,10 +818,14 @@ func (w *writer) writeDeletes() error {
 		if _, err := w.endLive("ducklake_delete_file", "data_file_id = ?", r.df.ID); err != nil {
 			return err
 		}
+		key, err := w.keyFor(r.f.EncryptionKey)
+		if err != nil {
+			return err
+		}
 		id := w.nextFile
 		w.nextFile++
-		if _, err := w.exec(`INSERT INTO ducklake_delete_file VALUES (?, ?, ?, NULL, ?, ?, ?, 'parquet', ?, ?, ?, NULL, NULL)`,
-			id, r.tableID, w.snapID, r.df.ID, r.f.RelPath, true, r.f.DeleteCount, r.f.FileSize, nullIfZero(r.f.FooterSize)); err != nil {
+		if _, err := w.exec(`INSERT INTO ducklake_delete_file VALUES (?, ?, ?, NULL, ?, ?, ?, 'parquet', ?, ?, ?, ?, NULL)`,
+			id, r.tableID, w.snapID, r.df.ID, r.f.RelPath, true, r.f.DeleteCount, r.f.FileSize, nullIfZero(r.f.FooterSize), key); err != nil {
 			return err
 		}
 		w.done.deleted.add(r.tableID)

@@ -236,7 +236,7 @@ func (o *changesOp) prepare(ctx context.Context) error {
 			if d.PathIsRel {
 				path = dir + d.RelPath
 			}
-			ps, err := s.readDeletesAt(ctx, path, d.Begin)
+			ps, err := s.readDeletesAt(ctx, path, d.Begin, d.Key)
 			if err != nil {
 				return err
 			}
@@ -340,7 +340,7 @@ func (o *changesOp) openScan(deletions, ids bool) (*histScan, []int) {
 		if f.PathIsRel {
 			path = dir + f.RelPath
 		}
-		files = append(files, exec.ScanFile{Path: path, Size: f.Size, RowIDStart: f.RowIDStart})
+		files = append(files, exec.ScanFile{Path: path, Size: f.Size, RowIDStart: f.RowIDStart, Key: f.Key})
 		begins = append(begins, f.Begin)
 		which = append(which, i)
 	}

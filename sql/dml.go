@@ -101,7 +101,7 @@ func toStats(cols []exec.ScanCol, info parquetio.FileInfo) []catalog.ColumnStats
 }
 
 func newDataFile(w *exec.WrittenFile, cols []exec.ScanCol, rowIDs bool) snapshot.NewDataFile {
-	return snapshot.NewDataFile{RelPath: w.Name, Path: w.Path, RecordCount: w.Info.Rows, FileSize: w.Info.Size, FooterSize: w.Info.FooterSize, Stats: toStats(cols, w.Info), EmbeddedRowIDs: rowIDs}
+	return snapshot.NewDataFile{RelPath: w.Name, Path: w.Path, RecordCount: w.Info.Rows, FileSize: w.Info.Size, FooterSize: w.Info.FooterSize, Stats: toStats(cols, w.Info), EmbeddedRowIDs: rowIDs, EncryptionKey: w.KeyText()}
 }
 
 func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, describeOnly bool) (*Result, error) {
@@ -724,7 +724,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 		// the file's current delete file: the committed one, or one this
 		// transaction block staged
 		if cur := ref.scanFiles[fi].DeletePath; cur != "" {
-			old, err := exec.ReadAllDeletes(ctx, s.eng.Store, cur)
+			old, err := exec.ReadAllDeletes(ctx, s.eng.Store, cur, ref.scanFiles[fi].DeleteKey)
 			if err != nil {
 				cleanup()
 				return nil, err
@@ -737,7 +737,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 			plans = append(plans, fileDeletes{df: df, all: true})
 			continue
 		}
-		w, err := exec.WriteDeletes(ctx, s.writeStore(), dir, df.Path, pos)
+		w, err := exec.WriteDeletes(ctx, s.writeStore(), dir, df.Path, pos, s.eng.DB.Encrypted())
 		if err != nil {
 			cleanup()
 			return nil, err
@@ -781,7 +781,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 			} else if pl.all {
 				c.EndDataFile(*ref.table, pl.df)
 			} else {
-				c.ReplaceDeleteFile(*ref.table, pl.df, snapshot.NewDeleteFile{RelPath: pl.write.Name, Path: pl.write.Path, DeleteCount: pl.write.Info.Rows, FileSize: pl.write.Info.Size, FooterSize: pl.write.Info.FooterSize})
+				c.ReplaceDeleteFile(*ref.table, pl.df, snapshot.NewDeleteFile{RelPath: pl.write.Name, Path: pl.write.Path, DeleteCount: pl.write.Info.Rows, FileSize: pl.write.Info.Size, FooterSize: pl.write.Info.FooterSize, EncryptionKey: pl.write.KeyText()})
 			}
 		}
 		for k, ids := range inlinedHits {

@@ -345,7 +345,12 @@ func (s *Session) rowGroups(ctx context.Context, o *exec.TableScan) (scanStats, 
 		if err != nil {
 			return st, exec.ReadError(err, f.Path)
 		}
-		pf, err := parquetio.Open(file, file.Size())
+		key, err := parquetio.ParseKeyText(f.Key)
+		if err != nil {
+			file.Close()
+			return st, err
+		}
+		pf, err := parquetio.OpenKey(file, file.Size(), key)
 		if err != nil {
 			file.Close()
 			return st, exec.ReadError(err, f.Path)

@@ -607,13 +607,13 @@ type tableRef struct {
 func toScanFiles(files []catalog.DataFile, snap int64) []exec.ScanFile {
 	out := make([]exec.ScanFile, len(files))
 	for i, f := range files {
-		out[i] = exec.ScanFile{Path: f.Path, Size: f.FileSize, RowIDStart: f.RowIDStart, RecordCount: f.RecordCount, CountKnown: true}
+		out[i] = exec.ScanFile{Path: f.Path, Size: f.FileSize, RowIDStart: f.RowIDStart, RecordCount: f.RecordCount, CountKnown: true, Key: f.EncryptionKey}
 		if f.PartialMax != nil && *f.PartialMax > snap {
 			out[i].MaxSnapshot = snap
 		}
 		if f.Delete != nil {
 			out[i].DeletePath, out[i].DeleteSize = f.Delete.Path, f.Delete.FileSize
-			out[i].DeleteCount = f.Delete.DeleteCount
+			out[i].DeleteCount, out[i].DeleteKey = f.Delete.DeleteCount, f.Delete.EncryptionKey
 			// a delete file holding later deletes than snap (its snapshot
 			// column filters them) does not count exactly
 			out[i].CountKnown = f.Delete.PartialMax == nil || *f.Delete.PartialMax <= snap

@@ -475,7 +475,7 @@ func (s *Session) writeMerged(ctx context.Context, head catalog.Snapshot, sel ta
 	files := make([]exec.ScanFile, len(group))
 	begins := make([]int64, len(group))
 	for i, f := range group {
-		files[i] = exec.ScanFile{Path: f.Path, Size: f.FileSize, RowIDStart: f.RowIDStart}
+		files[i] = exec.ScanFile{Path: f.Path, Size: f.FileSize, RowIDStart: f.RowIDStart, Key: f.EncryptionKey}
 		begins[i] = f.BeginSnapshot
 	}
 	h := newHistScan(s, head, cols, files, begins)
@@ -492,7 +492,7 @@ func (s *Session) writeMerged(ctx context.Context, head catalog.Snapshot, sel ta
 		return snapshot.NewFile{}, nil, err
 	}
 	nf := snapshot.NewFile{
-		NewDataFile: snapshot.NewDataFile{RelPath: prefix + w.Name, RecordCount: w.Info.Rows, FileSize: w.Info.Size, FooterSize: w.Info.FooterSize,
+		NewDataFile: snapshot.NewDataFile{RelPath: prefix + w.Name, RecordCount: w.Info.Rows, FileSize: w.Info.Size, FooterSize: w.Info.FooterSize, EncryptionKey: w.KeyText(),
 			Stats: dataStats(out, w), EmbeddedRowIDs: true, Partition: part},
 		BeginSnapshot: h.minS,
 		PartialMax:    h.maxS,
@@ -614,7 +614,7 @@ func (s *Session) rewriteTable(ctx context.Context, head catalog.Snapshot, sel t
 		if w.Info.Rows > 0 {
 			written = append(written, w)
 			rw.File = &snapshot.NewFile{NewDataFile: snapshot.NewDataFile{RelPath: prefix + w.Name, RecordCount: w.Info.Rows, FileSize: w.Info.Size,
-				FooterSize: w.Info.FooterSize, Stats: dataStats(out, w), EmbeddedRowIDs: true, Partition: part}}
+				FooterSize: w.Info.FooterSize, Stats: dataStats(out, w), EmbeddedRowIDs: true, Partition: part, EncryptionKey: w.KeyText()}}
 			created++
 		}
 		rewrites = append(rewrites, rw)

@@ -220,7 +220,7 @@ func (s *Session) flushedFile(ctx context.Context, dir string, out []exec.ScanCo
 		}
 	}
 	w := f.WrittenFile
-	nf := snapshot.NewDataFile{RelPath: w.Name, RecordCount: w.Info.Rows, FileSize: w.Info.Size, FooterSize: w.Info.FooterSize, Stats: dataStats(out, w), EmbeddedRowIDs: true}
+	nf := snapshot.NewDataFile{RelPath: w.Name, RecordCount: w.Info.Rows, FileSize: w.Info.Size, FooterSize: w.Info.FooterSize, Stats: dataStats(out, w), EmbeddedRowIDs: true, EncryptionKey: w.KeyText()}
 	if tw.specID != nil {
 		nf.Partition = &snapshot.FilePartition{SpecID: *tw.specID, Values: f.values}
 	}
@@ -327,7 +327,7 @@ func (s *Session) foldInlinedDeletes(ctx context.Context, head catalog.Snapshot,
 		}
 		all := append([]snapshot.DeletedPos(nil), adds...)
 		if f.Delete != nil {
-			old, err := s.readDeletesAt(ctx, f.Delete.Path, f.Delete.BeginSnapshot)
+			old, err := s.readDeletesAt(ctx, f.Delete.Path, f.Delete.BeginSnapshot, f.Delete.EncryptionKey)
 			if err != nil {
 				return nil, written, err
 			}
@@ -384,7 +384,7 @@ func (s *Session) writeDeletesAt(ctx context.Context, dir, dataPath string, dels
 	if err != nil {
 		return snapshot.NewDeleteFileAt{}, nil, pgerr.Wrap(pgerr.IOError, err, "could not write file \"%s\"", path)
 	}
-	pw, err := parquetio.NewWriter(wr, cols, parquetio.WriterOptions{})
+	pw, err := parquetio.NewWriter(wr, cols, parquetio.WriterOptions{Encrypt: s.eng.DB.Encrypted()})
 	if err != nil {
 		wr.Abort()
 		return snapshot.NewDeleteFileAt{}, nil, err
@@ -404,7 +404,7 @@ func (s *Session) writeDeletesAt(ctx context.Context, dir, dataPath string, dels
 		return snapshot.NewDeleteFileAt{}, nil, pgerr.Wrap(pgerr.IOError, err, "could not write file \"%s\"", path)
 	}
 	d := snapshot.NewDeleteFileAt{
-		NewDeleteFile: snapshot.NewDeleteFile{RelPath: name, DeleteCount: info.Rows, FileSize: info.Size, FooterSize: info.FooterSize},
+		NewDeleteFile: snapshot.NewDeleteFile{RelPath: name, DeleteCount: info.Rows, FileSize: info.Size, FooterSize: info.FooterSize, EncryptionKey: (&exec.WrittenFile{Info: info}).KeyText()},
 		BeginSnapshot: minS,
 	}
 	if maxS > minS {
@@ -416,13 +416,17 @@ func (s *Session) writeDeletesAt(ctx context.Context, dir, dataPath string, dels
 // readDeletesAt reads every position of a delete file with the snapshot
 // that deleted it: its snapshot column, or the delete file's begin
 // snapshot when it has none.
-func (s *Session) readDeletesAt(ctx context.Context, path string, begin int64) ([]snapshot.DeletedPos, error) {
+func (s *Session) readDeletesAt(ctx context.Context, path string, begin int64, key string) ([]snapshot.DeletedPos, error) {
 	f, err := s.eng.Store.Open(ctx, path)
 	if err != nil {
 		return nil, pgerr.Wrap(pgerr.IOError, err, "could not read file \"%s\"", path)
 	}
 	defer f.Close()
-	pf, err := parquetio.Open(f, f.Size())
+	k, err := parquetio.ParseKeyText(key)
+	if err != nil {
+		return nil, err
+	}
+	pf, err := parquetio.OpenKey(f, f.Size(), k)
 	if err != nil {
 		return nil, pgerr.Wrap(pgerr.IOError, err, "could not read file \"%s\"", path)
 	}

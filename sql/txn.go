@@ -193,7 +193,7 @@ func (s *Session) overlay(t *txn, sch *catalog.Schema, tbl *catalog.Table, ref *
 		}
 		sf := scan.Files[i]
 		if d, ok := t.c.StagedDelete(f.ID); ok {
-			sf.DeletePath, sf.DeleteSize, sf.DeleteCount, sf.CountKnown = dir+d.RelPath, d.FileSize, d.DeleteCount, true
+			sf.DeletePath, sf.DeleteSize, sf.DeleteCount, sf.CountKnown, sf.DeleteKey = dir+d.RelPath, d.FileSize, d.DeleteCount, true, d.EncryptionKey
 		}
 		files, sfs = append(files, f), append(sfs, sf)
 	}
@@ -203,7 +203,7 @@ func (s *Session) overlay(t *txn, sch *catalog.Schema, tbl *catalog.Table, ref *
 	}
 	for _, f := range t.c.AddedFiles(tbl.ID) {
 		ref.pending = append(ref.pending, f)
-		sf := exec.ScanFile{Path: dir + f.RelPath, Size: f.FileSize, RecordCount: f.RecordCount, CountKnown: true}
+		sf := exec.ScanFile{Path: dir + f.RelPath, Size: f.FileSize, RecordCount: f.RecordCount, CountKnown: true, Key: f.EncryptionKey}
 		if s.mergeFiles != nil && !f.EmbeddedRowIDs {
 			// rows the block inserted have no row ids yet: MERGE, which
 			// joins on row ids, numbers them apart, the same in every

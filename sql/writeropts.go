@@ -13,10 +13,10 @@ import (
 func (s *Session) writerOptions(ctx context.Context, schemaID, tableID int64) (parquetio.WriterOptions, error) {
 	v, ok, err := snapshot.Option(ctx, s.eng.DB, "parquet_compression", schemaID, tableID)
 	if err != nil || !ok {
-		return parquetio.WriterOptions{}, err
+		return parquetio.WriterOptions{Encrypt: s.eng.DB.Encrypted()}, err
 	}
 	if err := parquetio.CheckCompression(v); err != nil {
 		return parquetio.WriterOptions{}, err
 	}
-	return parquetio.WriterOptions{Compression: v}, nil
+	return parquetio.WriterOptions{Compression: v, Encrypt: s.eng.DB.Encrypted()}, nil
 }

@@ -53,6 +53,7 @@ func run(args []string) error {
 	listen := fs.String("listen", env("LAKEPG_LISTEN", "127.0.0.1:5433"), "address to serve the PostgreSQL protocol on (env LAKEPG_LISTEN)")
 	catDSN := fs.String("catalog", env("LAKEPG_CATALOG", "sqlite:lakehouse/catalog.sqlite"), "DuckLake catalog: sqlite:PATH or a postgres:// DSN (env LAKEPG_CATALOG)")
 	catSchema := fs.String("catalog-schema", env("LAKEPG_CATALOG_SCHEMA", ""), "PostgreSQL schema of the catalog tables, DuckDB's METADATA_SCHEMA; default public (env LAKEPG_CATALOG_SCHEMA)")
+	encrypted := fs.Bool("encrypted", env("LAKEPG_ENCRYPTED", "") == "true", "create a new lake encrypted, as DuckDB's ENCRYPTED: every data and delete file gets its own key, kept in the catalog (env LAKEPG_ENCRYPTED=true)")
 	data := fs.String("data", env("LAKEPG_DATA", "lakehouse/data"), "data directory or s3://bucket/prefix (env LAKEPG_DATA)")
 	level := fs.String("log-level", env("LAKEPG_LOG_LEVEL", "info"), "debug, info, warn or error (env LAKEPG_LOG_LEVEL)")
 	maxConns := fs.String("max-connections", env("LAKEPG_MAX_CONNECTIONS", "100"), "most client sessions at once; beyond it FATAL 53300, 0 = no limit (env LAKEPG_MAX_CONNECTIONS)")
@@ -113,7 +114,7 @@ func run(args []string) error {
 		}
 	}
 	ctx := context.Background()
-	db, err := catalog.OpenWithOptions(ctx, *catDSN, dataPath, catalog.Options{Schema: *catSchema})
+	db, err := catalog.OpenWithOptions(ctx, *catDSN, dataPath, catalog.Options{Schema: *catSchema, Encrypted: *encrypted})
 	if err != nil {
 		return err
 	}

@@ -76,6 +76,7 @@ type colReader struct {
 	// reused buffers
 	dec     decoders
 	pageBuf []byte
+	plain   []byte // encrypted files: the other of the chunk's two buffers
 	matBuf  []byte
 	lvlBuf  []uint8
 	boolBuf []uint8
@@ -128,6 +129,20 @@ func (c *colReader) startChunk(rg int) error {
 		if err := readFull(c.f.r, c.chunk[r[0]-start:r[0]-start+r[1]], r[0]); err != nil {
 			return fmt.Errorf("parquet: reading column %q: %w", c.name, err)
 		}
+	}
+	if c.f.crypt != nil {
+		// Decrypt the whole chunk up front into the plain header+body
+		// layout, so the page reader below is the same for both kinds of
+		// file (encrypted files have no page index: c.reads is the chunk).
+		// The plaintext is shorter than the chunk, so this capacity keeps
+		// the bit unpacker's slack and decryptChunk never reallocates.
+		buf := growBytes(c.plain, int(n)+bitpackPad)[:0]
+		plain, err := c.f.crypt.decryptChunk(buf, c.chunk)
+		if err != nil {
+			return err
+		}
+		c.plain = c.chunk
+		c.chunk = plain
 	}
 	c.pos = 0
 	c.codec = cm.codec

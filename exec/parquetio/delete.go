@@ -16,6 +16,11 @@ import (
 // WriteDeleteFile writes a delete file for dataFilePath with the given
 // positions, which must be sorted ascending.
 func WriteDeleteFile(w io.Writer, dataFilePath string, positions []int64) (FileInfo, error) {
+	return WriteDeleteFileKey(w, dataFilePath, positions, nil)
+}
+
+// WriteDeleteFileKey is WriteDeleteFile encrypted with key (nil: plain).
+func WriteDeleteFileKey(w io.Writer, dataFilePath string, positions []int64, key Key) (FileInfo, error) {
 	for i := 1; i < len(positions); i++ {
 		if positions[i] < positions[i-1] {
 			return FileInfo{}, fmt.Errorf("parquet: delete positions must be sorted ascending")
@@ -25,7 +30,7 @@ func WriteDeleteFile(w io.Writer, dataFilePath string, positions []int64) (FileI
 		{FieldID: FieldFilePath, Name: "file_path", Type: types.VarcharT},
 		{FieldID: FieldPos, Name: "pos", Type: types.Int64T},
 	}
-	pw, err := NewWriter(w, cols, WriterOptions{})
+	pw, err := NewWriter(w, cols, WriterOptions{Key: key})
 	if err != nil {
 		return FileInfo{}, err
 	}
@@ -49,7 +54,13 @@ func WriteDeleteFile(w io.Writer, dataFilePath string, positions []int64) (FileI
 // without duplicates. When the file has the snapshot column, only rows
 // deleted at or before snapshot are kept.
 func ReadDeletePositions(r io.ReaderAt, size int64, snapshot int64) ([]int64, error) {
-	f, err := Open(r, size)
+	return ReadDeletePositionsKey(r, size, snapshot, nil)
+}
+
+// ReadDeletePositionsKey is ReadDeletePositions for a delete file that may be
+// encrypted with key (nil: the catalog has none).
+func ReadDeletePositionsKey(r io.ReaderAt, size int64, snapshot int64, key Key) ([]int64, error) {
+	f, err := OpenKey(r, size, key)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -34,6 +35,9 @@ type File struct {
 	hasIDs bool            // at least one top-level field has a field id
 	starts []int64         // first row (file position) of each row group
 	pidx   pageIndexRegion // read on first use (pageindex.go)
+	// crypt decrypts the modules of an encrypted ("PARE") file; nil for
+	// plain files (crypt.go).
+	crypt *crypter
 }
 
 // topField is one top-level field of the file schema.
@@ -49,7 +53,12 @@ type topField struct {
 
 // Open parses the footer of the Parquet file of the given size. It reads
 // only the footer (one read for the tail, one for the metadata).
-func Open(r io.ReaderAt, size int64) (*File, error) {
+func Open(r io.ReaderAt, size int64) (*File, error) { return OpenKey(r, size, nil) }
+
+// OpenKey is Open for a file that may be encrypted with key (DuckLake's
+// encryption_key; nil when the catalog has none). A plain file opens whatever
+// the key; an encrypted one needs its key.
+func OpenKey(r io.ReaderAt, size int64, key Key) (*File, error) {
 	if size < 12 {
 		return nil, fmt.Errorf("parquet: file of %d bytes is too small to be Parquet", size)
 	}
@@ -57,9 +66,18 @@ func Open(r io.ReaderAt, size int64) (*File, error) {
 	if err := readFull(r, tail[:], size-8); err != nil {
 		return nil, fmt.Errorf("parquet: reading footer: %w", err)
 	}
-	flen, err := readFooterLength(tail[:])
+	flen, encrypted, err := readFooterLength(tail[:])
 	if err != nil {
 		return nil, fmt.Errorf("parquet: %w", err)
+	}
+	var crypt *crypter
+	if encrypted {
+		if key == nil {
+			return nil, errNoKey()
+		}
+		if crypt, err = newCrypter(key); err != nil {
+			return nil, err
+		}
 	}
 	if flen <= 0 || flen > size-12 || flen > maxFooterSize {
 		return nil, fmt.Errorf("parquet: footer length %d does not fit a file of %d bytes", flen, size)
@@ -68,14 +86,20 @@ func Open(r io.ReaderAt, size int64) (*File, error) {
 	if err := readFull(r, buf, size-8-flen); err != nil {
 		return nil, fmt.Errorf("parquet: reading footer: %w", err)
 	}
+	if crypt != nil {
+		if buf, err = crypt.decryptFooter(buf); err != nil {
+			return nil, err
+		}
+	}
 	meta, err := decodeFileMeta(buf)
 	if err != nil {
 		return nil, fmt.Errorf("parquet: decoding footer: %w", err)
 	}
 	if meta.encrypted {
-		return nil, fmt.Errorf("parquet: encrypted Parquet files are not supported")
+		// Plaintext-footer mode with per-column keys: not what DuckDB writes.
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "Parquet files encrypted with a plaintext footer are not supported")
 	}
-	f := &File{r: r, size: size, meta: meta, byID: map[int32]int{}}
+	f := &File{r: r, size: size, meta: meta, byID: map[int32]int{}, crypt: crypt}
 	if err := f.buildSchema(); err != nil {
 		return nil, err
 	}

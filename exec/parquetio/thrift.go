@@ -329,17 +329,19 @@ func readPageHeader(b []byte, h *pageHeader) (int, error) {
 	return r.p, nil
 }
 
-// readFooterLength validates the 8-byte tail of a Parquet file.
-func readFooterLength(tail []byte) (int64, error) {
+// readFooterLength validates the 8-byte tail of a Parquet file and says
+// whether it is an encrypted-footer ("PARE") file.
+func readFooterLength(tail []byte) (int64, bool, error) {
 	if len(tail) != 8 {
-		return 0, errors.New("short tail")
+		return 0, false, errors.New("short tail")
 	}
+	enc := false
 	switch string(tail[4:]) {
 	case "PAR1":
 	case "PARE":
-		return 0, errors.New("encrypted Parquet files are not supported")
+		enc = true
 	default:
-		return 0, errors.New("not a Parquet file (missing PAR1 magic)")
+		return 0, false, errors.New("not a Parquet file (missing PAR1 magic)")
 	}
-	return int64(binary.LittleEndian.Uint32(tail[:4])), nil
+	return int64(binary.LittleEndian.Uint32(tail[:4])), enc, nil
 }

@@ -1,6 +1,7 @@
 package parquetio
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -41,6 +42,14 @@ type WriterOptions struct {
 	// Compression is the codec by DuckDB's parquet_compression names
 	// (CheckCompression); "" is lakepg's default, lz4_raw.
 	Compression string
+	// Key, when set, encrypts the file as DuckDB does for ENCRYPTED lakes
+	// (crypt.go). The plain file is built in memory and re-framed on Close,
+	// so an encrypted file costs its size in memory while it is written.
+	Key Key
+	// Encrypt encrypts with a fresh random key of the writer's own when Key
+	// is nil: options are shared by the files of a statement, and DuckLake
+	// wants one key per file.
+	Encrypt bool
 
 	// Test hooks: extra parquet-go options and per-column encodings, so
 	// tests can produce the page versions, codecs and encodings other
@@ -93,6 +102,9 @@ type FileInfo struct {
 	Size       int64 // exact bytes written (ducklake_data_file.file_size_bytes)
 	FooterSize int64 // the 4-byte footer length before the trailing PAR1
 	Stats      []ColumnStats
+	// Key is WriterOptions.Key: the file's key for encryption_key, nil for
+	// a plain file.
+	Key Key
 }
 
 // ColumnStats is one ducklake_file_column_stats row.
@@ -115,7 +127,12 @@ type ColumnStats struct {
 // files of scalar columns, GOMAXPROCS+1 row groups encoding on goroutines
 // of their own (writer_rowgroups.go).
 type Writer struct {
-	out     *countWriter
+	out *countWriter
+	// encrypted files: parquet-go writes the plain file into plain, Close
+	// encrypts it onto dst with key
+	plain   *bytes.Buffer
+	dst     io.Writer
+	key     Key
 	pw      *parquet.Writer
 	cols    []Column
 	acc     []statAcc
@@ -199,7 +216,22 @@ func NewWriter(w io.Writer, cols []Column, opt WriterOptions) (*Writer, error) {
 		}
 	}
 	schema := parquet.NewSchema("duckdb_schema", &orderedGroup{fields: fields})
+	var plain *bytes.Buffer
+	if opt.Encrypt && opt.Key == nil {
+		if opt.Key, err = NewKey(); err != nil {
+			return nil, err
+		}
+	}
+	if opt.Key != nil {
+		if _, err := newCrypter(opt.Key); err != nil {
+			return nil, err
+		}
+		plain = new(bytes.Buffer)
+	}
 	cw := &countWriter{w: w}
+	if plain != nil {
+		cw.w = plain
+	}
 	opts := []parquet.WriterOption{
 		schema,
 		parquet.MaxRowsPerRowGroup(int64(opt.RowGroupRows)),
@@ -216,6 +248,9 @@ func NewWriter(w io.Writer, cols []Column, opt WriterOptions) (*Writer, error) {
 		return nil, fmt.Errorf("parquet: writer config: %w", err)
 	}
 	wr := &Writer{
+		plain:  plain,
+		dst:    w,
+		key:    opt.Key,
 		out:    cw,
 		pw:     parquet.NewWriter(cw, cfg),
 		cols:   cols,
@@ -591,6 +626,17 @@ func (w *Writer) Close() (FileInfo, error) {
 		Size:       w.out.n,
 		FooterSize: int64(binary.LittleEndian.Uint32(w.out.tail[:4])),
 		Stats:      make([]ColumnStats, 0, len(w.cols)),
+	}
+	if w.plain != nil {
+		enc, flen, err := encryptFile(w.plain.Bytes(), w.key)
+		if err != nil {
+			return FileInfo{}, err
+		}
+		w.plain = nil
+		if _, err := w.dst.Write(enc); err != nil {
+			return FileInfo{}, err
+		}
+		info.Size, info.FooterSize, info.Key = int64(len(enc)), flen, w.key
 	}
 	sizes := make([]int64, w.chunk[len(w.cols)])
 	if md := w.pw.File().Metadata(); md != nil {

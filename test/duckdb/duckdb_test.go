@@ -112,8 +112,11 @@ type duckInput struct {
 	Ducklake string `json:"ducklake"`
 	Sqlite   string `json:"sqlite,omitempty"`
 	Postgres string `json:"postgres,omitempty"`
-	Catalog  string `json:"catalog,omitempty"`
-	Attach   string `json:"attach,omitempty"`
+	// Httpfs is DuckDB's httpfs extension, loaded when set: besides S3 it
+	// brings the crypto module DuckDB needs to write encrypted Parquet.
+	Httpfs  string `json:"httpfs,omitempty"`
+	Catalog string `json:"catalog,omitempty"`
+	Attach  string `json:"attach,omitempty"`
 	// Steps run after ATTACH, before the queries (DuckDB writing to the lake).
 	Steps   []string    `json:"steps,omitempty"`
 	Queries []duckQuery `json:"queries"`
@@ -272,7 +275,7 @@ c = duckdb.connect()
 c.execute("SET enable_progress_bar=false")
 c.execute("SET autoinstall_known_extensions=false")
 c.execute("SET autoload_known_extensions=false")
-for ext in ("ducklake", "sqlite", "postgres"):
+for ext in ("ducklake", "sqlite", "postgres", "httpfs"):
     if inp.get(ext):
         c.execute("LOAD '%s'" % inp[ext].replace("'", "''"))
 if inp.get("attach"):
