@@ -195,6 +195,9 @@ type HashAgg struct {
 	Mem        *Memory // nil: charge GlobalMemory
 	SizeHint   int     // expected number of groups (0: unknown), to presize tables
 
+	spillLevel int       // partitioning depth of a HashAgg over a spill partition
+	sp         *aggSpill // non-nil once the table is frozen (aggspill.go)
+
 	run     *aggRun
 	outT    []types.T
 	out     *colBuf
@@ -222,6 +225,9 @@ func (h *HashAgg) Types() []types.T {
 func (h *HashAgg) Close() error {
 	if h.run != nil {
 		h.run.res.release()
+	}
+	if h.sp != nil {
+		h.sp.close()
 	}
 	return h.Input.Close()
 }
@@ -553,7 +559,7 @@ func (h *HashAgg) aggregate(ctx context.Context) error {
 		if err := errCanceled(ctx); err != nil {
 			return err
 		}
-		return r.consume(b)
+		return h.feed(ctx, r, b)
 	})
 	if err != nil {
 		return err
@@ -584,6 +590,9 @@ func (h *HashAgg) Next(ctx context.Context) (*vec.Batch, error) {
 			return nil, err
 		}
 		return &h.out.Batch, nil
+	}
+	if h.sp != nil {
+		return h.sp.next(ctx)
 	}
 	h.run.res.release()
 	return nil, nil

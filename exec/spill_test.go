@@ -5,10 +5,12 @@ import (
 	"math/rand"
 	"os"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/types"
 )
 
 // testSpill points GlobalSpill at a fresh directory for one test and
@@ -136,3 +138,105 @@ func TestSortTempSpaceExhausted(t *testing.T) {
 }
 
 func isOutOfMemory(err error) bool { return pgerr.Code(err) == OutOfMemory }
+
+// aggRows makes rows (k1 int, k2 text, v int, f float) with many groups, a
+// few NULL keys, and rows of the same group spread over the whole input.
+func aggRows(n, groups int) [][]any {
+	rng := rand.New(rand.NewSource(9))
+	rows := make([][]any, n)
+	for i := range rows {
+		g := rng.Intn(groups)
+		var k1, k2 any = int64(g), "group-" + strconv.Itoa(g)
+		if g%997 == 0 {
+			k1 = nil
+		}
+		if g%991 == 0 {
+			k2 = nil
+		}
+		rows[i] = []any{k1, k2, int64(rng.Intn(100)), float64(rng.Intn(8)) / 4}
+	}
+	return rows
+}
+
+var aggSpillTypes = []types.T{types.Int64T, types.TextT, types.Int64T, types.Float64T}
+
+func TestHashAggSpills(t *testing.T) {
+	sp := testSpill(t, 0)
+	rows := aggRows(60000, 20000)
+	aggs := []Agg{
+		{Kind: AggCountStar},
+		{Kind: AggSum, Arg: 2, In: types.Int64T},
+		{Kind: AggMin, Arg: 3, In: types.Float64T},
+		{Kind: AggCount, Arg: 3, In: types.Float64T, Distinct: true},
+	}
+	for _, c := range []struct {
+		name   string
+		ngroup int
+		aggs   []Agg
+	}{
+		{"text+int keys with aggregates", 2, aggs},
+		{"int key", 1, aggs[:2]},
+		{"DISTINCT", 4, nil},
+	} {
+		// the keys are the first NGroup columns: reorder so that the text key leads for one case
+		want := collect(t, &HashAgg{Input: newRowsOp(aggSpillTypes, rows, 700), NGroup: c.ngroup, Aggs: c.aggs})
+		qs := &QueryStats{}
+		ctx := WithQueryStats(context.Background(), qs)
+		mem := NewMemory(NewMemoryPool(1<<20), 0)
+		h := &HashAgg{Input: newRowsOp(aggSpillTypes, rows, 700), NGroup: c.ngroup, Aggs: c.aggs, Mem: mem}
+		got := collectCtx(t, ctx, h)
+		if qs.SpillFiles() == 0 || qs.SpillBytes() == 0 {
+			t.Fatalf("%s: did not spill", c.name)
+		}
+		if !slices.Equal(sorted(got), sorted(want)) {
+			t.Fatalf("%s: spilled aggregation differs: %d groups, want %d", c.name, len(got), len(want))
+		}
+		if len(want) < 10000 {
+			t.Fatalf("%s: only %d groups", c.name, len(want))
+		}
+		h.Close()
+		if n := spillFilesLeft(t, sp); n != 0 || sp.Used() != 0 || mem.Used() != 0 {
+			t.Fatalf("%s: after Close %d spill files, %d temp bytes, %d memory bytes held", c.name, n, sp.Used(), mem.Used())
+		}
+	}
+}
+
+// TestHashAggSpillsRecursively gives so little memory that the partitions
+// are still too big and must be partitioned again.
+func TestHashAggSpillsRecursively(t *testing.T) {
+	testSpill(t, 0)
+	rows := aggRows(300000, 250000)
+	want := collect(t, &HashAgg{Input: newRowsOp(aggSpillTypes, rows, 700), NGroup: 2, Aggs: []Agg{{Kind: AggCountStar}}})
+	qs := &QueryStats{}
+	ctx := WithQueryStats(context.Background(), qs)
+	h := &HashAgg{Input: newRowsOp(aggSpillTypes, rows, 700), NGroup: 2, Aggs: []Agg{{Kind: AggCountStar}}, Mem: NewMemory(NewMemoryPool(256<<10), 0)}
+	got := collectCtx(t, ctx, h)
+	h.Close()
+	if qs.SpillFiles() <= aggPartitions {
+		t.Fatalf("%d spill files: want partitions of partitions", qs.SpillFiles())
+	}
+	if !slices.Equal(sorted(got), sorted(want)) {
+		t.Fatalf("recursive spill: %d groups, want %d", len(got), len(want))
+	}
+}
+
+func TestHashAggSpillCancelRemovesFiles(t *testing.T) {
+	sp := testSpill(t, 0)
+	rows := aggRows(60000, 20000)
+	qs := &QueryStats{}
+	ctx, cancel := context.WithCancel(WithQueryStats(context.Background(), qs))
+	defer cancel()
+	in := &cancelAfter{Operator: newRowsOp(aggSpillTypes, rows, 500), n: 100, cancel: cancel}
+	h := &HashAgg{Input: in, NGroup: 2, Aggs: []Agg{{Kind: AggCountStar}}, Mem: NewMemory(NewMemoryPool(1<<20), 0)}
+	_, err := h.Next(ctx)
+	if pgerr.Code(err) != pgerr.QueryCanceled {
+		t.Fatalf("want cancellation, got %v", err)
+	}
+	if qs.SpillFiles() == 0 || spillFilesLeft(t, sp) == 0 {
+		t.Fatal("the aggregation did not spill before it was cancelled")
+	}
+	h.Close()
+	if n := spillFilesLeft(t, sp); n != 0 || sp.Used() != 0 {
+		t.Fatalf("after cancel and Close: %d spill files, %d bytes held", n, sp.Used())
+	}
+}
