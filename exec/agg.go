@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"encoding/binary"
+	"sync"
 
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
@@ -195,8 +196,9 @@ type HashAgg struct {
 	Mem        *Memory // nil: charge GlobalMemory
 	SizeHint   int     // expected number of groups (0: unknown), to presize tables
 
-	spillLevel int       // partitioning depth of a HashAgg over a spill partition
-	sp         *aggSpill // non-nil once the table is frozen (aggspill.go)
+	spillLevel int // partitioning depth of a HashAgg over a spill partition
+	spillMu    sync.Mutex
+	spills     []*aggSpill // every spill of the query's runs, to close (aggspill.go)
 
 	run     *aggRun
 	outT    []types.T
@@ -226,9 +228,10 @@ func (h *HashAgg) Close() error {
 	if h.run != nil {
 		h.run.res.release()
 	}
-	if h.sp != nil {
-		h.sp.close()
+	for _, sp := range h.spills {
+		sp.close()
 	}
+	h.spills = nil
 	return h.Input.Close()
 }
 
@@ -262,6 +265,7 @@ type aggRun struct {
 	iota      []int32
 	res       reservation
 	accounted int64
+	sp        *aggSpill // non-nil once the table is frozen (aggspill.go)
 }
 
 func (h *HashAgg) newRun() (*aggRun, error) {
@@ -534,7 +538,7 @@ func (h *HashAgg) aggregate(ctx context.Context) error {
 				if err := errCanceled(ctx); err != nil {
 					return err
 				}
-				return runs[w].consume(b)
+				return h.feed(ctx, runs[w], b)
 			})
 		})
 		if err != nil {
@@ -542,6 +546,14 @@ func (h *HashAgg) aggregate(ctx context.Context) error {
 				r.res.release()
 			}
 			return err
+		}
+		for _, r := range runs {
+			if r.sp != nil {
+				if err := h.mergeSpilled(ctx, runs); err != nil {
+					return err
+				}
+				return runs[0].rollUp()
+			}
 		}
 		for _, r := range runs[1:] {
 			if err := runs[0].merge(r); err != nil {
@@ -591,8 +603,8 @@ func (h *HashAgg) Next(ctx context.Context) (*vec.Batch, error) {
 		}
 		return &h.out.Batch, nil
 	}
-	if h.sp != nil {
-		return h.sp.next(ctx)
+	if h.run.sp != nil {
+		return h.run.sp.next(ctx)
 	}
 	h.run.res.release()
 	return nil, nil

@@ -23,9 +23,15 @@ import (
 // have no serialised form; and no group ever has both rows on disk and a
 // state in memory, so no state merge is needed.
 //
-// Only a plain GROUP BY over a serial input spills: grouping sets roll up
-// from one table, and parallel workers' tables would have to be merged in
-// memory at the end; those still fail with 53200 at the limit.
+// Parallel workers freeze and partition each on their own. At the end their
+// tables are merged as without spilling (the merged table is no bigger than
+// the workers' tables were together, and each worker's memory is given back
+// as it is merged in), then the workers' partition files are routed once
+// more against the merged table, as input rows would be: a row spilled by
+// one worker may belong to a group another worker's table held.
+//
+// Grouping sets do not spill (they roll up from one table): they still fail
+// with 53200 at the limit.
 
 const (
 	aggPartBits    = 4
@@ -54,14 +60,14 @@ type spillPart struct {
 }
 
 func (h *HashAgg) canSpill() bool {
-	_, par := h.Input.(*Parallel)
-	return h.GroupingSets == nil && !par && h.NGroup > 0 && h.spillLevel < aggMaxSpillLvl
+	return h.GroupingSets == nil && h.NGroup > 0 && h.spillLevel < aggMaxSpillLvl
 }
 
-// feed aggregates b, freezing the table and spilling when memory runs out.
+// feed aggregates b into r, freezing r's table and spilling when memory runs
+// out.
 func (h *HashAgg) feed(ctx context.Context, r *aggRun, b *vec.Batch) error {
-	if h.sp != nil {
-		return h.sp.route(ctx, r, b)
+	if r.sp != nil {
+		return r.sp.route(ctx, r, b)
 	}
 	err := r.consume(b)
 	if err == nil || pgerr.Code(err) != OutOfMemory || !h.canSpill() {
@@ -69,7 +75,67 @@ func (h *HashAgg) feed(ctx context.Context, r *aggRun, b *vec.Batch) error {
 	}
 	// b went into the table; only its reservation failed. The table keeps
 	// what it holds and grows no more.
-	h.sp = &aggSpill{h: h, qs: queryStatsOf(ctx)}
+	r.sp = h.newSpill(ctx)
+	return nil
+}
+
+func (h *HashAgg) newSpill(ctx context.Context) *aggSpill {
+	sp := &aggSpill{h: h, qs: queryStatsOf(ctx)}
+	h.spillMu.Lock()
+	h.spills = append(h.spills, sp)
+	h.spillMu.Unlock()
+	return sp
+}
+
+// mergeSpilled ends a parallel aggregation in which workers spilled: every
+// worker's table is merged into runs[0], then the workers' partition files
+// are routed against it into new partitions.
+func (h *HashAgg) mergeSpilled(ctx context.Context, runs []*aggRun) error {
+	for _, r := range runs[1:] {
+		// the merged table is at most the workers' tables together, and each
+		// worker's reservation is returned first: a failure here is only the
+		// table's doubling, tolerated rather than failing a query that spilled
+		if err := runs[0].merge(r); err != nil && pgerr.Code(err) != OutOfMemory {
+			return err
+		}
+		r.sets = nil
+	}
+	final := h.newSpill(ctx)
+	types := h.Input.Types()
+	for _, r := range runs {
+		if r.sp == nil {
+			continue
+		}
+		for p, pt := range r.sp.parts {
+			if pt == nil {
+				continue
+			}
+			if err := pt.flush(); err != nil {
+				return err
+			}
+			rd, err := pt.file.reader()
+			if err != nil {
+				return err
+			}
+			scan := &spillScan{rd: rd, dec: newBlockDecoder(types)}
+			for {
+				b, err := scan.Next(ctx)
+				if err != nil {
+					return err
+				}
+				if b == nil {
+					break
+				}
+				if err := final.route(ctx, runs[0], b); err != nil {
+					return err
+				}
+			}
+			pt.file.Close()
+			r.sp.parts[p] = nil
+		}
+		r.sp = nil
+	}
+	runs[0].sp = final
 	return nil
 }
 

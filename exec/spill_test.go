@@ -240,3 +240,39 @@ func TestHashAggSpillCancelRemovesFiles(t *testing.T) {
 		t.Fatalf("after cancel and Close: %d spill files, %d bytes held", n, sp.Used())
 	}
 }
+
+// TestParallelHashAggSpills: workers freeze and partition each on their
+// own; the merged answer equals the serial one.
+func TestParallelHashAggSpills(t *testing.T) {
+	sp := testSpill(t, 0)
+	store, files, live := scanFixture(t, 4, 15000, 2000)
+	ts := []types.T{types.Int64T, types.Int64T, types.TextT}
+	mk := func(input Operator, mem *Memory) *HashAgg {
+		exprs := func() []Expr { return []Expr{col(2, ts[2]), col(0, ts[0]), col(1, ts[1])} }
+		aggs := []Agg{mkAgg(t, AggCountStar, 0, types.Int64T), mkAgg(t, AggSum, 2, types.Int64T)}
+		if p, ok := input.(*Parallel); ok {
+			p.Build = func(w int, src Operator) Operator { return &Project{Env: env, Input: src, Exprs: exprs()} }
+			return &HashAgg{Input: p, NGroup: 2, Aggs: aggs, Mem: mem}
+		}
+		return &HashAgg{Input: &Project{Env: env, Input: input, Exprs: exprs()}, NGroup: 2, Aggs: aggs, Mem: mem}
+	}
+	want := runAgg(t, mk(newFixtureScan(store, files), nil))
+	if len(want) != live {
+		t.Fatalf("%d groups, want %d", len(want), live)
+	}
+	qs := &QueryStats{}
+	ctx := WithQueryStats(context.Background(), qs)
+	mem := NewMemory(NewMemoryPool(1<<20), 0)
+	h := mk(&Parallel{Scan: newFixtureScan(store, files), Workers: 2}, mem)
+	got := collectCtx(t, ctx, h)
+	if qs.SpillFiles() == 0 {
+		t.Fatal("the parallel aggregation did not spill")
+	}
+	if !slices.Equal(sorted(got), sorted(want)) {
+		t.Fatalf("parallel spilled aggregation: %d groups, want %d", len(got), len(want))
+	}
+	h.Close()
+	if n := spillFilesLeft(t, sp); n != 0 || sp.Used() != 0 {
+		t.Fatalf("after Close: %d spill files, %d bytes held", n, sp.Used())
+	}
+}
