@@ -271,6 +271,7 @@ type aggRun struct {
 func (h *HashAgg) newRun() (*aggRun, error) {
 	r := &aggRun{h: h, sels: make([][]int32, len(h.Aggs)), keys: make([][]*vec.Vector, len(h.Aggs)), finest: -1}
 	r.res.mem = h.Mem
+	r.res.spill = h.canSpill()
 	in := h.Input.Types()
 	sets := h.GroupingSets
 	if sets == nil {
@@ -556,7 +557,11 @@ func (h *HashAgg) aggregate(ctx context.Context) error {
 			}
 		}
 		for _, r := range runs[1:] {
-			if err := runs[0].merge(r); err != nil {
+			// the merged table is no bigger than the workers' tables were
+			// together and each worker's reservation is returned first, so
+			// running out here is only the table doubling: tolerated when
+			// the aggregation could spill (it needed no more than it held)
+			if err := runs[0].merge(r); err != nil && (pgerr.Code(err) != OutOfMemory || !h.canSpill()) {
 				return err
 			}
 		}

@@ -137,6 +137,22 @@ func (m *Memory) Grow(n int64) error {
 	return nil
 }
 
+// growSpillable is Grow for an operator that can spill: it fails already
+// when the pool (or the account's Limit) would be more than 7/8 full. The
+// last eighth is left to what cannot spill — the operators above a spilling
+// one (an aggregate over a spilled GROUP BY, say) need a little memory while
+// the spilled one still holds its share.
+func (m *Memory) growSpillable(n int64) error {
+	p := m.pool()
+	if lim := p.limit.Load(); p.used.Load()+n > lim-lim/8 {
+		return errOutOfMemory(n)
+	}
+	if m != nil && m.Limit > 0 && m.used.Load()+n > m.Limit-m.Limit/8 {
+		return errOutOfMemory(n)
+	}
+	return m.Grow(n)
+}
+
 // Shrink gives back n bytes.
 func (m *Memory) Shrink(n int64) {
 	if n <= 0 {
@@ -189,6 +205,7 @@ type reservation struct {
 	mem      *Memory
 	reserved int64 // bytes taken from mem
 	used     int64 // bytes the operator says it holds
+	spill    bool  // the operator spills when a grow fails (growSpillable)
 }
 
 const reserveChunk = 256 << 10
@@ -203,7 +220,11 @@ func (r *reservation) grow(n int64) error {
 	if need < reserveChunk {
 		need = reserveChunk
 	}
-	if err := r.mem.Grow(need); err != nil {
+	grow := r.mem.Grow
+	if r.spill {
+		grow = r.mem.growSpillable
+	}
+	if err := grow(need); err != nil {
 		r.used -= n
 		return err
 	}

@@ -67,6 +67,7 @@ func (s *Sort) Next(ctx context.Context) (*vec.Batch, error) {
 		if s.Limit > 0 {
 			err = s.topN(ctx)
 		} else {
+			s.res.spill = true
 			err = s.sortAll(ctx)
 		}
 		if err != nil {
