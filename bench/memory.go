@@ -26,7 +26,11 @@ func (r *Runner) sectionMemory(ctx context.Context, s *section) error {
 	if err != nil {
 		return err
 	}
-	limit := strconv.FormatInt(r.cfg.MemLimit>>20, 10) + "MiB"
+	lim := r.cfg.MemLimit
+	if lim < 1<<20 {
+		lim = 512 << 20
+	}
+	limit := strconv.FormatInt(lim>>20, 10) + "MiB"
 	dir := filepath.Join(r.work, "lake-memory")
 	srv, err := r.startLakepg(ctx, "memory", dir, nil,
 		"--catalog", "sqlite:"+filepath.Join(r.lake.dir, "catalog.sqlite"), "--data", filepath.Join(r.lake.dir, "data"),
