@@ -103,6 +103,9 @@ func (s *Sort) startMerge(ctx context.Context) error {
 			return err
 		}
 	}
+	// the buffer and keys are no longer reserved: let them go before the
+	// merge's blocks come in
+	s.data, s.enc = nil, keyEncoder{}
 	types := s.Input.Types()
 	s.heap = s.heap[:0]
 	for _, r := range s.runs {
