@@ -99,7 +99,7 @@ func (s *Sort) sortAll(ctx context.Context) error {
 		if err := errCanceled(ctx); err != nil {
 			return err
 		}
-		need := batchBytes(b, 0, b.N)
+		need := appendCost(s.data, b, b.N)
 		if err := s.res.grow(need); err != nil {
 			// out of memory: write what is buffered as a sorted run and go
 			// on with the memory it held (nothing buffered: the batch alone
@@ -110,7 +110,7 @@ func (s *Sort) sortAll(ctx context.Context) error {
 			if err := s.spillRun(ctx); err != nil {
 				return err
 			}
-			if err := s.res.grow(need); err != nil {
+			if err := s.res.grow(appendCost(s.data, b, b.N)); err != nil {
 				return err
 			}
 		}
