@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
@@ -102,7 +101,7 @@ func cleanStaleSpill(base string) {
 		}
 		// our own pid is ours to clean too: a previous process in a
 		// container restarted with the same pid
-		if pid != os.Getpid() && syscall.Kill(pid, 0) == nil {
+		if pid != os.Getpid() && processAlive(pid) {
 			continue // a live server's files
 		}
 		os.RemoveAll(filepath.Join(base, e.Name()))
