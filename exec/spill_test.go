@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"testing"
@@ -274,5 +275,67 @@ func TestParallelHashAggSpills(t *testing.T) {
 	h.Close()
 	if n := spillFilesLeft(t, sp); n != 0 || sp.Used() != 0 {
 		t.Fatalf("after Close: %d spill files, %d bytes held", n, sp.Used())
+	}
+}
+
+// TestSpillBlockRoundTrip: every storage kind, with and without NULLs,
+// comes back from a block as it went in.
+func TestSpillBlockRoundTrip(t *testing.T) {
+	ts := []types.T{types.Int64T, types.Float64T, types.BoolT, types.IntervalT, types.TextT, types.ByteaT}
+	rows := [][]any{
+		{int64(-5), 1.5, true, types.IntervalValue{Months: 1, Days: -2, Micros: 3}, "a\x00b", "\xff"},
+		{nil, nil, nil, nil, nil, nil},
+		{int64(1 << 62), -0.25, false, types.IntervalValue{Micros: -1}, "", ""},
+	}
+	in := newRowsOp(ts, rows, 10)
+	b, err := in.Next(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := collect(t, newRowsOp(ts, rows, 10))
+	blk := appendBlock(nil, b.Vecs, 0, b.N)
+	blk = appendByteStrings(blk, [][]byte{[]byte("k1"), nil, []byte("k3")})
+	d := newBlockDecoder(ts)
+	rest, err := d.decode(blk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for i := 0; i < d.b.N; i++ {
+		got = append(got, rowText(&d.b, i))
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("round trip: %q, want %q", got, want)
+	}
+	arena, offs, rest, err := decodeByteStrings(rest, 3, nil, nil)
+	if err != nil || len(rest) != 0 || string(arena[offs[0]:offs[1]]) != "k1" || offs[2] != offs[1] || string(arena[offs[2]:offs[3]]) != "k3" {
+		t.Fatalf("keys: %q %v %v (rest %d)", arena, offs, err, len(rest))
+	}
+	if _, err := d.decode(blk[:len(blk)/2]); !isOutOfMemory(err) {
+		t.Fatalf("a truncated block: %v, want the corrupt temp file error", err)
+	}
+}
+
+// TestSpillConfigureCleansStale: a starting server removes the directories
+// of servers that are gone and keeps its own.
+func TestSpillConfigureCleansStale(t *testing.T) {
+	base := t.TempDir()
+	stale := filepath.Join(base, "pid-2147483646")
+	if err := os.MkdirAll(stale, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(stale, "sort-1"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sp := &SpillSpace{}
+	if err := sp.Configure(base, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Fatalf("stale directory still there: %v", err)
+	}
+	dir, err := sp.Dir()
+	if err != nil || filepath.Dir(dir) != base {
+		t.Fatalf("own directory %q (%v), want one under %s", dir, err, base)
 	}
 }
