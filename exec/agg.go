@@ -531,6 +531,7 @@ func (h *HashAgg) aggregate(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
+			r.res.spillHalf = true
 			runs[w] = r
 		}
 		h.run = runs[0]
@@ -548,6 +549,8 @@ func (h *HashAgg) aggregate(ctx context.Context) error {
 			}
 			return err
 		}
+		// the merged table may take the whole spilling share
+		runs[0].res.spillHalf = false
 		for _, r := range runs {
 			if r.sp != nil {
 				if err := h.mergeSpilled(ctx, runs); err != nil {

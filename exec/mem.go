@@ -142,12 +142,19 @@ func (m *Memory) Grow(n int64) error {
 // last eighth is left to what cannot spill — the operators above a spilling
 // one (an aggregate over a spilled GROUP BY, say) need a little memory while
 // the spilled one still holds its share.
-func (m *Memory) growSpillable(n int64) error {
+func (m *Memory) growSpillable(n int64, half bool) error {
 	p := m.pool()
-	if lim := p.limit.Load(); p.used.Load()+n > lim-lim/8 {
+	share := func(lim int64) int64 {
+		lim -= lim / 8
+		if half {
+			lim /= 2
+		}
+		return lim
+	}
+	if p.used.Load()+n > share(p.limit.Load()) {
 		return errOutOfMemory(n)
 	}
-	if m != nil && m.Limit > 0 && m.used.Load()+n > m.Limit-m.Limit/8 {
+	if m != nil && m.Limit > 0 && m.used.Load()+n > share(m.Limit) {
 		return errOutOfMemory(n)
 	}
 	return m.Grow(n)
@@ -206,6 +213,10 @@ type reservation struct {
 	reserved int64 // bytes taken from mem
 	used     int64 // bytes the operator says it holds
 	spill    bool  // the operator spills when a grow fails (growSpillable)
+	// spillHalf: spill at half that share. Parallel aggregation workers
+	// do, because their frozen tables are merged in memory at the end and
+	// the merge holds the workers' tables and the merged one at once.
+	spillHalf bool
 }
 
 const reserveChunk = 256 << 10
@@ -220,11 +231,13 @@ func (r *reservation) grow(n int64) error {
 	if need < reserveChunk {
 		need = reserveChunk
 	}
-	grow := r.mem.Grow
+	var err error
 	if r.spill {
-		grow = r.mem.growSpillable
+		err = r.mem.growSpillable(need, r.spillHalf)
+	} else {
+		err = r.mem.Grow(need)
 	}
-	if err := grow(need); err != nil {
+	if err != nil {
 		r.used -= n
 		return err
 	}
