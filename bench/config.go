@@ -1,6 +1,8 @@
 package bench
 
 import (
+	"github.com/lakepg/lakepg/storage"
+
 	"fmt"
 	"io"
 	"os"
@@ -11,7 +13,7 @@ import (
 )
 
 // AllSections are the report's sections in the order they run.
-var AllSections = []string{"tpch", "tpcds", "ingest", "wire", "writes", "concurrency", "scaling", "s3"}
+var AllSections = []string{"tpch", "tpcds", "ingest", "wire", "writes", "concurrency", "scaling", "s3", "memory"}
 
 // Config is one benchmark run. ConfigFromEnv fills it from the BENCH_* variables that
 // `make bench` passes through; the README lists them.
@@ -34,6 +36,7 @@ type Config struct {
 	ConcDuration time.Duration // per concurrency level (BENCH_CONC_SECONDS)
 	ScalingSF    []float64     // TPC-H scale factors of the scaling section (BENCH_SCALING_SF)
 	S3Rows       int64         // rows of the 20-column S3 table (BENCH_S3_ROWS)
+	MemLimit     int64         // memory limit of the memory section, bytes (BENCH_MEM_LIMIT)
 	PGIndexes    bool          // PostgreSQL gets the two indexes of test/tpch (BENCH_PG_INDEXES)
 
 	OutDir   string // where the report goes (BENCH_OUT, default bench/results)
@@ -108,6 +111,8 @@ func ConfigFromEnv() (Config, error) {
 	}
 	c.BulkRows, e = strconv.Atoi(envString("BENCH_BULK_ROWS", "10000"))
 	fail("BENCH_BULK_ROWS", e)
+	c.MemLimit, e = storage.ParseSize(envString("BENCH_MEM_LIMIT", "512MiB"))
+	fail("BENCH_MEM_LIMIT", e)
 	c.Clients, e = parseInts(envString("BENCH_CLIENTS", "1,8,32,64"))
 	fail("BENCH_CLIENTS", e)
 	c.ConcDuration, e = parseSeconds(envString("BENCH_CONC_SECONDS", "30"))

@@ -47,13 +47,23 @@ for line in sys.stdin:
         t = time.perf_counter()
         try:
             cur = con.execute(req["sql"])
-            rows = cur.fetchall() if req.get("fetch") else []
+            # fetch in chunks and keep only the first row: a big result is
+            # read as a client reads it, without holding it all as Python
+            # objects (which dwarfs DuckDB's own memory)
+            rows, first_row = 0, None
+            while req.get("fetch"):
+                chunk = cur.fetchmany(65536)
+                if not chunk:
+                    break
+                if first_row is None:
+                    first_row = chunk[0]
+                rows += len(chunk)
         finally:
             el = time.perf_counter() - t
             if timer:
                 timer.cancel()
-        first = [None if v is None else str(v) for v in rows[0]] if rows else []
-        reply(ok=True, seconds=el, rows=len(rows), first=first)
+        first = [None if v is None else str(v) for v in first_row] if first_row is not None else []
+        reply(ok=True, seconds=el, rows=rows, first=first)
     except duckdb.InterruptException as e:
         reply(ok=False, timeout=True, error=str(e))
     except Exception as e:

@@ -132,6 +132,7 @@ var sectionTitles = map[string]string{
 	"concurrency": "Concurrency",
 	"scaling":     "Scaling",
 	"s3":          "S3: a scan of two columns out of twenty",
+	"memory":      "Memory: big operators under a memory limit",
 }
 
 func (r *Runner) runSection(ctx context.Context, key string, s *section) (err error) {
@@ -159,6 +160,8 @@ func (r *Runner) runSection(ctx context.Context, key string, s *section) (err er
 		return r.sectionScaling(ctx, s)
 	case "s3":
 		return r.sectionS3(ctx, s)
+	case "memory":
+		return r.sectionMemory(ctx, s)
 	}
 	return fmt.Errorf("unknown section %q", key)
 }
@@ -192,6 +195,9 @@ func (r *Runner) settings() {
 	}
 	if c.has("s3") {
 		r.rep.setting("rows of the S3 table (BENCH_S3_ROWS)", fmt.Sprint(c.S3Rows))
+	}
+	if c.has("memory") {
+		r.rep.setting("memory limit of the memory section (BENCH_MEM_LIMIT)", mib(c.MemLimit))
 	}
 }
 

@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"encoding/binary"
+	"sync"
 
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
@@ -195,6 +196,10 @@ type HashAgg struct {
 	Mem        *Memory // nil: charge GlobalMemory
 	SizeHint   int     // expected number of groups (0: unknown), to presize tables
 
+	spillLevel int // partitioning depth of a HashAgg over a spill partition
+	spillMu    sync.Mutex
+	spills     []*aggSpill // every spill of the query's runs, to close (aggspill.go)
+
 	run     *aggRun
 	outT    []types.T
 	out     *colBuf
@@ -223,6 +228,10 @@ func (h *HashAgg) Close() error {
 	if h.run != nil {
 		h.run.res.release()
 	}
+	for _, sp := range h.spills {
+		sp.close()
+	}
+	h.spills = nil
 	return h.Input.Close()
 }
 
@@ -256,11 +265,13 @@ type aggRun struct {
 	iota      []int32
 	res       reservation
 	accounted int64
+	sp        *aggSpill // non-nil once the table is frozen (aggspill.go)
 }
 
 func (h *HashAgg) newRun() (*aggRun, error) {
 	r := &aggRun{h: h, sels: make([][]int32, len(h.Aggs)), keys: make([][]*vec.Vector, len(h.Aggs)), finest: -1}
 	r.res.mem = h.Mem
+	r.res.spill = h.canSpill()
 	in := h.Input.Types()
 	sets := h.GroupingSets
 	if sets == nil {
@@ -520,6 +531,7 @@ func (h *HashAgg) aggregate(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
+			r.res.spillHalf = true
 			runs[w] = r
 		}
 		h.run = runs[0]
@@ -528,7 +540,7 @@ func (h *HashAgg) aggregate(ctx context.Context) error {
 				if err := errCanceled(ctx); err != nil {
 					return err
 				}
-				return runs[w].consume(b)
+				return h.feed(ctx, runs[w], b)
 			})
 		})
 		if err != nil {
@@ -537,8 +549,22 @@ func (h *HashAgg) aggregate(ctx context.Context) error {
 			}
 			return err
 		}
+		// the merged table may take the whole spilling share
+		runs[0].res.spillHalf = false
+		for _, r := range runs {
+			if r.sp != nil {
+				if err := h.mergeSpilled(ctx, runs); err != nil {
+					return err
+				}
+				return runs[0].rollUp()
+			}
+		}
 		for _, r := range runs[1:] {
-			if err := runs[0].merge(r); err != nil {
+			// the merged table is no bigger than the workers' tables were
+			// together and each worker's reservation is returned first, so
+			// running out here is only the table doubling: tolerated when
+			// the aggregation could spill (it needed no more than it held)
+			if err := runs[0].merge(r); err != nil && (pgerr.Code(err) != OutOfMemory || !h.canSpill()) {
 				return err
 			}
 		}
@@ -553,7 +579,7 @@ func (h *HashAgg) aggregate(ctx context.Context) error {
 		if err := errCanceled(ctx); err != nil {
 			return err
 		}
-		return r.consume(b)
+		return h.feed(ctx, r, b)
 	})
 	if err != nil {
 		return err
@@ -584,6 +610,9 @@ func (h *HashAgg) Next(ctx context.Context) (*vec.Batch, error) {
 			return nil, err
 		}
 		return &h.out.Batch, nil
+	}
+	if h.run.sp != nil {
+		return h.run.sp.next(ctx)
 	}
 	h.run.res.release()
 	return nil, nil

@@ -252,7 +252,10 @@ func TestGroupByAgainstReference(t *testing.T) {
 	}
 }
 
+// TestAggMemoryLimit: past its memory the aggregation spills, and fails with
+// 53200 only when the temp space runs out too.
 func TestAggMemoryLimit(t *testing.T) {
+	testSpill(t, 1<<20)
 	rng := rand.New(rand.NewSource(3))
 	rows := randRows(rng, 50000, 1<<30, 0)
 	mem := NewMemory(nil, 256<<10)

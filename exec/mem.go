@@ -137,6 +137,29 @@ func (m *Memory) Grow(n int64) error {
 	return nil
 }
 
+// growSpillable is Grow for an operator that can spill: it fails already
+// when the pool (or the account's Limit) would be more than 7/8 full. The
+// last eighth is left to what cannot spill — the operators above a spilling
+// one (an aggregate over a spilled GROUP BY, say) need a little memory while
+// the spilled one still holds its share.
+func (m *Memory) growSpillable(n int64, half bool) error {
+	p := m.pool()
+	share := func(lim int64) int64 {
+		lim -= lim / 8
+		if half {
+			lim /= 2
+		}
+		return lim
+	}
+	if p.used.Load()+n > share(p.limit.Load()) {
+		return errOutOfMemory(n)
+	}
+	if m != nil && m.Limit > 0 && m.used.Load()+n > share(m.Limit) {
+		return errOutOfMemory(n)
+	}
+	return m.Grow(n)
+}
+
 // Shrink gives back n bytes.
 func (m *Memory) Shrink(n int64) {
 	if n <= 0 {
@@ -189,6 +212,11 @@ type reservation struct {
 	mem      *Memory
 	reserved int64 // bytes taken from mem
 	used     int64 // bytes the operator says it holds
+	spill    bool  // the operator spills when a grow fails (growSpillable)
+	// spillHalf: spill at half that share. Parallel aggregation workers
+	// do, because their frozen tables are merged in memory at the end and
+	// the merge holds the workers' tables and the merged one at once.
+	spillHalf bool
 }
 
 const reserveChunk = 256 << 10
@@ -203,7 +231,13 @@ func (r *reservation) grow(n int64) error {
 	if need < reserveChunk {
 		need = reserveChunk
 	}
-	if err := r.mem.Grow(need); err != nil {
+	var err error
+	if r.spill {
+		err = r.mem.growSpillable(need, r.spillHalf)
+	} else {
+		err = r.mem.Grow(need)
+	}
+	if err != nil {
 		r.used -= n
 		return err
 	}

@@ -17,6 +17,7 @@ import (
 // one an atomic add per read.
 type QueryStats struct {
 	bytesRead, filesPruned, rowGroupsPruned, pagesSkipped atomic.Int64
+	spillFiles, spillBytes                                atomic.Int64
 }
 
 type queryStatsKey struct{}
@@ -45,6 +46,12 @@ func (q *QueryStats) RowGroupsPruned() int64 { return q.rowGroupsPruned.Load() }
 // PagesSkipped is the number of data pages scans passed over undecoded
 // because the page index ruled out all their rows.
 func (q *QueryStats) PagesSkipped() int64 { return q.pagesSkipped.Load() }
+
+// SpillFiles is the number of temp files operators spilled to.
+func (q *QueryStats) SpillFiles() int64 { return q.spillFiles.Load() }
+
+// SpillBytes is the number of bytes operators wrote to temp files.
+func (q *QueryStats) SpillBytes() int64 { return q.spillBytes.Load() }
 
 // countFile wraps an opened file so that its reads add to the statement's
 // counters (qs, if any) and to the scan's.

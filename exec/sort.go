@@ -43,11 +43,18 @@ type Sort struct {
 	out     *colBuf
 	res     reservation
 	enc     keyEncoder
+
+	// external sort (sortspill.go)
+	spilling bool
+	runs     []*sortRun
+	heap     []*sortRun
+	blk      []byte
 }
 
 func (s *Sort) Types() []types.T { return s.Input.Types() }
 func (s *Sort) Close() error {
 	s.res.release()
+	s.closeRuns()
 	return s.Input.Close()
 }
 
@@ -60,12 +67,18 @@ func (s *Sort) Next(ctx context.Context) (*vec.Batch, error) {
 		if s.Limit > 0 {
 			err = s.topN(ctx)
 		} else {
+			s.res.spill = true
 			err = s.sortAll(ctx)
 		}
 		if err != nil {
 			return nil, err
 		}
+		if s.spilling {
+			return s.mergeNext(ctx)
+		}
 		s.out = newColBuf(s.Input.Types(), vec.BatchSize)
+	} else if s.spilling {
+		return s.mergeNext(ctx)
 	}
 	if s.pos >= len(s.perm) {
 		s.res.release()
@@ -86,8 +99,20 @@ func (s *Sort) sortAll(ctx context.Context) error {
 		if err := errCanceled(ctx); err != nil {
 			return err
 		}
-		if err := s.res.grow(batchBytes(b, 0, b.N)); err != nil {
-			return err
+		need := appendCost(s.data, b, b.N)
+		if err := s.res.grow(need); err != nil {
+			// out of memory: write what is buffered as a sorted run and go
+			// on with the memory it held (nothing buffered: the batch alone
+			// is too big, a real 53200)
+			if s.data.N == 0 {
+				return err
+			}
+			if err := s.spillRun(ctx); err != nil {
+				return err
+			}
+			if err := s.res.grow(appendCost(s.data, b, b.N)); err != nil {
+				return err
+			}
 		}
 		s.data.appendBatch(b, 0, b.N)
 		return nil
@@ -95,12 +120,22 @@ func (s *Sort) sortAll(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if s.spilling {
+		return s.startMerge(ctx)
+	}
 	n := s.data.N
 	s.enc.init(s.Keys, s.data.Vecs)
 	s.enc.dropNullMarkers(s.data.Vecs, n)
 	s.enc.encode(s.data.Vecs, n)
 	if err := s.res.grow(int64(len(s.enc.arena)) + 20*int64(n)); err != nil {
-		return err
+		// the rows fit but their keys do not: sort them as one run on disk
+		if n == 0 {
+			return err
+		}
+		if err := s.spillRun(ctx); err != nil {
+			return err
+		}
+		return s.startMerge(ctx)
 	}
 	s.perm = s.enc.order(n)
 	return nil

@@ -61,6 +61,7 @@ func run(args []string) error {
 	storeOpts := storage.RegisterFlags(fs) // --s3-*, --cache-*
 	obsFlags := addObservabilityFlags(fs)
 	secFlags := addSecurityFlags(fs)
+	memFlags := addMemoryFlags(fs)
 	if err := cli.ParseFlags(fs, args, true); err != nil {
 		return err
 	}
@@ -88,6 +89,10 @@ func run(args []string) error {
 		return err
 	}
 	slog.SetDefault(log)
+	memLimit, err := memFlags.apply()
+	if err != nil {
+		return err
+	}
 
 	if _, _, err := net.SplitHostPort(*listen); err != nil {
 		return fmt.Errorf("--listen: %w", err)
@@ -141,7 +146,8 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	log.Info("lakepg serving", "listen", ln.Addr().String(), "catalog", catalog.RedactDSN(*catDSN), "data", db.DataPath(), "version", Version)
+	log.Info("lakepg serving", "listen", ln.Addr().String(), "catalog", catalog.RedactDSN(*catDSN), "data", db.DataPath(), "version", Version,
+		"memory_limit", memLimit, "temp_dir", *memFlags.tempDir)
 
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)

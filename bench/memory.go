@@ -1,0 +1,99 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strconv"
+)
+
+// memoryQueries are the big operators of issue 18 on lineitem: an
+// aggregation of about as many groups as rows, a sort of every column, and a
+// DISTINCT of nearly as many rows. The aggregation and the DISTINCT are
+// wrapped in a count so that the client receives one row; the sort sends all
+// its rows, as a sort has to (a count over it would let DuckDB drop it).
+var memoryQueries = []namedQuery{
+	{"group by 3 keys", "SELECT count(*), sum(c) FROM (SELECT l_orderkey, l_partkey, l_comment, count(*) AS c FROM lineitem GROUP BY l_orderkey, l_partkey, l_comment) s"},
+	{"order by, all columns", "SELECT * FROM lineitem ORDER BY l_comment, l_orderkey"},
+	{"distinct", "SELECT count(*) FROM (SELECT DISTINCT l_comment, l_suppkey FROM lineitem) s"},
+}
+
+// sectionMemory runs memoryQueries on a lakepg with --memory-limit and on
+// DuckDB (over the same Parquet files tpchgen-cli wrote) with memory_limit
+// set to the same size, one query at a time, sampling each server's memory.
+func (r *Runner) sectionMemory(ctx context.Context, s *section) error {
+	dataDir, err := r.ensureTPCH(ctx, false)
+	if err != nil {
+		return err
+	}
+	lim := r.cfg.MemLimit
+	if lim < 1<<20 {
+		lim = 512 << 20
+	}
+	limit := strconv.FormatInt(lim>>20, 10) + "MiB"
+	dir := filepath.Join(r.work, "lake-memory")
+	srv, err := r.startLakepg(ctx, "memory", dir, nil,
+		"--catalog", "sqlite:"+filepath.Join(r.lake.dir, "catalog.sqlite"), "--data", filepath.Join(r.lake.dir, "data"),
+		"--memory-limit", limit, "--temp-dir", filepath.Join(dir, "tmp"))
+	if err != nil {
+		return err
+	}
+	defer srv.stop()
+	lq, err := newPGQuerier(ctx, srv.dsn(), false)
+	if err != nil {
+		return err
+	}
+	defer lq.close()
+	dk, err := r.duckOnParquet(ctx, "memory", dataDir, r.cfg.Threads, []string{"lineitem"})
+	if err != nil {
+		return err
+	}
+	defer dk.close()
+	for _, st := range []string{
+		fmt.Sprintf("SET memory_limit = '%s'", limit),
+		fmt.Sprintf("SET temp_directory = '%s'", filepath.Join(r.work, "duck-memory-tmp")),
+	} {
+		r.rep.command("DuckDB: " + st)
+		if _, err := dk.exec(st, 0, false); err != nil {
+			return err
+		}
+	}
+	type result struct {
+		secs float64
+		rows int
+		peak int64
+		err  error
+	}
+	run := func(q querier, pids func() []int, sql string) result {
+		w := watchMemory(pids)
+		defer w.Close()
+		w.Reset()
+		secs, rows, err := q.query(ctx, sql, r.cfg.Timeout)
+		return result{secs, rows, w.Peak(), err}
+	}
+	show := func(x result) []string {
+		if x.err != nil {
+			return []string{"error: " + x.err.Error(), "", mib(x.peak)}
+		}
+		return []string{secs(x.secs) + " s", fmt.Sprint(x.rows), mib(x.peak)}
+	}
+	var rows [][]string
+	for _, q := range memoryQueries {
+		r.logf("memory: %s", q.name)
+		l := run(lq, srv.pids, q.sql)
+		d := run(duckQuerier{dk}, dk.pids, q.sql)
+		ratio := ""
+		if l.err == nil && d.err == nil && d.secs > 0 {
+			ratio = fmt.Sprintf("%.2f×", l.secs/d.secs)
+		}
+		rows = append(rows, append(append(append([]string{q.name}, show(l)...), show(d)...), ratio))
+	}
+	s.printf("**Big operators under %s.** lakepg with `--memory-limit %s` (spill files in a scratch directory), "+
+		"DuckDB over tpchgen-cli's Parquet files with `SET memory_limit = '%s'` and a temp directory; one run each, "+
+		"taking turns. Peak memory is the proportional set size of the server's processes, sampled every 50 ms.\n", limit, limit, limit)
+	for _, q := range memoryQueries {
+		s.printf("- %s: `%s`", q.name, q.sql)
+	}
+	s.table([]string{"query", "lakepg", "rows", "lakepg peak", "DuckDB", "rows", "DuckDB peak", "lakepg/DuckDB"}, rows)
+	return nil
+}

@@ -1,0 +1,331 @@
+package exec
+
+import (
+	"context"
+
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/types"
+)
+
+// Hash aggregation (and DISTINCT, which is a HashAgg without aggregates)
+// spills by hybrid partitioning. When the table cannot grow, it is frozen:
+// from then on a row whose group is already in it is aggregated there as
+// before, and a row of a new group is written, whole, to one of
+// aggPartitions spill files chosen by bits of its key hash. So when the input
+// ends the frozen table is complete: its groups are emitted and its memory
+// given back. Each partition is then aggregated by a HashAgg of its own that
+// reads the file, and that one freezes and partitions again on the next hash
+// bits if its partition is still too big.
+//
+// Rows go to disk rather than partial states because every aggregate can
+// re-read rows, while states (string_agg's buffers, percentiles' values)
+// have no serialised form; and no group ever has both rows on disk and a
+// state in memory, so no state merge is needed.
+//
+// Parallel workers freeze and partition each on their own. At the end their
+// tables are merged as without spilling (the merged table is no bigger than
+// the workers' tables were together, and each worker's memory is given back
+// as it is merged in), then the workers' partition files are routed once
+// more against the merged table, as input rows would be: a row spilled by
+// one worker may belong to a group another worker's table held.
+//
+// Grouping sets do not spill (they roll up from one table): they still fail
+// with 53200 at the limit.
+
+const (
+	aggPartBits    = 4
+	aggPartitions  = 1 << aggPartBits
+	aggMaxSpillLvl = 64/aggPartBits - 1
+)
+
+type aggSpill struct {
+	h       *HashAgg
+	parts   []*spillPart
+	hs      []uint64
+	keep    []int32 // rows of the batch whose group is in the frozen table
+	keepBuf *colBuf
+	sub     *HashAgg
+	cur     int // partition being aggregated
+	freed   bool
+	qs      *QueryStats
+}
+
+// spillPart buffers one partition's rows and writes them a block at a time.
+type spillPart struct {
+	file *spillFile
+	buf  *colBuf
+	blk  []byte
+	rows int64
+}
+
+func (h *HashAgg) canSpill() bool {
+	return h.GroupingSets == nil && h.NGroup > 0 && h.spillLevel < aggMaxSpillLvl
+}
+
+// feed aggregates b into r, freezing r's table and spilling when memory runs
+// out.
+func (h *HashAgg) feed(ctx context.Context, r *aggRun, b *vec.Batch) error {
+	if r.sp != nil {
+		return r.sp.route(ctx, r, b)
+	}
+	err := r.consume(b)
+	if err == nil || pgerr.Code(err) != OutOfMemory || !h.canSpill() {
+		return err
+	}
+	// b went into the table; only its reservation failed. The table keeps
+	// what it holds and grows no more.
+	r.sp = h.newSpill(ctx)
+	return nil
+}
+
+func (h *HashAgg) newSpill(ctx context.Context) *aggSpill {
+	sp := &aggSpill{h: h, qs: queryStatsOf(ctx)}
+	h.spillMu.Lock()
+	h.spills = append(h.spills, sp)
+	h.spillMu.Unlock()
+	return sp
+}
+
+// mergeSpilled ends a parallel aggregation in which workers spilled: every
+// worker's table is merged into runs[0], then the workers' partition files
+// are routed against it into new partitions.
+func (h *HashAgg) mergeSpilled(ctx context.Context, runs []*aggRun) error {
+	for _, r := range runs[1:] {
+		// the merged table is at most the workers' tables together, and each
+		// worker's reservation is returned first: a failure here is only the
+		// table's doubling, tolerated rather than failing a query that spilled
+		if err := runs[0].merge(r); err != nil && pgerr.Code(err) != OutOfMemory {
+			return err
+		}
+		r.sets = nil
+	}
+	final := h.newSpill(ctx)
+	types := h.Input.Types()
+	for _, r := range runs {
+		if r.sp == nil {
+			continue
+		}
+		for p, pt := range r.sp.parts {
+			if pt == nil {
+				continue
+			}
+			if err := pt.flush(); err != nil {
+				return err
+			}
+			rd, err := pt.file.reader()
+			if err != nil {
+				return err
+			}
+			scan := &spillScan{rd: rd, dec: newBlockDecoder(types)}
+			for {
+				b, err := scan.Next(ctx)
+				if err != nil {
+					return err
+				}
+				if b == nil {
+					break
+				}
+				if err := final.route(ctx, runs[0], b); err != nil {
+					return err
+				}
+			}
+			pt.file.Close()
+			r.sp.parts[p] = nil
+		}
+		r.sp = nil
+	}
+	runs[0].sp = final
+	return nil
+}
+
+// route aggregates the rows of existing groups and writes the others out.
+func (sp *aggSpill) route(ctx context.Context, r *aggRun, b *vec.Batch) error {
+	n := b.N
+	if n == 0 {
+		return nil
+	}
+	h := sp.h
+	s := r.sets[0]
+	if cap(sp.hs) < n {
+		sp.hs = make([]uint64, n, max(n, vec.BatchSize))
+	}
+	hs := sp.hs[:n]
+	for c := 0; c < h.NGroup; c++ {
+		hashColumn(hs, b.Vecs[c], n, c == 0)
+	}
+	sp.keep = sp.keep[:0]
+	shift := 64 - aggPartBits*(h.spillLevel+1)
+	// rows of each partition, gathered per partition to write a block at a time
+	var byPart [aggPartitions][]int32
+	for i := 0; i < n; i++ {
+		if s.has(b, i, hs[i]) {
+			sp.keep = append(sp.keep, int32(i))
+			continue
+		}
+		p := int(hs[i]>>shift) & (aggPartitions - 1)
+		byPart[p] = append(byPart[p], int32(i))
+	}
+	for p, rows := range byPart {
+		if len(rows) > 0 {
+			if err := sp.write(ctx, p, b, rows); err != nil {
+				return err
+			}
+		}
+	}
+	if len(sp.keep) == 0 {
+		return nil
+	}
+	if sp.keepBuf == nil {
+		sp.keepBuf = newColBuf(h.Input.Types(), vec.BatchSize)
+	}
+	sp.keepBuf.reset()
+	for c, v := range b.Vecs {
+		sp.keepBuf.gather(c, v, sp.keep)
+	}
+	sp.keepBuf.N = len(sp.keep)
+	sub := &sp.keepBuf.Batch
+	// all these groups exist: the table does not grow; states that collect
+	// values (string_agg, percentiles) still do, and go past the budget
+	// rather than fail
+	if err := r.consume(sub); err != nil && pgerr.Code(err) != OutOfMemory {
+		return err
+	}
+	return nil
+}
+
+func (sp *aggSpill) write(ctx context.Context, p int, b *vec.Batch, rows []int32) error {
+	if sp.parts == nil {
+		sp.parts = make([]*spillPart, aggPartitions)
+	}
+	pt := sp.parts[p]
+	if pt == nil {
+		f, err := newSpillFile(GlobalSpill, sp.qs, "agg")
+		if err != nil {
+			return err
+		}
+		pt = &spillPart{file: f, buf: newColBuf(sp.h.Input.Types(), vec.BatchSize)}
+		sp.parts[p] = pt
+	}
+	for c, v := range b.Vecs {
+		pt.buf.gather(c, v, rows)
+	}
+	pt.buf.N += len(rows)
+	pt.rows += int64(len(rows))
+	if pt.buf.N >= vec.BatchSize {
+		return pt.flush()
+	}
+	return nil
+}
+
+func (pt *spillPart) flush() error {
+	if pt.buf.N == 0 {
+		return nil
+	}
+	pt.blk = appendBlock(pt.blk[:0], pt.buf.Vecs, 0, pt.buf.N)
+	pt.buf.reset()
+	return pt.file.writeBlock(pt.blk)
+}
+
+// has reports whether row i of b (hash h) belongs to a group of the set.
+func (s *aggSet) has(b *vec.Batch, i int, h uint64) bool {
+	if s.itab != nil {
+		v := b.Vecs[s.cols[0]]
+		if v.IsNull(i) {
+			return s.nullG >= 0
+		}
+		return s.itab.lookup(v.I64[i]) >= 0
+	}
+	for k, c := range s.cols {
+		s.kv[k] = b.Vecs[c]
+	}
+	t := s.htab
+	mask := uint64(len(t.hashes) - 1)
+	for j := h & mask; ; j = (j + 1) & mask {
+		v := t.vals[j]
+		if v == 0 {
+			return false
+		}
+		if t.hashes[j] == h && s.keys.equal(int(v-1), s.kv, i) {
+			return true
+		}
+	}
+}
+
+// next emits the partitions' groups, after the frozen table's.
+func (sp *aggSpill) next(ctx context.Context) (*vec.Batch, error) {
+	h := sp.h
+	if !sp.freed {
+		sp.freed = true
+		// the frozen table is emitted: give its memory back for the partitions
+		h.run.res.release()
+		h.run.sets = nil
+		for _, pt := range sp.parts {
+			if pt != nil {
+				if err := pt.flush(); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	for sp.cur < len(sp.parts) {
+		pt := sp.parts[sp.cur]
+		if pt == nil {
+			sp.cur++
+			continue
+		}
+		if sp.sub == nil {
+			rd, err := pt.file.reader()
+			if err != nil {
+				return nil, err
+			}
+			sp.sub = &HashAgg{Input: &spillScan{rd: rd, dec: newBlockDecoder(h.Input.Types())},
+				NGroup: h.NGroup, Aggs: h.Aggs, Mem: h.Mem, spillLevel: h.spillLevel + 1}
+		}
+		b, err := sp.sub.Next(ctx)
+		if err != nil || b != nil {
+			return b, err
+		}
+		sp.sub.Close()
+		sp.sub = nil
+		pt.file.Close()
+		sp.parts[sp.cur] = nil
+		sp.cur++
+	}
+	return nil, nil
+}
+
+func (sp *aggSpill) close() {
+	if sp.sub != nil {
+		sp.sub.Close()
+		sp.sub = nil
+	}
+	for _, pt := range sp.parts {
+		if pt != nil {
+			pt.file.Close()
+		}
+	}
+	sp.parts = nil
+}
+
+// spillScan reads a spill file's blocks back as batches.
+type spillScan struct {
+	rd  *spillReader
+	dec *blockDecoder
+}
+
+func (s *spillScan) Types() []types.T { return s.dec.types }
+func (s *spillScan) Close() error     { return nil }
+func (s *spillScan) Next(ctx context.Context) (*vec.Batch, error) {
+	if err := errCanceled(ctx); err != nil {
+		return nil, err
+	}
+	blk, err := s.rd.next()
+	if err != nil || blk == nil {
+		return nil, err
+	}
+	if _, err := s.dec.decode(blk); err != nil {
+		return nil, err
+	}
+	return &s.dec.b, nil
+}

@@ -1,0 +1,258 @@
+package exec
+
+import (
+	"bytes"
+	"context"
+
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/types"
+)
+
+// External merge sort. When the sort's buffer cannot grow, the rows buffered
+// so far are sorted and written to a spill file as one run, the memory is
+// given back and buffering goes on; at the end the runs are merged. Each
+// run's rows are stored with their normalised keys, so the merge compares
+// bytes only and never decodes a key column again.
+//
+// Keys must encode the same way in every run: a spilling sort keeps the NULL
+// marker on every key column (dropNullMarkers would decide per run).
+
+// sortRun is one run being merged: its current block decoded, and its keys.
+type sortRun struct {
+	file  *spillFile
+	rd    *spillReader
+	dec   *blockDecoder
+	arena []byte
+	offs  []int
+	pos   int
+	n     int
+	idx   int // run order: on equal keys the earlier run's row goes first (stable)
+}
+
+func (r *sortRun) key() []byte { return r.arena[r.offs[r.pos]:r.offs[r.pos+1]] }
+
+// load decodes the next block; false at the end of the run.
+func (r *sortRun) load() (bool, error) {
+	blk, err := r.rd.next()
+	if err != nil || blk == nil {
+		return false, err
+	}
+	rest, err := r.dec.decode(blk)
+	if err != nil {
+		return false, err
+	}
+	r.arena, r.offs, _, err = decodeByteStrings(rest, r.dec.b.N, r.arena, r.offs)
+	if err != nil {
+		return false, err
+	}
+	r.pos, r.n = 0, r.dec.b.N
+	return r.n > 0, nil
+}
+
+func runLess(a, b *sortRun) bool {
+	if c := bytes.Compare(a.key(), b.key()); c != 0 {
+		return c < 0
+	}
+	return a.idx < b.idx
+}
+
+// spillRun sorts the buffered rows and writes them out as a run.
+func (s *Sort) spillRun(ctx context.Context) error {
+	if err := errCanceled(ctx); err != nil {
+		return err
+	}
+	n := s.data.N
+	if !s.spilling {
+		s.spilling = true
+		s.enc.init(s.Keys, s.data.Vecs) // every column keeps its NULL marker
+		s.out = newColBuf(s.Input.Types(), vec.BatchSize)
+	}
+	s.enc.encode(s.data.Vecs, n)
+	perm := s.enc.order(n)
+	f, err := newSpillFile(GlobalSpill, queryStatsOf(ctx), "sort")
+	if err != nil {
+		return err
+	}
+	s.runs = append(s.runs, &sortRun{file: f, idx: len(s.runs)})
+	keys := make([][]byte, 0, vec.BatchSize)
+	for lo := 0; lo < n; lo += vec.BatchSize {
+		hi := min(lo+vec.BatchSize, n)
+		s.out.reset()
+		for c, v := range s.data.Vecs {
+			s.out.gather(c, v, perm[lo:hi])
+		}
+		s.out.N = hi - lo
+		s.blk = appendBlock(s.blk[:0], s.out.Vecs, 0, hi-lo)
+		keys = keys[:0]
+		for _, i := range perm[lo:hi] {
+			keys = append(keys, s.enc.key(int(i)))
+		}
+		s.blk = appendByteStrings(s.blk, keys)
+		if err := f.writeBlock(s.blk); err != nil {
+			return err
+		}
+	}
+	s.data.reset()
+	s.res.release()
+	// the emptied buffer keeps its capacity for the next run, reserved again;
+	// if the pool no longer has it (another query took it), the buffer goes
+	if s.res.grow(capBytes(s.data)) != nil {
+		s.data = newColBuf(s.Input.Types(), vec.BatchSize)
+	}
+	return nil
+}
+
+// capBytes is the memory c's column slices hold, by capacity.
+func capBytes(c *colBuf) int64 {
+	var n int64
+	for _, v := range c.Vecs {
+		n += int64(cap(v.I64))*8 + int64(cap(v.F64))*8 + int64(cap(v.B)) + int64(cap(v.Iv))*16 + int64(cap(v.S))*16 + int64(cap(v.Nulls))
+	}
+	return n
+}
+
+// startMerge writes the last run and opens every run for merging.
+func (s *Sort) startMerge(ctx context.Context) error {
+	if s.data.N > 0 {
+		if err := s.spillRun(ctx); err != nil {
+			return err
+		}
+	}
+	// the buffer and keys are no longer reserved: let them go before the
+	// merge's blocks come in
+	s.data, s.enc = nil, keyEncoder{}
+	types := s.Input.Types()
+	s.heap = s.heap[:0]
+	for _, r := range s.runs {
+		rd, err := r.file.reader()
+		if err != nil {
+			return err
+		}
+		r.rd, r.dec = rd, newBlockDecoder(types)
+		ok, err := r.load()
+		if err != nil {
+			return err
+		}
+		if ok {
+			s.heap = append(s.heap, r)
+		}
+	}
+	for i := len(s.heap)/2 - 1; i >= 0; i-- {
+		s.heapDown(i)
+	}
+	return nil
+}
+
+func (s *Sort) heapDown(i int) {
+	h := s.heap
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		m := l
+		if r := l + 1; r < len(h) && runLess(h[r], h[l]) {
+			m = r
+		}
+		if !runLess(h[m], h[i]) {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}
+
+// mergeNext emits the next batch of the merged runs. The run on top of the
+// heap gives rows as long as they order before the best of the other runs,
+// copied as one range: runs over presorted or clustered data move whole
+// blocks at a time rather than a row per heap step.
+func (s *Sort) mergeNext(ctx context.Context) (*vec.Batch, error) {
+	if err := errCanceled(ctx); err != nil {
+		return nil, err
+	}
+	s.out.reset()
+	for s.out.N < vec.BatchSize && len(s.heap) > 0 {
+		h := s.heap
+		r := h[0]
+		var bound *sortRun
+		if len(h) > 1 {
+			bound = h[1]
+			if len(h) > 2 && runLess(h[2], h[1]) {
+				bound = h[2]
+			}
+		}
+		start := r.pos
+		limit := min(r.n, start+vec.BatchSize-s.out.N)
+		r.pos++
+		for r.pos < limit && (bound == nil || runLess(r, bound)) {
+			r.pos++
+		}
+		for c, v := range r.dec.b.Vecs {
+			s.out.appendRange(c, v, start, r.pos)
+		}
+		s.out.N += r.pos - start
+		if r.pos == r.n {
+			ok, err := r.load()
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				last := len(h) - 1
+				h[0] = h[last]
+				h[last] = nil
+				s.heap = h[:last]
+				r.file.Close()
+			}
+		}
+		s.heapDown(0)
+	}
+	if s.out.N == 0 {
+		s.closeRuns()
+		return nil, nil
+	}
+	return &s.out.Batch, nil
+}
+
+// closeRuns removes every run's file.
+func (s *Sort) closeRuns() {
+	for _, r := range s.runs {
+		r.file.Close()
+	}
+	s.runs, s.heap = nil, nil
+}
+
+// appendCost is the memory appending rows [0, n) of b to c takes: the text
+// the rows hold, plus the capacity each column slice adds when append has
+// to grow it (appendDoubling doubles it). Charging capacity rather than
+// length is what keeps a sort's real footprint within its reservation: the
+// step from a full 256 MiB slice to a 512 MiB one is reserved before it is
+// taken, so a sort that cannot afford it spills first.
+func appendCost(c *colBuf, b *vec.Batch, n int) int64 {
+	var cost int64
+	for i, v := range c.Vecs {
+		src := b.Vecs[i]
+		var l, cp, size int
+		switch v.Type.Storage() {
+		case types.StoreInt:
+			l, cp, size = len(v.I64), cap(v.I64), 8
+		case types.StoreFloat:
+			l, cp, size = len(v.F64), cap(v.F64), 8
+		case types.StoreBool:
+			l, cp, size = len(v.B), cap(v.B), 1
+		case types.StoreInterval:
+			l, cp, size = len(v.Iv), cap(v.Iv), 16
+		default:
+			l, cp, size = len(v.S), cap(v.S), 16
+			for _, s := range src.S[:n] {
+				cost += int64(len(s))
+			}
+		}
+		if cp-l < n {
+			cost += int64(max(2*cp, l+n)-cp) * int64(size)
+		}
+		if src.Nulls != nil || v.Nulls != nil {
+			cost += int64(n) // the NULL mask grows by append's own steps: about a byte a row
+		}
+	}
+	return cost
+}

@@ -1,0 +1,84 @@
+package integration
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestSpillUnderMemoryLimit runs an ORDER BY, a GROUP BY of many groups and
+// a DISTINCT whose state is several times --memory-limit: they spill to
+// --temp-dir and answer, and the temp directory is empty afterwards. The
+// same sort with --max-temp-size too small fails with 53200, which is what
+// every one of them did before operators spilled.
+func TestSpillUnderMemoryLimit(t *testing.T) {
+	dir := t.TempDir()
+	tmp := filepath.Join(dir, "tmp")
+	start := func(maxTemp string) *server {
+		port := freePort(t)
+		return launch(t, dir, port, []string{
+			"--listen", "127.0.0.1:" + strconv.Itoa(port),
+			"--catalog", "sqlite:" + filepath.Join(dir, "catalog.sqlite"),
+			"--data", filepath.Join(dir, "data"),
+			"--memory-limit", "24MiB", "--temp-dir", tmp, "--max-temp-size", maxTemp,
+		}, nil)
+	}
+	srv := start("0")
+	const n = 600000
+	srv.mustPsql(t, "create table t as select g, md5(g::text) as h from generate_series(1, "+strconv.Itoa(n)+") g")
+
+	r := srv.psql(t, "-At", "-c", "select h, g from t order by h")
+	if r.code != 0 || r.stderr != "" {
+		t.Fatalf("ORDER BY: exit %d: %s", r.code, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	if len(lines) != n {
+		t.Fatalf("ORDER BY returned %d rows, want %d", len(lines), n)
+	}
+	if !sort.StringsAreSorted(lines) {
+		t.Fatal("ORDER BY output is not sorted")
+	}
+
+	one := func(sql string) string {
+		t.Helper()
+		r := srv.psql(t, "-At", "-c", sql)
+		if r.code != 0 || r.stderr != "" {
+			t.Fatalf("%s: exit %d: %s", sql, r.code, r.stderr)
+		}
+		return strings.TrimSpace(r.stdout)
+	}
+	if got := one("select count(*), sum(c), sum(gs) from (select h, count(*) as c, sum(g) as gs from t group by h) s"); got != "600000|600000|180000300000" {
+		t.Fatalf("GROUP BY of %d groups: %q", n, got)
+	}
+	if got := one("select count(*), sum(k) from (select distinct h, g % 3 as k from t) s"); got != "600000|600000" {
+		t.Fatalf("DISTINCT: %q", got)
+	}
+	requireNoSpillFiles(t, tmp)
+	srv.stop(t)
+
+	srv = start("1MiB")
+	r = srv.psqlC(t, "select h, g from t order by h")
+	if r.code == 0 || !strings.Contains(r.stderr, "53200") || !strings.Contains(r.stderr, "temp space") {
+		t.Fatalf("ORDER BY with 1MiB of temp space: exit %d, stderr %q; want 53200 saying temp space ran out", r.code, r.stderr)
+	}
+	requireNoSpillFiles(t, tmp)
+	srv.stop(t)
+}
+
+// requireNoSpillFiles fails if any file is left under the temp directory.
+func requireNoSpillFiles(t *testing.T, tmp string) {
+	t.Helper()
+	var left []string
+	filepath.Walk(tmp, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			left = append(left, p)
+		}
+		return nil
+	})
+	if len(left) > 0 {
+		t.Fatalf("spill files left after the queries: %v", left)
+	}
+}
