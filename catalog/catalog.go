@@ -289,6 +289,9 @@ func (db *DB) bootstrap(ctx context.Context, dataPath string) error {
 type Tx struct {
 	tx *sql.Tx
 	db *DB
+	// lock is the connection holding the commit lock (BeginCommit on
+	// PostgreSQL), released when the transaction ends; nil otherwise.
+	lock *sql.Conn
 }
 
 // BeginWrite starts a read-write transaction.
@@ -316,11 +319,16 @@ func (t *Tx) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Ro
 }
 
 // Commit commits the transaction.
-func (t *Tx) Commit() error { return t.tx.Commit() }
+func (t *Tx) Commit() error {
+	err := t.tx.Commit()
+	t.unlock()
+	return err
+}
 
 // Rollback aborts the transaction; after Commit it is a no-op.
 func (t *Tx) Rollback() error {
 	err := t.tx.Rollback()
+	t.unlock()
 	if errors.Is(err, sql.ErrTxDone) {
 		return nil
 	}

@@ -68,7 +68,7 @@ func (c *Commit) Commit(ctx context.Context) (catalog.Snapshot, error) {
 
 // try is one attempt: one catalog transaction.
 func (c *Commit) try(ctx context.Context, attempt int) (catalog.Snapshot, error) {
-	tx, err := c.db.BeginWrite(ctx)
+	tx, err := c.db.BeginCommit(ctx)
 	if err != nil {
 		return catalog.Snapshot{}, fmt.Errorf("snapshot: begin commit: %w", err)
 	}
