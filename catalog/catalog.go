@@ -292,6 +292,10 @@ type Tx struct {
 	// lock is the connection holding the commit lock (BeginCommit on
 	// PostgreSQL), released when the transaction ends; nil otherwise.
 	lock *sql.Conn
+	// pending are ExecDeferred's statements not sent yet; deferredErr is
+	// the first error sending them gave (commitlock.go).
+	pending     []pendingStmt
+	deferredErr error
 }
 
 // BeginWrite starts a read-write transaction.
@@ -305,21 +309,32 @@ func (db *DB) BeginWrite(ctx context.Context) (*Tx, error) {
 
 // ExecContext runs a statement written with '?' placeholders.
 func (t *Tx) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	if err := t.flush(ctx); err != nil {
+		return nil, err
+	}
 	return t.tx.ExecContext(ctx, t.db.d.rebind(q), t.db.d.args(args)...)
 }
 
 // QueryContext runs a query written with '?' placeholders.
 func (t *Tx) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	if err := t.flush(ctx); err != nil {
+		return nil, err
+	}
 	return t.tx.QueryContext(ctx, t.db.d.rebind(q), t.db.d.args(args)...)
 }
 
 // QueryRowContext runs a query written with '?' placeholders.
 func (t *Tx) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
+	_ = t.flush(ctx) // an error aborts the transaction: the query fails too, DeferredErr says why
 	return t.tx.QueryRowContext(ctx, t.db.d.rebind(q), t.db.d.args(args)...)
 }
 
 // Commit commits the transaction.
 func (t *Tx) Commit() error {
+	if err := t.flush(context.Background()); err != nil {
+		t.Rollback()
+		return err
+	}
 	err := t.tx.Commit()
 	t.unlock()
 	return err

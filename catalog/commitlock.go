@@ -4,6 +4,10 @@ import (
 	"context"
 	"database/sql/driver"
 	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 )
 
 // BeginCommit starts the read-write transaction of a snapshot commit.
@@ -68,4 +72,72 @@ func discard(conn interface {
 }) {
 	_ = conn.Raw(func(any) error { return driver.ErrBadConn })
 	conn.Close()
+}
+
+type pendingStmt struct {
+	q    string
+	args []any
+}
+
+// ExecDeferred runs a statement whose result the caller does not need
+// (an INSERT or an UPDATE by key). In a commit transaction on PostgreSQL
+// it is queued and sent with the next statements in one pipelined round
+// trip, right before the next query, exec or the commit; otherwise it runs
+// now. An error of a queued statement is returned by the call that sent it
+// and kept in DeferredErr.
+func (t *Tx) ExecDeferred(ctx context.Context, q string, args ...any) error {
+	if t.lock == nil {
+		_, err := t.ExecContext(ctx, q, args...)
+		return err
+	}
+	if t.deferredErr != nil {
+		return t.deferredErr
+	}
+	t.pending = append(t.pending, pendingStmt{q: t.db.d.rebind(q), args: t.db.d.args(args)})
+	return nil
+}
+
+// DeferredErr is the first error of a statement ExecDeferred queued: the
+// cause when later statements of the transaction fail because it aborted.
+func (t *Tx) DeferredErr() error { return t.deferredErr }
+
+// flush sends the queued statements as one pipelined batch.
+func (t *Tx) flush(ctx context.Context) error {
+	if t.deferredErr != nil {
+		return t.deferredErr
+	}
+	if len(t.pending) == 0 {
+		return nil
+	}
+	pending := t.pending
+	t.pending = nil
+	err := t.lock.Raw(func(dc any) error {
+		conn := dc.(*stdlib.Conn).Conn()
+		b := &pgx.Batch{}
+		for _, p := range pending {
+			b.Queue(p.q, p.args...)
+		}
+		catalogQueries.Add(1) // one round trip, however many statements (the tracer sees no batch)
+		br := conn.SendBatch(ctx, b)
+		for i := range pending {
+			if _, err := br.Exec(); err != nil {
+				br.Close()
+				return fmt.Errorf("catalog: %s: %w", firstWords(pending[i].q), err)
+			}
+		}
+		return br.Close()
+	})
+	if err != nil {
+		t.deferredErr = err
+	}
+	return err
+}
+
+// firstWords names a statement in an error without the whole SQL.
+func firstWords(q string) string {
+	f := strings.Fields(q)
+	if len(f) > 3 {
+		f = f[:3]
+	}
+	return strings.Join(f, " ")
 }

@@ -275,7 +275,7 @@ func (w *writer) writeInlinedInserts() error {
 				id = in.rowIDs[i]
 			}
 			args := append([]any{id, w.snapID}, row...)
-			if _, err := w.exec(q, args...); err != nil {
+			if err := w.put(q, args...); err != nil {
 				return err
 			}
 		}

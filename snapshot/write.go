@@ -103,11 +103,11 @@ func (c *Commit) try(ctx context.Context, attempt int) (catalog.Snapshot, error)
 	} else {
 		w := &writer{c: c, tx: tx, ctx: ctx, head: head, snapID: head.ID + 1}
 		if snap, err = w.write(); err != nil {
-			return catalog.Snapshot{}, err
+			return catalog.Snapshot{}, deferredCause(tx, err)
 		}
 	}
 	if err := c.runExtras(ctx, tx, head.NextCatalogID); err != nil {
-		return catalog.Snapshot{}, err
+		return catalog.Snapshot{}, deferredCause(tx, err)
 	}
 	if c.beforeCommit != nil {
 		if err := c.beforeCommit(attempt); err != nil {
@@ -119,6 +119,16 @@ func (c *Commit) try(ctx context.Context, attempt int) (catalog.Snapshot, error)
 	}
 	c.finalCatalogBase = head.NextCatalogID
 	return snap, nil
+}
+
+// deferredCause is err, or when a pipelined write of tx failed before it,
+// that failure: the transaction aborted there, and the statement that
+// reported err only found it aborted.
+func deferredCause(tx *catalog.Tx, err error) error {
+	if derr := tx.DeferredErr(); derr != nil && derr != err && !errors.Is(err, derr) {
+		return fmt.Errorf("snapshot: %w", derr)
+	}
+	return err
 }
 
 // mine describes this commit for the conflict rules. Ids of objects created
@@ -206,6 +216,15 @@ func (w *writer) exec(q string, args ...any) (int64, error) {
 		return 0, nil
 	}
 	return n, nil
+}
+
+// put runs a statement whose result is not needed; on PostgreSQL it goes
+// out pipelined with the statements after it (catalog.Tx.ExecDeferred).
+func (w *writer) put(q string, args ...any) error {
+	if err := w.tx.ExecDeferred(w.ctx, q, args...); err != nil {
+		return fmt.Errorf("snapshot: %s: %w", firstWords(q), err)
+	}
+	return nil
 }
 
 // firstWords names a statement in an error without the whole SQL.
@@ -418,7 +437,7 @@ func (w *writer) write() (catalog.Snapshot, error) {
 
 	// The snapshot row goes first: on a backend without a writer lock, a
 	// concurrent winner makes this fail on the primary key straight away.
-	if _, err := w.exec(`INSERT INTO ducklake_snapshot VALUES (?, ?, ?, ?, ?)`,
+	if err := w.put(`INSERT INTO ducklake_snapshot VALUES (?, ?, ?, ?, ?)`,
 		snap.ID, snap.Time, snap.SchemaVersion, snap.NextCatalogID, snap.NextFileID); err != nil {
 		return snap, err
 	}
@@ -459,7 +478,7 @@ func (w *writer) write() (catalog.Snapshot, error) {
 		}
 	}
 	for _, tid := range w.done.versioned.sorted() {
-		if _, err := w.exec(`INSERT INTO ducklake_schema_versions VALUES (?, ?, ?)`, snap.ID, snap.SchemaVersion, tid); err != nil {
+		if err := w.put(`INSERT INTO ducklake_schema_versions VALUES (?, ?, ?)`, snap.ID, snap.SchemaVersion, tid); err != nil {
 			return snap, err
 		}
 	}
@@ -468,7 +487,7 @@ func (w *writer) write() (catalog.Snapshot, error) {
 	if snap.Changes != "" {
 		changes = snap.Changes
 	}
-	if _, err := w.exec(`INSERT INTO ducklake_snapshot_changes VALUES (?, ?, ?, ?, NULL)`, snap.ID, changes, c.author, c.message); err != nil {
+	if err := w.put(`INSERT INTO ducklake_snapshot_changes VALUES (?, ?, ?, ?, NULL)`, snap.ID, changes, c.author, c.message); err != nil {
 		return snap, err
 	}
 	return snap, nil
@@ -746,7 +765,7 @@ func (w *writer) writeDataFiles() error {
 		td.stats.NextRowID += fr.f.RecordCount
 		td.stats.RecordCount += fr.f.RecordCount
 		td.stats.FileSizeBytes += fr.f.FileSize
-		if _, err := w.exec(`INSERT INTO ducklake_data_file VALUES (?, ?, ?, NULL, NULL, ?, ?, 'parquet', ?, ?, ?, ?, ?, NULL, NULL, NULL)`,
+		if err := w.put(`INSERT INTO ducklake_data_file VALUES (?, ?, ?, NULL, NULL, ?, ?, 'parquet', ?, ?, ?, ?, ?, NULL, NULL, NULL)`,
 			fr.id, tid, w.snapID, fr.f.RelPath, true, fr.f.RecordCount, fr.f.FileSize, nullIfZero(fr.f.FooterSize), fr.rowIDStart, w.partitionID(fr.f.Partition)); err != nil {
 			return err
 		}
@@ -754,7 +773,7 @@ func (w *writer) writeDataFiles() error {
 			return err
 		}
 		for _, cs := range fr.f.Stats {
-			if _, err := w.exec(`INSERT INTO ducklake_file_column_stats VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)`,
+			if err := w.put(`INSERT INTO ducklake_file_column_stats VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)`,
 				fr.id, tid, cs.ColumnID, cs.ColumnSizeBytes, cs.ValueCount, cs.NullCount, cs.Min, cs.Max, cs.ContainsNaN); err != nil {
 				return err
 			}
@@ -958,7 +977,7 @@ func (w *writer) writeStats(td *tableData) error {
 		return acc
 	}
 	if !td.statsExist {
-		if _, err := w.exec(`INSERT INTO ducklake_table_stats VALUES (?, ?, ?, ?)`,
+		if err := w.put(`INSERT INTO ducklake_table_stats VALUES (?, ?, ?, ?)`,
 			td.id, td.stats.RecordCount, td.stats.NextRowID, td.stats.FileSizeBytes); err != nil {
 			return err
 		}
@@ -974,14 +993,14 @@ func (w *writer) writeStats(td *tableData) error {
 				first = fileAcc(cs)
 			}
 			acc := fold(first, id, 1)
-			if _, err := w.exec(`INSERT INTO ducklake_table_column_stats VALUES (?, ?, ?, ?, ?, ?, NULL)`,
+			if err := w.put(`INSERT INTO ducklake_table_column_stats VALUES (?, ?, ?, ?, ?, ?, NULL)`,
 				td.id, id, acc.containsNull, acc.containsNaN, acc.min, acc.max); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	if _, err := w.exec(`UPDATE ducklake_table_stats SET record_count = ?, next_row_id = ?, file_size_bytes = ? WHERE table_id = ?`,
+	if err := w.put(`UPDATE ducklake_table_stats SET record_count = ?, next_row_id = ?, file_size_bytes = ? WHERE table_id = ?`,
 		td.stats.RecordCount, td.stats.NextRowID, td.stats.FileSizeBytes, td.id); err != nil {
 		return err
 	}
@@ -999,7 +1018,7 @@ func (w *writer) writeStats(td *tableData) error {
 		}
 		row := existing[id]
 		acc := fold(tableAcc(row), id, 0)
-		if _, err := w.exec(`UPDATE ducklake_table_column_stats SET contains_null = ?, contains_nan = ?, min_value = ?, max_value = ? WHERE table_id = ? AND column_id = ?`,
+		if err := w.put(`UPDATE ducklake_table_column_stats SET contains_null = ?, contains_nan = ?, min_value = ?, max_value = ? WHERE table_id = ? AND column_id = ?`,
 			acc.containsNull, acc.containsNaN, acc.min, acc.max, td.id, id); err != nil {
 			return err
 		}
