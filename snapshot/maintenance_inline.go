@@ -267,6 +267,11 @@ func (w *writer) writeInlinedInserts() error {
 			return err
 		}
 		n := int64(len(in.rows))
+		td := &tableData{id: tid, isNew: isNew, statsExist: ok, stats: st,
+			files: []fileRec{{f: NewDataFile{RecordCount: n, Stats: in.stats}}}}
+		if err := w.prefetch(td); err != nil { // reads before the rows' writes
+			return err
+		}
 		marks := "?, ?, NULL" + strings.Repeat(", ?", len(in.cols))
 		q := `INSERT INTO ` + catalog.QuoteIdent(tgt.name) + ` VALUES (` + marks + `)`
 		for i, row := range in.rows {
@@ -279,8 +284,6 @@ func (w *writer) writeInlinedInserts() error {
 				return err
 			}
 		}
-		td := &tableData{id: tid, isNew: isNew, statsExist: ok, stats: st,
-			files: []fileRec{{f: NewDataFile{RecordCount: n, Stats: in.stats}}}}
 		td.stats.RecordCount += n
 		if in.rowIDs == nil {
 			td.stats.NextRowID += n

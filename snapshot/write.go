@@ -303,6 +303,30 @@ type tableData struct {
 	statsExist bool
 	stats      catalog.TableStats
 	files      []fileRec
+
+	// prefetched: types and colStats were read (prefetch) before the
+	// commit's first write, so that on PostgreSQL the writes go out in one
+	// pipelined batch instead of one before each read
+	prefetched bool
+	types      map[int64]string
+	colStats   map[int64]catalog.TableColumnStats
+}
+
+// prefetch reads what writeStats needs of td's table: its live column types
+// and, when it has statistics, the per-column ones.
+func (w *writer) prefetch(td *tableData) error {
+	types, err := w.columnTypes(td)
+	if err != nil {
+		return err
+	}
+	td.types = types
+	if td.statsExist {
+		if td.colStats, err = w.tx.TableColumnStats(w.ctx, td.id); err != nil {
+			return err
+		}
+	}
+	td.prefetched = true
+	return nil
 }
 
 // written collects, while the rows go in, what the snapshot's
@@ -435,12 +459,6 @@ func (w *writer) write() (catalog.Snapshot, error) {
 	}
 	w.nextFile = w.head.NextFileID
 
-	// The snapshot row goes first: on a backend without a writer lock, a
-	// concurrent winner makes this fail on the primary key straight away.
-	if err := w.put(`INSERT INTO ducklake_snapshot VALUES (?, ?, ?, ?, ?)`,
-		snap.ID, snap.Time, snap.SchemaVersion, snap.NextCatalogID, snap.NextFileID); err != nil {
-		return snap, err
-	}
 	// Drops go first, so that a block may drop a schema or table and
 	// create another of the same name.
 	for _, phase := range []func() error{
@@ -481,6 +499,15 @@ func (w *writer) write() (catalog.Snapshot, error) {
 		if err := w.put(`INSERT INTO ducklake_schema_versions VALUES (?, ?, ?)`, snap.ID, snap.SchemaVersion, tid); err != nil {
 			return snap, err
 		}
+	}
+	// The snapshot row: on PostgreSQL a concurrent writer without lakepg's
+	// commit lock (DuckDB) that took the id makes it fail on the primary
+	// key. It goes with the other writes, pipelined at the end: lakepg's
+	// own servers queue on the commit lock (catalog.BeginCommit), so
+	// failing earlier would only save reads in a race with DuckDB.
+	if err := w.put(`INSERT INTO ducklake_snapshot VALUES (?, ?, ?, ?, ?)`,
+		snap.ID, snap.Time, snap.SchemaVersion, snap.NextCatalogID, snap.NextFileID); err != nil {
+		return snap, err
 	}
 	snap.Changes = w.done.changes()
 	var changes any
@@ -748,6 +775,9 @@ func (w *writer) writeDataFiles() error {
 			return err
 		}
 		td.stats, td.statsExist = st, ok
+		if err := w.prefetch(td); err != nil {
+			return err
+		}
 	}
 	cursor := map[int64]int{}
 	for _, af := range w.c.addedFiles {
@@ -954,10 +984,12 @@ func (w *writer) insertColumnRow(tableID int64, col catalog.Column, defaultType 
 // ducklake_table_column_stats row per column the files have stats for, or
 // updates both with the new files folded in.
 func (w *writer) writeStats(td *tableData) error {
-	types, err := w.columnTypes(td)
-	if err != nil {
-		return err
+	if !td.prefetched {
+		if err := w.prefetch(td); err != nil {
+			return err
+		}
 	}
+	types := td.types
 	fileStats := make([]map[int64]catalog.ColumnStats, len(td.files))
 	for i, fr := range td.files {
 		m := map[int64]catalog.ColumnStats{}
@@ -1004,10 +1036,7 @@ func (w *writer) writeStats(td *tableData) error {
 		td.stats.RecordCount, td.stats.NextRowID, td.stats.FileSizeBytes, td.id); err != nil {
 		return err
 	}
-	existing, err := w.tx.TableColumnStats(w.ctx, td.id)
-	if err != nil {
-		return err
-	}
+	existing := td.colStats
 	ids := idSet{}
 	for id := range existing {
 		ids.add(id)
