@@ -27,6 +27,7 @@ type MetaCache struct {
 	bytes     map[int64]int64     // estimated size per schema version
 	total     atomic.Int64
 	loads     atomic.Int64
+	advances  atomic.Int64
 	hits      atomic.Int64
 }
 
@@ -57,8 +58,7 @@ func (c *MetaCache) Get(ctx context.Context, snap Snapshot) (*Metadata, error) {
 		cp.Snapshot = snap
 		return &cp, nil
 	}
-	c.loads.Add(1)
-	m, err := c.db.Load(ctx, snap)
+	m, err := c.load(ctx, snap)
 	if err != nil {
 		return nil, err
 	}
@@ -82,11 +82,39 @@ func (c *MetaCache) Get(ctx context.Context, snap Snapshot) (*Metadata, error) {
 	return m, nil
 }
 
+// load reads snap's metadata: advanced from the latest cached snapshot
+// before it when only tables were created since (DB.Advance), else loaded
+// whole.
+func (c *MetaCache) load(ctx context.Context, snap Snapshot) (*Metadata, error) {
+	var prev *Metadata
+	c.mu.Lock()
+	for _, m := range c.byVersion {
+		if m.Snapshot.ID < snap.ID && m.Snapshot.SchemaVersion < snap.SchemaVersion &&
+			(prev == nil || m.Snapshot.ID > prev.Snapshot.ID) {
+			prev = m
+		}
+	}
+	c.mu.Unlock()
+	if prev != nil {
+		m, ok, err := c.db.Advance(ctx, prev, snap)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			c.advances.Add(1)
+			return m, nil
+		}
+	}
+	c.loads.Add(1)
+	return c.db.Load(ctx, snap)
+}
+
 // MetaCacheStats are the figures of the process's metadata caches.
 type MetaCacheStats struct {
-	Bytes  int64 // estimated memory held
-	Loads  int64 // metadata loads from the catalog
-	Reused int64 // statements served from the cache
+	Bytes    int64 // estimated memory held
+	Loads    int64 // metadata loads of the whole catalog
+	Advances int64 // metadata built from an earlier snapshot's and the tables created since
+	Reused   int64 // statements served from the cache
 }
 
 var metaCaches struct {
@@ -108,6 +136,7 @@ func ReadMetaCacheStats() MetaCacheStats {
 	for _, c := range metaCaches.caches {
 		s.Bytes += c.total.Load()
 		s.Loads += c.loads.Load()
+		s.Advances += c.advances.Load()
 		s.Reused += c.hits.Load()
 	}
 	return s

@@ -58,6 +58,46 @@ func testMetaCache(t *testing.T, be backend) {
 		t.Fatalf("data-only snapshots: %+v, before %+v", s, before)
 	}
 
+	// tables created (one with a nested column) and data inserted, by
+	// another handle: built from the cached metadata and the new tables
+	mainS, _ := m.SchemaByName("main")
+	c = Begin(e.open(), s2, m)
+	c.CreateTable(*mainS, "n1", []ColumnDef{{Name: "id", Type: "int64", NullsAllowed: true},
+		{Name: "l", Type: "list", NullsAllowed: true, Children: []ColumnDef{{Name: "element", Type: "int32", NullsAllowed: true}}}})
+	sc := e.commit(c)
+	mc1 := e.load(sc)
+	c = Begin(e.open(), sc, mc1)
+	c.CreateTable(*mainS, "n2", []ColumnDef{{Name: "v", Type: "varchar", NullsAllowed: false}})
+	sc = e.commit(c)
+	mc2 := e.load(sc)
+	n2, _ := mc2.TableByName(0, "n2")
+	c = Begin(e.db, sc, mc2)
+	c.AddDataFile(*n2, file("n2.parquet", 2))
+	sc = e.commit(c)
+	before = stats()
+	got := check(e.at(sc.ID))
+	if s := stats(); s.Loads != before.Loads || s.Advances-before.Advances != 1 {
+		t.Fatalf("after CREATE TABLEs: %+v, before %+v", s, before)
+	}
+	if len(got.Tables) != 4 {
+		t.Fatalf("tables after CREATE TABLEs: %+v", got.Tables)
+	}
+
+	// a rename (recorded as created_table, as DuckDB does) ends a table row:
+	// loaded whole
+	b, _ := got.TableByName(0, "b")
+	c = Begin(e.open(), got.Snapshot, got)
+	c.RenameTable(*mainS, *b, "b2")
+	sr := e.commit(c)
+	before = stats()
+	got = check(e.at(sr.ID))
+	if s := stats(); s.Loads-before.Loads != 1 || s.Advances != before.Advances {
+		t.Fatalf("after a rename: %+v, before %+v", s, before)
+	}
+	if _, ok := got.TableByName(0, "b"); ok {
+		t.Fatal("table b still there after its rename")
+	}
+
 	// a column added by another handle: a new schema version, loaded
 	m2 := e.load(e.head())
 	a2, _ := m2.TableByName(0, "a")
@@ -65,7 +105,7 @@ func testMetaCache(t *testing.T, be backend) {
 	c.AddColumn(*a2, ColumnDef{Name: "w", Type: "varchar", NullsAllowed: true})
 	s3 := e.commit(c)
 	before = stats()
-	got := check(e.at(s3.ID))
+	got = check(e.at(s3.ID))
 	if s := stats(); s.Loads-before.Loads != 1 {
 		t.Fatalf("after a schema change: %+v, before %+v", s, before)
 	}

@@ -40,7 +40,7 @@ func newStorageCollector() *storageCollector {
 		metaBytes: prometheus.NewDesc("lakepg_metadata_cache_bytes",
 			"Estimated memory held by the cache of catalog metadata (schemas, tables, columns, views per schema version).", nil, nil),
 		metaLoads: prometheus.NewDesc("lakepg_metadata_loads_total",
-			"Catalog metadata reads: from the catalog (source=catalog) or reused from the cache for a snapshot of a cached schema version (source=cache).", []string{"source"}, nil),
+			"Catalog metadata reads: the whole catalog (source=catalog), built from a cached snapshot and the tables created since (source=advanced), or reused from the cache for a snapshot of a cached schema version (source=cache).", []string{"source"}, nil),
 	}
 }
 
@@ -75,5 +75,6 @@ func (c *storageCollector) Collect(ch chan<- prometheus.Metric) {
 	ms := catalog.ReadMetaCacheStats()
 	ch <- prometheus.MustNewConstMetric(c.metaBytes, prometheus.GaugeValue, float64(ms.Bytes))
 	counter(c.metaLoads, ms.Loads, "catalog")
+	counter(c.metaLoads, ms.Advances, "advanced")
 	counter(c.metaLoads, ms.Reused, "cache")
 }
