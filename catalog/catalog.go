@@ -247,6 +247,11 @@ func (db *DB) bootstrap(ctx context.Context, dataPath string) error {
 			return fmt.Errorf("catalog: create %s: %w", t.name, err)
 		}
 	}
+	for _, ix := range catalogIndexes {
+		if _, err := tx.ExecContext(ctx, ix); err != nil {
+			return fmt.Errorf("catalog: create index: %w", err)
+		}
+	}
 	now := time.Now()
 	mainUUID, err := uuid.NewV7()
 	if err != nil {
