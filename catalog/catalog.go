@@ -270,6 +270,11 @@ func (db *DB) bootstrap(ctx context.Context, dataPath string) error {
 			return fmt.Errorf("catalog: create %s: %w", t.name, err)
 		}
 	}
+	for _, ix := range catalogIndexes {
+		if _, err := tx.ExecContext(ctx, ix); err != nil {
+			return fmt.Errorf("catalog: create index: %w", err)
+		}
+	}
 	now := time.Now()
 	mainUUID, err := uuid.NewV7()
 	if err != nil {
@@ -312,6 +317,13 @@ func (db *DB) bootstrap(ctx context.Context, dataPath string) error {
 type Tx struct {
 	tx *sql.Tx
 	db *DB
+	// lock is the connection holding the commit lock (BeginCommit on
+	// PostgreSQL), released when the transaction ends; nil otherwise.
+	lock *sql.Conn
+	// pending are ExecDeferred's statements not sent yet; deferredErr is
+	// the first error sending them gave (commitlock.go).
+	pending     []pendingStmt
+	deferredErr error
 }
 
 // BeginWrite starts a read-write transaction.
@@ -325,25 +337,41 @@ func (db *DB) BeginWrite(ctx context.Context) (*Tx, error) {
 
 // ExecContext runs a statement written with '?' placeholders.
 func (t *Tx) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	if err := t.flush(ctx); err != nil {
+		return nil, err
+	}
 	return t.tx.ExecContext(ctx, t.db.d.rebind(q), t.db.d.args(args)...)
 }
 
 // QueryContext runs a query written with '?' placeholders.
 func (t *Tx) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	if err := t.flush(ctx); err != nil {
+		return nil, err
+	}
 	return t.tx.QueryContext(ctx, t.db.d.rebind(q), t.db.d.args(args)...)
 }
 
 // QueryRowContext runs a query written with '?' placeholders.
 func (t *Tx) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
+	_ = t.flush(ctx) // an error aborts the transaction: the query fails too, DeferredErr says why
 	return t.tx.QueryRowContext(ctx, t.db.d.rebind(q), t.db.d.args(args)...)
 }
 
 // Commit commits the transaction.
-func (t *Tx) Commit() error { return t.tx.Commit() }
+func (t *Tx) Commit() error {
+	if err := t.flush(context.Background()); err != nil {
+		t.Rollback()
+		return err
+	}
+	err := t.tx.Commit()
+	t.unlock()
+	return err
+}
 
 // Rollback aborts the transaction; after Commit it is a no-op.
 func (t *Tx) Rollback() error {
 	err := t.tx.Rollback()
+	t.unlock()
 	if errors.Is(err, sql.ErrTxDone) {
 		return nil
 	}

@@ -96,3 +96,20 @@ func quoteIdent(s string) string {
 // QuoteIdent double-quotes an SQL identifier for use in catalog DDL and
 // queries (inlined-data table and column names).
 func QuoteIdent(s string) string { return quoteIdent(s) }
+
+// catalogIndexes are indexes lakepg adds to the DuckLake tables of a
+// catalog it creates, so that the per-table reads of a statement or a
+// commit (a table's columns, its name check, its files and statistics) do
+// not scan every table's rows in a catalog of thousands of tables. DuckDB
+// reads and writes these tables with plain SQL and does not mind them
+// (test/duckdb attaches lakes lakepg created). Catalogs DuckDB created have
+// none; lakepg works the same without them.
+var catalogIndexes = []string{
+	`CREATE INDEX IF NOT EXISTS lakepg_column_table ON ducklake_column (table_id)`,
+	`CREATE INDEX IF NOT EXISTS lakepg_table_schema_name ON ducklake_table (schema_id, table_name)`,
+	`CREATE INDEX IF NOT EXISTS lakepg_table_id ON ducklake_table (table_id)`,
+	`CREATE INDEX IF NOT EXISTS lakepg_data_file_table ON ducklake_data_file (table_id)`,
+	`CREATE INDEX IF NOT EXISTS lakepg_file_column_stats_table ON ducklake_file_column_stats (table_id)`,
+	`CREATE INDEX IF NOT EXISTS lakepg_table_stats_table ON ducklake_table_stats (table_id)`,
+	`CREATE INDEX IF NOT EXISTS lakepg_table_column_stats_table ON ducklake_table_column_stats (table_id)`,
+}

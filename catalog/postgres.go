@@ -133,6 +133,7 @@ func openPostgres(dsn, schema string) (*DB, error) {
 		cfg.RuntimeParams = map[string]string{}
 	}
 	cfg.RuntimeParams["search_path"] = quoteIdent(schema)
+	cfg.Tracer = countingTracer{}
 	db := stdlib.OpenDB(*cfg)
 	return &DB{sql: db, d: postgresDialect, schema: schema}, nil
 }

@@ -16,13 +16,17 @@
 //     first, otherwise only hints valid within the statement. FinalID maps a
 //     provisional id to the one written after Commit succeeds.
 //  3. Commit writes everything in ONE catalog transaction:
-//     - the snapshot row (head+1) first, so that on a backend without a
-//     writer lock a concurrent winner makes us fail fast on the primary
-//     key;
 //     - catalog rows, with catalog ids from the head's next_catalog_id, file
 //     ids from its next_file_id, row ids from ducklake_table_stats;
-//     - stats, schema_versions rows, and the changes_made line that other
-//     writers (DuckDB included) read to detect conflicts with us.
+//     - stats, schema_versions rows, the snapshot row (head+1), and the
+//     changes_made line that other writers (DuckDB included) read to
+//     detect conflicts with us. A concurrent writer that took head+1
+//     makes the snapshot row fail on the primary key.
+//     On PostgreSQL the reads a commit needs come first and the writes whose
+//     results it does not need are pipelined in one batch sent with the
+//     COMMIT's flush (catalog.Tx.ExecDeferred), and lakepg servers queue on
+//     a session advisory lock of the catalog (catalog.BeginCommit) instead
+//     of racing for head+1; DuckDB does not take it and still races.
 //
 // # The optimistic protocol (DuckLake spec §10)
 //

@@ -267,6 +267,11 @@ func (w *writer) writeInlinedInserts() error {
 			return err
 		}
 		n := int64(len(in.rows))
+		td := &tableData{id: tid, isNew: isNew, statsExist: ok, stats: st,
+			files: []fileRec{{f: NewDataFile{RecordCount: n, Stats: in.stats}}}}
+		if err := w.prefetch(td); err != nil { // reads before the rows' writes
+			return err
+		}
 		marks := "?, ?, NULL" + strings.Repeat(", ?", len(in.cols))
 		q := `INSERT INTO ` + catalog.QuoteIdent(tgt.name) + ` VALUES (` + marks + `)`
 		for i, row := range in.rows {
@@ -275,12 +280,10 @@ func (w *writer) writeInlinedInserts() error {
 				id = in.rowIDs[i]
 			}
 			args := append([]any{id, w.snapID}, row...)
-			if _, err := w.exec(q, args...); err != nil {
+			if err := w.put(q, args...); err != nil {
 				return err
 			}
 		}
-		td := &tableData{id: tid, isNew: isNew, statsExist: ok, stats: st,
-			files: []fileRec{{f: NewDataFile{RecordCount: n, Stats: in.stats}}}}
 		td.stats.RecordCount += n
 		if in.rowIDs == nil {
 			td.stats.NextRowID += n

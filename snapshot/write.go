@@ -68,7 +68,7 @@ func (c *Commit) Commit(ctx context.Context) (catalog.Snapshot, error) {
 
 // try is one attempt: one catalog transaction.
 func (c *Commit) try(ctx context.Context, attempt int) (catalog.Snapshot, error) {
-	tx, err := c.db.BeginWrite(ctx)
+	tx, err := c.db.BeginCommit(ctx)
 	if err != nil {
 		return catalog.Snapshot{}, fmt.Errorf("snapshot: begin commit: %w", err)
 	}
@@ -103,11 +103,11 @@ func (c *Commit) try(ctx context.Context, attempt int) (catalog.Snapshot, error)
 	} else {
 		w := &writer{c: c, tx: tx, ctx: ctx, head: head, snapID: head.ID + 1}
 		if snap, err = w.write(); err != nil {
-			return catalog.Snapshot{}, err
+			return catalog.Snapshot{}, deferredCause(tx, err)
 		}
 	}
 	if err := c.runExtras(ctx, tx, head.NextCatalogID); err != nil {
-		return catalog.Snapshot{}, err
+		return catalog.Snapshot{}, deferredCause(tx, err)
 	}
 	if c.beforeCommit != nil {
 		if err := c.beforeCommit(attempt); err != nil {
@@ -119,6 +119,16 @@ func (c *Commit) try(ctx context.Context, attempt int) (catalog.Snapshot, error)
 	}
 	c.finalCatalogBase = head.NextCatalogID
 	return snap, nil
+}
+
+// deferredCause is err, or when a pipelined write of tx failed before it,
+// that failure: the transaction aborted there, and the statement that
+// reported err only found it aborted.
+func deferredCause(tx *catalog.Tx, err error) error {
+	if derr := tx.DeferredErr(); derr != nil && derr != err && !errors.Is(err, derr) {
+		return fmt.Errorf("snapshot: %w", derr)
+	}
+	return err
 }
 
 // mine describes this commit for the conflict rules. Ids of objects created
@@ -226,6 +236,15 @@ func (w *writer) exec(q string, args ...any) (int64, error) {
 	return n, nil
 }
 
+// put runs a statement whose result is not needed; on PostgreSQL it goes
+// out pipelined with the statements after it (catalog.Tx.ExecDeferred).
+func (w *writer) put(q string, args ...any) error {
+	if err := w.tx.ExecDeferred(w.ctx, q, args...); err != nil {
+		return fmt.Errorf("snapshot: %s: %w", firstWords(q), err)
+	}
+	return nil
+}
+
 // firstWords names a statement in an error without the whole SQL.
 func firstWords(q string) string {
 	f := strings.Fields(q)
@@ -302,6 +321,30 @@ type tableData struct {
 	statsExist bool
 	stats      catalog.TableStats
 	files      []fileRec
+
+	// prefetched: types and colStats were read (prefetch) before the
+	// commit's first write, so that on PostgreSQL the writes go out in one
+	// pipelined batch instead of one before each read
+	prefetched bool
+	types      map[int64]string
+	colStats   map[int64]catalog.TableColumnStats
+}
+
+// prefetch reads what writeStats needs of td's table: its live column types
+// and, when it has statistics, the per-column ones.
+func (w *writer) prefetch(td *tableData) error {
+	types, err := w.columnTypes(td)
+	if err != nil {
+		return err
+	}
+	td.types = types
+	if td.statsExist {
+		if td.colStats, err = w.tx.TableColumnStats(w.ctx, td.id); err != nil {
+			return err
+		}
+	}
+	td.prefetched = true
+	return nil
 }
 
 // written collects, while the rows go in, what the snapshot's
@@ -434,12 +477,6 @@ func (w *writer) write() (catalog.Snapshot, error) {
 	}
 	w.nextFile = w.head.NextFileID
 
-	// The snapshot row goes first: on a backend without a writer lock, a
-	// concurrent winner makes this fail on the primary key straight away.
-	if _, err := w.exec(`INSERT INTO ducklake_snapshot VALUES (?, ?, ?, ?, ?)`,
-		snap.ID, snap.Time, snap.SchemaVersion, snap.NextCatalogID, snap.NextFileID); err != nil {
-		return snap, err
-	}
 	// Drops go first, so that a block may drop a schema or table and
 	// create another of the same name.
 	for _, phase := range []func() error{
@@ -477,16 +514,25 @@ func (w *writer) write() (catalog.Snapshot, error) {
 		}
 	}
 	for _, tid := range w.done.versioned.sorted() {
-		if _, err := w.exec(`INSERT INTO ducklake_schema_versions VALUES (?, ?, ?)`, snap.ID, snap.SchemaVersion, tid); err != nil {
+		if err := w.put(`INSERT INTO ducklake_schema_versions VALUES (?, ?, ?)`, snap.ID, snap.SchemaVersion, tid); err != nil {
 			return snap, err
 		}
+	}
+	// The snapshot row: on PostgreSQL a concurrent writer without lakepg's
+	// commit lock (DuckDB) that took the id makes it fail on the primary
+	// key. It goes with the other writes, pipelined at the end: lakepg's
+	// own servers queue on the commit lock (catalog.BeginCommit), so
+	// failing earlier would only save reads in a race with DuckDB.
+	if err := w.put(`INSERT INTO ducklake_snapshot VALUES (?, ?, ?, ?, ?)`,
+		snap.ID, snap.Time, snap.SchemaVersion, snap.NextCatalogID, snap.NextFileID); err != nil {
+		return snap, err
 	}
 	snap.Changes = w.done.changes()
 	var changes any
 	if snap.Changes != "" {
 		changes = snap.Changes
 	}
-	if _, err := w.exec(`INSERT INTO ducklake_snapshot_changes VALUES (?, ?, ?, ?, NULL)`, snap.ID, changes, c.author, c.message); err != nil {
+	if err := w.put(`INSERT INTO ducklake_snapshot_changes VALUES (?, ?, ?, ?, NULL)`, snap.ID, changes, c.author, c.message); err != nil {
 		return snap, err
 	}
 	return snap, nil
@@ -747,6 +793,9 @@ func (w *writer) writeDataFiles() error {
 			return err
 		}
 		td.stats, td.statsExist = st, ok
+		if err := w.prefetch(td); err != nil {
+			return err
+		}
 	}
 	cursor := map[int64]int{}
 	for _, af := range w.c.addedFiles {
@@ -768,7 +817,7 @@ func (w *writer) writeDataFiles() error {
 		td.stats.NextRowID += fr.f.RecordCount
 		td.stats.RecordCount += fr.f.RecordCount
 		td.stats.FileSizeBytes += fr.f.FileSize
-		if _, err := w.exec(`INSERT INTO ducklake_data_file VALUES (?, ?, ?, NULL, NULL, ?, ?, 'parquet', ?, ?, ?, ?, ?, ?, NULL, NULL)`,
+		if err := w.put(`INSERT INTO ducklake_data_file VALUES (?, ?, ?, NULL, NULL, ?, ?, 'parquet', ?, ?, ?, ?, ?, ?, NULL, NULL)`,
 			fr.id, tid, w.snapID, fr.f.RelPath, true, fr.f.RecordCount, fr.f.FileSize, nullIfZero(fr.f.FooterSize), fr.rowIDStart, w.partitionID(fr.f.Partition), key); err != nil {
 			return err
 		}
@@ -776,7 +825,7 @@ func (w *writer) writeDataFiles() error {
 			return err
 		}
 		for _, cs := range fr.f.Stats {
-			if _, err := w.exec(`INSERT INTO ducklake_file_column_stats VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)`,
+			if err := w.put(`INSERT INTO ducklake_file_column_stats VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)`,
 				fr.id, tid, cs.ColumnID, cs.ColumnSizeBytes, cs.ValueCount, cs.NullCount, cs.Min, cs.Max, cs.ContainsNaN); err != nil {
 				return err
 			}
@@ -961,10 +1010,12 @@ func (w *writer) insertColumnRow(tableID int64, col catalog.Column, defaultType 
 // ducklake_table_column_stats row per column the files have stats for, or
 // updates both with the new files folded in.
 func (w *writer) writeStats(td *tableData) error {
-	types, err := w.columnTypes(td)
-	if err != nil {
-		return err
+	if !td.prefetched {
+		if err := w.prefetch(td); err != nil {
+			return err
+		}
 	}
+	types := td.types
 	fileStats := make([]map[int64]catalog.ColumnStats, len(td.files))
 	for i, fr := range td.files {
 		m := map[int64]catalog.ColumnStats{}
@@ -984,7 +1035,7 @@ func (w *writer) writeStats(td *tableData) error {
 		return acc
 	}
 	if !td.statsExist {
-		if _, err := w.exec(`INSERT INTO ducklake_table_stats VALUES (?, ?, ?, ?)`,
+		if err := w.put(`INSERT INTO ducklake_table_stats VALUES (?, ?, ?, ?)`,
 			td.id, td.stats.RecordCount, td.stats.NextRowID, td.stats.FileSizeBytes); err != nil {
 			return err
 		}
@@ -1000,21 +1051,18 @@ func (w *writer) writeStats(td *tableData) error {
 				first = fileAcc(cs)
 			}
 			acc := fold(first, id, 1)
-			if _, err := w.exec(`INSERT INTO ducklake_table_column_stats VALUES (?, ?, ?, ?, ?, ?, NULL)`,
+			if err := w.put(`INSERT INTO ducklake_table_column_stats VALUES (?, ?, ?, ?, ?, ?, NULL)`,
 				td.id, id, acc.containsNull, acc.containsNaN, acc.min, acc.max); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	if _, err := w.exec(`UPDATE ducklake_table_stats SET record_count = ?, next_row_id = ?, file_size_bytes = ? WHERE table_id = ?`,
+	if err := w.put(`UPDATE ducklake_table_stats SET record_count = ?, next_row_id = ?, file_size_bytes = ? WHERE table_id = ?`,
 		td.stats.RecordCount, td.stats.NextRowID, td.stats.FileSizeBytes, td.id); err != nil {
 		return err
 	}
-	existing, err := w.tx.TableColumnStats(w.ctx, td.id)
-	if err != nil {
-		return err
-	}
+	existing := td.colStats
 	ids := idSet{}
 	for id := range existing {
 		ids.add(id)
@@ -1025,7 +1073,7 @@ func (w *writer) writeStats(td *tableData) error {
 		}
 		row := existing[id]
 		acc := fold(tableAcc(row), id, 0)
-		if _, err := w.exec(`UPDATE ducklake_table_column_stats SET contains_null = ?, contains_nan = ?, min_value = ?, max_value = ? WHERE table_id = ? AND column_id = ?`,
+		if err := w.put(`UPDATE ducklake_table_column_stats SET contains_null = ?, contains_nan = ?, min_value = ?, max_value = ? WHERE table_id = ? AND column_id = ?`,
 			acc.containsNull, acc.containsNaN, acc.min, acc.max, td.id, id); err != nil {
 			return err
 		}

@@ -39,8 +39,7 @@ type Engine struct {
 	Store storage.Backend
 	Log   *slog.Logger
 
-	mu    sync.Mutex
-	metas map[int64]*catalog.Metadata // immutable per snapshot
+	metas *catalog.MetaCache // immutable per snapshot, shared by schema_version
 	// writeMu serialises this server's commits; other servers are handled by
 	// the optimistic protocol in snapshot/.
 	writeMu sync.Mutex
@@ -56,30 +55,14 @@ func NewEngine(db *catalog.DB, store storage.Backend, log *slog.Logger) *Engine 
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Engine{DB: db, Store: store, Log: log, metas: map[int64]*catalog.Metadata{}}
+	return &Engine{DB: db, Store: store, Log: log, metas: catalog.NewMetaCache(db)}
 }
 
 // WaitWrites waits for running commits (used at shutdown).
 func (e *Engine) WaitWrites() { e.wg.Wait() }
 
 func (e *Engine) metadata(ctx context.Context, snap catalog.Snapshot) (*catalog.Metadata, error) {
-	e.mu.Lock()
-	m := e.metas[snap.ID]
-	e.mu.Unlock()
-	if m != nil {
-		return m, nil
-	}
-	m, err := e.DB.Load(ctx, snap)
-	if err != nil {
-		return nil, err
-	}
-	e.mu.Lock()
-	if len(e.metas) > 64 {
-		e.metas = map[int64]*catalog.Metadata{}
-	}
-	e.metas[snap.ID] = m
-	e.mu.Unlock()
-	return m, nil
+	return e.metas.Get(ctx, snap)
 }
 
 // Session is one client connection's state.

@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/snapshot"
 	"github.com/lakepg/lakepg/storage"
 )
@@ -13,6 +14,7 @@ import (
 type storageCollector struct {
 	readBytes, requests, retries, cacheHits, cacheMisses *prometheus.Desc
 	commits, conflicts, commitRetries                    *prometheus.Desc
+	catalogQueries, metaBytes, metaLoads                 *prometheus.Desc
 }
 
 func newStorageCollector() *storageCollector {
@@ -33,11 +35,17 @@ func newStorageCollector() *storageCollector {
 			"Commits that failed on a conflicting concurrent commit (SQLSTATE 40001), after any retries.", nil, nil),
 		commitRetries: prometheus.NewDesc("lakepg_commit_retries_total",
 			"Commit attempts retried on top of a snapshot another writer committed first.", nil, nil),
+		catalogQueries: prometheus.NewDesc("lakepg_catalog_queries_total",
+			"Statements sent to a PostgreSQL catalog (transaction control included), each one round trip; SQLite catalogs are not counted.", nil, nil),
+		metaBytes: prometheus.NewDesc("lakepg_metadata_cache_bytes",
+			"Estimated memory held by the cache of catalog metadata (schemas, tables, columns, views per schema version).", nil, nil),
+		metaLoads: prometheus.NewDesc("lakepg_metadata_loads_total",
+			"Catalog metadata reads: the whole catalog (source=catalog), built from a cached snapshot and the tables created since (source=advanced), or reused from the cache for a snapshot of a cached schema version (source=cache).", []string{"source"}, nil),
 	}
 }
 
 func (c *storageCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.readBytes, c.requests, c.retries, c.cacheHits, c.cacheMisses, c.commits, c.conflicts, c.commitRetries} {
+	for _, d := range []*prometheus.Desc{c.readBytes, c.requests, c.retries, c.cacheHits, c.cacheMisses, c.commits, c.conflicts, c.commitRetries, c.catalogQueries, c.metaBytes, c.metaLoads} {
 		ch <- d
 	}
 }
@@ -63,4 +71,10 @@ func (c *storageCollector) Collect(ch chan<- prometheus.Metric) {
 	counter(c.commits, cs.Commits)
 	counter(c.conflicts, cs.Conflicts)
 	counter(c.commitRetries, cs.Retries)
+	counter(c.catalogQueries, catalog.CatalogQueries())
+	ms := catalog.ReadMetaCacheStats()
+	ch <- prometheus.MustNewConstMetric(c.metaBytes, prometheus.GaugeValue, float64(ms.Bytes))
+	counter(c.metaLoads, ms.Loads, "catalog")
+	counter(c.metaLoads, ms.Advances, "advanced")
+	counter(c.metaLoads, ms.Reused, "cache")
 }
