@@ -1,8 +1,6 @@
 package bench
 
 import (
-	"github.com/lakepg/lakepg/storage"
-
 	"fmt"
 	"io"
 	"os"
@@ -111,7 +109,7 @@ func ConfigFromEnv() (Config, error) {
 	}
 	c.BulkRows, e = strconv.Atoi(envString("BENCH_BULK_ROWS", "10000"))
 	fail("BENCH_BULK_ROWS", e)
-	c.MemLimit, e = storage.ParseSize(envString("BENCH_MEM_LIMIT", "512MiB"))
+	c.MemLimit, e = parseBytes(envString("BENCH_MEM_LIMIT", "512MiB"))
 	fail("BENCH_MEM_LIMIT", e)
 	c.Clients, e = parseInts(envString("BENCH_CLIENTS", "1,8,32,64"))
 	fail("BENCH_CLIENTS", e)
@@ -193,3 +191,19 @@ func (c Config) has(s string) bool {
 
 // sfName is a scale factor as file names and headings show it: 1, 0.1, 0.01, 10.
 func sfName(sf float64) string { return strconv.FormatFloat(sf, 'g', -1, 64) }
+
+// parseBytes reads a size such as 512MiB, 2GB or 1048576 (the benchmark
+// imports no lakepg package, so it reads sizes itself).
+func parseBytes(v string) (int64, error) {
+	s := strings.TrimSpace(v)
+	i := len(s)
+	for i > 0 && (s[i-1] < '0' || s[i-1] > '9') {
+		i--
+	}
+	n, err := strconv.ParseFloat(strings.TrimSpace(s[:i]), 64)
+	mult, ok := map[string]float64{"": 1, "b": 1, "kib": 1 << 10, "kb": 1e3, "mib": 1 << 20, "mb": 1e6, "gib": 1 << 30, "gb": 1e9}[strings.ToLower(strings.TrimSpace(s[i:]))]
+	if err != nil || n < 0 || !ok {
+		return 0, fmt.Errorf("bad size %q: want a byte count such as 512MiB or 2GB", v)
+	}
+	return int64(n * mult), nil
+}
