@@ -382,7 +382,7 @@ func (s *Session) writeDeletesAt(ctx context.Context, dir, dataPath string, dels
 	path := dir + name
 	wr, err := s.writeStore().Create(ctx, path)
 	if err != nil {
-		return snapshot.NewDeleteFileAt{}, nil, pgerr.Wrap(pgerr.IOError, err, "could not write file \"%s\"", path)
+		return snapshot.NewDeleteFileAt{}, nil, exec.WriteError(err, path)
 	}
 	pw, err := parquetio.NewWriter(wr, cols, parquetio.WriterOptions{Encrypt: s.eng.DB.Encrypted()})
 	if err != nil {
@@ -401,7 +401,7 @@ func (s *Session) writeDeletesAt(ctx context.Context, dir, dataPath string, dels
 		return snapshot.NewDeleteFileAt{}, nil, err
 	}
 	if err := wr.Commit(); err != nil {
-		return snapshot.NewDeleteFileAt{}, nil, pgerr.Wrap(pgerr.IOError, err, "could not write file \"%s\"", path)
+		return snapshot.NewDeleteFileAt{}, nil, exec.WriteError(err, path)
 	}
 	d := snapshot.NewDeleteFileAt{
 		NewDeleteFile: snapshot.NewDeleteFile{RelPath: name, DeleteCount: info.Rows, FileSize: info.Size, FooterSize: info.FooterSize, EncryptionKey: (&exec.WrittenFile{Info: info}).KeyText()},
@@ -419,7 +419,7 @@ func (s *Session) writeDeletesAt(ctx context.Context, dir, dataPath string, dels
 func (s *Session) readDeletesAt(ctx context.Context, path string, begin int64, key string) ([]snapshot.DeletedPos, error) {
 	f, err := s.eng.Store.Open(ctx, path)
 	if err != nil {
-		return nil, pgerr.Wrap(pgerr.IOError, err, "could not read file \"%s\"", path)
+		return nil, exec.ReadError(err, path)
 	}
 	defer f.Close()
 	k, err := parquetio.ParseKeyText(key)
@@ -428,7 +428,7 @@ func (s *Session) readDeletesAt(ctx context.Context, path string, begin int64, k
 	}
 	pf, err := parquetio.OpenKey(f, f.Size(), k)
 	if err != nil {
-		return nil, pgerr.Wrap(pgerr.IOError, err, "could not read file \"%s\"", path)
+		return nil, exec.ReadError(err, path)
 	}
 	fields := pf.Fields()
 	if len(fields) < 2 {
@@ -459,7 +459,7 @@ func (s *Session) readDeletesAt(ctx context.Context, path string, begin int64, k
 	for {
 		_, ok, err := sc.Next(&b)
 		if err != nil {
-			return nil, pgerr.Wrap(pgerr.IOError, err, "could not read file \"%s\"", path)
+			return nil, exec.ReadError(err, path)
 		}
 		if !ok {
 			break
