@@ -10,8 +10,8 @@
 // every subset that two smaller ones joined along a predicate can form gets
 // its cheapest plan, bushy trees included; cross products are considered
 // only when the predicates leave relations unconnected. Above that, a
-// greedy operator ordering joins the connected pair of trees with the
-// fewest result rows first. Either way the written order of relations and
+// greedy left-deep order adds the connected relation that leaves the fewest
+// rows, one at a time. Either way the written order of relations and
 // predicates plays no part (the greedy order breaks ties by relation
 // names). Written gives the order as written, for when reordering is
 // switched off.
@@ -20,6 +20,7 @@ package joinorder
 import (
 	"math"
 	"math/bits"
+	"sort"
 )
 
 // MaxDPRelations bounds the dynamic programming, whose work grows as 3^n.
@@ -176,46 +177,66 @@ func dp(g Graph) *Tree {
 	return best[full]
 }
 
-// greedy is greedy operator ordering: of all pairs of trees a predicate
-// connects, join the one with the fewest rows out (then the cheapest, then
-// by names), until one tree is left; trees no predicate connects are
-// joined last, smallest first.
+// greedy builds a left-deep order: it starts from the relation with the
+// most rows, which streams through the joins, and adds one relation at a
+// time, of those a predicate connects to what is joined so far the one
+// that leaves the fewest rows (then the smaller, then by name); relations
+// no predicate connects come last. Left-deep keeps every build side a base
+// relation: bushy trees from a greedy choice built hash tables of
+// intermediate joins and ran sqllogictest's 60-table joins 1.7× slower.
 func greedy(g Graph) *Tree {
-	trees := make([]*Tree, len(g.Rows))
-	for i := range trees {
-		trees[i] = leaf(&g, i)
+	rank := nameRanks(g)
+	start := 0
+	for i := range g.Rows {
+		if g.Rows[i] > g.Rows[start] || g.Rows[i] == g.Rows[start] && rank[i] < rank[start] {
+			start = i
+		}
 	}
-	for len(trees) > 1 {
-		bi, bj := -1, -1
-		var bRows, bCost float64
-		var bConnected bool
-		for i := range trees {
-			for j := i + 1; j < len(trees); j++ {
-				connected, hash := g.between(trees[i].Mask, trees[j].Mask)
-				if bConnected && !connected {
-					continue
-				}
-				rows := math.Max(1, g.rawRows(trees[i].Mask|trees[j].Mask))
-				probe, build := trees[i].Rows, trees[j].Rows
-				if build > probe {
-					probe, build = build, probe
-				}
-				cost := joinCost(probe, build, rows, hash)
-				better := bi < 0 || connected && !bConnected || rows < bRows ||
-					rows == bRows && (cost < bCost || cost == bCost && g.key(trees[i], trees[j]) < g.key(trees[bi], trees[bj]))
-				if better {
-					bi, bj, bRows, bCost, bConnected = i, j, rows, cost, connected
-				}
+	t := leaf(&g, start)
+	for t.Mask != uint64(1)<<len(g.Rows)-1 {
+		best := -1
+		var bRows float64
+		var bConnected, bHash bool
+		for i := range g.Rows {
+			if t.Mask&(1<<i) != 0 {
+				continue
+			}
+			connected, hash := g.between(t.Mask, 1<<i)
+			if bConnected && !connected {
+				continue
+			}
+			rows := math.Max(1, g.rawRows(t.Mask|1<<i))
+			better := best < 0 || connected && !bConnected || rows < bRows ||
+				rows == bRows && (g.Rows[i] < g.Rows[best] || g.Rows[i] == g.Rows[best] && rank[i] < rank[best])
+			if better {
+				best, bRows, bConnected, bHash = i, rows, connected, hash
 			}
 		}
-		l, r := trees[bi], trees[bj]
-		if r.Rows > l.Rows {
-			l, r = r, l
-		}
-		trees[bi] = join(l, r, bRows, l.Cost+r.Cost+bCost)
-		trees = append(trees[:bj], trees[bj+1:]...)
+		r := leaf(&g, best)
+		t = join(t, r, bRows, t.Cost+joinCost(t.Rows, r.Rows, bRows, bHash))
 	}
-	return trees[0]
+	return t
+}
+
+// nameRanks is each relation's position in name order (equal names by
+// number).
+func nameRanks(g Graph) []int {
+	order := make([]int, len(g.Rows))
+	for i := range order {
+		order[i] = i
+	}
+	name := func(i int) string {
+		if i < len(g.Names) {
+			return g.Names[i]
+		}
+		return ""
+	}
+	sort.SliceStable(order, func(a, b int) bool { return name(order[a]) < name(order[b]) })
+	rank := make([]int, len(order))
+	for r, i := range order {
+		rank[i] = r
+	}
+	return rank
 }
 
 // Written joins the relations left-deep in the order they are numbered,
@@ -232,24 +253,6 @@ func Written(g Graph) *Tree {
 		t = join(t, r, rows, t.Cost+joinCost(t.Rows, r.Rows, rows, hash))
 	}
 	return t
-}
-
-// key names a pair of trees by their relations' names, for ties.
-func (g *Graph) key(a, b *Tree) string {
-	name := func(t *Tree) string {
-		s := ""
-		for r := t.Mask; r != 0; r &= r - 1 {
-			if i := bits.TrailingZeros64(r); i < len(g.Names) {
-				s += g.Names[i] + ","
-			}
-		}
-		return s
-	}
-	x, y := name(a), name(b)
-	if y < x {
-		x, y = y, x
-	}
-	return x + "|" + y
 }
 
 // Leaves lists the relations of t in the order their columns come out of
