@@ -197,18 +197,11 @@ FROM ducklake_table WHERE `+visibleAt("")+` ORDER BY table_id`, s, s)
 	}
 	byID := map[int64]int{}
 	for rows.Next() {
-		var (
-			t     Table
-			uuid  sql.NullString
-			path  sql.NullString
-			isRel NullBool
-		)
-		if err := rows.Scan(&t.ID, &uuid, &t.SchemaID, &t.Name, &path, &isRel, &t.BeginSnapshot); err != nil {
+		t, err := scanTable(rows)
+		if err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("catalog: load tables: %w", err)
 		}
-		t.UUID, t.Path = uuid.String, path.String
-		t.PathIsRelative = !isRel.Valid || isRel.Bool || !path.Valid
 		byID[t.ID] = len(m.Tables)
 		m.Tables = append(m.Tables, t)
 	}
@@ -397,4 +390,21 @@ func (db *DB) TableDir(s *Schema, t *Table) string {
 		dir = t.Path
 	}
 	return dir
+}
+
+// scanTable reads a row of (table_id, table_uuid, schema_id, table_name,
+// path, path_is_relative, begin_snapshot) from ducklake_table.
+func scanTable(rows *sql.Rows) (Table, error) {
+	var (
+		t     Table
+		uuid  sql.NullString
+		path  sql.NullString
+		isRel NullBool
+	)
+	if err := rows.Scan(&t.ID, &uuid, &t.SchemaID, &t.Name, &path, &isRel, &t.BeginSnapshot); err != nil {
+		return t, err
+	}
+	t.UUID, t.Path = uuid.String, path.String
+	t.PathIsRelative = !isRel.Valid || isRel.Bool || !path.Valid
+	return t, nil
 }

@@ -100,18 +100,11 @@ FROM ducklake_table WHERE `+visibleAt("")+` AND begin_snapshot > ? ORDER BY tabl
 	byID := map[int64]int{}
 	var ids []string
 	for rows.Next() {
-		var (
-			t     Table
-			uuid  sql.NullString
-			path  sql.NullString
-			isRel NullBool
-		)
-		if err := rows.Scan(&t.ID, &uuid, &t.SchemaID, &t.Name, &path, &isRel, &t.BeginSnapshot); err != nil {
+		t, err := scanTable(rows)
+		if err != nil {
 			rows.Close()
 			return nil, false, fmt.Errorf("catalog: advance: load tables: %w", err)
 		}
-		t.UUID, t.Path = uuid.String, path.String
-		t.PathIsRelative = !isRel.Valid || isRel.Bool || !path.Valid
 		byID[t.ID] = len(nm.Tables)
 		nm.Tables = append(nm.Tables, t)
 		ids = append(ids, fmt.Sprint(t.ID))

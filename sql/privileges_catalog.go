@@ -42,20 +42,11 @@ func (s *Session) catalogACL() func(kind string, id int64) (string, string, bool
 // ([user,] object, privileges), true when the role holds any of the
 // privileges listed ('SELECT, INSERT', 'USAGE WITH GRANT OPTION').
 func (b *binder) hasPrivilege(name string, args []exec.Expr, loc int32) (exec.Expr, error) {
-	if len(args) < 2 || len(args) > 3 {
-		return nil, errAt(pgerr.New(pgerr.UndefinedFunction, "function %s with %d arguments does not exist", name, len(args)), loc)
-	}
-	for i := range args {
-		var err error
-		if args[i], err = b.cast(args[i], types.TextT, false, loc); err != nil {
-			return nil, err
-		}
+	ctx, err := b.privilegeArgs(name, args, loc)
+	if err != nil {
+		return nil, err
 	}
 	s := b.sess
-	ctx := context.Background()
-	if b.qc != nil {
-		ctx = b.qc.ctx
-	}
 	st, err := s.privileges(ctx)
 	if err != nil {
 		return nil, err
@@ -223,4 +214,23 @@ func (s *Session) catalogDefaultACLs() []pgcatalog.DefaultACL {
 		return out[i].SchemaID < out[j].SchemaID
 	})
 	return out
+}
+
+// privilegeArgs checks the ([user,] object, privilege) arity of the
+// privilege inquiry functions and casts their arguments to text in place;
+// it gives the context their lookups run in.
+func (b *binder) privilegeArgs(name string, args []exec.Expr, loc int32) (context.Context, error) {
+	if len(args) < 2 || len(args) > 3 {
+		return nil, errAt(pgerr.New(pgerr.UndefinedFunction, "function %s with %d arguments does not exist", name, len(args)), loc)
+	}
+	for i := range args {
+		var err error
+		if args[i], err = b.cast(args[i], types.TextT, false, loc); err != nil {
+			return nil, err
+		}
+	}
+	if b.qc != nil {
+		return b.qc.ctx, nil
+	}
+	return context.Background(), nil
 }

@@ -159,20 +159,11 @@ func (s *Session) catalogMembers() func() []catalog.RoleMember {
 // it — MEMBER, USAGE and SET alike, as every role inherits here — or, WITH
 // ADMIN OPTION, holds the admin option on it. A superuser has every role.
 func (b *binder) pgHasRole(args []exec.Expr, loc int32) (exec.Expr, error) {
-	if len(args) < 2 || len(args) > 3 {
-		return nil, errAt(pgerr.New(pgerr.UndefinedFunction, "function pg_has_role with %d arguments does not exist", len(args)), loc)
-	}
-	for i := range args {
-		var err error
-		if args[i], err = b.cast(args[i], types.TextT, false, loc); err != nil {
-			return nil, err
-		}
+	ctx, err := b.privilegeArgs("pg_has_role", args, loc)
+	if err != nil {
+		return nil, err
 	}
 	s := b.sess
-	ctx := context.Background()
-	if b.qc != nil {
-		ctx = b.qc.ctx
-	}
 	c := &pgcatalog.Context{User: s.user, Roles: s.catalogRoles()}
 	name := func(v string) string {
 		if oid, err := strconv.ParseInt(v, 10, 64); err == nil {
