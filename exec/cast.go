@@ -165,15 +165,27 @@ func castOne(env *Env, v *vec.Vector, i int, out *vec.Vector, assign bool) error
 		case from.ID == types.Numeric && NumericIsNaN(v, i):
 			f = math.NaN()
 		case from.ID == types.Numeric:
-			d, s := NumericValue(v, i)
-			txt := types.FormatBig(d, s)
+			// PostgreSQL reads the numeric's text as float8in/float4in do;
+			// an unconstrained numeric is that text already
+			var txt string
+			if from.Scale < 0 {
+				txt = v.S[i]
+			} else {
+				txt = types.FormatScaled(v.I64[i], from.Scale)
+			}
 			bits := 64
 			if to.ID == types.Float32 {
 				bits = 32
 			}
 			var err error
-			if f, err = strconv.ParseFloat(txt, bits); err != nil && math.IsInf(f, 0) {
-				// PostgreSQL reads the numeric's text as float8in/float4in do
+			f, err = strconv.ParseFloat(txt, bits)
+			if err != nil && !math.IsInf(f, 0) {
+				// not the canonical text: read it as numeric first
+				d, s := NumericValue(v, i)
+				txt = types.FormatBig(d, s)
+				f, err = strconv.ParseFloat(txt, bits)
+			}
+			if err != nil && math.IsInf(f, 0) {
 				return pgerr.New(pgerr.NumericValueOutOfRange, "\"%s\" is out of range for type %s", txt, to)
 			}
 		default:

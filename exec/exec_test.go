@@ -177,6 +177,38 @@ func TestCasts(t *testing.T) {
 	if v, _ := CastVector(env, texts("abcd"), 1, vc, false); v.S[0] != "abc" {
 		t.Errorf("varchar(3) explicit cast truncates: %q", v.S[0])
 	}
+	// numeric to float reads the numeric's text, as PostgreSQL does
+	fixed := vec.New(types.NumericT(10, 2), 2)
+	fixed.AppendInt(-550)
+	fixed.AppendInt(12345678)
+	free := vec.New(types.NumericAnyT, 3)
+	free.AppendString("5.5000000000000000")
+	free.AppendString("1e3")
+	free.AppendString(" 0.1 ")
+	for _, c := range []struct {
+		in   *vec.Vector
+		to   types.T
+		want []float64
+	}{
+		{fixed, types.Float64T, []float64{-5.5, 123456.78}},
+		{free, types.Float64T, []float64{5.5, 1000, 0.1}},
+		{free, types.Float32T, []float64{5.5, 1000, float64(float32(0.1))}},
+	} {
+		got, err := CastVector(env, c.in, len(c.want), c.to, false)
+		if err != nil {
+			t.Fatalf("numeric -> %s: %v", c.to, err)
+		}
+		for i, w := range c.want {
+			if got.F64[i] != w {
+				t.Errorf("numeric %d -> %s = %v, want %v", i, c.to, got.F64[i], w)
+			}
+		}
+	}
+	huge := vec.New(types.NumericAnyT, 1)
+	huge.AppendString("1e400")
+	if _, err := CastVector(env, huge, 1, types.Float64T, false); pgerr.Code(err) != pgerr.NumericValueOutOfRange {
+		t.Errorf("1e400::numeric::float8: %v, want 22003", err)
+	}
 	f := vec.New(types.Float64T, 1)
 	f.AppendFloat(2.5)
 	if v, _ := CastVector(env, f, 1, types.Int32T, false); v.I64[0] != 2 {

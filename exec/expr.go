@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/big"
 	"math/bits"
+	"strconv"
 	"time"
 
 	"github.com/lakepg/lakepg/exec/vec"
@@ -506,7 +507,19 @@ func weightAndFirst(v *big.Int, scale int) (int, int) {
 	if v.Sign() == 0 {
 		return 0, 0
 	}
-	s := new(big.Int).Abs(v).String()
+	var buf [20]byte
+	var s []byte
+	if v.IsInt64() {
+		// most values: their digits without a big.Int's String
+		x := v.Int64()
+		u := uint64(x)
+		if x < 0 {
+			u = -u
+		}
+		s = strconv.AppendUint(buf[:0], u, 10)
+	} else {
+		s = []byte(new(big.Int).Abs(v).String())
+	}
 	intDigits := len(s) - scale // digits before the point (may be <= 0)
 	// weight w: value in [10000^w, 10000^(w+1))
 	var w int
@@ -517,15 +530,11 @@ func weightAndFirst(v *big.Int, scale int) (int, int) {
 	}
 	// first base-10000 digit: the group of digits at position w
 	// digits positioned relative to the point: group covers 10^(4w)..10^(4w+3)
-	pad := s
 	lead := intDigits - 4*w // number of digits of s falling into group w and above
 	var first int
 	if lead >= 0 {
-		if lead > len(pad) {
-			pad += string(make([]byte, 0))
-		}
-		end := min(lead, len(pad))
-		for _, c := range pad[:end] {
+		end := min(lead, len(s))
+		for _, c := range s[:end] {
 			first = first*10 + int(c-'0')
 		}
 		for k := end; k < lead; k++ {

@@ -145,7 +145,11 @@ func (qc *queryCtx) cteSource(cte *cteDef, alias string, colAliases []string, lo
 		// the rows (a plan that only describes must not make the rows
 		// every later plan reads: apply_plan.go describes first)
 		if cte.mat == nil {
-			mq, err := qc.planSelect(sel)
+			body := sel
+			if shared := qc.sharedBody(cte); shared != nil {
+				body = shared // cte_filter.go
+			}
+			mq, err := qc.planSelect(body)
 			if err != nil {
 				return nil, err
 			}

@@ -72,6 +72,13 @@ type cteDef struct {
 	matQ *query
 	// materialized: written AS MATERIALIZED, so no conjunct is pushed in
 	materialized bool
+	// scopes are where the references are (the statement and the other
+	// WITH queries); shared is the body run once for all of them with
+	// their conjuncts' disjunction pushed in (cte_filter.go), nil when the
+	// rule does not apply, computed once (sharedDone)
+	scopes     []protoreflect.Message
+	shared     *pg.SelectStmt
+	sharedDone bool
 	// written: a data-modifying query the statement ran (with_write.go)
 	written *writtenCTE
 }
@@ -155,11 +162,14 @@ func (qc *queryCtx) planSelect(sel *pg.SelectStmt) (*query, error) {
 		inner.WithClause = nil
 		if !sel.WithClause.Recursive {
 			for name, def := range frame {
-				def.refs = countReferences(inner.ProtoReflect(), name)
+				def.scopes = []protoreflect.Message{inner.ProtoReflect()}
 				for _, other := range frame {
 					if other != def {
-						def.refs += countReferences(other.query.ProtoReflect(), name)
+						def.scopes = append(def.scopes, other.query.ProtoReflect())
 					}
+				}
+				for _, sc := range def.scopes {
+					def.refs += countReferences(sc, name)
 				}
 			}
 		}

@@ -16,13 +16,14 @@ const (
 	ruleOuterToInner     = "outer_join_to_inner" // a null-rejecting WHERE makes an outer join inner
 	ruleImpliedCondition = "implied_conditions"  // col = constant carried across ON equalities
 	ruleSubqueryPushdown = "subquery_pushdown"   // WHERE into derived tables and WITH queries
+	ruleCTESharedFilter  = "cte_shared_filter"   // a WITH query read by several references runs once, their conditions OR'ed into it
 	ruleConstantFalse    = "constant_false"      // a constant false condition reads nothing
 	ruleFactorOr         = "factor_or"           // a condition common to OR branches taken out
 	ruleDynamicFilters   = "dynamic_filters"     // scans skip row groups outside a join's build keys
 )
 
 // rules are the rule names in the order the planner applies them.
-var rules = []string{ruleFactorOr, ruleConstantFalse, ruleSubqueryPushdown, ruleOuterToInner,
+var rules = []string{ruleFactorOr, ruleConstantFalse, ruleSubqueryPushdown, ruleCTESharedFilter, ruleOuterToInner,
 	ruleOuterPushdown, ruleImpliedCondition, ruleJoinOrder, ruleDynamicFilters}
 
 // checkDisabledRules validates a lakepg.disabled_rules value.

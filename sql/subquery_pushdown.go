@@ -340,6 +340,20 @@ func (qc *queryCtx) planWithPushdown(n *pg.Node, where *wherePending) (src *sour
 	}
 	where.conj = rest
 	where.pushed = append(where.pushed, take...)
+	if cte != nil && cte.refs > 1 && !qc.describeOnly && qc.sharedBody(cte) != nil {
+		// one run for every reference, each filtering the shared rows by
+		// its own conjuncts (cte_filter.go)
+		qc.fired(ruleCTESharedFilter)
+		if src, err = qc.cteSource(cte, alias, colAliases, n.GetRangeVar().Location); err != nil {
+			return nil, true, err
+		}
+		for _, c := range take {
+			if src, err = qc.filter(src, c); err != nil {
+				return nil, true, err
+			}
+		}
+		return src, true, nil
+	}
 	qc.fired(ruleSubqueryPushdown)
 	filtered := withConjuncts(sel, take, alias, outs)
 	if cte != nil {

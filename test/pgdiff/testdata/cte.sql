@@ -50,3 +50,15 @@ WITH t AS (SELECT id FROM tree) SELECT id FROM t WHERE id > 5 UNION ALL SELECT 0
 -- references see the same random values
 WITH r AS (SELECT random() AS x FROM generate_series(1, 5) g) SELECT count(*), bool_and(a.x = b.x) FROM r a JOIN r b ON a.x = b.x;
 WITH r AS (SELECT g, random() AS x FROM generate_series(1, 3) g) SELECT (SELECT sum(x) FROM r) = (SELECT sum(x) FROM r);
+-- a WITH query read by several references, each with conditions of its own: one run with
+-- their disjunction pushed in (cte_shared_filter), each reference filtering the shared rows
+WITH g AS (SELECT parent, count(*) AS n, max(name) AS m FROM tree GROUP BY parent)
+SELECT a.n, b.n, c.m FROM g a, g b, g c WHERE a.parent = 1 AND b.parent = 2 AND c.parent IS NULL;
+WITH g(p, n) AS (SELECT parent, count(*) FROM tree GROUP BY parent)
+SELECT x.nn, y.n FROM g x(pp, nn), g y WHERE x.pp = 1 AND y.p = 2 AND x.nn > 0 AND y.n >= x.nn - 5;
+WITH u AS (SELECT id, name FROM tree WHERE id < 4 UNION ALL SELECT id, name FROM tree WHERE id >= 4)
+SELECT a.name, b.name FROM u a, u b WHERE a.id = 2 AND b.id = a.id + 3 ORDER BY 1, 2;
+WITH g AS (SELECT parent, count(*) AS n FROM tree GROUP BY parent)
+SELECT a.n, b.n FROM g a JOIN g b ON a.parent + 1 = b.parent WHERE a.parent = 1 ORDER BY 1, 2;
+WITH g AS (SELECT id, parent FROM tree)
+SELECT count(*) FROM g a WHERE a.id > 2 AND EXISTS (SELECT 1 FROM g b WHERE b.parent = a.id AND b.id < 100);
