@@ -130,3 +130,40 @@ func castToTimestamptz(v *vec.Vector, i int, out *vec.Vector, loc *time.Location
 	out.AppendInt(types.LocalToUTC(wall, loc))
 	return nil
 }
+
+// DateClamp passes dates through, except that a date past either end of
+// the timestamp range becomes the infinite date of its sign: compared with
+// a timestamp it is then later (or earlier) than every one, as
+// date_cmp_timestamp compares it, where the cast alone fails with 22008.
+type DateClamp struct{ E Expr }
+
+func (c *DateClamp) Type() types.T { return c.E.Type() }
+
+func (c *DateClamp) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
+	v, err := c.E.Eval(env, b)
+	if err != nil {
+		return nil, err
+	}
+	var out *vec.Vector
+	for i, d := range v.I64 {
+		if dateFitsTimestamp(d) == nil || v.IsNull(i) {
+			continue
+		}
+		if out == nil {
+			cp := *v
+			cp.I64 = append([]int64(nil), v.I64...)
+			out = &cp
+		}
+		if d > 0 {
+			out.I64[i] = types.DateInfinity
+		} else {
+			out.I64[i] = types.DateNegInfinity
+		}
+	}
+	if out == nil {
+		return v, nil
+	}
+	return out, nil
+}
+
+func (c *DateClamp) MapColumns(fn func(int) int) Expr { return &DateClamp{E: MapColumns(c.E, fn)} }

@@ -1023,6 +1023,15 @@ func (b *binder) binaryOp(op string, l, r exec.Expr, loc int32) (exec.Expr, erro
 			}
 			return &exec.Cmp{Op: cop, L: l, R: r}, nil
 		}
+		if t.ID == types.Timestamp || t.ID == types.Timestamptz {
+			// a date beyond the timestamps compares, it does not overflow
+			if lt.ID == types.Date {
+				l = &exec.DateClamp{E: l}
+			}
+			if rt.ID == types.Date {
+				r = &exec.DateClamp{E: r}
+			}
+		}
 		var err error
 		if l, err = b.cast(l, t, false, loc); err != nil {
 			return nil, err

@@ -680,7 +680,8 @@ func containsAgg(n *pg.Node) bool {
 	return found
 }
 
-// walk visits expression nodes depth-first (not into subqueries).
+// walk visits expression nodes depth-first (not into subqueries, only
+// into a subquery test's left operand).
 func walk(n *pg.Node, fn func(*pg.Node) bool) {
 	if n == nil || !fn(n) {
 		return
@@ -746,6 +747,11 @@ func walk(n *pg.Node, fn func(*pg.Node) bool) {
 		walk(x.CollateClause.Arg, fn)
 	case *pg.Node_NamedArgExpr:
 		walk(x.NamedArgExpr.Arg, fn)
+	case *pg.Node_SubLink:
+		// the left operand of IN/ANY/ALL belongs to this query level
+		// (an aggregate there aggregates this query's rows); the
+		// subquery itself does not
+		walk(x.SubLink.Testexpr, fn)
 	}
 }
 

@@ -130,3 +130,6 @@ SELECT '1/2/2024'::date;
 RESET DateStyle;
 -- @error
 SELECT '15/01/2024'::date;
+-- a date beyond the timestamps compares with them (later or earlier than all), it does not overflow
+SELECT DATE '5874897-12-31' > TIMESTAMP '2000-01-01', TIMESTAMP '2000-01-01' < DATE '5874897-12-31', DATE '5874897-12-31' = TIMESTAMP '2000-01-01';
+SELECT d > TIMESTAMP '2020-01-01', d <= TIMESTAMPTZ '2020-01-01 00:00:00+00' FROM (VALUES (DATE '5874897-12-31'), (DATE '2021-01-01'), (NULL)) t(d);

@@ -108,3 +108,8 @@ SELECT id, (SELECT max(a.v)) FROM a ORDER BY id;
 -- @error
 SELECT * FROM a WHERE v = (SELECT max(a.v));
 SELECT id FROM a WHERE v IN (SELECT max(x.v) FROM a x) ORDER BY id;
+-- an aggregate or window function as the left operand of IN/ANY/ALL belongs to the outer query
+SELECT max(1) IN (SELECT 0), max(1) <> ALL (SELECT 0);
+SELECT g, sum(v) IN (SELECT v FROM b), count(*) = ANY (SELECT id FROM b) FROM a GROUP BY g ORDER BY g;
+SELECT g FROM a GROUP BY g HAVING max(v) > ALL (SELECT v FROM b WHERE v IS NOT NULL) ORDER BY g;
+SELECT id, row_number() OVER (ORDER BY id) IN (SELECT id FROM b) FROM a ORDER BY id;
