@@ -185,3 +185,19 @@ func writeGroup(batch []*member) {
 		close(w.m.done)
 	}
 }
+
+// InsertsOnly reports whether the commit only adds rows (data files or
+// inlined rows) to tables that exist, and runs no extras. Such a commit
+// conflicts with no concurrent insert, so a server may stage several at
+// once and let them commit in one group; whatever else they meet (a drop,
+// an ALTER, a key another commit took first) the commit's own checks
+// against the head catch, as they do for another server's commits.
+func (c *Commit) InsertsOnly() bool {
+	if len(c.extras) > 0 {
+		return false
+	}
+	m := c.mine()
+	return len(m.inserted) > 0 && len(m.createdSchemas) == 0 && len(m.createdTables) == 0 &&
+		len(m.droppedSchemas) == 0 && len(m.droppedTables) == 0 && len(m.deleted) == 0 &&
+		len(m.deletedInline) == 0 && len(m.altered) == 0 && len(m.renamed) == 0 && len(m.changedViews) == 0
+}
