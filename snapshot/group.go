@@ -187,13 +187,16 @@ func writeGroup(batch []*member) {
 }
 
 // InsertsOnly reports whether the commit only adds rows (data files or
-// inlined rows) to tables that exist, and runs no extras. Such a commit
-// conflicts with no concurrent insert, so a server may stage several at
-// once and let them commit in one group; whatever else they meet (a drop,
-// an ALTER, a key another commit took first) the commit's own checks
-// against the head catch, as they do for another server's commits.
+// inlined rows) to tables that exist and have no primary key or unique
+// constraint, and runs no extras. Such a commit conflicts with no
+// concurrent insert, so a server may stage several at once and let them
+// commit in one group; whatever else they meet (a drop, an ALTER) the
+// commit's own checks against the head catch, as they do for another
+// server's commits. Inserts into keyed tables are left out: staged one at a
+// time, a duplicate key is always 23505, never the 40001 of a keyed table
+// written concurrently (constraints.go).
 func (c *Commit) InsertsOnly() bool {
-	if len(c.extras) > 0 {
+	if len(c.extras) > 0 || len(c.cons.keyed) > 0 {
 		return false
 	}
 	m := c.mine()
