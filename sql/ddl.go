@@ -93,8 +93,8 @@ func (s *Session) commitWrite(ctx context.Context, fn func(c *snapshot.Commit, m
 		// while this one commits, and commits that meet go into the catalog
 		// in one transaction (snapshot/group.go). Anything else stays
 		// serialised on this server, so that its sessions never conflict
-		// with each other. Only on SQLite, where it measured 324-342
-		// commits/s against 289-314 (16 clients); on a PostgreSQL catalog two
+		// with each other. Only on SQLite, where it measured 500-573
+		// commits/s against 288-356 (16 clients); on a PostgreSQL catalog two
 		// servers fell from 148-195 to 96-116 commits/s, each member of a
 		// group paying for the conflict check against the earlier ones while
 		// holding the cluster's commit lock (bench/results/2026-12-02-scaleout.md).
