@@ -95,9 +95,10 @@ func (s *Session) commitWrite(ctx context.Context, fn func(c *snapshot.Commit, m
 		// serialised on this server, so that its sessions never conflict
 		// with each other. Only on SQLite, where it measured 500-573
 		// commits/s against 288-356 (16 clients); on a PostgreSQL catalog two
-		// servers fell from 148-195 to 96-116 commits/s, each member of a
-		// group paying for the conflict check against the earlier ones while
-		// holding the cluster's commit lock (bench/results/2026-12-02-scaleout.md).
+		// servers fell from 148-195 to 96-116 commits/s on the loaded test
+		// machine, not yet understood: a group holds the cluster's commit
+		// lock while its members run one after another, each with a
+		// conflict check against the earlier ones (bench/results/2026-12-02-scaleout.md).
 		e.inserts.Add(1)
 		defer e.inserts.Done()
 		e.writeMu.Unlock()
