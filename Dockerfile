@@ -6,7 +6,8 @@
 #   docker build -t lakepg .
 #   docker run -p 127.0.0.1:5433:5433 -e LAKEPG_PASSWORD=… -v lake:/var/lib/lakepg lakepg
 #
-# The target "versitygw" builds the S3-compatible server the tests use (docker-compose.yml).
+# The target "versitygw" builds the S3-compatible server the tests use (docker-compose.yml);
+# the target "pgbouncer" is Debian's PgBouncer, the pooler of its "scaleout" profile.
 
 FROM golang:1.26-bookworm AS build
 WORKDIR /src
@@ -40,3 +41,13 @@ EXPOSE 5433
 # lakepg on first start) or give a role one first.
 ENV LAKEPG_LISTEN=0.0.0.0:5433
 ENTRYPOINT ["lakepg"]
+
+FROM debian:bookworm-slim AS pgbouncer
+# Debian's package, the PgBouncer 1.18 test/topology runs; it refuses to run as root
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends pgbouncer \
+ && rm -rf /var/lib/apt/lists/*
+USER postgres
+EXPOSE 6432
+ENTRYPOINT ["pgbouncer"]
+CMD ["/etc/pgbouncer/pgbouncer.ini"]

@@ -27,6 +27,11 @@ type concResult struct {
 // over and over until the duration is up; queries started before then may finish within
 // a grace period as long as the duration, and are counted. qps is over the whole time.
 func (r *Runner) runMix(ctx context.Context, dsn string, n int, d time.Duration, pids func() []int) concResult {
+	return r.runMixOn(ctx, []string{dsn}, n, d, pids)
+}
+
+// runMixOn is runMix with the clients spread over several servers' DSNs, round robin.
+func (r *Runner) runMixOn(ctx context.Context, dsns []string, n int, d time.Duration, pids func() []int) concResult {
 	mw := watchMemory(pids)
 	defer mw.Close()
 	mw.Reset()
@@ -41,7 +46,7 @@ func (r *Runner) runMix(ctx context.Context, dsn string, n int, d time.Duration,
 		wg.Add(1)
 		go func(k int) {
 			defer wg.Done()
-			cfg, err := pgx.ParseConfig(dsn)
+			cfg, err := pgx.ParseConfig(dsns[k%len(dsns)])
 			if err != nil {
 				return
 			}

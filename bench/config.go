@@ -11,7 +11,7 @@ import (
 )
 
 // AllSections are the report's sections in the order they run.
-var AllSections = []string{"tpch", "tpcds", "ingest", "wire", "writes", "concurrency", "scaling", "s3", "memory"}
+var AllSections = []string{"tpch", "tpcds", "ingest", "wire", "writes", "concurrency", "scaling", "scaleout", "s3", "memory"}
 
 // Config is one benchmark run. ConfigFromEnv fills it from the BENCH_* variables that
 // `make bench` passes through; the README lists them.

@@ -131,6 +131,7 @@ var sectionTitles = map[string]string{
 	"writes":      "Small writes",
 	"concurrency": "Concurrency",
 	"scaling":     "Scaling",
+	"scaleout":    "Scale-out: several lakepg servers on one PostgreSQL catalog",
 	"s3":          "S3: a scan of two columns out of twenty",
 	"memory":      "Memory: big operators under a memory limit",
 }
@@ -158,6 +159,8 @@ func (r *Runner) runSection(ctx context.Context, key string, s *section) (err er
 		return r.sectionConcurrency(ctx, s)
 	case "scaling":
 		return r.sectionScaling(ctx, s)
+	case "scaleout":
+		return r.sectionScaleout(ctx, s) // scaleout.go
 	case "s3":
 		return r.sectionS3(ctx, s)
 	case "memory":

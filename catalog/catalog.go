@@ -41,6 +41,8 @@ type DB struct {
 	encrypted bool
 	// wantEncrypted: Options.Encrypted, for init
 	wantEncrypted bool
+	// tables caches tableExists (tablecache.go)
+	tables tableCache
 }
 
 // Encrypted reports whether the lake was created encrypted.
@@ -212,16 +214,6 @@ func (db *DB) init(ctx context.Context, dataPath string) error {
 
 type queryer interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-}
-
-func (db *DB) tableExists(ctx context.Context, q queryer, name string) (bool, error) {
-	rows, err := q.QueryContext(ctx, db.d.rebind(db.d.tableExists), name)
-	if err != nil {
-		return false, err
-	}
-	defer rows.Close()
-	found := rows.Next()
-	return found, rows.Err()
 }
 
 func (db *DB) globalMetadata(ctx context.Context) (map[string]string, error) {

@@ -141,3 +141,34 @@ func firstWords(q string) string {
 	}
 	return strings.Join(f, " ")
 }
+
+// Savepoint marks where RollbackTo returns to. On PostgreSQL it goes out
+// with the next pipelined batch, costing no round trip of its own.
+func (t *Tx) Savepoint(ctx context.Context, name string) error {
+	return t.ExecDeferred(ctx, "SAVEPOINT "+name)
+}
+
+// ReleaseAndFlush forgets savepoint name and sends every queued statement
+// now, so that an error of the statements since the savepoint is known
+// (and returned) while they can still be rolled back alone.
+func (t *Tx) ReleaseAndFlush(ctx context.Context, name string) error {
+	if err := t.ExecDeferred(ctx, "RELEASE SAVEPOINT "+name); err != nil {
+		return err
+	}
+	if t.lock == nil {
+		return nil
+	}
+	return t.flush(ctx)
+}
+
+// RollbackTo undoes everything since savepoint name, queued statements and
+// a failed pipelined batch included, leaving the transaction usable.
+func (t *Tx) RollbackTo(ctx context.Context, name string) error {
+	if t.lock != nil && t.deferredErr == nil {
+		// the savepoint itself may still be queued
+		_ = t.flush(ctx)
+	}
+	t.pending, t.deferredErr = nil, nil
+	_, err := t.tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT "+name)
+	return err
+}

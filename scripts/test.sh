@@ -308,6 +308,19 @@ ensure_clients() {
 	export LAKEPG_TEST_PGJDBC_JAR=$jar
 }
 
+# PgBouncer and HAProxy, the pooler and the balancer of test/topology's scale-out cluster
+# (two lakepg servers on one PostgreSQL catalog): Debian's pgbouncer (1.18 on bookworm) and
+# haproxy (2.6). Only the binaries are used; the tests start private instances on loopback.
+ensure_pooler() {
+	local missing=()
+	command -v pgbouncer >/dev/null 2>&1 || [ -x /usr/sbin/pgbouncer ] || missing+=(pgbouncer)
+	command -v haproxy >/dev/null 2>&1 || [ -x /usr/sbin/haproxy ] || missing+=(haproxy)
+	[ "${#missing[@]}" -eq 0 ] && return
+	apt_install "${missing[@]}"
+	{ command -v pgbouncer || [ -x /usr/sbin/pgbouncer ]; } >/dev/null 2>&1 || die "package pgbouncer installed but no pgbouncer binary"
+	{ command -v haproxy || [ -x /usr/sbin/haproxy ]; } >/dev/null 2>&1 || die "package haproxy installed but no haproxy binary"
+}
+
 # The conformance suites (test/slt, test/pgdiff, test/tpch) write their figures to
 # $LAKEPG_TEST_REPORT_DIR; `go test ./...` hides the log of passing tests, so they are
 # printed here after the tests, passing or not.
@@ -356,6 +369,7 @@ main() {
 	ensure_go_modules
 	ensure_duckdb
 	ensure_clients
+	ensure_pooler
 	trap cleanup EXIT
 	ensure_postgres_server
 	ensure_duckdb_httpfs

@@ -49,6 +49,13 @@
 // at most 10 times, re-reading the head and re-running the checks against
 // base each time.
 //
+// Commits of one process that are ready at the same moment are written in
+// one catalog transaction (group.go): each as its own snapshot behind a
+// savepoint, with exactly the checks above against the head inside the
+// transaction (the group's earlier members included), one COMMIT for all.
+// A member that fails is rolled back to its savepoint alone; a failed
+// COMMIT fails every member with nothing of any in the catalog.
+//
 // Besides the change tokens, each commit re-checks the rows it end-dates:
 // dropping a table, renaming it, altering a column or replacing a delete file
 // requires the row it replaces to still be live (and, for delete files, to be

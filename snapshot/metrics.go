@@ -14,11 +14,17 @@ type CommitStats struct {
 	Commits   int64
 	Conflicts int64
 	Retries   int64
+	// Groups counts catalog transactions that wrote several commits at
+	// once (group.go), GroupMembers the commits they carried.
+	Groups       int64
+	GroupMembers int64
 }
 
 var commitCounters struct {
 	commits, conflicts, retries atomic.Int64
 }
+
+var groupCommits, groupMembers atomic.Int64
 
 // ReadCommitStats returns the current counters.
 func ReadCommitStats() CommitStats {
@@ -26,6 +32,9 @@ func ReadCommitStats() CommitStats {
 		Commits:   commitCounters.commits.Load(),
 		Conflicts: commitCounters.conflicts.Load(),
 		Retries:   commitCounters.retries.Load(),
+
+		Groups:       groupCommits.Load(),
+		GroupMembers: groupMembers.Load(),
 	}
 }
 

@@ -51,7 +51,7 @@ func (c *Commit) Commit(ctx context.Context) (catalog.Snapshot, error) {
 			case <-t.C:
 			}
 		}
-		snap, err := c.try(ctx, attempt)
+		snap, err := c.tryGrouped(ctx, attempt) // group.go
 		countTry(attempt, err)
 		if err == nil {
 			c.committed = true
@@ -73,29 +73,45 @@ func (c *Commit) try(ctx context.Context, attempt int) (catalog.Snapshot, error)
 		return catalog.Snapshot{}, fmt.Errorf("snapshot: begin commit: %w", err)
 	}
 	defer tx.Rollback()
+	snap, nextCatalogID, err := c.writeIn(ctx, tx, attempt)
+	if err != nil {
+		return catalog.Snapshot{}, err
+	}
+	if err := tx.Commit(); err != nil {
+		return catalog.Snapshot{}, fmt.Errorf("snapshot: commit snapshot %d: %w", snap.ID, err)
+	}
+	c.finalCatalogBase = nextCatalogID
+	return snap, nil
+}
+
+// writeIn writes the commit as the next snapshot in tx, on top of whatever
+// tx already holds (the group's earlier commits, group.go), after checking
+// for conflicts with everything committed since the commit's base. It
+// returns the snapshot and the head's next_catalog_id it built on.
+func (c *Commit) writeIn(ctx context.Context, tx *catalog.Tx, attempt int) (catalog.Snapshot, int64, error) {
 	head, err := tx.Head(ctx)
 	if err != nil {
-		return catalog.Snapshot{}, fmt.Errorf("snapshot: read head: %w", err)
+		return catalog.Snapshot{}, 0, fmt.Errorf("snapshot: read head: %w", err)
 	}
 	if head.ID != c.base.ID {
 		// Someone committed since the statement read base: check what they
 		// did against what we do, then build on their head.
 		changes, err := tx.ChangesSince(ctx, c.base.ID)
 		if err != nil {
-			return catalog.Snapshot{}, err
+			return catalog.Snapshot{}, 0, err
 		}
 		other := newChangeSet()
 		for _, ch := range changes {
 			if err := other.parse(ch); err != nil {
-				return catalog.Snapshot{}, err
+				return catalog.Snapshot{}, 0, err
 			}
 		}
 		if err := c.mine().check(other); err != nil {
-			return catalog.Snapshot{}, err
+			return catalog.Snapshot{}, 0, err
 		}
 	}
 	if err := c.checkKeyed(ctx, tx, head); err != nil { // constraints.go
-		return catalog.Snapshot{}, err
+		return catalog.Snapshot{}, 0, err
 	}
 	var snap catalog.Snapshot
 	if c.onlyExtras() {
@@ -103,22 +119,18 @@ func (c *Commit) try(ctx context.Context, attempt int) (catalog.Snapshot, error)
 	} else {
 		w := &writer{c: c, tx: tx, ctx: ctx, head: head, snapID: head.ID + 1}
 		if snap, err = w.write(); err != nil {
-			return catalog.Snapshot{}, deferredCause(tx, err)
+			return catalog.Snapshot{}, 0, deferredCause(tx, err)
 		}
 	}
 	if err := c.runExtras(ctx, tx, head.NextCatalogID); err != nil {
-		return catalog.Snapshot{}, deferredCause(tx, err)
+		return catalog.Snapshot{}, 0, deferredCause(tx, err)
 	}
 	if c.beforeCommit != nil {
 		if err := c.beforeCommit(attempt); err != nil {
-			return catalog.Snapshot{}, err
+			return catalog.Snapshot{}, 0, err
 		}
 	}
-	if err := tx.Commit(); err != nil {
-		return catalog.Snapshot{}, fmt.Errorf("snapshot: commit snapshot %d: %w", snap.ID, err)
-	}
-	c.finalCatalogBase = head.NextCatalogID
-	return snap, nil
+	return snap, head.NextCatalogID, nil
 }
 
 // deferredCause is err, or when a pipelined write of tx failed before it,

@@ -235,7 +235,7 @@ func (s *Session) copyFrom(ctx context.Context, st *pg.CopyStmt, o *copyOptions)
 		if kc != nil {
 			s.keyChecks = append(s.keyChecks, kc)
 		}
-		err = s.commit(ctx, func(c *snapshot.Commit, m *catalog.Metadata) error {
+		err = s.commitInsert(ctx, func(c *snapshot.Commit, m *catalog.Metadata) error {
 			cur, ok := m.TableByName(sch.ID, t.Name)
 			if !ok || cur.ID != t.ID || !sameColumns(cur, t) || !tw.sameSpec(cur) {
 				return pgerr.New(pgerr.SerializationFailure, "could not serialize access: table \"%s\" changed during COPY", t.Name)

@@ -20,6 +20,24 @@ import (
 // commit runs fn against the latest snapshot and commits what it staged as
 // one snapshot. cleanup runs when the commit fails (files written must go).
 func (s *Session) commit(ctx context.Context, fn func(c *snapshot.Commit, meta *catalog.Metadata) error, cleanup func()) error {
+	return s.commitWrite(ctx, fn, cleanup, false)
+}
+
+// commitInsert is commit for INSERT and COPY FROM: when what they staged
+// turns out to be inserts only, the next writer need not wait for their
+// commit (see commitWrite).
+func (s *Session) commitInsert(ctx context.Context, fn func(c *snapshot.Commit, meta *catalog.Metadata) error, cleanup func()) error {
+	return s.commitWrite(ctx, fn, cleanup, true)
+}
+
+// lockWrites takes the server's write lock and waits for the insert
+// commits that let go of it to land.
+func (e *Engine) lockWrites() {
+	e.writeMu.Lock()
+	e.inserts.Wait()
+}
+
+func (s *Session) commitWrite(ctx context.Context, fn func(c *snapshot.Commit, meta *catalog.Metadata) error, cleanup func(), insert bool) error {
 	fn = s.commitRecordingOwners(ctx, fn) // privileges.go
 	if s.inTx {
 		return s.stage(ctx, fn, cleanup)
@@ -27,8 +45,21 @@ func (s *Session) commit(ctx context.Context, fn func(c *snapshot.Commit, meta *
 	e := s.eng
 	e.wg.Add(1)
 	defer e.wg.Done()
-	e.writeMu.Lock()
-	defer e.writeMu.Unlock()
+	// An INSERT need not wait for other inserts in flight: what it stages
+	// cannot conflict with theirs. (An INSERT that is not inserts only
+	// writes to keyed tables or runs extras, neither of which an insert in
+	// flight touches.)
+	if insert {
+		e.writeMu.Lock()
+	} else {
+		e.lockWrites()
+	}
+	locked := true
+	defer func() {
+		if locked {
+			e.writeMu.Unlock()
+		}
+	}()
 	head, err := e.DB.Head(ctx)
 	if err != nil {
 		return err
@@ -56,6 +87,22 @@ func (s *Session) commit(ctx context.Context, fn func(c *snapshot.Commit, meta *
 	}
 	if c.Empty() {
 		return nil
+	}
+	if insert && c.InsertsOnly() && e.DB.Dialect() == "sqlite" {
+		// Inserts conflict with no other insert: the next session may stage
+		// while this one commits, and commits that meet go into the catalog
+		// in one transaction (snapshot/group.go). Anything else stays
+		// serialised on this server, so that its sessions never conflict
+		// with each other. Only on SQLite, where it measured 500-573
+		// commits/s against 288-356 (16 clients); on a PostgreSQL catalog two
+		// servers fell from 148-195 to 96-116 commits/s on the loaded test
+		// machine, not yet understood: a group holds the cluster's commit
+		// lock while its members run one after another, each with a
+		// conflict check against the earlier ones (bench/results/2026-12-02-scaleout.md).
+		e.inserts.Add(1)
+		defer e.inserts.Done()
+		e.writeMu.Unlock()
+		locked = false
 	}
 	// a commit must not be abandoned half-way because the client went away
 	if _, err := c.Commit(context.WithoutCancel(ctx)); err != nil {

@@ -348,7 +348,7 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 	if tw.rows == 0 {
 		return withRows(tagResult("INSERT 0 0"))
 	}
-	err = s.commit(ctx, func(c *snapshot.Commit, m *catalog.Metadata) error {
+	err = s.commitInsert(ctx, func(c *snapshot.Commit, m *catalog.Metadata) error {
 		cur, ok := m.TableByName(sch.ID, t.Name)
 		if !ok || cur.ID != t.ID || !sameColumns(cur, t) || !tw.sameSpec(cur) {
 			return pgerr.New(pgerr.SerializationFailure, "could not serialize access: table \"%s\" changed while inserting", t.Name)

@@ -145,7 +145,7 @@ func (s *Session) inlineInsert(ctx context.Context, sch *catalog.Schema, t *cata
 	for i, c := range t.Columns {
 		layout[i] = snapshot.InlinedColumn{Name: c.Name, Type: c.Type}
 	}
-	err = s.commit(ctx, func(c *snapshot.Commit, m *catalog.Metadata) error {
+	err = s.commitInsert(ctx, func(c *snapshot.Commit, m *catalog.Metadata) error {
 		cur, ok := m.TableByName(sch.ID, t.Name)
 		if !ok || cur.ID != t.ID || !sameColumns(cur, t) {
 			return pgerr.New(pgerr.SerializationFailure, "could not serialize access: table \"%s\" changed while inserting", t.Name)

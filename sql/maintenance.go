@@ -280,7 +280,7 @@ func (s *Session) callMerge(ctx context.Context, a *callArgs) (string, error) {
 			maxFiles = v.I64[0]
 		}
 	}
-	s.eng.writeMu.Lock()
+	s.eng.lockWrites()
 	defer s.eng.writeMu.Unlock()
 	head, sels, dry, err := s.maintTargets(ctx, a)
 	if err != nil {
@@ -508,7 +508,7 @@ func (s *Session) callRewrite(ctx context.Context, a *callArgs) (string, error) 
 	if len(a.pos) > 1 {
 		thresholdNode = a.pos[1]
 	}
-	s.eng.writeMu.Lock()
+	s.eng.lockWrites()
 	defer s.eng.writeMu.Unlock()
 	head, sels, dry, err := s.maintTargets(ctx, a)
 	if err != nil {
@@ -684,7 +684,7 @@ func (s *Session) callExpire(ctx context.Context, a *callArgs) (string, error) {
 		t := time.Now().AddDate(0, -int(iv.Months), -int(iv.Days)).Add(-time.Duration(iv.Micros) * time.Microsecond).UTC()
 		opt.OlderThan = &t
 	}
-	s.eng.writeMu.Lock()
+	s.eng.lockWrites()
 	defer s.eng.writeMu.Unlock()
 	var (
 		snaps []catalog.Snapshot

@@ -26,7 +26,7 @@ func (s *Session) callFlush(ctx context.Context, a *callArgs) (string, error) {
 	if err := a.check("flush_inlined_data", 1, "table_name", "schema", "schema_name", "dry_run"); err != nil {
 		return "", err
 	}
-	s.eng.writeMu.Lock()
+	s.eng.lockWrites()
 	defer s.eng.writeMu.Unlock()
 	head, sels, dry, err := s.maintTargets(ctx, a)
 	if err != nil {

@@ -43,6 +43,12 @@ type Engine struct {
 	// writeMu serialises this server's commits; other servers are handled by
 	// the optimistic protocol in snapshot/.
 	writeMu sync.Mutex
+	// inserts counts autocommit insert commits that were staged under
+	// writeMu and let go of it to commit (ddl.go): every other writer waits
+	// for them after taking writeMu, so that it stages on a head that has
+	// them and never conflicts with this server's own inserts. Add and Wait
+	// are both called with writeMu held.
+	inserts sync.WaitGroup
 	wg      sync.WaitGroup
 
 	// Admission, when set, bounds the statements computing on lake data at

@@ -169,7 +169,7 @@ func (s *Session) commitStaged(ctx context.Context, c *snapshot.Commit) error {
 	e := s.eng
 	e.wg.Add(1)
 	defer e.wg.Done()
-	e.writeMu.Lock()
+	e.lockWrites()
 	defer e.writeMu.Unlock()
 	// a commit must not be abandoned half-way because the client went away
 	if _, err := c.Commit(context.WithoutCancel(ctx)); err != nil {

@@ -11,6 +11,8 @@
 //
 //	server.go   Server: accept loop, connection registry, cancel keys,
 //	            MaxConnections, graceful Shutdown
+//	cancelrelay.go  CancelRequests for keys of no session here, relayed
+//	            to Options.CancelPeers (servers behind one balancer)
 //	startup.go  startup packets (SSLRequest answered 'S' when Options.TLS
 //	            is set, else 'N'; GSSENCRequest 'N'; CancelRequest; protocol
 //	            negotiation), ParameterStatus, BackendKeyData

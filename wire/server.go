@@ -35,6 +35,12 @@ type Options struct {
 	TLS *tls.Config
 	// RequireTLS refuses a startup that did not switch to TLS (FATAL 28000).
 	RequireTLS bool
+	// CancelPeers are the PostgreSQL addresses (host:port) of the other
+	// servers of the lake: a CancelRequest for a key of none of this
+	// server's sessions is relayed to them (cancelrelay.go), since behind a
+	// balancer it may have reached the wrong server. An address of this
+	// server itself among them is harmless.
+	CancelPeers []string
 }
 
 // startupTimeout bounds the handshake, like PostgreSQL's authentication_timeout.
@@ -63,6 +69,7 @@ type Server struct {
 	conns     map[*conn]struct{}
 	sessions  int              // established sessions, for MaxConnections
 	keys      map[uint32]*conn // BackendKeyData process id → session, for CancelRequest
+	relays    chan struct{}    // a token per relayed cancel in flight, at most maxRelays
 	wg        sync.WaitGroup   // one per accepted connection
 }
 
@@ -85,6 +92,7 @@ func New(engine Engine, opts Options) *Server {
 		listeners:  map[net.Listener]struct{}{},
 		conns:      map[*conn]struct{}{},
 		keys:       map[uint32]*conn{},
+		relays:     make(chan struct{}, maxRelays),
 	}
 	if opts.TLS != nil {
 		s.tls = serverTLSConfig(opts.TLS)
@@ -224,20 +232,22 @@ func (s *Server) admit(c *conn) (ok bool) {
 }
 
 // cancel handles a CancelRequest: the session with that key has its running
-// statement cancelled. As in PostgreSQL, nothing is answered either way.
-func (s *Server) cancel(pid uint32, secret []byte) {
+// statement cancelled. As in PostgreSQL, nothing is answered either way. It
+// reports whether the key is one of this server's sessions.
+func (s *Server) cancel(pid uint32, secret []byte) bool {
 	s.mu.Lock()
 	c := s.keys[pid]
 	s.mu.Unlock()
 	if c == nil || len(secret) != 4 {
-		return
+		return false
 	}
 	var want [4]byte
 	binary.BigEndian.PutUint32(want[:], c.secret)
 	if subtle.ConstantTimeCompare(want[:], secret) != 1 {
-		return
+		return false
 	}
 	c.cancelRunning()
+	return true
 }
 
 func randomUint32() uint32 {

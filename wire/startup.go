@@ -217,10 +217,9 @@ func (c *conn) readStartup() (*startupPacket, bool) {
 			if !c.startTLS(nil, false) {
 				return nil, false
 			}
-		case codeCancelRequest:
-			var req pgproto3.CancelRequest
-			if err := req.Decode(body); err == nil {
-				c.srv.cancel(req.ProcessID, req.SecretKey)
+		case codeCancelRequest, codeRelayedCancel:
+			if pid, secret, ok := decodeCancel(body); ok && !c.srv.cancel(pid, secret) && code == codeCancelRequest {
+				c.srv.relayCancel(pid, secret) // cancelrelay.go
 			}
 			return nil, false
 		default:

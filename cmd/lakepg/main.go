@@ -58,6 +58,7 @@ func run(args []string) error {
 	level := fs.String("log-level", env("LAKEPG_LOG_LEVEL", "info"), "debug, info, warn or error (env LAKEPG_LOG_LEVEL)")
 	maxConns := fs.String("max-connections", env("LAKEPG_MAX_CONNECTIONS", "100"), "most client sessions at once; beyond it FATAL 53300, 0 = no limit (env LAKEPG_MAX_CONNECTIONS)")
 	maxActive := fs.String("max-active-queries", env("LAKEPG_MAX_ACTIVE_QUERIES", strconv.Itoa(sql.DefaultActiveQueries())), "most statements computing on lake data at once, the others wait their turn; 0 = no limit (env LAKEPG_MAX_ACTIVE_QUERIES)")
+	peers := fs.String("peers", env("LAKEPG_PEERS", ""), "comma-separated host:port of the other lakepg servers of the lake, to which cancel requests for sessions not on this server are relayed (env LAKEPG_PEERS)")
 	storeOpts := storage.RegisterFlags(fs) // --s3-*, --cache-*
 	obsFlags := addObservabilityFlags(fs)
 	secFlags := addSecurityFlags(fs)
@@ -96,6 +97,16 @@ func run(args []string) error {
 
 	if _, _, err := net.SplitHostPort(*listen); err != nil {
 		return fmt.Errorf("--listen: %w", err)
+	}
+	var peerAddrs []string
+	for _, p := range strings.Split(*peers, ",") {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		if _, _, err := net.SplitHostPort(p); err != nil {
+			return fmt.Errorf("--peers %q: %w", p, err)
+		}
+		peerAddrs = append(peerAddrs, p)
 	}
 	tlsCfg, err := secFlags.tlsConfig(log)
 	if err != nil {
@@ -139,7 +150,7 @@ func run(args []string) error {
 	}
 	defer stopMetrics()
 	obs.watchAdmission(eng.Admission)
-	wopts := wire.Options{Logger: log, ServerVersion: sql.ServerVersion + " (lakepg " + Version + ")", MaxConnections: maxSessions}
+	wopts := wire.Options{Logger: log, ServerVersion: sql.ServerVersion + " (lakepg " + Version + ")", MaxConnections: maxSessions, CancelPeers: peerAddrs}
 	secFlags.apply(&wopts, tlsCfg)
 	srv := wire.New(wireEngine{eng: eng, obs: obs}, wopts)
 	ln, err := net.Listen("tcp", *listen)

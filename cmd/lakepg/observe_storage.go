@@ -14,6 +14,7 @@ import (
 type storageCollector struct {
 	readBytes, requests, retries, cacheHits, cacheMisses *prometheus.Desc
 	commits, conflicts, commitRetries                    *prometheus.Desc
+	commitGroups, groupedCommits                         *prometheus.Desc
 	catalogQueries, metaBytes, metaLoads                 *prometheus.Desc
 }
 
@@ -35,6 +36,10 @@ func newStorageCollector() *storageCollector {
 			"Commits that failed on a conflicting concurrent commit (SQLSTATE 40001), after any retries.", nil, nil),
 		commitRetries: prometheus.NewDesc("lakepg_commit_retries_total",
 			"Commit attempts retried on top of a snapshot another writer committed first.", nil, nil),
+		commitGroups: prometheus.NewDesc("lakepg_commit_groups_total",
+			"Catalog transactions that wrote several commits queued at the same moment at once (group commit).", nil, nil),
+		groupedCommits: prometheus.NewDesc("lakepg_grouped_commits_total",
+			"Commit attempts written in such a group transaction.", nil, nil),
 		catalogQueries: prometheus.NewDesc("lakepg_catalog_queries_total",
 			"Statements sent to a PostgreSQL catalog (transaction control included), each one round trip; SQLite catalogs are not counted.", nil, nil),
 		metaBytes: prometheus.NewDesc("lakepg_metadata_cache_bytes",
@@ -45,7 +50,7 @@ func newStorageCollector() *storageCollector {
 }
 
 func (c *storageCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.readBytes, c.requests, c.retries, c.cacheHits, c.cacheMisses, c.commits, c.conflicts, c.commitRetries, c.catalogQueries, c.metaBytes, c.metaLoads} {
+	for _, d := range []*prometheus.Desc{c.readBytes, c.requests, c.retries, c.cacheHits, c.cacheMisses, c.commits, c.conflicts, c.commitRetries, c.commitGroups, c.groupedCommits, c.catalogQueries, c.metaBytes, c.metaLoads} {
 		ch <- d
 	}
 }
@@ -71,6 +76,8 @@ func (c *storageCollector) Collect(ch chan<- prometheus.Metric) {
 	counter(c.commits, cs.Commits)
 	counter(c.conflicts, cs.Conflicts)
 	counter(c.commitRetries, cs.Retries)
+	counter(c.commitGroups, cs.Groups)
+	counter(c.groupedCommits, cs.GroupMembers)
 	counter(c.catalogQueries, catalog.CatalogQueries())
 	ms := catalog.ReadMetaCacheStats()
 	ch <- prometheus.MustNewConstMetric(c.metaBytes, prometheus.GaugeValue, float64(ms.Bytes))

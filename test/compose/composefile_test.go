@@ -19,6 +19,7 @@ import (
 type composeFile struct {
 	Services map[string]*service `yaml:"services"`
 	Volumes  map[string]any      `yaml:"volumes"`
+	Configs  map[string]*config  `yaml:"configs"`
 	// Header is the comment at the top of the file, where the user and
 	// password to connect with are documented.
 	Header string `yaml:"-"`
@@ -34,6 +35,21 @@ type service struct {
 	Ports       []string     `yaml:"ports"`
 	Volumes     []string     `yaml:"volumes"`
 	Healthcheck *healthcheck `yaml:"healthcheck"`
+	// Profiles: a service with any is started only when one is asked for
+	// (docker compose --profile NAME up); without, always.
+	Profiles []string      `yaml:"profiles"`
+	Configs  []configMount `yaml:"configs"`
+}
+
+// config is a top-level config given inline, the only form the file uses.
+type config struct {
+	Content string `yaml:"content"`
+}
+
+// configMount is a service's use of a config, in the long syntax.
+type configMount struct {
+	Source string `yaml:"source"`
+	Target string `yaml:"target"`
 }
 
 type build struct {

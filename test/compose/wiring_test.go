@@ -49,12 +49,13 @@ func (w *wiring) service(t testing.TB, name string) *service {
 	return s
 }
 
-// byTarget is the one service built from the Dockerfile's target stage.
+// byTarget is the one service of the default profile (what `docker
+// compose up` starts) built from the Dockerfile's target stage.
 func byTarget(t testing.TB, cf *composeFile, target string) string {
 	t.Helper()
 	var names []string
 	for name, s := range cf.Services {
-		if s.Build != nil && s.Build.Target == target {
+		if s.Build != nil && s.Build.Target == target && len(s.Profiles) == 0 {
 			names = append(names, name)
 		}
 	}

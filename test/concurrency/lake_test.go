@@ -223,7 +223,8 @@ func (l *lake) commitFigures(i int) string {
 		}
 		return "?"
 	}
-	return fmt.Sprintf("%s commits, %s conflicts, %s retries", get("lakepg_commits_total"), get("lakepg_commit_conflicts_total"), get("lakepg_commit_retries_total"))
+	return fmt.Sprintf("%s commits, %s conflicts, %s retries, %s commits in %s groups", get("lakepg_commits_total"), get("lakepg_commit_conflicts_total"),
+		get("lakepg_commit_retries_total"), get("lakepg_grouped_commits_total"), get("lakepg_commit_groups_total"))
 }
 
 // lakepgCheck runs `lakepg check` on the lake and returns its summary line and the
