@@ -61,6 +61,11 @@ func CastVector(env *Env, v *vec.Vector, n int, to types.T, assign bool) (*vec.V
 		}
 		out.Nulls = v.Nulls
 		return out, nil
+	case from.IsInteger() && to.ID == types.Numeric && to.Scale == 0 && to.Precision >= 19:
+		// every integer is its own scale-0 numeric
+		out.I64 = append(out.I64, v.I64[:n]...)
+		out.Nulls = v.Nulls
+		return out, nil
 	case from.IsInteger() && to.IsFloat():
 		for i := 0; i < n; i++ {
 			f := float64(v.I64[i])

@@ -1143,7 +1143,10 @@ func (b *binder) toNumeric(e exec.Expr, loc int32) (exec.Expr, error) {
 	case types.Numeric:
 		return e, nil
 	case types.Int64:
-		return b.cast(e, types.NumericAnyT, false, loc)
+		// 19 digits, still a scaled int64: arithmetic with other fixed-scale
+		// numerics stays on int64s (TPC-DS q14's ss_quantity *
+		// ss_list_price went through text and big.Int per row)
+		return b.cast(e, types.T{ID: types.Numeric, Precision: 19, Scale: 0}, false, loc)
 	}
 	return b.cast(e, types.T{ID: types.Numeric, Precision: 18, Scale: 0}, false, loc)
 }
