@@ -440,7 +440,15 @@ func (qc *queryCtx) prepareScalarSubLinks(cur *source, n *pg.Node) (*source, err
 		if _, ok, err := qc.standaloneIn(sel, cur.sc); err != nil {
 			return nil, err
 		} else if ok {
-			continue // uncorrelated: the binder runs it once
+			// uncorrelated: the binder runs it once, and compares its
+			// left operand, which may hold correlated subqueries of its own
+			if sl.Testexpr != nil && hasSubLink(sl.Testexpr) {
+				var err error
+				if cur, err = qc.prepareScalarSubLinks(cur, sl.Testexpr); err != nil {
+					return nil, err
+				}
+			}
+			continue
 		}
 		mark := qc.subColsMark()
 		next, err := qc.scalarSubLinkJoin(cur, sl, sel)

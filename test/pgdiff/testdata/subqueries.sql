@@ -113,3 +113,7 @@ SELECT max(1) IN (SELECT 0), max(1) <> ALL (SELECT 0);
 SELECT g, sum(v) IN (SELECT v FROM b), count(*) = ANY (SELECT id FROM b) FROM a GROUP BY g ORDER BY g;
 SELECT g FROM a GROUP BY g HAVING max(v) > ALL (SELECT v FROM b WHERE v IS NOT NULL) ORDER BY g;
 SELECT id, row_number() OVER (ORDER BY id) IN (SELECT id FROM b) FROM a ORDER BY id;
+-- a correlated subquery in the left operand of IN/ANY/ALL, inside an aggregate too
+SELECT id, (SELECT 1 WHERE a.v = 1) IN (SELECT 1) FROM a ORDER BY id;
+SELECT count(*) FILTER (WHERE (SELECT a.v + 1) > ANY (SELECT v FROM b)) FROM a;
+SELECT g FROM a GROUP BY g HAVING count(((SELECT a.v WHERE a.id > 1) <> ALL (SELECT v FROM b WHERE v IS NOT NULL))) >= 0 ORDER BY g;
