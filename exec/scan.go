@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -37,6 +38,10 @@ type ScanFile struct {
 	RowIDStart int64
 	DeletePath string
 	DeleteSize int64
+	// DeleteStaged: the delete file is one a transaction block staged, its
+	// snapshot column stamped with the snapshot the block will commit as,
+	// so every position applies (the scan's snapshot is the block's base).
+	DeleteStaged bool
 	// Deleted are further deleted positions (DuckDB's inlined file deletes).
 	Deleted []int64
 	// RecordCount and DeleteCount are the catalog's row counts of the data
@@ -313,7 +318,11 @@ func (t *TableScan) open(ctx context.Context, i int) (*scanFile, error) {
 			file.Close()
 			return nil, ReadError(err, f.DeletePath)
 		}
-		pos, err := parquetio.ReadDeletePositionsKey(df, df.Size(), t.Snapshot, dkey)
+		upTo := t.Snapshot
+		if f.DeleteStaged {
+			upTo = math.MaxInt64
+		}
+		pos, err := parquetio.ReadDeletePositionsKey(df, df.Size(), upTo, dkey)
 		df.Close()
 		if err != nil {
 			file.Close()

@@ -82,6 +82,16 @@ type NewDeleteFile struct {
 	FooterSize  int64
 	// EncryptionKey as NewDataFile's.
 	EncryptionKey string
+	// Stamp is the snapshot id the file's _ducklake_internal_snapshot_id
+	// column gives the positions this commit deletes; 0 when the file has
+	// no such column (every position is deleted at the commit). A file that
+	// replaces a committed delete file must have it: its row replaces the old
+	// one, and readers of the change feed (DuckDB's ducklake_table_changes)
+	// take the history from the column.
+	Stamp int64
+	// BeginSnapshot is the smallest snapshot id in that column (the old
+	// file's first delete), the new row's begin_snapshot; 0: the commit.
+	BeginSnapshot int64
 }
 
 type newSchema struct {
@@ -550,9 +560,11 @@ func (c *Commit) AddDataFile(t catalog.Table, f NewDataFile) {
 }
 
 // ReplaceDeleteFile gives data file df a new delete file f that holds all
-// its deleted positions (those of df.Delete plus the new ones). The old
-// delete file is end-dated at the commit snapshot (DuckLake §13 option (b)),
-// the new one begins there.
+// its deleted positions (those of df.Delete plus the new ones). When df has
+// a committed delete file, f carries the snapshot column (f.Stamp) and the
+// old row is removed and its file scheduled for deletion, as DuckDB does:
+// an end-dated old row next to the new one would make DuckDB's change feed
+// count the old positions again at the new file's begin_snapshot.
 func (c *Commit) ReplaceDeleteFile(t catalog.Table, df catalog.DataFile, f NewDeleteFile) {
 	// A later delete of the same file in one transaction supersedes the
 	// earlier one (its file holds the earlier positions too).
@@ -563,6 +575,25 @@ func (c *Commit) ReplaceDeleteFile(t catalog.Table, df catalog.DataFile, f NewDe
 		}
 	}
 	c.replaced = append(c.replaced, replacedDelete{tableID: t.ID, df: df, f: f})
+}
+
+// RestampDeletes rewrites, through fn, the delete files staged with a
+// snapshot column stamped for another snapshot id than snap, the id the
+// commit is about to get (another writer committed since they were
+// written). fn returns the replacement, stamped snap.
+func (c *Commit) RestampDeletes(snap int64, fn func(df catalog.DataFile, f NewDeleteFile) (NewDeleteFile, error)) error {
+	for i := range c.replaced {
+		r := &c.replaced[i]
+		if r.f.Stamp == 0 || r.f.Stamp == snap || c.dropsTable(r.tableID) {
+			continue
+		}
+		nf, err := fn(r.df, r.f)
+		if err != nil {
+			return err
+		}
+		r.f = nf
+	}
+	return nil
 }
 
 // EndDataFile records that every row of df is deleted: the data file (and

@@ -864,8 +864,30 @@ func (w *writer) writeDeletes() error {
 		if err := w.noInlinedDeletesSince(r.tableID, r.df.ID); err != nil {
 			return err
 		}
-		if _, err := w.endLive("ducklake_delete_file", "data_file_id = ?", r.df.ID); err != nil {
-			return err
+		begin, partialMax := w.snapID, int64(0)
+		if r.f.Stamp != 0 {
+			if r.f.Stamp != w.snapID {
+				// the file says these rows were deleted at another snapshot
+				return conflictf("the delete file of data file %d was written for snapshot %d, but the commit is snapshot %d", r.df.ID, r.f.Stamp, w.snapID)
+			}
+			if r.f.BeginSnapshot > 0 {
+				begin = r.f.BeginSnapshot
+			}
+			partialMax = w.snapID
+		}
+		if liveDel != nil {
+			if r.f.Stamp == 0 {
+				return fmt.Errorf("snapshot: the delete file replacing delete file %d has no snapshot column", *liveDel)
+			}
+			// DuckDB's way (notes §5): the new file holds the old positions
+			// with their snapshots, so the old row goes and its file is
+			// scheduled for cleanup_old_files.
+			if _, err := w.exec(`DELETE FROM ducklake_delete_file WHERE delete_file_id = ?`, *liveDel); err != nil {
+				return err
+			}
+			if err := w.schedule(*liveDel, "", r.df.Delete.Path); err != nil {
+				return err
+			}
 		}
 		key, err := w.keyFor(r.f.EncryptionKey)
 		if err != nil {
@@ -873,8 +895,8 @@ func (w *writer) writeDeletes() error {
 		}
 		id := w.nextFile
 		w.nextFile++
-		if _, err := w.exec(`INSERT INTO ducklake_delete_file VALUES (?, ?, ?, NULL, ?, ?, ?, 'parquet', ?, ?, ?, ?, NULL)`,
-			id, r.tableID, w.snapID, r.df.ID, r.f.RelPath, true, r.f.DeleteCount, r.f.FileSize, nullIfZero(r.f.FooterSize), key); err != nil {
+		if _, err := w.exec(`INSERT INTO ducklake_delete_file VALUES (?, ?, ?, NULL, ?, ?, ?, 'parquet', ?, ?, ?, ?, ?)`,
+			id, r.tableID, begin, r.df.ID, r.f.RelPath, true, r.f.DeleteCount, r.f.FileSize, nullIfZero(r.f.FooterSize), key, nullIfZero(partialMax)); err != nil {
 			return err
 		}
 		w.done.deleted.add(r.tableID)

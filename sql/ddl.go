@@ -45,6 +45,10 @@ func (s *Session) commit(ctx context.Context, fn func(c *snapshot.Commit, meta *
 	if err == nil {
 		err = s.inlineLayouts(ctx, c) // inlinewrite.go
 	}
+	var restamped []string
+	if err == nil {
+		restamped, err = s.restampDeletes(ctx, c, head.ID+1) // deletefiles.go
+	}
 	if err == nil {
 		err = s.filesPresent(ctx, c) // txn.go
 	}
@@ -52,6 +56,7 @@ func (s *Session) commit(ctx context.Context, fn func(c *snapshot.Commit, meta *
 		if cleanup != nil {
 			cleanup()
 		}
+		s.dropFiles(ctx, restamped)
 		return err
 	}
 	if c.Empty() {
@@ -62,6 +67,7 @@ func (s *Session) commit(ctx context.Context, fn func(c *snapshot.Commit, meta *
 		if cleanup != nil {
 			cleanup()
 		}
+		s.dropFiles(ctx, restamped)
 		if errors.Is(err, snapshot.ErrConflict) {
 			return pgerr.Wrap(pgerr.SerializationFailure, err, "could not serialize access due to concurrent update")
 		}
