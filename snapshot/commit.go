@@ -70,6 +70,12 @@ type NewDataFile struct {
 	// Partition is set when the file holds one partition of a partitioned
 	// table (partition.go); nil writes partition_id NULL.
 	Partition *FilePartition
+	// Registered: an existing file added in place (add_data_files): RelPath
+	// is its full path (path_is_relative false) and Path is empty, so no
+	// failed commit deletes it. NameMap, when set, is written as a
+	// map_by_name mapping the file's mapping_id names (registered.go).
+	Registered bool
+	NameMap    []catalog.NameMapEntry
 }
 
 // NewDeleteFile is a positional delete file already written under the

@@ -430,6 +430,11 @@ func (w *writer) write() (catalog.Snapshot, error) {
 	var nFiles int64
 	for _, td := range w.data {
 		nFiles += int64(len(td.files))
+		for _, fr := range td.files {
+			if len(fr.f.NameMap) > 0 {
+				nFiles++ // DuckDB takes mapping ids from next_file_id
+			}
+		}
 	}
 	for _, r := range c.replaced {
 		if !w.droppedTable(r.tableID) {
@@ -811,14 +816,18 @@ func (w *writer) writeDataFiles() error {
 			return err
 		}
 		fr := &td.files[i]
+		mapping, err := w.writeNameMap(tid, fr.f.NameMap) // registered.go
+		if err != nil {
+			return err
+		}
 		fr.id = w.nextFile
 		w.nextFile++
 		fr.rowIDStart = td.stats.NextRowID
 		td.stats.NextRowID += fr.f.RecordCount
 		td.stats.RecordCount += fr.f.RecordCount
 		td.stats.FileSizeBytes += fr.f.FileSize
-		if err := w.put(`INSERT INTO ducklake_data_file VALUES (?, ?, ?, NULL, NULL, ?, ?, 'parquet', ?, ?, ?, ?, ?, ?, NULL, NULL)`,
-			fr.id, tid, w.snapID, fr.f.RelPath, true, fr.f.RecordCount, fr.f.FileSize, nullIfZero(fr.f.FooterSize), fr.rowIDStart, w.partitionID(fr.f.Partition), key); err != nil {
+		if err := w.put(`INSERT INTO ducklake_data_file VALUES (?, ?, ?, NULL, NULL, ?, ?, 'parquet', ?, ?, ?, ?, ?, ?, ?, NULL)`,
+			fr.id, tid, w.snapID, fr.f.RelPath, !fr.f.Registered, fr.f.RecordCount, fr.f.FileSize, nullIfZero(fr.f.FooterSize), fr.rowIDStart, w.partitionID(fr.f.Partition), key, mapping); err != nil {
 			return err
 		}
 		if err := w.insertPartitionValues(fr.id, tid, fr.f.Partition); err != nil {

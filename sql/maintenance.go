@@ -94,6 +94,8 @@ func (s *Session) call(ctx context.Context, st *pg.CallStmt, p *params) (*Result
 		msg, err = s.callCleanup(ctx, a, true)
 	case "set_option":
 		msg, err = s.callSetOption(ctx, a)
+	case "add_data_files":
+		msg, err = s.callAddFiles(ctx, a) // addfiles.go
 	default:
 		return nil, errAt(pgerr.New(pgerr.UndefinedFunction, "procedure %s does not exist", qualified), fc.Location)
 	}
