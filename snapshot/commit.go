@@ -76,6 +76,12 @@ type NewDataFile struct {
 	// map_by_name mapping the file's mapping_id names (registered.go).
 	Registered bool
 	NameMap    []catalog.NameMapEntry
+	// NullColumns are columns the registered file lacks and reads as NULL
+	// (no stats row, but known: the table's statistics stay exact).
+	NullColumns []int64
+	// Mapping is an existing mapping of the table identical to NameMap,
+	// which the file names instead of a new one, as DuckDB reuses them.
+	Mapping *int64
 }
 
 // NewDeleteFile is a positional delete file already written under the

@@ -218,7 +218,8 @@ type writer struct {
 	snapID int64
 	sv     int64 // the new snapshot's schema_version
 
-	nextFile  int64 // next free data/delete file id
+	nextFile  int64            // next free data/delete file id
+	nameMaps  map[string]int64 // mappings written by this commit (registered.go)
 	data      map[int64]*tableData
 	dataOrder []int64
 	done      written
@@ -430,12 +431,8 @@ func (w *writer) write() (catalog.Snapshot, error) {
 	var nFiles int64
 	for _, td := range w.data {
 		nFiles += int64(len(td.files))
-		for _, fr := range td.files {
-			if len(fr.f.NameMap) > 0 {
-				nFiles++ // DuckDB takes mapping ids from next_file_id
-			}
-		}
 	}
+	nFiles += newNameMaps(w.c.addedFiles) // registered.go
 	for _, r := range c.replaced {
 		if !w.droppedTable(r.tableID) {
 			nFiles++
@@ -816,7 +813,7 @@ func (w *writer) writeDataFiles() error {
 			return err
 		}
 		fr := &td.files[i]
-		mapping, err := w.writeNameMap(tid, fr.f.NameMap) // registered.go
+		mapping, err := w.writeNameMap(tid, fr.f) // registered.go
 		if err != nil {
 			return err
 		}
@@ -1048,18 +1045,27 @@ func (w *writer) writeStats(td *tableData) error {
 	}
 	types := td.types
 	fileStats := make([]map[int64]catalog.ColumnStats, len(td.files))
+	allNull := make([]map[int64]bool, len(td.files))
 	for i, fr := range td.files {
 		m := map[int64]catalog.ColumnStats{}
 		for _, cs := range fr.f.Stats {
 			m[cs.ColumnID] = cs
 		}
 		fileStats[i] = m
+		for _, id := range fr.f.NullColumns {
+			if allNull[i] == nil {
+				allNull[i] = map[int64]bool{}
+			}
+			allNull[i][id] = true
+		}
 	}
 	fold := func(acc colAcc, id int64, from int) colAcc {
-		for _, fs := range fileStats[from:] {
+		for i, fs := range fileStats[from:] {
 			a := colAcc{} // a file without stats for the column: unknown
 			if cs, ok := fs[id]; ok {
 				a = fileAcc(cs)
+			} else if allNull[from+i][id] {
+				a = allNullAcc()
 			}
 			acc = mergeAcc(acc, a, types[id])
 		}
@@ -1080,6 +1086,8 @@ func (w *writer) writeStats(td *tableData) error {
 			first := colAcc{}
 			if cs, ok := fileStats[0][id]; ok {
 				first = fileAcc(cs)
+			} else if allNull[0][id] {
+				first = allNullAcc()
 			}
 			acc := fold(first, id, 1)
 			if err := w.put(`INSERT INTO ducklake_table_column_stats VALUES (?, ?, ?, ?, ?, ?, NULL)`,

@@ -89,12 +89,23 @@ func (s *Session) callAddFiles(ctx context.Context, a *callArgs) (string, error)
 	if err != nil {
 		return "", err
 	}
+	existing, err := s.eng.DB.TableNameMaps(ctx, sel.t.ID)
+	if err != nil {
+		return "", err
+	}
 	var files []snapshot.NewDataFile
 	var rows int64
 	for _, p := range paths {
 		f, err := s.registerFile(ctx, sel.t, cols, p, opts)
 		if err != nil {
 			return "", err
+		}
+		// an identical mapping of the table is named again, as DuckDB does
+		key := snapshot.NameMapKey(sel.t.ID, f.NameMap)
+		for id, m := range existing {
+			if snapshot.NameMapKey(sel.t.ID, m) == key && (f.Mapping == nil || id < *f.Mapping) {
+				f.Mapping = &id
+			}
 		}
 		files = append(files, f)
 		rows += f.RecordCount
@@ -208,6 +219,7 @@ func (s *Session) registerFile(ctx context.Context, t *catalog.Table, cols []exe
 		projCol []int
 		hiveCol = map[int]string{}
 		mapped  = map[int]bool{}
+		nulls   []int64 // missing columns read as NULL
 	)
 	add := func(col int, source string, isHive bool) error {
 		c := cols[col]
@@ -249,11 +261,15 @@ func (s *Session) registerFile(ctx context.Context, t *catalog.Table, cols []exe
 			}
 			continue
 		}
-		if !opts.allowMissing {
-			e := pgerr.New(pgerr.UndefinedColumn, "column \"%s\" exists in table \"%s\" but not in file \"%s\"", c.Name, t.Name, p)
-			e.Hint = "Set allow_missing => true to read it as its default in this file."
-			return snapshot.NewDataFile{}, e
+		if opts.allowMissing {
+			if c.Default == nil {
+				nulls = append(nulls, int64(c.FieldID))
+			}
+			continue
 		}
+		e := pgerr.New(pgerr.UndefinedColumn, "column \"%s\" exists in table \"%s\" but not in file \"%s\"", c.Name, t.Name, p)
+		e.Hint = "Set allow_missing => true to read it as its default in this file."
+		return snapshot.NewDataFile{}, e
 	}
 	rows := pf.NumRows()
 	stats, err := registeredStats(pf, p, t.Name, cols, proj, projCol)
@@ -272,7 +288,7 @@ func (s *Session) registerFile(ctx context.Context, t *catalog.Table, cols []exe
 		}
 		stats = append(stats, st)
 	}
-	nf := snapshot.NewDataFile{RelPath: p, Registered: true, RecordCount: rows, FileSize: f.Size(), FooterSize: pf.FooterSize(), Stats: stats, NameMap: nm}
+	nf := snapshot.NewDataFile{RelPath: p, Registered: true, RecordCount: rows, FileSize: f.Size(), FooterSize: pf.FooterSize(), Stats: stats, NameMap: nm, NullColumns: nulls}
 	return nf, nil
 }
 
@@ -304,6 +320,9 @@ func registeredStats(pf *parquetio.File, p, table string, cols []exec.ScanCol, p
 	for i, acc := range accs {
 		c := cols[projCol[i]]
 		cs := acc.Result(c.FieldID, pf.ColumnBytes(proj[i].Name))
+		// DuckDB leaves contains_nan NULL for registered files (footer
+		// statistics do not say); lakepg read every value, so it knows, and
+		// the table's min/max stay usable
 		st := catalog.ColumnStats{ColumnID: int64(cs.FieldID), ColumnSizeBytes: ptrInt(cs.SizeBytes), ValueCount: ptrInt(cs.ValueCount), NullCount: ptrInt(cs.NullCount), Min: cs.Min, Max: cs.Max, ContainsNaN: cs.ContainsNaN}
 		out = append(out, st)
 	}

@@ -10,10 +10,10 @@ import (
 // scanNameMap turns a registered file's name mapping into where the scan
 // finds each top-level column: a file column by name, or the value of a
 // hive key in the file's path.
-func scanNameMap(f catalog.DataFile) map[int32]exec.MappedColumn {
-	m := make(map[int32]exec.MappedColumn, len(f.NameMap))
-	hive := hiveValues(f.Path)
-	for _, e := range f.NameMap {
+func scanNameMap(path string, entries []catalog.NameMapEntry) map[int32]exec.MappedColumn {
+	m := make(map[int32]exec.MappedColumn, len(entries))
+	hive := hiveValues(path)
+	for _, e := range entries {
 		if e.Parent != nil {
 			continue
 		}
