@@ -213,6 +213,9 @@ type Commit struct {
 	// fail with the snapshot, in its catalog transaction (extra.go).
 	extras []Extra
 
+	// sorts are sort-order changes (sort.go)
+	sorts []*sortChange
+
 	// finalCatalogBase is the head's next_catalog_id the successful attempt
 	// allocated from; set by Commit.
 	finalCatalogBase int64
@@ -246,7 +249,7 @@ func (c *Commit) Empty() bool {
 		len(c.droppedTables) == 0 && len(c.renamed) == 0 && len(c.addedCols) == 0 &&
 		len(c.colChanges) == 0 && len(c.addedFiles) == 0 && len(c.replaced) == 0 && len(c.ended) == 0 &&
 		len(c.inlinedDeletes) == 0 && c.inl.empty() && len(c.partitions) == 0 && !c.viewsChanged() && len(c.extras) == 0 &&
-		len(c.comments) == 0 && c.cons.empty()
+		len(c.comments) == 0 && c.cons.empty() && len(c.sorts) == 0
 }
 
 func (c *Commit) allocCatalogID() int64 {

@@ -176,6 +176,7 @@ func (c *Commit) mine() *mine {
 	c.inlinedMine(m)
 	c.mineViews(m)       // views.go
 	c.mineComments(m)    // comments.go
+	c.mineSorts(m)       // sort.go
 	c.mineConstraints(m) // constraints.go
 	for _, a := range c.addedCols {
 		m.altered.add(a.tableID)
@@ -446,7 +447,7 @@ func (w *writer) write() (catalog.Snapshot, error) {
 
 	catalogChange := len(c.droppedSchemas) > 0 || len(c.droppedTables) > 0 || len(c.renamed) > 0 ||
 		len(c.addedCols) > 0 || len(c.colChanges) > 0 || len(c.partitions) > 0 || c.viewsChanged() ||
-		len(c.comments) > 0 || !c.cons.empty()
+		len(c.comments) > 0 || !c.cons.empty() || len(c.sorts) > 0
 	for _, s := range c.newSchemas {
 		catalogChange = catalogChange || !s.dropped
 	}
@@ -495,6 +496,7 @@ func (w *writer) write() (catalog.Snapshot, error) {
 		w.writePGTypeChanges, // pgtype.go
 		w.writePartitions,    // partition.go
 		w.writeComments,      // comments.go
+		w.writeSorts,         // sort.go
 		w.writeConstraints,   // constraints.go
 		w.writeDataFiles,
 		w.writeDeletes,

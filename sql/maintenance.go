@@ -489,7 +489,12 @@ func (s *Session) writeMerged(ctx context.Context, head catalog.Snapshot, sel ta
 	if err != nil {
 		return snapshot.NewFile{}, nil, err
 	}
-	w, err := exec.WriteParquet(ctx, s.writeStore(), dir+prefix, parquetColumns(out), h, nil, opt)
+	in, sorted, err := s.sortedInput(ctx, sel.t, parquetColumns(out), h) // sorted.go
+	if err != nil {
+		return snapshot.NewFile{}, nil, err
+	}
+	w, err := exec.WriteParquet(ctx, s.writeStore(), dir+prefix, parquetColumns(out), in, nil, opt)
+	sorted()
 	if err != nil {
 		return snapshot.NewFile{}, nil, err
 	}
@@ -605,8 +610,15 @@ func (s *Session) rewriteTable(ctx context.Context, head catalog.Snapshot, sel t
 		}
 		proj = append(proj, &exec.ColRef{Idx: len(cols) + 2, T: types.Int64T})
 		out := withReserved(cols, false)
-		prefix, part := sourcePartition(f) // partition_write.go
-		w, err := exec.WriteParquet(ctx, s.writeStore(), dir+prefix, parquetColumns(out), &exec.Project{Env: s.newEnv(), Input: scan, Exprs: proj}, nil, opt)
+		prefix, part := sourcePartition(f)                                                                                          // partition_write.go
+		in, sorted, err := s.sortedInput(ctx, sel.t, parquetColumns(out), &exec.Project{Env: s.newEnv(), Input: scan, Exprs: proj}) // sorted.go
+		if err != nil {
+			scan.Close()
+			cleanup()
+			return 0, 0, err
+		}
+		w, err := exec.WriteParquet(ctx, s.writeStore(), dir+prefix, parquetColumns(out), in, nil, opt)
+		sorted()
 		scan.Close()
 		if err != nil {
 			cleanup()
