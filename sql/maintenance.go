@@ -610,8 +610,9 @@ func (s *Session) rewriteTable(ctx context.Context, head catalog.Snapshot, sel t
 		}
 		proj = append(proj, &exec.ColRef{Idx: len(cols) + 2, T: types.Int64T})
 		out := withReserved(cols, false)
-		prefix, part := sourcePartition(f)                                                                                          // partition_write.go
-		in, sorted, err := s.sortedInput(ctx, sel.t, parquetColumns(out), &exec.Project{Env: s.newEnv(), Input: scan, Exprs: proj}) // sorted.go
+		prefix, part := sourcePartition(f) // partition_write.go
+		// in the table's sort order, if it has one (sorted.go)
+		in, sorted, err := s.sortedInput(ctx, sel.t, parquetColumns(out), &exec.Project{Env: s.newEnv(), Input: scan, Exprs: proj})
 		if err != nil {
 			scan.Close()
 			cleanup()
