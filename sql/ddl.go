@@ -315,6 +315,12 @@ func (s *Session) createTable(ctx context.Context, c *snapshot.Commit, meta *cat
 		if err != nil {
 			return "", err
 		}
+		// DuckDB records a literal DEFAULT of CREATE TABLE as the column's
+		// initial_default too (what files without the column would read)
+		if d := def.DefaultValue; d != nil && *d != "NULL" && !def.DefaultIsExpression && literalFits(t, *d) {
+			v := *d
+			def.InitialDefault = &v
+		}
 		if sp != nil {
 			var ok bool
 			if sp.typ, ok = seqTypeName(t); !ok {
