@@ -60,6 +60,8 @@ type DataFile struct {
 	// written unpartitioned); Partition are its values, by key index.
 	PartitionID *int64
 	Partition   []PartitionValue
+	// NameMap is the file's name mapping when MappingID is set (namemap.go).
+	NameMap []NameMapEntry
 }
 
 // Files lists the data files of a table visible at snap, ordered by
@@ -148,6 +150,10 @@ ORDER BY df.data_file_id, del.begin_snapshot, del.delete_file_id`, sid, sid, t.I
 			}
 			break
 		}
+	}
+
+	if err := fileNameMaps(ctx, rt, files); err != nil {
+		return nil, err
 	}
 
 	rows, err = rt.QueryContext(ctx, `SELECT st.data_file_id, st.column_id, st.column_size_bytes, st.value_count, st.null_count,

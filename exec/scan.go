@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -37,6 +38,10 @@ type ScanFile struct {
 	RowIDStart int64
 	DeletePath string
 	DeleteSize int64
+	// DeleteStaged: the delete file is one a transaction block staged, its
+	// snapshot column stamped with the snapshot the block will commit as,
+	// so every position applies (the scan's snapshot is the block's base).
+	DeleteStaged bool
 	// Deleted are further deleted positions (DuckDB's inlined file deletes).
 	Deleted []int64
 	// RecordCount and DeleteCount are the catalog's row counts of the data
@@ -48,10 +53,40 @@ type ScanFile struct {
 	// _ducklake_internal_snapshot_id is at most it: a file merged or flushed
 	// from several snapshots read as of one before its partial_max.
 	MaxSnapshot int64
+	// NameMap, for a file registered with a DuckLake name mapping
+	// (ducklake_add_data_files of a file without field ids), says where each
+	// column's values are, by field id; a column it lacks reads as its
+	// default.
+	NameMap map[int32]MappedColumn
 	// Key and DeleteKey are the files' encryption_key (base64; "" for plain
 	// files), for DuckDB's ENCRYPTED lakes. Secrets: never printed (EXPLAIN
 	// and errors show paths only).
 	Key, DeleteKey string
+}
+
+// MappedColumn is where a name-mapped file keeps a column: its top-level
+// column Source, or, when Hive, the value Value of the hive path's key.
+type MappedColumn struct {
+	Source string
+	Hive   bool
+	Value  string
+}
+
+// mappedProjection is column i's projection over a name-mapped file.
+func mappedProjection(c ScanCol, i int, m MappedColumn, ok bool) (parquetio.Projection, error) {
+	p := parquetio.Projection{FieldID: c.FieldID, Name: m.Source, ByName: true, Pos: i, Type: c.T, Default: c.Default}
+	if !ok || m.Hive {
+		// no file column can match: the value is the default or the path's
+		p.Name = ""
+	}
+	if ok && m.Hive {
+		d := vec.New(c.T, 1)
+		if err := ParseInto(d, m.Value, nil, false); err != nil {
+			return p, pgerr.New(pgerr.InvalidTextRepr, "hive partition value %q of column %q: %v", m.Value, c.Name, err)
+		}
+		p.Default = d
+	}
+	return p, nil
 }
 
 // cryptDetail names the file in a decryption error (which parquetio raises
@@ -313,7 +348,11 @@ func (t *TableScan) open(ctx context.Context, i int) (*scanFile, error) {
 			file.Close()
 			return nil, ReadError(err, f.DeletePath)
 		}
-		pos, err := parquetio.ReadDeletePositionsKey(df, df.Size(), t.Snapshot, dkey)
+		upTo := t.Snapshot
+		if f.DeleteStaged {
+			upTo = math.MaxInt64
+		}
+		pos, err := parquetio.ReadDeletePositionsKey(df, df.Size(), upTo, dkey)
 		df.Close()
 		if err != nil {
 			file.Close()
@@ -331,7 +370,15 @@ func (t *TableScan) open(ctx context.Context, i int) (*scanFile, error) {
 		if !t.needed(i) {
 			continue
 		}
-		sf.proj = append(sf.proj, parquetio.Projection{FieldID: c.FieldID, Name: c.Name, Pos: i, Type: c.T, Default: c.Default})
+		p := parquetio.Projection{FieldID: c.FieldID, Name: c.Name, Pos: i, Type: c.T, Default: c.Default}
+		if f.NameMap != nil {
+			m, ok := f.NameMap[c.FieldID]
+			if p, err = mappedProjection(c, i, m, ok); err != nil {
+				file.Close()
+				return nil, err
+			}
+		}
+		sf.proj = append(sf.proj, p)
 		sf.projCol = append(sf.projCol, i)
 	}
 	if t.WithPos && pf.HasField(RowIDFieldID) {

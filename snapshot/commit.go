@@ -70,6 +70,18 @@ type NewDataFile struct {
 	// Partition is set when the file holds one partition of a partitioned
 	// table (partition.go); nil writes partition_id NULL.
 	Partition *FilePartition
+	// Registered: an existing file added in place (add_data_files): RelPath
+	// is its full path (path_is_relative false) and Path is empty, so no
+	// failed commit deletes it. NameMap, when set, is written as a
+	// map_by_name mapping the file's mapping_id names (registered.go).
+	Registered bool
+	NameMap    []catalog.NameMapEntry
+	// NullColumns are columns the registered file lacks and reads as NULL
+	// (no stats row, but known: the table's statistics stay exact).
+	NullColumns []int64
+	// Mapping is an existing mapping of the table identical to NameMap,
+	// which the file names instead of a new one, as DuckDB reuses them.
+	Mapping *int64
 }
 
 // NewDeleteFile is a positional delete file already written under the
@@ -82,6 +94,16 @@ type NewDeleteFile struct {
 	FooterSize  int64
 	// EncryptionKey as NewDataFile's.
 	EncryptionKey string
+	// Stamp is the snapshot id the file's _ducklake_internal_snapshot_id
+	// column gives the positions this commit deletes; 0 when the file has
+	// no such column (every position is deleted at the commit). A file that
+	// replaces a committed delete file must have it: its row replaces the old
+	// one, and readers of the change feed (DuckDB's ducklake_table_changes)
+	// take the history from the column.
+	Stamp int64
+	// BeginSnapshot is the smallest snapshot id in that column (the old
+	// file's first delete), the new row's begin_snapshot; 0: the commit.
+	BeginSnapshot int64
 }
 
 type newSchema struct {
@@ -191,6 +213,9 @@ type Commit struct {
 	// fail with the snapshot, in its catalog transaction (extra.go).
 	extras []Extra
 
+	// sorts are sort-order changes (sort.go)
+	sorts []*sortChange
+
 	// finalCatalogBase is the head's next_catalog_id the successful attempt
 	// allocated from; set by Commit.
 	finalCatalogBase int64
@@ -224,7 +249,7 @@ func (c *Commit) Empty() bool {
 		len(c.droppedTables) == 0 && len(c.renamed) == 0 && len(c.addedCols) == 0 &&
 		len(c.colChanges) == 0 && len(c.addedFiles) == 0 && len(c.replaced) == 0 && len(c.ended) == 0 &&
 		len(c.inlinedDeletes) == 0 && c.inl.empty() && len(c.partitions) == 0 && !c.viewsChanged() && len(c.extras) == 0 &&
-		len(c.comments) == 0 && c.cons.empty()
+		len(c.comments) == 0 && c.cons.empty() && len(c.sorts) == 0
 }
 
 func (c *Commit) allocCatalogID() int64 {
@@ -550,9 +575,11 @@ func (c *Commit) AddDataFile(t catalog.Table, f NewDataFile) {
 }
 
 // ReplaceDeleteFile gives data file df a new delete file f that holds all
-// its deleted positions (those of df.Delete plus the new ones). The old
-// delete file is end-dated at the commit snapshot (DuckLake §13 option (b)),
-// the new one begins there.
+// its deleted positions (those of df.Delete plus the new ones). When df has
+// a committed delete file, f carries the snapshot column (f.Stamp) and the
+// old row is removed and its file scheduled for deletion, as DuckDB does:
+// an end-dated old row next to the new one would make DuckDB's change feed
+// count the old positions again at the new file's begin_snapshot.
 func (c *Commit) ReplaceDeleteFile(t catalog.Table, df catalog.DataFile, f NewDeleteFile) {
 	// A later delete of the same file in one transaction supersedes the
 	// earlier one (its file holds the earlier positions too).
@@ -563,6 +590,25 @@ func (c *Commit) ReplaceDeleteFile(t catalog.Table, df catalog.DataFile, f NewDe
 		}
 	}
 	c.replaced = append(c.replaced, replacedDelete{tableID: t.ID, df: df, f: f})
+}
+
+// RestampDeletes rewrites, through fn, the delete files staged with a
+// snapshot column stamped for another snapshot id than snap, the id the
+// commit is about to get (another writer committed since they were
+// written). fn returns the replacement, stamped snap.
+func (c *Commit) RestampDeletes(snap int64, fn func(df catalog.DataFile, f NewDeleteFile) (NewDeleteFile, error)) error {
+	for i := range c.replaced {
+		r := &c.replaced[i]
+		if r.f.Stamp == 0 || r.f.Stamp == snap || c.dropsTable(r.tableID) {
+			continue
+		}
+		nf, err := fn(r.df, r.f)
+		if err != nil {
+			return err
+		}
+		r.f = nf
+	}
+	return nil
 }
 
 // EndDataFile records that every row of df is deleted: the data file (and

@@ -77,8 +77,11 @@
 //     no file leave it).
 //   - Ids are never reused: column ids continue from the maximum over all of
 //     a table's historical column rows.
-//   - At most one delete file per data file is live at any snapshot: a new
-//     delete file holds all deleted positions and end-dates the old one.
+//   - One delete-file row per data file: a new delete file holds all
+//     deleted positions, the earlier ones with the snapshot that deleted
+//     them (_ducklake_internal_snapshot_id), and the old row is removed and
+//     its file scheduled for deletion, as DuckDB does. (Lakes written before
+//     kept the old row end-dated; readers still take either.)
 //   - ducklake_table_column_stats min/max stay exact or become NULL, never
 //     loose, because DuckDB answers MIN/MAX from them.
 package snapshot

@@ -83,7 +83,8 @@ func testLifecycle(t *testing.T, be backend) {
 		"3|1|0|~|1|20|~", "3|2|1|~|a|d|~", "3|3|0|0|0.5|100.0|~")
 
 	// S4, S5: deletes on file a; the second delete file holds both
-	// positions and end-dates the first. S6: every row of b deleted: the
+	// positions, each with its snapshot, begins at the first delete and
+	// replaces the first one's row (scheduled for deletion), as DuckDB's. S6: every row of b deleted: the
 	// file is end-dated and, as in DuckDB, next_file_id stays (no file id
 	// was handed out).
 	files := mustFiles(t, e, sales, orders, s3)
@@ -95,14 +96,14 @@ func testLifecycle(t *testing.T, be backend) {
 		t.Fatalf("file a delete at s4 = %+v", files[0].Delete)
 	}
 	c, _ = e.begin()
-	c.ReplaceDeleteFile(*orders, files[0], NewDeleteFile{RelPath: "a-d2.parquet", DeleteCount: 2, FileSize: 120, FooterSize: 60})
+	c.ReplaceDeleteFile(*orders, files[0], NewDeleteFile{RelPath: "a-d2.parquet", DeleteCount: 2, FileSize: 120, FooterSize: 60, Stamp: s4.ID + 1, BeginSnapshot: s4.ID})
 	s5 := e.commit(c)
 	c, _ = e.begin()
 	c.EndDataFile(*orders, files[1])
 	s6 := e.commit(c)
 	e.expectRows(`SELECT * FROM ducklake_delete_file ORDER BY delete_file_id`,
-		"2|3|4|5|0|a-d1.parquet|1|parquet|1|100|50|~|~",
-		"3|3|5|~|0|a-d2.parquet|1|parquet|2|120|60|~|~")
+		"3|3|4|~|0|a-d2.parquet|1|parquet|2|120|60|~|5")
+	e.expectRows(`SELECT data_file_id, path, path_is_relative FROM ducklake_files_scheduled_for_deletion`, "2|sales/orders/a-d1.parquet|1")
 	e.expectRows(`SELECT data_file_id, end_snapshot FROM ducklake_data_file ORDER BY data_file_id`, "0|~", "1|6")
 	e.expectRows(`SELECT * FROM ducklake_table_stats`, "3|5|5|1800") // deletes never touch stats
 
@@ -177,7 +178,7 @@ func testLifecycle(t *testing.T, be backend) {
 		"4|7|9|3|4|k|int64|42|42|1|~|literal|duckdb",
 		"5|10|13|3|5|z|varchar|~|NULL|1|~|literal|duckdb")
 	e.expectRows(`SELECT data_file_id, begin_snapshot, end_snapshot FROM ducklake_data_file ORDER BY data_file_id`, "0|2|13", "1|3|6", "4|12|13")
-	e.expectRows(`SELECT delete_file_id, begin_snapshot, end_snapshot FROM ducklake_delete_file ORDER BY delete_file_id`, "2|4|5", "3|5|13")
+	e.expectRows(`SELECT delete_file_id, begin_snapshot, end_snapshot FROM ducklake_delete_file ORDER BY delete_file_id`, "3|4|13")
 	e.expectRows(`SELECT schema_id, begin_snapshot, end_snapshot FROM ducklake_schema ORDER BY schema_id`, "0|0|~", "1|0|~", "2|1|14")
 	e.expectRows(`SELECT table_id, end_snapshot FROM ducklake_table ORDER BY begin_snapshot`, "3|11", "3|13")
 	e.expectRows(`SELECT * FROM ducklake_schema_versions ORDER BY begin_snapshot`,
@@ -246,7 +247,7 @@ func testLifecycle(t *testing.T, be backend) {
 	}{
 		{s2, "0"},
 		{s3, "0 1"},
-		{s4, "0d2 1"},
+		{s4, "0d3 1"}, // the row of d2 is gone; d3's snapshot column filters
 		{s5, "0d3 1"},
 		{s6, "0d3"},
 		{s12, "0d3 4"},

@@ -165,6 +165,8 @@ type FileHistory struct {
 	Partition  bool   // partition_id set: written for a partitioned table
 	Key        string // encryption_key, "" for a plain file
 	Deletes    []DeleteHistory
+	// NameMap is the mapping of a registered file (mapping_id set).
+	NameMap []catalog.NameMapEntry
 }
 
 // DeleteHistory is one delete file of a data file.
@@ -180,21 +182,23 @@ type DeleteHistory struct {
 // TableFileHistory lists every data file of a table that begins at or
 // before snap, with all its delete files, ordered by data_file_id.
 func TableFileHistory(ctx context.Context, db *catalog.DB, tableID, snap int64) ([]FileHistory, error) {
-	rows, err := db.SQL().QueryContext(ctx, db.Rebind(`SELECT data_file_id, begin_snapshot, end_snapshot, path, path_is_relative, file_size_bytes, row_id_start, partial_max, partition_id, encryption_key
+	rows, err := db.SQL().QueryContext(ctx, db.Rebind(`SELECT data_file_id, begin_snapshot, end_snapshot, path, path_is_relative, file_size_bytes, row_id_start, partial_max, partition_id, encryption_key, mapping_id
 FROM ducklake_data_file WHERE table_id = ? AND begin_snapshot <= ? ORDER BY data_file_id`), tableID, snap)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot: read data files: %w", err)
 	}
 	var out []FileHistory
 	index := map[int64]int{}
+	mapping := map[int64]int64{} // file index → mapping_id
 	for rows.Next() {
 		var (
 			f                    FileHistory
 			end, rid, pmax, part sql.NullInt64
 			rel                  catalog.NullBool
 			key                  sql.NullString
+			mid                  sql.NullInt64
 		)
-		if err := rows.Scan(&f.ID, &f.Begin, &end, &f.RelPath, &rel, &f.Size, &rid, &pmax, &part, &key); err != nil {
+		if err := rows.Scan(&f.ID, &f.Begin, &end, &f.RelPath, &rel, &f.Size, &rid, &pmax, &part, &key, &mid); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("snapshot: read data files: %w", err)
 		}
@@ -205,12 +209,28 @@ FROM ducklake_data_file WHERE table_id = ? AND begin_snapshot <= ? ORDER BY data
 			f.PartialMax = &pmax.Int64
 		}
 		f.RowIDStart, f.PathIsRel, f.Partition, f.Key = rid.Int64, !rel.Valid || rel.Bool, part.Valid, key.String
+		if mid.Valid {
+			mapping[int64(len(out))] = mid.Int64
+		}
 		index[f.ID] = len(out)
 		out = append(out, f)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, err
+	}
+	if len(mapping) > 0 {
+		var ids []int64
+		for _, id := range mapping {
+			ids = append(ids, id)
+		}
+		maps, err := db.NameMaps(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		for i, id := range mapping {
+			out[i].NameMap = maps[id]
+		}
 	}
 	rows, err = db.SQL().QueryContext(ctx, db.Rebind(`SELECT data_file_id, path, path_is_relative, file_size_bytes, begin_snapshot, end_snapshot, encryption_key
 FROM ducklake_delete_file WHERE table_id = ? AND begin_snapshot <= ? ORDER BY begin_snapshot, delete_file_id`), tableID, snap)

@@ -69,6 +69,11 @@ func (c *Commit) Clone() *Commit {
 		cp.renamedViews[i] = &v
 	}
 	cp.droppedViews = slices.Clone(c.droppedViews)
+	cp.sorts = make([]*sortChange, len(c.sorts))
+	for i, sc := range c.sorts {
+		x := *sc
+		cp.sorts[i] = &x
+	}
 	cp.comments = make([]*commentChange, len(c.comments))
 	for i, ch := range c.comments {
 		v := *ch

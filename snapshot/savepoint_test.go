@@ -64,7 +64,7 @@ func TestCloneKnowsEveryField(t *testing.T) {
 	known := []string{"db", "base", "meta", "author", "message", "catalogIDs", "newSchemas", "droppedSchemas",
 		"newTables", "droppedTables", "renamed", "addedCols", "addedColsAll", "colChanges", "addedFiles",
 		"replaced", "ended", "inlinedDeletes", "inl", "partitions", "newViews", "droppedViews", "renamedViews", "comments",
-		"extras", "finalCatalogBase", "committed", "beforeCommit", "cons"}
+		"extras", "finalCatalogBase", "committed", "beforeCommit", "cons", "sorts"}
 	rt := reflect.TypeOf(Commit{})
 	for i := range rt.NumField() {
 		if name := rt.Field(i).Name; !slices.Contains(known, name) {

@@ -188,6 +188,7 @@ func (c *Commit) mine() *mine {
 	c.inlinedMine(m)
 	c.mineViews(m)       // views.go
 	c.mineComments(m)    // comments.go
+	c.mineSorts(m)       // sort.go
 	c.mineConstraints(m) // constraints.go
 	for _, a := range c.addedCols {
 		m.altered.add(a.tableID)
@@ -230,7 +231,8 @@ type writer struct {
 	snapID int64
 	sv     int64 // the new snapshot's schema_version
 
-	nextFile  int64 // next free data/delete file id
+	nextFile  int64            // next free data/delete file id
+	nameMaps  map[string]int64 // mappings written by this commit (registered.go)
 	data      map[int64]*tableData
 	dataOrder []int64
 	done      written
@@ -443,6 +445,7 @@ func (w *writer) write() (catalog.Snapshot, error) {
 	for _, td := range w.data {
 		nFiles += int64(len(td.files))
 	}
+	nFiles += newNameMaps(w.c.addedFiles) // registered.go
 	for _, r := range c.replaced {
 		if !w.droppedTable(r.tableID) {
 			nFiles++
@@ -456,7 +459,7 @@ func (w *writer) write() (catalog.Snapshot, error) {
 
 	catalogChange := len(c.droppedSchemas) > 0 || len(c.droppedTables) > 0 || len(c.renamed) > 0 ||
 		len(c.addedCols) > 0 || len(c.colChanges) > 0 || len(c.partitions) > 0 || c.viewsChanged() ||
-		len(c.comments) > 0 || !c.cons.empty()
+		len(c.comments) > 0 || !c.cons.empty() || len(c.sorts) > 0
 	for _, s := range c.newSchemas {
 		catalogChange = catalogChange || !s.dropped
 	}
@@ -505,6 +508,7 @@ func (w *writer) write() (catalog.Snapshot, error) {
 		w.writePGTypeChanges, // pgtype.go
 		w.writePartitions,    // partition.go
 		w.writeComments,      // comments.go
+		w.writeSorts,         // sort.go
 		w.writeConstraints,   // constraints.go
 		w.writeDataFiles,
 		w.writeDeletes,
@@ -823,14 +827,18 @@ func (w *writer) writeDataFiles() error {
 			return err
 		}
 		fr := &td.files[i]
+		mapping, err := w.writeNameMap(tid, fr.f) // registered.go
+		if err != nil {
+			return err
+		}
 		fr.id = w.nextFile
 		w.nextFile++
 		fr.rowIDStart = td.stats.NextRowID
 		td.stats.NextRowID += fr.f.RecordCount
 		td.stats.RecordCount += fr.f.RecordCount
 		td.stats.FileSizeBytes += fr.f.FileSize
-		if err := w.put(`INSERT INTO ducklake_data_file VALUES (?, ?, ?, NULL, NULL, ?, ?, 'parquet', ?, ?, ?, ?, ?, ?, NULL, NULL)`,
-			fr.id, tid, w.snapID, fr.f.RelPath, true, fr.f.RecordCount, fr.f.FileSize, nullIfZero(fr.f.FooterSize), fr.rowIDStart, w.partitionID(fr.f.Partition), key); err != nil {
+		if err := w.put(`INSERT INTO ducklake_data_file VALUES (?, ?, ?, NULL, NULL, ?, ?, 'parquet', ?, ?, ?, ?, ?, ?, ?, NULL)`,
+			fr.id, tid, w.snapID, fr.f.RelPath, !fr.f.Registered, fr.f.RecordCount, fr.f.FileSize, nullIfZero(fr.f.FooterSize), fr.rowIDStart, w.partitionID(fr.f.Partition), key, mapping); err != nil {
 			return err
 		}
 		if err := w.insertPartitionValues(fr.id, tid, fr.f.Partition); err != nil {
@@ -876,8 +884,30 @@ func (w *writer) writeDeletes() error {
 		if err := w.noInlinedDeletesSince(r.tableID, r.df.ID); err != nil {
 			return err
 		}
-		if _, err := w.endLive("ducklake_delete_file", "data_file_id = ?", r.df.ID); err != nil {
-			return err
+		begin, partialMax := w.snapID, int64(0)
+		if r.f.Stamp != 0 {
+			if r.f.Stamp != w.snapID {
+				// the file says these rows were deleted at another snapshot
+				return conflictf("the delete file of data file %d was written for snapshot %d, but the commit is snapshot %d", r.df.ID, r.f.Stamp, w.snapID)
+			}
+			if r.f.BeginSnapshot > 0 {
+				begin = r.f.BeginSnapshot
+			}
+			partialMax = w.snapID
+		}
+		if liveDel != nil {
+			if r.f.Stamp == 0 {
+				return fmt.Errorf("snapshot: the delete file replacing delete file %d has no snapshot column", *liveDel)
+			}
+			// DuckDB's way (notes §5): the new file holds the old positions
+			// with their snapshots, so the old row goes and its file is
+			// scheduled for cleanup_old_files.
+			if _, err := w.exec(`DELETE FROM ducklake_delete_file WHERE delete_file_id = ?`, *liveDel); err != nil {
+				return err
+			}
+			if err := w.schedule(*liveDel, "", r.df.Delete.Path); err != nil {
+				return err
+			}
 		}
 		key, err := w.keyFor(r.f.EncryptionKey)
 		if err != nil {
@@ -885,8 +915,8 @@ func (w *writer) writeDeletes() error {
 		}
 		id := w.nextFile
 		w.nextFile++
-		if _, err := w.exec(`INSERT INTO ducklake_delete_file VALUES (?, ?, ?, NULL, ?, ?, ?, 'parquet', ?, ?, ?, ?, NULL)`,
-			id, r.tableID, w.snapID, r.df.ID, r.f.RelPath, true, r.f.DeleteCount, r.f.FileSize, nullIfZero(r.f.FooterSize), key); err != nil {
+		if _, err := w.exec(`INSERT INTO ducklake_delete_file VALUES (?, ?, ?, NULL, ?, ?, ?, 'parquet', ?, ?, ?, ?, ?)`,
+			id, r.tableID, begin, r.df.ID, r.f.RelPath, true, r.f.DeleteCount, r.f.FileSize, nullIfZero(r.f.FooterSize), key, nullIfZero(partialMax)); err != nil {
 			return err
 		}
 		w.done.deleted.add(r.tableID)
@@ -1029,18 +1059,27 @@ func (w *writer) writeStats(td *tableData) error {
 	}
 	types := td.types
 	fileStats := make([]map[int64]catalog.ColumnStats, len(td.files))
+	allNull := make([]map[int64]bool, len(td.files))
 	for i, fr := range td.files {
 		m := map[int64]catalog.ColumnStats{}
 		for _, cs := range fr.f.Stats {
 			m[cs.ColumnID] = cs
 		}
 		fileStats[i] = m
+		for _, id := range fr.f.NullColumns {
+			if allNull[i] == nil {
+				allNull[i] = map[int64]bool{}
+			}
+			allNull[i][id] = true
+		}
 	}
 	fold := func(acc colAcc, id int64, from int) colAcc {
-		for _, fs := range fileStats[from:] {
+		for i, fs := range fileStats[from:] {
 			a := colAcc{} // a file without stats for the column: unknown
 			if cs, ok := fs[id]; ok {
 				a = fileAcc(cs)
+			} else if allNull[from+i][id] {
+				a = allNullAcc()
 			}
 			acc = mergeAcc(acc, a, types[id])
 		}
@@ -1061,6 +1100,8 @@ func (w *writer) writeStats(td *tableData) error {
 			first := colAcc{}
 			if cs, ok := fileStats[0][id]; ok {
 				first = fileAcc(cs)
+			} else if allNull[0][id] {
+				first = allNullAcc()
 			}
 			acc := fold(first, id, 1)
 			if err := w.put(`INSERT INTO ducklake_table_column_stats VALUES (?, ?, ?, ?, ?, ?, NULL)`,

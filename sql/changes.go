@@ -341,6 +341,9 @@ func (o *changesOp) openScan(deletions, ids bool) (*histScan, []int) {
 			path = dir + f.RelPath
 		}
 		files = append(files, exec.ScanFile{Path: path, Size: f.Size, RowIDStart: f.RowIDStart, Key: f.Key})
+		if f.NameMap != nil {
+			files[len(files)-1].NameMap = scanNameMap(path, f.NameMap) // addfiles_read.go
+		}
 		begins = append(begins, f.Begin)
 		which = append(which, i)
 	}

@@ -76,6 +76,10 @@ func (s *Session) commitWrite(ctx context.Context, fn func(c *snapshot.Commit, m
 	if err == nil {
 		err = s.inlineLayouts(ctx, c) // inlinewrite.go
 	}
+	var restamped []string
+	if err == nil {
+		restamped, err = s.restampDeletes(ctx, c, head.ID+1) // deletefiles.go
+	}
 	if err == nil {
 		err = s.filesPresent(ctx, c) // txn.go
 	}
@@ -83,6 +87,7 @@ func (s *Session) commitWrite(ctx context.Context, fn func(c *snapshot.Commit, m
 		if cleanup != nil {
 			cleanup()
 		}
+		s.dropFiles(ctx, restamped)
 		return err
 	}
 	if c.Empty() {
@@ -109,6 +114,7 @@ func (s *Session) commitWrite(ctx context.Context, fn func(c *snapshot.Commit, m
 		if cleanup != nil {
 			cleanup()
 		}
+		s.dropFiles(ctx, restamped)
 		if errors.Is(err, snapshot.ErrConflict) {
 			return pgerr.Wrap(pgerr.SerializationFailure, err, "could not serialize access due to concurrent update")
 		}
@@ -355,6 +361,12 @@ func (s *Session) createTable(ctx context.Context, c *snapshot.Commit, meta *cat
 		def, t, err := s.columnDef(cd)
 		if err != nil {
 			return "", err
+		}
+		// DuckDB records a literal DEFAULT of CREATE TABLE as the column's
+		// initial_default too (what files without the column would read)
+		if d := def.DefaultValue; d != nil && *d != "NULL" && !def.DefaultIsExpression && literalFits(t, *d) {
+			v := *d
+			def.InitialDefault = &v
 		}
 		if sp != nil {
 			var ok bool

@@ -702,6 +702,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 		df    catalog.DataFile
 		all   bool
 		write *exec.WrittenFile
+		file  snapshot.NewDeleteFile
 		inl   []int64 // positions kept as inlined file deletes (inlinewrite.go)
 	}
 	if updKeys != nil {
@@ -721,29 +722,17 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 			plans = append(plans, fileDeletes{df: df, inl: uniqueSorted(pos)})
 			continue
 		}
-		// the file's current delete file: the committed one, or one this
-		// transaction block staged
-		if cur := ref.scanFiles[fi].DeletePath; cur != "" {
-			old, err := exec.ReadAllDeletes(ctx, s.eng.Store, cur, ref.scanFiles[fi].DeleteKey)
-			if err != nil {
-				cleanup()
-				return nil, err
-			}
-			pos = append(pos, old...)
-		}
-		pos = uniqueSorted(pos)
-		// DuckDB's inlined deletes of the file stay where they are
-		if int64(len(pos)+len(ref.scanFiles[fi].Deleted)) >= df.RecordCount {
-			plans = append(plans, fileDeletes{df: df, all: true})
-			continue
-		}
-		w, err := exec.WriteDeletes(ctx, s.writeStore(), dir, df.Path, pos, s.eng.DB.Encrypted())
+		md, err := s.mergeDeletes(ctx, ref, fi, pos, head.ID+1, dir) // deletefiles.go
 		if err != nil {
 			cleanup()
 			return nil, err
 		}
-		written = append(written, w)
-		plans = append(plans, fileDeletes{df: df, write: w})
+		if md.all {
+			plans = append(plans, fileDeletes{df: df, all: true})
+			continue
+		}
+		written = append(written, md.write)
+		plans = append(plans, fileDeletes{df: df, write: md.write, file: md.file})
 	}
 	err = s.commit(ctx, func(c *snapshot.Commit, m *catalog.Metadata) error {
 		if m.Snapshot.ID != head.ID {
@@ -781,7 +770,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 			} else if pl.all {
 				c.EndDataFile(*ref.table, pl.df)
 			} else {
-				c.ReplaceDeleteFile(*ref.table, pl.df, snapshot.NewDeleteFile{RelPath: pl.write.Name, Path: pl.write.Path, DeleteCount: pl.write.Info.Rows, FileSize: pl.write.Info.Size, FooterSize: pl.write.Info.FooterSize, EncryptionKey: pl.write.KeyText()})
+				c.ReplaceDeleteFile(*ref.table, pl.df, pl.file)
 			}
 		}
 		for k, ids := range inlinedHits {

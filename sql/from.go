@@ -612,6 +612,9 @@ func toScanFiles(files []catalog.DataFile, snap int64) []exec.ScanFile {
 	out := make([]exec.ScanFile, len(files))
 	for i, f := range files {
 		out[i] = exec.ScanFile{Path: f.Path, Size: f.FileSize, RowIDStart: f.RowIDStart, RecordCount: f.RecordCount, CountKnown: true, Key: f.EncryptionKey}
+		if f.MappingID != nil {
+			out[i].NameMap = scanNameMap(f.Path, f.NameMap) // addfiles_read.go
+		}
 		if f.PartialMax != nil && *f.PartialMax > snap {
 			out[i].MaxSnapshot = snap
 		}

@@ -94,6 +94,8 @@ func (s *Session) call(ctx context.Context, st *pg.CallStmt, p *params) (*Result
 		msg, err = s.callCleanup(ctx, a, true)
 	case "set_option":
 		msg, err = s.callSetOption(ctx, a)
+	case "add_data_files":
+		msg, err = s.callAddFiles(ctx, a) // addfiles.go
 	default:
 		return nil, errAt(pgerr.New(pgerr.UndefinedFunction, "procedure %s does not exist", qualified), fc.Location)
 	}
@@ -487,7 +489,12 @@ func (s *Session) writeMerged(ctx context.Context, head catalog.Snapshot, sel ta
 	if err != nil {
 		return snapshot.NewFile{}, nil, err
 	}
-	w, err := exec.WriteParquet(ctx, s.writeStore(), dir+prefix, parquetColumns(out), h, nil, opt)
+	in, sorted, err := s.sortedInput(ctx, sel.t, parquetColumns(out), h) // sorted.go
+	if err != nil {
+		return snapshot.NewFile{}, nil, err
+	}
+	w, err := exec.WriteParquet(ctx, s.writeStore(), dir+prefix, parquetColumns(out), in, nil, opt)
+	sorted()
 	if err != nil {
 		return snapshot.NewFile{}, nil, err
 	}
@@ -604,7 +611,15 @@ func (s *Session) rewriteTable(ctx context.Context, head catalog.Snapshot, sel t
 		proj = append(proj, &exec.ColRef{Idx: len(cols) + 2, T: types.Int64T})
 		out := withReserved(cols, false)
 		prefix, part := sourcePartition(f) // partition_write.go
-		w, err := exec.WriteParquet(ctx, s.writeStore(), dir+prefix, parquetColumns(out), &exec.Project{Env: s.newEnv(), Input: scan, Exprs: proj}, nil, opt)
+		// in the table's sort order, if it has one (sorted.go)
+		in, sorted, err := s.sortedInput(ctx, sel.t, parquetColumns(out), &exec.Project{Env: s.newEnv(), Input: scan, Exprs: proj})
+		if err != nil {
+			scan.Close()
+			cleanup()
+			return 0, 0, err
+		}
+		w, err := exec.WriteParquet(ctx, s.writeStore(), dir+prefix, parquetColumns(out), in, nil, opt)
+		sorted()
 		scan.Close()
 		if err != nil {
 			cleanup()

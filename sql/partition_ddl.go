@@ -31,7 +31,7 @@ const partitionOption = "partitioned_by" // in namespace lakepg
 // rewritePartitionDDL rewrites every SET/RESET PARTITIONED BY clause of an
 // ALTER TABLE in query; ok is false when there is none.
 func rewritePartitionDDL(query string) (string, bool) {
-	if !strings.Contains(strings.ToLower(query), "partitioned") {
+	if lq := strings.ToLower(query); !strings.Contains(lq, "partitioned") && !strings.Contains(lq, "sorted") {
 		return "", false
 	}
 	scan, err := pg.Scan(query)
@@ -61,14 +61,22 @@ func rewritePartitionDDL(query string) (string, bool) {
 			continue
 		}
 		if !alterTable || (t.Token != pg.Token_SET && t.Token != pg.Token_RESET) || i+2 >= len(toks) ||
-			toks[i+1].Token != pg.Token_IDENT || !strings.EqualFold(query[toks[i+1].Start:toks[i+1].End], "partitioned") ||
-			toks[i+2].Token != pg.Token_BY {
+			toks[i+1].Token != pg.Token_IDENT || toks[i+2].Token != pg.Token_BY {
+			continue
+		}
+		// SET/RESET SORTED BY takes the same form (sorted.go)
+		option := partitionOption
+		switch word := query[toks[i+1].Start:toks[i+1].End]; {
+		case strings.EqualFold(word, "partitioned"):
+		case strings.EqualFold(word, "sorted"):
+			option = sortOption
+		default:
 			continue
 		}
 		end := int(toks[i+2].End)
 		var repl string
 		if t.Token == pg.Token_RESET {
-			repl = "RESET (lakepg." + partitionOption + ")"
+			repl = "RESET (lakepg." + option + ")"
 			i += 2
 		} else {
 			// the parenthesised key list, up to its matching ')'
@@ -91,7 +99,7 @@ func rewritePartitionDDL(query string) (string, bool) {
 			}
 			keys := query[toks[i+3].End:toks[j].Start]
 			end = int(toks[j].End)
-			repl = "SET (lakepg." + partitionOption + " = '" + strings.ReplaceAll(keys, "'", "''") + "')"
+			repl = "SET (lakepg." + option + " = '" + strings.ReplaceAll(keys, "'", "''") + "')"
 			i = j
 		}
 		b.WriteString(query[last:t.Start])
@@ -249,6 +257,9 @@ func setPartitioning(c *snapshot.Commit, t *catalog.Table, keys []snapshot.Parti
 // the form SET/RESET PARTITIONED BY is rewritten to. Other storage
 // parameters do not exist in DuckLake.
 func alterPartitioning(c *snapshot.Commit, t *catalog.Table, cmd *pg.AlterTableCmd) error {
+	if ok, err := alterSorting(c, t, cmd); ok { // sorted.go
+		return err
+	}
 	text, reset, ok, err := partitionOptionCmd(cmd)
 	if err != nil {
 		return err

@@ -87,6 +87,11 @@ func (s *Session) writeTableFiles(ctx context.Context, sch *catalog.Schema, t *c
 	if err != nil {
 		return nil, err
 	}
+	op, sorted, err := s.sortedInput(ctx, t, pcols, op) // sorted.go
+	if err != nil {
+		return nil, err
+	}
+	defer sorted()
 	if !t.Partition.Partitioned() {
 		w, err := exec.WriteParquet(ctx, s.writeStore(), dir, pcols, op, check, opt)
 		if err != nil {

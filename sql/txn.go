@@ -171,8 +171,19 @@ func (s *Session) commitStaged(ctx context.Context, c *snapshot.Commit) error {
 	defer e.wg.Done()
 	e.lockWrites()
 	defer e.writeMu.Unlock()
+	// the block's delete files were stamped for the snapshot after its base
+	head, err := e.DB.Head(ctx)
+	if err != nil {
+		return err
+	}
+	restamped, err := s.restampDeletes(ctx, c, head.ID+1) // deletefiles.go
+	if err != nil {
+		s.dropFiles(ctx, restamped)
+		return err
+	}
 	// a commit must not be abandoned half-way because the client went away
 	if _, err := c.Commit(context.WithoutCancel(ctx)); err != nil {
+		s.dropFiles(ctx, restamped)
 		if errors.Is(err, snapshot.ErrConflict) {
 			return pgerr.Wrap(pgerr.SerializationFailure, err, "could not serialize access due to concurrent update")
 		}
@@ -194,6 +205,7 @@ func (s *Session) overlay(t *txn, sch *catalog.Schema, tbl *catalog.Table, ref *
 		sf := scan.Files[i]
 		if d, ok := t.c.StagedDelete(f.ID); ok {
 			sf.DeletePath, sf.DeleteSize, sf.DeleteCount, sf.CountKnown, sf.DeleteKey = dir+d.RelPath, d.FileSize, d.DeleteCount, true, d.EncryptionKey
+			sf.DeleteStaged = true
 		}
 		files, sfs = append(files, f), append(sfs, sf)
 	}

@@ -3,6 +3,7 @@ package parquetio
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
@@ -260,6 +261,14 @@ func (f *File) Fields() []Field {
 // lookup finds the top-level field a projection refers to: by field id when
 // the file has field ids, else by position. -1 means absent.
 func (f *File) lookup(p *Projection) int {
+	if p.ByName {
+		for i := range f.top {
+			if strings.EqualFold(f.top[i].elem.name, p.Name) {
+				return i
+			}
+		}
+		return -1
+	}
 	if f.hasIDs {
 		if i, ok := f.byID[p.FieldID]; ok {
 			return i

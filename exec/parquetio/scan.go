@@ -18,6 +18,10 @@ type Projection struct {
 	// files that carry no field ids at all.
 	Name string
 	Pos  int
+	// ByName matches the top-level column called Name (case-insensitively,
+	// as DuckDB does) whatever the field ids say: files registered with a
+	// DuckLake name mapping. No such column reads as Default.
+	ByName bool
 	// Type is the wanted type. Values are converted from the file's type:
 	// integers widen, float32 becomes float64, decimals are rescaled,
 	// timestamps in millis/nanos become micros.

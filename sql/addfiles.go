@@ -1,0 +1,332 @@
+package sql
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+
+	"github.com/lakepg/lakepg/catalog"
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/parquetio"
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/snapshot"
+	"github.com/lakepg/lakepg/types"
+)
+
+// CALL lakepg.add_data_files('schema.table', 'path-or-glob', allow_missing
+// => bool, ignore_extra_columns => bool, hive_partitioning => bool)
+// registers Parquet files that already exist as data files of a table,
+// without copying them, as DuckDB's ducklake_add_data_files does: the lake
+// takes ownership of them (a later DELETE, compaction or cleanup may
+// delete them). Columns are found by name through a map_by_name mapping
+// (ducklake_column_mapping, ducklake_name_mapping) written with the file,
+// because such files have no DuckLake field ids; a hive directory key=value
+// in the path gives a column its value when hive_partitioning is on. The
+// statistics are computed from the values, as lakepg's own files' are.
+
+// addFilesOpts are add_data_files' options.
+type addFilesOpts struct {
+	allowMissing, ignoreExtra, hive bool
+}
+
+func (s *Session) callAddFiles(ctx context.Context, a *callArgs) (string, error) {
+	if err := a.check("add_data_files", 2, "table_name", "schema", "schema_name", "allow_missing", "ignore_extra_columns", "hive_partitioning"); err != nil {
+		return "", err
+	}
+	var pattern string
+	if len(a.pos) > 1 {
+		v, ok, err := a.text(a.pos[1])
+		if err != nil {
+			return "", err
+		}
+		if !ok {
+			return "", pgerr.New(pgerr.InvalidParameterValue, "add_data_files: the file list cannot be NULL")
+		}
+		pattern = v
+	}
+	if pattern == "" {
+		return "", errAt(pgerr.New(pgerr.UndefinedFunction, "add_data_files needs a table and a file path or glob"), a.loc)
+	}
+	opts := addFilesOpts{hive: true}
+	for name, dst := range map[string]*bool{"allow_missing": &opts.allowMissing, "ignore_extra_columns": &opts.ignoreExtra, "hive_partitioning": &opts.hive} {
+		if n, ok := a.named[name]; ok {
+			v, err := a.boolean(n)
+			if err != nil {
+				return "", err
+			}
+			*dst = v
+		}
+	}
+	if s.eng.DB.Encrypted() {
+		// every file of an encrypted lake has a key in the catalog; a
+		// plaintext file would silently weaken it
+		return "", pgerr.New(pgerr.FeatureNotSupported, "add_data_files cannot register plaintext files in an encrypted lake")
+	}
+	_, meta, err := s.maintHead(ctx)
+	if err != nil {
+		return "", err
+	}
+	sels, err := s.maintTables(a, meta, 0)
+	if err != nil {
+		return "", err
+	}
+	if len(sels) != 1 || len(a.pos) == 0 && a.named["table_name"] == nil {
+		return "", errAt(pgerr.New(pgerr.UndefinedFunction, "add_data_files needs a table and a file path or glob"), a.loc)
+	}
+	sel := sels[0]
+	if sel.t.Partition != nil {
+		return "", pgerr.New(pgerr.FeatureNotSupported, "add_data_files into the partitioned table \"%s\" is not supported", sel.t.Name)
+	}
+	paths, err := s.globFiles(ctx, pattern)
+	if err != nil {
+		return "", err
+	}
+	cols, err := scanColumns(sel.t)
+	if err != nil {
+		return "", err
+	}
+	existing, err := s.eng.DB.TableNameMaps(ctx, sel.t.ID)
+	if err != nil {
+		return "", err
+	}
+	var files []snapshot.NewDataFile
+	var rows int64
+	for _, p := range paths {
+		f, err := s.registerFile(ctx, sel.t, cols, p, opts)
+		if err != nil {
+			return "", err
+		}
+		// an identical mapping of the table is named again, as DuckDB does
+		key := snapshot.NameMapKey(sel.t.ID, f.NameMap)
+		for id, m := range existing {
+			if snapshot.NameMapKey(sel.t.ID, m) == key && (f.Mapping == nil || id < *f.Mapping) {
+				f.Mapping = &id
+			}
+		}
+		files = append(files, f)
+		rows += f.RecordCount
+	}
+	err = s.commit(ctx, func(c *snapshot.Commit, m *catalog.Metadata) error {
+		cur, ok := m.TableByID(sel.t.ID)
+		if !ok || !sameColumns(cur, sel.t) {
+			return pgerr.New(pgerr.SerializationFailure, "could not serialize access due to concurrent update")
+		}
+		for _, f := range files {
+			c.AddDataFile(*sel.t, f)
+		}
+		return nil
+	}, nil)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("add_data_files: %d files with %d rows added to %s.%s", len(files), rows, sel.sch.Name, sel.t.Name), nil
+}
+
+// globFiles lists the files a path or glob names, sorted; none is an error
+// (58P01), as in DuckDB.
+func (s *Session) globFiles(ctx context.Context, pattern string) ([]string, error) {
+	if !strings.ContainsAny(pattern, "*?[") {
+		if _, err := s.eng.Store.Stat(ctx, pattern); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, pgerr.New(pgerr.UndefinedFile, "add_data_files: no files found that match the pattern \"%s\"", pattern)
+			}
+			return nil, exec.ReadError(err, pattern)
+		}
+		return []string{pattern}, nil
+	}
+	// list from the directory before the first wildcard, then match each
+	// path segment by segment ('*' stays within a directory, '**' any depth)
+	prefix := pattern[:strings.IndexAny(pattern, "*?[")]
+	if i := strings.LastIndex(prefix, "/"); i >= 0 {
+		prefix = prefix[:i+1]
+	}
+	objs, err := s.eng.Store.List(ctx, prefix)
+	if err != nil {
+		return nil, exec.ReadError(err, prefix)
+	}
+	var out []string
+	for _, o := range objs {
+		ok, err := globMatch(pattern, o.Path)
+		if err != nil {
+			return nil, pgerr.New(pgerr.InvalidParameterValue, "add_data_files: bad pattern \"%s\": %v", pattern, err)
+		}
+		if ok {
+			out = append(out, o.Path)
+		}
+	}
+	if len(out) == 0 {
+		return nil, pgerr.New(pgerr.UndefinedFile, "add_data_files: no files found that match the pattern \"%s\"", pattern)
+	}
+	return out, nil
+}
+
+// globMatch matches name against pattern segment by segment; a "**"
+// segment matches any number of directories.
+func globMatch(pattern, name string) (bool, error) {
+	ps, ns := strings.Split(pattern, "/"), strings.Split(name, "/")
+	var match func(i, j int) (bool, error)
+	match = func(i, j int) (bool, error) {
+		if i == len(ps) {
+			return j == len(ns), nil
+		}
+		if ps[i] == "**" {
+			for k := j; k <= len(ns); k++ {
+				if ok, err := match(i+1, k); ok || err != nil {
+					return ok, err
+				}
+			}
+			return false, nil
+		}
+		if j == len(ns) {
+			return false, nil
+		}
+		ok, err := path.Match(ps[i], ns[j])
+		if !ok || err != nil {
+			return false, err
+		}
+		return match(i+1, j+1)
+	}
+	return match(0, 0)
+}
+
+// registerFile reads one file's footer and values: its name mapping onto
+// the table's columns, its row count, sizes and column statistics.
+func (s *Session) registerFile(ctx context.Context, t *catalog.Table, cols []exec.ScanCol, p string, opts addFilesOpts) (snapshot.NewDataFile, error) {
+	f, err := s.eng.Store.Open(ctx, p)
+	if err != nil {
+		return snapshot.NewDataFile{}, exec.ReadError(err, p)
+	}
+	defer f.Close()
+	pf, err := parquetio.OpenKey(f, f.Size(), nil)
+	if err != nil {
+		return snapshot.NewDataFile{}, pgerr.New(pgerr.DataCorrupted, "add_data_files: \"%s\" is not a readable Parquet file: %v", p, err)
+	}
+	byName := map[string]int{}
+	for i, c := range cols {
+		byName[strings.ToLower(c.Name)] = i
+	}
+	var hive map[string]string
+	if opts.hive {
+		hive = hiveValues(p)
+	}
+	var (
+		nm      []catalog.NameMapEntry
+		proj    []parquetio.Projection
+		projCol []int
+		hiveCol = map[int]string{}
+		mapped  = map[int]bool{}
+		nulls   []int64 // missing columns read as NULL
+	)
+	add := func(col int, source string, isHive bool) error {
+		c := cols[col]
+		if c.T.ID == types.Array || c.T.ID == types.Struct {
+			return pgerr.New(pgerr.FeatureNotSupported, "add_data_files: column \"%s\" of table \"%s\" is nested; only files of tables with scalar columns can be added", c.Name, t.Name)
+		}
+		nm = append(nm, catalog.NameMapEntry{Index: int64(len(nm)), Source: source, FieldID: int64(c.FieldID), IsPartition: isHive})
+		mapped[col] = true
+		if isHive {
+			hiveCol[col] = hive[strings.ToLower(c.Name)]
+			return nil
+		}
+		proj = append(proj, parquetio.Projection{FieldID: c.FieldID, Name: source, ByName: true, Pos: col, Type: c.T})
+		projCol = append(projCol, col)
+		return nil
+	}
+	for _, fl := range pf.Fields() {
+		col, ok := byName[strings.ToLower(fl.Name)]
+		if !ok {
+			if opts.ignoreExtra {
+				continue
+			}
+			e := pgerr.New(pgerr.UndefinedColumn, "column \"%s\" exists in file \"%s\" but not in table \"%s\"", fl.Name, p, t.Name)
+			e.Hint = "Set ignore_extra_columns => true to add the file anyway."
+			return snapshot.NewDataFile{}, e
+		}
+		_, isHive := hive[strings.ToLower(fl.Name)]
+		if err := add(col, fl.Name, isHive); err != nil {
+			return snapshot.NewDataFile{}, err
+		}
+	}
+	for i, c := range cols {
+		if mapped[i] {
+			continue
+		}
+		if _, ok := hive[strings.ToLower(c.Name)]; ok {
+			if err := add(i, c.Name, true); err != nil {
+				return snapshot.NewDataFile{}, err
+			}
+			continue
+		}
+		if opts.allowMissing {
+			if c.Default == nil {
+				nulls = append(nulls, int64(c.FieldID))
+			}
+			continue
+		}
+		e := pgerr.New(pgerr.UndefinedColumn, "column \"%s\" exists in table \"%s\" but not in file \"%s\"", c.Name, t.Name, p)
+		e.Hint = "Set allow_missing => true to read it as its default in this file."
+		return snapshot.NewDataFile{}, e
+	}
+	rows := pf.NumRows()
+	stats, err := registeredStats(pf, p, t.Name, cols, proj, projCol)
+	if err != nil {
+		return snapshot.NewDataFile{}, err
+	}
+	for col, v := range hiveCol {
+		c := cols[col]
+		d := vec.New(c.T, 1)
+		if err := exec.ParseInto(d, v, nil, false); err != nil {
+			return snapshot.NewDataFile{}, pgerr.New(pgerr.InvalidTextRepr, "add_data_files: hive partition value \"%s\" of column \"%s\" in \"%s\" is not a valid %s", v, c.Name, p, c.T)
+		}
+		st := catalog.ColumnStats{ColumnID: int64(c.FieldID), ColumnSizeBytes: ptrInt(0), ValueCount: ptrInt(rows), NullCount: ptrInt(0)}
+		if txt, ok := parquetio.StatText(c.T, d, 0); ok {
+			st.Min, st.Max = &txt, &txt
+		}
+		stats = append(stats, st)
+	}
+	nf := snapshot.NewDataFile{RelPath: p, Registered: true, RecordCount: rows, FileSize: f.Size(), FooterSize: pf.FooterSize(), Stats: stats, NameMap: nm, NullColumns: nulls}
+	return nf, nil
+}
+
+// registeredStats reads the mapped columns as the table's types (a file
+// type the column cannot take is 42804) and computes their statistics.
+func registeredStats(pf *parquetio.File, p, table string, cols []exec.ScanCol, proj []parquetio.Projection, projCol []int) ([]catalog.ColumnStats, error) {
+	accs := make([]*parquetio.StatsAcc, len(proj))
+	for i := range proj {
+		accs[i] = parquetio.NewStatsAcc(proj[i].Type)
+	}
+	if len(proj) > 0 {
+		sc := pf.Scan(proj, parquetio.ScanOptions{})
+		defer sc.Release()
+		var b vec.Batch
+		for {
+			_, ok, err := sc.Next(&b)
+			if err != nil {
+				return nil, pgerr.New(pgerr.DatatypeMismatch, "add_data_files: the columns of \"%s\" do not fit table \"%s\": %v", p, table, err)
+			}
+			if !ok {
+				break
+			}
+			for i := range proj {
+				accs[i].Add(b.Vecs[i], b.N)
+			}
+		}
+	}
+	var out []catalog.ColumnStats
+	for i, acc := range accs {
+		c := cols[projCol[i]]
+		cs := acc.Result(c.FieldID, pf.ColumnBytes(proj[i].Name))
+		// DuckDB leaves contains_nan NULL for registered files (footer
+		// statistics do not say); lakepg read every value, so it knows, and
+		// the table's min/max stay usable
+		st := catalog.ColumnStats{ColumnID: int64(cs.FieldID), ColumnSizeBytes: ptrInt(cs.SizeBytes), ValueCount: ptrInt(cs.ValueCount), NullCount: ptrInt(cs.NullCount), Min: cs.Min, Max: cs.Max, ContainsNaN: cs.ContainsNaN}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+func ptrInt(v int64) *int64 { return &v }
