@@ -1,7 +1,6 @@
 package sql
 
 import (
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -89,15 +88,7 @@ func (qc *queryCtx) sharedBody(cte *cteDef) *pg.SelectStmt {
 // the OR over groups of the AND of each group's conjuncts, their columns
 // replaced by that branch's expressions.
 func withDisjunction(sel *pg.SelectStmt, groups []refConjuncts) *pg.SelectStmt {
-	out := proto.Clone(sel).(*pg.SelectStmt)
-	branch := 0
-	var add func(s *pg.SelectStmt)
-	add = func(s *pg.SelectStmt) {
-		if s.Op != pg.SetOperation_SETOP_NONE {
-			add(s.Larg)
-			add(s.Rarg)
-			return
-		}
+	return withBranchConditions(sel, func(branch int) []*pg.Node {
 		var ors []*pg.Node
 		for _, g := range groups {
 			var ands []*pg.Node
@@ -106,13 +97,11 @@ func withDisjunction(sel *pg.SelectStmt, groups []refConjuncts) *pg.SelectStmt {
 			}
 			ors = append(ors, boolNode(pg.BoolExprType_AND_EXPR, ands))
 		}
-		s.WhereClause = boolNode(pg.BoolExprType_AND_EXPR, append(splitAnd(s.WhereClause), boolNode(pg.BoolExprType_OR_EXPR, ors)))
-		branch++
-	}
-	add(out)
-	return out
+		return []*pg.Node{boolNode(pg.BoolExprType_OR_EXPR, ors)}
+	})
 }
 
+// boolNode is AND or OR over args, or the one arg alone.
 func boolNode(op pg.BoolExprType, args []*pg.Node) *pg.Node {
 	if len(args) == 1 {
 		return args[0]

@@ -266,6 +266,18 @@ func substituteColumns(c *pg.Node, alias string, outs []outColumn, branch int) *
 // withConjuncts returns a copy of sel with conj added to the WHERE of each
 // branch, its columns replaced by that branch's expressions.
 func withConjuncts(sel *pg.SelectStmt, conj []*pg.Node, alias string, outs []outColumn) *pg.SelectStmt {
+	return withBranchConditions(sel, func(branch int) []*pg.Node {
+		var args []*pg.Node
+		for _, c := range conj {
+			args = append(args, substituteColumns(c, alias, outs, branch))
+		}
+		return args
+	})
+}
+
+// withBranchConditions returns a copy of sel with conds(branch) ANDed to
+// the WHERE of each branch of its set operations, numbered left to right.
+func withBranchConditions(sel *pg.SelectStmt, conds func(branch int) []*pg.Node) *pg.SelectStmt {
 	out := proto.Clone(sel).(*pg.SelectStmt)
 	branch := 0
 	var add func(s *pg.SelectStmt)
@@ -275,11 +287,7 @@ func withConjuncts(sel *pg.SelectStmt, conj []*pg.Node, alias string, outs []out
 			add(s.Rarg)
 			return
 		}
-		args := splitAnd(s.WhereClause)
-		for _, c := range conj {
-			args = append(args, substituteColumns(c, alias, outs, branch))
-		}
-		s.WhereClause = &pg.Node{Node: &pg.Node_BoolExpr{BoolExpr: &pg.BoolExpr{Boolop: pg.BoolExprType_AND_EXPR, Args: args, Location: -1}}}
+		s.WhereClause = boolNode(pg.BoolExprType_AND_EXPR, append(splitAnd(s.WhereClause), conds(branch)...))
 		branch++
 	}
 	add(out)
