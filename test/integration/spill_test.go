@@ -82,3 +82,71 @@ func requireNoSpillFiles(t *testing.T, tmp string) {
 		t.Fatalf("spill files left after the queries: %v", left)
 	}
 }
+
+// TestJoinSpillUnderMemoryLimit runs hash joins of every kind whose build
+// sides are several times --memory-limit: they spill to --temp-dir (with
+// --max-temp-size too small the same join fails with 53200 saying temp
+// space ran out) and give the answers the same server gives without a
+// limit, leaving the temp directory empty.
+func TestJoinSpillUnderMemoryLimit(t *testing.T) {
+	dir := t.TempDir()
+	tmp := filepath.Join(dir, "tmp")
+	start := func(limit, maxTemp string) *server {
+		port := freePort(t)
+		args := []string{
+			"--listen", "127.0.0.1:" + strconv.Itoa(port),
+			"--catalog", "sqlite:" + filepath.Join(dir, "catalog.sqlite"),
+			"--data", filepath.Join(dir, "data"),
+			"--temp-dir", tmp, "--max-temp-size", maxTemp,
+		}
+		if limit != "" {
+			args = append(args, "--memory-limit", limit)
+		}
+		return launch(t, dir, port, args, nil)
+	}
+	srv := start("", "0")
+	srv.mustPsql(t, "create table a as select g, md5(g::text) as h from generate_series(1, 500000) g")
+	srv.mustPsql(t, "create table b as select g, md5(g::text) as h from generate_series(250001, 750000) g union all select null, null")
+	srv.mustPsql(t, "create table bn as select g, h from b where g is not null")
+	queries := []string{
+		"select count(*), sum(a.g), sum(b.g) from a join b on a.h = b.h",
+		"select count(*), count(b.g), sum(a.g) from a left join b on a.h = b.h",
+		"select count(*), count(a.g), sum(b.g) from a right join b on a.h = b.h",
+		"select count(*), count(a.g), count(b.g) from a full join b on a.h = b.h and a.g % 7 <> 3",
+		"select count(*), sum(g) from a where h in (select h from b)",
+		"select count(*), sum(g) from a where not exists (select 1 from b where b.h = a.h)",
+		"select count(*) from a where g not in (select g from b)",
+		"select count(*), sum(g) from a where g not in (select g from bn)",
+		"select count(*), sum(g) from a where exists (select 1 from b where b.g = a.g and b.h <> a.h || 'x')",
+	}
+	one := func(s *server, sql string) string {
+		t.Helper()
+		r := s.psql(t, "-At", "-c", sql)
+		if r.code != 0 || r.stderr != "" {
+			t.Fatalf("%s: exit %d: %s", sql, r.code, r.stderr)
+		}
+		return strings.TrimSpace(r.stdout)
+	}
+	want := make([]string, len(queries))
+	for i, q := range queries {
+		want[i] = one(srv, q)
+	}
+	srv.stop(t)
+
+	srv = start("24MiB", "0")
+	for i, q := range queries {
+		if got := one(srv, q); got != want[i] {
+			t.Errorf("%s under a 24MiB limit: %q, without a limit %q", q, got, want[i])
+		}
+	}
+	requireNoSpillFiles(t, tmp)
+	srv.stop(t)
+
+	srv = start("24MiB", "1MiB")
+	r := srv.psqlC(t, queries[0])
+	if r.code == 0 || !strings.Contains(r.stderr, "53200") || !strings.Contains(r.stderr, "temp space") {
+		t.Fatalf("join with 1MiB of temp space: exit %d, stderr %q; want 53200 saying temp space ran out", r.code, r.stderr)
+	}
+	requireNoSpillFiles(t, tmp)
+	srv.stop(t)
+}
