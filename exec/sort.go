@@ -102,10 +102,19 @@ func (s *Sort) sortAll(ctx context.Context) error {
 		need := appendCost(s.data, b, b.N)
 		if err := s.res.grow(need); err != nil {
 			// out of memory: write what is buffered as a sorted run and go
-			// on with the memory it held (nothing buffered: the batch alone
-			// is too big, a real 53200)
+			// on with the memory it held. Nothing buffered: operators
+			// below hold the spilling share (a window's chunk, a join's
+			// build), so this batch takes from the last eighth; past that
+			// it is a real 53200
 			if s.data.N == 0 {
-				return err
+				s.res.spill = false
+				err = s.res.grow(need)
+				s.res.spill = true
+				if err != nil {
+					return err
+				}
+				s.data.appendBatch(b, 0, b.N)
+				return nil
 			}
 			if err := s.spillRun(ctx); err != nil {
 				return err

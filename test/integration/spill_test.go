@@ -84,7 +84,8 @@ func requireNoSpillFiles(t *testing.T, tmp string) {
 }
 
 // TestJoinSpillUnderMemoryLimit runs hash joins of every kind whose build
-// sides are several times --memory-limit: they spill to --temp-dir (with
+// sides are several times --memory-limit, and window functions over
+// partitioned inputs as big: they spill to --temp-dir (with
 // --max-temp-size too small the same join fails with 53200 saying temp
 // space ran out) and give the answers the same server gives without a
 // limit, leaving the temp directory empty.
@@ -118,6 +119,10 @@ func TestJoinSpillUnderMemoryLimit(t *testing.T) {
 		"select count(*) from a where g not in (select g from b)",
 		"select count(*), sum(g) from a where g not in (select g from bn)",
 		"select count(*), sum(g) from a where exists (select 1 from b where b.g = a.g and b.h <> a.h || 'x')",
+		// windows: a few thousand partitions, each computed whole
+		"select count(*), sum(rn), sum(rk), sum(s), sum(length(l)), sum(ld) from (select row_number() over w as rn, rank() over (partition by g % 3000 order by left(h, 2)) as rk, " +
+			"sum(g) over (w rows between 2 preceding and 1 following) as s, lag(h) over w as l, lead(g, 2) over w as ld from a window w as (partition by g % 3000 order by h)) x",
+		"select sum(c) from (select count(*) over (partition by left(h, 4)) * g as c from a) x",
 	}
 	one := func(s *server, sql string) string {
 		t.Helper()
