@@ -330,6 +330,7 @@ func buildJoin(ctx context.Context, env *Env, right Operator, rightKeys []Expr, 
 	jb := &joinBuild{rows: newColBuf(right.Types(), vec.BatchSize)}
 	jb.res.mem = mem
 	jb.res.spill = opts.spill || opts.chunk != nil
+	jb.res.cap = workMemOf(ctx)
 	ok := false
 	defer func() {
 		if !ok {

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"runtime/debug"
@@ -217,13 +218,38 @@ type reservation struct {
 	// do, because their frozen tables are merged in memory at the end and
 	// the merge holds the workers' tables and the merged one at once.
 	spillHalf bool
+	// cap is the operator's own budget (work_mem): a spilling operator
+	// spills past it even when the pool has room. 0: none.
+	cap int64
 }
 
 const reserveChunk = 256 << 10
 
+type workMemKey struct{}
+
+// WithWorkMem returns ctx carrying a per-operator budget (the session's
+// work_mem, in bytes): every operator that can spill does so once it holds
+// that much, whatever the pool has left. n <= 0: none.
+func WithWorkMem(ctx context.Context, n int64) context.Context {
+	if n <= 0 {
+		return ctx
+	}
+	return context.WithValue(ctx, workMemKey{}, n)
+}
+
+// workMemOf is ctx's per-operator budget (0: none).
+func workMemOf(ctx context.Context) int64 {
+	n, _ := ctx.Value(workMemKey{}).(int64)
+	return n
+}
+
 // grow records n more bytes in use, reserving from the account as needed.
 func (r *reservation) grow(n int64) error {
 	r.used += n
+	if r.spill && r.cap > 0 && r.used > r.cap {
+		r.used -= n
+		return errOutOfMemory(n)
+	}
 	if r.used <= r.reserved {
 		return nil
 	}

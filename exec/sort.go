@@ -62,6 +62,7 @@ func (s *Sort) Next(ctx context.Context) (*vec.Batch, error) {
 	if !s.started {
 		s.started = true
 		s.res.mem = s.Mem
+		s.res.cap = workMemOf(ctx)
 		s.data = newColBuf(s.Input.Types(), vec.BatchSize)
 		var err error
 		if s.Limit > 0 {

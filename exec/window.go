@@ -216,6 +216,7 @@ func (w *Window) emit() *vec.Batch {
 
 func (w *Window) compute(ctx context.Context) error {
 	w.mem.mem = w.Mem
+	w.mem.cap = workMemOf(ctx)
 	in := w.Input.Types()
 	var rts []types.T
 	for _, f := range w.Funcs {

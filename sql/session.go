@@ -156,6 +156,7 @@ var defaultSettings = map[string]string{
 	"lc_collate": "C", "lc_ctype": "C.UTF-8", "server_version": ServerVersion,
 	"server_version_num": "150018", "lakepg.snapshot": "",
 	"default_tablespace": "", "default_table_access_method": "heap",
+	"work_mem": defaultWorkMem,
 }
 
 // NewSession opens a session for user on database with startup parameters.
@@ -360,6 +361,9 @@ type Result struct {
 	// sess is the session that ran the statement: an error while rows
 	// are produced aborts its transaction block, as Execute's errors do.
 	sess *Session
+	// workMem is the session's work_mem when the statement ran, in bytes
+	// (0: not set), the operators' own budget (pgsession.go)
+	workMem int64
 }
 
 // Next returns the next batch, nil at the end.
@@ -368,7 +372,7 @@ func (r *Result) Next(ctx context.Context) (b *vec.Batch, err error) {
 		r.done = true
 		return nil, nil
 	}
-	b, err = r.op.Next(ctx)
+	b, err = r.op.Next(exec.WithWorkMem(ctx, r.workMem))
 	if err != nil {
 		if r.sess != nil && r.sess.inTx {
 			r.sess.failed = true
@@ -434,6 +438,8 @@ func (st *Stmt) Execute(ctx context.Context, values [][]byte) (res *Result, err 
 	}
 	s.beginImplicit(st.node)         // implicit.go
 	own := s.beginReturning(st.node) // returning.go
+	workMem := s.workMemBytes()
+	ctx = exec.WithWorkMem(ctx, workMem) // statements that run their plan here (CREATE TABLE AS, INSERT … SELECT)
 	res, err = s.execute(ctx, st, p)
 	if err != nil && s.inTx {
 		s.failed = true
@@ -443,6 +449,7 @@ func (st *Stmt) Execute(ctx context.Context, values [][]byte) (res *Result, err 
 	}
 	if res != nil {
 		res.sess = s
+		res.workMem = workMem
 		if st.cols == nil && res.cols != nil && res.op != nil {
 			// the statement could not be described before it ran (a table
 			// an earlier statement of the same string created)

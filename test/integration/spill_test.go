@@ -155,3 +155,74 @@ func TestJoinSpillUnderMemoryLimit(t *testing.T) {
 	requireNoSpillFiles(t, tmp)
 	srv.stop(t)
 }
+
+// TestWorkMem: SET work_mem is every operator's own budget. With a server
+// limit far above the data and 1MiB of temp space, a sort, an aggregation
+// and a join run in memory; after SET work_mem = '1MB' each spills (and so
+// runs out of temp space, 53200); with temp space they answer as before.
+// SHOW prints work_mem as PostgreSQL does, and bad values fail with 22023.
+func TestWorkMem(t *testing.T) {
+	dir := t.TempDir()
+	tmp := filepath.Join(dir, "tmp")
+	start := func(maxTemp string) *server {
+		port := freePort(t)
+		return launch(t, dir, port, []string{
+			"--listen", "127.0.0.1:" + strconv.Itoa(port),
+			"--catalog", "sqlite:" + filepath.Join(dir, "catalog.sqlite"),
+			"--data", filepath.Join(dir, "data"),
+			"--memory-limit", "1GiB", "--temp-dir", tmp, "--max-temp-size", maxTemp,
+		}, nil)
+	}
+	srv := start("1MiB")
+	srv.mustPsql(t, "create table t as select g, md5(g::text) as h from generate_series(1, 200000) g")
+	queries := []string{
+		"select sum(length(x)) from (select h || g as x from t order by h) s",
+		"select count(*), sum(c) from (select h, count(*) as c from t group by h) s",
+		"select count(*), sum(a.g) from t a join t b on a.h = b.h",
+	}
+	run := func(s *server, sets ...string) []psqlResult {
+		var out []psqlResult
+		for _, q := range queries {
+			args := []string{"-At"}
+			for _, set := range sets {
+				args = append(args, "-c", set)
+			}
+			out = append(out, s.psql(t, append(args, "-c", q)...))
+		}
+		return out
+	}
+	base := run(srv)
+	for i, r := range base {
+		if r.code != 0 || r.stderr != "" {
+			t.Fatalf("%s without work_mem: exit %d: %s", queries[i], r.code, r.stderr)
+		}
+	}
+	for i, r := range run(srv, "set work_mem = '1MB'") {
+		if r.code == 0 || !strings.Contains(r.stderr, "53200") || !strings.Contains(r.stderr, "temp space") {
+			t.Errorf("%s with work_mem 1MB and 1MiB of temp space: exit %d, %q; want 53200, temp space", queries[i], r.code, r.stderr)
+		}
+	}
+	requireNoSpillFiles(t, tmp)
+	if got := srv.psqlValue(t, "show work_mem"); got != "4MB" {
+		t.Errorf("show work_mem: %q, want 4MB", got)
+	}
+	for set, want := range map[string]string{"'1MB'": "1MB", "4096": "4MB", "'1500kB'": "1500kB", "'2GB'": "2GB", "'65536 kB'": "64MB"} {
+		r := srv.psql(t, "-At", "-c", "set work_mem = "+set, "-c", "show work_mem")
+		if got := strings.TrimSpace(strings.TrimPrefix(r.stdout, "SET\n")); r.code != 0 || got != want {
+			t.Errorf("set work_mem = %s; show: exit %d, %q %q; want %q", set, r.code, got, r.stderr, want)
+		}
+	}
+	srv.expectPsqlError(t, "set work_mem = '10'", "22023")
+	srv.expectPsqlError(t, "set work_mem = '4mb'", "22023")
+	srv.expectPsqlError(t, "set work_mem = 'lots'", "22023")
+	srv.stop(t)
+
+	srv = start("0")
+	for i, r := range run(srv, "set work_mem = '1MB'") {
+		if r.code != 0 || r.stderr != "" || strings.TrimPrefix(r.stdout, "SET\n") != base[i].stdout {
+			t.Errorf("%s with work_mem 1MB: exit %d, %q %q; without: %q", queries[i], r.code, r.stdout, r.stderr, base[i].stdout)
+		}
+	}
+	requireNoSpillFiles(t, tmp)
+	srv.stop(t)
+}
