@@ -593,6 +593,7 @@ func (h *HashAgg) Next(ctx context.Context) (*vec.Batch, error) {
 	if !h.started {
 		h.started = true
 		h.workMem = workMemOf(ctx)
+		h.Mem = memFor(ctx, h.Mem)
 		if err := h.aggregate(ctx); err != nil {
 			return nil, err
 		}

@@ -172,7 +172,7 @@ func (s *SharedBuild) get(ctx context.Context, typ JoinType) (*joinBuild, *joinS
 	s.once.Do(func() {
 		s.err = guard(func() error {
 			var err error
-			s.jb, s.spill, err = buildJoin(ctx, s.Env, s.Right, s.RightKeys, s.KeyTypes, s.Mem,
+			s.jb, s.spill, err = buildJoin(ctx, s.Env, s.Right, s.RightKeys, s.KeyTypes, memFor(ctx, s.Mem),
 				buildOpts{spill: true, one: typ == JoinAntiNullAware})
 			return err
 		})
@@ -257,6 +257,7 @@ func (j *HashJoin) build(ctx context.Context) error {
 	}
 	c := &j.core
 	c.init(j.Env, j.Type, j.Extra, j.Left.Types(), j.rightTypes())
+	j.Mem = memFor(ctx, j.Mem)
 	var err error
 	if j.Shared != nil {
 		if j.Type.tracksBuild() && j.Shared.Probes == 0 {

@@ -61,7 +61,7 @@ func (s *Sort) Close() error {
 func (s *Sort) Next(ctx context.Context) (*vec.Batch, error) {
 	if !s.started {
 		s.started = true
-		s.res.mem = s.Mem
+		s.res.mem = memFor(ctx, s.Mem)
 		s.res.cap = workMemOf(ctx)
 		s.data = newColBuf(s.Input.Types(), vec.BatchSize)
 		var err error
@@ -103,25 +103,29 @@ func (s *Sort) sortAll(ctx context.Context) error {
 		need := appendCost(s.data, b, b.N)
 		if err := s.res.grow(need); err != nil {
 			// out of memory: write what is buffered as a sorted run and go
-			// on with the memory it held. Nothing buffered: operators
-			// below hold the spilling share (a window's chunk, a join's
-			// build), so this batch takes from the last eighth; past that
-			// it is a real 53200
-			if s.data.N == 0 {
+			// on with the memory it held
+			if s.data.N > 0 {
+				if err := s.spillRun(ctx); err != nil {
+					return err
+				}
+				need = appendCost(s.data, b, b.N)
+			}
+			if s.res.grow(need) != nil {
+				// other operators or statements hold the spilling share:
+				// this batch takes from the last eighth, waiting for
+				// other statements to give memory back if need be; past
+				// that it is a real 53200. It waits holding nothing, so
+				// that sorts waiting for each other's memory cannot all
+				// be stuck holding some.
+				s.res.release()
+				s.data = newColBuf(s.Input.Types(), vec.BatchSize)
+				need = appendCost(s.data, b, b.N)
 				s.res.spill = false
-				err = s.res.grow(need)
+				err := s.res.grow(need)
 				s.res.spill = true
 				if err != nil {
 					return err
 				}
-				s.data.appendBatch(b, 0, b.N)
-				return nil
-			}
-			if err := s.spillRun(ctx); err != nil {
-				return err
-			}
-			if err := s.res.grow(appendCost(s.data, b, b.N)); err != nil {
-				return err
 			}
 		}
 		s.data.appendBatch(b, 0, b.N)

@@ -215,6 +215,7 @@ func (w *Window) emit() *vec.Batch {
 }
 
 func (w *Window) compute(ctx context.Context) error {
+	w.Mem = memFor(ctx, w.Mem)
 	w.mem.mem = w.Mem
 	w.mem.cap = workMemOf(ctx)
 	in := w.Input.Types()

@@ -364,6 +364,9 @@ type Result struct {
 	// workMem is the session's work_mem when the statement ran, in bytes
 	// (0: not set), the operators' own budget (pgsession.go)
 	workMem int64
+	// qmem is the statement's memory account: its operators' requests
+	// wait for other statements' memory rather than fail
+	qmem *exec.Memory
 }
 
 // Next returns the next batch, nil at the end.
@@ -371,6 +374,10 @@ func (r *Result) Next(ctx context.Context) (b *vec.Batch, err error) {
 	if r.done || r.op == nil {
 		r.done = true
 		return nil, nil
+	}
+	if r.qmem != nil {
+		r.qmem.SetContext(ctx)
+		ctx = exec.WithQueryMemory(ctx, r.qmem)
 	}
 	b, err = r.op.Next(exec.WithWorkMem(ctx, r.workMem))
 	if err != nil {
@@ -402,10 +409,15 @@ func (r *Result) Tag() string {
 
 // Close releases the result.
 func (r *Result) Close() error {
+	var err error
 	if r.op != nil {
-		return r.op.Close()
+		err = r.op.Close()
 	}
-	return nil
+	if r.qmem != nil {
+		r.qmem.EndQuery()
+		r.qmem = nil
+	}
+	return err
 }
 
 func tagResult(tag string) *Result { return &Result{tag: tag, done: true} }
@@ -439,13 +451,21 @@ func (st *Stmt) Execute(ctx context.Context, values [][]byte) (res *Result, err 
 	s.beginImplicit(st.node)         // implicit.go
 	own := s.beginReturning(st.node) // returning.go
 	workMem := s.workMemBytes()
-	ctx = exec.WithWorkMem(ctx, workMem) // statements that run their plan here (CREATE TABLE AS, INSERT … SELECT)
+	// statements that run their plan here (CREATE TABLE AS, INSERT …
+	// SELECT) use both at once; a query's rows use them in Result.Next
+	qmem := exec.NewQueryMemory(nil, ctx)
+	ctx = exec.WithQueryMemory(exec.WithWorkMem(ctx, workMem), qmem)
 	res, err = s.execute(ctx, st, p)
 	if err != nil && s.inTx {
 		s.failed = true
 	}
 	if own {
 		res, err = s.endReturning(ctx, res, err)
+	}
+	if res == nil || res.op == nil || res.qmem != nil {
+		qmem.EndQuery()
+	} else {
+		res.qmem = qmem
 	}
 	if res != nil {
 		res.sess = s

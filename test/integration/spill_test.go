@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -223,6 +224,43 @@ func TestWorkMem(t *testing.T) {
 			t.Errorf("%s with work_mem 1MB: exit %d, %q %q; without: %q", queries[i], r.code, r.stdout, r.stderr, base[i].stdout)
 		}
 	}
+	requireNoSpillFiles(t, tmp)
+	srv.stop(t)
+}
+
+// TestConcurrentSortsUnderMemoryLimit: eight clients at once each sort a
+// table bigger than --memory-limit; a sort that cannot get memory while the
+// others hold it waits for it instead of failing, so all eight finish with
+// every row in order.
+func TestConcurrentSortsUnderMemoryLimit(t *testing.T) {
+	dir := t.TempDir()
+	tmp := filepath.Join(dir, "tmp")
+	port := freePort(t)
+	srv := launch(t, dir, port, []string{
+		"--listen", "127.0.0.1:" + strconv.Itoa(port),
+		"--catalog", "sqlite:" + filepath.Join(dir, "catalog.sqlite"),
+		"--data", filepath.Join(dir, "data"),
+		"--memory-limit", "16MiB", "--temp-dir", tmp, "--max-active-queries", "8",
+	}, nil)
+	const n = 200000
+	srv.mustPsql(t, "create table t as select g, md5(g::text) as h from generate_series(1, "+strconv.Itoa(n)+") g")
+	var wg sync.WaitGroup
+	for c := 0; c < 8; c++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := srv.psql(t, "-At", "-c", "select h, g from t order by h")
+			if r.code != 0 || r.stderr != "" {
+				t.Errorf("client %d: exit %d: %s", c, r.code, r.stderr)
+				return
+			}
+			lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+			if len(lines) != n || !sort.StringsAreSorted(lines) {
+				t.Errorf("client %d: %d rows, sorted %v; want %d sorted", c, len(lines), sort.StringsAreSorted(lines), n)
+			}
+		}()
+	}
+	wg.Wait()
 	requireNoSpillFiles(t, tmp)
 	srv.stop(t)
 }
