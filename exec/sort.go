@@ -44,6 +44,13 @@ type Sort struct {
 	res     reservation
 	enc     keyEncoder
 
+	// seed, when set, are rows already buffered (and reserved, seedRes)
+	// that the sort starts from: a window that outgrew memory hands its
+	// buffer over rather than replay it into a sort that would then spill
+	// tiny runs while the buffer still held the memory
+	seed    *colBuf
+	seedRes reservation
+
 	// external sort (sortspill.go)
 	spilling bool
 	runs     []*sortRun
@@ -53,6 +60,10 @@ type Sort struct {
 
 func (s *Sort) Types() []types.T { return s.Input.Types() }
 func (s *Sort) Close() error {
+	if s.seed != nil {
+		s.seedRes.release() // never started
+		s.seed = nil
+	}
 	s.res.release()
 	s.closeRuns()
 	return s.Input.Close()
@@ -64,6 +75,10 @@ func (s *Sort) Next(ctx context.Context) (*vec.Batch, error) {
 		s.res.mem = memFor(ctx, s.Mem)
 		s.res.cap = workMemOf(ctx)
 		s.data = newColBuf(s.Input.Types(), vec.BatchSize)
+		if s.seed != nil {
+			s.data, s.seed = s.seed, nil
+			s.res.reserved, s.res.used = s.seedRes.reserved, s.seedRes.used
+		}
 		var err error
 		if s.Limit > 0 {
 			err = s.topN(ctx)

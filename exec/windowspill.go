@@ -32,15 +32,17 @@ type winStream struct {
 }
 
 // startStream sends the rows buffered so far (buf), the batch that did not
-// fit (over, if any) and the rest of the input through an external sort.
+// fit (over, if any) and the rest of the input through an external sort:
+// the buffer and its reservation become the sort's.
 func (w *Window) startStream(buf *colBuf, over *vec.Batch) {
 	var keys []SortKey
 	for _, c := range w.PartitionBy {
 		keys = append(keys, SortKey{Col: c})
 	}
 	keys = append(keys, w.OrderBy...)
-	replay := &winReplay{w: w, buf: buf, held: over}
-	w.stream = &winStream{sorted: &Sort{Input: replay, Keys: keys, Mem: w.Mem}}
+	s := &Sort{Input: &winReplay{w: w, held: over}, Keys: keys, Mem: w.Mem, seed: buf, seedRes: w.mem}
+	w.mem.reserved, w.mem.used = 0, 0
+	w.stream = &winStream{sorted: s}
 	w.mem.spill = true
 }
 
@@ -154,14 +156,11 @@ func (s *winStream) chunk(ctx context.Context, w *Window) (*colBuf, error) {
 	return buf, nil
 }
 
-// winReplay is the Sort's input: the rows the window had buffered, the
+// winReplay is the Sort's input after the rows the window had buffered: the
 // batch that did not fit, then the rest of the window's input.
 type winReplay struct {
 	w    *Window
-	buf  *colBuf
-	pos  int
 	held *vec.Batch
-	out  vec.Batch
 }
 
 func (r *winReplay) Types() []types.T { return r.w.Input.Types() }
@@ -170,26 +169,6 @@ func (r *winReplay) Types() []types.T { return r.w.Input.Types() }
 func (r *winReplay) Close() error { return nil }
 
 func (r *winReplay) Next(ctx context.Context) (*vec.Batch, error) {
-	if r.buf != nil {
-		if r.pos < r.buf.N {
-			lo, hi := r.pos, min(r.pos+vec.BatchSize, r.buf.N)
-			r.pos = hi
-			if r.out.Vecs == nil {
-				r.out.Vecs = make([]*vec.Vector, len(r.buf.Vecs))
-				for i := range r.out.Vecs {
-					r.out.Vecs[i] = &vec.Vector{}
-				}
-			}
-			for i, v := range r.buf.Vecs {
-				v.SliceInto(r.out.Vecs[i], lo, hi)
-			}
-			r.out.N = hi - lo
-			return &r.out, nil
-		}
-		// the sort has copied them: their memory is the sort's to use
-		r.buf = nil
-		r.w.mem.release()
-	}
 	if r.held != nil {
 		b := r.held
 		r.held = nil

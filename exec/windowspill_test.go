@@ -74,6 +74,7 @@ func TestWindowSpills(t *testing.T) {
 		t.Fatal("spilled without a limit")
 	}
 	got, files := run(2 << 20)
+	t.Logf("%d spill files", files)
 	if files == 0 {
 		t.Fatal("did not spill under a 2 MiB pool")
 	}
