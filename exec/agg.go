@@ -196,7 +196,8 @@ type HashAgg struct {
 	Mem        *Memory // nil: charge GlobalMemory
 	SizeHint   int     // expected number of groups (0: unknown), to presize tables
 
-	spillLevel int // partitioning depth of a HashAgg over a spill partition
+	spillLevel int   // partitioning depth of a HashAgg over a spill partition
+	workMem    int64 // the session's work_mem: each run's own budget (0: none)
 	spillMu    sync.Mutex
 	spills     []*aggSpill // every spill of the query's runs, to close (aggspill.go)
 
@@ -272,6 +273,7 @@ func (h *HashAgg) newRun() (*aggRun, error) {
 	r := &aggRun{h: h, sels: make([][]int32, len(h.Aggs)), keys: make([][]*vec.Vector, len(h.Aggs)), finest: -1}
 	r.res.mem = h.Mem
 	r.res.spill = h.canSpill()
+	r.res.cap = h.workMem
 	in := h.Input.Types()
 	sets := h.GroupingSets
 	if sets == nil {
@@ -590,6 +592,8 @@ func (h *HashAgg) aggregate(ctx context.Context) error {
 func (h *HashAgg) Next(ctx context.Context) (*vec.Batch, error) {
 	if !h.started {
 		h.started = true
+		h.workMem = workMemOf(ctx)
+		h.Mem = memFor(ctx, h.Mem)
 		if err := h.aggregate(ctx); err != nil {
 			return nil, err
 		}

@@ -89,6 +89,15 @@ type HashJoin struct {
 	pkeys []*vec.Vector
 	hs    []uint64
 	ts    []types.T
+
+	// spill is set when the build side outgrew memory and went to disk
+	// (joinspill.go); spillLevel is how many times the rows were
+	// partitioned before this join.
+	spill      *joinSpill
+	spillLevel int
+	probed     bool
+	// prebuilt is a build side made by a chunk join, probed as is.
+	prebuilt *joinBuild
 }
 
 // joinBuild is a hash join's buffered, indexed build side. It is read-only
@@ -127,6 +136,7 @@ type SharedBuild struct {
 	tsOnce   sync.Once
 	ts       []types.T
 	jb       *joinBuild
+	spill    *joinSpill
 	err      error
 	mu       sync.Mutex
 	matched  []bool
@@ -158,15 +168,16 @@ func (s *SharedBuild) types() []types.T {
 	return s.ts
 }
 
-func (s *SharedBuild) get(ctx context.Context) (*joinBuild, error) {
+func (s *SharedBuild) get(ctx context.Context, typ JoinType) (*joinBuild, *joinSpill, error) {
 	s.once.Do(func() {
 		s.err = guard(func() error {
 			var err error
-			s.jb, err = buildJoin(ctx, s.Env, s.Right, s.RightKeys, s.KeyTypes, s.Mem)
+			s.jb, s.spill, err = buildJoin(ctx, s.Env, s.Right, s.RightKeys, s.KeyTypes, memFor(ctx, s.Mem),
+				buildOpts{spill: true, one: typ == JoinAntiNullAware})
 			return err
 		})
 	})
-	return s.jb, s.err
+	return s.jb, s.spill, s.err
 }
 
 // Close releases the build side and closes Right; it may be called by
@@ -176,6 +187,9 @@ func (s *SharedBuild) Close() error {
 	s.closed.Do(func() {
 		if s.jb != nil {
 			s.jb.res.release()
+		}
+		if s.spill != nil {
+			s.spill.close()
 		}
 		err = s.Right.Close()
 	})
@@ -222,6 +236,9 @@ func (j *HashJoin) Close() error {
 		if j.joinBuild != nil {
 			j.res.release()
 		}
+		if j.spill != nil {
+			j.spill.close()
+		}
 		e = j.Right.Close()
 	}
 	if err == nil {
@@ -240,12 +257,19 @@ func (j *HashJoin) build(ctx context.Context) error {
 	}
 	c := &j.core
 	c.init(j.Env, j.Type, j.Extra, j.Left.Types(), j.rightTypes())
+	j.Mem = memFor(ctx, j.Mem)
 	var err error
 	if j.Shared != nil {
 		if j.Type.tracksBuild() && j.Shared.Probes == 0 {
 			return pgerr.New(pgerr.Internal, "a shared hash join build cannot serve a %s join without its probe count", j.Type)
 		}
-		j.joinBuild, err = j.Shared.get(ctx)
+		j.joinBuild, j.spill, err = j.Shared.get(ctx, j.Type)
+		if err == nil && j.spill != nil {
+			if j.Shared.Probes == 0 {
+				return pgerr.New(pgerr.Internal, "a spilled shared hash join build needs its probe count")
+			}
+			return nil
+		}
 		if j.Type.tracksBuild() {
 			// each probe marks the build rows it matched; the last one to
 			// finish gets them all and emits the build rows the join type
@@ -253,15 +277,21 @@ func (j *HashJoin) build(ctx context.Context) error {
 			shared := j.Shared
 			c.probeDone = func() { c.matchedB = shared.finishProbe(c.matchedB) }
 		}
+	} else if j.prebuilt != nil {
+		j.joinBuild, j.prebuilt = j.prebuilt, nil
 	} else {
 		kts := make([]types.T, len(j.LeftKeys))
 		for i, k := range j.LeftKeys {
 			kts[i] = k.Type()
 		}
-		j.joinBuild, err = buildJoin(ctx, j.Env, j.Right, j.RightKeys, kts, j.Mem)
+		j.joinBuild, j.spill, err = buildJoin(ctx, j.Env, j.Right, j.RightKeys, kts, j.Mem,
+			buildOpts{level: j.spillLevel, spill: j.spillLevel <= joinMaxSpillLvl, one: j.Type == JoinAntiNullAware})
 	}
 	if err != nil {
 		return err
+	}
+	if j.spill != nil {
+		return nil
 	}
 	for i, r := range j.KeyRanges {
 		if r != nil && i < len(j.bkeys) {
@@ -275,14 +305,33 @@ func (j *HashJoin) build(ctx context.Context) error {
 	return nil
 }
 
+// indexBytesPerRow is about what a build row costs in the index: a hash
+// table of 12- or 16-byte slots at most half full, or the direct table.
+const indexBytesPerRow = 48
+
+// buildOpts say what a build does when its rows outgrow its reservation.
+type buildOpts struct {
+	level int  // partitioning level (joinspill.go)
+	spill bool // partition the rows to disk
+	one   bool // (spill) into a single partition: NOT IN
+	// chunk, when set, is the source being built from by a chunk join: the
+	// build stops where the reservation does (after one batch at least)
+	// and the batch that did not fit is put back
+	chunk *chunkSource
+}
+
 // buildJoin drains right, computes its keys (cast to the probe keys'
-// types kts where they differ) and indexes the rows.
-func buildJoin(ctx context.Context, env *Env, right Operator, rightKeys []Expr, kts []types.T, mem *Memory) (*joinBuild, error) {
+// types kts where they differ) and indexes the rows. When opts.spill is set
+// and the rows outgrow the reservation, the rows go to partition files
+// instead and the spilled join is returned.
+func buildJoin(ctx context.Context, env *Env, right Operator, rightKeys []Expr, kts []types.T, mem *Memory, opts buildOpts) (*joinBuild, *joinSpill, error) {
 	if len(rightKeys) != len(kts) {
-		return nil, pgerr.New(pgerr.Internal, "hash join needs pairs of keys")
+		return nil, nil, pgerr.New(pgerr.Internal, "hash join needs pairs of keys")
 	}
 	jb := &joinBuild{rows: newColBuf(right.Types(), vec.BatchSize)}
 	jb.res.mem = mem
+	jb.res.spill = opts.spill || opts.chunk != nil
+	jb.res.cap = workMemOf(ctx)
 	ok := false
 	defer func() {
 		if !ok {
@@ -297,14 +346,32 @@ func buildJoin(ctx context.Context, env *Env, right Operator, rightKeys []Expr, 
 	// buffered column itself; other keys are computed and buffered
 	var computed []int
 	var kcomp []types.T
+	comp := make([]int, len(rightKeys))
 	for i, k := range rightKeys {
+		comp[i] = -1
 		if _, isCol := k.(*ColRef); !isCol || cast[i] {
+			comp[i] = len(computed)
 			computed = append(computed, i)
 			kcomp = append(kcomp, kts[i])
 		}
 	}
 	keys := newColBuf(kcomp, vec.BatchSize)
 	kb := &vec.Batch{Vecs: make([]*vec.Vector, len(computed))}
+	var js *joinSpill
+	var kv []*vec.Vector
+	// toDisk moves the buffered rows to partition files and gives their
+	// memory back; the rest of the build side follows them
+	toDisk := func() error {
+		js = &joinSpill{level: opts.level, one: opts.one, right: newJoinParts(right.Types(), "join", queryStatsOf(ctx))}
+		keys.N = jb.rows.N
+		kv = keyVecs(kv, rightKeys, comp, &jb.rows.Batch, &keys.Batch)
+		if err := js.right.add(&jb.rows.Batch, kv, js.level, js.one); err != nil {
+			return err
+		}
+		jb.rows, keys = nil, nil
+		jb.res.release()
+		return nil
+	}
 	err := Drain(ctx, right, func(b *vec.Batch) error {
 		if err := errCanceled(ctx); err != nil {
 			return err
@@ -322,15 +389,59 @@ func buildJoin(ctx context.Context, env *Env, right Operator, rightKeys []Expr, 
 			}
 			kb.Vecs[ki] = v
 		}
-		if err := jb.res.grow(batchBytes(b, 0, b.N) + batchBytes(kb, 0, b.N) + 8*int64(b.N)); err != nil {
-			return err
+		if js != nil {
+			kv = keyVecs(kv, rightKeys, comp, b, kb)
+			return js.right.add(b, kv, js.level, js.one)
+		}
+		// capacity, not length: appending may double a column's slice;
+		// and the index to come, so that a build that would not fit it
+		// spills while it still can
+		cost := appendCost(jb.rows, b, b.N) + appendCost(keys, kb, b.N) + (8+indexBytesPerRow)*int64(b.N)
+		if err := jb.res.grow(cost); err != nil {
+			if pgerr.Code(err) != OutOfMemory {
+				return err
+			}
+			switch {
+			case opts.chunk != nil && jb.rows.N > 0:
+				opts.chunk.held = b
+				return errChunkFull
+			case opts.chunk != nil:
+				// one batch at least, or the chunk join never ends
+				jb.res.spill = false
+				err = jb.res.grow(cost)
+				jb.res.spill = true
+				if err != nil {
+					return err
+				}
+			case opts.spill:
+				if err := toDisk(); err != nil {
+					return err
+				}
+				kv = keyVecs(kv, rightKeys, comp, b, kb)
+				return js.right.add(b, kv, js.level, js.one)
+			default:
+				return err
+			}
 		}
 		jb.rows.appendBatch(b, 0, b.N)
 		keys.appendBatch(kb, 0, b.N)
 		return nil
 	})
+	if err == errChunkFull {
+		err = nil
+	}
 	if err != nil {
-		return nil, err
+		if js != nil {
+			js.close()
+		}
+		return nil, nil, err
+	}
+	if js != nil {
+		if err := js.right.finish(); err != nil {
+			js.close()
+			return nil, nil, err
+		}
+		return nil, js, nil
 	}
 	n := jb.rows.N
 	jb.bkeys = make([]*vec.Vector, len(rightKeys))
@@ -343,11 +454,30 @@ func buildJoin(ctx context.Context, env *Env, right Operator, rightKeys []Expr, 
 		}
 	}
 	jb.next = make([]int32, n)
+	// the index's estimate is already reserved: index grows into it
+	jb.res.used = max(0, jb.res.used-indexBytesPerRow*int64(n))
+	if opts.chunk != nil {
+		// the chunk is read: its index may take the last of the budget
+		jb.res.spill = false
+	}
 	if err := jb.index(n); err != nil {
-		return nil, err
+		if pgerr.Code(err) != OutOfMemory || !opts.spill {
+			return nil, nil, err
+		}
+		// the rows fit but their index does not
+		jb.next, jb.itab, jb.htab, jb.direct, jb.filter, jb.nullKey = nil, nil, nil, nil, nil, nil
+		if err := toDisk(); err != nil {
+			js.close()
+			return nil, nil, err
+		}
+		if err := js.right.finish(); err != nil {
+			js.close()
+			return nil, nil, err
+		}
+		return nil, js, nil
 	}
 	ok = true
-	return jb, nil
+	return jb, nil, nil
 }
 
 // index builds the table over the buffered rows.
@@ -635,6 +765,9 @@ func (j *HashJoin) Next(ctx context.Context) (*vec.Batch, error) {
 		}
 		c.cand = j
 	}
+	if j.spill != nil {
+		return j.nextSpilled(ctx)
+	}
 	out, err := c.next(ctx, j.Left, func(pb *vec.Batch) error {
 		if err := j.heads(pb); err != nil {
 			return err
@@ -848,6 +981,10 @@ type joinCore struct {
 	anaReject bool
 	// nlAnyNull: NestedLoopJoin's NOT IN treats a NULL condition as a match
 	nlNullMatches bool
+	// onProbe, when set, is given which rows of each probe batch matched
+	// instead of the probe rows being emitted (a chunk join emits them
+	// once all chunks are done)
+	onProbe func(matched []bool)
 }
 
 func (c *joinCore) init(env *Env, typ JoinType, extra Expr, lt, rt []types.T) {
@@ -1019,6 +1156,13 @@ func (c *joinCore) flush() (*vec.Batch, error) {
 // unmatchedProbe emits the probe rows the join type keeps after all their
 // pairs: unmatched ones for Left, Full and Anti, matched ones for Semi.
 func (c *joinCore) unmatchedProbe() *vec.Batch {
+	if c.onProbe != nil {
+		if c.pos == 0 {
+			c.onProbe(c.matchedP[:c.pb.N])
+			c.pos = c.pb.N
+		}
+		return nil
+	}
 	var want bool
 	switch c.typ {
 	case JoinLeft, JoinFull, JoinAnti, JoinAntiNullAware:

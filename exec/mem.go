@@ -2,12 +2,15 @@ package exec
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/lakepg/lakepg/pgerr"
 )
@@ -23,6 +26,13 @@ const OutOfMemory = "53200"
 type MemoryPool struct {
 	limit atomic.Int64
 	used  atomic.Int64
+
+	// queries waiting for memory (see Memory.wait), first come first served
+	mu       sync.Mutex
+	queue    []*memWaiter
+	nwait    atomic.Int32
+	waits    atomic.Int64         // requests that have had to wait, ever
+	accounts map[*Memory]struct{} // query accounts (NewQueryMemory)
 }
 
 // NewMemoryPool returns a pool of limit bytes (<= 0: unlimited).
@@ -43,6 +53,12 @@ func (p *MemoryPool) SetLimit(limit int64) {
 // Limit is the budget in bytes.
 func (p *MemoryPool) Limit() int64 { return p.limit.Load() }
 
+// Waiting is the number of requests waiting for memory now.
+func (p *MemoryPool) Waiting() int { return int(p.nwait.Load()) }
+
+// Waits is the number of requests that have had to wait for memory.
+func (p *MemoryPool) Waits() int64 { return p.waits.Load() }
+
 // Used is the number of bytes reserved now.
 func (p *MemoryPool) Used() int64 { return p.used.Load() }
 
@@ -54,7 +70,26 @@ func (p *MemoryPool) reserve(n int64) bool {
 	return true
 }
 
-func (p *MemoryPool) release(n int64) { p.used.Add(-n) }
+func (p *MemoryPool) release(n int64) {
+	p.used.Add(-n)
+	if p.nwait.Load() > 0 {
+		p.mu.Lock()
+		if len(p.queue) > 0 {
+			p.queue[0].signal()
+		}
+		p.mu.Unlock()
+	}
+}
+
+// memWaiter is one request waiting for memory.
+type memWaiter struct{ wake chan struct{} }
+
+func (w *memWaiter) signal() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
 
 // GlobalMemory is the pool queries use unless the server installs another.
 // Its default is the Go memory limit when one is set (GOMEMLIMIT), else 3/4
@@ -96,6 +131,118 @@ type Memory struct {
 	Limit int64       // per-query cap in bytes; <= 0: only the pool's
 	used  atomic.Int64
 	peak  atomic.Int64
+
+	// a query account (NewQueryMemory) waits for memory other queries
+	// hold instead of failing; ctx is the statement's, for cancellation
+	ctx     atomic.Value // ctxBox
+	query   bool
+	waiting atomic.Int32 // requests of this account waiting (parallel workers)
+	closed  atomic.Bool
+}
+
+type ctxBox struct{ ctx context.Context }
+
+// NewQueryMemory opens a statement's account on pool (nil: GlobalMemory).
+// When the pool is full its operators' requests wait, first come first
+// served, for other statements to give memory back — as long as they can:
+// a request that the memory of statements not waiting themselves could not
+// satisfy fails with 53200 rather than wait for ever. SetContext gives the
+// statement's context, whose end (a cancel, statement_timeout) ends a wait.
+func NewQueryMemory(pool *MemoryPool, ctx context.Context) *Memory {
+	m := &Memory{Pool: pool, query: true}
+	m.SetContext(ctx)
+	p := m.pool()
+	p.mu.Lock()
+	if p.accounts == nil {
+		p.accounts = map[*Memory]struct{}{}
+	}
+	p.accounts[m] = struct{}{}
+	p.mu.Unlock()
+	return m
+}
+
+// SetContext sets the context a wait for memory ends with.
+func (m *Memory) SetContext(ctx context.Context) { m.ctx.Store(ctxBox{ctx}) }
+
+type queryMemKey struct{}
+
+// WithQueryMemory returns ctx carrying the statement's account, which the
+// operators without a Mem of their own charge.
+func WithQueryMemory(ctx context.Context, m *Memory) context.Context {
+	if m == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, queryMemKey{}, m)
+}
+
+// memFor is m, or else ctx's statement account (nil: GlobalMemory).
+func memFor(ctx context.Context, m *Memory) *Memory {
+	if m != nil {
+		return m
+	}
+	q, _ := ctx.Value(queryMemKey{}).(*Memory)
+	return q
+}
+
+// wait takes n bytes from the pool once the statements ahead in the queue
+// are served and others have given enough back. It fails with 53200 when
+// waiting cannot help (what statements that are not waiting hold and the
+// free memory together are less than n), and with 57014 when the
+// statement's context ends.
+func (m *Memory) wait(n int64) error {
+	p := m.pool()
+	box, _ := m.ctx.Load().(ctxBox)
+	if box.ctx == nil || m.closed.Load() {
+		return errOutOfMemory(n)
+	}
+	ctx := box.ctx
+	p.waits.Add(1)
+	w := &memWaiter{wake: make(chan struct{}, 1)}
+	p.mu.Lock()
+	p.queue = append(p.queue, w)
+	p.nwait.Add(1)
+	m.waiting.Add(1)
+	p.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		for i, q := range p.queue {
+			if q == w {
+				p.queue = append(p.queue[:i], p.queue[i+1:]...)
+				break
+			}
+		}
+		p.nwait.Add(-1)
+		m.waiting.Add(-1)
+		if len(p.queue) > 0 {
+			p.queue[0].signal()
+		}
+		p.mu.Unlock()
+	}()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		p.mu.Lock()
+		head := len(p.queue) > 0 && p.queue[0] == w
+		var others int64
+		for a := range p.accounts {
+			if a != m && a.waiting.Load() == 0 {
+				others += a.used.Load()
+			}
+		}
+		p.mu.Unlock()
+		if head && p.reserve(n) {
+			return nil
+		}
+		if p.limit.Load()-p.used.Load()+others < n {
+			return errOutOfMemory(n)
+		}
+		select {
+		case <-ctx.Done():
+			return errCanceled(ctx)
+		case <-w.wake:
+		case <-tick.C:
+		}
+	}
 }
 
 // NewMemory opens an account on pool (nil: GlobalMemory).
@@ -128,11 +275,23 @@ func (m *Memory) Grow(n int64) error {
 			}
 		}
 	}
-	if !m.pool().reserve(n) {
-		if m != nil {
-			m.used.Add(-n)
+	p := m.pool()
+	if m == nil || !m.query {
+		if !p.reserve(n) {
+			if m != nil {
+				m.used.Add(-n)
+			}
+			return errOutOfMemory(n)
 		}
-		return errOutOfMemory(n)
+		return nil
+	}
+	// a statement's request queues behind those already waiting
+	if p.nwait.Load() == 0 && p.reserve(n) {
+		return nil
+	}
+	if err := m.wait(n); err != nil {
+		m.used.Add(-n)
+		return err
 	}
 	return nil
 }
@@ -142,8 +301,13 @@ func (m *Memory) Grow(n int64) error {
 // last eighth is left to what cannot spill — the operators above a spilling
 // one (an aggregate over a spilled GROUP BY, say) need a little memory while
 // the spilled one still holds its share.
-func (m *Memory) growSpillable(n int64, half bool) error {
+func (m *Memory) growSpillable(n int64, half bool, holding bool) error {
 	p := m.pool()
+	if holding && p.nwait.Load() > 0 {
+		// statements wait for memory: an operator that can spill gives
+		// way, spilling what it holds, rather than take more
+		return errOutOfMemory(n)
+	}
 	share := func(lim int64) int64 {
 		lim -= lim / 8
 		if half {
@@ -158,6 +322,20 @@ func (m *Memory) growSpillable(n int64, half bool) error {
 		return errOutOfMemory(n)
 	}
 	return m.Grow(n)
+}
+
+// EndQuery ends a statement's account (NewQueryMemory): it no longer waits
+// nor counts among the statements others wait for. What it still holds
+// stays reserved until its operators give it back — a cursor's operators
+// outlive the statement that first ran them.
+func (m *Memory) EndQuery() {
+	if m == nil || !m.query || m.closed.Swap(true) {
+		return
+	}
+	p := m.pool()
+	p.mu.Lock()
+	delete(p.accounts, m)
+	p.mu.Unlock()
 }
 
 // Shrink gives back n bytes.
@@ -193,6 +371,7 @@ func (m *Memory) Close() {
 	if m == nil {
 		return
 	}
+	m.EndQuery()
 	if n := m.used.Swap(0); n > 0 {
 		m.pool().release(n)
 	}
@@ -217,13 +396,38 @@ type reservation struct {
 	// do, because their frozen tables are merged in memory at the end and
 	// the merge holds the workers' tables and the merged one at once.
 	spillHalf bool
+	// cap is the operator's own budget (work_mem): a spilling operator
+	// spills past it even when the pool has room. 0: none.
+	cap int64
 }
 
 const reserveChunk = 256 << 10
 
+type workMemKey struct{}
+
+// WithWorkMem returns ctx carrying a per-operator budget (the session's
+// work_mem, in bytes): every operator that can spill does so once it holds
+// that much, whatever the pool has left. n <= 0: none.
+func WithWorkMem(ctx context.Context, n int64) context.Context {
+	if n <= 0 {
+		return ctx
+	}
+	return context.WithValue(ctx, workMemKey{}, n)
+}
+
+// workMemOf is ctx's per-operator budget (0: none).
+func workMemOf(ctx context.Context) int64 {
+	n, _ := ctx.Value(workMemKey{}).(int64)
+	return n
+}
+
 // grow records n more bytes in use, reserving from the account as needed.
 func (r *reservation) grow(n int64) error {
 	r.used += n
+	if r.spill && r.cap > 0 && r.used > r.cap {
+		r.used -= n
+		return errOutOfMemory(n)
+	}
 	if r.used <= r.reserved {
 		return nil
 	}
@@ -233,7 +437,7 @@ func (r *reservation) grow(n int64) error {
 	}
 	var err error
 	if r.spill {
-		err = r.mem.growSpillable(need, r.spillHalf)
+		err = r.mem.growSpillable(need, r.spillHalf, r.reserved > 0)
 	} else {
 		err = r.mem.Grow(need)
 	}

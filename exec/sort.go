@@ -44,6 +44,13 @@ type Sort struct {
 	res     reservation
 	enc     keyEncoder
 
+	// seed, when set, are rows already buffered (and reserved, seedRes)
+	// that the sort starts from: a window that outgrew memory hands its
+	// buffer over rather than replay it into a sort that would then spill
+	// tiny runs while the buffer still held the memory
+	seed    *colBuf
+	seedRes reservation
+
 	// external sort (sortspill.go)
 	spilling bool
 	runs     []*sortRun
@@ -53,6 +60,10 @@ type Sort struct {
 
 func (s *Sort) Types() []types.T { return s.Input.Types() }
 func (s *Sort) Close() error {
+	if s.seed != nil {
+		s.seedRes.release() // never started
+		s.seed = nil
+	}
 	s.res.release()
 	s.closeRuns()
 	return s.Input.Close()
@@ -61,8 +72,13 @@ func (s *Sort) Close() error {
 func (s *Sort) Next(ctx context.Context) (*vec.Batch, error) {
 	if !s.started {
 		s.started = true
-		s.res.mem = s.Mem
+		s.res.mem = memFor(ctx, s.Mem)
+		s.res.cap = workMemOf(ctx)
 		s.data = newColBuf(s.Input.Types(), vec.BatchSize)
+		if s.seed != nil {
+			s.data, s.seed = s.seed, nil
+			s.res.reserved, s.res.used = s.seedRes.reserved, s.seedRes.used
+		}
 		var err error
 		if s.Limit > 0 {
 			err = s.topN(ctx)
@@ -102,16 +118,29 @@ func (s *Sort) sortAll(ctx context.Context) error {
 		need := appendCost(s.data, b, b.N)
 		if err := s.res.grow(need); err != nil {
 			// out of memory: write what is buffered as a sorted run and go
-			// on with the memory it held (nothing buffered: the batch alone
-			// is too big, a real 53200)
-			if s.data.N == 0 {
-				return err
+			// on with the memory it held
+			if s.data.N > 0 {
+				if err := s.spillRun(ctx); err != nil {
+					return err
+				}
+				need = appendCost(s.data, b, b.N)
 			}
-			if err := s.spillRun(ctx); err != nil {
-				return err
-			}
-			if err := s.res.grow(appendCost(s.data, b, b.N)); err != nil {
-				return err
+			if s.res.grow(need) != nil {
+				// other operators or statements hold the spilling share:
+				// this batch takes from the last eighth, waiting for
+				// other statements to give memory back if need be; past
+				// that it is a real 53200. It waits holding nothing, so
+				// that sorts waiting for each other's memory cannot all
+				// be stuck holding some.
+				s.res.release()
+				s.data = newColBuf(s.Input.Types(), vec.BatchSize)
+				need = appendCost(s.data, b, b.N)
+				s.res.spill = false
+				err := s.res.grow(need)
+				s.res.spill = true
+				if err != nil {
+					return err
+				}
 			}
 		}
 		s.data.appendBatch(b, 0, b.N)

@@ -127,6 +127,9 @@ type Window struct {
 	groupIdx []int32 // peer group number within the partition
 	iota     []int32
 	zeros    []int32
+
+	rts    []types.T
+	stream *winStream // the input outgrew memory (windowspill.go)
 }
 
 // WindowResultType is the result type of f over input columns of types in.
@@ -169,6 +172,9 @@ func (w *Window) Types() []types.T {
 
 func (w *Window) Close() error {
 	w.mem.release()
+	if w.stream != nil {
+		w.stream.sorted.Close()
+	}
 	return w.Input.Close()
 }
 
@@ -180,11 +186,20 @@ func (w *Window) Next(ctx context.Context) (*vec.Batch, error) {
 		}
 		w.out = newColBuf(w.Types(), vec.BatchSize)
 	}
+	if w.stream != nil {
+		return w.nextStreamed(ctx)
+	}
 	n := w.data.N
 	if w.pos >= n {
 		w.mem.release()
 		return nil, nil
 	}
+	return w.emit(), nil
+}
+
+// emit returns the next batch of computed rows.
+func (w *Window) emit() *vec.Batch {
+	n := w.data.N
 	lo, hi := w.pos, min(w.pos+vec.BatchSize, n)
 	w.pos = hi
 	w.out.reset()
@@ -196,11 +211,13 @@ func (w *Window) Next(ctx context.Context) (*vec.Batch, error) {
 		w.out.appendRange(nin+c, v, lo, hi)
 	}
 	w.out.N = hi - lo
-	return &w.out.Batch, nil
+	return &w.out.Batch
 }
 
 func (w *Window) compute(ctx context.Context) error {
+	w.Mem = memFor(ctx, w.Mem)
 	w.mem.mem = w.Mem
+	w.mem.cap = workMemOf(ctx)
 	in := w.Input.Types()
 	var rts []types.T
 	for _, f := range w.Funcs {
@@ -210,19 +227,44 @@ func (w *Window) compute(ctx context.Context) error {
 		}
 		rts = append(rts, t)
 	}
+	w.rts = rts
 	buf := newColBuf(in, vec.BatchSize)
+	// sorted partitions can be computed a few at a time, so a window
+	// that outgrows its reservation goes through an external sort instead
+	// (windowspill.go); without PARTITION BY there is one partition and
+	// nothing to gain
+	w.mem.spill = len(w.PartitionBy) > 0
+	var over *vec.Batch
 	err := Drain(ctx, w.Input, func(b *vec.Batch) error {
 		if err := errCanceled(ctx); err != nil {
 			return err
 		}
 		if err := w.mem.grow(batchBytes(b, 0, b.N)); err != nil {
+			if w.mem.spill && pgerr.Code(err) == OutOfMemory {
+				over = b
+				return errWindowOver
+			}
 			return err
 		}
 		buf.appendBatch(b, 0, b.N)
 		return nil
 	})
+	if err == errWindowOver {
+		w.startStream(buf, over)
+		return nil
+	}
 	if err != nil {
 		return err
+	}
+	canStream := w.mem.spill
+	w.mem.spill = false
+	// the rows fit; their sort or evaluation may not: then stream too
+	tooBig := func(err error) bool {
+		if canStream && pgerr.Code(err) == OutOfMemory {
+			w.startStream(buf, nil)
+			return true
+		}
+		return false
 	}
 	n := buf.N
 	// sort by partition, then order
@@ -237,6 +279,9 @@ func (w *Window) compute(ctx context.Context) error {
 		enc.dropNullMarkers(buf.Vecs, n)
 		enc.encode(buf.Vecs, n)
 		if err := w.mem.grow(int64(len(enc.arena)) + 20*int64(n)); err != nil {
+			if tooBig(err) {
+				return nil
+			}
 			return err
 		}
 		perm := enc.order(n)
@@ -247,16 +292,34 @@ func (w *Window) compute(ctx context.Context) error {
 		}
 		sorted.N = n
 		if err := w.mem.grow(batchBytes(&sorted.Batch, 0, n)); err != nil {
+			if tooBig(err) {
+				return nil
+			}
 			return err
 		}
 		buf = sorted
 	}
-	w.data = buf
-	w.structure()
-	w.res = newColBuf(rts, n)
-	if err := w.mem.grow(16 * int64(n) * int64(len(w.Funcs)+2)); err != nil {
+	if err := w.mem.grow(winRowCost(len(w.Funcs)) * int64(n)); err != nil {
+		if tooBig(err) {
+			return nil
+		}
 		return err
 	}
+	return w.evalSorted(ctx, buf)
+}
+
+// winRowCost is what a row costs the evaluation: the partition and peer
+// structure and one result per function.
+func winRowCost(funcs int) int64 { return 16 * int64(funcs+2) }
+
+// evalSorted computes every function over buf, sorted by partition and
+// order and holding whole partitions.
+func (w *Window) evalSorted(ctx context.Context, buf *colBuf) error {
+	n := buf.N
+	w.data = buf
+	w.pos = 0
+	w.structure()
+	w.res = newColBuf(w.rts, n)
 	for fi, f := range w.Funcs {
 		if err := errCanceled(ctx); err != nil {
 			return err

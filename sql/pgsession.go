@@ -23,6 +23,63 @@ func (s *Session) StatementTimeout() time.Duration {
 	return time.Duration(ms) * time.Millisecond
 }
 
+// defaultWorkMem is PostgreSQL's work_mem default. lakepg does not enforce
+// it: operators share --memory-limit and spill when it runs out. A session
+// that sets work_mem to anything else gets it as every operator's own
+// budget (workMemBytes).
+const defaultWorkMem = "4MB"
+
+// workMemBytes is the per-operator budget of the session's work_mem in
+// bytes, 0 while it is the default.
+func (s *Session) workMemBytes() int64 {
+	kb, err := parseMemoryKB(s.settings["work_mem"])
+	if err != nil || kb == 4096 {
+		return 0
+	}
+	return kb << 10
+}
+
+// parseMemoryKB reads a memory setting as PostgreSQL does: a number of kB,
+// or a number with one of the units B, kB, MB, GB, TB (case matters);
+// fractions are rounded to whole kB.
+func parseMemoryKB(val string) (int64, error) {
+	v := strings.TrimSpace(val)
+	i := 0
+	for i < len(v) && (v[i] >= '0' && v[i] <= '9' || v[i] == '.' || (i == 0 && (v[i] == '-' || v[i] == '+'))) {
+		i++
+	}
+	num, unit := v[:i], strings.TrimSpace(v[i:])
+	x, err := strconv.ParseFloat(num, 64)
+	if err != nil || num == "" {
+		return 0, pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"work_mem\": \"%s\"", val)
+	}
+	mult := map[string]float64{"": 1, "B": 1.0 / 1024, "kB": 1, "MB": 1024, "GB": 1 << 20, "TB": 1 << 30}
+	m, ok := mult[unit]
+	if !ok {
+		e := pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"work_mem\": \"%s\"", val)
+		e.Hint = `Valid units for this parameter are "B", "kB", "MB", "GB", and "TB".`
+		return 0, e
+	}
+	kb := math.Round(x * m)
+	if kb > math.MaxInt64/2 || kb < math.MinInt64/2 {
+		return math.MaxInt64 / 2, nil
+	}
+	return int64(kb), nil
+}
+
+// formatMemoryKB prints kB as SHOW does: in the largest unit that divides it.
+func formatMemoryKB(kb int64) string {
+	for _, u := range []struct {
+		name string
+		n    int64
+	}{{"TB", 1 << 30}, {"GB", 1 << 20}, {"MB", 1 << 10}} {
+		if kb != 0 && kb%u.n == 0 {
+			return strconv.FormatInt(kb/u.n, 10) + u.name
+		}
+	}
+	return strconv.FormatInt(kb, 10) + "kB"
+}
+
 // IdleTimeout is the session's idle_in_transaction_session_timeout (inTx)
 // or idle_session_timeout; zero means none.
 func (s *Session) IdleTimeout(inTx bool) time.Duration {
@@ -70,6 +127,15 @@ func canonicalSetting(name, val string) (string, error) {
 			return "", bad()
 		}
 		return formatMillis(ms), nil
+	case "work_mem":
+		kb, err := parseMemoryKB(val)
+		if err != nil {
+			return "", err
+		}
+		if kb < 64 || kb > math.MaxInt32 {
+			return "", pgerr.New(pgerr.InvalidParameterValue, "%d kB is outside the valid range for parameter \"work_mem\" (64 .. 2147483647)", kb)
+		}
+		return formatMemoryKB(kb), nil
 	case "extra_float_digits":
 		n, err := strconv.Atoi(strings.TrimSpace(val))
 		if err != nil {

@@ -162,6 +162,7 @@ var defaultSettings = map[string]string{
 	"lc_collate": "C", "lc_ctype": "C.UTF-8", "server_version": ServerVersion,
 	"server_version_num": "150018", "lakepg.snapshot": "",
 	"default_tablespace": "", "default_table_access_method": "heap",
+	"work_mem": defaultWorkMem,
 }
 
 // NewSession opens a session for user on database with startup parameters.
@@ -366,6 +367,12 @@ type Result struct {
 	// sess is the session that ran the statement: an error while rows
 	// are produced aborts its transaction block, as Execute's errors do.
 	sess *Session
+	// workMem is the session's work_mem when the statement ran, in bytes
+	// (0: not set), the operators' own budget (pgsession.go)
+	workMem int64
+	// qmem is the statement's memory account: its operators' requests
+	// wait for other statements' memory rather than fail
+	qmem *exec.Memory
 }
 
 // Next returns the next batch, nil at the end.
@@ -374,7 +381,11 @@ func (r *Result) Next(ctx context.Context) (b *vec.Batch, err error) {
 		r.done = true
 		return nil, nil
 	}
-	b, err = r.op.Next(ctx)
+	if r.qmem != nil {
+		r.qmem.SetContext(ctx)
+		ctx = exec.WithQueryMemory(ctx, r.qmem)
+	}
+	b, err = r.op.Next(exec.WithWorkMem(ctx, r.workMem))
 	if err != nil {
 		if r.sess != nil && r.sess.inTx {
 			r.sess.failed = true
@@ -404,10 +415,15 @@ func (r *Result) Tag() string {
 
 // Close releases the result.
 func (r *Result) Close() error {
+	var err error
 	if r.op != nil {
-		return r.op.Close()
+		err = r.op.Close()
 	}
-	return nil
+	if r.qmem != nil {
+		r.qmem.EndQuery()
+		r.qmem = nil
+	}
+	return err
 }
 
 func tagResult(tag string) *Result { return &Result{tag: tag, done: true} }
@@ -440,6 +456,11 @@ func (st *Stmt) Execute(ctx context.Context, values [][]byte) (res *Result, err 
 	}
 	s.beginImplicit(st.node)         // implicit.go
 	own := s.beginReturning(st.node) // returning.go
+	workMem := s.workMemBytes()
+	// statements that run their plan here (CREATE TABLE AS, INSERT …
+	// SELECT) use both at once; a query's rows use them in Result.Next
+	qmem := exec.NewQueryMemory(nil, ctx)
+	ctx = exec.WithQueryMemory(exec.WithWorkMem(ctx, workMem), qmem)
 	res, err = s.execute(ctx, st, p)
 	if err != nil && s.inTx {
 		s.failed = true
@@ -447,8 +468,14 @@ func (st *Stmt) Execute(ctx context.Context, values [][]byte) (res *Result, err 
 	if own {
 		res, err = s.endReturning(ctx, res, err)
 	}
+	if res == nil || res.op == nil || res.qmem != nil {
+		qmem.EndQuery()
+	} else {
+		res.qmem = qmem
+	}
 	if res != nil {
 		res.sess = s
+		res.workMem = workMem
 		if st.cols == nil && res.cols != nil && res.op != nil {
 			// the statement could not be described before it ran (a table
 			// an earlier statement of the same string created)

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -81,4 +82,185 @@ func requireNoSpillFiles(t *testing.T, tmp string) {
 	if len(left) > 0 {
 		t.Fatalf("spill files left after the queries: %v", left)
 	}
+}
+
+// TestJoinSpillUnderMemoryLimit runs hash joins of every kind whose build
+// sides are several times --memory-limit, and window functions over
+// partitioned inputs as big: they spill to --temp-dir (with
+// --max-temp-size too small the same join fails with 53200 saying temp
+// space ran out) and give the answers the same server gives without a
+// limit, leaving the temp directory empty.
+func TestJoinSpillUnderMemoryLimit(t *testing.T) {
+	dir := t.TempDir()
+	tmp := filepath.Join(dir, "tmp")
+	start := func(limit, maxTemp string) *server {
+		port := freePort(t)
+		args := []string{
+			"--listen", "127.0.0.1:" + strconv.Itoa(port),
+			"--catalog", "sqlite:" + filepath.Join(dir, "catalog.sqlite"),
+			"--data", filepath.Join(dir, "data"),
+			"--temp-dir", tmp, "--max-temp-size", maxTemp,
+		}
+		if limit != "" {
+			args = append(args, "--memory-limit", limit)
+		}
+		return launch(t, dir, port, args, nil)
+	}
+	srv := start("", "0")
+	srv.mustPsql(t, "create table a as select g, md5(g::text) as h from generate_series(1, 500000) g")
+	srv.mustPsql(t, "create table b as select g, md5(g::text) as h from generate_series(250001, 750000) g union all select null, null")
+	srv.mustPsql(t, "create table bn as select g, h from b where g is not null")
+	queries := []string{
+		"select count(*), sum(a.g), sum(b.g) from a join b on a.h = b.h",
+		"select count(*), count(b.g), sum(a.g) from a left join b on a.h = b.h",
+		"select count(*), count(a.g), sum(b.g) from a right join b on a.h = b.h",
+		"select count(*), count(a.g), count(b.g) from a full join b on a.h = b.h and a.g % 7 <> 3",
+		"select count(*), sum(g) from a where h in (select h from b)",
+		"select count(*), sum(g) from a where not exists (select 1 from b where b.h = a.h)",
+		"select count(*) from a where g not in (select g from b)",
+		"select count(*), sum(g) from a where g not in (select g from bn)",
+		"select count(*), sum(g) from a where exists (select 1 from b where b.g = a.g and b.h <> a.h || 'x')",
+		// windows: a few thousand partitions, each computed whole
+		"select count(*), sum(rn), sum(rk), sum(s), sum(length(l)), sum(ld) from (select row_number() over w as rn, rank() over (partition by g % 3000 order by left(h, 2)) as rk, " +
+			"sum(g) over (w rows between 2 preceding and 1 following) as s, lag(h) over w as l, lead(g, 2) over w as ld from a window w as (partition by g % 3000 order by h)) x",
+		"select sum(c) from (select count(*) over (partition by left(h, 4)) * g as c from a) x",
+	}
+	one := func(s *server, sql string) string {
+		t.Helper()
+		r := s.psql(t, "-At", "-c", sql)
+		if r.code != 0 || r.stderr != "" {
+			t.Fatalf("%s: exit %d: %s", sql, r.code, r.stderr)
+		}
+		return strings.TrimSpace(r.stdout)
+	}
+	want := make([]string, len(queries))
+	for i, q := range queries {
+		want[i] = one(srv, q)
+	}
+	srv.stop(t)
+
+	srv = start("24MiB", "0")
+	for i, q := range queries {
+		if got := one(srv, q); got != want[i] {
+			t.Errorf("%s under a 24MiB limit: %q, without a limit %q", q, got, want[i])
+		}
+	}
+	requireNoSpillFiles(t, tmp)
+	srv.stop(t)
+
+	srv = start("24MiB", "1MiB")
+	r := srv.psqlC(t, queries[0])
+	if r.code == 0 || !strings.Contains(r.stderr, "53200") || !strings.Contains(r.stderr, "temp space") {
+		t.Fatalf("join with 1MiB of temp space: exit %d, stderr %q; want 53200 saying temp space ran out", r.code, r.stderr)
+	}
+	requireNoSpillFiles(t, tmp)
+	srv.stop(t)
+}
+
+// TestWorkMem: SET work_mem is every operator's own budget. With a server
+// limit far above the data and 1MiB of temp space, a sort, an aggregation
+// and a join run in memory; after SET work_mem = '1MB' each spills (and so
+// runs out of temp space, 53200); with temp space they answer as before.
+// SHOW prints work_mem as PostgreSQL does, and bad values fail with 22023.
+func TestWorkMem(t *testing.T) {
+	dir := t.TempDir()
+	tmp := filepath.Join(dir, "tmp")
+	start := func(maxTemp string) *server {
+		port := freePort(t)
+		return launch(t, dir, port, []string{
+			"--listen", "127.0.0.1:" + strconv.Itoa(port),
+			"--catalog", "sqlite:" + filepath.Join(dir, "catalog.sqlite"),
+			"--data", filepath.Join(dir, "data"),
+			"--memory-limit", "1GiB", "--temp-dir", tmp, "--max-temp-size", maxTemp,
+		}, nil)
+	}
+	srv := start("1MiB")
+	srv.mustPsql(t, "create table t as select g, md5(g::text) as h from generate_series(1, 200000) g")
+	queries := []string{
+		"select sum(length(x)) from (select h || g as x from t order by h) s",
+		"select count(*), sum(c) from (select h, count(*) as c from t group by h) s",
+		"select count(*), sum(a.g) from t a join t b on a.h = b.h",
+	}
+	run := func(s *server, sets ...string) []psqlResult {
+		var out []psqlResult
+		for _, q := range queries {
+			args := []string{"-At"}
+			for _, set := range sets {
+				args = append(args, "-c", set)
+			}
+			out = append(out, s.psql(t, append(args, "-c", q)...))
+		}
+		return out
+	}
+	base := run(srv)
+	for i, r := range base {
+		if r.code != 0 || r.stderr != "" {
+			t.Fatalf("%s without work_mem: exit %d: %s", queries[i], r.code, r.stderr)
+		}
+	}
+	for i, r := range run(srv, "set work_mem = '1MB'") {
+		if r.code == 0 || !strings.Contains(r.stderr, "53200") || !strings.Contains(r.stderr, "temp space") {
+			t.Errorf("%s with work_mem 1MB and 1MiB of temp space: exit %d, %q; want 53200, temp space", queries[i], r.code, r.stderr)
+		}
+	}
+	requireNoSpillFiles(t, tmp)
+	if got := srv.psqlValue(t, "show work_mem"); got != "4MB" {
+		t.Errorf("show work_mem: %q, want 4MB", got)
+	}
+	for set, want := range map[string]string{"'1MB'": "1MB", "4096": "4MB", "'1500kB'": "1500kB", "'2GB'": "2GB", "'65536 kB'": "64MB"} {
+		r := srv.psql(t, "-At", "-c", "set work_mem = "+set, "-c", "show work_mem")
+		if got := strings.TrimSpace(strings.TrimPrefix(r.stdout, "SET\n")); r.code != 0 || got != want {
+			t.Errorf("set work_mem = %s; show: exit %d, %q %q; want %q", set, r.code, got, r.stderr, want)
+		}
+	}
+	srv.expectPsqlError(t, "set work_mem = '10'", "22023")
+	srv.expectPsqlError(t, "set work_mem = '4mb'", "22023")
+	srv.expectPsqlError(t, "set work_mem = 'lots'", "22023")
+	srv.stop(t)
+
+	srv = start("0")
+	for i, r := range run(srv, "set work_mem = '1MB'") {
+		if r.code != 0 || r.stderr != "" || strings.TrimPrefix(r.stdout, "SET\n") != base[i].stdout {
+			t.Errorf("%s with work_mem 1MB: exit %d, %q %q; without: %q", queries[i], r.code, r.stdout, r.stderr, base[i].stdout)
+		}
+	}
+	requireNoSpillFiles(t, tmp)
+	srv.stop(t)
+}
+
+// TestConcurrentSortsUnderMemoryLimit: eight clients at once each sort a
+// table bigger than --memory-limit; a sort that cannot get memory while the
+// others hold it waits for it instead of failing, so all eight finish with
+// every row in order.
+func TestConcurrentSortsUnderMemoryLimit(t *testing.T) {
+	dir := t.TempDir()
+	tmp := filepath.Join(dir, "tmp")
+	port := freePort(t)
+	srv := launch(t, dir, port, []string{
+		"--listen", "127.0.0.1:" + strconv.Itoa(port),
+		"--catalog", "sqlite:" + filepath.Join(dir, "catalog.sqlite"),
+		"--data", filepath.Join(dir, "data"),
+		"--memory-limit", "16MiB", "--temp-dir", tmp, "--max-active-queries", "8",
+	}, nil)
+	const n = 200000
+	srv.mustPsql(t, "create table t as select g, md5(g::text) as h from generate_series(1, "+strconv.Itoa(n)+") g")
+	var wg sync.WaitGroup
+	for c := 0; c < 8; c++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := srv.psql(t, "-At", "-c", "select h, g from t order by h")
+			if r.code != 0 || r.stderr != "" {
+				t.Errorf("client %d: exit %d: %s", c, r.code, r.stderr)
+				return
+			}
+			lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+			if len(lines) != n || !sort.StringsAreSorted(lines) {
+				t.Errorf("client %d: %d rows, sorted %v; want %d sorted", c, len(lines), sort.StringsAreSorted(lines), n)
+			}
+		}()
+	}
+	wg.Wait()
+	requireNoSpillFiles(t, tmp)
+	srv.stop(t)
 }

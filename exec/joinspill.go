@@ -1,0 +1,574 @@
+package exec
+
+import (
+	"context"
+	"sync"
+
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/types"
+)
+
+// Hash joins spill by grace partitioning. While the build side fits its
+// reservation the join is the in-memory one. When it does not, the rows
+// buffered so far and the rest of the build side are written to
+// joinPartitions files by bits of their key hash, the memory is given back,
+// the probe side is written to as many files by the same bits, and then
+// each pair of files is joined by a HashJoin of its own, which partitions
+// again on the next bits if its build side is still too big. A row's
+// matches all share its key, hence its partition, so every join type works
+// partition by partition; NULL keys, which match nothing, land in some
+// partition and come out there as the join type says (unmatched for outer
+// and anti joins).
+//
+// Two cases cannot be split by hash and are joined by chunks instead (block
+// nested loop over the spilled files, each chunk of build rows indexed as a
+// hash table, see chunkJoin): a partition that re-partitioning did not
+// split (one key with more rows than memory), and NOT IN, whose NULL keys
+// compare unknown with every row of the other side.
+//
+// A build side shared by parallel probes spills once; every probe writes
+// its rows to the shared probe files and the last one to finish joins the
+// partitions (the others end), so the partition phase runs on one worker.
+
+const (
+	joinPartBits    = 4
+	joinPartitions  = 1 << joinPartBits
+	joinMaxSpillLvl = 64/joinPartBits - 1
+)
+
+// joinParts is one side's partition files.
+type joinParts struct {
+	types  []types.T
+	kind   string
+	qs     *QueryStats
+	parts  [joinPartitions]*spillPart
+	total  int64
+	hs     []uint64
+	byPart [joinPartitions][]int32
+}
+
+func newJoinParts(ts []types.T, kind string, qs *QueryStats) *joinParts {
+	return &joinParts{types: ts, kind: kind, qs: qs}
+}
+
+// add routes the rows of b by the hash of keys (one vector per key column)
+// at level's bits; one=true sends every row to partition 0.
+func (jp *joinParts) add(b *vec.Batch, keys []*vec.Vector, level int, one bool) error {
+	n := b.N
+	if n == 0 {
+		return nil
+	}
+	if one {
+		for lo := 0; lo < n; lo += vec.BatchSize {
+			hi := min(lo+vec.BatchSize, n)
+			rows := jp.byPart[0][:0]
+			for i := lo; i < hi; i++ {
+				rows = append(rows, int32(i))
+			}
+			jp.byPart[0] = rows
+			if err := jp.write(0, b, rows); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	jp.hs = resizeSlice(jp.hs, n)
+	for i, k := range keys {
+		hashColumn(jp.hs, k, n, i == 0)
+	}
+	shift := uint(64 - joinPartBits*(level+1))
+	for lo := 0; lo < n; lo += vec.BatchSize {
+		hi := min(lo+vec.BatchSize, n)
+		for p := range jp.byPart {
+			jp.byPart[p] = jp.byPart[p][:0]
+		}
+		for i := lo; i < hi; i++ {
+			p := int(jp.hs[i]>>shift) & (joinPartitions - 1)
+			jp.byPart[p] = append(jp.byPart[p], int32(i))
+		}
+		for p, rows := range jp.byPart {
+			if len(rows) > 0 {
+				if err := jp.write(p, b, rows); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (jp *joinParts) write(p int, b *vec.Batch, rows []int32) error {
+	pt := jp.parts[p]
+	if pt == nil {
+		f, err := newSpillFile(GlobalSpill, jp.qs, jp.kind)
+		if err != nil {
+			return err
+		}
+		pt = &spillPart{file: f, buf: newColBuf(jp.types, vec.BatchSize)}
+		jp.parts[p] = pt
+	}
+	for c, v := range b.Vecs {
+		pt.buf.gather(c, v, rows)
+	}
+	pt.buf.N += len(rows)
+	pt.rows += int64(len(rows))
+	jp.total += int64(len(rows))
+	if pt.buf.N >= vec.BatchSize {
+		return pt.flush()
+	}
+	return nil
+}
+
+// finish writes out what the partitions still buffer.
+func (jp *joinParts) finish() error {
+	for _, pt := range jp.parts {
+		if pt != nil {
+			if err := pt.flush(); err != nil {
+				return err
+			}
+			pt.buf = nil
+		}
+	}
+	return nil
+}
+
+func (jp *joinParts) rows(p int) int64 {
+	if pt := jp.parts[p]; pt != nil {
+		return pt.rows
+	}
+	return 0
+}
+
+// scan reads partition p back (an empty operator when it has no rows).
+func (jp *joinParts) scan(p int) (Operator, error) {
+	pt := jp.parts[p]
+	if pt == nil || pt.rows == 0 {
+		return &emptyOp{ts: jp.types}, nil
+	}
+	rd, err := pt.file.reader()
+	if err != nil {
+		return nil, err
+	}
+	return &spillScan{rd: rd, dec: newBlockDecoder(jp.types)}, nil
+}
+
+func (jp *joinParts) closePart(p int) {
+	if pt := jp.parts[p]; pt != nil {
+		pt.file.Close()
+		jp.parts[p] = nil
+	}
+}
+
+func (jp *joinParts) close() {
+	for p := range jp.parts {
+		jp.closePart(p)
+	}
+}
+
+// emptyOp has no rows.
+type emptyOp struct{ ts []types.T }
+
+func (e *emptyOp) Types() []types.T                         { return e.ts }
+func (e *emptyOp) Next(context.Context) (*vec.Batch, error) { return nil, nil }
+func (e *emptyOp) Close() error                             { return nil }
+
+// joinSpill is a spilled hash join: its build side's partitions, then its
+// probe side's, then the partition-by-partition join.
+type joinSpill struct {
+	level int
+	one   bool // every row in partition 0, joined by chunks (NOT IN)
+	right *joinParts
+	left  *joinParts
+	mu    sync.Mutex // probes of a shared build write left at once
+	done  bool       // left is complete
+	cur   int
+	sub   Operator
+	once  sync.Once
+}
+
+func (js *joinSpill) close() {
+	js.once.Do(func() {
+		if js.sub != nil {
+			js.sub.Close()
+			js.sub = nil
+		}
+		js.right.close()
+		if js.left != nil {
+			js.left.close()
+		}
+	})
+}
+
+// keyVecs are the key vectors of a build batch: the computed ones (kb,
+// indexed by comp) or the batch's own columns.
+func keyVecs(dst []*vec.Vector, rightKeys []Expr, comp []int, b, kb *vec.Batch) []*vec.Vector {
+	dst = dst[:0]
+	for i, k := range rightKeys {
+		if comp[i] >= 0 {
+			dst = append(dst, kb.Vecs[comp[i]])
+		} else {
+			dst = append(dst, b.Vecs[k.(*ColRef).Idx])
+		}
+	}
+	return dst
+}
+
+// addProbe writes one probe batch to the left partitions.
+func (j *HashJoin) addProbe(js *joinSpill, b *vec.Batch) error {
+	j.pkeys = j.pkeys[:0]
+	for _, k := range j.LeftKeys {
+		v, err := k.Eval(j.Env, b)
+		if err != nil {
+			return err
+		}
+		j.pkeys = append(j.pkeys, v)
+	}
+	js.mu.Lock()
+	defer js.mu.Unlock()
+	return js.left.add(b, j.pkeys, js.level, js.one)
+}
+
+// nextSpilled runs a join whose build side spilled.
+func (j *HashJoin) nextSpilled(ctx context.Context) (*vec.Batch, error) {
+	js := j.spill
+	if !j.probed {
+		j.probed = true
+		js.mu.Lock()
+		if js.left == nil {
+			js.left = newJoinParts(j.Left.Types(), "join", queryStatsOf(ctx))
+		}
+		js.mu.Unlock()
+		err := Drain(ctx, j.Left, func(b *vec.Batch) error {
+			if err := errCanceled(ctx); err != nil {
+				return err
+			}
+			return j.addProbe(js, b)
+		})
+		if err != nil {
+			return nil, err
+		}
+		if j.Shared != nil && !j.Shared.finishSpillProbe() {
+			return nil, nil // the last probe joins the partitions
+		}
+		if err := js.left.finish(); err != nil {
+			return nil, err
+		}
+		js.done = true
+	}
+	if !js.done {
+		return nil, nil
+	}
+	for js.cur < joinPartitions {
+		p := js.cur
+		if js.sub == nil {
+			nl, nr := js.left.rows(p), js.right.rows(p)
+			if (nl == 0 && nr == 0) || (nl == 0 && !joinKeepsBuild(j.Type)) || (nr == 0 && !joinKeepsProbe(j.Type)) {
+				js.left.closePart(p)
+				js.right.closePart(p)
+				js.cur++
+				continue
+			}
+			sub, err := j.partitionJoin(js, p)
+			if err != nil {
+				return nil, err
+			}
+			js.sub = sub
+		}
+		b, err := js.sub.Next(ctx)
+		if err != nil || b != nil {
+			return b, err
+		}
+		js.sub.Close()
+		js.sub = nil
+		js.left.closePart(p)
+		js.right.closePart(p)
+		js.cur++
+	}
+	return nil, nil
+}
+
+// joinKeepsProbe reports whether probe rows can be output without a match.
+func joinKeepsProbe(t JoinType) bool {
+	return t == JoinLeft || t == JoinFull || t == JoinAnti || t == JoinAntiNullAware
+}
+
+// joinKeepsBuild reports whether build rows can be output without a match.
+func joinKeepsBuild(t JoinType) bool {
+	return t == JoinRight || t == JoinFull || t == JoinRightAnti
+}
+
+// partitionJoin makes the join of partition p's two files: a HashJoin one
+// level down, or a chunk join when hashing cannot split the build side.
+func (j *HashJoin) partitionJoin(js *joinSpill, p int) (Operator, error) {
+	lop, err := js.left.scan(p)
+	if err != nil {
+		return nil, err
+	}
+	if js.one || js.right.rows(p) == js.right.total || js.level+1 > joinMaxSpillLvl {
+		cj := &chunkJoin{j: j, left: js.left.parts[p], right: js.right.parts[p], rtypes: js.right.types, ltypes: js.left.types}
+		return cj, nil
+	}
+	rop, err := js.right.scan(p)
+	if err != nil {
+		return nil, err
+	}
+	return &HashJoin{Env: j.Env, Left: lop, Right: rop, LeftKeys: j.LeftKeys, RightKeys: j.subRightKeys(), Type: j.Type,
+		Extra: j.Extra, Mem: j.Mem, spillLevel: js.level + 1}, nil
+}
+
+// subRightKeys are the build keys of a partition join (a shared build's
+// when the build is shared).
+func (j *HashJoin) subRightKeys() []Expr {
+	if j.Shared != nil {
+		return j.Shared.RightKeys
+	}
+	return j.RightKeys
+}
+
+// finishSpillProbe counts a probe done writing its rows to a spilled
+// build's partitions; true for the last one.
+func (s *SharedBuild) finishSpillProbe() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.finished++
+	return s.finished == s.Probes
+}
+
+// errChunkFull ends a chunk's build: the batch that did not fit goes to the
+// next chunk.
+var errChunkFull = pgerr.New(pgerr.Internal, "join chunk full")
+
+// chunkSource reads a spilled build side for chunkJoin; a batch can be put
+// back for the next chunk.
+type chunkSource struct {
+	scan *spillScan
+	held *vec.Batch
+	end  bool
+}
+
+func (c *chunkSource) Types() []types.T { return c.scan.Types() }
+func (c *chunkSource) Close() error     { return nil }
+func (c *chunkSource) Next(ctx context.Context) (*vec.Batch, error) {
+	if c.held != nil {
+		b := c.held
+		c.held = nil
+		return b, nil
+	}
+	if c.end {
+		return nil, nil
+	}
+	b, err := c.scan.Next(ctx)
+	if b == nil && err == nil {
+		c.end = true
+	}
+	return b, err
+}
+
+// more reports whether rows remain.
+func (c *chunkSource) more(ctx context.Context) (bool, error) {
+	if c.held != nil {
+		return true, nil
+	}
+	if c.end {
+		return false, nil
+	}
+	b, err := c.Next(ctx)
+	if err != nil || b == nil {
+		return false, err
+	}
+	c.held = b
+	return true, nil
+}
+
+// chunkJoin joins two spilled files when the build side cannot be split by
+// hash: it reads as many build rows as memory takes, indexes them and
+// streams the whole probe file past them, chunk after chunk. Pairs and the
+// build rows a join type keeps come out per chunk (each build row is in one
+// chunk); which probe rows matched is remembered in a bitmap across chunks,
+// and the probe rows the join type keeps (unmatched for LEFT, FULL and
+// anti joins, matched for semi joins) come out in a last pass over the
+// probe file. NOT IN's rules hold chunk by chunk: a NULL build key rejects
+// every probe row, and a NULL probe key is rejected by any build row.
+type chunkJoin struct {
+	j             *HashJoin
+	left, right   *spillPart // nil: no rows
+	ltypes        []types.T
+	rtypes        []types.T
+	src           *chunkSource
+	pass          *HashJoin
+	matched       []uint64
+	res           reservation
+	row           int // probe rows seen in this pass
+	final         *spillScan
+	out           *colBuf
+	phase         int // 0: next chunk, 1: probing, 2: last pass, 3: done
+	ts            []types.T
+	chunks        int
+	deferredProbe bool
+}
+
+func (c *chunkJoin) Types() []types.T {
+	if c.ts == nil {
+		c.ts = joinTypesOf(c.ltypes, c.rtypes, c.j.Type)
+	}
+	return c.ts
+}
+
+func (c *chunkJoin) Close() error {
+	if c.pass != nil {
+		c.pass.Close()
+		c.pass = nil
+	}
+	c.res.release()
+	return nil
+}
+
+func (c *chunkJoin) probeScan() (Operator, error) {
+	if c.left == nil || c.left.rows == 0 {
+		return &emptyOp{ts: c.ltypes}, nil
+	}
+	rd, err := c.left.file.reader()
+	if err != nil {
+		return nil, err
+	}
+	return &spillScan{rd: rd, dec: newBlockDecoder(c.ltypes)}, nil
+}
+
+func (c *chunkJoin) Next(ctx context.Context) (*vec.Batch, error) {
+	j := c.j
+	for {
+		if err := errCanceled(ctx); err != nil {
+			return nil, err
+		}
+		switch c.phase {
+		case 0:
+			if c.src == nil {
+				c.res.mem = j.Mem
+				t := j.Type
+				c.deferredProbe = t == JoinLeft || t == JoinFull || t == JoinSemi || t == JoinAnti || t == JoinAntiNullAware
+				if c.deferredProbe && c.left != nil {
+					words := (c.left.rows + 63) / 64
+					if err := c.res.grow(8 * words); err != nil {
+						return nil, err
+					}
+					c.matched = make([]uint64, words)
+				}
+				if c.right == nil || c.right.rows == 0 {
+					c.src = &chunkSource{end: true}
+				} else {
+					rd, err := c.right.file.reader()
+					if err != nil {
+						return nil, err
+					}
+					c.src = &chunkSource{scan: &spillScan{rd: rd, dec: newBlockDecoder(c.rtypes)}}
+				}
+			}
+			more, err := c.src.more(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if !more {
+				c.phase = 2
+				continue
+			}
+			kts := make([]types.T, len(j.LeftKeys))
+			for i, k := range j.LeftKeys {
+				kts[i] = k.Type()
+			}
+			jb, _, err := buildJoin(ctx, j.Env, c.src, j.subRightKeys(), kts, j.Mem, buildOpts{chunk: c.src})
+			if err != nil {
+				return nil, err
+			}
+			c.chunks++
+			lop, err := c.probeScan()
+			if err != nil {
+				jb.res.release()
+				return nil, err
+			}
+			c.row = 0
+			c.pass = &HashJoin{Env: j.Env, Left: lop, Right: &emptyOp{ts: c.rtypes}, LeftKeys: j.LeftKeys, RightKeys: j.subRightKeys(),
+				Type: j.Type, Extra: j.Extra, Mem: j.Mem, prebuilt: jb}
+			if c.deferredProbe {
+				c.pass.core.onProbe = c.record
+			}
+			c.phase = 1
+		case 1:
+			b, err := c.pass.Next(ctx)
+			if err != nil || b != nil {
+				return b, err
+			}
+			c.pass.Close()
+			c.pass = nil
+			c.phase = 0
+		case 2:
+			if !c.deferredProbe || c.left == nil || c.left.rows == 0 {
+				c.phase = 3
+				continue
+			}
+			if c.final == nil {
+				op, err := c.probeScan()
+				if err != nil {
+					return nil, err
+				}
+				c.final = op.(*spillScan)
+				c.out = newColBuf(c.Types(), vec.BatchSize)
+				c.row = 0
+			}
+			b, err := c.final.Next(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if b == nil {
+				c.phase = 3
+				continue
+			}
+			if out := c.kept(b); out != nil {
+				return out, nil
+			}
+		default:
+			return nil, nil
+		}
+	}
+}
+
+// record notes which probe rows of a batch matched in this chunk.
+func (c *chunkJoin) record(matched []bool) {
+	for i, m := range matched {
+		if m {
+			r := c.row + i
+			c.matched[r/64] |= 1 << (r % 64)
+		}
+	}
+	c.row += len(matched)
+}
+
+// kept returns the rows of probe batch b the join type keeps, by the
+// bitmap (nil: none).
+func (c *chunkJoin) kept(b *vec.Batch) *vec.Batch {
+	want := c.j.Type == JoinSemi
+	var idx []int32
+	for i := 0; i < b.N; i++ {
+		r := c.row + i
+		if (c.matched[r/64]&(1<<(r%64)) != 0) == want {
+			idx = append(idx, int32(i))
+		}
+	}
+	c.row += b.N
+	if len(idx) == 0 {
+		return nil
+	}
+	out := c.out
+	out.reset()
+	nl := len(c.ltypes)
+	for k := 0; k < nl; k++ {
+		out.gather(k, b.Vecs[k], idx)
+	}
+	if !c.j.Type.leftOnly() {
+		for k := range c.rtypes {
+			out.appendNulls(nl+k, len(idx))
+		}
+	}
+	out.N = len(idx)
+	return &out.Batch
+}

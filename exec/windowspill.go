@@ -1,0 +1,178 @@
+package exec
+
+import (
+	"context"
+
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/types"
+)
+
+// A window whose input outgrows its reservation is computed a few
+// partitions at a time. The rows buffered so far and the rest of the input
+// go through a Sort on the partition and order keys — the external merge
+// sort, which spills runs as it needs to — and the sorted stream is cut
+// into chunks of whole partitions that fit the reservation; each chunk is
+// computed as the in-memory window computes everything, emitted, and given
+// back before the next. Only a single partition bigger than the budget is
+// held beyond the spilling share (the rows of the current partition must be
+// together), up to the whole budget: past that the window fails with 53200.
+// Without PARTITION BY all rows are one partition, so such windows do not
+// stream.
+
+var errWindowOver = pgerr.New(pgerr.Internal, "window input outgrew memory")
+
+// winStream is the sorted input of a streaming window.
+type winStream struct {
+	sorted Operator
+	pend   *vec.Batch // a sorted batch not yet taken, from ppos
+	ppos   int
+	end    bool
+	chunks int
+}
+
+// startStream sends the rows buffered so far (buf), the batch that did not
+// fit (over, if any) and the rest of the input through an external sort:
+// the buffer and its reservation become the sort's.
+func (w *Window) startStream(buf *colBuf, over *vec.Batch) {
+	var keys []SortKey
+	for _, c := range w.PartitionBy {
+		keys = append(keys, SortKey{Col: c})
+	}
+	keys = append(keys, w.OrderBy...)
+	s := &Sort{Input: &winReplay{w: w, held: over}, Keys: keys, Mem: w.Mem, seed: buf, seedRes: w.mem}
+	w.mem.reserved, w.mem.used = 0, 0
+	w.stream = &winStream{sorted: s}
+	w.mem.spill = true
+}
+
+// nextStreamed emits the rows of the current chunk, computing the next one
+// when it is done.
+func (w *Window) nextStreamed(ctx context.Context) (*vec.Batch, error) {
+	for {
+		if w.data != nil && w.pos < w.data.N {
+			return w.emit(), nil
+		}
+		w.data, w.res = nil, nil
+		w.mem.release()
+		buf, err := w.stream.chunk(ctx, w)
+		if err != nil || buf == nil {
+			return nil, err
+		}
+		if err := errCanceled(ctx); err != nil {
+			return nil, err
+		}
+		if err := w.evalSorted(ctx, buf); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// samePartition reports whether row i of a and row j of b are in one
+// partition.
+func (w *Window) samePartition(a *vec.Batch, i int, b *vec.Batch, j int) bool {
+	for _, c := range w.PartitionBy {
+		if !nullableEqual(a.Vecs[c], i, b.Vecs[c], j) {
+			return false
+		}
+	}
+	return true
+}
+
+// chunk gathers the next sorted rows, whole partitions only, as many as the
+// reservation takes (and the current partition whole); nil at the end.
+func (s *winStream) chunk(ctx context.Context, w *Window) (*colBuf, error) {
+	buf := newColBuf(w.Input.Types(), vec.BatchSize)
+	per := winRowCost(len(w.Funcs))
+	// a chunk need not be big to be cheap; a small one leaves the budget
+	// to the operators around the window (a window above this one sorts
+	// while this one holds its chunk)
+	limit := w.Mem.pool().Limit()
+	if w.Mem != nil && w.Mem.Limit > 0 {
+		limit = min(limit, w.Mem.Limit)
+	}
+	target := max(limit/8, 1<<20)
+	var held int64
+	for {
+		if s.pend == nil || s.ppos >= s.pend.N {
+			if s.end {
+				break
+			}
+			b, err := s.sorted.Next(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if b == nil {
+				s.end = true
+				break
+			}
+			s.pend, s.ppos = b, 0
+		}
+		b, lo := s.pend, s.ppos
+		cost := batchBytes(b, lo, b.N) + per*int64(b.N-lo)
+		var err error = errChunkFull
+		if held < target {
+			err = w.mem.grow(cost)
+		}
+		if err != nil {
+			if err != errChunkFull && pgerr.Code(err) != OutOfMemory {
+				return nil, err
+			}
+			// the rest of the current partition comes in regardless; the
+			// chunk ends where the next partition starts
+			k := lo
+			if buf.N > 0 {
+				for k < b.N && w.samePartition(&buf.Batch, buf.N-1, b, k) {
+					k++
+				}
+			} else {
+				for k++; k < b.N && w.samePartition(b, lo, b, k); k++ {
+				}
+			}
+			w.mem.spill = false
+			need := batchBytes(b, lo, k) + per*int64(k-lo)
+			err := w.mem.grow(need)
+			w.mem.spill = true
+			if err != nil {
+				return nil, err
+			}
+			held += need
+			buf.appendBatch(b, lo, k)
+			s.ppos = k
+			if k < b.N {
+				s.chunks++
+				return buf, nil
+			}
+			continue
+		}
+		held += cost
+		buf.appendBatch(b, lo, b.N)
+		s.ppos = b.N
+	}
+	if buf.N == 0 {
+		return nil, nil
+	}
+	s.chunks++
+	return buf, nil
+}
+
+// winReplay is the Sort's input after the rows the window had buffered: the
+// batch that did not fit, then the rest of the window's input.
+type winReplay struct {
+	w    *Window
+	held *vec.Batch
+}
+
+func (r *winReplay) Types() []types.T { return r.w.Input.Types() }
+
+// Close leaves the input to the window, which closes it.
+func (r *winReplay) Close() error { return nil }
+
+func (r *winReplay) Next(ctx context.Context) (*vec.Batch, error) {
+	if r.held != nil {
+		b := r.held
+		r.held = nil
+		return b, nil
+	}
+	return r.w.Input.Next(ctx)
+}

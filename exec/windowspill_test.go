@@ -1,0 +1,138 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/types"
+)
+
+// windowSpillRows makes n rows of (partition key with NULLs, text, order
+// value, padding) over parts partitions.
+func windowSpillRows(rng *rand.Rand, n, parts int) [][]any {
+	rows := make([][]any, n)
+	for i := range rows {
+		var p any = int64(rng.Intn(parts))
+		if rng.Intn(50) == 0 {
+			p = nil
+		}
+		rows[i] = []any{p, fmt.Sprintf("v%d", rng.Intn(1000)), int64(rng.Intn(n)), strings.Repeat("w", 30+rng.Intn(30))}
+	}
+	return rows
+}
+
+var wst = []types.T{types.Int64T, types.TextT, types.Int64T, types.TextT}
+
+func spillWindowFuncs(t *testing.T) []WindowFunc {
+	sum := mkAgg(t, AggSum, 2, types.Int64T)
+	return []WindowFunc{
+		{Kind: WinRowNumber},
+		{Kind: WinRank},
+		{Kind: WinDenseRank},
+		{Kind: WinAgg, Agg: sum}, // default frame: running, peers included
+		{Kind: WinAgg, Agg: sum, Frame: Frame{Mode: FrameRows, Start: FrameBound{Kind: BoundPreceding, Offset: 2}, End: FrameBound{Kind: BoundFollowing, Offset: 1}}},
+		{Kind: WinAgg, Agg: mkAgg(t, AggCount, 2, types.Int64T), Frame: Frame{Mode: FrameRows, Start: FrameBound{Kind: BoundUnboundedPreceding}, End: FrameBound{Kind: BoundUnboundedFollowing}}},
+		{Kind: WinLag, Args: []int{1}},
+		{Kind: WinLead, Args: []int{2}},
+		{Kind: WinCumeDist},
+		{Kind: WinFirstValue, Args: []int{1}, Frame: Frame{Mode: FrameRows, Start: FrameBound{Kind: BoundPreceding, Offset: 3}, End: FrameBound{Kind: BoundCurrentRow}}},
+	}
+}
+
+// TestWindowSpills: window functions over many partitions, under a pool a
+// fraction of the input, give exactly the in-memory rows (in the same
+// order), spill through the external sort and leave no file behind.
+func TestWindowSpills(t *testing.T) {
+	sp := testSpill(t, 0)
+	rng := rand.New(rand.NewSource(21))
+	rows := windowSpillRows(rng, 60000, 3000)
+	// order by the order value then the text: peers exist (rank and the
+	// default frame see them), and ties keep input order in both runs
+	run := func(limit int64) ([]string, int64) {
+		qs := &QueryStats{}
+		ctx := WithQueryStats(context.Background(), qs)
+		mem := NewMemory(NewMemoryPool(limit), 0)
+		w := &Window{Env: env, Input: newRowsOp(wst, rows, 1000), PartitionBy: []int{0},
+			OrderBy: []SortKey{{Col: 2}, {Col: 1, Desc: true}}, Funcs: spillWindowFuncs(t), Mem: mem}
+		got := collectCtx(t, ctx, w)
+		if limit > 0 && (w.stream == nil || w.stream.chunks < 2) {
+			t.Fatal("the window was not computed a chunk of partitions at a time")
+		}
+		w.Close()
+		if mem.Used() != 0 {
+			t.Fatalf("%d bytes still reserved after Close", mem.Used())
+		}
+		return got, qs.SpillFiles()
+	}
+	want, files := run(0)
+	if files != 0 {
+		t.Fatal("spilled without a limit")
+	}
+	got, files := run(2 << 20)
+	t.Logf("%d spill files", files)
+	if files == 0 {
+		t.Fatal("did not spill under a 2 MiB pool")
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d rows, want %d", len(got), len(want))
+	}
+	if !slices.Equal(got, want) {
+		sameRows(t, "spilled window", got, want)
+		t.Fatal("same rows, different order")
+	}
+	if n := spillFilesLeft(t, sp); n != 0 || sp.Used() != 0 {
+		t.Fatalf("%d spill files, %d bytes of temp space left", n, sp.Used())
+	}
+}
+
+// TestWindowSpillCancelRemovesFiles: a window cancelled while its sort
+// spills removes every file on Close.
+func TestWindowSpillCancelRemovesFiles(t *testing.T) {
+	sp := testSpill(t, 0)
+	rng := rand.New(rand.NewSource(22))
+	rows := windowSpillRows(rng, 60000, 3000)
+	qs := &QueryStats{}
+	ctx, cancel := context.WithCancel(WithQueryStats(context.Background(), qs))
+	defer cancel()
+	in := &cancelAfter{Operator: newRowsOp(wst, rows, 500), n: 100, cancel: cancel}
+	w := &Window{Env: env, Input: in, PartitionBy: []int{0}, OrderBy: []SortKey{{Col: 2}},
+		Funcs: []WindowFunc{{Kind: WinRowNumber}}, Mem: NewMemory(NewMemoryPool(2<<20), 0)}
+	_, err := w.Next(ctx)
+	if pgerr.Code(err) != pgerr.QueryCanceled {
+		t.Fatalf("want cancellation, got %v", err)
+	}
+	if qs.SpillFiles() == 0 || spillFilesLeft(t, sp) == 0 {
+		t.Fatal("the window did not spill before it was cancelled")
+	}
+	w.Close()
+	if n := spillFilesLeft(t, sp); n != 0 || sp.Used() != 0 {
+		t.Fatalf("after cancel and Close: %d spill files, %d bytes held", n, sp.Used())
+	}
+}
+
+// TestWindowOnePartitionOverBudget: a single partition bigger than the
+// budget cannot be split; the window fails with 53200, not a panic, and
+// leaves no file.
+func TestWindowOnePartitionOverBudget(t *testing.T) {
+	sp := testSpill(t, 0)
+	rng := rand.New(rand.NewSource(23))
+	rows := windowSpillRows(rng, 60000, 1)
+	for _, r := range rows {
+		r[0] = int64(1)
+	}
+	w := &Window{Env: env, Input: newRowsOp(wst, rows, 1000), PartitionBy: []int{0}, OrderBy: []SortKey{{Col: 2}},
+		Funcs: []WindowFunc{{Kind: WinRowNumber}}, Mem: NewMemory(NewMemoryPool(2<<20), 0)}
+	_, err := w.Next(context.Background())
+	if !isOutOfMemory(err) {
+		t.Fatalf("want 53200, got %v", err)
+	}
+	w.Close()
+	if n := spillFilesLeft(t, sp); n != 0 {
+		t.Fatalf("%d spill files left", n)
+	}
+}
