@@ -29,8 +29,8 @@ import (
 //     have none;
 //   - hash join: |L|·|R| / max(ndv) per key when a key side has an ndv
 //     (several keys: one composite key, its ndv on a side the product of
-//     the columns' capped at the side's rows), else the larger side; outer joins keep at least their preserved
-//     sides; semi joins keep |L| × min(1, ndv(R)/ndv(L)) (half without),
+//     the columns' capped at the side's rows), else the larger side;
+//     outer joins keep at least their preserved sides; semi joins keep |L| × min(1, ndv(R)/ndv(L)) (half without),
 //     anti joins the rest; nested loops |L|·|R| × the ON selectivity;
 //   - aggregate: one row without GROUP BY; else the product of the group
 //     keys' ndv, capped at the input; input/10 when a key has none;
