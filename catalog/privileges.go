@@ -60,13 +60,21 @@ func (db *DB) EnsurePrivilegeTable(ctx context.Context) error {
 // owner or grant is recorded. One query: what a statement's privilege
 // checks read.
 func (db *DB) Privileges(ctx context.Context) ([]Privilege, error) {
-	rows, err := db.q().QueryContext(ctx, `SELECT kind, object_id, role, owner, acl FROM lakepg_privilege`)
+	const read = `SELECT kind, object_id, role, owner, acl FROM lakepg_privilege`
+	rows, err := db.q().QueryContext(ctx, read)
 	if err != nil {
-		// the table does not exist yet: nothing recorded
-		if ok, err2 := db.tableExists(ctx, db.sql, "lakepg_privilege"); err2 == nil && !ok {
-			return nil, nil
+		ok, err2 := db.tableExists(ctx, db.sql, "lakepg_privilege")
+		if err2 == nil && !ok {
+			return nil, nil // the table does not exist yet: nothing recorded
 		}
-		return nil, fmt.Errorf("catalog: read lakepg_privilege: %w", err)
+		if err2 == nil {
+			// another server created it between the read and the look:
+			// read again
+			rows, err = db.q().QueryContext(ctx, read)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("catalog: read lakepg_privilege: %w", err)
+		}
 	}
 	defer rows.Close()
 	var out []Privilege
