@@ -44,7 +44,11 @@ func (qc *queryCtx) sharedBody(cte *cteDef) *pg.SelectStmt {
 	var groups []refConjuncts
 	ok := true
 	for _, scope := range cte.scopes {
-		visitSelects(scope, func(s *pg.SelectStmt) {
+		eachMessage(scope, func(m protoreflect.Message) { // views.go
+			s, isSelect := m.Interface().(*pg.SelectStmt)
+			if !isSelect {
+				return
+			}
 			if s.WithClause != nil {
 				for _, c := range s.WithClause.Ctes {
 					if c.GetCommonTableExpr().GetCtename() == cte.name {
@@ -107,23 +111,4 @@ func boolNode(op pg.BoolExprType, args []*pg.Node) *pg.Node {
 		return args[0]
 	}
 	return &pg.Node{Node: &pg.Node_BoolExpr{BoolExpr: &pg.BoolExpr{Boolop: op, Args: args, Location: -1}}}
-}
-
-// visitSelects calls fn for every SELECT in m, outermost first.
-func visitSelects(m protoreflect.Message, fn func(*pg.SelectStmt)) {
-	if s, ok := m.Interface().(*pg.SelectStmt); ok {
-		fn(s)
-	}
-	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		switch {
-		case fd.IsList() && fd.Message() != nil:
-			l := v.List()
-			for i := 0; i < l.Len(); i++ {
-				visitSelects(l.Get(i).Message(), fn)
-			}
-		case fd.Message() != nil && !fd.IsMap():
-			visitSelects(v.Message(), fn)
-		}
-		return true
-	})
 }
