@@ -56,8 +56,9 @@ func newLake(t *testing.T) *lake {
 		if err := os.MkdirAll(sdir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		port := testserver.FreePort(t)
-		l.metrics[i] = fmt.Sprintf("127.0.0.1:%d", testserver.FreePort(t))
+		ports := testserver.FreePorts(t, 2)
+		port := ports[0]
+		l.metrics[i] = fmt.Sprintf("127.0.0.1:%d", ports[1])
 		l.servers[i] = testserver.Launch(t, bin, sdir, port, []string{
 			"--listen", fmt.Sprintf("127.0.0.1:%d", port),
 			"--catalog", dsn,

@@ -350,12 +350,25 @@ func residentBytes(pid int) int64 {
 // FreePort is a loopback TCP port that was free a moment ago.
 func FreePort(t testing.TB) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("finding a free port: %v", err)
+	return FreePorts(t, 1)[0]
+}
+
+// FreePorts are n different loopback TCP ports that were free a moment ago:
+// each stays taken until all are found, so that two calls of FreePort
+// cannot hand out the same port twice (a server given it for both
+// --listen and --metrics-listen failed to start).
+func FreePorts(t testing.TB, n int) []int {
+	t.Helper()
+	ports := make([]int, n)
+	for i := range ports {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatalf("finding a free port: %v", err)
+		}
+		defer l.Close()
+		ports[i] = l.Addr().(*net.TCPAddr).Port
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return ports
 }
 
 // CleanEnv is the test process environment without PostgreSQL client and lakepg settings,
