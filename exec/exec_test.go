@@ -232,3 +232,42 @@ func TestLikeLiteralMatcherAgreesWithRegexp(t *testing.T) {
 		}
 	}
 }
+
+func TestCompareNumericText(t *testing.T) {
+	free := vec.New(types.NumericAnyT, 0)
+	for _, s := range []string{"523.1250000000000000", "523.125", "-0.000", "0", "100.00", "100", "1e2", "NaN", "99999999999999999999.5", "0.000000000000000000001", " 1.5"} {
+		free.AppendString(s)
+	}
+	fixed := vec.New(types.NumericT(10, 2), 0)
+	fixed.AppendInt(52313) // 523.13
+	fixed.AppendInt(10000) // 100.00
+	fixed.AppendInt(0)
+	// every comparison agrees with the exact one on big integers
+	exact := func(l *vec.Vector, i int, r *vec.Vector, j int) int {
+		ln, rn := NumericIsNaN(l, i), NumericIsNaN(r, j)
+		switch {
+		case ln && rn:
+			return 0
+		case ln:
+			return 1
+		case rn:
+			return -1
+		}
+		x, xs := NumericValue(l, i)
+		y, ys := NumericValue(r, j)
+		s := max(xs, ys)
+		return types.RescaleBig(x, xs, s).Cmp(types.RescaleBig(y, ys, s))
+	}
+	vs := []*vec.Vector{free, fixed}
+	for _, l := range vs {
+		for _, r := range vs {
+			for i := 0; i < len(l.I64)+len(l.S); i++ {
+				for j := 0; j < len(r.I64)+len(r.S); j++ {
+					if got, want := CompareNumeric(l, i, r, j), exact(l, i, r, j); got != want {
+						t.Errorf("CompareNumeric(%s row %d, %s row %d) = %d, want %d", l.Type, i, r.Type, j, got, want)
+					}
+				}
+			}
+		}
+	}
+}

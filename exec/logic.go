@@ -328,6 +328,22 @@ func compareBool(x, y bool) int {
 	return 1
 }
 
+// smallNumeric is row i of a numeric vector as a scaled int64 when it fits
+// one: a fixed-scale value as it is stored, an unconstrained one's text
+// without its trailing fractional zeros (avg's "523.1250000000000000" is
+// 523125 at scale 3); ok is false for anything longer, and for NaN.
+func smallNumeric(v *vec.Vector, i int) (m int64, scale int, ok bool) {
+	if v.Type.Scale >= 0 {
+		return v.I64[i], v.Type.Scale, true
+	}
+	t := v.S[i]
+	if strings.IndexByte(t, '.') >= 0 {
+		t = strings.TrimRight(t, "0")
+		t = strings.TrimSuffix(t, ".")
+	}
+	return types.ParseDecimalSmall(t)
+}
+
 // CompareNumeric compares two numeric values of possibly different scales.
 func CompareNumeric(l *vec.Vector, i int, r *vec.Vector, j int) int {
 	if l.Type.Scale >= 0 && l.Type.Scale == r.Type.Scale {
@@ -340,13 +356,14 @@ func CompareNumeric(l *vec.Vector, i int, r *vec.Vector, j int) int {
 		}
 		return 0
 	}
-	if l.Type.Scale >= 0 && r.Type.Scale >= 0 {
-		a, b := l.I64[i], r.I64[j]
+	a, as, okA := smallNumeric(l, i)
+	b, bs, okB := smallNumeric(r, j)
+	if okA && okB {
 		ok1, ok2 := true, true
-		if l.Type.Scale < r.Type.Scale {
-			ok1, a = bitsMul(a, types.Pow10(r.Type.Scale-l.Type.Scale))
+		if as < bs {
+			ok1, a = bitsMul(a, types.Pow10(bs-as))
 		} else {
-			ok2, b = bitsMul(b, types.Pow10(l.Type.Scale-r.Type.Scale))
+			ok2, b = bitsMul(b, types.Pow10(as-bs))
 		}
 		if ok1 && ok2 {
 			switch {
