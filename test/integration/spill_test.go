@@ -18,15 +18,7 @@ import (
 func TestSpillUnderMemoryLimit(t *testing.T) {
 	dir := t.TempDir()
 	tmp := filepath.Join(dir, "tmp")
-	start := func(maxTemp string) *server {
-		port := freePort(t)
-		return launch(t, dir, port, []string{
-			"--listen", "127.0.0.1:" + strconv.Itoa(port),
-			"--catalog", "sqlite:" + filepath.Join(dir, "catalog.sqlite"),
-			"--data", filepath.Join(dir, "data"),
-			"--memory-limit", "24MiB", "--temp-dir", tmp, "--max-temp-size", maxTemp,
-		}, nil)
-	}
+	start := func(maxTemp string) *server { return startLimited(t, dir, "24MiB", tmp, maxTemp) }
 	srv := start("0")
 	const n = 600000
 	srv.mustPsql(t, "create table t as select g, md5(g::text) as h from generate_series(1, "+strconv.Itoa(n)+") g")
@@ -165,15 +157,7 @@ func TestJoinSpillUnderMemoryLimit(t *testing.T) {
 func TestWorkMem(t *testing.T) {
 	dir := t.TempDir()
 	tmp := filepath.Join(dir, "tmp")
-	start := func(maxTemp string) *server {
-		port := freePort(t)
-		return launch(t, dir, port, []string{
-			"--listen", "127.0.0.1:" + strconv.Itoa(port),
-			"--catalog", "sqlite:" + filepath.Join(dir, "catalog.sqlite"),
-			"--data", filepath.Join(dir, "data"),
-			"--memory-limit", "1GiB", "--temp-dir", tmp, "--max-temp-size", maxTemp,
-		}, nil)
-	}
+	start := func(maxTemp string) *server { return startLimited(t, dir, "1GiB", tmp, maxTemp) }
 	srv := start("1MiB")
 	srv.mustPsql(t, "create table t as select g, md5(g::text) as h from generate_series(1, 200000) g")
 	queries := []string{
@@ -263,4 +247,16 @@ func TestConcurrentSortsUnderMemoryLimit(t *testing.T) {
 	wg.Wait()
 	requireNoSpillFiles(t, tmp)
 	srv.stop(t)
+}
+
+// startLimited starts a server on the lake in dir under a memory limit,
+// spilling into tmp up to maxTemp ("0": no limit).
+func startLimited(t *testing.T, dir, limit, tmp, maxTemp string) *server {
+	port := freePort(t)
+	return launch(t, dir, port, []string{
+		"--listen", "127.0.0.1:" + strconv.Itoa(port),
+		"--catalog", "sqlite:" + filepath.Join(dir, "catalog.sqlite"),
+		"--data", filepath.Join(dir, "data"),
+		"--memory-limit", limit, "--temp-dir", tmp, "--max-temp-size", maxTemp,
+	}, nil)
 }
