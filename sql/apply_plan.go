@@ -282,6 +282,13 @@ func (qc *queryCtx) applyValue(cur *source, sl *pg.SubLink, sel *pg.SelectStmt) 
 // columns are sc (the caller sets the input); beyond, when set, is a
 // frame the subquery's names reach after sc's.
 func (qc *queryCtx) applyValueOver(sc *scope, beyond *outerFrame, sl *pg.SubLink, sel *pg.SelectStmt) (*applyOp, error) {
+	b := qc.binder()
+	return qc.applyValueWith(func(n *pg.Node) (exec.Expr, error) { return b.bind(n, sc) }, sc, beyond, sl, sel)
+}
+
+// applyValueWith is applyValueOver binding the left operand of IN/ANY/ALL
+// with bindTest.
+func (qc *queryCtx) applyValueWith(bindTest func(*pg.Node) (exec.Expr, error), sc *scope, beyond *outerFrame, sl *pg.SubLink, sel *pg.SelectStmt) (*applyOp, error) {
 	op := &applyOp{env: qc.env}
 	switch sl.SubLinkType {
 	case pg.SubLinkType_EXPR_SUBLINK:
@@ -333,11 +340,11 @@ func (qc *queryCtx) applyValueOver(sc *scope, beyond *outerFrame, sl *pg.SubLink
 		if sl.Testexpr.GetRowExpr() != nil {
 			return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "row comparisons with correlated subqueries are not supported yet"), sl.Location)
 		}
-		b := qc.binder()
-		test, err := b.bind(sl.Testexpr, sc)
+		test, err := bindTest(sl.Testexpr)
 		if err != nil {
 			return nil, err
 		}
+		b := qc.binder()
 		name := "="
 		if names := strNodes(sl.OperName); len(names) > 0 {
 			name = names[len(names)-1]
@@ -594,19 +601,29 @@ func (qc *queryCtx) prepareJoinSubLinks(l, r *source, quals []*pg.Node) (*source
 	return l, r, nil
 }
 
-// groupedSubLinks are the correlated subqueries above an aggregation (in
-// its select list, HAVING or ORDER BY): they read the groups' key columns
-// and run per group over the aggregate's output.
-type groupedSubLinks struct {
-	ops []*applyOp
+// lateSubLinks are correlated subqueries planned above an operator: above
+// an aggregation (in its select list, HAVING or ORDER BY), where they read
+// the groups' key columns and run per group over the aggregate's output,
+// or above the window operators (windowTestSubLinks).
+type lateSubLinks struct {
+	ops  []*applyOp
+	base int // lateSubRef or lateWinRef
+	// sc and beyond are what the grouped subqueries see: the groups, and
+	// the input rows' names beyond them
+	sc     *scope
+	beyond *outerFrame
 }
 
 // lateSubRef + k stands for the value of the k-th grouped subquery until
-// the aggregate's width is known (above window references, winRefBase).
-const lateSubRef = 1 << 28
+// the aggregate's width is known (above window references, winRefBase),
+// lateWinRef + k for the k-th subquery above the window operators.
+const (
+	lateSubRef = 1 << 28
+	lateWinRef = 1 << 29
+)
 
-func (qc *queryCtx) prepareGroupedSubLinks(sel *pg.SelectStmt, in *scope, coll *aggCollector, b *binder, outerAggs map[*pg.SubLink]*outerAggLink) (*groupedSubLinks, error) {
-	g := &groupedSubLinks{}
+func (qc *queryCtx) prepareGroupedSubLinks(sel *pg.SelectStmt, in *scope, coll *aggCollector, b *binder, outerAggs map[*pg.SubLink]*outerAggLink) (*lateSubLinks, error) {
+	g := &lateSubLinks{base: lateSubRef}
 	nodes := []*pg.Node{sel.HavingClause}
 	for _, t := range sel.TargetList {
 		nodes = append(nodes, t.GetResTarget().Val)
@@ -623,9 +640,6 @@ func (qc *queryCtx) prepareGroupedSubLinks(sel *pg.SelectStmt, in *scope, coll *
 			}
 			return !isAggCall(x) // those in aggregate arguments run before it
 		})
-	}
-	if len(links) == 0 {
-		return g, nil
 	}
 	// aggregates of this query that its subqueries read (outer_agg.go)
 	var aggCols []aggScopeCol
@@ -655,19 +669,28 @@ func (qc *queryCtx) prepareGroupedSubLinks(sel *pg.SelectStmt, in *scope, coll *
 		gsc.cols[a.col.Idx] = scopeCol{Name: a.name, T: a.col.T}
 	}
 	ungrouped := &outerFrame{sc: in, ungrouped: true}
+	g.sc, g.beyond = gsc, ungrouped
 	for _, sl := range links {
 		if _, done := qc.subCols[sl]; done {
 			continue
 		}
 		sub := sl.Subselect.GetSelectStmt()
-		if link := outerAggs[sl]; link != nil {
-			sub = link.sel
-		} else if _, ok, err := qc.standaloneIn(sub, in); err != nil {
-			return nil, err
-		} else if ok {
-			continue // uncorrelated: the binder runs it once
+		link := outerAggs[sl]
+		if link == nil || link.sel == sub {
+			if _, ok, err := qc.standaloneIn(sub, in); err != nil {
+				return nil, err
+			} else if ok {
+				continue // uncorrelated: the binder runs it once
+			}
 		}
-		op, err := qc.applyValueOver(gsc, ungrouped, sl, sub)
+		planned := sl
+		if link != nil {
+			sub = link.sel
+			if link.test != nil {
+				planned = &pg.SubLink{SubLinkType: sl.SubLinkType, SubLinkId: sl.SubLinkId, Testexpr: link.test, OperName: sl.OperName, Subselect: sl.Subselect, Location: sl.Location}
+			}
+		}
+		op, err := qc.applyValueOver(gsc, ungrouped, planned, sub)
 		if err != nil {
 			return nil, err
 		}
@@ -677,9 +700,73 @@ func (qc *queryCtx) prepareGroupedSubLinks(sel *pg.SelectStmt, in *scope, coll *
 	return g, nil
 }
 
+// windowTestSubLinks reserves the late columns of the correlated IN, ANY
+// and ALL subqueries of nodes whose left operand holds a window function:
+// that operand has a value only above the window operators, so they run
+// per row there (planWindowTests, attach), and the joins of correlated
+// subqueries below pass them by.
+func (qc *queryCtx) windowTestSubLinks(nodes []*pg.Node, sc *scope) ([]*pg.SubLink, error) {
+	var links []*pg.SubLink
+	for _, n := range nodes {
+		var err error
+		walk(n, func(x *pg.Node) bool {
+			sl := x.GetSubLink()
+			if sl == nil || err != nil {
+				return sl == nil && err == nil
+			}
+			if sl.Testexpr == nil || !hasWindowCall([]*pg.Node{sl.Testexpr}) {
+				return false
+			}
+			if _, done := qc.subCols[sl]; done {
+				return false
+			}
+			var ok bool
+			if _, ok, err = qc.standaloneIn(sl.Subselect.GetSelectStmt(), sc); err == nil && !ok {
+				qc.subCols[sl] = &exec.ColRef{Idx: lateWinRef + len(links), T: types.BoolT}
+				links = append(links, sl)
+			}
+			return false
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return links, nil
+}
+
+// planWindowTests plans the subqueries windowTestSubLinks reserved over
+// sc (beyond: as applyValueOver), with bindTest binding their left
+// operands, window calls included.
+func (qc *queryCtx) planWindowTests(links []*pg.SubLink, sc *scope, beyond *outerFrame, bindTest func(*pg.Node) (exec.Expr, error)) (*lateSubLinks, error) {
+	g := &lateSubLinks{base: lateWinRef}
+	for _, sl := range links {
+		op, err := qc.applyValueWith(bindTest, sc, beyond, sl, sl.Subselect.GetSelectStmt())
+		if err != nil {
+			return nil, err
+		}
+		g.ops = append(g.ops, op)
+	}
+	return g, nil
+}
+
+// tests are the left operands of the subqueries, for remapping in place.
+func (g *lateSubLinks) tests() []exec.Expr {
+	out := make([]exec.Expr, len(g.ops))
+	for i, a := range g.ops {
+		out[i] = a.test
+	}
+	return out
+}
+
+func (g *lateSubLinks) setTests(tests []exec.Expr) {
+	for i, a := range g.ops {
+		a.test = tests[i]
+	}
+}
+
 // attach puts the subqueries above the aggregate op and points the
 // expressions bound over its output at their values.
-func (g *groupedSubLinks) attach(op exec.Operator, lists [][]exec.Expr, having *exec.Expr) exec.Operator {
+func (g *lateSubLinks) attach(op exec.Operator, lists [][]exec.Expr, having *exec.Expr) exec.Operator {
 	if len(g.ops) == 0 {
 		return op
 	}
@@ -689,8 +776,8 @@ func (g *groupedSubLinks) attach(op exec.Operator, lists [][]exec.Expr, having *
 		op = a
 	}
 	remap := func(i int) int {
-		if i >= lateSubRef {
-			return n + i - lateSubRef
+		if i >= g.base && i < g.base+len(g.ops) {
+			return n + i - g.base
 		}
 		return i
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/exec"
@@ -158,6 +159,11 @@ func (qc *queryCtx) cteSource(cte *cteDef, alias string, colAliases []string, lo
 		} else {
 			q = &query{op: cte.mat.Reader(), cols: cte.matQ.cols}
 		}
+	case cte.refs > 1:
+		// described only: each reference plans the body, a copy of its
+		// own, since what planning remembers is keyed by the tree's nodes
+		// (qc.subCols)
+		q, err = qc.planSelect(proto.Clone(sel).(*pg.SelectStmt))
 	default:
 		q, err = qc.planSelect(sel)
 	}

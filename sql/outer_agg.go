@@ -32,7 +32,11 @@ const outerAggPrefix = "\x00outer agg "
 
 // outerAggLink is a subquery rewritten to read enclosing-level aggregates.
 type outerAggLink struct {
-	sel  *pg.SelectStmt
+	sel *pg.SelectStmt
+	// test is the left operand of IN/ANY/ALL with the query's aggregates
+	// as synthetic columns (nil when it has none): the operand is
+	// evaluated per group, beside the subquery, not over the input rows
+	test *pg.Node
 	aggs []outerAgg // in the order met, so plans come out the same every time
 }
 
@@ -77,20 +81,33 @@ func (b *binder) outerAggregatesIn(nodes []*pg.Node, in *scope) map[*pg.SubLink]
 			if sl.Subselect.GetSelectStmt() == nil {
 				return false
 			}
+			link := &outerAggLink{sel: sl.Subselect.GetSelectStmt()}
 			// look first, copy and rewrite only when there is something to do
 			probe := &outerAggRewriter{b: b, in: in, dry: true}
 			probe.visit(sl.Subselect.ProtoReflect(), nil)
-			if len(probe.aggs) == 0 {
-				return false
+			if len(probe.aggs) > 0 {
+				clone := proto.Clone(sl.Subselect).(*pg.Node)
+				rw := &outerAggRewriter{b: b, in: in}
+				rw.visit(clone.ProtoReflect(), nil)
+				link.sel, link.aggs = clone.GetSelectStmt(), rw.aggs
 			}
-			clone := proto.Clone(sl.Subselect).(*pg.Node)
-			rw := &outerAggRewriter{b: b, in: in}
-			rw.visit(clone.ProtoReflect(), nil)
-			if len(rw.aggs) > 0 {
+			if containsAgg(sl.Testexpr) {
+				link.test = proto.Clone(sl.Testexpr).(*pg.Node)
+				walk(link.test, func(x *pg.Node) bool {
+					if !isAggCall(x) {
+						return x.GetSubLink() == nil
+					}
+					a := outerAgg{name: outerAggPrefix + deparseExpr(x), call: x.GetFuncCall()}
+					link.aggs = append(link.aggs, a)
+					toColumnRef(x, a)
+					return false
+				})
+			}
+			if len(link.aggs) > 0 {
 				if out == nil {
 					out = map[*pg.SubLink]*outerAggLink{}
 				}
-				out[sl] = &outerAggLink{sel: clone.GetSelectStmt(), aggs: rw.aggs}
+				out[sl] = link
 			}
 			return false
 		})
@@ -122,10 +139,7 @@ func (r *outerAggRewriter) visit(m protoreflect.Message, levels []fromNames) {
 			if r.dry {
 				return
 			}
-			x.Node = &pg.Node_ColumnRef{ColumnRef: &pg.ColumnRef{
-				Fields:   []*pg.Node{{Node: &pg.Node_String_{String_: &pg.String{Sval: name}}}},
-				Location: f.Location,
-			}}
+			toColumnRef(x, r.aggs[len(r.aggs)-1])
 			return
 		}
 	}
@@ -142,6 +156,15 @@ func (r *outerAggRewriter) visit(m protoreflect.Message, levels []fromNames) {
 		}
 		return true
 	})
+}
+
+// toColumnRef turns the node holding a's call into a reference to its
+// synthetic column.
+func toColumnRef(x *pg.Node, a outerAgg) {
+	x.Node = &pg.Node_ColumnRef{ColumnRef: &pg.ColumnRef{
+		Fields:   []*pg.Node{{Node: &pg.Node_String_{String_: &pg.String{Sval: a.name}}}},
+		Location: a.call.Location,
+	}}
 }
 
 // outer reports whether every column f reads belongs to the enclosing

@@ -376,6 +376,11 @@ func (qc *queryCtx) inJoin(cur *source, sl *pg.SubLink, sel *pg.SelectStmt, anti
 		return nil, err
 	}
 	if !ok {
+		if hasSubLink(sl.Testexpr) {
+			if cur, err = qc.prepareScalarSubLinks(cur, sl.Testexpr); err != nil {
+				return nil, err
+			}
+		}
 		return qc.existsJoin(cur, sel, sl.Testexpr, anti)
 	}
 	if row := sl.Testexpr.GetRowExpr(); row != nil {
@@ -437,18 +442,18 @@ func (qc *queryCtx) prepareScalarSubLinks(cur *source, n *pg.Node) (*source, err
 			continue
 		}
 		sel := sl.Subselect.GetSelectStmt()
+		// the left operand of IN/ANY/ALL may hold correlated subqueries
+		// of its own, prepared first whichever way the right one goes
+		if sl.Testexpr != nil && hasSubLink(sl.Testexpr) {
+			var err error
+			if cur, err = qc.prepareScalarSubLinks(cur, sl.Testexpr); err != nil {
+				return nil, err
+			}
+		}
 		if _, ok, err := qc.standaloneIn(sel, cur.sc); err != nil {
 			return nil, err
 		} else if ok {
-			// uncorrelated: the binder runs it once, and compares its
-			// left operand, which may hold correlated subqueries of its own
-			if sl.Testexpr != nil && hasSubLink(sl.Testexpr) {
-				var err error
-				if cur, err = qc.prepareScalarSubLinks(cur, sl.Testexpr); err != nil {
-					return nil, err
-				}
-			}
-			continue
+			continue // uncorrelated: the binder runs it once
 		}
 		mark := qc.subColsMark()
 		next, err := qc.scalarSubLinkJoin(cur, sl, sel)

@@ -142,6 +142,10 @@ func (s *Session) planSimple(qc *queryCtx, sel *pg.SelectStmt) (*query, error) {
 			targetNodes = append(targetNodes, t.node)
 		}
 	}
+	orderNodes := make([]*pg.Node, 0, len(sel.SortClause))
+	for _, sb := range sel.SortClause {
+		orderNodes = append(orderNodes, sb.GetSortBy().Node)
+	}
 	if calls := srfCalls(targetNodes); len(calls) > 0 && hasAgg {
 		return nil, errSRFWithAggregates(calls[0].Location)
 	}
@@ -212,7 +216,15 @@ func (s *Session) planSimple(qc *queryCtx, sel *pg.SelectStmt) (*query, error) {
 		}
 		pb := &postBinder{binder: binder{sess: s, env: env, params: p, aggs: coll, qc: qc, win: wc}, coll: coll, in: sc}
 		bindOut = pb.bindPost
+		windowTests, err := qc.windowTestSubLinks(append(targetNodes[:len(targetNodes):len(targetNodes)], orderNodes...), sc)
+		if err != nil {
+			return nil, err
+		}
 		grouped, err := qc.prepareGroupedSubLinks(sel, sc, coll, &pb.binder, outerAggs) // apply_plan.go
+		if err != nil {
+			return nil, err
+		}
+		late, err := qc.planWindowTests(windowTests, grouped.sc, grouped.beyond, pb.bindPost)
 		if err != nil {
 			return nil, err
 		}
@@ -251,7 +263,8 @@ func (s *Session) planSimple(qc *queryCtx, sel *pg.SelectStmt) (*query, error) {
 		// grouping id and for grouped subqueries: the select list, ORDER BY,
 		// HAVING, and the window functions' inputs (their PARTITION BY,
 		// ORDER BY and arguments, which run over the aggregate's output too)
-		above := [][]exec.Expr{outExprs, sortExprs, wc.exprs}
+		tests := late.tests()
+		above := [][]exec.Expr{outExprs, sortExprs, wc.exprs, tests}
 		if coll.gid != nil {
 			remap := func(i int) int {
 				if i == gidRef {
@@ -272,11 +285,17 @@ func (s *Session) planSimple(qc *queryCtx, sel *pg.SelectStmt) (*query, error) {
 		if having != nil {
 			op = &exec.Filter{Env: env, Input: op, Pred: having}
 		}
-		op = placeWindows(wc, env, op, outExprs, sortExprs)
+		op = placeWindows(wc, env, op, outExprs, sortExprs, tests)
+		late.setTests(tests)
+		op = late.attach(op, [][]exec.Expr{outExprs, sortExprs}, &having)
 		q, err := s.finish(sel, b, op, names, outExprs, sortExprs, sortKeys, src.scans, bindOut)
 		return withOrigins(q, err, origins)
 	}
 	if src, err = qc.prepareSRFs(src, targetNodes); err != nil {
+		return nil, err
+	}
+	windowTests, err := qc.windowTestSubLinks(append(targetNodes[:len(targetNodes):len(targetNodes)], orderNodes...), src.sc)
+	if err != nil {
 		return nil, err
 	}
 	for _, t := range targets {
@@ -286,8 +305,8 @@ func (s *Session) planSimple(qc *queryCtx, sel *pg.SelectStmt) (*query, error) {
 			}
 		}
 	}
-	for _, sb := range sel.SortClause {
-		if n := sb.GetSortBy().Node; hasSubLink(n) {
+	for _, n := range orderNodes {
+		if hasSubLink(n) {
 			if src, err = qc.prepareScalarSubLinks(src, n); err != nil {
 				return nil, err
 			}
@@ -295,6 +314,10 @@ func (s *Session) planSimple(qc *queryCtx, sel *pg.SelectStmt) (*query, error) {
 	}
 	op, sc = src.op, src.sc
 	b.win = wc
+	late, err := qc.planWindowTests(windowTests, sc, nil, func(n *pg.Node) (exec.Expr, error) { return b.bind(n, sc) })
+	if err != nil {
+		return nil, err
+	}
 	bindOut = func(n *pg.Node) (exec.Expr, error) { return b.bind(n, sc) }
 	for _, t := range targets {
 		if t.node == nil {
@@ -311,7 +334,11 @@ func (s *Session) planSimple(qc *queryCtx, sel *pg.SelectStmt) (*query, error) {
 	if err != nil {
 		return nil, err
 	}
-	op = placeWindows(wc, env, op, outExprs, sortExprs)
+	tests := late.tests()
+	op = placeWindows(wc, env, op, outExprs, sortExprs, tests)
+	late.setTests(tests)
+	var noHaving exec.Expr
+	op = late.attach(op, [][]exec.Expr{outExprs, sortExprs}, &noHaving)
 	q, err := s.finish(sel, b, op, names, outExprs, sortExprs, sortKeys, src.scans, bindOut)
 	return withOrigins(q, err, origins)
 }

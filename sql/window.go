@@ -382,7 +382,7 @@ func (w *windowCollector) plan(env *exec.Env, input exec.Operator, n int) (exec.
 		op = win
 	}
 	return op, func(i int) int {
-		if i >= winRefBase {
+		if i >= winRefBase && i < lateSubRef {
 			return pos[i-winRefBase]
 		}
 		return i

@@ -62,3 +62,6 @@ WITH g AS (SELECT parent, count(*) AS n FROM tree GROUP BY parent)
 SELECT a.n, b.n FROM g a JOIN g b ON a.parent + 1 = b.parent WHERE a.parent = 1 ORDER BY 1, 2;
 WITH g AS (SELECT id, parent FROM tree)
 SELECT count(*) FROM g a WHERE a.id > 2 AND EXISTS (SELECT 1 FROM g b WHERE b.parent = a.id AND b.id < 100);
+-- a WITH query read twice whose body holds correlated subqueries (each reference described on its own copy)
+WITH w AS (SELECT x.id, (SELECT max(y.id) FROM tree y WHERE y.id < x.id) AS prev FROM tree x) SELECT a.id, a.prev, b.id FROM w a JOIN w b ON b.id = a.prev ORDER BY 1;
+WITH w AS (SELECT x.id FROM tree x WHERE (SELECT min(y.id) FROM tree y WHERE y.id > x.id) NOT IN (SELECT z.id + 1 FROM tree z WHERE z.id <> x.id)) SELECT count(*) FROM w a, w b;

@@ -117,3 +117,16 @@ SELECT id, row_number() OVER (ORDER BY id) IN (SELECT id FROM b) FROM a ORDER BY
 SELECT id, (SELECT 1 WHERE a.v = 1) IN (SELECT 1) FROM a ORDER BY id;
 SELECT count(*) FILTER (WHERE (SELECT a.v + 1) > ANY (SELECT v FROM b)) FROM a;
 SELECT g FROM a GROUP BY g HAVING count(((SELECT a.v WHERE a.id > 1) <> ALL (SELECT v FROM b WHERE v IS NOT NULL))) >= 0 ORDER BY g;
+-- ... and of a correlated IN/ANY/ALL, in WHERE and in the select list
+SELECT id FROM a WHERE (SELECT min(x.id) FROM a x WHERE x.g = a.g) NOT IN (SELECT y.v FROM a y WHERE y.g = a.g) ORDER BY id;
+SELECT id FROM a WHERE (SELECT min(x.id) FROM a x WHERE x.g = a.g) IN (SELECT y.id FROM a y WHERE y.g = a.g) ORDER BY id;
+SELECT id, (SELECT max(x.v) FROM a x WHERE x.g = a.g) < ALL (SELECT y.v FROM a y WHERE y.g = a.g AND y.id <> a.id) FROM a ORDER BY id;
+-- an aggregate or window function as the left operand of a correlated IN/ANY/ALL
+SELECT g, max(id) > ANY (SELECT x.id FROM a x WHERE x.g = a.g) FROM a GROUP BY g ORDER BY g NULLS LAST;
+SELECT g, count(*) IN (SELECT x.id FROM a x WHERE x.g <= a.g) FROM a GROUP BY g ORDER BY g NULLS LAST;
+SELECT g FROM a GROUP BY g HAVING sum(v) NOT IN (SELECT x.v + 1 FROM a x WHERE x.g = a.g AND x.v IS NOT NULL) ORDER BY g NULLS LAST;
+SELECT g, max(id) + min(id) = ANY (SELECT x.id * 2 FROM a x WHERE x.g >= a.g) FROM a GROUP BY g HAVING max(id) IN (SELECT y.id FROM a y WHERE y.g = a.g) ORDER BY g;
+SELECT id, row_number() OVER (ORDER BY id) = ANY (SELECT x.id FROM a x WHERE x.id = a.id) FROM a ORDER BY id;
+SELECT id, sum(v) OVER (PARTITION BY g) NOT IN (SELECT x.v + 2 FROM a x WHERE x.g = a.g AND x.v IS NOT NULL), (SELECT max(x.v) FROM a x WHERE x.g = a.g) FROM a ORDER BY id LIMIT 6;
+SELECT id FROM a ORDER BY rank() OVER (PARTITION BY g ORDER BY id) > ALL (SELECT x.id FROM a x WHERE x.g = a.g), id;
+SELECT g, max(id), rank() OVER (ORDER BY g) = ANY (SELECT x.id FROM a x WHERE x.g = a.g) FROM a GROUP BY g ORDER BY g NULLS LAST;
