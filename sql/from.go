@@ -150,7 +150,7 @@ func (qc *queryCtx) cteSource(cte *cteDef, alias string, colAliases []string, lo
 			if shared := qc.sharedBody(cte); shared != nil {
 				body = shared // cte_filter.go
 			}
-			mq, err := qc.planSelect(body)
+			mq, err := qc.planSelect(proto.Clone(body).(*pg.SelectStmt))
 			if err != nil {
 				return nil, err
 			}
@@ -159,13 +159,12 @@ func (qc *queryCtx) cteSource(cte *cteDef, alias string, colAliases []string, lo
 		} else {
 			q = &query{op: cte.mat.Reader(), cols: cte.matQ.cols}
 		}
-	case cte.refs > 1:
-		// described only: each reference plans the body, a copy of its
-		// own, since what planning remembers is keyed by the tree's nodes
-		// (qc.subCols)
-		q, err = qc.planSelect(proto.Clone(sel).(*pg.SelectStmt))
 	default:
-		q, err = qc.planSelect(sel)
+		// each planning reads a copy of its own: what planning remembers
+		// is keyed by the tree's nodes (qc.subCols), and the body is
+		// planned once per reference when not materialized, or per
+		// reference of an enclosing WITH query
+		q, err = qc.planSelect(proto.Clone(sel).(*pg.SelectStmt))
 	}
 	if err != nil {
 		return nil, err

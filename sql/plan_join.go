@@ -578,10 +578,7 @@ func (qc *queryCtx) equiKeys(n *pg.Node, ls, rs *scope) (exec.Expr, exec.Expr, b
 		if lt.ID != types.Numeric || rt.ID != types.Numeric {
 			return nil, nil, false, nil
 		}
-		t := types.NumericAnyT
-		if lt.Scale >= 0 && rt.Scale >= 0 {
-			t = types.T{ID: types.Numeric, Precision: 18, Scale: max(lt.Scale, rt.Scale)}
-		}
+		t := numericKeyType(lt, rt)
 		l2, err := b.cast(c.L, t, false, -1)
 		if err != nil {
 			return nil, nil, false, err
@@ -593,6 +590,19 @@ func (qc *queryCtx) equiKeys(n *pg.Node, ls, rs *scope) (exec.Expr, exec.Expr, b
 		return l2, r2, true, nil
 	}
 	return c.L, c.R, true, nil
+}
+
+// numericKeyType is the type two numeric join keys are hashed as: a
+// scaled int64 when both sides' digits fit one (bigint is numeric(19,0),
+// so with a fraction it does not), else exact text.
+func numericKeyType(lt, rt types.T) types.T {
+	if lt.Scale >= 0 && rt.Scale >= 0 && lt.Precision > 0 && rt.Precision > 0 {
+		scale := max(lt.Scale, rt.Scale)
+		if max(lt.Precision-lt.Scale, rt.Precision-rt.Scale)+scale <= 18 {
+			return types.T{ID: types.Numeric, Precision: 18, Scale: scale}
+		}
+	}
+	return types.NumericAnyT
 }
 
 // filter binds a predicate over src and filters it, pruning files of a

@@ -354,10 +354,7 @@ func (qc *queryCtx) keyPair(l, r exec.Expr) (exec.Expr, exec.Expr, error) {
 	if c.L.Type() == c.R.Type() {
 		return c.L, c.R, nil
 	}
-	t := types.NumericAnyT
-	if c.L.Type().Scale >= 0 && c.R.Type().Scale >= 0 {
-		t = types.T{ID: types.Numeric, Precision: 18, Scale: max(c.L.Type().Scale, c.R.Type().Scale)}
-	}
+	t := numericKeyType(c.L.Type(), c.R.Type())
 	lk, err := b.cast(c.L, t, false, -1)
 	if err != nil {
 		return nil, nil, err

@@ -65,3 +65,4 @@ SELECT count(*) FROM g a WHERE a.id > 2 AND EXISTS (SELECT 1 FROM g b WHERE b.pa
 -- a WITH query read twice whose body holds correlated subqueries (each reference described on its own copy)
 WITH w AS (SELECT x.id, (SELECT max(y.id) FROM tree y WHERE y.id < x.id) AS prev FROM tree x) SELECT a.id, a.prev, b.id FROM w a JOIN w b ON b.id = a.prev ORDER BY 1;
 WITH w AS (SELECT x.id FROM tree x WHERE (SELECT min(y.id) FROM tree y WHERE y.id > x.id) NOT IN (SELECT z.id + 1 FROM tree z WHERE z.id <> x.id)) SELECT count(*) FROM w a, w b;
+WITH w8 AS (SELECT x.id, (SELECT max(y.id) FROM tree y WHERE y.id < x.id) AS prev FROM tree x), w10 AS (SELECT id + 1 AS id, prev FROM w8) SELECT * FROM w10 a JOIN w10 b ON a.prev = b.id JOIN w10 c ON c.id = a.id WHERE a.id > 2 ORDER BY 1;

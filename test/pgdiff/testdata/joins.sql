@@ -71,3 +71,11 @@ SELECT d.dname, (SELECT e.name FROM emp e WHERE e.dept = d.id ORDER BY e.salary 
 SELECT e.name, d.dname FROM emp e LEFT JOIN dept d ON d.id = (SELECT max(x.dept) FROM emp x WHERE x.boss = e.id) ORDER BY e.name;
 SELECT e.name, c.country FROM emp e JOIN dept d ON d.id = e.dept LEFT JOIN city c ON c.city = d.city AND EXISTS (SELECT 1 FROM emp x WHERE x.dept = d.id AND x.salary > 4400) ORDER BY 1;
 SELECT * FROM dept d LEFT JOIN city c ON c.country = (SELECT min(x.country) FROM city x WHERE x.city = d.city) ORDER BY d.dname;
+-- a bigint joined with a numeric with a fraction: keys compared exactly, no overflow
+CREATE TABLE jb (id integer, g bigint);
+CREATE TABLE jn (id integer, n numeric(5,2));
+INSERT INTO jb VALUES (1, -9223372036854775808), (2, 5), (3, 9223372036854775807);
+INSERT INTO jn VALUES (1, 5), (2, 999.99), (3, 5.5);
+SELECT jb.id, jn.id FROM jb JOIN jn ON jb.g = jn.n ORDER BY 1, 2;
+SELECT id FROM jb WHERE g IN (SELECT n FROM jn) ORDER BY id;
+SELECT id FROM jn WHERE n NOT IN (SELECT g FROM jb) ORDER BY id;
