@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"cmp"
 	"math"
 	"math/big"
 	"strconv"
@@ -451,7 +452,9 @@ type sumBigAgg struct {
 	sum   []*big.Int
 	scale []int32
 	cnt   []int64
-	nan   []bool // a NaN was summed: the result is NaN
+	// special marks what was summed besides numbers: specialNaN,
+	// specialInf, specialNegInf bits (numeric_avg_accum's counts)
+	special []uint8
 	// values of up to 18 digits at one scale (the common case: int times
 	// numeric(7,2)) add into an int64 first, flushed into sum when a value
 	// of another scale comes, it would overflow, or the sum is read
@@ -465,7 +468,7 @@ func (s *sumBigAgg) grow(n int) {
 		s.sum = append(s.sum, new(big.Int))
 		s.scale = append(s.scale, 0)
 		s.cnt = append(s.cnt, 0)
-		s.nan = append(s.nan, false)
+		s.special = append(s.special, 0)
 		s.small = append(s.small, 0)
 		s.smallScale = append(s.smallScale, 0)
 		s.hasSmall = append(s.hasSmall, false)
@@ -476,7 +479,7 @@ func (s *sumBigAgg) reset(g int) {
 	s.sum[g].SetInt64(0)
 	s.scale[g] = 0
 	s.cnt[g] = 0
-	s.nan[g] = false
+	s.special[g] = 0
 	s.small[g], s.smallScale[g], s.hasSmall[g] = 0, 0, false
 }
 
@@ -520,8 +523,8 @@ func (s *sumBigAgg) update(in *aggIn) error {
 			continue
 		}
 		g := in.gids[i]
-		if v.S[i] == types.NumericNaN {
-			s.nan[g] = true
+		if k := types.NumericSpecial(v.S[i]); k != 0 {
+			s.special[g] |= specialBit(k)
 			s.cnt[g]++
 			continue
 		}
@@ -550,7 +553,7 @@ func (s *sumBigAgg) merge(src aggFn, gmap []int32) error {
 		g := gmap[k]
 		s.add(g, o.sum[k], int(o.scale[k]))
 		s.cnt[g] += o.cnt[k]
-		s.nan[g] = s.nan[g] || o.nan[k]
+		s.special[g] |= o.special[k]
 	}
 	return nil
 }
@@ -562,8 +565,8 @@ func (s *sumBigAgg) final(out *vec.Vector, lo, hi int) error {
 			out.AppendNull()
 			continue
 		}
-		if s.nan[g] && out.Type.Storage() == types.StoreBytes {
-			out.AppendString(types.NumericNaN)
+		if k := specialSum(s.special[g]); k != 0 && out.Type.Storage() == types.StoreBytes {
+			out.AppendString(types.NumericSpecialText(k)) // the average of infinities too
 			continue
 		}
 		if s.avg {
@@ -577,6 +580,31 @@ func (s *sumBigAgg) final(out *vec.Vector, lo, hi int) error {
 		appendDecimalOut(out, s.sum[g], int(s.scale[g]))
 	}
 	return nil
+}
+
+// specialBit is the bit of special value kind k (types.NumericSpecial).
+func specialBit(k int) uint8 {
+	switch k {
+	case 1:
+		return 2
+	case -1:
+		return 4
+	}
+	return 1
+}
+
+// specialSum is the kind of a sum of numbers and the special values in
+// bits: NaN with a NaN or both infinities, else the infinity, else 0.
+func specialSum(bits uint8) int {
+	switch {
+	case bits == 0:
+		return 0
+	case bits&1 != 0 || bits&6 == 6:
+		return 2
+	case bits&2 != 0:
+		return 1
+	}
+	return -1
 }
 
 // bigPow10 returns 10^n; callers must not modify it.
@@ -780,6 +808,9 @@ type numVarAgg struct {
 	sx    []i128
 	sx2   []i128
 	big   []*bigVar // groups that outgrew int128, or all groups when dyn
+	// special: the group had NaN or an infinity (dyn only), so its
+	// variance is NaN, as numeric_stddev_internal gives
+	special []bool
 }
 
 type bigVar struct {
@@ -792,12 +823,18 @@ func (s *numVarAgg) grow(n int) {
 	if s.big != nil || s.dyn {
 		s.big = growTo(s.big, n)
 	}
+	if s.dyn {
+		s.special = growTo(s.special, n)
+	}
 }
 
 func (s *numVarAgg) reset(g int) {
 	s.n[g], s.sx[g], s.sx2[g] = 0, i128{}, i128{}
 	if s.big != nil {
 		s.big[g] = nil
+	}
+	if s.special != nil {
+		s.special[g] = false
 	}
 }
 
@@ -837,6 +874,10 @@ func (s *numVarAgg) update(in *aggIn) error {
 		}
 		g := in.gids[i]
 		s.n[g]++
+		if s.dyn && types.NumericSpecial(v.S[i]) != 0 {
+			s.special[g] = true
+			continue
+		}
 		if s.dyn {
 			d, sc, err := types.ParseDecimal(v.S[i])
 			if err != nil {
@@ -882,6 +923,9 @@ func (s *numVarAgg) merge(src aggFn, gmap []int32) error {
 		}
 		g := gmap[k]
 		s.n[g] += o.n[k]
+		if s.dyn && o.special[k] {
+			s.special[g] = true
+		}
 		if !s.dyn && (o.big == nil || o.big[k] == nil) && (s.big == nil || s.big[g] == nil) {
 			sx, ov1 := s.sx[g].add(o.sx[k])
 			sx2, ov2 := s.sx2[g].add(o.sx2[k])
@@ -922,6 +966,10 @@ func (s *numVarAgg) final(out *vec.Vector, lo, hi int) error {
 		n := s.n[g]
 		if n == 0 || (sample && n <= 1) {
 			out.AppendNull()
+			continue
+		}
+		if s.special != nil && s.special[g] {
+			out.AppendString(types.NumericNaN)
 			continue
 		}
 		sx, sx2, sc := s.sums(g)
@@ -1197,14 +1245,8 @@ func (s *minmaxStr) final(out *vec.Vector, lo, hi int) error {
 
 // compareDecimalText compares two decimal texts by value.
 func compareDecimalText(a, b string) int {
-	if an, bn := a == types.NumericNaN, b == types.NumericNaN; an || bn {
-		switch {
-		case an && bn:
-			return 0
-		case an:
-			return 1
-		}
-		return -1
+	if ak, bk := types.NumericSpecial(a), types.NumericSpecial(b); ak != 0 || bk != 0 {
+		return cmp.Compare(ak, bk)
 	}
 	x, sx, err1 := types.ParseDecimal(a)
 	y, sy, err2 := types.ParseDecimal(b)

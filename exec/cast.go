@@ -144,8 +144,11 @@ func castOne(env *Env, v *vec.Vector, i int, out *vec.Vector, assign bool) error
 			}
 			x = int64(f)
 		case from.ID == types.Numeric:
-			if NumericIsNaN(v, i) {
+			switch v.NumericSpecial(i) {
+			case 2:
 				return pgerr.New(pgerr.FeatureNotSupported, "cannot convert NaN to %s", to)
+			case 1, -1:
+				return pgerr.New(pgerr.FeatureNotSupported, "cannot convert infinity to %s", to)
 			}
 			d, s := NumericValue(v, i)
 			r := types.RescaleBig(d, s, 0)
@@ -167,8 +170,10 @@ func castOne(env *Env, v *vec.Vector, i int, out *vec.Vector, assign bool) error
 	case types.Float32, types.Float64:
 		var f float64
 		switch {
-		case from.ID == types.Numeric && NumericIsNaN(v, i):
+		case from.ID == types.Numeric && v.NumericSpecial(i) == 2:
 			f = math.NaN()
+		case from.ID == types.Numeric && v.NumericSpecial(i) != 0:
+			f = math.Inf(v.NumericSpecial(i))
 		case from.ID == types.Numeric:
 			// PostgreSQL reads the numeric's text as float8in/float4in do;
 			// an unconstrained numeric is that text already
@@ -201,8 +206,18 @@ func castOne(env *Env, v *vec.Vector, i int, out *vec.Vector, assign bool) error
 		}
 		out.AppendFloat(f)
 	case types.Numeric:
-		if (from.ID == types.Numeric && NumericIsNaN(v, i)) || (from.IsFloat() && math.IsNaN(v.F64[i])) {
-			return appendNumericNaN(out)
+		if from.ID == types.Numeric && v.NumericSpecial(i) != 0 {
+			return appendNumericSpecial(out, v.S[i])
+		}
+		if from.IsFloat() {
+			switch f := v.F64[i]; {
+			case math.IsNaN(f):
+				return appendNumericSpecial(out, types.NumericNaN)
+			case math.IsInf(f, 1):
+				return appendNumericSpecial(out, types.NumericInf)
+			case math.IsInf(f, -1):
+				return appendNumericSpecial(out, types.NumericNegInf)
+			}
 		}
 		var d *big.Int
 		var s int
@@ -213,9 +228,6 @@ func castOne(env *Env, v *vec.Vector, i int, out *vec.Vector, assign bool) error
 			d, s = NumericValue(v, i)
 		case from.IsFloat():
 			f := v.F64[i]
-			if math.IsNaN(f) || math.IsInf(f, 0) {
-				return pgerr.New(pgerr.FeatureNotSupported, "cannot convert %s to numeric", strconv.FormatFloat(f, 'g', -1, 64))
-			}
 			bits := 64
 			if from.ID == types.Float32 {
 				bits = 32
@@ -412,8 +424,8 @@ func parseIntoOrder(out *vec.Vector, s string, loc *time.Location, order types.D
 		}
 		out.AppendFloat(f)
 	case types.Numeric:
-		if types.IsNumericNaNInput(s) {
-			return appendNumericNaN(out)
+		if special, ok := types.NumericSpecialInput(s); ok {
+			return appendNumericSpecial(out, special)
 		}
 		if t.Scale >= 0 && !t.Wide() {
 			p := t.Precision
@@ -478,11 +490,13 @@ func parseIntoOrder(out *vec.Vector, s string, loc *time.Location, order types.D
 	return nil
 }
 
-// appendNumericNaN stores NaN, which only an unconstrained numeric can hold.
-func appendNumericNaN(out *vec.Vector) error {
-	if out.Type.Scale >= 0 {
-		return pgerr.New(pgerr.FeatureNotSupported, "NaN is not supported in type %s", out.Type)
+// appendNumericSpecial stores NaN or an infinity (text), which only an
+// unconstrained numeric can hold.
+func appendNumericSpecial(out *vec.Vector, text string) error {
+	if out.Type.Scale >= 0 || out.Type.Wide() {
+		return types.ErrNumericSpecial(out.Type, text)
 	}
-	out.AppendString(types.NumericNaN)
+	out.AppendString(text)
 	return nil
 }
+

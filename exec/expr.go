@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"cmp"
 	"math"
 	"math/big"
 	"math/bits"
@@ -318,6 +319,63 @@ func mulSmall(xs, ys, out []int64) bool {
 	return span < 1<<32
 }
 
+// specialArith is numeric arithmetic where an operand is NaN or an
+// infinity (lk, rk as NumericSpecialAt): the result's kind, 0 for the
+// number 0, as numeric.c's add/sub/mul/div/mod have it.
+func specialArith(op ArithOp, lk, rk int, l, r *vec.Vector, i int) (int, error) {
+	if lk == 2 || rk == 2 {
+		return 2, nil // NaN in, NaN out, even NaN / 0
+	}
+	sign := func(v *vec.Vector, k int) int {
+		if k != 0 {
+			return k
+		}
+		if v.Type.Scale >= 0 {
+			return cmp.Compare(v.I64[i], 0)
+		}
+		d, _ := NumericValue(v, i)
+		return d.Sign()
+	}
+	ls, rs := sign(l, lk), sign(r, rk)
+	switch op {
+	case '+', '-':
+		if op == '-' {
+			rk = -rk
+		}
+		switch {
+		case lk != 0 && rk != 0 && lk != rk:
+			return 2, nil // Infinity - Infinity
+		case lk != 0:
+			return lk, nil
+		}
+		return rk, nil
+	case '*':
+		if ls == 0 || rs == 0 {
+			return 2, nil // Infinity * 0
+		}
+		return ls * rs, nil
+	case '/':
+		switch {
+		case lk != 0 && rk != 0:
+			return 2, nil
+		case lk != 0 && rs == 0:
+			return 0, pgerr.New(pgerr.DivisionByZero, "division by zero")
+		case lk != 0:
+			return ls * rs, nil
+		}
+		return 0, nil // a number over an infinity
+	case '%':
+		if lk != 0 {
+			if rs == 0 {
+				return 0, pgerr.New(pgerr.DivisionByZero, "division by zero")
+			}
+			return 2, nil
+		}
+		return 3, nil // the left operand itself
+	}
+	return 0, pgerr.New(pgerr.FeatureNotSupported, "operator %c of an infinite numeric is not supported", op)
+}
+
 // NumericIsNaN reports a NaN numeric (only unconstrained numerics hold one).
 func NumericIsNaN(v *vec.Vector, i int) bool {
 	return v.Type.Scale < 0 && v.S[i] == types.NumericNaN
@@ -428,12 +486,29 @@ func (a *Arith) evalNumeric(l, r *vec.Vector, n int, nulls []bool, out *vec.Vect
 			out.AppendNull()
 			continue
 		}
-		if NumericIsNaN(l, i) || NumericIsNaN(r, i) {
-			// NaN in, NaN out, even NaN / 0, as numeric_div does
-			if a.T.Scale >= 0 {
-				return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot store NaN in type %s", a.T)
+		if lk, rk := l.NumericSpecial(i), r.NumericSpecial(i); lk != 0 || rk != 0 {
+			k, err := specialArith(a.Op, lk, rk, l, r, i)
+			if err != nil {
+				return nil, err
 			}
-			out.AppendString(types.NumericNaN)
+			switch {
+			case (k == 0 || k == 3) && a.T.Scale >= 0:
+				x, sx := NumericValue(l, i) // a number % an infinity, or over one: 0
+				if k == 0 {
+					x = new(big.Int)
+				}
+				out.AppendInt(types.RescaleBig(x, sx, a.T.Scale).Int64())
+			case k == 0:
+				out.AppendString("0")
+			case k == 3 && l.Type.Scale >= 0:
+				out.AppendString(types.FormatScaled(l.I64[i], l.Type.Scale))
+			case k == 3:
+				out.AppendString(l.S[i])
+			default:
+				if err := appendNumericSpecial(out, types.NumericSpecialText(k)); err != nil {
+					return nil, err
+				}
+			}
 			continue
 		}
 		x, sx := NumericValue(l, i)

@@ -173,7 +173,7 @@ func (c *Cmp) numericVsConst(l, r *vec.Vector, res []bool) bool {
 		x, op, k = r, c.Op.Flipped(), c.L
 	}
 	kc, ok := k.(*Const)
-	if !ok || x.Type.ID != types.Numeric || x.Type.Scale < 0 || !kc.V.Type.DynNumeric() || kc.V.IsNull(0) || NumericIsNaN(kc.V, 0) {
+	if !ok || x.Type.ID != types.Numeric || x.Type.Scale < 0 || !kc.V.Type.DynNumeric() || kc.V.IsNull(0) || kc.V.NumericSpecial(0) != 0 {
 		return false
 	}
 	nc := c.nc
@@ -375,15 +375,10 @@ func CompareNumeric(l *vec.Vector, i int, r *vec.Vector, j int) int {
 			return 0
 		}
 	}
-	// NaN equals NaN and sorts above every number, as cmp_numerics has it
-	if ln, rn := NumericIsNaN(l, i), NumericIsNaN(r, j); ln || rn {
-		switch {
-		case ln && rn:
-			return 0
-		case ln:
-			return 1
-		}
-		return -1
+	// -Infinity, the numbers, Infinity, then NaN (equal to itself), as
+	// cmp_numerics has it
+	if lk, rk := l.NumericSpecial(i), r.NumericSpecial(j); lk != 0 || rk != 0 {
+		return cmp.Compare(lk, rk)
 	}
 	x, sx := NumericValue(l, i)
 	y, sy := NumericValue(r, j)

@@ -508,11 +508,20 @@ func floatSortBits(x float64) uint64 {
 }
 
 // appendDecimalKey encodes decimal text so byte order is numeric order:
-// class (1 negative, 2 zero, 3 positive, 4 unparsable), then for nonzero
+// class (0 -Infinity, 1 negative, 2 zero, 3 positive, 4 Infinity, 5 NaN
+// or unparsable), then for nonzero
 // values the exponent (digits before the point of 0.d1d2… form) biased into
 // 4 bytes and the significant digits ended by 0x00 — all inverted when
 // negative.
 func appendDecimalKey(dst []byte, s string) []byte {
+	switch types.NumericSpecial(s) {
+	case -1:
+		return append(dst, 0)
+	case 1:
+		return append(dst, 4)
+	case 2:
+		return append(dst, 5)
+	}
 	t := strings.TrimSpace(s)
 	neg := false
 	if t != "" && (t[0] == '-' || t[0] == '+') {
@@ -527,7 +536,7 @@ func appendDecimalKey(dst []byte, s string) []byte {
 		// exponent notation or junk: exact but slow
 		d, sc, err := types.ParseDecimal(s)
 		if err != nil {
-			return append(dst, 4)
+			return append(dst, 5)
 		}
 		d, sc = trimDecimal(d, sc)
 		return appendDecimalKey(dst, types.FormatBig(d, sc))

@@ -814,7 +814,7 @@ func (qc *queryCtx) prepareAggregateSubLinks(src *source, sel *pg.SelectStmt) (*
 	for _, n := range nodes {
 		walk(n, func(x *pg.Node) bool {
 			if !isAggCall(x) {
-				return x.GetSubLink() == nil
+				return true // walk enters a subquery's left operand only
 			}
 			f := x.GetFuncCall()
 			args = append(args, f.Args...)

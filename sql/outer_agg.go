@@ -92,15 +92,16 @@ func (b *binder) outerAggregatesIn(nodes []*pg.Node, in *scope) map[*pg.SubLink]
 				link.sel, link.aggs = clone.GetSelectStmt(), rw.aggs
 			}
 			if containsAgg(sl.Testexpr) {
+				// the calls bound are the tree's own (subqueries in their
+				// arguments are prepared by node), replaced in a copy
+				var calls []*pg.FuncCall
+				aggCalls(sl.Testexpr, func(x *pg.Node) { calls = append(calls, x.GetFuncCall()) })
 				link.test = proto.Clone(sl.Testexpr).(*pg.Node)
-				walk(link.test, func(x *pg.Node) bool {
-					if !isAggCall(x) {
-						return x.GetSubLink() == nil
-					}
-					a := outerAgg{name: outerAggPrefix + deparseExpr(x), call: x.GetFuncCall()}
+				aggCalls(link.test, func(x *pg.Node) {
+					a := outerAgg{name: outerAggPrefix + deparseExpr(x), call: calls[0]}
+					calls = calls[1:]
 					link.aggs = append(link.aggs, a)
 					toColumnRef(x, a)
-					return false
 				})
 			}
 			if len(link.aggs) > 0 {
@@ -155,6 +156,18 @@ func (r *outerAggRewriter) visit(m protoreflect.Message, levels []fromNames) {
 			r.visit(v.Message(), levels)
 		}
 		return true
+	})
+}
+
+// aggCalls calls fn on the aggregate calls of n at its own level, in
+// order.
+func aggCalls(n *pg.Node, fn func(*pg.Node)) {
+	walk(n, func(x *pg.Node) bool {
+		if !isAggCall(x) {
+			return x.GetSubLink() == nil
+		}
+		fn(x)
+		return false
 	})
 }
 

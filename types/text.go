@@ -296,13 +296,85 @@ func ParseBool(s string) (bool, error) {
 	return false, invalid("boolean", s)
 }
 
-// NumericNaN is numeric NaN as an unconstrained numeric holds it (its
-// text); a numeric with a declared scale, a scaled int64, has no NaN.
-const NumericNaN = "NaN"
+// NumericNaN and the infinities are numeric's special values as an
+// unconstrained numeric holds them (their text); a numeric with a declared
+// scale, a scaled int64, has none of them.
+const (
+	NumericNaN    = "NaN"
+	NumericInf    = "Infinity"
+	NumericNegInf = "-Infinity"
+)
 
-// IsNumericNaNInput reports PostgreSQL's spelling of numeric NaN input
-// (any case, surrounding white space allowed).
-func IsNumericNaNInput(s string) bool { return strings.EqualFold(strings.TrimSpace(s), "nan") }
+// NumericSpecial classifies unconstrained numeric text: 0 for a number,
+// -1 for -Infinity, 1 for Infinity, 2 for NaN, which is also how
+// cmp_numerics orders them around the numbers.
+func NumericSpecial(s string) int {
+	if s == "" || s[0] >= '0' && s[0] <= '9' {
+		return 0
+	}
+	switch s {
+	case NumericNaN:
+		return 2
+	case NumericInf:
+		return 1
+	case NumericNegInf:
+		return -1
+	}
+	return 0
+}
+
+// NumericSpecialText is the text of the special value NumericSpecial
+// classifies as k (not 0).
+func NumericSpecialText(k int) string {
+	switch k {
+	case -1:
+		return NumericNegInf
+	case 1:
+		return NumericInf
+	}
+	return NumericNaN
+}
+
+// ErrNumericSpecial is the error for storing the special value text into
+// t, a numeric with a declared precision: PostgreSQL's numeric field
+// overflow for an infinity (apply_typmod_special); a NaN it would keep, but
+// lakepg's scaled integers and DuckDB's decimals have none.
+func ErrNumericSpecial(t T, text string) error {
+	if text == NumericNaN {
+		return pgerr.New(pgerr.FeatureNotSupported, "NaN is not supported in type %s", t)
+	}
+	p, s := t.Precision, t.Scale
+	if t.Wide() {
+		s = t.DeclScale
+	}
+	e := pgerr.New(pgerr.NumericValueOutOfRange, "numeric field overflow")
+	e.Detail = "A field with precision " + strconv.Itoa(p) + ", scale " + strconv.Itoa(s) + " cannot hold an infinite value."
+	return e
+}
+
+// NumericSpecialInput reads PostgreSQL's spellings of numeric NaN and the
+// infinities ("nan", "inf", "+Infinity", "-inf"; any case, surrounding white
+// space allowed) as their canonical text.
+func NumericSpecialInput(s string) (string, bool) {
+	t := strings.TrimSpace(s)
+	if t == "" || t[0] >= '0' && t[0] <= '9' || t[0] == '.' {
+		return "", false
+	}
+	sign := ""
+	if t[0] == '+' || t[0] == '-' {
+		if t[0] == '-' {
+			sign = "-"
+		}
+		t = t[1:]
+	}
+	switch {
+	case strings.EqualFold(t, "nan") && sign == "" && !strings.HasPrefix(strings.TrimSpace(s), "+"):
+		return NumericNaN, true
+	case strings.EqualFold(t, "inf"), strings.EqualFold(t, "infinity"):
+		return sign + NumericInf, true
+	}
+	return "", false
+}
 
 // ParseDecimal parses decimal text into an exact rational value's parts:
 // the unscaled digits and the number of digits after the point.

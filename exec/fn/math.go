@@ -1,6 +1,7 @@
 package fn
 
 import (
+	"cmp"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -944,10 +945,10 @@ func compareRows(x *vec.Vector, i int, y *vec.Vector, j int) int {
 			return strings.Compare(x.S[i], y.S[j])
 		}
 	}
-	// NaN equals NaN and sorts above every number, as cmp_numerics has it
-	xn, yn := x.Type.Scale < 0 && x.S[i] == types.NumericNaN, y.Type.Scale < 0 && y.S[j] == types.NumericNaN
-	if xn || yn {
-		return cmp3(b2i(xn), b2i(yn))
+	// -Infinity, the numbers, Infinity, then NaN (equal to itself), as
+	// cmp_numerics has it
+	if xk, yk := x.NumericSpecial(i), y.NumericSpecial(j); xk != 0 || yk != 0 {
+		return cmp.Compare(xk, yk)
 	}
 	dx, sx := decAt(x, i)
 	dy, sy := decAt(y, j)

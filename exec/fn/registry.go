@@ -108,8 +108,8 @@ func (o *Overload) Eval(ctx *Ctx, out *vec.Vector, args []*vec.Vector, n int) er
 		}
 		out.Nulls = mask
 		if o.numericArgs {
-			if rows := nanRows(args, n, mask); rows != nil {
-				return o.evalNaN(ctx, out, args, n, rows)
+			if rows := specialRows(args, n, mask); rows != nil {
+				return o.evalSpecial(ctx, out, args, n, rows)
 			}
 		}
 	}

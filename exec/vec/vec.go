@@ -215,6 +215,16 @@ func Constant(src *Vector, i, n int) *Vector {
 
 // AppendText appends the PostgreSQL text output of row i (which must not be
 // NULL). loc is the session TimeZone for timestamptz.
+// NumericSpecial classifies row i of a numeric vector as
+// types.NumericSpecial does: 0 for a number, -1 and 1 for the infinities,
+// 2 for NaN (only unconstrained numerics, text, hold them).
+func (v *Vector) NumericSpecial(i int) int {
+	if v.Type.Scale >= 0 {
+		return 0
+	}
+	return types.NumericSpecial(v.S[i])
+}
+
 func (v *Vector) AppendText(dst []byte, i int, loc *time.Location) []byte {
 	t := v.Type
 	switch t.ID {

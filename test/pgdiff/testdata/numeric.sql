@@ -78,3 +78,47 @@ SELECT x, count(*) FROM (VALUES (1.5::numeric), ('NaN'), (-3), ('nan'), (1.50)) 
 SELECT 'NaN'::numeric IN (1, 'NaN'), 'NaN'::numeric BETWEEN 0 AND 'NaN', ARRAY['NaN'::numeric, 1, -1], 'NaN'::numeric::text, 'NaN'::numeric IS DISTINCT FROM 'NaN'::numeric;
 -- @error
 SELECT 'NaN'::numeric::bigint;
+-- Infinity and -Infinity (PostgreSQL 14+): input spellings, casts, arithmetic, functions, order, aggregates
+SELECT 'Infinity'::numeric, '-Infinity'::numeric, 'inf'::numeric, '+inf'::numeric, ' -INF '::numeric, '+Infinity'::numeric, 'nan'::numeric;
+SELECT 'infinity'::float8::numeric, '-infinity'::float8::numeric, 'nan'::float8::numeric;
+SELECT 'Infinity'::numeric::float8, '-Infinity'::numeric::float4;
+-- @error
+SELECT 'Infinity'::numeric::int;
+-- @error
+SELECT '-Infinity'::numeric::bigint;
+-- @error
+SELECT 'Infinity'::numeric(10,2);
+SELECT 'Infinity'::numeric + 1, 1 - 'Infinity'::numeric, 'Infinity'::numeric - 'Infinity'::numeric, 'Infinity'::numeric + 'Infinity'::numeric, '-Infinity'::numeric - 'Infinity'::numeric;
+SELECT 'Infinity'::numeric * 2, 'Infinity'::numeric * -2.5, 'Infinity'::numeric * 0, '-Infinity'::numeric * '-Infinity'::numeric, 'Infinity'::numeric * 'NaN'::numeric;
+SELECT 'Infinity'::numeric / 2, 'Infinity'::numeric / -2, 5 / 'Infinity'::numeric, 5.5 / '-Infinity'::numeric, 'Infinity'::numeric / 'Infinity'::numeric, 'NaN'::numeric / 0;
+-- @error
+SELECT 'Infinity'::numeric / 0;
+SELECT 5 % 'Infinity'::numeric, 5.25 % '-Infinity'::numeric, 'Infinity'::numeric % 3;
+-- @error
+SELECT 'Infinity'::numeric % 0;
+SELECT mod(7.5, 'Infinity'::numeric), mod('-Infinity'::numeric, 2);
+SELECT -('Infinity'::numeric), -('-Infinity'::numeric), abs('-Infinity'::numeric), sign('-Infinity'::numeric), sign('Infinity'::numeric);
+SELECT ceil('Infinity'::numeric), floor('-Infinity'::numeric), round('Infinity'::numeric), round('-Infinity'::numeric, 2), trunc('Infinity'::numeric, 1), trim_scale('-Infinity'::numeric);
+-- @error
+SELECT sqrt('-Infinity'::numeric);
+-- @error
+SELECT ln('-Infinity'::numeric);
+SELECT x, x < 'Infinity'::numeric, x > '-Infinity'::numeric, x = 'Infinity'::numeric FROM (VALUES (1.5::numeric), ('Infinity'), ('-Infinity'), ('NaN'), (NULL)) t(x) ORDER BY x;
+SELECT x FROM (VALUES (1.5::numeric), ('Infinity'), ('-Infinity'), ('NaN'), (0), (-7)) t(x) ORDER BY x DESC;
+SELECT sum(x), avg(x), min(x), max(x), count(x) FROM (VALUES (1.5::numeric), ('Infinity'), (3)) t(x);
+SELECT sum(x), avg(x) FROM (VALUES (1.5::numeric), ('Infinity'), ('-Infinity')) t(x);
+SELECT sum(x), avg(x), stddev(x), variance(x), var_pop(x) FROM (VALUES (1.5::numeric), ('-Infinity'), (2)) t(x);
+SELECT x, count(*) FROM (VALUES ('Infinity'::numeric), ('Infinity'), ('-Infinity'), (1.0), (1.00), ('NaN')) t(x) GROUP BY x ORDER BY x;
+SELECT DISTINCT x FROM (VALUES ('Infinity'::numeric), ('Infinity'), ('-Infinity')) t(x) ORDER BY 1;
+SELECT greatest(1::numeric, 'Infinity'), least(1::numeric, '-Infinity'), greatest('NaN'::numeric, 'Infinity');
+SELECT extract(month from 'infinity'::date), extract(julian from 'infinity'::timestamp), extract(julian from '-infinity'::timestamptz), date_part('epoch', '-infinity'::timestamptz);
+SELECT date_part('year', 'infinity'::timestamp), date_part('day', 'infinity'::timestamp);
+SELECT a.x, b.y FROM (VALUES ('Infinity'::numeric), (1)) a(x) JOIN (VALUES ('Infinity'::numeric), ('-Infinity')) b(y) ON a.x = b.y;
+SELECT x IN (1, 'Infinity'::numeric), x BETWEEN 0 AND 'Infinity' FROM (VALUES ('Infinity'::numeric), (-1)) t(x);
+SELECT 'Infinity'::numeric = 'infinity'::float8;
+CREATE TABLE ninf (x numeric(38,10));
+-- @error
+INSERT INTO ninf VALUES ('Infinity');
+-- @error
+INSERT INTO ninf SELECT '-Infinity'::float8;
+SELECT count(*) FROM ninf;

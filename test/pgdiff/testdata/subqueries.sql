@@ -130,3 +130,6 @@ SELECT id, row_number() OVER (ORDER BY id) = ANY (SELECT x.id FROM a x WHERE x.i
 SELECT id, sum(v) OVER (PARTITION BY g) NOT IN (SELECT x.v + 2 FROM a x WHERE x.g = a.g AND x.v IS NOT NULL), (SELECT max(x.v) FROM a x WHERE x.g = a.g) FROM a ORDER BY id LIMIT 6;
 SELECT id FROM a ORDER BY rank() OVER (PARTITION BY g ORDER BY id) > ALL (SELECT x.id FROM a x WHERE x.g = a.g), id;
 SELECT g, max(id), rank() OVER (ORDER BY g) = ANY (SELECT x.id FROM a x WHERE x.g = a.g) FROM a GROUP BY g ORDER BY g NULLS LAST;
+-- an aggregate over a correlated subquery, in the left operand of IN/ANY
+SELECT sum((SELECT 1 WHERE a.v = 10)) IN (SELECT 1), count((SELECT 1 WHERE a.v > 10)) = ANY (SELECT id FROM b) FROM a;
+SELECT g, sum((SELECT 1 WHERE a.v = 10)) IN (SELECT x.id FROM a x WHERE x.g = a.g) FROM a GROUP BY g ORDER BY g NULLS LAST;
