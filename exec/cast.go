@@ -499,4 +499,3 @@ func appendNumericSpecial(out *vec.Vector, text string) error {
 	out.AppendString(text)
 	return nil
 }
-

@@ -517,12 +517,12 @@ func extractRetConst(args []types.T, consts []*vec.Vector) types.T {
 // fieldResult is one extracted value: an exact decimal (v·10^-scale) for
 // extract, a float for date_part; null for fields of infinite values.
 type fieldResult struct {
-	v       int64
-	scale   int
-	f       float64
-	big     *big.Int // julian on timestamps: an exact decimal that needs more room
-	null    bool     // NULL for extract and date_part
-	inf     int      // ±1: the field of an infinite value is ±Infinity (f holds it too)
+	v     int64
+	scale int
+	f     float64
+	big   *big.Int // julian on timestamps: an exact decimal that needs more room
+	null  bool     // NULL for extract and date_part
+	inf   int      // ±1: the field of an infinite value is ±Infinity (f holds it too)
 }
 
 func intField(v int64) fieldResult { return fieldResult{v: v, f: float64(v)} }
