@@ -808,6 +808,7 @@ type numVarAgg struct {
 	sx    []i128
 	sx2   []i128
 	big   []*bigVar // groups that outgrew int128, or all groups when dyn
+	v     varScratch
 	// special: the group had NaN or an infinity (dyn only), so its
 	// variance is NaN, as numeric_stddev_internal gives
 	special []bool
@@ -972,41 +973,57 @@ func (s *numVarAgg) final(out *vec.Vector, lo, hi int) error {
 			out.AppendString(types.NumericNaN)
 			continue
 		}
-		sx, sx2, sc := s.sums(g)
-		d, ds := numericVariance(n, sx, sx2, sc, sample, stddev)
+		var sx, sx2 *big.Int
+		sc := s.scale
+		if s.big != nil && s.big[g] != nil {
+			b := s.big[g]
+			sx, sx2, sc = b.sx, b.sx2, b.scale
+		} else {
+			sx, sx2 = s.sx[g].setBig(&s.v.sx, &s.v.t), s.sx2[g].setBig(&s.v.sx2, &s.v.t)
+		}
+		d, ds := s.v.variance(n, sx, sx2, sc, sample, stddev)
 		appendDecimalOut(out, d, ds)
 	}
 	return nil
 }
 
-// numericVariance is numeric_stddev_internal's arithmetic.
-func numericVariance(n int64, sx, sx2 *big.Int, scale int, sample, stddev bool) (*big.Int, int) {
-	bn := big.NewInt(n)
-	num := new(big.Int).Mul(bn, sx2)
-	num.Sub(num, new(big.Int).Mul(sx, sx)) // scale 2*scale
+// varScratch holds the big integers of variance, reused group after
+// group: allocating them was most of its time (TPC-DS q39's stddev_samp
+// over a million groups).
+type varScratch struct{ sx, sx2, num, t, den, q big.Int }
+
+var bigFive, bigTen = big.NewInt(5), big.NewInt(10)
+
+// variance is numeric_stddev_internal's arithmetic; the result is valid
+// until the next call.
+func (v *varScratch) variance(n int64, sx, sx2 *big.Int, scale int, sample, stddev bool) (*big.Int, int) {
+	num, t, den, q := &v.num, &v.t, &v.den, &v.q
+	num.Mul(t.SetInt64(n), sx2)
+	num.Sub(num, t.Mul(sx, sx)) // scale 2*scale
 	if num.Sign() <= 0 {
-		return new(big.Int), 0 // roundoff cannot happen here, but PostgreSQL prints 0
+		return q.SetInt64(0), 0 // roundoff cannot happen here, but PostgreSQL prints 0
 	}
-	den := new(big.Int)
+	m := n
 	if sample {
-		den.Mul(bn, big.NewInt(n-1))
-	} else {
-		den.Mul(bn, bn)
+		m = n - 1
 	}
-	q, qs, _ := DecimalArith('/', num, 2*scale, den, 0)
+	den.Mul(den.SetInt64(n), t.SetInt64(m))
+	// num/den at PostgreSQL's division scale, rounded half up (num > 0):
+	// one more digit, then (q + 5) / 10
+	qs := DivScale(num, 2*scale, den, 0)
+	if e := qs + 1 - 2*scale; e >= 0 {
+		q.Quo(q.Mul(num, bigPow10(e)), den)
+	} else {
+		q.Quo(num, t.Mul(den, bigPow10(-e)))
+	}
+	q.Add(q, bigFive).Quo(q, bigTen)
 	if !stddev {
 		return q, qs
 	}
-	return sqrtDecimal(q, qs), qs
-}
-
-// sqrtDecimal is √(q·10^-s) rounded half up to s digits: the exact
-// truncated root with one more digit decides the rounding.
-func sqrtDecimal(q *big.Int, s int) *big.Int {
-	x := new(big.Int).Mul(q, bigPow10(s+2))
-	r := new(big.Int).Sqrt(x)
-	r.Add(r, big.NewInt(5))
-	return r.Quo(r, big.NewInt(10))
+	// the truncated root with one more digit decides the rounding
+	t.Mul(q, bigPow10(qs+2))
+	q.Sqrt(t)
+	return q.Add(q, bigFive).Quo(q, bigTen), qs
 }
 
 // min and max

@@ -49,8 +49,14 @@ func mul64(x, y int64) i128 {
 	return r
 }
 
-func (a i128) big() *big.Int {
-	z := new(big.Int).SetInt64(a.hi)
+func (a i128) big() *big.Int { return a.setBig(new(big.Int), new(big.Int)) }
+
+// setBig sets z to a, using t as scratch, and returns z.
+func (a i128) setBig(z, t *big.Int) *big.Int {
+	if a.hi == 0 && a.lo < 1<<63 || a.hi == -1 && a.lo >= 1<<63 {
+		return z.SetInt64(int64(a.lo))
+	}
+	z.SetInt64(a.hi)
 	z.Lsh(z, 64)
-	return z.Add(z, new(big.Int).SetUint64(a.lo))
+	return z.Add(z, t.SetUint64(a.lo))
 }
