@@ -49,6 +49,9 @@ type estimator struct {
 	catalogOnly bool
 	// verbose: EXPLAIN (VERBOSE) prints each operator's cost too
 	verbose bool
+	// env, when set, lets filters of small tables be counted exactly
+	// (estimate_exact.go)
+	env *exec.Env
 }
 
 type estimate struct {
@@ -139,6 +142,9 @@ func (e *estimator) compute(op exec.Operator) estimate {
 			pred = &exec.Logic{And: true, Args: preds}
 		}
 		in := e.n(base)
+		if n, ok := e.exactCount(base, pred); ok {
+			return estimate{atLeastOne(in, n), "counted: a small table"}
+		}
 		sel := e.selectivity(pred, base)
 		return estimate{atLeastOne(in, in*sel), fmt.Sprintf("filter selectivity %.3g", sel)}
 	case *exec.Project:

@@ -269,11 +269,15 @@ func (qc *queryCtx) inFromOrder(cur *source, items []*source, order []int) *sour
 }
 
 // planEstimator is the estimator join ordering uses for this statement:
-// catalog figures only, no file is opened while planning.
+// catalog figures, no footer read while planning; only a small table
+// filtered on text is read, to count it (estimate_exact.go).
 func (qc *queryCtx) planEstimator() *estimator {
 	if qc.est == nil {
 		qc.est = newEstimator(qc.ctx, qc.s)
 		qc.est.catalogOnly = true
+		if !qc.describeOnly {
+			qc.est.env = qc.env
+		}
 	}
 	return qc.est
 }
