@@ -43,6 +43,8 @@ type DB struct {
 	wantEncrypted bool
 	// tables caches tableExists (tablecache.go)
 	tables tableCache
+	// inlinedNames caches inlined-data tables' columns (commitreads.go)
+	inlinedNames inlinedNames
 }
 
 // Encrypted reports whether the lake was created encrypted.
@@ -307,15 +309,38 @@ func (db *DB) bootstrap(ctx context.Context, dataPath string) error {
 // and Query take '?' placeholders and convert time.Time arguments for the
 // backend.
 type Tx struct {
+	// tx is the database/sql transaction; nil in a commit transaction on
+	// PostgreSQL, whose BEGIN and COMMIT go pipelined over lock with other
+	// statements (commitlock.go)
 	tx *sql.Tx
 	db *DB
 	// lock is the connection holding the commit lock (BeginCommit on
 	// PostgreSQL), released when the transaction ends; nil otherwise.
 	lock *sql.Conn
+	// ended: the transaction on lock was committed or rolled back
+	ended bool
 	// pending are ExecDeferred's statements not sent yet; deferredErr is
 	// the first error sending them gave (commitlock.go).
 	pending     []pendingStmt
 	deferredErr error
+	// pre are the answers BeginCommit read ahead, until the first write
+	// (commitreads.go)
+	pre *commitPrefetch
+}
+
+// sqlTx is what Tx sends its statements through: a *sql.Tx, or the *sql.Conn
+// a commit transaction on PostgreSQL runs on.
+type sqlTx interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func (t *Tx) q() sqlTx {
+	if t.tx != nil {
+		return t.tx
+	}
+	return t.lock
 }
 
 // BeginWrite starts a read-write transaction.
@@ -332,7 +357,8 @@ func (t *Tx) ExecContext(ctx context.Context, q string, args ...any) (sql.Result
 	if err := t.flush(ctx); err != nil {
 		return nil, err
 	}
-	return t.tx.ExecContext(ctx, t.db.d.rebind(q), t.db.d.args(args)...)
+	t.pre = nil
+	return t.q().ExecContext(ctx, t.db.d.rebind(q), t.db.d.args(args)...)
 }
 
 // QueryContext runs a query written with '?' placeholders.
@@ -340,17 +366,20 @@ func (t *Tx) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows
 	if err := t.flush(ctx); err != nil {
 		return nil, err
 	}
-	return t.tx.QueryContext(ctx, t.db.d.rebind(q), t.db.d.args(args)...)
+	return t.q().QueryContext(ctx, t.db.d.rebind(q), t.db.d.args(args)...)
 }
 
 // QueryRowContext runs a query written with '?' placeholders.
 func (t *Tx) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
 	_ = t.flush(ctx) // an error aborts the transaction: the query fails too, DeferredErr says why
-	return t.tx.QueryRowContext(ctx, t.db.d.rebind(q), t.db.d.args(args)...)
+	return t.q().QueryRowContext(ctx, t.db.d.rebind(q), t.db.d.args(args)...)
 }
 
 // Commit commits the transaction.
 func (t *Tx) Commit() error {
+	if t.tx == nil {
+		return t.commitPipelined(context.Background()) // commitlock.go
+	}
 	if err := t.flush(context.Background()); err != nil {
 		t.Rollback()
 		return err
@@ -362,6 +391,9 @@ func (t *Tx) Commit() error {
 
 // Rollback aborts the transaction; after Commit it is a no-op.
 func (t *Tx) Rollback() error {
+	if t.tx == nil {
+		return t.rollbackPipelined() // commitlock.go
+	}
 	err := t.tx.Rollback()
 	t.unlock()
 	if errors.Is(err, sql.ErrTxDone) {

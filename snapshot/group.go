@@ -122,7 +122,7 @@ func writeGroup(batch []*member) {
 			close(m.done)
 		}
 	}
-	tx, err := batch[0].c.db.BeginCommit(ctx)
+	tx, err := batch[0].c.db.BeginCommit(ctx, batch[0].c.reads())
 	if err != nil {
 		fail(batch, fmt.Errorf("snapshot: begin commit: %w", err))
 		return

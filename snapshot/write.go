@@ -68,7 +68,7 @@ func (c *Commit) Commit(ctx context.Context) (catalog.Snapshot, error) {
 
 // try is one attempt: one catalog transaction.
 func (c *Commit) try(ctx context.Context, attempt int) (catalog.Snapshot, error) {
-	tx, err := c.db.BeginCommit(ctx)
+	tx, err := c.db.BeginCommit(ctx, c.reads())
 	if err != nil {
 		return catalog.Snapshot{}, fmt.Errorf("snapshot: begin commit: %w", err)
 	}
@@ -299,13 +299,30 @@ func pathFor(name, id string) string {
 
 func (w *writer) droppedTable(id int64) bool { return w.c.dropsTable(id) }
 
+// reads names what an attempt will read of the tables the commit adds rows
+// to, for BeginCommit to fetch with the commit lock (catalog.CommitReads).
+func (c *Commit) reads() *catalog.CommitReads {
+	ids := idSet{}
+	for _, af := range c.addedFiles {
+		if !c.isProvisional(af.tableID) && !c.dropsTable(af.tableID) {
+			ids.add(af.tableID)
+		}
+	}
+	for _, in := range c.inl.inserts {
+		if !c.isProvisional(in.tableID) && !c.dropsTable(in.tableID) {
+			ids.add(in.tableID)
+		}
+	}
+	return &catalog.CommitReads{Base: c.base.ID, Tables: ids.sorted()}
+}
+
 // tableLive checks that an existing table still has a live row.
 func (w *writer) tableLive(id int64) error {
-	var n int64
-	if err := w.tx.QueryRowContext(w.ctx, `SELECT COUNT(*) FROM ducklake_table WHERE table_id = ? AND end_snapshot IS NULL`, id).Scan(&n); err != nil {
-		return fmt.Errorf("snapshot: check table %d: %w", id, err)
+	live, err := w.tx.TableLive(w.ctx, id)
+	if err != nil {
+		return fmt.Errorf("snapshot: %w", err)
 	}
-	if n == 0 {
+	if !live {
 		return conflictf("table with index %d was dropped by another transaction", id)
 	}
 	return nil

@@ -60,10 +60,14 @@ func (s *Session) commitWrite(ctx context.Context, fn func(c *snapshot.Commit, m
 			e.writeMu.Unlock()
 		}
 	}()
+	// the latest, read under the write lock: this server's sessions never
+	// conflict with each other, and a duplicate key is 23505, not 40001
 	head, err := e.DB.Head(ctx)
 	if err != nil {
 		return err
 	}
+	// a later write of the statement (a writable CTE) plans on top of this one
+	s.stmtHead = nil
 	meta, err := e.metadata(ctx, head)
 	if err != nil {
 		return err

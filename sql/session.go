@@ -84,7 +84,10 @@ type Session struct {
 	loc     *time.Location
 	inTx    bool
 	txn     *txn // the open block's snapshot and staged writes (nil until needed)
-	failed  bool
+	// stmtHead is the latest snapshot as the running statement first read
+	// it outside a block (writeHead, txn.go); nil until then
+	stmtHead *catalog.Snapshot
+	failed   bool
 	pid     int32                            // the backend process id the client was told
 	chains  map[*exec.Parallel]exec.Operator // of the plan EXPLAIN is printing
 
@@ -294,7 +297,11 @@ func (s *Session) Prepare(ctx context.Context, query string, paramOIDs []uint32)
 		st := &Stmt{sess: s, node: raw.Stmt, text: query, params: p}
 		stmts = append(stmts, st)
 	}
-	if len(stmts) == 1 {
+	if len(stmts) == 1 && plainWrite(stmts[0].node, query, paramOIDs) {
+		// Nothing to describe: no rows, no parameters to type. Planning it
+		// here would cost the catalog reads of planning it again to run.
+		stmts[0].described = true
+	} else if len(stmts) == 1 {
 		// describe now for the extended protocol; simple queries describe lazily
 		stmts[0].describe(ctx)
 		if err := stmts[0].descErr; err != nil && hasReturning(stmts[0].node) && pgerr.Code(err)[:2] == "42" {
@@ -304,6 +311,19 @@ func (s *Session) Prepare(ctx context.Context, query string, paramOIDs []uint32)
 		}
 	}
 	return stmts, nil
+}
+
+// plainWrite reports whether n is an INSERT, UPDATE, DELETE or MERGE
+// without RETURNING whose text has no parameter ($n; a '$' anywhere, in a
+// string too, counts), so that describing it could only find no columns
+// and no parameters.
+func plainWrite(n *pg.Node, query string, paramOIDs []uint32) bool {
+	switch n.Node.(type) {
+	case *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt, *pg.Node_MergeStmt:
+	default:
+		return false
+	}
+	return len(paramOIDs) == 0 && !strings.Contains(query, "$") && !hasReturning(n) && writableWith(n) == nil
 }
 
 func syntaxError(err error) error {
@@ -551,6 +571,7 @@ func (s *Session) describe(ctx context.Context, st *Stmt) ([]Column, error) {
 
 func (s *Session) execute(ctx context.Context, st *Stmt, p *params) (*Result, error) {
 	s.resetPrivCache()                                        // privileges.go
+	s.stmtHead = nil                                          // txn.go
 	if res, ok, err := s.tempStatement(ctx, st.node, p); ok { // temp_ddl.go
 		return res, err
 	}
