@@ -88,8 +88,8 @@ type Session struct {
 	// it outside a block (writeHead, txn.go); nil until then
 	stmtHead *catalog.Snapshot
 	failed   bool
-	pid     int32                            // the backend process id the client was told
-	chains  map[*exec.Parallel]exec.Operator // of the plan EXPLAIN is printing
+	pid      int32                            // the backend process id the client was told
+	chains   map[*exec.Parallel]exec.Operator // of the plan EXPLAIN is printing
 
 	// implicit: the open block is an implicit transaction that Sync ends;
 	// pipelined: more statements may follow before it (implicit.go)
