@@ -324,8 +324,12 @@ type Tx struct {
 	pending     []pendingStmt
 	deferredErr error
 	// pre are the answers BeginCommit read ahead, until the first write
-	// (commitreads.go)
-	pre *commitPrefetch
+	// unless keep (commitreads.go)
+	pre  *commitPrefetch
+	keep bool
+	// sent counts the times statements of the transaction went to the
+	// database (queued writes flushed, ExecContext): Undo's test
+	sent int
 }
 
 // sqlTx is what Tx sends its statements through: a *sql.Tx, or the *sql.Conn
@@ -358,6 +362,7 @@ func (t *Tx) ExecContext(ctx context.Context, q string, args ...any) (sql.Result
 		return nil, err
 	}
 	t.pre = nil
+	t.sent++
 	return t.q().ExecContext(ctx, t.db.d.rebind(q), t.db.d.args(args)...)
 }
 

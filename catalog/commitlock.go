@@ -195,7 +195,9 @@ type pendingStmt struct {
 // now. An error of a queued statement is returned by the call that sent it
 // and kept in DeferredErr.
 func (t *Tx) ExecDeferred(ctx context.Context, q string, args ...any) error {
-	t.pre = nil
+	if !t.keep {
+		t.pre = nil
+	}
 	return t.execDeferred(ctx, q, args...)
 }
 
@@ -203,6 +205,7 @@ func (t *Tx) ExecDeferred(ctx context.Context, q string, args ...any) error {
 // statements that change no data (savepoints).
 func (t *Tx) execDeferred(ctx context.Context, q string, args ...any) error {
 	if t.tx != nil {
+		t.sent++
 		_, err := t.tx.ExecContext(ctx, t.db.d.rebind(q), t.db.d.args(args)...)
 		return err
 	}
@@ -227,6 +230,7 @@ func (t *Tx) flush(ctx context.Context) error {
 	}
 	pending := t.pending
 	t.pending = nil
+	t.sent++
 	err := t.lock.Raw(func(dc any) error {
 		conn := dc.(*stdlib.Conn).Conn()
 		b := &pgx.Batch{}

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"sync"
 
@@ -39,8 +40,29 @@ const maxPrefetchTables = 16
 type commitPrefetch struct {
 	head        Snapshot
 	changesBase int64
-	changes     []string
+	changes     []snapshotChanges // after changesBase, in id order
 	tables      map[int64]*tableReads
+}
+
+type snapshotChanges struct {
+	id      int64
+	changes string
+}
+
+// clone copies p deeply enough that changing the copy (Advance,
+// NoteTableStats) leaves p as it was.
+func (p *commitPrefetch) clone() *commitPrefetch {
+	if p == nil {
+		return nil
+	}
+	c := *p
+	c.changes = append([]snapshotChanges(nil), p.changes...)
+	c.tables = make(map[int64]*tableReads, len(p.tables))
+	for id, tr := range p.tables {
+		x := *tr
+		c.tables[id] = &x
+	}
+	return &c
 }
 
 type tableReads struct {
@@ -53,7 +75,7 @@ type tableReads struct {
 }
 
 // prefetched is what BeginCommit read ahead, nil when nothing was or the
-// transaction has written since.
+// transaction has written since (unless KeepReads).
 func (t *Tx) prefetched() *commitPrefetch { return t.pre }
 
 // prefetchedTable is what BeginCommit read ahead of table id, or nil.
@@ -62,6 +84,84 @@ func (t *Tx) prefetchedTable(id int64) *tableReads {
 		return nil
 	}
 	return t.pre.tables[id]
+}
+
+// changesSince is ChangesSince(base) from the answers read ahead; ok is
+// false when they do not reach back to base.
+func (p *commitPrefetch) changesSince(base int64) (out []string, ok bool) {
+	if base < p.changesBase {
+		return nil, false
+	}
+	for _, sc := range p.changes {
+		if sc.id > base && sc.changes != "" {
+			out = append(out, sc.changes)
+		}
+	}
+	return out, true
+}
+
+// Pipelined reports whether the transaction queues its writes and sends
+// them in batches (a commit transaction on PostgreSQL).
+func (t *Tx) Pipelined() bool { return t.tx == nil }
+
+// KeepReads makes the answers read ahead outlive the transaction's writes,
+// for a group of insert commits (snapshot/group.go): the writer then keeps
+// them true itself, with NoteTableStats, NoteInlinedTables and Advance, or
+// ends them (ForgetReads). Statements run at once (ExecContext) still end
+// them.
+func (t *Tx) KeepReads() { t.keep = true }
+
+// ForgetReads ends the answers read ahead: the writes queued since do more
+// than NoteTableStats and Advance can describe.
+func (t *Tx) ForgetReads() { t.pre = nil }
+
+// NoteTableStats records the statistics rows the transaction's queued
+// writes leave for table id, so that the answers read ahead stay true.
+func (t *Tx) NoteTableStats(id int64, stats TableStats, colStats map[int64]TableColumnStats) {
+	if r := t.prefetchedTable(id); r != nil {
+		r.stats, r.statsExist = stats, true
+		r.colStats = colStats
+	}
+}
+
+// NoteInlinedTables records that the transaction registered an
+// inlined-data table for table id: its answers are read afresh.
+func (t *Tx) NoteInlinedTables(id int64) {
+	if t.pre != nil {
+		delete(t.pre.tables, id)
+	}
+}
+
+// Advance records that the transaction's queued writes made snap the head.
+func (t *Tx) Advance(snap Snapshot) {
+	if t.pre == nil || snap.ID <= t.pre.head.ID {
+		return
+	}
+	t.pre.head = snap
+	t.pre.changes = append(t.pre.changes, snapshotChanges{id: snap.ID, changes: snap.Changes})
+}
+
+// TxMark is where Undo takes a transaction back to.
+type TxMark struct {
+	pending, sent int
+	pre           *commitPrefetch
+}
+
+// Mark notes the transaction's queued writes and answers read ahead.
+func (t *Tx) Mark() TxMark {
+	return TxMark{pending: len(t.pending), sent: t.sent, pre: t.pre.clone()}
+}
+
+// Undo drops the writes queued since m and restores the answers read ahead
+// then; false when some of them were already sent (or failed), which only
+// a savepoint or the end of the transaction can undo.
+func (t *Tx) Undo(m TxMark) bool {
+	if t.sent != m.sent || t.deferredErr != nil || len(t.pending) < m.pending {
+		return false
+	}
+	t.pending = t.pending[:m.pending]
+	t.pre = m.pre
+	return true
 }
 
 // TableLive reports whether table id has a live row (end_snapshot IS NULL).
@@ -83,7 +183,7 @@ const tableLiveQuery = `SELECT COUNT(*) FROM ducklake_table WHERE table_id = ? A
 func (db *DB) queueReads(b *pgx.Batch, r *CommitReads) {
 	q := func(sql string, args ...any) { b.Queue(db.d.rebind(sql), db.d.args(args)...) }
 	q(snapshotSelect + " " + headWhere)
-	q(changesSinceQuery, r.Base)
+	q(`SELECT snapshot_id, changes_made FROM ducklake_snapshot_changes WHERE snapshot_id > ? ORDER BY snapshot_id`, r.Base)
 	for _, id := range r.Tables {
 		q(tableLiveQuery, id)
 		q(tableStatsQuery, id)
@@ -123,9 +223,17 @@ func readPrefetch(br pgx.BatchResults, r *CommitReads) (*commitPrefetch, error) 
 	}); err != nil {
 		return nil, err
 	}
-	if err := read("snapshot changes", func(rows rowScanner) (err error) {
-		p.changes, err = scanChanges(rows)
-		return err
+	if err := read("snapshot changes", func(rows rowScanner) error {
+		for rows.Next() {
+			var sc snapshotChanges
+			var c sql.NullString
+			if err := rows.Scan(&sc.id, &c); err != nil {
+				return err
+			}
+			sc.changes = c.String
+			p.changes = append(p.changes, sc)
+		}
+		return nil
 	}); err != nil {
 		return nil, err
 	}

@@ -137,8 +137,10 @@ func (db *DB) Snapshots(ctx context.Context) ([]Snapshot, error) {
 // ChangesSince returns the changes_made of every snapshot after base, in
 // snapshot order: what other writers did since a transaction started.
 func (t *Tx) ChangesSince(ctx context.Context, base int64) ([]string, error) {
-	if p := t.prefetched(); p != nil && p.changesBase == base {
-		return p.changes, nil
+	if p := t.prefetched(); p != nil {
+		if out, ok := p.changesSince(base); ok {
+			return out, nil
+		}
 	}
 	rows, err := t.QueryContext(ctx, changesSinceQuery, base)
 	if err != nil {

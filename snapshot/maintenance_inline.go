@@ -321,6 +321,7 @@ func (w *writer) createInlinedTable(tid, sv int64, cols []InlinedColumn) (ok boo
 	if _, err := w.exec(`INSERT INTO ducklake_inlined_data_tables VALUES (?, ?, ?)`, tid, name, sv); err != nil {
 		return false, err
 	}
+	w.tx.NoteInlinedTables(tid)
 	return true, nil
 }
 

@@ -1102,6 +1102,12 @@ func (w *writer) writeStats(td *tableData) error {
 		}
 		return acc
 	}
+	// what the rows will say, for a group's later commits (catalog.Tx.KeepReads)
+	after := map[int64]catalog.TableColumnStats{}
+	note := func(id int64, acc colAcc, extra *string) {
+		after[id] = catalog.TableColumnStats{ColumnID: id, ContainsNull: acc.containsNull, ContainsNaN: acc.containsNaN,
+			Min: acc.min, Max: acc.max, ExtraStats: extra}
+	}
 	if !td.statsExist {
 		if err := w.put(`INSERT INTO ducklake_table_stats VALUES (?, ?, ?, ?)`,
 			td.id, td.stats.RecordCount, td.stats.NextRowID, td.stats.FileSizeBytes); err != nil {
@@ -1125,7 +1131,9 @@ func (w *writer) writeStats(td *tableData) error {
 				td.id, id, acc.containsNull, acc.containsNaN, acc.min, acc.max); err != nil {
 				return err
 			}
+			note(id, acc, nil)
 		}
+		w.tx.NoteTableStats(td.id, td.stats, after)
 		return nil
 	}
 	if err := w.put(`UPDATE ducklake_table_stats SET record_count = ?, next_row_id = ?, file_size_bytes = ? WHERE table_id = ?`,
@@ -1138,16 +1146,19 @@ func (w *writer) writeStats(td *tableData) error {
 		ids.add(id)
 	}
 	for _, id := range ids.sorted() {
+		row := existing[id]
 		if _, live := types[id]; !live {
+			after[id] = row
 			continue // a dropped column: its row no longer matters
 		}
-		row := existing[id]
 		acc := fold(tableAcc(row), id, 0)
 		if err := w.put(`UPDATE ducklake_table_column_stats SET contains_null = ?, contains_nan = ?, min_value = ?, max_value = ? WHERE table_id = ? AND column_id = ?`,
 			acc.containsNull, acc.containsNaN, acc.min, acc.max, td.id, id); err != nil {
 			return err
 		}
+		note(id, acc, row.ExtraStats)
 	}
+	w.tx.NoteTableStats(td.id, td.stats, after)
 	return nil
 }
 
