@@ -73,6 +73,9 @@ const headWhere = `WHERE s.snapshot_id = (SELECT MAX(snapshot_id) FROM ducklake_
 
 // Head is the latest snapshot (the highest snapshot_id).
 func (db *DB) Head(ctx context.Context) (Snapshot, error) {
+	if f := statementFacts(ctx); f != nil && !f.read && db.d.name == "postgres" {
+		return db.headGathering(ctx, f) // stmtcache.go
+	}
 	return oneSnapshot(ctx, db.q(), headWhere)
 }
 

@@ -87,9 +87,12 @@ type Session struct {
 	// stmtHead is the latest snapshot as the running statement first read
 	// it outside a block (writeHead, txn.go); nil until then
 	stmtHead *catalog.Snapshot
-	failed   bool
-	pid      int32                            // the backend process id the client was told
-	chains   map[*exec.Parallel]exec.Operator // of the plan EXPLAIN is printing
+	// stmtValues carries the running statement's context values (not its
+	// cancellation) to code that has no ctx of its own (schemaUsable)
+	stmtValues context.Context
+	failed     bool
+	pid        int32                            // the backend process id the client was told
+	chains     map[*exec.Parallel]exec.Operator // of the plan EXPLAIN is printing
 
 	// implicit: the open block is an implicit transaction that Sync ends;
 	// pipelined: more statements may follow before it (implicit.go)
@@ -474,6 +477,11 @@ func (st *Stmt) Execute(ctx context.Context, values [][]byte) (res *Result, err 
 	if p.values == nil {
 		p.values = [][]byte{}
 	}
+	// the statement's first head read also learns what its later catalog
+	// questions ask (catalog/stmtcache.go)
+	ctx = catalog.WithStatement(ctx)
+	s.stmtValues = context.WithoutCancel(ctx)
+	defer func() { s.stmtValues = nil }()
 	s.beginImplicit(st.node)         // implicit.go
 	own := s.beginReturning(st.node) // returning.go
 	workMem := s.workMemBytes()
