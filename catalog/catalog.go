@@ -45,6 +45,8 @@ type DB struct {
 	tables tableCache
 	// inlinedNames caches inlined-data tables' columns (commitreads.go)
 	inlinedNames inlinedNames
+	// stmts holds SQLite's prepared statements (sqlitestmts.go)
+	stmts preparedCache
 }
 
 // Encrypted reports whether the lake was created encrypted.
@@ -102,6 +104,10 @@ func OpenWithOptions(ctx context.Context, dsn, dataPath string, opts Options) (*
 		if err != nil {
 			return nil, fmt.Errorf("catalog: open sqlite %s: %w", path, err)
 		}
+		// as openPostgres: a connection opened per query beyond database/sql's
+		// 2 idle ones reads the schema again and loses its prepared statements
+		sdb.SetMaxIdleConns(catalogIdleConns)
+		sdb.SetConnMaxIdleTime(catalogIdleTime)
 		db = &DB{sql: sdb, d: sqliteDialect}
 	case strings.HasPrefix(dsn, "postgres:"), strings.HasPrefix(dsn, "postgresql:"):
 		var err error
@@ -120,7 +126,10 @@ func OpenWithOptions(ctx context.Context, dsn, dataPath string, opts Options) (*
 }
 
 // Close closes the catalog database.
-func (db *DB) Close() error { return db.sql.Close() }
+func (db *DB) Close() error {
+	db.closePrepared()
+	return db.sql.Close()
+}
 
 // DataPath is the stored data_path, ending in '/'.
 func (db *DB) DataPath() string { return db.dataPath }
@@ -342,6 +351,9 @@ type sqlTx interface {
 
 func (t *Tx) q() sqlTx {
 	if t.tx != nil {
+		if t.db.d.name == "sqlite" {
+			return preparedTx{tx: t.tx, db: t.db}
+		}
 		return t.tx
 	}
 	return t.lock
@@ -433,12 +445,17 @@ func (r *readTx) done() { r.tx.Rollback() }
 
 // dbQueryer runs single queries outside a transaction.
 type dbQueryer struct {
-	db *sql.DB
-	d  *dialect
+	db  *sql.DB
+	d   *dialect
+	cat *DB
 }
 
 func (q dbQueryer) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	return q.db.QueryContext(ctx, q.d.rebind(query), q.d.args(args)...)
+	query = q.d.rebind(query)
+	if st := q.cat.prepared(ctx, query); st != nil { // sqlitestmts.go
+		return st.QueryContext(ctx, q.d.args(args)...)
+	}
+	return q.db.QueryContext(ctx, query, q.d.args(args)...)
 }
 
-func (db *DB) q() dbQueryer { return dbQueryer{db: db.sql, d: db.d} }
+func (db *DB) q() dbQueryer { return dbQueryer{db: db.sql, d: db.d, cat: db} }

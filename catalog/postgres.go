@@ -117,12 +117,12 @@ func postgresDSN(dsn string) string {
 	return dsn
 }
 
-// postgresIdleConns and postgresIdleTime bound the idle catalog connections
+// catalogIdleConns and catalogIdleTime bound the idle catalog connections
 // a server keeps: enough for its sessions' catalog queries and a commit in
 // flight at once, released when idle for a few seconds.
 const (
-	postgresIdleConns = 16
-	postgresIdleTime  = 10 * time.Second
+	catalogIdleConns = 16
+	catalogIdleTime  = 10 * time.Second
 )
 
 // openPostgres connects through pgx's database/sql driver with search_path
@@ -148,8 +148,8 @@ func openPostgres(dsn, schema string) (*DB, error) {
 	// PostgreSQL connection (a backend start, a login, and the statement
 	// cache refilled with a Parse per statement) and closed it again. Idle
 	// connections go after a while, so an idle server holds few.
-	db.SetMaxIdleConns(postgresIdleConns)
-	db.SetConnMaxIdleTime(postgresIdleTime)
+	db.SetMaxIdleConns(catalogIdleConns)
+	db.SetConnMaxIdleTime(catalogIdleTime)
 	return &DB{sql: db, d: postgresDialect, schema: schema}, nil
 }
 
