@@ -85,7 +85,8 @@ type Session struct {
 	inTx    bool
 	txn     *txn // the open block's snapshot and staged writes (nil until needed)
 	// stmtHead is the latest snapshot as the running statement first read
-	// it outside a block (writeHead, txn.go); nil until then
+	// it outside a block (writeHead, txn.go); nil until then, and outside
+	// Execute (a statement described now may run much later)
 	stmtHead *catalog.Snapshot
 	// stmtValues carries the running statement's context values (not its
 	// cancellation) to code that has no ctx of its own (schemaUsable)
@@ -481,7 +482,7 @@ func (st *Stmt) Execute(ctx context.Context, values [][]byte) (res *Result, err 
 	// questions ask (catalog/stmtcache.go)
 	ctx = catalog.WithStatement(ctx)
 	s.stmtValues = context.WithoutCancel(ctx)
-	defer func() { s.stmtValues = nil }()
+	defer func() { s.stmtValues, s.stmtHead = nil, nil }()
 	s.beginImplicit(st.node)         // implicit.go
 	own := s.beginReturning(st.node) // returning.go
 	workMem := s.workMemBytes()
