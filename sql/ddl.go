@@ -60,10 +60,17 @@ func (s *Session) commitWrite(ctx context.Context, fn func(c *snapshot.Commit, m
 			e.writeMu.Unlock()
 		}
 	}()
-	// the latest, read under the write lock: this server's sessions never
-	// conflict with each other, and a duplicate key is 23505, not 40001
-	head, err := e.DB.Head(ctx)
-	if err != nil {
+	// The latest, read under the write lock: this server's sessions never
+	// conflict with each other, and a duplicate key is 23505, not 40001.
+	// An insert into tables without keys builds on the snapshot its
+	// statement planned against instead, saving the read: it conflicts
+	// with no other insert, and what else committed since (a DROP, an
+	// ALTER) the commit's checks against the head catch.
+	var head catalog.Snapshot
+	var err error
+	if insert && len(s.keyChecks) == 0 && s.stmtHead != nil {
+		head = *s.stmtHead
+	} else if head, err = e.DB.Head(ctx); err != nil {
 		return err
 	}
 	// a later write of the statement (a writable CTE) plans on top of this one
