@@ -147,6 +147,14 @@ func (db *DB) noteCreated(ctx context.Context, name string) {
 	}
 }
 
+// NoteMetadataWritten records that the statement of ctx changed
+// ducklake_metadata: its later reads of it go to the database.
+func NoteMetadataWritten(ctx context.Context) {
+	if f := statementFacts(ctx); f != nil {
+		f.drawn = false
+	}
+}
+
 // MetadataRows are the ducklake_metadata rows with key: from the
 // statement's head read when it gathered them, else read now.
 func (db *DB) MetadataRows(ctx context.Context, key string) ([]MetadataRow, error) {

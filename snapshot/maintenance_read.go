@@ -293,5 +293,9 @@ func SetOption(ctx context.Context, db *catalog.DB, key, value, scope string, sc
 	if err != nil {
 		return fmt.Errorf("snapshot: set option %s: %w", key, err)
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	catalog.NoteMetadataWritten(ctx)
+	return nil
 }
