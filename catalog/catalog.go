@@ -312,9 +312,10 @@ func (db *DB) bootstrap(ctx context.Context, dataPath string) error {
 
 // Tx is one read-write transaction on the catalog database. On SQLite it
 // holds the writer lock from its start (BEGIN IMMEDIATE), so the head snapshot
-// it reads cannot move until it ends. On PostgreSQL it is a REPEATABLE READ
-// transaction without a lock: the head can move, and a commit built on a
-// stale head fails on the ducklake_snapshot primary key (see LostRace). Exec
+// it reads cannot move until it ends. On PostgreSQL BeginWrite's is a
+// REPEATABLE READ transaction without a lock: the head can move, and a
+// commit built on a stale head fails on the ducklake_snapshot primary key
+// (see LostRace); BeginCommit's holds the commit lock (commitlock.go). Exec
 // and Query take '?' placeholders and convert time.Time arguments for the
 // backend.
 type Tx struct {
