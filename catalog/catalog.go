@@ -43,6 +43,10 @@ type DB struct {
 	wantEncrypted bool
 	// tables caches tableExists (tablecache.go)
 	tables tableCache
+	// inlinedNames caches inlined-data tables' columns (commitreads.go)
+	inlinedNames inlinedNames
+	// stmts holds SQLite's prepared statements (sqlitestmts.go)
+	stmts preparedCache
 }
 
 // Encrypted reports whether the lake was created encrypted.
@@ -100,6 +104,10 @@ func OpenWithOptions(ctx context.Context, dsn, dataPath string, opts Options) (*
 		if err != nil {
 			return nil, fmt.Errorf("catalog: open sqlite %s: %w", path, err)
 		}
+		// as openPostgres: a connection opened per query beyond database/sql's
+		// 2 idle ones reads the schema again and loses its prepared statements
+		sdb.SetMaxIdleConns(catalogIdleConns)
+		sdb.SetConnMaxIdleTime(catalogIdleTime)
 		db = &DB{sql: sdb, d: sqliteDialect}
 	case strings.HasPrefix(dsn, "postgres:"), strings.HasPrefix(dsn, "postgresql:"):
 		var err error
@@ -118,7 +126,10 @@ func OpenWithOptions(ctx context.Context, dsn, dataPath string, opts Options) (*
 }
 
 // Close closes the catalog database.
-func (db *DB) Close() error { return db.sql.Close() }
+func (db *DB) Close() error {
+	db.closePrepared()
+	return db.sql.Close()
+}
 
 // DataPath is the stored data_path, ending in '/'.
 func (db *DB) DataPath() string { return db.dataPath }
@@ -301,21 +312,52 @@ func (db *DB) bootstrap(ctx context.Context, dataPath string) error {
 
 // Tx is one read-write transaction on the catalog database. On SQLite it
 // holds the writer lock from its start (BEGIN IMMEDIATE), so the head snapshot
-// it reads cannot move until it ends. On PostgreSQL it is a REPEATABLE READ
-// transaction without a lock: the head can move, and a commit built on a
-// stale head fails on the ducklake_snapshot primary key (see LostRace). Exec
+// it reads cannot move until it ends. On PostgreSQL BeginWrite's is a
+// REPEATABLE READ transaction without a lock: the head can move, and a
+// commit built on a stale head fails on the ducklake_snapshot primary key
+// (see LostRace); BeginCommit's holds the commit lock (commitlock.go). Exec
 // and Query take '?' placeholders and convert time.Time arguments for the
 // backend.
 type Tx struct {
+	// tx is the database/sql transaction; nil in a commit transaction on
+	// PostgreSQL, whose BEGIN and COMMIT go pipelined over lock with other
+	// statements (commitlock.go)
 	tx *sql.Tx
 	db *DB
 	// lock is the connection holding the commit lock (BeginCommit on
 	// PostgreSQL), released when the transaction ends; nil otherwise.
 	lock *sql.Conn
+	// ended: the transaction on lock was committed or rolled back
+	ended bool
 	// pending are ExecDeferred's statements not sent yet; deferredErr is
 	// the first error sending them gave (commitlock.go).
 	pending     []pendingStmt
 	deferredErr error
+	// pre are the answers BeginCommit read ahead, until the first write
+	// unless keep (commitreads.go)
+	pre  *commitPrefetch
+	keep bool
+	// sent counts the times statements of the transaction went to the
+	// database (queued writes flushed, ExecContext): Undo's test
+	sent int
+}
+
+// sqlTx is what Tx sends its statements through: a *sql.Tx, or the *sql.Conn
+// a commit transaction on PostgreSQL runs on.
+type sqlTx interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func (t *Tx) q() sqlTx {
+	if t.tx != nil {
+		if t.db.d.name == "sqlite" {
+			return preparedTx{tx: t.tx, db: t.db}
+		}
+		return t.tx
+	}
+	return t.lock
 }
 
 // BeginWrite starts a read-write transaction.
@@ -332,7 +374,9 @@ func (t *Tx) ExecContext(ctx context.Context, q string, args ...any) (sql.Result
 	if err := t.flush(ctx); err != nil {
 		return nil, err
 	}
-	return t.tx.ExecContext(ctx, t.db.d.rebind(q), t.db.d.args(args)...)
+	t.pre = nil
+	t.sent++
+	return t.q().ExecContext(ctx, t.db.d.rebind(q), t.db.d.args(args)...)
 }
 
 // QueryContext runs a query written with '?' placeholders.
@@ -340,17 +384,20 @@ func (t *Tx) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows
 	if err := t.flush(ctx); err != nil {
 		return nil, err
 	}
-	return t.tx.QueryContext(ctx, t.db.d.rebind(q), t.db.d.args(args)...)
+	return t.q().QueryContext(ctx, t.db.d.rebind(q), t.db.d.args(args)...)
 }
 
 // QueryRowContext runs a query written with '?' placeholders.
 func (t *Tx) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
 	_ = t.flush(ctx) // an error aborts the transaction: the query fails too, DeferredErr says why
-	return t.tx.QueryRowContext(ctx, t.db.d.rebind(q), t.db.d.args(args)...)
+	return t.q().QueryRowContext(ctx, t.db.d.rebind(q), t.db.d.args(args)...)
 }
 
 // Commit commits the transaction.
 func (t *Tx) Commit() error {
+	if t.tx == nil {
+		return t.commitPipelined(context.Background()) // commitlock.go
+	}
 	if err := t.flush(context.Background()); err != nil {
 		t.Rollback()
 		return err
@@ -362,6 +409,9 @@ func (t *Tx) Commit() error {
 
 // Rollback aborts the transaction; after Commit it is a no-op.
 func (t *Tx) Rollback() error {
+	if t.tx == nil {
+		return t.rollbackPipelined() // commitlock.go
+	}
 	err := t.tx.Rollback()
 	t.unlock()
 	if errors.Is(err, sql.ErrTxDone) {
@@ -396,12 +446,17 @@ func (r *readTx) done() { r.tx.Rollback() }
 
 // dbQueryer runs single queries outside a transaction.
 type dbQueryer struct {
-	db *sql.DB
-	d  *dialect
+	db  *sql.DB
+	d   *dialect
+	cat *DB
 }
 
 func (q dbQueryer) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	return q.db.QueryContext(ctx, q.d.rebind(query), q.d.args(args)...)
+	query = q.d.rebind(query)
+	if st := q.cat.prepared(ctx, query); st != nil { // sqlitestmts.go
+		return st.QueryContext(ctx, q.d.args(args)...)
+	}
+	return q.db.QueryContext(ctx, query, q.d.args(args)...)
 }
 
-func (db *DB) q() dbQueryer { return dbQueryer{db: db.sql, d: db.d} }
+func (db *DB) q() dbQueryer { return dbQueryer{db: db.sql, d: db.d, cat: db} }

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"fmt"
 	"strings"
@@ -10,22 +11,34 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 )
 
-// BeginCommit starts the read-write transaction of a snapshot commit.
+// BeginCommit starts the read-write transaction of a snapshot commit;
+// reads, when not nil, names what the commit will read in it (see
+// CommitReads).
 //
 // On SQLite it is BeginWrite: BEGIN IMMEDIATE already serialises writers.
-// On PostgreSQL the transaction's connection first takes a session advisory
-// lock of the catalog schema, so the commits of lakepg servers sharing the
-// catalog queue for the next snapshot id instead of racing for it: without
-// it, of two servers building on one head the second to insert head+1 fails
-// on the primary key and sleeps DuckDB's backoff (50-100 ms and more) before
-// retrying, which bounds a cluster to a few hundred commits/s with a p99 of
-// a second. The lock is taken before BEGIN, so the REPEATABLE READ snapshot
-// the commit reads the head in is taken after the previous lock holder
-// committed. DuckDB does not take the lock; against DuckDB the primary key
-// still decides, with the retries of the optimistic protocol. Nothing but
-// the order of lakepg's own commits depends on the lock: the conflict checks
-// are unchanged.
-func (db *DB) BeginCommit(ctx context.Context) (*Tx, error) {
+//
+// On PostgreSQL the transaction takes a transaction-level advisory lock of
+// the catalog schema first thing, so the commits of lakepg servers sharing
+// the catalog queue for the next snapshot id instead of racing for it:
+// without it, of two servers building on one head the second to insert
+// head+1 fails on the primary key and sleeps DuckDB's backoff (50-100 ms
+// and more) before retrying, which bounds a cluster to a few hundred
+// commits/s with a p99 of a second.
+//
+// Everything the lock is held for costs every server's commits, so the
+// transaction spends as few round trips as it can holding it: BEGIN, the
+// lock, the head and the reads go out in one pipelined batch, and the
+// writes and COMMIT (which releases the lock) in another (commitPipelined).
+// That is why the transaction runs at READ COMMITTED: each statement reads
+// what was committed when it starts, so the reads after the lock see the
+// previous holder's commit (a REPEATABLE READ snapshot would be taken by
+// the statement that waits for the lock, before the holder committed).
+// Between lakepg's commits nothing moves while the lock is held. DuckDB
+// does not take the lock; a DuckDB commit that lands after the head was
+// read has id head+1, so this commit's ducklake_snapshot insert fails on
+// the primary key and is retried on the new head, as with REPEATABLE READ
+// (LostRace). The conflict checks are unchanged.
+func (db *DB) BeginCommit(ctx context.Context, reads *CommitReads) (*Tx, error) {
 	if db.d.name != "postgres" {
 		return db.BeginWrite(ctx)
 	}
@@ -33,36 +46,132 @@ func (db *DB) BeginCommit(ctx context.Context) (*Tx, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock(hashtext($1))`, commitLockKey(db.schema)); err != nil {
-		discard(conn)
-		return nil, fmt.Errorf("catalog: commit lock: %w", err)
+	if reads != nil && len(reads.Tables) > maxPrefetchTables {
+		r := *reads
+		r.Tables = r.Tables[:maxPrefetchTables]
+		reads = &r
 	}
-	tx, err := conn.BeginTx(ctx, db.d.writeTx)
+	t := &Tx{db: db, lock: conn}
+	err = conn.Raw(func(dc any) error {
+		b := &pgx.Batch{}
+		b.Queue(`BEGIN ISOLATION LEVEL READ COMMITTED`)
+		b.Queue(`SELECT pg_advisory_xact_lock(hashtext($1))`, commitLockKey(db.schema))
+		if reads != nil {
+			db.queueReads(b, reads)
+		}
+		catalogQueries.Add(1) // one round trip, however many statements (the tracer sees no batch)
+		br := dc.(*stdlib.Conn).Conn().SendBatch(ctx, b)
+		if _, err := br.Exec(); err != nil {
+			br.Close()
+			return err
+		}
+		if _, err := br.Exec(); err != nil {
+			br.Close()
+			return fmt.Errorf("commit lock: %w", err)
+		}
+		if reads != nil {
+			p, err := readPrefetch(br, reads)
+			if err != nil {
+				br.Close()
+				return err
+			}
+			t.pre = p
+		}
+		return br.Close()
+	})
 	if err != nil {
-		t := &Tx{db: db, lock: conn}
-		t.unlock()
-		return nil, err
+		// closing the connection ends the transaction and releases the lock
+		discard(conn)
+		return nil, fmt.Errorf("catalog: begin commit: %w", err)
 	}
-	return &Tx{tx: tx, db: db, lock: conn}, nil
+	return t, nil
 }
 
 // commitLockKey names the advisory lock of commits to the catalog in schema.
 func commitLockKey(schema string) string { return "lakepg commit " + schema }
 
-// unlock releases the commit lock, if the transaction holds one, and returns
-// its connection to the pool; a connection whose unlock failed is closed
-// (which releases the lock with the session).
+// unlock returns a BeginWrite transaction's connection, if it has one, to
+// the pool.
 func (t *Tx) unlock() {
 	if t.lock == nil {
 		return
 	}
 	conn := t.lock
 	t.lock = nil
-	if _, err := conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock(hashtext($1))`, commitLockKey(t.db.schema)); err != nil {
+	conn.Close()
+}
+
+// commitPipelined sends the queued statements and COMMIT in one round trip;
+// COMMIT releases the commit lock.
+func (t *Tx) commitPipelined(ctx context.Context) error {
+	if t.ended {
+		return sql.ErrTxDone
+	}
+	if t.deferredErr != nil {
+		err := t.deferredErr
+		t.rollbackPipelined()
+		return err
+	}
+	pending := t.pending
+	t.pending, t.pre, t.ended = nil, nil, true
+	conn := t.lock
+	t.lock = nil
+	committed := false
+	err := conn.Raw(func(dc any) error {
+		b := &pgx.Batch{}
+		for _, p := range pending {
+			b.Queue(p.q, p.args...)
+		}
+		b.Queue(`COMMIT`)
+		catalogQueries.Add(1)
+		br := dc.(*stdlib.Conn).Conn().SendBatch(ctx, b)
+		defer br.Close()
+		for i := range pending {
+			if _, err := br.Exec(); err != nil {
+				return fmt.Errorf("catalog: %s: %w", firstWords(pending[i].q), err)
+			}
+		}
+		tag, err := br.Exec()
+		if err != nil {
+			return fmt.Errorf("catalog: commit: %w", err)
+		}
+		if tag.String() != "COMMIT" { // "ROLLBACK": the transaction had failed
+			return fmt.Errorf("catalog: commit: the transaction was rolled back")
+		}
+		committed = true
+		return br.Close()
+	})
+	if err != nil {
+		// a connection in an unknown state is closed, which ends any
+		// transaction on it
 		discard(conn)
-		return
+		if committed {
+			// the COMMIT itself succeeded: reporting a failure would make
+			// the caller retry, and commit twice
+			return nil
+		}
+		t.deferredErr = err
+		return err
 	}
 	conn.Close()
+	return nil
+}
+
+// rollbackPipelined ends a commit transaction without committing, which
+// releases the commit lock.
+func (t *Tx) rollbackPipelined() error {
+	if t.ended {
+		return nil
+	}
+	t.ended, t.pending, t.pre = true, nil, nil
+	conn := t.lock
+	t.lock = nil
+	if _, err := conn.ExecContext(context.Background(), `ROLLBACK`); err != nil {
+		discard(conn)
+		return nil // closing the connection rolled back
+	}
+	conn.Close()
+	return nil
 }
 
 // discard closes conn's database connection instead of pooling it.
@@ -86,8 +195,18 @@ type pendingStmt struct {
 // now. An error of a queued statement is returned by the call that sent it
 // and kept in DeferredErr.
 func (t *Tx) ExecDeferred(ctx context.Context, q string, args ...any) error {
-	if t.lock == nil {
-		_, err := t.ExecContext(ctx, q, args...)
+	if !t.keep {
+		t.pre = nil
+	}
+	return t.execDeferred(ctx, q, args...)
+}
+
+// execDeferred is ExecDeferred without ending the answers read ahead, for
+// statements that change no data (savepoints).
+func (t *Tx) execDeferred(ctx context.Context, q string, args ...any) error {
+	if t.tx != nil {
+		t.sent++
+		_, err := t.tx.ExecContext(ctx, t.db.d.rebind(q), t.db.d.args(args)...)
 		return err
 	}
 	if t.deferredErr != nil {
@@ -106,11 +225,12 @@ func (t *Tx) flush(ctx context.Context) error {
 	if t.deferredErr != nil {
 		return t.deferredErr
 	}
-	if len(t.pending) == 0 {
+	if len(t.pending) == 0 || t.tx != nil {
 		return nil
 	}
 	pending := t.pending
 	t.pending = nil
+	t.sent++
 	err := t.lock.Raw(func(dc any) error {
 		conn := dc.(*stdlib.Conn).Conn()
 		b := &pgx.Batch{}
@@ -145,17 +265,17 @@ func firstWords(q string) string {
 // Savepoint marks where RollbackTo returns to. On PostgreSQL it goes out
 // with the next pipelined batch, costing no round trip of its own.
 func (t *Tx) Savepoint(ctx context.Context, name string) error {
-	return t.ExecDeferred(ctx, "SAVEPOINT "+name)
+	return t.execDeferred(ctx, "SAVEPOINT "+name)
 }
 
 // ReleaseAndFlush forgets savepoint name and sends every queued statement
 // now, so that an error of the statements since the savepoint is known
 // (and returned) while they can still be rolled back alone.
 func (t *Tx) ReleaseAndFlush(ctx context.Context, name string) error {
-	if err := t.ExecDeferred(ctx, "RELEASE SAVEPOINT "+name); err != nil {
+	if err := t.execDeferred(ctx, "RELEASE SAVEPOINT "+name); err != nil {
 		return err
 	}
-	if t.lock == nil {
+	if t.tx != nil {
 		return nil
 	}
 	return t.flush(ctx)
@@ -164,11 +284,11 @@ func (t *Tx) ReleaseAndFlush(ctx context.Context, name string) error {
 // RollbackTo undoes everything since savepoint name, queued statements and
 // a failed pipelined batch included, leaving the transaction usable.
 func (t *Tx) RollbackTo(ctx context.Context, name string) error {
-	if t.lock != nil && t.deferredErr == nil {
+	if t.tx == nil && t.deferredErr == nil {
 		// the savepoint itself may still be queued
 		_ = t.flush(ctx)
 	}
-	t.pending, t.deferredErr = nil, nil
-	_, err := t.tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT "+name)
+	t.pending, t.deferredErr, t.pre = nil, nil, nil
+	_, err := t.q().ExecContext(ctx, "ROLLBACK TO SAVEPOINT "+name)
 	return err
 }

@@ -220,15 +220,24 @@ func (db *DB) TableStats(ctx context.Context, tableID int64) (TableStats, bool, 
 
 // TableStats reads a table's statistics row inside the transaction.
 func (t *Tx) TableStats(ctx context.Context, tableID int64) (TableStats, bool, error) {
+	if r := t.prefetchedTable(tableID); r != nil {
+		return r.stats, r.statsExist, nil
+	}
 	return tableStats(ctx, t, tableID)
 }
 
+const tableStatsQuery = `SELECT record_count, next_row_id, file_size_bytes FROM ducklake_table_stats WHERE table_id = ?`
+
 func tableStats(ctx context.Context, q queryer, tableID int64) (TableStats, bool, error) {
-	rows, err := q.QueryContext(ctx, `SELECT record_count, next_row_id, file_size_bytes FROM ducklake_table_stats WHERE table_id = ?`, tableID)
+	rows, err := q.QueryContext(ctx, tableStatsQuery, tableID)
 	if err != nil {
 		return TableStats{}, false, fmt.Errorf("catalog: read table stats: %w", err)
 	}
 	defer rows.Close()
+	return scanTableStats(rows)
+}
+
+func scanTableStats(rows rowScanner) (TableStats, bool, error) {
 	if !rows.Next() {
 		return TableStats{}, false, rows.Err()
 	}
@@ -257,16 +266,29 @@ func (db *DB) TableColumnStats(ctx context.Context, tableID int64) (map[int64]Ta
 // TableColumnStats reads a table's per-column statistics inside the
 // transaction.
 func (t *Tx) TableColumnStats(ctx context.Context, tableID int64) (map[int64]TableColumnStats, error) {
+	if r := t.prefetchedTable(tableID); r != nil {
+		out := make(map[int64]TableColumnStats, len(r.colStats))
+		for id, s := range r.colStats {
+			out[id] = s
+		}
+		return out, nil
+	}
 	return tableColumnStats(ctx, t, tableID)
 }
 
+const tableColumnStatsQuery = `SELECT column_id, contains_null, contains_nan, min_value, max_value, extra_stats
+FROM ducklake_table_column_stats WHERE table_id = ?`
+
 func tableColumnStats(ctx context.Context, q queryer, tableID int64) (map[int64]TableColumnStats, error) {
-	rows, err := q.QueryContext(ctx, `SELECT column_id, contains_null, contains_nan, min_value, max_value, extra_stats
-FROM ducklake_table_column_stats WHERE table_id = ?`, tableID)
+	rows, err := q.QueryContext(ctx, tableColumnStatsQuery, tableID)
 	if err != nil {
 		return nil, fmt.Errorf("catalog: read table column stats: %w", err)
 	}
 	defer rows.Close()
+	return scanTableColumnStats(rows)
+}
+
+func scanTableColumnStats(rows rowScanner) (map[int64]TableColumnStats, error) {
 	out := map[int64]TableColumnStats{}
 	for rows.Next() {
 		var (

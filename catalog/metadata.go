@@ -259,13 +259,24 @@ type tableColumn struct {
 // readColumns reads ducklake_column rows, ordered as DuckDB orders them
 // (table, parent NULLS FIRST, column_order).
 func readColumns(ctx context.Context, q queryer, where string, args ...any) ([]tableColumn, error) {
-	rows, err := q.QueryContext(ctx, `SELECT table_id, column_id, column_order, column_name, column_type, initial_default,
-	default_value, default_value_type, nulls_allowed, parent_column, begin_snapshot
-FROM ducklake_column `+where+` ORDER BY table_id, parent_column NULLS FIRST, column_order, column_id`, args...)
+	rows, err := q.QueryContext(ctx, columnsQuery(where), args...)
 	if err != nil {
 		return nil, fmt.Errorf("catalog: load columns: %w", err)
 	}
 	defer rows.Close()
+	return scanColumns(rows)
+}
+
+func columnsQuery(where string) string {
+	return `SELECT table_id, column_id, column_order, column_name, column_type, initial_default,
+	default_value, default_value_type, nulls_allowed, parent_column, begin_snapshot
+FROM ducklake_column ` + where + ` ORDER BY table_id, parent_column NULLS FIRST, column_order, column_id`
+}
+
+// liveColumnsWhere picks a table's live columns (LiveColumns).
+const liveColumnsWhere = `WHERE table_id = ? AND end_snapshot IS NULL`
+
+func scanColumns(rows rowScanner) ([]tableColumn, error) {
 	var out []tableColumn
 	for rows.Next() {
 		var (
@@ -297,15 +308,22 @@ FROM ducklake_column `+where+` ORDER BY table_id, parent_column NULLS FIRST, col
 // LiveColumns reads a table's columns that are live at the head (end_snapshot
 // IS NULL), nested children included, for building a commit.
 func (t *Tx) LiveColumns(ctx context.Context, tableID int64) ([]Column, error) {
-	cols, err := readColumns(ctx, t, `WHERE table_id = ? AND end_snapshot IS NULL`, tableID)
+	if r := t.prefetchedTable(tableID); r != nil {
+		return append([]Column(nil), r.cols...), nil
+	}
+	cols, err := readColumns(ctx, t, liveColumnsWhere, tableID)
 	if err != nil {
 		return nil, err
 	}
+	return columnsOf(cols), nil
+}
+
+func columnsOf(cols []tableColumn) []Column {
 	out := make([]Column, len(cols))
 	for i, c := range cols {
 		out[i] = c.Column
 	}
-	return out, nil
+	return out
 }
 
 // MaxColumnID is the largest column_id the table ever had (0 if none), over
@@ -345,6 +363,9 @@ type InlinedTable struct {
 
 // InlinedTables lists the inlined-data tables registered for a table.
 func (t *Tx) InlinedTables(ctx context.Context, tableID int64) ([]InlinedTable, error) {
+	if r := t.prefetchedTable(tableID); r != nil {
+		return append([]InlinedTable(nil), r.inlined...), nil
+	}
 	return inlinedTables(ctx, t, tableID)
 }
 
@@ -355,11 +376,17 @@ func (db *DB) InlinedTables(ctx context.Context, tableID int64) ([]InlinedTable,
 }
 
 func inlinedTables(ctx context.Context, q queryer, tableID int64) ([]InlinedTable, error) {
-	rows, err := q.QueryContext(ctx, `SELECT table_id, table_name, schema_version FROM ducklake_inlined_data_tables WHERE table_id = ? ORDER BY schema_version`, tableID)
+	rows, err := q.QueryContext(ctx, inlinedTablesQuery, tableID)
 	if err != nil {
 		return nil, fmt.Errorf("catalog: read inlined tables: %w", err)
 	}
 	defer rows.Close()
+	return scanInlinedTables(rows)
+}
+
+const inlinedTablesQuery = `SELECT table_id, table_name, schema_version FROM ducklake_inlined_data_tables WHERE table_id = ? ORDER BY schema_version`
+
+func scanInlinedTables(rows rowScanner) ([]InlinedTable, error) {
 	var out []InlinedTable
 	for rows.Next() {
 		var it InlinedTable

@@ -117,6 +117,14 @@ func postgresDSN(dsn string) string {
 	return dsn
 }
 
+// catalogIdleConns and catalogIdleTime bound the idle catalog connections
+// a server keeps: enough for its sessions' catalog queries and a commit in
+// flight at once, released when idle for a few seconds.
+const (
+	catalogIdleConns = 16
+	catalogIdleTime  = 10 * time.Second
+)
+
 // openPostgres connects through pgx's database/sql driver with search_path
 // set to the catalog schema alone, so every unqualified ducklake_* name in
 // lakepg's queries means the table in that schema, as DuckDB's
@@ -135,6 +143,13 @@ func openPostgres(dsn, schema string) (*DB, error) {
 	cfg.RuntimeParams["search_path"] = quoteIdent(schema)
 	cfg.Tracer = countingTracer{}
 	db := stdlib.OpenDB(*cfg)
+	// database/sql keeps 2 idle connections by default: with more sessions
+	// than that querying at once, every query beyond them opened a new
+	// PostgreSQL connection (a backend start, a login, and the statement
+	// cache refilled with a Parse per statement) and closed it again. Idle
+	// connections go after a while, so an idle server holds few.
+	db.SetMaxIdleConns(catalogIdleConns)
+	db.SetConnMaxIdleTime(catalogIdleTime)
 	return &DB{sql: db, d: postgresDialect, schema: schema}, nil
 }
 

@@ -48,11 +48,13 @@ func (db *DB) EnsurePrivilegeTable(ctx context.Context) error {
 		return nil
 	}
 	if _, err := db.sql.ExecContext(ctx, privilegeTableDDL); err != nil {
-		if ok, err2 := db.tableExists(ctx, db.sql, "lakepg_privilege"); err2 == nil && ok {
+		if ok, err2 := db.probeTable(ctx, db.sql, "lakepg_privilege"); err2 == nil && ok {
+			db.noteCreated(ctx, "lakepg_privilege")
 			return nil // another server made it meanwhile
 		}
 		return fmt.Errorf("catalog: create lakepg_privilege: %w", err)
 	}
+	db.noteCreated(ctx, "lakepg_privilege")
 	return nil
 }
 

@@ -153,6 +153,7 @@ func (db *DB) ownTableTx(ctx context.Context, name, ddl string, fn func(tx *Tx) 
 		if _, err := db.sql.ExecContext(ctx, ddl); err != nil {
 			return fmt.Errorf("catalog: create %s: %w", name, err)
 		}
+		db.noteCreated(ctx, name)
 	}
 	tx, err := db.BeginWrite(ctx)
 	if err != nil {

@@ -85,11 +85,13 @@ func (db *DB) EnsureSequenceTable(ctx context.Context) error {
 	}
 	if _, err := db.sql.ExecContext(ctx, sequenceTableDDL); err != nil {
 		// another server may have created it meanwhile
-		if ok, err2 := db.tableExists(ctx, db.sql, "lakepg_sequence"); err2 == nil && ok {
+		if ok, err2 := db.probeTable(ctx, db.sql, "lakepg_sequence"); err2 == nil && ok {
+			db.noteCreated(ctx, "lakepg_sequence")
 			return nil
 		}
 		return fmt.Errorf("catalog: create lakepg_sequence: %w", err)
 	}
+	db.noteCreated(ctx, "lakepg_sequence")
 	return nil
 }
 

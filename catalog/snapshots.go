@@ -27,6 +27,12 @@ FROM ducklake_snapshot s LEFT JOIN ducklake_snapshot_changes c ON c.snapshot_id 
 
 func scanSnapshots(rows *sql.Rows) ([]Snapshot, error) {
 	defer rows.Close()
+	return scanSnapshotRows(rows)
+}
+
+// scanSnapshotRows reads snapshotSelect's rows from a database/sql or a
+// pipelined pgx result (commitreads.go).
+func scanSnapshotRows(rows rowScanner) ([]Snapshot, error) {
 	var out []Snapshot
 	for rows.Next() {
 		var (
@@ -67,11 +73,17 @@ const headWhere = `WHERE s.snapshot_id = (SELECT MAX(snapshot_id) FROM ducklake_
 
 // Head is the latest snapshot (the highest snapshot_id).
 func (db *DB) Head(ctx context.Context) (Snapshot, error) {
+	if f := statementFacts(ctx); f != nil && !f.read && db.d.name == "postgres" {
+		return db.headGathering(ctx, f) // stmtcache.go
+	}
 	return oneSnapshot(ctx, db.q(), headWhere)
 }
 
 // Head is the latest snapshot as this transaction sees it.
 func (t *Tx) Head(ctx context.Context) (Snapshot, error) {
+	if p := t.prefetched(); p != nil {
+		return p.head, nil
+	}
 	return oneSnapshot(ctx, t, headWhere)
 }
 
@@ -128,11 +140,22 @@ func (db *DB) Snapshots(ctx context.Context) ([]Snapshot, error) {
 // ChangesSince returns the changes_made of every snapshot after base, in
 // snapshot order: what other writers did since a transaction started.
 func (t *Tx) ChangesSince(ctx context.Context, base int64) ([]string, error) {
-	rows, err := t.QueryContext(ctx, `SELECT changes_made FROM ducklake_snapshot_changes WHERE snapshot_id > ? ORDER BY snapshot_id`, base)
+	if p := t.prefetched(); p != nil {
+		if out, ok := p.changesSince(base); ok {
+			return out, nil
+		}
+	}
+	rows, err := t.QueryContext(ctx, changesSinceQuery, base)
 	if err != nil {
 		return nil, fmt.Errorf("catalog: read snapshot changes: %w", err)
 	}
 	defer rows.Close()
+	return scanChanges(rows)
+}
+
+const changesSinceQuery = `SELECT changes_made FROM ducklake_snapshot_changes WHERE snapshot_id > ? ORDER BY snapshot_id`
+
+func scanChanges(rows rowScanner) ([]string, error) {
 	var out []string
 	for rows.Next() {
 		var c sql.NullString

@@ -102,6 +102,11 @@ func (db *DB) tableExists(ctx context.Context, q queryer, name string) (bool, er
 		if ok {
 			return true, nil
 		}
+		if autocommit(q) {
+			if exists, ok := ownTableInStatement(ctx, name); ok { // stmtcache.go
+				return exists, nil
+			}
+		}
 	}
 	ok, err := db.probeTable(ctx, q, name)
 	if err == nil && ok && ownTable(name) && autocommit(q) {

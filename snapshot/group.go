@@ -122,12 +122,16 @@ func writeGroup(batch []*member) {
 			close(m.done)
 		}
 	}
-	tx, err := batch[0].c.db.BeginCommit(ctx)
+	tx, err := batch[0].c.db.BeginCommit(ctx, groupReads(batch))
 	if err != nil {
 		fail(batch, fmt.Errorf("snapshot: begin commit: %w", err))
 		return
 	}
 	defer tx.Rollback()
+	if tx.Pipelined() {
+		writePipelined(ctx, tx, batch)
+		return
+	}
 	type written struct {
 		m             *member
 		snap          catalog.Snapshot
@@ -177,6 +181,100 @@ func writeGroup(batch []*member) {
 	}
 	if err := tx.Commit(); err != nil {
 		fail(members, fmt.Errorf("snapshot: commit snapshots %d..%d: %w", ok[0].snap.ID, ok[len(ok)-1].snap.ID, err))
+		return
+	}
+	for _, w := range ok {
+		w.m.c.finalCatalogBase = w.nextCatalogID
+		w.m.snap = w.snap
+		close(w.m.done)
+	}
+}
+
+// groupReads are the reads of every member, for BeginCommit to fetch at once.
+func groupReads(batch []*member) *catalog.CommitReads {
+	r := batch[0].c.reads()
+	ids := idSet{}
+	for _, id := range r.Tables {
+		ids.add(id)
+	}
+	for _, m := range batch[1:] {
+		mr := m.c.reads()
+		r.Base = min(r.Base, mr.Base)
+		for _, id := range mr.Tables {
+			ids.add(id)
+		}
+	}
+	r.Tables = ids.sorted()
+	return r
+}
+
+// writePipelined writes a group in a pipelined transaction (PostgreSQL),
+// where a savepoint per member would cost a round trip per member while
+// every server's commits wait for the commit lock. Instead the members'
+// writes are queued one after the other, with the answers BeginCommit read
+// ahead kept true as each member's writes are queued (catalog.Tx.KeepReads),
+// so a group of any size costs two round trips: the reads, and the writes
+// with COMMIT. A member that fails before any of its writes was sent is
+// dropped from the queue alone (catalog.Tx.Undo); any other failure ends
+// the transaction with nothing of the group committed, and each member is
+// then written on its own, as if no group had formed.
+func writePipelined(ctx context.Context, tx *catalog.Tx, batch []*member) {
+	tx.KeepReads()
+	type written struct {
+		m             *member
+		snap          catalog.Snapshot
+		nextCatalogID int64
+	}
+	var ok []written
+	alone := func() {
+		tx.Rollback()
+		for _, w := range ok {
+			m := w.m
+			m.snap, m.err = m.c.try(m.ctx, m.attempt)
+			close(m.done)
+		}
+	}
+	for i, m := range batch {
+		if err := m.ctx.Err(); err != nil {
+			m.err = err
+			close(m.done)
+			continue
+		}
+		mark := tx.Mark()
+		snap, next, err := m.c.writeIn(ctx, tx, m.attempt)
+		if err == nil && !m.c.InsertsOnly() {
+			// its writes may change what the answers read ahead say
+			tx.ForgetReads()
+		}
+		if err != nil {
+			if !tx.Undo(mark) {
+				// this member's or an earlier one's writes reached the
+				// catalog and failed or cannot be taken back
+				for _, rest := range batch[i:] {
+					if rest.ctx.Err() == nil || rest == m {
+						ok = append(ok, written{m: rest})
+					} else {
+						rest.err = rest.ctx.Err()
+						close(rest.done)
+					}
+				}
+				alone()
+				return
+			}
+			m.err = err
+			close(m.done)
+			continue
+		}
+		tx.Advance(snap)
+		ok = append(ok, written{m: m, snap: snap, nextCatalogID: next})
+	}
+	if len(ok) == 0 {
+		return
+	}
+	if err := tx.Commit(); err != nil {
+		// nothing of the group is in the catalog (a COMMIT that succeeded
+		// reports no error)
+		alone()
 		return
 	}
 	for _, w := range ok {

@@ -219,16 +219,7 @@ func sameNames(names []string, cols []InlinedColumn) bool {
 // inlinedColumnNames are the value columns of an inlined-data table, after
 // its three system columns.
 func (w *writer) inlinedColumnNames(table string) ([]string, error) {
-	rows, err := w.tx.QueryContext(w.ctx, `SELECT * FROM `+catalog.QuoteIdent(table)+` WHERE 1 = 0`)
-	if err != nil {
-		return nil, fmt.Errorf("snapshot: read inlined table %s: %w", table, err)
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil || len(cols) < 3 {
-		return nil, fmt.Errorf("snapshot: inlined table %s has no system columns: %v", table, err)
-	}
-	return cols[3:], nil
+	return w.tx.InlinedColumnNames(w.ctx, table)
 }
 
 // writeInlinedInserts gives the rows consecutive row ids from the table's
@@ -330,6 +321,7 @@ func (w *writer) createInlinedTable(tid, sv int64, cols []InlinedColumn) (ok boo
 	if _, err := w.exec(`INSERT INTO ducklake_inlined_data_tables VALUES (?, ?, ?)`, tid, name, sv); err != nil {
 		return false, err
 	}
+	w.tx.NoteInlinedTables(tid)
 	return true, nil
 }
 

@@ -15,21 +15,13 @@ import (
 // Option reads a DuckLake option from ducklake_metadata as DuckDB resolves
 // it: the table's value, else the schema's, else the global one.
 func Option(ctx context.Context, db *catalog.DB, key string, schemaID, tableID int64) (string, bool, error) {
-	rows, err := db.SQL().QueryContext(ctx, db.Rebind(`SELECT "value", scope, scope_id FROM ducklake_metadata WHERE "key" = ?`), key)
+	rows, err := db.MetadataRows(ctx, key)
 	if err != nil {
-		return "", false, fmt.Errorf("snapshot: read option %s: %w", key, err)
+		return "", false, fmt.Errorf("snapshot: %w", err)
 	}
-	defer rows.Close()
 	best, found := -1, ""
-	for rows.Next() {
-		var (
-			v     string
-			scope sql.NullString
-			id    sql.NullInt64
-		)
-		if err := rows.Scan(&v, &scope, &id); err != nil {
-			return "", false, fmt.Errorf("snapshot: read option %s: %w", key, err)
-		}
+	for _, r := range rows {
+		v, scope, id := r.Value, r.Scope, r.ScopeID
 		rank := -1
 		switch {
 		case !scope.Valid || scope.String == "":
@@ -43,7 +35,7 @@ func Option(ctx context.Context, db *catalog.DB, key string, schemaID, tableID i
 			best, found = rank, v
 		}
 	}
-	return found, best >= 0, rows.Err()
+	return found, best >= 0, nil
 }
 
 // InlinedRow is one row of an inlined-data table with its history.
@@ -301,5 +293,9 @@ func SetOption(ctx context.Context, db *catalog.DB, key, value, scope string, sc
 	if err != nil {
 		return fmt.Errorf("snapshot: set option %s: %w", key, err)
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	catalog.NoteMetadataWritten(ctx)
+	return nil
 }

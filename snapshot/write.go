@@ -68,7 +68,7 @@ func (c *Commit) Commit(ctx context.Context) (catalog.Snapshot, error) {
 
 // try is one attempt: one catalog transaction.
 func (c *Commit) try(ctx context.Context, attempt int) (catalog.Snapshot, error) {
-	tx, err := c.db.BeginCommit(ctx)
+	tx, err := c.db.BeginCommit(ctx, c.reads())
 	if err != nil {
 		return catalog.Snapshot{}, fmt.Errorf("snapshot: begin commit: %w", err)
 	}
@@ -299,13 +299,30 @@ func pathFor(name, id string) string {
 
 func (w *writer) droppedTable(id int64) bool { return w.c.dropsTable(id) }
 
+// reads names what an attempt will read of the tables the commit adds rows
+// to, for BeginCommit to fetch with the commit lock (catalog.CommitReads).
+func (c *Commit) reads() *catalog.CommitReads {
+	ids := idSet{}
+	for _, af := range c.addedFiles {
+		if !c.isProvisional(af.tableID) && !c.dropsTable(af.tableID) {
+			ids.add(af.tableID)
+		}
+	}
+	for _, in := range c.inl.inserts {
+		if !c.isProvisional(in.tableID) && !c.dropsTable(in.tableID) {
+			ids.add(in.tableID)
+		}
+	}
+	return &catalog.CommitReads{Base: c.base.ID, Tables: ids.sorted()}
+}
+
 // tableLive checks that an existing table still has a live row.
 func (w *writer) tableLive(id int64) error {
-	var n int64
-	if err := w.tx.QueryRowContext(w.ctx, `SELECT COUNT(*) FROM ducklake_table WHERE table_id = ? AND end_snapshot IS NULL`, id).Scan(&n); err != nil {
-		return fmt.Errorf("snapshot: check table %d: %w", id, err)
+	live, err := w.tx.TableLive(w.ctx, id)
+	if err != nil {
+		return fmt.Errorf("snapshot: %w", err)
 	}
-	if n == 0 {
+	if !live {
 		return conflictf("table with index %d was dropped by another transaction", id)
 	}
 	return nil
@@ -1085,6 +1102,12 @@ func (w *writer) writeStats(td *tableData) error {
 		}
 		return acc
 	}
+	// what the rows will say, for a group's later commits (catalog.Tx.KeepReads)
+	after := map[int64]catalog.TableColumnStats{}
+	note := func(id int64, acc colAcc, extra *string) {
+		after[id] = catalog.TableColumnStats{ColumnID: id, ContainsNull: acc.containsNull, ContainsNaN: acc.containsNaN,
+			Min: acc.min, Max: acc.max, ExtraStats: extra}
+	}
 	if !td.statsExist {
 		if err := w.put(`INSERT INTO ducklake_table_stats VALUES (?, ?, ?, ?)`,
 			td.id, td.stats.RecordCount, td.stats.NextRowID, td.stats.FileSizeBytes); err != nil {
@@ -1108,7 +1131,9 @@ func (w *writer) writeStats(td *tableData) error {
 				td.id, id, acc.containsNull, acc.containsNaN, acc.min, acc.max); err != nil {
 				return err
 			}
+			note(id, acc, nil)
 		}
+		w.tx.NoteTableStats(td.id, td.stats, after)
 		return nil
 	}
 	if err := w.put(`UPDATE ducklake_table_stats SET record_count = ?, next_row_id = ?, file_size_bytes = ? WHERE table_id = ?`,
@@ -1121,16 +1146,19 @@ func (w *writer) writeStats(td *tableData) error {
 		ids.add(id)
 	}
 	for _, id := range ids.sorted() {
+		row := existing[id]
 		if _, live := types[id]; !live {
+			after[id] = row
 			continue // a dropped column: its row no longer matters
 		}
-		row := existing[id]
 		acc := fold(tableAcc(row), id, 0)
 		if err := w.put(`UPDATE ducklake_table_column_stats SET contains_null = ?, contains_nan = ?, min_value = ?, max_value = ? WHERE table_id = ? AND column_id = ?`,
 			acc.containsNull, acc.containsNaN, acc.min, acc.max, td.id, id); err != nil {
 			return err
 		}
+		note(id, acc, row.ExtraStats)
 	}
+	w.tx.NoteTableStats(td.id, td.stats, after)
 	return nil
 }
 

@@ -60,10 +60,21 @@ func (s *Session) commitWrite(ctx context.Context, fn func(c *snapshot.Commit, m
 			e.writeMu.Unlock()
 		}
 	}()
-	head, err := e.DB.Head(ctx)
-	if err != nil {
+	// The latest, read under the write lock: this server's sessions never
+	// conflict with each other, and a duplicate key is 23505, not 40001.
+	// An insert into tables without keys builds on the snapshot its
+	// statement planned against instead, saving the read: it conflicts
+	// with no other insert, and what else committed since (a DROP, an
+	// ALTER) the commit's checks against the head catch.
+	var head catalog.Snapshot
+	var err error
+	if insert && len(s.keyChecks) == 0 && s.stmtHead != nil {
+		head = *s.stmtHead
+	} else if head, err = e.DB.Head(ctx); err != nil {
 		return err
 	}
+	// a later write of the statement (a writable CTE) plans on top of this one
+	s.stmtHead = nil
 	meta, err := e.metadata(ctx, head)
 	if err != nil {
 		return err
@@ -93,17 +104,12 @@ func (s *Session) commitWrite(ctx context.Context, fn func(c *snapshot.Commit, m
 	if c.Empty() {
 		return nil
 	}
-	if insert && c.InsertsOnly() && e.DB.Dialect() == "sqlite" {
+	if insert && c.InsertsOnly() {
 		// Inserts conflict with no other insert: the next session may stage
 		// while this one commits, and commits that meet go into the catalog
 		// in one transaction (snapshot/group.go). Anything else stays
 		// serialised on this server, so that its sessions never conflict
-		// with each other. Only on SQLite, where it measured 500-573
-		// commits/s against 288-356 (16 clients); on a PostgreSQL catalog two
-		// servers fell from 148-195 to 96-116 commits/s on the loaded test
-		// machine, not yet understood: a group holds the cluster's commit
-		// lock while its members run one after another, each with a
-		// conflict check against the earlier ones (bench/results/2026-12-02-scaleout.md).
+		// with each other.
 		e.inserts.Add(1)
 		defer e.inserts.Done()
 		e.writeMu.Unlock()

@@ -451,6 +451,9 @@ func (s *Session) checkSchemaPriv(ctx context.Context, sch *catalog.Schema, lett
 // check reports it).
 func (s *Session) schemaUsable(sch *catalog.Schema) bool {
 	ctx := context.Background()
+	if s.stmtValues != nil {
+		ctx = s.stmtValues
+	}
 	role := s.checkingRole()
 	if super, err := s.roleSuper(ctx, nil, role); err != nil || super {
 		return true

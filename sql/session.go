@@ -84,9 +84,16 @@ type Session struct {
 	loc     *time.Location
 	inTx    bool
 	txn     *txn // the open block's snapshot and staged writes (nil until needed)
-	failed  bool
-	pid     int32                            // the backend process id the client was told
-	chains  map[*exec.Parallel]exec.Operator // of the plan EXPLAIN is printing
+	// stmtHead is the latest snapshot as the running statement first read
+	// it outside a block (writeHead, txn.go); nil until then, and outside
+	// Execute (a statement described now may run much later)
+	stmtHead *catalog.Snapshot
+	// stmtValues carries the running statement's context values (not its
+	// cancellation) to code that has no ctx of its own (schemaUsable)
+	stmtValues context.Context
+	failed     bool
+	pid        int32                            // the backend process id the client was told
+	chains     map[*exec.Parallel]exec.Operator // of the plan EXPLAIN is printing
 
 	// implicit: the open block is an implicit transaction that Sync ends;
 	// pipelined: more statements may follow before it (implicit.go)
@@ -294,7 +301,11 @@ func (s *Session) Prepare(ctx context.Context, query string, paramOIDs []uint32)
 		st := &Stmt{sess: s, node: raw.Stmt, text: query, params: p}
 		stmts = append(stmts, st)
 	}
-	if len(stmts) == 1 {
+	if len(stmts) == 1 && plainWrite(stmts[0].node, query, paramOIDs) {
+		// Nothing to describe: no rows, no parameters to type. Planning it
+		// here would cost the catalog reads of planning it again to run.
+		stmts[0].described = true
+	} else if len(stmts) == 1 {
 		// describe now for the extended protocol; simple queries describe lazily
 		stmts[0].describe(ctx)
 		if err := stmts[0].descErr; err != nil && hasReturning(stmts[0].node) && pgerr.Code(err)[:2] == "42" {
@@ -304,6 +315,19 @@ func (s *Session) Prepare(ctx context.Context, query string, paramOIDs []uint32)
 		}
 	}
 	return stmts, nil
+}
+
+// plainWrite reports whether n is an INSERT, UPDATE, DELETE or MERGE
+// without RETURNING whose text has no parameter ($n; a '$' anywhere, in a
+// string too, counts), so that describing it could only find no columns
+// and no parameters.
+func plainWrite(n *pg.Node, query string, paramOIDs []uint32) bool {
+	switch n.Node.(type) {
+	case *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt, *pg.Node_MergeStmt:
+	default:
+		return false
+	}
+	return len(paramOIDs) == 0 && !strings.Contains(query, "$") && !hasReturning(n) && writableWith(n) == nil
 }
 
 func syntaxError(err error) error {
@@ -454,6 +478,11 @@ func (st *Stmt) Execute(ctx context.Context, values [][]byte) (res *Result, err 
 	if p.values == nil {
 		p.values = [][]byte{}
 	}
+	// the statement's first head read also learns what its later catalog
+	// questions ask (catalog/stmtcache.go)
+	ctx = catalog.WithStatement(ctx)
+	s.stmtValues = context.WithoutCancel(ctx)
+	defer func() { s.stmtValues, s.stmtHead = nil, nil }()
 	s.beginImplicit(st.node)         // implicit.go
 	own := s.beginReturning(st.node) // returning.go
 	workMem := s.workMemBytes()
@@ -551,6 +580,7 @@ func (s *Session) describe(ctx context.Context, st *Stmt) ([]Column, error) {
 
 func (s *Session) execute(ctx context.Context, st *Stmt, p *params) (*Result, error) {
 	s.resetPrivCache()                                        // privileges.go
+	s.stmtHead = nil                                          // txn.go
 	if res, ok, err := s.tempStatement(ctx, st.node, p); ok { // temp_ddl.go
 		return res, err
 	}

@@ -97,7 +97,16 @@ func (s *Session) writeHead(ctx context.Context) (catalog.Snapshot, error) {
 		}
 		return t.base, nil
 	}
-	return s.eng.DB.Head(ctx)
+	// One read per statement: its planning, key checks and insert commit
+	// all build on the snapshot the statement started from.
+	if s.stmtHead != nil {
+		return *s.stmtHead, nil
+	}
+	head, err := s.eng.DB.Head(ctx)
+	if err == nil && s.stmtValues != nil { // only while a statement executes
+		s.stmtHead = &head
+	}
+	return head, err
 }
 
 // stage adds a write statement's changes to the open block.
