@@ -106,7 +106,16 @@ func (s *Sort) spillRun(ctx context.Context) error {
 func capBytes(c *colBuf) int64 {
 	var n int64
 	for _, v := range c.Vecs {
-		n += int64(cap(v.I64))*8 + int64(cap(v.F64))*8 + int64(cap(v.B)) + int64(cap(v.Iv))*16 + int64(cap(v.S))*16 + int64(cap(v.Nulls))
+		n += vecCapBytes(v)
+	}
+	return n
+}
+
+// vecCapBytes is the memory v's slices hold, by capacity, and its text.
+func vecCapBytes(v *vec.Vector) int64 {
+	n := int64(cap(v.I64))*8 + int64(cap(v.F64))*8 + int64(cap(v.B)) + int64(cap(v.Iv))*16 + int64(cap(v.S))*16 + int64(cap(v.Nulls))
+	for _, s := range v.S {
+		n += int64(len(s))
 	}
 	return n
 }
