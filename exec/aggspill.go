@@ -240,13 +240,14 @@ func (s *aggSet) has(b *vec.Batch, i int, h uint64) bool {
 		s.kv[k] = b.Vecs[c]
 	}
 	t := s.htab
-	mask := uint64(len(t.hashes) - 1)
+	mask := uint64(len(t.slots) - 1)
+	tag := slotTag(h)
 	for j := h & mask; ; j = (j + 1) & mask {
-		v := t.vals[j]
-		if v == 0 {
+		sl := t.slots[j]
+		if sl == 0 {
 			return false
 		}
-		if t.hashes[j] == h && s.keys.equal(int(v-1), s.kv, i) {
+		if slotTag(sl) == tag && s.keys.equal(int(slotVal(sl)-1), s.kv, i) {
 			return true
 		}
 	}
