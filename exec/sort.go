@@ -52,10 +52,11 @@ type Sort struct {
 	seedRes reservation
 
 	// external sort (sortspill.go)
-	spilling bool
-	runs     []*sortRun
-	heap     []*sortRun
-	blk      []byte
+	spilling  bool
+	runs      []*sortRun
+	heap      []*sortRun
+	writers   []*runWriter
+	splitRuns int // times the buffered rows were written as several runs at once
 }
 
 func (s *Sort) Types() []types.T { return s.Input.Types() }
