@@ -193,21 +193,18 @@ func newHashTable(hint int) *hashTable {
 
 func (t *hashTable) bytes() int64 { return int64(len(t.slots))*8 + int64(cap(t.idHash))*8 }
 
-// grow doubles the table, placing each group again by its hash (idHash).
+// grow doubles the table, placing each group again by its hash. It reads
+// the hashes in group order (idHash) rather than the old slots: one
+// sequential pass instead of a random idHash read per group.
 func (t *hashTable) grow() {
-	old := t.slots
-	t.slots = make([]uint64, 2*len(old))
+	t.slots = make([]uint64, 2*len(t.slots))
 	mask := uint64(len(t.slots) - 1)
-	for _, sl := range old {
-		if sl == 0 {
-			continue
-		}
-		h := t.idHash[slotVal(sl)-1]
+	for id, h := range t.idHash {
 		i := h & mask
 		for t.slots[i] != 0 {
 			i = (i + 1) & mask
 		}
-		t.slots[i] = sl
+		t.slots[i] = slotTag(h) | uint64(id+1)
 	}
 }
 
