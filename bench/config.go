@@ -35,6 +35,7 @@ type Config struct {
 	ScalingSF    []float64     // TPC-H scale factors of the scaling section (BENCH_SCALING_SF)
 	S3Rows       int64         // rows of the 20-column S3 table (BENCH_S3_ROWS)
 	MemLimit     int64         // memory limit of the memory section, bytes (BENCH_MEM_LIMIT)
+	MemQueries   []string      // words that pick the memory section's queries by name; empty: all (BENCH_MEMORY_QUERIES)
 	PGIndexes    bool          // PostgreSQL gets the two indexes of test/tpch (BENCH_PG_INDEXES)
 
 	OutDir   string // where the report goes (BENCH_OUT, default bench/results)
@@ -111,6 +112,11 @@ func ConfigFromEnv() (Config, error) {
 	fail("BENCH_BULK_ROWS", e)
 	c.MemLimit, e = parseBytes(envString("BENCH_MEM_LIMIT", "512MiB"))
 	fail("BENCH_MEM_LIMIT", e)
+	for _, w := range strings.Split(envString("BENCH_MEMORY_QUERIES", ""), ",") {
+		if w = strings.TrimSpace(w); w != "" {
+			c.MemQueries = append(c.MemQueries, w)
+		}
+	}
 	c.Clients, e = parseInts(envString("BENCH_CLIENTS", "1,8,32,64"))
 	fail("BENCH_CLIENTS", e)
 	c.ConcDuration, e = parseSeconds(envString("BENCH_CONC_SECONDS", "30"))

@@ -201,6 +201,9 @@ func (r *Runner) settings() {
 	}
 	if c.has("memory") {
 		r.rep.setting("memory limit of the memory section (BENCH_MEM_LIMIT)", mib(c.MemLimit))
+		if len(c.MemQueries) > 0 {
+			r.rep.setting("memory section queries (BENCH_MEMORY_QUERIES)", strings.Join(c.MemQueries, ", "))
+		}
 	}
 }
 

@@ -2,6 +2,8 @@ package exec
 
 import (
 	"context"
+	"runtime"
+	"sync"
 
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
@@ -49,6 +51,7 @@ type aggSpill struct {
 	cur     int // partition being aggregated
 	freed   bool
 	qs      *QueryStats
+	par     *aggPartWorkers
 }
 
 // spillPart buffers one partition's rows and writes them a block at a time.
@@ -240,13 +243,14 @@ func (s *aggSet) has(b *vec.Batch, i int, h uint64) bool {
 		s.kv[k] = b.Vecs[c]
 	}
 	t := s.htab
-	mask := uint64(len(t.hashes) - 1)
+	mask := uint64(len(t.slots) - 1)
+	tag := slotTag(h)
 	for j := h & mask; ; j = (j + 1) & mask {
-		v := t.vals[j]
-		if v == 0 {
+		sl := t.slots[j]
+		if sl == 0 {
 			return false
 		}
-		if t.hashes[j] == h && s.keys.equal(int(v-1), s.kv, i) {
+		if slotTag(sl) == tag && s.keys.equal(int(slotVal(sl)-1), s.kv, i) {
 			return true
 		}
 	}
@@ -267,6 +271,9 @@ func (sp *aggSpill) next(ctx context.Context) (*vec.Batch, error) {
 				}
 			}
 		}
+	}
+	if sp.par != nil || (h.spillLevel == 0 && runtime.GOMAXPROCS(0) > 1 && sp.spilledParts() > 1) {
+		return sp.parNext(ctx)
 	}
 	for sp.cur < len(sp.parts) {
 		pt := sp.parts[sp.cur]
@@ -296,6 +303,10 @@ func (sp *aggSpill) next(ctx context.Context) (*vec.Batch, error) {
 }
 
 func (sp *aggSpill) close() {
+	if sp.par != nil {
+		sp.par.stop()
+		sp.par = nil
+	}
 	if sp.sub != nil {
 		sp.sub.Close()
 		sp.sub = nil
@@ -328,4 +339,128 @@ func (s *spillScan) Next(ctx context.Context) (*vec.Batch, error) {
 		return nil, err
 	}
 	return &s.dec.b, nil
+}
+
+// spilledParts counts the partitions that have rows.
+func (sp *aggSpill) spilledParts() int {
+	n := 0
+	for _, pt := range sp.parts {
+		if pt != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// aggPartWorkers aggregate the spilled partitions of a top-level HashAgg
+// several at a time, one goroutine per processor: the partitions are
+// independent, and aggregating them is most of a spilled aggregation's
+// work after its input has been read. A worker hands each output batch over
+// and waits until it has been consumed before reusing it.
+type aggPartWorkers struct {
+	out     chan aggPartBatch
+	quit    chan struct{}
+	wg      sync.WaitGroup
+	running int
+	ack     chan struct{} // of the batch last returned
+	err     error
+}
+
+type aggPartBatch struct {
+	b    *vec.Batch
+	err  error
+	ack  chan struct{}
+	done bool // the worker has no partition left
+}
+
+func (sp *aggSpill) parNext(ctx context.Context) (*vec.Batch, error) {
+	w := sp.par
+	if w == nil {
+		w = &aggPartWorkers{out: make(chan aggPartBatch), quit: make(chan struct{})}
+		sp.par = w
+		queue := make(chan *spillPart, len(sp.parts))
+		for _, pt := range sp.parts {
+			if pt != nil {
+				queue <- pt
+			}
+		}
+		close(queue)
+		w.running = min(runtime.GOMAXPROCS(0), len(queue))
+		for i := 0; i < w.running; i++ {
+			w.wg.Add(1)
+			go func() {
+				defer w.wg.Done()
+				ack := make(chan struct{})
+				err := guard(func() error { return sp.aggregateParts(ctx, queue, ack) })
+				select {
+				case w.out <- aggPartBatch{err: err, done: true}:
+				case <-w.quit:
+				}
+			}()
+		}
+	}
+	if w.err != nil {
+		return nil, w.err
+	}
+	if w.ack != nil {
+		w.ack <- struct{}{}
+		w.ack = nil
+	}
+	for w.running > 0 {
+		r := <-w.out
+		if r.done {
+			w.running--
+			if r.err != nil {
+				w.err = r.err
+				return nil, r.err
+			}
+			continue
+		}
+		w.ack = r.ack
+		return r.b, nil
+	}
+	return nil, nil
+}
+
+// aggregateParts aggregates partitions from queue until it is empty.
+func (sp *aggSpill) aggregateParts(ctx context.Context, queue <-chan *spillPart, ack chan struct{}) error {
+	h, w := sp.h, sp.par
+	for pt := range queue {
+		rd, err := pt.file.reader()
+		if err != nil {
+			return err
+		}
+		sub := &HashAgg{Input: &spillScan{rd: rd, dec: newBlockDecoder(h.Input.Types())},
+			NGroup: h.NGroup, Aggs: h.Aggs, Mem: h.Mem, spillLevel: h.spillLevel + 1}
+		for {
+			b, err := sub.Next(ctx)
+			if err != nil || b == nil {
+				sub.Close()
+				if err != nil {
+					return err
+				}
+				break
+			}
+			select {
+			case w.out <- aggPartBatch{b: b, ack: ack}:
+			case <-w.quit:
+				sub.Close()
+				return nil
+			}
+			select {
+			case <-ack:
+			case <-w.quit:
+				sub.Close()
+				return nil
+			}
+		}
+		pt.file.Close()
+	}
+	return nil
+}
+
+// stop ends the workers; the partitions' files are closed after.
+func (w *aggPartWorkers) stop() {
+	close(w.quit)
+	w.wg.Wait()
 }

@@ -512,7 +512,7 @@ func (j *joinBuild) index(n int) error {
 	}
 	j.htab = newHashTable(n)
 	t := j.htab
-	mask := uint64(len(t.hashes) - 1)
+	mask := uint64(len(t.slots) - 1)
 rows:
 	for r := n - 1; r >= 0; r-- {
 		for _, k := range j.bkeys {
@@ -522,18 +522,19 @@ rows:
 			}
 		}
 		h := hs[r]
+		tag := slotTag(h)
 		s := h & mask
 		for {
-			v := t.vals[s]
-			if v == 0 {
-				t.hashes[s], t.vals[s] = h, int32(r)+1
+			sl := t.slots[s]
+			if sl == 0 {
+				t.slots[s] = tag | uint64(r+1)
 				t.n++
 				j.next[r] = -1
 				break
 			}
-			if t.hashes[s] == h && j.buildEqual(int(v-1), r) {
-				j.next[r] = v - 1
-				t.vals[s] = int32(r) + 1
+			if slotTag(sl) == tag && j.buildEqual(int(slotVal(sl)-1), r) {
+				j.next[r] = slotVal(sl) - 1
+				t.slots[s] = tag | uint64(r+1)
 				break
 			}
 			s = (s + 1) & mask
@@ -702,7 +703,7 @@ func (j *joinBuild) lookup(pkeys []*vec.Vector, n int, heads []int32, hs []uint6
 		hashColumn(hs, k, n, i == 0)
 	}
 	t := j.htab
-	mask := uint64(len(t.hashes) - 1)
+	mask := uint64(len(t.slots) - 1)
 rows:
 	for i, h := range hs {
 		for _, k := range pkeys {
@@ -713,14 +714,15 @@ rows:
 			}
 		}
 		s := h & mask
+		tag := slotTag(h)
 		heads[i] = -1
 		for {
-			v := t.vals[s]
-			if v == 0 {
+			sl := t.slots[s]
+			if sl == 0 {
 				break
 			}
-			if t.hashes[s] == h && j.keysEqual(pkeys, i, int(v-1)) {
-				heads[i] = v - 1
+			if slotTag(sl) == tag && j.keysEqual(pkeys, i, int(slotVal(sl)-1)) {
+				heads[i] = slotVal(sl) - 1
 				break
 			}
 			s = (s + 1) & mask

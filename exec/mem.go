@@ -449,6 +449,16 @@ func (r *reservation) grow(n int64) error {
 	return nil
 }
 
+// shrink records n bytes given up, returning what is reserved beyond the
+// rest to the account.
+func (r *reservation) shrink(n int64) {
+	r.used = max(r.used-n, 0)
+	if extra := r.reserved - r.used; extra > reserveChunk {
+		r.mem.Shrink(extra)
+		r.reserved -= extra
+	}
+}
+
 // release gives everything back.
 func (r *reservation) release() {
 	r.mem.Shrink(r.reserved)

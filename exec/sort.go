@@ -52,10 +52,11 @@ type Sort struct {
 	seedRes reservation
 
 	// external sort (sortspill.go)
-	spilling bool
-	runs     []*sortRun
-	heap     []*sortRun
-	blk      []byte
+	spilling  bool
+	runs      []*sortRun
+	heap      []*sortRun
+	writers   []*runWriter
+	splitRuns int // times the buffered rows were written as several runs at once
 }
 
 func (s *Sort) Types() []types.T { return s.Input.Types() }
@@ -115,7 +116,8 @@ func (s *Sort) sortAll(ctx context.Context) error {
 		if err := errCanceled(ctx); err != nil {
 			return err
 		}
-		need := appendCost(s.data, b, b.N)
+		keyCost := sortKeyCost(s.Keys, b, b.N)
+		need := appendCost(s.data, b, b.N) + keyCost
 		if err := s.res.grow(need); err != nil {
 			// out of memory: write what is buffered as a sorted run and go
 			// on with the memory it held
@@ -123,7 +125,7 @@ func (s *Sort) sortAll(ctx context.Context) error {
 				if err := s.spillRun(ctx); err != nil {
 					return err
 				}
-				need = appendCost(s.data, b, b.N)
+				need = appendCost(s.data, b, b.N) + keyCost
 			}
 			if s.res.grow(need) != nil {
 				// other operators or statements hold the spilling share:
@@ -134,7 +136,7 @@ func (s *Sort) sortAll(ctx context.Context) error {
 				// be stuck holding some.
 				s.res.release()
 				s.data = newColBuf(s.Input.Types(), vec.BatchSize)
-				need = appendCost(s.data, b, b.N)
+				need = appendCost(s.data, b, b.N) + keyCost
 				s.res.spill = false
 				err := s.res.grow(need)
 				s.res.spill = true
@@ -155,19 +157,37 @@ func (s *Sort) sortAll(ctx context.Context) error {
 	n := s.data.N
 	s.enc.init(s.Keys, s.data.Vecs)
 	s.enc.dropNullMarkers(s.data.Vecs, n)
-	s.enc.encode(s.data.Vecs, n)
-	if err := s.res.grow(int64(len(s.enc.arena)) + 20*int64(n)); err != nil {
-		// the rows fit but their keys do not: sort them as one run on disk
-		if n == 0 {
-			return err
-		}
-		if err := s.spillRun(ctx); err != nil {
-			return err
-		}
-		return s.startMerge(ctx)
-	}
+	s.enc.encode(s.data.Vecs, n) // reserved with the rows (sortKeyCost)
 	s.perm = s.enc.order(n)
 	return nil
+}
+
+// sortKeyCost is what sorting rows [0, n) of b will take beside the rows:
+// their normalised keys, estimated as keyEncoder writes them, and
+// sortRowCost each. A sort reserves it as it buffers, so that the keys of
+// a run it spills fit in the memory it holds rather than come on top.
+func sortKeyCost(keys []SortKey, b *vec.Batch, n int) int64 {
+	if len(keys) == 0 {
+		return 0
+	}
+	cost := int64(n) * sortRowCost
+	for _, k := range keys {
+		v := b.Vecs[k.Col]
+		cost += int64(n) // NULL marker
+		switch {
+		case v.Type.DynNumeric():
+			for _, x := range v.S[:n] {
+				cost += int64(len(x)) + 6
+			}
+		case v.Type.Storage() == types.StoreBytes:
+			for _, x := range v.S[:n] {
+				cost += int64(len(x)) + 2
+			}
+		default:
+			cost += int64(keyWidth(v.Type)) * int64(n)
+		}
+	}
+	return cost
 }
 
 // topN keeps the Limit smallest rows in a max-heap over (key, arrival).
@@ -567,57 +587,143 @@ func appendDecimalKey(dst []byte, s string) []byte {
 	return append(dst, inv)
 }
 
+// sortRowCost is what ordering costs a row beside its key bytes: the key's
+// offset, two sortEnts (the radix sort's scratch) and the permutation.
+const sortRowCost = 8 + 2*16 + 4
+
+// sortEnt is one row being ordered: 8 bytes of its key from the current
+// depth on, how many key bytes are left from there (9: more than the 8), and
+// the row.
 type sortEnt struct {
 	prefix uint64
 	idx    int32
+	tail   uint8
+}
+
+func cmpSortEnt(x, y sortEnt) int {
+	if x.prefix != y.prefix {
+		if x.prefix < y.prefix {
+			return -1
+		}
+		return 1
+	}
+	if x.tail != y.tail {
+		return cmp.Compare(x.tail, y.tail)
+	}
+	return cmp.Compare(x.idx, y.idx)
+}
+
+// chunk returns the 8 key bytes of k at byte depth d (zero-padded) and how
+// many bytes k has from there on, capped at 9.
+func sortChunk(k []byte, d int) (uint64, uint8) {
+	k = k[d:]
+	if len(k) >= 8 {
+		return binary.BigEndian.Uint64(k), uint8(min(len(k), 9))
+	}
+	var p uint64
+	for j, c := range k {
+		p |= uint64(c) << (56 - 8*j)
+	}
+	return p, uint8(len(k))
 }
 
 // order returns the row permutation that sorts the encoded keys, stable.
+//
+// Rows are ordered 8 key bytes at a time, compared as integers: rows that
+// tie on their first 8 bytes and go on are ordered by the next 8, and so on
+// (a multikey sort). Keys with long common prefixes — a window's partition
+// key before its order key, strings sharing their first letters — then
+// never go through a byte-by-byte comparison. Equal (chunk, length) means a
+// shorter key is a prefix of the longer one, which byte order puts first.
 func (e *keyEncoder) order(n int) []int32 {
 	ents := make([]sortEnt, n)
-	a := e.arena
+	a, off := e.arena, e.off
 	for i := range ents {
-		k := a[e.off[i]:e.off[i+1]]
-		var p uint64
-		if len(k) >= 8 {
-			p = binary.BigEndian.Uint64(k)
-		} else {
-			for j, c := range k {
-				p |= uint64(c) << (56 - 8*j)
-			}
-		}
-		ents[i] = sortEnt{prefix: p, idx: int32(i)}
+		p, t := sortChunk(a[off[i]:off[i+1]], 0)
+		ents[i] = sortEnt{prefix: p, idx: int32(i), tail: t}
 	}
-	if e.fixed {
-		slices.SortFunc(ents, func(x, y sortEnt) int {
-			if x.prefix != y.prefix {
-				if x.prefix < y.prefix {
-					return -1
+	sortEnts(ents)
+	type span struct{ lo, hi, depth int }
+	var todo []span
+	findTies := func(lo, hi, depth int) {
+		for i := lo; i < hi; {
+			j := i + 1
+			if ents[i].tail == 9 {
+				for j < hi && ents[j].prefix == ents[i].prefix && ents[j].tail == 9 {
+					j++
 				}
-				return 1
-			}
-			return cmp.Compare(x.idx, y.idx)
-		})
-	} else {
-		off := e.off
-		slices.SortFunc(ents, func(x, y sortEnt) int {
-			if x.prefix != y.prefix {
-				if x.prefix < y.prefix {
-					return -1
+				if j-i > 1 {
+					todo = append(todo, span{i, j, depth + 8})
 				}
-				return 1
 			}
-			if c := bytes.Compare(a[off[x.idx]:off[x.idx+1]], a[off[y.idx]:off[y.idx+1]]); c != 0 {
-				return c
-			}
-			return cmp.Compare(x.idx, y.idx)
-		})
+			i = j
+		}
+	}
+	findTies(0, n, 0)
+	for len(todo) > 0 {
+		sp := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		run := ents[sp.lo:sp.hi]
+		for i := range run {
+			x := run[i].idx
+			run[i].prefix, run[i].tail = sortChunk(a[off[x]:off[x+1]], sp.depth)
+		}
+		sortEnts(run)
+		findTies(sp.lo, sp.hi, sp.depth)
 	}
 	perm := make([]int32, n)
 	for i, en := range ents {
 		perm[i] = en.idx
 	}
 	return perm
+}
+
+// sortEnts sorts by (prefix, tail, idx): a radix sort on the prefix for
+// many rows — it is stable and the rows come in idx order, so only runs of
+// equal prefix need ordering by tail afterwards — pdqsort for few.
+func sortEnts(ents []sortEnt) {
+	if len(ents) < 4096 {
+		slices.SortFunc(ents, cmpSortEnt)
+		return
+	}
+	tmp := make([]sortEnt, len(ents))
+	src, dst := ents, tmp
+	var counts [256]int
+	for shift := uint(0); shift < 64; shift += 8 {
+		clear(counts[:])
+		for i := range src {
+			counts[byte(src[i].prefix>>shift)]++
+		}
+		if counts[byte(src[0].prefix>>shift)] == len(src) {
+			continue // every row has this byte alike
+		}
+		sum := 0
+		for b, c := range counts {
+			counts[b] = sum
+			sum += c
+		}
+		for i := range src {
+			b := byte(src[i].prefix >> shift)
+			dst[counts[b]] = src[i]
+			counts[b]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &ents[0] {
+		copy(ents, src)
+	}
+	for i := 0; i < len(ents); {
+		j := i + 1
+		mixed := false
+		for j < len(ents) && ents[j].prefix == ents[i].prefix {
+			mixed = mixed || ents[j].tail != ents[i].tail
+			j++
+		}
+		if mixed {
+			slices.SortStableFunc(ents[i:j], func(x, y sortEnt) int { return cmp.Compare(x.tail, y.tail) })
+		}
+		i = j
+	}
 }
 
 // CompareKeys compares rows i and j of b under keys. NULLs sort as larger

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -137,5 +138,41 @@ func BenchmarkSortInt64(b *testing.B) {
 			}
 			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrows/s")
 		})
+	}
+}
+
+// TestKeyOrderMultikey checks the 8-bytes-at-a-time ordering against a
+// stable byte-wise sort, on keys built to tie: long shared prefixes, keys
+// that are prefixes of others, zero bytes at the ends, and duplicates; both
+// the comparison sort (few rows) and the radix sort (many).
+func TestKeyOrderMultikey(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	for _, n := range []int{0, 1, 50, 3000, 20000} {
+		var e keyEncoder
+		e.off = make([]int, n+1)
+		for i := 0; i < n; i++ {
+			var k []byte
+			switch rng.Intn(4) {
+			case 0: // a shared 9-byte head, then a little more
+				k = append(k, 1, 2, 3, 4, 5, 6, 7, 8, 9)
+			case 1:
+				k = append(k, 1, 2, 3, 4, 5, 6, 7, 8)
+			case 2:
+				k = append(k, byte(rng.Intn(3)))
+			}
+			for j := rng.Intn(20); j > 0; j-- {
+				k = append(k, byte(rng.Intn(3))) // zero bytes are common
+			}
+			e.arena = append(e.arena, k...)
+			e.off[i+1] = len(e.arena)
+		}
+		want := make([]int32, n)
+		for i := range want {
+			want[i] = int32(i)
+		}
+		slices.SortStableFunc(want, func(x, y int32) int { return bytes.Compare(e.key(int(x)), e.key(int(y))) })
+		if got := e.order(n); !slices.Equal(got, want) {
+			t.Fatalf("n=%d: order differs from the stable byte-wise sort", n)
+		}
 	}
 }

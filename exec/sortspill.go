@@ -3,6 +3,8 @@ package exec
 import (
 	"bytes"
 	"context"
+	"runtime"
+	"sync"
 
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/types"
@@ -56,7 +58,19 @@ func runLess(a, b *sortRun) bool {
 	return a.idx < b.idx
 }
 
-// spillRun sorts the buffered rows and writes them out as a run.
+// runWriter is what sorting and writing one run takes: with several
+// processors the buffered rows are cut into as many runs, sorted and
+// written side by side.
+type runWriter struct {
+	enc  keyEncoder
+	out  *colBuf
+	blk  []byte
+	keys [][]byte
+	cols []*vec.Vector
+	view []vec.Vector
+}
+
+// spillRun sorts the buffered rows and writes them out as runs.
 func (s *Sort) spillRun(ctx context.Context) error {
 	if err := errCanceled(ctx); err != nil {
 		return err
@@ -64,31 +78,41 @@ func (s *Sort) spillRun(ctx context.Context) error {
 	n := s.data.N
 	if !s.spilling {
 		s.spilling = true
-		s.enc.init(s.Keys, s.data.Vecs) // every column keeps its NULL marker
-		s.out = newColBuf(s.Input.Types(), vec.BatchSize)
-	}
-	s.enc.encode(s.data.Vecs, n)
-	perm := s.enc.order(n)
-	f, err := newSpillFile(GlobalSpill, queryStatsOf(ctx), "sort")
-	if err != nil {
-		return err
-	}
-	s.runs = append(s.runs, &sortRun{file: f, idx: len(s.runs)})
-	keys := make([][]byte, 0, vec.BatchSize)
-	for lo := 0; lo < n; lo += vec.BatchSize {
-		hi := min(lo+vec.BatchSize, n)
-		s.out.reset()
-		for c, v := range s.data.Vecs {
-			s.out.gather(c, v, perm[lo:hi])
+		ts := s.Input.Types()
+		s.out = newColBuf(ts, vec.BatchSize)
+		s.writers = make([]*runWriter, max(1, min(runtime.GOMAXPROCS(0), 4)))
+		for i := range s.writers {
+			w := &runWriter{out: newColBuf(ts, vec.BatchSize), cols: make([]*vec.Vector, len(ts)), view: make([]vec.Vector, len(ts))}
+			w.enc.init(s.Keys, s.data.Vecs) // every column keeps its NULL marker
+			s.writers[i] = w
 		}
-		s.out.N = hi - lo
-		s.blk = appendBlock(s.blk[:0], s.out.Vecs, 0, hi-lo)
-		keys = keys[:0]
-		for _, i := range perm[lo:hi] {
-			keys = append(keys, s.enc.key(int(i)))
+	}
+	// a run is cut only where each piece is still worth a file
+	k := min(len(s.writers), max(1, n/(4*vec.BatchSize)))
+	if k > 1 {
+		s.splitRuns++
+	}
+	errs := make([]error, k)
+	var wg sync.WaitGroup
+	for j := 0; j < k; j++ {
+		f, err := newSpillFile(GlobalSpill, queryStatsOf(ctx), "sort")
+		if err != nil {
+			wg.Wait()
+			return err
 		}
-		s.blk = appendByteStrings(s.blk, keys)
-		if err := f.writeBlock(s.blk); err != nil {
+		// runs are numbered in input order: rows of equal keys come out of
+		// the merge as they came in
+		s.runs = append(s.runs, &sortRun{file: f, idx: len(s.runs)})
+		w, lo, hi := s.writers[j], n*j/k, n*(j+1)/k
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[j] = guard(func() error { return w.write(s.data, lo, hi, f) })
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
 			return err
 		}
 	}
@@ -102,11 +126,50 @@ func (s *Sort) spillRun(ctx context.Context) error {
 	return nil
 }
 
+// write sorts rows [lo, hi) of data and writes them to f, a block at a time
+// with each row's key.
+func (w *runWriter) write(data *colBuf, lo, hi int, f *spillFile) error {
+	n := hi - lo
+	for c, v := range data.Vecs {
+		w.view[c] = vecView(v, lo, hi)
+		w.cols[c] = &w.view[c]
+	}
+	w.enc.encode(w.cols, n)
+	perm := w.enc.order(n)
+	for lo := 0; lo < n; lo += vec.BatchSize {
+		hi := min(lo+vec.BatchSize, n)
+		w.out.reset()
+		for c, v := range w.cols {
+			w.out.gather(c, v, perm[lo:hi])
+		}
+		w.out.N = hi - lo
+		w.blk = appendBlock(w.blk[:0], w.out.Vecs, 0, hi-lo)
+		w.keys = w.keys[:0]
+		for _, i := range perm[lo:hi] {
+			w.keys = append(w.keys, w.enc.key(int(i)))
+		}
+		w.blk = appendByteStrings(w.blk, w.keys)
+		if err := f.writeBlock(w.blk); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // capBytes is the memory c's column slices hold, by capacity.
 func capBytes(c *colBuf) int64 {
 	var n int64
 	for _, v := range c.Vecs {
-		n += int64(cap(v.I64))*8 + int64(cap(v.F64))*8 + int64(cap(v.B)) + int64(cap(v.Iv))*16 + int64(cap(v.S))*16 + int64(cap(v.Nulls))
+		n += vecCapBytes(v)
+	}
+	return n
+}
+
+// vecCapBytes is the memory v's slices hold, by capacity, and its text.
+func vecCapBytes(v *vec.Vector) int64 {
+	n := int64(cap(v.I64))*8 + int64(cap(v.F64))*8 + int64(cap(v.B)) + int64(cap(v.Iv))*16 + int64(cap(v.S))*16 + int64(cap(v.Nulls))
+	for _, s := range v.S {
+		n += int64(len(s))
 	}
 	return n
 }
@@ -120,7 +183,7 @@ func (s *Sort) startMerge(ctx context.Context) error {
 	}
 	// the buffer and keys are no longer reserved: let them go before the
 	// merge's blocks come in
-	s.data, s.enc = nil, keyEncoder{}
+	s.data, s.enc, s.writers = nil, keyEncoder{}, nil
 	types := s.Input.Types()
 	s.heap = s.heap[:0]
 	for _, r := range s.runs {

@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"testing"
@@ -337,5 +338,73 @@ func TestSpillConfigureCleansStale(t *testing.T) {
 	dir, err := sp.Dir()
 	if err != nil || filepath.Dir(dir) != base {
 		t.Fatalf("own directory %q (%v), want one under %s", dir, err, base)
+	}
+}
+
+// TestHashAggSpillPartitionsInParallel: with two processors the spilled
+// partitions are aggregated two at a time and give the groups of the
+// in-memory aggregation; closing the aggregation while partition workers
+// are still running stops them and removes every file.
+func TestHashAggSpillPartitionsInParallel(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	sp := testSpill(t, 0)
+	rows := aggRows(80000, 40000)
+	aggs := []Agg{{Kind: AggCountStar}, {Kind: AggSum, Arg: 2, In: types.Int64T}}
+	want := collect(t, &HashAgg{Input: newRowsOp(aggSpillTypes, rows, 700), NGroup: 2, Aggs: aggs})
+	for _, stopEarly := range []bool{false, true} {
+		ctx := WithQueryStats(context.Background(), &QueryStats{})
+		mem := NewMemory(NewMemoryPool(1<<20), 0)
+		h := &HashAgg{Input: newRowsOp(aggSpillTypes, rows, 700), NGroup: 2, Aggs: aggs, Mem: mem}
+		var got []string
+		parallel := false
+		for {
+			b, err := h.Next(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b == nil {
+				break
+			}
+			parallel = parallel || (h.run.sp != nil && h.run.sp.par != nil)
+			for i := 0; i < b.N; i++ {
+				got = append(got, rowText(b, i))
+			}
+			if stopEarly && parallel {
+				break
+			}
+		}
+		if !parallel {
+			t.Fatal("the partitions were not aggregated in parallel")
+		}
+		if !stopEarly && !slices.Equal(sorted(got), sorted(want)) {
+			t.Fatalf("%d groups, want %d, or different ones", len(got), len(want))
+		}
+		h.Close()
+		if n := spillFilesLeft(t, sp); n != 0 || sp.Used() != 0 || mem.Used() != 0 {
+			t.Fatalf("stopEarly=%v: after Close %d spill files, %d temp bytes, %d memory bytes held", stopEarly, n, sp.Used(), mem.Used())
+		}
+	}
+}
+
+// TestSortSpillRunsSideBySide: with two processors a big buffer is written
+// as two runs sorted side by side; the merge still gives the in-memory
+// order, ties in input order.
+func TestSortSpillRunsSideBySide(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	testSpill(t, 0)
+	rng := rand.New(rand.NewSource(9))
+	rows := sortRows(rng, 120000)
+	for _, keys := range [][]SortKey{{{Col: 0}}, {{Col: 2}, {Col: 0, Desc: true}}} {
+		want := refSort(t, rows, keys, 0)
+		ctx := WithQueryStats(context.Background(), &QueryStats{})
+		s := &Sort{Input: newRowsOp(sortTypes, rows, 1000), Keys: keys, Mem: NewMemory(NewMemoryPool(12<<20), 0)}
+		got := collectCtx(t, ctx, s)
+		if s.splitRuns == 0 {
+			t.Fatalf("keys %+v: no buffer was written as runs side by side", keys)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("keys %+v: spilled sort differs from the in-memory order", keys)
+		}
+		s.Close()
 	}
 }

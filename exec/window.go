@@ -118,6 +118,7 @@ type Window struct {
 	data    *colBuf // sorted input
 	res     *colBuf // function results
 	out     *colBuf
+	view    []vec.Vector // out's columns: views of data and res
 	pos     int
 	mem     reservation
 	// per-row partition and peer-group structure of the sorted input
@@ -184,7 +185,7 @@ func (w *Window) Next(ctx context.Context) (*vec.Batch, error) {
 		if err := w.compute(ctx); err != nil {
 			return nil, err
 		}
-		w.out = newColBuf(w.Types(), vec.BatchSize)
+		w.out = &colBuf{}
 	}
 	if w.stream != nil {
 		return w.nextStreamed(ctx)
@@ -197,21 +198,51 @@ func (w *Window) Next(ctx context.Context) (*vec.Batch, error) {
 	return w.emit(), nil
 }
 
-// emit returns the next batch of computed rows.
+// emit returns the next batch of computed rows: views of the sorted input
+// and the results, not copies. Their capacity ends at the batch, so a
+// consumer that appends to a column gets a copy and cannot overwrite the
+// rows after it.
 func (w *Window) emit() *vec.Batch {
 	n := w.data.N
 	lo, hi := w.pos, min(w.pos+vec.BatchSize, n)
 	w.pos = hi
-	w.out.reset()
 	nin := len(w.data.Vecs)
+	if w.view == nil {
+		w.view = make([]vec.Vector, nin+len(w.res.Vecs))
+		w.out.Vecs = make([]*vec.Vector, len(w.view))
+		for i := range w.view {
+			w.out.Vecs[i] = &w.view[i]
+		}
+	}
 	for c, v := range w.data.Vecs {
-		w.out.appendRange(c, v, lo, hi)
+		w.view[c] = vecView(v, lo, hi)
 	}
 	for c, v := range w.res.Vecs {
-		w.out.appendRange(nin+c, v, lo, hi)
+		w.view[nin+c] = vecView(v, lo, hi)
 	}
 	w.out.N = hi - lo
 	return &w.out.Batch
+}
+
+// vecView is rows [lo, hi) of v sharing its storage.
+func vecView(v *vec.Vector, lo, hi int) vec.Vector {
+	r := vec.Vector{Type: v.Type}
+	switch v.Type.Storage() {
+	case types.StoreInt:
+		r.I64 = v.I64[lo:hi:hi]
+	case types.StoreFloat:
+		r.F64 = v.F64[lo:hi:hi]
+	case types.StoreBool:
+		r.B = v.B[lo:hi:hi]
+	case types.StoreInterval:
+		r.Iv = v.Iv[lo:hi:hi]
+	default:
+		r.S = v.S[lo:hi:hi]
+	}
+	if v.Nulls != nil {
+		r.Nulls = v.Nulls[lo:hi:hi]
+	}
+	return r
 }
 
 func (w *Window) compute(ctx context.Context) error {
@@ -229,6 +260,8 @@ func (w *Window) compute(ctx context.Context) error {
 	}
 	w.rts = rts
 	buf := newColBuf(in, vec.BatchSize)
+	// sort by partition, then order; the keys are reserved with the rows
+	keys := w.sortKeys()
 	// sorted partitions can be computed a few at a time, so a window
 	// that outgrows its reservation goes through an external sort instead
 	// (windowspill.go); without PARTITION BY there is one partition and
@@ -239,7 +272,7 @@ func (w *Window) compute(ctx context.Context) error {
 		if err := errCanceled(ctx); err != nil {
 			return err
 		}
-		if err := w.mem.grow(batchBytes(b, 0, b.N)); err != nil {
+		if err := w.mem.grow(appendCost(buf, b, b.N) + sortKeyCost(keys, b, b.N)); err != nil {
 			if w.mem.spill && pgerr.Code(err) == OutOfMemory {
 				over = b
 				return errWindowOver
@@ -267,36 +300,35 @@ func (w *Window) compute(ctx context.Context) error {
 		return false
 	}
 	n := buf.N
-	// sort by partition, then order
-	var keys []SortKey
-	for _, c := range w.PartitionBy {
-		keys = append(keys, SortKey{Col: c})
-	}
-	keys = append(keys, w.OrderBy...)
 	if len(keys) > 0 && n > 1 {
 		var enc keyEncoder
 		enc.init(keys, buf.Vecs)
 		enc.dropNullMarkers(buf.Vecs, n)
 		enc.encode(buf.Vecs, n)
-		if err := w.mem.grow(int64(len(enc.arena)) + 20*int64(n)); err != nil {
-			if tooBig(err) {
-				return nil
-			}
-			return err
-		}
 		perm := enc.order(n)
+		w.mem.shrink(int64(len(enc.arena)) + (sortRowCost-4)*int64(n))
 		enc = keyEncoder{}
-		sorted := newColBuf(in, n)
-		for c, v := range buf.Vecs {
-			sorted.gather(c, v, perm)
+		// reorder a column at a time, each unsorted column let go once
+		// copied: the rows are held about once, not twice
+		var widest int64
+		for _, v := range buf.Vecs {
+			widest = max(widest, vecBytes(v, 0, n))
 		}
-		sorted.N = n
-		if err := w.mem.grow(batchBytes(&sorted.Batch, 0, n)); err != nil {
+		if err := w.mem.grow(widest); err != nil {
 			if tooBig(err) {
 				return nil
 			}
 			return err
 		}
+		sorted := &colBuf{Batch: vec.Batch{Vecs: make([]*vec.Vector, len(in))}, spare: make([][]bool, len(in))}
+		for c, v := range buf.Vecs {
+			sorted.Vecs[c] = vec.New(in[c], n)
+			sorted.gather(c, v, perm)
+			buf.Vecs[c] = sorted.Vecs[c]
+			w.mem.shrink(max(vecCapBytes(v)-vecBytes(sorted.Vecs[c], 0, n), 0))
+		}
+		w.mem.shrink(widest + 4*int64(n))
+		sorted.N = n
 		buf = sorted
 	}
 	if err := w.mem.grow(winRowCost(len(w.Funcs)) * int64(n)); err != nil {
@@ -306,6 +338,15 @@ func (w *Window) compute(ctx context.Context) error {
 		return err
 	}
 	return w.evalSorted(ctx, buf)
+}
+
+// sortKeys are the partition keys, then the order keys.
+func (w *Window) sortKeys() []SortKey {
+	var keys []SortKey
+	for _, c := range w.PartitionBy {
+		keys = append(keys, SortKey{Col: c})
+	}
+	return append(keys, w.OrderBy...)
 }
 
 // winRowCost is what a row costs the evaluation: the partition and peer

@@ -35,12 +35,7 @@ type winStream struct {
 // fit (over, if any) and the rest of the input through an external sort:
 // the buffer and its reservation become the sort's.
 func (w *Window) startStream(buf *colBuf, over *vec.Batch) {
-	var keys []SortKey
-	for _, c := range w.PartitionBy {
-		keys = append(keys, SortKey{Col: c})
-	}
-	keys = append(keys, w.OrderBy...)
-	s := &Sort{Input: &winReplay{w: w, held: over}, Keys: keys, Mem: w.Mem, seed: buf, seedRes: w.mem}
+	s := &Sort{Input: &winReplay{w: w, held: over}, Keys: w.sortKeys(), Mem: w.Mem, seed: buf, seedRes: w.mem}
 	w.mem.reserved, w.mem.used = 0, 0
 	w.stream = &winStream{sorted: s}
 	w.mem.spill = true

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
 )
@@ -132,6 +133,88 @@ func TestWindowOnePartitionOverBudget(t *testing.T) {
 		t.Fatalf("want 53200, got %v", err)
 	}
 	w.Close()
+	if n := spillFilesLeft(t, sp); n != 0 {
+		t.Fatalf("%d spill files left", n)
+	}
+}
+
+// TestWindowSharedPrefixKeys: text order keys that share long prefixes (and
+// hold NUL bytes, and end where others go on) number their rows as an
+// independent ordering of the rows says, computed in memory and spilled:
+// the multikey ordering and the merge of spilled runs must agree with
+// plain string order.
+func TestWindowSharedPrefixKeys(t *testing.T) {
+	sp := testSpill(t, 0)
+	rng := rand.New(rand.NewSource(5))
+	const n = 40000
+	rows := make([][]any, n)
+	for i := range rows {
+		var p any = int64(rng.Intn(40))
+		if rng.Intn(60) == 0 {
+			p = nil
+		}
+		s := "a shared head longer than eight bytes/" + strings.Repeat("x", rng.Intn(3))
+		for k := rng.Intn(4); k > 0; k-- {
+			s += string([]byte{"\x00ab"[rng.Intn(3)]})
+		}
+		rows[i] = []any{p, s, int64(i), strings.Repeat("w", 40)}
+	}
+	// the expected numbers: partitions by key, each ordered by (text, id)
+	want := map[int64]int64{}
+	byPart := map[any][]int{}
+	for i, r := range rows {
+		byPart[r[0]] = append(byPart[r[0]], i)
+	}
+	for _, idx := range byPart {
+		slices.SortFunc(idx, func(a, b int) int {
+			if c := strings.Compare(rows[a][1].(string), rows[b][1].(string)); c != 0 {
+				return c
+			}
+			return a - b
+		})
+		for k, i := range idx {
+			want[int64(i)] = int64(k + 1)
+		}
+	}
+	for _, limit := range []int64{0, 2 << 20} {
+		qs := &QueryStats{}
+		ctx := WithQueryStats(context.Background(), qs)
+		mem := NewMemory(NewMemoryPool(limit), 0)
+		w := &Window{Env: env, Input: newRowsOp(wst, rows, 1000), PartitionBy: []int{0},
+			OrderBy: []SortKey{{Col: 1}, {Col: 2}}, Funcs: []WindowFunc{{Kind: WinRowNumber}}, Mem: mem}
+		seen := 0
+		var prevPart any = int64(-1)
+		err := Drain(ctx, w, func(b *vec.Batch) error {
+			for i := 0; i < b.N; i++ {
+				id, rn := b.Vecs[2].I64[i], b.Vecs[4].I64[i]
+				if want[id] != rn {
+					return fmt.Errorf("row %d numbered %d, want %d", id, rn, want[id])
+				}
+				var p any
+				if !b.Vecs[0].IsNull(i) {
+					p = b.Vecs[0].I64[i]
+				}
+				if p != prevPart {
+					if prevPart == nil || (p != nil && p.(int64) < prevPart.(int64)) {
+						return fmt.Errorf("partition %v after %v", p, prevPart)
+					}
+					prevPart = p
+				}
+				seen++
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("limit %d: %v", limit, err)
+		}
+		if seen != n {
+			t.Fatalf("limit %d: %d rows, want %d", limit, seen, n)
+		}
+		if limit > 0 && qs.SpillFiles() == 0 {
+			t.Fatal("did not spill under a 2 MiB pool")
+		}
+		w.Close()
+	}
 	if n := spillFilesLeft(t, sp); n != 0 {
 		t.Fatalf("%d spill files left", n)
 	}

@@ -118,6 +118,8 @@ func pruneColumns(op exec.Operator, need []bool) (exec.Operator, []int) {
 		o.Input = in
 		exec.Replanned(o)
 		return o, identity(len(o.Types()))
+	case *exec.Window:
+		return pruneWindow(o, need)
 	case *exec.TableScan:
 		n := len(o.Cols)
 		width := len(o.Types())
@@ -212,4 +214,72 @@ func pruneJoin(op exec.Operator, left, right *exec.Operator, typ exec.JoinType, 
 		return op, rm
 	}
 	return op, joinMap(lm, rm, newNL)
+}
+
+// pruneWindow narrows a window's input to the columns above it and the ones
+// its partitioning, ordering and functions read: a window buffers, sorts and
+// possibly spills every input column, so each one it carries for nothing
+// costs it memory and time.
+func pruneWindow(o *exec.Window, need []bool) (exec.Operator, []int) {
+	nin := len(o.Input.Types())
+	childNeed := make([]bool, nin)
+	copy(childNeed, need[:min(len(need), nin)])
+	cols := func(f func(*int)) {
+		for i := range o.PartitionBy {
+			f(&o.PartitionBy[i])
+		}
+		for i := range o.OrderBy {
+			f(&o.OrderBy[i].Col)
+		}
+		for fi := range o.Funcs {
+			fn := &o.Funcs[fi]
+			for k := range fn.Args {
+				f(&fn.Args[k])
+			}
+			if fn.Kind != exec.WinAgg {
+				continue
+			}
+			if fn.Agg.Kind != exec.AggCountStar {
+				f(&fn.Agg.Arg)
+			}
+			if fn.Agg.Kind == exec.AggStringAgg {
+				f(&fn.Agg.Arg2)
+			}
+			if fn.Agg.Filter > 0 {
+				c := fn.Agg.Filter - 1
+				f(&c)
+				fn.Agg.Filter = c + 1
+			}
+			for k := range fn.Agg.Order {
+				f(&fn.Agg.Order[k].Col)
+			}
+		}
+	}
+	// a window clause named twice projects its keys twice; read one copy
+	if p, ok := o.Input.(*exec.Project); ok {
+		first := map[int]int{}
+		alias := identity(nin)
+		for i, e := range p.Exprs {
+			if r, ok := e.(*exec.ColRef); ok {
+				if j, seen := first[r.Idx]; seen {
+					alias[i] = j
+				} else {
+					first[r.Idx] = i
+				}
+			}
+		}
+		cols(func(c *int) { *c = alias[*c] })
+	}
+	cols(func(c *int) { childNeed[*c] = true })
+	in, cm := pruneColumns(o.Input, childNeed)
+	cols(func(c *int) { *c = cm[*c] })
+	o.Input = in
+	exec.Replanned(o)
+	width := len(in.Types())
+	m := make([]int, nin+len(o.Funcs))
+	copy(m, cm)
+	for fi := range o.Funcs {
+		m[nin+fi] = width + fi
+	}
+	return o, m
 }
