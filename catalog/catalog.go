@@ -18,9 +18,6 @@ import (
 // ('lakepg <Version>') when a catalog is created. cmd/lakepg may set it.
 var Version = "dev"
 
-// FormatVersion is the only DuckLake catalog format lakepg reads and writes.
-const FormatVersion = "1.0"
-
 // ErrSnapshotNotFound is returned when a requested snapshot does not exist
 // (never existed, or was expired).
 var ErrSnapshotNotFound = errors.New("catalog: snapshot not found")
@@ -41,6 +38,9 @@ type DB struct {
 	encrypted bool
 	// wantEncrypted: Options.Encrypted, for init
 	wantEncrypted bool
+	// format is ducklake_metadata.version (format.go); wantFormat is
+	// Options.Format, for init
+	format, wantFormat string
 	// tables caches tableExists (tablecache.go)
 	tables tableCache
 }
@@ -59,6 +59,10 @@ type Options struct {
 	// file encrypted with its own key). Opening an existing unencrypted lake
 	// with it is an error: it cannot be turned on afterwards, as in DuckDB.
 	Encrypted bool
+	// Format is the DuckLake format version of a new catalog ("1.0" or
+	// "1.1"; "" means FormatVersion, 1.0). Opening an existing catalog of
+	// another version with it is an error: Migrate moves a 1.0 catalog on.
+	Format string
 }
 
 // Open opens or creates the catalog with default Options.
@@ -110,6 +114,14 @@ func OpenWithOptions(ctx context.Context, dsn, dataPath string, opts Options) (*
 		return nil, fmt.Errorf("catalog: unsupported catalog DSN %q (want sqlite:PATH or postgres://...)", dsn)
 	}
 	db.wantEncrypted = opts.Encrypted
+	if opts.Format != "" {
+		f, err := ParseFormat(opts.Format)
+		if err != nil {
+			db.sql.Close()
+			return nil, err
+		}
+		db.wantFormat = f
+	}
 	if err := db.init(ctx, dataPath); err != nil {
 		db.sql.Close()
 		return nil, err
@@ -184,8 +196,14 @@ func (db *DB) init(ctx context.Context, dataPath string) error {
 	if err != nil {
 		return err
 	}
-	if v := meta["version"]; v != FormatVersion {
-		return fmt.Errorf("catalog: DuckLake catalog version %q is not supported (lakepg reads %s)", v, FormatVersion)
+	if db.format, err = checkStoredFormat(meta["version"]); err != nil {
+		return err
+	}
+	if db.wantFormat != "" && db.wantFormat != db.format {
+		if db.format == Format10 {
+			return fmt.Errorf("catalog: the lake is in DuckLake format %s, not %s: migrate it with 'lakepg migrate --to %s' (DuckDB 1.5 can no longer open it then)", db.format, db.wantFormat, db.wantFormat)
+		}
+		return fmt.Errorf("catalog: the lake is in DuckLake format %s, not %s: a migrated catalog cannot be downgraded", db.format, db.wantFormat)
 	}
 	switch meta["encrypted"] {
 	case "true":
@@ -233,7 +251,7 @@ func (db *DB) globalMetadata(ctx context.Context) (map[string]string, error) {
 	return m, rows.Err()
 }
 
-// bootstrap creates the 28 tables and the rows of snapshot 0 in one
+// bootstrap creates the 28 tables (29 in format 1.1) and the rows of snapshot 0 in one
 // transaction. Besides DuckLake's schema main (id 0) lakepg creates public
 // (id 1), because PostgreSQL clients expect it; snapshot 0 records both.
 func (db *DB) bootstrap(ctx context.Context, dataPath string) error {
@@ -257,7 +275,11 @@ func (db *DB) bootstrap(ctx context.Context, dataPath string) error {
 	if exists {
 		return tx.Commit()
 	}
-	for _, t := range ducklakeTables {
+	format := db.wantFormat
+	if format == "" {
+		format = FormatVersion
+	}
+	for _, t := range tablesOf(format) {
 		if _, err := tx.ExecContext(ctx, db.d.createTableSQL(t)); err != nil {
 			return fmt.Errorf("catalog: create %s: %w", t.name, err)
 		}
@@ -283,7 +305,7 @@ func (db *DB) bootstrap(ctx context.Context, dataPath string) error {
 		{`INSERT INTO ducklake_snapshot VALUES (?, ?, ?, ?, ?)`, []any{0, now, 0, 2, 0}},
 		{`INSERT INTO ducklake_snapshot_changes VALUES (?, ?, NULL, NULL, NULL)`, []any{0, `created_schema:"main",created_schema:"public"`}},
 		{`INSERT INTO ducklake_metadata ("key", "value") VALUES (?, ?), (?, ?), (?, ?), (?, ?)`, []any{
-			"version", FormatVersion, "created_by", "lakepg " + Version, "data_path", dataPath, "encrypted", strconv.FormatBool(db.wantEncrypted)}},
+			"version", format, "created_by", "lakepg " + Version, "data_path", dataPath, "encrypted", strconv.FormatBool(db.wantEncrypted)}},
 		{`INSERT INTO ducklake_schema VALUES (?, ?, ?, NULL, ?, ?, ?), (?, ?, ?, NULL, ?, ?, ?)`, []any{
 			0, mainUUID.String(), 0, "main", "main/", true,
 			1, publicUUID.String(), 0, "public", "public/", true}},

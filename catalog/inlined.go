@@ -44,7 +44,7 @@ func (db *DB) InlinedData(ctx context.Context, t *Table, snap Snapshot) ([]Inlin
 		if err != nil {
 			return nil, err
 		}
-		ir, err := readInlined(ctx, rt, reg.Name, names, snap.ID)
+		ir, err := readInlined(ctx, rt, reg.Name, db.InlinedColumns(), names, snap.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -118,12 +118,13 @@ WHERE table_id = ? AND parent_column IS NULL AND `+visibleAt("")+``, t.ID, at.In
 	return names, rows.Err()
 }
 
-// inlinedSystemColumns lead every inlined-data table, in this order.
+// inlinedSystemColumns lead every inlined-data table, in this order (row
+// id, begin and end snapshot; their names depend on the format version).
 const inlinedSystemColumns = 3
 
-func readInlined(ctx context.Context, rt *readTx, table string, names map[string]int64, snap int64) (InlinedRows, error) {
+func readInlined(ctx context.Context, rt *readTx, table string, sys InlinedColumns, names map[string]int64, snap int64) (InlinedRows, error) {
 	ir := InlinedRows{Table: table}
-	rows, err := rt.QueryContext(ctx, `SELECT * FROM `+quoteIdent(table)+` WHERE `+visibleAt("")+` ORDER BY 1`, snap, snap)
+	rows, err := rt.QueryContext(ctx, `SELECT * FROM `+quoteIdent(table)+` WHERE `+sys.Visible()+` ORDER BY 1`, snap, snap)
 	if err != nil {
 		return ir, fmt.Errorf("catalog: read inlined data from %s: %w", table, err)
 	}

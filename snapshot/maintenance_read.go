@@ -57,7 +57,8 @@ type InlinedRow struct {
 // or before snap (deleted ones too), ordered by row_id, and the names of its
 // value columns.
 func ReadInlinedRows(ctx context.Context, db *catalog.DB, table string, snap int64) ([]string, []InlinedRow, error) {
-	rows, err := db.SQL().QueryContext(ctx, db.Rebind(`SELECT * FROM `+catalog.QuoteIdent(table)+` WHERE begin_snapshot <= ? ORDER BY row_id, begin_snapshot`), snap)
+	sys := db.InlinedColumns()
+	rows, err := db.SQL().QueryContext(ctx, db.Rebind(`SELECT * FROM `+catalog.QuoteIdent(table)+` WHERE `+catalog.QuoteIdent(sys.Begin)+` <= ? ORDER BY 1, 2`), snap)
 	if err != nil {
 		return nil, nil, fmt.Errorf("snapshot: read inlined rows of %s: %w", table, err)
 	}

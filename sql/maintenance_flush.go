@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 
@@ -422,6 +423,18 @@ func (s *Session) readDeletesAt(ctx context.Context, path string, begin int64, k
 		return nil, exec.ReadError(err, path)
 	}
 	defer f.Close()
+	if parquetio.IsDeletionVector(f, f.Size()) {
+		dvs, err := parquetio.ReadDeletionVectors(f, f.Size())
+		if err != nil {
+			return nil, exec.ReadError(err, path)
+		}
+		pos, snaps := parquetio.DeletedAt(dvs, begin, math.MaxInt64)
+		out := make([]snapshot.DeletedPos, len(pos))
+		for i := range pos {
+			out[i] = snapshot.DeletedPos{Pos: pos[i], Snapshot: snaps[i]}
+		}
+		return out, nil
+	}
 	k, err := parquetio.ParseKeyText(key)
 	if err != nil {
 		return nil, err

@@ -59,7 +59,14 @@ func ReadDeletePositions(r io.ReaderAt, size int64, snapshot int64) ([]int64, er
 
 // ReadDeletePositionsKey is ReadDeletePositions for a delete file that may be
 // encrypted with key (nil: the catalog has none).
+//
+// A deletion vector (a 'puffin' delete file, puffin.go) is recognised by its
+// first bytes and read as such: its snapshot-less blob applies in full (the
+// catalog only shows the file from its begin_snapshot on).
 func ReadDeletePositionsKey(r io.ReaderAt, size int64, snapshot int64, key Key) ([]int64, error) {
+	if IsDeletionVector(r, size) {
+		return ReadDeletionVectorPositions(r, size, 0, snapshot)
+	}
 	f, err := OpenKey(r, size, key)
 	if err != nil {
 		return nil, err
