@@ -1,9 +1,12 @@
 package duckdb
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/lakepg/lakepg/catalog"
+	"github.com/lakepg/lakepg/exec/parquetio"
 	"github.com/lakepg/lakepg/test/testserver"
 )
 
@@ -283,6 +287,148 @@ func TestDuckLake11Migration(t *testing.T) {
 			}
 			if o, err := l.lakepgCmd(t, ctx, "check"); err != nil || !strings.Contains(o, ": 0 problem(s)") {
 				t.Fatalf("lakepg check after the 1.1 writes: %v\n%s", err, o)
+			}
+		})
+	}
+}
+
+// TestDuckLake11NewLake: lakepg creates a 1.1 lake and works in it; a
+// Puffin file with one deletion vector per snapshot (the layout 1.1 allows)
+// put in place of a Parquet delete file answers the same at every snapshot
+// and in the change feed.
+func TestDuckLake11NewLake(t *testing.T) {
+	for _, kind := range []string{"sqlite", "postgres"} {
+		t.Run(kind, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			l := newEncLake(t, kind)
+			srv, conn := l.start(t, ctx, "--ducklake-version", "1.1")
+			first := lastSnapshot(t, ctx, conn) + 1
+			for _, st := range []string{
+				`CREATE TABLE main.t (id integer, v text)`,
+				`INSERT INTO main.t VALUES (1, 'a'), (2, 'b'), (3, NULL)`,
+				`INSERT INTO main.t SELECT i, 'f' || i FROM generate_series(100, 3099) i`,
+				`DELETE FROM main.t WHERE id % 7 = 0`,
+				`DELETE FROM main.t WHERE id BETWEEN 1000 AND 1050 OR id = 2`,
+				`UPDATE main.t SET v = 'u' WHERE id BETWEEN 2000 AND 2010 OR id = 1`,
+				`DELETE FROM main.t WHERE id BETWEEN 2500 AND 2520`,
+				// 1.1 keeps a user column called row_id inlined: its system
+				// columns are _ducklake_*
+				`CREATE TABLE main.r (row_id integer, begin_snapshot text)`,
+				`INSERT INTO main.r VALUES (10, 'x'), (20, 'y')`,
+				`DELETE FROM main.r WHERE row_id = 10`,
+			} {
+				query(t, ctx, conn, st)
+			}
+			if got := fmtRows(query(t, ctx, conn, `SELECT row_id, begin_snapshot FROM main.r`).Rows); got != fmtRows([][]*string{{ptr("20"), ptr("y")}}) {
+				t.Fatalf("table r: %s", got)
+			}
+			last := lastSnapshot(t, ctx, conn)
+			before := digests(t, ctx, conn, first+1, last)
+			feed := fmt.Sprintf(`SELECT snapshot_id, change_type, count(*), sum(id) FROM lakepg.table_changes('main.t', %d, %d) GROUP BY 1, 2 ORDER BY 1, 2`, first, last)
+			feedBefore := fmtRows(query(t, ctx, conn, feed).Rows)
+
+			db := l.catalogDB(t, ctx)
+			if db.Format() != catalog.Format11 {
+				t.Fatalf("new lake's format: %s", db.Format())
+			}
+			for _, tb := range []string{"ducklake_data_file", "ducklake_delete_file"} {
+				if cols := columnsOf(t, ctx, db, tb); !strings.HasSuffix(cols, ",partial_max,row_group_count") {
+					t.Fatalf("%s: %s", tb, cols)
+				}
+			}
+			cols := inlinedSystemColumns(t, ctx, db)
+			if len(cols) < 2 {
+				t.Fatalf("inlined tables: %v", cols)
+			}
+			for _, c := range cols {
+				if !strings.HasSuffix(c, "(_ducklake_row_id,_ducklake_begin_snapshot,_ducklake_end_snapshot)") {
+					t.Fatalf("inlined table of a 1.1 lake: %s", c)
+				}
+			}
+			if o, err := l.lakepgCmd(t, ctx, "check"); err != nil || !strings.Contains(o, "DuckLake format version 1.1") || !strings.Contains(o, ": 0 problem(s)") {
+				t.Fatalf("lakepg check: %v\n%s", err, o)
+			}
+			if msg, ver := l.duckAttachError(t, " (READ_ONLY)"); msg == "" || !strings.Contains(msg, "1.1") {
+				t.Fatalf("DuckDB %s attached a 1.1 lake: %q", ver, msg)
+			} else {
+				t.Logf("DuckDB %s attaching lakepg's 1.1 lake: %s", ver, msg)
+			}
+
+			// Replace t's live Parquet delete file (with its snapshot column)
+			// by a Puffin file holding one cumulative vector per snapshot.
+			var delID, begin int64
+			var rel string
+			if err := db.SQL().QueryRowContext(ctx, db.Rebind(`SELECT d.delete_file_id, d.path, d.begin_snapshot FROM ducklake_delete_file d
+				JOIN ducklake_table tb ON tb.table_id = d.table_id AND tb.end_snapshot IS NULL
+				WHERE tb.table_name = 't' AND d.end_snapshot IS NULL AND d.format = 'parquet'`)).Scan(&delID, &rel, &begin); err != nil {
+				t.Fatal(err)
+			}
+			dir := filepath.Join(l.data, "main", "t")
+			old, err := os.ReadFile(filepath.Join(dir, rel))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var blobs []parquetio.PuffinBlob
+			prev := -1
+			for s := begin; s <= last; s++ {
+				pos, err := parquetio.ReadDeletePositions(bytes.NewReader(old), int64(len(old)), s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(pos) != prev {
+					blobs = append(blobs, parquetio.PuffinBlob{Snapshot: s, Positions: pos})
+					prev = len(pos)
+				}
+			}
+			if len(blobs) < 3 {
+				t.Fatalf("the delete file spans %d snapshots, want at least 3", len(blobs))
+			}
+			file, footer, err := parquetio.WritePuffin("t.parquet", blobs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := strings.TrimSuffix(rel, ".parquet") + ".puffin"
+			if err := os.WriteFile(filepath.Join(dir, name), file, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Remove(filepath.Join(dir, rel)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.SQL().ExecContext(ctx, db.Rebind(`UPDATE ducklake_delete_file SET path = ?, format = 'puffin', file_size_bytes = ?, footer_size = ?, encryption_key = NULL WHERE delete_file_id = ?`),
+				name, len(file), footer, delID); err != nil {
+				t.Fatal(err)
+			}
+			srv.Restart(t)
+			conn2, err := pgx.Connect(ctx, srv.DSN())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn2.Close(context.Background())
+			after := digests(t, ctx, conn2, first+1, last)
+			for i := range before {
+				if before[i] != after[i] {
+					t.Fatalf("snapshot %d with the Puffin file: %s, with the Parquet file %s", first+1+int64(i), after[i], before[i])
+				}
+			}
+			if got := fmtRows(query(t, ctx, conn2, feed).Rows); got != feedBefore {
+				t.Fatalf("change feed with the Puffin file:\n%s\nwith the Parquet file:\n%s", got, feedBefore)
+			}
+			if o, err := l.lakepgCmd(t, ctx, "check"); err != nil || !strings.Contains(o, ": 0 problem(s)") {
+				t.Fatalf("lakepg check with the Puffin file: %v\n%s", err, o)
+			}
+			// a further DELETE merges the Puffin file's vectors into a new
+			// Parquet delete file, history included
+			query(t, ctx, conn2, `DELETE FROM main.t WHERE id BETWEEN 3000 AND 3005`)
+			again := digests(t, ctx, conn2, first+1, last)
+			for i := range before {
+				if before[i] != again[i] {
+					t.Fatalf("snapshot %d after merging the Puffin file: %s, before %s", first+1+int64(i), again[i], before[i])
+				}
+			}
+			r := query(t, ctx, conn2, `SELECT count(*) FROM main.t WHERE id BETWEEN 2990 AND 3010`)
+			if got := fmtRows(r.Rows); got != fmtRows([][]*string{{ptr("13")}}) { // 21 rows less 2996, 3003, 3010 (id % 7) and 3000..3005
+				t.Fatalf("rows 2990..3010: %s", got)
 			}
 		})
 	}
