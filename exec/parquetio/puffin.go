@@ -251,6 +251,11 @@ func decodeDVBlob(b []byte) ([]int64, error) {
 	return slices.Compact(out), nil
 }
 
+// maxDeletedPositions bounds a decoded vector (1 GiB of positions): no data
+// file has that many rows, and a corrupt header must not make the decoder
+// allocate without limit.
+const maxDeletedPositions = 1 << 27
+
 const (
 	roaringCookieNoRuns = 12346
 	roaringCookie       = 12347
@@ -317,6 +322,9 @@ func decodeRoaring32(b []byte, base int64, out []int64) ([]int64, int, error) {
 	}
 	for i := range size {
 		hi := base | int64(keys[i])<<16
+		if len(out)+cards[i] > maxDeletedPositions {
+			return out, 0, dvErr("more than %d positions", maxDeletedPositions)
+		}
 		switch {
 		case runs != nil && runs[i/8]&(1<<(i%8)) != 0:
 			if err := need(2); err != nil {
@@ -327,13 +335,23 @@ func decodeRoaring32(b []byte, base int64, out []int64) ([]int64, int, error) {
 			if err := need(4 * nr); err != nil {
 				return out, 0, err
 			}
+			// runs are sorted and disjoint, so a container holds at most
+			// 65536 values and exactly its header's cardinality
+			n0, next := len(out), int64(0)
 			for r := 0; r < nr; r++ {
 				start := int64(binary.LittleEndian.Uint16(b[p:]))
 				length := int64(binary.LittleEndian.Uint16(b[p+2:]))
 				p += 4
-				for x := start; x <= start+length && x <= 0xFFFF; x++ {
+				if start < next || start+length > 0xFFFF {
+					return out, 0, dvErr("roaring runs out of order")
+				}
+				for x := start; x <= start+length; x++ {
 					out = append(out, hi|x)
 				}
+				next = start + length + 1
+			}
+			if len(out)-n0 != cards[i] {
+				return out, 0, dvErr("roaring run container of %d values, header says %d", len(out)-n0, cards[i])
 			}
 		case cards[i] <= 4096:
 			if err := need(2 * cards[i]); err != nil {
