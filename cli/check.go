@@ -37,9 +37,9 @@ func checkFlags(fs *flag.FlagSet) func(context.Context, []string, Info) int {
 			fmt.Fprintln(info.Stderr, "lakepg check:", err)
 			return ExitError
 		}
-		fmt.Fprintf(info.Stdout, "DuckLake format version %s\n", db.Format())
-		fmt.Fprintf(info.Stdout, "checked %d data files, %d delete files and %d files under %s, and the column stats of %d live data files: %d problem(s)\n",
-			rep.dataFiles, rep.deleteFiles, rep.listed, db.DataPath(), rep.statsFiles, rep.problems)
+		// the summary is the last line (problems come one a line before it)
+		fmt.Fprintf(info.Stdout, "checked %d data files, %d delete files and %d files under %s (DuckLake format version %s), and the column stats of %d live data files: %d problem(s)\n",
+			rep.dataFiles, rep.deleteFiles, rep.listed, db.DataPath(), db.Format(), rep.statsFiles, rep.problems)
 		if rep.problems > 0 {
 			return ExitError
 		}
