@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -194,18 +195,28 @@ func (db *DB) Migrate(ctx context.Context, to string) (MigrateResult, error) {
 // else, a table that is gone, or a user column already using a new name
 // aborts the migration, as DuckDB's does, rather than leave rows unreadable.
 func renameInlinedSystemColumns(ctx context.Context, tx *Tx) (int, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT DISTINCT table_name FROM ducklake_inlined_data_tables ORDER BY table_name`)
+	// the user table's name, for the error that asks to rename a column
+	rows, err := tx.QueryContext(ctx, `SELECT i.table_name, MAX(s.schema_name), MAX(t.table_name) FROM ducklake_inlined_data_tables i
+LEFT JOIN ducklake_table t ON t.table_id = i.table_id AND t.end_snapshot IS NULL
+LEFT JOIN ducklake_schema s ON s.schema_id = t.schema_id AND s.end_snapshot IS NULL
+GROUP BY i.table_name ORDER BY i.table_name`)
 	if err != nil {
 		return 0, fmt.Errorf("catalog: migrate: list inlined-data tables: %w", err)
 	}
 	var names []string
+	owner := map[string]string{}
 	for rows.Next() {
 		var n string
-		if err := rows.Scan(&n); err != nil {
+		var sch, tab sql.NullString
+		if err := rows.Scan(&n, &sch, &tab); err != nil {
 			rows.Close()
 			return 0, fmt.Errorf("catalog: migrate: list inlined-data tables: %w", err)
 		}
 		names = append(names, n)
+		owner[n] = n
+		if tab.Valid {
+			owner[n] = sch.String + "." + tab.String
+		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -234,7 +245,7 @@ func renameInlinedSystemColumns(ctx context.Context, tx *Tx) (int, error) {
 			case !strings.EqualFold(cols[i], old[i]):
 				return n, fmt.Errorf("catalog: migrate: inlined-data table %s has an unexpected column layout (column %d is %q)", table, i+1, cols[i])
 			case user[renamed[i]]:
-				return n, fmt.Errorf("%w: table %s has a column %q; flush its inlined data (CALL lakepg.flush_inlined_data()) or rename the column first", ErrMigrateConflict, table, renamed[i])
+				return n, fmt.Errorf("%w: table %s has a column %q: rename the column, then flush the table's inlined data (CALL lakepg.flush_inlined_data('%s')), and migrate again", ErrMigrateConflict, owner[table], renamed[i], owner[table])
 			}
 			stmts = append(stmts, `ALTER TABLE `+quoteIdent(table)+` RENAME COLUMN `+quoteIdent(cols[i])+` TO `+quoteIdent(renamed[i]))
 		}

@@ -433,3 +433,56 @@ func TestDuckLake11NewLake(t *testing.T) {
 		})
 	}
 }
+
+// TestDuckLake11MigrationConflict: a 1.0 inlined-data table with a user
+// column that a renamed system column would take stops the migration, which
+// leaves the catalog at 1.0; renaming the column and flushing the inlined
+// data lets it through.
+func TestDuckLake11MigrationConflict(t *testing.T) {
+	for _, kind := range []string{"sqlite", "postgres"} {
+		t.Run(kind, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			l := newEncLake(t, kind)
+			srv, conn := l.start(t, ctx)
+			query(t, ctx, conn, `CREATE TABLE main.c (_ducklake_row_id integer, x text)`)
+			query(t, ctx, conn, `INSERT INTO main.c VALUES (1, 'one'), (2, 'two')`)
+			want := fmtRows(query(t, ctx, conn, `SELECT * FROM main.c ORDER BY 1`).Rows)
+			srv.Stop(t)
+			o, err := l.lakepgCmd(t, ctx, "migrate")
+			if err == nil || !strings.Contains(o, `has a column "_ducklake_row_id"`) {
+				t.Fatalf("lakepg migrate with a colliding column: %v\n%s", err, o)
+			}
+			t.Logf("lakepg migrate: %s", strings.TrimSpace(o))
+			if db := l.catalogDB(t, ctx); db.Format() != catalog.Format10 {
+				t.Fatalf("format after a failed migration: %s", db.Format())
+			}
+			srv.Restart(t)
+			conn2, err := pgx.Connect(ctx, srv.DSN())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn2.Close(context.Background())
+			if got := fmtRows(query(t, ctx, conn2, `SELECT * FROM main.c ORDER BY 1`).Rows); got != want {
+				t.Fatalf("after the failed migration: %s, want %s", got, want)
+			}
+			query(t, ctx, conn2, `ALTER TABLE main.c RENAME COLUMN _ducklake_row_id TO rid`)
+			query(t, ctx, conn2, `CALL lakepg.flush_inlined_data('main.c')`)
+			srv.Stop(t)
+			if o, err := l.lakepgCmd(t, ctx, "migrate"); err != nil || !strings.Contains(o, "to 1.1") {
+				t.Fatalf("lakepg migrate after rename and flush: %v\n%s", err, o)
+			}
+			srv.Restart(t)
+			conn3, err := pgx.Connect(ctx, srv.DSN())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn3.Close(context.Background())
+			query(t, ctx, conn3, `INSERT INTO main.c VALUES (3, 'three')`)
+			r := query(t, ctx, conn3, `SELECT count(*), sum(rid) FROM main.c`)
+			if got := fmtRows(r.Rows); got != fmtRows([][]*string{{ptr("3"), ptr("6")}}) {
+				t.Fatalf("after the migration: %s", got)
+			}
+		})
+	}
+}
