@@ -22,7 +22,10 @@ const RowIDFieldID = 2147483540
 type ScanCol struct {
 	FieldID int32
 	Name    string
-	T       types.T
+	// Geometry: DuckLake type geometry (a bytea of WKB), for writers
+	// (parquetio.Column.Geometry)
+	Geometry bool
+	T        types.T
 	// ElemFieldID is an array column's element column id, for writers.
 	ElemFieldID int32
 	// ChildIDs are a nested column's descendant column ids, depth-first

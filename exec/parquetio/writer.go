@@ -32,6 +32,10 @@ type Column struct {
 	// ChildIDs are a nested column's descendant column ids, depth-first
 	// in type order (writer_nested.go); nil: consecutive after FieldID.
 	ChildIDs []int32
+	// Geometry: a bytea column of DuckLake type geometry, whose WKB values
+	// go out with Parquet's GEOMETRY logical type as DuckDB writes it (it
+	// will not read a plain BYTE_ARRAY as GEOMETRY).
+	Geometry bool
 }
 
 // WriterOptions tune a Writer.
@@ -341,6 +345,10 @@ func leafOf(c Column) parquet.Node {
 	case types.Text:
 		n = parquet.String()
 	case types.Bytea:
+		if c.Geometry {
+			n = parquet.Geometry("")
+			break
+		}
 		n = parquet.Leaf(parquet.ByteArrayType)
 	case types.Date:
 		n = parquet.Date()
@@ -663,7 +671,13 @@ func (w *Writer) Close() (FileInfo, error) {
 				continue
 			}
 		}
-		info.Stats = append(info.Stats, w.acc[i].result(id, sizes[w.chunk[i]]))
+		cs := w.acc[i].result(id, sizes[w.chunk[i]])
+		if c.Geometry {
+			// DuckDB keeps a bounding box in extra_stats, never byte-wise
+			// bounds: it would read min_value as a geometry
+			cs.Min, cs.Max = nil, nil
+		}
+		info.Stats = append(info.Stats, cs)
 	}
 	return info, nil
 }
