@@ -253,8 +253,9 @@ func (w *writer) insertFile(tableID int64, f NewFile) (int64, error) {
 	if f.RowIDStart != nil {
 		rowIDStart = *f.RowIDStart
 	}
-	if _, err := w.exec(`INSERT INTO ducklake_data_file `+dataFileCols+` VALUES (?, ?, ?, NULL, NULL, ?, ?, 'parquet', ?, ?, ?, ?, ?, ?, NULL, ?)`,
-		id, tableID, f.BeginSnapshot, f.RelPath, true, f.RecordCount, f.FileSize, nullIfZero(f.FooterSize), rowIDStart, w.partitionID(f.Partition), key, nullIfZero(f.PartialMax)); err != nil {
+	q, args := w.fileInsert(`INSERT INTO ducklake_data_file `+dataFileCols+` VALUES (?, ?, ?, NULL, NULL, ?, ?, 'parquet', ?, ?, ?, ?, ?, ?, NULL, ?)`, f.RowGroupCount,
+		id, tableID, f.BeginSnapshot, f.RelPath, true, f.RecordCount, f.FileSize, nullIfZero(f.FooterSize), rowIDStart, w.partitionID(f.Partition), key, nullIfZero(f.PartialMax))
+	if _, err := w.exec(q, args...); err != nil {
 		return 0, err
 	}
 	if err := w.insertPartitionValues(id, tableID, f.Partition); err != nil {
@@ -639,8 +640,9 @@ func (w *writer) insertDeleteFile(tableID, dataFileID int64, d NewDeleteFileAt) 
 	}
 	id := w.nextFile
 	w.nextFile++
-	_, err = w.exec(`INSERT INTO ducklake_delete_file `+deleteFileCols+` VALUES (?, ?, ?, NULL, ?, ?, ?, 'parquet', ?, ?, ?, ?, ?)`,
+	q, args := w.fileInsert(`INSERT INTO ducklake_delete_file `+deleteFileCols+` VALUES (?, ?, ?, NULL, ?, ?, ?, 'parquet', ?, ?, ?, ?, ?)`, d.RowGroupCount,
 		id, tableID, d.BeginSnapshot, dataFileID, d.RelPath, true, d.DeleteCount, d.FileSize, nullIfZero(d.FooterSize), key, nullIfZero(d.PartialMax))
+	_, err = w.exec(q, args...)
 	return err
 }
 

@@ -221,7 +221,7 @@ func (s *Session) flushedFile(ctx context.Context, dir string, out []exec.ScanCo
 		}
 	}
 	w := f.WrittenFile
-	nf := snapshot.NewDataFile{RelPath: w.Name, RecordCount: w.Info.Rows, FileSize: w.Info.Size, FooterSize: w.Info.FooterSize, Stats: dataStats(out, w), EmbeddedRowIDs: true, EncryptionKey: w.KeyText()}
+	nf := snapshot.NewDataFile{RelPath: w.Name, RecordCount: w.Info.Rows, FileSize: w.Info.Size, FooterSize: w.Info.FooterSize, RowGroupCount: w.Info.RowGroups, Stats: dataStats(out, w), EmbeddedRowIDs: true, EncryptionKey: w.KeyText()}
 	if tw.specID != nil {
 		nf.Partition = &snapshot.FilePartition{SpecID: *tw.specID, Values: f.values}
 	}
@@ -405,7 +405,7 @@ func (s *Session) writeDeletesAt(ctx context.Context, dir, dataPath string, dels
 		return snapshot.NewDeleteFileAt{}, nil, exec.WriteError(err, path)
 	}
 	d := snapshot.NewDeleteFileAt{
-		NewDeleteFile: snapshot.NewDeleteFile{RelPath: name, DeleteCount: info.Rows, FileSize: info.Size, FooterSize: info.FooterSize, EncryptionKey: (&exec.WrittenFile{Info: info}).KeyText()},
+		NewDeleteFile: snapshot.NewDeleteFile{RelPath: name, DeleteCount: info.Rows, FileSize: info.Size, FooterSize: info.FooterSize, RowGroupCount: info.RowGroups, EncryptionKey: (&exec.WrittenFile{Info: info}).KeyText()},
 		BeginSnapshot: minS,
 	}
 	if maxS > minS {

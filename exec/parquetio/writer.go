@@ -109,6 +109,9 @@ type FileInfo struct {
 	// Key is WriterOptions.Key: the file's key for encryption_key, nil for
 	// a plain file.
 	Key Key
+	// RowGroups is the number of row groups (DuckLake 1.1's
+	// row_group_count).
+	RowGroups int64
 }
 
 // ColumnStats is one ducklake_file_column_stats row.
@@ -648,6 +651,7 @@ func (w *Writer) Close() (FileInfo, error) {
 	}
 	sizes := make([]int64, w.chunk[len(w.cols)])
 	if md := w.pw.File().Metadata(); md != nil {
+		info.RowGroups = int64(len(md.RowGroups))
 		for _, rg := range md.RowGroups {
 			for j := range rg.Columns {
 				if j < len(sizes) {

@@ -271,6 +271,15 @@ func TestDuckLake11Migration(t *testing.T) {
 			} {
 				query(t, ctx, conn2, st)
 			}
+			// files from before the migration keep a NULL row_group_count,
+			// the flush's new file has one
+			var unknown, known int64
+			if err := db.SQL().QueryRowContext(ctx, `SELECT count(*) - count(row_group_count), count(row_group_count) FROM ducklake_data_file`).Scan(&unknown, &known); err != nil {
+				t.Fatal(err)
+			}
+			if unknown == 0 || known == 0 {
+				t.Fatalf("data files after the migration: %d without row_group_count, %d with", unknown, known)
+			}
 			r := query(t, ctx, conn2, `SELECT count(*), sum(id) FROM main.t WHERE id < 100`)
 			if got := fmtRows(r.Rows); got != fmtRows([][]*string{{ptr("3"), ptr("10")}}) { // 1, 4, 5
 				t.Fatalf("small ids after the writes in 1.1: %s", got)
@@ -335,6 +344,16 @@ func TestDuckLake11NewLake(t *testing.T) {
 			for _, tb := range []string{"ducklake_data_file", "ducklake_delete_file"} {
 				if cols := columnsOf(t, ctx, db, tb); !strings.HasSuffix(cols, ",partial_max,row_group_count") {
 					t.Fatalf("%s: %s", tb, cols)
+				}
+			}
+			// every file lakepg wrote has its row_group_count (one row group each)
+			for _, tb := range []string{"ducklake_data_file", "ducklake_delete_file"} {
+				var n, known, lo, hi int64
+				if err := db.SQL().QueryRowContext(ctx, `SELECT count(*), count(row_group_count), coalesce(min(row_group_count), 0), coalesce(max(row_group_count), 0) FROM `+tb).Scan(&n, &known, &lo, &hi); err != nil {
+					t.Fatal(err)
+				}
+				if n == 0 || known != n || lo != 1 || hi != 1 {
+					t.Fatalf("%s: %d rows, %d with row_group_count, from %d to %d", tb, n, known, lo, hi)
 				}
 			}
 			cols := inlinedSystemColumns(t, ctx, db)
