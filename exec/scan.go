@@ -25,7 +25,9 @@ type ScanCol struct {
 	// Geometry: DuckLake type geometry (a bytea of WKB), for writers
 	// (parquetio.Column.Geometry)
 	Geometry bool
-	T        types.T
+	// Variant: DuckLake type variant (read as json), for writers
+	Variant bool
+	T       types.T
 	// ElemFieldID is an array column's element column id, for writers.
 	ElemFieldID int32
 	// ChildIDs are a nested column's descendant column ids, depth-first

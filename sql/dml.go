@@ -60,7 +60,7 @@ func (s *Session) planWrite(ctx context.Context, n *pg.Node, p *params, describe
 func parquetColumns(cols []exec.ScanCol) []parquetio.Column {
 	out := make([]parquetio.Column, len(cols))
 	for i, c := range cols {
-		out[i] = parquetio.Column{FieldID: c.FieldID, Name: c.Name, Type: c.T, ElemFieldID: c.ElemFieldID, ChildIDs: c.ChildIDs, Geometry: c.Geometry}
+		out[i] = parquetio.Column{FieldID: c.FieldID, Name: c.Name, Type: c.T, ElemFieldID: c.ElemFieldID, ChildIDs: c.ChildIDs, Geometry: c.Geometry, Variant: c.Variant}
 	}
 	return out
 }

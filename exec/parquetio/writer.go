@@ -36,6 +36,9 @@ type Column struct {
 	// go out with Parquet's GEOMETRY logical type as DuckDB writes it (it
 	// will not read a plain BYTE_ARRAY as GEOMETRY).
 	Geometry bool
+	// Variant: a json column of DuckLake type variant, which lakepg reads
+	// (variant.go) but cannot write yet.
+	Variant bool
 }
 
 // WriterOptions tune a Writer.
@@ -282,6 +285,9 @@ func NewWriter(w io.Writer, cols []Column, opt WriterOptions) (*Writer, error) {
 // columnNode maps a lakepg type to the Parquet type DuckDB writes for the
 // matching DuckLake type, OPTIONAL, with the field id.
 func columnNode(c Column) (parquet.Node, error) {
+	if c.Variant {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "column %q: writing DuckLake variant columns is not supported", c.Name)
+	}
 	if c.Type.ID == types.Array {
 		return listNode(c) // writer_list.go
 	}
