@@ -158,7 +158,7 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	log.Info("lakepg serving", "listen", ln.Addr().String(), "catalog", catalog.RedactDSN(*catDSN), "data", db.DataPath(), "version", Version,
+	log.Info("lakepg serving", "listen", ln.Addr().String(), "catalog", catalog.RedactDSN(*catDSN), "data", db.DataPath(), "ducklake_format", db.Format(), "version", Version,
 		"memory_limit", memLimit, "temp_dir", *memFlags.tempDir)
 
 	sigs := make(chan os.Signal, 1)
