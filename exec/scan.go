@@ -43,6 +43,9 @@ type ScanFile struct {
 	RowIDStart int64
 	DeletePath string
 	DeleteSize int64
+	// DeleteFormat is the catalog's format of the delete file ('puffin':
+	// a deletion vector)
+	DeleteFormat string
 	// DeleteStaged: the delete file is one a transaction block staged, its
 	// snapshot column stamped with the snapshot the block will commit as,
 	// so every position applies (the scan's snapshot is the block's base).
@@ -357,7 +360,7 @@ func (t *TableScan) open(ctx context.Context, i int) (*scanFile, error) {
 		if f.DeleteStaged {
 			upTo = math.MaxInt64
 		}
-		pos, err := parquetio.ReadDeletePositionsKey(df, df.Size(), upTo, dkey)
+		pos, err := parquetio.ReadDeletePositionsFormat(df, df.Size(), upTo, dkey, f.DeleteFormat)
 		df.Close()
 		if err != nil {
 			file.Close()

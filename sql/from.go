@@ -619,7 +619,7 @@ func toScanFiles(files []catalog.DataFile, snap int64) []exec.ScanFile {
 			out[i].MaxSnapshot = snap
 		}
 		if f.Delete != nil {
-			out[i].DeletePath, out[i].DeleteSize = f.Delete.Path, f.Delete.FileSize
+			out[i].DeletePath, out[i].DeleteSize, out[i].DeleteFormat = f.Delete.Path, f.Delete.FileSize, f.Delete.Format
 			out[i].DeleteCount, out[i].DeleteKey = f.Delete.DeleteCount, f.Delete.EncryptionKey
 			// a delete file holding later deletes than snap (its snapshot
 			// column filters them) does not count exactly
