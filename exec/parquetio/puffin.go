@@ -41,6 +41,9 @@ func IsDeletionVector(r io.ReaderAt, size int64) bool {
 	if n, _ := r.ReadAt(head[:], 0); n != len(head) {
 		return false
 	}
+	if m := string(head[:4]); m == "PAR1" || m == "PARE" {
+		return false // Parquet, whatever bytes follow its magic
+	}
 	return string(head[:4]) == string(puffinMagic) || string(head[4:8]) == string(dvMagic)
 }
 
