@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -38,9 +39,11 @@ type DB struct {
 	encrypted bool
 	// wantEncrypted: Options.Encrypted, for init
 	wantEncrypted bool
-	// format is ducklake_metadata.version (format.go); wantFormat is
-	// Options.Format, for init
-	format, wantFormat string
+	// format is ducklake_metadata.version (format.go), a string; it changes
+	// when a migration is noticed (RecheckFormat). wantFormat is
+	// Options.Format, for init.
+	format     atomic.Value
+	wantFormat string
 	// tables caches tableExists (tablecache.go)
 	tables tableCache
 }
@@ -196,14 +199,16 @@ func (db *DB) init(ctx context.Context, dataPath string) error {
 	if err != nil {
 		return err
 	}
-	if db.format, err = checkStoredFormat(meta["version"]); err != nil {
+	f, err := checkStoredFormat(meta["version"])
+	if err != nil {
 		return err
 	}
-	if db.wantFormat != "" && db.wantFormat != db.format {
-		if db.format == Format10 {
-			return fmt.Errorf("catalog: the lake is in DuckLake format %s, not %s: migrate it with 'lakepg migrate --to %s' (DuckDB 1.5 can no longer open it then)", db.format, db.wantFormat, db.wantFormat)
+	db.format.Store(f)
+	if db.wantFormat != "" && db.wantFormat != f {
+		if f == Format10 {
+			return fmt.Errorf("catalog: the lake is in DuckLake format %s, not %s: migrate it with 'lakepg migrate --to %s' (DuckDB 1.5 can no longer open it then)", f, db.wantFormat, db.wantFormat)
 		}
-		return fmt.Errorf("catalog: the lake is in DuckLake format %s, not %s: a migrated catalog cannot be downgraded", db.format, db.wantFormat)
+		return fmt.Errorf("catalog: the lake is in DuckLake format %s, not %s: a migrated catalog cannot be downgraded", f, db.wantFormat)
 	}
 	switch meta["encrypted"] {
 	case "true":

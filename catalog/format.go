@@ -61,7 +61,30 @@ func checkStoredFormat(v string) (string, error) {
 }
 
 // Format is the catalog's DuckLake format version ("1.0" or "1.1").
-func (db *DB) Format() string { return db.format }
+func (db *DB) Format() string {
+	f, _ := db.format.Load().(string)
+	return f
+}
+
+// RecheckFormat reads ducklake_metadata.version again through q (a commit's
+// transaction, say) and remembers it: another program (DuckDB 2.0 with
+// AUTOMATIC_MIGRATION, lakepg migrate) may have migrated the catalog since
+// it was opened, and what lakepg creates in it must then have the new
+// layout. It returns the format now in force.
+func (db *DB) RecheckFormat(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}) (string, error) {
+	var v string
+	if err := q.QueryRowContext(ctx, `SELECT "value" FROM ducklake_metadata WHERE "key" = 'version' AND scope IS NULL`).Scan(&v); err != nil {
+		return "", fmt.Errorf("catalog: read the format version: %w", err)
+	}
+	f, err := checkStoredFormat(v)
+	if err != nil {
+		return "", err
+	}
+	db.format.Store(f)
+	return f, nil
+}
 
 // InlinedColumns are the names of the three system columns that lead every
 // ducklake_inlined_data_* table.
@@ -77,7 +100,7 @@ var (
 // InlinedColumns names the system columns of this catalog's inlined-data
 // tables.
 func (db *DB) InlinedColumns() InlinedColumns {
-	if db.format == Format11 {
+	if db.Format() == Format11 {
 		return inlinedColumns11
 	}
 	return inlinedColumns10
@@ -126,7 +149,7 @@ type MigrateResult struct {
 // they read when they opened it: stop them first (DuckDB 1.5 cannot open a
 // 1.1 catalog at all).
 func (db *DB) Migrate(ctx context.Context, to string) (MigrateResult, error) {
-	res := MigrateResult{From: db.format, To: to}
+	res := MigrateResult{From: db.Format(), To: to}
 	to, err := ParseFormat(to)
 	if err != nil {
 		return res, err
@@ -147,7 +170,7 @@ func (db *DB) Migrate(ctx context.Context, to string) (MigrateResult, error) {
 	}
 	res.From = cur
 	if cur == to {
-		db.format = cur
+		db.format.Store(cur)
 		return res, nil
 	}
 	if cur != Format10 || to != Format11 {
@@ -185,7 +208,7 @@ func (db *DB) Migrate(ctx context.Context, to string) (MigrateResult, error) {
 	if err := tx.Commit(); err != nil {
 		return res, fmt.Errorf("catalog: migrate: %w", err)
 	}
-	db.format = to
+	db.format.Store(to)
 	return res, nil
 }
 

@@ -219,7 +219,10 @@ func sameNames(names []string, cols []InlinedColumn) bool {
 // inlinedColumnNames are the value columns of an inlined-data table, after
 // its three system columns.
 func (w *writer) inlinedColumnNames(table string) ([]string, error) {
-	rows, err := w.tx.QueryContext(w.ctx, `SELECT * FROM `+catalog.QuoteIdent(table)+` WHERE 1 = 0`)
+	// the format's system column in the text: a migration renames the
+	// columns, and PostgreSQL refuses a statement prepared before it
+	// ("cached plan must not change result type")
+	rows, err := w.tx.QueryContext(w.ctx, `SELECT * FROM `+catalog.QuoteIdent(table)+` WHERE `+catalog.QuoteIdent(w.tx.DB().InlinedColumns().RowID)+` IS NULL AND 1 = 0`)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot: read inlined table %s: %w", table, err)
 	}
@@ -310,6 +313,12 @@ func inlinedDataTable(tid, sv int64) string {
 // system columns.
 func (w *writer) createInlinedTable(tid, sv int64, cols []InlinedColumn) (ok bool, err error) {
 	db := w.tx.DB()
+	// the system columns' names depend on the format version, which a
+	// migration by another program may have changed since the catalog was
+	// opened; a table made with the old names would be misread
+	if _, err := db.RecheckFormat(w.ctx, w.tx); err != nil {
+		return false, err
+	}
 	defs := make([]string, len(cols))
 	for i, c := range cols {
 		typ, ok := db.InlinedColumnType(c.Type)

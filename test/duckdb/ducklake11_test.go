@@ -505,3 +505,39 @@ func TestDuckLake11MigrationConflict(t *testing.T) {
 		})
 	}
 }
+
+// TestDuckLake11MigratedUnderServer: the catalog is migrated while a server
+// has it open (as DuckDB 2.0's AUTOMATIC_MIGRATION would do it): the server
+// reads the renamed inlined tables, and an inlined table it creates
+// afterwards has the 1.1 layout.
+func TestDuckLake11MigratedUnderServer(t *testing.T) {
+	for _, kind := range []string{"sqlite", "postgres"} {
+		t.Run(kind, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			l := newEncLake(t, kind)
+			_, conn := l.start(t, ctx)
+			query(t, ctx, conn, `CREATE TABLE main.a (id integer, v text)`)
+			query(t, ctx, conn, `INSERT INTO main.a VALUES (1, 'x'), (2, 'y')`)
+			if o, err := l.lakepgCmd(t, ctx, "migrate"); err != nil || !strings.Contains(o, "to 1.1") {
+				t.Fatalf("lakepg migrate: %v\n%s", err, o)
+			}
+			if got := fmtRows(query(t, ctx, conn, `SELECT id, v FROM main.a ORDER BY id`).Rows); got != fmtRows([][]*string{{ptr("1"), ptr("x")}, {ptr("2"), ptr("y")}}) {
+				t.Fatalf("inlined rows after the migration: %s", got)
+			}
+			query(t, ctx, conn, `CREATE TABLE main.b (id integer)`)
+			query(t, ctx, conn, `INSERT INTO main.b VALUES (7)`)
+			query(t, ctx, conn, `INSERT INTO main.a VALUES (3, 'z')`)
+			query(t, ctx, conn, `DELETE FROM main.a WHERE id = 1`)
+			if got := fmtRows(query(t, ctx, conn, `SELECT (SELECT string_agg(id::text, ',' ORDER BY id) FROM main.a), (SELECT sum(id) FROM main.b)`).Rows); got != fmtRows([][]*string{{ptr("2,3"), ptr("7")}}) {
+				t.Fatalf("after writes in the migrated lake: %s", got)
+			}
+			db := l.catalogDB(t, ctx)
+			for _, c := range inlinedSystemColumns(t, ctx, db) {
+				if !strings.HasSuffix(c, "(_ducklake_row_id,_ducklake_begin_snapshot,_ducklake_end_snapshot)") {
+					t.Fatalf("inlined table after the migration: %s", c)
+				}
+			}
+		})
+	}
+}
