@@ -137,8 +137,33 @@ func ReadDeletionVectorPositions(r io.ReaderAt, size, begin, snapshot int64) ([]
 	if err != nil {
 		return nil, err
 	}
-	pos, _ := DeletedAt(dvs, begin, snapshot)
-	return pos, nil
+	// the union of the vectors in force (each is sorted; one, the usual
+	// case, needs no merging)
+	var out []int64
+	n := 0
+	for _, dv := range dvs {
+		s := dv.Snapshot
+		if s == 0 {
+			s = begin
+		}
+		if s > snapshot {
+			continue
+		}
+		if n == 0 {
+			out = dv.Positions
+		} else {
+			out = append(slices.Clip(out), dv.Positions...)
+		}
+		n++
+	}
+	if n > 1 {
+		slices.Sort(out)
+		out = slices.Compact(out)
+	}
+	if out == nil {
+		out = []int64{}
+	}
+	return out, nil
 }
 
 type puffinFooter struct {

@@ -197,3 +197,20 @@ func FuzzDeletionVector(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkDeletionVectorRead decodes DuckDB 1.5.5's vector (35,169
+// positions: a bitmap container and two arrays).
+func BenchmarkDeletionVectorRead(b *testing.B) {
+	buf, err := os.ReadFile("testdata/puffin/duckdb-1.5.5-bare.puffin")
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := bytes.NewReader(buf)
+	b.SetBytes(int64(len(buf)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ReadDeletePositionsFormat(r, int64(len(buf)), 1, nil, "puffin"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
