@@ -103,7 +103,8 @@ func ReadDeletionVectors(r io.ReaderAt, size int64) ([]DeletionVector, error) {
 // before snapshot, each with the snapshot that deleted it first; begin is
 // the delete file's begin_snapshot, which snapshot-less blobs take.
 func DeletedAt(dvs []DeletionVector, begin, snapshot int64) (pos, snaps []int64) {
-	first := map[int64]int64{}
+	// vectors come in ascending snapshot order, each sorted: merge them in
+	// turn, a position keeping the snapshot of the first vector holding it
 	for _, dv := range dvs {
 		s := dv.Snapshot
 		if s == 0 {
@@ -112,20 +113,27 @@ func DeletedAt(dvs []DeletionVector, begin, snapshot int64) (pos, snaps []int64)
 		if s > snapshot {
 			continue
 		}
-		for _, p := range dv.Positions {
-			if old, ok := first[p]; !ok || s < old {
-				first[p] = s
+		np := make([]int64, 0, max(len(pos), len(dv.Positions)))
+		ns := make([]int64, 0, cap(np))
+		i, j := 0, 0
+		for i < len(pos) || j < len(dv.Positions) {
+			switch {
+			case j == len(dv.Positions) || (i < len(pos) && pos[i] < dv.Positions[j]):
+				np, ns = append(np, pos[i]), append(ns, snaps[i])
+				i++
+			case i == len(pos) || dv.Positions[j] < pos[i]:
+				np, ns = append(np, dv.Positions[j]), append(ns, s)
+				j++
+			default: // in both: the earlier vector's snapshot
+				np, ns = append(np, pos[i]), append(ns, min(snaps[i], s))
+				i++
+				j++
 			}
 		}
+		pos, snaps = np, ns
 	}
-	pos = make([]int64, 0, len(first))
-	for p := range first {
-		pos = append(pos, p)
-	}
-	slices.Sort(pos)
-	snaps = make([]int64, len(pos))
-	for i, p := range pos {
-		snaps[i] = first[p]
+	if pos == nil {
+		pos, snaps = []int64{}, []int64{}
 	}
 	return pos, snaps
 }
