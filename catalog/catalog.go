@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -17,9 +18,6 @@ import (
 // Version is the lakepg version recorded in ducklake_metadata.created_by
 // ('lakepg <Version>') when a catalog is created. cmd/lakepg may set it.
 var Version = "dev"
-
-// FormatVersion is the only DuckLake catalog format lakepg reads and writes.
-const FormatVersion = "1.0"
 
 // ErrSnapshotNotFound is returned when a requested snapshot does not exist
 // (never existed, or was expired).
@@ -41,6 +39,11 @@ type DB struct {
 	encrypted bool
 	// wantEncrypted: Options.Encrypted, for init
 	wantEncrypted bool
+	// format is ducklake_metadata.version (format.go), a string; it changes
+	// when a migration is noticed (RecheckFormat). wantFormat is
+	// Options.Format, for init.
+	format     atomic.Value
+	wantFormat string
 	// tables caches tableExists (tablecache.go)
 	tables tableCache
 	// inlinedNames caches inlined-data tables' columns (commitreads.go)
@@ -63,6 +66,10 @@ type Options struct {
 	// file encrypted with its own key). Opening an existing unencrypted lake
 	// with it is an error: it cannot be turned on afterwards, as in DuckDB.
 	Encrypted bool
+	// Format is the DuckLake format version of a new catalog ("1.0" or
+	// "1.1"; "" means FormatVersion, 1.0). Opening an existing catalog of
+	// another version with it is an error: Migrate moves a 1.0 catalog on.
+	Format string
 }
 
 // Open opens or creates the catalog with default Options.
@@ -118,6 +125,14 @@ func OpenWithOptions(ctx context.Context, dsn, dataPath string, opts Options) (*
 		return nil, fmt.Errorf("catalog: unsupported catalog DSN %q (want sqlite:PATH or postgres://...)", dsn)
 	}
 	db.wantEncrypted = opts.Encrypted
+	if opts.Format != "" {
+		f, err := ParseFormat(opts.Format)
+		if err != nil {
+			db.sql.Close()
+			return nil, err
+		}
+		db.wantFormat = f
+	}
 	if err := db.init(ctx, dataPath); err != nil {
 		db.sql.Close()
 		return nil, err
@@ -195,8 +210,16 @@ func (db *DB) init(ctx context.Context, dataPath string) error {
 	if err != nil {
 		return err
 	}
-	if v := meta["version"]; v != FormatVersion {
-		return fmt.Errorf("catalog: DuckLake catalog version %q is not supported (lakepg reads %s)", v, FormatVersion)
+	f, err := checkStoredFormat(meta["version"])
+	if err != nil {
+		return err
+	}
+	db.format.Store(f)
+	if db.wantFormat != "" && db.wantFormat != f {
+		if f == Format10 {
+			return fmt.Errorf("catalog: the lake is in DuckLake format %s, not %s: migrate it with 'lakepg migrate --to %s' (DuckDB 1.5 can no longer open it then)", f, db.wantFormat, db.wantFormat)
+		}
+		return fmt.Errorf("catalog: the lake is in DuckLake format %s, not %s: a migrated catalog cannot be downgraded", f, db.wantFormat)
 	}
 	switch meta["encrypted"] {
 	case "true":
@@ -244,7 +267,7 @@ func (db *DB) globalMetadata(ctx context.Context) (map[string]string, error) {
 	return m, rows.Err()
 }
 
-// bootstrap creates the 28 tables and the rows of snapshot 0 in one
+// bootstrap creates the 28 tables (29 in format 1.1) and the rows of snapshot 0 in one
 // transaction. Besides DuckLake's schema main (id 0) lakepg creates public
 // (id 1), because PostgreSQL clients expect it; snapshot 0 records both.
 func (db *DB) bootstrap(ctx context.Context, dataPath string) error {
@@ -268,7 +291,11 @@ func (db *DB) bootstrap(ctx context.Context, dataPath string) error {
 	if exists {
 		return tx.Commit()
 	}
-	for _, t := range ducklakeTables {
+	format := db.wantFormat
+	if format == "" {
+		format = FormatVersion
+	}
+	for _, t := range tablesOf(format) {
 		if _, err := tx.ExecContext(ctx, db.d.createTableSQL(t)); err != nil {
 			return fmt.Errorf("catalog: create %s: %w", t.name, err)
 		}
@@ -294,7 +321,7 @@ func (db *DB) bootstrap(ctx context.Context, dataPath string) error {
 		{`INSERT INTO ducklake_snapshot VALUES (?, ?, ?, ?, ?)`, []any{0, now, 0, 2, 0}},
 		{`INSERT INTO ducklake_snapshot_changes VALUES (?, ?, NULL, NULL, NULL)`, []any{0, `created_schema:"main",created_schema:"public"`}},
 		{`INSERT INTO ducklake_metadata ("key", "value") VALUES (?, ?), (?, ?), (?, ?), (?, ?)`, []any{
-			"version", FormatVersion, "created_by", "lakepg " + Version, "data_path", dataPath, "encrypted", strconv.FormatBool(db.wantEncrypted)}},
+			"version", format, "created_by", "lakepg " + Version, "data_path", dataPath, "encrypted", strconv.FormatBool(db.wantEncrypted)}},
 		{`INSERT INTO ducklake_schema VALUES (?, ?, ?, NULL, ?, ?, ?), (?, ?, ?, NULL, ?, ?, ?)`, []any{
 			0, mainUUID.String(), 0, "main", "main/", true,
 			1, publicUUID.String(), 0, "public", "public/", true}},

@@ -313,7 +313,10 @@ func (t *Tx) InlinedColumnNames(ctx context.Context, name string) ([]string, err
 			}
 		}
 	}
-	rows, err := t.QueryContext(ctx, `SELECT * FROM `+QuoteIdent(name)+` WHERE 1 = 0`)
+	// the format's system column in the text: a migration renames the
+	// columns, and PostgreSQL refuses a statement prepared before it
+	// ("cached plan must not change result type")
+	rows, err := t.QueryContext(ctx, `SELECT * FROM `+QuoteIdent(name)+` WHERE `+QuoteIdent(t.db.InlinedColumns().RowID)+` IS NULL AND 1 = 0`)
 	if err != nil {
 		return nil, fmt.Errorf("catalog: read inlined table %s: %w", name, err)
 	}

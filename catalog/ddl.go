@@ -62,6 +62,27 @@ var ducklakeTables = []ddlTable{
 	{"ducklake_sort_expression", []ddlColumn{col("sort_id", tBig), col("table_id", tBig), col("sort_key_index", tBig), col("expression", tStr), col("dialect", tStr), col("sort_direction", tStr), col("null_order", tStr)}},
 }
 
+// viewColumnTagTable is the table DuckLake 1.1 adds: comments (key
+// 'comment') and tags on the columns of views, by column name.
+var viewColumnTagTable = ddlTable{"ducklake_view_column_tag", []ddlColumn{col("view_id", tBig), col("column_name", tStr), col("begin_snapshot", tBig), col("end_snapshot", tBig), col("key", tStr), col("value", tStr)}}
+
+// tablesOf lists the fixed tables of a catalog in format version f: 1.1
+// ends ducklake_data_file and ducklake_delete_file with row_group_count and
+// adds ducklake_view_column_tag last, as DuckDB 2.0 creates them.
+func tablesOf(f string) []ddlTable {
+	if f != Format11 {
+		return ducklakeTables
+	}
+	out := make([]ddlTable, 0, len(ducklakeTables)+1)
+	for _, t := range ducklakeTables {
+		if t.name == "ducklake_data_file" || t.name == "ducklake_delete_file" {
+			t.cols = append(append([]ddlColumn(nil), t.cols...), col("row_group_count", tBig))
+		}
+		out = append(out, t)
+	}
+	return append(out, viewColumnTagTable)
+}
+
 // createTableSQL renders one CREATE TABLE for the dialect. Column names are
 // always double-quoted: several (key, value, type, sql, format) are keywords
 // somewhere, and quoting does not change the stored column names.

@@ -31,6 +31,8 @@ type DeleteFile struct {
 	// EncryptionKey is the file's key as stored (base64), "" when the file
 	// is not encrypted. A secret: never log or print it.
 	EncryptionKey string
+	// Format is 'parquet', or 'puffin' for a deletion vector.
+	Format string
 }
 
 // DataFile is a ducklake_data_file row with what a reader needs next to it.
@@ -78,7 +80,7 @@ func (db *DB) Files(ctx context.Context, s *Schema, t *Table, snap Snapshot) ([]
 	rows, err := rt.QueryContext(ctx, `SELECT df.data_file_id, df.path, df.path_is_relative, df.record_count, df.file_size_bytes,
 	df.footer_size, df.row_id_start, df.partial_max, df.mapping_id, df.begin_snapshot, df.partition_id,
 	del.delete_file_id, del.path, del.path_is_relative, del.delete_count, del.file_size_bytes,
-	del.footer_size, del.partial_max, del.begin_snapshot, df.encryption_key, del.encryption_key
+	del.footer_size, del.partial_max, del.begin_snapshot, df.encryption_key, del.encryption_key, del.format
 FROM ducklake_data_file df
 LEFT JOIN ducklake_delete_file del ON del.data_file_id = df.data_file_id AND del.table_id = df.table_id AND `+visibleAt("del.")+`
 WHERE df.table_id = ? AND `+visibleAt("df.")+`
@@ -99,10 +101,10 @@ ORDER BY df.data_file_id, del.begin_snapshot, del.delete_file_id`, sid, sid, t.I
 			delFooter, delPmax                 sql.NullInt64
 			delPath                            sql.NullString
 			delRel                             NullBool
-			key, delKey                        sql.NullString
+			key, delKey, delFormat             sql.NullString
 		)
 		if err := rows.Scan(&f.ID, &path, &isRel, &recs, &size, &footer, &rowID, &pmax, &mapping, &f.BeginSnapshot, &partID,
-			&delID, &delPath, &delRel, &delCount, &delSize, &delFooter, &delPmax, &delBegin, &key, &delKey); err != nil {
+			&delID, &delPath, &delRel, &delCount, &delSize, &delFooter, &delPmax, &delBegin, &key, &delKey, &delFormat); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("catalog: list files of table %d: %w", t.ID, err)
 		}
@@ -124,6 +126,7 @@ ORDER BY df.data_file_id, del.begin_snapshot, del.delete_file_id`, sid, sid, t.I
 				PartialMax:    nullInt(delPmax),
 				BeginSnapshot: delBegin.Int64,
 				EncryptionKey: delKey.String,
+				Format:        delFormat.String,
 			}
 		}
 		// A well-formed catalog has at most one delete file per data file

@@ -3,7 +3,9 @@ package catalog
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"strings"
 )
 
 // Inlined data is where DuckDB keeps small inserts and deletes (up to
@@ -29,6 +31,19 @@ type InlinedRows struct {
 // InlinedData reads every inlined row of table t visible at snap, ordered by
 // inlined table and row_id.
 func (db *DB) InlinedData(ctx context.Context, t *Table, snap Snapshot) ([]InlinedRows, error) {
+	out, err := db.inlinedData(ctx, t, snap)
+	if err != nil {
+		// the catalog may have been migrated (its inlined tables' system
+		// columns renamed) since it was opened: read again in the new layout
+		was := db.Format()
+		if f, ferr := db.RecheckFormat(ctx, db.sql); ferr == nil && f != was {
+			return db.inlinedData(ctx, t, snap)
+		}
+	}
+	return out, err
+}
+
+func (db *DB) inlinedData(ctx context.Context, t *Table, snap Snapshot) ([]InlinedRows, error) {
 	regs, err := db.InlinedTables(ctx, t.ID)
 	if err != nil || len(regs) == 0 {
 		return nil, err
@@ -44,7 +59,7 @@ func (db *DB) InlinedData(ctx context.Context, t *Table, snap Snapshot) ([]Inlin
 		if err != nil {
 			return nil, err
 		}
-		ir, err := readInlined(ctx, rt, reg.Name, names, snap.ID)
+		ir, err := readInlined(ctx, rt, reg.Name, db.InlinedColumns(), names, snap.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -118,12 +133,13 @@ WHERE table_id = ? AND parent_column IS NULL AND `+visibleAt("")+``, t.ID, at.In
 	return names, rows.Err()
 }
 
-// inlinedSystemColumns lead every inlined-data table, in this order.
+// inlinedSystemColumns lead every inlined-data table, in this order (row
+// id, begin and end snapshot; their names depend on the format version).
 const inlinedSystemColumns = 3
 
-func readInlined(ctx context.Context, rt *readTx, table string, names map[string]int64, snap int64) (InlinedRows, error) {
+func readInlined(ctx context.Context, rt *readTx, table string, sys InlinedColumns, names map[string]int64, snap int64) (InlinedRows, error) {
 	ir := InlinedRows{Table: table}
-	rows, err := rt.QueryContext(ctx, `SELECT * FROM `+quoteIdent(table)+` WHERE `+visibleAt("")+` ORDER BY 1`, snap, snap)
+	rows, err := rt.QueryContext(ctx, `SELECT * FROM `+quoteIdent(table)+` WHERE `+sys.Visible()+` ORDER BY 1`, snap, snap)
 	if err != nil {
 		return ir, fmt.Errorf("catalog: read inlined data from %s: %w", table, err)
 	}
@@ -134,6 +150,11 @@ func readInlined(ctx context.Context, rt *readTx, table string, names map[string
 	}
 	if len(cols) < inlinedSystemColumns {
 		return ir, fmt.Errorf("catalog: inlined data table %s has %d columns, want at least %d", table, len(cols), inlinedSystemColumns)
+	}
+	if !strings.EqualFold(cols[0], sys.RowID) {
+		// SQLite takes a double-quoted name it does not know for a string,
+		// so a filter on a renamed column matches nothing instead of failing
+		return ir, fmt.Errorf("catalog: inlined data table %s: %w (first column %q, want %q)", table, ErrInlinedLayout, cols[0], sys.RowID)
 	}
 	for _, name := range cols[inlinedSystemColumns:] {
 		id, ok := names[name]
@@ -166,6 +187,10 @@ func readInlined(ctx context.Context, rt *readTx, table string, names map[string
 	}
 	return ir, rows.Err()
 }
+
+// ErrInlinedLayout: an inlined-data table's system columns are not named as
+// the catalog's format version says (a migration since it was opened).
+var ErrInlinedLayout = errors.New("system columns not in the catalog's format")
 
 // InlinedFileDeletes reads the positions of table tableID's data files that
 // ducklake_inlined_delete_<tableID> deletes as of snap, by data_file_id.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"path"
 	"path/filepath"
 	"strings"
@@ -36,8 +37,9 @@ func checkFlags(fs *flag.FlagSet) func(context.Context, []string, Info) int {
 			fmt.Fprintln(info.Stderr, "lakepg check:", err)
 			return ExitError
 		}
-		fmt.Fprintf(info.Stdout, "checked %d data files, %d delete files and %d files under %s, and the column stats of %d live data files: %d problem(s)\n",
-			rep.dataFiles, rep.deleteFiles, rep.listed, db.DataPath(), rep.statsFiles, rep.problems)
+		// the summary is the last line (problems come one a line before it)
+		fmt.Fprintf(info.Stdout, "checked %d data files, %d delete files and %d files under %s (DuckLake format version %s), and the column stats of %d live data files: %d problem(s)\n",
+			rep.dataFiles, rep.deleteFiles, rep.listed, db.DataPath(), db.Format(), rep.statsFiles, rep.problems)
 		if rep.problems > 0 {
 			return ExitError
 		}
@@ -202,6 +204,12 @@ func footerRows(ctx context.Context, store storage.Backend, path, key string) (i
 		return 0, err
 	}
 	defer f.Close()
+	if parquetio.IsDeletionVector(f, f.Size()) {
+		// a deletion vector's delete_count is the positions of its newest
+		// (cumulative) vector
+		pos, err := parquetio.ReadDeletionVectorPositions(f, f.Size(), 0, math.MaxInt64)
+		return int64(len(pos)), err
+	}
 	pf, err := parquetio.OpenKey(f, f.Size(), k)
 	if err != nil {
 		return 0, err

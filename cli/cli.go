@@ -46,6 +46,7 @@ func init() {
 		{"snapshots", "", "list the lake's snapshots", snapshotsFlags},
 		{"maintenance", "TASK...", "flush, compact (rewrite, merge), expire, cleanup, orphans; --dry-run reports", maintenanceFlags},
 		{"check", "", "verify the catalog against the data files", checkFlags},
+		{"migrate", "[--to 1.1]", "move the catalog to a newer DuckLake format version (1.0 to 1.1)", migrateFlags},
 		{"version", "", "print lakepg's version", func(*flag.FlagSet) func(context.Context, []string, Info) int {
 			return func(_ context.Context, _ []string, info Info) int {
 				fmt.Fprintln(info.Stdout, "lakepg", info.Version)

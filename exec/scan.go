@@ -22,6 +22,11 @@ const RowIDFieldID = 2147483540
 type ScanCol struct {
 	FieldID int32
 	Name    string
+	// Geometry: DuckLake type geometry (a bytea of WKB), for writers
+	// (parquetio.Column.Geometry)
+	Geometry bool
+	// Variant: DuckLake type variant (read as json), for writers
+	Variant bool
 	T       types.T
 	// ElemFieldID is an array column's element column id, for writers.
 	ElemFieldID int32
@@ -38,6 +43,9 @@ type ScanFile struct {
 	RowIDStart int64
 	DeletePath string
 	DeleteSize int64
+	// DeleteFormat is the catalog's format of the delete file ('puffin':
+	// a deletion vector)
+	DeleteFormat string
 	// DeleteStaged: the delete file is one a transaction block staged, its
 	// snapshot column stamped with the snapshot the block will commit as,
 	// so every position applies (the scan's snapshot is the block's base).
@@ -352,7 +360,7 @@ func (t *TableScan) open(ctx context.Context, i int) (*scanFile, error) {
 		if f.DeleteStaged {
 			upTo = math.MaxInt64
 		}
-		pos, err := parquetio.ReadDeletePositionsKey(df, df.Size(), upTo, dkey)
+		pos, err := parquetio.ReadDeletePositionsFormat(df, df.Size(), upTo, dkey, f.DeleteFormat)
 		df.Close()
 		if err != nil {
 			file.Close()

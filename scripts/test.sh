@@ -344,6 +344,8 @@ fuzz_targets=(
 	"./wire FuzzWireStartup"
 	"./wire FuzzCopyParse"
 	"./exec/parquetio FuzzParquetRead"
+	"./exec/parquetio FuzzDeletionVector"
+	"./exec/parquetio FuzzVariantJSON"
 	"./sql FuzzSQL"
 )
 fuzz_briefly() {

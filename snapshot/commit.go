@@ -58,6 +58,9 @@ type NewDataFile struct {
 	RecordCount int64
 	FileSize    int64 // exact: DuckDB uses it instead of asking the store
 	FooterSize  int64 // Thrift footer length; 0 means unknown (written as NULL)
+	// RowGroupCount is the file's row groups, written to a DuckLake 1.1
+	// catalog's row_group_count; 0 means unknown (NULL).
+	RowGroupCount int64
 	// EncryptionKey is the file's key (base64) in an encrypted lake, "" for
 	// a plain file (written as NULL). A secret: never logged.
 	EncryptionKey string
@@ -92,6 +95,8 @@ type NewDeleteFile struct {
 	DeleteCount int64
 	FileSize    int64
 	FooterSize  int64
+	// RowGroupCount as NewDataFile's.
+	RowGroupCount int64
 	// EncryptionKey as NewDataFile's.
 	EncryptionKey string
 	// Stamp is the snapshot id the file's _ducklake_internal_snapshot_id

@@ -48,7 +48,10 @@ func (w *writer) writeInlinedDeletes() error {
 				args[i] = id
 			}
 			marks := strings.Repeat("?, ", len(ids))
-			n, err := w.endLive(catalog.QuoteIdent(d.table), "row_id IN ("+marks[:len(marks)-2]+") AND begin_snapshot <= ?", append(args, d.seenAt)...)
+			sys := w.tx.DB().InlinedColumns()
+			end := catalog.QuoteIdent(sys.End)
+			n, err := w.exec(`UPDATE `+catalog.QuoteIdent(d.table)+` SET `+end+` = ? WHERE `+end+` IS NULL AND `+catalog.QuoteIdent(sys.RowID)+` IN (`+marks[:len(marks)-2]+`) AND `+catalog.QuoteIdent(sys.Begin)+` <= ?`,
+				append(append([]any{w.snapID}, args...), d.seenAt)...)
 			if err != nil {
 				return err
 			}

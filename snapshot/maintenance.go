@@ -253,8 +253,9 @@ func (w *writer) insertFile(tableID int64, f NewFile) (int64, error) {
 	if f.RowIDStart != nil {
 		rowIDStart = *f.RowIDStart
 	}
-	if _, err := w.exec(`INSERT INTO ducklake_data_file VALUES (?, ?, ?, NULL, NULL, ?, ?, 'parquet', ?, ?, ?, ?, ?, ?, NULL, ?)`,
-		id, tableID, f.BeginSnapshot, f.RelPath, true, f.RecordCount, f.FileSize, nullIfZero(f.FooterSize), rowIDStart, w.partitionID(f.Partition), key, nullIfZero(f.PartialMax)); err != nil {
+	q, args := w.fileInsert(`INSERT INTO ducklake_data_file `+dataFileCols+` VALUES (?, ?, ?, NULL, NULL, ?, ?, 'parquet', ?, ?, ?, ?, ?, ?, NULL, ?)`, f.RowGroupCount,
+		id, tableID, f.BeginSnapshot, f.RelPath, true, f.RecordCount, f.FileSize, nullIfZero(f.FooterSize), rowIDStart, w.partitionID(f.Partition), key, nullIfZero(f.PartialMax))
+	if _, err := w.exec(q, args...); err != nil {
 		return 0, err
 	}
 	if err := w.insertPartitionValues(id, tableID, f.Partition); err != nil {
@@ -361,7 +362,7 @@ func (w *writer) recomputeStats(tableID int64) error {
 	var inlined int64
 	for _, r := range regs {
 		var n int64
-		if err := w.tx.QueryRowContext(w.ctx, `SELECT COUNT(*) FROM `+catalog.QuoteIdent(r.Name)+` WHERE end_snapshot IS NULL`).Scan(&n); err != nil {
+		if err := w.tx.QueryRowContext(w.ctx, `SELECT COUNT(*) FROM `+catalog.QuoteIdent(r.Name)+` WHERE `+catalog.QuoteIdent(w.tx.DB().InlinedColumns().End)+` IS NULL`).Scan(&n); err != nil {
 			return fmt.Errorf("snapshot: count inlined rows: %w", err)
 		}
 		inlined += n
@@ -639,8 +640,9 @@ func (w *writer) insertDeleteFile(tableID, dataFileID int64, d NewDeleteFileAt) 
 	}
 	id := w.nextFile
 	w.nextFile++
-	_, err = w.exec(`INSERT INTO ducklake_delete_file VALUES (?, ?, ?, NULL, ?, ?, ?, 'parquet', ?, ?, ?, ?, ?)`,
+	q, args := w.fileInsert(`INSERT INTO ducklake_delete_file `+deleteFileCols+` VALUES (?, ?, ?, NULL, ?, ?, ?, 'parquet', ?, ?, ?, ?, ?)`, d.RowGroupCount,
 		id, tableID, d.BeginSnapshot, dataFileID, d.RelPath, true, d.DeleteCount, d.FileSize, nullIfZero(d.FooterSize), key, nullIfZero(d.PartialMax))
+	_, err = w.exec(q, args...)
 	return err
 }
 
@@ -666,7 +668,8 @@ func (w *writer) deleteInlinedRows(table string, ids []int64, read int64) error 
 			expect += want[id]
 		}
 		marks := strings.Repeat("?, ", len(part))
-		n, err := w.exec(`DELETE FROM `+catalog.QuoteIdent(table)+` WHERE row_id IN (`+marks[:len(marks)-2]+`) AND begin_snapshot <= ?`, append(args, read)...)
+		sys := w.tx.DB().InlinedColumns()
+		n, err := w.exec(`DELETE FROM `+catalog.QuoteIdent(table)+` WHERE `+catalog.QuoteIdent(sys.RowID)+` IN (`+marks[:len(marks)-2]+`) AND `+catalog.QuoteIdent(sys.Begin)+` <= ?`, append(args, read)...)
 		if err != nil {
 			return err
 		}

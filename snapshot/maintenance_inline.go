@@ -301,10 +301,16 @@ func inlinedDataTable(tid, sv int64) string {
 // system columns.
 func (w *writer) createInlinedTable(tid, sv int64, cols []InlinedColumn) (ok bool, err error) {
 	db := w.tx.DB()
+	// the system columns' names depend on the format version, which a
+	// migration by another program may have changed since the catalog was
+	// opened; a table made with the old names would be misread
+	if _, err := db.RecheckFormat(w.ctx, w.tx); err != nil {
+		return false, err
+	}
 	defs := make([]string, len(cols))
 	for i, c := range cols {
 		typ, ok := db.InlinedColumnType(c.Type)
-		if !ok || inlinedSystemColumns[strings.ToLower(c.Name)] {
+		if !ok || db.InlinedColumns().Reserved(c.Name) {
 			return false, nil
 		}
 		defs[i] = catalog.QuoteIdent(c.Name) + " " + typ
@@ -313,8 +319,9 @@ func (w *writer) createInlinedTable(tid, sv int64, cols []InlinedColumn) (ok boo
 		return false, nil
 	}
 	name := inlinedDataTable(tid, sv)
-	ddl := "CREATE TABLE IF NOT EXISTS " + catalog.QuoteIdent(name) +
-		"(row_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, " + strings.Join(defs, ", ") + ")"
+	sys := db.InlinedColumns()
+	ddl := "CREATE TABLE IF NOT EXISTS " + catalog.QuoteIdent(name) + "(" + catalog.QuoteIdent(sys.RowID) + " BIGINT, " +
+		catalog.QuoteIdent(sys.Begin) + " BIGINT, " + catalog.QuoteIdent(sys.End) + " BIGINT, " + strings.Join(defs, ", ") + ")"
 	if _, err := w.exec(ddl); err != nil {
 		return false, err
 	}
@@ -323,13 +330,6 @@ func (w *writer) createInlinedTable(tid, sv int64, cols []InlinedColumn) (ok boo
 	}
 	w.tx.NoteInlinedTables(tid)
 	return true, nil
-}
-
-// inlinedSystemColumns are the names DuckDB reserves in inlined tables; it
-// does not inline a table that uses one.
-var inlinedSystemColumns = map[string]bool{
-	"row_id": true, "begin_snapshot": true, "end_snapshot": true,
-	"_ducklake_internal_snapshot_id": true, "_ducklake_internal_row_id": true,
 }
 
 // newTableInlined creates the inlined-data table of a table this commit

@@ -3,7 +3,9 @@ package snapshot
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/lakepg/lakepg/catalog"
 )
@@ -49,7 +51,20 @@ type InlinedRow struct {
 // or before snap (deleted ones too), ordered by row_id, and the names of its
 // value columns.
 func ReadInlinedRows(ctx context.Context, db *catalog.DB, table string, snap int64) ([]string, []InlinedRow, error) {
-	rows, err := db.SQL().QueryContext(ctx, db.Rebind(`SELECT * FROM `+catalog.QuoteIdent(table)+` WHERE begin_snapshot <= ? ORDER BY row_id, begin_snapshot`), snap)
+	names, rows, err := readInlinedRows(ctx, db, table, snap)
+	if errors.Is(err, catalog.ErrInlinedLayout) {
+		// migrated since the catalog was opened: read in the new layout
+		was := db.Format()
+		if f, ferr := db.RecheckFormat(ctx, db.SQL()); ferr == nil && f != was {
+			return readInlinedRows(ctx, db, table, snap)
+		}
+	}
+	return names, rows, err
+}
+
+func readInlinedRows(ctx context.Context, db *catalog.DB, table string, snap int64) ([]string, []InlinedRow, error) {
+	sys := db.InlinedColumns()
+	rows, err := db.SQL().QueryContext(ctx, db.Rebind(`SELECT * FROM `+catalog.QuoteIdent(table)+` WHERE `+catalog.QuoteIdent(sys.Begin)+` <= ? ORDER BY 1, 2`), snap)
 	if err != nil {
 		return nil, nil, fmt.Errorf("snapshot: read inlined rows of %s: %w", table, err)
 	}
@@ -57,6 +72,11 @@ func ReadInlinedRows(ctx context.Context, db *catalog.DB, table string, snap int
 	cols, err := rows.Columns()
 	if err != nil || len(cols) < 3 {
 		return nil, nil, fmt.Errorf("snapshot: inlined table %s has no system columns: %v", table, err)
+	}
+	if !strings.EqualFold(cols[0], sys.RowID) {
+		// migrated since the catalog was opened (SQLite reads the unknown
+		// quoted name as a string and matches nothing)
+		return nil, nil, fmt.Errorf("snapshot: inlined table %s: %w", table, catalog.ErrInlinedLayout)
 	}
 	var out []InlinedRow
 	dest := make([]any, len(cols))

@@ -268,6 +268,25 @@ func firstWords(q string) string {
 	return strings.Join(f, " ")
 }
 
+// dataFileCols and deleteFileCols name the columns of the 1.0 layout, so
+// that the same INSERT fills a 1.1 catalog, whose tables end in
+// row_group_count (left NULL: unknown, which the format allows).
+const (
+	dataFileCols   = `(data_file_id, table_id, begin_snapshot, end_snapshot, file_order, path, path_is_relative, file_format, record_count, file_size_bytes, footer_size, row_id_start, partition_id, encryption_key, mapping_id, partial_max)`
+	deleteFileCols = `(delete_file_id, table_id, begin_snapshot, end_snapshot, data_file_id, path, path_is_relative, format, delete_count, file_size_bytes, footer_size, encryption_key, partial_max)`
+)
+
+// fileInsert adds row_group_count (NULL when unknown) to an INSERT of a
+// data or delete file row in a DuckLake 1.1 catalog; a 1.0 catalog has no
+// such column. q ends in the VALUES list's ')'.
+func (w *writer) fileInsert(q string, rowGroups int64, args ...any) (string, []any) {
+	if w.tx.DB().Format() != catalog.Format11 {
+		return q, args
+	}
+	q = strings.Replace(q, `, partial_max)`, `, partial_max, row_group_count)`, 1)
+	return q[:len(q)-1] + `, ?)`, append(args, nullIfZero(rowGroups))
+}
+
 // endLive end-dates the live rows of table matching where.
 func (w *writer) endLive(table, where string, args ...any) (int64, error) {
 	return w.exec(`UPDATE `+table+` SET end_snapshot = ? WHERE end_snapshot IS NULL AND `+where, append([]any{w.snapID}, args...)...)
@@ -854,8 +873,9 @@ func (w *writer) writeDataFiles() error {
 		td.stats.NextRowID += fr.f.RecordCount
 		td.stats.RecordCount += fr.f.RecordCount
 		td.stats.FileSizeBytes += fr.f.FileSize
-		if err := w.put(`INSERT INTO ducklake_data_file VALUES (?, ?, ?, NULL, NULL, ?, ?, 'parquet', ?, ?, ?, ?, ?, ?, ?, NULL)`,
-			fr.id, tid, w.snapID, fr.f.RelPath, !fr.f.Registered, fr.f.RecordCount, fr.f.FileSize, nullIfZero(fr.f.FooterSize), fr.rowIDStart, w.partitionID(fr.f.Partition), key, mapping); err != nil {
+		q, args := w.fileInsert(`INSERT INTO ducklake_data_file `+dataFileCols+` VALUES (?, ?, ?, NULL, NULL, ?, ?, 'parquet', ?, ?, ?, ?, ?, ?, ?, NULL)`, fr.f.RowGroupCount,
+			fr.id, tid, w.snapID, fr.f.RelPath, !fr.f.Registered, fr.f.RecordCount, fr.f.FileSize, nullIfZero(fr.f.FooterSize), fr.rowIDStart, w.partitionID(fr.f.Partition), key, mapping)
+		if err := w.put(q, args...); err != nil {
 			return err
 		}
 		if err := w.insertPartitionValues(fr.id, tid, fr.f.Partition); err != nil {
@@ -932,8 +952,9 @@ func (w *writer) writeDeletes() error {
 		}
 		id := w.nextFile
 		w.nextFile++
-		if _, err := w.exec(`INSERT INTO ducklake_delete_file VALUES (?, ?, ?, NULL, ?, ?, ?, 'parquet', ?, ?, ?, ?, ?)`,
-			id, r.tableID, begin, r.df.ID, r.f.RelPath, true, r.f.DeleteCount, r.f.FileSize, nullIfZero(r.f.FooterSize), key, nullIfZero(partialMax)); err != nil {
+		q, args := w.fileInsert(`INSERT INTO ducklake_delete_file `+deleteFileCols+` VALUES (?, ?, ?, NULL, ?, ?, ?, 'parquet', ?, ?, ?, ?, ?)`, r.f.RowGroupCount,
+			id, r.tableID, begin, r.df.ID, r.f.RelPath, true, r.f.DeleteCount, r.f.FileSize, nullIfZero(r.f.FooterSize), key, nullIfZero(partialMax))
+		if _, err := w.exec(q, args...); err != nil {
 			return err
 		}
 		w.done.deleted.add(r.tableID)

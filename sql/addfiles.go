@@ -288,7 +288,7 @@ func (s *Session) registerFile(ctx context.Context, t *catalog.Table, cols []exe
 		}
 		stats = append(stats, st)
 	}
-	nf := snapshot.NewDataFile{RelPath: p, Registered: true, RecordCount: rows, FileSize: f.Size(), FooterSize: pf.FooterSize(), Stats: stats, NameMap: nm, NullColumns: nulls}
+	nf := snapshot.NewDataFile{RelPath: p, Registered: true, RecordCount: rows, FileSize: f.Size(), FooterSize: pf.FooterSize(), RowGroupCount: int64(pf.NumRowGroups()), Stats: stats, NameMap: nm, NullColumns: nulls}
 	return nf, nil
 }
 

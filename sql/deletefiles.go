@@ -82,7 +82,7 @@ func (s *Session) mergeDeletes(ctx context.Context, ref *tableRef, fi int, pos [
 }
 
 func deleteFileOf(w *exec.WrittenFile) snapshot.NewDeleteFile {
-	return snapshot.NewDeleteFile{RelPath: w.Name, Path: w.Path, DeleteCount: w.Info.Rows, FileSize: w.Info.Size, FooterSize: w.Info.FooterSize, EncryptionKey: w.KeyText()}
+	return snapshot.NewDeleteFile{RelPath: w.Name, Path: w.Path, DeleteCount: w.Info.Rows, FileSize: w.Info.Size, FooterSize: w.Info.FooterSize, RowGroupCount: w.Info.RowGroups, EncryptionKey: w.KeyText()}
 }
 
 // restampDeletes rewrites the commit's delete files stamped for another

@@ -60,7 +60,7 @@ func (s *Session) planWrite(ctx context.Context, n *pg.Node, p *params, describe
 func parquetColumns(cols []exec.ScanCol) []parquetio.Column {
 	out := make([]parquetio.Column, len(cols))
 	for i, c := range cols {
-		out[i] = parquetio.Column{FieldID: c.FieldID, Name: c.Name, Type: c.T, ElemFieldID: c.ElemFieldID, ChildIDs: c.ChildIDs}
+		out[i] = parquetio.Column{FieldID: c.FieldID, Name: c.Name, Type: c.T, ElemFieldID: c.ElemFieldID, ChildIDs: c.ChildIDs, Geometry: c.Geometry, Variant: c.Variant}
 	}
 	return out
 }
@@ -101,7 +101,7 @@ func toStats(cols []exec.ScanCol, info parquetio.FileInfo) []catalog.ColumnStats
 }
 
 func newDataFile(w *exec.WrittenFile, cols []exec.ScanCol, rowIDs bool) snapshot.NewDataFile {
-	return snapshot.NewDataFile{RelPath: w.Name, Path: w.Path, RecordCount: w.Info.Rows, FileSize: w.Info.Size, FooterSize: w.Info.FooterSize, Stats: toStats(cols, w.Info), EmbeddedRowIDs: rowIDs, EncryptionKey: w.KeyText()}
+	return snapshot.NewDataFile{RelPath: w.Name, Path: w.Path, RecordCount: w.Info.Rows, FileSize: w.Info.Size, FooterSize: w.Info.FooterSize, RowGroupCount: w.Info.RowGroups, Stats: toStats(cols, w.Info), EmbeddedRowIDs: rowIDs, EncryptionKey: w.KeyText()}
 }
 
 func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, describeOnly bool) (*Result, error) {

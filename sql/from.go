@@ -527,7 +527,7 @@ func scanColumns(t *catalog.Table) ([]exec.ScanCol, error) {
 		if err != nil {
 			return nil, err
 		}
-		sc := exec.ScanCol{FieldID: int32(c.ID), Name: c.Name, T: ty, ElemFieldID: elemFieldID(c), ChildIDs: nestedFieldIDs(c)} // nested_write.go
+		sc := exec.ScanCol{FieldID: int32(c.ID), Name: c.Name, T: ty, ElemFieldID: elemFieldID(c), ChildIDs: nestedFieldIDs(c), Geometry: strings.EqualFold(c.Type, "geometry"), Variant: strings.EqualFold(c.Type, "variant")} // nested_write.go
 		if c.InitialDefault != nil {
 			d := vec.New(ty, 1)
 			if err := exec.ParseInto(d, *c.InitialDefault, nil, false); err != nil {
@@ -624,7 +624,7 @@ func toScanFiles(files []catalog.DataFile, snap int64) []exec.ScanFile {
 			out[i].MaxSnapshot = snap
 		}
 		if f.Delete != nil {
-			out[i].DeletePath, out[i].DeleteSize = f.Delete.Path, f.Delete.FileSize
+			out[i].DeletePath, out[i].DeleteSize, out[i].DeleteFormat = f.Delete.Path, f.Delete.FileSize, f.Delete.Format
 			out[i].DeleteCount, out[i].DeleteKey = f.Delete.DeleteCount, f.Delete.EncryptionKey
 			// a delete file holding later deletes than snap (its snapshot
 			// column filters them) does not count exactly

@@ -87,9 +87,9 @@ func (s *Session) inlinable(t *catalog.Table) bool {
 	if len(t.Columns) == 0 {
 		return false
 	}
+	sys := s.eng.DB.InlinedColumns()
 	for _, c := range t.Columns {
-		switch strings.ToLower(c.Name) {
-		case "row_id", "begin_snapshot", "end_snapshot", "_ducklake_internal_row_id", "_ducklake_internal_snapshot_id":
+		if sys.Reserved(c.Name) {
 			return false
 		}
 		base := strings.ToLower(c.Type)

@@ -499,7 +499,7 @@ func (s *Session) writeMerged(ctx context.Context, head catalog.Snapshot, sel ta
 		return snapshot.NewFile{}, nil, err
 	}
 	nf := snapshot.NewFile{
-		NewDataFile: snapshot.NewDataFile{RelPath: prefix + w.Name, RecordCount: w.Info.Rows, FileSize: w.Info.Size, FooterSize: w.Info.FooterSize, EncryptionKey: w.KeyText(),
+		NewDataFile: snapshot.NewDataFile{RelPath: prefix + w.Name, RecordCount: w.Info.Rows, FileSize: w.Info.Size, FooterSize: w.Info.FooterSize, RowGroupCount: w.Info.RowGroups, EncryptionKey: w.KeyText(),
 			Stats: dataStats(out, w), EmbeddedRowIDs: true, Partition: part},
 		BeginSnapshot: h.minS,
 		PartialMax:    h.maxS,
@@ -628,7 +628,7 @@ func (s *Session) rewriteTable(ctx context.Context, head catalog.Snapshot, sel t
 		rw := snapshot.Rewrite{Old: f}
 		if w.Info.Rows > 0 {
 			written = append(written, w)
-			rw.File = &snapshot.NewFile{NewDataFile: snapshot.NewDataFile{RelPath: prefix + w.Name, RecordCount: w.Info.Rows, FileSize: w.Info.Size,
+			rw.File = &snapshot.NewFile{NewDataFile: snapshot.NewDataFile{RelPath: prefix + w.Name, RecordCount: w.Info.Rows, FileSize: w.Info.Size, RowGroupCount: w.Info.RowGroups,
 				FooterSize: w.Info.FooterSize, Stats: dataStats(out, w), EmbeddedRowIDs: true, Partition: part, EncryptionKey: w.KeyText()}}
 			created++
 		}

@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 
@@ -220,7 +221,7 @@ func (s *Session) flushedFile(ctx context.Context, dir string, out []exec.ScanCo
 		}
 	}
 	w := f.WrittenFile
-	nf := snapshot.NewDataFile{RelPath: w.Name, RecordCount: w.Info.Rows, FileSize: w.Info.Size, FooterSize: w.Info.FooterSize, Stats: dataStats(out, w), EmbeddedRowIDs: true, EncryptionKey: w.KeyText()}
+	nf := snapshot.NewDataFile{RelPath: w.Name, RecordCount: w.Info.Rows, FileSize: w.Info.Size, FooterSize: w.Info.FooterSize, RowGroupCount: w.Info.RowGroups, Stats: dataStats(out, w), EmbeddedRowIDs: true, EncryptionKey: w.KeyText()}
 	if tw.specID != nil {
 		nf.Partition = &snapshot.FilePartition{SpecID: *tw.specID, Values: f.values}
 	}
@@ -404,7 +405,7 @@ func (s *Session) writeDeletesAt(ctx context.Context, dir, dataPath string, dels
 		return snapshot.NewDeleteFileAt{}, nil, exec.WriteError(err, path)
 	}
 	d := snapshot.NewDeleteFileAt{
-		NewDeleteFile: snapshot.NewDeleteFile{RelPath: name, DeleteCount: info.Rows, FileSize: info.Size, FooterSize: info.FooterSize, EncryptionKey: (&exec.WrittenFile{Info: info}).KeyText()},
+		NewDeleteFile: snapshot.NewDeleteFile{RelPath: name, DeleteCount: info.Rows, FileSize: info.Size, FooterSize: info.FooterSize, RowGroupCount: info.RowGroups, EncryptionKey: (&exec.WrittenFile{Info: info}).KeyText()},
 		BeginSnapshot: minS,
 	}
 	if maxS > minS {
@@ -422,6 +423,18 @@ func (s *Session) readDeletesAt(ctx context.Context, path string, begin int64, k
 		return nil, exec.ReadError(err, path)
 	}
 	defer f.Close()
+	if parquetio.IsDeletionVector(f, f.Size()) {
+		dvs, err := parquetio.ReadDeletionVectors(f, f.Size())
+		if err != nil {
+			return nil, exec.ReadError(err, path)
+		}
+		pos, snaps := parquetio.DeletedAt(dvs, begin, math.MaxInt64)
+		out := make([]snapshot.DeletedPos, len(pos))
+		for i := range pos {
+			out[i] = snapshot.DeletedPos{Pos: pos[i], Snapshot: snaps[i]}
+		}
+		return out, nil
+	}
 	k, err := parquetio.ParseKeyText(key)
 	if err != nil {
 		return nil, err

@@ -448,6 +448,13 @@ func FromDuckLake(name string) (T, error) {
 		return NumericT(39, 0), nil
 	case "blob":
 		return ByteaT, nil
+	case "variant":
+		// DuckDB's VARIANT: read as its JSON text (exec/parquetio variant.go)
+		return JSONT, nil
+	case "geometry":
+		// DuckDB's GEOMETRY: Parquet GEOMETRY, WKB bytes (read as bytea;
+		// PostGIS's geometry is not a type lakepg has)
+		return ByteaT, nil
 	case "date":
 		return DateT, nil
 	case "timestamp", "timestamp_us", "timestamp_s", "timestamp_ms", "timestamp_ns":

@@ -53,6 +53,7 @@ func run(args []string) error {
 	listen := fs.String("listen", env("LAKEPG_LISTEN", "127.0.0.1:5433"), "address to serve the PostgreSQL protocol on (env LAKEPG_LISTEN)")
 	catDSN := fs.String("catalog", env("LAKEPG_CATALOG", "sqlite:lakehouse/catalog.sqlite"), "DuckLake catalog: sqlite:PATH or a postgres:// DSN (env LAKEPG_CATALOG)")
 	catSchema := fs.String("catalog-schema", env("LAKEPG_CATALOG_SCHEMA", ""), "PostgreSQL schema of the catalog tables, DuckDB's METADATA_SCHEMA; default public (env LAKEPG_CATALOG_SCHEMA)")
+	dlVersion := fs.String("ducklake-version", env("LAKEPG_DUCKLAKE_VERSION", ""), "DuckLake format version of a new lake: 1.0 (the default; DuckDB 1.5 reads it) or 1.1 (DuckDB 2.0); an existing lake keeps its own, see 'lakepg migrate' (env LAKEPG_DUCKLAKE_VERSION)")
 	encrypted := fs.Bool("encrypted", env("LAKEPG_ENCRYPTED", "") == "true", "create a new lake encrypted, as DuckDB's ENCRYPTED: every data and delete file gets its own key, kept in the catalog (env LAKEPG_ENCRYPTED=true)")
 	data := fs.String("data", env("LAKEPG_DATA", "lakehouse/data"), "data directory or s3://bucket/prefix (env LAKEPG_DATA)")
 	level := fs.String("log-level", env("LAKEPG_LOG_LEVEL", "info"), "debug, info, warn or error (env LAKEPG_LOG_LEVEL)")
@@ -130,7 +131,7 @@ func run(args []string) error {
 		}
 	}
 	ctx := context.Background()
-	db, err := catalog.OpenWithOptions(ctx, *catDSN, dataPath, catalog.Options{Schema: *catSchema, Encrypted: *encrypted})
+	db, err := catalog.OpenWithOptions(ctx, *catDSN, dataPath, catalog.Options{Schema: *catSchema, Encrypted: *encrypted, Format: *dlVersion})
 	if err != nil {
 		return err
 	}
@@ -157,7 +158,7 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	log.Info("lakepg serving", "listen", ln.Addr().String(), "catalog", catalog.RedactDSN(*catDSN), "data", db.DataPath(), "version", Version,
+	log.Info("lakepg serving", "listen", ln.Addr().String(), "catalog", catalog.RedactDSN(*catDSN), "data", db.DataPath(), "ducklake_format", db.Format(), "version", Version,
 		"memory_limit", memLimit, "temp_dir", *memFlags.tempDir)
 
 	sigs := make(chan os.Signal, 1)

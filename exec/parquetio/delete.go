@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/types"
@@ -59,7 +60,22 @@ func ReadDeletePositions(r io.ReaderAt, size int64, snapshot int64) ([]int64, er
 
 // ReadDeletePositionsKey is ReadDeletePositions for a delete file that may be
 // encrypted with key (nil: the catalog has none).
+//
+// A deletion vector (a 'puffin' delete file, puffin.go) is recognised by its
+// first bytes and read as such: its snapshot-less blob applies in full (the
+// catalog only shows the file from its begin_snapshot on).
 func ReadDeletePositionsKey(r io.ReaderAt, size int64, snapshot int64, key Key) ([]int64, error) {
+	return ReadDeletePositionsFormat(r, size, snapshot, key, "puffin")
+}
+
+// ReadDeletePositionsFormat is ReadDeletePositionsKey for a delete file
+// whose ducklake_delete_file.format is format: only a 'puffin' file is
+// looked at for a deletion vector, so reading a Parquet delete file costs
+// no extra read of its first bytes (a request of its own on S3).
+func ReadDeletePositionsFormat(r io.ReaderAt, size int64, snapshot int64, key Key, format string) ([]int64, error) {
+	if strings.EqualFold(format, "puffin") && IsDeletionVector(r, size) {
+		return ReadDeletionVectorPositions(r, size, 0, snapshot)
+	}
 	f, err := OpenKey(r, size, key)
 	if err != nil {
 		return nil, err

@@ -31,6 +31,7 @@ type bnode struct {
 	kids []*bnode  // struct: fields in output order; list: element; map: key, value
 	drop []*bnode  // struct: file fields the type lacks, read and discarded
 	name string    // struct field name (JSON objects)
+	v    *vnode    // a variant group (nested_variant.go)
 }
 
 // nestBind is a nested projection bound to a file field.
@@ -75,6 +76,9 @@ func (nb *nestBind) bind(name string, n *nestNode, t types.T, json bool) (*bnode
 	b := &bnode{fn: n, t: t, json: json, leaf: n.lo - nb.node.lo}
 	bad := func() (*bnode, error) {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot read nested Parquet column %q (%s) as %s", name, kindName(n), t)
+	}
+	if !json && isJSONTarget(t) && isVariantGroup(n, true) {
+		return nb.bindVariant(name, n, true)
 	}
 	if !json && n.kind == nkMap && isJSONTarget(t) {
 		json = true
@@ -184,6 +188,10 @@ type nestedReader struct {
 	out     []byte
 	ends    []int
 	nulls   []bool
+	// vmeta is the parsed variant metadata of vmetaRaw (rows of one file
+	// mostly share it)
+	vmetaRaw string
+	vmeta    *variantMeta
 }
 
 func newNestedReader(f *File, name string, nb *nestBind) *nestedReader {
@@ -246,6 +254,17 @@ func (r *nestedReader) read(v *vec.Vector, n int) error {
 		case null:
 			anyNull = true
 			err = r.skip(root.fn)
+		case root.v != nil:
+			// a variant with neither value nor typed_value, or a variant
+			// null, is SQL NULL, as DuckDB reads it
+			mark := len(r.out)
+			var present bool
+			r.out, present, err = r.jvariant(root, nil, r.out)
+			if err == nil && (!present || string(r.out[mark:]) == "null") {
+				r.out = r.out[:mark]
+				r.nulls[row] = true
+				anyNull = true
+			}
 		case root.json:
 			r.out, err = r.jvalue(root, r.out)
 		default:
@@ -402,9 +421,15 @@ func (r *nestedReader) jslot(b *bnode, dst []byte) ([]byte, error) {
 	return r.jvalue(b, dst)
 }
 
+// (the variant groups' JSON is jvariant's, nested_variant.go)
+
 // jvalue appends b's present value as JSON: a list as an array, a struct
 // as an object, a map as an object with its keys as strings.
 func (r *nestedReader) jvalue(b *bnode, dst []byte) ([]byte, error) {
+	if b.v != nil {
+		dst, _, err := r.jvariant(b, nil, dst)
+		return dst, err
+	}
 	n := b.fn
 	var err error
 	switch n.kind {

@@ -32,6 +32,13 @@ type Column struct {
 	// ChildIDs are a nested column's descendant column ids, depth-first
 	// in type order (writer_nested.go); nil: consecutive after FieldID.
 	ChildIDs []int32
+	// Geometry: a bytea column of DuckLake type geometry, whose WKB values
+	// go out with Parquet's GEOMETRY logical type as DuckDB writes it (it
+	// will not read a plain BYTE_ARRAY as GEOMETRY).
+	Geometry bool
+	// Variant: a json column of DuckLake type variant, which lakepg reads
+	// (variant.go) but cannot write yet.
+	Variant bool
 }
 
 // WriterOptions tune a Writer.
@@ -105,6 +112,9 @@ type FileInfo struct {
 	// Key is WriterOptions.Key: the file's key for encryption_key, nil for
 	// a plain file.
 	Key Key
+	// RowGroups is the number of row groups (DuckLake 1.1's
+	// row_group_count).
+	RowGroups int64
 }
 
 // ColumnStats is one ducklake_file_column_stats row.
@@ -275,6 +285,9 @@ func NewWriter(w io.Writer, cols []Column, opt WriterOptions) (*Writer, error) {
 // columnNode maps a lakepg type to the Parquet type DuckDB writes for the
 // matching DuckLake type, OPTIONAL, with the field id.
 func columnNode(c Column) (parquet.Node, error) {
+	if c.Variant {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "column %q: writing DuckLake variant columns is not supported", c.Name)
+	}
 	if c.Type.ID == types.Array {
 		return listNode(c) // writer_list.go
 	}
@@ -341,6 +354,10 @@ func leafOf(c Column) parquet.Node {
 	case types.Text:
 		n = parquet.String()
 	case types.Bytea:
+		if c.Geometry {
+			n = parquet.Geometry("")
+			break
+		}
 		n = parquet.Leaf(parquet.ByteArrayType)
 	case types.Date:
 		n = parquet.Date()
@@ -640,6 +657,7 @@ func (w *Writer) Close() (FileInfo, error) {
 	}
 	sizes := make([]int64, w.chunk[len(w.cols)])
 	if md := w.pw.File().Metadata(); md != nil {
+		info.RowGroups = int64(len(md.RowGroups))
 		for _, rg := range md.RowGroups {
 			for j := range rg.Columns {
 				if j < len(sizes) {
@@ -663,7 +681,13 @@ func (w *Writer) Close() (FileInfo, error) {
 				continue
 			}
 		}
-		info.Stats = append(info.Stats, w.acc[i].result(id, sizes[w.chunk[i]]))
+		cs := w.acc[i].result(id, sizes[w.chunk[i]])
+		if c.Geometry {
+			// DuckDB keeps a bounding box in extra_stats, never byte-wise
+			// bounds: it would read min_value as a geometry
+			cs.Min, cs.Max = nil, nil
+		}
+		info.Stats = append(info.Stats, cs)
 	}
 	return info, nil
 }
