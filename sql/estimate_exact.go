@@ -24,6 +24,9 @@ const (
 	exactRows   = 100_000
 	exactFiles  = 8
 	exactBudget = 50 * time.Millisecond
+	// exactTerms bounds the filter counted: TPC-DS q41's OR of dozens of
+	// comparisons over item took as long to count as the query to run
+	exactTerms = 24
 )
 
 // exactCount counts the rows of base that pred keeps, when base is a scan
@@ -34,7 +37,7 @@ func (e *estimator) exactCount(base exec.Operator, pred exec.Expr) (float64, boo
 		return 0, false
 	}
 	need := make([]bool, len(o.Cols))
-	if !exactCountable(pred, need) || !guessesText(pred) {
+	if !exactCountable(pred, need) || !guessesText(pred) || exprSize(pred) > exactTerms {
 		return 0, false
 	}
 	probe := &exec.TableScan{Store: o.Store, Snapshot: o.Snapshot, Label: o.Label, Files: o.Files,
@@ -75,6 +78,21 @@ func guessesText(p exec.Expr) bool {
 		return true
 	}
 	return false
+}
+
+// exprSize counts the comparisons, LIKEs and IN lists of p.
+func exprSize(p exec.Expr) int {
+	switch x := p.(type) {
+	case *exec.Logic:
+		n := 0
+		for _, a := range x.Args {
+			n += exprSize(a)
+		}
+		return n
+	case *exec.Not:
+		return exprSize(x.E)
+	}
+	return 1
 }
 
 // exactCountable reports whether p can be evaluated ahead of the query
