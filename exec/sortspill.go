@@ -131,7 +131,7 @@ func (s *Sort) spillRun(ctx context.Context) error {
 func (w *runWriter) write(data *colBuf, lo, hi int, f *spillFile) error {
 	n := hi - lo
 	for c, v := range data.Vecs {
-		w.view[c] = vecView(v, lo, hi)
+		v.SliceInto(&w.view[c], lo, hi)
 		w.cols[c] = &w.view[c]
 	}
 	w.enc.encode(w.cols, n)

@@ -215,34 +215,13 @@ func (w *Window) emit() *vec.Batch {
 		}
 	}
 	for c, v := range w.data.Vecs {
-		w.view[c] = vecView(v, lo, hi)
+		v.SliceInto(&w.view[c], lo, hi)
 	}
 	for c, v := range w.res.Vecs {
-		w.view[nin+c] = vecView(v, lo, hi)
+		v.SliceInto(&w.view[nin+c], lo, hi)
 	}
 	w.out.N = hi - lo
 	return &w.out.Batch
-}
-
-// vecView is rows [lo, hi) of v sharing its storage.
-func vecView(v *vec.Vector, lo, hi int) vec.Vector {
-	r := vec.Vector{Type: v.Type}
-	switch v.Type.Storage() {
-	case types.StoreInt:
-		r.I64 = v.I64[lo:hi:hi]
-	case types.StoreFloat:
-		r.F64 = v.F64[lo:hi:hi]
-	case types.StoreBool:
-		r.B = v.B[lo:hi:hi]
-	case types.StoreInterval:
-		r.Iv = v.Iv[lo:hi:hi]
-	default:
-		r.S = v.S[lo:hi:hi]
-	}
-	if v.Nulls != nil {
-		r.Nulls = v.Nulls[lo:hi:hi]
-	}
-	return r
 }
 
 func (w *Window) compute(ctx context.Context) error {
