@@ -616,7 +616,7 @@ func (s *Session) alterTable(ctx context.Context, c *snapshot.Commit, meta *cata
 				return "", err
 			}
 		case pg.AlterTableType_AT_SetRelOptions, pg.AlterTableType_AT_ResetRelOptions:
-			if err := alterPartitioning(c, t, cmd); err != nil { // partition_ddl.go
+			if err := s.alterPartitioning(ctx, c, t, cmd); err != nil { // partition_ddl.go
 				return "", err
 			}
 		default:
