@@ -258,7 +258,7 @@ func setPartitioning(c *snapshot.Commit, t *catalog.Table, keys []snapshot.Parti
 // the form SET/RESET PARTITIONED BY is rewritten to. Other storage
 // parameters do not exist in DuckLake.
 func (s *Session) alterPartitioning(ctx context.Context, c *snapshot.Commit, t *catalog.Table, cmd *pg.AlterTableCmd) error {
-	if ok, err := alterSorting(c, t, cmd); ok { // sorted.go
+	if ok, err := s.alterSorting(ctx, c, t, cmd); ok { // sorted.go
 		return err
 	}
 	text, reset, ok, err := partitionOptionCmd(cmd)
