@@ -25,9 +25,9 @@ import (
 // every file a write makes for the table (INSERT, COPY, UPDATE, CREATE
 // TABLE AS into it later, compaction) holds its rows in that order, so a
 // file's and a row group's min/max span a narrow range of the leading key
-// and a filter on it skips most of them. Like DuckDB, lakepg takes column
-// names as keys; an unspecified NULL order is NULLS LAST (DuckDB's default,
-// also for DESC).
+// and a filter on it skips most of them. Keys are column names or
+// expressions over the columns, kept as text as DuckDB keeps them; an
+// unspecified NULL order is NULLS LAST (DuckDB's default, also for DESC).
 
 const sortOption = "sorted_by" // in namespace lakepg
 
