@@ -766,6 +766,11 @@ func (b *binder) bindSubLink(sl *pg.SubLink, sc *scope) (exec.Expr, error) {
 	if e, ok := qc.subCols[sl]; ok {
 		return e, nil
 	}
+	if g := qc.shared[sl]; g != nil {
+		if e, ok, err := qc.sharedScalar(g, sl, sc); err != nil || ok {
+			return e, err
+		}
+	}
 	sel := sl.Subselect.GetSelectStmt()
 	q, ok, err := qc.standaloneIn(sel, sc)
 	if err != nil {
