@@ -111,8 +111,10 @@ func (s *Session) planQuery(ctx context.Context, sel *pg.SelectStmt, p *params, 
 	qc := s.newQueryCtx(ctx, p, describeOnly)
 	qc.tableOID = mentionsColumn(sel.ProtoReflect(), tableOIDColumn)
 	qc.xmin = mentionsColumn(sel.ProtoReflect(), xminColumn)
-	if !describeOnly {
+	if !describeOnly && qc.ruleOn(ruleSharedSubqueries) {
 		qc.shared = groupScalarSubqueries(sel)
+		// the members are bound in copies of qc: they count here
+		qc.rulesFired = map[string]int{}
 	}
 	q, err := qc.planSelect(sel)
 	if err != nil {

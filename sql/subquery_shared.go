@@ -146,6 +146,7 @@ func (qc *queryCtx) sharedScalar(g *sharedScalars, sl *pg.SubLink, sc *scope) (e
 			return nil, false, pgerr.New(pgerr.CardinalityViolation, "more than one row returned by a subquery used as an expression")
 		}
 		g.row = rows
+		qc.fired(ruleSharedSubqueries)
 		for _, c := range q.cols {
 			t := c.Type
 			if t.ID == types.Unknown {
