@@ -124,3 +124,28 @@ func TestForeignKeyCoversPartOfDimension(t *testing.T) {
 	}
 	must(t, s, q, "24500")
 }
+
+// TestFilterEstimateAfterPruning: the rows a filter keeps are its
+// selectivity times the scan's rows before the row groups and pages it
+// pruned, not after (that counted the filter twice).
+func TestFilterEstimateAfterPruning(t *testing.T) {
+	s := lake(t)
+	must(t, s, `CALL lakepg.set_option('data_inlining_row_limit', '0')`)
+	must(t, s, `CREATE TABLE days AS SELECT n AS id, n / 365 AS yr FROM generate_series(0, 73048) g(n)`)
+	var filter, scan string
+	for _, l := range explainLines(t, s, `EXPLAIN SELECT count(*) FROM days WHERE yr = 100`) {
+		l = strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(l, "Rows:") && strings.Contains(l, "filter selectivity"):
+			filter = l
+		case strings.HasPrefix(l, "Rows:") && strings.Contains(l, "after pruning"):
+			scan = l
+		}
+	}
+	if !strings.Contains(scan, "73049 in the files read") || strings.Contains(scan, ", 73049 estimated after pruning") {
+		t.Fatalf("the scan prunes nothing, the test needs it to: %q", scan)
+	}
+	if !strings.HasPrefix(filter, "Rows: 363 estimated") {
+		t.Errorf("filter estimate %q, want 363 rows (73049 / 201 years)", filter)
+	}
+}
