@@ -117,3 +117,60 @@ func BenchmarkHashTableGroupIDsText(b *testing.B) {
 		}
 	}
 }
+
+// A key packer whose rows nearly all miss its cache (as many groups as
+// rows) stops, and the general table then gives each key the group the
+// cache gave it; one whose rows find their groups goes on.
+func TestKeyPackerStopsWhenRowsMiss(t *testing.T) {
+	ts := []types.T{types.Int64T, types.Int64T}
+	batch := func(lo, groups int) []*vec.Vector {
+		a, b := vec.New(ts[0], vec.BatchSize), vec.New(ts[1], vec.BatchSize)
+		for i := lo; i < lo+vec.BatchSize; i++ {
+			a.AppendInt(int64(i % groups))
+			b.AppendInt(int64(i%groups) * 7)
+		}
+		return []*vec.Vector{a, b}
+	}
+	hs, gids := make([]uint64, vec.BatchSize), make([]int32, vec.BatchSize)
+	for _, tc := range []struct {
+		groups int
+		stops  bool
+	}{{1 << 30, true}, {100, false}} {
+		p, tab, keys := newKeyPacker(ts), newHashTable(16), newKeyCols(ts)
+		seen := map[int64]int32{}
+		rows := 0
+		for ; rows < 2*judgeRows; rows += vec.BatchSize {
+			kv := batch(rows, tc.groups)
+			handled, _ := p.groupIDs(tab, keys, kv, vec.BatchSize, hs, gids)
+			if !handled {
+				for c, v := range kv {
+					hashColumn(hs, v, vec.BatchSize, c == 0)
+				}
+				tab.groupIDs(keys, kv, hs, gids)
+			}
+			for i, g := range gids {
+				k := kv[0].I64[i]
+				if want, ok := seen[k]; ok && want != g {
+					t.Fatalf("%d groups: key %d in group %d after %d rows, was %d", tc.groups, k, g, rows, want)
+				}
+				seen[k] = g
+			}
+		}
+		if p.off != tc.stops {
+			t.Errorf("%d groups: packer off = %v after %d rows", tc.groups, p.off, rows)
+		}
+		// rows seen before: the same groups either way
+		if tc.stops {
+			kv := batch(0, tc.groups)
+			for c, v := range kv {
+				hashColumn(hs, v, vec.BatchSize, c == 0)
+			}
+			tab.groupIDs(keys, kv, hs, gids)
+			for i, g := range gids {
+				if want := seen[kv[0].I64[i]]; want != g {
+					t.Fatalf("key %d in group %d, was %d", kv[0].I64[i], g, want)
+				}
+			}
+		}
+	}
+}
