@@ -278,6 +278,10 @@ func (s *Session) registerFile(ctx context.Context, t *catalog.Table, cols []exe
 		if opts.allowMissing {
 			if c.Default == nil {
 				nulls = append(nulls, int64(c.FieldID))
+				// the leaves carry a nested column's statistics: they are
+				// NULL in every row too (DuckDB's table row would ignore the
+				// file and claim no NULLs)
+				nulls = appendLeafIDs(nulls, &t.Columns[i])
 			}
 			continue
 		}
@@ -418,7 +422,7 @@ func registeredStats(pf *parquetio.File, p string, t *catalog.Table, cols []exec
 	for i := range proj {
 		// a nested column is read (so that a file whose nesting does not fit
 		// the table's is refused) but has no statistics of its own; its
-		// leaves get none either, which readers take as unknown
+		// leaves' come from the footer (leafStats)
 		if !isNestedColumn(&t.Columns[projCol[i]]) {
 			accs[i] = parquetio.NewStatsAcc(proj[i].Type)
 		}
@@ -450,6 +454,11 @@ func registeredStats(pf *parquetio.File, p string, t *catalog.Table, cols []exec
 	var out []catalog.ColumnStats
 	for i, acc := range accs {
 		if acc == nil {
+			leaves, err := leafStats(pf, proj[i].Name, &t.Columns[projCol[i]])
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, leaves...)
 			continue
 		}
 		c := cols[projCol[i]]
@@ -461,6 +470,62 @@ func registeredStats(pf *parquetio.File, p string, t *catalog.Table, cols []exec
 		out = append(out, st)
 	}
 	return out, nil
+}
+
+// leafStats are the statistics of nested column c's leaves in a registered
+// file, from its footer as DuckDB takes them (parquetio.LeafStats); none
+// when the file's leaves do not pair with the table's.
+func leafStats(pf *parquetio.File, name string, c *catalog.Column) ([]catalog.ColumnStats, error) {
+	var leaves []parquetio.LeafCol
+	var walk func(c *catalog.Column) error
+	walk = func(c *catalog.Column) error {
+		if !isNestedColumn(c) {
+			t, err := columnType(c)
+			if err != nil {
+				return err
+			}
+			leaves = append(leaves, parquetio.LeafCol{FieldID: int32(c.ID), Type: t})
+			return nil
+		}
+		for i := range c.Children {
+			if err := walk(&c.Children[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for i := range c.Children {
+		if err := walk(&c.Children[i]); err != nil {
+			return nil, err
+		}
+	}
+	css, ok := pf.LeafStats(name, leaves)
+	if !ok {
+		return nil, nil
+	}
+	out := make([]catalog.ColumnStats, 0, len(css))
+	for _, cs := range css {
+		st := catalog.ColumnStats{ColumnID: int64(cs.FieldID), ColumnSizeBytes: ptrInt(cs.SizeBytes), ValueCount: ptrInt(cs.ValueCount), NullCount: ptrInt(cs.NullCount), Min: cs.Min, Max: cs.Max, ContainsNaN: cs.ContainsNaN}
+		if cs.CountsUnknown {
+			st.ValueCount, st.NullCount = nil, nil
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+// appendLeafIDs appends the column ids of c's leaf fields (none for a
+// scalar column).
+func appendLeafIDs(ids []int64, c *catalog.Column) []int64 {
+	for i := range c.Children {
+		ch := &c.Children[i]
+		if isNestedColumn(ch) {
+			ids = appendLeafIDs(ids, ch)
+		} else {
+			ids = append(ids, ch.ID)
+		}
+	}
+	return ids
 }
 
 func ptrInt(v int64) *int64 { return &v }
