@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 )
 
 // memoryQueries are the big operators of issue 18 on lineitem: an
@@ -100,6 +102,82 @@ func (r *Runner) sectionMemory(ctx context.Context, s *section) error {
 		s.printf("- %s: `%s`", q.name, q.sql)
 	}
 	s.table([]string{"query", "lakepg", "rows", "lakepg peak", "DuckDB", "rows", "DuckDB peak", "lakepg/DuckDB"}, rows)
+	if r.cfg.MemClients > 0 {
+		return r.concurrentSorts(ctx, s)
+	}
+	return nil
+}
+
+// concurrentSorts runs the sort of every lineitem column from
+// BENCH_MEMORY_CLIENTS clients at once on a lakepg under
+// BENCH_MEMORY_CLIENTS_LIMIT (issue 18: eight such sorts under 1 GiB all
+// finish, none fails, memory bounded): each client's time and rows, and the
+// server's peak memory while it ran.
+func (r *Runner) concurrentSorts(ctx context.Context, s *section) error {
+	limit := strconv.FormatInt(r.cfg.MemClientsLimit>>20, 10) + "MiB"
+	dir := filepath.Join(r.work, "lake-memory-clients")
+	srv, err := r.startLakepg(ctx, "memory-clients", dir, nil,
+		"--catalog", "sqlite:"+filepath.Join(r.lake.dir, "catalog.sqlite"), "--data", filepath.Join(r.lake.dir, "data"),
+		"--memory-limit", limit, "--temp-dir", filepath.Join(dir, "tmp"), "--max-active-queries", "0")
+	if err != nil {
+		return err
+	}
+	defer srv.stop()
+	var sql string
+	for _, q := range memoryQueries {
+		if strings.HasPrefix(q.name, "order by") {
+			sql = q.sql
+		}
+	}
+	n := r.cfg.MemClients
+	qs := make([]*pgQuerier, n)
+	for i := range qs {
+		if qs[i], err = newPGQuerier(ctx, srv.dsn(), false); err != nil {
+			return err
+		}
+		defer qs[i].close()
+	}
+	type result struct {
+		secs float64
+		rows int
+		peak int64
+		err  error
+	}
+	res := make([]result, n)
+	all := watchMemory(srv.pids)
+	all.Reset()
+	r.logf("memory: %d clients sorting at once under %s", n, limit)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i := range qs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := watchMemory(srv.pids)
+			defer w.Close()
+			secs, rows, err := qs[i].query(ctx, sql, r.cfg.Timeout)
+			res[i] = result{secs, rows, w.Peak(), err}
+		}()
+	}
+	wg.Wait()
+	wall := time.Since(start).Seconds()
+	peak := all.Peak()
+	all.Close()
+	var rows [][]string
+	failed := 0
+	for i, x := range res {
+		row := []string{strconv.Itoa(i + 1), secs(x.secs) + " s", fmt.Sprint(x.rows), mib(x.peak), ""}
+		if x.err != nil {
+			failed++
+			row[1], row[4] = "", x.err.Error()
+		}
+		rows = append(rows, row)
+	}
+	s.printf("**%d clients sorting at once under %s.** Each client runs `%s` on its own connection, all started together, "+
+		"on a lakepg with `--memory-limit %s` and no admission limit (`--max-active-queries 0`), so every sort holds memory at once. "+
+		"A client's peak is the server's memory (sampled every 50 ms, and its high-water mark) while that client's query ran. "+
+		"All done in %s s; %d failed; server peak %s.\n", n, limit, sql, limit, secs(wall), failed, mib(peak))
+	s.table([]string{"client", "time", "rows", "server peak while it ran", "error"}, rows)
 	return nil
 }
 

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"runtime"
 
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
@@ -39,7 +40,12 @@ type winStream struct {
 func (w *Window) startStream(buf *colBuf, over *vec.Batch) {
 	s := &Sort{Input: &winReplay{w: w, held: over}, Keys: w.sortKeys(), Mem: w.Mem, seed: buf, seedRes: w.mem}
 	w.mem.reserved, w.mem.used = 0, 0
-	w.stream = &winStream{sorted: s}
+	var sorted Operator = s
+	if runtime.GOMAXPROCS(0) > 1 {
+		// the merge goes on while the partitions before are computed
+		sorted = newReadAhead(s)
+	}
+	w.stream = &winStream{sorted: sorted}
 	w.mem.spill = true
 }
 
