@@ -13,7 +13,8 @@ import (
 // memoryQueries are the big operators of issue 18 on lineitem: an
 // aggregation of about as many groups as rows, a sort of every column, a
 // DISTINCT of nearly as many rows, a hash join whose build side is all of
-// lineitem, and window functions over its rows partitioned by supplier. The aggregation and the DISTINCT are
+// lineitem, and window functions over its rows partitioned by supplier and
+// over all of them as one partition. The aggregation and the DISTINCT are
 // wrapped in a count so that the client receives one row; the sort sends all
 // its rows, as a sort has to (a count over it would let DuckDB drop it).
 var memoryQueries = []namedQuery{
@@ -22,6 +23,7 @@ var memoryQueries = []namedQuery{
 	{"distinct", "SELECT count(*) FROM (SELECT DISTINCT l_comment, l_suppkey FROM lineitem) s"},
 	{"hash join, lineitem with itself", "SELECT count(*), sum(b.l_quantity) FROM lineitem a JOIN lineitem b ON a.l_orderkey = b.l_orderkey AND a.l_linenumber = b.l_linenumber AND a.l_comment = b.l_comment"},
 	{"window, 10 000 partitions", "SELECT count(*), sum(rn), sum(s) FROM (SELECT row_number() OVER w AS rn, sum(l_quantity) OVER (w ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS s FROM lineitem WINDOW w AS (PARTITION BY l_suppkey ORDER BY l_comment, l_orderkey, l_linenumber)) x"},
+	{"window, one partition", "SELECT count(*), sum(rn), sum(s), sum(r) FROM (SELECT row_number() OVER w AS rn, sum(l_quantity) OVER (w ROWS BETWEEN 2 PRECEDING AND 2 FOLLOWING) AS s, rank() OVER (ORDER BY l_shipdate) AS r FROM lineitem WINDOW w AS (ORDER BY l_comment, l_orderkey, l_linenumber)) x"},
 }
 
 // sectionMemory runs memoryQueries on a lakepg with --memory-limit and on
