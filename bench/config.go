@@ -11,7 +11,7 @@ import (
 )
 
 // AllSections are the report's sections in the order they run.
-var AllSections = []string{"tpch", "tpcds", "ingest", "wire", "writes", "concurrency", "scaling", "scaleout", "s3", "memory"}
+var AllSections = []string{"tpch", "tpcds", "ingest", "wire", "writes", "concurrency", "scaling", "scaleout", "s3", "memory", "catalog"}
 
 // Config is one benchmark run. ConfigFromEnv fills it from the BENCH_* variables that
 // `make bench` passes through; the README lists them.
@@ -25,18 +25,20 @@ type Config struct {
 	Timeout time.Duration // per query, every system (BENCH_TIMEOUT)
 	Threads int           // lakepg GOMAXPROCS, DuckDB threads, PostgreSQL parallel workers (BENCH_THREADS)
 
-	Rows         int64         // rows of the ingest and wire table (BENCH_ROWS)
-	Writes       int           // single-row INSERTs per system (BENCH_WRITES)
-	WriteClients int           // clients of the concurrent small writes (BENCH_WRITE_CLIENTS)
-	WriteTime    time.Duration // 0, or how long those clients write instead (BENCH_WRITE_SECONDS)
-	BulkRows     int           // rows of the one-statement INSERTs of the writes section (BENCH_BULK_ROWS)
-	Clients      []int         // concurrency levels (BENCH_CLIENTS)
-	ConcDuration time.Duration // per concurrency level (BENCH_CONC_SECONDS)
-	ScalingSF    []float64     // TPC-H scale factors of the scaling section (BENCH_SCALING_SF)
-	S3Rows       int64         // rows of the 20-column S3 table (BENCH_S3_ROWS)
-	MemLimit     int64         // memory limit of the memory section, bytes (BENCH_MEM_LIMIT)
-	MemQueries   []string      // words that pick the memory section's queries by name; empty: all (BENCH_MEMORY_QUERIES)
-	PGIndexes    bool          // PostgreSQL gets the two indexes of test/tpch (BENCH_PG_INDEXES)
+	Rows          int64         // rows of the ingest and wire table (BENCH_ROWS)
+	Writes        int           // single-row INSERTs per system (BENCH_WRITES)
+	WriteClients  int           // clients of the concurrent small writes (BENCH_WRITE_CLIENTS)
+	WriteTime     time.Duration // 0, or how long those clients write instead (BENCH_WRITE_SECONDS)
+	BulkRows      int           // rows of the one-statement INSERTs of the writes section (BENCH_BULK_ROWS)
+	Clients       []int         // concurrency levels (BENCH_CLIENTS)
+	ConcDuration  time.Duration // per concurrency level (BENCH_CONC_SECONDS)
+	ScalingSF     []float64     // TPC-H scale factors of the scaling section (BENCH_SCALING_SF)
+	S3Rows        int64         // rows of the 20-column S3 table (BENCH_S3_ROWS)
+	MemLimit      int64         // memory limit of the memory section, bytes (BENCH_MEM_LIMIT)
+	MemQueries    []string      // words that pick the memory section's queries by name; empty: all (BENCH_MEMORY_QUERIES)
+	CatalogTables int           // tables of the catalog section (BENCH_CATALOG_TABLES)
+	CatalogFiles  int           // data files of its files table (BENCH_CATALOG_FILES)
+	PGIndexes     bool          // PostgreSQL gets the two indexes of test/tpch (BENCH_PG_INDEXES)
 
 	OutDir   string // where the report goes (BENCH_OUT, default bench/results)
 	WorkDir  string // parent of the run's scratch directory (BENCH_WORK, default $TMPDIR)
@@ -125,6 +127,13 @@ func ConfigFromEnv() (Config, error) {
 	fail("BENCH_SCALING_SF", e)
 	c.S3Rows, e = strconv.ParseInt(envString("BENCH_S3_ROWS", "10000000"), 10, 64)
 	fail("BENCH_S3_ROWS", e)
+	c.CatalogTables, e = strconv.Atoi(envString("BENCH_CATALOG_TABLES", "10000"))
+	fail("BENCH_CATALOG_TABLES", e)
+	c.CatalogFiles, e = strconv.Atoi(envString("BENCH_CATALOG_FILES", "100000"))
+	fail("BENCH_CATALOG_FILES", e)
+	if err == nil && (c.CatalogTables < 1 || c.CatalogFiles <= 10) {
+		err = fmt.Errorf("BENCH_CATALOG_TABLES must be positive and BENCH_CATALOG_FILES above 10")
+	}
 	return c, err
 }
 

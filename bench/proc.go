@@ -5,7 +5,9 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -77,8 +79,19 @@ func (p *proc) logTail() string {
 	return strings.TrimSpace(string(b))
 }
 
-// freePort is a loopback TCP port that was free a moment ago.
+// freePort is a loopback TCP port that was free a moment ago: any, or one of
+// BENCH_PORTS (first-last) when a shared machine gives the run a range of its own.
 func freePort() (int, error) {
+	if lo, hi, ok := portRange(); ok {
+		for i := 0; i <= hi-lo; i++ {
+			p := lo + int(nextPort.Add(1)-1)%(hi-lo+1)
+			if l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p)); err == nil {
+				l.Close()
+				return p, nil
+			}
+		}
+		return 0, fmt.Errorf("no free port in BENCH_PORTS %d-%d", lo, hi)
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err
@@ -118,4 +131,13 @@ func cleanEnv(extra ...string) []string {
 		env = append(env, kv)
 	}
 	return append(env, extra...)
+}
+
+var nextPort atomic.Int64
+
+func portRange() (lo, hi int, ok bool) {
+	a, b, found := strings.Cut(os.Getenv("BENCH_PORTS"), "-")
+	lo, err1 := strconv.Atoi(strings.TrimSpace(a))
+	hi, err2 := strconv.Atoi(strings.TrimSpace(b))
+	return lo, hi, found && err1 == nil && err2 == nil && lo > 0 && hi >= lo
 }

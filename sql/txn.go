@@ -84,7 +84,7 @@ func (s *Session) tableFiles(ctx context.Context, sch *catalog.Schema, t *catalo
 		}
 		tx.files[t.ID] = files
 	}
-	return append([]catalog.DataFile(nil), files...), nil
+	return files[:len(files):len(files)], nil // shared: read only, appends copy
 }
 
 // writeHead is the snapshot a write statement plans against: the block's
