@@ -32,17 +32,29 @@ import (
 // FileCacheBytes bounds the memory of the process's file lists.
 const FileCacheBytes = 256 << 20
 
+// The same holds for a table's inlined rows and inlined file deletes
+// (InlinedData, InlinedFileDeletes), which only commits naming the table
+// change: they are kept the same way, so that reading a small table costs
+// no catalog query beyond the statement's head.
+
 type fileList struct {
-	dir    string // the table's directory the paths were resolved with
+	dir    string // the table's directory the paths were resolved with, the format for inlined data
 	lo, hi int64  // the list is the table's at every snapshot in [lo, hi]
-	files  []DataFile
+	val    any    // []DataFile, []InlinedRows or map[int64][]int64
 	bytes  int64
 	used   int64 // tick of the last use, for eviction
 }
 
+// cacheKey names what is kept of a table: its files, inlined rows or
+// inlined file deletes.
+type cacheKey struct {
+	kind  byte // 'f', 'i', 'd'
+	table int64
+}
+
 type fileCache struct {
 	mu     sync.Mutex
-	tables map[int64]*fileList
+	tables map[cacheKey]*fileList
 	total  int64
 	tick   int64
 	// changes_made of snapshots seen, by id: immutable once committed
@@ -73,31 +85,42 @@ const maxKnownChanges = 8192
 // data_file_id, each with its visible delete file and its column stats.
 // The list is shared (see above): read it, do not modify it.
 func (db *DB) Files(ctx context.Context, s *Schema, t *Table, snap Snapshot) ([]DataFile, error) {
-	dir := db.TableDir(s, t)
-	if files, ok := db.cachedFiles(ctx, t.ID, dir, snap); ok {
-		fileCacheStats.hits.Add(1)
-		return files, nil
-	}
-	fileCacheStats.loads.Add(1)
-	files, err := db.readFiles(ctx, s, t, snap)
+	v, err := db.cachedForTable(ctx, cacheKey{'f', t.ID}, db.TableDir(s, t), snap, func() (any, int64, error) {
+		files, err := db.readFiles(ctx, s, t, snap)
+		files = files[:len(files):len(files)]
+		return files, filesBytes(files), err
+	})
 	if err != nil {
 		return nil, err
 	}
-	files = files[:len(files):len(files)]
-	db.storeFiles(t.ID, dir, snap, files)
-	return files, nil
+	return v.([]DataFile), nil
 }
 
-// cachedFiles is the table's list at snap from the cache, if it is known
-// to be right for snap.
-func (db *DB) cachedFiles(ctx context.Context, tableID int64, dir string, snap Snapshot) ([]DataFile, bool) {
+// cachedForTable returns what load reads of a table at snap, from the
+// cache when it is known to be right for snap.
+func (db *DB) cachedForTable(ctx context.Context, key cacheKey, dir string, snap Snapshot, load func() (any, int64, error)) (any, error) {
+	if v, ok := db.cachedAt(ctx, key, dir, snap); ok {
+		fileCacheStats.hits.Add(1)
+		return v, nil
+	}
+	fileCacheStats.loads.Add(1)
+	v, size, err := load()
+	if err != nil {
+		return nil, err
+	}
+	db.store(key, dir, snap, v, size)
+	return v, nil
+}
+
+// cachedAt is the value kept for key if it is known to be right for snap.
+func (db *DB) cachedAt(ctx context.Context, key cacheKey, dir string, snap Snapshot) (any, bool) {
 	c := &db.files
 	if snap.Time.IsZero() {
 		return nil, false // a snapshot known by id alone: its changes are unknown
 	}
 	c.mu.Lock()
 	c.noteChanges(snap.ID, snap.Changes)
-	e := c.tables[tableID]
+	e := c.tables[key]
 	if e == nil || e.dir != dir || snap.ID < e.lo {
 		c.mu.Unlock()
 		return nil, false
@@ -106,53 +129,49 @@ func (db *DB) cachedFiles(ctx context.Context, tableID int64, dir string, snap S
 		c.tick++
 		e.used = c.tick
 		c.mu.Unlock()
-		return e.files, true
+		return e.val, true
 	}
 	from := e.hi
 	c.mu.Unlock()
-	if !db.leftAlone(ctx, tableID, from, snap.ID) {
+	if !db.leftAlone(ctx, key.table, from, snap.ID) {
 		return nil, false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.tables[tableID] != e {
+	if c.tables[key] != e {
 		return nil, false
 	}
 	e.hi = max(e.hi, snap.ID)
 	c.tick++
 	e.used = c.tick
-	return e.files, true
+	return e.val, true
 }
 
-// storeFiles keeps the list read at snap.
-func (db *DB) storeFiles(tableID int64, dir string, snap Snapshot, files []DataFile) {
-	if snap.Time.IsZero() {
-		return
-	}
-	size := filesBytes(files)
-	if size > FileCacheBytes/2 {
+// store keeps v, read at snap.
+func (db *DB) store(key cacheKey, dir string, snap Snapshot, v any, size int64) {
+	if snap.Time.IsZero() || size > FileCacheBytes/2 {
 		return
 	}
 	c := &db.files
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.tables == nil {
-		c.tables = map[int64]*fileList{}
+		c.tables = map[cacheKey]*fileList{}
 	}
-	if old := c.tables[tableID]; old != nil {
+	if old := c.tables[key]; old != nil {
 		if old.hi > snap.ID {
-			return // a newer list is kept; this one is for time travel
+			return // a newer one is kept; this one is for time travel
 		}
 		c.total -= old.bytes
 		fileCacheStats.bytes.Add(-old.bytes)
-		delete(c.tables, tableID)
+		delete(c.tables, key)
 	}
 	for c.total+size > FileCacheBytes && len(c.tables) > 0 {
-		var victim int64
+		var victim cacheKey
 		var oldest *fileList
-		for id, e := range c.tables {
+		for k, e := range c.tables {
 			if oldest == nil || e.used < oldest.used {
-				victim, oldest = id, e
+				victim, oldest = k, e
 			}
 		}
 		c.total -= oldest.bytes
@@ -160,7 +179,7 @@ func (db *DB) storeFiles(tableID int64, dir string, snap Snapshot, files []DataF
 		delete(c.tables, victim)
 	}
 	c.tick++
-	c.tables[tableID] = &fileList{dir: dir, lo: snap.ID, hi: snap.ID, files: files, bytes: size, used: c.tick}
+	c.tables[key] = &fileList{dir: dir, lo: snap.ID, hi: snap.ID, val: v, bytes: size, used: c.tick}
 	c.total += size
 	fileCacheStats.bytes.Add(size)
 }
