@@ -126,6 +126,14 @@ func (db *DB) cachedAt(ctx context.Context, key cacheKey, dir string, snap Snaps
 		return nil, false
 	}
 	if snap.ID <= e.hi {
+		// A later commit to the table may have rewritten what an older
+		// snapshot sees (a delete file replaced by one with a snapshot
+		// column, the old one removed): serve an older snapshot only when
+		// no snapshot known since touched the table.
+		if !c.untouchedSince(key.table, snap.ID) {
+			c.mu.Unlock()
+			return nil, false
+		}
 		c.tick++
 		e.used = c.tick
 		c.mu.Unlock()
@@ -201,6 +209,31 @@ func (c *fileCache) noteChanges(id int64, changes string) {
 			}
 		}
 	}
+}
+
+// untouchedSince reports whether every snapshot after id up to the newest
+// the cache knows of left the table alone (false when it misses one's
+// changes or they are too many to look at).
+// Called with c.mu held.
+func (c *fileCache) untouchedSince(tableID, id int64) bool {
+	if c.maxSeen-id > 64 {
+		return false
+	}
+	for s := id + 1; s <= c.maxSeen; s++ {
+		if ch, ok := c.changes[s]; !ok || touchesTable(ch, tableID) {
+			return false
+		}
+	}
+	return true
+}
+
+// noteHead remembers a head read from the catalog, so that older
+// snapshots are served only when the cache knows what came after them.
+func (db *DB) noteHead(s Snapshot) {
+	c := &db.files
+	c.mu.Lock()
+	c.noteChanges(s.ID, s.Changes)
+	c.mu.Unlock()
 }
 
 // leftAlone reports whether no snapshot in (from, to] changed the table's
