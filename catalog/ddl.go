@@ -141,4 +141,11 @@ var catalogIndexes = []string{
 	`CREATE INDEX IF NOT EXISTS lakepg_table_end ON ducklake_table (end_snapshot)`,
 	`CREATE INDEX IF NOT EXISTS lakepg_column_begin ON ducklake_column (begin_snapshot)`,
 	`CREATE INDEX IF NOT EXISTS lakepg_column_end ON ducklake_column (end_snapshot)`,
+	// and the tags (lakepg keeps each column's PostgreSQL type in one)
+	`CREATE INDEX IF NOT EXISTS lakepg_tag_object ON ducklake_tag (object_id)`,
+	`CREATE INDEX IF NOT EXISTS lakepg_tag_begin ON ducklake_tag (begin_snapshot)`,
+	`CREATE INDEX IF NOT EXISTS lakepg_tag_end ON ducklake_tag (end_snapshot)`,
+	`CREATE INDEX IF NOT EXISTS lakepg_column_tag_table ON ducklake_column_tag (table_id)`,
+	`CREATE INDEX IF NOT EXISTS lakepg_column_tag_begin ON ducklake_column_tag (begin_snapshot)`,
+	`CREATE INDEX IF NOT EXISTS lakepg_column_tag_end ON ducklake_column_tag (end_snapshot)`,
 }
