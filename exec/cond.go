@@ -3,6 +3,7 @@ package exec
 import (
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/types"
+	"math"
 )
 
 // Conditional evaluation. PostgreSQL computes a CASE result only for the
@@ -428,6 +429,85 @@ type Logic struct {
 	And  bool
 	Args []Expr
 	st   *condState
+	// rng is set when the AND is a range over one integer column
+	rng      *constRange
+	rngKnown bool
+}
+
+// constRange is "x >= lo AND x <= hi" (or > and <) of one integer, date or
+// timestamp column against constants of its type — BETWEEN as bound —
+// evaluated in one pass instead of two comparisons and a merge of their
+// results (TPC-DS q9 filters store_sales by five ranges of ss_quantity).
+type constRange struct {
+	x      *ColRef
+	lo, hi int64 // inclusive
+}
+
+func rangeOf(args []Expr) *constRange {
+	if len(args) != 2 {
+		return nil
+	}
+	r := &constRange{lo: math.MinInt64, hi: math.MaxInt64}
+	for _, a := range args {
+		c, ok := a.(*Cmp)
+		if !ok {
+			return nil
+		}
+		ref, ok1 := c.L.(*ColRef)
+		k, ok2 := c.R.(*Const)
+		if !ok1 || !ok2 || k.IsNull() || k.V.Type != ref.T || (r.x != nil && r.x.Idx != ref.Idx) {
+			return nil
+		}
+		switch ref.T.ID {
+		case types.Int16, types.Int32, types.Int64, types.Date, types.Timestamp, types.Timestamptz:
+		default:
+			return nil
+		}
+		r.x = ref
+		v := k.V.I64[0]
+		switch {
+		case c.Op == GE:
+			r.lo = max(r.lo, v)
+		case c.Op == GT && v < math.MaxInt64:
+			r.lo = max(r.lo, v+1)
+		case c.Op == LE:
+			r.hi = min(r.hi, v)
+		case c.Op == LT && v > math.MinInt64:
+			r.hi = min(r.hi, v-1)
+		default:
+			return nil
+		}
+	}
+	return r
+}
+
+func (r *constRange) eval(env *Env, b *vec.Batch, s *condState) (*vec.Vector, error) {
+	n := b.N
+	v, err := r.x.Eval(env, b)
+	if err != nil {
+		return nil, err
+	}
+	out, nulls := s.output(types.BoolT, n)
+	res, xs := out.B[:n], v.I64[:n]
+	if r.hi < r.lo {
+		clear(res)
+	} else {
+		// one unsigned compare: x - lo wraps above the span when x < lo
+		lo, span := uint64(r.lo), uint64(r.hi)-uint64(r.lo)
+		for i, x := range xs {
+			res[i] = uint64(x)-lo <= span
+		}
+	}
+	if v.Nulls != nil {
+		copy(nulls, v.Nulls[:n])
+		for i, null := range nulls {
+			if null {
+				res[i] = false
+			}
+		}
+	}
+	setNulls(out, nulls)
+	return out, nil
 }
 
 func (e *Logic) Type() types.T { return types.BoolT }
@@ -438,6 +518,15 @@ func (e *Logic) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
 		e.st = newCondState(e.Args)
 	}
 	s := e.st
+	if !e.rngKnown {
+		e.rngKnown = true
+		if e.And {
+			e.rng = rangeOf(e.Args)
+		}
+	}
+	if e.rng != nil {
+		return e.rng.eval(env, b, s)
+	}
 	out, nulls := s.output(types.BoolT, n)
 	res := out.B
 	for i := range res {

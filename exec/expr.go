@@ -576,14 +576,97 @@ func DivScale(x *big.Int, sx int, y *big.Int, sy int) int {
 	return min(rs, 1000)
 }
 
+// divScale64 is DivScale of two positive int64s.
+func divScale64(x uint64, sx int, y uint64, sy int) int {
+	wx, fx := weightAndFirst64(x, sx)
+	wy, fy := weightAndFirst64(y, sy)
+	qweight := wx - wy
+	if fx <= fy {
+		qweight--
+	}
+	return min(max(16-qweight*4, sx, sy, 0), 1000)
+}
+
+// divide128 is x/y for x at scale sx and y > 0 an integer, at PostgreSQL's
+// division scale, rounded half away from zero as numeric_div does, in
+// 128-bit arithmetic: an average of integers without a big.Int (TPC-DS
+// q39 averages 90 k groups). The quotient's magnitude is hi·2⁶⁴+lo at
+// scale qs. ok is false when x·10^(qs−sx+1) does not fit; DecimalArith
+// takes those.
+func divide128(x int64, sx int, y int64) (neg bool, hi, lo uint64, qs int, ok bool) {
+	if y <= 0 || x == 0 || x == math.MinInt64 {
+		return false, 0, 0, 0, false
+	}
+	ux, uy := uint64(x), uint64(y)
+	if x < 0 {
+		ux = uint64(-x)
+	}
+	qs = divScale64(ux, sx, uy, 0)
+	e := qs - sx + 1 // one digit more decides the rounding
+	if e < 0 || e > 19 {
+		return false, 0, 0, 0, false
+	}
+	p := uint64(types.Pow10(min(e, 18)))
+	if e == 19 {
+		p *= 10
+	}
+	nh, nl := bits.Mul64(ux, p)
+	hi, r := bits.Div64(0, nh, uy)
+	lo, _ = bits.Div64(r, nl, uy)
+	lo, c := bits.Add64(lo, 5, 0)
+	hi, r = bits.Div64(0, hi+c, 10)
+	lo, _ = bits.Div64(r, lo, 10)
+	return x < 0 && (hi|lo) != 0, hi, lo, qs, true
+}
+
+// formatScaled128 is FormatScaled of the 128-bit magnitude hi·2⁶⁴+lo.
+func formatScaled128(neg bool, hi, lo uint64, scale int) string {
+	const p19 = 1e19
+	var chunks [3]uint64 // 2¹²⁸ < 10⁵⁷
+	n := 0
+	for n == 0 || hi|lo != 0 {
+		var r uint64
+		hi, r = bits.Div64(0, hi, p19)
+		lo, r = bits.Div64(r, lo, p19)
+		chunks[n] = r
+		n++
+	}
+	var buf [64]byte
+	d := strconv.AppendUint(buf[:0], chunks[n-1], 10)
+	for k := n - 2; k >= 0; k-- {
+		var w [19]byte
+		v := chunks[k]
+		for i := 18; i >= 0; i-- {
+			w[i] = byte('0' + v%10)
+			v /= 10
+		}
+		d = append(d, w[:]...)
+	}
+	out := make([]byte, 0, len(d)+scale+3)
+	if neg {
+		out = append(out, '-')
+	}
+	if scale <= 0 {
+		return string(append(out, d...))
+	}
+	if len(d) <= scale {
+		out = append(out, '0', '.')
+		for k := len(d); k < scale; k++ {
+			out = append(out, '0')
+		}
+		return string(append(out, d...))
+	}
+	out = append(out, d[:len(d)-scale]...)
+	out = append(out, '.')
+	return string(append(out, d[len(d)-scale:]...))
+}
+
 // weightAndFirst returns the base-10000 weight of a decimal and its first
 // base-10000 digit, as PostgreSQL's NumericVar stores them.
 func weightAndFirst(v *big.Int, scale int) (int, int) {
 	if v.Sign() == 0 {
 		return 0, 0
 	}
-	var buf [20]byte
-	var s []byte
 	if v.IsInt64() {
 		// most values: their digits without a big.Int's String
 		x := v.Int64()
@@ -591,10 +674,19 @@ func weightAndFirst(v *big.Int, scale int) (int, int) {
 		if x < 0 {
 			u = -u
 		}
-		s = strconv.AppendUint(buf[:0], u, 10)
-	} else {
-		s = []byte(new(big.Int).Abs(v).String())
+		return weightAndFirst64(u, scale)
 	}
+	return weightAndFirstDigits([]byte(new(big.Int).Abs(v).String()), scale)
+}
+
+// weightAndFirst64 is weightAndFirst of u > 0 at scale.
+func weightAndFirst64(u uint64, scale int) (int, int) {
+	var buf [20]byte
+	return weightAndFirstDigits(strconv.AppendUint(buf[:0], u, 10), scale)
+}
+
+// weightAndFirstDigits is weightAndFirst of the decimal digits s at scale.
+func weightAndFirstDigits(s []byte, scale int) (int, int) {
 	intDigits := len(s) - scale // digits before the point (may be <= 0)
 	// weight w: value in [10000^w, 10000^(w+1))
 	var w int

@@ -53,6 +53,8 @@ type queryCtx struct {
 	// viewDepth counts the views being expanded around the current
 	// planning (views.go)
 	viewDepth int
+	// shared are the scalar subqueries run together (subquery_shared.go)
+	shared map[*pg.SubLink]*sharedScalars
 }
 
 // cteDef is a WITH entry; each reference plans it afresh (inlining), which
@@ -109,6 +111,11 @@ func (s *Session) planQuery(ctx context.Context, sel *pg.SelectStmt, p *params, 
 	qc := s.newQueryCtx(ctx, p, describeOnly)
 	qc.tableOID = mentionsColumn(sel.ProtoReflect(), tableOIDColumn)
 	qc.xmin = mentionsColumn(sel.ProtoReflect(), xminColumn)
+	if !describeOnly && qc.ruleOn(ruleSharedSubqueries) {
+		qc.shared = groupScalarSubqueries(sel)
+		// the members are bound in copies of qc: they count here
+		qc.rulesFired = map[string]int{}
+	}
 	q, err := qc.planSelect(sel)
 	if err != nil {
 		return nil, err

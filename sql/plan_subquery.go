@@ -648,21 +648,27 @@ func (qc *queryCtx) scalarJoinGeneral(cur *source, cr *correlated, sl *pg.SubLin
 	// scope of the join output: outer, rn, inner, marker
 	js := &scope{cols: append([]scopeCol{}, cr.inner.sc.cols...)}
 	js.cols = append(js.cols, scopeCol{Name: "\x00marker", T: types.Int64T})
-	coll := &aggCollector{}
-	// the value binds over inner ++ marker, then the outer columns
+	// group by rn and every outer column (rn makes groups per outer row);
+	// the collector knows the outer columns as group keys, so that the
+	// value may read them beside its aggregates, as PostgreSQL reads an
+	// outer column in an aggregate subquery: a constant of the outer row
 	nJS := len(js.cols)
+	var groups []exec.Expr
+	groups = append(groups, &exec.ColRef{Idx: nOuter, T: types.Int64T})
+	coll := &aggCollector{groups: []exec.Expr{groups[0]}, groupKeys: []string{"\x00rn"}, groupCols: []int{-1}}
+	for i, c := range cur.sc.cols {
+		groups = append(groups, &exec.ColRef{Idx: i, T: c.T})
+		coll.groups = append(coll.groups, groups[len(groups)-1])
+		coll.groupKeys = append(coll.groupKeys, "\x00outer"+itoa(i))
+		coll.groupCols = append(coll.groupCols, nJS+i) // its place in pb.in
+	}
+	// the value binds over inner ++ marker, then the outer columns
 	pb := &postBinder{binder: binder{sess: qc.s, env: qc.env, params: qc.params, aggs: coll, qc: qc}, coll: coll, in: innerFirst(js, cur.sc)}
 	val, err := bindScalarValue(pb, target, true)
 	if err != nil {
 		return nil, err
 	}
 	shift := nOuter + 1
-	// group by rn and every outer column (rn makes groups per outer row)
-	var groups []exec.Expr
-	groups = append(groups, &exec.ColRef{Idx: nOuter, T: types.Int64T})
-	for i, c := range cur.sc.cols {
-		groups = append(groups, &exec.ColRef{Idx: i, T: c.T})
-	}
 	ng := len(groups)
 	op := coll.plan(qc.env, join, groups, func(e exec.Expr) exec.Expr {
 		return exec.MapColumns(e, func(i int) int {
@@ -765,6 +771,11 @@ func (b *binder) bindSubLink(sl *pg.SubLink, sc *scope) (exec.Expr, error) {
 	}
 	if e, ok := qc.subCols[sl]; ok {
 		return e, nil
+	}
+	if g := qc.shared[sl]; g != nil {
+		if e, ok, err := qc.sharedScalar(g, sl, sc); err != nil || ok {
+			return e, err
+		}
 	}
 	sel := sl.Subselect.GetSelectStmt()
 	q, ok, err := qc.standaloneIn(sel, sc)

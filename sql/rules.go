@@ -20,10 +20,11 @@ const (
 	ruleConstantFalse    = "constant_false"      // a constant false condition reads nothing
 	ruleFactorOr         = "factor_or"           // a condition common to OR branches taken out
 	ruleDynamicFilters   = "dynamic_filters"     // scans skip row groups outside a join's build keys
+	ruleSharedSubqueries = "shared_subqueries"   // uncorrelated scalar subqueries reading the same rows run as one
 )
 
 // rules are the rule names in the order the planner applies them.
-var rules = []string{ruleFactorOr, ruleConstantFalse, ruleSubqueryPushdown, ruleCTESharedFilter, ruleOuterToInner,
+var rules = []string{ruleSharedSubqueries, ruleFactorOr, ruleConstantFalse, ruleSubqueryPushdown, ruleCTESharedFilter, ruleOuterToInner,
 	ruleOuterPushdown, ruleImpliedCondition, ruleJoinOrder, ruleDynamicFilters}
 
 // checkDisabledRules validates a lakepg.disabled_rules value.

@@ -133,3 +133,14 @@ SELECT g, max(id), rank() OVER (ORDER BY g) = ANY (SELECT x.id FROM a x WHERE x.
 -- an aggregate over a correlated subquery, in the left operand of IN/ANY
 SELECT sum((SELECT 1 WHERE a.v = 10)) IN (SELECT 1), count((SELECT 1 WHERE a.v > 10)) = ANY (SELECT id FROM b) FROM a;
 SELECT g, sum((SELECT 1 WHERE a.v = 10)) IN (SELECT x.id FROM a x WHERE x.g = a.g) FROM a GROUP BY g ORDER BY g NULLS LAST;
+-- an outer column beside the aggregates of a subquery: a constant of the outer row
+SELECT id, (SELECT count(*) + a.id FROM b WHERE b.v < 5) FROM a ORDER BY id;
+SELECT id, (SELECT sum(b.v) * a.id FROM b WHERE b.id < a.id) FROM a ORDER BY id;
+SELECT id, (SELECT max(b.v) || a.g FROM b WHERE b.id <> a.id) FROM a ORDER BY id;
+SELECT id, (SELECT count(*) FILTER (WHERE b.v > a.id) + coalesce(a.v, 0) FROM b WHERE b.id <= a.id + 1) FROM a ORDER BY id;
+-- shared scans: scalar subqueries with the same FROM and WHERE run once, each value its own
+SELECT (SELECT count(*) FROM b WHERE v BETWEEN 1 AND 20), (SELECT avg(v) FROM b WHERE v BETWEEN 1 AND 20), (SELECT max(id) FROM b WHERE v BETWEEN 1 AND 20), (SELECT min(id) FROM b WHERE v > 100);
+SELECT CASE WHEN (SELECT count(*) FROM b WHERE v > 2) > 1 THEN (SELECT sum(v) FROM b WHERE v > 2) ELSE (SELECT sum(id) FROM b WHERE v > 2) END;
+SELECT (SELECT v FROM b WHERE id = 1), (SELECT id FROM b WHERE id = 1), (SELECT count(*) FROM b WHERE id = 1);
+-- @error
+SELECT (SELECT v FROM b WHERE id > 0), (SELECT id FROM b WHERE id > 0);
