@@ -73,6 +73,9 @@ type catalogScale struct {
 // measures what grows with the catalog: creating tables, reading one, listing them,
 // restarting, and planning a query whose filter prunes all but a few files.
 func (r *Runner) sectionCatalog(ctx context.Context, s *section) error {
+	if r.cfg.CatalogTables < 1 || r.cfg.CatalogFiles <= catalogRealFiles {
+		return fmt.Errorf("the catalog section needs tables (BENCH_CATALOG_TABLES) and more than %d files (BENCH_CATALOG_FILES)", catalogRealFiles)
+	}
 	var res []*catalogScale
 	for _, kind := range []string{"sqlite", "postgres"} {
 		cs, err := r.catalogScaleOn(ctx, kind)
