@@ -16,9 +16,10 @@ const CommentKey = "comment"
 // view's). DuckDB sees an ordinary table.
 const MatViewKey = "lakepg.matview"
 
-// loadComments sets Table.Comment, View.Comment and Column.Comment from the
-// comment tags visible at snapshot s.
-func loadComments(ctx context.Context, q queryer, m *Metadata, byID map[int64]int, s int64, only []string) error {
+// loadComments sets Table.Comment, View.Comment, View.ColumnComments and
+// Column.Comment from the comment tags visible at snapshot s; view columns
+// only when the catalog has ducklake_view_column_tag (DuckLake 1.1).
+func loadComments(ctx context.Context, q queryer, m *Metadata, byID map[int64]int, s int64, viewCols bool, only []string) error {
 	rows, err := q.QueryContext(ctx, `SELECT object_id, key, value FROM ducklake_tag WHERE key IN (?, ?) AND `+visibleAt("")+onlyTables("object_id", only)+` ORDER BY begin_snapshot`, CommentKey, MatViewKey, s, s)
 	if err != nil {
 		return fmt.Errorf("catalog: load comments: %w", err)
@@ -49,6 +50,11 @@ func loadComments(ctx context.Context, q queryer, m *Metadata, byID map[int64]in
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("catalog: load comments: %w", err)
 	}
+	if viewCols {
+		if err := loadViewColumnComments(ctx, q, views, s); err != nil {
+			return err
+		}
+	}
 	rows, err = q.QueryContext(ctx, `SELECT table_id, column_id, value FROM ducklake_column_tag WHERE key = ? AND `+visibleAt("")+onlyTables("table_id", only)+` ORDER BY begin_snapshot`, CommentKey, s, s)
 	if err != nil {
 		return fmt.Errorf("catalog: load column comments: %w", err)
@@ -65,6 +71,34 @@ func loadComments(ctx context.Context, q queryer, m *Metadata, byID map[int64]in
 				c.Comment = v.String
 			}
 		}
+	}
+	return rows.Err()
+}
+
+// loadViewColumnComments reads DuckLake 1.1's ducklake_view_column_tag:
+// comments on view columns, keyed by the column's name (views have no
+// column ids), as DuckDB 2.0 writes them.
+func loadViewColumnComments(ctx context.Context, q queryer, views map[int64]*View, s int64) error {
+	rows, err := q.QueryContext(ctx, `SELECT view_id, column_name, value FROM ducklake_view_column_tag WHERE key = ? AND `+visibleAt("")+` ORDER BY begin_snapshot`, CommentKey, s, s)
+	if err != nil {
+		return fmt.Errorf("catalog: load view column comments: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var col string
+		var v sql.NullString
+		if err := rows.Scan(&id, &col, &v); err != nil {
+			return fmt.Errorf("catalog: load view column comments: %w", err)
+		}
+		vw, ok := views[id]
+		if !ok || !v.Valid || v.String == "" {
+			continue
+		}
+		if vw.ColumnComments == nil {
+			vw.ColumnComments = map[string]string{}
+		}
+		vw.ColumnComments[col] = v.String
 	}
 	return rows.Err()
 }

@@ -237,7 +237,7 @@ FROM ducklake_table WHERE `+visibleAt("")+` ORDER BY table_id`, s, s)
 	if m.Views, err = loadViews(ctx, rt, s); err != nil { // views.go
 		return nil, err
 	}
-	if err := loadComments(ctx, rt, m, byID, s, nil); err != nil { // comments.go
+	if err := loadComments(ctx, rt, m, byID, s, db.Format() == Format11, nil); err != nil { // comments.go
 		return nil, err
 	}
 	if m.Constraints, err = loadConstraints(ctx, db, rt, s); err != nil { // constraints.go

@@ -138,7 +138,7 @@ FROM ducklake_table WHERE `+visibleAt("")+` AND begin_snapshot > ? ORDER BY tabl
 				nm.Tables[i].Partition = spec
 			}
 		}
-		if err := loadComments(ctx, rt, nm, byID, to, ids); err != nil {
+		if err := loadComments(ctx, rt, nm, byID, to, db.Format() == Format11, ids); err != nil {
 			return nil, false, err
 		}
 		for i := range nm.Tables {

@@ -20,6 +20,10 @@ type View struct {
 	ColumnAliases []string // CREATE VIEW v (a, b): the names given, in order
 	BeginSnapshot int64
 	Comment       string // COMMENT ON VIEW's text, "" for none (comments.go)
+	// ColumnComments are COMMENT ON COLUMN texts by column name (DuckLake
+	// 1.1's ducklake_view_column_tag); nil for none. Shared between
+	// metadata copies: replaced, never changed in place.
+	ColumnComments map[string]string
 }
 
 // ViewByName finds a view in a schema by exact name.

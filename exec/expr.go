@@ -567,19 +567,19 @@ func DecimalArith(op ArithOp, x *big.Int, sx int, y *big.Int, sy int) (*big.Int,
 func DivScale(x *big.Int, sx int, y *big.Int, sy int) int {
 	wx, fx := weightAndFirst(x, sx)
 	wy, fy := weightAndFirst(y, sy)
-	qweight := wx - wy
-	if fx <= fy {
-		qweight--
-	}
-	rs := 16 - qweight*4
-	rs = max(rs, sx, sy, 0)
-	return min(rs, 1000)
+	return divScaleOf(wx, fx, sx, wy, fy, sy)
 }
 
 // divScale64 is DivScale of two positive int64s.
 func divScale64(x uint64, sx int, y uint64, sy int) int {
 	wx, fx := weightAndFirst64(x, sx)
 	wy, fy := weightAndFirst64(y, sy)
+	return divScaleOf(wx, fx, sx, wy, fy, sy)
+}
+
+// divScaleOf is select_div_scale from the operands' base-10000 weights,
+// first digits and scales.
+func divScaleOf(wx, fx, sx, wy, fy, sy int) int {
 	qweight := wx - wy
 	if fx <= fy {
 		qweight--
@@ -642,23 +642,7 @@ func formatScaled128(neg bool, hi, lo uint64, scale int) string {
 		}
 		d = append(d, w[:]...)
 	}
-	out := make([]byte, 0, len(d)+scale+3)
-	if neg {
-		out = append(out, '-')
-	}
-	if scale <= 0 {
-		return string(append(out, d...))
-	}
-	if len(d) <= scale {
-		out = append(out, '0', '.')
-		for k := len(d); k < scale; k++ {
-			out = append(out, '0')
-		}
-		return string(append(out, d...))
-	}
-	out = append(out, d[:len(d)-scale]...)
-	out = append(out, '.')
-	return string(append(out, d[len(d)-scale:]...))
+	return types.FormatDigits(neg, d, scale)
 }
 
 // weightAndFirst returns the base-10000 weight of a decimal and its first

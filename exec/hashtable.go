@@ -324,29 +324,11 @@ func (t *hashTable) groupIDs(k *keyCols, keys []*vec.Vector, hs []uint64, gids [
 	var added int64
 	guessed := k.guessed[:0]
 	for i, h := range hs {
-		if 2*t.n >= len(t.slots) {
-			t.grow()
-		}
-		mask := uint64(len(t.slots) - 1)
-		tag := slotTag(h)
-		s := h & mask
-		for {
-			sl := t.slots[s]
-			if sl == 0 {
-				id := int32(len(t.idHash))
-				t.slots[s] = tag | uint64(id+1)
-				t.idHash, _ = push(t.idHash, h) // counted by bytes()
-				t.n++
-				gids[i] = id
-				added += k.add(keys, i)
-				break
-			}
-			if slotTag(sl) == tag {
-				gids[i] = slotVal(sl) - 1
-				guessed = append(guessed, int32(i))
-				break
-			}
-			s = (s + 1) & mask
+		id, isNew, a := t.probe(k, keys, i, h, false)
+		gids[i] = id
+		added += a
+		if !isNew {
+			guessed = append(guessed, int32(i))
 		}
 	}
 	k.guessed = guessed
@@ -418,6 +400,14 @@ func (k *keyCols) wrongGuesses(rows, gids []int32, keys []*vec.Vector) []int32 {
 // groupID is the group of row i of keys, whose hash is h, added when new;
 // it also returns the key bytes added.
 func (t *hashTable) groupID(k *keyCols, keys []*vec.Vector, i int, h uint64) (int32, int64) {
+	id, _, added := t.probe(k, keys, i, h, true)
+	return id, added
+}
+
+// probe finds the group of row i of keys, whose hash is h: the first slot
+// whose tag agrees and, when verify, whose stored key equals the row's, or
+// a new group in the first empty slot (isNew; added is the key bytes then).
+func (t *hashTable) probe(k *keyCols, keys []*vec.Vector, i int, h uint64, verify bool) (id int32, isNew bool, added int64) {
 	if 2*t.n >= len(t.slots) {
 		t.grow()
 	}
@@ -431,10 +421,10 @@ func (t *hashTable) groupID(k *keyCols, keys []*vec.Vector, i int, h uint64) (in
 			t.slots[s] = tag | uint64(id+1)
 			t.idHash, _ = push(t.idHash, h) // counted by bytes()
 			t.n++
-			return id, k.add(keys, i)
+			return id, true, k.add(keys, i)
 		}
-		if slotTag(sl) == tag && k.equal(int(slotVal(sl)-1), keys, i) {
-			return slotVal(sl) - 1, 0
+		if slotTag(sl) == tag && (!verify || k.equal(int(slotVal(sl)-1), keys, i)) {
+			return slotVal(sl) - 1, false, 0
 		}
 		s = (s + 1) & mask
 	}

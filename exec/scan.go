@@ -89,6 +89,12 @@ func mappedProjection(c ScanCol, i int, m MappedColumn, ok bool) (parquetio.Proj
 	}
 	if ok && m.Hive {
 		d := vec.New(c.T, 1)
+		if m.Value == "__HIVE_DEFAULT_PARTITION__" {
+			// the directory of a NULL partition value
+			d.AppendNull()
+			p.Default = d
+			return p, nil
+		}
 		if err := ParseInto(d, m.Value, nil, false); err != nil {
 			return p, pgerr.New(pgerr.InvalidTextRepr, "hive partition value %q of column %q: %v", m.Value, c.Name, err)
 		}

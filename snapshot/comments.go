@@ -12,8 +12,11 @@ type commentChange struct {
 	objectID int64 // table or view id, possibly provisional
 	columnID int64 // 0: the table or view itself
 	view     bool
-	key      string  // catalog.CommentKey, or catalog.MatViewKey on a table
-	text     *string // nil removes the tag
+	// viewColumn names the view column commented on (DuckLake 1.1's
+	// ducklake_view_column_tag); "" for the view itself
+	viewColumn string
+	key        string  // catalog.CommentKey, or catalog.MatViewKey on a table
+	text       *string // nil removes the tag
 }
 
 // SetComment sets (or with nil, removes) the comment of a table or view.
@@ -26,6 +29,13 @@ func (c *Commit) SetColumnComment(tableID, columnID int64, text *string) {
 	c.setComment(commentChange{objectID: tableID, columnID: columnID, key: catalog.CommentKey, text: text})
 }
 
+// SetViewColumnComment sets (or with nil, removes) the comment of column
+// column of view viewID. Only a DuckLake 1.1 catalog can hold it; the
+// caller checks.
+func (c *Commit) SetViewColumnComment(viewID int64, column string, text *string) {
+	c.setComment(commentChange{objectID: viewID, view: true, viewColumn: column, key: catalog.CommentKey, text: text})
+}
+
 // SetMatView records the query of the materialized view that table
 // tableID holds.
 func (c *Commit) SetMatView(tableID int64, query string) {
@@ -34,7 +44,7 @@ func (c *Commit) SetMatView(tableID int64, query string) {
 
 func (c *Commit) setComment(ch commentChange) {
 	for _, old := range c.comments {
-		if old.objectID == ch.objectID && old.columnID == ch.columnID && old.key == ch.key {
+		if old.objectID == ch.objectID && old.columnID == ch.columnID && old.view == ch.view && old.viewColumn == ch.viewColumn && old.key == ch.key {
 			*old = ch
 			return
 		}
@@ -72,6 +82,24 @@ func (c *Commit) overlayComments(out *catalog.Metadata) {
 				if out.Tables[i].ID == ch.objectID {
 					out.Tables[i].MatView = text
 				}
+			}
+		case ch.view && ch.viewColumn != "":
+			for i := range out.Views {
+				v := &out.Views[i]
+				if v.ID != ch.objectID {
+					continue
+				}
+				// a copy: the map is shared with the metadata overlaid
+				m := make(map[string]string, len(v.ColumnComments)+1)
+				for k, x := range v.ColumnComments {
+					m[k] = x
+				}
+				if text == "" {
+					delete(m, ch.viewColumn)
+				} else {
+					m[ch.viewColumn] = text
+				}
+				v.ColumnComments = m
 			}
 		case ch.view:
 			for i := range out.Views {
@@ -124,7 +152,12 @@ func (w *writer) writeComments() error {
 		}
 		id := w.fid(ch.objectID)
 		var err error
-		if ch.columnID == 0 {
+		if ch.viewColumn != "" {
+			_, err = w.endLive("ducklake_view_column_tag", "view_id = ? AND column_name = ? AND key = ?", id, ch.viewColumn, ch.key)
+			if err == nil && ch.text != nil {
+				_, err = w.exec(`INSERT INTO ducklake_view_column_tag VALUES (?, ?, ?, NULL, ?, ?)`, id, ch.viewColumn, w.snapID, ch.key, *ch.text)
+			}
+		} else if ch.columnID == 0 {
 			_, err = w.endLive("ducklake_tag", "object_id = ? AND key = ?", id, ch.key)
 			if err == nil && ch.text != nil {
 				_, err = w.exec(`INSERT INTO ducklake_tag VALUES (?, ?, NULL, ?, ?)`, id, w.snapID, ch.key, *ch.text)

@@ -170,6 +170,11 @@ func (w *writer) writeDroppedViews() error {
 		if _, err := w.endLive("ducklake_tag", "object_id = ?", d.v.ID); err != nil {
 			return err
 		}
+		if w.tx.DB().Format() == catalog.Format11 {
+			if _, err := w.endLive("ducklake_view_column_tag", "view_id = ?", d.v.ID); err != nil {
+				return err
+			}
+		}
 		w.done.droppedViews = append(w.done.droppedViews, d.v.ID)
 	}
 	return nil

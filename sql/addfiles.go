@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/lakepg/lakepg/catalog"
@@ -14,7 +15,7 @@ import (
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/snapshot"
-	"github.com/lakepg/lakepg/types"
+	"github.com/lakepg/lakepg/sql/partitioning"
 )
 
 // CALL lakepg.add_data_files('schema.table', 'path-or-glob', allow_missing
@@ -78,8 +79,16 @@ func (s *Session) callAddFiles(ctx context.Context, a *callArgs) (string, error)
 		return "", errAt(pgerr.New(pgerr.UndefinedFunction, "add_data_files needs a table and a file path or glob"), a.loc)
 	}
 	sel := sels[0]
-	if sel.t.Partition != nil {
-		return "", pgerr.New(pgerr.FeatureNotSupported, "add_data_files into the partitioned table \"%s\" is not supported", sel.t.Name)
+	var keys []partitioning.Key
+	if sel.t.Partition.Partitioned() {
+		if keys, err = partitioning.Keys(sel.t, sel.t.Partition); err != nil {
+			return "", err
+		}
+		for i := range keys {
+			// calendar keys of a timestamptz are checked in the session's
+			// zone, as the writer splits them
+			keys[i].Loc = s.loc
+		}
 	}
 	paths, err := s.globFiles(ctx, pattern)
 	if err != nil {
@@ -96,7 +105,7 @@ func (s *Session) callAddFiles(ctx context.Context, a *callArgs) (string, error)
 	var files []snapshot.NewDataFile
 	var rows int64
 	for _, p := range paths {
-		f, err := s.registerFile(ctx, sel.t, cols, p, opts)
+		f, err := s.registerFile(ctx, sel.t, cols, p, opts, keys)
 		if err != nil {
 			return "", err
 		}
@@ -195,7 +204,7 @@ func globMatch(pattern, name string) (bool, error) {
 
 // registerFile reads one file's footer and values: its name mapping onto
 // the table's columns, its row count, sizes and column statistics.
-func (s *Session) registerFile(ctx context.Context, t *catalog.Table, cols []exec.ScanCol, p string, opts addFilesOpts) (snapshot.NewDataFile, error) {
+func (s *Session) registerFile(ctx context.Context, t *catalog.Table, cols []exec.ScanCol, p string, opts addFilesOpts, keys []partitioning.Key) (snapshot.NewDataFile, error) {
 	f, err := s.eng.Store.Open(ctx, p)
 	if err != nil {
 		return snapshot.NewDataFile{}, exec.ReadError(err, p)
@@ -223,10 +232,15 @@ func (s *Session) registerFile(ctx context.Context, t *catalog.Table, cols []exe
 	)
 	add := func(col int, source string, isHive bool) error {
 		c := cols[col]
-		if c.T.ID == types.Array || c.T.ID == types.Struct {
-			return pgerr.New(pgerr.FeatureNotSupported, "add_data_files: column \"%s\" of table \"%s\" is nested; only files of tables with scalar columns can be added", c.Name, t.Name)
+		nested := isNestedColumn(&t.Columns[col])
+		if nested && isHive {
+			return pgerr.New(pgerr.FeatureNotSupported, "add_data_files: column \"%s\" of table \"%s\" is nested and cannot take its value from the hive directory in \"%s\"", c.Name, t.Name, p)
 		}
-		nm = append(nm, catalog.NameMapEntry{Index: int64(len(nm)), Source: source, FieldID: int64(c.FieldID), IsPartition: isHive})
+		idx := int64(len(nm))
+		nm = append(nm, catalog.NameMapEntry{Index: idx, Source: source, FieldID: int64(c.FieldID), IsPartition: isHive})
+		if nested {
+			nm = nestedNameMap(nm, &t.Columns[col], idx)
+		}
 		mapped[col] = true
 		if isHive {
 			hiveCol[col] = hive[strings.ToLower(c.Name)]
@@ -272,32 +286,142 @@ func (s *Session) registerFile(ctx context.Context, t *catalog.Table, cols []exe
 		return snapshot.NewDataFile{}, e
 	}
 	rows := pf.NumRows()
-	stats, err := registeredStats(pf, p, t.Name, cols, proj, projCol)
+	part, check, err := registeredPartition(t, cols, p, hive, keys, projCol)
+	if err != nil {
+		return snapshot.NewDataFile{}, err
+	}
+	stats, err := registeredStats(pf, p, t, cols, proj, projCol, check)
 	if err != nil {
 		return snapshot.NewDataFile{}, err
 	}
 	for col, v := range hiveCol {
 		c := cols[col]
+		st := catalog.ColumnStats{ColumnID: int64(c.FieldID), ColumnSizeBytes: ptrInt(0), ValueCount: ptrInt(rows), NullCount: ptrInt(0)}
+		if v == hiveNull {
+			// DuckDB counts no values in an all-NULL partition column
+			st.ValueCount, st.NullCount = ptrInt(0), ptrInt(rows)
+			stats = append(stats, st)
+			continue
+		}
 		d := vec.New(c.T, 1)
 		if err := exec.ParseInto(d, v, nil, false); err != nil {
 			return snapshot.NewDataFile{}, pgerr.New(pgerr.InvalidTextRepr, "add_data_files: hive partition value \"%s\" of column \"%s\" in \"%s\" is not a valid %s", v, c.Name, p, c.T)
 		}
-		st := catalog.ColumnStats{ColumnID: int64(c.FieldID), ColumnSizeBytes: ptrInt(0), ValueCount: ptrInt(rows), NullCount: ptrInt(0)}
 		if txt, ok := parquetio.StatText(c.T, d, 0); ok {
 			st.Min, st.Max = &txt, &txt
 		}
 		stats = append(stats, st)
 	}
-	nf := snapshot.NewDataFile{RelPath: p, Registered: true, RecordCount: rows, FileSize: f.Size(), FooterSize: pf.FooterSize(), RowGroupCount: int64(pf.NumRowGroups()), Stats: stats, NameMap: nm, NullColumns: nulls}
+	nf := snapshot.NewDataFile{RelPath: p, Registered: true, RecordCount: rows, FileSize: f.Size(), FooterSize: pf.FooterSize(), RowGroupCount: int64(pf.NumRowGroups()), Stats: stats, NameMap: nm, NullColumns: nulls, Partition: part}
 	return nf, nil
+}
+
+// hiveNull is the directory value of a NULL partition (DuckDB's and Hive's).
+const hiveNull = "__HIVE_DEFAULT_PARTITION__"
+
+// registeredPartition gives a file registered into a partitioned table its
+// partition values, as DuckDB's ducklake_add_data_files does: each key's
+// value comes from the hive directory named as the writer names it (the
+// column for an identity key, year, bucket, epoch_day, ... for the
+// others), and a file without all of them is refused. DuckDB trusts the
+// directories of transformed keys; lakepg reads every value anyway, so
+// check verifies each row against them (a wrong directory would make
+// pruning skip rows).
+func registeredPartition(t *catalog.Table, cols []exec.ScanCol, p string, hive map[string]string, keys []partitioning.Key, projCol []int) (*snapshot.FilePartition, func(*vec.Batch) error, error) {
+	if len(keys) == 0 {
+		return nil, nil, nil
+	}
+	vals := make([]*string, len(keys))
+	type verify struct {
+		key  int
+		proj int
+	}
+	var checks []verify
+	for i, k := range keys {
+		c := cols[k.Col]
+		dir := k.Dir
+		if k.Kind == partitioning.Identity {
+			dir = c.Name
+		}
+		v, ok := hive[strings.ToLower(dir)]
+		if !ok {
+			e := pgerr.New(pgerr.InvalidParameterValue, "add_data_files: \"%s\" is not in a %s=… directory, which partition key %d of table \"%s\" needs", p, dir, k.Col, t.Name)
+			e.Hint = "Files added to a partitioned table must sit in its partition directories, and hive_partitioning must not be false."
+			return nil, nil, e
+		}
+		if v == hiveNull {
+			continue
+		}
+		if k.Kind == partitioning.Identity {
+			d := vec.New(c.T, 1)
+			if err := exec.ParseInto(d, v, nil, false); err != nil {
+				return nil, nil, pgerr.New(pgerr.InvalidTextRepr, "add_data_files: hive partition value \"%s\" of column \"%s\" in \"%s\" is not a valid %s", v, c.Name, p, c.T)
+			}
+			txt := string(partitioning.AppendDuckText(nil, d, 0))
+			vals[i] = &txt
+			continue
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil {
+			return nil, nil, pgerr.New(pgerr.InvalidTextRepr, "add_data_files: partition value \"%s\" of key %s in \"%s\" is not an integer", v, dir, p)
+		}
+		txt := strconv.FormatInt(n, 10)
+		vals[i] = &txt
+		for j, col := range projCol {
+			if col == k.Col {
+				checks = append(checks, verify{i, j})
+			}
+		}
+	}
+	part := &snapshot.FilePartition{SpecID: t.Partition.ID, Values: vals}
+	if len(checks) == 0 {
+		return part, nil, nil
+	}
+	var buf []byte
+	check := func(b *vec.Batch) error {
+		for _, ch := range checks {
+			k, want := &keys[ch.key], vals[ch.key]
+			for r := 0; r < b.N; r++ {
+				got, null := k.Value(buf[:0], b.Vecs[ch.proj], r)
+				buf = got
+				if null != (want == nil) || !null && string(got) != *want {
+					e := pgerr.New(pgerr.InvalidParameterValue, "add_data_files: a row of \"%s\" has partition key %s = %s, but its directory says %s", p, k.Dir, showValue(got, null), showValue([]byte(strOr(want)), want == nil))
+					e.Hint = "Each file must hold the rows of the partition its directory names."
+					return e
+				}
+			}
+		}
+		return nil
+	}
+	return part, check, nil
+}
+
+func showValue(b []byte, null bool) string {
+	if null {
+		return "NULL"
+	}
+	return string(b)
+}
+
+func strOr(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // registeredStats reads the mapped columns as the table's types (a file
 // type the column cannot take is 42804) and computes their statistics.
-func registeredStats(pf *parquetio.File, p, table string, cols []exec.ScanCol, proj []parquetio.Projection, projCol []int) ([]catalog.ColumnStats, error) {
+func registeredStats(pf *parquetio.File, p string, t *catalog.Table, cols []exec.ScanCol, proj []parquetio.Projection, projCol []int, check func(*vec.Batch) error) ([]catalog.ColumnStats, error) {
+	table := t.Name
 	accs := make([]*parquetio.StatsAcc, len(proj))
 	for i := range proj {
-		accs[i] = parquetio.NewStatsAcc(proj[i].Type)
+		// a nested column is read (so that a file whose nesting does not fit
+		// the table's is refused) but has no statistics of its own; its
+		// leaves get none either, which readers take as unknown
+		if !isNestedColumn(&t.Columns[projCol[i]]) {
+			accs[i] = parquetio.NewStatsAcc(proj[i].Type)
+		}
 	}
 	if len(proj) > 0 {
 		sc := pf.Scan(proj, parquetio.ScanOptions{})
@@ -311,13 +435,23 @@ func registeredStats(pf *parquetio.File, p, table string, cols []exec.ScanCol, p
 			if !ok {
 				break
 			}
+			if check != nil {
+				if err := check(&b); err != nil {
+					return nil, err
+				}
+			}
 			for i := range proj {
-				accs[i].Add(b.Vecs[i], b.N)
+				if accs[i] != nil {
+					accs[i].Add(b.Vecs[i], b.N)
+				}
 			}
 		}
 	}
 	var out []catalog.ColumnStats
 	for i, acc := range accs {
+		if acc == nil {
+			continue
+		}
 		c := cols[projCol[i]]
 		cs := acc.Result(c.FieldID, pf.ColumnBytes(proj[i].Name))
 		// DuckDB leaves contains_nan NULL for registered files (footer
@@ -330,3 +464,33 @@ func registeredStats(pf *parquetio.File, p, table string, cols []exec.ScanCol, p
 }
 
 func ptrInt(v int64) *int64 { return &v }
+
+// isNestedColumn reports whether c is a list, struct or map column.
+func isNestedColumn(c *catalog.Column) bool {
+	switch strings.ToLower(c.Type) {
+	case "list", "struct", "map":
+		return true
+	}
+	return false
+}
+
+// nestedNameMap appends the name-mapping entries of c's fields under the
+// entry parent, depth first, as DuckDB's ducklake_add_data_files writes
+// them: a struct's fields by name, a list's element as "list", a map's
+// "key" and "value".
+func nestedNameMap(nm []catalog.NameMapEntry, c *catalog.Column, parent int64) []catalog.NameMapEntry {
+	for i := range c.Children {
+		ch := &c.Children[i]
+		src := ch.Name
+		if strings.EqualFold(c.Type, "list") {
+			src = "list"
+		}
+		idx := int64(len(nm))
+		par := parent
+		nm = append(nm, catalog.NameMapEntry{Index: idx, Source: src, FieldID: ch.ID, Parent: &par})
+		if isNestedColumn(ch) {
+			nm = nestedNameMap(nm, ch, idx)
+		}
+	}
+	return nm
+}

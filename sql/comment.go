@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"context"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -14,7 +15,7 @@ import (
 // text is a DuckLake comment tag (snapshot/comments.go), which DuckDB shows
 // as the table's, view's or column's comment; NULL or an empty text removes
 // it.
-func (s *Session) comment(c *snapshot.Commit, meta *catalog.Metadata, st *pg.CommentStmt) (string, error) {
+func (s *Session) comment(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, st *pg.CommentStmt) (string, error) {
 	var text *string
 	if st.Comment != "" {
 		t := st.Comment
@@ -52,7 +53,7 @@ func (s *Session) comment(c *snapshot.Commit, meta *catalog.Metadata, st *pg.Com
 			return "", err
 		}
 		if r.view != nil {
-			return "", pgerr.New(pgerr.FeatureNotSupported, "comments on view columns are not supported: DuckLake keeps column comments for tables only")
+			return "COMMENT", s.commentViewColumn(ctx, c, meta, r.view, names[len(names)-1], text)
 		}
 		col, ok := r.table.ColumnByName(names[len(names)-1])
 		if !ok {
@@ -72,4 +73,30 @@ func qualifier(names []string) string {
 		return names[len(names)-2]
 	}
 	return ""
+}
+
+// commentViewColumn stages COMMENT ON COLUMN of a view: a row of DuckLake
+// 1.1's ducklake_view_column_tag (keyed by the column's name, as views have
+// no column ids), which a 1.0 catalog has no place for.
+func (s *Session) commentViewColumn(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, v *catalog.View, col string, text *string) error {
+	db := s.eng.DB
+	if db.Format() != catalog.Format11 {
+		if f, err := db.RecheckFormat(ctx, db.SQL()); err != nil || f != catalog.Format11 {
+			e := pgerr.New(pgerr.FeatureNotSupported, "comments on view columns need a DuckLake 1.1 catalog, and this one is %s", db.Format())
+			e.Hint = "DuckLake 1.0 keeps column comments for tables only; lakepg migrate --to 1.1 moves the catalog on (DuckDB 1.5 cannot open it afterwards)."
+			return e
+		}
+	}
+	found := false
+	for _, vc := range s.catalogViewColumns(meta, v) {
+		if vc.Name == col {
+			found = true
+			break
+		}
+	}
+	if !found {
+		return pgerr.New(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", col, v.Name)
+	}
+	c.SetViewColumnComment(v.ID, col, text)
+	return nil
 }

@@ -189,7 +189,7 @@ func (s *Session) stageDDL(ctx context.Context, c *snapshot.Commit, meta *catalo
 		}
 		return s.alterTable(ctx, c, meta, x.AlterTableStmt)
 	case *pg.Node_CommentStmt:
-		return s.comment(c, meta, x.CommentStmt) // comment.go
+		return s.comment(ctx, c, meta, x.CommentStmt) // comment.go
 	case *pg.Node_RenameStmt:
 		if x.RenameStmt.RenameType == pg.ObjectType_OBJECT_SEQUENCE {
 			return s.renameSequence(ctx, c, meta, x.RenameStmt)
@@ -616,7 +616,7 @@ func (s *Session) alterTable(ctx context.Context, c *snapshot.Commit, meta *cata
 				return "", err
 			}
 		case pg.AlterTableType_AT_SetRelOptions, pg.AlterTableType_AT_ResetRelOptions:
-			if err := alterPartitioning(c, t, cmd); err != nil { // partition_ddl.go
+			if err := s.alterPartitioning(ctx, c, t, cmd); err != nil { // partition_ddl.go
 				return "", err
 			}
 		default:

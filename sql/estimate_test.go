@@ -100,3 +100,52 @@ func TestSmallTextFilterCounted(t *testing.T) {
 		t.Errorf("count = %v, %v; want 20", rows, err)
 	}
 }
+
+// TestForeignKeyCoversPartOfDimension: a fact table's foreign key uses 100
+// of its dimension's 10,000 keys and the dimension's filter keeps 50 of
+// those, so the fact joined with it keeps half its rows, and the 5,000-row
+// table is the one to build, not that join (taken for 250 rows when the
+// dimension's whole key domain counted).
+func TestForeignKeyCoversPartOfDimension(t *testing.T) {
+	s := lake(t)
+	must(t, s, `CALL lakepg.set_option('data_inlining_row_limit', '0')`)
+	must(t, s, `CREATE TABLE fact AS SELECT n AS id, 1 + n % 100 AS dk, n % 5000 AS ck FROM generate_series(1, 50000) g(n)`)
+	must(t, s, `CREATE TABLE dim AS SELECT n AS dk, n / 50 AS grp FROM generate_series(1, 10000) g(n)`)
+	must(t, s, `CREATE TABLE cust AS SELECT n AS ck, 'c' || n AS name FROM generate_series(0, 4999) g(n)`)
+	q := `SELECT count(*) FROM fact, dim, cust WHERE fact.dk = dim.dk AND fact.ck = cust.ck AND dim.grp = 0`
+	var scans []string
+	for _, l := range explainLines(t, s, `EXPLAIN `+q) {
+		if i := strings.Index(l, "Lake Scan on "); i >= 0 {
+			scans = append(scans, strings.Fields(l[i+len("Lake Scan on "):])[0])
+		}
+	}
+	if len(scans) != 3 || scans[2] != "public.cust" {
+		t.Errorf("scans %v, want cust built last (fact ⋈ dim probing it)", scans)
+	}
+	must(t, s, q, "24500")
+}
+
+// TestFilterEstimateAfterPruning: the rows a filter keeps are its
+// selectivity times the scan's rows before the row groups and pages it
+// pruned, not after (that counted the filter twice).
+func TestFilterEstimateAfterPruning(t *testing.T) {
+	s := lake(t)
+	must(t, s, `CALL lakepg.set_option('data_inlining_row_limit', '0')`)
+	must(t, s, `CREATE TABLE days AS SELECT n AS id, n / 365 AS yr FROM generate_series(0, 73048) g(n)`)
+	var filter, scan string
+	for _, l := range explainLines(t, s, `EXPLAIN SELECT count(*) FROM days WHERE yr = 100`) {
+		l = strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(l, "Rows:") && strings.Contains(l, "filter selectivity"):
+			filter = l
+		case strings.HasPrefix(l, "Rows:") && strings.Contains(l, "after pruning"):
+			scan = l
+		}
+	}
+	if !strings.Contains(scan, "73049 in the files read") || strings.Contains(scan, ", 73049 estimated after pruning") {
+		t.Fatalf("the scan prunes nothing, the test needs it to: %q", scan)
+	}
+	if !strings.HasPrefix(filter, "Rows: 363 estimated") {
+		t.Errorf("filter estimate %q, want 363 rows (73049 / 201 years)", filter)
+	}
+}

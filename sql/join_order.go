@@ -174,7 +174,12 @@ func equiSelectivity(ndvA, ndvB, rowsA, rowsB float64) float64 {
 // them, so the join keeps |L|·|R| / that: the catalog's min/max overstate
 // the distinct values of a sparse foreign key (TPC-H's l_orderkey spans
 // 1…6 M but holds 1.5 M values, and lineitem ⋈ orders of one year was
-// taken for 230,000 rows instead of 910,000).
+// taken for 230,000 rows instead of 910,000). It is at most the foreign
+// key's own distinct values where those are known: a fact table's keys
+// cover a part of its dimension (TPC-DS store_sales sold on 1,823 of
+// date_dim's 73,049 dates), and the dimension's filter picks rows of that
+// part (a year of sales), so counting the whole domain took store_sales ⋈
+// a year of dates for 5,000 rows instead of 550,000 and built it.
 func keyDomain(est *estimator, lk exec.Expr, l exec.Operator, rk exec.Expr, r exec.Operator) float64 {
 	unique := func(k exec.Expr, op exec.Operator) float64 {
 		base := unfiltered(op)
@@ -188,7 +193,14 @@ func keyDomain(est *estimator, lk exec.Expr, l exec.Operator, rk exec.Expr, r ex
 	if (a > 0) == (b > 0) {
 		return 0
 	}
-	return max(a, b)
+	d, fk, fop := a, rk, r
+	if b > 0 {
+		d, fk, fop = b, lk, l
+	}
+	if ndv := est.exprColumn(fk, unfiltered(fop)).ndv; ndv > 0 && ndv < d {
+		return ndv
+	}
+	return d
 }
 
 // unfiltered is op below its filters.

@@ -176,6 +176,10 @@ func (s *Session) flushInlinedTable(ctx context.Context, head catalog.Snapshot, 
 		b.N++
 		ft.RowIDs = append(ft.RowIDs, r.RowID)
 	}
+	// in the table's sort order, as every other write of it
+	if batches, rows, err = s.sortFlushed(ctx, sel.t, out, ts, len(cols), batches, rows); err != nil {
+		return nil, nil, 0, err
+	}
 	// one file, or one per partition as DuckDB's flush writes them
 	tw, err := s.writeFlushed(ctx, sel.t, dir, cols, parquetColumns(out), &batchesOp{bs: batches, ts: ts})
 	if err != nil {
@@ -196,6 +200,53 @@ func (s *Session) flushInlinedTable(ctx context.Context, head catalog.Snapshot, 
 		ft.Files = append(ft.Files, ff)
 	}
 	return ft, written, len(rows), nil
+}
+
+// sortFlushed puts flushed rows (batches, and rows, whose row ids are
+// column rowIDCol of the batches) in table t's sort order, if it has one.
+// rows is reordered alike, as the files' positions index it (deletes,
+// partitions).
+func (s *Session) sortFlushed(ctx context.Context, t *catalog.Table, out []exec.ScanCol, ts []types.T, rowIDCol int, batches []*vec.Batch, rows []snapshot.InlinedRow) ([]*vec.Batch, []snapshot.InlinedRow, error) {
+	src := &batchesOp{bs: batches, ts: ts}
+	in, done, err := s.sortedInput(ctx, t, parquetColumns(out), src) // sorted.go
+	if err != nil {
+		return nil, nil, err
+	}
+	defer done()
+	if in == exec.Operator(src) {
+		return batches, rows, nil
+	}
+	byID := make(map[int64]int, len(rows))
+	for i, r := range rows {
+		byID[r.RowID] = i
+	}
+	sorted := make([]snapshot.InlinedRow, 0, len(rows))
+	var outB []*vec.Batch
+	for {
+		b, err := in.Next(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		if b == nil {
+			break
+		}
+		// the sort's batches are its own, reused: copy them
+		nb := vec.NewBatch(ts, b.N)
+		for c := range ts {
+			for i := 0; i < b.N; i++ {
+				nb.Vecs[c].AppendFrom(b.Vecs[c], i)
+			}
+		}
+		nb.N = b.N
+		outB = append(outB, nb)
+		for i := 0; i < b.N; i++ {
+			sorted = append(sorted, rows[byID[b.Vecs[rowIDCol].I64[i]]])
+		}
+	}
+	if len(sorted) != len(rows) {
+		return nil, nil, fmt.Errorf("sql: sorting %d flushed rows gave %d", len(rows), len(sorted))
+	}
+	return outB, sorted, nil
 }
 
 // flushedFile describes file f of flushed inlined rows for the commit: it

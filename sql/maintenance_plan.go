@@ -68,6 +68,9 @@ func tableName(sel tableSel) string { return sel.sch.Name + "." + sel.t.Name }
 // DuckDB, a group holds files of one partition only (same spec, same
 // values). Groups of one file are left as they are.
 func (s *Session) mergeGroups(ctx context.Context, head catalog.Snapshot, sel tableSel, maxFiles int64) ([][]catalog.DataFile, error) {
+	if hasVariantColumn(sel.t) {
+		return nil, nil
+	}
 	db := s.eng.DB
 	files, err := db.Files(ctx, sel.sch, sel.t, head)
 	if err != nil || len(files) < 2 {
@@ -261,4 +264,16 @@ func scheduledDetail(files []snapshot.ScheduledFile, dry bool) string {
 		p.add("%s (scheduled %s)", f.Path, f.Schedule.UTC().Format(time.RFC3339))
 	}
 	return p.message("")
+}
+
+// hasVariantColumn: lakepg holds variants as json, so rewriting a file
+// DuckDB wrote would turn its typed values (dates, blobs, ...) into
+// strings; compaction leaves such tables alone.
+func hasVariantColumn(t *catalog.Table) bool {
+	for _, c := range t.Columns {
+		if strings.EqualFold(c.Type, "variant") {
+			return true
+		}
+	}
+	return false
 }

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"context"
 	"slices"
 	"strconv"
 	"strings"
@@ -179,7 +180,7 @@ func partitionKeyDef(t *catalog.Table, n *pg.Node) (snapshot.PartitionKeyDef, er
 	column := func(n *pg.Node) (*catalog.Column, error) {
 		names := strNodes(n.GetColumnRef().GetFields())
 		if len(names) != 1 {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "a partition key must be a column of the table or year/month/day/hour(column) or bucket(n, column)")
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "a partition key must be a column of the table or year/month/day/hour(column), epoch_year/epoch_month/epoch_day/epoch_hour(column) or bucket(n, column)")
 		}
 		c, ok := t.ColumnByName(names[0])
 		if !ok {
@@ -196,11 +197,11 @@ func partitionKeyDef(t *catalog.Table, n *pg.Node) (snapshot.PartitionKeyDef, er
 	}
 	fc := n.GetFuncCall()
 	if fc == nil {
-		return snapshot.PartitionKeyDef{}, pgerr.New(pgerr.FeatureNotSupported, "a partition key must be a column of the table or year/month/day/hour(column) or bucket(n, column)")
+		return snapshot.PartitionKeyDef{}, pgerr.New(pgerr.FeatureNotSupported, "a partition key must be a column of the table or year/month/day/hour(column), epoch_year/epoch_month/epoch_day/epoch_hour(column) or bucket(n, column)")
 	}
 	name := strings.ToLower(strNodes(fc.Funcname)[len(fc.Funcname)-1])
 	switch name {
-	case "year", "month", "day", "hour":
+	case "year", "month", "day", "hour", "epoch_year", "epoch_month", "epoch_day", "epoch_hour":
 		if len(fc.Args) != 1 || fc.Args[0].GetColumnRef() == nil {
 			return snapshot.PartitionKeyDef{}, pgerr.New(pgerr.FeatureNotSupported, "partition transform %s takes one column", name)
 		}
@@ -223,7 +224,7 @@ func partitionKeyDef(t *catalog.Table, n *pg.Node) (snapshot.PartitionKeyDef, er
 		}
 		return checkedKey(c, "bucket("+strconv.Itoa(int(iv.Ival))+")")
 	}
-	return snapshot.PartitionKeyDef{}, pgerr.New(pgerr.FeatureNotSupported, "partition transform %s is not supported (identity, year, month, day, hour and bucket are)", name)
+	return snapshot.PartitionKeyDef{}, pgerr.New(pgerr.FeatureNotSupported, "partition transform %s is not supported (identity, year, month, day, hour, bucket and, on DuckLake 1.1 catalogs, epoch_year, epoch_month, epoch_day and epoch_hour are)", name)
 }
 
 // checkedKey refuses keys lakepg could not write.
@@ -256,8 +257,8 @@ func setPartitioning(c *snapshot.Commit, t *catalog.Table, keys []snapshot.Parti
 // alterPartitioning runs ALTER TABLE SET/RESET (lakepg.partitioned_by),
 // the form SET/RESET PARTITIONED BY is rewritten to. Other storage
 // parameters do not exist in DuckLake.
-func alterPartitioning(c *snapshot.Commit, t *catalog.Table, cmd *pg.AlterTableCmd) error {
-	if ok, err := alterSorting(c, t, cmd); ok { // sorted.go
+func (s *Session) alterPartitioning(ctx context.Context, c *snapshot.Commit, t *catalog.Table, cmd *pg.AlterTableCmd) error {
+	if ok, err := s.alterSorting(ctx, c, t, cmd); ok { // sorted.go
 		return err
 	}
 	text, reset, ok, err := partitionOptionCmd(cmd)
@@ -275,7 +276,33 @@ func alterPartitioning(c *snapshot.Commit, t *catalog.Table, cmd *pg.AlterTableC
 	if err != nil {
 		return err
 	}
+	if err := s.checkEpochKeys(ctx, keys); err != nil {
+		return err
+	}
 	setPartitioning(c, t, keys)
+	return nil
+}
+
+// checkEpochKeys refuses the epoch transforms on a DuckLake 1.0 catalog:
+// they are new in 1.1, and DuckDB 1.5 could neither read their values
+// right nor prune by them. The catalog is asked again, as it may have
+// been migrated since this server read its version.
+func (s *Session) checkEpochKeys(ctx context.Context, keys []snapshot.PartitionKeyDef) error {
+	for _, k := range keys {
+		if !partitioning.IsEpochTransform(k.Transform) {
+			continue
+		}
+		db := s.eng.DB
+		if db.Format() == catalog.Format11 {
+			return nil
+		}
+		if f, err := db.RecheckFormat(ctx, db.SQL()); err == nil && f == catalog.Format11 {
+			return nil
+		}
+		e := pgerr.New(pgerr.FeatureNotSupported, "partition transform %s needs a DuckLake 1.1 catalog, and this one is %s", k.Transform, db.Format())
+		e.Hint = "Migrate the catalog with lakepg migrate --to 1.1 (DuckDB 1.5 cannot open it afterwards), or use year/month/day/hour."
+		return e
+	}
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/lakepg/lakepg/exec/parquetio"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/snapshot"
+	"github.com/lakepg/lakepg/types"
 )
 
 // Sorted tables, DuckDB's
@@ -24,15 +25,15 @@ import (
 // every file a write makes for the table (INSERT, COPY, UPDATE, CREATE
 // TABLE AS into it later, compaction) holds its rows in that order, so a
 // file's and a row group's min/max span a narrow range of the leading key
-// and a filter on it skips most of them. Like DuckDB, lakepg takes column
-// names as keys; an unspecified NULL order is NULLS LAST (DuckDB's default,
-// also for DESC).
+// and a filter on it skips most of them. Keys are column names or
+// expressions over the columns, kept as text as DuckDB keeps them; an
+// unspecified NULL order is NULLS LAST (DuckDB's default, also for DESC).
 
 const sortOption = "sorted_by" // in namespace lakepg
 
 // alterSorting handles ALTER TABLE SET/RESET (lakepg.sorted_by); ok is
 // false when cmd is not about it.
-func alterSorting(c *snapshot.Commit, t *catalog.Table, cmd *pg.AlterTableCmd) (bool, error) {
+func (s *Session) alterSorting(ctx context.Context, c *snapshot.Commit, t *catalog.Table, cmd *pg.AlterTableCmd) (bool, error) {
 	if cmd.Subtype != pg.AlterTableType_AT_SetRelOptions && cmd.Subtype != pg.AlterTableType_AT_ResetRelOptions {
 		return false, nil
 	}
@@ -53,11 +54,11 @@ func alterSorting(c *snapshot.Commit, t *catalog.Table, cmd *pg.AlterTableCmd) (
 		c.SetSortKeys(*t, nil)
 		return true, nil
 	}
-	s := found.Arg.GetString_()
-	if s == nil {
+	str := found.Arg.GetString_()
+	if str == nil {
 		return true, pgerr.New(pgerr.InvalidParameterValue, "lakepg.%s takes a list of sort keys as a string", sortOption)
 	}
-	keys, err := parseSortKeys(t, s.Sval)
+	keys, err := s.parseSortKeys(ctx, t, str.Sval)
 	if err != nil {
 		return true, err
 	}
@@ -66,7 +67,7 @@ func alterSorting(c *snapshot.Commit, t *catalog.Table, cmd *pg.AlterTableCmd) (
 }
 
 // parseSortKeys parses the key list of SET SORTED BY against table t.
-func parseSortKeys(t *catalog.Table, text string) ([]catalog.SortKey, error) {
+func (s *Session) parseSortKeys(ctx context.Context, t *catalog.Table, text string) ([]catalog.SortKey, error) {
 	tree, err := pg.Parse("SELECT 1 ORDER BY " + text)
 	if err != nil || len(tree.Stmts) != 1 {
 		return nil, pgerr.New(pgerr.SyntaxError, "invalid sort key list \"%s\"", text)
@@ -80,7 +81,13 @@ func parseSortKeys(t *catalog.Table, text string) ([]catalog.SortKey, error) {
 		sb := n.GetSortBy()
 		cr := sb.GetNode().GetColumnRef()
 		if cr == nil || len(cr.Fields) != 1 || cr.Fields[0].GetString_() == nil {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "SET SORTED BY takes column names; \"%s\" is not one", text)
+			// an expression over the table's columns, kept as its text
+			expr, err := s.sortKeyText(ctx, t, sb.GetNode())
+			if err != nil {
+				return nil, err
+			}
+			keys = append(keys, catalog.SortKey{Expression: expr, Desc: sb.SortbyDir == pg.SortByDir_SORTBY_DESC, NullsFirst: sb.SortbyNulls == pg.SortByNulls_SORTBY_NULLS_FIRST})
+			continue
 		}
 		name := cr.Fields[0].GetString_().Sval
 		col, ok := t.ColumnByName(name)
@@ -117,24 +124,105 @@ func (s *Session) sortedInput(ctx context.Context, t *catalog.Table, pcols []par
 		}
 	}
 	var sk []exec.SortKey
+	var extra []exec.Expr // expression keys, computed as columns after pcols
 	for _, k := range keys {
 		i := -1
 		for j, c := range pcols {
-			if strings.EqualFold(c.Name, k.Expression) {
+			if strings.EqualFold(c.Name, k.Expression) || strings.EqualFold(`"`+c.Name+`"`, k.Expression) {
 				i = j
 				break
 			}
 		}
 		if i < 0 {
-			break
+			e, ok := s.sortKeyExpr(ctx, pcols, k.Expression)
+			if !ok {
+				break
+			}
+			i = len(pcols) + len(extra)
+			extra = append(extra, e)
 		}
 		sk = append(sk, exec.SortKey{Col: i, Desc: k.Desc, NullsFirst: k.NullsFirst})
 	}
 	if len(sk) == 0 {
 		return op, func() {}, nil
 	}
-	srt := &exec.Sort{Input: keepOpen{op}, Keys: sk}
-	return srt, func() { srt.Close() }, nil
+	if len(extra) == 0 {
+		srt := &exec.Sort{Input: keepOpen{op}, Keys: sk}
+		return srt, func() { srt.Close() }, nil
+	}
+	env := s.newEnv()
+	cols := make([]exec.Expr, len(pcols))
+	for i, c := range pcols {
+		cols[i] = &exec.ColRef{Idx: i, T: c.Type}
+	}
+	withKeys := &exec.Project{Env: env, Input: keepOpen{op}, Exprs: append(append([]exec.Expr(nil), cols...), extra...)}
+	srt := &exec.Sort{Input: withKeys, Keys: sk}
+	// the computed keys are dropped again after the sort
+	return &exec.Project{Env: env, Input: keepOpen{srt}, Exprs: cols}, func() { srt.Close() }, nil
+}
+
+// sortKeyExpr binds a stored sort key that is not a column name (DuckDB
+// stores SET SORTED BY (lower(x)) as the text "lower(x)", (id % 10) as
+// "(id % 10)") against the written columns; ok is false when lakepg
+// cannot parse or evaluate it (a DuckDB-only function, say), and the order
+// then ends before it.
+func (s *Session) sortKeyExpr(ctx context.Context, pcols []parquetio.Column, text string) (exec.Expr, bool) {
+	tree, err := pg.Parse("SELECT " + text)
+	if err != nil || len(tree.Stmts) != 1 {
+		return nil, false
+	}
+	sel := tree.Stmts[0].Stmt.GetSelectStmt()
+	if sel == nil || len(sel.TargetList) != 1 || len(sel.FromClause) > 0 {
+		return nil, false
+	}
+	sc := &scope{}
+	for _, c := range pcols {
+		sc.cols = append(sc.cols, scopeCol{Name: c.Name, T: c.Type})
+	}
+	b := &binder{sess: s, env: s.newEnv(), params: &params{}, noAggMsg: "aggregate functions are not allowed in sort keys", qc: s.newQueryCtx(ctx, &params{}, false)}
+	e, err := b.bind(sel.TargetList[0].GetResTarget().Val, sc)
+	if err != nil || !sortableType(e.Type()) {
+		return nil, false
+	}
+	return e, true
+}
+
+// sortableType: what exec.Sort orders (scalars).
+func sortableType(t types.T) bool {
+	switch t.ID {
+	case types.Array, types.Struct:
+		return false
+	}
+	return true
+}
+
+// sortKeyText checks an expression key of SET SORTED BY against table t
+// and gives the text stored for it (PostgreSQL's deparse, which DuckDB
+// parses alike for the usual operators and functions).
+func (s *Session) sortKeyText(ctx context.Context, t *catalog.Table, n *pg.Node) (string, error) {
+	// a parse of "SELECT 1" carries the parse tree version deparse wants
+	res, err := pg.Parse("SELECT 1")
+	if err != nil {
+		return "", err
+	}
+	res.Stmts[0].Stmt.GetSelectStmt().TargetList = []*pg.Node{{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: n}}}}
+	out, err := pg.Deparse(res)
+	if err != nil || !strings.HasPrefix(out, "SELECT ") {
+		return "", pgerr.New(pgerr.SyntaxError, "invalid sort key")
+	}
+	text := strings.TrimPrefix(out, "SELECT ")
+	cols, err := scanColumns(t)
+	if err != nil {
+		return "", err
+	}
+	var pcols []parquetio.Column
+	for _, c := range cols {
+		pcols = append(pcols, parquetio.Column{FieldID: c.FieldID, Name: c.Name, Type: c.T})
+	}
+	if _, ok := s.sortKeyExpr(ctx, pcols, text); !ok {
+		return "", pgerr.New(pgerr.FeatureNotSupported, "SET SORTED BY takes column names and scalar expressions over the table's columns; \"%s\" is neither", text)
+	}
+	return text, nil
 }
 
 // keepOpen hides Close from an operator wrapped by one its owner closes.

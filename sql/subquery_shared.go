@@ -38,31 +38,16 @@ type sharedScalars struct {
 func groupScalarSubqueries(stmt proto.Message) map[*pg.SubLink]*sharedScalars {
 	var subs []*pg.SubLink
 	hasWith := false
-	var visit func(m protoreflect.Message)
-	visit = func(m protoreflect.Message) {
+	eachMessage(stmt.ProtoReflect(), func(m protoreflect.Message) { // views.go
 		switch n := m.Interface().(type) {
 		case *pg.WithClause:
 			hasWith = true
-			return
 		case *pg.SubLink:
 			if shareable(n) {
 				subs = append(subs, n)
 			}
 		}
-		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-			switch {
-			case hasWith:
-			case fd.IsList() && fd.Message() != nil:
-				for i := 0; i < v.List().Len(); i++ {
-					visit(v.List().Get(i).Message())
-				}
-			case fd.Message() != nil && !fd.IsMap():
-				visit(v.Message())
-			}
-			return !hasWith
-		})
-	}
-	visit(stmt.ProtoReflect())
+	})
 	if hasWith || len(subs) < 2 {
 		return nil
 	}

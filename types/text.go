@@ -555,7 +555,13 @@ func FormatScaled(x int64, scale int) string {
 	if neg {
 		u = -u
 	}
-	digits := strconv.AppendUint(buf[:0], u, 10)
+	return FormatDigits(neg, strconv.AppendUint(buf[:0], u, 10), scale)
+}
+
+// FormatDigits is the decimal text of the integer digits (no leading
+// zeros) at scale: the point scale digits from the right, a zero before
+// it when nothing else is.
+func FormatDigits(neg bool, digits []byte, scale int) string {
 	out := make([]byte, 0, len(digits)+scale+3)
 	if neg {
 		out = append(out, '-')

@@ -237,6 +237,9 @@ func nestedSetup(c Column) (parquet.Node, []parquet.WriterOption, *nestedCol, er
 
 // leafCount is how many Parquet leaf columns column c has.
 func leafCount(c Column) int {
+	if c.Variant {
+		return 2 // metadata and value (writer_variant.go)
+	}
 	if !isNestedWrite(c.Type) {
 		return 1
 	}

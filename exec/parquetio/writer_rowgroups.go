@@ -124,6 +124,9 @@ type rowGroups struct {
 // parallelOK reports whether every column can take the row group path.
 func parallelOK(cols []Column) bool {
 	for _, c := range cols {
+		if c.Variant {
+			return false
+		}
 		if _, _, ok := bufKindOf(c.Type); !ok {
 			return false
 		}

@@ -1,6 +1,6 @@
 // Package partitioning owns DuckLake partition keys as the writer uses them:
-// the transforms (identity, year, month, day, hour, bucket(N)) as DuckDB's
-// ducklake extension defines them, the text form of partition values it
+// the transforms (identity, year, month, day, hour, bucket(N) and DuckLake
+// 1.1's epoch_year/month/day/hour) as DuckDB's ducklake extension defines them, the text form of partition values it
 // stores, and the hive-style directories the files go to.
 package partitioning
 
@@ -26,6 +26,12 @@ import (
 // as DuckDB splits them in its own (identity values are written in UTC, as
 // DuckDB's are), so pruning of timestamptz calendar keys allows for any
 // offset (partition_prune.go).
+//
+// epoch_year, epoch_month, epoch_day and epoch_hour (DuckLake 1.1 only)
+// are Iceberg's: whole years, months, days or hours from 1970-01-01 00:00
+// to the value, floored (1969-12-31 23:30 is hour -1), a timestamptz taken
+// at its UTC instant whatever the session's TimeZone, as DuckDB 2.0
+// computes them with date_diff(part, DATE '1970-01-01', v).
 
 type Transform uint8
 
@@ -36,9 +42,24 @@ const (
 	Day
 	Hour
 	Bucket
+	EpochYear
+	EpochMonth
+	EpochDay
+	EpochHour
 )
 
-var transformNames = [...]string{Identity: "identity", Year: "year", Month: "month", Day: "day", Hour: "hour", Bucket: "bucket"}
+var transformNames = [...]string{Identity: "identity", Year: "year", Month: "month", Day: "day", Hour: "hour", Bucket: "bucket",
+	EpochYear: "epoch_year", EpochMonth: "epoch_month", EpochDay: "epoch_day", EpochHour: "epoch_hour"}
+
+// Epoch reports whether kind is one of DuckLake 1.1's epoch transforms.
+func (kind Transform) Epoch() bool { return kind >= EpochYear && kind <= EpochHour }
+
+// IsEpochTransform reports whether a ducklake_partition_column.transform
+// value is an epoch transform, which only a DuckLake 1.1 catalog may hold.
+func IsEpochTransform(s string) bool {
+	kind, _, ok := ParseTransform(s)
+	return ok && kind.Epoch()
+}
 
 // ParseTransform reads a ducklake_partition_column.transform value.
 func ParseTransform(s string) (kind Transform, buckets int64, ok bool) {
@@ -95,13 +116,17 @@ func Keys(t *catalog.Table, spec *catalog.PartitionSpec) (keys []Key, err error)
 			return nil, err
 		}
 		// DuckDB's GetPartitionKeyName: the column for identity, else the
-		// transform, with "_<column>" added when the name is taken
+		// transform, with "_<column>" added when the name is taken, and
+		// then "_2", "_3", ... until it is free
 		dir := transformNames[kind]
 		if kind == Identity {
 			dir = c.Name
 		}
 		if used[strings.ToLower(dir)] {
 			dir += "_" + c.Name
+			for n, base := 2, dir; used[strings.ToLower(dir)]; n++ {
+				dir = base + "_" + strconv.Itoa(n)
+			}
 		}
 		used[strings.ToLower(dir)] = true
 		keys = append(keys, Key{Col: col, Kind: kind, Buckets: n, T: ty, DLType: strings.ToLower(c.Type), Dir: dir})
@@ -112,7 +137,7 @@ func Keys(t *catalog.Table, spec *catalog.PartitionSpec) (keys []Key, err error)
 // CheckWritable reports whether lakepg can compute k's values for writing.
 func (k *Key) CheckWritable(colName string) error {
 	switch k.Kind {
-	case Year, Month, Day, Hour:
+	case Year, Month, Day, Hour, EpochYear, EpochMonth, EpochDay, EpochHour:
 		if k.T.ID != types.Date && k.T.ID != types.Timestamp && k.T.ID != types.Timestamptz {
 			return pgerr.New(pgerr.DatatypeMismatch, "partition transform %s needs a date or timestamp column, \"%s\" is %s", transformNames[k.Kind], colName, k.T)
 		}
@@ -143,6 +168,12 @@ func (k *Key) Value(dst []byte, v *vec.Vector, i int) (out []byte, null bool) {
 			return dst, true
 		}
 		return strconv.AppendInt(dst, int64(h&0x7fffffff)%k.Buckets, 10), false
+	case EpochYear, EpochMonth, EpochDay, EpochHour:
+		f, ok := EpochField(k.Kind, v.Type.ID, v.I64[i])
+		if !ok {
+			return dst, true
+		}
+		return strconv.AppendInt(dst, f, 10), false
 	}
 	f, ok := CalendarField(k.Kind, v.Type.ID, v.I64[i], k.Loc)
 	if !ok {
@@ -181,6 +212,95 @@ func CalendarField(kind Transform, id types.ID, x int64, loc *time.Location) (in
 		return int64(tm.Hour()), true
 	}
 	return 0, false
+}
+
+// EpochField is an epoch transform of a date (days) or timestamp
+// (microseconds; a timestamptz at its UTC instant): the whole years,
+// months, days or hours since 1970-01-01, floored. Infinite values have
+// none.
+func EpochField(kind Transform, id types.ID, x int64) (int64, bool) {
+	var days, hours int64
+	switch id {
+	case types.Date:
+		if x >= types.DateInfinity || x <= types.DateNegInfinity {
+			return 0, false
+		}
+		days, hours = x, x*24
+	case types.Timestamp, types.Timestamptz:
+		if x == types.InfinityMicros || x == types.NegInfinityMicros {
+			return 0, false
+		}
+		days, hours = FloorDiv(x, microsPerDay), FloorDiv(x, microsPerHour)
+	default:
+		return 0, false
+	}
+	switch kind {
+	case EpochDay:
+		return days, true
+	case EpochHour:
+		return hours, true
+	}
+	tm := time.Unix(days*86400, 0).UTC()
+	years := int64(tm.Year()) - 1970
+	if kind == EpochYear {
+		return years, true
+	}
+	return years*12 + int64(tm.Month()) - 1, true
+}
+
+const (
+	microsPerHour = int64(time.Hour / time.Microsecond)
+	microsPerDay  = 24 * microsPerHour
+)
+
+// EpochRange is the inclusive range of a column's values (days for a date,
+// microseconds for timestamps, a timestamptz's UTC instant) whose epoch
+// transform kind is n; ok is false when the range does not fit.
+func EpochRange(kind Transform, id types.ID, n int64) (lo, hi int64, ok bool) {
+	const maxYears = 300000 // beyond any date or timestamp PostgreSQL holds
+	var start, end time.Time
+	switch kind {
+	case EpochYear:
+		if n < -maxYears || n > maxYears {
+			return 0, 0, false
+		}
+		start = time.Date(1970+int(n), 1, 1, 0, 0, 0, 0, time.UTC)
+		end = start.AddDate(1, 0, 0)
+	case EpochMonth:
+		if n < -12*maxYears || n > 12*maxYears {
+			return 0, 0, false
+		}
+		y, m := FloorDiv(n, 12), n-12*FloorDiv(n, 12)
+		start = time.Date(1970+int(y), time.Month(m+1), 1, 0, 0, 0, 0, time.UTC)
+		end = start.AddDate(0, 1, 0)
+	case EpochDay:
+		if n < -366*maxYears || n > 366*maxYears {
+			return 0, 0, false
+		}
+		if id == types.Date {
+			return n, n, true
+		}
+		return n * microsPerDay, (n+1)*microsPerDay - 1, true
+	case EpochHour:
+		if n < -366*24*maxYears || n > 366*24*maxYears {
+			return 0, 0, false
+		}
+		if id == types.Date {
+			// a date is its midnight, so its hour is a multiple of 24; a
+			// partition of another hour proves nothing lakepg can use
+			if n%24 != 0 {
+				return 0, 0, false
+			}
+			return n / 24, n / 24, true
+		}
+		return n * microsPerHour, (n+1)*microsPerHour - 1, true
+	default:
+		return 0, 0, false
+	}
+	if id == types.Date {
+		return FloorDiv(start.Unix(), 86400), FloorDiv(end.Unix(), 86400) - 1, true
+	}
+	return start.UnixMicro(), end.UnixMicro() - 1, true
 }
 
 // AppendDuckText appends DuckDB's text of a value (Value::ToString), which

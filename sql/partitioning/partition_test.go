@@ -159,3 +159,96 @@ func TestPartitionCalendarFields(t *testing.T) {
 		t.Errorf("year(infinity) is not NULL")
 	}
 }
+
+// TestPartitionEpochFields: the epoch transforms against what DuckDB's
+// `date_diff(part, DATE '1970-01-01', v)` returned for the same values (1.5.5
+// and 2.0.1 agree), which DuckDB 2.0's ducklake extension stores as the
+// partition value; and each value's EpochRange holds the value and no
+// neighbour.
+func TestPartitionEpochFields(t *testing.T) {
+	cases := []struct {
+		typ  types.T
+		text string
+		want [4]int64 // year, month, day, hour
+	}{
+		{types.T{ID: types.Timestamp}, "1969-12-31 23:30:00", [4]int64{-1, -1, -1, -1}},
+		{types.T{ID: types.Timestamp}, "1969-12-31 23:59:59.999999", [4]int64{-1, -1, -1, -1}},
+		{types.T{ID: types.Timestamp}, "1969-01-01 00:00:00", [4]int64{-1, -12, -365, -8760}},
+		{types.T{ID: types.Timestamp}, "1968-12-31 23:00:00", [4]int64{-2, -13, -366, -8761}},
+		{types.T{ID: types.Timestamp}, "2017-11-16 22:31:08", [4]int64{47, 574, 17486, 419686}},
+		{types.T{ID: types.Timestamp}, "1970-01-01 00:00:00", [4]int64{0, 0, 0, 0}},
+		{types.T{ID: types.Date}, "1969-12-31", [4]int64{-1, -1, -1, -24}},
+		{types.T{ID: types.Date}, "1969-01-15", [4]int64{-1, -12, -351, -8424}},
+		// the UTC instant, whatever zone the text or the session has
+		{types.T{ID: types.Timestamptz}, "2020-01-01 00:30:00+05", [4]int64{49, 599, 18261, 438283}},
+	}
+	kinds := [4]Transform{EpochYear, EpochMonth, EpochDay, EpochHour}
+	for _, c := range cases {
+		v := parsed(t, c.typ, c.text)
+		x := v.I64[0]
+		for i, kind := range kinds {
+			got, ok := EpochField(kind, c.typ.ID, x)
+			if !ok || got != c.want[i] {
+				t.Errorf("%s of %s %s = %d, %v; want %d", transformNames[kind], c.typ, c.text, got, ok, c.want[i])
+				continue
+			}
+			lo, hi, ok := EpochRange(kind, c.typ.ID, got)
+			if !ok || x < lo || x > hi {
+				t.Errorf("%s range of %d = [%d, %d] %v does not hold %s", transformNames[kind], got, lo, hi, ok, c.text)
+			}
+			if f, _ := EpochField(kind, c.typ.ID, lo); f != got {
+				t.Errorf("%s: low end %d of range %d has value %d", transformNames[kind], lo, got, f)
+			}
+			if f, _ := EpochField(kind, c.typ.ID, hi); f != got {
+				t.Errorf("%s: high end %d of range %d has value %d", transformNames[kind], hi, got, f)
+			}
+			// a date's hours step by 24
+			dateHours := kind == EpochHour && c.typ.ID == types.Date
+			if f, _ := EpochField(kind, c.typ.ID, lo-1); f != got-1 && !dateHours {
+				t.Errorf("%s: just below range %d has value %d", transformNames[kind], got, f)
+			}
+			if f, _ := EpochField(kind, c.typ.ID, hi+1); f != got+1 && !dateHours {
+				t.Errorf("%s: just above range %d has value %d", transformNames[kind], got, f)
+			}
+		}
+	}
+	for _, x := range []int64{types.InfinityMicros, types.NegInfinityMicros} {
+		if _, ok := EpochField(EpochDay, types.Timestamp, x); ok {
+			t.Errorf("epoch_day of infinite timestamp %d has a value", x)
+		}
+	}
+	if _, ok := EpochField(EpochYear, types.Date, types.DateInfinity); ok {
+		t.Errorf("epoch_year of infinite date has a value")
+	}
+	for _, s := range []string{"epoch_year", "EPOCH_Hour", " epoch_day "} {
+		if !IsEpochTransform(s) {
+			t.Errorf("IsEpochTransform(%q) = false", s)
+		}
+	}
+	for _, s := range []string{"year", "bucket(4)", "epoch", "epoch_minute"} {
+		if IsEpochTransform(s) {
+			t.Errorf("IsEpochTransform(%q) = true", s)
+		}
+	}
+}
+
+// TestPartitionKeyDirNames: directory names as DuckDB's GetPartitionKeyName
+// picks them when transforms or columns collide.
+func TestPartitionKeyDirNames(t *testing.T) {
+	tbl := &catalog.Table{Name: "t", Columns: []catalog.Column{
+		{ID: 1, Name: "ts", Type: "timestamp"}, {ID: 2, Name: "epoch_year", Type: "int32"}, {ID: 3, Name: "t2", Type: "timestamp"}}}
+	spec := &catalog.PartitionSpec{Keys: []catalog.PartitionKey{
+		{Index: 0, ColumnID: 1, Transform: "epoch_year"}, {Index: 1, ColumnID: 2, Transform: "identity"},
+		{Index: 2, ColumnID: 3, Transform: "year"}, {Index: 3, ColumnID: 1, Transform: "year"}}}
+	keys, err := Keys(tbl, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	for _, k := range keys {
+		dirs = append(dirs, k.Dir)
+	}
+	if got, want := strings.Join(dirs, ","), "epoch_year,epoch_year_epoch_year,year,year_ts"; got != want {
+		t.Errorf("dirs %s, want %s", got, want)
+	}
+}

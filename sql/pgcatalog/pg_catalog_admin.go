@@ -106,9 +106,20 @@ func lakeDescriptions(c *Context) []lakeDescription {
 			}
 		}
 	}
-	for _, v := range c.Meta.Views {
+	for i := range c.Meta.Views {
+		v := &c.Meta.Views[i]
 		if v.Comment != "" {
 			out = append(out, lakeDescription{RelationOID(v.ID), 0, v.Comment})
+		}
+		if len(v.ColumnComments) == 0 || c.ViewColumns == nil {
+			continue
+		}
+		// view columns are commented by name: their attnum is their place
+		// in the view's output as bound now
+		for j, vc := range c.ViewColumns(v) {
+			if text, ok := v.ColumnComments[vc.Name]; ok {
+				out = append(out, lakeDescription{RelationOID(v.ID), int32(j + 1), text})
+			}
 		}
 	}
 	return out

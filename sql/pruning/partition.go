@@ -22,7 +22,8 @@ import (
 //     month; ...) bound the column to one calendar range, which ranges and
 //     equalities are checked against; a key without the ones above it
 //     (month alone) still rules out equalities on a date or timestamp;
-//   - bucket(N): equalities and IN lists are hashed as the writer did.
+//   - bucket(N): equalities and IN lists are hashed as the writer did;
+//   - epoch_year/month/day/hour: each key alone is one range of the column.
 //
 // Timestamps with time zone were split in the writer's session time zone
 // (UTC for lakepg, DuckDB's TimeZone for DuckDB), so their calendar range
@@ -83,6 +84,24 @@ func boundMayMatchPartition(pvs []catalog.PartitionValue, t *catalog.Table, col 
 				return !ok || int64(h&0x7fffffff)%n == want
 			}) {
 				return false
+			}
+		case partitioning.EpochYear, partitioning.EpochMonth, partitioning.EpochDay, partitioning.EpochHour:
+			if pv.Value == nil || (ty.ID != types.Date && ty.ID != types.Timestamp && ty.ID != types.Timestamptz) {
+				continue
+			}
+			x, err := strconv.ParseInt(*pv.Value, 10, 64)
+			if err != nil {
+				continue
+			}
+			// each epoch key alone bounds the column to one range, in UTC
+			// even for timestamptz, so no zone widening is needed
+			if lo, hi, ok := partitioning.EpochRange(kind, ty.ID, x); ok {
+				l, h := vec.New(ty, 1), vec.New(ty, 1)
+				l.AppendInt(lo)
+				h.AppendInt(hi)
+				if !mayMatch(b, l, h) {
+					return false
+				}
 			}
 		default:
 			if pv.Value == nil || (ty.ID != types.Date && ty.ID != types.Timestamp && ty.ID != types.Timestamptz) {

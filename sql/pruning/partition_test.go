@@ -62,6 +62,18 @@ func TestPartitionPruneValues(t *testing.T) {
 		{"bucket(4, id) = 7 in bucket 3", file(int64(4), "bucket(4)", "3"), cmp(3, exec.EQ, parsed(t, types.Int32T, "7")), true},
 		{"bucket(4, id) = 7 in bucket 1", file(int64(4), "bucket(4)", "1"), cmp(3, exec.EQ, parsed(t, types.Int32T, "7")), false},
 		{"bucket, range", file(int64(4), "bucket(4)", "1"), cmp(3, exec.GT, parsed(t, types.Int32T, "7")), true},
+		// epoch_month 650 is 2024-03 (54 years and 2 months from 1970-01)
+		{"epoch_month 650, ts >= April", file(int64(1), "epoch_month", "650"), cmp(0, exec.GE, ts("2024-04-01 00:00:00")), false},
+		{"epoch_month 650, ts >= last microsecond of March", file(int64(1), "epoch_month", "650"), cmp(0, exec.GE, ts("2024-03-31 23:59:59.999999")), true},
+		{"epoch_month 650, ts < March", file(int64(1), "epoch_month", "650"), cmp(0, exec.LT, ts("2024-03-01 00:00:00")), false},
+		{"epoch_year -1, ts = 1969-07-01", file(int64(1), "epoch_year", "-1"), cmp(0, exec.EQ, ts("1969-07-01 00:00:00")), true},
+		{"epoch_year -1, ts = 1970-01-01", file(int64(1), "epoch_year", "-1"), cmp(0, exec.EQ, ts("1970-01-01 00:00:00")), false},
+		{"epoch_hour -1, ts = 1969-12-31 23:30", file(int64(1), "epoch_hour", "-1"), cmp(0, exec.EQ, ts("1969-12-31 23:30:00")), true},
+		{"epoch_hour -1, ts >= 1970", file(int64(1), "epoch_hour", "-1"), cmp(0, exec.GE, ts("1970-01-01 00:00:00")), false},
+		{"epoch NULL", file(int64(1), "epoch_day", nil), cmp(0, exec.GE, ts("2024-05-05 00:00:00")), true},
+		// epoch keys of a timestamptz are UTC: no widening by zone offsets
+		{"tz epoch_day 19782 (2024-02-29), bound next day UTC", file(int64(2), "epoch_day", "19782"), cmp(1, exec.GE, tz("2024-03-01 00:00:00+00")), false},
+		{"tz epoch_day 19782, bound in the day at +05", file(int64(2), "epoch_day", "19782"), cmp(1, exec.GE, tz("2024-03-01 04:00:00+05")), true},
 	}
 	inList := vec.New(types.TextT, 2)
 	inList.AppendString("eu")

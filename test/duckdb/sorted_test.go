@@ -156,3 +156,76 @@ func prunes(t *testing.T, ctx context.Context, conn *pgx.Conn) {
 		t.Fatalf("after merge_adjacent_files: %d row groups scanned (%d pruned), %s; want at most 2", ms, mp, msum)
 	}
 }
+
+// TestSortedExpressionKeys: sort keys that are expressions, as DuckDB
+// stores them ("lower(x)", "(id % 1000)"): lakepg's inserts into DuckDB's
+// table and DuckDB's into lakepg's (whose SET SORTED BY took the
+// expressions) are written in that order, and so is lakepg's compaction
+// and its flush of inlined rows.
+func TestSortedExpressionKeys(t *testing.T) {
+	for _, kind := range []string{"sqlite", "postgres"} {
+		t.Run(kind, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+			defer cancel()
+			const ins = `INSERT INTO %s SELECT i, CASE WHEN i %% 3 = 0 THEN 'B' ELSE 'a' END || (i %% 4)::VARCHAR, '%s' FROM range(0, 300) r(i)`
+			const order = `lower(x), id % 1000 DESC`
+			// file order of one writer's rows, and the order they should have
+			check := func(l encLake, writer string) {
+				t.Helper()
+				in := l.duck
+				in.Attach = l.attach + " (READ_ONLY, DATA_PATH " + sqlString(l.data) + ")"
+				in.Queries = []duckQuery{}
+				in.Raw = []string{
+					fmt.Sprintf(`SELECT string_agg(id::VARCHAR, ',') FROM (SELECT id FROM lk.main.e WHERE w = '%s')`, writer),
+					fmt.Sprintf(`SELECT string_agg(id::VARCHAR, ',' ORDER BY %s) FROM lk.main.e WHERE w = '%s'`, order, writer),
+					`SELECT expression FROM __ducklake_metadata_lk.ducklake_sort_expression ORDER BY sort_id, sort_key_index`,
+				}
+				out := runDuckDB(t, in).Raw
+				got, want := fmtRows(out[0]), fmtRows(out[1])
+				if got != want || len(out[0]) != 1 || out[0][0][0] == nil {
+					t.Fatalf("%s's rows in file order:\n%s\nwant (ORDER BY %s)\n%s\nsort expressions %s", writer, got, order, want, fmtRows(out[2]))
+				}
+			}
+			duck := newEncLake(t, kind)
+			in := duck.duck
+			in.Attach = duck.attach + " (DATA_PATH " + sqlString(duck.data) + ", DATA_INLINING_ROW_LIMIT 0)"
+			in.Queries = []duckQuery{}
+			in.Steps = []string{
+				`CREATE TABLE lk.main.e (id INTEGER, x VARCHAR, w VARCHAR)`,
+				`ALTER TABLE lk.main.e SET SORTED BY (` + order + `)`,
+			}
+			runDuckDB(t, in)
+			_, duckConn := duck.start(t, ctx)
+			query(t, ctx, duckConn, `CALL lakepg.set_option('data_inlining_row_limit', '0')`)
+			query(t, ctx, duckConn, strings.ReplaceAll(fmt.Sprintf(ins, "main.e", "lakepg"), "range(0, 300) r(i)", "generate_series(0, 299) i"))
+			check(duck, "lakepg")
+
+			mine := newEncLake(t, kind)
+			_, conn := mine.start(t, ctx)
+			query(t, ctx, conn, `CREATE TABLE main.e (id integer, x text, w text)`)
+			query(t, ctx, conn, `ALTER TABLE main.e SET SORTED BY (`+order+`)`)
+			if _, err := conn.Exec(ctx, `ALTER TABLE main.e SET SORTED BY (nosuch(x))`); err == nil {
+				t.Fatalf("SET SORTED BY an unknown function: no error")
+			}
+			in = mine.duck
+			in.Attach = mine.attach + " (DATA_PATH " + sqlString(mine.data) + ", DATA_INLINING_ROW_LIMIT 0)"
+			in.Queries = []duckQuery{}
+			in.Steps = []string{fmt.Sprintf(ins, "lk.main.e", "duckdb")}
+			runDuckDB(t, in)
+			check(mine, "duckdb")
+			// small inserts stay inlined; their flush writes one sorted file
+			for i := 0; i < 6; i++ {
+				query(t, ctx, conn, fmt.Sprintf(`INSERT INTO main.e VALUES (%d, '%s', 'flushed'), (%d, 'A0', 'flushed')`, 500+i, []string{"b1", "A2", "a0", "B3", "b0", "a1"}[i], 600+i))
+			}
+			query(t, ctx, conn, `CALL lakepg.flush_inlined_data()`)
+			check(mine, "flushed")
+			// merging keeps the order across the files it merges
+			for i := 0; i < 3; i++ {
+				query(t, ctx, conn, `CALL lakepg.set_option('data_inlining_row_limit', '0')`)
+				query(t, ctx, conn, fmt.Sprintf(`INSERT INTO main.e SELECT i, CASE WHEN i %% 2 = 0 THEN 'Z' ELSE 'y' END || (i %% 5)::text, 'merged' FROM generate_series(%d, %d) i`, 700+i*50, 749+i*50))
+			}
+			query(t, ctx, conn, `CALL lakepg.merge_adjacent_files('main.e')`)
+			check(mine, "merged")
+		})
+	}
+}

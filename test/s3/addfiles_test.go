@@ -46,4 +46,22 @@ func TestS3AddDataFiles(t *testing.T) {
 	if strings.Join(got, ",") != "eu|90|4500,us|45|5625" {
 		t.Fatalf("DuckDB reads the registered files: %v", got)
 	}
+
+	// a partitioned table: the region directories give the files their
+	// partition values, which prune them
+	mustExec(t, c, "CREATE TABLE p (id bigint, b text, region text)")
+	mustExec(t, c, "ALTER TABLE p SET PARTITIONED BY (region)")
+	if e := pgError(t, c, "CALL lakepg.add_data_files('p', 's3://"+bucket+"/ext/other/c.parquet', ignore_extra_columns => true, allow_missing => true)"); e.Code != "22023" || !strings.Contains(e.Message, "region=") {
+		t.Fatalf("file outside the partition directories: %s %s, want 22023", e.Code, e.Message)
+	}
+	mustExec(t, c, "CALL lakepg.add_data_files('p', 's3://"+bucket+"/ext/region=*/*.parquet', ignore_extra_columns => true)")
+	wantRows(t, c, "SELECT region, count(*), sum(id) FROM p GROUP BY 1 ORDER BY 1", "eu|100|4950", "us|50|6225")
+	plan := strings.Join(rows(t, c, "EXPLAIN SELECT * FROM p WHERE region = 'us'"), "\n")
+	if !strings.Contains(plan, "1 pruned (1 by partition values)") {
+		t.Fatalf("EXPLAIN on the registered partitioned files:\n%s", plan)
+	}
+	got = duckdbRead(t, srv, filepath.Join(dir, "catalog.sqlite"), "SELECT region, count(*), sum(id) FROM lk.public.p WHERE region = 'us' GROUP BY 1")
+	if strings.Join(got, ",") != "us|50|6225" {
+		t.Fatalf("DuckDB reads the registered partitioned files: %v", got)
+	}
 }
