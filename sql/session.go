@@ -559,9 +559,13 @@ func (s *Session) newEnv() *exec.Env {
 
 // describe finds the result columns of st without running it.
 func (s *Session) describe(ctx context.Context, st *Stmt) ([]Column, error) {
-	// one head read for the whole description, as for a statement's run
-	s.describing, s.stmtHead = true, nil
-	defer func() { s.describing, s.stmtHead = false, nil }()
+	// one head read for the whole description, as for a statement's run;
+	// a description inside a running statement (EXECUTE, a cursor) uses
+	// that statement's head, as before
+	if !s.describing && s.stmtValues == nil {
+		s.describing, s.stmtHead = true, nil
+		defer func() { s.describing, s.stmtHead = false, nil }()
+	}
 	switch n := st.node.Node.(type) {
 	case *pg.Node_SelectStmt:
 		if n.SelectStmt.IntoClause != nil {
