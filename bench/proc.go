@@ -79,7 +79,8 @@ func (p *proc) logTail() string {
 	return strings.TrimSpace(string(b))
 }
 
-// freePort is a loopback TCP port that was free a moment ago.
+// freePort is a loopback TCP port that was free a moment ago: any, or one of
+// BENCH_PORTS (first-last) when a shared machine gives the run a range of its own.
 func freePort() (int, error) {
 	if lo, hi, ok := portRange(); ok {
 		// a machine shared by several runs gives each its ports
