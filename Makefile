@@ -1,5 +1,5 @@
 # One target per section of the benchmark report (README "Benchmarks").
-BENCH_SECTIONS_TARGETS := bench-tpch bench-tpcds bench-ingest bench-wire bench-writes bench-concurrency bench-scaling bench-scaleout bench-s3 bench-memory
+BENCH_SECTIONS_TARGETS := bench-tpch bench-tpcds bench-ingest bench-wire bench-writes bench-concurrency bench-scaling bench-scaleout bench-s3 bench-memory bench-catalog
 
 .PHONY: run build test vet bench $(BENCH_SECTIONS_TARGETS)
 

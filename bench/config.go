@@ -11,7 +11,7 @@ import (
 )
 
 // AllSections are the report's sections in the order they run.
-var AllSections = []string{"tpch", "tpcds", "ingest", "wire", "writes", "concurrency", "scaling", "scaleout", "s3", "memory"}
+var AllSections = []string{"tpch", "tpcds", "ingest", "wire", "writes", "concurrency", "scaling", "scaleout", "s3", "memory", "catalog"}
 
 // Config is one benchmark run. ConfigFromEnv fills it from the BENCH_* variables that
 // `make bench` passes through; the README lists them.
@@ -25,18 +25,23 @@ type Config struct {
 	Timeout time.Duration // per query, every system (BENCH_TIMEOUT)
 	Threads int           // lakepg GOMAXPROCS, DuckDB threads, PostgreSQL parallel workers (BENCH_THREADS)
 
-	Rows         int64         // rows of the ingest and wire table (BENCH_ROWS)
-	Writes       int           // single-row INSERTs per system (BENCH_WRITES)
-	WriteClients int           // clients of the concurrent small writes (BENCH_WRITE_CLIENTS)
-	WriteTime    time.Duration // 0, or how long those clients write instead (BENCH_WRITE_SECONDS)
-	BulkRows     int           // rows of the one-statement INSERTs of the writes section (BENCH_BULK_ROWS)
-	Clients      []int         // concurrency levels (BENCH_CLIENTS)
-	ConcDuration time.Duration // per concurrency level (BENCH_CONC_SECONDS)
-	ScalingSF    []float64     // TPC-H scale factors of the scaling section (BENCH_SCALING_SF)
-	S3Rows       int64         // rows of the 20-column S3 table (BENCH_S3_ROWS)
-	MemLimit     int64         // memory limit of the memory section, bytes (BENCH_MEM_LIMIT)
-	MemQueries   []string      // words that pick the memory section's queries by name; empty: all (BENCH_MEMORY_QUERIES)
-	PGIndexes    bool          // PostgreSQL gets the two indexes of test/tpch (BENCH_PG_INDEXES)
+	Rows                  int64         // rows of the ingest and wire table (BENCH_ROWS)
+	Writes                int           // single-row INSERTs per system (BENCH_WRITES)
+	WriteClients          int           // clients of the concurrent small writes (BENCH_WRITE_CLIENTS)
+	WriteTime             time.Duration // 0, or how long those clients write instead (BENCH_WRITE_SECONDS)
+	BulkRows              int           // rows of the one-statement INSERTs of the writes section (BENCH_BULK_ROWS)
+	Clients               []int         // concurrency levels (BENCH_CLIENTS)
+	ConcDuration          time.Duration // per concurrency level (BENCH_CONC_SECONDS)
+	ScalingSF             []float64     // TPC-H scale factors of the scaling section (BENCH_SCALING_SF)
+	S3Rows                int64         // rows of the 20-column S3 table (BENCH_S3_ROWS)
+	MemLimit              int64         // memory limit of the memory section, bytes (BENCH_MEM_LIMIT)
+	MemQueries            []string      // words that pick the memory section's queries by name; empty: all (BENCH_MEMORY_QUERIES)
+	MemClients            int           // clients sorting at once in the memory section; 0: none (BENCH_MEMORY_CLIENTS)
+	MemClientsLimit       int64         // their server's memory limit, bytes (BENCH_MEMORY_CLIENTS_LIMIT)
+	CatalogTables         int           // tables of the catalog section (BENCH_CATALOG_TABLES)
+	CatalogFiles          int           // data files of its files table (BENCH_CATALOG_FILES)
+	CatalogSQLiteInlining bool          // keep data inlining on for the SQLite catalog (BENCH_CATALOG_SQLITE_INLINING=1)
+	PGIndexes             bool          // PostgreSQL gets the two indexes of test/tpch (BENCH_PG_INDEXES)
 
 	OutDir   string // where the report goes (BENCH_OUT, default bench/results)
 	WorkDir  string // parent of the run's scratch directory (BENCH_WORK, default $TMPDIR)
@@ -66,18 +71,19 @@ func envString(name, def string) string {
 // full SF1 run.
 func ConfigFromEnv() (Config, error) {
 	c := Config{
-		Name:        envString("BENCH_NAME", ""),
-		OutDir:      envString("BENCH_OUT", "bench/results"),
-		WorkDir:     envString("BENCH_WORK", os.TempDir()),
-		CacheDir:    envString("BENCH_CACHE", ""),
-		Keep:        envString("BENCH_KEEP", "") == "1",
-		PGIndexes:   envString("BENCH_PG_INDEXES", "") == "1",
-		PGDSN:       envString("BENCH_PG_DSN", os.Getenv("LAKEPG_TEST_PG_DSN")),
-		S3Endpoint:  envString("BENCH_S3_ENDPOINT", os.Getenv("LAKEPG_TEST_S3_ENDPOINT")),
-		S3AccessKey: envString("BENCH_S3_ACCESS_KEY", os.Getenv("LAKEPG_TEST_S3_ACCESS_KEY")),
-		S3SecretKey: envString("BENCH_S3_SECRET_KEY", os.Getenv("LAKEPG_TEST_S3_SECRET_KEY")),
-		LakepgBin:   envString("BENCH_LAKEPG_BIN", ""),
-		SharedDir:   envString("LAKEPG_SHARED_DIR", ""),
+		Name:                  envString("BENCH_NAME", ""),
+		OutDir:                envString("BENCH_OUT", "bench/results"),
+		WorkDir:               envString("BENCH_WORK", os.TempDir()),
+		CacheDir:              envString("BENCH_CACHE", ""),
+		Keep:                  envString("BENCH_KEEP", "") == "1",
+		PGIndexes:             envString("BENCH_PG_INDEXES", "") == "1",
+		CatalogSQLiteInlining: envString("BENCH_CATALOG_SQLITE_INLINING", "") == "1",
+		PGDSN:                 envString("BENCH_PG_DSN", os.Getenv("LAKEPG_TEST_PG_DSN")),
+		S3Endpoint:            envString("BENCH_S3_ENDPOINT", os.Getenv("LAKEPG_TEST_S3_ENDPOINT")),
+		S3AccessKey:           envString("BENCH_S3_ACCESS_KEY", os.Getenv("LAKEPG_TEST_S3_ACCESS_KEY")),
+		S3SecretKey:           envString("BENCH_S3_SECRET_KEY", os.Getenv("LAKEPG_TEST_S3_SECRET_KEY")),
+		LakepgBin:             envString("BENCH_LAKEPG_BIN", ""),
+		SharedDir:             envString("LAKEPG_SHARED_DIR", ""),
 	}
 	var err error
 	fail := func(name string, e error) {
@@ -117,6 +123,10 @@ func ConfigFromEnv() (Config, error) {
 			c.MemQueries = append(c.MemQueries, w)
 		}
 	}
+	c.MemClients, e = strconv.Atoi(envString("BENCH_MEMORY_CLIENTS", "8"))
+	fail("BENCH_MEMORY_CLIENTS", e)
+	c.MemClientsLimit, e = parseBytes(envString("BENCH_MEMORY_CLIENTS_LIMIT", "1GiB"))
+	fail("BENCH_MEMORY_CLIENTS_LIMIT", e)
 	c.Clients, e = parseInts(envString("BENCH_CLIENTS", "1,8,32,64"))
 	fail("BENCH_CLIENTS", e)
 	c.ConcDuration, e = parseSeconds(envString("BENCH_CONC_SECONDS", "30"))
@@ -125,6 +135,13 @@ func ConfigFromEnv() (Config, error) {
 	fail("BENCH_SCALING_SF", e)
 	c.S3Rows, e = strconv.ParseInt(envString("BENCH_S3_ROWS", "10000000"), 10, 64)
 	fail("BENCH_S3_ROWS", e)
+	c.CatalogTables, e = strconv.Atoi(envString("BENCH_CATALOG_TABLES", "10000"))
+	fail("BENCH_CATALOG_TABLES", e)
+	c.CatalogFiles, e = strconv.Atoi(envString("BENCH_CATALOG_FILES", "100000"))
+	fail("BENCH_CATALOG_FILES", e)
+	if err == nil && (c.CatalogTables < 1 || c.CatalogFiles <= 10) {
+		err = fmt.Errorf("BENCH_CATALOG_TABLES must be positive and BENCH_CATALOG_FILES above 10")
+	}
 	return c, err
 }
 

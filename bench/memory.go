@@ -6,12 +6,15 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 )
 
 // memoryQueries are the big operators of issue 18 on lineitem: an
 // aggregation of about as many groups as rows, a sort of every column, a
 // DISTINCT of nearly as many rows, a hash join whose build side is all of
-// lineitem, and window functions over its rows partitioned by supplier. The aggregation and the DISTINCT are
+// lineitem, and window functions over its rows partitioned by supplier and
+// over all of them as one partition. The aggregation and the DISTINCT are
 // wrapped in a count so that the client receives one row; the sort sends all
 // its rows, as a sort has to (a count over it would let DuckDB drop it).
 var memoryQueries = []namedQuery{
@@ -20,6 +23,7 @@ var memoryQueries = []namedQuery{
 	{"distinct", "SELECT count(*) FROM (SELECT DISTINCT l_comment, l_suppkey FROM lineitem) s"},
 	{"hash join, lineitem with itself", "SELECT count(*), sum(b.l_quantity) FROM lineitem a JOIN lineitem b ON a.l_orderkey = b.l_orderkey AND a.l_linenumber = b.l_linenumber AND a.l_comment = b.l_comment"},
 	{"window, 10 000 partitions", "SELECT count(*), sum(rn), sum(s) FROM (SELECT row_number() OVER w AS rn, sum(l_quantity) OVER (w ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS s FROM lineitem WINDOW w AS (PARTITION BY l_suppkey ORDER BY l_comment, l_orderkey, l_linenumber)) x"},
+	{"window, one partition", "SELECT count(*), sum(rn), sum(s), sum(r) FROM (SELECT row_number() OVER w AS rn, sum(l_quantity) OVER (w ROWS BETWEEN 2 PRECEDING AND 2 FOLLOWING) AS s, rank() OVER (ORDER BY l_shipdate) AS r FROM lineitem WINDOW w AS (ORDER BY l_comment, l_orderkey, l_linenumber)) x"},
 }
 
 // sectionMemory runs memoryQueries on a lakepg with --memory-limit and on
@@ -100,6 +104,82 @@ func (r *Runner) sectionMemory(ctx context.Context, s *section) error {
 		s.printf("- %s: `%s`", q.name, q.sql)
 	}
 	s.table([]string{"query", "lakepg", "rows", "lakepg peak", "DuckDB", "rows", "DuckDB peak", "lakepg/DuckDB"}, rows)
+	if r.cfg.MemClients > 0 {
+		return r.concurrentSorts(ctx, s)
+	}
+	return nil
+}
+
+// concurrentSorts runs the sort of every lineitem column from
+// BENCH_MEMORY_CLIENTS clients at once on a lakepg under
+// BENCH_MEMORY_CLIENTS_LIMIT (issue 18: eight such sorts under 1 GiB all
+// finish, none fails, memory bounded): each client's time and rows, and the
+// server's peak memory while it ran.
+func (r *Runner) concurrentSorts(ctx context.Context, s *section) error {
+	limit := strconv.FormatInt(r.cfg.MemClientsLimit>>20, 10) + "MiB"
+	dir := filepath.Join(r.work, "lake-memory-clients")
+	srv, err := r.startLakepg(ctx, "memory-clients", dir, nil,
+		"--catalog", "sqlite:"+filepath.Join(r.lake.dir, "catalog.sqlite"), "--data", filepath.Join(r.lake.dir, "data"),
+		"--memory-limit", limit, "--temp-dir", filepath.Join(dir, "tmp"), "--max-active-queries", "0")
+	if err != nil {
+		return err
+	}
+	defer srv.stop()
+	var sql string
+	for _, q := range memoryQueries {
+		if strings.HasPrefix(q.name, "order by") {
+			sql = q.sql
+		}
+	}
+	n := r.cfg.MemClients
+	qs := make([]*pgQuerier, n)
+	for i := range qs {
+		if qs[i], err = newPGQuerier(ctx, srv.dsn(), false); err != nil {
+			return err
+		}
+		defer qs[i].close()
+	}
+	type result struct {
+		secs float64
+		rows int
+		peak int64
+		err  error
+	}
+	res := make([]result, n)
+	all := watchMemory(srv.pids)
+	all.Reset()
+	r.logf("memory: %d clients sorting at once under %s", n, limit)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i := range qs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := watchMemory(srv.pids)
+			defer w.Close()
+			secs, rows, err := qs[i].query(ctx, sql, r.cfg.Timeout)
+			res[i] = result{secs, rows, w.Peak(), err}
+		}()
+	}
+	wg.Wait()
+	wall := time.Since(start).Seconds()
+	peak := all.Peak()
+	all.Close()
+	var rows [][]string
+	failed := 0
+	for i, x := range res {
+		row := []string{strconv.Itoa(i + 1), secs(x.secs) + " s", fmt.Sprint(x.rows), mib(x.peak), ""}
+		if x.err != nil {
+			failed++
+			row[1], row[4] = "", x.err.Error()
+		}
+		rows = append(rows, row)
+	}
+	s.printf("**%d clients sorting at once under %s.** Each client runs `%s` on its own connection, all started together, "+
+		"on a lakepg with `--memory-limit %s` and no admission limit (`--max-active-queries 0`), so every sort holds memory at once. "+
+		"A client's peak is the server's memory (sampled every 50 ms, and its high-water mark) while that client's query ran. "+
+		"All done in %s s; %d failed; server peak %s.\n", n, limit, sql, limit, secs(wall), failed, mib(peak))
+	s.table([]string{"client", "time", "rows", "server peak while it ran", "error"}, rows)
 	return nil
 }
 

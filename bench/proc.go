@@ -5,7 +5,9 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -77,14 +79,48 @@ func (p *proc) logTail() string {
 	return strings.TrimSpace(string(b))
 }
 
-// freePort is a loopback TCP port that was free a moment ago.
+// freePort is a loopback TCP port that was free a moment ago: any, or one of
+// BENCH_PORTS (first-last) when a shared machine gives the run a range of its own.
 func freePort() (int, error) {
+	if lo, hi, ok := portRange(); ok {
+		// a machine shared by several runs gives each its ports
+		portsMu.Lock()
+		defer portsMu.Unlock()
+		for p := lo; p <= hi; p++ {
+			l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
+			if err == nil {
+				l.Close()
+				if !portsTaken[p] {
+					portsTaken[p] = true
+					return p, nil
+				}
+			}
+		}
+		return 0, fmt.Errorf("no free port in BENCH_PORTS %d-%d", lo, hi)
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+var (
+	portsMu    sync.Mutex
+	portsTaken = map[int]bool{} // handed out already: a server may not be listening yet
+)
+
+// portRange is BENCH_PORTS, "lo-hi": the ports servers the benchmark starts
+// may listen on (unset: any free port).
+func portRange() (int, int, bool) {
+	a, b, ok := strings.Cut(os.Getenv("BENCH_PORTS"), "-")
+	if !ok {
+		return 0, 0, false
+	}
+	lo, e1 := strconv.Atoi(strings.TrimSpace(a))
+	hi, e2 := strconv.Atoi(strings.TrimSpace(b))
+	return lo, hi, e1 == nil && e2 == nil && lo > 0 && lo <= hi
 }
 
 // waitPort waits until something accepts TCP connections on addr, or p exits.

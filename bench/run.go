@@ -134,6 +134,7 @@ var sectionTitles = map[string]string{
 	"scaleout":    "Scale-out: several lakepg servers on one PostgreSQL catalog",
 	"s3":          "S3: a scan of two columns out of twenty",
 	"memory":      "Memory: big operators under a memory limit",
+	"catalog":     "Catalog at scale: thousands of tables, a table of 100,000 files",
 }
 
 func (r *Runner) runSection(ctx context.Context, key string, s *section) (err error) {
@@ -165,6 +166,8 @@ func (r *Runner) runSection(ctx context.Context, key string, s *section) (err er
 		return r.sectionS3(ctx, s)
 	case "memory":
 		return r.sectionMemory(ctx, s)
+	case "catalog":
+		return r.sectionCatalog(ctx, s) // catalogscale.go
 	}
 	return fmt.Errorf("unknown section %q", key)
 }
@@ -198,6 +201,9 @@ func (r *Runner) settings() {
 	}
 	if c.has("s3") {
 		r.rep.setting("rows of the S3 table (BENCH_S3_ROWS)", fmt.Sprint(c.S3Rows))
+	}
+	if c.has("catalog") {
+		r.rep.setting("tables (BENCH_CATALOG_TABLES) and data files (BENCH_CATALOG_FILES) of the catalog section", fmt.Sprintf("%d, %d", c.CatalogTables, c.CatalogFiles))
 	}
 	if c.has("memory") {
 		r.rep.setting("memory limit of the memory section (BENCH_MEM_LIMIT)", mib(c.MemLimit))

@@ -50,6 +50,8 @@ type DB struct {
 	inlinedNames inlinedNames
 	// stmts holds SQLite's prepared statements (sqlitestmts.go)
 	stmts preparedCache
+	// files keeps tables' file lists (filecache.go)
+	files fileCache
 }
 
 // Encrypted reports whether the lake was created encrypted.
@@ -480,10 +482,18 @@ type dbQueryer struct {
 
 func (q dbQueryer) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	query = q.d.rebind(query)
-	if st := q.cat.prepared(ctx, query); st != nil { // sqlitestmts.go
-		return st.QueryContext(ctx, q.d.args(args)...)
+	for try := 0; ; try++ {
+		var rows *sql.Rows
+		var err error
+		if st := q.cat.prepared(ctx, query); st != nil { // sqlitestmts.go
+			rows, err = st.QueryContext(ctx, q.d.args(args)...)
+		} else {
+			rows, err = q.db.QueryContext(ctx, query, q.d.args(args)...)
+		}
+		if err == nil || try >= 4 || !schemaChanged(err) { // race.go
+			return rows, err
+		}
 	}
-	return q.db.QueryContext(ctx, query, q.d.args(args)...)
 }
 
 func (db *DB) q() dbQueryer { return dbQueryer{db: db.sql, d: db.d, cat: db} }

@@ -19,8 +19,8 @@ const MatViewKey = "lakepg.matview"
 // loadComments sets Table.Comment, View.Comment, View.ColumnComments and
 // Column.Comment from the comment tags visible at snapshot s; view columns
 // only when the catalog has ducklake_view_column_tag (DuckLake 1.1).
-func loadComments(ctx context.Context, q queryer, m *Metadata, byID map[int64]int, s int64, viewCols bool) error {
-	rows, err := q.QueryContext(ctx, `SELECT object_id, key, value FROM ducklake_tag WHERE key IN (?, ?) AND `+visibleAt("")+` ORDER BY begin_snapshot`, CommentKey, MatViewKey, s, s)
+func loadComments(ctx context.Context, q queryer, m *Metadata, byID map[int64]int, s int64, viewCols bool, only []string) error {
+	rows, err := q.QueryContext(ctx, `SELECT object_id, key, value FROM ducklake_tag WHERE key IN (?, ?) AND `+visibleAt("")+onlyTables("object_id", only)+` ORDER BY begin_snapshot`, CommentKey, MatViewKey, s, s)
 	if err != nil {
 		return fmt.Errorf("catalog: load comments: %w", err)
 	}
@@ -55,7 +55,7 @@ func loadComments(ctx context.Context, q queryer, m *Metadata, byID map[int64]in
 			return err
 		}
 	}
-	rows, err = q.QueryContext(ctx, `SELECT table_id, column_id, value FROM ducklake_column_tag WHERE key = ? AND `+visibleAt("")+` ORDER BY begin_snapshot`, CommentKey, s, s)
+	rows, err = q.QueryContext(ctx, `SELECT table_id, column_id, value FROM ducklake_column_tag WHERE key = ? AND `+visibleAt("")+onlyTables("table_id", only)+` ORDER BY begin_snapshot`, CommentKey, s, s)
 	if err != nil {
 		return fmt.Errorf("catalog: load column comments: %w", err)
 	}

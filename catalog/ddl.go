@@ -133,4 +133,19 @@ var catalogIndexes = []string{
 	`CREATE INDEX IF NOT EXISTS lakepg_file_column_stats_table ON ducklake_file_column_stats (table_id)`,
 	`CREATE INDEX IF NOT EXISTS lakepg_table_stats_table ON ducklake_table_stats (table_id)`,
 	`CREATE INDEX IF NOT EXISTS lakepg_table_column_stats_table ON ducklake_table_column_stats (table_id)`,
+	// Advance (metadelta.go) asks what tables and columns began or ended
+	// since a snapshot after every CREATE TABLE: without these it read every
+	// table's and column's row each time, slowing down every statement as a
+	// lake of thousands of tables grew.
+	`CREATE INDEX IF NOT EXISTS lakepg_table_begin ON ducklake_table (begin_snapshot)`,
+	`CREATE INDEX IF NOT EXISTS lakepg_table_end ON ducklake_table (end_snapshot)`,
+	`CREATE INDEX IF NOT EXISTS lakepg_column_begin ON ducklake_column (begin_snapshot)`,
+	`CREATE INDEX IF NOT EXISTS lakepg_column_end ON ducklake_column (end_snapshot)`,
+	// and the tags (lakepg keeps each column's PostgreSQL type in one)
+	`CREATE INDEX IF NOT EXISTS lakepg_tag_object ON ducklake_tag (object_id)`,
+	`CREATE INDEX IF NOT EXISTS lakepg_tag_begin ON ducklake_tag (begin_snapshot)`,
+	`CREATE INDEX IF NOT EXISTS lakepg_tag_end ON ducklake_tag (end_snapshot)`,
+	`CREATE INDEX IF NOT EXISTS lakepg_column_tag_table ON ducklake_column_tag (table_id)`,
+	`CREATE INDEX IF NOT EXISTS lakepg_column_tag_begin ON ducklake_column_tag (begin_snapshot)`,
+	`CREATE INDEX IF NOT EXISTS lakepg_column_tag_end ON ducklake_column_tag (end_snapshot)`,
 }

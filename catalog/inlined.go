@@ -30,7 +30,19 @@ type InlinedRows struct {
 
 // InlinedData reads every inlined row of table t visible at snap, ordered by
 // inlined table and row_id.
+// The rows are shared (filecache.go): read them, do not modify them.
 func (db *DB) InlinedData(ctx context.Context, t *Table, snap Snapshot) ([]InlinedRows, error) {
+	v, err := db.cachedForTable(ctx, cacheKey{'i', t.ID}, db.Format(), snap, func() (any, int64, error) {
+		out, err := db.inlinedDataAnyFormat(ctx, t, snap)
+		return out, inlinedBytes(out), err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.([]InlinedRows), nil
+}
+
+func (db *DB) inlinedDataAnyFormat(ctx context.Context, t *Table, snap Snapshot) ([]InlinedRows, error) {
 	out, err := db.inlinedData(ctx, t, snap)
 	if err != nil {
 		// the catalog may have been migrated (its inlined tables' system
@@ -194,7 +206,28 @@ var ErrInlinedLayout = errors.New("system columns not in the catalog's format")
 
 // InlinedFileDeletes reads the positions of table tableID's data files that
 // ducklake_inlined_delete_<tableID> deletes as of snap, by data_file_id.
+// The position slices are shared (filecache.go): do not modify them.
 func (db *DB) InlinedFileDeletes(ctx context.Context, tableID int64, snap Snapshot) (map[int64][]int64, error) {
+	v, err := db.cachedForTable(ctx, cacheKey{'d', tableID}, "", snap, func() (any, int64, error) {
+		out, err := db.inlinedFileDeletes(ctx, tableID, snap)
+		n := int64(48 * len(out))
+		for _, ps := range out {
+			n += 8 * int64(len(ps))
+		}
+		return out, n, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	m := v.(map[int64][]int64)
+	out := make(map[int64][]int64, len(m))
+	for k, ps := range m {
+		out[k] = ps[:len(ps):len(ps)]
+	}
+	return out, nil
+}
+
+func (db *DB) inlinedFileDeletes(ctx context.Context, tableID int64, snap Snapshot) (map[int64][]int64, error) {
 	name := fmt.Sprintf("ducklake_inlined_delete_%d", tableID)
 	ok, err := db.tableExists(ctx, db.q(), name)
 	if err != nil || !ok {
@@ -226,4 +259,21 @@ func asInt64(v any) (int64, error) {
 		return 0, fmt.Errorf("NULL")
 	}
 	return 0, fmt.Errorf("unexpected %T", v)
+}
+
+// inlinedBytes estimates the memory of inlined rows.
+func inlinedBytes(rows []InlinedRows) int64 {
+	var n int64
+	for _, r := range rows {
+		n += 64 + int64(len(r.Table)) + 8*int64(len(r.ColumnIDs)+len(r.RowIDs)) + 16*int64(len(r.Values))
+		for _, v := range r.Values {
+			switch x := v.(type) {
+			case string:
+				n += int64(len(x))
+			case []byte:
+				n += int64(len(x))
+			}
+		}
+	}
+	return n
 }

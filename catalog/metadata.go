@@ -219,10 +219,10 @@ FROM ducklake_table WHERE `+visibleAt("")+` ORDER BY table_id`, s, s)
 			m.Tables[i].Columns = append(m.Tables[i].Columns, tc.Column)
 		}
 	}
-	if err := loadChildren(ctx, rt, m, byID, s); err != nil { // nested.go
+	if err := loadChildren(ctx, rt, m, byID, s, nil); err != nil { // nested.go
 		return nil, err
 	}
-	if err := loadPGTypes(ctx, rt, m, byID, s); err != nil { // pgtype.go
+	if err := loadPGTypes(ctx, rt, m, byID, s, nil); err != nil { // pgtype.go
 		return nil, err
 	}
 	parts, err := loadPartitions(ctx, rt, s)
@@ -237,7 +237,7 @@ FROM ducklake_table WHERE `+visibleAt("")+` ORDER BY table_id`, s, s)
 	if m.Views, err = loadViews(ctx, rt, s); err != nil { // views.go
 		return nil, err
 	}
-	if err := loadComments(ctx, rt, m, byID, s, db.Format() == Format11); err != nil { // comments.go
+	if err := loadComments(ctx, rt, m, byID, s, db.Format() == Format11, nil); err != nil { // comments.go
 		return nil, err
 	}
 	if m.Constraints, err = loadConstraints(ctx, db, rt, s); err != nil { // constraints.go

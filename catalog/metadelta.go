@@ -123,10 +123,10 @@ FROM ducklake_table WHERE `+visibleAt("")+` AND begin_snapshot > ? ORDER BY tabl
 				nm.Tables[i].Columns = append(nm.Tables[i].Columns, tc.Column)
 			}
 		}
-		if err := loadChildren(ctx, rt, nm, byID, to); err != nil {
+		if err := loadChildren(ctx, rt, nm, byID, to, ids); err != nil {
 			return nil, false, err
 		}
-		if err := loadPGTypes(ctx, rt, nm, byID, to); err != nil {
+		if err := loadPGTypes(ctx, rt, nm, byID, to, ids); err != nil {
 			return nil, false, err
 		}
 		parts, err := loadPartitions(ctx, rt, to)
@@ -138,7 +138,7 @@ FROM ducklake_table WHERE `+visibleAt("")+` AND begin_snapshot > ? ORDER BY tabl
 				nm.Tables[i].Partition = spec
 			}
 		}
-		if err := loadComments(ctx, rt, nm, byID, to, db.Format() == Format11); err != nil {
+		if err := loadComments(ctx, rt, nm, byID, to, db.Format() == Format11, ids); err != nil {
 			return nil, false, err
 		}
 		for i := range nm.Tables {
@@ -169,4 +169,13 @@ func queryRow(ctx context.Context, q queryer, query string, args []any, dst *int
 		}
 	}
 	return rows.Err()
+}
+
+// onlyTables restricts a loader's query to the tables Advance reads (ids,
+// decimal); nil keeps every table (Load).
+func onlyTables(col string, ids []string) string {
+	if ids == nil {
+		return ""
+	}
+	return " AND " + col + " IN (" + strings.Join(ids, ", ") + ")"
 }

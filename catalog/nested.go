@@ -23,7 +23,7 @@ func IsNestedType(typ string) bool {
 
 // loadChildren reads the visible child columns of every table that has a
 // nested top-level column and attaches them to their parents.
-func loadChildren(ctx context.Context, q queryer, m *Metadata, byID map[int64]int, snap int64) error {
+func loadChildren(ctx context.Context, q queryer, m *Metadata, byID map[int64]int, snap int64, only []string) error {
 	has := false
 	for i := range m.Tables {
 		for _, c := range m.Tables[i].Columns {
@@ -33,7 +33,7 @@ func loadChildren(ctx context.Context, q queryer, m *Metadata, byID map[int64]in
 	if !has {
 		return nil
 	}
-	kids, err := readColumns(ctx, q, `WHERE `+visibleAt("")+` AND parent_column IS NOT NULL`, snap, snap)
+	kids, err := readColumns(ctx, q, `WHERE `+visibleAt("")+` AND parent_column IS NOT NULL`+onlyTables("table_id", only), snap, snap)
 	if err != nil {
 		return err
 	}

@@ -23,9 +23,9 @@ func PGTypeTagKey(columnID int64) string {
 }
 
 // loadPGTypes sets Column.PGType from the lakepg.type tags visible at snap.
-func loadPGTypes(ctx context.Context, q queryer, m *Metadata, byID map[int64]int, snap int64) error {
+func loadPGTypes(ctx context.Context, q queryer, m *Metadata, byID map[int64]int, snap int64, only []string) error {
 	rows, err := q.QueryContext(ctx, `SELECT object_id, key, value FROM ducklake_tag
-WHERE key LIKE ? AND `+visibleAt("")+` ORDER BY object_id, begin_snapshot`, PGTypeTagPrefix+"%", snap, snap)
+WHERE key LIKE ? AND `+visibleAt("")+onlyTables("object_id", only)+` ORDER BY object_id, begin_snapshot`, PGTypeTagPrefix+"%", snap, snap)
 	if err != nil {
 		return fmt.Errorf("catalog: load tags: %w", err)
 	}

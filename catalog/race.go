@@ -17,8 +17,8 @@ import (
 //     transaction updates was changed by a commit it cannot see;
 //   - PostgreSQL 40P01 deadlock_detected: DuckDB's commit touched rows in
 //     another order than ours and PostgreSQL aborted one of us;
-//   - SQLite SQLITE_BUSY / SQLITE_LOCKED (the writer lock timed out) and a
-//     primary key or unique constraint failure.
+//   - SQLite SQLITE_BUSY / SQLITE_LOCKED (the writer lock timed out), a
+//     primary key or unique constraint failure, and SQLITE_SCHEMA (below).
 //
 // Anything else (a broken catalog, a lost connection) is not a race.
 func LostRace(err error) bool {
@@ -36,7 +36,7 @@ func LostRace(err error) bool {
 	var se *sqlite.Error
 	if errors.As(err, &se) {
 		switch se.Code() & 0xff {
-		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_SCHEMA:
 			return true
 		}
 		switch se.Code() {
@@ -45,4 +45,15 @@ func LostRace(err error) bool {
 		}
 	}
 	return false
+}
+
+// schemaChanged reports SQLite's SQLITE_SCHEMA. Other connections create and
+// drop inlined-data tables all the time; SQLite prepares a statement again
+// when the schema changed under it, but gives up with SQLITE_SCHEMA when
+// the schema keeps changing during those attempts (seen with four clients
+// creating tables at once). Nothing ran: the statement may simply be sent
+// again.
+func schemaChanged(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_SCHEMA
 }

@@ -73,10 +73,17 @@ const headWhere = `WHERE s.snapshot_id = (SELECT MAX(snapshot_id) FROM ducklake_
 
 // Head is the latest snapshot (the highest snapshot_id).
 func (db *DB) Head(ctx context.Context) (Snapshot, error) {
+	var s Snapshot
+	var err error
 	if f := statementFacts(ctx); f != nil && !f.read && db.d.name == "postgres" {
-		return db.headGathering(ctx, f) // stmtcache.go
+		s, err = db.headGathering(ctx, f) // stmtcache.go
+	} else {
+		s, err = oneSnapshot(ctx, db.q(), headWhere)
 	}
-	return oneSnapshot(ctx, db.q(), headWhere)
+	if err == nil {
+		db.noteHead(s) // filecache.go
+	}
+	return s, err
 }
 
 // Head is the latest snapshot as this transaction sees it.

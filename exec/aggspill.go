@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
@@ -52,6 +53,9 @@ type aggSpill struct {
 	freed   bool
 	qs      *QueryStats
 	par     *aggPartWorkers
+	// routedHits counts the workers' spilled rows whose group the merged
+	// table had (routeParts)
+	routedHits atomic.Int64
 }
 
 // spillPart buffers one partition's rows and writes them a block at a time.
@@ -104,41 +108,152 @@ func (h *HashAgg) mergeSpilled(ctx context.Context, runs []*aggRun) error {
 		r.sets = nil
 	}
 	final := h.newSpill(ctx)
-	types := h.Input.Types()
+	if err := final.routeParts(ctx, runs); err != nil {
+		return err
+	}
 	for _, r := range runs {
-		if r.sp == nil {
-			continue
-		}
-		for p, pt := range r.sp.parts {
-			if pt == nil {
-				continue
-			}
-			if err := pt.flush(); err != nil {
-				return err
-			}
-			rd, err := pt.file.reader()
-			if err != nil {
-				return err
-			}
-			scan := &spillScan{rd: rd, dec: newBlockDecoder(types)}
-			for {
-				b, err := scan.Next(ctx)
-				if err != nil {
-					return err
-				}
-				if b == nil {
-					break
-				}
-				if err := final.route(ctx, runs[0], b); err != nil {
-					return err
-				}
-			}
-			pt.file.Close()
-			r.sp.parts[p] = nil
-		}
 		r.sp = nil
 	}
 	runs[0].sp = final
+	return nil
+}
+
+// routeParts routes the workers' partition files against runs[0]'s table
+// into sp's partitions, one processor per partition at a time: the rows of
+// a worker's partition p (same hash bits) can only go to partition p, so
+// the routers write files of their own, and only share the table — read
+// together, and updated by one at a time with the rows of its groups.
+func (sp *aggSpill) routeParts(ctx context.Context, runs []*aggRun) error {
+	var todo []int
+	for p := 0; p < aggPartitions; p++ {
+		for _, r := range runs {
+			if r.sp != nil && r.sp.parts != nil && r.sp.parts[p] != nil {
+				todo = append(todo, p)
+				break
+			}
+		}
+	}
+	sp.parts = make([]*spillPart, aggPartitions)
+	var (
+		mu   sync.RWMutex
+		next atomic.Int32
+		wg   sync.WaitGroup
+	)
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(todo)))
+	errs := make([]error, workers)
+	for w := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rt := &aggRouter{}
+			defer func() { sp.routedHits.Add(rt.hits) }()
+			errs[w] = guard(func() error {
+				for {
+					i := int(next.Add(1)) - 1
+					if i >= len(todo) {
+						return nil
+					}
+					for _, r := range runs {
+						if r.sp == nil || r.sp.parts == nil {
+							continue
+						}
+						if err := sp.routeFile(ctx, runs[0], r.sp, todo[i], rt, &mu); err != nil {
+							return err
+						}
+					}
+				}
+			})
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// aggRouter is one router's scratch.
+type aggRouter struct {
+	hs      []uint64
+	kv      []*vec.Vector
+	keep    []int32
+	miss    []int32
+	keepBuf *colBuf
+	hits    int64 // rows of groups the table had
+}
+
+// routeFile routes partition p of a worker's spill (from) into sp.
+func (sp *aggSpill) routeFile(ctx context.Context, r *aggRun, from *aggSpill, p int, rt *aggRouter, mu *sync.RWMutex) error {
+	pt := from.parts[p]
+	if pt == nil {
+		return nil
+	}
+	if err := pt.flush(); err != nil {
+		return err
+	}
+	rd, err := pt.file.reader()
+	if err != nil {
+		return err
+	}
+	h := sp.h
+	s := r.sets[0]
+	scan := &spillScan{rd: rd, dec: newBlockDecoder(h.Input.Types())}
+	for {
+		b, err := scan.Next(ctx)
+		if err != nil {
+			return err
+		}
+		if b == nil {
+			break
+		}
+		n := b.N
+		rt.hs = resizeSlice(rt.hs, n)
+		for c := 0; c < h.NGroup; c++ {
+			hashColumn(rt.hs, b.Vecs[c], n, c == 0)
+		}
+		rt.kv = rt.kv[:0]
+		for _, c := range s.cols {
+			rt.kv = append(rt.kv, b.Vecs[c])
+		}
+		rt.keep, rt.miss = rt.keep[:0], rt.miss[:0]
+		mu.RLock()
+		for i := 0; i < n; i++ {
+			if s.hasKeys(rt.kv, b, i, rt.hs[i]) {
+				rt.keep = append(rt.keep, int32(i))
+			} else {
+				rt.miss = append(rt.miss, int32(i))
+			}
+		}
+		mu.RUnlock()
+		if len(rt.miss) > 0 {
+			if err := sp.write(ctx, p, b, rt.miss); err != nil {
+				return err
+			}
+		}
+		if len(rt.keep) == 0 {
+			continue
+		}
+		rt.hits += int64(len(rt.keep))
+		if rt.keepBuf == nil {
+			rt.keepBuf = newColBuf(h.Input.Types(), vec.BatchSize)
+		}
+		rt.keepBuf.reset()
+		for c, v := range b.Vecs {
+			rt.keepBuf.gather(c, v, rt.keep)
+		}
+		rt.keepBuf.N = len(rt.keep)
+		// as in route: the groups exist, only collecting states grow
+		mu.Lock()
+		err = r.consume(&rt.keepBuf.Batch)
+		mu.Unlock()
+		if err != nil && pgerr.Code(err) != OutOfMemory {
+			return err
+		}
+	}
+	pt.file.Close()
+	from.parts[p] = nil
 	return nil
 }
 
@@ -232,15 +347,23 @@ func (pt *spillPart) flush() error {
 
 // has reports whether row i of b (hash h) belongs to a group of the set.
 func (s *aggSet) has(b *vec.Batch, i int, h uint64) bool {
+	if s.itab == nil {
+		for k, c := range s.cols {
+			s.kv[k] = b.Vecs[c]
+		}
+	}
+	return s.hasKeys(s.kv, b, i, h)
+}
+
+// hasKeys is has with the set's key columns of b given (kv): it writes
+// nothing, so several routers may call it at once.
+func (s *aggSet) hasKeys(kv []*vec.Vector, b *vec.Batch, i int, h uint64) bool {
 	if s.itab != nil {
 		v := b.Vecs[s.cols[0]]
 		if v.IsNull(i) {
 			return s.nullG >= 0
 		}
 		return s.itab.lookup(v.I64[i]) >= 0
-	}
-	for k, c := range s.cols {
-		s.kv[k] = b.Vecs[c]
 	}
 	t := s.htab
 	mask := uint64(len(t.slots) - 1)
@@ -250,7 +373,7 @@ func (s *aggSet) has(b *vec.Batch, i int, h uint64) bool {
 		if sl == 0 {
 			return false
 		}
-		if slotTag(sl) == tag && s.keys.equal(int(slotVal(sl)-1), s.kv, i) {
+		if slotTag(sl) == tag && s.keys.equal(int(slotVal(sl)-1), kv, i) {
 			return true
 		}
 	}

@@ -61,6 +61,29 @@ func (c *colBuf) nulls(i int) {
 	v.Nulls = m
 }
 
+// truncate keeps rows [0, n).
+func (c *colBuf) truncate(n int) {
+	for _, v := range c.Vecs {
+		switch v.Type.Storage() {
+		case types.StoreInt:
+			v.I64 = v.I64[:n]
+		case types.StoreFloat:
+			v.F64 = v.F64[:n]
+		case types.StoreBool:
+			v.B = v.B[:n]
+		case types.StoreInterval:
+			v.Iv = v.Iv[:n]
+		default:
+			clear(v.S[n:]) // the text of the rows let go
+			v.S = v.S[:n]
+		}
+		if v.Nulls != nil {
+			v.Nulls = v.Nulls[:n]
+		}
+	}
+	c.N = n
+}
+
 // appendRange appends rows [lo, hi) of src to column i.
 func (c *colBuf) appendRange(i int, src *vec.Vector, lo, hi int) {
 	v := c.Vecs[i]

@@ -181,9 +181,26 @@ func (s *Sort) startMerge(ctx context.Context) error {
 			return err
 		}
 	}
-	// the buffer and keys are no longer reserved: let them go before the
-	// merge's blocks come in
+	// the buffer and keys are no longer needed: let them and their
+	// reservation go before the merge's blocks come in, and reserve
+	// those instead — a run's reader buffer and its decoded block with
+	// the keys, about the block's bytes in the file twice over — so that
+	// an operator above (a window cutting the merged rows into
+	// partitions) has the rest. A merge of more runs than the pool has
+	// room for goes on unreserved: it cannot spill any further.
 	s.data, s.enc, s.writers = nil, keyEncoder{}, nil
+	s.res.release()
+	var perRun int64
+	for _, r := range s.runs {
+		if r.file.blocks > 0 {
+			perRun = max(perRun, 2*r.file.size/r.file.blocks)
+		}
+	}
+	s.res.spill = false
+	if s.res.grow(int64(len(s.runs))*(128<<10+perRun)) != nil {
+		s.res.release()
+	}
+	s.res.spill = true
 	types := s.Input.Types()
 	s.heap = s.heap[:0]
 	for _, r := range s.runs {

@@ -132,6 +132,7 @@ type spillFile struct {
 	f       *os.File
 	w       *bufio.Writer
 	size    int64 // bytes written (flushed or not)
+	blocks  int64 // blocks written
 	charged int64 // bytes reserved from space
 	qs      *QueryStats
 }
@@ -172,6 +173,7 @@ func (sf *spillFile) writeBlock(b []byte) error {
 		return errTempSpace(fmt.Sprintf("writing temp file: %v", err))
 	}
 	sf.size += n
+	sf.blocks++
 	if sf.qs != nil {
 		sf.qs.spillBytes.Add(n)
 	}

@@ -279,6 +279,89 @@ func TestParallelHashAggSpills(t *testing.T) {
 	}
 }
 
+// TestHashAggRoutesSpilledRowsAcrossWorkers: rows one worker spilled
+// because its table was frozen, of groups another worker's table holds, are
+// aggregated into the merged table when the workers' files are routed side
+// by side — none is left to a partition, and every group comes out once
+// with all its rows.
+func TestHashAggRoutesSpilledRowsAcrossWorkers(t *testing.T) {
+	sp := testSpill(t, 0)
+	ts := []types.T{types.TextT, types.Int64T}
+	var low, high [][]any // groups g0..g99, then g100..g199, each value 1..3
+	for v := int64(1); v <= 3; v++ {
+		for g := 0; g < 200; g++ {
+			row := []any{"g" + strconv.Itoa(g), v}
+			if g < 100 {
+				low = append(low, row)
+			} else {
+				high = append(high, row)
+			}
+		}
+	}
+	ctx := context.Background()
+	h := &HashAgg{Input: newRowsOp(ts, nil, 0), NGroup: 1,
+		Aggs: []Agg{mkAgg(t, AggCountStar, 0, types.Int64T), mkAgg(t, AggSum, 1, types.Int64T)}, Mem: NewMemory(nil, 0)}
+	feed := func(r *aggRun, rows [][]any, frozen bool) {
+		op := newRowsOp(ts, rows, 500)
+		for {
+			b, err := op.Next(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b == nil {
+				return
+			}
+			if frozen {
+				err = r.sp.route(ctx, r, b)
+			} else {
+				err = r.consume(b)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var runs []*aggRun
+	for w, rows := range [][][]any{low, high} {
+		r, err := h.newRun()
+		if err != nil {
+			t.Fatal(err)
+		}
+		feed(r, rows[:len(rows)/3], false)     // value 1 of its own groups
+		r.sp = h.newSpill(ctx)                 // frozen
+		feed(r, rows[len(rows)/3:], true)      // its own groups: aggregated
+		feed(r, [][][]any{high, low}[w], true) // the other's groups: spilled
+		runs = append(runs, r)
+	}
+	if spillFilesLeft(t, sp) == 0 {
+		t.Fatal("nothing was spilled")
+	}
+	h.run = runs[0]
+	h.started = true
+	if err := h.mergeSpilled(ctx, runs); err != nil {
+		t.Fatal(err)
+	}
+	if got := runs[0].sp.routedHits.Load(); got != 600 {
+		t.Fatalf("%d spilled rows routed into the merged table, want 600", got)
+	}
+	if n := runs[0].sp.spilledParts(); n != 0 {
+		t.Fatalf("%d partitions left to aggregate, want none", n)
+	}
+	if err := h.finish(); err != nil {
+		t.Fatal(err)
+	}
+	got := collectCtx(t, ctx, h)
+	var want []string
+	for g := 0; g < 200; g++ {
+		want = append(want, "g"+strconv.Itoa(g)+"|6|12")
+	}
+	sameRows(t, "merged groups", got, want)
+	h.Close()
+	if n := spillFilesLeft(t, sp); n != 0 || sp.Used() != 0 {
+		t.Fatalf("after Close: %d spill files, %d bytes held", n, sp.Used())
+	}
+}
+
 // TestSpillBlockRoundTrip: every storage kind, with and without NULLs,
 // comes back from a block as it went in.
 func TestSpillBlockRoundTrip(t *testing.T) {

@@ -131,6 +131,7 @@ type Window struct {
 
 	rts    []types.T
 	stream *winStream // the input outgrew memory (windowspill.go)
+	pg     *pagedPart // the spilled partition being emitted (windowpaged.go)
 }
 
 // WindowResultType is the result type of f over input columns of types in.
@@ -173,7 +174,11 @@ func (w *Window) Types() []types.T {
 
 func (w *Window) Close() error {
 	w.mem.release()
+	w.pg.Close()
+	w.pg = nil
 	if w.stream != nil {
+		w.stream.paged.Close()
+		w.stream.paged = nil
 		w.stream.sorted.Close()
 	}
 	return w.Input.Close()
@@ -241,11 +246,10 @@ func (w *Window) compute(ctx context.Context) error {
 	buf := newColBuf(in, vec.BatchSize)
 	// sort by partition, then order; the keys are reserved with the rows
 	keys := w.sortKeys()
-	// sorted partitions can be computed a few at a time, so a window
-	// that outgrows its reservation goes through an external sort instead
-	// (windowspill.go); without PARTITION BY there is one partition and
-	// nothing to gain
-	w.mem.spill = len(w.PartitionBy) > 0
+	// sorted partitions can be computed a few at a time, and one too big
+	// from temp files, so a window that outgrows its reservation goes
+	// through an external sort instead (windowspill.go)
+	w.mem.spill = true
 	var over *vec.Batch
 	err := Drain(ctx, w.Input, func(b *vec.Batch) error {
 		if err := errCanceled(ctx); err != nil {
@@ -268,11 +272,10 @@ func (w *Window) compute(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	canStream := w.mem.spill
 	w.mem.spill = false
 	// the rows fit; their sort or evaluation may not: then stream too
 	tooBig := func(err error) bool {
-		if canStream && pgerr.Code(err) == OutOfMemory {
+		if pgerr.Code(err) == OutOfMemory {
 			w.startStream(buf, nil)
 			return true
 		}

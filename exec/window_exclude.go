@@ -17,6 +17,11 @@ type span struct{ lo, hi int }
 // excludedSpans are the rows of frame [fs, fe) that row i's EXCLUDE
 // clause removes (at most two spans, in row order).
 func (w *Window) excludedSpans(ex FrameExclude, i, fs, fe int) ([2]span, int) {
+	return excludedSpansOf(ex, i, int(w.peerBeg[i]), int(w.peerEnd[i]), fs, fe)
+}
+
+// excludedSpansOf is excludedSpans for row i whose peers are rows [pb, pe).
+func excludedSpansOf(ex FrameExclude, i, pb, pe, fs, fe int) ([2]span, int) {
 	var out [2]span
 	n := 0
 	add := func(lo, hi int) {
@@ -30,10 +35,10 @@ func (w *Window) excludedSpans(ex FrameExclude, i, fs, fe int) ([2]span, int) {
 	case ExcludeCurrentRow:
 		add(i, i+1)
 	case ExcludeGroup:
-		add(int(w.peerBeg[i]), int(w.peerEnd[i]))
+		add(pb, pe)
 	case ExcludeTies:
-		add(int(w.peerBeg[i]), i)
-		add(i+1, int(w.peerEnd[i]))
+		add(pb, i)
+		add(i+1, pe)
 	}
 	return out, n
 }
@@ -41,10 +46,15 @@ func (w *Window) excludedSpans(ex FrameExclude, i, fs, fe int) ([2]span, int) {
 // keptSpans are the rows of frame [fs, fe) left after row i's EXCLUDE
 // clause (at most three spans, in row order).
 func (w *Window) keptSpans(ex FrameExclude, i, fs, fe int) ([3]span, int) {
+	return keptSpansOf(ex, i, int(w.peerBeg[i]), int(w.peerEnd[i]), fs, fe)
+}
+
+// keptSpansOf is keptSpans for row i whose peers are rows [pb, pe).
+func keptSpansOf(ex FrameExclude, i, pb, pe, fs, fe int) ([3]span, int) {
 	var out [3]span
 	n := 0
 	cur := fs
-	gone, k := w.excludedSpans(ex, i, fs, fe)
+	gone, k := excludedSpansOf(ex, i, pb, pe, fs, fe)
 	for _, g := range gone[:k] {
 		if cur < g.lo {
 			out[n] = span{cur, g.lo}

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"runtime"
 
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
@@ -14,11 +15,9 @@ import (
 // sort, which spills runs as it needs to — and the sorted stream is cut
 // into chunks of whole partitions that fit the reservation; each chunk is
 // computed as the in-memory window computes everything, emitted, and given
-// back before the next. Only a single partition bigger than the budget is
-// held beyond the spilling share (the rows of the current partition must be
-// together), up to the whole budget: past that the window fails with 53200.
-// Without PARTITION BY all rows are one partition, so such windows do not
-// stream.
+// back before the next. A partition bigger than the spilling share — or
+// all the rows, without PARTITION BY — is written to temp files and
+// computed from them (windowpaged.go).
 
 var errWindowOver = pgerr.New(pgerr.Internal, "window input outgrew memory")
 
@@ -29,6 +28,10 @@ type winStream struct {
 	ppos   int
 	end    bool
 	chunks int
+	// paged is a partition written to temp files, computed after the
+	// chunk before it; pagedParts counts them
+	paged      *pagedPart
+	pagedParts int
 }
 
 // startStream sends the rows buffered so far (buf), the batch that did not
@@ -37,7 +40,12 @@ type winStream struct {
 func (w *Window) startStream(buf *colBuf, over *vec.Batch) {
 	s := &Sort{Input: &winReplay{w: w, held: over}, Keys: w.sortKeys(), Mem: w.Mem, seed: buf, seedRes: w.mem}
 	w.mem.reserved, w.mem.used = 0, 0
-	w.stream = &winStream{sorted: s}
+	var sorted Operator = s
+	if runtime.GOMAXPROCS(0) > 1 {
+		// the merge goes on while the partitions before are computed
+		sorted = newReadAhead(s)
+	}
+	w.stream = &winStream{sorted: sorted}
 	w.mem.spill = true
 }
 
@@ -48,11 +56,32 @@ func (w *Window) nextStreamed(ctx context.Context) (*vec.Batch, error) {
 		if w.data != nil && w.pos < w.data.N {
 			return w.emit(), nil
 		}
+		if w.pg != nil {
+			b, err := w.emitPaged(ctx, w.pg)
+			if err != nil || b != nil {
+				return b, err
+			}
+			w.pg.Close()
+			w.pg = nil
+		}
 		w.data, w.res = nil, nil
 		w.mem.release()
+		if w.stream.paged != nil {
+			w.pg, w.stream.paged = w.stream.paged, nil
+			if err := w.evalPaged(ctx, w.pg); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		buf, err := w.stream.chunk(ctx, w)
-		if err != nil || buf == nil {
+		if err != nil {
 			return nil, err
+		}
+		if buf == nil {
+			if w.stream.paged != nil {
+				continue
+			}
+			return nil, nil
 		}
 		if err := errCanceled(ctx); err != nil {
 			return nil, err
@@ -75,7 +104,9 @@ func (w *Window) samePartition(a *vec.Batch, i int, b *vec.Batch, j int) bool {
 }
 
 // chunk gathers the next sorted rows, whole partitions only, as many as the
-// reservation takes (and the current partition whole); nil at the end.
+// reservation takes (and the current partition whole); nil at the end. A
+// partition that does not fit goes to temp files (pageOut) and is computed
+// after the chunk's rows, which are then the partitions before it.
 func (s *winStream) chunk(ctx context.Context, w *Window) (*colBuf, error) {
 	buf := newColBuf(w.Input.Types(), vec.BatchSize)
 	per := winRowCost(len(w.Funcs))
@@ -113,7 +144,7 @@ func (s *winStream) chunk(ctx context.Context, w *Window) (*colBuf, error) {
 			if err != errChunkFull && pgerr.Code(err) != OutOfMemory {
 				return nil, err
 			}
-			// the rest of the current partition comes in regardless; the
+			// the rest of the current partition comes in if it fits; the
 			// chunk ends where the next partition starts
 			k := lo
 			if buf.N > 0 {
@@ -124,12 +155,12 @@ func (s *winStream) chunk(ctx context.Context, w *Window) (*colBuf, error) {
 				for k++; k < b.N && w.samePartition(b, lo, b, k); k++ {
 				}
 			}
-			w.mem.spill = false
 			need := batchBytes(b, lo, k) + per*int64(k-lo)
-			err := w.mem.grow(need)
-			w.mem.spill = true
-			if err != nil {
-				return nil, err
+			if err := w.mem.grow(need); err != nil {
+				if pgerr.Code(err) != OutOfMemory {
+					return nil, err
+				}
+				return s.pageOut(ctx, w, buf)
 			}
 			held += need
 			buf.appendBatch(b, lo, k)
@@ -144,6 +175,80 @@ func (s *winStream) chunk(ctx context.Context, w *Window) (*colBuf, error) {
 		buf.appendBatch(b, lo, b.N)
 		s.ppos = b.N
 	}
+	if buf.N == 0 {
+		return nil, nil
+	}
+	s.chunks++
+	return buf, nil
+}
+
+// pageOut writes the current partition — its rows at the end of buf, then
+// the sorted stream's up to the next partition — to temp files
+// (windowpaged.go) and returns buf without them: the partitions before it,
+// computed first (nil if none).
+func (s *winStream) pageOut(ctx context.Context, w *Window, buf *colBuf) (*colBuf, error) {
+	b, lo := s.pend, s.ppos
+	cs := buf.N // where the current partition starts in buf
+	if buf.N > 0 && w.samePartition(&buf.Batch, buf.N-1, b, lo) {
+		cs = buf.N - 1
+		for cs > 0 && w.samePartition(&buf.Batch, cs-1, &buf.Batch, buf.N-1) {
+			cs--
+		}
+	}
+	var p *pagedPart
+	var err error
+	if cs < buf.N {
+		if p, err = w.newPagedPart(ctx, &buf.Batch, cs); err == nil {
+			err = w.addPaged(p, &buf.Batch, cs, buf.N)
+		}
+	} else {
+		p, err = w.newPagedPart(ctx, b, lo)
+	}
+	if err != nil {
+		p.Close()
+		return nil, err
+	}
+	for {
+		if s.pend == nil || s.ppos >= s.pend.N {
+			if s.end {
+				break
+			}
+			if err = errCanceled(ctx); err != nil {
+				break
+			}
+			nb, e := s.sorted.Next(ctx)
+			if err = e; err != nil {
+				break
+			}
+			if nb == nil {
+				s.end = true
+				break
+			}
+			s.pend, s.ppos = nb, 0
+		}
+		b, lo := s.pend, s.ppos
+		k := lo
+		for k < b.N && w.inPart(p, b, k) {
+			k++
+		}
+		if err = w.addPaged(p, b, lo, k); err != nil {
+			break
+		}
+		s.ppos = k
+		if k < b.N {
+			break
+		}
+	}
+	if err == nil {
+		err = p.finishWrite()
+	}
+	if err != nil {
+		p.Close()
+		return nil, err
+	}
+	s.paged = p
+	s.pagedParts++
+	buf.truncate(cs)
 	if buf.N == 0 {
 		return nil, nil
 	}

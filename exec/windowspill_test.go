@@ -117,8 +117,8 @@ func TestWindowSpillCancelRemovesFiles(t *testing.T) {
 }
 
 // TestWindowOnePartitionOverBudget: a single partition bigger than the
-// budget cannot be split; the window fails with 53200, not a panic, and
-// leaves no file.
+// budget is computed from temp files (windowpaged.go): every row numbered
+// in order, no file left.
 func TestWindowOnePartitionOverBudget(t *testing.T) {
 	sp := testSpill(t, 0)
 	rng := rand.New(rand.NewSource(23))
@@ -128,9 +128,26 @@ func TestWindowOnePartitionOverBudget(t *testing.T) {
 	}
 	w := &Window{Env: env, Input: newRowsOp(wst, rows, 1000), PartitionBy: []int{0}, OrderBy: []SortKey{{Col: 2}},
 		Funcs: []WindowFunc{{Kind: WinRowNumber}}, Mem: NewMemory(NewMemoryPool(2<<20), 0)}
-	_, err := w.Next(context.Background())
-	if !isOutOfMemory(err) {
-		t.Fatalf("want 53200, got %v", err)
+	var n, prev int64
+	err := Drain(context.Background(), w, func(b *vec.Batch) error {
+		for i := 0; i < b.N; i++ {
+			n++
+			if rn := b.Vecs[4].I64[i]; rn != n {
+				return fmt.Errorf("row %d numbered %d", n, rn)
+			}
+			if o := b.Vecs[2].I64[i]; o < prev {
+				return fmt.Errorf("row %d out of order", n)
+			} else {
+				prev = o
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != int64(len(rows)) || w.stream == nil || w.stream.pagedParts != 1 {
+		t.Fatalf("%d rows; computed from temp files: %v", n, w.stream != nil && w.stream.pagedParts > 0)
 	}
 	w.Close()
 	if n := spillFilesLeft(t, sp); n != 0 {

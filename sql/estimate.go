@@ -672,7 +672,16 @@ func (e *estimator) scanColumn(o *exec.TableScan, idx int) colInfo {
 	}
 	var values, nulls float64
 	first, counted := true, true
-	for i, f := range ref.files {
+	visit := len(ref.files)
+	if ref.pruned {
+		visit = len(ref.kept)
+	}
+	for k := 0; k < visit; k++ {
+		i := k
+		if ref.pruned {
+			i = ref.kept[k]
+		}
+		f := &ref.files[i]
 		if !read[ref.scanFiles[i].Path] {
 			continue
 		}
@@ -708,6 +717,9 @@ func (e *estimator) scanColumn(o *exec.TableScan, idx int) colInfo {
 }
 
 func statFloat(t types.T, s *string) (float64, bool) {
+	if n, ok := pruning.StatInt(t, s); ok {
+		return float64(n), true
+	}
 	v := pruning.StatValue(t, s)
 	if v == nil {
 		return 0, false

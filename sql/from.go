@@ -568,7 +568,8 @@ func (s *Session) tableSource(ctx context.Context, snap catalog.Snapshot, schema
 		if tx := s.readTxn(); tx != nil && snap.ID == tx.base.ID { // with_write.go
 			s.overlay(tx, sch, t, ref, scan)
 		}
-		ref.scanFiles = append([]exec.ScanFile(nil), scan.Files[:len(ref.files)]...)
+		// shared with scan.Files until pruning gives the scan a list of its own
+		ref.scanFiles = scan.Files[:len(ref.files):len(ref.files)]
 	}
 	rows := 0.0
 	for _, f := range ref.files {
@@ -597,6 +598,10 @@ type tableRef struct {
 	table  *catalog.Table
 	snap   catalog.Snapshot
 	files  []catalog.DataFile
+	// kept are the indexes in files of those pruning kept (pushFilters),
+	// with pruned set; estimates visit them alone.
+	kept   []int
+	pruned bool
 	// scanFiles are the scan's files before pruning, one per files entry.
 	scanFiles []exec.ScanFile
 	// pending are data files an open transaction block staged for the
@@ -615,7 +620,8 @@ type tableRef struct {
 
 func toScanFiles(files []catalog.DataFile, snap int64) []exec.ScanFile {
 	out := make([]exec.ScanFile, len(files))
-	for i, f := range files {
+	for i := range files {
+		f := &files[i]
 		out[i] = exec.ScanFile{Path: f.Path, Size: f.FileSize, RowIDStart: f.RowIDStart, RecordCount: f.RecordCount, CountKnown: true, Key: f.EncryptionKey}
 		if f.MappingID != nil {
 			out[i].NameMap = scanNameMap(f.Path, f.NameMap) // addfiles_read.go
@@ -805,19 +811,25 @@ func pushFilters(ref *tableRef, pred exec.Expr) {
 	ref.bounds = append(ref.bounds, bs...)
 	scan, all := ref.scan, ref.bounds
 	if ref.files != nil {
-		scan.Files, scan.FilesPruned, scan.FilesPrunedByPartition = scan.Files[:0], 0, 0
-		for i, f := range ref.files {
+		// a new slice: scan.Files may share ref.scanFiles' array
+		scan.Files, scan.FilesPruned, scan.FilesPrunedByPartition = nil, 0, 0
+		pr := pruning.NewFilePruner(scan.Cols, all)
+		ref.kept = ref.kept[:0]
+		for i := range ref.files {
+			f := &ref.files[i]
 			switch {
-			case !ref.noPartitionPruning && !pruning.PartitionMayMatch(f, ref.table, scan.Cols, all): // partition_prune.go
+			case !ref.noPartitionPruning && !pruning.PartitionMayMatch(*f, ref.table, scan.Cols, all): // partition_prune.go
 				scan.FilesPruned++
 				scan.FilesPrunedByPartition++
-			case pruning.FileMayMatch(f, scan.Cols, all):
+			case pr.MayMatch(f):
 				scan.Files = append(scan.Files, ref.scanFiles[i])
+				ref.kept = append(ref.kept, i)
 			default:
 				scan.FilesPruned++
 			}
 		}
 		scan.Files = append(scan.Files, ref.pendingScan...)
+		ref.pruned = true
 	}
 	scan.Keep = func(rg int, ranges []parquetio.Range) bool { return pruning.RangesMayMatch(scan, ranges, all) }
 }

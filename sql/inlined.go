@@ -22,8 +22,10 @@ func (s *Session) inlinedScan(ctx context.Context, snap catalog.Snapshot, t *cat
 	if err != nil {
 		return nil, err
 	}
-	for i, f := range files {
-		scan.Files[i].Deleted = dels[f.ID]
+	if len(dels) > 0 {
+		for i := range files {
+			scan.Files[i].Deleted = dels[files[i].ID]
+		}
 	}
 	data, err := s.eng.DB.InlinedData(ctx, t, snap)
 	if err != nil || len(data) == 0 {

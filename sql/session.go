@@ -88,6 +88,9 @@ type Session struct {
 	// it outside a block (writeHead, txn.go); nil until then, and outside
 	// Execute (a statement described now may run much later)
 	stmtHead *catalog.Snapshot
+	// describing: a statement is being described (stmtHead is kept
+	// meanwhile too)
+	describing bool
 	// stmtValues carries the running statement's context values (not its
 	// cancellation) to code that has no ctx of its own (schemaUsable)
 	stmtValues context.Context
@@ -271,11 +274,26 @@ type Stmt struct {
 	cols      []Column
 	described bool
 	descErr   error
+	// runDescribes: not described ahead (PrepareSimple); running it gives
+	// its columns
+	runDescribes bool
 }
 
 // Prepare parses query into statements. Each statement is described (its
 // parameter and result types found) before it runs.
 func (s *Session) Prepare(ctx context.Context, query string, paramOIDs []uint32) (stmts []*Stmt, err error) {
+	return s.prepare(ctx, query, paramOIDs, false)
+}
+
+// PrepareSimple is Prepare for a simple-protocol Query message, whose
+// statements run right away: a lone query is not planned to be described
+// (Execute plans it and its result gives the columns), which halves the
+// catalog reads of a one-table SELECT.
+func (s *Session) PrepareSimple(ctx context.Context, query string) (stmts []*Stmt, err error) {
+	return s.prepare(ctx, query, nil, true)
+}
+
+func (s *Session) prepare(ctx context.Context, query string, paramOIDs []uint32, simple bool) (stmts []*Stmt, err error) {
 	defer recoverPanic(s.eng.Log, &err)
 	tree, perr := pg.Parse(query)
 	if perr != nil {
@@ -305,6 +323,8 @@ func (s *Session) Prepare(ctx context.Context, query string, paramOIDs []uint32)
 		// Nothing to describe: no rows, no parameters to type. Planning it
 		// here would cost the catalog reads of planning it again to run.
 		stmts[0].described = true
+	} else if len(stmts) == 1 && simple && plainQuery(stmts[0].node) {
+		stmts[0].runDescribes = true
 	} else if len(stmts) == 1 {
 		// describe now for the extended protocol; simple queries describe lazily
 		stmts[0].describe(ctx)
@@ -315,6 +335,13 @@ func (s *Session) Prepare(ctx context.Context, query string, paramOIDs []uint32)
 		}
 	}
 	return stmts, nil
+}
+
+// plainQuery reports whether n is a SELECT that writes nothing: no INTO,
+// no data-modifying WITH.
+func plainQuery(n *pg.Node) bool {
+	sel := n.GetSelectStmt()
+	return sel != nil && sel.IntoClause == nil && writableWith(n) == nil
 }
 
 // plainWrite reports whether n is an INSERT, UPDATE, DELETE or MERGE
@@ -457,7 +484,9 @@ func (st *Stmt) Execute(ctx context.Context, values [][]byte) (res *Result, err 
 	s := st.sess
 	defer recoverPanic(s.eng.Log, &err)
 	s.noteActivity(st.text)
-	st.describe(ctx)
+	if !st.runDescribes {
+		st.describe(ctx)
+	}
 	if s.failed {
 		if t := st.node.GetTransactionStmt(); t != nil && t.Kind == pg.TransactionStmtKind_TRANS_STMT_ROLLBACK_TO {
 			// the one statement that makes a failed block usable again
@@ -505,6 +534,9 @@ func (st *Stmt) Execute(ctx context.Context, values [][]byte) (res *Result, err 
 	if res != nil {
 		res.sess = s
 		res.workMem = workMem
+		if st.runDescribes && !st.described && res.op != nil {
+			st.cols, st.described = res.cols, true
+		}
 		if st.cols == nil && res.cols != nil && res.op != nil {
 			// the statement could not be described before it ran (a table
 			// an earlier statement of the same string created)
@@ -527,6 +559,13 @@ func (s *Session) newEnv() *exec.Env {
 
 // describe finds the result columns of st without running it.
 func (s *Session) describe(ctx context.Context, st *Stmt) ([]Column, error) {
+	// one head read for the whole description, as for a statement's run;
+	// a description inside a running statement (EXECUTE, a cursor) uses
+	// that statement's head, as before
+	if !s.describing && s.stmtValues == nil {
+		s.describing, s.stmtHead = true, nil
+		defer func() { s.describing, s.stmtHead = false, nil }()
+	}
 	switch n := st.node.Node.(type) {
 	case *pg.Node_SelectStmt:
 		if n.SelectStmt.IntoClause != nil {

@@ -84,7 +84,7 @@ func (s *Session) tableFiles(ctx context.Context, sch *catalog.Schema, t *catalo
 		}
 		tx.files[t.ID] = files
 	}
-	return append([]catalog.DataFile(nil), files...), nil
+	return files[:len(files):len(files)], nil // shared: read only, appends copy
 }
 
 // writeHead is the snapshot a write statement plans against: the block's
@@ -103,7 +103,7 @@ func (s *Session) writeHead(ctx context.Context) (catalog.Snapshot, error) {
 		return *s.stmtHead, nil
 	}
 	head, err := s.eng.DB.Head(ctx)
-	if err == nil && s.stmtValues != nil { // only while a statement executes
+	if err == nil && (s.stmtValues != nil || s.describing) { // only while a statement executes or is described
 		s.stmtHead = &head
 	}
 	return head, err

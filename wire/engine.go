@@ -99,6 +99,17 @@ type Syncer interface {
 	Sync(ctx context.Context) error
 }
 
+type simpleKey struct{}
+
+// IsSimpleQuery reports whether ctx is a Prepare's for a simple-protocol
+// Query message: its statements run at once and their columns are asked for
+// only after they ran, so the session need not plan a query ahead of
+// running it just to describe it (each planning reads the catalog).
+func IsSimpleQuery(ctx context.Context) bool {
+	v, _ := ctx.Value(simpleKey{}).(bool)
+	return v
+}
+
 // Pipeliner is an optional Session ability. Before each statement the
 // server says whether more statements may follow it before the implicit
 // transaction ends (at the end of the Query message, or at Sync): several

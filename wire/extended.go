@@ -83,8 +83,11 @@ func (c *conn) failExtended(err error) {
 }
 
 // prepare calls Session.Prepare under a cancellable context.
-func (c *conn) prepare(query string, paramOIDs []uint32) ([]Statement, error) {
+func (c *conn) prepare(query string, paramOIDs []uint32, simple bool) ([]Statement, error) {
 	ctx, cancel := context.WithCancel(c.ctx)
+	if simple {
+		ctx = context.WithValue(ctx, simpleKey{}, true)
+	}
 	defer cancel()
 	c.setRunning(cancel)
 	defer c.setRunning(nil)
@@ -107,7 +110,7 @@ func (c *conn) parse(m *pgproto3.Parse) {
 		c.failExtended(err)
 		return
 	}
-	stmts, err := c.prepare(m.Query, m.ParameterOIDs)
+	stmts, err := c.prepare(m.Query, m.ParameterOIDs, false)
 	if err != nil {
 		c.failExtended(err)
 		return

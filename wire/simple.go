@@ -13,7 +13,7 @@ func (c *conn) simpleQuery(query string) {
 	var stmts []Statement
 	err := checkText(query)
 	if err == nil {
-		stmts, err = c.prepare(query, nil)
+		stmts, err = c.prepare(query, nil, true)
 	}
 	switch {
 	case err != nil:

@@ -44,7 +44,13 @@ func (s wireSession) Close() {
 }
 
 func (s wireSession) Prepare(ctx context.Context, query string, oids []uint32) ([]wire.Statement, error) {
-	stmts, err := s.Session.Prepare(ctx, query, oids)
+	prepare := s.Session.Prepare
+	if wire.IsSimpleQuery(ctx) {
+		prepare = func(ctx context.Context, query string, _ []uint32) ([]*sql.Stmt, error) {
+			return s.Session.PrepareSimple(ctx, query)
+		}
+	}
+	stmts, err := prepare(ctx, query, oids)
 	if err != nil {
 		return nil, err
 	}

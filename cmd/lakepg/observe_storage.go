@@ -12,10 +12,10 @@ import (
 // snapshot packages at scrape time, so reads and commits cost the metrics
 // nothing beyond the atomic adds those packages do anyway.
 type storageCollector struct {
-	readBytes, requests, retries, cacheHits, cacheMisses *prometheus.Desc
-	commits, conflicts, commitRetries                    *prometheus.Desc
-	commitGroups, groupedCommits                         *prometheus.Desc
-	catalogQueries, metaBytes, metaLoads                 *prometheus.Desc
+	readBytes, requests, retries, cacheHits, cacheMisses       *prometheus.Desc
+	commits, conflicts, commitRetries                          *prometheus.Desc
+	commitGroups, groupedCommits                               *prometheus.Desc
+	catalogQueries, metaBytes, metaLoads, fileBytes, fileLoads *prometheus.Desc
 }
 
 func newStorageCollector() *storageCollector {
@@ -44,13 +44,17 @@ func newStorageCollector() *storageCollector {
 			"Statements sent to a PostgreSQL catalog (transaction control included), each one round trip; SQLite catalogs are not counted.", nil, nil),
 		metaBytes: prometheus.NewDesc("lakepg_metadata_cache_bytes",
 			"Estimated memory held by the cache of catalog metadata (schemas, tables, columns, views per schema version).", nil, nil),
+		fileBytes: prometheus.NewDesc("lakepg_file_list_cache_bytes",
+			"Estimated memory held by the cache of tables' file lists, inlined rows and inlined deletes (at most 256 MiB).", nil, nil),
+		fileLoads: prometheus.NewDesc("lakepg_file_list_loads_total",
+			"Reads of a table's file list, inlined rows or inlined deletes: from the catalog (source=catalog) or from the cache (source=cache).", []string{"source"}, nil),
 		metaLoads: prometheus.NewDesc("lakepg_metadata_loads_total",
 			"Catalog metadata reads: the whole catalog (source=catalog), built from a cached snapshot and the tables created since (source=advanced), or reused from the cache for a snapshot of a cached schema version (source=cache).", []string{"source"}, nil),
 	}
 }
 
 func (c *storageCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.readBytes, c.requests, c.retries, c.cacheHits, c.cacheMisses, c.commits, c.conflicts, c.commitRetries, c.commitGroups, c.groupedCommits, c.catalogQueries, c.metaBytes, c.metaLoads} {
+	for _, d := range []*prometheus.Desc{c.readBytes, c.requests, c.retries, c.cacheHits, c.cacheMisses, c.commits, c.conflicts, c.commitRetries, c.commitGroups, c.groupedCommits, c.catalogQueries, c.metaBytes, c.metaLoads, c.fileBytes, c.fileLoads} {
 		ch <- d
 	}
 }
@@ -84,4 +88,8 @@ func (c *storageCollector) Collect(ch chan<- prometheus.Metric) {
 	counter(c.metaLoads, ms.Loads, "catalog")
 	counter(c.metaLoads, ms.Advances, "advanced")
 	counter(c.metaLoads, ms.Reused, "cache")
+	fs := catalog.ReadFileCacheStats()
+	ch <- prometheus.MustNewConstMetric(c.fileBytes, prometheus.GaugeValue, float64(fs.Bytes))
+	counter(c.fileLoads, fs.Loads, "catalog")
+	counter(c.fileLoads, fs.Hits, "cache")
 }

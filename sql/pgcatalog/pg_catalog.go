@@ -51,18 +51,20 @@ func init() {
 					persistence = "t"
 				}
 				owner, acl := relOwnerACL(c, rel) // roles.go
-				v := vals{}
-				if acl != "" {
-					v["relacl"] = acl
-				}
-				r.add(v.with(vals{"oid": rel.oid, "relname": rel.name, "relnamespace": rel.ns.oid, "reltype": rel.rowType(),
+				// one map per row (not merged into another): pg_class has a
+				// row per table, 10,000 of them in a big lake
+				row := vals{"oid": rel.oid, "relname": rel.name, "relnamespace": rel.ns.oid, "reltype": rel.rowType(),
 					"reloftype": 0, "relowner": owner, "relam": am, "relfilenode": filenode,
 					"reltablespace": 0, "relpages": 0, "reltuples": -1, "relallvisible": 0, "reltoastrelid": toast,
 					"relhasindex": hasIndexes(c, rel), "relisshared": false, "relpersistence": persistence, "relkind": rel.kind,
 					"relnatts": rel.natts(), "relchecks": 0, "relhasrules": false, "relhastriggers": false,
 					"relhassubclass": false, "relrowsecurity": false, "relforcerowsecurity": false,
 					"relispopulated": true, "relreplident": replident, "relispartition": false, "relrewrite": 0,
-					"relfrozenxid": frozen, "relminmxid": minMulti, xminColumn: rel.xmin()}))
+					"relfrozenxid": frozen, "relminmxid": minMulti, xminColumn: rel.xmin()}
+				if acl != "" {
+					row["relacl"] = acl
+				}
+				r.add(row)
 			}
 			for _, rel := range toasted {
 				r.add(toastRow(rel))

@@ -35,34 +35,45 @@ func newRowSet(t *Table) *rowSet {
 	return r
 }
 
-// add appends one row.
+// add appends one row. Names that are no column (other than xmin) are
+// looked for only when the row has more names than it matched: pg_class
+// adds 20,000 rows of 33 names in a lake of 10,000 tables.
 func (r *rowSet) add(row vals) {
 	if r.err != nil {
 		return
 	}
 	xmin := int64(bootstrapXID)
-	for name, v := range row {
-		if _, ok := r.idx[name]; !ok {
-			if x, isInt := v.(int64); name == xminColumn && isInt {
-				xmin = x
-				continue
-			}
-			r.err = fmt.Errorf("pgcatalog: %s has no column %s", r.t.Name, name)
-			return
+	extra := 0
+	if _, isCol := r.idx[xminColumn]; !isCol {
+		if x, isInt := row[xminColumn].(int64); isInt {
+			xmin, extra = x, 1
 		}
 	}
-	r.xmins = append(r.xmins, xmin)
+	found := 0
 	for i, c := range r.t.Cols {
 		v, ok := row[c.Name]
 		if !ok {
 			r.vecs[i].AppendNull()
 			continue
 		}
+		found++
 		if err := appendValue(r.vecs[i], v); err != nil {
 			r.err = fmt.Errorf("pgcatalog: %s.%s: %w", r.t.Name, c.Name, err)
 			return
 		}
 	}
+	if found+extra != len(row) {
+		for name, v := range row {
+			if _, ok := r.idx[name]; !ok {
+				if _, isInt := v.(int64); name == xminColumn && isInt {
+					continue
+				}
+				r.err = fmt.Errorf("pgcatalog: %s has no column %s", r.t.Name, name)
+				return
+			}
+		}
+	}
+	r.xmins = append(r.xmins, xmin)
 	r.n++
 }
 

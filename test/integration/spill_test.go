@@ -116,6 +116,14 @@ func TestJoinSpillUnderMemoryLimit(t *testing.T) {
 		"select count(*), sum(rn), sum(rk), sum(s), sum(length(l)), sum(ld) from (select row_number() over w as rn, rank() over (partition by g % 3000 order by left(h, 2)) as rk, " +
 			"sum(g) over (w rows between 2 preceding and 1 following) as s, lag(h) over w as l, lead(g, 2) over w as ld from a window w as (partition by g % 3000 order by h)) x",
 		"select sum(c) from (select count(*) over (partition by left(h, 4)) * g as c from a) x",
+		// windows over one partition bigger than the limit, with and
+		// without PARTITION BY: computed from temp files
+		"select count(*), sum(rn), sum(rk), sum(s), sum(m), sum(length(fv)), sum(c), sum(nt), sum(length(lv)) from (select row_number() over w as rn, dense_rank() over (order by left(h, 3)) as rk, " +
+			"sum(g) over (w rows between 5 preceding and 5 following) as s, max(g % 1000) over (w range between 100 preceding and 10 following) as m, " +
+			"first_value(h) over (w groups between 1 preceding and current row exclude current row) as fv, count(*) over (w range between current row and unbounded following) as c, " +
+			"ntile(7) over w as nt, last_value(h) over (order by left(h, 2) groups between current row and 1 following) as lv from a window w as (order by g desc)) x",
+		"select count(*), sum(s), sum(a), sum(length(l)) from (select sum(g) over (partition by g > 10 order by h) as s, avg(g) over (partition by g > 10 order by h rows between 3 preceding and 3 following)::bigint as a, " +
+			"lead(h, 3, 'none') over (partition by g > 10 order by h) as l from a) x",
 	}
 	one := func(s *server, sql string) string {
 		t.Helper()

@@ -1,0 +1,121 @@
+package sql
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lakepg/lakepg/catalog"
+	"github.com/lakepg/lakepg/catalog/catalogtest"
+)
+
+// TestSelectRoundTrips counts the catalog round trips of a one-table SELECT
+// on a PostgreSQL catalog: one (the statement's head) over the simple
+// protocol and two over the extended one (describing it reads the head
+// too), for a table whose rows are inlined and one with a data file, also
+// after another server committed to another table. A commit to the table
+// itself makes the next read fetch its rows again, and every read returns
+// the rows committed.
+func TestSelectRoundTrips(t *testing.T) {
+	admin := catalogtest.PostgresDSN(t)
+	if admin == "" {
+		t.Skip("LAKEPG_TEST_PG_DSN is not set")
+	}
+	schema := catalogtest.NewSchema(t, admin)
+	data := filepath.Join(t.TempDir(), "data") + "/"
+	open := func() *Session {
+		db, err := catalog.OpenWithOptions(context.Background(), admin, data, catalog.Options{Schema: schema})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sessionOn(t, db)
+	}
+	a, b := open(), open() // two servers on one lake
+	must(t, b, `CREATE TABLE small (id bigint, name text)`)
+	must(t, b, `INSERT INTO small VALUES (1, 'a'), (2, 'b')`)
+	must(t, b, `CREATE TABLE big (id bigint)`)
+	must(t, b, `CALL lakepg.set_option('data_inlining_row_limit', '0', table_name => 'big')`)
+	must(t, b, `INSERT INTO big SELECT * FROM generate_series(1, 100)`)
+	must(t, b, `CREATE TABLE other (id bigint)`)
+
+	ctx := context.Background()
+	simple := func(q string) []string {
+		t.Helper()
+		stmts, err := a.PrepareSimple(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return drain(t, a, stmts[0])
+	}
+	extended := func(q string) []string {
+		t.Helper()
+		stmts, err := a.Prepare(ctx, q, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return drain(t, a, stmts[0])
+	}
+	check := func(what string, run func(string) []string, q string, trips int64, want ...string) {
+		t.Helper()
+		before := catalog.CatalogQueries()
+		got := run(q)
+		n := catalog.CatalogQueries() - before
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("%s: %s: rows %q, want %q", what, q, got, want)
+		}
+		if trips >= 0 && n != trips {
+			t.Errorf("%s: %s: %d catalog round trips, want %d", what, q, n, trips)
+		}
+	}
+	const qs, qb = `SELECT id, name FROM small ORDER BY id`, `SELECT count(*), sum(id) FROM big WHERE id > 90`
+	check("first read", simple, qs, -1, "1|a", "2|b")
+	check("first read", simple, qb, -1, "10|955")
+	check("simple protocol", simple, qs, 1, "1|a", "2|b")
+	check("simple protocol", simple, qb, 1, "10|955")
+	check("extended protocol", extended, qs, 2, "1|a", "2|b")
+	check("extended protocol", extended, qb, 2, "10|955")
+
+	must(t, b, `INSERT INTO other VALUES (1)`)
+	check("after a commit to another table", simple, qs, 1, "1|a", "2|b")
+	check("after a commit to another table", simple, qb, 1, "10|955")
+
+	must(t, b, `INSERT INTO small VALUES (3, 'c')`)
+	must(t, b, `INSERT INTO big VALUES (1000)`)
+	check("after commits to the tables", simple, qs, -1, "1|a", "2|b", "3|c")
+	check("after commits to the tables", simple, qb, -1, "11|1955")
+	check("again", simple, qs, 1, "1|a", "2|b", "3|c")
+	check("again", simple, qb, 1, "11|1955")
+}
+
+// drain runs a prepared statement and renders its rows as run does.
+func drain(t *testing.T, s *Session, st *Stmt) []string {
+	t.Helper()
+	ctx := context.Background()
+	res, err := st.Execute(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Close()
+	var rows []string
+	for {
+		b, err := res.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b == nil {
+			return rows
+		}
+		for i := 0; i < b.N; i++ {
+			var cells []string
+			for _, v := range b.Vecs {
+				if v.IsNull(i) {
+					cells = append(cells, "NULL")
+				} else {
+					cells = append(cells, string(v.AppendText(nil, i, s.Location())))
+				}
+			}
+			rows = append(rows, strings.Join(cells, "|"))
+		}
+	}
+}
