@@ -466,41 +466,59 @@ func (w *Window) intArg(col, i int) (int64, bool) {
 // partition's first row (re-read while it is NULL), and the leading
 // buckets get one extra row when the rows do not divide evenly.
 func (w *Window) ntile(out *vec.Vector, f WindowFunc, ps, pe int) error {
-	total := int64(pe - ps)
-	var ntile, perBucket, boundary, remainder int64
+	var b ntileBuckets
 	for i := ps; i < pe; i++ {
-		if ntile == 0 {
+		if !b.started() {
 			nb, ok := w.intArg(f.Args[0], i)
 			if !ok {
 				out.AppendNull()
 				continue
 			}
-			if nb <= 0 {
-				return pgerr.New("22014", "argument of ntile must be greater than zero")
-			}
-			ntile, perBucket = 1, 0
-			boundary = total / nb
-			if boundary <= 0 {
-				boundary = 1
-			} else {
-				remainder = total % nb
-				if remainder != 0 {
-					boundary++
-				}
+			if err := b.start(int64(pe-ps), nb); err != nil {
+				return err
 			}
 		}
-		perBucket++
-		if boundary < perBucket {
-			if remainder != 0 && ntile == remainder {
-				remainder = 0
-				boundary--
-			}
-			ntile++
-			perBucket = 1
-		}
-		out.AppendInt(ntile)
+		out.AppendInt(b.next())
 	}
 	return nil
+}
+
+// ntileBuckets numbers a partition's rows into buckets, for the in-memory
+// and the paged evaluator alike.
+type ntileBuckets struct{ ntile, perBucket, boundary, remainder int64 }
+
+func (b *ntileBuckets) started() bool { return b.ntile != 0 }
+
+// start splits total rows into nb buckets.
+func (b *ntileBuckets) start(total, nb int64) error {
+	if nb <= 0 {
+		return pgerr.New("22014", "argument of ntile must be greater than zero")
+	}
+	b.ntile, b.perBucket = 1, 0
+	b.boundary = total / nb
+	if b.boundary <= 0 {
+		b.boundary = 1
+	} else {
+		b.remainder = total % nb
+		if b.remainder != 0 {
+			b.boundary++
+		}
+	}
+	return nil
+}
+
+// next is the bucket of the next row.
+func (b *ntileBuckets) next() int64 {
+	b.perBucket++
+	if b.boundary < b.perBucket {
+		if b.remainder != 0 && b.ntile == b.remainder {
+			b.remainder = 0
+			b.boundary--
+		}
+		b.ntile++
+		b.perBucket = 1
+	}
+	return b.ntile
 }
 
 func (w *Window) lagLead(out *vec.Vector, f WindowFunc, ps, pe int) error {

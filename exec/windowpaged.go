@@ -382,11 +382,10 @@ func (e *pagedEval) ranking() error {
 
 // ntile is Window.ntile over the file.
 func (e *pagedEval) ntile() error {
-	total := int64(e.n)
-	var ntile, perBucket, boundary, remainder int64
+	var b ntileBuckets
 	for i := 0; i < e.n; i++ {
 		out := e.out.pend.Vecs[0]
-		if ntile == 0 {
+		if !b.started() {
 			nb, ok := e.p.intArg(e.f.Args[0], i)
 			if !ok {
 				out.AppendNull()
@@ -395,30 +394,11 @@ func (e *pagedEval) ntile() error {
 				}
 				continue
 			}
-			if nb <= 0 {
-				return pgerr.New("22014", "argument of ntile must be greater than zero")
-			}
-			ntile, perBucket = 1, 0
-			boundary = total / nb
-			if boundary <= 0 {
-				boundary = 1
-			} else {
-				remainder = total % nb
-				if remainder != 0 {
-					boundary++
-				}
+			if err := b.start(int64(e.n), nb); err != nil {
+				return err
 			}
 		}
-		perBucket++
-		if boundary < perBucket {
-			if remainder != 0 && ntile == remainder {
-				remainder = 0
-				boundary--
-			}
-			ntile++
-			perBucket = 1
-		}
-		out.AppendInt(ntile)
+		out.AppendInt(b.next())
 		if err := e.done(i); err != nil {
 			return err
 		}
