@@ -786,19 +786,29 @@ func (w *Window) rangeBound(b FrameBound, start bool, i, ps, pe int) (int, error
 	return lo + sort.Search(hi-lo, func(r int) bool { return !before(lo + r) }), nil
 }
 
-// aggregate evaluates an aggregate over each row's frame in [ps, pe).
-func (w *Window) aggregate(out *vec.Vector, f WindowFunc, ps, pe int) error {
-	a := f.Agg
+// newFrameAgg is the one-group state of a windowed aggregate, and its
+// inverse when rows can be taken out of it as a frame slides.
+func newFrameAgg(a Agg) (aggFn, invertible, bool, error) {
 	t, err := aggOut(a)
 	if err != nil {
-		return err
+		return nil, nil, false, err
 	}
 	fn, err := newAggFn(a, t)
 	if err != nil {
-		return err
+		return nil, nil, false, err
 	}
 	fn.grow(1)
-	inv, canInvert := fn.(invertible)
+	inv, ok := fn.(invertible)
+	return fn, inv, ok, nil
+}
+
+// aggregate evaluates an aggregate over each row's frame in [ps, pe).
+func (w *Window) aggregate(out *vec.Vector, f WindowFunc, ps, pe int) error {
+	a := f.Agg
+	fn, inv, canInvert, err := newFrameAgg(a)
+	if err != nil {
+		return err
+	}
 	fr := f.Frame.resolved()
 	var filt []int32 // rows passing FILTER, ascending
 	if a.Filter > 0 {

@@ -668,16 +668,10 @@ func (e *pagedEval) rangeBound(b FrameBound, start bool, i int) (int, error) {
 func (e *pagedEval) aggregate() error {
 	f, p := e.f, e.p
 	a := f.Agg
-	t, err := aggOut(a)
+	fn, inv, canInvert, err := newFrameAgg(a)
 	if err != nil {
 		return err
 	}
-	fn, err := newAggFn(a, t)
-	if err != nil {
-		return err
-	}
-	fn.grow(1)
-	inv, canInvert := fn.(invertible)
 	fr := f.Frame.resolved()
 	zeros := make([]int32, pageRows)
 	iota := make([]int32, pageRows)
