@@ -362,25 +362,9 @@ func (k *keyCols) wrongGuesses(rows, gids []int32, keys []*vec.Vector) []int32 {
 				}
 			}
 		case s.Type.Storage() == types.StoreInt:
-			stored, in := s.I64, b.I64
-			for _, i := range live {
-				if stored[gids[i]] == in[i] {
-					live[n] = i
-					n++
-				} else {
-					wrong = append(wrong, i)
-				}
-			}
+			n, wrong = splitEqual(s.I64, b.I64, gids, live, wrong)
 		case s.Type.Storage() == types.StoreBytes && !s.Type.DynNumeric():
-			stored, in := s.S, b.S
-			for _, i := range live {
-				if stored[gids[i]] == in[i] {
-					live[n] = i
-					n++
-				} else {
-					wrong = append(wrong, i)
-				}
-			}
+			n, wrong = splitEqual(s.S, b.S, gids, live, wrong)
 		default:
 			for _, i := range live {
 				if rowsEqual(s, int(gids[i]), b, int(i)) {
@@ -395,6 +379,21 @@ func (k *keyCols) wrongGuesses(rows, gids []int32, keys []*vec.Vector) []int32 {
 	}
 	k.live, k.wrong = live, wrong
 	return wrong
+}
+
+// splitEqual keeps at the front of live the rows whose value equals their
+// group's stored one, returning how many, and appends the others to wrong.
+func splitEqual[T comparable](stored, in []T, gids, live, wrong []int32) (int, []int32) {
+	n := 0
+	for _, i := range live {
+		if stored[gids[i]] == in[i] {
+			live[n] = i
+			n++
+		} else {
+			wrong = append(wrong, i)
+		}
+	}
+	return n, wrong
 }
 
 // groupID is the group of row i of keys, whose hash is h, added when new;
