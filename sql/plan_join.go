@@ -483,7 +483,9 @@ func earlySemiJoinItem(c *pg.Node, items []*source) (int, bool) {
 }
 
 // plainSubquery is true for a SELECT over base tables without WITH, set
-// operations or subqueries of its own.
+// operations or subqueries outside its WHERE. A subquery in the WHERE is
+// planned with it (TPC-DS q58: the dates of the week of one date), and the
+// caller's standalone check sees any correlation it has.
 func plainSubquery(sel *pg.SelectStmt) bool {
 	if sel == nil || sel.Op != pg.SetOperation_SETOP_NONE || sel.WithClause != nil || len(sel.ValuesLists) > 0 {
 		return false
@@ -503,7 +505,7 @@ func plainSubquery(sel *pg.SelectStmt) bool {
 			return false
 		}
 	}
-	return !hasSubLink(sel.WhereClause) && !hasSubLink(sel.HavingClause)
+	return !hasSubLink(sel.HavingClause)
 }
 
 // innerSubLink is the SubLink of c or of NOT c, or nil.

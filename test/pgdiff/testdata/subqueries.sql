@@ -144,3 +144,9 @@ SELECT CASE WHEN (SELECT count(*) FROM b WHERE v > 2) > 1 THEN (SELECT sum(v) FR
 SELECT (SELECT v FROM b WHERE id = 1), (SELECT id FROM b WHERE id = 1), (SELECT count(*) FROM b WHERE id = 1);
 -- @error
 SELECT (SELECT v FROM b WHERE id > 0), (SELECT id FROM b WHERE id > 0);
+-- an IN over one FROM item of a join whose subquery has a subquery in its WHERE: uncorrelated, it
+-- filters that item before the join; correlated with the joined rows, it is planned after the join
+SELECT a.id, b.id FROM a JOIN b ON a.id = b.id WHERE a.v IN (SELECT x.v FROM b x WHERE x.id < (SELECT max(id) FROM b WHERE v > 10)) ORDER BY 1, 2;
+SELECT a.id, b.id FROM a JOIN b ON a.id = b.id WHERE a.v NOT IN (SELECT x.v FROM b x WHERE x.v IS NOT NULL AND x.id <> (SELECT min(id) FROM b)) ORDER BY 1, 2;
+SELECT a.id, b.id FROM a JOIN b ON a.id = b.id WHERE a.v IN (SELECT x.v FROM a x WHERE x.id <= (SELECT max(y.id) FROM b y WHERE y.v >= b.v)) ORDER BY 1, 2;
+SELECT a.id, b.id FROM a JOIN b ON a.id = b.id WHERE a.v IN (SELECT x.v FROM a x WHERE EXISTS (SELECT 1 FROM b y WHERE y.id = x.id AND y.v = a.v)) ORDER BY 1, 2;
