@@ -511,6 +511,12 @@ func (a *Arith) evalNumeric(l, r *vec.Vector, n int, nulls []bool, out *vec.Vect
 			}
 			continue
 		}
+		if a.T.Scale < 0 && (a.Op == '*' || a.Op == '+' || a.Op == '-') {
+			if z, ok := arith128(a.Op, l, r, i); ok {
+				out.AppendString(z.String())
+				continue
+			}
+		}
 		x, sx := NumericValue(l, i)
 		y, sy := NumericValue(r, i)
 		z, sz, err := DecimalArith(a.Op, x, sx, y, sy)

@@ -380,6 +380,13 @@ func CompareNumeric(l *vec.Vector, i int, r *vec.Vector, j int) int {
 	if lk, rk := l.NumericSpecial(i), r.NumericSpecial(j); lk != 0 || rk != 0 {
 		return cmp.Compare(lk, rk)
 	}
+	if a, ok := numeric128(l, i); ok {
+		if b, ok := numeric128(r, j); ok {
+			if c, ok := cmpDec128(a, b); ok {
+				return c
+			}
+		}
+	}
 	x, sx := NumericValue(l, i)
 	y, sy := NumericValue(r, j)
 	s := max(sx, sy)
