@@ -3,8 +3,8 @@ package exec
 import (
 	"math/bits"
 
-	"github.com/lakepg/lakepg/types"
 	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/types"
 )
 
 // dec128 is a decimal whose digits fit a 128-bit magnitude: a sign, the
