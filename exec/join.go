@@ -544,6 +544,13 @@ rows:
 	for a, b := 0, len(j.nullKey)-1; a < b; a, b = a+1, b-1 {
 		j.nullKey[a], j.nullKey[b] = j.nullKey[b], j.nullKey[a]
 	}
+	if len(t.slots) >= minFilteredHashSlots {
+		j.filter = newKeyFilter(t.n)
+		for _, h := range hs {
+			j.filter.add(int64(h))
+		}
+		return j.res.grow(t.bytes() + 8*int64(n) + j.filter.bytes())
+	}
 	return j.res.grow(t.bytes() + 8*int64(n))
 }
 
@@ -695,33 +702,51 @@ func (j *joinBuild) lookup(pkeys []*vec.Vector, n int, heads []int32, hs []uint6
 		}
 		return hs
 	}
-	if cap(hs) < n {
-		hs = make([]uint64, n)
+	// hs holds the rows' hashes, then the positions of the rows to probe:
+	// those without a NULL key that the filter, if any, lets through
+	if cap(hs) < 2*n {
+		hs = make([]uint64, 2*n)
 	}
-	hs = hs[:n]
+	hashes, cand := hs[:n], hs[n:n]
 	for i, k := range pkeys {
-		hashColumn(hs, k, n, i == 0)
+		hashColumn(hashes, k, n, i == 0)
+	}
+	// heads is -2 for a row with a NULL key until it is reported
+	heads = heads[:n]
+	for i := range heads {
+		heads[i] = -1
+	}
+	for _, k := range pkeys {
+		if k.Nulls != nil {
+			for i, null := range k.Nulls[:n] {
+				if null {
+					heads[i] = -2
+				}
+			}
+		}
+	}
+	for i, h := range hashes {
+		if heads[i] == -2 {
+			heads[i] = -1
+			onNull(i)
+			continue
+		}
+		if j.filter == nil || j.filter.mayHave(int64(h)) {
+			cand = append(cand, uint64(i))
+		}
 	}
 	t := j.htab
 	mask := uint64(len(t.slots) - 1)
-rows:
-	for i, h := range hs {
-		for _, k := range pkeys {
-			if k.IsNull(i) {
-				heads[i] = -1
-				onNull(i)
-				continue rows
-			}
-		}
+	for _, i := range cand {
+		h := hashes[i]
 		s := h & mask
 		tag := slotTag(h)
-		heads[i] = -1
 		for {
 			sl := t.slots[s]
 			if sl == 0 {
 				break
 			}
-			if slotTag(sl) == tag && j.keysEqual(pkeys, i, int(slotVal(sl)-1)) {
+			if slotTag(sl) == tag && j.keysEqual(pkeys, int(i), int(slotVal(sl)-1)) {
 				heads[i] = slotVal(sl) - 1
 				break
 			}

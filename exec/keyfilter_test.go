@@ -55,20 +55,28 @@ func TestHashJoinLargeBuildFilter(t *testing.T) {
 		}
 		L = append(L, []any{k, int64(i)})
 	}
-	for _, typ := range allJoinTypes {
-		j := &HashJoin{Env: env, Left: newRowsOp(ts, L, 2048), Right: newRowsOp(ts, R, 2048),
-			LeftKeys: []Expr{col(0, ts[0])}, RightKeys: []Expr{col(0, ts[0])}, Type: typ}
-		got := collect(t, j)
-		if typ == JoinInner && j.filter == nil {
-			t.Fatal("the build side got no key filter")
+	// one integer key (the int64 table), and the same key twice (the
+	// general table of several keys, filtered by the keys' hash)
+	for _, keys := range []int{1, 2} {
+		var lk, rk []Expr
+		for range keys {
+			lk, rk = append(lk, col(0, ts[0])), append(rk, col(0, ts[0]))
 		}
-		want := refJoinByKey(L, R, typ)
-		sort.Strings(got)
-		sort.Strings(want)
-		if strings.Join(got, "\n") != strings.Join(want, "\n") {
-			t.Errorf("%s: %d rows, want %d", typ, len(got), len(want))
+		for _, typ := range allJoinTypes {
+			j := &HashJoin{Env: env, Left: newRowsOp(ts, L, 2048), Right: newRowsOp(ts, R, 2048),
+				LeftKeys: lk, RightKeys: rk, Type: typ}
+			got := collect(t, j)
+			if typ == JoinInner && j.filter == nil {
+				t.Fatalf("%d keys: the build side got no key filter", keys)
+			}
+			want := refJoinByKey(L, R, typ)
+			sort.Strings(got)
+			sort.Strings(want)
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("%d keys, %s: %d rows, want %d", keys, typ, len(got), len(want))
+			}
+			j.Close()
 		}
-		j.Close()
 	}
 }
 
