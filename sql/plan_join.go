@@ -344,6 +344,7 @@ func (qc *queryCtx) joinItems(items []*source, conj []*pg.Node) (*source, error)
 	var preds []*pred
 	var late []*pg.Node
 	for _, c := range conj {
+		c = qc.orRanges(c)
 		if hasSubLink(c) && !qc.constantSubLinks(c) {
 			late = append(late, c)
 			continue
@@ -363,6 +364,7 @@ func (qc *queryCtx) joinItems(items []*source, conj []*pg.Node) (*source, error)
 		preds = append(preds, &pred{n: c, refs: refs})
 		if len(refs) > 1 {
 			for _, d := range deriveOr(c, items) {
+				d = qc.orRanges(d)
 				dr, _ := refItems(d, items)
 				preds = append(preds, &pred{n: d, refs: dr})
 			}

@@ -19,12 +19,13 @@ const (
 	ruleCTESharedFilter  = "cte_shared_filter"   // a WITH query read by several references runs once, their conditions OR'ed into it
 	ruleConstantFalse    = "constant_false"      // a constant false condition reads nothing
 	ruleFactorOr         = "factor_or"           // a condition common to OR branches taken out
+	ruleOrRanges         = "or_ranges"           // an OR of ranges of one column that form one range is that range (or_ranges.go)
 	ruleDynamicFilters   = "dynamic_filters"     // scans skip row groups outside a join's build keys
 	ruleSharedSubqueries = "shared_subqueries"   // uncorrelated scalar subqueries reading the same rows run as one
 )
 
 // rules are the rule names in the order the planner applies them.
-var rules = []string{ruleSharedSubqueries, ruleFactorOr, ruleConstantFalse, ruleSubqueryPushdown, ruleCTESharedFilter, ruleOuterToInner,
+var rules = []string{ruleSharedSubqueries, ruleFactorOr, ruleOrRanges, ruleConstantFalse, ruleSubqueryPushdown, ruleCTESharedFilter, ruleOuterToInner,
 	ruleOuterPushdown, ruleImpliedCondition, ruleJoinOrder, ruleDynamicFilters}
 
 // checkDisabledRules validates a lakepg.disabled_rules value.

@@ -105,3 +105,12 @@ SELECT sum(10 / (a - 2)) FILTER (WHERE a <> 2), count(*) FILTER (WHERE a <> 2 AN
 SELECT id, sum(10 / (a - 2)) FILTER (WHERE a <> 2) OVER (ORDER BY id) FROM c ORDER BY id;
 -- @error
 SELECT sum(10 / (a - 2)) FILTER (WHERE a > 1) FROM c;
+-- ORs of ranges of one column: merged into one range where they touch, left alone across a gap
+SELECT id FROM c WHERE x BETWEEN 1.00 AND 2.00 OR x BETWEEN 2.00 AND 5 OR x = -2.25 ORDER BY id;
+SELECT id FROM c WHERE a BETWEEN 0 AND 1 OR a BETWEEN 1 AND 3 ORDER BY id;
+SELECT id FROM c WHERE a < 2 OR a >= 2 ORDER BY id;
+SELECT id FROM c WHERE b > 4 AND b <= 10 OR b = 4 OR 30 < b ORDER BY id;
+SELECT id FROM c WHERE x > 1.5 AND x < 1.5 OR x BETWEEN -3 AND 2 ORDER BY id;
+SELECT id, a BETWEEN 0 AND 1 OR a BETWEEN 1 AND 3 FROM c ORDER BY id;
+SELECT count(*) FROM c c1 JOIN c c2 ON c1.id = c2.id WHERE (c1.a BETWEEN 1 AND 2 AND c2.t = 'one') OR (c1.a BETWEEN 2 AND 4 AND c2.t = 'two');
+SELECT c1.id FROM c c1 LEFT JOIN c c2 ON c1.id = c2.id AND (c2.x BETWEEN -3 AND 0 OR c2.x BETWEEN 0 AND 1.5) WHERE c2.id IS NULL ORDER BY 1;

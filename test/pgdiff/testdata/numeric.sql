@@ -122,3 +122,9 @@ INSERT INTO ninf VALUES ('Infinity');
 -- @error
 INSERT INTO ninf SELECT '-Infinity'::float8;
 SELECT count(*) FROM ninf;
+-- products, sums and comparisons of unconstrained numerics (averages) of many digits
+SELECT id, avg(p) OVER () * 0.1, avg(q) OVER () + p, p - avg(q) OVER (), avg(q) OVER () * avg(p) OVER () FROM m ORDER BY id;
+SELECT id FROM m WHERE p <= 0.1 * (SELECT avg(q) FROM m) ORDER BY id;
+SELECT id FROM m WHERE q::numeric > (SELECT avg(p) FROM m) - 1000000 ORDER BY id;
+SELECT 12345678901234567890.123 * 98765432109876543210.5, 99999999999999999999999999999999999999 * 10, -0.000 + 0, 1.50 - 1.5;
+SELECT 340282366920938463463374607431768211455 + 1, 340282366920938463463374607431768211455 * -1, -340282366920938463463374607431768211455 - 1;
