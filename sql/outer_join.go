@@ -96,7 +96,8 @@ func (qc *queryCtx) outerJoin(j *pg.JoinExpr, where *wherePending) (src *source,
 	if j.Jointype == pg.JoinType_JOIN_RIGHT {
 		src, err = qc.joinPlanned(j, ns, ks)
 	} else {
-		src, err = qc.joinPlanned(j, ks, ns)
+		src, err = qc.joinPlanned(j, qc.onScope(j, ks), ns)
+		src = onScopeRestored(src, ks)
 	}
 	return src, false, err
 }

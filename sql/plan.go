@@ -55,6 +55,9 @@ type queryCtx struct {
 	viewDepth int
 	// shared are the scalar subqueries run together (subquery_shared.go)
 	shared map[*pg.SubLink]*sharedScalars
+	// onReaches names the two tables the ON condition of a LEFT JOIN that
+	// outer_join_reorder rebuilt may read (outer_join_reorder.go)
+	onReaches map[*pg.JoinExpr][2]string
 }
 
 // cteDef is a WITH entry; each reference plans it afresh (inlining), which

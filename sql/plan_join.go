@@ -197,6 +197,10 @@ func (qc *queryCtx) planFromWhere(from []*pg.Node, where *pg.Node) (*source, err
 		src := &source{op: &exec.Values{Env: qc.env, Rows: [][]exec.Expr{{}}}, sc: &scope{}, rows: 1}
 		return qc.applyConjuncts(src, splitAnd(where))
 	}
+	names, reordered := []string(nil), false
+	if f, w, ns, ok := qc.innerBelowOuter(from, where); ok {
+		from, where, names, reordered = f, w, ns, true
+	}
 	pending := &wherePending{conj: splitAnd(where)}
 	items, conj, err := qc.flattenFrom(from, pending)
 	if err != nil {
@@ -207,7 +211,13 @@ func (qc *queryCtx) planFromWhere(from []*pg.Node, where *pg.Node) (*source, err
 	if err != nil {
 		return nil, err
 	}
-	return src, qc.checkPushed(pending.pushed, src.sc)
+	if err := qc.checkPushed(pending.pushed, src.sc); err != nil {
+		return nil, err
+	}
+	if reordered {
+		return qc.inNameOrder(src, names)
+	}
+	return src, nil
 }
 
 // factorOr is factorOrs unless the rule is off.

@@ -13,6 +13,7 @@ import (
 const (
 	ruleJoinOrder        = "join_order"          // joins ordered by cost (join_order.go); off: as written
 	ruleOuterPushdown    = "outer_join_pushdown" // WHERE below an outer join, into its preserved side
+	ruleOuterJoinReorder = "outer_join_reorder"  // tables joined to a LEFT JOIN's preserved side join it below the outer join (outer_join_reorder.go)
 	ruleOuterToInner     = "outer_join_to_inner" // a null-rejecting WHERE makes an outer join inner
 	ruleImpliedCondition = "implied_conditions"  // col = constant carried across ON equalities
 	ruleSubqueryPushdown = "subquery_pushdown"   // WHERE into derived tables and WITH queries
@@ -25,7 +26,7 @@ const (
 )
 
 // rules are the rule names in the order the planner applies them.
-var rules = []string{ruleSharedSubqueries, ruleFactorOr, ruleOrRanges, ruleConstantFalse, ruleSubqueryPushdown, ruleCTESharedFilter, ruleOuterToInner,
+var rules = []string{ruleSharedSubqueries, ruleFactorOr, ruleOrRanges, ruleConstantFalse, ruleSubqueryPushdown, ruleCTESharedFilter, ruleOuterJoinReorder, ruleOuterToInner,
 	ruleOuterPushdown, ruleImpliedCondition, ruleJoinOrder, ruleDynamicFilters}
 
 // checkDisabledRules validates a lakepg.disabled_rules value.

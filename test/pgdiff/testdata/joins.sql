@@ -79,3 +79,19 @@ INSERT INTO jn VALUES (1, 5), (2, 999.99), (3, 5.5);
 SELECT jb.id, jn.id FROM jb JOIN jn ON jb.g = jn.n ORDER BY 1, 2;
 SELECT id FROM jb WHERE g IN (SELECT n FROM jn) ORDER BY id;
 SELECT id FROM jn WHERE n NOT IN (SELECT g FROM jb) ORDER BY id;
+-- a LEFT JOIN beside other tables: those joined to its preserved side are joined below it,
+-- and the columns keep the order written
+SELECT * FROM emp e LEFT JOIN dept d ON e.dept = d.id, city c WHERE c.city = 'paris' AND e.salary > 3000 ORDER BY e.id, c.city;
+SELECT * FROM city c, emp e LEFT JOIN dept d ON e.dept = d.id WHERE d.city IS NULL ORDER BY e.id, c.city;
+SELECT e.name, d.dname, b.name FROM emp e LEFT JOIN dept d ON e.dept = d.id AND d.city = 'paris', emp b WHERE b.id = e.boss ORDER BY e.name;
+SELECT e.name, d.dname, c.country FROM emp e LEFT JOIN dept d ON e.dept = d.id JOIN city c ON c.city = d.city ORDER BY e.name;
+SELECT e.name, d.dname, b.name FROM emp e LEFT JOIN dept d ON e.dept = d.id JOIN emp b ON b.id = e.boss WHERE d.id IS NULL OR b.salary > 4000 ORDER BY e.name;
+SELECT count(*), count(d.id), sum(c.country IS NULL::int) FROM emp e LEFT JOIN dept d ON e.dept = d.id, city c;
+-- the ON condition still reads only the two tables it joins
+-- @error
+SELECT e.name FROM emp e LEFT JOIN dept d ON e.dept = d.id AND c.city = d.city, city c;
+-- @error
+SELECT e.name FROM emp e LEFT JOIN dept d ON e.dept = d.id AND country = 'fr', city c;
+SELECT e.name, d.dname FROM emp e LEFT JOIN dept d ON e.dept = d.id AND dname <> 'dev', city WHERE city.city = d.city ORDER BY 1;
+-- city in ON is dept's column, not city's: city is not in reach of ON
+SELECT e.name, d.dname, c.city FROM emp e LEFT JOIN dept d ON e.dept = d.id AND city = 'paris', city c ORDER BY 1, 3;

@@ -1,0 +1,169 @@
+package sql
+
+import (
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/pgerr"
+)
+
+// innerBelowOuter is the rule outer_join_reorder. A FROM list of tables
+// and one LEFT JOIN of two tables, (K LEFT JOIN N ON q), C1, …, Ck, is
+// planned as ((K, C1, …, Ck) LEFT JOIN N ON q): every row of K × C meets
+// the same rows of N through q, which reads only K and N, so the inner
+// joins may run first, with WHERE's conditions on K and the Ci pushed
+// below the outer join (outer_join_pushdown). TPC-DS q80 joins 2.9 M
+// store_sales rows with their returns and only then with the 30 dates
+// that keep 2 % of them; q40 and q78 are alike.
+//
+// It returns the new FROM list, WHERE with the ON conditions of the inner
+// joins it flattened, and the FROM items' names in the order written,
+// which planFromWhere gives the columns back in. ok is false when FROM has
+// another shape: a table name twice, an item other than a table, more than
+// one outer join, USING, NATURAL or an alias on the join.
+func (qc *queryCtx) innerBelowOuter(from []*pg.Node, where *pg.Node) (newFrom []*pg.Node, newWhere *pg.Node, names []string, ok bool) {
+	if !qc.ruleOn(ruleOuterJoinReorder) {
+		return nil, nil, nil, false
+	}
+	var leaves, quals []*pg.Node
+	var flatten func(n *pg.Node) bool
+	flatten = func(n *pg.Node) bool {
+		if j := n.GetJoinExpr(); j != nil && j.Jointype == pg.JoinType_JOIN_INNER && len(j.UsingClause) == 0 && !j.IsNatural && j.Alias == nil {
+			quals = append(quals, splitAnd(j.Quals)...)
+			return flatten(j.Larg) && flatten(j.Rarg)
+		}
+		leaves = append(leaves, n)
+		return true
+	}
+	for _, n := range from {
+		if !flatten(n) {
+			return nil, nil, nil, false
+		}
+	}
+	var outer *pg.JoinExpr
+	var others []*pg.Node
+	seen := map[string]bool{}
+	name := func(n *pg.Node) (string, bool) {
+		rv := n.GetRangeVar()
+		if rv == nil || rv.Inh == false {
+			return "", false // not a table, or ONLY
+		}
+		s := rv.Relname
+		if rv.Alias != nil {
+			if len(rv.Alias.Colnames) > 0 {
+				return "", false
+			}
+			s = rv.Alias.Aliasname
+		}
+		if seen[s] {
+			return "", false
+		}
+		seen[s] = true
+		return s, true
+	}
+	for _, n := range leaves {
+		if j := n.GetJoinExpr(); j != nil && j.Jointype == pg.JoinType_JOIN_LEFT && outer == nil && reorderableOuter(j) {
+			k, okK := name(j.Larg)
+			nn, okN := name(j.Rarg)
+			if !okK || !okN {
+				return nil, nil, nil, false
+			}
+			outer = j
+			names = append(names, k, nn)
+			continue
+		}
+		s, ok := name(n)
+		if !ok {
+			return nil, nil, nil, false
+		}
+		names = append(names, s)
+		others = append(others, n)
+	}
+	if outer == nil || len(others) == 0 {
+		return nil, nil, nil, false
+	}
+	keep := outer.Larg
+	for _, c := range others {
+		keep = &pg.Node{Node: &pg.Node_JoinExpr{JoinExpr: &pg.JoinExpr{Jointype: pg.JoinType_JOIN_INNER, Larg: keep, Rarg: c}}}
+	}
+	j := &pg.JoinExpr{Jointype: pg.JoinType_JOIN_LEFT, Larg: keep, Rarg: outer.Rarg, Quals: outer.Quals, Rtindex: outer.Rtindex}
+	if qc.onReaches == nil {
+		qc.onReaches = map[*pg.JoinExpr][2]string{}
+	}
+	qc.onReaches[j] = [2]string{nameOf(outer.Larg), nameOf(outer.Rarg)}
+	newWhere = where
+	if len(quals) > 0 {
+		newWhere = &pg.Node{Node: &pg.Node_BoolExpr{BoolExpr: &pg.BoolExpr{Boolop: pg.BoolExprType_AND_EXPR,
+			Args: append(append([]*pg.Node{}, quals...), splitAnd(where)...), Location: -1}}}
+	}
+	qc.fired(ruleOuterJoinReorder)
+	return []*pg.Node{{Node: &pg.Node_JoinExpr{JoinExpr: j}}}, newWhere, names, true
+}
+
+// nameOf is the name a table in FROM goes by.
+func nameOf(n *pg.Node) string {
+	rv := n.GetRangeVar()
+	if rv.Alias != nil {
+		return rv.Alias.Aliasname
+	}
+	return rv.Relname
+}
+
+// onScope hides, from the ON condition of a join innerBelowOuter made,
+// the tables it moved below the join: the condition reads only the two
+// tables it was written between, as PostgreSQL resolves it.
+func (qc *queryCtx) onScope(j *pg.JoinExpr, l *source) *source {
+	reach, ok := qc.onReaches[j]
+	if !ok {
+		return l
+	}
+	sc := &scope{cols: make([]scopeCol, len(l.sc.cols)), shadow: l.sc.shadow}
+	for i, c := range l.sc.cols {
+		if c.Table != reach[0] && c.Table != reach[1] {
+			c.Table, c.Name = "\x00", "\x00"
+		}
+		sc.cols[i] = c
+	}
+	out := *l
+	out.sc = sc
+	return &out
+}
+
+// onScopeRestored gives the join's output the names onScope hid.
+func onScopeRestored(out, l *source) *source {
+	if out == nil || len(out.sc.cols) < len(l.sc.cols) {
+		return out
+	}
+	sc := &scope{cols: append(append([]scopeCol{}, l.sc.cols...), out.sc.cols[len(l.sc.cols):]...), shadow: out.sc.shadow}
+	o := *out
+	o.sc = sc
+	return &o
+}
+
+// inNameOrder puts the columns of src, the plan of a FROM list
+// innerBelowOuter rewrote, back in the order of the tables as written.
+func (qc *queryCtx) inNameOrder(src *source, names []string) (*source, error) {
+	var exprs []exec.Expr
+	sc := &scope{}
+	ts := src.op.Types()
+	inOrder := true
+	for _, n := range names {
+		for i, c := range src.sc.cols {
+			if c.Table == n {
+				inOrder = inOrder && i == len(exprs)
+				exprs = append(exprs, &exec.ColRef{Idx: i, T: ts[i]})
+				sc.cols = append(sc.cols, c)
+			}
+		}
+	}
+	if len(exprs) != len(src.sc.cols) {
+		return nil, pgerr.New(pgerr.Internal, "outer_join_reorder: %d of %d columns belong to the FROM items", len(exprs), len(src.sc.cols))
+	}
+	if inOrder {
+		return src, nil
+	}
+	out := *src
+	out.op = &exec.Project{Env: qc.env, Input: src.op, Exprs: exprs}
+	out.sc = sc
+	return &out, nil
+}
