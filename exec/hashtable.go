@@ -351,8 +351,13 @@ func (k *keyCols) wrongGuesses(rows, gids []int32, keys []*vec.Vector) []int32 {
 		}
 		b := keys[c]
 		n := 0
+		nullable := b.Nulls != nil || k.nulls[c]
 		switch {
-		case b.Nulls != nil || k.nulls[c]:
+		case nullable && s.Type.Storage() == types.StoreInt:
+			n, wrong = splitEqualNullable(s.I64, b.I64, s.Nulls, b.Nulls, gids, live, wrong)
+		case nullable && s.Type.Storage() == types.StoreBytes && !s.Type.DynNumeric():
+			n, wrong = splitEqualNullable(s.S, b.S, s.Nulls, b.Nulls, gids, live, wrong)
+		case nullable:
 			for _, i := range live {
 				if nullableEqual(s, int(gids[i]), b, int(i)) {
 					live[n] = i
@@ -387,6 +392,24 @@ func splitEqual[T comparable](stored, in []T, gids, live, wrong []int32) (int, [
 	n := 0
 	for _, i := range live {
 		if stored[gids[i]] == in[i] {
+			live[n] = i
+			n++
+		} else {
+			wrong = append(wrong, i)
+		}
+	}
+	return n, wrong
+}
+
+// splitEqualNullable is splitEqual where either side may hold NULLs
+// (nil: none): NULL equals NULL here, as GROUP BY has it.
+func splitEqualNullable[T comparable](stored, in []T, storedNulls, inNulls []bool, gids, live, wrong []int32) (int, []int32) {
+	n := 0
+	for _, i := range live {
+		g := gids[i]
+		sn := storedNulls != nil && storedNulls[g]
+		bn := inNulls != nil && inNulls[i]
+		if sn == bn && (sn || stored[g] == in[i]) {
 			live[n] = i
 			n++
 		} else {
