@@ -738,6 +738,9 @@ func (c *colReader) segment(v *vec.Vector, off, k int) error {
 		c.defPos += k
 		nn = countOnes(defs)
 	}
+	if nn < k && c.dict && (c.plan.out == types.StoreInt || c.plan.out == types.StoreBytes) {
+		return c.dictWithNulls(v, off, defs, nn)
+	}
 	var d dest
 	switch c.plan.out {
 	case types.StoreInt:
@@ -781,6 +784,49 @@ func (c *colReader) segment(v *vec.Vector, off, k int) error {
 		expand(v.S[off:off+k], defs, nn)
 	}
 	return nil
+}
+
+// dictWithNulls fills v[off:off+len(defs)] from the dictionary, NULL where
+// the definition level is 0, in one pass over the rows: the values of a
+// column with NULLs go straight to their rows instead of being gathered
+// to the front and then spread out (expand).
+func (c *colReader) dictWithNulls(v *vec.Vector, off int, defs []uint8, nn int) error {
+	if c.idxPos+nn > len(c.idx) {
+		return c.corrupt("fewer dictionary indices than values")
+	}
+	idx := c.idx[c.idxPos : c.idxPos+nn]
+	c.idxPos += nn
+	k := len(defs)
+	if !c.anyNull {
+		clear(c.nulls[:off])
+		c.anyNull = true
+	}
+	nl := c.nulls[off : off+k]
+	for i, d := range defs {
+		nl[i] = d == 0
+	}
+	if c.plan.out == types.StoreInt {
+		gatherDefs(v.I64[off:off+k], c.dI64, idx, defs)
+	} else {
+		gatherDefs(v.S[off:off+k], c.dS, idx, defs)
+	}
+	return nil
+}
+
+// gatherDefs is gather followed by expand: dst[i] is the next dictionary
+// value where defs[i] is 1, the zero value where it is 0.
+func gatherDefs[T any](dst, dict []T, idx []int32, defs []uint8) {
+	var zero T
+	dst = dst[:len(defs)]
+	j := 0
+	for i, d := range defs {
+		if d != 0 {
+			dst[i] = dict[idx[j]]
+			j++
+		} else {
+			dst[i] = zero
+		}
+	}
 }
 
 // decodeInto fills d with the next n non-NULL values of the page: from the
