@@ -1,6 +1,7 @@
 package parquetio
 
 import (
+	"encoding/binary"
 	"errors"
 
 	"github.com/parquet-go/bitpack"
@@ -195,15 +196,7 @@ func decodeLevels(dst []uint8, src []byte, bw uint) (ones int, err error) {
 			full := m / 8
 			for g := 0; g < full; g++ {
 				c := in[g]
-				o := d[g*8 : g*8+8 : g*8+8]
-				o[0] = c & 1
-				o[1] = (c >> 1) & 1
-				o[2] = (c >> 2) & 1
-				o[3] = (c >> 3) & 1
-				o[4] = (c >> 4) & 1
-				o[5] = (c >> 5) & 1
-				o[6] = (c >> 6) & 1
-				o[7] = c >> 7
+				binary.LittleEndian.PutUint64(d[g*8:g*8+8], spreadBits[c])
 				ones += int(bitsSet[c])
 			}
 			for k := full * 8; k < m; k++ {
@@ -231,6 +224,17 @@ func decodeLevels(dst []uint8, src []byte, bw uint) (ones int, err error) {
 	}
 	return ones, nil
 }
+
+// spreadBits[c] holds bit k of c in its byte k: one byte of packed
+// 1-bit levels becomes eight level bytes in one store.
+var spreadBits = func() (t [256]uint64) {
+	for c := range t {
+		for k := 0; k < 8; k++ {
+			t[c] |= uint64(c>>k&1) << (8 * k)
+		}
+	}
+	return t
+}()
 
 var bitsSet = func() (t [256]uint8) {
 	for i := range t {
