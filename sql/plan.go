@@ -114,10 +114,18 @@ func (s *Session) planQuery(ctx context.Context, sel *pg.SelectStmt, p *params, 
 	qc := s.newQueryCtx(ctx, p, describeOnly)
 	qc.tableOID = mentionsColumn(sel.ProtoReflect(), tableOIDColumn)
 	qc.xmin = mentionsColumn(sel.ProtoReflect(), xminColumn)
+	if qc.ruleOn(ruleSharedDerived) {
+		var n int
+		if sel, n = sharedDerivedTables(sel); n > 0 {
+			qc.rulesFired = map[string]int{ruleSharedDerived: n}
+		}
+	}
 	if !describeOnly && qc.ruleOn(ruleSharedSubqueries) {
 		qc.shared = groupScalarSubqueries(sel)
 		// the members are bound in copies of qc: they count here
-		qc.rulesFired = map[string]int{}
+		if qc.rulesFired == nil {
+			qc.rulesFired = map[string]int{}
+		}
 	}
 	q, err := qc.planSelect(sel)
 	if err != nil {

@@ -11,22 +11,23 @@ import (
 // get around a rule that misbehaves, and EXPLAIN (VERBOSE) lists the rules
 // that changed the plan and how often.
 const (
-	ruleJoinOrder        = "join_order"          // joins ordered by cost (join_order.go); off: as written
-	ruleOuterPushdown    = "outer_join_pushdown" // WHERE below an outer join, into its preserved side
-	ruleOuterJoinReorder = "outer_join_reorder"  // tables joined to a LEFT JOIN's preserved side join it below the outer join (outer_join_reorder.go)
-	ruleOuterToInner     = "outer_join_to_inner" // a null-rejecting WHERE makes an outer join inner
-	ruleImpliedCondition = "implied_conditions"  // col = constant carried across ON equalities
-	ruleSubqueryPushdown = "subquery_pushdown"   // WHERE into derived tables and WITH queries
-	ruleCTESharedFilter  = "cte_shared_filter"   // a WITH query read by several references runs once, their conditions OR'ed into it
-	ruleConstantFalse    = "constant_false"      // a constant false condition reads nothing
-	ruleFactorOr         = "factor_or"           // a condition common to OR branches taken out
-	ruleOrRanges         = "or_ranges"           // an OR of ranges of one column that form one range is that range (or_ranges.go)
-	ruleDynamicFilters   = "dynamic_filters"     // scans skip row groups outside a join's build keys
-	ruleSharedSubqueries = "shared_subqueries"   // uncorrelated scalar subqueries reading the same rows run as one
+	ruleJoinOrder        = "join_order"            // joins ordered by cost (join_order.go); off: as written
+	ruleOuterPushdown    = "outer_join_pushdown"   // WHERE below an outer join, into its preserved side
+	ruleOuterJoinReorder = "outer_join_reorder"    // tables joined to a LEFT JOIN's preserved side join it below the outer join (outer_join_reorder.go)
+	ruleOuterToInner     = "outer_join_to_inner"   // a null-rejecting WHERE makes an outer join inner
+	ruleImpliedCondition = "implied_conditions"    // col = constant carried across ON equalities
+	ruleSubqueryPushdown = "subquery_pushdown"     // WHERE into derived tables and WITH queries
+	ruleCTESharedFilter  = "cte_shared_filter"     // a WITH query read by several references runs once, their conditions OR'ed into it
+	ruleConstantFalse    = "constant_false"        // a constant false condition reads nothing
+	ruleFactorOr         = "factor_or"             // a condition common to OR branches taken out
+	ruleOrRanges         = "or_ranges"             // an OR of ranges of one column that form one range is that range (or_ranges.go)
+	ruleDynamicFilters   = "dynamic_filters"       // scans skip row groups outside a join's build keys
+	ruleSharedSubqueries = "shared_subqueries"     // uncorrelated scalar subqueries reading the same rows run as one
+	ruleSharedDerived    = "shared_derived_tables" // derived tables written alike run once (derived_shared.go)
 )
 
 // rules are the rule names in the order the planner applies them.
-var rules = []string{ruleSharedSubqueries, ruleFactorOr, ruleOrRanges, ruleConstantFalse, ruleSubqueryPushdown, ruleCTESharedFilter, ruleOuterJoinReorder, ruleOuterToInner,
+var rules = []string{ruleSharedDerived, ruleSharedSubqueries, ruleFactorOr, ruleOrRanges, ruleConstantFalse, ruleSubqueryPushdown, ruleCTESharedFilter, ruleOuterJoinReorder, ruleOuterToInner,
 	ruleOuterPushdown, ruleImpliedCondition, ruleJoinOrder, ruleDynamicFilters}
 
 // checkDisabledRules validates a lakepg.disabled_rules value.

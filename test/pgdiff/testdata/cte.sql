@@ -66,3 +66,11 @@ SELECT count(*) FROM g a WHERE a.id > 2 AND EXISTS (SELECT 1 FROM g b WHERE b.pa
 WITH w AS (SELECT x.id, (SELECT max(y.id) FROM tree y WHERE y.id < x.id) AS prev FROM tree x) SELECT a.id, a.prev, b.id FROM w a JOIN w b ON b.id = a.prev ORDER BY 1;
 WITH w AS (SELECT x.id FROM tree x WHERE (SELECT min(y.id) FROM tree y WHERE y.id > x.id) NOT IN (SELECT z.id + 1 FROM tree z WHERE z.id <> x.id)) SELECT count(*) FROM w a, w b;
 WITH w8 AS (SELECT x.id, (SELECT max(y.id) FROM tree y WHERE y.id < x.id) AS prev FROM tree x), w10 AS (SELECT id + 1 AS id, prev FROM w8) SELECT * FROM w10 a JOIN w10 b ON a.prev = b.id JOIN w10 c ON c.id = a.id WHERE a.id > 2 ORDER BY 1;
+-- derived tables written alike run once, each reference under its own alias and conditions
+SELECT a.parent, a.n, b.n FROM (SELECT parent, count(*) AS n FROM tree GROUP BY parent) a JOIN (SELECT parent, count(*) AS n FROM tree GROUP BY parent) b ON b.parent = a.parent - 1 ORDER BY 1;
+SELECT s.parent, s.n, avg_n FROM (SELECT avg(n) AS avg_n FROM (SELECT parent, count(*) AS n FROM tree GROUP BY parent) x) t, (SELECT parent, count(*) AS n FROM tree GROUP BY parent) s WHERE s.n >= t.avg_n ORDER BY 1 NULLS FIRST;
+SELECT x.k, y.k FROM (SELECT id AS k FROM tree WHERE id < 3) x(k), (SELECT id AS k FROM tree WHERE id < 3) y(k) ORDER BY 1, 2;
+SELECT count(*) FROM (SELECT id FROM tree) a, (SELECT id FROM tree) b WHERE a.id = b.id AND a.id > 2 AND b.id < 6;
+WITH w AS (SELECT id FROM tree WHERE id > 5) SELECT p.id, q.id FROM (SELECT id FROM w) p JOIN (SELECT id FROM w) q ON p.id <= q.id ORDER BY 1, 2;
+SELECT * FROM (SELECT id FROM tree WHERE id < 3) a UNION ALL SELECT * FROM (SELECT id FROM tree WHERE id < 3) b ORDER BY 1;
+SELECT (SELECT count(*) FROM (SELECT id FROM tree) a, (SELECT id FROM tree) b WHERE a.id = b.id + t.id) FROM tree t ORDER BY t.id;
