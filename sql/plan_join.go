@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"sort"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -682,11 +683,54 @@ func (qc *queryCtx) neverTrue(n *pg.Node) bool {
 
 // applyConjuncts applies predicates that contain subqueries.
 func (qc *queryCtx) applyConjuncts(cur *source, conj []*pg.Node) (*source, error) {
-	for _, c := range conj {
+	for _, c := range subqueryConjunctOrder(conj) {
 		var err error
 		if cur, err = qc.subqueryConjunct(cur, c); err != nil {
 			return nil, err
 		}
 	}
 	return cur, nil
+}
+
+// subqueryConjunctOrder is the order conditions with subqueries are
+// applied in, whatever order they are written in: IN/ANY (a semi join,
+// usually the cheapest filter) first, then EXISTS, then the rest (scalar
+// subqueries compared, ALL), each kind by its text. TPC-H q20 written with
+// its two conditions swapped planned the correlated sum before the IN
+// and cost four times as much.
+func subqueryConjunctOrder(conj []*pg.Node) []*pg.Node {
+	if len(conj) < 2 {
+		return conj
+	}
+	kind := func(c *pg.Node) int {
+		if sl := innerSubLink(c); sl != nil {
+			switch sl.SubLinkType {
+			case pg.SubLinkType_ANY_SUBLINK:
+				return 0
+			case pg.SubLinkType_EXISTS_SUBLINK:
+				return 1
+			}
+		}
+		return 2
+	}
+	type keyed struct {
+		c    *pg.Node
+		kind int
+		text string
+	}
+	ks := make([]keyed, len(conj))
+	for i, c := range conj {
+		ks[i] = keyed{c, kind(c), deparseExpr(c)}
+	}
+	sort.SliceStable(ks, func(i, j int) bool {
+		if ks[i].kind != ks[j].kind {
+			return ks[i].kind < ks[j].kind
+		}
+		return ks[i].text < ks[j].text
+	})
+	out := make([]*pg.Node, len(ks))
+	for i, k := range ks {
+		out[i] = k.c
+	}
+	return out
 }
