@@ -21,9 +21,13 @@ import (
 // gave back.)
 
 const (
-	exactRows   = 100_000
-	exactFiles  = 8
-	exactBudget = 50 * time.Millisecond
+	exactRows  = 100_000
+	exactFiles = 8
+	// exactBudget is wall time: generous, since a loaded machine (a test
+	// suite beside other work) stretches a 3 ms count past 50 ms, and a
+	// count given up in one planning but not in the next gave one query
+	// two plans
+	exactBudget = 250 * time.Millisecond
 	// exactTerms bounds the filter counted: TPC-DS q41's OR of dozens of
 	// comparisons over item took as long to count as the query to run
 	exactTerms = 24
