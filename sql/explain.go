@@ -147,11 +147,21 @@ func inputs(op exec.Operator) []*exec.Operator {
 
 // instrument wraps every operator of a tree in exec.Timed.
 func instrument(op exec.Operator) exec.Operator {
+	return instrumentOnce(op, map[*exec.Operator]bool{})
+}
+
+// instrumentOnce is instrument that wraps a subtree several readers share
+// (a materialized WITH query) once, not once per reader.
+func instrumentOnce(op exec.Operator, done map[*exec.Operator]bool) exec.Operator {
 	if _, ok := op.(*exec.Parallel); ok {
 		return op // an aggregate above must still see the Parallel itself
 	}
 	for _, in := range inputs(op) {
-		*in = instrument(*in)
+		if done[in] {
+			continue
+		}
+		done[in] = true
+		*in = instrumentOnce(*in, done)
 	}
 	return &exec.Timed{Input: op}
 }
