@@ -201,7 +201,11 @@ type HashAgg struct {
 	spillMu    sync.Mutex
 	spills     []*aggSpill // every spill of the query's runs, to close (aggspill.go)
 
-	run     *aggRun
+	run *aggRun
+	// runs are the tables emitted in turn: run alone, or the partition
+	// tables of a parallel aggregation (aggmerge.go)
+	runs    []*aggRun
+	emitRun int
 	outT    []types.T
 	out     *colBuf
 	started bool
@@ -228,6 +232,9 @@ func (h *HashAgg) Types() []types.T {
 func (h *HashAgg) Close() error {
 	if h.run != nil {
 		h.run.res.release()
+	}
+	for _, r := range h.runs {
+		r.res.release()
 	}
 	for _, sp := range h.spills {
 		sp.close()
@@ -553,13 +560,29 @@ func (h *HashAgg) aggregate(ctx context.Context) error {
 		}
 		// the merged table may take the whole spilling share
 		runs[0].res.spillHalf = false
+		spilled := false
 		for _, r := range runs {
-			if r.sp != nil {
-				if err := h.mergeSpilled(ctx, runs); err != nil {
-					return err
-				}
-				return runs[0].rollUp()
+			spilled = spilled || r.sp != nil
+		}
+		if h.usePartMerge(runs, spilled) {
+			parts, err := h.mergeParts(ctx, runs)
+			if err != nil {
+				return err
 			}
+			h.run, h.runs = parts[0], parts
+			for _, r := range runs {
+				r.sets = nil // given back by mergeParts
+			}
+			if spilled {
+				return h.routeSpilled(ctx, runs, parts)
+			}
+			return nil
+		}
+		if spilled {
+			if err := h.mergeSpilled(ctx, runs); err != nil {
+				return err
+			}
+			return runs[0].rollUp()
 		}
 		for _, r := range runs[1:] {
 			// the merged table is no bigger than the workers' tables were
@@ -601,8 +624,17 @@ func (h *HashAgg) Next(ctx context.Context) (*vec.Batch, error) {
 			return nil, err
 		}
 	}
-	for h.emitSet < len(h.run.sets) {
-		s := h.run.sets[h.emitSet]
+	if h.runs == nil {
+		h.runs = []*aggRun{h.run}
+	}
+	for h.emitRun < len(h.runs) {
+		r := h.runs[h.emitRun]
+		if h.emitSet >= len(r.sets) {
+			h.emitRun++
+			h.emitSet, h.emitPos = 0, 0
+			continue
+		}
+		s := r.sets[h.emitSet]
 		if h.emitPos >= s.ngroups {
 			h.emitSet++
 			h.emitPos = 0
@@ -618,18 +650,25 @@ func (h *HashAgg) Next(ctx context.Context) (*vec.Batch, error) {
 	if h.run.sp != nil {
 		return h.run.sp.next(ctx)
 	}
-	h.run.res.release()
+	for _, r := range h.runs {
+		r.res.release()
+	}
 	return nil, nil
 }
 
 // finish completes the states that work on all their input at once and
 // prepares the output.
 func (h *HashAgg) finish() error {
-	for _, s := range h.run.sets {
-		for _, fn := range s.fns {
-			if c, ok := fn.(*collectAgg); ok {
-				if err := c.finish(); err != nil {
-					return err
+	if h.runs == nil {
+		h.runs = []*aggRun{h.run}
+	}
+	for _, r := range h.runs {
+		for _, s := range r.sets {
+			for _, fn := range s.fns {
+				if c, ok := fn.(*collectAgg); ok {
+					if err := c.finish(); err != nil {
+						return err
+					}
 				}
 			}
 		}

@@ -108,7 +108,7 @@ func (h *HashAgg) mergeSpilled(ctx context.Context, runs []*aggRun) error {
 		r.sets = nil
 	}
 	final := h.newSpill(ctx)
-	if err := final.routeParts(ctx, runs); err != nil {
+	if err := final.routeParts(ctx, runs, runs[:1]); err != nil {
 		return err
 	}
 	for _, r := range runs {
@@ -118,12 +118,29 @@ func (h *HashAgg) mergeSpilled(ctx context.Context, runs []*aggRun) error {
 	return nil
 }
 
-// routeParts routes the workers' partition files against runs[0]'s table
+// routeSpilled ends a parallel aggregation in which workers spilled and
+// whose tables were merged into partition tables (mergeParts): the workers'
+// partition files are routed each against its partition's table.
+func (h *HashAgg) routeSpilled(ctx context.Context, runs, parts []*aggRun) error {
+	final := h.newSpill(ctx)
+	if err := final.routeParts(ctx, runs, parts); err != nil {
+		return err
+	}
+	for _, r := range runs {
+		r.sp = nil
+	}
+	parts[0].sp = final
+	return nil
+}
+
+// routeParts routes the workers' partition files against the merged table
 // into sp's partitions, one processor per partition at a time: the rows of
 // a worker's partition p (same hash bits) can only go to partition p, so
-// the routers write files of their own, and only share the table — read
-// together, and updated by one at a time with the rows of its groups.
-func (sp *aggSpill) routeParts(ctx context.Context, runs []*aggRun) error {
+// the routers write files of their own. tables is either the one merged
+// table, which the routers share (read together, and updated by one at a
+// time with the rows of its groups), or one table per partition, each
+// routed against by its partition's router alone.
+func (sp *aggSpill) routeParts(ctx context.Context, runs, tables []*aggRun) error {
 	var todo []int
 	for p := 0; p < aggPartitions; p++ {
 		for _, r := range runs {
@@ -135,10 +152,10 @@ func (sp *aggSpill) routeParts(ctx context.Context, runs []*aggRun) error {
 	}
 	sp.parts = make([]*spillPart, aggPartitions)
 	var (
-		mu   sync.RWMutex
 		next atomic.Int32
 		wg   sync.WaitGroup
 	)
+	mus := make([]sync.RWMutex, len(tables))
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(todo)))
 	errs := make([]error, workers)
 	for w := range errs {
@@ -153,11 +170,15 @@ func (sp *aggSpill) routeParts(ctx context.Context, runs []*aggRun) error {
 					if i >= len(todo) {
 						return nil
 					}
+					t := 0
+					if len(tables) > 1 {
+						t = todo[i]
+					}
 					for _, r := range runs {
 						if r.sp == nil || r.sp.parts == nil {
 							continue
 						}
-						if err := sp.routeFile(ctx, runs[0], r.sp, todo[i], rt, &mu); err != nil {
+						if err := sp.routeFile(ctx, tables[t], r.sp, todo[i], rt, &mus[t]); err != nil {
 							return err
 						}
 					}
@@ -384,9 +405,14 @@ func (sp *aggSpill) next(ctx context.Context) (*vec.Batch, error) {
 	h := sp.h
 	if !sp.freed {
 		sp.freed = true
-		// the frozen table is emitted: give its memory back for the partitions
+		// the frozen tables are emitted: give their memory back for the
+		// partitions
 		h.run.res.release()
 		h.run.sets = nil
+		for _, r := range h.runs {
+			r.res.release()
+			r.sets = nil
+		}
 		for _, pt := range sp.parts {
 			if pt != nil {
 				if err := pt.flush(); err != nil {

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"fmt"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -285,6 +286,14 @@ func TestParallelHashAggSpills(t *testing.T) {
 // by side — none is left to a partition, and every group comes out once
 // with all its rows.
 func TestHashAggRoutesSpilledRowsAcrossWorkers(t *testing.T) {
+	// merged into one table (mergeSpilled), and into partition tables
+	// each routed against on its own (mergeParts, routeSpilled)
+	for _, parts := range []bool{false, true} {
+		t.Run(fmt.Sprint("partitioned=", parts), func(t *testing.T) { routeSpilledRows(t, parts) })
+	}
+}
+
+func routeSpilledRows(t *testing.T, partitioned bool) {
 	sp := testSpill(t, 0)
 	ts := []types.T{types.TextT, types.Int64T}
 	var low, high [][]any // groups g0..g99, then g100..g199, each value 1..3
@@ -338,13 +347,22 @@ func TestHashAggRoutesSpilledRowsAcrossWorkers(t *testing.T) {
 	}
 	h.run = runs[0]
 	h.started = true
-	if err := h.mergeSpilled(ctx, runs); err != nil {
+	if partitioned {
+		parts, err := h.mergeParts(ctx, runs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.run, h.runs = parts[0], parts
+		if err := h.routeSpilled(ctx, runs, parts); err != nil {
+			t.Fatal(err)
+		}
+	} else if err := h.mergeSpilled(ctx, runs); err != nil {
 		t.Fatal(err)
 	}
-	if got := runs[0].sp.routedHits.Load(); got != 600 {
+	if got := h.run.sp.routedHits.Load(); got != 600 {
 		t.Fatalf("%d spilled rows routed into the merged table, want 600", got)
 	}
-	if n := runs[0].sp.spilledParts(); n != 0 {
+	if n := h.run.sp.spilledParts(); n != 0 {
 		t.Fatalf("%d partitions left to aggregate, want none", n)
 	}
 	if err := h.finish(); err != nil {
