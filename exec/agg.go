@@ -196,8 +196,9 @@ type HashAgg struct {
 	Mem        *Memory // nil: charge GlobalMemory
 	SizeHint   int     // expected number of groups (0: unknown), to presize tables
 
-	spillLevel int   // partitioning depth of a HashAgg over a spill partition
-	workMem    int64 // the session's work_mem: each run's own budget (0: none)
+	spillLevel int     // partitioning depth of a HashAgg over a spill partition
+	seed       *aggRun // the table to start from: a partition's (aggPartTask)
+	workMem    int64   // the session's work_mem: each run's own budget (0: none)
 	spillMu    sync.Mutex
 	spills     []*aggSpill // every spill of the query's runs, to close (aggspill.go)
 
@@ -232,6 +233,9 @@ func (h *HashAgg) Types() []types.T {
 func (h *HashAgg) Close() error {
 	if h.run != nil {
 		h.run.res.release()
+	}
+	if h.seed != nil {
+		h.seed.res.release()
 	}
 	for _, r := range h.runs {
 		r.res.release()
@@ -574,7 +578,7 @@ func (h *HashAgg) aggregate(ctx context.Context) error {
 				r.sets = nil // given back by mergeParts
 			}
 			if spilled {
-				return h.routeSpilled(ctx, runs, parts)
+				return h.spillTasks(ctx, runs, parts)
 			}
 			return nil
 		}
@@ -595,12 +599,17 @@ func (h *HashAgg) aggregate(ctx context.Context) error {
 		}
 		return runs[0].rollUp()
 	}
-	r, err := h.newRun()
-	if err != nil {
-		return err
+	r := h.seed
+	if r != nil {
+		r.h, h.seed = h, nil
+	} else {
+		var err error
+		if r, err = h.newRun(); err != nil {
+			return err
+		}
 	}
 	h.run = r
-	err = Drain(ctx, h.Input, func(b *vec.Batch) error {
+	err := Drain(ctx, h.Input, func(b *vec.Batch) error {
 		if err := errCanceled(ctx); err != nil {
 			return err
 		}

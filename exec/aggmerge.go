@@ -20,8 +20,14 @@ import (
 // they only read. The partition tables are then emitted in turn.
 //
 // Because a spilled row of partition p can only belong to a group of
-// partition table p, the workers' spill files are then routed each against
-// its own partition table, with no lock (routeParts).
+// partition table p, a table and its partition's files then make a task of
+// their own when workers spilled (aggspill.go).
+//
+// Every group is placed again (the first worker's without comparing keys),
+// where the serial merge left the first worker's groups in place: with two
+// workers the partitioned merge takes more processor time than the serial
+// one and finishes no sooner, so unless the workers spilled it is used only
+// with more than two.
 
 // partMergeMin is the fewest groups, over all workers, for which the
 // partitioned merge pays for its sixteen tables.
@@ -35,12 +41,18 @@ func (h *HashAgg) usePartMerge(runs []*aggRun, spilled bool) bool {
 	if spilled {
 		return true
 	}
+	if len(runs) < 3 && !forcePartMerge {
+		return false
+	}
 	n := 0
 	for _, r := range runs {
 		n += r.sets[0].ngroups
 	}
 	return n >= partMergeMin
 }
+
+// forcePartMerge makes tests take the partitioned merge with two workers.
+var forcePartMerge = false
 
 // partitionable: one grouping set with keys, hashed by groupHashes.
 func (h *HashAgg) partitionable() bool {
@@ -76,12 +88,17 @@ func (h *HashAgg) groupHashes(s *aggSet) []uint64 {
 // partitions hold no more groups than the workers did).
 func (h *HashAgg) mergeParts(ctx context.Context, runs []*aggRun) ([]*aggRun, error) {
 	hashes := make([][]uint64, len(runs))
+	counts := make([][aggPartitions]int, len(runs))
+	shift := h.partShift()
 	var wg sync.WaitGroup
 	for w, r := range runs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			hashes[w] = h.groupHashes(r.sets[0])
+			for _, x := range hashes[w] {
+				counts[w][int(x>>shift)&(aggPartitions-1)]++
+			}
 		}()
 	}
 	wg.Wait()
@@ -90,6 +107,17 @@ func (h *HashAgg) mergeParts(ctx context.Context, runs []*aggRun) ([]*aggRun, er
 		r, err := h.newRun()
 		if err != nil {
 			return nil, err
+		}
+		// sized for every worker's groups of the partition, so that it
+		// never grows while filled
+		n := 1
+		for w := range runs {
+			n += counts[w][p]
+		}
+		if s := r.sets[0]; s.htab != nil {
+			s.htab = newHashTable(n)
+		} else {
+			s.itab = newI64Table(n)
 		}
 		parts[p] = r
 	}
@@ -163,9 +191,12 @@ func (m *partMerger) merge(dst *aggRun, p int, runs []*aggRun, hashes [][]uint64
 		for i := range m.gmap {
 			m.gmap[i] = -1
 		}
+		// the first worker's groups of the partition are all new, and
+		// distinct: they are placed without comparing keys
+		fresh := ds.ngroups == 0
 		for lo := 0; lo < len(m.ids); lo += vec.BatchSize {
 			ids := m.ids[lo:min(lo+vec.BatchSize, len(m.ids))]
-			m.insert(ds, src, ids, hashes[w])
+			m.insert(ds, src, ids, hashes[w], fresh)
 			for i, g := range ids {
 				m.gmap[g] = m.gids[i]
 			}
@@ -190,7 +221,7 @@ func (m *partMerger) merge(dst *aggRun, p int, runs []*aggRun, hashes [][]uint64
 
 // insert finds or adds in ds the groups ids of src, leaving their ids in
 // ds in m.gids.
-func (m *partMerger) insert(ds, src *aggSet, ids []int32, hashes []uint64) {
+func (m *partMerger) insert(ds, src *aggSet, ids []int32, hashes []uint64, fresh bool) {
 	n := len(ids)
 	m.gids = resize32(m.gids, n)
 	if src.itab != nil {
@@ -232,6 +263,17 @@ func (m *partMerger) insert(ds, src *aggSet, ids []int32, hashes []uint64) {
 	for i, g := range ids {
 		m.hs[i] = hashes[g]
 	}
-	ds.keyBytes += ds.htab.groupIDs(ds.keys, m.keys.Vecs, m.hs, m.gids)
+	// the workers' text keys are shared, not copied again
+	ds.keys.shared = true
+	if fresh {
+		for i, h := range m.hs {
+			g, a := ds.htab.insertNew(ds.keys, m.keys.Vecs, i, h)
+			m.gids[i] = g
+			ds.keyBytes += a
+		}
+	} else {
+		ds.keyBytes += ds.htab.groupIDs(ds.keys, m.keys.Vecs, m.hs, m.gids)
+	}
+	ds.keys.shared = false
 	ds.ngroups = len(ds.htab.idHash)
 }

@@ -208,6 +208,26 @@ func (t *hashTable) grow() {
 	}
 }
 
+// insertNew adds row i of keys, whose hash is h, as a new group without
+// looking for an equal key: the caller knows it has none (a partition table
+// filled from one worker's distinct groups). It returns the id and the key
+// bytes added.
+func (t *hashTable) insertNew(k *keyCols, keys []*vec.Vector, i int, h uint64) (int32, int64) {
+	if 2*t.n >= len(t.slots) {
+		t.grow()
+	}
+	mask := uint64(len(t.slots) - 1)
+	s := h & mask
+	for t.slots[s] != 0 {
+		s = (s + 1) & mask
+	}
+	id := int32(len(t.idHash))
+	t.slots[s] = slotTag(h) | uint64(id+1)
+	t.idHash, _ = push(t.idHash, h)
+	t.n++
+	return id, k.add(keys, i)
+}
+
 // keyCols is a set of stored key columns (one row per group, or the build
 // side's keys) compared against the key columns of a batch.
 type keyCols struct {
@@ -215,6 +235,9 @@ type keyCols struct {
 	arena strArena
 	// nulls: column c holds a NULL key
 	nulls []bool
+	// shared: text keys added are kept as they are, not copied: they are
+	// another table's stored keys, which nothing changes or frees
+	shared bool
 	// scratch of groupIDs
 	guessed, live, wrong []int32
 }
@@ -289,8 +312,12 @@ func (k *keyCols) add(keys []*vec.Vector, i int) int64 {
 		case types.StoreInterval:
 			s.Iv, g = push(s.Iv, src.Iv[i])
 		default:
-			s.S, g = push(s.S, k.arena.clone(src.S[i]))
-			n += int64(len(src.S[i]))
+			x := src.S[i]
+			if !k.shared {
+				x = k.arena.clone(x)
+			}
+			s.S, g = push(s.S, x)
+			n += int64(len(x))
 		}
 		n += g
 		s.Nulls, g = push(s.Nulls, false)

@@ -286,8 +286,9 @@ func TestParallelHashAggSpills(t *testing.T) {
 // by side — none is left to a partition, and every group comes out once
 // with all its rows.
 func TestHashAggRoutesSpilledRowsAcrossWorkers(t *testing.T) {
-	// merged into one table (mergeSpilled), and into partition tables
-	// each routed against on its own (mergeParts, routeSpilled)
+	// merged into one table and routed against (mergeSpilled), and merged
+	// into partition tables each aggregated with its partition's files by
+	// a task (mergeParts, spillTasks)
 	for _, parts := range []bool{false, true} {
 		t.Run(fmt.Sprint("partitioned=", parts), func(t *testing.T) { routeSpilledRows(t, parts) })
 	}
@@ -352,18 +353,26 @@ func routeSpilledRows(t *testing.T, partitioned bool) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		h.run, h.runs = parts[0], parts
-		if err := h.routeSpilled(ctx, runs, parts); err != nil {
+		if err := h.spillTasks(ctx, runs, parts); err != nil {
 			t.Fatal(err)
 		}
-	} else if err := h.mergeSpilled(ctx, runs); err != nil {
-		t.Fatal(err)
-	}
-	if got := h.run.sp.routedHits.Load(); got != 600 {
-		t.Fatalf("%d spilled rows routed into the merged table, want 600", got)
-	}
-	if n := h.run.sp.spilledParts(); n != 0 {
-		t.Fatalf("%d partitions left to aggregate, want none", n)
+		files := 0
+		for _, task := range h.run.sp.tasks {
+			files += len(task.files)
+		}
+		if len(h.run.sp.tasks) != aggPartitions || files == 0 {
+			t.Fatalf("%d tasks with %d files, want %d tasks and the spilled files", len(h.run.sp.tasks), files, aggPartitions)
+		}
+	} else {
+		if err := h.mergeSpilled(ctx, runs); err != nil {
+			t.Fatal(err)
+		}
+		if got := h.run.sp.routedHits.Load(); got != 600 {
+			t.Fatalf("%d spilled rows routed into the merged table, want 600", got)
+		}
+		if n := h.run.sp.spilledParts(); n != 0 {
+			t.Fatalf("%d partitions left to aggregate, want none", n)
+		}
 	}
 	if err := h.finish(); err != nil {
 		t.Fatal(err)
