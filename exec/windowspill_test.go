@@ -236,3 +236,51 @@ func TestWindowSharedPrefixKeys(t *testing.T) {
 		t.Fatalf("%d spill files left", n)
 	}
 }
+
+// TestWindowAggStateCounted: a windowed string_agg's state, which holds
+// every value of its frame, is counted against the memory budget. Over one
+// partition of 1 MiB of text the query fails with 53200 under a budget the
+// rows alone fit, where it used to go past the budget; with room it
+// returns the whole frame's text on every row, and leaves nothing reserved.
+func TestWindowAggStateCounted(t *testing.T) {
+	testSpill(t, 0)
+	ts := []types.T{types.Int64T, types.Int64T, types.TextT, types.TextT}
+	val := strings.Repeat("x", 4095)
+	var rows [][]any
+	for i := 0; i < 256; i++ {
+		rows = append(rows, []any{int64(1), int64(i), val, ","})
+	}
+	whole := Frame{Mode: FrameRows, Start: FrameBound{Kind: BoundUnboundedPreceding}, End: FrameBound{Kind: BoundUnboundedFollowing}}
+	sa := Agg{Kind: AggStringAgg, Arg: 2, Arg2: 3, In: types.TextT, Out: types.TextT}
+	run := func(limit int64) (int, *Memory, error) {
+		mem := NewMemory(NewMemoryPool(limit), 0)
+		w := &Window{Env: env, Input: newRowsOp(ts, rows, 100), PartitionBy: []int{0}, OrderBy: []SortKey{{Col: 1}},
+			Funcs: []WindowFunc{{Kind: WinAgg, Agg: sa, Frame: whole}}, Mem: mem}
+		defer w.Close()
+		n := 0
+		err := Drain(context.Background(), w, func(b *vec.Batch) error {
+			for i := 0; i < b.N; i++ {
+				if got := len(b.Vecs[4].S[i]); got != 256*4096-1 {
+					return fmt.Errorf("row %d: string_agg of %d bytes, want %d", n, got, 256*4096-1)
+				}
+				n++
+			}
+			return nil
+		})
+		return n, mem, err
+	}
+	// the rows take about 1 MiB and the state as much again
+	if _, _, err := run(3 << 19); pgerr.Code(err) != OutOfMemory {
+		t.Fatalf("under 1.5 MiB: %v, want 53200", err)
+	}
+	n, mem, err := run(8 << 20)
+	if err != nil || n != len(rows) {
+		t.Fatalf("under 8 MiB: %d rows, %v", n, err)
+	}
+	if mem.Peak() < 2<<20 {
+		t.Errorf("peak %d bytes: the state's megabyte was not counted", mem.Peak())
+	}
+	if mem.Used() != 0 {
+		t.Errorf("%d bytes still reserved", mem.Used())
+	}
+}
