@@ -518,3 +518,28 @@ func TestSortSpillRunsSideBySide(t *testing.T) {
 		s.Close()
 	}
 }
+
+// TestSortMergesRunsInPasses: when the pool has no room to merge every run
+// at once, runs are first merged a few at a time into longer ones; the
+// order is the in-memory one, ties in input order, and no file is left.
+func TestSortMergesRunsInPasses(t *testing.T) {
+	sp := testSpill(t, 0)
+	rng := rand.New(rand.NewSource(11))
+	rows := sortRows(rng, 120000)
+	for _, keys := range [][]SortKey{{{Col: 0}}, {{Col: 2}, {Col: 0, Desc: true}}} {
+		want := refSort(t, rows, keys, 0)
+		mem := NewMemory(NewMemoryPool(1<<20), 0)
+		s := &Sort{Input: newRowsOp(sortTypes, rows, 500), Keys: keys, Mem: mem}
+		got := collectCtx(t, WithQueryStats(context.Background(), &QueryStats{}), s)
+		if s.mergePasses == 0 {
+			t.Fatalf("keys %+v: every run merged at once", keys)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("keys %+v: sort merged in passes differs from the in-memory order (%d rows, want %d)", keys, len(got), len(want))
+		}
+		s.Close()
+		if n := spillFilesLeft(t, sp); n != 0 || sp.Used() != 0 || mem.Used() != 0 {
+			t.Fatalf("after Close: %d spill files, %d bytes of temp space, %d bytes of memory held", n, sp.Used(), mem.Used())
+		}
+	}
+}

@@ -803,10 +803,12 @@ func newFrameAgg(a Agg) (aggFn, invertible, bool, error) {
 }
 
 // frameMem counts a windowed aggregate's state against the query's memory
-// while the state lives: states that keep values (string_agg, DISTINCT,
-// percentiles) grow with their frame, which over a big partition can be
-// most of it. A state cannot spill, so a frame that outgrows the budget
-// fails with 53200 rather than take the process past it.
+// while the state lives: a state that keeps values (string_agg) grows with
+// its frame, which over a big partition can be most of it. A state can
+// neither spill nor be given up, and PostgreSQL keeps such states whatever
+// work_mem says, so past the budget it is still counted (growPast) rather
+// than failing the query: the budget then reads full, and operators that
+// can spill, in this query and others, give way.
 type frameMem struct {
 	res  reservation
 	held int64
@@ -821,8 +823,14 @@ func newFrameMem(mem *Memory, fn aggFn) *frameMem {
 // track reserves what fn's state has grown by since the last call.
 func (m *frameMem) track(fn aggFn) error {
 	if b := fn.bytes(); b > m.held {
-		if err := m.res.grow(b - m.held); err != nil {
-			return err
+		d := b - m.held
+		if err := m.res.grow(d); err != nil {
+			if pgerr.Code(err) != OutOfMemory {
+				return err
+			}
+			m.res.mem.growPast(d)
+			m.res.reserved += d
+			m.res.used += d
 		}
 		m.held = b
 	}
