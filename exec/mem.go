@@ -324,6 +324,16 @@ func (m *Memory) growSpillable(n int64, half bool, holding bool) error {
 	return m.Grow(n)
 }
 
+// mergeBudget is what a sort's last merge may reserve for its runs' blocks:
+// a quarter of the pool, or of the account's own limit when lower.
+func (m *Memory) mergeBudget() int64 {
+	b := m.pool().limit.Load()
+	if m != nil && m.Limit > 0 {
+		b = min(b, m.Limit)
+	}
+	return b / 4
+}
+
 // growPast counts n bytes that are in use whatever the limit says: a state
 // that can neither spill nor be given up. Past the limit the pool reads
 // full, so operators that can spill give way and statements wait.

@@ -191,18 +191,22 @@ func (s *Sort) startMerge(ctx context.Context) error {
 	s.res.release()
 	perRun := perRunOf(s.runs)
 	s.res.spill = false
-	for s.res.grow(int64(len(s.runs))*perRun) != nil {
-		// more runs than the pool has room for: merge as many as it has
-		// room for into one run at a time, until the rest fit. Only when
-		// not even two fit does the merge go on unreserved.
-		k := s.fanIn(perRun)
-		if k < 2 {
-			break
+	// more runs than a quarter of the budget has room for: they are merged
+	// that many at a time into longer runs first, so that the last merge
+	// holds no more than that and an operator above has the rest. A merge
+	// whose reservation still fails (another statement holds the pool)
+	// goes on unreserved, as does one of runs so long that not even two
+	// fit.
+	if k := int(s.res.mem.mergeBudget() / perRun); k >= 2 {
+		for len(s.runs) > k {
+			if err := s.mergePass(ctx, k, perRun); err != nil {
+				s.res.spill = true
+				return err
+			}
 		}
-		if err := s.mergePass(ctx, k); err != nil {
-			s.res.spill = true
-			return err
-		}
+	}
+	if s.res.grow(int64(len(s.runs))*perRun) != nil {
+		s.res.release()
 	}
 	s.res.spill = true
 	types := s.Input.Types()
@@ -239,28 +243,14 @@ func perRunOf(runs []*sortRun) int64 {
 	return n + 128<<10
 }
 
-// fanIn is the most runs, fewer than all, whose merge the pool has room
-// for now (0 or 1: not two); it reserves nothing.
-func (s *Sort) fanIn(perRun int64) int {
-	for k := len(s.runs) - 1; k >= 2; k = max(2, k/2) {
-		err := s.res.grow(int64(k) * perRun)
-		s.res.release()
-		if err == nil {
-			return k
-		}
-		if k == 2 {
-			break
-		}
-	}
-	return 0
-}
-
 // mergePass merges the runs k at a time, neighbours together so that rows
 // of equal keys keep their input order, each group into one run.
-func (s *Sort) mergePass(ctx context.Context, k int) error {
-	// what fanIn found room for; should another statement have taken it
-	// since, the pass goes on: it needs no more than a merge of all runs
-	_ = s.res.grow(int64(k) * perRunOf(s.runs))
+func (s *Sort) mergePass(ctx context.Context, k int, perRun int64) error {
+	// without room the pass goes on unreserved: it holds less than the
+	// merge of all runs would
+	if s.res.grow(int64(k)*perRun) != nil {
+		s.res.release()
+	}
 	defer s.res.release()
 	var runs []*sortRun
 	for i := 0; i < len(s.runs); i += k {

@@ -519,16 +519,17 @@ func TestSortSpillRunsSideBySide(t *testing.T) {
 	}
 }
 
-// TestSortMergesRunsInPasses: when the pool has no room to merge every run
-// at once, runs are first merged a few at a time into longer ones; the
-// order is the in-memory one, ties in input order, and no file is left.
+// TestSortMergesRunsInPasses: when a quarter of the pool has no room to
+// merge every run at once, runs are first merged a few at a time into
+// longer ones; the order is the in-memory one, ties in input order, and no
+// file is left.
 func TestSortMergesRunsInPasses(t *testing.T) {
 	sp := testSpill(t, 0)
 	rng := rand.New(rand.NewSource(11))
 	rows := sortRows(rng, 120000)
 	for _, keys := range [][]SortKey{{{Col: 0}}, {{Col: 2}, {Col: 0, Desc: true}}} {
 		want := refSort(t, rows, keys, 0)
-		mem := NewMemory(NewMemoryPool(1<<20), 0)
+		mem := NewMemory(NewMemoryPool(3<<20), 0)
 		s := &Sort{Input: newRowsOp(sortTypes, rows, 500), Keys: keys, Mem: mem}
 		got := collectCtx(t, WithQueryStats(context.Background(), &QueryStats{}), s)
 		if s.mergePasses == 0 {
