@@ -251,6 +251,15 @@ func (m *partMerger) insert(ds, src *aggSet, ids []int32, hashes []uint64, fresh
 		ds.ngroups = len(ds.itab.dense)
 		return
 	}
+	if fresh {
+		// copied a column at a time, each key placed by its hash alone
+		ds.keyBytes += ds.keys.appendRows(src.keys, ids)
+		for i, g := range ids {
+			m.gids[i] = ds.htab.placeNew(hashes[g])
+		}
+		ds.ngroups = len(ds.htab.idHash)
+		return
+	}
 	if m.keys == nil {
 		m.keys = newColBuf(m.h.Input.Types()[:m.h.NGroup], vec.BatchSize)
 	}
@@ -265,15 +274,7 @@ func (m *partMerger) insert(ds, src *aggSet, ids []int32, hashes []uint64, fresh
 	}
 	// the workers' text keys are shared, not copied again
 	ds.keys.shared = true
-	if fresh {
-		for i, h := range m.hs {
-			g, a := ds.htab.insertNew(ds.keys, m.keys.Vecs, i, h)
-			m.gids[i] = g
-			ds.keyBytes += a
-		}
-	} else {
-		ds.keyBytes += ds.htab.groupIDs(ds.keys, m.keys.Vecs, m.hs, m.gids)
-	}
+	ds.keyBytes += ds.htab.groupIDs(ds.keys, m.keys.Vecs, m.hs, m.gids)
 	ds.keys.shared = false
 	ds.ngroups = len(ds.htab.idHash)
 }

@@ -208,11 +208,10 @@ func (t *hashTable) grow() {
 	}
 }
 
-// insertNew adds row i of keys, whose hash is h, as a new group without
-// looking for an equal key: the caller knows it has none (a partition table
-// filled from one worker's distinct groups). It returns the id and the key
-// bytes added.
-func (t *hashTable) insertNew(k *keyCols, keys []*vec.Vector, i int, h uint64) (int32, int64) {
+// placeNew gives the next id to a new key of hash h without looking for an
+// equal key: the caller knows it has none (a partition table filled from
+// one worker's distinct groups) and stores the key at that id.
+func (t *hashTable) placeNew(h uint64) int32 {
 	if 2*t.n >= len(t.slots) {
 		t.grow()
 	}
@@ -225,7 +224,41 @@ func (t *hashTable) insertNew(k *keyCols, keys []*vec.Vector, i int, h uint64) (
 	t.slots[s] = slotTag(h) | uint64(id+1)
 	t.idHash, _ = push(t.idHash, h)
 	t.n++
-	return id, k.add(keys, i)
+	return id
+}
+
+// appendRows stores rows ids of another keyCols' columns as the next keys,
+// text shared rather than copied (see shared), and returns the bytes added.
+func (k *keyCols) appendRows(src *keyCols, ids []int32) int64 {
+	var n int64
+	for c, s := range k.cols {
+		v := src.cols[c]
+		switch s.Type.Storage() {
+		case types.StoreInt:
+			s.I64 = gatherT(s.I64, v.I64, ids)
+			n += 8 * int64(len(ids))
+		case types.StoreFloat:
+			s.F64 = gatherT(s.F64, v.F64, ids)
+			n += 8 * int64(len(ids))
+		case types.StoreBool:
+			s.B = gatherT(s.B, v.B, ids)
+			n += int64(len(ids))
+		case types.StoreInterval:
+			s.Iv = gatherT(s.Iv, v.Iv, ids)
+			n += 16 * int64(len(ids))
+		default:
+			l := len(s.S)
+			s.S = gatherT(s.S, v.S, ids)
+			n += 16 * int64(len(ids))
+			for _, x := range s.S[l:] {
+				n += int64(len(x))
+			}
+		}
+		s.Nulls = gatherT(s.Nulls, v.Nulls, ids)
+		n += int64(len(ids))
+		k.nulls[c] = k.nulls[c] || src.nulls[c]
+	}
+	return n
 }
 
 // keyCols is a set of stored key columns (one row per group, or the build
