@@ -33,7 +33,7 @@ import (
 // more against the merged table, as input rows would be: a row spilled by
 // one worker may belong to a group another worker's table held.
 //
-// With many groups the workers' tables are instead merged into partition
+// With more than two workers the tables are instead merged into partition
 // tables by the same hash bits (aggmerge.go), and partition p's table and
 // the rows every worker spilled to partition p become one task: a HashAgg
 // one level down that starts from the table and reads the files, freezing
