@@ -509,7 +509,11 @@ func (r *aggRun) merge(o *aggRun) error {
 			}
 			s.ngroups = len(s.itab.dense)
 		default:
+			// the other worker's text keys are already copies of their own,
+			// which nothing changes or frees: kept, not copied again
+			s.keys.shared = true
 			s.keyBytes += s.htab.groupIDs(s.keys, src.keys.cols, src.htab.idHash, gmap)
+			s.keys.shared = false
 			s.ngroups = len(s.htab.idHash)
 		}
 		for a, fn := range s.fns {
