@@ -196,12 +196,17 @@ type HashAgg struct {
 	Mem        *Memory // nil: charge GlobalMemory
 	SizeHint   int     // expected number of groups (0: unknown), to presize tables
 
-	spillLevel int   // partitioning depth of a HashAgg over a spill partition
-	workMem    int64 // the session's work_mem: each run's own budget (0: none)
+	spillLevel int     // partitioning depth of a HashAgg over a spill partition
+	seed       *aggRun // the table to start from: a partition's (aggPartTask)
+	workMem    int64   // the session's work_mem: each run's own budget (0: none)
 	spillMu    sync.Mutex
 	spills     []*aggSpill // every spill of the query's runs, to close (aggspill.go)
 
-	run     *aggRun
+	run *aggRun
+	// runs are the tables emitted in turn: run alone, or the partition
+	// tables of a parallel aggregation (aggmerge.go)
+	runs    []*aggRun
+	emitRun int
 	outT    []types.T
 	out     *colBuf
 	started bool
@@ -228,6 +233,12 @@ func (h *HashAgg) Types() []types.T {
 func (h *HashAgg) Close() error {
 	if h.run != nil {
 		h.run.res.release()
+	}
+	if h.seed != nil {
+		h.seed.res.release()
+	}
+	for _, r := range h.runs {
+		r.res.release()
 	}
 	for _, sp := range h.spills {
 		sp.close()
@@ -498,7 +509,11 @@ func (r *aggRun) merge(o *aggRun) error {
 			}
 			s.ngroups = len(s.itab.dense)
 		default:
+			// the other worker's text keys are already copies of their own,
+			// which nothing changes or frees: kept, not copied again
+			s.keys.shared = true
 			s.keyBytes += s.htab.groupIDs(s.keys, src.keys.cols, src.htab.idHash, gmap)
+			s.keys.shared = false
 			s.ngroups = len(s.htab.idHash)
 		}
 		for a, fn := range s.fns {
@@ -553,13 +568,29 @@ func (h *HashAgg) aggregate(ctx context.Context) error {
 		}
 		// the merged table may take the whole spilling share
 		runs[0].res.spillHalf = false
+		spilled := false
 		for _, r := range runs {
-			if r.sp != nil {
-				if err := h.mergeSpilled(ctx, runs); err != nil {
-					return err
-				}
-				return runs[0].rollUp()
+			spilled = spilled || r.sp != nil
+		}
+		if h.usePartMerge(runs, spilled) {
+			parts, err := h.mergeParts(ctx, runs)
+			if err != nil {
+				return err
 			}
+			h.run, h.runs = parts[0], parts
+			for _, r := range runs {
+				r.sets = nil // given back by mergeParts
+			}
+			if spilled {
+				return h.spillTasks(ctx, runs, parts)
+			}
+			return nil
+		}
+		if spilled {
+			if err := h.mergeSpilled(ctx, runs); err != nil {
+				return err
+			}
+			return runs[0].rollUp()
 		}
 		for _, r := range runs[1:] {
 			// the merged table is no bigger than the workers' tables were
@@ -572,12 +603,17 @@ func (h *HashAgg) aggregate(ctx context.Context) error {
 		}
 		return runs[0].rollUp()
 	}
-	r, err := h.newRun()
-	if err != nil {
-		return err
+	r := h.seed
+	if r != nil {
+		r.h, h.seed = h, nil
+	} else {
+		var err error
+		if r, err = h.newRun(); err != nil {
+			return err
+		}
 	}
 	h.run = r
-	err = Drain(ctx, h.Input, func(b *vec.Batch) error {
+	err := Drain(ctx, h.Input, func(b *vec.Batch) error {
 		if err := errCanceled(ctx); err != nil {
 			return err
 		}
@@ -601,8 +637,17 @@ func (h *HashAgg) Next(ctx context.Context) (*vec.Batch, error) {
 			return nil, err
 		}
 	}
-	for h.emitSet < len(h.run.sets) {
-		s := h.run.sets[h.emitSet]
+	if h.runs == nil {
+		h.runs = []*aggRun{h.run}
+	}
+	for h.emitRun < len(h.runs) {
+		r := h.runs[h.emitRun]
+		if h.emitSet >= len(r.sets) {
+			h.emitRun++
+			h.emitSet, h.emitPos = 0, 0
+			continue
+		}
+		s := r.sets[h.emitSet]
 		if h.emitPos >= s.ngroups {
 			h.emitSet++
 			h.emitPos = 0
@@ -618,18 +663,25 @@ func (h *HashAgg) Next(ctx context.Context) (*vec.Batch, error) {
 	if h.run.sp != nil {
 		return h.run.sp.next(ctx)
 	}
-	h.run.res.release()
+	for _, r := range h.runs {
+		r.res.release()
+	}
 	return nil, nil
 }
 
 // finish completes the states that work on all their input at once and
 // prepares the output.
 func (h *HashAgg) finish() error {
-	for _, s := range h.run.sets {
-		for _, fn := range s.fns {
-			if c, ok := fn.(*collectAgg); ok {
-				if err := c.finish(); err != nil {
-					return err
+	if h.runs == nil {
+		h.runs = []*aggRun{h.run}
+	}
+	for _, r := range h.runs {
+		for _, s := range r.sets {
+			for _, fn := range s.fns {
+				if c, ok := fn.(*collectAgg); ok {
+					if err := c.finish(); err != nil {
+						return err
+					}
 				}
 			}
 		}

@@ -392,34 +392,50 @@ func TestMergeEqualsSerial(t *testing.T) {
 			return &HashAgg{Input: &Project{Env: env, Input: newRowsOp(ts, rows, 700), Exprs: exprs}, NGroup: ng, Aggs: aggs}
 		}
 		serial := runAgg(t, mk())
-		h := mk()
-		r1, err := h.newRun()
-		if err != nil {
-			t.Fatal(err)
-		}
-		r2, _ := h.newRun()
-		k := 0
-		err = Drain(context.Background(), h.Input, func(b *vec.Batch) error {
-			k++
-			if k%2 == 0 {
-				return r1.consume(b)
+		// into one table, and into partition tables (aggmerge.go)
+		for _, parts := range []bool{false, true} {
+			h := mk()
+			if parts && !h.partitionable() {
+				continue
 			}
-			return r2.consume(b)
-		})
-		if err != nil {
-			t.Fatal(err)
+			runs := make([]*aggRun, 2)
+			for i := range runs {
+				r, err := h.newRun()
+				if err != nil {
+					t.Fatal(err)
+				}
+				runs[i] = r
+			}
+			k := 0
+			err := Drain(context.Background(), h.Input, func(b *vec.Batch) error {
+				k++
+				return runs[k%len(runs)].consume(b)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.run, h.started = runs[0], true
+			if parts {
+				ps, err := h.mergeParts(context.Background(), runs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				h.run, h.runs = ps[0], ps
+			} else {
+				for _, r := range runs[1:] {
+					if err := runs[0].merge(r); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if err := h.finish(); err != nil {
+				t.Fatal(err)
+			}
+			merged := runAgg(t, h)
+			// float sums may differ in the last digits once the order of
+			// addition changes; compare those columns loosely
+			sameRowsApprox(t, fmt.Sprintf("merge (partitioned %v), %d group keys", parts, ng), merged, serial)
 		}
-		if err := r1.merge(r2); err != nil {
-			t.Fatal(err)
-		}
-		h.run, h.started = r1, true
-		if err := h.finish(); err != nil {
-			t.Fatal(err)
-		}
-		merged := runAgg(t, h)
-		// float sums may differ in the last digits once the order of
-		// addition changes; compare those columns loosely
-		sameRowsApprox(t, fmt.Sprintf("merge, %d group keys", ng), merged, serial)
 	}
 }
 

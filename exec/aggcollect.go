@@ -154,7 +154,12 @@ func (s *collectAgg) merge(src aggFn, gmap []int32) error {
 		return nil
 	}
 	s.init()
+	kept := 0
 	for k, g := range o.gids {
+		if gmap[g] < 0 {
+			continue // another partition's group (aggmerge.go)
+		}
+		kept++
 		s.gids = append(s.gids, gmap[g])
 		s.vals.AppendFrom(o.vals, k)
 		if s.vals2 != nil {
@@ -169,11 +174,13 @@ func (s *collectAgg) merge(src aggFn, gmap []int32) error {
 		}
 	}
 	for k := range o.fracSet {
-		if g := gmap[k]; o.fracSet[k] != 0 && s.fracSet[g] == 0 {
+		if g := gmap[k]; g >= 0 && o.fracSet[k] != 0 && s.fracSet[g] == 0 {
 			s.frac[g], s.fracSet[g] = o.frac[k], o.fracSet[k]
 		}
 	}
-	s.size += o.size
+	if len(o.gids) > 0 {
+		s.size += o.size * int64(kept) / int64(len(o.gids))
+	}
 	return nil
 }
 

@@ -190,7 +190,9 @@ func (s *countAgg) add(in *aggIn, d int64) {
 
 func (s *countAgg) merge(src aggFn, gmap []int32) error {
 	for k, c := range src.(*countAgg).cnt {
-		s.cnt[gmap[k]] += c
+		if g := gmap[k]; g >= 0 {
+			s.cnt[g] += c
+		}
 	}
 	return nil
 }
@@ -319,6 +321,9 @@ func (s *sumIntAgg) merge(src aggFn, gmap []int32) error {
 	o := src.(*sumIntAgg)
 	for k := range o.sum {
 		g := gmap[k]
+		if g < 0 {
+			continue
+		}
 		s.cnt[g] += o.cnt[k]
 		t, ov := s.total(int(g)).add(o.total(k))
 		if ov {
@@ -553,11 +558,11 @@ func (s *sumBigAgg) update(in *aggIn) error {
 func (s *sumBigAgg) merge(src aggFn, gmap []int32) error {
 	o := src.(*sumBigAgg)
 	for k := range o.sum {
-		if o.cnt[k] == 0 {
+		g := gmap[k]
+		if o.cnt[k] == 0 || g < 0 {
 			continue
 		}
 		o.flush(int32(k))
-		g := gmap[k]
 		s.add(g, o.sum[k], int(o.scale[k]))
 		s.cnt[g] += o.cnt[k]
 		s.special[g] |= o.special[k]
@@ -670,10 +675,10 @@ func (s *sumFloatAgg) update(in *aggIn) error {
 func (s *sumFloatAgg) merge(src aggFn, gmap []int32) error {
 	o := src.(*sumFloatAgg)
 	for k, x := range o.sum {
-		if !o.has[k] {
+		g := gmap[k]
+		if !o.has[k] || g < 0 {
 			continue
 		}
-		g := gmap[k]
 		a := s.sum[g]
 		r := a + x
 		if s.f32 {
@@ -745,10 +750,10 @@ func (s *floatVarAgg) merge(src aggFn, gmap []int32) error {
 	o := src.(*floatVarAgg)
 	for k := range o.n {
 		n2 := o.n[k]
-		if n2 == 0 {
+		g := gmap[k]
+		if n2 == 0 || g < 0 {
 			continue
 		}
-		g := gmap[k]
 		n1 := s.n[g]
 		if n1 == 0 {
 			s.n[g], s.sx[g], s.sxx[g] = n2, o.sx[k], o.sxx[k]
@@ -926,10 +931,10 @@ func (s *numVarAgg) sums(g int) (*big.Int, *big.Int, int) {
 func (s *numVarAgg) merge(src aggFn, gmap []int32) error {
 	o := src.(*numVarAgg)
 	for k := range o.n {
-		if o.n[k] == 0 {
+		g := gmap[k]
+		if o.n[k] == 0 || g < 0 {
 			continue
 		}
-		g := gmap[k]
 		s.n[g] += o.n[k]
 		if s.dyn && o.special[k] {
 			s.special[g] = true
@@ -1121,10 +1126,10 @@ func (s *minmaxInt) update(in *aggIn) error {
 func (s *minmaxInt) merge(src aggFn, gmap []int32) error {
 	o := src.(*minmaxInt)
 	for k, x := range o.val {
-		if !o.has[k] {
+		g := gmap[k]
+		if !o.has[k] || g < 0 {
 			continue
 		}
-		g := gmap[k]
 		if !s.has[g] || (s.max && x > s.val[g]) || (!s.max && x < s.val[g]) {
 			s.val[g], s.has[g] = x, true
 		}
@@ -1174,10 +1179,10 @@ func (s *minmaxFloat) update(in *aggIn) error {
 func (s *minmaxFloat) merge(src aggFn, gmap []int32) error {
 	o := src.(*minmaxFloat)
 	for k, x := range o.val {
-		if !o.has[k] {
+		g := gmap[k]
+		if !o.has[k] || g < 0 {
 			continue
 		}
-		g := gmap[k]
 		if !s.has[g] || s.better(x, s.val[g]) {
 			s.val[g], s.has[g] = x, true
 		}
@@ -1223,7 +1228,7 @@ func (s *minmaxBool) update(in *aggIn) error {
 func (s *minmaxBool) merge(src aggFn, gmap []int32) error {
 	o := src.(*minmaxBool)
 	for k, x := range o.val {
-		if o.has[k] {
+		if o.has[k] && gmap[k] >= 0 {
 			s.fold(gmap[k], x)
 		}
 	}
@@ -1287,10 +1292,10 @@ func (s *minmaxStr) update(in *aggIn) error {
 func (s *minmaxStr) merge(src aggFn, gmap []int32) error {
 	o := src.(*minmaxStr)
 	for k, x := range o.val {
-		if !o.has[k] {
+		g := gmap[k]
+		if !o.has[k] || g < 0 {
 			continue
 		}
-		g := gmap[k]
 		if !s.has[g] || s.better(x, s.val[g]) {
 			s.set(g, x)
 		}
@@ -1397,10 +1402,10 @@ func (s *stringAgg) update(in *aggIn) error {
 func (s *stringAgg) merge(src aggFn, gmap []int32) error {
 	o := src.(*stringAgg)
 	for k, b := range o.buf {
-		if o.first[k] < 0 {
+		g := gmap[k]
+		if o.first[k] < 0 || g < 0 {
 			continue
 		}
-		g := gmap[k]
 		if s.first[g] < 0 {
 			s.first[g] = o.first[k]
 		}
@@ -1469,10 +1474,10 @@ func (s *sumIntervalAgg) update(in *aggIn) error {
 func (s *sumIntervalAgg) merge(src aggFn, gmap []int32) error {
 	o := src.(*sumIntervalAgg)
 	for k, x := range o.sum {
-		if o.cnt[k] == 0 {
+		g := gmap[k]
+		if o.cnt[k] == 0 || g < 0 {
 			continue
 		}
-		g := gmap[k]
 		r, err := addIntervals(s.sum[g], x)
 		if err != nil {
 			return err
@@ -1544,7 +1549,7 @@ func (s *minmaxInterval) update(in *aggIn) error {
 func (s *minmaxInterval) merge(src aggFn, gmap []int32) error {
 	o := src.(*minmaxInterval)
 	for k, x := range o.val {
-		if o.has[k] {
+		if o.has[k] && gmap[k] >= 0 {
 			s.fold(gmap[k], x)
 		}
 	}

@@ -33,6 +33,13 @@ import (
 // more against the merged table, as input rows would be: a row spilled by
 // one worker may belong to a group another worker's table held.
 //
+// With more than two workers the tables are instead merged into partition
+// tables by the same hash bits (aggmerge.go), and partition p's table and
+// the rows every worker spilled to partition p become one task: a HashAgg
+// one level down that starts from the table and reads the files, freezing
+// and partitioning again if it must. No row is routed or written twice, and
+// each table is given back as soon as its partition is done.
+//
 // Grouping sets do not spill (they roll up from one table): they still fail
 // with 53200 at the limit.
 
@@ -53,9 +60,44 @@ type aggSpill struct {
 	freed   bool
 	qs      *QueryStats
 	par     *aggPartWorkers
+	// tasks, when not nil, are the partitions to aggregate instead of
+	// parts: each a partition table and the workers' files (spillTasks)
+	tasks []aggPartTask
 	// routedHits counts the workers' spilled rows whose group the merged
 	// table had (routeParts)
 	routedHits atomic.Int64
+}
+
+// aggPartTask is one partition of a parallel aggregation whose workers
+// spilled: its table, merged from the workers' (mergeParts), and the rows
+// the workers spilled to it.
+type aggPartTask struct {
+	seed  *aggRun
+	files []*spillPart
+}
+
+// spillTasks ends a parallel aggregation in which workers spilled and whose
+// tables were merged into partition tables: each partition becomes a task
+// for h.run's spill, which emits everything.
+func (h *HashAgg) spillTasks(ctx context.Context, runs, parts []*aggRun) error {
+	final := h.newSpill(ctx)
+	for p, seed := range parts {
+		t := aggPartTask{seed: seed}
+		for _, r := range runs {
+			if r.sp == nil || r.sp.parts == nil || r.sp.parts[p] == nil {
+				continue
+			}
+			pt := r.sp.parts[p]
+			if err := pt.flush(); err != nil {
+				return err
+			}
+			t.files = append(t.files, pt)
+		}
+		final.tasks = append(final.tasks, t)
+	}
+	// the partition tables are emitted by their tasks
+	h.run, h.runs = &aggRun{h: h, sp: final}, nil
+	return nil
 }
 
 // spillPart buffers one partition's rows and writes them a block at a time.
@@ -387,6 +429,10 @@ func (sp *aggSpill) next(ctx context.Context) (*vec.Batch, error) {
 		// the frozen table is emitted: give its memory back for the partitions
 		h.run.res.release()
 		h.run.sets = nil
+		for _, r := range h.runs {
+			r.res.release()
+			r.sets = nil
+		}
 		for _, pt := range sp.parts {
 			if pt != nil {
 				if err := pt.flush(); err != nil {
@@ -395,7 +441,7 @@ func (sp *aggSpill) next(ctx context.Context) (*vec.Batch, error) {
 			}
 		}
 	}
-	if sp.par != nil || (h.spillLevel == 0 && runtime.GOMAXPROCS(0) > 1 && sp.spilledParts() > 1) {
+	if sp.par != nil || sp.tasks != nil || (h.spillLevel == 0 && runtime.GOMAXPROCS(0) > 1 && sp.spilledParts() > 1) {
 		return sp.parNext(ctx)
 	}
 	for sp.cur < len(sp.parts) {
@@ -440,12 +486,23 @@ func (sp *aggSpill) close() {
 		}
 	}
 	sp.parts = nil
+	for _, t := range sp.tasks {
+		// a task not run (the query ended early) still holds its table
+		if t.seed != nil {
+			t.seed.res.release()
+		}
+		for _, pt := range t.files {
+			pt.file.Close()
+		}
+	}
 }
 
-// spillScan reads a spill file's blocks back as batches.
+// spillScan reads a spill file's blocks back as batches, then those of
+// rest in turn.
 type spillScan struct {
-	rd  *spillReader
-	dec *blockDecoder
+	rd   *spillReader
+	dec  *blockDecoder
+	rest []*spillFile
 }
 
 func (s *spillScan) Types() []types.T { return s.dec.types }
@@ -454,14 +511,30 @@ func (s *spillScan) Next(ctx context.Context) (*vec.Batch, error) {
 	if err := errCanceled(ctx); err != nil {
 		return nil, err
 	}
-	blk, err := s.rd.next()
-	if err != nil || blk == nil {
-		return nil, err
+	for {
+		if s.rd == nil {
+			if len(s.rest) == 0 {
+				return nil, nil
+			}
+			rd, err := s.rest[0].reader()
+			if err != nil {
+				return nil, err
+			}
+			s.rd, s.rest = rd, s.rest[1:]
+		}
+		blk, err := s.rd.next()
+		if err != nil {
+			return nil, err
+		}
+		if blk == nil {
+			s.rd = nil
+			continue
+		}
+		if _, err := s.dec.decode(blk); err != nil {
+			return nil, err
+		}
+		return &s.dec.b, nil
 	}
-	if _, err := s.dec.decode(blk); err != nil {
-		return nil, err
-	}
-	return &s.dec.b, nil
 }
 
 // spilledParts counts the partitions that have rows.
@@ -501,11 +574,17 @@ func (sp *aggSpill) parNext(ctx context.Context) (*vec.Batch, error) {
 	if w == nil {
 		w = &aggPartWorkers{out: make(chan aggPartBatch), quit: make(chan struct{})}
 		sp.par = w
-		queue := make(chan *spillPart, len(sp.parts))
-		for _, pt := range sp.parts {
-			if pt != nil {
-				queue <- pt
+		tasks := sp.tasks
+		if tasks == nil {
+			for _, pt := range sp.parts {
+				if pt != nil {
+					tasks = append(tasks, aggPartTask{files: []*spillPart{pt}})
+				}
 			}
+		}
+		queue := make(chan *aggPartTask, len(tasks))
+		for i := range tasks {
+			queue <- &tasks[i]
 		}
 		close(queue)
 		w.running = min(runtime.GOMAXPROCS(0), len(queue))
@@ -546,15 +625,16 @@ func (sp *aggSpill) parNext(ctx context.Context) (*vec.Batch, error) {
 }
 
 // aggregateParts aggregates partitions from queue until it is empty.
-func (sp *aggSpill) aggregateParts(ctx context.Context, queue <-chan *spillPart, ack chan struct{}) error {
+func (sp *aggSpill) aggregateParts(ctx context.Context, queue <-chan *aggPartTask, ack chan struct{}) error {
 	h, w := sp.h, sp.par
-	for pt := range queue {
-		rd, err := pt.file.reader()
-		if err != nil {
-			return err
+	for t := range queue {
+		scan := &spillScan{dec: newBlockDecoder(h.Input.Types())}
+		for _, pt := range t.files {
+			scan.rest = append(scan.rest, pt.file)
 		}
-		sub := &HashAgg{Input: &spillScan{rd: rd, dec: newBlockDecoder(h.Input.Types())},
-			NGroup: h.NGroup, Aggs: h.Aggs, Mem: h.Mem, spillLevel: h.spillLevel + 1}
+		// the task's table, if any, is the sub-aggregation's from now on
+		sub := &HashAgg{Input: scan, NGroup: h.NGroup, Aggs: h.Aggs, Mem: h.Mem, spillLevel: h.spillLevel + 1, seed: t.seed}
+		t.seed = nil
 		for {
 			b, err := sub.Next(ctx)
 			if err != nil || b == nil {
@@ -577,7 +657,9 @@ func (sp *aggSpill) aggregateParts(ctx context.Context, queue <-chan *spillPart,
 				return nil
 			}
 		}
-		pt.file.Close()
+		for _, pt := range t.files {
+			pt.file.Close()
+		}
 	}
 	return nil
 }

@@ -208,6 +208,59 @@ func (t *hashTable) grow() {
 	}
 }
 
+// placeNew gives the next id to a new key of hash h without looking for an
+// equal key: the caller knows it has none (a partition table filled from
+// one worker's distinct groups) and stores the key at that id.
+func (t *hashTable) placeNew(h uint64) int32 {
+	if 2*t.n >= len(t.slots) {
+		t.grow()
+	}
+	mask := uint64(len(t.slots) - 1)
+	s := h & mask
+	for t.slots[s] != 0 {
+		s = (s + 1) & mask
+	}
+	id := int32(len(t.idHash))
+	t.slots[s] = slotTag(h) | uint64(id+1)
+	t.idHash, _ = push(t.idHash, h)
+	t.n++
+	return id
+}
+
+// appendRows stores rows ids of another keyCols' columns as the next keys,
+// text shared rather than copied (see shared), and returns the bytes added.
+func (k *keyCols) appendRows(src *keyCols, ids []int32) int64 {
+	var n int64
+	for c, s := range k.cols {
+		v := src.cols[c]
+		switch s.Type.Storage() {
+		case types.StoreInt:
+			s.I64 = gatherT(s.I64, v.I64, ids)
+			n += 8 * int64(len(ids))
+		case types.StoreFloat:
+			s.F64 = gatherT(s.F64, v.F64, ids)
+			n += 8 * int64(len(ids))
+		case types.StoreBool:
+			s.B = gatherT(s.B, v.B, ids)
+			n += int64(len(ids))
+		case types.StoreInterval:
+			s.Iv = gatherT(s.Iv, v.Iv, ids)
+			n += 16 * int64(len(ids))
+		default:
+			l := len(s.S)
+			s.S = gatherT(s.S, v.S, ids)
+			n += 16 * int64(len(ids))
+			for _, x := range s.S[l:] {
+				n += int64(len(x))
+			}
+		}
+		s.Nulls = gatherT(s.Nulls, v.Nulls, ids)
+		n += int64(len(ids))
+		k.nulls[c] = k.nulls[c] || src.nulls[c]
+	}
+	return n
+}
+
 // keyCols is a set of stored key columns (one row per group, or the build
 // side's keys) compared against the key columns of a batch.
 type keyCols struct {
@@ -215,8 +268,11 @@ type keyCols struct {
 	arena strArena
 	// nulls: column c holds a NULL key
 	nulls []bool
+	// shared: text keys added are kept as they are, not copied: they are
+	// another table's stored keys, which nothing changes or frees
+	shared bool
 	// scratch of groupIDs
-	guessed, live, wrong []int32
+	guessed, fresh, live, wrong []int32
 }
 
 // strArena copies strings into large shared chunks, so that keeping a key
@@ -289,14 +345,103 @@ func (k *keyCols) add(keys []*vec.Vector, i int) int64 {
 		case types.StoreInterval:
 			s.Iv, g = push(s.Iv, src.Iv[i])
 		default:
-			s.S, g = push(s.S, k.arena.clone(src.S[i]))
-			n += int64(len(src.S[i]))
+			x := src.S[i]
+			if !k.shared {
+				x = k.arena.clone(x)
+			}
+			s.S, g = push(s.S, x)
+			n += int64(len(x))
 		}
 		n += g
 		s.Nulls, g = push(s.Nulls, false)
 		n += g
 	}
 	return n
+}
+
+// addRows stores rows of keys as the next keys, as add does for each, a
+// column at a time; it returns the bytes added.
+func (k *keyCols) addRows(keys []*vec.Vector, rows []int32) int64 {
+	if len(rows) == 0 {
+		return 0
+	}
+	var n, g int64
+	for c, s := range k.cols {
+		src := keys[c]
+		l := len(s.Nulls)
+		if src.Nulls == nil {
+			s.Nulls, g = grown(s.Nulls, len(rows))
+			s.Nulls = s.Nulls[:l+len(rows)]
+			clear(s.Nulls[l:])
+		} else {
+			s.Nulls, g = gatherGrow(s.Nulls, src.Nulls, rows)
+		}
+		n += g
+		nulls := s.Nulls[l:]
+		switch s.Type.Storage() {
+		case types.StoreInt:
+			s.I64, g = gatherGrow(s.I64, src.I64, rows)
+			zeroNulls(s.I64[l:], nulls)
+		case types.StoreFloat:
+			s.F64, g = gatherGrow(s.F64, src.F64, rows)
+			zeroNulls(s.F64[l:], nulls)
+		case types.StoreBool:
+			s.B, g = gatherGrow(s.B, src.B, rows)
+			zeroNulls(s.B[l:], nulls)
+		case types.StoreInterval:
+			s.Iv, g = gatherGrow(s.Iv, src.Iv, rows)
+			zeroNulls(s.Iv[l:], nulls)
+		default:
+			s.S, g = gatherGrow(s.S, src.S, rows)
+			added := s.S[l:]
+			for j, x := range added {
+				switch {
+				case nulls[j]:
+					added[j] = ""
+				case !k.shared:
+					added[j] = k.arena.clone(x)
+				}
+				n += int64(len(added[j]))
+			}
+		}
+		n += g
+		for _, null := range nulls {
+			if null {
+				k.nulls[c] = true
+				n += 9
+			}
+		}
+	}
+	return n
+}
+
+// zeroNulls zeroes the values under NULLs, as AppendNull stores them.
+func zeroNulls[T any](vals []T, nulls []bool) {
+	var zero T
+	for j, null := range nulls {
+		if null {
+			vals[j] = zero
+		}
+	}
+}
+
+// grown returns s with room for n more, doubling as push does, and the
+// bytes of capacity added.
+func grown[T any](s []T, n int) ([]T, int64) {
+	if len(s)+n <= cap(s) {
+		return s, 0
+	}
+	c := max(2*cap(s), 64, len(s)+n)
+	g := make([]T, len(s), c)
+	copy(g, s)
+	var x T
+	return g, int64(c-cap(s)) * int64(unsafe.Sizeof(x))
+}
+
+// gatherGrow appends src's values at idx to dst, growing it as grown does.
+func gatherGrow[T any](dst, src []T, idx []int32) ([]T, int64) {
+	dst, g := grown(dst, len(idx))
+	return gatherT(dst, src, idx), g
 }
 
 // push appends x, doubling s when it is full; it returns the bytes of
@@ -320,18 +465,23 @@ func push[T any](s []T, x T) ([]T, int64) {
 // overlap, where comparing row by row waited for each in turn (TPC-DS q47
 // groups 670 k rows by six keys, four of them text). The rare row whose
 // guess was wrong (another key with the same tag) probes on row by row.
+//
+// The keys of the rows that make new groups are stored after the probes, a
+// column at a time (addRows): the probes compare no keys, and storing them
+// row by row, switching on each column's type, cost as much as the probes.
 func (t *hashTable) groupIDs(k *keyCols, keys []*vec.Vector, hs []uint64, gids []int32) int64 {
-	var added int64
-	guessed := k.guessed[:0]
+	guessed, fresh := k.guessed[:0], k.fresh[:0]
 	for i, h := range hs {
-		id, isNew, a := t.probe(k, keys, i, h, false)
+		id, isNew, _ := t.probe(k, keys, i, h, false)
 		gids[i] = id
-		added += a
-		if !isNew {
+		if isNew {
+			fresh = append(fresh, int32(i))
+		} else {
 			guessed = append(guessed, int32(i))
 		}
 	}
-	k.guessed = guessed
+	k.guessed, k.fresh = guessed, fresh
+	added := k.addRows(keys, fresh)
 	for _, i := range k.wrongGuesses(guessed, gids, keys) {
 		g, a := t.groupID(k, keys, int(i), hs[i])
 		gids[i] = g
@@ -428,7 +578,9 @@ func (t *hashTable) groupID(k *keyCols, keys []*vec.Vector, i int, h uint64) (in
 
 // probe finds the group of row i of keys, whose hash is h: the first slot
 // whose tag agrees and, when verify, whose stored key equals the row's, or
-// a new group in the first empty slot (isNew; added is the key bytes then).
+// a new group in the first empty slot (isNew). With verify the new group's
+// key is stored and added is its bytes; without, the caller stores it
+// before any other probe may compare it (groupIDs).
 func (t *hashTable) probe(k *keyCols, keys []*vec.Vector, i int, h uint64, verify bool) (id int32, isNew bool, added int64) {
 	if 2*t.n >= len(t.slots) {
 		t.grow()
@@ -443,6 +595,9 @@ func (t *hashTable) probe(k *keyCols, keys []*vec.Vector, i int, h uint64, verif
 			t.slots[s] = tag | uint64(id+1)
 			t.idHash, _ = push(t.idHash, h) // counted by bytes()
 			t.n++
+			if !verify {
+				return id, true, 0
+			}
 			return id, true, k.add(keys, i)
 		}
 		if slotTag(sl) == tag && (!verify || k.equal(int(slotVal(sl)-1), keys, i)) {

@@ -324,6 +324,35 @@ func (m *Memory) growSpillable(n int64, half bool, holding bool) error {
 	return m.Grow(n)
 }
 
+// mergeBudget is what a sort's last merge may reserve for its runs' blocks:
+// a quarter of the pool, or of the account's own limit when lower.
+func (m *Memory) mergeBudget() int64 {
+	b := m.pool().limit.Load()
+	if m != nil && m.Limit > 0 {
+		b = min(b, m.Limit)
+	}
+	return b / 4
+}
+
+// growPast counts n bytes that are in use whatever the limit says: a state
+// that can neither spill nor be given up. Past the limit the pool reads
+// full, so operators that can spill give way and statements wait.
+func (m *Memory) growPast(n int64) {
+	if n <= 0 {
+		return
+	}
+	if m != nil {
+		u := m.used.Add(n)
+		for {
+			p := m.peak.Load()
+			if u <= p || m.peak.CompareAndSwap(p, u) {
+				break
+			}
+		}
+	}
+	m.pool().used.Add(n)
+}
+
 // EndQuery ends a statement's account (NewQueryMemory): it no longer waits
 // nor counts among the statements others wait for. What it still holds
 // stays reserved until its operators give it back — a cursor's operators

@@ -156,6 +156,58 @@ func TestParallelHashAggMergesPartials(t *testing.T) {
 	}
 }
 
+// TestParallelHashAggManyGroups: with more groups than partMergeMin the
+// workers' tables are merged into partition tables (aggmerge.go), with and
+// without spilling; the answers are the serial ones.
+func TestParallelHashAggManyGroups(t *testing.T) {
+	forcePartMerge = true
+	defer func() { forcePartMerge = false }()
+	store, files, _ := scanFixture(t, 3, 40000, 4000)
+	ts := []types.T{types.Int64T, types.Int64T, types.TextT}
+	for _, keys := range [][]int{{0}, {2, 0}, {1, 2, 0}} {
+		mk := func(input Operator, mem *Memory) *HashAgg {
+			var exprs []Expr
+			for _, k := range keys {
+				exprs = append(exprs, col(k, ts[k]))
+			}
+			exprs = append(exprs, col(0, types.Int64T), col(2, types.TextT))
+			ng := len(keys)
+			aggs := []Agg{mkAgg(t, AggCountStar, 0, types.Int64T), mkAgg(t, AggSum, ng, types.Int64T), mkAgg(t, AggMax, ng+1, types.TextT)}
+			if p, ok := input.(*Parallel); ok {
+				p.Build = func(w int, src Operator) Operator { return &Project{Env: env, Input: src, Exprs: exprs} }
+				return &HashAgg{Input: p, NGroup: ng, Aggs: aggs, Mem: mem}
+			}
+			return &HashAgg{Input: &Project{Env: env, Input: input, Exprs: exprs}, NGroup: ng, Aggs: aggs, Mem: mem}
+		}
+		serial := runAgg(t, mk(newFixtureScan(store, files), nil))
+		for _, limit := range []int64{0, 1 << 20} {
+			sp := testSpill(t, 0)
+			var mem *Memory
+			if limit > 0 {
+				mem = NewMemory(NewMemoryPool(limit), 0)
+			}
+			qs := &QueryStats{}
+			h := mk(&Parallel{Scan: newFixtureScan(store, files), Workers: 2}, mem)
+			par := collectCtx(t, WithQueryStats(context.Background(), qs), h)
+			tasksRan := false
+			for _, s := range h.spills {
+				tasksRan = tasksRan || len(s.tasks) == aggPartitions
+			}
+			h.Close()
+			sameRows(t, fmt.Sprintf("parallel group by %v, limit %d", keys, limit), par, serial)
+			if limit == 0 && len(h.runs) != aggPartitions {
+				t.Errorf("group by %v: %d tables emitted, want the %d partition tables", keys, len(h.runs), aggPartitions)
+			}
+			if limit > 0 && (qs.SpillFiles() == 0 || !tasksRan) {
+				t.Errorf("group by %v under %d bytes: spill files %d, partition tasks %v", keys, limit, qs.SpillFiles(), tasksRan)
+			}
+			if n := spillFilesLeft(t, sp); n != 0 || (mem != nil && mem.Used() != 0) {
+				t.Fatalf("after Close: %d spill files, %d bytes held", n, mem.Used())
+			}
+		}
+	}
+}
+
 func TestParallelErrorsStopWorkers(t *testing.T) {
 	store, files, _ := scanFixture(t, 2, 3000, 500)
 	p := &Parallel{Scan: newFixtureScan(store, files), Workers: 2, Build: func(w int, src Operator) Operator {

@@ -186,18 +186,26 @@ func (s *Sort) startMerge(ctx context.Context) error {
 	// those instead — a run's reader buffer and its decoded block with
 	// the keys, about the block's bytes in the file twice over — so that
 	// an operator above (a window cutting the merged rows into
-	// partitions) has the rest. A merge of more runs than the pool has
-	// room for goes on unreserved: it cannot spill any further.
+	// partitions) has the rest.
 	s.data, s.enc, s.writers = nil, keyEncoder{}, nil
 	s.res.release()
-	var perRun int64
-	for _, r := range s.runs {
-		if r.file.blocks > 0 {
-			perRun = max(perRun, 2*r.file.size/r.file.blocks)
+	perRun := perRunOf(s.runs)
+	s.res.spill = false
+	// more runs than a quarter of the budget has room for: they are merged
+	// that many at a time into longer runs first, so that the last merge
+	// holds no more than that and an operator above has the rest. A merge
+	// whose reservation still fails (another statement holds the pool)
+	// goes on unreserved, as does one of runs so long that not even two
+	// fit.
+	if k := int(s.res.mem.mergeBudget() / perRun); k >= 2 {
+		for len(s.runs) > k {
+			if err := s.mergePass(ctx, k, perRun); err != nil {
+				s.res.spill = true
+				return err
+			}
 		}
 	}
-	s.res.spill = false
-	if s.res.grow(int64(len(s.runs))*(128<<10+perRun)) != nil {
+	if s.res.grow(int64(len(s.runs))*perRun) != nil {
 		s.res.release()
 	}
 	s.res.spill = true
@@ -219,6 +227,149 @@ func (s *Sort) startMerge(ctx context.Context) error {
 	}
 	for i := len(s.heap)/2 - 1; i >= 0; i-- {
 		s.heapDown(i)
+	}
+	return nil
+}
+
+// perRunOf is what merging one of runs holds: its reader's buffer and a
+// decoded block with its keys, about the block's bytes in the file twice.
+func perRunOf(runs []*sortRun) int64 {
+	var n int64
+	for _, r := range runs {
+		if r.file.blocks > 0 {
+			n = max(n, 2*r.file.size/r.file.blocks)
+		}
+	}
+	return n + 128<<10
+}
+
+// mergePass merges the runs k at a time, neighbours together so that rows
+// of equal keys keep their input order, each group into one run.
+func (s *Sort) mergePass(ctx context.Context, k int, perRun int64) error {
+	// without room the pass goes on unreserved: it holds less than the
+	// merge of all runs would
+	if s.res.grow(int64(k)*perRun) != nil {
+		s.res.release()
+	}
+	defer s.res.release()
+	var runs []*sortRun
+	for i := 0; i < len(s.runs); i += k {
+		g := s.runs[i:min(i+k, len(s.runs))]
+		if len(g) == 1 {
+			runs = append(runs, g[0])
+			continue
+		}
+		r, err := s.mergeRuns(ctx, g)
+		if err != nil {
+			for _, r := range runs {
+				r.file.Close()
+			}
+			return err
+		}
+		runs = append(runs, r)
+	}
+	s.runs = runs
+	s.mergePasses++
+	return nil
+}
+
+// mergeRuns merges runs into a new run (with each row's key, as spillRun
+// writes them) and removes their files.
+func (s *Sort) mergeRuns(ctx context.Context, runs []*sortRun) (*sortRun, error) {
+	f, err := newSpillFile(GlobalSpill, queryStatsOf(ctx), "sort")
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		for _, r := range runs {
+			r.file.Close()
+		}
+	}()
+	if err := s.mergeInto(ctx, runs, f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &sortRun{file: f, idx: runs[0].idx}, nil
+}
+
+// mergeInto writes the merged rows of runs to f.
+func (s *Sort) mergeInto(ctx context.Context, runs []*sortRun, f *spillFile) error {
+	types := s.Input.Types()
+	s.heap = s.heap[:0]
+	for _, r := range runs {
+		rd, err := r.file.reader()
+		if err != nil {
+			return err
+		}
+		r.rd, r.dec = rd, newBlockDecoder(types)
+		ok, err := r.load()
+		if err != nil {
+			return err
+		}
+		if ok {
+			s.heap = append(s.heap, r)
+		}
+	}
+	for i := len(s.heap)/2 - 1; i >= 0; i-- {
+		s.heapDown(i)
+	}
+	buf := newColBuf(types, vec.BatchSize)
+	var (
+		blk, arena []byte
+		offs       []int
+		keys       [][]byte
+	)
+	flush := func() error {
+		keys = keys[:0]
+		for j := 0; j+1 < len(offs); j++ {
+			keys = append(keys, arena[offs[j]:offs[j+1]])
+		}
+		blk = appendBlock(blk[:0], buf.Vecs, 0, buf.N)
+		blk = appendByteStrings(blk, keys)
+		buf.reset()
+		arena, offs = arena[:0], offs[:0]
+		return f.writeBlock(blk)
+	}
+	for len(s.heap) > 0 {
+		if err := errCanceled(ctx); err != nil {
+			return err
+		}
+		r := s.heap[0]
+		if len(offs) == 0 {
+			offs = append(offs, 0)
+		}
+		// the row's key is copied: the run's arena is reused by its next block
+		arena = append(arena, r.key()...)
+		offs = append(offs, len(arena))
+		for c, v := range r.dec.b.Vecs {
+			buf.appendRange(c, v, r.pos, r.pos+1)
+		}
+		buf.N++
+		r.pos++
+		if r.pos == r.n {
+			ok, err := r.load()
+			if err != nil {
+				return err
+			}
+			if !ok {
+				last := len(s.heap) - 1
+				s.heap[0] = s.heap[last]
+				s.heap[last] = nil
+				s.heap = s.heap[:last]
+				r.file.Close()
+			}
+		}
+		if len(s.heap) > 0 {
+			s.heapDown(0)
+		}
+		if buf.N == vec.BatchSize {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	if buf.N > 0 {
+		return flush()
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"fmt"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -285,6 +286,15 @@ func TestParallelHashAggSpills(t *testing.T) {
 // by side — none is left to a partition, and every group comes out once
 // with all its rows.
 func TestHashAggRoutesSpilledRowsAcrossWorkers(t *testing.T) {
+	// merged into one table and routed against (mergeSpilled), and merged
+	// into partition tables each aggregated with its partition's files by
+	// a task (mergeParts, spillTasks)
+	for _, parts := range []bool{false, true} {
+		t.Run(fmt.Sprint("partitioned=", parts), func(t *testing.T) { routeSpilledRows(t, parts) })
+	}
+}
+
+func routeSpilledRows(t *testing.T, partitioned bool) {
 	sp := testSpill(t, 0)
 	ts := []types.T{types.TextT, types.Int64T}
 	var low, high [][]any // groups g0..g99, then g100..g199, each value 1..3
@@ -338,14 +348,31 @@ func TestHashAggRoutesSpilledRowsAcrossWorkers(t *testing.T) {
 	}
 	h.run = runs[0]
 	h.started = true
-	if err := h.mergeSpilled(ctx, runs); err != nil {
-		t.Fatal(err)
-	}
-	if got := runs[0].sp.routedHits.Load(); got != 600 {
-		t.Fatalf("%d spilled rows routed into the merged table, want 600", got)
-	}
-	if n := runs[0].sp.spilledParts(); n != 0 {
-		t.Fatalf("%d partitions left to aggregate, want none", n)
+	if partitioned {
+		parts, err := h.mergeParts(ctx, runs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := h.spillTasks(ctx, runs, parts); err != nil {
+			t.Fatal(err)
+		}
+		files := 0
+		for _, task := range h.run.sp.tasks {
+			files += len(task.files)
+		}
+		if len(h.run.sp.tasks) != aggPartitions || files == 0 {
+			t.Fatalf("%d tasks with %d files, want %d tasks and the spilled files", len(h.run.sp.tasks), files, aggPartitions)
+		}
+	} else {
+		if err := h.mergeSpilled(ctx, runs); err != nil {
+			t.Fatal(err)
+		}
+		if got := h.run.sp.routedHits.Load(); got != 600 {
+			t.Fatalf("%d spilled rows routed into the merged table, want 600", got)
+		}
+		if n := h.run.sp.spilledParts(); n != 0 {
+			t.Fatalf("%d partitions left to aggregate, want none", n)
+		}
 	}
 	if err := h.finish(); err != nil {
 		t.Fatal(err)
@@ -489,5 +516,31 @@ func TestSortSpillRunsSideBySide(t *testing.T) {
 			t.Fatalf("keys %+v: spilled sort differs from the in-memory order", keys)
 		}
 		s.Close()
+	}
+}
+
+// TestSortMergesRunsInPasses: when a quarter of the pool has no room to
+// merge every run at once, runs are first merged a few at a time into
+// longer ones; the order is the in-memory one, ties in input order, and no
+// file is left.
+func TestSortMergesRunsInPasses(t *testing.T) {
+	sp := testSpill(t, 0)
+	rng := rand.New(rand.NewSource(11))
+	rows := sortRows(rng, 120000)
+	for _, keys := range [][]SortKey{{{Col: 0}}, {{Col: 2}, {Col: 0, Desc: true}}} {
+		want := refSort(t, rows, keys, 0)
+		mem := NewMemory(NewMemoryPool(3<<20), 0)
+		s := &Sort{Input: newRowsOp(sortTypes, rows, 500), Keys: keys, Mem: mem}
+		got := collectCtx(t, WithQueryStats(context.Background(), &QueryStats{}), s)
+		if s.mergePasses == 0 {
+			t.Fatalf("keys %+v: every run merged at once", keys)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("keys %+v: sort merged in passes differs from the in-memory order (%d rows, want %d)", keys, len(got), len(want))
+		}
+		s.Close()
+		if n := spillFilesLeft(t, sp); n != 0 || sp.Used() != 0 || mem.Used() != 0 {
+			t.Fatalf("after Close: %d spill files, %d bytes of temp space, %d bytes of memory held", n, sp.Used(), mem.Used())
+		}
 	}
 }

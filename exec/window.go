@@ -802,6 +802,51 @@ func newFrameAgg(a Agg) (aggFn, invertible, bool, error) {
 	return fn, inv, ok, nil
 }
 
+// frameMem counts a windowed aggregate's state against the query's memory
+// while the state lives: a state that keeps values (string_agg) grows with
+// its frame, which over a big partition can be most of it. A state can
+// neither spill nor be given up, and PostgreSQL keeps such states whatever
+// work_mem says, so past the budget it is still counted (growPast) rather
+// than failing the query: the budget then reads full, and operators that
+// can spill, in this query and others, give way.
+type frameMem struct {
+	res  reservation
+	held int64
+}
+
+// newFrameMem starts counting fn's state: what it holds when new (a few
+// words per function) is the window's own cost, counted with its rows.
+func newFrameMem(mem *Memory, fn aggFn) *frameMem {
+	return &frameMem{res: reservation{mem: mem}, held: fn.bytes()}
+}
+
+// track reserves what fn's state has grown by since the last call.
+func (m *frameMem) track(fn aggFn) error {
+	if b := fn.bytes(); b > m.held {
+		d := b - m.held
+		if err := m.res.grow(d); err != nil {
+			if pgerr.Code(err) != OutOfMemory {
+				return err
+			}
+			m.res.mem.growPast(d)
+			m.res.reserved += d
+			m.res.used += d
+		}
+		m.held = b
+	}
+	return nil
+}
+
+// counted wraps an update or remove so that the state is tracked after it.
+func (m *frameMem) counted(fn aggFn, op func(*aggIn) error) func(*aggIn) error {
+	return func(in *aggIn) error {
+		if err := op(in); err != nil {
+			return err
+		}
+		return m.track(fn)
+	}
+}
+
 // aggregate evaluates an aggregate over each row's frame in [ps, pe).
 func (w *Window) aggregate(out *vec.Vector, f WindowFunc, ps, pe int) error {
 	a := f.Agg
@@ -809,6 +854,9 @@ func (w *Window) aggregate(out *vec.Vector, f WindowFunc, ps, pe int) error {
 	if err != nil {
 		return err
 	}
+	fm := newFrameMem(w.Mem, fn)
+	defer fm.res.release()
+	update := fm.counted(fn, fn.update)
 	fr := f.Frame.resolved()
 	var filt []int32 // rows passing FILTER, ascending
 	if a.Filter > 0 {
@@ -849,7 +897,7 @@ func (w *Window) aggregate(out *vec.Vector, f WindowFunc, ps, pe int) error {
 		switch {
 		case fs == curS && fe >= curE:
 			rowsOf(curE, fe)
-			if err := fn.update(&in); err != nil {
+			if err := update(&in); err != nil {
 				return err
 			}
 		case canInvert && fs >= curS && fs <= curE && fe >= curE:
@@ -858,13 +906,13 @@ func (w *Window) aggregate(out *vec.Vector, f WindowFunc, ps, pe int) error {
 				return err
 			}
 			rowsOf(curE, fe)
-			if err := fn.update(&in); err != nil {
+			if err := update(&in); err != nil {
 				return err
 			}
 		default:
 			fn.reset(0)
 			rowsOf(fs, fe)
-			if err := fn.update(&in); err != nil {
+			if err := update(&in); err != nil {
 				return err
 			}
 		}
@@ -886,7 +934,7 @@ func (w *Window) aggregate(out *vec.Vector, f WindowFunc, ps, pe int) error {
 				}
 				for _, g := range gone[:n] {
 					rowsOf(g.lo, g.hi)
-					if err := fn.update(&in); err != nil {
+					if err := update(&in); err != nil {
 						return err
 					}
 				}
@@ -897,7 +945,7 @@ func (w *Window) aggregate(out *vec.Vector, f WindowFunc, ps, pe int) error {
 				fn.reset(0)
 				for _, s := range kept[:k] {
 					rowsOf(s.lo, s.hi)
-					if err := fn.update(&in); err != nil {
+					if err := update(&in); err != nil {
 						return err
 					}
 				}

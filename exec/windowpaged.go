@@ -716,7 +716,9 @@ func (e *pagedEval) aggregate() error {
 		}
 		return nil
 	}
-	update := fn.update
+	fm := newFrameMem(e.w.Mem, fn)
+	defer fm.res.release()
+	update := fm.counted(fn, fn.update)
 	var remove func(*aggIn) error
 	if canInvert {
 		remove = inv.remove

@@ -236,3 +236,71 @@ func TestWindowSharedPrefixKeys(t *testing.T) {
 		t.Fatalf("%d spill files left", n)
 	}
 }
+
+// TestWindowAggStateCounted: a windowed string_agg's state, which holds
+// every value of its frame, is counted against the memory budget as it
+// grows, past the budget when it must (a state can neither spill nor be
+// given up), and given back when the function is done. A window over one
+// partition whose rows and state together outgrow the budget still
+// answers.
+func TestWindowAggStateCounted(t *testing.T) {
+	testSpill(t, 0)
+	sa := Agg{Kind: AggStringAgg, Arg: 2, Arg2: 3, In: types.TextT, Out: types.TextT}
+	val := strings.Repeat("x", 4095)
+
+	// the state alone, under a pool of 512 KiB
+	mem := NewMemory(NewMemoryPool(512<<10), 0)
+	fn, _, _, err := newFrameAgg(sa)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fm := newFrameMem(mem, fn)
+	update := fm.counted(fn, fn.update)
+	v, d := vec.New(types.TextT, 256), vec.New(types.TextT, 256)
+	for i := 0; i < 256; i++ {
+		v.AppendString(val)
+		d.AppendString(",")
+	}
+	rows := make([]int32, 256)
+	for i := range rows {
+		rows[i] = int32(i)
+	}
+	if err := update(&aggIn{rows: rows, all: true, gids: make([]int32, 256), v: v, v2: d}); err != nil {
+		t.Fatal(err)
+	}
+	if mem.Used() < 1<<20 || mem.pool().Used() < 1<<20 {
+		t.Fatalf("a 1 MiB state: %d bytes counted (pool %d)", mem.Used(), mem.pool().Used())
+	}
+	fm.res.release()
+	if mem.Used() != 0 || mem.pool().Used() != 0 {
+		t.Fatalf("after release: %d bytes counted (pool %d)", mem.Used(), mem.pool().Used())
+	}
+
+	// a window over 1 MiB of rows, with the whole partition as the frame
+	ts := []types.T{types.Int64T, types.Int64T, types.TextT, types.TextT}
+	var in [][]any
+	for i := 0; i < 256; i++ {
+		in = append(in, []any{int64(1), int64(i), val, ","})
+	}
+	whole := Frame{Mode: FrameRows, Start: FrameBound{Kind: BoundUnboundedPreceding}, End: FrameBound{Kind: BoundUnboundedFollowing}}
+	mem = NewMemory(NewMemoryPool(2<<20), 0)
+	w := &Window{Env: env, Input: newRowsOp(ts, in, 100), PartitionBy: []int{0}, OrderBy: []SortKey{{Col: 1}},
+		Funcs: []WindowFunc{{Kind: WinAgg, Agg: sa, Frame: whole}}, Mem: mem}
+	n := 0
+	err = Drain(context.Background(), w, func(b *vec.Batch) error {
+		for i := 0; i < b.N; i++ {
+			if got := len(b.Vecs[4].S[i]); got != 256*4096-1 {
+				return fmt.Errorf("row %d: string_agg of %d bytes, want %d", n, got, 256*4096-1)
+			}
+			n++
+		}
+		return nil
+	})
+	w.Close()
+	if err != nil || n != len(in) {
+		t.Fatalf("%d rows, %v", n, err)
+	}
+	if mem.Used() != 0 || mem.pool().Used() != 0 {
+		t.Errorf("%d bytes still reserved (pool %d)", mem.Used(), mem.pool().Used())
+	}
+}

@@ -1,0 +1,281 @@
+package exec
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
+)
+
+// The workers of a parallel aggregation each fill a table of their own. With
+// many groups, folding them into one table on one goroutine was a serial
+// tail as long as a good part of the parallel phase (6 M groups: 0.6 s of
+// 7 s). Instead the groups are split by the top bits of their key hash, the
+// bits a spill uses to pick its partition, into aggPartitions partition
+// tables, each built from every worker's groups of that partition by one
+// goroutine; the goroutines share nothing but the workers' tables, which
+// they only read. The partition tables are then emitted in turn.
+//
+// Because a spilled row of partition p can only belong to a group of
+// partition table p, a table and its partition's files then make a task of
+// their own when workers spilled (aggspill.go).
+//
+// Every group is placed again (the first worker's without comparing keys),
+// where the serial merge leaves the first worker's groups in place and
+// inserts only the others'. With two workers that made the partitioned
+// merge cost more processor time than it saved: on TPC-H SF1 lineitem under
+// --memory-limit 512MiB (2 cores, shared) the 6 M-group GROUP BY took about
+// the same server CPU as the serial merge and routing, the DISTINCT about
+// 0.8 s more. So it is used with more than two workers only, where the
+// serial merge inserts all but one worker's groups on one goroutine.
+
+// partMergeMin is the fewest groups, over all workers, for which the
+// partitioned merge pays for its sixteen tables.
+const partMergeMin = 1 << 16
+
+// usePartMerge reports whether runs are merged into partition tables.
+func (h *HashAgg) usePartMerge(runs []*aggRun, spilled bool) bool {
+	if len(runs) < 2 || !h.partitionable() || (len(runs) < 3 && !forcePartMerge) {
+		return false
+	}
+	if spilled {
+		return true
+	}
+	n := 0
+	for _, r := range runs {
+		n += r.sets[0].ngroups
+	}
+	return n >= partMergeMin
+}
+
+// forcePartMerge makes tests take the partitioned merge with two workers.
+// Tests that set it do not run in parallel with other aggregation tests.
+var forcePartMerge = false
+
+// partitionable: one grouping set with keys, hashed by groupHashes.
+func (h *HashAgg) partitionable() bool {
+	return h.GroupingSets == nil && h.NGroup > 0
+}
+
+// partShift is the shift that takes a key hash to its partition at h's
+// spill level (as aggSpill.route picks it).
+func (h *HashAgg) partShift() uint {
+	return uint(64 - aggPartBits*(h.spillLevel+1))
+}
+
+// groupHashes is the key hash of each of s's groups, the hash hashColumn
+// gives the group's key in a batch.
+func (h *HashAgg) groupHashes(s *aggSet) []uint64 {
+	if s.htab != nil {
+		return s.htab.idHash[:s.ngroups]
+	}
+	v := &vec.Vector{Type: h.Input.Types()[s.cols[0]], I64: s.itab.dense}
+	if s.nullG >= 0 {
+		v.Nulls = make([]bool, len(s.itab.dense))
+		v.Nulls[s.nullG] = true
+	}
+	hs := make([]uint64, len(s.itab.dense))
+	hashColumn(hs, v, len(hs), true)
+	return hs
+}
+
+// mergeParts merges the workers' runs into aggPartitions new runs, one per
+// partition of the key hash, several partitions at a time. The workers'
+// reservations are given back once all are merged. A run whose memory runs
+// out while it is built is kept when the aggregation could spill (the
+// partitions hold no more groups than the workers did).
+func (h *HashAgg) mergeParts(ctx context.Context, runs []*aggRun) ([]*aggRun, error) {
+	hashes := make([][]uint64, len(runs))
+	counts := make([][aggPartitions]int, len(runs))
+	shift := h.partShift()
+	var wg sync.WaitGroup
+	for w, r := range runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			hashes[w] = h.groupHashes(r.sets[0])
+			for _, x := range hashes[w] {
+				counts[w][int(x>>shift)&(aggPartitions-1)]++
+			}
+		}()
+	}
+	wg.Wait()
+	parts := make([]*aggRun, aggPartitions)
+	for p := range parts {
+		r, err := h.newRun()
+		if err != nil {
+			return nil, err
+		}
+		// sized for every worker's groups of the partition, so that it
+		// never grows while filled
+		n := 1
+		for w := range runs {
+			n += counts[w][p]
+		}
+		if s := r.sets[0]; s.htab != nil {
+			s.htab = newHashTable(n)
+		} else {
+			s.itab = newI64Table(n)
+		}
+		parts[p] = r
+	}
+	var next atomic.Int32
+	workers := max(1, min(runtime.GOMAXPROCS(0), aggPartitions))
+	errs := make([]error, workers)
+	for w := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m := &partMerger{h: h, shift: h.partShift()}
+			errs[w] = guard(func() error {
+				for {
+					p := int(next.Add(1)) - 1
+					if p >= aggPartitions {
+						return nil
+					}
+					if err := errCanceled(ctx); err != nil {
+						return err
+					}
+					if err := m.merge(parts[p], p, runs, hashes); err != nil {
+						return err
+					}
+				}
+			})
+		}()
+	}
+	wg.Wait()
+	for _, r := range runs {
+		r.res.release()
+	}
+	for _, err := range errs {
+		if err != nil {
+			for _, r := range parts {
+				r.res.release()
+			}
+			return nil, err
+		}
+	}
+	return parts, nil
+}
+
+// partMerger is one merging goroutine's scratch.
+type partMerger struct {
+	h     *HashAgg
+	shift uint
+	gmap  []int32
+	ids   []int32
+	hs    []uint64
+	gids  []int32
+	keys  *colBuf
+	ikeys []int64
+	nulls []bool
+}
+
+// merge folds the groups of partition p of every worker's run into dst.
+func (m *partMerger) merge(dst *aggRun, p int, runs []*aggRun, hashes [][]uint64) error {
+	ds := dst.sets[0]
+	for w, r := range runs {
+		src := r.sets[0]
+		m.ids = m.ids[:0]
+		for g, x := range hashes[w] {
+			if int(x>>m.shift)&(aggPartitions-1) == p {
+				m.ids = append(m.ids, int32(g))
+			}
+		}
+		if len(m.ids) == 0 {
+			continue
+		}
+		m.gmap = resize32(m.gmap, src.ngroups)
+		for i := range m.gmap {
+			m.gmap[i] = -1
+		}
+		// the first worker's groups of the partition are all new, and
+		// distinct: they are placed without comparing keys
+		fresh := ds.ngroups == 0
+		for lo := 0; lo < len(m.ids); lo += vec.BatchSize {
+			ids := m.ids[lo:min(lo+vec.BatchSize, len(m.ids))]
+			m.insert(ds, src, ids, hashes[w], fresh)
+			for i, g := range ids {
+				m.gmap[g] = m.gids[i]
+			}
+		}
+		for a, fn := range ds.fns {
+			fn.grow(ds.ngroups)
+			if err := fn.merge(src.fns[a], m.gmap); err != nil {
+				return err
+			}
+		}
+	}
+	var total int64
+	total += ds.bytes()
+	if d := total - dst.accounted; d > 0 {
+		if err := dst.res.grow(d); err != nil && (pgerr.Code(err) != OutOfMemory || !m.h.canSpill()) {
+			return err
+		}
+		dst.accounted = total
+	}
+	return nil
+}
+
+// insert finds or adds in ds the groups ids of src, leaving their ids in
+// ds in m.gids.
+func (m *partMerger) insert(ds, src *aggSet, ids []int32, hashes []uint64, fresh bool) {
+	n := len(ids)
+	m.gids = resize32(m.gids, n)
+	if src.itab != nil {
+		m.ikeys = resizeSlice(m.ikeys, n)
+		var nulls []bool
+		for i, g := range ids {
+			m.ikeys[i] = src.itab.dense[g]
+			if g == src.nullG {
+				if nulls == nil {
+					m.nulls = resizeSlice(m.nulls, n)
+					clear(m.nulls)
+					nulls = m.nulls
+				}
+				nulls[i] = true
+			}
+		}
+		ds.itab.groupIDs(m.ikeys, nulls, m.gids)
+		for i, null := range nulls {
+			if null {
+				if ds.nullG < 0 {
+					ds.nullG = int32(len(ds.itab.dense))
+					ds.itab.dense = append(ds.itab.dense, 0)
+				}
+				m.gids[i] = ds.nullG
+			}
+		}
+		ds.ngroups = len(ds.itab.dense)
+		return
+	}
+	if fresh {
+		// copied a column at a time, each key placed by its hash alone
+		ds.keyBytes += ds.keys.appendRows(src.keys, ids)
+		for i, g := range ids {
+			m.gids[i] = ds.htab.placeNew(hashes[g])
+		}
+		ds.ngroups = len(ds.htab.idHash)
+		return
+	}
+	if m.keys == nil {
+		m.keys = newColBuf(m.h.Input.Types()[:m.h.NGroup], vec.BatchSize)
+	}
+	m.keys.reset()
+	for c, v := range src.keys.cols {
+		m.keys.gather(c, v, ids)
+	}
+	m.keys.N = n
+	m.hs = resizeSlice(m.hs, n)
+	for i, g := range ids {
+		m.hs[i] = hashes[g]
+	}
+	// the workers' text keys are shared, not copied again
+	ds.keys.shared = true
+	ds.keyBytes += ds.htab.groupIDs(ds.keys, m.keys.Vecs, m.hs, m.gids)
+	ds.keys.shared = false
+	ds.ngroups = len(ds.htab.idHash)
+}
