@@ -206,7 +206,7 @@ func (t *Tx) ExecDeferred(ctx context.Context, q string, args ...any) error {
 func (t *Tx) execDeferred(ctx context.Context, q string, args ...any) error {
 	if t.tx != nil {
 		t.sent++
-		_, err := t.tx.ExecContext(ctx, t.db.d.rebind(q), t.db.d.args(args)...)
+		_, err := t.q().ExecContext(ctx, t.db.d.rebind(q), t.db.d.args(args)...) // prepared on SQLite
 		return err
 	}
 	if t.deferredErr != nil {
