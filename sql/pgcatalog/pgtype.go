@@ -280,6 +280,13 @@ func QuoteIdent(s string) string {
 	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 }
 
+// IsKeyword reports whether the lower-case word is a PostgreSQL keyword
+// of any category.
+func IsKeyword(word string) bool {
+	_, ok := keywordBy[word]
+	return ok
+}
+
 // typeOIDByName resolves a type name as regtype input does: PostgreSQL's
 // SQL spellings ("integer", "character varying", "double precision") and
 // pg_type names, optionally qualified with pg_catalog, with a trailing []
