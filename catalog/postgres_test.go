@@ -327,3 +327,39 @@ func TestChangesSincePlanUsesIndex(t *testing.T) {
 		t.Errorf("changes since %d: %q, want %q", n-3, got, want)
 	}
 }
+
+// TestCatalogIndexes: a catalog lakepg creates has each of its extra
+// indexes, on both backends, among them the one every commit's read of a
+// table's inlined-data tables uses.
+func TestCatalogIndexes(t *testing.T) {
+	ctx := context.Background()
+	eachBackend(t, func(t *testing.T, be backend) {
+		db, _, _, _ := openNewOn(t, be)
+		q := `SELECT name FROM sqlite_master WHERE type = 'index'`
+		if db.Dialect() == "postgres" {
+			q = `SELECT indexname FROM pg_indexes WHERE schemaname = current_schema()`
+		}
+		rows, err := db.SQL().QueryContext(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		have := map[string]bool{}
+		for rows.Next() {
+			var n string
+			if err := rows.Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			have[n] = true
+		}
+		rows.Close()
+		for _, ddl := range catalogIndexes {
+			name := strings.Fields(strings.TrimPrefix(ddl, "CREATE INDEX IF NOT EXISTS "))[0]
+			if !have[name] {
+				t.Errorf("index %s missing", name)
+			}
+		}
+		if !have["lakepg_inlined_data_tables_table"] {
+			t.Error("no index on ducklake_inlined_data_tables (table_id)")
+		}
+	})
+}
