@@ -20,8 +20,9 @@ import (
 //	INSERT INTO [schema.]table [(column, ...)] VALUES (value, ...) [, (...)] [;]
 //
 // where each value is an integer or decimal literal (optionally negated), a
-// string literal, NULL, TRUE or FALSE, names are plain or double-quoted
-// identifiers that are no keyword, and no comment appears. Everything else,
+// string literal, NULL, TRUE or FALSE, names are double-quoted or plain
+// identifiers (unreserved and column-name keywords too, as the grammar
+// allows), and no comment appears. Everything else,
 // and anything unusual inside that shape (escape or dollar strings,
 // exponents, long names), goes to pg_query. The tree is the one pg_query
 // builds, locations included (TestFastInsertMatchesPgQuery,
@@ -139,7 +140,12 @@ func (sc *insertScanner) name() (at int, name string, ok bool) {
 		return at, "", false
 	}
 	name = strings.ToLower(w)
-	if len(name) >= 64 || pgcatalog.IsKeyword(name) {
+	if len(name) >= 64 {
+		return at, "", false
+	}
+	// names here are the grammar's ColId: plain identifiers and the
+	// unreserved and column-name keywords (a column "name", a table "data")
+	if cat, kw := pgcatalog.KeywordCategory(name); kw && cat != 'U' && cat != 'C' {
 		return at, "", false
 	}
 	return at, name, true

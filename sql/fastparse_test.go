@@ -44,6 +44,9 @@ func TestFastInsertMatchesPgQuery(t *testing.T) {
 		`INSERT INTO "S" . "T" (a, "B", c_1) VALUES (1, 2, 3)`,
 		"INSERT INTO T (A) VALUES (1), (2), (3)",
 		"INSERT INTO t(a,b)VALUES(1,'x'),(2,'y')",
+		"INSERT INTO data (name, value, int, VALUES) VALUES (1, 2, 3, 4)",
+		"INSERT INTO int VALUES (1)",
+		"INSERT INTO between VALUES (1)",
 		"INSERT INTO \"" + strings.Repeat("x", 63) + "\" VALUES (1)",
 		"INSERT INTO " + strings.Repeat("y", 63) + " VALUES (1)",
 	}
@@ -84,7 +87,8 @@ func TestFastInsertMatchesPgQuery(t *testing.T) {
 		"INSERT INTO t AS x VALUES (1)",
 		"INSERT INTO select VALUES (1)",
 		"INSERT INTO t (user) VALUES (1)",
-		"INSERT INTO data VALUES (1)", // a keyword, if an unreserved one: left alone all the same
+		"INSERT INTO t (left) VALUES (1)", // a type or function name keyword
+		"INSERT INTO t (inner) VALUES (1)",
 		`INSERT INTO "" VALUES (1)`,
 		"INSERT INTO \"" + strings.Repeat("x", 64) + "\" VALUES (1)",
 		"INSERT INTO " + strings.Repeat("y", 64) + " VALUES (1)",
@@ -113,7 +117,7 @@ func TestFastInsertMatchesPgQuery(t *testing.T) {
 	// generated statements: names plain, quoted, qualified, keywords;
 	// values of every kind; spacing and case varied
 	r := rand.New(rand.NewSource(7))
-	names := []string{"t", "T", "tab_1", "_x", `"Mixed Case"`, `"a""q"`, `"select"`, "user", "data", "name", "x9"}
+	names := []string{"t", "T", "tab_1", "_x", `"Mixed Case"`, `"a""q"`, `"select"`, "user", "data", "name", "x9", "int", "left", "values", "Between", "inner", "time"}
 	sp := func() string { return []string{"", " ", "  ", "\n", "\t", " \r\n "}[r.Intn(6)] }
 	must := func() string { return []string{" ", "  ", "\n", "\t"}[r.Intn(4)] }
 	kw := func(w string) string {

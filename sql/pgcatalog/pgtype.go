@@ -280,11 +280,15 @@ func QuoteIdent(s string) string {
 	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 }
 
-// IsKeyword reports whether the lower-case word is a PostgreSQL keyword
-// of any category.
-func IsKeyword(word string) bool {
-	_, ok := keywordBy[word]
-	return ok
+// KeywordCategory is pg_get_keywords()'s catcode of the lower-case word
+// (U unreserved, C column name, T type or function name, R reserved); ok
+// is false for a word that is no keyword.
+func KeywordCategory(word string) (cat byte, ok bool) {
+	k, ok := keywordBy[word]
+	if !ok {
+		return 0, false
+	}
+	return k.catcode, true
 }
 
 // typeOIDByName resolves a type name as regtype input does: PostgreSQL's
