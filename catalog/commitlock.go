@@ -112,7 +112,7 @@ func (t *Tx) commitPipelined(ctx context.Context) error {
 		t.rollbackPipelined()
 		return err
 	}
-	pending := t.pending
+	pending := coalesce(t.pending) // coalesce.go
 	t.pending, t.pre, t.ended = nil, nil, true
 	conn := t.lock
 	t.lock = nil
@@ -206,7 +206,7 @@ func (t *Tx) ExecDeferred(ctx context.Context, q string, args ...any) error {
 func (t *Tx) execDeferred(ctx context.Context, q string, args ...any) error {
 	if t.tx != nil {
 		t.sent++
-		_, err := t.tx.ExecContext(ctx, t.db.d.rebind(q), t.db.d.args(args)...)
+		_, err := t.q().ExecContext(ctx, t.db.d.rebind(q), t.db.d.args(args)...) // prepared on SQLite
 		return err
 	}
 	if t.deferredErr != nil {
@@ -228,7 +228,7 @@ func (t *Tx) flush(ctx context.Context) error {
 	if len(t.pending) == 0 || t.tx != nil {
 		return nil
 	}
-	pending := t.pending
+	pending := coalesce(t.pending)
 	t.pending = nil
 	t.sent++
 	err := t.lock.Raw(func(dc any) error {

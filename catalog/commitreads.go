@@ -183,7 +183,7 @@ const tableLiveQuery = `SELECT COUNT(*) FROM ducklake_table WHERE table_id = ? A
 func (db *DB) queueReads(b *pgx.Batch, r *CommitReads) {
 	q := func(sql string, args ...any) { b.Queue(db.d.rebind(sql), db.d.args(args)...) }
 	q(snapshotSelect + " " + headWhere)
-	q(`SELECT snapshot_id, changes_made FROM ducklake_snapshot_changes WHERE snapshot_id > ? ORDER BY snapshot_id`, r.Base)
+	q(`SELECT snapshot_id, changes_made`+changesAfter, r.Base)
 	for _, id := range r.Tables {
 		q(tableLiveQuery, id)
 		q(tableStatsQuery, id)

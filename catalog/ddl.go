@@ -133,6 +133,10 @@ var catalogIndexes = []string{
 	`CREATE INDEX IF NOT EXISTS lakepg_file_column_stats_table ON ducklake_file_column_stats (table_id)`,
 	`CREATE INDEX IF NOT EXISTS lakepg_table_stats_table ON ducklake_table_stats (table_id)`,
 	`CREATE INDEX IF NOT EXISTS lakepg_table_column_stats_table ON ducklake_table_column_stats (table_id)`,
+	// every commit into a table reads its inlined-data tables: without it
+	// that read scanned a row per table of the lake, 0.1 ms per commit
+	// more with every 1,000 tables on PostgreSQL
+	`CREATE INDEX IF NOT EXISTS lakepg_inlined_data_tables_table ON ducklake_inlined_data_tables (table_id)`,
 	// Advance (metadelta.go) asks what tables and columns began or ended
 	// since a snapshot after every CREATE TABLE: without these it read every
 	// table's and column's row each time, slowing down every statement as a

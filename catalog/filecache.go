@@ -43,6 +43,9 @@ type fileList struct {
 	val    any    // []DataFile, []InlinedRows or map[int64][]int64
 	bytes  int64
 	used   int64 // tick of the last use, for eviction
+	// derived are structures callers built from a file list (FilesDerived),
+	// kept and dropped with it; their bytes count in bytes
+	derived map[string]any
 }
 
 // cacheKey names what is kept of a table: its files, inlined rows or
@@ -94,6 +97,60 @@ func (db *DB) Files(ctx context.Context, s *Schema, t *Table, snap Snapshot) ([]
 		return nil, err
 	}
 	return v.([]DataFile), nil
+}
+
+// FilesDerived returns the value that build derives from files, a list
+// Files returned for table tableID, built once per cached list: a planner
+// keeps its per-table pruning structures (files ordered by a column's
+// bounds, their scan descriptions) here, so a statement over a table of
+// 100,000 files need not visit each. build returns the value and its size
+// in bytes, counted against FileCacheBytes. When files is not the list
+// the cache holds (it was read for a transaction, or evicted), nothing is
+// built: ok is false, and building per statement is the caller's choice.
+func (db *DB) FilesDerived(tableID int64, files []DataFile, key string, build func() (any, int64)) (v any, ok bool) {
+	c := &db.files
+	c.mu.Lock()
+	e := c.tables[cacheKey{'f', tableID}]
+	if e != nil && !sameList(e.val, files) {
+		e = nil
+	}
+	if e != nil {
+		if v, ok := e.derived[key]; ok {
+			c.mu.Unlock()
+			return v, true
+		}
+	}
+	c.mu.Unlock()
+	if e == nil {
+		return nil, false
+	}
+	v, size := build()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.tables[cacheKey{'f', tableID}] != e {
+		return v, false // replaced or evicted meanwhile
+	}
+	if old, ok := e.derived[key]; ok {
+		return old, true // built by another statement meanwhile
+	}
+	if c.total+size > FileCacheBytes {
+		return v, false
+	}
+	if e.derived == nil {
+		e.derived = map[string]any{}
+	}
+	e.derived[key] = v
+	e.bytes += size
+	c.total += size
+	fileCacheStats.bytes.Add(size)
+	return v, true
+}
+
+// sameList reports whether cached value v is the file list files (the
+// same array, not merely equal contents).
+func sameList(v any, files []DataFile) bool {
+	l, ok := v.([]DataFile)
+	return ok && len(l) == len(files) && len(l) > 0 && &l[0] == &files[0]
 }
 
 // cachedForTable returns what load reads of a table at snap, from the

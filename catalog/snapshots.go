@@ -160,7 +160,16 @@ func (t *Tx) ChangesSince(ctx context.Context, base int64) ([]string, error) {
 	return scanChanges(rows)
 }
 
-const changesSinceQuery = `SELECT changes_made FROM ducklake_snapshot_changes WHERE snapshot_id > ? ORDER BY snapshot_id`
+const changesSinceQuery = `SELECT changes_made` + changesAfter
+
+// changesAfter selects the ducklake_snapshot_changes rows after a snapshot
+// id, in order. The upper bound changes nothing (no snapshot is newer than
+// the newest) but the plan: PostgreSQL plans a statement prepared once
+// generically after a few runs, and for "snapshot_id > $1" alone it then
+// guesses a third of the table and scans and sorts all of it, a cost that
+// grew with every commit (0.7 ms per commit at 9,000 snapshots); with two
+// bounds it guesses a narrow range and reads the key's index.
+const changesAfter = ` FROM ducklake_snapshot_changes WHERE snapshot_id > ? AND snapshot_id <= (SELECT MAX(snapshot_id) FROM ducklake_snapshot) ORDER BY snapshot_id`
 
 func scanChanges(rows rowScanner) ([]string, error) {
 	var out []string

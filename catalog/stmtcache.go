@@ -167,7 +167,7 @@ func (db *DB) MetadataRows(ctx context.Context, key string) ([]MetadataRow, erro
 		}
 		return out, nil
 	}
-	rows, err := db.sql.QueryContext(ctx, db.d.rebind(`SELECT "key", "value", scope, scope_id FROM ducklake_metadata WHERE "key" = ?`), key)
+	rows, err := db.q().QueryContext(ctx, `SELECT "key", "value", scope, scope_id FROM ducklake_metadata WHERE "key" = ?`, key) // prepared on SQLite
 	if err != nil {
 		return nil, fmt.Errorf("catalog: read option %s: %w", key, err)
 	}

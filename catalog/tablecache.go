@@ -72,6 +72,9 @@ func schemaCookie(ctx context.Context, q queryer) (int64, error) {
 
 func (db *DB) tableExists(ctx context.Context, q queryer, name string) (bool, error) {
 	c := &db.tables
+	if sq, ok := q.(*sql.DB); ok && sq == db.sql {
+		q = db.q() // the same, with the cookie's and the probe's statements prepared on SQLite
+	}
 	if db.d.name == "sqlite" {
 		v, err := schemaCookie(ctx, q)
 		if err != nil {

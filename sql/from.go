@@ -560,8 +560,9 @@ func (s *Session) tableSource(ctx context.Context, snap catalog.Snapshot, schema
 		if err != nil {
 			return nil, err
 		}
-		scan.Files = toScanFiles(files, snap.ID)
+		scan.Files = s.scanFilesOf(t.ID, files, snap.ID) // filezones.go
 		ref.files = files
+		ref.cat = s.eng.DB
 		if ref.inlined, err = s.inlinedScan(ctx, snap, t, files, scan); err != nil {
 			return nil, err
 		}
@@ -616,6 +617,8 @@ type tableRef struct {
 	// noPartitionPruning: lakepg.partition_pruning is off (files are then
 	// pruned by their statistics only)
 	noPartitionPruning bool
+	// cat keeps the pruning structures of cached file lists (filezones.go)
+	cat *catalog.DB
 }
 
 func toScanFiles(files []catalog.DataFile, snap int64) []exec.ScanFile {
@@ -815,7 +818,17 @@ func pushFilters(ref *tableRef, pred exec.Expr) {
 		scan.Files, scan.FilesPruned, scan.FilesPrunedByPartition = nil, 0, 0
 		pr := pruning.NewFilePruner(scan.Cols, all)
 		ref.kept = ref.kept[:0]
-		for i := range ref.files {
+		cands, indexed := zoneCandidates(ref, all) // filezones.go
+		if indexed {
+			// the files not among the candidates fail a bound on their
+			// min/max: pruned without a look
+			scan.FilesPruned = len(ref.files) - len(cands)
+		}
+		for k := 0; k < len(ref.files) && (!indexed || k < len(cands)); k++ {
+			i := k
+			if indexed {
+				i = int(cands[k])
+			}
 			f := &ref.files[i]
 			switch {
 			case !ref.noPartitionPruning && !pruning.PartitionMayMatch(*f, ref.table, scan.Cols, all): // partition_prune.go

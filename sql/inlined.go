@@ -23,6 +23,7 @@ func (s *Session) inlinedScan(ctx context.Context, snap catalog.Snapshot, t *cat
 		return nil, err
 	}
 	if len(dels) > 0 {
+		ownScanFiles(scan) // filezones.go
 		for i := range files {
 			scan.Files[i].Deleted = dels[files[i].ID]
 		}

@@ -280,10 +280,17 @@ func (s *Session) inlineFileDelete(ctx context.Context, ref *tableRef, n int) bo
 }
 
 // batchStats are the column statistics a data file of these rows would
-// have: the Parquet writer computes them exactly, in memory.
+// have: the Parquet writer's, from its accumulators alone for plain
+// columns (parquetio.ScalarStats), else by writing the file in memory.
+// The column sizes are not the file's then; inlined rows have no file, and
+// their statistics feed only the table's.
 func batchStats(b *vec.Batch, cols []exec.ScanCol) ([]catalog.ColumnStats, error) {
+	pcols := parquetColumns(cols)
+	if st, ok := parquetio.ScalarStats(pcols, b); ok {
+		return toStats(cols, parquetio.FileInfo{Stats: st}), nil
+	}
 	var sink bytes.Buffer
-	pw, err := parquetio.NewWriter(&sink, parquetColumns(cols), parquetio.WriterOptions{})
+	pw, err := parquetio.NewWriter(&sink, pcols, parquetio.WriterOptions{})
 	if err != nil {
 		return nil, err
 	}

@@ -295,7 +295,7 @@ func (s *Session) PrepareSimple(ctx context.Context, query string) (stmts []*Stm
 
 func (s *Session) prepare(ctx context.Context, query string, paramOIDs []uint32, simple bool) (stmts []*Stmt, err error) {
 	defer recoverPanic(s.eng.Log, &err)
-	tree, perr := pg.Parse(query)
+	tree, perr := parseStatements(query) // fastparse.go
 	if perr != nil {
 		// DuckDB's SET/RESET PARTITIONED BY (partition_ddl.go)
 		if q, ok := rewritePartitionDDL(query); ok {

@@ -280,6 +280,17 @@ func QuoteIdent(s string) string {
 	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 }
 
+// KeywordCategory is pg_get_keywords()'s catcode of the lower-case word
+// (U unreserved, C column name, T type or function name, R reserved); ok
+// is false for a word that is no keyword.
+func KeywordCategory(word string) (cat byte, ok bool) {
+	k, ok := keywordBy[word]
+	if !ok {
+		return 0, false
+	}
+	return k.catcode, true
+}
+
 // typeOIDByName resolves a type name as regtype input does: PostgreSQL's
 // SQL spellings ("integer", "character varying", "double precision") and
 // pg_type names, optionally qualified with pg_catalog, with a trailing []
