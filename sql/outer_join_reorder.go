@@ -4,7 +4,6 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/lakepg/lakepg/exec"
-	"github.com/lakepg/lakepg/pgerr"
 )
 
 // innerBelowOuter is the rule outer_join_reorder. A FROM list of tables
@@ -142,28 +141,37 @@ func onScopeRestored(out, l *source) *source {
 
 // inNameOrder puts the columns of src, the plan of a FROM list
 // innerBelowOuter rewrote, back in the order of the tables as written.
-func (qc *queryCtx) inNameOrder(src *source, names []string) (*source, error) {
+// Columns of no FROM item (those a correlated subquery in WHERE joined
+// in) stay after them, in their order, as without the rewrite.
+func (qc *queryCtx) inNameOrder(src *source, names []string) *source {
 	var exprs []exec.Expr
 	sc := &scope{}
 	ts := src.op.Types()
+	taken := make([]bool, len(src.sc.cols))
 	inOrder := true
+	take := func(i int) {
+		inOrder = inOrder && i == len(exprs)
+		taken[i] = true
+		exprs = append(exprs, &exec.ColRef{Idx: i, T: ts[i]})
+		sc.cols = append(sc.cols, src.sc.cols[i])
+	}
 	for _, n := range names {
 		for i, c := range src.sc.cols {
-			if c.Table == n {
-				inOrder = inOrder && i == len(exprs)
-				exprs = append(exprs, &exec.ColRef{Idx: i, T: ts[i]})
-				sc.cols = append(sc.cols, c)
+			if c.Table == n && !taken[i] {
+				take(i)
 			}
 		}
 	}
-	if len(exprs) != len(src.sc.cols) {
-		return nil, pgerr.New(pgerr.Internal, "outer_join_reorder: %d of %d columns belong to the FROM items", len(exprs), len(src.sc.cols))
+	for i := range src.sc.cols {
+		if !taken[i] {
+			take(i)
+		}
 	}
 	if inOrder {
-		return src, nil
+		return src
 	}
 	out := *src
 	out.op = &exec.Project{Env: qc.env, Input: src.op, Exprs: exprs}
 	out.sc = sc
-	return &out, nil
+	return &out
 }

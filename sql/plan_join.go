@@ -216,7 +216,7 @@ func (qc *queryCtx) planFromWhere(from []*pg.Node, where *pg.Node) (*source, err
 		return nil, err
 	}
 	if reordered {
-		return qc.inNameOrder(src, names)
+		src = qc.inNameOrder(src, names)
 	}
 	return src, nil
 }

@@ -95,3 +95,6 @@ SELECT e.name FROM emp e LEFT JOIN dept d ON e.dept = d.id AND country = 'fr', c
 SELECT e.name, d.dname FROM emp e LEFT JOIN dept d ON e.dept = d.id AND dname <> 'dev', city WHERE city.city = d.city ORDER BY 1;
 -- city in ON is dept's column, not city's: city is not in reach of ON
 SELECT e.name, d.dname, c.city FROM emp e LEFT JOIN dept d ON e.dept = d.id AND city = 'paris', city c ORDER BY 1, 3;
+-- ... with a correlated subquery in WHERE, whose columns come after the FROM items'
+SELECT * FROM emp e LEFT JOIN dept d ON e.dept = d.id, city c WHERE 20 >= ANY (SELECT d.id) ORDER BY e.id, c.city;
+SELECT * FROM emp e LEFT JOIN dept d ON e.dept = d.id, city c WHERE e.id NOT IN (SELECT length(c.city)) AND c.country <> 'it' ORDER BY e.id, c.city;
