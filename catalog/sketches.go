@@ -21,10 +21,6 @@ import (
 // distinct values (sql/ndv.go).
 const sketchTable = "lakepg_file_column_sketch"
 
-// SketchTable names lakepg_file_column_sketch for commits that delete
-// rows by data_file_id.
-const SketchTable = sketchTable
-
 // SketchOrphansDelete deletes the sketches of data files no longer in
 // the catalog: DuckDB's compaction and expiry remove files' rows without
 // knowing this table.

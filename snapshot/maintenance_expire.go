@@ -167,24 +167,21 @@ AND NOT EXISTS (SELECT 1 FROM ducklake_table t2 WHERE t2.table_id = t.table_id A
 		for i, f := range dataFiles {
 			fids[i] = f.id
 		}
-		tables := []string{"ducklake_data_file", "ducklake_file_column_stats", "ducklake_file_variant_stats", "ducklake_file_partition_value"}
-		if ok, err := x.tx.SketchTableExists(x.ctx); err != nil {
-			return err
-		} else if ok {
-			// lakepg's own sketches (catalog/sketches.go) go with their
-			// files; rows of files DuckDB removed (it does not know the
-			// table) go too
-			tables = append(tables, catalog.SketchTable)
-			if err := x.exec(catalog.SketchOrphansDelete); err != nil {
-				return err
-			}
-		}
-		for _, tbl := range tables {
+		for _, tbl := range []string{"ducklake_data_file", "ducklake_file_column_stats", "ducklake_file_variant_stats", "ducklake_file_partition_value"} {
 			if err := x.exec(`DELETE FROM ` + tbl + ` WHERE data_file_id IN (` + idList(fids) + `)`); err != nil {
 				return err
 			}
 		}
 		if err := x.schedule(dataFiles, dirs); err != nil {
+			return err
+		}
+	}
+	// lakepg's own sketches (catalog/sketches.go) go with their files,
+	// and so do those of files DuckDB removed: it does not know the table
+	if ok, err := x.tx.SketchTableExists(x.ctx); err != nil {
+		return err
+	} else if ok {
+		if err := x.exec(catalog.SketchOrphansDelete); err != nil {
 			return err
 		}
 	}

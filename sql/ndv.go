@@ -20,11 +20,10 @@ import (
 //
 // Files without a sketch (written by DuckDB, registered with
 // add_data_files, staged in an open transaction) are estimated from the
-// sketched ones: their values bring new distinct values at the sketched
-// files' rate of distinct values per value, squared, so a key unique in
-// the sketched files stays unique (rate 1) and a column of few repeated
-// values gains almost none. The sum is capped at the values counted and,
-// for integers, at the catalog's range.
+// sketched ones, taken for a sample of the column (extrapolate): a key
+// unique in the sketched files stays unique over all values, a column of
+// few values seen many times each gains none. The result is capped, for
+// integers, at the catalog's range.
 //
 // The merge of all of a table's files is kept with the sketches in the
 // file-list cache (TableSketches.Memo), so it is done once per table and
@@ -98,9 +97,7 @@ func (e *estimator) sketchNDV(o *exec.TableScan, ref *tableRef, fieldID int64, f
 	if ndv >= sketched*(1-uniqueSlack) {
 		ndv = sketched
 	}
-	rate := ndv / sketched
-	ndv += unsketched * rate * rate
-	ndv = math.Min(ndv, sketched+unsketched)
+	ndv = extrapolate(ndv, sketched, sketched+unsketched)
 	if rangeNDV > 0 {
 		ndv = math.Min(ndv, rangeNDV)
 	}
@@ -136,4 +133,36 @@ func (e *estimator) sketchNote(saved bool) string {
 		return sketchHow
 	}
 	return ""
+}
+
+// extrapolate is the distinct values of total values of a column of which
+// n values hold d distinct ones, taking the n for a sample of the total
+// drawn from D equally frequent values: n draws see D·(1 − e^(−n/D)) of
+// them, which is solved for D, and total draws then see D·(1 − e^(−total/D)).
+// A unique sample (d = n) gives total; d far below n (every value seen
+// many times) gives d.
+func extrapolate(d, n, total float64) float64 {
+	if total <= n {
+		return d
+	}
+	if d >= n {
+		return total
+	}
+	seen := func(D, draws float64) float64 { return D * -math.Expm1(-draws/D) }
+	lo, hi := d, d
+	for seen(hi, n) < d {
+		hi *= 2
+		if hi > 1e18 {
+			return total
+		}
+	}
+	for i := 0; i < 60 && hi-lo > 0.5; i++ {
+		mid := (lo + hi) / 2
+		if seen(mid, n) < d {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return math.Max(d, math.Min(total, seen(hi, total)))
 }
