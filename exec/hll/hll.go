@@ -7,8 +7,9 @@
 // The format is fixed, since sketches outlive the process that wrote them:
 // precision 12 (4,096 registers, a standard error of about 1.6 %), 64-bit
 // hashes (integers through a fixed 64-bit mixer of their two's-complement
-// value, bytes through XXH64 with seed 0, floats as the integer of their
-// bits with -0 and NaN made canonical). A register keeps 1 + the leading
+// value; strings of up to 16 bytes through a 128-bit multiply of their
+// bytes folded to 64 bits, longer ones through XXH64 with seed 0; floats
+// as the integer of their bits with -0 and NaN made canonical). A register keeps 1 + the leading
 // zeros of the hash bits below the index, so two sketches merge by taking
 // each register's maximum, and the merge of the sketches of two sets is
 // the sketch of their union.
@@ -19,6 +20,7 @@ import (
 	"errors"
 	"math"
 	"math/bits"
+	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
 )
@@ -36,7 +38,15 @@ const q = 64 - P
 // New.
 type Sketch struct {
 	Regs []uint8 // M registers, each 0 … q+1
+
+	// seen holds integers AddInts added lately, at their low bits
+	// (entry i starts as i+1, which is not a value of that slot); retry
+	// counts the calls left before AddInts tries it again.
+	seen  *[seenSize]int64
+	retry int
 }
+
+const seenSize = 1024
 
 // New returns an empty sketch.
 func New() *Sketch { return &Sketch{Regs: make([]uint8, M)} }
@@ -46,15 +56,55 @@ func New() *Sketch { return &Sketch{Regs: make([]uint8, M)} }
 // whatever the column's integer width, so keys of different widths that
 // join compare sketches of one domain.
 func Int(x int64) uint64 {
-	// the finalizer of splitmix64: every input bit reaches every output bit
-	z := uint64(x) + 0x9e3779b97f4a7c15
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
+	// two 128-bit products, each folded to 64 bits: every input bit reaches
+	// the high output bits the register index and value come from (one
+	// product was not enough: consecutive integers came out correlated)
+	hi, lo := bits.Mul64(uint64(x)^0x9e3779b97f4a7c15, 0xbf58476d1ce4e5b9)
+	hi, lo = bits.Mul64(hi^lo, 0x8ebc6af09c88c6e3)
+	return hi ^ lo
 }
 
 // Bytes is the hash of a text, bytea, uuid or wide-decimal value.
-func Bytes(s string) uint64 { return xxhash.Sum64String(s) }
+func Bytes(s string) uint64 {
+	if len(s) > 16 {
+		return xxhash.Sum64String(s)
+	}
+	return short(s)
+}
+
+// short hashes a string of at most 16 bytes without a call: its bytes as
+// two overlapping little-endian words (so every byte counts once or twice
+// and the length tells the overlaps apart), mixed by a 128-bit product.
+// Most text keys are this short, and XXH64 spent more on the call and its
+// setup than on their bytes.
+func short(s string) uint64 {
+	n := len(s)
+	var a, b uint64
+	switch {
+	case n >= 8:
+		a = le64(s)
+		b = le64(s[n-8:])
+	case n >= 4:
+		a = uint64(le32(s))
+		b = uint64(le32(s[n-4:]))
+	case n > 0:
+		a = uint64(s[0])<<16 | uint64(s[n>>1])<<8 | uint64(s[n-1])
+	}
+	hi, lo := bits.Mul64(a^0xa0761d6478bd642f, b^0xe7037ed1a0b428db^uint64(n))
+	hi, lo = bits.Mul64(hi^lo, 0x8ebc6af09c88c6e3)
+	return hi ^ lo
+}
+
+func le64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+func le32(s string) uint32 {
+	_ = s[3]
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
+}
 
 // Float is the hash of a float value; -0 is 0 and every NaN is one value,
 // as PostgreSQL compares them.
@@ -79,46 +129,105 @@ func (s *Sketch) Add(h uint64) {
 
 // AddInts adds the hashes of xs; skip, when not nil, marks values left out
 // (NULLs). It is the writer's loop: one call per column chunk.
+//
+// A column of few values (quantities, flags, line numbers) or of runs
+// (clustered keys) finds most values in seen and adds them for a
+// comparison each, a quarter of hashing them; where values mostly miss
+// (dates in random order, wide keys), the unpredictable branch costs
+// twice the hash, so the cache is used only while it hits at least 3 in 4
+// values of a call, and tried again every 16 calls.
 func (s *Sketch) AddInts(xs []int64, skip []bool) {
+	if skip != nil {
+		s.addIntsSkip(xs, skip[:len(xs)])
+		return
+	}
 	regs := s.Regs[:M]
-	if skip == nil {
+	if s.retry > 0 {
+		s.retry--
 		for _, x := range xs {
 			h := Int(x)
 			r := uint8(bits.LeadingZeros64(h<<P|1<<(P-1))) + 1
-			if p := &regs[h>>q&(M-1)]; r > *p {
-				*p = r
-			}
+			p := &regs[h>>q&(M-1)]
+			*p = max(*p, r)
 		}
 		return
 	}
-	skip = skip[:len(xs)]
+	if s.seen == nil {
+		s.seen = new([seenSize]int64)
+		for i := range s.seen {
+			s.seen[i] = int64(i + 1)
+		}
+	}
+	seen := s.seen
+	misses := 0
+	for _, x := range xs {
+		c := &seen[x&(seenSize-1)]
+		if *c == x {
+			continue
+		}
+		*c = x
+		misses++
+		h := Int(x)
+		r := uint8(bits.LeadingZeros64(h<<P|1<<(P-1))) + 1
+		p := &regs[h>>q&(M-1)]
+		*p = max(*p, r)
+	}
+	if misses*4 > len(xs) {
+		s.retry = 16
+	}
+}
+
+func (s *Sketch) addIntsSkip(xs []int64, skip []bool) {
+	regs := s.Regs[:M]
 	for i, x := range xs {
 		if skip[i] {
 			continue
 		}
 		h := Int(x)
 		r := uint8(bits.LeadingZeros64(h<<P|1<<(P-1))) + 1
-		if p := &regs[h>>q&(M-1)]; r > *p {
-			*p = r
-		}
+		p := &regs[h>>q&(M-1)]
+		*p = max(*p, r)
 	}
 }
 
 // AddStrings adds the hashes of xs; skip as for AddInts.
+//
+// Strings decoded from a dictionary-encoded Parquet page (most text
+// columns of few values) share the dictionary's bytes: a value seen
+// earlier in the same call at the same address and length is the same
+// value and adds nothing, for a comparison instead of a hash. Addresses
+// are compared within one call only, where the vector's bytes cannot be
+// reused for other values. (Comparing each string's bytes with the one
+// before cost more than it saved.)
 func (s *Sketch) AddStrings(xs []string, skip []bool) {
 	regs := s.Regs[:M]
 	if skip != nil {
 		skip = skip[:len(xs)]
 	}
+	var seen [256]struct {
+		p  *byte
+		n1 int // length + 1: the zero entry matches no string
+	}
 	for i, x := range xs {
 		if skip != nil && skip[i] {
 			continue
 		}
-		h := xxhash.Sum64String(x)
-		r := uint8(bits.LeadingZeros64(h<<P|1<<(P-1))) + 1
-		if p := &regs[h>>q&(M-1)]; r > *p {
-			*p = r
+		p := unsafe.StringData(x)
+		a := uintptr(unsafe.Pointer(p))
+		e := &seen[(a^a>>8^uintptr(len(x)))&255]
+		if e.p == p && e.n1 == len(x)+1 {
+			continue
 		}
+		e.p, e.n1 = p, len(x)+1
+		var h uint64
+		if len(x) <= 16 {
+			h = short(x)
+		} else {
+			h = xxhash.Sum64String(x)
+		}
+		r := uint8(bits.LeadingZeros64(h<<P|1<<(P-1))) + 1
+		p2 := &regs[h>>q&(M-1)]
+		*p2 = max(*p2, r)
 	}
 }
 

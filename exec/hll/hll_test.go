@@ -3,6 +3,7 @@ package hll
 import (
 	"math"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -170,4 +171,55 @@ func BenchmarkAddStrings(b *testing.B) {
 	for b.Loop() {
 		s.AddStrings(xs, nil)
 	}
+}
+
+// TestSeenCacheKeepsCounts: values skipped because they were seen lately
+// were added before, so the registers are those of adding every value.
+func TestSeenCacheKeepsCounts(t *testing.T) {
+	a, b := New(), New()
+	for round := 0; round < 3; round++ {
+		xs := make([]int64, 5000)
+		for i := range xs {
+			xs[i] = int64((i*37 + round*11) % 3000)
+			if i%3 == 0 {
+				xs[i] = int64(i + 1) // the slot's initial entry
+			}
+		}
+		a.AddInts(xs, nil)
+		for _, x := range xs {
+			b.Add(Int(x))
+		}
+	}
+	for i := range a.Regs {
+		if a.Regs[i] != b.Regs[i] {
+			t.Fatalf("register %d: %d with the cache, %d without", i, a.Regs[i], b.Regs[i])
+		}
+	}
+}
+
+// TestSharedBytesAddedOnce: strings sharing their bytes (as a Parquet
+// dictionary's values do) and strings with equal bytes elsewhere give the
+// registers of adding each value.
+func TestSharedBytesAddedOnce(t *testing.T) {
+	dict := []string{"", "a", "bb", "ccc", "a longer value than sixteen bytes"}
+	var xs []string
+	for i := 0; i < 5000; i++ {
+		if i%3 == 0 {
+			xs = append(xs, strings.Clone(dict[i%len(dict)]))
+		} else {
+			xs = append(xs, dict[i%len(dict)])
+		}
+		xs = append(xs, "v"+strconv.Itoa(i%700))
+	}
+	a, b := New(), New()
+	a.AddStrings(xs, nil)
+	for _, x := range xs {
+		b.Add(Bytes(x))
+	}
+	for i := range a.Regs {
+		if a.Regs[i] != b.Regs[i] {
+			t.Fatalf("register %d: %d, want %d", i, a.Regs[i], b.Regs[i])
+		}
+	}
+	within(t, "shared", a.Estimate(), 705)
 }
