@@ -223,3 +223,31 @@ func TestSharedBytesAddedOnce(t *testing.T) {
 	}
 	within(t, "shared", a.Estimate(), 705)
 }
+
+// TestLongStrings: strings longer than 16 bytes that differ in one byte
+// anywhere, or only in length, count apart.
+func TestLongStrings(t *testing.T) {
+	s := New()
+	base := []byte("furiously even deposits sleep quickly across the pending, regular packages")
+	distinct := map[string]bool{}
+	add := func(b []byte) {
+		s.Add(Bytes(string(b)))
+		distinct[string(b)] = true
+	}
+	for i := range base {
+		for c := byte('a'); c <= 'z'; c++ {
+			b := append([]byte(nil), base...)
+			b[i] = c
+			add(b)
+		}
+	}
+	for l := 17; l <= len(base); l++ {
+		add(base[:l])
+	}
+	within(t, "one-byte changes", s.Estimate(), len(distinct))
+	u := New()
+	for i := 0; i < 200_000; i++ {
+		u.AddStrings([]string{"a comment much longer than sixteen bytes #" + strconv.Itoa(i)}, nil)
+	}
+	within(t, "long numbered", u.Estimate(), 200_000)
+}
