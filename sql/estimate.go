@@ -732,7 +732,7 @@ func (e *estimator) scanColumn(o *exec.TableScan, idx int) colInfo {
 			ci.ndv = math.Max(1, math.Min(ci.hi-ci.lo+1, values))
 		}
 	}
-	if n := e.sketchNDV(o, ref, int64(c.FieldID), visited, ci.ndv); n > 0 {
+	if n := e.sketchNDV(ref, int64(c.FieldID), visited, ci.ndv); n > 0 {
 		ci.ndv, ci.sketch = n, true
 	}
 	return ci

@@ -4,7 +4,6 @@ import (
 	"math"
 
 	"github.com/lakepg/lakepg/catalog"
-	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/hll"
 )
 
@@ -43,11 +42,11 @@ const uniqueSlack = 3 * 1.04 / 64
 // sketchKey names a column's merged sketch of all files in TableSketches.Memo.
 type sketchKey struct{ column int64 }
 
-// sketchNDV is the distinct non-NULL values of column c of scan o by the
-// sketches of the files it reads, or 0 when none of them has one. values
-// is the column's non-NULL values in those files by the catalog;
-// rangeNDV, when positive, the integer range's bound.
-func (e *estimator) sketchNDV(o *exec.TableScan, ref *tableRef, fieldID int64, files []int, rangeNDV float64) float64 {
+// sketchNDV is the distinct non-NULL values of column fieldID of the
+// scan of ref by the sketches of the files it reads (files: indexes in
+// ref.files), or 0 when none of them has one; rangeNDV, when positive, is
+// the integer range's bound.
+func (e *estimator) sketchNDV(ref *tableRef, fieldID int64, files []int, rangeNDV float64) float64 {
 	if ref.table == nil || len(files) == 0 {
 		return 0
 	}
