@@ -22,6 +22,11 @@ type ColumnStats struct {
 	// parsing the text each time.
 	MinInt, MaxInt int64
 	IntOK          bool
+	// Sketch is the column's serialized distinct-value sketch in the file,
+	// when the writer made one: a commit writes it to
+	// lakepg_file_column_sketch (sketches.go); file lists read from the
+	// catalog leave it nil (DB.Sketches reads them apart).
+	Sketch []byte
 }
 
 // DeleteFile is a ducklake_delete_file row.

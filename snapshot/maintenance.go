@@ -267,6 +267,9 @@ func (w *writer) insertFile(tableID int64, f NewFile) (int64, error) {
 			return 0, err
 		}
 	}
+	if err := w.putSketches(id, tableID, f.Stats); err != nil {
+		return 0, err
+	}
 	return id, nil
 }
 
@@ -275,6 +278,13 @@ func (w *writer) insertFile(tableID int64, f NewFile) (int64, error) {
 func (w *writer) purgeDataFile(id int64) error {
 	for _, tbl := range []string{"ducklake_data_file", "ducklake_file_column_stats", "ducklake_delete_file", "ducklake_file_partition_value", "ducklake_file_variant_stats"} {
 		if _, err := w.exec(`DELETE FROM `+tbl+` WHERE data_file_id = ?`, id); err != nil {
+			return err
+		}
+	}
+	if ok, err := w.tx.SketchTableExists(w.ctx); err != nil {
+		return err
+	} else if ok {
+		if _, err := w.exec(catalog.SketchDelete, id); err != nil {
 			return err
 		}
 	}

@@ -176,6 +176,15 @@ AND NOT EXISTS (SELECT 1 FROM ducklake_table t2 WHERE t2.table_id = t.table_id A
 			return err
 		}
 	}
+	// lakepg's own sketches (catalog/sketches.go) go with their files,
+	// and so do those of files DuckDB removed: it does not know the table
+	if ok, err := x.tx.SketchTableExists(x.ctx); err != nil {
+		return err
+	} else if ok {
+		if err := x.exec(catalog.SketchOrphansDelete); err != nil {
+			return err
+		}
+	}
 	fileFilter := ""
 	if len(dataFiles) > 0 {
 		fids := make([]int64, len(dataFiles))

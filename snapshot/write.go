@@ -232,6 +232,7 @@ type writer struct {
 	sv     int64 // the new snapshot's schema_version
 
 	nextFile  int64            // next free data/delete file id
+	sketches  bool             // lakepg_file_column_sketch is known to exist
 	nameMaps  map[string]int64 // mappings written by this commit (registered.go)
 	data      map[int64]*tableData
 	dataOrder []int64
@@ -255,6 +256,26 @@ func (w *writer) exec(q string, args ...any) (int64, error) {
 func (w *writer) put(q string, args ...any) error {
 	if err := w.tx.ExecDeferred(w.ctx, q, args...); err != nil {
 		return fmt.Errorf("snapshot: %s: %w", firstWords(q), err)
+	}
+	return nil
+}
+
+// putSketches writes the distinct-value sketches of a new data file's
+// columns (catalog/sketches.go), creating their table on first use.
+func (w *writer) putSketches(fileID, tableID int64, stats []catalog.ColumnStats) error {
+	for _, cs := range stats {
+		if cs.Sketch == nil {
+			continue
+		}
+		if !w.sketches {
+			if err := w.tx.EnsureSketchTable(w.ctx); err != nil {
+				return err
+			}
+			w.sketches = true
+		}
+		if err := w.put(catalog.SketchInsert, fileID, tableID, cs.ColumnID, cs.Sketch); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -886,6 +907,9 @@ func (w *writer) writeDataFiles() error {
 				fr.id, tid, cs.ColumnID, cs.ColumnSizeBytes, cs.ValueCount, cs.NullCount, cs.Min, cs.Max, cs.ContainsNaN); err != nil {
 				return err
 			}
+		}
+		if err := w.putSketches(fr.id, tid, fr.f.Stats); err != nil {
+			return err
 		}
 		w.done.inserted.add(tid)
 	}

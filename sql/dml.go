@@ -91,7 +91,7 @@ func toStats(cols []exec.ScanCol, info parquetio.FileInfo) []catalog.ColumnStats
 			continue
 		}
 		vc, nc, sz := st.ValueCount, st.NullCount, st.SizeBytes
-		cs := catalog.ColumnStats{ColumnID: int64(st.FieldID), ValueCount: &vc, NullCount: &nc, ColumnSizeBytes: &sz, Min: st.Min, Max: st.Max, ContainsNaN: st.ContainsNaN}
+		cs := catalog.ColumnStats{ColumnID: int64(st.FieldID), ValueCount: &vc, NullCount: &nc, ColumnSizeBytes: &sz, Min: st.Min, Max: st.Max, ContainsNaN: st.ContainsNaN, Sketch: st.Sketch}
 		if st.CountsUnknown { // DuckDB's NULL counts (parquetio/writer_nested.go)
 			cs.ValueCount, cs.NullCount = nil, nil
 		}

@@ -52,6 +52,9 @@ type estimator struct {
 	// env, when set, lets filters of small tables be counted exactly
 	// (estimate_exact.go)
 	env *exec.Env
+	// usedSketch: an ndv from sketches went into the estimate being
+	// computed, which EXPLAIN then says (ndv.go)
+	usedSketch bool
 }
 
 type estimate struct {
@@ -67,6 +70,7 @@ type colInfo struct {
 	nullFrac float64 // when hasNulls
 	hasNulls bool
 	t        types.T
+	sketch   bool // ndv is from distinct-value sketches (ndv.go)
 }
 
 func newEstimator(ctx context.Context, s *Session) *estimator {
@@ -174,7 +178,10 @@ func (e *estimator) compute(op exec.Operator) estimate {
 		if n, ok := e.exactCount(base, pred); ok {
 			return estimate{atLeastOne(in, n), "counted: a small table"}
 		}
+		saved := e.usedSketch
+		e.usedSketch = false
 		sel := e.selectivity(pred, base)
+		how := fmt.Sprintf("filter selectivity %.3g", sel) + e.sketchNote(saved)
 		rows := in * sel
 		if all := e.unprunedRows(base); all > in {
 			// the scan's row groups and pages were pruned by these
@@ -184,7 +191,7 @@ func (e *estimator) compute(op exec.Operator) estimate {
 			// page index, times the year's 1/201, gave 142 rows, not 363)
 			rows = min(in, all*sel)
 		}
-		return estimate{atLeastOne(in, rows), fmt.Sprintf("filter selectivity %.3g", sel)}
+		return estimate{atLeastOne(in, rows), how}
 	case *exec.Project:
 		return estimate{e.n(o.Input), "input"}
 	case *exec.RowNumber:
@@ -313,15 +320,20 @@ func (e *estimator) aggregate(o *exec.HashAgg) estimate {
 
 // groups estimates the distinct combinations of columns keys of in.
 func (e *estimator) groups(in exec.Operator, keys []int, rows float64) (float64, string) {
-	g := 1.0
+	g, sketch := 1.0, false
 	for _, k := range keys {
 		ci := e.column(in, k)
 		if ci.ndv == 0 {
 			return atLeastOne(rows, math.Ceil(rows/10)), "input/10: a group key has no distinct estimate"
 		}
 		g *= ci.ndv
+		sketch = sketch || ci.sketch
 	}
-	return atLeastOne(rows, math.Min(g, rows)), "product of the group keys' distinct estimates"
+	how := "product of the group keys' distinct estimates"
+	if sketch {
+		how += sketchHow
+	}
+	return atLeastOne(rows, math.Min(g, rows)), how
 }
 
 func (e *estimator) hashJoin(o *exec.HashJoin) estimate {
@@ -330,10 +342,12 @@ func (e *estimator) hashJoin(o *exec.HashJoin) estimate {
 		right = o.Shared.Right
 	}
 	l, r := e.n(o.Left), e.n(right)
+	saved := e.usedSketch
+	e.usedSketch = false
 	sel, known, ndvL, ndvR := e.keyNDVs(o, right)
 	inner, how := math.Max(l, r), "larger side"
 	if known {
-		inner, how = l*r*sel, "|L|·|R| / key distinct estimate"
+		inner, how = l*r*sel, "|L|·|R| / key distinct estimate"+e.sketchNote(saved)
 	}
 	if o.Extra != nil && !leftOnly(o.Type) && !rightOnly(o.Type) {
 		inner *= e.selectivity(o.Extra, o)
@@ -357,6 +371,7 @@ func (e *estimator) keyNDVs(o *exec.HashJoin, right exec.Operator) (sel float64,
 	compL, compR := 1.0, 1.0
 	for i := range o.LeftKeys {
 		a, b := e.exprColumn(o.LeftKeys[i], o.Left), e.exprColumn(o.RightKeys[i], right)
+		e.usedSketch = e.usedSketch || a.sketch || b.sketch
 		if a.ndv > 0 || b.ndv > 0 {
 			sel /= math.Max(a.ndv, b.ndv)
 			known = true
@@ -496,6 +511,7 @@ func (e *estimator) selectivity(p exec.Expr, in exec.Operator) float64 {
 
 func (e *estimator) eqSel(x exec.Expr, in exec.Operator) float64 {
 	if ci := e.exprColumn(x, in); ci.ndv > 0 {
+		e.usedSketch = e.usedSketch || ci.sketch
 		return 1 / ci.ndv
 	}
 	return 0.1
@@ -512,6 +528,7 @@ func (e *estimator) cmpSel(c *exec.Cmp, in exec.Operator) float64 {
 		if !isConst {
 			a, b := e.exprColumn(l, in), e.exprColumn(r, in)
 			if m := math.Max(a.ndv, b.ndv); m > 0 {
+				e.usedSketch = e.usedSketch || a.sketch || b.sketch
 				return 1 / m
 			}
 			return 0.1
@@ -671,6 +688,7 @@ func (e *estimator) scanColumn(o *exec.TableScan, idx int) colInfo {
 		read[f.Path] = true
 	}
 	var values, nulls float64
+	var visited []int // the files the scan reads, for their sketches
 	first, counted := true, true
 	visit := len(ref.files)
 	if ref.pruned {
@@ -685,6 +703,7 @@ func (e *estimator) scanColumn(o *exec.TableScan, idx int) colInfo {
 		if !read[ref.scanFiles[i].Path] {
 			continue
 		}
+		visited = append(visited, i)
 		st, ok := f.Stats[int64(c.FieldID)]
 		if !ok || st.ValueCount == nil || st.NullCount == nil {
 			counted = false
@@ -712,6 +731,9 @@ func (e *estimator) scanColumn(o *exec.TableScan, idx int) colInfo {
 		if ci.hasRange && counted {
 			ci.ndv = math.Max(1, math.Min(ci.hi-ci.lo+1, values))
 		}
+	}
+	if n := e.sketchNDV(ref, int64(c.FieldID), visited, ci.ndv); n > 0 {
+		ci.ndv, ci.sketch = n, true
 	}
 	return ci
 }

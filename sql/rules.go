@@ -28,7 +28,7 @@ const (
 
 // rules are the rule names in the order the planner applies them.
 var rules = []string{ruleSharedDerived, ruleSharedSubqueries, ruleFactorOr, ruleOrRanges, ruleConstantFalse, ruleSubqueryPushdown, ruleCTESharedFilter, ruleOuterJoinReorder, ruleOuterToInner,
-	ruleOuterPushdown, ruleImpliedCondition, ruleJoinOrder, ruleDynamicFilters}
+	ruleOuterPushdown, ruleImpliedCondition, ruleJoinOrder, ruleDynamicFilters, ruleNDVSketches}
 
 // checkDisabledRules validates a lakepg.disabled_rules value.
 func checkDisabledRules(v string) error {

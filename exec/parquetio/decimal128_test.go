@@ -3,6 +3,7 @@ package parquetio
 import (
 	"fmt"
 	"math/big"
+	"reflect"
 	"testing"
 
 	"github.com/lakepg/lakepg/types"
@@ -57,7 +58,7 @@ func TestWideTimeJSONRoundTrip(t *testing.T) {
 	if st[1].Min == nil || *st[1].Min != "00:00:00" || *st[1].Max != "23:58:33.6" {
 		t.Errorf("time stats %v %v", *st[1].Min, *st[1].Max)
 	}
-	if st[2] != (ColumnStats{FieldID: 3}) {
+	if !reflect.DeepEqual(st[2], ColumnStats{FieldID: 3}) {
 		t.Errorf("timetz stats %+v, want DuckDB's empty row", st[2])
 	}
 	if st[3].NullCount != 200 || *st[3].Min != `{"i": 0}` {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lakepg/lakepg/exec/hll"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/types"
 )
@@ -228,6 +229,27 @@ type statAcc struct {
 	minS, maxS    string
 	minB, maxB    bool
 	nan           bool
+	sk            *hll.Sketch // nil: the column is not sketched
+}
+
+// sketched reports whether the writer keeps a distinct-value sketch of a
+// column: the scalar types the planner estimates joins, equality filters
+// and groups over. Booleans have at most two values, intervals and
+// timetz no stats at all, and lakepg's reserved columns (row ids,
+// snapshot ids) are never keys.
+func sketched(c Column) bool {
+	if c.FieldID >= FieldRowID-1000 || c.Variant || c.Geometry {
+		return false
+	}
+	switch c.Type.ID {
+	case types.Array, types.Bool, types.Interval, types.TimeTZ:
+		return false
+	}
+	switch c.Type.Storage() {
+	case types.StoreInt, types.StoreFloat, types.StoreBytes:
+		return true
+	}
+	return false
 }
 
 func (a *statAcc) add(v *vec.Vector, lo, hi int) {
@@ -239,6 +261,9 @@ func (a *statAcc) add(v *vec.Vector, lo, hi int) {
 	switch a.t.Storage() {
 	case types.StoreInt:
 		xs := v.I64[lo:hi]
+		if a.sk != nil {
+			a.sk.AddInts(xs, nulls)
+		}
 		for i, x := range xs {
 			if nulls != nil && nulls[i] {
 				continue
@@ -253,6 +278,9 @@ func (a *statAcc) add(v *vec.Vector, lo, hi int) {
 		}
 	case types.StoreFloat:
 		xs := v.F64[lo:hi]
+		if a.sk != nil {
+			a.sk.AddFloats(xs, nulls)
+		}
 		for i, x := range xs {
 			if nulls != nil && nulls[i] {
 				continue
@@ -285,6 +313,9 @@ func (a *statAcc) add(v *vec.Vector, lo, hi int) {
 	case types.StoreInterval:
 		// counted below; no min/max
 	default:
+		if a.sk != nil {
+			a.sk.AddStrings(v.S[lo:hi], nulls)
+		}
 		if a.t.Wide() {
 			a.addWide(v, lo, hi) // decimal128.go
 			break
@@ -329,6 +360,9 @@ func (a *statAcc) result(fieldID int32, size int64) ColumnStats {
 	if a.t.IsFloat() {
 		nan := a.nan
 		cs.ContainsNaN = &nan
+	}
+	if a.sk != nil && a.values > 0 {
+		cs.Sketch = a.sk.Marshal()
 	}
 	if !a.has {
 		return cs

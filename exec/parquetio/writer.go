@@ -16,6 +16,7 @@ import (
 	"github.com/parquet-go/parquet-go/compress"
 	"github.com/parquet-go/parquet-go/encoding"
 
+	"github.com/lakepg/lakepg/exec/hll"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
@@ -128,6 +129,9 @@ type ColumnStats struct {
 	ContainsNaN *bool
 	// CountsUnknown: value_count and null_count are NULL (writer_nested.go).
 	CountsUnknown bool
+	// Sketch is the serialized HyperLogLog sketch of the column's
+	// distinct non-NULL values (exec/hll), nil for columns not sketched.
+	Sketch []byte
 }
 
 // Writer writes a DuckLake Parquet file from batches: parquet-go does the
@@ -277,6 +281,9 @@ func NewWriter(w io.Writer, cols []Column, opt WriterOptions) (*Writer, error) {
 		wr.acc[i].t = c.Type
 		if c.Type.ID == types.Array {
 			wr.acc[i].t = c.Type.Elem() // stats are the element's
+		}
+		if sketched(c) && nested[i] == nil {
+			wr.acc[i].sk = hll.New()
 		}
 	}
 	return wr, nil

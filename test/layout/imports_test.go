@@ -30,8 +30,9 @@ var allowed = map[string][]string{
 	"catalog":        {"pgerr", "types"},
 	"snapshot":       {"catalog", "pgerr", "types", "storage"},
 	"exec/vec":       {"pgerr", "types"},
+	"exec/hll":       {},
 	"exec/fn":        {"exec/vec", "pgerr", "types"},
-	"exec/parquetio": {"exec/vec", "pgerr", "types", "storage"},
+	"exec/parquetio": {"exec/vec", "exec/hll", "pgerr", "types", "storage"},
 	"exec":           {"exec/", "pgerr", "types", "storage", "snapshot", "catalog"},
 	// the optimizer's join enumeration knows no SQL and no operators
 	"sql/joinorder":    {},
