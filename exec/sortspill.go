@@ -209,9 +209,14 @@ func (s *Sort) startMerge(ctx context.Context) error {
 		s.res.release()
 	}
 	s.res.spill = true
+	return s.openRuns(s.runs)
+}
+
+// openRuns opens runs for reading and heaps the first row of each.
+func (s *Sort) openRuns(runs []*sortRun) error {
 	types := s.Input.Types()
 	s.heap = s.heap[:0]
-	for _, r := range s.runs {
+	for _, r := range runs {
 		rd, err := r.file.reader()
 		if err != nil {
 			return err
@@ -294,25 +299,10 @@ func (s *Sort) mergeRuns(ctx context.Context, runs []*sortRun) (*sortRun, error)
 
 // mergeInto writes the merged rows of runs to f.
 func (s *Sort) mergeInto(ctx context.Context, runs []*sortRun, f *spillFile) error {
+	if err := s.openRuns(runs); err != nil {
+		return err
+	}
 	types := s.Input.Types()
-	s.heap = s.heap[:0]
-	for _, r := range runs {
-		rd, err := r.file.reader()
-		if err != nil {
-			return err
-		}
-		r.rd, r.dec = rd, newBlockDecoder(types)
-		ok, err := r.load()
-		if err != nil {
-			return err
-		}
-		if ok {
-			s.heap = append(s.heap, r)
-		}
-	}
-	for i := len(s.heap)/2 - 1; i >= 0; i-- {
-		s.heapDown(i)
-	}
 	buf := newColBuf(types, vec.BatchSize)
 	var (
 		blk, arena []byte

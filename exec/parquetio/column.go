@@ -763,14 +763,7 @@ func (c *colReader) segment(v *vec.Vector, off, k int) error {
 		}
 		return nil
 	}
-	if !c.anyNull {
-		clear(c.nulls[:off])
-		c.anyNull = true
-	}
-	nl := c.nulls[off : off+k]
-	for i, d := range defs {
-		nl[i] = d == 0
-	}
+	c.markNulls(off, defs)
 	switch c.plan.out {
 	case types.StoreInt:
 		expand(v.I64[off:off+k], defs, nn)
@@ -786,6 +779,19 @@ func (c *colReader) segment(v *vec.Vector, off, k int) error {
 	return nil
 }
 
+// markNulls sets the NULL mask of rows off… from their definition
+// levels, clearing the rows before off the first time one is NULL.
+func (c *colReader) markNulls(off int, defs []uint8) {
+	if !c.anyNull {
+		clear(c.nulls[:off])
+		c.anyNull = true
+	}
+	nl := c.nulls[off : off+len(defs)]
+	for i, d := range defs {
+		nl[i] = d == 0
+	}
+}
+
 // dictWithNulls fills v[off:off+len(defs)] from the dictionary, NULL where
 // the definition level is 0, in one pass over the rows: the values of a
 // column with NULLs go straight to their rows instead of being gathered
@@ -797,14 +803,7 @@ func (c *colReader) dictWithNulls(v *vec.Vector, off int, defs []uint8, nn int) 
 	idx := c.idx[c.idxPos : c.idxPos+nn]
 	c.idxPos += nn
 	k := len(defs)
-	if !c.anyNull {
-		clear(c.nulls[:off])
-		c.anyNull = true
-	}
-	nl := c.nulls[off : off+k]
-	for i, d := range defs {
-		nl[i] = d == 0
-	}
+	c.markNulls(off, defs)
 	if c.plan.out == types.StoreInt {
 		gatherDefs(v.I64[off:off+k], c.dI64, idx, defs)
 	} else {

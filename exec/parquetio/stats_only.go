@@ -11,8 +11,8 @@ import (
 // rows, computed with the Writer's own accumulators but without encoding a
 // file. An inlined INSERT of a few rows needs only these: building the
 // Parquet file in memory was the largest allocation of such a commit, and
-// its garbage a good part of the server's CPU. SizeBytes is 0, as no file
-// exists.
+// its garbage a good part of the server's CPU. SizeBytes is 0 and Sketch
+// nil, as no file exists (inlined rows get their sketch when flushed).
 //
 // ok is false where only the Writer can answer: list, nested, variant and
 // geometry columns, and types whose values the Writer may refuse (wide
