@@ -25,26 +25,26 @@ func (qc *queryCtx) innerBelowOuter(from []*pg.Node, where *pg.Node) (newFrom []
 		return nil, nil, nil, false
 	}
 	var leaves, quals []*pg.Node
-	var flatten func(n *pg.Node) bool
-	flatten = func(n *pg.Node) bool {
+	var flatten func(n *pg.Node)
+	flatten = func(n *pg.Node) {
 		if j := n.GetJoinExpr(); j != nil && j.Jointype == pg.JoinType_JOIN_INNER && len(j.UsingClause) == 0 && !j.IsNatural && j.Alias == nil {
 			quals = append(quals, splitAnd(j.Quals)...)
-			return flatten(j.Larg) && flatten(j.Rarg)
+			flatten(j.Larg)
+			flatten(j.Rarg)
+			return
 		}
 		leaves = append(leaves, n)
-		return true
 	}
 	for _, n := range from {
-		if !flatten(n) {
-			return nil, nil, nil, false
-		}
+		flatten(n)
 	}
 	var outer *pg.JoinExpr
+	var reach [2]string // the names the ON condition reads
 	var others []*pg.Node
 	seen := map[string]bool{}
 	name := func(n *pg.Node) (string, bool) {
 		rv := n.GetRangeVar()
-		if rv == nil || rv.Inh == false {
+		if rv == nil || !rv.Inh {
 			return "", false // not a table, or ONLY
 		}
 		s := rv.Relname
@@ -67,7 +67,7 @@ func (qc *queryCtx) innerBelowOuter(from []*pg.Node, where *pg.Node) (newFrom []
 			if !okK || !okN {
 				return nil, nil, nil, false
 			}
-			outer = j
+			outer, reach = j, [2]string{k, nn}
 			names = append(names, k, nn)
 			continue
 		}
@@ -89,7 +89,7 @@ func (qc *queryCtx) innerBelowOuter(from []*pg.Node, where *pg.Node) (newFrom []
 	if qc.onReaches == nil {
 		qc.onReaches = map[*pg.JoinExpr][2]string{}
 	}
-	qc.onReaches[j] = [2]string{nameOf(outer.Larg), nameOf(outer.Rarg)}
+	qc.onReaches[j] = reach
 	newWhere = where
 	if len(quals) > 0 {
 		newWhere = &pg.Node{Node: &pg.Node_BoolExpr{BoolExpr: &pg.BoolExpr{Boolop: pg.BoolExprType_AND_EXPR,
@@ -97,15 +97,6 @@ func (qc *queryCtx) innerBelowOuter(from []*pg.Node, where *pg.Node) (newFrom []
 	}
 	qc.fired(ruleOuterJoinReorder)
 	return []*pg.Node{{Node: &pg.Node_JoinExpr{JoinExpr: j}}}, newWhere, names, true
-}
-
-// nameOf is the name a table in FROM goes by.
-func nameOf(n *pg.Node) string {
-	rv := n.GetRangeVar()
-	if rv.Alias != nil {
-		return rv.Alias.Aliasname
-	}
-	return rv.Relname
 }
 
 // onScope hides, from the ON condition of a join innerBelowOuter made,
