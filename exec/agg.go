@@ -344,6 +344,23 @@ func (h *HashAgg) newRun() (*aggRun, error) {
 	return r, nil
 }
 
+// intGroupIDs gives the groups of one integer key column through the
+// int64 table, the rows whose nulls entry is set (nil: none) to the NULL
+// group, made when first met.
+func (s *aggSet) intGroupIDs(keys []int64, nulls []bool, gids []int32) {
+	s.itab.groupIDs(keys, nulls, gids)
+	for i, null := range nulls[:min(len(nulls), len(keys))] {
+		if null {
+			if s.nullG < 0 {
+				s.nullG = int32(len(s.itab.dense))
+				s.itab.dense = append(s.itab.dense, 0)
+			}
+			gids[i] = s.nullG
+		}
+	}
+	s.ngroups = len(s.itab.dense)
+}
+
 // groupIDs assigns the group of every row of b in this set.
 func (s *aggSet) groupIDs(b *vec.Batch, zeros []int32) {
 	n := b.N
@@ -354,19 +371,7 @@ func (s *aggSet) groupIDs(b *vec.Batch, zeros []int32) {
 	case s.itab != nil:
 		s.gids = resize32(s.gids, n)
 		v := b.Vecs[s.cols[0]]
-		s.itab.groupIDs(v.I64[:n], v.Nulls, s.gids)
-		if v.Nulls != nil {
-			for i, null := range v.Nulls[:n] {
-				if null {
-					if s.nullG < 0 {
-						s.nullG = int32(len(s.itab.dense))
-						s.itab.dense = append(s.itab.dense, 0)
-					}
-					s.gids[i] = s.nullG
-				}
-			}
-		}
-		s.ngroups = len(s.itab.dense)
+		s.intGroupIDs(v.I64[:n], v.Nulls, s.gids)
 	default:
 		s.gids = resize32(s.gids, n)
 		if cap(s.hs) < n {

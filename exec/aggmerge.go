@@ -239,17 +239,7 @@ func (m *partMerger) insert(ds, src *aggSet, ids []int32, hashes []uint64, fresh
 				nulls[i] = true
 			}
 		}
-		ds.itab.groupIDs(m.ikeys, nulls, m.gids)
-		for i, null := range nulls {
-			if null {
-				if ds.nullG < 0 {
-					ds.nullG = int32(len(ds.itab.dense))
-					ds.itab.dense = append(ds.itab.dense, 0)
-				}
-				m.gids[i] = ds.nullG
-			}
-		}
-		ds.ngroups = len(ds.itab.dense)
+		ds.intGroupIDs(m.ikeys, nulls, m.gids)
 		return
 	}
 	if fresh {

@@ -104,6 +104,27 @@ func (sc *insertScanner) keyword(kw string) bool {
 	return false
 }
 
+// quoted reads the text quoted by q that starts at s[at], a doubled q
+// standing for one; end is just past the closing q.
+func quoted(s string, at int, q byte) (text string, end int, ok bool) {
+	var b strings.Builder
+	i := at + 1
+	for {
+		j := strings.IndexByte(s[i:], q)
+		if j < 0 {
+			return "", 0, false
+		}
+		b.WriteString(s[i : i+j])
+		i += j + 1
+		if i < len(s) && s[i] == q {
+			b.WriteByte(q)
+			i++
+			continue
+		}
+		return b.String(), i, true
+	}
+}
+
 // name reads an identifier that may name a relation or column: a plain
 // word that is no keyword (folded to lower case) or a double-quoted name.
 // Names of NAMEDATALEN (64) bytes or more, which PostgreSQL truncates, are
@@ -112,24 +133,9 @@ func (sc *insertScanner) name() (at int, name string, ok bool) {
 	sc.space()
 	if sc.pos < len(sc.s) && sc.s[sc.pos] == '"' {
 		at = sc.pos
-		var b strings.Builder
-		i := sc.pos + 1
-		for {
-			j := strings.IndexByte(sc.s[i:], '"')
-			if j < 0 {
-				return at, "", false
-			}
-			b.WriteString(sc.s[i : i+j])
-			i += j + 1
-			if i < len(sc.s) && sc.s[i] == '"' {
-				b.WriteByte('"')
-				i++
-				continue
-			}
-			break
-		}
-		name = b.String()
-		if name == "" || len(name) >= 64 {
+		var i int
+		name, i, ok = quoted(sc.s, sc.pos, '"')
+		if !ok || name == "" || len(name) >= 64 {
 			return at, "", false
 		}
 		sc.pos = i
@@ -161,24 +167,12 @@ func (sc *insertScanner) value() (*pg.Node, bool) {
 	at := sc.pos
 	switch c := sc.s[sc.pos]; {
 	case c == '\'':
-		var b strings.Builder
-		i := sc.pos + 1
-		for {
-			j := strings.IndexByte(sc.s[i:], '\'')
-			if j < 0 {
-				return nil, false
-			}
-			b.WriteString(sc.s[i : i+j])
-			i += j + 1
-			if i < len(sc.s) && sc.s[i] == '\'' {
-				b.WriteByte('\'')
-				i++
-				continue
-			}
-			break
+		str, i, ok := quoted(sc.s, sc.pos, '\'')
+		if !ok {
+			return nil, false
 		}
 		sc.pos = i
-		return constNode(&pg.A_Const{Val: &pg.A_Const_Sval{Sval: &pg.String{Sval: b.String()}}, Location: int32(at)}), true
+		return constNode(&pg.A_Const{Val: &pg.A_Const_Sval{Sval: &pg.String{Sval: str}}, Location: int32(at)}), true
 	case c == '-' || c >= '0' && c <= '9':
 		neg := c == '-'
 		if neg {
