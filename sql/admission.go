@@ -158,3 +158,8 @@ func scanBytes(op exec.Operator, chains map[*exec.Parallel]exec.Operator) int64 
 	}
 	return n
 }
+
+// admit is the engine's admit for the session's plans.
+func (s *Session) admit(op exec.Operator, chains map[*exec.Parallel]exec.Operator) exec.Operator {
+	return s.eng.admit(op, chains)
+}

@@ -169,7 +169,7 @@ func (s *Session) retypedColumn(ctx context.Context, t *catalog.Table, col *cata
 			if err := exec.ParseInto(ov, *col.DefaultValue, s.loc, true); err != nil {
 				return def, err
 			}
-			b := &binder{sess: s, env: s.newEnv(), qc: s.newQueryCtx(ctx, &params{}, false)}
+			b := &binder{sess: &s.querySession, env: s.newEnv(), qc: s.newQueryCtx(ctx, &params{}, false)}
 			e, err := b.coerceAssign(exec.NewConst(ov), nt, col.Name, -1)
 			if err != nil {
 				return def, pgerr.New(pgerr.DatatypeMismatch, "default for column \"%s\" cannot be cast automatically to type %s", col.Name, nt)

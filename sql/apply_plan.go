@@ -474,7 +474,7 @@ func (qc *queryCtx) keepTable(rv *pg.RangeVar, src *source) {
 
 // copyTableSource copies a table or system-table source that has not run:
 // the same files and rows, its own scan state; nil for other sources.
-func (s *Session) copyTableSource(src *source) *source {
+func (s *querySession) copyTableSource(src *source) *source {
 	out := *src
 	out.sc = &scope{cols: append([]scopeCol{}, src.sc.cols...), shadow: src.sc.shadow}
 	switch o := src.op.(type) {
@@ -510,7 +510,7 @@ func (qc *queryCtx) tableSourceFor(rv *pg.RangeVar, alias string) (*source, erro
 	if src, ok := qc.cachedTable(rv); ok {
 		return src, nil
 	}
-	snap, err := qc.s.readSnapshot(qc.ctx)
+	snap, err := qc.s.host.readSnapshot(qc.ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -43,7 +43,7 @@ type scope struct {
 // binder turns parse-tree expressions into executable expressions against a
 // scope, resolving types the way PostgreSQL does.
 type binder struct {
-	sess   *Session
+	sess   *querySession
 	env    *exec.Env
 	params *params
 	// aggregates collected while binding a SELECT list / HAVING / ORDER BY
@@ -1219,13 +1219,13 @@ func (b *binder) bindSQLValueFunc(f *pg.SQLValueFunction) (exec.Expr, error) {
 		_, off := now.In(b.env.Loc).Zone()
 		return constOf(types.TimestampT, func(v *vec.Vector) { v.AppendInt(now.UnixMicro() + int64(off)*1e6) }), nil
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_USER, pg.SQLValueFunctionOp_SVFOP_SESSION_USER, pg.SQLValueFunctionOp_SVFOP_USER, pg.SQLValueFunctionOp_SVFOP_CURRENT_ROLE:
-		u := b.sess.currentRole() // SET ROLE (privileges.go)
+		u := b.sess.host.currentRole() // SET ROLE (privileges.go)
 		if f.Op == pg.SQLValueFunctionOp_SVFOP_SESSION_USER {
 			u = b.sess.user
 		}
 		return constOf(types.NameT, func(v *vec.Vector) { v.AppendString(u) }), nil
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA:
-		s := b.sess.searchPath()[0]
+		s := b.sess.host.searchPath()[0]
 		return constOf(types.NameT, func(v *vec.Vector) { v.AppendString(s) }), nil
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_CATALOG:
 		d := b.sess.database

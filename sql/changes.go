@@ -31,7 +31,7 @@ import (
 
 // tableChanges plans lakepg.table_changes(table, start, end) and DuckDB's
 // ducklake_table_changes(catalog, schema, table, start, end).
-func (s *Session) tableChanges(ctx context.Context, b *binder, fc *pg.FuncCall, alias string, describeOnly bool) (*source, error) {
+func (s *querySession) tableChanges(ctx context.Context, b *binder, fc *pg.FuncCall, alias string, describeOnly bool) (*source, error) {
 	args := fc.Args
 	var schemaName, tableName string
 	a := &callArgs{b: b, loc: fc.Location}
@@ -71,11 +71,11 @@ func (s *Session) tableChanges(ctx context.Context, b *binder, fc *pg.FuncCall, 
 	if err != nil {
 		return nil, err
 	}
-	endSnap, err := s.eng.DB.SnapshotByID(ctx, end)
+	endSnap, err := s.db.SnapshotByID(ctx, end)
 	if err != nil {
 		return nil, errAt(pgerr.New(pgerr.InvalidParameterValue, "snapshot %d does not exist", end), fc.Location)
 	}
-	meta, err := s.eng.metadata(ctx, endSnap)
+	meta, err := s.host.lakeMetadata(ctx, endSnap)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +83,7 @@ func (s *Session) tableChanges(ctx context.Context, b *binder, fc *pg.FuncCall, 
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkRelation(ctx, sch, t.ID, relationWord(t, nil), t.Name, "r"); err != nil { // privileges.go
+	if err := s.host.checkRelation(ctx, sch, t.ID, relationWord(t, nil), t.Name, "r"); err != nil { // privileges.go
 		return nil, err
 	}
 	cols, err := scanColumns(t)
@@ -108,7 +108,7 @@ func (s *Session) tableChanges(ctx context.Context, b *binder, fc *pg.FuncCall, 
 // changeBound evaluates a snapshot bound: a snapshot id, or a timestamp
 // (the start becomes the first snapshot at or after it, the end the last
 // at or before it).
-func (s *Session) changeBound(ctx context.Context, a *callArgs, n *pg.Node, lower bool) (int64, error) {
+func (s *querySession) changeBound(ctx context.Context, a *callArgs, n *pg.Node, lower bool) (int64, error) {
 	e, err := a.b.bind(n, &scope{})
 	if err != nil {
 		return 0, err
@@ -133,13 +133,13 @@ func (s *Session) changeBound(ctx context.Context, a *callArgs, n *pg.Node, lowe
 			return 0, errAt(pgerr.New(pgerr.InvalidParameterValue, "snapshot bound must not be NULL"), a.loc)
 		}
 		if !lower {
-			snap, err := s.eng.DB.SnapshotAsOf(ctx, *tm)
+			snap, err := s.db.SnapshotAsOf(ctx, *tm)
 			if err != nil {
 				return 0, errAt(pgerr.New(pgerr.InvalidParameterValue, "no snapshot exists at or before %s", tm.Format(time.RFC3339Nano)), a.loc)
 			}
 			return snap.ID, nil
 		}
-		snaps, err := s.eng.DB.Snapshots(ctx)
+		snaps, err := s.db.Snapshots(ctx)
 		if err != nil {
 			return 0, err
 		}
@@ -168,7 +168,7 @@ type changeKey struct{ snap, rowID int64 }
 // inserted rows, marking which deletions they pair with, then the deleted
 // rows. Memory holds the deletion keys, not the rows.
 type changesOp struct {
-	s            *Session
+	s            *querySession
 	sch          *catalog.Schema
 	t            *catalog.Table
 	cols         []exec.ScanCol
@@ -212,7 +212,7 @@ func (o *changesOp) Close() error {
 func (o *changesOp) inRange(x int64) bool { return x >= o.start && x <= o.end.ID }
 
 func (o *changesOp) prepare(ctx context.Context) error {
-	s, db := o.s, o.s.eng.DB
+	s, db := o.s, o.s.db
 	hist, err := snapshot.TableFileHistory(ctx, db, o.t.ID, o.end.ID)
 	if err != nil {
 		return err
@@ -236,7 +236,7 @@ func (o *changesOp) prepare(ctx context.Context) error {
 			if d.PathIsRel {
 				path = dir + d.RelPath
 			}
-			ps, err := s.readDeletesAt(ctx, path, d.Begin, d.Key)
+			ps, err := s.host.readDeletesAt(ctx, path, d.Begin, d.Key)
 			if err != nil {
 				return err
 			}
@@ -261,7 +261,7 @@ func (o *changesOp) prepare(ctx context.Context) error {
 		if len(rows) == 0 {
 			continue
 		}
-		layout, err := s.layoutAt(ctx, o.t, reg.SchemaVersion)
+		layout, err := s.host.layoutAt(ctx, o.t, reg.SchemaVersion)
 		if err != nil {
 			return err
 		}
@@ -328,7 +328,7 @@ func (o *changesOp) deleteFile(i int) bool {
 // openScan starts a histScan over the files of the insertion (or
 // deletion) side; ids reads only row ids and snapshot ids.
 func (o *changesOp) openScan(deletions, ids bool) (*histScan, []int) {
-	dir := o.s.eng.DB.TableDir(o.sch, o.t)
+	dir := o.s.db.TableDir(o.sch, o.t)
 	var files []exec.ScanFile
 	var begins []int64
 	var which []int
@@ -347,7 +347,7 @@ func (o *changesOp) openScan(deletions, ids bool) (*histScan, []int) {
 		begins = append(begins, f.Begin)
 		which = append(which, i)
 	}
-	h := newHistScan(o.s, o.end, o.cols, files, begins)
+	h := newHistScan(o.s.store, o.end, o.cols, files, begins)
 	if ids {
 		h.scan.Needed = make([]bool, len(o.cols)+1)
 		h.scan.Needed[len(o.cols)] = true

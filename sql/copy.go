@@ -192,7 +192,7 @@ func (s *Session) copyFrom(ctx context.Context, st *pg.CopyStmt, o *copyOptions)
 
 	// Columns not in the list get their defaults, as INSERT gives them.
 	env := s.newEnv()
-	b := &binder{sess: s, env: env, params: &params{}, noAggMsg: "aggregate functions are not allowed in DEFAULT expressions", qc: s.newQueryCtx(ctx, &params{}, false)}
+	b := &binder{sess: &s.querySession, env: env, params: &params{}, noAggMsg: "aggregate functions are not allowed in DEFAULT expressions", qc: s.newQueryCtx(ctx, &params{}, false)}
 	proj := make([]exec.Expr, len(cols))
 	for i, c := range t.Columns {
 		if proj[i], err = s.defaultExpr(b, c, cols[i].T); err != nil {

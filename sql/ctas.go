@@ -72,7 +72,7 @@ func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt, p
 	var defs []snapshot.ColumnDef
 	var pcols []parquetio.Column
 	var casts []exec.Expr
-	b := &binder{sess: s, env: s.newEnv()}
+	b := &binder{sess: &s.querySession, env: s.newEnv()}
 	seen := map[string]bool{}
 	nextID := int32(1)
 	for i, c := range q.cols {

@@ -256,7 +256,7 @@ func (s *Session) columnDef(cd *pg.ColumnDef) (snapshot.ColumnDef, types.T, erro
 // catalog: the literal value when constant, else the expression's SQL
 // (expr true: stored with default_value_type 'expression').
 func (s *Session) defaultText(n *pg.Node, t types.T) (string, bool, error) {
-	b := &binder{sess: s, env: s.newEnv(), noAggMsg: "aggregate functions are not allowed in DEFAULT expressions"}
+	b := &binder{sess: &s.querySession, env: s.newEnv(), noAggMsg: "aggregate functions are not allowed in DEFAULT expressions"}
 	e, err := b.bind(n, &scope{})
 	if err != nil {
 		return "", false, err

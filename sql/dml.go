@@ -178,7 +178,7 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 	}
 	env := s.newEnv()
 	// uncorrelated subqueries in VALUES run once, through a query context
-	b := &binder{sess: s, env: env, params: p, noAggMsg: "aggregate functions are not allowed in VALUES", qc: s.newQueryCtx(ctx, p, describeOnly)}
+	b := &binder{sess: &s.querySession, env: env, params: p, noAggMsg: "aggregate functions are not allowed in VALUES", qc: s.newQueryCtx(ctx, p, describeOnly)}
 	defaults := make([]exec.Expr, len(cols))
 	for i, c := range t.Columns {
 		if defaults[i], err = s.defaultExpr(b, c, cols[i].T); err != nil {
@@ -447,7 +447,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 	}
 	env := s.newEnv()
 	// uncorrelated subqueries in SET and WHERE run once, through a query context
-	b := &binder{sess: s, env: env, params: p, noAggMsg: "aggregate functions are not allowed in WHERE", qc: s.newQueryCtx(ctx, p, describeOnly)}
+	b := &binder{sess: &s.querySession, env: env, params: p, noAggMsg: "aggregate functions are not allowed in WHERE", qc: s.newQueryCtx(ctx, p, describeOnly)}
 	var op exec.Operator = scan
 	var pred exec.Expr
 	var newVals []exec.Expr

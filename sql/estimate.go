@@ -37,7 +37,7 @@ import (
 //   - sort and window keep their input, top-N and LIMIT cap it; UNION ALL
 //     adds; VALUES counts its rows; other sources (functions) guess 1000.
 type estimator struct {
-	s     *Session
+	s     *querySession
 	ctx   context.Context
 	rows  map[exec.Operator]estimate
 	scans map[*exec.TableScan]scanStats
@@ -73,7 +73,7 @@ type colInfo struct {
 	sketch   bool // ndv is from distinct-value sketches (ndv.go)
 }
 
-func newEstimator(ctx context.Context, s *Session) *estimator {
+func newEstimator(ctx context.Context, s *querySession) *estimator {
 	return &estimator{s: s, ctx: ctx, rows: map[exec.Operator]estimate{}, scans: map[*exec.TableScan]scanStats{}}
 }
 

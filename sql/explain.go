@@ -21,7 +21,7 @@ import (
 // explain prints the operator tree with, for each table scan, the files and
 // row groups it reads and those pruned by statistics. EXPLAIN ANALYZE runs
 // the query and adds actual rows and time per operator.
-func (s *Session) explain(ctx context.Context, st *pg.ExplainStmt, p *params) (*Result, error) {
+func (s *querySession) explain(ctx context.Context, st *pg.ExplainStmt, p *params) (*Result, error) {
 	analyze, verbose := false, false
 	for _, o := range st.Options {
 		if d := o.GetDefElem(); d != nil && d.Defname == "verbose" {
@@ -166,7 +166,7 @@ func instrumentOnce(op exec.Operator, done map[*exec.Operator]bool) exec.Operato
 	return &exec.Timed{Input: op}
 }
 
-func (s *Session) explainOp(ctx context.Context, est *estimator, op exec.Operator, depth int, lines *[]string) error {
+func (s *querySession) explainOp(ctx context.Context, est *estimator, op exec.Operator, depth int, lines *[]string) error {
 	var timed *exec.Timed
 	if t, ok := op.(*exec.Timed); ok {
 		timed, op = t, t.Input
@@ -342,7 +342,7 @@ func scanRows(o *exec.TableScan) (int64, bool) {
 
 // rowGroups counts the row groups, rows and bytes a scan would read, from
 // the files' footers.
-func (s *Session) rowGroups(ctx context.Context, o *exec.TableScan) (scanStats, error) {
+func (s *querySession) rowGroups(ctx context.Context, o *exec.TableScan) (scanStats, error) {
 	var st scanStats
 	var proj []parquetio.Projection
 	for i, c := range o.Cols {
@@ -351,7 +351,7 @@ func (s *Session) rowGroups(ctx context.Context, o *exec.TableScan) (scanStats, 
 		}
 	}
 	for _, f := range o.Files {
-		file, err := s.eng.Store.Open(ctx, f.Path)
+		file, err := s.store.Open(ctx, f.Path)
 		if err != nil {
 			return st, exec.ReadError(err, f.Path)
 		}

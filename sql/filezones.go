@@ -27,11 +27,11 @@ var zonesMinFiles = pruning.ZonesMinFiles
 // file or delete file holds rows of snapshots after it). The slice is
 // shared: its capacity ends at its length, and it is copied before a
 // change (inlinedScan).
-func (s *Session) scanFilesOf(tableID int64, files []catalog.DataFile, snap int64) []exec.ScanFile {
+func (s *querySession) scanFilesOf(tableID int64, files []catalog.DataFile, snap int64) []exec.ScanFile {
 	if len(files) < zonesMinFiles {
 		return toScanFiles(files, snap)
 	}
-	v, ok := s.eng.DB.FilesDerived(tableID, files, "scanfiles", func() (any, int64) {
+	v, ok := s.db.FilesDerived(tableID, files, "scanfiles", func() (any, int64) {
 		if snapDependent(files) {
 			return []exec.ScanFile(nil), 0
 		}

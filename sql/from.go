@@ -363,7 +363,7 @@ func (qc *queryCtx) mergeUsing(in *source, typ exec.JoinType, using []string, li
 }
 
 // rangeFunction handles lakepg.at_version('t', n) and lakepg.at_time('t', ts).
-func (s *Session) rangeFunction(ctx context.Context, b *binder, rf *pg.RangeFunction, describeOnly bool) (*source, error) {
+func (s *querySession) rangeFunction(ctx context.Context, b *binder, rf *pg.RangeFunction, describeOnly bool) (*source, error) {
 	if len(rf.Functions) != 1 {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "ROWS FROM is not supported")
 	}
@@ -447,7 +447,7 @@ func (s *Session) rangeFunction(ctx context.Context, b *binder, rf *pg.RangeFunc
 		if v.IsNull(0) {
 			return nil, errAt(pgerr.New(pgerr.InvalidParameterValue, "snapshot version must not be NULL"), fc.Location)
 		}
-		snap, err = s.eng.DB.SnapshotByID(ctx, v.I64[0])
+		snap, err = s.db.SnapshotByID(ctx, v.I64[0])
 		if err != nil {
 			return nil, errAt(pgerr.New(pgerr.InvalidParameterValue, "snapshot %d does not exist", v.I64[0]), fc.Location)
 		}
@@ -462,7 +462,7 @@ func (s *Session) rangeFunction(ctx context.Context, b *binder, rf *pg.RangeFunc
 		if v.IsNull(0) {
 			return nil, errAt(pgerr.New(pgerr.InvalidParameterValue, "timestamp must not be NULL"), fc.Location)
 		}
-		snap, err = s.eng.DB.SnapshotAsOf(ctx, types.MicrosToTime(v.I64[0], s.loc))
+		snap, err = s.db.SnapshotAsOf(ctx, types.MicrosToTime(v.I64[0], s.loc))
 		if err != nil {
 			return nil, errAt(pgerr.New(pgerr.InvalidParameterValue, "no snapshot exists at or before %s", types.AppendTimestamptz(nil, v.I64[0], s.loc)), fc.Location)
 		}
@@ -507,8 +507,8 @@ func splitQualified(s string) (string, string) {
 }
 
 // resolveTable finds a table by (optional) schema and name through search_path.
-func (s *Session) resolveTable(meta *catalog.Metadata, schemaName, name string, loc int32) (*catalog.Schema, *catalog.Table, error) {
-	r, err := s.resolveRelation(meta, schemaName, name, loc) // views.go
+func (s *querySession) resolveTable(meta *catalog.Metadata, schemaName, name string, loc int32) (*catalog.Schema, *catalog.Table, error) {
+	r, err := s.host.resolveRelation(meta, schemaName, name, loc) // views.go
 	if err != nil {
 		return nil, nil, err
 	}
@@ -540,8 +540,8 @@ func scanColumns(t *catalog.Table) ([]exec.ScanCol, error) {
 	return cols, nil
 }
 
-func (s *Session) tableSource(ctx context.Context, snap catalog.Snapshot, schemaName, name, alias string, loc int32, describeOnly bool) (*source, error) {
-	meta, err := s.metadata(ctx, snap)
+func (s *querySession) tableSource(ctx context.Context, snap catalog.Snapshot, schemaName, name, alias string, loc int32, describeOnly bool) (*source, error) {
+	meta, err := s.host.metadata(ctx, snap)
 	if err != nil {
 		return nil, err
 	}
@@ -554,20 +554,20 @@ func (s *Session) tableSource(ctx context.Context, snap catalog.Snapshot, schema
 		return nil, err
 	}
 	ref := &tableRef{schema: sch, table: t, snap: snap, noPartitionPruning: s.settings["lakepg.partition_pruning"] == "off"}
-	scan := &exec.TableScan{Store: s.eng.Store, Snapshot: snap.ID, Label: sch.Name + "." + t.Name, Cols: cols, Needed: make([]bool, len(cols))}
+	scan := &exec.TableScan{Store: s.store, Snapshot: snap.ID, Label: sch.Name + "." + t.Name, Cols: cols, Needed: make([]bool, len(cols))}
 	if !describeOnly {
-		files, err := s.tableFiles(ctx, sch, t, snap)
+		files, err := s.host.tableFiles(ctx, sch, t, snap)
 		if err != nil {
 			return nil, err
 		}
 		scan.Files = s.scanFilesOf(t.ID, files, snap.ID) // filezones.go
 		ref.files = files
-		ref.cat = s.eng.DB
+		ref.cat = s.db
 		if ref.inlined, err = s.inlinedScan(ctx, snap, t, files, scan); err != nil {
 			return nil, err
 		}
-		if tx := s.readTxn(); tx != nil && snap.ID == tx.base.ID { // with_write.go
-			s.overlay(tx, sch, t, ref, scan)
+		if tx := s.host.readTxn(); tx != nil && snap.ID == tx.base.ID { // with_write.go
+			s.host.overlay(tx, sch, t, ref, scan)
 		}
 		// shared with scan.Files until pruning gives the scan a list of its own
 		ref.scanFiles = scan.Files[:len(ref.files):len(ref.files)]
@@ -644,11 +644,11 @@ func toScanFiles(files []catalog.DataFile, snap int64) []exec.ScanFile {
 }
 
 // lakeTable serves lakepg.snapshots.
-func (s *Session) lakeTable(ctx context.Context, b *binder, name, alias string, loc int32) (*source, error) {
+func (s *querySession) lakeTable(ctx context.Context, b *binder, name, alias string, loc int32) (*source, error) {
 	if name != "snapshots" {
 		return nil, errAt(pgerr.New(pgerr.UndefinedTable, "relation \"lakepg.%s\" does not exist", name), loc)
 	}
-	snaps, err := s.eng.DB.Snapshots(ctx)
+	snaps, err := s.db.Snapshots(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -673,7 +673,7 @@ func (s *Session) lakeTable(ctx context.Context, b *binder, name, alias string, 
 
 // generateSeries plans generate_series(start, stop [, step]) over integers,
 // numerics or timestamps (with an interval step).
-func (s *Session) generateSeries(b *binder, fc *pg.FuncCall, alias string, colAliases []string) (*source, error) {
+func (s *querySession) generateSeries(b *binder, fc *pg.FuncCall, alias string, colAliases []string) (*source, error) {
 	if len(fc.Args) < 2 || len(fc.Args) > 3 {
 		return nil, errAt(pgerr.New(pgerr.UndefinedFunction, "function generate_series needs 2 or 3 arguments"), fc.Location)
 	}
@@ -791,15 +791,15 @@ func (qc *queryCtx) systemTable(schema, name, alias string) (*source, bool, erro
 		return nil, false, nil
 	}
 	s := qc.s
-	snap, err := s.readSnapshot(qc.ctx)
+	snap, err := s.host.readSnapshot(qc.ctx)
 	if err != nil {
 		return nil, true, err
 	}
-	meta, err := s.metadata(qc.ctx, snap)
+	meta, err := s.host.metadata(qc.ctx, snap)
 	if err != nil {
 		return nil, true, err
 	}
-	src, err := qc.systemTableSource(t, s.catalogContext(meta), alias)
+	src, err := qc.systemTableSource(t, s.host.catalogContext(meta), alias)
 	return src, true, err
 }
 

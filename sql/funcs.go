@@ -82,7 +82,7 @@ func (b *binder) bindFunc(f *pg.FuncCall, sc *scope) (exec.Expr, error) {
 		d := b.sess.database
 		return constOf(types.NameT, func(x *vec.Vector) { x.AppendString(d) }), nil
 	case "current_schema":
-		s := b.sess.searchPath()[0]
+		s := b.sess.host.searchPath()[0]
 		return constOf(types.NameT, func(x *vec.Vector) { x.AppendString(s) }), nil
 	}
 	if e, ok, err := b.systemFunction(name, args, f.Location); ok || err != nil {

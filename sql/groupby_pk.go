@@ -60,11 +60,11 @@ func (qc *queryCtx) addDependentGroups(coll *aggCollector, sc *scope, sel *pg.Se
 	if len(want) == 0 {
 		return
 	}
-	snap, err := qc.s.readSnapshot(qc.ctx)
+	snap, err := qc.s.host.readSnapshot(qc.ctx)
 	if err != nil {
 		return
 	}
-	meta, err := qc.s.metadata(qc.ctx, snap)
+	meta, err := qc.s.host.metadata(qc.ctx, snap)
 	if err != nil {
 		return
 	}

@@ -17,8 +17,8 @@ import (
 // files, and inlined rows become batches the scan emits after the files.
 // It returns the inlined tables in the order of the scan's negative file
 // ordinals (-1-k is the k-th).
-func (s *Session) inlinedScan(ctx context.Context, snap catalog.Snapshot, t *catalog.Table, files []catalog.DataFile, scan *exec.TableScan) ([]string, error) {
-	dels, err := s.eng.DB.InlinedFileDeletes(ctx, t.ID, snap)
+func (s *querySession) inlinedScan(ctx context.Context, snap catalog.Snapshot, t *catalog.Table, files []catalog.DataFile, scan *exec.TableScan) ([]string, error) {
+	dels, err := s.db.InlinedFileDeletes(ctx, t.ID, snap)
 	if err != nil {
 		return nil, err
 	}
@@ -28,7 +28,7 @@ func (s *Session) inlinedScan(ctx context.Context, snap catalog.Snapshot, t *cat
 			scan.Files[i].Deleted = dels[files[i].ID]
 		}
 	}
-	data, err := s.eng.DB.InlinedData(ctx, t, snap)
+	data, err := s.db.InlinedData(ctx, t, snap)
 	if err != nil || len(data) == 0 {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/snapshot"
+	"github.com/lakepg/lakepg/storage"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -58,7 +59,7 @@ func (s *Session) call(ctx context.Context, st *pg.CallStmt, p *params) (*Result
 	if err := s.checkMaintenance(ctx, qualified); err != nil { // privileges_check.go
 		return nil, err
 	}
-	a := &callArgs{named: map[string]*pg.Node{}, b: &binder{sess: s, env: s.newEnv(), params: p}, loc: fc.Location}
+	a := &callArgs{named: map[string]*pg.Node{}, b: &binder{sess: &s.querySession, env: s.newEnv(), params: p}, loc: fc.Location}
 	for _, arg := range fc.Args {
 		if na := arg.GetNamedArgExpr(); na != nil {
 			a.named[strings.ToLower(na.Name)] = na.Arg
@@ -401,9 +402,9 @@ type histScan struct {
 	which    []int
 }
 
-func newHistScan(s *Session, head catalog.Snapshot, cols []exec.ScanCol, files []exec.ScanFile, begins []int64) *histScan {
+func newHistScan(store storage.Backend, head catalog.Snapshot, cols []exec.ScanCol, files []exec.ScanFile, begins []int64) *histScan {
 	sc := append(append([]exec.ScanCol(nil), cols...), exec.ScanCol{FieldID: parquetioSnapshotField, Name: "_ducklake_internal_snapshot_id", T: types.Int64T})
-	scan := &exec.TableScan{Store: s.eng.Store, Snapshot: head.ID, Label: "maintenance", Cols: sc, WithPos: true, Files: files}
+	scan := &exec.TableScan{Store: store, Snapshot: head.ID, Label: "maintenance", Cols: sc, WithPos: true, Files: files}
 	return &histScan{scan: scan, begins: begins, ncols: len(cols), minS: -1}
 }
 
@@ -480,7 +481,7 @@ func (s *Session) writeMerged(ctx context.Context, head catalog.Snapshot, sel ta
 		files[i] = exec.ScanFile{Path: f.Path, Size: f.FileSize, RowIDStart: f.RowIDStart, Key: f.EncryptionKey}
 		begins[i] = f.BeginSnapshot
 	}
-	h := newHistScan(s, head, cols, files, begins)
+	h := newHistScan(s.eng.Store, head, cols, files, begins)
 	defer h.Close()
 	out := withReserved(cols, true)
 	// a group is one partition: the merged file stays in its directory

@@ -169,7 +169,7 @@ func (s *Session) mergeIn(ctx context.Context, st *pg.MergeStmt, p *params, desc
 	join := &pg.Node{Node: &pg.Node_JoinExpr{JoinExpr: &pg.JoinExpr{Jointype: pg.JoinType_JOIN_LEFT, Larg: st.SourceRelation, Rarg: self, Quals: st.JoinCondition}}}
 	sel := &pg.SelectStmt{TargetList: []*pg.Node{res(action), res(posRef(posColumns[0])), res(posRef(posColumns[2])), res(star)}, FromClause: []*pg.Node{join}, Op: pg.SetOperation_SETOP_NONE}
 	env := s.newEnv()
-	b := &binder{sess: s, env: env, params: p, noAggMsg: "aggregate functions are not allowed in MERGE WHEN conditions", qc: s.newQueryCtx(ctx, p, describeOnly)}
+	b := &binder{sess: &s.querySession, env: env, params: p, noAggMsg: "aggregate functions are not allowed in MERGE WHEN conditions", qc: s.newQueryCtx(ctx, p, describeOnly)}
 	b.qc.dmlTarget = &dmlTarget{rv: rv, src: src, sel: sel, alias: alias}
 	q, err := b.qc.planSelect(sel)
 	b.qc.dmlTarget = nil

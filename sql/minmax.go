@@ -24,7 +24,7 @@ import (
 // statistics may be truncated prefixes, and NaN has no order in them).
 
 // minMaxFromStats rewrites, in op's tree, each such aggregate's scan.
-func (s *Session) minMaxFromStats(op exec.Operator) {
+func (s *querySession) minMaxFromStats(op exec.Operator) {
 	for _, in := range inputs(op) {
 		s.minMaxFromStats(*in)
 	}

@@ -57,7 +57,7 @@ func (e *estimator) sketchNDV(ref *tableRef, fieldID int64, files []int, rangeND
 			}
 		}
 	}
-	sk, err := e.s.eng.DB.Sketches(e.ctx, ref.schema, ref.table, ref.snap)
+	sk, err := e.s.db.Sketches(e.ctx, ref.schema, ref.table, ref.snap)
 	if err != nil || len(sk.Files) == 0 {
 		return 0 // an estimate never fails a statement: fall back to the catalog's
 	}

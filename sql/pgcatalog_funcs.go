@@ -3,14 +3,10 @@ package sql
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
-	"time"
 
-	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
@@ -31,176 +27,6 @@ import (
 //
 // and the server calls SetBackendPID when a connection starts and ends.
 
-// SetBackendPID records the process id the client was told in
-// BackendKeyData; pg_backend_pid() and pg_stat_activity report it. The
-// session then shows in pg_stat_activity until SetBackendPID(0), which the
-// server calls when the connection ends.
-func (s *Session) SetBackendPID(pid int32) {
-	if pid == 0 {
-		s.unregisterBackend()
-		return
-	}
-	s.pid = pid
-	backends.register(s)
-}
-
-// SetBackendControl records how other sessions cancel this one's running
-// statement and end its connection: pg_cancel_backend and
-// pg_terminate_backend with its pid call them. The server calls it once,
-// when the connection starts; nil functions make those calls return false.
-func (s *Session) SetBackendControl(cancel, terminate func()) {
-	backends.mu.Lock()
-	defer backends.mu.Unlock()
-	backends.ctl[s] = backendControl{cancel: cancel, terminate: terminate}
-}
-
-// backends are the live sessions of each engine, for pg_stat_activity.
-var backends = &backendRegistry{m: map[*Engine]map[*Session]*pgcatalog.Backend{}, ctl: map[*Session]backendControl{}}
-
-// backendRegistry holds what pg_stat_activity shows of each session. The
-// owning session updates its entry under mu; other sessions read copies.
-type backendRegistry struct {
-	mu  sync.Mutex
-	m   map[*Engine]map[*Session]*pgcatalog.Backend
-	ctl map[*Session]backendControl
-}
-
-type backendControl struct{ cancel, terminate func() }
-
-// signalBackend calls the cancel (or terminate) function of the session of
-// eng with process id pid; false when there is no such session.
-func (r *backendRegistry) signalBackend(eng *Engine, pid int64, terminate bool) bool {
-	r.mu.Lock()
-	var f func()
-	for s := range r.m[eng] {
-		if int64(s.pid) == pid {
-			c := r.ctl[s]
-			f = c.cancel
-			if terminate {
-				f = c.terminate
-			}
-			break
-		}
-	}
-	r.mu.Unlock()
-	if f == nil {
-		return false
-	}
-	f()
-	return true
-}
-
-func (r *backendRegistry) register(s *Session) {
-	now := time.Now()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	sessions := r.m[s.eng]
-	if sessions == nil {
-		sessions = map[*Session]*pgcatalog.Backend{}
-		r.m[s.eng] = sessions
-	}
-	sessions[s] = &pgcatalog.Backend{PID: s.pid, User: s.user, Database: s.database,
-		ApplicationName: s.settings["application_name"], BackendStart: now, StateChange: now, State: "idle"}
-}
-
-// unregisterBackend removes the session from pg_stat_activity.
-func (s *Session) unregisterBackend() {
-	backends.mu.Lock()
-	defer backends.mu.Unlock()
-	delete(backends.ctl, s)
-	if sessions := backends.m[s.eng]; sessions != nil {
-		delete(sessions, s)
-		if len(sessions) == 0 {
-			delete(backends.m, s.eng)
-		}
-	}
-}
-
-// noteActivity records what the session is doing for pg_stat_activity:
-// query is the statement text when a statement starts (state "active"),
-// and "" when the session goes back to waiting for the client (state
-// "idle", or "idle in transaction" inside a transaction block).
-func (s *Session) noteActivity(query string) {
-	now := time.Now()
-	backends.mu.Lock()
-	defer backends.mu.Unlock()
-	e := backends.m[s.eng][s]
-	if e == nil {
-		return
-	}
-	e.ApplicationName = s.settings["application_name"]
-	e.StateChange = now
-	switch {
-	case query != "":
-		e.State, e.Query, e.QueryStart = "active", query, now
-	case s.failed:
-		e.State = "idle in transaction (aborted)"
-	case s.inTx:
-		e.State = "idle in transaction"
-	default:
-		e.State = "idle"
-	}
-	switch {
-	case s.inTx && e.XactStart.IsZero():
-		e.XactStart = now
-	case !s.inTx:
-		e.XactStart = time.Time{}
-	}
-}
-
-// runningQuery is the text of the statement the session runs now, as
-// pg_stat_activity shows it ("" when the session is not registered).
-func (s *Session) runningQuery() string {
-	backends.mu.Lock()
-	defer backends.mu.Unlock()
-	if e := backends.m[s.eng][s]; e != nil {
-		return e.Query
-	}
-	return ""
-}
-
-// openCursors lists the session's cursors for pg_cursors.
-func (s *Session) openCursors() []pgcatalog.Cursor {
-	out := make([]pgcatalog.Cursor, 0, len(s.cursors))
-	for _, c := range s.cursors {
-		out = append(out, pgcatalog.Cursor{Name: c.name, Statement: c.stmt, Holdable: c.hold, Binary: c.binary,
-			Scrollable: c.scroll, Created: c.created})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
-}
-
-// activity lists the engine's registered sessions by pid; nil when this
-// session is not registered (then pg_stat_activity shows just itself).
-func (s *Session) activity() []pgcatalog.Backend {
-	backends.mu.Lock()
-	defer backends.mu.Unlock()
-	sessions := backends.m[s.eng]
-	if sessions[s] == nil {
-		return nil
-	}
-	out := make([]pgcatalog.Backend, 0, len(sessions))
-	for other, e := range sessions {
-		b := *e
-		if other == s {
-			b.State = "active" // it is running the query that reads pg_stat_activity
-		}
-		out = append(out, b)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].PID < out[j].PID })
-	return out
-}
-
-// catalogContext is what pgcatalog's tables and functions read for a
-// statement that sees meta.
-func (s *Session) catalogContext(meta *catalog.Metadata) *pgcatalog.Context {
-	return &pgcatalog.Context{Meta: meta, User: s.user, Database: s.database, SearchPath: s.searchPath(),
-		Settings: s.settings, PID: s.pid, Backends: s.activity(), Roles: s.catalogRoles(), Members: s.catalogMembers(), Cursors: s.openCursors(), Temp: s.tempCatalog(),
-		ViewColumns: func(v *catalog.View) []pgcatalog.ViewColumn { return s.catalogViewColumns(meta, v) },
-		Sequences:   s.catalogSequences(), ACL: s.catalogACL(), TableGrants: s.catalogTableGrants(meta),
-		DefaultACLs: s.catalogDefaultACLs}
-}
-
 // catalogContext loads the statement's snapshot metadata for catalog
 // functions and reg* casts that resolve names or OIDs at bind time.
 func (b *binder) catalogContext() (*pgcatalog.Context, error) {
@@ -208,15 +34,15 @@ func (b *binder) catalogContext() (*pgcatalog.Context, error) {
 	if b.qc != nil && b.qc.ctx != nil {
 		ctx = b.qc.ctx
 	}
-	snap, err := b.sess.readSnapshot(ctx)
+	snap, err := b.sess.host.readSnapshot(ctx)
 	if err != nil {
 		return nil, err
 	}
-	meta, err := b.sess.metadata(ctx, snap)
+	meta, err := b.sess.host.metadata(ctx, snap)
 	if err != nil {
 		return nil, err
 	}
-	return b.sess.catalogContext(meta), nil
+	return b.sess.host.catalogContext(meta), nil
 }
 
 // catalogFn is a catalog function evaluated row by row. These run over
@@ -326,7 +152,7 @@ func (b *binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 		return constOf(t, fill), true, nil
 	}
 	null := func(t types.T) (exec.Expr, bool, error) { return exec.NullConst(t), true, nil }
-	if e, ok, err := b.sequenceFunction(name, args, loc); ok || err != nil { // sequence.go
+	if e, ok, err := b.sess.host.sequenceFunction(b, name, args, loc); ok || err != nil { // sequence.go
 		return e, true, err
 	}
 	rowFn := func(t types.T, strict bool, fn func(out *vec.Vector, args []*vec.Vector, i int) error) (exec.Expr, bool, error) {
@@ -349,7 +175,7 @@ func (b *binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 		if err := nargs(0, 0); err != nil {
 			return nil, true, err
 		}
-		pid := int64(b.sess.pid)
+		pid := int64(b.sess.host.backendPID())
 		return constant(i4, func(v *vec.Vector) { v.AppendInt(pid) })
 
 	case "pg_cancel_backend", "pg_terminate_backend":
@@ -361,13 +187,13 @@ func (b *binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 		if err := castArgs(i4, types.Int64T); err != nil {
 			return nil, true, err
 		}
-		eng, sess, terminate := b.sess.eng, b.sess, name == "pg_terminate_backend"
+		host, terminate := b.sess.host, name == "pg_terminate_backend"
 		return &catalogFn{name: name, t: types.BoolT, args: args[:1], strict: true,
 			fn: func(out *vec.Vector, a []*vec.Vector, i int) error {
 				pid := a[0].I64[i]
-				ok := backends.signalBackend(eng, pid, terminate)
+				ok := host.signalBackend(pid, terminate)
 				if !ok {
-					sess.raise(Notice{Severity: "WARNING", Code: "01000",
+					host.raise(Notice{Severity: "WARNING", Code: "01000",
 						Message: fmt.Sprintf("PID %d is not a PostgreSQL backend process", pid)})
 				}
 				out.AppendBool(ok)
@@ -381,7 +207,7 @@ func (b *binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 		if err := castArgs(oid); err != nil {
 			return nil, true, err
 		}
-		c := &pgcatalog.Context{User: b.sess.user, Roles: b.sess.catalogRoles()}
+		c := &pgcatalog.Context{User: b.sess.user, Roles: b.sess.host.catalogRoles()}
 		return rowFn(types.NameT, true, func(out *vec.Vector, a []*vec.Vector, i int) error {
 			out.AppendString(pgcatalog.UserName(c, a[0].I64[i]))
 			return nil
@@ -412,10 +238,7 @@ func (b *binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 		if err := nargs(0, 0); err != nil {
 			return nil, true, err
 		}
-		var my int64
-		if b.sess.temp.num != 0 {
-			my = b.sess.temp.nsOID()
-		}
+		my, _ := b.sess.host.tempNamespace()
 		return constant(oid, func(v *vec.Vector) { v.AppendInt(my) })
 
 	case "pg_is_other_temp_schema":
@@ -429,9 +252,9 @@ func (b *binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 		if err := castArgs(oid); err != nil {
 			return nil, true, err
 		}
-		var my int64 = -1
-		if b.sess.temp.num != 0 {
-			my = b.sess.temp.nsOID()
+		my, ok := b.sess.host.tempNamespace()
+		if !ok {
+			my = -1
 		}
 		return rowFn(types.BoolT, true, func(out *vec.Vector, a []*vec.Vector, i int) error {
 			o := a[0].I64[i]
@@ -493,10 +316,10 @@ func (b *binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 		})
 
 	case "pg_has_role":
-		e, err := b.pgHasRole(args, loc) // role_members.go
+		e, err := b.sess.host.pgHasRole(b, args, loc) // role_members.go
 		return e, true, err
 	case "has_table_privilege", "has_schema_privilege":
-		e, err := b.hasPrivilege(name, args, loc) // privileges_catalog.go
+		e, err := b.sess.host.hasPrivilege(b, name, args, loc) // privileges_catalog.go
 		return e, true, err
 	case "has_database_privilege", "has_column_privilege",
 		"has_any_column_privilege", "has_function_privilege", "has_sequence_privilege",
@@ -810,7 +633,7 @@ func (b *binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 		if err != nil {
 			return nil, true, err
 		}
-		db, indexes := b.sess.eng.DB, name == "pg_indexes_size"
+		db, indexes := b.sess.db, name == "pg_indexes_size"
 		return &catalogFn{name: name, t: types.Int64T, args: args[:1], strict: true,
 			fn: func(out *vec.Vector, a []*vec.Vector, i int) error {
 				id, ok := pgcatalog.LakeTableID(c, a[0].I64[i])
@@ -896,7 +719,7 @@ func (b *binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 			if !ok {
 				v, ok = pgcatalog.SettingValue(n)
 			}
-			if r, isRole := sess.roleSetting(n); isRole { // privileges_stmt.go
+			if r, isRole := sess.host.roleSetting(n); isRole { // privileges_stmt.go
 				v, ok = r, true
 			}
 			switch {
@@ -1103,7 +926,7 @@ func (b *binder) regNamer(typ string) (func(int64) string, error) {
 // catalogTableFunction serves the catalog's set-returning functions in
 // FROM (pg_get_keywords()); name may carry a pg_catalog qualification.
 // ok is false for any other function. Call it from rangeFunction.
-func (s *Session) catalogTableFunction(name, alias string) (*source, bool, error) {
+func (s *querySession) catalogTableFunction(name, alias string) (*source, bool, error) {
 	t, ok := pgcatalog.TableFunction(strings.TrimPrefix(name, "pg_catalog."))
 	if !ok {
 		return nil, false, nil
@@ -1111,7 +934,7 @@ func (s *Session) catalogTableFunction(name, alias string) (*source, bool, error
 	if alias == "" {
 		alias = t.Name
 	}
-	bt, err := t.Rows(s.catalogContext(nil))
+	bt, err := t.Rows(s.host.catalogContext(nil))
 	if err != nil {
 		return nil, true, err
 	}

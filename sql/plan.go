@@ -16,7 +16,7 @@ import (
 // queryCtx is the state of planning one statement: parameters, the CTEs in
 // scope, and whether we only describe (no files listed, nothing run).
 type queryCtx struct {
-	s            *Session
+	s            *querySession
 	ctx          context.Context
 	params       *params
 	env          *exec.Env
@@ -88,7 +88,7 @@ type cteDef struct {
 	written *writtenCTE
 }
 
-func (s *Session) newQueryCtx(ctx context.Context, p *params, describeOnly bool) *queryCtx {
+func (s *querySession) newQueryCtx(ctx context.Context, p *params, describeOnly bool) *queryCtx {
 	if p == nil {
 		p = &params{}
 	}
@@ -106,7 +106,7 @@ func (qc *queryCtx) binder() *binder {
 }
 
 // planQuery plans a top-level SELECT.
-func (s *Session) planQuery(ctx context.Context, sel *pg.SelectStmt, p *params, describeOnly bool) (*query, error) {
+func (s *querySession) planQuery(ctx context.Context, sel *pg.SelectStmt, p *params, describeOnly bool) (*query, error) {
 	if s.scanRefs == nil && !describeOnly {
 		s.scanRefs = map[*exec.TableScan]*tableRef{}
 		defer func() { s.scanRefs = nil }()
@@ -144,7 +144,7 @@ func (s *Session) planQuery(ctx context.Context, sel *pg.SelectStmt, p *params, 
 			q.chains = map[*exec.Parallel]exec.Operator{}
 		}
 		q.op = parallelize(q.op, q.chains)
-		q.op = s.eng.admit(q.op, q.chains)
+		q.op = s.host.admit(q.op, q.chains)
 	}
 	return q, nil
 }

@@ -41,12 +41,11 @@ func (s *Session) catalogACL() func(kind string, id int64) (string, string, bool
 // hasPrivilege binds has_table_privilege and has_schema_privilege:
 // ([user,] object, privileges), true when the role holds any of the
 // privileges listed ('SELECT, INSERT', 'USAGE WITH GRANT OPTION').
-func (b *binder) hasPrivilege(name string, args []exec.Expr, loc int32) (exec.Expr, error) {
+func (s *Session) hasPrivilege(b *binder, name string, args []exec.Expr, loc int32) (exec.Expr, error) {
 	ctx, err := b.privilegeArgs(name, args, loc)
 	if err != nil {
 		return nil, err
 	}
-	s := b.sess
 	st, err := s.privileges(ctx)
 	if err != nil {
 		return nil, err

@@ -19,16 +19,15 @@ func (qc *queryCtx) checkSelect(sch *catalog.Schema, id int64, word, name string
 	if qc.describeOnly {
 		return nil
 	}
-	return qc.s.checkRelation(qc.ctx, sch, id, word, name, "r")
+	return qc.s.host.checkRelation(qc.ctx, sch, id, word, name, "r")
 }
 
 // enterView makes the tables a view reads checked with its owner's
 // privileges, until the returned function runs.
-func (qc *queryCtx) enterView(id int64) func() {
-	s := qc.s
+func (s *Session) enterView(ctx context.Context, id int64) func() {
 	was, wasIn := s.priv.asRole, s.priv.inView
 	owner := ""
-	if st, err := s.privileges(qc.ctx); err == nil {
+	if st, err := s.privileges(ctx); err == nil {
 		owner = st.relPriv(id).owner
 	}
 	s.priv.asRole, s.priv.inView = owner, true

@@ -16,7 +16,7 @@ import (
 
 // readParquet plans read_parquet('path' | ARRAY['a', 'b'] | 'glob*'): external
 // Parquet files read by position with the first file's schema.
-func (s *Session) readParquet(ctx context.Context, b *binder, fc *pg.FuncCall, alias string, describeOnly bool) (*source, error) {
+func (s *querySession) readParquet(ctx context.Context, b *binder, fc *pg.FuncCall, alias string, describeOnly bool) (*source, error) {
 	if len(fc.Args) != 1 {
 		return nil, errAt(pgerr.New(pgerr.UndefinedFunction, "read_parquet takes one argument: a path, a glob or an array of paths"), fc.Location)
 	}
@@ -71,7 +71,7 @@ func (s *Session) readParquet(ctx context.Context, b *binder, fc *pg.FuncCall, a
 		size, ok := sizes[p]
 		if !ok {
 			var err error
-			if size, err = s.eng.Store.Stat(ctx, p); err != nil {
+			if size, err = s.store.Stat(ctx, p); err != nil {
 				return nil, errAt(fileError(p, err), fc.Location)
 			}
 		}
@@ -79,7 +79,7 @@ func (s *Session) readParquet(ctx context.Context, b *binder, fc *pg.FuncCall, a
 		if i > 0 {
 			continue
 		}
-		f, err := s.eng.Store.Open(ctx, p)
+		f, err := s.store.Open(ctx, p)
 		if err != nil {
 			return nil, errAt(fileError(p, err), fc.Location)
 		}
@@ -101,7 +101,7 @@ func (s *Session) readParquet(ctx context.Context, b *binder, fc *pg.FuncCall, a
 		}
 		f.Close()
 	}
-	scan := &exec.TableScan{Store: s.eng.Store, Label: "read_parquet", Cols: cols, Needed: make([]bool, len(cols))}
+	scan := &exec.TableScan{Store: s.store, Label: "read_parquet", Cols: cols, Needed: make([]bool, len(cols))}
 	if !describeOnly {
 		scan.Files = files
 	}
@@ -112,7 +112,7 @@ func (s *Session) readParquet(ctx context.Context, b *binder, fc *pg.FuncCall, a
 	return &source{op: scan, sc: sc, scans: []*exec.TableScan{scan}, rows: 1e6}, nil
 }
 
-func (s *Session) constText(b *binder, n *pg.Node) (string, error) {
+func (s *querySession) constText(b *binder, n *pg.Node) (string, error) {
 	e, err := b.bind(n, &scope{})
 	if err != nil {
 		return "", err

@@ -15,7 +15,7 @@ import (
 // keeps those the pattern matches with path.Match rules ('*' and '?' stay
 // within one '/'-separated segment, as filepath.Glob does for local paths);
 // their sizes go into sizes so they need no Stat.
-func (s *Session) objectPaths(ctx context.Context, pattern string, sizes map[string]int64) ([]string, *pgerr.Error) {
+func (s *querySession) objectPaths(ctx context.Context, pattern string, sizes map[string]int64) ([]string, *pgerr.Error) {
 	i := strings.IndexAny(pattern, "*?[")
 	if i < 0 {
 		return []string{pattern}, nil
@@ -24,7 +24,7 @@ func (s *Session) objectPaths(ctx context.Context, pattern string, sizes map[str
 		return nil, pgerr.New(pgerr.InvalidParameterValue, "bad glob pattern %q: %v", pattern, err)
 	}
 	prefix := pattern[:i]
-	objs, err := s.eng.Store.List(ctx, prefix)
+	objs, err := s.store.List(ctx, prefix)
 	if err != nil {
 		return nil, fileError(prefix, err)
 	}

@@ -158,12 +158,11 @@ func (s *Session) catalogMembers() func() []catalog.RoleMember {
 // (current_user when not given; a name or an OID) is role or a member of
 // it — MEMBER, USAGE and SET alike, as every role inherits here — or, WITH
 // ADMIN OPTION, holds the admin option on it. A superuser has every role.
-func (b *binder) pgHasRole(args []exec.Expr, loc int32) (exec.Expr, error) {
+func (s *Session) pgHasRole(b *binder, args []exec.Expr, loc int32) (exec.Expr, error) {
 	ctx, err := b.privilegeArgs("pg_has_role", args, loc)
 	if err != nil {
 		return nil, err
 	}
-	s := b.sess
 	c := &pgcatalog.Context{User: s.user, Roles: s.catalogRoles()}
 	name := func(v string) string {
 		if oid, err := strconv.ParseInt(v, 10, 64); err == nil {

@@ -33,7 +33,7 @@ type source struct {
 }
 
 // planSimple plans a SELECT without set operations.
-func (s *Session) planSimple(qc *queryCtx, sel *pg.SelectStmt) (*query, error) {
+func (s *querySession) planSimple(qc *queryCtx, sel *pg.SelectStmt) (*query, error) {
 	env := qc.env
 	p := qc.params
 	b := qc.binder()
@@ -376,7 +376,7 @@ func colRefNode(c scopeCol) *pg.Node {
 // bindOrder binds ORDER BY items: output ordinals, output names, or
 // expressions over the input. Returns extra hidden expressions appended
 // after the outputs and the sort keys over outputs+hidden.
-func (s *Session) bindOrder(sel *pg.SelectStmt, names []string, outs []exec.Expr, bindOut func(*pg.Node) (exec.Expr, error)) ([]exec.Expr, []exec.SortKey, error) {
+func (s *querySession) bindOrder(sel *pg.SelectStmt, names []string, outs []exec.Expr, bindOut func(*pg.Node) (exec.Expr, error)) ([]exec.Expr, []exec.SortKey, error) {
 	var hidden []exec.Expr
 	var keys []exec.SortKey
 	for _, item := range sel.SortClause {
@@ -433,7 +433,7 @@ func (s *Session) bindOrder(sel *pg.SelectStmt, names []string, outs []exec.Expr
 }
 
 // finish adds projection, DISTINCT, ORDER BY and LIMIT.
-func (s *Session) finish(sel *pg.SelectStmt, b *binder, op exec.Operator, names []string, outs, hidden []exec.Expr, keys []exec.SortKey, scans []*exec.TableScan, bindD func(*pg.Node) (exec.Expr, error)) (*query, error) {
+func (s *querySession) finish(sel *pg.SelectStmt, b *binder, op exec.Operator, names []string, outs, hidden []exec.Expr, keys []exec.SortKey, scans []*exec.TableScan, bindD func(*pg.Node) (exec.Expr, error)) (*query, error) {
 	env := b.env
 	// unknown-typed outputs (bare string literals) become text, as PostgreSQL does
 	for i, e := range outs {
@@ -534,7 +534,7 @@ func (s *Session) finish(sel *pg.SelectStmt, b *binder, op exec.Operator, names 
 	return &query{op: op, cols: cols, scans: scans}, nil
 }
 
-func (s *Session) constInt(b *binder, n *pg.Node, what string, allowNull bool) (int64, error) {
+func (s *querySession) constInt(b *binder, n *pg.Node, what string, allowNull bool) (int64, error) {
 	if c := n.GetAConst(); c != nil && c.Isnull && allowNull {
 		return -1, nil
 	}
@@ -565,7 +565,7 @@ func (s *Session) constInt(b *binder, n *pg.Node, what string, allowNull bool) (
 	return v.I64[0], nil
 }
 
-func (s *Session) planValues(b *binder, lists []*pg.Node) (*query, error) {
+func (s *querySession) planValues(b *binder, lists []*pg.Node) (*query, error) {
 	var rows [][]exec.Expr
 	width := -1
 	for _, l := range lists {

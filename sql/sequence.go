@@ -993,7 +993,7 @@ func (s *Session) catalogContextFor(ctx context.Context) *pgcatalog.Context {
 
 // sequenceFunction binds nextval, currval, setval and lastval; ok is false
 // for other names.
-func (b *binder) sequenceFunction(name string, args []exec.Expr, loc int32) (exec.Expr, bool, error) {
+func (s *Session) sequenceFunction(b *binder, name string, args []exec.Expr, loc int32) (exec.Expr, bool, error) {
 	switch name {
 	case "nextval", "currval", "setval", "lastval":
 	case "pg_get_serial_sequence":
@@ -1019,7 +1019,7 @@ func (b *binder) sequenceFunction(name string, args []exec.Expr, loc int32) (exe
 		return nil, true, errAt(e, loc)
 	}
 	if name == "lastval" {
-		return &lastvalFn{s: b.sess}, true, nil
+		return &lastvalFn{s: s}, true, nil
 	}
 	var err error
 	switch args[0].Type().ID {
@@ -1044,7 +1044,7 @@ func (b *binder) sequenceFunction(name string, args []exec.Expr, loc int32) (exe
 			}
 		}
 	}
-	return &seqFn{s: b.sess, name: name, args: args}, true, nil
+	return &seqFn{s: s, name: name, args: args}, true, nil
 }
 
 // serialSequence binds pg_get_serial_sequence(table, column): the
@@ -1065,7 +1065,7 @@ func (b *binder) serialSequence(args []exec.Expr, loc int32) (exec.Expr, error) 
 	return &catalogFn{name: "pg_get_serial_sequence", t: types.TextT, args: args, strict: true,
 		fn: func(out *vec.Vector, a []*vec.Vector, i int) error {
 			ctx := context.Background()
-			c := s.catalogContextFor(ctx)
+			c := s.host.catalogContextFor(ctx)
 			oid, err := pgcatalog.RelationOIDByName(c, a[0].S[i])
 			if err != nil {
 				return err

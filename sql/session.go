@@ -73,15 +73,12 @@ func (e *Engine) metadata(ctx context.Context, snap catalog.Snapshot) (*catalog.
 
 // Session is one client connection's state.
 type Session struct {
-	eng      *Engine
-	user     string
-	database string
-	settings map[string]string
+	querySession
+	eng *Engine
 	// boot are the settings the client's startup message gave: what RESET
 	// returns them to, as PostgreSQL resets to the connection's values
 	boot    map[string]string
 	changed map[string]string
-	loc     *time.Location
 	inTx    bool
 	txn     *txn // the open block's snapshot and staged writes (nil until needed)
 	// stmtHead is the latest snapshot as the running statement first read
@@ -95,8 +92,7 @@ type Session struct {
 	// cancellation) to code that has no ctx of its own (schemaUsable)
 	stmtValues context.Context
 	failed     bool
-	pid        int32                            // the backend process id the client was told
-	chains     map[*exec.Parallel]exec.Operator // of the plan EXPLAIN is printing
+	pid        int32 // the backend process id the client was told
 
 	// implicit: the open block is an implicit transaction that Sync ends;
 	// pipelined: more statements may follow before it (implicit.go)
@@ -105,9 +101,6 @@ type Session struct {
 	// data-modifying WITH queries is planned, is the block as it was before
 	// they ran: what that query reads (with_write.go)
 	cteReads *cteReadView
-	// stmtCTEs are the WITH queries of the UPDATE or DELETE being planned,
-	// visible to every query context it makes (with_write.go)
-	stmtCTEs map[string]*cteDef
 	// refreshing: REFRESH MATERIALIZED VIEW is writing its table (matview.go)
 	refreshing bool
 
@@ -124,15 +117,6 @@ type Session struct {
 	priv privSession // SET ROLE, owners and grants the statement read (privileges.go)
 	temp tempState   // the session's temporary tables (temp.go)
 
-	// scanRefs are the lake tables behind the scans of the query being
-	// planned (minmax.go reads their file statistics).
-	scanRefs map[*exec.TableScan]*tableRef
-
-	// writtenCTEs are the data-modifying WITH queries of the statement
-	// being planned, by name, until its top-level WITH takes them
-	// (with_write.go)
-	writtenCTEs map[string]*writtenCTE
-
 	// keyChecks are the unique-key checks of the write being run, done
 	// right before its changes are staged (unique.go); uniqueStats counts
 	// what the last one read
@@ -148,10 +132,6 @@ type Session struct {
 	// mergeFiles: while MERGE runs, the number of each staged file without
 	// row ids, whose rows get row ids apart (txn.go, merge.go)
 	mergeFiles map[string]int64
-
-	// settingsMu guards settings while a statement runs: set_config may
-	// write them from the workers of a parallel plan (setconfig.go).
-	settingsMu sync.Mutex
 }
 
 // reported are the settings whose changes clients expect as ParameterStatus.
@@ -177,7 +157,8 @@ var defaultSettings = map[string]string{
 
 // NewSession opens a session for user on database with startup parameters.
 func (e *Engine) NewSession(user, database string, startup map[string]string) (*Session, error) {
-	s := &Session{eng: e, user: user, database: database, settings: map[string]string{}, boot: map[string]string{}, changed: map[string]string{}, loc: time.UTC}
+	s := &Session{eng: e, boot: map[string]string{}, changed: map[string]string{}}
+	s.querySession = querySession{host: s, db: e.DB, store: e.Store, user: user, database: database, settings: map[string]string{}, loc: time.UTC}
 	s.seq.curr, s.seq.cache = map[int64]int64{}, map[int64][]int64{}
 	for k, v := range defaultSettings {
 		s.settings[k] = v
@@ -551,10 +532,6 @@ func isTxEnd(n *pg.Node) bool {
 		return t.Kind == pg.TransactionStmtKind_TRANS_STMT_ROLLBACK || t.Kind == pg.TransactionStmtKind_TRANS_STMT_COMMIT
 	}
 	return false
-}
-
-func (s *Session) newEnv() *exec.Env {
-	return &exec.Env{Loc: s.loc, Now: time.Now(), DateOrder: types.DateOrderOf(s.settings["datestyle"])}
 }
 
 // describe finds the result columns of st without running it.

@@ -45,27 +45,9 @@ func (b *binder) setConfig(args []exec.Expr, loc int32) (exec.Expr, error) {
 		if !a[1].IsNull(i) {
 			val = a[1].S[i]
 		}
-		// workers of a parallel plan may evaluate it at the same time
-		s.settingsMu.Lock()
-		defer s.settingsMu.Unlock()
-		local := !a[2].IsNull(i) && a[2].B[i]
-		if local && s.blockSet == nil {
-			// outside a block PostgreSQL's change lasts for the statement's
-			// own implicit transaction: it answers the value and keeps none
-			c, err := canonicalSetting(name, val)
-			if err != nil {
-				return err
-			}
-			out.AppendString(c)
-			return nil
-		}
-		s.noteSet(name, local) // settings_txn.go
-		if err := s.assign(name, val); err != nil {
+		shown, err := s.host.setConfig(name, val, !a[2].IsNull(i) && a[2].B[i]) // settings_txn.go
+		if err != nil {
 			return err
-		}
-		shown := s.settings[name]
-		if c, err := canonicalSetting(name, shown); err == nil {
-			shown = c
 		}
 		out.AppendString(shown)
 		return nil

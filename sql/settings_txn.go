@@ -139,3 +139,25 @@ func (s *Session) endSettings(commit bool) {
 	}
 	s.blockSet = nil
 }
+
+// setConfig is set_config(name, val, local): it sets the value as SET
+// (LOCAL) does and answers the value shown.
+func (s *Session) setConfig(name, val string, local bool) (string, error) {
+	// workers of a parallel plan may evaluate it at the same time
+	s.settingsMu.Lock()
+	defer s.settingsMu.Unlock()
+	if local && s.blockSet == nil {
+		// outside a block PostgreSQL's change lasts for the statement's
+		// own implicit transaction: it answers the value and keeps none
+		return canonicalSetting(name, val)
+	}
+	s.noteSet(name, local)
+	if err := s.assign(name, val); err != nil {
+		return "", err
+	}
+	shown := s.settings[name]
+	if c, err := canonicalSetting(name, shown); err == nil {
+		shown = c
+	}
+	return shown, nil
+}

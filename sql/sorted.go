@@ -179,7 +179,7 @@ func (s *Session) sortKeyExpr(ctx context.Context, pcols []parquetio.Column, tex
 	for _, c := range pcols {
 		sc.cols = append(sc.cols, scopeCol{Name: c.Name, T: c.Type})
 	}
-	b := &binder{sess: s, env: s.newEnv(), params: &params{}, noAggMsg: "aggregate functions are not allowed in sort keys", qc: s.newQueryCtx(ctx, &params{}, false)}
+	b := &binder{sess: &s.querySession, env: s.newEnv(), params: &params{}, noAggMsg: "aggregate functions are not allowed in sort keys", qc: s.newQueryCtx(ctx, &params{}, false)}
 	e, err := b.bind(sel.TargetList[0].GetResTarget().Val, sc)
 	if err != nil || !sortableType(e.Type()) {
 		return nil, false

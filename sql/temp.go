@@ -362,3 +362,12 @@ func (s *Session) tempCatalog() *pgcatalog.TempSchema {
 	slices.SortFunc(out.Tables, func(a, b *catalog.Table) int { return cmp.Compare(a.ID, b.ID) })
 	return out
 }
+
+// tempNamespace is the OID of the session's pg_temp_N, false before the
+// session made a temporary table.
+func (s *Session) tempNamespace() (int64, bool) {
+	if s.temp.num == 0 {
+		return 0, false
+	}
+	return s.temp.nsOID(), true
+}

@@ -255,7 +255,7 @@ func (s *Session) tempCreateAs(ctx context.Context, st *pg.CreateTableAsStmt, p 
 		s.tempPut(rv.Relname, t)
 		return tagResult("CREATE TABLE AS"), nil
 	}
-	b := &binder{sess: s, env: s.newEnv()}
+	b := &binder{sess: &s.querySession, env: s.newEnv()}
 	casts := make([]exec.Expr, len(q.cols))
 	for i, c := range q.cols {
 		if casts[i], err = b.cast(&exec.ColRef{Idx: i, T: c.Type}, t.cols[i].T, true, -1); err != nil {
@@ -392,7 +392,7 @@ func (s *Session) tempAlter(ctx context.Context, t *tempTable, st *pg.AlterTable
 		}
 		// the existing rows get the column's default, computed per row
 		env := s.newEnv()
-		b := &binder{sess: s, env: env, params: &params{}, qc: s.newQueryCtx(ctx, &params{}, false)}
+		b := &binder{sess: &s.querySession, env: env, params: &params{}, qc: s.newQueryCtx(ctx, &params{}, false)}
 		d, err := s.defaultExpr(b, col, n.cols[len(n.cols)-1].T)
 		if err != nil {
 			return nil, err

@@ -19,7 +19,7 @@ const tempOrdColumn = "\x00ord"
 // tempSource plans a FROM item that names a temporary table: a scan of its
 // chunks as they are now.
 func (qc *queryCtx) tempSource(rv *pg.RangeVar, alias string, colAliases []string) (*source, bool, error) {
-	t := qc.s.tempLookup(rv.Schemaname, rv.Relname)
+	t := qc.s.host.tempLookup(rv.Schemaname, rv.Relname)
 	if t == nil {
 		return nil, false, nil
 	}
@@ -137,7 +137,7 @@ func (s *Session) tempModify(ctx context.Context, t *tempTable, rv *pg.RangeVar,
 	}
 	env := s.newEnv()
 	qc := s.newQueryCtx(ctx, p, describeOnly)
-	b := &binder{sess: s, env: env, params: p, qc: qc}
+	b := &binder{sess: &s.querySession, env: env, params: p, qc: qc}
 	src := tempScanSource(t, alias, true)
 	var assign []*pg.ResTarget
 	if update {

@@ -297,3 +297,9 @@ func (s *Session) filesPresent(ctx context.Context, c *snapshot.Commit) error {
 	}
 	return nil
 }
+
+// lakeMetadata is the lake's metadata at snap, without the open block's
+// changes.
+func (s *Session) lakeMetadata(ctx context.Context, snap catalog.Snapshot) (*catalog.Metadata, error) {
+	return s.eng.metadata(ctx, snap)
+}

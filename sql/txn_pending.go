@@ -157,7 +157,7 @@ func (s *Session) planPendingPasses(ctx context.Context, head catalog.Snapshot, 
 		ref.scan.Files = ref.pendingScan
 		ref.scan.Inlined = nil
 		env := s.newEnv()
-		b := &binder{sess: s, env: env, params: p, noAggMsg: "aggregate functions are not allowed in WHERE", qc: s.newQueryCtx(ctx, p, false)}
+		b := &binder{sess: &s.querySession, env: env, params: p, noAggMsg: "aggregate functions are not allowed in WHERE", qc: s.newQueryCtx(ctx, p, false)}
 		op, newVals, _, _, err := s.planJoinedModify(b, src, rv, alias, from, where, set, returning)
 		if err != nil {
 			return fail(err)

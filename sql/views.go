@@ -106,18 +106,18 @@ func notATable(name string, loc int32) error {
 
 // viewFor reports whether rv names a view at the statement's snapshot.
 func (qc *queryCtx) viewFor(rv *pg.RangeVar) (relation, bool, error) {
-	snap, err := qc.s.readSnapshot(qc.ctx)
+	snap, err := qc.s.host.readSnapshot(qc.ctx)
 	if err != nil {
 		return relation{}, false, err
 	}
-	meta, err := qc.s.metadata(qc.ctx, snap)
+	meta, err := qc.s.host.metadata(qc.ctx, snap)
 	if err != nil {
 		return relation{}, false, err
 	}
 	if len(meta.Views) == 0 {
 		return relation{}, false, nil
 	}
-	r, err := qc.s.resolveRelation(meta, rv.Schemaname, rv.Relname, rv.Location)
+	r, err := qc.s.host.resolveRelation(meta, rv.Schemaname, rv.Relname, rv.Location)
 	if err != nil || r.view == nil {
 		return relation{}, false, nil // tableSource reports a missing relation
 	}
@@ -138,7 +138,7 @@ func (qc *queryCtx) viewSource(r relation, alias string, colAliases []string, lo
 	ctes := qc.ctes
 	qc.ctes = nil
 	qc.viewDepth++
-	leave := qc.enterView(r.view.ID) // its tables are read with its owner's privileges (privileges_check.go)
+	leave := qc.s.host.enterView(qc.ctx, r.view.ID) // its tables are read with its owner's privileges (privileges_check.go)
 	q, err := qc.planSelect(sel)
 	leave()
 	qc.viewDepth--
