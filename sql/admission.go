@@ -120,20 +120,6 @@ func (o *admittedOp) Next(ctx context.Context) (*vec.Batch, error) {
 	return o.Operator.Next(ctx)
 }
 
-// admit wraps op so that its work is admitted, unless admission is off or op
-// reads too little to be worth it.
-// chains are the pipelines parallelize replaced (their build sides are
-// not below the Parallel).
-func (e *Engine) admit(op exec.Operator, chains map[*exec.Parallel]exec.Operator) exec.Operator {
-	if e.Admission == nil || op == nil {
-		return op
-	}
-	if n := scanBytes(op, chains); n == 0 || n < e.Admission.MinScanBytes {
-		return op // reads no lake file, or little
-	}
-	return &admittedOp{Operator: op, adm: e.Admission}
-}
-
 // scanBytes sums the sizes of the data and delete files op's scans read.
 func scanBytes(op exec.Operator, chains map[*exec.Parallel]exec.Operator) int64 {
 	var n int64
@@ -157,9 +143,4 @@ func scanBytes(op exec.Operator, chains map[*exec.Parallel]exec.Operator) int64 
 		n += scanBytes(*in, chains)
 	}
 	return n
-}
-
-// admit is the engine's admit for the session's plans.
-func (s *Session) admit(op exec.Operator, chains map[*exec.Parallel]exec.Operator) exec.Operator {
-	return s.eng.admit(op, chains)
 }

@@ -508,3 +508,22 @@ func (c *applyCache) reset() {
 	c.lru.Init()
 	c.bytes = 0
 }
+
+func copyBatch(b *vec.Batch) *vec.Batch {
+	ts := make([]types.T, len(b.Vecs))
+	for i, v := range b.Vecs {
+		ts[i] = v.Type
+	}
+	out := vec.NewBatch(ts, b.N)
+	appendBatch(out, b)
+	return out
+}
+
+func appendBatch(dst, src *vec.Batch) {
+	for i, v := range src.Vecs {
+		for r := 0; r < src.N; r++ {
+			dst.Vecs[i].AppendFrom(v, r)
+		}
+	}
+	dst.N += src.N
+}

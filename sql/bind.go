@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/fn"
@@ -1303,4 +1304,21 @@ func (b *binder) constInList(x exec.Expr, items []*pg.Node, not bool, loc int32)
 		list.AppendFrom(cv.V, 0)
 	}
 	return &exec.InList{E: x, List: list, Not: not}, true, nil
+}
+
+// eachMessage calls fn on m and every message below it.
+func eachMessage(m protoreflect.Message, fn func(protoreflect.Message)) {
+	fn(m)
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.IsList() && fd.Message() != nil:
+			l := v.List()
+			for i := 0; i < l.Len(); i++ {
+				eachMessage(l.Get(i).Message(), fn)
+			}
+		case fd.Message() != nil && !fd.IsMap():
+			eachMessage(v.Message(), fn)
+		}
+		return true
+	})
 }

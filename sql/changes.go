@@ -526,3 +526,11 @@ func (o *changesOp) inlinedChanges() (*vec.Batch, error) {
 	}
 	return out, nil
 }
+
+func typesOf(cols []exec.ScanCol) []types.T {
+	ts := make([]types.T, len(cols))
+	for i, c := range cols {
+		ts[i] = c.T
+	}
+	return ts
+}

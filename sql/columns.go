@@ -2,6 +2,7 @@ package sql
 
 import (
 	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/types"
 )
 
 // Column pruning: after planning, every operator passes all the columns of
@@ -282,4 +283,13 @@ func pruneWindow(o *exec.Window, need []bool) (exec.Operator, []int) {
 		m[nin+fi] = width + fi
 	}
 	return o, m
+}
+
+// Column describes one result column.
+type Column struct {
+	Name     string
+	Type     types.T
+	TableOID uint32
+	Attnum   int16
+	rec      []Column // a record column's fields (srf.go)
 }

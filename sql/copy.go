@@ -263,14 +263,6 @@ func (s *Session) copyFrom(ctx context.Context, st *pg.CopyStmt, o *copyOptions)
 	return &Result{tag: "COPY 0", done: true, ext: &resultExt{copy: &copyJob{spec: spec, load: failing}}}, nil
 }
 
-func typesOfColumns(cols []Column) []types.T {
-	ts := make([]types.T, len(cols))
-	for i, c := range cols {
-		ts[i] = c.Type
-	}
-	return ts
-}
-
 // copyRowsOp is the source of a COPY FROM: it turns the client's rows into
 // batches of the listed columns, each field through its type's text input,
 // so the Parquet writer downstream sees one batch at a time.

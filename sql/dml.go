@@ -377,14 +377,6 @@ func sameColumns(a, b *catalog.Table) bool {
 	return true
 }
 
-func typesOf(cols []exec.ScanCol) []types.T {
-	ts := make([]types.T, len(cols))
-	for i, c := range cols {
-		ts[i] = c.T
-	}
-	return ts
-}
-
 // defaultExpr builds a column's DEFAULT (NULL when none).
 func (s *Session) defaultExpr(b *binder, c catalog.Column, t types.T) (exec.Expr, error) {
 	if c.DefaultValue == nil || *c.DefaultValue == "NULL" {

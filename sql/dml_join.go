@@ -16,20 +16,6 @@ import (
 // every column followed by the row's file ordinal, position and row id,
 // which is the layout modify's plain plan produces.
 
-// dmlTarget is the target table of the statement being planned: its FROM
-// entry plans to this source instead of a fresh scan.
-type dmlTarget struct {
-	rv  *pg.RangeVar
-	src *source
-	// with returning, the query also returns every column of the FROM
-	// items (extras, after the position columns), which the RETURNING list
-	// may name (returning.go); sel and alias find them in planSimple
-	sel       *pg.SelectStmt
-	alias     string
-	returning bool
-	extras    []scopeCol
-}
-
 // posColumns name the scan's WithPos columns in the target's scope; the
 // NUL byte keeps them out of reach of SQL names.
 var posColumns = []string{"\x00file", "\x00pos", "\x00rowid"}

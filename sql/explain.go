@@ -20,8 +20,9 @@ import (
 
 // explain prints the operator tree with, for each table scan, the files and
 // row groups it reads and those pruned by statistics. EXPLAIN ANALYZE runs
-// the query and adds actual rows and time per operator.
-func (s *querySession) explain(ctx context.Context, st *pg.ExplainStmt, p *params) (*Result, error) {
+// the query and adds actual rows and time per operator. The plan comes as
+// rows of one text column, "QUERY PLAN".
+func (s *querySession) explain(ctx context.Context, st *pg.ExplainStmt, p *params) (exec.Operator, error) {
 	analyze, verbose := false, false
 	for _, o := range st.Options {
 		if d := o.GetDefElem(); d != nil && d.Defname == "verbose" {
@@ -86,7 +87,7 @@ func (s *querySession) explain(ctx context.Context, st *pg.ExplainStmt, p *param
 	for _, l := range lines {
 		rows = append(rows, []exec.Expr{textConst(l)})
 	}
-	return &Result{cols: []Column{{Name: "QUERY PLAN", Type: types.TextT}}, op: &exec.Values{Env: s.newEnv(), Rows: rows, T: []types.T{types.TextT}}, tag: "EXPLAIN"}, nil
+	return &exec.Values{Env: s.newEnv(), Rows: rows, T: []types.T{types.TextT}}, nil
 }
 
 // defElemTrue is an EXPLAIN option's value: on unless written false/off.

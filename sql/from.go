@@ -566,9 +566,7 @@ func (s *querySession) tableSource(ctx context.Context, snap catalog.Snapshot, s
 		if ref.inlined, err = s.inlinedScan(ctx, snap, t, files, scan); err != nil {
 			return nil, err
 		}
-		if tx := s.host.readTxn(); tx != nil && snap.ID == tx.base.ID { // with_write.go
-			s.host.overlay(tx, sch, t, ref, scan)
-		}
+		s.host.overlay(snap, sch, t, ref, scan) // the open block's changes (txn.go)
 		// shared with scan.Files until pruning gives the scan a list of its own
 		ref.scanFiles = scan.Files[:len(ref.files):len(ref.files)]
 	}
@@ -845,4 +843,32 @@ func pushFilters(ref *tableRef, pred exec.Expr) {
 		ref.pruned = true
 	}
 	scan.Keep = func(rg int, ranges []parquetio.Range) bool { return pruning.RangesMayMatch(scan, ranges, all) }
+}
+
+// relationWord is how PostgreSQL's messages name a relation's kind.
+func relationWord(t *catalog.Table, v *catalog.View) string {
+	switch {
+	case v != nil:
+		return "view"
+	case t != nil && t.MatView != "":
+		return "materialized view"
+	}
+	return "table"
+}
+
+// checkSelect checks SELECT on a relation a query reads. Describing a
+// statement checks nothing: running it does.
+func (qc *queryCtx) checkSelect(sch *catalog.Schema, id int64, word, name string) error {
+	if qc.describeOnly {
+		return nil
+	}
+	return qc.s.host.checkRelation(qc.ctx, sch, id, word, name, "r")
+}
+
+// notATable is the error for a statement that needs a table and was given a
+// view.
+func notATable(name string, loc int32) error {
+	e := pgerr.New(pgerr.WrongObjectType, "\"%s\" is not a table", name)
+	e.Detail = "It is a view; lakepg cannot write through views or change them as tables."
+	return errAt(e, loc)
 }

@@ -404,25 +404,6 @@ func intervalText(iv types.IntervalValue) string {
 	return fmt.Sprintf("%d months %d days %s", iv.Months, iv.Days, t)
 }
 
-func copyBatch(b *vec.Batch) *vec.Batch {
-	ts := make([]types.T, len(b.Vecs))
-	for i, v := range b.Vecs {
-		ts[i] = v.Type
-	}
-	out := vec.NewBatch(ts, b.N)
-	appendBatch(out, b)
-	return out
-}
-
-func appendBatch(dst, src *vec.Batch) {
-	for i, v := range src.Vecs {
-		for r := 0; r < src.N; r++ {
-			dst.Vecs[i].AppendFrom(v, r)
-		}
-	}
-	dst.N += src.N
-}
-
 // replayOp returns buffered batches, then the rest of its input. Closing
 // it does not close the input, which its owner closes.
 type replayOp struct {

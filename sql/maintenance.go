@@ -13,10 +13,8 @@ import (
 	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/parquetio"
-	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/snapshot"
-	"github.com/lakepg/lakepg/storage"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -24,15 +22,6 @@ import (
 // what DuckDB's ducklake_<name> writes. DuckDB's own spelling,
 // CALL ducklake_<name>('catalog', ...), is accepted too: its first argument
 // names the attached catalog, which for lakepg is always the one it serves.
-
-// callArgs are a CALL's arguments: positional ones in order, named ones
-// (name => value) by lower-cased name.
-type callArgs struct {
-	pos   []*pg.Node
-	named map[string]*pg.Node
-	b     *binder
-	loc   int32
-}
 
 func (s *Session) call(ctx context.Context, st *pg.CallStmt, p *params) (*Result, error) {
 	fc := st.Funccall
@@ -112,67 +101,6 @@ func (s *Session) call(ctx context.Context, st *pg.CallStmt, p *params) (*Result
 		s.raise(Notice{Severity: "NOTICE", Code: "00000", Message: msg, Detail: detail})
 	}
 	return tagResult("CALL"), nil
-}
-
-// check rejects arguments the procedure does not take.
-func (a *callArgs) check(proc string, maxPos int, named ...string) error {
-	if len(a.pos) > maxPos {
-		return errAt(pgerr.New(pgerr.UndefinedFunction, "procedure %s takes at most %d positional arguments", proc, maxPos), a.loc)
-	}
-	for n := range a.named {
-		ok := false
-		for _, k := range named {
-			ok = ok || n == k
-		}
-		if !ok {
-			return errAt(pgerr.New(pgerr.UndefinedFunction, "procedure %s has no parameter \"%s\"", proc, n), a.loc)
-		}
-	}
-	return nil
-}
-
-// value evaluates a constant argument as type t; nil for NULL.
-func (a *callArgs) value(n *pg.Node, t types.T) (*vec.Vector, error) {
-	e, err := a.b.bind(n, &scope{})
-	if err != nil {
-		return nil, err
-	}
-	if e, err = a.b.cast(e, t, false, nodeLoc(n)); err != nil {
-		return nil, err
-	}
-	v, err := e.Eval(a.b.env, &vec.Batch{N: 1})
-	if err != nil {
-		return nil, err
-	}
-	if v.IsNull(0) {
-		return nil, nil
-	}
-	return v, nil
-}
-
-func (a *callArgs) text(n *pg.Node) (string, bool, error) {
-	v, err := a.value(n, types.TextT)
-	if err != nil || v == nil {
-		return "", false, err
-	}
-	return v.S[0], true, nil
-}
-
-func (a *callArgs) timestamp(n *pg.Node) (*time.Time, error) {
-	v, err := a.value(n, types.TimestamptzT)
-	if err != nil || v == nil {
-		return nil, err
-	}
-	t := time.UnixMicro(v.I64[0]).UTC()
-	return &t, nil
-}
-
-func (a *callArgs) boolean(n *pg.Node) (bool, error) {
-	v, err := a.value(n, types.BoolT)
-	if err != nil || v == nil {
-		return false, err
-	}
-	return v.B[0], nil
 }
 
 // tableSel is a table a maintenance call works on.
@@ -385,67 +313,12 @@ func (s *Session) mergeTable(ctx context.Context, head catalog.Snapshot, sel tab
 	return processed, len(merges), nil
 }
 
-// histScan reads files whole (no deletes) with each row's id and the
-// snapshot that inserted it: the embedded _ducklake_internal_snapshot_id,
-// or the file's begin snapshot. Its batches are the table's columns, then
-// row id and snapshot id.
-type histScan struct {
-	scan   *exec.TableScan
-	begins []int64 // by scan file ordinal
-	ncols  int
-	out    *vec.Batch
-	minS   int64
-	maxS   int64
-	// ord and pos are the last batch's file ordinals and positions; which,
-	// when set, maps ordinals to the caller's file indexes.
-	ord, pos *vec.Vector
-	which    []int
-}
-
-func newHistScan(store storage.Backend, head catalog.Snapshot, cols []exec.ScanCol, files []exec.ScanFile, begins []int64) *histScan {
-	sc := append(append([]exec.ScanCol(nil), cols...), exec.ScanCol{FieldID: parquetioSnapshotField, Name: "_ducklake_internal_snapshot_id", T: types.Int64T})
-	scan := &exec.TableScan{Store: store, Snapshot: head.ID, Label: "maintenance", Cols: sc, WithPos: true, Files: files}
-	return &histScan{scan: scan, begins: begins, ncols: len(cols), minS: -1}
-}
-
 func (h *histScan) Types() []types.T {
 	ts := make([]types.T, 0, h.ncols+2)
 	for _, c := range h.scan.Cols[:h.ncols] {
 		ts = append(ts, c.T)
 	}
 	return append(ts, types.Int64T, types.Int64T)
-}
-
-func (h *histScan) Close() error { return h.scan.Close() }
-
-func (h *histScan) Next(ctx context.Context) (*vec.Batch, error) {
-	b, err := h.scan.Next(ctx)
-	if err != nil || b == nil {
-		return nil, err
-	}
-	n := h.ncols
-	h.ord, h.pos = b.Vecs[n+1], b.Vecs[n+2]
-	snapV := vec.New(types.Int64T, b.N)
-	sv, ord := b.Vecs[n], b.Vecs[n+1]
-	for i := 0; i < b.N; i++ {
-		x := h.begins[ord.I64[i]]
-		if !sv.IsNull(i) {
-			x = sv.I64[i]
-		}
-		snapV.AppendInt(x)
-		if h.minS < 0 || x < h.minS {
-			h.minS = x
-		}
-		if x > h.maxS {
-			h.maxS = x
-		}
-	}
-	if h.out == nil {
-		h.out = &vec.Batch{}
-	}
-	h.out.Vecs = append(append(h.out.Vecs[:0], b.Vecs[:n]...), b.Vecs[n+3], snapV)
-	h.out.N = b.N
-	return h.out, nil
 }
 
 // reservedColumns are the two DuckLake columns merged and flushed files

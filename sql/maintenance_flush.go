@@ -17,9 +17,6 @@ import (
 	"github.com/lakepg/lakepg/types"
 )
 
-// parquetioSnapshotField is _ducklake_internal_snapshot_id's field id.
-const parquetioSnapshotField = parquetio.FieldSnapshotID
-
 // activeSQLTransaction is SQLSTATE 25001.
 const activeSQLTransaction = "25001"
 

@@ -20,15 +20,6 @@ import (
 // does not produce a notice of a million lines.
 const maxPlanLines = 1000
 
-// dryRun reads the optional dry_run => bool argument.
-func (a *callArgs) dryRun() (bool, error) {
-	n, ok := a.named["dry_run"]
-	if !ok {
-		return false, nil
-	}
-	return a.boolean(n)
-}
-
 // maintPlan collects what a dry run would do.
 type maintPlan struct {
 	items   int // files, rows or snapshots the summary counts

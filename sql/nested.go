@@ -76,3 +76,32 @@ func errMapWrite(col string) error {
 	e.Hint = "Store it as text or json explicitly, e.g. CAST(col AS text)::json, or create the table in DuckDB."
 	return e
 }
+
+// elemFieldID is the element column id of a list column (0 otherwise).
+func elemFieldID(c *catalog.Column) int32 {
+	if strings.EqualFold(c.Type, "list") && len(c.Children) == 1 {
+		return int32(c.Children[0].ID)
+	}
+	return 0
+}
+
+// nestedFieldIDs are the column ids of c's descendants, depth-first in
+// the order of its type's fields, for the Parquet writer.
+func nestedFieldIDs(c *catalog.Column) []int32 {
+	if len(c.Children) == 0 {
+		return nil
+	}
+	var out []int32
+	var walk func(c *catalog.Column, depth int)
+	walk = func(c *catalog.Column, depth int) {
+		if depth > 64 {
+			return
+		}
+		for i := range c.Children {
+			out = append(out, int32(c.Children[i].ID))
+			walk(&c.Children[i], depth+1)
+		}
+	}
+	walk(c, 0)
+	return out
+}

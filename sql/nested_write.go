@@ -1,8 +1,6 @@
 package sql
 
 import (
-	"strings"
-
 	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/snapshot"
@@ -83,27 +81,6 @@ func childFieldIDs(id int32, def snapshot.ColumnDef) []int32 {
 	return out
 }
 
-// nestedFieldIDs are the column ids of c's descendants, depth-first in
-// the order of its type's fields, for the Parquet writer.
-func nestedFieldIDs(c *catalog.Column) []int32 {
-	if len(c.Children) == 0 {
-		return nil
-	}
-	var out []int32
-	var walk func(c *catalog.Column, depth int)
-	walk = func(c *catalog.Column, depth int) {
-		if depth > 64 {
-			return
-		}
-		for i := range c.Children {
-			out = append(out, int32(c.Children[i].ID))
-			walk(&c.Children[i], depth+1)
-		}
-	}
-	walk(c, 0)
-	return out
-}
-
 // catalogColumnOf is def as a catalog column with id id (children
 // depth-first after it), for code that checks a table before it exists.
 func catalogColumnOf(id int64, def snapshot.ColumnDef) catalog.Column {
@@ -124,14 +101,6 @@ func columnIDWidth(def snapshot.ColumnDef) int32 {
 		n += columnIDWidth(c)
 	}
 	return n
-}
-
-// elemFieldID is the element column id of a list column (0 otherwise).
-func elemFieldID(c *catalog.Column) int32 {
-	if strings.EqualFold(c.Type, "list") && len(c.Children) == 1 {
-		return int32(c.Children[0].ID)
-	}
-	return 0
 }
 
 // nestedDefError reports whether tableColumnDef's error for type t is its

@@ -5,14 +5,6 @@ import (
 	"strings"
 )
 
-// Notice is a message for the client that is not an error (PostgreSQL's
-// NoticeResponse), e.g. NOTICE 00000 `table "t" does not exist, skipping`.
-type Notice struct {
-	Severity              string // NOTICE, WARNING, INFO, LOG, DEBUG
-	Code                  string // SQLSTATE
-	Message, Detail, Hint string
-}
-
 // SetNoticeHandler sets where the session's notices go; nil drops them. The
 // handler may be called from any goroutine the session runs work on.
 func (s *Session) SetNoticeHandler(f func(Notice)) { s.notify = f }

@@ -964,3 +964,15 @@ func regtypeName(t types.T) string {
 	}
 	return t.String()
 }
+
+// isTempNamespaceOID reports whether oid is in the range of temporary
+// namespaces' OIDs (any session's).
+func isTempNamespaceOID(oid int64) bool { return oid >= tempNSBase+2 && oid < tempRelBase }
+
+// OID layout: a session's temporary namespaces and relations take OIDs no
+// lake schema or table reaches (lake OIDs are 16384 + catalog id), below
+// 2^28 as relation OIDs must stay (pgcatalog/pgtype.go).
+const (
+	tempNSBase  = 1<<27 - 1<<22 // pg_temp_N is tempNSBase + 2N, pg_toast_temp_N one more
+	tempRelBase = 1 << 27       // the session's k-th temporary relation is tempRelBase + k
+)

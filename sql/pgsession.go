@@ -23,12 +23,6 @@ func (s *Session) StatementTimeout() time.Duration {
 	return time.Duration(ms) * time.Millisecond
 }
 
-// defaultWorkMem is PostgreSQL's work_mem default. lakepg does not enforce
-// it: operators share --memory-limit and spill when it runs out. A session
-// that sets work_mem to anything else gets it as every operator's own
-// budget (workMemBytes).
-const defaultWorkMem = "4MB"
-
 // workMemBytes is the per-operator budget of the session's work_mem in
 // bytes, 0 while it is the default.
 func (s *Session) workMemBytes() int64 {

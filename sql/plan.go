@@ -389,3 +389,17 @@ func countReferences(m protoreflect.Message, name string) int {
 	visit(m)
 	return n
 }
+
+// dmlTarget is the target table of the statement being planned: its FROM
+// entry plans to this source instead of a fresh scan.
+type dmlTarget struct {
+	rv  *pg.RangeVar
+	src *source
+	// with returning, the query also returns every column of the FROM
+	// items (extras, after the position columns), which the RETURNING list
+	// may name (returning.go); sel and alias find them in planSimple
+	sel       *pg.SelectStmt
+	alias     string
+	returning bool
+	extras    []scopeCol
+}

@@ -386,17 +386,6 @@ func (st *privState) holds(a acl, role string, letter byte, grant bool) bool {
 	return false
 }
 
-// relationWord is how PostgreSQL's messages name a relation's kind.
-func relationWord(t *catalog.Table, v *catalog.View) string {
-	switch {
-	case v != nil:
-		return "view"
-	case t != nil && t.MatView != "":
-		return "materialized view"
-	}
-	return "table"
-}
-
 func errPermission(word, name string) error {
 	return pgerr.New(codeRolePrivilege, "permission denied for %s %s", word, name)
 }

@@ -6,21 +6,11 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/pgerr"
 )
 
 // Privilege checks of reads and writes (hooks in from.go, views.go, dml.go,
 // truncate.go and copy.go).
-
-// checkSelect checks SELECT on a relation a query reads. Describing a
-// statement checks nothing: running it does.
-func (qc *queryCtx) checkSelect(sch *catalog.Schema, id int64, word, name string) error {
-	if qc.describeOnly {
-		return nil
-	}
-	return qc.s.host.checkRelation(qc.ctx, sch, id, word, name, "r")
-}
 
 // enterView makes the tables a view reads checked with its owner's
 // privileges, until the returned function runs.

@@ -54,9 +54,8 @@ type sessionHost interface {
 	metadata(ctx context.Context, snap catalog.Snapshot) (*catalog.Metadata, error)
 	lakeMetadata(ctx context.Context, snap catalog.Snapshot) (*catalog.Metadata, error)
 	// the open block's staged writes a scan reads besides the snapshot's
-	readTxn() *txn
 	tableFiles(ctx context.Context, sch *catalog.Schema, t *catalog.Table, snap catalog.Snapshot) ([]catalog.DataFile, error)
-	overlay(t *txn, sch *catalog.Schema, tbl *catalog.Table, ref *tableRef, scan *exec.TableScan)
+	overlay(snap catalog.Snapshot, sch *catalog.Schema, tbl *catalog.Table, ref *tableRef, scan *exec.TableScan)
 	// names: views, temporary tables, the search path
 	resolveRelation(meta *catalog.Metadata, schemaName, name string, loc int32) (relation, error)
 	tempLookup(schema, name string) *tempTable
@@ -96,3 +95,11 @@ func (s *querySession) newEnv() *exec.Env {
 }
 
 //
+
+// Notice is a message for the client that is not an error (PostgreSQL's
+// NoticeResponse), e.g. NOTICE 00000 `table "t" does not exist, skipping`.
+type Notice struct {
+	Severity              string // NOTICE, WARNING, INFO, LOG, DEBUG
+	Code                  string // SQLSTATE
+	Message, Detail, Hint string
+}

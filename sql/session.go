@@ -28,11 +28,6 @@ import (
 	"github.com/lakepg/lakepg/types"
 )
 
-// ServerVersion is what lakepg reports as its PostgreSQL version: the
-// version whose catalogs pgcatalog emulates, as tools pick their catalog SQL
-// by it.
-const ServerVersion = "15.18"
-
 // Engine is the shared state of all sessions: the catalog and the data store.
 type Engine struct {
 	DB    *catalog.DB
@@ -141,20 +136,6 @@ var reported = map[string]string{
 	"standard_conforming_strings": "standard_conforming_strings", "is_superuser": "is_superuser",
 }
 
-var defaultSettings = map[string]string{
-	"search_path": `"$user", public`, "timezone": "UTC", "datestyle": "ISO, MDY",
-	"client_encoding": "UTF8", "server_encoding": "UTF8", "intervalstyle": "postgres",
-	"extra_float_digits": "1", "application_name": "", "standard_conforming_strings": "on",
-	"integer_datetimes": "on", "statement_timeout": "0", "client_min_messages": "notice",
-	"idle_in_transaction_session_timeout": "0", "idle_session_timeout": "0", "lock_timeout": "0",
-	"bytea_output": "hex", "default_transaction_isolation": "read committed",
-	"transaction_isolation": "read committed", "max_identifier_length": "63",
-	"lc_collate": "C", "lc_ctype": "C.UTF-8", "server_version": ServerVersion,
-	"server_version_num": "150018", "lakepg.snapshot": "",
-	"default_tablespace": "", "default_table_access_method": "heap",
-	"work_mem": defaultWorkMem,
-}
-
 // NewSession opens a session for user on database with startup parameters.
 func (e *Engine) NewSession(user, database string, startup map[string]string) (*Session, error) {
 	s := &Session{eng: e, boot: map[string]string{}, changed: map[string]string{}}
@@ -235,15 +216,6 @@ func (s *Session) searchPath() []string {
 		out = append(out, "main")
 	}
 	return out
-}
-
-// Column describes one result column.
-type Column struct {
-	Name     string
-	Type     types.T
-	TableOID uint32
-	Attnum   int16
-	rec      []Column // a record column's fields (srf.go)
 }
 
 // Stmt is one parsed statement.
@@ -634,7 +606,11 @@ func (s *Session) execute(ctx context.Context, st *Stmt, p *params) (*Result, er
 		}
 		return &Result{cols: q.cols, op: q.op, verb: "SELECT"}, nil
 	case *pg.Node_ExplainStmt:
-		return s.explain(ctx, n.ExplainStmt, p)
+		op, err := s.explain(ctx, n.ExplainStmt, p)
+		if err != nil {
+			return nil, err
+		}
+		return &Result{cols: []Column{{Name: "QUERY PLAN", Type: types.TextT}}, op: op, tag: "EXPLAIN"}, nil
 	case *pg.Node_TransactionStmt:
 		return s.transaction(ctx, n.TransactionStmt)
 	case *pg.Node_VariableSetStmt:
@@ -787,4 +763,23 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+// admit wraps op so that its work is admitted, unless admission is off or op
+// reads too little to be worth it.
+// chains are the pipelines parallelize replaced (their build sides are
+// not below the Parallel).
+func (e *Engine) admit(op exec.Operator, chains map[*exec.Parallel]exec.Operator) exec.Operator {
+	if e.Admission == nil || op == nil {
+		return op
+	}
+	if n := scanBytes(op, chains); n == 0 || n < e.Admission.MinScanBytes {
+		return op // reads no lake file, or little
+	}
+	return &admittedOp{Operator: op, adm: e.Admission}
+}
+
+// admit is the engine's admit for the session's plans.
+func (s *Session) admit(op exec.Operator, chains map[*exec.Parallel]exec.Operator) exec.Operator {
+	return s.eng.admit(op, chains)
 }

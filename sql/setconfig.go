@@ -53,3 +53,32 @@ func (b *binder) setConfig(args []exec.Expr, loc int32) (exec.Expr, error) {
 		return nil
 	}}, nil
 }
+
+// ServerVersion is what lakepg reports as its PostgreSQL version: the
+// version whose catalogs pgcatalog emulates, as tools pick their catalog SQL
+// by it.
+const ServerVersion = "15.18"
+
+var defaultSettings = map[string]string{
+	"search_path": `"$user", public`, "timezone": "UTC", "datestyle": "ISO, MDY",
+	"client_encoding": "UTF8", "server_encoding": "UTF8", "intervalstyle": "postgres",
+	"extra_float_digits": "1", "application_name": "", "standard_conforming_strings": "on",
+	"integer_datetimes": "on", "statement_timeout": "0", "client_min_messages": "notice",
+	"idle_in_transaction_session_timeout": "0", "idle_session_timeout": "0", "lock_timeout": "0",
+	"bytea_output": "hex", "default_transaction_isolation": "read committed",
+	"transaction_isolation": "read committed", "max_identifier_length": "63",
+	"lc_collate": "C", "lc_ctype": "C.UTF-8", "server_version": ServerVersion,
+	"server_version_num": "150018", "lakepg.snapshot": "",
+	"default_tablespace": "", "default_table_access_method": "heap",
+	"work_mem": defaultWorkMem,
+}
+
+// defaultWorkMem is PostgreSQL's work_mem default. lakepg does not enforce
+// it: operators share --memory-limit and spill when it runs out. A session
+// that sets work_mem to anything else gets it as every operator's own
+// budget (workMemBytes).
+const defaultWorkMem = "4MB"
+
+func textConst(s string) *exec.Const {
+	return constOf(types.TextT, func(v *vec.Vector) { v.AppendString(s) })
+}

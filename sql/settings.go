@@ -8,7 +8,6 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/lakepg/lakepg/exec"
-	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
 )
@@ -174,8 +173,4 @@ func showName(name string) string {
 		return r
 	}
 	return name
-}
-
-func textConst(s string) *exec.Const {
-	return constOf(types.TextT, func(v *vec.Vector) { v.AppendString(s) })
 }

@@ -28,16 +28,6 @@ import (
 // without copying any rows. Chunks no map reaches any more are given back
 // to the memory account (tempGC).
 
-// tempTable is one version of a temporary table. It is never changed once
-// it is in a tempTables map.
-type tempTable struct {
-	tbl      *catalog.Table // definition, as a lake table's (IDs make pg_class OIDs)
-	cols     []exec.ScanCol
-	chunks   []*exec.TableChunk
-	rows     int64
-	onCommit pg.OnCommitAction
-}
-
 // tempTables are a session's temporary tables by name.
 type tempTables map[string]*tempTable
 
@@ -53,19 +43,7 @@ type tempState struct {
 	nextRel int64
 }
 
-// OID layout: a session's temporary namespaces and relations take OIDs no
-// lake schema or table reaches (lake OIDs are 16384 + catalog id), below
-// 2^28 as relation OIDs must stay (pgcatalog/pgtype.go).
-const (
-	tempNSBase  = 1<<27 - 1<<22 // pg_temp_N is tempNSBase + 2N, pg_toast_temp_N one more
-	tempRelBase = 1 << 27       // the session's k-th temporary relation is tempRelBase + k
-)
-
 var tempSessions atomic.Int64
-
-// isTempNamespaceOID reports whether oid is in the range of temporary
-// namespaces' OIDs (any session's).
-func isTempNamespaceOID(oid int64) bool { return oid >= tempNSBase+2 && oid < tempRelBase }
 
 func (ts *tempState) nsOID() int64      { return tempNSBase + 2*ts.num }
 func (ts *tempState) nsName() string    { return fmt.Sprintf("pg_temp_%d", ts.num) }

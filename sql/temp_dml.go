@@ -12,38 +12,6 @@ import (
 	"github.com/lakepg/lakepg/types"
 )
 
-// tempOrdColumn names the row ordinal column of a temporary table's scan
-// planned for UPDATE or DELETE; the NUL byte keeps it out of SQL's reach.
-const tempOrdColumn = "\x00ord"
-
-// tempSource plans a FROM item that names a temporary table: a scan of its
-// chunks as they are now.
-func (qc *queryCtx) tempSource(rv *pg.RangeVar, alias string, colAliases []string) (*source, bool, error) {
-	t := qc.s.host.tempLookup(rv.Schemaname, rv.Relname)
-	if t == nil {
-		return nil, false, nil
-	}
-	src := tempScanSource(t, alias, false)
-	if err := renameCols(src.sc, colAliases, alias); err != nil {
-		return nil, true, err
-	}
-	return src, true, nil
-}
-
-// tempScanSource is a scan of t's current rows; with ord the scope ends
-// with the hidden row ordinal column.
-func tempScanSource(t *tempTable, alias string, ord bool) *source {
-	ts := typesOf(t.cols)
-	sc := &scope{}
-	for i, c := range t.cols {
-		sc.cols = append(sc.cols, scopeCol{Table: alias, Name: c.Name, T: c.T, orig: tableColOrigin(t.tbl, i)})
-	}
-	if ord {
-		sc.cols = append(sc.cols, scopeCol{Table: alias, Name: tempOrdColumn, T: types.Int64T, hidden: true})
-	}
-	return &source{op: &exec.ChunkScan{T: ts, Chunks: t.chunks, Ord: ord, Label: "pg_temp." + t.tbl.Name}, sc: sc, rows: max(float64(t.rows), 1)}
-}
-
 // tempAppend appends the rows of src (in the table's column layout) to the
 // temporary table whose definition a statement resolved, and returns how
 // many. The table's last chunk, when small, is rebuilt with the new rows

@@ -203,8 +203,13 @@ func (s *Session) commitStaged(ctx context.Context, c *snapshot.Commit) error {
 
 // overlay makes a table scan inside a block see the block's staged writes:
 // ended files disappear, staged delete files replace the committed ones,
-// deleted inlined rows are dropped and staged data files are appended.
-func (s *Session) overlay(t *txn, sch *catalog.Schema, tbl *catalog.Table, ref *tableRef, scan *exec.TableScan) {
+// deleted inlined rows are dropped and staged data files are appended. A
+// scan at another snapshot than the block's (time travel) is left alone.
+func (s *Session) overlay(snap catalog.Snapshot, sch *catalog.Schema, tbl *catalog.Table, ref *tableRef, scan *exec.TableScan) {
+	t := s.readTxn() // with_write.go
+	if t == nil || snap.ID != t.base.ID {
+		return
+	}
 	dir := s.eng.DB.TableDir(sch, tbl)
 	files, sfs := ref.files[:0:0], scan.Files[:0:0]
 	for i, f := range ref.files {

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
-	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/pgerr"
@@ -20,20 +19,6 @@ import (
 // snapshot.ViewDialect. A view is planned afresh, from its SQL, by every
 // query that uses it; nothing tracks which tables a view reads, so dropping
 // one makes the view fail when used (PostgreSQL refuses the DROP instead).
-
-// maxViewDepth bounds views expanding views: a cycle (possible through
-// renames, since nothing records dependencies) ends with 42P17, not a stack
-// overflow.
-const maxViewDepth = 64
-
-// relation is what a name resolves to through the search path: a table or a
-// view of the first schema that has one of that name.
-type relation struct {
-	schema *catalog.Schema
-	table  *catalog.Table
-	view   *catalog.View
-	meta   *catalog.Metadata // set by viewFor: the catalog the view was found in
-}
 
 // relationKinds names the kinds of relation DROP takes, as PostgreSQL's
 // messages do.
@@ -87,140 +72,6 @@ func (s *Session) resolveRelation(meta *catalog.Metadata, schemaName, name strin
 		}
 	}
 	return relation{}, errAt(pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", name), loc)
-}
-
-// tableOrView reports whether schema schemaID has a table or view name.
-func tableOrView(meta *catalog.Metadata, schemaID int64, name string) bool {
-	_, t := meta.TableByName(schemaID, name)
-	_, v := meta.ViewByName(schemaID, name)
-	return t || v
-}
-
-// notATable is the error for a statement that needs a table and was given a
-// view.
-func notATable(name string, loc int32) error {
-	e := pgerr.New(pgerr.WrongObjectType, "\"%s\" is not a table", name)
-	e.Detail = "It is a view; lakepg cannot write through views or change them as tables."
-	return errAt(e, loc)
-}
-
-// viewFor reports whether rv names a view at the statement's snapshot.
-func (qc *queryCtx) viewFor(rv *pg.RangeVar) (relation, bool, error) {
-	snap, err := qc.s.host.readSnapshot(qc.ctx)
-	if err != nil {
-		return relation{}, false, err
-	}
-	meta, err := qc.s.host.metadata(qc.ctx, snap)
-	if err != nil {
-		return relation{}, false, err
-	}
-	if len(meta.Views) == 0 {
-		return relation{}, false, nil
-	}
-	r, err := qc.s.host.resolveRelation(meta, rv.Schemaname, rv.Relname, rv.Location)
-	if err != nil || r.view == nil {
-		return relation{}, false, nil // tableSource reports a missing relation
-	}
-	r.meta = meta
-	return r, true, nil
-}
-
-// viewSource plans a view as a subquery of its own: none of the enclosing
-// query's WITH names are visible in it.
-func (qc *queryCtx) viewSource(r relation, alias string, colAliases []string, loc int32) (*source, error) {
-	if qc.viewDepth >= maxViewDepth {
-		return nil, errAt(pgerr.New(pgerr.InvalidObjectDefinition, "infinite recursion detected in rules for relation \"%s\"", r.view.Name), loc)
-	}
-	sel, err := viewQuery(r.meta, r.schema, r.view)
-	if err != nil {
-		return nil, err
-	}
-	ctes := qc.ctes
-	qc.ctes = nil
-	qc.viewDepth++
-	leave := qc.s.host.enterView(qc.ctx, r.view.ID) // its tables are read with its owner's privileges (privileges_check.go)
-	q, err := qc.planSelect(sel)
-	leave()
-	qc.viewDepth--
-	qc.ctes = ctes
-	if err != nil {
-		return nil, err
-	}
-	src, err := querySource(q, alias, r.view.ColumnAliases)
-	if err != nil {
-		return nil, err
-	}
-	return src, renameCols(src.sc, colAliases, alias)
-}
-
-// viewQuery parses a view's SQL. Names left unqualified (DuckDB writes them
-// as the user did) resolve in the view's own schema first, as DuckDB binds
-// them.
-func viewQuery(meta *catalog.Metadata, sch *catalog.Schema, v *catalog.View) (*pg.SelectStmt, error) {
-	tree, err := pg.Parse(v.SQL)
-	if err != nil || len(tree.Stmts) != 1 || tree.Stmts[0].Stmt.GetSelectStmt() == nil {
-		e := pgerr.New(pgerr.FeatureNotSupported, "view \"%s\" cannot be read: its %s SQL is not a query lakepg can parse", v.Name, v.Dialect)
-		if err != nil {
-			e.Detail = err.Error()
-		}
-		return nil, e
-	}
-	stmt := tree.Stmts[0].Stmt
-	qualifyRelations(stmt, func(name string) string {
-		if tableOrView(meta, sch.ID, name) {
-			return sch.Name
-		}
-		return ""
-	})
-	return stmt.GetSelectStmt(), nil
-}
-
-// qualifyRelations sets the schema of every unqualified relation name in n
-// that is not the name of a WITH query anywhere in n (conservative: such a
-// name is left for the binder) to schemaOf(name), when that is not "".
-func qualifyRelations(n *pg.Node, schemaOf func(string) string) {
-	rvs, ctes := relationsIn(n)
-	for _, rv := range rvs {
-		if rv.Schemaname != "" || ctes[rv.Relname] {
-			continue
-		}
-		if sch := schemaOf(rv.Relname); sch != "" {
-			rv.Schemaname = sch
-		}
-	}
-}
-
-// relationsIn lists the relation names in n, subqueries included, and the
-// names of its WITH queries.
-func relationsIn(n *pg.Node) ([]*pg.RangeVar, map[string]bool) {
-	ctes := map[string]bool{}
-	var rvs []*pg.RangeVar
-	eachMessage(n.ProtoReflect(), func(m protoreflect.Message) {
-		switch x := m.Interface().(type) {
-		case *pg.CommonTableExpr:
-			ctes[x.Ctename] = true
-		case *pg.RangeVar:
-			rvs = append(rvs, x)
-		}
-	})
-	return rvs, ctes
-}
-
-// eachMessage calls fn on m and every message below it.
-func eachMessage(m protoreflect.Message, fn func(protoreflect.Message)) {
-	fn(m)
-	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		switch {
-		case fd.IsList() && fd.Message() != nil:
-			l := v.List()
-			for i := 0; i < l.Len(); i++ {
-				eachMessage(l.Get(i).Message(), fn)
-			}
-		case fd.Message() != nil && !fd.IsMap():
-			eachMessage(v.Message(), fn)
-		}
-		return true
-	})
 }
 
 // createView stages CREATE [OR REPLACE] VIEW. The query is planned first

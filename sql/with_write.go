@@ -25,15 +25,6 @@ import (
 // started with, a later one sees what an earlier one wrote (a primary query
 // reading the table a WITH query changed sees the change).
 
-// writtenCTE is the outcome of one data-modifying WITH query.
-type writtenCTE struct {
-	cols []Column        // nil: no RETURNING
-	rows *exec.RowBuffer // nil while only describing
-	// qualified: the columns are reachable only qualified by the name (ON
-	// CONFLICT's excluded, upsert.go)
-	qualified bool
-}
-
 // writableWith returns the WITH clause of a SELECT or INSERT when it holds
 // a data-modifying query.
 func writableWith(n *pg.Node) *pg.WithClause {
@@ -53,14 +44,6 @@ func writableWith(n *pg.Node) *pg.WithClause {
 		}
 	}
 	return nil
-}
-
-func isWriteNode(n *pg.Node) bool {
-	switch n.Node.(type) {
-	case *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt:
-		return true
-	}
-	return false
 }
 
 // runWritableCTEs runs (or with describeOnly, describes) the data-modifying
@@ -139,29 +122,6 @@ func (s *Session) readTxn() *txn {
 		return s.cteReads.tx
 	}
 	return s.txn
-}
-
-// writtenSource is a reference to a data-modifying WITH query: its
-// RETURNING rows.
-func (qc *queryCtx) writtenSource(cte *cteDef, wc *writtenCTE, alias string, colAliases []string, loc int32) (*source, error) {
-	if wc.cols == nil {
-		return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "WITH query \"%s\" does not have a RETURNING clause", cte.name), loc)
-	}
-	var op exec.Operator = &exec.Values{Env: qc.env, T: typesOfColumns(wc.cols)}
-	if wc.rows != nil {
-		op = wc.rows.Scan()
-	}
-	q := &query{op: op, cols: wc.cols}
-	src, err := querySource(q, alias, cte.colps)
-	if err != nil {
-		return nil, err
-	}
-	if wc.qualified {
-		for i := range src.sc.cols {
-			src.sc.cols[i].hidden = true
-		}
-	}
-	return src, renameCols(src.sc, colAliases, alias)
 }
 
 // releasing closes its input, then runs done (the rows of written WITH
