@@ -68,3 +68,11 @@ func newHistScan(store storage.Backend, head catalog.Snapshot, cols []exec.ScanC
 
 // parquetioSnapshotField is _ducklake_internal_snapshot_id's field id.
 const parquetioSnapshotField = parquetio.FieldSnapshotID
+
+func (h *histScan) Types() []types.T {
+	ts := make([]types.T, 0, h.ncols+2)
+	for _, c := range h.scan.Cols[:h.ncols] {
+		ts = append(ts, c.T)
+	}
+	return append(ts, types.Int64T, types.Int64T)
+}

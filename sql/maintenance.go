@@ -313,14 +313,6 @@ func (s *Session) mergeTable(ctx context.Context, head catalog.Snapshot, sel tab
 	return processed, len(merges), nil
 }
 
-func (h *histScan) Types() []types.T {
-	ts := make([]types.T, 0, h.ncols+2)
-	for _, c := range h.scan.Cols[:h.ncols] {
-		ts = append(ts, c.T)
-	}
-	return append(ts, types.Int64T, types.Int64T)
-}
-
 // reservedColumns are the two DuckLake columns merged and flushed files
 // embed after the table's columns.
 func withReserved(cols []exec.ScanCol, snapshotID bool) []exec.ScanCol {

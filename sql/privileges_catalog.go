@@ -214,22 +214,3 @@ func (s *Session) catalogDefaultACLs() []pgcatalog.DefaultACL {
 	})
 	return out
 }
-
-// privilegeArgs checks the ([user,] object, privilege) arity of the
-// privilege inquiry functions and casts their arguments to text in place;
-// it gives the context their lookups run in.
-func (b *binder) privilegeArgs(name string, args []exec.Expr, loc int32) (context.Context, error) {
-	if len(args) < 2 || len(args) > 3 {
-		return nil, errAt(pgerr.New(pgerr.UndefinedFunction, "function %s with %d arguments does not exist", name, len(args)), loc)
-	}
-	for i := range args {
-		var err error
-		if args[i], err = b.cast(args[i], types.TextT, false, loc); err != nil {
-			return nil, err
-		}
-	}
-	if b.qc != nil {
-		return b.qc.ctx, nil
-	}
-	return context.Background(), nil
-}

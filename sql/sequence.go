@@ -997,7 +997,7 @@ func (s *Session) sequenceFunction(b *binder, name string, args []exec.Expr, loc
 	switch name {
 	case "nextval", "currval", "setval", "lastval":
 	case "pg_get_serial_sequence":
-		e, err := b.serialSequence(args, loc)
+		e, err := s.serialSequence(b, args, loc)
 		return e, true, err
 	default:
 		return nil, false, nil
@@ -1050,7 +1050,7 @@ func (s *Session) sequenceFunction(b *binder, name string, args []exec.Expr, loc
 // serialSequence binds pg_get_serial_sequence(table, column): the
 // schema-qualified name of the sequence owned by the column (serial or
 // identity), NULL when there is none.
-func (b *binder) serialSequence(args []exec.Expr, loc int32) (exec.Expr, error) {
+func (s *Session) serialSequence(b *binder, args []exec.Expr, loc int32) (exec.Expr, error) {
 	if len(args) != 2 {
 		e := pgerr.New(pgerr.UndefinedFunction, "function pg_get_serial_sequence does not exist")
 		return nil, errAt(e, loc)
@@ -1061,11 +1061,10 @@ func (b *binder) serialSequence(args []exec.Expr, loc int32) (exec.Expr, error) 
 			return nil, err
 		}
 	}
-	s := b.sess
 	return &catalogFn{name: "pg_get_serial_sequence", t: types.TextT, args: args, strict: true,
 		fn: func(out *vec.Vector, a []*vec.Vector, i int) error {
 			ctx := context.Background()
-			c := s.host.catalogContextFor(ctx)
+			c := s.catalogContextFor(ctx)
 			oid, err := pgcatalog.RelationOIDByName(c, a[0].S[i])
 			if err != nil {
 				return err

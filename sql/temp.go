@@ -303,16 +303,6 @@ func tempColumn(id int64, def snapshot.ColumnDef) catalog.Column {
 	return c
 }
 
-// withChunks is a new version of t with other rows.
-func (t *tempTable) withChunks(cs []*exec.TableChunk) *tempTable {
-	n := *t
-	n.chunks, n.rows = cs, 0
-	for _, c := range cs {
-		n.rows += int64(c.N)
-	}
-	return &n
-}
-
 // errTempNotSupported is what a lake-only path answers for a temporary
 // table.
 func errTempNotSupported(name, what string, loc int32) error {

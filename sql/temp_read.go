@@ -48,3 +48,13 @@ func tempScanSource(t *tempTable, alias string, ord bool) *source {
 // tempOrdColumn names the row ordinal column of a temporary table's scan
 // planned for UPDATE or DELETE; the NUL byte keeps it out of SQL's reach.
 const tempOrdColumn = "\x00ord"
+
+// withChunks is a new version of t with other rows.
+func (t *tempTable) withChunks(cs []*exec.TableChunk) *tempTable {
+	n := *t
+	n.chunks, n.rows = cs, 0
+	for _, c := range cs {
+		n.rows += int64(c.N)
+	}
+	return &n
+}

@@ -129,3 +129,14 @@ func relationsIn(n *pg.Node) ([]*pg.RangeVar, map[string]bool) {
 	})
 	return rvs, ctes
 }
+
+// kind is what r is, as relationKinds names it.
+func (r relation) kind() string {
+	switch {
+	case r.view != nil:
+		return "view"
+	case r.table.MatView != "":
+		return "materialized view"
+	}
+	return "table"
+}

@@ -28,17 +28,6 @@ var relationKinds = map[pg.ObjectType]string{
 	pg.ObjectType_OBJECT_MATVIEW: "materialized view",
 }
 
-// kind is what r is, as relationKinds names it.
-func (r relation) kind() string {
-	switch {
-	case r.view != nil:
-		return "view"
-	case r.table.MatView != "":
-		return "materialized view"
-	}
-	return "table"
-}
-
 // resolveRelation finds a table or view by (optional) schema and name.
 func (s *Session) resolveRelation(meta *catalog.Metadata, schemaName, name string, loc int32) (relation, error) {
 	if t := s.tempLookup(schemaName, name); t != nil {
