@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lakepg/lakepg/sql/planner"
+
 	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/parquetio"
@@ -34,13 +36,13 @@ type addFilesOpts struct {
 	allowMissing, ignoreExtra, hive bool
 }
 
-func (s *Session) callAddFiles(ctx context.Context, a *callArgs) (string, error) {
-	if err := a.check("add_data_files", 2, "table_name", "schema", "schema_name", "allow_missing", "ignore_extra_columns", "hive_partitioning"); err != nil {
+func (s *Session) callAddFiles(ctx context.Context, a *planner.CallArgs) (string, error) {
+	if err := a.Check("add_data_files", 2, "table_name", "schema", "schema_name", "allow_missing", "ignore_extra_columns", "hive_partitioning"); err != nil {
 		return "", err
 	}
 	var pattern string
-	if len(a.pos) > 1 {
-		v, ok, err := a.text(a.pos[1])
+	if len(a.Pos) > 1 {
+		v, ok, err := a.Text(a.Pos[1])
 		if err != nil {
 			return "", err
 		}
@@ -50,12 +52,12 @@ func (s *Session) callAddFiles(ctx context.Context, a *callArgs) (string, error)
 		pattern = v
 	}
 	if pattern == "" {
-		return "", errAt(pgerr.New(pgerr.UndefinedFunction, "add_data_files needs a table and a file path or glob"), a.loc)
+		return "", planner.ErrAt(pgerr.New(pgerr.UndefinedFunction, "add_data_files needs a table and a file path or glob"), a.Loc)
 	}
 	opts := addFilesOpts{hive: true}
 	for name, dst := range map[string]*bool{"allow_missing": &opts.allowMissing, "ignore_extra_columns": &opts.ignoreExtra, "hive_partitioning": &opts.hive} {
-		if n, ok := a.named[name]; ok {
-			v, err := a.boolean(n)
+		if n, ok := a.Named[name]; ok {
+			v, err := a.Boolean(n)
 			if err != nil {
 				return "", err
 			}
@@ -75,8 +77,8 @@ func (s *Session) callAddFiles(ctx context.Context, a *callArgs) (string, error)
 	if err != nil {
 		return "", err
 	}
-	if len(sels) != 1 || len(a.pos) == 0 && a.named["table_name"] == nil {
-		return "", errAt(pgerr.New(pgerr.UndefinedFunction, "add_data_files needs a table and a file path or glob"), a.loc)
+	if len(sels) != 1 || len(a.Pos) == 0 && a.Named["table_name"] == nil {
+		return "", planner.ErrAt(pgerr.New(pgerr.UndefinedFunction, "add_data_files needs a table and a file path or glob"), a.Loc)
 	}
 	sel := sels[0]
 	var keys []partitioning.Key
@@ -87,14 +89,14 @@ func (s *Session) callAddFiles(ctx context.Context, a *callArgs) (string, error)
 		for i := range keys {
 			// calendar keys of a timestamptz are checked in the session's
 			// zone, as the writer splits them
-			keys[i].Loc = s.loc
+			keys[i].Loc = s.Loc
 		}
 	}
 	paths, err := s.globFiles(ctx, pattern)
 	if err != nil {
 		return "", err
 	}
-	cols, err := scanColumns(sel.t)
+	cols, err := planner.ScanColumns(sel.t)
 	if err != nil {
 		return "", err
 	}
@@ -220,7 +222,7 @@ func (s *Session) registerFile(ctx context.Context, t *catalog.Table, cols []exe
 	}
 	var hive map[string]string
 	if opts.hive {
-		hive = hiveValues(p)
+		hive = planner.HiveValues(p)
 	}
 	var (
 		nm      []catalog.NameMapEntry
@@ -480,7 +482,7 @@ func leafStats(pf *parquetio.File, name string, c *catalog.Column) ([]catalog.Co
 	var walk func(c *catalog.Column) error
 	walk = func(c *catalog.Column) error {
 		if !isNestedColumn(c) {
-			t, err := columnType(c)
+			t, err := planner.ColumnType(c)
 			if err != nil {
 				return err
 			}

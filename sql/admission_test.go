@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lakepg/lakepg/sql/planner"
+
 	"github.com/lakepg/lakepg/pgerr"
 )
 
@@ -12,13 +14,13 @@ import (
 // when one frees, and a cancel reaches it while it waits.
 func TestAdmissionQueuesLakeScans(t *testing.T) {
 	s := setupFiles(t)
-	adm := NewAdmission(1)
+	adm := planner.NewAdmission(1)
 	adm.MinScanBytes = 0 // the test table is tiny
 	s.eng.Admission = adm
 	ctx := context.Background()
 
 	// hold the only slot as a running statement would
-	if err := adm.acquire(ctx); err != nil {
+	if err := adm.Acquire(ctx); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
@@ -35,7 +37,7 @@ func TestAdmissionQueuesLakeScans(t *testing.T) {
 		t.Fatalf("statement ran while the only slot was taken: %v", err)
 	case <-time.After(50 * time.Millisecond):
 	}
-	adm.release()
+	adm.Release()
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +46,7 @@ func TestAdmissionQueuesLakeScans(t *testing.T) {
 	}
 
 	// catalog queries and constant selects never wait
-	if err := adm.acquire(ctx); err != nil {
+	if err := adm.Acquire(ctx); err != nil {
 		t.Fatal(err)
 	}
 	must(t, s, `SELECT count(*) FROM pg_class WHERE relname = 't'`, "1")
@@ -66,7 +68,7 @@ func TestAdmissionQueuesLakeScans(t *testing.T) {
 	if pgerr.Code(err) != pgerr.QueryCanceled {
 		t.Fatalf("cancelled while waiting: got %v, want 57014", err)
 	}
-	adm.release()
+	adm.Release()
 	must(t, s, `SELECT sum(x) FROM t`, "6")
 }
 

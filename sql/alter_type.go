@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/lakepg/lakepg/sql/planner"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/lakepg/lakepg/catalog"
@@ -50,7 +52,7 @@ func (s *Session) alterTypeRewrite(ctx context.Context, st *pg.AlterTableStmt) (
 		return nil, false, nil
 	}
 	cd := cmd.Def.GetColumnDef()
-	nt, err := resolveTypeName(cd.TypeName)
+	nt, err := planner.ResolveTypeName(cd.TypeName)
 	if err != nil {
 		return nil, false, nil
 	}
@@ -108,8 +110,8 @@ func needsRewrite(col *catalog.Column, nt types.T) bool {
 	if dl == col.Type {
 		// text types are all DuckLake varchar: only lengthening a varchar
 		// limit or lifting it changes no value (charn.go)
-		from, err := declaredType(col)
-		return err == nil && from.ID == types.Text && !textModifierInPlace(from, nt)
+		from, err := planner.DeclaredType(col)
+		return err == nil && from.ID == types.Text && !planner.TextModifierInPlace(from, nt)
 	}
 	return !widening(col.Type, dl)
 }
@@ -161,20 +163,20 @@ func (s *Session) retypedColumn(ctx context.Context, t *catalog.Table, col *cata
 		} else {
 			// the old default, a constant of the old type, must convert by
 			// an assignment cast, as PostgreSQL requires
-			old, err := declaredType(col)
+			old, err := planner.DeclaredType(col)
 			if err != nil {
 				return def, err
 			}
 			ov := vec.New(old, 1)
-			if err := exec.ParseInto(ov, *col.DefaultValue, s.loc, true); err != nil {
+			if err := exec.ParseInto(ov, *col.DefaultValue, s.Loc, true); err != nil {
 				return def, err
 			}
-			b := &binder{sess: &s.querySession, env: s.newEnv(), qc: s.newQueryCtx(ctx, &params{}, false)}
-			e, err := b.coerceAssign(exec.NewConst(ov), nt, col.Name, -1)
+			b := &planner.Binder{Sess: &s.Session, Env: s.NewEnv(), Qc: s.NewQueryCtx(ctx, &planner.Params{}, false)}
+			e, err := b.CoerceAssign(exec.NewConst(ov), nt, col.Name, -1)
 			if err != nil {
 				return def, pgerr.New(pgerr.DatatypeMismatch, "default for column \"%s\" cannot be cast automatically to type %s", col.Name, nt)
 			}
-			nv, err := e.Eval(b.env, &vec.Batch{N: 1})
+			nv, err := e.Eval(b.Env, &vec.Batch{N: 1})
 			if err != nil {
 				return def, err
 			}
@@ -202,7 +204,7 @@ func (s *Session) runRetype(ctx context.Context, rv *pg.RangeVar, t *catalog.Tab
 	}
 	set := []*pg.Node{{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Name: tmp, Val: expr, Location: -1}}}}
 	target := &pg.RangeVar{Schemaname: rv.Schemaname, Relname: rv.Relname, Inh: true, Relpersistence: "p", Location: rv.Location}
-	if _, err := s.modify(ctx, target, nil, nil, set, nil, &params{values: [][]byte{}, bound: true}, false); err != nil {
+	if _, err := s.modify(ctx, target, nil, nil, set, nil, &planner.Params{Values: [][]byte{}, Bound: true}, false); err != nil {
 		if pe, ok := pgerr.As(err); ok && implicit && pe.Code == pgerr.DatatypeMismatch {
 			e := pgerr.New(pgerr.DatatypeMismatch, "column \"%s\" cannot be cast automatically to type %s", col.Name, nt)
 			e.Hint = fmt.Sprintf("You might need to specify \"USING %s::%s\".", pgIdent(col.Name), nt)

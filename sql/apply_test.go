@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lakepg/lakepg/sql/planner"
+
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
@@ -91,31 +93,31 @@ func TestPerOuterKeyParamsAndBlocks(t *testing.T) {
 
 // The cache keeps the most recently used keys within its byte budget.
 func TestApplyCacheEvicts(t *testing.T) {
-	var c applyCache
-	big := func(tag string) *applyEntry {
+	var c planner.ApplyCache
+	big := func(tag string) *planner.ApplyEntry {
 		v := vec.New(types.TextT, 1)
 		v.AppendString(strings.Repeat(tag, 8))
-		return &applyEntry{val: v, bytes: applyCacheBytes / 3}
+		return &planner.ApplyEntry{Val: v, Bytes: planner.ApplyCacheBytes / 3}
 	}
-	c.put("a", big("a"))
-	c.put("b", big("b"))
-	if _, ok := c.get("a"); !ok {
+	c.Put("a", big("a"))
+	c.Put("b", big("b"))
+	if _, ok := c.Get("a"); !ok {
 		t.Fatal("a evicted too early")
 	}
-	c.put("c", big("c")) // evicts b, the least recently used
-	if _, ok := c.get("b"); ok {
+	c.Put("c", big("c")) // evicts b, the least recently used
+	if _, ok := c.Get("b"); ok {
 		t.Fatal("b kept beyond the budget")
 	}
 	for _, k := range []string{"a", "c"} {
-		if e, ok := c.get(k); !ok || e.val.S[0] != strings.Repeat(k, 8) {
+		if e, ok := c.Get(k); !ok || e.Val.S[0] != strings.Repeat(k, 8) {
 			t.Fatalf("%s: lost or wrong", k)
 		}
 	}
-	if c.bytes > applyCacheBytes {
-		t.Fatalf("cache holds %d bytes, budget %d", c.bytes, applyCacheBytes)
+	if c.Bytes > planner.ApplyCacheBytes {
+		t.Fatalf("cache holds %d bytes, budget %d", c.Bytes, planner.ApplyCacheBytes)
 	}
-	c.put("huge", &applyEntry{bytes: applyCacheBytes + 1})
-	if _, ok := c.get("huge"); ok {
+	c.Put("huge", &planner.ApplyEntry{Bytes: planner.ApplyCacheBytes + 1})
+	if _, ok := c.Get("huge"); ok {
 		t.Fatal("an entry over the whole budget was kept")
 	}
 }
@@ -129,14 +131,14 @@ func TestApplyKeys(t *testing.T) {
 	v.AppendFloat(math.Copysign(0, -1))
 	w := vec.New(types.Float64T, 1)
 	w.AppendFloat(0)
-	null, zero, neg := string(appendKey(nil, v, 0)), string(appendKey(nil, v, 1)), string(appendKey(nil, v, 2))
-	if zero == null || zero == neg || zero != string(appendKey(nil, w, 0)) {
+	null, zero, neg := string(planner.AppendKey(nil, v, 0)), string(planner.AppendKey(nil, v, 1)), string(planner.AppendKey(nil, v, 2))
+	if zero == null || zero == neg || zero != string(planner.AppendKey(nil, w, 0)) {
 		t.Fatalf("keys: null %q zero %q -0 %q", null, zero, neg)
 	}
 	s := vec.New(types.TextT, 2)
 	s.AppendString("ab")
 	s.AppendString("a")
-	if string(appendKey(appendKey(nil, s, 1), s, 1)) == string(appendKey(nil, s, 0)) {
+	if string(planner.AppendKey(planner.AppendKey(nil, s, 1), s, 1)) == string(planner.AppendKey(nil, s, 0)) {
 		t.Fatal("text keys run together")
 	}
 }

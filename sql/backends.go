@@ -50,9 +50,9 @@ type backendRegistry struct {
 
 type backendControl struct{ cancel, terminate func() }
 
-// signalBackend calls the cancel (or terminate) function of the session of
+// SignalBackend calls the cancel (or terminate) function of the session of
 // eng with process id pid; false when there is no such session.
-func (r *backendRegistry) signalBackend(eng *Engine, pid int64, terminate bool) bool {
+func (r *backendRegistry) SignalBackend(eng *Engine, pid int64, terminate bool) bool {
 	r.mu.Lock()
 	var f func()
 	for s := range r.m[eng] {
@@ -82,8 +82,8 @@ func (r *backendRegistry) register(s *Session) {
 		sessions = map[*Session]*pgcatalog.Backend{}
 		r.m[s.eng] = sessions
 	}
-	sessions[s] = &pgcatalog.Backend{PID: s.pid, User: s.user, Database: s.database,
-		ApplicationName: s.settings["application_name"], BackendStart: now, StateChange: now, State: "idle"}
+	sessions[s] = &pgcatalog.Backend{PID: s.pid, User: s.User, Database: s.Database,
+		ApplicationName: s.Settings["application_name"], BackendStart: now, StateChange: now, State: "idle"}
 }
 
 // unregisterBackend removes the session from pg_stat_activity.
@@ -111,7 +111,7 @@ func (s *Session) noteActivity(query string) {
 	if e == nil {
 		return
 	}
-	e.ApplicationName = s.settings["application_name"]
+	e.ApplicationName = s.Settings["application_name"]
 	e.StateChange = now
 	switch {
 	case query != "":
@@ -174,21 +174,21 @@ func (s *Session) activity() []pgcatalog.Backend {
 	return out
 }
 
-// catalogContext is what pgcatalog's tables and functions read for a
+// CatalogContext is what pgcatalog's tables and functions read for a
 // statement that sees meta.
-func (s *Session) catalogContext(meta *catalog.Metadata) *pgcatalog.Context {
-	return &pgcatalog.Context{Meta: meta, User: s.user, Database: s.database, SearchPath: s.searchPath(),
-		Settings: s.settings, PID: s.pid, Backends: s.activity(), Roles: s.catalogRoles(), Members: s.catalogMembers(), Cursors: s.openCursors(), Temp: s.tempCatalog(),
+func (s *Session) CatalogContext(meta *catalog.Metadata) *pgcatalog.Context {
+	return &pgcatalog.Context{Meta: meta, User: s.User, Database: s.Database, SearchPath: s.SearchPath(),
+		Settings: s.Settings, PID: s.pid, Backends: s.activity(), Roles: s.CatalogRoles(), Members: s.catalogMembers(), Cursors: s.openCursors(), Temp: s.tempCatalog(),
 		ViewColumns: func(v *catalog.View) []pgcatalog.ViewColumn { return s.catalogViewColumns(meta, v) },
 		Sequences:   s.catalogSequences(), ACL: s.catalogACL(), TableGrants: s.catalogTableGrants(meta),
 		DefaultACLs: s.catalogDefaultACLs}
 }
 
-// backendPID is the process id the client was told.
-func (s *Session) backendPID() int32 { return s.pid }
+// BackendPID is the process id the client was told.
+func (s *Session) BackendPID() int32 { return s.pid }
 
-// signalBackend cancels or terminates the statement of this engine's
+// SignalBackend cancels or terminates the statement of this engine's
 // session with process id pid; false when there is no such session.
-func (s *Session) signalBackend(pid int64, terminate bool) bool {
-	return backends.signalBackend(s.eng, pid, terminate)
+func (s *Session) SignalBackend(pid int64, terminate bool) bool {
+	return backends.SignalBackend(s.eng, pid, terminate)
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"github.com/lakepg/lakepg/sql/planner"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/lakepg/lakepg/catalog"
@@ -23,43 +25,43 @@ func (s *Session) comment(ctx context.Context, c *snapshot.Commit, meta *catalog
 	}
 	var names []string
 	if l := st.Object.GetList(); l != nil {
-		names = strNodes(l.Items)
+		names = planner.StrNodes(l.Items)
 	}
 	switch st.Objtype {
 	case pg.ObjectType_OBJECT_TABLE, pg.ObjectType_OBJECT_VIEW:
 		if len(names) == 0 || len(names) > 2 {
 			return "", pgerr.New(pgerr.SyntaxError, "improper relation name (too many dotted names): %s", strings.Join(names, "."))
 		}
-		r, err := s.resolveRelation(meta, qualifier(names), names[len(names)-1], -1)
+		r, err := s.ResolveRelation(meta, qualifier(names), names[len(names)-1], -1)
 		if err != nil {
 			return "", err
 		}
 		wantView := st.Objtype == pg.ObjectType_OBJECT_VIEW
-		if (r.view != nil) != wantView {
+		if (r.View != nil) != wantView {
 			return "", pgerr.New(pgerr.WrongObjectType, "\"%s\" is not a %s", names[len(names)-1], map[bool]string{true: "view", false: "table"}[wantView])
 		}
-		if r.view != nil {
-			c.SetComment(r.view.ID, true, text)
+		if r.View != nil {
+			c.SetComment(r.View.ID, true, text)
 		} else {
-			c.SetComment(r.table.ID, false, text)
+			c.SetComment(r.Table.ID, false, text)
 		}
 	case pg.ObjectType_OBJECT_COLUMN:
 		if len(names) < 2 || len(names) > 3 {
 			return "", pgerr.New(pgerr.SyntaxError, "column name must be qualified")
 		}
 		rel := names[:len(names)-1]
-		r, err := s.resolveRelation(meta, qualifier(rel), rel[len(rel)-1], -1)
+		r, err := s.ResolveRelation(meta, qualifier(rel), rel[len(rel)-1], -1)
 		if err != nil {
 			return "", err
 		}
-		if r.view != nil {
-			return "COMMENT", s.commentViewColumn(ctx, c, meta, r.view, names[len(names)-1], text)
+		if r.View != nil {
+			return "COMMENT", s.commentViewColumn(ctx, c, meta, r.View, names[len(names)-1], text)
 		}
-		col, ok := r.table.ColumnByName(names[len(names)-1])
+		col, ok := r.Table.ColumnByName(names[len(names)-1])
 		if !ok {
-			return "", pgerr.New(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", names[len(names)-1], r.table.Name)
+			return "", pgerr.New(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", names[len(names)-1], r.Table.Name)
 		}
-		c.SetColumnComment(r.table.ID, col.ID, text)
+		c.SetColumnComment(r.Table.ID, col.ID, text)
 	default:
 		return "", pgerr.New(pgerr.FeatureNotSupported, "COMMENT ON %s is not supported: lakepg keeps comments on tables, views and columns", strings.TrimPrefix(st.Objtype.String(), "OBJECT_"))
 	}

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lakepg/lakepg/sql/planner"
+
 	"github.com/lakepg/lakepg/pgerr"
 )
 
@@ -39,7 +41,7 @@ func TestTimeZoneSettingsLikePostgres(t *testing.T) {
 		{"EST5EDT", -500, -400}, {"CET-1CEST,M3.5.0,M10.5.0/3", 100, 200}, {"Etc/GMT-14", 1400, 1400},
 		{"Europe/Berlin", 100, 200},
 	} {
-		loc, err := timeZoneLocation(c.setting)
+		loc, err := planner.TimeZoneLocation(c.setting)
 		if err != nil {
 			t.Fatalf("%s: %v", c.setting, err)
 		}
@@ -52,7 +54,7 @@ func TestTimeZoneSettingsLikePostgres(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"FOO", "Mars/Olympus_Mons", "UTC+x"} {
-		if _, err := timeZoneLocation(bad); pgerr.Code(err) != pgerr.InvalidParameterValue {
+		if _, err := planner.TimeZoneLocation(bad); pgerr.Code(err) != pgerr.InvalidParameterValue {
 			t.Errorf("%s: %v", bad, err)
 		}
 	}

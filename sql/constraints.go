@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"github.com/lakepg/lakepg/sql/planner"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/lakepg/lakepg/catalog"
@@ -39,13 +41,13 @@ func conSpecOf(con *pg.Constraint, col int, names []string, table string) (conSp
 		sp.typ = "p"
 	}
 	if con.Deferrable || con.Initdeferred {
-		return sp, errAt(pgerr.New(pgerr.FeatureNotSupported, "DEFERRABLE constraints are not supported"), con.Location)
+		return sp, planner.ErrAt(pgerr.New(pgerr.FeatureNotSupported, "DEFERRABLE constraints are not supported"), con.Location)
 	}
 	if con.NullsNotDistinct {
-		return sp, errAt(pgerr.New(pgerr.FeatureNotSupported, "NULLS NOT DISTINCT is not supported"), con.Location)
+		return sp, planner.ErrAt(pgerr.New(pgerr.FeatureNotSupported, "NULLS NOT DISTINCT is not supported"), con.Location)
 	}
 	if len(con.Including) > 0 || con.Indexname != "" || con.Indexspace != "" || len(con.Options) > 0 {
-		return sp, errAt(pgerr.New(pgerr.FeatureNotSupported, "index options of a constraint are not supported"), con.Location)
+		return sp, planner.ErrAt(pgerr.New(pgerr.FeatureNotSupported, "index options of a constraint are not supported"), con.Location)
 	}
 	if col >= 0 {
 		sp.cols = []int{col}
@@ -62,10 +64,10 @@ func conSpecOf(con *pg.Constraint, col int, names []string, table string) (conSp
 			}
 		}
 		if found < 0 {
-			return sp, errAt(pgerr.New(pgerr.UndefinedColumn, "column \"%s\" named in key does not exist", name), con.Location)
+			return sp, planner.ErrAt(pgerr.New(pgerr.UndefinedColumn, "column \"%s\" named in key does not exist", name), con.Location)
 		}
 		if seen[found] {
-			return sp, errAt(pgerr.New(pgerr.DuplicateColumn, "column \"%s\" appears twice in %s constraint", name, conWord(sp.typ)), con.Location)
+			return sp, planner.ErrAt(pgerr.New(pgerr.DuplicateColumn, "column \"%s\" appears twice in %s constraint", name, conWord(sp.typ)), con.Location)
 		}
 		seen[found] = true
 		sp.cols = append(sp.cols, found)
@@ -103,7 +105,7 @@ func collectCreateConstraints(st *pg.CreateStmt, names []string, table string) (
 	add := func(sp conSpec) error {
 		if sp.typ == "p" {
 			if pk != nil {
-				return errAt(pgerr.New(pgerr.InvalidTableDefinition, "multiple primary keys for table \"%s\" are not allowed", table), sp.loc)
+				return planner.ErrAt(pgerr.New(pgerr.InvalidTableDefinition, "multiple primary keys for table \"%s\" are not allowed", table), sp.loc)
 			}
 			pk = &sp
 			return nil
@@ -180,7 +182,7 @@ func chooseConName(meta *catalog.Metadata, schemaID int64, table string, sp *con
 	}
 	if sp.name != "" {
 		if !free(sp.name) {
-			return errAt(pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", sp.name), sp.loc)
+			return planner.ErrAt(pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", sp.name), sp.loc)
 		}
 		taken[sp.name] = true
 		return nil
@@ -199,7 +201,7 @@ func chooseConName(meta *catalog.Metadata, schemaID int64, table string, sp *con
 	}
 	n := base + "_" + label
 	for i := 1; !free(n); i++ {
-		n = base + "_" + label + itoa(i)
+		n = base + "_" + label + planner.Itoa(i)
 	}
 	sp.name = n
 	taken[n] = true

@@ -7,6 +7,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/lakepg/lakepg/sql/planner"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/lakepg/lakepg/catalog"
@@ -108,7 +110,7 @@ func (e *contextError) Where() string { return e.where }
 const codeCopyPrivilege = "42501"
 
 // copy runs a COPY statement.
-func (s *Session) copy(ctx context.Context, st *pg.CopyStmt, p *params) (*Result, error) {
+func (s *Session) copy(ctx context.Context, st *pg.CopyStmt, p *planner.Params) (*Result, error) {
 	if st.Filename != "" || st.IsProgram {
 		// lakepg never touches the server's files on a client's behalf, so
 		// it answers every user as PostgreSQL answers an unprivileged one.
@@ -128,7 +130,7 @@ func (s *Session) copy(ctx context.Context, st *pg.CopyStmt, p *params) (*Result
 	}
 	if st.IsFrom {
 		if st.WhereClause != nil {
-			return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "COPY FROM with WHERE is not supported yet"), nodeLoc(st.WhereClause))
+			return nil, planner.ErrAt(pgerr.New(pgerr.FeatureNotSupported, "COPY FROM with WHERE is not supported yet"), planner.NodeLoc(st.WhereClause))
 		}
 		if err := s.checkWritable(); err != nil {
 			return nil, err
@@ -191,8 +193,8 @@ func (s *Session) copyFrom(ctx context.Context, st *pg.CopyStmt, o *copyOptions)
 	}
 
 	// Columns not in the list get their defaults, as INSERT gives them.
-	env := s.newEnv()
-	b := &binder{sess: &s.querySession, env: env, params: &params{}, noAggMsg: "aggregate functions are not allowed in DEFAULT expressions", qc: s.newQueryCtx(ctx, &params{}, false)}
+	env := s.NewEnv()
+	b := &planner.Binder{Sess: &s.Session, Env: env, Params: &planner.Params{}, NoAggMsg: "aggregate functions are not allowed in DEFAULT expressions", Qc: s.NewQueryCtx(ctx, &planner.Params{}, false)}
 	proj := make([]exec.Expr, len(cols))
 	for i, c := range t.Columns {
 		if proj[i], err = s.defaultExpr(b, c, cols[i].T); err != nil {
@@ -206,7 +208,7 @@ func (s *Session) copyFrom(ctx context.Context, st *pg.CopyStmt, o *copyOptions)
 	}
 
 	load := func(ctx context.Context, rows CopyRows) (int64, error) {
-		src := &copyRowsOp{rows: rows, spec: spec, notNull: notNull, loc: s.loc, ts: typesOfColumns(dataCols)}
+		src := &copyRowsOp{rows: rows, spec: spec, notNull: notNull, loc: s.Loc, ts: planner.TypesOfColumns(dataCols)}
 		if isTempTable(t) { // temp_dml.go
 			return s.tempAppend(ctx, t.ID, &exec.Project{Env: env, Input: src, Exprs: proj}, notNullCheck(t))
 		}
@@ -334,7 +336,7 @@ func clipCopyValue(f []byte) string {
 
 // copyTo runs COPY table TO STDOUT or COPY (query) TO STDOUT: the rows of a
 // query, streamed; the wire layer formats them.
-func (s *Session) copyTo(ctx context.Context, st *pg.CopyStmt, o *copyOptions, p *params) (*Result, error) {
+func (s *Session) copyTo(ctx context.Context, st *pg.CopyStmt, o *copyOptions, p *planner.Params) (*Result, error) {
 	var sel *pg.SelectStmt
 	rel := ""
 	if st.Query != nil {
@@ -346,23 +348,23 @@ func (s *Session) copyTo(ctx context.Context, st *pg.CopyStmt, o *copyOptions, p
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "COPY (SELECT INTO) is not supported")
 		}
 	} else {
-		head, err := s.readSnapshot(ctx)
+		head, err := s.ReadSnapshot(ctx)
 		if err != nil {
 			return nil, err
 		}
-		meta, err := s.metadata(ctx, head)
+		meta, err := s.Metadata(ctx, head)
 		if err != nil {
 			return nil, err
 		}
 		rv := st.Relation
-		sch, t, err := s.resolveTable(meta, rv.Schemaname, rv.Relname, rv.Location)
+		sch, t, err := s.ResolveTable(meta, rv.Schemaname, rv.Relname, rv.Location)
 		if err != nil {
 			return nil, err
 		}
-		if err := s.checkRelation(ctx, sch, t.ID, relationWord(t, nil), t.Name, "r"); err != nil { // privileges.go
+		if err := s.CheckRelation(ctx, sch, t.ID, planner.RelationWord(t, nil), t.Name, "r"); err != nil { // privileges.go
 			return nil, err
 		}
-		cols, err := scanColumns(t)
+		cols, err := planner.ScanColumns(t)
 		if err != nil {
 			return nil, err
 		}
@@ -388,16 +390,16 @@ func (s *Session) copyTo(ctx context.Context, st *pg.CopyStmt, o *copyOptions, p
 		sel = tree.Stmts[0].Stmt.GetSelectStmt()
 		rel = t.Name
 	}
-	q, err := s.planQuery(ctx, sel, p, false)
+	q, err := s.PlanQuery(ctx, sel, p, false)
 	if err != nil {
 		return nil, err
 	}
-	spec, err := o.spec(false, rel, q.cols)
+	spec, err := o.spec(false, rel, q.Cols)
 	if err != nil {
-		q.op.Close()
+		q.Op.Close()
 		return nil, err
 	}
-	return &Result{op: q.op, verb: "COPY", ext: &resultExt{copy: &copyJob{spec: spec}}}, nil
+	return &Result{op: q.Op, verb: "COPY", ext: &resultExt{copy: &copyJob{spec: spec}}}, nil
 }
 
 func quoteIdent(s string) string {

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lakepg/lakepg/sql/planner"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/lakepg/lakepg/pgerr"
@@ -35,7 +37,7 @@ func parseCopyOptions(opts []*pg.Node, isFrom bool) (*copyOptions, error) {
 			continue
 		}
 		conflict := func() error {
-			return errAt(pgerr.New(pgerr.SyntaxError, "conflicting or redundant options"), d.Location)
+			return planner.ErrAt(pgerr.New(pgerr.SyntaxError, "conflicting or redundant options"), d.Location)
 		}
 		setString := func(dst **string) error {
 			if *dst != nil {
@@ -60,7 +62,7 @@ func parseCopyOptions(opts []*pg.Node, isFrom bool) (*copyOptions, error) {
 			case "binary":
 				o.format = CopyBinary
 			default:
-				return nil, errAt(pgerr.New(pgerr.InvalidParameterValue, "COPY format \"%s\" not recognized", f), d.Location)
+				return nil, planner.ErrAt(pgerr.New(pgerr.InvalidParameterValue, "COPY format \"%s\" not recognized", f), d.Location)
 			}
 		case "freeze":
 			if o.freezeSet {
@@ -120,16 +122,16 @@ func parseCopyOptions(opts []*pg.Node, isFrom bool) (*copyOptions, error) {
 			switch strings.ToUpper(strings.ReplaceAll(defString(d), "-", "")) {
 			case "UTF8", "UNICODE", "SQL_ASCII":
 			default:
-				return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "COPY encoding \"%s\" is not supported: lakepg reads and writes UTF8 only", defString(d)), d.Location)
+				return nil, planner.ErrAt(pgerr.New(pgerr.FeatureNotSupported, "COPY encoding \"%s\" is not supported: lakepg reads and writes UTF8 only", defString(d)), d.Location)
 			}
 		default:
-			return nil, errAt(pgerr.New(pgerr.SyntaxError, "option \"%s\" not recognized", d.Defname), d.Location)
+			return nil, planner.ErrAt(pgerr.New(pgerr.SyntaxError, "option \"%s\" not recognized", d.Defname), d.Location)
 		}
 		if err != nil {
 			return nil, err
 		}
 	}
-	return o, o.check()
+	return o, o.Check()
 }
 
 // defString is PostgreSQL's defGetString for the argument kinds COPY meets.
@@ -179,20 +181,20 @@ func defBool(d *pg.DefElem) (bool, error) {
 			return false, nil
 		}
 	}
-	return false, errAt(pgerr.New(pgerr.SyntaxError, "%s requires a Boolean value", d.Defname), d.Location)
+	return false, planner.ErrAt(pgerr.New(pgerr.SyntaxError, "%s requires a Boolean value", d.Defname), d.Location)
 }
 
 // defHeader is PostgreSQL's defGetCopyHeaderChoice: a Boolean or "match".
 func defHeader(d *pg.DefElem, isFrom bool) (header, match bool, err error) {
 	if d.Arg != nil && d.Arg.GetInteger() == nil && strings.EqualFold(defString(d), "match") {
 		if !isFrom {
-			return false, false, errAt(pgerr.New(pgerr.FeatureNotSupported, "cannot use \"%s\" with HEADER in COPY TO", defString(d)), d.Location)
+			return false, false, planner.ErrAt(pgerr.New(pgerr.FeatureNotSupported, "cannot use \"%s\" with HEADER in COPY TO", defString(d)), d.Location)
 		}
 		return true, true, nil
 	}
 	b, err := defBool(d)
 	if err != nil {
-		return false, false, errAt(pgerr.New(pgerr.SyntaxError, "%s requires a Boolean value or \"match\"", d.Defname), d.Location)
+		return false, false, planner.ErrAt(pgerr.New(pgerr.SyntaxError, "%s requires a Boolean value or \"match\"", d.Defname), d.Location)
 	}
 	return b, false, nil
 }
@@ -200,7 +202,7 @@ func defHeader(d *pg.DefElem, isFrom bool) (header, match bool, err error) {
 func defNameList(d *pg.DefElem) ([]string, error) {
 	l := d.Arg.GetList()
 	if l == nil {
-		return nil, errAt(pgerr.New(pgerr.SyntaxError, "argument to option \"%s\" must be a list of column names", d.Defname), d.Location)
+		return nil, planner.ErrAt(pgerr.New(pgerr.SyntaxError, "argument to option \"%s\" must be a list of column names", d.Defname), d.Location)
 	}
 	var names []string
 	for _, n := range l.Items {
@@ -209,8 +211,8 @@ func defNameList(d *pg.DefElem) ([]string, error) {
 	return names, nil
 }
 
-// check applies ProcessCopyOptions' rules and defaults.
-func (o *copyOptions) check() error {
+// Check applies ProcessCopyOptions' rules and defaults.
+func (o *copyOptions) Check() error {
 	csv, bin := o.format == CopyCSV, o.format == CopyBinary
 	syntax := func(msg string) error { return pgerr.New(pgerr.SyntaxError, "%s", msg) }
 	unsupported := func(msg string) error { return pgerr.New(pgerr.FeatureNotSupported, "%s", msg) }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/lakepg/lakepg/sql/planner"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/lakepg/lakepg/catalog"
@@ -19,7 +21,7 @@ import (
 // first, then the table and its file are committed in one snapshot. A
 // result of at most data_inlining_row_limit rows is inlined into the
 // catalog instead, with the table, as DuckDB does (inlinewrite.go).
-func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt, p *params) (*Result, error) {
+func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt, p *planner.Params) (*Result, error) {
 	into := st.Into
 	rv := into.Rel
 	if rv.Relpersistence == "t" {
@@ -33,7 +35,7 @@ func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt, p
 	if err != nil {
 		return nil, err
 	}
-	meta, err := s.metadata(ctx, head)
+	meta, err := s.Metadata(ctx, head)
 	if err != nil {
 		return nil, err
 	}
@@ -58,24 +60,24 @@ func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt, p
 			}
 			return tagResult("CREATE TABLE AS"), nil
 		}
-		return nil, errAt(pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", rv.Relname), rv.Location)
+		return nil, planner.ErrAt(pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", rv.Relname), rv.Location)
 	}
-	q, err := s.planQuery(ctx, sel, p, into.SkipData)
+	q, err := s.PlanQuery(ctx, sel, p, into.SkipData)
 	if err != nil {
 		return nil, err
 	}
-	defer q.op.Close()
-	names := strNodes(into.ColNames)
-	if len(names) > len(q.cols) {
+	defer q.Op.Close()
+	names := planner.StrNodes(into.ColNames)
+	if len(names) > len(q.Cols) {
 		return nil, pgerr.New(pgerr.SyntaxError, "too many column names were specified")
 	}
 	var defs []snapshot.ColumnDef
 	var pcols []parquetio.Column
 	var casts []exec.Expr
-	b := &binder{sess: &s.querySession, env: s.newEnv()}
+	b := &planner.Binder{Sess: &s.Session, Env: s.NewEnv()}
 	seen := map[string]bool{}
 	nextID := int32(1)
-	for i, c := range q.cols {
+	for i, c := range q.Cols {
 		name, t, def, err := ctasColumn(i, c, names, seen)
 		if err != nil {
 			return nil, err
@@ -89,7 +91,7 @@ func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt, p
 		pc.ChildIDs = childFieldIDs(nextID, def)
 		pcols = append(pcols, pc)
 		nextID += columnIDWidth(def)
-		e, err := b.cast(&exec.ColRef{Idx: i, T: c.Type}, t, true, -1)
+		e, err := b.Cast(&exec.ColRef{Idx: i, T: c.Type}, t, true, -1)
 		if err != nil {
 			return nil, err
 		}
@@ -98,7 +100,7 @@ func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt, p
 	if len(defs) == 0 {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "tables without columns are not supported by DuckLake")
 	}
-	var src exec.Operator = &exec.Project{Env: b.env, Input: q.op, Exprs: casts}
+	var src exec.Operator = &exec.Project{Env: b.Env, Input: q.Op, Exprs: casts}
 	var inl *inlinedCTAS
 	if !into.SkipData {
 		if inl, src, err = s.inlineCTAS(ctx, sch, defs, pcols, src); err != nil {

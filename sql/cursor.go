@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/lakepg/lakepg/sql/planner"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/lakepg/lakepg/exec"
@@ -112,7 +114,7 @@ func (c *cursor) skip(ctx context.Context, n int64) (int64, error) {
 
 // declareCursor runs DECLARE: it plans the query and keeps its operator
 // tree, unstarted, for FETCH.
-func (s *Session) declareCursor(ctx context.Context, st *pg.DeclareCursorStmt, p *params) (*Result, error) {
+func (s *Session) declareCursor(ctx context.Context, st *pg.DeclareCursorStmt, p *planner.Params) (*Result, error) {
 	hold := st.Options&cursorHold != 0
 	if !hold && !s.inTx {
 		return nil, pgerr.New(codeCursorNoTx, "DECLARE CURSOR can only be used in transaction blocks")
@@ -129,10 +131,10 @@ func (s *Session) declareCursor(ctx context.Context, st *pg.DeclareCursorStmt, p
 	}
 	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	stop := context.AfterFunc(ctx, cancel) // planning may run subqueries
-	q, err := s.planQuery(cctx, sel, p, false)
+	q, err := s.PlanQuery(cctx, sel, p, false)
 	stop()
 	if err == nil && ctx.Err() != nil {
-		q.op.Close()
+		q.Op.Close()
 		err = ctx.Err()
 	}
 	if err != nil {
@@ -140,7 +142,7 @@ func (s *Session) declareCursor(ctx context.Context, st *pg.DeclareCursorStmt, p
 		return nil, err
 	}
 	c := &cursor{
-		name: st.Portalname, cols: q.cols, op: q.op, ctx: cctx, cancel: cancel,
+		name: st.Portalname, cols: q.Cols, op: q.Op, ctx: cctx, cancel: cancel,
 		hold: hold, binary: st.Options&cursorBinary != 0, scroll: st.Options&cursorScroll != 0,
 		inTx: s.inTx, stmt: s.runningQuery(), created: time.Now(),
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lakepg/lakepg/sql/planner"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
@@ -75,7 +77,7 @@ func (s *Session) commitWrite(ctx context.Context, fn func(c *snapshot.Commit, m
 	}
 	// a later write of the statement (a writable CTE) plans on top of this one
 	s.stmtHead = nil
-	meta, err := e.metadata(ctx, head)
+	meta, err := e.Metadata(ctx, head)
 	if err != nil {
 		return err
 	}
@@ -152,8 +154,8 @@ func (s *Session) stageDDL(ctx context.Context, c *snapshot.Commit, meta *catalo
 		if len(st.SchemaElts) > 0 {
 			return "", pgerr.New(pgerr.FeatureNotSupported, "CREATE SCHEMA with elements is not supported")
 		}
-		if st.Schemaname == lakeSchema {
-			return "", pgerr.New(pgerr.DuplicateSchema, "schema \"%s\" is reserved by lakepg", lakeSchema)
+		if st.Schemaname == planner.LakeSchema {
+			return "", pgerr.New(pgerr.DuplicateSchema, "schema \"%s\" is reserved by lakepg", planner.LakeSchema)
 		}
 		if _, ok := meta.SchemaByName(st.Schemaname); ok {
 			if st.IfNotExists {
@@ -201,30 +203,30 @@ func (s *Session) stageDDL(ctx context.Context, c *snapshot.Commit, meta *catalo
 
 func (s *Session) targetSchema(meta *catalog.Metadata, name string, loc int32) (*catalog.Schema, error) {
 	if name == "" {
-		for _, sp := range s.searchPath() {
+		for _, sp := range s.SearchPath() {
 			if sch, ok := meta.SchemaByName(sp); ok {
 				return sch, nil
 			}
 		}
-		return nil, errAt(pgerr.New(pgerr.InvalidSchemaName, "no schema has been selected to create in"), loc)
+		return nil, planner.ErrAt(pgerr.New(pgerr.InvalidSchemaName, "no schema has been selected to create in"), loc)
 	}
 	sch, ok := meta.SchemaByName(name)
 	if !ok {
-		return nil, errAt(pgerr.New(pgerr.InvalidSchemaName, "schema \"%s\" does not exist", name), loc)
+		return nil, planner.ErrAt(pgerr.New(pgerr.InvalidSchemaName, "schema \"%s\" does not exist", name), loc)
 	}
 	return sch, nil
 }
 
 // columnDef converts a parsed column definition.
 func (s *Session) columnDef(cd *pg.ColumnDef) (snapshot.ColumnDef, types.T, error) {
-	t, err := resolveTypeName(cd.TypeName)
+	t, err := planner.ResolveTypeName(cd.TypeName)
 	if err != nil {
 		return snapshot.ColumnDef{}, t, err
 	}
 	t = storedType(t) // nested_write.go
 	def, err := tableColumnDef(cd.Colname, t)
 	if err != nil {
-		return snapshot.ColumnDef{}, t, errAt(err.(*pgerr.Error), cd.Location)
+		return snapshot.ColumnDef{}, t, planner.ErrAt(err.(*pgerr.Error), cd.Location)
 	}
 	def.PGType = types.PGTypeTag(t)
 	for _, cn := range cd.Constraints {
@@ -235,7 +237,7 @@ func (s *Session) columnDef(cd *pg.ColumnDef) (snapshot.ColumnDef, types.T, erro
 		case pg.ConstrType_CONSTR_NULL:
 		case pg.ConstrType_CONSTR_DEFAULT:
 			if t.ID == types.Array {
-				return def, t, errAt(pgerr.New(pgerr.FeatureNotSupported, "DEFAULT on an array column is not supported"), con.Location)
+				return def, t, planner.ErrAt(pgerr.New(pgerr.FeatureNotSupported, "DEFAULT on an array column is not supported"), con.Location)
 			}
 			text, expr, err := s.defaultText(con.RawExpr, t)
 			if err != nil {
@@ -246,7 +248,7 @@ func (s *Session) columnDef(cd *pg.ColumnDef) (snapshot.ColumnDef, types.T, erro
 			def.NullsAllowed = false // the key itself: constraints.go
 		case pg.ConstrType_CONSTR_UNIQUE:
 		default:
-			return def, t, errAt(pgerr.New(pgerr.FeatureNotSupported, "column constraint %s is not supported", con.Contype), con.Location)
+			return def, t, planner.ErrAt(pgerr.New(pgerr.FeatureNotSupported, "column constraint %s is not supported", con.Contype), con.Location)
 		}
 	}
 	return def, t, nil
@@ -256,16 +258,16 @@ func (s *Session) columnDef(cd *pg.ColumnDef) (snapshot.ColumnDef, types.T, erro
 // catalog: the literal value when constant, else the expression's SQL
 // (expr true: stored with default_value_type 'expression').
 func (s *Session) defaultText(n *pg.Node, t types.T) (string, bool, error) {
-	b := &binder{sess: &s.querySession, env: s.newEnv(), noAggMsg: "aggregate functions are not allowed in DEFAULT expressions"}
-	e, err := b.bind(n, &scope{})
+	b := &planner.Binder{Sess: &s.Session, Env: s.NewEnv(), NoAggMsg: "aggregate functions are not allowed in DEFAULT expressions"}
+	e, err := b.Bind(n, &planner.Scope{})
 	if err != nil {
 		return "", false, err
 	}
-	if !assignable(e.Type(), t) {
+	if !planner.Assignable(e.Type(), t) {
 		return "", false, pgerr.New(pgerr.DatatypeMismatch, "column is of type %s but default expression is of type %s", t, e.Type())
 	}
 	if k, ok := e.(*exec.Const); ok && !callsFunction(n) {
-		v, err := exec.CastVector(b.env, k.V, 1, t, true)
+		v, err := exec.CastVector(b.Env, k.V, 1, t, true)
 		if err != nil {
 			return "", false, err
 		}
@@ -278,7 +280,7 @@ func (s *Session) defaultText(n *pg.Node, t types.T) (string, bool, error) {
 		// as PostgreSQL prints it: nextval('s'::regclass)
 		return "nextval(" + quoteLiteralSQL(seq) + "::regclass)", true, nil
 	}
-	return strings.TrimPrefix(deparseExpr(n), "SELECT "), true, nil
+	return strings.TrimPrefix(planner.DeparseExpr(n), "SELECT "), true, nil
 }
 
 // callsFunction reports whether a DEFAULT calls a function (now(),
@@ -287,7 +289,7 @@ func (s *Session) defaultText(n *pg.Node, t types.T) (string, bool, error) {
 // worked out when the table is created.
 func callsFunction(n *pg.Node) bool {
 	found := false
-	eachMessage(n.ProtoReflect(), func(m protoreflect.Message) { // views.go
+	planner.EachMessage(n.ProtoReflect(), func(m protoreflect.Message) { // views.go
 		switch m.Interface().(type) {
 		case *pg.FuncCall, *pg.SQLValueFunction:
 			found = true
@@ -329,7 +331,7 @@ func (s *Session) createTable(ctx context.Context, c *snapshot.Commit, meta *cat
 			s.notice("relation \"%s\" already exists, skipping", rv.Relname)
 			return "CREATE TABLE", nil
 		}
-		return "", errAt(pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", rv.Relname), rv.Location)
+		return "", planner.ErrAt(pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", rv.Relname), rv.Location)
 	}
 	var cols []snapshot.ColumnDef
 	var serials []*serialSpec // sequence.go
@@ -354,10 +356,10 @@ func (s *Session) createTable(ctx context.Context, c *snapshot.Commit, meta *cat
 			if con := el.GetConstraint(); con != nil && (con.Contype == pg.ConstrType_CONSTR_PRIMARY || con.Contype == pg.ConstrType_CONSTR_UNIQUE) {
 				continue // constraints.go
 			}
-			return "", pgerr.New(pgerr.FeatureNotSupported, "table element %s is not supported", nodeName(el))
+			return "", pgerr.New(pgerr.FeatureNotSupported, "table element %s is not supported", planner.NodeName(el))
 		}
 		if seen[cd.Colname] {
-			return "", errAt(pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", cd.Colname), cd.Location)
+			return "", planner.ErrAt(pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", cd.Colname), cd.Location)
 		}
 		seen[cd.Colname] = true
 		sp, cd, err := serialSpecOf(cd)
@@ -377,7 +379,7 @@ func (s *Session) createTable(ctx context.Context, c *snapshot.Commit, meta *cat
 		if sp != nil {
 			var ok bool
 			if sp.typ, ok = seqTypeName(t); !ok {
-				return "", errAt(pgerr.New(pgerr.InvalidParameterValue, "identity column type must be smallint, integer, or bigint"), cd.Location)
+				return "", planner.ErrAt(pgerr.New(pgerr.InvalidParameterValue, "identity column type must be smallint, integer, or bigint"), cd.Location)
 			}
 			sp.col, sp.index = cd.Colname, len(cols)
 			serials = append(serials, sp)
@@ -481,7 +483,7 @@ func (s *Session) drop(ctx context.Context, c *snapshot.Commit, meta *catalog.Me
 
 func (s *Session) alterTable(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, st *pg.AlterTableStmt) (string, error) {
 	rv := st.Relation
-	_, t, err := s.resolveTable(meta, rv.Schemaname, rv.Relname, rv.Location)
+	_, t, err := s.ResolveTable(meta, rv.Schemaname, rv.Relname, rv.Location)
 	if err != nil {
 		if st.MissingOk {
 			return "ALTER TABLE", nil
@@ -555,7 +557,7 @@ func (s *Session) alterTable(ctx context.Context, c *snapshot.Commit, meta *cata
 			if cd.RawDefault != nil {
 				return "", pgerr.New(pgerr.FeatureNotSupported, "ALTER COLUMN TYPE ... USING is not supported")
 			}
-			nt, err := resolveTypeName(cd.TypeName)
+			nt, err := planner.ResolveTypeName(cd.TypeName)
 			if err != nil {
 				return "", err
 			}
@@ -570,7 +572,7 @@ func (s *Session) alterTable(ctx context.Context, c *snapshot.Commit, meta *cata
 				return "", err
 			}
 			if dl == col.Type {
-				if err := alterTextModifier(c, t, col, nt); err != nil { // charn.go
+				if err := planner.AlterTextModifier(c, t, col, nt); err != nil { // charn.go
 					return "", err
 				}
 				continue
@@ -593,7 +595,7 @@ func (s *Session) alterTable(ctx context.Context, c *snapshot.Commit, meta *cata
 				c.SetColumnDefault(*t, col.ID, nil)
 				continue
 			}
-			ct, _ := declaredType(col) // charn.go
+			ct, _ := planner.DeclaredType(col) // charn.go
 			text, expr, err := s.defaultText(cmd.Def, ct)
 			if err != nil {
 				return "", err
@@ -662,27 +664,27 @@ func (s *Session) rename(ctx context.Context, c *snapshot.Commit, meta *catalog.
 			tag = "ALTER VIEW"
 		}
 		rv := st.Relation
-		r, err := s.resolveRelation(meta, rv.Schemaname, rv.Relname, rv.Location)
+		r, err := s.ResolveRelation(meta, rv.Schemaname, rv.Relname, rv.Location)
 		if err != nil {
 			if st.MissingOk {
 				return tag, nil
 			}
 			return "", err
 		}
-		if taken, err := s.relationTaken(ctx, meta, r.schema.ID, st.Newname); err != nil {
+		if taken, err := s.relationTaken(ctx, meta, r.Schema.ID, st.Newname); err != nil {
 			return "", err
 		} else if taken {
 			return "", pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", st.Newname)
 		}
-		if r.view != nil {
-			c.RenameView(*r.schema, *r.view, st.Newname)
+		if r.View != nil {
+			c.RenameView(*r.Schema, *r.View, st.Newname)
 		} else {
-			c.RenameTable(*r.schema, *r.table, st.Newname)
+			c.RenameTable(*r.Schema, *r.Table, st.Newname)
 		}
 		return tag, nil
 	case pg.ObjectType_OBJECT_COLUMN:
 		rv := st.Relation
-		_, t, err := s.resolveTable(meta, rv.Schemaname, rv.Relname, rv.Location)
+		_, t, err := s.ResolveTable(meta, rv.Schemaname, rv.Relname, rv.Location)
 		if err != nil {
 			return "", err
 		}
@@ -710,16 +712,16 @@ func (s *Session) createIndex(ctx context.Context, st *pg.IndexStmt) (*Result, e
 	if err != nil {
 		return nil, err
 	}
-	meta, err := s.metadata(ctx, snap)
+	meta, err := s.Metadata(ctx, snap)
 	if err != nil {
 		return nil, err
 	}
 	rv := st.Relation
-	_, t, err := s.resolveTable(meta, rv.Schemaname, rv.Relname, rv.Location)
+	_, t, err := s.ResolveTable(meta, rv.Schemaname, rv.Relname, rv.Location)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkRelOwner(ctx, t.ID, relationWord(t, nil), t.Name); err != nil { // privileges.go
+	if err := s.checkRelOwner(ctx, t.ID, planner.RelationWord(t, nil), t.Name); err != nil { // privileges.go
 		return nil, err
 	}
 	for _, p := range st.IndexParams {

@@ -3,6 +3,8 @@ package sql
 import (
 	"context"
 
+	"github.com/lakepg/lakepg/sql/planner"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/lakepg/lakepg/catalog"
@@ -21,40 +23,40 @@ func likeOption(o pg.TableLikeOption) uint32 { return 1 << (uint32(o) - 1) }
 // to copy (constraints, indexes, storage) is kept by lakepg.
 func (s *Session) likeColumns(meta *catalog.Metadata, lc *pg.TableLikeClause) ([]snapshot.ColumnDef, error) {
 	rv := lc.Relation
-	r, err := s.resolveRelation(meta, rv.Schemaname, rv.Relname, rv.Location)
+	r, err := s.ResolveRelation(meta, rv.Schemaname, rv.Relname, rv.Location)
 	if err != nil {
 		return nil, err
 	}
 	defaults := lc.Options&likeOption(pg.TableLikeOption_CREATE_TABLE_LIKE_DEFAULTS) != 0
 	var defs []snapshot.ColumnDef
-	if r.view != nil {
-		sel, err := viewQuery(meta, r.schema, r.view)
+	if r.View != nil {
+		sel, err := planner.ViewQuery(meta, r.Schema, r.View)
 		if err != nil {
 			return nil, err
 		}
-		cols, err := s.viewColumns(context.Background(), sel, r.view.ColumnAliases)
+		cols, err := s.viewColumns(context.Background(), sel, r.View.ColumnAliases)
 		if err != nil {
 			return nil, err
 		}
 		for _, c := range cols {
 			def, err := tableColumnDef(c.Name, c.Type) // nested_write.go
 			if err != nil {
-				return nil, errAt(err.(*pgerr.Error), rv.Location)
+				return nil, planner.ErrAt(err.(*pgerr.Error), rv.Location)
 			}
 			def.PGType = types.PGTypeTag(c.Type)
 			defs = append(defs, def)
 		}
 		return defs, nil
 	}
-	for i := range r.table.Columns {
-		c := &r.table.Columns[i]
-		t, err := declaredType(c) // charn.go
+	for i := range r.Table.Columns {
+		c := &r.Table.Columns[i]
+		t, err := planner.DeclaredType(c) // charn.go
 		if err != nil {
 			return nil, err
 		}
 		def, err := tableColumnDef(c.Name, t)
 		if err != nil {
-			return nil, errAt(err.(*pgerr.Error), rv.Location)
+			return nil, planner.ErrAt(err.(*pgerr.Error), rv.Location)
 		}
 		def.PGType = types.PGTypeTag(t)
 		def.NullsAllowed = c.NullsAllowed

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"github.com/lakepg/lakepg/sql/planner"
+
 	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/snapshot"
@@ -30,8 +32,8 @@ type mergedDeletes struct {
 // mergeDeletes writes the delete file of data file fi of ref with its
 // current deletes and the positions pos, these stamped stamp (the snapshot
 // the commit is expected to get; RestampDeletes corrects it at commit).
-func (s *Session) mergeDeletes(ctx context.Context, ref *tableRef, fi int, pos []int64, stamp int64, dir string) (mergedDeletes, error) {
-	df, sf := ref.files[fi], ref.scanFiles[fi]
+func (s *Session) mergeDeletes(ctx context.Context, ref *planner.TableRef, fi int, pos []int64, stamp int64, dir string) (mergedDeletes, error) {
+	df, sf := ref.Files[fi], ref.ScanFiles[fi]
 	if df.Delete == nil {
 		// no committed delete file: every position is deleted at the
 		// commit (a block's earlier statement may have staged some)
@@ -55,7 +57,7 @@ func (s *Session) mergeDeletes(ctx context.Context, ref *tableRef, fi int, pos [
 	}
 	// the committed file, or the one a block's earlier statement staged
 	// over it (already with the snapshot column)
-	dels, err := s.readDeletesAt(ctx, sf.DeletePath, df.Delete.BeginSnapshot, sf.DeleteKey)
+	dels, err := s.ReadDeletesAt(ctx, sf.DeletePath, df.Delete.BeginSnapshot, sf.DeleteKey)
 	if err != nil {
 		return mergedDeletes{}, err
 	}
@@ -94,7 +96,7 @@ func deleteFileOf(w *exec.WrittenFile) snapshot.NewDeleteFile {
 func (s *Session) restampDeletes(ctx context.Context, c *snapshot.Commit, snap int64) ([]string, error) {
 	var fresh []string
 	err := c.RestampDeletes(snap, func(df catalog.DataFile, f snapshot.NewDeleteFile) (snapshot.NewDeleteFile, error) {
-		dels, err := s.readDeletesAt(ctx, f.Path, f.BeginSnapshot, f.EncryptionKey)
+		dels, err := s.ReadDeletesAt(ctx, f.Path, f.BeginSnapshot, f.EncryptionKey)
 		if err != nil {
 			return f, err
 		}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/lakepg/lakepg/sql/planner"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/proto"
 
@@ -20,7 +22,7 @@ import (
 
 // planWrite runs INSERT, UPDATE or DELETE. With describeOnly it only binds
 // (to infer parameter types) and returns nil.
-func (s *Session) planWrite(ctx context.Context, n *pg.Node, p *params, describeOnly bool) (*Result, error) {
+func (s *Session) planWrite(ctx context.Context, n *pg.Node, p *planner.Params, describeOnly bool) (*Result, error) {
 	if res, ok, err := s.tempWrite(ctx, n, p, describeOnly); ok { // temp_dml.go
 		return res, err
 	}
@@ -104,7 +106,7 @@ func newDataFile(w *exec.WrittenFile, cols []exec.ScanCol, rowIDs bool) snapshot
 	return snapshot.NewDataFile{RelPath: w.Name, Path: w.Path, RecordCount: w.Info.Rows, FileSize: w.Info.Size, FooterSize: w.Info.FooterSize, RowGroupCount: w.Info.RowGroups, Stats: toStats(cols, w.Info), EmbeddedRowIDs: rowIDs, EncryptionKey: w.KeyText()}
 }
 
-func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, describeOnly bool) (*Result, error) {
+func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *planner.Params, describeOnly bool) (*Result, error) {
 	sel := st.SelectStmt.GetSelectStmt()
 	if st.WithClause != nil && sel != nil {
 		// WITH before INSERT: the query's (its data-modifying queries run
@@ -115,7 +117,7 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 				return nil, err
 			}
 			defer done()
-			defer func() { s.writtenCTEs, s.cteReads = nil, nil }()
+			defer func() { s.WrittenCTEs, s.cteReads = nil, nil }()
 		}
 		sel = proto.Clone(sel).(*pg.SelectStmt)
 		with := proto.Clone(st.WithClause).(*pg.WithClause)
@@ -128,8 +130,8 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 	if err != nil {
 		return nil, err
 	}
-	if len(st.ReturningList) > 0 && !describeOnly && s.tempLookup(st.Relation.Schemaname, st.Relation.Relname) == nil {
-		if err := s.checkRelation(ctx, sch, t.ID, relationWord(t, nil), t.Name, "r"); err != nil { // RETURNING reads (privileges.go)
+	if len(st.ReturningList) > 0 && !describeOnly && s.TempLookup(st.Relation.Schemaname, st.Relation.Relname) == nil {
+		if err := s.CheckRelation(ctx, sch, t.ID, planner.RelationWord(t, nil), t.Name, "r"); err != nil { // RETURNING reads (privileges.go)
 			return nil, err
 		}
 	}
@@ -150,10 +152,10 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 				}
 			}
 			if found < 0 {
-				return nil, errAt(pgerr.New(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", rt.Name, t.Name), rt.Location)
+				return nil, planner.ErrAt(pgerr.New(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", rt.Name, t.Name), rt.Location)
 			}
 			if seen[found] {
-				return nil, errAt(pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", rt.Name), rt.Location)
+				return nil, planner.ErrAt(pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", rt.Name), rt.Location)
 			}
 			seen[found] = true
 			target = append(target, found)
@@ -176,9 +178,9 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 		}
 		return true, nil
 	}
-	env := s.newEnv()
+	env := s.NewEnv()
 	// uncorrelated subqueries in VALUES run once, through a query context
-	b := &binder{sess: &s.querySession, env: env, params: p, noAggMsg: "aggregate functions are not allowed in VALUES", qc: s.newQueryCtx(ctx, p, describeOnly)}
+	b := &planner.Binder{Sess: &s.Session, Env: env, Params: p, NoAggMsg: "aggregate functions are not allowed in VALUES", Qc: s.NewQueryCtx(ctx, p, describeOnly)}
 	defaults := make([]exec.Expr, len(cols))
 	for i, c := range t.Columns {
 		if defaults[i], err = s.defaultExpr(b, c, cols[i].T); err != nil {
@@ -189,16 +191,16 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 	if sel == nil {
 		// INSERT ... DEFAULT VALUES
 		row := append([]exec.Expr{}, defaults...)
-		src = &exec.Values{Env: env, Rows: [][]exec.Expr{row}, T: typesOf(cols)}
+		src = &exec.Values{Env: env, Rows: [][]exec.Expr{row}, T: planner.TypesOf(cols)}
 	} else if len(sel.ValuesLists) > 0 && len(sel.SortClause) == 0 && sel.LimitCount == nil && sel.WithClause == nil {
 		var rows [][]exec.Expr
 		for _, l := range sel.ValuesLists {
 			items := l.GetList().Items
 			if len(items) > len(target) {
-				return nil, errAt(pgerr.New(pgerr.SyntaxError, "INSERT has more expressions than target columns"), nodeLoc(items[len(target)]))
+				return nil, planner.ErrAt(pgerr.New(pgerr.SyntaxError, "INSERT has more expressions than target columns"), planner.NodeLoc(items[len(target)]))
 			}
 			if n := len(sel.ValuesLists[0].GetList().Items); len(items) != n {
-				return nil, errAt(pgerr.New(pgerr.SyntaxError, "VALUES lists must all be the same length"), nodeLoc(items[0]))
+				return nil, planner.ErrAt(pgerr.New(pgerr.SyntaxError, "VALUES lists must all be the same length"), planner.NodeLoc(items[0]))
 			}
 			// without a column list the values fill the first columns and
 			// the rest take their defaults, as in PostgreSQL
@@ -216,44 +218,44 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 				} else if !use {
 					continue
 				}
-				e, err := b.bind(it, &scope{})
+				e, err := b.Bind(it, &planner.Scope{})
 				if err != nil {
 					return nil, err
 				}
-				if e, err = b.coerceAssign(e, cols[ci].T, cols[ci].Name, nodeLoc(it)); err != nil {
+				if e, err = b.CoerceAssign(e, cols[ci].T, cols[ci].Name, planner.NodeLoc(it)); err != nil {
 					return nil, err
 				}
 				row[ci] = e
 			}
 			rows = append(rows, row)
 		}
-		src = &exec.Values{Env: env, Rows: rows, T: typesOf(cols)}
+		src = &exec.Values{Env: env, Rows: rows, T: planner.TypesOf(cols)}
 	} else {
-		q, err := s.planQuery(ctx, sel, p, describeOnly)
+		q, err := s.PlanQuery(ctx, sel, p, describeOnly)
 		if err != nil {
 			return nil, err
 		}
-		if len(q.cols) > len(target) {
+		if len(q.Cols) > len(target) {
 			return nil, pgerr.New(pgerr.SyntaxError, "INSERT has more expressions than target columns")
 		}
-		if len(q.cols) < len(target) && len(st.Cols) > 0 {
+		if len(q.Cols) < len(target) && len(st.Cols) > 0 {
 			return nil, pgerr.New(pgerr.SyntaxError, "INSERT has more target columns than expressions")
 		}
 		proj := append([]exec.Expr{}, defaults...)
-		for k, ci := range target[:len(q.cols)] {
+		for k, ci := range target[:len(q.Cols)] {
 			if use, err := explicit(ci); err != nil {
-				q.op.Close()
+				q.Op.Close()
 				return nil, err
 			} else if !use {
 				continue
 			}
-			var e exec.Expr = &exec.ColRef{Idx: k, T: q.cols[k].Type}
-			if e, err = b.coerceAssign(e, cols[ci].T, cols[ci].Name, -1); err != nil {
+			var e exec.Expr = &exec.ColRef{Idx: k, T: q.Cols[k].Type}
+			if e, err = b.CoerceAssign(e, cols[ci].T, cols[ci].Name, -1); err != nil {
 				return nil, err
 			}
 			proj[ci] = e
 		}
-		src = &exec.Project{Env: env, Input: q.op, Exprs: proj}
+		src = &exec.Project{Env: env, Input: q.Op, Exprs: proj}
 	}
 	// ON CONFLICT: the conflicting rows are skipped or updated, the rest
 	// inserted (upsert.go)
@@ -277,7 +279,7 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *params, desc
 		alias = st.Relation.Alias.Aliasname
 	}
 	rb := *b
-	rb.noAggMsg = ""
+	rb.NoAggMsg = ""
 	ret, err := s.bindReturning(&rb, targetScope(alias, t, cols), st.ReturningList) // returning.go
 	if err != nil {
 		src.Close()
@@ -378,7 +380,7 @@ func sameColumns(a, b *catalog.Table) bool {
 }
 
 // defaultExpr builds a column's DEFAULT (NULL when none).
-func (s *Session) defaultExpr(b *binder, c catalog.Column, t types.T) (exec.Expr, error) {
+func (s *Session) defaultExpr(b *planner.Binder, c catalog.Column, t types.T) (exec.Expr, error) {
 	if c.DefaultValue == nil || *c.DefaultValue == "NULL" {
 		return exec.NullConst(t), nil
 	}
@@ -388,14 +390,14 @@ func (s *Session) defaultExpr(b *binder, c catalog.Column, t types.T) (exec.Expr
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot evaluate DEFAULT %s of column \"%s\"", *c.DefaultValue, c.Name)
 		}
 		node := tree.Stmts[0].Stmt.GetSelectStmt().TargetList[0].GetResTarget().Val
-		e, err := b.bind(node, &scope{})
+		e, err := b.Bind(node, &planner.Scope{})
 		if err != nil {
 			return nil, err
 		}
-		return b.coerceAssign(e, t, c.Name, -1)
+		return b.CoerceAssign(e, t, c.Name, -1)
 	}
 	v := vec.New(t, 1)
-	if err := exec.ParseInto(v, *c.DefaultValue, s.loc, true); err != nil {
+	if err := exec.ParseInto(v, *c.DefaultValue, s.Loc, true); err != nil {
 		return nil, err
 	}
 	return exec.NewConst(v), nil
@@ -405,7 +407,7 @@ func (s *Session) defaultExpr(b *binder, c catalog.Column, t types.T) (exec.Expr
 // their file positions, writes delete files (and for UPDATE a data file of
 // new row versions keeping their row ids), and commits one snapshot. The
 // RETURNING list retList sees the new versions (UPDATE) or the deleted rows.
-func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, where *pg.Node, set []*pg.Node, retList []*pg.Node, p *params, describeOnly bool) (*Result, error) {
+func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, where *pg.Node, set []*pg.Node, retList []*pg.Node, p *planner.Params, describeOnly bool) (*Result, error) {
 	head, err := s.writeHead(ctx)
 	if err != nil {
 		return nil, err
@@ -417,35 +419,35 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 	if err := checkFromNames(alias, from); err != nil { // dml_join.go
 		return nil, err
 	}
-	src, err := s.tableSource(ctx, head, rv.Schemaname, rv.Relname, alias, rv.Location, describeOnly)
+	src, err := s.TableSource(ctx, head, rv.Schemaname, rv.Relname, alias, rv.Location, describeOnly)
 	if err != nil {
 		return nil, err
 	}
-	ref := src.ref
-	if err := s.checkNotMatView(ref.table.Name, ref.table.MatView, rv.Location); err != nil { // matview.go
+	ref := src.Ref
+	if err := s.checkNotMatView(ref.Table.Name, ref.Table.MatView, rv.Location); err != nil { // matview.go
 		return nil, err
 	}
 	if !describeOnly { // privileges_check.go
 		reads := where != nil || len(retList) > 0 || len(from) > 0 || readsColumns(set)
-		if err := s.checkRelation(ctx, ref.schema, ref.table.ID, relationWord(ref.table, nil), ref.table.Name, s.writeLetters(set != nil, reads)); err != nil {
+		if err := s.CheckRelation(ctx, ref.Schema, ref.Table.ID, planner.RelationWord(ref.Table, nil), ref.Table.Name, s.writeLetters(set != nil, reads)); err != nil {
 			return nil, err
 		}
 	}
-	scan := ref.scan
+	scan := ref.Scan
 	scan.WithPos = true
 	ncols := len(scan.Cols)
 	if s.upsert != nil {
 		s.upsert.onlyMatched(ref) // upsert.go
 	}
-	env := s.newEnv()
+	env := s.NewEnv()
 	// uncorrelated subqueries in SET and WHERE run once, through a query context
-	b := &binder{sess: &s.querySession, env: env, params: p, noAggMsg: "aggregate functions are not allowed in WHERE", qc: s.newQueryCtx(ctx, p, describeOnly)}
+	b := &planner.Binder{Sess: &s.Session, Env: env, Params: p, NoAggMsg: "aggregate functions are not allowed in WHERE", Qc: s.NewQueryCtx(ctx, p, describeOnly)}
 	var op exec.Operator = scan
 	var pred exec.Expr
 	var newVals []exec.Expr
 	// FROM items and correlated subqueries: planned as a query (dml_join.go)
 	var fileOrd func(int) int
-	joined, err := needsJoinedModify(b.qc, from, where, set)
+	joined, err := needsJoinedModify(b.Qc, from, where, set)
 	if err != nil {
 		return nil, err
 	}
@@ -453,9 +455,9 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 	// files (txn_pending.go); a query plan over them is made per staged
 	// file, and the plan below reads the committed files only
 	var pendingPasses []pendingPass
-	if joined && len(ref.pending) > 0 && !describeOnly {
-		scan.Files = scan.Files[:len(scan.Files)-len(ref.pendingScan)]
-		ref.pending, ref.pendingScan = nil, nil // pushed-down filters must not bring them back
+	if joined && len(ref.Pending) > 0 && !describeOnly {
+		scan.Files = scan.Files[:len(scan.Files)-len(ref.PendingScan)]
+		ref.Pending, ref.PendingScan = nil, nil // pushed-down filters must not bring them back
 		if pendingPasses, err = s.planPendingPasses(ctx, head, rv, alias, from, where, set, len(retList) > 0, p); err != nil {
 			return nil, err
 		}
@@ -465,16 +467,16 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 			}
 		}()
 	}
-	var extras []scopeCol // FROM items' columns for RETURNING (dml_join.go)
+	var extras []planner.ScopeCol // FROM items' columns for RETURNING (dml_join.go)
 	if joined {
 		if op, newVals, fileOrd, extras, err = s.planJoinedModify(b, src, rv, alias, from, where, set, len(retList) > 0); err != nil {
 			return nil, err
 		}
 	} else if where != nil {
-		if pred, err = b.bind(where, src.sc); err != nil {
+		if pred, err = b.Bind(where, src.Sc); err != nil {
 			return nil, err
 		}
-		if pred, err = b.coerceBool(pred, where, "argument of WHERE"); err != nil {
+		if pred, err = b.CoerceBool(pred, where, "argument of WHERE"); err != nil {
 			return nil, err
 		}
 		op = &exec.Filter{Env: env, Input: op, Pred: pred}
@@ -497,39 +499,39 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 				}
 			}
 			if ci < 0 {
-				return nil, errAt(pgerr.New(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", rt.Name, ref.table.Name), rt.Location)
+				return nil, planner.ErrAt(pgerr.New(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", rt.Name, ref.Table.Name), rt.Location)
 			}
 			if len(rt.Indirection) > 0 {
-				return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "subfield assignment is not supported"), rt.Location)
+				return nil, planner.ErrAt(pgerr.New(pgerr.FeatureNotSupported, "subfield assignment is not supported"), rt.Location)
 			}
 			if assigned[ci] {
-				return nil, errAt(pgerr.New(pgerr.SyntaxError, "multiple assignments to same column \"%s\"", rt.Name), rt.Location)
+				return nil, planner.ErrAt(pgerr.New(pgerr.SyntaxError, "multiple assignments to same column \"%s\"", rt.Name), rt.Location)
 			}
 			assigned[ci] = true
 			if rt.Val.GetSetToDefault() == nil {
-				ident, err := s.identityColumns(ctx, ref.table) // serial.go
+				ident, err := s.identityColumns(ctx, ref.Table) // serial.go
 				if err != nil {
 					return nil, err
 				}
 				if ident[ci] == "a" {
 					e := pgerr.New(codeGeneratedAlways, "column \"%s\" can only be updated to DEFAULT", rt.Name)
 					e.Detail = fmt.Sprintf("Column \"%s\" is an identity column defined as GENERATED ALWAYS.", rt.Name)
-					return nil, errAt(e, rt.Location)
+					return nil, planner.ErrAt(e, rt.Location)
 				}
 			}
 			var e exec.Expr
 			if rt.Val.GetSetToDefault() != nil {
-				if e, err = s.defaultExpr(b, ref.table.Columns[ci], scan.Cols[ci].T); err != nil {
+				if e, err = s.defaultExpr(b, ref.Table.Columns[ci], scan.Cols[ci].T); err != nil {
 					return nil, err
 				}
 			} else {
 				ub := *b
-				ub.noAggMsg = "aggregate functions are not allowed in UPDATE"
-				if e, err = ub.bind(rt.Val, src.sc); err != nil {
+				ub.NoAggMsg = "aggregate functions are not allowed in UPDATE"
+				if e, err = ub.Bind(rt.Val, src.Sc); err != nil {
 					return nil, err
 				}
 			}
-			if e, err = b.coerceAssign(e, scan.Cols[ci].T, rt.Name, nodeLoc(rt.Val)); err != nil {
+			if e, err = b.CoerceAssign(e, scan.Cols[ci].T, rt.Name, planner.NodeLoc(rt.Val)); err != nil {
 				return nil, err
 			}
 			newVals[ci] = e
@@ -539,20 +541,20 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 	// it was for DELETE), the position columns, then the FROM items' columns
 	var ret *returning
 	if len(retList) > 0 {
-		rsc := &scope{}
+		rsc := &planner.Scope{}
 		for i, c := range scan.Cols {
-			sc := scopeCol{Table: alias, Name: c.Name, T: c.T, orig: tableColOrigin(ref.table, i)}
+			sc := planner.ScopeCol{Table: alias, Name: c.Name, T: c.T, Orig: planner.TableColOrigin(ref.Table, i)}
 			if !joined {
-				sc.used = &scan.Needed[i]
+				sc.Used = &scan.Needed[i]
 			}
-			rsc.cols = append(rsc.cols, sc)
+			rsc.Cols = append(rsc.Cols, sc)
 		}
 		for _, n := range posColumns {
-			rsc.cols = append(rsc.cols, scopeCol{Table: alias, Name: n, T: types.Int64T, hidden: true, system: true})
+			rsc.Cols = append(rsc.Cols, planner.ScopeCol{Table: alias, Name: n, T: types.Int64T, Hidden: true, System: true})
 		}
 		for _, c := range extras {
-			c.used = nil
-			rsc.cols = append(rsc.cols, c)
+			c.Used = nil
+			rsc.Cols = append(rsc.Cols, c)
 		}
 		if ret, err = s.bindReturning(b, rsc, retList); err != nil { // returning.go
 			op.Close()
@@ -577,7 +579,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 		return ret.result(tag)
 	}
 	// constants fail while planning, as in a query (foldcheck.go)
-	if err := foldErrors(env, op); err != nil {
+	if err := planner.FoldErrors(env, op); err != nil {
 		return nil, err
 	}
 	for _, e := range newVals {
@@ -598,9 +600,9 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 			}
 			pendingCount += n
 		}
-	case len(ref.pending) > 0:
-		scan.Files = scan.Files[:len(scan.Files)-len(ref.pendingScan)]
-		for k := range ref.pending {
+	case len(ref.Pending) > 0:
+		scan.Files = scan.Files[:len(scan.Files)-len(ref.PendingScan)]
+		for k := range ref.Pending {
 			n, err := s.rewritePending(ctx, env, ref, k, pred, newVals, ret)
 			if err != nil {
 				return nil, err
@@ -641,7 +643,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 		}
 		count += int64(bt.N)
 	}
-	dir := s.eng.DB.TableDir(ref.schema, ref.table)
+	dir := s.eng.DB.TableDir(ref.Schema, ref.Table)
 	if set == nil {
 		var del exec.Operator = op
 		if ret != nil {
@@ -675,7 +677,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 		}
 		if inl == nil {
 			cols := append(parquetColumns(scan.Cols), parquetio.Column{FieldID: exec.RowIDFieldID, Name: "_ducklake_internal_row_id", Type: types.Int64T})
-			tw, err := s.writeTableFiles(ctx, ref.schema, ref.table, cols, vals, notNullCheck(ref.table))
+			tw, err := s.writeTableFiles(ctx, ref.Schema, ref.Table, cols, vals, notNullCheck(ref.Table))
 			if err != nil {
 				return nil, err
 			}
@@ -708,7 +710,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 	}
 	sort.Ints(ordinals)
 	for _, fi := range ordinals {
-		df := ref.files[fi]
+		df := ref.Files[fi]
 		pos := hits[fi]
 		if s.inlineFileDelete(ctx, ref, len(pos)) {
 			plans = append(plans, fileDeletes{df: df, inl: uniqueSorted(pos)})
@@ -729,11 +731,11 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 	err = s.commit(ctx, func(c *snapshot.Commit, m *catalog.Metadata) error {
 		if m.Snapshot.ID != head.ID {
 			// another statement committed since we read: our positions may be stale
-			cur, ok := m.TableByName(ref.schema.ID, ref.table.Name)
-			if !ok || cur.ID != ref.table.ID || !sameColumns(cur, ref.table) {
+			cur, ok := m.TableByName(ref.Schema.ID, ref.Table.Name)
+			if !ok || cur.ID != ref.Table.ID || !sameColumns(cur, ref.Table) {
 				return pgerr.New(pgerr.SerializationFailure, "could not serialize access due to concurrent update")
 			}
-			files, err := s.eng.DB.Files(ctx, ref.schema, cur, m.Snapshot)
+			files, err := s.eng.DB.Files(ctx, ref.Schema, cur, m.Snapshot)
 			if err != nil {
 				return err
 			}
@@ -750,7 +752,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 					return err
 				}
 				for _, fi := range ordinals {
-					if !slices.Equal(dels[ref.files[fi].ID], ref.scanFiles[fi].Deleted) {
+					if !slices.Equal(dels[ref.Files[fi].ID], ref.ScanFiles[fi].Deleted) {
 						return pgerr.New(pgerr.SerializationFailure, "could not serialize access due to concurrent update")
 					}
 				}
@@ -758,25 +760,25 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 		}
 		for _, pl := range plans {
 			if pl.inl != nil {
-				c.DeleteInlinedPositions(*ref.table, pl.df, pl.inl)
+				c.DeleteInlinedPositions(*ref.Table, pl.df, pl.inl)
 			} else if pl.all {
-				c.EndDataFile(*ref.table, pl.df)
+				c.EndDataFile(*ref.Table, pl.df)
 			} else {
-				c.ReplaceDeleteFile(*ref.table, pl.df, pl.file)
+				c.ReplaceDeleteFile(*ref.Table, pl.df, pl.file)
 			}
 		}
 		for k, ids := range inlinedHits {
-			c.DeleteInlinedRowsSeenAt(*ref.table, ref.inlined[k], uniqueSorted(ids), head.ID)
+			c.DeleteInlinedRowsSeenAt(*ref.Table, ref.Inlined[k], uniqueSorted(ids), head.ID)
 		}
 		if inl != nil {
-			c.InsertInlinedRowVersions(*ref.table, inl.layout, inl.rows, inl.rowIDs, inl.stats)
+			c.InsertInlinedRowVersions(*ref.Table, inl.layout, inl.rows, inl.rowIDs, inl.stats)
 		}
 		if upd != nil {
-			if cur, ok := m.TableByID(ref.table.ID); !ok || !upd.sameSpec(cur) {
+			if cur, ok := m.TableByID(ref.Table.ID); !ok || !upd.sameSpec(cur) {
 				return pgerr.New(pgerr.SerializationFailure, "could not serialize access due to concurrent update")
 			}
 			for _, f := range upd.dataFiles(scan.Cols, true) {
-				c.AddDataFile(*ref.table, f)
+				c.AddDataFile(*ref.Table, f)
 			}
 		}
 		return nil
@@ -789,8 +791,8 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 		// staged delete files this statement replaced are garbage once the
 		// block commits
 		for _, fi := range ordinals {
-			if ref.scanFiles[fi].DeletePath != "" && (ref.files[fi].Delete == nil || ref.scanFiles[fi].DeletePath != ref.files[fi].Delete.Path) {
-				s.txn.superseded = append(s.txn.superseded, ref.scanFiles[fi].DeletePath)
+			if ref.ScanFiles[fi].DeletePath != "" && (ref.Files[fi].Delete == nil || ref.ScanFiles[fi].DeletePath != ref.Files[fi].Delete.Path) {
+				s.txn.superseded = append(s.txn.superseded, ref.ScanFiles[fi].DeletePath)
 			}
 		}
 	}
@@ -844,17 +846,17 @@ func (s *Session) tableAtHead(ctx context.Context, rv *pg.RangeVar) (*catalog.Me
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	meta, err := s.metadata(ctx, head)
+	meta, err := s.Metadata(ctx, head)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	sch, t, err := s.resolveTable(meta, rv.Schemaname, rv.Relname, rv.Location)
+	sch, t, err := s.ResolveTable(meta, rv.Schemaname, rv.Relname, rv.Location)
 	return meta, sch, t, err
 }
 
 func (s *Session) writeTarget(ctx context.Context, rv *pg.RangeVar) (*catalog.Schema, *catalog.Table, []exec.ScanCol, error) {
-	if t := s.tempLookup(rv.Schemaname, rv.Relname); t != nil {
-		return s.tempSchema(), t.tbl, t.cols, nil // temp.go
+	if t := s.TempLookup(rv.Schemaname, rv.Relname); t != nil {
+		return s.tempSchema(), t.Tbl, t.Cols, nil // temp.go
 	}
 	_, sch, t, err := s.tableAtHead(ctx, rv)
 	if err != nil {
@@ -863,10 +865,10 @@ func (s *Session) writeTarget(ctx context.Context, rv *pg.RangeVar) (*catalog.Sc
 	if err := s.checkNotMatView(t.Name, t.MatView, rv.Location); err != nil { // matview.go
 		return nil, nil, nil, err
 	}
-	if err := s.checkRelation(ctx, sch, t.ID, relationWord(t, nil), t.Name, "a"); err != nil { // privileges.go
+	if err := s.CheckRelation(ctx, sch, t.ID, planner.RelationWord(t, nil), t.Name, "a"); err != nil { // privileges.go
 		return nil, nil, nil, err
 	}
-	cols, err := scanColumns(t)
+	cols, err := planner.ScanColumns(t)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"github.com/lakepg/lakepg/sql/planner"
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/lakepg/lakepg/exec"
@@ -23,7 +24,7 @@ var posColumns = []string{"\x00file", "\x00pos", "\x00rowid"}
 // needsJoinedModify reports whether an UPDATE/DELETE needs the joined plan:
 // FROM items, or a correlated subquery in SET or WHERE (an uncorrelated one
 // runs once in the plain plan).
-func needsJoinedModify(qc *queryCtx, from []*pg.Node, where *pg.Node, set []*pg.Node) (bool, error) {
+func needsJoinedModify(qc *planner.QueryCtx, from []*pg.Node, where *pg.Node, set []*pg.Node) (bool, error) {
 	if len(from) > 0 {
 		return true, nil
 	}
@@ -33,7 +34,7 @@ func needsJoinedModify(qc *queryCtx, from []*pg.Node, where *pg.Node, set []*pg.
 	}
 	for _, n := range nodes {
 		var links []*pg.SubLink
-		walk(n, func(x *pg.Node) bool {
+		planner.Walk(n, func(x *pg.Node) bool {
 			if sl := x.GetSubLink(); sl != nil {
 				links = append(links, sl)
 				return false
@@ -45,7 +46,7 @@ func needsJoinedModify(qc *queryCtx, from []*pg.Node, where *pg.Node, set []*pg.
 			if sel == nil {
 				continue
 			}
-			if _, ok, err := qc.standalone(sel); err != nil {
+			if _, ok, err := qc.Standalone(sel); err != nil {
 				return false, err
 			} else if !ok {
 				return true, nil
@@ -61,15 +62,15 @@ func needsJoinedModify(qc *queryCtx, from []*pg.Node, where *pg.Node, set []*pg.
 // query may have pruned files from the scan). With returning, a DELETE's
 // rows carry the old values of the columns, and every row carries the FROM
 // items' columns after the position columns: extras describes them.
-func (s *Session) planJoinedModify(b *binder, src *source, rv *pg.RangeVar, alias string, from []*pg.Node, where *pg.Node, set []*pg.Node, returning bool) (exec.Operator, []exec.Expr, func(int) int, []scopeCol, error) {
-	qc := b.qc
-	ref := src.ref
-	scan := ref.scan
+func (s *Session) planJoinedModify(b *planner.Binder, src *planner.Source, rv *pg.RangeVar, alias string, from []*pg.Node, where *pg.Node, set []*pg.Node, returning bool) (exec.Operator, []exec.Expr, func(int) int, []planner.ScopeCol, error) {
+	qc := b.Qc
+	ref := src.Ref
+	scan := ref.Scan
 	ncols := len(scan.Cols)
 	for _, n := range posColumns {
-		src.sc.cols = append(src.sc.cols, scopeCol{Table: alias, Name: n, T: types.Int64T, hidden: true})
+		src.Sc.Cols = append(src.Sc.Cols, planner.ScopeCol{Table: alias, Name: n, T: types.Int64T, Hidden: true})
 	}
-	assign, err := setTargets(scan.Cols, set, ref.table.Name)
+	assign, err := setTargets(scan.Cols, set, ref.Table.Name)
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
@@ -88,33 +89,33 @@ func (s *Session) planJoinedModify(b *binder, src *source, rv *pg.RangeVar, alia
 		case set == nil && !returning:
 			val = &pg.Node{Node: &pg.Node_AConst{AConst: &pg.A_Const{Isnull: true, Location: -1}}}
 		case rt != nil && !direct(rt):
-			if containsAgg(rt.Val) {
-				return nil, nil, nil, nil, errAt(pgerr.New(pgerr.GroupingError, "aggregate functions are not allowed in UPDATE"), nodeLoc(rt.Val))
+			if planner.ContainsAgg(rt.Val) {
+				return nil, nil, nil, nil, planner.ErrAt(pgerr.New(pgerr.GroupingError, "aggregate functions are not allowed in UPDATE"), planner.NodeLoc(rt.Val))
 			}
 			val = rt.Val
 		default:
-			val = colRefNode(scopeCol{Table: alias, Name: c.Name})
+			val = planner.ColRefNode(planner.ScopeCol{Table: alias, Name: c.Name})
 		}
 		tl = append(tl, resTarget(val))
 	}
 	for _, n := range posColumns {
-		tl = append(tl, resTarget(colRefNode(scopeCol{Table: alias, Name: n})))
+		tl = append(tl, resTarget(planner.ColRefNode(planner.ScopeCol{Table: alias, Name: n})))
 	}
 	self := &pg.Node{Node: &pg.Node_RangeVar{RangeVar: rv}}
 	sel := &pg.SelectStmt{TargetList: tl, FromClause: append([]*pg.Node{self}, from...), WhereClause: where, Op: pg.SetOperation_SETOP_NONE}
-	tgt := &dmlTarget{rv: rv, src: src, sel: sel, alias: alias, returning: returning}
-	qc.dmlTarget = tgt
+	tgt := &planner.DmlTarget{Rv: rv, Src: src, Sel: sel, Alias: alias, Returning: returning}
+	qc.DmlTarget = tgt
 	if u := s.upsert; u != nil {
 		// ON CONFLICT DO UPDATE's proposed rows (upsert.go), MERGE's source
 		// rows (merge.go)
-		qc.ctes = append(qc.ctes, map[string]*cteDef{u.name: {name: u.name, written: u.excluded}})
+		qc.Ctes = append(qc.Ctes, map[string]*planner.CteDef{u.name: {Name: u.name, Written: u.excluded}})
 	}
-	q, err := qc.planSelect(sel)
-	qc.dmlTarget = nil
+	q, err := qc.PlanSelect(sel)
+	qc.DmlTarget = nil
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
-	op := q.op
+	op := q.Op
 	if len(from) > 0 {
 		// a target row joined to several FROM rows changes once; PostgreSQL
 		// too uses one of the joined rows
@@ -126,25 +127,25 @@ func (s *Session) planJoinedModify(b *binder, src *source, rv *pg.RangeVar, alia
 		newVals = make([]exec.Expr, ncols)
 		for i, c := range scan.Cols {
 			rt := assign[i]
-			var e exec.Expr = &exec.ColRef{Idx: i, T: q.cols[i].Type}
+			var e exec.Expr = &exec.ColRef{Idx: i, T: q.Cols[i].Type}
 			loc := int32(-1)
 			switch {
 			case rt != nil && rt.Val.GetSetToDefault() != nil:
-				if newVals[i], err = s.defaultExpr(b, ref.table.Columns[i], c.T); err != nil {
+				if newVals[i], err = s.defaultExpr(b, ref.Table.Columns[i], c.T); err != nil {
 					op.Close()
 					return nil, nil, nil, nil, err
 				}
 				continue
 			case direct(rt):
-				if e, err = b.bind(rt.Val, &scope{}); err != nil {
+				if e, err = b.Bind(rt.Val, &planner.Scope{}); err != nil {
 					op.Close()
 					return nil, nil, nil, nil, err
 				}
 			}
 			if rt != nil {
-				loc = nodeLoc(rt.Val)
+				loc = planner.NodeLoc(rt.Val)
 			}
-			if newVals[i], err = b.coerceAssign(e, c.T, c.Name, loc); err != nil {
+			if newVals[i], err = b.CoerceAssign(e, c.T, c.Name, loc); err != nil {
 				op.Close()
 				return nil, nil, nil, nil, err
 			}
@@ -155,7 +156,7 @@ func (s *Session) planJoinedModify(b *binder, src *source, rv *pg.RangeVar, alia
 		if ord == nil {
 			// scan.Files is final once planned; ref.scanFiles is the unpruned list
 			at := map[string]int{}
-			for i, sf := range ref.scanFiles {
+			for i, sf := range ref.ScanFiles {
 				at[sf.Path] = i
 			}
 			ord = make([]int, len(scan.Files))
@@ -165,7 +166,7 @@ func (s *Session) planJoinedModify(b *binder, src *source, rv *pg.RangeVar, alia
 		}
 		return ord[f]
 	}
-	return op, newVals, fileOrd, tgt.extras, nil
+	return op, newVals, fileOrd, tgt.Extras, nil
 }
 
 // setTargets checks SET's targets against the table's columns and returns
@@ -181,13 +182,13 @@ func setTargets(cols []exec.ScanCol, set []*pg.Node, table string) ([]*pg.ResTar
 			}
 		}
 		if ci < 0 {
-			return nil, errAt(pgerr.New(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", rt.Name, table), rt.Location)
+			return nil, planner.ErrAt(pgerr.New(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", rt.Name, table), rt.Location)
 		}
 		if len(rt.Indirection) > 0 {
-			return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "subfield assignment is not supported"), rt.Location)
+			return nil, planner.ErrAt(pgerr.New(pgerr.FeatureNotSupported, "subfield assignment is not supported"), rt.Location)
 		}
 		if out[ci] != nil {
-			return nil, errAt(pgerr.New(pgerr.SyntaxError, "multiple assignments to same column \"%s\"", rt.Name), rt.Location)
+			return nil, planner.ErrAt(pgerr.New(pgerr.SyntaxError, "multiple assignments to same column \"%s\"", rt.Name), rt.Location)
 		}
 		out[ci] = rt
 	}
@@ -225,7 +226,7 @@ func checkFromNames(alias string, from []*pg.Node) error {
 			return visit(x.JoinExpr.Rarg)
 		}
 		if name == alias {
-			return errAt(pgerr.New(pgerr.DuplicateAlias, "table name \"%s\" specified more than once", name), loc)
+			return planner.ErrAt(pgerr.New(pgerr.DuplicateAlias, "table name \"%s\" specified more than once", name), loc)
 		}
 		return nil
 	}

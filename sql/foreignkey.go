@@ -101,7 +101,7 @@ func (s *Session) checkForeignKey(meta *catalog.Metadata, con *pg.Constraint, se
 	var t *catalog.Table
 	if !self {
 		var err error
-		if _, t, err = s.resolveTable(meta, pk.Schemaname, pk.Relname, pk.Location); err != nil {
+		if _, t, err = s.ResolveTable(meta, pk.Schemaname, pk.Relname, pk.Location); err != nil {
 			return err
 		}
 		own = map[string]bool{}
@@ -140,7 +140,7 @@ func (s *Session) dropIndexes(meta *catalog.Metadata, st *pg.DropStmt) (string, 
 		if len(parts) > 1 {
 			schema = parts[len(parts)-2]
 		}
-		if r, err := s.resolveRelation(meta, schema, name, 0); err == nil && (r.table != nil || r.view != nil) {
+		if r, err := s.ResolveRelation(meta, schema, name, 0); err == nil && (r.Table != nil || r.View != nil) {
 			return "", pgerr.New(pgerr.WrongObjectType, "\"%s\" is not an index", name)
 		}
 		for _, k := range meta.Constraints {

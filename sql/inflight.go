@@ -76,7 +76,7 @@ func (r *fileRegistry) markVisible(p string) {
 	r.mu.Unlock()
 }
 
-func (r *fileRegistry) release(paths ...string) {
+func (r *fileRegistry) Release(paths ...string) {
 	if len(paths) == 0 {
 		return
 	}
@@ -102,7 +102,7 @@ func (r *fileRegistry) releaseOwner(owner *Session) {
 		}
 	}
 	r.mu.Unlock()
-	r.release(paths...)
+	r.Release(paths...)
 }
 
 // registered reports whether p is in flight.
@@ -186,7 +186,7 @@ func (s *Session) settled(paths ...string) {
 	if s.inTx {
 		return
 	}
-	inflight.release(paths...)
+	inflight.Release(paths...)
 }
 
 // releaseWrites releases every file the session registered: at the end of a
@@ -228,7 +228,7 @@ func (t trackingStore) Create(ctx context.Context, p string) (storage.Writer, er
 	inflight.add(t.owner, p)
 	w, err := t.Backend.Create(ctx, p)
 	if err != nil {
-		inflight.release(p)
+		inflight.Release(p)
 		return nil, err
 	}
 	return &trackedWriter{Writer: w, path: p}, nil
@@ -237,7 +237,7 @@ func (t trackingStore) Create(ctx context.Context, p string) (storage.Writer, er
 func (t trackingStore) Delete(ctx context.Context, p string) error {
 	err := t.Backend.Delete(ctx, p)
 	if err == nil {
-		inflight.release(p)
+		inflight.Release(p)
 	}
 	return err
 }
@@ -262,7 +262,7 @@ func (w *trackedWriter) Commit() error {
 func (w *trackedWriter) Abort() error {
 	err := w.Writer.Abort()
 	if !w.visible {
-		inflight.release(w.path)
+		inflight.Release(w.path)
 	}
 	return err
 }

@@ -272,12 +272,12 @@ func TestInflightRegistryRules(t *testing.T) {
 	for _, p := range []string{gone, writing, listedFile, elsewhere} {
 		inflight.add(s, p)
 	}
-	defer inflight.release(gone, writing, listedFile, elsewhere)
+	defer inflight.Release(gone, writing, listedFile, elsewhere)
 	for _, p := range []string{gone, listedFile, elsewhere} {
 		inflight.markVisible(p)
 	}
 	sw := inflight.beginSweep()
-	inflight.release(listedFile)
+	inflight.Release(listedFile)
 	if !inflight.registered(listedFile) {
 		t.Errorf("a release during a sweep took effect before the sweep ended")
 	}

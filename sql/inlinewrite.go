@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lakepg/lakepg/sql/planner"
+
 	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/parquetio"
@@ -45,7 +47,7 @@ func (s *Session) inliningLimitOf(ctx context.Context, schemaID, tableID int64) 
 	if s.inTx && !s.inlineInBlock {
 		return 0, nil
 	}
-	v := strings.TrimSpace(s.settings[inliningSetting])
+	v := strings.TrimSpace(s.Settings[inliningSetting])
 	if v == "" {
 		opt, ok, err := snapshot.Option(ctx, s.eng.DB, "data_inlining_row_limit", schemaID, tableID)
 		if err != nil {
@@ -123,7 +125,7 @@ func (s *Session) inlineInsert(ctx context.Context, sch *catalog.Schema, t *cata
 	if err != nil || limit == 0 || !s.inlinable(t) {
 		return nil, nil, err
 	}
-	buf, rest, err := bufferRows(ctx, src, typesOf(cols), limit)
+	buf, rest, err := bufferRows(ctx, src, planner.TypesOf(cols), limit)
 	if err != nil || rest != nil {
 		return nil, rest, err
 	}
@@ -174,9 +176,9 @@ func bufferRows(ctx context.Context, src exec.Operator, ts []types.T, limit int6
 		}
 		if int64(buf.N+b.N) > limit {
 			// the batch that overflowed is replayed whole
-			return nil, &replayOp{Operator: src, head: []*vec.Batch{buf, copyBatch(b)}}, nil
+			return nil, &replayOp{Operator: src, head: []*vec.Batch{buf, planner.CopyBatch(b)}}, nil
 		}
-		appendBatch(buf, b)
+		planner.AppendBatch(buf, b)
 	}
 }
 
@@ -195,13 +197,13 @@ type inlinedVersions struct {
 // so an UPDATE of no rows returns no versions, not nil); otherwise rest
 // replays them followed by the remainder of src, for the Parquet writer.
 // All nil: inlining does not apply.
-func (s *Session) inlineUpdate(ctx context.Context, ref *tableRef, cols []exec.ScanCol, src exec.Operator) (vers *inlinedVersions, rest exec.Operator, err error) {
-	t := ref.table
-	limit, err := s.inliningLimit(ctx, ref.schema, t)
+func (s *Session) inlineUpdate(ctx context.Context, ref *planner.TableRef, cols []exec.ScanCol, src exec.Operator) (vers *inlinedVersions, rest exec.Operator, err error) {
+	t := ref.Table
+	limit, err := s.inliningLimit(ctx, ref.Schema, t)
 	if err != nil || limit == 0 || !s.inlinable(t) {
 		return nil, nil, err
 	}
-	buf, rest, err := bufferRows(ctx, src, append(typesOf(cols), types.Int64T), limit)
+	buf, rest, err := bufferRows(ctx, src, append(planner.TypesOf(cols), types.Int64T), limit)
 	if err != nil || rest != nil {
 		return nil, rest, err
 	}
@@ -252,7 +254,7 @@ func (s *Session) inlineCTAS(ctx context.Context, sch *catalog.Schema, defs []sn
 	if err != nil || limit == 0 || !s.inlinable(t) {
 		return nil, src, err
 	}
-	buf, rest, err := bufferRows(ctx, src, typesOf(cols), limit)
+	buf, rest, err := bufferRows(ctx, src, planner.TypesOf(cols), limit)
 	if err != nil || rest != nil {
 		return nil, rest, err
 	}
@@ -274,8 +276,8 @@ func (s *Session) inlineCTAS(ctx context.Context, sch *catalog.Schema, defs []sn
 
 // inlineFileDelete reports whether deleting n rows of one Parquet file of
 // the table behind ref is recorded as inlined file deletes.
-func (s *Session) inlineFileDelete(ctx context.Context, ref *tableRef, n int) bool {
-	limit, err := s.inliningLimit(ctx, ref.schema, ref.table)
+func (s *Session) inlineFileDelete(ctx context.Context, ref *planner.TableRef, n int) bool {
+	limit, err := s.inliningLimit(ctx, ref.Schema, ref.Table)
 	return err == nil && n > 0 && int64(n) <= limit
 }
 

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/lakepg/lakepg/sql/planner"
 )
 
 // joinLake has a fact table, two dimensions and a table joined by an outer
@@ -211,20 +213,20 @@ func TestRulesCanBeSwitchedOff(t *testing.T) {
 		return strings.Join(out, "\n")
 	}
 	all := summary()
-	for _, r := range []string{ruleSubqueryPushdown, ruleOuterPushdown, ruleJoinOrder, ruleFactorOr} {
+	for _, r := range []string{planner.RuleSubqueryPushdown, planner.RuleOuterPushdown, planner.RuleJoinOrder, planner.RuleFactorOr} {
 		if !strings.Contains(all, r+" (") {
 			t.Errorf("%s did not fire:\n%s", r, all)
 		}
 	}
 	must(t, s, q, "4|800")
-	for _, r := range rules {
+	for _, r := range planner.Rules {
 		must(t, s, `SET lakepg.disabled_rules = '`+r+`'`)
 		if got := summary(); strings.Contains(got, r+" (") {
 			t.Errorf("%s fired while disabled:\n%s", r, got)
 		}
 		must(t, s, q, "4|800")
 	}
-	must(t, s, `SET lakepg.disabled_rules = '`+strings.Join(rules, ", ")+`'`)
+	must(t, s, `SET lakepg.disabled_rules = '`+strings.Join(planner.Rules, ", ")+`'`)
 	if got := summary(); !strings.Contains(got, "Rules applied: none") || !strings.Contains(got, "written order") {
 		t.Errorf("with every rule off:\n%s", got)
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lakepg/lakepg/sql/planner"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/lakepg/lakepg/catalog"
@@ -23,21 +25,21 @@ import (
 // CALL ducklake_<name>('catalog', ...), is accepted too: its first argument
 // names the attached catalog, which for lakepg is always the one it serves.
 
-func (s *Session) call(ctx context.Context, st *pg.CallStmt, p *params) (*Result, error) {
+func (s *Session) call(ctx context.Context, st *pg.CallStmt, p *planner.Params) (*Result, error) {
 	fc := st.Funccall
 	if fc == nil {
 		return nil, pgerr.New(pgerr.SyntaxError, "CALL needs a procedure")
 	}
-	names := strNodes(fc.Funcname)
+	names := planner.StrNodes(fc.Funcname)
 	name := strings.ToLower(names[len(names)-1])
 	qualified := strings.Join(names, ".")
 	duck := strings.HasPrefix(name, "ducklake_")
 	switch {
 	case duck && len(names) == 1:
 		name = strings.TrimPrefix(name, "ducklake_")
-	case len(names) == 2 && names[0] == lakeSchema:
+	case len(names) == 2 && names[0] == planner.LakeSchema:
 	default:
-		return nil, errAt(pgerr.New(pgerr.UndefinedFunction, "procedure %s does not exist", qualified), fc.Location)
+		return nil, planner.ErrAt(pgerr.New(pgerr.UndefinedFunction, "procedure %s does not exist", qualified), fc.Location)
 	}
 	if s.inTx {
 		return nil, pgerr.New(activeSQLTransaction, "CALL %s cannot run inside a transaction block", qualified)
@@ -48,19 +50,19 @@ func (s *Session) call(ctx context.Context, st *pg.CallStmt, p *params) (*Result
 	if err := s.checkMaintenance(ctx, qualified); err != nil { // privileges_check.go
 		return nil, err
 	}
-	a := &callArgs{named: map[string]*pg.Node{}, b: &binder{sess: &s.querySession, env: s.newEnv(), params: p}, loc: fc.Location}
+	a := &planner.CallArgs{Named: map[string]*pg.Node{}, B: &planner.Binder{Sess: &s.Session, Env: s.NewEnv(), Params: p}, Loc: fc.Location}
 	for _, arg := range fc.Args {
 		if na := arg.GetNamedArgExpr(); na != nil {
-			a.named[strings.ToLower(na.Name)] = na.Arg
+			a.Named[strings.ToLower(na.Name)] = na.Arg
 			continue
 		}
-		a.pos = append(a.pos, arg)
+		a.Pos = append(a.Pos, arg)
 	}
 	if duck {
-		if len(a.pos) == 0 {
-			return nil, errAt(pgerr.New(pgerr.UndefinedFunction, "%s needs the catalog name as its first argument", qualified), fc.Location)
+		if len(a.Pos) == 0 {
+			return nil, planner.ErrAt(pgerr.New(pgerr.UndefinedFunction, "%s needs the catalog name as its first argument", qualified), fc.Location)
 		}
-		a.pos = a.pos[1:]
+		a.Pos = a.Pos[1:]
 	}
 	e := s.eng
 	e.wg.Add(1)
@@ -87,7 +89,7 @@ func (s *Session) call(ctx context.Context, st *pg.CallStmt, p *params) (*Result
 	case "add_data_files":
 		msg, err = s.callAddFiles(ctx, a) // addfiles.go
 	default:
-		return nil, errAt(pgerr.New(pgerr.UndefinedFunction, "procedure %s does not exist", qualified), fc.Location)
+		return nil, planner.ErrAt(pgerr.New(pgerr.UndefinedFunction, "procedure %s does not exist", qualified), fc.Location)
 	}
 	if err != nil {
 		if errors.Is(err, snapshot.ErrConflict) {
@@ -98,7 +100,7 @@ func (s *Session) call(ctx context.Context, st *pg.CallStmt, p *params) (*Result
 	if msg != "" {
 		// a dry run's first line sums up, the rest lists what it would touch
 		msg, detail, _ := strings.Cut(msg, "\n")
-		s.raise(Notice{Severity: "NOTICE", Code: "00000", Message: msg, Detail: detail})
+		s.Raise(Notice{Severity: "NOTICE", Code: "00000", Message: msg, Detail: detail})
 	}
 	return tagResult("CALL"), nil
 }
@@ -112,22 +114,22 @@ type tableSel struct {
 // tables resolves the optional table argument (positional tablePos, or
 // table_name =>) and schema (schema =>, schema_name =>): one table, the
 // tables of one schema, or every table.
-func (s *Session) maintTables(a *callArgs, meta *catalog.Metadata, tablePos int) ([]tableSel, error) {
+func (s *Session) maintTables(a *planner.CallArgs, meta *catalog.Metadata, tablePos int) ([]tableSel, error) {
 	var tableNode, schemaNode *pg.Node
-	if len(a.pos) > tablePos {
-		tableNode = a.pos[tablePos]
+	if len(a.Pos) > tablePos {
+		tableNode = a.Pos[tablePos]
 	}
-	if n, ok := a.named["table_name"]; ok {
+	if n, ok := a.Named["table_name"]; ok {
 		tableNode = n
 	}
 	for _, k := range []string{"schema", "schema_name"} {
-		if n, ok := a.named[k]; ok {
+		if n, ok := a.Named[k]; ok {
 			schemaNode = n
 		}
 	}
 	schemaName := ""
 	if schemaNode != nil {
-		v, ok, err := a.text(schemaNode)
+		v, ok, err := a.Text(schemaNode)
 		if err != nil {
 			return nil, err
 		}
@@ -136,16 +138,16 @@ func (s *Session) maintTables(a *callArgs, meta *catalog.Metadata, tablePos int)
 		}
 	}
 	if tableNode != nil {
-		v, ok, err := a.text(tableNode)
+		v, ok, err := a.Text(tableNode)
 		if err != nil {
 			return nil, err
 		}
 		if ok {
-			sn, tn := splitQualified(v)
+			sn, tn := planner.SplitQualified(v)
 			if sn == "" {
 				sn = schemaName
 			}
-			sch, t, err := s.resolveTable(meta, sn, tn, nodeLoc(tableNode))
+			sch, t, err := s.ResolveTable(meta, sn, tn, planner.NodeLoc(tableNode))
 			if err != nil {
 				return nil, err
 			}
@@ -163,7 +165,7 @@ func (s *Session) maintTables(a *callArgs, meta *catalog.Metadata, tablePos int)
 	}
 	if schemaName != "" {
 		if _, ok := meta.SchemaByName(schemaName); !ok {
-			return nil, errAt(pgerr.New(pgerr.InvalidSchemaName, "schema \"%s\" does not exist", schemaName), a.loc)
+			return nil, planner.ErrAt(pgerr.New(pgerr.InvalidSchemaName, "schema \"%s\" does not exist", schemaName), a.Loc)
 		}
 	}
 	return out, nil
@@ -175,7 +177,7 @@ func (s *Session) maintTables(a *callArgs, meta *catalog.Metadata, tablePos int)
 // maintTargets is what a table maintenance call works on: the head
 // snapshot, the tables its arguments select there, and whether it is a
 // dry run. The caller holds writeMu.
-func (s *Session) maintTargets(ctx context.Context, a *callArgs) (catalog.Snapshot, []tableSel, bool, error) {
+func (s *Session) maintTargets(ctx context.Context, a *planner.CallArgs) (catalog.Snapshot, []tableSel, bool, error) {
 	head, meta, err := s.maintHead(ctx)
 	if err != nil {
 		return head, nil, false, err
@@ -184,7 +186,7 @@ func (s *Session) maintTargets(ctx context.Context, a *callArgs) (catalog.Snapsh
 	if err != nil {
 		return head, nil, false, err
 	}
-	dry, err := a.dryRun()
+	dry, err := a.DryRun()
 	return head, sels, dry, err
 }
 
@@ -193,17 +195,17 @@ func (s *Session) maintHead(ctx context.Context) (catalog.Snapshot, *catalog.Met
 	if err != nil {
 		return head, nil, err
 	}
-	meta, err := s.eng.metadata(ctx, head)
+	meta, err := s.eng.Metadata(ctx, head)
 	return head, meta, err
 }
 
-func (s *Session) callMerge(ctx context.Context, a *callArgs) (string, error) {
-	if err := a.check("merge_adjacent_files", 1, "table_name", "schema", "schema_name", "max_compacted_files", "min_file_size", "max_file_size", "dry_run"); err != nil {
+func (s *Session) callMerge(ctx context.Context, a *planner.CallArgs) (string, error) {
+	if err := a.Check("merge_adjacent_files", 1, "table_name", "schema", "schema_name", "max_compacted_files", "min_file_size", "max_file_size", "dry_run"); err != nil {
 		return "", err
 	}
 	var maxFiles int64
-	if n, ok := a.named["max_compacted_files"]; ok {
-		v, err := a.value(n, types.Int64T)
+	if n, ok := a.Named["max_compacted_files"]; ok {
+		v, err := a.Value(n, types.Int64T)
 		if err != nil {
 			return "", err
 		}
@@ -318,7 +320,7 @@ func (s *Session) mergeTable(ctx context.Context, head catalog.Snapshot, sel tab
 func withReserved(cols []exec.ScanCol, snapshotID bool) []exec.ScanCol {
 	out := append(append([]exec.ScanCol(nil), cols...), exec.ScanCol{FieldID: exec.RowIDFieldID, Name: "_ducklake_internal_row_id", T: types.Int64T})
 	if snapshotID {
-		out = append(out, exec.ScanCol{FieldID: parquetioSnapshotField, Name: "_ducklake_internal_snapshot_id", T: types.Int64T})
+		out = append(out, exec.ScanCol{FieldID: planner.ParquetioSnapshotField, Name: "_ducklake_internal_snapshot_id", T: types.Int64T})
 	}
 	return out
 }
@@ -336,7 +338,7 @@ func dataStats(cols []exec.ScanCol, w *exec.WrittenFile) []catalog.ColumnStats {
 }
 
 func (s *Session) writeMerged(ctx context.Context, head catalog.Snapshot, sel tableSel, dir string, group []catalog.DataFile) (snapshot.NewFile, *exec.WrittenFile, error) {
-	cols, err := scanColumns(sel.t)
+	cols, err := planner.ScanColumns(sel.t)
 	if err != nil {
 		return snapshot.NewFile{}, nil, err
 	}
@@ -346,7 +348,7 @@ func (s *Session) writeMerged(ctx context.Context, head catalog.Snapshot, sel ta
 		files[i] = exec.ScanFile{Path: f.Path, Size: f.FileSize, RowIDStart: f.RowIDStart, Key: f.EncryptionKey}
 		begins[i] = f.BeginSnapshot
 	}
-	h := newHistScan(s.eng.Store, head, cols, files, begins)
+	h := planner.NewHistScan(s.eng.Store, head, cols, files, begins)
 	defer h.Close()
 	out := withReserved(cols, true)
 	// a group is one partition: the merged file stays in its directory
@@ -367,19 +369,19 @@ func (s *Session) writeMerged(ctx context.Context, head catalog.Snapshot, sel ta
 	nf := snapshot.NewFile{
 		NewDataFile: snapshot.NewDataFile{RelPath: prefix + w.Name, RecordCount: w.Info.Rows, FileSize: w.Info.Size, FooterSize: w.Info.FooterSize, RowGroupCount: w.Info.RowGroups, EncryptionKey: w.KeyText(),
 			Stats: dataStats(out, w), EmbeddedRowIDs: true, Partition: part},
-		BeginSnapshot: h.minS,
-		PartialMax:    h.maxS,
+		BeginSnapshot: h.MinS,
+		PartialMax:    h.MaxS,
 	}
 	return nf, w, nil
 }
 
-func (s *Session) callRewrite(ctx context.Context, a *callArgs) (string, error) {
-	if err := a.check("rewrite_data_files", 2, "table_name", "schema", "schema_name", "delete_threshold", "dry_run"); err != nil {
+func (s *Session) callRewrite(ctx context.Context, a *planner.CallArgs) (string, error) {
+	if err := a.Check("rewrite_data_files", 2, "table_name", "schema", "schema_name", "delete_threshold", "dry_run"); err != nil {
 		return "", err
 	}
-	thresholdNode := a.named["delete_threshold"]
-	if len(a.pos) > 1 {
-		thresholdNode = a.pos[1]
+	thresholdNode := a.Named["delete_threshold"]
+	if len(a.Pos) > 1 {
+		thresholdNode = a.Pos[1]
 	}
 	s.eng.lockWrites()
 	defer s.eng.writeMu.Unlock()
@@ -399,7 +401,7 @@ func (s *Session) callRewrite(ctx context.Context, a *callArgs) (string, error) 
 			}
 		}
 		if thresholdNode != nil {
-			v, err := a.value(thresholdNode, types.Float64T)
+			v, err := a.Value(thresholdNode, types.Float64T)
 			if err != nil {
 				return "", err
 			}
@@ -449,7 +451,7 @@ func (s *Session) rewriteTable(ctx context.Context, head catalog.Snapshot, sel t
 	if err != nil {
 		return 0, 0, err
 	}
-	cols, err := scanColumns(sel.t)
+	cols, err := planner.ScanColumns(sel.t)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -470,7 +472,7 @@ func (s *Session) rewriteTable(ctx context.Context, head catalog.Snapshot, sel t
 		if _, due := rewriteDue(f, inl, threshold); !due {
 			continue
 		}
-		sf := toScanFiles([]catalog.DataFile{f}, head.ID)
+		sf := planner.ToScanFiles([]catalog.DataFile{f}, head.ID)
 		sf[0].Deleted = inl[f.ID]
 		scan := &exec.TableScan{Store: s.eng.Store, Snapshot: head.ID, Label: sel.t.Name, Cols: cols, WithPos: true, Files: sf}
 		proj := make([]exec.Expr, 0, len(cols)+1)
@@ -481,7 +483,7 @@ func (s *Session) rewriteTable(ctx context.Context, head catalog.Snapshot, sel t
 		out := withReserved(cols, false)
 		prefix, part := sourcePartition(f) // partition_write.go
 		// in the table's sort order, if it has one (sorted.go)
-		in, sorted, err := s.sortedInput(ctx, sel.t, parquetColumns(out), &exec.Project{Env: s.newEnv(), Input: scan, Exprs: proj})
+		in, sorted, err := s.sortedInput(ctx, sel.t, parquetColumns(out), &exec.Project{Env: s.NewEnv(), Input: scan, Exprs: proj})
 		if err != nil {
 			scan.Close()
 			cleanup()
@@ -514,19 +516,19 @@ func (s *Session) rewriteTable(ctx context.Context, head catalog.Snapshot, sel t
 	return len(rewrites), created, nil
 }
 
-func (s *Session) callExpire(ctx context.Context, a *callArgs) (string, error) {
-	if err := a.check("expire_snapshots", 0, "older_than", "versions", "dry_run"); err != nil {
+func (s *Session) callExpire(ctx context.Context, a *planner.CallArgs) (string, error) {
+	if err := a.Check("expire_snapshots", 0, "older_than", "versions", "dry_run"); err != nil {
 		return "", err
 	}
 	var opt snapshot.ExpireOptions
-	if n, ok := a.named["older_than"]; ok {
-		t, err := a.timestamp(n)
+	if n, ok := a.Named["older_than"]; ok {
+		t, err := a.Timestamp(n)
 		if err != nil {
 			return "", err
 		}
 		opt.OlderThan = t
 	}
-	if n, ok := a.named["versions"]; ok {
+	if n, ok := a.Named["versions"]; ok {
 		var elems []*pg.Node
 		if arr := n.GetAArrayExpr(); arr != nil {
 			elems = arr.Elements
@@ -534,7 +536,7 @@ func (s *Session) callExpire(ctx context.Context, a *callArgs) (string, error) {
 			elems = []*pg.Node{n}
 		}
 		for _, el := range elems {
-			v, err := a.value(el, types.Int64T)
+			v, err := a.Value(el, types.Int64T)
 			if err != nil {
 				return "", err
 			}
@@ -543,15 +545,15 @@ func (s *Session) callExpire(ctx context.Context, a *callArgs) (string, error) {
 			}
 		}
 	}
-	if n, ok := a.named["dry_run"]; ok {
-		b, err := a.boolean(n)
+	if n, ok := a.Named["dry_run"]; ok {
+		b, err := a.Boolean(n)
 		if err != nil {
 			return "", err
 		}
 		opt.DryRun = b
 	}
 	if opt.OlderThan != nil && opt.Versions != nil {
-		return "", errAt(pgerr.New(pgerr.InvalidParameterValue, "expire_snapshots: give either older_than or versions, not both"), a.loc)
+		return "", planner.ErrAt(pgerr.New(pgerr.InvalidParameterValue, "expire_snapshots: give either older_than or versions, not both"), a.Loc)
 	}
 	if opt.OlderThan == nil && opt.Versions == nil {
 		v, ok, err := snapshot.Option(ctx, s.eng.DB, "expire_older_than", -1, -1)
@@ -605,34 +607,34 @@ const defaultDeleteOlderThan = "2 days"
 // callCleanup runs cleanup_old_files (files scheduled for deletion) or
 // delete_orphaned_files (Parquet files under the data path the catalog does
 // not know).
-func (s *Session) callCleanup(ctx context.Context, a *callArgs, orphans bool) (string, error) {
+func (s *Session) callCleanup(ctx context.Context, a *planner.CallArgs, orphans bool) (string, error) {
 	proc := "cleanup_old_files"
 	if orphans {
 		proc = "delete_orphaned_files"
 	}
-	if err := a.check(proc, 0, "older_than", "cleanup_all", "dry_run"); err != nil {
+	if err := a.Check(proc, 0, "older_than", "cleanup_all", "dry_run"); err != nil {
 		return "", err
 	}
 	var olderThan *time.Time
 	all, dry := false, false
 	var err error
-	if n, ok := a.named["older_than"]; ok {
-		if olderThan, err = a.timestamp(n); err != nil {
+	if n, ok := a.Named["older_than"]; ok {
+		if olderThan, err = a.Timestamp(n); err != nil {
 			return "", err
 		}
 	}
-	if n, ok := a.named["cleanup_all"]; ok {
-		if all, err = a.boolean(n); err != nil {
+	if n, ok := a.Named["cleanup_all"]; ok {
+		if all, err = a.Boolean(n); err != nil {
 			return "", err
 		}
 	}
-	if n, ok := a.named["dry_run"]; ok {
-		if dry, err = a.boolean(n); err != nil {
+	if n, ok := a.Named["dry_run"]; ok {
+		if dry, err = a.Boolean(n); err != nil {
 			return "", err
 		}
 	}
 	if all && olderThan != nil {
-		return "", errAt(pgerr.New(pgerr.InvalidParameterValue, "%s: give either older_than or cleanup_all, not both", proc), a.loc)
+		return "", planner.ErrAt(pgerr.New(pgerr.InvalidParameterValue, "%s: give either older_than or cleanup_all, not both", proc), a.Loc)
 	}
 	if !all && olderThan == nil {
 		// as DuckDB's ducklake extension: the catalog's delete_older_than,
@@ -646,7 +648,7 @@ func (s *Session) callCleanup(ctx context.Context, a *callArgs, orphans bool) (s
 			v = defaultDeleteOlderThan
 		}
 		if strings.TrimSpace(v) == "" {
-			return "", errAt(pgerr.New(pgerr.InvalidParameterValue, "%s: give older_than => timestamp or cleanup_all => true, or set a default with CALL lakepg.set_option('delete_older_than', '1 week')", proc), a.loc)
+			return "", planner.ErrAt(pgerr.New(pgerr.InvalidParameterValue, "%s: give older_than => timestamp or cleanup_all => true, or set a default with CALL lakepg.set_option('delete_older_than', '1 week')", proc), a.Loc)
 		}
 		iv, err := types.ParseInterval(v)
 		if err != nil {
@@ -686,31 +688,31 @@ func (s *Session) callCleanup(ctx context.Context, a *callArgs, orphans bool) (s
 // callSetOption sets a DuckLake option (set_option(option, value
 // [, table_name => ..., schema => ...])), for the catalog, a schema or a
 // table.
-func (s *Session) callSetOption(ctx context.Context, a *callArgs) (string, error) {
-	if err := a.check("set_option", 2, "table_name", "schema", "schema_name"); err != nil {
+func (s *Session) callSetOption(ctx context.Context, a *planner.CallArgs) (string, error) {
+	if err := a.Check("set_option", 2, "table_name", "schema", "schema_name"); err != nil {
 		return "", err
 	}
-	if len(a.pos) != 2 {
-		return "", errAt(pgerr.New(pgerr.UndefinedFunction, "set_option(option, value) takes two arguments"), a.loc)
+	if len(a.Pos) != 2 {
+		return "", planner.ErrAt(pgerr.New(pgerr.UndefinedFunction, "set_option(option, value) takes two arguments"), a.Loc)
 	}
-	key, ok1, err := a.text(a.pos[0])
+	key, ok1, err := a.Text(a.Pos[0])
 	if err != nil {
 		return "", err
 	}
-	value, ok2, err := a.text(a.pos[1])
+	value, ok2, err := a.Text(a.Pos[1])
 	if err != nil {
 		return "", err
 	}
 	if !ok1 || !ok2 {
-		return "", errAt(pgerr.New(pgerr.InvalidParameterValue, "set_option: option and value must not be NULL"), a.loc)
+		return "", planner.ErrAt(pgerr.New(pgerr.InvalidParameterValue, "set_option: option and value must not be NULL"), a.Loc)
 	}
 	scope, id := "", int64(0)
 	_, meta, err := s.maintHead(ctx)
 	if err != nil {
 		return "", err
 	}
-	if _, ok := a.named["table_name"]; ok {
-		a.pos = a.pos[:0]
+	if _, ok := a.Named["table_name"]; ok {
+		a.Pos = a.Pos[:0]
 		sels, err := s.maintTables(a, meta, 0)
 		if err != nil {
 			return "", err
@@ -718,14 +720,14 @@ func (s *Session) callSetOption(ctx context.Context, a *callArgs) (string, error
 		scope, id = "table", sels[0].t.ID
 	} else {
 		for _, k := range []string{"schema", "schema_name"} {
-			if n, ok := a.named[k]; ok {
-				name, _, err := a.text(n)
+			if n, ok := a.Named[k]; ok {
+				name, _, err := a.Text(n)
 				if err != nil {
 					return "", err
 				}
 				sch, ok := meta.SchemaByName(name)
 				if !ok {
-					return "", errAt(pgerr.New(pgerr.InvalidSchemaName, "schema \"%s\" does not exist", name), a.loc)
+					return "", planner.ErrAt(pgerr.New(pgerr.InvalidSchemaName, "schema \"%s\" does not exist", name), a.Loc)
 				}
 				scope, id = "schema", sch.ID
 			}

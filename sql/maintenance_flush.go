@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/lakepg/lakepg/sql/planner"
+
 	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/parquetio"
@@ -20,8 +22,8 @@ import (
 // activeSQLTransaction is SQLSTATE 25001.
 const activeSQLTransaction = "25001"
 
-func (s *Session) callFlush(ctx context.Context, a *callArgs) (string, error) {
-	if err := a.check("flush_inlined_data", 1, "table_name", "schema", "schema_name", "dry_run"); err != nil {
+func (s *Session) callFlush(ctx context.Context, a *planner.CallArgs) (string, error) {
+	if err := a.Check("flush_inlined_data", 1, "table_name", "schema", "schema_name", "dry_run"); err != nil {
 		return "", err
 	}
 	s.eng.lockWrites()
@@ -103,12 +105,12 @@ func (s *Session) flushTable(ctx context.Context, head catalog.Snapshot, sel tab
 	return &snapshot.TableFlush{Table: *sel.t, Dir: dir, Tables: flushed, Folded: folded}, nrows, written, nil
 }
 
-// layoutAt is table t's top-level columns as the inlined-data table of
+// LayoutAt is table t's top-level columns as the inlined-data table of
 // schema version sv lays them out (catalog.LayoutSnapshot), or its current
 // layout when the catalog cannot tell. The snapshot found may have been
 // expired: the catalog is loaded at its id directly, not through the cache
 // of live snapshots.
-func (s *Session) layoutAt(ctx context.Context, t *catalog.Table, sv int64) (*catalog.Table, error) {
+func (s *Session) LayoutAt(ctx context.Context, t *catalog.Table, sv int64) (*catalog.Table, error) {
 	id, ok, err := s.eng.DB.LayoutSnapshot(ctx, t.ID, sv)
 	if err != nil || !ok {
 		return t, err
@@ -128,11 +130,11 @@ func (s *Session) flushInlinedTable(ctx context.Context, head catalog.Snapshot, 
 	if err != nil || len(rows) == 0 {
 		return nil, nil, 0, err
 	}
-	layout, err := s.layoutAt(ctx, sel.t, reg.SchemaVersion)
+	layout, err := s.LayoutAt(ctx, sel.t, reg.SchemaVersion)
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	cols, err := scanColumns(layout)
+	cols, err := planner.ScanColumns(layout)
 	if err != nil {
 		return nil, nil, 0, err
 	}
@@ -146,7 +148,7 @@ func (s *Session) flushInlinedTable(ctx context.Context, head catalog.Snapshot, 
 		}
 	}
 	out := withReserved(cols, true)
-	ts := typesOf(out)
+	ts := planner.TypesOf(out)
 	var batches []*vec.Batch
 	var b *vec.Batch
 	ft := &snapshot.FlushedTable{InlinedTable: reg.Name}
@@ -159,7 +161,7 @@ func (s *Session) flushInlinedTable(ctx context.Context, head catalog.Snapshot, 
 			v := b.Vecs[i]
 			switch j := src[i]; {
 			case j >= 0:
-				if err := appendCatalogValue(v, r.Values[j]); err != nil {
+				if err := planner.AppendCatalogValue(v, r.Values[j]); err != nil {
 					return nil, nil, 0, pgerr.Wrap(pgerr.DataCorrupted, err, "inlined data table %s, row_id %d, column %s", reg.Name, r.RowID, c.Name)
 				}
 			case c.Default != nil:
@@ -376,7 +378,7 @@ func (s *Session) foldInlinedDeletes(ctx context.Context, head catalog.Snapshot,
 		}
 		all := append([]snapshot.DeletedPos(nil), adds...)
 		if f.Delete != nil {
-			old, err := s.readDeletesAt(ctx, f.Delete.Path, f.Delete.BeginSnapshot, f.Delete.EncryptionKey)
+			old, err := s.ReadDeletesAt(ctx, f.Delete.Path, f.Delete.BeginSnapshot, f.Delete.EncryptionKey)
 			if err != nil {
 				return nil, written, err
 			}
@@ -462,10 +464,10 @@ func (s *Session) writeDeletesAt(ctx context.Context, dir, dataPath string, dels
 	return d, &exec.WrittenFile{Path: path, Name: name, Info: info}, nil
 }
 
-// readDeletesAt reads every position of a delete file with the snapshot
+// ReadDeletesAt reads every position of a delete file with the snapshot
 // that deleted it: its snapshot column, or the delete file's begin
 // snapshot when it has none.
-func (s *Session) readDeletesAt(ctx context.Context, path string, begin int64, key string) ([]snapshot.DeletedPos, error) {
+func (s *Session) ReadDeletesAt(ctx context.Context, path string, begin int64, key string) ([]snapshot.DeletedPos, error) {
 	f, err := s.eng.Store.Open(ctx, path)
 	if err != nil {
 		return nil, exec.ReadError(err, path)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lakepg/lakepg/sql/planner"
 )
 
 // manyFilesLake has table facts (id bigint, v double) with 20 real files of
@@ -149,9 +151,9 @@ func TestManyFilesPruningFromCachedOrder(t *testing.T) {
 // statement, with inlined file deletes (marked on a statement's copy of
 // the descriptions) and in and out of a transaction block.
 func TestCachedScanFilesStayShared(t *testing.T) {
-	old := zonesMinFiles
-	zonesMinFiles = 1
-	t.Cleanup(func() { zonesMinFiles = old })
+	old := planner.ZonesMinFiles
+	planner.ZonesMinFiles = 1
+	t.Cleanup(func() { planner.ZonesMinFiles = old })
 	s := manyFilesLake(t, 0)
 	must(t, s, `CALL lakepg.set_option('data_inlining_row_limit', '10')`)
 	for i := 0; i < 2; i++ {

@@ -3,6 +3,8 @@ package sql
 import (
 	"context"
 
+	"github.com/lakepg/lakepg/sql/planner"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/lakepg/lakepg/pgerr"
@@ -26,7 +28,7 @@ func (s *Session) refreshMatView(ctx context.Context, st *pg.RefreshMatViewStmt)
 	}
 	if t.MatView == "" {
 		// PostgreSQL's code for it
-		return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "\"%s\" is not a materialized view", t.Name), rv.Location)
+		return nil, planner.ErrAt(pgerr.New(pgerr.FeatureNotSupported, "\"%s\" is not a materialized view", t.Name), rv.Location)
 	}
 	if err := s.checkRelOwner(ctx, t.ID, "materialized view", t.Name); err != nil { // privileges.go
 		return nil, err
@@ -41,7 +43,7 @@ func (s *Session) refreshMatView(ctx context.Context, st *pg.RefreshMatViewStmt)
 		s.inTx = true
 	}
 	s.refreshing = true
-	p := &params{values: [][]byte{}, bound: true}
+	p := &planner.Params{Values: [][]byte{}, Bound: true}
 	_, err = s.modify(ctx, target, nil, nil, nil, nil, p, false)
 	if err == nil && !st.SkipData {
 		ins := &pg.Node{Node: &pg.Node_InsertStmt{InsertStmt: &pg.InsertStmt{Relation: target, SelectStmt: tree.Stmts[0].Stmt,
@@ -67,5 +69,5 @@ func (s *Session) checkNotMatView(name, matView string, loc int32) error {
 	if matView == "" || s.refreshing {
 		return nil
 	}
-	return errAt(pgerr.New(pgerr.WrongObjectType, "cannot change materialized view \"%s\"", name), loc)
+	return planner.ErrAt(pgerr.New(pgerr.WrongObjectType, "cannot change materialized view \"%s\"", name), loc)
 }

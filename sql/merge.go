@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/lakepg/lakepg/sql/planner"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/lakepg/lakepg/catalog"
@@ -49,7 +51,7 @@ type mergeClause struct {
 	rows *exec.RowBuffer
 }
 
-func (s *Session) merge(ctx context.Context, st *pg.MergeStmt, p *params, describeOnly bool) (*Result, error) {
+func (s *Session) merge(ctx context.Context, st *pg.MergeStmt, p *planner.Params, describeOnly bool) (*Result, error) {
 	if st.WithClause != nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "MERGE with WITH is not supported yet")
 	}
@@ -67,14 +69,14 @@ func (s *Session) merge(ctx context.Context, st *pg.MergeStmt, p *params, descri
 
 // mergeIn runs MERGE in the open block; describeOnly binds every clause
 // (to infer parameter types) and writes nothing.
-func (s *Session) mergeIn(ctx context.Context, st *pg.MergeStmt, p *params, describeOnly bool) (*Result, error) {
+func (s *Session) mergeIn(ctx context.Context, st *pg.MergeStmt, p *planner.Params, describeOnly bool) (*Result, error) {
 	rv := st.Relation
 	alias := rv.Relname
 	if rv.Alias != nil {
 		alias = rv.Alias.Aliasname
 	}
-	if s.tempLookup(rv.Schemaname, rv.Relname) != nil { // temp.go
-		return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "MERGE into a temporary table is not supported"), rv.Location)
+	if s.TempLookup(rv.Schemaname, rv.Relname) != nil { // temp.go
+		return nil, planner.ErrAt(pgerr.New(pgerr.FeatureNotSupported, "MERGE into a temporary table is not supported"), rv.Location)
 	}
 	srcAlias := ""
 	switch x := st.SourceRelation.Node.(type) {
@@ -93,10 +95,10 @@ func (s *Session) mergeIn(ctx context.Context, st *pg.MergeStmt, p *params, desc
 		}
 	}
 	if srcAlias == "" {
-		return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "a MERGE source needs a name: write USING (…) AS name"), nodeLoc(st.SourceRelation))
+		return nil, planner.ErrAt(pgerr.New(pgerr.FeatureNotSupported, "a MERGE source needs a name: write USING (…) AS name"), planner.NodeLoc(st.SourceRelation))
 	}
 	if srcAlias == alias {
-		return nil, errAt(pgerr.New(pgerr.DuplicateAlias, "name \"%s\" specified more than once", alias), nodeLoc(st.SourceRelation))
+		return nil, planner.ErrAt(pgerr.New(pgerr.DuplicateAlias, "name \"%s\" specified more than once", alias), planner.NodeLoc(st.SourceRelation))
 	}
 	var clauses []*mergeClause
 	for _, n := range st.MergeWhenClauses {
@@ -119,13 +121,13 @@ func (s *Session) mergeIn(ctx context.Context, st *pg.MergeStmt, p *params, desc
 	}
 	s.mergeFiles = map[string]int64{} // txn.go's overlay
 	defer func() { s.mergeFiles = nil }()
-	src, err := s.tableSource(ctx, head, rv.Schemaname, rv.Relname, alias, rv.Location, describeOnly)
+	src, err := s.TableSource(ctx, head, rv.Schemaname, rv.Relname, alias, rv.Location, describeOnly)
 	if err != nil {
 		return nil, err
 	}
-	ref := src.ref
-	if err := s.checkNotMatView(ref.table.Name, ref.table.MatView, rv.Location); err != nil { // matview.go
-		ref.scan.Close()
+	ref := src.Ref
+	if err := s.checkNotMatView(ref.Table.Name, ref.Table.MatView, rv.Location); err != nil { // matview.go
+		ref.Scan.Close()
 		return nil, err
 	}
 	// rows of the block's staged files that carry no row ids (made by
@@ -134,17 +136,17 @@ func (s *Session) mergeIn(ctx context.Context, st *pg.MergeStmt, p *params, desc
 	// its rows, so one write may change them (groups)
 	noIDs := map[string]bool{}
 	groups := map[int64]int{} // staged file ordinal → the clause changing its rows (-1: the deletes)
-	for k, f := range ref.pending {
+	for k, f := range ref.Pending {
 		if !f.EmbeddedRowIDs {
-			noIDs[ref.pendingScan[k].Path] = true
+			noIDs[ref.PendingScan[k].Path] = true
 		}
 	}
-	ref.scan.WithPos = true
+	ref.Scan.WithPos = true
 	for _, n := range posColumns {
-		src.sc.cols = append(src.sc.cols, scopeCol{Table: alias, Name: n, T: types.Int64T, hidden: true})
+		src.Sc.Cols = append(src.Sc.Cols, planner.ScopeCol{Table: alias, Name: n, T: types.Int64T, Hidden: true})
 	}
 	// 1. which clause applies to each source row
-	posRef := func(n string) *pg.Node { return colRefNode(scopeCol{Table: alias, Name: n}) }
+	posRef := func(n string) *pg.Node { return planner.ColRefNode(planner.ScopeCol{Table: alias, Name: n}) }
 	matched := func(yes bool) *pg.Node {
 		t := pg.NullTestType_IS_NULL
 		if yes {
@@ -168,17 +170,17 @@ func (s *Session) mergeIn(ctx context.Context, st *pg.MergeStmt, p *params, desc
 	self := &pg.Node{Node: &pg.Node_RangeVar{RangeVar: rv}}
 	join := &pg.Node{Node: &pg.Node_JoinExpr{JoinExpr: &pg.JoinExpr{Jointype: pg.JoinType_JOIN_LEFT, Larg: st.SourceRelation, Rarg: self, Quals: st.JoinCondition}}}
 	sel := &pg.SelectStmt{TargetList: []*pg.Node{res(action), res(posRef(posColumns[0])), res(posRef(posColumns[2])), res(star)}, FromClause: []*pg.Node{join}, Op: pg.SetOperation_SETOP_NONE}
-	env := s.newEnv()
-	b := &binder{sess: &s.querySession, env: env, params: p, noAggMsg: "aggregate functions are not allowed in MERGE WHEN conditions", qc: s.newQueryCtx(ctx, p, describeOnly)}
-	b.qc.dmlTarget = &dmlTarget{rv: rv, src: src, sel: sel, alias: alias}
-	q, err := b.qc.planSelect(sel)
-	b.qc.dmlTarget = nil
+	env := s.NewEnv()
+	b := &planner.Binder{Sess: &s.Session, Env: env, Params: p, NoAggMsg: "aggregate functions are not allowed in MERGE WHEN conditions", Qc: s.NewQueryCtx(ctx, p, describeOnly)}
+	b.Qc.DmlTarget = &planner.DmlTarget{Rv: rv, Src: src, Sel: sel, Alias: alias}
+	q, err := b.Qc.PlanSelect(sel)
+	b.Qc.DmlTarget = nil
 	if err != nil {
-		ref.scan.Close()
+		ref.Scan.Close()
 		return nil, err
 	}
-	srcCols := append([]Column(nil), q.cols[3:]...)
-	rowT := append([]types.T{types.Int64T}, typesOfColumns(srcCols)...)
+	srcCols := append([]Column(nil), q.Cols[3:]...)
+	rowT := append([]types.T{types.Int64T}, planner.TypesOfColumns(srcCols)...)
 	for _, c := range clauses {
 		c.rows = exec.NewRowBuffer(rowT, nil)
 	}
@@ -187,16 +189,16 @@ func (s *Session) mergeIn(ctx context.Context, st *pg.MergeStmt, p *params, desc
 	// the data files holding a row to update or delete: the writes read
 	// only those (upsert.go's onlyMatched)
 	fileID := map[string]int64{}
-	for _, f := range ref.files {
+	for _, f := range ref.Files {
 		fileID[f.Path] = f.ID
 	}
 	var ordID []int64 // by the scan's file ordinal, once planned; -1 staged, -2 staged without row ids
 	files := map[int64]bool{}
 	out := vec.NewBatch(rowT, 0)
 	sels := make([][]int, len(clauses))
-	var rows exec.Operator = q.op
+	var rows exec.Operator = q.Op
 	if describeOnly {
-		rows = &exec.Values{Env: env, T: typesOfColumns(q.cols)}
+		rows = &exec.Values{Env: env, T: planner.TypesOfColumns(q.Cols)}
 	}
 	err = exec.Drain(ctx, rows, func(bt *vec.Batch) error {
 		for i := range sels {
@@ -204,7 +206,7 @@ func (s *Session) mergeIn(ctx context.Context, st *pg.MergeStmt, p *params, desc
 		}
 		av, fv, rid := bt.Vecs[0], bt.Vecs[1], bt.Vecs[2]
 		if ordID == nil {
-			for _, sf := range ref.scan.Files {
+			for _, sf := range ref.Scan.Files {
 				id, ok := fileID[sf.Path]
 				switch {
 				case noIDs[sf.Path]:
@@ -262,7 +264,7 @@ func (s *Session) mergeIn(ctx context.Context, st *pg.MergeStmt, p *params, desc
 		}
 		return nil
 	})
-	q.op.Close()
+	q.Op.Close()
 	if err != nil {
 		return nil, err
 	}
@@ -270,12 +272,12 @@ func (s *Session) mergeIn(ctx context.Context, st *pg.MergeStmt, p *params, desc
 	// 3. the writes: updates and deletes, then inserts
 	wcCols := append([]Column{{Name: posColumns[2], Type: types.Int64T}}, srcCols...)
 	fromRows := func(rows *exec.RowBuffer) []*pg.Node {
-		s.upsert = &upsertState{name: mergeName, excluded: &writtenCTE{cols: wcCols, rows: rows}, files: files}
+		s.upsert = &upsertState{name: mergeName, excluded: &planner.WrittenCTE{Cols: wcCols, Rows: rows}, files: files}
 		return []*pg.Node{{Node: &pg.Node_RangeVar{RangeVar: &pg.RangeVar{Relname: mergeName, Inh: true, Relpersistence: "p", Alias: &pg.Alias{Aliasname: srcAlias}, Location: -1}}}}
 	}
 	defer func() { s.upsert = nil }()
 	sameRow := pg.MakeAExprNode(pg.A_Expr_Kind_AEXPR_OP, []*pg.Node{pg.MakeStrNode("=")}, posRef(posColumns[2]),
-		colRefNode(scopeCol{Table: srcAlias, Name: posColumns[2]}), -1)
+		planner.ColRefNode(planner.ScopeCol{Table: srcAlias, Name: posColumns[2]}), -1)
 	target := &pg.RangeVar{Schemaname: rv.Schemaname, Relname: rv.Relname, Inh: true, Relpersistence: "p", Alias: rv.Alias, Location: rv.Location}
 	var count int64
 	var deletes *exec.RowBuffer
@@ -288,7 +290,7 @@ func (s *Session) mergeIn(ctx context.Context, st *pg.MergeStmt, p *params, desc
 			case pg.CmdType_CMD_UPDATE:
 				_, err = s.modify(ctx, target, fromRows(c.rows), sameRow, c.w.TargetList, nil, p, true)
 			case pg.CmdType_CMD_INSERT:
-				_, err = s.mergeInsert(ctx, c, ref.table.Columns, rv, srcAlias, wcCols, p, true)
+				_, err = s.mergeInsert(ctx, c, ref.Table.Columns, rv, srcAlias, wcCols, p, true)
 			}
 			if err != nil {
 				return nil, err
@@ -327,7 +329,7 @@ func (s *Session) mergeIn(ctx context.Context, st *pg.MergeStmt, p *params, desc
 		if c.rows.Len() == 0 || c.w.CommandType != pg.CmdType_CMD_INSERT {
 			continue
 		}
-		n, err := s.mergeInsert(ctx, c, ref.table.Columns, rv, srcAlias, wcCols, p, false)
+		n, err := s.mergeInsert(ctx, c, ref.Table.Columns, rv, srcAlias, wcCols, p, false)
 		if err != nil {
 			return nil, err
 		}
@@ -338,7 +340,7 @@ func (s *Session) mergeIn(ctx context.Context, st *pg.MergeStmt, p *params, desc
 
 // mergeInsert runs an INSERT clause over its source rows: INSERT INTO t
 // (cols) SELECT values FROM rows AS source.
-func (s *Session) mergeInsert(ctx context.Context, c *mergeClause, tcols []catalog.Column, rv *pg.RangeVar, srcAlias string, wcCols []Column, p *params, describeOnly bool) (int64, error) {
+func (s *Session) mergeInsert(ctx context.Context, c *mergeClause, tcols []catalog.Column, rv *pg.RangeVar, srcAlias string, wcCols []Column, p *planner.Params, describeOnly bool) (int64, error) {
 	w := c.w
 	names := make([]string, 0, len(w.Values))
 	for i, rt := range w.TargetList {
@@ -357,7 +359,7 @@ func (s *Session) mergeInsert(ctx context.Context, c *mergeClause, tcols []catal
 		return 0, pgerr.New(pgerr.SyntaxError, "INSERT has more target columns than expressions")
 	}
 	if len(w.Values) > len(names) {
-		return 0, errAt(pgerr.New(pgerr.SyntaxError, "INSERT has more expressions than target columns"), nodeLoc(w.Values[len(names)]))
+		return 0, planner.ErrAt(pgerr.New(pgerr.SyntaxError, "INSERT has more expressions than target columns"), planner.NodeLoc(w.Values[len(names)]))
 	}
 	var cols, vals []*pg.Node
 	for i, v := range w.Values {
@@ -380,8 +382,8 @@ func (s *Session) mergeInsert(ctx context.Context, c *mergeClause, tcols []catal
 		SelectStmt: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: sel}},
 		Override:   w.Override,
 	}
-	s.writtenCTEs = map[string]*writtenCTE{mergeName: {cols: wcCols, rows: c.rows}}
-	defer func() { s.writtenCTEs = nil }()
+	s.WrittenCTEs = map[string]*planner.WrittenCTE{mergeName: {Cols: wcCols, Rows: c.rows}}
+	defer func() { s.WrittenCTEs = nil }()
 	r, err := s.insert(ctx, ins, p, describeOnly)
 	if err != nil || r == nil {
 		return 0, err

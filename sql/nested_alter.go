@@ -3,6 +3,8 @@ package sql
 import (
 	"strings"
 
+	"github.com/lakepg/lakepg/sql/planner"
+
 	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/snapshot"
@@ -16,7 +18,7 @@ import (
 // of an array column, or to or from one, would rewrite files.
 func alterArrayType(c *snapshot.Commit, t *catalog.Table, col *catalog.Column, nt types.T) error {
 	refuse := func() error {
-		old, _ := columnType(col)
+		old, _ := planner.ColumnType(col)
 		return pgerr.New(pgerr.FeatureNotSupported, "changing column \"%s\" from %s to %s would rewrite data files; only widening (smallint→integer→bigint, real→double precision, also of array elements) is supported", col.Name, old, nt)
 	}
 	cur, want := col, nt

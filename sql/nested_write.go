@@ -4,6 +4,7 @@ import (
 	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/snapshot"
+	"github.com/lakepg/lakepg/sql/planner"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -57,8 +58,8 @@ func nestedColumnDef(top, name string, t types.T, depth int) (snapshot.ColumnDef
 		}
 		return def, nil
 	}
-	if t == mapType && t.Sub == mapMarker {
-		return snapshot.ColumnDef{}, errMapWrite(top)
+	if t == planner.MapType && t.Sub == planner.MapMarker {
+		return snapshot.ColumnDef{}, planner.ErrMapWrite(top)
 	}
 	dl, err := t.DuckLake()
 	if err != nil {
@@ -107,7 +108,7 @@ func columnIDWidth(def snapshot.ColumnDef) int32 {
 // own message (nested types and maps) rather than a scalar type DuckLake
 // has no name for.
 func nestedDefError(t types.T) bool {
-	return t.ID == types.Array || t.ID == types.Struct || (t == mapType && t.Sub == mapMarker)
+	return t.ID == types.Array || t.ID == types.Struct || (t == planner.MapType && t.Sub == planner.MapMarker)
 }
 
 // unconstrainedNumericStorage is the type a column declared numeric without

@@ -11,12 +11,12 @@ func (s *Session) SetNoticeHandler(f func(Notice)) { s.notify = f }
 
 // notice raises NOTICE 00000, PostgreSQL's level for "skipping" messages.
 func (s *Session) notice(format string, args ...any) {
-	s.raise(Notice{Severity: "NOTICE", Code: "00000", Message: fmt.Sprintf(format, args...)})
+	s.Raise(Notice{Severity: "NOTICE", Code: "00000", Message: fmt.Sprintf(format, args...)})
 }
 
-// raise sends n unless client_min_messages asks for less.
-func (s *Session) raise(n Notice) {
-	if s.notify == nil || !wanted(n.Severity, s.settings["client_min_messages"]) {
+// Raise sends n unless client_min_messages asks for less.
+func (s *Session) Raise(n Notice) {
+	if s.notify == nil || !wanted(n.Severity, s.Settings["client_min_messages"]) {
 		return
 	}
 	s.notify(n)

@@ -50,11 +50,11 @@ func (s *Session) alterNullability(ctx context.Context, c *snapshot.Commit, meta
 
 // columnHasNull reads one column of t (the block's own writes included) for a NULL.
 func (s *Session) columnHasNull(ctx context.Context, snap catalog.Snapshot, sch *catalog.Schema, t *catalog.Table, colID int64) (bool, error) {
-	src, err := s.tableSource(ctx, snap, sch.Name, t.Name, t.Name, -1, false)
+	src, err := s.TableSource(ctx, snap, sch.Name, t.Name, t.Name, -1, false)
 	if err != nil {
 		return false, err
 	}
-	scan := src.ref.scan
+	scan := src.Ref.Scan
 	defer scan.Close()
 	idx := -1
 	for i, sc := range scan.Cols {

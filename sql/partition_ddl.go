@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lakepg/lakepg/sql/planner"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/lakepg/lakepg/catalog"
@@ -178,7 +180,7 @@ func partitionKeyDefs(t *catalog.Table, text string) ([]snapshot.PartitionKeyDef
 
 func partitionKeyDef(t *catalog.Table, n *pg.Node) (snapshot.PartitionKeyDef, error) {
 	column := func(n *pg.Node) (*catalog.Column, error) {
-		names := strNodes(n.GetColumnRef().GetFields())
+		names := planner.StrNodes(n.GetColumnRef().GetFields())
 		if len(names) != 1 {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "a partition key must be a column of the table or year/month/day/hour(column), epoch_year/epoch_month/epoch_day/epoch_hour(column) or bucket(n, column)")
 		}
@@ -199,7 +201,7 @@ func partitionKeyDef(t *catalog.Table, n *pg.Node) (snapshot.PartitionKeyDef, er
 	if fc == nil {
 		return snapshot.PartitionKeyDef{}, pgerr.New(pgerr.FeatureNotSupported, "a partition key must be a column of the table or year/month/day/hour(column), epoch_year/epoch_month/epoch_day/epoch_hour(column) or bucket(n, column)")
 	}
-	name := strings.ToLower(strNodes(fc.Funcname)[len(fc.Funcname)-1])
+	name := strings.ToLower(planner.StrNodes(fc.Funcname)[len(fc.Funcname)-1])
 	switch name {
 	case "year", "month", "day", "hour", "epoch_year", "epoch_month", "epoch_day", "epoch_hour":
 		if len(fc.Args) != 1 || fc.Args[0].GetColumnRef() == nil {

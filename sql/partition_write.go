@@ -63,7 +63,7 @@ func (tw *tableWrite) remove(ctx context.Context, store storage.Backend) {
 	for _, f := range tw.files {
 		if f.Path != "" {
 			if store.Delete(context.WithoutCancel(ctx), f.Path) == nil {
-				inflight.release(f.Path) // inflight.go
+				inflight.Release(f.Path) // inflight.go
 			}
 		}
 	}
@@ -121,7 +121,7 @@ func (s *Session) writeTableFiles(ctx context.Context, sch *catalog.Schema, t *c
 func (s *Session) writePartitioned(ctx context.Context, dir string, specID int64, keys []partitioning.Key, pcols []parquetio.Column, op exec.Operator, check func(*vec.Batch) error, track bool, opt parquetio.WriterOptions) (*tableWrite, error) {
 	keys = append([]partitioning.Key(nil), keys...)
 	for k := range keys {
-		keys[k].Loc = s.loc
+		keys[k].Loc = s.Loc
 	}
 	pw := &partWriter{ctx: ctx, store: s.writeStore(), dir: dir, cols: pcols, opt: opt, keys: keys, open: map[string]*partFile{}, track: track}
 	err := exec.Drain(ctx, op, func(b *vec.Batch) error {

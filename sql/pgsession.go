@@ -16,7 +16,7 @@ import (
 
 // StatementTimeout is the session's statement_timeout; zero means none.
 func (s *Session) StatementTimeout() time.Duration {
-	ms, err := parseMillis(s.settings["statement_timeout"])
+	ms, err := parseMillis(s.Settings["statement_timeout"])
 	if err != nil || ms <= 0 {
 		return 0
 	}
@@ -26,7 +26,7 @@ func (s *Session) StatementTimeout() time.Duration {
 // workMemBytes is the per-operator budget of the session's work_mem in
 // bytes, 0 while it is the default.
 func (s *Session) workMemBytes() int64 {
-	kb, err := parseMemoryKB(s.settings["work_mem"])
+	kb, err := parseMemoryKB(s.Settings["work_mem"])
 	if err != nil || kb == 4096 {
 		return 0
 	}
@@ -81,7 +81,7 @@ func (s *Session) IdleTimeout(inTx bool) time.Duration {
 	if inTx {
 		name = "idle_in_transaction_session_timeout"
 	}
-	ms, err := parseMillis(s.settings[name])
+	ms, err := parseMillis(s.Settings[name])
 	if err != nil || ms <= 0 {
 		return 0
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"github.com/lakepg/lakepg/sql/planner"
+
 	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/snapshot"
@@ -83,13 +85,13 @@ type privKey struct {
 	role string
 }
 
-// currentRole is current_user: the role SET ROLE chose, else the session
+// CurrentRole is current_user: the role SET ROLE chose, else the session
 // user.
-func (s *Session) currentRole() string {
+func (s *Session) CurrentRole() string {
 	if s.priv.role != "" {
 		return s.priv.role
 	}
-	return s.user
+	return s.User
 }
 
 // resetPrivCache forgets what the last statement read (session.go calls it
@@ -149,7 +151,7 @@ func (s *Session) checkingRole() string {
 	if s.priv.inView {
 		return s.priv.asRole
 	}
-	return s.currentRole()
+	return s.CurrentRole()
 }
 
 // aclItem is one entry of an ACL: grantee ("" is PUBLIC) holds privs
@@ -182,10 +184,10 @@ func formatACL(a acl) string {
 
 func privText(privs, grants string) string {
 	var b strings.Builder
-	for _, p := range aclPrivileges {
-		if strings.IndexByte(privs, p.letter) >= 0 {
-			b.WriteByte(p.letter)
-			if strings.IndexByte(grants, p.letter) >= 0 {
+	for _, p := range planner.AclPrivileges {
+		if strings.IndexByte(privs, p.Letter) >= 0 {
+			b.WriteByte(p.Letter)
+			if strings.IndexByte(grants, p.Letter) >= 0 {
 				b.WriteByte('*')
 			}
 		}
@@ -394,10 +396,10 @@ func errNotOwner(word, name string) error {
 	return pgerr.New(codeRolePrivilege, "must be owner of %s %s", word, name)
 }
 
-// checkRelation checks that the checking role may use schema sch and has
+// CheckRelation checks that the checking role may use schema sch and has
 // every privilege of letters on relation id (word and name for the
 // message). Superusers pass.
-func (s *Session) checkRelation(ctx context.Context, sch *catalog.Schema, id int64, word, name, letters string) error {
+func (s *Session) CheckRelation(ctx context.Context, sch *catalog.Schema, id int64, word, name, letters string) error {
 	role := s.checkingRole()
 	if super, err := s.roleSuper(ctx, nil, role); err != nil || super {
 		return err // a superuser's statement reads no privileges
@@ -420,7 +422,7 @@ func (s *Session) checkRelation(ctx context.Context, sch *catalog.Schema, id int
 
 // checkSchemaPriv checks one privilege (U or C) on a schema.
 func (s *Session) checkSchemaPriv(ctx context.Context, sch *catalog.Schema, letter byte) error {
-	role := s.currentRole()
+	role := s.CurrentRole()
 	if super, err := s.roleSuper(ctx, nil, role); err != nil || super {
 		return err
 	}
@@ -454,7 +456,7 @@ func (s *Session) schemaUsable(sch *catalog.Schema) bool {
 // isOwner reports whether the current role owns an object (or is a
 // superuser).
 func (s *Session) isOwner(ctx context.Context, owner string) (bool, error) {
-	role := s.currentRole()
+	role := s.CurrentRole()
 	if super, err := s.roleSuper(ctx, nil, role); err != nil || super {
 		return super, err
 	}
@@ -467,7 +469,7 @@ func (s *Session) isOwner(ctx context.Context, owner string) (bool, error) {
 // checkRelOwner: 42501 must be owner of … unless the current role owns
 // relation id.
 func (s *Session) checkRelOwner(ctx context.Context, id int64, word, name string) error {
-	if super, err := s.roleSuper(ctx, nil, s.currentRole()); err != nil || super {
+	if super, err := s.roleSuper(ctx, nil, s.CurrentRole()); err != nil || super {
 		return err
 	}
 	st, err := s.privileges(ctx)
@@ -483,7 +485,7 @@ func (s *Session) checkRelOwner(ctx context.Context, id int64, word, name string
 
 // checkSchemaOwner is checkRelOwner for a schema.
 func (s *Session) checkSchemaOwner(ctx context.Context, sch *catalog.Schema) error {
-	if super, err := s.roleSuper(ctx, nil, s.currentRole()); err != nil || super {
+	if super, err := s.roleSuper(ctx, nil, s.CurrentRole()); err != nil || super {
 		return err
 	}
 	st, err := s.privileges(ctx)
@@ -574,7 +576,7 @@ func (s *Session) recordOwners(ctx context.Context, c *snapshot.Commit, meta *ca
 	if len(newSchemas)+len(newTables)+len(newViews) == 0 {
 		return nil
 	}
-	role := s.currentRole()
+	role := s.CurrentRole()
 	super, err := s.roleSuper(ctx, nil, role)
 	if err != nil {
 		return err
@@ -588,7 +590,7 @@ func (s *Session) recordOwners(ctx context.Context, c *snapshot.Commit, meta *ca
 		}
 	}
 	if len(newSchemas) > 0 && !super {
-		e := pgerr.New(codeRolePrivilege, "permission denied for database %s", s.database)
+		e := pgerr.New(codeRolePrivilege, "permission denied for database %s", s.Database)
 		e.Hint = "Only superusers create schemas in lakepg."
 		return e
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/lakepg/lakepg/sql/planner"
+
 	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/vec"
@@ -38,11 +40,11 @@ func (s *Session) catalogACL() func(kind string, id int64) (string, string, bool
 	}
 }
 
-// hasPrivilege binds has_table_privilege and has_schema_privilege:
+// HasPrivilege binds has_table_privilege and has_schema_privilege:
 // ([user,] object, privileges), true when the role holds any of the
 // privileges listed ('SELECT, INSERT', 'USAGE WITH GRANT OPTION').
-func (s *Session) hasPrivilege(b *binder, name string, args []exec.Expr, loc int32) (exec.Expr, error) {
-	ctx, err := b.privilegeArgs(name, args, loc)
+func (s *Session) HasPrivilege(b *planner.Binder, name string, args []exec.Expr, loc int32) (exec.Expr, error) {
+	ctx, err := b.PrivilegeArgs(name, args, loc)
 	if err != nil {
 		return nil, err
 	}
@@ -50,14 +52,14 @@ func (s *Session) hasPrivilege(b *binder, name string, args []exec.Expr, loc int
 	if err != nil {
 		return nil, err
 	}
-	c, err := b.catalogContext()
+	c, err := b.CatalogContext()
 	if err != nil {
 		return nil, err
 	}
 	var mu sync.Mutex
 	schemaKind := name == "has_schema_privilege"
 	fn := func(out *vec.Vector, a []*vec.Vector, i int) error {
-		role, obj, privs := s.currentRole(), a[0].S[i], a[len(a)-1].S[i]
+		role, obj, privs := s.CurrentRole(), a[0].S[i], a[len(a)-1].S[i]
 		if len(a) == 3 {
 			role, obj = a[0].S[i], a[1].S[i]
 		}
@@ -120,7 +122,7 @@ func (s *Session) hasPrivilege(b *binder, name string, args []exec.Expr, loc int
 		out.AppendBool(res)
 		return nil
 	}
-	return b.fold(&catalogFn{name: name, t: types.BoolT, args: args, strict: true, fn: fn}, loc)
+	return b.Fold(&planner.CatalogFn{Name: name, T: types.BoolT, Args: args, Strict: true, Fn: fn}, loc)
 }
 
 func isViewID(c *pgcatalog.Context, id int64) bool {
@@ -147,7 +149,7 @@ func (s *Session) catalogTableGrants(meta *catalog.Metadata) func(role bool) []p
 		if err != nil {
 			return nil
 		}
-		me := s.currentRole()
+		me := s.CurrentRole()
 		super, err := s.roleSuper(ctx, st, me)
 		if err != nil {
 			return nil

@@ -3,6 +3,8 @@ package sql
 import (
 	"context"
 
+	"github.com/lakepg/lakepg/sql/planner"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
@@ -12,9 +14,9 @@ import (
 // Privilege checks of reads and writes (hooks in from.go, views.go, dml.go,
 // truncate.go and copy.go).
 
-// enterView makes the tables a view reads checked with its owner's
+// EnterView makes the tables a view reads checked with its owner's
 // privileges, until the returned function runs.
-func (s *Session) enterView(ctx context.Context, id int64) func() {
+func (s *Session) EnterView(ctx context.Context, id int64) func() {
 	was, wasIn := s.priv.asRole, s.priv.inView
 	owner := ""
 	if st, err := s.privileges(ctx); err == nil {
@@ -46,7 +48,7 @@ func readsColumns(set []*pg.Node) bool {
 	found := false
 	for _, n := range set {
 		if v := n.GetResTarget().GetVal(); v != nil {
-			eachMessage(v.ProtoReflect(), func(m protoreflect.Message) {
+			planner.EachMessage(v.ProtoReflect(), func(m protoreflect.Message) {
 				if _, ok := m.Interface().(*pg.ColumnRef); ok {
 					found = true
 				}
@@ -59,7 +61,7 @@ func readsColumns(set []*pg.Node) bool {
 // checkMaintenance: maintenance procedures (CALL lakepg.…, ducklake_…)
 // are for superusers.
 func (s *Session) checkMaintenance(ctx context.Context, name string) error {
-	if super, err := s.roleSuper(ctx, nil, s.currentRole()); err != nil || super {
+	if super, err := s.roleSuper(ctx, nil, s.CurrentRole()); err != nil || super {
 		return err
 	}
 	e := pgerr.New(codeRolePrivilege, "permission denied for procedure %s", name)

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/lakepg/lakepg/sql/planner"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/lakepg/lakepg/catalog"
@@ -80,10 +82,10 @@ func (s *Session) granteeNames(ctx context.Context, specs []*pg.Node) ([]string,
 			out = append(out, "")
 			continue
 		case pg.RoleSpecType_ROLESPEC_CURRENT_USER, pg.RoleSpecType_ROLESPEC_CURRENT_ROLE:
-			out = append(out, s.currentRole())
+			out = append(out, s.CurrentRole())
 			continue
 		case pg.RoleSpecType_ROLESPEC_SESSION_USER:
-			out = append(out, s.user)
+			out = append(out, s.User)
 			continue
 		}
 		if err := s.roleMustExist(ctx, rs.Rolename); err != nil {
@@ -95,7 +97,7 @@ func (s *Session) granteeNames(ctx context.Context, specs []*pg.Node) ([]string,
 }
 
 func (s *Session) roleMustExist(ctx context.Context, name string) error {
-	if name == s.user || (s.priv.authSet && name == s.priv.authUser) {
+	if name == s.User || (s.priv.authSet && name == s.priv.authUser) {
 		return nil
 	}
 	if _, ok, err := s.eng.DB.Role(ctx, name); err != nil {
@@ -110,7 +112,7 @@ func (s *Session) roleMustExist(ctx context.Context, name string) error {
 // written as the session user.
 func (s *Session) ownerName(owner string) string {
 	if owner == "" {
-		return s.user
+		return s.User
 	}
 	return owner
 }
@@ -145,7 +147,7 @@ func (s *Session) grant(ctx context.Context, c *snapshot.Commit, meta *catalog.M
 					return "", pgerr.New(pgerr.InvalidSchemaName, "schema \"%s\" does not exist", name)
 				}
 				for _, t := range meta.TablesIn(sch.ID) {
-					targets = append(targets, grantTarget{privRelation, t.ID, relationWord(t, nil), t.Name, ps.relPriv(t.ID), tablePrivLetters})
+					targets = append(targets, grantTarget{privRelation, t.ID, planner.RelationWord(t, nil), t.Name, ps.relPriv(t.ID), tablePrivLetters})
 				}
 				for _, v := range viewsIn(meta, sch.ID) {
 					targets = append(targets, grantTarget{privRelation, v.ID, "view", v.Name, ps.relPriv(v.ID), tablePrivLetters})
@@ -158,20 +160,20 @@ func (s *Session) grant(ctx context.Context, c *snapshot.Commit, meta *catalog.M
 			if rv == nil {
 				continue
 			}
-			if s.tempLookup(rv.Schemaname, rv.Relname) != nil {
+			if s.TempLookup(rv.Schemaname, rv.Relname) != nil {
 				return "", pgerr.New(pgerr.FeatureNotSupported, "GRANT on temporary tables is not supported")
 			}
-			r, err := s.resolveRelation(meta, rv.Schemaname, rv.Relname, rv.Location)
+			r, err := s.ResolveRelation(meta, rv.Schemaname, rv.Relname, rv.Location)
 			if err != nil {
 				return "", err
 			}
 			id := int64(0)
-			if r.view != nil {
-				id = r.view.ID
+			if r.View != nil {
+				id = r.View.ID
 			} else {
-				id = r.table.ID
+				id = r.Table.ID
 			}
-			targets = append(targets, grantTarget{privRelation, id, relationWord(r.table, r.view), rv.Relname, ps.relPriv(id), tablePrivLetters})
+			targets = append(targets, grantTarget{privRelation, id, planner.RelationWord(r.Table, r.View), rv.Relname, ps.relPriv(id), tablePrivLetters})
 		}
 	case pg.ObjectType_OBJECT_SCHEMA:
 		for _, o := range st.Objects {
@@ -198,11 +200,11 @@ func (s *Session) grant(ctx context.Context, c *snapshot.Commit, meta *catalog.M
 		if err := s.roleMustExist(ctx, g); err != nil {
 			return "", err
 		}
-		if g != s.currentRole() {
+		if g != s.CurrentRole() {
 			return "", pgerr.New(pgerr.FeatureNotSupported, "grantor must be current user")
 		}
 	}
-	role := s.currentRole()
+	role := s.CurrentRole()
 	super, err := s.roleSuper(ctx, ps, role)
 	if err != nil {
 		return "", err
@@ -231,9 +233,9 @@ func (s *Session) grant(ctx context.Context, c *snapshot.Commit, meta *catalog.M
 					return "", errPermission(t.word, t.name)
 				}
 				if st.IsGrant {
-					s.raise(Notice{Severity: "WARNING", Code: "01007", Message: "no privileges were granted for \"" + t.name + "\""})
+					s.Raise(Notice{Severity: "WARNING", Code: "01007", Message: "no privileges were granted for \"" + t.name + "\""})
 				} else {
-					s.raise(Notice{Severity: "WARNING", Code: "01006", Message: "no privileges could be revoked for \"" + t.name + "\""})
+					s.Raise(Notice{Severity: "WARNING", Code: "01006", Message: "no privileges could be revoked for \"" + t.name + "\""})
 				}
 				continue
 			}
@@ -387,7 +389,7 @@ func (s *Session) alterDefaultPrivileges(ctx context.Context, c *snapshot.Commit
 	if err != nil {
 		return "", err
 	}
-	me := s.currentRole()
+	me := s.CurrentRole()
 	super, err := s.roleSuper(ctx, ps, me)
 	if err != nil {
 		return "", err
@@ -513,7 +515,7 @@ func (s *Session) newOwnerName(ctx context.Context, rs *pg.RoleSpec, oldOwner, w
 		return "", err
 	}
 	if rs.GetRoletype() == pg.RoleSpecType_ROLESPEC_CURRENT_USER || rs.GetRoletype() == pg.RoleSpecType_ROLESPEC_CURRENT_ROLE {
-		newOwner = s.currentRole()
+		newOwner = s.CurrentRole()
 	}
 	if err := s.roleMustExist(ctx, newOwner); err != nil {
 		return "", err
@@ -522,7 +524,7 @@ func (s *Session) newOwnerName(ctx context.Context, rs *pg.RoleSpec, oldOwner, w
 	if err != nil {
 		return "", err
 	}
-	me := s.currentRole()
+	me := s.CurrentRole()
 	super, err := s.roleSuper(ctx, ps, me)
 	if err != nil || super {
 		return newOwner, err
@@ -597,17 +599,17 @@ func (s *Session) alterOwner(ctx context.Context, c *snapshot.Commit, meta *cata
 // done: the statement was run here.
 func (s *Session) ownerDDL(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, n *pg.Node) (tag string, done bool, err error) {
 	relOwner := func(schema, name string) error {
-		if s.tempLookup(schema, name) != nil {
+		if s.TempLookup(schema, name) != nil {
 			return nil
 		}
-		r, err := s.resolveRelation(meta, schema, name, -1)
+		r, err := s.ResolveRelation(meta, schema, name, -1)
 		if err != nil {
 			return nil // the statement reports it
 		}
-		if r.view != nil {
-			return s.checkRelOwner(ctx, r.view.ID, "view", name)
+		if r.View != nil {
+			return s.checkRelOwner(ctx, r.View.ID, "view", name)
 		}
-		return s.checkRelOwner(ctx, r.table.ID, relationWord(r.table, nil), name)
+		return s.checkRelOwner(ctx, r.Table.ID, planner.RelationWord(r.Table, nil), name)
 	}
 	schemaOwner := func(name string) error {
 		sch, ok := meta.SchemaByName(name)
@@ -629,7 +631,7 @@ func (s *Session) ownerDDL(ctx context.Context, c *snapshot.Commit, meta *catalo
 		for _, o := range st.Objects {
 			switch st.RemoveType {
 			case pg.ObjectType_OBJECT_TABLE, pg.ObjectType_OBJECT_VIEW, pg.ObjectType_OBJECT_MATVIEW:
-				names := strNodes(o.GetList().GetItems())
+				names := planner.StrNodes(o.GetList().GetItems())
 				if len(names) > 0 {
 					if err := relOwner(qualifier(names), names[len(names)-1]); err != nil {
 						return "", false, err
@@ -654,7 +656,7 @@ func (s *Session) ownerDDL(ctx context.Context, c *snapshot.Commit, meta *catalo
 		if !allOwner {
 			return "", false, relOwner(rv.Schemaname, rv.Relname)
 		}
-		r, err := s.resolveRelation(meta, rv.Schemaname, rv.Relname, rv.Location)
+		r, err := s.ResolveRelation(meta, rv.Schemaname, rv.Relname, rv.Location)
 		if err != nil {
 			if st.MissingOk {
 				s.notice("relation \"%s\" does not exist, skipping", rv.Relname)
@@ -662,11 +664,11 @@ func (s *Session) ownerDDL(ctx context.Context, c *snapshot.Commit, meta *catalo
 			}
 			return "", true, err
 		}
-		id, word := int64(0), relationWord(r.table, r.view)
-		if r.view != nil {
-			id = r.view.ID
+		id, word := int64(0), planner.RelationWord(r.Table, r.View)
+		if r.View != nil {
+			id = r.View.ID
 		} else {
-			id = r.table.ID
+			id = r.Table.ID
 		}
 		ps, err := s.privileges(ctx)
 		if err != nil {
@@ -701,13 +703,13 @@ func (s *Session) ownerDDL(ctx context.Context, c *snapshot.Commit, meta *catalo
 				return "", false, err
 			}
 			// renaming a relation needs CREATE on its schema too
-			if r, err := s.resolveRelation(meta, rv.Schemaname, rv.Relname, -1); err == nil && s.tempLookup(rv.Schemaname, rv.Relname) == nil {
-				return "", false, s.checkSchemaPriv(ctx, r.schema, 'C')
+			if r, err := s.ResolveRelation(meta, rv.Schemaname, rv.Relname, -1); err == nil && s.TempLookup(rv.Schemaname, rv.Relname) == nil {
+				return "", false, s.checkSchemaPriv(ctx, r.Schema, 'C')
 			}
 		}
 	case *pg.Node_CommentStmt:
 		st := x.CommentStmt
-		names := strNodes(st.Object.GetList().GetItems())
+		names := planner.StrNodes(st.Object.GetList().GetItems())
 		switch st.Objtype {
 		case pg.ObjectType_OBJECT_TABLE, pg.ObjectType_OBJECT_VIEW, pg.ObjectType_OBJECT_MATVIEW:
 			if len(names) > 0 {
@@ -746,7 +748,7 @@ func (s *Session) setRole(v *pg.VariableSetStmt) (res *Result, ok bool, err erro
 		if err != nil {
 			return nil, true, err
 		}
-		s.priv.authUser, s.priv.authSuper, s.priv.authSet = s.user, super, true
+		s.priv.authUser, s.priv.authSuper, s.priv.authSet = s.User, super, true
 	}
 	s.resetPrivCache()
 	if name == "session_authorization" {
@@ -760,7 +762,7 @@ func (s *Session) setRole(v *pg.VariableSetStmt) (res *Result, ok bool, err erro
 				return nil, true, asInvalidParameter(err)
 			}
 		}
-		s.user, s.priv.role = target, ""
+		s.User, s.priv.role = target, ""
 		return tagResult(tag), true, nil
 	}
 	if reset || strings.EqualFold(val, "none") {
@@ -770,12 +772,12 @@ func (s *Session) setRole(v *pg.VariableSetStmt) (res *Result, ok bool, err erro
 	if err := s.roleMustExist(ctx, val); err != nil {
 		return nil, true, asInvalidParameter(err)
 	}
-	may, err := s.actsAs(ctx, s.user, val) // a member may become the role
+	may, err := s.actsAs(ctx, s.User, val) // a member may become the role
 	if err != nil {
 		return nil, true, err
 	}
 	if !may {
-		super, err := s.roleSuper(ctx, nil, s.user)
+		super, err := s.roleSuper(ctx, nil, s.User)
 		if err != nil {
 			return nil, true, err
 		}
@@ -785,7 +787,7 @@ func (s *Session) setRole(v *pg.VariableSetStmt) (res *Result, ok bool, err erro
 		return nil, true, pgerr.New(codeRolePrivilege, "permission denied to set role \"%s\"", val)
 	}
 	s.priv.role = val
-	if val == s.user {
+	if val == s.User {
 		s.priv.role = ""
 	}
 	return tagResult(tag), true, nil
@@ -807,11 +809,11 @@ func (s *Session) roleHasObjects(ctx context.Context, name string) (bool, error)
 	if err != nil || len(rows) == 0 {
 		return false, err
 	}
-	snap, err := s.readSnapshot(ctx)
+	snap, err := s.ReadSnapshot(ctx)
 	if err != nil {
 		return false, err
 	}
-	meta, err := s.metadata(ctx, snap)
+	meta, err := s.Metadata(ctx, snap)
 	if err != nil {
 		return false, err
 	}
@@ -854,16 +856,16 @@ func viewIDExists(meta *catalog.Metadata, id int64) bool {
 // RESET ROLE.
 func (s *Session) discardRoles() {
 	if s.priv.authSet {
-		s.user = s.priv.authUser
+		s.User = s.priv.authUser
 	}
 	s.priv.role = ""
 	s.resetPrivCache()
 }
 
-// roleSetting is SHOW role / session_authorization and their
+// RoleSetting is SHOW role / session_authorization and their
 // current_setting: the role SET ROLE chose ("none" without one), the
 // session user.
-func (s *Session) roleSetting(name string) (string, bool) {
+func (s *Session) RoleSetting(name string) (string, bool) {
 	switch name {
 	case "role":
 		if s.priv.role == "" {
@@ -871,7 +873,7 @@ func (s *Session) roleSetting(name string) (string, bool) {
 		}
 		return s.priv.role, true
 	case "session_authorization":
-		return s.user, true
+		return s.User, true
 	}
 	return "", false
 }

@@ -3,6 +3,8 @@ package sql
 import (
 	"context"
 
+	"github.com/lakepg/lakepg/sql/planner"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/lakepg/lakepg/catalog"
@@ -37,14 +39,14 @@ type returning struct {
 }
 
 // bindReturning binds list over sc. nil list: nil, no RETURNING.
-func (s *Session) bindReturning(b *binder, sc *scope, list []*pg.Node) (*returning, error) {
+func (s *Session) bindReturning(b *planner.Binder, sc *planner.Scope, list []*pg.Node) (*returning, error) {
 	if len(list) == 0 {
 		return nil, nil
 	}
 	rb := *b
-	rb.noAggMsg = "aggregate functions are not allowed in RETURNING"
-	rb.aggs, rb.win, rb.post = nil, nil, nil
-	r := &returning{env: b.env}
+	rb.NoAggMsg = "aggregate functions are not allowed in RETURNING"
+	rb.Aggs, rb.Win, rb.Post = nil, nil, nil
+	r := &returning{env: b.Env}
 	for _, n := range list {
 		rt := n.GetResTarget()
 		if cr := rt.Val.GetColumnRef(); cr != nil && cr.Fields[len(cr.Fields)-1].GetAStar() != nil {
@@ -53,51 +55,51 @@ func (s *Session) bindReturning(b *binder, sc *scope, list []*pg.Node) (*returni
 				qual = cr.Fields[len(cr.Fields)-2].GetString_().Sval
 			}
 			found := 0
-			for i, c := range sc.cols {
-				if qual == "" && !c.hidden || qual != "" && c.Table == qual && !c.system {
-					if c.used != nil {
-						*c.used = true
+			for i, c := range sc.Cols {
+				if qual == "" && !c.Hidden || qual != "" && c.Table == qual && !c.System {
+					if c.Used != nil {
+						*c.Used = true
 					}
 					r.exprs = append(r.exprs, &exec.ColRef{Idx: i, T: c.T})
-					r.cols = append(r.cols, Column{Name: c.Name, Type: c.T, TableOID: c.orig.rel, Attnum: c.orig.att, rec: c.rec})
+					r.cols = append(r.cols, Column{Name: c.Name, Type: c.T, TableOID: c.Orig.Rel, Attnum: c.Orig.Att, Rec: c.Rec})
 					found++
 				}
 			}
 			if qual != "" && found == 0 {
-				return nil, errAt(pgerr.New(pgerr.UndefinedTable, "missing FROM-clause entry for table \"%s\"", qual), cr.Location)
+				return nil, planner.ErrAt(pgerr.New(pgerr.UndefinedTable, "missing FROM-clause entry for table \"%s\"", qual), cr.Location)
 			}
 			continue
 		}
 		if containsSRF(rt.Val) {
-			return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "set-returning functions are not allowed in RETURNING"), nodeLoc(rt.Val))
+			return nil, planner.ErrAt(pgerr.New(pgerr.FeatureNotSupported, "set-returning functions are not allowed in RETURNING"), planner.NodeLoc(rt.Val))
 		}
-		e, err := rb.bind(rt.Val, sc)
+		e, err := rb.Bind(rt.Val, sc)
 		if err != nil {
 			return nil, err
 		}
 		if e.Type().ID == types.Unknown {
-			if e, err = rb.cast(e, types.TextT, false, -1); err != nil {
+			if e, err = rb.Cast(e, types.TextT, false, -1); err != nil {
 				return nil, err
 			}
 		}
-		col := Column{Name: targetName(rt), Type: e.Type()}
+		col := Column{Name: planner.TargetName(rt), Type: e.Type()}
 		if cr := rt.Val.GetColumnRef(); cr != nil {
-			if i, err := rb.findColumn(sc, strNodes(cr.Fields), -1); err == nil {
-				col.TableOID, col.Attnum, col.rec = sc.cols[i].orig.rel, sc.cols[i].orig.att, sc.cols[i].rec
+			if i, err := rb.FindColumn(sc, planner.StrNodes(cr.Fields), -1); err == nil {
+				col.TableOID, col.Attnum, col.Rec = sc.Cols[i].Orig.Rel, sc.Cols[i].Orig.Att, sc.Cols[i].Rec
 			}
 		}
 		r.exprs = append(r.exprs, e)
 		r.cols = append(r.cols, col)
 	}
-	if b.qc == nil || !b.qc.describeOnly {
+	if b.Qc == nil || !b.Qc.DescribeOnly {
 		// constants fail while planning, as in a query (foldcheck.go)
 		for _, e := range r.exprs {
-			if err := exec.FoldError(b.env, e); err != nil {
+			if err := exec.FoldError(b.Env, e); err != nil {
 				return nil, err
 			}
 		}
 	}
-	r.buf = exec.NewRowBuffer(typesOfColumns(r.cols), nil)
+	r.buf = exec.NewRowBuffer(planner.TypesOfColumns(r.cols), nil)
 	r.proj = exec.Project{Env: r.env, Input: &r.one, Exprs: r.exprs}
 	return r, nil
 }
@@ -105,11 +107,11 @@ func (s *Session) bindReturning(b *binder, sc *scope, list []*pg.Node) (*returni
 // containsSRF reports a set-returning function call outside subqueries.
 func containsSRF(n *pg.Node) bool {
 	found := false
-	walk(n, func(x *pg.Node) bool {
+	planner.Walk(n, func(x *pg.Node) bool {
 		if x.GetSubLink() != nil {
 			return false
 		}
-		if fc := x.GetFuncCall(); fc != nil && fc.Over == nil && isSRF(funcName(fc)) {
+		if fc := x.GetFuncCall(); fc != nil && fc.Over == nil && planner.IsSRF(planner.FuncName(fc)) {
 			found = true
 		}
 		return !found
@@ -186,10 +188,10 @@ func hasReturning(n *pg.Node) bool {
 
 // targetScope is the scope of a write's target table columns named by
 // alias, for RETURNING.
-func targetScope(alias string, t *catalog.Table, cols []exec.ScanCol) *scope {
-	sc := &scope{}
+func targetScope(alias string, t *catalog.Table, cols []exec.ScanCol) *planner.Scope {
+	sc := &planner.Scope{}
 	for i, c := range cols {
-		sc.cols = append(sc.cols, scopeCol{Table: alias, Name: c.Name, T: c.T, orig: tableColOrigin(t, i)})
+		sc.Cols = append(sc.Cols, planner.ScopeCol{Table: alias, Name: c.Name, T: c.T, Orig: planner.TableColOrigin(t, i)})
 	}
 	return sc
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/lakepg/lakepg/sql/planner"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/lakepg/lakepg/catalog"
@@ -41,7 +43,7 @@ func (s *Session) grantRole(ctx context.Context, st *pg.GrantRoleStmt) (*Result,
 	if err != nil {
 		return nil, err
 	}
-	super, err := s.roleSuper(ctx, nil, s.currentRole())
+	super, err := s.roleSuper(ctx, nil, s.CurrentRole())
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +52,7 @@ func (s *Session) grantRole(ctx context.Context, st *pg.GrantRoleStmt) (*Result,
 		if err := s.roleMustExist(ctx, role); err != nil {
 			return nil, err
 		}
-		if !super && !hasAdmin(members, s.currentRole(), role) {
+		if !super && !hasAdmin(members, s.CurrentRole(), role) {
 			return nil, pgerr.New(codeRolePrivilege, "permission denied to %s role \"%s\"", map[bool]string{true: "grant", false: "revoke"}[st.IsGrant], role)
 		}
 		for _, g := range st.GranteeRoles {
@@ -67,14 +69,14 @@ func (s *Session) grantRole(ctx context.Context, st *pg.GrantRoleStmt) (*Result,
 					return nil, err
 				}
 				if !found {
-					s.raise(Notice{Severity: "WARNING", Code: "01000", Message: fmt.Sprintf("role \"%s\" has not been granted membership in role \"%s\" by role \"%s\"", member, role, s.currentRole())})
+					s.Raise(Notice{Severity: "WARNING", Code: "01000", Message: fmt.Sprintf("role \"%s\" has not been granted membership in role \"%s\" by role \"%s\"", member, role, s.CurrentRole())})
 				}
 				continue
 			}
 			if member == role || inherits(members, role, member) {
 				return nil, pgerr.New(codeInvalidGrantOperation, "role \"%s\" is a member of role \"%s\"", role, member)
 			}
-			m := catalog.RoleMember{Role: role, Member: member, Admin: admin, Grantor: s.currentRole()}
+			m := catalog.RoleMember{Role: role, Member: member, Admin: admin, Grantor: s.CurrentRole()}
 			if err := s.eng.DB.GrantRole(ctx, m); err != nil {
 				return nil, err
 			}
@@ -154,16 +156,16 @@ func (s *Session) catalogMembers() func() []catalog.RoleMember {
 	}
 }
 
-// pgHasRole binds pg_has_role([user,] role, privilege): whether user
+// PgHasRole binds pg_has_role([user,] role, privilege): whether user
 // (current_user when not given; a name or an OID) is role or a member of
 // it — MEMBER, USAGE and SET alike, as every role inherits here — or, WITH
 // ADMIN OPTION, holds the admin option on it. A superuser has every role.
-func (s *Session) pgHasRole(b *binder, args []exec.Expr, loc int32) (exec.Expr, error) {
-	ctx, err := b.privilegeArgs("pg_has_role", args, loc)
+func (s *Session) PgHasRole(b *planner.Binder, args []exec.Expr, loc int32) (exec.Expr, error) {
+	ctx, err := b.PrivilegeArgs("pg_has_role", args, loc)
 	if err != nil {
 		return nil, err
 	}
-	c := &pgcatalog.Context{User: s.user, Roles: s.catalogRoles()}
+	c := &pgcatalog.Context{User: s.User, Roles: s.CatalogRoles()}
 	name := func(v string) string {
 		if oid, err := strconv.ParseInt(v, 10, 64); err == nil {
 			return pgcatalog.UserName(c, oid)
@@ -171,8 +173,8 @@ func (s *Session) pgHasRole(b *binder, args []exec.Expr, loc int32) (exec.Expr, 
 		return v
 	}
 	var mu sync.Mutex
-	return &catalogFn{name: "pg_has_role", t: types.BoolT, args: args, strict: true, fn: func(out *vec.Vector, a []*vec.Vector, i int) error {
-		user, role, priv := s.currentRole(), name(a[0].S[i]), a[len(a)-1].S[i]
+	return &planner.CatalogFn{Name: "pg_has_role", T: types.BoolT, Args: args, Strict: true, Fn: func(out *vec.Vector, a []*vec.Vector, i int) error {
+		user, role, priv := s.CurrentRole(), name(a[0].S[i]), a[len(a)-1].S[i]
 		if len(a) == 3 {
 			user, role = name(a[0].S[i]), name(a[1].S[i])
 		}

@@ -254,7 +254,7 @@ func (s *Session) executeRoleStmt(ctx context.Context, n *pg.Node) (*Result, err
 // isSuperuser: a role's own attribute when the session user is a role, else
 // what the session logged in as.
 func (s *Session) isSuperuser(ctx context.Context) (bool, error) {
-	r, ok, err := s.eng.DB.Role(ctx, s.currentRole()) // SET ROLE counts (privileges.go)
+	r, ok, err := s.eng.DB.Role(ctx, s.CurrentRole()) // SET ROLE counts (privileges.go)
 	if err != nil {
 		return false, err
 	}
@@ -333,9 +333,9 @@ func (s *Session) roleSpecName(rs *pg.RoleSpec) (string, error) {
 	case pg.RoleSpecType_ROLESPEC_CSTRING:
 		return rs.Rolename, nil
 	case pg.RoleSpecType_ROLESPEC_CURRENT_USER, pg.RoleSpecType_ROLESPEC_CURRENT_ROLE:
-		return s.currentRole(), nil // the role SET ROLE chose
+		return s.CurrentRole(), nil // the role SET ROLE chose
 	case pg.RoleSpecType_ROLESPEC_SESSION_USER:
-		return s.user, nil
+		return s.User, nil
 	}
 	return "", pgerr.New(pgerr.UndefinedObject, "role \"public\" does not exist")
 }
@@ -354,7 +354,7 @@ func (s *Session) alterRole(ctx context.Context, st *pg.AlterRoleStmt) (*Result,
 		return nil, err
 	}
 	// Everyone may change their own password, as in PostgreSQL.
-	ownPassword := name == s.user && o.login == nil && o.superuser == nil
+	ownPassword := name == s.User && o.login == nil && o.superuser == nil
 	if !may && !ownPassword {
 		return nil, permissionDenied("alter role", "Only roles with the SUPERUSER attribute may alter roles other than their own password.")
 	}
@@ -397,7 +397,7 @@ func (s *Session) dropRole(ctx context.Context, st *pg.DropRoleStmt) (*Result, e
 			return nil, pgerr.New(pgerr.SyntaxError, "cannot use special role specifier in DROP ROLE")
 		}
 		name := rs.Rolename
-		if name == s.user {
+		if name == s.User {
 			return nil, pgerr.New(codeRoleInUse, "current user cannot be dropped")
 		}
 		if busy, err := s.roleHasObjects(ctx, name); err != nil { // privileges_stmt.go
@@ -420,10 +420,10 @@ func (s *Session) dropRole(ctx context.Context, st *pg.DropRoleStmt) (*Result, e
 	return tagResult("DROP ROLE"), nil
 }
 
-// catalogRoles is pgcatalog's role loader for one statement: read at most
+// CatalogRoles is pgcatalog's role loader for one statement: read at most
 // once, and with verifiers only for a superuser, as only superusers may read
 // pg_authid in PostgreSQL.
-func (s *Session) catalogRoles() func() []catalog.Role {
+func (s *Session) CatalogRoles() func() []catalog.Role {
 	var once sync.Once
 	var roles []catalog.Role
 	return func() []catalog.Role {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/lakepg/lakepg/sql/planner"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/lakepg/lakepg/catalog"
@@ -122,7 +124,7 @@ func (s *Session) findSequence(seqs []catalog.Sequence, meta *catalog.Metadata, 
 	if schemaName != "" {
 		schemas = []string{schemaName}
 	} else {
-		schemas = s.searchPath()
+		schemas = s.SearchPath()
 	}
 	for _, sp := range schemas {
 		sch, ok := meta.SchemaByName(sp)
@@ -154,7 +156,7 @@ func (s *Session) relationTaken(ctx context.Context, meta *catalog.Metadata, sch
 // relationExists reports whether schema id has a table, view, sequence or
 // constraint index (a relation in PostgreSQL) named name.
 func relationExists(seqs []catalog.Sequence, meta *catalog.Metadata, schemaID int64, name string) bool {
-	if tableOrView(meta, schemaID, name) || indexNameTaken(meta, schemaID, name) { // views.go, constraints.go
+	if planner.TableOrView(meta, schemaID, name) || indexNameTaken(meta, schemaID, name) { // views.go, constraints.go
 		return true
 	}
 	for _, q := range seqs {
@@ -294,7 +296,7 @@ func seqOptions(q *catalog.Sequence, opts []*pg.Node, isInit bool, colType strin
 			cycle = d
 		case "owned_by":
 			hasOwned = true
-			owned = strNodes(d.Arg.GetList().Items)
+			owned = planner.StrNodes(d.Arg.GetList().Items)
 		case "sequence_name", "generated":
 		default:
 			return nil, false, false, pgerr.New(pgerr.SyntaxError, "option \"%s\" not recognized", d.Defname)
@@ -309,7 +311,7 @@ func seqOptions(q *catalog.Sequence, opts []*pg.Node, isInit bool, colType strin
 		}
 	}
 	if asType != nil {
-		t, err := resolveTypeName(asType.Arg.GetTypeName())
+		t, err := planner.ResolveTypeName(asType.Arg.GetTypeName())
 		if err != nil {
 			return nil, false, false, err
 		}
@@ -431,7 +433,7 @@ func (s *Session) ownedBy(meta *catalog.Metadata, q *catalog.Sequence, names []s
 	if len(names) > 2 {
 		tschema = names[len(names)-3]
 	}
-	sch, t, err := s.resolveTable(meta, tschema, names[len(names)-2], -1)
+	sch, t, err := s.ResolveTable(meta, tschema, names[len(names)-2], -1)
 	if err != nil {
 		return err
 	}
@@ -464,7 +466,7 @@ func (s *Session) createSequence(ctx context.Context, c *snapshot.Commit, meta *
 			s.notice("relation \"%s\" already exists, skipping", rv.Relname)
 			return "CREATE SEQUENCE", nil
 		}
-		return "", errAt(pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", rv.Relname), rv.Location)
+		return "", planner.ErrAt(pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", rv.Relname), rv.Location)
 	}
 	q := catalog.Sequence{ID: s.newSequenceID(), SchemaID: sch.ID, Name: rv.Relname}
 	owned, hasOwned, _, err := seqOptions(&q, st.Options, true, "")
@@ -492,7 +494,7 @@ func (s *Session) sequenceNamed(ctx context.Context, meta *catalog.Metadata, rv 
 			s.notice("relation \"%s\" does not exist, skipping", rv.Relname)
 			return seqs, nil, nil
 		}
-		return nil, nil, errAt(pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", rv.Relname), rv.Location)
+		return nil, nil, planner.ErrAt(pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", rv.Relname), rv.Location)
 	}
 	return seqs, q, nil
 }
@@ -579,7 +581,7 @@ func (s *Session) dropSequences(ctx context.Context, c *snapshot.Commit, meta *c
 		return "", err
 	}
 	for _, o := range st.Objects {
-		names := strNodes(o.GetList().Items)
+		names := planner.StrNodes(o.GetList().Items)
 		schemaName, name := "", names[len(names)-1]
 		if len(names) > 1 {
 			schemaName = names[len(names)-2]
@@ -859,7 +861,7 @@ func (f *seqFn) resolve(ctx context.Context, v *vec.Vector, i int) (int64, strin
 func (f *seqFn) lookup(ctx context.Context, v *vec.Vector, i int) (int64, string, error) {
 	var oid int64
 	if v.Type.ID == types.Text {
-		c := f.s.catalogContextFor(ctx)
+		c := f.s.CatalogContextFor(ctx)
 		var err error
 		if oid, err = pgcatalog.RelationOIDByName(c, v.S[i]); err != nil {
 			return 0, "", err
@@ -869,7 +871,7 @@ func (f *seqFn) lookup(ctx context.Context, v *vec.Vector, i int) (int64, string
 	}
 	id, ok := pgcatalog.SequenceID(oid)
 	if !ok {
-		c := f.s.catalogContextFor(ctx)
+		c := f.s.CatalogContextFor(ctx)
 		return 0, "", pgerr.New(codeWrongObjectType, "\"%s\" is not a sequence", pgcatalog.RelationName(c, oid))
 	}
 	seqs, err := f.s.sequences(ctx)
@@ -978,22 +980,22 @@ func (f *lastvalFn) Eval(env *exec.Env, b *vec.Batch) (*vec.Vector, error) {
 	return out, nil
 }
 
-// catalogContextFor is the catalog Context at the statement's snapshot.
-func (s *Session) catalogContextFor(ctx context.Context) *pgcatalog.Context {
-	snap, err := s.readSnapshot(ctx)
+// CatalogContextFor is the catalog Context at the statement's snapshot.
+func (s *Session) CatalogContextFor(ctx context.Context) *pgcatalog.Context {
+	snap, err := s.ReadSnapshot(ctx)
 	if err != nil {
-		return s.catalogContext(nil)
+		return s.CatalogContext(nil)
 	}
-	meta, err := s.metadata(ctx, snap)
+	meta, err := s.Metadata(ctx, snap)
 	if err != nil {
-		return s.catalogContext(nil)
+		return s.CatalogContext(nil)
 	}
-	return s.catalogContext(meta)
+	return s.CatalogContext(meta)
 }
 
-// sequenceFunction binds nextval, currval, setval and lastval; ok is false
+// SequenceFunction binds nextval, currval, setval and lastval; ok is false
 // for other names.
-func (s *Session) sequenceFunction(b *binder, name string, args []exec.Expr, loc int32) (exec.Expr, bool, error) {
+func (s *Session) SequenceFunction(b *planner.Binder, name string, args []exec.Expr, loc int32) (exec.Expr, bool, error) {
 	switch name {
 	case "nextval", "currval", "setval", "lastval":
 	case "pg_get_serial_sequence":
@@ -1016,7 +1018,7 @@ func (s *Session) sequenceFunction(b *binder, name string, args []exec.Expr, loc
 		}
 		e := pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(ts, ", "))
 		e.Hint = "No function matches the given name and argument types. You might need to add explicit type casts."
-		return nil, true, errAt(e, loc)
+		return nil, true, planner.ErrAt(e, loc)
 	}
 	if name == "lastval" {
 		return &lastvalFn{s: s}, true, nil
@@ -1025,21 +1027,21 @@ func (s *Session) sequenceFunction(b *binder, name string, args []exec.Expr, loc
 	switch args[0].Type().ID {
 	case types.Unknown:
 		// nextval('s'): the literal is a regclass, resolved now
-		if args[0], _, err = b.regCast(args[0], "regclass", loc); err != nil {
+		if args[0], _, err = b.RegCast(args[0], "regclass", loc); err != nil {
 			return nil, true, err
 		}
 	case types.Text:
 	default:
-		if args[0], err = b.cast(args[0], types.Int64T, false, loc); err != nil {
+		if args[0], err = b.Cast(args[0], types.Int64T, false, loc); err != nil {
 			return nil, true, err
 		}
 	}
 	if name == "setval" {
-		if args[1], err = b.cast(args[1], types.Int64T, false, loc); err != nil {
+		if args[1], err = b.Cast(args[1], types.Int64T, false, loc); err != nil {
 			return nil, true, err
 		}
 		if len(args) > 2 {
-			if args[2], err = b.cast(args[2], types.BoolT, false, loc); err != nil {
+			if args[2], err = b.Cast(args[2], types.BoolT, false, loc); err != nil {
 				return nil, true, err
 			}
 		}
@@ -1050,21 +1052,21 @@ func (s *Session) sequenceFunction(b *binder, name string, args []exec.Expr, loc
 // serialSequence binds pg_get_serial_sequence(table, column): the
 // schema-qualified name of the sequence owned by the column (serial or
 // identity), NULL when there is none.
-func (s *Session) serialSequence(b *binder, args []exec.Expr, loc int32) (exec.Expr, error) {
+func (s *Session) serialSequence(b *planner.Binder, args []exec.Expr, loc int32) (exec.Expr, error) {
 	if len(args) != 2 {
 		e := pgerr.New(pgerr.UndefinedFunction, "function pg_get_serial_sequence does not exist")
-		return nil, errAt(e, loc)
+		return nil, planner.ErrAt(e, loc)
 	}
 	for i := range args {
 		var err error
-		if args[i], err = b.cast(args[i], types.TextT, false, loc); err != nil {
+		if args[i], err = b.Cast(args[i], types.TextT, false, loc); err != nil {
 			return nil, err
 		}
 	}
-	return &catalogFn{name: "pg_get_serial_sequence", t: types.TextT, args: args, strict: true,
-		fn: func(out *vec.Vector, a []*vec.Vector, i int) error {
+	return &planner.CatalogFn{Name: "pg_get_serial_sequence", T: types.TextT, Args: args, Strict: true,
+		Fn: func(out *vec.Vector, a []*vec.Vector, i int) error {
 			ctx := context.Background()
-			c := s.catalogContextFor(ctx)
+			c := s.CatalogContextFor(ctx)
 			oid, err := pgcatalog.RelationOIDByName(c, a[0].S[i])
 			if err != nil {
 				return err

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/lakepg/lakepg/sql/planner"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/proto"
 
@@ -42,7 +44,7 @@ func serialSpecOf(cd *pg.ColumnDef) (*serialSpec, *pg.ColumnDef, error) {
 	var sp *serialSpec
 	out := cd
 	if cd.TypeName != nil && len(cd.TypeName.ArrayBounds) == 0 {
-		names := strNodes(cd.TypeName.Names)
+		names := planner.StrNodes(cd.TypeName.Names)
 		if len(names) == 1 || (len(names) == 2 && names[0] == "pg_catalog") {
 			if it, ok := serialTypes[names[len(names)-1]]; ok {
 				cp := proto.Clone(cd).(*pg.ColumnDef)
@@ -57,20 +59,20 @@ func serialSpecOf(cd *pg.ColumnDef) (*serialSpec, *pg.ColumnDef, error) {
 		con := cn.GetConstraint()
 		if con == nil || con.Contype != pg.ConstrType_CONSTR_IDENTITY {
 			if sp != nil && con != nil && con.Contype == pg.ConstrType_CONSTR_DEFAULT {
-				return nil, nil, errAt(pgerr.New(pgerr.SyntaxError, "multiple default values specified for column \"%s\" of table", cd.Colname), con.Location)
+				return nil, nil, planner.ErrAt(pgerr.New(pgerr.SyntaxError, "multiple default values specified for column \"%s\" of table", cd.Colname), con.Location)
 			}
 			kept = append(kept, cn)
 			continue
 		}
 		if sp != nil {
-			return nil, nil, errAt(pgerr.New(pgerr.SyntaxError, "both default and identity specified for column \"%s\"", cd.Colname), con.Location)
+			return nil, nil, planner.ErrAt(pgerr.New(pgerr.SyntaxError, "both default and identity specified for column \"%s\"", cd.Colname), con.Location)
 		}
 		sp = &serialSpec{identity: con.GeneratedWhen, options: con.Options}
 	}
 	if sp != nil && sp.identity != "" {
 		for _, cn := range kept {
 			if con := cn.GetConstraint(); con != nil && con.Contype == pg.ConstrType_CONSTR_DEFAULT {
-				return nil, nil, errAt(pgerr.New(pgerr.SyntaxError, "both default and identity specified for column \"%s\"", cd.Colname), con.Location)
+				return nil, nil, planner.ErrAt(pgerr.New(pgerr.SyntaxError, "both default and identity specified for column \"%s\"", cd.Colname), con.Location)
 			}
 		}
 		cp := proto.Clone(out).(*pg.ColumnDef)
@@ -87,13 +89,13 @@ func nextvalCall(n *pg.Node) (string, bool) {
 	if f == nil || len(f.Args) != 1 {
 		return "", false
 	}
-	names := strNodes(f.Funcname)
+	names := planner.StrNodes(f.Funcname)
 	if names[len(names)-1] != "nextval" {
 		return "", false
 	}
 	arg := f.Args[0]
 	if tc := arg.GetTypeCast(); tc != nil {
-		if tn := strNodes(tc.TypeName.Names); tn[len(tn)-1] != "regclass" {
+		if tn := planner.StrNodes(tc.TypeName.Names); tn[len(tn)-1] != "regclass" {
 			return "", false
 		}
 		arg = tc.Arg
@@ -116,7 +118,7 @@ func (s *Session) createTableWithSequences(ctx context.Context, c *snapshot.Comm
 	}
 	taken := map[string]bool{}
 	qualify := true
-	for _, sp := range s.searchPath() {
+	for _, sp := range s.SearchPath() {
 		if first, ok := meta.SchemaByName(sp); ok {
 			qualify = first.ID != sch.ID
 			break
@@ -134,7 +136,7 @@ func (s *Session) createTableWithSequences(ctx context.Context, c *snapshot.Comm
 		}
 		for _, o := range sp.options {
 			if d := o.GetDefElem(); d != nil && d.Defname == "sequence_name" {
-				names := strNodes(d.Arg.GetList().Items)
+				names := planner.StrNodes(d.Arg.GetList().Items)
 				q.Name = names[len(names)-1]
 			}
 		}

@@ -1,7 +1,10 @@
-// Package sql turns PostgreSQL statements into work: it parses with the
-// PostgreSQL parser, binds names and types against a DuckLake snapshot,
-// plans vectorised operators, and runs DDL and DML as DuckLake commits.
-// It knows nothing of the wire format; wire/ drives a Session.
+// Package sql runs PostgreSQL statements for a session: it parses them,
+// dispatches them, keeps the session's transaction block, settings,
+// cursors and prepared statements, and runs the commands with side effects
+// (DDL, DML, COPY, maintenance, roles and privileges, sequences) as
+// DuckLake commits. Queries it hands to sql/planner, which it serves
+// through planner.Host. It knows nothing of the wire format; wire/ drives
+// a Session.
 package sql
 
 import (
@@ -15,6 +18,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/lakepg/lakepg/sql/planner"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pganalyze/pg_query_go/v6/parser"
@@ -62,13 +67,13 @@ func NewEngine(db *catalog.DB, store storage.Backend, log *slog.Logger) *Engine 
 // WaitWrites waits for running commits (used at shutdown).
 func (e *Engine) WaitWrites() { e.wg.Wait() }
 
-func (e *Engine) metadata(ctx context.Context, snap catalog.Snapshot) (*catalog.Metadata, error) {
+func (e *Engine) Metadata(ctx context.Context, snap catalog.Snapshot) (*catalog.Metadata, error) {
 	return e.metas.Get(ctx, snap)
 }
 
 // Session is one client connection's state.
 type Session struct {
-	querySession
+	planner.Session
 	eng *Engine
 	// boot are the settings the client's startup message gave: what RESET
 	// returns them to, as PostgreSQL resets to the connection's values
@@ -139,10 +144,10 @@ var reported = map[string]string{
 // NewSession opens a session for user on database with startup parameters.
 func (e *Engine) NewSession(user, database string, startup map[string]string) (*Session, error) {
 	s := &Session{eng: e, boot: map[string]string{}, changed: map[string]string{}}
-	s.querySession = querySession{host: s, db: e.DB, store: e.Store, user: user, database: database, settings: map[string]string{}, loc: time.UTC}
+	s.Session = planner.Session{Host: s, DB: e.DB, Store: e.Store, User: user, Database: database, Settings: map[string]string{}, Loc: time.UTC}
 	s.seq.curr, s.seq.cache = map[int64]int64{}, map[int64][]int64{}
-	for k, v := range defaultSettings {
-		s.settings[k] = v
+	for k, v := range planner.DefaultSettings {
+		s.Settings[k] = v
 	}
 	for k, v := range startup {
 		k = strings.ToLower(k)
@@ -151,13 +156,13 @@ func (e *Engine) NewSession(user, database string, startup map[string]string) (*
 			continue
 		}
 		if k == "timezone" {
-			loc, err := timeZoneLocation(v)
+			loc, err := planner.TimeZoneLocation(v)
 			if err != nil {
 				return nil, err
 			}
-			s.loc = loc
+			s.Loc = loc
 		}
-		s.settings[k] = v
+		s.Settings[k] = v
 		s.boot[k] = v
 	}
 	return s, nil
@@ -175,7 +180,7 @@ func (s *Session) TxStatus() byte {
 }
 
 // Location is the session TimeZone.
-func (s *Session) Location() *time.Location { return s.loc }
+func (s *Session) Location() *time.Location { return s.Loc }
 
 // ParameterChanges returns reportable settings changed since the last call.
 func (s *Session) ParameterChanges() map[string]string {
@@ -195,11 +200,11 @@ func (s *Session) Close() {
 }
 
 // Setting reads a setting.
-func (s *Session) Setting(name string) string { return s.settings[strings.ToLower(name)] }
+func (s *Session) Setting(name string) string { return s.Settings[strings.ToLower(name)] }
 
-func (s *Session) searchPath() []string {
+func (s *Session) SearchPath() []string {
 	var out []string
-	for _, p := range strings.Split(s.settings["search_path"], ",") {
+	for _, p := range strings.Split(s.Settings["search_path"], ",") {
 		p = strings.TrimSpace(p)
 		p = strings.Trim(p, `"`)
 		if p == "" || p == "$user" {
@@ -223,7 +228,7 @@ type Stmt struct {
 	sess      *Session
 	node      *pg.Node
 	text      string
-	params    *params
+	params    *planner.Params
 	cols      []Column
 	described bool
 	descErr   error
@@ -248,7 +253,7 @@ func (s *Session) PrepareSimple(ctx context.Context, query string) (stmts []*Stm
 
 func (s *Session) prepare(ctx context.Context, query string, paramOIDs []uint32, simple bool) (stmts []*Stmt, err error) {
 	defer recoverPanic(s.eng.Log, &err)
-	tree, perr := parseStatements(query) // fastparse.go
+	tree, perr := planner.ParseStatements(query) // fastparse.go
 	if perr != nil {
 		// DuckDB's SET/RESET PARTITIONED BY (partition_ddl.go)
 		if q, ok := rewritePartitionDDL(query); ok {
@@ -261,13 +266,13 @@ func (s *Session) prepare(ctx context.Context, query string, paramOIDs []uint32,
 		return nil, syntaxError(perr)
 	}
 	for _, raw := range tree.Stmts {
-		p := &params{}
+		p := &planner.Params{}
 		for i, oid := range paramOIDs {
 			t, ok := types.FromOID(oid)
 			if !ok {
 				return nil, pgerr.New(pgerr.FeatureNotSupported, "parameter $%d has unsupported type oid %d", i+1, oid)
 			}
-			p.types = append(p.types, t)
+			p.Types = append(p.Types, t)
 		}
 		st := &Stmt{sess: s, node: raw.Stmt, text: query, params: p}
 		stmts = append(stmts, st)
@@ -334,9 +339,9 @@ func (st *Stmt) describe(ctx context.Context) {
 	st.described = true
 	cols, err := st.sess.describe(ctx, st)
 	st.cols, st.descErr = cols, err
-	for i, t := range st.params.types {
+	for i, t := range st.params.Types {
 		if t.ID == types.Unknown {
-			st.params.types[i] = types.TextT
+			st.params.Types[i] = types.TextT
 		}
 	}
 }
@@ -344,8 +349,8 @@ func (st *Stmt) describe(ctx context.Context) {
 // ParamTypes returns the parameter type OIDs.
 func (st *Stmt) ParamTypes() []uint32 {
 	st.describe(context.Background())
-	out := make([]uint32, len(st.params.types))
-	for i, t := range st.params.types {
+	out := make([]uint32, len(st.params.Types))
+	for i, t := range st.params.Types {
 		out[i] = t.OID()
 	}
 	return out
@@ -453,12 +458,12 @@ func (st *Stmt) Execute(ctx context.Context, values [][]byte) (res *Result, err 
 		}
 		return nil, pgerr.New(pgerr.InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")
 	}
-	if len(values) != len(st.params.types) && len(st.params.types) > 0 {
-		return nil, pgerr.New(pgerr.ProtocolViolation, "bind message supplies %d parameters, but prepared statement requires %d", len(values), len(st.params.types))
+	if len(values) != len(st.params.Types) && len(st.params.Types) > 0 {
+		return nil, pgerr.New(pgerr.ProtocolViolation, "bind message supplies %d parameters, but prepared statement requires %d", len(values), len(st.params.Types))
 	}
-	p := &params{types: st.params.types, values: values, bound: true}
-	if p.values == nil {
-		p.values = [][]byte{}
+	p := &planner.Params{Types: st.params.Types, Values: values, Bound: true}
+	if p.Values == nil {
+		p.Values = [][]byte{}
 	}
 	// the statement's first head read also learns what its later catalog
 	// questions ask (catalog/stmtcache.go)
@@ -526,14 +531,14 @@ func (s *Session) describe(ctx context.Context, st *Stmt) ([]Column, error) {
 				return nil, err
 			}
 			defer done()
-			defer func() { s.writtenCTEs = nil }()
+			defer func() { s.WrittenCTEs = nil }()
 		}
-		q, err := s.planQuery(ctx, n.SelectStmt, st.params, true)
+		q, err := s.PlanQuery(ctx, n.SelectStmt, st.params, true)
 		if err != nil {
 			return nil, err
 		}
-		q.op.Close()
-		return q.cols, nil
+		q.Op.Close()
+		return q.Cols, nil
 	case *pg.Node_ExplainStmt:
 		return []Column{{Name: "QUERY PLAN", Type: types.TextT}}, nil
 	case *pg.Node_VariableShowStmt:
@@ -557,8 +562,8 @@ func (s *Session) describe(ctx context.Context, st *Stmt) ([]Column, error) {
 	case *pg.Node_DeclareCursorStmt:
 		// bind to infer parameter types; DECLARE itself returns no rows
 		if sel := n.DeclareCursorStmt.Query.GetSelectStmt(); sel != nil {
-			if q, err := s.planQuery(ctx, sel, st.params, true); err == nil {
-				q.op.Close()
+			if q, err := s.PlanQuery(ctx, sel, st.params, true); err == nil {
+				q.Op.Close()
 			}
 		}
 		return nil, nil
@@ -566,7 +571,7 @@ func (s *Session) describe(ctx context.Context, st *Stmt) ([]Column, error) {
 	return nil, nil
 }
 
-func (s *Session) execute(ctx context.Context, st *Stmt, p *params) (*Result, error) {
+func (s *Session) execute(ctx context.Context, st *Stmt, p *planner.Params) (*Result, error) {
 	s.resetPrivCache()                                        // privileges.go
 	s.stmtHead = nil                                          // txn.go
 	if res, ok, err := s.tempStatement(ctx, st.node, p); ok { // temp_ddl.go
@@ -592,21 +597,21 @@ func (s *Session) execute(ctx context.Context, st *Stmt, p *params) (*Result, er
 			if err != nil {
 				return nil, err
 			}
-			q, err := s.planQuery(ctx, n.SelectStmt, p, false)
-			s.writtenCTEs, s.cteReads = nil, nil
+			q, err := s.PlanQuery(ctx, n.SelectStmt, p, false)
+			s.WrittenCTEs, s.cteReads = nil, nil
 			if err != nil {
 				done()
 				return nil, err
 			}
-			return &Result{cols: q.cols, op: &releasing{Operator: q.op, done: done}, verb: "SELECT"}, nil
+			return &Result{cols: q.Cols, op: &releasing{Operator: q.Op, done: done}, verb: "SELECT"}, nil
 		}
-		q, err := s.planQuery(ctx, n.SelectStmt, p, false)
+		q, err := s.PlanQuery(ctx, n.SelectStmt, p, false)
 		if err != nil {
 			return nil, err
 		}
-		return &Result{cols: q.cols, op: q.op, verb: "SELECT"}, nil
+		return &Result{cols: q.Cols, op: q.Op, verb: "SELECT"}, nil
 	case *pg.Node_ExplainStmt:
-		op, err := s.explain(ctx, n.ExplainStmt, p)
+		op, err := s.Explain(ctx, n.ExplainStmt, p)
 		if err != nil {
 			return nil, err
 		}
@@ -678,7 +683,7 @@ func (s *Session) execute(ctx context.Context, st *Stmt, p *params) (*Result, er
 }
 
 func stmtName(n *pg.Node) string {
-	s := strings.TrimSuffix(nodeName(n), "Stmt")
+	s := strings.TrimSuffix(planner.NodeName(n), "Stmt")
 	var out []byte
 	for i, c := range s {
 		if i > 0 && c >= 'A' && c <= 'Z' {
@@ -690,7 +695,7 @@ func stmtName(n *pg.Node) string {
 }
 
 func (s *Session) checkWritable() error {
-	if s.settings["lakepg.snapshot"] != "" {
+	if s.Settings["lakepg.snapshot"] != "" {
 		return pgerr.New(pgerr.ReadOnlyTransaction, "cannot write while lakepg.snapshot is set (the session reads a past snapshot); RESET lakepg.snapshot first")
 	}
 	return nil
@@ -700,7 +705,7 @@ func (s *Session) transaction(ctx context.Context, t *pg.TransactionStmt) (*Resu
 	switch t.Kind {
 	case pg.TransactionStmtKind_TRANS_STMT_BEGIN, pg.TransactionStmtKind_TRANS_STMT_START:
 		if s.inTx && !s.implicit {
-			s.raise(Notice{Severity: "WARNING", Code: "25001", Message: "there is already a transaction in progress"})
+			s.Raise(Notice{Severity: "WARNING", Code: "25001", Message: "there is already a transaction in progress"})
 		}
 		// an implicit transaction becomes this block, its writes included
 		s.inTx, s.implicit = true, false
@@ -708,7 +713,7 @@ func (s *Session) transaction(ctx context.Context, t *pg.TransactionStmt) (*Resu
 		return tagResult("BEGIN"), nil
 	case pg.TransactionStmtKind_TRANS_STMT_COMMIT:
 		if !s.inTx || s.implicit {
-			s.raise(Notice{Severity: "WARNING", Code: "25P01", Message: "there is no transaction in progress"})
+			s.Raise(Notice{Severity: "WARNING", Code: "25P01", Message: "there is no transaction in progress"})
 		}
 		s.inTx, s.implicit = false, false
 		s.endCursors(true)
@@ -718,7 +723,7 @@ func (s *Session) transaction(ctx context.Context, t *pg.TransactionStmt) (*Resu
 		return tagResult("COMMIT"), nil
 	case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK:
 		if !s.inTx || s.implicit {
-			s.raise(Notice{Severity: "WARNING", Code: "25P01", Message: "there is no transaction in progress"})
+			s.Raise(Notice{Severity: "WARNING", Code: "25P01", Message: "there is no transaction in progress"})
 		}
 		s.inTx, s.implicit = false, false
 		s.endCursors(false)
@@ -728,10 +733,10 @@ func (s *Session) transaction(ctx context.Context, t *pg.TransactionStmt) (*Resu
 	return s.savepointStmt(t)
 }
 
-// readSnapshot resolves the snapshot reads use: the session's
+// ReadSnapshot resolves the snapshot reads use: the session's
 // lakepg.snapshot setting or the latest.
-func (s *Session) readSnapshot(ctx context.Context) (catalog.Snapshot, error) {
-	if v := s.settings["lakepg.snapshot"]; v != "" {
+func (s *Session) ReadSnapshot(ctx context.Context) (catalog.Snapshot, error) {
+	if v := s.Settings["lakepg.snapshot"]; v != "" {
 		return s.resolveSnapshotText(ctx, v)
 	}
 	return s.writeHead(ctx)
@@ -745,7 +750,7 @@ func (s *Session) resolveSnapshotText(ctx context.Context, v string) (catalog.Sn
 		}
 		return snap, nil
 	}
-	us, err := types.ParseTimestamptz(v, s.loc)
+	us, err := types.ParseTimestamptz(v, s.Loc)
 	if err != nil {
 		return catalog.Snapshot{}, pgerr.New(pgerr.InvalidParameterValue, "invalid snapshot \"%s\": give a snapshot id or a timestamp", v)
 	}
@@ -765,21 +770,21 @@ func sortedKeys(m map[string]string) []string {
 	return ks
 }
 
-// admit wraps op so that its work is admitted, unless admission is off or op
+// Admit wraps op so that its work is admitted, unless admission is off or op
 // reads too little to be worth it.
 // chains are the pipelines parallelize replaced (their build sides are
 // not below the Parallel).
-func (e *Engine) admit(op exec.Operator, chains map[*exec.Parallel]exec.Operator) exec.Operator {
+func (e *Engine) Admit(op exec.Operator, chains map[*exec.Parallel]exec.Operator) exec.Operator {
 	if e.Admission == nil || op == nil {
 		return op
 	}
-	if n := scanBytes(op, chains); n == 0 || n < e.Admission.MinScanBytes {
+	if n := planner.ScanBytes(op, chains); n == 0 || n < e.Admission.MinScanBytes {
 		return op // reads no lake file, or little
 	}
-	return &admittedOp{Operator: op, adm: e.Admission}
+	return &planner.AdmittedOp{Operator: op, Adm: e.Admission}
 }
 
-// admit is the engine's admit for the session's plans.
-func (s *Session) admit(op exec.Operator, chains map[*exec.Parallel]exec.Operator) exec.Operator {
-	return s.eng.admit(op, chains)
+// Admit is the engine's admit for the session's plans.
+func (s *Session) Admit(op exec.Operator, chains map[*exec.Parallel]exec.Operator) exec.Operator {
+	return s.eng.Admit(op, chains)
 }

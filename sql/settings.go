@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lakepg/lakepg/sql/planner"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/lakepg/lakepg/exec"
@@ -19,7 +21,7 @@ func (s *Session) set(v *pg.VariableSetStmt) (*Result, error) {
 	}
 	switch v.Kind {
 	case pg.VariableSetKind_VAR_RESET_ALL:
-		for k := range s.settings {
+		for k := range s.Settings {
 			s.noteSet(k, false) // settings_txn.go
 		}
 	case pg.VariableSetKind_VAR_SET_MULTI:
@@ -33,7 +35,7 @@ func (s *Session) set(v *pg.VariableSetStmt) (*Result, error) {
 	}
 	switch v.Kind {
 	case pg.VariableSetKind_VAR_RESET_ALL:
-		for k := range s.settings {
+		for k := range s.Settings {
 			if d, ok := s.resetValue(k); ok {
 				s.assign(k, d) // read-only settings refuse, and keep their value
 			} else {
@@ -86,7 +88,7 @@ func (s *Session) set(v *pg.VariableSetStmt) (*Result, error) {
 		}
 	}
 	val := strings.Join(parts, ", ")
-	if _, ok := defaultSettings[name]; !ok && !strings.Contains(name, ".") {
+	if _, ok := planner.DefaultSettings[name]; !ok && !strings.Contains(name, ".") {
 		return nil, pgerr.New(pgerr.UndefinedObject, "unrecognized configuration parameter \"%s\"", v.Name)
 	}
 	if err := s.assign(name, val); err != nil {
@@ -101,7 +103,7 @@ func (s *Session) resetValue(name string) (string, bool) {
 	if v, ok := s.boot[name]; ok {
 		return v, true
 	}
-	v, ok := defaultSettings[name]
+	v, ok := planner.DefaultSettings[name]
 	return v, ok
 }
 
@@ -112,12 +114,12 @@ func (s *Session) assign(name, val string) error {
 	}
 	switch name {
 	case "timezone":
-		loc, err := timeZoneLocation(val) // timezone.go
+		loc, err := planner.TimeZoneLocation(val) // timezone.go
 		if err != nil {
 			return err
 		}
-		s.loc = loc
-		if name, ok := bareHoursName(val); ok {
+		s.Loc = loc
+		if name, ok := planner.BareHoursName(val); ok {
 			val = name
 		}
 	case "lakepg.snapshot":
@@ -127,13 +129,13 @@ func (s *Session) assign(name, val string) error {
 			}
 		}
 	case "lakepg.disabled_rules":
-		if err := checkDisabledRules(val); err != nil {
+		if err := planner.CheckDisabledRules(val); err != nil {
 			return pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"%s\": %v", name, err)
 		}
 	case "server_version", "server_encoding", "lc_collate", "lc_ctype", "integer_datetimes", "max_identifier_length", "server_version_num":
 		return pgerr.New(pgerr.CantChangeRuntimeParam, "parameter \"%s\" cannot be changed", name)
 	}
-	s.settings[name] = val
+	s.Settings[name] = val
 	if rep, ok := reported[name]; ok {
 		s.changed[rep] = val
 	}
@@ -144,14 +146,14 @@ func (s *Session) show(v *pg.VariableShowStmt) (*Result, error) {
 	name := strings.ToLower(v.Name)
 	if name == "all" {
 		var rows [][]exec.Expr
-		for _, k := range sortedKeys(s.settings) {
-			rows = append(rows, []exec.Expr{textConst(k), textConst(s.settings[k]), textConst("")})
+		for _, k := range sortedKeys(s.Settings) {
+			rows = append(rows, []exec.Expr{planner.TextConst(k), planner.TextConst(s.Settings[k]), planner.TextConst("")})
 		}
 		cols := []Column{{Name: "name", Type: types.TextT}, {Name: "setting", Type: types.TextT}, {Name: "description", Type: types.TextT}}
-		return &Result{cols: cols, op: &exec.Values{Env: s.newEnv(), Rows: rows, T: []types.T{types.TextT, types.TextT, types.TextT}}, tag: "SHOW"}, nil
+		return &Result{cols: cols, op: &exec.Values{Env: s.NewEnv(), Rows: rows, T: []types.T{types.TextT, types.TextT, types.TextT}}, tag: "SHOW"}, nil
 	}
-	val, ok := s.settings[name]
-	if r, isRole := s.roleSetting(name); isRole { // privileges_stmt.go
+	val, ok := s.Settings[name]
+	if r, isRole := s.RoleSetting(name); isRole { // privileges_stmt.go
 		val, ok = r, true
 	}
 	if !ok {
@@ -163,7 +165,7 @@ func (s *Session) show(v *pg.VariableShowStmt) (*Result, error) {
 	if c, err := canonicalSetting(name, val); err == nil {
 		val = c // a startup parameter is stored as the client sent it
 	}
-	return &Result{cols: []Column{{Name: showName(name), Type: types.TextT}}, op: &exec.Values{Env: s.newEnv(), Rows: [][]exec.Expr{{textConst(val)}}, T: []types.T{types.TextT}}, tag: "SHOW"}, nil
+	return &Result{cols: []Column{{Name: showName(name), Type: types.TextT}}, op: &exec.Values{Env: s.NewEnv(), Rows: [][]exec.Expr{{planner.TextConst(val)}}, T: []types.T{types.TextT}}, tag: "SHOW"}, nil
 }
 
 // showName is the column SHOW names after a setting: PostgreSQL's own

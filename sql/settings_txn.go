@@ -29,7 +29,7 @@ type blockSettings struct {
 }
 
 func (s *Session) markSettings() *settingsMark {
-	m := &settingsMark{values: maps.Clone(s.settings), role: s.priv.role, user: s.user}
+	m := &settingsMark{values: maps.Clone(s.Settings), role: s.priv.role, user: s.User}
 	if s.blockSet != nil {
 		m.locals = maps.Clone(s.blockSet.locals)
 	}
@@ -48,7 +48,7 @@ func (s *Session) beginSettings() {
 func (s *Session) noteSet(name string, local bool) bool {
 	if s.blockSet == nil {
 		if local {
-			s.raise(Notice{Severity: "WARNING", Code: codeNoActiveTx, Message: "SET LOCAL can only be used in transaction blocks"})
+			s.Raise(Notice{Severity: "WARNING", Code: codeNoActiveTx, Message: "SET LOCAL can only be used in transaction blocks"})
 		}
 		return !local
 	}
@@ -69,9 +69,9 @@ func (s *Session) settingValue(name string) string {
 	case "role":
 		return s.priv.role
 	case "session_authorization":
-		return s.user
+		return s.User
 	}
-	return s.settings[name]
+	return s.Settings[name]
 }
 
 // putSetting gives name a value saved earlier, bypassing the checks SET
@@ -83,15 +83,15 @@ func (s *Session) putSetting(name, val string) {
 		s.resetPrivCache()
 		return
 	case "session_authorization":
-		s.user, s.priv.role = val, ""
+		s.User, s.priv.role = val, ""
 		s.resetPrivCache()
 		return
 	}
-	if s.settings[name] == val {
+	if s.Settings[name] == val {
 		return
 	}
 	if err := s.assign(name, val); err != nil {
-		s.settings[name] = val
+		s.Settings[name] = val
 	}
 }
 
@@ -100,16 +100,16 @@ func (s *Session) restoreSettings(m *settingsMark) {
 	for k, v := range m.values {
 		s.putSetting(k, v)
 	}
-	for k := range s.settings {
+	for k := range s.Settings {
 		if _, ok := m.values[k]; !ok {
 			if strings.Contains(k, ".") {
-				s.settings[k] = "" // a placeholder first set after m stays, empty, as in PostgreSQL
+				s.Settings[k] = "" // a placeholder first set after m stays, empty, as in PostgreSQL
 			} else {
-				delete(s.settings, k)
+				delete(s.Settings, k)
 			}
 		}
 	}
-	if s.user != m.user {
+	if s.User != m.user {
 		s.putSetting("session_authorization", m.user)
 	}
 	if s.priv.role != m.role {
@@ -140,12 +140,12 @@ func (s *Session) endSettings(commit bool) {
 	s.blockSet = nil
 }
 
-// setConfig is set_config(name, val, local): it sets the value as SET
+// SetConfig is set_config(name, val, local): it sets the value as SET
 // (LOCAL) does and answers the value shown.
-func (s *Session) setConfig(name, val string, local bool) (string, error) {
+func (s *Session) SetConfig(name, val string, local bool) (string, error) {
 	// workers of a parallel plan may evaluate it at the same time
-	s.settingsMu.Lock()
-	defer s.settingsMu.Unlock()
+	s.SettingsMu.Lock()
+	defer s.SettingsMu.Unlock()
 	if local && s.blockSet == nil {
 		// outside a block PostgreSQL's change lasts for the statement's
 		// own implicit transaction: it answers the value and keeps none
@@ -155,7 +155,7 @@ func (s *Session) setConfig(name, val string, local bool) (string, error) {
 	if err := s.assign(name, val); err != nil {
 		return "", err
 	}
-	shown := s.settings[name]
+	shown := s.Settings[name]
 	if c, err := canonicalSetting(name, shown); err == nil {
 		shown = c
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"github.com/lakepg/lakepg/sql/planner"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/lakepg/lakepg/catalog"
@@ -150,7 +152,7 @@ func (s *Session) sortedInput(ctx context.Context, t *catalog.Table, pcols []par
 		srt := &exec.Sort{Input: keepOpen{op}, Keys: sk}
 		return srt, func() { srt.Close() }, nil
 	}
-	env := s.newEnv()
+	env := s.NewEnv()
 	cols := make([]exec.Expr, len(pcols))
 	for i, c := range pcols {
 		cols[i] = &exec.ColRef{Idx: i, T: c.Type}
@@ -175,12 +177,12 @@ func (s *Session) sortKeyExpr(ctx context.Context, pcols []parquetio.Column, tex
 	if sel == nil || len(sel.TargetList) != 1 || len(sel.FromClause) > 0 {
 		return nil, false
 	}
-	sc := &scope{}
+	sc := &planner.Scope{}
 	for _, c := range pcols {
-		sc.cols = append(sc.cols, scopeCol{Name: c.Name, T: c.Type})
+		sc.Cols = append(sc.Cols, planner.ScopeCol{Name: c.Name, T: c.Type})
 	}
-	b := &binder{sess: &s.querySession, env: s.newEnv(), params: &params{}, noAggMsg: "aggregate functions are not allowed in sort keys", qc: s.newQueryCtx(ctx, &params{}, false)}
-	e, err := b.bind(sel.TargetList[0].GetResTarget().Val, sc)
+	b := &planner.Binder{Sess: &s.Session, Env: s.NewEnv(), Params: &planner.Params{}, NoAggMsg: "aggregate functions are not allowed in sort keys", Qc: s.NewQueryCtx(ctx, &planner.Params{}, false)}
+	e, err := b.Bind(sel.TargetList[0].GetResTarget().Val, sc)
 	if err != nil || !sortableType(e.Type()) {
 		return nil, false
 	}
@@ -211,7 +213,7 @@ func (s *Session) sortKeyText(ctx context.Context, t *catalog.Table, n *pg.Node)
 		return "", pgerr.New(pgerr.SyntaxError, "invalid sort key")
 	}
 	text := strings.TrimPrefix(out, "SELECT ")
-	cols, err := scanColumns(t)
+	cols, err := planner.ScanColumns(t)
 	if err != nil {
 		return "", err
 	}

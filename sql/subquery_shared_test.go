@@ -4,6 +4,8 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/lakepg/lakepg/sql/planner"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 )
 
@@ -29,13 +31,13 @@ func TestScalarSubqueryGroups(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		groups := groupScalarSubqueries(tree.Stmts[0].Stmt.GetSelectStmt())
-		seen := map[*sharedScalars]bool{}
+		groups := planner.GroupScalarSubqueries(tree.Stmts[0].Stmt.GetSelectStmt())
+		seen := map[*planner.SharedScalars]bool{}
 		var got []int
 		for _, g := range groups {
 			if !seen[g] {
 				seen[g] = true
-				got = append(got, len(g.sel.TargetList))
+				got = append(got, len(g.Sel.TargetList))
 			}
 		}
 		sort.Sort(sort.Reverse(sort.IntSlice(got)))

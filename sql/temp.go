@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/lakepg/lakepg/sql/planner"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/lakepg/lakepg/catalog"
@@ -29,7 +31,7 @@ import (
 // to the memory account (tempGC).
 
 // tempTables are a session's temporary tables by name.
-type tempTables map[string]*tempTable
+type tempTables map[string]*planner.TempTable
 
 // tempState is a session's temporary tables and what their transaction
 // block started from.
@@ -45,7 +47,7 @@ type tempState struct {
 
 var tempSessions atomic.Int64
 
-func (ts *tempState) nsOID() int64      { return tempNSBase + 2*ts.num }
+func (ts *tempState) nsOID() int64      { return planner.TempNSBase + 2*ts.num }
 func (ts *tempState) nsName() string    { return fmt.Sprintf("pg_temp_%d", ts.num) }
 func (ts *tempState) toastName() string { return fmt.Sprintf("pg_toast_temp_%d", ts.num) }
 
@@ -55,10 +57,10 @@ func isTempSchemaName(name string) bool {
 	return name == "pg_temp" || strings.HasPrefix(name, "pg_temp_")
 }
 
-// tempLookup finds the temporary table a (schema, name) reference means:
+// TempLookup finds the temporary table a (schema, name) reference means:
 // unqualified names look in pg_temp first, as PostgreSQL does when the
 // search_path does not name pg_temp.
-func (s *Session) tempLookup(schema, name string) *tempTable {
+func (s *Session) TempLookup(schema, name string) *planner.TempTable {
 	ts := &s.temp
 	if len(ts.cur) == 0 {
 		return nil
@@ -74,9 +76,9 @@ func (s *Session) tempLookup(schema, name string) *tempTable {
 
 // tempByID finds the current version of the temporary table with the
 // given catalog ID (a definition a statement resolved earlier).
-func (s *Session) tempByID(id int64) *tempTable {
+func (s *Session) tempByID(id int64) *planner.TempTable {
 	for _, t := range s.temp.cur {
-		if t.tbl.ID == id {
+		if t.Tbl.ID == id {
 			return t
 		}
 	}
@@ -100,12 +102,12 @@ func (s *Session) tempSchema() *catalog.Schema {
 // tempPut makes t (nil: no table) the session's table name, in a new map.
 // Outside a transaction block the statement commits at once, so the ON
 // COMMIT actions run now.
-func (s *Session) tempPut(name string, t *tempTable) {
-	s.tempApply(map[string]*tempTable{name: t})
+func (s *Session) tempPut(name string, t *planner.TempTable) {
+	s.tempApply(map[string]*planner.TempTable{name: t})
 }
 
 // tempApply is tempPut of several names at once (nil values drop).
-func (s *Session) tempApply(set map[string]*tempTable) {
+func (s *Session) tempApply(set map[string]*planner.TempTable) {
 	ts := &s.temp
 	if s.inTx && !ts.started {
 		ts.start, ts.started = ts.cur, true
@@ -142,10 +144,10 @@ func (s *Session) tempEnd(commit bool) {
 		var next tempTables
 		for name, t := range ts.cur {
 			switch {
-			case t.onCommit == pg.OnCommitAction_ONCOMMIT_DROP:
-			case t.onCommit == pg.OnCommitAction_ONCOMMIT_DELETE_ROWS && t.rows > 0:
+			case t.OnCommit == pg.OnCommitAction_ONCOMMIT_DROP:
+			case t.OnCommit == pg.OnCommitAction_ONCOMMIT_DELETE_ROWS && t.Rows > 0:
 				e := *t
-				e.chunks, e.rows = nil, 0
+				e.Chunks, e.Rows = nil, 0
 				t = &e
 			default:
 				if next != nil {
@@ -159,7 +161,7 @@ func (s *Session) tempEnd(commit bool) {
 					next[k] = v
 				}
 			}
-			if t.onCommit == pg.OnCommitAction_ONCOMMIT_DROP {
+			if t.OnCommit == pg.OnCommitAction_ONCOMMIT_DROP {
 				delete(next, name)
 			} else {
 				next[name] = t
@@ -227,7 +229,7 @@ func (s *Session) tempGC() {
 	live := map[*exec.TableChunk]bool{}
 	mark := func(m tempTables) {
 		for _, t := range m {
-			for _, c := range t.chunks {
+			for _, c := range t.Chunks {
 				live[c] = true
 			}
 		}
@@ -260,27 +262,27 @@ func (s *Session) TempMemoryUsed() int64 { return s.temp.mem.Used() }
 
 // newTempTable makes the definition of a temporary table from column
 // definitions.
-func (s *Session) newTempTable(name string, defs []snapshot.ColumnDef, onCommit pg.OnCommitAction) (*tempTable, error) {
+func (s *Session) newTempTable(name string, defs []snapshot.ColumnDef, onCommit pg.OnCommitAction) (*planner.TempTable, error) {
 	ts := &s.temp
 	if ts.num == 0 {
 		ts.num = tempSessions.Add(1)
 	}
 	ts.nextRel++
-	oid := int64(tempRelBase) + ts.nextRel
+	oid := int64(planner.TempRelBase) + ts.nextRel
 	t := &catalog.Table{ID: oid - pgcatalog.RelationOID(0), SchemaID: tempSchemaID, Name: name}
 	next := int64(1)
 	for _, d := range defs {
 		t.Columns = append(t.Columns, tempColumn(next, d))
 		next += int64(columnIDWidth(d))
 	}
-	cols, err := scanColumns(t)
+	cols, err := planner.ScanColumns(t)
 	if err != nil {
 		return nil, err
 	}
 	if onCommit == pg.OnCommitAction_ON_COMMIT_ACTION_UNDEFINED {
 		onCommit = pg.OnCommitAction_ONCOMMIT_NOOP
 	}
-	return &tempTable{tbl: t, cols: cols, onCommit: onCommit}, nil
+	return &planner.TempTable{Tbl: t, Cols: cols, OnCommit: onCommit}, nil
 }
 
 // tempColumn is the catalog column of def with id, children numbered
@@ -313,7 +315,7 @@ func errTempNotSupported(name, what string, loc int32) error {
 		e = pgerr.New(pgerr.FeatureNotSupported, "%s is not supported for temporary table \"%s\"", what, name)
 	}
 	e.Detail = "Temporary tables live in the session's memory, not in the lake: time travel, change feeds, maintenance and the other lake operations do not apply to them."
-	return errAt(e, loc)
+	return planner.ErrAt(e, loc)
 }
 
 // tempCatalog is the session's temporary schema for pg_catalog, nil when
@@ -325,15 +327,15 @@ func (s *Session) tempCatalog() *pgcatalog.TempSchema {
 	}
 	out := &pgcatalog.TempSchema{Name: ts.nsName(), OID: ts.nsOID(), ToastName: ts.toastName(), ToastOID: ts.nsOID() + 1}
 	for _, t := range ts.cur {
-		out.Tables = append(out.Tables, t.tbl)
+		out.Tables = append(out.Tables, t.Tbl)
 	}
 	slices.SortFunc(out.Tables, func(a, b *catalog.Table) int { return cmp.Compare(a.ID, b.ID) })
 	return out
 }
 
-// tempNamespace is the OID of the session's pg_temp_N, false before the
+// TempNamespace is the OID of the session's pg_temp_N, false before the
 // session made a temporary table.
-func (s *Session) tempNamespace() (int64, bool) {
+func (s *Session) TempNamespace() (int64, bool) {
 	if s.temp.num == 0 {
 		return 0, false
 	}

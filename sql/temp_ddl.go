@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/lakepg/lakepg/sql/planner"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/proto"
 
@@ -16,7 +18,7 @@ import (
 // tables; ok is false for a statement that is not about one (it runs as
 // usual). INSERT and COPY FROM reach temporary tables through writeTarget,
 // UPDATE and DELETE through planWrite, queries through planFromItem.
-func (s *Session) tempStatement(ctx context.Context, n *pg.Node, p *params) (*Result, bool, error) {
+func (s *Session) tempStatement(ctx context.Context, n *pg.Node, p *planner.Params) (*Result, bool, error) {
 	switch x := n.Node.(type) {
 	case *pg.Node_CreateStmt:
 		st := x.CreateStmt
@@ -58,7 +60,7 @@ func (s *Session) tempStatement(ctx context.Context, n *pg.Node, p *params) (*Re
 		if st.Relation == nil {
 			return nil, false, nil
 		}
-		t := s.tempLookup(st.Relation.Schemaname, st.Relation.Relname)
+		t := s.TempLookup(st.Relation.Schemaname, st.Relation.Relname)
 		if t == nil {
 			return nil, false, nil
 		}
@@ -69,17 +71,17 @@ func (s *Session) tempStatement(ctx context.Context, n *pg.Node, p *params) (*Re
 		if st.Relation == nil {
 			return nil, false, nil
 		}
-		t := s.tempLookup(st.Relation.Schemaname, st.Relation.Relname)
+		t := s.TempLookup(st.Relation.Schemaname, st.Relation.Relname)
 		if t == nil {
 			return nil, false, nil
 		}
 		res, err := s.tempAlter(ctx, t, st)
 		return res, true, err
 	case *pg.Node_TruncateStmt:
-		var ts []*tempTable
+		var ts []*planner.TempTable
 		for _, r := range x.TruncateStmt.Relations {
 			rv := r.GetRangeVar()
-			t := s.tempLookup(rv.GetSchemaname(), rv.GetRelname())
+			t := s.TempLookup(rv.GetSchemaname(), rv.GetRelname())
 			if t == nil {
 				if len(ts) > 0 {
 					return nil, true, errTempMixed("TRUNCATE")
@@ -89,18 +91,18 @@ func (s *Session) tempStatement(ctx context.Context, n *pg.Node, p *params) (*Re
 			ts = append(ts, t)
 		}
 		for _, t := range ts {
-			s.tempPut(t.tbl.Name, t.withChunks(nil))
+			s.tempPut(t.Tbl.Name, t.WithChunks(nil))
 		}
 		return tagResult("TRUNCATE TABLE"), true, nil
 	case *pg.Node_CopyStmt:
 		st := x.CopyStmt
-		if st.IsFrom || st.Relation == nil || s.tempLookup(st.Relation.Schemaname, st.Relation.Relname) == nil {
+		if st.IsFrom || st.Relation == nil || s.TempLookup(st.Relation.Schemaname, st.Relation.Relname) == nil {
 			return nil, false, nil
 		}
 		// COPY t TO is COPY (SELECT cols FROM t) TO
 		var tl []*pg.Node
 		for _, a := range st.Attlist {
-			tl = append(tl, &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: colRefNode(scopeCol{Name: a.GetString_().GetSval()}), Location: -1}}})
+			tl = append(tl, &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: planner.ColRefNode(planner.ScopeCol{Name: a.GetString_().GetSval()}), Location: -1}}})
 		}
 		if len(tl) == 0 {
 			tl = []*pg.Node{{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: &pg.Node{Node: &pg.Node_ColumnRef{ColumnRef: &pg.ColumnRef{Fields: []*pg.Node{{Node: &pg.Node_AStar{AStar: &pg.A_Star{}}}}}}}, Location: -1}}}}
@@ -130,16 +132,16 @@ func isTempRel(rv *pg.RangeVar) bool {
 func (s *Session) tempTarget(rv *pg.RangeVar, ifNotExists bool) (bool, error) {
 	if rv.Schemaname != "" && rv.Schemaname != "pg_temp" && (s.temp.num == 0 || rv.Schemaname != s.temp.nsName()) {
 		if isTempSchemaName(rv.Schemaname) {
-			return false, errAt(pgerr.New(pgerr.InvalidTableDefinition, "cannot create relations in temporary schemas of other sessions"), rv.Location)
+			return false, planner.ErrAt(pgerr.New(pgerr.InvalidTableDefinition, "cannot create relations in temporary schemas of other sessions"), rv.Location)
 		}
-		return false, errAt(pgerr.New(pgerr.InvalidTableDefinition, "cannot create temporary relation in non-temporary schema"), rv.Location)
+		return false, planner.ErrAt(pgerr.New(pgerr.InvalidTableDefinition, "cannot create temporary relation in non-temporary schema"), rv.Location)
 	}
-	if s.tempLookup("pg_temp", rv.Relname) != nil {
+	if s.TempLookup("pg_temp", rv.Relname) != nil {
 		if ifNotExists {
 			s.notice("relation \"%s\" already exists, skipping", rv.Relname)
 			return true, nil
 		}
-		return false, errAt(pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", rv.Relname), rv.Location)
+		return false, planner.ErrAt(pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", rv.Relname), rv.Location)
 	}
 	return false, nil
 }
@@ -160,14 +162,14 @@ func (s *Session) tempCreate(ctx context.Context, st *pg.CreateStmt) (*Result, e
 	seen := map[string]bool{}
 	for _, el := range st.TableElts {
 		if lc := el.GetTableLikeClause(); lc != nil {
-			if t := s.tempLookup(lc.Relation.Schemaname, lc.Relation.Relname); t != nil {
-				return nil, errTempNotSupported(t.tbl.Name, "LIKE", lc.Relation.Location)
+			if t := s.TempLookup(lc.Relation.Schemaname, lc.Relation.Relname); t != nil {
+				return nil, errTempNotSupported(t.Tbl.Name, "LIKE", lc.Relation.Location)
 			}
 			head, err := s.writeHead(ctx)
 			if err != nil {
 				return nil, err
 			}
-			meta, err := s.metadata(ctx, head)
+			meta, err := s.Metadata(ctx, head)
 			if err != nil {
 				return nil, err
 			}
@@ -189,10 +191,10 @@ func (s *Session) tempCreate(ctx context.Context, st *pg.CreateStmt) (*Result, e
 			if con := el.GetConstraint(); con != nil && (con.Contype == pg.ConstrType_CONSTR_PRIMARY || con.Contype == pg.ConstrType_CONSTR_UNIQUE) {
 				continue
 			}
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "table element %s is not supported", nodeName(el))
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "table element %s is not supported", planner.NodeName(el))
 		}
 		if seen[cd.Colname] {
-			return nil, errAt(pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", cd.Colname), cd.Location)
+			return nil, planner.ErrAt(pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", cd.Colname), cd.Location)
 		}
 		seen[cd.Colname] = true
 		def, _, err := s.columnDef(cd)
@@ -213,7 +215,7 @@ func (s *Session) tempCreate(ctx context.Context, st *pg.CreateStmt) (*Result, e
 }
 
 // tempCreateAs runs CREATE TEMP TABLE … AS and SELECT … INTO TEMP.
-func (s *Session) tempCreateAs(ctx context.Context, st *pg.CreateTableAsStmt, p *params) (*Result, error) {
+func (s *Session) tempCreateAs(ctx context.Context, st *pg.CreateTableAsStmt, p *planner.Params) (*Result, error) {
 	into := st.Into
 	rv := into.Rel
 	if skip, err := s.tempTarget(rv, st.IfNotExists); err != nil || skip {
@@ -226,18 +228,18 @@ func (s *Session) tempCreateAs(ctx context.Context, st *pg.CreateTableAsStmt, p 
 	if sel == nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "CREATE TABLE AS supports SELECT only")
 	}
-	q, err := s.planQuery(ctx, sel, p, into.SkipData)
+	q, err := s.PlanQuery(ctx, sel, p, into.SkipData)
 	if err != nil {
 		return nil, err
 	}
-	defer q.op.Close()
-	names := strNodes(into.ColNames)
-	if len(names) > len(q.cols) {
+	defer q.Op.Close()
+	names := planner.StrNodes(into.ColNames)
+	if len(names) > len(q.Cols) {
 		return nil, pgerr.New(pgerr.SyntaxError, "too many column names were specified")
 	}
 	var defs []snapshot.ColumnDef
 	seen := map[string]bool{}
-	for i, c := range q.cols {
+	for i, c := range q.Cols {
 		_, _, def, err := ctasColumn(i, c, names, seen) // ctas.go
 		if err != nil {
 			return nil, err
@@ -255,25 +257,25 @@ func (s *Session) tempCreateAs(ctx context.Context, st *pg.CreateTableAsStmt, p 
 		s.tempPut(rv.Relname, t)
 		return tagResult("CREATE TABLE AS"), nil
 	}
-	b := &binder{sess: &s.querySession, env: s.newEnv()}
-	casts := make([]exec.Expr, len(q.cols))
-	for i, c := range q.cols {
-		if casts[i], err = b.cast(&exec.ColRef{Idx: i, T: c.Type}, t.cols[i].T, true, -1); err != nil {
+	b := &planner.Binder{Sess: &s.Session, Env: s.NewEnv()}
+	casts := make([]exec.Expr, len(q.Cols))
+	for i, c := range q.Cols {
+		if casts[i], err = b.Cast(&exec.ColRef{Idx: i, T: c.Type}, t.Cols[i].T, true, -1); err != nil {
 			return nil, err
 		}
 	}
-	w, err := exec.NewChunkWriter(typesOf(t.cols), s.tempMemory(), nil)
+	w, err := exec.NewChunkWriter(planner.TypesOf(t.Cols), s.tempMemory(), nil)
 	if err != nil {
 		return nil, err
 	}
-	if err := w.Drain(ctx, &exec.Project{Env: b.env, Input: q.op, Exprs: casts}); err != nil {
+	if err := w.Drain(ctx, &exec.Project{Env: b.Env, Input: q.Op, Exprs: casts}); err != nil {
 		w.Abort()
 		return nil, err
 	}
 	cs := w.Chunks()
 	s.tempHold(cs)
-	t = t.withChunks(cs)
-	n := t.rows
+	t = t.WithChunks(cs)
+	n := t.Rows
 	s.tempPut(rv.Relname, t)
 	return tagResult(fmt.Sprintf("SELECT %d", n)), nil
 }
@@ -287,12 +289,12 @@ func (s *Session) tempDrop(st *pg.DropStmt) (*Result, bool, error) {
 	var names []string
 	skipped := 0
 	for _, o := range st.Objects {
-		parts := strNodes(o.GetList().GetItems())
+		parts := planner.StrNodes(o.GetList().GetItems())
 		schema, name := "", parts[len(parts)-1]
 		if len(parts) > 1 {
 			schema = parts[len(parts)-2]
 		}
-		if t := s.tempLookup(schema, name); t != nil {
+		if t := s.TempLookup(schema, name); t != nil {
 			names = append(names, name)
 			continue
 		}
@@ -316,67 +318,67 @@ func (s *Session) tempDrop(st *pg.DropStmt) (*Result, bool, error) {
 }
 
 // tempRename runs ALTER TABLE t RENAME TO and RENAME COLUMN.
-func (s *Session) tempRename(t *tempTable, st *pg.RenameStmt) (*Result, error) {
+func (s *Session) tempRename(t *planner.TempTable, st *pg.RenameStmt) (*Result, error) {
 	switch st.RenameType {
 	case pg.ObjectType_OBJECT_TABLE:
-		if s.tempLookup("pg_temp", st.Newname) != nil {
+		if s.TempLookup("pg_temp", st.Newname) != nil {
 			return nil, pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", st.Newname)
 		}
 		n := *t
-		tbl := *t.tbl
+		tbl := *t.Tbl
 		tbl.Name = st.Newname
-		n.tbl = &tbl
-		s.tempApply(map[string]*tempTable{t.tbl.Name: nil, st.Newname: &n})
+		n.Tbl = &tbl
+		s.tempApply(map[string]*planner.TempTable{t.Tbl.Name: nil, st.Newname: &n})
 		return tagResult("ALTER TABLE"), nil
 	case pg.ObjectType_OBJECT_COLUMN:
 		ci := -1
-		for i, c := range t.tbl.Columns {
+		for i, c := range t.Tbl.Columns {
 			if c.Name == st.Subname {
 				ci = i
 			}
 			if c.Name == st.Newname {
-				return nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" of relation \"%s\" already exists", st.Newname, t.tbl.Name)
+				return nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" of relation \"%s\" already exists", st.Newname, t.Tbl.Name)
 			}
 		}
 		if ci < 0 {
 			return nil, pgerr.New(pgerr.UndefinedColumn, "column \"%s\" does not exist", st.Subname)
 		}
 		n := *t
-		tbl := *t.tbl
-		tbl.Columns = append(tbl.Columns[:0:0], t.tbl.Columns...)
+		tbl := *t.Tbl
+		tbl.Columns = append(tbl.Columns[:0:0], t.Tbl.Columns...)
 		tbl.Columns[ci].Name = st.Newname
-		n.tbl = &tbl
-		n.cols = append(n.cols[:0:0], t.cols...)
-		n.cols[ci].Name = st.Newname
+		n.Tbl = &tbl
+		n.Cols = append(n.Cols[:0:0], t.Cols...)
+		n.Cols[ci].Name = st.Newname
 		s.tempPut(tbl.Name, &n)
 		return tagResult("ALTER TABLE"), nil
 	}
-	return nil, errTempNotSupported(t.tbl.Name, "this form of ALTER … RENAME", -1)
+	return nil, errTempNotSupported(t.Tbl.Name, "this form of ALTER … RENAME", -1)
 }
 
 // tempAlter runs ALTER TABLE … ADD COLUMN on a temporary table; other
 // changes are refused.
-func (s *Session) tempAlter(ctx context.Context, t *tempTable, st *pg.AlterTableStmt) (*Result, error) {
+func (s *Session) tempAlter(ctx context.Context, t *planner.TempTable, st *pg.AlterTableStmt) (*Result, error) {
 	cur := t
 	for _, cn := range st.Cmds {
 		cmd := cn.GetAlterTableCmd()
 		if cmd.Subtype != pg.AlterTableType_AT_AddColumn {
-			return nil, errTempNotSupported(t.tbl.Name, "this form of ALTER TABLE (only RENAME and ADD COLUMN are)", st.Relation.Location)
+			return nil, errTempNotSupported(t.Tbl.Name, "this form of ALTER TABLE (only RENAME and ADD COLUMN are)", st.Relation.Location)
 		}
 		cd := cmd.Def.GetColumnDef()
-		if _, ok := cur.tbl.ColumnByName(cd.Colname); ok {
+		if _, ok := cur.Tbl.ColumnByName(cd.Colname); ok {
 			if cmd.MissingOk {
-				s.notice("column \"%s\" of relation \"%s\" already exists, skipping", cd.Colname, t.tbl.Name)
+				s.notice("column \"%s\" of relation \"%s\" already exists, skipping", cd.Colname, t.Tbl.Name)
 				continue
 			}
-			return nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" of relation \"%s\" already exists", cd.Colname, t.tbl.Name)
+			return nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" of relation \"%s\" already exists", cd.Colname, t.Tbl.Name)
 		}
 		def, _, err := s.columnDef(cd)
 		if err != nil {
 			return nil, err
 		}
 		n := *cur
-		tbl := *cur.tbl
+		tbl := *cur.Tbl
 		var next int64 = 1
 		for _, c := range tbl.Columns {
 			next = max(next, c.ID+1)
@@ -385,38 +387,38 @@ func (s *Session) tempAlter(ctx context.Context, t *tempTable, st *pg.AlterTable
 			}
 		}
 		col := tempColumn(next, def)
-		tbl.Columns = append(append(tbl.Columns[:0:0], cur.tbl.Columns...), col)
-		n.tbl = &tbl
-		if n.cols, err = scanColumns(&tbl); err != nil {
+		tbl.Columns = append(append(tbl.Columns[:0:0], cur.Tbl.Columns...), col)
+		n.Tbl = &tbl
+		if n.Cols, err = planner.ScanColumns(&tbl); err != nil {
 			return nil, err
 		}
 		// the existing rows get the column's default, computed per row
-		env := s.newEnv()
-		b := &binder{sess: &s.querySession, env: env, params: &params{}, qc: s.newQueryCtx(ctx, &params{}, false)}
-		d, err := s.defaultExpr(b, col, n.cols[len(n.cols)-1].T)
+		env := s.NewEnv()
+		b := &planner.Binder{Sess: &s.Session, Env: env, Params: &planner.Params{}, Qc: s.NewQueryCtx(ctx, &planner.Params{}, false)}
+		d, err := s.defaultExpr(b, col, n.Cols[len(n.Cols)-1].T)
 		if err != nil {
 			return nil, err
 		}
-		if !col.NullsAllowed && cur.rows > 0 && col.DefaultValue == nil {
-			return nil, pgerr.New(pgerr.NotNullViolation, "column \"%s\" of relation \"%s\" contains null values", cd.Colname, t.tbl.Name)
+		if !col.NullsAllowed && cur.Rows > 0 && col.DefaultValue == nil {
+			return nil, pgerr.New(pgerr.NotNullViolation, "column \"%s\" of relation \"%s\" contains null values", cd.Colname, t.Tbl.Name)
 		}
-		exprs := make([]exec.Expr, 0, len(n.cols))
-		for i, c := range cur.cols {
+		exprs := make([]exec.Expr, 0, len(n.Cols))
+		for i, c := range cur.Cols {
 			exprs = append(exprs, &exec.ColRef{Idx: i, T: c.T})
 		}
 		exprs = append(exprs, d)
-		w, err := exec.NewChunkWriter(typesOf(n.cols), s.tempMemory(), nil)
+		w, err := exec.NewChunkWriter(planner.TypesOf(n.Cols), s.tempMemory(), nil)
 		if err != nil {
 			return nil, err
 		}
-		if err := w.Drain(ctx, &exec.Project{Env: env, Input: &exec.ChunkScan{T: typesOf(cur.cols), Chunks: cur.chunks}, Exprs: exprs}); err != nil {
+		if err := w.Drain(ctx, &exec.Project{Env: env, Input: &exec.ChunkScan{T: planner.TypesOf(cur.Cols), Chunks: cur.Chunks}, Exprs: exprs}); err != nil {
 			w.Abort()
 			return nil, err
 		}
 		cs := w.Chunks()
 		s.tempHold(cs)
-		cur = n.withChunks(cs)
+		cur = n.WithChunks(cs)
 	}
-	s.tempPut(t.tbl.Name, cur)
+	s.tempPut(t.Tbl.Name, cur)
 	return tagResult("ALTER TABLE"), nil
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/lakepg/lakepg/sql/planner"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/lakepg/lakepg/exec"
@@ -21,12 +23,12 @@ func (s *Session) tempAppend(ctx context.Context, id int64, src exec.Operator, c
 	if t == nil {
 		return 0, pgerr.New(pgerr.UndefinedTable, "temporary table was dropped while in use")
 	}
-	keep := t.chunks
+	keep := t.Chunks
 	var seed *exec.TableChunk
 	if n := len(keep); n > 0 && keep[n-1].N < vec.BatchSize {
 		seed, keep = keep[n-1], keep[:n-1]
 	}
-	w, err := exec.NewChunkWriter(typesOf(t.cols), s.tempMemory(), seed)
+	w, err := exec.NewChunkWriter(planner.TypesOf(t.Cols), s.tempMemory(), seed)
 	if err != nil {
 		return 0, err
 	}
@@ -50,13 +52,13 @@ func (s *Session) tempAppend(ctx context.Context, id int64, src exec.Operator, c
 	}
 	cs := w.Chunks()
 	s.tempHold(cs)
-	s.tempPut(t.tbl.Name, t.withChunks(append(append(keep[:0:0], keep...), cs...)))
+	s.tempPut(t.Tbl.Name, t.WithChunks(append(append(keep[:0:0], keep...), cs...)))
 	return rows, nil
 }
 
 // tempWrite runs UPDATE and DELETE on a temporary table; ok is false when
 // the statement changes a lake table.
-func (s *Session) tempWrite(ctx context.Context, n *pg.Node, p *params, describeOnly bool) (*Result, bool, error) {
+func (s *Session) tempWrite(ctx context.Context, n *pg.Node, p *planner.Params, describeOnly bool) (*Result, bool, error) {
 	var rv *pg.RangeVar
 	switch x := n.Node.(type) {
 	case *pg.Node_UpdateStmt:
@@ -66,7 +68,7 @@ func (s *Session) tempWrite(ctx context.Context, n *pg.Node, p *params, describe
 	default:
 		return nil, false, nil
 	}
-	t := s.tempLookup(rv.Schemaname, rv.Relname)
+	t := s.TempLookup(rv.Schemaname, rv.Relname)
 	if t == nil {
 		return nil, false, nil
 	}
@@ -95,7 +97,7 @@ func (s *Session) tempWrite(ctx context.Context, n *pg.Node, p *params, describe
 // table's new version keeps its untouched chunks as they are, rebuilds the
 // chunks that lost rows, and appends the new row versions at the end (as
 // PostgreSQL's heap puts them).
-func (s *Session) tempModify(ctx context.Context, t *tempTable, rv *pg.RangeVar, from []*pg.Node, where *pg.Node, set []*pg.Node, update bool, retList []*pg.Node, p *params, describeOnly bool) (*Result, error) {
+func (s *Session) tempModify(ctx context.Context, t *planner.TempTable, rv *pg.RangeVar, from []*pg.Node, where *pg.Node, set []*pg.Node, update bool, retList []*pg.Node, p *planner.Params, describeOnly bool) (*Result, error) {
 	alias := rv.Relname
 	if rv.Alias != nil {
 		alias = rv.Alias.Aliasname
@@ -103,14 +105,14 @@ func (s *Session) tempModify(ctx context.Context, t *tempTable, rv *pg.RangeVar,
 	if err := checkFromNames(alias, from); err != nil {
 		return nil, err
 	}
-	env := s.newEnv()
-	qc := s.newQueryCtx(ctx, p, describeOnly)
-	b := &binder{sess: &s.querySession, env: env, params: p, qc: qc}
-	src := tempScanSource(t, alias, true)
+	env := s.NewEnv()
+	qc := s.NewQueryCtx(ctx, p, describeOnly)
+	b := &planner.Binder{Sess: &s.Session, Env: env, Params: p, Qc: qc}
+	src := planner.TempScanSource(t, alias, true)
 	var assign []*pg.ResTarget
 	if update {
 		var err error
-		if assign, err = setTargets(t.cols, set, t.tbl.Name); err != nil {
+		if assign, err = setTargets(t.Cols, set, t.Tbl.Name); err != nil {
 			return nil, err
 		}
 	}
@@ -122,14 +124,14 @@ func (s *Session) tempModify(ctx context.Context, t *tempTable, rv *pg.RangeVar,
 	direct := func(rt *pg.ResTarget) bool {
 		return rt != nil && (rt.Val.GetAConst() != nil || rt.Val.GetParamRef() != nil || rt.Val.GetSetToDefault() != nil)
 	}
-	tl := []*pg.Node{resTarget(colRefNode(scopeCol{Table: alias, Name: tempOrdColumn}))}
+	tl := []*pg.Node{resTarget(planner.ColRefNode(planner.ScopeCol{Table: alias, Name: planner.TempOrdColumn}))}
 	wantRows := update || len(retList) > 0
 	if wantRows {
-		for i, c := range t.cols {
-			val := colRefNode(scopeCol{Table: alias, Name: c.Name})
+		for i, c := range t.Cols {
+			val := planner.ColRefNode(planner.ScopeCol{Table: alias, Name: c.Name})
 			if update && assign[i] != nil && !direct(assign[i]) {
-				if containsAgg(assign[i].Val) {
-					return nil, errAt(pgerr.New(pgerr.GroupingError, "aggregate functions are not allowed in UPDATE"), nodeLoc(assign[i].Val))
+				if planner.ContainsAgg(assign[i].Val) {
+					return nil, planner.ErrAt(pgerr.New(pgerr.GroupingError, "aggregate functions are not allowed in UPDATE"), planner.NodeLoc(assign[i].Val))
 				}
 				val = assign[i].Val
 			}
@@ -138,34 +140,34 @@ func (s *Session) tempModify(ctx context.Context, t *tempTable, rv *pg.RangeVar,
 	}
 	self := &pg.Node{Node: &pg.Node_RangeVar{RangeVar: rv}}
 	sel := &pg.SelectStmt{TargetList: tl, FromClause: append([]*pg.Node{self}, from...), WhereClause: where, Op: pg.SetOperation_SETOP_NONE}
-	qc.dmlTarget = &dmlTarget{rv: rv, src: src, sel: sel, alias: alias}
-	q, err := qc.planSelect(sel)
-	qc.dmlTarget = nil
+	qc.DmlTarget = &planner.DmlTarget{Rv: rv, Src: src, Sel: sel, Alias: alias}
+	q, err := qc.PlanSelect(sel)
+	qc.DmlTarget = nil
 	if err != nil {
 		return nil, err
 	}
-	op := q.op
+	op := q.Op
 	// the changed rows: ordinal, then the row as it is written (UPDATE) or
 	// as it was (DELETE with RETURNING)
 	exprs := []exec.Expr{&exec.ColRef{Idx: 0, T: types.Int64T}}
 	if wantRows {
-		for i, c := range t.cols {
-			var e exec.Expr = &exec.ColRef{Idx: 1 + i, T: q.cols[1+i].Type}
+		for i, c := range t.Cols {
+			var e exec.Expr = &exec.ColRef{Idx: 1 + i, T: q.Cols[1+i].Type}
 			if update && assign[i] != nil {
 				rt := assign[i]
 				switch {
 				case rt.Val.GetSetToDefault() != nil:
-					if e, err = s.defaultExpr(b, t.tbl.Columns[i], c.T); err != nil {
+					if e, err = s.defaultExpr(b, t.Tbl.Columns[i], c.T); err != nil {
 						op.Close()
 						return nil, err
 					}
 				case direct(rt):
-					if e, err = b.bind(rt.Val, &scope{}); err != nil {
+					if e, err = b.Bind(rt.Val, &planner.Scope{}); err != nil {
 						op.Close()
 						return nil, err
 					}
 				}
-				if e, err = b.coerceAssign(e, c.T, c.Name, nodeLoc(rt.Val)); err != nil {
+				if e, err = b.CoerceAssign(e, c.T, c.Name, planner.NodeLoc(rt.Val)); err != nil {
 					op.Close()
 					return nil, err
 				}
@@ -174,7 +176,7 @@ func (s *Session) tempModify(ctx context.Context, t *tempTable, rv *pg.RangeVar,
 		}
 	}
 	op = &exec.Project{Env: env, Input: op, Exprs: exprs}
-	ret, err := s.bindReturning(b, targetScope(alias, t.tbl, t.cols), retList) // returning.go
+	ret, err := s.bindReturning(b, targetScope(alias, t.Tbl, t.Cols), retList) // returning.go
 	if err != nil {
 		op.Close()
 		return nil, err
@@ -187,20 +189,20 @@ func (s *Session) tempModify(ctx context.Context, t *tempTable, rv *pg.RangeVar,
 		return nil, nil
 	}
 	defer op.Close()
-	if err := foldErrors(env, op); err != nil {
+	if err := planner.FoldErrors(env, op); err != nil {
 		return nil, err
 	}
 	// a row joined to several FROM rows changes once, with the first
-	hit := make([]bool, t.rows)
+	hit := make([]bool, t.Rows)
 	var count int64
-	ts := typesOf(t.cols)
+	ts := planner.TypesOf(t.Cols)
 	var upd *exec.ChunkWriter
 	if update {
 		if upd, err = exec.NewChunkWriter(ts, s.tempMemory(), nil); err != nil {
 			return nil, err
 		}
 	}
-	check := notNullCheck(t.tbl)
+	check := notNullCheck(t.Tbl)
 	var sel32 []int
 	err = exec.Drain(ctx, op, func(bt *vec.Batch) error {
 		sel32 = sel32[:0]
@@ -261,7 +263,7 @@ func (s *Session) tempModify(ctx context.Context, t *tempTable, rv *pg.RangeVar,
 			s.tempHold(nc)
 			cs = append(cs, nc...)
 		}
-		s.tempPut(t.tbl.Name, t.withChunks(cs))
+		s.tempPut(t.Tbl.Name, t.WithChunks(cs))
 	} else if upd != nil {
 		upd.Abort()
 	}
@@ -273,12 +275,12 @@ func (s *Session) tempModify(ctx context.Context, t *tempTable, rv *pg.RangeVar,
 
 // tempKeep is t's chunks without the rows hit marks: untouched chunks are
 // kept as they are, the others rebuilt.
-func (s *Session) tempKeep(ctx context.Context, t *tempTable, hit []bool) ([]*exec.TableChunk, error) {
+func (s *Session) tempKeep(ctx context.Context, t *planner.TempTable, hit []bool) ([]*exec.TableChunk, error) {
 	var out []*exec.TableChunk
 	base := 0
-	ts := typesOf(t.cols)
+	ts := planner.TypesOf(t.Cols)
 	var keep []int
-	for _, c := range t.chunks {
+	for _, c := range t.Chunks {
 		keep = keep[:0]
 		for i := 0; i < c.N; i++ {
 			if !hit[base+i] {

@@ -3,6 +3,8 @@ package sql
 import (
 	"context"
 
+	"github.com/lakepg/lakepg/sql/planner"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 )
 
@@ -24,7 +26,7 @@ func (s *Session) truncate(ctx context.Context, st *pg.TruncateStmt) (*Result, e
 	defer func() { s.priv.truncating = false }()
 	for _, r := range st.Relations {
 		rv := r.GetRangeVar()
-		if _, err = s.modify(ctx, rv, nil, nil, nil, nil, &params{values: [][]byte{}, bound: true}, false); err != nil {
+		if _, err = s.modify(ctx, rv, nil, nil, nil, nil, &planner.Params{Values: [][]byte{}, Bound: true}, false); err != nil {
 			break
 		}
 		if st.RestartSeqs {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io/fs"
 
+	"github.com/lakepg/lakepg/sql/planner"
+
 	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/vec"
@@ -49,7 +51,7 @@ func (s *Session) txnState(ctx context.Context) (*txn, error) {
 	if err != nil {
 		return nil, err
 	}
-	meta, err := s.eng.metadata(ctx, head)
+	meta, err := s.eng.Metadata(ctx, head)
 	if err != nil {
 		return nil, err
 	}
@@ -57,18 +59,18 @@ func (s *Session) txnState(ctx context.Context) (*txn, error) {
 	return s.txn, nil
 }
 
-// metadata is the catalog as a statement at snap sees it: inside a block,
+// Metadata is the catalog as a statement at snap sees it: inside a block,
 // reading the block's snapshot, with the block's own schema changes.
-func (s *Session) metadata(ctx context.Context, snap catalog.Snapshot) (*catalog.Metadata, error) {
+func (s *Session) Metadata(ctx context.Context, snap catalog.Snapshot) (*catalog.Metadata, error) {
 	if t := s.readTxn(); t != nil && snap.ID == t.base.ID {
 		return t.meta, nil
 	}
-	return s.eng.metadata(ctx, snap)
+	return s.eng.Metadata(ctx, snap)
 }
 
-// tableFiles lists a table's data files at snap, the same list for every
+// TableFiles lists a table's data files at snap, the same list for every
 // statement of a block that reads at the block's snapshot.
-func (s *Session) tableFiles(ctx context.Context, sch *catalog.Schema, t *catalog.Table, snap catalog.Snapshot) ([]catalog.DataFile, error) {
+func (s *Session) TableFiles(ctx context.Context, sch *catalog.Schema, t *catalog.Table, snap catalog.Snapshot) ([]catalog.DataFile, error) {
 	tx := s.txn
 	if tx == nil || snap.ID != tx.base.ID {
 		return s.eng.DB.Files(ctx, sch, t, snap)
@@ -201,18 +203,18 @@ func (s *Session) commitStaged(ctx context.Context, c *snapshot.Commit) error {
 	return nil
 }
 
-// overlay makes a table scan inside a block see the block's staged writes:
+// Overlay makes a table scan inside a block see the block's staged writes:
 // ended files disappear, staged delete files replace the committed ones,
 // deleted inlined rows are dropped and staged data files are appended. A
 // scan at another snapshot than the block's (time travel) is left alone.
-func (s *Session) overlay(snap catalog.Snapshot, sch *catalog.Schema, tbl *catalog.Table, ref *tableRef, scan *exec.TableScan) {
+func (s *Session) Overlay(snap catalog.Snapshot, sch *catalog.Schema, tbl *catalog.Table, ref *planner.TableRef, scan *exec.TableScan) {
 	t := s.readTxn() // with_write.go
 	if t == nil || snap.ID != t.base.ID {
 		return
 	}
 	dir := s.eng.DB.TableDir(sch, tbl)
-	files, sfs := ref.files[:0:0], scan.Files[:0:0]
-	for i, f := range ref.files {
+	files, sfs := ref.Files[:0:0], scan.Files[:0:0]
+	for i, f := range ref.Files {
 		if t.c.Ended(f.ID) {
 			continue
 		}
@@ -223,12 +225,12 @@ func (s *Session) overlay(snap catalog.Snapshot, sch *catalog.Schema, tbl *catal
 		}
 		files, sfs = append(files, f), append(sfs, sf)
 	}
-	ref.files, scan.Files = files, sfs
+	ref.Files, scan.Files = files, sfs
 	if del := t.c.InlinedDeleted(tbl.ID); del != nil {
-		scan.Inlined = dropInlined(scan.Inlined, len(scan.Cols), ref.inlined, del)
+		scan.Inlined = dropInlined(scan.Inlined, len(scan.Cols), ref.Inlined, del)
 	}
 	for _, f := range t.c.AddedFiles(tbl.ID) {
-		ref.pending = append(ref.pending, f)
+		ref.Pending = append(ref.Pending, f)
 		sf := exec.ScanFile{Path: dir + f.RelPath, Size: f.FileSize, RecordCount: f.RecordCount, CountKnown: true, Key: f.EncryptionKey}
 		if s.mergeFiles != nil && !f.EmbeddedRowIDs {
 			// rows the block inserted have no row ids yet: MERGE, which
@@ -241,9 +243,9 @@ func (s *Session) overlay(snap catalog.Snapshot, sch *catalog.Schema, tbl *catal
 			}
 			sf.RowIDStart = pendingRowIDBase + n<<32
 		}
-		ref.pendingScan = append(ref.pendingScan, sf)
+		ref.PendingScan = append(ref.PendingScan, sf)
 	}
-	scan.Files = append(scan.Files, ref.pendingScan...)
+	scan.Files = append(scan.Files, ref.PendingScan...)
 }
 
 // dropInlined removes deleted rows from inlined batches (laid out as ncols
@@ -303,8 +305,8 @@ func (s *Session) filesPresent(ctx context.Context, c *snapshot.Commit) error {
 	return nil
 }
 
-// lakeMetadata is the lake's metadata at snap, without the open block's
+// LakeMetadata is the lake's metadata at snap, without the open block's
 // changes.
-func (s *Session) lakeMetadata(ctx context.Context, snap catalog.Snapshot) (*catalog.Metadata, error) {
-	return s.eng.metadata(ctx, snap)
+func (s *Session) LakeMetadata(ctx context.Context, snap catalog.Snapshot) (*catalog.Metadata, error) {
+	return s.eng.Metadata(ctx, snap)
 }

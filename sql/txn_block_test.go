@@ -41,7 +41,7 @@ func TestRenameInBlockKeepsFilesReadable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	meta, err := s.eng.metadata(ctx, head)
+	meta, err := s.eng.Metadata(ctx, head)
 	if err != nil {
 		t.Fatal(err)
 	}

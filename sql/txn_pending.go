@@ -3,6 +3,8 @@ package sql
 import (
 	"context"
 
+	"github.com/lakepg/lakepg/sql/planner"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/lakepg/lakepg/catalog"
@@ -23,15 +25,15 @@ import (
 // predicate to the k-th data file the open block staged for the table. It
 // returns the number of rows that matched. With RETURNING it runs as a
 // pendingPass, which shows the matched rows to the list.
-func (s *Session) rewritePending(ctx context.Context, env *exec.Env, ref *tableRef, k int, pred exec.Expr, newVals []exec.Expr, ret *returning) (int64, error) {
+func (s *Session) rewritePending(ctx context.Context, env *exec.Env, ref *planner.TableRef, k int, pred exec.Expr, newVals []exec.Expr, ret *returning) (int64, error) {
 	if ret != nil {
 		var op exec.Operator = pendingScan(s, ref, k, nil)
 		if pred != nil {
-			op = &exec.Filter{Env: env, Input: op, Pred: cloneExpr(pred)}
+			op = &exec.Filter{Env: env, Input: op, Pred: planner.CloneExpr(pred)}
 		}
 		pp := pendingPass{ref: ref, env: env, op: op}
 		for _, e := range newVals {
-			pp.newVals = append(pp.newVals, cloneExpr(e))
+			pp.newVals = append(pp.newVals, planner.CloneExpr(e))
 		}
 		defer op.Close()
 		return pp.run(ctx, s, k, ret)
@@ -39,9 +41,9 @@ func (s *Session) rewritePending(ctx context.Context, env *exec.Env, ref *tableR
 	var matched []int64
 	var op exec.Operator = pendingScan(s, ref, k, nil)
 	if pred != nil {
-		op = &exec.Filter{Env: env, Input: op, Pred: cloneExpr(pred)}
+		op = &exec.Filter{Env: env, Input: op, Pred: planner.CloneExpr(pred)}
 	}
-	ncols := len(ref.scan.Cols)
+	ncols := len(ref.Scan.Cols)
 	err := exec.Drain(ctx, op, func(b *vec.Batch) error {
 		matched = append(matched, b.Vecs[ncols+1].I64[:b.N]...)
 		return nil
@@ -55,10 +57,10 @@ func (s *Session) rewritePending(ctx context.Context, env *exec.Env, ref *tableR
 		files, err = s.rewritePendingFile(ctx, env, ref, k, pendingScan(s, ref, k, matched), nil)
 	} else {
 		exprs := make([]exec.Expr, len(newVals))
-		for i, c := range ref.scan.Cols {
-			exprs[i] = cloneExpr(newVals[i])
+		for i, c := range ref.Scan.Cols {
+			exprs[i] = planner.CloneExpr(newVals[i])
 			if pred != nil {
-				exprs[i] = &exec.Case{When: []exec.Expr{cloneExpr(pred)}, Then: []exec.Expr{exprs[i]}, Else: &exec.ColRef{Idx: i, T: c.T}, T: c.T}
+				exprs[i] = &exec.Case{When: []exec.Expr{planner.CloneExpr(pred)}, Then: []exec.Expr{exprs[i]}, Else: &exec.ColRef{Idx: i, T: c.T}, T: c.T}
 			}
 		}
 		files, err = s.rewritePendingFile(ctx, env, ref, k, pendingScan(s, ref, k, nil), exprs)
@@ -66,16 +68,16 @@ func (s *Session) rewritePending(ctx context.Context, env *exec.Env, ref *tableR
 	if err != nil {
 		return 0, err
 	}
-	s.txn.c.ReplaceAddedFiles(ref.table.ID, ref.pending[k].RelPath, files)
+	s.txn.c.ReplaceAddedFiles(ref.Table.ID, ref.Pending[k].RelPath, files)
 	return int64(len(matched)), nil
 }
 
 // pendingScan reads the k-th staged file of the table without the rows at
 // the positions deleted, with file ordinal, position and row id.
-func pendingScan(s *Session, ref *tableRef, k int, deleted []int64) *exec.TableScan {
-	sf := ref.pendingScan[k]
+func pendingScan(s *Session, ref *planner.TableRef, k int, deleted []int64) *exec.TableScan {
+	sf := ref.PendingScan[k]
 	sf.Deleted = deleted
-	return &exec.TableScan{Store: s.eng.Store, Snapshot: ref.snap.ID, Label: ref.scan.Label, Cols: ref.scan.Cols, Files: []exec.ScanFile{sf}, WithPos: true}
+	return &exec.TableScan{Store: s.eng.Store, Snapshot: ref.Snap.ID, Label: ref.Scan.Label, Cols: ref.Scan.Cols, Files: []exec.ScanFile{sf}, WithPos: true}
 }
 
 // rewritePendingFile writes what replaces the k-th staged file of the
@@ -83,9 +85,9 @@ func pendingScan(s *Session, ref *tableRef, k int, deleted []int64) *exec.TableS
 // file that carries row ids (new versions of committed rows) keeps them.
 // The replaced file is deleted once the block commits; the new ones when
 // it does not.
-func (s *Session) rewritePendingFile(ctx context.Context, env *exec.Env, ref *tableRef, k int, src exec.Operator, exprs []exec.Expr) ([]snapshot.NewDataFile, error) {
-	f := ref.pending[k]
-	cols := ref.scan.Cols
+func (s *Session) rewritePendingFile(ctx context.Context, env *exec.Env, ref *planner.TableRef, k int, src exec.Operator, exprs []exec.Expr) ([]snapshot.NewDataFile, error) {
+	f := ref.Pending[k]
+	cols := ref.Scan.Cols
 	ncols := len(cols)
 	if exprs == nil {
 		for i, c := range cols {
@@ -99,13 +101,13 @@ func (s *Session) rewritePendingFile(ctx context.Context, env *exec.Env, ref *ta
 	}
 	// a partitioned table's rows go back to their partitions (an UPDATE
 	// may move them to another)
-	tw, err := s.writeTableFiles(ctx, ref.schema, ref.table, pcols, &exec.Project{Env: env, Input: src, Exprs: exprs}, notNullCheck(ref.table))
+	tw, err := s.writeTableFiles(ctx, ref.Schema, ref.Table, pcols, &exec.Project{Env: env, Input: src, Exprs: exprs}, notNullCheck(ref.Table))
 	src.Close()
 	if err != nil {
 		return nil, err
 	}
 	t := s.txn
-	t.superseded = append(t.superseded, ref.pendingScan[k].Path)
+	t.superseded = append(t.superseded, ref.PendingScan[k].Path)
 	s.undoFiles(ctx, tw)
 	return tw.dataFiles(cols, f.EmbeddedRowIDs), nil
 }
@@ -122,7 +124,7 @@ func (s *Session) undoFiles(ctx context.Context, tw *tableWrite) {
 // correlated subqueries) over one staged file of the target table, the
 // only one its ref holds.
 type pendingPass struct {
-	ref     *tableRef
+	ref     *planner.TableRef
 	env     *exec.Env
 	op      exec.Operator
 	newVals []exec.Expr // nil for DELETE
@@ -132,7 +134,7 @@ type pendingPass struct {
 // each over that file alone, all before any of them runs: every pass, and
 // the pass over the committed files, must see the table as it was before
 // the statement.
-func (s *Session) planPendingPasses(ctx context.Context, head catalog.Snapshot, rv *pg.RangeVar, alias string, from []*pg.Node, where *pg.Node, set []*pg.Node, returning bool, p *params) ([]pendingPass, error) {
+func (s *Session) planPendingPasses(ctx context.Context, head catalog.Snapshot, rv *pg.RangeVar, alias string, from []*pg.Node, where *pg.Node, set []*pg.Node, returning bool, p *planner.Params) ([]pendingPass, error) {
 	var passes []pendingPass
 	fail := func(err error) ([]pendingPass, error) {
 		for _, pp := range passes {
@@ -141,23 +143,23 @@ func (s *Session) planPendingPasses(ctx context.Context, head catalog.Snapshot, 
 		return nil, err
 	}
 	for k := 0; ; k++ {
-		src, err := s.tableSource(ctx, head, rv.Schemaname, rv.Relname, alias, rv.Location, false)
+		src, err := s.TableSource(ctx, head, rv.Schemaname, rv.Relname, alias, rv.Location, false)
 		if err != nil {
 			return fail(err)
 		}
-		ref := src.ref
-		if k >= len(ref.pending) {
+		ref := src.Ref
+		if k >= len(ref.Pending) {
 			return passes, nil
 		}
 		// the reference holds that file alone, since pushed-down filters
 		// rebuild the scan's list from it
-		ref.files, ref.scanFiles, ref.inlined = []catalog.DataFile{}, nil, nil
-		ref.pending, ref.pendingScan = ref.pending[k:k+1], ref.pendingScan[k:k+1]
-		ref.scan.WithPos = true
-		ref.scan.Files = ref.pendingScan
-		ref.scan.Inlined = nil
-		env := s.newEnv()
-		b := &binder{sess: &s.querySession, env: env, params: p, noAggMsg: "aggregate functions are not allowed in WHERE", qc: s.newQueryCtx(ctx, p, false)}
+		ref.Files, ref.ScanFiles, ref.Inlined = []catalog.DataFile{}, nil, nil
+		ref.Pending, ref.PendingScan = ref.Pending[k:k+1], ref.PendingScan[k:k+1]
+		ref.Scan.WithPos = true
+		ref.Scan.Files = ref.PendingScan
+		ref.Scan.Inlined = nil
+		env := s.NewEnv()
+		b := &planner.Binder{Sess: &s.Session, Env: env, Params: p, NoAggMsg: "aggregate functions are not allowed in WHERE", Qc: s.NewQueryCtx(ctx, p, false)}
 		op, newVals, _, _, err := s.planJoinedModify(b, src, rv, alias, from, where, set, returning)
 		if err != nil {
 			return fail(err)
@@ -172,8 +174,8 @@ func (s *Session) planPendingPasses(ctx context.Context, head catalog.Snapshot, 
 // it carries them). ret, when set, is shown the deleted rows or the new
 // versions. The caller closes the pass's operator.
 func (pp *pendingPass) run(ctx context.Context, s *Session, k int, ret *returning) (int64, error) {
-	ref, f := pp.ref, pp.ref.pending[k]
-	cols := ref.scan.Cols
+	ref, f := pp.ref, pp.ref.Pending[k]
+	cols := ref.Scan.Cols
 	ncols := len(cols)
 	var matched []int64
 	tap := &tapOp{Operator: pp.op, fn: func(b *vec.Batch) {
@@ -208,7 +210,7 @@ func (pp *pendingPass) run(ctx context.Context, s *Session, k int, ret *returnin
 		if f.EmbeddedRowIDs {
 			pcols = append(pcols, parquetio.Column{FieldID: exec.RowIDFieldID, Name: "_ducklake_internal_row_id", Type: types.Int64T})
 		}
-		tw, err := s.writeTableFiles(ctx, ref.schema, ref.table, pcols, &exec.Project{Env: pp.env, Input: in, Exprs: exprs}, notNullCheck(ref.table))
+		tw, err := s.writeTableFiles(ctx, ref.Schema, ref.Table, pcols, &exec.Project{Env: pp.env, Input: in, Exprs: exprs}, notNullCheck(ref.Table))
 		if err != nil {
 			return 0, err
 		}
@@ -222,6 +224,6 @@ func (pp *pendingPass) run(ctx context.Context, s *Session, k int, ret *returnin
 	if err != nil {
 		return 0, err
 	}
-	s.txn.c.ReplaceAddedFiles(ref.table.ID, f.RelPath, append(files, versions...))
+	s.txn.c.ReplaceAddedFiles(ref.Table.ID, f.RelPath, append(files, versions...))
 	return int64(len(matched)), nil
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/lakepg/lakepg/sql/planner"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/lakepg/lakepg/catalog"
@@ -68,7 +70,7 @@ func (s *Session) newKeyCheck(meta *catalog.Metadata, t *catalog.Table, cols []e
 	if len(cons) == 0 {
 		return nil
 	}
-	kc := &keyCheck{table: t, loc: func(v *vec.Vector, i int) string { return string(v.AppendText(nil, i, s.loc)) }}
+	kc := &keyCheck{table: t, loc: func(v *vec.Vector, i int) string { return string(v.AppendText(nil, i, s.Loc)) }}
 	for _, con := range cons {
 		u := &uniqueKeys{con: con, seen: map[string]int32{}}
 		ok := true
@@ -259,18 +261,18 @@ func (s *Session) checkAgainstTable(ctx context.Context, snap catalog.Snapshot, 
 // for each row holding one: u the constraint, id the key's row in u.vals,
 // fileID the data file's id (-1 for an inlined or staged row).
 func (s *Session) probeKeys(ctx context.Context, snap catalog.Snapshot, sch *catalog.Schema, t *catalog.Table, kc *keyCheck, hit func(u *uniqueKeys, b *vec.Batch, r int, id int32, fileID int64) error) error {
-	src, err := s.tableSource(ctx, snap, sch.Name, t.Name, t.Name, -1, false)
+	src, err := s.TableSource(ctx, snap, sch.Name, t.Name, t.Name, -1, false)
 	if err != nil {
 		return err
 	}
-	ref, scan := src.ref, src.ref.scan
+	ref, scan := src.Ref, src.Ref.Scan
 	defer scan.Close()
-	if ref.table.ID != t.ID {
+	if ref.Table.ID != t.ID {
 		return pgerr.New(pgerr.SerializationFailure, "could not serialize access: table \"%s\" changed while writing", t.Name)
 	}
 	var kept []int // ref.files index per scanned committed file
 	var files []exec.ScanFile
-	for i, f := range ref.files {
+	for i, f := range ref.Files {
 		hold := false
 		for _, u := range kc.keys {
 			if len(u.seen) > 0 && u.mayHold(f, scan.Cols) {
@@ -280,11 +282,11 @@ func (s *Session) probeKeys(ctx context.Context, snap catalog.Snapshot, sch *cat
 		}
 		if hold {
 			kept = append(kept, i)
-			files = append(files, ref.scanFiles[i])
+			files = append(files, ref.ScanFiles[i])
 		}
 	}
-	s.uniqueStats = uniqueScanStats{FilesRead: len(kept), FilesPruned: len(ref.files) - len(kept)}
-	scan.Files = append(files, ref.pendingScan...)
+	s.uniqueStats = uniqueScanStats{FilesRead: len(kept), FilesPruned: len(ref.Files) - len(kept)}
+	scan.Files = append(files, ref.PendingScan...)
 	scan.WithPos = true
 	for i := range scan.Needed {
 		scan.Needed[i] = false
@@ -311,12 +313,12 @@ func (s *Session) probeKeys(ctx context.Context, snap catalog.Snapshot, sch *cat
 				}
 				fileID := int64(-1)
 				if f := int(fv.I64[r]); f >= 0 && f < len(kept) {
-					fileID = ref.files[kept[f]].ID
+					fileID = ref.Files[kept[f]].ID
 					if kc.skip[fileID][pv.I64[r]] {
 						continue
 					}
 				} else if f < 0 {
-					if kc.skipIn[ref.inlined[-1-f]][rv.I64[r]] {
+					if kc.skipIn[ref.Inlined[-1-f]][rv.I64[r]] {
 						continue
 					}
 				}
@@ -351,11 +353,11 @@ func (s *Session) runKeyChecks(ctx context.Context, c *snapshot.Commit, meta *ca
 // checkExistingUnique checks that the rows of t at snap satisfy a
 // constraint being added: no NULL in a primary key, no key twice.
 func (s *Session) checkExistingUnique(ctx context.Context, snap catalog.Snapshot, sch *catalog.Schema, t *catalog.Table, sp conSpec) error {
-	src, err := s.tableSource(ctx, snap, sch.Name, t.Name, t.Name, -1, false)
+	src, err := s.TableSource(ctx, snap, sch.Name, t.Name, t.Name, -1, false)
 	if err != nil {
 		return err
 	}
-	scan := src.ref.scan
+	scan := src.Ref.Scan
 	defer scan.Close()
 	for _, p := range sp.cols {
 		scan.Needed[p] = true
@@ -379,7 +381,7 @@ func (s *Session) checkExistingUnique(ctx context.Context, snap catalog.Snapshot
 			if _, dup := u.seen[string(buf)]; dup {
 				vals := make([]string, len(sp.cols))
 				for k, p := range sp.cols {
-					vals[k] = string(b.Vecs[p].AppendText(nil, r, s.loc))
+					vals[k] = string(b.Vecs[p].AppendText(nil, r, s.Loc))
 				}
 				e := pgerr.New(pgerr.UniqueViolation, "could not create unique index \"%s\"", sp.name)
 				e.Detail = "Key (" + strings.Join(sp.colName, ", ") + ")=(" + strings.Join(vals, ", ") + ") is duplicated."
@@ -393,11 +395,11 @@ func (s *Session) checkExistingUnique(ctx context.Context, snap catalog.Snapshot
 
 // countRows counts the rows of t at snap.
 func (s *Session) countRows(ctx context.Context, snap catalog.Snapshot, sch *catalog.Schema, t *catalog.Table) (int64, error) {
-	src, err := s.tableSource(ctx, snap, sch.Name, t.Name, t.Name, -1, false)
+	src, err := s.TableSource(ctx, snap, sch.Name, t.Name, t.Name, -1, false)
 	if err != nil {
 		return 0, err
 	}
-	scan := src.ref.scan
+	scan := src.Ref.Scan
 	defer scan.Close()
 	var n int64
 	err = exec.Drain(ctx, scan, func(b *vec.Batch) error { n += int64(b.N); return nil })
@@ -411,7 +413,7 @@ func (s *Session) keyCheckFor(ctx context.Context, t *catalog.Table, cols []exec
 	if err != nil {
 		return nil, err
 	}
-	meta, err := s.metadata(ctx, head)
+	meta, err := s.Metadata(ctx, head)
 	if err != nil {
 		return nil, err
 	}
@@ -420,15 +422,15 @@ func (s *Session) keyCheckFor(ctx context.Context, t *catalog.Table, cols []exec
 
 // updateKeyCheck is the key check of an UPDATE that assigns a key column;
 // nil for one that keeps every key.
-func (s *Session) updateKeyCheck(ctx context.Context, ref *tableRef, set []*pg.Node) (*keyCheck, error) {
-	kc, err := s.keyCheckFor(ctx, ref.table, ref.scan.Cols)
+func (s *Session) updateKeyCheck(ctx context.Context, ref *planner.TableRef, set []*pg.Node) (*keyCheck, error) {
+	kc, err := s.keyCheckFor(ctx, ref.Table, ref.Scan.Cols)
 	if err != nil || kc == nil {
 		return nil, err
 	}
 	assigned := map[int]bool{}
 	for _, tn := range set {
 		name := tn.GetResTarget().Name
-		for i, c := range ref.scan.Cols {
+		for i, c := range ref.Scan.Cols {
 			if c.Name == name {
 				assigned[i] = true
 			}
@@ -442,20 +444,20 @@ func (s *Session) updateKeyCheck(ctx context.Context, ref *tableRef, set []*pg.N
 
 // skipRows makes the check ignore the rows the statement deletes: hits are
 // positions by index in ref.files, inlined row ids by index in ref.inlined.
-func (kc *keyCheck) skipRows(ref *tableRef, hits map[int][]int64, inlined map[int][]int64) {
+func (kc *keyCheck) skipRows(ref *planner.TableRef, hits map[int][]int64, inlined map[int][]int64) {
 	kc.skip, kc.skipIn = map[int64]map[int64]bool{}, map[string]map[int64]bool{}
 	for fi, ps := range hits {
 		m := map[int64]bool{}
 		for _, p := range ps {
 			m[p] = true
 		}
-		kc.skip[ref.files[fi].ID] = m
+		kc.skip[ref.Files[fi].ID] = m
 	}
 	for k, ids := range inlined {
 		m := map[int64]bool{}
 		for _, id := range ids {
 			m[id] = true
 		}
-		kc.skipIn[ref.inlined[k]] = m
+		kc.skipIn[ref.Inlined[k]] = m
 	}
 }

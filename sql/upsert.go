@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lakepg/lakepg/sql/planner"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/lakepg/lakepg/catalog"
@@ -46,7 +48,7 @@ const excludedName = "excluded"
 // (merge.go).
 type upsertState struct {
 	name     string // what the FROM item names: excludedName or mergeName
-	excluded *writtenCTE
+	excluded *planner.WrittenCTE
 	files    map[int64]bool // data files holding a conflicting key; nil: all
 }
 
@@ -59,19 +61,19 @@ type conflictStats struct {
 
 // onlyMatched keeps in ref the committed data files that hold a
 // conflicting row (and the staged and inlined rows, always read).
-func (u *upsertState) onlyMatched(ref *tableRef) {
-	scan := ref.scan
-	if u.files == nil || len(scan.Files) != len(ref.files)+len(ref.pendingScan) {
+func (u *upsertState) onlyMatched(ref *planner.TableRef) {
+	scan := ref.Scan
+	if u.files == nil || len(scan.Files) != len(ref.Files)+len(ref.PendingScan) {
 		return // pruned already: read them all
 	}
-	files, sfs := ref.files[:0:0], ref.scanFiles[:0:0]
-	for i, f := range ref.files {
+	files, sfs := ref.Files[:0:0], ref.ScanFiles[:0:0]
+	for i, f := range ref.Files {
 		if u.files[f.ID] {
-			files, sfs = append(files, f), append(sfs, ref.scanFiles[i])
+			files, sfs = append(files, f), append(sfs, ref.ScanFiles[i])
 		}
 	}
-	ref.files, ref.scanFiles = files, sfs
-	scan.Files = append(append([]exec.ScanFile(nil), sfs...), ref.pendingScan...)
+	ref.Files, ref.ScanFiles = files, sfs
+	scan.Files = append(append([]exec.ScanFile(nil), sfs...), ref.PendingScan...)
 }
 
 // upsertResult is what ON CONFLICT did before the insert of the rest.
@@ -90,7 +92,7 @@ const ordName = "\x00ord"
 // mergeReturning puts DO UPDATE's RETURNING rows among the inserted rows
 // ret holds, in input order as PostgreSQL returns them.
 func (u *upsertResult) mergeReturning(ctx context.Context, ret *returning) error {
-	ts := typesOfColumns(ret.cols)
+	ts := planner.TypesOfColumns(ret.cols)
 	collect := func(op exec.Operator, n int) ([]*vec.Vector, int, error) {
 		vs := make([]*vec.Vector, n)
 		for i := range vs {
@@ -172,7 +174,7 @@ func (s *Session) arbiters(meta *catalog.Metadata, t *catalog.Table, cl *pg.OnCo
 		if cl.Action == pg.OnConflictAction_ONCONFLICT_UPDATE {
 			e := pgerr.New(pgerr.SyntaxError, "ON CONFLICT DO UPDATE requires inference specification or constraint name")
 			e.Hint = "For example, ON CONFLICT (column_name)."
-			return nil, errAt(e, cl.Location)
+			return nil, planner.ErrAt(e, cl.Location)
 		}
 		return cons, nil
 	}
@@ -182,10 +184,10 @@ func (s *Session) arbiters(meta *catalog.Metadata, t *catalog.Table, cl *pg.OnCo
 				return []catalog.Constraint{c}, nil
 			}
 		}
-		return nil, errAt(pgerr.New(pgerr.UndefinedObject, "constraint \"%s\" for table \"%s\" does not exist", inf.Conname, t.Name), inf.Location)
+		return nil, planner.ErrAt(pgerr.New(pgerr.UndefinedObject, "constraint \"%s\" for table \"%s\" does not exist", inf.Conname, t.Name), inf.Location)
 	}
 	want := map[int64]bool{}
-	noMatch := errAt(pgerr.New(pgerr.InvalidColumnReference, "there is no unique or exclusion constraint matching the ON CONFLICT specification"), inf.Location)
+	noMatch := planner.ErrAt(pgerr.New(pgerr.InvalidColumnReference, "there is no unique or exclusion constraint matching the ON CONFLICT specification"), inf.Location)
 	for _, n := range inf.IndexElems {
 		ie := n.GetIndexElem()
 		if ie == nil || ie.Name == "" {
@@ -198,7 +200,7 @@ func (s *Session) arbiters(meta *catalog.Metadata, t *catalog.Table, cl *pg.OnCo
 			}
 		}
 		if found < 0 {
-			return nil, errAt(pgerr.New(pgerr.UndefinedColumn, "column \"%s\" does not exist", ie.Name), inf.Location)
+			return nil, planner.ErrAt(pgerr.New(pgerr.UndefinedColumn, "column \"%s\" does not exist", ie.Name), inf.Location)
 		}
 		want[found] = true
 	}
@@ -223,7 +225,7 @@ func (s *Session) arbiters(meta *catalog.Metadata, t *catalog.Table, cl *pg.OnCo
 // onConflict runs the conflict part of INSERT … ON CONFLICT (see above)
 // over the proposed rows src (laid out as the table's columns) and returns
 // the rows left to insert.
-func (s *Session) onConflict(ctx context.Context, st *pg.InsertStmt, p *params, sch *catalog.Schema, t *catalog.Table, cols []exec.ScanCol, src exec.Operator) (*upsertResult, error) {
+func (s *Session) onConflict(ctx context.Context, st *pg.InsertStmt, p *planner.Params, sch *catalog.Schema, t *catalog.Table, cols []exec.ScanCol, src exec.Operator) (*upsertResult, error) {
 	defer src.Close()
 	cl := st.OnConflictClause
 	if isTempTable(t) { // temp_dml.go
@@ -233,7 +235,7 @@ func (s *Session) onConflict(ctx context.Context, st *pg.InsertStmt, p *params, 
 	if err != nil {
 		return nil, err
 	}
-	meta, err := s.metadata(ctx, head)
+	meta, err := s.Metadata(ctx, head)
 	if err != nil {
 		return nil, err
 	}
@@ -260,7 +262,7 @@ func (s *Session) onConflict(ctx context.Context, st *pg.InsertStmt, p *params, 
 		}
 		kc.keys = keys
 	}
-	buf := exec.NewRowBuffer(typesOf(cols), nil)
+	buf := exec.NewRowBuffer(planner.TypesOf(cols), nil)
 	defer buf.Release()
 	rowKey := make([][]int32, len(keys)) // per arbiter, per row: key id or -1
 	nn := notNullCheck(t)
@@ -321,8 +323,8 @@ func (s *Session) onConflict(ctx context.Context, st *pg.InsertStmt, p *params, 
 		used[k] = make([]bool, u.vals[0].Len())
 	}
 	byKey := map[int32][]int64{} // DO UPDATE … WHERE: the conflicting rows by key
-	rest := exec.NewRowBuffer(typesOf(cols), nil)
-	mtypes := append(typesOf(cols), types.Int64T) // then the input position
+	rest := exec.NewRowBuffer(planner.TypesOf(cols), nil)
+	mtypes := append(planner.TypesOf(cols), types.Int64T) // then the input position
 	matched := exec.NewRowBuffer(mtypes, nil)
 	row := 0
 	var keep, hit []int
@@ -426,7 +428,7 @@ func errSecondTime() error {
 // is a 21000; rows whose WHERE fails update nothing. byKey lists the
 // conflicting rows' input positions by key; the WHERE is evaluated for
 // them all in one join of the table with the conflicting rows.
-func (s *Session) checkSecondUpdates(ctx context.Context, st *pg.InsertStmt, t *catalog.Table, cols []exec.ScanCol, arb []catalog.Constraint, rows *exec.RowBuffer, byKey map[int32][]int64, p *params) error {
+func (s *Session) checkSecondUpdates(ctx context.Context, st *pg.InsertStmt, t *catalog.Table, cols []exec.ScanCol, arb []catalog.Constraint, rows *exec.RowBuffer, byKey map[int32][]int64, p *planner.Params) error {
 	many := false
 	for _, ords := range byKey {
 		many = many || len(ords) > 1
@@ -442,26 +444,26 @@ func (s *Session) checkSecondUpdates(ctx context.Context, st *pg.InsertStmt, t *
 	self := &pg.RangeVar{Schemaname: st.Relation.Schemaname, Relname: st.Relation.Relname, Inh: true, Relpersistence: "p", Alias: &pg.Alias{Aliasname: alias}, Location: -1}
 	dummy := &pg.Node{Node: &pg.Node_InsertStmt{InsertStmt: &pg.InsertStmt{}}}
 	sel := &pg.SelectStmt{
-		TargetList:  []*pg.Node{{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: colRefNode(scopeCol{Table: excludedName, Name: ordName}), Location: -1}}}},
+		TargetList:  []*pg.Node{{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: planner.ColRefNode(planner.ScopeCol{Table: excludedName, Name: ordName}), Location: -1}}}},
 		FromClause:  []*pg.Node{{Node: &pg.Node_RangeVar{RangeVar: self}}, {Node: &pg.Node_RangeVar{RangeVar: &pg.RangeVar{Relname: excludedName, Inh: true, Relpersistence: "p", Location: -1}}}},
 		WhereClause: where,
 		WithClause:  &pg.WithClause{Ctes: []*pg.Node{{Node: &pg.Node_CommonTableExpr{CommonTableExpr: &pg.CommonTableExpr{Ctename: excludedName, Ctequery: dummy, Location: -1}}}}},
 		Op:          pg.SetOperation_SETOP_NONE,
 	}
-	s.writtenCTEs = map[string]*writtenCTE{excludedName: {cols: excl, rows: rows, qualified: true}}
-	q, err := s.planQuery(ctx, sel, p, false)
-	s.writtenCTEs = nil
+	s.WrittenCTEs = map[string]*planner.WrittenCTE{excludedName: {Cols: excl, Rows: rows, Qualified: true}}
+	q, err := s.PlanQuery(ctx, sel, p, false)
+	s.WrittenCTEs = nil
 	if err != nil {
 		return err
 	}
 	passed := map[int64]bool{}
-	err = exec.Drain(ctx, q.op, func(b *vec.Batch) error {
+	err = exec.Drain(ctx, q.Op, func(b *vec.Batch) error {
 		for r := 0; r < b.N; r++ {
 			passed[b.Vecs[0].I64[r]] = true
 		}
 		return nil
 	})
-	q.op.Close()
+	q.Op.Close()
 	if err != nil {
 		return err
 	}
@@ -493,7 +495,7 @@ func (s *Session) conflictJoin(st *pg.InsertStmt, t *catalog.Table, cols []exec.
 		for _, c := range t.Columns {
 			if c.ID == id {
 				conds = append(conds, pg.MakeAExprNode(pg.A_Expr_Kind_AEXPR_OP, []*pg.Node{pg.MakeStrNode("=")},
-					colRefNode(scopeCol{Table: alias, Name: c.Name}), colRefNode(scopeCol{Table: excludedName, Name: c.Name}), -1))
+					planner.ColRefNode(planner.ScopeCol{Table: alias, Name: c.Name}), planner.ColRefNode(planner.ScopeCol{Table: excludedName, Name: c.Name}), -1))
 			}
 		}
 	}
@@ -510,24 +512,24 @@ func (s *Session) conflictJoin(st *pg.InsertStmt, t *catalog.Table, cols []exec.
 // conflictUpdate runs DO UPDATE as UPDATE t SET … FROM excluded WHERE
 // t.key = excluded.key [AND where] over the conflicting rows; with
 // describeOnly (rows nil) it only binds.
-func (s *Session) conflictUpdate(ctx context.Context, st *pg.InsertStmt, t *catalog.Table, cols []exec.ScanCol, arb []catalog.Constraint, rows *exec.RowBuffer, files map[int64]bool, p *params, describeOnly bool) (*Result, error) {
+func (s *Session) conflictUpdate(ctx context.Context, st *pg.InsertStmt, t *catalog.Table, cols []exec.ScanCol, arb []catalog.Constraint, rows *exec.RowBuffer, files map[int64]bool, p *planner.Params, describeOnly bool) (*Result, error) {
 	cl := st.OnConflictClause
 	excl, where := s.conflictJoin(st, t, cols, arb)
 	retList := st.ReturningList
 	if len(retList) > 0 {
 		// each returned row says where it was in the input (mergeReturning)
-		ord := &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: colRefNode(scopeCol{Table: excludedName, Name: ordName}), Location: -1}}}
+		ord := &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: planner.ColRefNode(planner.ScopeCol{Table: excludedName, Name: ordName}), Location: -1}}}
 		retList = append(append([]*pg.Node(nil), retList...), ord)
 	}
 	from := []*pg.Node{{Node: &pg.Node_RangeVar{RangeVar: &pg.RangeVar{Relname: excludedName, Inh: true, Relpersistence: "p", Location: -1}}}}
-	s.upsert = &upsertState{name: excludedName, excluded: &writtenCTE{cols: excl, rows: rows, qualified: true}, files: files}
+	s.upsert = &upsertState{name: excludedName, excluded: &planner.WrittenCTE{Cols: excl, Rows: rows, Qualified: true}, files: files}
 	defer func() { s.upsert = nil }()
 	return s.modify(ctx, st.Relation, from, where, cl.TargetList, retList, p, describeOnly)
 }
 
 // describeOnConflict binds an ON CONFLICT clause (to infer the types of
 // its parameters).
-func (s *Session) describeOnConflict(ctx context.Context, st *pg.InsertStmt, p *params, t *catalog.Table, cols []exec.ScanCol) error {
+func (s *Session) describeOnConflict(ctx context.Context, st *pg.InsertStmt, p *planner.Params, t *catalog.Table, cols []exec.ScanCol) error {
 	cl := st.OnConflictClause
 	if cl.Action != pg.OnConflictAction_ONCONFLICT_UPDATE || isTempTable(t) {
 		return nil
@@ -536,7 +538,7 @@ func (s *Session) describeOnConflict(ctx context.Context, st *pg.InsertStmt, p *
 	if err != nil {
 		return err
 	}
-	meta, err := s.metadata(ctx, head)
+	meta, err := s.Metadata(ctx, head)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"github.com/lakepg/lakepg/sql/planner"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/lakepg/lakepg/catalog"
@@ -28,21 +30,21 @@ var relationKinds = map[pg.ObjectType]string{
 	pg.ObjectType_OBJECT_MATVIEW: "materialized view",
 }
 
-// resolveRelation finds a table or view by (optional) schema and name.
-func (s *Session) resolveRelation(meta *catalog.Metadata, schemaName, name string, loc int32) (relation, error) {
-	if t := s.tempLookup(schemaName, name); t != nil {
+// ResolveRelation finds a table or view by (optional) schema and name.
+func (s *Session) ResolveRelation(meta *catalog.Metadata, schemaName, name string, loc int32) (planner.Relation, error) {
+	if t := s.TempLookup(schemaName, name); t != nil {
 		// a temporary table shadows lake relations; the lake code paths
 		// that get here cannot serve it (temp.go)
-		return relation{}, errTempNotSupported(name, "", loc)
+		return planner.Relation{}, errTempNotSupported(name, "", loc)
 	}
-	find := func(sch *catalog.Schema) (relation, bool) {
+	find := func(sch *catalog.Schema) (planner.Relation, bool) {
 		if t, ok := meta.TableByName(sch.ID, name); ok {
-			return relation{schema: sch, table: t}, true
+			return planner.Relation{Schema: sch, Table: t}, true
 		}
 		if v, ok := meta.ViewByName(sch.ID, name); ok {
-			return relation{schema: sch, view: v}, true
+			return planner.Relation{Schema: sch, View: v}, true
 		}
-		return relation{}, false
+		return planner.Relation{}, false
 	}
 	if schemaName != "" {
 		// a schema that does not exist is 42P01 too, as PostgreSQL says
@@ -51,16 +53,16 @@ func (s *Session) resolveRelation(meta *catalog.Metadata, schemaName, name strin
 				return r, nil
 			}
 		}
-		return relation{}, errAt(pgerr.New(pgerr.UndefinedTable, "relation \"%s.%s\" does not exist", schemaName, name), loc)
+		return planner.Relation{}, planner.ErrAt(pgerr.New(pgerr.UndefinedTable, "relation \"%s.%s\" does not exist", schemaName, name), loc)
 	}
-	for _, sp := range s.searchPath() {
+	for _, sp := range s.SearchPath() {
 		if sch, ok := meta.SchemaByName(sp); ok && s.schemaUsable(sch) {
 			if r, ok := find(sch); ok {
 				return r, nil
 			}
 		}
 	}
-	return relation{}, errAt(pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", name), loc)
+	return planner.Relation{}, planner.ErrAt(pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", name), loc)
 }
 
 // createView stages CREATE [OR REPLACE] VIEW. The query is planned first
@@ -80,7 +82,7 @@ func (s *Session) createView(ctx context.Context, st *pg.ViewStmt) (*Result, err
 	if sel.IntoClause != nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "views must not contain SELECT INTO")
 	}
-	cols, err := s.viewColumns(ctx, sel, strNodes(st.Aliases))
+	cols, err := s.viewColumns(ctx, sel, planner.StrNodes(st.Aliases))
 	if err != nil {
 		return nil, err
 	}
@@ -88,15 +90,15 @@ func (s *Session) createView(ctx context.Context, st *pg.ViewStmt) (*Result, err
 	if err != nil {
 		return nil, err
 	}
-	meta, err := s.metadata(ctx, snap)
+	meta, err := s.Metadata(ctx, snap)
 	if err != nil {
 		return nil, err
 	}
-	rvs, ctes := relationsIn(st.Query)
+	rvs, ctes := planner.RelationsIn(st.Query)
 	for _, r := range rvs {
-		if (r.Schemaname != "" || !ctes[r.Relname]) && s.tempLookup(r.Schemaname, r.Relname) != nil {
+		if (r.Schemaname != "" || !ctes[r.Relname]) && s.TempLookup(r.Schemaname, r.Relname) != nil {
 			// PostgreSQL makes such a view temporary; lakepg has none (temp.go)
-			return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "a view cannot read temporary table \"%s\": temporary views are not supported", r.Relname), r.Location)
+			return nil, planner.ErrAt(pgerr.New(pgerr.FeatureNotSupported, "a view cannot read temporary table \"%s\": temporary views are not supported", r.Relname), r.Location)
 		}
 	}
 	text, err := s.storedQuery(meta, st.Query, rv)
@@ -110,13 +112,13 @@ func (s *Session) createView(ctx context.Context, st *pg.ViewStmt) (*Result, err
 		}
 		if _, ok := meta.TableByName(sch.ID, rv.Relname); ok {
 			if st.Replace {
-				return errAt(pgerr.New(pgerr.WrongObjectType, "\"%s\" is not a view", rv.Relname), rv.Location)
+				return planner.ErrAt(pgerr.New(pgerr.WrongObjectType, "\"%s\" is not a view", rv.Relname), rv.Location)
 			}
-			return errAt(pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", rv.Relname), rv.Location)
+			return planner.ErrAt(pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", rv.Relname), rv.Location)
 		}
 		if old, ok := meta.ViewByName(sch.ID, rv.Relname); ok {
 			if !st.Replace {
-				return errAt(pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", rv.Relname), rv.Location)
+				return planner.ErrAt(pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", rv.Relname), rv.Location)
 			}
 			if err := s.checkViewReplace(ctx, meta, sch, old, cols); err != nil {
 				return err
@@ -126,7 +128,7 @@ func (s *Session) createView(ctx context.Context, st *pg.ViewStmt) (*Result, err
 			}
 			c.DropView(*sch, *old) // DuckDB replaces a view the same way: a new id
 		}
-		c.CreateView(*sch, rv.Relname, text, strNodes(st.Aliases))
+		c.CreateView(*sch, rv.Relname, text, planner.StrNodes(st.Aliases))
 		return nil
 	}, nil)
 	if err != nil {
@@ -139,20 +141,20 @@ func (s *Session) createView(ctx context.Context, st *pg.ViewStmt) (*Result, err
 // query: no database names (DuckDB would take one for a catalog of its own)
 // and every relation schema-qualified as resolved now. It changes query.
 func (s *Session) storedQuery(meta *catalog.Metadata, query *pg.Node, rv *pg.RangeVar) (string, error) {
-	rvs, _ := relationsIn(query)
+	rvs, _ := planner.RelationsIn(query)
 	for _, r := range append(rvs, rv) {
-		if r.Catalogname != "" && r.Catalogname != s.database {
-			return "", errAt(pgerr.New(pgerr.FeatureNotSupported, "cross-database references are not implemented: %s", rangeVarName(r)), r.Location)
+		if r.Catalogname != "" && r.Catalogname != s.Database {
+			return "", planner.ErrAt(pgerr.New(pgerr.FeatureNotSupported, "cross-database references are not implemented: %s", rangeVarName(r)), r.Location)
 		}
 		r.Catalogname = ""
 	}
-	qualifyRelations(query, func(name string) string {
-		if r, err := s.resolveRelation(meta, "", name, -1); err == nil {
-			return r.schema.Name
+	planner.QualifyRelations(query, func(name string) string {
+		if r, err := s.ResolveRelation(meta, "", name, -1); err == nil {
+			return r.Schema.Name
 		}
 		return ""
 	})
-	text, err := pg.Deparse(&pg.ParseResult{Version: parseTreeVersion, Stmts: []*pg.RawStmt{{Stmt: query}}})
+	text, err := pg.Deparse(&pg.ParseResult{Version: planner.ParseTreeVersion, Stmts: []*pg.RawStmt{{Stmt: query}}})
 	if err != nil {
 		return "", pgerr.Wrap(pgerr.Internal, err, "cannot store the query")
 	}
@@ -162,15 +164,15 @@ func (s *Session) storedQuery(meta *catalog.Metadata, query *pg.Node, rv *pg.Ran
 // viewColumns plans a view's query without running it and applies the
 // column names given.
 func (s *Session) viewColumns(ctx context.Context, sel *pg.SelectStmt, aliases []string) ([]Column, error) {
-	q, err := s.planQuery(ctx, sel, &params{}, true)
+	q, err := s.PlanQuery(ctx, sel, &planner.Params{}, true)
 	if err != nil {
 		return nil, err
 	}
-	q.op.Close()
-	if len(aliases) > len(q.cols) {
+	q.Op.Close()
+	if len(aliases) > len(q.Cols) {
 		return nil, pgerr.New(pgerr.SyntaxError, "CREATE VIEW specifies more column names than columns")
 	}
-	cols := append([]Column(nil), q.cols...)
+	cols := append([]Column(nil), q.Cols...)
 	seen := map[string]bool{}
 	for i := range cols {
 		if i < len(aliases) {
@@ -188,7 +190,7 @@ func (s *Session) viewColumns(ctx context.Context, sel *pg.SelectStmt, aliases [
 // the new query keeps the old columns, same names and types in the same
 // places, and may only add columns at the end.
 func (s *Session) checkViewReplace(ctx context.Context, meta *catalog.Metadata, sch *catalog.Schema, old *catalog.View, cols []Column) error {
-	sel, err := viewQuery(meta, sch, old)
+	sel, err := planner.ViewQuery(meta, sch, old)
 	if err != nil {
 		return nil // an old view lakepg cannot read is replaced as is
 	}
@@ -215,7 +217,7 @@ func (s *Session) checkViewReplace(ctx context.Context, meta *catalog.Metadata, 
 func (s *Session) dropRelations(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, st *pg.DropStmt) (string, error) {
 	kind, tag := relationKinds[st.RemoveType], "DROP "+strings.ToUpper(relationKinds[st.RemoveType])
 	for _, o := range st.Objects {
-		names := strNodes(o.GetList().Items)
+		names := planner.StrNodes(o.GetList().Items)
 		schemaName, name := "", names[len(names)-1]
 		if len(names) > 1 {
 			schemaName = names[len(names)-2]
@@ -227,7 +229,7 @@ func (s *Session) dropRelations(ctx context.Context, c *snapshot.Commit, meta *c
 				return "", pgerr.New(pgerr.InvalidSchemaName, "schema \"%s\" does not exist", schemaName)
 			}
 		}
-		r, err := s.resolveRelation(meta, schemaName, name, -1)
+		r, err := s.ResolveRelation(meta, schemaName, name, -1)
 		if err != nil {
 			if st.MissingOk {
 				s.notice("%s \"%s\" does not exist, skipping", kind, name)
@@ -235,17 +237,17 @@ func (s *Session) dropRelations(ctx context.Context, c *snapshot.Commit, meta *c
 			}
 			return "", pgerr.New(pgerr.UndefinedTable, "%s \"%s\" does not exist", kind, name)
 		}
-		if is := r.kind(); is != kind {
+		if is := r.Kind(); is != kind {
 			e := pgerr.New(pgerr.WrongObjectType, "\"%s\" is not a %s", name, kind)
 			e.Hint = "Use DROP " + strings.ToUpper(is) + " to remove a " + is + "."
 			return "", e
 		}
-		if r.view != nil {
-			c.DropView(*r.schema, *r.view)
+		if r.View != nil {
+			c.DropView(*r.Schema, *r.View)
 			continue
 		}
-		c.DropTable(*r.schema, *r.table)
-		if err := s.dropOwnedSequences(ctx, c, r.table.ID, 0); err != nil { // sequence.go
+		c.DropTable(*r.Schema, *r.Table)
+		if err := s.dropOwnedSequences(ctx, c, r.Table.ID, 0); err != nil { // sequence.go
 			return "", err
 		}
 	}
@@ -271,7 +273,7 @@ func (s *Session) catalogViewColumns(meta *catalog.Metadata, v *catalog.View) []
 	if !ok {
 		return nil
 	}
-	sel, err := viewQuery(meta, sch, v)
+	sel, err := planner.ViewQuery(meta, sch, v)
 	if err != nil {
 		return nil
 	}

@@ -3,6 +3,8 @@ package sql
 import (
 	"context"
 
+	"github.com/lakepg/lakepg/sql/planner"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/lakepg/lakepg/exec"
@@ -39,7 +41,7 @@ func writableWith(n *pg.Node) *pg.WithClause {
 		return nil
 	}
 	for _, c := range w.Ctes {
-		if isWriteNode(c.GetCommonTableExpr().Ctequery) {
+		if planner.IsWriteNode(c.GetCommonTableExpr().Ctequery) {
 			return w
 		}
 	}
@@ -50,7 +52,7 @@ func writableWith(n *pg.Node) *pg.WithClause {
 // queries of w and makes them visible to the planning of the primary
 // statement. The returned func releases their rows once the statement's
 // result is done with them.
-func (s *Session) runWritableCTEs(ctx context.Context, w *pg.WithClause, p *params, describeOnly bool) (func(), error) {
+func (s *Session) runWritableCTEs(ctx context.Context, w *pg.WithClause, p *planner.Params, describeOnly bool) (func(), error) {
 	if w.Recursive {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "data-modifying statements in WITH RECURSIVE are not supported")
 	}
@@ -60,17 +62,17 @@ func (s *Session) runWritableCTEs(ctx context.Context, w *pg.WithClause, p *para
 	if !describeOnly {
 		view = s.captureReadView()
 	}
-	written := map[string]*writtenCTE{}
+	written := map[string]*planner.WrittenCTE{}
 	release := func() {
 		for _, wc := range written {
-			if wc.rows != nil {
-				wc.rows.Release()
+			if wc.Rows != nil {
+				wc.Rows.Release()
 			}
 		}
 	}
 	for _, c := range w.Ctes {
 		cte := c.GetCommonTableExpr()
-		if !isWriteNode(cte.Ctequery) {
+		if !planner.IsWriteNode(cte.Ctequery) {
 			continue
 		}
 		if !describeOnly {
@@ -84,16 +86,16 @@ func (s *Session) runWritableCTEs(ctx context.Context, w *pg.WithClause, p *para
 			release()
 			return nil, err
 		}
-		wc := &writtenCTE{}
+		wc := &planner.WrittenCTE{}
 		if res != nil {
-			wc.cols, wc.rows = res.cols, res.rows
+			wc.Cols, wc.Rows = res.cols, res.rows
 			if res.rows != nil {
 				res.op = nil // the rows stay for the references; release frees them
 			}
 		}
 		written[cte.Ctename] = wc
 	}
-	s.writtenCTEs, s.cteReads = written, view
+	s.WrittenCTEs, s.cteReads = written, view
 	return func() {
 		release()
 	}, nil
@@ -146,13 +148,13 @@ func (r *releasing) Next(ctx context.Context) (*vec.Batch, error) { return r.Ope
 // everything the statement plans (its FROM/USING items, WHERE, SET and
 // RETURNING), as a SELECT's WITH is to its query; the data-modifying ones
 // run first, as for INSERT. The returned func ends that.
-func (s *Session) statementCTEs(ctx context.Context, w *pg.WithClause, p *params, describeOnly bool) (func(), error) {
+func (s *Session) statementCTEs(ctx context.Context, w *pg.WithClause, p *planner.Params, describeOnly bool) (func(), error) {
 	if w == nil {
 		return func() {}, nil
 	}
 	release := func() {}
 	for _, c := range w.Ctes {
-		if isWriteNode(c.GetCommonTableExpr().Ctequery) {
+		if planner.IsWriteNode(c.GetCommonTableExpr().Ctequery) {
 			done, err := s.runWritableCTEs(ctx, w, p, describeOnly)
 			if err != nil {
 				return nil, err
@@ -161,26 +163,26 @@ func (s *Session) statementCTEs(ctx context.Context, w *pg.WithClause, p *params
 			break
 		}
 	}
-	frame := map[string]*cteDef{}
+	frame := map[string]*planner.CteDef{}
 	for _, c := range w.Ctes {
 		cte := c.GetCommonTableExpr()
 		if _, dup := frame[cte.Ctename]; dup {
 			release()
-			s.writtenCTEs = nil
-			return nil, errAt(pgerr.New(pgerr.DuplicateAlias, "WITH query name \"%s\" specified more than once", cte.Ctename), cte.Location)
+			s.WrittenCTEs = nil
+			return nil, planner.ErrAt(pgerr.New(pgerr.DuplicateAlias, "WITH query name \"%s\" specified more than once", cte.Ctename), cte.Location)
 		}
-		frame[cte.Ctename] = &cteDef{name: cte.Ctename, query: cte.Ctequery, colps: strNodes(cte.Aliascolnames), recursive: w.Recursive,
-			materialized: cte.Ctematerialized == pg.CTEMaterialize_CTEMaterializeAlways}
-		if isWriteNode(cte.Ctequery) {
-			frame[cte.Ctename].written = s.writtenCTEs[cte.Ctename]
+		frame[cte.Ctename] = &planner.CteDef{Name: cte.Ctename, Query: cte.Ctequery, Colps: planner.StrNodes(cte.Aliascolnames), Recursive: w.Recursive,
+			Materialized: cte.Ctematerialized == pg.CTEMaterialize_CTEMaterializeAlways}
+		if planner.IsWriteNode(cte.Ctequery) {
+			frame[cte.Ctename].Written = s.WrittenCTEs[cte.Ctename]
 		}
 	}
 	// an UPDATE or DELETE reads (and changes) the rows as its WITH queries
 	// left them
-	s.writtenCTEs, s.cteReads = nil, nil
-	s.stmtCTEs = frame
+	s.WrittenCTEs, s.cteReads = nil, nil
+	s.StmtCTEs = frame
 	return func() {
-		s.stmtCTEs = nil
+		s.StmtCTEs = nil
 		release()
 	}, nil
 }

@@ -1,0 +1,84 @@
+package planner
+
+import (
+	"github.com/lakepg/lakepg/exec"
+)
+
+// dynamicFilters gives every inner, right and semi hash join whose probe
+// key is a plain integer column of a table scan below it a KeyRange: once
+// the join's build side is in memory, that scan skips the row groups whose
+// statistics put the key outside the build keys' range (exec/keyrange.go).
+// A fact table joined with a date dimension filtered to a few weeks reads
+// only the row groups of those weeks (TPC-DS q37 reads 11.7 M inventory
+// rows without it). Joins that keep unmatched probe rows (left, full,
+// anti) get none. It runs on the finished plan, after column pruning.
+func (qc *QueryCtx) dynamicFilters(op exec.Operator) {
+	if !qc.ruleOn(ruleDynamicFilters) {
+		return
+	}
+	var visit func(op exec.Operator)
+	visit = func(op exec.Operator) {
+		if j, ok := op.(*exec.HashJoin); ok && j.Shared == nil {
+			switch j.Type {
+			case exec.JoinInner, exec.JoinRight, exec.JoinSemi, exec.JoinRightSemi, exec.JoinRightAnti:
+				for i, k := range j.LeftKeys {
+					ref, ok := k.(*exec.ColRef)
+					if !ok || !exec.KeyRangeType(ref.T) || !exec.KeyRangeType(j.RightKeys[i].Type()) {
+						continue
+					}
+					scan, col, ok := scanColumn(j.Left, ref.Idx)
+					if !ok || scan.Cols[col].T != ref.T {
+						continue
+					}
+					if j.KeyRanges == nil {
+						j.KeyRanges = make([]*exec.KeyRange, len(j.LeftKeys))
+					}
+					j.KeyRanges[i] = &exec.KeyRange{}
+					scan.Dynamic = append(scan.Dynamic, exec.DynamicBound{Col: col, Range: j.KeyRanges[i]})
+					qc.fired(ruleDynamicFilters)
+				}
+			}
+		}
+		for _, in := range inputs(op) {
+			visit(*in)
+		}
+	}
+	visit(op)
+}
+
+// scanColumn follows output column idx of op down to the table scan
+// column it is, through filters, column projections and joins.
+func scanColumn(op exec.Operator, idx int) (*exec.TableScan, int, bool) {
+	switch o := op.(type) {
+	case *exec.TableScan:
+		return o, idx, idx < len(o.Cols)
+	case *exec.Timed:
+		return scanColumn(o.Input, idx)
+	case *exec.Filter:
+		return scanColumn(o.Input, idx)
+	case *exec.Project:
+		if idx < len(o.Exprs) {
+			if ref, ok := o.Exprs[idx].(*exec.ColRef); ok {
+				return scanColumn(o.Input, ref.Idx)
+			}
+		}
+	case *exec.HashJoin:
+		return joinedColumn(o.Type, o.Left, o.Right, idx)
+	case *exec.NestedLoopJoin:
+		return joinedColumn(o.Type, o.Left, o.Right, idx)
+	}
+	return nil, 0, false
+}
+
+func joinedColumn(t exec.JoinType, l, r exec.Operator, idx int) (*exec.TableScan, int, bool) {
+	if rightOnly(t) {
+		return scanColumn(r, idx)
+	}
+	if n := len(l.Types()); idx >= n {
+		if leftOnly(t) {
+			return nil, 0, false
+		}
+		return scanColumn(r, idx-n)
+	}
+	return scanColumn(l, idx)
+}

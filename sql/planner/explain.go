@@ -1,0 +1,394 @@
+package planner
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"strings"
+	"time"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/parquetio"
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/sql/joinorder"
+	"github.com/lakepg/lakepg/types"
+)
+
+// Explain prints the operator tree with, for each table scan, the files and
+// row groups it reads and those pruned by statistics. EXPLAIN ANALYZE runs
+// the query and adds actual rows and time per operator. The plan comes as
+// rows of one text column, "QUERY PLAN".
+func (s *Session) Explain(ctx context.Context, st *pg.ExplainStmt, p *Params) (exec.Operator, error) {
+	analyze, verbose := false, false
+	for _, o := range st.Options {
+		if d := o.GetDefElem(); d != nil && d.Defname == "verbose" {
+			verbose = defElemTrue(d)
+		}
+		if d := o.GetDefElem(); d != nil && d.Defname == "analyze" {
+			analyze = defElemTrue(d)
+		}
+	}
+	sel := st.Query.GetSelectStmt()
+	if sel == nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "EXPLAIN supports SELECT only")
+	}
+	if s.scanRefs == nil {
+		// kept past planning: the row estimates read the scanned tables' statistics
+		s.scanRefs = map[*exec.TableScan]*TableRef{}
+		defer func() { s.scanRefs = nil }()
+	}
+	// uncorrelated subqueries run while planning: ANALYZE reports that
+	// time apart, as PostgreSQL reports its planning time
+	planStart := time.Now()
+	q, err := s.PlanQuery(ctx, sel, p, false)
+	if err != nil {
+		return nil, err
+	}
+	planning := time.Since(planStart)
+	defer q.Op.Close()
+	root := q.Op
+	adm, _ := root.(*AdmittedOp)
+	if adm != nil {
+		root = adm.Operator // the plan printed is the query's own
+	}
+	var total time.Duration
+	if analyze {
+		root = instrument(root)
+		var run exec.Operator = root
+		if adm != nil {
+			run = &AdmittedOp{Operator: root, Adm: adm.Adm}
+		}
+		start := time.Now()
+		if err := exec.Drain(ctx, run, func(*vec.Batch) error { return nil }); err != nil {
+			return nil, err
+		}
+		total = time.Since(start)
+	}
+	var lines []string
+	s.chains = q.chains
+	defer func() { s.chains = nil }()
+	est := newEstimator(ctx, s)
+	est.analyzed, est.verbose = analyze, verbose
+	if err := s.explainOp(ctx, est, root, 0, &lines); err != nil {
+		return nil, err
+	}
+	if verbose {
+		lines = append(lines, planSummary(q.joins, q.rulesFired)...)
+	}
+	if analyze {
+		lines = append(lines, fmt.Sprintf("Planning Time: %.3f ms", float64(planning.Microseconds())/1000),
+			fmt.Sprintf("Execution Time: %.3f ms", float64(total.Microseconds())/1000))
+	}
+	var rows [][]exec.Expr
+	for _, l := range lines {
+		rows = append(rows, []exec.Expr{TextConst(l)})
+	}
+	return &exec.Values{Env: s.NewEnv(), Rows: rows, T: []types.T{types.TextT}}, nil
+}
+
+// defElemTrue is an EXPLAIN option's value: on unless written false/off.
+func defElemTrue(d *pg.DefElem) bool {
+	if a := d.Arg; a != nil {
+		if b := a.GetBoolean(); b != nil {
+			return b.Boolval
+		}
+		if str := a.GetString_(); str != nil {
+			return str.Sval != "false" && str.Sval != "off"
+		}
+	}
+	return true
+}
+
+// inputs returns pointers to an operator's inputs so they can be wrapped.
+func inputs(op exec.Operator) []*exec.Operator {
+	switch o := op.(type) {
+	case *exec.Filter:
+		return []*exec.Operator{&o.Input}
+	case *exec.Project:
+		return []*exec.Operator{&o.Input}
+	case *exec.HashAgg:
+		return []*exec.Operator{&o.Input}
+	case *exec.Sort:
+		return []*exec.Operator{&o.Input}
+	case *exec.Limit:
+		return []*exec.Operator{&o.Input}
+	case *exec.LimitTies:
+		return []*exec.Operator{&o.Input}
+	case *exec.DistinctOn:
+		return []*exec.Operator{&o.Input}
+	case *exec.RowNumber:
+		return []*exec.Operator{&o.Input}
+	case *exec.HashJoin:
+		return []*exec.Operator{&o.Left, &o.Right}
+	case *exec.NestedLoopJoin:
+		return []*exec.Operator{&o.Left, &o.Right}
+	case *exec.SetOp:
+		return []*exec.Operator{&o.Left, &o.Right}
+	case *exec.Append:
+		out := make([]*exec.Operator, len(o.Inputs))
+		for i := range o.Inputs {
+			out[i] = &o.Inputs[i]
+		}
+		return out
+	case *exec.RecursiveUnion:
+		return []*exec.Operator{&o.Base}
+	case *exec.Window:
+		return []*exec.Operator{&o.Input}
+	case *exec.Timed:
+		return []*exec.Operator{&o.Input}
+	case *exec.MaterializedReader:
+		return []*exec.Operator{&o.M.Input}
+	}
+	return nil
+}
+
+// instrument wraps every operator of a tree in exec.Timed.
+func instrument(op exec.Operator) exec.Operator {
+	return instrumentOnce(op, map[*exec.Operator]bool{})
+}
+
+// instrumentOnce is instrument that wraps a subtree several readers share
+// (a materialized WITH query) once, not once per reader.
+func instrumentOnce(op exec.Operator, done map[*exec.Operator]bool) exec.Operator {
+	if _, ok := op.(*exec.Parallel); ok {
+		return op // an aggregate above must still see the Parallel itself
+	}
+	for _, in := range inputs(op) {
+		if done[in] {
+			continue
+		}
+		done[in] = true
+		*in = instrumentOnce(*in, done)
+	}
+	return &exec.Timed{Input: op}
+}
+
+func (s *Session) explainOp(ctx context.Context, est *estimator, op exec.Operator, depth int, lines *[]string) error {
+	var timed *exec.Timed
+	if t, ok := op.(*exec.Timed); ok {
+		timed, op = t, t.Input
+	}
+	pad := strings.Repeat("  ", depth)
+	arrow := ""
+	if depth > 0 {
+		arrow = "->  "
+		pad = strings.Repeat("      ", depth-1) + "  "
+	}
+	add := func(format string, args ...any) {
+		line := pad + arrow + fmt.Sprintf(format, args...)
+		if timed != nil {
+			line += fmt.Sprintf(" (actual time=%.3f ms rows=%d)", float64(timed.Elapsed.Microseconds())/1000, timed.Rows)
+		}
+		*lines = append(*lines, line)
+	}
+	detail := func(format string, args ...any) {
+		*lines = append(*lines, pad+strings.Repeat(" ", len(arrow))+"  "+fmt.Sprintf(format, args...))
+	}
+	children := func() error {
+		for _, in := range inputs(op) {
+			if err := s.explainOp(ctx, est, *in, depth+1, lines); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	switch o := op.(type) {
+	case *exec.ChunkScan:
+		add("Temp Scan on %s", o.Label) // temp_dml.go
+	case *exec.TableScan:
+		add("Lake Scan on %s (snapshot %d)", o.Label, o.Snapshot)
+		var cols []string
+		for i, c := range o.Cols {
+			if o.Needed == nil || o.Needed[i] {
+				cols = append(cols, c.Name)
+			}
+		}
+		detail("Columns: %s", strings.Join(cols, ", "))
+		if o.FilesPrunedByPartition > 0 {
+			detail("Files: %d scanned, %d pruned (%d by partition values)", len(o.Files), o.FilesPruned, o.FilesPrunedByPartition)
+		} else {
+			detail("Files: %d scanned, %d pruned", len(o.Files), o.FilesPruned)
+		}
+		if o.FilesFromStats > 0 {
+			detail("Min/max of %d files from catalog statistics", o.FilesFromStats)
+		}
+		rg, err := est.scan(o)
+		if err != nil {
+			return err
+		}
+		detail("Row groups: %d scanned, %d pruned", rg.scanned, rg.pruned)
+		if len(o.Dynamic) > 0 {
+			var keys []string
+			for _, d := range o.Dynamic {
+				keys = append(keys, o.Cols[d.Col].Name)
+			}
+			detail("Dynamic filter: row groups outside the build keys of the join on %s are skipped at run time", strings.Join(keys, ", "))
+		}
+		if rg.pages > 0 {
+			detail("Pages: %d of the filtered columns' %d pruned by the page index", rg.pagesPruned, rg.pages)
+		}
+		if n, exact := scanRows(o); exact {
+			detail("Rows: %d in the files read (catalog counts), %d estimated after pruning", n, rg.rows)
+		} else {
+			detail("Rows: %d estimated after pruning", rg.rows)
+		}
+		detail("Bytes to read: %d of the needed columns, %d in the files", rg.needed, rg.total)
+		if est.analyzed {
+			detail("Actual: %d row groups read, %d pruned; %d pages decoded, %d skipped (%d rows ruled out by the page index); %d bytes read",
+				o.RowGroupsScanned, o.RowGroupsPruned, o.PagesRead, o.PagesSkipped, o.RowsSkipped, o.BytesRead())
+		}
+		return nil
+	case *exec.Project:
+		if timed == nil {
+			return s.explainOp(ctx, est, o.Input, depth, lines)
+		}
+		add("Project (%d columns)", len(o.Exprs))
+	case *exec.Filter:
+		add("Filter")
+	case *exec.HashAgg:
+		add("HashAggregate (%d group keys, %d aggregates)", o.NGroup, len(o.Aggs))
+	case *exec.Sort:
+		add("Sort (%d keys)", len(o.Keys))
+	case *exec.Limit:
+		add("Limit")
+	case *exec.LimitTies:
+		add("Limit (with ties)")
+	case *exec.HashJoin:
+		add("Hash Join (%s, %d keys)", joinTypeName(o.Type), len(o.LeftKeys))
+	case *exec.NestedLoopJoin:
+		add("Nested Loop Join (%s)", joinTypeName(o.Type))
+	case *exec.Values:
+		add("Values (%d rows)", len(o.Rows))
+	case *exec.Parallel:
+		workers := o.Workers
+		if workers == 0 {
+			workers = runtime.GOMAXPROCS(0)
+		}
+		add("Parallel (%d workers, one row group per morsel)", workers)
+		if chain := s.chains[o]; chain != nil {
+			return s.explainOp(ctx, est, chain, depth+1, lines)
+		}
+		return s.explainOp(ctx, est, o.Scan, depth+1, lines)
+	case *exec.Append:
+		add("Append")
+	case *exec.SetOp:
+		add("SetOp")
+	case *exec.DistinctOn:
+		add("Unique (DISTINCT ON)")
+	case *exec.RecursiveUnion:
+		add("Recursive Union")
+	case *applyOp:
+		add("Subquery per outer row (%s, results cached by key)", o.mode)
+		return s.explainOp(ctx, est, o.input, depth+1, lines)
+	default:
+		add("%s", strings.TrimPrefix(fmt.Sprintf("%T", op), "*exec."))
+	}
+	// every line below a scan gets its estimate (estimate.go), under the
+	// actual rows of EXPLAIN ANALYZE
+	r := est.of(op)
+	detail("Rows: %.0f estimated (%s)", math.Round(r.rows), r.how)
+	if est.verbose {
+		detail("Cost: %.0f estimated (rows into hash tables ×%d, probing and out of joins, with the inputs')", est.cost(op), joinorder.BuildWeight)
+	}
+	return children()
+}
+
+func joinTypeName(t exec.JoinType) string {
+	switch t {
+	case exec.JoinInner:
+		return "inner"
+	case exec.JoinLeft:
+		return "left"
+	case exec.JoinRight:
+		return "right"
+	case exec.JoinFull:
+		return "full"
+	case exec.JoinSemi:
+		return "semi"
+	case exec.JoinAnti:
+		return "anti"
+	case exec.JoinAntiNullAware:
+		return "null-aware anti"
+	case exec.JoinRightSemi:
+		return "right semi"
+	case exec.JoinRightAnti:
+		return "right anti"
+	}
+	return "?"
+}
+
+// scanStats is what a scan would read, from the files' footers.
+type scanStats struct {
+	scanned, pruned    int   // row groups
+	pages, pagesPruned int   // of the filtered columns, in the row groups scanned
+	rows               int64 // rows of the row groups scanned, less those the page index rules out
+	needed, total      int64 // compressed bytes: needed column chunks of the scanned row groups, whole files
+}
+
+// scanRows is the exact row count of the files a scan reads when the
+// catalog knows it.
+func scanRows(o *exec.TableScan) (int64, bool) {
+	if o.WithPos {
+		return 0, false
+	}
+	saved := o.Keep
+	o.Keep = nil
+	defer func() { o.Keep = saved }()
+	return o.ExactRows()
+}
+
+// rowGroups counts the row groups, rows and bytes a scan would read, from
+// the files' footers.
+func (s *Session) rowGroups(ctx context.Context, o *exec.TableScan) (scanStats, error) {
+	var st scanStats
+	var proj []parquetio.Projection
+	for i, c := range o.Cols {
+		if o.Needed == nil || o.Needed[i] {
+			proj = append(proj, parquetio.Projection{FieldID: c.FieldID, Name: c.Name, Pos: i, Type: c.T, Default: c.Default})
+		}
+	}
+	for _, f := range o.Files {
+		file, err := s.Store.Open(ctx, f.Path)
+		if err != nil {
+			return st, exec.ReadError(err, f.Path)
+		}
+		key, err := parquetio.ParseKeyText(f.Key)
+		if err != nil {
+			file.Close()
+			return st, err
+		}
+		pf, err := parquetio.OpenKey(file, file.Size(), key)
+		if err != nil {
+			file.Close()
+			return st, exec.ReadError(err, f.Path)
+		}
+		for rg := 0; rg < pf.NumRowGroups(); rg++ {
+			_, total := pf.RowGroupBytes(rg, proj)
+			st.total += total
+			if o.Keep == nil || o.Keep(rg, pf.RowGroupRanges(rg, proj)) {
+				pe, err := pf.PagePruning(rg, proj, o.Keep)
+				if err != nil {
+					file.Close()
+					return st, exec.ReadError(err, f.Path)
+				}
+				st.pages += pe.Pages
+				st.pagesPruned += pe.Pruned
+				if pe.Rows == 0 {
+					st.pruned++ // every page ruled out: the scan skips it too
+					continue
+				}
+				st.scanned++
+				st.rows += pe.Rows
+				st.needed += pe.Bytes
+			} else {
+				st.pruned++
+			}
+		}
+		file.Close()
+	}
+	return st, nil
+}

@@ -1,0 +1,38 @@
+package planner
+
+import (
+	"github.com/lakepg/lakepg/catalog"
+	"github.com/lakepg/lakepg/sql/pgcatalog"
+)
+
+// colOrigin is the lake table column a value is a plain copy of. A result
+// column that is one carries it in RowDescription (table OID, attnum), as
+// PostgreSQL's do; drivers build getTableName, editable result sets and
+// cursor.description on it. The numbers are the ones pg_class.oid and
+// pg_attribute.attnum show for the table and column, so a client can look
+// them up. The zero value is "computed".
+type colOrigin struct {
+	Rel uint32
+	Att int16
+}
+
+// TableColOrigin is the origin of the k-th column (0-based) of table t.
+func TableColOrigin(t *catalog.Table, k int) colOrigin {
+	return colOrigin{Rel: uint32(pgcatalog.RelationOID(t.ID)), Att: int16(k + 1)}
+}
+
+// origin is the origin a result column of a subquery or CTE passes on.
+func (c Column) origin() colOrigin { return colOrigin{Rel: c.TableOID, Att: c.Attnum} }
+
+// withOrigins sets the result columns' origins of a planned SELECT list.
+func withOrigins(q *query, err error, origins []colOrigin) (*query, error) {
+	if err != nil {
+		return nil, err
+	}
+	for i := range q.Cols {
+		if i < len(origins) {
+			q.Cols[i].TableOID, q.Cols[i].Attnum = origins[i].Rel, origins[i].Att
+		}
+	}
+	return q, nil
+}

@@ -1,0 +1,242 @@
+package planner
+
+import (
+	"errors"
+	"slices"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/lakepg/lakepg/pgerr"
+)
+
+// wherePending are the WHERE conjuncts of a query not yet placed while its
+// FROM is planned, and those placed below an outer join.
+type wherePending struct {
+	conj   []*pg.Node
+	pushed []*pg.Node
+}
+
+// reorderableOuter is a LEFT or RIGHT join whose sides can be planned
+// apart and joined by outerJoin: no USING or NATURAL (merged columns), no
+// alias over the join, no LATERAL side.
+func reorderableOuter(j *pg.JoinExpr) bool {
+	if j.Jointype != pg.JoinType_JOIN_LEFT && j.Jointype != pg.JoinType_JOIN_RIGHT {
+		return false
+	}
+	if len(j.UsingClause) > 0 || j.IsNatural || j.Alias != nil {
+		return false
+	}
+	for _, side := range []*pg.Node{j.Larg, j.Rarg} {
+		if rs := side.GetRangeSubselect(); rs != nil && rs.Lateral {
+			return false
+		}
+		if rf := side.GetRangeFunction(); rf != nil && rf.Lateral {
+			return false
+		}
+	}
+	return true
+}
+
+// outerJoin plans a LEFT or RIGHT join so that both sides get a join
+// order of their own (inner joins below an outer join are flattened and
+// ordered like the FROM list) and WHERE conjuncts over the preserved side
+// alone filter it before the join, as they would after it: the join keeps
+// every preserved row and adds none. When a WHERE conjunct rejects the
+// NULLs the join adds for the other side, the join is an inner join:
+// inner is then true and src is only the planned nullable side, for the
+// caller to join with the preserved side and the ON condition freely.
+func (qc *QueryCtx) outerJoin(j *pg.JoinExpr, where *wherePending) (src *Source, inner bool, err error) {
+	keep, null := j.Larg, j.Rarg
+	if j.Jointype == pg.JoinType_JOIN_RIGHT {
+		keep, null = j.Rarg, j.Larg
+	}
+	// nothing of WHERE may go below the join into the nullable side, only
+	// what it implies there through the ON condition
+	var implied []*pg.Node
+	if where != nil && qc.ruleOn(ruleImpliedCondition) {
+		if implied = impliedConstants(splitAnd(j.Quals), where.conj); len(implied) > 0 {
+			qc.fired(ruleImpliedCondition)
+		}
+	}
+	ns, err := qc.planJoinTreeWith(null, implied)
+	if err != nil {
+		return nil, false, err
+	}
+	if where != nil && qc.ruleOn(ruleOuterToInner) {
+		for _, c := range where.conj {
+			if rejectsNulls(c, ns) {
+				qc.fired(ruleOuterToInner)
+				return ns, true, nil
+			}
+		}
+	}
+	items, conj, err := qc.flattenFrom([]*pg.Node{keep}, where)
+	if err != nil {
+		return nil, false, err
+	}
+	if where != nil && qc.ruleOn(RuleOuterPushdown) {
+		all := append(slices.Clone(items), ns)
+		var rest []*pg.Node
+		for _, c := range where.conj {
+			refs, outer := refItems(c, all)
+			if outer || len(refs) == 0 || refs[len(items)] || hasSubLink(c) {
+				rest = append(rest, c)
+				continue
+			}
+			conj = append(conj, c)
+			where.pushed = append(where.pushed, c)
+			qc.fired(RuleOuterPushdown)
+		}
+		where.conj = rest
+	}
+	ks, err := qc.joinItems(items, conj)
+	if err != nil {
+		return nil, false, err
+	}
+	if j.Jointype == pg.JoinType_JOIN_RIGHT {
+		src, err = qc.joinPlanned(j, ns, ks)
+	} else {
+		src, err = qc.joinPlanned(j, qc.onScope(j, ks), ns)
+		src = onScopeRestored(src, ks)
+	}
+	return src, false, err
+}
+
+// planJoinTreeWith plans one FROM entry with the inner joins in it
+// ordered, filtered by implied: conditions that hold for every row of it
+// that can matter (impliedConstants), placed where they filter most (into
+// subqueries too) or dropped where they cannot be placed.
+func (qc *QueryCtx) planJoinTreeWith(n *pg.Node, implied []*pg.Node) (*Source, error) {
+	pending := &wherePending{conj: implied}
+	items, conj, err := qc.flattenFrom([]*pg.Node{n}, pending)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range pending.conj {
+		if refs, outer := refItems(c, items); !outer && len(refs) > 0 {
+			conj = append(conj, c)
+		}
+	}
+	return qc.joinItems(items, conj)
+}
+
+// impliedConstants derives, from WHERE conjuncts col = constant and ON
+// equalities col = other, the conjuncts other = constant: a row of the
+// nullable side of an outer join whose other differs can only meet
+// preserved rows that WHERE removes (TPC-DS q78: the year of the store
+// sales is the year of the web and catalog sales joined to them).
+func impliedConstants(on, where []*pg.Node) []*pg.Node {
+	consts := map[string]*pg.Node{}
+	for _, c := range where {
+		if col, k, ok := columnEqualsConstant(c); ok {
+			consts[DeparseExpr(col)] = k
+		}
+	}
+	if len(consts) == 0 {
+		return nil
+	}
+	var out []*pg.Node
+	for _, q := range on {
+		a := q.GetAExpr()
+		if !isEquality(q) || a.Lexpr.GetColumnRef() == nil || a.Rexpr.GetColumnRef() == nil {
+			continue
+		}
+		for _, pair := range [][2]*pg.Node{{a.Lexpr, a.Rexpr}, {a.Rexpr, a.Lexpr}} {
+			if k, ok := consts[DeparseExpr(pair[0])]; ok {
+				out = append(out, &pg.Node{Node: &pg.Node_AExpr{AExpr: &pg.A_Expr{
+					Kind: pg.A_Expr_Kind_AEXPR_OP, Name: a.Name, Lexpr: pair[1], Rexpr: k, Location: -1}}})
+			}
+		}
+	}
+	return out
+}
+
+// columnEqualsConstant recognises col = constant (either way round; the
+// constant possibly cast).
+func columnEqualsConstant(c *pg.Node) (col, k *pg.Node, ok bool) {
+	if !isEquality(c) {
+		return nil, nil, false
+	}
+	a := c.GetAExpr()
+	isConst := func(n *pg.Node) bool {
+		for n.GetTypeCast() != nil {
+			n = n.GetTypeCast().Arg
+		}
+		return n.GetAConst() != nil
+	}
+	switch {
+	case a.Lexpr.GetColumnRef() != nil && isConst(a.Rexpr):
+		return a.Lexpr, a.Rexpr, true
+	case a.Rexpr.GetColumnRef() != nil && isConst(a.Lexpr):
+		return a.Rexpr, a.Lexpr, true
+	}
+	return nil, nil, false
+}
+
+// rejectsNulls reports whether conjunct c is false or NULL whenever the
+// columns of src it reads are NULL: a comparison, IN, LIKE or IS NOT NULL
+// with a bare column of src on one side.
+func rejectsNulls(c *pg.Node, src *Source) bool {
+	var operands []*pg.Node
+	switch {
+	case c.GetAExpr() != nil:
+		a := c.GetAExpr()
+		switch a.Kind {
+		case pg.A_Expr_Kind_AEXPR_OP:
+			op := StrNodes(a.Name)
+			if len(op) == 0 || a.Lexpr == nil {
+				return false
+			}
+			switch op[len(op)-1] {
+			case "=", "<>", "!=", "<", ">", "<=", ">=", "~~", "!~~", "~~*":
+			default:
+				return false
+			}
+			operands = []*pg.Node{a.Lexpr, a.Rexpr}
+		case pg.A_Expr_Kind_AEXPR_IN, pg.A_Expr_Kind_AEXPR_LIKE, pg.A_Expr_Kind_AEXPR_ILIKE,
+			pg.A_Expr_Kind_AEXPR_BETWEEN, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN:
+			operands = []*pg.Node{a.Lexpr}
+		default:
+			return false
+		}
+	case c.GetNullTest() != nil:
+		nt := c.GetNullTest()
+		if nt.Nulltesttype != pg.NullTestType_IS_NOT_NULL {
+			return false
+		}
+		operands = []*pg.Node{nt.Arg}
+	default:
+		return false
+	}
+	for _, o := range operands {
+		for o.GetTypeCast() != nil {
+			o = o.GetTypeCast().Arg
+		}
+		cr := o.GetColumnRef()
+		if cr == nil {
+			continue
+		}
+		if t, col, ok := refNames(cr); ok && src.Sc.resolves(t, col) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkPushed reports an ambiguous column in a WHERE conjunct placed below
+// an outer join: it was bound against the preserved side alone, while
+// PostgreSQL resolves it against all of FROM.
+func (qc *QueryCtx) checkPushed(pushed []*pg.Node, sc *Scope) error {
+	b := qc.binder()
+	for _, c := range pushed {
+		for _, cr := range columnRefs(c) {
+			if _, err := b.FindColumn(sc, StrNodes(cr.Fields), cr.Location); err != nil {
+				var pe *pgerr.Error
+				if errors.As(err, &pe) && pe.Code == pgerr.AmbiguousColumn {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,405 @@
+package planner
+
+import (
+	"context"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/types"
+)
+
+// QueryCtx is the state of planning one statement: parameters, the CTEs in
+// scope, and whether we only describe (no files listed, nothing run).
+type QueryCtx struct {
+	s            *Session
+	ctx          context.Context
+	params       *Params
+	env          *exec.Env
+	DescribeOnly bool
+	Ctes         []map[string]*CteDef // innermost last
+	// subCols maps correlated scalar subqueries, already joined in, to the
+	// column holding their value
+	subCols map[*pg.SubLink]exec.Expr
+	// srfCols maps set-returning calls of a SELECT list, already run by a
+	// lateralCall below it, to their value (srf_plan.go)
+	srfCols map[*pg.FuncCall]exec.Expr
+	// corr is the outer query of the correlated subquery whose FROM is
+	// being planned, for functions there that read its row (srf_plan.go)
+	corr *corrOuter
+	// DmlTarget is the table an UPDATE/DELETE planned as a query changes
+	// (dml_join.go)
+	DmlTarget *DmlTarget
+	// outer are the rows of enclosing queries that a subquery planned per
+	// outer key reads, innermost last; tables keeps the table sources of
+	// such plans for the next keys (apply_plan.go)
+	outer  []*outerFrame
+	tables map[*pg.RangeVar]*Source
+	// tableOID, xmin: the statement names tableoid or xmin, so base
+	// relations carry that system column (syscols.go)
+	tableOID, xmin bool
+	// chains are the pipelines of the Parallels made for subqueries run
+	// while planning (EXPLAIN prints them)
+	chains map[*exec.Parallel]exec.Operator
+	// est estimates rows for join ordering (join_order.go)
+	est *estimator
+	// joins and rulesFired are for EXPLAIN (VERBOSE) (rules.go)
+	joins      []joinBlock
+	rulesFired map[string]int
+	// viewDepth counts the views being expanded around the current
+	// planning (views.go)
+	viewDepth int
+	// shared are the scalar subqueries run together (subquery_shared.go)
+	shared map[*pg.SubLink]*SharedScalars
+	// onReaches names the two tables the ON condition of a LEFT JOIN that
+	// outer_join_reorder rebuilt may read (outer_join_reorder.go)
+	onReaches map[*pg.JoinExpr][2]string
+}
+
+// CteDef is a WITH entry; each reference plans it afresh (inlining), which
+// keeps scans pruned per use.
+type CteDef struct {
+	Name      string
+	Query     *pg.Node
+	Colps     []string
+	Recursive bool
+	work      *exec.WorkTable // set while planning the recursive term
+	cols      []Column        // the recursive CTE's columns
+	// refs counts the references to a non-recursive CTE; with more than
+	// one, it is planned once and materialized (mat), and each reference
+	// reads the rows (matQ describes them).
+	refs int
+	mat  *exec.Materialized
+	matQ *query
+	// Materialized: written AS MATERIALIZED, so no conjunct is pushed in
+	Materialized bool
+	// scopes are where the references are (the statement and the other
+	// WITH queries); shared is the body run once for all of them with
+	// their conjuncts' disjunction pushed in (cte_filter.go), nil when the
+	// rule does not apply, computed once (sharedDone)
+	scopes     []protoreflect.Message
+	shared     *pg.SelectStmt
+	sharedDone bool
+	// Written: a data-modifying query the statement ran (with_write.go)
+	Written *WrittenCTE
+}
+
+func (s *Session) NewQueryCtx(ctx context.Context, p *Params, describeOnly bool) *QueryCtx {
+	if p == nil {
+		p = &Params{}
+	}
+	qc := &QueryCtx{s: s, ctx: ctx, params: p, env: s.NewEnv(), DescribeOnly: describeOnly, subCols: map[*pg.SubLink]exec.Expr{},
+		srfCols: map[*pg.FuncCall]exec.Expr{}}
+	if s.StmtCTEs != nil {
+		// the WITH queries of the UPDATE or DELETE being planned (with_write.go)
+		qc.Ctes = []map[string]*CteDef{s.StmtCTEs}
+	}
+	return qc
+}
+
+func (qc *QueryCtx) binder() *Binder {
+	return &Binder{Sess: qc.s, Env: qc.env, Params: qc.params, Qc: qc}
+}
+
+// PlanQuery plans a top-level SELECT.
+func (s *Session) PlanQuery(ctx context.Context, sel *pg.SelectStmt, p *Params, describeOnly bool) (*query, error) {
+	if s.scanRefs == nil && !describeOnly {
+		s.scanRefs = map[*exec.TableScan]*TableRef{}
+		defer func() { s.scanRefs = nil }()
+	}
+	qc := s.NewQueryCtx(ctx, p, describeOnly)
+	qc.tableOID = mentionsColumn(sel.ProtoReflect(), tableOIDColumn)
+	qc.xmin = mentionsColumn(sel.ProtoReflect(), xminColumn)
+	if qc.ruleOn(ruleSharedDerived) {
+		var n int
+		if sel, n = sharedDerivedTables(sel); n > 0 {
+			qc.rulesFired = map[string]int{ruleSharedDerived: n}
+		}
+	}
+	if !describeOnly && qc.ruleOn(ruleSharedSubqueries) {
+		qc.shared = GroupScalarSubqueries(sel)
+		// the members are bound in copies of qc: they count here
+		if qc.rulesFired == nil {
+			qc.rulesFired = map[string]int{}
+		}
+	}
+	q, err := qc.PlanSelect(sel)
+	if err != nil {
+		return nil, err
+	}
+	q.Op, _ = pruneColumns(q.Op, all(len(q.Cols)))
+	if !describeOnly {
+		qc.dynamicFilters(q.Op)
+		if err := FoldErrors(qc.env, q.Op); err != nil {
+			return nil, err
+		}
+		s.minMaxFromStats(q.Op)
+		q.chains = qc.chains
+		q.joins, q.rulesFired = qc.joins, qc.rulesFired
+		if q.chains == nil {
+			q.chains = map[*exec.Parallel]exec.Operator{}
+		}
+		q.Op = parallelize(q.Op, q.chains)
+		q.Op = s.Host.Admit(q.Op, q.chains)
+	}
+	return q, nil
+}
+
+func (qc *QueryCtx) lookupCTE(name string) *CteDef {
+	for i := len(qc.Ctes) - 1; i >= 0; i-- {
+		if c, ok := qc.Ctes[i][name]; ok {
+			return c
+		}
+	}
+	return nil
+}
+
+// PlanSelect plans any SELECT: WITH, set operations, VALUES or a simple select.
+func (qc *QueryCtx) PlanSelect(sel *pg.SelectStmt) (*query, error) {
+	if sel.WithClause != nil {
+		frame := map[string]*CteDef{}
+		qc.Ctes = append(qc.Ctes, frame)
+		defer func() { qc.Ctes = qc.Ctes[:len(qc.Ctes)-1] }()
+		for _, c := range sel.WithClause.Ctes {
+			cte := c.GetCommonTableExpr()
+			if _, dup := frame[cte.Ctename]; dup {
+				return nil, ErrAt(pgerr.New(pgerr.DuplicateAlias, "WITH query name \"%s\" specified more than once", cte.Ctename), cte.Location)
+			}
+			frame[cte.Ctename] = &CteDef{Name: cte.Ctename, Query: cte.Ctequery, Colps: StrNodes(cte.Aliascolnames), Recursive: sel.WithClause.Recursive,
+				Materialized: cte.Ctematerialized == pg.CTEMaterialize_CTEMaterializeAlways}
+			if IsWriteNode(cte.Ctequery) {
+				frame[cte.Ctename].Written = qc.s.WrittenCTEs[cte.Ctename] // with_write.go
+			}
+		}
+		qc.s.WrittenCTEs = nil // only the top-level WITH runs writes
+		inner := proto.Clone(sel).(*pg.SelectStmt)
+		inner.WithClause = nil
+		if !sel.WithClause.Recursive {
+			for name, def := range frame {
+				def.scopes = []protoreflect.Message{inner.ProtoReflect()}
+				for _, other := range frame {
+					if other != def {
+						def.scopes = append(def.scopes, other.Query.ProtoReflect())
+					}
+				}
+				for _, sc := range def.scopes {
+					def.refs += countReferences(sc, name)
+				}
+			}
+		}
+		return qc.PlanSelect(inner)
+	}
+	if sel.Op != pg.SetOperation_SETOP_NONE {
+		return qc.planSetOp(sel)
+	}
+	if len(sel.ValuesLists) > 0 {
+		q, err := qc.s.planValues(qc.binder(), sel.ValuesLists)
+		if err != nil {
+			return nil, err
+		}
+		if len(sel.SortClause) > 0 || sel.LimitCount != nil || sel.LimitOffset != nil {
+			return qc.orderLimit(sel, q)
+		}
+		return q, nil
+	}
+	return qc.s.planSimple(qc, sel)
+}
+
+// orderLimit applies ORDER BY / LIMIT of a set operation or VALUES to its output.
+func (qc *QueryCtx) orderLimit(sel *pg.SelectStmt, q *query) (*query, error) {
+	sc := &Scope{}
+	names := make([]string, len(q.Cols))
+	outs := make([]exec.Expr, len(q.Cols))
+	for i, c := range q.Cols {
+		sc.Cols = append(sc.Cols, ScopeCol{Name: c.Name, T: c.Type})
+		names[i] = c.Name
+		outs[i] = &exec.ColRef{Idx: i, T: c.Type}
+	}
+	b := qc.binder()
+	hidden, keys, err := qc.s.bindOrder(sel, names, outs, func(n *pg.Node) (exec.Expr, error) { return b.Bind(n, sc) })
+	if err != nil {
+		return nil, err
+	}
+	bare := &pg.SelectStmt{SortClause: sel.SortClause, LimitCount: sel.LimitCount, LimitOffset: sel.LimitOffset, LimitOption: sel.LimitOption}
+	return qc.s.finish(bare, b, q.Op, names, outs, hidden, keys, q.scans, nil)
+}
+
+// planSetOp plans UNION / INTERSECT / EXCEPT [ALL].
+func (qc *QueryCtx) planSetOp(sel *pg.SelectStmt) (*query, error) {
+	l, err := qc.PlanSelect(sel.Larg)
+	if err != nil {
+		return nil, err
+	}
+	r, err := qc.PlanSelect(sel.Rarg)
+	if err != nil {
+		return nil, err
+	}
+	opName := map[pg.SetOperation]string{pg.SetOperation_SETOP_UNION: "UNION", pg.SetOperation_SETOP_INTERSECT: "INTERSECT", pg.SetOperation_SETOP_EXCEPT: "EXCEPT"}[sel.Op]
+	if len(l.Cols) != len(r.Cols) {
+		return nil, pgerr.New(pgerr.SyntaxError, "each %s query must have the same number of columns", opName)
+	}
+	b := qc.binder()
+	lcast, rcast := make([]exec.Expr, len(l.Cols)), make([]exec.Expr, len(r.Cols))
+	cols := make([]Column, len(l.Cols))
+	for i := range l.Cols {
+		le := exec.Expr(&exec.ColRef{Idx: i, T: l.Cols[i].Type})
+		re := exec.Expr(&exec.ColRef{Idx: i, T: r.Cols[i].Type})
+		lo, ro := setOpOperand(sel.Larg, i, le), setOpOperand(sel.Rarg, i, re)
+		t, err := commonType([]exec.Expr{lo, ro}, opName, -1)
+		if err != nil {
+			return nil, err
+		}
+		if t.ID == types.Numeric && (lo != le || ro != re) {
+			t = types.NumericAnyT // a literal has no typmod: nor does the result
+		}
+		if t.ID == types.Unknown {
+			t = types.TextT
+		}
+		if lcast[i], err = b.Cast(le, t, false, -1); err != nil {
+			return nil, err
+		}
+		if rcast[i], err = b.Cast(re, t, false, -1); err != nil {
+			return nil, err
+		}
+		cols[i] = Column{Name: l.Cols[i].Name, Type: t}
+	}
+	lop := exec.Operator(&exec.Project{Env: qc.env, Input: l.Op, Exprs: lcast})
+	rop := exec.Operator(&exec.Project{Env: qc.env, Input: r.Op, Exprs: rcast})
+	var op exec.Operator
+	switch sel.Op {
+	case pg.SetOperation_SETOP_UNION:
+		op = &exec.Append{Inputs: []exec.Operator{lop, rop}}
+		if !sel.All {
+			op = &exec.HashAgg{Input: op, NGroup: len(cols)}
+		}
+	case pg.SetOperation_SETOP_INTERSECT:
+		op = &exec.SetOp{Left: lop, Right: rop, Intersect: true, All: sel.All}
+	default:
+		op = &exec.SetOp{Left: lop, Right: rop, All: sel.All}
+	}
+	q := &query{Op: op, Cols: cols, scans: append(l.scans, r.scans...)}
+	if len(sel.SortClause) > 0 || sel.LimitCount != nil || sel.LimitOffset != nil {
+		return qc.orderLimit(sel, q)
+	}
+	return q, nil
+}
+
+// planRecursive plans WITH RECURSIVE name AS (base UNION [ALL] step).
+func (qc *QueryCtx) planRecursive(cte *CteDef, sel *pg.SelectStmt) (*query, error) {
+	if sel.Op == pg.SetOperation_SETOP_UNION && referencesName(sel.Larg, cte.Name) {
+		return nil, pgerr.New(pgerr.InvalidRecursion, "recursive reference to query \"%s\" must not appear within its non-recursive term", cte.Name)
+	}
+	if sel.Op != pg.SetOperation_SETOP_UNION || !referencesName(sel.Rarg, cte.Name) {
+		if referencesName(sel, cte.Name) {
+			// planning it would recurse forever
+			return nil, pgerr.New(pgerr.InvalidRecursion, "recursive query \"%s\" does not have the form non-recursive-term UNION [ALL] recursive-term", cte.Name)
+		}
+		return qc.PlanSelect(sel)
+	}
+	base, err := qc.PlanSelect(sel.Larg)
+	if err != nil {
+		return nil, err
+	}
+	cols := append([]Column{}, base.Cols...)
+	ts := make([]types.T, len(cols))
+	for i := range cols {
+		if i < len(cte.Colps) {
+			cols[i].Name = cte.Colps[i]
+		}
+		if cols[i].Type.ID == types.Unknown {
+			cols[i].Type = types.TextT
+		}
+		ts[i] = cols[i].Type
+	}
+	work := &exec.WorkTable{T: ts}
+	// the step is re-planned at every iteration, after this WITH's planning
+	// has returned: keep the CTEs it sees
+	stack := append([]map[string]*CteDef{}, qc.Ctes...)
+	step := func() (exec.Operator, error) {
+		saved := qc.Ctes
+		qc.Ctes = stack
+		cte.work, cte.cols = work, cols
+		defer func() { cte.work, qc.Ctes = nil, saved }()
+		q, err := qc.PlanSelect(sel.Rarg)
+		if err != nil {
+			return nil, err
+		}
+		if len(q.Cols) != len(cols) {
+			return nil, pgerr.New(pgerr.SyntaxError, "each UNION query must have the same number of columns")
+		}
+		b := qc.binder()
+		casts := make([]exec.Expr, len(cols))
+		for i, c := range q.Cols {
+			if casts[i], err = b.Cast(&exec.ColRef{Idx: i, T: c.Type}, ts[i], false, -1); err != nil {
+				return nil, err
+			}
+		}
+		return &exec.Project{Env: qc.env, Input: q.Op, Exprs: casts}, nil
+	}
+	// plan the step once now so errors surface at planning time
+	first, err := step()
+	if err != nil {
+		return nil, err
+	}
+	first.Close()
+	b := qc.binder()
+	casts := make([]exec.Expr, len(cols))
+	for i, c := range base.Cols {
+		if casts[i], err = b.Cast(&exec.ColRef{Idx: i, T: c.Type}, ts[i], false, -1); err != nil {
+			return nil, err
+		}
+	}
+	op := &exec.RecursiveUnion{Base: &exec.Project{Env: qc.env, Input: base.Op, Exprs: casts}, Step: step, Work: work, All: sel.All}
+	return &query{Op: op, Cols: cols, scans: base.scans}, nil
+}
+
+// referencesName reports whether a query mentions relation name anywhere.
+func referencesName(sel *pg.SelectStmt, name string) bool {
+	return countReferences(sel.ProtoReflect(), name) > 0
+}
+
+// countReferences counts the unqualified mentions of relation name in a
+// parse tree (inner WITH queries of the same name shadowing it are rare
+// enough to count too: the cost is only a materialization).
+func countReferences(m protoreflect.Message, name string) int {
+	n := 0
+	var visit func(m protoreflect.Message)
+	visit = func(m protoreflect.Message) {
+		if rv, ok := m.Interface().(*pg.RangeVar); ok && rv.Schemaname == "" && rv.Relname == name {
+			n++
+			return
+		}
+		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			switch {
+			case fd.IsList() && fd.Message() != nil:
+				l := v.List()
+				for i := 0; i < l.Len(); i++ {
+					visit(l.Get(i).Message())
+				}
+			case fd.Message() != nil && !fd.IsMap():
+				visit(v.Message())
+			}
+			return true
+		})
+	}
+	visit(m)
+	return n
+}
+
+// DmlTarget is the target table of the statement being planned: its FROM
+// entry plans to this source instead of a fresh scan.
+type DmlTarget struct {
+	Rv  *pg.RangeVar
+	Src *Source
+	// with returning, the query also returns every column of the FROM
+	// items (extras, after the position columns), which the RETURNING list
+	// may name (returning.go); sel and alias find them in planSimple
+	Sel       *pg.SelectStmt
+	Alias     string
+	Returning bool
+	Extras    []ScopeCol
+}

@@ -1,0 +1,99 @@
+package planner
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// The planner's rewrites are named rules: each can be switched off for a
+// session (SET lakepg.disabled_rules = 'name, …') to compare plans or to
+// get around a rule that misbehaves, and EXPLAIN (VERBOSE) lists the rules
+// that changed the plan and how often.
+const (
+	RuleJoinOrder        = "join_order"            // joins ordered by cost (join_order.go); off: as written
+	RuleOuterPushdown    = "outer_join_pushdown"   // WHERE below an outer join, into its preserved side
+	ruleOuterJoinReorder = "outer_join_reorder"    // tables joined to a LEFT JOIN's preserved side join it below the outer join (outer_join_reorder.go)
+	ruleOuterToInner     = "outer_join_to_inner"   // a null-rejecting WHERE makes an outer join inner
+	ruleImpliedCondition = "implied_conditions"    // col = constant carried across ON equalities
+	RuleSubqueryPushdown = "subquery_pushdown"     // WHERE into derived tables and WITH queries
+	ruleCTESharedFilter  = "cte_shared_filter"     // a WITH query read by several references runs once, their conditions OR'ed into it
+	ruleConstantFalse    = "constant_false"        // a constant false condition reads nothing
+	RuleFactorOr         = "factor_or"             // a condition common to OR branches taken out
+	ruleOrRanges         = "or_ranges"             // an OR of ranges of one column that form one range is that range (or_ranges.go)
+	ruleDynamicFilters   = "dynamic_filters"       // scans skip row groups outside a join's build keys
+	ruleSharedSubqueries = "shared_subqueries"     // uncorrelated scalar subqueries reading the same rows run as one
+	ruleSharedDerived    = "shared_derived_tables" // derived tables written alike run once (derived_shared.go)
+)
+
+// Rules are the rule names in the order the planner applies them.
+var Rules = []string{ruleSharedDerived, ruleSharedSubqueries, RuleFactorOr, ruleOrRanges, ruleConstantFalse, RuleSubqueryPushdown, ruleCTESharedFilter, ruleOuterJoinReorder, ruleOuterToInner,
+	RuleOuterPushdown, ruleImpliedCondition, RuleJoinOrder, ruleDynamicFilters, ruleNDVSketches}
+
+// CheckDisabledRules validates a lakepg.disabled_rules value.
+func CheckDisabledRules(v string) error {
+	for _, name := range splitRuleList(v) {
+		if !slices.Contains(Rules, name) {
+			return fmt.Errorf("unknown rule %q (rules: %s)", name, strings.Join(Rules, ", "))
+		}
+	}
+	return nil
+}
+
+func splitRuleList(v string) []string {
+	var out []string
+	for _, f := range strings.Split(v, ",") {
+		if f = strings.ToLower(strings.TrimSpace(f)); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// ruleOn reports whether the session leaves rule name on.
+func (qc *QueryCtx) ruleOn(name string) bool {
+	v := qc.s.Settings["lakepg.disabled_rules"]
+	return v == "" || !slices.Contains(splitRuleList(v), name)
+}
+
+// fired records that rule name changed the plan.
+func (qc *QueryCtx) fired(name string) {
+	if qc.rulesFired == nil {
+		qc.rulesFired = map[string]int{}
+	}
+	qc.rulesFired[name]++
+}
+
+// joinBlock is one join ordering: its items, how they were ordered and the
+// estimated cost of the order chosen.
+type joinBlock struct {
+	items int
+	how   string
+	cost  float64
+}
+
+// planSummary is what EXPLAIN (VERBOSE) prints after the tree: the join
+// orderings and the rules that changed the plan.
+func planSummary(blocks []joinBlock, fired map[string]int) []string {
+	var lines []string
+	total := 0.0
+	for _, b := range blocks {
+		total += b.cost
+	}
+	if len(blocks) > 0 {
+		lines = append(lines, fmt.Sprintf("Join order: estimated cost %.0f over %d FROM lists", total, len(blocks)))
+		for _, b := range blocks {
+			lines = append(lines, fmt.Sprintf("  %d items by %s, estimated cost %.0f", b.items, b.how, b.cost))
+		}
+	}
+	var used []string
+	for _, r := range Rules {
+		if n := fired[r]; n > 0 {
+			used = append(used, fmt.Sprintf("%s (%d)", r, n))
+		}
+	}
+	if len(used) == 0 {
+		used = []string{"none"}
+	}
+	return append(lines, "Rules applied: "+strings.Join(used, ", "))
+}

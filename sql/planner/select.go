@@ -1,0 +1,867 @@
+package planner
+
+import (
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/types"
+)
+
+// query is a planned SELECT: the root operator and its visible columns.
+type query struct {
+	Op    exec.Operator
+	Cols  []Column
+	scans []*exec.TableScan // for EXPLAIN
+	// chains maps each parallel pipeline to the serial plan it replaced (EXPLAIN)
+	chains map[*exec.Parallel]exec.Operator
+	// joins and rulesFired: the planner's join orderings and rewrites (rules.go)
+	joins      []joinBlock
+	rulesFired map[string]int
+}
+
+// Source is a planned FROM clause.
+type Source struct {
+	op    exec.Operator
+	Sc    *Scope
+	scans []*exec.TableScan
+	Ref   *TableRef // set for a single base table
+	rows  float64   // estimated row count, for join ordering
+}
+
+// planSimple plans a SELECT without set operations.
+func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*query, error) {
+	env := qc.env
+	p := qc.params
+	b := qc.binder()
+	src, err := qc.planFromWhere(sel.FromClause, sel.WhereClause)
+	if err != nil {
+		return nil, err
+	}
+	op := src.op
+	sc := src.Sc
+	if sel.WhereClause != nil {
+		if err := b.outerAggInWhere(sel.WhereClause, sc); err != nil { // outer_agg.go
+			return nil, err
+		}
+	}
+
+	// expand the target list
+	type target struct {
+		node *pg.Node
+		name string
+		col  int       // >= 0 for expanded stars: scope column
+		orig colOrigin // a plain column of a lake table
+	}
+	var targets []target
+	for _, t := range sel.TargetList {
+		rt := t.GetResTarget()
+		if cr := rt.Val.GetColumnRef(); cr != nil && cr.Fields[len(cr.Fields)-1].GetAStar() != nil {
+			qual := ""
+			if len(cr.Fields) > 1 {
+				qual = cr.Fields[len(cr.Fields)-2].GetString_().Sval
+			}
+			n := 0
+			for i, c := range sc.Cols {
+				if qual == "" && !c.Hidden || qual != "" && c.Table == qual && !c.System {
+					if c.Used != nil {
+						*c.Used = true
+					}
+					targets = append(targets, target{name: c.Name, col: i, orig: c.Orig})
+					n++
+				}
+			}
+			if qual != "" && n == 0 {
+				return nil, ErrAt(pgerr.New(pgerr.UndefinedTable, "missing FROM-clause entry for table \"%s\"", qual), cr.Location)
+			}
+			if qual == "" && len(sc.Cols) == 0 && len(sel.FromClause) == 0 {
+				return nil, ErrAt(pgerr.New(pgerr.SyntaxError, "SELECT * with no tables specified is not valid"), cr.Location)
+			}
+			continue
+		}
+		tg := target{node: rt.Val, name: TargetName(rt), col: -1}
+		if cr := rt.Val.GetColumnRef(); cr != nil {
+			// a bare column keeps its origin; errors are the binding's to report
+			if i, err := b.FindColumn(sc, StrNodes(cr.Fields), -1); err == nil {
+				tg.orig = sc.Cols[i].Orig
+			}
+		}
+		targets = append(targets, tg)
+	}
+	if t := qc.DmlTarget; t != nil && t.Sel == sel && t.Returning {
+		// the FROM items' columns, for the RETURNING list (dml_join.go)
+		for i, c := range sc.Cols {
+			if c.Table == t.Alias || c.System {
+				continue
+			}
+			if c.Used != nil {
+				*c.Used = true
+			}
+			targets = append(targets, target{name: c.Name, col: i, orig: c.Orig})
+			t.Extras = append(t.Extras, c)
+		}
+	}
+
+	names := make([]string, len(targets))
+	origins := make([]colOrigin, len(targets))
+	for i, t := range targets {
+		names[i], origins[i] = t.name, t.orig
+	}
+	wc := &windowCollector{named: map[string]*pg.WindowDef{}}
+	for _, w := range sel.WindowClause {
+		if d := w.GetWindowDef(); d != nil {
+			wc.named[d.Name] = d
+		}
+	}
+	hasAgg := len(sel.GroupClause) > 0 || sel.HavingClause != nil
+	for _, t := range targets {
+		if t.node != nil && ContainsAgg(t.node) {
+			hasAgg = true
+		}
+	}
+	for _, sb := range sel.SortClause {
+		if ContainsAgg(sb.GetSortBy().Node) {
+			hasAgg = true
+		}
+	}
+	// aggregates of this query inside its subqueries group it too (outer_agg.go)
+	outerAggs := b.outerAggregates(sel, sc)
+	if outerAggs != nil {
+		hasAgg = true
+	}
+
+	// outExprs are bound against the scope of `op` after this block
+	var outExprs []exec.Expr
+	var bindOut func(n *pg.Node) (exec.Expr, error)
+	var targetNodes []*pg.Node
+	for _, t := range targets {
+		if t.node != nil {
+			targetNodes = append(targetNodes, t.node)
+		}
+	}
+	orderNodes := make([]*pg.Node, 0, len(sel.SortClause))
+	for _, sb := range sel.SortClause {
+		orderNodes = append(orderNodes, sb.GetSortBy().Node)
+	}
+	if calls := srfCalls(targetNodes); len(calls) > 0 && hasAgg {
+		return nil, errSRFWithAggregates(calls[0].Location)
+	}
+	if hasAgg {
+		// correlated subqueries inside aggregate arguments run per input row
+		if src, err = qc.prepareAggregateSubLinks(src, sel); err != nil { // apply_plan.go
+			return nil, err
+		}
+		op, sc = src.op, src.Sc
+		coll := &aggCollector{}
+		// group keys: ordinals and output names refer to the target list
+		resolveGroup := func(g *pg.Node) (*pg.Node, error) {
+			gn := g
+			if c := g.GetAConst(); c != nil && c.GetIval() != nil {
+				k := int(c.GetIval().Ival)
+				if k < 1 || k > len(targets) {
+					return nil, ErrAt(pgerr.New(pgerr.InvalidColumnReference, "GROUP BY position %d is not in select list", k), c.Location)
+				}
+				if targets[k-1].node == nil {
+					gn = ColRefNode(sc.Cols[targets[k-1].col])
+				} else {
+					gn = targets[k-1].node
+				}
+			} else if cr := g.GetColumnRef(); cr != nil && len(cr.Fields) == 1 {
+				name := cr.Fields[0].GetString_().Sval
+				if _, err := b.FindColumn(sc, []string{name}, -1); err != nil {
+					for _, t := range targets {
+						if t.name == name && t.node != nil {
+							gn = t.node
+							break
+						}
+					}
+				}
+			}
+			return gn, nil
+		}
+		groupNodes, sets, err := expandGroupBy(sel.GroupClause, resolveGroup)
+		if err != nil {
+			return nil, err
+		}
+		coll.sets = sets
+		for _, gn := range groupNodes {
+			gb := qc.binder()
+			gb.NoAggMsg = "aggregate functions are not allowed in GROUP BY"
+			e, err := gb.Bind(gn, sc)
+			if err != nil {
+				return nil, err
+			}
+			coll.groupKeys = append(coll.groupKeys, DeparseExpr(gn))
+			col := -1
+			if cr, ok := e.(*exec.ColRef); ok {
+				col = cr.Idx
+			}
+			coll.groupCols = append(coll.groupCols, col)
+			coll.groups = append(coll.groups, e)
+		}
+		{
+			var nodes []*pg.Node // the select list as nodes, stars as columns
+			var cols []int
+			for _, t := range targets {
+				if t.node == nil {
+					cols = append(cols, t.col)
+				} else {
+					nodes = append(nodes, t.node)
+				}
+			}
+			qc.addDependentGroups(coll, sc, sel, nodes, cols) // groupby_pk.go
+		}
+		pb := &postBinder{Binder: Binder{Sess: s, Env: env, Params: p, Aggs: coll, Qc: qc, Win: wc}, coll: coll, in: sc}
+		bindOut = pb.bindPost
+		windowTests, err := qc.windowTestSubLinks(append(targetNodes[:len(targetNodes):len(targetNodes)], orderNodes...), sc)
+		if err != nil {
+			return nil, err
+		}
+		grouped, err := qc.prepareGroupedSubLinks(sel, sc, coll, &pb.Binder, outerAggs) // apply_plan.go
+		if err != nil {
+			return nil, err
+		}
+		late, err := qc.planWindowTests(windowTests, grouped.sc, grouped.beyond, pb.bindPost)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range targets {
+			var e exec.Expr
+			var err error
+			if t.node == nil {
+				e, err = pb.bindPost(ColRefNode(sc.Cols[t.col]))
+			} else {
+				e, err = pb.bindPost(t.node)
+			}
+			if err != nil {
+				return nil, err
+			}
+			outExprs = append(outExprs, e)
+		}
+		var having exec.Expr
+		if sel.HavingClause != nil {
+			pb.Win = nil
+			h, err := pb.bindPost(sel.HavingClause)
+			pb.Win = wc
+			if err != nil {
+				return nil, err
+			}
+			if having, err = b.CoerceBool(h, sel.HavingClause, "argument of HAVING"); err != nil {
+				return nil, err
+			}
+		}
+		// ORDER BY expressions may add aggregates; bind them before building the agg
+		sortExprs, sortKeys, err := s.bindOrder(sel, names, outExprs, bindOut)
+		if err != nil {
+			return nil, err
+		}
+		op = coll.plan(env, op, nil, nil)
+		// everything bound over the groups may hold the placeholders for the
+		// grouping id and for grouped subqueries: the select list, ORDER BY,
+		// HAVING, and the window functions' inputs (their PARTITION BY,
+		// ORDER BY and arguments, which run over the aggregate's output too)
+		tests := late.tests()
+		above := [][]exec.Expr{outExprs, sortExprs, wc.exprs, tests}
+		if coll.gid != nil {
+			remap := func(i int) int {
+				if i == gidRef {
+					return coll.gid.Idx
+				}
+				return i
+			}
+			for _, l := range above {
+				for i, e := range l {
+					l[i] = exec.MapColumns(e, remap)
+				}
+			}
+			if having != nil {
+				having = exec.MapColumns(having, remap)
+			}
+		}
+		op = grouped.attach(op, above, &having)
+		if having != nil {
+			op = &exec.Filter{Env: env, Input: op, Pred: having}
+		}
+		op = placeWindows(wc, env, op, outExprs, sortExprs, tests)
+		late.setTests(tests)
+		op = late.attach(op, [][]exec.Expr{outExprs, sortExprs}, &having)
+		q, err := s.finish(sel, b, op, names, outExprs, sortExprs, sortKeys, src.scans, bindOut)
+		return withOrigins(q, err, origins)
+	}
+	if src, err = qc.prepareSRFs(src, targetNodes); err != nil {
+		return nil, err
+	}
+	windowTests, err := qc.windowTestSubLinks(append(targetNodes[:len(targetNodes):len(targetNodes)], orderNodes...), src.Sc)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range targets {
+		if t.node != nil && hasSubLink(t.node) {
+			if src, err = qc.prepareScalarSubLinks(src, t.node); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, n := range orderNodes {
+		if hasSubLink(n) {
+			if src, err = qc.prepareScalarSubLinks(src, n); err != nil {
+				return nil, err
+			}
+		}
+	}
+	op, sc = src.op, src.Sc
+	b.Win = wc
+	late, err := qc.planWindowTests(windowTests, sc, nil, func(n *pg.Node) (exec.Expr, error) { return b.Bind(n, sc) })
+	if err != nil {
+		return nil, err
+	}
+	bindOut = func(n *pg.Node) (exec.Expr, error) { return b.Bind(n, sc) }
+	for _, t := range targets {
+		if t.node == nil {
+			outExprs = append(outExprs, &exec.ColRef{Idx: t.col, T: sc.Cols[t.col].T})
+			continue
+		}
+		e, err := b.Bind(t.node, sc)
+		if err != nil {
+			return nil, err
+		}
+		outExprs = append(outExprs, e)
+	}
+	sortExprs, sortKeys, err := s.bindOrder(sel, names, outExprs, bindOut)
+	if err != nil {
+		return nil, err
+	}
+	tests := late.tests()
+	op = placeWindows(wc, env, op, outExprs, sortExprs, tests)
+	late.setTests(tests)
+	var noHaving exec.Expr
+	op = late.attach(op, [][]exec.Expr{outExprs, sortExprs}, &noHaving)
+	q, err := s.finish(sel, b, op, names, outExprs, sortExprs, sortKeys, src.scans, bindOut)
+	return withOrigins(q, err, origins)
+}
+
+// placeWindows puts the window operators above op and rewrites the
+// expressions that refer to window results (in place).
+func placeWindows(wc *windowCollector, env *exec.Env, op exec.Operator, lists ...[]exec.Expr) exec.Operator {
+	if len(wc.specs) == 0 {
+		return op
+	}
+	op, remap := wc.plan(env, op, len(op.Types()))
+	for _, l := range lists {
+		for i, e := range l {
+			l[i] = exec.MapColumns(e, remap)
+		}
+	}
+	return op
+}
+
+func intVec(x int64) *vec.Vector {
+	v := vec.New(types.Int32T, 1)
+	v.AppendInt(x)
+	return v
+}
+
+func ColRefNode(c ScopeCol) *pg.Node {
+	fields := []*pg.Node{}
+	if c.Table != "" {
+		fields = append(fields, pg.MakeStrNode(c.Table))
+	}
+	fields = append(fields, pg.MakeStrNode(c.Name))
+	return &pg.Node{Node: &pg.Node_ColumnRef{ColumnRef: &pg.ColumnRef{Fields: fields, Location: -1}}}
+}
+
+// bindOrder binds ORDER BY items: output ordinals, output names, or
+// expressions over the input. Returns extra hidden expressions appended
+// after the outputs and the sort keys over outputs+hidden.
+func (s *Session) bindOrder(sel *pg.SelectStmt, names []string, outs []exec.Expr, bindOut func(*pg.Node) (exec.Expr, error)) ([]exec.Expr, []exec.SortKey, error) {
+	var hidden []exec.Expr
+	var keys []exec.SortKey
+	for _, item := range sel.SortClause {
+		sb := item.GetSortBy()
+		col := -1
+		if c := sb.Node.GetAConst(); c != nil && c.GetIval() != nil {
+			k := int(c.GetIval().Ival)
+			if k < 1 || k > len(outs) {
+				return nil, nil, ErrAt(pgerr.New(pgerr.InvalidColumnReference, "ORDER BY position %d is not in select list", k), c.Location)
+			}
+			col = k - 1
+		} else if cr := sb.Node.GetColumnRef(); cr != nil && len(cr.Fields) == 1 && cr.Fields[0].GetString_() != nil {
+			name := cr.Fields[0].GetString_().Sval
+			for i, n := range names {
+				if n == name {
+					if col >= 0 {
+						return nil, nil, ErrAt(pgerr.New(pgerr.AmbiguousColumn, "ORDER BY \"%s\" is ambiguous", name), cr.Location)
+					}
+					col = i
+				}
+			}
+		}
+		if col < 0 {
+			e, err := bindOut(sb.Node)
+			if err != nil {
+				return nil, nil, err
+			}
+			col = len(outs) + len(hidden)
+			hidden = append(hidden, e)
+		}
+		desc := sb.SortbyDir == pg.SortByDir_SORTBY_DESC
+		if sb.SortbyDir == pg.SortByDir_SORTBY_USING {
+			// the btree operators of every type lakepg sorts: < is ASC, > DESC
+			switch op := StrNodes(sb.UseOp); op[len(op)-1] {
+			case "<":
+			case ">":
+				desc = true
+			default:
+				e := pgerr.New("42809", "operator %s is not a valid ordering operator", op[len(op)-1])
+				e.Hint = "Ordering operators must be \"<\" or \">\" members of btree operator families."
+				return nil, nil, ErrAt(e, sb.Location)
+			}
+		}
+		nullsFirst := desc
+		switch sb.SortbyNulls {
+		case pg.SortByNulls_SORTBY_NULLS_FIRST:
+			nullsFirst = true
+		case pg.SortByNulls_SORTBY_NULLS_LAST:
+			nullsFirst = false
+		}
+		keys = append(keys, exec.SortKey{Col: col, Desc: desc, NullsFirst: nullsFirst})
+	}
+	return hidden, keys, nil
+}
+
+// finish adds projection, DISTINCT, ORDER BY and LIMIT.
+func (s *Session) finish(sel *pg.SelectStmt, b *Binder, op exec.Operator, names []string, outs, hidden []exec.Expr, keys []exec.SortKey, scans []*exec.TableScan, bindD func(*pg.Node) (exec.Expr, error)) (*query, error) {
+	env := b.Env
+	// unknown-typed outputs (bare string literals) become text, as PostgreSQL does
+	for i, e := range outs {
+		if e.Type().ID == types.Unknown {
+			outs[i], _ = b.Cast(e, types.TextT, false, -1)
+		}
+	}
+	if len(sel.DistinctClause) > 0 && (sel.DistinctClause[0] == nil || sel.DistinctClause[0].Node == nil) && len(hidden) > 0 {
+		if k, ok := sortByOutputs(outs, hidden, keys); ok {
+			keys, hidden = k, nil
+		}
+	}
+	all := append(append([]exec.Expr{}, outs...), hidden...)
+	if !(len(sel.DistinctClause) > 0 && sel.DistinctClause[0] != nil && sel.DistinctClause[0].Node != nil) {
+		op = &exec.Project{Env: env, Input: op, Exprs: all}
+	}
+	distinctOn := len(sel.DistinctClause) > 0 && sel.DistinctClause[0] != nil && sel.DistinctClause[0].Node != nil
+	if distinctOn {
+		// DISTINCT ON (exprs): sort by the ORDER BY (which must start with
+		// the exprs), then keep each group's first row
+		var dkeys []int
+		for _, dn := range sel.DistinctClause {
+			k := -1
+			if c := dn.GetAConst(); c != nil && c.GetIval() != nil {
+				k = int(c.GetIval().Ival) - 1
+			} else if bindD != nil {
+				e, err := bindD(dn)
+				if err != nil {
+					return nil, err
+				}
+				k = len(all)
+				all = append(all, e)
+			}
+			if k < 0 || k >= len(all) {
+				return nil, pgerr.New(pgerr.InvalidColumnReference, "SELECT DISTINCT ON position is not in select list")
+			}
+			dkeys = append(dkeys, k)
+		}
+		op = &exec.Project{Env: env, Input: op, Exprs: all}
+		sortKeys := append([]exec.SortKey{}, keys...)
+		if len(sortKeys) == 0 {
+			for _, k := range dkeys {
+				sortKeys = append(sortKeys, exec.SortKey{Col: k})
+			}
+		}
+		op = &exec.DistinctOn{Input: &exec.Sort{Input: op, Keys: sortKeys}, Keys: dkeys}
+		keys = nil
+		hidden = all[len(outs):]
+	} else if len(sel.DistinctClause) > 0 {
+		if len(hidden) > 0 {
+			return nil, pgerr.New(pgerr.InvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
+		}
+		op = &exec.HashAgg{Input: op, NGroup: len(outs)}
+	}
+	if len(keys) > 0 {
+		op = &exec.Sort{Input: op, Keys: keys}
+	}
+	if sel.LimitCount != nil || sel.LimitOffset != nil {
+		count, offset := int64(-1), int64(0)
+		var err error
+		if sel.LimitCount != nil {
+			if count, err = s.constInt(b, sel.LimitCount, "LIMIT", true); err != nil {
+				return nil, err
+			}
+		}
+		if sel.LimitOffset != nil {
+			if offset, err = s.constInt(b, sel.LimitOffset, "OFFSET", false); err != nil {
+				return nil, err
+			}
+		}
+		if sel.LimitOption == pg.LimitOption_LIMIT_OPTION_WITH_TIES {
+			if len(keys) == 0 {
+				return nil, pgerr.New(pgerr.SyntaxError, "WITH TIES cannot be specified without ORDER BY clause")
+			}
+			tk := make([]int, len(keys))
+			for i, k := range keys {
+				tk[i] = k.Col
+			}
+			op = &exec.LimitTies{Input: op, Offset: offset, Count: count, Keys: tk}
+		} else {
+			if srt, ok := op.(*exec.Sort); ok && count >= 0 {
+				srt.Limit = offset + count // top-N: keep only what the limit can return
+			}
+			op = &exec.Limit{Input: op, Offset: offset, Count: count}
+		}
+	}
+	if len(hidden) > 0 {
+		var proj []exec.Expr
+		for i, e := range outs {
+			proj = append(proj, &exec.ColRef{Idx: i, T: e.Type()})
+		}
+		op = &exec.Project{Env: env, Input: op, Exprs: proj}
+	}
+	cols := make([]Column, len(outs))
+	for i, e := range outs {
+		cols[i] = Column{Name: names[i], Type: e.Type(), Rec: recordFields(e)}
+	}
+	return &query{Op: op, Cols: cols, scans: scans}, nil
+}
+
+func (s *Session) constInt(b *Binder, n *pg.Node, what string, allowNull bool) (int64, error) {
+	if c := n.GetAConst(); c != nil && c.Isnull && allowNull {
+		return -1, nil
+	}
+	e, err := b.Bind(n, &Scope{})
+	if err != nil {
+		return 0, err
+	}
+	if e, err = b.Cast(e, types.Int64T, false, NodeLoc(n)); err != nil {
+		return 0, err
+	}
+	v, err := e.Eval(b.Env, &vec.Batch{N: 1})
+	if err != nil {
+		return 0, err
+	}
+	if v.IsNull(0) {
+		if allowNull {
+			return -1, nil
+		}
+		return 0, nil
+	}
+	if v.I64[0] < 0 {
+		code := "2201W"
+		if what == "OFFSET" {
+			code = "2201X"
+		}
+		return 0, pgerr.New(code, "%s must not be negative", what)
+	}
+	return v.I64[0], nil
+}
+
+func (s *Session) planValues(b *Binder, lists []*pg.Node) (*query, error) {
+	var rows [][]exec.Expr
+	width := -1
+	for _, l := range lists {
+		items := l.GetList().Items
+		if width >= 0 && len(items) != width {
+			return nil, pgerr.New(pgerr.SyntaxError, "VALUES lists must all be the same length")
+		}
+		width = len(items)
+		var row []exec.Expr
+		for _, it := range items {
+			e, err := b.Bind(it, &Scope{})
+			if err != nil {
+				return nil, err
+			}
+			row = append(row, e)
+		}
+		rows = append(rows, row)
+	}
+	ts := make([]types.T, width)
+	cols := make([]Column, width)
+	for c := 0; c < width; c++ {
+		var col []exec.Expr
+		for _, r := range rows {
+			col = append(col, r[c])
+		}
+		t, err := commonType(col, "VALUES", -1)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			if r[c], err = b.Cast(r[c], t, false, -1); err != nil {
+				return nil, err
+			}
+		}
+		ts[c] = t
+		cols[c] = Column{Name: "column" + Itoa(c+1), Type: t}
+	}
+	return &query{Op: &exec.Values{Env: b.Env, Rows: rows, T: ts}, Cols: cols}, nil
+}
+
+func Itoa(i int) string { return string(types.AppendInt(nil, int64(i))) }
+
+func TargetName(rt *pg.ResTarget) string {
+	if rt.Name != "" {
+		return rt.Name
+	}
+	return exprName(rt.Val)
+}
+
+func exprName(n *pg.Node) string {
+	switch x := n.Node.(type) {
+	case *pg.Node_ColumnRef:
+		f := x.ColumnRef.Fields[len(x.ColumnRef.Fields)-1]
+		if s := f.GetString_(); s != nil {
+			return s.Sval
+		}
+	case *pg.Node_FuncCall:
+		names := StrNodes(x.FuncCall.Funcname)
+		return names[len(names)-1]
+	case *pg.Node_TypeCast:
+		// an inner cast's type name is weaker than this cast's (FigureColname)
+		if name := exprName(x.TypeCast.Arg); name != "?column?" && x.TypeCast.Arg.GetTypeCast() == nil {
+			return name
+		}
+		names := StrNodes(x.TypeCast.TypeName.Names)
+		n := names[len(names)-1]
+		switch n {
+		case "int4":
+			return "int4"
+		}
+		return n
+	case *pg.Node_CaseExpr:
+		// PostgreSQL names a CASE after its ELSE result when that has a name
+		if d := x.CaseExpr.Defresult; d != nil {
+			if name := exprName(d); name != "?column?" {
+				return name
+			}
+		}
+		return "case"
+	case *pg.Node_CoalesceExpr:
+		return "coalesce"
+	case *pg.Node_MinMaxExpr:
+		if x.MinMaxExpr.Op == pg.MinMaxOp_IS_LEAST {
+			return "least"
+		}
+		return "greatest"
+	case *pg.Node_GroupingFunc:
+		return "grouping"
+	case *pg.Node_AArrayExpr:
+		return "array"
+	case *pg.Node_RowExpr:
+		return "row"
+	case *pg.Node_SqlvalueFunction:
+		return strings.ToLower(strings.TrimPrefix(x.SqlvalueFunction.Op.String(), "SVFOP_"))
+	case *pg.Node_AExpr:
+		if x.AExpr.Kind == pg.A_Expr_Kind_AEXPR_NULLIF {
+			return "nullif"
+		}
+	case *pg.Node_AIndirection:
+		// (record).field is named after the field, arr[i] after arr
+		ind := x.AIndirection.Indirection
+		if s := ind[len(ind)-1].GetString_(); s != nil {
+			return s.Sval
+		}
+		return exprName(x.AIndirection.Arg)
+	case *pg.Node_SubLink:
+		switch x.SubLink.SubLinkType {
+		case pg.SubLinkType_EXISTS_SUBLINK:
+			return "exists"
+		case pg.SubLinkType_ARRAY_SUBLINK:
+			return "array"
+		case pg.SubLinkType_EXPR_SUBLINK:
+			sel := x.SubLink.Subselect.GetSelectStmt()
+			for sel != nil && sel.Op != pg.SetOperation_SETOP_NONE {
+				sel = sel.Larg // a set operation's columns are named by its first branch
+			}
+			if sel != nil && len(sel.TargetList) == 1 {
+				return TargetName(sel.TargetList[0].GetResTarget())
+			}
+		}
+	}
+	return "?column?"
+}
+
+func ContainsAgg(n *pg.Node) bool {
+	if n == nil {
+		return false
+	}
+	found := false
+	Walk(n, func(x *pg.Node) bool {
+		if f := x.GetFuncCall(); f != nil {
+			if isAggregate(FuncName(f)) && f.Over == nil {
+				found = true
+				return false
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// Walk visits expression nodes depth-first (not into subqueries, only
+// into a subquery test's left operand).
+func Walk(n *pg.Node, fn func(*pg.Node) bool) {
+	if n == nil || !fn(n) {
+		return
+	}
+	switch x := n.Node.(type) {
+	case *pg.Node_AExpr:
+		Walk(x.AExpr.Lexpr, fn)
+		Walk(x.AExpr.Rexpr, fn)
+	case *pg.Node_BoolExpr:
+		for _, a := range x.BoolExpr.Args {
+			Walk(a, fn)
+		}
+	case *pg.Node_FuncCall:
+		for _, a := range x.FuncCall.Args {
+			Walk(a, fn)
+		}
+	case *pg.Node_TypeCast:
+		Walk(x.TypeCast.Arg, fn)
+	case *pg.Node_NullTest:
+		Walk(x.NullTest.Arg, fn)
+	case *pg.Node_List:
+		for _, a := range x.List.Items {
+			Walk(a, fn)
+		}
+	case *pg.Node_CaseExpr:
+		Walk(x.CaseExpr.Arg, fn)
+		for _, a := range x.CaseExpr.Args {
+			Walk(a, fn)
+		}
+		Walk(x.CaseExpr.Defresult, fn)
+	case *pg.Node_CaseWhen:
+		Walk(x.CaseWhen.Expr, fn)
+		Walk(x.CaseWhen.Result, fn)
+	case *pg.Node_CoalesceExpr:
+		for _, a := range x.CoalesceExpr.Args {
+			Walk(a, fn)
+		}
+	case *pg.Node_BooleanTest:
+		Walk(x.BooleanTest.Arg, fn)
+	case *pg.Node_AIndirection:
+		Walk(x.AIndirection.Arg, fn)
+		for _, ind := range x.AIndirection.Indirection {
+			if ai := ind.GetAIndices(); ai != nil {
+				Walk(ai.Lidx, fn)
+				Walk(ai.Uidx, fn)
+			}
+		}
+	case *pg.Node_MinMaxExpr:
+		// GREATEST/LEAST: a column or aggregate inside counts (a
+		// conjunct over another table's column was placed on one table)
+		for _, a := range x.MinMaxExpr.Args {
+			Walk(a, fn)
+		}
+	case *pg.Node_RowExpr:
+		for _, a := range x.RowExpr.Args {
+			Walk(a, fn)
+		}
+	case *pg.Node_AArrayExpr:
+		for _, a := range x.AArrayExpr.Elements {
+			Walk(a, fn)
+		}
+	case *pg.Node_CollateClause:
+		Walk(x.CollateClause.Arg, fn)
+	case *pg.Node_NamedArgExpr:
+		Walk(x.NamedArgExpr.Arg, fn)
+	case *pg.Node_SubLink:
+		// the left operand of IN/ANY/ALL belongs to this query level
+		// (an aggregate there aggregates this query's rows); the
+		// subquery itself does not
+		Walk(x.SubLink.Testexpr, fn)
+	}
+}
+
+// postBinder binds expressions above an aggregation: group keys and
+// aggregates become references to the aggregate's output.
+type postBinder struct {
+	Binder
+	coll *aggCollector
+	in   *Scope
+}
+
+func (pb *postBinder) bindPost(n *pg.Node) (exec.Expr, error) {
+	key := DeparseExpr(n)
+	for i, k := range pb.coll.groupKeys {
+		if k == key {
+			return &exec.ColRef{Idx: i, T: pb.coll.groups[i].Type()}, nil
+		}
+	}
+	if gf := n.GetGroupingFunc(); gf != nil {
+		return pb.bindGrouping(gf.Args, gf.Location)
+	}
+	if cr := n.GetColumnRef(); cr != nil {
+		var names []string
+		for _, f := range cr.Fields {
+			if f.GetString_() != nil {
+				names = append(names, f.GetString_().Sval)
+			}
+		}
+		idx, err := pb.FindColumn(pb.in, names, cr.Location)
+		if err != nil {
+			if e, ok, oerr := pb.outerColumn(names, cr.Location, err); ok || oerr != nil {
+				return e, oerr // an enclosing query's value (apply_plan.go)
+			}
+			return nil, err
+		}
+		for i, gc := range pb.coll.groupCols {
+			if gc == idx {
+				return &exec.ColRef{Idx: i, T: pb.coll.groups[i].Type()}, nil
+			}
+		}
+		c := pb.in.Cols[idx]
+		name := c.Name
+		if c.Table != "" {
+			name = c.Table + "." + c.Name
+		}
+		return nil, ErrAt(pgerr.New(pgerr.GroupingError, "column \"%s\" must appear in the GROUP BY clause or be used in an aggregate function", name), cr.Location)
+	}
+	if f := n.GetFuncCall(); f != nil {
+		if isAggregate(FuncName(f)) && f.Over == nil {
+			return pb.coll.add(&pb.Binder, f, pb.in)
+		}
+	}
+	// any other expression: bind its children through bindPost by
+	// rebinding with a scope-less binder whose leaves resolve here
+	return pb.bindComposite(n)
+}
+
+// bindComposite binds n with the regular binder, but with column references
+// and aggregates resolved through bindPost.
+func (pb *postBinder) bindComposite(n *pg.Node) (exec.Expr, error) {
+	b := pb.Binder
+	b.Post = pb
+	return b.Bind(n, pb.in)
+}
+
+// intercepts reports whether bindPost must resolve n itself.
+func (pb *postBinder) intercepts(n *pg.Node) bool {
+	if n.GetGroupingFunc() != nil {
+		return true
+	}
+	if n.GetColumnRef() != nil {
+		return true
+	}
+	if f := n.GetFuncCall(); f != nil {
+		if isAggregate(FuncName(f)) && f.Over == nil {
+			return true
+		}
+	}
+	key := DeparseExpr(n)
+	for _, k := range pb.coll.groupKeys {
+		if k == key {
+			return true
+		}
+	}
+	return false
+}
