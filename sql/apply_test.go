@@ -22,7 +22,7 @@ func empDept(t *testing.T, s *Session) {
 }
 
 // Correlated subqueries the join rewrites cannot express run per outer key
-// (apply.go). Expected rows are PostgreSQL 15's answers, on inlined rows
+// (planner/apply.go). Expected rows are PostgreSQL 15's answers, on inlined rows
 // and on Parquet files.
 func TestCorrelatedPerOuterKey(t *testing.T) {
 	for _, files := range []bool{false, true} {

@@ -572,7 +572,7 @@ func (s *Session) alterTable(ctx context.Context, c *snapshot.Commit, meta *cata
 				return "", err
 			}
 			if dl == col.Type {
-				if err := planner.AlterTextModifier(c, t, col, nt); err != nil { // charn.go
+				if err := planner.AlterTextModifier(c, t, col, nt); err != nil { // planner/charn.go
 					return "", err
 				}
 				continue
@@ -595,7 +595,7 @@ func (s *Session) alterTable(ctx context.Context, c *snapshot.Commit, meta *cata
 				c.SetColumnDefault(*t, col.ID, nil)
 				continue
 			}
-			ct, _ := planner.DeclaredType(col) // charn.go
+			ct, _ := planner.DeclaredType(col) // planner/charn.go
 			text, expr, err := s.defaultText(cmd.Def, ct)
 			if err != nil {
 				return "", err

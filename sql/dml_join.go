@@ -13,7 +13,7 @@ import (
 // subquery are planned as a SELECT over the target table: the target's scan
 // (with its position columns) is one FROM item, so the FROM items join it
 // and the subqueries are decorrelated into joins exactly as in a SELECT
-// (plan_subquery.go). The query returns, per changed row, the new values of
+// (planner/plan_subquery.go). The query returns, per changed row, the new values of
 // every column followed by the row's file ordinal, position and row id,
 // which is the layout modify's plain plan produces.
 

@@ -103,7 +103,7 @@ func filesLine(t *testing.T, s *Session, q string) string {
 }
 
 // TestManyFilesPruningFromCachedOrder: over a table with enough files for
-// the cached order of files by bounds (filezones.go), filters keep and
+// the cached order of files by bounds (planner/filezones.go), filters keep and
 // prune the same files and give the same answers as checking every file
 // would, across a commit that changes the list
 // and inside a transaction block.

@@ -11,7 +11,7 @@ import (
 	"github.com/lakepg/lakepg/pgerr"
 )
 
-// Privilege checks of reads and writes (hooks in from.go, views.go, dml.go,
+// Privilege checks of reads and writes (hooks in planner/from.go, views.go, dml.go,
 // truncate.go and copy.go).
 
 // EnterView makes the tables a view reads checked with its owner's

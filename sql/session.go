@@ -52,7 +52,7 @@ type Engine struct {
 	wg      sync.WaitGroup
 
 	// Admission, when set, bounds the statements computing on lake data at
-	// once (admission.go).
+	// once (planner/admission.go).
 	Admission *Admission
 }
 
@@ -253,7 +253,7 @@ func (s *Session) PrepareSimple(ctx context.Context, query string) (stmts []*Stm
 
 func (s *Session) prepare(ctx context.Context, query string, paramOIDs []uint32, simple bool) (stmts []*Stmt, err error) {
 	defer recoverPanic(s.eng.Log, &err)
-	tree, perr := planner.ParseStatements(query) // fastparse.go
+	tree, perr := planner.ParseStatements(query) // planner/fastparse.go
 	if perr != nil {
 		// DuckDB's SET/RESET PARTITIONED BY (partition_ddl.go)
 		if q, ok := rewritePartitionDDL(query); ok {

@@ -45,7 +45,7 @@ func AlterTextModifier(c *snapshot.Commit, t *catalog.Table, col *catalog.Column
 
 // TextModifierInPlace reports whether a text column of type from can become
 // to without touching a stored value: lengthening a varchar limit or lifting
-// it (alter_type.go rewrites the table for the other changes).
+// it (sql/alter_type.go rewrites the table for the other changes).
 func TextModifierInPlace(from, to types.T) bool {
 	return !from.Bpchar && !to.Bpchar && (to.Width == 0 || from.Width > 0 && to.Width >= from.Width)
 }

@@ -44,7 +44,7 @@ func (qc *QueryCtx) sharedBody(cte *CteDef) *pg.SelectStmt {
 	var groups []refConjuncts
 	ok := true
 	for _, scope := range cte.scopes {
-		EachMessage(scope, func(m protoreflect.Message) { // views.go
+		EachMessage(scope, func(m protoreflect.Message) { // sql/views.go
 			s, isSelect := m.Interface().(*pg.SelectStmt)
 			if !isSelect {
 				return

@@ -198,7 +198,7 @@ func (s *Session) explainOp(ctx context.Context, est *estimator, op exec.Operato
 	}
 	switch o := op.(type) {
 	case *exec.ChunkScan:
-		add("Temp Scan on %s", o.Label) // temp_dml.go
+		add("Temp Scan on %s", o.Label) // sql/temp_dml.go
 	case *exec.TableScan:
 		add("Lake Scan on %s (snapshot %d)", o.Label, o.Snapshot)
 		var cols []string

@@ -42,7 +42,7 @@ func (qc *QueryCtx) planFromItem(item *pg.Node) (*Source, error) {
 				return qc.cteSource(cte, alias, colAliases, rv.Location)
 			}
 		}
-		if src, ok, err := qc.tempSource(rv, alias, colAliases); ok { // temp_dml.go
+		if src, ok, err := qc.tempSource(rv, alias, colAliases); ok { // sql/temp_dml.go
 			return src, err
 		}
 		if rv.Schemaname == LakeSchema {
@@ -57,17 +57,17 @@ func (qc *QueryCtx) planFromItem(item *pg.Node) (*Source, error) {
 		if r, ok, err := qc.viewFor(rv); err != nil {
 			return nil, err
 		} else if ok {
-			if err := qc.checkSelect(r.Schema, r.View.ID, "view", r.View.Name); err != nil { // privileges_check.go
+			if err := qc.checkSelect(r.Schema, r.View.ID, "view", r.View.Name); err != nil { // sql/privileges_check.go
 				return nil, err
 			}
-			return qc.viewSource(r, alias, colAliases, rv.Location) // views.go
+			return qc.viewSource(r, alias, colAliases, rv.Location) // sql/views.go
 		}
 		src, err := qc.tableSourceFor(rv, alias)
 		if err != nil {
 			return nil, err
 		}
 		if t := src.Ref.Table; !qc.DescribeOnly {
-			if err := qc.checkSelect(src.Ref.Schema, t.ID, RelationWord(t, nil), t.Name); err != nil { // privileges_check.go
+			if err := qc.checkSelect(src.Ref.Schema, t.ID, RelationWord(t, nil), t.Name); err != nil { // sql/privileges_check.go
 				return nil, err
 			}
 		}
@@ -122,7 +122,7 @@ func renameCols(sc *Scope, names []string, alias string) error {
 
 func (qc *QueryCtx) cteSource(cte *CteDef, alias string, colAliases []string, loc int32) (*Source, error) {
 	if cte.Written != nil {
-		return qc.writtenSource(cte, cte.Written, alias, colAliases, loc) // with_write.go
+		return qc.writtenSource(cte, cte.Written, alias, colAliases, loc) // sql/with_write.go
 	}
 	sel := cte.Query.GetSelectStmt()
 	if sel == nil {
@@ -508,7 +508,7 @@ func SplitQualified(s string) (string, string) {
 
 // ResolveTable finds a table by (optional) schema and name through search_path.
 func (s *Session) ResolveTable(meta *catalog.Metadata, schemaName, name string, loc int32) (*catalog.Schema, *catalog.Table, error) {
-	r, err := s.Host.ResolveRelation(meta, schemaName, name, loc) // views.go
+	r, err := s.Host.ResolveRelation(meta, schemaName, name, loc) // sql/views.go
 	if err != nil {
 		return nil, nil, err
 	}
@@ -527,7 +527,7 @@ func ScanColumns(t *catalog.Table) ([]exec.ScanCol, error) {
 		if err != nil {
 			return nil, err
 		}
-		sc := exec.ScanCol{FieldID: int32(c.ID), Name: c.Name, T: ty, ElemFieldID: elemFieldID(c), ChildIDs: nestedFieldIDs(c), Geometry: strings.EqualFold(c.Type, "geometry"), Variant: strings.EqualFold(c.Type, "variant")} // nested_write.go
+		sc := exec.ScanCol{FieldID: int32(c.ID), Name: c.Name, T: ty, ElemFieldID: elemFieldID(c), ChildIDs: nestedFieldIDs(c), Geometry: strings.EqualFold(c.Type, "geometry"), Variant: strings.EqualFold(c.Type, "variant")} // sql/nested_write.go
 		if c.InitialDefault != nil {
 			d := vec.New(ty, 1)
 			if err := exec.ParseInto(d, *c.InitialDefault, nil, false); err != nil {
@@ -566,7 +566,7 @@ func (s *Session) TableSource(ctx context.Context, snap catalog.Snapshot, schema
 		if ref.Inlined, err = s.inlinedScan(ctx, snap, t, files, scan); err != nil {
 			return nil, err
 		}
-		s.Host.Overlay(snap, sch, t, ref, scan) // the open block's changes (txn.go)
+		s.Host.Overlay(snap, sch, t, ref, scan) // the open block's changes (sql/txn.go)
 		// shared with scan.Files until pruning gives the scan a list of its own
 		ref.ScanFiles = scan.Files[:len(ref.Files):len(ref.Files)]
 	}

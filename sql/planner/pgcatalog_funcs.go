@@ -152,7 +152,7 @@ func (b *Binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 		return constOf(t, fill), true, nil
 	}
 	null := func(t types.T) (exec.Expr, bool, error) { return exec.NullConst(t), true, nil }
-	if e, ok, err := b.Sess.Host.SequenceFunction(b, name, args, loc); ok || err != nil { // sequence.go
+	if e, ok, err := b.Sess.Host.SequenceFunction(b, name, args, loc); ok || err != nil { // sql/sequence.go
 		return e, true, err
 	}
 	rowFn := func(t types.T, strict bool, fn func(out *vec.Vector, args []*vec.Vector, i int) error) (exec.Expr, bool, error) {
@@ -244,7 +244,7 @@ func (b *Binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 	case "pg_is_other_temp_schema":
 		// dbt's catalog query leaves out other sessions' temporary schemas:
 		// an OID of the temporary namespaces' range that is not this
-		// session's (temp.go); catalogs never show those, but an OID may
+		// session's (sql/temp.go); catalogs never show those, but an OID may
 		// be kept from another session
 		if err := nargs(1, 1); err != nil {
 			return nil, true, err
@@ -316,10 +316,10 @@ func (b *Binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 		})
 
 	case "pg_has_role":
-		e, err := b.Sess.Host.PgHasRole(b, args, loc) // role_members.go
+		e, err := b.Sess.Host.PgHasRole(b, args, loc) // sql/role_members.go
 		return e, true, err
 	case "has_table_privilege", "has_schema_privilege":
-		e, err := b.Sess.Host.HasPrivilege(b, name, args, loc) // privileges_catalog.go
+		e, err := b.Sess.Host.HasPrivilege(b, name, args, loc) // sql/privileges_catalog.go
 		return e, true, err
 	case "has_database_privilege", "has_column_privilege",
 		"has_any_column_privilege", "has_function_privilege", "has_sequence_privilege",
@@ -416,7 +416,7 @@ func (b *Binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 		return rowFn(text, true, func(out *vec.Vector, a []*vec.Vector, i int) error {
 			def, ok := pgcatalog.ConstraintDef(a[0].I64[i], len(a) > 1 && a[1].B[i])
 			if !ok {
-				def, ok = pgcatalog.LakeConstraintDef(cc, a[0].I64[i]) // constraints.go
+				def, ok = pgcatalog.LakeConstraintDef(cc, a[0].I64[i]) // sql/constraints.go
 			}
 			if !ok {
 				out.AppendNull()
@@ -719,7 +719,7 @@ func (b *Binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 			if !ok {
 				v, ok = pgcatalog.SettingValue(n)
 			}
-			if r, isRole := sess.Host.RoleSetting(n); isRole { // privileges_stmt.go
+			if r, isRole := sess.Host.RoleSetting(n); isRole { // sql/privileges_stmt.go
 				v, ok = r, true
 			}
 			switch {
@@ -760,7 +760,7 @@ func (b *Binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 
 // currentSchemas is current_schemas(true) and current_schemas(false) as
 // name[] values. The search path holds the schemas of the search_path
-// setting, then main, which lakepg searches last (session.go): main is an
+// setting, then main, which lakepg searches last (sql/session.go): main is an
 // implicitly searched schema, as pg_catalog is, so it shows only with the
 // implicit ones (and where search_path names it). Schemas that do not
 // exist are left out, as PostgreSQL leaves them out.

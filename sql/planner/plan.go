@@ -32,7 +32,7 @@ type QueryCtx struct {
 	// being planned, for functions there that read its row (srf_plan.go)
 	corr *corrOuter
 	// DmlTarget is the table an UPDATE/DELETE planned as a query changes
-	// (dml_join.go)
+	// (sql/dml_join.go)
 	DmlTarget *DmlTarget
 	// outer are the rows of enclosing queries that a subquery planned per
 	// outer key reads, innermost last; tables keeps the table sources of
@@ -51,7 +51,7 @@ type QueryCtx struct {
 	joins      []joinBlock
 	rulesFired map[string]int
 	// viewDepth counts the views being expanded around the current
-	// planning (views.go)
+	// planning (sql/views.go)
 	viewDepth int
 	// shared are the scalar subqueries run together (subquery_shared.go)
 	shared map[*pg.SubLink]*SharedScalars
@@ -84,7 +84,7 @@ type CteDef struct {
 	scopes     []protoreflect.Message
 	shared     *pg.SelectStmt
 	sharedDone bool
-	// Written: a data-modifying query the statement ran (with_write.go)
+	// Written: a data-modifying query the statement ran (sql/with_write.go)
 	Written *WrittenCTE
 }
 
@@ -95,7 +95,7 @@ func (s *Session) NewQueryCtx(ctx context.Context, p *Params, describeOnly bool)
 	qc := &QueryCtx{s: s, ctx: ctx, params: p, env: s.NewEnv(), DescribeOnly: describeOnly, subCols: map[*pg.SubLink]exec.Expr{},
 		srfCols: map[*pg.FuncCall]exec.Expr{}}
 	if s.StmtCTEs != nil {
-		// the WITH queries of the UPDATE or DELETE being planned (with_write.go)
+		// the WITH queries of the UPDATE or DELETE being planned (sql/with_write.go)
 		qc.Ctes = []map[string]*CteDef{s.StmtCTEs}
 	}
 	return qc
@@ -172,7 +172,7 @@ func (qc *QueryCtx) PlanSelect(sel *pg.SelectStmt) (*query, error) {
 			frame[cte.Ctename] = &CteDef{Name: cte.Ctename, Query: cte.Ctequery, Colps: StrNodes(cte.Aliascolnames), Recursive: sel.WithClause.Recursive,
 				Materialized: cte.Ctematerialized == pg.CTEMaterialize_CTEMaterializeAlways}
 			if IsWriteNode(cte.Ctequery) {
-				frame[cte.Ctename].Written = qc.s.WrittenCTEs[cte.Ctename] // with_write.go
+				frame[cte.Ctename].Written = qc.s.WrittenCTEs[cte.Ctename] // sql/with_write.go
 			}
 		}
 		qc.s.WrittenCTEs = nil // only the top-level WITH runs writes
@@ -397,7 +397,7 @@ type DmlTarget struct {
 	Src *Source
 	// with returning, the query also returns every column of the FROM
 	// items (extras, after the position columns), which the RETURNING list
-	// may name (returning.go); sel and alias find them in planSimple
+	// may name (sql/returning.go); sel and alias find them in planSimple
 	Sel       *pg.SelectStmt
 	Alias     string
 	Returning bool

@@ -92,7 +92,7 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*query, error) {
 		targets = append(targets, tg)
 	}
 	if t := qc.DmlTarget; t != nil && t.Sel == sel && t.Returning {
-		// the FROM items' columns, for the RETURNING list (dml_join.go)
+		// the FROM items' columns, for the RETURNING list (sql/dml_join.go)
 		for i, c := range sc.Cols {
 			if c.Table == t.Alias || c.System {
 				continue

@@ -12,7 +12,7 @@ import (
 // SetConfig binds set_config(name, value, is_local): SET as a function,
 // which pgAdmin calls on connect (bytea_output) and ORMs call to scope a
 // setting to a transaction. It answers the value as SHOW prints it.
-// is_local true is SET LOCAL (settings_txn.go). Not strict, as in
+// is_local true is SET LOCAL (sql/settings_txn.go). Not strict, as in
 // PostgreSQL: a NULL value resets the setting, a NULL is_local is false.
 func (b *Binder) SetConfig(args []exec.Expr, loc int32) (exec.Expr, error) {
 	if len(args) != 3 {
@@ -45,7 +45,7 @@ func (b *Binder) SetConfig(args []exec.Expr, loc int32) (exec.Expr, error) {
 		if !a[1].IsNull(i) {
 			val = a[1].S[i]
 		}
-		shown, err := s.Host.SetConfig(name, val, !a[2].IsNull(i) && a[2].B[i]) // settings_txn.go
+		shown, err := s.Host.SetConfig(name, val, !a[2].IsNull(i) && a[2].B[i]) // sql/settings_txn.go
 		if err != nil {
 			return err
 		}

@@ -38,7 +38,7 @@ type SharedScalars struct {
 func GroupScalarSubqueries(stmt proto.Message) map[*pg.SubLink]*SharedScalars {
 	var subs []*pg.SubLink
 	hasWith := false
-	EachMessage(stmt.ProtoReflect(), func(m protoreflect.Message) { // views.go
+	EachMessage(stmt.ProtoReflect(), func(m protoreflect.Message) { // sql/views.go
 		switch n := m.Interface().(type) {
 		case *pg.WithClause:
 			hasWith = true

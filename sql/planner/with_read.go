@@ -43,7 +43,7 @@ type WrittenCTE struct {
 	Cols []Column        // nil: no RETURNING
 	Rows *exec.RowBuffer // nil while only describing
 	// Qualified: the columns are reachable only qualified by the name (ON
-	// CONFLICT's excluded, upsert.go)
+	// CONFLICT's excluded, sql/upsert.go)
 	Qualified bool
 }
 

@@ -38,11 +38,11 @@ type Session struct {
 	chains   map[*exec.Parallel]exec.Operator // of the plan EXPLAIN is printing
 
 	// StmtCTEs are the WITH queries of the UPDATE or DELETE being planned,
-	// visible to every query context it makes (with_write.go)
+	// visible to every query context it makes (sql/with_write.go)
 	StmtCTEs map[string]*CteDef
 	// WrittenCTEs are the data-modifying WITH queries of the statement
 	// being planned, by name, until its top-level WITH takes them
-	// (with_write.go)
+	// (sql/with_write.go)
 	WrittenCTEs map[string]*WrittenCTE
 }
 
