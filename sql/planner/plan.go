@@ -131,6 +131,9 @@ func (s *Session) PlanQuery(ctx context.Context, sel *pg.SelectStmt, p *Params, 
 	if err != nil {
 		return nil, err
 	}
+	if !describeOnly && qc.ruleOn(ruleEagerAggregation) {
+		qc.eagerAggregation(q.Op)
+	}
 	q.Op, _ = pruneColumns(q.Op, all(len(q.Cols)))
 	if !describeOnly {
 		qc.dynamicFilters(q.Op)

@@ -24,11 +24,12 @@ const (
 	ruleDynamicFilters   = "dynamic_filters"       // scans skip row groups outside a join's build keys
 	ruleSharedSubqueries = "shared_subqueries"     // uncorrelated scalar subqueries reading the same rows run as one
 	ruleSharedDerived    = "shared_derived_tables" // derived tables written alike run once (derived_shared.go)
+	ruleEagerAggregation = "eager_aggregation"     // a GROUP BY over a join partly done below it (eager_agg.go)
 )
 
 // Rules are the rule names in the order the planner applies them.
 var Rules = []string{ruleSharedDerived, ruleSharedSubqueries, RuleFactorOr, ruleOrRanges, ruleConstantFalse, RuleSubqueryPushdown, ruleCTESharedFilter, ruleOuterJoinReorder, ruleOuterToInner,
-	RuleOuterPushdown, ruleImpliedCondition, RuleJoinOrder, ruleDynamicFilters, ruleNDVSketches}
+	RuleOuterPushdown, ruleImpliedCondition, RuleJoinOrder, ruleEagerAggregation, ruleDynamicFilters, ruleNDVSketches}
 
 // CheckDisabledRules validates a lakepg.disabled_rules value.
 func CheckDisabledRules(v string) error {

@@ -78,3 +78,16 @@ SELECT region FROM sales WHERE count(*) > 1 GROUP BY region;
 SELECT id, count(*) FROM sales GROUP BY id HAVING id < 3 ORDER BY id;
 SELECT DISTINCT ON (region) region, product, qty FROM sales ORDER BY region, qty DESC;
 SELECT DISTINCT ON (product) product, id FROM sales ORDER BY product NULLS FIRST, id DESC;
+-- eager aggregation: a GROUP BY over a join whose sums and extremes read
+-- one side is partly done before the join (sql/planner/eager_agg.go)
+CREATE TABLE ea_fact AS SELECT n AS id, 1 + n % 40 AS dk, n % 7 AS wk, ((n % 13) * 0.25)::numeric(10,2) AS amt, 'p' || (n % 11) AS tag FROM generate_series(1, 3000) g(n);
+CREATE TABLE ea_dim AS SELECT n AS dk, 'name ' || (n % 9) AS name FROM generate_series(1, 40) g(n);
+INSERT INTO ea_fact VALUES (3001, NULL, 1, 2.5, NULL), (3002, 41, 2, 1.25, 'x'), (3003, 3, NULL, NULL, 'y');
+SELECT name, wk, sum(amt), min(tag), max(amt) FROM ea_fact JOIN ea_dim ON ea_fact.dk = ea_dim.dk GROUP BY name, wk ORDER BY name, wk;
+SELECT name, sum(amt) FROM ea_fact f, ea_dim d WHERE f.dk = d.dk GROUP BY name ORDER BY 1;
+SELECT sum(amt), max(tag) FROM ea_fact JOIN ea_dim USING (dk);
+SELECT d.dk, name, sum(amt), max(wk) FROM ea_fact f JOIN ea_dim d ON f.dk = d.dk GROUP BY d.dk, name ORDER BY 1 LIMIT 5;
+SELECT name, wk + 1, sum(amt) FROM ea_fact JOIN ea_dim ON ea_fact.dk = ea_dim.dk GROUP BY name, wk + 1 HAVING sum(amt) > 40 ORDER BY 1, 2;
+-- a dimension key met twice: every pair still counts
+INSERT INTO ea_dim VALUES (5, 'twin');
+SELECT name, sum(amt), min(amt), max(tag) FROM ea_fact JOIN ea_dim ON ea_fact.dk = ea_dim.dk GROUP BY name ORDER BY name;

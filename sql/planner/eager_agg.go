@@ -1,0 +1,252 @@
+package planner
+
+import (
+	"slices"
+
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/types"
+)
+
+// Eager aggregation: a GROUP BY over an inner hash join whose aggregates
+// read only the probe side is partly done before the join. The probe rows
+// are first grouped by the probe side's group keys and join keys, each
+// aggregate folded per group; the join then meets one row per group
+// instead of every probe row, and the GROUP BY above folds the partial
+// results. TPC-DS q4, q11 and q74 sum store_sales by customer and year
+// with the customer's name columns as group keys: 2.9 million rows were
+// joined to customer and grouped on eight keys, most of them text; eagerly,
+// they are grouped on two integers first and 150,000 rows meet customer.
+//
+// The result is the same whatever the join does to the rows: an inner
+// join pairs each probe row with its matching build rows, so a group's
+// partial sum (or minimum, or maximum) stands for its rows in every pair
+// they make. Only aggregates whose partial results fold exactly qualify —
+// sum of numeric, min and max — and only without DISTINCT, FILTER or
+// ORDER BY; a float sum only over many rows (floatSumRows), and a count
+// would need a sum typed as a count.
+
+// eagerAggregation applies the rewrite to every aggregation in op's tree
+// where the estimates say the partial groups are at most a quarter of the
+// probe side's rows.
+func (qc *QueryCtx) eagerAggregation(op exec.Operator) {
+	seen := map[exec.Operator]bool{}
+	var walk func(op exec.Operator)
+	walk = func(op exec.Operator) {
+		if op == nil || seen[op] {
+			return
+		}
+		seen[op] = true
+		for _, in := range inputs(op) {
+			walk(*in)
+		}
+		if agg, ok := op.(*exec.HashAgg); ok && qc.aggregateEagerly(agg) {
+			qc.fired(ruleEagerAggregation)
+		}
+	}
+	walk(op)
+}
+
+// aggregateEagerly rewrites agg in place when it qualifies.
+func (qc *QueryCtx) aggregateEagerly(agg *exec.HashAgg) bool {
+	if agg.GroupingSets != nil || agg.GroupingID {
+		return false
+	}
+	pre, ok := agg.Input.(*exec.Project)
+	if !ok {
+		return false
+	}
+	// a projection that only picks and orders columns (the FROM clause's)
+	// is read through
+	exprs, in := pre.Exprs, pre.Input
+	for {
+		p, ok := in.(*exec.Project)
+		if !ok {
+			break
+		}
+		pick := make([]int, len(p.Exprs))
+		for i, e := range p.Exprs {
+			c, ok := e.(*exec.ColRef)
+			if !ok {
+				return false
+			}
+			pick[i] = c.Idx
+		}
+		exprs = mapAll(exprs, func(i int) int { return pick[i] })
+		in = p.Input
+	}
+	j, ok := in.(*exec.HashJoin)
+	if !ok || j.Type != exec.JoinInner || j.Extra != nil || j.Shared != nil || len(j.LeftKeys) == 0 {
+		return false
+	}
+	nl := len(j.Left.Types())
+	side := func(e exec.Expr) (left, right bool) {
+		exec.MapColumns(e, func(i int) int {
+			if i < nl {
+				left = true
+			} else {
+				right = true
+			}
+			return i
+		})
+		return left, right
+	}
+	// the aggregates: foldable kinds over probe columns
+	floatSum := false
+	for _, a := range agg.Aggs {
+		if a.Distinct || a.Filter != 0 || len(a.Order) > 0 || a.Arg < agg.NGroup {
+			return false
+		}
+		switch a.Kind {
+		case exec.AggSum:
+			switch {
+			case a.In.ID == types.Numeric:
+			case a.In.IsFloat():
+				floatSum = true
+			default:
+				return false
+			}
+		case exec.AggMin, exec.AggMax:
+		default:
+			return false
+		}
+		if _, right := side(exprs[a.Arg]); right {
+			return false
+		}
+	}
+	// the group keys: each from one side (a constant counts as the build
+	// side's: the final grouping computes it)
+	var partialKeys []exec.Expr
+	keyOf := map[int]int{} // probe column → its partial key
+	addKey := func(e exec.Expr) int {
+		if c, ok := e.(*exec.ColRef); ok {
+			if k, ok := keyOf[c.Idx]; ok {
+				return k
+			}
+			keyOf[c.Idx] = len(partialKeys)
+		}
+		partialKeys = append(partialKeys, e)
+		return len(partialKeys) - 1
+	}
+	groupKey := make([]int, agg.NGroup) // partial key of a probe-side group key, -1 for the build side's
+	for i, g := range exprs[:agg.NGroup] {
+		left, right := side(g)
+		switch {
+		case left && right:
+			return false
+		case left:
+			groupKey[i] = addKey(g)
+		default:
+			groupKey[i] = -1
+		}
+	}
+	joinKey := make([]int, len(j.LeftKeys))
+	for i, k := range j.LeftKeys {
+		joinKey[i] = addKey(k)
+	}
+	// the partial aggregation: keys, then one aggregate per final one
+	np := len(partialKeys)
+	partialIn := append([]exec.Expr{}, partialKeys...)
+	partialAggs := make([]exec.Agg, len(agg.Aggs))
+	for i, a := range agg.Aggs {
+		partialIn = append(partialIn, exprs[a.Arg])
+		out, err := exec.AggResultType(a.Kind, a.In)
+		if err != nil {
+			return false
+		}
+		partialAggs[i] = exec.Agg{Kind: a.Kind, Arg: np + i, In: a.In, Out: out}
+	}
+	partial := &exec.HashAgg{Input: &exec.Project{Env: pre.Env, Input: j.Left, Exprs: partialIn}, NGroup: np, Aggs: partialAggs, Mem: agg.Mem}
+	// a join that drops most probe rows is cheaper to meet first: grouping
+	// them all would cost more than the join saves
+	est := qc.planEstimator()
+	if est.n(j) < keptByJoin*est.n(j.Left) || !qc.partialGroupsFew(partial, joinKey) ||
+		floatSum && est.n(j.Left) < floatSumRows {
+		return false
+	}
+	// the join probes with the partial groups
+	pts := partial.Types()
+	for i := range j.LeftKeys {
+		j.LeftKeys[i] = &exec.ColRef{Idx: joinKey[i], T: pts[joinKey[i]]}
+	}
+	j.Left = partial
+	// the final aggregation folds the partial results
+	shift := len(pts) - nl // build columns move by the partial layout's width
+	final := make([]exec.Expr, 0, agg.NGroup+len(agg.Aggs))
+	for i, g := range exprs[:agg.NGroup] {
+		if k := groupKey[i]; k >= 0 {
+			final = append(final, &exec.ColRef{Idx: k, T: pts[k]})
+		} else {
+			final = append(final, exec.MapColumns(g, func(c int) int { return c + shift }))
+		}
+	}
+	aggs := make([]exec.Agg, len(agg.Aggs))
+	for i, a := range agg.Aggs {
+		out, _ := exec.AggResultType(a.Kind, a.In)
+		if a.Out.ID != types.Unknown {
+			out = a.Out
+		}
+		final = append(final, &exec.ColRef{Idx: np + i, T: pts[np+i]})
+		aggs[i] = exec.Agg{Kind: a.Kind, Arg: agg.NGroup + i, In: pts[np+i], Out: out}
+	}
+	agg.Input = &exec.Project{Env: pre.Env, Input: j, Exprs: final}
+	agg.Aggs = aggs
+	delete(est.rows, j)
+	delete(est.rows, agg)
+	return true
+}
+
+// floatSumRows is the fewest probe rows (estimated) a sum of floats is
+// split at: the partial sums add the values in another order, and their
+// last bits may differ; so many rows are scanned in parallel morsels,
+// whose sums are merged in no fixed order already.
+const floatSumRows = 1 << 17
+
+// keptByJoin is the share of the probe rows the join must keep (estimated)
+// for the rewrite: TPC-DS q42 joins store_sales to the items of one
+// manager, a hundredth of them, and grouping every row first cost 20 %.
+const keptByJoin = 0.5
+
+// fewGroups is the share of the probe rows the partial groups must stay
+// under for the rewrite to pay: the extra grouping costs about what a
+// quarter of the rows cost to join and group on wide keys.
+const fewGroups = 0.25
+
+// partialGroupsFew reports whether partial's groups are estimated at most
+// fewGroups of its input rows. The estimate multiplies the keys' distinct
+// values as if they were independent; a key of few values read from a
+// dimension (a year beside a customer key) mostly splits a join key's rows
+// into no more groups, so such keys (at most maxSplitKeyValues values)
+// count for one when the join keys alone leave few groups.
+func (qc *QueryCtx) partialGroupsFew(partial *exec.HashAgg, joinKeys []int) bool {
+	est := qc.planEstimator()
+	rows := est.n(partial.Input)
+	if est.n(partial) <= fewGroups*rows {
+		return true
+	}
+	g := 1.0
+	for k := 0; k < partial.NGroup; k++ {
+		ndv := est.column(partial.Input, k).ndv
+		switch {
+		case ndv == 0:
+			return false
+		case slices.Contains(joinKeys, k):
+			g *= ndv
+		case ndv > maxSplitKeyValues:
+			return false
+		}
+	}
+	return g <= fewGroups*rows
+}
+
+// maxSplitKeyValues bounds the distinct values of a probe-side group key
+// taken to split a join key's rows into few groups.
+const maxSplitKeyValues = 1000
+
+// mapAll renumbers the columns of each of es.
+func mapAll(es []exec.Expr, fn func(int) int) []exec.Expr {
+	out := make([]exec.Expr, len(es))
+	for i, e := range es {
+		out[i] = exec.MapColumns(e, fn)
+	}
+	return out
+}
