@@ -1002,6 +1002,12 @@ func (s *numVarAgg) final(out *vec.Vector, lo, hi int) error {
 			out.AppendString(types.NumericNaN)
 			continue
 		}
+		if (s.big == nil || s.big[g] == nil) && !s.dyn && out.Type.Storage() == types.StoreBytes && s.sx[g].isInt64() && s.sx2[g].isInt64() {
+			if qh, ql, qs, ok := variance128(n, int64(s.sx[g].lo), int64(s.sx2[g].lo), s.scale, sample, stddev); ok {
+				out.AppendString(formatScaled128(false, qh, ql, qs))
+				continue
+			}
+		}
 		var sx, sx2 *big.Int
 		sc := s.scale
 		if s.big != nil && s.big[g] != nil {
