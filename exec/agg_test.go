@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 
@@ -617,6 +618,51 @@ func TestRolledUpSetsEqualSeparateOnes(t *testing.T) {
 			}
 			h := &HashAgg{Input: newRowsOp(kst, rows, 500), NGroup: 2, Aggs: aggs(), GroupingSets: sets, GroupingID: true}
 			sameRowsApprox(t, fmt.Sprintf("n=%d sets=%v", n, sets), runAgg(t, h), want)
+		}
+	}
+}
+
+// TestRolledUpChainEqualsSeparateSets: with three keys each set is rolled
+// up from the smallest finer set already filled (ROLLUP chains (a,b,c) →
+// (a,b) → (a) → (), CUBE picks among several), and every set still equals
+// aggregating it on its own; the sums of unconstrained numerics mix scales
+// and values past int64 so both of sumBigAgg's representations merge.
+func TestRolledUpChainEqualsSeparateSets(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	dyn := types.T{ID: types.Numeric, Scale: -1}
+	ts := []types.T{types.Int64T, types.TextT, types.Int32T, dyn, types.Int64T}
+	nums := []string{"1.5", "-2.25", "3", "0.125", "99999999999999999.99", "-123456789012345678901234.5", "7"}
+	var rows [][]any
+	for i := 0; i < 4000; i++ {
+		var a, b, c any = int64(rng.Intn(5)), fmt.Sprintf("t%d", rng.Intn(7)), int64(rng.Intn(9))
+		if rng.Intn(20) == 0 {
+			b = nil
+		}
+		if rng.Intn(25) == 0 {
+			c = nil
+		}
+		rows = append(rows, []any{a, b, c, nums[rng.Intn(len(nums))], int64(rng.Intn(1000))})
+	}
+	aggs := func() []Agg {
+		return []Agg{mkAgg(t, AggCountStar, 0, types.Int64T), mkAgg(t, AggSum, 3, dyn), mkAgg(t, AggAvg, 3, dyn),
+			mkAgg(t, AggSum, 4, types.Int64T), mkAgg(t, AggMin, 1, types.TextT), mkAgg(t, AggMax, 4, types.Int64T)}
+	}
+	for _, sets := range [][][]int{
+		{{0, 1, 2}, {0, 1}, {0}, {}},
+		{{0, 1, 2}, {0, 1}, {0, 2}, {1, 2}, {0}, {1}, {2}, {}},
+		{{2}, {1, 2}, {0, 1, 2}, {}},
+	} {
+		var want []string
+		for _, s := range sets {
+			h := &HashAgg{Input: newRowsOp(ts, rows, 700), NGroup: 3, Aggs: aggs(), GroupingSets: [][]int{s}, GroupingID: true}
+			want = append(want, runAgg(t, h)...)
+		}
+		h := &HashAgg{Input: newRowsOp(ts, rows, 700), NGroup: 3, Aggs: aggs(), GroupingSets: sets, GroupingID: true}
+		got := runAgg(t, h)
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Fatalf("sets %v: got %d rows, want %d; first rows %q vs %q", sets, len(got), len(want), got[:min(3, len(got))], want[:min(3, len(want))])
 		}
 	}
 }

@@ -476,19 +476,18 @@ type sumBigAgg struct {
 }
 
 func (s *sumBigAgg) grow(n int) {
-	for len(s.sum) < n {
-		s.sum = append(s.sum, new(big.Int))
-		s.scale = append(s.scale, 0)
-		s.cnt = append(s.cnt, 0)
-		s.special = append(s.special, 0)
-		s.small = append(s.small, 0)
-		s.smallScale = append(s.smallScale, 0)
-		s.hasSmall = append(s.hasSmall, false)
-	}
+	// a nil sum is zero: most groups never need a big.Int (see small)
+	s.sum = growTo(s.sum, n)
+	s.scale = growTo(s.scale, n)
+	s.cnt = growTo(s.cnt, n)
+	s.special = growTo(s.special, n)
+	s.small = growTo(s.small, n)
+	s.smallScale = growTo(s.smallScale, n)
+	s.hasSmall = growTo(s.hasSmall, n)
 }
 
 func (s *sumBigAgg) reset(g int) {
-	s.sum[g].SetInt64(0)
+	s.sum[g] = nil
 	s.scale[g] = 0
 	s.cnt[g] = 0
 	s.special[g] = 0
@@ -517,6 +516,9 @@ func (s *sumBigAgg) addSmall(g int32, m int64, sc int) {
 func (s *sumBigAgg) bytes() int64 { return 64 * int64(len(s.sum)) }
 
 func (s *sumBigAgg) add(g int32, d *big.Int, sc int) {
+	if s.sum[g] == nil {
+		s.sum[g] = new(big.Int)
+	}
 	cur, cs := s.sum[g], int(s.scale[g])
 	switch {
 	case sc > cs:
@@ -562,8 +564,16 @@ func (s *sumBigAgg) merge(src aggFn, gmap []int32) error {
 		if o.cnt[k] == 0 || g < 0 {
 			continue
 		}
-		o.flush(int32(k))
-		s.add(g, o.sum[k], int(o.scale[k]))
+		switch {
+		case o.sum[k] != nil:
+			o.flush(int32(k))
+			s.add(g, o.sum[k], int(o.scale[k]))
+		case o.hasSmall[k]:
+			// a group that only ever summed int64 partials merges as one
+			// more partial: no big.Int made (a rolled-up set merges every
+			// group of its source)
+			s.addSmall(g, o.small[k], int(o.smallScale[k]))
+		}
 		s.cnt[g] += o.cnt[k]
 		s.special[g] |= o.special[k]
 	}
@@ -572,10 +582,17 @@ func (s *sumBigAgg) merge(src aggFn, gmap []int32) error {
 
 func (s *sumBigAgg) final(out *vec.Vector, lo, hi int) error {
 	for g := lo; g < hi; g++ {
-		s.flush(int32(g))
 		if s.cnt[g] == 0 {
 			out.AppendNull()
 			continue
+		}
+		if !s.avg && s.sum[g] == nil && s.hasSmall[g] && s.special[g] == 0 && out.Type.Storage() == types.StoreBytes {
+			out.AppendString(types.FormatScaled(s.small[g], int(s.smallScale[g])))
+			continue
+		}
+		s.flush(int32(g))
+		if s.sum[g] == nil {
+			s.sum[g] = new(big.Int) // only special values were summed
 		}
 		if k := specialSum(s.special[g]); k != 0 && out.Type.Storage() == types.StoreBytes {
 			out.AppendString(types.NumericSpecialText(k)) // the average of infinities too
@@ -984,6 +1001,12 @@ func (s *numVarAgg) final(out *vec.Vector, lo, hi int) error {
 		if s.special != nil && s.special[g] {
 			out.AppendString(types.NumericNaN)
 			continue
+		}
+		if (s.big == nil || s.big[g] == nil) && !s.dyn && out.Type.Storage() == types.StoreBytes && s.sx[g].isInt64() && s.sx2[g].isInt64() {
+			if qh, ql, qs, ok := variance128(n, int64(s.sx[g].lo), int64(s.sx2[g].lo), s.scale, sample, stddev); ok {
+				out.AppendString(formatScaled128(false, qh, ql, qs))
+				continue
+			}
 		}
 		var sx, sx2 *big.Int
 		sc := s.scale

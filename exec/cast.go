@@ -30,6 +30,39 @@ func (c *Cast) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
 	return CastVector(env, v, b.N, c.To, c.Assign)
 }
 
+// numericToFloat64 casts numerics to float8 exactly as castOne does, most
+// values without text (numfloat.go).
+func numericToFloat64(env *Env, v *vec.Vector, n int, out *vec.Vector, assign bool) (*vec.Vector, error) {
+	out.F64 = out.F64[:0]
+	dyn := v.Type.Scale < 0
+	fixed := !dyn && v.Type.Scale <= 19
+	for i := 0; i < n; i++ {
+		if v.IsNull(i) {
+			out.AppendNull()
+			continue
+		}
+		switch {
+		case dyn && v.NumericSpecial(i) == 0:
+			if f, ok := decimalFloat64(v.S[i]); ok {
+				out.AppendFloat(f)
+				continue
+			}
+		case fixed:
+			x := v.I64[i]
+			u := uint64(x)
+			if x < 0 {
+				u = -u
+			}
+			out.AppendFloat(scaledFloat64(x < 0, u, v.Type.Scale))
+			continue
+		}
+		if err := castOne(env, v, i, out, assign); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 // CastVector converts the first n rows of v to type to.
 func CastVector(env *Env, v *vec.Vector, n int, to types.T, assign bool) (*vec.Vector, error) {
 	from := v.Type
@@ -76,6 +109,8 @@ func CastVector(env *Env, v *vec.Vector, n int, to types.T, assign bool) (*vec.V
 		}
 		out.Nulls = v.Nulls
 		return out, nil
+	case from.ID == types.Numeric && to.ID == types.Float64:
+		return numericToFloat64(env, v, n, out, assign)
 	case from.IsFloat() && to.IsFloat():
 		for i := 0; i < n; i++ {
 			f := v.F64[i]

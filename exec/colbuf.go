@@ -298,10 +298,23 @@ func nullableEqual(a *vec.Vector, i int, b *vec.Vector, j int) bool {
 // canonDecimal gives equal text to equal decimal values of any scale, for
 // hashing and comparing dynamic numerics ("1.50" and "1.5" are one group).
 func canonDecimal(s string) string {
-	if strings.IndexAny(s, "eE ") < 0 && (len(s) == 0 || s[0] != '+') {
+	// one pass finds both what rules the fast path out and the point
+	// (strings.IndexAny was most of a window's peer test over a sum in
+	// TPC-DS q67), and a negative value without leading zeros is a prefix
+	// of s, not a new string
+	plain, dot := len(s) == 0 || s[0] != '+', false
+	for i := 0; i < len(s) && plain; i++ {
+		switch s[i] {
+		case 'e', 'E', ' ':
+			plain = false
+		case '.':
+			dot = true
+		}
+	}
+	if plain {
 		// fast path: plain text from our own formatting
 		t := s
-		if strings.IndexByte(t, '.') >= 0 {
+		if dot {
 			t = strings.TrimRight(t, "0")
 			t = strings.TrimSuffix(t, ".")
 		}
@@ -309,13 +322,17 @@ func canonDecimal(s string) string {
 		if neg {
 			t = t[1:]
 		}
+		zeros := false
 		for len(t) > 1 && t[0] == '0' && t[1] != '.' {
-			t = t[1:]
+			t, zeros = t[1:], true
 		}
 		if t == "0" || t == "" {
 			return "0"
 		}
-		if neg {
+		switch {
+		case neg && !zeros:
+			return s[:1+len(t)]
+		case neg:
 			return "-" + t
 		}
 		return t

@@ -488,3 +488,36 @@ func TestFoldErrorLikePostgres(t *testing.T) {
 		}
 	}
 }
+
+// A one-WHEN CASE whose branches cannot raise is a select of whole-batch
+// results (Case.blend): NULL conditions take ELSE, a missing or NULL ELSE
+// gives NULL, NULL branch values stay NULL, for every storage.
+func TestCaseSelectOfBranches(t *testing.T) {
+	x := &ColRef{0, types.Int64T}
+	s := &ColRef{1, types.TextT}
+	f := &ColRef{2, types.Float64T}
+	b := batch(nints(1, -1, nil, 2, 0), ntexts("a", nil, "c", "d", "e"), nfloats(0.5, 1.5, 2.5, nil, 4.5))
+	pos := cmpx(GT, x, k64(0))
+	txt := func(v string) *Const { w := vec.New(types.TextT, 1); w.AppendString(v); return NewConst(w) }
+	flt := func(v float64) *Const { w := vec.New(types.Float64T, 1); w.AppendFloat(v); return NewConst(w) }
+	checkEval(t, "int, else const", &Case{When: []Expr{pos}, Then: []Expr{x}, Else: k64(9), T: types.Int64T}, b, "1,9,9,2,9")
+	checkEval(t, "int, no else", &Case{When: []Expr{pos}, Then: []Expr{k64(1)}, T: types.Int64T}, b, "1,NULL,NULL,1,NULL")
+	checkEval(t, "text, else NULL", &Case{When: []Expr{pos}, Then: []Expr{s}, Else: NullConst(types.TextT), T: types.TextT}, b, "a,NULL,NULL,d,NULL")
+	checkEval(t, "text, NULLs in both", &Case{When: []Expr{cmpx(EQ, s, txt("d"))}, Then: []Expr{s}, Else: s, T: types.TextT}, b, "a,NULL,c,d,e")
+	checkEval(t, "text, else const", &Case{When: []Expr{cmpx(NE, s, txt("c"))}, Then: []Expr{txt("y")}, Else: txt("n"), T: types.TextT}, b, "y,n,n,y,y")
+	checkEval(t, "float", &Case{When: []Expr{pos}, Then: []Expr{f}, Else: flt(-1), T: types.Float64T}, b, "0.5,-1,-1,NULL,-1")
+	checkEval(t, "bool", &Case{When: []Expr{pos}, Then: []Expr{cmpx(GT, f, flt(1))}, Else: cmpx(LT, x, k64(0)), T: types.BoolT}, b, "f,t,NULL,NULL,f")
+	checkEval(t, "one row", &Case{When: []Expr{pos}, Then: []Expr{s}, Else: txt("z"), T: types.TextT}, batch(nints(3), ntexts("q"), nfloats(1.0)), "q")
+}
+
+func nfloats(xs ...any) *vec.Vector {
+	v := vec.New(types.Float64T, len(xs))
+	for _, x := range xs {
+		if x == nil {
+			v.AppendNull()
+		} else {
+			v.AppendFloat(x.(float64))
+		}
+	}
+	return v
+}

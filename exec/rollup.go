@@ -1,7 +1,11 @@
 package exec
 
 import (
+	"slices"
+	"sort"
+
 	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/types"
 )
 
 // Grouping sets rolled up: ROLLUP (a, b, c) groups by (a, b, c), (a, b),
@@ -49,45 +53,88 @@ func finestSet(h *HashAgg, sets [][]int) int {
 	return best
 }
 
-// rollUp fills every other grouping set from the finest one's groups.
+// rollUp fills every other grouping set from the groups of the set with
+// the fewest groups among those already filled whose columns hold its own:
+// for ROLLUP (a, …, h) each set is built from the next finer one rather
+// than all from the finest, which hashed the finest set's groups once per
+// set (TPC-DS q67: 8 times 400 k groups where the chain hashes about 500 k
+// in all).
 func (r *aggRun) rollUp() error {
 	if r.finest < 0 {
 		return nil
 	}
 	f := r.sets[r.finest]
-	n := f.ngroups
-	if n == 0 {
+	if f.ngroups == 0 {
 		return nil
 	}
-	// the finest set's keys, as a batch of its groups laid out like the input
-	in := r.h.Input.Types()
-	b := &vec.Batch{N: n, Vecs: make([]*vec.Vector, len(in))}
-	switch {
-	case len(f.cols) == 0:
-	case f.itab != nil:
-		v := vec.New(in[f.cols[0]], 0)
-		v.I64 = f.itab.dense[:n]
-		if f.nullG >= 0 {
-			v.Nulls = make([]bool, n)
-			v.Nulls[f.nullG] = true
-		}
-		b.Vecs[f.cols[0]] = v
-	default:
-		for i, c := range f.cols {
-			b.Vecs[c] = f.keys.cols[i]
+	// the finer sets first, so that every set's source is filled
+	order := make([]int, 0, len(r.sets))
+	for si := range r.sets {
+		if si != r.finest {
+			order = append(order, si)
 		}
 	}
-	for si, s := range r.sets {
-		if si == r.finest {
-			continue
+	sort.SliceStable(order, func(a, b int) bool { return len(r.sets[order[a]].cols) > len(r.sets[order[b]].cols) })
+	done := []*aggSet{f}
+	in := r.h.Input.Types()
+	for _, si := range order {
+		s := r.sets[si]
+		src := f
+		for _, d := range done {
+			if d.ngroups < src.ngroups && holdsCols(d.cols, s.cols) {
+				src = d
+			}
+		}
+		n := src.ngroups
+		b := src.keyBatch(in)
+		// the source's text keys are copies nothing changes or frees: kept
+		if s.keys != nil {
+			s.keys.shared = true
 		}
 		s.groupIDs(b, zeroGidsN(n))
+		if s.keys != nil {
+			s.keys.shared = false
+		}
 		for a, fn := range s.fns {
 			fn.grow(s.ngroups)
-			if err := fn.merge(f.fns[a], s.gids); err != nil {
+			if err := fn.merge(src.fns[a], s.gids); err != nil {
 				return err
 			}
 		}
+		done = append(done, s)
 	}
 	return nil
+}
+
+// holdsCols reports whether every column of sub is in cols.
+func holdsCols(cols, sub []int) bool {
+	for _, c := range sub {
+		if !slices.Contains(cols, c) {
+			return false
+		}
+	}
+	return true
+}
+
+// keyBatch lays the set's groups out as a batch like the input (types in),
+// its key columns in place and the others absent, one row per group.
+func (s *aggSet) keyBatch(in []types.T) *vec.Batch {
+	n := s.ngroups
+	b := &vec.Batch{N: n, Vecs: make([]*vec.Vector, len(in))}
+	switch {
+	case len(s.cols) == 0:
+	case s.itab != nil:
+		v := vec.New(in[s.cols[0]], 0)
+		v.I64 = s.itab.dense[:n]
+		if s.nullG >= 0 {
+			v.Nulls = make([]bool, n)
+			v.Nulls[s.nullG] = true
+		}
+		b.Vecs[s.cols[0]] = v
+	default:
+		for i, c := range s.cols {
+			b.Vecs[c] = s.keys.cols[i]
+		}
+	}
+	return b
 }

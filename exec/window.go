@@ -366,29 +366,27 @@ func (w *Window) structure() {
 	for i := range w.iota {
 		w.iota[i] = int32(i)
 	}
-	same := func(cols []int, i, j int) bool {
-		for _, c := range cols {
-			v := w.data.Vecs[c]
-			if !nullableEqual(v, i, v, j) {
-				return false
-			}
-		}
-		return true
+	// where a partition and where a peer group starts, a column at a time
+	// in typed loops: comparing row by row through nullableEqual was most
+	// of the evaluation of a rank over 500 k rows (TPC-DS q67)
+	partStart := make([]bool, n)
+	for _, c := range w.PartitionBy {
+		markChanges(partStart, w.data.Vecs[c], n)
 	}
-	ocols := make([]int, len(w.OrderBy))
-	for i, k := range w.OrderBy {
-		ocols[i] = k.Col
+	peerStart := append([]bool(nil), partStart...)
+	for _, k := range w.OrderBy {
+		markChanges(peerStart, w.data.Vecs[k.Col], n)
 	}
 	ps := 0
 	for ps < n {
 		pe := ps + 1
-		for pe < n && same(w.PartitionBy, ps, pe) {
+		for pe < n && !partStart[pe] {
 			pe++
 		}
 		g := int32(0)
 		for gs := ps; gs < pe; {
 			ge := gs + 1
-			for ge < pe && same(ocols, gs, ge) {
+			for ge < pe && !peerStart[ge] {
 				ge++
 			}
 			for i := gs; i < ge; i++ {
@@ -398,6 +396,43 @@ func (w *Window) structure() {
 			gs = ge
 		}
 		ps = pe
+	}
+}
+
+// markChanges sets chg[i] for the rows i in [1, n) whose value of v is not
+// that of row i-1 (two NULLs are the same), leaving rows already marked.
+func markChanges(chg []bool, v *vec.Vector, n int) {
+	var nulls []bool
+	if v.Nulls != nil {
+		nulls = v.Nulls[:n]
+	}
+	switch st := v.Type.Storage(); {
+	case st == types.StoreInt:
+		markChangesT(chg[:n], v.I64[:n], nulls)
+	case st == types.StoreBool:
+		markChangesT(chg[:n], v.B[:n], nulls)
+	case st == types.StoreBytes && !v.Type.DynNumeric():
+		markChangesT(chg[:n], v.S[:n], nulls)
+	default:
+		// floats (NaNs are peers), intervals, numerics of any scale
+		for i := 1; i < n; i++ {
+			if !chg[i] && !nullableEqual(v, i, v, i-1) {
+				chg[i] = true
+			}
+		}
+	}
+}
+
+func markChangesT[T comparable](chg []bool, x []T, nulls []bool) {
+	if nulls == nil {
+		for i := 1; i < len(x); i++ {
+			chg[i] = chg[i] || x[i] != x[i-1]
+		}
+		return
+	}
+	for i := 1; i < len(x); i++ {
+		a := nulls[i]
+		chg[i] = chg[i] || a != nulls[i-1] || !a && x[i] != x[i-1]
 	}
 }
 

@@ -2,6 +2,8 @@ package exec
 
 import (
 	"context"
+	"math"
+	"math/rand"
 	"strings"
 	"testing"
 
@@ -733,4 +735,53 @@ func TestWindowRangeOverDates(t *testing.T) {
 	want := []string{"2024-01-31|2|2024-01-31|2024-02-01", "2024-02-01|2|2024-01-31|2024-02-01", "2024-02-29|4|2024-01-31|2024-03-01",
 		"2024-03-01|3|2024-02-01|2024-03-01", "2024-03-31|3|2024-02-29|2024-03-31", "NULL|1|NULL|NULL"}
 	sameRows(t, "date range", collect(t, w), want)
+}
+
+// markChanges marks exactly the rows that nullableEqual finds unlike the
+// row before, for each storage, with and without NULLs, keeping marks
+// already set.
+func TestWindowMarkChangesLikeRowCompare(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	mk := func(ty types.T, nulls bool) *vec.Vector {
+		v := vec.New(ty, 0)
+		for i := 0; i < 300; i++ {
+			if nulls && rng.Intn(4) == 0 {
+				v.AppendNull()
+				continue
+			}
+			k := rng.Intn(3)
+			switch ty.Storage() {
+			case types.StoreInt:
+				v.AppendInt(int64(k))
+			case types.StoreFloat:
+				v.AppendFloat([]float64{1, math.NaN(), 2}[k])
+			case types.StoreBool:
+				v.AppendBool(k == 0)
+			default:
+				if ty.DynNumeric() {
+					v.AppendString([]string{"1.5", "1.50", "2"}[k])
+				} else {
+					v.AppendString([]string{"a", "b", ""}[k])
+				}
+			}
+		}
+		return v
+	}
+	for _, ty := range []types.T{types.Int64T, types.Float64T, types.BoolT, types.TextT, types.NumericAnyT} {
+		for _, nulls := range []bool{false, true} {
+			v := mk(ty, nulls)
+			n := v.Len()
+			pre := make([]bool, n)
+			for i := range pre {
+				pre[i] = rng.Intn(10) == 0
+			}
+			got := append([]bool(nil), pre...)
+			markChanges(got, v, n)
+			for i := 1; i < n; i++ {
+				if want := pre[i] || !nullableEqual(v, i, v, i-1); got[i] != want {
+					t.Fatalf("%s nulls=%v row %d: got %v, want %v", ty, nulls, i, got[i], want)
+				}
+			}
+		}
+	}
 }
