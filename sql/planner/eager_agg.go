@@ -192,6 +192,12 @@ func (qc *QueryCtx) aggregateEagerly(agg *exec.HashAgg) bool {
 	agg.Aggs = aggs
 	delete(est.rows, j)
 	delete(est.rows, agg)
+	// the partial grouping may go below the probe side's own joins in turn
+	// (TPC-DS q47: store_sales by item, then by store, then by date, each
+	// dimension's text keys met by the groups alone)
+	if qc.aggregateEagerly(partial) {
+		qc.fired(ruleEagerAggregation)
+	}
 	return true
 }
 
