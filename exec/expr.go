@@ -627,28 +627,8 @@ func divide128(x int64, sx int, y int64) (neg bool, hi, lo uint64, qs int, ok bo
 
 // formatScaled128 is FormatScaled of the 128-bit magnitude hi·2⁶⁴+lo.
 func formatScaled128(neg bool, hi, lo uint64, scale int) string {
-	const p19 = 1e19
-	var chunks [3]uint64 // 2¹²⁸ < 10⁵⁷
-	n := 0
-	for n == 0 || hi|lo != 0 {
-		var r uint64
-		hi, r = bits.Div64(0, hi, p19)
-		lo, r = bits.Div64(r, lo, p19)
-		chunks[n] = r
-		n++
-	}
 	var buf [64]byte
-	d := strconv.AppendUint(buf[:0], chunks[n-1], 10)
-	for k := n - 2; k >= 0; k-- {
-		var w [19]byte
-		v := chunks[k]
-		for i := 18; i >= 0; i-- {
-			w[i] = byte('0' + v%10)
-			v /= 10
-		}
-		d = append(d, w[:]...)
-	}
-	return types.FormatDigits(neg, d, scale)
+	return types.FormatDigits(neg, appendU128(buf[:0], hi, lo), scale)
 }
 
 // weightAndFirst returns the base-10000 weight of a decimal and its first
