@@ -13,12 +13,13 @@ import (
 	"github.com/lakepg/lakepg/types"
 )
 
-// querySession is the part of a session that compiling and running a
-// query reads and keeps: the lake, the settings, the scans and WITH
-// queries of the statement being planned. Everything else of the session
-// (its transaction block, privileges, temporary tables, sequences,
-// cursors, notices) the planner reaches through host, so that the query
-// pipeline does not depend on the commands and the session beside it.
+// Session is the part of a session that compiling and running a query
+// reads and keeps: the lake, the settings, the scans and WITH queries of
+// the statement being planned. Everything else of the session (its
+// transaction block, privileges, temporary tables, sequences, cursors,
+// notices) the planner reaches through Host, so that the query pipeline
+// does not depend on the commands and the session beside it; package sql's
+// Session embeds this one and is its Host.
 type Session struct {
 	Host  Host
 	DB    *catalog.DB
