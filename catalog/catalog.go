@@ -56,6 +56,8 @@ type DB struct {
 	// (indexes.go)
 	indexesAdded []string
 	indexErr     error
+	// tableArrays: Advance's shared arrays of tables (metadelta.go)
+	tableArrays tableArrays
 }
 
 // Encrypted reports whether the lake was created encrypted.

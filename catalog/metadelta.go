@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // deltaTokens are the changes_made entries after which Advance can build
@@ -157,12 +158,12 @@ FROM ducklake_table WHERE `+visibleAt("")+` AND begin_snapshot > ? ORDER BY tabl
 	if err != nil {
 		return nil, false, err
 	}
-	tables := make([]Table, 0, len(prev.Tables)+len(nm.Tables))
-	tables = append(append(tables, prev.Tables...), nm.Tables...)
+	tables := db.tableArrays.extend(prev.Tables, nm.Tables)
 	// both runs are in id order; new tables usually have the highest ids,
 	// and then there is nothing to sort (a stable sort of 10,000 tables
 	// after every CREATE TABLE was a cost growing with the lake)
 	if k := len(prev.Tables); k > 0 && len(nm.Tables) > 0 && nm.Tables[0].ID < prev.Tables[k-1].ID {
+		tables = append([]Table(nil), tables...) // never sort an array another version shares
 		sort.SliceStable(tables, func(i, j int) bool { return tables[i].ID < tables[j].ID })
 	}
 	if added != nil {
@@ -192,4 +193,47 @@ func onlyTables(col string, ids []string) string {
 		return ""
 	}
 	return " AND " + col + " IN (" + strings.Join(ids, ", ") + ")"
+}
+
+// tableArrays lets the metadata Advance builds share its previous
+// version's array of tables: copying 10,000 tables after every CREATE TABLE
+// was a cost growing with the lake. The array has room past the tables
+// handed out, where no Metadata looks; only the first extension of a given
+// length may write there, a second one from the same previous version
+// copies. Slices handed out have no room (their capacity is their length),
+// so an append by whoever holds one copies instead of writing into the
+// shared array.
+type tableArrays struct {
+	mu sync.Mutex
+	// full: an array's first element -> the array, its length the tables
+	// handed out so far, its capacity all of it
+	full map[*Table][]Table
+}
+
+// tableArraysKept bounds the arrays kept for extension: each keeps a
+// version's tables alive.
+const tableArraysKept = 4
+
+// extend returns prev followed by added.
+func (a *tableArrays) extend(prev, added []Table) []Table {
+	if len(added) == 0 {
+		return prev
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(prev) > 0 {
+		if arr, ok := a.full[&prev[0]]; ok && len(arr) == len(prev) && cap(arr)-len(arr) >= len(added) {
+			out := append(arr, added...)
+			a.full[&prev[0]] = out
+			return out[:len(out):len(out)]
+		}
+	}
+	n := len(prev) + len(added)
+	out := make([]Table, 0, n+n/4+16)
+	out = append(append(out, prev...), added...)
+	if a.full == nil || len(a.full) >= tableArraysKept {
+		a.full = map[*Table][]Table{}
+	}
+	a.full[&out[0]] = out
+	return out[:n:n]
 }
