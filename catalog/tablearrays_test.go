@@ -72,3 +72,50 @@ func TestTableArrays(t *testing.T) {
 		}
 	}
 }
+
+// TestTableByNameIndexed: in metadata of many tables TableByName answers
+// from the index of the shared array exactly as a scan would: a later
+// version's table is not found in an earlier one, nor in a branch, and the
+// schema counts.
+func TestTableByNameIndexed(t *testing.T) {
+	var a tableArrays
+	var base []Table
+	for i := int64(1); i <= 600; i++ {
+		base = append(base, Table{ID: i, SchemaID: i % 2, Name: fmt.Sprintf("t%d", i/2)})
+	}
+	v1 := a.extend(base[:500], base[500:510])
+	v2 := a.extend(v1, base[510:600])
+	branch := a.extend(v1, []Table{{ID: 700, SchemaID: 0, Name: "b"}})
+	scan := func(tables []Table, schema int64, name string) *Table {
+		for i := range tables {
+			if tables[i].SchemaID == schema && tables[i].Name == name {
+				return &tables[i]
+			}
+		}
+		return nil
+	}
+	for _, v := range []struct {
+		label  string
+		tables []Table
+	}{{"v1", v1}, {"v2", v2}, {"branch", branch}} {
+		if _, known := indexedTable(v.tables, 0, "t1"); !known {
+			t.Fatalf("%s: not indexed", v.label)
+		}
+		m := &Metadata{Tables: v.tables}
+		for _, name := range []string{"t1", "t100", "t254", "t255", "t260", "t299", "t300", "b", "nope"} {
+			for schema := int64(0); schema < 3; schema++ {
+				got, ok := m.TableByName(schema, name)
+				want := scan(v.tables, schema, name)
+				if ok != (want != nil) || got != want {
+					t.Errorf("%s: TableByName(%d, %s) = %v, %v; a scan finds %v", v.label, schema, name, got, ok, want)
+				}
+			}
+		}
+	}
+	if _, ok := (&Metadata{Tables: v1}).TableByName(0, "t290"); ok {
+		t.Error("v1 finds a table v2 added")
+	}
+	if _, ok := (&Metadata{Tables: v2}).TableByName(0, "b"); ok {
+		t.Error("v2 finds the branch's table")
+	}
+}
