@@ -52,6 +52,12 @@ type DB struct {
 	stmts preparedCache
 	// files keeps tables' file lists (filecache.go)
 	files fileCache
+	// indexesAdded, indexErr: what init did about lakepg's indexes
+	// (indexes.go)
+	indexesAdded []string
+	indexErr     error
+	// tableArrays: Advance's shared arrays of tables (metadelta.go)
+	tableArrays tableArrays
 }
 
 // Encrypted reports whether the lake was created encrypted.
@@ -245,6 +251,7 @@ func (db *DB) init(ctx context.Context, dataPath string) error {
 		return fmt.Errorf("catalog: data path %q differs from the catalog's data_path %q", strings.TrimSuffix(want, "/")+"/", stored)
 	}
 	db.dataPath = stored
+	db.indexesAdded, db.indexErr = db.ensureIndexes(ctx)
 	return nil
 }
 

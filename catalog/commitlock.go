@@ -15,7 +15,8 @@ import (
 // reads, when not nil, names what the commit will read in it (see
 // CommitReads).
 //
-// On SQLite it is BeginWrite: BEGIN IMMEDIATE already serialises writers.
+// On SQLite it is BeginWrite, BEGIN IMMEDIATE already serialising writers,
+// followed by the reads, run one by one under the writer lock.
 //
 // On PostgreSQL the transaction takes a transaction-level advisory lock of
 // the catalog schema first thing, so the commits of lakepg servers sharing
@@ -39,17 +40,25 @@ import (
 // the primary key and is retried on the new head, as with REPEATABLE READ
 // (LostRace). The conflict checks are unchanged.
 func (db *DB) BeginCommit(ctx context.Context, reads *CommitReads) (*Tx, error) {
-	if db.d.name != "postgres" {
-		return db.BeginWrite(ctx)
-	}
-	conn, err := db.sql.Conn(ctx)
-	if err != nil {
-		return nil, err
-	}
 	if reads != nil && len(reads.Tables) > maxPrefetchTables {
 		r := *reads
 		r.Tables = r.Tables[:maxPrefetchTables]
 		reads = &r
+	}
+	if db.d.name != "postgres" {
+		t, err := db.BeginWrite(ctx)
+		if err != nil || reads == nil {
+			return t, err
+		}
+		if err := t.readAhead(ctx, reads); err != nil { // commitreads.go
+			t.Rollback()
+			return nil, fmt.Errorf("catalog: begin commit: %w", err)
+		}
+		return t, nil
+	}
+	conn, err := db.sql.Conn(ctx)
+	if err != nil {
+		return nil, err
 	}
 	t := &Tx{db: db, lock: conn}
 	err = conn.Raw(func(dc any) error {
@@ -57,7 +66,9 @@ func (db *DB) BeginCommit(ctx context.Context, reads *CommitReads) (*Tx, error) 
 		b.Queue(`BEGIN ISOLATION LEVEL READ COMMITTED`)
 		b.Queue(`SELECT pg_advisory_xact_lock(hashtext($1))`, commitLockKey(db.schema))
 		if reads != nil {
-			db.queueReads(b, reads)
+			for _, st := range db.readQueries(reads) {
+				b.Queue(st.q, st.args...)
+			}
 		}
 		catalogQueries.Add(1) // one round trip, however many statements (the tracer sees no batch)
 		br := dc.(*stdlib.Conn).Conn().SendBatch(ctx, b)
@@ -70,7 +81,7 @@ func (db *DB) BeginCommit(ctx context.Context, reads *CommitReads) (*Tx, error) 
 			return fmt.Errorf("commit lock: %w", err)
 		}
 		if reads != nil {
-			p, err := readPrefetch(br, reads)
+			p, err := readPrefetch(func() (prefetchRows, error) { return br.Query() }, reads)
 			if err != nil {
 				br.Close()
 				return err

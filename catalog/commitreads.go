@@ -5,8 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"sync"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // rowScanner is what the scan helpers need of a result: *sql.Rows and the
@@ -152,6 +150,14 @@ func (t *Tx) Mark() TxMark {
 	return TxMark{pending: len(t.pending), sent: t.sent, pre: t.pre.clone()}
 }
 
+// RestoreReads puts back the answers read ahead at m, after a rollback to
+// a savepoint taken at m undid the writes since (SQLite's group commits).
+func (t *Tx) RestoreReads(m TxMark) {
+	if t.keep {
+		t.pre = m.pre
+	}
+}
+
 // Undo drops the writes queued since m and restores the answers read ahead
 // then; false when some of them were already sent (or failed), which only
 // a savepoint or the end of the transaction can undo.
@@ -178,10 +184,13 @@ func (t *Tx) TableLive(ctx context.Context, id int64) (bool, error) {
 
 const tableLiveQuery = `SELECT COUNT(*) FROM ducklake_table WHERE table_id = ? AND end_snapshot IS NULL`
 
-// queueReads adds the queries of r to b, after the head's, in the order
+// readQueries are the queries of r, after the head's, in the order
 // readPrefetch takes their results.
-func (db *DB) queueReads(b *pgx.Batch, r *CommitReads) {
-	q := func(sql string, args ...any) { b.Queue(db.d.rebind(sql), db.d.args(args)...) }
+func (db *DB) readQueries(r *CommitReads) []pendingStmt {
+	var out []pendingStmt
+	q := func(sql string, args ...any) {
+		out = append(out, pendingStmt{q: db.d.rebind(sql), args: db.d.args(args)})
+	}
 	q(snapshotSelect + " " + headWhere)
 	q(`SELECT snapshot_id, changes_made`+changesAfter, r.Base)
 	for _, id := range r.Tables {
@@ -191,13 +200,50 @@ func (db *DB) queueReads(b *pgx.Batch, r *CommitReads) {
 		q(columnsQuery(liveColumnsWhere), id)
 		q(inlinedTablesQuery, id)
 	}
+	return out
 }
 
-// readPrefetch takes the results of queueReads' queries from br.
-func readPrefetch(br pgx.BatchResults, r *CommitReads) (*commitPrefetch, error) {
+// prefetchRows is one result readPrefetch takes: pgx.Rows of a pipelined
+// batch, or sqlRows.
+type prefetchRows interface {
+	rowScanner
+	Close()
+}
+
+// sqlRows gives *sql.Rows the Close of prefetchRows.
+type sqlRows struct{ *sql.Rows }
+
+func (r sqlRows) Close() { r.Rows.Close() }
+
+// readAhead runs readQueries(r) one after the other in the transaction
+// (SQLite: its writer lock is held from BEGIN, so nothing moves meanwhile)
+// and keeps their answers as BeginCommit on PostgreSQL does: a group of
+// commits then reads a table's statistics, columns and inlined tables and
+// the head once, not once per member.
+func (t *Tx) readAhead(ctx context.Context, r *CommitReads) error {
+	qs := t.db.readQueries(r)
+	next := 0
+	p, err := readPrefetch(func() (prefetchRows, error) {
+		st := qs[next]
+		next++
+		rows, err := t.q().QueryContext(ctx, st.q, st.args...) // prepared
+		if err != nil {
+			return nil, err
+		}
+		return sqlRows{rows}, nil
+	}, r)
+	if err != nil {
+		return err
+	}
+	t.pre = p
+	return nil
+}
+
+// readPrefetch takes the results of readQueries(r) in order from next.
+func readPrefetch(next func() (prefetchRows, error), r *CommitReads) (*commitPrefetch, error) {
 	p := &commitPrefetch{changesBase: r.Base, tables: map[int64]*tableReads{}}
 	read := func(what string, scan func(rowScanner) error) error {
-		rows, err := br.Query()
+		rows, err := next()
 		if err != nil {
 			return fmt.Errorf("catalog: read ahead %s: %w", what, err)
 		}

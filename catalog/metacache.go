@@ -58,11 +58,13 @@ func (c *MetaCache) Get(ctx context.Context, snap Snapshot) (*Metadata, error) {
 		cp.Snapshot = snap
 		return &cp, nil
 	}
-	m, err := c.load(ctx, snap)
+	m, size, err := c.load(ctx, snap)
 	if err != nil {
 		return nil, err
 	}
-	size := m.estimateBytes()
+	if size <= 0 {
+		size = m.EstimatedBytes()
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if old := c.byVersion[snap.SchemaVersion]; old != nil {
@@ -84,9 +86,12 @@ func (c *MetaCache) Get(ctx context.Context, snap Snapshot) (*Metadata, error) {
 
 // load reads snap's metadata: advanced from the latest cached snapshot
 // before it when only tables were created since (DB.Advance), else loaded
-// whole.
-func (c *MetaCache) load(ctx context.Context, snap Snapshot) (*Metadata, error) {
+// whole. size is the estimate of an advanced one, from prev's and what
+// changed (0 when not known): estimating every table's columns again after
+// each CREATE TABLE cost time growing with the lake.
+func (c *MetaCache) load(ctx context.Context, snap Snapshot) (m *Metadata, size int64, err error) {
 	var prev *Metadata
+	var prevSize int64
 	c.mu.Lock()
 	for _, m := range c.byVersion {
 		if m.Snapshot.ID < snap.ID && m.Snapshot.SchemaVersion < snap.SchemaVersion &&
@@ -94,20 +99,32 @@ func (c *MetaCache) load(ctx context.Context, snap Snapshot) (*Metadata, error) 
 			prev = m
 		}
 	}
+	if prev != nil {
+		prevSize = c.bytes[prev.Snapshot.SchemaVersion]
+	}
 	c.mu.Unlock()
 	if prev != nil {
-		m, ok, err := c.db.Advance(ctx, prev, snap)
+		var added []Table
+		m, ok, err := c.db.advanceInto(ctx, prev, snap, &added)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if ok {
 			c.advances.Add(1)
-			return m, nil
+			if prevSize > 0 {
+				size = prevSize + tablesBytes(added) + constraintsBytes(m.Constraints) - constraintsBytes(prev.Constraints)
+			}
+			return m, size, nil
 		}
 	}
 	c.loads.Add(1)
-	return c.db.Load(ctx, snap)
+	m, err = c.db.Load(ctx, snap)
+	return m, 0, err
 }
+
+// Bytes is the estimated memory the cache holds: the EstimatedBytes of the
+// metadata of each schema version it keeps.
+func (c *MetaCache) Bytes() int64 { return c.total.Load() }
 
 // MetaCacheStats are the figures of the process's metadata caches.
 type MetaCacheStats struct {
@@ -142,24 +159,36 @@ func ReadMetaCacheStats() MetaCacheStats {
 	return s
 }
 
-// estimateBytes is a rough size of m: its structs and strings.
-func (m *Metadata) estimateBytes() int64 {
+// EstimatedBytes is a rough size of m: its structs and strings (what a
+// MetaCache counts for it).
+func (m *Metadata) EstimatedBytes() int64 {
 	n := int64(unsafe.Sizeof(*m))
 	for _, s := range m.Schemas {
 		n += int64(unsafe.Sizeof(s)) + int64(len(s.UUID)+len(s.Name)+len(s.Path))
 	}
-	for i := range m.Tables {
-		t := &m.Tables[i]
+	n += tablesBytes(m.Tables)
+	for _, v := range m.Views {
+		n += int64(unsafe.Sizeof(v)) + int64(len(v.Name)+len(v.SQL)+len(v.UUID)+len(v.Comment))
+	}
+	return n + constraintsBytes(m.Constraints)
+}
+
+func tablesBytes(tables []Table) int64 {
+	var n int64
+	for i := range tables {
+		t := &tables[i]
 		n += int64(unsafe.Sizeof(*t)) + int64(len(t.UUID)+len(t.Name)+len(t.Path)+len(t.Comment)+len(t.MatView))
 		n += columnsBytes(t.Columns)
 		if t.Partition != nil {
 			n += 64 * int64(1+len(t.Partition.Keys))
 		}
 	}
-	for _, v := range m.Views {
-		n += int64(unsafe.Sizeof(v)) + int64(len(v.Name)+len(v.SQL)+len(v.UUID)+len(v.Comment))
-	}
-	for _, c := range m.Constraints {
+	return n
+}
+
+func constraintsBytes(cons []Constraint) int64 {
+	var n int64
+	for _, c := range cons {
 		n += int64(unsafe.Sizeof(c)) + int64(len(c.Name)+8*len(c.Columns))
 	}
 	return n

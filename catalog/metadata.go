@@ -117,6 +117,9 @@ func (m *Metadata) SchemaByID(id int64) (*Schema, bool) {
 
 // TableByName finds a table in a schema by exact name.
 func (m *Metadata) TableByName(schemaID int64, name string) (*Table, bool) {
+	if t, known := indexedTable(m.Tables, schemaID, name); known { // metadelta.go
+		return t, t != nil
+	}
 	for i := range m.Tables {
 		if m.Tables[i].SchemaID == schemaID && m.Tables[i].Name == name {
 			return &m.Tables[i], true

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -330,36 +331,97 @@ func TestChangesSincePlanUsesIndex(t *testing.T) {
 
 // TestCatalogIndexes: a catalog lakepg creates has each of its extra
 // indexes, on both backends, among them the one every commit's read of a
-// table's inlined-data tables uses.
+// table's inlined-data tables uses. A catalog that lacks some (DuckDB made
+// it, or an older lakepg) gets them when it is opened, once; on PostgreSQL
+// an index a failed concurrent build left invalid is built again.
 func TestCatalogIndexes(t *testing.T) {
 	ctx := context.Background()
 	eachBackend(t, func(t *testing.T, be backend) {
-		db, _, _, _ := openNewOn(t, be)
-		q := `SELECT name FROM sqlite_master WHERE type = 'index'`
-		if db.Dialect() == "postgres" {
-			q = `SELECT indexname FROM pg_indexes WHERE schemaname = current_schema()`
-		}
-		rows, err := db.SQL().QueryContext(ctx, q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		have := map[string]bool{}
-		for rows.Next() {
-			var n string
-			if err := rows.Scan(&n); err != nil {
-				t.Fatal(err)
-			}
-			have[n] = true
-		}
-		rows.Close()
+		db, dsn, opts, data := openNewOn(t, be)
+		have := catalogIndexNames(t, db)
 		for _, ddl := range catalogIndexes {
-			name := strings.Fields(strings.TrimPrefix(ddl, "CREATE INDEX IF NOT EXISTS "))[0]
-			if !have[name] {
-				t.Errorf("index %s missing", name)
+			if !have[indexName(ddl)] {
+				t.Errorf("index %s missing", indexName(ddl))
 			}
 		}
 		if !have["lakepg_inlined_data_tables_table"] {
 			t.Error("no index on ducklake_inlined_data_tables (table_id)")
 		}
+		if added, err := db.IndexesAdded(); len(added) != 0 || err != nil {
+			t.Errorf("a new catalog added indexes at open: %v, %v", added, err)
+		}
+
+		dropped := []string{"lakepg_inlined_data_tables_table", "lakepg_column_table", "lakepg_tag_end"}
+		for _, n := range dropped {
+			if _, err := db.SQL().ExecContext(ctx, `DROP INDEX `+n); err != nil {
+				t.Fatal(err)
+			}
+		}
+		invalid := ""
+		if db.Dialect() == "postgres" {
+			// what a concurrent build that failed leaves behind
+			invalid = "lakepg_data_file_table"
+			if _, err := db.SQL().ExecContext(ctx, `UPDATE pg_catalog.pg_index SET indisvalid = false WHERE indexrelid = $1::regclass`, invalid); err != nil {
+				t.Fatal(err)
+			}
+		}
+		db.Close()
+		db2, err := OpenWithOptions(ctx, dsn, data, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db2.Close()
+		added, err := db2.IndexesAdded()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := append([]string(nil), dropped...)
+		if invalid != "" {
+			want = append(want, invalid)
+		}
+		sort.Strings(added)
+		sort.Strings(want)
+		if strings.Join(added, ",") != strings.Join(want, ",") {
+			t.Errorf("added at open: %v, want %v", added, want)
+		}
+		have = catalogIndexNames(t, db2)
+		for _, ddl := range catalogIndexes {
+			if !have[indexName(ddl)] {
+				t.Errorf("index %s missing after open", indexName(ddl))
+			}
+		}
+		db2.Close()
+		db3, err := OpenWithOptions(ctx, dsn, data, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db3.Close()
+		if added, err := db3.IndexesAdded(); len(added) != 0 || err != nil {
+			t.Errorf("a second open added indexes: %v, %v", added, err)
+		}
 	})
+}
+
+// catalogIndexNames lists the catalog's indexes that are usable.
+func catalogIndexNames(t *testing.T, db *DB) map[string]bool {
+	t.Helper()
+	q := `SELECT name FROM sqlite_master WHERE type = 'index'`
+	if db.Dialect() == "postgres" {
+		q = `SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname = current_schema() AND i.indisvalid`
+	}
+	rows, err := db.SQL().QueryContext(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	have := map[string]bool{}
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		have[n] = true
+	}
+	return have
 }

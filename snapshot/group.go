@@ -138,6 +138,10 @@ func writeGroup(batch []*member) {
 		nextCatalogID int64
 	}
 	var ok []written
+	// The answers BeginCommit read ahead serve every member, kept true as
+	// in writePipelined; a member rolled back to its savepoint gets them
+	// back as they were at the savepoint.
+	tx.KeepReads()
 	for i, m := range batch {
 		if err := m.ctx.Err(); err != nil {
 			m.err = err
@@ -145,19 +149,28 @@ func writeGroup(batch []*member) {
 			continue
 		}
 		sp := fmt.Sprintf("lakepg_group_%d", i)
+		mark := tx.Mark()
 		err := tx.Savepoint(ctx, sp)
 		var snap catalog.Snapshot
 		var next int64
 		if err == nil {
 			snap, next, err = m.c.writeIn(ctx, tx, m.attempt)
 		}
+		if err == nil && !m.c.InsertsOnly() {
+			tx.ForgetReads()
+		}
 		if err == nil {
 			if ferr := tx.ReleaseAndFlush(ctx, sp); ferr != nil {
 				err = deferredCause(tx, ferr)
 			}
 		}
+		if err == nil {
+			tx.Advance(snap)
+		}
 		if err != nil {
-			if rerr := tx.RollbackTo(ctx, sp); rerr != nil {
+			rerr := tx.RollbackTo(ctx, sp)
+			tx.RestoreReads(mark)
+			if rerr != nil {
 				// the transaction is unusable: nothing of the group commits
 				var undone []*member
 				for _, w := range ok {

@@ -82,6 +82,11 @@ func testMetaCache(t *testing.T, be backend) {
 	if len(got.Tables) != 4 {
 		t.Fatalf("tables after CREATE TABLEs: %+v", got.Tables)
 	}
+	// the advanced version's size is prev's plus the new tables', which
+	// must come to what estimating it whole gives
+	if want := e.load(m.Snapshot).EstimatedBytes() + got.EstimatedBytes(); mc.Bytes() != want {
+		t.Fatalf("cache bytes after the advance: %d, want %d", mc.Bytes(), want)
+	}
 
 	// a rename (recorded as created_table, as DuckDB does) ends a table row:
 	// loaded whole

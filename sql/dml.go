@@ -479,6 +479,13 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 		if pred, err = b.CoerceBool(pred, where, "argument of WHERE"); err != nil {
 			return nil, err
 		}
+		// files and row groups the filter rules out are not read, as in a
+		// query; the positions found are then by the kept files' order
+		planner.PushFilters(ref, pred) // planner/from.go
+		if ref.Pruned {
+			kept := ref.Kept
+			fileOrd = func(f int) int { return kept[f] }
+		}
 		op = &exec.Filter{Env: env, Input: op, Pred: pred}
 	}
 	if set != nil && !joined {

@@ -136,6 +136,16 @@ func run(args []string) error {
 		return err
 	}
 	defer db.Close()
+	if added, err := db.IndexesAdded(); len(added) > 0 || err != nil {
+		// a catalog DuckDB or an older lakepg made: lakepg's indexes are
+		// added once; without them the catalog works, more slowly
+		if len(added) > 0 {
+			log.Info("catalog indexes added", "indexes", strings.Join(added, ", "))
+		}
+		if err != nil {
+			log.Warn("catalog indexes not added; the catalog works without them, more slowly as it grows", "err", err)
+		}
+	}
 	store, err := storage.ForDataPath(db.DataPath(), *storeOpts)
 	if err != nil {
 		return err

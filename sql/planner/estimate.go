@@ -691,13 +691,13 @@ func (e *estimator) scanColumn(o *exec.TableScan, idx int) colInfo {
 	var visited []int // the files the scan reads, for their sketches
 	first, counted := true, true
 	visit := len(ref.Files)
-	if ref.pruned {
-		visit = len(ref.kept)
+	if ref.Pruned {
+		visit = len(ref.Kept)
 	}
 	for k := 0; k < visit; k++ {
 		i := k
-		if ref.pruned {
-			i = ref.kept[k]
+		if ref.Pruned {
+			i = ref.Kept[k]
 		}
 		f := &ref.Files[i]
 		if !read[ref.ScanFiles[i].Path] {

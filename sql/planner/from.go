@@ -597,10 +597,10 @@ type TableRef struct {
 	Table  *catalog.Table
 	Snap   catalog.Snapshot
 	Files  []catalog.DataFile
-	// kept are the indexes in files of those pruning kept (pushFilters),
-	// with pruned set; estimates visit them alone.
-	kept   []int
-	pruned bool
+	// Kept are the indexes in Files of those pruning kept (PushFilters),
+	// with Pruned set; estimates visit them alone.
+	Kept   []int
+	Pruned bool
 	// ScanFiles are the scan's files before pruning, one per files entry.
 	ScanFiles []exec.ScanFile
 	// Pending are data files an open transaction block staged for the
@@ -801,10 +801,10 @@ func (qc *QueryCtx) systemTable(schema, name, alias string) (*Source, bool, erro
 	return src, true, err
 }
 
-// pushFilters gives a scan the predicate's bounds: files are dropped now by
+// PushFilters gives a scan the predicate's bounds: files are dropped now by
 // catalog min/max, row groups later by Parquet statistics. Bounds from
 // several filters accumulate on the table reference.
-func pushFilters(ref *TableRef, pred exec.Expr) {
+func PushFilters(ref *TableRef, pred exec.Expr) {
 	bs := pruning.Bounds(pred, ref.Scan.Cols)
 	if len(bs) == 0 {
 		return
@@ -815,7 +815,7 @@ func pushFilters(ref *TableRef, pred exec.Expr) {
 		// a new slice: scan.Files may share ref.scanFiles' array
 		scan.Files, scan.FilesPruned, scan.FilesPrunedByPartition = nil, 0, 0
 		pr := pruning.NewFilePruner(scan.Cols, all)
-		ref.kept = ref.kept[:0]
+		ref.Kept = ref.Kept[:0]
 		cands, indexed := zoneCandidates(ref, all) // filezones.go
 		if indexed {
 			// the files not among the candidates fail a bound on their
@@ -834,13 +834,13 @@ func pushFilters(ref *TableRef, pred exec.Expr) {
 				scan.FilesPrunedByPartition++
 			case pr.MayMatch(f):
 				scan.Files = append(scan.Files, ref.ScanFiles[i])
-				ref.kept = append(ref.kept, i)
+				ref.Kept = append(ref.Kept, i)
 			default:
 				scan.FilesPruned++
 			}
 		}
 		scan.Files = append(scan.Files, ref.PendingScan...)
-		ref.pruned = true
+		ref.Pruned = true
 	}
 	scan.Keep = func(rg int, ranges []parquetio.Range) bool { return pruning.RangesMayMatch(scan, ranges, all) }
 }

@@ -642,7 +642,7 @@ func (qc *QueryCtx) filter(src *Source, n *pg.Node) (*Source, error) {
 		return &out, nil
 	}
 	if src.Ref != nil {
-		pushFilters(src.Ref, pred)
+		PushFilters(src.Ref, pred)
 	}
 	out.op = &exec.Filter{Env: qc.env, Input: src.op, Pred: pred}
 	out.rows = src.rows * 0.3

@@ -1,0 +1,121 @@
+package catalog
+
+import (
+	"fmt"
+	"testing"
+)
+
+// TestTableArrays: versions advanced one after another share one array of
+// tables; a second version advanced from the same previous one, or an
+// append by a holder of a version's slice, copies and leaves every other
+// version's tables as they were.
+func TestTableArrays(t *testing.T) {
+	var a tableArrays
+	mk := func(ids ...int64) []Table {
+		var out []Table
+		for _, id := range ids {
+			out = append(out, Table{ID: id, Name: fmt.Sprintf("t%d", id)})
+		}
+		return out
+	}
+	want := func(label string, got []Table, ids ...int64) {
+		t.Helper()
+		if len(got) != len(ids) {
+			t.Fatalf("%s: %d tables, want %d", label, len(got), len(ids))
+		}
+		for i, id := range ids {
+			if got[i].ID != id || got[i].Name != fmt.Sprintf("t%d", id) {
+				t.Fatalf("%s: table %d is %d %q, want %d", label, i, got[i].ID, got[i].Name, id)
+			}
+		}
+	}
+	v1 := a.extend(mk(1, 2), mk(3))
+	v2 := a.extend(v1, mk(4))
+	v3 := a.extend(v2, mk(5, 6))
+	if &v3[0] != &v1[0] {
+		t.Error("consecutive versions do not share their array")
+	}
+	if cap(v2) != len(v2) {
+		t.Errorf("a version's slice has room: len %d cap %d", len(v2), cap(v2))
+	}
+	// another version from v2: must not write over v3's tables 5 and 6
+	b3 := a.extend(v2, mk(7))
+	want("branch", b3, 1, 2, 3, 4, 7)
+	want("v3 after the branch", v3, 1, 2, 3, 4, 5, 6)
+	if &b3[0] == &v1[0] {
+		t.Error("the branch shares the array")
+	}
+	// a holder's own append copies
+	own := append(v2, Table{ID: 99, Name: "t99"})
+	want("own append", own, 1, 2, 3, 4, 99)
+	want("v3 after the holder's append", v3, 1, 2, 3, 4, 5, 6)
+	v4 := a.extend(v3, mk(8))
+	want("v4", v4, 1, 2, 3, 4, 5, 6, 8)
+	want("v1 at the end", v1, 1, 2, 3)
+	if got := a.extend(v4, nil); len(got) != len(v4) {
+		t.Fatalf("nothing added: %d tables", len(got))
+	}
+	// many versions: the arrays kept stay bounded
+	prev := mk(1)
+	for i := int64(2); i < 200; i++ {
+		prev = a.extend(prev, mk(i))
+		if i%7 == 0 {
+			a.extend(prev[:len(prev)-1], mk(1000+i)) // a branch
+		}
+	}
+	if len(a.full) > tableArraysKept {
+		t.Errorf("%d arrays kept", len(a.full))
+	}
+	for i := range prev {
+		if prev[i].ID != int64(i+1) {
+			t.Fatalf("long chain: table %d is %d", i, prev[i].ID)
+		}
+	}
+}
+
+// TestTableByNameIndexed: in metadata of many tables TableByName answers
+// from the index of the shared array exactly as a scan would: a later
+// version's table is not found in an earlier one, nor in a branch, and the
+// schema counts.
+func TestTableByNameIndexed(t *testing.T) {
+	var a tableArrays
+	var base []Table
+	for i := int64(1); i <= 600; i++ {
+		base = append(base, Table{ID: i, SchemaID: i % 2, Name: fmt.Sprintf("t%d", i/2)})
+	}
+	v1 := a.extend(base[:500], base[500:510])
+	v2 := a.extend(v1, base[510:600])
+	branch := a.extend(v1, []Table{{ID: 700, SchemaID: 0, Name: "b"}})
+	scan := func(tables []Table, schema int64, name string) *Table {
+		for i := range tables {
+			if tables[i].SchemaID == schema && tables[i].Name == name {
+				return &tables[i]
+			}
+		}
+		return nil
+	}
+	for _, v := range []struct {
+		label  string
+		tables []Table
+	}{{"v1", v1}, {"v2", v2}, {"branch", branch}} {
+		if _, known := indexedTable(v.tables, 0, "t1"); !known {
+			t.Fatalf("%s: not indexed", v.label)
+		}
+		m := &Metadata{Tables: v.tables}
+		for _, name := range []string{"t1", "t100", "t254", "t255", "t260", "t299", "t300", "b", "nope"} {
+			for schema := int64(0); schema < 3; schema++ {
+				got, ok := m.TableByName(schema, name)
+				want := scan(v.tables, schema, name)
+				if ok != (want != nil) || got != want {
+					t.Errorf("%s: TableByName(%d, %s) = %v, %v; a scan finds %v", v.label, schema, name, got, ok, want)
+				}
+			}
+		}
+	}
+	if _, ok := (&Metadata{Tables: v1}).TableByName(0, "t290"); ok {
+		t.Error("v1 finds a table v2 added")
+	}
+	if _, ok := (&Metadata{Tables: v2}).TableByName(0, "b"); ok {
+		t.Error("v2 finds the branch's table")
+	}
+}
