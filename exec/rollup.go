@@ -74,7 +74,7 @@ func (r *aggRun) rollUp() error {
 		b.Vecs[f.cols[0]] = v
 	default:
 		for i, c := range f.cols {
-			b.Vecs[c] = f.keys.cols[i]
+			b.Vecs[c] = f.keys.colView(i, 0, n)
 		}
 	}
 	for si, s := range r.sets {
