@@ -278,6 +278,10 @@ type aggRun struct {
 	res       reservation
 	accounted int64
 	sp        *aggSpill // non-nil once the table is frozen (aggspill.go)
+	// rerouted: the rows this run spills are looked up again in a table
+	// holding its groups before they are aggregated (a parallel worker's:
+	// routeParts or the partition tasks), so route may skip the lookup
+	rerouted bool
 }
 
 func (h *HashAgg) newRun() (*aggRun, error) {
@@ -573,6 +577,7 @@ func (h *HashAgg) aggregate(ctx context.Context) error {
 				return err
 			}
 			r.res.spillHalf = true
+			r.rerouted = true
 			runs[w] = r
 		}
 		h.run = runs[0]
