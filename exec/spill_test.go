@@ -342,8 +342,8 @@ func routeSpilledRows(t *testing.T, partitioned, skip bool) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		feed(r, rows[:len(rows)/3], false)     // value 1 of its own groups
-		r.sp = h.newSpill(ctx)                 // frozen
+		feed(r, rows[:len(rows)/3], false) // value 1 of its own groups
+		r.sp = h.newSpill(ctx)             // frozen
 		r.rerouted, r.sp.skipProbe = true, skip
 		feed(r, rows[len(rows)/3:], true)      // its own groups: aggregated
 		feed(r, [][][]any{high, low}[w], true) // the other's groups: spilled
