@@ -620,3 +620,52 @@ func TestSortMergesRunsInPasses(t *testing.T) {
 		}
 	}
 }
+
+// TestSpillFileDropsWriterWhenRead: a spill file being read holds no write
+// buffer, and one written to again after that gets a new one and reads back
+// every block in order.
+func TestSpillFileDropsWriterWhenRead(t *testing.T) {
+	sp := testSpill(t, 0)
+	f, err := newSpillFile(sp, nil, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	read := func() []string {
+		rd, err := f.reader()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.w != nil {
+			t.Fatal("the file keeps its write buffer while read")
+		}
+		var got []string
+		for {
+			b, err := rd.next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b == nil {
+				return got
+			}
+			got = append(got, string(b))
+		}
+	}
+	if got := read(); len(got) != 0 {
+		t.Fatalf("empty file read %q", got)
+	}
+	for _, b := range []string{"one", "two"} {
+		if err := f.writeBlock([]byte(b)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := read(); !slices.Equal(got, []string{"one", "two"}) {
+		t.Fatalf("read %q, want one, two", got)
+	}
+	if err := f.writeBlock([]byte("three")); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(); !slices.Equal(got, []string{"one", "two", "three"}) {
+		t.Fatalf("read %q after writing again, want one, two, three", got)
+	}
+}
