@@ -352,4 +352,25 @@ func TestScanCountsReaderBuffers(t *testing.T) {
 			t.Errorf("workers %d: after Close the account holds %d, the pool %d", workers, mem.Used(), pool.Used())
 		}
 	}
+	// a pool too small for the buffers: the scan runs, counting nothing
+	// (a scan cannot spill; it leaves the pool to operators that can)
+	pool := NewMemoryPool(4 << 10)
+	mem := NewMemory(pool, 0)
+	ctx := WithQueryMemory(context.Background(), mem)
+	op := newFixtureScan(store, files)
+	rows := 0
+	for {
+		b, err := op.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b == nil {
+			break
+		}
+		rows += b.N
+	}
+	op.Close()
+	if rows != live || mem.Peak() != 0 {
+		t.Errorf("4 KiB pool: %d rows (want %d), %d bytes counted (want none)", rows, live, mem.Peak())
+	}
 }

@@ -460,15 +460,20 @@ func (s *morselScan) release() {
 	s.held = 0
 }
 
-// count brings the account up to what the scanner holds. The memory is in
-// use whatever the limit says (growPast): other operators see the pool the
-// fuller for it and spill or wait.
+// count brings the account up to what the scanner holds, so that other
+// operators see the pool the fuller for it and spill or wait sooner. It
+// counts only while the pool is under half its spilling share and nobody
+// waits (tryCount), as a parallel aggregation worker's table spills at
+// half the share: a scan cannot spill, and eight
+// scans whose buffers filled a small budget (16 MiB) left the sorts above
+// them nothing, each statement waiting on the others until they failed
+// with 53200. Past that share the buffers go uncounted, as they all did
+// before.
 func (s *morselScan) count(ctx context.Context) {
 	if !s.memSet {
 		s.mem, s.memSet = memFor(ctx, nil), true
 	}
-	if h := s.sc.HeldBytes(); h > s.held {
-		s.mem.growPast(h - s.held)
+	if h := s.sc.HeldBytes(); h > s.held && s.mem.tryCount(h-s.held) {
 		s.held = h
 	}
 }
