@@ -449,26 +449,33 @@ func (s *morselScan) close() {
 		s.q.done(s.m, s.sc)
 		s.release()
 	}
+	s.uncount()
 	s.closed = true
 }
 
-// release gives the scanner back and its memory with it.
+// release gives the scanner back. Its column readers go to a pool, and the
+// next file's scanner takes them with their buffers: what is counted stays
+// counted until the scan ends (uncount).
 func (s *morselScan) release() {
 	s.sc.Release()
 	s.sc = nil
+}
+
+// uncount gives back what count reserved.
+func (s *morselScan) uncount() {
 	s.mem.Shrink(s.held)
 	s.held = 0
 }
 
-// count brings the account up to what the scanner holds, so that other
-// operators see the pool the fuller for it and spill or wait sooner. It
-// counts only while the pool is under half its spilling share and nobody
-// waits (tryCount), as a parallel aggregation worker's table spills at
-// half the share: a scan cannot spill, and eight
-// scans whose buffers filled a small budget (16 MiB) left the sorts above
-// them nothing, each statement waiting on the others until they failed
-// with 53200. Past that share the buffers go uncounted, as they all did
-// before.
+// count brings the account up to the most the scan's readers have held,
+// so that other operators see the pool the fuller for it and spill or wait
+// sooner. It counts only while the pool is under half its spilling share
+// and nobody waits (tryCount): a scan cannot spill, and eight scans whose
+// buffers filled a small budget (16 MiB) left the sorts above them nothing,
+// each statement waiting on the others until they failed with 53200. Past
+// that share the buffers go uncounted, as they all did before; a scan
+// counts early, as its first file opens, before the operators above it
+// fill the pool.
 func (s *morselScan) count(ctx context.Context) {
 	if !s.memSet {
 		s.mem, s.memSet = memFor(ctx, nil), true
@@ -505,6 +512,7 @@ func (s *morselScan) Next(ctx context.Context) (*vec.Batch, error) {
 		if s.sc == nil {
 			m, ok, err := s.q.next(ctx)
 			if err != nil || !ok {
+				s.uncount()
 				return nil, err
 			}
 			var keep func(int, []parquetio.Range) bool
