@@ -235,10 +235,9 @@ func (k *keyCols) appendRows(src *keyCols, ids []int32) int64 {
 		if t := k.txt[c]; t != nil {
 			st := src.txt[c]
 			for _, id := range ids {
-				r, l := t.shared(st, int(id))
-				t.refs, t.lens = append(t.refs, r), append(t.lens, l)
+				t.refs = append(t.refs, t.shared(st, int(id)))
 			}
-			n += 12 * int64(len(ids))
+			n += 8 * int64(len(ids))
 			s.Nulls = gatherT(s.Nulls, v.Nulls, ids)
 			n += int64(len(ids))
 			k.nulls[c] = k.nulls[c] || src.nulls[c]
@@ -330,7 +329,7 @@ func (k *keyCols) add(keys []*vec.Vector, i int) int64 {
 		if t := k.txt[c]; t != nil {
 			g = k.growText(c, 1)
 			if src.IsNull(i) {
-				t.refs, t.lens = append(t.refs, 0), append(t.lens, 0)
+				t.refs = append(t.refs, 0)
 				k.nulls[c] = true
 				n += 9
 			} else {
@@ -404,7 +403,7 @@ func (k *keyCols) addRows(keys []*vec.Vector, rows []int32) int64 {
 			t := k.txt[c]
 			for j, r := range rows {
 				if nulls[j] {
-					t.refs, t.lens = append(t.refs, 0), append(t.lens, 0)
+					t.refs = append(t.refs, 0)
 					continue
 				}
 				n += k.putText(c, src.S[r], int(r))

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/lakepg/lakepg/exec/vec"
@@ -249,6 +250,21 @@ func TestTextKeysStoreAndShare(t *testing.T) {
 	for i, w := range want {
 		if got := text(v, i); got != w {
 			t.Fatalf("key %d: %.20q, want %.20q", i, got, w)
+		}
+	}
+}
+
+// A text key too long for a reference's length field (16 MiB or more)
+// reads back whole: its chunk's length is its own.
+func TestTextKeysHugeKey(t *testing.T) {
+	tk := newTextKeys()
+	huge := strings.Repeat("x", refLenMax+5)
+	for _, s := range []string{"a", huge, "", "bc"} {
+		tk.refs = append(tk.refs, tk.copyIn(s))
+	}
+	for j, want := range []string{"a", huge, "", "bc"} {
+		if got := tk.at(j); got != want {
+			t.Fatalf("key %d: %d bytes, want %d", j, len(got), len(want))
 		}
 	}
 }

@@ -8,8 +8,8 @@ import (
 )
 
 // textKeys is a stored text key column of an aggregation table without Go
-// pointers: each key is a chunk index and offset into byte chunks, and a
-// length. Held as a []string, a table of millions of groups was millions of
+// pointers: each key is one word, a chunk index, an offset into the chunk
+// and a length (refBits), so comparing a key loads the word and the bytes. Held as a []string, a table of millions of groups was millions of
 // pointers the collector traced on every cycle, and, near the memory limit
 // where a spilling aggregation lives, cycles come often: the GROUP BY of
 // 6 M lineitem keys under 512 MiB spent a quarter of its CPU in marking,
@@ -18,8 +18,7 @@ import (
 type textKeys struct {
 	chunks [][]byte
 	fill   int      // index of the chunk being filled; -1: none
-	refs   []uint64 // chunk<<32 | offset
-	lens   []uint32
+	refs   []uint64 // chunk<<40 | offset<<24 | length (refLenMax: the chunk's)
 	// adopted maps another column whose chunks were appended to these
 	// (sharing its keys rather than copying them) to the index of its first
 	adopted map[*textKeys]uint64
@@ -27,14 +26,27 @@ type textKeys struct {
 
 func newTextKeys() *textKeys { return &textKeys{fill: -1} }
 
+// A reference's low 24 bits are the key's length; refLenMax there means a
+// key of 16 MiB or more, alone in its chunk, as long as the chunk. The next
+// 16 bits are the offset in a chunk (arenaChunk is 64 KiB), the top 24 the
+// chunk's index.
+const (
+	refLenMax = 1<<24 - 1
+	refOffMax = 1<<16 - 1
+)
+
 // at is key j. The string points into a chunk, which it keeps alive.
 func (t *textKeys) at(j int) string {
-	n := t.lens[j]
+	r := t.refs[j]
+	n := int(r & refLenMax)
 	if n == 0 {
 		return ""
 	}
-	r := t.refs[j]
-	return unsafe.String(&t.chunks[r>>32][uint32(r)], int(n))
+	c := t.chunks[r>>40]
+	if n == refLenMax {
+		n = len(c)
+	}
+	return unsafe.String(&c[(r>>24)&refOffMax], n)
 }
 
 // copyIn stores a copy of s and returns its reference.
@@ -44,7 +56,7 @@ func (t *textKeys) copyIn(s string) uint64 {
 	}
 	if len(s) > arenaChunk/8 {
 		t.chunks = append(t.chunks, []byte(s))
-		return uint64(len(t.chunks)-1) << 32
+		return uint64(len(t.chunks)-1)<<40 | uint64(min(len(s), refLenMax))
 	}
 	if t.fill < 0 || cap(t.chunks[t.fill])-len(t.chunks[t.fill]) < len(s) {
 		t.chunks = append(t.chunks, make([]byte, 0, arenaChunk))
@@ -53,11 +65,11 @@ func (t *textKeys) copyIn(s string) uint64 {
 	c := t.chunks[t.fill]
 	off := len(c)
 	t.chunks[t.fill] = append(c, s...)
-	return uint64(t.fill)<<32 | uint64(off)
+	return uint64(t.fill)<<40 | uint64(off)<<24 | uint64(len(s))
 }
 
 // adopt appends src's chunks to t's, once, and returns the index of the
-// first: a reference of src plus that index<<32 is one of t.
+// first: a reference of src plus that index<<40 is one of t.
 func (t *textKeys) adopt(src *textKeys) uint64 {
 	if base, ok := t.adopted[src]; ok {
 		return base
@@ -72,12 +84,12 @@ func (t *textKeys) adopt(src *textKeys) uint64 {
 }
 
 // shared is src's key id as a reference of t (its chunks adopted).
-func (t *textKeys) shared(src *textKeys, id int) (uint64, uint32) {
-	n := src.lens[id]
-	if n == 0 {
-		return 0, 0
+func (t *textKeys) shared(src *textKeys, id int) uint64 {
+	r := src.refs[id]
+	if r&refLenMax == 0 {
+		return 0
 	}
-	return src.refs[id] + t.adopt(src)<<32, n
+	return r + t.adopt(src)<<40
 }
 
 // keyShare says that the keys a table adds are another table's stored keys
@@ -101,11 +113,10 @@ func (s *keyShare) id(i int) int {
 func (k *keyCols) putText(c int, x string, i int) int64 {
 	t := k.txt[c]
 	if k.share != nil {
-		r, n := t.shared(k.share.src.txt[c], k.share.id(i))
-		t.refs, t.lens = append(t.refs, r), append(t.lens, n)
+		t.refs = append(t.refs, t.shared(k.share.src.txt[c], k.share.id(i)))
 		return 0
 	}
-	t.refs, t.lens = append(t.refs, t.copyIn(x)), append(t.lens, uint32(len(x)))
+	t.refs = append(t.refs, t.copyIn(x))
 	return int64(len(x))
 }
 
@@ -113,10 +124,9 @@ func (k *keyCols) putText(c int, x string, i int) int64 {
 // does; it returns the bytes of capacity added.
 func (k *keyCols) growText(c, n int) int64 {
 	t := k.txt[c]
-	var g1, g2 int64
-	t.refs, g1 = grown(t.refs, n)
-	t.lens, g2 = grown(t.lens, n)
-	return g1 + g2
+	var g int64
+	t.refs, g = grown(t.refs, n)
+	return g
 }
 
 // colView is stored key column c's groups [lo, hi) as a vector (text made
