@@ -278,6 +278,10 @@ type aggRun struct {
 	res       reservation
 	accounted int64
 	sp        *aggSpill // non-nil once the table is frozen (aggspill.go)
+	// rerouted: the rows this run spills are looked up again in a table
+	// holding its groups before they are aggregated (a parallel worker's:
+	// routeParts or the partition tasks), so route may skip the lookup
+	rerouted bool
 }
 
 func (h *HashAgg) newRun() (*aggRun, error) {
@@ -491,6 +495,27 @@ func zeroGidsN(n int) []int32 {
 	return make([]int32, n)
 }
 
+// mergeKeys finds or adds src's groups in s's general table, setting
+// gmap, a slice of src's groups at a time (its keys made a batch by
+// colView); it returns the key bytes added.
+func (s *aggSet) mergeKeys(src *aggSet, gmap []int32) int64 {
+	var added int64
+	kv := make([]*vec.Vector, len(src.keys.cols))
+	for lo := 0; lo < src.ngroups; lo += mergeSlice {
+		hi := min(lo+mergeSlice, src.ngroups)
+		for c := range kv {
+			kv[c] = src.keys.colView(c, lo, hi)
+		}
+		s.keys.share = &keyShare{src: src.keys, lo: lo}
+		added += s.htab.groupIDs(s.keys, kv, src.htab.idHash[lo:hi], gmap[lo:hi])
+		s.keys.share = nil
+	}
+	return added
+}
+
+// mergeSlice is the groups mergeKeys takes at a time.
+const mergeSlice = 1 << 14
+
 // merge folds another worker's run into r.
 func (r *aggRun) merge(o *aggRun) error {
 	for si, s := range r.sets {
@@ -516,9 +541,7 @@ func (r *aggRun) merge(o *aggRun) error {
 		default:
 			// the other worker's text keys are already copies of their own,
 			// which nothing changes or frees: kept, not copied again
-			s.keys.shared = true
-			s.keyBytes += s.htab.groupIDs(s.keys, src.keys.cols, src.htab.idHash, gmap)
-			s.keys.shared = false
+			s.keyBytes += s.mergeKeys(src, gmap)
 			s.ngroups = len(s.htab.idHash)
 		}
 		for a, fn := range s.fns {
@@ -554,6 +577,7 @@ func (h *HashAgg) aggregate(ctx context.Context) error {
 				return err
 			}
 			r.res.spillHalf = true
+			r.rerouted = true
 			runs[w] = r
 		}
 		h.run = runs[0]
@@ -719,7 +743,7 @@ func (h *HashAgg) emit(s *aggSet, lo, hi int) error {
 				v.I64[s.nullG-int32(lo)] = 0
 			}
 		default:
-			out.appendRange(c, s.keys.cols[j], lo, hi)
+			out.appendRange(c, s.keys.colView(j, lo, hi), 0, n)
 		}
 	}
 	for a, fn := range s.fns {

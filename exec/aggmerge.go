@@ -172,6 +172,7 @@ type partMerger struct {
 	keys  *colBuf
 	ikeys []int64
 	nulls []bool
+	text  vec.Vector // gatherInto's
 }
 
 // merge folds the groups of partition p of every worker's run into dst.
@@ -255,8 +256,8 @@ func (m *partMerger) insert(ds, src *aggSet, ids []int32, hashes []uint64, fresh
 		m.keys = newColBuf(m.h.Input.Types()[:m.h.NGroup], vec.BatchSize)
 	}
 	m.keys.reset()
-	for c, v := range src.keys.cols {
-		m.keys.gather(c, v, ids)
+	for c := range src.keys.cols {
+		src.keys.gatherInto(m.keys, c, ids, &m.text)
 	}
 	m.keys.N = n
 	m.hs = resizeSlice(m.hs, n)
@@ -264,8 +265,8 @@ func (m *partMerger) insert(ds, src *aggSet, ids []int32, hashes []uint64, fresh
 		m.hs[i] = hashes[g]
 	}
 	// the workers' text keys are shared, not copied again
-	ds.keys.shared = true
+	ds.keys.share = &keyShare{src: src.keys, ids: ids}
 	ds.keyBytes += ds.htab.groupIDs(ds.keys, m.keys.Vecs, m.hs, m.gids)
-	ds.keys.shared = false
+	ds.keys.share = nil
 	ds.ngroups = len(ds.htab.idHash)
 }

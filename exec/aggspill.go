@@ -66,7 +66,19 @@ type aggSpill struct {
 	// routedHits counts the workers' spilled rows whose group the merged
 	// table had (routeParts)
 	routedHits atomic.Int64
+	// probed and hits count the rows route looked up in the frozen table
+	// and found, until it judges whether the lookups pay (skipProbe)
+	probed, hits int
+	// skipProbe: route writes every row out without looking it up, its
+	// run's rows being looked up again later anyway (aggRun.rerouted)
+	skipProbe bool
 }
+
+// probeJudgeRows is the rows route looks up before it judges whether the
+// frozen table finds enough of them to go on looking: with nearly as many
+// groups as rows (a GROUP BY or DISTINCT of unique keys) it finds almost
+// none, and every lookup is a cache miss in a table of millions of groups.
+const probeJudgeRows = 1 << 16
 
 // aggPartTask is one partition of a parallel aggregation whose workers
 // spilled: its table, merged from the workers' (mergeParts), and the rows
@@ -319,12 +331,17 @@ func (sp *aggSpill) route(ctx context.Context, r *aggRun, b *vec.Batch) error {
 	// rows of each partition, gathered per partition to write a block at a time
 	var byPart [aggPartitions][]int32
 	for i := 0; i < n; i++ {
-		if s.has(b, i, hs[i]) {
+		if !sp.skipProbe && s.has(b, i, hs[i]) {
 			sp.keep = append(sp.keep, int32(i))
 			continue
 		}
 		p := int(hs[i]>>shift) & (aggPartitions - 1)
 		byPart[p] = append(byPart[p], int32(i))
+	}
+	if r.rerouted && !sp.skipProbe && sp.probed < probeJudgeRows {
+		sp.probed += n
+		sp.hits += len(sp.keep)
+		sp.skipProbe = sp.probed >= probeJudgeRows && 8*sp.hits < sp.probed
 	}
 	for p, rows := range byPart {
 		if len(rows) > 0 {
@@ -456,7 +473,8 @@ func (sp *aggSpill) next(ctx context.Context) (*vec.Batch, error) {
 				return nil, err
 			}
 			sp.sub = &HashAgg{Input: &spillScan{rd: rd, dec: newBlockDecoder(h.Input.Types())},
-				NGroup: h.NGroup, Aggs: h.Aggs, Mem: h.Mem, spillLevel: h.spillLevel + 1}
+				NGroup: h.NGroup, Aggs: h.Aggs, Mem: h.Mem, spillLevel: h.spillLevel + 1,
+				SizeHint: h.partSizeHint([]*spillPart{pt})}
 		}
 		b, err := sp.sub.Next(ctx)
 		if err != nil || b != nil {
@@ -536,6 +554,26 @@ func (s *spillScan) Next(ctx context.Context) (*vec.Batch, error) {
 		return &s.dec.b, nil
 	}
 }
+
+// partSizeHint presizes the table of a partition's aggregation for its
+// rows, the most groups it can have, up to maxPartHint: the rows spilled
+// are mostly of new groups (the frozen table held the others), and growing
+// from nothing doubles the table a dozen times. The cap keeps a presized
+// table small beside the budget: up to 32 bytes a group with the slots'
+// rounding up, at most 1/32 of the budget.
+func (h *HashAgg) partSizeHint(files []*spillPart) int {
+	var rows int64
+	for _, pt := range files {
+		rows += pt.rows
+	}
+	budget := 4 * h.Mem.mergeBudget()
+	if h.workMem > 0 {
+		budget = min(budget, h.workMem)
+	}
+	return int(min(rows, maxPartHint, budget/1024))
+}
+
+const maxPartHint = 1 << 18
 
 // spilledParts counts the partitions that have rows.
 func (sp *aggSpill) spilledParts() int {
@@ -634,6 +672,9 @@ func (sp *aggSpill) aggregateParts(ctx context.Context, queue <-chan *aggPartTas
 		}
 		// the task's table, if any, is the sub-aggregation's from now on
 		sub := &HashAgg{Input: scan, NGroup: h.NGroup, Aggs: h.Aggs, Mem: h.Mem, spillLevel: h.spillLevel + 1, seed: t.seed}
+		if t.seed == nil {
+			sub.SizeHint = h.partSizeHint(t.files)
+		}
 		t.seed = nil
 		for {
 			b, err := sub.Next(ctx)

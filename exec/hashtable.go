@@ -2,7 +2,6 @@ package exec
 
 import (
 	"math/bits"
-	"strings"
 	"unsafe"
 
 	"github.com/lakepg/lakepg/exec/vec"
@@ -228,11 +227,22 @@ func (t *hashTable) placeNew(h uint64) int32 {
 }
 
 // appendRows stores rows ids of another keyCols' columns as the next keys,
-// text shared rather than copied (see shared), and returns the bytes added.
+// text shared rather than copied (see keyShare), and returns the bytes added.
 func (k *keyCols) appendRows(src *keyCols, ids []int32) int64 {
 	var n int64
 	for c, s := range k.cols {
 		v := src.cols[c]
+		if t := k.txt[c]; t != nil {
+			st := src.txt[c]
+			for _, id := range ids {
+				t.refs = append(t.refs, t.shared(st, int(id)))
+			}
+			n += 8 * int64(len(ids))
+			s.Nulls = gatherT(s.Nulls, v.Nulls, ids)
+			n += int64(len(ids))
+			k.nulls[c] = k.nulls[c] || src.nulls[c]
+			continue
+		}
 		switch s.Type.Storage() {
 		case types.StoreInt:
 			s.I64 = gatherT(s.I64, v.I64, ids)
@@ -261,49 +271,36 @@ func (k *keyCols) appendRows(src *keyCols, ids []int32) int64 {
 	return n
 }
 
-// keyCols is a set of stored key columns (one row per group, or the build
-// side's keys) compared against the key columns of a batch.
+// keyCols is a set of stored key columns (one row per group) compared
+// against the key columns of a batch. A text column's keys are in txt (the
+// vector in cols holds only its NULL flags); others are in cols.
 type keyCols struct {
-	cols  []*vec.Vector
-	arena strArena
+	cols []*vec.Vector
+	txt  []*textKeys
 	// nulls: column c holds a NULL key
 	nulls []bool
-	// shared: text keys added are kept as they are, not copied: they are
-	// another table's stored keys, which nothing changes or frees
-	shared bool
+	// share, when set, says the keys added are another table's (keyShare)
+	share *keyShare
 	// scratch of groupIDs
 	guessed, fresh, live, wrong []int32
+	view                        []*vec.Vector // colView's
 }
 
-// strArena copies strings into large shared chunks, so that keeping a key
-// costs no allocation of its own and does not pin the page it came from.
-// A chunk is never reallocated, so the strings stay valid as long as they
-// are referenced (they keep their chunk alive).
-type strArena struct {
-	chunk []byte
-}
-
+// arenaChunk is the size of the chunks text keys are copied into, so that
+// keeping a key costs no allocation of its own and does not pin the page
+// it came from.
 const arenaChunk = 64 << 10
 
-func (a *strArena) clone(s string) string {
-	if len(s) == 0 {
-		return ""
-	}
-	if len(s) > arenaChunk/8 {
-		return strings.Clone(s)
-	}
-	if cap(a.chunk)-len(a.chunk) < len(s) {
-		a.chunk = make([]byte, 0, arenaChunk)
-	}
-	off := len(a.chunk)
-	a.chunk = append(a.chunk, s...)
-	return unsafe.String(&a.chunk[off], len(s))
-}
-
 func newKeyCols(ts []types.T) *keyCols {
-	k := &keyCols{cols: make([]*vec.Vector, len(ts)), nulls: make([]bool, len(ts))}
+	k := &keyCols{cols: make([]*vec.Vector, len(ts)), txt: make([]*textKeys, len(ts)),
+		nulls: make([]bool, len(ts)), view: make([]*vec.Vector, len(ts))}
 	for i, t := range ts {
-		k.cols[i] = vec.New(t, 64)
+		if t.Storage() == types.StoreBytes {
+			k.cols[i] = &vec.Vector{Type: t}
+			k.txt[i] = newTextKeys()
+		} else {
+			k.cols[i] = vec.New(t, 64)
+		}
 		k.cols[i].Nulls = []bool{}
 	}
 	return k
@@ -311,8 +308,8 @@ func newKeyCols(ts []types.T) *keyCols {
 
 // equal compares stored row j with row i of the batch keys, NULL equal NULL.
 func (k *keyCols) equal(j int, keys []*vec.Vector, i int) bool {
-	for c, s := range k.cols {
-		if !nullableEqual(s, j, keys[c], i) {
+	for c := range k.cols {
+		if !k.colEqual(c, j, keys[c], i) {
 			return false
 		}
 	}
@@ -329,6 +326,20 @@ func (k *keyCols) add(keys []*vec.Vector, i int) int64 {
 	var n, g int64
 	for c, s := range k.cols {
 		src := keys[c]
+		if t := k.txt[c]; t != nil {
+			g = k.growText(c, 1)
+			if src.IsNull(i) {
+				t.refs = append(t.refs, 0)
+				k.nulls[c] = true
+				n += 9
+			} else {
+				n += k.putText(c, src.S[i], i)
+			}
+			n += g
+			s.Nulls, g = push(s.Nulls, src.IsNull(i))
+			n += g
+			continue
+		}
 		if src.IsNull(i) {
 			s.AppendNull()
 			k.nulls[c] = true
@@ -345,12 +356,8 @@ func (k *keyCols) add(keys []*vec.Vector, i int) int64 {
 		case types.StoreInterval:
 			s.Iv, g = push(s.Iv, src.Iv[i])
 		default:
-			x := src.S[i]
-			if !k.shared {
-				x = k.arena.clone(x)
-			}
-			s.S, g = push(s.S, x)
-			n += int64(len(x))
+			// not reached: text columns are in txt
+			s.S, g = push(s.S, src.S[i])
 		}
 		n += g
 		s.Nulls, g = push(s.Nulls, false)
@@ -392,16 +399,14 @@ func (k *keyCols) addRows(keys []*vec.Vector, rows []int32) int64 {
 			s.Iv, g = gatherGrow(s.Iv, src.Iv, rows)
 			zeroNulls(s.Iv[l:], nulls)
 		default:
-			s.S, g = gatherGrow(s.S, src.S, rows)
-			added := s.S[l:]
-			for j, x := range added {
-				switch {
-				case nulls[j]:
-					added[j] = ""
-				case !k.shared:
-					added[j] = k.arena.clone(x)
+			g = k.growText(c, len(rows))
+			t := k.txt[c]
+			for j, r := range rows {
+				if nulls[j] {
+					t.refs = append(t.refs, 0)
+					continue
 				}
-				n += int64(len(added[j]))
+				n += k.putText(c, src.S[r], int(r))
 			}
 		}
 		n += g
@@ -505,11 +510,11 @@ func (k *keyCols) wrongGuesses(rows, gids []int32, keys []*vec.Vector) []int32 {
 		switch {
 		case nullable && s.Type.Storage() == types.StoreInt:
 			n, wrong = splitEqualNullable(s.I64, b.I64, s.Nulls, b.Nulls, gids, live, wrong)
-		case nullable && s.Type.Storage() == types.StoreBytes && !s.Type.DynNumeric():
-			n, wrong = splitEqualNullable(s.S, b.S, s.Nulls, b.Nulls, gids, live, wrong)
+		case nullable && k.txt[c] != nil && !s.Type.DynNumeric():
+			n, wrong = splitTextNullable(k.txt[c], b.S, s.Nulls, b.Nulls, gids, live, wrong)
 		case nullable:
 			for _, i := range live {
-				if nullableEqual(s, int(gids[i]), b, int(i)) {
+				if k.colEqual(c, int(gids[i]), b, int(i)) {
 					live[n] = i
 					n++
 				} else {
@@ -518,11 +523,11 @@ func (k *keyCols) wrongGuesses(rows, gids []int32, keys []*vec.Vector) []int32 {
 			}
 		case s.Type.Storage() == types.StoreInt:
 			n, wrong = splitEqual(s.I64, b.I64, gids, live, wrong)
-		case s.Type.Storage() == types.StoreBytes && !s.Type.DynNumeric():
-			n, wrong = splitEqual(s.S, b.S, gids, live, wrong)
+		case k.txt[c] != nil && !s.Type.DynNumeric():
+			n, wrong = splitText(k.txt[c], b.S, gids, live, wrong)
 		default:
 			for _, i := range live {
-				if rowsEqual(s, int(gids[i]), b, int(i)) {
+				if k.colEqual(c, int(gids[i]), b, int(i)) {
 					live[n] = i
 					n++
 				} else {

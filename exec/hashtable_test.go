@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/lakepg/lakepg/exec/vec"
@@ -171,6 +172,99 @@ func TestKeyPackerStopsWhenRowsMiss(t *testing.T) {
 					t.Fatalf("key %d in group %d, was %d", kv[0].I64[i], g, want)
 				}
 			}
+		}
+	}
+}
+
+// A table's text keys (chunk references, textkeys.go) come back as they
+// went in: empty, NULL, longer than a chunk's share, many chunks' worth.
+// Merged into another table they are shared (no text bytes counted, the
+// other's chunks adopted) and still read the same.
+func TestTextKeysStoreAndShare(t *testing.T) {
+	ts := []types.T{types.TextT, types.Int64T}
+	long := string(make([]byte, arenaChunk)) + "end"
+	var want []string
+	mk := func(lo, hi int) []*vec.Vector {
+		cols := []*vec.Vector{vec.New(ts[0], 0), vec.New(ts[1], 0)}
+		for i := lo; i < hi; i++ {
+			switch {
+			case i%1000 == 7:
+				cols[0].AppendNull()
+			case i%1000 == 8:
+				cols[0].AppendString("")
+			case i%1000 == 9:
+				cols[0].AppendString(long)
+			default:
+				cols[0].AppendString(fmt.Sprintf("key %d %0100d", i, i))
+			}
+			cols[1].AppendInt(int64(i))
+		}
+		return cols
+	}
+	text := func(v *vec.Vector, i int) string {
+		if v.IsNull(i) {
+			return "NULL"
+		}
+		return v.S[i]
+	}
+	hashes := func(cols []*vec.Vector) []uint64 {
+		hs := make([]uint64, len(cols[1].I64))
+		for c, v := range cols {
+			hashColumn(hs, v, len(hs), c == 0)
+		}
+		return hs
+	}
+	a, b := newHashTable(0), newHashTable(0)
+	ka, kb := newKeyCols(ts), newKeyCols(ts)
+	in := mk(0, 3000)
+	ga := make([]int32, 3000)
+	a.groupIDs(ka, in, hashes(in), ga)
+	for i := range ga {
+		want = append(want, text(in[0], i))
+	}
+	// b holds 2000..4999: the merge adds 3000..4999 to a
+	inb := mk(2000, 5000)
+	gb := make([]int32, 3000)
+	b.groupIDs(kb, inb, hashes(inb), gb)
+	for i := 1000; i < 3000; i++ {
+		want = append(want, text(inb[0], i))
+	}
+	sa := &aggSet{htab: a, keys: ka, ngroups: 3000}
+	sb := &aggSet{htab: b, keys: kb, ngroups: 3000}
+	gmap := make([]int32, 3000)
+	if added := sa.mergeKeys(sb, gmap); added > 3000*30 {
+		t.Errorf("merging counted %d bytes: the text was copied, not shared", added)
+	}
+	if len(a.idHash) != 5000 {
+		t.Fatalf("%d groups after the merge, want 5000", len(a.idHash))
+	}
+	if _, ok := ka.txt[0].adopted[kb.txt[0]]; !ok {
+		t.Error("the other table's chunks were not adopted")
+	}
+	for i, g := range gmap {
+		if int(g) != 2000+i {
+			t.Fatalf("group %d of b is %d in a, want %d", i, g, 2000+i)
+		}
+	}
+	v := ka.colView(0, 0, 5000)
+	for i, w := range want {
+		if got := text(v, i); got != w {
+			t.Fatalf("key %d: %.20q, want %.20q", i, got, w)
+		}
+	}
+}
+
+// A text key too long for a reference's length field (16 MiB or more)
+// reads back whole: its chunk's length is its own.
+func TestTextKeysHugeKey(t *testing.T) {
+	tk := newTextKeys()
+	huge := strings.Repeat("x", refLenMax+5)
+	for _, s := range []string{"a", huge, "", "bc"} {
+		tk.refs = append(tk.refs, tk.copyIn(s))
+	}
+	for j, want := range []string{"a", huge, "", "bc"} {
+		if got := tk.at(j); got != want {
+			t.Fatalf("key %d: %d bytes, want %d", j, len(got), len(want))
 		}
 	}
 }

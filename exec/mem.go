@@ -324,6 +324,37 @@ func (m *Memory) growSpillable(n int64, half bool, holding bool) error {
 	return m.Grow(n)
 }
 
+// tryCount reserves n bytes of buffers that are in use anyway (a scan's)
+// when the pool, and the account's Limit, stay under half the spilling
+// share and no statement waits; it never waits, and reports whether it
+// reserved.
+func (m *Memory) tryCount(n int64) bool {
+	if n <= 0 {
+		return true
+	}
+	p := m.pool()
+	half := func(lim int64) int64 { return (lim - lim/8) / 2 }
+	if p.nwait.Load() > 0 || p.used.Load()+n > half(p.limit.Load()) {
+		return false
+	}
+	if m != nil && m.Limit > 0 && m.used.Load()+n > half(m.Limit) {
+		return false
+	}
+	if !p.reserve(n) {
+		return false
+	}
+	if m != nil {
+		u := m.used.Add(n)
+		for {
+			pk := m.peak.Load()
+			if u <= pk || m.peak.CompareAndSwap(pk, u) {
+				break
+			}
+		}
+	}
+	return true
+}
+
 // mergeBudget is what a sort's last merge may reserve for its runs' blocks:
 // a quarter of the pool, or of the account's own limit when lower.
 func (m *Memory) mergeBudget() int64 {

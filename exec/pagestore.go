@@ -106,10 +106,12 @@ func (p *pageStore) finish() error {
 	}
 	p.pend = nil
 	p.blk = nil
-	if err := p.file.w.Flush(); err != nil {
-		return errTempSpace(fmt.Sprintf("writing temp file: %v", err))
+	if p.file.w != nil {
+		if err := p.file.w.Flush(); err != nil {
+			return errTempSpace(fmt.Sprintf("writing temp file: %v", err))
+		}
+		p.file.w = nil // its buffer: the store is only read from now on
 	}
-	p.file.w = nil // its buffer: the store is only read from now on
 	return nil
 }
 

@@ -313,3 +313,64 @@ func TestParallelEarlyClose(t *testing.T) {
 		t.Fatal("parallel scan did not stop")
 	}
 }
+
+// TestScanCountsReaderBuffers: a scan's Parquet readers' buffers (chunks,
+// pages, dictionaries) are counted in the statement's account while a file
+// is open, and given back when the scan ends.
+func TestScanCountsReaderBuffers(t *testing.T) {
+	store, files, live := scanFixture(t, 2, 5000, 700)
+	for _, workers := range []int{0, 2} {
+		pool := NewMemoryPool(1 << 30)
+		mem := NewMemory(pool, 0)
+		ctx := WithQueryMemory(context.Background(), mem)
+		var op Operator = newFixtureScan(store, files)
+		if workers > 0 {
+			op = &Parallel{Scan: newFixtureScan(store, files), Workers: workers}
+		}
+		rows, peak := 0, int64(0)
+		for {
+			b, err := op.Next(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b == nil {
+				break
+			}
+			rows += b.N
+			peak = max(peak, mem.Used())
+		}
+		if rows != live {
+			t.Fatalf("workers %d: %d rows, want %d", workers, rows, live)
+		}
+		// a 700-row group of three columns is a few kilobytes of chunks and
+		// pages, the text column's values alone 700 × 8 bytes or more
+		if peak < 5000 {
+			t.Errorf("workers %d: the account held at most %d bytes while scanning", workers, peak)
+		}
+		op.Close()
+		if mem.Used() != 0 || pool.Used() != 0 {
+			t.Errorf("workers %d: after Close the account holds %d, the pool %d", workers, mem.Used(), pool.Used())
+		}
+	}
+	// a pool too small for the buffers: the scan runs, counting nothing
+	// (a scan cannot spill; it leaves the pool to operators that can)
+	pool := NewMemoryPool(4 << 10)
+	mem := NewMemory(pool, 0)
+	ctx := WithQueryMemory(context.Background(), mem)
+	op := newFixtureScan(store, files)
+	rows := 0
+	for {
+		b, err := op.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b == nil {
+			break
+		}
+		rows += b.N
+	}
+	op.Close()
+	if rows != live || mem.Peak() != 0 {
+		t.Errorf("4 KiB pool: %d rows (want %d), %d bytes counted (want none)", rows, live, mem.Peak())
+	}
+}

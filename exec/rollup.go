@@ -87,14 +87,7 @@ func (r *aggRun) rollUp() error {
 		}
 		n := src.ngroups
 		b := src.keyBatch(in)
-		// the source's text keys are copies nothing changes or frees: kept
-		if s.keys != nil {
-			s.keys.shared = true
-		}
 		s.groupIDs(b, zeroGidsN(n))
-		if s.keys != nil {
-			s.keys.shared = false
-		}
 		for a, fn := range s.fns {
 			fn.grow(s.ngroups)
 			if err := fn.merge(src.fns[a], s.gids); err != nil {
@@ -133,7 +126,7 @@ func (s *aggSet) keyBatch(in []types.T) *vec.Batch {
 		b.Vecs[s.cols[0]] = v
 	default:
 		for i, c := range s.cols {
-			b.Vecs[c] = s.keys.cols[i]
+			b.Vecs[c] = s.keys.colView(i, 0, n)
 		}
 	}
 	return b

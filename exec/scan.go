@@ -423,6 +423,14 @@ type morselScan struct {
 	sel    []int32
 	ncols  int
 	closed bool
+	// held is what the open Parquet scanner's buffers hold, counted in the
+	// statement's account (mem): the column chunks and pages of every
+	// projected column, tens of megabytes for a wide table, were memory the
+	// pool did not see, and eight scans at once took the server's RSS
+	// 40% past its limit
+	mem    *Memory
+	memSet bool
+	held   int64
 }
 
 func newMorselScan(t *TableScan, q *morselQueue) *morselScan {
@@ -439,10 +447,42 @@ func (s *morselScan) Close() error {
 func (s *morselScan) close() {
 	if s.sc != nil {
 		s.q.done(s.m, s.sc)
-		s.sc.Release()
-		s.sc = nil
+		s.release()
 	}
+	s.uncount()
 	s.closed = true
+}
+
+// release gives the scanner back. Its column readers go to a pool, and the
+// next file's scanner takes them with their buffers: what is counted stays
+// counted until the scan ends (uncount).
+func (s *morselScan) release() {
+	s.sc.Release()
+	s.sc = nil
+}
+
+// uncount gives back what count reserved.
+func (s *morselScan) uncount() {
+	s.mem.Shrink(s.held)
+	s.held = 0
+}
+
+// count brings the account up to the most the scan's readers have held,
+// so that other operators see the pool the fuller for it and spill or wait
+// sooner. It counts only while the pool is under half its spilling share
+// and nobody waits (tryCount): a scan cannot spill, and eight scans whose
+// buffers filled a small budget (16 MiB) left the sorts above them nothing,
+// each statement waiting on the others until they failed with 53200. Past
+// that share the buffers go uncounted, as they all did before; a scan
+// counts early, as its first file opens, before the operators above it
+// fill the pool.
+func (s *morselScan) count(ctx context.Context) {
+	if !s.memSet {
+		s.mem, s.memSet = memFor(ctx, nil), true
+	}
+	if h := s.sc.HeldBytes(); h > s.held && s.mem.tryCount(h-s.held) {
+		s.held = h
+	}
 }
 
 func (s *morselScan) nullVec(ty types.T, n int) *vec.Vector {
@@ -472,6 +512,7 @@ func (s *morselScan) Next(ctx context.Context) (*vec.Batch, error) {
 		if s.sc == nil {
 			m, ok, err := s.q.next(ctx)
 			if err != nil || !ok {
+				s.uncount()
 				return nil, err
 			}
 			var keep func(int, []parquetio.Range) bool
@@ -493,10 +534,10 @@ func (s *morselScan) Next(ctx context.Context) (*vec.Batch, error) {
 		}
 		if !ok {
 			s.q.done(s.m, s.sc)
-			s.sc.Release()
-			s.sc = nil
+			s.release()
 			continue
 		}
+		s.count(ctx)
 		n := s.buf.N
 		if n == 0 {
 			continue

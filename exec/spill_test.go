@@ -289,12 +289,17 @@ func TestHashAggRoutesSpilledRowsAcrossWorkers(t *testing.T) {
 	// merged into one table and routed against (mergeSpilled), and merged
 	// into partition tables each aggregated with its partition's files by
 	// a task (mergeParts, spillTasks)
+	// With skip, the workers write every row they route out without looking
+	// it up in their frozen tables (aggSpill.skipProbe): the rows of their
+	// own groups are then found when routed against the merged table.
 	for _, parts := range []bool{false, true} {
-		t.Run(fmt.Sprint("partitioned=", parts), func(t *testing.T) { routeSpilledRows(t, parts) })
+		for _, skip := range []bool{false, true} {
+			t.Run(fmt.Sprint("partitioned=", parts, ",skip=", skip), func(t *testing.T) { routeSpilledRows(t, parts, skip) })
+		}
 	}
 }
 
-func routeSpilledRows(t *testing.T, partitioned bool) {
+func routeSpilledRows(t *testing.T, partitioned, skip bool) {
 	sp := testSpill(t, 0)
 	ts := []types.T{types.TextT, types.Int64T}
 	var low, high [][]any // groups g0..g99, then g100..g199, each value 1..3
@@ -337,8 +342,9 @@ func routeSpilledRows(t *testing.T, partitioned bool) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		feed(r, rows[:len(rows)/3], false)     // value 1 of its own groups
-		r.sp = h.newSpill(ctx)                 // frozen
+		feed(r, rows[:len(rows)/3], false) // value 1 of its own groups
+		r.sp = h.newSpill(ctx)             // frozen
+		r.rerouted, r.sp.skipProbe = true, skip
 		feed(r, rows[len(rows)/3:], true)      // its own groups: aggregated
 		feed(r, [][][]any{high, low}[w], true) // the other's groups: spilled
 		runs = append(runs, r)
@@ -367,8 +373,14 @@ func routeSpilledRows(t *testing.T, partitioned bool) {
 		if err := h.mergeSpilled(ctx, runs); err != nil {
 			t.Fatal(err)
 		}
-		if got := h.run.sp.routedHits.Load(); got != 600 {
-			t.Fatalf("%d spilled rows routed into the merged table, want 600", got)
+		// each worker's 300 rows of the other's groups, and with skip its
+		// 200 rows of its own groups after freezing
+		want := int64(600)
+		if skip {
+			want = 1000
+		}
+		if got := h.run.sp.routedHits.Load(); got != want {
+			t.Fatalf("%d spilled rows routed into the merged table, want %d", got, want)
 		}
 		if n := h.run.sp.spilledParts(); n != 0 {
 			t.Fatalf("%d partitions left to aggregate, want none", n)
@@ -387,6 +399,70 @@ func routeSpilledRows(t *testing.T, partitioned bool) {
 	if n := spillFilesLeft(t, sp); n != 0 || sp.Used() != 0 {
 		t.Fatalf("after Close: %d spill files, %d bytes held", n, sp.Used())
 	}
+}
+
+// TestRouteJudgesLookups: a frozen worker table that finds almost none of
+// the rows routed to it stops looking them up after probeJudgeRows rows;
+// one that finds most goes on, and so does a table whose spilled rows are
+// not looked up again later (not rerouted).
+func TestRouteJudgesLookups(t *testing.T) {
+	testSpill(t, 0)
+	ts := []types.T{types.TextT, types.Int64T}
+	ctx := context.Background()
+	for _, c := range []struct {
+		rerouted, unique, want bool
+	}{{true, true, true}, {true, false, false}, {false, true, false}} {
+		h := &HashAgg{Input: newRowsOp(ts, nil, 0), NGroup: 1,
+			Aggs: []Agg{mkAgg(t, AggCountStar, 0, types.Int64T)}, Mem: NewMemory(nil, 0)}
+		r, err := h.newRun()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var seen [][]any
+		for g := 0; g < 100; g++ {
+			seen = append(seen, []any{"g" + strconv.Itoa(g), int64(1)})
+		}
+		if err := r.consume(mustNext(t, newRowsOp(ts, seen, 100))); err != nil {
+			t.Fatal(err)
+		}
+		r.sp = h.newSpill(ctx)
+		r.rerouted = c.rerouted
+		var rows [][]any
+		for i := 0; i < probeJudgeRows+1000; i++ {
+			k := "g" + strconv.Itoa(i%100)
+			if c.unique {
+				k = "u" + strconv.Itoa(i)
+			}
+			rows = append(rows, []any{k, int64(1)})
+		}
+		op := newRowsOp(ts, rows, 1000)
+		for {
+			b, err := op.Next(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b == nil {
+				break
+			}
+			if err := r.sp.route(ctx, r, b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if r.sp.skipProbe != c.want {
+			t.Errorf("rerouted %v, unique keys %v: skipProbe %v, want %v", c.rerouted, c.unique, r.sp.skipProbe, c.want)
+		}
+		h.run = r
+		h.Close()
+	}
+}
+
+func mustNext(t *testing.T, op Operator) *vec.Batch {
+	t.Helper()
+	b, err := op.Next(context.Background())
+	if err != nil || b == nil {
+		t.Fatalf("Next: %v, %v", b, err)
+	}
+	return b
 }
 
 // TestSpillBlockRoundTrip: every storage kind, with and without NULLs,
@@ -542,5 +618,54 @@ func TestSortMergesRunsInPasses(t *testing.T) {
 		if n := spillFilesLeft(t, sp); n != 0 || sp.Used() != 0 || mem.Used() != 0 {
 			t.Fatalf("after Close: %d spill files, %d bytes of temp space, %d bytes of memory held", n, sp.Used(), mem.Used())
 		}
+	}
+}
+
+// TestSpillFileDropsWriterWhenRead: a spill file being read holds no write
+// buffer, and one written to again after that gets a new one and reads back
+// every block in order.
+func TestSpillFileDropsWriterWhenRead(t *testing.T) {
+	sp := testSpill(t, 0)
+	f, err := newSpillFile(sp, nil, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	read := func() []string {
+		rd, err := f.reader()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.w != nil {
+			t.Fatal("the file keeps its write buffer while read")
+		}
+		var got []string
+		for {
+			b, err := rd.next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b == nil {
+				return got
+			}
+			got = append(got, string(b))
+		}
+	}
+	if got := read(); len(got) != 0 {
+		t.Fatalf("empty file read %q", got)
+	}
+	for _, b := range []string{"one", "two"} {
+		if err := f.writeBlock([]byte(b)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := read(); !slices.Equal(got, []string{"one", "two"}) {
+		t.Fatalf("read %q, want one, two", got)
+	}
+	if err := f.writeBlock([]byte("three")); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(); !slices.Equal(got, []string{"one", "two", "three"}) {
+		t.Fatalf("read %q after writing again, want one, two, three", got)
 	}
 }

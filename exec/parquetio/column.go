@@ -1194,3 +1194,16 @@ func (c *colReader) recycle() {
 		dI64: c.dI64[:0], dF64: c.dF64[:0], dB: c.dB[:0], dS: c.dS[:0], dIv: c.dIv[:0],
 	}
 }
+
+// heldBytes is the memory the reader's buffers hold: the chunk, the page
+// and its decoded parts, the dictionary. A scan reports it so that its
+// statement's memory account counts it (Scanner.HeldBytes).
+func (c *colReader) heldBytes() int64 {
+	n := cap(c.chunk) + cap(c.plain) + cap(c.pageBuf) + cap(c.matBuf) + cap(c.lvlBuf) + cap(c.boolBuf) +
+		cap(c.scratch) + cap(c.nulls) + cap(c.dB) + len(c.dataStr) +
+		4*cap(c.idxBuf) + 8*(cap(c.tmpI64)+cap(c.dI64)+cap(c.dF64)) + 16*(cap(c.dS)+cap(c.dIv))
+	for _, s := range c.dS[:min(c.dictLen, len(c.dS))] {
+		n += len(s)
+	}
+	return int64(n)
+}

@@ -376,6 +376,18 @@ func (s *Scanner) Release() {
 	}
 }
 
+// HeldBytes is the memory the scan's column readers hold now (nested
+// columns' readers aside).
+func (s *Scanner) HeldBytes() int64 {
+	var n int64
+	for _, c := range s.cols {
+		if c != nil {
+			n += c.heldBytes()
+		}
+	}
+	return n
+}
+
 // RowGroupsPruned is the number of row groups skipped by Keep so far,
 // from their statistics or because the page index ruled out every page.
 func (s *Scanner) RowGroupsPruned() int { return s.pruned }
