@@ -24,6 +24,11 @@ import (
 // sum of numeric, min and max — and only without DISTINCT, FILTER or
 // ORDER BY; a float sum only over many rows (floatSumRows), and a count
 // would need a sum typed as a count.
+//
+// The partial grouping is not pushed below the probe side's own joins in
+// turn: TPC-DS q5 then grouped all of store_sales by store and date before
+// the join to its fortnight of dates, and off the parallel scan (twice the
+// CPU), for a tenth off q4.
 
 // eagerAggregation applies the rewrite to every aggregation in op's tree
 // where the estimates say the partial groups are at most a quarter of the
@@ -192,10 +197,6 @@ func (qc *QueryCtx) aggregateEagerly(agg *exec.HashAgg) bool {
 	agg.Aggs = aggs
 	delete(est.rows, j)
 	delete(est.rows, agg)
-	// The partial grouping is not pushed below the probe side's own joins
-	// in turn: TPC-DS q5 then grouped all of store_sales by store and date
-	// before the join to its fortnight of dates, and off the parallel scan
-	// (twice the CPU), for a tenth off q4.
 	return true
 }
 
