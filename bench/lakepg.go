@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -44,6 +45,20 @@ func (r *Runner) startLakepg(ctx context.Context, name, dir string, env []string
 }
 
 func (s *lakepgServer) start(ctx context.Context) error {
+	// a free port can be taken by another process before lakepg binds it
+	// (the test packages run side by side): then another port is tried
+	for try := 1; ; try++ {
+		err := s.startOn(ctx)
+		if err == nil || try == 3 || !errors.Is(err, errPortTaken) {
+			return err
+		}
+	}
+}
+
+// errPortTaken: lakepg exited at start-up because its port was in use.
+var errPortTaken = errors.New("port taken")
+
+func (s *lakepgServer) startOn(ctx context.Context) error {
 	port, err := freePort()
 	if err != nil {
 		return err
@@ -64,7 +79,11 @@ func (s *lakepgServer) start(ctx context.Context) error {
 			return nil
 		}
 		if p.exited() {
-			return fmt.Errorf("lakepg %s exited during start-up: %s", s.name, p.logTail())
+			tail := p.logTail()
+			if strings.Contains(tail, "address already in use") {
+				return fmt.Errorf("lakepg %s on port %d: %w", s.name, port, errPortTaken)
+			}
+			return fmt.Errorf("lakepg %s exited during start-up: %s", s.name, tail)
 		}
 		if time.Now().After(deadline) {
 			p.stop(5 * time.Second)
