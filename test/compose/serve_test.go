@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/url"
 	"os"
 	"os/exec"
 	"strconv"
@@ -80,14 +79,8 @@ func TestComposeServes(t *testing.T) {
 
 	// Host names and ports of the compose network, as they are here.
 	catalogAt := postgresAddr(t, pgAdmin)
-	// the catalog's role gets a name of this run's own: roles belong to
-	// the whole test PostgreSQL, and test/clients compares its \du with
-	// lakepg's while this package runs beside it
-	catalogPass, _ := w.catalogDSN.User.Password()
-	catalogUser := fmt.Sprintf("%s_compose_%d", w.catalogDSN.User.Username(), os.Getpid())
 	rewrite := strings.NewReplacer(
 		w.endpoint.Host, fmt.Sprintf("127.0.0.1:%d", s3Port),
-		w.catalogDSN.User.String()+"@"+w.catalogDSN.Host, url.UserPassword(catalogUser, catalogPass).String()+"@"+catalogAt,
 		w.catalogDSN.Host, catalogAt,
 	)
 
@@ -126,7 +119,7 @@ func TestComposeServes(t *testing.T) {
 	}
 
 	// catalog: the role and database of the catalog service, fresh.
-	catalogDB := freshCatalog(t, pgAdmin, w, catalogUser)
+	catalogDB := freshCatalog(t, pgAdmin, w)
 
 	// lakepg: the service's command line and environment, rewritten.
 	lakepgPort := freePort(t)
@@ -293,12 +286,13 @@ func postgresAddr(t *testing.T, dsn string) string {
 	return net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port)))
 }
 
-// freshCatalog creates, in the test PostgreSQL, the role (named user) and
-// database the catalog service's image creates (dropping leftovers of an earlier run),
+// freshCatalog creates, in the test PostgreSQL, the role and database the
+// catalog service's image creates (dropping leftovers of an earlier run),
 // drops them at the end of the test, and returns a connection to the
 // database for checks.
-func freshCatalog(t *testing.T, admin string, w *wiring, user string) *pgx.Conn {
+func freshCatalog(t *testing.T, admin string, w *wiring) *pgx.Conn {
 	t.Helper()
+	user := w.catalogDSN.User.Username()
 	pass, _ := w.catalogDSN.User.Password()
 	db := strings.TrimPrefix(w.catalogDSN.Path, "/")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
