@@ -148,6 +148,34 @@ func TestHashJoinAllTypes(t *testing.T) {
 	}
 }
 
+// TestHashJoinScatteredSmallBuild: a few hundred build keys scattered
+// over a span of thousands (an item dimension filtered to one manager) are
+// indexed directly, and every join type answers as over a hash table.
+func TestHashJoinScatteredSmallBuild(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	L := randRows(rng, 5000, 200, 0.05)
+	R := randRows(rng, 180, 200, 0.05)
+	for _, rows := range [][][]any{L, R} {
+		for _, r := range rows {
+			if r[0] != nil {
+				r[0] = r[0].(int64) * 97 // keys 0..19303, 180 of them on the build side
+			}
+		}
+	}
+	for _, typ := range allJoinTypes {
+		j := &HashJoin{Env: env, Left: newRowsOp(kst, L, 1000), Right: newRowsOp(kst, R, 64),
+			LeftKeys: []Expr{col(0, kst[0])}, RightKeys: []Expr{col(0, kst[0])}, Type: typ}
+		got := collect(t, j)
+		if j.joinBuild == nil || j.direct == nil {
+			t.Errorf("%s: build side not indexed directly", typ)
+		}
+		sameRows(t, typ.String(), got, refJoin(L, R, typ, keyMatch([]int{0}), notProvablyDifferent([]int{0})))
+		if err := j.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestSharedRightSemi: several probes share one build side; the build rows
 // a right semi (anti) join keeps are emitted once, by the last probe, from
 // the matches of all of them.
