@@ -82,6 +82,9 @@ type HashJoin struct {
 	// build keys' ranges when the build is done, for scans on the probe
 	// side (keyrange.go)
 	KeyRanges []*KeyRange
+	// KeySet, when set, receives the build side when it is done, for a
+	// scan on the probe side (keyrange.go); only for one integer key
+	KeySet *KeySet
 
 	core    joinCore
 	started bool
@@ -259,6 +262,7 @@ func (j *HashJoin) build(ctx context.Context) error {
 	c.init(j.Env, j.Type, j.Extra, j.Left.Types(), j.rightTypes())
 	j.Mem = memFor(ctx, j.Mem)
 	var err error
+	whole := true // the build holds every build row
 	if j.Shared != nil {
 		if j.Type.tracksBuild() && j.Shared.Probes == 0 {
 			return pgerr.New(pgerr.Internal, "a shared hash join build cannot serve a %s join without its probe count", j.Type)
@@ -267,6 +271,9 @@ func (j *HashJoin) build(ctx context.Context) error {
 		if err == nil && j.spill != nil {
 			if j.Shared.Probes == 0 {
 				return pgerr.New(pgerr.Internal, "a spilled shared hash join build needs its probe count")
+			}
+			if j.KeySet != nil {
+				j.KeySet.jb.Store(nil)
 			}
 			return nil
 		}
@@ -278,7 +285,9 @@ func (j *HashJoin) build(ctx context.Context) error {
 			c.probeDone = func() { c.matchedB = shared.finishProbe(c.matchedB) }
 		}
 	} else if j.prebuilt != nil {
+		// a chunk of the build side: its keys are not all of them
 		j.joinBuild, j.prebuilt = j.prebuilt, nil
+		whole = false
 	} else {
 		kts := make([]types.T, len(j.LeftKeys))
 		for i, k := range j.LeftKeys {
@@ -289,6 +298,16 @@ func (j *HashJoin) build(ctx context.Context) error {
 	}
 	if err != nil {
 		return err
+	}
+	if j.spill != nil {
+		whole = false
+	}
+	if j.KeySet != nil {
+		if whole && len(j.bkeys) == 1 && j.bkeys[0].Type.Storage() == types.StoreInt {
+			j.KeySet.jb.Store(j.joinBuild)
+		} else {
+			j.KeySet.jb.Store(nil)
+		}
 	}
 	if j.spill != nil {
 		return nil

@@ -111,3 +111,31 @@ func (t *TableScan) withDynamicBounds(keep func(int, []parquetio.Range) bool) fu
 		return true
 	}
 }
+
+// KeySet is the build side of a hash join on one integer key, known once
+// the build is done, for a table scan below the join's probe side
+// (DynamicKeys). The scan decodes the key column first, keeps the rows
+// whose key the build side has and decodes its other columns at those rows
+// only: a fact table joined with a dimension filtered to a few hundred
+// items decodes its measures for the rows that join and no others. A join
+// whose build spilled, or that has not built yet, publishes none, and
+// every row is read.
+type KeySet struct {
+	jb atomic.Pointer[joinBuild]
+}
+
+// DynamicKeys ties a scan column (an index into TableScan.Cols) to the
+// build side it is probed against.
+type DynamicKeys struct {
+	Col int
+	Set *KeySet
+}
+
+// keySetMaxKept is the most of the rows a key set may keep, over the
+// first keySetTrialRows rows, for the scan to go on asking it: each row
+// it keeps is looked up again by the join, and the other columns cost the
+// same to decode whole.
+const (
+	keySetMaxKept   = 0.5
+	keySetTrialRows = 8 * vec.BatchSize
+)

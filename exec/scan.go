@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -140,6 +141,10 @@ type TableScan struct {
 	// Dynamic are bounds from hash joins above, known only at run time
 	// (keyrange.go)
 	Dynamic []DynamicBound
+	// Keys are build sides of hash joins above, known only at run time:
+	// rows whose key they lack are dropped before the other columns are
+	// decoded (keyrange.go)
+	Keys []DynamicKeys
 	// Inlined are rows kept in the catalog (DuckDB's data inlining), laid
 	// out as the table's columns followed by the three WithPos columns
 	// (file ordinal -1-k for the k-th inlined table, row id, row id). They
@@ -431,6 +436,18 @@ type morselScan struct {
 	mem    *Memory
 	memSet bool
 	held   int64
+
+	// a selective read (Keys): each key set's projection in the file, the
+	// columns of the batch read so far, and per key set the rows asked
+	// about and kept, to stop asking a set that keeps most rows
+	keyProj          []int
+	read             []bool
+	keysIn, keysKept []int
+	key              [1]*vec.Vector
+	heads            []int32
+	keep             []int32
+	hs               []uint64
+	all              []int32
 }
 
 func newMorselScan(t *TableScan, q *morselQueue) *morselScan {
@@ -526,8 +543,16 @@ func (s *morselScan) Next(ctx context.Context) (*vec.Batch, error) {
 			}
 			s.m = m
 			s.sc = m.f.pf.Scan(m.f.proj, parquetio.ScanOptions{Keep: keep, RowGroups: m.groups})
+			s.keyColumns(m.f)
 		}
 		f := s.m.f
+		if len(s.keyProj) > 0 {
+			b, err := s.nextSelective(ctx, f)
+			if b != nil || err != nil {
+				return b, err
+			}
+			continue
+		}
 		rowStart, ok, err := s.sc.Next(&s.buf)
 		if err != nil {
 			return nil, ReadError(err, t.Files[f.idx].Path)
@@ -542,36 +567,174 @@ func (s *morselScan) Next(ctx context.Context) (*vec.Batch, error) {
 		if n == 0 {
 			continue
 		}
-		// positions surviving deletes and, in a partial file, rows of later snapshots
-		all := true
-		if len(f.dels) > 0 || f.snapCol >= 0 {
-			s.sel = s.sel[:0]
-			k := sort.Search(len(f.dels), func(i int) bool { return f.dels[i] >= rowStart })
-			var snaps []int64
-			if f.snapCol >= 0 {
-				snaps = s.buf.Vecs[f.snapCol].I64
-			}
-			maxSnap := t.Files[f.idx].MaxSnapshot
-			for i := 0; i < n; i++ {
-				pos := rowStart + int64(i)
-				for k < len(f.dels) && f.dels[k] < pos {
-					k++
-				}
-				if k < len(f.dels) && f.dels[k] == pos {
-					continue
-				}
-				if snaps != nil && snaps[i] > maxSnap {
-					continue
-				}
-				s.sel = append(s.sel, int32(i))
-			}
-			if len(s.sel) == 0 {
-				continue
-			}
-			all = len(s.sel) == n
+		all := s.alive(f, rowStart, n)
+		if !all && len(s.sel) == 0 {
+			continue
 		}
 		return s.emit(f, rowStart, n, all), nil
 	}
+}
+
+// alive sets sel to the rows of the batch that survive deletes and, in a
+// partial file, that are not of later snapshots; all reports that every
+// row does (sel is then not set).
+func (s *morselScan) alive(f *scanFile, rowStart int64, n int) (all bool) {
+	if len(f.dels) == 0 && f.snapCol < 0 {
+		return true
+	}
+	s.sel = s.sel[:0]
+	k := sort.Search(len(f.dels), func(i int) bool { return f.dels[i] >= rowStart })
+	var snaps []int64
+	if f.snapCol >= 0 {
+		snaps = s.buf.Vecs[f.snapCol].I64
+	}
+	maxSnap := s.t.Files[f.idx].MaxSnapshot
+	for i := 0; i < n; i++ {
+		pos := rowStart + int64(i)
+		for k < len(f.dels) && f.dels[k] < pos {
+			k++
+		}
+		if k < len(f.dels) && f.dels[k] == pos {
+			continue
+		}
+		if snaps != nil && snaps[i] > maxSnap {
+			continue
+		}
+		s.sel = append(s.sel, int32(i))
+	}
+	return len(s.sel) == n
+}
+
+// keyColumns decides whether the scan of file f reads selectively: the
+// scan has key sets whose column f has, no position columns, and only
+// flat columns. keyProj is then each key set's projection (-1: none).
+func (s *morselScan) keyColumns(f *scanFile) {
+	s.keyProj = s.keyProj[:0]
+	t := s.t
+	if len(t.Keys) == 0 || t.WithPos || !s.sc.Selective() {
+		return
+	}
+	if s.keysIn == nil {
+		s.keysIn, s.keysKept = make([]int, len(t.Keys)), make([]int, len(t.Keys))
+	}
+	found := false
+	for _, k := range t.Keys {
+		p := slices.Index(f.projCol, k.Col)
+		s.keyProj = append(s.keyProj, p)
+		found = found || p >= 0
+	}
+	if !found {
+		s.keyProj = s.keyProj[:0]
+	}
+}
+
+// nextSelective reads a batch selectively. The rows are those that survive
+// deletes and whose key every ready key set has; each key column is read
+// at the rows the sets before it kept, and the other columns at the rows
+// all kept. It returns nil when the batch kept no row (and at the end of
+// the file, when it moves to the next).
+func (s *morselScan) nextSelective(ctx context.Context, f *scanFile) (*vec.Batch, error) {
+	b := &s.buf
+	rowStart, n, ok, err := s.sc.Begin(b)
+	if err != nil {
+		return nil, ReadError(err, s.t.Files[f.idx].Path)
+	}
+	if !ok {
+		s.q.done(s.m, s.sc)
+		s.release()
+		return nil, nil
+	}
+	s.count(ctx)
+	s.read = resizeBools(s.read, len(b.Vecs))
+	readErr := func(err error) error { return ReadError(err, s.t.Files[f.idx].Path) }
+	if f.snapCol >= 0 {
+		if err := s.sc.Column(b, f.snapCol); err != nil {
+			return nil, readErr(err)
+		}
+		s.read[f.snapCol] = true
+	}
+	// sel: the batch's rows still wanted; every column read so far holds
+	// exactly those rows
+	whole := s.alive(f, rowStart, n)
+	if whole {
+		s.sel = append(s.sel[:0], s.allRows(n)...)
+	} else if f.snapCol >= 0 {
+		parquetio.CompactVector(b.Vecs[f.snapCol], s.sel)
+	}
+	for d, k := range s.t.Keys {
+		p := s.keyProj[d]
+		jb := k.Set.jb.Load()
+		if p < 0 || jb == nil || len(s.sel) == 0 || s.read[p] ||
+			(s.keysIn[d] >= keySetTrialRows && float64(s.keysKept[d]) > keySetMaxKept*float64(s.keysIn[d])) {
+			continue
+		}
+		if err := s.readAt(b, p, n); err != nil {
+			return nil, readErr(err)
+		}
+		m := len(s.sel)
+		s.heads = resize32(s.heads, m)
+		s.key[0] = b.Vecs[p]
+		s.hs = jb.lookup(s.key[:], m, s.heads, s.hs, func(int) {})
+		s.keep = s.keep[:0]
+		for t, h := range s.heads {
+			if h >= 0 {
+				s.keep = append(s.keep, int32(t))
+			}
+		}
+		s.keysIn[d] += m
+		s.keysKept[d] += len(s.keep)
+		if len(s.keep) < m {
+			for c, r := range s.read {
+				if r {
+					parquetio.CompactVector(b.Vecs[c], s.keep)
+				}
+			}
+			for t, k := range s.keep {
+				s.sel[t] = s.sel[k]
+			}
+			s.sel = s.sel[:len(s.keep)]
+		}
+	}
+	for c, r := range s.read {
+		if !r {
+			if err := s.readAt(b, c, n); err != nil {
+				return nil, readErr(err)
+			}
+		}
+	}
+	if len(s.sel) == 0 {
+		return nil, nil
+	}
+	return s.emit(f, rowStart, len(s.sel), true), nil
+}
+
+// readAt reads column c of the batch at the rows sel, all n of them whole.
+func (s *morselScan) readAt(b *vec.Batch, c, n int) error {
+	s.read[c] = true
+	if len(s.sel) == n {
+		return s.sc.Column(b, c)
+	}
+	return s.sc.ColumnAt(b, c, s.sel)
+}
+
+// allRows is 0…n-1.
+func (s *morselScan) allRows(n int) []int32 {
+	if len(s.all) < n {
+		s.all = make([]int32, vec.BatchSize)
+		for i := range s.all {
+			s.all[i] = int32(i)
+		}
+	}
+	return s.all[:n]
+}
+
+func resizeBools(b []bool, n int) []bool {
+	if cap(b) < n {
+		return make([]bool, n)
+	}
+	b = b[:n]
+	clear(b)
+	return b
 }
 
 // emit lays the scanned vectors out as the table's columns.

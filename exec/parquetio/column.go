@@ -85,6 +85,10 @@ type colReader struct {
 	tmpI64  []int64
 	nulls   []bool
 	anyNull bool
+	// readSel's (select.go): the selected rows' NULL mask, and a page
+	// segment decoded whole to pick rows from
+	selNulls []bool
+	selVec   *vec.Vector
 }
 
 type plainState struct {
@@ -854,6 +858,11 @@ func (c *colReader) decodeInto(d dest, n int) error {
 	return nil
 }
 
+// outOfRange is the error for a value the projection's type cannot hold.
+func outOfRange(c *colReader) error {
+	return pgerr.New(pgerr.NumericValueOutOfRange, "value in Parquet column %q is out of range for type %s", c.name, c.want)
+}
+
 func countOnes(d []uint8) int {
 	var a, b, c, e uint
 	i := 0
@@ -922,7 +931,7 @@ func (c *colReader) plainTo(d dest, src []byte, str string, st *plainState) erro
 			return err
 		}
 		if p.intConv() && !convertInts(dst, p) {
-			return pgerr.New(pgerr.NumericValueOutOfRange, "value in Parquet column %q is out of range for type %s", c.name, c.want)
+			return outOfRange(c)
 		}
 		if p.out == types.StoreFloat {
 			for i, x := range dst {

@@ -266,9 +266,15 @@ func TestNoFieldIDs(t *testing.T) {
 	}
 }
 
-// TestEncodingsAndCodecs reads files with the page versions, codecs and
-// encodings other writers produce.
-func TestEncodingsAndCodecs(t *testing.T) {
+// encodingCase is a way of writing a file: page version, codec, encodings.
+type encodingCase struct {
+	name string
+	opt  WriterOptions
+}
+
+// encodingTable is a table of every physical type, with NULLs, and a run
+// of NULLs in its first column.
+func encodingTable() ([]Column, [][]cell, []genFunc) {
 	cols := []Column{
 		{FieldID: 1, Name: "i64", Type: types.Int64T},
 		{FieldID: 2, Name: "i32", Type: types.Int32T},
@@ -303,13 +309,15 @@ func TestEncodingsAndCodecs(t *testing.T) {
 	for c := range cols {
 		gens[c] = func(i int) cell { return table[i][c] }
 	}
+	return cols, table, gens
+}
+
+// encodingCases are the page versions, codecs and encodings a reader meets.
+func encodingCases() []encodingCase {
 	byKind := func(m map[types.ID]encoding.Encoding) func(Column) encoding.Encoding {
 		return func(c Column) encoding.Encoding { return m[c.Type.ID] }
 	}
-	cases := []struct {
-		name string
-		opt  WriterOptions
-	}{
+	return []encodingCase{
 		{"v1-snappy", WriterOptions{}},
 		{"v2-snappy", WriterOptions{extra: []parquet.WriterOption{parquet.DataPageVersion(2)}}},
 		{"v2-zstd", WriterOptions{extra: []parquet.WriterOption{parquet.DataPageVersion(2), parquet.Compression(&parquet.Zstd)}}},
@@ -336,6 +344,14 @@ func TestEncodingsAndCodecs(t *testing.T) {
 			types.Bool: &parquet.RLE,
 		})}},
 	}
+}
+
+// TestEncodingsAndCodecs reads files with the page versions, codecs and
+// encodings other writers produce.
+func TestEncodingsAndCodecs(t *testing.T) {
+	cols, table, gens := encodingTable()
+	const n = 5000
+	cases := encodingCases()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.opt.RowGroupRows = 2000

@@ -2,6 +2,7 @@ package parquetio
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 
@@ -298,6 +299,7 @@ type Scanner struct {
 	rowsSkipped int64
 	err         error
 	allNull     []bool     // shared all-NULL mask for missing columns
+	batchN      int        // rows of the batch Begin started
 	chunkRanges [][2]int64 // column-chunk ranges announced by prefetch
 }
 
@@ -421,12 +423,78 @@ func (s *Scanner) PageStats() (read, skipped int, rowsSkipped int64) {
 // first row, which positional deletes need. The vectors' buffers (and NULL
 // masks) are reused by the next call: copy what you keep.
 func (s *Scanner) Next(b *vec.Batch) (rowStart int64, ok bool, err error) {
+	rowStart, n, ok, err := s.Begin(b)
+	if !ok || err != nil {
+		return rowStart, ok, err
+	}
+	for i := range s.proj {
+		if err := s.Column(b, i); err != nil {
+			return 0, false, err
+		}
+	}
+	b.N = n
+	return rowStart, true, nil
+}
+
+// Begin starts a batch column by column, for a caller that filters on some
+// columns before it decodes the others (a fact table's measures only for
+// the rows a join with a filtered dimension keeps): it is Next without the
+// reading, which Column and ColumnAt then do. Every projected column must be read
+// once before the next Begin. b.N is the batch's size. Scans of nested
+// columns cannot be read so (Selective).
+func (s *Scanner) Begin(b *vec.Batch) (rowStart int64, n int, ok bool, err error) {
+	rowStart, n, ok, err = s.begin(b)
+	b.N = n
+	s.batchN = n
+	return rowStart, n, ok, err
+}
+
+// Column decodes the n rows of projection i of the batch Begin started
+// into b.Vecs[i].
+func (s *Scanner) Column(b *vec.Batch, i int) error {
 	if s.err != nil {
-		return 0, false, s.err
+		return s.err
+	}
+	return s.readColumn(b.Vecs[i], i, s.batchN)
+}
+
+// ColumnAt decodes projection i of the batch Begin started at the rows
+// sel (ascending positions in the batch) only: b.Vecs[i] gets len(sel)
+// values.
+func (s *Scanner) ColumnAt(b *vec.Batch, i int, sel []int32) error {
+	if s.err != nil {
+		return s.err
+	}
+	var err error
+	switch v := b.Vecs[i]; {
+	case s.cols[i] != nil:
+		err = s.cols[i].readSel(v, s.batchN, sel)
+	case s.nested != nil && s.nested[i] != nil:
+		err = errNestedSelective
+	default:
+		s.fillConstant(v, s.proj[i].Default, len(sel))
+	}
+	if err != nil {
+		s.err = err
+	}
+	return err
+}
+
+var errNestedSelective = errors.New("parquet: nested columns are read whole")
+
+// Selective reports whether ColumnAt can read this scan's columns at
+// selected rows: they are all flat.
+func (s *Scanner) Selective() bool { return s.nested == nil }
+
+// begin moves to the next run of rows to read, sizes b's vectors for the
+// projection and returns the batch's first row in the file and its size.
+func (s *Scanner) begin(b *vec.Batch) (rowStart int64, n int, ok bool, err error) {
+	if s.err != nil {
+		return 0, 0, false, s.err
 	}
 	for s.si >= len(s.sel) {
 		if s.gi >= len(s.groups) {
-			return 0, false, nil
+			return 0, 0, false, nil
 		}
 		g := s.groups[s.gi]
 		s.gi++
@@ -442,18 +510,18 @@ func (s *Scanner) Next(b *vec.Batch) (rowStart int64, ok bool, err error) {
 		}
 		if err := s.startRowGroup(g); err != nil {
 			s.err = err
-			return 0, false, err
+			return 0, 0, false, err
 		}
 	}
 	span := s.sel[s.si]
 	if s.rgRow < span.lo {
 		if err := s.skipRows(span.lo - s.rgRow); err != nil {
 			s.err = err
-			return 0, false, err
+			return 0, 0, false, err
 		}
 		s.rgRow = span.lo
 	}
-	n := int(min(span.hi-s.rgRow, vec.BatchSize))
+	n = int(min(span.hi-s.rgRow, vec.BatchSize))
 	if len(b.Vecs) != len(s.proj) {
 		b.Vecs = make([]*vec.Vector, len(s.proj))
 	}
@@ -466,27 +534,29 @@ func (s *Scanner) Next(b *vec.Batch) (rowStart int64, ok bool, err error) {
 		}
 		v.Reset()
 		v.Type = t
-		if s.nested != nil && s.nested[i] != nil {
-			if err := s.nested[i].read(v, n); err != nil {
-				s.err = err
-				return 0, false, err
-			}
-		} else if c := s.cols[i]; c != nil {
-			if err := c.read(v, n); err != nil {
-				s.err = err
-				return 0, false, err
-			}
-		} else {
-			s.fillConstant(v, s.proj[i].Default, n)
-		}
 	}
-	b.N = n
-	start := s.f.starts[s.rg] + s.rgRow
+	rowStart = s.f.starts[s.rg] + s.rgRow
 	s.rgRow += int64(n)
 	if s.rgRow == span.hi {
 		s.si++
 	}
-	return start, true, nil
+	return rowStart, n, true, nil
+}
+
+// readColumn decodes the next n rows of projection i into v.
+func (s *Scanner) readColumn(v *vec.Vector, i, n int) error {
+	var err error
+	if s.nested != nil && s.nested[i] != nil {
+		err = s.nested[i].read(v, n)
+	} else if c := s.cols[i]; c != nil {
+		err = c.read(v, n)
+	} else {
+		s.fillConstant(v, s.proj[i].Default, n)
+	}
+	if err != nil {
+		s.err = err
+	}
+	return err
 }
 
 // startRowGroup decides which rows of row group g to read and starts the

@@ -10,8 +10,11 @@ import (
 // statistics put the key outside the build keys' range (exec/keyrange.go).
 // A fact table joined with a date dimension filtered to a few weeks reads
 // only the row groups of those weeks (TPC-DS q37 reads 11.7 M inventory
-// rows without it). Joins that keep unmatched probe rows (left, full,
-// anti) get none. It runs on the finished plan, after column pruning.
+// rows without it). A join on one key also hands the scan its build side
+// (exec.KeySet): the scan reads the key column first and decodes its other
+// columns only at the rows whose key the build side has. Joins that keep
+// unmatched probe rows (left, full, anti) get none. It runs on the
+// finished plan, after column pruning.
 func (qc *QueryCtx) dynamicFilters(op exec.Operator) {
 	if !qc.ruleOn(ruleDynamicFilters) {
 		return
@@ -35,6 +38,10 @@ func (qc *QueryCtx) dynamicFilters(op exec.Operator) {
 					}
 					j.KeyRanges[i] = &exec.KeyRange{}
 					scan.Dynamic = append(scan.Dynamic, exec.DynamicBound{Col: col, Range: j.KeyRanges[i]})
+					if len(j.LeftKeys) == 1 && !scan.WithPos {
+						j.KeySet = &exec.KeySet{}
+						scan.Keys = append(scan.Keys, exec.DynamicKeys{Col: col, Set: j.KeySet})
+					}
 					qc.fired(ruleDynamicFilters)
 				}
 			}

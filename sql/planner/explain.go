@@ -228,6 +228,13 @@ func (s *Session) explainOp(ctx context.Context, est *estimator, op exec.Operato
 			}
 			detail("Dynamic filter: row groups outside the build keys of the join on %s are skipped at run time", strings.Join(keys, ", "))
 		}
+		if len(o.Keys) > 0 {
+			var keys []string
+			for _, k := range o.Keys {
+				keys = append(keys, o.Cols[k.Col].Name)
+			}
+			detail("Key filter: rows whose %s the join's build side lacks are dropped before the other columns are decoded", strings.Join(keys, ", "))
+		}
 		if rg.pages > 0 {
 			detail("Pages: %d of the filtered columns' %d pruned by the page index", rg.pagesPruned, rg.pages)
 		}

@@ -120,7 +120,7 @@ func parallelChain(op exec.Operator, chains map[*exec.Parallel]exec.Operator) *e
 			case *exec.Project:
 				out = &exec.Project{Env: o.Env, Input: out, Exprs: cloneExprs(o.Exprs)}
 			case *exec.HashJoin:
-				out = &exec.HashJoin{Env: o.Env, Left: out, LeftKeys: cloneExprs(o.LeftKeys), Type: o.Type, Extra: CloneExpr(o.Extra), Mem: o.Mem, Shared: shared[o], KeyRanges: o.KeyRanges}
+				out = &exec.HashJoin{Env: o.Env, Left: out, LeftKeys: cloneExprs(o.LeftKeys), Type: o.Type, Extra: CloneExpr(o.Extra), Mem: o.Mem, Shared: shared[o], KeyRanges: o.KeyRanges, KeySet: o.KeySet}
 				shared[o].Probes++
 			}
 		}
