@@ -714,6 +714,14 @@ func (s *morselScan) readAt(b *vec.Batch, c, n int) error {
 	if len(s.sel) == n {
 		return s.sc.Column(b, c)
 	}
+	if 3*len(s.sel) > 2*n {
+		// most rows: decoding them all and dropping a few is cheaper
+		if err := s.sc.Column(b, c); err != nil {
+			return err
+		}
+		parquetio.CompactVector(b.Vecs[c], s.sel)
+		return nil
+	}
 	return s.sc.ColumnAt(b, c, s.sel)
 }
 
