@@ -157,7 +157,10 @@ type TableScan struct {
 	// RowsSkipped is the rows of the row groups read that it ruled out.
 	PagesRead, PagesSkipped int
 	RowsSkipped             int64
-	bytesRead               *atomic.Int64 // data and delete files, by every worker
+	// KeyRowsIn and KeyRowsKept count the rows the key sets (Keys) were
+	// asked about and those they kept
+	KeyRowsIn, KeyRowsKept int64
+	bytesRead              *atomic.Int64 // data and delete files, by every worker
 	// FilesPrunedByPartition is how many of FilesPruned were ruled out by
 	// their partition values (EXPLAIN shows it).
 	FilesPrunedByPartition int
@@ -443,6 +446,8 @@ type morselScan struct {
 	keyProj          []int
 	read             []bool
 	keysIn, keysKept []int
+	order            []int
+	keyIn, keyOut    int64 // rows before and after the key sets, for KeyRowsIn/Kept
 	key              [1]*vec.Vector
 	heads            []int32
 	keep             []int32
@@ -476,6 +481,13 @@ func (s *morselScan) close() {
 func (s *morselScan) release() {
 	s.sc.Release()
 	s.sc = nil
+	if s.keyIn > 0 {
+		s.q.mu.Lock()
+		s.t.KeyRowsIn += s.keyIn
+		s.t.KeyRowsKept += s.keyOut
+		s.q.mu.Unlock()
+		s.keyIn, s.keyOut = 0, 0
+	}
 }
 
 // uncount gives back what count reserved.
@@ -661,15 +673,18 @@ func (s *morselScan) nextSelective(ctx context.Context, f *scanFile) (*vec.Batch
 	} else if f.snapCol >= 0 {
 		parquetio.CompactVector(b.Vecs[f.snapCol], s.sel)
 	}
-	for d, k := range s.t.Keys {
+	before := len(s.sel)
+	for _, d := range s.keyOrder() {
 		p := s.keyProj[d]
-		jb := k.Set.jb.Load()
-		if p < 0 || jb == nil || len(s.sel) == 0 || s.read[p] ||
+		jb := s.t.Keys[d].Set.jb.Load()
+		if p < 0 || jb == nil || len(s.sel) == 0 ||
 			(s.keysIn[d] >= keySetTrialRows && float64(s.keysKept[d]) > keySetMaxKept*float64(s.keysIn[d])) {
 			continue
 		}
-		if err := s.readAt(b, p, n); err != nil {
-			return nil, readErr(err)
+		if !s.read[p] {
+			if err := s.readAt(b, p, n); err != nil {
+				return nil, readErr(err)
+			}
 		}
 		m := len(s.sel)
 		s.heads = resize32(s.heads, m)
@@ -695,6 +710,8 @@ func (s *morselScan) nextSelective(ctx context.Context, f *scanFile) (*vec.Batch
 			s.sel = s.sel[:len(s.keep)]
 		}
 	}
+	s.keyIn += int64(before)
+	s.keyOut += int64(len(s.sel))
 	for c, r := range s.read {
 		if !r {
 			if err := s.readAt(b, c, n); err != nil {
@@ -706,6 +723,34 @@ func (s *morselScan) nextSelective(ctx context.Context, f *scanFile) (*vec.Batch
 		return nil, nil
 	}
 	return s.emit(f, rowStart, len(s.sel), true), nil
+}
+
+// keyOrder is the order to ask the key sets in: the one keeping the
+// fewest rows so far first, so the later key columns are read at fewer
+// rows. Before any figures, the deepest join first (dynamic filters list
+// the joins from the top down, and the join order puts the most selective
+// join lowest).
+func (s *morselScan) keyOrder() []int {
+	o := s.order
+	if len(o) != len(s.t.Keys) {
+		o = o[:0]
+		for d := len(s.t.Keys) - 1; d >= 0; d-- {
+			o = append(o, d)
+		}
+	}
+	share := func(d int) float64 {
+		if s.keysIn[d] == 0 {
+			return 1
+		}
+		return float64(s.keysKept[d]) / float64(s.keysIn[d])
+	}
+	for i := 1; i < len(o); i++ {
+		for j := i; j > 0 && share(o[j]) < share(o[j-1]); j-- {
+			o[j], o[j-1] = o[j-1], o[j]
+		}
+	}
+	s.order = o
+	return o
 }
 
 // readAt reads column c of the batch at the rows sel, all n of them whole.

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -365,5 +366,18 @@ func TestKeyFilters(t *testing.T) {
 			t.Errorf("%s: no key filter in the plan", q)
 		}
 		must(t, s, q, want[i]...)
+	}
+	// the first query's scan keeps a few of the rows it reads: 1 % of the
+	// items, then 1/12 of the days
+	var kept, in int64
+	for _, l := range explainLines(t, s, "EXPLAIN ANALYZE "+queries[0]) {
+		if _, rest, ok := strings.Cut(l, "the key filter kept "); ok {
+			if _, err := fmt.Sscanf(rest, "%d of %d rows", &kept, &in); err != nil {
+				t.Fatalf("%q: %v", l, err)
+			}
+		}
+	}
+	if in < 100000 || kept == 0 || kept*20 > in {
+		t.Errorf("key filter kept %d of %d rows; want about 1 in 100 of over 100,000", kept, in)
 	}
 }

@@ -247,6 +247,9 @@ func (s *Session) explainOp(ctx context.Context, est *estimator, op exec.Operato
 		if est.analyzed {
 			detail("Actual: %d row groups read, %d pruned; %d pages decoded, %d skipped (%d rows ruled out by the page index); %d bytes read",
 				o.RowGroupsScanned, o.RowGroupsPruned, o.PagesRead, o.PagesSkipped, o.RowsSkipped, o.BytesRead())
+			if len(o.Keys) > 0 {
+				detail("Actual: the key filter kept %d of %d rows", o.KeyRowsKept, o.KeyRowsIn)
+			}
 		}
 		return nil
 	case *exec.Project:
