@@ -39,8 +39,8 @@ func ExactRowsOf(op Operator) (int64, bool) {
 	case *Project:
 		return ExactRowsOf(o.Input)
 	case *Parallel:
-		if o.Build != nil {
-			return 0, false // the workers' pipelines may filter
+		if o.Build != nil || o.Scan == nil {
+			return 0, false // the workers' pipelines may filter, or read a union
 		}
 		return o.Scan.ExactRows()
 	}

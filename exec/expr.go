@@ -109,6 +109,9 @@ type Arith struct {
 	L, R Expr
 	T    types.T
 	out  *vec.Vector
+	// scratch of the unconstrained product of fixed-scale operands
+	textBuf  []byte
+	textEnds []int
 }
 
 func (a *Arith) Type() types.T { return a.T }
@@ -464,13 +467,31 @@ func (a *Arith) evalNumeric(l, r *vec.Vector, n int, nulls []bool, out *vec.Vect
 		// numeric(7,2)): scaled int64s multiplied and printed directly,
 		// rows that overflow int64 through exact arithmetic
 		sc := l.Type.Scale + r.Type.Scale
+		// the batch's texts are printed into one buffer and become one
+		// string that the values slice (one allocation per batch, not two
+		// per row); ends[i] is where row i's text ends, -1 for a row left
+		// to exact arithmetic
+		buf, ends := a.textBuf[:0], a.textEnds[:0]
+		for i := 0; i < n; i++ {
+			if nulls == nil || !nulls[i] {
+				if ok, z := bitsMul(l.I64[i], r.I64[i]); ok {
+					buf = appendScaled(buf, z, sc)
+					ends = append(ends, len(buf))
+					continue
+				}
+			}
+			ends = append(ends, -1)
+		}
+		a.textBuf, a.textEnds = buf, ends
+		all, start := string(buf), 0
 		for i := 0; i < n; i++ {
 			if nulls != nil && nulls[i] {
 				out.AppendNull()
 				continue
 			}
-			if ok, z := bitsMul(l.I64[i], r.I64[i]); ok {
-				out.AppendString(types.FormatScaled(z, sc))
+			if e := ends[i]; e >= 0 {
+				out.AppendString(all[start:e])
+				start = e
 				continue
 			}
 			z, sz, err := DecimalArith('*', big.NewInt(l.I64[i]), l.Type.Scale, big.NewInt(r.I64[i]), r.Type.Scale)

@@ -26,10 +26,18 @@ import (
 // no particular order (an ORDER BY above restores determinism). A HashAgg
 // whose Input is a Parallel instead aggregates inside each worker and
 // merges the partial states once at the end.
+//
+// A Parallel without a Scan runs over the union (UNION ALL) of the
+// Parallels in Then, of the same column types: worker w's src is an
+// Append of worker w's pipeline of each, so each worker goes on to Then[1]'s
+// morsels when Then[0]'s run out, and an aggregate or a join over a UNION
+// ALL of scans runs on all workers too. The Then parts belong to this
+// Parallel: it creates, runs and closes their pipelines.
 type Parallel struct {
 	Scan    *TableScan
 	Workers int // 0: runtime.GOMAXPROCS(0)
 	Build   func(w int, src Operator) Operator
+	Then    []*Parallel
 
 	// initMu guards the pipelines' creation: a Parallel on a hash join's
 	// build side is shared by the probe workers, which all ask its Types
@@ -67,13 +75,28 @@ func (p *Parallel) init() {
 		return
 	}
 	n := p.workers()
-	p.q = &morselQueue{t: p.Scan, byRowGroup: true}
+	if p.Scan != nil {
+		p.q = &morselQueue{t: p.Scan, byRowGroup: true}
+	}
+	for _, t := range p.Then {
+		t.Workers = n
+		t.init()
+	}
 	for w := 0; w < n; w++ {
-		s := newMorselScan(p.Scan, p.q)
-		p.scans = append(p.scans, s)
-		var op Operator = s
+		var op Operator
+		if p.Scan != nil {
+			s := newMorselScan(p.Scan, p.q)
+			p.scans = append(p.scans, s)
+			op = s
+		} else {
+			u := &Append{}
+			for _, t := range p.Then {
+				u.Inputs = append(u.Inputs, t.pipes[w])
+			}
+			op = u
+		}
 		if p.Build != nil {
-			op = p.Build(w, s)
+			op = p.Build(w, op)
 		}
 		p.pipes = append(p.pipes, op)
 	}
@@ -217,13 +240,22 @@ func (p *Parallel) Close() error {
 			err = e
 		}
 	}
+	p.closeScans()
+	return err
+}
+
+// closeScans closes the morsel scans and queues of p and of its Then
+// parts, whose pipelines p's own pipelines closed.
+func (p *Parallel) closeScans() {
 	for _, s := range p.scans {
 		s.close()
 	}
 	if p.q != nil {
 		p.q.close()
 	}
-	return err
+	for _, t := range p.Then {
+		t.closeScans()
+	}
 }
 
 func (p *Parallel) String() string { return fmt.Sprintf("Parallel(%d workers)", p.workers()) }

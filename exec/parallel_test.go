@@ -374,3 +374,52 @@ func TestScanCountsReaderBuffers(t *testing.T) {
 		t.Errorf("4 KiB pool: %d rows (want %d), %d bytes counted (want none)", rows, live, mem.Peak())
 	}
 }
+
+// TestParallelUnionOfScans: a Parallel without a Scan runs over the union
+// of its Then parts — each with its own pipeline, one a union itself — as
+// an Operator and under a HashAgg, with as many rows as the parts
+// serially, and closes every part's scans.
+func TestParallelUnionOfScans(t *testing.T) {
+	store, files, _ := scanFixture(t, 3, 5000, 700)
+	keep := func(g int64) func(w int, src Operator) Operator {
+		return func(w int, src Operator) Operator {
+			return &Filter{Env: env, Input: src, Pred: &Cmp{Op: EQ, L: col(1, types.Int64T), R: NewConst(ints(types.Int64T, g))}}
+		}
+	}
+	serialPart := func(g int64) Operator {
+		return &Filter{Env: env, Input: newFixtureScan(store, files), Pred: &Cmp{Op: EQ, L: col(1, types.Int64T), R: NewConst(ints(types.Int64T, g))}}
+	}
+	var want []string
+	for _, g := range []int64{1, 2, 3} {
+		want = append(want, collect(t, serialPart(g))...)
+	}
+	union := func(workers int) (*Parallel, []*TableScan) {
+		scans := []*TableScan{newFixtureScan(store, files), newFixtureScan(store, files), newFixtureScan(store, files)}
+		inner := &Parallel{Then: []*Parallel{{Scan: scans[1], Build: keep(2)}, {Scan: scans[2], Build: keep(3)}}}
+		return &Parallel{Workers: workers, Then: []*Parallel{{Scan: scans[0], Build: keep(1)}, inner}}, scans
+	}
+	for _, workers := range []int{1, 2, 3} {
+		p, scans := union(workers)
+		sameRows(t, fmt.Sprintf("union, %d workers", workers), collect(t, p), want)
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+		for i, s := range scans {
+			if s.RowGroupsScanned != 3*8 {
+				t.Errorf("%d workers: part %d scanned %d row groups, want 24", workers, i, s.RowGroupsScanned)
+			}
+		}
+		if _, exact := ExactRowsOf(p); exact {
+			t.Errorf("a union's rows taken for a scan's exact count")
+		}
+		// grouped on g, summed and counted by worker, merged once
+		p, _ = union(workers)
+		agg := &HashAgg{Input: p, NGroup: 1, Aggs: []Agg{mkAgg(t, AggCountStar, 0, types.Int64T), mkAgg(t, AggSum, 0, types.Int64T)}}
+		p.Build = func(w int, src Operator) Operator {
+			return &Project{Env: env, Input: src, Exprs: []Expr{col(1, types.Int64T), col(0, types.Int64T)}}
+		}
+		serial := &HashAgg{Input: &Project{Env: env, Input: &Append{Inputs: []Operator{serialPart(1), serialPart(2), serialPart(3)}},
+			Exprs: []Expr{col(1, types.Int64T), col(0, types.Int64T)}}, NGroup: 1, Aggs: agg.Aggs}
+		sameRows(t, fmt.Sprintf("aggregate over union, %d workers", workers), runAgg(t, agg), runAgg(t, serial))
+	}
+}

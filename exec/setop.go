@@ -61,18 +61,26 @@ func (s *SetOp) Next(ctx context.Context) (*vec.Batch, error) {
 		return nil, nil
 	}
 	s.done = true
+	// lookups index the maps with string(key) directly, which does not
+	// copy the key; only a key stored for the first time is copied
 	counts := map[string]int64{}
 	var key []byte
-	rowKey := func(b *vec.Batch, i int) string {
+	rowKey := func(b *vec.Batch, i int) {
 		key = key[:0]
 		for _, v := range b.Vecs {
 			key = appendKey(key, v, i)
 		}
-		return string(key)
 	}
 	if err := Drain(ctx, s.Right, func(b *vec.Batch) error {
 		for i := 0; i < b.N; i++ {
-			counts[rowKey(b, i)]++
+			rowKey(b, i)
+			if c, ok := counts[string(key)]; ok {
+				if s.All {
+					counts[string(key)] = c + 1
+				}
+				continue
+			}
+			counts[string(key)] = 1
 		}
 		return nil
 	}); err != nil {
@@ -82,30 +90,30 @@ func (s *SetOp) Next(ctx context.Context) (*vec.Batch, error) {
 	emitted := map[string]bool{}
 	err := Drain(ctx, s.Left, func(b *vec.Batch) error {
 		for i := 0; i < b.N; i++ {
-			k := rowKey(b, i)
-			c := counts[k]
+			rowKey(b, i)
+			c := counts[string(key)]
 			var keep bool
 			switch {
 			case s.Intersect && s.All:
 				keep = c > 0
 				if keep {
-					counts[k] = c - 1
+					counts[string(key)] = c - 1
 				}
 			case s.Intersect:
-				keep = c > 0 && !emitted[k]
+				keep = c > 0 && !emitted[string(key)]
 			case s.All:
 				keep = c == 0
 				if c > 0 {
-					counts[k] = c - 1
+					counts[string(key)] = c - 1
 				}
 			default:
-				keep = c == 0 && !emitted[k]
+				keep = c == 0 && !emitted[string(key)]
 			}
 			if !keep {
 				continue
 			}
 			if !s.All {
-				emitted[k] = true
+				emitted[string(key)] = true
 			}
 			for c, v := range b.Vecs {
 				out.Vecs[c].AppendFrom(v, i)

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"bytes"
 	"context"
 	"math"
 	"sort"
@@ -287,6 +288,13 @@ func (w *Window) compute(ctx context.Context) error {
 		enc.init(keys, buf.Vecs)
 		enc.dropNullMarkers(buf.Vecs, n)
 		enc.encode(buf.Vecs, n)
+		if enc.inOrder(n) {
+			// the input comes sorted (a window below sorted by these keys
+			// and more): the stable sort would keep every row in place
+			w.mem.shrink(int64(len(enc.arena)) + sortRowCost*int64(n))
+			enc = keyEncoder{}
+			goto eval
+		}
 		perm := enc.order(n)
 		w.mem.shrink(int64(len(enc.arena)) + (sortRowCost-4)*int64(n))
 		enc = keyEncoder{}
@@ -313,6 +321,7 @@ func (w *Window) compute(ctx context.Context) error {
 		sorted.N = n
 		buf = sorted
 	}
+eval:
 	if err := w.mem.grow(winRowCost(len(w.Funcs)) * int64(n)); err != nil {
 		if tooBig(err) {
 			return nil
@@ -320,6 +329,17 @@ func (w *Window) compute(ctx context.Context) error {
 		return err
 	}
 	return w.evalSorted(ctx, buf)
+}
+
+// inOrder reports whether the n encoded keys are already in ascending
+// order.
+func (e *keyEncoder) inOrder(n int) bool {
+	for i := 1; i < n; i++ {
+		if bytes.Compare(e.key(i-1), e.key(i)) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // sortKeys are the partition keys, then the order keys.

@@ -179,3 +179,17 @@ func shape(t *Tree, names []string) string {
 	}
 	return "(" + shape(t.Left, names) + " " + shape(t.Right, names) + ")"
 }
+
+// TestKeyWeight: each key column past the first weighs a quarter more,
+// for hash tables of KeyWeightMinRows rows or more only.
+func TestKeyWeight(t *testing.T) {
+	for _, c := range []struct {
+		keys int
+		rows float64
+		want float64
+	}{{1, 1e6, 1}, {2, 1e6, 1.25}, {3, KeyWeightMinRows, 1.5}, {3, KeyWeightMinRows - 1, 1}, {0, 1e6, 1}} {
+		if got := KeyWeight(c.keys, c.rows); got != c.want {
+			t.Errorf("KeyWeight(%d, %g) = %g, want %g", c.keys, c.rows, got, c.want)
+		}
+	}
+}

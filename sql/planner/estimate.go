@@ -266,7 +266,7 @@ func (e *estimator) cost(op exec.Operator) float64 {
 		if o.Shared != nil {
 			right = o.Shared.Right
 		}
-		c += e.n(o.Left) + joinorder.BuildWeight*e.n(right) + e.n(o)
+		c += (e.n(o.Left)+joinorder.BuildWeight*e.n(right))*joinorder.KeyWeight(len(o.LeftKeys), e.n(right)) + e.n(o)
 	case *exec.NestedLoopJoin:
 		c += e.n(o.Left)*e.n(o.Right) + e.n(o)
 	}

@@ -89,7 +89,16 @@ func parallelChain(op exec.Operator, chains map[*exec.Parallel]exec.Operator) *e
 		break
 	}
 	scan, ok := cur.(*exec.TableScan)
-	if !ok || scan.WithPos || len(scan.Files) == 0 {
+	var union []*exec.Parallel
+	if app, isUnion := cur.(*exec.Append); isUnion && len(app.Inputs) >= 2 && unionOfChains(app) {
+		// a UNION ALL of pipelines: the workers take morsels of each
+		// branch's scan in turn, the operators above on top of them (an
+		// aggregate over the union runs on all workers: TPC-DS q14's
+		// average over three sales channels, q2's week sums, q75, q76)
+		for _, in := range app.Inputs {
+			union = append(union, parallelChain(in, chains))
+		}
+	} else if !ok || scan.WithPos || len(scan.Files) == 0 {
 		return nil
 	}
 	// the build sides are planned (and parallelised) once, shared by workers
@@ -111,7 +120,7 @@ func parallelChain(op exec.Operator, chains map[*exec.Parallel]exec.Operator) *e
 			shared[j] = &exec.SharedBuild{Env: j.Env, Right: right, RightKeys: j.RightKeys, KeyTypes: kts, Mem: j.Mem}
 		}
 	}
-	p := &exec.Parallel{Scan: scan, Build: func(w int, src exec.Operator) exec.Operator {
+	p := &exec.Parallel{Scan: scan, Then: union, Build: func(w int, src exec.Operator) exec.Operator {
 		out := src
 		for i := len(chain) - 1; i >= 0; i-- {
 			switch o := chain[i].(type) {
@@ -128,4 +137,42 @@ func parallelChain(op exec.Operator, chains map[*exec.Parallel]exec.Operator) *e
 	}}
 	chains[p] = op
 	return p
+}
+
+// unionOfChains reports whether every branch of app (through nested
+// Appends) is a pipeline parallelChain takes, before parallelChain
+// parallelises any build side.
+func unionOfChains(app *exec.Append) bool {
+	for _, in := range app.Inputs {
+		cur := in
+	walk:
+		for {
+			switch o := cur.(type) {
+			case *exec.Filter:
+				cur = o.Input
+			case *exec.Project:
+				cur = o.Input
+			case *exec.HashJoin:
+				if o.Shared != nil {
+					return false
+				}
+				cur = o.Left
+			default:
+				break walk
+			}
+		}
+		switch o := cur.(type) {
+		case *exec.TableScan:
+			if o.WithPos || len(o.Files) == 0 {
+				return false
+			}
+		case *exec.Append:
+			if len(o.Inputs) < 2 || !unionOfChains(o) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }

@@ -280,8 +280,14 @@ func (qc *QueryCtx) planSetOp(sel *pg.SelectStmt) (*query, error) {
 			op = &exec.HashAgg{Input: op, NGroup: len(cols)}
 		}
 	case pg.SetOperation_SETOP_INTERSECT:
+		if !sel.All {
+			lop, rop = qc.setOpDistinctInputs(lop, len(cols)), qc.setOpDistinctInputs(rop, len(cols))
+		}
 		op = &exec.SetOp{Left: lop, Right: rop, Intersect: true, All: sel.All}
 	default:
+		if !sel.All {
+			lop, rop = qc.setOpDistinctInputs(lop, len(cols)), qc.setOpDistinctInputs(rop, len(cols))
+		}
 		op = &exec.SetOp{Left: lop, Right: rop, All: sel.All}
 	}
 	q := &query{Op: op, Cols: cols, scans: append(l.scans, r.scans...)}

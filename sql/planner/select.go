@@ -285,6 +285,7 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*query, error) {
 		if having != nil {
 			op = &exec.Filter{Env: env, Input: op, Pred: having}
 		}
+		qc.orderWindows(wc)
 		op = placeWindows(wc, env, op, outExprs, sortExprs, tests)
 		late.setTests(tests)
 		op = late.attach(op, [][]exec.Expr{outExprs, sortExprs}, &having)
@@ -335,6 +336,7 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*query, error) {
 		return nil, err
 	}
 	tests := late.tests()
+	qc.orderWindows(wc)
 	op = placeWindows(wc, env, op, outExprs, sortExprs, tests)
 	late.setTests(tests)
 	var noHaving exec.Expr
