@@ -797,7 +797,7 @@ func (qc *QueryCtx) systemTable(schema, name, alias string) (*Source, bool, erro
 	if err != nil {
 		return nil, true, err
 	}
-	src, err := qc.systemTableSource(t, s.Host.CatalogContext(meta), alias)
+	src, err := qc.systemTableSource(t, qc.catalogContext(meta), alias) // pgcatalog_funcs.go
 	return src, true, err
 }
 
