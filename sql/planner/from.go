@@ -570,13 +570,7 @@ func (s *Session) TableSource(ctx context.Context, snap catalog.Snapshot, schema
 		// shared with scan.Files until pruning gives the scan a list of its own
 		ref.ScanFiles = scan.Files[:len(ref.Files):len(ref.Files)]
 	}
-	rows := 0.0
-	for _, f := range ref.Files {
-		rows += float64(f.RecordCount)
-		if f.Delete != nil {
-			rows -= float64(f.Delete.DeleteCount)
-		}
-	}
+	rows := s.liveRows(t.ID, ref.Files) // filezones.go
 	for _, f := range ref.Pending {
 		rows += float64(f.RecordCount)
 	}
