@@ -151,8 +151,12 @@ func (r *Runner) catalogScaleOn(ctx context.Context, kind string) (*catalogScale
 		return nil, err
 	}
 	metrics := fmt.Sprintf("127.0.0.1:%d", mport)
-	sv, err := r.startLakepg(ctx, "catalog-"+kind, dir, nil, "--catalog", catalog, "--data", filepath.Join(dir, "data"),
-		"--metrics-listen", metrics)
+	args := []string{"--catalog", catalog, "--data", filepath.Join(dir, "data"), "--metrics-listen", metrics}
+	if r.cfg.CatalogFileListCache != "" {
+		// a table of a million files needs more than the default to be kept
+		args = append(args, "--file-list-cache", r.cfg.CatalogFileListCache)
+	}
+	sv, err := r.startLakepg(ctx, "catalog-"+kind, dir, nil, args...)
 	if err != nil {
 		return nil, err
 	}

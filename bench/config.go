@@ -41,6 +41,7 @@ type Config struct {
 	CatalogTables         int           // tables of the catalog section (BENCH_CATALOG_TABLES)
 	CatalogFiles          int           // data files of its files table (BENCH_CATALOG_FILES)
 	CatalogSQLiteInlining bool          // keep data inlining on for the SQLite catalog (BENCH_CATALOG_SQLITE_INLINING=1)
+	CatalogFileListCache  string        // --file-list-cache of its servers (BENCH_CATALOG_FILE_LIST_CACHE; "": the default)
 	PGIndexes             bool          // PostgreSQL gets the two indexes of test/tpch (BENCH_PG_INDEXES)
 
 	OutDir   string // where the report goes (BENCH_OUT, default bench/results)
@@ -78,6 +79,7 @@ func ConfigFromEnv() (Config, error) {
 		Keep:                  envString("BENCH_KEEP", "") == "1",
 		PGIndexes:             envString("BENCH_PG_INDEXES", "") == "1",
 		CatalogSQLiteInlining: envString("BENCH_CATALOG_SQLITE_INLINING", "") == "1",
+		CatalogFileListCache:  envString("BENCH_CATALOG_FILE_LIST_CACHE", ""),
 		PGDSN:                 envString("BENCH_PG_DSN", os.Getenv("LAKEPG_TEST_PG_DSN")),
 		S3Endpoint:            envString("BENCH_S3_ENDPOINT", os.Getenv("LAKEPG_TEST_S3_ENDPOINT")),
 		S3AccessKey:           envString("BENCH_S3_ACCESS_KEY", os.Getenv("LAKEPG_TEST_S3_ACCESS_KEY")),

@@ -204,6 +204,9 @@ func (r *Runner) settings() {
 	}
 	if c.has("catalog") {
 		r.rep.setting("tables (BENCH_CATALOG_TABLES) and data files (BENCH_CATALOG_FILES) of the catalog section", fmt.Sprintf("%d, %d", c.CatalogTables, c.CatalogFiles))
+		if c.CatalogFileListCache != "" {
+			r.rep.setting("--file-list-cache of the catalog section's servers (BENCH_CATALOG_FILE_LIST_CACHE)", c.CatalogFileListCache)
+		}
 	}
 	if c.has("memory") {
 		r.rep.setting("memory limit of the memory section (BENCH_MEM_LIMIT)", mib(c.MemLimit))

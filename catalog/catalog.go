@@ -78,6 +78,13 @@ type Options struct {
 	// "1.1"; "" means FormatVersion, 1.0). Opening an existing catalog of
 	// another version with it is an error: Migrate moves a 1.0 catalog on.
 	Format string
+	// FileCacheBytes bounds the memory of the cached file lists (filecache.go);
+	// 0 means DefaultFileCacheBytes. A table's list is cached only when it
+	// takes at most half of it: the list of a table of 100,000 files with
+	// two columns' statistics, with what planning derives from it, takes
+	// about 90 MiB, so a table of 1,000,000 files needs a limit of 2 GiB or
+	// its list is read from the catalog for every statement.
+	FileCacheBytes int64
 }
 
 // Open opens or creates the catalog with default Options.
@@ -133,6 +140,10 @@ func OpenWithOptions(ctx context.Context, dsn, dataPath string, opts Options) (*
 		return nil, fmt.Errorf("catalog: unsupported catalog DSN %q (want sqlite:PATH or postgres://...)", dsn)
 	}
 	db.wantEncrypted = opts.Encrypted
+	db.files.limit = DefaultFileCacheBytes
+	if opts.FileCacheBytes > 0 {
+		db.files.limit = opts.FileCacheBytes
+	}
 	if opts.Format != "" {
 		f, err := ParseFormat(opts.Format)
 		if err != nil {

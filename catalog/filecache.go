@@ -27,10 +27,11 @@ import (
 // out are shared by every statement: callers must not modify their
 // elements (the slices' capacity ends at their length, so an append makes a
 // copy). Copying 100,000 files per statement cost more than reading them. The cache holds at most
-// FileCacheBytes (estimated), dropping the least recently used tables.
+// Options.FileCacheBytes (estimated), dropping the least recently used tables.
 
-// FileCacheBytes bounds the memory of the process's file lists.
-const FileCacheBytes = 256 << 20
+// DefaultFileCacheBytes bounds the memory of a catalog's file lists unless
+// Options.FileCacheBytes says otherwise.
+const DefaultFileCacheBytes = 256 << 20
 
 // The same holds for a table's inlined rows and inlined file deletes
 // (InlinedData, InlinedFileDeletes), which only commits naming the table
@@ -56,6 +57,7 @@ type cacheKey struct {
 }
 
 type fileCache struct {
+	limit  int64 // bytes held at most (Options.FileCacheBytes)
 	mu     sync.Mutex
 	tables map[cacheKey]*fileList
 	total  int64
@@ -104,7 +106,7 @@ func (db *DB) Files(ctx context.Context, s *Schema, t *Table, snap Snapshot) ([]
 // keeps its per-table pruning structures (files ordered by a column's
 // bounds, their scan descriptions) here, so a statement over a table of
 // 100,000 files need not visit each. build returns the value and its size
-// in bytes, counted against FileCacheBytes. When files is not the list
+// in bytes, counted against the cache's limit. When files is not the list
 // the cache holds (it was read for a transaction, or evicted), nothing is
 // built: ok is false, and building per statement is the caller's choice.
 func (db *DB) FilesDerived(tableID int64, files []DataFile, key string, build func() (any, int64)) (v any, ok bool) {
@@ -133,7 +135,7 @@ func (db *DB) FilesDerived(tableID int64, files []DataFile, key string, build fu
 	if old, ok := e.derived[key]; ok {
 		return old, true // built by another statement meanwhile
 	}
-	if c.total+size > FileCacheBytes {
+	if c.total+size > c.max() {
 		return v, false
 	}
 	if e.derived == nil {
@@ -214,7 +216,7 @@ func (db *DB) cachedAt(ctx context.Context, key cacheKey, dir string, snap Snaps
 
 // store keeps v, read at snap.
 func (db *DB) store(key cacheKey, dir string, snap Snapshot, v any, size int64) {
-	if snap.Time.IsZero() || size > FileCacheBytes/2 {
+	if snap.Time.IsZero() || size > db.files.max()/2 {
 		return
 	}
 	c := &db.files
@@ -231,7 +233,7 @@ func (db *DB) store(key cacheKey, dir string, snap Snapshot, v any, size int64) 
 		fileCacheStats.bytes.Add(-old.bytes)
 		delete(c.tables, key)
 	}
-	for c.total+size > FileCacheBytes && len(c.tables) > 0 {
+	for c.total+size > c.max() && len(c.tables) > 0 {
 		var victim cacheKey
 		var oldest *fileList
 		for k, e := range c.tables {
@@ -247,6 +249,15 @@ func (db *DB) store(key cacheKey, dir string, snap Snapshot, v any, size int64) 
 	c.tables[key] = &fileList{dir: dir, lo: snap.ID, hi: snap.ID, val: v, bytes: size, used: c.tick}
 	c.total += size
 	fileCacheStats.bytes.Add(size)
+}
+
+// max is the cache's limit (a DB made without OpenWithOptions has the
+// default).
+func (c *fileCache) max() int64 {
+	if c.limit <= 0 {
+		return DefaultFileCacheBytes
+	}
+	return c.limit
 }
 
 // noteChanges remembers a snapshot's changes_made. Called with c.mu held.

@@ -119,3 +119,24 @@ func TestTableByNameIndexed(t *testing.T) {
 		t.Error("v2 finds the branch's table")
 	}
 }
+
+// TestTableByID: found by binary search in id order, and in a list made
+// out of order by a scan.
+func TestTableByID(t *testing.T) {
+	m := &Metadata{}
+	for id := int64(1); id <= 2000; id += 3 {
+		m.Tables = append(m.Tables, Table{ID: id, Name: fmt.Sprint("t", id)})
+	}
+	for id := int64(0); id <= 2002; id++ {
+		tb, ok := m.TableByID(id)
+		if want := id%3 == 1 && id < 2000; ok != want || ok && (tb.ID != id || tb != &m.Tables[(id-1)/3]) {
+			t.Fatalf("TableByID(%d) = %v, %v", id, tb, ok)
+		}
+	}
+	m.Tables[0], m.Tables[500] = m.Tables[500], m.Tables[0]
+	for _, id := range []int64{1, 1501, 1498} {
+		if tb, ok := m.TableByID(id); !ok || tb.ID != id {
+			t.Fatalf("out of order: TableByID(%d) = %v, %v", id, tb, ok)
+		}
+	}
+}

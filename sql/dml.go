@@ -473,7 +473,11 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 			return nil, err
 		}
 	} else if where != nil {
-		if pred, err = b.Bind(where, src.Sc); err != nil {
+		// the query path's rewrites of the conjuncts: an OR of ranges that
+		// join up is one range, conjuncts common to an OR's branches are
+		// pulled out of it (scalar subqueries become constants as they are
+		// bound, in both)
+		if pred, err = b.Bind(b.Qc.RewriteWhere(where), src.Sc); err != nil {
 			return nil, err
 		}
 		if pred, err = b.CoerceBool(pred, where, "argument of WHERE"); err != nil {

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -173,5 +174,55 @@ func TestFilterEstimateAfterPruning(t *testing.T) {
 	}
 	if !strings.HasPrefix(filter, "Rows: 363 estimated") {
 		t.Errorf("filter estimate %q, want 363 rows (73049 / 201 years)", filter)
+	}
+}
+
+// A pg_catalog table's rows are made while planning: its estimate is their
+// count, so a join of pg_class (a row per table and TOAST relation) with
+// pg_namespace hashes the few namespaces, not every relation.
+func TestCatalogTableEstimate(t *testing.T) {
+	s := lake(t)
+	for i := 0; i < 30; i++ {
+		must(t, s, fmt.Sprintf(`CREATE TABLE t%d (id bigint, s text)`, i))
+	}
+	var nclass, nns int
+	rows, _, err := run(t, s, `SELECT (SELECT count(*) FROM pg_catalog.pg_class), (SELECT count(*) FROM pg_catalog.pg_namespace)`)
+	if err != nil || len(rows) != 1 {
+		t.Fatalf("counts: %v %v", rows, err)
+	}
+	fmt.Sscanf(rows[0], "%d|%d", &nclass, &nns)
+	if nclass < 60 || nns < 4 {
+		t.Fatalf("pg_class has %d rows, pg_namespace %d", nclass, nns)
+	}
+	lines := explainLines(t, s, `EXPLAIN SELECT c.relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public'`)
+	n, how := estimateUnder(t, lines, "BatchSource")
+	if how != "rows made while planning" || (n != fmt.Sprint(nclass) && n != fmt.Sprint(nns)) {
+		t.Fatalf("BatchSource estimate %s (%s), want %d or %d:\n%s", n, how, nclass, nns, strings.Join(lines, "\n"))
+	}
+	// the hash join's second input is its build side: the namespaces
+	var join int
+	for i, l := range lines {
+		if strings.Contains(l, "Hash Join") {
+			join = i
+			break
+		}
+	}
+	depth := func(l string) int { return len(l) - len(strings.TrimLeft(l, " ")) }
+	var children []int
+	for i := join + 1; i < len(lines); i++ {
+		if !strings.Contains(lines[i], "->") {
+			continue
+		}
+		if len(children) > 0 && depth(lines[i]) > depth(lines[children[0]]) {
+			continue
+		}
+		children = append(children, i)
+	}
+	if len(children) != 2 {
+		t.Fatalf("hash join children at %v:\n%s", children, strings.Join(lines, "\n"))
+	}
+	build := strings.Join(lines[children[1]:], "\n")
+	if !strings.Contains(build, "Rows: "+fmt.Sprint(nns)+" estimated (rows made while planning)") {
+		t.Fatalf("the join hashes pg_class, not pg_namespace:\n%s", strings.Join(lines, "\n"))
 	}
 }

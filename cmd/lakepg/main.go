@@ -95,6 +95,10 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
+	fileLists, err := memFlags.fileListCache()
+	if err != nil {
+		return err
+	}
 
 	if _, _, err := net.SplitHostPort(*listen); err != nil {
 		return fmt.Errorf("--listen: %w", err)
@@ -131,7 +135,8 @@ func run(args []string) error {
 		}
 	}
 	ctx := context.Background()
-	db, err := catalog.OpenWithOptions(ctx, *catDSN, dataPath, catalog.Options{Schema: *catSchema, Encrypted: *encrypted, Format: *dlVersion})
+	db, err := catalog.OpenWithOptions(ctx, *catDSN, dataPath, catalog.Options{Schema: *catSchema, Encrypted: *encrypted, Format: *dlVersion,
+		FileCacheBytes: fileLists})
 	if err != nil {
 		return err
 	}

@@ -13,9 +13,10 @@ import (
 	"github.com/lakepg/lakepg/storage"
 )
 
-// memoryFlags are --memory-limit, --temp-dir and --max-temp-size.
+// memoryFlags are --memory-limit, --temp-dir, --max-temp-size and
+// --file-list-cache.
 type memoryFlags struct {
-	limit, tempDir, maxTemp *string
+	limit, tempDir, maxTemp, fileLists *string
 }
 
 func addMemoryFlags(fs *flag.FlagSet) *memoryFlags {
@@ -26,7 +27,18 @@ func addMemoryFlags(fs *flag.FlagSet) *memoryFlags {
 			"directory for spill files; the server works in a subdirectory of its own and removes those of servers that are gone at start (env LAKEPG_TEMP_DIR)"),
 		maxTemp: fs.String("max-temp-size", env("LAKEPG_MAX_TEMP_SIZE", "0"),
 			"most bytes of spill files at once, e.g. 100GiB; a query that needs more fails with 53200; 0 = no limit (env LAKEPG_MAX_TEMP_SIZE)"),
+		fileLists: fs.String("file-list-cache", env("LAKEPG_FILE_LIST_CACHE", "256MiB"),
+			"memory for the cached lists of the tables' data files and their statistics, e.g. 2GiB; a table whose list takes more than half of it is listed from the catalog for every statement (about 900 MiB per 1,000,000 files) (env LAKEPG_FILE_LIST_CACHE)"),
 	}
+}
+
+// fileListCache is --file-list-cache in bytes.
+func (m *memoryFlags) fileListCache() (int64, error) {
+	n, err := storage.ParseSize(*m.fileLists)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("--file-list-cache %q: want a size such as 256MiB or 2GiB", *m.fileLists)
+	}
+	return n, nil
 }
 
 // apply sizes exec.GlobalMemory and exec.GlobalSpill. When GOMEMLIMIT is not

@@ -60,17 +60,18 @@ func lakeKeys(c *Context) []lakeKey {
 	return out
 }
 
-// hasIndexes reports whether a lake table has a constraint (relhasindex).
-func hasIndexes(c *Context, rel *relation) bool {
-	if rel.lake == nil || c.Meta == nil {
-		return false
+// indexedTables are the ids of the lake tables with a constraint
+// (relhasindex), looked up per table: a scan of the constraints per table
+// grew with both.
+func indexedTables(c *Context) map[int64]bool {
+	out := map[int64]bool{}
+	if c.Meta == nil {
+		return out
 	}
 	for _, con := range c.Meta.Constraints {
-		if con.TableID == rel.lake.ID {
-			return true
-		}
+		out[con.TableID] = true
 	}
-	return false
+	return out
 }
 
 func (k lakeKey) def() string {

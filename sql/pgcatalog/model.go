@@ -71,8 +71,41 @@ var builtinNamespaces = []namespace{
 	{infoNamespace, "information_schema", superuserOID, bootstrapXID, ""},
 }
 
+// newModel is the model of c, built at the first call and kept on c: a
+// statement that reads pg_class, pg_namespace and pg_table_is_visible
+// shares one model, not three of 10,000 relations each in a big lake.
+// Concurrent first calls may each build one; one of them is kept.
 func newModel(c *Context) *model {
+	if m := c.built.Load(); m != nil {
+		return m
+	}
+	m := buildModel(c)
+	if !c.built.CompareAndSwap(nil, m) {
+		return c.built.Load()
+	}
+	return m
+}
+
+func buildModel(c *Context) *model {
 	m := &model{c: c, nsOID: map[int64]*namespace{}}
+	// the relations in one array: a lake of 10,000 tables allocated
+	// each on its own
+	n := len(sysRels)
+	if c.Meta != nil {
+		n += len(c.Meta.Tables) + len(c.Meta.Views)
+	}
+	if c.Temp != nil {
+		n += len(c.Temp.Tables)
+	}
+	arr := make([]relation, 0, n)
+	add := func(r relation) {
+		if len(arr) == cap(arr) {
+			arr = make([]relation, 0, 16) // more than counted (sequences)
+		}
+		arr = append(arr, r)
+		m.rels = append(m.rels, &arr[len(arr)-1])
+	}
+	m.rels = make([]*relation, 0, n)
 	byName := map[string]*namespace{}
 	for i := range builtinNamespaces {
 		ns := builtinNamespaces[i]
@@ -103,12 +136,12 @@ func newModel(c *Context) *model {
 		m.addNS(tns, byName)
 		m.addNS(&namespace{oid: t.ToastOID, name: t.ToastName, owner: superuserOID, xmin: bootstrapXID}, byName)
 		for _, tbl := range t.Tables {
-			m.rels = append(m.rels, &relation{oid: RelationOID(tbl.ID), ns: tns, name: tbl.Name, kind: "r", lake: tbl, temp: true, toastNS: t.ToastOID})
+			add(relation{oid: RelationOID(tbl.ID), ns: tns, name: tbl.Name, kind: "r", lake: tbl, temp: true, toastNS: t.ToastOID})
 		}
 	}
 	for _, r := range sysRels {
 		ns := byName[r.schema]
-		m.rels = append(m.rels, &relation{oid: r.oid, ns: ns, name: r.t.Name, kind: r.kind, sys: r})
+		add(relation{oid: r.oid, ns: ns, name: r.t.Name, kind: r.kind, sys: r})
 	}
 	if c.Meta != nil {
 		for i := range c.Meta.Tables {
@@ -121,19 +154,19 @@ func newModel(c *Context) *model {
 			if t.MatView != "" {
 				kind = "m" // a materialized view's table
 			}
-			m.rels = append(m.rels, &relation{oid: RelationOID(t.ID), ns: ns, name: t.Name, kind: kind, lake: t})
+			add(relation{oid: RelationOID(t.ID), ns: ns, name: t.Name, kind: kind, lake: t})
 		}
 		for i := range c.Meta.Views {
 			v := &c.Meta.Views[i]
 			if ns, ok := lakeNS[v.SchemaID]; ok {
-				m.rels = append(m.rels, &relation{oid: RelationOID(v.ID), ns: ns, name: v.Name, kind: "v", view: v, c: c})
+				add(relation{oid: RelationOID(v.ID), ns: ns, name: v.Name, kind: "v", view: v, c: c})
 			}
 		}
 		seqs := c.sequences()
 		for i := range seqs {
 			q := &seqs[i]
 			if ns, ok := lakeNS[q.SchemaID]; ok {
-				m.rels = append(m.rels, &relation{oid: SequenceOID(q.ID), ns: ns, name: q.Name, kind: "S", seq: q})
+				add(relation{oid: SequenceOID(q.ID), ns: ns, name: q.Name, kind: "S", seq: q})
 			}
 		}
 	}
@@ -189,19 +222,30 @@ func (m *model) path() []*namespace {
 // visibility maps every relation OID to whether an unqualified name finds
 // it (pg_table_is_visible).
 func (m *model) visibility() map[int64]bool {
-	first := map[string]int64{} // relation name → OID found first along the path
-	for _, ns := range m.path() {
-		for _, r := range m.rels {
-			if r.ns == ns {
-				if _, seen := first[r.name]; !seen {
-					first[r.name] = r.oid
-				}
-			}
+	rank := make(map[int64]int, len(m.nss)) // namespace OID → position along the path
+	for i, ns := range m.path() {
+		if _, seen := rank[ns.oid]; !seen {
+			rank[ns.oid] = i
+		}
+	}
+	// relation name → the OID found first along the path, and its position
+	type found struct {
+		oid  int64
+		rank int
+	}
+	first := make(map[string]found, len(m.rels))
+	for _, r := range m.rels {
+		k, on := rank[r.ns.oid]
+		if !on {
+			continue
+		}
+		if f, seen := first[r.name]; !seen || k < f.rank {
+			first[r.name] = found{r.oid, k}
 		}
 	}
 	out := make(map[int64]bool, len(m.rels))
 	for _, r := range m.rels {
-		out[r.oid] = first[r.name] == r.oid
+		out[r.oid] = first[r.name].oid == r.oid
 	}
 	return out
 }

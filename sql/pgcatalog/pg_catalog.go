@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -33,41 +34,30 @@ func init() {
 			"relacl aclitem[], reloptions text[], relpartbound pg_node_tree",
 		func(c *Context, r *rowSet) {
 			var toasted []*relation
-			for _, rel := range newModel(c).rels {
-				am, filenode, replident := int64(0), int64(0), "n"
+			m := newModel(c)
+			w := newClassWriter(r, 2*len(m.rels)) // classrows.go; TOAST rows at most as many
+			indexed := indexedTables(c)
+			for _, rel := range m.rels {
+				row := classRow{oid: rel.oid, name: rel.name, ns: rel.ns.oid, rowType: rel.rowType(), kind: rel.kind,
+					persistence: "p", replident: "n", natts: rel.natts(), xmin: rel.xmin()}
 				if rel.kind == "r" {
-					am, filenode, replident = heapAM, rel.oid, "d"
-				}
-				toast, frozen, minMulti := int64(0), int64(0), int64(0)
-				if rel.kind == "r" {
-					frozen, minMulti = frozenXID, 1
+					row.am, row.filenode, row.replident = heapAM, rel.oid, "d"
+					row.frozen, row.minMulti = frozenXID, 1
 				}
 				if needsToast(rel) {
-					toast = toastOID(rel.oid)
+					row.toast = toastOID(rel.oid)
 					toasted = append(toasted, rel)
 				}
-				persistence := "p"
 				if rel.temp {
-					persistence = "t"
+					row.persistence = "t"
 				}
-				owner, acl := relOwnerACL(c, rel) // roles.go
-				// one map per row (not merged into another): pg_class has a
-				// row per table, 10,000 of them in a big lake
-				row := vals{"oid": rel.oid, "relname": rel.name, "relnamespace": rel.ns.oid, "reltype": rel.rowType(),
-					"reloftype": 0, "relowner": owner, "relam": am, "relfilenode": filenode,
-					"reltablespace": 0, "relpages": 0, "reltuples": -1, "relallvisible": 0, "reltoastrelid": toast,
-					"relhasindex": hasIndexes(c, rel), "relisshared": false, "relpersistence": persistence, "relkind": rel.kind,
-					"relnatts": rel.natts(), "relchecks": 0, "relhasrules": false, "relhastriggers": false,
-					"relhassubclass": false, "relrowsecurity": false, "relforcerowsecurity": false,
-					"relispopulated": true, "relreplident": replident, "relispartition": false, "relrewrite": 0,
-					"relfrozenxid": frozen, "relminmxid": minMulti, xminColumn: rel.xmin()}
-				if acl != "" {
-					row["relacl"] = acl
-				}
-				r.add(row)
+				row.owner, row.acl = relOwnerACL(c, rel) // roles.go
+				row.hasIndex = rel.lake != nil && indexed[rel.lake.ID]
+				w.add(&row)
 			}
 			for _, rel := range toasted {
-				r.add(toastRow(rel))
+				row := toastClassRow(rel)
+				w.add(&row)
 			}
 			indexClassRows(c, r) // constraints.go
 		})
@@ -532,10 +522,11 @@ func init() {
 		"schemaname name, tablename name, tableowner name, tablespace name, hasindexes boolean, "+
 			"hasrules boolean, hastriggers boolean, rowsecurity boolean",
 		func(c *Context, r *rowSet) {
+			indexed := indexedTables(c)
 			for _, rel := range newModel(c).rels {
 				if rel.kind == "r" {
 					r.add(vals{"schemaname": rel.ns.name, "tablename": rel.name, "tableowner": c.User,
-						"hasindexes": hasIndexes(c, rel), "hasrules": false, "hastriggers": false, "rowsecurity": false})
+						"hasindexes": rel.lake != nil && indexed[rel.lake.ID], "hasrules": false, "hastriggers": false, "rowsecurity": false})
 				}
 			}
 		})
@@ -591,6 +582,9 @@ type attribute struct {
 }
 
 // attributes lists a relation's columns in attnum order.
+// viewColsMu guards relation.viewCols, computed at the first ask.
+var viewColsMu sync.Mutex
+
 func attributes(rel *relation) []attribute {
 	return attributesIn(nil, rel)
 }
@@ -598,13 +592,27 @@ func attributes(rel *relation) []attribute {
 // attributesIn is attributes with the identity columns of c's sequences.
 func attributesIn(c *Context, rel *relation) []attribute {
 	if rel.view != nil {
-		if rel.viewCols == nil && rel.c.ViewColumns != nil {
+		// a Context's model is shared by the statement's tables and
+		// functions, which may ask from more than one goroutine; the view
+		// is bound without the lock held, as binding it may read the
+		// catalog (an empty list meanwhile, as for a view being bound)
+		viewColsMu.Lock()
+		cols, first := rel.viewCols, rel.viewCols == nil && rel.c.ViewColumns != nil
+		if first {
 			rel.viewCols = []attribute{}
-			for _, vc := range rel.c.ViewColumns(rel.view) {
-				rel.viewCols = append(rel.viewCols, attribute{name: vc.Name, typ: vc.OID, typmod: vc.Typmod})
-			}
 		}
-		return rel.viewCols
+		viewColsMu.Unlock()
+		if !first {
+			return cols
+		}
+		cols = []attribute{}
+		for _, vc := range rel.c.ViewColumns(rel.view) {
+			cols = append(cols, attribute{name: vc.Name, typ: vc.OID, typmod: vc.Typmod})
+		}
+		viewColsMu.Lock()
+		rel.viewCols = cols
+		viewColsMu.Unlock()
+		return cols
 	}
 	if rel.seq != nil {
 		return sequenceColumns

@@ -48,6 +48,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/lakepg/lakepg/catalog"
@@ -104,6 +105,10 @@ type Context struct {
 	// Temp is the session's temporary schema and tables; nil when the
 	// session never made one (PostgreSQL makes pg_temp_N at the first).
 	Temp *TempSchema
+
+	// built is the model of the above, once a table or function needed
+	// it (model.go)
+	built atomic.Pointer[model]
 }
 
 // TempSchema is a session's temporary namespace (pg_temp_N, with its

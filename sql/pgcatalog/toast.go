@@ -1,7 +1,5 @@
 package pgcatalog
 
-import "strconv"
-
 // TOAST. PostgreSQL gives a table a TOAST relation (pg_toast.pg_toast_<oid>,
 // relkind 't') when a column can hold values of unbounded length, and
 // admin tools read pg_class.reltoastrelid (pgAdmin shows a table's TOAST
@@ -26,27 +24,13 @@ func needsToast(rel *relation) bool {
 	if rel.lake == nil || rel.kind != "r" {
 		return false
 	}
-	for _, a := range attributes(rel) {
-		if t := typeByOID[a.typ]; t != nil && t.len == -1 && t.storage != "p" && a.typmod < 0 {
+	for i := range rel.lake.Columns {
+		// the column's type only, not attributes' whole description (its
+		// default's text): pg_class asks this of every table
+		oid, typmod := lakeColumnType(&rel.lake.Columns[i]) // charn.go
+		if t := typeByOID[oid]; t != nil && t.len == -1 && t.storage != "p" && typmod < 0 {
 			return true
 		}
 	}
 	return false
-}
-
-// toastRow is the pg_class row of rel's TOAST relation.
-func toastRow(rel *relation) vals {
-	oid := toastOID(rel.oid)
-	ns, persistence := int64(toastNamespace), "p"
-	if rel.temp {
-		ns, persistence = rel.toastNS, "t"
-	}
-	return vals{"oid": oid, "relname": "pg_toast_" + strconv.FormatInt(rel.oid, 10), "relnamespace": ns,
-		"reltype": 0, "reloftype": 0, "relowner": superuserOID, "relam": heapAM, "relfilenode": oid,
-		"reltablespace": 0, "relpages": 0, "reltuples": -1, "relallvisible": 0, "reltoastrelid": 0,
-		"relhasindex": false, "relisshared": false, "relpersistence": persistence, "relkind": "t",
-		"relnatts": 3, "relchecks": 0, "relhasrules": false, "relhastriggers": false,
-		"relhassubclass": false, "relrowsecurity": false, "relforcerowsecurity": false,
-		"relispopulated": true, "relreplident": "n", "relispartition": false, "relrewrite": 0,
-		"relfrozenxid": frozenXID, "relminmxid": 1, xminColumn: rel.xmin()}
 }

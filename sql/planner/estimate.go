@@ -241,6 +241,12 @@ func (e *estimator) compute(op exec.Operator) estimate {
 		return e.of(o.M.Input)
 	case *exec.ChunkScan:
 		return estimate{float64(o.Rows()), "temporary table rows"}
+	case *exec.BatchSource:
+		// rows made while planning (pg_catalog tables): their count is
+		// known, and pg_class of a big lake is the side not to hash
+		if o.B != nil {
+			return estimate{float64(o.B.N), "rows made while planning"}
+		}
 	}
 	if ins := inputs(op); len(ins) == 1 {
 		return estimate{e.n(*ins[0]), "input"}

@@ -570,13 +570,7 @@ func (s *Session) TableSource(ctx context.Context, snap catalog.Snapshot, schema
 		// shared with scan.Files until pruning gives the scan a list of its own
 		ref.ScanFiles = scan.Files[:len(ref.Files):len(ref.Files)]
 	}
-	rows := 0.0
-	for _, f := range ref.Files {
-		rows += float64(f.RecordCount)
-		if f.Delete != nil {
-			rows -= float64(f.Delete.DeleteCount)
-		}
-	}
+	rows := s.liveRows(t.ID, ref.Files) // filezones.go
 	for _, f := range ref.Pending {
 		rows += float64(f.RecordCount)
 	}
@@ -797,7 +791,7 @@ func (qc *QueryCtx) systemTable(schema, name, alias string) (*Source, bool, erro
 	if err != nil {
 		return nil, true, err
 	}
-	src, err := qc.systemTableSource(t, s.Host.CatalogContext(meta), alias)
+	src, err := qc.systemTableSource(t, qc.catalogContext(meta), alias) // pgcatalog_funcs.go
 	return src, true, err
 }
 

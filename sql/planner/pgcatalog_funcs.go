@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
@@ -42,7 +43,20 @@ func (b *Binder) CatalogContext() (*pgcatalog.Context, error) {
 	if err != nil {
 		return nil, err
 	}
+	if b.Qc != nil {
+		return b.Qc.catalogContext(meta), nil
+	}
 	return b.Sess.Host.CatalogContext(meta), nil
+}
+
+// catalogContext is the statement's catalog Context for meta: one for all
+// its catalog tables and functions, which then share the model pgcatalog
+// builds of it (10,000 relations in a big lake).
+func (qc *QueryCtx) catalogContext(meta *catalog.Metadata) *pgcatalog.Context {
+	if qc.catalog == nil || qc.catalog.Meta != meta {
+		qc.catalog = qc.s.Host.CatalogContext(meta)
+	}
+	return qc.catalog
 }
 
 // CatalogFn is a catalog function evaluated row by row. These run over

@@ -10,6 +10,7 @@ import (
 
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/sql/pgcatalog"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -58,6 +59,9 @@ type QueryCtx struct {
 	// onReaches names the two tables the ON condition of a LEFT JOIN that
 	// outer_join_reorder rebuilt may read (outer_join_reorder.go)
 	onReaches map[*pg.JoinExpr][2]string
+	// catalog is the pg_catalog Context of the statement's tables and
+	// functions, made once for the metadata it was made for (CatalogContext)
+	catalog *pgcatalog.Context
 }
 
 // CteDef is a WITH entry; each reference plans it afresh (inlining), which

@@ -233,6 +233,25 @@ func (qc *QueryCtx) factorOr(conj []*pg.Node) []*pg.Node {
 	return out
 }
 
+// RewriteWhere is a WHERE condition over one table with the rewrites a
+// query makes of its conjuncts (factor_or, then or_ranges), for UPDATE and
+// DELETE, which filter their table without planning a query (sql/dml.go):
+// their WHERE then prunes and evaluates as a SELECT's does. The parse tree
+// is not changed; nil stays nil.
+func (qc *QueryCtx) RewriteWhere(where *pg.Node) *pg.Node {
+	if where == nil {
+		return nil
+	}
+	conj := qc.factorOr(splitAnd(where))
+	for i, c := range conj {
+		conj[i] = qc.orRanges(c)
+	}
+	if len(conj) == 1 {
+		return conj[0]
+	}
+	return &pg.Node{Node: &pg.Node_BoolExpr{BoolExpr: &pg.BoolExpr{Boolop: pg.BoolExprType_AND_EXPR, Args: conj, Location: -1}}}
+}
+
 // factorOrs pulls conjuncts common to every branch of an OR out of it:
 // (a AND b) OR (a AND c) becomes a AND (b OR c), so a join predicate hidden
 // in an OR (TPC-H Q19) can drive a hash join.

@@ -6,6 +6,7 @@
 package pruning
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,12 +18,15 @@ import (
 )
 
 // Bound is a conjunct "column op constant" usable for pruning, or with
-// list set "column IN (constants)" (op EQ, NULLs left out of the list).
+// list set "column IN (constants)" (op EQ, NULLs left out of the list), or
+// with alts set an OR whose every branch bounds the column: a value may
+// match when it meets all the bounds of one alternative.
 type Bound struct {
 	col  int
 	op   exec.CmpOp
 	val  *vec.Vector // one row, the column's type
 	list *vec.Vector // IN: the non-NULL constants, the column's type
+	alts [][]Bound   // OR: per branch, its bounds on col
 }
 
 // conjuncts flattens AND trees.
@@ -41,6 +45,10 @@ func conjuncts(e exec.Expr) []exec.Expr {
 func Bounds(pred exec.Expr, cols []exec.ScanCol) []Bound {
 	var out []Bound
 	for _, c := range conjuncts(pred) {
+		if l, ok := c.(*exec.Logic); ok && !l.And {
+			out = append(out, orBounds(l, cols)...)
+			continue
+		}
 		if in, ok := c.(*exec.InList); ok {
 			if b, ok := inBound(in, cols); ok {
 				out = append(out, b)
@@ -79,6 +87,54 @@ func Bounds(pred exec.Expr, cols []exec.ScanCol) []Bound {
 	return out
 }
 
+// orBounds are the bounds an OR implies: for each column every branch
+// bounds, one Bound whose alternatives are the branches' bounds on it.
+// "id = 250 OR id = 260" keeps the files holding either value; a branch
+// without a bound on a column (or a condition lakepg cannot read) leaves
+// that column unbounded.
+func orBounds(l *exec.Logic, cols []exec.ScanCol) []Bound {
+	branches := make([][]Bound, len(l.Args))
+	for i, a := range l.Args {
+		if branches[i] = Bounds(a, cols); len(branches[i]) == 0 {
+			return nil
+		}
+	}
+	var out []Bound
+	for _, first := range branches[0] {
+		col := first.col
+		if slices.ContainsFunc(out, func(b Bound) bool { return b.col == col }) {
+			continue
+		}
+		alts := make([][]Bound, len(branches))
+		for i, br := range branches {
+			for _, b := range br {
+				if b.col == col {
+					alts[i] = append(alts[i], b)
+				}
+			}
+			if alts[i] == nil {
+				alts = nil
+				break
+			}
+		}
+		if alts != nil {
+			out = append(out, Bound{col: col, op: exec.EQ, alts: alts})
+		}
+	}
+	return out
+}
+
+// allMayMatch reports whether a value range [lo, hi] can satisfy every
+// bound of bs.
+func allMayMatch(bs []Bound, lo, hi *vec.Vector) bool {
+	for _, b := range bs {
+		if !mayMatch(b, lo, hi) {
+			return false
+		}
+	}
+	return true
+}
+
 // inBound turns "column IN (constants)" into a bound when every constant
 // converts exactly to the column's type.
 func inBound(in *exec.InList, cols []exec.ScanCol) (Bound, bool) {
@@ -112,6 +168,9 @@ func inBound(in *exec.InList, cols []exec.ScanCol) (Bound, bool) {
 
 // mayMatch reports whether a value range [lo, hi] can satisfy b.
 func mayMatch(b Bound, lo, hi *vec.Vector) bool {
+	if b.alts != nil {
+		return slices.ContainsFunc(b.alts, func(alt []Bound) bool { return allMayMatch(alt, lo, hi) })
+	}
 	if b.list != nil {
 		for i := 0; i < b.list.Len(); i++ {
 			if exec.CompareRows(lo, 0, b.list, i) <= 0 && exec.CompareRows(hi, 0, b.list, i) >= 0 {

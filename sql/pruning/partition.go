@@ -137,6 +137,18 @@ func boundMayMatchPartition(pvs []catalog.PartitionValue, t *catalog.Table, col 
 // constants; ranges always pass.
 func anyPoint(b Bound, match func(v *vec.Vector, i int) bool) bool {
 	switch {
+	case b.alts != nil:
+		// an OR: some branch whose every point passes
+		for _, alt := range b.alts {
+			all := true
+			for _, x := range alt {
+				all = all && anyPoint(x, match)
+			}
+			if all {
+				return true
+			}
+		}
+		return false
 	case b.list != nil:
 		for i := 0; i < b.list.Len(); i++ {
 			if match(b.list, i) {

@@ -89,7 +89,17 @@ func IntRange(bs []Bound, col int, t types.T) (lo, hi int64, ok bool) {
 	}
 	lo, hi = math.MinInt64, math.MaxInt64
 	for _, b := range bs {
-		if b.col != col || b.list != nil || b.val == nil || b.val.Len() != 1 || b.val.IsNull(0) || b.val.Type.Storage() != types.StoreInt {
+		if b.col != col {
+			continue
+		}
+		if b.alts != nil || b.list != nil {
+			// an OR or IN list: the hull of its alternatives or values
+			if l, h, ok2 := hull(b, col, t); ok2 {
+				lo, hi, ok = max(lo, l), min(hi, h), true
+			}
+			continue
+		}
+		if b.val == nil || b.val.Len() != 1 || b.val.IsNull(0) || b.val.Type.Storage() != types.StoreInt {
 			continue
 		}
 		v := b.val.I64[0]
@@ -116,6 +126,36 @@ func IntRange(bs []Bound, col int, t types.T) (lo, hi int64, ok bool) {
 		ok = true
 	}
 	return lo, hi, ok
+}
+
+// hull is the smallest range [lo, hi] holding every value an OR bound's
+// alternatives or an IN list's values allow; ok is false
+// when an alternative leaves the column unbounded or a value is not an
+// integer.
+func hull(b Bound, col int, t types.T) (lo, hi int64, ok bool) {
+	lo, hi = math.MaxInt64, math.MinInt64
+	if b.list != nil {
+		if b.list.Type.Storage() != types.StoreInt {
+			return 0, 0, false
+		}
+		for i := 0; i < b.list.Len(); i++ {
+			if !b.list.IsNull(i) {
+				lo, hi = min(lo, b.list.I64[i]), max(hi, b.list.I64[i])
+			}
+		}
+		return lo, hi, true
+	}
+	for _, alt := range b.alts {
+		l, h, ok := IntRange(alt, col, t)
+		if !ok {
+			return 0, 0, false
+		}
+		// an alternative with lo > hi still counts: a file that passes
+		// its bounds one by one, as the full check tests them, has min <=
+		// hi and max >= lo, which the hull must keep
+		lo, hi = min(lo, l), max(hi, h)
+	}
+	return lo, hi, true
 }
 
 // Candidates are the indexes, ascending, of the files whose values of the

@@ -130,7 +130,23 @@ func TestIntRange(t *testing.T) {
 	if _, _, ok := IntRange([]Bound{{col: 0, op: exec.GT, val: one(math.MaxInt64)}}, 0, types.Int64T); ok {
 		t.Error("> max int folded")
 	}
-	if _, _, ok := IntRange([]Bound{{col: 0, op: exec.EQ, list: one(3)}}, 0, types.Int64T); ok {
-		t.Error("an IN list folded")
+	// an IN list and an OR fold to their hull
+	list := vec.New(types.Int64T, 3)
+	for _, x := range []int64{30, 3, 12} {
+		list.AppendInt(x)
+	}
+	if lo, hi, ok := IntRange([]Bound{{col: 0, op: exec.EQ, list: list}, {col: 0, op: exec.LT, val: one(20)}}, 0, types.Int64T); !ok || lo != 3 || hi != 19 {
+		t.Errorf("IN (30, 3, 12) AND < 20: %d..%d %v, want 3..19", lo, hi, ok)
+	}
+	or := Bound{col: 0, alts: [][]Bound{{{col: 0, op: exec.EQ, val: one(250)}}, {{col: 0, op: exec.GT, val: one(90)}, {col: 0, op: exec.LE, val: one(100)}},
+		{{col: 0, op: exec.GT, val: one(300)}, {col: 0, op: exec.LT, val: one(120)}}}}
+	// the last alternative is empty, but a file passes its bounds one by
+	// one with min <= 119 and max >= 301: the hull keeps those
+	if lo, hi, ok := IntRange([]Bound{or}, 0, types.Int64T); !ok || lo != 91 || hi != 250 {
+		t.Errorf("OR: %d..%d %v, want 91..250", lo, hi, ok)
+	}
+	or.alts = append(or.alts, []Bound{{col: 0, op: exec.NE, val: one(1)}})
+	if _, _, ok := IntRange([]Bound{or}, 0, types.Int64T); ok {
+		t.Error("an OR with an unbounded branch folded")
 	}
 }
