@@ -85,9 +85,10 @@ type colReader struct {
 	tmpI64  []int64
 	nulls   []bool
 	anyNull bool
-	// readSel's (select.go): the selected rows' NULL mask, and a page
-	// segment decoded whole to pick rows from
+	// readSel's (select.go): the selected rows' NULL mask and positions
+	// among a segment's values, and a segment decoded whole to pick from
 	selNulls []bool
+	selAt    []int32
 	selVec   *vec.Vector
 }
 
@@ -698,18 +699,7 @@ func padZero[T any](s []T, n int) []T {
 func (c *colReader) read(v *vec.Vector, n int) error {
 	c.anyNull = false
 	c.nulls = resize(c.nulls, n)
-	switch c.plan.out {
-	case types.StoreInt:
-		v.I64 = resize(v.I64, n)
-	case types.StoreFloat:
-		v.F64 = resize(v.F64, n)
-	case types.StoreBool:
-		v.B = resize(v.B, n)
-	case types.StoreInterval:
-		v.Iv = resize(v.Iv, n)
-	default:
-		v.S = resize(v.S, n)
-	}
+	c.sizeVector(v, n)
 	off := 0
 	for off < n {
 		if c.pageLeft == 0 {
@@ -731,6 +721,22 @@ func (c *colReader) read(v *vec.Vector, n int) error {
 	}
 	c.rowNext += int64(n)
 	return nil
+}
+
+// sizeVector gives v room for n values of the plan's storage class.
+func (c *colReader) sizeVector(v *vec.Vector, n int) {
+	switch c.plan.out {
+	case types.StoreInt:
+		v.I64 = resize(v.I64, n)
+	case types.StoreFloat:
+		v.F64 = resize(v.F64, n)
+	case types.StoreBool:
+		v.B = resize(v.B, n)
+	case types.StoreInterval:
+		v.Iv = resize(v.Iv, n)
+	default:
+		v.S = resize(v.S, n)
+	}
 }
 
 // segment decodes k rows of the current page into v[off:off+k].

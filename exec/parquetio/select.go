@@ -16,18 +16,7 @@ import (
 // costs a count of their definition levels.
 func (c *colReader) readSel(v *vec.Vector, n int, sel []int32) error {
 	m := len(sel)
-	switch c.plan.out {
-	case types.StoreInt:
-		v.I64 = resize(v.I64, m)
-	case types.StoreFloat:
-		v.F64 = resize(v.F64, m)
-	case types.StoreBool:
-		v.B = resize(v.B, m)
-	case types.StoreInterval:
-		v.Iv = resize(v.Iv, m)
-	default:
-		v.S = resize(v.S, m)
-	}
+	c.sizeVector(v, m)
 	c.selNulls = resize(c.selNulls, m)
 	clear(c.selNulls)
 	anyNull := false
@@ -76,6 +65,10 @@ func (c *colReader) segmentSel(v *vec.Vector, off, k int, ss []int32, out int) (
 		return false, c.passValues(nn)
 	}
 	nulls := c.selNulls[out : out+len(ss)]
+	// at[t] is the position of row ss[t] among the segment's non-NULL
+	// values, -1 for a NULL
+	c.selAt = resize(c.selAt, len(ss))
+	at, anyNull := c.selAt, valuePositions(c.selAt, defs, ss, off, nulls)
 	if c.dict {
 		if c.idxPos+nn > len(c.idx) {
 			return false, c.corrupt("fewer dictionary indices than values")
@@ -84,16 +77,17 @@ func (c *colReader) segmentSel(v *vec.Vector, off, k int, ss []int32, out int) (
 		c.idxPos += nn
 		switch c.plan.out {
 		case types.StoreInt:
-			return pickDict(v.I64[out:], c.dI64, idx, defs, ss, off, nulls), nil
+			pickDict(v.I64[out:], c.dI64, idx, at)
 		case types.StoreFloat:
-			return pickDict(v.F64[out:], c.dF64, idx, defs, ss, off, nulls), nil
+			pickDict(v.F64[out:], c.dF64, idx, at)
 		case types.StoreBool:
-			return pickDict(v.B[out:], c.dB, idx, defs, ss, off, nulls), nil
+			pickDict(v.B[out:], c.dB, idx, at)
 		case types.StoreInterval:
-			return pickDict(v.Iv[out:], c.dIv, idx, defs, ss, off, nulls), nil
+			pickDict(v.Iv[out:], c.dIv, idx, at)
 		default:
-			return pickDict(v.S[out:], c.dS, idx, defs, ss, off, nulls), nil
+			pickDict(v.S[out:], c.dS, idx, at)
 		}
+		return anyNull, nil
 	}
 	if w := c.plainWidth(); w > 0 {
 		if len(c.data)-c.st.pos < w*nn {
@@ -101,20 +95,18 @@ func (c *colReader) segmentSel(v *vec.Vector, off, k int, ss []int32, out int) (
 		}
 		vals := c.data[c.st.pos : c.st.pos+w*nn]
 		c.st.pos += w * nn
-		return c.pickPlain(v, out, vals, w, defs, ss, off, nulls)
+		return anyNull, c.pickPlain(v.I64, v.F64, out, vals, w, at)
 	}
-	return c.pickDecoded(v, k, defs, nn, ss, off, out, nulls)
+	return anyNull, c.pickDecoded(v, k, nn, out, at)
 }
 
-// pickDict sets dst[t] to the dictionary value of row ss[t]-off of a page
-// segment whose non-NULL values have indices idx, NULL (zero, and marked in
-// nulls) where defs says so.
-func pickDict[T any](dst, dict []T, idx []int32, defs []uint8, ss []int32, off int, nulls []bool) bool {
-	var zero T
-	dst = dst[:len(ss)]
+// valuePositions sets at[t] to the position of row ss[t]-off of a page
+// segment among its non-NULL values (defs nil: every row has one), -1 for
+// a NULL, which it marks in nulls; it reports whether there was one.
+func valuePositions(at []int32, defs []uint8, ss []int32, off int, nulls []bool) bool {
 	if defs == nil {
 		for t, r := range ss {
-			dst[t] = dict[idx[int(r)-off]]
+			at[t] = r - int32(off)
 		}
 		return false
 	}
@@ -125,12 +117,26 @@ func pickDict[T any](dst, dict []T, idx []int32, defs []uint8, ss []int32, off i
 		j += countOnes(defs[prev:r])
 		prev = r
 		if defs[r] == 0 {
-			dst[t], nulls[t], anyNull = zero, true, true
+			at[t], nulls[t], anyNull = -1, true, true
+			continue
+		}
+		at[t] = int32(j)
+	}
+	return anyNull
+}
+
+// pickDict sets dst[t] to the dictionary value of the non-NULL value at[t]
+// of a segment whose values have dictionary indices idx (zero for a NULL).
+func pickDict[T any](dst, dict []T, idx []int32, at []int32) {
+	var zero T
+	dst = dst[:len(at)]
+	for t, j := range at {
+		if j < 0 {
+			dst[t] = zero
 			continue
 		}
 		dst[t] = dict[idx[j]]
 	}
-	return anyNull
 }
 
 // plainWidth is the width of a PLAIN value that pickPlain reads at any row
@@ -152,43 +158,26 @@ func (c *colReader) plainWidth() int {
 	return 0
 }
 
-// pickPlain reads the selected rows of a segment of PLAIN values of width w.
-func (c *colReader) pickPlain(v *vec.Vector, out int, vals []byte, w int, defs []uint8, ss []int32, off int, nulls []bool) (bool, error) {
+// pickPlain reads the values at of a segment of PLAIN values of width w
+// (plainWidth) into i64 or f64 from out on.
+func (c *colReader) pickPlain(i64 []int64, f64 []float64, out int, vals []byte, w int, at []int32) error {
 	p := &c.plan
-	anyNull := false
-	j, prev := 0, 0
 	if p.out == types.StoreFloat {
-		dst := v.F64[out : out+len(ss)]
-		for t, r := range ss {
-			r := int(r) - off
-			if defs != nil {
-				j += countOnes(defs[prev:r])
-				prev = r
-				if defs[r] == 0 {
-					dst[t], nulls[t], anyNull = 0, true, true
-					continue
-				}
-			} else {
-				j = r
+		dst := f64[out : out+len(at)]
+		for t, j := range at {
+			if j < 0 {
+				dst[t] = 0
+				continue
 			}
 			dst[t] = math.Float64frombits(binary.LittleEndian.Uint64(vals[8*j:]))
 		}
-		return anyNull, nil
+		return nil
 	}
-	dst := v.I64[out : out+len(ss)]
-	for t, r := range ss {
-		r := int(r) - off
-		if defs != nil {
-			j += countOnes(defs[prev:r])
-			prev = r
-			if defs[r] == 0 {
-				dst[t], nulls[t], anyNull = 0, true, true
-				continue
-			}
-		} else {
-			j = r
-		}
+	dst := i64[out : out+len(at)]
+	for t, j := range at {
 		switch {
+		case j < 0:
+			dst[t] = 0
 		case w == 8:
 			dst[t] = int64(binary.LittleEndian.Uint64(vals[8*j:]))
 		case p.unsigned:
@@ -198,77 +187,62 @@ func (c *colReader) pickPlain(v *vec.Vector, out int, vals []byte, w int, defs [
 		}
 	}
 	if p.intConv() && !convertInts(dst, p) {
-		return false, outOfRange(c)
+		return outOfRange(c)
 	}
-	return anyNull, nil
+	return nil
 }
 
-// pickDecoded decodes a whole segment of k rows (nn of them not NULL) into
-// a scratch vector and copies the selected rows.
-func (c *colReader) pickDecoded(v *vec.Vector, k int, defs []uint8, nn int, ss []int32, off, out int, nulls []bool) (bool, error) {
+// pickDecoded decodes a segment's nn non-NULL values whole into a scratch
+// vector and copies the values at.
+func (c *colReader) pickDecoded(v *vec.Vector, k, nn, out int, at []int32) error {
 	if c.selVec == nil || c.selVec.Type.Storage() != c.want.Storage() {
 		c.selVec = vec.New(c.want, k)
 	}
 	tmp := c.selVec
+	c.sizeVector(tmp, nn)
 	var d dest
 	switch c.plan.out {
 	case types.StoreInt:
-		tmp.I64 = resize(tmp.I64, k)
-		d.i64 = tmp.I64[:nn]
+		d.i64 = tmp.I64
 	case types.StoreFloat:
-		tmp.F64 = resize(tmp.F64, k)
-		d.f64 = tmp.F64[:nn]
+		d.f64 = tmp.F64
 	case types.StoreBool:
-		tmp.B = resize(tmp.B, k)
-		d.b = tmp.B[:nn]
+		d.b = tmp.B
 	case types.StoreInterval:
-		tmp.Iv = resize(tmp.Iv, k)
-		d.iv = tmp.Iv[:nn]
+		d.iv = tmp.Iv
 	default:
-		tmp.S = resize(tmp.S, k)
-		d.s = tmp.S[:nn]
+		d.s = tmp.S
 	}
 	if err := c.decodeInto(d, nn); err != nil {
-		return false, err
+		return err
 	}
 	switch c.plan.out {
 	case types.StoreInt:
-		return pickPacked(v.I64[out:], tmp.I64, defs, ss, off, nulls), nil
+		pickPacked(v.I64[out:], tmp.I64, at)
 	case types.StoreFloat:
-		return pickPacked(v.F64[out:], tmp.F64, defs, ss, off, nulls), nil
+		pickPacked(v.F64[out:], tmp.F64, at)
 	case types.StoreBool:
-		return pickPacked(v.B[out:], tmp.B, defs, ss, off, nulls), nil
+		pickPacked(v.B[out:], tmp.B, at)
 	case types.StoreInterval:
-		return pickPacked(v.Iv[out:], tmp.Iv, defs, ss, off, nulls), nil
+		pickPacked(v.Iv[out:], tmp.Iv, at)
 	default:
-		return pickPacked(v.S[out:], tmp.S, defs, ss, off, nulls), nil
+		pickPacked(v.S[out:], tmp.S, at)
 	}
+	return nil
 }
 
 // pickPacked is pickDict over values already decoded, packed without their
 // NULLs.
-func pickPacked[T any](dst, packed []T, defs []uint8, ss []int32, off int, nulls []bool) bool {
+func pickPacked[T any](dst, packed []T, at []int32) {
 	var zero T
-	dst = dst[:len(ss)]
-	if defs == nil {
-		for t, r := range ss {
-			dst[t] = packed[int(r)-off]
-		}
-		return false
-	}
-	anyNull := false
-	j, prev := 0, 0
-	for t, r := range ss {
-		r := int(r) - off
-		j += countOnes(defs[prev:r])
-		prev = r
-		if defs[r] == 0 {
-			dst[t], nulls[t], anyNull = zero, true, true
+	dst = dst[:len(at)]
+	for t, j := range at {
+		if j < 0 {
+			dst[t] = zero
 			continue
 		}
 		dst[t] = packed[j]
 	}
-	return anyNull
 }
 
 // passValues moves past the page's next nn non-NULL values undecoded.
