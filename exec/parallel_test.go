@@ -156,12 +156,13 @@ func TestParallelHashAggMergesPartials(t *testing.T) {
 	}
 }
 
-// TestParallelHashAggManyGroups: with more groups than partMergeMin the
-// workers' tables are merged into partition tables (aggmerge.go), with and
-// without spilling; the answers are the serial ones.
+// TestParallelHashAggManyGroups: with more groups than radixSplitMin the
+// workers split their tables into partition tables (aggradix.go), merged
+// partition by partition, with and without spilling; the answers are the
+// serial ones.
 func TestParallelHashAggManyGroups(t *testing.T) {
-	forcePartMerge = true
-	defer func() { forcePartMerge = false }()
+	defer func(n int) { radixSplitMin = n }(radixSplitMin)
+	radixSplitMin = 1000
 	store, files, _ := scanFixture(t, 3, 40000, 4000)
 	ts := []types.T{types.Int64T, types.Int64T, types.TextT}
 	for _, keys := range [][]int{{0}, {2, 0}, {1, 2, 0}} {
