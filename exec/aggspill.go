@@ -47,7 +47,7 @@ type aggSpill struct {
 	parts   []*spillPart
 	hs      []uint64
 	keptHs  []uint64 // the key hashes of keep's rows, when the caller gave the batch's
-	keep    []int32 // rows of the batch whose group is in the frozen table
+	keep    []int32  // rows of the batch whose group is in the frozen table
 	keepBuf *colBuf
 	sub     *HashAgg
 	cur     int // partition being aggregated

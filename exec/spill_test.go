@@ -373,7 +373,7 @@ func routeSpilledRows(t *testing.T, skip bool) {
 				t.Fatal(err)
 			}
 		}
-		route(rows[len(rows)/3:])       // its own groups: aggregated
+		route(rows[len(rows)/3:])      // its own groups: aggregated
 		route([][][]any{high, low}[w]) // the other's groups: spilled
 		ws = append(ws, wk)
 	}
