@@ -26,10 +26,10 @@ import (
 // wall time. Workers whose tables never grew that large merge them into one
 // as before: sixteen small tables cost more than one merge.
 //
-// When rows were spilled, partition p's merged table and the rows every
-// worker spilled to partition p make one task (aggPartTask): a HashAgg one
-// level down that starts from the table and reads the files, freezing and
-// partitioning again if it must. The tasks run side by side (aggspill.go).
+// Partition p's merged table and the rows every worker spilled to partition
+// p, if any, make one task (aggPartTask): a HashAgg one level down that
+// starts from the table and reads the files, freezing and partitioning again
+// if it must, and emits the groups. The tasks run side by side (aggspill.go).
 // A worker's own frozen tables therefore need not look the rows up
 // (aggRun.rerouted): the task will.
 //
@@ -170,8 +170,8 @@ func (wk *aggWorker) release() {
 
 // radixEnd ends a parallel aggregation in which some worker split its table
 // or spilled: the workers' tables are split (those that were not) and
-// merged partition by partition; with spilled rows each partition becomes a
-// task of h.run's spill.
+// merged partition by partition, and each partition becomes a task of
+// h.run's spill.
 func (h *HashAgg) radixEnd(ctx context.Context, ws []*aggWorker) error {
 	files := make([][]*spillPart, aggPartitions)
 	take := func(sp *aggSpill) error {
@@ -277,14 +277,9 @@ func (h *HashAgg) radixEnd(ctx context.Context, ws []*aggWorker) error {
 			return err
 		}
 	}
-	spilled := false
-	for _, fs := range files {
-		spilled = spilled || len(fs) > 0
-	}
-	if !spilled {
-		h.run, h.runs = parts[0], parts
-		return nil
-	}
+	// each partition is a task, with spilled rows or without: the tasks
+	// emit their tables side by side, where the emitting goroutine alone
+	// would turn every group into output rows
 	final := h.newSpill(ctx)
 	for p, seed := range parts {
 		final.tasks = append(final.tasks, aggPartTask{seed: seed, files: files[p]})
