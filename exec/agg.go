@@ -301,13 +301,18 @@ func (h *HashAgg) newRun() (*aggRun, error) {
 		}
 		sets = [][]int{all}
 	}
-	h.outT = h.outT[:0]
-	for _, a := range h.Aggs {
-		t, err := aggOut(a)
-		if err != nil {
-			return nil, err
+	if len(h.outT) != len(h.Aggs) {
+		// set by the first run, before any worker starts: the workers'
+		// splits (aggradix.go) make runs side by side and only read it
+		outT := make([]types.T, 0, len(h.Aggs))
+		for _, a := range h.Aggs {
+			t, err := aggOut(a)
+			if err != nil {
+				return nil, err
+			}
+			outT = append(outT, t)
 		}
-		h.outT = append(h.outT, t)
+		h.outT = outT
 	}
 	for _, cols := range sets {
 		s := &aggSet{cols: cols, nullG: -1}
@@ -638,6 +643,7 @@ func (h *HashAgg) aggregate(ctx context.Context) error {
 // aggregateRadix runs a parallel aggregation with keys (aggradix.go).
 func (h *HashAgg) aggregateRadix(ctx context.Context, p *Parallel) error {
 	ws := make([]*aggWorker, p.workers())
+	ex := newAggExchange(len(ws))
 	for w := range ws {
 		r, err := h.newRun()
 		if err != nil {
@@ -646,7 +652,7 @@ func (h *HashAgg) aggregateRadix(ctx context.Context, p *Parallel) error {
 		// an unsplit table may be merged whole into another at the end
 		r.res.spillHalf = true
 		r.rerouted = true
-		ws[w] = &aggWorker{run: r}
+		ws[w] = &aggWorker{run: r, w: w, ex: ex, free: make(chan *dealt, 2*aggPartitions)}
 	}
 	err := p.Run(ctx, func(ctx context.Context, w int, op Operator) error {
 		err := Drain(ctx, op, func(b *vec.Batch) error {

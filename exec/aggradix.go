@@ -44,22 +44,55 @@ var radixSplitMin = 1 << 16
 type aggWorker struct {
 	run   *aggRun   // the worker's table until it is split; nil after
 	parts []*aggRun // after the split: partition p's table
-	bufs  []*colBuf // rows dealt to each partition, not yet aggregated
-	bhs   [][]uint64
+	pend  []*dealt  // rows dealt to each partition, not yet handed on
 	hs    []uint64
 	rows  [aggPartitions][]int32
+	w     int          // the worker's index
+	ex    *aggExchange // nil: the worker aggregates every partition itself
+	free  chan *dealt  // buffers its partitions' owners have done with
+}
+
+// dealt is a buffer of rows of one partition, with their key hashes.
+type dealt struct {
+	p    int
+	buf  *colBuf
+	hs   []uint64
+	from *aggWorker
+}
+
+// aggExchange hands the rows dealt to a partition to the worker that owns
+// it (partition p is worker p mod W's), so that once every worker has split
+// its table each partition's groups are mostly in one table: merging
+// partition p at the end then moves only the groups the other workers held
+// before they split, where merging every worker's whole partition table
+// inserted about half of all groups a second time (0.8 s of a 6 M-group
+// DISTINCT's 4.2 s of CPU).
+//
+// A worker hands a full buffer to its owner's inbox, and while the inbox is
+// full it aggregates what its own inbox holds, so two workers handing to
+// each other never wait on each other. When its input ends it hands on what
+// it still holds and aggregates its inbox until every worker has done so.
+type aggExchange struct {
+	inbox     []chan *dealt
+	producing atomic.Int32 // workers still reading their input
+}
+
+func newAggExchange(workers int) *aggExchange {
+	ex := &aggExchange{inbox: make([]chan *dealt, workers)}
+	for w := range ex.inbox {
+		ex.inbox[w] = make(chan *dealt, 2*aggPartitions)
+	}
+	ex.producing.Store(int32(workers))
+	return ex
 }
 
 // feedWorker aggregates b into the worker's table or tables.
 func (h *HashAgg) feedWorker(ctx context.Context, wk *aggWorker, b *vec.Batch) error {
+	if err := h.takeInbox(ctx, wk, false); err != nil {
+		return err
+	}
 	if wk.parts == nil {
-		if err := h.feed(ctx, wk.run, b); err != nil {
-			return err
-		}
-		if wk.run.sp == nil && wk.run.sets[0].ngroups >= radixSplitMin {
-			return h.splitWorker(ctx, wk)
-		}
-		return nil
+		return h.feedWhole(ctx, wk, b, nil)
 	}
 	n := b.N
 	if n == 0 {
@@ -77,30 +110,28 @@ func (h *HashAgg) feedWorker(ctx context.Context, wk *aggWorker, b *vec.Batch) e
 		p := int(x>>shift) & (aggPartitions - 1)
 		wk.rows[p] = append(wk.rows[p], int32(i))
 	}
-	if wk.bufs == nil {
-		wk.bufs = make([]*colBuf, aggPartitions)
-		wk.bhs = make([][]uint64, aggPartitions)
+	if wk.pend == nil {
+		wk.pend = make([]*dealt, aggPartitions)
 	}
 	for p, rows := range wk.rows {
 		if len(rows) == 0 {
 			continue
 		}
-		buf := wk.bufs[p]
-		if buf == nil {
-			buf = newColBuf(h.Input.Types(), vec.BatchSize)
-			wk.bufs[p] = buf
+		d := wk.pend[p]
+		if d == nil {
+			d = h.newDealt(wk, p)
+			wk.pend[p] = d
 		}
 		for c, v := range b.Vecs {
-			buf.gather(c, v, rows)
+			d.buf.gather(c, v, rows)
 		}
-		buf.N += len(rows)
-		bh := wk.bhs[p]
+		d.buf.N += len(rows)
 		for _, i := range rows {
-			bh = append(bh, wk.hs[i])
+			d.hs = append(d.hs, wk.hs[i])
 		}
-		wk.bhs[p] = bh
-		if buf.N >= vec.BatchSize {
-			if err := h.flushPart(ctx, wk, p); err != nil {
+		if d.buf.N >= vec.BatchSize {
+			wk.pend[p] = nil
+			if err := h.handOn(ctx, wk, d); err != nil {
 				return err
 			}
 		}
@@ -108,33 +139,126 @@ func (h *HashAgg) feedWorker(ctx context.Context, wk *aggWorker, b *vec.Batch) e
 	return nil
 }
 
-// flushPart aggregates the rows dealt to partition p.
-func (h *HashAgg) flushPart(ctx context.Context, wk *aggWorker, p int) error {
-	buf := wk.bufs[p]
-	if buf == nil || buf.N == 0 {
+// feedWhole aggregates b into the worker's unsplit table (hs: the rows'
+// key hashes, or nil), splitting it once it holds radixSplitMin groups.
+func (h *HashAgg) feedWhole(ctx context.Context, wk *aggWorker, b *vec.Batch, hs []uint64) error {
+	wk.run.pre = hs
+	err := h.feed(ctx, wk.run, b)
+	wk.run.pre = nil
+	if err != nil {
+		return err
+	}
+	if wk.run.sp == nil && wk.run.sets[0].ngroups >= radixSplitMin {
+		return h.splitWorker(ctx, wk)
+	}
+	return nil
+}
+
+func (h *HashAgg) newDealt(wk *aggWorker, p int) *dealt {
+	select {
+	case d := <-wk.free:
+		d.p = p
+		return d
+	default:
+	}
+	return &dealt{p: p, buf: newColBuf(h.Input.Types(), vec.BatchSize), from: wk}
+}
+
+// handOn gives d to its partition's owner, or aggregates it when that is wk.
+func (h *HashAgg) handOn(ctx context.Context, wk *aggWorker, d *dealt) error {
+	if wk.ex == nil || d.p%len(wk.ex.inbox) == wk.w {
+		return h.aggregateDealt(ctx, wk, d)
+	}
+	to, mine := wk.ex.inbox[d.p%len(wk.ex.inbox)], wk.ex.inbox[wk.w]
+	for {
+		select {
+		case to <- d:
+			return nil
+		case o := <-mine:
+			if err := h.aggregateDealt(ctx, wk, o); err != nil {
+				return err
+			}
+		case <-ctx.Done():
+			return errCanceled(ctx)
+		}
+	}
+}
+
+// takeInbox aggregates the buffers handed to wk: those waiting, or with
+// all, every one until no worker is left to hand any.
+func (h *HashAgg) takeInbox(ctx context.Context, wk *aggWorker, all bool) error {
+	if wk.ex == nil {
 		return nil
 	}
-	r := wk.parts[p]
-	r.pre = wk.bhs[p]
-	err := h.feed(ctx, r, &buf.Batch)
-	r.pre = nil
-	buf.reset()
-	wk.bhs[p] = wk.bhs[p][:0]
+	mine := wk.ex.inbox[wk.w]
+	for {
+		if all {
+			select {
+			case d, ok := <-mine:
+				if !ok {
+					return nil
+				}
+				if err := h.aggregateDealt(ctx, wk, d); err != nil {
+					return err
+				}
+			case <-ctx.Done():
+				return errCanceled(ctx)
+			}
+			continue
+		}
+		select {
+		case d := <-mine:
+			if err := h.aggregateDealt(ctx, wk, d); err != nil {
+				return err
+			}
+		default:
+			return nil
+		}
+	}
+}
+
+// aggregateDealt aggregates a buffer of rows into wk's table of its
+// partition (its one table, if not split yet) and gives the buffer back.
+func (h *HashAgg) aggregateDealt(ctx context.Context, wk *aggWorker, d *dealt) error {
+	var err error
+	if wk.parts == nil {
+		err = h.feedWhole(ctx, wk, &d.buf.Batch, d.hs)
+	} else {
+		r := wk.parts[d.p]
+		r.pre = d.hs
+		err = h.feed(ctx, r, &d.buf.Batch)
+		r.pre = nil
+	}
+	d.buf.reset()
+	d.hs = d.hs[:0]
+	select {
+	case d.from.free <- d:
+	default:
+	}
 	return err
 }
 
-// endWorker aggregates the rows still dealt out when the worker's input ends.
+// endWorker hands on the rows still dealt out when the worker's input ends,
+// then aggregates what is handed to it until every worker's input has ended.
 func (h *HashAgg) endWorker(ctx context.Context, wk *aggWorker) error {
-	if wk.parts == nil {
-		return nil
-	}
-	for p := range wk.parts {
-		if err := h.flushPart(ctx, wk, p); err != nil {
-			return err
+	for p, d := range wk.pend {
+		if d != nil && d.buf.N > 0 {
+			wk.pend[p] = nil
+			if err := h.handOn(ctx, wk, d); err != nil {
+				return err
+			}
 		}
 	}
-	wk.bufs, wk.bhs = nil, nil
-	return nil
+	wk.pend = nil
+	if wk.ex == nil {
+		return nil
+	}
+	if wk.ex.producing.Add(-1) == 0 {
+		for _, c := range wk.ex.inbox {
+			close(c)
+		}
+	}
+	return h.takeInbox(ctx, wk, true)
 }
 
 // splitWorker splits the worker's table into partition tables.
