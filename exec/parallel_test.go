@@ -378,3 +378,68 @@ func TestScanCountsReaderBuffers(t *testing.T) {
 		t.Errorf("4 KiB pool: %d rows (want %d), %d bytes counted (want none)", rows, live, mem.Peak())
 	}
 }
+
+// failAfter fails with err once it has passed n batches on.
+type failAfter struct {
+	Operator
+	n   int
+	err error
+}
+
+func (f *failAfter) Next(ctx context.Context) (*vec.Batch, error) {
+	if f.n--; f.n < 0 {
+		return nil, f.err
+	}
+	return f.Operator.Next(ctx)
+}
+
+// TestParallelHashAggStopsWhileHandingOn: radix workers that hand rows to
+// each other (aggradix.go) all stop when the query is cancelled or one of
+// them fails, whether the others are reading, handing on or waiting for
+// rows; the error is the query's, and Close leaves no file and no memory.
+func TestParallelHashAggStopsWhileHandingOn(t *testing.T) {
+	defer func(n int) { radixSplitMin = n }(radixSplitMin)
+	radixSplitMin = 100
+	store, files, _ := scanFixture(t, 4, 15000, 1000)
+	fail := pgerr.New(pgerr.DivisionByZero, "division by zero")
+	for _, c := range []struct {
+		name   string
+		cancel bool
+		limit  int64
+	}{{"cancel", true, 0}, {"cancel spilling", true, 1 << 20}, {"fail", false, 0}, {"fail spilling", false, 1 << 20}} {
+		for _, after := range []int{1, 4, 12} {
+			sp := testSpill(t, 0)
+			ctx, cancel := context.WithCancel(context.Background())
+			var mem *Memory
+			if c.limit > 0 {
+				mem = NewMemory(NewMemoryPool(c.limit), 0)
+			}
+			p := &Parallel{Scan: newFixtureScan(store, files), Workers: 2}
+			p.Build = func(w int, src Operator) Operator {
+				var op Operator = &Project{Env: env, Input: src, Exprs: []Expr{col(0, types.Int64T), col(2, types.TextT)}}
+				if w == 1 {
+					if c.cancel {
+						op = &cancelAfter{Operator: op, n: after, cancel: cancel}
+					} else {
+						op = &failAfter{Operator: op, n: after, err: fail}
+					}
+				}
+				return op
+			}
+			h := &HashAgg{Input: p, NGroup: 2, Aggs: []Agg{mkAgg(t, AggCountStar, 0, types.Int64T)}, Mem: mem}
+			_, err := h.Next(ctx)
+			want := pgerr.QueryCanceled
+			if !c.cancel {
+				want = pgerr.DivisionByZero
+			}
+			if pgerr.Code(err) != want {
+				t.Fatalf("%s after %d batches: got %v, want %s", c.name, after, err, want)
+			}
+			h.Close()
+			cancel()
+			if n := spillFilesLeft(t, sp); n != 0 || sp.Used() != 0 || (mem != nil && mem.Used() != 0) {
+				t.Fatalf("%s after %d batches, closed: %d spill files, %d bytes of temp space, %d bytes of memory", c.name, after, n, sp.Used(), mem.Used())
+			}
+		}
+	}
+}
