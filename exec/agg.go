@@ -176,8 +176,10 @@ func aggOut(a Agg) (types.T, error) {
 // Groups get dense ids from an open-addressing table on the typed key
 // columns (an inline int64 table for one integer-stored key); aggregate
 // states are column-major by group id. When Input is a *Parallel, each
-// worker aggregates its own morsels into its own tables and the partial
-// states are merged once at the end (no locks while aggregating).
+// worker aggregates its own morsels into its own tables (no locks while
+// aggregating); with many groups the tables are partitioned by key hash
+// and each partition is owned by one worker (aggradix.go), and the partial
+// states are merged once at the end.
 type HashAgg struct {
 	Input  Operator
 	NGroup int
@@ -280,7 +282,7 @@ type aggRun struct {
 	sp        *aggSpill // non-nil once the table is frozen (aggspill.go)
 	// rerouted: the rows this run spills are looked up again in a table
 	// holding its groups before they are aggregated (a parallel worker's:
-	// routeParts or the partition tasks), so route may skip the lookup
+	// by its partition's task, aggradix.go), so route may skip the lookup
 	rerouted bool
 	// pre, when not nil, is the key hash of each row of the batch being
 	// fed, computed by a radix worker to pick the row's partition
