@@ -129,60 +129,6 @@ func TestSortSpillCancelRemovesFiles(t *testing.T) {
 	}
 }
 
-// TestSortMergeAheadStops: a spilled sort's merge runs ahead of its reader
-// on a goroutine (mergeNext); a reader that stops early (a LIMIT above), or
-// whose query is cancelled while the merge runs, closes the sort, and the
-// goroutine ends before the runs' files are removed.
-func TestSortMergeAheadStops(t *testing.T) {
-	for _, cancelMidway := range []bool{false, true} {
-		sp := testSpill(t, 0)
-		rng := rand.New(rand.NewSource(8))
-		rows := sortRows(rng, 40000)
-		ctx, cancel := context.WithCancel(context.Background())
-		s := &Sort{Input: newRowsOp(sortTypes, rows, 500), Keys: []SortKey{{Col: 2}}, Mem: NewMemory(NewMemoryPool(1<<20), 0)}
-		var prev string
-		for i := 0; i < 3; i++ {
-			b, err := s.Next(ctx)
-			if err != nil || b == nil {
-				t.Fatalf("batch %d: %v, %v", i, b, err)
-			}
-			for r := 0; r < b.N; r++ {
-				k := b.Vecs[2].S[r]
-				if k < prev {
-					t.Fatalf("batch %d row %d: %q after %q", i, r, k, prev)
-				}
-				prev = k
-			}
-		}
-		if !s.spilling || s.ahead == nil {
-			t.Fatal("the sort did not spill and merge ahead")
-		}
-		if cancelMidway {
-			cancel()
-			var err error
-			for err == nil {
-				var b *vec.Batch
-				if b, err = s.Next(ctx); b == nil && err == nil {
-					t.Fatal("the merge ended after the query was cancelled")
-				}
-			}
-			if pgerr.Code(err) != pgerr.QueryCanceled {
-				t.Fatalf("want cancellation, got %v", err)
-			}
-		}
-		s.Close()
-		cancel()
-		select {
-		case <-s.ahead.done:
-		default:
-			t.Fatal("the merging goroutine is still running after Close")
-		}
-		if n := spillFilesLeft(t, sp); n != 0 || sp.Used() != 0 {
-			t.Fatalf("after Close: %d spill files, %d bytes held", n, sp.Used())
-		}
-	}
-}
-
 func TestSortTempSpaceExhausted(t *testing.T) {
 	testSpill(t, 1<<20)
 	rng := rand.New(rand.NewSource(7))
