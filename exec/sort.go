@@ -57,7 +57,6 @@ type Sort struct {
 	heap      []*sortRun
 	writers   []*runWriter
 	splitRuns int // times the buffered rows were written as several runs at once
-	ahead     *mergeAhead
 	// mergePasses counts the merges of some runs into one before the last,
 	// when the pool had no room for a merge of all
 	mergePasses int

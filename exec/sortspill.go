@@ -383,100 +383,16 @@ func (s *Sort) heapDown(i int) {
 	}
 }
 
-// mergeNext emits the next batch of the merged runs. The merge runs ahead
-// on a goroutine of its own, a batch or two before the one being read, so
-// that what reads the sorted rows (a COPY formatting them, a window) works
-// while the next rows are merged, each on a processor.
+// mergeNext emits the next batch of the merged runs. The run on top of the
+// heap gives rows as long as they order before the best of the other runs,
+// copied as one range: runs over presorted or clustered data move whole
+// blocks at a time rather than a row per heap step.
 func (s *Sort) mergeNext(ctx context.Context) (*vec.Batch, error) {
-	a := s.ahead
-	if a == nil {
-		a = &mergeAhead{out: make(chan mergeBatch, 1), free: make(chan *colBuf, 3),
-			quit: make(chan struct{}), done: make(chan struct{})}
-		a.free <- s.out
-		for i := 0; i < 2; i++ {
-			a.free <- newColBuf(s.Input.Types(), vec.BatchSize)
-		}
-		s.ahead = a
-		go func() {
-			defer close(a.done)
-			for {
-				var buf *colBuf
-				select {
-				case buf = <-a.free:
-				case <-a.quit:
-					return
-				}
-				err := guard(func() error { return s.mergeFill(ctx, buf) })
-				select {
-				case a.out <- mergeBatch{buf, err}:
-				case <-a.quit:
-					return
-				}
-				if err != nil || buf.N == 0 {
-					return
-				}
-			}
-		}()
-	}
-	if a.ended {
-		return nil, nil
-	}
-	if a.last != nil {
-		a.free <- a.last // never blocks: it holds every buffer
-		a.last = nil
-	}
-	m := <-a.out
-	if m.err != nil {
-		a.ended = true
-		return nil, m.err
-	}
-	if m.b.N == 0 {
-		a.ended = true
-		<-a.done
-		s.closeRuns()
-		return nil, nil
-	}
-	a.last = m.b
-	return &m.b.Batch, nil
-}
-
-// mergeAhead is the goroutine merging runs ahead of mergeNext: it fills the
-// buffers in free and sends them on out.
-type mergeAhead struct {
-	out     chan mergeBatch
-	free    chan *colBuf
-	quit    chan struct{}
-	done    chan struct{}
-	last    *colBuf // the batch mergeNext returned last
-	ended   bool
-	stopped bool
-}
-
-type mergeBatch struct {
-	b   *colBuf
-	err error
-}
-
-// stopAhead ends the merging goroutine, if any, before the runs are closed;
-// mergeNext returns no more rows after.
-func (s *Sort) stopAhead() {
-	if a := s.ahead; a != nil && !a.stopped {
-		a.stopped, a.ended = true, true
-		close(a.quit)
-		<-a.done
-	}
-}
-
-// mergeFill fills out with the next rows of the merged runs; none at the
-// end. The run on top of the heap gives rows as long as they order before
-// the best of the other runs, copied as one range: runs over presorted or
-// clustered data move whole blocks at a time rather than a row per heap step.
-func (s *Sort) mergeFill(ctx context.Context, out *colBuf) error {
 	if err := errCanceled(ctx); err != nil {
-		return err
+		return nil, err
 	}
-	out.reset()
-	for out.N < vec.BatchSize && len(s.heap) > 0 {
+	s.out.reset()
+	for s.out.N < vec.BatchSize && len(s.heap) > 0 {
 		h := s.heap
 		r := h[0]
 		var bound *sortRun
@@ -487,19 +403,19 @@ func (s *Sort) mergeFill(ctx context.Context, out *colBuf) error {
 			}
 		}
 		start := r.pos
-		limit := min(r.n, start+vec.BatchSize-out.N)
+		limit := min(r.n, start+vec.BatchSize-s.out.N)
 		r.pos++
 		for r.pos < limit && (bound == nil || runLess(r, bound)) {
 			r.pos++
 		}
 		for c, v := range r.dec.b.Vecs {
-			out.appendRange(c, v, start, r.pos)
+			s.out.appendRange(c, v, start, r.pos)
 		}
-		out.N += r.pos - start
+		s.out.N += r.pos - start
 		if r.pos == r.n {
 			ok, err := r.load()
 			if err != nil {
-				return err
+				return nil, err
 			}
 			if !ok {
 				last := len(h) - 1
@@ -511,12 +427,15 @@ func (s *Sort) mergeFill(ctx context.Context, out *colBuf) error {
 		}
 		s.heapDown(0)
 	}
-	return nil
+	if s.out.N == 0 {
+		s.closeRuns()
+		return nil, nil
+	}
+	return &s.out.Batch, nil
 }
 
 // closeRuns removes every run's file.
 func (s *Sort) closeRuns() {
-	s.stopAhead()
 	for _, r := range s.runs {
 		r.file.Close()
 	}
