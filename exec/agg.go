@@ -176,8 +176,10 @@ func aggOut(a Agg) (types.T, error) {
 // Groups get dense ids from an open-addressing table on the typed key
 // columns (an inline int64 table for one integer-stored key); aggregate
 // states are column-major by group id. When Input is a *Parallel, each
-// worker aggregates its own morsels into its own tables and the partial
-// states are merged once at the end (no locks while aggregating).
+// worker aggregates its own morsels into its own tables (no locks while
+// aggregating); with many groups the tables are partitioned by key hash
+// and each partition is owned by one worker (aggradix.go), and the partial
+// states are merged once at the end.
 type HashAgg struct {
 	Input  Operator
 	NGroup int
@@ -280,8 +282,11 @@ type aggRun struct {
 	sp        *aggSpill // non-nil once the table is frozen (aggspill.go)
 	// rerouted: the rows this run spills are looked up again in a table
 	// holding its groups before they are aggregated (a parallel worker's:
-	// routeParts or the partition tasks), so route may skip the lookup
+	// by its partition's task, aggradix.go), so route may skip the lookup
 	rerouted bool
+	// pre, when not nil, is the key hash of each row of the batch being
+	// fed, computed by a radix worker to pick the row's partition
+	pre []uint64
 }
 
 func (h *HashAgg) newRun() (*aggRun, error) {
@@ -298,13 +303,18 @@ func (h *HashAgg) newRun() (*aggRun, error) {
 		}
 		sets = [][]int{all}
 	}
-	h.outT = h.outT[:0]
-	for _, a := range h.Aggs {
-		t, err := aggOut(a)
-		if err != nil {
-			return nil, err
+	if len(h.outT) != len(h.Aggs) {
+		// set by the first run, before any worker starts: the workers'
+		// splits (aggradix.go) make runs side by side and only read it
+		outT := make([]types.T, 0, len(h.Aggs))
+		for _, a := range h.Aggs {
+			t, err := aggOut(a)
+			if err != nil {
+				return nil, err
+			}
+			outT = append(outT, t)
 		}
-		h.outT = append(h.outT, t)
+		h.outT = outT
 	}
 	for _, cols := range sets {
 		s := &aggSet{cols: cols, nullG: -1}
@@ -365,8 +375,9 @@ func (s *aggSet) intGroupIDs(keys []int64, nulls []bool, gids []int32) {
 	s.ngroups = len(s.itab.dense)
 }
 
-// groupIDs assigns the group of every row of b in this set.
-func (s *aggSet) groupIDs(b *vec.Batch, zeros []int32) {
+// groupIDs assigns the group of every row of b in this set. pre, when not
+// nil, holds the rows' key hashes (a radix worker's, aggradix.go).
+func (s *aggSet) groupIDs(b *vec.Batch, zeros []int32, pre []uint64) {
 	n := b.N
 	switch {
 	case len(s.cols) == 0:
@@ -378,20 +389,25 @@ func (s *aggSet) groupIDs(b *vec.Batch, zeros []int32) {
 		s.intGroupIDs(v.I64[:n], v.Nulls, s.gids)
 	default:
 		s.gids = resize32(s.gids, n)
-		if cap(s.hs) < n {
-			s.hs = make([]uint64, n, max(n, vec.BatchSize))
+		hs := pre
+		if hs == nil {
+			if cap(s.hs) < n {
+				s.hs = make([]uint64, n, max(n, vec.BatchSize))
+			}
+			hs = s.hs[:n]
 		}
-		s.hs = s.hs[:n]
 		for i, c := range s.cols {
 			s.kv[i] = b.Vecs[c]
 		}
-		if ok, added := s.pack.groupIDs(s.htab, s.keys, s.kv, n, s.hs, s.gids); ok {
+		if ok, added := s.pack.groupIDs(s.htab, s.keys, s.kv, n, hs, pre != nil, s.gids); ok {
 			s.keyBytes += added
 		} else {
-			for i, v := range s.kv {
-				hashColumn(s.hs, v, n, i == 0)
+			if pre == nil {
+				for i, v := range s.kv {
+					hashColumn(hs, v, n, i == 0)
+				}
 			}
-			s.keyBytes += s.htab.groupIDs(s.keys, s.kv, s.hs, s.gids)
+			s.keyBytes += s.htab.groupIDs(s.keys, s.kv, hs, s.gids)
 		}
 		s.ngroups = len(s.htab.idHash)
 	}
@@ -447,7 +463,7 @@ func (r *aggRun) consume(b *vec.Batch) error {
 		if r.finest >= 0 && si != r.finest {
 			continue // rolled up from the finest set at the end
 		}
-		s.groupIDs(b, zeros)
+		s.groupIDs(b, zeros, r.pre)
 		for a, fn := range s.fns {
 			agg := &r.h.Aggs[a]
 			in := aggIn{rows: all, all: true, gids: s.gids}
@@ -570,14 +586,16 @@ func (h *HashAgg) aggregate(ctx context.Context) error {
 		return err
 	}
 	if p, ok := h.Input.(*Parallel); ok {
+		if h.partitionable() {
+			return h.aggregateRadix(ctx, p)
+		}
+		// no keys, or grouping sets: small tables that do not spill
 		runs := make([]*aggRun, p.workers())
 		for w := range runs {
 			r, err := h.newRun()
 			if err != nil {
 				return err
 			}
-			r.res.spillHalf = true
-			r.rerouted = true
 			runs[w] = r
 		}
 		h.run = runs[0]
@@ -595,38 +613,8 @@ func (h *HashAgg) aggregate(ctx context.Context) error {
 			}
 			return err
 		}
-		// the merged table may take the whole spilling share
-		runs[0].res.spillHalf = false
-		spilled := false
-		for _, r := range runs {
-			spilled = spilled || r.sp != nil
-		}
-		if h.usePartMerge(runs, spilled) {
-			parts, err := h.mergeParts(ctx, runs)
-			if err != nil {
-				return err
-			}
-			h.run, h.runs = parts[0], parts
-			for _, r := range runs {
-				r.sets = nil // given back by mergeParts
-			}
-			if spilled {
-				return h.spillTasks(ctx, runs, parts)
-			}
-			return nil
-		}
-		if spilled {
-			if err := h.mergeSpilled(ctx, runs); err != nil {
-				return err
-			}
-			return runs[0].rollUp()
-		}
 		for _, r := range runs[1:] {
-			// the merged table is no bigger than the workers' tables were
-			// together and each worker's reservation is returned first, so
-			// running out here is only the table doubling: tolerated when
-			// the aggregation could spill (it needed no more than it held)
-			if err := runs[0].merge(r); err != nil && (pgerr.Code(err) != OutOfMemory || !h.canSpill()) {
+			if err := runs[0].merge(r); err != nil {
 				return err
 			}
 		}
@@ -652,6 +640,65 @@ func (h *HashAgg) aggregate(ctx context.Context) error {
 		return err
 	}
 	return r.rollUp()
+}
+
+// aggregateRadix runs a parallel aggregation with keys (aggradix.go).
+func (h *HashAgg) aggregateRadix(ctx context.Context, p *Parallel) error {
+	ws := make([]*aggWorker, p.workers())
+	ex := newAggExchange(len(ws))
+	for w := range ws {
+		r, err := h.newRun()
+		if err != nil {
+			return err
+		}
+		// an unsplit table may be merged whole into another at the end
+		r.res.spillHalf = true
+		r.rerouted = true
+		ws[w] = &aggWorker{run: r, w: w, ex: ex, free: make(chan *dealt, 2*aggPartitions)}
+	}
+	err := p.Run(ctx, func(ctx context.Context, w int, op Operator) error {
+		err := Drain(ctx, op, func(b *vec.Batch) error {
+			if err := errCanceled(ctx); err != nil {
+				return err
+			}
+			return h.feedWorker(ctx, ws[w], b)
+		})
+		if err != nil {
+			return err
+		}
+		return h.endWorker(ctx, ws[w])
+	})
+	if err == nil {
+		radix := false
+		for _, wk := range ws {
+			radix = radix || wk.parts != nil || wk.run.sp != nil
+		}
+		if radix {
+			err = h.radixEnd(ctx, ws)
+		} else {
+			h.run = ws[0].run
+			for _, wk := range ws[1:] {
+				// the merged table is no bigger than the workers' tables
+				// were together, and each worker's reservation is returned
+				// first: running out here is only the table doubling
+				if err = h.run.merge(wk.run); err != nil && pgerr.Code(err) == OutOfMemory && h.canSpill() {
+					err = nil
+				}
+				wk.run.sets = nil
+				if err != nil {
+					break
+				}
+			}
+			h.run.res.spillHalf = false
+			ws = ws[1:]
+		}
+	}
+	if err != nil {
+		for _, wk := range ws {
+			wk.release()
+		}
+	}
+	return err
 }
 
 func (h *HashAgg) Next(ctx context.Context) (*vec.Batch, error) {

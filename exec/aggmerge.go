@@ -10,50 +10,11 @@ import (
 	"github.com/lakepg/lakepg/pgerr"
 )
 
-// The workers of a parallel aggregation each fill a table of their own. With
-// many groups, folding them into one table on one goroutine was a serial
-// tail as long as a good part of the parallel phase (6 M groups: 0.6 s of
-// 7 s). Instead the groups are split by the top bits of their key hash, the
-// bits a spill uses to pick its partition, into aggPartitions partition
-// tables, each built from every worker's groups of that partition by one
-// goroutine; the goroutines share nothing but the workers' tables, which
-// they only read. The partition tables are then emitted in turn.
-//
-// Because a spilled row of partition p can only belong to a group of
-// partition table p, a table and its partition's files then make a task of
-// their own when workers spilled (aggspill.go).
-//
-// Every group is placed again (the first worker's without comparing keys),
-// where the serial merge leaves the first worker's groups in place and
-// inserts only the others'. With two workers that made the partitioned
-// merge cost more processor time than it saved: on TPC-H SF1 lineitem under
-// --memory-limit 512MiB (2 cores, shared) the 6 M-group GROUP BY took about
-// the same server CPU as the serial merge and routing, the DISTINCT about
-// 0.8 s more. So it is used with more than two workers only, where the
-// serial merge inserts all but one worker's groups on one goroutine.
-
-// partMergeMin is the fewest groups, over all workers, for which the
-// partitioned merge pays for its sixteen tables.
-const partMergeMin = 1 << 16
-
-// usePartMerge reports whether runs are merged into partition tables.
-func (h *HashAgg) usePartMerge(runs []*aggRun, spilled bool) bool {
-	if len(runs) < 2 || !h.partitionable() || (len(runs) < 3 && !forcePartMerge) {
-		return false
-	}
-	if spilled {
-		return true
-	}
-	n := 0
-	for _, r := range runs {
-		n += r.sets[0].ngroups
-	}
-	return n >= partMergeMin
-}
-
-// forcePartMerge makes tests take the partitioned merge with two workers.
-// Tests that set it do not run in parallel with other aggregation tests.
-var forcePartMerge = false
+// mergeParts splits tables into aggPartitions partition tables by the top
+// bits of their groups' key hashes, the bits a spill uses to pick its
+// partition, each built from every given table's groups of that partition
+// by one goroutine; the goroutines share nothing but the given tables,
+// which they only read. A radix worker splits its table so (aggradix.go).
 
 // partitionable: one grouping set with keys, hashed by groupHashes.
 func (h *HashAgg) partitionable() bool {

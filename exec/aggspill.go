@@ -4,7 +4,6 @@ import (
 	"context"
 	"runtime"
 	"sync"
-	"sync/atomic"
 
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
@@ -26,19 +25,13 @@ import (
 // have no serialised form; and no group ever has both rows on disk and a
 // state in memory, so no state merge is needed.
 //
-// Parallel workers freeze and partition each on their own. At the end their
-// tables are merged as without spilling (the merged table is no bigger than
-// the workers' tables were together, and each worker's memory is given back
-// as it is merged in), then the workers' partition files are routed once
-// more against the merged table, as input rows would be: a row spilled by
-// one worker may belong to a group another worker's table held.
-//
-// With more than two workers the tables are instead merged into partition
-// tables by the same hash bits (aggmerge.go), and partition p's table and
-// the rows every worker spilled to partition p become one task: a HashAgg
-// one level down that starts from the table and reads the files, freezing
-// and partitioning again if it must. No row is routed or written twice, and
-// each table is given back as soon as its partition is done.
+// Parallel workers split their tables into partition tables and freeze and
+// spill each partition on its own (aggradix.go). At the end partition p's
+// tables are merged, and the merged table and the rows every worker spilled
+// to partition p become one task: a HashAgg one level down that starts from
+// the table and reads the files, freezing and partitioning again if it must.
+// No row is routed or written twice before its task, and each table is
+// given back as soon as its partition is done.
 //
 // Grouping sets do not spill (they roll up from one table): they still fail
 // with 53200 at the limit.
@@ -53,7 +46,8 @@ type aggSpill struct {
 	h       *HashAgg
 	parts   []*spillPart
 	hs      []uint64
-	keep    []int32 // rows of the batch whose group is in the frozen table
+	keptHs  []uint64 // the key hashes of keep's rows, when the caller gave the batch's
+	keep    []int32  // rows of the batch whose group is in the frozen table
 	keepBuf *colBuf
 	sub     *HashAgg
 	cur     int // partition being aggregated
@@ -61,11 +55,8 @@ type aggSpill struct {
 	qs      *QueryStats
 	par     *aggPartWorkers
 	// tasks, when not nil, are the partitions to aggregate instead of
-	// parts: each a partition table and the workers' files (spillTasks)
+	// parts: each a partition table and the workers' files (radixEnd)
 	tasks []aggPartTask
-	// routedHits counts the workers' spilled rows whose group the merged
-	// table had (routeParts)
-	routedHits atomic.Int64
 	// probed and hits count the rows route looked up in the frozen table
 	// and found, until it judges whether the lookups pay (skipProbe)
 	probed, hits int
@@ -81,35 +72,11 @@ type aggSpill struct {
 const probeJudgeRows = 1 << 16
 
 // aggPartTask is one partition of a parallel aggregation whose workers
-// spilled: its table, merged from the workers' (mergeParts), and the rows
+// spilled: its table, merged from the workers' (radixEnd), and the rows
 // the workers spilled to it.
 type aggPartTask struct {
 	seed  *aggRun
 	files []*spillPart
-}
-
-// spillTasks ends a parallel aggregation in which workers spilled and whose
-// tables were merged into partition tables: each partition becomes a task
-// for h.run's spill, which emits everything.
-func (h *HashAgg) spillTasks(ctx context.Context, runs, parts []*aggRun) error {
-	final := h.newSpill(ctx)
-	for p, seed := range parts {
-		t := aggPartTask{seed: seed}
-		for _, r := range runs {
-			if r.sp == nil || r.sp.parts == nil || r.sp.parts[p] == nil {
-				continue
-			}
-			pt := r.sp.parts[p]
-			if err := pt.flush(); err != nil {
-				return err
-			}
-			t.files = append(t.files, pt)
-		}
-		final.tasks = append(final.tasks, t)
-	}
-	// the partition tables are emitted by their tasks
-	h.run, h.runs = &aggRun{h: h, sp: final}, nil
-	return nil
 }
 
 // spillPart buffers one partition's rows and writes them a block at a time.
@@ -148,169 +115,6 @@ func (h *HashAgg) newSpill(ctx context.Context) *aggSpill {
 	return sp
 }
 
-// mergeSpilled ends a parallel aggregation in which workers spilled: every
-// worker's table is merged into runs[0], then the workers' partition files
-// are routed against it into new partitions.
-func (h *HashAgg) mergeSpilled(ctx context.Context, runs []*aggRun) error {
-	for _, r := range runs[1:] {
-		// the merged table is at most the workers' tables together, and each
-		// worker's reservation is returned first: a failure here is only the
-		// table's doubling, tolerated rather than failing a query that spilled
-		if err := runs[0].merge(r); err != nil && pgerr.Code(err) != OutOfMemory {
-			return err
-		}
-		r.sets = nil
-	}
-	final := h.newSpill(ctx)
-	if err := final.routeParts(ctx, runs); err != nil {
-		return err
-	}
-	for _, r := range runs {
-		r.sp = nil
-	}
-	runs[0].sp = final
-	return nil
-}
-
-// routeParts routes the workers' partition files against runs[0]'s table
-// into sp's partitions, one processor per partition at a time: the rows of
-// a worker's partition p (same hash bits) can only go to partition p, so
-// the routers write files of their own, and only share the table — read
-// together, and updated by one at a time with the rows of its groups.
-func (sp *aggSpill) routeParts(ctx context.Context, runs []*aggRun) error {
-	var todo []int
-	for p := 0; p < aggPartitions; p++ {
-		for _, r := range runs {
-			if r.sp != nil && r.sp.parts != nil && r.sp.parts[p] != nil {
-				todo = append(todo, p)
-				break
-			}
-		}
-	}
-	sp.parts = make([]*spillPart, aggPartitions)
-	var (
-		mu   sync.RWMutex
-		next atomic.Int32
-		wg   sync.WaitGroup
-	)
-	workers := max(1, min(runtime.GOMAXPROCS(0), len(todo)))
-	errs := make([]error, workers)
-	for w := range errs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			rt := &aggRouter{}
-			defer func() { sp.routedHits.Add(rt.hits) }()
-			errs[w] = guard(func() error {
-				for {
-					i := int(next.Add(1)) - 1
-					if i >= len(todo) {
-						return nil
-					}
-					for _, r := range runs {
-						if r.sp == nil || r.sp.parts == nil {
-							continue
-						}
-						if err := sp.routeFile(ctx, runs[0], r.sp, todo[i], rt, &mu); err != nil {
-							return err
-						}
-					}
-				}
-			})
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// aggRouter is one router's scratch.
-type aggRouter struct {
-	hs      []uint64
-	kv      []*vec.Vector
-	keep    []int32
-	miss    []int32
-	keepBuf *colBuf
-	hits    int64 // rows of groups the table had
-}
-
-// routeFile routes partition p of a worker's spill (from) into sp.
-func (sp *aggSpill) routeFile(ctx context.Context, r *aggRun, from *aggSpill, p int, rt *aggRouter, mu *sync.RWMutex) error {
-	pt := from.parts[p]
-	if pt == nil {
-		return nil
-	}
-	if err := pt.flush(); err != nil {
-		return err
-	}
-	rd, err := pt.file.reader()
-	if err != nil {
-		return err
-	}
-	h := sp.h
-	s := r.sets[0]
-	scan := &spillScan{rd: rd, dec: newBlockDecoder(h.Input.Types())}
-	for {
-		b, err := scan.Next(ctx)
-		if err != nil {
-			return err
-		}
-		if b == nil {
-			break
-		}
-		n := b.N
-		rt.hs = resizeSlice(rt.hs, n)
-		for c := 0; c < h.NGroup; c++ {
-			hashColumn(rt.hs, b.Vecs[c], n, c == 0)
-		}
-		rt.kv = rt.kv[:0]
-		for _, c := range s.cols {
-			rt.kv = append(rt.kv, b.Vecs[c])
-		}
-		rt.keep, rt.miss = rt.keep[:0], rt.miss[:0]
-		mu.RLock()
-		for i := 0; i < n; i++ {
-			if s.hasKeys(rt.kv, b, i, rt.hs[i]) {
-				rt.keep = append(rt.keep, int32(i))
-			} else {
-				rt.miss = append(rt.miss, int32(i))
-			}
-		}
-		mu.RUnlock()
-		if len(rt.miss) > 0 {
-			if err := sp.write(ctx, p, b, rt.miss); err != nil {
-				return err
-			}
-		}
-		if len(rt.keep) == 0 {
-			continue
-		}
-		rt.hits += int64(len(rt.keep))
-		if rt.keepBuf == nil {
-			rt.keepBuf = newColBuf(h.Input.Types(), vec.BatchSize)
-		}
-		rt.keepBuf.reset()
-		for c, v := range b.Vecs {
-			rt.keepBuf.gather(c, v, rt.keep)
-		}
-		rt.keepBuf.N = len(rt.keep)
-		// as in route: the groups exist, only collecting states grow
-		mu.Lock()
-		err = r.consume(&rt.keepBuf.Batch)
-		mu.Unlock()
-		if err != nil && pgerr.Code(err) != OutOfMemory {
-			return err
-		}
-	}
-	pt.file.Close()
-	from.parts[p] = nil
-	return nil
-}
-
 // route aggregates the rows of existing groups and writes the others out.
 func (sp *aggSpill) route(ctx context.Context, r *aggRun, b *vec.Batch) error {
 	n := b.N
@@ -319,12 +123,15 @@ func (sp *aggSpill) route(ctx context.Context, r *aggRun, b *vec.Batch) error {
 	}
 	h := sp.h
 	s := r.sets[0]
-	if cap(sp.hs) < n {
-		sp.hs = make([]uint64, n, max(n, vec.BatchSize))
-	}
-	hs := sp.hs[:n]
-	for c := 0; c < h.NGroup; c++ {
-		hashColumn(hs, b.Vecs[c], n, c == 0)
+	hs := r.pre
+	if hs == nil {
+		if cap(sp.hs) < n {
+			sp.hs = make([]uint64, n, max(n, vec.BatchSize))
+		}
+		hs = sp.hs[:n]
+		for c := 0; c < h.NGroup; c++ {
+			hashColumn(hs, b.Vecs[c], n, c == 0)
+		}
 	}
 	sp.keep = sp.keep[:0]
 	shift := 64 - aggPartBits*(h.spillLevel+1)
@@ -364,7 +171,15 @@ func (sp *aggSpill) route(ctx context.Context, r *aggRun, b *vec.Batch) error {
 	sub := &sp.keepBuf.Batch
 	// all these groups exist: the table does not grow; states that collect
 	// values (string_agg, percentiles) still do, and go past the budget
-	// rather than fail
+	// rather than fail. The kept rows' hashes are gathered too.
+	if pre := r.pre; pre != nil {
+		sp.keptHs = sp.keptHs[:0]
+		for _, i := range sp.keep {
+			sp.keptHs = append(sp.keptHs, pre[i])
+		}
+		r.pre = sp.keptHs
+		defer func() { r.pre = pre }()
+	}
 	if err := r.consume(sub); err != nil && pgerr.Code(err) != OutOfMemory {
 		return err
 	}

@@ -227,7 +227,9 @@ func (t *hashTable) placeNew(h uint64) int32 {
 }
 
 // appendRows stores rows ids of another keyCols' columns as the next keys,
-// text shared rather than copied (see keyShare), and returns the bytes added.
+// text shared rather than copied (see keyShare), and returns the bytes added:
+// the shared text too, which the other table no longer counts once it is
+// split or merged.
 func (k *keyCols) appendRows(src *keyCols, ids []int32) int64 {
 	var n int64
 	for c, s := range k.cols {
@@ -236,6 +238,7 @@ func (k *keyCols) appendRows(src *keyCols, ids []int32) int64 {
 			st := src.txt[c]
 			for _, id := range ids {
 				t.refs = append(t.refs, t.shared(st, int(id)))
+				n += int64(len(st.at(int(id))))
 			}
 			n += 8 * int64(len(ids))
 			s.Nulls = gatherT(s.Nulls, v.Nulls, ids)

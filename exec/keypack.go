@@ -117,9 +117,10 @@ func (p *keyPacker) pack(keys []*vec.Vector, n int) int {
 
 // groupIDs assigns the groups of the batch's rows through the cache, the
 // general table (t, k, with the rows' hashes computed only when some row
-// missed the cache) taking the misses. It reports false, doing nothing,
+// missed the cache, unless hashed says hs holds them already) taking the
+// misses. It reports false, doing nothing,
 // when the packer is off.
-func (p *keyPacker) groupIDs(t *hashTable, k *keyCols, keys []*vec.Vector, n int, hs []uint64, gids []int32) (handled bool, added int64) {
+func (p *keyPacker) groupIDs(t *hashTable, k *keyCols, keys []*vec.Vector, n int, hs []uint64, hashed bool, gids []int32) (handled bool, added int64) {
 	if p == nil || p.off {
 		return false, 0
 	}
@@ -150,6 +151,9 @@ func (p *keyPacker) groupIDs(t *hashTable, k *keyCols, keys []*vec.Vector, n int
 		return true, 0
 	}
 	for c, v := range keys {
+		if hashed {
+			break
+		}
 		hashColumn(hs, v, n, c == 0)
 	}
 	for _, i := range p.misses {

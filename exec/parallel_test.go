@@ -156,12 +156,13 @@ func TestParallelHashAggMergesPartials(t *testing.T) {
 	}
 }
 
-// TestParallelHashAggManyGroups: with more groups than partMergeMin the
-// workers' tables are merged into partition tables (aggmerge.go), with and
-// without spilling; the answers are the serial ones.
+// TestParallelHashAggManyGroups: with more groups than radixSplitMin the
+// workers split their tables into partition tables (aggradix.go), merged
+// partition by partition, with and without spilling; the answers are the
+// serial ones.
 func TestParallelHashAggManyGroups(t *testing.T) {
-	forcePartMerge = true
-	defer func() { forcePartMerge = false }()
+	defer func(n int) { radixSplitMin = n }(radixSplitMin)
+	radixSplitMin = 1000
 	store, files, _ := scanFixture(t, 3, 40000, 4000)
 	ts := []types.T{types.Int64T, types.Int64T, types.TextT}
 	for _, keys := range [][]int{{0}, {2, 0}, {1, 2, 0}} {
@@ -195,8 +196,11 @@ func TestParallelHashAggManyGroups(t *testing.T) {
 			}
 			h.Close()
 			sameRows(t, fmt.Sprintf("parallel group by %v, limit %d", keys, limit), par, serial)
-			if limit == 0 && len(h.runs) != aggPartitions {
-				t.Errorf("group by %v: %d tables emitted, want the %d partition tables", keys, len(h.runs), aggPartitions)
+			if !tasksRan {
+				t.Errorf("group by %v, limit %d: the %d partition tables were not emitted by tasks", keys, limit, aggPartitions)
+			}
+			if limit == 0 && qs.SpillFiles() != 0 {
+				t.Errorf("group by %v without a limit: %d spill files", keys, qs.SpillFiles())
 			}
 			if limit > 0 && (qs.SpillFiles() == 0 || !tasksRan) {
 				t.Errorf("group by %v under %d bytes: spill files %d, partition tasks %v", keys, limit, qs.SpillFiles(), tasksRan)
@@ -421,5 +425,70 @@ func TestParallelUnionOfScans(t *testing.T) {
 		serial := &HashAgg{Input: &Project{Env: env, Input: &Append{Inputs: []Operator{serialPart(1), serialPart(2), serialPart(3)}},
 			Exprs: []Expr{col(1, types.Int64T), col(0, types.Int64T)}}, NGroup: 1, Aggs: agg.Aggs}
 		sameRows(t, fmt.Sprintf("aggregate over union, %d workers", workers), runAgg(t, agg), runAgg(t, serial))
+	}
+}
+
+// failAfter fails with err once it has passed n batches on.
+type failAfter struct {
+	Operator
+	n   int
+	err error
+}
+
+func (f *failAfter) Next(ctx context.Context) (*vec.Batch, error) {
+	if f.n--; f.n < 0 {
+		return nil, f.err
+	}
+	return f.Operator.Next(ctx)
+}
+
+// TestParallelHashAggStopsWhileHandingOn: radix workers that hand rows to
+// each other (aggradix.go) all stop when the query is cancelled or one of
+// them fails, whether the others are reading, handing on or waiting for
+// rows; the error is the query's, and Close leaves no file and no memory.
+func TestParallelHashAggStopsWhileHandingOn(t *testing.T) {
+	defer func(n int) { radixSplitMin = n }(radixSplitMin)
+	radixSplitMin = 100
+	store, files, _ := scanFixture(t, 4, 15000, 1000)
+	fail := pgerr.New(pgerr.DivisionByZero, "division by zero")
+	for _, c := range []struct {
+		name   string
+		cancel bool
+		limit  int64
+	}{{"cancel", true, 0}, {"cancel spilling", true, 1 << 20}, {"fail", false, 0}, {"fail spilling", false, 1 << 20}} {
+		for _, after := range []int{1, 4, 12} {
+			sp := testSpill(t, 0)
+			ctx, cancel := context.WithCancel(context.Background())
+			var mem *Memory
+			if c.limit > 0 {
+				mem = NewMemory(NewMemoryPool(c.limit), 0)
+			}
+			p := &Parallel{Scan: newFixtureScan(store, files), Workers: 2}
+			p.Build = func(w int, src Operator) Operator {
+				var op Operator = &Project{Env: env, Input: src, Exprs: []Expr{col(0, types.Int64T), col(2, types.TextT)}}
+				if w == 1 {
+					if c.cancel {
+						op = &cancelAfter{Operator: op, n: after, cancel: cancel}
+					} else {
+						op = &failAfter{Operator: op, n: after, err: fail}
+					}
+				}
+				return op
+			}
+			h := &HashAgg{Input: p, NGroup: 2, Aggs: []Agg{mkAgg(t, AggCountStar, 0, types.Int64T)}, Mem: mem}
+			_, err := h.Next(ctx)
+			want := pgerr.QueryCanceled
+			if !c.cancel {
+				want = pgerr.DivisionByZero
+			}
+			if pgerr.Code(err) != want {
+				t.Fatalf("%s after %d batches: got %v, want %s", c.name, after, err, want)
+			}
+			h.Close()
+			cancel()
+			if n := spillFilesLeft(t, sp); n != 0 || sp.Used() != 0 || (mem != nil && mem.Used() != 0) {
+				t.Fatalf("%s after %d batches, closed: %d spill files, %d bytes of temp space, %d bytes of memory", c.name, after, n, sp.Used(), mem.Used())
+			}
+		}
 	}
 }

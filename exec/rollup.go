@@ -87,7 +87,7 @@ func (r *aggRun) rollUp() error {
 		}
 		n := src.ngroups
 		b := src.keyBatch(in)
-		s.groupIDs(b, zeroGidsN(n))
+		s.groupIDs(b, zeroGidsN(n), nil)
 		for a, fn := range s.fns {
 			fn.grow(s.ngroups)
 			if err := fn.merge(src.fns[a], s.gids); err != nil {

@@ -282,24 +282,19 @@ func TestParallelHashAggSpills(t *testing.T) {
 
 // TestHashAggRoutesSpilledRowsAcrossWorkers: rows one worker spilled
 // because its table was frozen, of groups another worker's table holds, are
-// aggregated into the merged table when the workers' files are routed side
-// by side — none is left to a partition, and every group comes out once
-// with all its rows.
+// aggregated with the merged partition table by their partition's task, and
+// every group comes out once with all its rows. One worker's table was split
+// into partition tables before it froze, the other's was not.
+// With skip, the workers write every row they route out without looking
+// it up in their frozen tables (aggSpill.skipProbe): the rows of their
+// own groups are then found by the task.
 func TestHashAggRoutesSpilledRowsAcrossWorkers(t *testing.T) {
-	// merged into one table and routed against (mergeSpilled), and merged
-	// into partition tables each aggregated with its partition's files by
-	// a task (mergeParts, spillTasks)
-	// With skip, the workers write every row they route out without looking
-	// it up in their frozen tables (aggSpill.skipProbe): the rows of their
-	// own groups are then found when routed against the merged table.
-	for _, parts := range []bool{false, true} {
-		for _, skip := range []bool{false, true} {
-			t.Run(fmt.Sprint("partitioned=", parts, ",skip=", skip), func(t *testing.T) { routeSpilledRows(t, parts, skip) })
-		}
+	for _, skip := range []bool{false, true} {
+		t.Run(fmt.Sprint("skip=", skip), func(t *testing.T) { routeSpilledRows(t, skip) })
 	}
 }
 
-func routeSpilledRows(t *testing.T, partitioned, skip bool) {
+func routeSpilledRows(t *testing.T, skip bool) {
 	sp := testSpill(t, 0)
 	ts := []types.T{types.TextT, types.Int64T}
 	var low, high [][]any // groups g0..g99, then g100..g199, each value 1..3
@@ -336,55 +331,65 @@ func routeSpilledRows(t *testing.T, partitioned, skip bool) {
 			}
 		}
 	}
-	var runs []*aggRun
+	var ws []*aggWorker
 	for w, rows := range [][][]any{low, high} {
 		r, err := h.newRun()
 		if err != nil {
 			t.Fatal(err)
 		}
 		feed(r, rows[:len(rows)/3], false) // value 1 of its own groups
-		r.sp = h.newSpill(ctx)             // frozen
-		r.rerouted, r.sp.skipProbe = true, skip
-		feed(r, rows[len(rows)/3:], true)      // its own groups: aggregated
-		feed(r, [][][]any{high, low}[w], true) // the other's groups: spilled
-		runs = append(runs, r)
+		wk := &aggWorker{run: r}
+		frozen := []*aggRun{r}
+		if w == 1 {
+			if err := h.splitWorker(ctx, wk); err != nil {
+				t.Fatal(err)
+			}
+			frozen = wk.parts
+		}
+		for _, r := range frozen {
+			r.sp = h.newSpill(ctx)
+			r.rerouted, r.sp.skipProbe = true, skip
+		}
+		route := func(rows [][]any) {
+			if w == 0 {
+				feed(r, rows, true)
+				return
+			}
+			// dealt to the partition tables by a worker's feed
+			op := newRowsOp(ts, rows, 500)
+			for {
+				b, err := op.Next(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if b == nil {
+					break
+				}
+				if err := h.feedWorker(ctx, wk, b); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := h.endWorker(ctx, wk); err != nil {
+				t.Fatal(err)
+			}
+		}
+		route(rows[len(rows)/3:])      // its own groups: aggregated
+		route([][][]any{high, low}[w]) // the other's groups: spilled
+		ws = append(ws, wk)
 	}
 	if spillFilesLeft(t, sp) == 0 {
 		t.Fatal("nothing was spilled")
 	}
-	h.run = runs[0]
 	h.started = true
-	if partitioned {
-		parts, err := h.mergeParts(ctx, runs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := h.spillTasks(ctx, runs, parts); err != nil {
-			t.Fatal(err)
-		}
-		files := 0
-		for _, task := range h.run.sp.tasks {
-			files += len(task.files)
-		}
-		if len(h.run.sp.tasks) != aggPartitions || files == 0 {
-			t.Fatalf("%d tasks with %d files, want %d tasks and the spilled files", len(h.run.sp.tasks), files, aggPartitions)
-		}
-	} else {
-		if err := h.mergeSpilled(ctx, runs); err != nil {
-			t.Fatal(err)
-		}
-		// each worker's 300 rows of the other's groups, and with skip its
-		// 200 rows of its own groups after freezing
-		want := int64(600)
-		if skip {
-			want = 1000
-		}
-		if got := h.run.sp.routedHits.Load(); got != want {
-			t.Fatalf("%d spilled rows routed into the merged table, want %d", got, want)
-		}
-		if n := h.run.sp.spilledParts(); n != 0 {
-			t.Fatalf("%d partitions left to aggregate, want none", n)
-		}
+	if err := h.radixEnd(ctx, ws); err != nil {
+		t.Fatal(err)
+	}
+	files := 0
+	for _, task := range h.run.sp.tasks {
+		files += len(task.files)
+	}
+	if len(h.run.sp.tasks) != aggPartitions || files == 0 {
+		t.Fatalf("%d tasks with %d files, want %d tasks and the spilled files", len(h.run.sp.tasks), files, aggPartitions)
 	}
 	if err := h.finish(); err != nil {
 		t.Fatal(err)

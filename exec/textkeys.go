@@ -109,12 +109,13 @@ func (s *keyShare) id(i int) int {
 }
 
 // putText stores row i's text value x of column c, shared or copied; it
-// returns the text bytes the table now holds for it (none when shared).
+// returns the text bytes the table now holds for it. A shared key's bytes
+// count too: the table it came from gives its memory back once merged.
 func (k *keyCols) putText(c int, x string, i int) int64 {
 	t := k.txt[c]
 	if k.share != nil {
 		t.refs = append(t.refs, t.shared(k.share.src.txt[c], k.share.id(i)))
-		return 0
+		return int64(len(x))
 	}
 	t.refs = append(t.refs, t.copyIn(x))
 	return int64(len(x))
