@@ -161,8 +161,8 @@ func TestParallelHashAggMergesPartials(t *testing.T) {
 // partition by partition, with and without spilling; the answers are the
 // serial ones.
 func TestParallelHashAggManyGroups(t *testing.T) {
-	defer func(n int) { radixSplitMin = n }(radixSplitMin)
-	radixSplitMin = 1000
+	defer func(n, m int) { radixSplitMin, radixSplitMinInts = n, m }(radixSplitMin, radixSplitMinInts)
+	radixSplitMin, radixSplitMinInts = 1000, 1000
 	store, files, _ := scanFixture(t, 3, 40000, 4000)
 	ts := []types.T{types.Int64T, types.Int64T, types.TextT}
 	for _, keys := range [][]int{{0}, {2, 0}, {1, 2, 0}} {
@@ -447,8 +447,8 @@ func (f *failAfter) Next(ctx context.Context) (*vec.Batch, error) {
 // them fails, whether the others are reading, handing on or waiting for
 // rows; the error is the query's, and Close leaves no file and no memory.
 func TestParallelHashAggStopsWhileHandingOn(t *testing.T) {
-	defer func(n int) { radixSplitMin = n }(radixSplitMin)
-	radixSplitMin = 100
+	defer func(n, m int) { radixSplitMin, radixSplitMinInts = n, m }(radixSplitMin, radixSplitMinInts)
+	radixSplitMin, radixSplitMinInts = 100, 100
 	store, files, _ := scanFixture(t, 4, 15000, 1000)
 	fail := pgerr.New(pgerr.DivisionByZero, "division by zero")
 	for _, c := range []struct {
