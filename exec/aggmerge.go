@@ -83,14 +83,36 @@ func (h *HashAgg) mergeParts(ctx context.Context, runs []*aggRun) ([]*aggRun, er
 		}
 		parts[p] = r
 	}
-	var next atomic.Int32
-	workers := max(1, min(runtime.GOMAXPROCS(0), aggPartitions))
-	errs := make([]error, workers)
+	err := inPartitions(ctx, func() func(p int) error {
+		m := &partMerger{h: h, shift: h.partShift()}
+		return func(p int) error { return m.merge(parts[p], p, runs, hashes) }
+	})
+	for _, r := range runs {
+		r.res.release()
+	}
+	if err != nil {
+		for _, r := range parts {
+			r.res.release()
+		}
+		return nil, err
+	}
+	return parts, nil
+}
+
+// inPartitions runs a function for every partition p on up to GOMAXPROCS
+// goroutines, each taking the next partition not yet taken; newDo makes
+// each goroutine's function (and its scratch). It returns the first error.
+func inPartitions(ctx context.Context, newDo func() func(p int) error) error {
+	var (
+		next atomic.Int32
+		wg   sync.WaitGroup
+	)
+	errs := make([]error, max(1, min(runtime.GOMAXPROCS(0), aggPartitions)))
 	for w := range errs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			m := &partMerger{h: h, shift: h.partShift()}
+			do := newDo()
 			errs[w] = guard(func() error {
 				for {
 					p := int(next.Add(1)) - 1
@@ -100,7 +122,7 @@ func (h *HashAgg) mergeParts(ctx context.Context, runs []*aggRun) ([]*aggRun, er
 					if err := errCanceled(ctx); err != nil {
 						return err
 					}
-					if err := m.merge(parts[p], p, runs, hashes); err != nil {
+					if err := do(p); err != nil {
 						return err
 					}
 				}
@@ -108,18 +130,12 @@ func (h *HashAgg) mergeParts(ctx context.Context, runs []*aggRun) ([]*aggRun, er
 		}()
 	}
 	wg.Wait()
-	for _, r := range runs {
-		r.res.release()
-	}
 	for _, err := range errs {
 		if err != nil {
-			for _, r := range parts {
-				r.res.release()
-			}
-			return nil, err
+			return err
 		}
 	}
-	return parts, nil
+	return nil
 }
 
 // partMerger is one merging goroutine's scratch.

@@ -2,8 +2,6 @@ package exec
 
 import (
 	"context"
-	"runtime"
-	"sync"
 	"sync/atomic"
 
 	"github.com/lakepg/lakepg/exec/vec"
@@ -351,52 +349,33 @@ func (h *HashAgg) radixEnd(ctx context.Context, ws []*aggWorker) error {
 		}
 	}
 	parts := make([]*aggRun, aggPartitions)
-	var (
-		next atomic.Int32
-		wg   sync.WaitGroup
-	)
-	workers := max(1, min(runtime.GOMAXPROCS(0), aggPartitions))
-	errs := make([]error, workers)
-	for w := range errs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[w] = guard(func() error {
-				for {
-					p := int(next.Add(1)) - 1
-					if p >= aggPartitions {
-						return nil
-					}
-					if err := errCanceled(ctx); err != nil {
-						return err
-					}
-					// into the largest: its groups stay where they are
-					dst := ws[0].parts[p]
-					for _, wk := range ws[1:] {
-						if r := wk.parts[p]; r.sets[0].ngroups > dst.sets[0].ngroups {
-							dst = r
-						}
-					}
-					for _, wk := range ws {
-						r := wk.parts[p]
-						if r == dst {
-							continue
-						}
-						// the merged table is no bigger than the workers' were,
-						// and each is given back as merged: running out here is
-						// only a table doubling, tolerated when the aggregation
-						// can spill
-						if err := dst.merge(r); err != nil && (pgerr.Code(err) != OutOfMemory || !h.canSpill()) {
-							return err
-						}
-						r.sets = nil
-					}
-					parts[p] = dst
+	err := inPartitions(ctx, func() func(p int) error {
+		return func(p int) error {
+			// into the largest: its groups stay where they are
+			dst := ws[0].parts[p]
+			for _, wk := range ws[1:] {
+				if r := wk.parts[p]; r.sets[0].ngroups > dst.sets[0].ngroups {
+					dst = r
 				}
-			})
-		}()
-	}
-	wg.Wait()
+			}
+			for _, wk := range ws {
+				r := wk.parts[p]
+				if r == dst {
+					continue
+				}
+				// the merged table is no bigger than the workers' were,
+				// and each is given back as merged: running out here is
+				// only a table doubling, tolerated when the aggregation
+				// can spill
+				if err := dst.merge(r); err != nil && (pgerr.Code(err) != OutOfMemory || !h.canSpill()) {
+					return err
+				}
+				r.sets = nil
+			}
+			parts[p] = dst
+			return nil
+		}
+	})
 	for _, wk := range ws {
 		for p, r := range wk.parts {
 			if r != parts[p] {
@@ -405,20 +384,18 @@ func (h *HashAgg) radixEnd(ctx context.Context, ws []*aggWorker) error {
 		}
 		wk.parts = nil
 	}
-	for _, err := range errs {
-		if err != nil {
-			for _, r := range parts {
-				if r != nil {
-					r.res.release()
-				}
+	if err != nil {
+		for _, r := range parts {
+			if r != nil {
+				r.res.release()
 			}
-			for _, fs := range files {
-				for _, pt := range fs {
-					pt.file.Close()
-				}
-			}
-			return err
 		}
+		for _, fs := range files {
+			for _, pt := range fs {
+				pt.file.Close()
+			}
+		}
+		return err
 	}
 	// each partition is a task, with spilled rows or without: the tasks
 	// emit their tables side by side, where the emitting goroutine alone
