@@ -562,7 +562,7 @@ func (r *aggRun) merge(o *aggRun) error {
 		}
 		for a, fn := range s.fns {
 			fn.grow(s.ngroups)
-			if err := fn.merge(src.fns[a], gmap); err != nil {
+			if err := fn.merge(src.fns[a], nil, gmap); err != nil {
 				return err
 			}
 		}

@@ -148,12 +148,23 @@ func floatOf(v *vec.Vector, i int) float64 {
 	return math.NaN()
 }
 
-func (s *collectAgg) merge(src aggFn, gmap []int32) error {
+func (s *collectAgg) merge(src aggFn, from, to []int32) error {
 	o := src.(*collectAgg)
 	if o.vals == nil {
 		return nil
 	}
 	s.init()
+	// the rows name their src group: a map from every src group is needed
+	gmap := to
+	if from != nil {
+		gmap = make([]int32, o.ngroups)
+		for k := range gmap {
+			gmap[k] = -1
+		}
+		for i, k := range from {
+			gmap[k] = to[i]
+		}
+	}
 	kept := 0
 	for k, g := range o.gids {
 		if gmap[g] < 0 {

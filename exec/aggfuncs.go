@@ -35,9 +35,10 @@ type aggFn interface {
 	// grow makes room for groups [0, n); new groups are empty.
 	grow(n int)
 	update(in *aggIn) error
-	// merge folds group k of src (the same kind of state) into group
-	// gmap[k].
-	merge(src aggFn, gmap []int32) error
+	// merge folds groups of src (the same kind of state) into groups of
+	// s: src group from[i] into group to[i], or, when from is nil, every
+	// src group k into to[k]. Groups whose to is negative are left out.
+	merge(src aggFn, from, to []int32) error
 	// final appends the results of groups [lo, hi) to out.
 	final(out *vec.Vector, lo, hi int) error
 	// reset empties group g (window frames that restart).
@@ -50,6 +51,22 @@ type aggFn interface {
 // with an exact result.
 type invertible interface {
 	remove(in *aggIn) error
+}
+
+// mergeLen is how many src groups a merge visits: from's, or all n.
+func mergeLen(from []int32, n int) int {
+	if from == nil {
+		return n
+	}
+	return len(from)
+}
+
+// mergeAt is the i-th src group of a merge and the group it goes to.
+func mergeAt(from, to []int32, i int) (int, int32) {
+	if from == nil {
+		return i, to[i]
+	}
+	return int(from[i]), to[i]
 }
 
 // growTo extends s to n zero elements. State slices never shrink, so the
@@ -188,10 +205,11 @@ func (s *countAgg) add(in *aggIn, d int64) {
 	}
 }
 
-func (s *countAgg) merge(src aggFn, gmap []int32) error {
-	for k, c := range src.(*countAgg).cnt {
-		if g := gmap[k]; g >= 0 {
-			s.cnt[g] += c
+func (s *countAgg) merge(src aggFn, from, to []int32) error {
+	o := src.(*countAgg)
+	for i, end := 0, mergeLen(from, len(o.cnt)); i < end; i++ {
+		if k, g := mergeAt(from, to, i); g >= 0 {
+			s.cnt[g] += o.cnt[k]
 		}
 	}
 	return nil
@@ -317,10 +335,10 @@ func (s *sumIntAgg) total(g int) i128 {
 	return t
 }
 
-func (s *sumIntAgg) merge(src aggFn, gmap []int32) error {
+func (s *sumIntAgg) merge(src aggFn, from, to []int32) error {
 	o := src.(*sumIntAgg)
-	for k := range o.sum {
-		g := gmap[k]
+	for i, end := 0, mergeLen(from, len(o.sum)); i < end; i++ {
+		k, g := mergeAt(from, to, i)
 		if g < 0 {
 			continue
 		}
@@ -557,10 +575,10 @@ func (s *sumBigAgg) update(in *aggIn) error {
 	return nil
 }
 
-func (s *sumBigAgg) merge(src aggFn, gmap []int32) error {
+func (s *sumBigAgg) merge(src aggFn, from, to []int32) error {
 	o := src.(*sumBigAgg)
-	for k := range o.sum {
-		g := gmap[k]
+	for i, end := 0, mergeLen(from, len(o.sum)); i < end; i++ {
+		k, g := mergeAt(from, to, i)
 		if o.cnt[k] == 0 || g < 0 {
 			continue
 		}
@@ -689,10 +707,11 @@ func (s *sumFloatAgg) update(in *aggIn) error {
 	return nil
 }
 
-func (s *sumFloatAgg) merge(src aggFn, gmap []int32) error {
+func (s *sumFloatAgg) merge(src aggFn, from, to []int32) error {
 	o := src.(*sumFloatAgg)
-	for k, x := range o.sum {
-		g := gmap[k]
+	for i, end := 0, mergeLen(from, len(o.sum)); i < end; i++ {
+		k, g := mergeAt(from, to, i)
+		x := o.sum[k]
 		if !o.has[k] || g < 0 {
 			continue
 		}
@@ -763,11 +782,11 @@ func (s *floatVarAgg) update(in *aggIn) error {
 }
 
 // merge is float8_combine.
-func (s *floatVarAgg) merge(src aggFn, gmap []int32) error {
+func (s *floatVarAgg) merge(src aggFn, from, to []int32) error {
 	o := src.(*floatVarAgg)
-	for k := range o.n {
+	for i, end := 0, mergeLen(from, len(o.n)); i < end; i++ {
+		k, g := mergeAt(from, to, i)
 		n2 := o.n[k]
-		g := gmap[k]
 		if n2 == 0 || g < 0 {
 			continue
 		}
@@ -945,10 +964,10 @@ func (s *numVarAgg) sums(g int) (*big.Int, *big.Int, int) {
 	return s.sx[g].big(), s.sx2[g].big(), s.scale
 }
 
-func (s *numVarAgg) merge(src aggFn, gmap []int32) error {
+func (s *numVarAgg) merge(src aggFn, from, to []int32) error {
 	o := src.(*numVarAgg)
-	for k := range o.n {
-		g := gmap[k]
+	for i, end := 0, mergeLen(from, len(o.n)); i < end; i++ {
+		k, g := mergeAt(from, to, i)
 		if o.n[k] == 0 || g < 0 {
 			continue
 		}
@@ -1146,10 +1165,11 @@ func (s *minmaxInt) update(in *aggIn) error {
 	return nil
 }
 
-func (s *minmaxInt) merge(src aggFn, gmap []int32) error {
+func (s *minmaxInt) merge(src aggFn, from, to []int32) error {
 	o := src.(*minmaxInt)
-	for k, x := range o.val {
-		g := gmap[k]
+	for i, end := 0, mergeLen(from, len(o.val)); i < end; i++ {
+		k, g := mergeAt(from, to, i)
+		x := o.val[k]
 		if !o.has[k] || g < 0 {
 			continue
 		}
@@ -1199,10 +1219,11 @@ func (s *minmaxFloat) update(in *aggIn) error {
 	return nil
 }
 
-func (s *minmaxFloat) merge(src aggFn, gmap []int32) error {
+func (s *minmaxFloat) merge(src aggFn, from, to []int32) error {
 	o := src.(*minmaxFloat)
-	for k, x := range o.val {
-		g := gmap[k]
+	for i, end := 0, mergeLen(from, len(o.val)); i < end; i++ {
+		k, g := mergeAt(from, to, i)
+		x := o.val[k]
 		if !o.has[k] || g < 0 {
 			continue
 		}
@@ -1248,11 +1269,13 @@ func (s *minmaxBool) update(in *aggIn) error {
 	return nil
 }
 
-func (s *minmaxBool) merge(src aggFn, gmap []int32) error {
+func (s *minmaxBool) merge(src aggFn, from, to []int32) error {
 	o := src.(*minmaxBool)
-	for k, x := range o.val {
-		if o.has[k] && gmap[k] >= 0 {
-			s.fold(gmap[k], x)
+	for i, end := 0, mergeLen(from, len(o.val)); i < end; i++ {
+		k, g := mergeAt(from, to, i)
+		x := o.val[k]
+		if o.has[k] && g >= 0 {
+			s.fold(g, x)
 		}
 	}
 	return nil
@@ -1312,10 +1335,11 @@ func (s *minmaxStr) update(in *aggIn) error {
 	return nil
 }
 
-func (s *minmaxStr) merge(src aggFn, gmap []int32) error {
+func (s *minmaxStr) merge(src aggFn, from, to []int32) error {
 	o := src.(*minmaxStr)
-	for k, x := range o.val {
-		g := gmap[k]
+	for i, end := 0, mergeLen(from, len(o.val)); i < end; i++ {
+		k, g := mergeAt(from, to, i)
+		x := o.val[k]
 		if !o.has[k] || g < 0 {
 			continue
 		}
@@ -1422,10 +1446,11 @@ func (s *stringAgg) update(in *aggIn) error {
 	return nil
 }
 
-func (s *stringAgg) merge(src aggFn, gmap []int32) error {
+func (s *stringAgg) merge(src aggFn, from, to []int32) error {
 	o := src.(*stringAgg)
-	for k, b := range o.buf {
-		g := gmap[k]
+	for i, end := 0, mergeLen(from, len(o.buf)); i < end; i++ {
+		k, g := mergeAt(from, to, i)
+		b := o.buf[k]
 		if o.first[k] < 0 || g < 0 {
 			continue
 		}
@@ -1494,10 +1519,11 @@ func (s *sumIntervalAgg) update(in *aggIn) error {
 	return nil
 }
 
-func (s *sumIntervalAgg) merge(src aggFn, gmap []int32) error {
+func (s *sumIntervalAgg) merge(src aggFn, from, to []int32) error {
 	o := src.(*sumIntervalAgg)
-	for k, x := range o.sum {
-		g := gmap[k]
+	for i, end := 0, mergeLen(from, len(o.sum)); i < end; i++ {
+		k, g := mergeAt(from, to, i)
+		x := o.sum[k]
 		if o.cnt[k] == 0 || g < 0 {
 			continue
 		}
@@ -1569,11 +1595,13 @@ func (s *minmaxInterval) update(in *aggIn) error {
 	return nil
 }
 
-func (s *minmaxInterval) merge(src aggFn, gmap []int32) error {
+func (s *minmaxInterval) merge(src aggFn, from, to []int32) error {
 	o := src.(*minmaxInterval)
-	for k, x := range o.val {
-		if o.has[k] && gmap[k] >= 0 {
-			s.fold(gmap[k], x)
+	for i, end := 0, mergeLen(from, len(o.val)); i < end; i++ {
+		k, g := mergeAt(from, to, i)
+		x := o.val[k]
+		if o.has[k] && g >= 0 {
+			s.fold(g, x)
 		}
 	}
 	return nil

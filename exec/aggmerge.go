@@ -64,6 +64,23 @@ func (h *HashAgg) mergeParts(ctx context.Context, runs []*aggRun) ([]*aggRun, er
 		}()
 	}
 	wg.Wait()
+	// each worker's groups sorted by partition (a counting sort)
+	byPart := make([][]int32, len(runs))
+	starts := make([][aggPartitions + 1]int, len(runs))
+	for w := range runs {
+		st := &starts[w]
+		for p := range aggPartitions {
+			st[p+1] = st[p] + counts[w][p]
+		}
+		next := *st
+		ids := make([]int32, len(hashes[w]))
+		for g, x := range hashes[w] {
+			p := int(x>>shift) & (aggPartitions - 1)
+			ids[next[p]] = int32(g)
+			next[p]++
+		}
+		byPart[w] = ids
+	}
 	parts := make([]*aggRun, aggPartitions)
 	for p := range parts {
 		r, err := h.newRun()
@@ -85,7 +102,7 @@ func (h *HashAgg) mergeParts(ctx context.Context, runs []*aggRun) ([]*aggRun, er
 	}
 	err := inPartitions(ctx, func() func(p int) error {
 		m := &partMerger{h: h, shift: h.partShift()}
-		return func(p int) error { return m.merge(parts[p], p, runs, hashes) }
+		return func(p int) error { return m.merge(parts[p], p, runs, hashes, byPart, starts) }
 	})
 	for _, r := range runs {
 		r.res.release()
@@ -142,8 +159,7 @@ func inPartitions(ctx context.Context, newDo func() func(p int) error) error {
 type partMerger struct {
 	h     *HashAgg
 	shift uint
-	gmap  []int32
-	ids   []int32
+	to    []int32 // the merged groups' ids in dst
 	hs    []uint64
 	gids  []int32
 	keys  *colBuf
@@ -152,37 +168,30 @@ type partMerger struct {
 	text  vec.Vector // gatherInto's
 }
 
-// merge folds the groups of partition p of every worker's run into dst.
-func (m *partMerger) merge(dst *aggRun, p int, runs []*aggRun, hashes [][]uint64) error {
+// merge folds the groups of partition p of every worker's run into dst;
+// byPart[w] holds worker w's group ids in partition order, partition p's
+// from starts[w][p] to starts[w][p+1], so each partition visits its own
+// groups alone.
+func (m *partMerger) merge(dst *aggRun, p int, runs []*aggRun, hashes [][]uint64, byPart [][]int32, starts [][aggPartitions + 1]int) error {
 	ds := dst.sets[0]
 	for w, r := range runs {
 		src := r.sets[0]
-		m.ids = m.ids[:0]
-		for g, x := range hashes[w] {
-			if int(x>>m.shift)&(aggPartitions-1) == p {
-				m.ids = append(m.ids, int32(g))
-			}
-		}
-		if len(m.ids) == 0 {
+		ids := byPart[w][starts[w][p]:starts[w][p+1]]
+		if len(ids) == 0 {
 			continue
 		}
-		m.gmap = resize32(m.gmap, src.ngroups)
-		for i := range m.gmap {
-			m.gmap[i] = -1
-		}
+		m.to = resize32(m.to, len(ids))
 		// the first worker's groups of the partition are all new, and
 		// distinct: they are placed without comparing keys
 		fresh := ds.ngroups == 0
-		for lo := 0; lo < len(m.ids); lo += vec.BatchSize {
-			ids := m.ids[lo:min(lo+vec.BatchSize, len(m.ids))]
-			m.insert(ds, src, ids, hashes[w], fresh)
-			for i, g := range ids {
-				m.gmap[g] = m.gids[i]
-			}
+		for lo := 0; lo < len(ids); lo += vec.BatchSize {
+			batch := ids[lo:min(lo+vec.BatchSize, len(ids))]
+			m.insert(ds, src, batch, hashes[w], fresh)
+			copy(m.to[lo:], m.gids[:len(batch)])
 		}
 		for a, fn := range ds.fns {
 			fn.grow(ds.ngroups)
-			if err := fn.merge(src.fns[a], m.gmap); err != nil {
+			if err := fn.merge(src.fns[a], ids, m.to); err != nil {
 				return err
 			}
 		}

@@ -90,7 +90,7 @@ func (r *aggRun) rollUp() error {
 		s.groupIDs(b, zeroGidsN(n), nil)
 		for a, fn := range s.fns {
 			fn.grow(s.ngroups)
-			if err := fn.merge(src.fns[a], s.gids); err != nil {
+			if err := fn.merge(src.fns[a], nil, s.gids); err != nil {
 				return err
 			}
 		}
