@@ -446,6 +446,9 @@ func (c *colReader) loadDataV2(h *pageHeader, body []byte) error {
 // non-NULL values. A page without NULLs keeps defs nil, so its batches take
 // the no-NULL path.
 func (c *colReader) levels(src []byte, n int) (int, error) {
+	if allOnes(src, n) {
+		return n, nil // no NULL in the page: the levels are not needed
+	}
 	if cap(c.lvlBuf) < n {
 		c.lvlBuf = make([]uint8, n)
 	}

@@ -120,6 +120,14 @@ func fill32(d []int32, v int32) {
 	}
 }
 
+// allOnes reports whether 1-bit levels src start with one RLE run of ones
+// covering n values, as writers encode the levels of a page without NULLs:
+// such a page needs no level decoded.
+func allOnes(src []byte, n int) bool {
+	h, p, ok := readUvarint(src, 0)
+	return ok && h&1 == 0 && h>>1 >= uint64(n) && p < len(src) && src[p] == 1
+}
+
 // decodeLevels decodes len(dst) values of bit width bw (at most 8) — levels
 // or RLE booleans — and returns how many of them equal one. That count is
 // what an optional flat column needs: the number of non-NULL values.
