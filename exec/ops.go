@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"slices"
 
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/types"
@@ -57,23 +58,70 @@ type Filter struct {
 	Pred  Expr
 	out   *colBuf
 	sel   []int32
+
+	// A filter over filters (the planner stacks one per WHERE conjunct)
+	// runs them as one chain at its first batch: each condition is tested
+	// only on the rows the ones before kept, on a compact batch of the
+	// columns it reads, and the kept rows' columns are copied once at the
+	// end instead of after every condition.
+	chained bool
+	chain   []filterStep
+	pos     []int32 // positions kept by the step, in its compact batch
+}
+
+// filterStep is one condition of a filter chain and the compact batch it
+// runs on.
+type filterStep struct {
+	env  *Env
+	pred Expr
+	sub  subBatch
 }
 
 func (f *Filter) Types() []types.T { return f.Input.Types() }
 func (f *Filter) Close() error     { return f.Input.Close() }
+
+// fuse takes the filters below f into its chain, innermost first.
+func (f *Filter) fuse() {
+	f.chained = true
+	var steps []filterStep
+	in := f.Input
+	for {
+		g, ok := in.(*Filter)
+		if !ok || g.chained {
+			break
+		}
+		steps = append(steps, filterStep{env: g.Env, pred: g.Pred})
+		in = g.Input
+	}
+	if len(steps) == 0 {
+		return
+	}
+	slices.Reverse(steps)
+	f.chain = append(steps, filterStep{env: f.Env, pred: f.Pred})
+	f.Input = in
+}
+
 func (f *Filter) Next(ctx context.Context) (*vec.Batch, error) {
+	if !f.chained {
+		f.fuse()
+	}
 	for {
 		b, err := f.Input.Next(ctx)
 		if err != nil || b == nil {
 			return nil, err
 		}
-		p, err := f.Pred.Eval(f.Env, b)
-		if err != nil {
+		n := b.N
+		var k int
+		if f.chain == nil {
+			p, err := f.Pred.Eval(f.Env, b)
+			if err != nil {
+				return nil, err
+			}
+			f.sel = resize32(f.sel, n)
+			k = selectTrue(f.sel, p.B[:n], p.Nulls)
+		} else if k, err = f.runChain(b); err != nil {
 			return nil, err
 		}
-		n := b.N
-		f.sel = resize32(f.sel, n)
-		k := selectTrue(f.sel, p.B[:n], p.Nulls)
 		if k == 0 {
 			continue
 		}
@@ -90,6 +138,40 @@ func (f *Filter) Next(ctx context.Context) (*vec.Batch, error) {
 		f.out.N = k
 		return &f.out.Batch, nil
 	}
+}
+
+// runChain tests the chain's conditions on b in turn and leaves the rows
+// all kept in f.sel, returning their count.
+func (f *Filter) runChain(b *vec.Batch) (int, error) {
+	n := b.N
+	f.sel = resize32(f.sel, n)
+	k := n
+	for j := range f.chain {
+		st := &f.chain[j]
+		in := b
+		if k < n {
+			in = st.sub.gather(st.pred, b, f.sel[:k])
+		}
+		p, err := st.pred.Eval(st.env, in)
+		if err != nil {
+			return 0, err
+		}
+		if k == n {
+			k = selectTrue(f.sel, p.B[:n], p.Nulls)
+		} else {
+			f.pos = resize32(f.pos, k)
+			kept := selectTrue(f.pos, p.B[:k], p.Nulls)
+			// pos is increasing and pos[i] >= i: composed in place
+			for i, x := range f.pos[:kept] {
+				f.sel[i] = f.sel[x]
+			}
+			k = kept
+		}
+		if k == 0 {
+			break
+		}
+	}
+	return k, nil
 }
 
 // selectTrue writes the positions of true, non-NULL values into sel and

@@ -1,10 +1,12 @@
 package exec
 
 import (
+	"context"
 	"fmt"
 	"math/rand"
 	"testing"
 
+	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -54,5 +56,52 @@ func TestLimitSlicesIntervals(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("limit %d offset %d: got %q, want %q", c.cnt, c.off, got, want)
 		}
+	}
+}
+
+// Stacked filters run as one chain (Filter.fuse): each condition sees only
+// the rows the ones below kept — a division guarded by a filter below it
+// never divides by zero — and the rows out are those of the filters run
+// one by one, in batches where every, some or no row passes.
+func TestFilterChain(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	rows := randRows(rng, 7000, 12, 0.15)
+	for i := 2000; i < 3000; i++ {
+		rows[i][0] = int64(3) // whole batches that every condition keeps
+	}
+	for i := 4000; i < 5100; i++ {
+		rows[i][0] = int64(0) // whole batches that the first condition drops
+	}
+	zero := NewConst(ints(types.Int64T, 0))
+	conds := []Expr{
+		&Cmp{Op: NE, L: col(0, types.Int64T), R: zero},
+		// 12 / k > 1 raises division by zero where k = 0
+		&Cmp{Op: GT, L: div(NewConst(ints(types.Int64T, 12)), col(0, types.Int64T)), R: NewConst(ints(types.Int64T, 1))},
+		&Cmp{Op: NE, L: col(1, types.TextT), R: NewConst(texts("s5"))},
+		&Cmp{Op: LT, L: col(2, types.Int64T), R: NewConst(ints(types.Int64T, 6500))},
+	}
+	var want []string
+	for _, r := range rows {
+		if r[0] != nil && r[0].(int64) != 0 && 12/r[0].(int64) > 1 && r[1] != nil && r[1].(string) != "s5" && r[2].(int64) < 6500 {
+			want = append(want, fmtRow(r...))
+		}
+	}
+	for _, size := range []int{999, 1000, 7000} {
+		var op Operator = newRowsOp(kst, rows, size)
+		for _, c := range conds {
+			op = &Filter{Env: env, Input: op, Pred: c}
+		}
+		got := collect(t, op)
+		if f := op.(*Filter); len(f.chain) != len(conds) {
+			t.Fatalf("batches of %d: a chain of %d conditions, want %d", size, len(f.chain), len(conds))
+		}
+		sameRows(t, fmt.Sprintf("filter chain, batches of %d", size), got, want)
+	}
+	// the order matters: the division below its guard raises
+	var op Operator = newRowsOp(kst, rows, 1000)
+	op = &Filter{Env: env, Input: op, Pred: conds[1]}
+	op = &Filter{Env: env, Input: op, Pred: conds[0]}
+	if err := Drain(context.Background(), op, func(*vec.Batch) error { return nil }); err == nil {
+		t.Fatal("division by zero tested before its guard: no error")
 	}
 }
