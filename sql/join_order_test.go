@@ -381,3 +381,43 @@ func TestKeyFilters(t *testing.T) {
 		t.Errorf("key filter kept %d of %d rows; want about 1 in 100 of over 100,000", kept, in)
 	}
 }
+
+// TestEagerAggregationNested: a GROUP BY of small dimensions' text columns
+// over a fact table joined to them (TPC-DS q99's shape) is grouped on the
+// fact's integer keys below every one of those joins, with counts and
+// integer sums folded as bigint sums; the answers equal the plan without
+// the rule, NULL arguments and keys included.
+func TestEagerAggregationNested(t *testing.T) {
+	s := lake(t)
+	must(t, s, `CALL lakepg.set_option('data_inlining_row_limit', '0')`)
+	must(t, s, `CREATE TABLE ship AS SELECT n AS id, 1 + n % 5 AS wh, CASE WHEN n % 53 = 0 THEN NULL ELSE 1 + n % 20 END AS mode,
+		1 + n % 6 AS cc, (n % 9)::int2 AS lag, CASE WHEN n % 7 = 0 THEN NULL ELSE (n % 130)::int4 END AS days
+		FROM generate_series(1, 60000) g(n)`)
+	must(t, s, `CREATE TABLE wh AS SELECT n AS wh, 'warehouse ' || (n % 3) AS wname FROM generate_series(1, 5) g(n)`)
+	must(t, s, `CREATE TABLE modes AS SELECT n AS mode, CASE WHEN n % 4 = 0 THEN NULL ELSE 'mode ' || (n % 4) END AS mtype FROM generate_series(1, 20) g(n)`)
+	must(t, s, `CREATE TABLE cc AS SELECT n AS cc, 'Center ' || n AS cname FROM generate_series(1, 6) g(n)`)
+	q := `SELECT substr(wname, 1, 20) AS w, mtype, lower(cname) AS c,
+			sum(CASE WHEN days <= 30 THEN 1 ELSE 0 END) AS d30, sum(CASE WHEN days > 30 AND days <= 90 THEN 1 ELSE 0 END) AS d90,
+			count(*) AS n, count(days) AS nd, sum(days) AS total, sum(lag) AS lags, min(days), max(id)
+		FROM ship, wh, modes, cc WHERE ship.wh = wh.wh AND ship.mode = modes.mode AND ship.cc = cc.cc
+		GROUP BY substr(wname, 1, 20), mtype, lower(cname) ORDER BY 1, 2, 3`
+	must(t, s, `SET lakepg.disabled_rules = 'eager_aggregation'`)
+	want, _, err := run(t, s, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	must(t, s, `RESET lakepg.disabled_rules`)
+	aggs := 0
+	for _, l := range explainLines(t, s, "EXPLAIN "+q) {
+		if strings.Contains(l, "HashAggregate") {
+			aggs++
+		}
+	}
+	if aggs != 4 {
+		t.Errorf("%d aggregations in the plan, want 4: the final one and a partial one below each join", aggs)
+	}
+	if len(want) < 10 {
+		t.Fatalf("%d rows", len(want))
+	}
+	must(t, s, q, want...)
+}

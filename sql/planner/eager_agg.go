@@ -44,15 +44,16 @@ func (qc *QueryCtx) eagerAggregation(op exec.Operator) {
 		for _, in := range inputs(op) {
 			walk(*in)
 		}
-		if agg, ok := op.(*exec.HashAgg); ok && qc.aggregateEagerly(agg) {
+		if agg, ok := op.(*exec.HashAgg); ok && qc.aggregateEagerly(agg, false) {
 			qc.fired(ruleEagerAggregation)
 		}
 	}
 	walk(op)
 }
 
-// aggregateEagerly rewrites agg in place when it qualifies.
-func (qc *QueryCtx) aggregateEagerly(agg *exec.HashAgg) bool {
+// aggregateEagerly rewrites agg in place when it qualifies; nested says
+// agg is the partial aggregation of a rewrite above.
+func (qc *QueryCtx) aggregateEagerly(agg *exec.HashAgg, nested bool) bool {
 	if agg.GroupingSets != nil || agg.GroupingID {
 		return false
 	}
@@ -80,7 +81,7 @@ func (qc *QueryCtx) aggregateEagerly(agg *exec.HashAgg) bool {
 		in = p.Input
 	}
 	j, ok := in.(*exec.HashJoin)
-	if !ok || j.Type != exec.JoinInner || j.Extra != nil || j.Shared != nil || len(j.LeftKeys) == 0 {
+	if !ok || j.Type != exec.JoinInner || j.Extra != nil || j.Shared != nil || len(j.LeftKeys) == 0 || filtered(j.Right) {
 		return false
 	}
 	nl := len(j.Left.Types())
@@ -98,7 +99,18 @@ func (qc *QueryCtx) aggregateEagerly(agg *exec.HashAgg) bool {
 	// the aggregates: foldable kinds over probe columns
 	floatSum := false
 	for _, a := range agg.Aggs {
-		if a.Distinct || a.Filter != 0 || len(a.Order) > 0 || a.Arg < agg.NGroup {
+		if a.Distinct || a.Filter != 0 || len(a.Order) > 0 {
+			return false
+		}
+		if (a.Kind == exec.AggCountStar || a.Kind == exec.AggCount) && agg.NGroup == 0 {
+			// without groups the aggregation answers one row over no
+			// rows, where a count is 0 and a sum of counts NULL
+			return false
+		}
+		if a.Kind == exec.AggCountStar {
+			continue
+		}
+		if a.Arg < agg.NGroup {
 			return false
 		}
 		switch a.Kind {
@@ -107,10 +119,12 @@ func (qc *QueryCtx) aggregateEagerly(agg *exec.HashAgg) bool {
 			case a.In.ID == types.Numeric:
 			case a.In.IsFloat():
 				floatSum = true
+			case a.In.ID == types.Int16 || a.In.ID == types.Int32:
+				// partial sums are bigint, as the sum is
 			default:
 				return false
 			}
-		case exec.AggMin, exec.AggMax:
+		case exec.AggCount, exec.AggMin, exec.AggMax:
 		default:
 			return false
 		}
@@ -152,20 +166,35 @@ func (qc *QueryCtx) aggregateEagerly(agg *exec.HashAgg) bool {
 	np := len(partialKeys)
 	partialIn := append([]exec.Expr{}, partialKeys...)
 	partialAggs := make([]exec.Agg, len(agg.Aggs))
+	argCol := map[int]int{} // pre-projection column → partial input column
 	for i, a := range agg.Aggs {
-		partialIn = append(partialIn, exprs[a.Arg])
+		arg := 0 // count(*) reads no column
+		if a.Kind != exec.AggCountStar {
+			// aggregates of one argument share its column, as above
+			c, ok := argCol[a.Arg]
+			if !ok {
+				c = len(partialIn)
+				argCol[a.Arg] = c
+				partialIn = append(partialIn, exprs[a.Arg])
+			}
+			arg = c
+		}
 		out, err := exec.AggResultType(a.Kind, a.In)
 		if err != nil {
 			return false
 		}
-		partialAggs[i] = exec.Agg{Kind: a.Kind, Arg: np + i, In: a.In, Out: out}
+		partialAggs[i] = exec.Agg{Kind: a.Kind, Arg: arg, In: a.In, Out: out}
 	}
 	partial := &exec.HashAgg{Input: &exec.Project{Env: pre.Env, Input: j.Left, Exprs: partialIn}, NGroup: np, Aggs: partialAggs, Mem: agg.Mem}
 	// a join that drops most probe rows is cheaper to meet first: grouping
-	// them all would cost more than the join saves
+	// them all would cost more than the join saves. A join to a filtered
+	// table is taken to drop rows whatever the estimate (a fortnight of
+	// dates met through a UNION ALL of sales and returns, whose keys have
+	// no distinct estimate, was taken to keep every row in TPC-DS q5), and
+	// its key filter would no longer reach the scan (above).
 	est := qc.planEstimator()
 	if est.n(j) < keptByJoin*est.n(j.Left) || !qc.partialGroupsFew(partial, joinKey) ||
-		floatSum && est.n(j.Left) < floatSumRows {
+		floatSum && est.n(j.Left) < floatSumRows || nested && est.n(j.Right) > maxSplitKeyValues {
 		return false
 	}
 	// the join probes with the partial groups
@@ -174,6 +203,7 @@ func (qc *QueryCtx) aggregateEagerly(agg *exec.HashAgg) bool {
 		j.LeftKeys[i] = &exec.ColRef{Idx: joinKey[i], T: pts[joinKey[i]]}
 	}
 	j.Left = partial
+	exec.Replanned(j) // its column types, cached, change with its left side
 	// the final aggregation folds the partial results
 	shift := len(pts) - nl // build columns move by the partial layout's width
 	final := make([]exec.Expr, 0, agg.NGroup+len(agg.Aggs))
@@ -190,14 +220,44 @@ func (qc *QueryCtx) aggregateEagerly(agg *exec.HashAgg) bool {
 		if a.Out.ID != types.Unknown {
 			out = a.Out
 		}
+		kind := a.Kind
+		if kind == exec.AggCountStar || kind == exec.AggCount || kind == exec.AggSum && a.In.IsInteger() {
+			// counts and integer sums fold as a bigint sum of the partial
+			// bigints: every final group has a partial row (the join is
+			// inner), so the sum is never NULL where the count is 0
+			kind = exec.AggSum
+		}
 		final = append(final, &exec.ColRef{Idx: np + i, T: pts[np+i]})
-		aggs[i] = exec.Agg{Kind: a.Kind, Arg: agg.NGroup + i, In: pts[np+i], Out: out}
+		aggs[i] = exec.Agg{Kind: kind, Arg: agg.NGroup + i, In: pts[np+i], Out: out}
 	}
 	agg.Input = &exec.Project{Env: pre.Env, Input: j, Exprs: final}
 	agg.Aggs = aggs
 	delete(est.rows, j)
 	delete(est.rows, agg)
+	// the partial grouping is an aggregation over the probe side in turn:
+	// it moves below the probe side's joins to small tables that keep most
+	// rows (TPC-DS q99 groups catalog_sales by three dimension keys before
+	// meeting the warehouse, ship mode and call center text columns it
+	// groups by); a larger table's key splits the groups further (q57's
+	// items, each sold at six call centers in twelve months, made as many
+	// partial groups as rows)
+	if qc.aggregateEagerly(partial, true) {
+		qc.fired(ruleEagerAggregation)
+	}
 	return true
+}
+
+// filtered reports whether op's tree filters rows.
+func filtered(op exec.Operator) bool {
+	if _, ok := op.(*exec.Filter); ok {
+		return true
+	}
+	for _, in := range inputs(op) {
+		if filtered(*in) {
+			return true
+		}
+	}
+	return false
 }
 
 // floatSumRows is the fewest probe rows (estimated) a sum of floats is
