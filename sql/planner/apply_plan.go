@@ -12,6 +12,7 @@ import (
 	"github.com/lakepg/lakepg/exec/fn"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/sql/planner/optree"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -207,7 +208,7 @@ func (p *applyPlan) pin(op exec.Operator) {
 		p.pins = append(p.pins, r.M.Reader())
 		return
 	}
-	for _, in := range inputs(op) {
+	for _, in := range optree.Inputs(op) {
 		p.pin(*in)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/sql/planner/optree"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -41,7 +42,7 @@ func (qc *QueryCtx) eagerAggregation(op exec.Operator) {
 			return
 		}
 		seen[op] = true
-		for _, in := range inputs(op) {
+		for _, in := range optree.Inputs(op) {
 			walk(*in)
 		}
 		if agg, ok := op.(*exec.HashAgg); ok && qc.aggregateEagerly(agg) {
@@ -164,8 +165,8 @@ func (qc *QueryCtx) aggregateEagerly(agg *exec.HashAgg) bool {
 	// a join that drops most probe rows is cheaper to meet first: grouping
 	// them all would cost more than the join saves
 	est := qc.planEstimator()
-	if est.n(j) < keptByJoin*est.n(j.Left) || !qc.partialGroupsFew(partial, joinKey) ||
-		floatSum && est.n(j.Left) < floatSumRows {
+	if est.N(j) < keptByJoin*est.N(j.Left) || !qc.partialGroupsFew(partial, joinKey) ||
+		floatSum && est.N(j.Left) < floatSumRows {
 		return false
 	}
 	// the join probes with the partial groups
@@ -195,8 +196,8 @@ func (qc *QueryCtx) aggregateEagerly(agg *exec.HashAgg) bool {
 	}
 	agg.Input = &exec.Project{Env: pre.Env, Input: j, Exprs: final}
 	agg.Aggs = aggs
-	delete(est.rows, j)
-	delete(est.rows, agg)
+	delete(est.Rows, j)
+	delete(est.Rows, agg)
 	return true
 }
 
@@ -224,13 +225,13 @@ const fewGroups = 0.25
 // count for one when the join keys alone leave few groups.
 func (qc *QueryCtx) partialGroupsFew(partial *exec.HashAgg, joinKeys []int) bool {
 	est := qc.planEstimator()
-	rows := est.n(partial.Input)
-	if est.n(partial) <= fewGroups*rows {
+	rows := est.N(partial.Input)
+	if est.N(partial) <= fewGroups*rows {
 		return true
 	}
 	g := 1.0
 	for k := 0; k < partial.NGroup; k++ {
-		ndv := est.column(partial.Input, k).ndv
+		ndv := est.Column(partial.Input, k).NDV
 		switch {
 		case ndv == 0:
 			return false

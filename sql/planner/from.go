@@ -15,6 +15,7 @@ import (
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/snapshot"
 	"github.com/lakepg/lakepg/sql/pgcatalog"
+	"github.com/lakepg/lakepg/sql/planner/laketypes"
 	"github.com/lakepg/lakepg/sql/pruning"
 	"github.com/lakepg/lakepg/types"
 )
@@ -523,11 +524,11 @@ func ScanColumns(t *catalog.Table) ([]exec.ScanCol, error) {
 	cols := make([]exec.ScanCol, 0, len(t.Columns))
 	for i := range t.Columns {
 		c := &t.Columns[i]
-		ty, err := DeclaredType(c) // charn.go
+		ty, err := laketypes.DeclaredType(c) // laketypes/charn.go
 		if err != nil {
 			return nil, err
 		}
-		sc := exec.ScanCol{FieldID: int32(c.ID), Name: c.Name, T: ty, ElemFieldID: elemFieldID(c), ChildIDs: nestedFieldIDs(c), Geometry: strings.EqualFold(c.Type, "geometry"), Variant: strings.EqualFold(c.Type, "variant")} // sql/nested_write.go
+		sc := exec.ScanCol{FieldID: int32(c.ID), Name: c.Name, T: ty, ElemFieldID: laketypes.ElemFieldID(c), ChildIDs: laketypes.NestedFieldIDs(c), Geometry: strings.EqualFold(c.Type, "geometry"), Variant: strings.EqualFold(c.Type, "variant")} // sql/nested_write.go
 		if c.InitialDefault != nil {
 			d := vec.New(ty, 1)
 			if err := exec.ParseInto(d, *c.InitialDefault, nil, false); err != nil {

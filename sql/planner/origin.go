@@ -3,6 +3,7 @@ package planner
 import (
 	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/sql/pgcatalog"
+	"github.com/lakepg/lakepg/types"
 )
 
 // colOrigin is the lake table column a value is a plain copy of. A result
@@ -35,4 +36,13 @@ func withOrigins(q *query, err error, origins []colOrigin) (*query, error) {
 		}
 	}
 	return q, nil
+}
+
+// Column describes one result column.
+type Column struct {
+	Name     string
+	Type     types.T
+	TableOID uint32
+	Attnum   int16
+	Rec      []Column // a record column's fields (srf.go)
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/sql/pgcatalog"
+	"github.com/lakepg/lakepg/sql/planner/estimate"
+	"github.com/lakepg/lakepg/sql/planner/optree"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -47,7 +49,7 @@ type QueryCtx struct {
 	// while planning (EXPLAIN prints them)
 	chains map[*exec.Parallel]exec.Operator
 	// est estimates rows for join ordering (join_order.go)
-	est *estimator
+	est *estimate.Estimator
 	// joins and rulesFired are for EXPLAIN (VERBOSE) (rules.go)
 	joins      []joinBlock
 	rulesFired map[string]int
@@ -138,10 +140,10 @@ func (s *Session) PlanQuery(ctx context.Context, sel *pg.SelectStmt, p *Params, 
 	if !describeOnly && qc.ruleOn(ruleEagerAggregation) {
 		qc.eagerAggregation(q.Op)
 	}
-	q.Op, _ = pruneColumns(q.Op, all(len(q.Cols)))
+	q.Op, _ = optree.PruneColumns(q.Op, optree.All(len(q.Cols)))
 	if !describeOnly {
 		qc.dynamicFilters(q.Op)
-		if err := FoldErrors(qc.env, q.Op); err != nil {
+		if err := optree.FoldErrors(qc.env, q.Op); err != nil {
 			return nil, err
 		}
 		s.minMaxFromStats(q.Op)
@@ -150,7 +152,7 @@ func (s *Session) PlanQuery(ctx context.Context, sel *pg.SelectStmt, p *Params, 
 		if q.chains == nil {
 			q.chains = map[*exec.Parallel]exec.Operator{}
 		}
-		q.Op = parallelize(q.Op, q.chains)
+		q.Op = optree.Parallelize(q.Op, q.chains)
 		q.Op = s.Host.Admit(q.Op, q.chains)
 	}
 	return q, nil

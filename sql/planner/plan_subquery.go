@@ -11,6 +11,7 @@ import (
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/sql/planner/optree"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -574,7 +575,7 @@ func (qc *QueryCtx) scalarJoin(cur *Source, sl *pg.SubLink, sel *pg.SelectStmt) 
 	var keyFilter *exec.InJoinBuild
 	innerOp := cr.inner.op
 	if cur.rows <= cr.inner.rows {
-		keyFilter = &exec.InJoinBuild{Keys: cloneExprs(rkeys)}
+		keyFilter = &exec.InJoinBuild{Keys: optree.CloneExprs(rkeys)}
 		innerOp = &exec.Filter{Env: qc.env, Input: innerOp, Pred: keyFilter}
 	}
 	op := coll.plan(qc.env, innerOp, nil, nil)
@@ -733,13 +734,13 @@ func int64Vec(x int64) *vec.Vector {
 // (It may fill a WITH query the statement reads again: TPC-H Q15's max
 // over its CTE ran on one core and read every column of lineitem.)
 func (qc *QueryCtx) runSubquery(q *query) (*vec.Batch, error) {
-	q.Op, _ = pruneColumns(q.Op, all(len(q.Cols)))
+	q.Op, _ = optree.PruneColumns(q.Op, optree.All(len(q.Cols)))
 	qc.dynamicFilters(q.Op)
 	qc.s.minMaxFromStats(q.Op)
 	if qc.chains == nil {
 		qc.chains = map[*exec.Parallel]exec.Operator{}
 	}
-	q.Op = parallelize(q.Op, qc.chains)
+	q.Op = optree.Parallelize(q.Op, qc.chains)
 	defer q.Op.Close()
 	out := vec.NewBatch(opTypes(q), 1)
 	err := exec.Drain(context.WithoutCancel(qc.ctx), q.Op, func(b *vec.Batch) error {

@@ -1,4 +1,4 @@
-package planner
+package estimate
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/sql/joinorder"
+	"github.com/lakepg/lakepg/sql/planner/optree"
 	"github.com/lakepg/lakepg/sql/pruning"
 	"github.com/lakepg/lakepg/types"
 )
@@ -36,35 +37,36 @@ import (
 //     keys' ndv, capped at the input; input/10 when a key has none;
 //   - sort and window keep their input, top-N and LIMIT cap it; UNION ALL
 //     adds; VALUES counts its rows; other sources (functions) guess 1000.
-type estimator struct {
-	s     *Session
+type Estimator struct {
+	src   Source
 	ctx   context.Context
-	rows  map[exec.Operator]estimate
-	scans map[*exec.TableScan]scanStats
+	Rows  map[exec.Operator]Estimate
+	scans map[*exec.TableScan]ScanStats
 	// analyzed: the plan has run (EXPLAIN ANALYZE), so scans report what
 	// they actually read
-	analyzed bool
+	Analyzed bool
 	// catalogOnly: estimating while planning, when no footer is read; a
 	// scan counts the catalog's rows of the files left after pruning
-	catalogOnly bool
+	CatalogOnly bool
 	// verbose: EXPLAIN (VERBOSE) prints each operator's cost too
-	verbose bool
+	Verbose bool
 	// env, when set, lets filters of small tables be counted exactly
 	// (estimate_exact.go)
-	env *exec.Env
+	Env *exec.Env
 	// usedSketch: an ndv from sketches went into the estimate being
 	// computed, which EXPLAIN then says (ndv.go)
 	usedSketch bool
 }
 
-type estimate struct {
-	rows float64
-	how  string
+// Estimate is the rows of an operator and the rule that gave them.
+type Estimate struct {
+	Rows float64
+	How  string
 }
 
-// colInfo is what the catalog says about one column of an operator's output.
-type colInfo struct {
-	ndv      float64 // distinct non-NULL values; 0: unknown
+// ColInfo is what the catalog says about one column of an operator's output.
+type ColInfo struct {
+	NDV      float64 // distinct non-NULL values; 0: unknown
 	lo, hi   float64 // the catalog's min and max, when hasRange
 	hasRange bool
 	nullFrac float64 // when hasNulls
@@ -73,16 +75,17 @@ type colInfo struct {
 	sketch   bool // ndv is from distinct-value sketches (ndv.go)
 }
 
-func newEstimator(ctx context.Context, s *Session) *estimator {
-	return &estimator{s: s, ctx: ctx, rows: map[exec.Operator]estimate{}, scans: map[*exec.TableScan]scanStats{}}
+// New is an estimator of the plans of one statement, reading src.
+func New(ctx context.Context, src Source) *Estimator {
+	return &Estimator{src: src, ctx: ctx, Rows: map[exec.Operator]Estimate{}, scans: map[*exec.TableScan]ScanStats{}}
 }
 
-// scan returns the footer statistics of a scan, read once per EXPLAIN.
-func (e *estimator) scan(o *exec.TableScan) (scanStats, error) {
+// Scan returns the footer statistics of a scan, read once per EXPLAIN.
+func (e *Estimator) Scan(o *exec.TableScan) (ScanStats, error) {
 	if st, ok := e.scans[o]; ok {
 		return st, nil
 	}
-	st, err := e.s.rowGroups(e.ctx, o)
+	st, err := e.src.RowGroups(e.ctx, o)
 	if err != nil {
 		return st, err
 	}
@@ -90,23 +93,25 @@ func (e *estimator) scan(o *exec.TableScan) (scanStats, error) {
 	return st, nil
 }
 
-func (e *estimator) of(op exec.Operator) estimate {
+// Of is the estimate of op, computed once.
+func (e *Estimator) Of(op exec.Operator) Estimate {
 	if op == nil {
-		return estimate{}
+		return Estimate{}
 	}
-	if r, ok := e.rows[op]; ok {
+	if r, ok := e.Rows[op]; ok {
 		return r
 	}
 	r := e.compute(op)
-	e.rows[op] = r
+	e.Rows[op] = r
 	return r
 }
 
-func (e *estimator) n(op exec.Operator) float64 { return e.of(op).rows }
+// N is the estimated rows of op.
+func (e *Estimator) N(op exec.Operator) float64 { return e.Of(op).Rows }
 
 // unprunedRows is the rows of the files a scan reads before its row groups
 // and pages are pruned, or 0 when op is not a scan that knows them.
-func (e *estimator) unprunedRows(op exec.Operator) float64 {
+func (e *Estimator) unprunedRows(op exec.Operator) float64 {
 	for {
 		switch x := op.(type) {
 		case *exec.Timed:
@@ -119,10 +124,10 @@ func (e *estimator) unprunedRows(op exec.Operator) float64 {
 		break
 	}
 	o, ok := op.(*exec.TableScan)
-	if !ok || e.catalogOnly {
+	if !ok || e.CatalogOnly {
 		return 0
 	}
-	n, exact := scanRows(o)
+	n, exact := ScanRows(o)
 	if !exact {
 		return 0
 	}
@@ -141,28 +146,28 @@ func atLeastOne(in, x float64) float64 {
 	return x
 }
 
-func (e *estimator) compute(op exec.Operator) estimate {
+func (e *Estimator) compute(op exec.Operator) Estimate {
 	switch o := op.(type) {
 	case *exec.Timed:
-		return e.of(o.Input)
+		return e.Of(o.Input)
 	case *exec.TableScan:
-		if e.catalogOnly {
+		if e.CatalogOnly {
 			return e.catalogRows(o)
 		}
-		st, err := e.scan(o)
+		st, err := e.Scan(o)
 		if err != nil {
-			return estimate{1000, "no statistics"}
+			return Estimate{1000, "no statistics"}
 		}
-		n := float64(st.rows)
+		n := float64(st.Rows)
 		for _, b := range o.Inlined {
 			n += float64(b.N)
 		}
-		return estimate{n, "row groups after pruning"}
+		return Estimate{n, "row groups after pruning"}
 	case *exec.Parallel:
-		if chain := e.s.chains[o]; chain != nil {
-			return e.of(chain)
+		if chain := e.src.Chain(o); chain != nil {
+			return e.Of(chain)
 		}
-		return e.of(o.Scan)
+		return e.Of(o.Scan)
 	case *exec.Filter:
 		// a stack of filters is one conjunction over the input below it,
 		// whatever order the filters are in
@@ -174,9 +179,9 @@ func (e *estimator) compute(op exec.Operator) estimate {
 		if len(preds) > 1 {
 			pred = &exec.Logic{And: true, Args: preds}
 		}
-		in := e.n(base)
+		in := e.N(base)
 		if n, ok := e.exactCount(base, pred); ok {
-			return estimate{atLeastOne(in, n), "counted: a small table"}
+			return Estimate{atLeastOne(in, n), "counted: a small table"}
 		}
 		saved := e.usedSketch
 		e.usedSketch = false
@@ -191,19 +196,19 @@ func (e *estimator) compute(op exec.Operator) estimate {
 			// page index, times the year's 1/201, gave 142 rows, not 363)
 			rows = min(in, all*sel)
 		}
-		return estimate{atLeastOne(in, rows), how}
+		return Estimate{atLeastOne(in, rows), how}
 	case *exec.Project:
-		return estimate{e.n(o.Input), "input"}
+		return Estimate{e.N(o.Input), "input"}
 	case *exec.RowNumber:
-		return estimate{e.n(o.Input), "input"}
+		return Estimate{e.N(o.Input), "input"}
 	case *exec.Window:
-		return estimate{e.n(o.Input), "input"}
+		return Estimate{e.N(o.Input), "input"}
 	case *exec.Sort:
-		in := e.n(o.Input)
+		in := e.N(o.Input)
 		if o.Limit > 0 && float64(o.Limit) < in {
-			return estimate{float64(o.Limit), "top-N"}
+			return Estimate{float64(o.Limit), "top-N"}
 		}
-		return estimate{in, "input"}
+		return Estimate{in, "input"}
 	case *exec.Limit:
 		return e.limit(o.Input, o.Offset, o.Count)
 	case *exec.LimitTies:
@@ -211,77 +216,77 @@ func (e *estimator) compute(op exec.Operator) estimate {
 	case *exec.HashAgg:
 		return e.aggregate(o)
 	case *exec.DistinctOn:
-		in := e.n(o.Input)
+		in := e.N(o.Input)
 		g, how := e.groups(o.Input, o.Keys, in)
-		return estimate{g, how}
+		return Estimate{g, how}
 	case *exec.HashJoin:
 		return e.hashJoin(o)
 	case *exec.NestedLoopJoin:
-		l, r := e.n(o.Left), e.n(o.Right)
+		l, r := e.N(o.Left), e.N(o.Right)
 		sel := 1.0
 		if o.On != nil {
 			sel = e.selectivity(o.On, o)
 		}
 		return e.outer(o.Type, l, r, atLeastOne(l*r, l*r*sel), fmt.Sprintf("|L|·|R| × ON selectivity %.3g", sel))
 	case *exec.Values:
-		return estimate{float64(len(o.Rows)), "VALUES rows"}
+		return Estimate{float64(len(o.Rows)), "VALUES rows"}
 	case *exec.Append:
 		sum := 0.0
 		for _, in := range o.Inputs {
-			sum += e.n(in)
+			sum += e.N(in)
 		}
-		return estimate{sum, "sum of inputs"}
+		return Estimate{sum, "sum of inputs"}
 	case *exec.SetOp:
-		l, r := e.n(o.Left), e.n(o.Right)
+		l, r := e.N(o.Left), e.N(o.Right)
 		if o.Intersect {
-			return estimate{math.Min(l, r), "smaller input"}
+			return Estimate{math.Min(l, r), "smaller input"}
 		}
-		return estimate{l, "left input"}
+		return Estimate{l, "left input"}
 	case *exec.MaterializedReader:
-		return e.of(o.M.Input)
+		return e.Of(o.M.Input)
 	case *exec.ChunkScan:
-		return estimate{float64(o.Rows()), "temporary table rows"}
+		return Estimate{float64(o.Rows()), "temporary table rows"}
 	case *exec.BatchSource:
 		// rows made while planning (pg_catalog tables): their count is
 		// known, and pg_class of a big lake is the side not to hash
 		if o.B != nil {
-			return estimate{float64(o.B.N), "rows made while planning"}
+			return Estimate{float64(o.B.N), "rows made while planning"}
 		}
 	}
-	if ins := inputs(op); len(ins) == 1 {
-		return estimate{e.n(*ins[0]), "input"}
+	if ins := optree.Inputs(op); len(ins) == 1 {
+		return Estimate{e.N(*ins[0]), "input"}
 	}
-	return estimate{1000, "default for a function or other source"}
+	return Estimate{1000, "default for a function or other source"}
 }
 
-// cost is the join ordering's cost of the plan below op (join_order.go):
+// Cost is the join ordering's cost of the plan below op (sql/planner/join_order.go):
 // rows built into hash tables (weighted), rows probing them and rows out of
 // joins, summed over the joins; a nested loop compares every pair.
-func (e *estimator) cost(op exec.Operator) float64 {
+func (e *Estimator) Cost(op exec.Operator) float64 {
 	c := 0.0
-	for _, in := range inputs(op) {
-		c += e.cost(*in)
+	for _, in := range optree.Inputs(op) {
+		c += e.Cost(*in)
 	}
 	switch o := op.(type) {
 	case *exec.Parallel:
-		if chain := e.s.chains[o]; chain != nil {
-			return e.cost(chain)
+		if chain := e.src.Chain(o); chain != nil {
+			return e.Cost(chain)
 		}
 	case *exec.HashJoin:
 		right := o.Right
 		if o.Shared != nil {
 			right = o.Shared.Right
 		}
-		c += (e.n(o.Left)+joinorder.BuildWeight*e.n(right))*joinorder.KeyWeight(len(o.LeftKeys), e.n(right)) + e.n(o)
+		c += (e.N(o.Left)+joinorder.BuildWeight*e.N(right))*joinorder.KeyWeight(len(o.LeftKeys), e.N(right)) + e.N(o)
 	case *exec.NestedLoopJoin:
-		c += e.n(o.Left)*e.n(o.Right) + e.n(o)
+		c += e.N(o.Left)*e.N(o.Right) + e.N(o)
 	}
 	return c
 }
 
 // catalogRows is a scan's row count by the catalog: the live rows of the
 // files it reads and its inlined rows.
-func (e *estimator) catalogRows(o *exec.TableScan) estimate {
+func (e *Estimator) catalogRows(o *exec.TableScan) Estimate {
 	n := 0.0
 	for _, f := range o.Files {
 		n += float64(f.RecordCount - f.DeleteCount - int64(len(f.Deleted)))
@@ -289,21 +294,21 @@ func (e *estimator) catalogRows(o *exec.TableScan) estimate {
 	for _, b := range o.Inlined {
 		n += float64(b.N)
 	}
-	return estimate{n, "catalog rows of the files after pruning"}
+	return Estimate{n, "catalog rows of the files after pruning"}
 }
 
-func (e *estimator) limit(in exec.Operator, offset, count int64) estimate {
-	n := math.Max(0, e.n(in)-float64(offset))
+func (e *Estimator) limit(in exec.Operator, offset, count int64) Estimate {
+	n := math.Max(0, e.N(in)-float64(offset))
 	if count >= 0 && float64(count) <= n {
-		return estimate{float64(count), "LIMIT"}
+		return Estimate{float64(count), "LIMIT"}
 	}
-	return estimate{n, "input after OFFSET"}
+	return Estimate{n, "input after OFFSET"}
 }
 
-func (e *estimator) aggregate(o *exec.HashAgg) estimate {
-	in := e.n(o.Input)
+func (e *Estimator) aggregate(o *exec.HashAgg) Estimate {
+	in := e.N(o.Input)
 	if o.NGroup == 0 {
-		return estimate{1, "one row without GROUP BY"}
+		return Estimate{1, "one row without GROUP BY"}
 	}
 	if o.GroupingSets == nil {
 		keys := make([]int, o.NGroup)
@@ -311,7 +316,7 @@ func (e *estimator) aggregate(o *exec.HashAgg) estimate {
 			keys[i] = i
 		}
 		g, how := e.groups(o.Input, keys, in)
-		return estimate{g, how}
+		return Estimate{g, how}
 	}
 	sum := 0.0
 	for _, set := range o.GroupingSets {
@@ -321,18 +326,18 @@ func (e *estimator) aggregate(o *exec.HashAgg) estimate {
 		}
 		sum += g
 	}
-	return estimate{sum, "sum over grouping sets of the groups' distinct estimates"}
+	return Estimate{sum, "sum over grouping sets of the groups' distinct estimates"}
 }
 
 // groups estimates the distinct combinations of columns keys of in.
-func (e *estimator) groups(in exec.Operator, keys []int, rows float64) (float64, string) {
+func (e *Estimator) groups(in exec.Operator, keys []int, rows float64) (float64, string) {
 	g, sketch := 1.0, false
 	for _, k := range keys {
-		ci := e.column(in, k)
-		if ci.ndv == 0 {
+		ci := e.Column(in, k)
+		if ci.NDV == 0 {
 			return atLeastOne(rows, math.Ceil(rows/10)), "input/10: a group key has no distinct estimate"
 		}
-		g *= ci.ndv
+		g *= ci.NDV
 		sketch = sketch || ci.sketch
 	}
 	how := "product of the group keys' distinct estimates"
@@ -342,12 +347,12 @@ func (e *estimator) groups(in exec.Operator, keys []int, rows float64) (float64,
 	return atLeastOne(rows, math.Min(g, rows)), how
 }
 
-func (e *estimator) hashJoin(o *exec.HashJoin) estimate {
+func (e *Estimator) hashJoin(o *exec.HashJoin) Estimate {
 	right := o.Right
 	if o.Shared != nil {
 		right = o.Shared.Right
 	}
-	l, r := e.n(o.Left), e.n(right)
+	l, r := e.N(o.Left), e.N(right)
 	saved := e.usedSketch
 	e.usedSketch = false
 	sel, known, ndvL, ndvR := e.keyNDVs(o, right)
@@ -355,7 +360,7 @@ func (e *estimator) hashJoin(o *exec.HashJoin) estimate {
 	if known {
 		inner, how = l*r*sel, "|L|·|R| / key distinct estimate"+e.sketchNote(saved)
 	}
-	if o.Extra != nil && !leftOnly(o.Type) && !rightOnly(o.Type) {
+	if o.Extra != nil && !LeftOnly(o.Type) && !RightOnly(o.Type) {
 		inner *= e.selectivity(o.Extra, o)
 	}
 	inner = atLeastOne(l*r, inner)
@@ -371,19 +376,19 @@ func (e *estimator) hashJoin(o *exec.HashJoin) estimate {
 // keyNDVs: the join's selectivity by its keys' distinct estimates (known
 // when a key has one) and the products of each side's key ndvs (0 when
 // one is unknown).
-func (e *estimator) keyNDVs(o *exec.HashJoin, right exec.Operator) (sel float64, known bool, ndvL, ndvR float64) {
+func (e *Estimator) keyNDVs(o *exec.HashJoin, right exec.Operator) (sel float64, known bool, ndvL, ndvR float64) {
 	sel, ndvL, ndvR = 1, 1, 1
-	l, r := e.n(o.Left), e.n(right)
+	l, r := e.N(o.Left), e.N(right)
 	compL, compR := 1.0, 1.0
 	for i := range o.LeftKeys {
-		a, b := e.exprColumn(o.LeftKeys[i], o.Left), e.exprColumn(o.RightKeys[i], right)
+		a, b := e.ExprColumn(o.LeftKeys[i], o.Left), e.ExprColumn(o.RightKeys[i], right)
 		e.usedSketch = e.usedSketch || a.sketch || b.sketch
-		if a.ndv > 0 || b.ndv > 0 {
-			sel /= math.Max(a.ndv, b.ndv)
+		if a.NDV > 0 || b.NDV > 0 {
+			sel /= math.Max(a.NDV, b.NDV)
 			known = true
 		}
-		ndvL, ndvR = ndvL*a.ndv, ndvR*b.ndv
-		compL, compR = compL*orRows(a.ndv, l), compR*orRows(b.ndv, r)
+		ndvL, ndvR = ndvL*a.NDV, ndvR*b.NDV
+		compL, compR = compL*OrRows(a.NDV, l), compR*OrRows(b.NDV, r)
 	}
 	if known && len(o.LeftKeys) > 1 {
 		// a composite key, as join ordering counts it (compositeKeys):
@@ -414,7 +419,7 @@ func nullableSide(t exec.JoinType, idx, nLeft int) bool {
 // between 0.1 and 0.9 — never none, or "LEFT JOIN … WHERE r.k IS NULL"
 // (an anti join by hand, TPC-DS q78) would estimate no rows and every
 // join above would build on its millions.
-func (ci *colInfo) padNulls(ndvSelf, ndvOther float64) {
+func (ci *ColInfo) padNulls(ndvSelf, ndvOther float64) {
 	unmatched := 0.5
 	if ndvSelf > 0 && ndvOther > 0 {
 		unmatched = 1 - math.Min(1, ndvOther/ndvSelf)
@@ -425,7 +430,7 @@ func (ci *colInfo) padNulls(ndvSelf, ndvOther float64) {
 }
 
 // semiAnti: the fraction of the probe side's keys the other side has.
-func semiAnti(anti bool, n, ndvSelf, ndvOther float64) estimate {
+func semiAnti(anti bool, n, ndvSelf, ndvOther float64) Estimate {
 	frac, how := 0.5, "half of the probe side"
 	if ndvSelf > 0 && ndvOther > 0 {
 		frac, how = math.Min(1, ndvOther/ndvSelf), "probe side × share of its keys present"
@@ -433,23 +438,23 @@ func semiAnti(anti bool, n, ndvSelf, ndvOther float64) estimate {
 	if anti {
 		frac = 1 - frac
 	}
-	return estimate{atLeastOne(n, n*frac), how}
+	return Estimate{atLeastOne(n, n*frac), how}
 }
 
-func (e *estimator) outer(t exec.JoinType, l, r, inner float64, how string) estimate {
+func (e *Estimator) outer(t exec.JoinType, l, r, inner float64, how string) Estimate {
 	switch t {
 	case exec.JoinLeft:
-		return estimate{math.Max(inner, l), how + ", at least the left side"}
+		return Estimate{math.Max(inner, l), how + ", at least the left side"}
 	case exec.JoinRight:
-		return estimate{math.Max(inner, r), how + ", at least the right side"}
+		return Estimate{math.Max(inner, r), how + ", at least the right side"}
 	case exec.JoinFull:
-		return estimate{math.Max(inner, math.Max(l, r)), how + ", at least the larger side"}
+		return Estimate{math.Max(inner, math.Max(l, r)), how + ", at least the larger side"}
 	}
-	return estimate{inner, how}
+	return Estimate{inner, how}
 }
 
 // selectivity estimates the fraction of in's rows for which p is true.
-func (e *estimator) selectivity(p exec.Expr, in exec.Operator) float64 {
+func (e *Estimator) selectivity(p exec.Expr, in exec.Operator) float64 {
 	switch x := p.(type) {
 	case *exec.Logic:
 		if x.And {
@@ -486,7 +491,7 @@ func (e *estimator) selectivity(p exec.Expr, in exec.Operator) float64 {
 		return 1 - e.selectivity(x.E, in)
 	case *exec.IsNull:
 		f := 0.05
-		if ci := e.exprColumn(x.E, in); ci.hasNulls {
+		if ci := e.ExprColumn(x.E, in); ci.hasNulls {
 			f = ci.nullFrac
 		}
 		if x.Not {
@@ -515,15 +520,15 @@ func (e *estimator) selectivity(p exec.Expr, in exec.Operator) float64 {
 	return 0.5
 }
 
-func (e *estimator) eqSel(x exec.Expr, in exec.Operator) float64 {
-	if ci := e.exprColumn(x, in); ci.ndv > 0 {
+func (e *Estimator) eqSel(x exec.Expr, in exec.Operator) float64 {
+	if ci := e.ExprColumn(x, in); ci.NDV > 0 {
 		e.usedSketch = e.usedSketch || ci.sketch
-		return 1 / ci.ndv
+		return 1 / ci.NDV
 	}
 	return 0.1
 }
 
-func (e *estimator) cmpSel(c *exec.Cmp, in exec.Operator) float64 {
+func (e *Estimator) cmpSel(c *exec.Cmp, in exec.Operator) float64 {
 	l, r, op := c.L, c.R, c.Op
 	if _, ok := l.(*exec.Const); ok {
 		l, r, op = r, l, op.Flipped()
@@ -532,8 +537,8 @@ func (e *estimator) cmpSel(c *exec.Cmp, in exec.Operator) float64 {
 	switch op {
 	case exec.EQ:
 		if !isConst {
-			a, b := e.exprColumn(l, in), e.exprColumn(r, in)
-			if m := math.Max(a.ndv, b.ndv); m > 0 {
+			a, b := e.ExprColumn(l, in), e.ExprColumn(r, in)
+			if m := math.Max(a.NDV, b.NDV); m > 0 {
 				e.usedSketch = e.usedSketch || a.sketch || b.sketch
 				return 1 / m
 			}
@@ -543,7 +548,7 @@ func (e *estimator) cmpSel(c *exec.Cmp, in exec.Operator) float64 {
 	case exec.NE:
 		return 1 - e.eqSel(l, in)
 	}
-	ci := e.exprColumn(l, in)
+	ci := e.ExprColumn(l, in)
 	v, ok := constFloat(k, ci.t)
 	if !isConst || !ok || !ci.hasRange || ci.hi <= ci.lo {
 		return 1.0 / 3
@@ -558,7 +563,7 @@ func (e *estimator) cmpSel(c *exec.Cmp, in exec.Operator) float64 {
 
 // rangeShare reads a comparison of a column with a constant as the share of
 // the column's catalog [min, max] it keeps: [0, v) for <, (v, 1] for >.
-func (e *estimator) rangeShare(p exec.Expr, in exec.Operator) (col int, lo, hi float64, ok bool) {
+func (e *Estimator) rangeShare(p exec.Expr, in exec.Operator) (col int, lo, hi float64, ok bool) {
 	c, isCmp := p.(*exec.Cmp)
 	if !isCmp {
 		return 0, 0, 0, false
@@ -572,7 +577,7 @@ func (e *estimator) rangeShare(p exec.Expr, in exec.Operator) (col int, lo, hi f
 	if !isRef || !isConst || op == exec.EQ || op == exec.NE {
 		return 0, 0, 0, false
 	}
-	ci := e.column(in, ref.Idx)
+	ci := e.Column(in, ref.Idx)
 	v, okV := constFloat(k, ci.t)
 	if !okV || !ci.hasRange || ci.hi <= ci.lo {
 		return 0, 0, 0, false
@@ -598,51 +603,51 @@ func constFloat(k *exec.Const, t types.T) (float64, bool) {
 	return 0, false
 }
 
-// exprColumn is the column an expression reads, through casts.
-func (e *estimator) exprColumn(x exec.Expr, in exec.Operator) colInfo {
+// ExprColumn is the column an expression reads, through casts.
+func (e *Estimator) ExprColumn(x exec.Expr, in exec.Operator) ColInfo {
 	switch y := x.(type) {
 	case *exec.Cast:
-		ci := e.exprColumn(y.E, in)
+		ci := e.ExprColumn(y.E, in)
 		ci.hasRange = false // another type's scale
 		ci.t = y.To
 		return ci
 	case *exec.ColRef:
-		return e.column(in, y.Idx)
+		return e.Column(in, y.Idx)
 	}
-	return colInfo{}
+	return ColInfo{}
 }
 
-// leftOnly and rightOnly are the joins that return one side's columns.
-func leftOnly(t exec.JoinType) bool {
+// LeftOnly and RightOnly are the joins that return one side's columns.
+func LeftOnly(t exec.JoinType) bool {
 	return t == exec.JoinSemi || t == exec.JoinAnti || t == exec.JoinAntiNullAware
 }
 
-func rightOnly(t exec.JoinType) bool { return t == exec.JoinRightSemi || t == exec.JoinRightAnti }
+func RightOnly(t exec.JoinType) bool { return t == exec.JoinRightSemi || t == exec.JoinRightAnti }
 
-// column traces output column idx of op down to a scan.
-func (e *estimator) column(op exec.Operator, idx int) colInfo {
+// Column traces output column idx of op down to a scan.
+func (e *Estimator) Column(op exec.Operator, idx int) ColInfo {
 	switch o := op.(type) {
 	case *exec.Timed:
-		return e.column(o.Input, idx)
+		return e.Column(o.Input, idx)
 	case *exec.Filter:
-		ci := e.column(o.Input, idx)
-		if n := e.n(o); ci.ndv > n {
-			ci.ndv = n
+		ci := e.Column(o.Input, idx)
+		if n := e.N(o); ci.NDV > n {
+			ci.NDV = n
 		}
 		return ci
 	case *exec.Sort:
-		return e.column(o.Input, idx)
+		return e.Column(o.Input, idx)
 	case *exec.Limit:
-		return e.column(o.Input, idx)
+		return e.Column(o.Input, idx)
 	case *exec.Project:
 		if idx < len(o.Exprs) {
-			return e.exprColumn(o.Exprs[idx], o.Input)
+			return e.ExprColumn(o.Exprs[idx], o.Input)
 		}
 	case *exec.Parallel:
-		if chain := e.s.chains[o]; chain != nil {
-			return e.column(chain, idx)
+		if chain := e.src.Chain(o); chain != nil {
+			return e.Column(chain, idx)
 		}
-		return e.column(o.Scan, idx)
+		return e.Column(o.Scan, idx)
 	case *exec.HashJoin:
 		right := o.Right
 		if o.Shared != nil {
@@ -667,28 +672,28 @@ func (e *estimator) column(op exec.Operator, idx int) colInfo {
 	case *exec.TableScan:
 		return e.scanColumn(o, idx)
 	}
-	return colInfo{}
+	return ColInfo{}
 }
 
-func (e *estimator) joinColumn(t exec.JoinType, l, r exec.Operator, idx int) colInfo {
-	if rightOnly(t) {
-		return e.column(r, idx)
+func (e *Estimator) joinColumn(t exec.JoinType, l, r exec.Operator, idx int) ColInfo {
+	if RightOnly(t) {
+		return e.Column(r, idx)
 	}
-	if n := len(l.Types()); idx >= n && !leftOnly(t) {
-		return e.column(r, idx-n)
+	if n := len(l.Types()); idx >= n && !LeftOnly(t) {
+		return e.Column(r, idx-n)
 	}
-	return e.column(l, idx)
+	return e.Column(l, idx)
 }
 
 // scanColumn sums the catalog's statistics of a scanned column over the
 // files the scan reads.
-func (e *estimator) scanColumn(o *exec.TableScan, idx int) colInfo {
-	ref := e.s.scanRefs[o]
+func (e *Estimator) scanColumn(o *exec.TableScan, idx int) ColInfo {
+	ref := e.src.ScanTable(o)
 	if ref == nil || idx >= len(o.Cols) {
-		return colInfo{}
+		return ColInfo{}
 	}
 	c := o.Cols[idx]
-	ci := colInfo{t: c.T}
+	ci := ColInfo{t: c.T}
 	read := map[string]bool{}
 	for _, f := range o.Files {
 		read[f.Path] = true
@@ -735,11 +740,11 @@ func (e *estimator) scanColumn(o *exec.TableScan, idx int) colInfo {
 	switch c.T.ID {
 	case types.Int16, types.Int32, types.Int64, types.Date:
 		if ci.hasRange && counted {
-			ci.ndv = math.Max(1, math.Min(ci.hi-ci.lo+1, values))
+			ci.NDV = math.Max(1, math.Min(ci.hi-ci.lo+1, values))
 		}
 	}
-	if n := e.sketchNDV(ref, int64(c.FieldID), visited, ci.ndv); n > 0 {
-		ci.ndv, ci.sketch = n, true
+	if n := e.sketchNDV(ref, int64(c.FieldID), visited, ci.NDV); n > 0 {
+		ci.NDV, ci.sketch = n, true
 	}
 	return ci
 }

@@ -1,4 +1,4 @@
-package planner
+package estimate
 
 import (
 	"github.com/lakepg/lakepg/exec"
@@ -30,9 +30,9 @@ const (
 
 // exactCount counts the rows of base that pred keeps, when base is a scan
 // of a small table and pred a deterministic expression over its columns.
-func (e *estimator) exactCount(base exec.Operator, pred exec.Expr) (float64, bool) {
+func (e *Estimator) exactCount(base exec.Operator, pred exec.Expr) (float64, bool) {
 	o, ok := base.(*exec.TableScan)
-	if e.env == nil || !ok || o.WithPos || len(o.Files) > exactFiles || e.catalogRows(o).rows > exactRows {
+	if e.Env == nil || !ok || o.WithPos || len(o.Files) > exactFiles || e.catalogRows(o).Rows > exactRows {
 		return 0, false
 	}
 	need := make([]bool, len(o.Cols))
@@ -41,7 +41,7 @@ func (e *estimator) exactCount(base exec.Operator, pred exec.Expr) (float64, boo
 	}
 	probe := &exec.TableScan{Store: o.Store, Snapshot: o.Snapshot, Label: o.Label, Files: o.Files,
 		Cols: o.Cols, Needed: need, Keep: o.Keep, Inlined: o.Inlined}
-	op := &exec.Filter{Env: e.env, Input: probe, Pred: exec.MapColumns(pred, func(i int) int { return i })}
+	op := &exec.Filter{Env: e.Env, Input: probe, Pred: exec.MapColumns(pred, func(i int) int { return i })}
 	defer op.Close()
 	n := 0
 	if err := exec.Drain(e.ctx, op, func(b *vec.Batch) error { n += b.N; return nil }); err != nil {

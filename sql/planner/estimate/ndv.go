@@ -1,4 +1,4 @@
-package planner
+package estimate
 
 import (
 	"math"
@@ -29,9 +29,9 @@ import (
 // range of snapshots that leave the table alone; a scan whose files were
 // pruned merges its own files' sketches.
 
-// ruleNDVSketches switches the use of sketches off (lakepg.disabled_rules),
+// RuleNDVSketches switches the use of sketches off (lakepg.disabled_rules),
 // to compare estimates with and without them.
-const ruleNDVSketches = "ndv_sketches"
+const RuleNDVSketches = "ndv_sketches"
 
 // uniqueSlack is the relative error (three standard errors of a
 // precision-12 sketch) within which a column whose sketch counts about as
@@ -46,18 +46,14 @@ type sketchKey struct{ column int64 }
 // scan of ref by the sketches of the files it reads (files: indexes in
 // ref.files), or 0 when none of them has one; rangeNDV, when positive, is
 // the integer range's bound.
-func (e *estimator) sketchNDV(ref *TableRef, fieldID int64, files []int, rangeNDV float64) float64 {
+func (e *Estimator) sketchNDV(ref *ScanTable, fieldID int64, files []int, rangeNDV float64) float64 {
 	if ref.Table == nil || len(files) == 0 {
 		return 0
 	}
-	if v := e.s.Settings["lakepg.disabled_rules"]; v != "" {
-		for _, r := range splitRuleList(v) {
-			if r == ruleNDVSketches {
-				return 0
-			}
-		}
+	if !e.src.RuleOn(RuleNDVSketches) {
+		return 0
 	}
-	sk, err := e.s.DB.Sketches(e.ctx, ref.Schema, ref.Table, ref.Snap)
+	sk, err := e.src.Sketches(e.ctx, ref.Schema, ref.Table, ref.Snap)
 	if err != nil || len(sk.Files) == 0 {
 		return 0 // an estimate never fails a statement: fall back to the catalog's
 	}
@@ -125,7 +121,7 @@ const sketchHow = ", ndv from sketches"
 // usedSketch and clearing it: sketchHow when the estimate used an ndv from
 // sketches. The flag is restored for the estimate around this one, which
 // used what this one did.
-func (e *estimator) sketchNote(saved bool) string {
+func (e *Estimator) sketchNote(saved bool) string {
 	used := e.usedSketch
 	e.usedSketch = saved || used
 	if used {

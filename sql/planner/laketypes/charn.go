@@ -1,4 +1,4 @@
-package planner
+package laketypes
 
 import (
 	"github.com/lakepg/lakepg/catalog"

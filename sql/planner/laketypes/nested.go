@@ -1,4 +1,4 @@
-package planner
+package laketypes
 
 import (
 	"fmt"
@@ -77,17 +77,17 @@ func ErrMapWrite(col string) error {
 	return e
 }
 
-// elemFieldID is the element column id of a list column (0 otherwise).
-func elemFieldID(c *catalog.Column) int32 {
+// ElemFieldID is the element column id of a list column (0 otherwise).
+func ElemFieldID(c *catalog.Column) int32 {
 	if strings.EqualFold(c.Type, "list") && len(c.Children) == 1 {
 		return int32(c.Children[0].ID)
 	}
 	return 0
 }
 
-// nestedFieldIDs are the column ids of c's descendants, depth-first in
+// NestedFieldIDs are the column ids of c's descendants, depth-first in
 // the order of its type's fields, for the Parquet writer.
-func nestedFieldIDs(c *catalog.Column) []int32 {
+func NestedFieldIDs(c *catalog.Column) []int32 {
 	if len(c.Children) == 0 {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package planner
+package laketypes
 
 import (
 	"encoding/hex"
@@ -15,10 +15,10 @@ import (
 // catalogs as its VARCHAR text: [1, 2, NULL], {'x': 1, 'y': abc}. A string
 // element is single-quoted (backslash escapes) when it is empty, reads as
 // NULL or holds characters of the syntax, else bare; blobs use \xHH
-// escapes. appendDuckNested parses that text into the array or struct
+// escapes. AppendDuckNested parses that text into the array or struct
 // encoding.
 
-func appendDuckNested(v *vec.Vector, s string) error {
+func AppendDuckNested(v *vec.Vector, s string) error {
 	p := &duckText{s: s}
 	payload, null, err := p.Value(v.Type, nil, 0)
 	if err != nil {

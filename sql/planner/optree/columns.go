@@ -1,12 +1,11 @@
-package planner
+package optree
 
 import (
 	"github.com/lakepg/lakepg/exec"
-	"github.com/lakepg/lakepg/types"
 )
 
 // Column pruning: after planning, every operator passes all the columns of
-// its inputs along, and scans list every table column. pruneColumns walks
+// its inputs along, and scans list every table column. PruneColumns walks
 // the tree from the root, keeps only the columns something above reads, and
 // narrows the batches that joins, sorts and aggregates buffer. Scans then
 // read only the column chunks still needed.
@@ -39,7 +38,8 @@ func identity(n int) []int {
 	return m
 }
 
-func all(n int) []bool {
+// All needs every one of n columns.
+func All(n int) []bool {
 	need := make([]bool, n)
 	for i := range need {
 		need[i] = true
@@ -47,10 +47,10 @@ func all(n int) []bool {
 	return need
 }
 
-// pruneColumns rewrites op so that it outputs only the needed columns (it
+// PruneColumns rewrites op so that it outputs only the needed columns (it
 // may output more) and returns the new operator and where each old output
 // column went (-1: dropped).
-func pruneColumns(op exec.Operator, need []bool) (exec.Operator, []int) {
+func PruneColumns(op exec.Operator, need []bool) (exec.Operator, []int) {
 	switch o := op.(type) {
 	case *exec.Project:
 		var kept []exec.Expr
@@ -71,7 +71,7 @@ func pruneColumns(op exec.Operator, need []bool) (exec.Operator, []int) {
 		for _, e := range kept {
 			exprCols(e, childNeed)
 		}
-		in, cm := pruneColumns(o.Input, childNeed)
+		in, cm := PruneColumns(o.Input, childNeed)
 		for i := range kept {
 			kept[i] = remapExpr(kept[i], cm)
 		}
@@ -83,7 +83,7 @@ func pruneColumns(op exec.Operator, need []bool) (exec.Operator, []int) {
 			childNeed = append(childNeed, false)
 		}
 		exprCols(o.Pred, childNeed)
-		in, cm := pruneColumns(o.Input, childNeed)
+		in, cm := PruneColumns(o.Input, childNeed)
 		o.Input, o.Pred = in, remapExpr(o.Pred, cm)
 		return o, cm
 	case *exec.Sort:
@@ -91,14 +91,14 @@ func pruneColumns(op exec.Operator, need []bool) (exec.Operator, []int) {
 		for _, k := range o.Keys {
 			childNeed[k.Col] = true
 		}
-		in, cm := pruneColumns(o.Input, childNeed)
+		in, cm := PruneColumns(o.Input, childNeed)
 		for i := range o.Keys {
 			o.Keys[i].Col = cm[o.Keys[i].Col]
 		}
 		o.Input = in
 		return o, cm
 	case *exec.Limit:
-		in, cm := pruneColumns(o.Input, need)
+		in, cm := PruneColumns(o.Input, need)
 		o.Input = in
 		return o, cm
 	case *exec.HashJoin:
@@ -115,7 +115,7 @@ func pruneColumns(op exec.Operator, need []bool) (exec.Operator, []int) {
 			func(lm, rm []int, nl int) { o.On = remapExpr(o.On, joinMap(lm, rm, nl)) }, 0)
 	case *exec.HashAgg:
 		// its input is the exact pre-projection; prune below it
-		in, _ := pruneColumns(o.Input, all(len(o.Input.Types())))
+		in, _ := PruneColumns(o.Input, All(len(o.Input.Types())))
 		o.Input = in
 		exec.Replanned(o)
 		return o, identity(len(o.Types()))
@@ -147,8 +147,8 @@ func pruneColumns(op exec.Operator, need []bool) (exec.Operator, []int) {
 		return &exec.Project{Input: o, Exprs: exprs, Env: &exec.Env{}}, m
 	}
 	// anything else keeps its shape; its inputs keep all their columns
-	for _, in := range inputs(op) {
-		*in, _ = pruneColumns(*in, all(len((*in).Types())))
+	for _, in := range Inputs(op) {
+		*in, _ = PruneColumns(*in, All(len((*in).Types())))
 	}
 	exec.Replanned(op)
 	return op, identity(len(op.Types()))
@@ -202,8 +202,8 @@ func pruneJoin(op exec.Operator, left, right *exec.Operator, typ exec.JoinType, 
 			rneed[i] = rneed[i] || both[nl+i]
 		}
 	}
-	l, lm := pruneColumns(*left, lneed)
-	r, rm := pruneColumns(*right, rneed)
+	l, lm := PruneColumns(*left, lneed)
+	r, rm := PruneColumns(*right, rneed)
 	*left, *right = l, r
 	exec.Replanned(op)
 	newNL := len(l.Types())
@@ -272,7 +272,7 @@ func pruneWindow(o *exec.Window, need []bool) (exec.Operator, []int) {
 		cols(func(c *int) { *c = alias[*c] })
 	}
 	cols(func(c *int) { childNeed[*c] = true })
-	in, cm := pruneColumns(o.Input, childNeed)
+	in, cm := PruneColumns(o.Input, childNeed)
 	cols(func(c *int) { *c = cm[*c] })
 	o.Input = in
 	exec.Replanned(o)
@@ -283,13 +283,4 @@ func pruneWindow(o *exec.Window, need []bool) (exec.Operator, []int) {
 		m[nin+fi] = width + fi
 	}
 	return o, m
-}
-
-// Column describes one result column.
-type Column struct {
-	Name     string
-	Type     types.T
-	TableOID uint32
-	Attnum   int16
-	Rec      []Column // a record column's fields (srf.go)
 }

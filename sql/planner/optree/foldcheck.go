@@ -1,4 +1,4 @@
-package planner
+package optree
 
 import "github.com/lakepg/lakepg/exec"
 
@@ -23,7 +23,7 @@ func FoldErrors(env *exec.Env, op exec.Operator) error {
 			return err
 		}
 	}
-	for _, in := range inputs(op) {
+	for _, in := range Inputs(op) {
 		if err := FoldErrors(env, *in); err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package planner
+package optree
 
 import (
 	"runtime"
@@ -23,7 +23,8 @@ func CloneExpr(e exec.Expr) exec.Expr {
 	return exec.MapColumns(e, func(i int) int { return i })
 }
 
-func cloneExprs(es []exec.Expr) []exec.Expr {
+// CloneExprs clones each of es for another worker (CloneExpr).
+func CloneExprs(es []exec.Expr) []exec.Expr {
 	out := make([]exec.Expr, len(es))
 	for i, e := range es {
 		out[i] = CloneExpr(e)
@@ -31,8 +32,8 @@ func cloneExprs(es []exec.Expr) []exec.Expr {
 	return out
 }
 
-// parallelize rewrites op's tree in place where pipelines can run on all cores.
-func parallelize(op exec.Operator, chains map[*exec.Parallel]exec.Operator) exec.Operator {
+// Parallelize rewrites op's tree in place where pipelines can run on all cores.
+func Parallelize(op exec.Operator, chains map[*exec.Parallel]exec.Operator) exec.Operator {
 	if runtime.GOMAXPROCS(0) < 2 {
 		return op
 	}
@@ -55,12 +56,12 @@ func parallelize(op exec.Operator, chains map[*exec.Parallel]exec.Operator) exec
 		// a build side is buffered whole: its row order does not matter
 		if p := parallelChain(o.Right, chains); p != nil {
 			o.Right = p
-			o.Left = parallelize(o.Left, chains)
+			o.Left = Parallelize(o.Left, chains)
 			return o
 		}
 	}
-	for _, in := range inputs(op) {
-		*in = parallelize(*in, chains)
+	for _, in := range Inputs(op) {
+		*in = Parallelize(*in, chains)
 	}
 	return op
 }
@@ -111,7 +112,7 @@ func parallelChain(op exec.Operator, chains map[*exec.Parallel]exec.Operator) *e
 			if p := parallelChain(j.Right, chains); p != nil {
 				right = p
 			} else {
-				right = parallelize(j.Right, chains)
+				right = Parallelize(j.Right, chains)
 			}
 			kts := make([]types.T, len(j.LeftKeys))
 			for i, k := range j.LeftKeys {
@@ -127,9 +128,9 @@ func parallelChain(op exec.Operator, chains map[*exec.Parallel]exec.Operator) *e
 			case *exec.Filter:
 				out = &exec.Filter{Env: o.Env, Input: out, Pred: CloneExpr(o.Pred)}
 			case *exec.Project:
-				out = &exec.Project{Env: o.Env, Input: out, Exprs: cloneExprs(o.Exprs)}
+				out = &exec.Project{Env: o.Env, Input: out, Exprs: CloneExprs(o.Exprs)}
 			case *exec.HashJoin:
-				out = &exec.HashJoin{Env: o.Env, Left: out, LeftKeys: cloneExprs(o.LeftKeys), Type: o.Type, Extra: CloneExpr(o.Extra), Mem: o.Mem, Shared: shared[o], KeyRanges: o.KeyRanges, KeySet: o.KeySet}
+				out = &exec.HashJoin{Env: o.Env, Left: out, LeftKeys: CloneExprs(o.LeftKeys), Type: o.Type, Extra: CloneExpr(o.Extra), Mem: o.Mem, Shared: shared[o], KeyRanges: o.KeyRanges, KeySet: o.KeySet}
 				shared[o].Probes++
 			}
 		}
