@@ -38,7 +38,7 @@ type aclGrant struct {
 	grantable        bool
 }
 
-func (b *Binder) aclexplode(fc *pg.FuncCall, sc *Scope) (*srf, error) {
+func (b *Binder) aclexplode(fc *pg.FuncCall, sc *Scope) (*Srf, error) {
 	if len(fc.Args) != 1 {
 		return nil, ErrAt(pgerr.New(pgerr.UndefinedFunction, "function aclexplode with %d arguments does not exist", len(fc.Args)), fc.Location)
 	}
@@ -58,7 +58,7 @@ func (b *Binder) aclexplode(fc *pg.FuncCall, sc *Scope) (*srf, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &srf{name: "aclexplode", args: []exec.Expr{arg}, strict: true, record: true, cols: []Column{
+	f := &Srf{name: "aclexplode", args: []exec.Expr{arg}, strict: true, Record: true, Cols: []Column{
 		{Name: "grantor", Type: types.Int64T}, {Name: "grantee", Type: types.Int64T},
 		{Name: "privilege_type", Type: types.TextT}, {Name: "is_grantable", Type: types.BoolT}}}
 	f.start = func(a []*vec.Vector, row int) (srfIter, error) {

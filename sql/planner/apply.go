@@ -337,7 +337,7 @@ func (a *applyOp) compute(ctx context.Context, op exec.Operator) (*vec.Vector, e
 				return nil, pgerr.New(pgerr.ProgramLimitExceeded, "array value of a subquery is too large")
 			}
 		}
-		out.AppendString(arrayOfRows(all, a.arrayT))
+		out.AppendString(ArrayOfRows(all, a.arrayT))
 	case applyAny, applyAll:
 		// ANY: true when a comparison is, else NULL when one is NULL, else
 		// false; ALL the other way round

@@ -38,8 +38,8 @@ func arrayTypeName(name string) (types.T, bool) {
 }
 
 // emptyArray is the constant '{}' of type t.
-func emptyArray(t types.T) exec.Expr {
-	return constOf(t, func(v *vec.Vector) { v.AppendString("") })
+func EmptyArray(t types.T) exec.Expr {
+	return ConstOf(t, func(v *vec.Vector) { v.AppendString("") })
 }
 
 // bindArrayExpr binds ARRAY[e, ...]; target, when an array type, types
@@ -65,7 +65,7 @@ func (b *Binder) bindArrayExpr(a *pg.A_ArrayExpr, sc *Scope, target types.T) (ex
 			e.Hint = "Explicitly cast to the desired type, for example ARRAY[]::integer[]."
 			return nil, ErrAt(e, a.Location)
 		}
-		t, err := commonType(elems, "ARRAY", a.Location)
+		t, err := CommonType(elems, "ARRAY", a.Location)
 		if err != nil {
 			return nil, err
 		}
@@ -672,7 +672,7 @@ func textArrayValue(elems []*string) string {
 }
 
 // arrayOfRows encodes column 0 of rows as an array of type t.
-func arrayOfRows(rows *vec.Batch, t types.T) string {
+func ArrayOfRows(rows *vec.Batch, t types.T) string {
 	var buf bytes.Buffer
 	for i := 0; i < rows.N; i++ {
 		buf.Write(vec.AppendElem(nil, rows.Vecs[0], i))

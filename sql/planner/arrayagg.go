@@ -17,7 +17,7 @@ import (
 // come with string_agg, and no rows give NULL, as array_agg does.
 
 // bindArrayAgg fills agg as that string_agg and returns the array type.
-func (c *aggCollector) bindArrayAgg(b *Binder, agg *exec.Agg, f *pg.FuncCall, bindArg func(*pg.Node, types.T) (exec.Expr, error)) (types.T, error) {
+func (c *AggCollector) bindArrayAgg(b *Binder, agg *exec.Agg, f *pg.FuncCall, bindArg func(*pg.Node, types.T) (exec.Expr, error)) (types.T, error) {
 	if len(f.Args) != 1 {
 		return types.T{}, ErrAt(pgerr.New(pgerr.UndefinedFunction, "function array_agg with %d arguments does not exist", len(f.Args)), f.Location)
 	}
@@ -33,7 +33,7 @@ func (c *aggCollector) bindArrayAgg(b *Binder, agg *exec.Agg, f *pg.FuncCall, bi
 			out.AppendString(string(vec.AppendElem(nil, a[0], i)))
 			return nil
 		}}
-	sep := constOf(types.ByteaT, func(v *vec.Vector) { v.AppendString("") })
+	sep := ConstOf(types.ByteaT, func(v *vec.Vector) { v.AppendString("") })
 	agg.Kind, agg.Arg = exec.AggStringAgg, c.input(elem)
 	agg.Arg2 = c.input(sep)
 	agg.Distinct = f.AggDistinct

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"context"
 	"fmt"
 	"math/big"
 	"strconv"
@@ -9,10 +10,12 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/fn"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/sql/pgcatalog"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -23,9 +26,9 @@ type ScopeCol struct {
 	Name  string
 	T     types.T
 	Used  *bool     // marks the scan column as needed
-	elem  types.T   // element type of a catalog array column (srf.go)
+	Elem  types.T   // element type of a catalog array column (srf.go)
 	Rec   []Column  // fields of a record column (srf.go)
-	Orig  colOrigin // the lake table column it is (origin.go)
+	Orig  ColOrigin // the lake table column it is (origin.go)
 	// Hidden: an input column of a USING/NATURAL join, reachable only
 	// qualified by its table (the merged column owns the bare name)
 	Hidden bool
@@ -38,7 +41,7 @@ type Scope struct {
 	Cols []ScopeCol
 	// shadow > 0: the first shadow columns hide same-named later ones (a
 	// subquery's own columns before the outer query's)
-	shadow int
+	Shadow int
 }
 
 // Binder turns parse-tree expressions into executable expressions against a
@@ -48,16 +51,35 @@ type Binder struct {
 	Env    *exec.Env
 	Params *Params
 	// aggregates collected while binding a SELECT list / HAVING / ORDER BY
-	Aggs     *aggCollector
+	Aggs     *AggCollector
 	NoAggMsg string // set when aggregates are not allowed here
 	// Post, when set, resolves column references, aggregates and group keys
 	// above an aggregation
-	Post *postBinder
+	Post PostBinder
 	// Qc plans subqueries met while binding
-	Qc *QueryCtx
+	Qc Planner
 	// Win collects window functions where they are allowed (SELECT list,
 	// ORDER BY); nil elsewhere
-	Win *windowCollector
+	Win *WindowCollector
+}
+
+// Planner is what binding asks of the query planner above it (QueryCtx):
+// subqueries inside expressions, columns of enclosing queries, the values
+// of set-returning calls it already runs, the statement's context and its
+// pg_catalog Context.
+type Planner interface {
+	BindSubLink(b *Binder, sl *pg.SubLink, sc *Scope) (exec.Expr, error)
+	OuterColumn(b *Binder, names []string, loc int32, err error) (exec.Expr, bool, error)
+	SrfValue(f *pg.FuncCall) (exec.Expr, bool)
+	Context() context.Context
+	CatalogContext(meta *catalog.Metadata) *pgcatalog.Context
+}
+
+// PostBinder binds above an aggregation (the planner's postBinder): the
+// column references, aggregates and group keys it intercepts.
+type PostBinder interface {
+	Intercepts(n *pg.Node) bool
+	BindPost(n *pg.Node) (exec.Expr, error)
 }
 
 // Params holds $n parameters: types inferred during binding, values at execution.
@@ -122,17 +144,17 @@ func (b *Binder) FindColumn(sc *Scope, names []string, loc int32) (int, error) {
 		table, col = names[len(names)-2], names[len(names)-1]
 	}
 	found := -1
-	if sc.shadow > 0 {
-		inner := &Scope{Cols: sc.Cols[:sc.shadow]}
-		if inner.resolves(table, col) {
+	if sc.Shadow > 0 {
+		inner := &Scope{Cols: sc.Cols[:sc.Shadow]}
+		if inner.Resolves(table, col) {
 			return b.FindColumn(inner, names, loc)
 		}
-		outer := &Scope{Cols: sc.Cols[sc.shadow:]}
+		outer := &Scope{Cols: sc.Cols[sc.Shadow:]}
 		i, err := b.FindColumn(outer, names, loc)
 		if err != nil {
 			return 0, err
 		}
-		return sc.shadow + i, nil
+		return sc.Shadow + i, nil
 	}
 	for i, c := range sc.Cols {
 		if c.Name == col && (table == "" && (!c.Hidden || c.System) || table != "" && c.Table == table) {
@@ -173,7 +195,7 @@ func StrNodes(ns []*pg.Node) []string {
 	return out
 }
 
-func constOf(t types.T, fill func(v *vec.Vector)) *exec.Const {
+func ConstOf(t types.T, fill func(v *vec.Vector)) *exec.Const {
 	v := vec.New(t, 1)
 	fill(v)
 	return exec.NewConst(v)
@@ -181,8 +203,8 @@ func constOf(t types.T, fill func(v *vec.Vector)) *exec.Const {
 
 // Bind binds an expression.
 func (b *Binder) Bind(n *pg.Node, sc *Scope) (exec.Expr, error) {
-	if b.Post != nil && b.Post.intercepts(n) {
-		return b.Post.bindPost(n)
+	if b.Post != nil && b.Post.Intercepts(n) {
+		return b.Post.BindPost(n)
 	}
 	switch x := n.Node.(type) {
 	case *pg.Node_ColumnRef:
@@ -195,7 +217,7 @@ func (b *Binder) Bind(n *pg.Node, sc *Scope) (exec.Expr, error) {
 		}
 		i, err := b.FindColumn(sc, names, x.ColumnRef.Location)
 		if err != nil {
-			if e, ok, oerr := b.outerColumn(names, x.ColumnRef.Location, err); ok || oerr != nil {
+			if e, ok, oerr := b.OuterColumn(names, x.ColumnRef.Location, err); ok || oerr != nil {
 				return e, oerr // an enclosing query's value (apply_plan.go)
 			}
 			return nil, err
@@ -298,7 +320,7 @@ func (b *Binder) Bind(n *pg.Node, sc *Scope) (exec.Expr, error) {
 			}
 			args = append(args, e)
 		}
-		t, err := commonType(args, "COALESCE", x.CoalesceExpr.Location)
+		t, err := CommonType(args, "COALESCE", x.CoalesceExpr.Location)
 		if err != nil {
 			return nil, err
 		}
@@ -395,13 +417,13 @@ func bindConst(c *pg.A_Const) (exec.Expr, error) {
 	}
 	switch v := c.Val.(type) {
 	case *pg.A_Const_Ival:
-		return constOf(types.Int32T, func(x *vec.Vector) { x.AppendInt(int64(v.Ival.Ival)) }), nil
+		return ConstOf(types.Int32T, func(x *vec.Vector) { x.AppendInt(int64(v.Ival.Ival)) }), nil
 	case *pg.A_Const_Fval:
 		return numericLiteral(v.Fval.Fval, c.Location)
 	case *pg.A_Const_Sval:
-		return constOf(types.UnknownT, func(x *vec.Vector) { x.AppendString(v.Sval.Sval) }), nil
+		return ConstOf(types.UnknownT, func(x *vec.Vector) { x.AppendString(v.Sval.Sval) }), nil
 	case *pg.A_Const_Boolval:
-		return constOf(types.BoolT, func(x *vec.Vector) { x.AppendBool(v.Boolval.Boolval) }), nil
+		return ConstOf(types.BoolT, func(x *vec.Vector) { x.AppendBool(v.Boolval.Boolval) }), nil
 	case *pg.A_Const_Bsval:
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "bit string literals are not supported")
 	}
@@ -415,9 +437,9 @@ func numericLiteral(s string, loc int32) (exec.Expr, error) {
 			if x == int64(int32(x)) {
 				// -2147483648 arrives here (the grammar negates 2147483648),
 				// and PostgreSQL's make_const types it integer
-				return constOf(types.Int32T, func(v *vec.Vector) { v.AppendInt(x) }), nil
+				return ConstOf(types.Int32T, func(v *vec.Vector) { v.AppendInt(x) }), nil
 			}
-			return constOf(types.Int64T, func(v *vec.Vector) { v.AppendInt(x) }), nil
+			return ConstOf(types.Int64T, func(v *vec.Vector) { v.AppendInt(x) }), nil
 		}
 	}
 	d, sc, err := types.ParseDecimal(s)
@@ -426,9 +448,9 @@ func numericLiteral(s string, loc int32) (exec.Expr, error) {
 	}
 	if sc <= types.MaxInt64Precision && d.IsInt64() && len(new(big.Int).Abs(d).String()) <= types.MaxInt64Precision {
 		t := types.T{ID: types.Numeric, Precision: 0, Scale: sc}
-		return constOf(t, func(v *vec.Vector) { v.AppendInt(d.Int64()) }), nil
+		return ConstOf(t, func(v *vec.Vector) { v.AppendInt(d.Int64()) }), nil
 	}
-	return constOf(types.NumericAnyT, func(v *vec.Vector) { v.AppendString(types.FormatBig(d, sc)) }), nil
+	return ConstOf(types.NumericAnyT, func(v *vec.Vector) { v.AppendString(types.FormatBig(d, sc)) }), nil
 }
 
 // foldConst evaluates arithmetic on constants once, at bind time, so that
@@ -592,7 +614,7 @@ func numRank(t types.T) int {
 
 // commonType picks the type that a set of expressions unify to (UNION/CASE/
 // COALESCE/comparison rules, simplified from PostgreSQL's select_common_type).
-func commonType(es []exec.Expr, ctx string, loc int32) (types.T, error) {
+func CommonType(es []exec.Expr, ctx string, loc int32) (types.T, error) {
 	var t types.T
 	found := false
 	for _, e := range es {
@@ -735,7 +757,7 @@ func (b *Binder) bindAExpr(a *pg.A_Expr, sc *Scope) (exec.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return b.binaryOp(name, l, r, a.Location)
+		return b.BinaryOp(name, l, r, a.Location)
 	case pg.A_Expr_Kind_AEXPR_IN:
 		l, err := b.Bind(a.Lexpr, sc)
 		if err != nil {
@@ -754,7 +776,7 @@ func (b *Binder) bindAExpr(a *pg.A_Expr, sc *Scope) (exec.Expr, error) {
 			if err != nil {
 				return nil, err
 			}
-			eq, err := b.binaryOp("=", l, r, a.Location)
+			eq, err := b.BinaryOp("=", l, r, a.Location)
 			if err != nil {
 				return nil, err
 			}
@@ -818,7 +840,7 @@ func (b *Binder) bindAExpr(a *pg.A_Expr, sc *Scope) (exec.Expr, error) {
 			}
 		}
 		if len(arr.Elements) == 0 {
-			return exec.NewConst(boolVec(!any)), nil
+			return exec.NewConst(BoolVec(!any)), nil
 		}
 		var terms []exec.Expr
 		for _, el := range arr.Elements {
@@ -826,7 +848,7 @@ func (b *Binder) bindAExpr(a *pg.A_Expr, sc *Scope) (exec.Expr, error) {
 			if err != nil {
 				return nil, err
 			}
-			c, err := b.binaryOp(name, l, r, a.Location)
+			c, err := b.BinaryOp(name, l, r, a.Location)
 			if err != nil {
 				return nil, err
 			}
@@ -843,7 +865,7 @@ func (b *Binder) bindAExpr(a *pg.A_Expr, sc *Scope) (exec.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return b.binaryOp(name, l, r, a.Location)
+		return b.BinaryOp(name, l, r, a.Location)
 	case pg.A_Expr_Kind_AEXPR_BETWEEN, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN,
 		pg.A_Expr_Kind_AEXPR_BETWEEN_SYM, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM:
 		x, err := b.Bind(a.Lexpr, sc)
@@ -859,11 +881,11 @@ func (b *Binder) bindAExpr(a *pg.A_Expr, sc *Scope) (exec.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		ge, err := b.binaryOp(">=", x, lo, a.Location)
+		ge, err := b.BinaryOp(">=", x, lo, a.Location)
 		if err != nil {
 			return nil, err
 		}
-		le, err := b.binaryOp("<=", x, hi, a.Location)
+		le, err := b.BinaryOp("<=", x, hi, a.Location)
 		if err != nil {
 			return nil, err
 		}
@@ -871,11 +893,11 @@ func (b *Binder) bindAExpr(a *pg.A_Expr, sc *Scope) (exec.Expr, error) {
 		if a.Kind == pg.A_Expr_Kind_AEXPR_BETWEEN_SYM || a.Kind == pg.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM {
 			// SYMMETRIC: either order of the bounds, as PostgreSQL's
 			// parser expands it
-			geHi, err := b.binaryOp(">=", x, hi, a.Location)
+			geHi, err := b.BinaryOp(">=", x, hi, a.Location)
 			if err != nil {
 				return nil, err
 			}
-			leLo, err := b.binaryOp("<=", x, lo, a.Location)
+			leLo, err := b.BinaryOp("<=", x, lo, a.Location)
 			if err != nil {
 				return nil, err
 			}
@@ -894,14 +916,14 @@ func (b *Binder) bindAExpr(a *pg.A_Expr, sc *Scope) (exec.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		eq, err := b.binaryOp("=", l, r, a.Location)
+		eq, err := b.BinaryOp("=", l, r, a.Location)
 		if err != nil {
 			return nil, err
 		}
 		// NOT DISTINCT: both NULL, or both non-NULL and equal
 		bothNull := &exec.Logic{And: true, Args: []exec.Expr{&exec.IsNull{E: l}, &exec.IsNull{E: r}}}
 		bothVal := &exec.Logic{And: true, Args: []exec.Expr{&exec.IsNull{E: l, Not: true}, &exec.IsNull{E: r, Not: true}, eq}}
-		var e exec.Expr = &exec.Coalesce{Args: []exec.Expr{&exec.Logic{Args: []exec.Expr{bothNull, bothVal}}, exec.NewConst(boolVec(false))}, T: types.BoolT}
+		var e exec.Expr = &exec.Coalesce{Args: []exec.Expr{&exec.Logic{Args: []exec.Expr{bothNull, bothVal}}, exec.NewConst(BoolVec(false))}, T: types.BoolT}
 		if a.Kind == pg.A_Expr_Kind_AEXPR_DISTINCT {
 			e = &exec.Not{E: e}
 		}
@@ -915,7 +937,7 @@ func (b *Binder) bindAExpr(a *pg.A_Expr, sc *Scope) (exec.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		eq, err := b.binaryOp("=", l, r, a.Location)
+		eq, err := b.BinaryOp("=", l, r, a.Location)
 		if err != nil {
 			return nil, err
 		}
@@ -936,7 +958,7 @@ func (b *Binder) bindAExpr(a *pg.A_Expr, sc *Scope) (exec.Expr, error) {
 	return nil, ErrAt(pgerr.New(pgerr.FeatureNotSupported, "operator kind %s is not supported yet", a.Kind), a.Location)
 }
 
-func boolVec(x bool) *vec.Vector {
+func BoolVec(x bool) *vec.Vector {
 	v := vec.New(types.BoolT, 1)
 	v.AppendBool(x)
 	return v
@@ -955,7 +977,7 @@ func (b *Binder) toText(e exec.Expr, loc int32, op string) (exec.Expr, error) {
 var cmpOps = map[string]exec.CmpOp{"=": exec.EQ, "<>": exec.NE, "!=": exec.NE, "<": exec.LT, "<=": exec.LE, ">": exec.GT, ">=": exec.GE}
 
 // binaryOp resolves an operator and its operand types.
-func (b *Binder) binaryOp(op string, l, r exec.Expr, loc int32) (exec.Expr, error) {
+func (b *Binder) BinaryOp(op string, l, r exec.Expr, loc int32) (exec.Expr, error) {
 	if e, ok, err := b.arrayOp(op, l, r, loc); ok || err != nil {
 		return e, err
 	}
@@ -1169,7 +1191,7 @@ func (b *Binder) bindCase(c *pg.CaseExpr, sc *Scope) (exec.Expr, error) {
 			return nil, err
 		}
 		if arg != nil {
-			if cond, err = b.binaryOp("=", arg, cond, cw.Location); err != nil {
+			if cond, err = b.BinaryOp("=", arg, cond, cw.Location); err != nil {
 				return nil, err
 			}
 		} else if cond, err = b.CoerceBool(cond, cw.Expr, "argument of CASE/WHEN"); err != nil {
@@ -1189,7 +1211,7 @@ func (b *Binder) bindCase(c *pg.CaseExpr, sc *Scope) (exec.Expr, error) {
 		}
 		results = append(results, e)
 	}
-	t, err := commonType(results, "CASE", c.Location)
+	t, err := CommonType(results, "CASE", c.Location)
 	if err != nil {
 		return nil, err
 	}
@@ -1213,24 +1235,24 @@ func (b *Binder) bindSQLValueFunc(f *pg.SQLValueFunction) (exec.Expr, error) {
 		t := now.In(b.Env.Loc)
 		y, m, d := t.Date()
 		days := timeDays(y, int(m), d)
-		return constOf(types.DateT, func(v *vec.Vector) { v.AppendInt(days) }), nil
+		return ConstOf(types.DateT, func(v *vec.Vector) { v.AppendInt(days) }), nil
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP, pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP_N:
-		return constOf(types.TimestamptzT, func(v *vec.Vector) { v.AppendInt(now.UnixMicro()) }), nil
+		return ConstOf(types.TimestamptzT, func(v *vec.Vector) { v.AppendInt(now.UnixMicro()) }), nil
 	case pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP, pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N:
 		_, off := now.In(b.Env.Loc).Zone()
-		return constOf(types.TimestampT, func(v *vec.Vector) { v.AppendInt(now.UnixMicro() + int64(off)*1e6) }), nil
+		return ConstOf(types.TimestampT, func(v *vec.Vector) { v.AppendInt(now.UnixMicro() + int64(off)*1e6) }), nil
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_USER, pg.SQLValueFunctionOp_SVFOP_SESSION_USER, pg.SQLValueFunctionOp_SVFOP_USER, pg.SQLValueFunctionOp_SVFOP_CURRENT_ROLE:
 		u := b.Sess.Host.CurrentRole() // SET ROLE (sql/privileges.go)
 		if f.Op == pg.SQLValueFunctionOp_SVFOP_SESSION_USER {
 			u = b.Sess.User
 		}
-		return constOf(types.NameT, func(v *vec.Vector) { v.AppendString(u) }), nil
+		return ConstOf(types.NameT, func(v *vec.Vector) { v.AppendString(u) }), nil
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA:
 		s := b.Sess.Host.SearchPath()[0]
-		return constOf(types.NameT, func(v *vec.Vector) { v.AppendString(s) }), nil
+		return ConstOf(types.NameT, func(v *vec.Vector) { v.AppendString(s) }), nil
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_CATALOG:
 		d := b.Sess.Database
-		return constOf(types.NameT, func(v *vec.Vector) { v.AppendString(d) }), nil
+		return ConstOf(types.NameT, func(v *vec.Vector) { v.AppendString(d) }), nil
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported yet", f.Op)
 }
@@ -1256,7 +1278,7 @@ func intervalQualifier(arg exec.Expr, tn *pg.TypeName) exec.Expr {
 	if _, err := strconv.ParseFloat(text, 64); err != nil {
 		return arg
 	}
-	return constOf(types.UnknownT, func(v *vec.Vector) { v.AppendString(text + " " + unit) })
+	return ConstOf(types.UnknownT, func(v *vec.Vector) { v.AppendString(text + " " + unit) })
 }
 
 // constInList binds x IN (constants) as one membership test when every item
@@ -1321,4 +1343,23 @@ func EachMessage(m protoreflect.Message, fn func(protoreflect.Message)) {
 		}
 		return true
 	})
+}
+
+// bindSubLink binds a subquery inside an expression through the planner
+// (QueryCtx.BindSubLink); without one, subqueries are not allowed here.
+func (b *Binder) bindSubLink(sl *pg.SubLink, sc *Scope) (exec.Expr, error) {
+	if b.Qc == nil {
+		return nil, ErrAt(pgerr.New(pgerr.FeatureNotSupported, "subqueries are not allowed here"), sl.Location)
+	}
+	return b.Qc.BindSubLink(b, sl, sc)
+}
+
+// OuterColumn resolves a column reference that failed (err) in its own
+// query against the enclosing rows of the planner's per-key planning
+// (QueryCtx.OuterColumn); ok is false when none has it.
+func (b *Binder) OuterColumn(names []string, loc int32, err error) (exec.Expr, bool, error) {
+	if b.Qc == nil {
+		return nil, false, nil
+	}
+	return b.Qc.OuterColumn(b, names, loc, err)
 }

@@ -103,7 +103,7 @@ func (qc *QueryCtx) planFromItem(item *pg.Node) (*Source, error) {
 func querySource(q *query, alias string, colAliases []string) (*Source, error) {
 	sc := &Scope{}
 	for _, c := range q.Cols {
-		sc.Cols = append(sc.Cols, ScopeCol{Table: alias, Name: c.Name, T: c.Type, Rec: c.Rec, Orig: c.origin()})
+		sc.Cols = append(sc.Cols, ScopeCol{Table: alias, Name: c.Name, T: c.Type, Rec: c.Rec, Orig: c.Origin()})
 	}
 	if err := renameCols(sc, colAliases, alias); err != nil {
 		return nil, err
@@ -238,7 +238,7 @@ func (qc *QueryCtx) joinPlanned(j *pg.JoinExpr, l, r *Source) (*Source, error) {
 	using := StrNodes(j.UsingClause)
 	if j.IsNatural {
 		for _, lc := range l.Sc.Cols {
-			if !lc.Hidden && r.Sc.resolves("", lc.Name) {
+			if !lc.Hidden && r.Sc.Resolves("", lc.Name) {
 				using = append(using, lc.Name)
 			}
 		}
@@ -345,7 +345,7 @@ func (qc *QueryCtx) mergeUsing(in *Source, typ exec.JoinType, using []string, li
 		case exec.JoinRight:
 			e, orig = rk, in.Sc.Cols[nl+ridx[k]].Orig
 		case exec.JoinFull:
-			e, orig = &exec.Coalesce{Args: []exec.Expr{lk, rk}, T: lk.Type()}, colOrigin{}
+			e, orig = &exec.Coalesce{Args: []exec.Expr{lk, rk}, T: lk.Type()}, ColOrigin{}
 		default:
 			e = lk
 		}
@@ -650,10 +650,10 @@ func (s *Session) lakeTable(ctx context.Context, b *Binder, name, alias string, 
 	for _, sn := range snaps {
 		id, tm, sv, ch := sn.ID, sn.Time.UnixMicro(), sn.SchemaVersion, sn.Changes
 		rows = append(rows, []exec.Expr{
-			constOf(types.Int64T, func(v *vec.Vector) { v.AppendInt(id) }),
-			constOf(types.TimestamptzT, func(v *vec.Vector) { v.AppendInt(tm) }),
-			constOf(types.Int64T, func(v *vec.Vector) { v.AppendInt(sv) }),
-			constOf(types.TextT, func(v *vec.Vector) { v.AppendString(ch) }),
+			ConstOf(types.Int64T, func(v *vec.Vector) { v.AppendInt(id) }),
+			ConstOf(types.TimestamptzT, func(v *vec.Vector) { v.AppendInt(tm) }),
+			ConstOf(types.Int64T, func(v *vec.Vector) { v.AppendInt(sv) }),
+			ConstOf(types.TextT, func(v *vec.Vector) { v.AppendString(ch) }),
 		})
 	}
 	names := []string{"snapshot_id", "snapshot_time", "schema_version", "changes"}
@@ -678,7 +678,7 @@ func (s *Session) generateSeries(b *Binder, fc *pg.FuncCall, alias string, colAl
 		}
 		args = append(args, e)
 	}
-	t, err := commonType(args[:2], "generate_series", fc.Location)
+	t, err := CommonType(args[:2], "generate_series", fc.Location)
 	if err != nil {
 		return nil, err
 	}
@@ -792,7 +792,7 @@ func (qc *QueryCtx) systemTable(schema, name, alias string) (*Source, bool, erro
 	if err != nil {
 		return nil, true, err
 	}
-	src, err := qc.systemTableSource(t, qc.catalogContext(meta), alias) // pgcatalog_funcs.go
+	src, err := qc.systemTableSource(t, qc.CatalogContext(meta), alias) // pgcatalog_funcs.go
 	return src, true, err
 }
 

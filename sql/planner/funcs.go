@@ -28,8 +28,10 @@ func timeDays(y, m, d int) int64 {
 }
 
 func (b *Binder) bindFunc(f *pg.FuncCall, sc *Scope) (exec.Expr, error) {
-	if e, ok := b.Qc.srfValue(f); ok {
-		return e, nil
+	if b.Qc != nil {
+		if e, ok := b.Qc.SrfValue(f); ok {
+			return e, nil
+		}
 	}
 	name := FuncName(f)
 	if f.Over != nil {
@@ -38,7 +40,7 @@ func (b *Binder) bindFunc(f *pg.FuncCall, sc *Scope) (exec.Expr, error) {
 		}
 		return b.Win.add(b, f, sc)
 	}
-	if isAggregate(name) && f.Over == nil {
+	if IsAggregate(name) && f.Over == nil {
 		if b.Aggs == nil {
 			msg := b.NoAggMsg
 			if msg == "" {
@@ -46,7 +48,7 @@ func (b *Binder) bindFunc(f *pg.FuncCall, sc *Scope) (exec.Expr, error) {
 			}
 			return nil, ErrAt(pgerr.New(pgerr.GroupingError, "%s", msg), f.Location)
 		}
-		return b.Aggs.add(b, f, sc)
+		return b.Aggs.Add(b, f, sc)
 	}
 	if f.Over != nil {
 		return nil, ErrAt(pgerr.New(pgerr.FeatureNotSupported, "window functions are not supported yet"), f.Location)
@@ -74,16 +76,16 @@ func (b *Binder) bindFunc(f *pg.FuncCall, sc *Scope) (exec.Expr, error) {
 			return nil, wrongArgs()
 		}
 		now := b.Env.Now
-		return constOf(types.TimestamptzT, func(v *vec.Vector) { v.AppendInt(now.UnixMicro()) }), nil
+		return ConstOf(types.TimestamptzT, func(v *vec.Vector) { v.AppendInt(now.UnixMicro()) }), nil
 	case "version":
 		v := "PostgreSQL " + ServerVersion + " on x86_64-pc-linux-gnu, lakepg"
-		return constOf(types.TextT, func(x *vec.Vector) { x.AppendString(v) }), nil
+		return ConstOf(types.TextT, func(x *vec.Vector) { x.AppendString(v) }), nil
 	case "current_database":
 		d := b.Sess.Database
-		return constOf(types.NameT, func(x *vec.Vector) { x.AppendString(d) }), nil
+		return ConstOf(types.NameT, func(x *vec.Vector) { x.AppendString(d) }), nil
 	case "current_schema":
 		s := b.Sess.Host.SearchPath()[0]
-		return constOf(types.NameT, func(x *vec.Vector) { x.AppendString(s) }), nil
+		return ConstOf(types.NameT, func(x *vec.Vector) { x.AppendString(s) }), nil
 	}
 	if e, ok, err := b.systemFunction(name, args, f.Location); ok || err != nil {
 		return e, err
@@ -164,23 +166,23 @@ func dataError(err error) bool {
 
 // aggCollector gathers the aggregates of one SELECT and maps group-by
 // expressions to the aggregate operator's output columns.
-type aggCollector struct {
-	groupKeys []string    // deparsed group expressions
-	groupCols []int       // for plain column group keys: input column index (-1 otherwise)
-	groups    []exec.Expr // bound against the input scope
+type AggCollector struct {
+	GroupKeys []string    // deparsed group expressions
+	GroupCols []int       // for plain column group keys: input column index (-1 otherwise)
+	Groups    []exec.Expr // bound against the input scope
 	aggs      []exec.Agg  // Arg, Arg2 and Filter index inputs (Filter one-based)
 	inputs    []exec.Expr // aggregate arguments, bound against the input scope
 	aggKeys   []string
 	// sets are the GROUPING SETS over groups (nil: plain GROUP BY)
-	sets [][]int
-	gid  *exec.ColRef // the grouping id column, once planned
+	Sets [][]int
+	Gid  *exec.ColRef // the grouping id column, once planned
 	// overWindow: the aggregate runs OVER a window, its arguments bind in
 	// the window's input scope (which may be above a GROUP BY)
 	overWindow bool
 }
 
 // isAggregate reports whether name is an aggregate function.
-func isAggregate(name string) bool {
+func IsAggregate(name string) bool {
 	if name == "count" || name == "array_agg" {
 		return true
 	}
@@ -188,7 +190,7 @@ func isAggregate(name string) bool {
 	return ok
 }
 
-func (c *aggCollector) input(e exec.Expr) int {
+func (c *AggCollector) input(e exec.Expr) int {
 	c.inputs = append(c.inputs, e)
 	return len(c.inputs) - 1
 }
@@ -197,9 +199,9 @@ func (c *aggCollector) input(e exec.Expr) int {
 // and aggregate inputs, then the hash aggregate. groups replaces the
 // collected group keys when set; mapInput rewrites aggregate inputs for a
 // different input layout (nil: as bound).
-func (c *aggCollector) plan(env *exec.Env, input exec.Operator, groups []exec.Expr, mapInput func(exec.Expr) exec.Expr) exec.Operator {
+func (c *AggCollector) Plan(env *exec.Env, input exec.Operator, groups []exec.Expr, mapInput func(exec.Expr) exec.Expr) exec.Operator {
 	if groups == nil {
-		groups = c.groups
+		groups = c.Groups
 	}
 	pre := append([]exec.Expr{}, groups...)
 	for _, e := range c.inputs {
@@ -209,7 +211,7 @@ func (c *aggCollector) plan(env *exec.Env, input exec.Operator, groups []exec.Ex
 		pre = append(pre, e)
 	}
 	if len(pre) == 0 {
-		pre = append(pre, exec.NewConst(intVec(0)))
+		pre = append(pre, exec.NewConst(IntVec(0)))
 	}
 	n := len(groups)
 	aggs := make([]exec.Agg, len(c.aggs))
@@ -227,8 +229,8 @@ func (c *aggCollector) plan(env *exec.Env, input exec.Operator, groups []exec.Ex
 		}
 		aggs[i] = a
 	}
-	agg := &exec.HashAgg{Input: &exec.Project{Env: env, Input: input, Exprs: pre}, NGroup: n, Aggs: aggs, GroupingSets: c.sets, GroupingID: c.sets != nil}
-	if c.sets == nil {
+	agg := &exec.HashAgg{Input: &exec.Project{Env: env, Input: input, Exprs: pre}, NGroup: n, Aggs: aggs, GroupingSets: c.Sets, GroupingID: c.Sets != nil}
+	if c.Sets == nil {
 		return agg
 	}
 	// drop the grouping id column; grouping() reads it through gidCol
@@ -237,16 +239,16 @@ func (c *aggCollector) plan(env *exec.Env, input exec.Operator, groups []exec.Ex
 	for i := 0; i < n+len(aggs); i++ {
 		outs = append(outs, &exec.ColRef{Idx: i, T: ts[i]})
 	}
-	c.gid = &exec.ColRef{Idx: n + len(aggs), T: types.Int32T}
-	return &exec.Project{Env: env, Input: agg, Exprs: append(outs, c.gid)}
+	c.Gid = &exec.ColRef{Idx: n + len(aggs), T: types.Int32T}
+	return &exec.Project{Env: env, Input: agg, Exprs: append(outs, c.Gid)}
 }
 
-func (c *aggCollector) add(b *Binder, f *pg.FuncCall, sc *Scope) (exec.Expr, error) {
+func (c *AggCollector) Add(b *Binder, f *pg.FuncCall, sc *Scope) (exec.Expr, error) {
 	name := FuncName(f)
 	key := DeparseExpr(&pg.Node{Node: &pg.Node_FuncCall{FuncCall: f}})
 	for k, existing := range c.aggKeys {
 		if existing == key {
-			return arrayAggResult(name, &exec.ColRef{Idx: len(c.groups) + k, T: c.aggs[k].Out}), nil
+			return arrayAggResult(name, &exec.ColRef{Idx: len(c.Groups) + k, T: c.aggs[k].Out}), nil
 		}
 	}
 	inner := *b
@@ -390,7 +392,7 @@ func (c *aggCollector) add(b *Binder, f *pg.FuncCall, sc *Scope) (exec.Expr, err
 	agg.In, agg.Out = in, out
 	c.aggs = append(c.aggs, agg)
 	c.aggKeys = append(c.aggKeys, key)
-	return arrayAggResult(name, &exec.ColRef{Idx: len(c.groups) + len(c.aggs) - 1, T: out}), nil
+	return arrayAggResult(name, &exec.ColRef{Idx: len(c.Groups) + len(c.aggs) - 1, T: out}), nil
 }
 
 // ParseTreeVersion is the protobuf tree version Deparse insists on.
@@ -525,7 +527,7 @@ func ResolveTypeName(tn *pg.TypeName) (types.T, error) {
 // bindAggOrder binds ORDER BY inside an aggregate call. With DISTINCT,
 // PostgreSQL allows only the aggregated value itself as the key, which the
 // DISTINCT sort then orders.
-func (c *aggCollector) bindAggOrder(b *Binder, agg *exec.Agg, f *pg.FuncCall, bindArg func(*pg.Node, types.T) (exec.Expr, error)) error {
+func (c *AggCollector) bindAggOrder(b *Binder, agg *exec.Agg, f *pg.FuncCall, bindArg func(*pg.Node, types.T) (exec.Expr, error)) error {
 	for i, n := range f.AggOrder {
 		sb := n.GetSortBy()
 		if sb.SortbyDir == pg.SortByDir_SORTBY_USING {

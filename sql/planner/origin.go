@@ -12,21 +12,21 @@ import (
 // cursor.description on it. The numbers are the ones pg_class.oid and
 // pg_attribute.attnum show for the table and column, so a client can look
 // them up. The zero value is "computed".
-type colOrigin struct {
+type ColOrigin struct {
 	Rel uint32
 	Att int16
 }
 
 // TableColOrigin is the origin of the k-th column (0-based) of table t.
-func TableColOrigin(t *catalog.Table, k int) colOrigin {
-	return colOrigin{Rel: uint32(pgcatalog.RelationOID(t.ID)), Att: int16(k + 1)}
+func TableColOrigin(t *catalog.Table, k int) ColOrigin {
+	return ColOrigin{Rel: uint32(pgcatalog.RelationOID(t.ID)), Att: int16(k + 1)}
 }
 
 // origin is the origin a result column of a subquery or CTE passes on.
-func (c Column) origin() colOrigin { return colOrigin{Rel: c.TableOID, Att: c.Attnum} }
+func (c Column) Origin() ColOrigin { return ColOrigin{Rel: c.TableOID, Att: c.Attnum} }
 
 // withOrigins sets the result columns' origins of a planned SELECT list.
-func withOrigins(q *query, err error, origins []colOrigin) (*query, error) {
+func withOrigins(q *query, err error, origins []ColOrigin) (*query, error) {
 	if err != nil {
 		return nil, err
 	}

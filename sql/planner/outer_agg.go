@@ -31,12 +31,12 @@ import (
 const outerAggPrefix = "\x00outer agg "
 
 // outerAggLink is a subquery rewritten to read enclosing-level aggregates.
-type outerAggLink struct {
-	sel *pg.SelectStmt
+type OuterAggLink struct {
+	Sel *pg.SelectStmt
 	// test is the left operand of IN/ANY/ALL with the query's aggregates
 	// as synthetic columns (nil when it has none): the operand is
 	// evaluated per group, beside the subquery, not over the input rows
-	test *pg.Node
+	Test *pg.Node
 	aggs []outerAgg // in the order met, so plans come out the same every time
 }
 
@@ -48,7 +48,7 @@ type outerAgg struct {
 
 // outerAggregates rewrites the subqueries of the target list, HAVING and
 // ORDER BY of sel that hold aggregates of sel itself; nil when none does.
-func (b *Binder) outerAggregates(sel *pg.SelectStmt, in *Scope) map[*pg.SubLink]*outerAggLink {
+func (b *Binder) OuterAggregates(sel *pg.SelectStmt, in *Scope) map[*pg.SubLink]*OuterAggLink {
 	nodes := []*pg.Node{sel.HavingClause}
 	for _, t := range sel.TargetList {
 		nodes = append(nodes, t.GetResTarget().Val)
@@ -62,7 +62,7 @@ func (b *Binder) outerAggregates(sel *pg.SelectStmt, in *Scope) map[*pg.SubLink]
 // outerAggInWhere finds an aggregate of the query in a subquery of its
 // WHERE clause, which PostgreSQL rejects (42803) as it rejects one written
 // in WHERE directly.
-func (b *Binder) outerAggInWhere(where *pg.Node, in *Scope) error {
+func (b *Binder) OuterAggInWhere(where *pg.Node, in *Scope) error {
 	for _, link := range b.outerAggregatesIn([]*pg.Node{where}, in) {
 		f := link.aggs[0].call
 		return ErrAt(pgerr.New(pgerr.GroupingError, "aggregate functions are not allowed in WHERE"), f.Location)
@@ -70,18 +70,18 @@ func (b *Binder) outerAggInWhere(where *pg.Node, in *Scope) error {
 	return nil
 }
 
-func (b *Binder) outerAggregatesIn(nodes []*pg.Node, in *Scope) map[*pg.SubLink]*outerAggLink {
-	var out map[*pg.SubLink]*outerAggLink
+func (b *Binder) outerAggregatesIn(nodes []*pg.Node, in *Scope) map[*pg.SubLink]*OuterAggLink {
+	var out map[*pg.SubLink]*OuterAggLink
 	for _, n := range nodes {
 		Walk(n, func(x *pg.Node) bool {
 			sl := x.GetSubLink()
 			if sl == nil {
-				return !isAggCall(x)
+				return !IsAggCall(x)
 			}
 			if sl.Subselect.GetSelectStmt() == nil {
 				return false
 			}
-			link := &outerAggLink{sel: sl.Subselect.GetSelectStmt()}
+			link := &OuterAggLink{Sel: sl.Subselect.GetSelectStmt()}
 			// look first, copy and rewrite only when there is something to do
 			probe := &outerAggRewriter{b: b, in: in, dry: true}
 			probe.visit(sl.Subselect.ProtoReflect(), nil)
@@ -89,15 +89,15 @@ func (b *Binder) outerAggregatesIn(nodes []*pg.Node, in *Scope) map[*pg.SubLink]
 				clone := proto.Clone(sl.Subselect).(*pg.Node)
 				rw := &outerAggRewriter{b: b, in: in}
 				rw.visit(clone.ProtoReflect(), nil)
-				link.sel, link.aggs = clone.GetSelectStmt(), rw.aggs
+				link.Sel, link.aggs = clone.GetSelectStmt(), rw.aggs
 			}
 			if ContainsAgg(sl.Testexpr) {
 				// the calls bound are the tree's own (subqueries in their
 				// arguments are prepared by node), replaced in a copy
 				var calls []*pg.FuncCall
 				aggCalls(sl.Testexpr, func(x *pg.Node) { calls = append(calls, x.GetFuncCall()) })
-				link.test = proto.Clone(sl.Testexpr).(*pg.Node)
-				aggCalls(link.test, func(x *pg.Node) {
+				link.Test = proto.Clone(sl.Testexpr).(*pg.Node)
+				aggCalls(link.Test, func(x *pg.Node) {
 					a := outerAgg{name: outerAggPrefix + DeparseExpr(x), call: calls[0]}
 					calls = calls[1:]
 					link.aggs = append(link.aggs, a)
@@ -106,7 +106,7 @@ func (b *Binder) outerAggregatesIn(nodes []*pg.Node, in *Scope) map[*pg.SubLink]
 			}
 			if len(link.aggs) > 0 {
 				if out == nil {
-					out = map[*pg.SubLink]*outerAggLink{}
+					out = map[*pg.SubLink]*OuterAggLink{}
 				}
 				out[sl] = link
 			}
@@ -134,7 +134,7 @@ func (r *outerAggRewriter) visit(m protoreflect.Message, levels []fromNames) {
 	case *pg.SelectStmt:
 		levels = append(levels, fromOf(x))
 	case *pg.Node:
-		if f := x.GetFuncCall(); f != nil && len(levels) > 0 && f.Over == nil && isAggregate(FuncName(f)) && r.outer(f, levels) {
+		if f := x.GetFuncCall(); f != nil && len(levels) > 0 && f.Over == nil && IsAggregate(FuncName(f)) && r.outer(f, levels) {
 			name := outerAggPrefix + DeparseExpr(x)
 			r.aggs = append(r.aggs, outerAgg{name: name, call: f})
 			if r.dry {
@@ -163,7 +163,7 @@ func (r *outerAggRewriter) visit(m protoreflect.Message, levels []fromNames) {
 // order.
 func aggCalls(n *pg.Node, fn func(*pg.Node)) {
 	Walk(n, func(x *pg.Node) bool {
-		if !isAggCall(x) {
+		if !IsAggCall(x) {
 			return x.GetSubLink() == nil
 		}
 		fn(x)
@@ -283,9 +283,9 @@ func fromOf(sel *pg.SelectStmt) fromNames {
 // bindOuterAggs adds the enclosing-level aggregates of link to coll and
 // returns them as scope columns named by their synthetic names, each at
 // its output position.
-func (c *aggCollector) bindOuterAggs(b *Binder, link *outerAggLink, in *Scope, into []aggScopeCol) ([]aggScopeCol, error) {
+func (c *AggCollector) BindOuterAggs(b *Binder, link *OuterAggLink, in *Scope, into []AggScopeCol) ([]AggScopeCol, error) {
 	for _, a := range link.aggs {
-		e, err := c.add(b, a.call, in)
+		e, err := c.Add(b, a.call, in)
 		if err != nil {
 			return nil, err
 		}
@@ -293,13 +293,13 @@ func (c *aggCollector) bindOuterAggs(b *Binder, link *outerAggLink, in *Scope, i
 		if !ok {
 			return nil, ErrAt(pgerr.New(pgerr.FeatureNotSupported, "outer-level aggregate %s in a subquery is not supported", FuncName(a.call)), a.call.Location)
 		}
-		into = append(into, aggScopeCol{name: a.name, col: cr})
+		into = append(into, AggScopeCol{Name: a.name, Col: cr})
 	}
 	return into, nil
 }
 
 // aggScopeCol is an aggregate output column as a subquery sees it.
-type aggScopeCol struct {
-	name string
-	col  *exec.ColRef
+type AggScopeCol struct {
+	Name string
+	Col  *exec.ColRef
 }

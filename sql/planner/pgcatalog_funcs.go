@@ -32,8 +32,8 @@ import (
 // functions and reg* casts that resolve names or OIDs at bind time.
 func (b *Binder) CatalogContext() (*pgcatalog.Context, error) {
 	ctx := context.Background()
-	if b.Qc != nil && b.Qc.ctx != nil {
-		ctx = b.Qc.ctx
+	if b.Qc != nil && b.Qc.Context() != nil {
+		ctx = b.Qc.Context()
 	}
 	snap, err := b.Sess.Host.ReadSnapshot(ctx)
 	if err != nil {
@@ -44,7 +44,7 @@ func (b *Binder) CatalogContext() (*pgcatalog.Context, error) {
 		return nil, err
 	}
 	if b.Qc != nil {
-		return b.Qc.catalogContext(meta), nil
+		return b.Qc.CatalogContext(meta), nil
 	}
 	return b.Sess.Host.CatalogContext(meta), nil
 }
@@ -52,7 +52,7 @@ func (b *Binder) CatalogContext() (*pgcatalog.Context, error) {
 // catalogContext is the statement's catalog Context for meta: one for all
 // its catalog tables and functions, which then share the model pgcatalog
 // builds of it (10,000 relations in a big lake).
-func (qc *QueryCtx) catalogContext(meta *catalog.Metadata) *pgcatalog.Context {
+func (qc *QueryCtx) CatalogContext(meta *catalog.Metadata) *pgcatalog.Context {
 	if qc.catalog == nil || qc.catalog.Meta != meta {
 		qc.catalog = qc.s.Host.CatalogContext(meta)
 	}
@@ -163,7 +163,7 @@ func (b *Binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 		return nil
 	}
 	constant := func(t types.T, fill func(v *vec.Vector)) (exec.Expr, bool, error) {
-		return constOf(t, fill), true, nil
+		return ConstOf(t, fill), true, nil
 	}
 	null := func(t types.T) (exec.Expr, bool, error) { return exec.NullConst(t), true, nil }
 	if e, ok, err := b.Sess.Host.SequenceFunction(b, name, args, loc); ok || err != nil { // sql/sequence.go
@@ -1005,7 +1005,7 @@ func (b *Binder) PrivilegeArgs(name string, args []exec.Expr, loc int32) (contex
 		}
 	}
 	if b.Qc != nil {
-		return b.Qc.ctx, nil
+		return b.Qc.Context(), nil
 	}
 	return context.Background(), nil
 }

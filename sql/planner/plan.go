@@ -66,6 +66,9 @@ type QueryCtx struct {
 	catalog *pgcatalog.Context
 }
 
+// Context is the context of the statement being planned.
+func (qc *QueryCtx) Context() context.Context { return qc.ctx }
+
 // CteDef is a WITH entry; each reference plans it afresh (inlining), which
 // keeps scans pruned per use.
 type CteDef struct {
@@ -258,7 +261,7 @@ func (qc *QueryCtx) planSetOp(sel *pg.SelectStmt) (*query, error) {
 		le := exec.Expr(&exec.ColRef{Idx: i, T: l.Cols[i].Type})
 		re := exec.Expr(&exec.ColRef{Idx: i, T: r.Cols[i].Type})
 		lo, ro := setOpOperand(sel.Larg, i, le), setOpOperand(sel.Rarg, i, re)
-		t, err := commonType([]exec.Expr{lo, ro}, opName, -1)
+		t, err := CommonType([]exec.Expr{lo, ro}, opName, -1)
 		if err != nil {
 			return nil, err
 		}

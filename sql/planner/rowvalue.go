@@ -13,14 +13,14 @@ import (
 // apart as record equality does for the fields' own text forms. count()
 // over DISTINCT rows needs no more.
 func (b *Binder) rowValue(row *pg.RowExpr, sc *Scope) (exec.Expr, error) {
-	r := &recordExpr{}
+	r := &RecordExpr{}
 	for i, a := range row.Args {
 		e, err := b.Bind(a, sc)
 		if err != nil {
 			return nil, err
 		}
-		r.args = append(r.args, e)
-		r.fields = append(r.fields, Column{Name: "f" + Itoa(i+1), Type: e.Type()})
+		r.Args = append(r.Args, e)
+		r.Fields = append(r.Fields, Column{Name: "f" + Itoa(i+1), Type: e.Type()})
 	}
 	return r, nil
 }

@@ -80,5 +80,5 @@ var DefaultSettings = map[string]string{
 const defaultWorkMem = "4MB"
 
 func TextConst(s string) *exec.Const {
-	return constOf(types.TextT, func(v *vec.Vector) { v.AppendString(s) })
+	return ConstOf(types.TextT, func(v *vec.Vector) { v.AppendString(s) })
 }

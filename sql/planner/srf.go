@@ -32,13 +32,13 @@ import (
 type srfIter func(outs []*vec.Vector, max int) (n int, done bool, err error)
 
 // srf is one bound set-returning function call.
-type srf struct {
+type Srf struct {
 	name string
 	args []exec.Expr
-	cols []Column // the rows' columns: one, or a record's fields
+	Cols []Column // the rows' columns: one, or a record's fields
 	// record: the call's value is a record of cols (field selection picks
 	// one), as for _pg_expandarray
-	record bool
+	Record bool
 	// strict: a NULL argument gives no rows
 	strict bool
 	start  func(args []*vec.Vector, row int) (srfIter, error)
@@ -64,7 +64,7 @@ func (b *Binder) arrayArg(n *pg.Node, sc *Scope, fname string, loc int32) (exec.
 	elem := types.UnknownT
 	if cr := n.GetColumnRef(); cr != nil {
 		if i, err := b.FindColumn(sc, StrNodes(cr.Fields), cr.Location); err == nil {
-			elem = sc.Cols[i].elem
+			elem = sc.Cols[i].Elem
 		}
 	}
 	if tc := n.GetTypeCast(); tc != nil && len(tc.TypeName.ArrayBounds) > 0 {
@@ -109,7 +109,7 @@ func appendElem(out *vec.Vector, s *string) error {
 
 // bindSRF binds the set-returning function call fc over scope sc; ok is
 // false when fc is none of them.
-func (b *Binder) bindSRF(fc *pg.FuncCall, sc *Scope) (*srf, bool, error) {
+func (b *Binder) BindSRF(fc *pg.FuncCall, sc *Scope) (*Srf, bool, error) {
 	name := strings.TrimPrefix(FuncName(fc), "information_schema.")
 	if !IsSRF(name) || fc.AggStar || fc.Over != nil {
 		return nil, false, nil
@@ -130,10 +130,10 @@ func (b *Binder) bindSRF(fc *pg.FuncCall, sc *Scope) (*srf, bool, error) {
 		if err != nil {
 			return nil, true, err
 		}
-		f := &srf{name: name, args: []exec.Expr{arr}, strict: true, cols: []Column{{Name: name, Type: elem}}}
+		f := &Srf{name: name, args: []exec.Expr{arr}, strict: true, Cols: []Column{{Name: name, Type: elem}}}
 		if name == "_pg_expandarray" {
-			f.record = true
-			f.cols = []Column{{Name: "x", Type: elem}, {Name: "n", Type: types.Int32T}}
+			f.Record = true
+			f.Cols = []Column{{Name: "x", Type: elem}, {Name: "n", Type: types.Int32T}}
 		}
 		f.start = func(a []*vec.Vector, row int) (srfIter, error) {
 			if a[0].Type.ID == types.Array {
@@ -177,7 +177,7 @@ func (b *Binder) bindSRF(fc *pg.FuncCall, sc *Scope) (*srf, bool, error) {
 			}
 			args = append(args, e)
 		}
-		f := &srf{name: name, args: args, strict: true, cols: []Column{{Name: name, Type: types.Int32T}}}
+		f := &Srf{name: name, args: args, strict: true, Cols: []Column{{Name: name, Type: types.Int32T}}}
 		f.start = func(a []*vec.Vector, row int) (srfIter, error) {
 			var ta textArray
 			n := 0
@@ -230,7 +230,7 @@ func (b *Binder) bindSRF(fc *pg.FuncCall, sc *Scope) (*srf, bool, error) {
 			}
 			args = append(args, e)
 		}
-		f := &srf{name: name, args: args, strict: true, cols: []Column{{Name: name, Type: types.TextT}}}
+		f := &Srf{name: name, args: args, strict: true, Cols: []Column{{Name: name, Type: types.TextT}}}
 		f.start = func(a []*vec.Vector, row int) (srfIter, error) {
 			flags := ""
 			if len(a) > 2 {
@@ -265,7 +265,7 @@ func (b *Binder) bindSRF(fc *pg.FuncCall, sc *Scope) (*srf, bool, error) {
 		if f, ok, err := b.timeSeriesSRF(name, args, loc); ok || err != nil {
 			return f, true, err
 		}
-		t, err := commonType(args, "generate_series", loc)
+		t, err := CommonType(args, "generate_series", loc)
 		if err != nil {
 			return nil, true, err
 		}
@@ -281,7 +281,7 @@ func (b *Binder) bindSRF(fc *pg.FuncCall, sc *Scope) (*srf, bool, error) {
 				return nil, true, err
 			}
 		}
-		f := &srf{name: name, args: args, strict: true, cols: []Column{{Name: name, Type: t}}}
+		f := &Srf{name: name, args: args, strict: true, Cols: []Column{{Name: name, Type: t}}}
 		f.start = func(a []*vec.Vector, row int) (srfIter, error) {
 			cur, stop, step := a[0].I64[row], a[1].I64[row], int64(1)
 			if len(a) > 2 {
@@ -314,8 +314,8 @@ func (b *Binder) bindSRF(fc *pg.FuncCall, sc *Scope) (*srf, bool, error) {
 
 // scalarSRF runs a scalar function standing in FROM (string_to_array(…) s):
 // one row, its value.
-func scalarSRF(name string, e exec.Expr) *srf {
-	return &srf{name: name, args: []exec.Expr{e}, cols: []Column{{Name: name, Type: e.Type()}},
+func ScalarSRF(name string, e exec.Expr) *Srf {
+	return &Srf{name: name, args: []exec.Expr{e}, Cols: []Column{{Name: name, Type: e.Type()}},
 		start: func(a []*vec.Vector, row int) (srfIter, error) {
 			return func(outs []*vec.Vector, max int) (int, bool, error) {
 				outs[0].AppendFrom(a[0], row)
@@ -327,10 +327,10 @@ func scalarSRF(name string, e exec.Expr) *srf {
 // lateralCall emits, for each input row, the row joined with every row of
 // its calls (in lockstep); an input row whose calls return no rows is
 // dropped, as PostgreSQL does.
-type lateralCall struct {
-	env   *exec.Env
-	input exec.Operator
-	calls []*srf
+type LateralCall struct {
+	Env   *exec.Env
+	Input exec.Operator
+	Calls []*Srf
 
 	in    *vec.Batch
 	row   int
@@ -340,19 +340,19 @@ type lateralCall struct {
 	eof   bool
 }
 
-func (l *lateralCall) Types() []types.T {
-	ts := append([]types.T{}, l.input.Types()...)
-	for _, c := range l.calls {
-		for _, col := range c.cols {
+func (l *LateralCall) Types() []types.T {
+	ts := append([]types.T{}, l.Input.Types()...)
+	for _, c := range l.Calls {
+		for _, col := range c.Cols {
 			ts = append(ts, col.Type)
 		}
 	}
 	return ts
 }
 
-func (l *lateralCall) Close() error { return l.input.Close() }
+func (l *LateralCall) Close() error { return l.Input.Close() }
 
-func (l *lateralCall) Next(ctx context.Context) (*vec.Batch, error) {
+func (l *LateralCall) Next(ctx context.Context) (*vec.Batch, error) {
 	if l.eof {
 		return nil, nil
 	}
@@ -360,11 +360,11 @@ func (l *lateralCall) Next(ctx context.Context) (*vec.Batch, error) {
 		return nil, pgerr.New(pgerr.QueryCanceled, "canceling statement due to user request")
 	}
 	out := vec.NewBatch(l.Types(), vec.BatchSize)
-	nIn := len(l.input.Types())
-	counts := make([]int, len(l.calls))
+	nIn := len(l.Input.Types())
+	counts := make([]int, len(l.Calls))
 	for out.N < vec.BatchSize {
 		if l.in == nil || l.row >= l.in.N {
-			b, err := l.input.Next(ctx)
+			b, err := l.Input.Next(ctx)
 			if err != nil {
 				return nil, err
 			}
@@ -374,10 +374,10 @@ func (l *lateralCall) Next(ctx context.Context) (*vec.Batch, error) {
 			}
 			l.in, l.row, l.iters = b, 0, nil
 			l.argv = l.argv[:0]
-			for _, c := range l.calls {
+			for _, c := range l.Calls {
 				var vs []*vec.Vector
 				for _, a := range c.args {
-					v, err := a.Eval(l.env, b)
+					v, err := a.Eval(l.Env, b)
 					if err != nil {
 						return nil, err
 					}
@@ -388,9 +388,9 @@ func (l *lateralCall) Next(ctx context.Context) (*vec.Batch, error) {
 			continue
 		}
 		if l.iters == nil {
-			l.iters = make([]srfIter, len(l.calls))
-			l.done = make([]bool, len(l.calls))
-			for c, call := range l.calls {
+			l.iters = make([]srfIter, len(l.Calls))
+			l.done = make([]bool, len(l.Calls))
+			for c, call := range l.Calls {
 				null := false
 				for _, v := range l.argv[c] {
 					null = null || v.IsNull(l.row)
@@ -408,26 +408,26 @@ func (l *lateralCall) Next(ctx context.Context) (*vec.Batch, error) {
 		}
 		room := vec.BatchSize - out.N
 		k, col := 0, nIn
-		for c, call := range l.calls {
+		for c, call := range l.Calls {
 			counts[c] = 0
 			if !l.done[c] {
-				n, done, err := l.iters[c](out.Vecs[col:col+len(call.cols)], room)
+				n, done, err := l.iters[c](out.Vecs[col:col+len(call.Cols)], room)
 				if err != nil {
 					return nil, err
 				}
 				counts[c], l.done[c] = n, done || n == 0
 			}
 			k = max(k, counts[c])
-			col += len(call.cols)
+			col += len(call.Cols)
 		}
 		col = nIn
-		for c, call := range l.calls {
-			for j := range call.cols {
+		for c, call := range l.Calls {
+			for j := range call.Cols {
 				for p := counts[c]; p < k; p++ {
 					out.Vecs[col+j].AppendNull()
 				}
 			}
-			col += len(call.cols)
+			col += len(call.Cols)
 		}
 		for j := 0; j < nIn; j++ {
 			for p := 0; p < k; p++ {
@@ -453,16 +453,16 @@ func (l *lateralCall) Next(ctx context.Context) (*vec.Batch, error) {
 // recordExpr is a record built from columns (a set-returning function's
 // result used whole): its value is PostgreSQL's text form "(a,b)", and a
 // field selection takes the column itself.
-type recordExpr struct {
-	fields []Column
-	args   []exec.Expr
+type RecordExpr struct {
+	Fields []Column
+	Args   []exec.Expr
 }
 
-func (r *recordExpr) Type() types.T { return types.TextT }
+func (r *RecordExpr) Type() types.T { return types.TextT }
 
-func (r *recordExpr) Eval(env *exec.Env, b *vec.Batch) (*vec.Vector, error) {
-	vs := make([]*vec.Vector, len(r.args))
-	for i, a := range r.args {
+func (r *RecordExpr) Eval(env *exec.Env, b *vec.Batch) (*vec.Vector, error) {
+	vs := make([]*vec.Vector, len(r.Args))
+	for i, a := range r.Args {
 		v, err := a.Eval(env, b)
 		if err != nil {
 			return nil, err
@@ -492,10 +492,10 @@ func (r *recordExpr) Eval(env *exec.Env, b *vec.Batch) (*vec.Vector, error) {
 	return out, nil
 }
 
-func (r *recordExpr) MapColumns(m func(int) int) exec.Expr {
-	g := &recordExpr{fields: r.fields, args: make([]exec.Expr, len(r.args))}
-	for i, a := range r.args {
-		g.args[i] = exec.MapColumns(a, m)
+func (r *RecordExpr) MapColumns(m func(int) int) exec.Expr {
+	g := &RecordExpr{Fields: r.Fields, Args: make([]exec.Expr, len(r.Args))}
+	for i, a := range r.Args {
+		g.Args[i] = exec.MapColumns(a, m)
 	}
 	return g
 }
@@ -512,10 +512,10 @@ func (r *recordRef) MapColumns(m func(int) int) exec.Expr {
 }
 
 // recordFields is the fields of a record-valued expression (nil: none).
-func recordFields(e exec.Expr) []Column {
+func RecordFields(e exec.Expr) []Column {
 	switch x := e.(type) {
-	case *recordExpr:
-		return x.fields
+	case *RecordExpr:
+		return x.Fields
 	case *recordRef:
 		return x.fields
 	}
@@ -542,7 +542,7 @@ func (b *Binder) fieldSelect(e exec.Expr, field string) (exec.Expr, error) {
 		}
 		return nil, pgerr.New(pgerr.UndefinedColumn, "could not identify column \"%s\" in record data type", field)
 	}
-	fields := recordFields(e)
+	fields := RecordFields(e)
 	k := -1
 	for i, f := range fields {
 		if f.Name == field {
@@ -555,8 +555,8 @@ func (b *Binder) fieldSelect(e exec.Expr, field string) (exec.Expr, error) {
 	if k < 0 {
 		return nil, pgerr.New(pgerr.UndefinedColumn, "could not identify column \"%s\" in record data type", field)
 	}
-	if r, ok := e.(*recordExpr); ok {
-		return r.args[k], nil
+	if r, ok := e.(*RecordExpr); ok {
+		return r.Args[k], nil
 	}
 	t := fields[k].Type
 	return &CatalogFn{Name: "field_select", T: t, Args: []exec.Expr{e}, Strict: true,
@@ -640,9 +640,9 @@ func realArrayIter(a *vec.Vector, row int) (srfIter, error) {
 
 // withOrdinality adds WITH ORDINALITY's bigint column to f: the 1-based
 // number of each row the call returns for one input row.
-func withOrdinality(f *srf) *srf {
+func WithOrdinality(f *Srf) *Srf {
 	g := *f
-	g.cols = append(append([]Column{}, f.cols...), Column{Name: "ordinality", Type: types.Int64T})
+	g.Cols = append(append([]Column{}, f.Cols...), Column{Name: "ordinality", Type: types.Int64T})
 	g.start = func(a []*vec.Vector, row int) (srfIter, error) {
 		it, err := f.start(a, row)
 		if err != nil {

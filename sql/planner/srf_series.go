@@ -11,8 +11,8 @@ import (
 // timeSeriesSRF is generate_series(start, stop, interval) over timestamps in
 // a select list or a correlated FROM (a date series is timestamptz, as in
 // PostgreSQL); ok is false when start and stop are not times.
-func (b *Binder) timeSeriesSRF(name string, args []exec.Expr, loc int32) (*srf, bool, error) {
-	t, err := commonType(args[:2], "generate_series", loc)
+func (b *Binder) timeSeriesSRF(name string, args []exec.Expr, loc int32) (*Srf, bool, error) {
+	t, err := CommonType(args[:2], "generate_series", loc)
 	if err != nil {
 		return nil, false, nil
 	}
@@ -37,7 +37,7 @@ func (b *Binder) timeSeriesSRF(name string, args []exec.Expr, loc int32) (*srf, 
 		return nil, true, err
 	}
 	ctx := &fn.Ctx{Loc: b.Env.Loc, Now: b.Env.Now}
-	f := &srf{name: name, args: args, strict: true, cols: []Column{{Name: name, Type: t}}}
+	f := &Srf{name: name, args: args, strict: true, Cols: []Column{{Name: name, Type: t}}}
 	f.start = func(a []*vec.Vector, row int) (srfIter, error) {
 		step := a[2].Slice(row, row+1)
 		cur, stop := a[0].I64[row], a[1].I64[row]

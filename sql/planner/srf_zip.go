@@ -11,7 +11,7 @@ import (
 // shorter ones padded with NULLs, one column per array, each named unnest. Django's
 // bulk_create writes INSERT … SELECT * FROM UNNEST(%s::t1[], %s::t2[], …). ok is false for
 // any other call.
-func (b *Binder) bindUnnestZip(fc *pg.FuncCall, sc *Scope, ordinality bool) (calls []*srf, ok bool, err error) {
+func (b *Binder) BindUnnestZip(fc *pg.FuncCall, sc *Scope, ordinality bool) (calls []*Srf, ok bool, err error) {
 	if name := FuncName(fc); (name != "unnest" && name != "pg_catalog.unnest") || len(fc.Args) < 2 || fc.AggStar || fc.Over != nil {
 		return nil, false, nil
 	}
@@ -20,7 +20,7 @@ func (b *Binder) bindUnnestZip(fc *pg.FuncCall, sc *Scope, ordinality bool) (cal
 	}
 	for _, a := range fc.Args {
 		one := &pg.FuncCall{Funcname: fc.Funcname, Args: []*pg.Node{a}, Location: fc.Location, Funcformat: fc.Funcformat}
-		call, _, err := b.bindSRF(one, sc)
+		call, _, err := b.BindSRF(one, sc)
 		if err != nil {
 			return nil, true, err
 		}

@@ -31,23 +31,23 @@ const (
 
 // winRefBase marks column references to window results until the
 // window operators are placed and their output positions known.
-const winRefBase = 1 << 24
+const WinRefBase = 1 << 24
 
 // windowSpec is one distinct PARTITION BY / ORDER BY: one Window operator.
-type windowSpec struct {
+type WindowSpec struct {
 	key       string
-	partition []int // indexes into windowCollector.exprs
-	order     []exec.SortKey
+	Partition []int // indexes into windowCollector.exprs
+	Order     []exec.SortKey
 	funcs     []exec.WindowFunc
 	refs      []int // winRef id of each func
 }
 
 // windowCollector gathers the window functions of a SELECT. Their inputs
 // are extra expressions computed over the pre-window rows.
-type windowCollector struct {
-	named map[string]*pg.WindowDef
-	exprs []exec.Expr
-	specs []*windowSpec
+type WindowCollector struct {
+	Named map[string]*pg.WindowDef
+	Exprs []exec.Expr
+	Specs []*WindowSpec
 	nrefs int
 	types []types.T // result type per winRef
 }
@@ -59,13 +59,13 @@ var winKinds = map[string]exec.WinKind{
 	"last_value": exec.WinLastValue, "nth_value": exec.WinNthValue,
 }
 
-func (w *windowCollector) expr(e exec.Expr) int {
-	w.exprs = append(w.exprs, e)
-	return len(w.exprs) - 1
+func (w *WindowCollector) expr(e exec.Expr) int {
+	w.Exprs = append(w.Exprs, e)
+	return len(w.Exprs) - 1
 }
 
 // resolveDef merges a window definition with the named window it refers to.
-func (w *windowCollector) resolveDef(d *pg.WindowDef) (*pg.WindowDef, error) {
+func (w *WindowCollector) resolveDef(d *pg.WindowDef) (*pg.WindowDef, error) {
 	name := d.Refname
 	if name == "" && d.Name != "" && len(d.PartitionClause) == 0 && len(d.OrderClause) == 0 && d.FrameOptions&1 == 0 {
 		name = d.Name // OVER w
@@ -73,7 +73,7 @@ func (w *windowCollector) resolveDef(d *pg.WindowDef) (*pg.WindowDef, error) {
 	if name == "" {
 		return d, nil
 	}
-	base, ok := w.named[name]
+	base, ok := w.Named[name]
 	if !ok {
 		return nil, ErrAt(pgerr.New(pgerr.UndefinedObject, "window \"%s\" does not exist", name), d.Location)
 	}
@@ -88,7 +88,7 @@ func (w *windowCollector) resolveDef(d *pg.WindowDef) (*pg.WindowDef, error) {
 }
 
 // add binds a window function call and returns a placeholder reference.
-func (w *windowCollector) add(b *Binder, f *pg.FuncCall, sc *Scope) (exec.Expr, error) {
+func (w *WindowCollector) add(b *Binder, f *pg.FuncCall, sc *Scope) (exec.Expr, error) {
 	name := FuncName(f)
 	def, err := w.resolveDef(f.Over)
 	if err != nil {
@@ -166,19 +166,19 @@ func (w *windowCollector) add(b *Binder, f *pg.FuncCall, sc *Scope) (exec.Expr, 
 			wf.Args = append(wf.Args, w.expr(e))
 			argTypes = append(argTypes, e.Type())
 		}
-	} else if isAggregate(name) {
+	} else if IsAggregate(name) {
 		// an aggregate over the frame: bind it like a grouped aggregate, on
 		// the window's extra expressions
-		coll := &aggCollector{overWindow: true}
+		coll := &AggCollector{overWindow: true}
 		ab := *b
 		ab.Aggs, ab.Win = coll, nil
 		plain := proto.Clone(f).(*pg.FuncCall)
 		plain.Over = nil
-		if _, err := coll.add(&ab, plain, sc); err != nil {
+		if _, err := coll.Add(&ab, plain, sc); err != nil {
 			return nil, err
 		}
 		agg := coll.aggs[0]
-		base := len(w.exprs)
+		base := len(w.Exprs)
 		for _, e := range coll.inputs {
 			w.expr(e)
 		}
@@ -196,23 +196,23 @@ func (w *windowCollector) add(b *Binder, f *pg.FuncCall, sc *Scope) (exec.Expr, 
 	} else {
 		return nil, ErrAt(pgerr.New(pgerr.UndefinedFunction, "function %s is not a window function", name), f.Location)
 	}
-	var spec *windowSpec
-	for _, s := range w.specs {
+	var spec *WindowSpec
+	for _, s := range w.Specs {
 		if s.key == key {
 			spec = s
 		}
 	}
 	if spec == nil {
-		spec = &windowSpec{key: key, partition: part, order: order}
-		w.specs = append(w.specs, spec)
+		spec = &WindowSpec{key: key, Partition: part, Order: order}
+		w.Specs = append(w.Specs, spec)
 	}
 	ref := w.nrefs
 	w.nrefs++
 	spec.funcs = append(spec.funcs, wf)
 	spec.refs = append(spec.refs, ref)
 	// result type: over the extra expressions' types
-	ts := make([]types.T, len(w.exprs))
-	for i, e := range w.exprs {
+	ts := make([]types.T, len(w.Exprs))
+	for i, e := range w.Exprs {
 		ts[i] = e.Type()
 	}
 	t, err := exec.WindowResultType(wf, ts)
@@ -223,7 +223,7 @@ func (w *windowCollector) add(b *Binder, f *pg.FuncCall, sc *Scope) (exec.Expr, 
 		return nil, err
 	}
 	w.types = append(w.types, t)
-	return &exec.ColRef{Idx: winRefBase + ref, T: t}, nil
+	return &exec.ColRef{Idx: WinRefBase + ref, T: t}, nil
 }
 
 // frame converts a window definition's frame clause.
@@ -340,25 +340,25 @@ func (b *Binder) frame(def *pg.WindowDef, orderTypes []types.T) (exec.Frame, err
 
 // plan places the window operators over input (n columns) and returns the
 // operator and a function mapping placeholder references to positions.
-func (w *windowCollector) plan(env *exec.Env, input exec.Operator, n int) (exec.Operator, func(int) int) {
-	if len(w.specs) == 0 {
+func (w *WindowCollector) Plan(env *exec.Env, input exec.Operator, n int) (exec.Operator, func(int) int) {
+	if len(w.Specs) == 0 {
 		return input, func(i int) int { return i }
 	}
-	pre := make([]exec.Expr, 0, n+len(w.exprs))
+	pre := make([]exec.Expr, 0, n+len(w.Exprs))
 	ts := input.Types()
 	for i := 0; i < n; i++ {
 		pre = append(pre, &exec.ColRef{Idx: i, T: ts[i]})
 	}
-	pre = append(pre, w.exprs...)
+	pre = append(pre, w.Exprs...)
 	op := exec.Operator(&exec.Project{Env: env, Input: input, Exprs: pre})
 	pos := make([]int, w.nrefs)
 	width := len(pre)
-	for _, s := range w.specs {
+	for _, s := range w.Specs {
 		win := &exec.Window{Env: env, Input: op}
-		for _, p := range s.partition {
+		for _, p := range s.Partition {
 			win.PartitionBy = append(win.PartitionBy, n+p)
 		}
-		for _, k := range s.order {
+		for _, k := range s.Order {
 			k.Col += n
 			win.OrderBy = append(win.OrderBy, k)
 		}
@@ -382,8 +382,8 @@ func (w *windowCollector) plan(env *exec.Env, input exec.Operator, n int) (exec.
 		op = win
 	}
 	return op, func(i int) int {
-		if i >= winRefBase && i < lateSubRef {
-			return pos[i-winRefBase]
+		if i >= WinRefBase && i < LateSubRef {
+			return pos[i-WinRefBase]
 		}
 		return i
 	}
