@@ -12,6 +12,7 @@ import (
 	"github.com/lakepg/lakepg/exec/fn"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/sql/planner/bind"
 	"github.com/lakepg/lakepg/sql/planner/optree"
 	"github.com/lakepg/lakepg/types"
 )
@@ -614,16 +615,8 @@ type lateSubLinks struct {
 	beyond *outerFrame
 }
 
-// lateSubRef + k stands for the value of the k-th grouped subquery until
-// the aggregate's width is known (above window references, winRefBase),
-// lateWinRef + k for the k-th subquery above the window operators.
-const (
-	LateSubRef = 1 << 28
-	LateWinRef = 1 << 29
-)
-
-func (qc *QueryCtx) prepareGroupedSubLinks(sel *pg.SelectStmt, in *Scope, coll *AggCollector, b *Binder, outerAggs map[*pg.SubLink]*OuterAggLink) (*lateSubLinks, error) {
-	g := &lateSubLinks{base: LateSubRef}
+func (qc *QueryCtx) prepareGroupedSubLinks(sel *pg.SelectStmt, in *Scope, coll *bind.AggCollector, b *Binder, outerAggs map[*pg.SubLink]*bind.OuterAggLink) (*lateSubLinks, error) {
+	g := &lateSubLinks{base: bind.LateSubRef}
 	nodes := []*pg.Node{sel.HavingClause}
 	for _, t := range sel.TargetList {
 		nodes = append(nodes, t.GetResTarget().Val)
@@ -638,11 +631,11 @@ func (qc *QueryCtx) prepareGroupedSubLinks(sel *pg.SelectStmt, in *Scope, coll *
 				links = append(links, sl)
 				return false
 			}
-			return !IsAggCall(x) // those in aggregate arguments run before it
+			return !bind.IsAggCall(x) // those in aggregate arguments run before it
 		})
 	}
 	// aggregates of this query that its subqueries read (outer_agg.go)
-	var aggCols []AggScopeCol
+	var aggCols []bind.AggScopeCol
 	for _, sl := range links {
 		if link := outerAggs[sl]; link != nil {
 			var err error
@@ -694,7 +687,7 @@ func (qc *QueryCtx) prepareGroupedSubLinks(sel *pg.SelectStmt, in *Scope, coll *
 		if err != nil {
 			return nil, err
 		}
-		qc.subCols[sl] = &exec.ColRef{Idx: LateSubRef + len(g.ops), T: op.cols[0]}
+		qc.subCols[sl] = &exec.ColRef{Idx: bind.LateSubRef + len(g.ops), T: op.cols[0]}
 		g.ops = append(g.ops, op)
 	}
 	return g, nil
@@ -722,7 +715,7 @@ func (qc *QueryCtx) windowTestSubLinks(nodes []*pg.Node, sc *Scope) ([]*pg.SubLi
 			}
 			var ok bool
 			if _, ok, err = qc.standaloneIn(sl.Subselect.GetSelectStmt(), sc); err == nil && !ok {
-				qc.subCols[sl] = &exec.ColRef{Idx: LateWinRef + len(links), T: types.BoolT}
+				qc.subCols[sl] = &exec.ColRef{Idx: bind.LateWinRef + len(links), T: types.BoolT}
 				links = append(links, sl)
 			}
 			return false
@@ -738,7 +731,7 @@ func (qc *QueryCtx) windowTestSubLinks(nodes []*pg.Node, sc *Scope) ([]*pg.SubLi
 // sc (beyond: as applyValueOver), with bindTest binding their left
 // operands, window calls included.
 func (qc *QueryCtx) planWindowTests(links []*pg.SubLink, sc *Scope, beyond *outerFrame, bindTest func(*pg.Node) (exec.Expr, error)) (*lateSubLinks, error) {
-	g := &lateSubLinks{base: LateWinRef}
+	g := &lateSubLinks{base: bind.LateWinRef}
 	for _, sl := range links {
 		op, err := qc.applyValueWith(bindTest, sc, beyond, sl, sl.Subselect.GetSelectStmt())
 		if err != nil {
@@ -792,12 +785,6 @@ func (g *lateSubLinks) attach(op exec.Operator, lists [][]exec.Expr, having *exe
 	return op
 }
 
-// isAggCall reports an aggregate call (not a window function).
-func IsAggCall(n *pg.Node) bool {
-	f := n.GetFuncCall()
-	return f != nil && f.Over == nil && IsAggregate(FuncName(f))
-}
-
 // prepareAggregateSubLinks joins in the values of correlated subqueries
 // in the arguments, FILTER and ORDER BY of the aggregates of sel's select
 // list, HAVING and ORDER BY: they are computed per input row of the
@@ -813,7 +800,7 @@ func (qc *QueryCtx) prepareAggregateSubLinks(src *Source, sel *pg.SelectStmt) (*
 	var args []*pg.Node
 	for _, n := range nodes {
 		Walk(n, func(x *pg.Node) bool {
-			if !IsAggCall(x) {
+			if !bind.IsAggCall(x) {
 				return true // walk enters a subquery's left operand only
 			}
 			f := x.GetFuncCall()

@@ -15,6 +15,7 @@ import (
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/snapshot"
 	"github.com/lakepg/lakepg/sql/pgcatalog"
+	"github.com/lakepg/lakepg/sql/planner/bind"
 	"github.com/lakepg/lakepg/sql/planner/laketypes"
 	"github.com/lakepg/lakepg/sql/pruning"
 	"github.com/lakepg/lakepg/types"
@@ -345,7 +346,7 @@ func (qc *QueryCtx) mergeUsing(in *Source, typ exec.JoinType, using []string, li
 		case exec.JoinRight:
 			e, orig = rk, in.Sc.Cols[nl+ridx[k]].Orig
 		case exec.JoinFull:
-			e, orig = &exec.Coalesce{Args: []exec.Expr{lk, rk}, T: lk.Type()}, ColOrigin{}
+			e, orig = &exec.Coalesce{Args: []exec.Expr{lk, rk}, T: lk.Type()}, bind.ColOrigin{}
 		default:
 			e = lk
 		}
@@ -650,10 +651,10 @@ func (s *Session) lakeTable(ctx context.Context, b *Binder, name, alias string, 
 	for _, sn := range snaps {
 		id, tm, sv, ch := sn.ID, sn.Time.UnixMicro(), sn.SchemaVersion, sn.Changes
 		rows = append(rows, []exec.Expr{
-			ConstOf(types.Int64T, func(v *vec.Vector) { v.AppendInt(id) }),
-			ConstOf(types.TimestamptzT, func(v *vec.Vector) { v.AppendInt(tm) }),
-			ConstOf(types.Int64T, func(v *vec.Vector) { v.AppendInt(sv) }),
-			ConstOf(types.TextT, func(v *vec.Vector) { v.AppendString(ch) }),
+			bind.ConstOf(types.Int64T, func(v *vec.Vector) { v.AppendInt(id) }),
+			bind.ConstOf(types.TimestamptzT, func(v *vec.Vector) { v.AppendInt(tm) }),
+			bind.ConstOf(types.Int64T, func(v *vec.Vector) { v.AppendInt(sv) }),
+			bind.ConstOf(types.TextT, func(v *vec.Vector) { v.AppendString(ch) }),
 		})
 	}
 	names := []string{"snapshot_id", "snapshot_time", "schema_version", "changes"}
@@ -678,7 +679,7 @@ func (s *Session) generateSeries(b *Binder, fc *pg.FuncCall, alias string, colAl
 		}
 		args = append(args, e)
 	}
-	t, err := CommonType(args[:2], "generate_series", fc.Location)
+	t, err := bind.CommonType(args[:2], "generate_series", fc.Location)
 	if err != nil {
 		return nil, err
 	}

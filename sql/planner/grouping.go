@@ -6,6 +6,7 @@ import (
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/sql/planner/bind"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -157,7 +158,7 @@ func (pb *postBinder) bindGrouping(args []*pg.Node, loc int32) (exec.Expr, error
 		return nil
 	}
 	if coll.Sets == nil {
-		return exec.NewConst(IntVec(0)), nil
+		return exec.NewConst(bind.IntVec(0)), nil
 	}
 	// the id column sits after the aggregates, whose number is known only
 	// when binding ends: refer to it through a placeholder remapped then
@@ -165,4 +166,4 @@ func (pb *postBinder) bindGrouping(args []*pg.Node, loc int32) (exec.Expr, error
 }
 
 // gidRef marks a reference to the grouping id column.
-const gidRef = WinRefBase - 1
+const gidRef = bind.WinRefBase - 1

@@ -11,6 +11,7 @@ import (
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/sql/pgcatalog"
+	"github.com/lakepg/lakepg/sql/planner/bind"
 	"github.com/lakepg/lakepg/sql/planner/estimate"
 	"github.com/lakepg/lakepg/sql/planner/optree"
 	"github.com/lakepg/lakepg/types"
@@ -261,7 +262,7 @@ func (qc *QueryCtx) planSetOp(sel *pg.SelectStmt) (*query, error) {
 		le := exec.Expr(&exec.ColRef{Idx: i, T: l.Cols[i].Type})
 		re := exec.Expr(&exec.ColRef{Idx: i, T: r.Cols[i].Type})
 		lo, ro := setOpOperand(sel.Larg, i, le), setOpOperand(sel.Rarg, i, re)
-		t, err := CommonType([]exec.Expr{lo, ro}, opName, -1)
+		t, err := bind.CommonType([]exec.Expr{lo, ro}, opName, -1)
 		if err != nil {
 			return nil, err
 		}

@@ -66,15 +66,6 @@ func refNames(cr *pg.ColumnRef) (string, string, bool) {
 	return names[len(names)-2], names[len(names)-1], true
 }
 
-func (sc *Scope) Resolves(table, col string) bool {
-	for _, c := range sc.Cols {
-		if c.Name == col && (table == "" && (!c.Hidden || c.System) || table != "" && c.Table == table) {
-			return true
-		}
-	}
-	return false
-}
-
 // refItems returns which items the column references of n resolve to;
 // outer is true when some reference resolves in none of them.
 func refItems(n *pg.Node, items []*Source) (map[int]bool, bool) {

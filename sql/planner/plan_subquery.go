@@ -11,6 +11,7 @@ import (
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/sql/planner/bind"
 	"github.com/lakepg/lakepg/sql/planner/optree"
 	"github.com/lakepg/lakepg/types"
 )
@@ -505,7 +506,7 @@ func (qc *QueryCtx) scalarSubLinkJoin(cur *Source, sl *pg.SubLink, sel *pg.Selec
 			return nil, err
 		}
 		ref := qc.subCols[proxy]
-		qc.subCols[sl] = &exec.Coalesce{Args: []exec.Expr{ref, EmptyArray(ref.Type())}, T: ref.Type()}
+		qc.subCols[sl] = &exec.Coalesce{Args: []exec.Expr{ref, bind.EmptyArray(ref.Type())}, T: ref.Type()}
 		return out, nil
 	case pg.SubLinkType_EXISTS_SUBLINK:
 		s2, ok := existsShape(sel, true)
@@ -559,7 +560,7 @@ func (qc *QueryCtx) scalarJoin(cur *Source, sl *pg.SubLink, sel *pg.SelectStmt) 
 	}
 	// group the inner rows by their correlation keys, then left-join
 	n := len(rkeys)
-	coll := &AggCollector{}
+	coll := &bind.AggCollector{}
 	for i, k := range rkeys {
 		coll.Groups = append(coll.Groups, k)
 		coll.GroupKeys = append(coll.GroupKeys, "\x00key"+Itoa(i))
@@ -656,7 +657,7 @@ func (qc *QueryCtx) scalarJoinGeneral(cur *Source, cr *correlated, sl *pg.SubLin
 	nJS := len(js.Cols)
 	var groups []exec.Expr
 	groups = append(groups, &exec.ColRef{Idx: nOuter, T: types.Int64T})
-	coll := &AggCollector{Groups: []exec.Expr{groups[0]}, GroupKeys: []string{"\x00rn"}, GroupCols: []int{-1}}
+	coll := &bind.AggCollector{Groups: []exec.Expr{groups[0]}, GroupKeys: []string{"\x00rn"}, GroupCols: []int{-1}}
 	for i, c := range cur.Sc.Cols {
 		groups = append(groups, &exec.ColRef{Idx: i, T: c.T})
 		coll.Groups = append(coll.Groups, groups[len(groups)-1])
@@ -707,7 +708,7 @@ func countStarToMarker(n *pg.Node) *pg.Node {
 	Walk(c, func(x *pg.Node) bool {
 		f := x.GetFuncCall()
 		switch {
-		case f == nil || f.Over != nil || !IsAggregate(FuncName(f)):
+		case f == nil || f.Over != nil || !bind.IsAggregate(FuncName(f)):
 		case f.AggStar && FuncName(f) == "count":
 			f.AggStar = false
 			f.Args = []*pg.Node{marker}
@@ -829,18 +830,18 @@ func (qc *QueryCtx) BindSubLink(b *Binder, sl *pg.SubLink, sc *Scope) (exec.Expr
 		if err != nil {
 			return nil, err
 		}
-		val := ArrayOfRows(rows, at)
-		return ConstOf(at, func(v *vec.Vector) { v.AppendString(val) }), nil
+		val := bind.ArrayOfRows(rows, at)
+		return bind.ConstOf(at, func(v *vec.Vector) { v.AppendString(val) }), nil
 	case pg.SubLinkType_EXISTS_SUBLINK:
 		if qc.DescribeOnly {
 			q.Op.Close()
-			return exec.NewConst(BoolVec(false)), nil
+			return exec.NewConst(bind.BoolVec(false)), nil
 		}
 		rows, err := qc.runSubquery(&query{Op: &exec.Limit{Input: q.Op, Count: 1}, Cols: q.Cols})
 		if err != nil {
 			return nil, err
 		}
-		return exec.NewConst(BoolVec(rows.N > 0)), nil
+		return exec.NewConst(bind.BoolVec(rows.N > 0)), nil
 	case pg.SubLinkType_ANY_SUBLINK, pg.SubLinkType_ALL_SUBLINK:
 		if len(q.Cols) != 1 {
 			q.Op.Close()
@@ -872,7 +873,7 @@ func (qc *QueryCtx) BindSubLink(b *Binder, sl *pg.SubLink, sc *Scope) (exec.Expr
 		}
 		all := sl.SubLinkType == pg.SubLinkType_ALL_SUBLINK
 		if len(terms) == 0 {
-			return exec.NewConst(BoolVec(all)), nil
+			return exec.NewConst(bind.BoolVec(all)), nil
 		}
 		return &exec.Logic{And: all, Args: terms}, nil
 	}

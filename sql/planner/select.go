@@ -8,6 +8,7 @@ import (
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/sql/planner/bind"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -53,8 +54,8 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*query, error) {
 	type target struct {
 		node *pg.Node
 		name string
-		col  int       // >= 0 for expanded stars: scope column
-		orig ColOrigin // a plain column of a lake table
+		col  int            // >= 0 for expanded stars: scope column
+		orig bind.ColOrigin // a plain column of a lake table
 	}
 	var targets []target
 	for _, t := range sel.TargetList {
@@ -106,11 +107,11 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*query, error) {
 	}
 
 	names := make([]string, len(targets))
-	origins := make([]ColOrigin, len(targets))
+	origins := make([]bind.ColOrigin, len(targets))
 	for i, t := range targets {
 		names[i], origins[i] = t.name, t.orig
 	}
-	wc := &WindowCollector{Named: map[string]*pg.WindowDef{}}
+	wc := &bind.WindowCollector{Named: map[string]*pg.WindowDef{}}
 	for _, w := range sel.WindowClause {
 		if d := w.GetWindowDef(); d != nil {
 			wc.Named[d.Name] = d
@@ -155,7 +156,7 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*query, error) {
 			return nil, err
 		}
 		op, sc = src.op, src.Sc
-		coll := &AggCollector{}
+		coll := &bind.AggCollector{}
 		// group keys: ordinals and output names refer to the target list
 		resolveGroup := func(g *pg.Node) (*pg.Node, error) {
 			gn := g
@@ -347,7 +348,7 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*query, error) {
 
 // placeWindows puts the window operators above op and rewrites the
 // expressions that refer to window results (in place).
-func placeWindows(wc *WindowCollector, env *exec.Env, op exec.Operator, lists ...[]exec.Expr) exec.Operator {
+func placeWindows(wc *bind.WindowCollector, env *exec.Env, op exec.Operator, lists ...[]exec.Expr) exec.Operator {
 	if len(wc.Specs) == 0 {
 		return op
 	}
@@ -358,12 +359,6 @@ func placeWindows(wc *WindowCollector, env *exec.Env, op exec.Operator, lists ..
 		}
 	}
 	return op
-}
-
-func IntVec(x int64) *vec.Vector {
-	v := vec.New(types.Int32T, 1)
-	v.AppendInt(x)
-	return v
 }
 
 func ColRefNode(c ScopeCol) *pg.Node {
@@ -531,7 +526,7 @@ func (s *Session) finish(sel *pg.SelectStmt, b *Binder, op exec.Operator, names 
 	}
 	cols := make([]Column, len(outs))
 	for i, e := range outs {
-		cols[i] = Column{Name: names[i], Type: e.Type(), Rec: RecordFields(e)}
+		cols[i] = Column{Name: names[i], Type: e.Type(), Rec: bind.RecordFields(e)}
 	}
 	return &query{Op: op, Cols: cols, scans: scans}, nil
 }
@@ -593,7 +588,7 @@ func (s *Session) planValues(b *Binder, lists []*pg.Node) (*query, error) {
 		for _, r := range rows {
 			col = append(col, r[c])
 		}
-		t, err := CommonType(col, "VALUES", -1)
+		t, err := bind.CommonType(col, "VALUES", -1)
 		if err != nil {
 			return nil, err
 		}
@@ -607,8 +602,6 @@ func (s *Session) planValues(b *Binder, lists []*pg.Node) (*query, error) {
 	}
 	return &query{Op: &exec.Values{Env: b.Env, Rows: rows, T: ts}, Cols: cols}, nil
 }
-
-func Itoa(i int) string { return string(types.AppendInt(nil, int64(i))) }
 
 func TargetName(rt *pg.ResTarget) string {
 	if rt.Name != "" {
@@ -692,103 +685,11 @@ func exprName(n *pg.Node) string {
 	return "?column?"
 }
 
-func ContainsAgg(n *pg.Node) bool {
-	if n == nil {
-		return false
-	}
-	found := false
-	Walk(n, func(x *pg.Node) bool {
-		if f := x.GetFuncCall(); f != nil {
-			if IsAggregate(FuncName(f)) && f.Over == nil {
-				found = true
-				return false
-			}
-		}
-		return !found
-	})
-	return found
-}
-
-// Walk visits expression nodes depth-first (not into subqueries, only
-// into a subquery test's left operand).
-func Walk(n *pg.Node, fn func(*pg.Node) bool) {
-	if n == nil || !fn(n) {
-		return
-	}
-	switch x := n.Node.(type) {
-	case *pg.Node_AExpr:
-		Walk(x.AExpr.Lexpr, fn)
-		Walk(x.AExpr.Rexpr, fn)
-	case *pg.Node_BoolExpr:
-		for _, a := range x.BoolExpr.Args {
-			Walk(a, fn)
-		}
-	case *pg.Node_FuncCall:
-		for _, a := range x.FuncCall.Args {
-			Walk(a, fn)
-		}
-	case *pg.Node_TypeCast:
-		Walk(x.TypeCast.Arg, fn)
-	case *pg.Node_NullTest:
-		Walk(x.NullTest.Arg, fn)
-	case *pg.Node_List:
-		for _, a := range x.List.Items {
-			Walk(a, fn)
-		}
-	case *pg.Node_CaseExpr:
-		Walk(x.CaseExpr.Arg, fn)
-		for _, a := range x.CaseExpr.Args {
-			Walk(a, fn)
-		}
-		Walk(x.CaseExpr.Defresult, fn)
-	case *pg.Node_CaseWhen:
-		Walk(x.CaseWhen.Expr, fn)
-		Walk(x.CaseWhen.Result, fn)
-	case *pg.Node_CoalesceExpr:
-		for _, a := range x.CoalesceExpr.Args {
-			Walk(a, fn)
-		}
-	case *pg.Node_BooleanTest:
-		Walk(x.BooleanTest.Arg, fn)
-	case *pg.Node_AIndirection:
-		Walk(x.AIndirection.Arg, fn)
-		for _, ind := range x.AIndirection.Indirection {
-			if ai := ind.GetAIndices(); ai != nil {
-				Walk(ai.Lidx, fn)
-				Walk(ai.Uidx, fn)
-			}
-		}
-	case *pg.Node_MinMaxExpr:
-		// GREATEST/LEAST: a column or aggregate inside counts (a
-		// conjunct over another table's column was placed on one table)
-		for _, a := range x.MinMaxExpr.Args {
-			Walk(a, fn)
-		}
-	case *pg.Node_RowExpr:
-		for _, a := range x.RowExpr.Args {
-			Walk(a, fn)
-		}
-	case *pg.Node_AArrayExpr:
-		for _, a := range x.AArrayExpr.Elements {
-			Walk(a, fn)
-		}
-	case *pg.Node_CollateClause:
-		Walk(x.CollateClause.Arg, fn)
-	case *pg.Node_NamedArgExpr:
-		Walk(x.NamedArgExpr.Arg, fn)
-	case *pg.Node_SubLink:
-		// the left operand of IN/ANY/ALL belongs to this query level
-		// (an aggregate there aggregates this query's rows); the
-		// subquery itself does not
-		Walk(x.SubLink.Testexpr, fn)
-	}
-}
-
 // postBinder binds expressions above an aggregation: group keys and
 // aggregates become references to the aggregate's output.
 type postBinder struct {
 	Binder
-	coll *AggCollector
+	coll *bind.AggCollector
 	in   *Scope
 }
 
@@ -829,7 +730,7 @@ func (pb *postBinder) BindPost(n *pg.Node) (exec.Expr, error) {
 		return nil, ErrAt(pgerr.New(pgerr.GroupingError, "column \"%s\" must appear in the GROUP BY clause or be used in an aggregate function", name), cr.Location)
 	}
 	if f := n.GetFuncCall(); f != nil {
-		if IsAggregate(FuncName(f)) && f.Over == nil {
+		if bind.IsAggregate(FuncName(f)) && f.Over == nil {
 			return pb.coll.Add(&pb.Binder, f, pb.in)
 		}
 	}
@@ -855,7 +756,7 @@ func (pb *postBinder) Intercepts(n *pg.Node) bool {
 		return true
 	}
 	if f := n.GetFuncCall(); f != nil {
-		if IsAggregate(FuncName(f)) && f.Over == nil {
+		if bind.IsAggregate(FuncName(f)) && f.Over == nil {
 			return true
 		}
 	}
@@ -866,4 +767,17 @@ func (pb *postBinder) Intercepts(n *pg.Node) bool {
 		}
 	}
 	return false
+}
+
+// withOrigins sets the result columns' origins of a planned SELECT list.
+func withOrigins(q *query, err error, origins []bind.ColOrigin) (*query, error) {
+	if err != nil {
+		return nil, err
+	}
+	for i := range q.Cols {
+		if i < len(origins) {
+			q.Cols[i].TableOID, q.Cols[i].Attnum = origins[i].Rel, origins[i].Att
+		}
+	}
+	return q, nil
 }

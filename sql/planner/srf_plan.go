@@ -9,6 +9,7 @@ import (
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/sql/pgcatalog"
+	"github.com/lakepg/lakepg/sql/planner/bind"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -69,7 +70,7 @@ func (qc *QueryCtx) prepareSRFs(src *Source, nodes []*pg.Node) (*Source, error) 
 		}
 	}
 	b := qc.binder()
-	var bound []*Srf
+	var bound []*bind.Srf
 	for _, fc := range calls {
 		f, _, err := b.BindSRF(fc, src.Sc)
 		if err != nil {
@@ -86,12 +87,12 @@ func (qc *QueryCtx) prepareSRFs(src *Source, nodes []*pg.Node) (*Source, error) 
 			args = append(args, &exec.ColRef{Idx: first + i, T: c.Type})
 		}
 		if f.Record {
-			qc.srfCols[calls[k]] = &RecordExpr{Fields: f.Cols, Args: args}
+			qc.srfCols[calls[k]] = &bind.RecordExpr{Fields: f.Cols, Args: args}
 		} else {
 			qc.srfCols[calls[k]] = args[0]
 		}
 	}
-	op := &LateralCall{Env: qc.env, Input: src.op, Calls: bound}
+	op := &bind.LateralCall{Env: qc.env, Input: src.op, Calls: bound}
 	return &Source{op: op, Sc: sc, scans: src.scans, rows: src.rows * 10}, nil
 }
 
@@ -183,7 +184,7 @@ func (qc *QueryCtx) fromFunction(rf *pg.RangeFunction, items []*Source, conj []*
 	if err != nil {
 		return nil, nil, true, err
 	}
-	var call *Srf
+	var call *bind.Srf
 	if ok {
 		call = zip[0]
 	} else if call, ok, err = b.BindSRF(fc, in.Sc); err != nil {
@@ -200,10 +201,10 @@ func (qc *QueryCtx) fromFunction(rf *pg.RangeFunction, items []*Source, conj []*
 				return nil, nil, true, err
 			}
 		}
-		call = ScalarSRF(short, e)
+		call = bind.ScalarSRF(short, e)
 	}
 	if rf.Ordinality {
-		call = WithOrdinality(call)
+		call = bind.WithOrdinality(call)
 	}
 	if in.op == nil {
 		return nil, nil, true, ErrAt(pgerr.New(pgerr.UndefinedColumn, "function %s cannot read these columns here", name), fc.Location)
@@ -230,11 +231,11 @@ func (qc *QueryCtx) fromFunction(rf *pg.RangeFunction, items []*Source, conj []*
 	if err := renameCols(fsc, colAliases, alias); err != nil {
 		return nil, nil, true, err
 	}
-	calls := []*Srf{call}
+	calls := []*bind.Srf{call}
 	if zip != nil {
 		calls = zip
 	}
-	var op exec.Operator = &LateralCall{Env: qc.env, Input: in.op, Calls: calls}
+	var op exec.Operator = &bind.LateralCall{Env: qc.env, Input: in.op, Calls: calls}
 	nIn := len(in.Sc.Cols)
 	sc := &Scope{Cols: append(append([]ScopeCol{}, in.Sc.Cols...), fsc.Cols...)}
 	if correlated {

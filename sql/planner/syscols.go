@@ -8,6 +8,7 @@ import (
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/sql/pgcatalog"
+	"github.com/lakepg/lakepg/sql/planner/bind"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -99,7 +100,7 @@ func (qc *QueryCtx) withTableOID(src *Source, oid int64, alias string) *Source {
 	for i, c := range src.Sc.Cols {
 		exprs[i] = &exec.ColRef{Idx: i, T: c.T}
 	}
-	exprs[n] = ConstOf(types.Int64T, func(v *vec.Vector) { v.AppendInt(oid) })
+	exprs[n] = bind.ConstOf(types.Int64T, func(v *vec.Vector) { v.AppendInt(oid) })
 	out := *src
 	out.op = &exec.Project{Env: qc.env, Input: src.op, Exprs: exprs}
 	out.Sc = &Scope{Cols: append(append([]ScopeCol{}, src.Sc.Cols...),

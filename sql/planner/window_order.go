@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/sql/planner/bind"
 )
 
 // orderWindows puts a window whose sort keys (partition, then order)
@@ -15,14 +16,14 @@ import (
 // compute avg(…) OVER (PARTITION BY a, b, c, year) below rank() OVER
 // (PARTITION BY a, b, c ORDER BY year, month); the other way round the
 // rows are sorted once.
-func (qc *QueryCtx) orderWindows(w *WindowCollector) {
+func (qc *QueryCtx) orderWindows(w *bind.WindowCollector) {
 	if len(w.Specs) < 2 || !qc.ruleOn(ruleWindowOrder) {
 		return
 	}
 	moved := false
 	for i := 0; i < len(w.Specs); i++ {
 		for j := i + 1; j < len(w.Specs); j++ {
-			if perm, ok := w.sortsFor(w.Specs[j], w.Specs[i]); ok {
+			if perm, ok := sortsFor(w, w.Specs[j], w.Specs[i]); ok {
 				// j first; i reads its output sorted
 				s := w.Specs[j]
 				w.Specs = slices.Delete(w.Specs, j, j+1)
@@ -38,10 +39,10 @@ func (qc *QueryCtx) orderWindows(w *WindowCollector) {
 	}
 }
 
-// sortsFor reports whether sorting by a's keys sorts b's rows by b's keys
+// sortsFor reports, for the windows of w, whether sorting by a's keys sorts b's rows by b's keys
 // (b's partition columns in some order, then b's order keys), b's being
 // fewer, and returns b's partition in that order.
-func (w *WindowCollector) sortsFor(a, b *WindowSpec) ([]int, bool) {
+func sortsFor(w *bind.WindowCollector, a, b *bind.WindowSpec) ([]int, bool) {
 	col := func(e int) int {
 		if c, ok := w.Exprs[e].(*exec.ColRef); ok {
 			return c.Idx

@@ -1,4 +1,4 @@
-package planner
+package bind
 
 import (
 	"context"
@@ -47,7 +47,7 @@ type Scope struct {
 // Binder turns parse-tree expressions into executable expressions against a
 // scope, resolving types the way PostgreSQL does.
 type Binder struct {
-	Sess   *Session
+	Sess   Session
 	Env    *exec.Env
 	Params *Params
 	// aggregates collected while binding a SELECT list / HAVING / ORDER BY
@@ -1242,16 +1242,16 @@ func (b *Binder) bindSQLValueFunc(f *pg.SQLValueFunction) (exec.Expr, error) {
 		_, off := now.In(b.Env.Loc).Zone()
 		return ConstOf(types.TimestampT, func(v *vec.Vector) { v.AppendInt(now.UnixMicro() + int64(off)*1e6) }), nil
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_USER, pg.SQLValueFunctionOp_SVFOP_SESSION_USER, pg.SQLValueFunctionOp_SVFOP_USER, pg.SQLValueFunctionOp_SVFOP_CURRENT_ROLE:
-		u := b.Sess.Host.CurrentRole() // SET ROLE (sql/privileges.go)
+		u := b.Sess.SessionHost().CurrentRole() // SET ROLE (sql/privileges.go)
 		if f.Op == pg.SQLValueFunctionOp_SVFOP_SESSION_USER {
-			u = b.Sess.User
+			u = b.Sess.SessionUser()
 		}
 		return ConstOf(types.NameT, func(v *vec.Vector) { v.AppendString(u) }), nil
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA:
-		s := b.Sess.Host.SearchPath()[0]
+		s := b.Sess.SessionHost().SearchPath()[0]
 		return ConstOf(types.NameT, func(v *vec.Vector) { v.AppendString(s) }), nil
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_CATALOG:
-		d := b.Sess.Database
+		d := b.Sess.SessionDatabase()
 		return ConstOf(types.NameT, func(v *vec.Vector) { v.AppendString(d) }), nil
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported yet", f.Op)
@@ -1362,4 +1362,13 @@ func (b *Binder) OuterColumn(names []string, loc int32, err error) (exec.Expr, b
 		return nil, false, nil
 	}
 	return b.Qc.OuterColumn(b, names, loc, err)
+}
+
+func (sc *Scope) Resolves(table, col string) bool {
+	for _, c := range sc.Cols {
+		if c.Name == col && (table == "" && (!c.Hidden || c.System) || table != "" && c.Table == table) {
+			return true
+		}
+	}
+	return false
 }

@@ -1,4 +1,4 @@
-package planner
+package bind
 
 import (
 	"fmt"
@@ -81,10 +81,10 @@ func (b *Binder) bindFunc(f *pg.FuncCall, sc *Scope) (exec.Expr, error) {
 		v := "PostgreSQL " + ServerVersion + " on x86_64-pc-linux-gnu, lakepg"
 		return ConstOf(types.TextT, func(x *vec.Vector) { x.AppendString(v) }), nil
 	case "current_database":
-		d := b.Sess.Database
+		d := b.Sess.SessionDatabase()
 		return ConstOf(types.NameT, func(x *vec.Vector) { x.AppendString(d) }), nil
 	case "current_schema":
-		s := b.Sess.Host.SearchPath()[0]
+		s := b.Sess.SessionHost().SearchPath()[0]
 		return ConstOf(types.NameT, func(x *vec.Vector) { x.AppendString(s) }), nil
 	}
 	if e, ok, err := b.systemFunction(name, args, f.Location); ok || err != nil {
@@ -555,4 +555,16 @@ func (c *AggCollector) bindAggOrder(b *Binder, agg *exec.Agg, f *pg.FuncCall, bi
 		agg.Order = append(agg.Order, exec.AggOrder{Col: c.input(e), Desc: desc, NullsFirst: nullsFirst})
 	}
 	return nil
+}
+
+// isAggCall reports an aggregate call (not a window function).
+func IsAggCall(n *pg.Node) bool {
+	f := n.GetFuncCall()
+	return f != nil && f.Over == nil && IsAggregate(FuncName(f))
+}
+
+func IntVec(x int64) *vec.Vector {
+	v := vec.New(types.Int32T, 1)
+	v.AppendInt(x)
+	return v
 }

@@ -1,4 +1,4 @@
-package planner
+package bind
 
 import (
 	"github.com/lakepg/lakepg/exec"

@@ -1,4 +1,4 @@
-package planner
+package bind
 
 import (
 	"github.com/lakepg/lakepg/catalog"
@@ -24,19 +24,6 @@ func TableColOrigin(t *catalog.Table, k int) ColOrigin {
 
 // origin is the origin a result column of a subquery or CTE passes on.
 func (c Column) Origin() ColOrigin { return ColOrigin{Rel: c.TableOID, Att: c.Attnum} }
-
-// withOrigins sets the result columns' origins of a planned SELECT list.
-func withOrigins(q *query, err error, origins []ColOrigin) (*query, error) {
-	if err != nil {
-		return nil, err
-	}
-	for i := range q.Cols {
-		if i < len(origins) {
-			q.Cols[i].TableOID, q.Cols[i].Attnum = origins[i].Rel, origins[i].Att
-		}
-	}
-	return q, nil
-}
 
 // Column describes one result column.
 type Column struct {

@@ -1,4 +1,4 @@
-package planner
+package bind
 
 import (
 	"google.golang.org/protobuf/proto"

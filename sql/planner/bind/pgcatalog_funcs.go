@@ -1,4 +1,4 @@
-package planner
+package bind
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
@@ -35,28 +34,18 @@ func (b *Binder) CatalogContext() (*pgcatalog.Context, error) {
 	if b.Qc != nil && b.Qc.Context() != nil {
 		ctx = b.Qc.Context()
 	}
-	snap, err := b.Sess.Host.ReadSnapshot(ctx)
+	snap, err := b.Sess.SessionHost().ReadSnapshot(ctx)
 	if err != nil {
 		return nil, err
 	}
-	meta, err := b.Sess.Host.Metadata(ctx, snap)
+	meta, err := b.Sess.SessionHost().Metadata(ctx, snap)
 	if err != nil {
 		return nil, err
 	}
 	if b.Qc != nil {
 		return b.Qc.CatalogContext(meta), nil
 	}
-	return b.Sess.Host.CatalogContext(meta), nil
-}
-
-// catalogContext is the statement's catalog Context for meta: one for all
-// its catalog tables and functions, which then share the model pgcatalog
-// builds of it (10,000 relations in a big lake).
-func (qc *QueryCtx) CatalogContext(meta *catalog.Metadata) *pgcatalog.Context {
-	if qc.catalog == nil || qc.catalog.Meta != meta {
-		qc.catalog = qc.s.Host.CatalogContext(meta)
-	}
-	return qc.catalog
+	return b.Sess.SessionHost().CatalogContext(meta), nil
 }
 
 // CatalogFn is a catalog function evaluated row by row. These run over
@@ -166,7 +155,7 @@ func (b *Binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 		return ConstOf(t, fill), true, nil
 	}
 	null := func(t types.T) (exec.Expr, bool, error) { return exec.NullConst(t), true, nil }
-	if e, ok, err := b.Sess.Host.SequenceFunction(b, name, args, loc); ok || err != nil { // sql/sequence.go
+	if e, ok, err := b.Sess.SessionHost().SequenceFunction(b, name, args, loc); ok || err != nil { // sql/sequence.go
 		return e, true, err
 	}
 	rowFn := func(t types.T, strict bool, fn func(out *vec.Vector, args []*vec.Vector, i int) error) (exec.Expr, bool, error) {
@@ -189,7 +178,7 @@ func (b *Binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 		if err := nargs(0, 0); err != nil {
 			return nil, true, err
 		}
-		pid := int64(b.Sess.Host.BackendPID())
+		pid := int64(b.Sess.SessionHost().BackendPID())
 		return constant(i4, func(v *vec.Vector) { v.AppendInt(pid) })
 
 	case "pg_cancel_backend", "pg_terminate_backend":
@@ -201,7 +190,7 @@ func (b *Binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 		if err := castArgs(i4, types.Int64T); err != nil {
 			return nil, true, err
 		}
-		host, terminate := b.Sess.Host, name == "pg_terminate_backend"
+		host, terminate := b.Sess.SessionHost(), name == "pg_terminate_backend"
 		return &CatalogFn{Name: name, T: types.BoolT, Args: args[:1], Strict: true,
 			Fn: func(out *vec.Vector, a []*vec.Vector, i int) error {
 				pid := a[0].I64[i]
@@ -221,7 +210,7 @@ func (b *Binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 		if err := castArgs(oid); err != nil {
 			return nil, true, err
 		}
-		c := &pgcatalog.Context{User: b.Sess.User, Roles: b.Sess.Host.CatalogRoles()}
+		c := &pgcatalog.Context{User: b.Sess.SessionUser(), Roles: b.Sess.SessionHost().CatalogRoles()}
 		return rowFn(types.NameT, true, func(out *vec.Vector, a []*vec.Vector, i int) error {
 			out.AppendString(pgcatalog.UserName(c, a[0].I64[i]))
 			return nil
@@ -252,7 +241,7 @@ func (b *Binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 		if err := nargs(0, 0); err != nil {
 			return nil, true, err
 		}
-		my, _ := b.Sess.Host.TempNamespace()
+		my, _ := b.Sess.SessionHost().TempNamespace()
 		return constant(oid, func(v *vec.Vector) { v.AppendInt(my) })
 
 	case "pg_is_other_temp_schema":
@@ -266,7 +255,7 @@ func (b *Binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 		if err := castArgs(oid); err != nil {
 			return nil, true, err
 		}
-		my, ok := b.Sess.Host.TempNamespace()
+		my, ok := b.Sess.SessionHost().TempNamespace()
 		if !ok {
 			my = -1
 		}
@@ -330,10 +319,10 @@ func (b *Binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 		})
 
 	case "pg_has_role":
-		e, err := b.Sess.Host.PgHasRole(b, args, loc) // sql/role_members.go
+		e, err := b.Sess.SessionHost().PgHasRole(b, args, loc) // sql/role_members.go
 		return e, true, err
 	case "has_table_privilege", "has_schema_privilege":
-		e, err := b.Sess.Host.HasPrivilege(b, name, args, loc) // sql/privileges_catalog.go
+		e, err := b.Sess.SessionHost().HasPrivilege(b, name, args, loc) // sql/privileges_catalog.go
 		return e, true, err
 	case "has_database_privilege", "has_column_privilege",
 		"has_any_column_privilege", "has_function_privilege", "has_sequence_privilege",
@@ -521,8 +510,8 @@ func (b *Binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 			return nil, true, err
 		}
 		enc := "UTF8"
-		if name == "pg_client_encoding" && b.Sess.Settings["client_encoding"] != "" {
-			enc = b.Sess.Settings["client_encoding"]
+		if name == "pg_client_encoding" && b.Sess.SessionSettings()["client_encoding"] != "" {
+			enc = b.Sess.SessionSettings()["client_encoding"]
 		}
 		return constant(text, func(v *vec.Vector) { v.AppendString(enc) })
 
@@ -647,7 +636,7 @@ func (b *Binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 		if err != nil {
 			return nil, true, err
 		}
-		db, indexes := b.Sess.DB, name == "pg_indexes_size"
+		db, indexes := b.Sess.SessionDB(), name == "pg_indexes_size"
 		return &CatalogFn{Name: name, T: types.Int64T, Args: args[:1], Strict: true,
 			Fn: func(out *vec.Vector, a []*vec.Vector, i int) error {
 				id, ok := pgcatalog.LakeTableID(c, a[0].I64[i])
@@ -727,13 +716,13 @@ func (b *Binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 		sess := b.Sess
 		return &CatalogFn{Name: name, T: text, Args: args, Strict: true, Fn: func(out *vec.Vector, a []*vec.Vector, i int) error {
 			n := strings.ToLower(a[0].S[i])
-			sess.SettingsMu.Lock() // set_config may write them meanwhile
-			v, ok := sess.Settings[n]
-			sess.SettingsMu.Unlock()
+			sess.SessionSettingsMu().Lock() // set_config may write them meanwhile
+			v, ok := sess.SessionSettings()[n]
+			sess.SessionSettingsMu().Unlock()
 			if !ok {
 				v, ok = pgcatalog.SettingValue(n)
 			}
-			if r, isRole := sess.Host.RoleSetting(n); isRole { // sql/privileges_stmt.go
+			if r, isRole := sess.SessionHost().RoleSetting(n); isRole { // sql/privileges_stmt.go
 				v, ok = r, true
 			}
 			switch {
@@ -935,30 +924,6 @@ func (b *Binder) regNamer(typ string) (func(int64) string, error) {
 		name = pgcatalog.ProcName
 	}
 	return name, nil
-}
-
-// catalogTableFunction serves the catalog's set-returning functions in
-// FROM (pg_get_keywords()); name may carry a pg_catalog qualification.
-// ok is false for any other function. Call it from rangeFunction.
-func (s *Session) catalogTableFunction(name, alias string) (*Source, bool, error) {
-	t, ok := pgcatalog.TableFunction(strings.TrimPrefix(name, "pg_catalog."))
-	if !ok {
-		return nil, false, nil
-	}
-	if alias == "" {
-		alias = t.Name
-	}
-	bt, err := t.Rows(s.Host.CatalogContext(nil))
-	if err != nil {
-		return nil, true, err
-	}
-	sc := &Scope{}
-	ts := make([]types.T, len(t.Cols))
-	for i, col := range t.Cols {
-		sc.Cols = append(sc.Cols, ScopeCol{Table: alias, Name: col.Name, T: col.Type})
-		ts[i] = col.Type
-	}
-	return &Source{op: &exec.BatchSource{B: bt, T: ts}, Sc: sc, rows: float64(bt.N)}, true, nil
 }
 
 // regtypeName is a type as regtype prints it: the name without its

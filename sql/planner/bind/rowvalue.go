@@ -1,4 +1,4 @@
-package planner
+package bind
 
 import (
 	pg "github.com/pganalyze/pg_query_go/v6"

@@ -1,4 +1,4 @@
-package planner
+package bind
 
 import (
 	"strings"
@@ -45,7 +45,7 @@ func (b *Binder) SetConfig(args []exec.Expr, loc int32) (exec.Expr, error) {
 		if !a[1].IsNull(i) {
 			val = a[1].S[i]
 		}
-		shown, err := s.Host.SetConfig(name, val, !a[2].IsNull(i) && a[2].B[i]) // sql/settings_txn.go
+		shown, err := s.SessionHost().SetConfig(name, val, !a[2].IsNull(i) && a[2].B[i]) // sql/settings_txn.go
 		if err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package planner
+package bind
 
 import (
 	"context"

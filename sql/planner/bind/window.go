@@ -1,4 +1,4 @@
-package planner
+package bind
 
 import (
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -388,3 +388,11 @@ func (w *WindowCollector) Plan(env *exec.Env, input exec.Operator, n int) (exec.
 		return i
 	}
 }
+
+// lateSubRef + k stands for the value of the k-th grouped subquery until
+// the aggregate's width is known (above window references, winRefBase),
+// lateWinRef + k for the k-th subquery above the window operators.
+const (
+	LateSubRef = 1 << 28
+	LateWinRef = 1 << 29
+)
