@@ -634,7 +634,7 @@ func (qc *QueryCtx) prepareGroupedSubLinks(sel *pg.SelectStmt, in *Scope, coll *
 			return !bind.IsAggCall(x) // those in aggregate arguments run before it
 		})
 	}
-	// aggregates of this query that its subqueries read (outer_agg.go)
+	// aggregates of this query that its subqueries read (bind/outer_agg.go)
 	var aggCols []bind.AggScopeCol
 	for _, sl := range links {
 		if link := outerAggs[sl]; link != nil {

@@ -1,5 +1,9 @@
 package planner
 
+// The planner's side of the pg_catalog functions (sql/planner/bind/pgcatalog_funcs.go):
+// the statement's catalog Context and the catalog's set-returning
+// functions in FROM.
+
 import (
 	"strings"
 
@@ -9,7 +13,7 @@ import (
 	"github.com/lakepg/lakepg/types"
 )
 
-// catalogContext is the statement's catalog Context for meta: one for all
+// CatalogContext is the statement's catalog Context for meta: one for all
 // its catalog tables and functions, which then share the model pgcatalog
 // builds of it (10,000 relations in a big lake).
 func (qc *QueryCtx) CatalogContext(meta *catalog.Metadata) *pgcatalog.Context {

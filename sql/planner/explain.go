@@ -256,7 +256,7 @@ func (s *Session) explainOp(ctx context.Context, est *estimate.Estimator, op exe
 	default:
 		add("%s", strings.TrimPrefix(fmt.Sprintf("%T", op), "*exec."))
 	}
-	// every line below a scan gets its estimate (estimate.go), under the
+	// every line below a scan gets its estimate (package estimate), under the
 	// actual rows of EXPLAIN ANALYZE
 	r := est.Of(op)
 	detail("Rows: %.0f estimated (%s)", math.Round(r.Rows), r.How)

@@ -793,7 +793,7 @@ func (qc *QueryCtx) systemTable(schema, name, alias string) (*Source, bool, erro
 	if err != nil {
 		return nil, true, err
 	}
-	src, err := qc.systemTableSource(t, qc.CatalogContext(meta), alias) // pgcatalog_funcs.go
+	src, err := qc.systemTableSource(t, qc.CatalogContext(meta), alias) // catalog_context.go
 	return src, true, err
 }
 

@@ -275,7 +275,7 @@ func (qc *QueryCtx) inFromOrder(cur *Source, items []*Source, order []int) *Sour
 
 // planEstimator is the estimator join ordering uses for this statement:
 // catalog figures, no footer read while planning; only a small table
-// filtered on text is read, to count it (estimate_exact.go).
+// filtered on text is read, to count it (estimate/estimate_exact.go).
 func (qc *QueryCtx) planEstimator() *estimate.Estimator {
 	if qc.est == nil {
 		qc.est = newEstimator(qc.ctx, qc.s)

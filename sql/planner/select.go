@@ -45,7 +45,7 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*query, error) {
 	op := src.op
 	sc := src.Sc
 	if sel.WhereClause != nil {
-		if err := b.OuterAggInWhere(sel.WhereClause, sc); err != nil { // outer_agg.go
+		if err := b.OuterAggInWhere(sel.WhereClause, sc); err != nil { // bind/outer_agg.go
 			return nil, err
 		}
 	}
@@ -128,7 +128,7 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*query, error) {
 			hasAgg = true
 		}
 	}
-	// aggregates of this query inside its subqueries group it too (outer_agg.go)
+	// aggregates of this query inside its subqueries group it too (bind/outer_agg.go)
 	outerAggs := b.OuterAggregates(sel, sc)
 	if outerAggs != nil {
 		hasAgg = true
@@ -747,7 +747,7 @@ func (pb *postBinder) bindComposite(n *pg.Node) (exec.Expr, error) {
 	return b.Bind(n, pb.in)
 }
 
-// intercepts reports whether bindPost must resolve n itself.
+// Intercepts reports whether bindPost must resolve n itself.
 func (pb *postBinder) Intercepts(n *pg.Node) bool {
 	if n.GetGroupingFunc() != nil {
 		return true

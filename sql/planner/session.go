@@ -30,7 +30,7 @@ type Session struct {
 	Database string
 	Settings map[string]string
 	// SettingsMu guards settings while a statement runs: set_config may
-	// write them from the workers of a parallel plan (setconfig.go).
+	// write them from the workers of a parallel plan (bind/setconfig.go).
 	SettingsMu sync.Mutex
 	Loc        *time.Location
 

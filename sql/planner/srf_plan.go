@@ -40,7 +40,7 @@ func (c *corrOuter) numbered() *Source {
 	return &Source{op: c.mat.Reader(), Sc: sc, scans: c.cur.scans, rows: c.cur.rows}
 }
 
-// srfValue is the value of a set-returning call that prepareSRFs has
+// SrfValue is the value of a set-returning call that prepareSRFs has
 // already run below the SELECT list.
 func (qc *QueryCtx) SrfValue(f *pg.FuncCall) (exec.Expr, bool) {
 	if qc == nil || qc.srfCols == nil {
@@ -180,7 +180,7 @@ func (qc *QueryCtx) fromFunction(rf *pg.RangeFunction, items []*Source, conj []*
 		}
 	}
 	b := qc.binder()
-	zip, ok, err := b.BindUnnestZip(fc, in.Sc, rf.Ordinality) // srf_zip.go
+	zip, ok, err := b.BindUnnestZip(fc, in.Sc, rf.Ordinality) // bind/srf_zip.go
 	if err != nil {
 		return nil, nil, true, err
 	}

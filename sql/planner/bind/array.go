@@ -37,7 +37,7 @@ func arrayTypeName(name string) (types.T, bool) {
 	return types.ArrayOf(e), true
 }
 
-// emptyArray is the constant '{}' of type t.
+// EmptyArray is the constant '{}' of type t.
 func EmptyArray(t types.T) exec.Expr {
 	return ConstOf(t, func(v *vec.Vector) { v.AppendString("") })
 }
@@ -671,7 +671,7 @@ func textArrayValue(elems []*string) string {
 	return vec.EncodeArray(v, 0, v.Len())
 }
 
-// arrayOfRows encodes column 0 of rows as an array of type t.
+// ArrayOfRows encodes column 0 of rows as an array of type t.
 func ArrayOfRows(rows *vec.Batch, t types.T) string {
 	var buf bytes.Buffer
 	for i := 0; i < rows.N; i++ {

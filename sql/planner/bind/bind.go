@@ -32,14 +32,14 @@ type ScopeCol struct {
 	// Hidden: an input column of a USING/NATURAL join, reachable only
 	// qualified by its table (the merged column owns the bare name)
 	Hidden bool
-	// System: a system column (tableoid, syscols.go), also hidden: `*`
+	// System: a system column (tableoid, sql/planner/syscols.go), also hidden: `*`
 	// and NATURAL skip it, its name alone still reaches it
 	System bool
 }
 
 type Scope struct {
 	Cols []ScopeCol
-	// shadow > 0: the first shadow columns hide same-named later ones (a
+	// Shadow > 0: the first shadow columns hide same-named later ones (a
 	// subquery's own columns before the outer query's)
 	Shadow int
 }
@@ -218,7 +218,7 @@ func (b *Binder) Bind(n *pg.Node, sc *Scope) (exec.Expr, error) {
 		i, err := b.FindColumn(sc, names, x.ColumnRef.Location)
 		if err != nil {
 			if e, ok, oerr := b.OuterColumn(names, x.ColumnRef.Location, err); ok || oerr != nil {
-				return e, oerr // an enclosing query's value (apply_plan.go)
+				return e, oerr // an enclosing query's value (sql/planner/apply_plan.go)
 			}
 			return nil, err
 		}
@@ -612,7 +612,7 @@ func numRank(t types.T) int {
 	return 0
 }
 
-// commonType picks the type that a set of expressions unify to (UNION/CASE/
+// CommonType picks the type that a set of expressions unify to (UNION/CASE/
 // COALESCE/comparison rules, simplified from PostgreSQL's select_common_type).
 func CommonType(es []exec.Expr, ctx string, loc int32) (types.T, error) {
 	var t types.T
@@ -976,7 +976,7 @@ func (b *Binder) toText(e exec.Expr, loc int32, op string) (exec.Expr, error) {
 
 var cmpOps = map[string]exec.CmpOp{"=": exec.EQ, "<>": exec.NE, "!=": exec.NE, "<": exec.LT, "<=": exec.LE, ">": exec.GT, ">=": exec.GE}
 
-// binaryOp resolves an operator and its operand types.
+// BinaryOp resolves an operator and its operand types.
 func (b *Binder) BinaryOp(op string, l, r exec.Expr, loc int32) (exec.Expr, error) {
 	if e, ok, err := b.arrayOp(op, l, r, loc); ok || err != nil {
 		return e, err

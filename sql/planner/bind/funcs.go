@@ -164,7 +164,7 @@ func dataError(err error) bool {
 	return strings.HasPrefix(pgerr.Code(err), "22")
 }
 
-// aggCollector gathers the aggregates of one SELECT and maps group-by
+// AggCollector gathers the aggregates of one SELECT and maps group-by
 // expressions to the aggregate operator's output columns.
 type AggCollector struct {
 	GroupKeys []string    // deparsed group expressions
@@ -173,7 +173,7 @@ type AggCollector struct {
 	aggs      []exec.Agg  // Arg, Arg2 and Filter index inputs (Filter one-based)
 	inputs    []exec.Expr // aggregate arguments, bound against the input scope
 	aggKeys   []string
-	// sets are the GROUPING SETS over groups (nil: plain GROUP BY)
+	// Sets are the GROUPING SETS over groups (nil: plain GROUP BY)
 	Sets [][]int
 	Gid  *exec.ColRef // the grouping id column, once planned
 	// overWindow: the aggregate runs OVER a window, its arguments bind in
@@ -181,7 +181,7 @@ type AggCollector struct {
 	overWindow bool
 }
 
-// isAggregate reports whether name is an aggregate function.
+// IsAggregate reports whether name is an aggregate function.
 func IsAggregate(name string) bool {
 	if name == "count" || name == "array_agg" {
 		return true
@@ -195,7 +195,7 @@ func (c *AggCollector) input(e exec.Expr) int {
 	return len(c.inputs) - 1
 }
 
-// plan builds the aggregation over input: a projection of the group keys
+// Plan builds the aggregation over input: a projection of the group keys
 // and aggregate inputs, then the hash aggregate. groups replaces the
 // collected group keys when set; mapInput rewrites aggregate inputs for a
 // different input layout (nil: as bound).
@@ -557,7 +557,7 @@ func (c *AggCollector) bindAggOrder(b *Binder, agg *exec.Agg, f *pg.FuncCall, bi
 	return nil
 }
 
-// isAggCall reports an aggregate call (not a window function).
+// IsAggCall reports an aggregate call (not a window function).
 func IsAggCall(n *pg.Node) bool {
 	f := n.GetFuncCall()
 	return f != nil && f.Over == nil && IsAggregate(FuncName(f))

@@ -6,7 +6,7 @@ import (
 	"github.com/lakepg/lakepg/types"
 )
 
-// colOrigin is the lake table column a value is a plain copy of. A result
+// ColOrigin is the lake table column a value is a plain copy of. A result
 // column that is one carries it in RowDescription (table OID, attnum), as
 // PostgreSQL's do; drivers build getTableName, editable result sets and
 // cursor.description on it. The numbers are the ones pg_class.oid and
@@ -22,7 +22,7 @@ func TableColOrigin(t *catalog.Table, k int) ColOrigin {
 	return ColOrigin{Rel: uint32(pgcatalog.RelationOID(t.ID)), Att: int16(k + 1)}
 }
 
-// origin is the origin a result column of a subquery or CTE passes on.
+// Origin is the origin a result column of a subquery or CTE passes on.
 func (c Column) Origin() ColOrigin { return ColOrigin{Rel: c.TableOID, Att: c.Attnum} }
 
 // Column describes one result column.

@@ -16,7 +16,7 @@ import (
 // level its variables come from): SELECT (SELECT max(t.x)) FROM t is one
 // row, the maximum. The enclosing query is then grouped (one group without
 // GROUP BY), computes the aggregate with its own, and the subquery reads
-// it as an outer value through the grouped-subquery path (apply_plan.go).
+// it as an outer value through the grouped-subquery path (sql/planner/apply_plan.go).
 //
 // The subquery is rewritten on a copy: each such call becomes a reference
 // to a synthetic column name, which the grouped scope binds to the
@@ -30,10 +30,10 @@ import (
 // outerAggPrefix starts the synthetic column names; no SQL name holds NUL.
 const outerAggPrefix = "\x00outer agg "
 
-// outerAggLink is a subquery rewritten to read enclosing-level aggregates.
+// OuterAggLink is a subquery rewritten to read enclosing-level aggregates.
 type OuterAggLink struct {
 	Sel *pg.SelectStmt
-	// test is the left operand of IN/ANY/ALL with the query's aggregates
+	// Test is the left operand of IN/ANY/ALL with the query's aggregates
 	// as synthetic columns (nil when it has none): the operand is
 	// evaluated per group, beside the subquery, not over the input rows
 	Test *pg.Node
@@ -46,7 +46,7 @@ type outerAgg struct {
 	call *pg.FuncCall // bound in the enclosing scope
 }
 
-// outerAggregates rewrites the subqueries of the target list, HAVING and
+// OuterAggregates rewrites the subqueries of the target list, HAVING and
 // ORDER BY of sel that hold aggregates of sel itself; nil when none does.
 func (b *Binder) OuterAggregates(sel *pg.SelectStmt, in *Scope) map[*pg.SubLink]*OuterAggLink {
 	nodes := []*pg.Node{sel.HavingClause}
@@ -59,7 +59,7 @@ func (b *Binder) OuterAggregates(sel *pg.SelectStmt, in *Scope) map[*pg.SubLink]
 	return b.outerAggregatesIn(nodes, in)
 }
 
-// outerAggInWhere finds an aggregate of the query in a subquery of its
+// OuterAggInWhere finds an aggregate of the query in a subquery of its
 // WHERE clause, which PostgreSQL rejects (42803) as it rejects one written
 // in WHERE directly.
 func (b *Binder) OuterAggInWhere(where *pg.Node, in *Scope) error {
@@ -280,7 +280,7 @@ func fromOf(sel *pg.SelectStmt) fromNames {
 	return fn
 }
 
-// bindOuterAggs adds the enclosing-level aggregates of link to coll and
+// BindOuterAggs adds the enclosing-level aggregates of link to coll and
 // returns them as scope columns named by their synthetic names, each at
 // its output position.
 func (c *AggCollector) BindOuterAggs(b *Binder, link *OuterAggLink, in *Scope, into []AggScopeCol) ([]AggScopeCol, error) {
@@ -298,7 +298,7 @@ func (c *AggCollector) BindOuterAggs(b *Binder, link *OuterAggLink, in *Scope, i
 	return into, nil
 }
 
-// aggScopeCol is an aggregate output column as a subquery sees it.
+// AggScopeCol is an aggregate output column as a subquery sees it.
 type AggScopeCol struct {
 	Name string
 	Col  *exec.ColRef

@@ -21,9 +21,11 @@ import (
 //
 //	(*binder).systemFunction        from bindFunc, before the exec/fn library
 //	(*binder).regCast, regOutput    from TypeCast binding: x::regclass, x::regclass::text
-//	(*Session).catalogContext       from systemTable, to build the Context
-//	(*Session).catalogTableFunction from rangeFunction: pg_get_keywords()
-//	(*Session).noteActivity         when a statement starts ("" when it ends)
+//
+// and the planner through (*QueryCtx).CatalogContext (the statement's
+// Context, for systemTable too) and (*Session).catalogTableFunction
+// (rangeFunction: pg_get_keywords()), both in sql/planner/catalog_context.go;
+// and package sql's (*Session).noteActivity runs when a statement starts ("" when it ends)
 //
 // and the server calls SetBackendPID when a connection starts and ends.
 

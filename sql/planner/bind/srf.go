@@ -18,7 +18,7 @@ import (
 // generate_subscripts, information_schema._pg_expandarray, generate_series
 // over columns, and any scalar function standing in FROM. They run as a
 // lateralCall over the rows that supply their arguments. PostgreSQL's
-// catalog queries use them three ways, all planned here (srf_plan.go):
+// catalog queries use them three ways, all planned by the planner (sql/planner/srf_plan.go):
 //   - in FROM after other items (an implicit LATERAL call over them);
 //   - in FROM of a correlated subquery, reading the outer query's row;
 //   - in a SELECT list (several calls run in lockstep, as PostgreSQL 10
@@ -31,12 +31,12 @@ import (
 // and whether the call has no more rows; n == 0 implies done.
 type srfIter func(outs []*vec.Vector, max int) (n int, done bool, err error)
 
-// srf is one bound set-returning function call.
+// Srf is one bound set-returning function call.
 type Srf struct {
 	name string
 	args []exec.Expr
 	Cols []Column // the rows' columns: one, or a record's fields
-	// record: the call's value is a record of cols (field selection picks
+	// Record: the call's value is a record of cols (field selection picks
 	// one), as for _pg_expandarray
 	Record bool
 	// strict: a NULL argument gives no rows
@@ -107,7 +107,7 @@ func appendElem(out *vec.Vector, s *string) error {
 	return exec.ParseInto(out, *s, nil, false)
 }
 
-// bindSRF binds the set-returning function call fc over scope sc; ok is
+// BindSRF binds the set-returning function call fc over scope sc; ok is
 // false when fc is none of them.
 func (b *Binder) BindSRF(fc *pg.FuncCall, sc *Scope) (*Srf, bool, error) {
 	name := strings.TrimPrefix(FuncName(fc), "information_schema.")
@@ -312,7 +312,7 @@ func (b *Binder) BindSRF(fc *pg.FuncCall, sc *Scope) (*Srf, bool, error) {
 	return nil, false, nil
 }
 
-// scalarSRF runs a scalar function standing in FROM (string_to_array(…) s):
+// ScalarSRF runs a scalar function standing in FROM (string_to_array(…) s):
 // one row, its value.
 func ScalarSRF(name string, e exec.Expr) *Srf {
 	return &Srf{name: name, args: []exec.Expr{e}, Cols: []Column{{Name: name, Type: e.Type()}},
@@ -324,7 +324,7 @@ func ScalarSRF(name string, e exec.Expr) *Srf {
 		}}
 }
 
-// lateralCall emits, for each input row, the row joined with every row of
+// LateralCall emits, for each input row, the row joined with every row of
 // its calls (in lockstep); an input row whose calls return no rows is
 // dropped, as PostgreSQL does.
 type LateralCall struct {
@@ -450,7 +450,7 @@ func (l *LateralCall) Next(ctx context.Context) (*vec.Batch, error) {
 	return out, nil
 }
 
-// recordExpr is a record built from columns (a set-returning function's
+// RecordExpr is a record built from columns (a set-returning function's
 // result used whole): its value is PostgreSQL's text form "(a,b)", and a
 // field selection takes the column itself.
 type RecordExpr struct {
@@ -511,7 +511,7 @@ func (r *recordRef) MapColumns(m func(int) int) exec.Expr {
 	return &recordRef{Expr: exec.MapColumns(r.Expr, m), fields: r.fields}
 }
 
-// recordFields is the fields of a record-valued expression (nil: none).
+// RecordFields is the fields of a record-valued expression (nil: none).
 func RecordFields(e exec.Expr) []Column {
 	switch x := e.(type) {
 	case *RecordExpr:
@@ -638,7 +638,7 @@ func realArrayIter(a *vec.Vector, row int) (srfIter, error) {
 	}, nil
 }
 
-// withOrdinality adds WITH ORDINALITY's bigint column to f: the 1-based
+// WithOrdinality adds WITH ORDINALITY's bigint column to f: the 1-based
 // number of each row the call returns for one input row.
 func WithOrdinality(f *Srf) *Srf {
 	g := *f

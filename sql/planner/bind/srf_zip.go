@@ -6,7 +6,7 @@ import (
 	"github.com/lakepg/lakepg/pgerr"
 )
 
-// bindUnnestZip binds unnest(a1, a2, …) with more than one array, which PostgreSQL allows in
+// BindUnnestZip binds unnest(a1, a2, …) with more than one array, which PostgreSQL allows in
 // FROM only and runs as ROWS FROM (unnest(a1), unnest(a2), …): the arrays side by side, the
 // shorter ones padded with NULLs, one column per array, each named unnest. Django's
 // bulk_create writes INSERT … SELECT * FROM UNNEST(%s::t1[], %s::t2[], …). ok is false for

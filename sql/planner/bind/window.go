@@ -33,7 +33,7 @@ const (
 // window operators are placed and their output positions known.
 const WinRefBase = 1 << 24
 
-// windowSpec is one distinct PARTITION BY / ORDER BY: one Window operator.
+// WindowSpec is one distinct PARTITION BY / ORDER BY: one Window operator.
 type WindowSpec struct {
 	key       string
 	Partition []int // indexes into windowCollector.exprs
@@ -42,7 +42,7 @@ type WindowSpec struct {
 	refs      []int // winRef id of each func
 }
 
-// windowCollector gathers the window functions of a SELECT. Their inputs
+// WindowCollector gathers the window functions of a SELECT. Their inputs
 // are extra expressions computed over the pre-window rows.
 type WindowCollector struct {
 	Named map[string]*pg.WindowDef
@@ -338,7 +338,7 @@ func (b *Binder) frame(def *pg.WindowDef, orderTypes []types.T) (exec.Frame, err
 	return f, err
 }
 
-// plan places the window operators over input (n columns) and returns the
+// Plan places the window operators over input (n columns) and returns the
 // operator and a function mapping placeholder references to positions.
 func (w *WindowCollector) Plan(env *exec.Env, input exec.Operator, n int) (exec.Operator, func(int) int) {
 	if len(w.Specs) == 0 {
