@@ -747,7 +747,7 @@ func (pb *postBinder) bindComposite(n *pg.Node) (exec.Expr, error) {
 	return b.Bind(n, pb.in)
 }
 
-// Intercepts reports whether bindPost must resolve n itself.
+// Intercepts reports whether BindPost must resolve n itself.
 func (pb *postBinder) Intercepts(n *pg.Node) bool {
 	if n.GetGroupingFunc() != nil {
 		return true
