@@ -447,7 +447,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 	var newVals []exec.Expr
 	// FROM items and correlated subqueries: planned as a query (dml_join.go)
 	var fileOrd func(int) int
-	joined, err := needsJoinedModify(b.Qc, from, where, set)
+	joined, err := needsJoinedModify(b.Qc.(*planner.QueryCtx), from, where, set)
 	if err != nil {
 		return nil, err
 	}
@@ -477,7 +477,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 		// join up is one range, conjuncts common to an OR's branches are
 		// pulled out of it (scalar subqueries become constants as they are
 		// bound, in both)
-		if pred, err = b.Bind(b.Qc.RewriteWhere(where), src.Sc); err != nil {
+		if pred, err = b.Bind(b.Qc.(*planner.QueryCtx).RewriteWhere(where), src.Sc); err != nil {
 			return nil, err
 		}
 		if pred, err = b.CoerceBool(pred, where, "argument of WHERE"); err != nil {

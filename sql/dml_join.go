@@ -63,7 +63,7 @@ func needsJoinedModify(qc *planner.QueryCtx, from []*pg.Node, where *pg.Node, se
 // rows carry the old values of the columns, and every row carries the FROM
 // items' columns after the position columns: extras describes them.
 func (s *Session) planJoinedModify(b *planner.Binder, src *planner.Source, rv *pg.RangeVar, alias string, from []*pg.Node, where *pg.Node, set []*pg.Node, returning bool) (exec.Operator, []exec.Expr, func(int) int, []planner.ScopeCol, error) {
-	qc := b.Qc
+	qc := b.Qc.(*planner.QueryCtx)
 	ref := src.Ref
 	scan := ref.Scan
 	ncols := len(scan.Cols)

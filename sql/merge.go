@@ -172,9 +172,9 @@ func (s *Session) mergeIn(ctx context.Context, st *pg.MergeStmt, p *planner.Para
 	sel := &pg.SelectStmt{TargetList: []*pg.Node{res(action), res(posRef(posColumns[0])), res(posRef(posColumns[2])), res(star)}, FromClause: []*pg.Node{join}, Op: pg.SetOperation_SETOP_NONE}
 	env := s.NewEnv()
 	b := &planner.Binder{Sess: &s.Session, Env: env, Params: p, NoAggMsg: "aggregate functions are not allowed in MERGE WHEN conditions", Qc: s.NewQueryCtx(ctx, p, describeOnly)}
-	b.Qc.DmlTarget = &planner.DmlTarget{Rv: rv, Src: src, Sel: sel, Alias: alias}
-	q, err := b.Qc.PlanSelect(sel)
-	b.Qc.DmlTarget = nil
+	b.Qc.(*planner.QueryCtx).DmlTarget = &planner.DmlTarget{Rv: rv, Src: src, Sel: sel, Alias: alias}
+	q, err := b.Qc.(*planner.QueryCtx).PlanSelect(sel)
+	b.Qc.(*planner.QueryCtx).DmlTarget = nil
 	if err != nil {
 		ref.Scan.Close()
 		return nil, err

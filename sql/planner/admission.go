@@ -8,6 +8,7 @@ import (
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/sql/planner/optree"
 )
 
 // Admission bounds how many statements work on lake data at once. Every
@@ -139,7 +140,7 @@ func ScanBytes(op exec.Operator, chains map[*exec.Parallel]exec.Operator) int64 
 		}
 		return ScanBytes(o.Scan, chains)
 	}
-	for _, in := range inputs(op) {
+	for _, in := range optree.Inputs(op) {
 		n += ScanBytes(*in, chains)
 	}
 	return n

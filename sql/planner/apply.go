@@ -9,6 +9,7 @@ import (
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/sql/planner/bind"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -337,7 +338,7 @@ func (a *applyOp) compute(ctx context.Context, op exec.Operator) (*vec.Vector, e
 				return nil, pgerr.New(pgerr.ProgramLimitExceeded, "array value of a subquery is too large")
 			}
 		}
-		out.AppendString(arrayOfRows(all, a.arrayT))
+		out.AppendString(bind.ArrayOfRows(all, a.arrayT))
 	case applyAny, applyAll:
 		// ANY: true when a comparison is, else NULL when one is NULL, else
 		// false; ALL the other way round

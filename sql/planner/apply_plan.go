@@ -12,6 +12,8 @@ import (
 	"github.com/lakepg/lakepg/exec/fn"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/sql/planner/bind"
+	"github.com/lakepg/lakepg/sql/planner/optree"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -45,12 +47,11 @@ type outerFrame struct {
 	ungrouped bool
 }
 
-// outerColumn resolves a column reference that failed (err) in its own
-// query against the enclosing rows of per-key planning; ok is false when
-// none has it, and the caller reports err.
-func (b *Binder) outerColumn(names []string, loc int32, err error) (exec.Expr, bool, error) {
-	qc := b.Qc
-	if qc == nil || len(qc.outer) == 0 {
+// OuterColumn resolves, for b, a column reference that failed (err) in its
+// own query against the enclosing rows of per-key planning; ok is false
+// when none has it, and the caller reports err.
+func (qc *QueryCtx) OuterColumn(b *Binder, names []string, loc int32, err error) (exec.Expr, bool, error) {
+	if len(qc.outer) == 0 {
 		return nil, false, nil
 	}
 	if pe, isPG := pgerr.As(err); !isPG || (pe.Code != pgerr.UndefinedColumn && pe.Code != pgerr.UndefinedTable) {
@@ -62,7 +63,7 @@ func (b *Binder) outerColumn(names []string, loc int32, err error) (exec.Expr, b
 	}
 	for i := len(qc.outer) - 1; i >= 0; i-- {
 		f := qc.outer[i]
-		if !f.sc.resolves(table, col) {
+		if !f.sc.Resolves(table, col) {
 			continue
 		}
 		if f.barrier {
@@ -207,7 +208,7 @@ func (p *applyPlan) pin(op exec.Operator) {
 		p.pins = append(p.pins, r.M.Reader())
 		return
 	}
-	for _, in := range inputs(op) {
+	for _, in := range optree.Inputs(op) {
 		p.pin(*in)
 	}
 }
@@ -349,7 +350,7 @@ func (qc *QueryCtx) applyValueWith(bindTest func(*pg.Node) (exec.Expr, error), s
 		if names := StrNodes(sl.OperName); len(names) > 0 {
 			name = names[len(names)-1]
 		}
-		cmp, err := b.binaryOp(name, &exec.ColRef{Idx: 0, T: test.Type()}, &exec.ColRef{Idx: 1, T: q.Cols[0].Type}, sl.Location)
+		cmp, err := b.BinaryOp(name, &exec.ColRef{Idx: 0, T: test.Type()}, &exec.ColRef{Idx: 1, T: q.Cols[0].Type}, sl.Location)
 		if err != nil {
 			return nil, err
 		}
@@ -441,7 +442,7 @@ func hideFrom(src *Source, n int) *Source {
 		return src
 	}
 	out := *src
-	out.Sc = &Scope{Cols: append([]ScopeCol{}, src.Sc.Cols...), shadow: src.Sc.shadow}
+	out.Sc = &Scope{Cols: append([]ScopeCol{}, src.Sc.Cols...), Shadow: src.Sc.Shadow}
 	for i := n; i < len(out.Sc.Cols); i++ {
 		out.Sc.Cols[i].Hidden = true
 	}
@@ -476,7 +477,7 @@ func (qc *QueryCtx) keepTable(rv *pg.RangeVar, src *Source) {
 // the same files and rows, its own scan state; nil for other sources.
 func (s *Session) copyTableSource(src *Source) *Source {
 	out := *src
-	out.Sc = &Scope{Cols: append([]ScopeCol{}, src.Sc.Cols...), shadow: src.Sc.shadow}
+	out.Sc = &Scope{Cols: append([]ScopeCol{}, src.Sc.Cols...), Shadow: src.Sc.Shadow}
 	switch o := src.op.(type) {
 	case *exec.TableScan:
 		scan := *o
@@ -614,16 +615,8 @@ type lateSubLinks struct {
 	beyond *outerFrame
 }
 
-// lateSubRef + k stands for the value of the k-th grouped subquery until
-// the aggregate's width is known (above window references, winRefBase),
-// lateWinRef + k for the k-th subquery above the window operators.
-const (
-	lateSubRef = 1 << 28
-	lateWinRef = 1 << 29
-)
-
-func (qc *QueryCtx) prepareGroupedSubLinks(sel *pg.SelectStmt, in *Scope, coll *aggCollector, b *Binder, outerAggs map[*pg.SubLink]*outerAggLink) (*lateSubLinks, error) {
-	g := &lateSubLinks{base: lateSubRef}
+func (qc *QueryCtx) prepareGroupedSubLinks(sel *pg.SelectStmt, in *Scope, coll *bind.AggCollector, b *Binder, outerAggs map[*pg.SubLink]*bind.OuterAggLink) (*lateSubLinks, error) {
+	g := &lateSubLinks{base: bind.LateSubRef}
 	nodes := []*pg.Node{sel.HavingClause}
 	for _, t := range sel.TargetList {
 		nodes = append(nodes, t.GetResTarget().Val)
@@ -638,15 +631,15 @@ func (qc *QueryCtx) prepareGroupedSubLinks(sel *pg.SelectStmt, in *Scope, coll *
 				links = append(links, sl)
 				return false
 			}
-			return !isAggCall(x) // those in aggregate arguments run before it
+			return !bind.IsAggCall(x) // those in aggregate arguments run before it
 		})
 	}
-	// aggregates of this query that its subqueries read (outer_agg.go)
-	var aggCols []aggScopeCol
+	// aggregates of this query that its subqueries read (bind/outer_agg.go)
+	var aggCols []bind.AggScopeCol
 	for _, sl := range links {
 		if link := outerAggs[sl]; link != nil {
 			var err error
-			if aggCols, err = coll.bindOuterAggs(b, link, in, aggCols); err != nil {
+			if aggCols, err = coll.BindOuterAggs(b, link, in, aggCols); err != nil {
 				return nil, err
 			}
 		}
@@ -654,19 +647,19 @@ func (qc *QueryCtx) prepareGroupedSubLinks(sel *pg.SelectStmt, in *Scope, coll *
 	// the groups as the subqueries see them: the key columns by name, then
 	// the aggregates they read, by their synthetic names
 	gsc := &Scope{}
-	for i, e := range coll.groups {
+	for i, e := range coll.Groups {
 		c := ScopeCol{Name: "\x00group", T: e.Type(), Hidden: true}
-		if k := coll.groupCols[i]; k >= 0 && k < len(in.Cols) {
+		if k := coll.GroupCols[i]; k >= 0 && k < len(in.Cols) {
 			c = in.Cols[k]
 			c.Used, c.T = nil, e.Type()
 		}
 		gsc.Cols = append(gsc.Cols, c)
 	}
 	for _, a := range aggCols {
-		for len(gsc.Cols) <= a.col.Idx {
+		for len(gsc.Cols) <= a.Col.Idx {
 			gsc.Cols = append(gsc.Cols, ScopeCol{Name: "\x00agg", Hidden: true})
 		}
-		gsc.Cols[a.col.Idx] = ScopeCol{Name: a.name, T: a.col.T}
+		gsc.Cols[a.Col.Idx] = ScopeCol{Name: a.Name, T: a.Col.T}
 	}
 	ungrouped := &outerFrame{sc: in, ungrouped: true}
 	g.sc, g.beyond = gsc, ungrouped
@@ -676,7 +669,7 @@ func (qc *QueryCtx) prepareGroupedSubLinks(sel *pg.SelectStmt, in *Scope, coll *
 		}
 		sub := sl.Subselect.GetSelectStmt()
 		link := outerAggs[sl]
-		if link == nil || link.sel == sub {
+		if link == nil || link.Sel == sub {
 			if _, ok, err := qc.standaloneIn(sub, in); err != nil {
 				return nil, err
 			} else if ok {
@@ -685,16 +678,16 @@ func (qc *QueryCtx) prepareGroupedSubLinks(sel *pg.SelectStmt, in *Scope, coll *
 		}
 		planned := sl
 		if link != nil {
-			sub = link.sel
-			if link.test != nil {
-				planned = &pg.SubLink{SubLinkType: sl.SubLinkType, SubLinkId: sl.SubLinkId, Testexpr: link.test, OperName: sl.OperName, Subselect: sl.Subselect, Location: sl.Location}
+			sub = link.Sel
+			if link.Test != nil {
+				planned = &pg.SubLink{SubLinkType: sl.SubLinkType, SubLinkId: sl.SubLinkId, Testexpr: link.Test, OperName: sl.OperName, Subselect: sl.Subselect, Location: sl.Location}
 			}
 		}
 		op, err := qc.applyValueOver(gsc, ungrouped, planned, sub)
 		if err != nil {
 			return nil, err
 		}
-		qc.subCols[sl] = &exec.ColRef{Idx: lateSubRef + len(g.ops), T: op.cols[0]}
+		qc.subCols[sl] = &exec.ColRef{Idx: bind.LateSubRef + len(g.ops), T: op.cols[0]}
 		g.ops = append(g.ops, op)
 	}
 	return g, nil
@@ -722,7 +715,7 @@ func (qc *QueryCtx) windowTestSubLinks(nodes []*pg.Node, sc *Scope) ([]*pg.SubLi
 			}
 			var ok bool
 			if _, ok, err = qc.standaloneIn(sl.Subselect.GetSelectStmt(), sc); err == nil && !ok {
-				qc.subCols[sl] = &exec.ColRef{Idx: lateWinRef + len(links), T: types.BoolT}
+				qc.subCols[sl] = &exec.ColRef{Idx: bind.LateWinRef + len(links), T: types.BoolT}
 				links = append(links, sl)
 			}
 			return false
@@ -738,7 +731,7 @@ func (qc *QueryCtx) windowTestSubLinks(nodes []*pg.Node, sc *Scope) ([]*pg.SubLi
 // sc (beyond: as applyValueOver), with bindTest binding their left
 // operands, window calls included.
 func (qc *QueryCtx) planWindowTests(links []*pg.SubLink, sc *Scope, beyond *outerFrame, bindTest func(*pg.Node) (exec.Expr, error)) (*lateSubLinks, error) {
-	g := &lateSubLinks{base: lateWinRef}
+	g := &lateSubLinks{base: bind.LateWinRef}
 	for _, sl := range links {
 		op, err := qc.applyValueWith(bindTest, sc, beyond, sl, sl.Subselect.GetSelectStmt())
 		if err != nil {
@@ -792,12 +785,6 @@ func (g *lateSubLinks) attach(op exec.Operator, lists [][]exec.Expr, having *exe
 	return op
 }
 
-// isAggCall reports an aggregate call (not a window function).
-func isAggCall(n *pg.Node) bool {
-	f := n.GetFuncCall()
-	return f != nil && f.Over == nil && isAggregate(FuncName(f))
-}
-
 // prepareAggregateSubLinks joins in the values of correlated subqueries
 // in the arguments, FILTER and ORDER BY of the aggregates of sel's select
 // list, HAVING and ORDER BY: they are computed per input row of the
@@ -813,7 +800,7 @@ func (qc *QueryCtx) prepareAggregateSubLinks(src *Source, sel *pg.SelectStmt) (*
 	var args []*pg.Node
 	for _, n := range nodes {
 		Walk(n, func(x *pg.Node) bool {
-			if !isAggCall(x) {
+			if !bind.IsAggCall(x) {
 				return true // walk enters a subquery's left operand only
 			}
 			f := x.GetFuncCall()

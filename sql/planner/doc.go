@@ -2,8 +2,18 @@
 // tree) against a DuckLake snapshot with PostgreSQL's name and type rules,
 // applies the planner's named rules (rules.go: which ones ran, which are
 // switched off by lakepg.disabled_rules), orders joins from row estimates
-// (estimate.go, ndv.go; enumeration in sql/joinorder), decorrelates
-// subqueries, and builds the exec operators that run it, EXPLAIN included.
+// (join_order.go; enumeration in sql/joinorder), decorrelates subqueries,
+// and builds the exec operators that run it, EXPLAIN included.
+//
+// Its stages below it are packages of their own, which it imports:
+// parse (statement text to pg_query's tree), bind (expressions, functions,
+// aggregates and windows bound into exec expressions), estimate (row
+// estimates for join order and EXPLAIN), optree (column pruning, parallel
+// pipelines and fold errors over the built operator tree) and laketypes
+// (what a lake table's columns read as). The planner itself owns queries:
+// FROM and joins, subqueries, set operations, WITH, views, the rules and
+// EXPLAIN; it keeps the binder's names package sql uses (bind_api.go,
+// moved.go).
 //
 // It knows nothing of the commands with side effects or of the session
 // beside it: what it needs of the session (the snapshot a statement reads,

@@ -2,6 +2,8 @@ package planner
 
 import (
 	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/sql/planner/estimate"
+	"github.com/lakepg/lakepg/sql/planner/optree"
 )
 
 // dynamicFilters gives every inner, right and semi hash join whose probe
@@ -46,7 +48,7 @@ func (qc *QueryCtx) dynamicFilters(op exec.Operator) {
 				}
 			}
 		}
-		for _, in := range inputs(op) {
+		for _, in := range optree.Inputs(op) {
 			visit(*in)
 		}
 	}
@@ -78,11 +80,11 @@ func scanColumn(op exec.Operator, idx int) (*exec.TableScan, int, bool) {
 }
 
 func joinedColumn(t exec.JoinType, l, r exec.Operator, idx int) (*exec.TableScan, int, bool) {
-	if rightOnly(t) {
+	if estimate.RightOnly(t) {
 		return scanColumn(r, idx)
 	}
 	if n := len(l.Types()); idx >= n {
-		if leftOnly(t) {
+		if estimate.LeftOnly(t) {
 			return nil, 0, false
 		}
 		return scanColumn(r, idx-n)

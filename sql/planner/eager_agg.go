@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/sql/planner/optree"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -41,7 +42,7 @@ func (qc *QueryCtx) eagerAggregation(op exec.Operator) {
 			return
 		}
 		seen[op] = true
-		for _, in := range inputs(op) {
+		for _, in := range optree.Inputs(op) {
 			walk(*in)
 		}
 		if agg, ok := op.(*exec.HashAgg); ok && qc.aggregateEagerly(agg, false) {
@@ -193,8 +194,8 @@ func (qc *QueryCtx) aggregateEagerly(agg *exec.HashAgg, nested bool) bool {
 	// no distinct estimate, was taken to keep every row in TPC-DS q5), and
 	// its key filter would no longer reach the scan (above).
 	est := qc.planEstimator()
-	if est.n(j) < keptByJoin*est.n(j.Left) || !qc.partialGroupsFew(partial, joinKey) ||
-		floatSum && est.n(j.Left) < floatSumRows || nested && est.n(j.Right) > maxSplitKeyValues {
+	if est.N(j) < keptByJoin*est.N(j.Left) || !qc.partialGroupsFew(partial, joinKey) ||
+		floatSum && est.N(j.Left) < floatSumRows || nested && est.N(j.Right) > maxSplitKeyValues {
 		return false
 	}
 	// the join probes with the partial groups
@@ -232,8 +233,8 @@ func (qc *QueryCtx) aggregateEagerly(agg *exec.HashAgg, nested bool) bool {
 	}
 	agg.Input = &exec.Project{Env: pre.Env, Input: j, Exprs: final}
 	agg.Aggs = aggs
-	delete(est.rows, j)
-	delete(est.rows, agg)
+	delete(est.Rows, j)
+	delete(est.Rows, agg)
 	// the partial grouping is an aggregation over the probe side in turn:
 	// it moves below the probe side's joins to small tables that keep most
 	// rows (TPC-DS q99 groups catalog_sales by three dimension keys before
@@ -252,7 +253,7 @@ func filtered(op exec.Operator) bool {
 	if _, ok := op.(*exec.Filter); ok {
 		return true
 	}
-	for _, in := range inputs(op) {
+	for _, in := range optree.Inputs(op) {
 		if filtered(*in) {
 			return true
 		}
@@ -284,13 +285,13 @@ const fewGroups = 0.25
 // count for one when the join keys alone leave few groups.
 func (qc *QueryCtx) partialGroupsFew(partial *exec.HashAgg, joinKeys []int) bool {
 	est := qc.planEstimator()
-	rows := est.n(partial.Input)
-	if est.n(partial) <= fewGroups*rows {
+	rows := est.N(partial.Input)
+	if est.N(partial) <= fewGroups*rows {
 		return true
 	}
 	g := 1.0
 	for k := 0; k < partial.NGroup; k++ {
-		ndv := est.column(partial.Input, k).ndv
+		ndv := est.Column(partial.Input, k).NDV
 		switch {
 		case ndv == 0:
 			return false

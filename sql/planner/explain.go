@@ -15,6 +15,8 @@ import (
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/sql/joinorder"
+	"github.com/lakepg/lakepg/sql/planner/estimate"
+	"github.com/lakepg/lakepg/sql/planner/optree"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -72,7 +74,7 @@ func (s *Session) Explain(ctx context.Context, st *pg.ExplainStmt, p *Params) (e
 	s.chains = q.chains
 	defer func() { s.chains = nil }()
 	est := newEstimator(ctx, s)
-	est.analyzed, est.verbose = analyze, verbose
+	est.Analyzed, est.Verbose = analyze, verbose
 	if err := s.explainOp(ctx, est, root, 0, &lines); err != nil {
 		return nil, err
 	}
@@ -103,49 +105,6 @@ func defElemTrue(d *pg.DefElem) bool {
 	return true
 }
 
-// inputs returns pointers to an operator's inputs so they can be wrapped.
-func inputs(op exec.Operator) []*exec.Operator {
-	switch o := op.(type) {
-	case *exec.Filter:
-		return []*exec.Operator{&o.Input}
-	case *exec.Project:
-		return []*exec.Operator{&o.Input}
-	case *exec.HashAgg:
-		return []*exec.Operator{&o.Input}
-	case *exec.Sort:
-		return []*exec.Operator{&o.Input}
-	case *exec.Limit:
-		return []*exec.Operator{&o.Input}
-	case *exec.LimitTies:
-		return []*exec.Operator{&o.Input}
-	case *exec.DistinctOn:
-		return []*exec.Operator{&o.Input}
-	case *exec.RowNumber:
-		return []*exec.Operator{&o.Input}
-	case *exec.HashJoin:
-		return []*exec.Operator{&o.Left, &o.Right}
-	case *exec.NestedLoopJoin:
-		return []*exec.Operator{&o.Left, &o.Right}
-	case *exec.SetOp:
-		return []*exec.Operator{&o.Left, &o.Right}
-	case *exec.Append:
-		out := make([]*exec.Operator, len(o.Inputs))
-		for i := range o.Inputs {
-			out[i] = &o.Inputs[i]
-		}
-		return out
-	case *exec.RecursiveUnion:
-		return []*exec.Operator{&o.Base}
-	case *exec.Window:
-		return []*exec.Operator{&o.Input}
-	case *exec.Timed:
-		return []*exec.Operator{&o.Input}
-	case *exec.MaterializedReader:
-		return []*exec.Operator{&o.M.Input}
-	}
-	return nil
-}
-
 // instrument wraps every operator of a tree in exec.Timed.
 func instrument(op exec.Operator) exec.Operator {
 	return instrumentOnce(op, map[*exec.Operator]bool{})
@@ -157,7 +116,7 @@ func instrumentOnce(op exec.Operator, done map[*exec.Operator]bool) exec.Operato
 	if _, ok := op.(*exec.Parallel); ok {
 		return op // an aggregate above must still see the Parallel itself
 	}
-	for _, in := range inputs(op) {
+	for _, in := range optree.Inputs(op) {
 		if done[in] {
 			continue
 		}
@@ -167,7 +126,7 @@ func instrumentOnce(op exec.Operator, done map[*exec.Operator]bool) exec.Operato
 	return &exec.Timed{Input: op}
 }
 
-func (s *Session) explainOp(ctx context.Context, est *estimator, op exec.Operator, depth int, lines *[]string) error {
+func (s *Session) explainOp(ctx context.Context, est *estimate.Estimator, op exec.Operator, depth int, lines *[]string) error {
 	var timed *exec.Timed
 	if t, ok := op.(*exec.Timed); ok {
 		timed, op = t, t.Input
@@ -189,7 +148,7 @@ func (s *Session) explainOp(ctx context.Context, est *estimator, op exec.Operato
 		*lines = append(*lines, pad+strings.Repeat(" ", len(arrow))+"  "+fmt.Sprintf(format, args...))
 	}
 	children := func() error {
-		for _, in := range inputs(op) {
+		for _, in := range optree.Inputs(op) {
 			if err := s.explainOp(ctx, est, *in, depth+1, lines); err != nil {
 				return err
 			}
@@ -216,11 +175,11 @@ func (s *Session) explainOp(ctx context.Context, est *estimator, op exec.Operato
 		if o.FilesFromStats > 0 {
 			detail("Min/max of %d files from catalog statistics", o.FilesFromStats)
 		}
-		rg, err := est.scan(o)
+		rg, err := est.Scan(o)
 		if err != nil {
 			return err
 		}
-		detail("Row groups: %d scanned, %d pruned", rg.scanned, rg.pruned)
+		detail("Row groups: %d scanned, %d pruned", rg.Scanned, rg.Pruned)
 		if len(o.Dynamic) > 0 {
 			var keys []string
 			for _, d := range o.Dynamic {
@@ -235,16 +194,16 @@ func (s *Session) explainOp(ctx context.Context, est *estimator, op exec.Operato
 			}
 			detail("Key filter: rows whose %s the join's build side lacks are dropped before the other columns are decoded", strings.Join(keys, ", "))
 		}
-		if rg.pages > 0 {
-			detail("Pages: %d of the filtered columns' %d pruned by the page index", rg.pagesPruned, rg.pages)
+		if rg.Pages > 0 {
+			detail("Pages: %d of the filtered columns' %d pruned by the page index", rg.PagesPruned, rg.Pages)
 		}
-		if n, exact := scanRows(o); exact {
-			detail("Rows: %d in the files read (catalog counts), %d estimated after pruning", n, rg.rows)
+		if n, exact := estimate.ScanRows(o); exact {
+			detail("Rows: %d in the files read (catalog counts), %d estimated after pruning", n, rg.Rows)
 		} else {
-			detail("Rows: %d estimated after pruning", rg.rows)
+			detail("Rows: %d estimated after pruning", rg.Rows)
 		}
-		detail("Bytes to read: %d of the needed columns, %d in the files", rg.needed, rg.total)
-		if est.analyzed {
+		detail("Bytes to read: %d of the needed columns, %d in the files", rg.Needed, rg.Total)
+		if est.Analyzed {
 			detail("Actual: %d row groups read, %d pruned; %d pages decoded, %d skipped (%d rows ruled out by the page index); %d bytes read",
 				o.RowGroupsScanned, o.RowGroupsPruned, o.PagesRead, o.PagesSkipped, o.RowsSkipped, o.BytesRead())
 			if len(o.Keys) > 0 {
@@ -297,12 +256,12 @@ func (s *Session) explainOp(ctx context.Context, est *estimator, op exec.Operato
 	default:
 		add("%s", strings.TrimPrefix(fmt.Sprintf("%T", op), "*exec."))
 	}
-	// every line below a scan gets its estimate (estimate.go), under the
+	// every line below a scan gets its estimate (package estimate), under the
 	// actual rows of EXPLAIN ANALYZE
-	r := est.of(op)
-	detail("Rows: %.0f estimated (%s)", math.Round(r.rows), r.how)
-	if est.verbose {
-		detail("Cost: %.0f estimated (rows into hash tables ×%d, probing and out of joins, with the inputs')", est.cost(op), joinorder.BuildWeight)
+	r := est.Of(op)
+	detail("Rows: %.0f estimated (%s)", math.Round(r.Rows), r.How)
+	if est.Verbose {
+		detail("Cost: %.0f estimated (rows into hash tables ×%d, probing and out of joins, with the inputs')", est.Cost(op), joinorder.BuildWeight)
 	}
 	return children()
 }
@@ -331,30 +290,10 @@ func joinTypeName(t exec.JoinType) string {
 	return "?"
 }
 
-// scanStats is what a scan would read, from the files' footers.
-type scanStats struct {
-	scanned, pruned    int   // row groups
-	pages, pagesPruned int   // of the filtered columns, in the row groups scanned
-	rows               int64 // rows of the row groups scanned, less those the page index rules out
-	needed, total      int64 // compressed bytes: needed column chunks of the scanned row groups, whole files
-}
-
-// scanRows is the exact row count of the files a scan reads when the
-// catalog knows it.
-func scanRows(o *exec.TableScan) (int64, bool) {
-	if o.WithPos {
-		return 0, false
-	}
-	saved := o.Keep
-	o.Keep = nil
-	defer func() { o.Keep = saved }()
-	return o.ExactRows()
-}
-
 // rowGroups counts the row groups, rows and bytes a scan would read, from
 // the files' footers.
-func (s *Session) rowGroups(ctx context.Context, o *exec.TableScan) (scanStats, error) {
-	var st scanStats
+func (s *Session) rowGroups(ctx context.Context, o *exec.TableScan) (estimate.ScanStats, error) {
+	var st estimate.ScanStats
 	var proj []parquetio.Projection
 	for i, c := range o.Cols {
 		if o.Needed == nil || o.Needed[i] {
@@ -378,24 +317,24 @@ func (s *Session) rowGroups(ctx context.Context, o *exec.TableScan) (scanStats, 
 		}
 		for rg := 0; rg < pf.NumRowGroups(); rg++ {
 			_, total := pf.RowGroupBytes(rg, proj)
-			st.total += total
+			st.Total += total
 			if o.Keep == nil || o.Keep(rg, pf.RowGroupRanges(rg, proj)) {
 				pe, err := pf.PagePruning(rg, proj, o.Keep)
 				if err != nil {
 					file.Close()
 					return st, exec.ReadError(err, f.Path)
 				}
-				st.pages += pe.Pages
-				st.pagesPruned += pe.Pruned
+				st.Pages += pe.Pages
+				st.PagesPruned += pe.Pruned
 				if pe.Rows == 0 {
-					st.pruned++ // every page ruled out: the scan skips it too
+					st.Pruned++ // every page ruled out: the scan skips it too
 					continue
 				}
-				st.scanned++
-				st.rows += pe.Rows
-				st.needed += pe.Bytes
+				st.Scanned++
+				st.Rows += pe.Rows
+				st.Needed += pe.Bytes
 			} else {
-				st.pruned++
+				st.Pruned++
 			}
 		}
 		file.Close()

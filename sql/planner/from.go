@@ -15,6 +15,8 @@ import (
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/snapshot"
 	"github.com/lakepg/lakepg/sql/pgcatalog"
+	"github.com/lakepg/lakepg/sql/planner/bind"
+	"github.com/lakepg/lakepg/sql/planner/laketypes"
 	"github.com/lakepg/lakepg/sql/pruning"
 	"github.com/lakepg/lakepg/types"
 )
@@ -102,7 +104,7 @@ func (qc *QueryCtx) planFromItem(item *pg.Node) (*Source, error) {
 func querySource(q *query, alias string, colAliases []string) (*Source, error) {
 	sc := &Scope{}
 	for _, c := range q.Cols {
-		sc.Cols = append(sc.Cols, ScopeCol{Table: alias, Name: c.Name, T: c.Type, Rec: c.Rec, Orig: c.origin()})
+		sc.Cols = append(sc.Cols, ScopeCol{Table: alias, Name: c.Name, T: c.Type, Rec: c.Rec, Orig: c.Origin()})
 	}
 	if err := renameCols(sc, colAliases, alias); err != nil {
 		return nil, err
@@ -237,7 +239,7 @@ func (qc *QueryCtx) joinPlanned(j *pg.JoinExpr, l, r *Source) (*Source, error) {
 	using := StrNodes(j.UsingClause)
 	if j.IsNatural {
 		for _, lc := range l.Sc.Cols {
-			if !lc.Hidden && r.Sc.resolves("", lc.Name) {
+			if !lc.Hidden && r.Sc.Resolves("", lc.Name) {
 				using = append(using, lc.Name)
 			}
 		}
@@ -344,7 +346,7 @@ func (qc *QueryCtx) mergeUsing(in *Source, typ exec.JoinType, using []string, li
 		case exec.JoinRight:
 			e, orig = rk, in.Sc.Cols[nl+ridx[k]].Orig
 		case exec.JoinFull:
-			e, orig = &exec.Coalesce{Args: []exec.Expr{lk, rk}, T: lk.Type()}, colOrigin{}
+			e, orig = &exec.Coalesce{Args: []exec.Expr{lk, rk}, T: lk.Type()}, bind.ColOrigin{}
 		default:
 			e = lk
 		}
@@ -523,11 +525,11 @@ func ScanColumns(t *catalog.Table) ([]exec.ScanCol, error) {
 	cols := make([]exec.ScanCol, 0, len(t.Columns))
 	for i := range t.Columns {
 		c := &t.Columns[i]
-		ty, err := DeclaredType(c) // charn.go
+		ty, err := laketypes.DeclaredType(c) // laketypes/charn.go
 		if err != nil {
 			return nil, err
 		}
-		sc := exec.ScanCol{FieldID: int32(c.ID), Name: c.Name, T: ty, ElemFieldID: elemFieldID(c), ChildIDs: nestedFieldIDs(c), Geometry: strings.EqualFold(c.Type, "geometry"), Variant: strings.EqualFold(c.Type, "variant")} // sql/nested_write.go
+		sc := exec.ScanCol{FieldID: int32(c.ID), Name: c.Name, T: ty, ElemFieldID: laketypes.ElemFieldID(c), ChildIDs: laketypes.NestedFieldIDs(c), Geometry: strings.EqualFold(c.Type, "geometry"), Variant: strings.EqualFold(c.Type, "variant")} // sql/nested_write.go
 		if c.InitialDefault != nil {
 			d := vec.New(ty, 1)
 			if err := exec.ParseInto(d, *c.InitialDefault, nil, false); err != nil {
@@ -649,10 +651,10 @@ func (s *Session) lakeTable(ctx context.Context, b *Binder, name, alias string, 
 	for _, sn := range snaps {
 		id, tm, sv, ch := sn.ID, sn.Time.UnixMicro(), sn.SchemaVersion, sn.Changes
 		rows = append(rows, []exec.Expr{
-			constOf(types.Int64T, func(v *vec.Vector) { v.AppendInt(id) }),
-			constOf(types.TimestamptzT, func(v *vec.Vector) { v.AppendInt(tm) }),
-			constOf(types.Int64T, func(v *vec.Vector) { v.AppendInt(sv) }),
-			constOf(types.TextT, func(v *vec.Vector) { v.AppendString(ch) }),
+			bind.ConstOf(types.Int64T, func(v *vec.Vector) { v.AppendInt(id) }),
+			bind.ConstOf(types.TimestamptzT, func(v *vec.Vector) { v.AppendInt(tm) }),
+			bind.ConstOf(types.Int64T, func(v *vec.Vector) { v.AppendInt(sv) }),
+			bind.ConstOf(types.TextT, func(v *vec.Vector) { v.AppendString(ch) }),
 		})
 	}
 	names := []string{"snapshot_id", "snapshot_time", "schema_version", "changes"}
@@ -677,7 +679,7 @@ func (s *Session) generateSeries(b *Binder, fc *pg.FuncCall, alias string, colAl
 		}
 		args = append(args, e)
 	}
-	t, err := commonType(args[:2], "generate_series", fc.Location)
+	t, err := bind.CommonType(args[:2], "generate_series", fc.Location)
 	if err != nil {
 		return nil, err
 	}
@@ -791,7 +793,7 @@ func (qc *QueryCtx) systemTable(schema, name, alias string) (*Source, bool, erro
 	if err != nil {
 		return nil, true, err
 	}
-	src, err := qc.systemTableSource(t, qc.catalogContext(meta), alias) // pgcatalog_funcs.go
+	src, err := qc.systemTableSource(t, qc.CatalogContext(meta), alias) // catalog_context.go
 	return src, true, err
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/sql/pgcatalog"
+	"github.com/lakepg/lakepg/sql/planner/bind"
 )
 
 // addDependentGroups applies PostgreSQL's functional dependency rule to a plain GROUP BY: when
@@ -15,12 +16,12 @@ import (
 // annotate() by the model's primary key and selects its other fields). Each such column that
 // the query uses becomes one more group key: it cannot split a group, since the key decides it.
 // Only base-table columns qualify, as in PostgreSQL (not a subquery's or a view's).
-func (qc *QueryCtx) addDependentGroups(coll *aggCollector, sc *Scope, sel *pg.SelectStmt, nodes []*pg.Node, cols []int) {
-	if coll.sets != nil || len(coll.groups) == 0 {
+func (qc *QueryCtx) addDependentGroups(coll *bind.AggCollector, sc *Scope, sel *pg.SelectStmt, nodes []*pg.Node, cols []int) {
+	if coll.Sets != nil || len(coll.Groups) == 0 {
 		return
 	}
 	grouped := map[int]bool{}
-	for _, gc := range coll.groupCols {
+	for _, gc := range coll.GroupCols {
 		if gc >= 0 {
 			grouped[gc] = true
 		}
@@ -36,7 +37,7 @@ func (qc *QueryCtx) addDependentGroups(coll *aggCollector, sc *Scope, sel *pg.Se
 	b := qc.binder()
 	visit := func(n *pg.Node) {
 		Walk(n, func(x *pg.Node) bool {
-			if f := x.GetFuncCall(); f != nil && f.Over == nil && isAggregate(FuncName(f)) {
+			if f := x.GetFuncCall(); f != nil && f.Over == nil && bind.IsAggregate(FuncName(f)) {
 				return false // an aggregate's arguments need no group key
 			}
 			if cr := x.GetColumnRef(); cr != nil {
@@ -109,8 +110,8 @@ func (qc *QueryCtx) addDependentGroups(coll *aggCollector, sc *Scope, sel *pg.Se
 			continue
 		}
 		*c.Used = true
-		coll.groupKeys = append(coll.groupKeys, DeparseExpr(ColRefNode(c)))
-		coll.groupCols = append(coll.groupCols, i)
-		coll.groups = append(coll.groups, &exec.ColRef{Idx: i, T: c.T})
+		coll.GroupKeys = append(coll.GroupKeys, DeparseExpr(ColRefNode(c)))
+		coll.GroupCols = append(coll.GroupCols, i)
+		coll.Groups = append(coll.Groups, &exec.ColRef{Idx: i, T: c.T})
 	}
 }

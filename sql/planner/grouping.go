@@ -6,6 +6,7 @@ import (
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/sql/planner/bind"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -134,7 +135,7 @@ func (pb *postBinder) bindGrouping(args []*pg.Node, loc int32) (exec.Expr, error
 	for _, a := range args {
 		key := DeparseExpr(a)
 		found := -1
-		for i, k := range coll.groupKeys {
+		for i, k := range coll.GroupKeys {
 			if k == key {
 				found = i
 			}
@@ -144,7 +145,7 @@ func (pb *postBinder) bindGrouping(args []*pg.Node, loc int32) (exec.Expr, error
 		}
 		cols = append(cols, found)
 	}
-	ng := len(coll.groups)
+	ng := len(coll.Groups)
 	fnc := func(out *vec.Vector, args []*vec.Vector, i int) error {
 		gid := args[0].I64[i]
 		var r int64
@@ -156,8 +157,8 @@ func (pb *postBinder) bindGrouping(args []*pg.Node, loc int32) (exec.Expr, error
 		out.AppendInt(r)
 		return nil
 	}
-	if coll.sets == nil {
-		return exec.NewConst(intVec(0)), nil
+	if coll.Sets == nil {
+		return exec.NewConst(bind.IntVec(0)), nil
 	}
 	// the id column sits after the aggregates, whose number is known only
 	// when binding ends: refer to it through a placeholder remapped then
@@ -165,4 +166,4 @@ func (pb *postBinder) bindGrouping(args []*pg.Node, loc int32) (exec.Expr, error
 }
 
 // gidRef marks a reference to the grouping id column.
-const gidRef = winRefBase - 1
+const gidRef = bind.WinRefBase - 1

@@ -9,6 +9,7 @@ import (
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/sql/planner/laketypes"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -125,7 +126,7 @@ func AppendCatalogValue(v *vec.Vector, x any) error {
 		return exec.ParseInto(v, strconv.FormatBool(x), time.UTC, false)
 	case []byte:
 		if v.Type.ID == types.Array || v.Type.ID == types.Struct {
-			return appendDuckNested(v, string(x)) // nested_inlined.go
+			return laketypes.AppendDuckNested(v, string(x)) // laketypes/nested_inlined.go
 		}
 		if v.Type.ID == types.Bytea {
 			v.AppendString(string(x))
@@ -134,7 +135,7 @@ func AppendCatalogValue(v *vec.Vector, x any) error {
 		return exec.ParseInto(v, string(x), time.UTC, false)
 	case string:
 		if v.Type.ID == types.Array || v.Type.ID == types.Struct {
-			return appendDuckNested(v, x) // nested_inlined.go
+			return laketypes.AppendDuckNested(v, x) // laketypes/nested_inlined.go
 		}
 		return exec.ParseInto(v, x, time.UTC, false)
 	case time.Time:

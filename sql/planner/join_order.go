@@ -8,6 +8,7 @@ import (
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/sql/joinorder"
+	"github.com/lakepg/lakepg/sql/planner/estimate"
 )
 
 // Join order: the FROM items and the conjuncts over several of them become
@@ -40,7 +41,7 @@ func (qc *QueryCtx) orderJoins(items []*Source, preds []*pred) (*Source, error) 
 	est := qc.planEstimator()
 	g := joinorder.Graph{Rows: make([]float64, n), Names: make([]string, n)}
 	for i, it := range items {
-		g.Rows[i], g.Names[i] = math.Max(1, est.n(it.op)), it.key()
+		g.Rows[i], g.Names[i] = math.Max(1, est.N(it.op)), it.key()
 	}
 	var edges []joinEdge
 	for _, p := range preds {
@@ -59,7 +60,7 @@ func (qc *QueryCtx) orderJoins(items []*Source, preds []*pred) (*Source, error) 
 			}
 			if ok {
 				e.equal, e.a, e.b = true, a, b
-				e.ndvA, e.ndvB = est.exprColumn(lk, items[a].op).ndv, est.exprColumn(rk, items[b].op).ndv
+				e.ndvA, e.ndvB = est.ExprColumn(lk, items[a].op).NDV, est.ExprColumn(rk, items[b].op).NDV
 				e.sel = equiSelectivity(e.ndvA, e.ndvB, g.Rows[a], g.Rows[b])
 				if k := keyDomain(est, lk, items[a].op, rk, items[b].op); k > 0 {
 					e.sel = 1 / k
@@ -180,12 +181,12 @@ func equiSelectivity(ndvA, ndvB, rowsA, rowsB float64) float64 {
 // date_dim's 73,049 dates), and the dimension's filter picks rows of that
 // part (a year of sales), so counting the whole domain took store_sales ⋈
 // a year of dates for 5,000 rows instead of 550,000 and built it.
-func keyDomain(est *estimator, lk exec.Expr, l exec.Operator, rk exec.Expr, r exec.Operator) float64 {
+func keyDomain(est *estimate.Estimator, lk exec.Expr, l exec.Operator, rk exec.Expr, r exec.Operator) float64 {
 	unique := func(k exec.Expr, op exec.Operator) float64 {
 		base := unfiltered(op)
-		n := est.n(base)
-		if ci := est.exprColumn(k, base); n > 0 && ci.ndv >= n {
-			return ci.ndv
+		n := est.N(base)
+		if ci := est.ExprColumn(k, base); n > 0 && ci.NDV >= n {
+			return ci.NDV
 		}
 		return 0
 	}
@@ -197,7 +198,7 @@ func keyDomain(est *estimator, lk exec.Expr, l exec.Operator, rk exec.Expr, r ex
 	if b > 0 {
 		d, fk, fop = b, lk, l
 	}
-	if ndv := est.exprColumn(fk, unfiltered(fop)).ndv; ndv > 0 && ndv < d {
+	if ndv := est.ExprColumn(fk, unfiltered(fop)).NDV; ndv > 0 && ndv < d {
 		return ndv
 	}
 	return d
@@ -226,11 +227,11 @@ func compositeKeys(edges []joinEdge, rows []float64) {
 		if !e.equal || e.sel == 1 {
 			continue
 		}
-		ndvA, ndvB, n := orRows(e.ndvA, rows[e.a]), orRows(e.ndvB, rows[e.b]), 1
+		ndvA, ndvB, n := estimate.OrRows(e.ndvA, rows[e.a]), estimate.OrRows(e.ndvB, rows[e.b]), 1
 		for j := i + 1; j < len(edges); j++ {
 			o := &edges[j]
 			if o.equal && o.a == e.a && o.b == e.b {
-				ndvA, ndvB = ndvA*orRows(o.ndvA, rows[e.a]), ndvB*orRows(o.ndvB, rows[e.b])
+				ndvA, ndvB = ndvA*estimate.OrRows(o.ndvA, rows[e.a]), ndvB*estimate.OrRows(o.ndvB, rows[e.b])
 				o.sel, n = 1, n+1
 			}
 		}
@@ -238,14 +239,6 @@ func compositeKeys(edges []joinEdge, rows []float64) {
 			e.sel = 1 / math.Max(1, math.Max(math.Min(ndvA, rows[e.a]), math.Min(ndvB, rows[e.b])))
 		}
 	}
-}
-
-// orRows is a key's distinct values, or its item's rows when unknown.
-func orRows(ndv, rows float64) float64 {
-	if ndv > 0 {
-		return ndv
-	}
-	return math.Max(1, rows)
 }
 
 // inFromOrder puts the columns of a join of items back in the order of
@@ -282,13 +275,13 @@ func (qc *QueryCtx) inFromOrder(cur *Source, items []*Source, order []int) *Sour
 
 // planEstimator is the estimator join ordering uses for this statement:
 // catalog figures, no footer read while planning; only a small table
-// filtered on text is read, to count it (estimate_exact.go).
-func (qc *QueryCtx) planEstimator() *estimator {
+// filtered on text is read, to count it (estimate/estimate_exact.go).
+func (qc *QueryCtx) planEstimator() *estimate.Estimator {
 	if qc.est == nil {
 		qc.est = newEstimator(qc.ctx, qc.s)
-		qc.est.catalogOnly = true
+		qc.est.CatalogOnly = true
 		if !qc.DescribeOnly {
-			qc.est.env = qc.env
+			qc.est.Env = qc.env
 		}
 	}
 	return qc.est

@@ -4,6 +4,7 @@ import (
 	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/sql/planner/optree"
 	"github.com/lakepg/lakepg/sql/pruning"
 	"github.com/lakepg/lakepg/types"
 )
@@ -25,7 +26,7 @@ import (
 
 // minMaxFromStats rewrites, in op's tree, each such aggregate's scan.
 func (s *Session) minMaxFromStats(op exec.Operator) {
-	for _, in := range inputs(op) {
+	for _, in := range optree.Inputs(op) {
 		s.minMaxFromStats(*in)
 	}
 	h, ok := op.(*exec.HashAgg)

@@ -216,7 +216,7 @@ func rejectsNulls(c *pg.Node, src *Source) bool {
 		if cr == nil {
 			continue
 		}
-		if t, col, ok := refNames(cr); ok && src.Sc.resolves(t, col) {
+		if t, col, ok := refNames(cr); ok && src.Sc.Resolves(t, col) {
 			return true
 		}
 	}

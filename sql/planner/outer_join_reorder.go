@@ -107,7 +107,7 @@ func (qc *QueryCtx) onScope(j *pg.JoinExpr, l *Source) *Source {
 	if !ok {
 		return l
 	}
-	sc := &Scope{Cols: make([]ScopeCol, len(l.Sc.Cols)), shadow: l.Sc.shadow}
+	sc := &Scope{Cols: make([]ScopeCol, len(l.Sc.Cols)), Shadow: l.Sc.Shadow}
 	for i, c := range l.Sc.Cols {
 		if c.Table != reach[0] && c.Table != reach[1] {
 			c.Table, c.Name = "\x00", "\x00"
@@ -124,7 +124,7 @@ func onScopeRestored(out, l *Source) *Source {
 	if out == nil || len(out.Sc.Cols) < len(l.Sc.Cols) {
 		return out
 	}
-	sc := &Scope{Cols: append(append([]ScopeCol{}, l.Sc.Cols...), out.Sc.Cols[len(l.Sc.Cols):]...), shadow: out.Sc.shadow}
+	sc := &Scope{Cols: append(append([]ScopeCol{}, l.Sc.Cols...), out.Sc.Cols[len(l.Sc.Cols):]...), Shadow: out.Sc.Shadow}
 	o := *out
 	o.Sc = sc
 	return &o

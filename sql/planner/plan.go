@@ -11,6 +11,9 @@ import (
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/sql/pgcatalog"
+	"github.com/lakepg/lakepg/sql/planner/bind"
+	"github.com/lakepg/lakepg/sql/planner/estimate"
+	"github.com/lakepg/lakepg/sql/planner/optree"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -47,7 +50,7 @@ type QueryCtx struct {
 	// while planning (EXPLAIN prints them)
 	chains map[*exec.Parallel]exec.Operator
 	// est estimates rows for join ordering (join_order.go)
-	est *estimator
+	est *estimate.Estimator
 	// joins and rulesFired are for EXPLAIN (VERBOSE) (rules.go)
 	joins      []joinBlock
 	rulesFired map[string]int
@@ -63,6 +66,9 @@ type QueryCtx struct {
 	// functions, made once for the metadata it was made for (CatalogContext)
 	catalog *pgcatalog.Context
 }
+
+// Context is the context of the statement being planned.
+func (qc *QueryCtx) Context() context.Context { return qc.ctx }
 
 // CteDef is a WITH entry; each reference plans it afresh (inlining), which
 // keeps scans pruned per use.
@@ -138,10 +144,10 @@ func (s *Session) PlanQuery(ctx context.Context, sel *pg.SelectStmt, p *Params, 
 	if !describeOnly && qc.ruleOn(ruleEagerAggregation) {
 		qc.eagerAggregation(q.Op)
 	}
-	q.Op, _ = pruneColumns(q.Op, all(len(q.Cols)))
+	q.Op, _ = optree.PruneColumns(q.Op, optree.All(len(q.Cols)))
 	if !describeOnly {
 		qc.dynamicFilters(q.Op)
-		if err := FoldErrors(qc.env, q.Op); err != nil {
+		if err := optree.FoldErrors(qc.env, q.Op); err != nil {
 			return nil, err
 		}
 		s.minMaxFromStats(q.Op)
@@ -150,7 +156,7 @@ func (s *Session) PlanQuery(ctx context.Context, sel *pg.SelectStmt, p *Params, 
 		if q.chains == nil {
 			q.chains = map[*exec.Parallel]exec.Operator{}
 		}
-		q.Op = parallelize(q.Op, q.chains)
+		q.Op = optree.Parallelize(q.Op, q.chains)
 		q.Op = s.Host.Admit(q.Op, q.chains)
 	}
 	return q, nil
@@ -256,7 +262,7 @@ func (qc *QueryCtx) planSetOp(sel *pg.SelectStmt) (*query, error) {
 		le := exec.Expr(&exec.ColRef{Idx: i, T: l.Cols[i].Type})
 		re := exec.Expr(&exec.ColRef{Idx: i, T: r.Cols[i].Type})
 		lo, ro := setOpOperand(sel.Larg, i, le), setOpOperand(sel.Rarg, i, re)
-		t, err := commonType([]exec.Expr{lo, ro}, opName, -1)
+		t, err := bind.CommonType([]exec.Expr{lo, ro}, opName, -1)
 		if err != nil {
 			return nil, err
 		}

@@ -66,15 +66,6 @@ func refNames(cr *pg.ColumnRef) (string, string, bool) {
 	return names[len(names)-2], names[len(names)-1], true
 }
 
-func (sc *Scope) resolves(table, col string) bool {
-	for _, c := range sc.Cols {
-		if c.Name == col && (table == "" && (!c.Hidden || c.System) || table != "" && c.Table == table) {
-			return true
-		}
-	}
-	return false
-}
-
 // refItems returns which items the column references of n resolve to;
 // outer is true when some reference resolves in none of them.
 func refItems(n *pg.Node, items []*Source) (map[int]bool, bool) {
@@ -87,7 +78,7 @@ func refItems(n *pg.Node, items []*Source) (map[int]bool, bool) {
 		}
 		hit := false
 		for i, it := range items {
-			if it.Sc.resolves(t, c) {
+			if it.Sc.Resolves(t, c) {
 				set[i] = true
 				hit = true
 			}
@@ -575,7 +566,7 @@ func (qc *QueryCtx) equiKeys(n *pg.Node, ls, rs *Scope) (exec.Expr, exec.Expr, b
 		}
 		for _, cr := range crs {
 			t, c, ok := refNames(cr)
-			if !ok || !sc.resolves(t, c) {
+			if !ok || !sc.Resolves(t, c) {
 				return false
 			}
 		}
@@ -598,7 +589,7 @@ func (qc *QueryCtx) equiKeys(n *pg.Node, ls, rs *Scope) (exec.Expr, exec.Expr, b
 	if err != nil {
 		return nil, nil, false, err
 	}
-	cmp, err := b.binaryOp("=", le, re, a.Location)
+	cmp, err := b.BinaryOp("=", le, re, a.Location)
 	if err != nil {
 		return nil, nil, false, err
 	}

@@ -11,6 +11,8 @@ import (
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/sql/planner/bind"
+	"github.com/lakepg/lakepg/sql/planner/optree"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -143,7 +145,7 @@ func (qc *QueryCtx) joinCorrelated(cur, inner *Source, preds []*pg.Node) ([]exec
 // own columns shadow the outer ones, as SQL scoping requires.
 func innerFirst(inner, outer *Scope) *Scope {
 	sc := concatScope(inner, outer)
-	sc.shadow = len(inner.Cols)
+	sc.Shadow = len(inner.Cols)
 	return sc
 }
 
@@ -346,7 +348,7 @@ func correlatedResidual(lkeys, rkeys []exec.Expr, extra exec.Expr, nOuter int) e
 // keyPair casts two join keys to a common type.
 func (qc *QueryCtx) keyPair(l, r exec.Expr) (exec.Expr, exec.Expr, error) {
 	b := qc.binder()
-	cmp, err := b.binaryOp("=", l, r, -1)
+	cmp, err := b.BinaryOp("=", l, r, -1)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -504,7 +506,7 @@ func (qc *QueryCtx) scalarSubLinkJoin(cur *Source, sl *pg.SubLink, sel *pg.Selec
 			return nil, err
 		}
 		ref := qc.subCols[proxy]
-		qc.subCols[sl] = &exec.Coalesce{Args: []exec.Expr{ref, emptyArray(ref.Type())}, T: ref.Type()}
+		qc.subCols[sl] = &exec.Coalesce{Args: []exec.Expr{ref, bind.EmptyArray(ref.Type())}, T: ref.Type()}
 		return out, nil
 	case pg.SubLinkType_EXISTS_SUBLINK:
 		s2, ok := existsShape(sel, true)
@@ -558,11 +560,11 @@ func (qc *QueryCtx) scalarJoin(cur *Source, sl *pg.SubLink, sel *pg.SelectStmt) 
 	}
 	// group the inner rows by their correlation keys, then left-join
 	n := len(rkeys)
-	coll := &aggCollector{}
+	coll := &bind.AggCollector{}
 	for i, k := range rkeys {
-		coll.groups = append(coll.groups, k)
-		coll.groupKeys = append(coll.groupKeys, "\x00key"+Itoa(i))
-		coll.groupCols = append(coll.groupCols, -1)
+		coll.Groups = append(coll.Groups, k)
+		coll.GroupKeys = append(coll.GroupKeys, "\x00key"+Itoa(i))
+		coll.GroupCols = append(coll.GroupCols, -1)
 	}
 	pb := &postBinder{Binder: Binder{Sess: qc.s, Env: qc.env, Params: qc.params, Aggs: coll, Qc: qc}, coll: coll, in: cr.inner.Sc}
 	val, err := bindScalarValue(pb, target, false)
@@ -574,10 +576,10 @@ func (qc *QueryCtx) scalarJoin(cur *Source, sl *pg.SubLink, sel *pg.SelectStmt) 
 	var keyFilter *exec.InJoinBuild
 	innerOp := cr.inner.op
 	if cur.rows <= cr.inner.rows {
-		keyFilter = &exec.InJoinBuild{Keys: cloneExprs(rkeys)}
+		keyFilter = &exec.InJoinBuild{Keys: optree.CloneExprs(rkeys)}
 		innerOp = &exec.Filter{Env: qc.env, Input: innerOp, Pred: keyFilter}
 	}
-	op := coll.plan(qc.env, innerOp, nil, nil)
+	op := coll.Plan(qc.env, innerOp, nil, nil)
 	outs := []exec.Expr{}
 	for i := 0; i < n; i++ {
 		outs = append(outs, &exec.ColRef{Idx: i, T: rkeys[i].Type()})
@@ -655,12 +657,12 @@ func (qc *QueryCtx) scalarJoinGeneral(cur *Source, cr *correlated, sl *pg.SubLin
 	nJS := len(js.Cols)
 	var groups []exec.Expr
 	groups = append(groups, &exec.ColRef{Idx: nOuter, T: types.Int64T})
-	coll := &aggCollector{groups: []exec.Expr{groups[0]}, groupKeys: []string{"\x00rn"}, groupCols: []int{-1}}
+	coll := &bind.AggCollector{Groups: []exec.Expr{groups[0]}, GroupKeys: []string{"\x00rn"}, GroupCols: []int{-1}}
 	for i, c := range cur.Sc.Cols {
 		groups = append(groups, &exec.ColRef{Idx: i, T: c.T})
-		coll.groups = append(coll.groups, groups[len(groups)-1])
-		coll.groupKeys = append(coll.groupKeys, "\x00outer"+Itoa(i))
-		coll.groupCols = append(coll.groupCols, nJS+i) // its place in pb.in
+		coll.Groups = append(coll.Groups, groups[len(groups)-1])
+		coll.GroupKeys = append(coll.GroupKeys, "\x00outer"+Itoa(i))
+		coll.GroupCols = append(coll.GroupCols, nJS+i) // its place in pb.in
 	}
 	// the value binds over inner ++ marker, then the outer columns
 	pb := &postBinder{Binder: Binder{Sess: qc.s, Env: qc.env, Params: qc.params, Aggs: coll, Qc: qc}, coll: coll, in: innerFirst(js, cur.Sc)}
@@ -670,7 +672,7 @@ func (qc *QueryCtx) scalarJoinGeneral(cur *Source, cr *correlated, sl *pg.SubLin
 	}
 	shift := nOuter + 1
 	ng := len(groups)
-	op := coll.plan(qc.env, join, groups, func(e exec.Expr) exec.Expr {
+	op := coll.Plan(qc.env, join, groups, func(e exec.Expr) exec.Expr {
 		return exec.MapColumns(e, func(i int) int {
 			if i < nJS {
 				return i + shift
@@ -683,7 +685,7 @@ func (qc *QueryCtx) scalarJoinGeneral(cur *Source, cr *correlated, sl *pg.SubLin
 	for i, c := range cur.Sc.Cols {
 		outs = append(outs, &exec.ColRef{Idx: i + 1, T: c.T})
 	}
-	outs = append(outs, exec.MapColumns(val, func(i int) int { return i + ng - len(coll.groups) }))
+	outs = append(outs, exec.MapColumns(val, func(i int) int { return i + ng - len(coll.Groups) }))
 	op = &exec.Sort{Input: op, Keys: []exec.SortKey{{Col: 0}}} // keep outer row order
 	op = &exec.Project{Env: qc.env, Input: op, Exprs: outs}
 	sc := &Scope{Cols: append([]ScopeCol{}, cur.Sc.Cols...)}
@@ -706,7 +708,7 @@ func countStarToMarker(n *pg.Node) *pg.Node {
 	Walk(c, func(x *pg.Node) bool {
 		f := x.GetFuncCall()
 		switch {
-		case f == nil || f.Over != nil || !isAggregate(FuncName(f)):
+		case f == nil || f.Over != nil || !bind.IsAggregate(FuncName(f)):
 		case f.AggStar && FuncName(f) == "count":
 			f.AggStar = false
 			f.Args = []*pg.Node{marker}
@@ -733,13 +735,13 @@ func int64Vec(x int64) *vec.Vector {
 // (It may fill a WITH query the statement reads again: TPC-H Q15's max
 // over its CTE ran on one core and read every column of lineitem.)
 func (qc *QueryCtx) runSubquery(q *query) (*vec.Batch, error) {
-	q.Op, _ = pruneColumns(q.Op, all(len(q.Cols)))
+	q.Op, _ = optree.PruneColumns(q.Op, optree.All(len(q.Cols)))
 	qc.dynamicFilters(q.Op)
 	qc.s.minMaxFromStats(q.Op)
 	if qc.chains == nil {
 		qc.chains = map[*exec.Parallel]exec.Operator{}
 	}
-	q.Op = parallelize(q.Op, qc.chains)
+	q.Op = optree.Parallelize(q.Op, qc.chains)
 	defer q.Op.Close()
 	out := vec.NewBatch(opTypes(q), 1)
 	err := exec.Drain(context.WithoutCancel(qc.ctx), q.Op, func(b *vec.Batch) error {
@@ -762,13 +764,9 @@ func opTypes(q *query) []types.T {
 	return ts
 }
 
-// bindSubLink binds a subquery inside an expression: a prepared correlated
-// join column, or an uncorrelated subquery run once.
-func (b *Binder) bindSubLink(sl *pg.SubLink, sc *Scope) (exec.Expr, error) {
-	qc := b.Qc
-	if qc == nil {
-		return nil, ErrAt(pgerr.New(pgerr.FeatureNotSupported, "subqueries are not allowed here"), sl.Location)
-	}
+// BindSubLink binds a subquery inside an expression for b: a prepared
+// correlated join column, or an uncorrelated subquery run once.
+func (qc *QueryCtx) BindSubLink(b *Binder, sl *pg.SubLink, sc *Scope) (exec.Expr, error) {
 	if e, ok := qc.subCols[sl]; ok {
 		return e, nil
 	}
@@ -832,18 +830,18 @@ func (b *Binder) bindSubLink(sl *pg.SubLink, sc *Scope) (exec.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		val := arrayOfRows(rows, at)
-		return constOf(at, func(v *vec.Vector) { v.AppendString(val) }), nil
+		val := bind.ArrayOfRows(rows, at)
+		return bind.ConstOf(at, func(v *vec.Vector) { v.AppendString(val) }), nil
 	case pg.SubLinkType_EXISTS_SUBLINK:
 		if qc.DescribeOnly {
 			q.Op.Close()
-			return exec.NewConst(boolVec(false)), nil
+			return exec.NewConst(bind.BoolVec(false)), nil
 		}
 		rows, err := qc.runSubquery(&query{Op: &exec.Limit{Input: q.Op, Count: 1}, Cols: q.Cols})
 		if err != nil {
 			return nil, err
 		}
-		return exec.NewConst(boolVec(rows.N > 0)), nil
+		return exec.NewConst(bind.BoolVec(rows.N > 0)), nil
 	case pg.SubLinkType_ANY_SUBLINK, pg.SubLinkType_ALL_SUBLINK:
 		if len(q.Cols) != 1 {
 			q.Op.Close()
@@ -867,7 +865,7 @@ func (b *Binder) bindSubLink(sl *pg.SubLink, sc *Scope) (exec.Expr, error) {
 		// x op ANY(set) is an OR of comparisons; ALL an AND (NULLs as SQL says)
 		var terms []exec.Expr
 		for i := 0; i < rows.N; i++ {
-			c, err := b.binaryOp(op, left, exec.NewConst(vec.Constant(rows.Vecs[0], i, 1)), sl.Location)
+			c, err := b.BinaryOp(op, left, exec.NewConst(vec.Constant(rows.Vecs[0], i, 1)), sl.Location)
 			if err != nil {
 				return nil, err
 			}
@@ -875,7 +873,7 @@ func (b *Binder) bindSubLink(sl *pg.SubLink, sc *Scope) (exec.Expr, error) {
 		}
 		all := sl.SubLinkType == pg.SubLinkType_ALL_SUBLINK
 		if len(terms) == 0 {
-			return exec.NewConst(boolVec(all)), nil
+			return exec.NewConst(bind.BoolVec(all)), nil
 		}
 		return &exec.Logic{And: all, Args: terms}, nil
 	}
@@ -903,9 +901,9 @@ func (qc *QueryCtx) correlatedKeys(n *pg.Node, outer, inner *Scope) (exec.Expr, 
 			}
 			k := 0
 			switch {
-			case inner.resolves(t, c):
+			case inner.Resolves(t, c):
 				k = 1
-			case outer.resolves(t, c):
+			case outer.Resolves(t, c):
 				k = 2
 			}
 			if k == 0 || (s >= 0 && s != k) {
@@ -1048,16 +1046,16 @@ func bindScalarValue(pb *postBinder, target *pg.Node, marker bool) (exec.Expr, e
 		return n
 	}
 	if ContainsAgg(target) {
-		return pb.bindPost(fix(target))
+		return pb.BindPost(fix(target))
 	}
 	call := func(name string, args []*pg.Node, star bool) *pg.Node {
 		return &pg.Node{Node: &pg.Node_FuncCall{FuncCall: &pg.FuncCall{Funcname: []*pg.Node{pg.MakeStrNode(name)}, Args: args, AggStar: star, Location: -1}}}
 	}
-	v, err := pb.bindPost(call("min", []*pg.Node{target}, false))
+	v, err := pb.BindPost(call("min", []*pg.Node{target}, false))
 	if err != nil {
 		return nil, err
 	}
-	n, err := pb.bindPost(fix(call("count", nil, true)))
+	n, err := pb.BindPost(fix(call("count", nil, true)))
 	if err != nil {
 		return nil, err
 	}

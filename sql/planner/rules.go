@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/lakepg/lakepg/sql/planner/estimate"
 )
 
 // The planner's rewrites are named rules: each can be switched off for a
@@ -31,7 +33,7 @@ const (
 
 // Rules are the rule names in the order the planner applies them.
 var Rules = []string{ruleSharedDerived, ruleSharedSubqueries, RuleFactorOr, ruleOrRanges, ruleConstantFalse, RuleSubqueryPushdown, ruleCTESharedFilter, ruleOuterJoinReorder, ruleOuterToInner,
-	RuleOuterPushdown, ruleImpliedCondition, RuleJoinOrder, ruleEagerAggregation, ruleSetOpDistinct, ruleWindowOrder, ruleDynamicFilters, ruleNDVSketches}
+	RuleOuterPushdown, ruleImpliedCondition, RuleJoinOrder, ruleEagerAggregation, ruleSetOpDistinct, ruleWindowOrder, ruleDynamicFilters, estimate.RuleNDVSketches}
 
 // CheckDisabledRules validates a lakepg.disabled_rules value.
 func CheckDisabledRules(v string) error {
@@ -54,8 +56,11 @@ func splitRuleList(v string) []string {
 }
 
 // ruleOn reports whether the session leaves rule name on.
-func (qc *QueryCtx) ruleOn(name string) bool {
-	v := qc.s.Settings["lakepg.disabled_rules"]
+func (qc *QueryCtx) ruleOn(name string) bool { return qc.s.ruleOn(name) }
+
+// ruleOn reports whether the session leaves rule name on.
+func (s *Session) ruleOn(name string) bool {
+	v := s.Settings["lakepg.disabled_rules"]
 	return v == "" || !slices.Contains(splitRuleList(v), name)
 }
 

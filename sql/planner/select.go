@@ -8,6 +8,7 @@ import (
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/sql/planner/bind"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -44,7 +45,7 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*query, error) {
 	op := src.op
 	sc := src.Sc
 	if sel.WhereClause != nil {
-		if err := b.outerAggInWhere(sel.WhereClause, sc); err != nil { // outer_agg.go
+		if err := b.OuterAggInWhere(sel.WhereClause, sc); err != nil { // bind/outer_agg.go
 			return nil, err
 		}
 	}
@@ -53,8 +54,8 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*query, error) {
 	type target struct {
 		node *pg.Node
 		name string
-		col  int       // >= 0 for expanded stars: scope column
-		orig colOrigin // a plain column of a lake table
+		col  int            // >= 0 for expanded stars: scope column
+		orig bind.ColOrigin // a plain column of a lake table
 	}
 	var targets []target
 	for _, t := range sel.TargetList {
@@ -106,14 +107,14 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*query, error) {
 	}
 
 	names := make([]string, len(targets))
-	origins := make([]colOrigin, len(targets))
+	origins := make([]bind.ColOrigin, len(targets))
 	for i, t := range targets {
 		names[i], origins[i] = t.name, t.orig
 	}
-	wc := &windowCollector{named: map[string]*pg.WindowDef{}}
+	wc := &bind.WindowCollector{Named: map[string]*pg.WindowDef{}}
 	for _, w := range sel.WindowClause {
 		if d := w.GetWindowDef(); d != nil {
-			wc.named[d.Name] = d
+			wc.Named[d.Name] = d
 		}
 	}
 	hasAgg := len(sel.GroupClause) > 0 || sel.HavingClause != nil
@@ -127,8 +128,8 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*query, error) {
 			hasAgg = true
 		}
 	}
-	// aggregates of this query inside its subqueries group it too (outer_agg.go)
-	outerAggs := b.outerAggregates(sel, sc)
+	// aggregates of this query inside its subqueries group it too (bind/outer_agg.go)
+	outerAggs := b.OuterAggregates(sel, sc)
 	if outerAggs != nil {
 		hasAgg = true
 	}
@@ -155,7 +156,7 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*query, error) {
 			return nil, err
 		}
 		op, sc = src.op, src.Sc
-		coll := &aggCollector{}
+		coll := &bind.AggCollector{}
 		// group keys: ordinals and output names refer to the target list
 		resolveGroup := func(g *pg.Node) (*pg.Node, error) {
 			gn := g
@@ -186,7 +187,7 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*query, error) {
 		if err != nil {
 			return nil, err
 		}
-		coll.sets = sets
+		coll.Sets = sets
 		for _, gn := range groupNodes {
 			gb := qc.binder()
 			gb.NoAggMsg = "aggregate functions are not allowed in GROUP BY"
@@ -194,13 +195,13 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*query, error) {
 			if err != nil {
 				return nil, err
 			}
-			coll.groupKeys = append(coll.groupKeys, DeparseExpr(gn))
+			coll.GroupKeys = append(coll.GroupKeys, DeparseExpr(gn))
 			col := -1
 			if cr, ok := e.(*exec.ColRef); ok {
 				col = cr.Idx
 			}
-			coll.groupCols = append(coll.groupCols, col)
-			coll.groups = append(coll.groups, e)
+			coll.GroupCols = append(coll.GroupCols, col)
+			coll.Groups = append(coll.Groups, e)
 		}
 		{
 			var nodes []*pg.Node // the select list as nodes, stars as columns
@@ -215,7 +216,7 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*query, error) {
 			qc.addDependentGroups(coll, sc, sel, nodes, cols) // groupby_pk.go
 		}
 		pb := &postBinder{Binder: Binder{Sess: s, Env: env, Params: p, Aggs: coll, Qc: qc, Win: wc}, coll: coll, in: sc}
-		bindOut = pb.bindPost
+		bindOut = pb.BindPost
 		windowTests, err := qc.windowTestSubLinks(append(targetNodes[:len(targetNodes):len(targetNodes)], orderNodes...), sc)
 		if err != nil {
 			return nil, err
@@ -224,7 +225,7 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*query, error) {
 		if err != nil {
 			return nil, err
 		}
-		late, err := qc.planWindowTests(windowTests, grouped.sc, grouped.beyond, pb.bindPost)
+		late, err := qc.planWindowTests(windowTests, grouped.sc, grouped.beyond, pb.BindPost)
 		if err != nil {
 			return nil, err
 		}
@@ -232,9 +233,9 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*query, error) {
 			var e exec.Expr
 			var err error
 			if t.node == nil {
-				e, err = pb.bindPost(ColRefNode(sc.Cols[t.col]))
+				e, err = pb.BindPost(ColRefNode(sc.Cols[t.col]))
 			} else {
-				e, err = pb.bindPost(t.node)
+				e, err = pb.BindPost(t.node)
 			}
 			if err != nil {
 				return nil, err
@@ -244,7 +245,7 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*query, error) {
 		var having exec.Expr
 		if sel.HavingClause != nil {
 			pb.Win = nil
-			h, err := pb.bindPost(sel.HavingClause)
+			h, err := pb.BindPost(sel.HavingClause)
 			pb.Win = wc
 			if err != nil {
 				return nil, err
@@ -258,17 +259,17 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*query, error) {
 		if err != nil {
 			return nil, err
 		}
-		op = coll.plan(env, op, nil, nil)
+		op = coll.Plan(env, op, nil, nil)
 		// everything bound over the groups may hold the placeholders for the
 		// grouping id and for grouped subqueries: the select list, ORDER BY,
 		// HAVING, and the window functions' inputs (their PARTITION BY,
 		// ORDER BY and arguments, which run over the aggregate's output too)
 		tests := late.tests()
-		above := [][]exec.Expr{outExprs, sortExprs, wc.exprs, tests}
-		if coll.gid != nil {
+		above := [][]exec.Expr{outExprs, sortExprs, wc.Exprs, tests}
+		if coll.Gid != nil {
 			remap := func(i int) int {
 				if i == gidRef {
-					return coll.gid.Idx
+					return coll.Gid.Idx
 				}
 				return i
 			}
@@ -347,23 +348,17 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*query, error) {
 
 // placeWindows puts the window operators above op and rewrites the
 // expressions that refer to window results (in place).
-func placeWindows(wc *windowCollector, env *exec.Env, op exec.Operator, lists ...[]exec.Expr) exec.Operator {
-	if len(wc.specs) == 0 {
+func placeWindows(wc *bind.WindowCollector, env *exec.Env, op exec.Operator, lists ...[]exec.Expr) exec.Operator {
+	if len(wc.Specs) == 0 {
 		return op
 	}
-	op, remap := wc.plan(env, op, len(op.Types()))
+	op, remap := wc.Plan(env, op, len(op.Types()))
 	for _, l := range lists {
 		for i, e := range l {
 			l[i] = exec.MapColumns(e, remap)
 		}
 	}
 	return op
-}
-
-func intVec(x int64) *vec.Vector {
-	v := vec.New(types.Int32T, 1)
-	v.AppendInt(x)
-	return v
 }
 
 func ColRefNode(c ScopeCol) *pg.Node {
@@ -531,7 +526,7 @@ func (s *Session) finish(sel *pg.SelectStmt, b *Binder, op exec.Operator, names 
 	}
 	cols := make([]Column, len(outs))
 	for i, e := range outs {
-		cols[i] = Column{Name: names[i], Type: e.Type(), Rec: recordFields(e)}
+		cols[i] = Column{Name: names[i], Type: e.Type(), Rec: bind.RecordFields(e)}
 	}
 	return &query{Op: op, Cols: cols, scans: scans}, nil
 }
@@ -593,7 +588,7 @@ func (s *Session) planValues(b *Binder, lists []*pg.Node) (*query, error) {
 		for _, r := range rows {
 			col = append(col, r[c])
 		}
-		t, err := commonType(col, "VALUES", -1)
+		t, err := bind.CommonType(col, "VALUES", -1)
 		if err != nil {
 			return nil, err
 		}
@@ -607,8 +602,6 @@ func (s *Session) planValues(b *Binder, lists []*pg.Node) (*query, error) {
 	}
 	return &query{Op: &exec.Values{Env: b.Env, Rows: rows, T: ts}, Cols: cols}, nil
 }
-
-func Itoa(i int) string { return string(types.AppendInt(nil, int64(i))) }
 
 func TargetName(rt *pg.ResTarget) string {
 	if rt.Name != "" {
@@ -692,111 +685,19 @@ func exprName(n *pg.Node) string {
 	return "?column?"
 }
 
-func ContainsAgg(n *pg.Node) bool {
-	if n == nil {
-		return false
-	}
-	found := false
-	Walk(n, func(x *pg.Node) bool {
-		if f := x.GetFuncCall(); f != nil {
-			if isAggregate(FuncName(f)) && f.Over == nil {
-				found = true
-				return false
-			}
-		}
-		return !found
-	})
-	return found
-}
-
-// Walk visits expression nodes depth-first (not into subqueries, only
-// into a subquery test's left operand).
-func Walk(n *pg.Node, fn func(*pg.Node) bool) {
-	if n == nil || !fn(n) {
-		return
-	}
-	switch x := n.Node.(type) {
-	case *pg.Node_AExpr:
-		Walk(x.AExpr.Lexpr, fn)
-		Walk(x.AExpr.Rexpr, fn)
-	case *pg.Node_BoolExpr:
-		for _, a := range x.BoolExpr.Args {
-			Walk(a, fn)
-		}
-	case *pg.Node_FuncCall:
-		for _, a := range x.FuncCall.Args {
-			Walk(a, fn)
-		}
-	case *pg.Node_TypeCast:
-		Walk(x.TypeCast.Arg, fn)
-	case *pg.Node_NullTest:
-		Walk(x.NullTest.Arg, fn)
-	case *pg.Node_List:
-		for _, a := range x.List.Items {
-			Walk(a, fn)
-		}
-	case *pg.Node_CaseExpr:
-		Walk(x.CaseExpr.Arg, fn)
-		for _, a := range x.CaseExpr.Args {
-			Walk(a, fn)
-		}
-		Walk(x.CaseExpr.Defresult, fn)
-	case *pg.Node_CaseWhen:
-		Walk(x.CaseWhen.Expr, fn)
-		Walk(x.CaseWhen.Result, fn)
-	case *pg.Node_CoalesceExpr:
-		for _, a := range x.CoalesceExpr.Args {
-			Walk(a, fn)
-		}
-	case *pg.Node_BooleanTest:
-		Walk(x.BooleanTest.Arg, fn)
-	case *pg.Node_AIndirection:
-		Walk(x.AIndirection.Arg, fn)
-		for _, ind := range x.AIndirection.Indirection {
-			if ai := ind.GetAIndices(); ai != nil {
-				Walk(ai.Lidx, fn)
-				Walk(ai.Uidx, fn)
-			}
-		}
-	case *pg.Node_MinMaxExpr:
-		// GREATEST/LEAST: a column or aggregate inside counts (a
-		// conjunct over another table's column was placed on one table)
-		for _, a := range x.MinMaxExpr.Args {
-			Walk(a, fn)
-		}
-	case *pg.Node_RowExpr:
-		for _, a := range x.RowExpr.Args {
-			Walk(a, fn)
-		}
-	case *pg.Node_AArrayExpr:
-		for _, a := range x.AArrayExpr.Elements {
-			Walk(a, fn)
-		}
-	case *pg.Node_CollateClause:
-		Walk(x.CollateClause.Arg, fn)
-	case *pg.Node_NamedArgExpr:
-		Walk(x.NamedArgExpr.Arg, fn)
-	case *pg.Node_SubLink:
-		// the left operand of IN/ANY/ALL belongs to this query level
-		// (an aggregate there aggregates this query's rows); the
-		// subquery itself does not
-		Walk(x.SubLink.Testexpr, fn)
-	}
-}
-
 // postBinder binds expressions above an aggregation: group keys and
 // aggregates become references to the aggregate's output.
 type postBinder struct {
 	Binder
-	coll *aggCollector
+	coll *bind.AggCollector
 	in   *Scope
 }
 
-func (pb *postBinder) bindPost(n *pg.Node) (exec.Expr, error) {
+func (pb *postBinder) BindPost(n *pg.Node) (exec.Expr, error) {
 	key := DeparseExpr(n)
-	for i, k := range pb.coll.groupKeys {
+	for i, k := range pb.coll.GroupKeys {
 		if k == key {
-			return &exec.ColRef{Idx: i, T: pb.coll.groups[i].Type()}, nil
+			return &exec.ColRef{Idx: i, T: pb.coll.Groups[i].Type()}, nil
 		}
 	}
 	if gf := n.GetGroupingFunc(); gf != nil {
@@ -811,14 +712,14 @@ func (pb *postBinder) bindPost(n *pg.Node) (exec.Expr, error) {
 		}
 		idx, err := pb.FindColumn(pb.in, names, cr.Location)
 		if err != nil {
-			if e, ok, oerr := pb.outerColumn(names, cr.Location, err); ok || oerr != nil {
+			if e, ok, oerr := pb.OuterColumn(names, cr.Location, err); ok || oerr != nil {
 				return e, oerr // an enclosing query's value (apply_plan.go)
 			}
 			return nil, err
 		}
-		for i, gc := range pb.coll.groupCols {
+		for i, gc := range pb.coll.GroupCols {
 			if gc == idx {
-				return &exec.ColRef{Idx: i, T: pb.coll.groups[i].Type()}, nil
+				return &exec.ColRef{Idx: i, T: pb.coll.Groups[i].Type()}, nil
 			}
 		}
 		c := pb.in.Cols[idx]
@@ -829,8 +730,8 @@ func (pb *postBinder) bindPost(n *pg.Node) (exec.Expr, error) {
 		return nil, ErrAt(pgerr.New(pgerr.GroupingError, "column \"%s\" must appear in the GROUP BY clause or be used in an aggregate function", name), cr.Location)
 	}
 	if f := n.GetFuncCall(); f != nil {
-		if isAggregate(FuncName(f)) && f.Over == nil {
-			return pb.coll.add(&pb.Binder, f, pb.in)
+		if bind.IsAggregate(FuncName(f)) && f.Over == nil {
+			return pb.coll.Add(&pb.Binder, f, pb.in)
 		}
 	}
 	// any other expression: bind its children through bindPost by
@@ -846,8 +747,8 @@ func (pb *postBinder) bindComposite(n *pg.Node) (exec.Expr, error) {
 	return b.Bind(n, pb.in)
 }
 
-// intercepts reports whether bindPost must resolve n itself.
-func (pb *postBinder) intercepts(n *pg.Node) bool {
+// Intercepts reports whether BindPost must resolve n itself.
+func (pb *postBinder) Intercepts(n *pg.Node) bool {
 	if n.GetGroupingFunc() != nil {
 		return true
 	}
@@ -855,15 +756,28 @@ func (pb *postBinder) intercepts(n *pg.Node) bool {
 		return true
 	}
 	if f := n.GetFuncCall(); f != nil {
-		if isAggregate(FuncName(f)) && f.Over == nil {
+		if bind.IsAggregate(FuncName(f)) && f.Over == nil {
 			return true
 		}
 	}
 	key := DeparseExpr(n)
-	for _, k := range pb.coll.groupKeys {
+	for _, k := range pb.coll.GroupKeys {
 		if k == key {
 			return true
 		}
 	}
 	return false
+}
+
+// withOrigins sets the result columns' origins of a planned SELECT list.
+func withOrigins(q *query, err error, origins []bind.ColOrigin) (*query, error) {
+	if err != nil {
+		return nil, err
+	}
+	for i := range q.Cols {
+		if i < len(origins) {
+			q.Cols[i].TableOID, q.Cols[i].Attnum = origins[i].Rel, origins[i].Att
+		}
+	}
+	return q, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/snapshot"
 	"github.com/lakepg/lakepg/sql/pgcatalog"
+	"github.com/lakepg/lakepg/sql/planner/bind"
 	"github.com/lakepg/lakepg/storage"
 	"github.com/lakepg/lakepg/types"
 )
@@ -29,7 +30,7 @@ type Session struct {
 	Database string
 	Settings map[string]string
 	// SettingsMu guards settings while a statement runs: set_config may
-	// write them from the workers of a parallel plan (setconfig.go).
+	// write them from the workers of a parallel plan (bind/setconfig.go).
 	SettingsMu sync.Mutex
 	Loc        *time.Location
 
@@ -97,10 +98,11 @@ func (s *Session) NewEnv() *exec.Env {
 
 //
 
-// Notice is a message for the client that is not an error (PostgreSQL's
-// NoticeResponse), e.g. NOTICE 00000 `table "t" does not exist, skipping`.
-type Notice struct {
-	Severity              string // NOTICE, WARNING, INFO, LOG, DEBUG
-	Code                  string // SQLSTATE
-	Message, Detail, Hint string
-}
+// The session as the binder reads it (bind.Session).
+
+func (s *Session) SessionHost() bind.Host             { return s.Host }
+func (s *Session) SessionUser() string                { return s.User }
+func (s *Session) SessionDatabase() string            { return s.Database }
+func (s *Session) SessionDB() *catalog.DB             { return s.DB }
+func (s *Session) SessionSettings() map[string]string { return s.Settings }
+func (s *Session) SessionSettingsMu() *sync.Mutex     { return &s.SettingsMu }

@@ -9,6 +9,7 @@ import (
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/sql/pgcatalog"
+	"github.com/lakepg/lakepg/sql/planner/bind"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -39,9 +40,9 @@ func (c *corrOuter) numbered() *Source {
 	return &Source{op: c.mat.Reader(), Sc: sc, scans: c.cur.scans, rows: c.cur.rows}
 }
 
-// srfValue is the value of a set-returning call that prepareSRFs has
+// SrfValue is the value of a set-returning call that prepareSRFs has
 // already run below the SELECT list.
-func (qc *QueryCtx) srfValue(f *pg.FuncCall) (exec.Expr, bool) {
+func (qc *QueryCtx) SrfValue(f *pg.FuncCall) (exec.Expr, bool) {
 	if qc == nil || qc.srfCols == nil {
 		return nil, false
 	}
@@ -69,9 +70,9 @@ func (qc *QueryCtx) prepareSRFs(src *Source, nodes []*pg.Node) (*Source, error) 
 		}
 	}
 	b := qc.binder()
-	var bound []*srf
+	var bound []*bind.Srf
 	for _, fc := range calls {
-		f, _, err := b.bindSRF(fc, src.Sc)
+		f, _, err := b.BindSRF(fc, src.Sc)
 		if err != nil {
 			return nil, err
 		}
@@ -81,17 +82,17 @@ func (qc *QueryCtx) prepareSRFs(src *Source, nodes []*pg.Node) (*Source, error) 
 	for k, f := range bound {
 		first := len(sc.Cols)
 		var args []exec.Expr
-		for i, c := range f.cols {
+		for i, c := range f.Cols {
 			sc.Cols = append(sc.Cols, ScopeCol{Name: "\x00srf", T: c.Type})
 			args = append(args, &exec.ColRef{Idx: first + i, T: c.Type})
 		}
-		if f.record {
-			qc.srfCols[calls[k]] = &recordExpr{fields: f.cols, args: args}
+		if f.Record {
+			qc.srfCols[calls[k]] = &bind.RecordExpr{Fields: f.Cols, Args: args}
 		} else {
 			qc.srfCols[calls[k]] = args[0]
 		}
 	}
-	op := &lateralCall{env: qc.env, input: src.op, calls: bound}
+	op := &bind.LateralCall{Env: qc.env, Input: src.op, Calls: bound}
 	return &Source{op: op, Sc: sc, scans: src.scans, rows: src.rows * 10}, nil
 }
 
@@ -152,7 +153,7 @@ func (qc *QueryCtx) fromFunction(rf *pg.RangeFunction, items []*Source, conj []*
 	resolvesIn := func(sc *Scope) bool {
 		for _, cr := range refs {
 			t, c, ok := refNames(cr)
-			if !ok || !sc.resolves(t, c) {
+			if !ok || !sc.Resolves(t, c) {
 				return false
 			}
 		}
@@ -179,14 +180,14 @@ func (qc *QueryCtx) fromFunction(rf *pg.RangeFunction, items []*Source, conj []*
 		}
 	}
 	b := qc.binder()
-	zip, ok, err := b.bindUnnestZip(fc, in.Sc, rf.Ordinality) // srf_zip.go
+	zip, ok, err := b.BindUnnestZip(fc, in.Sc, rf.Ordinality) // bind/srf_zip.go
 	if err != nil {
 		return nil, nil, true, err
 	}
-	var call *srf
+	var call *bind.Srf
 	if ok {
 		call = zip[0]
-	} else if call, ok, err = b.bindSRF(fc, in.Sc); err != nil {
+	} else if call, ok, err = b.BindSRF(fc, in.Sc); err != nil {
 		return nil, nil, true, err
 	}
 	short := name[strings.LastIndexByte(name, '.')+1:]
@@ -200,10 +201,10 @@ func (qc *QueryCtx) fromFunction(rf *pg.RangeFunction, items []*Source, conj []*
 				return nil, nil, true, err
 			}
 		}
-		call = scalarSRF(short, e)
+		call = bind.ScalarSRF(short, e)
 	}
 	if rf.Ordinality {
-		call = withOrdinality(call)
+		call = bind.WithOrdinality(call)
 	}
 	if in.op == nil {
 		return nil, nil, true, ErrAt(pgerr.New(pgerr.UndefinedColumn, "function %s cannot read these columns here", name), fc.Location)
@@ -214,13 +215,13 @@ func (qc *QueryCtx) fromFunction(rf *pg.RangeFunction, items []*Source, conj []*
 		alias, colAliases = rf.Alias.Aliasname, StrNodes(rf.Alias.Colnames)
 	}
 	var fcols []ScopeCol
-	for _, c := range call.cols {
+	for _, c := range call.Cols {
 		fcols = append(fcols, ScopeCol{Table: alias, Name: c.Name, T: c.Type})
 	}
 	for _, z := range zip[min(1, len(zip)):] {
-		fcols = append(fcols, ScopeCol{Table: alias, Name: short, T: z.cols[0].Type})
+		fcols = append(fcols, ScopeCol{Table: alias, Name: short, T: z.Cols[0].Type})
 	}
-	if !call.record && zip == nil {
+	if !call.Record && zip == nil {
 		fcols[0].Name = short
 		if rf.Alias != nil {
 			fcols[0].Name = alias // a single-column function takes its alias as column name
@@ -230,11 +231,11 @@ func (qc *QueryCtx) fromFunction(rf *pg.RangeFunction, items []*Source, conj []*
 	if err := renameCols(fsc, colAliases, alias); err != nil {
 		return nil, nil, true, err
 	}
-	calls := []*srf{call}
+	calls := []*bind.Srf{call}
 	if zip != nil {
 		calls = zip
 	}
-	var op exec.Operator = &lateralCall{env: qc.env, input: in.op, calls: calls}
+	var op exec.Operator = &bind.LateralCall{Env: qc.env, Input: in.op, Calls: calls}
 	nIn := len(in.Sc.Cols)
 	sc := &Scope{Cols: append(append([]ScopeCol{}, in.Sc.Cols...), fsc.Cols...)}
 	if correlated {

@@ -8,6 +8,7 @@ import (
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/sql/pgcatalog"
+	"github.com/lakepg/lakepg/sql/planner/bind"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -43,7 +44,7 @@ func (qc *QueryCtx) systemTableSource(t *pgcatalog.Table, c *pgcatalog.Context, 
 	sc := &Scope{}
 	ts := make([]types.T, 0, len(t.Cols)+1)
 	for _, col := range t.Cols {
-		sc.Cols = append(sc.Cols, ScopeCol{Table: alias, Name: col.Name, T: col.Type, elem: col.Elem})
+		sc.Cols = append(sc.Cols, ScopeCol{Table: alias, Name: col.Name, T: col.Type, Elem: col.Elem})
 		ts = append(ts, col.Type)
 	}
 	if withXmin {
@@ -99,7 +100,7 @@ func (qc *QueryCtx) withTableOID(src *Source, oid int64, alias string) *Source {
 	for i, c := range src.Sc.Cols {
 		exprs[i] = &exec.ColRef{Idx: i, T: c.T}
 	}
-	exprs[n] = constOf(types.Int64T, func(v *vec.Vector) { v.AppendInt(oid) })
+	exprs[n] = bind.ConstOf(types.Int64T, func(v *vec.Vector) { v.AppendInt(oid) })
 	out := *src
 	out.op = &exec.Project{Env: qc.env, Input: src.op, Exprs: exprs}
 	out.Sc = &Scope{Cols: append(append([]ScopeCol{}, src.Sc.Cols...),

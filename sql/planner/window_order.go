@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/sql/planner/bind"
 )
 
 // orderWindows puts a window whose sort keys (partition, then order)
@@ -15,19 +16,19 @@ import (
 // compute avg(…) OVER (PARTITION BY a, b, c, year) below rank() OVER
 // (PARTITION BY a, b, c ORDER BY year, month); the other way round the
 // rows are sorted once.
-func (qc *QueryCtx) orderWindows(w *windowCollector) {
-	if len(w.specs) < 2 || !qc.ruleOn(ruleWindowOrder) {
+func (qc *QueryCtx) orderWindows(w *bind.WindowCollector) {
+	if len(w.Specs) < 2 || !qc.ruleOn(ruleWindowOrder) {
 		return
 	}
 	moved := false
-	for i := 0; i < len(w.specs); i++ {
-		for j := i + 1; j < len(w.specs); j++ {
-			if perm, ok := w.sortsFor(w.specs[j], w.specs[i]); ok {
+	for i := 0; i < len(w.Specs); i++ {
+		for j := i + 1; j < len(w.Specs); j++ {
+			if perm, ok := sortsFor(w, w.Specs[j], w.Specs[i]); ok {
 				// j first; i reads its output sorted
-				s := w.specs[j]
-				w.specs = slices.Delete(w.specs, j, j+1)
-				w.specs = slices.Insert(w.specs, i, s)
-				w.specs[i+1].partition = perm
+				s := w.Specs[j]
+				w.Specs = slices.Delete(w.Specs, j, j+1)
+				w.Specs = slices.Insert(w.Specs, i, s)
+				w.Specs[i+1].Partition = perm
 				moved = true
 				break
 			}
@@ -38,34 +39,34 @@ func (qc *QueryCtx) orderWindows(w *windowCollector) {
 	}
 }
 
-// sortsFor reports whether sorting by a's keys sorts b's rows by b's keys
+// sortsFor reports, for the windows of w, whether sorting by a's keys sorts b's rows by b's keys
 // (b's partition columns in some order, then b's order keys), b's being
 // fewer, and returns b's partition in that order.
-func (w *windowCollector) sortsFor(a, b *windowSpec) ([]int, bool) {
+func sortsFor(w *bind.WindowCollector, a, b *bind.WindowSpec) ([]int, bool) {
 	col := func(e int) int {
-		if c, ok := w.exprs[e].(*exec.ColRef); ok {
+		if c, ok := w.Exprs[e].(*exec.ColRef); ok {
 			return c.Idx
 		}
 		return -1
 	}
 	var keys []exec.SortKey // a's, by input column
-	for _, p := range a.partition {
+	for _, p := range a.Partition {
 		keys = append(keys, exec.SortKey{Col: p})
 	}
-	keys = append(keys, a.order...)
-	nb := len(b.partition) + len(b.order)
+	keys = append(keys, a.Order...)
+	nb := len(b.Partition) + len(b.Order)
 	if nb >= len(keys) || nb == 0 {
 		return nil, false
 	}
-	perm := make([]int, 0, len(b.partition))
-	used := make([]bool, len(b.partition))
-	for _, k := range keys[:len(b.partition)] {
+	perm := make([]int, 0, len(b.Partition))
+	used := make([]bool, len(b.Partition))
+	for _, k := range keys[:len(b.Partition)] {
 		c := col(k.Col)
 		if k.Desc || k.NullsFirst || c < 0 {
 			return nil, false
 		}
 		found := false
-		for i, p := range b.partition {
+		for i, p := range b.Partition {
 			if !used[i] && col(p) == c {
 				used[i], found = true, true
 				perm = append(perm, p)
@@ -76,8 +77,8 @@ func (w *windowCollector) sortsFor(a, b *windowSpec) ([]int, bool) {
 			return nil, false
 		}
 	}
-	for i, o := range b.order {
-		k := keys[len(b.partition)+i]
+	for i, o := range b.Order {
+		k := keys[len(b.Partition)+i]
 		if c := col(k.Col); c < 0 || c != col(o.Col) || k.Desc != o.Desc || k.NullsFirst != o.NullsFirst {
 			return nil, false
 		}

@@ -1,0 +1,6 @@
+// Package optree rewrites a built tree of exec operators before it runs:
+// the columns nothing above reads are pruned (columns.go), pipelines over
+// table scans are made morsel-parallel (parallel.go), and the errors
+// PostgreSQL raises while folding constants are raised (foldcheck.go). It
+// knows operators, not SQL: the planner calls it on the plans it builds.
+package optree

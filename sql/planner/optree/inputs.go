@@ -1,0 +1,46 @@
+package optree
+
+import "github.com/lakepg/lakepg/exec"
+
+// Inputs returns pointers to an operator's inputs so they can be wrapped.
+func Inputs(op exec.Operator) []*exec.Operator {
+	switch o := op.(type) {
+	case *exec.Filter:
+		return []*exec.Operator{&o.Input}
+	case *exec.Project:
+		return []*exec.Operator{&o.Input}
+	case *exec.HashAgg:
+		return []*exec.Operator{&o.Input}
+	case *exec.Sort:
+		return []*exec.Operator{&o.Input}
+	case *exec.Limit:
+		return []*exec.Operator{&o.Input}
+	case *exec.LimitTies:
+		return []*exec.Operator{&o.Input}
+	case *exec.DistinctOn:
+		return []*exec.Operator{&o.Input}
+	case *exec.RowNumber:
+		return []*exec.Operator{&o.Input}
+	case *exec.HashJoin:
+		return []*exec.Operator{&o.Left, &o.Right}
+	case *exec.NestedLoopJoin:
+		return []*exec.Operator{&o.Left, &o.Right}
+	case *exec.SetOp:
+		return []*exec.Operator{&o.Left, &o.Right}
+	case *exec.Append:
+		out := make([]*exec.Operator, len(o.Inputs))
+		for i := range o.Inputs {
+			out[i] = &o.Inputs[i]
+		}
+		return out
+	case *exec.RecursiveUnion:
+		return []*exec.Operator{&o.Base}
+	case *exec.Window:
+		return []*exec.Operator{&o.Input}
+	case *exec.Timed:
+		return []*exec.Operator{&o.Input}
+	case *exec.MaterializedReader:
+		return []*exec.Operator{&o.M.Input}
+	}
+	return nil
+}

@@ -1,0 +1,179 @@
+package optree
+
+import (
+	"runtime"
+
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/types"
+)
+
+// Morsel-driven parallelism: a pipeline of filters, projections and hash
+// join probes over one table scan runs once per worker, each worker pulling
+// row groups from a shared queue (exec.Parallel); hash join build sides are
+// built once and shared. Pipelines are parallelised where a blocking
+// operator above (aggregate, sort) makes the merged row order irrelevant;
+// an aggregate directly above aggregates per worker and merges once.
+
+// identityCols copies an expression for another worker: expressions keep
+// per-evaluation caches and must not be shared across goroutines.
+func CloneExpr(e exec.Expr) exec.Expr {
+	if e == nil {
+		return nil
+	}
+	return exec.MapColumns(e, func(i int) int { return i })
+}
+
+// CloneExprs clones each of es for another worker (CloneExpr).
+func CloneExprs(es []exec.Expr) []exec.Expr {
+	out := make([]exec.Expr, len(es))
+	for i, e := range es {
+		out[i] = CloneExpr(e)
+	}
+	return out
+}
+
+// Parallelize rewrites op's tree in place where pipelines can run on all cores.
+func Parallelize(op exec.Operator, chains map[*exec.Parallel]exec.Operator) exec.Operator {
+	if runtime.GOMAXPROCS(0) < 2 {
+		return op
+	}
+	switch o := op.(type) {
+	case *exec.HashAgg:
+		if _, exact := exec.ExactRowsOf(o.Input); exact && o.CountOnly() {
+			return o // answered from the catalog's counts, nothing to scan
+		}
+		if p := parallelChain(o.Input, chains); p != nil {
+			o.Input = p
+			exec.Replanned(o)
+			return o
+		}
+	case *exec.Sort:
+		if p := parallelChain(o.Input, chains); p != nil {
+			o.Input = p
+			return o
+		}
+	case *exec.HashJoin:
+		// a build side is buffered whole: its row order does not matter
+		if p := parallelChain(o.Right, chains); p != nil {
+			o.Right = p
+			o.Left = Parallelize(o.Left, chains)
+			return o
+		}
+	}
+	for _, in := range Inputs(op) {
+		*in = Parallelize(*in, chains)
+	}
+	return op
+}
+
+// parallelChain turns a pipeline ending in a table scan into a Parallel, or
+// returns nil when op is not such a pipeline.
+func parallelChain(op exec.Operator, chains map[*exec.Parallel]exec.Operator) *exec.Parallel {
+	// walk down the probe spine
+	var chain []exec.Operator
+	cur := op
+	for {
+		switch o := cur.(type) {
+		case *exec.Filter:
+			chain, cur = append(chain, o), o.Input
+			continue
+		case *exec.Project:
+			chain, cur = append(chain, o), o.Input
+			continue
+		case *exec.HashJoin:
+			if o.Shared != nil {
+				return nil
+			}
+			chain, cur = append(chain, o), o.Left
+			continue
+		}
+		break
+	}
+	scan, ok := cur.(*exec.TableScan)
+	var union []*exec.Parallel
+	if app, isUnion := cur.(*exec.Append); isUnion && len(app.Inputs) >= 2 && unionOfChains(app) {
+		// a UNION ALL of pipelines: the workers take morsels of each
+		// branch's scan in turn, the operators above on top of them (an
+		// aggregate over the union runs on all workers: TPC-DS q14's
+		// average over three sales channels, q2's week sums, q75, q76)
+		for _, in := range app.Inputs {
+			union = append(union, parallelChain(in, chains))
+		}
+	} else if !ok || scan.WithPos || len(scan.Files) == 0 {
+		return nil
+	}
+	// the build sides are planned (and parallelised) once, shared by workers
+	shared := map[*exec.HashJoin]*exec.SharedBuild{}
+	for _, c := range chain {
+		if j, ok := c.(*exec.HashJoin); ok {
+			// a build side over a table scan is read by all workers too;
+			// the rows go to one buffer in any order
+			var right exec.Operator
+			if p := parallelChain(j.Right, chains); p != nil {
+				right = p
+			} else {
+				right = Parallelize(j.Right, chains)
+			}
+			kts := make([]types.T, len(j.LeftKeys))
+			for i, k := range j.LeftKeys {
+				kts[i] = k.Type()
+			}
+			shared[j] = &exec.SharedBuild{Env: j.Env, Right: right, RightKeys: j.RightKeys, KeyTypes: kts, Mem: j.Mem}
+		}
+	}
+	p := &exec.Parallel{Scan: scan, Then: union, Build: func(w int, src exec.Operator) exec.Operator {
+		out := src
+		for i := len(chain) - 1; i >= 0; i-- {
+			switch o := chain[i].(type) {
+			case *exec.Filter:
+				out = &exec.Filter{Env: o.Env, Input: out, Pred: CloneExpr(o.Pred)}
+			case *exec.Project:
+				out = &exec.Project{Env: o.Env, Input: out, Exprs: CloneExprs(o.Exprs)}
+			case *exec.HashJoin:
+				out = &exec.HashJoin{Env: o.Env, Left: out, LeftKeys: CloneExprs(o.LeftKeys), Type: o.Type, Extra: CloneExpr(o.Extra), Mem: o.Mem, Shared: shared[o], KeyRanges: o.KeyRanges, KeySet: o.KeySet}
+				shared[o].Probes++
+			}
+		}
+		return out
+	}}
+	chains[p] = op
+	return p
+}
+
+// unionOfChains reports whether every branch of app (through nested
+// Appends) is a pipeline parallelChain takes, before parallelChain
+// parallelises any build side.
+func unionOfChains(app *exec.Append) bool {
+	for _, in := range app.Inputs {
+		cur := in
+	walk:
+		for {
+			switch o := cur.(type) {
+			case *exec.Filter:
+				cur = o.Input
+			case *exec.Project:
+				cur = o.Input
+			case *exec.HashJoin:
+				if o.Shared != nil {
+					return false
+				}
+				cur = o.Left
+			default:
+				break walk
+			}
+		}
+		switch o := cur.(type) {
+		case *exec.TableScan:
+			if o.WithPos || len(o.Files) == 0 {
+				return false
+			}
+		case *exec.Append:
+			if len(o.Inputs) < 2 || !unionOfChains(o) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
