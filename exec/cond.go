@@ -17,8 +17,8 @@ import (
 // compact sub-batch of the rows reaching it (only the columns it reads are
 // gathered) and its result is scattered back. A branch that cannot raise
 // (column references, constants, comparisons, …) runs on the whole batch as
-// before, which is cheaper than gathering, and so does a branch that every
-// row takes.
+// before, which is cheaper than gathering unless few rows reach it
+// (compactShare), and so does a branch that every row takes.
 
 // condState is the per-expression scratch of Case, Coalesce and Logic,
 // reused batch after batch (PERFORMANCE.md rule 2). Like every expression's
@@ -50,10 +50,17 @@ func (s *condState) allRows(n int) []int32 {
 	return s.rest
 }
 
+// compactShare: a child that cannot raise runs on a compact sub-batch too
+// when at most 1/compactShare of the batch's rows reach it — gathering the
+// columns it reads for those rows costs less than computing it for all
+// (TPC-DS q41: an OR of eight ANDs of text comparisons, each AND's first
+// term keeping a tenth of the rows).
+const compactShare = 4
+
 // eval computes child k for rows sel of b. Its result lines up with the
 // batch, or with sel when compact is true.
 func (s *condState) eval(env *Env, k int, e Expr, b *vec.Batch, sel []int32) (v *vec.Vector, compact bool, err error) {
-	if len(sel) == b.N || !s.raises[k] {
+	if len(sel) == b.N || !s.raises[k] && len(sel) > b.N/compactShare {
 		v, err = e.Eval(env, b)
 		return v, false, err
 	}
