@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"cmp"
 	"context"
 	"slices"
 
@@ -67,15 +68,24 @@ type Filter struct {
 	chained bool
 	chain   []filterStep
 	pos     []int32 // positions kept by the step, in its compact batch
+	// observe counts the batches left before a chain whose conditions
+	// cannot raise is put in the order of the rows each keeps, fewest
+	// first; 0 once the order is settled
+	observe int
 }
 
 // filterStep is one condition of a filter chain and the compact batch it
 // runs on.
 type filterStep struct {
-	env  *Env
-	pred Expr
-	sub  subBatch
+	env     *Env
+	pred    Expr
+	sub     subBatch
+	in, out int // rows tested and kept while the order is observed
 }
+
+// filterObserveBatches is how many batches a chain's pass rates are
+// counted over before it is ordered by them.
+const filterObserveBatches = 4
 
 func (f *Filter) Types() []types.T { return f.Input.Types() }
 func (f *Filter) Close() error     { return f.Input.Close() }
@@ -99,6 +109,33 @@ func (f *Filter) fuse() {
 	slices.Reverse(steps)
 	f.chain = append(steps, filterStep{env: f.Env, pred: f.Pred})
 	f.Input = in
+	for _, st := range f.chain {
+		if MayRaise(st.pred) {
+			return // the conditions keep the order written: a guard stays first
+		}
+	}
+	f.chain = mergeRanges(f.chain)
+	if len(f.chain) > 1 {
+		f.observe = filterObserveBatches
+	}
+}
+
+// mergeRanges makes two comparisons of one integer column with constants
+// (x >= a, x < b: the planner's conjuncts of a BETWEEN or of a date range)
+// one step, which Logic tests as one range in one pass.
+func mergeRanges(chain []filterStep) []filterStep {
+	for i := 0; i < len(chain); i++ {
+		for j := i + 1; j < len(chain); j++ {
+			pair := []Expr{chain[i].pred, chain[j].pred}
+			if rangeOf(pair) == nil {
+				continue
+			}
+			chain[i].pred = &Logic{And: true, Args: pair}
+			chain = slices.Delete(chain, j, j+1)
+			break
+		}
+	}
+	return chain
 }
 
 func (f *Filter) Next(ctx context.Context) (*vec.Batch, error) {
@@ -156,6 +193,7 @@ func (f *Filter) runChain(b *vec.Batch) (int, error) {
 		if err != nil {
 			return 0, err
 		}
+		before := k
 		if k == n {
 			k = selectTrue(f.sel, p.B[:n], p.Nulls)
 		} else {
@@ -167,11 +205,31 @@ func (f *Filter) runChain(b *vec.Batch) (int, error) {
 			}
 			k = kept
 		}
+		if f.observe > 0 {
+			st.in += before
+			st.out += k
+		}
 		if k == 0 {
 			break
 		}
 	}
+	if f.observe > 0 {
+		if f.observe--; f.observe == 0 {
+			// a step no row reached keeps its place after the others
+			slices.SortStableFunc(f.chain, func(a, b filterStep) int {
+				return cmp.Compare(passRate(a), passRate(b))
+			})
+		}
+	}
 	return k, nil
+}
+
+// passRate is the share of the rows a step kept of those it tested.
+func passRate(st filterStep) float64 {
+	if st.in == 0 {
+		return 2
+	}
+	return float64(st.out) / float64(st.in)
 }
 
 // selectTrue writes the positions of true, non-NULL values into sel and

@@ -97,6 +97,33 @@ func TestFilterChain(t *testing.T) {
 		}
 		sameRows(t, fmt.Sprintf("filter chain, batches of %d", size), got, want)
 	}
+	// conditions that cannot raise: the two bounds of id become one range
+	// step, and after a few batches the steps go in the order of the rows
+	// they keep, the fewest first (k = 5 keeps a twelfth)
+	safe := []Expr{
+		&Cmp{Op: GE, L: col(2, types.Int64T), R: NewConst(ints(types.Int64T, 100))},
+		&Cmp{Op: NE, L: col(1, types.TextT), R: NewConst(texts("s5"))},
+		&Cmp{Op: LT, L: col(2, types.Int64T), R: NewConst(ints(types.Int64T, 6900))},
+		&Cmp{Op: EQ, L: col(0, types.Int64T), R: NewConst(ints(types.Int64T, 5))},
+	}
+	want = want[:0]
+	for _, r := range rows {
+		if id := r[2].(int64); id >= 100 && id < 6900 && r[1] != nil && r[1].(string) != "s5" && r[0] != nil && r[0].(int64) == 5 {
+			want = append(want, fmtRow(r...))
+		}
+	}
+	var sop Operator = newRowsOp(kst, rows, 500)
+	for _, c := range safe {
+		sop = &Filter{Env: env, Input: sop, Pred: c}
+	}
+	sameRows(t, "a chain reordered", collect(t, sop), want)
+	f := sop.(*Filter)
+	if len(f.chain) != 3 {
+		t.Fatalf("a chain of %d steps, want 3 (the bounds of id in one)", len(f.chain))
+	}
+	if c, ok := f.chain[0].pred.(*Cmp); !ok || c.Op != EQ {
+		t.Errorf("first step %T, want the equality that keeps the fewest rows", f.chain[0].pred)
+	}
 	// the order matters: the division below its guard raises
 	var op Operator = newRowsOp(kst, rows, 1000)
 	op = &Filter{Env: env, Input: op, Pred: conds[1]}
