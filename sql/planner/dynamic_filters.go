@@ -21,8 +21,16 @@ func (qc *QueryCtx) dynamicFilters(op exec.Operator) {
 	if !qc.ruleOn(ruleDynamicFilters) {
 		return
 	}
+	// a subtree read twice (a WITH query's MaterializedReaders) is wired
+	// once: a second visit would replace the join's range and key set with
+	// new ones and leave the scan the first pair, never filled
+	seen := map[exec.Operator]bool{}
 	var visit func(op exec.Operator)
 	visit = func(op exec.Operator) {
+		if seen[op] {
+			return
+		}
+		seen[op] = true
 		if j, ok := op.(*exec.HashJoin); ok && j.Shared == nil {
 			switch j.Type {
 			case exec.JoinInner, exec.JoinRight, exec.JoinSemi, exec.JoinRightSemi, exec.JoinRightAnti:
