@@ -40,7 +40,7 @@ func (e *Engine) lockWrites() {
 }
 
 func (s *Session) commitWrite(ctx context.Context, fn func(c *snapshot.Commit, meta *catalog.Metadata) error, cleanup func(), insert bool) error {
-	fn = s.commitRecordingOwners(ctx, fn) // privileges.go
+	fn = s.CommitRecordingOwners(ctx, fn) // privileges.go
 	if s.inTx {
 		return s.stage(ctx, fn, cleanup)
 	}
@@ -145,7 +145,7 @@ func (s *Session) ddl(ctx context.Context, n *pg.Node) (*Result, error) {
 }
 
 func (s *Session) stageDDL(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, n *pg.Node) (string, error) {
-	if tag, done, err := s.ownerDDL(ctx, c, meta, n); done || err != nil { // privileges_stmt.go
+	if tag, done, err := s.OwnerDDL(ctx, c, meta, n); done || err != nil { // privileges_stmt.go
 		return tag, err
 	}
 	switch x := n.Node.(type) {
@@ -721,7 +721,7 @@ func (s *Session) createIndex(ctx context.Context, st *pg.IndexStmt) (*Result, e
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkRelOwner(ctx, t.ID, planner.RelationWord(t, nil), t.Name); err != nil { // privileges.go
+	if err := s.CheckRelOwner(ctx, t.ID, planner.RelationWord(t, nil), t.Name); err != nil { // privileges.go
 		return nil, err
 	}
 	for _, p := range st.IndexParams {

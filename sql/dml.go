@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/lakepg/lakepg/sql/planner"
+	"github.com/lakepg/lakepg/sql/privileges"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/proto"
@@ -428,8 +429,8 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 		return nil, err
 	}
 	if !describeOnly { // privileges_check.go
-		reads := where != nil || len(retList) > 0 || len(from) > 0 || readsColumns(set)
-		if err := s.CheckRelation(ctx, ref.Schema, ref.Table.ID, planner.RelationWord(ref.Table, nil), ref.Table.Name, s.writeLetters(set != nil, reads)); err != nil {
+		reads := where != nil || len(retList) > 0 || len(from) > 0 || privileges.ReadsColumns(set)
+		if err := s.CheckRelation(ctx, ref.Schema, ref.Table.ID, planner.RelationWord(ref.Table, nil), ref.Table.Name, s.WriteLetters(set != nil, reads)); err != nil {
 			return nil, err
 		}
 	}

@@ -47,7 +47,7 @@ func (s *Session) call(ctx context.Context, st *pg.CallStmt, p *planner.Params) 
 	if err := s.checkWritable(); err != nil {
 		return nil, err
 	}
-	if err := s.checkMaintenance(ctx, qualified); err != nil { // privileges_check.go
+	if err := s.CheckMaintenance(ctx, qualified); err != nil { // privileges_check.go
 		return nil, err
 	}
 	a := &planner.CallArgs{Named: map[string]*pg.Node{}, B: &planner.Binder{Sess: &s.Session, Env: s.NewEnv(), Params: p}, Loc: fc.Location}

@@ -88,7 +88,7 @@ func (s *Session) findSavepoint(name string) (int, error) {
 }
 
 func (s *Session) markSavepoint(name string) *savepoint {
-	sp := &savepoint{name: name, cursors: map[*cursor]bool{}, temp: s.tempMark(), privs: len(s.priv.pending), settings: s.markSettings()}
+	sp := &savepoint{name: name, cursors: map[*cursor]bool{}, temp: s.tempMark(), privs: s.PendingRows(), settings: s.markSettings()}
 	for _, c := range s.cursors {
 		sp.cursors[c] = true
 	}
@@ -110,9 +110,7 @@ func (s *Session) rollbackTo(sp *savepoint) {
 	s.closeCursors(func(c *cursor) bool { return !sp.cursors[c] })
 	s.tempRollbackTo(sp.temp)
 	s.restoreSettings(sp.settings)
-	if sp.privs <= len(s.priv.pending) { // privileges.go
-		s.priv.pending = s.priv.pending[:sp.privs]
-	}
+	s.DropPendingRows(sp.privs) // sql/privileges
 	t := s.txn
 	if t == nil {
 		return // nothing was staged since: the block had not even begun

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/lakepg/lakepg/sql/planner"
+	"github.com/lakepg/lakepg/sql/privileges"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pganalyze/pg_query_go/v6/parser"
@@ -74,6 +75,8 @@ func (e *Engine) Metadata(ctx context.Context, snap catalog.Snapshot) (*catalog.
 // Session is one client connection's state.
 type Session struct {
 	planner.Session
+	// SET ROLE, owners and grants the statement read (sql/privileges)
+	privileges.State
 	eng *Engine
 	// boot are the settings the client's startup message gave: what RESET
 	// returns them to, as PostgreSQL resets to the connection's values
@@ -113,9 +116,8 @@ type Session struct {
 
 	savepoints []*savepoint // of the open block, innermost last (savepoint.go)
 
-	seq  seqSession  // currval, lastval and cached sequence values (sequence.go)
-	priv privSession // SET ROLE, owners and grants the statement read (privileges.go)
-	temp tempState   // the session's temporary tables (temp.go)
+	seq  seqSession // currval, lastval and cached sequence values (sequence.go)
+	temp tempState  // the session's temporary tables (temp.go)
 
 	// keyChecks are the unique-key checks of the write being run, done
 	// right before its changes are staged (unique.go); uniqueStats counts
@@ -145,6 +147,7 @@ var reported = map[string]string{
 func (e *Engine) NewSession(user, database string, startup map[string]string) (*Session, error) {
 	s := &Session{eng: e, boot: map[string]string{}, changed: map[string]string{}}
 	s.Session = planner.Session{Host: s, DB: e.DB, Store: e.Store, User: user, Database: database, Settings: map[string]string{}, Loc: time.UTC}
+	s.State = privileges.NewState(privHost{s}, &s.Session)
 	s.seq.curr, s.seq.cache = map[int64]int64{}, map[int64][]int64{}
 	for k, v := range planner.DefaultSettings {
 		s.Settings[k] = v
@@ -572,7 +575,7 @@ func (s *Session) describe(ctx context.Context, st *Stmt) ([]Column, error) {
 }
 
 func (s *Session) execute(ctx context.Context, st *Stmt, p *planner.Params) (*Result, error) {
-	s.resetPrivCache()                                        // privileges.go
+	s.ResetPrivCache()                                        // privileges.go
 	s.stmtHead = nil                                          // txn.go
 	if res, ok, err := s.tempStatement(ctx, st.node, p); ok { // temp_ddl.go
 		return res, err
