@@ -17,6 +17,7 @@ import (
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/snapshot"
+	"github.com/lakepg/lakepg/sql/datafile"
 	"github.com/lakepg/lakepg/sql/partitioning"
 )
 
@@ -123,7 +124,7 @@ func (s *Session) callAddFiles(ctx context.Context, a *planner.CallArgs) (string
 	}
 	err = s.commit(ctx, func(c *snapshot.Commit, m *catalog.Metadata) error {
 		cur, ok := m.TableByID(sel.t.ID)
-		if !ok || !sameColumns(cur, sel.t) {
+		if !ok || !datafile.SameColumns(cur, sel.t) {
 			return pgerr.New(pgerr.SerializationFailure, "could not serialize access due to concurrent update")
 		}
 		for _, f := range files {

@@ -16,6 +16,7 @@ import (
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/snapshot"
+	"github.com/lakepg/lakepg/sql/datafile"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -221,7 +222,7 @@ func (s *Session) copyFrom(ctx context.Context, st *pg.CopyStmt, o *copyOptions)
 		tw, err := s.pipelinedCopy(ctx, src, func(in exec.Operator) (*tableWrite, error) {
 			op := &exec.Project{Env: env, Input: in, Exprs: proj}
 			defer op.Close()
-			return s.writeTableFiles(ctx, sch, t, parquetColumns(cols), op, kc.rowCheck(t)) // partition_write.go
+			return s.writeTableFiles(ctx, sch, t, datafile.ParquetColumns(cols), op, kc.rowCheck(t)) // partition_write.go
 		})
 		if err != nil {
 			if ctx.Err() != nil {
@@ -239,7 +240,7 @@ func (s *Session) copyFrom(ctx context.Context, st *pg.CopyStmt, o *copyOptions)
 		}
 		err = s.commitInsert(ctx, func(c *snapshot.Commit, m *catalog.Metadata) error {
 			cur, ok := m.TableByName(sch.ID, t.Name)
-			if !ok || cur.ID != t.ID || !sameColumns(cur, t) || !tw.sameSpec(cur) {
+			if !ok || cur.ID != t.ID || !datafile.SameColumns(cur, t) || !tw.sameSpec(cur) {
 				return pgerr.New(pgerr.SerializationFailure, "could not serialize access: table \"%s\" changed during COPY", t.Name)
 			}
 			for _, f := range tw.dataFiles(cols, false) {

@@ -13,6 +13,7 @@ import (
 	"github.com/lakepg/lakepg/exec/parquetio"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/snapshot"
+	"github.com/lakepg/lakepg/sql/datafile"
 	"github.com/lakepg/lakepg/types"
 	"google.golang.org/protobuf/proto"
 )
@@ -132,7 +133,7 @@ func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt, p
 			c.SetMatView(id, matView)
 		}
 		if w != nil && w.Path != "" {
-			c.AddDataFile(catalog.Table{ID: id, SchemaID: sch.ID, Name: rv.Relname}, newDataFile(w, nil, false))
+			c.AddDataFile(catalog.Table{ID: id, SchemaID: sch.ID, Name: rv.Relname}, datafile.NewDataFile(w, nil, false))
 		}
 		if inl != nil {
 			c.InsertInlinedRows(catalog.Table{ID: id, SchemaID: sch.ID, Name: rv.Relname}, inl.layout, inl.rows, inl.stats)
@@ -146,7 +147,7 @@ func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt, p
 	if err != nil {
 		return nil, err
 	}
-	s.settled(filePaths(w)...) // inflight.go
+	s.settled(datafile.FilePaths(w)...) // inflight.go
 	if into.SkipData {
 		return tagResult("CREATE TABLE AS"), nil
 	}

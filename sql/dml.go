@@ -18,6 +18,7 @@ import (
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/snapshot"
+	"github.com/lakepg/lakepg/sql/datafile"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -60,14 +61,6 @@ func (s *Session) planWrite(ctx context.Context, n *pg.Node, p *planner.Params, 
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "statement not supported")
 }
 
-func parquetColumns(cols []exec.ScanCol) []parquetio.Column {
-	out := make([]parquetio.Column, len(cols))
-	for i, c := range cols {
-		out[i] = parquetio.Column{FieldID: c.FieldID, Name: c.Name, Type: c.T, ElemFieldID: c.ElemFieldID, ChildIDs: c.ChildIDs, Geometry: c.Geometry, Variant: c.Variant}
-	}
-	return out
-}
-
 // notNullCheck rejects NULLs in NOT NULL columns.
 func notNullCheck(t *catalog.Table) func(b *vec.Batch) error {
 	return func(b *vec.Batch) error {
@@ -85,26 +78,6 @@ func notNullCheck(t *catalog.Table) func(b *vec.Batch) error {
 		}
 		return nil
 	}
-}
-
-func toStats(cols []exec.ScanCol, info parquetio.FileInfo) []catalog.ColumnStats {
-	var out []catalog.ColumnStats
-	for _, st := range info.Stats {
-		if st.FieldID == exec.RowIDFieldID {
-			continue
-		}
-		vc, nc, sz := st.ValueCount, st.NullCount, st.SizeBytes
-		cs := catalog.ColumnStats{ColumnID: int64(st.FieldID), ValueCount: &vc, NullCount: &nc, ColumnSizeBytes: &sz, Min: st.Min, Max: st.Max, ContainsNaN: st.ContainsNaN, Sketch: st.Sketch}
-		if st.CountsUnknown { // DuckDB's NULL counts (parquetio/writer_nested.go)
-			cs.ValueCount, cs.NullCount = nil, nil
-		}
-		out = append(out, cs)
-	}
-	return out
-}
-
-func newDataFile(w *exec.WrittenFile, cols []exec.ScanCol, rowIDs bool) snapshot.NewDataFile {
-	return snapshot.NewDataFile{RelPath: w.Name, Path: w.Path, RecordCount: w.Info.Rows, FileSize: w.Info.Size, FooterSize: w.Info.FooterSize, RowGroupCount: w.Info.RowGroups, Stats: toStats(cols, w.Info), EmbeddedRowIDs: rowIDs, EncryptionKey: w.KeyText()}
 }
 
 func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *planner.Params, describeOnly bool) (*Result, error) {
@@ -344,7 +317,7 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *planner.Para
 		src = rest
 	}
 	// one file, or one per partition (partition_write.go)
-	tw, err := s.writeTableFiles(ctx, sch, t, parquetColumns(cols), src, notNullCheck(t))
+	tw, err := s.writeTableFiles(ctx, sch, t, datafile.ParquetColumns(cols), src, notNullCheck(t))
 	if err != nil {
 		return nil, err
 	}
@@ -353,7 +326,7 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *planner.Para
 	}
 	err = s.commitInsert(ctx, func(c *snapshot.Commit, m *catalog.Metadata) error {
 		cur, ok := m.TableByName(sch.ID, t.Name)
-		if !ok || cur.ID != t.ID || !sameColumns(cur, t) || !tw.sameSpec(cur) {
+		if !ok || cur.ID != t.ID || !datafile.SameColumns(cur, t) || !tw.sameSpec(cur) {
 			return pgerr.New(pgerr.SerializationFailure, "could not serialize access: table \"%s\" changed while inserting", t.Name)
 		}
 		for _, f := range tw.dataFiles(cols, false) {
@@ -366,18 +339,6 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *planner.Para
 	}
 	s.settled(writtenPaths(tw)...) // inflight.go
 	return withRows(tagResult(fmt.Sprintf("INSERT 0 %d", tw.rows)))
-}
-
-func sameColumns(a, b *catalog.Table) bool {
-	if len(a.Columns) != len(b.Columns) {
-		return false
-	}
-	for i := range a.Columns {
-		if a.Columns[i].ID != b.Columns[i].ID || a.Columns[i].Type != b.Columns[i].Type {
-			return false
-		}
-	}
-	return true
 }
 
 // defaultExpr builds a column's DEFAULT (NULL when none).
@@ -688,7 +649,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 			vals = rest
 		}
 		if inl == nil {
-			cols := append(parquetColumns(scan.Cols), parquetio.Column{FieldID: exec.RowIDFieldID, Name: "_ducklake_internal_row_id", Type: types.Int64T})
+			cols := append(datafile.ParquetColumns(scan.Cols), parquetio.Column{FieldID: exec.RowIDFieldID, Name: "_ducklake_internal_row_id", Type: types.Int64T})
 			tw, err := s.writeTableFiles(ctx, ref.Schema, ref.Table, cols, vals, notNullCheck(ref.Table))
 			if err != nil {
 				return nil, err
@@ -744,7 +705,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 		if m.Snapshot.ID != head.ID {
 			// another statement committed since we read: our positions may be stale
 			cur, ok := m.TableByName(ref.Schema.ID, ref.Table.Name)
-			if !ok || cur.ID != ref.Table.ID || !sameColumns(cur, ref.Table) {
+			if !ok || cur.ID != ref.Table.ID || !datafile.SameColumns(cur, ref.Table) {
 				return pgerr.New(pgerr.SerializationFailure, "could not serialize access due to concurrent update")
 			}
 			files, err := s.eng.DB.Files(ctx, ref.Schema, cur, m.Snapshot)
@@ -798,7 +759,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 	if err != nil {
 		return nil, err
 	}
-	s.settled(append(filePaths(written...), writtenPaths(upd)...)...) // inflight.go
+	s.settled(append(datafile.FilePaths(written...), writtenPaths(upd)...)...) // inflight.go
 	if s.txn != nil {
 		// staged delete files this statement replaced are garbage once the
 		// block commits

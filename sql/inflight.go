@@ -7,7 +7,6 @@ import (
 	"sync"
 	"weak"
 
-	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/snapshot"
 	"github.com/lakepg/lakepg/storage"
 )
@@ -204,16 +203,6 @@ func writtenPaths(ws ...*tableWrite) []string {
 			if f.WrittenFile != nil && f.Path != "" {
 				out = append(out, f.Path)
 			}
-		}
-	}
-	return out
-}
-
-func filePaths(ws ...*exec.WrittenFile) []string {
-	out := make([]string, 0, len(ws))
-	for _, w := range ws {
-		if w != nil && w.Path != "" {
-			out = append(out, w.Path)
 		}
 	}
 	return out

@@ -17,6 +17,7 @@ import (
 	"github.com/lakepg/lakepg/exec/parquetio"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/snapshot"
+	"github.com/lakepg/lakepg/sql/datafile"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -311,7 +312,7 @@ func (s *Session) mergeTable(ctx context.Context, head catalog.Snapshot, sel tab
 		cleanup()
 		return 0, 0, err
 	}
-	s.settled(filePaths(written...)...) // inflight.go
+	s.settled(datafile.FilePaths(written...)...) // inflight.go
 	return processed, len(merges), nil
 }
 
@@ -329,7 +330,7 @@ func withReserved(cols []exec.ScanCol, snapshotID bool) []exec.ScanCol {
 // columns.
 func dataStats(cols []exec.ScanCol, w *exec.WrittenFile) []catalog.ColumnStats {
 	var out []catalog.ColumnStats
-	for _, st := range toStats(cols, w.Info) {
+	for _, st := range datafile.ToStats(cols, w.Info) {
 		if st.ColumnID < int64(exec.RowIDFieldID)-1000 {
 			out = append(out, st)
 		}
@@ -357,11 +358,11 @@ func (s *Session) writeMerged(ctx context.Context, head catalog.Snapshot, sel ta
 	if err != nil {
 		return snapshot.NewFile{}, nil, err
 	}
-	in, sorted, err := s.sortedInput(ctx, sel.t, parquetColumns(out), h) // sorted.go
+	in, sorted, err := s.sortedInput(ctx, sel.t, datafile.ParquetColumns(out), h) // sorted.go
 	if err != nil {
 		return snapshot.NewFile{}, nil, err
 	}
-	w, err := exec.WriteParquet(ctx, s.writeStore(), dir+prefix, parquetColumns(out), in, nil, opt)
+	w, err := exec.WriteParquet(ctx, s.writeStore(), dir+prefix, datafile.ParquetColumns(out), in, nil, opt)
 	sorted()
 	if err != nil {
 		return snapshot.NewFile{}, nil, err
@@ -483,13 +484,13 @@ func (s *Session) rewriteTable(ctx context.Context, head catalog.Snapshot, sel t
 		out := withReserved(cols, false)
 		prefix, part := sourcePartition(f) // partition_write.go
 		// in the table's sort order, if it has one (sorted.go)
-		in, sorted, err := s.sortedInput(ctx, sel.t, parquetColumns(out), &exec.Project{Env: s.NewEnv(), Input: scan, Exprs: proj})
+		in, sorted, err := s.sortedInput(ctx, sel.t, datafile.ParquetColumns(out), &exec.Project{Env: s.NewEnv(), Input: scan, Exprs: proj})
 		if err != nil {
 			scan.Close()
 			cleanup()
 			return 0, 0, err
 		}
-		w, err := exec.WriteParquet(ctx, s.writeStore(), dir+prefix, parquetColumns(out), in, nil, opt)
+		w, err := exec.WriteParquet(ctx, s.writeStore(), dir+prefix, datafile.ParquetColumns(out), in, nil, opt)
 		sorted()
 		scan.Close()
 		if err != nil {
@@ -512,7 +513,7 @@ func (s *Session) rewriteTable(ctx context.Context, head catalog.Snapshot, sel t
 		cleanup()
 		return 0, 0, err
 	}
-	s.settled(filePaths(written...)...) // inflight.go
+	s.settled(datafile.FilePaths(written...)...) // inflight.go
 	return len(rewrites), created, nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/snapshot"
+	"github.com/lakepg/lakepg/sql/datafile"
 	"github.com/lakepg/lakepg/sql/partitioning"
 	"github.com/lakepg/lakepg/types"
 )
@@ -63,7 +64,7 @@ func (s *Session) callFlush(ctx context.Context, a *planner.CallArgs) (string, e
 			return "", err
 		}
 	}
-	s.settled(filePaths(written...)...) // inflight.go
+	s.settled(datafile.FilePaths(written...)...) // inflight.go
 	return fmt.Sprintf("flush_inlined_data: flushed %d inlined rows of %d tables", rows, len(flushes)), nil
 }
 
@@ -180,7 +181,7 @@ func (s *Session) flushInlinedTable(ctx context.Context, head catalog.Snapshot, 
 		return nil, nil, 0, err
 	}
 	// one file, or one per partition as DuckDB's flush writes them
-	tw, err := s.writeFlushed(ctx, sel.t, dir, cols, parquetColumns(out), &batchesOp{bs: batches, ts: ts})
+	tw, err := s.writeFlushed(ctx, sel.t, dir, cols, datafile.ParquetColumns(out), &batchesOp{bs: batches, ts: ts})
 	if err != nil {
 		return nil, nil, 0, err
 	}
@@ -207,7 +208,7 @@ func (s *Session) flushInlinedTable(ctx context.Context, head catalog.Snapshot, 
 // partitions).
 func (s *Session) sortFlushed(ctx context.Context, t *catalog.Table, out []exec.ScanCol, ts []types.T, rowIDCol int, batches []*vec.Batch, rows []snapshot.InlinedRow) ([]*vec.Batch, []snapshot.InlinedRow, error) {
 	src := &batchesOp{bs: batches, ts: ts}
-	in, done, err := s.sortedInput(ctx, t, parquetColumns(out), src) // sorted.go
+	in, done, err := s.sortedInput(ctx, t, datafile.ParquetColumns(out), src) // sorted.go
 	if err != nil {
 		return nil, nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/snapshot"
+	"github.com/lakepg/lakepg/sql/datafile"
 	"github.com/lakepg/lakepg/sql/partitioning"
 	"github.com/lakepg/lakepg/storage"
 )
@@ -49,7 +50,7 @@ type writtenPart struct {
 func (tw *tableWrite) dataFiles(cols []exec.ScanCol, rowIDs bool) []snapshot.NewDataFile {
 	out := make([]snapshot.NewDataFile, 0, len(tw.files))
 	for _, f := range tw.files {
-		df := newDataFile(f.WrittenFile, cols, rowIDs)
+		df := datafile.NewDataFile(f.WrittenFile, cols, rowIDs)
 		if tw.specID != nil {
 			df.Partition = &snapshot.FilePartition{SpecID: *tw.specID, Values: f.values}
 		}

@@ -42,6 +42,8 @@ var allowed = map[string][]string{
 	// the query planner: binding, rules, join order, estimates and exec
 	// operators; it reaches the session through an interface it defines
 	"sql/planner": {"sql/joinorder", "sql/pruning", "sql/partitioning", "sql/pgcatalog", "exec", "exec/", "snapshot", "catalog", "storage", "pgerr", "types"},
+	// written data files as the catalog records them
+	"sql/datafile": {"catalog", "exec", "exec/", "snapshot"},
 	// roles, privileges and their checks, beside the planner, below the
 	// session that embeds them
 	"sql/privileges": {"sql/planner", "sql/pgcatalog", "exec", "exec/", "snapshot", "catalog", "pgerr", "types"},
