@@ -2,7 +2,6 @@ package sql
 
 import (
 	"context"
-	"path"
 	"strings"
 	"sync"
 	"weak"
@@ -158,17 +157,6 @@ func (sw *sweep) end() {
 	r.deferred = nil
 	r.mu.Unlock()
 	r.sweepMu.Unlock()
-}
-
-// tempTarget is the object a local writer's temporary file
-// (".<name>.tmp-<n>", storage/local.go) becomes when it commits.
-func tempTarget(p string) (string, bool) {
-	dir, name := path.Split(p)
-	i := strings.LastIndex(name, ".tmp-")
-	if !strings.HasPrefix(name, ".") || i <= 1 {
-		return "", false
-	}
-	return dir + name[1:i], true
 }
 
 // writeStore is the store a session writes new data and delete files

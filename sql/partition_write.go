@@ -3,8 +3,6 @@ package sql
 import (
 	"context"
 	"encoding/binary"
-	"strconv"
-	"strings"
 
 	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/exec"
@@ -318,41 +316,3 @@ func (p *partWriter) abort() {
 	}
 }
 
-// sourcePartition is where a file holding only rows of data file f goes
-// (maintenance rewrites and merges): f's hive directory, relative to the
-// table's, and f's partition values, which hold for those rows too.
-func sourcePartition(f catalog.DataFile) (prefix string, p *snapshot.FilePartition) {
-	if f.PartitionID == nil || len(f.Partition) == 0 {
-		return "", nil
-	}
-	vals := make([]*string, len(f.Partition))
-	for _, pv := range f.Partition {
-		if pv.Index < 0 || pv.Index >= len(vals) {
-			return "", nil
-		}
-		vals[pv.Index] = pv.Value
-	}
-	if i := strings.LastIndexByte(f.RelPath, '/'); i > 0 && f.Path != f.RelPath && !strings.HasPrefix(f.RelPath, "/") {
-		prefix = f.RelPath[:i+1]
-	}
-	return prefix, &snapshot.FilePartition{SpecID: *f.PartitionID, Values: vals}
-}
-
-// partitionGroup names the partition of data file f for merging: files
-// merge only with files of the same spec and values.
-func partitionGroup(f catalog.DataFile) string {
-	if f.PartitionID == nil {
-		return ""
-	}
-	b := strconv.AppendInt(nil, *f.PartitionID, 10)
-	for _, pv := range f.Partition {
-		if pv.Value == nil {
-			b = append(b, 0)
-			continue
-		}
-		b = append(b, 1)
-		b = binary.AppendUvarint(b, uint64(len(*pv.Value)))
-		b = append(b, *pv.Value...)
-	}
-	return string(b)
-}

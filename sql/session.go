@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lakepg/lakepg/sql/maintenance"
 	"github.com/lakepg/lakepg/sql/planner"
 	"github.com/lakepg/lakepg/sql/privileges"
 
@@ -75,6 +76,7 @@ func (e *Engine) Metadata(ctx context.Context, snap catalog.Snapshot) (*catalog.
 // Session is one client connection's state.
 type Session struct {
 	planner.Session
+	mt maintenance.Runner // CALL's maintenance procedures (sql/maintenance)
 	// SET ROLE, owners and grants the statement read (sql/privileges)
 	privileges.State
 	eng *Engine
@@ -147,7 +149,8 @@ var reported = map[string]string{
 func (e *Engine) NewSession(user, database string, startup map[string]string) (*Session, error) {
 	s := &Session{eng: e, boot: map[string]string{}, changed: map[string]string{}}
 	s.Session = planner.Session{Host: s, DB: e.DB, Store: e.Store, User: user, Database: database, Settings: map[string]string{}, Loc: time.UTC}
-	s.State = privileges.NewState(privHost{s}, &s.Session)
+	s.State = privileges.NewState(host{s}, &s.Session)
+	s.mt = maintenance.Runner{Host: host{s}, Session: &s.Session}
 	s.seq.curr, s.seq.cache = map[int64]int64{}, map[int64][]int64{}
 	for k, v := range planner.DefaultSettings {
 		s.Settings[k] = v

@@ -44,6 +44,8 @@ var allowed = map[string][]string{
 	"sql/planner": {"sql/joinorder", "sql/pruning", "sql/partitioning", "sql/pgcatalog", "exec", "exec/", "snapshot", "catalog", "storage", "pgerr", "types"},
 	// written data files as the catalog records them
 	"sql/datafile": {"catalog", "exec", "exec/", "snapshot"},
+	// the maintenance procedures CALL runs, below the session
+	"sql/maintenance": {"sql/planner", "sql/partitioning", "sql/datafile", "exec", "exec/", "snapshot", "catalog", "storage", "pgerr", "types"},
 	// roles, privileges and their checks, beside the planner, below the
 	// session that embeds them
 	"sql/privileges": {"sql/planner", "sql/pgcatalog", "exec", "exec/", "snapshot", "catalog", "pgerr", "types"},
