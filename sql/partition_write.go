@@ -315,4 +315,3 @@ func (p *partWriter) abort() {
 		}
 	}
 }
-
