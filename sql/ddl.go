@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lakepg/lakepg/sql/planner"
+	"github.com/lakepg/lakepg/sql/tablelayout"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -540,7 +541,7 @@ func (s *Session) alterTable(ctx context.Context, c *snapshot.Commit, meta *cata
 			if len(t.Columns) == 1 {
 				return "", pgerr.New(pgerr.FeatureNotSupported, "cannot drop the only column of a DuckLake table")
 			}
-			if err := checkNotPartitionKey(t, col); err != nil { // partition_ddl.go
+			if err := tablelayout.CheckNotPartitionKey(t, col); err != nil { // sql/tablelayout
 				return "", err
 			}
 			dropColumnConstraints(c, meta, t, col.ID) // constraints.go
@@ -618,7 +619,7 @@ func (s *Session) alterTable(ctx context.Context, c *snapshot.Commit, meta *cata
 				return "", err
 			}
 		case pg.AlterTableType_AT_SetRelOptions, pg.AlterTableType_AT_ResetRelOptions:
-			if err := s.alterPartitioning(ctx, c, t, cmd); err != nil { // partition_ddl.go
+			if err := s.tl.AlterPartitioning(ctx, c, t, cmd); err != nil { // sql/tablelayout
 				return "", err
 			}
 		default:

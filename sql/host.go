@@ -47,7 +47,7 @@ func (h host) WriterOptions(ctx context.Context, schemaID, tableID int64) (parqu
 	return h.writerOptions(ctx, schemaID, tableID)
 }
 func (h host) SortedInput(ctx context.Context, t *catalog.Table, pcols []parquetio.Column, op exec.Operator) (exec.Operator, func(), error) {
-	return h.sortedInput(ctx, t, pcols, op)
+	return h.tl.SortedInput(ctx, t, pcols, op)
 }
 
 // WritePartitioned hands the written files over as maintenance's
@@ -69,6 +69,13 @@ func (h host) BeginSweep() (func(), func(string, map[string]bool, *snapshot.File
 	return sw.end, sw.prune
 }
 func (h host) InFlight(path string) bool { return inflight.registered(path) }
+
+func (h host) StagedCommit() *snapshot.Commit {
+	if h.txn == nil {
+		return nil
+	}
+	return h.txn.c
+}
 
 // activeSQLTransaction is SQLSTATE 25001.
 const activeSQLTransaction = "25001"

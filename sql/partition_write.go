@@ -86,7 +86,7 @@ func (s *Session) writeTableFiles(ctx context.Context, sch *catalog.Schema, t *c
 	if err != nil {
 		return nil, err
 	}
-	op, sorted, err := s.sortedInput(ctx, t, pcols, op) // sorted.go
+	op, sorted, err := s.tl.SortedInput(ctx, t, pcols, op) // sql/tablelayout
 	if err != nil {
 		return nil, err
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/lakepg/lakepg/sql/maintenance"
 	"github.com/lakepg/lakepg/sql/planner"
 	"github.com/lakepg/lakepg/sql/privileges"
+	"github.com/lakepg/lakepg/sql/tablelayout"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pganalyze/pg_query_go/v6/parser"
@@ -76,7 +77,8 @@ func (e *Engine) Metadata(ctx context.Context, snap catalog.Snapshot) (*catalog.
 // Session is one client connection's state.
 type Session struct {
 	planner.Session
-	mt maintenance.Runner // CALL's maintenance procedures (sql/maintenance)
+	mt maintenance.Runner  // CALL's maintenance procedures (sql/maintenance)
+	tl tablelayout.Layouts // partitioning and sort order (sql/tablelayout)
 	// SET ROLE, owners and grants the statement read (sql/privileges)
 	privileges.State
 	eng *Engine
@@ -151,6 +153,7 @@ func (e *Engine) NewSession(user, database string, startup map[string]string) (*
 	s.Session = planner.Session{Host: s, DB: e.DB, Store: e.Store, User: user, Database: database, Settings: map[string]string{}, Loc: time.UTC}
 	s.State = privileges.NewState(host{s}, &s.Session)
 	s.mt = maintenance.Runner{Host: host{s}, Session: &s.Session}
+	s.tl = tablelayout.Layouts{Host: host{s}, Session: &s.Session}
 	s.seq.curr, s.seq.cache = map[int64]int64{}, map[int64][]int64{}
 	for k, v := range planner.DefaultSettings {
 		s.Settings[k] = v
@@ -262,7 +265,7 @@ func (s *Session) prepare(ctx context.Context, query string, paramOIDs []uint32,
 	tree, perr := planner.ParseStatements(query) // planner/fastparse.go
 	if perr != nil {
 		// DuckDB's SET/RESET PARTITIONED BY (partition_ddl.go)
-		if q, ok := rewritePartitionDDL(query); ok {
+		if q, ok := tablelayout.RewritePartitionDDL(query); ok {
 			if t, err := pg.Parse(q); err == nil {
 				tree, perr = t, nil
 			}

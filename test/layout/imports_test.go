@@ -46,6 +46,8 @@ var allowed = map[string][]string{
 	"sql/datafile": {"catalog", "exec", "exec/", "snapshot"},
 	// the maintenance procedures CALL runs, below the session
 	"sql/maintenance": {"sql/planner", "sql/partitioning", "sql/datafile", "exec", "exec/", "snapshot", "catalog", "storage", "pgerr", "types"},
+	// partitioning and sort order of tables, below the session
+	"sql/tablelayout": {"sql/planner", "sql/partitioning", "exec", "exec/", "snapshot", "catalog", "pgerr", "types"},
 	// roles, privileges and their checks, beside the planner, below the
 	// session that embeds them
 	"sql/privileges": {"sql/planner", "sql/pgcatalog", "exec", "exec/", "snapshot", "catalog", "pgerr", "types"},
