@@ -180,7 +180,7 @@ func (s *Session) CatalogContext(meta *catalog.Metadata) *pgcatalog.Context {
 	return &pgcatalog.Context{Meta: meta, User: s.User, Database: s.Database, SearchPath: s.SearchPath(),
 		Settings: s.Settings, PID: s.pid, Backends: s.activity(), Roles: s.CatalogRoles(), Members: s.CatalogMembers(), Cursors: s.openCursors(), Temp: s.tempCatalog(),
 		ViewColumns: func(v *catalog.View) []pgcatalog.ViewColumn { return s.catalogViewColumns(meta, v) },
-		Sequences:   s.catalogSequences(), ACL: s.CatalogACL(), TableGrants: s.CatalogTableGrants(meta),
+		Sequences:   s.seq.CatalogSequences(), ACL: s.CatalogACL(), TableGrants: s.CatalogTableGrants(meta),
 		DefaultACLs: s.CatalogDefaultACLs}
 }
 

@@ -51,7 +51,7 @@ func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt, p
 	if err != nil {
 		return nil, err
 	}
-	if taken, err := s.relationTaken(ctx, meta, sch.ID, rv.Relname); err != nil {
+	if taken, err := s.seq.RelationTaken(ctx, meta, sch.ID, rv.Relname); err != nil {
 		return nil, err
 	} else if taken {
 		if st.IfNotExists {
@@ -123,7 +123,7 @@ func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt, p
 		}
 	}
 	err = s.commit(ctx, func(c *snapshot.Commit, m *catalog.Metadata) error {
-		if taken, err := s.relationTaken(ctx, m, sch.ID, rv.Relname); err != nil {
+		if taken, err := s.seq.RelationTaken(ctx, m, sch.ID, rv.Relname); err != nil {
 			return err
 		} else if taken {
 			return pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", rv.Relname)

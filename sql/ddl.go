@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lakepg/lakepg/sql/planner"
+	"github.com/lakepg/lakepg/sql/sequences"
 	"github.com/lakepg/lakepg/sql/tablelayout"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -174,16 +175,16 @@ func (s *Session) stageDDL(ctx context.Context, c *snapshot.Commit, meta *catalo
 		return s.createTable(ctx, c, meta, x.CreateStmt)
 	case *pg.Node_DropStmt:
 		if x.DropStmt.RemoveType == pg.ObjectType_OBJECT_SEQUENCE {
-			return s.dropSequences(ctx, c, meta, x.DropStmt) // sequence.go
+			return s.seq.DropSequences(ctx, c, meta, x.DropStmt) // sequence.go
 		}
 		if x.DropStmt.RemoveType == pg.ObjectType_OBJECT_INDEX {
 			return s.dropIndexes(meta, x.DropStmt) // foreignkey.go
 		}
 		return s.drop(ctx, c, meta, x.DropStmt)
 	case *pg.Node_CreateSeqStmt:
-		return s.createSequence(ctx, c, meta, x.CreateSeqStmt)
+		return s.seq.CreateSequence(ctx, c, meta, x.CreateSeqStmt)
 	case *pg.Node_AlterSeqStmt:
-		return s.alterSequence(ctx, c, meta, x.AlterSeqStmt)
+		return s.seq.AlterSequence(ctx, c, meta, x.AlterSeqStmt)
 	case *pg.Node_AlterTableStmt:
 		if more, err := s.dropForeignKeysAlter(meta, x.AlterTableStmt); err != nil { // foreignkey.go
 			return "", err
@@ -195,7 +196,7 @@ func (s *Session) stageDDL(ctx context.Context, c *snapshot.Commit, meta *catalo
 		return s.comment(ctx, c, meta, x.CommentStmt) // comment.go
 	case *pg.Node_RenameStmt:
 		if x.RenameStmt.RenameType == pg.ObjectType_OBJECT_SEQUENCE {
-			return s.renameSequence(ctx, c, meta, x.RenameStmt)
+			return s.seq.RenameSequence(ctx, c, meta, x.RenameStmt)
 		}
 		return s.rename(ctx, c, meta, x.RenameStmt)
 	}
@@ -277,9 +278,9 @@ func (s *Session) defaultText(n *pg.Node, t types.T) (string, bool, error) {
 		}
 		return literalText(v), false, nil
 	}
-	if seq, ok := nextvalCall(n); ok {
+	if seq, ok := sequences.NextvalCall(n); ok {
 		// as PostgreSQL prints it: nextval('s'::regclass)
-		return "nextval(" + quoteLiteralSQL(seq) + "::regclass)", true, nil
+		return "nextval(" + sequences.QuoteLiteralSQL(seq) + "::regclass)", true, nil
 	}
 	return strings.TrimPrefix(planner.DeparseExpr(n), "SELECT "), true, nil
 }
@@ -323,11 +324,11 @@ func (s *Session) createTable(ctx context.Context, c *snapshot.Commit, meta *cat
 	if err != nil {
 		return "", err
 	}
-	seqs, err := s.sequences(ctx)
+	seqs, err := s.seq.Sequences(ctx)
 	if err != nil {
 		return "", err
 	}
-	if relationExists(seqs, meta, sch.ID, rv.Relname) { // a table or a sequence (sequence.go)
+	if sequences.RelationExists(seqs, meta, sch.ID, rv.Relname) { // a table or a sequence (sequence.go)
 		if st.IfNotExists {
 			s.notice("relation \"%s\" already exists, skipping", rv.Relname)
 			return "CREATE TABLE", nil
@@ -335,7 +336,7 @@ func (s *Session) createTable(ctx context.Context, c *snapshot.Commit, meta *cat
 		return "", planner.ErrAt(pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", rv.Relname), rv.Location)
 	}
 	var cols []snapshot.ColumnDef
-	var serials []*serialSpec // sequence.go
+	var serials []*sequences.SerialSpec // sequence.go
 	seen := map[string]bool{}
 	for _, el := range st.TableElts {
 		if lc := el.GetTableLikeClause(); lc != nil {
@@ -363,7 +364,7 @@ func (s *Session) createTable(ctx context.Context, c *snapshot.Commit, meta *cat
 			return "", planner.ErrAt(pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", cd.Colname), cd.Location)
 		}
 		seen[cd.Colname] = true
-		sp, cd, err := serialSpecOf(cd)
+		sp, cd, err := sequences.SerialSpecOf(cd)
 		if err != nil {
 			return "", err
 		}
@@ -379,10 +380,10 @@ func (s *Session) createTable(ctx context.Context, c *snapshot.Commit, meta *cat
 		}
 		if sp != nil {
 			var ok bool
-			if sp.typ, ok = seqTypeName(t); !ok {
+			if sp.Typ, ok = sequences.SeqTypeName(t); !ok {
 				return "", planner.ErrAt(pgerr.New(pgerr.InvalidParameterValue, "identity column type must be smallint, integer, or bigint"), cd.Location)
 			}
-			sp.col, sp.index = cd.Colname, len(cols)
+			sp.Col, sp.Index = cd.Colname, len(cols)
 			serials = append(serials, sp)
 			def.NullsAllowed = false
 		}
@@ -408,7 +409,7 @@ func (s *Session) createTable(ctx context.Context, c *snapshot.Commit, meta *cat
 	}
 	var tid int64
 	if len(serials) > 0 {
-		if tid, err = s.createTableWithSequences(ctx, c, meta, sch, rv.Relname, cols, serials); err != nil {
+		if tid, err = s.seq.CreateTableWithSequences(ctx, c, meta, sch, rv.Relname, cols, serials); err != nil {
 			return "", err
 		}
 	} else {
@@ -439,7 +440,7 @@ func (s *Session) drop(ctx context.Context, c *snapshot.Commit, meta *catalog.Me
 					tables = append(tables, t)
 				}
 			}
-			seqs, err := s.sequences(ctx)
+			seqs, err := s.seq.Sequences(ctx)
 			if err != nil {
 				return "", err
 			}
@@ -456,7 +457,7 @@ func (s *Session) drop(ctx context.Context, c *snapshot.Commit, meta *catalog.Me
 				return "", e
 			}
 			for i := range schemaSeqs {
-				if err := s.dropSequence(ctx, c, &schemaSeqs[i]); err != nil {
+				if err := s.seq.DropSequence(ctx, c, &schemaSeqs[i]); err != nil {
 					return "", err
 				}
 			}
@@ -502,7 +503,7 @@ func (s *Session) alterTable(ctx context.Context, c *snapshot.Commit, meta *cata
 				}
 				return "", pgerr.New(pgerr.DuplicateColumn, "column \"%s\" of relation \"%s\" already exists", cd.Colname, t.Name)
 			}
-			if sp, _, err := serialSpecOf(cd); err != nil || sp != nil {
+			if sp, _, err := sequences.SerialSpecOf(cd); err != nil || sp != nil {
 				if err == nil {
 					err = pgerr.New(pgerr.FeatureNotSupported, "ADD COLUMN of a serial or identity column is not supported yet: existing rows would need values")
 				}
@@ -546,7 +547,7 @@ func (s *Session) alterTable(ctx context.Context, c *snapshot.Commit, meta *cata
 			}
 			dropColumnConstraints(c, meta, t, col.ID) // constraints.go
 			c.DropColumn(*t, col.ID)
-			if err := s.dropOwnedSequences(ctx, c, t.ID, col.ID); err != nil { // sequence.go
+			if err := s.seq.DropOwnedSequences(ctx, c, t.ID, col.ID); err != nil { // sequence.go
 				return "", err
 			}
 		case pg.AlterTableType_AT_AlterColumnType:
@@ -672,7 +673,7 @@ func (s *Session) rename(ctx context.Context, c *snapshot.Commit, meta *catalog.
 			}
 			return "", err
 		}
-		if taken, err := s.relationTaken(ctx, meta, r.Schema.ID, st.Newname); err != nil {
+		if taken, err := s.seq.RelationTaken(ctx, meta, r.Schema.ID, st.Newname); err != nil {
 			return "", err
 		} else if taken {
 			return "", pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", st.Newname)

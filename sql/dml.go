@@ -8,6 +8,7 @@ import (
 
 	"github.com/lakepg/lakepg/sql/planner"
 	"github.com/lakepg/lakepg/sql/privileges"
+	"github.com/lakepg/lakepg/sql/sequences"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/proto"
@@ -137,7 +138,7 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *planner.Para
 	}
 	// identity columns: GENERATED ALWAYS takes no value unless OVERRIDING
 	// SYSTEM VALUE; OVERRIDING USER VALUE drops the values given (serial.go)
-	ident, err := s.identityColumns(ctx, t)
+	ident, err := s.seq.IdentityColumns(ctx, t)
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +149,7 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *planner.Para
 		case st.Override == pg.OverridingKind_OVERRIDING_USER_VALUE:
 			return false, nil
 		case ident[ci] == "a" && st.Override != pg.OverridingKind_OVERRIDING_SYSTEM_VALUE:
-			return false, identityInsertError(cols[ci].Name)
+			return false, sequences.IdentityInsertError(cols[ci].Name)
 		}
 		return true, nil
 	}
@@ -482,12 +483,12 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 			}
 			assigned[ci] = true
 			if rt.Val.GetSetToDefault() == nil {
-				ident, err := s.identityColumns(ctx, ref.Table) // serial.go
+				ident, err := s.seq.IdentityColumns(ctx, ref.Table) // serial.go
 				if err != nil {
 					return nil, err
 				}
 				if ident[ci] == "a" {
-					e := pgerr.New(codeGeneratedAlways, "column \"%s\" can only be updated to DEFAULT", rt.Name)
+					e := pgerr.New(sequences.CodeGeneratedAlways, "column \"%s\" can only be updated to DEFAULT", rt.Name)
 					e.Detail = fmt.Sprintf("Column \"%s\" is an identity column defined as GENERATED ALWAYS.", rt.Name)
 					return nil, planner.ErrAt(e, rt.Location)
 				}

@@ -15,7 +15,9 @@ import (
 	"github.com/lakepg/lakepg/snapshot"
 	"github.com/lakepg/lakepg/sql/maintenance"
 	"github.com/lakepg/lakepg/sql/partitioning"
+	"github.com/lakepg/lakepg/sql/pgcatalog"
 	"github.com/lakepg/lakepg/sql/planner"
+	"github.com/lakepg/lakepg/sql/sequences"
 	"github.com/lakepg/lakepg/storage"
 )
 
@@ -75,6 +77,29 @@ func (h host) StagedCommit() *snapshot.Commit {
 		return nil
 	}
 	return h.txn.c
+}
+
+func (h host) BlockItems() *[]*sequences.Item {
+	if h.txn == nil {
+		return nil
+	}
+	return &h.txn.seqs
+}
+func (h host) TxnItems(ctx context.Context) (*[]*sequences.Item, error) {
+	t, err := h.txnState(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &t.seqs, nil
+}
+
+// CatalogContextFor and SequenceFunction serve the planner (planner.Host)
+// from sql/sequences.
+func (s *Session) CatalogContextFor(ctx context.Context) *pgcatalog.Context {
+	return s.seq.CatalogContextFor(ctx)
+}
+func (s *Session) SequenceFunction(b *planner.Binder, name string, args []exec.Expr, loc int32) (exec.Expr, bool, error) {
+	return s.seq.SequenceFunction(b, name, args, loc)
 }
 
 // activeSQLTransaction is SQLSTATE 25001.

@@ -6,6 +6,7 @@ import (
 	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/snapshot"
+	"github.com/lakepg/lakepg/sql/sequences"
 )
 
 const (
@@ -31,7 +32,7 @@ type savepoint struct {
 	// portals.
 	cursors map[*cursor]bool
 	// seqs are copies of the block's sequence changes at SAVEPOINT.
-	seqs []seqItem
+	seqs []sequences.Item
 	// temp are the session's temporary tables at SAVEPOINT (temp.go)
 	temp tempTables
 	// privs is how many privilege rows the block had written (privileges.go)
@@ -95,9 +96,7 @@ func (s *Session) markSavepoint(name string) *savepoint {
 	if t := s.txn; t != nil {
 		sp.staged, sp.meta = t.c.Clone(), t.meta
 		sp.undo, sp.superseded = len(t.undo), len(t.superseded)
-		for _, it := range t.seqs {
-			sp.seqs = append(sp.seqs, *it)
-		}
+		sp.seqs = sequences.MarkItems(t.seqs)
 	}
 	return sp
 }
@@ -127,21 +126,6 @@ func (s *Session) rollbackTo(sp *savepoint) {
 	}
 	// a copy again: the savepoint stays and may be rolled back to once more
 	t.c, t.meta = sp.staged.Clone(), sp.meta
-	// the restored commit's extras write the items they were queued with:
-	// give those back their state at SAVEPOINT, forget the later ones
-	kept := t.seqs[:0]
-	for _, it := range t.seqs {
-		for _, old := range sp.seqs {
-			if old.seq.ID == it.seq.ID {
-				// values handed out are never given back, as in PostgreSQL
-				last, called := it.seq.LastValue, it.seq.IsCalled
-				*it = old
-				if it.isNew {
-					it.seq.LastValue, it.seq.IsCalled = last, called
-				}
-				kept = append(kept, it)
-			}
-		}
-	}
-	t.seqs = kept
+	// the restored commit's extras write the items they were queued with
+	t.seqs = sequences.RollbackItems(t.seqs, sp.seqs)
 }

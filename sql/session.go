@@ -22,6 +22,7 @@ import (
 	"github.com/lakepg/lakepg/sql/maintenance"
 	"github.com/lakepg/lakepg/sql/planner"
 	"github.com/lakepg/lakepg/sql/privileges"
+	"github.com/lakepg/lakepg/sql/sequences"
 	"github.com/lakepg/lakepg/sql/tablelayout"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -77,8 +78,9 @@ func (e *Engine) Metadata(ctx context.Context, snap catalog.Snapshot) (*catalog.
 // Session is one client connection's state.
 type Session struct {
 	planner.Session
-	mt maintenance.Runner  // CALL's maintenance procedures (sql/maintenance)
-	tl tablelayout.Layouts // partitioning and sort order (sql/tablelayout)
+	mt  maintenance.Runner  // CALL's maintenance procedures (sql/maintenance)
+	tl  tablelayout.Layouts // partitioning and sort order (sql/tablelayout)
+	seq sequences.State     // currval, lastval and cached sequence values (sql/sequences)
 	// SET ROLE, owners and grants the statement read (sql/privileges)
 	privileges.State
 	eng *Engine
@@ -120,8 +122,7 @@ type Session struct {
 
 	savepoints []*savepoint // of the open block, innermost last (savepoint.go)
 
-	seq  seqSession // currval, lastval and cached sequence values (sequence.go)
-	temp tempState  // the session's temporary tables (temp.go)
+	temp tempState // the session's temporary tables (temp.go)
 
 	// keyChecks are the unique-key checks of the write being run, done
 	// right before its changes are staged (unique.go); uniqueStats counts
@@ -152,9 +153,9 @@ func (e *Engine) NewSession(user, database string, startup map[string]string) (*
 	s := &Session{eng: e, boot: map[string]string{}, changed: map[string]string{}}
 	s.Session = planner.Session{Host: s, DB: e.DB, Store: e.Store, User: user, Database: database, Settings: map[string]string{}, Loc: time.UTC}
 	s.State = privileges.NewState(host{s}, &s.Session)
+	s.seq.Init(host{s}, &s.Session)
 	s.mt = maintenance.Runner{Host: host{s}, Session: &s.Session}
 	s.tl = tablelayout.Layouts{Host: host{s}, Session: &s.Session}
-	s.seq.curr, s.seq.cache = map[int64]int64{}, map[int64][]int64{}
 	for k, v := range planner.DefaultSettings {
 		s.Settings[k] = v
 	}

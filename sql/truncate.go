@@ -54,7 +54,7 @@ func (s *Session) restartOwnedSequences(ctx context.Context, rv *pg.RangeVar) er
 	if err != nil {
 		return err
 	}
-	seqs, err := s.sequences(ctx)
+	seqs, err := s.seq.Sequences(ctx)
 	if err != nil {
 		return err
 	}

@@ -247,7 +247,7 @@ func (s *Session) dropRelations(ctx context.Context, c *snapshot.Commit, meta *c
 			continue
 		}
 		c.DropTable(*r.Schema, *r.Table)
-		if err := s.dropOwnedSequences(ctx, c, r.Table.ID, 0); err != nil { // sequence.go
+		if err := s.seq.DropOwnedSequences(ctx, c, r.Table.ID, 0); err != nil { // sequence.go
 			return "", err
 		}
 	}

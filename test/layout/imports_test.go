@@ -48,6 +48,8 @@ var allowed = map[string][]string{
 	"sql/maintenance": {"sql/planner", "sql/partitioning", "sql/datafile", "exec", "exec/", "snapshot", "catalog", "storage", "pgerr", "types"},
 	// partitioning and sort order of tables, below the session
 	"sql/tablelayout": {"sql/planner", "sql/partitioning", "exec", "exec/", "snapshot", "catalog", "pgerr", "types"},
+	// sequences, serial and identity columns, below the session
+	"sql/sequences": {"sql/planner", "sql/pgcatalog", "exec", "exec/", "snapshot", "catalog", "pgerr", "types"},
 	// roles, privileges and their checks, beside the planner, below the
 	// session that embeds them
 	"sql/privileges": {"sql/planner", "sql/pgcatalog", "exec", "exec/", "snapshot", "catalog", "pgerr", "types"},
