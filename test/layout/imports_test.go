@@ -50,6 +50,8 @@ var allowed = map[string][]string{
 	"sql/tablelayout": {"sql/planner", "sql/partitioning", "exec", "exec/", "snapshot", "catalog", "pgerr", "types"},
 	// sequences, serial and identity columns, below the session
 	"sql/sequences": {"sql/planner", "sql/pgcatalog", "exec", "exec/", "snapshot", "catalog", "pgerr", "types"},
+	// COPY's options and row parsing, below the session
+	"sql/copyio": {"sql/planner", "exec", "exec/", "pgerr", "types"},
 	// roles, privileges and their checks, beside the planner, below the
 	// session that embeds them
 	"sql/privileges": {"sql/planner", "sql/pgcatalog", "exec", "exec/", "snapshot", "catalog", "pgerr", "types"},
