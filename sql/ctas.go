@@ -113,7 +113,7 @@ func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt, p
 	var w *exec.WrittenFile
 	if !into.SkipData && inl == nil {
 		dir := s.eng.DB.TableDir(sch, &catalog.Table{Name: rv.Relname, Path: loc.Path, PathIsRelative: true})
-		opt, err := s.writerOptions(ctx, sch.ID, 0) // the table has no id yet
+		opt, err := s.tl.WriterOptions(ctx, sch.ID, 0) // the table has no id yet
 		if err != nil {
 			return nil, err
 		}

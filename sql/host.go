@@ -46,7 +46,7 @@ func (h host) Writes() *sync.WaitGroup     { return &h.eng.wg }
 func (h host) WriteStore() storage.Backend { return h.writeStore() }
 func (h host) Settled(paths ...string)     { h.settled(paths...) }
 func (h host) WriterOptions(ctx context.Context, schemaID, tableID int64) (parquetio.WriterOptions, error) {
-	return h.writerOptions(ctx, schemaID, tableID)
+	return h.tl.WriterOptions(ctx, schemaID, tableID)
 }
 func (h host) SortedInput(ctx context.Context, t *catalog.Table, pcols []parquetio.Column, op exec.Operator) (exec.Operator, func(), error) {
 	return h.tl.SortedInput(ctx, t, pcols, op)

@@ -8,6 +8,11 @@ import (
 	"github.com/lakepg/lakepg/sql/privileges"
 )
 
+// RedactPasswords returns query with the string literal after every
+// PASSWORD keyword replaced by '********', for logs
+// (sql/privileges/redact.go).
+func RedactPasswords(query string) string { return privileges.RedactPasswords(query) }
+
 // PasswordVerifier turns a password into the SCRAM-SHA-256 verifier that is
 // stored instead of it (sql/privileges/roles.go).
 func PasswordVerifier(password string) (string, error) { return privileges.PasswordVerifier(password) }

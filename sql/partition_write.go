@@ -82,7 +82,7 @@ func (tw *tableWrite) sameSpec(t *catalog.Table) bool {
 // table's columns come first, in order (UPDATE appends the row id).
 func (s *Session) writeTableFiles(ctx context.Context, sch *catalog.Schema, t *catalog.Table, pcols []parquetio.Column, op exec.Operator, check func(*vec.Batch) error) (*tableWrite, error) {
 	dir := s.eng.DB.TableDir(sch, t)
-	opt, err := s.writerOptions(ctx, sch.ID, t.ID)
+	opt, err := s.tl.WriterOptions(ctx, sch.ID, t.ID)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,8 @@
 // CREATE/ALTER/DROP ROLE and role membership, GRANT and REVOKE, owners and
 // default privileges, the ACLs pg_catalog shows, the checks statements make
 // before they read or write, SET ROLE and SET SESSION AUTHORIZATION, and
-// the SCRAM-SHA-256 verifiers passwords are stored as (with SASLprep).
+// the SCRAM-SHA-256 verifiers passwords are stored as (with SASLprep),
+// and passwords kept out of logged query text.
 // Package sql's Session embeds State and serves it as its Host.
 package privileges
 

@@ -44,3 +44,19 @@ func TestVerifierKnownAnswer(t *testing.T) {
 		t.Error("isSCRAMVerifier")
 	}
 }
+
+func TestRedactPasswords(t *testing.T) {
+	for in, want := range map[string]string{
+		"SELECT 1": "SELECT 1",
+		"CREATE ROLE a LOGIN PASSWORD 'se''cret'":                  "CREATE ROLE a LOGIN PASSWORD '********'",
+		"alter user b with encrypted password\n  E'x\\'y' login":   "alter user b with encrypted password\n  E'********' login",
+		"ALTER ROLE c PASSWORD NULL":                               "ALTER ROLE c PASSWORD NULL",
+		"SELECT 'password ''x''' AS password_col, password":        "SELECT 'password ''x''' AS password_col, password",
+		"CREATE USER d PASSWORD 'p1'; CREATE USER e PASSWORD 'p2'": "CREATE USER d PASSWORD '********'; CREATE USER e PASSWORD '********'",
+		"CREATE USER f PASSWORD 'unterminated":                     "CREATE USER f PASSWORD '********'",
+	} {
+		if got := RedactPasswords(in); got != want {
+			t.Errorf("RedactPasswords(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,8 +1,9 @@
 // Package tablelayout owns how a table's rows are laid out in its files:
 // DuckLake partitioning (ALTER TABLE … SET PARTITIONED BY, DuckDB's
 // spelling rewritten to a statement PostgreSQL parses) and sort order
-// (SET SORTED BY), kept in the catalog as DuckDB keeps them, and the sort
-// every write puts its rows through when the table has an order.
+// (SET SORTED BY), kept in the catalog as DuckDB keeps them, the sort
+// every write puts its rows through when the table has an order, and the
+// Parquet writer options of its files (row group size, compression).
 package tablelayout
 
 import (
