@@ -256,7 +256,7 @@ func (s *Session) copyTo(ctx context.Context, st *pg.CopyStmt, o *copyio.CopyOpt
 		if err != nil {
 			return nil, err
 		}
-		if err := s.CheckRelation(ctx, sch, t.ID, planner.RelationWord(t, nil), t.Name, "r"); err != nil { // privileges.go
+		if err := s.CheckRelation(ctx, sch, t.ID, planner.RelationWord(t, nil), t.Name, "r"); err != nil { // sql/privileges/privileges.go
 			return nil, err
 		}
 		cols, err := planner.ScanColumns(t)

@@ -42,7 +42,7 @@ func (e *Engine) lockWrites() {
 }
 
 func (s *Session) commitWrite(ctx context.Context, fn func(c *snapshot.Commit, meta *catalog.Metadata) error, cleanup func(), insert bool) error {
-	fn = s.CommitRecordingOwners(ctx, fn) // privileges.go
+	fn = s.CommitRecordingOwners(ctx, fn) // sql/privileges/privileges.go
 	if s.inTx {
 		return s.stage(ctx, fn, cleanup)
 	}
@@ -147,7 +147,7 @@ func (s *Session) ddl(ctx context.Context, n *pg.Node) (*Result, error) {
 }
 
 func (s *Session) stageDDL(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, n *pg.Node) (string, error) {
-	if tag, done, err := s.OwnerDDL(ctx, c, meta, n); done || err != nil { // privileges_stmt.go
+	if tag, done, err := s.OwnerDDL(ctx, c, meta, n); done || err != nil { // sql/privileges/privileges_stmt.go
 		return tag, err
 	}
 	switch x := n.Node.(type) {
@@ -175,7 +175,7 @@ func (s *Session) stageDDL(ctx context.Context, c *snapshot.Commit, meta *catalo
 		return s.createTable(ctx, c, meta, x.CreateStmt)
 	case *pg.Node_DropStmt:
 		if x.DropStmt.RemoveType == pg.ObjectType_OBJECT_SEQUENCE {
-			return s.seq.DropSequences(ctx, c, meta, x.DropStmt) // sequence.go
+			return s.seq.DropSequences(ctx, c, meta, x.DropStmt) // sql/sequences/sequence.go
 		}
 		if x.DropStmt.RemoveType == pg.ObjectType_OBJECT_INDEX {
 			return s.dropIndexes(meta, x.DropStmt) // foreignkey.go
@@ -328,7 +328,7 @@ func (s *Session) createTable(ctx context.Context, c *snapshot.Commit, meta *cat
 	if err != nil {
 		return "", err
 	}
-	if sequences.RelationExists(seqs, meta, sch.ID, rv.Relname) { // a table or a sequence (sequence.go)
+	if sequences.RelationExists(seqs, meta, sch.ID, rv.Relname) { // a table or a sequence (sql/sequences/sequence.go)
 		if st.IfNotExists {
 			s.notice("relation \"%s\" already exists, skipping", rv.Relname)
 			return "CREATE TABLE", nil
@@ -336,7 +336,7 @@ func (s *Session) createTable(ctx context.Context, c *snapshot.Commit, meta *cat
 		return "", planner.ErrAt(pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", rv.Relname), rv.Location)
 	}
 	var cols []snapshot.ColumnDef
-	var serials []*sequences.SerialSpec // sequence.go
+	var serials []*sequences.SerialSpec // sql/sequences/sequence.go
 	seen := map[string]bool{}
 	for _, el := range st.TableElts {
 		if lc := el.GetTableLikeClause(); lc != nil {
@@ -547,7 +547,7 @@ func (s *Session) alterTable(ctx context.Context, c *snapshot.Commit, meta *cata
 			}
 			dropColumnConstraints(c, meta, t, col.ID) // constraints.go
 			c.DropColumn(*t, col.ID)
-			if err := s.seq.DropOwnedSequences(ctx, c, t.ID, col.ID); err != nil { // sequence.go
+			if err := s.seq.DropOwnedSequences(ctx, c, t.ID, col.ID); err != nil { // sql/sequences/sequence.go
 				return "", err
 			}
 		case pg.AlterTableType_AT_AlterColumnType:
@@ -723,7 +723,7 @@ func (s *Session) createIndex(ctx context.Context, st *pg.IndexStmt) (*Result, e
 	if err != nil {
 		return nil, err
 	}
-	if err := s.CheckRelOwner(ctx, t.ID, planner.RelationWord(t, nil), t.Name); err != nil { // privileges.go
+	if err := s.CheckRelOwner(ctx, t.ID, planner.RelationWord(t, nil), t.Name); err != nil { // sql/privileges/privileges.go
 		return nil, err
 	}
 	for _, p := range st.IndexParams {

@@ -106,7 +106,7 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *planner.Para
 		return nil, err
 	}
 	if len(st.ReturningList) > 0 && !describeOnly && s.TempLookup(st.Relation.Schemaname, st.Relation.Relname) == nil {
-		if err := s.CheckRelation(ctx, sch, t.ID, planner.RelationWord(t, nil), t.Name, "r"); err != nil { // RETURNING reads (privileges.go)
+		if err := s.CheckRelation(ctx, sch, t.ID, planner.RelationWord(t, nil), t.Name, "r"); err != nil { // RETURNING reads (sql/privileges/privileges.go)
 			return nil, err
 		}
 	}
@@ -137,7 +137,7 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *planner.Para
 		}
 	}
 	// identity columns: GENERATED ALWAYS takes no value unless OVERRIDING
-	// SYSTEM VALUE; OVERRIDING USER VALUE drops the values given (serial.go)
+	// SYSTEM VALUE; OVERRIDING USER VALUE drops the values given (sql/sequences/serial.go)
 	ident, err := s.seq.IdentityColumns(ctx, t)
 	if err != nil {
 		return nil, err
@@ -390,7 +390,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 	if err := s.checkNotMatView(ref.Table.Name, ref.Table.MatView, rv.Location); err != nil { // matview.go
 		return nil, err
 	}
-	if !describeOnly { // privileges_check.go
+	if !describeOnly { // sql/privileges/privileges_check.go
 		reads := where != nil || len(retList) > 0 || len(from) > 0 || privileges.ReadsColumns(set)
 		if err := s.CheckRelation(ctx, ref.Schema, ref.Table.ID, planner.RelationWord(ref.Table, nil), ref.Table.Name, s.WriteLetters(set != nil, reads)); err != nil {
 			return nil, err
@@ -483,7 +483,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 			}
 			assigned[ci] = true
 			if rt.Val.GetSetToDefault() == nil {
-				ident, err := s.seq.IdentityColumns(ctx, ref.Table) // serial.go
+				ident, err := s.seq.IdentityColumns(ctx, ref.Table) // sql/sequences/serial.go
 				if err != nil {
 					return nil, err
 				}
@@ -839,7 +839,7 @@ func (s *Session) writeTarget(ctx context.Context, rv *pg.RangeVar) (*catalog.Sc
 	if err := s.checkNotMatView(t.Name, t.MatView, rv.Location); err != nil { // matview.go
 		return nil, nil, nil, err
 	}
-	if err := s.CheckRelation(ctx, sch, t.ID, planner.RelationWord(t, nil), t.Name, "a"); err != nil { // privileges.go
+	if err := s.CheckRelation(ctx, sch, t.ID, planner.RelationWord(t, nil), t.Name, "a"); err != nil { // sql/privileges/privileges.go
 		return nil, nil, nil, err
 	}
 	cols, err := planner.ScanColumns(t)

@@ -35,7 +35,7 @@ type savepoint struct {
 	seqs []sequences.Item
 	// temp are the session's temporary tables at SAVEPOINT (temp.go)
 	temp tempTables
-	// privs is how many privilege rows the block had written (privileges.go)
+	// privs is how many privilege rows the block had written (sql/privileges/privileges.go)
 	privs int
 	// settings are the session's settings at SAVEPOINT (settings_txn.go)
 	settings *settingsMark

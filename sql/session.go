@@ -114,7 +114,7 @@ type Session struct {
 	refreshing bool
 
 	notify    func(Notice) // where notices go (notice.go); nil drops them
-	superuser bool         // logged in as one (roles.go): counts while the user is not a role
+	superuser bool         // logged in as one (sql/privileges/roles.go): counts while the user is not a role
 
 	cursors map[string]*cursor // DECLAREd cursors (cursor.go)
 
@@ -265,7 +265,7 @@ func (s *Session) prepare(ctx context.Context, query string, paramOIDs []uint32,
 	defer recoverPanic(s.eng.Log, &err)
 	tree, perr := planner.ParseStatements(query) // planner/fastparse.go
 	if perr != nil {
-		// DuckDB's SET/RESET PARTITIONED BY (partition_ddl.go)
+		// DuckDB's SET/RESET PARTITIONED BY (sql/tablelayout/partition_ddl.go)
 		if q, ok := tablelayout.RewritePartitionDDL(query); ok {
 			if t, err := pg.Parse(q); err == nil {
 				tree, perr = t, nil
@@ -582,7 +582,7 @@ func (s *Session) describe(ctx context.Context, st *Stmt) ([]Column, error) {
 }
 
 func (s *Session) execute(ctx context.Context, st *Stmt, p *planner.Params) (*Result, error) {
-	s.ResetPrivCache()                                        // privileges.go
+	s.ResetPrivCache()                                        // sql/privileges/privileges.go
 	s.stmtHead = nil                                          // txn.go
 	if res, ok, err := s.tempStatement(ctx, st.node, p); ok { // temp_ddl.go
 		return res, err
@@ -671,7 +671,7 @@ func (s *Session) execute(ctx context.Context, st *Stmt, p *planner.Params) (*Re
 	case *pg.Node_IndexStmt:
 		return s.createIndex(ctx, n.IndexStmt)
 	case *pg.Node_CallStmt:
-		return s.call(ctx, n.CallStmt, p) // maintenance.go
+		return s.call(ctx, n.CallStmt, p) // sql/maintenance/maintenance.go
 	case *pg.Node_DiscardStmt:
 		return s.discard(n.DiscardStmt) // discard.go
 	case *pg.Node_CopyStmt:
@@ -685,9 +685,9 @@ func (s *Session) execute(ctx context.Context, st *Stmt, p *planner.Params) (*Re
 	case *pg.Node_CreateRoleStmt, *pg.Node_AlterRoleStmt, *pg.Node_DropRoleStmt:
 		return s.executeRoleStmt(ctx, st.node)
 	case *pg.Node_GrantRoleStmt:
-		return s.grantRole(ctx, n.GrantRoleStmt) // role_members.go
+		return s.grantRole(ctx, n.GrantRoleStmt) // sql/privileges/role_members.go
 	case *pg.Node_GrantStmt, *pg.Node_AlterDefaultPrivilegesStmt, *pg.Node_AlterOwnerStmt:
-		return s.privilegeStmt(ctx, st.node) // privileges_stmt.go
+		return s.privilegeStmt(ctx, st.node) // sql/privileges/privileges_stmt.go
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "statement %s is not supported yet", stmtName(st.node))
 }

@@ -38,7 +38,7 @@ type txn struct {
 	// and the block's staged deletes name those files.
 	files map[int64][]catalog.DataFile
 	// seqs are the sequences the block created, altered or dropped
-	// (sequence.go); their rows are written with the block's commit.
+	// (sql/sequences/sequence.go); their rows are written with the block's commit.
 	seqs []*sequences.Item
 }
 

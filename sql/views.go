@@ -123,7 +123,7 @@ func (s *Session) createView(ctx context.Context, st *pg.ViewStmt) (*Result, err
 			if err := s.checkViewReplace(ctx, meta, sch, old, cols); err != nil {
 				return err
 			}
-			if err := s.ReplacingView(ctx, old.ID, old.Name); err != nil { // privileges_check.go
+			if err := s.ReplacingView(ctx, old.ID, old.Name); err != nil { // sql/privileges/privileges_check.go
 				return err
 			}
 			c.DropView(*sch, *old) // DuckDB replaces a view the same way: a new id
@@ -247,7 +247,7 @@ func (s *Session) dropRelations(ctx context.Context, c *snapshot.Commit, meta *c
 			continue
 		}
 		c.DropTable(*r.Schema, *r.Table)
-		if err := s.seq.DropOwnedSequences(ctx, c, r.Table.ID, 0); err != nil { // sequence.go
+		if err := s.seq.DropOwnedSequences(ctx, c, r.Table.ID, 0); err != nil { // sql/sequences/sequence.go
 			return "", err
 		}
 	}

@@ -11,7 +11,7 @@ import (
 
 // ParseRows reads up to max rows of rows into b (which must be empty) and
 // returns how many it read; eof when rows ended. The same code serves the
-// sequential COPY and each parallel worker (copy_parallel.go), so both
+// sequential COPY and each parallel worker (package sql's copy_parallel.go), so both
 // report the same errors.
 //
 // A field costs a string allocation only when its value keeps the string:

@@ -48,7 +48,7 @@ func (s *Runner) Call(ctx context.Context, st *pg.CallStmt, p *planner.Params) e
 	if err := s.CheckWritable(); err != nil {
 		return err
 	}
-	if err := s.CheckMaintenance(ctx, qualified); err != nil { // privileges_check.go
+	if err := s.CheckMaintenance(ctx, qualified); err != nil { // sql/privileges
 		return err
 	}
 	a := &planner.CallArgs{Named: map[string]*pg.Node{}, B: &planner.Binder{Sess: s.Session, Env: s.NewEnv(), Params: p}, Loc: fc.Location}
@@ -358,7 +358,7 @@ func (s *Runner) writeMerged(ctx context.Context, head catalog.Snapshot, sel tab
 	if err != nil {
 		return snapshot.NewFile{}, nil, err
 	}
-	in, sorted, err := s.SortedInput(ctx, sel.t, datafile.ParquetColumns(out), h) // sorted.go
+	in, sorted, err := s.SortedInput(ctx, sel.t, datafile.ParquetColumns(out), h) // sql/tablelayout
 	if err != nil {
 		return snapshot.NewFile{}, nil, err
 	}
@@ -482,8 +482,8 @@ func (s *Runner) rewriteTable(ctx context.Context, head catalog.Snapshot, sel ta
 		}
 		proj = append(proj, &exec.ColRef{Idx: len(cols) + 2, T: types.Int64T})
 		out := withReserved(cols, false)
-		prefix, part := sourcePartition(f) // partition_write.go
-		// in the table's sort order, if it has one (sorted.go)
+		prefix, part := sourcePartition(f) // maintenance_plan.go
+		// in the table's sort order, if it has one (sql/tablelayout)
 		in, sorted, err := s.SortedInput(ctx, sel.t, datafile.ParquetColumns(out), &exec.Project{Env: s.NewEnv(), Input: scan, Exprs: proj})
 		if err != nil {
 			scan.Close()

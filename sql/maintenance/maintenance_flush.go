@@ -225,7 +225,7 @@ func (s *Runner) flushInlinedTable(ctx context.Context, head catalog.Snapshot, s
 // partitions).
 func (s *Runner) sortFlushed(ctx context.Context, t *catalog.Table, out []exec.ScanCol, ts []types.T, rowIDCol int, batches []*vec.Batch, rows []snapshot.InlinedRow) ([]*vec.Batch, []snapshot.InlinedRow, error) {
 	src := &batchesOp{bs: batches, ts: ts}
-	in, done, err := s.SortedInput(ctx, t, datafile.ParquetColumns(out), src) // sorted.go
+	in, done, err := s.SortedInput(ctx, t, datafile.ParquetColumns(out), src) // sql/tablelayout
 	if err != nil {
 		return nil, nil, err
 	}

@@ -97,7 +97,7 @@ func (s *Runner) mergeGroups(ctx context.Context, head catalog.Snapshot, sel tab
 		}
 		return a.ID < b.ID
 	})
-	// one run per partition (partition_write.go), in order of first file
+	// one run per partition (partitionGroup), in order of first file
 	var order []string
 	byPart := map[string][]catalog.DataFile{}
 	for _, f := range cands {

@@ -63,7 +63,7 @@ type privSession struct {
 	// tables are checked with; "" is the current role
 	asRole     string
 	inView     bool
-	truncating bool // truncate.go runs modify for TRUNCATE
+	truncating bool // package sql's truncate.go runs modify for TRUNCATE
 	// replacedView: the view CREATE OR REPLACE VIEW replaces, whose owner
 	// and grants the new one takes
 	replacedView int64

@@ -12,7 +12,7 @@ import (
 )
 
 // Privilege checks of reads and writes (hooks in planner/from.go, views.go, dml.go,
-// truncate.go and copy.go).
+// package sql's truncate.go and copy.go).
 
 // EnterView makes the tables a view reads checked with its owner's
 // privileges, until the returned function runs.
