@@ -21,8 +21,8 @@ import (
 	"github.com/lakepg/lakepg/storage"
 )
 
-// host is the session as the packages below it see it: privileges.Host
-// and maintenance.Host.
+// host is the session as the packages below it see it: privileges.Host,
+// sequences.Host, maintenance.Host and tablelayout.Host.
 type host struct{ *Session }
 
 func (h host) CheckWritable() error { return h.checkWritable() }
