@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/lakepg/lakepg/sql/planner"
+	"github.com/lakepg/lakepg/sql/sequences"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
@@ -134,7 +135,7 @@ func (s *Session) checkRetypable(ctx context.Context, meta *catalog.Metadata, t 
 			}
 		}
 	}
-	seqs, err := s.sequences(ctx)
+	seqs, err := s.seq.Sequences(ctx)
 	if err != nil {
 		return err
 	}
@@ -207,7 +208,7 @@ func (s *Session) runRetype(ctx context.Context, rv *pg.RangeVar, t *catalog.Tab
 	if _, err := s.modify(ctx, target, nil, nil, set, nil, &planner.Params{Values: [][]byte{}, Bound: true}, false); err != nil {
 		if pe, ok := pgerr.As(err); ok && implicit && pe.Code == pgerr.DatatypeMismatch {
 			e := pgerr.New(pgerr.DatatypeMismatch, "column \"%s\" cannot be cast automatically to type %s", col.Name, nt)
-			e.Hint = fmt.Sprintf("You might need to specify \"USING %s::%s\".", pgIdent(col.Name), nt)
+			e.Hint = fmt.Sprintf("You might need to specify \"USING %s::%s\".", sequences.PgIdent(col.Name), nt)
 			return e
 		}
 		return err

@@ -178,10 +178,10 @@ func (s *Session) activity() []pgcatalog.Backend {
 // statement that sees meta.
 func (s *Session) CatalogContext(meta *catalog.Metadata) *pgcatalog.Context {
 	return &pgcatalog.Context{Meta: meta, User: s.User, Database: s.Database, SearchPath: s.SearchPath(),
-		Settings: s.Settings, PID: s.pid, Backends: s.activity(), Roles: s.CatalogRoles(), Members: s.catalogMembers(), Cursors: s.openCursors(), Temp: s.tempCatalog(),
+		Settings: s.Settings, PID: s.pid, Backends: s.activity(), Roles: s.CatalogRoles(), Members: s.CatalogMembers(), Cursors: s.openCursors(), Temp: s.tempCatalog(),
 		ViewColumns: func(v *catalog.View) []pgcatalog.ViewColumn { return s.catalogViewColumns(meta, v) },
-		Sequences:   s.catalogSequences(), ACL: s.catalogACL(), TableGrants: s.catalogTableGrants(meta),
-		DefaultACLs: s.catalogDefaultACLs}
+		Sequences:   s.seq.CatalogSequences(), ACL: s.CatalogACL(), TableGrants: s.CatalogTableGrants(meta),
+		DefaultACLs: s.CatalogDefaultACLs}
 }
 
 // BackendPID is the process id the client was told.

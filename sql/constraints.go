@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/lakepg/lakepg/sql/planner"
+	"github.com/lakepg/lakepg/sql/sequences"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
@@ -159,26 +160,12 @@ func collectCreateConstraints(st *pg.CreateStmt, names []string, table string) (
 	return out, nil
 }
 
-// indexNameTaken reports whether a constraint of a table in schema sid
-// (its index, a relation in PostgreSQL) has name.
-func indexNameTaken(meta *catalog.Metadata, schemaID int64, name string) bool {
-	for _, c := range meta.Constraints {
-		if c.Name != name {
-			continue
-		}
-		if t, ok := meta.TableByID(c.TableID); ok && t.SchemaID == schemaID {
-			return true
-		}
-	}
-	return false
-}
-
 // chooseConName gives sp a name: the one declared (42P07 when taken) or
 // PostgreSQL's <table>_<cols>_key / <table>_pkey with a number appended
 // until free. taken are names chosen earlier in the same statement.
 func chooseConName(meta *catalog.Metadata, schemaID int64, table string, sp *conSpec, taken map[string]bool) error {
 	free := func(n string) bool {
-		return !taken[n] && !relationExists(nil, meta, schemaID, n)
+		return !taken[n] && !sequences.RelationExists(nil, meta, schemaID, n)
 	}
 	if sp.name != "" {
 		if !free(sp.name) {

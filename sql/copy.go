@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
-	"unicode/utf8"
 
 	"github.com/lakepg/lakepg/sql/planner"
 
@@ -13,47 +11,24 @@ import (
 
 	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/exec"
-	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/snapshot"
-	"github.com/lakepg/lakepg/types"
+	"github.com/lakepg/lakepg/sql/copyio"
+	"github.com/lakepg/lakepg/sql/datafile"
 )
 
-// CopyFormat is the data format of a COPY.
-type CopyFormat uint8
+// COPY's data as the wire layer sees it (sql/copyio).
+type (
+	CopyFormat = copyio.CopyFormat
+	CopySpec   = copyio.CopySpec
+	CopyRows   = copyio.CopyRows
+)
 
 const (
-	CopyText CopyFormat = iota
-	CopyCSV
-	CopyBinary
+	CopyText   = copyio.CopyText
+	CopyCSV    = copyio.CopyCSV
+	CopyBinary = copyio.CopyBinary
 )
-
-// CopySpec describes the data of a COPY ... FROM STDIN or TO STDOUT: the
-// checked and defaulted options and the columns of the data. Turning rows
-// into bytes and back is the wire layer's job; this is all it needs.
-type CopySpec struct {
-	In     bool // FROM STDIN; else TO STDOUT
-	Format CopyFormat
-
-	Delimiter           byte
-	Null                string
-	Quote, Escape       byte // csv
-	Header, HeaderMatch bool
-	// Per column of Columns, csv only.
-	ForceQuote, ForceNotNull, ForceNull []bool
-
-	// Relation is the table name CONTEXT lines show ("COPY t, line 3").
-	Relation string
-	Columns  []Column
-}
-
-// CopyRows is the data of a COPY FROM STDIN as rows of text fields, one
-// per column (nil = NULL), valid until the next call; io.EOF after the last.
-// Line numbers the row Next returned last, for CONTEXT lines.
-type CopyRows interface {
-	Next() ([][]byte, error)
-	Line() int64
-}
 
 // copyJob is what a COPY result carries: its description and, for COPY
 // FROM, the loader the wire layer runs once it has the client's data.
@@ -95,17 +70,6 @@ func (r *Result) CopyIn(ctx context.Context, rows CopyRows) error {
 // Binary reports a FETCH from a BINARY cursor: its rows go out in binary.
 func (r *Result) Binary() bool { return r.ext != nil && r.ext.binary }
 
-// contextError gives an error PostgreSQL's CONTEXT line, which the wire
-// layer sends as the W field of the error report.
-type contextError struct {
-	err   error
-	where string
-}
-
-func (e *contextError) Error() string { return e.err.Error() }
-func (e *contextError) Unwrap() error { return e.err }
-func (e *contextError) Where() string { return e.where }
-
 // codeCopyPrivilege is insufficient_privilege, which pgerr does not name.
 const codeCopyPrivilege = "42501"
 
@@ -124,7 +88,7 @@ func (s *Session) copy(ctx context.Context, st *pg.CopyStmt, p *planner.Params) 
 		e.Hint = "Anyone can COPY to stdout or from stdin. psql's \\copy command also works for anyone."
 		return nil, e
 	}
-	o, err := parseCopyOptions(st.Options, st.IsFrom)
+	o, err := copyio.ParseCopyOptions(st.Options, st.IsFrom)
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +138,7 @@ func copyTargets(attlist []*pg.Node, cols []exec.ScanCol, table string) ([]int, 
 
 // copyFrom prepares a COPY FROM STDIN. Nothing happens until the wire layer
 // calls CopyIn with the client's rows.
-func (s *Session) copyFrom(ctx context.Context, st *pg.CopyStmt, o *copyOptions) (*Result, error) {
+func (s *Session) copyFrom(ctx context.Context, st *pg.CopyStmt, o *copyio.CopyOptions) (*Result, error) {
 	sch, t, cols, err := s.writeTarget(ctx, st.Relation)
 	if err != nil {
 		return nil, err
@@ -187,7 +151,7 @@ func (s *Session) copyFrom(ctx context.Context, st *pg.CopyStmt, o *copyOptions)
 	for k, ci := range target {
 		dataCols[k] = Column{Name: cols[ci].Name, Type: cols[ci].T}
 	}
-	spec, err := o.spec(true, t.Name, dataCols)
+	spec, err := o.Spec(true, t.Name, dataCols)
 	if err != nil {
 		return nil, err
 	}
@@ -208,7 +172,7 @@ func (s *Session) copyFrom(ctx context.Context, st *pg.CopyStmt, o *copyOptions)
 	}
 
 	load := func(ctx context.Context, rows CopyRows) (int64, error) {
-		src := &copyRowsOp{rows: rows, spec: spec, notNull: notNull, loc: s.Loc, ts: planner.TypesOfColumns(dataCols)}
+		src := copyio.NewCopyRowsOp(rows, spec, notNull, s.Loc, planner.TypesOfColumns(dataCols))
 		if isTempTable(t) { // temp_dml.go
 			return s.tempAppend(ctx, t.ID, &exec.Project{Env: env, Input: src, Exprs: proj}, notNullCheck(t))
 		}
@@ -221,7 +185,7 @@ func (s *Session) copyFrom(ctx context.Context, st *pg.CopyStmt, o *copyOptions)
 		tw, err := s.pipelinedCopy(ctx, src, func(in exec.Operator) (*tableWrite, error) {
 			op := &exec.Project{Env: env, Input: in, Exprs: proj}
 			defer op.Close()
-			return s.writeTableFiles(ctx, sch, t, parquetColumns(cols), op, kc.rowCheck(t)) // partition_write.go
+			return s.writeTableFiles(ctx, sch, t, datafile.ParquetColumns(cols), op, kc.rowCheck(t)) // partition_write.go
 		})
 		if err != nil {
 			if ctx.Err() != nil {
@@ -239,7 +203,7 @@ func (s *Session) copyFrom(ctx context.Context, st *pg.CopyStmt, o *copyOptions)
 		}
 		err = s.commitInsert(ctx, func(c *snapshot.Commit, m *catalog.Metadata) error {
 			cur, ok := m.TableByName(sch.ID, t.Name)
-			if !ok || cur.ID != t.ID || !sameColumns(cur, t) || !tw.sameSpec(cur) {
+			if !ok || cur.ID != t.ID || !datafile.SameColumns(cur, t) || !tw.sameSpec(cur) {
 				return pgerr.New(pgerr.SerializationFailure, "could not serialize access: table \"%s\" changed during COPY", t.Name)
 			}
 			for _, f := range tw.dataFiles(cols, false) {
@@ -265,78 +229,9 @@ func (s *Session) copyFrom(ctx context.Context, st *pg.CopyStmt, o *copyOptions)
 	return &Result{tag: "COPY 0", done: true, ext: &resultExt{copy: &copyJob{spec: spec, load: failing}}}, nil
 }
 
-// copyRowsOp is the source of a COPY FROM: it turns the client's rows into
-// batches of the listed columns, each field through its type's text input,
-// so the Parquet writer downstream sees one batch at a time.
-type copyRowsOp struct {
-	rows    CopyRows
-	spec    *CopySpec
-	notNull []bool
-	loc     *time.Location
-	ts      []types.T
-	b       *vec.Batch
-	done    bool
-	direct  []fieldKind // copy_parse.go
-}
-
-func (o *copyRowsOp) Types() []types.T { return o.ts }
-func (o *copyRowsOp) Close() error     { return nil }
-
-func (o *copyRowsOp) Next(ctx context.Context) (*vec.Batch, error) {
-	if o.done {
-		return nil, nil
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if o.b == nil {
-		o.b = vec.NewBatch(o.ts, vec.BatchSize)
-	} else {
-		o.b.Reset()
-	}
-	n, eof, err := o.parseRows(o.rows, o.b, vec.BatchSize)
-	if err != nil {
-		return nil, err
-	}
-	o.done = eof
-	if n == 0 {
-		return nil, nil
-	}
-	return o.b, nil
-}
-
-// fieldError adds PostgreSQL's CONTEXT to a value's input error.
-func (o *copyRowsOp) fieldError(rows CopyRows, err error, k int, f []byte) error {
-	where := fmt.Sprintf("COPY %s, line %d, column %s", o.spec.Relation, rows.Line(), o.spec.Columns[k].Name)
-	if o.spec.Format != CopyBinary {
-		where += fmt.Sprintf(": \"%s\"", clipCopyValue(f))
-	}
-	return &contextError{err: err, where: where}
-}
-
-func (o *copyRowsOp) nullError(rows CopyRows, k int) error {
-	e := pgerr.New(pgerr.NotNullViolation, "null value in column \"%s\" of relation \"%s\" violates not-null constraint",
-		o.spec.Columns[k].Name, o.spec.Relation)
-	return &contextError{err: e, where: fmt.Sprintf("COPY %s, line %d", o.spec.Relation, rows.Line())}
-}
-
-// clipCopyValue shortens a value for a CONTEXT line as PostgreSQL does
-// (100 bytes, never splitting a character).
-func clipCopyValue(f []byte) string {
-	const max = 100
-	if len(f) <= max {
-		return string(f)
-	}
-	n := max
-	for n > 0 && !utf8.RuneStart(f[n]) {
-		n--
-	}
-	return string(f[:n]) + "..."
-}
-
 // copyTo runs COPY table TO STDOUT or COPY (query) TO STDOUT: the rows of a
 // query, streamed; the wire layer formats them.
-func (s *Session) copyTo(ctx context.Context, st *pg.CopyStmt, o *copyOptions, p *planner.Params) (*Result, error) {
+func (s *Session) copyTo(ctx context.Context, st *pg.CopyStmt, o *copyio.CopyOptions, p *planner.Params) (*Result, error) {
 	var sel *pg.SelectStmt
 	rel := ""
 	if st.Query != nil {
@@ -361,7 +256,7 @@ func (s *Session) copyTo(ctx context.Context, st *pg.CopyStmt, o *copyOptions, p
 		if err != nil {
 			return nil, err
 		}
-		if err := s.CheckRelation(ctx, sch, t.ID, planner.RelationWord(t, nil), t.Name, "r"); err != nil { // privileges.go
+		if err := s.CheckRelation(ctx, sch, t.ID, planner.RelationWord(t, nil), t.Name, "r"); err != nil { // sql/privileges/privileges.go
 			return nil, err
 		}
 		cols, err := planner.ScanColumns(t)
@@ -394,7 +289,7 @@ func (s *Session) copyTo(ctx context.Context, st *pg.CopyStmt, o *copyOptions, p
 	if err != nil {
 		return nil, err
 	}
-	spec, err := o.spec(false, rel, q.Cols)
+	spec, err := o.Spec(false, rel, q.Cols)
 	if err != nil {
 		q.Op.Close()
 		return nil, err

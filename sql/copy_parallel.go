@@ -9,6 +9,7 @@ import (
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/sql/copyio"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -78,7 +79,7 @@ func (o *orderedOp) Next(ctx context.Context) (*vec.Batch, error) {
 }
 
 // parallelCopy is pipelinedCopy for chunked data.
-func (s *Session) parallelCopy(ctx context.Context, src *copyRowsOp, ch copyChunker, write func(exec.Operator) (*tableWrite, error)) (*tableWrite, error) {
+func (s *Session) parallelCopy(ctx context.Context, src *copyio.CopyRowsOp, ch copyChunker, write func(exec.Operator) (*tableWrite, error)) (*tableWrite, error) {
 	workers := max(1, runtime.GOMAXPROCS(0))
 	order := make(chan *chunkJob, 2*workers)
 	jobs := make(chan *chunkJob, workers)
@@ -148,17 +149,17 @@ func (s *Session) parallelCopy(ctx context.Context, src *copyRowsOp, ch copyChun
 
 // parseChunk parses a whole chunk into one batch (a chunk holds at most a
 // batch's rows).
-func (s *Session) parseChunk(src *copyRowsOp, rows CopyRows, free chan *vec.Batch) (it copyItem) {
+func (s *Session) parseChunk(src *copyio.CopyRowsOp, rows CopyRows, free chan *vec.Batch) (it copyItem) {
 	defer recoverPanic(s.eng.Log, &it.err)
 	var b *vec.Batch
 	select {
 	case b = <-free:
 		b.Reset()
 	default:
-		b = vec.NewBatch(src.ts, vec.BatchSize)
+		b = vec.NewBatch(src.Types(), vec.BatchSize)
 	}
 	for {
-		_, eof, err := src.parseRows(rows, b, 1<<30)
+		_, eof, err := src.ParseRows(rows, b, 1<<30)
 		if err != nil {
 			return copyItem{err: err}
 		}

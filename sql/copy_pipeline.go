@@ -6,6 +6,7 @@ import (
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/sql/copyio"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -42,9 +43,9 @@ func (o *chanOp) Next(ctx context.Context) (*vec.Batch, error) {
 // pipelinedCopy runs write over src's rows, write on another goroutine. An
 // error either side ends both; the writer's result is returned once it has
 // stopped, so nothing of it runs on after the COPY answered.
-func (s *Session) pipelinedCopy(ctx context.Context, src *copyRowsOp, write func(exec.Operator) (*tableWrite, error)) (*tableWrite, error) {
-	src.prepare()
-	if ch, ok := src.rows.(copyChunker); ok && ch.CanChunk() {
+func (s *Session) pipelinedCopy(ctx context.Context, src *copyio.CopyRowsOp, write func(exec.Operator) (*tableWrite, error)) (*tableWrite, error) {
+	src.Prepare()
+	if ch, ok := src.Rows().(copyChunker); ok && ch.CanChunk() {
 		return s.parallelCopy(ctx, src, ch, write) // copy_parallel.go
 	}
 	ch := make(chan copyItem)
@@ -61,9 +62,9 @@ func (s *Session) pipelinedCopy(ctx context.Context, src *copyRowsOp, write func
 	}()
 	var bufs [2]*vec.Batch
 	for i := 0; ; i++ {
-		src.b = bufs[i%2]
+		src.B = bufs[i%2]
 		b, err := src.Next(ctx)
-		bufs[i%2] = src.b
+		bufs[i%2] = src.B
 		select {
 		case ch <- copyItem{b, err}:
 		case r := <-done:

@@ -13,6 +13,7 @@ import (
 	"github.com/lakepg/lakepg/exec/parquetio"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/snapshot"
+	"github.com/lakepg/lakepg/sql/datafile"
 	"github.com/lakepg/lakepg/types"
 	"google.golang.org/protobuf/proto"
 )
@@ -50,7 +51,7 @@ func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt, p
 	if err != nil {
 		return nil, err
 	}
-	if taken, err := s.relationTaken(ctx, meta, sch.ID, rv.Relname); err != nil {
+	if taken, err := s.seq.RelationTaken(ctx, meta, sch.ID, rv.Relname); err != nil {
 		return nil, err
 	} else if taken {
 		if st.IfNotExists {
@@ -112,7 +113,7 @@ func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt, p
 	var w *exec.WrittenFile
 	if !into.SkipData && inl == nil {
 		dir := s.eng.DB.TableDir(sch, &catalog.Table{Name: rv.Relname, Path: loc.Path, PathIsRelative: true})
-		opt, err := s.writerOptions(ctx, sch.ID, 0) // the table has no id yet
+		opt, err := s.tl.WriterOptions(ctx, sch.ID, 0) // the table has no id yet
 		if err != nil {
 			return nil, err
 		}
@@ -122,7 +123,7 @@ func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt, p
 		}
 	}
 	err = s.commit(ctx, func(c *snapshot.Commit, m *catalog.Metadata) error {
-		if taken, err := s.relationTaken(ctx, m, sch.ID, rv.Relname); err != nil {
+		if taken, err := s.seq.RelationTaken(ctx, m, sch.ID, rv.Relname); err != nil {
 			return err
 		} else if taken {
 			return pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", rv.Relname)
@@ -132,7 +133,7 @@ func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt, p
 			c.SetMatView(id, matView)
 		}
 		if w != nil && w.Path != "" {
-			c.AddDataFile(catalog.Table{ID: id, SchemaID: sch.ID, Name: rv.Relname}, newDataFile(w, nil, false))
+			c.AddDataFile(catalog.Table{ID: id, SchemaID: sch.ID, Name: rv.Relname}, datafile.NewDataFile(w, nil, false))
 		}
 		if inl != nil {
 			c.InsertInlinedRows(catalog.Table{ID: id, SchemaID: sch.ID, Name: rv.Relname}, inl.layout, inl.rows, inl.stats)
@@ -146,7 +147,7 @@ func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt, p
 	if err != nil {
 		return nil, err
 	}
-	s.settled(filePaths(w)...) // inflight.go
+	s.settled(datafile.FilePaths(w)...) // inflight.go
 	if into.SkipData {
 		return tagResult("CREATE TABLE AS"), nil
 	}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/lakepg/lakepg/sql/planner"
+	"github.com/lakepg/lakepg/sql/sequences"
+	"github.com/lakepg/lakepg/sql/tablelayout"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -40,7 +42,7 @@ func (e *Engine) lockWrites() {
 }
 
 func (s *Session) commitWrite(ctx context.Context, fn func(c *snapshot.Commit, meta *catalog.Metadata) error, cleanup func(), insert bool) error {
-	fn = s.commitRecordingOwners(ctx, fn) // privileges.go
+	fn = s.CommitRecordingOwners(ctx, fn) // sql/privileges/privileges.go
 	if s.inTx {
 		return s.stage(ctx, fn, cleanup)
 	}
@@ -145,7 +147,7 @@ func (s *Session) ddl(ctx context.Context, n *pg.Node) (*Result, error) {
 }
 
 func (s *Session) stageDDL(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, n *pg.Node) (string, error) {
-	if tag, done, err := s.ownerDDL(ctx, c, meta, n); done || err != nil { // privileges_stmt.go
+	if tag, done, err := s.OwnerDDL(ctx, c, meta, n); done || err != nil { // sql/privileges/privileges_stmt.go
 		return tag, err
 	}
 	switch x := n.Node.(type) {
@@ -173,16 +175,16 @@ func (s *Session) stageDDL(ctx context.Context, c *snapshot.Commit, meta *catalo
 		return s.createTable(ctx, c, meta, x.CreateStmt)
 	case *pg.Node_DropStmt:
 		if x.DropStmt.RemoveType == pg.ObjectType_OBJECT_SEQUENCE {
-			return s.dropSequences(ctx, c, meta, x.DropStmt) // sequence.go
+			return s.seq.DropSequences(ctx, c, meta, x.DropStmt) // sql/sequences/sequence.go
 		}
 		if x.DropStmt.RemoveType == pg.ObjectType_OBJECT_INDEX {
 			return s.dropIndexes(meta, x.DropStmt) // foreignkey.go
 		}
 		return s.drop(ctx, c, meta, x.DropStmt)
 	case *pg.Node_CreateSeqStmt:
-		return s.createSequence(ctx, c, meta, x.CreateSeqStmt)
+		return s.seq.CreateSequence(ctx, c, meta, x.CreateSeqStmt)
 	case *pg.Node_AlterSeqStmt:
-		return s.alterSequence(ctx, c, meta, x.AlterSeqStmt)
+		return s.seq.AlterSequence(ctx, c, meta, x.AlterSeqStmt)
 	case *pg.Node_AlterTableStmt:
 		if more, err := s.dropForeignKeysAlter(meta, x.AlterTableStmt); err != nil { // foreignkey.go
 			return "", err
@@ -194,7 +196,7 @@ func (s *Session) stageDDL(ctx context.Context, c *snapshot.Commit, meta *catalo
 		return s.comment(ctx, c, meta, x.CommentStmt) // comment.go
 	case *pg.Node_RenameStmt:
 		if x.RenameStmt.RenameType == pg.ObjectType_OBJECT_SEQUENCE {
-			return s.renameSequence(ctx, c, meta, x.RenameStmt)
+			return s.seq.RenameSequence(ctx, c, meta, x.RenameStmt)
 		}
 		return s.rename(ctx, c, meta, x.RenameStmt)
 	}
@@ -276,9 +278,9 @@ func (s *Session) defaultText(n *pg.Node, t types.T) (string, bool, error) {
 		}
 		return literalText(v), false, nil
 	}
-	if seq, ok := nextvalCall(n); ok {
+	if seq, ok := sequences.NextvalCall(n); ok {
 		// as PostgreSQL prints it: nextval('s'::regclass)
-		return "nextval(" + quoteLiteralSQL(seq) + "::regclass)", true, nil
+		return "nextval(" + sequences.QuoteLiteralSQL(seq) + "::regclass)", true, nil
 	}
 	return strings.TrimPrefix(planner.DeparseExpr(n), "SELECT "), true, nil
 }
@@ -322,11 +324,11 @@ func (s *Session) createTable(ctx context.Context, c *snapshot.Commit, meta *cat
 	if err != nil {
 		return "", err
 	}
-	seqs, err := s.sequences(ctx)
+	seqs, err := s.seq.Sequences(ctx)
 	if err != nil {
 		return "", err
 	}
-	if relationExists(seqs, meta, sch.ID, rv.Relname) { // a table or a sequence (sequence.go)
+	if sequences.RelationExists(seqs, meta, sch.ID, rv.Relname) { // a table or a sequence (sql/sequences/sequence.go)
 		if st.IfNotExists {
 			s.notice("relation \"%s\" already exists, skipping", rv.Relname)
 			return "CREATE TABLE", nil
@@ -334,7 +336,7 @@ func (s *Session) createTable(ctx context.Context, c *snapshot.Commit, meta *cat
 		return "", planner.ErrAt(pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", rv.Relname), rv.Location)
 	}
 	var cols []snapshot.ColumnDef
-	var serials []*serialSpec // sequence.go
+	var serials []*sequences.SerialSpec // sql/sequences/sequence.go
 	seen := map[string]bool{}
 	for _, el := range st.TableElts {
 		if lc := el.GetTableLikeClause(); lc != nil {
@@ -362,7 +364,7 @@ func (s *Session) createTable(ctx context.Context, c *snapshot.Commit, meta *cat
 			return "", planner.ErrAt(pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", cd.Colname), cd.Location)
 		}
 		seen[cd.Colname] = true
-		sp, cd, err := serialSpecOf(cd)
+		sp, cd, err := sequences.SerialSpecOf(cd)
 		if err != nil {
 			return "", err
 		}
@@ -378,10 +380,10 @@ func (s *Session) createTable(ctx context.Context, c *snapshot.Commit, meta *cat
 		}
 		if sp != nil {
 			var ok bool
-			if sp.typ, ok = seqTypeName(t); !ok {
+			if sp.Typ, ok = sequences.SeqTypeName(t); !ok {
 				return "", planner.ErrAt(pgerr.New(pgerr.InvalidParameterValue, "identity column type must be smallint, integer, or bigint"), cd.Location)
 			}
-			sp.col, sp.index = cd.Colname, len(cols)
+			sp.Col, sp.Index = cd.Colname, len(cols)
 			serials = append(serials, sp)
 			def.NullsAllowed = false
 		}
@@ -407,7 +409,7 @@ func (s *Session) createTable(ctx context.Context, c *snapshot.Commit, meta *cat
 	}
 	var tid int64
 	if len(serials) > 0 {
-		if tid, err = s.createTableWithSequences(ctx, c, meta, sch, rv.Relname, cols, serials); err != nil {
+		if tid, err = s.seq.CreateTableWithSequences(ctx, c, meta, sch, rv.Relname, cols, serials); err != nil {
 			return "", err
 		}
 	} else {
@@ -438,7 +440,7 @@ func (s *Session) drop(ctx context.Context, c *snapshot.Commit, meta *catalog.Me
 					tables = append(tables, t)
 				}
 			}
-			seqs, err := s.sequences(ctx)
+			seqs, err := s.seq.Sequences(ctx)
 			if err != nil {
 				return "", err
 			}
@@ -455,7 +457,7 @@ func (s *Session) drop(ctx context.Context, c *snapshot.Commit, meta *catalog.Me
 				return "", e
 			}
 			for i := range schemaSeqs {
-				if err := s.dropSequence(ctx, c, &schemaSeqs[i]); err != nil {
+				if err := s.seq.DropSequence(ctx, c, &schemaSeqs[i]); err != nil {
 					return "", err
 				}
 			}
@@ -501,7 +503,7 @@ func (s *Session) alterTable(ctx context.Context, c *snapshot.Commit, meta *cata
 				}
 				return "", pgerr.New(pgerr.DuplicateColumn, "column \"%s\" of relation \"%s\" already exists", cd.Colname, t.Name)
 			}
-			if sp, _, err := serialSpecOf(cd); err != nil || sp != nil {
+			if sp, _, err := sequences.SerialSpecOf(cd); err != nil || sp != nil {
 				if err == nil {
 					err = pgerr.New(pgerr.FeatureNotSupported, "ADD COLUMN of a serial or identity column is not supported yet: existing rows would need values")
 				}
@@ -540,12 +542,12 @@ func (s *Session) alterTable(ctx context.Context, c *snapshot.Commit, meta *cata
 			if len(t.Columns) == 1 {
 				return "", pgerr.New(pgerr.FeatureNotSupported, "cannot drop the only column of a DuckLake table")
 			}
-			if err := checkNotPartitionKey(t, col); err != nil { // partition_ddl.go
+			if err := tablelayout.CheckNotPartitionKey(t, col); err != nil { // sql/tablelayout
 				return "", err
 			}
 			dropColumnConstraints(c, meta, t, col.ID) // constraints.go
 			c.DropColumn(*t, col.ID)
-			if err := s.dropOwnedSequences(ctx, c, t.ID, col.ID); err != nil { // sequence.go
+			if err := s.seq.DropOwnedSequences(ctx, c, t.ID, col.ID); err != nil { // sql/sequences/sequence.go
 				return "", err
 			}
 		case pg.AlterTableType_AT_AlterColumnType:
@@ -618,7 +620,7 @@ func (s *Session) alterTable(ctx context.Context, c *snapshot.Commit, meta *cata
 				return "", err
 			}
 		case pg.AlterTableType_AT_SetRelOptions, pg.AlterTableType_AT_ResetRelOptions:
-			if err := s.alterPartitioning(ctx, c, t, cmd); err != nil { // partition_ddl.go
+			if err := s.tl.AlterPartitioning(ctx, c, t, cmd); err != nil { // sql/tablelayout
 				return "", err
 			}
 		default:
@@ -671,7 +673,7 @@ func (s *Session) rename(ctx context.Context, c *snapshot.Commit, meta *catalog.
 			}
 			return "", err
 		}
-		if taken, err := s.relationTaken(ctx, meta, r.Schema.ID, st.Newname); err != nil {
+		if taken, err := s.seq.RelationTaken(ctx, meta, r.Schema.ID, st.Newname); err != nil {
 			return "", err
 		} else if taken {
 			return "", pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", st.Newname)
@@ -721,7 +723,7 @@ func (s *Session) createIndex(ctx context.Context, st *pg.IndexStmt) (*Result, e
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkRelOwner(ctx, t.ID, planner.RelationWord(t, nil), t.Name); err != nil { // privileges.go
+	if err := s.CheckRelOwner(ctx, t.ID, planner.RelationWord(t, nil), t.Name); err != nil { // sql/privileges/privileges.go
 		return nil, err
 	}
 	for _, p := range st.IndexParams {

@@ -57,7 +57,7 @@ func (s *Session) mergeDeletes(ctx context.Context, ref *planner.TableRef, fi in
 	}
 	// the committed file, or the one a block's earlier statement staged
 	// over it (already with the snapshot column)
-	dels, err := s.ReadDeletesAt(ctx, sf.DeletePath, df.Delete.BeginSnapshot, sf.DeleteKey)
+	dels, err := s.mt.ReadDeletesAt(ctx, sf.DeletePath, df.Delete.BeginSnapshot, sf.DeleteKey)
 	if err != nil {
 		return mergedDeletes{}, err
 	}
@@ -74,7 +74,7 @@ func (s *Session) mergeDeletes(ctx context.Context, ref *planner.TableRef, fi in
 	if int64(len(seen)+len(sf.Deleted)) >= df.RecordCount {
 		return mergedDeletes{all: true}, nil
 	}
-	d, w, err := s.writeDeletesAt(ctx, dir, df.Path, dels)
+	d, w, err := s.mt.WriteDeletesAt(ctx, dir, df.Path, dels)
 	if err != nil {
 		return mergedDeletes{}, err
 	}
@@ -96,7 +96,7 @@ func deleteFileOf(w *exec.WrittenFile) snapshot.NewDeleteFile {
 func (s *Session) restampDeletes(ctx context.Context, c *snapshot.Commit, snap int64) ([]string, error) {
 	var fresh []string
 	err := c.RestampDeletes(snap, func(df catalog.DataFile, f snapshot.NewDeleteFile) (snapshot.NewDeleteFile, error) {
-		dels, err := s.ReadDeletesAt(ctx, f.Path, f.BeginSnapshot, f.EncryptionKey)
+		dels, err := s.mt.ReadDeletesAt(ctx, f.Path, f.BeginSnapshot, f.EncryptionKey)
 		if err != nil {
 			return f, err
 		}
@@ -107,7 +107,7 @@ func (s *Session) restampDeletes(ctx context.Context, c *snapshot.Commit, snap i
 				dels[i].Snapshot = snap
 			}
 		}
-		d, w, err := s.writeDeletesAt(ctx, strings.TrimSuffix(f.Path, f.RelPath), df.Path, dels)
+		d, w, err := s.mt.WriteDeletesAt(ctx, strings.TrimSuffix(f.Path, f.RelPath), df.Path, dels)
 		if err != nil {
 			return f, err
 		}

@@ -21,7 +21,7 @@ func (s *Session) discard(d *pg.DiscardStmt) (*Result, error) {
 		}
 		s.closeCursors(func(*cursor) bool { return true })
 		s.tempDropAll()  // temp.go
-		s.discardRoles() // privileges_stmt.go
+		s.DiscardRoles() // sql/privileges/privileges_stmt.go
 		if _, err := s.set(&pg.VariableSetStmt{Kind: pg.VariableSetKind_VAR_RESET_ALL}); err != nil {
 			return nil, err
 		}

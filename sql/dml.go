@@ -7,6 +7,8 @@ import (
 	"sort"
 
 	"github.com/lakepg/lakepg/sql/planner"
+	"github.com/lakepg/lakepg/sql/privileges"
+	"github.com/lakepg/lakepg/sql/sequences"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/proto"
@@ -17,6 +19,7 @@ import (
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/snapshot"
+	"github.com/lakepg/lakepg/sql/datafile"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -59,14 +62,6 @@ func (s *Session) planWrite(ctx context.Context, n *pg.Node, p *planner.Params, 
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "statement not supported")
 }
 
-func parquetColumns(cols []exec.ScanCol) []parquetio.Column {
-	out := make([]parquetio.Column, len(cols))
-	for i, c := range cols {
-		out[i] = parquetio.Column{FieldID: c.FieldID, Name: c.Name, Type: c.T, ElemFieldID: c.ElemFieldID, ChildIDs: c.ChildIDs, Geometry: c.Geometry, Variant: c.Variant}
-	}
-	return out
-}
-
 // notNullCheck rejects NULLs in NOT NULL columns.
 func notNullCheck(t *catalog.Table) func(b *vec.Batch) error {
 	return func(b *vec.Batch) error {
@@ -84,26 +79,6 @@ func notNullCheck(t *catalog.Table) func(b *vec.Batch) error {
 		}
 		return nil
 	}
-}
-
-func toStats(cols []exec.ScanCol, info parquetio.FileInfo) []catalog.ColumnStats {
-	var out []catalog.ColumnStats
-	for _, st := range info.Stats {
-		if st.FieldID == exec.RowIDFieldID {
-			continue
-		}
-		vc, nc, sz := st.ValueCount, st.NullCount, st.SizeBytes
-		cs := catalog.ColumnStats{ColumnID: int64(st.FieldID), ValueCount: &vc, NullCount: &nc, ColumnSizeBytes: &sz, Min: st.Min, Max: st.Max, ContainsNaN: st.ContainsNaN, Sketch: st.Sketch}
-		if st.CountsUnknown { // DuckDB's NULL counts (parquetio/writer_nested.go)
-			cs.ValueCount, cs.NullCount = nil, nil
-		}
-		out = append(out, cs)
-	}
-	return out
-}
-
-func newDataFile(w *exec.WrittenFile, cols []exec.ScanCol, rowIDs bool) snapshot.NewDataFile {
-	return snapshot.NewDataFile{RelPath: w.Name, Path: w.Path, RecordCount: w.Info.Rows, FileSize: w.Info.Size, FooterSize: w.Info.FooterSize, RowGroupCount: w.Info.RowGroups, Stats: toStats(cols, w.Info), EmbeddedRowIDs: rowIDs, EncryptionKey: w.KeyText()}
 }
 
 func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *planner.Params, describeOnly bool) (*Result, error) {
@@ -131,7 +106,7 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *planner.Para
 		return nil, err
 	}
 	if len(st.ReturningList) > 0 && !describeOnly && s.TempLookup(st.Relation.Schemaname, st.Relation.Relname) == nil {
-		if err := s.CheckRelation(ctx, sch, t.ID, planner.RelationWord(t, nil), t.Name, "r"); err != nil { // RETURNING reads (privileges.go)
+		if err := s.CheckRelation(ctx, sch, t.ID, planner.RelationWord(t, nil), t.Name, "r"); err != nil { // RETURNING reads (sql/privileges/privileges.go)
 			return nil, err
 		}
 	}
@@ -162,8 +137,8 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *planner.Para
 		}
 	}
 	// identity columns: GENERATED ALWAYS takes no value unless OVERRIDING
-	// SYSTEM VALUE; OVERRIDING USER VALUE drops the values given (serial.go)
-	ident, err := s.identityColumns(ctx, t)
+	// SYSTEM VALUE; OVERRIDING USER VALUE drops the values given (sql/sequences/serial.go)
+	ident, err := s.seq.IdentityColumns(ctx, t)
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +149,7 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *planner.Para
 		case st.Override == pg.OverridingKind_OVERRIDING_USER_VALUE:
 			return false, nil
 		case ident[ci] == "a" && st.Override != pg.OverridingKind_OVERRIDING_SYSTEM_VALUE:
-			return false, identityInsertError(cols[ci].Name)
+			return false, sequences.IdentityInsertError(cols[ci].Name)
 		}
 		return true, nil
 	}
@@ -343,7 +318,7 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *planner.Para
 		src = rest
 	}
 	// one file, or one per partition (partition_write.go)
-	tw, err := s.writeTableFiles(ctx, sch, t, parquetColumns(cols), src, notNullCheck(t))
+	tw, err := s.writeTableFiles(ctx, sch, t, datafile.ParquetColumns(cols), src, notNullCheck(t))
 	if err != nil {
 		return nil, err
 	}
@@ -352,7 +327,7 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *planner.Para
 	}
 	err = s.commitInsert(ctx, func(c *snapshot.Commit, m *catalog.Metadata) error {
 		cur, ok := m.TableByName(sch.ID, t.Name)
-		if !ok || cur.ID != t.ID || !sameColumns(cur, t) || !tw.sameSpec(cur) {
+		if !ok || cur.ID != t.ID || !datafile.SameColumns(cur, t) || !tw.sameSpec(cur) {
 			return pgerr.New(pgerr.SerializationFailure, "could not serialize access: table \"%s\" changed while inserting", t.Name)
 		}
 		for _, f := range tw.dataFiles(cols, false) {
@@ -365,18 +340,6 @@ func (s *Session) insert(ctx context.Context, st *pg.InsertStmt, p *planner.Para
 	}
 	s.settled(writtenPaths(tw)...) // inflight.go
 	return withRows(tagResult(fmt.Sprintf("INSERT 0 %d", tw.rows)))
-}
-
-func sameColumns(a, b *catalog.Table) bool {
-	if len(a.Columns) != len(b.Columns) {
-		return false
-	}
-	for i := range a.Columns {
-		if a.Columns[i].ID != b.Columns[i].ID || a.Columns[i].Type != b.Columns[i].Type {
-			return false
-		}
-	}
-	return true
 }
 
 // defaultExpr builds a column's DEFAULT (NULL when none).
@@ -427,9 +390,9 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 	if err := s.checkNotMatView(ref.Table.Name, ref.Table.MatView, rv.Location); err != nil { // matview.go
 		return nil, err
 	}
-	if !describeOnly { // privileges_check.go
-		reads := where != nil || len(retList) > 0 || len(from) > 0 || readsColumns(set)
-		if err := s.CheckRelation(ctx, ref.Schema, ref.Table.ID, planner.RelationWord(ref.Table, nil), ref.Table.Name, s.writeLetters(set != nil, reads)); err != nil {
+	if !describeOnly { // sql/privileges/privileges_check.go
+		reads := where != nil || len(retList) > 0 || len(from) > 0 || privileges.ReadsColumns(set)
+		if err := s.CheckRelation(ctx, ref.Schema, ref.Table.ID, planner.RelationWord(ref.Table, nil), ref.Table.Name, s.WriteLetters(set != nil, reads)); err != nil {
 			return nil, err
 		}
 	}
@@ -520,12 +483,12 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 			}
 			assigned[ci] = true
 			if rt.Val.GetSetToDefault() == nil {
-				ident, err := s.identityColumns(ctx, ref.Table) // serial.go
+				ident, err := s.seq.IdentityColumns(ctx, ref.Table) // sql/sequences/serial.go
 				if err != nil {
 					return nil, err
 				}
 				if ident[ci] == "a" {
-					e := pgerr.New(codeGeneratedAlways, "column \"%s\" can only be updated to DEFAULT", rt.Name)
+					e := pgerr.New(sequences.CodeGeneratedAlways, "column \"%s\" can only be updated to DEFAULT", rt.Name)
 					e.Detail = fmt.Sprintf("Column \"%s\" is an identity column defined as GENERATED ALWAYS.", rt.Name)
 					return nil, planner.ErrAt(e, rt.Location)
 				}
@@ -687,7 +650,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 			vals = rest
 		}
 		if inl == nil {
-			cols := append(parquetColumns(scan.Cols), parquetio.Column{FieldID: exec.RowIDFieldID, Name: "_ducklake_internal_row_id", Type: types.Int64T})
+			cols := append(datafile.ParquetColumns(scan.Cols), parquetio.Column{FieldID: exec.RowIDFieldID, Name: "_ducklake_internal_row_id", Type: types.Int64T})
 			tw, err := s.writeTableFiles(ctx, ref.Schema, ref.Table, cols, vals, notNullCheck(ref.Table))
 			if err != nil {
 				return nil, err
@@ -743,7 +706,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 		if m.Snapshot.ID != head.ID {
 			// another statement committed since we read: our positions may be stale
 			cur, ok := m.TableByName(ref.Schema.ID, ref.Table.Name)
-			if !ok || cur.ID != ref.Table.ID || !sameColumns(cur, ref.Table) {
+			if !ok || cur.ID != ref.Table.ID || !datafile.SameColumns(cur, ref.Table) {
 				return pgerr.New(pgerr.SerializationFailure, "could not serialize access due to concurrent update")
 			}
 			files, err := s.eng.DB.Files(ctx, ref.Schema, cur, m.Snapshot)
@@ -797,7 +760,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 	if err != nil {
 		return nil, err
 	}
-	s.settled(append(filePaths(written...), writtenPaths(upd)...)...) // inflight.go
+	s.settled(append(datafile.FilePaths(written...), writtenPaths(upd)...)...) // inflight.go
 	if s.txn != nil {
 		// staged delete files this statement replaced are garbage once the
 		// block commits
@@ -876,7 +839,7 @@ func (s *Session) writeTarget(ctx context.Context, rv *pg.RangeVar) (*catalog.Sc
 	if err := s.checkNotMatView(t.Name, t.MatView, rv.Location); err != nil { // matview.go
 		return nil, nil, nil, err
 	}
-	if err := s.CheckRelation(ctx, sch, t.ID, planner.RelationWord(t, nil), t.Name, "a"); err != nil { // privileges.go
+	if err := s.CheckRelation(ctx, sch, t.ID, planner.RelationWord(t, nil), t.Name, "a"); err != nil { // sql/privileges/privileges.go
 		return nil, nil, nil, err
 	}
 	cols, err := planner.ScanColumns(t)

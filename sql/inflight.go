@@ -2,12 +2,10 @@ package sql
 
 import (
 	"context"
-	"path"
 	"strings"
 	"sync"
 	"weak"
 
-	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/snapshot"
 	"github.com/lakepg/lakepg/storage"
 )
@@ -161,17 +159,6 @@ func (sw *sweep) end() {
 	r.sweepMu.Unlock()
 }
 
-// tempTarget is the object a local writer's temporary file
-// (".<name>.tmp-<n>", storage/local.go) becomes when it commits.
-func tempTarget(p string) (string, bool) {
-	dir, name := path.Split(p)
-	i := strings.LastIndex(name, ".tmp-")
-	if !strings.HasPrefix(name, ".") || i <= 1 {
-		return "", false
-	}
-	return dir + name[1:i], true
-}
-
 // writeStore is the store a session writes new data and delete files
 // through: the engine's, with every file it creates registered in flight.
 // Reads keep using s.eng.Store (this wrapper hides its optional abilities).
@@ -204,16 +191,6 @@ func writtenPaths(ws ...*tableWrite) []string {
 			if f.WrittenFile != nil && f.Path != "" {
 				out = append(out, f.Path)
 			}
-		}
-	}
-	return out
-}
-
-func filePaths(ws ...*exec.WrittenFile) []string {
-	out := make([]string, 0, len(ws))
-	for _, w := range ws {
-		if w != nil && w.Path != "" {
-			out = append(out, w.Path)
 		}
 	}
 	return out

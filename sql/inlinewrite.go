@@ -17,6 +17,7 @@ import (
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/snapshot"
+	"github.com/lakepg/lakepg/sql/datafile"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -149,7 +150,7 @@ func (s *Session) inlineInsert(ctx context.Context, sch *catalog.Schema, t *cata
 	}
 	err = s.commitInsert(ctx, func(c *snapshot.Commit, m *catalog.Metadata) error {
 		cur, ok := m.TableByName(sch.ID, t.Name)
-		if !ok || cur.ID != t.ID || !sameColumns(cur, t) {
+		if !ok || cur.ID != t.ID || !datafile.SameColumns(cur, t) {
 			return pgerr.New(pgerr.SerializationFailure, "could not serialize access: table \"%s\" changed while inserting", t.Name)
 		}
 		c.InsertInlinedRows(*cur, layout, rows, stats)
@@ -287,9 +288,9 @@ func (s *Session) inlineFileDelete(ctx context.Context, ref *planner.TableRef, n
 // The column sizes are not the file's then; inlined rows have no file, and
 // their statistics feed only the table's.
 func batchStats(b *vec.Batch, cols []exec.ScanCol) ([]catalog.ColumnStats, error) {
-	pcols := parquetColumns(cols)
+	pcols := datafile.ParquetColumns(cols)
 	if st, ok := parquetio.ScalarStats(pcols, b); ok {
-		return toStats(cols, parquetio.FileInfo{Stats: st}), nil
+		return datafile.ToStats(cols, parquetio.FileInfo{Stats: st}), nil
 	}
 	var sink bytes.Buffer
 	pw, err := parquetio.NewWriter(&sink, pcols, parquetio.WriterOptions{})
@@ -303,7 +304,7 @@ func batchStats(b *vec.Batch, cols []exec.ScanCol) ([]catalog.ColumnStats, error
 	if err != nil {
 		return nil, err
 	}
-	return toStats(cols, info), nil
+	return datafile.ToStats(cols, info), nil
 }
 
 // inlineRows turns rows into the values the catalog backend stores in an

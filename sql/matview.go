@@ -30,7 +30,7 @@ func (s *Session) refreshMatView(ctx context.Context, st *pg.RefreshMatViewStmt)
 		// PostgreSQL's code for it
 		return nil, planner.ErrAt(pgerr.New(pgerr.FeatureNotSupported, "\"%s\" is not a materialized view", t.Name), rv.Location)
 	}
-	if err := s.checkRelOwner(ctx, t.ID, "materialized view", t.Name); err != nil { // privileges.go
+	if err := s.CheckRelOwner(ctx, t.ID, "materialized view", t.Name); err != nil { // sql/privileges/privileges.go
 		return nil, err
 	}
 	tree, err := pg.Parse(t.MatView)

@@ -3,8 +3,6 @@ package sql
 import (
 	"context"
 	"encoding/binary"
-	"strconv"
-	"strings"
 
 	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/exec"
@@ -12,6 +10,7 @@ import (
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/snapshot"
+	"github.com/lakepg/lakepg/sql/datafile"
 	"github.com/lakepg/lakepg/sql/partitioning"
 	"github.com/lakepg/lakepg/storage"
 )
@@ -49,7 +48,7 @@ type writtenPart struct {
 func (tw *tableWrite) dataFiles(cols []exec.ScanCol, rowIDs bool) []snapshot.NewDataFile {
 	out := make([]snapshot.NewDataFile, 0, len(tw.files))
 	for _, f := range tw.files {
-		df := newDataFile(f.WrittenFile, cols, rowIDs)
+		df := datafile.NewDataFile(f.WrittenFile, cols, rowIDs)
 		if tw.specID != nil {
 			df.Partition = &snapshot.FilePartition{SpecID: *tw.specID, Values: f.values}
 		}
@@ -83,11 +82,11 @@ func (tw *tableWrite) sameSpec(t *catalog.Table) bool {
 // table's columns come first, in order (UPDATE appends the row id).
 func (s *Session) writeTableFiles(ctx context.Context, sch *catalog.Schema, t *catalog.Table, pcols []parquetio.Column, op exec.Operator, check func(*vec.Batch) error) (*tableWrite, error) {
 	dir := s.eng.DB.TableDir(sch, t)
-	opt, err := s.writerOptions(ctx, sch.ID, t.ID)
+	opt, err := s.tl.WriterOptions(ctx, sch.ID, t.ID)
 	if err != nil {
 		return nil, err
 	}
-	op, sorted, err := s.sortedInput(ctx, t, pcols, op) // sorted.go
+	op, sorted, err := s.tl.SortedInput(ctx, t, pcols, op) // sql/tablelayout
 	if err != nil {
 		return nil, err
 	}
@@ -315,43 +314,4 @@ func (p *partWriter) abort() {
 			f.w.Abort()
 		}
 	}
-}
-
-// sourcePartition is where a file holding only rows of data file f goes
-// (maintenance rewrites and merges): f's hive directory, relative to the
-// table's, and f's partition values, which hold for those rows too.
-func sourcePartition(f catalog.DataFile) (prefix string, p *snapshot.FilePartition) {
-	if f.PartitionID == nil || len(f.Partition) == 0 {
-		return "", nil
-	}
-	vals := make([]*string, len(f.Partition))
-	for _, pv := range f.Partition {
-		if pv.Index < 0 || pv.Index >= len(vals) {
-			return "", nil
-		}
-		vals[pv.Index] = pv.Value
-	}
-	if i := strings.LastIndexByte(f.RelPath, '/'); i > 0 && f.Path != f.RelPath && !strings.HasPrefix(f.RelPath, "/") {
-		prefix = f.RelPath[:i+1]
-	}
-	return prefix, &snapshot.FilePartition{SpecID: *f.PartitionID, Values: vals}
-}
-
-// partitionGroup names the partition of data file f for merging: files
-// merge only with files of the same spec and values.
-func partitionGroup(f catalog.DataFile) string {
-	if f.PartitionID == nil {
-		return ""
-	}
-	b := strconv.AppendInt(nil, *f.PartitionID, 10)
-	for _, pv := range f.Partition {
-		if pv.Value == nil {
-			b = append(b, 0)
-			continue
-		}
-		b = append(b, 1)
-		b = binary.AppendUvarint(b, uint64(len(*pv.Value)))
-		b = append(b, *pv.Value...)
-	}
-	return string(b)
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/snapshot"
+	"github.com/lakepg/lakepg/sql/sequences"
 )
 
 const (
@@ -31,10 +32,10 @@ type savepoint struct {
 	// portals.
 	cursors map[*cursor]bool
 	// seqs are copies of the block's sequence changes at SAVEPOINT.
-	seqs []seqItem
+	seqs []sequences.Item
 	// temp are the session's temporary tables at SAVEPOINT (temp.go)
 	temp tempTables
-	// privs is how many privilege rows the block had written (privileges.go)
+	// privs is how many privilege rows the block had written (sql/privileges/privileges.go)
 	privs int
 	// settings are the session's settings at SAVEPOINT (settings_txn.go)
 	settings *settingsMark
@@ -88,16 +89,14 @@ func (s *Session) findSavepoint(name string) (int, error) {
 }
 
 func (s *Session) markSavepoint(name string) *savepoint {
-	sp := &savepoint{name: name, cursors: map[*cursor]bool{}, temp: s.tempMark(), privs: len(s.priv.pending), settings: s.markSettings()}
+	sp := &savepoint{name: name, cursors: map[*cursor]bool{}, temp: s.tempMark(), privs: s.PendingRows(), settings: s.markSettings()}
 	for _, c := range s.cursors {
 		sp.cursors[c] = true
 	}
 	if t := s.txn; t != nil {
 		sp.staged, sp.meta = t.c.Clone(), t.meta
 		sp.undo, sp.superseded = len(t.undo), len(t.superseded)
-		for _, it := range t.seqs {
-			sp.seqs = append(sp.seqs, *it)
-		}
+		sp.seqs = sequences.MarkItems(t.seqs)
 	}
 	return sp
 }
@@ -110,9 +109,7 @@ func (s *Session) rollbackTo(sp *savepoint) {
 	s.closeCursors(func(c *cursor) bool { return !sp.cursors[c] })
 	s.tempRollbackTo(sp.temp)
 	s.restoreSettings(sp.settings)
-	if sp.privs <= len(s.priv.pending) { // privileges.go
-		s.priv.pending = s.priv.pending[:sp.privs]
-	}
+	s.DropPendingRows(sp.privs) // sql/privileges
 	t := s.txn
 	if t == nil {
 		return // nothing was staged since: the block had not even begun
@@ -129,21 +126,6 @@ func (s *Session) rollbackTo(sp *savepoint) {
 	}
 	// a copy again: the savepoint stays and may be rolled back to once more
 	t.c, t.meta = sp.staged.Clone(), sp.meta
-	// the restored commit's extras write the items they were queued with:
-	// give those back their state at SAVEPOINT, forget the later ones
-	kept := t.seqs[:0]
-	for _, it := range t.seqs {
-		for _, old := range sp.seqs {
-			if old.seq.ID == it.seq.ID {
-				// values handed out are never given back, as in PostgreSQL
-				last, called := it.seq.LastValue, it.seq.IsCalled
-				*it = old
-				if it.isNew {
-					it.seq.LastValue, it.seq.IsCalled = last, called
-				}
-				kept = append(kept, it)
-			}
-		}
-	}
-	t.seqs = kept
+	// the restored commit's extras write the items they were queued with
+	t.seqs = sequences.RollbackItems(t.seqs, sp.seqs)
 }

@@ -19,7 +19,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lakepg/lakepg/sql/maintenance"
 	"github.com/lakepg/lakepg/sql/planner"
+	"github.com/lakepg/lakepg/sql/privileges"
+	"github.com/lakepg/lakepg/sql/sequences"
+	"github.com/lakepg/lakepg/sql/tablelayout"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pganalyze/pg_query_go/v6/parser"
@@ -74,6 +78,11 @@ func (e *Engine) Metadata(ctx context.Context, snap catalog.Snapshot) (*catalog.
 // Session is one client connection's state.
 type Session struct {
 	planner.Session
+	mt  maintenance.Runner  // CALL's maintenance procedures (sql/maintenance)
+	tl  tablelayout.Layouts // partitioning and sort order (sql/tablelayout)
+	seq sequences.State     // currval, lastval and cached sequence values (sql/sequences)
+	// SET ROLE, owners and grants the statement read (sql/privileges)
+	privileges.State
 	eng *Engine
 	// boot are the settings the client's startup message gave: what RESET
 	// returns them to, as PostgreSQL resets to the connection's values
@@ -105,7 +114,7 @@ type Session struct {
 	refreshing bool
 
 	notify    func(Notice) // where notices go (notice.go); nil drops them
-	superuser bool         // logged in as one (roles.go): counts while the user is not a role
+	superuser bool         // logged in as one (sql/privileges/roles.go): counts while the user is not a role
 
 	cursors map[string]*cursor // DECLAREd cursors (cursor.go)
 
@@ -113,9 +122,7 @@ type Session struct {
 
 	savepoints []*savepoint // of the open block, innermost last (savepoint.go)
 
-	seq  seqSession  // currval, lastval and cached sequence values (sequence.go)
-	priv privSession // SET ROLE, owners and grants the statement read (privileges.go)
-	temp tempState   // the session's temporary tables (temp.go)
+	temp tempState // the session's temporary tables (temp.go)
 
 	// keyChecks are the unique-key checks of the write being run, done
 	// right before its changes are staged (unique.go); uniqueStats counts
@@ -145,7 +152,10 @@ var reported = map[string]string{
 func (e *Engine) NewSession(user, database string, startup map[string]string) (*Session, error) {
 	s := &Session{eng: e, boot: map[string]string{}, changed: map[string]string{}}
 	s.Session = planner.Session{Host: s, DB: e.DB, Store: e.Store, User: user, Database: database, Settings: map[string]string{}, Loc: time.UTC}
-	s.seq.curr, s.seq.cache = map[int64]int64{}, map[int64][]int64{}
+	s.State = privileges.NewState(host{s}, &s.Session)
+	s.seq.Init(host{s}, &s.Session)
+	s.mt = maintenance.Runner{Host: host{s}, Session: &s.Session}
+	s.tl = tablelayout.Layouts{Host: host{s}, Session: &s.Session}
 	for k, v := range planner.DefaultSettings {
 		s.Settings[k] = v
 	}
@@ -255,8 +265,8 @@ func (s *Session) prepare(ctx context.Context, query string, paramOIDs []uint32,
 	defer recoverPanic(s.eng.Log, &err)
 	tree, perr := planner.ParseStatements(query) // planner/fastparse.go
 	if perr != nil {
-		// DuckDB's SET/RESET PARTITIONED BY (partition_ddl.go)
-		if q, ok := rewritePartitionDDL(query); ok {
+		// DuckDB's SET/RESET PARTITIONED BY (sql/tablelayout/partition_ddl.go)
+		if q, ok := tablelayout.RewritePartitionDDL(query); ok {
 			if t, err := pg.Parse(q); err == nil {
 				tree, perr = t, nil
 			}
@@ -572,7 +582,7 @@ func (s *Session) describe(ctx context.Context, st *Stmt) ([]Column, error) {
 }
 
 func (s *Session) execute(ctx context.Context, st *Stmt, p *planner.Params) (*Result, error) {
-	s.resetPrivCache()                                        // privileges.go
+	s.ResetPrivCache()                                        // sql/privileges/privileges.go
 	s.stmtHead = nil                                          // txn.go
 	if res, ok, err := s.tempStatement(ctx, st.node, p); ok { // temp_ddl.go
 		return res, err
@@ -661,7 +671,7 @@ func (s *Session) execute(ctx context.Context, st *Stmt, p *planner.Params) (*Re
 	case *pg.Node_IndexStmt:
 		return s.createIndex(ctx, n.IndexStmt)
 	case *pg.Node_CallStmt:
-		return s.call(ctx, n.CallStmt, p) // maintenance.go
+		return s.call(ctx, n.CallStmt, p) // sql/maintenance/maintenance.go
 	case *pg.Node_DiscardStmt:
 		return s.discard(n.DiscardStmt) // discard.go
 	case *pg.Node_CopyStmt:
@@ -675,9 +685,9 @@ func (s *Session) execute(ctx context.Context, st *Stmt, p *planner.Params) (*Re
 	case *pg.Node_CreateRoleStmt, *pg.Node_AlterRoleStmt, *pg.Node_DropRoleStmt:
 		return s.executeRoleStmt(ctx, st.node)
 	case *pg.Node_GrantRoleStmt:
-		return s.grantRole(ctx, n.GrantRoleStmt) // role_members.go
+		return s.grantRole(ctx, n.GrantRoleStmt) // sql/privileges/role_members.go
 	case *pg.Node_GrantStmt, *pg.Node_AlterDefaultPrivilegesStmt, *pg.Node_AlterOwnerStmt:
-		return s.privilegeStmt(ctx, st.node) // privileges_stmt.go
+		return s.privilegeStmt(ctx, st.node) // sql/privileges/privileges_stmt.go
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "statement %s is not supported yet", stmtName(st.node))
 }

@@ -30,7 +30,7 @@ func (s *Session) set(v *pg.VariableSetStmt) (*Result, error) {
 			return tagResult("SET"), nil // SET LOCAL outside a block, after its warning
 		}
 	}
-	if res, ok, err := s.setRole(v); ok { // privileges_stmt.go
+	if res, ok, err := s.setRole(v); ok { // sql/privileges/privileges_stmt.go
 		return res, err
 	}
 	switch v.Kind {
@@ -153,7 +153,7 @@ func (s *Session) show(v *pg.VariableShowStmt) (*Result, error) {
 		return &Result{cols: cols, op: &exec.Values{Env: s.NewEnv(), Rows: rows, T: []types.T{types.TextT, types.TextT, types.TextT}}, tag: "SHOW"}, nil
 	}
 	val, ok := s.Settings[name]
-	if r, isRole := s.RoleSetting(name); isRole { // privileges_stmt.go
+	if r, isRole := s.RoleSetting(name); isRole { // sql/privileges/privileges_stmt.go
 		val, ok = r, true
 	}
 	if !ok {

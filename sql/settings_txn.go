@@ -29,7 +29,7 @@ type blockSettings struct {
 }
 
 func (s *Session) markSettings() *settingsMark {
-	m := &settingsMark{values: maps.Clone(s.Settings), role: s.priv.role, user: s.User}
+	m := &settingsMark{values: maps.Clone(s.Settings), role: s.Role(), user: s.User}
 	if s.blockSet != nil {
 		m.locals = maps.Clone(s.blockSet.locals)
 	}
@@ -67,7 +67,7 @@ func (s *Session) noteSet(name string, local bool) bool {
 func (s *Session) settingValue(name string) string {
 	switch name {
 	case "role":
-		return s.priv.role
+		return s.Role()
 	case "session_authorization":
 		return s.User
 	}
@@ -79,12 +79,13 @@ func (s *Session) settingValue(name string) string {
 func (s *Session) putSetting(name, val string) {
 	switch name {
 	case "role":
-		s.priv.role = val
-		s.resetPrivCache()
+		s.PutRole(val)
+		s.ResetPrivCache()
 		return
 	case "session_authorization":
-		s.User, s.priv.role = val, ""
-		s.resetPrivCache()
+		s.User = val
+		s.PutRole("")
+		s.ResetPrivCache()
 		return
 	}
 	if s.Settings[name] == val {
@@ -112,7 +113,7 @@ func (s *Session) restoreSettings(m *settingsMark) {
 	if s.User != m.user {
 		s.putSetting("session_authorization", m.user)
 	}
-	if s.priv.role != m.role {
+	if s.Role() != m.role {
 		s.putSetting("role", m.role)
 	}
 	if s.blockSet != nil {

@@ -22,8 +22,8 @@ func (s *Session) truncate(ctx context.Context, st *pg.TruncateStmt) (*Result, e
 		s.inTx = true
 	}
 	var err error
-	s.priv.truncating = true // modify checks TRUNCATE (privileges_check.go)
-	defer func() { s.priv.truncating = false }()
+	s.SetTruncating(true) // modify checks TRUNCATE (sql/privileges)
+	defer s.SetTruncating(false)
 	for _, r := range st.Relations {
 		rv := r.GetRangeVar()
 		if _, err = s.modify(ctx, rv, nil, nil, nil, nil, &planner.Params{Values: [][]byte{}, Bound: true}, false); err != nil {
@@ -54,7 +54,7 @@ func (s *Session) restartOwnedSequences(ctx context.Context, rv *pg.RangeVar) er
 	if err != nil {
 		return err
 	}
-	seqs, err := s.sequences(ctx)
+	seqs, err := s.seq.Sequences(ctx)
 	if err != nil {
 		return err
 	}

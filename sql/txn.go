@@ -6,6 +6,7 @@ import (
 	"io/fs"
 
 	"github.com/lakepg/lakepg/sql/planner"
+	"github.com/lakepg/lakepg/sql/sequences"
 
 	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/exec"
@@ -37,8 +38,8 @@ type txn struct {
 	// and the block's staged deletes name those files.
 	files map[int64][]catalog.DataFile
 	// seqs are the sequences the block created, altered or dropped
-	// (sequence.go); their rows are written with the block's commit.
-	seqs []*seqItem
+	// (sql/sequences/sequence.go); their rows are written with the block's commit.
+	seqs []*sequences.Item
 }
 
 // txnState returns the open block's state, taking its snapshot at the first

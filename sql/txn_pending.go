@@ -12,6 +12,7 @@ import (
 	"github.com/lakepg/lakepg/exec/parquetio"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/snapshot"
+	"github.com/lakepg/lakepg/sql/datafile"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -94,7 +95,7 @@ func (s *Session) rewritePendingFile(ctx context.Context, env *exec.Env, ref *pl
 			exprs = append(exprs, &exec.ColRef{Idx: i, T: c.T})
 		}
 	}
-	pcols := parquetColumns(cols)
+	pcols := datafile.ParquetColumns(cols)
 	if f.EmbeddedRowIDs {
 		exprs = append(exprs, &exec.ColRef{Idx: ncols + 2, T: types.Int64T})
 		pcols = append(pcols, parquetio.Column{FieldID: exec.RowIDFieldID, Name: "_ducklake_internal_row_id", Type: types.Int64T})
@@ -192,7 +193,7 @@ func (pp *pendingPass) run(ctx context.Context, s *Session, k int, ret *returnin
 		}
 	} else {
 		exprs := append([]exec.Expr(nil), pp.newVals...)
-		pcols := parquetColumns(cols)
+		pcols := datafile.ParquetColumns(cols)
 		var in exec.Operator = tap
 		if ret != nil {
 			// the new versions with the row id, as RETURNING saw them

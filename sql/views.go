@@ -56,7 +56,7 @@ func (s *Session) ResolveRelation(meta *catalog.Metadata, schemaName, name strin
 		return planner.Relation{}, planner.ErrAt(pgerr.New(pgerr.UndefinedTable, "relation \"%s.%s\" does not exist", schemaName, name), loc)
 	}
 	for _, sp := range s.SearchPath() {
-		if sch, ok := meta.SchemaByName(sp); ok && s.schemaUsable(sch) {
+		if sch, ok := meta.SchemaByName(sp); ok && s.SchemaUsable(sch) {
 			if r, ok := find(sch); ok {
 				return r, nil
 			}
@@ -123,7 +123,7 @@ func (s *Session) createView(ctx context.Context, st *pg.ViewStmt) (*Result, err
 			if err := s.checkViewReplace(ctx, meta, sch, old, cols); err != nil {
 				return err
 			}
-			if err := s.replacingView(ctx, old.ID, old.Name); err != nil { // privileges_check.go
+			if err := s.ReplacingView(ctx, old.ID, old.Name); err != nil { // sql/privileges/privileges_check.go
 				return err
 			}
 			c.DropView(*sch, *old) // DuckDB replaces a view the same way: a new id
@@ -247,7 +247,7 @@ func (s *Session) dropRelations(ctx context.Context, c *snapshot.Commit, meta *c
 			continue
 		}
 		c.DropTable(*r.Schema, *r.Table)
-		if err := s.dropOwnedSequences(ctx, c, r.Table.ID, 0); err != nil { // sequence.go
+		if err := s.seq.DropOwnedSequences(ctx, c, r.Table.ID, 0); err != nil { // sql/sequences/sequence.go
 			return "", err
 		}
 	}

@@ -19,7 +19,7 @@ var copyFuzzTypes = [16]types.T{
 }
 
 // fuzzCopySpec builds the CopySpec the SQL layer could hand over for
-// these options, or nil when it would refuse them (sql/copyoptions.go
+// these options, or nil when it would refuse them (sql/copyio/copyoptions.go
 // checks them before wire ever parses data, so the parser may rely on
 // them). The options are single bytes because a SQL string of one
 // character is one byte only below 0x80, and SQL text holds no NUL.

@@ -52,6 +52,19 @@ var allowed = map[string][]string{
 	// WITH, views), rules, join order and EXPLAIN over the stages above; it
 	// reaches the session through an interface it defines
 	"sql/planner": {"sql/planner/", "sql/joinorder", "sql/pruning", "sql/partitioning", "sql/pgcatalog", "exec", "exec/", "snapshot", "catalog", "storage", "pgerr", "types"},
+	// written data files as the catalog records them
+	"sql/datafile": {"catalog", "exec", "exec/", "snapshot"},
+	// the maintenance procedures CALL runs, below the session
+	"sql/maintenance": {"sql/planner", "sql/partitioning", "sql/datafile", "exec", "exec/", "snapshot", "catalog", "storage", "pgerr", "types"},
+	// partitioning and sort order of tables, below the session
+	"sql/tablelayout": {"sql/planner", "sql/partitioning", "exec", "exec/", "snapshot", "catalog", "pgerr", "types"},
+	// sequences, serial and identity columns, below the session
+	"sql/sequences": {"sql/planner", "sql/pgcatalog", "exec", "exec/", "snapshot", "catalog", "pgerr", "types"},
+	// COPY's options and row parsing, below the session
+	"sql/copyio": {"sql/planner", "exec", "exec/", "pgerr", "types"},
+	// roles, privileges and their checks, beside the planner, below the
+	// session that embeds them
+	"sql/privileges": {"sql/planner", "sql/pgcatalog", "exec", "exec/", "snapshot", "catalog", "pgerr", "types"},
 	// the session and the commands with side effects, above the planner
 	"sql":        {"sql/", "exec", "exec/", "snapshot", "catalog", "storage", "pgerr", "types"},
 	"wire":       {"sql", "sql/", "exec", "exec/", "pgerr", "types"},

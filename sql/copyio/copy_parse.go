@@ -1,4 +1,4 @@
-package sql
+package copyio
 
 import (
 	"io"
@@ -9,16 +9,16 @@ import (
 	"github.com/lakepg/lakepg/types"
 )
 
-// parseRows reads up to max rows of rows into b (which must be empty) and
+// ParseRows reads up to max rows of rows into b (which must be empty) and
 // returns how many it read; eof when rows ended. The same code serves the
-// sequential COPY and each parallel worker (copy_parallel.go), so both
+// sequential COPY and each parallel worker (package sql's copy_parallel.go), so both
 // report the same errors.
 //
 // A field costs a string allocation only when its value keeps the string:
 // numbers, dates and times are parsed from a view of the field's bytes,
 // and text fields are copied into one buffer per batch.
-func (o *copyRowsOp) parseRows(rows CopyRows, b *vec.Batch, limit int) (n int, eof bool, err error) {
-	o.prepare()
+func (o *CopyRowsOp) ParseRows(rows CopyRows, b *vec.Batch, limit int) (n int, eof bool, err error) {
+	o.Prepare()
 	defer func() { b.N = n }()
 	var arena []byte
 	for n < limit {
@@ -74,9 +74,9 @@ func (o *copyRowsOp) parseRows(rows CopyRows, b *vec.Batch, limit int) (n int, e
 	return n, false, nil
 }
 
-// prepare settles how each column's fields are parsed; parallel workers
+// Prepare settles how each column's fields are parsed; parallel workers
 // share o, so it runs before they start.
-func (o *copyRowsOp) prepare() {
+func (o *CopyRowsOp) Prepare() {
 	if o.direct != nil {
 		return
 	}

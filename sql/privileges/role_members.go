@@ -1,4 +1,4 @@
-package sql
+package privileges
 
 import (
 	"context"
@@ -25,8 +25,8 @@ import (
 // it. Memberships are stored in the catalog database (catalog.GrantRole),
 // so they hold on every server at its next statement.
 
-// grantRole runs GRANT/REVOKE role … TO/FROM role ….
-func (s *Session) grantRole(ctx context.Context, st *pg.GrantRoleStmt) (*Result, error) {
+// GrantRole runs GRANT/REVOKE role … TO/FROM role ….
+func (s *State) GrantRole(ctx context.Context, st *pg.GrantRoleStmt) (string, error) {
 	tag := "GRANT ROLE"
 	if !st.IsGrant {
 		tag = "REVOKE ROLE"
@@ -41,56 +41,56 @@ func (s *Session) grantRole(ctx context.Context, st *pg.GrantRoleStmt) (*Result,
 	}
 	members, err := s.roleMembers(ctx)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	super, err := s.roleSuper(ctx, nil, s.CurrentRole())
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	for _, rn := range st.GrantedRoles {
 		role := rn.GetAccessPriv().GetPrivName()
 		if err := s.roleMustExist(ctx, role); err != nil {
-			return nil, err
+			return "", err
 		}
 		if !super && !hasAdmin(members, s.CurrentRole(), role) {
-			return nil, pgerr.New(codeRolePrivilege, "permission denied to %s role \"%s\"", map[bool]string{true: "grant", false: "revoke"}[st.IsGrant], role)
+			return "", pgerr.New(codeRolePrivilege, "permission denied to %s role \"%s\"", map[bool]string{true: "grant", false: "revoke"}[st.IsGrant], role)
 		}
 		for _, g := range st.GranteeRoles {
 			member, err := s.roleSpecName(g.GetRoleSpec())
 			if err != nil {
-				return nil, err
+				return "", err
 			}
 			if err := s.roleMustExist(ctx, member); err != nil {
-				return nil, err
+				return "", err
 			}
 			if !st.IsGrant {
-				found, err := s.eng.DB.RevokeRole(ctx, role, member, admin)
+				found, err := s.DB.RevokeRole(ctx, role, member, admin)
 				if err != nil {
-					return nil, err
+					return "", err
 				}
 				if !found {
-					s.Raise(Notice{Severity: "WARNING", Code: "01000", Message: fmt.Sprintf("role \"%s\" has not been granted membership in role \"%s\" by role \"%s\"", member, role, s.CurrentRole())})
+					s.Raise(planner.Notice{Severity: "WARNING", Code: "01000", Message: fmt.Sprintf("role \"%s\" has not been granted membership in role \"%s\" by role \"%s\"", member, role, s.CurrentRole())})
 				}
 				continue
 			}
 			if member == role || inherits(members, role, member) {
-				return nil, pgerr.New(codeInvalidGrantOperation, "role \"%s\" is a member of role \"%s\"", role, member)
+				return "", pgerr.New(codeInvalidGrantOperation, "role \"%s\" is a member of role \"%s\"", role, member)
 			}
 			m := catalog.RoleMember{Role: role, Member: member, Admin: admin, Grantor: s.CurrentRole()}
-			if err := s.eng.DB.GrantRole(ctx, m); err != nil {
-				return nil, err
+			if err := s.DB.GrantRole(ctx, m); err != nil {
+				return "", err
 			}
 			members = append(members, m)
 		}
 	}
-	s.resetPrivCache()
-	return tagResult(tag), nil
+	s.ResetPrivCache()
+	return tag, nil
 }
 
 // roleMembers reads the memberships once per statement.
-func (s *Session) roleMembers(ctx context.Context) ([]catalog.RoleMember, error) {
+func (s *State) roleMembers(ctx context.Context) ([]catalog.RoleMember, error) {
 	if s.priv.members == nil {
-		ms, err := s.eng.DB.RoleMembers(ctx)
+		ms, err := s.DB.RoleMembers(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -134,7 +134,7 @@ func hasAdmin(members []catalog.RoleMember, member, role string) bool {
 
 // actsAs reports whether the current role has the privileges of role: it
 // is role, or a member of it.
-func (s *Session) actsAs(ctx context.Context, who, role string) (bool, error) {
+func (s *State) actsAs(ctx context.Context, who, role string) (bool, error) {
 	if who == role {
 		return true, nil
 	}
@@ -145,12 +145,12 @@ func (s *Session) actsAs(ctx context.Context, who, role string) (bool, error) {
 	return inherits(members, who, role), nil
 }
 
-// catalogMembers is pg_auth_members' loader for one statement.
-func (s *Session) catalogMembers() func() []catalog.RoleMember {
+// CatalogMembers is pg_auth_members' loader for one statement.
+func (s *State) CatalogMembers() func() []catalog.RoleMember {
 	return func() []catalog.RoleMember {
 		ms, err := s.roleMembers(context.Background())
 		if err != nil {
-			s.eng.Log.Warn("reading role memberships for the catalog views", "err", err)
+			s.Log().Warn("reading role memberships for the catalog views", "err", err)
 		}
 		return ms
 	}
@@ -160,7 +160,7 @@ func (s *Session) catalogMembers() func() []catalog.RoleMember {
 // (current_user when not given; a name or an OID) is role or a member of
 // it — MEMBER, USAGE and SET alike, as every role inherits here — or, WITH
 // ADMIN OPTION, holds the admin option on it. A superuser has every role.
-func (s *Session) PgHasRole(b *planner.Binder, args []exec.Expr, loc int32) (exec.Expr, error) {
+func (s *State) PgHasRole(b *planner.Binder, args []exec.Expr, loc int32) (exec.Expr, error) {
 	ctx, err := b.PrivilegeArgs("pg_has_role", args, loc)
 	if err != nil {
 		return nil, err

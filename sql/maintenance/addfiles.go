@@ -1,4 +1,4 @@
-package sql
+package maintenance
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/snapshot"
+	"github.com/lakepg/lakepg/sql/datafile"
 	"github.com/lakepg/lakepg/sql/partitioning"
 )
 
@@ -36,7 +37,7 @@ type addFilesOpts struct {
 	allowMissing, ignoreExtra, hive bool
 }
 
-func (s *Session) callAddFiles(ctx context.Context, a *planner.CallArgs) (string, error) {
+func (s *Runner) callAddFiles(ctx context.Context, a *planner.CallArgs) (string, error) {
 	if err := a.Check("add_data_files", 2, "table_name", "schema", "schema_name", "allow_missing", "ignore_extra_columns", "hive_partitioning"); err != nil {
 		return "", err
 	}
@@ -64,7 +65,7 @@ func (s *Session) callAddFiles(ctx context.Context, a *planner.CallArgs) (string
 			*dst = v
 		}
 	}
-	if s.eng.DB.Encrypted() {
+	if s.DB.Encrypted() {
 		// every file of an encrypted lake has a key in the catalog; a
 		// plaintext file would silently weaken it
 		return "", pgerr.New(pgerr.FeatureNotSupported, "add_data_files cannot register plaintext files in an encrypted lake")
@@ -100,7 +101,7 @@ func (s *Session) callAddFiles(ctx context.Context, a *planner.CallArgs) (string
 	if err != nil {
 		return "", err
 	}
-	existing, err := s.eng.DB.TableNameMaps(ctx, sel.t.ID)
+	existing, err := s.DB.TableNameMaps(ctx, sel.t.ID)
 	if err != nil {
 		return "", err
 	}
@@ -121,9 +122,9 @@ func (s *Session) callAddFiles(ctx context.Context, a *planner.CallArgs) (string
 		files = append(files, f)
 		rows += f.RecordCount
 	}
-	err = s.commit(ctx, func(c *snapshot.Commit, m *catalog.Metadata) error {
+	err = s.Commit(ctx, func(c *snapshot.Commit, m *catalog.Metadata) error {
 		cur, ok := m.TableByID(sel.t.ID)
-		if !ok || !sameColumns(cur, sel.t) {
+		if !ok || !datafile.SameColumns(cur, sel.t) {
 			return pgerr.New(pgerr.SerializationFailure, "could not serialize access due to concurrent update")
 		}
 		for _, f := range files {
@@ -139,9 +140,9 @@ func (s *Session) callAddFiles(ctx context.Context, a *planner.CallArgs) (string
 
 // globFiles lists the files a path or glob names, sorted; none is an error
 // (58P01), as in DuckDB.
-func (s *Session) globFiles(ctx context.Context, pattern string) ([]string, error) {
+func (s *Runner) globFiles(ctx context.Context, pattern string) ([]string, error) {
 	if !strings.ContainsAny(pattern, "*?[") {
-		if _, err := s.eng.Store.Stat(ctx, pattern); err != nil {
+		if _, err := s.Store.Stat(ctx, pattern); err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil, pgerr.New(pgerr.UndefinedFile, "add_data_files: no files found that match the pattern \"%s\"", pattern)
 			}
@@ -155,7 +156,7 @@ func (s *Session) globFiles(ctx context.Context, pattern string) ([]string, erro
 	if i := strings.LastIndex(prefix, "/"); i >= 0 {
 		prefix = prefix[:i+1]
 	}
-	objs, err := s.eng.Store.List(ctx, prefix)
+	objs, err := s.Store.List(ctx, prefix)
 	if err != nil {
 		return nil, exec.ReadError(err, prefix)
 	}
@@ -206,8 +207,8 @@ func globMatch(pattern, name string) (bool, error) {
 
 // registerFile reads one file's footer and values: its name mapping onto
 // the table's columns, its row count, sizes and column statistics.
-func (s *Session) registerFile(ctx context.Context, t *catalog.Table, cols []exec.ScanCol, p string, opts addFilesOpts, keys []partitioning.Key) (snapshot.NewDataFile, error) {
-	f, err := s.eng.Store.Open(ctx, p)
+func (s *Runner) registerFile(ctx context.Context, t *catalog.Table, cols []exec.ScanCol, p string, opts addFilesOpts, keys []partitioning.Key) (snapshot.NewDataFile, error) {
+	f, err := s.Store.Open(ctx, p)
 	if err != nil {
 		return snapshot.NewDataFile{}, exec.ReadError(err, p)
 	}

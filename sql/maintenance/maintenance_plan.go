@@ -1,9 +1,11 @@
-package sql
+package maintenance
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -58,11 +60,11 @@ func tableName(sel tableSel) string { return sel.sch.Name + "." + sel.t.Name }
 // into groups of up to target_file_size (and max_compacted_files). As in
 // DuckDB, a group holds files of one partition only (same spec, same
 // values). Groups of one file are left as they are.
-func (s *Session) mergeGroups(ctx context.Context, head catalog.Snapshot, sel tableSel, maxFiles int64) ([][]catalog.DataFile, error) {
+func (s *Runner) mergeGroups(ctx context.Context, head catalog.Snapshot, sel tableSel, maxFiles int64) ([][]catalog.DataFile, error) {
 	if hasVariantColumn(sel.t) {
 		return nil, nil
 	}
-	db := s.eng.DB
+	db := s.DB
 	files, err := db.Files(ctx, sel.sch, sel.t, head)
 	if err != nil || len(files) < 2 {
 		return nil, err
@@ -95,7 +97,7 @@ func (s *Session) mergeGroups(ctx context.Context, head catalog.Snapshot, sel ta
 		}
 		return a.ID < b.ID
 	})
-	// one run per partition (partition_write.go), in order of first file
+	// one run per partition (partitionGroup), in order of first file
 	var order []string
 	byPart := map[string][]catalog.DataFile{}
 	for _, f := range cands {
@@ -122,7 +124,7 @@ func (s *Session) mergeGroups(ctx context.Context, head catalog.Snapshot, sel ta
 }
 
 // planMerge is merge_adjacent_files(dry_run => true).
-func (s *Session) planMerge(ctx context.Context, head catalog.Snapshot, sels []tableSel, maxFiles int64) (string, error) {
+func (s *Runner) planMerge(ctx context.Context, head catalog.Snapshot, sels []tableSel, maxFiles int64) (string, error) {
 	var p maintPlan
 	for _, sel := range sels {
 		groups, err := s.mergeGroups(ctx, head, sel, maxFiles)
@@ -160,8 +162,8 @@ func rewriteDue(f catalog.DataFile, inl map[int64][]int64, threshold float64) (d
 }
 
 // planRewrite adds the files rewrite_data_files would rewrite in one table.
-func (s *Session) planRewrite(ctx context.Context, head catalog.Snapshot, sel tableSel, threshold float64, p *maintPlan) error {
-	db := s.eng.DB
+func (s *Runner) planRewrite(ctx context.Context, head catalog.Snapshot, sel tableSel, threshold float64, p *maintPlan) error {
+	db := s.DB
 	files, err := db.Files(ctx, sel.sch, sel.t, head)
 	if err != nil || len(files) == 0 {
 		return err
@@ -184,30 +186,30 @@ func (s *Session) planRewrite(ctx context.Context, head catalog.Snapshot, sel ta
 // planFlush is flush_inlined_data(dry_run => true): the inlined rows of each
 // table (deleted ones too: they are flushed with a delete file) and the
 // inlined deletes of data files that would be folded into delete files.
-func (s *Session) planFlush(ctx context.Context, head catalog.Snapshot, sels []tableSel) (string, error) {
+func (s *Runner) planFlush(ctx context.Context, head catalog.Snapshot, sels []tableSel) (string, error) {
 	var p maintPlan
 	tables := 0
 	for _, sel := range sels {
-		regs, err := s.eng.DB.InlinedTables(ctx, sel.t.ID)
+		regs, err := s.DB.InlinedTables(ctx, sel.t.ID)
 		if err != nil {
 			return "", err
 		}
 		rows := 0
 		for _, reg := range regs {
-			_, rs, err := snapshot.ReadInlinedRows(ctx, s.eng.DB, reg.Name, head.ID)
+			_, rs, err := snapshot.ReadInlinedRows(ctx, s.DB, reg.Name, head.ID)
 			if err != nil {
 				return "", err
 			}
 			rows += len(rs)
 		}
-		inl, err := snapshot.InlinedFileDeletes(ctx, s.eng.DB, sel.t.ID, head.ID)
+		inl, err := snapshot.InlinedFileDeletes(ctx, s.DB, sel.t.ID, head.ID)
 		if err != nil {
 			return "", err
 		}
 		dels, delFiles := 0, 0
 		if len(inl) > 0 {
 			// only deletes of live files are folded
-			files, err := s.eng.DB.Files(ctx, sel.sch, sel.t, head)
+			files, err := s.DB.Files(ctx, sel.sch, sel.t, head)
 			if err != nil {
 				return "", err
 			}
@@ -267,4 +269,43 @@ func hasVariantColumn(t *catalog.Table) bool {
 		}
 	}
 	return false
+}
+
+// sourcePartition is where a file holding only rows of data file f goes
+// (maintenance rewrites and merges): f's hive directory, relative to the
+// table's, and f's partition values, which hold for those rows too.
+func sourcePartition(f catalog.DataFile) (prefix string, p *snapshot.FilePartition) {
+	if f.PartitionID == nil || len(f.Partition) == 0 {
+		return "", nil
+	}
+	vals := make([]*string, len(f.Partition))
+	for _, pv := range f.Partition {
+		if pv.Index < 0 || pv.Index >= len(vals) {
+			return "", nil
+		}
+		vals[pv.Index] = pv.Value
+	}
+	if i := strings.LastIndexByte(f.RelPath, '/'); i > 0 && f.Path != f.RelPath && !strings.HasPrefix(f.RelPath, "/") {
+		prefix = f.RelPath[:i+1]
+	}
+	return prefix, &snapshot.FilePartition{SpecID: *f.PartitionID, Values: vals}
+}
+
+// partitionGroup names the partition of data file f for merging: files
+// merge only with files of the same spec and values.
+func partitionGroup(f catalog.DataFile) string {
+	if f.PartitionID == nil {
+		return ""
+	}
+	b := strconv.AppendInt(nil, *f.PartitionID, 10)
+	for _, pv := range f.Partition {
+		if pv.Value == nil {
+			b = append(b, 0)
+			continue
+		}
+		b = append(b, 1)
+		b = binary.AppendUvarint(b, uint64(len(*pv.Value)))
+		b = append(b, *pv.Value...)
+	}
+	return string(b)
 }

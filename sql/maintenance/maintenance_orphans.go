@@ -1,8 +1,9 @@
-package sql
+package maintenance
 
 import (
 	"context"
 	"fmt"
+	"path"
 	"strings"
 	"time"
 
@@ -20,21 +21,21 @@ import (
 // (snapshot.CanonicalPath), a file whose name is that of a file the catalog
 // names elsewhere (a misplaced file, reported as kept: lakepg check says how
 // to move it back), and a file a write of this process has not committed
-// yet (inflight.go), whatever older_than or cleanup_all say.
+// yet (package sql's inflight.go), whatever older_than or cleanup_all say.
 //
 // The order of the steps is what makes the last rule hold against
 // concurrent writers: the sweep holds the registry before storage is
 // listed (so a file the listing shows was registered when the sweep looks),
 // and the catalog is read after the listing (so a file committed before
 // that read is named).
-func (s *Session) deleteOrphans(ctx context.Context, proc string, olderThan *time.Time, dry bool) (string, error) {
-	db, store := s.eng.DB, s.eng.Store
+func (s *Runner) deleteOrphans(ctx context.Context, proc string, olderThan *time.Time, dry bool) (string, error) {
+	db, store := s.DB, s.Store
 	verb := "deleted"
 	if dry {
 		verb = "would delete"
 	}
-	sw := inflight.beginSweep()
-	defer sw.end()
+	sweepEnd, sweepPrune := s.BeginSweep()
+	defer sweepEnd()
 	objs, err := store.List(ctx, db.DataPath())
 	if err != nil {
 		return "", pgerr.Wrap(pgerr.IOError, err, "could not list \"%s\"", db.DataPath())
@@ -63,7 +64,7 @@ func (s *Session) deleteOrphans(ctx context.Context, proc string, olderThan *tim
 			kept.add("kept: %s: named by the catalog as %s (lakepg check says how to move it back)", o.Path, p)
 			continue
 		}
-		if inflight.registered(o.Path) {
+		if s.InFlight(o.Path) {
 			kept.add("kept: %s: written by this server and not committed yet", o.Path)
 			continue
 		}
@@ -85,7 +86,7 @@ func (s *Session) deleteOrphans(ctx context.Context, proc string, olderThan *tim
 	// under cleanup_all.
 	temp := 0
 	for _, o := range left {
-		if target, ok := tempTarget(o.Path); ok && inflight.registered(target) {
+		if target, ok := tempTarget(o.Path); ok && s.InFlight(target) {
 			kept.add("kept: %s: temporary file of a write of this server in progress", o.Path)
 			continue
 		}
@@ -101,7 +102,7 @@ func (s *Session) deleteOrphans(ctx context.Context, proc string, olderThan *tim
 			return "", pgerr.Wrap(pgerr.IOError, err, "could not delete file \"%s\"", o.Path)
 		}
 	}
-	sw.prune(db.DataPath(), listed, named)
+	sweepPrune(db.DataPath(), listed, named)
 	msg := fmt.Sprintf("%s: %s %d files and %d temporary files", proc, verb, n, temp)
 	if dry {
 		msg = plan.message("%s", msg)
@@ -109,3 +110,18 @@ func (s *Session) deleteOrphans(ctx context.Context, proc string, olderThan *tim
 	// a message() of no summary is its detail lines, each after a newline
 	return msg + kept.message(""), nil
 }
+
+// tempTarget is the object a local writer's temporary file
+// (".<name>.tmp-<n>", storage/local.go) becomes when it commits.
+func tempTarget(p string) (string, bool) {
+	dir, name := path.Split(p)
+	i := strings.LastIndex(name, ".tmp-")
+	if !strings.HasPrefix(name, ".") || i <= 1 {
+		return "", false
+	}
+	return dir + name[1:i], true
+}
+
+// inflightKey is how package sql's registry of files in flight keys a path
+// (the keys a sweep prunes by).
+func inflightKey(p string) string { return snapshot.CanonicalPath("", p) }

@@ -1,4 +1,4 @@
-package sql
+package sequences
 
 import (
 	"context"
@@ -23,11 +23,11 @@ import (
 // column keeps the same default and is told apart by its sequence's
 // identity mark ('a' ALWAYS, 'd' BY DEFAULT) in lakepg_sequence.
 
-// serialSpec is a column that needs a sequence.
-type serialSpec struct {
-	col      string
-	index    int    // position among the table's columns
-	typ      string // smallint, integer, bigint
+// SerialSpec is a column that needs a sequence.
+type SerialSpec struct {
+	Col      string
+	Index    int    // position among the table's columns
+	Typ      string // smallint, integer, bigint
 	identity string // "a", "d" or "" for serial
 	options  []*pg.Node
 }
@@ -37,11 +37,11 @@ var serialTypes = map[string]string{
 	"smallserial": "int2", "serial2": "int2",
 }
 
-// serialSpecOf recognises a serial type or an identity constraint in cd.
+// SerialSpecOf recognises a serial type or an identity constraint in cd.
 // It returns the column definition to use instead: the integer type and
 // the constraints without the identity one.
-func serialSpecOf(cd *pg.ColumnDef) (*serialSpec, *pg.ColumnDef, error) {
-	var sp *serialSpec
+func SerialSpecOf(cd *pg.ColumnDef) (*SerialSpec, *pg.ColumnDef, error) {
+	var sp *SerialSpec
 	out := cd
 	if cd.TypeName != nil && len(cd.TypeName.ArrayBounds) == 0 {
 		names := planner.StrNodes(cd.TypeName.Names)
@@ -50,7 +50,7 @@ func serialSpecOf(cd *pg.ColumnDef) (*serialSpec, *pg.ColumnDef, error) {
 				cp := proto.Clone(cd).(*pg.ColumnDef)
 				cp.TypeName.Names = []*pg.Node{pg.MakeStrNode("pg_catalog"), pg.MakeStrNode(it)}
 				out = cp
-				sp = &serialSpec{}
+				sp = &SerialSpec{}
 			}
 		}
 	}
@@ -67,7 +67,7 @@ func serialSpecOf(cd *pg.ColumnDef) (*serialSpec, *pg.ColumnDef, error) {
 		if sp != nil {
 			return nil, nil, planner.ErrAt(pgerr.New(pgerr.SyntaxError, "both default and identity specified for column \"%s\"", cd.Colname), con.Location)
 		}
-		sp = &serialSpec{identity: con.GeneratedWhen, options: con.Options}
+		sp = &SerialSpec{identity: con.GeneratedWhen, options: con.Options}
 	}
 	if sp != nil && sp.identity != "" {
 		for _, cn := range kept {
@@ -82,9 +82,9 @@ func serialSpecOf(cd *pg.ColumnDef) (*serialSpec, *pg.ColumnDef, error) {
 	return sp, out, nil
 }
 
-// nextvalCall recognises DEFAULT nextval('name') (with or without a
+// NextvalCall recognises DEFAULT nextval('name') (with or without a
 // ::regclass cast) and returns the name as written.
-func nextvalCall(n *pg.Node) (string, bool) {
+func NextvalCall(n *pg.Node) (string, bool) {
 	f := n.GetFuncCall()
 	if f == nil || len(f.Args) != 1 {
 		return "", false
@@ -107,12 +107,12 @@ func nextvalCall(n *pg.Node) (string, bool) {
 	return c.GetSval().Sval, true
 }
 
-func quoteLiteralSQL(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+func QuoteLiteralSQL(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
-// createTableWithSequences creates a table with serial or identity
+// CreateTableWithSequences creates a table with serial or identity
 // columns and their sequences in one commit.
-func (s *Session) createTableWithSequences(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, sch *catalog.Schema, name string, cols []snapshot.ColumnDef, serials []*serialSpec) (int64, error) {
-	seqs, err := s.sequences(ctx)
+func (s *State) CreateTableWithSequences(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, sch *catalog.Schema, name string, cols []snapshot.ColumnDef, serials []*SerialSpec) (int64, error) {
+	seqs, err := s.Sequences(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -124,10 +124,10 @@ func (s *Session) createTableWithSequences(ctx context.Context, c *snapshot.Comm
 			break
 		}
 	}
-	var items []*seqItem
+	var items []*Item
 	for _, sp := range serials {
 		q := catalog.Sequence{ID: s.newSequenceID(), SchemaID: sch.ID, Identity: sp.identity}
-		owned, hasOwned, _, err := seqOptions(&q, sp.options, true, sp.typ)
+		owned, hasOwned, _, err := seqOptions(&q, sp.options, true, sp.Typ)
 		if err != nil {
 			return 0, err
 		}
@@ -141,28 +141,28 @@ func (s *Session) createTableWithSequences(ctx context.Context, c *snapshot.Comm
 			}
 		}
 		if q.Name == "" {
-			base := name + "_" + sp.col + "_seq"
+			base := name + "_" + sp.Col + "_seq"
 			q.Name = base
-			for k := 1; relationExists(seqs, meta, sch.ID, q.Name) || taken[q.Name] || q.Name == name; k++ {
+			for k := 1; RelationExists(seqs, meta, sch.ID, q.Name) || taken[q.Name] || q.Name == name; k++ {
 				q.Name = fmt.Sprintf("%s%d", base, k)
 			}
-		} else if relationExists(seqs, meta, sch.ID, q.Name) || taken[q.Name] {
+		} else if RelationExists(seqs, meta, sch.ID, q.Name) || taken[q.Name] {
 			return 0, pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", q.Name)
 		}
 		taken[q.Name] = true
-		ref := pgIdent(q.Name)
+		ref := PgIdent(q.Name)
 		if qualify {
-			ref = pgIdent(sch.Name) + "." + ref
+			ref = PgIdent(sch.Name) + "." + ref
 		}
-		def := "nextval(" + quoteLiteralSQL(ref) + "::regclass)"
-		cols[sp.index].DefaultValue, cols[sp.index].DefaultIsExpression = &def, true
-		items = append(items, &seqItem{seq: q, isNew: true})
+		def := "nextval(" + QuoteLiteralSQL(ref) + "::regclass)"
+		cols[sp.Index].DefaultValue, cols[sp.Index].DefaultIsExpression = &def, true
+		items = append(items, &Item{seq: q, isNew: true})
 	}
 	tableID := c.CreateTable(*sch, name, cols)
 	colID := int64(1)
 	for i, def := range cols {
 		for k, sp := range serials {
-			if sp.index == i {
+			if sp.Index == i {
 				items[k].seq.OwnerTable, items[k].seq.OwnerColumn = tableID, colID
 			}
 		}
@@ -186,8 +186,8 @@ func columnWidth(def snapshot.ColumnDef) int64 {
 	return n
 }
 
-// pgIdent quotes an identifier as regclass output does: only when needed.
-func pgIdent(s string) string {
+// PgIdent quotes an identifier as regclass output does: only when needed.
+func PgIdent(s string) string {
 	plain := s != ""
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -201,10 +201,10 @@ func pgIdent(s string) string {
 	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 }
 
-// identityColumns maps the positions of t's identity columns to their
+// IdentityColumns maps the positions of t's identity columns to their
 // kind ('a' or 'd').
-func (s *Session) identityColumns(ctx context.Context, t *catalog.Table) (map[int]string, error) {
-	seqs, err := s.sequences(ctx)
+func (s *State) IdentityColumns(ctx context.Context, t *catalog.Table) (map[int]string, error) {
+	seqs, err := s.Sequences(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -225,10 +225,10 @@ func (s *Session) identityColumns(ctx context.Context, t *catalog.Table) (map[in
 	return out, nil
 }
 
-// identityInsertError is PostgreSQL's refusal of a value for a GENERATED
+// IdentityInsertError is PostgreSQL's refusal of a value for a GENERATED
 // ALWAYS column.
-func identityInsertError(col string) error {
-	e := pgerr.New(codeGeneratedAlways, "cannot insert a non-DEFAULT value into column \"%s\"", col)
+func IdentityInsertError(col string) error {
+	e := pgerr.New(CodeGeneratedAlways, "cannot insert a non-DEFAULT value into column \"%s\"", col)
 	e.Detail = fmt.Sprintf("Column \"%s\" is an identity column defined as GENERATED ALWAYS.", col)
 	e.Hint = "Use OVERRIDING SYSTEM VALUE to override."
 	return e

@@ -1,4 +1,4 @@
-package sql
+package privileges
 
 import (
 	"context"
@@ -20,16 +20,16 @@ import (
 // What the catalog views show of privileges: pg_class.relacl/relowner,
 // pg_namespace.nspacl/nspowner, has_table_privilege, has_schema_privilege.
 
-// catalogACL reads the recorded owners and ACLs once for a
+// CatalogACL reads the recorded owners and ACLs once for a
 // pgcatalog.Context.
-func (s *Session) catalogACL() func(kind string, id int64) (string, string, bool) {
+func (s *State) CatalogACL() func(kind string, id int64) (string, string, bool) {
 	var once sync.Once
 	var st *privState
 	return func(kind string, id int64) (string, string, bool) {
 		once.Do(func() {
 			var err error
 			if st, err = s.privileges(context.Background()); err != nil {
-				s.eng.Log.Warn("reading privileges for the catalog views", "err", err)
+				s.Log().Warn("reading privileges for the catalog views", "err", err)
 			}
 		})
 		if st == nil {
@@ -43,7 +43,7 @@ func (s *Session) catalogACL() func(kind string, id int64) (string, string, bool
 // HasPrivilege binds has_table_privilege and has_schema_privilege:
 // ([user,] object, privileges), true when the role holds any of the
 // privileges listed ('SELECT, INSERT', 'USAGE WITH GRANT OPTION').
-func (s *Session) HasPrivilege(b *planner.Binder, name string, args []exec.Expr, loc int32) (exec.Expr, error) {
+func (s *State) HasPrivilege(b *planner.Binder, name string, args []exec.Expr, loc int32) (exec.Expr, error) {
 	ctx, err := b.PrivilegeArgs(name, args, loc)
 	if err != nil {
 		return nil, err
@@ -138,11 +138,11 @@ func isViewID(c *pgcatalog.Context, id int64) bool {
 var aclPrivilegeNames = map[byte]string{'a': "INSERT", 'r': "SELECT", 'w': "UPDATE", 'd': "DELETE", 'D': "TRUNCATE",
 	'x': "REFERENCES", 't': "TRIGGER"}
 
-// catalogTableGrants lists the privileges on lake tables and views for
+// CatalogTableGrants lists the privileges on lake tables and views for
 // information_schema.table_privileges and role_table_grants, as the
 // current role may see them: all for a superuser, else grants from or to
 // the role (table_privileges: or to PUBLIC).
-func (s *Session) catalogTableGrants(meta *catalog.Metadata) func(role bool) []pgcatalog.TableGrant {
+func (s *State) CatalogTableGrants(meta *catalog.Metadata) func(role bool) []pgcatalog.TableGrant {
 	return func(roleOnly bool) []pgcatalog.TableGrant {
 		ctx := context.Background()
 		st, err := s.privileges(ctx)
@@ -196,8 +196,8 @@ func (s *Session) catalogTableGrants(meta *catalog.Metadata) func(role bool) []p
 	}
 }
 
-// catalogDefaultACLs lists the default privileges for pg_default_acl.
-func (s *Session) catalogDefaultACLs() []pgcatalog.DefaultACL {
+// CatalogDefaultACLs lists the default privileges for pg_default_acl.
+func (s *State) CatalogDefaultACLs() []pgcatalog.DefaultACL {
 	st, err := s.privileges(context.Background())
 	if err != nil {
 		return nil

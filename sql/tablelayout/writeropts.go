@@ -1,4 +1,4 @@
-package sql
+package tablelayout
 
 import (
 	"context"
@@ -9,14 +9,14 @@ import (
 	"github.com/lakepg/lakepg/snapshot"
 )
 
-// writerOptions are the Parquet writer settings of a table's data files:
+// WriterOptions are the Parquet writer settings of a table's data files:
 // the catalog option parquet_compression (table, schema or global scope,
 // as DuckDB reads it), else lakepg's default codec.
-func (s *Session) writerOptions(ctx context.Context, schemaID, tableID int64) (parquetio.WriterOptions, error) {
-	opt := parquetio.WriterOptions{Encrypt: s.eng.DB.Encrypted()}
+func (s *Layouts) WriterOptions(ctx context.Context, schemaID, tableID int64) (parquetio.WriterOptions, error) {
+	opt := parquetio.WriterOptions{Encrypt: s.DB.Encrypted()}
 	// DuckDB's parquet_row_group_size: rows per row group (smaller groups
 	// let min/max skip finer, above all in sorted tables)
-	rg, ok, err := snapshot.Option(ctx, s.eng.DB, "parquet_row_group_size", schemaID, tableID)
+	rg, ok, err := snapshot.Option(ctx, s.DB, "parquet_row_group_size", schemaID, tableID)
 	if err != nil {
 		return opt, err
 	}
@@ -27,7 +27,7 @@ func (s *Session) writerOptions(ctx context.Context, schemaID, tableID int64) (p
 		}
 		opt.RowGroupRows = int(n)
 	}
-	v, ok, err := snapshot.Option(ctx, s.eng.DB, "parquet_compression", schemaID, tableID)
+	v, ok, err := snapshot.Option(ctx, s.DB, "parquet_compression", schemaID, tableID)
 	if err != nil || !ok {
 		return opt, err
 	}

@@ -1,4 +1,4 @@
-package sql
+package tablelayout
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 //	ALTER TABLE t SET PARTITIONED BY (region, year(ts), bucket(8, id))
 //	ALTER TABLE t RESET PARTITIONED BY
 //
-// When a query does not parse, rewritePartitionDDL turns these clauses
+// When a query does not parse, RewritePartitionDDL turns these clauses
 // into the PostgreSQL storage-parameter form the parser accepts,
 //
 //	ALTER TABLE t SET (lakepg.partitioned_by = 'region, year(ts), bucket(8, id)')
@@ -31,9 +31,9 @@ import (
 
 const partitionOption = "partitioned_by" // in namespace lakepg
 
-// rewritePartitionDDL rewrites every SET/RESET PARTITIONED BY clause of an
+// RewritePartitionDDL rewrites every SET/RESET PARTITIONED BY clause of an
 // ALTER TABLE in query; ok is false when there is none.
-func rewritePartitionDDL(query string) (string, bool) {
+func RewritePartitionDDL(query string) (string, bool) {
 	if lq := strings.ToLower(query); !strings.Contains(lq, "partitioned") && !strings.Contains(lq, "sorted") {
 		return "", false
 	}
@@ -256,10 +256,10 @@ func setPartitioning(c *snapshot.Commit, t *catalog.Table, keys []snapshot.Parti
 	c.SetPartitionKeys(*t, keys)
 }
 
-// alterPartitioning runs ALTER TABLE SET/RESET (lakepg.partitioned_by),
+// AlterPartitioning runs ALTER TABLE SET/RESET (lakepg.partitioned_by),
 // the form SET/RESET PARTITIONED BY is rewritten to. Other storage
 // parameters do not exist in DuckLake.
-func (s *Session) alterPartitioning(ctx context.Context, c *snapshot.Commit, t *catalog.Table, cmd *pg.AlterTableCmd) error {
+func (s *Layouts) AlterPartitioning(ctx context.Context, c *snapshot.Commit, t *catalog.Table, cmd *pg.AlterTableCmd) error {
 	if ok, err := s.alterSorting(ctx, c, t, cmd); ok { // sorted.go
 		return err
 	}
@@ -289,12 +289,12 @@ func (s *Session) alterPartitioning(ctx context.Context, c *snapshot.Commit, t *
 // they are new in 1.1, and DuckDB 1.5 could neither read their values
 // right nor prune by them. The catalog is asked again, as it may have
 // been migrated since this server read its version.
-func (s *Session) checkEpochKeys(ctx context.Context, keys []snapshot.PartitionKeyDef) error {
+func (s *Layouts) checkEpochKeys(ctx context.Context, keys []snapshot.PartitionKeyDef) error {
 	for _, k := range keys {
 		if !partitioning.IsEpochTransform(k.Transform) {
 			continue
 		}
-		db := s.eng.DB
+		db := s.DB
 		if db.Format() == catalog.Format11 {
 			return nil
 		}
@@ -312,9 +312,9 @@ func (s *Session) checkEpochKeys(ctx context.Context, keys []snapshot.PartitionK
 // of the partition key.
 const invalidTableDefinition = "42P16"
 
-// checkNotPartitionKey refuses to drop a column the table is partitioned
+// CheckNotPartitionKey refuses to drop a column the table is partitioned
 // by, as DuckDB and PostgreSQL do: new files could not be split by it.
-func checkNotPartitionKey(t *catalog.Table, col *catalog.Column) error {
+func CheckNotPartitionKey(t *catalog.Table, col *catalog.Column) error {
 	if !t.Partition.Partitioned() {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package sql
+package tablelayout
 
 import (
 	"context"
@@ -35,7 +35,7 @@ const sortOption = "sorted_by" // in namespace lakepg
 
 // alterSorting handles ALTER TABLE SET/RESET (lakepg.sorted_by); ok is
 // false when cmd is not about it.
-func (s *Session) alterSorting(ctx context.Context, c *snapshot.Commit, t *catalog.Table, cmd *pg.AlterTableCmd) (bool, error) {
+func (s *Layouts) alterSorting(ctx context.Context, c *snapshot.Commit, t *catalog.Table, cmd *pg.AlterTableCmd) (bool, error) {
 	if cmd.Subtype != pg.AlterTableType_AT_SetRelOptions && cmd.Subtype != pg.AlterTableType_AT_ResetRelOptions {
 		return false, nil
 	}
@@ -69,7 +69,7 @@ func (s *Session) alterSorting(ctx context.Context, c *snapshot.Commit, t *catal
 }
 
 // parseSortKeys parses the key list of SET SORTED BY against table t.
-func (s *Session) parseSortKeys(ctx context.Context, t *catalog.Table, text string) ([]catalog.SortKey, error) {
+func (s *Layouts) parseSortKeys(ctx context.Context, t *catalog.Table, text string) ([]catalog.SortKey, error) {
 	tree, err := pg.Parse("SELECT 1 ORDER BY " + text)
 	if err != nil || len(tree.Stmts) != 1 {
 		return nil, pgerr.New(pgerr.SyntaxError, "invalid sort key list \"%s\"", text)
@@ -108,20 +108,20 @@ func (s *Session) parseSortKeys(ctx context.Context, t *catalog.Table, text stri
 	return keys, nil
 }
 
-// sortedInput wraps op, the rows of a write into table t with the columns
+// SortedInput wraps op, the rows of a write into table t with the columns
 // pcols, in a sort by the table's sort order, if it has one. Keys that do
 // not name one of the columns (an expression DuckDB stored) end the order
 // used: a prefix of it still narrows the files.
 // The caller closes op as before and done after the write (it frees the
 // sort's memory and spill files, not op).
-func (s *Session) sortedInput(ctx context.Context, t *catalog.Table, pcols []parquetio.Column, op exec.Operator) (out exec.Operator, done func(), err error) {
+func (s *Layouts) SortedInput(ctx context.Context, t *catalog.Table, pcols []parquetio.Column, op exec.Operator) (out exec.Operator, done func(), err error) {
 	keys, staged := []catalog.SortKey(nil), false
-	if tx := s.txn; tx != nil && tx.c != nil {
-		keys, staged = tx.c.StagedSortKeys(t.ID)
+	if c := s.StagedCommit(); c != nil {
+		keys, staged = c.StagedSortKeys(t.ID)
 	}
 	if !staged {
 		// the live order: the one a commit now would see
-		if keys, err = s.eng.DB.SortKeys(ctx, t.ID, 1<<62); err != nil {
+		if keys, err = s.DB.SortKeys(ctx, t.ID, 1<<62); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -168,7 +168,7 @@ func (s *Session) sortedInput(ctx context.Context, t *catalog.Table, pcols []par
 // "(id % 10)") against the written columns; ok is false when lakepg
 // cannot parse or evaluate it (a DuckDB-only function, say), and the order
 // then ends before it.
-func (s *Session) sortKeyExpr(ctx context.Context, pcols []parquetio.Column, text string) (exec.Expr, bool) {
+func (s *Layouts) sortKeyExpr(ctx context.Context, pcols []parquetio.Column, text string) (exec.Expr, bool) {
 	tree, err := pg.Parse("SELECT " + text)
 	if err != nil || len(tree.Stmts) != 1 {
 		return nil, false
@@ -181,7 +181,7 @@ func (s *Session) sortKeyExpr(ctx context.Context, pcols []parquetio.Column, tex
 	for _, c := range pcols {
 		sc.Cols = append(sc.Cols, planner.ScopeCol{Name: c.Name, T: c.Type})
 	}
-	b := &planner.Binder{Sess: &s.Session, Env: s.NewEnv(), Params: &planner.Params{}, NoAggMsg: "aggregate functions are not allowed in sort keys", Qc: s.NewQueryCtx(ctx, &planner.Params{}, false)}
+	b := &planner.Binder{Sess: s.Session, Env: s.NewEnv(), Params: &planner.Params{}, NoAggMsg: "aggregate functions are not allowed in sort keys", Qc: s.NewQueryCtx(ctx, &planner.Params{}, false)}
 	e, err := b.Bind(sel.TargetList[0].GetResTarget().Val, sc)
 	if err != nil || !sortableType(e.Type()) {
 		return nil, false
@@ -201,7 +201,7 @@ func sortableType(t types.T) bool {
 // sortKeyText checks an expression key of SET SORTED BY against table t
 // and gives the text stored for it (PostgreSQL's deparse, which DuckDB
 // parses alike for the usual operators and functions).
-func (s *Session) sortKeyText(ctx context.Context, t *catalog.Table, n *pg.Node) (string, error) {
+func (s *Layouts) sortKeyText(ctx context.Context, t *catalog.Table, n *pg.Node) (string, error) {
 	// a parse of "SELECT 1" carries the parse tree version deparse wants
 	res, err := pg.Parse("SELECT 1")
 	if err != nil {

@@ -1,4 +1,4 @@
-package sql
+package privileges
 
 import (
 	"context"
@@ -19,14 +19,14 @@ import (
 
 const codeInvalidGrantOperation = "0LP01"
 
-// privilegeStmt runs GRANT/REVOKE, ALTER DEFAULT PRIVILEGES and ALTER
+// PrivilegeStmt runs GRANT/REVOKE, ALTER DEFAULT PRIVILEGES and ALTER
 // SCHEMA … OWNER TO, committed with the statement or block.
-func (s *Session) privilegeStmt(ctx context.Context, n *pg.Node) (*Result, error) {
-	if err := s.checkWritable(); err != nil {
-		return nil, err
+func (s *State) PrivilegeStmt(ctx context.Context, n *pg.Node) (string, error) {
+	if err := s.CheckWritable(); err != nil {
+		return "", err
 	}
 	var tag string
-	err := s.commit(ctx, func(c *snapshot.Commit, meta *catalog.Metadata) error {
+	err := s.Commit(ctx, func(c *snapshot.Commit, meta *catalog.Metadata) error {
 		var err error
 		switch x := n.Node.(type) {
 		case *pg.Node_GrantStmt:
@@ -39,9 +39,9 @@ func (s *Session) privilegeStmt(ctx context.Context, n *pg.Node) (*Result, error
 		return err
 	}, nil)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	return tagResult(tag), nil
+	return tag, nil
 }
 
 // privLetters turns a GRANT's privilege list into aclitem letters of an
@@ -73,7 +73,7 @@ func privLetters(privs []*pg.Node, all, kindWord string) (string, error) {
 }
 
 // granteeNames resolves GRANT's grantees: "" is PUBLIC.
-func (s *Session) granteeNames(ctx context.Context, specs []*pg.Node) ([]string, error) {
+func (s *State) granteeNames(ctx context.Context, specs []*pg.Node) ([]string, error) {
 	var out []string
 	for _, n := range specs {
 		rs := n.GetRoleSpec()
@@ -96,11 +96,11 @@ func (s *Session) granteeNames(ctx context.Context, specs []*pg.Node) ([]string,
 	return out, nil
 }
 
-func (s *Session) roleMustExist(ctx context.Context, name string) error {
+func (s *State) roleMustExist(ctx context.Context, name string) error {
 	if name == s.User || (s.priv.authSet && name == s.priv.authUser) {
 		return nil
 	}
-	if _, ok, err := s.eng.DB.Role(ctx, name); err != nil {
+	if _, ok, err := s.DB.Role(ctx, name); err != nil {
 		return err
 	} else if !ok {
 		return pgerr.New(pgerr.UndefinedObject, "role \"%s\" does not exist", name)
@@ -110,7 +110,7 @@ func (s *Session) roleMustExist(ctx context.Context, name string) error {
 
 // ownerName is an owner as ACLs name it: the bootstrap superuser ("") is
 // written as the session user.
-func (s *Session) ownerName(owner string) string {
+func (s *State) ownerName(owner string) string {
 	if owner == "" {
 		return s.User
 	}
@@ -127,7 +127,7 @@ type grantTarget struct {
 	all  string // the letters of its kind
 }
 
-func (s *Session) grant(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, st *pg.GrantStmt) (string, error) {
+func (s *State) grant(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, st *pg.GrantStmt) (string, error) {
 	tag := "GRANT"
 	if !st.IsGrant {
 		tag = "REVOKE"
@@ -233,9 +233,9 @@ func (s *Session) grant(ctx context.Context, c *snapshot.Commit, meta *catalog.M
 					return "", errPermission(t.word, t.name)
 				}
 				if st.IsGrant {
-					s.Raise(Notice{Severity: "WARNING", Code: "01007", Message: "no privileges were granted for \"" + t.name + "\""})
+					s.Raise(planner.Notice{Severity: "WARNING", Code: "01007", Message: "no privileges were granted for \"" + t.name + "\""})
 				} else {
-					s.Raise(Notice{Severity: "WARNING", Code: "01006", Message: "no privileges could be revoked for \"" + t.name + "\""})
+					s.Raise(planner.Notice{Severity: "WARNING", Code: "01006", Message: "no privileges could be revoked for \"" + t.name + "\""})
 				}
 				continue
 			}
@@ -380,7 +380,7 @@ func letterMinus(a, b string) string {
 
 // alterDefaultPrivileges runs ALTER DEFAULT PRIVILEGES [FOR ROLE r] [IN
 // SCHEMA s] GRANT|REVOKE … ON TABLES.
-func (s *Session) alterDefaultPrivileges(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, st *pg.AlterDefaultPrivilegesStmt) (string, error) {
+func (s *State) alterDefaultPrivileges(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, st *pg.AlterDefaultPrivilegesStmt) (string, error) {
 	act := st.Action
 	if act.Objtype != pg.ObjectType_OBJECT_TABLE {
 		return "", pgerr.New(pgerr.FeatureNotSupported, "ALTER DEFAULT PRIVILEGES is supported for tables only")
@@ -477,7 +477,7 @@ func (s *Session) alterDefaultPrivileges(ctx context.Context, c *snapshot.Commit
 // defaultTableACL is the ACL a new table of owner in schema schemaID
 // starts with: "" (the owner's defaults) unless ALTER DEFAULT PRIVILEGES
 // changed them.
-func (s *Session) defaultTableACL(st *privState, owner string, schemaID int64) string {
+func (s *State) defaultTableACL(st *privState, owner string, schemaID int64) string {
 	if owner == "" {
 		return ""
 	}
@@ -509,7 +509,7 @@ func (s *Session) defaultTableACL(st *privState, owner string, schemaID int64) s
 
 // newOwnerName resolves OWNER TO's role and checks the current role may
 // give the object to it.
-func (s *Session) newOwnerName(ctx context.Context, rs *pg.RoleSpec, oldOwner, word, name string) (string, error) {
+func (s *State) newOwnerName(ctx context.Context, rs *pg.RoleSpec, oldOwner, word, name string) (string, error) {
 	newOwner, err := s.roleSpecName(rs)
 	if err != nil {
 		return "", err
@@ -567,8 +567,8 @@ func changedOwner(op objPriv, oldName, newOwner string) string {
 }
 
 // alterOwner runs ALTER SCHEMA … OWNER TO (tables and views come through
-// ALTER TABLE, ownerDDL).
-func (s *Session) alterOwner(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, st *pg.AlterOwnerStmt) (string, error) {
+// ALTER TABLE, OwnerDDL).
+func (s *State) alterOwner(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, st *pg.AlterOwnerStmt) (string, error) {
 	if st.ObjectType != pg.ObjectType_OBJECT_SCHEMA {
 		return "", pgerr.New(pgerr.FeatureNotSupported, "ALTER … OWNER TO is supported for tables, views and schemas")
 	}
@@ -594,10 +594,10 @@ func (s *Session) alterOwner(ctx context.Context, c *snapshot.Commit, meta *cata
 	return "ALTER SCHEMA", s.putPrivilege(ctx, c, catalog.Privilege{Kind: privSchema, ObjectID: sch.ID, Owner: newOwner, ACL: a})
 }
 
-// ownerDDL checks that the current role owns what a DDL statement drops,
+// OwnerDDL checks that the current role owns what a DDL statement drops,
 // alters, renames or comments on, and runs ALTER TABLE|VIEW … OWNER TO.
 // done: the statement was run here.
-func (s *Session) ownerDDL(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, n *pg.Node) (tag string, done bool, err error) {
+func (s *State) OwnerDDL(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, n *pg.Node) (tag string, done bool, err error) {
 	relOwner := func(schema, name string) error {
 		if s.TempLookup(schema, name) != nil {
 			return nil
@@ -607,9 +607,9 @@ func (s *Session) ownerDDL(ctx context.Context, c *snapshot.Commit, meta *catalo
 			return nil // the statement reports it
 		}
 		if r.View != nil {
-			return s.checkRelOwner(ctx, r.View.ID, "view", name)
+			return s.CheckRelOwner(ctx, r.View.ID, "view", name)
 		}
-		return s.checkRelOwner(ctx, r.Table.ID, planner.RelationWord(r.Table, nil), name)
+		return s.CheckRelOwner(ctx, r.Table.ID, planner.RelationWord(r.Table, nil), name)
 	}
 	schemaOwner := func(name string) error {
 		sch, ok := meta.SchemaByName(name)
@@ -622,7 +622,7 @@ func (s *Session) ownerDDL(ctx context.Context, c *snapshot.Commit, meta *catalo
 	case *pg.Node_CreateSeqStmt:
 		// sequences have no owner in lakepg, but creating one needs CREATE
 		if rv := x.CreateSeqStmt.Sequence; rv != nil {
-			if sch, err := s.targetSchema(meta, rv.Schemaname, rv.Location); err == nil {
+			if sch, err := s.TargetSchema(meta, rv.Schemaname, rv.Location); err == nil {
 				return "", false, s.checkSchemaPriv(ctx, sch, 'C')
 			}
 		}
@@ -659,7 +659,7 @@ func (s *Session) ownerDDL(ctx context.Context, c *snapshot.Commit, meta *catalo
 		r, err := s.ResolveRelation(meta, rv.Schemaname, rv.Relname, rv.Location)
 		if err != nil {
 			if st.MissingOk {
-				s.notice("relation \"%s\" does not exist, skipping", rv.Relname)
+				s.Noticef("relation \"%s\" does not exist, skipping", rv.Relname)
 				return "ALTER TABLE", true, nil
 			}
 			return "", true, err
@@ -724,12 +724,12 @@ func (s *Session) ownerDDL(ctx context.Context, c *snapshot.Commit, meta *catalo
 	return "", false, nil
 }
 
-// setRole runs SET/RESET ROLE and SET/RESET SESSION AUTHORIZATION; ok is
+// SetRole runs SET/RESET ROLE and SET/RESET SESSION AUTHORIZATION; ok is
 // false for other settings.
-func (s *Session) setRole(v *pg.VariableSetStmt) (res *Result, ok bool, err error) {
+func (s *State) SetRole(v *pg.VariableSetStmt) (res string, ok bool, err error) {
 	name := strings.ToLower(v.Name)
 	if name != "role" && name != "session_authorization" {
-		return nil, false, nil
+		return "", false, nil
 	}
 	ctx := context.Background()
 	val := ""
@@ -746,51 +746,51 @@ func (s *Session) setRole(v *pg.VariableSetStmt) (res *Result, ok bool, err erro
 	if !s.priv.authSet {
 		super, err := s.isSuperuser(ctx)
 		if err != nil {
-			return nil, true, err
+			return "", true, err
 		}
 		s.priv.authUser, s.priv.authSuper, s.priv.authSet = s.User, super, true
 	}
-	s.resetPrivCache()
+	s.ResetPrivCache()
 	if name == "session_authorization" {
 		if !s.priv.authSuper {
-			return nil, true, pgerr.New(codeRolePrivilege, "permission denied to set session authorization")
+			return "", true, pgerr.New(codeRolePrivilege, "permission denied to set session authorization")
 		}
 		target := s.priv.authUser
 		if !reset {
 			target = val
 			if err := s.roleMustExist(ctx, target); err != nil {
-				return nil, true, asInvalidParameter(err)
+				return "", true, asInvalidParameter(err)
 			}
 		}
 		s.User, s.priv.role = target, ""
-		return tagResult(tag), true, nil
+		return tag, true, nil
 	}
 	if reset || strings.EqualFold(val, "none") {
 		s.priv.role = ""
-		return tagResult(tag), true, nil
+		return tag, true, nil
 	}
 	if err := s.roleMustExist(ctx, val); err != nil {
-		return nil, true, asInvalidParameter(err)
+		return "", true, asInvalidParameter(err)
 	}
 	may, err := s.actsAs(ctx, s.User, val) // a member may become the role
 	if err != nil {
-		return nil, true, err
+		return "", true, err
 	}
 	if !may {
 		super, err := s.roleSuper(ctx, nil, s.User)
 		if err != nil {
-			return nil, true, err
+			return "", true, err
 		}
 		may = super
 	}
 	if !may {
-		return nil, true, pgerr.New(codeRolePrivilege, "permission denied to set role \"%s\"", val)
+		return "", true, pgerr.New(codeRolePrivilege, "permission denied to set role \"%s\"", val)
 	}
 	s.priv.role = val
 	if val == s.User {
 		s.priv.role = ""
 	}
-	return tagResult(tag), true, nil
+	return tag, true, nil
 }
 
 // asInvalidParameter gives a missing role SET's SQLSTATE, 22023.
@@ -804,8 +804,8 @@ func asInvalidParameter(err error) error {
 // roleHasObjects reports whether role name owns a lake object or holds or
 // granted a privilege on one, or has default privileges: DROP ROLE then
 // answers 2BP01 as PostgreSQL does.
-func (s *Session) roleHasObjects(ctx context.Context, name string) (bool, error) {
-	rows, err := s.eng.DB.Privileges(ctx)
+func (s *State) roleHasObjects(ctx context.Context, name string) (bool, error) {
+	rows, err := s.DB.Privileges(ctx)
 	if err != nil || len(rows) == 0 {
 		return false, err
 	}
@@ -852,20 +852,20 @@ func viewIDExists(meta *catalog.Metadata, id int64) bool {
 	return false
 }
 
-// discardRoles is DISCARD ALL's SET SESSION AUTHORIZATION DEFAULT and
+// DiscardRoles is DISCARD ALL's SET SESSION AUTHORIZATION DEFAULT and
 // RESET ROLE.
-func (s *Session) discardRoles() {
+func (s *State) DiscardRoles() {
 	if s.priv.authSet {
 		s.User = s.priv.authUser
 	}
 	s.priv.role = ""
-	s.resetPrivCache()
+	s.ResetPrivCache()
 }
 
 // RoleSetting is SHOW role / session_authorization and their
 // current_setting: the role SET ROLE chose ("none" without one), the
 // session user.
-func (s *Session) RoleSetting(name string) (string, bool) {
+func (s *State) RoleSetting(name string) (string, bool) {
 	switch name {
 	case "role":
 		if s.priv.role == "" {

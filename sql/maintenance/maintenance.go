@@ -1,4 +1,4 @@
-package sql
+package maintenance
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"github.com/lakepg/lakepg/exec/parquetio"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/snapshot"
+	"github.com/lakepg/lakepg/sql/datafile"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -25,10 +26,10 @@ import (
 // CALL ducklake_<name>('catalog', ...), is accepted too: its first argument
 // names the attached catalog, which for lakepg is always the one it serves.
 
-func (s *Session) call(ctx context.Context, st *pg.CallStmt, p *planner.Params) (*Result, error) {
+func (s *Runner) Call(ctx context.Context, st *pg.CallStmt, p *planner.Params) error {
 	fc := st.Funccall
 	if fc == nil {
-		return nil, pgerr.New(pgerr.SyntaxError, "CALL needs a procedure")
+		return pgerr.New(pgerr.SyntaxError, "CALL needs a procedure")
 	}
 	names := planner.StrNodes(fc.Funcname)
 	name := strings.ToLower(names[len(names)-1])
@@ -39,18 +40,18 @@ func (s *Session) call(ctx context.Context, st *pg.CallStmt, p *planner.Params) 
 		name = strings.TrimPrefix(name, "ducklake_")
 	case len(names) == 2 && names[0] == planner.LakeSchema:
 	default:
-		return nil, planner.ErrAt(pgerr.New(pgerr.UndefinedFunction, "procedure %s does not exist", qualified), fc.Location)
+		return planner.ErrAt(pgerr.New(pgerr.UndefinedFunction, "procedure %s does not exist", qualified), fc.Location)
 	}
-	if s.inTx {
-		return nil, pgerr.New(activeSQLTransaction, "CALL %s cannot run inside a transaction block", qualified)
+	if s.InTx() {
+		return pgerr.New(activeSQLTransaction, "CALL %s cannot run inside a transaction block", qualified)
 	}
-	if err := s.checkWritable(); err != nil {
-		return nil, err
+	if err := s.CheckWritable(); err != nil {
+		return err
 	}
-	if err := s.checkMaintenance(ctx, qualified); err != nil { // privileges_check.go
-		return nil, err
+	if err := s.CheckMaintenance(ctx, qualified); err != nil { // sql/privileges
+		return err
 	}
-	a := &planner.CallArgs{Named: map[string]*pg.Node{}, B: &planner.Binder{Sess: &s.Session, Env: s.NewEnv(), Params: p}, Loc: fc.Location}
+	a := &planner.CallArgs{Named: map[string]*pg.Node{}, B: &planner.Binder{Sess: s.Session, Env: s.NewEnv(), Params: p}, Loc: fc.Location}
 	for _, arg := range fc.Args {
 		if na := arg.GetNamedArgExpr(); na != nil {
 			a.Named[strings.ToLower(na.Name)] = na.Arg
@@ -60,13 +61,13 @@ func (s *Session) call(ctx context.Context, st *pg.CallStmt, p *planner.Params) 
 	}
 	if duck {
 		if len(a.Pos) == 0 {
-			return nil, planner.ErrAt(pgerr.New(pgerr.UndefinedFunction, "%s needs the catalog name as its first argument", qualified), fc.Location)
+			return planner.ErrAt(pgerr.New(pgerr.UndefinedFunction, "%s needs the catalog name as its first argument", qualified), fc.Location)
 		}
 		a.Pos = a.Pos[1:]
 	}
-	e := s.eng
-	e.wg.Add(1)
-	defer e.wg.Done()
+	wg := s.Writes()
+	wg.Add(1)
+	defer wg.Done()
 	var (
 		msg string
 		err error
@@ -89,20 +90,20 @@ func (s *Session) call(ctx context.Context, st *pg.CallStmt, p *planner.Params) 
 	case "add_data_files":
 		msg, err = s.callAddFiles(ctx, a) // addfiles.go
 	default:
-		return nil, planner.ErrAt(pgerr.New(pgerr.UndefinedFunction, "procedure %s does not exist", qualified), fc.Location)
+		return planner.ErrAt(pgerr.New(pgerr.UndefinedFunction, "procedure %s does not exist", qualified), fc.Location)
 	}
 	if err != nil {
 		if errors.Is(err, snapshot.ErrConflict) {
-			return nil, pgerr.Wrap(pgerr.SerializationFailure, err, "could not serialize access due to concurrent update")
+			return pgerr.Wrap(pgerr.SerializationFailure, err, "could not serialize access due to concurrent update")
 		}
-		return nil, err
+		return err
 	}
 	if msg != "" {
 		// a dry run's first line sums up, the rest lists what it would touch
 		msg, detail, _ := strings.Cut(msg, "\n")
-		s.Raise(Notice{Severity: "NOTICE", Code: "00000", Message: msg, Detail: detail})
+		s.Raise(planner.Notice{Severity: "NOTICE", Code: "00000", Message: msg, Detail: detail})
 	}
-	return tagResult("CALL"), nil
+	return nil
 }
 
 // tableSel is a table a maintenance call works on.
@@ -114,7 +115,7 @@ type tableSel struct {
 // tables resolves the optional table argument (positional tablePos, or
 // table_name =>) and schema (schema =>, schema_name =>): one table, the
 // tables of one schema, or every table.
-func (s *Session) maintTables(a *planner.CallArgs, meta *catalog.Metadata, tablePos int) ([]tableSel, error) {
+func (s *Runner) maintTables(a *planner.CallArgs, meta *catalog.Metadata, tablePos int) ([]tableSel, error) {
 	var tableNode, schemaNode *pg.Node
 	if len(a.Pos) > tablePos {
 		tableNode = a.Pos[tablePos]
@@ -177,7 +178,7 @@ func (s *Session) maintTables(a *planner.CallArgs, meta *catalog.Metadata, table
 // maintTargets is what a table maintenance call works on: the head
 // snapshot, the tables its arguments select there, and whether it is a
 // dry run. The caller holds writeMu.
-func (s *Session) maintTargets(ctx context.Context, a *planner.CallArgs) (catalog.Snapshot, []tableSel, bool, error) {
+func (s *Runner) maintTargets(ctx context.Context, a *planner.CallArgs) (catalog.Snapshot, []tableSel, bool, error) {
 	head, meta, err := s.maintHead(ctx)
 	if err != nil {
 		return head, nil, false, err
@@ -190,16 +191,16 @@ func (s *Session) maintTargets(ctx context.Context, a *planner.CallArgs) (catalo
 	return head, sels, dry, err
 }
 
-func (s *Session) maintHead(ctx context.Context) (catalog.Snapshot, *catalog.Metadata, error) {
-	head, err := s.eng.DB.Head(ctx)
+func (s *Runner) maintHead(ctx context.Context) (catalog.Snapshot, *catalog.Metadata, error) {
+	head, err := s.DB.Head(ctx)
 	if err != nil {
 		return head, nil, err
 	}
-	meta, err := s.eng.Metadata(ctx, head)
+	meta, err := s.LakeMetadata(ctx, head)
 	return head, meta, err
 }
 
-func (s *Session) callMerge(ctx context.Context, a *planner.CallArgs) (string, error) {
+func (s *Runner) callMerge(ctx context.Context, a *planner.CallArgs) (string, error) {
 	if err := a.Check("merge_adjacent_files", 1, "table_name", "schema", "schema_name", "max_compacted_files", "min_file_size", "max_file_size", "dry_run"); err != nil {
 		return "", err
 	}
@@ -213,8 +214,8 @@ func (s *Session) callMerge(ctx context.Context, a *planner.CallArgs) (string, e
 			maxFiles = v.I64[0]
 		}
 	}
-	s.eng.lockWrites()
-	defer s.eng.writeMu.Unlock()
+	s.LockWrites()
+	defer s.WriteMu().Unlock()
 	head, sels, dry, err := s.maintTargets(ctx, a)
 	if err != nil {
 		return "", err
@@ -241,8 +242,8 @@ func (s *Session) callMerge(ctx context.Context, a *planner.CallArgs) (string, e
 // defaultTargetFileSize is DuckDB's target_file_size default (512 MB).
 const defaultTargetFileSize = 512 << 20
 
-func (s *Session) targetFileSize(ctx context.Context, sch *catalog.Schema, t *catalog.Table) (int64, error) {
-	v, ok, err := snapshot.Option(ctx, s.eng.DB, "target_file_size", sch.ID, t.ID)
+func (s *Runner) targetFileSize(ctx context.Context, sch *catalog.Schema, t *catalog.Table) (int64, error) {
+	v, ok, err := snapshot.Option(ctx, s.DB, "target_file_size", sch.ID, t.ID)
 	if err != nil || !ok {
 		return defaultTargetFileSize, err
 	}
@@ -276,8 +277,8 @@ func parseByteSize(v string) (int64, bool) {
 // mergeTable merges the table's small files that have no deletes and were
 // written under its current layout, in DuckDB's order (begin snapshot, row
 // id start, file id), into files of up to target_file_size.
-func (s *Session) mergeTable(ctx context.Context, head catalog.Snapshot, sel tableSel, maxFiles int64) (int, int, error) {
-	db := s.eng.DB
+func (s *Runner) mergeTable(ctx context.Context, head catalog.Snapshot, sel tableSel, maxFiles int64) (int, int, error) {
+	db := s.DB
 	groups, err := s.mergeGroups(ctx, head, sel, maxFiles)
 	if err != nil || len(groups) == 0 {
 		return 0, 0, err
@@ -287,7 +288,7 @@ func (s *Session) mergeTable(ctx context.Context, head catalog.Snapshot, sel tab
 	var written []*exec.WrittenFile
 	cleanup := func() {
 		for _, w := range written {
-			s.writeStore().Delete(context.WithoutCancel(ctx), w.Path)
+			s.WriteStore().Delete(context.WithoutCancel(ctx), w.Path)
 		}
 	}
 	processed := 0
@@ -311,7 +312,7 @@ func (s *Session) mergeTable(ctx context.Context, head catalog.Snapshot, sel tab
 		cleanup()
 		return 0, 0, err
 	}
-	s.settled(filePaths(written...)...) // inflight.go
+	s.Settled(datafile.FilePaths(written...)...) // package sql's inflight.go
 	return processed, len(merges), nil
 }
 
@@ -329,7 +330,7 @@ func withReserved(cols []exec.ScanCol, snapshotID bool) []exec.ScanCol {
 // columns.
 func dataStats(cols []exec.ScanCol, w *exec.WrittenFile) []catalog.ColumnStats {
 	var out []catalog.ColumnStats
-	for _, st := range toStats(cols, w.Info) {
+	for _, st := range datafile.ToStats(cols, w.Info) {
 		if st.ColumnID < int64(exec.RowIDFieldID)-1000 {
 			out = append(out, st)
 		}
@@ -337,7 +338,7 @@ func dataStats(cols []exec.ScanCol, w *exec.WrittenFile) []catalog.ColumnStats {
 	return out
 }
 
-func (s *Session) writeMerged(ctx context.Context, head catalog.Snapshot, sel tableSel, dir string, group []catalog.DataFile) (snapshot.NewFile, *exec.WrittenFile, error) {
+func (s *Runner) writeMerged(ctx context.Context, head catalog.Snapshot, sel tableSel, dir string, group []catalog.DataFile) (snapshot.NewFile, *exec.WrittenFile, error) {
 	cols, err := planner.ScanColumns(sel.t)
 	if err != nil {
 		return snapshot.NewFile{}, nil, err
@@ -348,20 +349,20 @@ func (s *Session) writeMerged(ctx context.Context, head catalog.Snapshot, sel ta
 		files[i] = exec.ScanFile{Path: f.Path, Size: f.FileSize, RowIDStart: f.RowIDStart, Key: f.EncryptionKey}
 		begins[i] = f.BeginSnapshot
 	}
-	h := planner.NewHistScan(s.eng.Store, head, cols, files, begins)
+	h := planner.NewHistScan(s.Store, head, cols, files, begins)
 	defer h.Close()
 	out := withReserved(cols, true)
 	// a group is one partition: the merged file stays in its directory
 	prefix, part := sourcePartition(group[0])
-	opt, err := s.writerOptions(ctx, sel.sch.ID, sel.t.ID)
+	opt, err := s.WriterOptions(ctx, sel.sch.ID, sel.t.ID)
 	if err != nil {
 		return snapshot.NewFile{}, nil, err
 	}
-	in, sorted, err := s.sortedInput(ctx, sel.t, parquetColumns(out), h) // sorted.go
+	in, sorted, err := s.SortedInput(ctx, sel.t, datafile.ParquetColumns(out), h) // sql/tablelayout
 	if err != nil {
 		return snapshot.NewFile{}, nil, err
 	}
-	w, err := exec.WriteParquet(ctx, s.writeStore(), dir+prefix, parquetColumns(out), in, nil, opt)
+	w, err := exec.WriteParquet(ctx, s.WriteStore(), dir+prefix, datafile.ParquetColumns(out), in, nil, opt)
 	sorted()
 	if err != nil {
 		return snapshot.NewFile{}, nil, err
@@ -375,7 +376,7 @@ func (s *Session) writeMerged(ctx context.Context, head catalog.Snapshot, sel ta
 	return nf, w, nil
 }
 
-func (s *Session) callRewrite(ctx context.Context, a *planner.CallArgs) (string, error) {
+func (s *Runner) callRewrite(ctx context.Context, a *planner.CallArgs) (string, error) {
 	if err := a.Check("rewrite_data_files", 2, "table_name", "schema", "schema_name", "delete_threshold", "dry_run"); err != nil {
 		return "", err
 	}
@@ -383,8 +384,8 @@ func (s *Session) callRewrite(ctx context.Context, a *planner.CallArgs) (string,
 	if len(a.Pos) > 1 {
 		thresholdNode = a.Pos[1]
 	}
-	s.eng.lockWrites()
-	defer s.eng.writeMu.Unlock()
+	s.LockWrites()
+	defer s.WriteMu().Unlock()
 	head, sels, dry, err := s.maintTargets(ctx, a)
 	if err != nil {
 		return "", err
@@ -393,7 +394,7 @@ func (s *Session) callRewrite(ctx context.Context, a *planner.CallArgs) (string,
 	var rewritten, created int
 	for _, sel := range sels {
 		threshold := 0.95
-		if v, ok, err := snapshot.Option(ctx, s.eng.DB, "rewrite_delete_threshold", sel.sch.ID, sel.t.ID); err != nil {
+		if v, ok, err := snapshot.Option(ctx, s.DB, "rewrite_delete_threshold", sel.sch.ID, sel.t.ID); err != nil {
 			return "", err
 		} else if ok {
 			if threshold, err = strconv.ParseFloat(v, 64); err != nil {
@@ -438,11 +439,11 @@ func (s *Session) callRewrite(ctx context.Context, a *planner.CallArgs) (string,
 // rewriteTable rewrites each file whose deleted fraction (delete file plus
 // inlined file deletes) reaches threshold into a file of its remaining rows,
 // which keep their row ids.
-func (s *Session) rewriteTable(ctx context.Context, head catalog.Snapshot, sel tableSel, threshold float64) (int, int, error) {
+func (s *Runner) rewriteTable(ctx context.Context, head catalog.Snapshot, sel tableSel, threshold float64) (int, int, error) {
 	if hasVariantColumn(sel.t) { // maintenance_plan.go
 		return 0, 0, nil
 	}
-	db := s.eng.DB
+	db := s.DB
 	files, err := db.Files(ctx, sel.sch, sel.t, head)
 	if err != nil || len(files) == 0 {
 		return 0, 0, err
@@ -460,10 +461,10 @@ func (s *Session) rewriteTable(ctx context.Context, head catalog.Snapshot, sel t
 	var written []*exec.WrittenFile
 	cleanup := func() {
 		for _, w := range written {
-			s.writeStore().Delete(context.WithoutCancel(ctx), w.Path)
+			s.WriteStore().Delete(context.WithoutCancel(ctx), w.Path)
 		}
 	}
-	opt, err := s.writerOptions(ctx, sel.sch.ID, sel.t.ID)
+	opt, err := s.WriterOptions(ctx, sel.sch.ID, sel.t.ID)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -474,22 +475,22 @@ func (s *Session) rewriteTable(ctx context.Context, head catalog.Snapshot, sel t
 		}
 		sf := planner.ToScanFiles([]catalog.DataFile{f}, head.ID)
 		sf[0].Deleted = inl[f.ID]
-		scan := &exec.TableScan{Store: s.eng.Store, Snapshot: head.ID, Label: sel.t.Name, Cols: cols, WithPos: true, Files: sf}
+		scan := &exec.TableScan{Store: s.Store, Snapshot: head.ID, Label: sel.t.Name, Cols: cols, WithPos: true, Files: sf}
 		proj := make([]exec.Expr, 0, len(cols)+1)
 		for i, c := range cols {
 			proj = append(proj, &exec.ColRef{Idx: i, T: c.T})
 		}
 		proj = append(proj, &exec.ColRef{Idx: len(cols) + 2, T: types.Int64T})
 		out := withReserved(cols, false)
-		prefix, part := sourcePartition(f) // partition_write.go
-		// in the table's sort order, if it has one (sorted.go)
-		in, sorted, err := s.sortedInput(ctx, sel.t, parquetColumns(out), &exec.Project{Env: s.NewEnv(), Input: scan, Exprs: proj})
+		prefix, part := sourcePartition(f) // maintenance_plan.go
+		// in the table's sort order, if it has one (sql/tablelayout)
+		in, sorted, err := s.SortedInput(ctx, sel.t, datafile.ParquetColumns(out), &exec.Project{Env: s.NewEnv(), Input: scan, Exprs: proj})
 		if err != nil {
 			scan.Close()
 			cleanup()
 			return 0, 0, err
 		}
-		w, err := exec.WriteParquet(ctx, s.writeStore(), dir+prefix, parquetColumns(out), in, nil, opt)
+		w, err := exec.WriteParquet(ctx, s.WriteStore(), dir+prefix, datafile.ParquetColumns(out), in, nil, opt)
 		sorted()
 		scan.Close()
 		if err != nil {
@@ -512,11 +513,11 @@ func (s *Session) rewriteTable(ctx context.Context, head catalog.Snapshot, sel t
 		cleanup()
 		return 0, 0, err
 	}
-	s.settled(filePaths(written...)...) // inflight.go
+	s.Settled(datafile.FilePaths(written...)...) // package sql's inflight.go
 	return len(rewrites), created, nil
 }
 
-func (s *Session) callExpire(ctx context.Context, a *planner.CallArgs) (string, error) {
+func (s *Runner) callExpire(ctx context.Context, a *planner.CallArgs) (string, error) {
 	if err := a.Check("expire_snapshots", 0, "older_than", "versions", "dry_run"); err != nil {
 		return "", err
 	}
@@ -556,7 +557,7 @@ func (s *Session) callExpire(ctx context.Context, a *planner.CallArgs) (string, 
 		return "", planner.ErrAt(pgerr.New(pgerr.InvalidParameterValue, "expire_snapshots: give either older_than or versions, not both"), a.Loc)
 	}
 	if opt.OlderThan == nil && opt.Versions == nil {
-		v, ok, err := snapshot.Option(ctx, s.eng.DB, "expire_older_than", -1, -1)
+		v, ok, err := snapshot.Option(ctx, s.DB, "expire_older_than", -1, -1)
 		if err != nil {
 			return "", err
 		}
@@ -570,17 +571,17 @@ func (s *Session) callExpire(ctx context.Context, a *planner.CallArgs) (string, 
 		t := time.Now().AddDate(0, -int(iv.Months), -int(iv.Days)).Add(-time.Duration(iv.Micros) * time.Microsecond).UTC()
 		opt.OlderThan = &t
 	}
-	s.eng.lockWrites()
-	defer s.eng.writeMu.Unlock()
+	s.LockWrites()
+	defer s.WriteMu().Unlock()
 	var (
 		snaps []catalog.Snapshot
 		files []string // a dry run's files that expiry would schedule for deletion
 		err   error
 	)
 	if opt.DryRun {
-		snaps, files, err = snapshot.ExpirePreview(ctx, s.eng.DB, opt)
+		snaps, files, err = snapshot.ExpirePreview(ctx, s.DB, opt)
 	} else {
-		snaps, err = snapshot.ExpireSnapshots(context.WithoutCancel(ctx), s.eng.DB, opt)
+		snaps, err = snapshot.ExpireSnapshots(context.WithoutCancel(ctx), s.DB, opt)
 	}
 	if err != nil {
 		return "", err
@@ -607,7 +608,7 @@ const defaultDeleteOlderThan = "2 days"
 // callCleanup runs cleanup_old_files (files scheduled for deletion) or
 // delete_orphaned_files (Parquet files under the data path the catalog does
 // not know).
-func (s *Session) callCleanup(ctx context.Context, a *planner.CallArgs, orphans bool) (string, error) {
+func (s *Runner) callCleanup(ctx context.Context, a *planner.CallArgs, orphans bool) (string, error) {
 	proc := "cleanup_old_files"
 	if orphans {
 		proc = "delete_orphaned_files"
@@ -640,7 +641,7 @@ func (s *Session) callCleanup(ctx context.Context, a *planner.CallArgs, orphans 
 		// as DuckDB's ducklake extension: the catalog's delete_older_than,
 		// two days when it has none, and no default when it was set empty
 		key := "delete_older_than"
-		v, ok, err := snapshot.Option(ctx, s.eng.DB, key, -1, -1)
+		v, ok, err := snapshot.Option(ctx, s.DB, key, -1, -1)
 		if err != nil {
 			return "", err
 		}
@@ -657,7 +658,7 @@ func (s *Session) callCleanup(ctx context.Context, a *planner.CallArgs, orphans 
 		t := time.Now().AddDate(0, -int(iv.Months), -int(iv.Days)).Add(-time.Duration(iv.Micros) * time.Microsecond).UTC()
 		olderThan = &t
 	}
-	db, store := s.eng.DB, s.eng.Store
+	db, store := s.DB, s.Store
 	verb := "deleted"
 	if dry {
 		verb = "would delete"
@@ -688,7 +689,7 @@ func (s *Session) callCleanup(ctx context.Context, a *planner.CallArgs, orphans 
 // callSetOption sets a DuckLake option (set_option(option, value
 // [, table_name => ..., schema => ...])), for the catalog, a schema or a
 // table.
-func (s *Session) callSetOption(ctx context.Context, a *planner.CallArgs) (string, error) {
+func (s *Runner) callSetOption(ctx context.Context, a *planner.CallArgs) (string, error) {
 	if err := a.Check("set_option", 2, "table_name", "schema", "schema_name"); err != nil {
 		return "", err
 	}
@@ -738,7 +739,7 @@ func (s *Session) callSetOption(ctx context.Context, a *planner.CallArgs) (strin
 			return "", err
 		}
 	}
-	if err := snapshot.SetOption(context.WithoutCancel(ctx), s.eng.DB, key, value, scope, id); err != nil {
+	if err := snapshot.SetOption(context.WithoutCancel(ctx), s.DB, key, value, scope, id); err != nil {
 		return "", err
 	}
 	return "", nil

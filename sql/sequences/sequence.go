@@ -1,4 +1,4 @@
-package sql
+package sequences
 
 import (
 	"context"
@@ -38,17 +38,46 @@ const (
 	codeWrongObjectType     = "42809"
 	codeNotInPrerequisite   = "55000"
 	codeSequenceLimit       = "2200H"
-	codeGeneratedAlways     = "428C9"
+	CodeGeneratedAlways     = "428C9"
 	codeDependentObjects    = "2BP01"
 	pendingSequenceIDOffset = 1 << 27 // ids of sequences a block created, until COMMIT
 )
 
-// seqItem is a sequence the open block created, altered or dropped.
-type seqItem struct {
+// Item is a sequence the open block created, altered or dropped.
+type Item struct {
 	seq     catalog.Sequence
 	isNew   bool // created by the block: written whole at COMMIT
 	dropped bool
 	restart bool // last_value/is_called are written too (ALTER … RESTART)
+}
+
+// MarkItems are copies of the block's items at SAVEPOINT.
+func MarkItems(items []*Item) []Item {
+	var out []Item
+	for _, it := range items {
+		out = append(out, *it)
+	}
+	return out
+}
+
+// RollbackItems gives the block's items queued at SAVEPOINT (marked, from
+// MarkItems) back their state then and forgets the later ones.
+func RollbackItems(items []*Item, marked []Item) []*Item {
+	kept := items[:0]
+	for _, it := range items {
+		for _, old := range marked {
+			if old.seq.ID == it.seq.ID {
+				// values handed out are never given back, as in PostgreSQL
+				last, called := it.seq.LastValue, it.seq.IsCalled
+				*it = old
+				if it.isNew {
+					it.seq.LastValue, it.seq.IsCalled = last, called
+				}
+				kept = append(kept, it)
+			}
+		}
+	}
+	return kept
 }
 
 // seqSession is a session's sequence state: currval, lastval and the
@@ -66,18 +95,19 @@ func (ss *seqSession) forget(id int64) {
 	delete(ss.cache, id)
 }
 
-// sequences is every sequence as the session sees it: the committed rows
+// Sequences is every sequence as the session sees it: the committed rows
 // with the open block's own changes.
-func (s *Session) sequences(ctx context.Context) ([]catalog.Sequence, error) {
-	rows, err := s.eng.DB.Sequences(ctx)
+func (s *State) Sequences(ctx context.Context) ([]catalog.Sequence, error) {
+	rows, err := s.DB.Sequences(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if s.txn == nil || len(s.txn.seqs) == 0 {
+	items := s.BlockItems()
+	if items == nil || len(*items) == 0 {
 		return rows, nil
 	}
-	byID := map[int64]*seqItem{}
-	for _, it := range s.txn.seqs {
+	byID := map[int64]*Item{}
+	for _, it := range *items {
 		byID[it.seq.ID] = it
 	}
 	out := rows[:0:0]
@@ -94,7 +124,7 @@ func (s *Session) sequences(ctx context.Context) ([]catalog.Sequence, error) {
 		}
 		out = append(out, r)
 	}
-	for _, it := range s.txn.seqs {
+	for _, it := range *items {
 		if it.isNew && !it.dropped {
 			out = append(out, it.seq)
 		}
@@ -102,15 +132,15 @@ func (s *Session) sequences(ctx context.Context) ([]catalog.Sequence, error) {
 	return out, nil
 }
 
-// catalogSequences loads the sequences once for a pgcatalog.Context.
-func (s *Session) catalogSequences() func() []catalog.Sequence {
+// CatalogSequences loads the sequences once for a pgcatalog.Context.
+func (s *State) CatalogSequences() func() []catalog.Sequence {
 	var once sync.Once
 	var seqs []catalog.Sequence
 	return func() []catalog.Sequence {
 		once.Do(func() {
 			var err error
-			if seqs, err = s.sequences(context.Background()); err != nil {
-				s.eng.Log.Warn("reading sequences for the catalog views", "err", err)
+			if seqs, err = s.Sequences(context.Background()); err != nil {
+				s.Log().Warn("reading sequences for the catalog views", "err", err)
 			}
 		})
 		return seqs
@@ -119,7 +149,7 @@ func (s *Session) catalogSequences() func() []catalog.Sequence {
 
 // findSequence resolves a sequence name as a relation name: qualified, or
 // along the search path. ok is false when there is none.
-func (s *Session) findSequence(seqs []catalog.Sequence, meta *catalog.Metadata, schemaName, name string) (*catalog.Sequence, bool) {
+func (s *State) findSequence(seqs []catalog.Sequence, meta *catalog.Metadata, schemaName, name string) (*catalog.Sequence, bool) {
 	var schemas []string
 	if schemaName != "" {
 		schemas = []string{schemaName}
@@ -143,20 +173,20 @@ func (s *Session) findSequence(seqs []catalog.Sequence, meta *catalog.Metadata, 
 	return nil, false
 }
 
-// relationTaken reports whether schema schemaID of meta has a table, view or
+// RelationTaken reports whether schema schemaID of meta has a table, view or
 // sequence (as the session sees them) named name.
-func (s *Session) relationTaken(ctx context.Context, meta *catalog.Metadata, schemaID int64, name string) (bool, error) {
-	seqs, err := s.sequences(ctx)
+func (s *State) RelationTaken(ctx context.Context, meta *catalog.Metadata, schemaID int64, name string) (bool, error) {
+	seqs, err := s.Sequences(ctx)
 	if err != nil {
 		return false, err
 	}
-	return relationExists(seqs, meta, schemaID, name), nil
+	return RelationExists(seqs, meta, schemaID, name), nil
 }
 
-// relationExists reports whether schema id has a table, view, sequence or
+// RelationExists reports whether schema id has a table, view, sequence or
 // constraint index (a relation in PostgreSQL) named name.
-func relationExists(seqs []catalog.Sequence, meta *catalog.Metadata, schemaID int64, name string) bool {
-	if planner.TableOrView(meta, schemaID, name) || indexNameTaken(meta, schemaID, name) { // views.go, constraints.go
+func RelationExists(seqs []catalog.Sequence, meta *catalog.Metadata, schemaID int64, name string) bool {
+	if planner.TableOrView(meta, schemaID, name) || indexNameTaken(meta, schemaID, name) {
 		return true
 	}
 	for _, q := range seqs {
@@ -169,23 +199,23 @@ func relationExists(seqs []catalog.Sequence, meta *catalog.Metadata, schemaID in
 
 // stageSequence records a created, altered or dropped sequence with the
 // statement's commit (and the open block's view of sequences).
-func (s *Session) stageSequence(ctx context.Context, c *snapshot.Commit, it *seqItem) error {
-	if err := s.eng.DB.EnsureSequenceTable(ctx); err != nil {
+func (s *State) stageSequence(ctx context.Context, c *snapshot.Commit, it *Item) error {
+	if err := s.DB.EnsureSequenceTable(ctx); err != nil {
 		return err
 	}
-	if s.inTx {
-		t, err := s.txnState(ctx)
+	if s.InTx() {
+		items, err := s.TxnItems(ctx)
 		if err != nil {
 			return err
 		}
-		for _, old := range t.seqs {
+		for _, old := range *items {
 			if old.seq.ID == it.seq.ID {
 				// changed again: the item already queued writes the last state
 				old.seq, old.dropped, old.restart = it.seq, it.dropped, old.restart || it.restart
 				return nil
 			}
 		}
-		t.seqs = append(t.seqs, it)
+		*items = append(*items, it)
 	}
 	c.AddExtra(func(ctx context.Context, tx *catalog.Tx, finalID func(int64) int64) error {
 		q := it.seq
@@ -223,7 +253,7 @@ func (s *Session) stageSequence(ctx context.Context, c *snapshot.Commit, it *seq
 
 // newSequenceID hands out a provisional id for a sequence the statement
 // creates; the catalog gives it its real id at COMMIT.
-func (s *Session) newSequenceID() int64 {
+func (s *State) newSequenceID() int64 {
 	s.seq.mu.Lock()
 	defer s.seq.mu.Unlock()
 	s.seq.pending++
@@ -241,7 +271,7 @@ func seqTypeRange(typ string) (int64, int64) {
 	return math.MinInt64, math.MaxInt64
 }
 
-func seqTypeName(t types.T) (string, bool) {
+func SeqTypeName(t types.T) (string, bool) {
 	switch t.ID {
 	case types.Int16:
 		return "smallint", true
@@ -315,7 +345,7 @@ func seqOptions(q *catalog.Sequence, opts []*pg.Node, isInit bool, colType strin
 		if err != nil {
 			return nil, false, false, err
 		}
-		name, ok := seqTypeName(t)
+		name, ok := SeqTypeName(t)
 		if !ok {
 			return nil, false, false, bad("sequence type must be smallint, integer, or bigint")
 		}
@@ -421,7 +451,7 @@ func seqOptions(q *catalog.Sequence, opts []*pg.Node, isInit bool, colType strin
 }
 
 // ownedBy resolves OWNED BY table.column (or NONE) for sequence q.
-func (s *Session) ownedBy(meta *catalog.Metadata, q *catalog.Sequence, names []string) error {
+func (s *State) ownedBy(meta *catalog.Metadata, q *catalog.Sequence, names []string) error {
 	if len(names) == 1 && names[0] == "none" {
 		q.OwnerTable, q.OwnerColumn = 0, 0
 		return nil
@@ -448,22 +478,22 @@ func (s *Session) ownedBy(meta *catalog.Metadata, q *catalog.Sequence, names []s
 	return nil
 }
 
-func (s *Session) createSequence(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, st *pg.CreateSeqStmt) (string, error) {
+func (s *State) CreateSequence(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, st *pg.CreateSeqStmt) (string, error) {
 	rv := st.Sequence
 	if rv.Relpersistence == "t" {
 		return "", pgerr.New(pgerr.FeatureNotSupported, "temporary sequences are not supported")
 	}
-	sch, err := s.targetSchema(meta, rv.Schemaname, rv.Location)
+	sch, err := s.TargetSchema(meta, rv.Schemaname, rv.Location)
 	if err != nil {
 		return "", err
 	}
-	seqs, err := s.sequences(ctx)
+	seqs, err := s.Sequences(ctx)
 	if err != nil {
 		return "", err
 	}
-	if relationExists(seqs, meta, sch.ID, rv.Relname) {
+	if RelationExists(seqs, meta, sch.ID, rv.Relname) {
 		if st.IfNotExists {
-			s.notice("relation \"%s\" already exists, skipping", rv.Relname)
+			s.Noticef("relation \"%s\" already exists, skipping", rv.Relname)
 			return "CREATE SEQUENCE", nil
 		}
 		return "", planner.ErrAt(pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", rv.Relname), rv.Location)
@@ -478,20 +508,20 @@ func (s *Session) createSequence(ctx context.Context, c *snapshot.Commit, meta *
 			return "", err
 		}
 	}
-	return "CREATE SEQUENCE", s.stageSequence(ctx, c, &seqItem{seq: q, isNew: true})
+	return "CREATE SEQUENCE", s.stageSequence(ctx, c, &Item{seq: q, isNew: true})
 }
 
 // sequenceNamed finds the sequence rv names, with the session's sequences.
 // A missing one is 42P01, or with missingOk a notice and a nil sequence.
-func (s *Session) sequenceNamed(ctx context.Context, meta *catalog.Metadata, rv *pg.RangeVar, missingOk bool) ([]catalog.Sequence, *catalog.Sequence, error) {
-	seqs, err := s.sequences(ctx)
+func (s *State) sequenceNamed(ctx context.Context, meta *catalog.Metadata, rv *pg.RangeVar, missingOk bool) ([]catalog.Sequence, *catalog.Sequence, error) {
+	seqs, err := s.Sequences(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
 	q, ok := s.findSequence(seqs, meta, rv.Schemaname, rv.Relname)
 	if !ok {
 		if missingOk {
-			s.notice("relation \"%s\" does not exist, skipping", rv.Relname)
+			s.Noticef("relation \"%s\" does not exist, skipping", rv.Relname)
 			return seqs, nil, nil
 		}
 		return nil, nil, planner.ErrAt(pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", rv.Relname), rv.Location)
@@ -499,7 +529,7 @@ func (s *Session) sequenceNamed(ctx context.Context, meta *catalog.Metadata, rv 
 	return seqs, q, nil
 }
 
-func (s *Session) alterSequence(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, st *pg.AlterSeqStmt) (string, error) {
+func (s *State) AlterSequence(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, st *pg.AlterSeqStmt) (string, error) {
 	_, q, err := s.sequenceNamed(ctx, meta, st.Sequence, st.MissingOk)
 	if q == nil || err != nil {
 		return "ALTER SEQUENCE", err
@@ -517,15 +547,15 @@ func (s *Session) alterSequence(ctx context.Context, c *snapshot.Commit, meta *c
 	s.seq.mu.Lock()
 	s.seq.forget(q.ID)
 	s.seq.mu.Unlock()
-	return "ALTER SEQUENCE", s.stageSequence(ctx, c, &seqItem{seq: nq, isNew: q.ID > pendingSequenceIDOffset, restart: restarted})
+	return "ALTER SEQUENCE", s.stageSequence(ctx, c, &Item{seq: nq, isNew: q.ID > pendingSequenceIDOffset, restart: restarted})
 }
 
-func (s *Session) renameSequence(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, st *pg.RenameStmt) (string, error) {
+func (s *State) RenameSequence(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, st *pg.RenameStmt) (string, error) {
 	seqs, q, err := s.sequenceNamed(ctx, meta, st.Relation, st.MissingOk)
 	if q == nil || err != nil {
 		return "ALTER SEQUENCE", err
 	}
-	if relationExists(seqs, meta, q.SchemaID, st.Newname) {
+	if RelationExists(seqs, meta, q.SchemaID, st.Newname) {
 		return "", pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", st.Newname)
 	}
 	if deps := seqDependents(meta, q); len(deps) > 0 {
@@ -534,7 +564,7 @@ func (s *Session) renameSequence(ctx context.Context, c *snapshot.Commit, meta *
 	}
 	nq := *q
 	nq.Name = st.Newname
-	return "ALTER SEQUENCE", s.stageSequence(ctx, c, &seqItem{seq: nq, isNew: q.ID > pendingSequenceIDOffset})
+	return "ALTER SEQUENCE", s.stageSequence(ctx, c, &Item{seq: nq, isNew: q.ID > pendingSequenceIDOffset})
 }
 
 type seqDependent struct {
@@ -574,9 +604,9 @@ func nextvalTarget(def string) (string, bool) {
 	return strings.ReplaceAll(rest[:i], `"`, ""), true
 }
 
-// dropSequences runs DROP SEQUENCE.
-func (s *Session) dropSequences(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, st *pg.DropStmt) (string, error) {
-	seqs, err := s.sequences(ctx)
+// DropSequences runs DROP SEQUENCE.
+func (s *State) DropSequences(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, st *pg.DropStmt) (string, error) {
+	seqs, err := s.Sequences(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -589,7 +619,7 @@ func (s *Session) dropSequences(ctx context.Context, c *snapshot.Commit, meta *c
 		q, ok := s.findSequence(seqs, meta, schemaName, name)
 		if !ok {
 			if st.MissingOk {
-				s.notice("sequence \"%s\" does not exist, skipping", name)
+				s.Noticef("sequence \"%s\" does not exist, skipping", name)
 				continue
 			}
 			return "", pgerr.New(pgerr.UndefinedTable, "sequence \"%s\" does not exist", name)
@@ -602,33 +632,33 @@ func (s *Session) dropSequences(ctx context.Context, c *snapshot.Commit, meta *c
 			return "", e
 		}
 		for _, d := range deps {
-			s.notice("drop cascades to default value for column %s of table %s", d.col, d.table.Name)
+			s.Noticef("drop cascades to default value for column %s of table %s", d.col, d.table.Name)
 			c.SetColumnDefault(*d.table, d.colID, nil)
 		}
-		if err := s.dropSequence(ctx, c, q); err != nil {
+		if err := s.DropSequence(ctx, c, q); err != nil {
 			return "", err
 		}
 	}
 	return "DROP SEQUENCE", nil
 }
 
-func (s *Session) dropSequence(ctx context.Context, c *snapshot.Commit, q *catalog.Sequence) error {
+func (s *State) DropSequence(ctx context.Context, c *snapshot.Commit, q *catalog.Sequence) error {
 	s.seq.mu.Lock()
 	s.seq.forget(q.ID)
 	s.seq.mu.Unlock()
-	return s.stageSequence(ctx, c, &seqItem{seq: *q, isNew: q.ID > pendingSequenceIDOffset, dropped: true})
+	return s.stageSequence(ctx, c, &Item{seq: *q, isNew: q.ID > pendingSequenceIDOffset, dropped: true})
 }
 
-// dropOwnedSequences drops the sequences owned by table t (column col, or
+// DropOwnedSequences drops the sequences owned by table t (column col, or
 // every column when col is 0), as DROP TABLE and DROP COLUMN do.
-func (s *Session) dropOwnedSequences(ctx context.Context, c *snapshot.Commit, tableID, col int64) error {
-	seqs, err := s.sequences(ctx)
+func (s *State) DropOwnedSequences(ctx context.Context, c *snapshot.Commit, tableID, col int64) error {
+	seqs, err := s.Sequences(ctx)
 	if err != nil {
 		return err
 	}
 	for i := range seqs {
 		if seqs[i].OwnerTable == tableID && (col == 0 || seqs[i].OwnerColumn == col) {
-			if err := s.dropSequence(ctx, c, &seqs[i]); err != nil {
+			if err := s.DropSequence(ctx, c, &seqs[i]); err != nil {
 				return err
 			}
 		}
@@ -639,7 +669,7 @@ func (s *Session) dropOwnedSequences(ctx context.Context, c *snapshot.Commit, ta
 // nextValues hands out n values of sequence id: from the session's cache,
 // then from the catalog in one compare-and-set (of at least CACHE values),
 // or from the open block's copy of a sequence it created.
-func (s *Session) nextValues(ctx context.Context, id int64, n int) ([]int64, error) {
+func (s *State) nextValues(ctx context.Context, id int64, n int) ([]int64, error) {
 	s.seq.mu.Lock()
 	defer s.seq.mu.Unlock()
 	var out []int64
@@ -669,7 +699,7 @@ func (s *Session) nextValues(ctx context.Context, id int64, n int) ([]int64, err
 				altered = &it.seq
 			}
 			var got []int64
-			_, _, err := s.eng.DB.AdvanceSequence(ctx, id, func(cur catalog.Sequence) (catalog.Sequence, error) {
+			_, _, err := s.DB.AdvanceSequence(ctx, id, func(cur catalog.Sequence) (catalog.Sequence, error) {
 				q := cur
 				if altered != nil {
 					q = *altered
@@ -707,11 +737,12 @@ func (s *Session) nextValues(ctx context.Context, id int64, n int) ([]int64, err
 }
 
 // blockSequence is the open block's change of sequence id, nil if none.
-func (s *Session) blockSequence(id int64) *seqItem {
-	if s.txn == nil {
+func (s *State) blockSequence(id int64) *Item {
+	items := s.BlockItems()
+	if items == nil {
 		return nil
 	}
-	for _, it := range s.txn.seqs {
+	for _, it := range *items {
 		if it.seq.ID == id {
 			return it
 		}
@@ -719,11 +750,12 @@ func (s *Session) blockSequence(id int64) *seqItem {
 	return nil
 }
 
-func (s *Session) pendingSequence(id int64) *seqItem {
-	if s.txn == nil {
+func (s *State) pendingSequence(id int64) *Item {
+	items := s.BlockItems()
+	if items == nil {
 		return nil
 	}
-	for _, it := range s.txn.seqs {
+	for _, it := range *items {
 		if it.seq.ID == id && !it.dropped {
 			return it
 		}
@@ -732,8 +764,8 @@ func (s *Session) pendingSequence(id int64) *seqItem {
 }
 
 // sequenceByID is sequence id as the session sees it.
-func (s *Session) sequenceByID(ctx context.Context, id int64) (catalog.Sequence, error) {
-	seqs, err := s.sequences(ctx)
+func (s *State) sequenceByID(ctx context.Context, id int64) (catalog.Sequence, error) {
+	seqs, err := s.Sequences(ctx)
 	if err != nil {
 		return catalog.Sequence{}, err
 	}
@@ -788,7 +820,7 @@ func seqAdvance(q catalog.Sequence, n int, partial bool) ([]int64, int64, error)
 }
 
 // setValue is setval(id, v, isCalled).
-func (s *Session) setValue(ctx context.Context, id int64, v int64, isCalled bool) error {
+func (s *State) setValue(ctx context.Context, id int64, v int64, isCalled bool) error {
 	s.seq.mu.Lock()
 	defer s.seq.mu.Unlock()
 	view, err := s.sequenceByID(ctx, id)
@@ -801,7 +833,7 @@ func (s *Session) setValue(ctx context.Context, id int64, v int64, isCalled bool
 	if it := s.pendingSequence(id); it != nil {
 		it.seq.LastValue, it.seq.IsCalled = v, isCalled
 	} else {
-		_, _, err := s.eng.DB.AdvanceSequence(ctx, id, func(cur catalog.Sequence) (catalog.Sequence, error) {
+		_, _, err := s.DB.AdvanceSequence(ctx, id, func(cur catalog.Sequence) (catalog.Sequence, error) {
 			cur.LastValue, cur.IsCalled = v, isCalled
 			return cur, nil
 		})
@@ -819,7 +851,7 @@ func (s *Session) setValue(ctx context.Context, id int64, v int64, isCalled bool
 // seqFn is nextval, currval or setval of one sequence argument: a regclass
 // OID, or a text name resolved when it runs.
 type seqFn struct {
-	s    *Session
+	s    *State
 	name string
 	args []exec.Expr // the sequence (bigint OID or text), setval's value and is_called
 
@@ -874,7 +906,7 @@ func (f *seqFn) lookup(ctx context.Context, v *vec.Vector, i int) (int64, string
 		c := f.s.CatalogContextFor(ctx)
 		return 0, "", pgerr.New(codeWrongObjectType, "\"%s\" is not a sequence", pgcatalog.RelationName(c, oid))
 	}
-	seqs, err := f.s.sequences(ctx)
+	seqs, err := f.s.Sequences(ctx)
 	if err != nil {
 		return 0, "", err
 	}
@@ -957,7 +989,7 @@ func (f *seqFn) Eval(env *exec.Env, b *vec.Batch) (*vec.Vector, error) {
 }
 
 // lastvalFn is lastval().
-type lastvalFn struct{ s *Session }
+type lastvalFn struct{ s *State }
 
 func (f *lastvalFn) Type() types.T { return types.Int64T }
 
@@ -981,7 +1013,7 @@ func (f *lastvalFn) Eval(env *exec.Env, b *vec.Batch) (*vec.Vector, error) {
 }
 
 // CatalogContextFor is the catalog Context at the statement's snapshot.
-func (s *Session) CatalogContextFor(ctx context.Context) *pgcatalog.Context {
+func (s *State) CatalogContextFor(ctx context.Context) *pgcatalog.Context {
 	snap, err := s.ReadSnapshot(ctx)
 	if err != nil {
 		return s.CatalogContext(nil)
@@ -995,7 +1027,7 @@ func (s *Session) CatalogContextFor(ctx context.Context) *pgcatalog.Context {
 
 // SequenceFunction binds nextval, currval, setval and lastval; ok is false
 // for other names.
-func (s *Session) SequenceFunction(b *planner.Binder, name string, args []exec.Expr, loc int32) (exec.Expr, bool, error) {
+func (s *State) SequenceFunction(b *planner.Binder, name string, args []exec.Expr, loc int32) (exec.Expr, bool, error) {
 	switch name {
 	case "nextval", "currval", "setval", "lastval":
 	case "pg_get_serial_sequence":
@@ -1052,7 +1084,7 @@ func (s *Session) SequenceFunction(b *planner.Binder, name string, args []exec.E
 // serialSequence binds pg_get_serial_sequence(table, column): the
 // schema-qualified name of the sequence owned by the column (serial or
 // identity), NULL when there is none.
-func (s *Session) serialSequence(b *planner.Binder, args []exec.Expr, loc int32) (exec.Expr, error) {
+func (s *State) serialSequence(b *planner.Binder, args []exec.Expr, loc int32) (exec.Expr, error) {
 	if len(args) != 2 {
 		e := pgerr.New(pgerr.UndefinedFunction, "function pg_get_serial_sequence does not exist")
 		return nil, planner.ErrAt(e, loc)
@@ -1110,3 +1142,17 @@ func (s *Session) serialSequence(b *planner.Binder, args []exec.Expr, loc int32)
 }
 
 func (f *lastvalFn) MapColumns(func(int) int) exec.Expr { return f }
+
+// indexNameTaken reports whether a constraint of a table in schema sid
+// (its index, a relation in PostgreSQL) has name.
+func indexNameTaken(meta *catalog.Metadata, schemaID int64, name string) bool {
+	for _, c := range meta.Constraints {
+		if c.Name != name {
+			continue
+		}
+		if t, ok := meta.TableByID(c.TableID); ok && t.SchemaID == schemaID {
+			return true
+		}
+	}
+	return false
+}

@@ -1,4 +1,4 @@
-package sql
+package privileges
 
 import (
 	"context"
@@ -24,6 +24,8 @@ const (
 	codeRolePrivilege = "42501"
 	codeRoleReserved  = "42939"
 	codeRoleInUse     = "55006"
+	// DROP ROLE of a role that owns objects
+	codeDependentObjects = "2BP01"
 )
 
 // SCRAM parameters of new verifiers: PostgreSQL's defaults
@@ -107,60 +109,6 @@ func isMD5Hash(s string) bool {
 	return true
 }
 
-// Login is what the server needs to authenticate a user.
-type Login struct {
-	// Trust: no role has a password, so nobody needs one.
-	Trust bool
-	// Verifier of the role; "" for an unknown role or one without a password.
-	Verifier  string
-	CanLogin  bool
-	Superuser bool
-}
-
-// Login looks up how user logs in. Asked at every connection, so that
-// servers sharing a catalog see each other's role changes at once.
-func (e *Engine) Login(ctx context.Context, user string) (Login, error) {
-	has, err := e.DB.HasPasswords(ctx)
-	if err != nil {
-		return Login{}, err
-	}
-	if !has {
-		return Login{Trust: true, CanLogin: true, Superuser: true}, nil
-	}
-	r, ok, err := e.DB.Role(ctx, user)
-	if err != nil || !ok {
-		return Login{}, err
-	}
-	return Login{Verifier: r.Verifier, CanLogin: r.Login, Superuser: r.Superuser}, nil
-}
-
-// HasPasswords reports whether any role has a password.
-func (e *Engine) HasPasswords(ctx context.Context) (bool, error) { return e.DB.HasPasswords(ctx) }
-
-// BootstrapRole makes name a superuser that can log in with password,
-// unless a role of that name exists already (then nothing changes and
-// created is false: the password of an existing role is changed with ALTER
-// ROLE, not by restarting the server).
-func (e *Engine) BootstrapRole(ctx context.Context, name, password string) (created bool, err error) {
-	if _, ok, err := e.DB.Role(ctx, name); err != nil || ok {
-		return false, err
-	}
-	v, err := PasswordVerifier(password)
-	if err != nil {
-		return false, err
-	}
-	err = e.DB.CreateRole(ctx, catalog.Role{Name: name, Superuser: true, Login: true, Verifier: v})
-	if errors.Is(err, catalog.ErrRoleExists) {
-		return false, nil // another server made it a moment ago
-	}
-	return err == nil, err
-}
-
-// SetSuperuser records whether the session logged in as a superuser: what
-// it may do when its user is not a role (a login trusted while no role had
-// a password).
-func (s *Session) SetSuperuser(b bool) { s.superuser = b }
-
 // roleOptions are the options of CREATE ROLE / ALTER ROLE lakepg keeps.
 type roleOptions struct {
 	login, superuser *bool
@@ -217,10 +165,10 @@ func roleOptionName(defname string) string {
 
 // verifierFor turns the PASSWORD option into what is stored: "" for NULL or
 // an empty password.
-func (s *Session) verifierFor(o roleOptions) (string, error) {
+func (s *State) verifierFor(o roleOptions) (string, error) {
 	if o.password == nil || *o.password == "" {
 		if o.password != nil {
-			s.notice("empty string is not a valid password, clearing password")
+			s.Noticef("empty string is not a valid password, clearing password")
 		}
 		return "", nil
 	}
@@ -237,24 +185,10 @@ func (s *Session) verifierFor(o roleOptions) (string, error) {
 }
 
 // executeRoleStmt runs CREATE ROLE/USER, ALTER ROLE/USER and DROP ROLE/USER.
-// Roles change at once, outside any transaction block: they live beside the
-// lake, not in its snapshots.
-func (s *Session) executeRoleStmt(ctx context.Context, n *pg.Node) (*Result, error) {
-	switch x := n.Node.(type) {
-	case *pg.Node_CreateRoleStmt:
-		return s.createRole(ctx, x.CreateRoleStmt)
-	case *pg.Node_AlterRoleStmt:
-		return s.alterRole(ctx, x.AlterRoleStmt)
-	case *pg.Node_DropRoleStmt:
-		return s.dropRole(ctx, x.DropRoleStmt)
-	}
-	return nil, pgerr.New(pgerr.FeatureNotSupported, "statement %s is not supported yet", stmtName(n))
-}
-
 // isSuperuser: a role's own attribute when the session user is a role, else
 // what the session logged in as.
-func (s *Session) isSuperuser(ctx context.Context) (bool, error) {
-	r, ok, err := s.eng.DB.Role(ctx, s.CurrentRole()) // SET ROLE counts (privileges.go)
+func (s *State) isSuperuser(ctx context.Context) (bool, error) {
+	r, ok, err := s.DB.Role(ctx, s.CurrentRole()) // SET ROLE counts (privileges.go)
 	if err != nil {
 		return false, err
 	}
@@ -264,13 +198,13 @@ func (s *Session) isSuperuser(ctx context.Context) (bool, error) {
 	if s.priv.authSet {
 		return s.priv.authSuper, nil
 	}
-	return s.superuser, nil
+	return s.Superuser(), nil
 }
 
 // mayManageRoles: anyone while no role has a password (every login is
 // trusted then), afterwards superusers.
-func (s *Session) mayManageRoles(ctx context.Context) (bool, error) {
-	has, err := s.eng.DB.HasPasswords(ctx)
+func (s *State) mayManageRoles(ctx context.Context) (bool, error) {
+	has, err := s.DB.HasPasswords(ctx)
 	if err != nil || !has {
 		return !has, err
 	}
@@ -292,18 +226,18 @@ func checkRoleName(name string) error {
 	return nil
 }
 
-func (s *Session) createRole(ctx context.Context, st *pg.CreateRoleStmt) (*Result, error) {
+func (s *State) CreateRole(ctx context.Context, st *pg.CreateRoleStmt) (string, error) {
 	if ok, err := s.mayManageRoles(ctx); err != nil {
-		return nil, err
+		return "", err
 	} else if !ok {
-		return nil, permissionDenied("create role", "Only roles with the SUPERUSER attribute may create roles.")
+		return "", permissionDenied("create role", "Only roles with the SUPERUSER attribute may create roles.")
 	}
 	if err := checkRoleName(st.Role); err != nil {
-		return nil, err
+		return "", err
 	}
 	o, err := parseRoleOptions(st.Options)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	// CREATE USER is CREATE ROLE with LOGIN by default.
 	r := catalog.Role{Name: st.Role, Login: st.StmtType == pg.RoleStmtType_ROLESTMT_USER}
@@ -315,20 +249,20 @@ func (s *Session) createRole(ctx context.Context, st *pg.CreateRoleStmt) (*Resul
 	}
 	if o.passwordSet {
 		if r.Verifier, err = s.verifierFor(o); err != nil {
-			return nil, err
+			return "", err
 		}
 	}
-	if err := s.eng.DB.CreateRole(ctx, r); err != nil {
+	if err := s.DB.CreateRole(ctx, r); err != nil {
 		if errors.Is(err, catalog.ErrRoleExists) {
-			return nil, pgerr.New(codeRoleExists, "role \"%s\" already exists", st.Role)
+			return "", pgerr.New(codeRoleExists, "role \"%s\" already exists", st.Role)
 		}
-		return nil, err
+		return "", err
 	}
-	return tagResult("CREATE ROLE"), nil
+	return "CREATE ROLE", nil
 }
 
 // roleSpecName resolves a role specification to a name.
-func (s *Session) roleSpecName(rs *pg.RoleSpec) (string, error) {
+func (s *State) roleSpecName(rs *pg.RoleSpec) (string, error) {
 	switch rs.GetRoletype() {
 	case pg.RoleSpecType_ROLESPEC_CSTRING:
 		return rs.Rolename, nil
@@ -340,31 +274,31 @@ func (s *Session) roleSpecName(rs *pg.RoleSpec) (string, error) {
 	return "", pgerr.New(pgerr.UndefinedObject, "role \"public\" does not exist")
 }
 
-func (s *Session) alterRole(ctx context.Context, st *pg.AlterRoleStmt) (*Result, error) {
+func (s *State) AlterRole(ctx context.Context, st *pg.AlterRoleStmt) (string, error) {
 	name, err := s.roleSpecName(st.Role)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	o, err := parseRoleOptions(st.Options)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	may, err := s.mayManageRoles(ctx)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	// Everyone may change their own password, as in PostgreSQL.
 	ownPassword := name == s.User && o.login == nil && o.superuser == nil
 	if !may && !ownPassword {
-		return nil, permissionDenied("alter role", "Only roles with the SUPERUSER attribute may alter roles other than their own password.")
+		return "", permissionDenied("alter role", "Only roles with the SUPERUSER attribute may alter roles other than their own password.")
 	}
 	verifier := ""
 	if o.passwordSet {
 		if verifier, err = s.verifierFor(o); err != nil {
-			return nil, err
+			return "", err
 		}
 	}
-	err = s.eng.DB.UpdateRole(ctx, name, func(r *catalog.Role) error {
+	err = s.DB.UpdateRole(ctx, name, func(r *catalog.Role) error {
 		if o.login != nil {
 			r.Login = *o.login
 		}
@@ -377,61 +311,61 @@ func (s *Session) alterRole(ctx context.Context, st *pg.AlterRoleStmt) (*Result,
 		return nil
 	})
 	if errors.Is(err, catalog.ErrRoleNotFound) {
-		return nil, pgerr.New(pgerr.UndefinedObject, "role \"%s\" does not exist", name)
+		return "", pgerr.New(pgerr.UndefinedObject, "role \"%s\" does not exist", name)
 	}
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	return tagResult("ALTER ROLE"), nil
+	return "ALTER ROLE", nil
 }
 
-func (s *Session) dropRole(ctx context.Context, st *pg.DropRoleStmt) (*Result, error) {
+func (s *State) DropRole(ctx context.Context, st *pg.DropRoleStmt) (string, error) {
 	if ok, err := s.mayManageRoles(ctx); err != nil {
-		return nil, err
+		return "", err
 	} else if !ok {
-		return nil, permissionDenied("drop role", "Only roles with the SUPERUSER attribute may drop roles.")
+		return "", permissionDenied("drop role", "Only roles with the SUPERUSER attribute may drop roles.")
 	}
 	for _, n := range st.Roles {
 		rs := n.GetRoleSpec()
 		if rs.GetRoletype() != pg.RoleSpecType_ROLESPEC_CSTRING {
-			return nil, pgerr.New(pgerr.SyntaxError, "cannot use special role specifier in DROP ROLE")
+			return "", pgerr.New(pgerr.SyntaxError, "cannot use special role specifier in DROP ROLE")
 		}
 		name := rs.Rolename
 		if name == s.User {
-			return nil, pgerr.New(codeRoleInUse, "current user cannot be dropped")
+			return "", pgerr.New(codeRoleInUse, "current user cannot be dropped")
 		}
 		if busy, err := s.roleHasObjects(ctx, name); err != nil { // privileges_stmt.go
-			return nil, err
+			return "", err
 		} else if busy {
-			return nil, pgerr.New(codeDependentObjects, "role \"%s\" cannot be dropped because some objects depend on it", name)
+			return "", pgerr.New(codeDependentObjects, "role \"%s\" cannot be dropped because some objects depend on it", name)
 		}
-		err := s.eng.DB.DropRole(ctx, name)
+		err := s.DB.DropRole(ctx, name)
 		if errors.Is(err, catalog.ErrRoleNotFound) {
 			if st.MissingOk {
-				s.notice("role \"%s\" does not exist, skipping", name)
+				s.Noticef("role \"%s\" does not exist, skipping", name)
 				continue
 			}
-			return nil, pgerr.New(pgerr.UndefinedObject, "role \"%s\" does not exist", name)
+			return "", pgerr.New(pgerr.UndefinedObject, "role \"%s\" does not exist", name)
 		}
 		if err != nil {
-			return nil, err
+			return "", err
 		}
 	}
-	return tagResult("DROP ROLE"), nil
+	return "DROP ROLE", nil
 }
 
 // CatalogRoles is pgcatalog's role loader for one statement: read at most
 // once, and with verifiers only for a superuser, as only superusers may read
 // pg_authid in PostgreSQL.
-func (s *Session) CatalogRoles() func() []catalog.Role {
+func (s *State) CatalogRoles() func() []catalog.Role {
 	var once sync.Once
 	var roles []catalog.Role
 	return func() []catalog.Role {
 		once.Do(func() {
 			ctx := context.Background()
-			rs, err := s.eng.DB.Roles(ctx)
+			rs, err := s.DB.Roles(ctx)
 			if err != nil {
-				s.eng.Log.Warn("reading roles for the catalog views", "err", err)
+				s.Log().Warn("reading roles for the catalog views", "err", err)
 				return
 			}
 			su, err := s.isSuperuser(ctx)

@@ -1,4 +1,4 @@
-package sql
+package privileges
 
 import (
 	"context"
@@ -58,12 +58,12 @@ type privSession struct {
 	super     map[string]bool // which roles are superusers, as the statement read
 	// pending are rows the open block wrote, for its own later statements
 	pending    []catalog.Privilege
-	pendingTxn *txn
+	pendingTxn any
 	// asRole: the owner of the view being expanded, whose privileges its
 	// tables are checked with; "" is the current role
 	asRole     string
 	inView     bool
-	truncating bool // truncate.go runs modify for TRUNCATE
+	truncating bool // package sql's truncate.go runs modify for TRUNCATE
 	// replacedView: the view CREATE OR REPLACE VIEW replaces, whose owner
 	// and grants the new one takes
 	replacedView int64
@@ -87,24 +87,24 @@ type privKey struct {
 
 // CurrentRole is current_user: the role SET ROLE chose, else the session
 // user.
-func (s *Session) CurrentRole() string {
+func (s *State) CurrentRole() string {
 	if s.priv.role != "" {
 		return s.priv.role
 	}
 	return s.User
 }
 
-// resetPrivCache forgets what the last statement read (session.go calls it
+// ResetPrivCache forgets what the last statement read (session.go calls it
 // when a statement starts).
-func (s *Session) resetPrivCache() { s.priv.cache, s.priv.super, s.priv.members = nil, nil, nil }
+func (s *State) ResetPrivCache() { s.priv.cache, s.priv.super, s.priv.members = nil, nil, nil }
 
 // privileges reads lakepg_privilege once per statement, with the open
 // block's own rows over it.
-func (s *Session) privileges(ctx context.Context) (*privState, error) {
+func (s *State) privileges(ctx context.Context) (*privState, error) {
 	if s.priv.cache != nil {
 		return s.priv.cache, nil
 	}
-	rows, err := s.eng.DB.Privileges(ctx)
+	rows, err := s.DB.Privileges(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +116,7 @@ func (s *Session) privileges(ctx context.Context) (*privState, error) {
 	for _, r := range rows {
 		st.rows[privKey{r.Kind, r.ObjectID, r.Role}] = r
 	}
-	if s.priv.pendingTxn != nil && s.priv.pendingTxn == s.txn {
+	if s.priv.pendingTxn != nil && s.priv.pendingTxn == s.Txn() {
 		for _, r := range s.priv.pending {
 			st.rows[privKey{r.Kind, r.ObjectID, r.Role}] = r
 		}
@@ -127,11 +127,11 @@ func (s *Session) privileges(ctx context.Context) (*privState, error) {
 
 // roleSuper reports whether role name is a superuser (read once per
 // statement; st is unused).
-func (s *Session) roleSuper(ctx context.Context, st *privState, name string) (bool, error) {
+func (s *State) roleSuper(ctx context.Context, st *privState, name string) (bool, error) {
 	if b, ok := s.priv.super[name]; ok {
 		return b, nil
 	}
-	r, ok, err := s.eng.DB.Role(ctx, name)
+	r, ok, err := s.DB.Role(ctx, name)
 	if err != nil {
 		return false, err
 	}
@@ -147,7 +147,7 @@ func (s *Session) roleSuper(ctx context.Context, st *privState, name string) (bo
 
 // checkingRole is the role privileges are checked for: the owner of the
 // view being expanded, else current_user.
-func (s *Session) checkingRole() string {
+func (s *State) checkingRole() string {
 	if s.priv.inView {
 		return s.priv.asRole
 	}
@@ -399,7 +399,7 @@ func errNotOwner(word, name string) error {
 // CheckRelation checks that the checking role may use schema sch and has
 // every privilege of letters on relation id (word and name for the
 // message). Superusers pass.
-func (s *Session) CheckRelation(ctx context.Context, sch *catalog.Schema, id int64, word, name, letters string) error {
+func (s *State) CheckRelation(ctx context.Context, sch *catalog.Schema, id int64, word, name, letters string) error {
 	role := s.checkingRole()
 	if super, err := s.roleSuper(ctx, nil, role); err != nil || super {
 		return err // a superuser's statement reads no privileges
@@ -421,7 +421,7 @@ func (s *Session) CheckRelation(ctx context.Context, sch *catalog.Schema, id int
 }
 
 // checkSchemaPriv checks one privilege (U or C) on a schema.
-func (s *Session) checkSchemaPriv(ctx context.Context, sch *catalog.Schema, letter byte) error {
+func (s *State) checkSchemaPriv(ctx context.Context, sch *catalog.Schema, letter byte) error {
 	role := s.CurrentRole()
 	if super, err := s.roleSuper(ctx, nil, role); err != nil || super {
 		return err
@@ -436,14 +436,14 @@ func (s *Session) checkSchemaPriv(ctx context.Context, sch *catalog.Schema, lett
 	return nil
 }
 
-// schemaUsable reports whether unqualified names may resolve in sch: as in
+// SchemaUsable reports whether unqualified names may resolve in sch: as in
 // PostgreSQL, the search path leaves out schemas the role has no USAGE on.
 // A failure to read the privileges keeps the schema (the statement's own
 // check reports it).
-func (s *Session) schemaUsable(sch *catalog.Schema) bool {
+func (s *State) SchemaUsable(sch *catalog.Schema) bool {
 	ctx := context.Background()
-	if s.stmtValues != nil {
-		ctx = s.stmtValues
+	if s.StmtValues() != nil {
+		ctx = s.StmtValues()
 	}
 	role := s.checkingRole()
 	if super, err := s.roleSuper(ctx, nil, role); err != nil || super {
@@ -455,7 +455,7 @@ func (s *Session) schemaUsable(sch *catalog.Schema) bool {
 
 // isOwner reports whether the current role owns an object (or is a
 // superuser).
-func (s *Session) isOwner(ctx context.Context, owner string) (bool, error) {
+func (s *State) isOwner(ctx context.Context, owner string) (bool, error) {
 	role := s.CurrentRole()
 	if super, err := s.roleSuper(ctx, nil, role); err != nil || super {
 		return super, err
@@ -466,9 +466,9 @@ func (s *Session) isOwner(ctx context.Context, owner string) (bool, error) {
 	return s.actsAs(ctx, role, owner) // a member of the owning role owns too
 }
 
-// checkRelOwner: 42501 must be owner of … unless the current role owns
+// CheckRelOwner: 42501 must be owner of … unless the current role owns
 // relation id.
-func (s *Session) checkRelOwner(ctx context.Context, id int64, word, name string) error {
+func (s *State) CheckRelOwner(ctx context.Context, id int64, word, name string) error {
 	if super, err := s.roleSuper(ctx, nil, s.CurrentRole()); err != nil || super {
 		return err
 	}
@@ -483,8 +483,8 @@ func (s *Session) checkRelOwner(ctx context.Context, id int64, word, name string
 	return err
 }
 
-// checkSchemaOwner is checkRelOwner for a schema.
-func (s *Session) checkSchemaOwner(ctx context.Context, sch *catalog.Schema) error {
+// checkSchemaOwner is CheckRelOwner for a schema.
+func (s *State) checkSchemaOwner(ctx context.Context, sch *catalog.Schema) error {
 	if super, err := s.roleSuper(ctx, nil, s.CurrentRole()); err != nil || super {
 		return err
 	}
@@ -501,7 +501,7 @@ func (s *Session) checkSchemaOwner(ctx context.Context, sch *catalog.Schema) err
 
 // putPrivilege writes a row with the statement's commit, and makes it
 // visible to the open block's later statements.
-func (s *Session) putPrivilege(ctx context.Context, c *snapshot.Commit, p catalog.Privilege) error {
+func (s *State) putPrivilege(ctx context.Context, c *snapshot.Commit, p catalog.Privilege) error {
 	return s.putPrivilegeAgain(ctx, c, p, nil)
 }
 
@@ -509,13 +509,13 @@ func (s *Session) putPrivilege(ctx context.Context, c *snapshot.Commit, p catalo
 // to the row as its catalog transaction reads it (again, when not nil):
 // a GRANT committed meanwhile by another session or server is kept, and a
 // concurrent change of the same row makes the commit retry.
-func (s *Session) putPrivilegeAgain(ctx context.Context, c *snapshot.Commit, p catalog.Privilege,
+func (s *State) putPrivilegeAgain(ctx context.Context, c *snapshot.Commit, p catalog.Privilege,
 	again func(cur catalog.Privilege, found bool) (catalog.Privilege, error)) error {
-	if err := s.eng.DB.EnsurePrivilegeTable(ctx); err != nil {
+	if err := s.DB.EnsurePrivilegeTable(ctx); err != nil {
 		return err
 	}
-	if s.inTx {
-		t, err := s.txnState(ctx)
+	if s.InTx() {
+		t, err := s.TxnState(ctx)
 		if err != nil {
 			return err
 		}
@@ -555,7 +555,7 @@ func (s *Session) putPrivilegeAgain(ctx context.Context, c *snapshot.Commit, p c
 // their owner (the current role) and default privileges, after checking
 // that the role may create in their schemas. before are the ids the commit
 // created before the statement (earlier statements of a block).
-func (s *Session) recordOwners(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, before map[int64]bool) error {
+func (s *State) recordOwners(ctx context.Context, c *snapshot.Commit, meta *catalog.Metadata, before map[int64]bool) error {
 	schemas, tables, views := c.NewObjects()
 	var newSchemas, newTables, newViews []int64
 	for _, id := range schemas {
@@ -583,7 +583,7 @@ func (s *Session) recordOwners(ctx context.Context, c *snapshot.Commit, meta *ca
 	}
 	owner := role
 	if super {
-		if r, ok, err := s.eng.DB.Role(ctx, role); err != nil {
+		if r, ok, err := s.DB.Role(ctx, role); err != nil {
 			return err
 		} else if !ok || r.Name == "" {
 			owner = "" // a trusted login that is no role: the bootstrap superuser
@@ -662,9 +662,9 @@ func objectIDSet(c *snapshot.Commit) map[int64]bool {
 	return out
 }
 
-// commitRecordingOwners wraps a commit function so that what it creates
+// CommitRecordingOwners wraps a commit function so that what it creates
 // gets its owner (ddl.go's commit calls it).
-func (s *Session) commitRecordingOwners(ctx context.Context, fn func(c *snapshot.Commit, meta *catalog.Metadata) error) func(c *snapshot.Commit, meta *catalog.Metadata) error {
+func (s *State) CommitRecordingOwners(ctx context.Context, fn func(c *snapshot.Commit, meta *catalog.Metadata) error) func(c *snapshot.Commit, meta *catalog.Metadata) error {
 	return func(c *snapshot.Commit, meta *catalog.Metadata) error {
 		before := objectIDSet(c)
 		if err := fn(c, meta); err != nil {

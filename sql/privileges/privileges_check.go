@@ -1,4 +1,4 @@
-package sql
+package privileges
 
 import (
 	"context"
@@ -12,11 +12,11 @@ import (
 )
 
 // Privilege checks of reads and writes (hooks in planner/from.go, views.go, dml.go,
-// truncate.go and copy.go).
+// package sql's truncate.go and copy.go).
 
 // EnterView makes the tables a view reads checked with its owner's
 // privileges, until the returned function runs.
-func (s *Session) EnterView(ctx context.Context, id int64) func() {
+func (s *State) EnterView(ctx context.Context, id int64) func() {
 	was, wasIn := s.priv.asRole, s.priv.inView
 	owner := ""
 	if st, err := s.privileges(ctx); err == nil {
@@ -26,10 +26,10 @@ func (s *Session) EnterView(ctx context.Context, id int64) func() {
 	return func() { s.priv.asRole, s.priv.inView = was, wasIn }
 }
 
-// writeLetters are the privileges UPDATE or DELETE needs: the write's own,
+// WriteLetters are the privileges UPDATE or DELETE needs: the write's own,
 // SELECT too when it reads the table's columns (WHERE, RETURNING, FROM or
 // an expression in SET), TRUNCATE alone for TRUNCATE.
-func (s *Session) writeLetters(update, reads bool) string {
+func (s *State) WriteLetters(update, reads bool) string {
 	switch {
 	case s.priv.truncating:
 		return "D"
@@ -43,8 +43,8 @@ func (s *Session) writeLetters(update, reads bool) string {
 	return "d"
 }
 
-// readsColumns reports whether an UPDATE's SET expressions name a column.
-func readsColumns(set []*pg.Node) bool {
+// ReadsColumns reports whether an UPDATE's SET expressions name a column.
+func ReadsColumns(set []*pg.Node) bool {
 	found := false
 	for _, n := range set {
 		if v := n.GetResTarget().GetVal(); v != nil {
@@ -58,9 +58,9 @@ func readsColumns(set []*pg.Node) bool {
 	return found
 }
 
-// checkMaintenance: maintenance procedures (CALL lakepg.…, ducklake_…)
+// CheckMaintenance: maintenance procedures (CALL lakepg.…, ducklake_…)
 // are for superusers.
-func (s *Session) checkMaintenance(ctx context.Context, name string) error {
+func (s *State) CheckMaintenance(ctx context.Context, name string) error {
 	if super, err := s.roleSuper(ctx, nil, s.CurrentRole()); err != nil || super {
 		return err
 	}
@@ -69,11 +69,11 @@ func (s *Session) checkMaintenance(ctx context.Context, name string) error {
 	return e
 }
 
-// replacingView: CREATE OR REPLACE VIEW is for the view's owner, and the
+// ReplacingView: CREATE OR REPLACE VIEW is for the view's owner, and the
 // new view (a new id, as DuckDB replaces views) keeps the old one's owner
 // and grants (recordOwners).
-func (s *Session) replacingView(ctx context.Context, oldID int64, name string) error {
-	if err := s.checkRelOwner(ctx, oldID, "view", name); err != nil {
+func (s *State) ReplacingView(ctx context.Context, oldID int64, name string) error {
+	if err := s.CheckRelOwner(ctx, oldID, "view", name); err != nil {
 		return err
 	}
 	s.priv.replacedView = oldID

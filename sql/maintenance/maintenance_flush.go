@@ -1,4 +1,4 @@
-package sql
+package maintenance
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/snapshot"
+	"github.com/lakepg/lakepg/sql/datafile"
 	"github.com/lakepg/lakepg/sql/partitioning"
 	"github.com/lakepg/lakepg/types"
 )
@@ -22,12 +23,29 @@ import (
 // activeSQLTransaction is SQLSTATE 25001.
 const activeSQLTransaction = "25001"
 
-func (s *Session) callFlush(ctx context.Context, a *planner.CallArgs) (string, error) {
+// TableWrite is what writing rows of a table produced (package sql's
+// tableWrite, as Host.WritePartitioned hands it over).
+type TableWrite struct {
+	Files  []WrittenPart
+	SpecID *int64 // the partition spec the files were split by (nil: none)
+	Rows   int64
+}
+
+// WrittenPart is one file of a TableWrite.
+type WrittenPart struct {
+	*exec.WrittenFile
+	Values []*string // partition values by key (nil when unpartitioned)
+	// Src are the 0-based ordinals, in the writer's input, of the file's
+	// rows in file order; only when the writer was asked to track them.
+	Src []int64
+}
+
+func (s *Runner) callFlush(ctx context.Context, a *planner.CallArgs) (string, error) {
 	if err := a.Check("flush_inlined_data", 1, "table_name", "schema", "schema_name", "dry_run"); err != nil {
 		return "", err
 	}
-	s.eng.lockWrites()
-	defer s.eng.writeMu.Unlock()
+	s.LockWrites()
+	defer s.WriteMu().Unlock()
 	head, sels, dry, err := s.maintTargets(ctx, a)
 	if err != nil {
 		return "", err
@@ -40,7 +58,7 @@ func (s *Session) callFlush(ctx context.Context, a *planner.CallArgs) (string, e
 	var written []*exec.WrittenFile
 	cleanup := func() {
 		for _, w := range written {
-			s.writeStore().Delete(context.WithoutCancel(ctx), w.Path)
+			s.WriteStore().Delete(context.WithoutCancel(ctx), w.Path)
 		}
 	}
 	var flushes []snapshot.TableFlush
@@ -58,12 +76,12 @@ func (s *Session) callFlush(ctx context.Context, a *planner.CallArgs) (string, e
 		}
 	}
 	if len(flushes) > 0 {
-		if _, err := snapshot.FlushInlined(context.WithoutCancel(ctx), s.eng.DB, head, flushes); err != nil {
+		if _, err := snapshot.FlushInlined(context.WithoutCancel(ctx), s.DB, head, flushes); err != nil {
 			cleanup()
 			return "", err
 		}
 	}
-	s.settled(filePaths(written...)...) // inflight.go
+	s.Settled(datafile.FilePaths(written...)...) // package sql's inflight.go
 	return fmt.Sprintf("flush_inlined_data: flushed %d inlined rows of %d tables", rows, len(flushes)), nil
 }
 
@@ -73,8 +91,8 @@ func (s *Session) callFlush(ctx context.Context, a *planner.CallArgs) (string, e
 // its inlined file deletes into delete files, for the flush's commit. It
 // returns the table's part of the commit (nil when there is nothing to
 // flush), the number of rows flushed and the files written.
-func (s *Session) flushTable(ctx context.Context, head catalog.Snapshot, sel tableSel) (*snapshot.TableFlush, int, []*exec.WrittenFile, error) {
-	db := s.eng.DB
+func (s *Runner) flushTable(ctx context.Context, head catalog.Snapshot, sel tableSel) (*snapshot.TableFlush, int, []*exec.WrittenFile, error) {
+	db := s.DB
 	regs, err := db.InlinedTables(ctx, sel.t.ID)
 	if err != nil {
 		return nil, 0, nil, err
@@ -110,12 +128,12 @@ func (s *Session) flushTable(ctx context.Context, head catalog.Snapshot, sel tab
 // layout when the catalog cannot tell. The snapshot found may have been
 // expired: the catalog is loaded at its id directly, not through the cache
 // of live snapshots.
-func (s *Session) LayoutAt(ctx context.Context, t *catalog.Table, sv int64) (*catalog.Table, error) {
-	id, ok, err := s.eng.DB.LayoutSnapshot(ctx, t.ID, sv)
+func (s *Runner) LayoutAt(ctx context.Context, t *catalog.Table, sv int64) (*catalog.Table, error) {
+	id, ok, err := s.DB.LayoutSnapshot(ctx, t.ID, sv)
 	if err != nil || !ok {
 		return t, err
 	}
-	m, err := s.eng.DB.Load(ctx, catalog.Snapshot{ID: id})
+	m, err := s.DB.Load(ctx, catalog.Snapshot{ID: id})
 	if err != nil {
 		return nil, err
 	}
@@ -125,8 +143,8 @@ func (s *Session) LayoutAt(ctx context.Context, t *catalog.Table, sv int64) (*ca
 	return t, nil
 }
 
-func (s *Session) flushInlinedTable(ctx context.Context, head catalog.Snapshot, sel tableSel, dir string, reg catalog.InlinedTable) (*snapshot.FlushedTable, []*exec.WrittenFile, int, error) {
-	names, rows, err := snapshot.ReadInlinedRows(ctx, s.eng.DB, reg.Name, head.ID)
+func (s *Runner) flushInlinedTable(ctx context.Context, head catalog.Snapshot, sel tableSel, dir string, reg catalog.InlinedTable) (*snapshot.FlushedTable, []*exec.WrittenFile, int, error) {
+	names, rows, err := snapshot.ReadInlinedRows(ctx, s.DB, reg.Name, head.ID)
 	if err != nil || len(rows) == 0 {
 		return nil, nil, 0, err
 	}
@@ -180,15 +198,15 @@ func (s *Session) flushInlinedTable(ctx context.Context, head catalog.Snapshot, 
 		return nil, nil, 0, err
 	}
 	// one file, or one per partition as DuckDB's flush writes them
-	tw, err := s.writeFlushed(ctx, sel.t, dir, cols, parquetColumns(out), &batchesOp{bs: batches, ts: ts})
+	tw, err := s.writeFlushed(ctx, sel.t, dir, cols, datafile.ParquetColumns(out), &batchesOp{bs: batches, ts: ts})
 	if err != nil {
 		return nil, nil, 0, err
 	}
 	var written []*exec.WrittenFile
-	for _, f := range tw.files {
+	for _, f := range tw.Files {
 		written = append(written, f.WrittenFile)
 	}
-	for _, f := range tw.files {
+	for _, f := range tw.Files {
 		ff, dw, err := s.flushedFile(ctx, dir, out, rows, tw, f)
 		if dw != nil {
 			written = append(written, dw)
@@ -205,9 +223,9 @@ func (s *Session) flushInlinedTable(ctx context.Context, head catalog.Snapshot, 
 // column rowIDCol of the batches) in table t's sort order, if it has one.
 // rows is reordered alike, as the files' positions index it (deletes,
 // partitions).
-func (s *Session) sortFlushed(ctx context.Context, t *catalog.Table, out []exec.ScanCol, ts []types.T, rowIDCol int, batches []*vec.Batch, rows []snapshot.InlinedRow) ([]*vec.Batch, []snapshot.InlinedRow, error) {
+func (s *Runner) sortFlushed(ctx context.Context, t *catalog.Table, out []exec.ScanCol, ts []types.T, rowIDCol int, batches []*vec.Batch, rows []snapshot.InlinedRow) ([]*vec.Batch, []snapshot.InlinedRow, error) {
 	src := &batchesOp{bs: batches, ts: ts}
-	in, done, err := s.sortedInput(ctx, t, parquetColumns(out), src) // sorted.go
+	in, done, err := s.SortedInput(ctx, t, datafile.ParquetColumns(out), src) // sql/tablelayout
 	if err != nil {
 		return nil, nil, err
 	}
@@ -252,8 +270,8 @@ func (s *Session) sortFlushed(ctx context.Context, t *catalog.Table, out []exec.
 // begins at its rows' earliest snapshot, embeds their snapshots up to the
 // latest (partial_max) and their row ids from the smallest; rows already
 // deleted go into a delete file with the snapshots that deleted them.
-func (s *Session) flushedFile(ctx context.Context, dir string, out []exec.ScanCol, rows []snapshot.InlinedRow, tw *tableWrite, f writtenPart) (snapshot.FlushedFile, *exec.WrittenFile, error) {
-	src := f.src
+func (s *Runner) flushedFile(ctx context.Context, dir string, out []exec.ScanCol, rows []snapshot.InlinedRow, tw *TableWrite, f WrittenPart) (snapshot.FlushedFile, *exec.WrittenFile, error) {
+	src := f.Src
 	if src == nil { // unpartitioned: every row, in order
 		src = make([]int64, len(rows))
 		for i := range src {
@@ -272,14 +290,14 @@ func (s *Session) flushedFile(ctx context.Context, dir string, out []exec.ScanCo
 	}
 	w := f.WrittenFile
 	nf := snapshot.NewDataFile{RelPath: w.Name, RecordCount: w.Info.Rows, FileSize: w.Info.Size, FooterSize: w.Info.FooterSize, RowGroupCount: w.Info.RowGroups, Stats: dataStats(out, w), EmbeddedRowIDs: true, EncryptionKey: w.KeyText()}
-	if tw.specID != nil {
-		nf.Partition = &snapshot.FilePartition{SpecID: *tw.specID, Values: f.values}
+	if tw.SpecID != nil {
+		nf.Partition = &snapshot.FilePartition{SpecID: *tw.SpecID, Values: f.Values}
 	}
 	ff := snapshot.FlushedFile{File: snapshot.NewFile{NewDataFile: nf, BeginSnapshot: minS, PartialMax: maxS, RowIDStart: &minRow}}
 	if len(dels) == 0 {
 		return ff, nil, nil
 	}
-	d, dw, err := s.writeDeletesAt(ctx, dir, w.Path, dels)
+	d, dw, err := s.WriteDeletesAt(ctx, dir, w.Path, dels)
 	if err != nil {
 		return ff, nil, err
 	}
@@ -292,21 +310,21 @@ func (s *Session) flushedFile(ctx context.Context, dir string, out []exec.ScanCo
 // and lakepg can compute them from these columns, else into one file. An
 // unpartitioned file is valid under any spec; it is only not pruned by
 // partition values.
-func (s *Session) writeFlushed(ctx context.Context, t *catalog.Table, dir string, cols []exec.ScanCol, pcols []parquetio.Column, op exec.Operator) (*tableWrite, error) {
-	opt, err := s.writerOptions(ctx, t.SchemaID, t.ID)
+func (s *Runner) writeFlushed(ctx context.Context, t *catalog.Table, dir string, cols []exec.ScanCol, pcols []parquetio.Column, op exec.Operator) (*TableWrite, error) {
+	opt, err := s.WriterOptions(ctx, t.SchemaID, t.ID)
 	if err != nil {
 		return nil, err
 	}
 	if keys, ok := flushKeys(t, cols); ok {
-		return s.writePartitioned(ctx, dir, t.Partition.ID, keys, pcols, op, nil, true, opt)
+		return s.WritePartitioned(ctx, dir, t.Partition.ID, keys, pcols, op, nil, true, opt)
 	}
-	w, err := exec.WriteParquet(ctx, s.writeStore(), dir, pcols, op, nil, opt)
+	w, err := exec.WriteParquet(ctx, s.WriteStore(), dir, pcols, op, nil, opt)
 	if err != nil {
 		return nil, err
 	}
-	tw := &tableWrite{rows: w.Info.Rows}
+	tw := &TableWrite{Rows: w.Info.Rows}
 	if w.Info.Rows > 0 {
-		tw.files = []writtenPart{{WrittenFile: w}}
+		tw.Files = []WrittenPart{{WrittenFile: w}}
 	}
 	return tw, nil
 }
@@ -360,12 +378,12 @@ func (o *batchesOp) Next(context.Context) (*vec.Batch, error) {
 // foldInlinedDeletes writes, for each live data file with inlined file
 // deletes, one delete file holding them and the positions of the file's
 // current delete file, each with the snapshot that deleted it.
-func (s *Session) foldInlinedDeletes(ctx context.Context, head catalog.Snapshot, sel tableSel, dir string) ([]snapshot.FoldedDeletes, []*exec.WrittenFile, error) {
-	inl, err := snapshot.InlinedFileDeletes(ctx, s.eng.DB, sel.t.ID, head.ID)
+func (s *Runner) foldInlinedDeletes(ctx context.Context, head catalog.Snapshot, sel tableSel, dir string) ([]snapshot.FoldedDeletes, []*exec.WrittenFile, error) {
+	inl, err := snapshot.InlinedFileDeletes(ctx, s.DB, sel.t.ID, head.ID)
 	if err != nil || len(inl) == 0 {
 		return nil, nil, err
 	}
-	files, err := s.eng.DB.Files(ctx, sel.sch, sel.t, head)
+	files, err := s.DB.Files(ctx, sel.sch, sel.t, head)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -384,7 +402,7 @@ func (s *Session) foldInlinedDeletes(ctx context.Context, head catalog.Snapshot,
 			}
 			all = append(all, old...)
 		}
-		d, w, err := s.writeDeletesAt(ctx, dir, f.Path, all)
+		d, w, err := s.WriteDeletesAt(ctx, dir, f.Path, all)
 		if err != nil {
 			return nil, written, err
 		}
@@ -399,9 +417,9 @@ func (s *Session) foldInlinedDeletes(ctx context.Context, head catalog.Snapshot,
 	return out, written, nil
 }
 
-// writeDeletesAt writes a delete file of dataPath with the snapshot column:
+// WriteDeletesAt writes a delete file of dataPath with the snapshot column:
 // each position once, with the earliest snapshot that deleted it.
-func (s *Session) writeDeletesAt(ctx context.Context, dir, dataPath string, dels []snapshot.DeletedPos) (snapshot.NewDeleteFileAt, *exec.WrittenFile, error) {
+func (s *Runner) WriteDeletesAt(ctx context.Context, dir, dataPath string, dels []snapshot.DeletedPos) (snapshot.NewDeleteFileAt, *exec.WrittenFile, error) {
 	sort.Slice(dels, func(i, j int) bool {
 		if dels[i].Pos != dels[j].Pos {
 			return dels[i].Pos < dels[j].Pos
@@ -431,11 +449,11 @@ func (s *Session) writeDeletesAt(ctx context.Context, dir, dataPath string, dels
 	}
 	name := exec.NewFileName("-delete")
 	path := dir + name
-	wr, err := s.writeStore().Create(ctx, path)
+	wr, err := s.WriteStore().Create(ctx, path)
 	if err != nil {
 		return snapshot.NewDeleteFileAt{}, nil, exec.WriteError(err, path)
 	}
-	pw, err := parquetio.NewWriter(wr, cols, parquetio.WriterOptions{Encrypt: s.eng.DB.Encrypted()})
+	pw, err := parquetio.NewWriter(wr, cols, parquetio.WriterOptions{Encrypt: s.DB.Encrypted()})
 	if err != nil {
 		wr.Abort()
 		return snapshot.NewDeleteFileAt{}, nil, err
@@ -467,8 +485,8 @@ func (s *Session) writeDeletesAt(ctx context.Context, dir, dataPath string, dels
 // ReadDeletesAt reads every position of a delete file with the snapshot
 // that deleted it: its snapshot column, or the delete file's begin
 // snapshot when it has none.
-func (s *Session) ReadDeletesAt(ctx context.Context, path string, begin int64, key string) ([]snapshot.DeletedPos, error) {
-	f, err := s.eng.Store.Open(ctx, path)
+func (s *Runner) ReadDeletesAt(ctx context.Context, path string, begin int64, key string) ([]snapshot.DeletedPos, error) {
+	f, err := s.Store.Open(ctx, path)
 	if err != nil {
 		return nil, exec.ReadError(err, path)
 	}

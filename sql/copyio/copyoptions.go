@@ -1,4 +1,4 @@
-package sql
+package copyio
 
 import (
 	"strconv"
@@ -11,11 +11,11 @@ import (
 	"github.com/lakepg/lakepg/pgerr"
 )
 
-// copyOptions are COPY's options as written, both the WITH (...) list and
+// CopyOptions are COPY's options as written, both the WITH (...) list and
 // the legacy keywords (CSV HEADER, BINARY, DELIMITER 'x'), which the
 // grammar turns into the same list. Checks and defaults follow
 // PostgreSQL's ProcessCopyOptions, with its messages and SQLSTATEs.
-type copyOptions struct {
+type CopyOptions struct {
 	isFrom bool
 	format CopyFormat
 
@@ -29,8 +29,8 @@ type copyOptions struct {
 	forceQuoteLoc, forceNotNullLoc, forceNullLoc int32
 }
 
-func parseCopyOptions(opts []*pg.Node, isFrom bool) (*copyOptions, error) {
-	o := &copyOptions{isFrom: isFrom}
+func ParseCopyOptions(opts []*pg.Node, isFrom bool) (*CopyOptions, error) {
+	o := &CopyOptions{isFrom: isFrom}
 	for _, n := range opts {
 		d := n.GetDefElem()
 		if d == nil {
@@ -212,7 +212,7 @@ func defNameList(d *pg.DefElem) ([]string, error) {
 }
 
 // Check applies ProcessCopyOptions' rules and defaults.
-func (o *copyOptions) Check() error {
+func (o *CopyOptions) Check() error {
 	csv, bin := o.format == CopyCSV, o.format == CopyBinary
 	syntax := func(msg string) error { return pgerr.New(pgerr.SyntaxError, "%s", msg) }
 	unsupported := func(msg string) error { return pgerr.New(pgerr.FeatureNotSupported, "%s", msg) }
@@ -305,8 +305,8 @@ func (o *copyOptions) Check() error {
 	return nil
 }
 
-// spec builds the wire description of a COPY of cols.
-func (o *copyOptions) spec(in bool, relation string, cols []Column) (*CopySpec, error) {
+// Spec builds the wire description of a COPY of cols.
+func (o *CopyOptions) Spec(in bool, relation string, cols []planner.Column) (*CopySpec, error) {
 	s := &CopySpec{In: in, Format: o.format, Header: o.header, HeaderMatch: o.headerMatch, Relation: relation, Columns: cols}
 	if o.format != CopyBinary {
 		s.Delimiter, s.Null = (*o.delimiter)[0], *o.null
@@ -333,7 +333,7 @@ func (o *copyOptions) spec(in bool, relation string, cols []Column) (*CopySpec, 
 }
 
 // forceFlags marks the named columns, which must be among those copied.
-func forceFlags(names []string, cols []Column, option string, loc int32) ([]bool, error) {
+func forceFlags(names []string, cols []planner.Column, option string, loc int32) ([]bool, error) {
 	if len(names) == 0 {
 		return nil, nil
 	}
