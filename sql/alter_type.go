@@ -110,7 +110,7 @@ func needsRewrite(col *catalog.Column, nt types.T) bool {
 	}
 	if dl == col.Type {
 		// text types are all DuckLake varchar: only lengthening a varchar
-		// limit or lifting it changes no value (planner/charn.go)
+		// limit or lifting it changes no value (planner/laketypes/charn.go)
 		from, err := planner.DeclaredType(col)
 		return err == nil && from.ID == types.Text && !planner.TextModifierInPlace(from, nt)
 	}

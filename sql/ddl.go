@@ -574,7 +574,7 @@ func (s *Session) alterTable(ctx context.Context, c *snapshot.Commit, meta *cata
 				return "", err
 			}
 			if dl == col.Type {
-				if err := planner.AlterTextModifier(c, t, col, nt); err != nil { // planner/charn.go
+				if err := planner.AlterTextModifier(c, t, col, nt); err != nil { // planner/laketypes/charn.go
 					return "", err
 				}
 				continue
@@ -597,7 +597,7 @@ func (s *Session) alterTable(ctx context.Context, c *snapshot.Commit, meta *cata
 				c.SetColumnDefault(*t, col.ID, nil)
 				continue
 			}
-			ct, _ := planner.DeclaredType(col) // planner/charn.go
+			ct, _ := planner.DeclaredType(col) // planner/laketypes/charn.go
 			text, expr, err := s.defaultText(cmd.Def, ct)
 			if err != nil {
 				return "", err

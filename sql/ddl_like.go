@@ -50,7 +50,7 @@ func (s *Session) likeColumns(meta *catalog.Metadata, lc *pg.TableLikeClause) ([
 	}
 	for i := range r.Table.Columns {
 		c := &r.Table.Columns[i]
-		t, err := planner.DeclaredType(c) // planner/charn.go
+		t, err := planner.DeclaredType(c) // planner/laketypes/charn.go
 		if err != nil {
 			return nil, err
 		}

@@ -552,7 +552,7 @@ func (s *Session) modify(ctx context.Context, rv *pg.RangeVar, from []*pg.Node, 
 		}
 		return ret.result(tag)
 	}
-	// constants fail while planning, as in a query (planner/foldcheck.go)
+	// constants fail while planning, as in a query (planner/optree/foldcheck.go)
 	if err := planner.FoldErrors(env, op); err != nil {
 		return nil, err
 	}

@@ -66,7 +66,7 @@ func TestExplainEstimates(t *testing.T) {
 	}
 	must(t, s, `RESET lakepg.disabled_rules`)
 
-	// distinct values from the files' sketches (planner/ndv.go): text keys get
+	// distinct values from the files' sketches (planner/estimate/ndv.go): text keys get
 	// one, a sparse integer key its own rather than its range's
 	must(t, s, `CREATE TABLE c AS SELECT n * 10 AS k, 'k' || (n % 300) AS t FROM generate_series(1, 1000) g(n)`)
 	sketchCases := []struct {
@@ -101,7 +101,7 @@ func TestExplainEstimates(t *testing.T) {
 }
 
 // TestSmallTextFilterCounted: a small table filtered on text is counted
-// while planning (planner/estimate_exact.go), so the fact table joins the
+// while planning (planner/estimate/estimate_exact.go), so the fact table joins the
 // dimension an equality keeps one row of first, not the one a range
 // keeps 5 % of (the text equality's guess, 0.1, ranked it second).
 func TestSmallTextFilterCounted(t *testing.T) {

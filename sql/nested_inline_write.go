@@ -13,7 +13,7 @@ import (
 // An inlined list or struct value is kept as DuckDB keeps it in SQLite
 // and PostgreSQL catalogs: its VARCHAR text, [1, 2, NULL] or
 // {'a': 1, 'b': 'x'}, which DuckDB casts back to the column's type and
-// planner/nested_inlined.go parses. Values whose text DuckDB's cast does not read
+// planner/laketypes/nested_inlined.go parses. Values whose text DuckDB's cast does not read
 // back (json, timetz, dates before the common era) keep the row out of the
 // catalog: it goes to a Parquet file.
 

@@ -11,7 +11,7 @@ import (
 // Array and record columns are stored as DuckLake lists and structs, as
 // DuckDB stores its own: a column row of type list with one child named
 // element, or of type struct with one child per field, each child typed
-// the same way (planner/nested.go reads them back as arrays and records). Ids are
+// the same way (planner/laketypes/nested.go reads them back as arrays and records). Ids are
 // handed out depth-first.
 
 // tableColumnDef is the catalog definition of a new column of type t.

@@ -92,7 +92,7 @@ func (s *Session) bindReturning(b *planner.Binder, sc *planner.Scope, list []*pg
 		r.cols = append(r.cols, col)
 	}
 	if b.Qc == nil || !b.Qc.(*planner.QueryCtx).DescribeOnly {
-		// constants fail while planning, as in a query (planner/foldcheck.go)
+		// constants fail while planning, as in a query (planner/optree/foldcheck.go)
 		for _, e := range r.exprs {
 			if err := exec.FoldError(b.Env, e); err != nil {
 				return nil, err

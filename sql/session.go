@@ -263,7 +263,7 @@ func (s *Session) PrepareSimple(ctx context.Context, query string) (stmts []*Stm
 
 func (s *Session) prepare(ctx context.Context, query string, paramOIDs []uint32, simple bool) (stmts []*Stmt, err error) {
 	defer recoverPanic(s.eng.Log, &err)
-	tree, perr := planner.ParseStatements(query) // planner/fastparse.go
+	tree, perr := planner.ParseStatements(query) // planner/parse/fastparse.go
 	if perr != nil {
 		// DuckDB's SET/RESET PARTITIONED BY (sql/tablelayout/partition_ddl.go)
 		if q, ok := tablelayout.RewritePartitionDDL(query); ok {

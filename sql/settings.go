@@ -114,7 +114,7 @@ func (s *Session) assign(name, val string) error {
 	}
 	switch name {
 	case "timezone":
-		loc, err := planner.TimeZoneLocation(val) // planner/timezone.go
+		loc, err := planner.TimeZoneLocation(val) // planner/bind/timezone.go
 		if err != nil {
 			return err
 		}

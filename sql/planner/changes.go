@@ -83,7 +83,7 @@ func (s *Session) tableChanges(ctx context.Context, b *Binder, fc *pg.FuncCall, 
 	if err != nil {
 		return nil, err
 	}
-	if err := s.Host.CheckRelation(ctx, sch, t.ID, RelationWord(t, nil), t.Name, "r"); err != nil { // sql/privileges.go
+	if err := s.Host.CheckRelation(ctx, sch, t.ID, RelationWord(t, nil), t.Name, "r"); err != nil { // sql/privileges/privileges.go
 		return nil, err
 	}
 	cols, err := ScanColumns(t)

@@ -59,7 +59,7 @@ func (qc *QueryCtx) planFromItem(item *pg.Node) (*Source, error) {
 		if r, ok, err := qc.viewFor(rv); err != nil {
 			return nil, err
 		} else if ok {
-			if err := qc.checkSelect(r.Schema, r.View.ID, "view", r.View.Name); err != nil { // sql/privileges_check.go
+			if err := qc.checkSelect(r.Schema, r.View.ID, "view", r.View.Name); err != nil { // sql/privileges/privileges_check.go
 				return nil, err
 			}
 			return qc.viewSource(r, alias, colAliases, rv.Location) // sql/views.go
@@ -69,7 +69,7 @@ func (qc *QueryCtx) planFromItem(item *pg.Node) (*Source, error) {
 			return nil, err
 		}
 		if t := src.Ref.Table; !qc.DescribeOnly {
-			if err := qc.checkSelect(src.Ref.Schema, t.ID, RelationWord(t, nil), t.Name); err != nil { // sql/privileges_check.go
+			if err := qc.checkSelect(src.Ref.Schema, t.ID, RelationWord(t, nil), t.Name); err != nil { // sql/privileges/privileges_check.go
 				return nil, err
 			}
 		}

@@ -50,7 +50,7 @@ func (qc *QueryCtx) viewSource(r Relation, alias string, colAliases []string, lo
 	ctes := qc.Ctes
 	qc.Ctes = nil
 	qc.viewDepth++
-	leave := qc.s.Host.EnterView(qc.ctx, r.View.ID) // its tables are read with its owner's privileges (sql/privileges_check.go)
+	leave := qc.s.Host.EnterView(qc.ctx, r.View.ID) // its tables are read with its owner's privileges (sql/privileges/privileges_check.go)
 	q, err := qc.PlanSelect(sel)
 	leave()
 	qc.viewDepth--

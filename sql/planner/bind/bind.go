@@ -1242,7 +1242,7 @@ func (b *Binder) bindSQLValueFunc(f *pg.SQLValueFunction) (exec.Expr, error) {
 		_, off := now.In(b.Env.Loc).Zone()
 		return ConstOf(types.TimestampT, func(v *vec.Vector) { v.AppendInt(now.UnixMicro() + int64(off)*1e6) }), nil
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_USER, pg.SQLValueFunctionOp_SVFOP_SESSION_USER, pg.SQLValueFunctionOp_SVFOP_USER, pg.SQLValueFunctionOp_SVFOP_CURRENT_ROLE:
-		u := b.Sess.SessionHost().CurrentRole() // SET ROLE (sql/privileges.go)
+		u := b.Sess.SessionHost().CurrentRole() // SET ROLE (sql/privileges/privileges.go)
 		if f.Op == pg.SQLValueFunctionOp_SVFOP_SESSION_USER {
 			u = b.Sess.SessionUser()
 		}

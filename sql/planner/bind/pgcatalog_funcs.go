@@ -157,7 +157,7 @@ func (b *Binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 		return ConstOf(t, fill), true, nil
 	}
 	null := func(t types.T) (exec.Expr, bool, error) { return exec.NullConst(t), true, nil }
-	if e, ok, err := b.Sess.SessionHost().SequenceFunction(b, name, args, loc); ok || err != nil { // sql/sequence.go
+	if e, ok, err := b.Sess.SessionHost().SequenceFunction(b, name, args, loc); ok || err != nil { // sql/sequences/sequence.go
 		return e, true, err
 	}
 	rowFn := func(t types.T, strict bool, fn func(out *vec.Vector, args []*vec.Vector, i int) error) (exec.Expr, bool, error) {
@@ -324,7 +324,7 @@ func (b *Binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 		e, err := b.Sess.SessionHost().PgHasRole(b, args, loc) // sql/role_members.go
 		return e, true, err
 	case "has_table_privilege", "has_schema_privilege":
-		e, err := b.Sess.SessionHost().HasPrivilege(b, name, args, loc) // sql/privileges_catalog.go
+		e, err := b.Sess.SessionHost().HasPrivilege(b, name, args, loc) // sql/privileges/privileges_catalog.go
 		return e, true, err
 	case "has_database_privilege", "has_column_privilege",
 		"has_any_column_privilege", "has_function_privilege", "has_sequence_privilege",
@@ -724,7 +724,7 @@ func (b *Binder) systemFunction(name string, args []exec.Expr, loc int32) (exec.
 			if !ok {
 				v, ok = pgcatalog.SettingValue(n)
 			}
-			if r, isRole := sess.SessionHost().RoleSetting(n); isRole { // sql/privileges_stmt.go
+			if r, isRole := sess.SessionHost().RoleSetting(n); isRole { // sql/privileges/privileges_stmt.go
 				v, ok = r, true
 			}
 			switch {
