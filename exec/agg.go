@@ -2,7 +2,6 @@ package exec
 
 import (
 	"context"
-	"encoding/binary"
 	"sync"
 
 	"github.com/lakepg/lakepg/exec/vec"
@@ -808,28 +807,5 @@ func (h *HashAgg) emit(s *aggSet, lo, hi int) error {
 	return nil
 }
 
-// appendKey encodes row i of v so that equal values (and NULL) give equal
-// bytes. SetOp keys its map with it.
-func appendKey(dst []byte, v *vec.Vector, i int) []byte {
-	if v.IsNull(i) {
-		return append(dst, 0)
-	}
-	dst = append(dst, 1)
-	switch v.Type.Storage() {
-	case types.StoreInt:
-		return binary.LittleEndian.AppendUint64(dst, uint64(v.I64[i]))
-	case types.StoreFloat:
-		return binary.LittleEndian.AppendUint64(dst, floatKeyBits(v.F64[i]))
-	case types.StoreBool:
-		if v.B[i] {
-			return append(dst, 1)
-		}
-		return append(dst, 0)
-	}
-	s := v.S[i]
-	if v.Type.DynNumeric() {
-		s = canonDecimal(s)
-	}
-	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(s)))
-	return append(dst, s...)
-}
+// ResetTypes drops the output types the aggregate cached (exec.Replanned).
+func (h *HashAgg) ResetTypes() { h.ts = nil }

@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/big"
 	"math/bits"
-	"strconv"
 	"strings"
 
 	"github.com/lakepg/lakepg/exec/fn"
@@ -415,33 +414,6 @@ func (s *sumIntAgg) finalText(out *vec.Vector, lo, hi int) error {
 		start = ends[k]
 	}
 	return nil
-}
-
-// appendScaled appends v·10^-scale as decimal text.
-func appendScaled(dst []byte, v int64, scale int) []byte {
-	if scale <= 0 {
-		return strconv.AppendInt(dst, v, 10)
-	}
-	u := uint64(v)
-	if v < 0 {
-		u = -u
-		dst = append(dst, '-')
-	}
-	start := len(dst)
-	dst = strconv.AppendUint(dst, u, 10)
-	if digits := len(dst) - start; digits <= scale {
-		pad := scale - digits + 1
-		dst = append(dst, make([]byte, pad)...)
-		copy(dst[start+pad:], dst[start:start+digits])
-		for i := start; i < start+pad; i++ {
-			dst[i] = '0'
-		}
-	}
-	dst = append(dst, 0)
-	p := len(dst) - 1 - scale
-	copy(dst[p+1:], dst[p:len(dst)-1])
-	dst[p] = '.'
-	return dst
 }
 
 // appendDecimalOut appends an exact decimal to a numeric output vector of
@@ -1070,37 +1042,6 @@ func (v *varScratch) variance(n int64, sx, sx2 *big.Int, scale int, sample, stdd
 		q.Sqrt(t)
 	}
 	return q.Add(q, bigFive).Quo(q, bigTen), qs
-}
-
-// isqrt128 is the integer square root of hi·2⁶⁴+lo: a float64 guess, one
-// Newton step in 128-bit arithmetic, then exact correction. big.Int.Sqrt
-// took over half of variance's time (TPC-DS q39: 90 k groups).
-func isqrt128(hi, lo uint64) uint64 {
-	if hi == 0 && lo == 0 {
-		return 0
-	}
-	r := uint64(math.MaxUint64)
-	if f := math.Sqrt(float64(hi)*0x1p64 + float64(lo)); f < 0x1p64 {
-		r = max(uint64(f), 1)
-	}
-	if hi < r {
-		// Newton: (r + n/r) / 2, when n/r fits a word
-		q, _ := bits.Div64(hi, lo, r)
-		s, c := bits.Add64(r, q, 0)
-		r = s>>1 | c<<63
-	}
-	// r*r <= n < (r+1)*(r+1)
-	above := func(r uint64) bool { // r*r > n
-		h, l := bits.Mul64(r, r)
-		return h > hi || (h == hi && l > lo)
-	}
-	for above(r) {
-		r--
-	}
-	for r < math.MaxUint64 && !above(r+1) {
-		r++
-	}
-	return r
 }
 
 // min and max

@@ -7,7 +7,6 @@ import (
 
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
-	"github.com/lakepg/lakepg/types"
 )
 
 // Hash aggregation (and DISTINCT, which is a HashAgg without aggregates)
@@ -77,14 +76,6 @@ const probeJudgeRows = 1 << 16
 type aggPartTask struct {
 	seed  *aggRun
 	files []*spillPart
-}
-
-// spillPart buffers one partition's rows and writes them a block at a time.
-type spillPart struct {
-	file *spillFile
-	buf  *colBuf
-	blk  []byte
-	rows int64
 }
 
 func (h *HashAgg) canSpill() bool {
@@ -192,7 +183,7 @@ func (sp *aggSpill) write(ctx context.Context, p int, b *vec.Batch, rows []int32
 	}
 	pt := sp.parts[p]
 	if pt == nil {
-		f, err := newSpillFile(GlobalSpill, sp.qs, "agg")
+		f, err := newSpillFile(GlobalSpill, sp.qs.Spill(), "agg")
 		if err != nil {
 			return err
 		}
@@ -208,15 +199,6 @@ func (sp *aggSpill) write(ctx context.Context, p int, b *vec.Batch, rows []int32
 		return pt.flush()
 	}
 	return nil
-}
-
-func (pt *spillPart) flush() error {
-	if pt.buf.N == 0 {
-		return nil
-	}
-	pt.blk = appendBlock(pt.blk[:0], pt.buf.Vecs, 0, pt.buf.N)
-	pt.buf.reset()
-	return pt.file.writeBlock(pt.blk)
 }
 
 // has reports whether row i of b (hash h) belongs to a group of the set.
@@ -327,46 +309,6 @@ func (sp *aggSpill) close() {
 		for _, pt := range t.files {
 			pt.file.Close()
 		}
-	}
-}
-
-// spillScan reads a spill file's blocks back as batches, then those of
-// rest in turn.
-type spillScan struct {
-	rd   *spillReader
-	dec  *blockDecoder
-	rest []*spillFile
-}
-
-func (s *spillScan) Types() []types.T { return s.dec.types }
-func (s *spillScan) Close() error     { return nil }
-func (s *spillScan) Next(ctx context.Context) (*vec.Batch, error) {
-	if err := errCanceled(ctx); err != nil {
-		return nil, err
-	}
-	for {
-		if s.rd == nil {
-			if len(s.rest) == 0 {
-				return nil, nil
-			}
-			rd, err := s.rest[0].reader()
-			if err != nil {
-				return nil, err
-			}
-			s.rd, s.rest = rd, s.rest[1:]
-		}
-		blk, err := s.rd.next()
-		if err != nil {
-			return nil, err
-		}
-		if blk == nil {
-			s.rd = nil
-			continue
-		}
-		if _, err := s.dec.decode(blk); err != nil {
-			return nil, err
-		}
-		return &s.dec.b, nil
 	}
 }
 

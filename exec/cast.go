@@ -345,20 +345,6 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
-func trimDecimal(d *big.Int, s int) (*big.Int, int) {
-	ten := big.NewInt(10)
-	m := new(big.Int)
-	for s > 0 {
-		q, r := new(big.Int).QuoRem(d, ten, m)
-		if r.Sign() != 0 {
-			break
-		}
-		d = q
-		s--
-	}
-	return d, s
-}
-
 func cannotCast(from, to types.T) error {
 	return pgerr.New(pgerr.CannotCoerce, "cannot cast type %s to %s", from, to)
 }

@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"math"
+	"math/big"
 	"strings"
 
 	"github.com/lakepg/lakepg/exec/vec"
@@ -459,4 +460,26 @@ func errCanceled(ctx context.Context) error {
 		return pgerr.New(pgerr.QueryCanceled, "canceling statement due to user request")
 	}
 	return nil
+}
+
+// set overwrites row g of column c with row i of src.
+func (c *colBuf) set(col, g int, src *vec.Vector, i int) {
+	if src.IsNull(i) {
+		c.nulls(col)
+	}
+	setRow(c.Vecs[col], g, src, i)
+}
+
+func trimDecimal(d *big.Int, s int) (*big.Int, int) {
+	ten := big.NewInt(10)
+	m := new(big.Int)
+	for s > 0 {
+		q, r := new(big.Int).QuoRem(d, ten, m)
+		if r.Sign() != 0 {
+			break
+		}
+		d = q
+		s--
+	}
+	return d, s
 }

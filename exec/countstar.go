@@ -12,41 +12,6 @@ import (
 // no file is read as of an older snapshot than it was written for (a
 // partial file, or a delete file with later deletes in it).
 
-// ExactRows is the number of rows the scan would produce without reading
-// a file, and whether it is known exactly.
-func (t *TableScan) ExactRows() (int64, bool) {
-	if t.Keep != nil || t.WithPos {
-		return 0, false
-	}
-	var n int64
-	for _, f := range t.Files {
-		if !f.CountKnown || f.MaxSnapshot > 0 {
-			return 0, false
-		}
-		n += f.RecordCount - f.DeleteCount - int64(len(f.Deleted))
-	}
-	for _, b := range t.Inlined {
-		n += int64(b.N)
-	}
-	return n, true
-}
-
-// ExactRowsOf looks through the operators that keep every row of a scan.
-func ExactRowsOf(op Operator) (int64, bool) {
-	switch o := op.(type) {
-	case *TableScan:
-		return o.ExactRows()
-	case *Project:
-		return ExactRowsOf(o.Input)
-	case *Parallel:
-		if o.Build != nil || o.Scan == nil {
-			return 0, false // the workers' pipelines may filter, or read a union
-		}
-		return o.Scan.ExactRows()
-	}
-	return 0, false
-}
-
 // CountOnly reports whether the aggregate is count(*)s of one group.
 func (h *HashAgg) CountOnly() bool {
 	if h.NGroup != 0 || h.GroupingSets != nil || len(h.Aggs) == 0 {

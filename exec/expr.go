@@ -778,3 +778,30 @@ func outVec(slot **vec.Vector, t types.T, n int) *vec.Vector {
 	}
 	return v
 }
+
+// appendScaled appends v·10^-scale as decimal text.
+func appendScaled(dst []byte, v int64, scale int) []byte {
+	if scale <= 0 {
+		return strconv.AppendInt(dst, v, 10)
+	}
+	u := uint64(v)
+	if v < 0 {
+		u = -u
+		dst = append(dst, '-')
+	}
+	start := len(dst)
+	dst = strconv.AppendUint(dst, u, 10)
+	if digits := len(dst) - start; digits <= scale {
+		pad := scale - digits + 1
+		dst = append(dst, make([]byte, pad)...)
+		copy(dst[start+pad:], dst[start:start+digits])
+		for i := start; i < start+pad; i++ {
+			dst[i] = '0'
+		}
+	}
+	dst = append(dst, 0)
+	p := len(dst) - 1 - scale
+	copy(dst[p+1:], dst[p:len(dst)-1])
+	dst[p] = '.'
+	return dst
+}

@@ -101,7 +101,7 @@ func (jp *joinParts) add(b *vec.Batch, keys []*vec.Vector, level int, one bool) 
 func (jp *joinParts) write(p int, b *vec.Batch, rows []int32) error {
 	pt := jp.parts[p]
 	if pt == nil {
-		f, err := newSpillFile(GlobalSpill, jp.qs, jp.kind)
+		f, err := newSpillFile(GlobalSpill, jp.qs.Spill(), jp.kind)
 		if err != nil {
 			return err
 		}

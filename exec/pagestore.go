@@ -37,7 +37,7 @@ type pageSlot struct {
 	dec  *blockDecoder
 }
 
-func newPageStore(ts []types.T, qs *QueryStats, kind string, slots int) (*pageStore, error) {
+func newPageStore(ts []types.T, qs *SpillStats, kind string, slots int) (*pageStore, error) {
 	f, err := newSpillFile(GlobalSpill, qs, kind)
 	if err != nil {
 		return nil, err

@@ -290,14 +290,6 @@ func (s *Sort) topN(ctx context.Context) error {
 	return nil
 }
 
-// set overwrites row g of column c with row i of src.
-func (c *colBuf) set(col, g int, src *vec.Vector, i int) {
-	if src.IsNull(i) {
-		c.nulls(col)
-	}
-	setRow(c.Vecs[col], g, src, i)
-}
-
 // keyEncoder builds normalised sort keys. For each key column it writes a
 // NULL marker byte when the column has NULLs (NULLS LAST: 0 valid, 1 NULL;
 // NULLS FIRST the reverse), then, for non-NULL values, bytes that compare
@@ -505,13 +497,6 @@ func (e *keyEncoder) encode(cols []*vec.Vector, n int) {
 		}
 	}
 	e.cur = cur
-}
-
-func resizeInts(s []int, n int) []int {
-	if cap(s) < n {
-		return make([]int, n, n+n/4)
-	}
-	return s[:n]
 }
 
 // floatSortBits maps a float to bits whose unsigned order is PostgreSQL's
@@ -761,4 +746,15 @@ func CompareKeys(b *vec.Batch, keys []SortKey, i, j int) int {
 		}
 	}
 	return 0
+}
+
+// inOrder reports whether the n encoded keys are already in ascending
+// order.
+func (e *keyEncoder) inOrder(n int) bool {
+	for i := 1; i < n; i++ {
+		if bytes.Compare(e.key(i-1), e.key(i)) > 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -95,7 +95,7 @@ func (s *Sort) spillRun(ctx context.Context) error {
 	errs := make([]error, k)
 	var wg sync.WaitGroup
 	for j := 0; j < k; j++ {
-		f, err := newSpillFile(GlobalSpill, queryStatsOf(ctx), "sort")
+		f, err := newSpillFile(GlobalSpill, queryStatsOf(ctx).Spill(), "sort")
 		if err != nil {
 			wg.Wait()
 			return err
@@ -281,7 +281,7 @@ func (s *Sort) mergePass(ctx context.Context, k int, perRun int64) error {
 // mergeRuns merges runs into a new run (with each row's key, as spillRun
 // writes them) and removes their files.
 func (s *Sort) mergeRuns(ctx context.Context, runs []*sortRun) (*sortRun, error) {
-	f, err := newSpillFile(GlobalSpill, queryStatsOf(ctx), "sort")
+	f, err := newSpillFile(GlobalSpill, queryStatsOf(ctx).Spill(), "sort")
 	if err != nil {
 		return nil, err
 	}

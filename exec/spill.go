@@ -2,6 +2,7 @@ package exec
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -138,12 +139,16 @@ type spillFile struct {
 	size    int64 // bytes written (flushed or not)
 	blocks  int64 // blocks written
 	charged int64 // bytes reserved from space
-	qs      *QueryStats
+	qs      *SpillStats
 }
 
 const spillChunk = 1 << 20
 
-func newSpillFile(space *SpillSpace, qs *QueryStats, kind string) (*spillFile, error) {
+// SpillStats counts a statement's spill files and the bytes written to them
+// (its part of exec.QueryStats).
+type SpillStats struct{ Files, Bytes atomic.Int64 }
+
+func newSpillFile(space *SpillSpace, qs *SpillStats, kind string) (*spillFile, error) {
 	dir, err := space.Dir()
 	if err != nil {
 		return nil, err
@@ -154,7 +159,7 @@ func newSpillFile(space *SpillSpace, qs *QueryStats, kind string) (*spillFile, e
 		return nil, errTempSpace(fmt.Sprintf("cannot create temp file: %v", err))
 	}
 	if qs != nil {
-		qs.spillFiles.Add(1)
+		qs.Files.Add(1)
 	}
 	return &spillFile{space: space, f: f, qs: qs}, nil
 }
@@ -184,7 +189,7 @@ func (sf *spillFile) writeBlock(b []byte) error {
 	sf.size += n
 	sf.blocks++
 	if sf.qs != nil {
-		sf.qs.spillBytes.Add(n)
+		sf.qs.Bytes.Add(n)
 	}
 	return nil
 }
@@ -464,6 +469,72 @@ func decodeByteStrings(blk []byte, n int, arena []byte, offs []int) ([]byte, []i
 func resizeSlice[T any](s []T, n int) []T {
 	if cap(s) < n {
 		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// spillPart buffers one partition's rows and writes them a block at a time.
+type spillPart struct {
+	file *spillFile
+	buf  *colBuf
+	blk  []byte
+	rows int64
+}
+
+func (pt *spillPart) flush() error {
+	if pt.buf.N == 0 {
+		return nil
+	}
+	pt.blk = appendBlock(pt.blk[:0], pt.buf.Vecs, 0, pt.buf.N)
+	pt.buf.reset()
+	return pt.file.writeBlock(pt.blk)
+}
+
+// spillScan reads a spill file's blocks back as batches, then those of
+// rest in turn.
+type spillScan struct {
+	rd   *spillReader
+	dec  *blockDecoder
+	rest []*spillFile
+}
+
+func (s *spillScan) Types() []types.T { return s.dec.types }
+
+func (s *spillScan) Close() error { return nil }
+
+func (s *spillScan) Next(ctx context.Context) (*vec.Batch, error) {
+	if err := errCanceled(ctx); err != nil {
+		return nil, err
+	}
+	for {
+		if s.rd == nil {
+			if len(s.rest) == 0 {
+				return nil, nil
+			}
+			rd, err := s.rest[0].reader()
+			if err != nil {
+				return nil, err
+			}
+			s.rd, s.rest = rd, s.rest[1:]
+		}
+		blk, err := s.rd.next()
+		if err != nil {
+			return nil, err
+		}
+		if blk == nil {
+			s.rd = nil
+			continue
+		}
+		if _, err := s.dec.decode(blk); err != nil {
+			return nil, err
+		}
+		return &s.dec.b, nil
+	}
+}
+
+func resizeInts(s []int, n int) []int {
+	if cap(s) < n {
+		return make([]int, n, n+n/4)
 	}
 	return s[:n]
 }

@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"bytes"
 	"context"
 	"math"
 	"sort"
@@ -329,17 +328,6 @@ eval:
 		return err
 	}
 	return w.evalSorted(ctx, buf)
-}
-
-// inOrder reports whether the n encoded keys are already in ascending
-// order.
-func (e *keyEncoder) inOrder(n int) bool {
-	for i := 1; i < n; i++ {
-		if bytes.Compare(e.key(i-1), e.key(i)) > 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // sortKeys are the partition keys, then the order keys.
@@ -1046,3 +1034,6 @@ func (w *Window) shiftTime(v *vec.Vector, i int, iv types.IntervalValue, up bool
 	}
 	return r.I64[0], nil
 }
+
+// ResetTypes drops the output types the window cached (exec.Replanned).
+func (w *Window) ResetTypes() { w.ts = nil }

@@ -175,7 +175,7 @@ var windowExcludeGolden = map[string]string{
 
 func TestWindowExcludeLikePostgres(t *testing.T) {
 	const id, g, x, f = 0, 1, 2, 3
-	agg := func(k AggKind, arg int, in types.T) WindowFunc {
+	aggFunc := func(k AggKind, arg int, in types.T) WindowFunc {
 		return WindowFunc{Kind: WinAgg, Agg: mkAgg(t, k, arg, in)}
 	}
 	withFrame := func(fr Frame, fs ...WindowFunc) []WindowFunc {
@@ -198,20 +198,20 @@ func TestWindowExcludeLikePostgres(t *testing.T) {
 		// M: (partition by g order by x range between unbounded preceding and
 		// unbounded following exclude current row): sum(x), min(x), count(*)
 		{"M", []int{g}, []SortKey{{Col: x}}, withFrame(Frame{Mode: FrameRange, Start: unbP, End: unbF, Exclude: ExcludeCurrentRow},
-			agg(AggSum, x, types.Int32T), agg(AggMin, x, types.Int32T), agg(AggCountStar, 0, types.Int32T))},
+			aggFunc(AggSum, x, types.Int32T), aggFunc(AggMin, x, types.Int32T), aggFunc(AggCountStar, 0, types.Int32T))},
 		// N: (order by x groups between 1 preceding and 1 following exclude
 		// ties): sum(x), count(*), max(f), first_value(x)
 		{"N", nil, []SortKey{{Col: x}}, withFrame(Frame{Mode: FrameGroups, Start: pre(1), End: fol(1), Exclude: ExcludeTies},
-			agg(AggSum, x, types.Int32T), agg(AggCountStar, 0, types.Int32T), agg(AggMax, f, types.Float64T), WindowFunc{Kind: WinFirstValue, Args: []int{x}})},
+			aggFunc(AggSum, x, types.Int32T), aggFunc(AggCountStar, 0, types.Int32T), aggFunc(AggMax, f, types.Float64T), WindowFunc{Kind: WinFirstValue, Args: []int{x}})},
 		// O: (partition by g order by x, id rows between unbounded preceding
 		// and current row exclude current row): sum(x), avg(f), last_value(x),
 		// nth_value(x, 2)
 		{"O", []int{g}, []SortKey{{Col: x}, {Col: id}}, withFrame(Frame{Mode: FrameRows, Start: unbP, End: cur, Exclude: ExcludeCurrentRow},
-			agg(AggSum, x, types.Int32T), agg(AggAvg, f, types.Float64T), WindowFunc{Kind: WinLastValue, Args: []int{x}}, WindowFunc{Kind: WinNthValue, Args: []int{x, two}})},
+			aggFunc(AggSum, x, types.Int32T), aggFunc(AggAvg, f, types.Float64T), WindowFunc{Kind: WinLastValue, Args: []int{x}}, WindowFunc{Kind: WinNthValue, Args: []int{x, two}})},
 		// P: (order by x range between 1 preceding and 1 following exclude
 		// group): sum(x), count(x), min(f), last_value(x)
 		{"P", nil, []SortKey{{Col: x}}, withFrame(Frame{Mode: FrameRange, Start: pre(1), End: fol(1), Exclude: ExcludeGroup},
-			agg(AggSum, x, types.Int32T), agg(AggCount, x, types.Int32T), agg(AggMin, f, types.Float64T), WindowFunc{Kind: WinLastValue, Args: []int{x}})},
+			aggFunc(AggSum, x, types.Int32T), aggFunc(AggCount, x, types.Int32T), aggFunc(AggMin, f, types.Float64T), WindowFunc{Kind: WinLastValue, Args: []int{x}})},
 	}
 	for _, c := range cases {
 		in := windowInput()

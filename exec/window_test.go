@@ -557,7 +557,7 @@ func windowInput() Operator {
 func TestWindowLikePostgres(t *testing.T) {
 	const id, g, x, f, s = 0, 1, 2, 3, 4
 	const minus1, two, three, comma, xGt2, sNotA = 5, 6, 7, 8, 9, 10
-	agg := func(k AggKind, arg int, in types.T) WindowFunc {
+	aggFunc := func(k AggKind, arg int, in types.T) WindowFunc {
 		return WindowFunc{Kind: WinAgg, Agg: mkAgg(t, k, arg, in)}
 	}
 	withFrame := func(fr Frame, fs ...WindowFunc) []WindowFunc {
@@ -586,50 +586,50 @@ func TestWindowLikePostgres(t *testing.T) {
 		{"A", []int{g}, []SortKey{{Col: x}, {Col: id}}, []WindowFunc{
 			{Kind: WinRowNumber}, {Kind: WinNtile, Args: []int{three}}, {Kind: WinLag, Args: []int{x}},
 			{Kind: WinLead, Args: []int{x, two, minus1}}, {Kind: WinFirstValue, Args: []int{x}}, {Kind: WinLastValue, Args: []int{x}},
-			{Kind: WinNthValue, Args: []int{x, two}}, agg(AggSum, x, types.Int32T), agg(AggCountStar, 0, types.Int32T),
-			agg(AggAvg, x, types.Int32T), agg(AggMin, x, types.Int32T), agg(AggMax, s, types.TextT), strAgg}},
+			{Kind: WinNthValue, Args: []int{x, two}}, aggFunc(AggSum, x, types.Int32T), aggFunc(AggCountStar, 0, types.Int32T),
+			aggFunc(AggAvg, x, types.Int32T), aggFunc(AggMin, x, types.Int32T), aggFunc(AggMax, s, types.TextT), strAgg}},
 		// B: (partition by g order by x): rank, dense_rank, percent_rank,
 		// cume_dist, sum(x), count(x), last_value(x)
 		{"B", []int{g}, []SortKey{{Col: x}}, []WindowFunc{
 			{Kind: WinRank}, {Kind: WinDenseRank}, {Kind: WinPercentRank}, {Kind: WinCumeDist},
-			agg(AggSum, x, types.Int32T), agg(AggCount, x, types.Int32T), {Kind: WinLastValue, Args: []int{x}}}},
+			aggFunc(AggSum, x, types.Int32T), aggFunc(AggCount, x, types.Int32T), {Kind: WinLastValue, Args: []int{x}}}},
 		// C: (order by x, id rows between 2 preceding and 1 following): sum(x),
 		// min(x), count(x), string_agg(s, ','), avg(f)
 		{"C", nil, []SortKey{{Col: x}, {Col: id}}, withFrame(rows(pre(2), fol(1)),
-			agg(AggSum, x, types.Int32T), agg(AggMin, x, types.Int32T), agg(AggCount, x, types.Int32T), strAgg, agg(AggAvg, f, types.Float64T))},
+			aggFunc(AggSum, x, types.Int32T), aggFunc(AggMin, x, types.Int32T), aggFunc(AggCount, x, types.Int32T), strAgg, aggFunc(AggAvg, f, types.Float64T))},
 		// D: (partition by g order by x range between 3 preceding and 2
 		// following): sum(x), count(*), first_value(x), max(f)
 		{"D", []int{g}, []SortKey{{Col: x}}, withFrame(rng(pre(3), fol(2)),
-			agg(AggSum, x, types.Int32T), agg(AggCountStar, 0, types.Int32T), WindowFunc{Kind: WinFirstValue, Args: []int{x}}, agg(AggMax, f, types.Float64T))},
+			aggFunc(AggSum, x, types.Int32T), aggFunc(AggCountStar, 0, types.Int32T), WindowFunc{Kind: WinFirstValue, Args: []int{x}}, aggFunc(AggMax, f, types.Float64T))},
 		// E: (partition by g order by x desc nulls last range between 1
 		// preceding and current row): sum(x), max(x), count(*)
 		{"E", []int{g}, []SortKey{{Col: x, Desc: true}}, withFrame(rng(pre(1), cur),
-			agg(AggSum, x, types.Int32T), agg(AggMax, x, types.Int32T), agg(AggCountStar, 0, types.Int32T))},
+			aggFunc(AggSum, x, types.Int32T), aggFunc(AggMax, x, types.Int32T), aggFunc(AggCountStar, 0, types.Int32T))},
 		// F: (partition by g): sum(x), count(*), avg(x), bool_and(x > 2)
-		{"F", []int{g}, nil, []WindowFunc{agg(AggSum, x, types.Int32T), agg(AggCountStar, 0, types.Int32T), agg(AggAvg, x, types.Int32T), agg(AggBoolAnd, xGt2, types.BoolT)}},
+		{"F", []int{g}, nil, []WindowFunc{aggFunc(AggSum, x, types.Int32T), aggFunc(AggCountStar, 0, types.Int32T), aggFunc(AggAvg, x, types.Int32T), aggFunc(AggBoolAnd, xGt2, types.BoolT)}},
 		// G: (order by x groups between 1 preceding and 1 following): sum(x), count(*)
 		{"G", nil, []SortKey{{Col: x}}, withFrame(Frame{Mode: FrameGroups, Start: pre(1), End: fol(1)},
-			agg(AggSum, x, types.Int32T), agg(AggCountStar, 0, types.Int32T))},
+			aggFunc(AggSum, x, types.Int32T), aggFunc(AggCountStar, 0, types.Int32T))},
 		// H: (partition by g order by x, id rows between unbounded preceding and
 		// unbounded following): last_value(x), var_samp(x), stddev_pop(f)
 		{"H", []int{g}, []SortKey{{Col: x}, {Col: id}}, withFrame(rows(unbP, unbF),
-			WindowFunc{Kind: WinLastValue, Args: []int{x}}, agg(AggVarSamp, x, types.Int32T), agg(AggStddevPop, f, types.Float64T))},
+			WindowFunc{Kind: WinLastValue, Args: []int{x}}, aggFunc(AggVarSamp, x, types.Int32T), aggFunc(AggStddevPop, f, types.Float64T))},
 		// I: (order by f range between 0.5 preceding and 0.5 following): sum(f), count(*)
 		{"I", nil, []SortKey{{Col: f}}, withFrame(rng(FrameBound{Kind: BoundPreceding, OffsetF: 0.5}, FrameBound{Kind: BoundFollowing, OffsetF: 0.5}),
-			agg(AggSum, f, types.Float64T), agg(AggCountStar, 0, types.Int32T))},
+			aggFunc(AggSum, f, types.Float64T), aggFunc(AggCountStar, 0, types.Int32T))},
 		// J: (partition by g order by id rows between 1 preceding and 1
 		// following): sum(x) filter (where x > 2), count(*) filter (where s <>
 		// 'a'), stddev(f)
 		{"J", []int{g}, []SortKey{{Col: id}}, withFrame(rows(pre(1), fol(1)),
-			filtered(agg(AggSum, x, types.Int32T), xGt2), filtered(agg(AggCountStar, 0, types.Int32T), sNotA), agg(AggStddevSamp, f, types.Float64T))},
+			filtered(aggFunc(AggSum, x, types.Int32T), xGt2), filtered(aggFunc(AggCountStar, 0, types.Int32T), sNotA), aggFunc(AggStddevSamp, f, types.Float64T))},
 		// K: (order by x nulls first, id rows between current row and 3
 		// following): sum(x), first_value(x), nth_value(x, 3)
 		{"K", nil, []SortKey{{Col: x, NullsFirst: true}, {Col: id}}, withFrame(rows(cur, fol(3)),
-			agg(AggSum, x, types.Int32T), WindowFunc{Kind: WinFirstValue, Args: []int{x}}, WindowFunc{Kind: WinNthValue, Args: []int{x, three}})},
+			aggFunc(AggSum, x, types.Int32T), WindowFunc{Kind: WinFirstValue, Args: []int{x}}, WindowFunc{Kind: WinNthValue, Args: []int{x, three}})},
 		// L: (partition by g order by x nulls first range between unbounded
 		// preceding and 1 following): sum(x), count(*)
 		{"L", []int{g}, []SortKey{{Col: x, NullsFirst: true}}, withFrame(rng(unbP, fol(1)),
-			agg(AggSum, x, types.Int32T), agg(AggCountStar, 0, types.Int32T))},
+			aggFunc(AggSum, x, types.Int32T), aggFunc(AggCountStar, 0, types.Int32T))},
 	}
 	for _, c := range cases {
 		in := windowInput()

@@ -69,11 +69,11 @@ func (w *Window) newPagedPart(ctx context.Context, b *vec.Batch, i int) (*pagedP
 	in := w.Input.Types()
 	ts := append(append([]types.T{}, in...), types.Int64T)
 	qs := queryStatsOf(ctx)
-	data, err := newPageStore(ts, qs, "window", pagedSlots)
+	data, err := newPageStore(ts, qs.Spill(), "window", pagedSlots)
 	if err != nil {
 		return nil, err
 	}
-	starts, err := newPageStore([]types.T{types.Int64T}, qs, "window", 2)
+	starts, err := newPageStore([]types.T{types.Int64T}, qs.Spill(), "window", 2)
 	if err != nil {
 		data.Close()
 		return nil, err
@@ -245,7 +245,7 @@ func (w *Window) evalPaged(ctx context.Context, p *pagedPart) error {
 		return err
 	}
 	for fi, f := range w.Funcs {
-		res, err := newPageStore([]types.T{w.rts[fi]}, qs, "window", 1)
+		res, err := newPageStore([]types.T{w.rts[fi]}, qs.Spill(), "window", 1)
 		if err != nil {
 			return err
 		}
