@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
@@ -277,7 +278,7 @@ func castOne(env *Env, v *vec.Vector, i int, out *vec.Vector, assign bool) error
 			if err != nil {
 				return err
 			}
-			d, s = trimDecimal(d, s)
+			d, s = memory.TrimDecimal(d, s)
 		default:
 			return cannotCast(from, to)
 		}

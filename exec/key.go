@@ -2,6 +2,8 @@ package exec
 
 import (
 	"encoding/binary"
+
+	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/types"
 )
@@ -22,7 +24,7 @@ func appendKey(dst []byte, v *vec.Vector, i int) []byte {
 	case types.StoreInt:
 		return binary.LittleEndian.AppendUint64(dst, uint64(v.I64[i]))
 	case types.StoreFloat:
-		return binary.LittleEndian.AppendUint64(dst, floatKeyBits(v.F64[i]))
+		return binary.LittleEndian.AppendUint64(dst, memory.FloatKeyBits(v.F64[i]))
 	case types.StoreBool:
 		if v.B[i] {
 			return append(dst, 1)
@@ -31,7 +33,7 @@ func appendKey(dst []byte, v *vec.Vector, i int) []byte {
 	}
 	s := v.S[i]
 	if v.Type.DynNumeric() {
-		s = canonDecimal(s)
+		s = memory.CanonDecimal(s)
 	}
 	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(s)))
 	return append(dst, s...)

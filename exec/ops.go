@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 
+	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/types"
 )
@@ -55,7 +56,7 @@ type Filter struct {
 	Env   *Env
 	Input Operator
 	Pred  Expr
-	out   *colBuf
+	out   *memory.ColBuf
 	sel   []int32
 }
 
@@ -72,7 +73,7 @@ func (f *Filter) Next(ctx context.Context) (*vec.Batch, error) {
 			return nil, err
 		}
 		n := b.N
-		f.sel = resize32(f.sel, n)
+		f.sel = Resize32(f.sel, n)
 		k := selectTrue(f.sel, p.B[:n], p.Nulls)
 		if k == 0 {
 			continue
@@ -81,11 +82,11 @@ func (f *Filter) Next(ctx context.Context) (*vec.Batch, error) {
 			return b, nil
 		}
 		if f.out == nil {
-			f.out = newColBuf(f.Input.Types(), vec.BatchSize)
+			f.out = memory.NewColBuf(f.Input.Types(), vec.BatchSize)
 		}
-		f.out.reset()
+		f.out.Clear()
 		for c, v := range b.Vecs {
-			f.out.gather(c, v, f.sel[:k])
+			f.out.Gather(c, v, f.sel[:k])
 		}
 		f.out.N = k
 		return &f.out.Batch, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync/atomic"
 
+	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/parquetio"
 	"github.com/lakepg/lakepg/storage"
 )
@@ -17,7 +18,7 @@ import (
 // one an atomic add per read.
 type QueryStats struct {
 	bytesRead, filesPruned, rowGroupsPruned, pagesSkipped atomic.Int64
-	spill                                                 SpillStats
+	spill                                                 memory.SpillStats
 }
 
 type queryStatsKey struct{}
@@ -27,7 +28,7 @@ func WithQueryStats(ctx context.Context, qs *QueryStats) context.Context {
 	return context.WithValue(ctx, queryStatsKey{}, qs)
 }
 
-func queryStatsOf(ctx context.Context) *QueryStats {
+func QueryStatsOf(ctx context.Context) *QueryStats {
 	qs, _ := ctx.Value(queryStatsKey{}).(*QueryStats)
 	return qs
 }
@@ -54,7 +55,7 @@ func (q *QueryStats) SpillFiles() int64 { return q.spill.Files.Load() }
 func (q *QueryStats) SpillBytes() int64 { return q.spill.Bytes.Load() }
 
 // Spill is what this statement's spill files count into (nil: q is nil).
-func (q *QueryStats) Spill() *SpillStats {
+func (q *QueryStats) Spill() *memory.SpillStats {
 	if q == nil {
 		return nil
 	}

@@ -6,13 +6,13 @@ import (
 	"strconv"
 )
 
-// variance128 is varScratch.variance for sums that fit int64 (sx, and
+// Variance128 is varScratch.variance for sums that fit int64 (sx, and
 // sx2 >= 0) in 128-bit integers, with no big.Int: TPC-DS q39's
 // stddev_samp over 90 k groups of a few quantities each spent a fifth of
 // its CPU in big.Int arithmetic, in the serial final step. It returns the
 // result's magnitude hi·2⁶⁴+lo at scale qs; ok is false when an
 // intermediate does not fit, and varScratch.variance takes those.
-func variance128(n, sx, sx2 int64, scale int, sample, stddev bool) (hi, lo uint64, qs int, ok bool) {
+func Variance128(n, sx, sx2 int64, scale int, sample, stddev bool) (hi, lo uint64, qs int, ok bool) {
 	if n <= 0 || sx2 < 0 || sx == -1<<63 {
 		return 0, 0, 0, false
 	}
@@ -75,7 +75,7 @@ func variance128(n, sx, sx2 int64, scale int, sample, stddev bool) (hi, lo uint6
 	if over {
 		return 0, 0, 0, false
 	}
-	rh, rl := round10(0, isqrt128(qh, ql))
+	rh, rl := round10(0, Isqrt128(qh, ql))
 	return rh, rl, qs, true
 }
 
@@ -128,10 +128,10 @@ func appendU128(dst []byte, hi, lo uint64) []byte {
 	return dst
 }
 
-// isqrt128 is the integer square root of hi·2⁶⁴+lo: a float64 guess, one
+// Isqrt128 is the integer square root of hi·2⁶⁴+lo: a float64 guess, one
 // Newton step in 128-bit arithmetic, then exact correction. big.Int.Sqrt
 // took over half of variance's time (TPC-DS q39: 90 k groups).
-func isqrt128(hi, lo uint64) uint64 {
+func Isqrt128(hi, lo uint64) uint64 {
 	if hi == 0 && lo == 0 {
 		return 0
 	}

@@ -1,9 +1,12 @@
-package exec
+package aggregate
 
 import (
 	"context"
 	"sync"
 
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/hashtab"
+	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
@@ -180,7 +183,7 @@ func aggOut(a Agg) (types.T, error) {
 // and each partition is owned by one worker (aggradix.go), and the partial
 // states are merged once at the end.
 type HashAgg struct {
-	Input  Operator
+	Input  exec.Operator
 	NGroup int
 	Aggs   []Agg
 	// GroupingSets, when not nil, lists the grouping sets (GROUPING SETS,
@@ -194,8 +197,8 @@ type HashAgg struct {
 	// …, cN-1) would return; grouping() of other argument lists is a
 	// rearrangement of these bits.
 	GroupingID bool
-	Mem        *Memory // nil: charge GlobalMemory
-	SizeHint   int     // expected number of groups (0: unknown), to presize tables
+	Mem        *memory.Memory // nil: charge GlobalMemory
+	SizeHint   int            // expected number of groups (0: unknown), to presize tables
 
 	spillLevel int     // partitioning depth of a HashAgg over a spill partition
 	seed       *aggRun // the table to start from: a partition's (aggPartTask)
@@ -209,7 +212,7 @@ type HashAgg struct {
 	runs    []*aggRun
 	emitRun int
 	outT    []types.T
-	out     *colBuf
+	out     *memory.ColBuf
 	started bool
 	emitSet int
 	emitPos int
@@ -233,13 +236,13 @@ func (h *HashAgg) Types() []types.T {
 
 func (h *HashAgg) Close() error {
 	if h.run != nil {
-		h.run.res.release()
+		h.run.res.Release()
 	}
 	if h.seed != nil {
-		h.seed.res.release()
+		h.seed.res.Release()
 	}
 	for _, r := range h.runs {
-		r.res.release()
+		r.res.Release()
 	}
 	for _, sp := range h.spills {
 		sp.close()
@@ -252,11 +255,11 @@ func (h *HashAgg) Close() error {
 type aggSet struct {
 	cols     []int
 	mask     int64
-	itab     *i64Table
+	itab     *hashtab.I64Table
 	nullG    int32
-	htab     *hashTable
-	pack     *keyPacker // nil unless the keys are short text (keypack.go)
-	keys     *keyCols
+	htab     *hashtab.HashTable
+	pack     *hashtab.KeyPacker // nil unless the keys are short text (exec/hashtab/keypack.go)
+	keys     *hashtab.KeyCols
 	keyBytes int64 // memory of the stored keys, kept as groups are added
 	ngroups  int
 	fns      []aggFn
@@ -276,7 +279,7 @@ type aggRun struct {
 	sels      [][]int32
 	keys      [][]*vec.Vector // per aggregate: its ORDER BY columns of the batch
 	iota      []int32
-	res       reservation
+	res       memory.Reservation
 	accounted int64
 	sp        *aggSpill // non-nil once the table is frozen (aggspill.go)
 	// rerouted: the rows this run spills are looked up again in a table
@@ -290,9 +293,9 @@ type aggRun struct {
 
 func (h *HashAgg) newRun() (*aggRun, error) {
 	r := &aggRun{h: h, sels: make([][]int32, len(h.Aggs)), keys: make([][]*vec.Vector, len(h.Aggs)), finest: -1}
-	r.res.mem = h.Mem
-	r.res.spill = h.canSpill()
-	r.res.cap = h.workMem
+	r.res.Mem = h.Mem
+	r.res.Spill = h.canSpill()
+	r.res.Cap = h.workMem
 	in := h.Input.Types()
 	sets := h.GroupingSets
 	if sets == nil {
@@ -332,15 +335,15 @@ func (h *HashAgg) newRun() (*aggRun, error) {
 		case len(cols) == 0:
 			s.ngroups = 1
 		case len(cols) == 1 && in[cols[0]].Storage() == types.StoreInt:
-			s.itab = newI64Table(h.SizeHint)
+			s.itab = hashtab.NewI64Table(h.SizeHint)
 		default:
-			s.htab = newHashTable(h.SizeHint)
+			s.htab = hashtab.NewHashTable(h.SizeHint)
 			kt := make([]types.T, len(cols))
 			for i, c := range cols {
 				kt[i] = in[c]
 			}
-			s.keys = newKeyCols(kt)
-			s.pack = newKeyPacker(kt)
+			s.keys = hashtab.NewKeyCols(kt)
+			s.pack = hashtab.NewKeyPacker(kt)
 			s.kv = make([]*vec.Vector, len(cols))
 		}
 		for i, a := range h.Aggs {
@@ -361,17 +364,17 @@ func (h *HashAgg) newRun() (*aggRun, error) {
 // int64 table, the rows whose nulls entry is set (nil: none) to the NULL
 // group, made when first met.
 func (s *aggSet) intGroupIDs(keys []int64, nulls []bool, gids []int32) {
-	s.itab.groupIDs(keys, nulls, gids)
+	s.itab.GroupIDs(keys, nulls, gids)
 	for i, null := range nulls[:min(len(nulls), len(keys))] {
 		if null {
 			if s.nullG < 0 {
-				s.nullG = int32(len(s.itab.dense))
-				s.itab.dense = append(s.itab.dense, 0)
+				s.nullG = int32(len(s.itab.Dense))
+				s.itab.Dense = append(s.itab.Dense, 0)
 			}
 			gids[i] = s.nullG
 		}
 	}
-	s.ngroups = len(s.itab.dense)
+	s.ngroups = len(s.itab.Dense)
 }
 
 // groupIDs assigns the group of every row of b in this set. pre, when not
@@ -383,11 +386,11 @@ func (s *aggSet) groupIDs(b *vec.Batch, zeros []int32, pre []uint64) {
 		s.gids = zeros
 		return
 	case s.itab != nil:
-		s.gids = resize32(s.gids, n)
+		s.gids = exec.Resize32(s.gids, n)
 		v := b.Vecs[s.cols[0]]
 		s.intGroupIDs(v.I64[:n], v.Nulls, s.gids)
 	default:
-		s.gids = resize32(s.gids, n)
+		s.gids = exec.Resize32(s.gids, n)
 		hs := pre
 		if hs == nil {
 			if cap(s.hs) < n {
@@ -398,17 +401,17 @@ func (s *aggSet) groupIDs(b *vec.Batch, zeros []int32, pre []uint64) {
 		for i, c := range s.cols {
 			s.kv[i] = b.Vecs[c]
 		}
-		if ok, added := s.pack.groupIDs(s.htab, s.keys, s.kv, n, hs, pre != nil, s.gids); ok {
+		if ok, added := s.pack.GroupIDs(s.htab, s.keys, s.kv, n, hs, pre != nil, s.gids); ok {
 			s.keyBytes += added
 		} else {
 			if pre == nil {
 				for i, v := range s.kv {
-					hashColumn(hs, v, n, i == 0)
+					memory.HashColumn(hs, v, n, i == 0)
 				}
 			}
-			s.keyBytes += s.htab.groupIDs(s.keys, s.kv, hs, s.gids)
+			s.keyBytes += s.htab.GroupIDs(s.keys, s.kv, hs, s.gids)
 		}
-		s.ngroups = len(s.htab.idHash)
+		s.ngroups = len(s.htab.IdHash)
 	}
 	for _, fn := range s.fns {
 		fn.grow(s.ngroups)
@@ -418,13 +421,13 @@ func (s *aggSet) groupIDs(b *vec.Batch, zeros []int32, pre []uint64) {
 func (s *aggSet) bytes() int64 {
 	var b int64
 	if s.itab != nil {
-		b += s.itab.bytes()
+		b += s.itab.Bytes()
 	}
 	if s.htab != nil {
-		b += s.htab.bytes() + s.keyBytes
+		b += s.htab.Bytes() + s.keyBytes
 	}
 	if s.pack != nil {
-		b += s.pack.bytes()
+		b += s.pack.Bytes()
 	}
 	for _, fn := range s.fns {
 		b += fn.bytes()
@@ -492,7 +495,7 @@ func (r *aggRun) consume(b *vec.Batch) error {
 		total += s.bytes()
 	}
 	if d := total - r.accounted; d > 0 {
-		if err := r.res.grow(d); err != nil {
+		if err := r.res.Grow(d); err != nil {
 			return err
 		}
 		r.accounted = total
@@ -515,15 +518,15 @@ func zeroGidsN(n int) []int32 {
 // colView); it returns the key bytes added.
 func (s *aggSet) mergeKeys(src *aggSet, gmap []int32) int64 {
 	var added int64
-	kv := make([]*vec.Vector, len(src.keys.cols))
+	kv := make([]*vec.Vector, len(src.keys.Cols))
 	for lo := 0; lo < src.ngroups; lo += mergeSlice {
 		hi := min(lo+mergeSlice, src.ngroups)
 		for c := range kv {
-			kv[c] = src.keys.colView(c, lo, hi)
+			kv[c] = src.keys.ColView(c, lo, hi)
 		}
-		s.keys.share = &keyShare{src: src.keys, lo: lo}
-		added += s.htab.groupIDs(s.keys, kv, src.htab.idHash[lo:hi], gmap[lo:hi])
-		s.keys.share = nil
+		s.keys.Share = &hashtab.KeyShare{Src: src.keys, Lo: lo}
+		added += s.htab.GroupIDs(s.keys, kv, src.htab.IdHash[lo:hi], gmap[lo:hi])
+		s.keys.Share = nil
 	}
 	return added
 }
@@ -541,23 +544,23 @@ func (r *aggRun) merge(o *aggRun) error {
 		case s.itab != nil:
 			var nulls []bool
 			if src.nullG >= 0 {
-				nulls = make([]bool, len(src.itab.dense))
+				nulls = make([]bool, len(src.itab.Dense))
 				nulls[src.nullG] = true
 			}
-			s.itab.groupIDs(src.itab.dense, nulls, gmap)
+			s.itab.GroupIDs(src.itab.Dense, nulls, gmap)
 			if src.nullG >= 0 {
 				if s.nullG < 0 {
-					s.nullG = int32(len(s.itab.dense))
-					s.itab.dense = append(s.itab.dense, 0)
+					s.nullG = int32(len(s.itab.Dense))
+					s.itab.Dense = append(s.itab.Dense, 0)
 				}
 				gmap[src.nullG] = s.nullG
 			}
-			s.ngroups = len(s.itab.dense)
+			s.ngroups = len(s.itab.Dense)
 		default:
 			// the other worker's text keys are already copies of their own,
 			// which nothing changes or frees: kept, not copied again
 			s.keyBytes += s.mergeKeys(src, gmap)
-			s.ngroups = len(s.htab.idHash)
+			s.ngroups = len(s.htab.IdHash)
 		}
 		for a, fn := range s.fns {
 			fn.grow(s.ngroups)
@@ -570,9 +573,9 @@ func (r *aggRun) merge(o *aggRun) error {
 	for _, s := range r.sets {
 		total += s.bytes()
 	}
-	o.res.release()
+	o.res.Release()
 	if d := total - r.accounted; d > 0 {
-		if err := r.res.grow(d); err != nil {
+		if err := r.res.Grow(d); err != nil {
 			return err
 		}
 		r.accounted = total
@@ -584,12 +587,12 @@ func (h *HashAgg) aggregate(ctx context.Context) error {
 	if done, err := h.countFromMetadata(ctx); done || err != nil {
 		return err
 	}
-	if p, ok := h.Input.(*Parallel); ok {
+	if p, ok := h.Input.(*exec.Parallel); ok {
 		if h.partitionable() {
 			return h.aggregateRadix(ctx, p)
 		}
 		// no keys, or grouping sets: small tables that do not spill
-		runs := make([]*aggRun, p.workers())
+		runs := make([]*aggRun, p.NumWorkers())
 		for w := range runs {
 			r, err := h.newRun()
 			if err != nil {
@@ -598,9 +601,9 @@ func (h *HashAgg) aggregate(ctx context.Context) error {
 			runs[w] = r
 		}
 		h.run = runs[0]
-		err := p.Run(ctx, func(ctx context.Context, w int, op Operator) error {
-			return Drain(ctx, op, func(b *vec.Batch) error {
-				if err := errCanceled(ctx); err != nil {
+		err := p.Run(ctx, func(ctx context.Context, w int, op exec.Operator) error {
+			return exec.Drain(ctx, op, func(b *vec.Batch) error {
+				if err := memory.ErrCanceled(ctx); err != nil {
 					return err
 				}
 				return h.feed(ctx, runs[w], b)
@@ -608,7 +611,7 @@ func (h *HashAgg) aggregate(ctx context.Context) error {
 		})
 		if err != nil {
 			for _, r := range runs {
-				r.res.release()
+				r.res.Release()
 			}
 			return err
 		}
@@ -629,8 +632,8 @@ func (h *HashAgg) aggregate(ctx context.Context) error {
 		}
 	}
 	h.run = r
-	err := Drain(ctx, h.Input, func(b *vec.Batch) error {
-		if err := errCanceled(ctx); err != nil {
+	err := exec.Drain(ctx, h.Input, func(b *vec.Batch) error {
+		if err := memory.ErrCanceled(ctx); err != nil {
 			return err
 		}
 		return h.feed(ctx, r, b)
@@ -642,8 +645,8 @@ func (h *HashAgg) aggregate(ctx context.Context) error {
 }
 
 // aggregateRadix runs a parallel aggregation with keys (aggradix.go).
-func (h *HashAgg) aggregateRadix(ctx context.Context, p *Parallel) error {
-	ws := make([]*aggWorker, p.workers())
+func (h *HashAgg) aggregateRadix(ctx context.Context, p *exec.Parallel) error {
+	ws := make([]*aggWorker, p.NumWorkers())
 	ex := newAggExchange(len(ws))
 	for w := range ws {
 		r, err := h.newRun()
@@ -651,13 +654,13 @@ func (h *HashAgg) aggregateRadix(ctx context.Context, p *Parallel) error {
 			return err
 		}
 		// an unsplit table may be merged whole into another at the end
-		r.res.spillHalf = true
+		r.res.SpillHalf = true
 		r.rerouted = true
 		ws[w] = &aggWorker{run: r, w: w, ex: ex, free: make(chan *dealt, 2*aggPartitions)}
 	}
-	err := p.Run(ctx, func(ctx context.Context, w int, op Operator) error {
-		err := Drain(ctx, op, func(b *vec.Batch) error {
-			if err := errCanceled(ctx); err != nil {
+	err := p.Run(ctx, func(ctx context.Context, w int, op exec.Operator) error {
+		err := exec.Drain(ctx, op, func(b *vec.Batch) error {
+			if err := memory.ErrCanceled(ctx); err != nil {
 				return err
 			}
 			return h.feedWorker(ctx, ws[w], b)
@@ -680,7 +683,7 @@ func (h *HashAgg) aggregateRadix(ctx context.Context, p *Parallel) error {
 				// the merged table is no bigger than the workers' tables
 				// were together, and each worker's reservation is returned
 				// first: running out here is only the table doubling
-				if err = h.run.merge(wk.run); err != nil && pgerr.Code(err) == OutOfMemory && h.canSpill() {
+				if err = h.run.merge(wk.run); err != nil && pgerr.Code(err) == memory.OutOfMemory && h.canSpill() {
 					err = nil
 				}
 				wk.run.sets = nil
@@ -688,7 +691,7 @@ func (h *HashAgg) aggregateRadix(ctx context.Context, p *Parallel) error {
 					break
 				}
 			}
-			h.run.res.spillHalf = false
+			h.run.res.SpillHalf = false
 			ws = ws[1:]
 		}
 	}
@@ -703,8 +706,8 @@ func (h *HashAgg) aggregateRadix(ctx context.Context, p *Parallel) error {
 func (h *HashAgg) Next(ctx context.Context) (*vec.Batch, error) {
 	if !h.started {
 		h.started = true
-		h.workMem = workMemOf(ctx)
-		h.Mem = memFor(ctx, h.Mem)
+		h.workMem = memory.WorkMemOf(ctx)
+		h.Mem = memory.MemFor(ctx, h.Mem)
 		if err := h.aggregate(ctx); err != nil {
 			return nil, err
 		}
@@ -739,7 +742,7 @@ func (h *HashAgg) Next(ctx context.Context) (*vec.Batch, error) {
 		return h.run.sp.next(ctx)
 	}
 	for _, r := range h.runs {
-		r.res.release()
+		r.res.Release()
 	}
 	return nil, nil
 }
@@ -761,14 +764,14 @@ func (h *HashAgg) finish() error {
 			}
 		}
 	}
-	h.out = newColBuf(h.Types(), vec.BatchSize)
+	h.out = memory.NewColBuf(h.Types(), vec.BatchSize)
 	return nil
 }
 
 // emit fills the output batch with groups [lo, hi) of set s.
 func (h *HashAgg) emit(s *aggSet, lo, hi int) error {
 	out := h.out
-	out.reset()
+	out.Clear()
 	n := hi - lo
 	for c := 0; c < h.NGroup; c++ {
 		j := -1
@@ -779,17 +782,17 @@ func (h *HashAgg) emit(s *aggSet, lo, hi int) error {
 		}
 		switch {
 		case j < 0:
-			out.appendNulls(c, n)
+			out.AppendNulls(c, n)
 		case s.itab != nil:
 			v := out.Vecs[c]
-			v.I64 = append(v.I64, s.itab.dense[lo:hi]...)
+			v.I64 = append(v.I64, s.itab.Dense[lo:hi]...)
 			if s.nullG >= int32(lo) && s.nullG < int32(hi) {
-				out.nulls(c)
+				out.Nulls(c)
 				v.Nulls[s.nullG-int32(lo)] = true
 				v.I64[s.nullG-int32(lo)] = 0
 			}
 		default:
-			out.appendRange(c, s.keys.colView(j, lo, hi), 0, n)
+			out.AppendRange(c, s.keys.ColView(j, lo, hi), 0, n)
 		}
 	}
 	for a, fn := range s.fns {

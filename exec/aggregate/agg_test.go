@@ -1,4 +1,4 @@
-package exec
+package aggregate
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
@@ -236,7 +238,7 @@ func TestGroupByAgainstReference(t *testing.T) {
 				want = append(want, fmt.Sprintf("%s|%d|%d|%d|%d|%d", k, a.cnt, a.cntx, a.sum, a.min, a.max))
 			}
 			// reorder columns so the group keys come first
-			var cols []Expr
+			var cols []exec.Expr
 			var kts []types.T
 			for _, k := range keys {
 				cols = append(cols, col(k, kst[k]))
@@ -244,7 +246,7 @@ func TestGroupByAgainstReference(t *testing.T) {
 			}
 			cols = append(cols, col(2, types.Int64T))
 			ng := len(keys)
-			in := &Project{Env: env, Input: newRowsOp(kst, rows, 1000), Exprs: cols}
+			in := &exec.Project{Env: env, Input: newRowsOp(kst, rows, 1000), Exprs: cols}
 			h := &HashAgg{Input: in, NGroup: ng, Aggs: []Agg{
 				mkAgg(t, AggCountStar, ng, types.Int64T), mkAgg(t, AggCount, ng, types.Int64T),
 				mkAgg(t, AggSum, ng, types.Int64T), mkAgg(t, AggMin, ng, types.Int64T), mkAgg(t, AggMax, ng, types.Int64T)}}
@@ -259,9 +261,9 @@ func TestAggMemoryLimit(t *testing.T) {
 	testSpill(t, 1<<20)
 	rng := rand.New(rand.NewSource(3))
 	rows := randRows(rng, 50000, 1<<30, 0)
-	mem := NewMemory(nil, 256<<10)
+	mem := memory.NewMemory(nil, 256<<10)
 	h := &HashAgg{Input: newRowsOp(kst, rows, 0), NGroup: 2, Mem: mem}
-	if _, err := h.Next(context.Background()); pgerr.Code(err) != OutOfMemory {
+	if _, err := h.Next(context.Background()); pgerr.Code(err) != memory.OutOfMemory {
 		t.Fatalf("want 53200, got %v", err)
 	}
 	h.Close()
@@ -317,7 +319,7 @@ func TestIntervalAggregatesAndSort(t *testing.T) {
 	// '1 mon' = '30 days' = '29 days 24:00:00' when grouping and sorting
 	rows = append(rows, []any{iv("29 days 24:00:00")}, []any{iv("1 mon")})
 	h = &HashAgg{Input: newRowsOp(ts, rows, 2), NGroup: 1, Aggs: []Agg{mkAgg(t, AggCountStar, 0, types.IntervalT)}}
-	s := &Sort{Input: h, Keys: []SortKey{{Col: 0, Desc: true}}}
+	s := &exec.Sort{Input: h, Keys: []exec.SortKey{{Col: 0, Desc: true}}}
 	got := collect(t, s)
 	if fmt := strings.Join(got, ";"); fmt != "1 mon 2 days|1;30 days|3;1 day 00:00:01.5|1;-03:00:00|1;NULL|1" {
 		t.Errorf("interval groups: %s", fmt)
@@ -385,12 +387,12 @@ func TestMergeEqualsSerial(t *testing.T) {
 	d.Distinct = true
 	aggs = append(aggs, d)
 	for _, ng := range []int{0, 1, 2} {
-		var exprs []Expr
+		var exprs []exec.Expr
 		for c, ty := range ts {
 			exprs = append(exprs, col(c, ty))
 		}
 		mk := func() *HashAgg {
-			return &HashAgg{Input: &Project{Env: env, Input: newRowsOp(ts, rows, 700), Exprs: exprs}, NGroup: ng, Aggs: aggs}
+			return &HashAgg{Input: &exec.Project{Env: env, Input: newRowsOp(ts, rows, 700), Exprs: exprs}, NGroup: ng, Aggs: aggs}
 		}
 		serial := runAgg(t, mk())
 		// into one table, and into partition tables (aggmerge.go)
@@ -408,7 +410,7 @@ func TestMergeEqualsSerial(t *testing.T) {
 				runs[i] = r
 			}
 			k := 0
-			err := Drain(context.Background(), h.Input, func(b *vec.Batch) error {
+			err := exec.Drain(context.Background(), h.Input, func(b *vec.Batch) error {
 				k++
 				return runs[k%len(runs)].consume(b)
 			})
@@ -459,18 +461,6 @@ func sameRowsApprox(t *testing.T, what string, got, want []string) {
 			if e1 != nil || e2 != nil || math.Abs(x-y) > 1e-9*math.Max(1, math.Abs(y)) {
 				t.Fatalf("%s: row %d column %d = %q, want %q", what, i, c, gf[c], wf[c])
 			}
-		}
-	}
-}
-
-func TestAppendScaled(t *testing.T) {
-	for _, c := range []struct {
-		v     int64
-		scale int
-		want  string
-	}{{0, 0, "0"}, {5, 2, "0.05"}, {-5, 2, "-0.05"}, {123, 2, "1.23"}, {-123456, 3, "-123.456"}, {100, 2, "1.00"}, {0, 3, "0.000"}, {math.MinInt64, 4, "-922337203685477.5808"}} {
-		if got := string(appendScaled([]byte("x"), c.v, c.scale)); got != "x"+c.want {
-			t.Errorf("appendScaled(%d, %d) = %q, want %q", c.v, c.scale, got, "x"+c.want)
 		}
 	}
 }

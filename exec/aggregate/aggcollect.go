@@ -1,10 +1,12 @@
-package exec
+package aggregate
 
 import (
 	"math"
 	"slices"
 	"strings"
 
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
@@ -24,12 +26,12 @@ type collectAgg struct {
 
 	ngroups int
 	gids    []int32
-	vals    *vec.Vector   // non-NULL first arguments (float8 for percentile_cont)
-	vals2   *vec.Vector   // string_agg's delimiters
-	keys    []*vec.Vector // ORDER BY keys of an order-sensitive aggregate
-	frac    []float64     // percentile fraction per group
-	fracSet []uint8       // 0 unset, 1 value, 2 NULL
-	results *colBuf       // ordered-set results by group
+	vals    *vec.Vector    // non-NULL first arguments (float8 for percentile_cont)
+	vals2   *vec.Vector    // string_agg's delimiters
+	keys    []*vec.Vector  // ORDER BY keys of an order-sensitive aggregate
+	frac    []float64      // percentile fraction per group
+	fracSet []uint8        // 0 unset, 1 value, 2 NULL
+	results *memory.ColBuf // ordered-set results by group
 	done    bool
 	size    int64
 }
@@ -202,10 +204,10 @@ func (s *collectAgg) order() []int32 {
 		cmpVal = func(a, b int32) int { return cmp3(xs[a], xs[b]) }
 	case types.StoreFloat:
 		xs := v.F64
-		cmpVal = func(a, b int32) int { return CompareFloat(xs[a], xs[b]) }
+		cmpVal = func(a, b int32) int { return exec.CompareFloat(xs[a], xs[b]) }
 	case types.StoreBool:
 		xs := v.B
-		cmpVal = func(a, b int32) int { return compareBool(xs[a], xs[b]) }
+		cmpVal = func(a, b int32) int { return exec.CompareBool(xs[a], xs[b]) }
 	case types.StoreInterval:
 		xs := v.Iv
 		cmpVal = func(a, b int32) int { return types.CompareInterval(xs[a], xs[b]) }
@@ -308,7 +310,7 @@ func (s *collectAgg) finish() error {
 	if s.inner != nil {
 		return s.feed(idx, s.keys == nil)
 	}
-	s.results = newColBuf([]types.T{s.out}, max(s.ngroups, 1))
+	s.results = memory.NewColBuf([]types.T{s.out}, max(s.ngroups, 1))
 	out := s.results.Vecs[0]
 	k := 0
 	for g := 0; g < s.ngroups; g++ {
@@ -330,7 +332,7 @@ func (s *collectAgg) feed(idx []int32, distinct bool) error {
 	if s.vals2 != nil {
 		vt = append(vt, s.vals2.Type)
 	}
-	chunk := newColBuf(vt, vec.BatchSize)
+	chunk := memory.NewColBuf(vt, vec.BatchSize)
 	gids := make([]int32, 0, vec.BatchSize)
 	rows := make([]int32, 0, vec.BatchSize)
 	keep := make([]int32, 0, vec.BatchSize)
@@ -338,11 +340,11 @@ func (s *collectAgg) feed(idx []int32, distinct bool) error {
 		if len(keep) == 0 {
 			return nil
 		}
-		chunk.reset()
-		chunk.gather(0, s.vals, keep)
+		chunk.Clear()
+		chunk.Gather(0, s.vals, keep)
 		in := &aggIn{v: chunk.Vecs[0], gids: gids, all: true}
 		if s.vals2 != nil {
-			chunk.gather(1, s.vals2, keep)
+			chunk.Gather(1, s.vals2, keep)
 			in.v2 = chunk.Vecs[1]
 		}
 		rows = rows[:0]
@@ -357,8 +359,8 @@ func (s *collectAgg) feed(idx []int32, distinct bool) error {
 	for k, r := range idx {
 		if distinct && k > 0 {
 			p := idx[k-1]
-			if s.gids[p] == s.gids[r] && rowsEqual(s.vals, int(p), s.vals, int(r)) &&
-				(s.vals2 == nil || nullableEqual(s.vals2, int(p), s.vals2, int(r))) {
+			if s.gids[p] == s.gids[r] && memory.RowsEqual(s.vals, int(p), s.vals, int(r)) &&
+				(s.vals2 == nil || memory.NullableEqual(s.vals2, int(p), s.vals2, int(r))) {
 				continue
 			}
 		}
@@ -429,7 +431,7 @@ func (s *collectAgg) orderedResult(out *vec.Vector, g int, rows []int32) error {
 		best, bestN := rows[0], 0
 		for k := 0; k < n; {
 			j := k + 1
-			for j < n && rowsEqual(s.vals, int(rows[k]), s.vals, int(rows[j])) {
+			for j < n && memory.RowsEqual(s.vals, int(rows[k]), s.vals, int(rows[j])) {
 				j++
 			}
 			if j-k > bestN {
@@ -479,7 +481,7 @@ func (s *collectAgg) compareKeys(a, b int32) int {
 			}
 			return c
 		}
-		c := CompareRows(v, int(a), v, int(b))
+		c := exec.CompareRows(v, int(a), v, int(b))
 		if o.Desc {
 			c = -c
 		}

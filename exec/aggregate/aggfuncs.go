@@ -1,4 +1,4 @@
-package exec
+package aggregate
 
 import (
 	"cmp"
@@ -7,6 +7,7 @@ import (
 	"math/bits"
 	"strings"
 
+	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/fn"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
@@ -212,9 +213,9 @@ type sumIntAgg struct {
 	scale int // numeric input scale (0 for integers)
 	out   types.T
 	sum   []int64
-	cnt   []int64 // non-NULL inputs
-	wide  []i128  // overflowed part of the sum; nil until the first overflow
-	txt   []byte  // finalText scratch
+	cnt   []int64     // non-NULL inputs
+	wide  []exec.I128 // overflowed part of the sum; nil until the first overflow
+	txt   []byte      // finalText scratch
 	ends  []int32
 }
 
@@ -229,7 +230,7 @@ func (s *sumIntAgg) grow(n int) {
 func (s *sumIntAgg) reset(g int) {
 	s.sum[g], s.cnt[g] = 0, 0
 	if s.wide != nil {
-		s.wide[g] = i128{}
+		s.wide[g] = exec.I128{}
 	}
 }
 
@@ -238,9 +239,9 @@ func (s *sumIntAgg) bytes() int64 { return 16*int64(len(s.sum)) + 16*int64(len(s
 // spill moves group g's int64 partial into the int128 part.
 func (s *sumIntAgg) spill(g int32) error {
 	if s.wide == nil {
-		s.wide = make([]i128, len(s.sum))
+		s.wide = make([]exec.I128, len(s.sum))
 	}
-	w, ov := s.wide[g].add(i128of(s.sum[g]))
+	w, ov := s.wide[g].Add(exec.I128of(s.sum[g]))
 	if ov {
 		return pgerr.New(pgerr.NumericValueOutOfRange, "value overflows numeric format")
 	}
@@ -296,9 +297,9 @@ func (s *sumIntAgg) remove(in *aggIn) error {
 		}
 		g := in.gids[i]
 		if s.wide == nil {
-			s.wide = make([]i128, len(s.sum))
+			s.wide = make([]exec.I128, len(s.sum))
 		}
-		w, ov := s.wide[g].add(i128of(v.I64[i]).neg())
+		w, ov := s.wide[g].Add(exec.I128of(v.I64[i]).Neg())
 		if ov {
 			return pgerr.New(pgerr.NumericValueOutOfRange, "value overflows numeric format")
 		}
@@ -308,10 +309,10 @@ func (s *sumIntAgg) remove(in *aggIn) error {
 	return nil
 }
 
-func (s *sumIntAgg) total(g int) i128 {
-	t := i128of(s.sum[g])
+func (s *sumIntAgg) total(g int) exec.I128 {
+	t := exec.I128of(s.sum[g])
 	if s.wide != nil {
-		t, _ = t.add(s.wide[g])
+		t, _ = t.Add(s.wide[g])
 	}
 	return t
 }
@@ -324,19 +325,19 @@ func (s *sumIntAgg) merge(src aggFn, gmap []int32) error {
 			continue
 		}
 		s.cnt[g] += o.cnt[k]
-		t, ov := s.total(int(g)).add(o.total(k))
+		t, ov := s.total(int(g)).Add(o.total(k))
 		if ov {
 			return pgerr.New(pgerr.NumericValueOutOfRange, "value overflows numeric format")
 		}
-		if t.isInt64() {
-			s.sum[g] = int64(t.lo)
+		if t.IsInt64() {
+			s.sum[g] = int64(t.Lo)
 			if s.wide != nil {
-				s.wide[g] = i128{}
+				s.wide[g] = exec.I128{}
 			}
 			continue
 		}
 		if s.wide == nil {
-			s.wide = make([]i128, len(s.sum))
+			s.wide = make([]exec.I128, len(s.sum))
 		}
 		s.sum[g], s.wide[g] = 0, t
 	}
@@ -354,13 +355,13 @@ func (s *sumIntAgg) final(out *vec.Vector, lo, hi int) error {
 		}
 		t := s.total(g)
 		if s.avg {
-			if t.isInt64() && out.Type.Storage() == types.StoreBytes {
-				if neg, hi, lo, qs, ok := divide128(int64(t.lo), s.scale, s.cnt[g]); ok {
-					out.AppendString(formatScaled128(neg, hi, lo, qs))
+			if t.IsInt64() && out.Type.Storage() == types.StoreBytes {
+				if neg, hi, lo, qs, ok := exec.Divide128(int64(t.Lo), s.scale, s.cnt[g]); ok {
+					out.AppendString(exec.FormatScaled128(neg, hi, lo, qs))
 					continue
 				}
 			}
-			q, qs, err := DecimalArith('/', t.big(), s.scale, big.NewInt(s.cnt[g]), 0)
+			q, qs, err := exec.DecimalArith('/', t.Big(), s.scale, big.NewInt(s.cnt[g]), 0)
 			if err != nil {
 				return err
 			}
@@ -368,20 +369,20 @@ func (s *sumIntAgg) final(out *vec.Vector, lo, hi int) error {
 			continue
 		}
 		if out.Type.Storage() == types.StoreBytes {
-			if t.isInt64() {
-				out.AppendString(types.FormatBig(big.NewInt(int64(t.lo)), s.scale))
+			if t.IsInt64() {
+				out.AppendString(types.FormatBig(big.NewInt(int64(t.Lo)), s.scale))
 			} else {
-				out.AppendString(types.FormatBig(t.big(), s.scale))
+				out.AppendString(types.FormatBig(t.Big(), s.scale))
 			}
 			continue
 		}
-		if !t.isInt64() {
+		if !t.IsInt64() {
 			if out.Type.ID == types.Numeric {
 				return pgerr.New(pgerr.NumericValueOutOfRange, "value overflows numeric format")
 			}
-			return overflow(out.Type)
+			return exec.Overflow(out.Type)
 		}
-		out.AppendInt(int64(t.lo))
+		out.AppendInt(int64(t.Lo))
 	}
 	return nil
 }
@@ -394,10 +395,10 @@ func (s *sumIntAgg) finalText(out *vec.Vector, lo, hi int) error {
 	ends := s.ends[:0]
 	for g := lo; g < hi; g++ {
 		if s.cnt[g] != 0 {
-			if t := s.total(g); t.isInt64() {
-				buf = appendScaled(buf, int64(t.lo), s.scale)
+			if t := s.total(g); t.IsInt64() {
+				buf = exec.AppendScaled(buf, int64(t.Lo), s.scale)
 			} else {
-				buf = append(buf, types.FormatBig(t.big(), s.scale)...)
+				buf = append(buf, types.FormatBig(t.Big(), s.scale)...)
 			}
 		}
 		ends = append(ends, int32(len(buf)))
@@ -571,7 +572,7 @@ func (s *sumBigAgg) final(out *vec.Vector, lo, hi int) error {
 			continue
 		}
 		if s.avg {
-			q, qs, err := DecimalArith('/', s.sum[g], int(s.scale[g]), big.NewInt(s.cnt[g]), 0)
+			q, qs, err := exec.DecimalArith('/', s.sum[g], int(s.scale[g]), big.NewInt(s.cnt[g]), 0)
 			if err != nil {
 				return err
 			}
@@ -806,8 +807,8 @@ type numVarAgg struct {
 	scale int  // input scale (fixed-scale input)
 	dyn   bool // unconstrained numeric: values carry their own scale
 	n     []int64
-	sx    []i128
-	sx2   []i128
+	sx    []exec.I128
+	sx2   []exec.I128
 	big   []*bigVar // groups that outgrew int128, or all groups when dyn
 	v     varScratch
 	// special: the group had NaN or an infinity (dyn only), so its
@@ -831,7 +832,7 @@ func (s *numVarAgg) grow(n int) {
 }
 
 func (s *numVarAgg) reset(g int) {
-	s.n[g], s.sx[g], s.sx2[g] = 0, i128{}, i128{}
+	s.n[g], s.sx[g], s.sx2[g] = 0, exec.I128{}, exec.I128{}
 	if s.big != nil {
 		s.big[g] = nil
 	}
@@ -848,9 +849,9 @@ func (s *numVarAgg) toBig(g int32) *bigVar {
 	}
 	b := s.big[g]
 	if b == nil {
-		b = &bigVar{sx: s.sx[g].big(), sx2: s.sx2[g].big(), scale: s.scale}
+		b = &bigVar{sx: s.sx[g].Big(), sx2: s.sx2[g].Big(), scale: s.scale}
 		s.big[g] = b
-		s.sx[g], s.sx2[g] = i128{}, i128{}
+		s.sx[g], s.sx2[g] = exec.I128{}, exec.I128{}
 	}
 	return b
 }
@@ -898,8 +899,8 @@ func (s *numVarAgg) update(in *aggIn) error {
 			s.big[g].add(big.NewInt(x), s.scale)
 			continue
 		}
-		sx, ov1 := s.sx[g].add(i128of(x))
-		sx2, ov2 := s.sx2[g].add(mul64(x, x))
+		sx, ov1 := s.sx[g].Add(exec.I128of(x))
+		sx2, ov2 := s.sx2[g].Add(exec.Mul64(x, x))
 		if ov1 || ov2 {
 			s.toBig(g).add(big.NewInt(x), s.scale)
 			continue
@@ -914,7 +915,7 @@ func (s *numVarAgg) sums(g int) (*big.Int, *big.Int, int) {
 		b := s.big[g]
 		return b.sx, b.sx2, b.scale
 	}
-	return s.sx[g].big(), s.sx2[g].big(), s.scale
+	return s.sx[g].Big(), s.sx2[g].Big(), s.scale
 }
 
 func (s *numVarAgg) merge(src aggFn, gmap []int32) error {
@@ -929,8 +930,8 @@ func (s *numVarAgg) merge(src aggFn, gmap []int32) error {
 			s.special[g] = true
 		}
 		if !s.dyn && (o.big == nil || o.big[k] == nil) && (s.big == nil || s.big[g] == nil) {
-			sx, ov1 := s.sx[g].add(o.sx[k])
-			sx2, ov2 := s.sx2[g].add(o.sx2[k])
+			sx, ov1 := s.sx[g].Add(o.sx[k])
+			sx2, ov2 := s.sx2[g].Add(o.sx2[k])
 			if !ov1 && !ov2 {
 				s.sx[g], s.sx2[g] = sx, sx2
 				continue
@@ -974,9 +975,9 @@ func (s *numVarAgg) final(out *vec.Vector, lo, hi int) error {
 			out.AppendString(types.NumericNaN)
 			continue
 		}
-		if (s.big == nil || s.big[g] == nil) && !s.dyn && out.Type.Storage() == types.StoreBytes && s.sx[g].isInt64() && s.sx2[g].isInt64() {
-			if qh, ql, qs, ok := variance128(n, int64(s.sx[g].lo), int64(s.sx2[g].lo), s.scale, sample, stddev); ok {
-				out.AppendString(formatScaled128(false, qh, ql, qs))
+		if (s.big == nil || s.big[g] == nil) && !s.dyn && out.Type.Storage() == types.StoreBytes && s.sx[g].IsInt64() && s.sx2[g].IsInt64() {
+			if qh, ql, qs, ok := exec.Variance128(n, int64(s.sx[g].Lo), int64(s.sx2[g].Lo), s.scale, sample, stddev); ok {
+				out.AppendString(exec.FormatScaled128(false, qh, ql, qs))
 				continue
 			}
 		}
@@ -986,7 +987,7 @@ func (s *numVarAgg) final(out *vec.Vector, lo, hi int) error {
 			b := s.big[g]
 			sx, sx2, sc = b.sx, b.sx2, b.scale
 		} else {
-			sx, sx2 = s.sx[g].setBig(&s.v.sx, &s.v.t), s.sx2[g].setBig(&s.v.sx2, &s.v.t)
+			sx, sx2 = s.sx[g].SetBig(&s.v.sx, &s.v.t), s.sx2[g].SetBig(&s.v.sx2, &s.v.t)
 		}
 		d, ds := s.v.variance(n, sx, sx2, sc, sample, stddev)
 		appendDecimalOut(out, d, ds)
@@ -1017,7 +1018,7 @@ func (v *varScratch) variance(n int64, sx, sx2 *big.Int, scale int, sample, stdd
 	den.Mul(den.SetInt64(n), t.SetInt64(m))
 	// num/den at PostgreSQL's division scale, rounded half up (num > 0):
 	// one more digit, then (q + 5) / 10
-	qs := DivScale(num, 2*scale, den, 0)
+	qs := exec.DivScale(num, 2*scale, den, 0)
 	if e := qs + 1 - 2*scale; e >= 0 {
 		q.Quo(q.Mul(num, bigPow10(e)), den)
 	} else {
@@ -1037,7 +1038,7 @@ func (v *varScratch) variance(n int64, sx, sx2 *big.Int, scale int, sample, stdd
 		if len(w) > 1 {
 			hi = uint64(w[1])
 		}
-		q.SetUint64(isqrt128(hi, lo))
+		q.SetUint64(exec.Isqrt128(hi, lo))
 	} else {
 		q.Sqrt(t)
 	}
@@ -1122,7 +1123,7 @@ func (s *minmaxFloat) reset(g int)  { s.has[g] = false }
 func (s *minmaxFloat) bytes() int64 { return 9 * int64(len(s.val)) }
 
 func (s *minmaxFloat) better(x, cur float64) bool {
-	c := CompareFloat(x, cur)
+	c := exec.CompareFloat(x, cur)
 	return (s.max && c > 0) || (!s.max && c < 0)
 }
 
@@ -1290,9 +1291,9 @@ func compareDecimalText(a, b string) int {
 		if y, sy, ok := types.ParseDecimalSmall(b); ok {
 			ok1, ok2 := true, true
 			if sx < sy {
-				ok1, x = bitsMul(x, types.Pow10(sy-sx))
+				ok1, x = exec.BitsMul(x, types.Pow10(sy-sx))
 			} else {
-				ok2, y = bitsMul(y, types.Pow10(sx-sy))
+				ok2, y = exec.BitsMul(y, types.Pow10(sx-sy))
 			}
 			if ok1 && ok2 {
 				return cmp.Compare(x, y)

@@ -1,4 +1,4 @@
-package exec
+package aggregate
 
 import (
 	"context"
@@ -6,6 +6,9 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/hashtab"
+	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 )
@@ -31,15 +34,15 @@ func (h *HashAgg) partShift() uint {
 // gives the group's key in a batch.
 func (h *HashAgg) groupHashes(s *aggSet) []uint64 {
 	if s.htab != nil {
-		return s.htab.idHash[:s.ngroups]
+		return s.htab.IdHash[:s.ngroups]
 	}
-	v := &vec.Vector{Type: h.Input.Types()[s.cols[0]], I64: s.itab.dense}
+	v := &vec.Vector{Type: h.Input.Types()[s.cols[0]], I64: s.itab.Dense}
 	if s.nullG >= 0 {
-		v.Nulls = make([]bool, len(s.itab.dense))
+		v.Nulls = make([]bool, len(s.itab.Dense))
 		v.Nulls[s.nullG] = true
 	}
-	hs := make([]uint64, len(s.itab.dense))
-	hashColumn(hs, v, len(hs), true)
+	hs := make([]uint64, len(s.itab.Dense))
+	memory.HashColumn(hs, v, len(hs), true)
 	return hs
 }
 
@@ -77,9 +80,9 @@ func (h *HashAgg) mergeParts(ctx context.Context, runs []*aggRun) ([]*aggRun, er
 			n += counts[w][p]
 		}
 		if s := r.sets[0]; s.htab != nil {
-			s.htab = newHashTable(n)
+			s.htab = hashtab.NewHashTable(n)
 		} else {
-			s.itab = newI64Table(n)
+			s.itab = hashtab.NewI64Table(n)
 		}
 		parts[p] = r
 	}
@@ -88,11 +91,11 @@ func (h *HashAgg) mergeParts(ctx context.Context, runs []*aggRun) ([]*aggRun, er
 		return func(p int) error { return m.merge(parts[p], p, runs, hashes) }
 	})
 	for _, r := range runs {
-		r.res.release()
+		r.res.Release()
 	}
 	if err != nil {
 		for _, r := range parts {
-			r.res.release()
+			r.res.Release()
 		}
 		return nil, err
 	}
@@ -113,13 +116,13 @@ func inPartitions(ctx context.Context, newDo func() func(p int) error) error {
 		go func() {
 			defer wg.Done()
 			do := newDo()
-			errs[w] = guard(func() error {
+			errs[w] = exec.Guard(func() error {
 				for {
 					p := int(next.Add(1)) - 1
 					if p >= aggPartitions {
 						return nil
 					}
-					if err := errCanceled(ctx); err != nil {
+					if err := memory.ErrCanceled(ctx); err != nil {
 						return err
 					}
 					if err := do(p); err != nil {
@@ -146,7 +149,7 @@ type partMerger struct {
 	ids   []int32
 	hs    []uint64
 	gids  []int32
-	keys  *colBuf
+	keys  *memory.ColBuf
 	ikeys []int64
 	nulls []bool
 	text  vec.Vector // gatherInto's
@@ -166,7 +169,7 @@ func (m *partMerger) merge(dst *aggRun, p int, runs []*aggRun, hashes [][]uint64
 		if len(m.ids) == 0 {
 			continue
 		}
-		m.gmap = resize32(m.gmap, src.ngroups)
+		m.gmap = exec.Resize32(m.gmap, src.ngroups)
 		for i := range m.gmap {
 			m.gmap[i] = -1
 		}
@@ -190,7 +193,7 @@ func (m *partMerger) merge(dst *aggRun, p int, runs []*aggRun, hashes [][]uint64
 	var total int64
 	total += ds.bytes()
 	if d := total - dst.accounted; d > 0 {
-		if err := dst.res.grow(d); err != nil && (pgerr.Code(err) != OutOfMemory || !m.h.canSpill()) {
+		if err := dst.res.Grow(d); err != nil && (pgerr.Code(err) != memory.OutOfMemory || !m.h.canSpill()) {
 			return err
 		}
 		dst.accounted = total
@@ -202,15 +205,15 @@ func (m *partMerger) merge(dst *aggRun, p int, runs []*aggRun, hashes [][]uint64
 // ds in m.gids.
 func (m *partMerger) insert(ds, src *aggSet, ids []int32, hashes []uint64, fresh bool) {
 	n := len(ids)
-	m.gids = resize32(m.gids, n)
+	m.gids = exec.Resize32(m.gids, n)
 	if src.itab != nil {
-		m.ikeys = resizeSlice(m.ikeys, n)
+		m.ikeys = memory.ResizeSlice(m.ikeys, n)
 		var nulls []bool
 		for i, g := range ids {
-			m.ikeys[i] = src.itab.dense[g]
+			m.ikeys[i] = src.itab.Dense[g]
 			if g == src.nullG {
 				if nulls == nil {
-					m.nulls = resizeSlice(m.nulls, n)
+					m.nulls = memory.ResizeSlice(m.nulls, n)
 					clear(m.nulls)
 					nulls = m.nulls
 				}
@@ -222,28 +225,28 @@ func (m *partMerger) insert(ds, src *aggSet, ids []int32, hashes []uint64, fresh
 	}
 	if fresh {
 		// copied a column at a time, each key placed by its hash alone
-		ds.keyBytes += ds.keys.appendRows(src.keys, ids)
+		ds.keyBytes += ds.keys.AppendRows(src.keys, ids)
 		for i, g := range ids {
-			m.gids[i] = ds.htab.placeNew(hashes[g])
+			m.gids[i] = ds.htab.PlaceNew(hashes[g])
 		}
-		ds.ngroups = len(ds.htab.idHash)
+		ds.ngroups = len(ds.htab.IdHash)
 		return
 	}
 	if m.keys == nil {
-		m.keys = newColBuf(m.h.Input.Types()[:m.h.NGroup], vec.BatchSize)
+		m.keys = memory.NewColBuf(m.h.Input.Types()[:m.h.NGroup], vec.BatchSize)
 	}
-	m.keys.reset()
-	for c := range src.keys.cols {
-		src.keys.gatherInto(m.keys, c, ids, &m.text)
+	m.keys.Clear()
+	for c := range src.keys.Cols {
+		src.keys.GatherInto(m.keys, c, ids, &m.text)
 	}
 	m.keys.N = n
-	m.hs = resizeSlice(m.hs, n)
+	m.hs = memory.ResizeSlice(m.hs, n)
 	for i, g := range ids {
 		m.hs[i] = hashes[g]
 	}
 	// the workers' text keys are shared, not copied again
-	ds.keys.share = &keyShare{src: src.keys, ids: ids}
-	ds.keyBytes += ds.htab.groupIDs(ds.keys, m.keys.Vecs, m.hs, m.gids)
-	ds.keys.share = nil
-	ds.ngroups = len(ds.htab.idHash)
+	ds.keys.Share = &hashtab.KeyShare{Src: src.keys, Ids: ids}
+	ds.keyBytes += ds.htab.GroupIDs(ds.keys, m.keys.Vecs, m.hs, m.gids)
+	ds.keys.Share = nil
+	ds.ngroups = len(ds.htab.IdHash)
 }

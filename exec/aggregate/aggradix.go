@@ -1,9 +1,10 @@
-package exec
+package aggregate
 
 import (
 	"context"
 	"sync/atomic"
 
+	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
@@ -57,7 +58,7 @@ type aggWorker struct {
 // dealt is a buffer of rows of one partition, with their key hashes.
 type dealt struct {
 	p    int
-	buf  *colBuf
+	buf  *memory.ColBuf
 	hs   []uint64
 	from *aggWorker
 }
@@ -100,9 +101,9 @@ func (h *HashAgg) feedWorker(ctx context.Context, wk *aggWorker, b *vec.Batch) e
 	if n == 0 {
 		return nil
 	}
-	wk.hs = resizeSlice(wk.hs, n)
+	wk.hs = memory.ResizeSlice(wk.hs, n)
 	for c := 0; c < h.NGroup; c++ {
-		hashColumn(wk.hs, b.Vecs[c], n, c == 0)
+		memory.HashColumn(wk.hs, b.Vecs[c], n, c == 0)
 	}
 	shift := h.partShift()
 	for p := range wk.rows {
@@ -125,7 +126,7 @@ func (h *HashAgg) feedWorker(ctx context.Context, wk *aggWorker, b *vec.Batch) e
 			wk.pend[p] = d
 		}
 		for c, v := range b.Vecs {
-			d.buf.gather(c, v, rows)
+			d.buf.Gather(c, v, rows)
 		}
 		d.buf.N += len(rows)
 		for _, i := range rows {
@@ -178,7 +179,7 @@ func (h *HashAgg) newDealt(wk *aggWorker, p int) *dealt {
 		return d
 	default:
 	}
-	return &dealt{p: p, buf: newColBuf(h.Input.Types(), vec.BatchSize), from: wk}
+	return &dealt{p: p, buf: memory.NewColBuf(h.Input.Types(), vec.BatchSize), from: wk}
 }
 
 // handOn gives d to its partition's owner, or aggregates it when that is wk.
@@ -196,7 +197,7 @@ func (h *HashAgg) handOn(ctx context.Context, wk *aggWorker, d *dealt) error {
 				return err
 			}
 		case <-ctx.Done():
-			return errCanceled(ctx)
+			return memory.ErrCanceled(ctx)
 		}
 	}
 }
@@ -219,7 +220,7 @@ func (h *HashAgg) takeInbox(ctx context.Context, wk *aggWorker, all bool) error 
 					return err
 				}
 			case <-ctx.Done():
-				return errCanceled(ctx)
+				return memory.ErrCanceled(ctx)
 			}
 			continue
 		}
@@ -246,7 +247,7 @@ func (h *HashAgg) aggregateDealt(ctx context.Context, wk *aggWorker, d *dealt) e
 		err = h.feed(ctx, r, &d.buf.Batch)
 		r.pre = nil
 	}
-	d.buf.reset()
+	d.buf.Clear()
 	d.hs = d.hs[:0]
 	select {
 	case d.from.free <- d:
@@ -290,7 +291,7 @@ func (h *HashAgg) splitWorker(ctx context.Context, wk *aggWorker) error {
 		r.rerouted = true
 		if h.workMem > 0 {
 			// work_mem is the whole operator's, as for one table
-			r.res.cap = max(h.workMem/aggPartitions, 1)
+			r.res.Cap = max(h.workMem/aggPartitions, 1)
 		}
 	}
 	wk.parts = parts
@@ -300,11 +301,11 @@ func (h *HashAgg) splitWorker(ctx context.Context, wk *aggWorker) error {
 // release gives back the memory of every table the worker holds.
 func (wk *aggWorker) release() {
 	if wk.run != nil {
-		wk.run.res.release()
+		wk.run.res.Release()
 	}
 	for _, r := range wk.parts {
 		if r != nil {
-			r.res.release()
+			r.res.Release()
 		}
 	}
 }
@@ -314,7 +315,7 @@ func (wk *aggWorker) release() {
 // merged partition by partition, and each partition becomes a task of
 // h.run's spill.
 func (h *HashAgg) radixEnd(ctx context.Context, ws []*aggWorker) error {
-	files := make([][]*spillPart, aggPartitions)
+	files := make([][]*memory.SpillPart, aggPartitions)
 	take := func(sp *aggSpill) error {
 		if sp == nil {
 			return nil
@@ -323,7 +324,7 @@ func (h *HashAgg) radixEnd(ctx context.Context, ws []*aggWorker) error {
 			if pt == nil {
 				continue
 			}
-			if err := pt.flush(); err != nil {
+			if err := pt.Flush(); err != nil {
 				return err
 			}
 			files[p] = append(files[p], pt)
@@ -345,7 +346,7 @@ func (h *HashAgg) radixEnd(ctx context.Context, ws []*aggWorker) error {
 				return err
 			}
 			r.sp, r.rerouted = nil, false
-			r.res.cap = h.workMem
+			r.res.Cap = h.workMem
 		}
 	}
 	parts := make([]*aggRun, aggPartitions)
@@ -367,7 +368,7 @@ func (h *HashAgg) radixEnd(ctx context.Context, ws []*aggWorker) error {
 				// and each is given back as merged: running out here is
 				// only a table doubling, tolerated when the aggregation
 				// can spill
-				if err := dst.merge(r); err != nil && (pgerr.Code(err) != OutOfMemory || !h.canSpill()) {
+				if err := dst.merge(r); err != nil && (pgerr.Code(err) != memory.OutOfMemory || !h.canSpill()) {
 					return err
 				}
 				r.sets = nil
@@ -379,7 +380,7 @@ func (h *HashAgg) radixEnd(ctx context.Context, ws []*aggWorker) error {
 	for _, wk := range ws {
 		for p, r := range wk.parts {
 			if r != parts[p] {
-				r.res.release()
+				r.res.Release()
 			}
 		}
 		wk.parts = nil
@@ -387,12 +388,12 @@ func (h *HashAgg) radixEnd(ctx context.Context, ws []*aggWorker) error {
 	if err != nil {
 		for _, r := range parts {
 			if r != nil {
-				r.res.release()
+				r.res.Release()
 			}
 		}
 		for _, fs := range files {
 			for _, pt := range fs {
-				pt.file.Close()
+				pt.File.Close()
 			}
 		}
 		return err

@@ -1,10 +1,13 @@
-package exec
+package aggregate
 
 import (
 	"context"
 	"runtime"
 	"sync"
 
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/hashtab"
+	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 )
@@ -43,15 +46,15 @@ const (
 
 type aggSpill struct {
 	h       *HashAgg
-	parts   []*spillPart
+	parts   []*memory.SpillPart
 	hs      []uint64
 	keptHs  []uint64 // the key hashes of keep's rows, when the caller gave the batch's
 	keep    []int32  // rows of the batch whose group is in the frozen table
-	keepBuf *colBuf
+	keepBuf *memory.ColBuf
 	sub     *HashAgg
 	cur     int // partition being aggregated
 	freed   bool
-	qs      *QueryStats
+	qs      *exec.QueryStats
 	par     *aggPartWorkers
 	// tasks, when not nil, are the partitions to aggregate instead of
 	// parts: each a partition table and the workers' files (radixEnd)
@@ -75,7 +78,7 @@ const probeJudgeRows = 1 << 16
 // the workers spilled to it.
 type aggPartTask struct {
 	seed  *aggRun
-	files []*spillPart
+	files []*memory.SpillPart
 }
 
 func (h *HashAgg) canSpill() bool {
@@ -89,7 +92,7 @@ func (h *HashAgg) feed(ctx context.Context, r *aggRun, b *vec.Batch) error {
 		return r.sp.route(ctx, r, b)
 	}
 	err := r.consume(b)
-	if err == nil || pgerr.Code(err) != OutOfMemory || !h.canSpill() {
+	if err == nil || pgerr.Code(err) != memory.OutOfMemory || !h.canSpill() {
 		return err
 	}
 	// b went into the table; only its reservation failed. The table keeps
@@ -99,7 +102,7 @@ func (h *HashAgg) feed(ctx context.Context, r *aggRun, b *vec.Batch) error {
 }
 
 func (h *HashAgg) newSpill(ctx context.Context) *aggSpill {
-	sp := &aggSpill{h: h, qs: queryStatsOf(ctx)}
+	sp := &aggSpill{h: h, qs: exec.QueryStatsOf(ctx)}
 	h.spillMu.Lock()
 	h.spills = append(h.spills, sp)
 	h.spillMu.Unlock()
@@ -121,7 +124,7 @@ func (sp *aggSpill) route(ctx context.Context, r *aggRun, b *vec.Batch) error {
 		}
 		hs = sp.hs[:n]
 		for c := 0; c < h.NGroup; c++ {
-			hashColumn(hs, b.Vecs[c], n, c == 0)
+			memory.HashColumn(hs, b.Vecs[c], n, c == 0)
 		}
 	}
 	sp.keep = sp.keep[:0]
@@ -152,11 +155,11 @@ func (sp *aggSpill) route(ctx context.Context, r *aggRun, b *vec.Batch) error {
 		return nil
 	}
 	if sp.keepBuf == nil {
-		sp.keepBuf = newColBuf(h.Input.Types(), vec.BatchSize)
+		sp.keepBuf = memory.NewColBuf(h.Input.Types(), vec.BatchSize)
 	}
-	sp.keepBuf.reset()
+	sp.keepBuf.Clear()
 	for c, v := range b.Vecs {
-		sp.keepBuf.gather(c, v, sp.keep)
+		sp.keepBuf.Gather(c, v, sp.keep)
 	}
 	sp.keepBuf.N = len(sp.keep)
 	sub := &sp.keepBuf.Batch
@@ -171,7 +174,7 @@ func (sp *aggSpill) route(ctx context.Context, r *aggRun, b *vec.Batch) error {
 		r.pre = sp.keptHs
 		defer func() { r.pre = pre }()
 	}
-	if err := r.consume(sub); err != nil && pgerr.Code(err) != OutOfMemory {
+	if err := r.consume(sub); err != nil && pgerr.Code(err) != memory.OutOfMemory {
 		return err
 	}
 	return nil
@@ -179,24 +182,24 @@ func (sp *aggSpill) route(ctx context.Context, r *aggRun, b *vec.Batch) error {
 
 func (sp *aggSpill) write(ctx context.Context, p int, b *vec.Batch, rows []int32) error {
 	if sp.parts == nil {
-		sp.parts = make([]*spillPart, aggPartitions)
+		sp.parts = make([]*memory.SpillPart, aggPartitions)
 	}
 	pt := sp.parts[p]
 	if pt == nil {
-		f, err := newSpillFile(GlobalSpill, sp.qs.Spill(), "agg")
+		f, err := memory.NewSpillFile(memory.GlobalSpill, sp.qs.Spill(), "agg")
 		if err != nil {
 			return err
 		}
-		pt = &spillPart{file: f, buf: newColBuf(sp.h.Input.Types(), vec.BatchSize)}
+		pt = &memory.SpillPart{File: f, Buf: memory.NewColBuf(sp.h.Input.Types(), vec.BatchSize)}
 		sp.parts[p] = pt
 	}
 	for c, v := range b.Vecs {
-		pt.buf.gather(c, v, rows)
+		pt.Buf.Gather(c, v, rows)
 	}
-	pt.buf.N += len(rows)
-	pt.rows += int64(len(rows))
-	if pt.buf.N >= vec.BatchSize {
-		return pt.flush()
+	pt.Buf.N += len(rows)
+	pt.Rows += int64(len(rows))
+	if pt.Buf.N >= vec.BatchSize {
+		return pt.Flush()
 	}
 	return nil
 }
@@ -219,17 +222,17 @@ func (s *aggSet) hasKeys(kv []*vec.Vector, b *vec.Batch, i int, h uint64) bool {
 		if v.IsNull(i) {
 			return s.nullG >= 0
 		}
-		return s.itab.lookup(v.I64[i]) >= 0
+		return s.itab.Lookup(v.I64[i]) >= 0
 	}
 	t := s.htab
-	mask := uint64(len(t.slots) - 1)
-	tag := slotTag(h)
+	mask := uint64(len(t.Slots) - 1)
+	tag := hashtab.SlotTag(h)
 	for j := h & mask; ; j = (j + 1) & mask {
-		sl := t.slots[j]
+		sl := t.Slots[j]
 		if sl == 0 {
 			return false
 		}
-		if slotTag(sl) == tag && s.keys.equal(int(slotVal(sl)-1), kv, i) {
+		if hashtab.SlotTag(sl) == tag && s.keys.Equal(int(hashtab.SlotVal(sl)-1), kv, i) {
 			return true
 		}
 	}
@@ -241,15 +244,15 @@ func (sp *aggSpill) next(ctx context.Context) (*vec.Batch, error) {
 	if !sp.freed {
 		sp.freed = true
 		// the frozen table is emitted: give its memory back for the partitions
-		h.run.res.release()
+		h.run.res.Release()
 		h.run.sets = nil
 		for _, r := range h.runs {
-			r.res.release()
+			r.res.Release()
 			r.sets = nil
 		}
 		for _, pt := range sp.parts {
 			if pt != nil {
-				if err := pt.flush(); err != nil {
+				if err := pt.Flush(); err != nil {
 					return nil, err
 				}
 			}
@@ -265,13 +268,13 @@ func (sp *aggSpill) next(ctx context.Context) (*vec.Batch, error) {
 			continue
 		}
 		if sp.sub == nil {
-			rd, err := pt.file.reader()
+			rd, err := pt.File.Reader()
 			if err != nil {
 				return nil, err
 			}
-			sp.sub = &HashAgg{Input: &spillScan{rd: rd, dec: newBlockDecoder(h.Input.Types())},
+			sp.sub = &HashAgg{Input: &memory.SpillScan{Rd: rd, Dec: memory.NewBlockDecoder(h.Input.Types())},
 				NGroup: h.NGroup, Aggs: h.Aggs, Mem: h.Mem, spillLevel: h.spillLevel + 1,
-				SizeHint: h.partSizeHint([]*spillPart{pt})}
+				SizeHint: h.partSizeHint([]*memory.SpillPart{pt})}
 		}
 		b, err := sp.sub.Next(ctx)
 		if err != nil || b != nil {
@@ -279,7 +282,7 @@ func (sp *aggSpill) next(ctx context.Context) (*vec.Batch, error) {
 		}
 		sp.sub.Close()
 		sp.sub = nil
-		pt.file.Close()
+		pt.File.Close()
 		sp.parts[sp.cur] = nil
 		sp.cur++
 	}
@@ -297,17 +300,17 @@ func (sp *aggSpill) close() {
 	}
 	for _, pt := range sp.parts {
 		if pt != nil {
-			pt.file.Close()
+			pt.File.Close()
 		}
 	}
 	sp.parts = nil
 	for _, t := range sp.tasks {
 		// a task not run (the query ended early) still holds its table
 		if t.seed != nil {
-			t.seed.res.release()
+			t.seed.res.Release()
 		}
 		for _, pt := range t.files {
-			pt.file.Close()
+			pt.File.Close()
 		}
 	}
 }
@@ -318,12 +321,12 @@ func (sp *aggSpill) close() {
 // from nothing doubles the table a dozen times. The cap keeps a presized
 // table small beside the budget: up to 32 bytes a group with the slots'
 // rounding up, at most 1/32 of the budget.
-func (h *HashAgg) partSizeHint(files []*spillPart) int {
+func (h *HashAgg) partSizeHint(files []*memory.SpillPart) int {
 	var rows int64
 	for _, pt := range files {
-		rows += pt.rows
+		rows += pt.Rows
 	}
-	budget := 4 * h.Mem.mergeBudget()
+	budget := 4 * h.Mem.MergeBudget()
 	if h.workMem > 0 {
 		budget = min(budget, h.workMem)
 	}
@@ -373,7 +376,7 @@ func (sp *aggSpill) parNext(ctx context.Context) (*vec.Batch, error) {
 		if tasks == nil {
 			for _, pt := range sp.parts {
 				if pt != nil {
-					tasks = append(tasks, aggPartTask{files: []*spillPart{pt}})
+					tasks = append(tasks, aggPartTask{files: []*memory.SpillPart{pt}})
 				}
 			}
 		}
@@ -388,7 +391,7 @@ func (sp *aggSpill) parNext(ctx context.Context) (*vec.Batch, error) {
 			go func() {
 				defer w.wg.Done()
 				ack := make(chan struct{})
-				err := guard(func() error { return sp.aggregateParts(ctx, queue, ack) })
+				err := exec.Guard(func() error { return sp.aggregateParts(ctx, queue, ack) })
 				select {
 				case w.out <- aggPartBatch{err: err, done: true}:
 				case <-w.quit:
@@ -423,9 +426,9 @@ func (sp *aggSpill) parNext(ctx context.Context) (*vec.Batch, error) {
 func (sp *aggSpill) aggregateParts(ctx context.Context, queue <-chan *aggPartTask, ack chan struct{}) error {
 	h, w := sp.h, sp.par
 	for t := range queue {
-		scan := &spillScan{dec: newBlockDecoder(h.Input.Types())}
+		scan := &memory.SpillScan{Dec: memory.NewBlockDecoder(h.Input.Types())}
 		for _, pt := range t.files {
-			scan.rest = append(scan.rest, pt.file)
+			scan.Rest = append(scan.Rest, pt.File)
 		}
 		// the task's table, if any, is the sub-aggregation's from now on
 		sub := &HashAgg{Input: scan, NGroup: h.NGroup, Aggs: h.Aggs, Mem: h.Mem, spillLevel: h.spillLevel + 1, seed: t.seed}
@@ -456,7 +459,7 @@ func (sp *aggSpill) aggregateParts(ctx context.Context, queue <-chan *aggPartTas
 			}
 		}
 		for _, pt := range t.files {
-			pt.file.Close()
+			pt.File.Close()
 		}
 	}
 	return nil

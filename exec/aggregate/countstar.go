@@ -1,8 +1,9 @@
-package exec
+package aggregate
 
 import (
 	"context"
 
+	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/vec"
 )
 
@@ -31,7 +32,7 @@ func (h *HashAgg) countFromMetadata(ctx context.Context) (bool, error) {
 	if !h.CountOnly() {
 		return false, nil
 	}
-	n, ok := ExactRowsOf(h.Input)
+	n, ok := exec.ExactRowsOf(h.Input)
 	if !ok {
 		return false, nil
 	}

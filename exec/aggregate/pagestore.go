@@ -1,9 +1,10 @@
-package exec
+package aggregate
 
 import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/types"
 )
@@ -20,10 +21,10 @@ const pageRows = vec.BatchSize / 2
 // can still be reached, at the price of a read.
 type pageStore struct {
 	ts    []types.T
-	file  *spillFile
-	offs  []int64 // where each block starts in the file; then its end
-	n     int     // rows written
-	pend  *colBuf // rows not yet written (fewer than a block)
+	file  *memory.SpillFile
+	offs  []int64        // where each block starts in the file; then its end
+	n     int            // rows written
+	pend  *memory.ColBuf // rows not yet written (fewer than a block)
 	blk   []byte
 	raw   []byte
 	slots []pageSlot
@@ -34,15 +35,15 @@ type pageStore struct {
 type pageSlot struct {
 	k    int // block held, -1: none
 	used int64
-	dec  *blockDecoder
+	dec  *memory.BlockDecoder
 }
 
-func newPageStore(ts []types.T, qs *SpillStats, kind string, slots int) (*pageStore, error) {
-	f, err := newSpillFile(GlobalSpill, qs, kind)
+func newPageStore(ts []types.T, qs *memory.SpillStats, kind string, slots int) (*pageStore, error) {
+	f, err := memory.NewSpillFile(memory.GlobalSpill, qs, kind)
 	if err != nil {
 		return nil, err
 	}
-	p := &pageStore{ts: ts, file: f, pend: newColBuf(ts, pageRows), slots: make([]pageSlot, slots)}
+	p := &pageStore{ts: ts, file: f, pend: memory.NewColBuf(ts, pageRows), slots: make([]pageSlot, slots)}
 	for i := range p.slots {
 		p.slots[i].k = -1
 	}
@@ -62,7 +63,7 @@ func (p *pageStore) appendRows(cols []*vec.Vector, lo, hi int) error {
 	for lo < hi {
 		k := min(hi, lo+pageRows-p.pend.N)
 		for c, v := range cols {
-			p.pend.appendRange(c, v, lo, k)
+			p.pend.AppendRange(c, v, lo, k)
 		}
 		p.pend.N += k - lo
 		lo = k
@@ -87,15 +88,15 @@ func (p *pageStore) writePending() error {
 		return nil
 	}
 	if len(p.offs) == 0 {
-		p.offs = append(p.offs, p.file.size)
+		p.offs = append(p.offs, p.file.Size)
 	}
-	p.blk = appendBlock(p.blk[:0], p.pend.Vecs, 0, p.pend.N)
-	if err := p.file.writeBlock(p.blk); err != nil {
+	p.blk = memory.AppendBlock(p.blk[:0], p.pend.Vecs, 0, p.pend.N)
+	if err := p.file.WriteBlock(p.blk); err != nil {
 		return err
 	}
-	p.offs = append(p.offs, p.file.size)
+	p.offs = append(p.offs, p.file.Size)
 	p.n += p.pend.N
-	p.pend.reset()
+	p.pend.Clear()
 	return nil
 }
 
@@ -106,11 +107,11 @@ func (p *pageStore) finish() error {
 	}
 	p.pend = nil
 	p.blk = nil
-	if p.file.w != nil {
-		if err := p.file.w.Flush(); err != nil {
-			return errTempSpace(fmt.Sprintf("writing temp file: %v", err))
+	if p.file.W != nil {
+		if err := p.file.W.Flush(); err != nil {
+			return memory.ErrTempSpace(fmt.Sprintf("writing temp file: %v", err))
 		}
-		p.file.w = nil // its buffer: the store is only read from now on
+		p.file.W = nil // its buffer: the store is only read from now on
 	}
 	return nil
 }
@@ -127,7 +128,7 @@ func (p *pageStore) blockBytes() int64 {
 // block returns block k decoded (valid until the store's next read).
 func (p *pageStore) block(k int) (*vec.Batch, error) {
 	if s := &p.slots[p.last]; s.k == k {
-		return &s.dec.b, nil
+		return &s.dec.B, nil
 	}
 	victim := 0
 	for i := range p.slots {
@@ -135,7 +136,7 @@ func (p *pageStore) block(k int) (*vec.Batch, error) {
 		if s.k == k {
 			p.tick++
 			s.used, p.last = p.tick, i
-			return &s.dec.b, nil
+			return &s.dec.B, nil
 		}
 		if s.used < p.slots[victim].used {
 			victim = i
@@ -144,23 +145,23 @@ func (p *pageStore) block(k int) (*vec.Batch, error) {
 	s := &p.slots[victim]
 	s.k = -1
 	lo, hi := p.offs[k], p.offs[k+1]
-	p.raw = resizeSlice(p.raw, int(hi-lo))
-	if _, err := p.file.f.ReadAt(p.raw, lo); err != nil {
-		return nil, errTempSpace(fmt.Sprintf("reading temp file: %v", err))
+	p.raw = memory.ResizeSlice(p.raw, int(hi-lo))
+	if _, err := p.file.F.ReadAt(p.raw, lo); err != nil {
+		return nil, memory.ErrTempSpace(fmt.Sprintf("reading temp file: %v", err))
 	}
 	l, h := binary.Uvarint(p.raw)
 	if h <= 0 || uint64(len(p.raw)-h) != l {
-		return nil, errBadSpill
+		return nil, memory.ErrBadSpill
 	}
 	if s.dec == nil {
-		s.dec = newBlockDecoder(p.ts)
+		s.dec = memory.NewBlockDecoder(p.ts)
 	}
-	if _, err := s.dec.decode(p.raw[h:]); err != nil {
+	if _, err := s.dec.Decode(p.raw[h:]); err != nil {
 		return nil, err
 	}
 	p.tick++
 	s.k, s.used, p.last = k, p.tick, victim
-	return &s.dec.b, nil
+	return &s.dec.B, nil
 }
 
 // row returns the block holding row r and r's place in it.

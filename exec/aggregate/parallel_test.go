@@ -1,12 +1,13 @@
-package exec
+package aggregate
 
 import (
 	"context"
 	"fmt"
 	"path/filepath"
 	"testing"
-	"time"
 
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/parquetio"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
@@ -16,13 +17,13 @@ import (
 
 // scanFixture writes files of rows (id BIGINT, g BIGINT = id % 7, s TEXT)
 // with small row groups, deleting every 10th row of the second file.
-func scanFixture(t testing.TB, files, rowsPerFile, rowGroup int) (storage.Backend, []ScanFile, int) {
+func scanFixture(t testing.TB, files, rowsPerFile, rowGroup int) (storage.Backend, []exec.ScanFile, int) {
 	t.Helper()
 	ctx := context.Background()
 	store := storage.NewLocal()
 	dir := t.TempDir()
 	cols := []parquetio.Column{{FieldID: 1, Name: "id", Type: types.Int64T}, {FieldID: 2, Name: "g", Type: types.Int64T}, {FieldID: 3, Name: "s", Type: types.TextT}}
-	var out []ScanFile
+	var out []exec.ScanFile
 	live := 0
 	id := int64(0)
 	for f := 0; f < files; f++ {
@@ -59,14 +60,14 @@ func scanFixture(t testing.TB, files, rowsPerFile, rowGroup int) (storage.Backen
 		if err := w.Commit(); err != nil {
 			t.Fatal(err)
 		}
-		sf := ScanFile{Path: path}
+		sf := exec.ScanFile{Path: path}
 		live += rowsPerFile
 		if f == 1 {
 			var dels []int64
 			for p := int64(0); p < int64(rowsPerFile); p += 10 {
 				dels = append(dels, p)
 			}
-			wf, err := WriteDeletes(ctx, store, dir+"/", path, dels, false)
+			wf, err := exec.WriteDeletes(ctx, store, dir+"/", path, dels, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -78,49 +79,14 @@ func scanFixture(t testing.TB, files, rowsPerFile, rowGroup int) (storage.Backen
 	return store, out, live
 }
 
-func newFixtureScan(store storage.Backend, files []ScanFile) *TableScan {
-	return &TableScan{Store: store, Snapshot: 1, Files: files, Cols: []ScanCol{
+func newFixtureScan(store storage.Backend, files []exec.ScanFile) *exec.TableScan {
+	return &exec.TableScan{Store: store, Snapshot: 1, Files: files, Cols: []exec.ScanCol{
 		{FieldID: 1, Name: "id", T: types.Int64T}, {FieldID: 2, Name: "g", T: types.Int64T}, {FieldID: 3, Name: "s", T: types.TextT}}}
-}
-
-func TestParallelScanMatchesSerial(t *testing.T) {
-	store, files, live := scanFixture(t, 3, 5000, 700)
-	serial := collect(t, newFixtureScan(store, files))
-	if len(serial) != live {
-		t.Fatalf("serial scan: %d rows, want %d", len(serial), live)
-	}
-	for _, workers := range []int{1, 2, 4} {
-		scan := newFixtureScan(store, files)
-		p := &Parallel{Scan: scan, Workers: workers}
-		sameRows(t, fmt.Sprintf("parallel scan, %d workers", workers), collect(t, p), serial)
-		if err := p.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if scan.RowGroupsScanned != 3*8 {
-			t.Errorf("%d row groups scanned, want 24", scan.RowGroupsScanned)
-		}
-	}
-	// a pipeline per worker: filter then project
-	p := &Parallel{Scan: newFixtureScan(store, files), Workers: 3, Build: func(w int, src Operator) Operator {
-		f := &Filter{Env: env, Input: src, Pred: &Cmp{Op: EQ, L: col(1, types.Int64T), R: NewConst(ints(types.Int64T, 3))}}
-		return &Project{Env: env, Input: f, Exprs: []Expr{col(0, types.Int64T), col(2, types.TextT)}}
-	}}
-	var want []string
-	for _, r := range serial {
-		var id, g int64
-		var s string
-		fmt.Sscanf(r, "%d|%d|%s", &id, &g, &s)
-		if g == 3 {
-			want = append(want, fmt.Sprintf("%d|%s", id, s))
-		}
-	}
-	sameRows(t, "parallel filter+project", collect(t, p), want)
-	p.Close()
 }
 
 func TestParallelHashAggMergesPartials(t *testing.T) {
 	store, files, live := scanFixture(t, 3, 5000, 700)
-	build := func(w int, src Operator) Operator { return src }
+	build := func(w int, src exec.Operator) exec.Operator { return src }
 	aggs := []Agg{mkAgg(t, AggCountStar, 0, types.Int64T), mkAgg(t, AggSum, 0, types.Int64T), mkAgg(t, AggMin, 2, types.TextT),
 		mkAgg(t, AggCount, 2, types.TextT), mkAgg(t, AggAvg, 0, types.Int64T), mkAgg(t, AggVarPop, 0, types.Int64T)}
 	cd := mkAgg(t, AggCount, 2, types.TextT)
@@ -128,8 +94,8 @@ func TestParallelHashAggMergesPartials(t *testing.T) {
 	aggs = append(aggs, cd)
 	// group by g (int fast path), by s (text, with NULLs) and by nothing
 	for _, key := range []int{1, 2, -1} {
-		mk := func(input Operator) *HashAgg {
-			var exprs []Expr
+		mk := func(input exec.Operator) *HashAgg {
+			var exprs []exec.Expr
 			ng := 0
 			if key >= 0 {
 				exprs = append(exprs, col(key, []types.T{types.Int64T, types.Int64T, types.TextT}[key]))
@@ -141,14 +107,16 @@ func TestParallelHashAggMergesPartials(t *testing.T) {
 				a.Arg += ng
 				as[i] = a
 			}
-			if p, ok := input.(*Parallel); ok {
-				p.Build = func(w int, src Operator) Operator { return &Project{Env: env, Input: build(w, src), Exprs: exprs} }
+			if p, ok := input.(*exec.Parallel); ok {
+				p.Build = func(w int, src exec.Operator) exec.Operator {
+					return &exec.Project{Env: env, Input: build(w, src), Exprs: exprs}
+				}
 				return &HashAgg{Input: p, NGroup: ng, Aggs: as}
 			}
-			return &HashAgg{Input: &Project{Env: env, Input: input, Exprs: exprs}, NGroup: ng, Aggs: as}
+			return &HashAgg{Input: &exec.Project{Env: env, Input: input, Exprs: exprs}, NGroup: ng, Aggs: as}
 		}
 		serial := runAgg(t, mk(newFixtureScan(store, files)))
-		par := runAgg(t, mk(&Parallel{Scan: newFixtureScan(store, files), Workers: 3}))
+		par := runAgg(t, mk(&exec.Parallel{Scan: newFixtureScan(store, files), Workers: 3}))
 		sameRows(t, fmt.Sprintf("parallel group by %d", key), par, serial)
 		if key < 0 && (len(serial) != 1 || serial[0][:len(fmt.Sprint(live))] != fmt.Sprint(live)) {
 			t.Errorf("count(*) = %v, want %d", serial, live)
@@ -166,30 +134,30 @@ func TestParallelHashAggManyGroups(t *testing.T) {
 	store, files, _ := scanFixture(t, 3, 40000, 4000)
 	ts := []types.T{types.Int64T, types.Int64T, types.TextT}
 	for _, keys := range [][]int{{0}, {2, 0}, {1, 2, 0}} {
-		mk := func(input Operator, mem *Memory) *HashAgg {
-			var exprs []Expr
+		mk := func(input exec.Operator, mem *memory.Memory) *HashAgg {
+			var exprs []exec.Expr
 			for _, k := range keys {
 				exprs = append(exprs, col(k, ts[k]))
 			}
 			exprs = append(exprs, col(0, types.Int64T), col(2, types.TextT))
 			ng := len(keys)
 			aggs := []Agg{mkAgg(t, AggCountStar, 0, types.Int64T), mkAgg(t, AggSum, ng, types.Int64T), mkAgg(t, AggMax, ng+1, types.TextT)}
-			if p, ok := input.(*Parallel); ok {
-				p.Build = func(w int, src Operator) Operator { return &Project{Env: env, Input: src, Exprs: exprs} }
+			if p, ok := input.(*exec.Parallel); ok {
+				p.Build = func(w int, src exec.Operator) exec.Operator { return &exec.Project{Env: env, Input: src, Exprs: exprs} }
 				return &HashAgg{Input: p, NGroup: ng, Aggs: aggs, Mem: mem}
 			}
-			return &HashAgg{Input: &Project{Env: env, Input: input, Exprs: exprs}, NGroup: ng, Aggs: aggs, Mem: mem}
+			return &HashAgg{Input: &exec.Project{Env: env, Input: input, Exprs: exprs}, NGroup: ng, Aggs: aggs, Mem: mem}
 		}
 		serial := runAgg(t, mk(newFixtureScan(store, files), nil))
 		for _, limit := range []int64{0, 1 << 20} {
 			sp := testSpill(t, 0)
-			var mem *Memory
+			var mem *memory.Memory
 			if limit > 0 {
-				mem = NewMemory(NewMemoryPool(limit), 0)
+				mem = memory.NewMemory(memory.NewMemoryPool(limit), 0)
 			}
-			qs := &QueryStats{}
-			h := mk(&Parallel{Scan: newFixtureScan(store, files), Workers: 2}, mem)
-			par := collectCtx(t, WithQueryStats(context.Background(), qs), h)
+			qs := &exec.QueryStats{}
+			h := mk(&exec.Parallel{Scan: newFixtureScan(store, files), Workers: 2}, mem)
+			par := collectCtx(t, exec.WithQueryStats(context.Background(), qs), h)
 			tasksRan := false
 			for _, s := range h.spills {
 				tasksRan = tasksRan || len(s.tasks) == aggPartitions
@@ -214,25 +182,25 @@ func TestParallelHashAggManyGroups(t *testing.T) {
 
 func TestParallelErrorsStopWorkers(t *testing.T) {
 	store, files, _ := scanFixture(t, 2, 3000, 500)
-	p := &Parallel{Scan: newFixtureScan(store, files), Workers: 2, Build: func(w int, src Operator) Operator {
+	p := &exec.Parallel{Scan: newFixtureScan(store, files), Workers: 2, Build: func(w int, src exec.Operator) exec.Operator {
 		// 1 / (id - 4001) fails on one row
-		return &Project{Env: env, Input: src, Exprs: []Expr{&Arith{Op: '/', L: NewConst(ints(types.Int64T, 1)),
-			R: &Arith{Op: '-', L: col(0, types.Int64T), R: NewConst(ints(types.Int64T, 4001)), T: types.Int64T}, T: types.Int64T}}}
+		return &exec.Project{Env: env, Input: src, Exprs: []exec.Expr{&exec.Arith{Op: '/', L: exec.NewConst(ints(types.Int64T, 1)),
+			R: &exec.Arith{Op: '-', L: col(0, types.Int64T), R: exec.NewConst(ints(types.Int64T, 4001)), T: types.Int64T}, T: types.Int64T}}}
 	}}
-	err := Drain(context.Background(), p, func(*vec.Batch) error { return nil })
+	err := exec.Drain(context.Background(), p, func(*vec.Batch) error { return nil })
 	if pgerr.Code(err) != pgerr.DivisionByZero {
 		t.Errorf("want division by zero, got %v", err)
 	}
 	p.Close()
 	// a panic inside a worker becomes XX000, for the merged stream and for
 	// per-worker aggregation alike
-	mkp := func() *Parallel {
-		return &Parallel{Scan: newFixtureScan(store, files), Workers: 2, Build: func(w int, src Operator) Operator {
+	mkp := func() *exec.Parallel {
+		return &exec.Parallel{Scan: newFixtureScan(store, files), Workers: 2, Build: func(w int, src exec.Operator) exec.Operator {
 			return &panicOp{Operator: src}
 		}}
 	}
 	p = mkp()
-	if err := Drain(context.Background(), p, func(*vec.Batch) error { return nil }); pgerr.Code(err) != pgerr.Internal {
+	if err := exec.Drain(context.Background(), p, func(*vec.Batch) error { return nil }); pgerr.Code(err) != pgerr.Internal {
 		t.Errorf("panic in a worker: %v", err)
 	}
 	p.Close()
@@ -243,7 +211,7 @@ func TestParallelErrorsStopWorkers(t *testing.T) {
 	h.Close()
 }
 
-type panicOp struct{ Operator }
+type panicOp struct{ exec.Operator }
 
 func (p *panicOp) Next(ctx context.Context) (*vec.Batch, error) {
 	b, err := p.Operator.Next(ctx)
@@ -253,154 +221,28 @@ func (p *panicOp) Next(ctx context.Context) (*vec.Batch, error) {
 	return b, err
 }
 
-func TestParallelProbeWithSharedBuild(t *testing.T) {
-	store, files, _ := scanFixture(t, 3, 5000, 700)
-	// build: g -> name for g in 0..5 (6 has no match), twice for g = 2
-	bt := []types.T{types.Int64T, types.TextT}
-	brows := [][]any{{0, "zero"}, {1, "one"}, {2, "two"}, {2, "deux"}, {3, "three"}, {4, "four"}, {5, "five"}, {nil, "null"}}
-	for _, typ := range []JoinType{JoinInner, JoinLeft, JoinSemi, JoinAnti, JoinRight, JoinFull, JoinRightSemi, JoinRightAnti} {
-		serial := &HashJoin{Env: env, Left: newFixtureScan(store, files), Right: newRowsOp(bt, brows, 3),
-			LeftKeys: []Expr{col(1, types.Int64T)}, RightKeys: []Expr{col(0, types.Int64T)}, Type: typ}
-		want := collect(t, serial)
-		serial.Close()
-		right := newRowsOp(bt, brows, 3)
-		shared := &SharedBuild{Env: env, Right: right, RightKeys: []Expr{col(0, types.Int64T)}, KeyTypes: []types.T{types.Int64T}}
-		p := &Parallel{Scan: newFixtureScan(store, files), Workers: 3, Build: func(w int, src Operator) Operator {
-			shared.Probes++ // as the planner counts them
-			return &HashJoin{Env: env, Left: src, Shared: shared, LeftKeys: []Expr{col(1, types.Int64T)}, Type: typ}
-		}}
-		sameRows(t, "shared build "+typ.String(), collect(t, p), want)
-		if err := p.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if !right.closed {
-			t.Error("shared build side not closed")
-		}
-	}
-}
-
-func TestParallelEarlyClose(t *testing.T) {
-	store, files, _ := scanFixture(t, 3, 5000, 700)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		p := &Parallel{Scan: newFixtureScan(store, files), Workers: 3}
-		l := &Limit{Input: p, Count: 10}
-		if got := collect(t, l); len(got) != 10 {
-			t.Errorf("limit over parallel: %d rows", len(got))
-		}
-		l.Close()
-		// cancelled context: workers stop
-		ctx, cancel := context.WithCancel(context.Background())
-		p = &Parallel{Scan: newFixtureScan(store, files), Workers: 2}
-		if _, err := p.Next(ctx); err != nil {
-			t.Error(err)
-		}
-		cancel()
-		for {
-			b, err := p.Next(ctx)
-			if err != nil {
-				if pgerr.Code(err) != pgerr.QueryCanceled {
-					t.Errorf("after cancel: %v", err)
-				}
-				break
-			}
-			if b == nil {
-				break
-			}
-		}
-		p.Close()
-	}()
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		t.Fatal("parallel scan did not stop")
-	}
-}
-
-// TestScanCountsReaderBuffers: a scan's Parquet readers' buffers (chunks,
-// pages, dictionaries) are counted in the statement's account while a file
-// is open, and given back when the scan ends.
-func TestScanCountsReaderBuffers(t *testing.T) {
-	store, files, live := scanFixture(t, 2, 5000, 700)
-	for _, workers := range []int{0, 2} {
-		pool := NewMemoryPool(1 << 30)
-		mem := NewMemory(pool, 0)
-		ctx := WithQueryMemory(context.Background(), mem)
-		var op Operator = newFixtureScan(store, files)
-		if workers > 0 {
-			op = &Parallel{Scan: newFixtureScan(store, files), Workers: workers}
-		}
-		rows, peak := 0, int64(0)
-		for {
-			b, err := op.Next(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if b == nil {
-				break
-			}
-			rows += b.N
-			peak = max(peak, mem.Used())
-		}
-		if rows != live {
-			t.Fatalf("workers %d: %d rows, want %d", workers, rows, live)
-		}
-		// a 700-row group of three columns is a few kilobytes of chunks and
-		// pages, the text column's values alone 700 × 8 bytes or more
-		if peak < 5000 {
-			t.Errorf("workers %d: the account held at most %d bytes while scanning", workers, peak)
-		}
-		op.Close()
-		if mem.Used() != 0 || pool.Used() != 0 {
-			t.Errorf("workers %d: after Close the account holds %d, the pool %d", workers, mem.Used(), pool.Used())
-		}
-	}
-	// a pool too small for the buffers: the scan runs, counting nothing
-	// (a scan cannot spill; it leaves the pool to operators that can)
-	pool := NewMemoryPool(4 << 10)
-	mem := NewMemory(pool, 0)
-	ctx := WithQueryMemory(context.Background(), mem)
-	op := newFixtureScan(store, files)
-	rows := 0
-	for {
-		b, err := op.Next(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if b == nil {
-			break
-		}
-		rows += b.N
-	}
-	op.Close()
-	if rows != live || mem.Peak() != 0 {
-		t.Errorf("4 KiB pool: %d rows (want %d), %d bytes counted (want none)", rows, live, mem.Peak())
-	}
-}
-
 // TestParallelUnionOfScans: a Parallel without a Scan runs over the union
 // of its Then parts — each with its own pipeline, one a union itself — as
 // an Operator and under a HashAgg, with as many rows as the parts
 // serially, and closes every part's scans.
 func TestParallelUnionOfScans(t *testing.T) {
 	store, files, _ := scanFixture(t, 3, 5000, 700)
-	keep := func(g int64) func(w int, src Operator) Operator {
-		return func(w int, src Operator) Operator {
-			return &Filter{Env: env, Input: src, Pred: &Cmp{Op: EQ, L: col(1, types.Int64T), R: NewConst(ints(types.Int64T, g))}}
+	keep := func(g int64) func(w int, src exec.Operator) exec.Operator {
+		return func(w int, src exec.Operator) exec.Operator {
+			return &exec.Filter{Env: env, Input: src, Pred: &exec.Cmp{Op: exec.EQ, L: col(1, types.Int64T), R: exec.NewConst(ints(types.Int64T, g))}}
 		}
 	}
-	serialPart := func(g int64) Operator {
-		return &Filter{Env: env, Input: newFixtureScan(store, files), Pred: &Cmp{Op: EQ, L: col(1, types.Int64T), R: NewConst(ints(types.Int64T, g))}}
+	serialPart := func(g int64) exec.Operator {
+		return &exec.Filter{Env: env, Input: newFixtureScan(store, files), Pred: &exec.Cmp{Op: exec.EQ, L: col(1, types.Int64T), R: exec.NewConst(ints(types.Int64T, g))}}
 	}
 	var want []string
 	for _, g := range []int64{1, 2, 3} {
 		want = append(want, collect(t, serialPart(g))...)
 	}
-	union := func(workers int) (*Parallel, []*TableScan) {
-		scans := []*TableScan{newFixtureScan(store, files), newFixtureScan(store, files), newFixtureScan(store, files)}
-		inner := &Parallel{Then: []*Parallel{{Scan: scans[1], Build: keep(2)}, {Scan: scans[2], Build: keep(3)}}}
-		return &Parallel{Workers: workers, Then: []*Parallel{{Scan: scans[0], Build: keep(1)}, inner}}, scans
+	union := func(workers int) (*exec.Parallel, []*exec.TableScan) {
+		scans := []*exec.TableScan{newFixtureScan(store, files), newFixtureScan(store, files), newFixtureScan(store, files)}
+		inner := &exec.Parallel{Then: []*exec.Parallel{{Scan: scans[1], Build: keep(2)}, {Scan: scans[2], Build: keep(3)}}}
+		return &exec.Parallel{Workers: workers, Then: []*exec.Parallel{{Scan: scans[0], Build: keep(1)}, inner}}, scans
 	}
 	for _, workers := range []int{1, 2, 3} {
 		p, scans := union(workers)
@@ -413,24 +255,24 @@ func TestParallelUnionOfScans(t *testing.T) {
 				t.Errorf("%d workers: part %d scanned %d row groups, want 24", workers, i, s.RowGroupsScanned)
 			}
 		}
-		if _, exact := ExactRowsOf(p); exact {
+		if _, exact := exec.ExactRowsOf(p); exact {
 			t.Errorf("a union's rows taken for a scan's exact count")
 		}
 		// grouped on g, summed and counted by worker, merged once
 		p, _ = union(workers)
 		agg := &HashAgg{Input: p, NGroup: 1, Aggs: []Agg{mkAgg(t, AggCountStar, 0, types.Int64T), mkAgg(t, AggSum, 0, types.Int64T)}}
-		p.Build = func(w int, src Operator) Operator {
-			return &Project{Env: env, Input: src, Exprs: []Expr{col(1, types.Int64T), col(0, types.Int64T)}}
+		p.Build = func(w int, src exec.Operator) exec.Operator {
+			return &exec.Project{Env: env, Input: src, Exprs: []exec.Expr{col(1, types.Int64T), col(0, types.Int64T)}}
 		}
-		serial := &HashAgg{Input: &Project{Env: env, Input: &Append{Inputs: []Operator{serialPart(1), serialPart(2), serialPart(3)}},
-			Exprs: []Expr{col(1, types.Int64T), col(0, types.Int64T)}}, NGroup: 1, Aggs: agg.Aggs}
+		serial := &HashAgg{Input: &exec.Project{Env: env, Input: &exec.Append{Inputs: []exec.Operator{serialPart(1), serialPart(2), serialPart(3)}},
+			Exprs: []exec.Expr{col(1, types.Int64T), col(0, types.Int64T)}}, NGroup: 1, Aggs: agg.Aggs}
 		sameRows(t, fmt.Sprintf("aggregate over union, %d workers", workers), runAgg(t, agg), runAgg(t, serial))
 	}
 }
 
 // failAfter fails with err once it has passed n batches on.
 type failAfter struct {
-	Operator
+	exec.Operator
 	n   int
 	err error
 }
@@ -459,13 +301,13 @@ func TestParallelHashAggStopsWhileHandingOn(t *testing.T) {
 		for _, after := range []int{1, 4, 12} {
 			sp := testSpill(t, 0)
 			ctx, cancel := context.WithCancel(context.Background())
-			var mem *Memory
+			var mem *memory.Memory
 			if c.limit > 0 {
-				mem = NewMemory(NewMemoryPool(c.limit), 0)
+				mem = memory.NewMemory(memory.NewMemoryPool(c.limit), 0)
 			}
-			p := &Parallel{Scan: newFixtureScan(store, files), Workers: 2}
-			p.Build = func(w int, src Operator) Operator {
-				var op Operator = &Project{Env: env, Input: src, Exprs: []Expr{col(0, types.Int64T), col(2, types.TextT)}}
+			p := &exec.Parallel{Scan: newFixtureScan(store, files), Workers: 2}
+			p.Build = func(w int, src exec.Operator) exec.Operator {
+				var op exec.Operator = &exec.Project{Env: env, Input: src, Exprs: []exec.Expr{col(0, types.Int64T), col(2, types.TextT)}}
 				if w == 1 {
 					if c.cancel {
 						op = &cancelAfter{Operator: op, n: after, cancel: cancel}

@@ -1,4 +1,4 @@
-package exec
+package aggregate
 
 import (
 	"slices"
@@ -118,7 +118,7 @@ func (s *aggSet) keyBatch(in []types.T) *vec.Batch {
 	case len(s.cols) == 0:
 	case s.itab != nil:
 		v := vec.New(in[s.cols[0]], 0)
-		v.I64 = s.itab.dense[:n]
+		v.I64 = s.itab.Dense[:n]
 		if s.nullG >= 0 {
 			v.Nulls = make([]bool, n)
 			v.Nulls[s.nullG] = true
@@ -126,7 +126,7 @@ func (s *aggSet) keyBatch(in []types.T) *vec.Batch {
 		b.Vecs[s.cols[0]] = v
 	default:
 		for i, c := range s.cols {
-			b.Vecs[c] = s.keys.colView(i, 0, n)
+			b.Vecs[c] = s.keys.ColView(i, 0, n)
 		}
 	}
 	return b

@@ -1,16 +1,17 @@
-package exec
+package aggregate
 
 import (
 	"context"
 	"fmt"
 	"math/rand"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
 	"testing"
 
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
@@ -18,20 +19,20 @@ import (
 
 // testSpill points GlobalSpill at a fresh directory for one test and
 // returns the space; the old one comes back when the test ends.
-func testSpill(t *testing.T, maxBytes int64) *SpillSpace {
+func testSpill(t *testing.T, maxBytes int64) *memory.SpillSpace {
 	t.Helper()
-	old := GlobalSpill
-	sp := &SpillSpace{base: t.TempDir()}
+	old := memory.GlobalSpill
+	sp := &memory.SpillSpace{Base: t.TempDir()}
 	if err := sp.Configure("", maxBytes); err != nil {
 		t.Fatal(err)
 	}
-	GlobalSpill = sp
-	t.Cleanup(func() { GlobalSpill = old })
+	memory.GlobalSpill = sp
+	t.Cleanup(func() { memory.GlobalSpill = old })
 	return sp
 }
 
 // spillFilesLeft counts the files in the space's directory.
-func spillFilesLeft(t *testing.T, sp *SpillSpace) int {
+func spillFilesLeft(t *testing.T, sp *memory.SpillSpace) int {
 	t.Helper()
 	dir, err := sp.Dir()
 	if err != nil {
@@ -44,10 +45,10 @@ func spillFilesLeft(t *testing.T, sp *SpillSpace) int {
 	return len(ents)
 }
 
-func collectCtx(t *testing.T, ctx context.Context, op Operator) []string {
+func collectCtx(t *testing.T, ctx context.Context, op exec.Operator) []string {
 	t.Helper()
 	var out []string
-	err := Drain(ctx, op, func(b *vec.Batch) error {
+	err := exec.Drain(ctx, op, func(b *vec.Batch) error {
 		for i := 0; i < b.N; i++ {
 			out = append(out, rowText(b, i))
 		}
@@ -59,40 +60,9 @@ func collectCtx(t *testing.T, ctx context.Context, op Operator) []string {
 	return out
 }
 
-func TestSortSpills(t *testing.T) {
-	sp := testSpill(t, 0)
-	rng := rand.New(rand.NewSource(5))
-	rows := sortRows(rng, 40000)
-	for _, keys := range [][]SortKey{
-		{{Col: 2}, {Col: 0, Desc: true}},
-		{{Col: 4, NullsFirst: true}, {Col: 1}},
-		{{Col: 0}}, // few distinct keys: ties must keep input order across runs
-	} {
-		want := refSort(t, rows, keys, 0)
-		qs := &QueryStats{}
-		ctx := WithQueryStats(context.Background(), qs)
-		mem := NewMemory(NewMemoryPool(1<<20), 0)
-		s := &Sort{Input: newRowsOp(sortTypes, rows, 500), Keys: keys, Mem: mem}
-		got := collectCtx(t, ctx, s)
-		if qs.SpillFiles() < 2 || qs.SpillBytes() == 0 {
-			t.Fatalf("keys %+v: spilled %d files, %d bytes; want runs on disk", keys, qs.SpillFiles(), qs.SpillBytes())
-		}
-		if !slices.Equal(got, want) {
-			t.Fatalf("keys %+v: spilled sort differs from the in-memory order (%d rows, want %d)", keys, len(got), len(want))
-		}
-		s.Close()
-		if n := spillFilesLeft(t, sp); n != 0 || sp.Used() != 0 {
-			t.Fatalf("after Close: %d spill files, %d bytes of temp space held", n, sp.Used())
-		}
-		if mem.Used() != 0 {
-			t.Fatalf("memory not returned: %d", mem.Used())
-		}
-	}
-}
-
 // cancelAfter cancels its context once n batches have passed through.
 type cancelAfter struct {
-	Operator
+	exec.Operator
 	n      int
 	cancel func()
 }
@@ -103,44 +73,6 @@ func (c *cancelAfter) Next(ctx context.Context) (*vec.Batch, error) {
 	}
 	return c.Operator.Next(ctx)
 }
-
-func TestSortSpillCancelRemovesFiles(t *testing.T) {
-	sp := testSpill(t, 0)
-	rng := rand.New(rand.NewSource(6))
-	rows := sortRows(rng, 40000)
-	qs := &QueryStats{}
-	ctx, cancel := context.WithCancel(WithQueryStats(context.Background(), qs))
-	defer cancel()
-	in := &cancelAfter{Operator: newRowsOp(sortTypes, rows, 500), n: 60, cancel: cancel}
-	s := &Sort{Input: in, Keys: []SortKey{{Col: 2}}, Mem: NewMemory(NewMemoryPool(1<<20), 0)}
-	_, err := s.Next(ctx)
-	if pgerr.Code(err) != pgerr.QueryCanceled {
-		t.Fatalf("want cancellation, got %v", err)
-	}
-	if qs.SpillFiles() == 0 {
-		t.Fatal("the sort did not spill before it was cancelled")
-	}
-	if spillFilesLeft(t, sp) == 0 {
-		t.Fatal("no spill file on disk before Close")
-	}
-	s.Close()
-	if n := spillFilesLeft(t, sp); n != 0 || sp.Used() != 0 {
-		t.Fatalf("after cancel and Close: %d spill files, %d bytes held", n, sp.Used())
-	}
-}
-
-func TestSortTempSpaceExhausted(t *testing.T) {
-	testSpill(t, 1<<20)
-	rng := rand.New(rand.NewSource(7))
-	s := &Sort{Input: newRowsOp(sortTypes, sortRows(rng, 60000), 500), Keys: []SortKey{{Col: 2}}, Mem: NewMemory(NewMemoryPool(1<<20), 0)}
-	defer s.Close()
-	_, err := s.Next(context.Background())
-	if err == nil || !isOutOfMemory(err) {
-		t.Fatalf("want 53200 when temp space runs out, got %v", err)
-	}
-}
-
-func isOutOfMemory(err error) bool { return pgerr.Code(err) == OutOfMemory }
 
 // aggRows makes rows (k1 int, k2 text, v int, f float) with many groups, a
 // few NULL keys, and rows of the same group spread over the whole input.
@@ -183,9 +115,9 @@ func TestHashAggSpills(t *testing.T) {
 	} {
 		// the keys are the first NGroup columns: reorder so that the text key leads for one case
 		want := collect(t, &HashAgg{Input: newRowsOp(aggSpillTypes, rows, 700), NGroup: c.ngroup, Aggs: c.aggs})
-		qs := &QueryStats{}
-		ctx := WithQueryStats(context.Background(), qs)
-		mem := NewMemory(NewMemoryPool(1<<20), 0)
+		qs := &exec.QueryStats{}
+		ctx := exec.WithQueryStats(context.Background(), qs)
+		mem := memory.NewMemory(memory.NewMemoryPool(1<<20), 0)
 		h := &HashAgg{Input: newRowsOp(aggSpillTypes, rows, 700), NGroup: c.ngroup, Aggs: c.aggs, Mem: mem}
 		got := collectCtx(t, ctx, h)
 		if qs.SpillFiles() == 0 || qs.SpillBytes() == 0 {
@@ -210,9 +142,9 @@ func TestHashAggSpillsRecursively(t *testing.T) {
 	testSpill(t, 0)
 	rows := aggRows(300000, 250000)
 	want := collect(t, &HashAgg{Input: newRowsOp(aggSpillTypes, rows, 700), NGroup: 2, Aggs: []Agg{{Kind: AggCountStar}}})
-	qs := &QueryStats{}
-	ctx := WithQueryStats(context.Background(), qs)
-	h := &HashAgg{Input: newRowsOp(aggSpillTypes, rows, 700), NGroup: 2, Aggs: []Agg{{Kind: AggCountStar}}, Mem: NewMemory(NewMemoryPool(256<<10), 0)}
+	qs := &exec.QueryStats{}
+	ctx := exec.WithQueryStats(context.Background(), qs)
+	h := &HashAgg{Input: newRowsOp(aggSpillTypes, rows, 700), NGroup: 2, Aggs: []Agg{{Kind: AggCountStar}}, Mem: memory.NewMemory(memory.NewMemoryPool(256<<10), 0)}
 	got := collectCtx(t, ctx, h)
 	h.Close()
 	if qs.SpillFiles() <= aggPartitions {
@@ -226,11 +158,11 @@ func TestHashAggSpillsRecursively(t *testing.T) {
 func TestHashAggSpillCancelRemovesFiles(t *testing.T) {
 	sp := testSpill(t, 0)
 	rows := aggRows(60000, 20000)
-	qs := &QueryStats{}
-	ctx, cancel := context.WithCancel(WithQueryStats(context.Background(), qs))
+	qs := &exec.QueryStats{}
+	ctx, cancel := context.WithCancel(exec.WithQueryStats(context.Background(), qs))
 	defer cancel()
 	in := &cancelAfter{Operator: newRowsOp(aggSpillTypes, rows, 500), n: 100, cancel: cancel}
-	h := &HashAgg{Input: in, NGroup: 2, Aggs: []Agg{{Kind: AggCountStar}}, Mem: NewMemory(NewMemoryPool(1<<20), 0)}
+	h := &HashAgg{Input: in, NGroup: 2, Aggs: []Agg{{Kind: AggCountStar}}, Mem: memory.NewMemory(memory.NewMemoryPool(1<<20), 0)}
 	_, err := h.Next(ctx)
 	if pgerr.Code(err) != pgerr.QueryCanceled {
 		t.Fatalf("want cancellation, got %v", err)
@@ -250,23 +182,25 @@ func TestParallelHashAggSpills(t *testing.T) {
 	sp := testSpill(t, 0)
 	store, files, live := scanFixture(t, 4, 15000, 2000)
 	ts := []types.T{types.Int64T, types.Int64T, types.TextT}
-	mk := func(input Operator, mem *Memory) *HashAgg {
-		exprs := func() []Expr { return []Expr{col(2, ts[2]), col(0, ts[0]), col(1, ts[1])} }
+	mk := func(input exec.Operator, mem *memory.Memory) *HashAgg {
+		exprs := func() []exec.Expr { return []exec.Expr{col(2, ts[2]), col(0, ts[0]), col(1, ts[1])} }
 		aggs := []Agg{mkAgg(t, AggCountStar, 0, types.Int64T), mkAgg(t, AggSum, 2, types.Int64T)}
-		if p, ok := input.(*Parallel); ok {
-			p.Build = func(w int, src Operator) Operator { return &Project{Env: env, Input: src, Exprs: exprs()} }
+		if p, ok := input.(*exec.Parallel); ok {
+			p.Build = func(w int, src exec.Operator) exec.Operator {
+				return &exec.Project{Env: env, Input: src, Exprs: exprs()}
+			}
 			return &HashAgg{Input: p, NGroup: 2, Aggs: aggs, Mem: mem}
 		}
-		return &HashAgg{Input: &Project{Env: env, Input: input, Exprs: exprs()}, NGroup: 2, Aggs: aggs, Mem: mem}
+		return &HashAgg{Input: &exec.Project{Env: env, Input: input, Exprs: exprs()}, NGroup: 2, Aggs: aggs, Mem: mem}
 	}
 	want := runAgg(t, mk(newFixtureScan(store, files), nil))
 	if len(want) != live {
 		t.Fatalf("%d groups, want %d", len(want), live)
 	}
-	qs := &QueryStats{}
-	ctx := WithQueryStats(context.Background(), qs)
-	mem := NewMemory(NewMemoryPool(1<<20), 0)
-	h := mk(&Parallel{Scan: newFixtureScan(store, files), Workers: 2}, mem)
+	qs := &exec.QueryStats{}
+	ctx := exec.WithQueryStats(context.Background(), qs)
+	mem := memory.NewMemory(memory.NewMemoryPool(1<<20), 0)
+	h := mk(&exec.Parallel{Scan: newFixtureScan(store, files), Workers: 2}, mem)
 	got := collectCtx(t, ctx, h)
 	if qs.SpillFiles() == 0 {
 		t.Fatal("the parallel aggregation did not spill")
@@ -310,7 +244,7 @@ func routeSpilledRows(t *testing.T, skip bool) {
 	}
 	ctx := context.Background()
 	h := &HashAgg{Input: newRowsOp(ts, nil, 0), NGroup: 1,
-		Aggs: []Agg{mkAgg(t, AggCountStar, 0, types.Int64T), mkAgg(t, AggSum, 1, types.Int64T)}, Mem: NewMemory(nil, 0)}
+		Aggs: []Agg{mkAgg(t, AggCountStar, 0, types.Int64T), mkAgg(t, AggSum, 1, types.Int64T)}, Mem: memory.NewMemory(nil, 0)}
 	feed := func(r *aggRun, rows [][]any, frozen bool) {
 		op := newRowsOp(ts, rows, 500)
 		for {
@@ -418,7 +352,7 @@ func TestRouteJudgesLookups(t *testing.T) {
 		rerouted, unique, want bool
 	}{{true, true, true}, {true, false, false}, {false, true, false}} {
 		h := &HashAgg{Input: newRowsOp(ts, nil, 0), NGroup: 1,
-			Aggs: []Agg{mkAgg(t, AggCountStar, 0, types.Int64T)}, Mem: NewMemory(nil, 0)}
+			Aggs: []Agg{mkAgg(t, AggCountStar, 0, types.Int64T)}, Mem: memory.NewMemory(nil, 0)}
 		r, err := h.newRun()
 		if err != nil {
 			t.Fatal(err)
@@ -461,75 +395,13 @@ func TestRouteJudgesLookups(t *testing.T) {
 	}
 }
 
-func mustNext(t *testing.T, op Operator) *vec.Batch {
+func mustNext(t *testing.T, op exec.Operator) *vec.Batch {
 	t.Helper()
 	b, err := op.Next(context.Background())
 	if err != nil || b == nil {
 		t.Fatalf("Next: %v, %v", b, err)
 	}
 	return b
-}
-
-// TestSpillBlockRoundTrip: every storage kind, with and without NULLs,
-// comes back from a block as it went in.
-func TestSpillBlockRoundTrip(t *testing.T) {
-	ts := []types.T{types.Int64T, types.Float64T, types.BoolT, types.IntervalT, types.TextT, types.ByteaT}
-	rows := [][]any{
-		{int64(-5), 1.5, true, types.IntervalValue{Months: 1, Days: -2, Micros: 3}, "a\x00b", "\xff"},
-		{nil, nil, nil, nil, nil, nil},
-		{int64(1 << 62), -0.25, false, types.IntervalValue{Micros: -1}, "", ""},
-	}
-	in := newRowsOp(ts, rows, 10)
-	b, err := in.Next(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := collect(t, newRowsOp(ts, rows, 10))
-	blk := appendBlock(nil, b.Vecs, 0, b.N)
-	blk = appendByteStrings(blk, [][]byte{[]byte("k1"), nil, []byte("k3")})
-	d := newBlockDecoder(ts)
-	rest, err := d.decode(blk)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for i := 0; i < d.b.N; i++ {
-		got = append(got, rowText(&d.b, i))
-	}
-	if !slices.Equal(got, want) {
-		t.Fatalf("round trip: %q, want %q", got, want)
-	}
-	arena, offs, rest, err := decodeByteStrings(rest, 3, nil, nil)
-	if err != nil || len(rest) != 0 || string(arena[offs[0]:offs[1]]) != "k1" || offs[2] != offs[1] || string(arena[offs[2]:offs[3]]) != "k3" {
-		t.Fatalf("keys: %q %v %v (rest %d)", arena, offs, err, len(rest))
-	}
-	if _, err := d.decode(blk[:len(blk)/2]); !isOutOfMemory(err) {
-		t.Fatalf("a truncated block: %v, want the corrupt temp file error", err)
-	}
-}
-
-// TestSpillConfigureCleansStale: a starting server removes the directories
-// of servers that are gone and keeps its own.
-func TestSpillConfigureCleansStale(t *testing.T) {
-	base := t.TempDir()
-	stale := filepath.Join(base, "pid-2147483646")
-	if err := os.MkdirAll(stale, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(stale, "sort-1"), []byte("x"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	sp := &SpillSpace{}
-	if err := sp.Configure(base, 0); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(stale); !os.IsNotExist(err) {
-		t.Fatalf("stale directory still there: %v", err)
-	}
-	dir, err := sp.Dir()
-	if err != nil || filepath.Dir(dir) != base {
-		t.Fatalf("own directory %q (%v), want one under %s", dir, err, base)
-	}
 }
 
 // TestHashAggSpillPartitionsInParallel: with two processors the spilled
@@ -543,8 +415,8 @@ func TestHashAggSpillPartitionsInParallel(t *testing.T) {
 	aggs := []Agg{{Kind: AggCountStar}, {Kind: AggSum, Arg: 2, In: types.Int64T}}
 	want := collect(t, &HashAgg{Input: newRowsOp(aggSpillTypes, rows, 700), NGroup: 2, Aggs: aggs})
 	for _, stopEarly := range []bool{false, true} {
-		ctx := WithQueryStats(context.Background(), &QueryStats{})
-		mem := NewMemory(NewMemoryPool(1<<20), 0)
+		ctx := exec.WithQueryStats(context.Background(), &exec.QueryStats{})
+		mem := memory.NewMemory(memory.NewMemoryPool(1<<20), 0)
 		h := &HashAgg{Input: newRowsOp(aggSpillTypes, rows, 700), NGroup: 2, Aggs: aggs, Mem: mem}
 		var got []string
 		parallel := false
@@ -574,103 +446,5 @@ func TestHashAggSpillPartitionsInParallel(t *testing.T) {
 		if n := spillFilesLeft(t, sp); n != 0 || sp.Used() != 0 || mem.Used() != 0 {
 			t.Fatalf("stopEarly=%v: after Close %d spill files, %d temp bytes, %d memory bytes held", stopEarly, n, sp.Used(), mem.Used())
 		}
-	}
-}
-
-// TestSortSpillRunsSideBySide: with two processors a big buffer is written
-// as two runs sorted side by side; the merge still gives the in-memory
-// order, ties in input order.
-func TestSortSpillRunsSideBySide(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-	testSpill(t, 0)
-	rng := rand.New(rand.NewSource(9))
-	rows := sortRows(rng, 120000)
-	for _, keys := range [][]SortKey{{{Col: 0}}, {{Col: 2}, {Col: 0, Desc: true}}} {
-		want := refSort(t, rows, keys, 0)
-		ctx := WithQueryStats(context.Background(), &QueryStats{})
-		s := &Sort{Input: newRowsOp(sortTypes, rows, 1000), Keys: keys, Mem: NewMemory(NewMemoryPool(12<<20), 0)}
-		got := collectCtx(t, ctx, s)
-		if s.splitRuns == 0 {
-			t.Fatalf("keys %+v: no buffer was written as runs side by side", keys)
-		}
-		if !slices.Equal(got, want) {
-			t.Fatalf("keys %+v: spilled sort differs from the in-memory order", keys)
-		}
-		s.Close()
-	}
-}
-
-// TestSortMergesRunsInPasses: when a quarter of the pool has no room to
-// merge every run at once, runs are first merged a few at a time into
-// longer ones; the order is the in-memory one, ties in input order, and no
-// file is left.
-func TestSortMergesRunsInPasses(t *testing.T) {
-	sp := testSpill(t, 0)
-	rng := rand.New(rand.NewSource(11))
-	rows := sortRows(rng, 120000)
-	for _, keys := range [][]SortKey{{{Col: 0}}, {{Col: 2}, {Col: 0, Desc: true}}} {
-		want := refSort(t, rows, keys, 0)
-		mem := NewMemory(NewMemoryPool(3<<20), 0)
-		s := &Sort{Input: newRowsOp(sortTypes, rows, 500), Keys: keys, Mem: mem}
-		got := collectCtx(t, WithQueryStats(context.Background(), &QueryStats{}), s)
-		if s.mergePasses == 0 {
-			t.Fatalf("keys %+v: every run merged at once", keys)
-		}
-		if !slices.Equal(got, want) {
-			t.Fatalf("keys %+v: sort merged in passes differs from the in-memory order (%d rows, want %d)", keys, len(got), len(want))
-		}
-		s.Close()
-		if n := spillFilesLeft(t, sp); n != 0 || sp.Used() != 0 || mem.Used() != 0 {
-			t.Fatalf("after Close: %d spill files, %d bytes of temp space, %d bytes of memory held", n, sp.Used(), mem.Used())
-		}
-	}
-}
-
-// TestSpillFileDropsWriterWhenRead: a spill file being read holds no write
-// buffer, and one written to again after that gets a new one and reads back
-// every block in order.
-func TestSpillFileDropsWriterWhenRead(t *testing.T) {
-	sp := testSpill(t, 0)
-	f, err := newSpillFile(sp, nil, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	read := func() []string {
-		rd, err := f.reader()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if f.w != nil {
-			t.Fatal("the file keeps its write buffer while read")
-		}
-		var got []string
-		for {
-			b, err := rd.next()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if b == nil {
-				return got
-			}
-			got = append(got, string(b))
-		}
-	}
-	if got := read(); len(got) != 0 {
-		t.Fatalf("empty file read %q", got)
-	}
-	for _, b := range []string{"one", "two"} {
-		if err := f.writeBlock([]byte(b)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if got := read(); !slices.Equal(got, []string{"one", "two"}) {
-		t.Fatalf("read %q, want one, two", got)
-	}
-	if err := f.writeBlock([]byte("three")); err != nil {
-		t.Fatal(err)
-	}
-	if got := read(); !slices.Equal(got, []string{"one", "two", "three"}) {
-		t.Fatalf("read %q after writing again, want one, two, three", got)
 	}
 }

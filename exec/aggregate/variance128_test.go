@@ -1,10 +1,11 @@
-package exec
+package aggregate
 
 import (
 	"math/big"
 	"math/rand"
 	"testing"
 
+	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -37,21 +38,21 @@ func TestVariance128MatchesBig(t *testing.T) {
 		if sample && n <= 1 {
 			continue
 		}
-		hi, lo, qs, ok := variance128(n, sx, sx2, scale, sample, stddev)
+		hi, lo, qs, ok := exec.Variance128(n, sx, sx2, scale, sample, stddev)
 		if !ok {
 			continue
 		}
 		taken++
 		d, ds := v.variance(n, big.NewInt(sx), big.NewInt(sx2), scale, sample, stddev)
 		want := types.FormatBig(d, ds)
-		if got := formatScaled128(false, hi, lo, qs); got != want {
+		if got := exec.FormatScaled128(false, hi, lo, qs); got != want {
 			t.Fatalf("n=%d sx=%d sx2=%d scale=%d sample=%v stddev=%v: got %s, want %s", n, sx, sx2, scale, sample, stddev, got, want)
 		}
 	}
 	if taken < 30000 {
 		t.Fatalf("only %d of 40000 cases in 128 bits", taken)
 	}
-	if _, _, _, ok := variance128(3, 1, -1, 0, true, false); ok {
+	if _, _, _, ok := exec.Variance128(3, 1, -1, 0, true, false); ok {
 		t.Errorf("a negative sum of squares was taken")
 	}
 }

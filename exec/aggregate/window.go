@@ -1,11 +1,13 @@
-package exec
+package aggregate
 
 import (
 	"context"
 	"math"
 	"sort"
 
+	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/fn"
+	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
@@ -106,21 +108,21 @@ type WindowFunc struct {
 // invertible (count, integer and numeric sums) and recomputed otherwise, as
 // PostgreSQL does.
 type Window struct {
-	Env         *Env
-	Input       Operator
+	Env         *exec.Env
+	Input       exec.Operator
 	PartitionBy []int
-	OrderBy     []SortKey
+	OrderBy     []exec.SortKey
 	Funcs       []WindowFunc
-	Mem         *Memory
+	Mem         *memory.Memory
 
 	started bool
 	ts      []types.T
-	data    *colBuf // sorted input
-	res     *colBuf // function results
-	out     *colBuf
+	data    *memory.ColBuf // sorted input
+	res     *memory.ColBuf // function results
+	out     *memory.ColBuf
 	view    []vec.Vector // out's columns: views of data and res
 	pos     int
-	mem     reservation
+	mem     memory.Reservation
 	// per-row partition and peer-group structure of the sorted input
 	partEnd  []int32 // end of the row's partition
 	peerBeg  []int32 // start of the row's peer group
@@ -173,7 +175,7 @@ func (w *Window) Types() []types.T {
 }
 
 func (w *Window) Close() error {
-	w.mem.release()
+	w.mem.Release()
 	w.pg.Close()
 	w.pg = nil
 	if w.stream != nil {
@@ -190,14 +192,14 @@ func (w *Window) Next(ctx context.Context) (*vec.Batch, error) {
 		if err := w.compute(ctx); err != nil {
 			return nil, err
 		}
-		w.out = &colBuf{}
+		w.out = &memory.ColBuf{}
 	}
 	if w.stream != nil {
 		return w.nextStreamed(ctx)
 	}
 	n := w.data.N
 	if w.pos >= n {
-		w.mem.release()
+		w.mem.Release()
 		return nil, nil
 	}
 	return w.emit(), nil
@@ -230,9 +232,9 @@ func (w *Window) emit() *vec.Batch {
 }
 
 func (w *Window) compute(ctx context.Context) error {
-	w.Mem = memFor(ctx, w.Mem)
-	w.mem.mem = w.Mem
-	w.mem.cap = workMemOf(ctx)
+	w.Mem = memory.MemFor(ctx, w.Mem)
+	w.mem.Mem = w.Mem
+	w.mem.Cap = memory.WorkMemOf(ctx)
 	in := w.Input.Types()
 	var rts []types.T
 	for _, f := range w.Funcs {
@@ -243,26 +245,26 @@ func (w *Window) compute(ctx context.Context) error {
 		rts = append(rts, t)
 	}
 	w.rts = rts
-	buf := newColBuf(in, vec.BatchSize)
+	buf := memory.NewColBuf(in, vec.BatchSize)
 	// sort by partition, then order; the keys are reserved with the rows
 	keys := w.sortKeys()
 	// sorted partitions can be computed a few at a time, and one too big
 	// from temp files, so a window that outgrows its reservation goes
 	// through an external sort instead (windowspill.go)
-	w.mem.spill = true
+	w.mem.Spill = true
 	var over *vec.Batch
-	err := Drain(ctx, w.Input, func(b *vec.Batch) error {
-		if err := errCanceled(ctx); err != nil {
+	err := exec.Drain(ctx, w.Input, func(b *vec.Batch) error {
+		if err := memory.ErrCanceled(ctx); err != nil {
 			return err
 		}
-		if err := w.mem.grow(appendCost(buf, b, b.N) + sortKeyCost(keys, b, b.N)); err != nil {
-			if w.mem.spill && pgerr.Code(err) == OutOfMemory {
+		if err := w.mem.Grow(exec.AppendCost(buf, b, b.N) + exec.SortKeyCost(keys, b, b.N)); err != nil {
+			if w.mem.Spill && pgerr.Code(err) == memory.OutOfMemory {
 				over = b
 				return errWindowOver
 			}
 			return err
 		}
-		buf.appendBatch(b, 0, b.N)
+		buf.AppendBatch(b, 0, b.N)
 		return nil
 	})
 	if err == errWindowOver {
@@ -272,10 +274,10 @@ func (w *Window) compute(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	w.mem.spill = false
+	w.mem.Spill = false
 	// the rows fit; their sort or evaluation may not: then stream too
 	tooBig := func(err error) bool {
-		if pgerr.Code(err) == OutOfMemory {
+		if pgerr.Code(err) == memory.OutOfMemory {
 			w.startStream(buf, nil)
 			return true
 		}
@@ -283,45 +285,45 @@ func (w *Window) compute(ctx context.Context) error {
 	}
 	n := buf.N
 	if len(keys) > 0 && n > 1 {
-		var enc keyEncoder
-		enc.init(keys, buf.Vecs)
-		enc.dropNullMarkers(buf.Vecs, n)
-		enc.encode(buf.Vecs, n)
-		if enc.inOrder(n) {
+		var enc exec.KeyEncoder
+		enc.Init(keys, buf.Vecs)
+		enc.DropNullMarkers(buf.Vecs, n)
+		enc.Encode(buf.Vecs, n)
+		if enc.InOrder(n) {
 			// the input comes sorted (a window below sorted by these keys
 			// and more): the stable sort would keep every row in place
-			w.mem.shrink(int64(len(enc.arena)) + sortRowCost*int64(n))
-			enc = keyEncoder{}
+			w.mem.Shrink(int64(len(enc.Arena)) + exec.SortRowCost*int64(n))
+			enc = exec.KeyEncoder{}
 			goto eval
 		}
-		perm := enc.order(n)
-		w.mem.shrink(int64(len(enc.arena)) + (sortRowCost-4)*int64(n))
-		enc = keyEncoder{}
+		perm := enc.Order(n)
+		w.mem.Shrink(int64(len(enc.Arena)) + (exec.SortRowCost-4)*int64(n))
+		enc = exec.KeyEncoder{}
 		// reorder a column at a time, each unsorted column let go once
 		// copied: the rows are held about once, not twice
 		var widest int64
 		for _, v := range buf.Vecs {
-			widest = max(widest, vecBytes(v, 0, n))
+			widest = max(widest, memory.VecBytes(v, 0, n))
 		}
-		if err := w.mem.grow(widest); err != nil {
+		if err := w.mem.Grow(widest); err != nil {
 			if tooBig(err) {
 				return nil
 			}
 			return err
 		}
-		sorted := &colBuf{Batch: vec.Batch{Vecs: make([]*vec.Vector, len(in))}, spare: make([][]bool, len(in))}
+		sorted := &memory.ColBuf{Batch: vec.Batch{Vecs: make([]*vec.Vector, len(in))}, Spare: make([][]bool, len(in))}
 		for c, v := range buf.Vecs {
 			sorted.Vecs[c] = vec.New(in[c], n)
-			sorted.gather(c, v, perm)
+			sorted.Gather(c, v, perm)
 			buf.Vecs[c] = sorted.Vecs[c]
-			w.mem.shrink(max(vecCapBytes(v)-vecBytes(sorted.Vecs[c], 0, n), 0))
+			w.mem.Shrink(max(exec.VecCapBytes(v)-memory.VecBytes(sorted.Vecs[c], 0, n), 0))
 		}
-		w.mem.shrink(widest + 4*int64(n))
+		w.mem.Shrink(widest + 4*int64(n))
 		sorted.N = n
 		buf = sorted
 	}
 eval:
-	if err := w.mem.grow(winRowCost(len(w.Funcs)) * int64(n)); err != nil {
+	if err := w.mem.Grow(winRowCost(len(w.Funcs)) * int64(n)); err != nil {
 		if tooBig(err) {
 			return nil
 		}
@@ -331,10 +333,10 @@ eval:
 }
 
 // sortKeys are the partition keys, then the order keys.
-func (w *Window) sortKeys() []SortKey {
-	var keys []SortKey
+func (w *Window) sortKeys() []exec.SortKey {
+	var keys []exec.SortKey
 	for _, c := range w.PartitionBy {
-		keys = append(keys, SortKey{Col: c})
+		keys = append(keys, exec.SortKey{Col: c})
 	}
 	return append(keys, w.OrderBy...)
 }
@@ -345,14 +347,14 @@ func winRowCost(funcs int) int64 { return 16 * int64(funcs+2) }
 
 // evalSorted computes every function over buf, sorted by partition and
 // order and holding whole partitions.
-func (w *Window) evalSorted(ctx context.Context, buf *colBuf) error {
+func (w *Window) evalSorted(ctx context.Context, buf *memory.ColBuf) error {
 	n := buf.N
 	w.data = buf
 	w.pos = 0
 	w.structure()
-	w.res = newColBuf(w.rts, n)
+	w.res = memory.NewColBuf(w.rts, n)
 	for fi, f := range w.Funcs {
-		if err := errCanceled(ctx); err != nil {
+		if err := memory.ErrCanceled(ctx); err != nil {
 			return err
 		}
 		if err := w.evalFunc(fi, f); err != nil {
@@ -424,7 +426,7 @@ func markChanges(chg []bool, v *vec.Vector, n int) {
 	default:
 		// floats (NaNs are peers), intervals, numerics of any scale
 		for i := 1; i < n; i++ {
-			if !chg[i] && !nullableEqual(v, i, v, i-1) {
+			if !chg[i] && !memory.NullableEqual(v, i, v, i-1) {
 				chg[i] = true
 			}
 		}
@@ -814,14 +816,14 @@ func (w *Window) rangeBound(b FrameBound, start bool, i, ps, pe int) (int, error
 		xs := v.F64
 		if k.Desc {
 			if start {
-				before = func(r int) bool { return CompareFloat(xs[r], t) > 0 }
+				before = func(r int) bool { return exec.CompareFloat(xs[r], t) > 0 }
 			} else {
-				before = func(r int) bool { return CompareFloat(xs[r], t) >= 0 }
+				before = func(r int) bool { return exec.CompareFloat(xs[r], t) >= 0 }
 			}
 		} else if start {
-			before = func(r int) bool { return CompareFloat(xs[r], t) < 0 }
+			before = func(r int) bool { return exec.CompareFloat(xs[r], t) < 0 }
 		} else {
-			before = func(r int) bool { return CompareFloat(xs[r], t) <= 0 }
+			before = func(r int) bool { return exec.CompareFloat(xs[r], t) <= 0 }
 		}
 	default:
 		return 0, pgerr.New(pgerr.FeatureNotSupported, "RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s", v.Type)
@@ -853,27 +855,27 @@ func newFrameAgg(a Agg) (aggFn, invertible, bool, error) {
 // than failing the query: the budget then reads full, and operators that
 // can spill, in this query and others, give way.
 type frameMem struct {
-	res  reservation
+	res  memory.Reservation
 	held int64
 }
 
 // newFrameMem starts counting fn's state: what it holds when new (a few
 // words per function) is the window's own cost, counted with its rows.
-func newFrameMem(mem *Memory, fn aggFn) *frameMem {
-	return &frameMem{res: reservation{mem: mem}, held: fn.bytes()}
+func newFrameMem(mem *memory.Memory, fn aggFn) *frameMem {
+	return &frameMem{res: memory.Reservation{Mem: mem}, held: fn.bytes()}
 }
 
 // track reserves what fn's state has grown by since the last call.
 func (m *frameMem) track(fn aggFn) error {
 	if b := fn.bytes(); b > m.held {
 		d := b - m.held
-		if err := m.res.grow(d); err != nil {
-			if pgerr.Code(err) != OutOfMemory {
+		if err := m.res.Grow(d); err != nil {
+			if pgerr.Code(err) != memory.OutOfMemory {
 				return err
 			}
-			m.res.mem.growPast(d)
-			m.res.reserved += d
-			m.res.used += d
+			m.res.Mem.GrowPast(d)
+			m.res.Reserved += d
+			m.res.Used += d
 		}
 		m.held = b
 	}
@@ -898,7 +900,7 @@ func (w *Window) aggregate(out *vec.Vector, f WindowFunc, ps, pe int) error {
 		return err
 	}
 	fm := newFrameMem(w.Mem, fn)
-	defer fm.res.release()
+	defer fm.res.Release()
 	update := fm.counted(fn, fn.update)
 	fr := f.Frame.resolved()
 	var filt []int32 // rows passing FILTER, ascending

@@ -1,4 +1,4 @@
-package exec
+package aggregate
 
 // FrameExclude is a frame's EXCLUDE clause: which rows around the current
 // one leave its frame.

@@ -1,4 +1,4 @@
-package exec
+package aggregate
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
@@ -544,14 +546,14 @@ var windowGolden = map[string]string{
 
 // windowInput is w plus computed columns: 5 = -1, 6 = 2, 7 = 3, 8 = ',',
 // 9 = x > 2, 10 = s <> 'a'.
-func windowInput() Operator {
+func windowInput() exec.Operator {
 	ts := []types.T{types.Int32T, types.Int32T, types.Int32T, types.Float64T, types.TextT}
-	i4 := func(x int64) Expr { return NewConst(ints(types.Int32T, x)) }
-	exprs := []Expr{col(0, types.Int32T), col(1, types.Int32T), col(2, types.Int32T), col(3, types.Float64T), col(4, types.TextT),
-		i4(-1), i4(2), i4(3), NewConst(texts(",")),
-		&Cmp{Op: GT, L: col(2, types.Int32T), R: i4(2)},
-		&Cmp{Op: NE, L: col(4, types.TextT), R: NewConst(texts("a"))}}
-	return &Project{Env: env, Input: newRowsOp(ts, windowRows, 7), Exprs: exprs}
+	i4 := func(x int64) exec.Expr { return exec.NewConst(ints(types.Int32T, x)) }
+	exprs := []exec.Expr{col(0, types.Int32T), col(1, types.Int32T), col(2, types.Int32T), col(3, types.Float64T), col(4, types.TextT),
+		i4(-1), i4(2), i4(3), exec.NewConst(texts(",")),
+		&exec.Cmp{Op: exec.GT, L: col(2, types.Int32T), R: i4(2)},
+		&exec.Cmp{Op: exec.NE, L: col(4, types.TextT), R: exec.NewConst(texts("a"))}}
+	return &exec.Project{Env: env, Input: newRowsOp(ts, windowRows, 7), Exprs: exprs}
 }
 
 func TestWindowLikePostgres(t *testing.T) {
@@ -577,70 +579,70 @@ func TestWindowLikePostgres(t *testing.T) {
 	cases := []struct {
 		name  string
 		part  []int
-		order []SortKey
+		order []exec.SortKey
 		funcs []WindowFunc
 	}{
 		// A: window w as (partition by g order by x, id): row_number, ntile(3),
 		// lag(x), lead(x,2,-1), first_value(x), last_value(x), nth_value(x,2),
 		// sum(x), count(*), avg(x), min(x), max(s), string_agg(s, ',')
-		{"A", []int{g}, []SortKey{{Col: x}, {Col: id}}, []WindowFunc{
+		{"A", []int{g}, []exec.SortKey{{Col: x}, {Col: id}}, []WindowFunc{
 			{Kind: WinRowNumber}, {Kind: WinNtile, Args: []int{three}}, {Kind: WinLag, Args: []int{x}},
 			{Kind: WinLead, Args: []int{x, two, minus1}}, {Kind: WinFirstValue, Args: []int{x}}, {Kind: WinLastValue, Args: []int{x}},
 			{Kind: WinNthValue, Args: []int{x, two}}, aggFunc(AggSum, x, types.Int32T), aggFunc(AggCountStar, 0, types.Int32T),
 			aggFunc(AggAvg, x, types.Int32T), aggFunc(AggMin, x, types.Int32T), aggFunc(AggMax, s, types.TextT), strAgg}},
 		// B: (partition by g order by x): rank, dense_rank, percent_rank,
 		// cume_dist, sum(x), count(x), last_value(x)
-		{"B", []int{g}, []SortKey{{Col: x}}, []WindowFunc{
+		{"B", []int{g}, []exec.SortKey{{Col: x}}, []WindowFunc{
 			{Kind: WinRank}, {Kind: WinDenseRank}, {Kind: WinPercentRank}, {Kind: WinCumeDist},
 			aggFunc(AggSum, x, types.Int32T), aggFunc(AggCount, x, types.Int32T), {Kind: WinLastValue, Args: []int{x}}}},
 		// C: (order by x, id rows between 2 preceding and 1 following): sum(x),
 		// min(x), count(x), string_agg(s, ','), avg(f)
-		{"C", nil, []SortKey{{Col: x}, {Col: id}}, withFrame(rows(pre(2), fol(1)),
+		{"C", nil, []exec.SortKey{{Col: x}, {Col: id}}, withFrame(rows(pre(2), fol(1)),
 			aggFunc(AggSum, x, types.Int32T), aggFunc(AggMin, x, types.Int32T), aggFunc(AggCount, x, types.Int32T), strAgg, aggFunc(AggAvg, f, types.Float64T))},
 		// D: (partition by g order by x range between 3 preceding and 2
 		// following): sum(x), count(*), first_value(x), max(f)
-		{"D", []int{g}, []SortKey{{Col: x}}, withFrame(rng(pre(3), fol(2)),
+		{"D", []int{g}, []exec.SortKey{{Col: x}}, withFrame(rng(pre(3), fol(2)),
 			aggFunc(AggSum, x, types.Int32T), aggFunc(AggCountStar, 0, types.Int32T), WindowFunc{Kind: WinFirstValue, Args: []int{x}}, aggFunc(AggMax, f, types.Float64T))},
 		// E: (partition by g order by x desc nulls last range between 1
 		// preceding and current row): sum(x), max(x), count(*)
-		{"E", []int{g}, []SortKey{{Col: x, Desc: true}}, withFrame(rng(pre(1), cur),
+		{"E", []int{g}, []exec.SortKey{{Col: x, Desc: true}}, withFrame(rng(pre(1), cur),
 			aggFunc(AggSum, x, types.Int32T), aggFunc(AggMax, x, types.Int32T), aggFunc(AggCountStar, 0, types.Int32T))},
 		// F: (partition by g): sum(x), count(*), avg(x), bool_and(x > 2)
 		{"F", []int{g}, nil, []WindowFunc{aggFunc(AggSum, x, types.Int32T), aggFunc(AggCountStar, 0, types.Int32T), aggFunc(AggAvg, x, types.Int32T), aggFunc(AggBoolAnd, xGt2, types.BoolT)}},
 		// G: (order by x groups between 1 preceding and 1 following): sum(x), count(*)
-		{"G", nil, []SortKey{{Col: x}}, withFrame(Frame{Mode: FrameGroups, Start: pre(1), End: fol(1)},
+		{"G", nil, []exec.SortKey{{Col: x}}, withFrame(Frame{Mode: FrameGroups, Start: pre(1), End: fol(1)},
 			aggFunc(AggSum, x, types.Int32T), aggFunc(AggCountStar, 0, types.Int32T))},
 		// H: (partition by g order by x, id rows between unbounded preceding and
 		// unbounded following): last_value(x), var_samp(x), stddev_pop(f)
-		{"H", []int{g}, []SortKey{{Col: x}, {Col: id}}, withFrame(rows(unbP, unbF),
+		{"H", []int{g}, []exec.SortKey{{Col: x}, {Col: id}}, withFrame(rows(unbP, unbF),
 			WindowFunc{Kind: WinLastValue, Args: []int{x}}, aggFunc(AggVarSamp, x, types.Int32T), aggFunc(AggStddevPop, f, types.Float64T))},
 		// I: (order by f range between 0.5 preceding and 0.5 following): sum(f), count(*)
-		{"I", nil, []SortKey{{Col: f}}, withFrame(rng(FrameBound{Kind: BoundPreceding, OffsetF: 0.5}, FrameBound{Kind: BoundFollowing, OffsetF: 0.5}),
+		{"I", nil, []exec.SortKey{{Col: f}}, withFrame(rng(FrameBound{Kind: BoundPreceding, OffsetF: 0.5}, FrameBound{Kind: BoundFollowing, OffsetF: 0.5}),
 			aggFunc(AggSum, f, types.Float64T), aggFunc(AggCountStar, 0, types.Int32T))},
 		// J: (partition by g order by id rows between 1 preceding and 1
 		// following): sum(x) filter (where x > 2), count(*) filter (where s <>
 		// 'a'), stddev(f)
-		{"J", []int{g}, []SortKey{{Col: id}}, withFrame(rows(pre(1), fol(1)),
+		{"J", []int{g}, []exec.SortKey{{Col: id}}, withFrame(rows(pre(1), fol(1)),
 			filtered(aggFunc(AggSum, x, types.Int32T), xGt2), filtered(aggFunc(AggCountStar, 0, types.Int32T), sNotA), aggFunc(AggStddevSamp, f, types.Float64T))},
 		// K: (order by x nulls first, id rows between current row and 3
 		// following): sum(x), first_value(x), nth_value(x, 3)
-		{"K", nil, []SortKey{{Col: x, NullsFirst: true}, {Col: id}}, withFrame(rows(cur, fol(3)),
+		{"K", nil, []exec.SortKey{{Col: x, NullsFirst: true}, {Col: id}}, withFrame(rows(cur, fol(3)),
 			aggFunc(AggSum, x, types.Int32T), WindowFunc{Kind: WinFirstValue, Args: []int{x}}, WindowFunc{Kind: WinNthValue, Args: []int{x, three}})},
 		// L: (partition by g order by x nulls first range between unbounded
 		// preceding and 1 following): sum(x), count(*)
-		{"L", []int{g}, []SortKey{{Col: x, NullsFirst: true}}, withFrame(rng(unbP, fol(1)),
+		{"L", []int{g}, []exec.SortKey{{Col: x, NullsFirst: true}}, withFrame(rng(unbP, fol(1)),
 			aggFunc(AggSum, x, types.Int32T), aggFunc(AggCountStar, 0, types.Int32T))},
 	}
 	for _, c := range cases {
 		in := windowInput()
 		w := &Window{Env: env, Input: in, PartitionBy: c.part, OrderBy: c.order, Funcs: c.funcs}
 		nin := len(in.Types())
-		proj := []Expr{col(id, types.Int32T)}
+		proj := []exec.Expr{col(id, types.Int32T)}
 		wt := w.Types()
 		for i := range c.funcs {
 			proj = append(proj, col(nin+i, wt[nin+i]))
 		}
-		got := collect(t, &Project{Env: env, Input: w, Exprs: proj})
+		got := collect(t, &exec.Project{Env: env, Input: w, Exprs: proj})
 		for i, r := range got { // psql -A prints NULL as nothing
 			fs := strings.Split(r, "|")
 			for k := range fs {
@@ -656,12 +658,12 @@ func TestWindowLikePostgres(t *testing.T) {
 
 func TestWindowErrorsAndEdges(t *testing.T) {
 	// empty input
-	w := &Window{Env: env, Input: newRowsOp(kst, nil, 3), OrderBy: []SortKey{{Col: 0}}, Funcs: []WindowFunc{{Kind: WinRowNumber}}}
+	w := &Window{Env: env, Input: newRowsOp(kst, nil, 3), OrderBy: []exec.SortKey{{Col: 0}}, Funcs: []WindowFunc{{Kind: WinRowNumber}}}
 	if got := collect(t, w); len(got) != 0 {
 		t.Errorf("empty input: %v", got)
 	}
 	// ntile(0)
-	in := &Project{Env: env, Input: newRowsOp(kst, [][]any{{1, "a", 1}}, 3), Exprs: []Expr{col(0, types.Int64T), NewConst(ints(types.Int32T, 0))}}
+	in := &exec.Project{Env: env, Input: newRowsOp(kst, [][]any{{1, "a", 1}}, 3), Exprs: []exec.Expr{col(0, types.Int64T), exec.NewConst(ints(types.Int32T, 0))}}
 	w = &Window{Env: env, Input: in, Funcs: []WindowFunc{{Kind: WinNtile, Args: []int{1}}}}
 	if _, err := w.Next(context.Background()); pgerr.Code(err) != "22014" {
 		t.Errorf("ntile(0): %v", err)
@@ -683,7 +685,7 @@ func TestWindowLargePartitions(t *testing.T) {
 	for i := 0; i < n; i++ {
 		rows = append(rows, []any{int64(i % 3), "x", int64(i)})
 	}
-	w := &Window{Env: env, Input: newRowsOp(kst, rows, 1000), PartitionBy: []int{0}, OrderBy: []SortKey{{Col: 2, Desc: true}},
+	w := &Window{Env: env, Input: newRowsOp(kst, rows, 1000), PartitionBy: []int{0}, OrderBy: []exec.SortKey{{Col: 2, Desc: true}},
 		Funcs: []WindowFunc{{Kind: WinRowNumber}, {Kind: WinAgg, Agg: mkAgg(t, AggSum, 2, types.Int64T)},
 			{Kind: WinAgg, Agg: mkAgg(t, AggSum, 2, types.Int64T), Frame: Frame{Mode: FrameRows, Start: FrameBound{Kind: BoundPreceding, Offset: 1}, End: FrameBound{Kind: BoundCurrentRow}}}}}
 	got := collect(t, w)
@@ -727,7 +729,7 @@ func TestWindowRangeOverDates(t *testing.T) {
 	}
 	rows := [][]any{{day("2024-01-31")}, {day("2024-02-29")}, {day("2024-03-01")}, {day("2024-03-31")}, {nil}, {day("2024-02-01")}}
 	fr := Frame{Mode: FrameRange, Start: FrameBound{Kind: BoundPreceding, OffsetIv: iv("1 mon")}, End: FrameBound{Kind: BoundFollowing, OffsetIv: iv("1 day")}}
-	w := &Window{Env: env, Input: newRowsOp([]types.T{types.DateT}, rows, 4), OrderBy: []SortKey{{Col: 0}}, Funcs: []WindowFunc{
+	w := &Window{Env: env, Input: newRowsOp([]types.T{types.DateT}, rows, 4), OrderBy: []exec.SortKey{{Col: 0}}, Funcs: []WindowFunc{
 		{Kind: WinAgg, Agg: mkAgg(t, AggCountStar, 0, types.DateT), Frame: fr},
 		{Kind: WinAgg, Agg: mkAgg(t, AggMin, 0, types.DateT), Frame: fr},
 		{Kind: WinAgg, Agg: mkAgg(t, AggMax, 0, types.DateT), Frame: fr}}}
@@ -778,7 +780,7 @@ func TestWindowMarkChangesLikeRowCompare(t *testing.T) {
 			got := append([]bool(nil), pre...)
 			markChanges(got, v, n)
 			for i := 1; i < n; i++ {
-				if want := pre[i] || !nullableEqual(v, i, v, i-1); got[i] != want {
+				if want := pre[i] || !memory.NullableEqual(v, i, v, i-1); got[i] != want {
 					t.Fatalf("%s nulls=%v row %d: got %v, want %v", ty, nulls, i, got[i], want)
 				}
 			}

@@ -1,9 +1,11 @@
-package exec
+package aggregate
 
 import (
 	"context"
 	"math"
 
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
@@ -37,8 +39,8 @@ type pagedPart struct {
 	err    error // the first read that failed; results are garbage after it
 
 	// writing
-	ref      *colBuf // a row of the partition (its partition key)
-	prev     *colBuf // the last row written (its order key)
+	ref      *memory.ColBuf // a row of the partition (its partition key)
+	prev     *memory.ColBuf // the last row written (its order key)
 	gids     *vec.Vector
 	startRow *vec.Vector
 
@@ -68,7 +70,7 @@ func (p *pagedPart) rows() int { return p.data.rows() }
 func (w *Window) newPagedPart(ctx context.Context, b *vec.Batch, i int) (*pagedPart, error) {
 	in := w.Input.Types()
 	ts := append(append([]types.T{}, in...), types.Int64T)
-	qs := queryStatsOf(ctx)
+	qs := exec.QueryStatsOf(ctx)
 	data, err := newPageStore(ts, qs.Spill(), "window", pagedSlots)
 	if err != nil {
 		return nil, err
@@ -78,9 +80,9 @@ func (w *Window) newPagedPart(ctx context.Context, b *vec.Batch, i int) (*pagedP
 		data.Close()
 		return nil, err
 	}
-	p := &pagedPart{data: data, starts: starts, nin: len(in), ref: newColBuf(in, 1), prev: newColBuf(in, 1),
+	p := &pagedPart{data: data, starts: starts, nin: len(in), ref: memory.NewColBuf(in, 1), prev: memory.NewColBuf(in, 1),
 		gids: vec.New(types.Int64T, pageRows), startRow: vec.New(types.Int64T, 1)}
-	p.ref.appendBatch(b, i, i+1)
+	p.ref.AppendBatch(b, i, i+1)
 	return p, nil
 }
 
@@ -117,24 +119,24 @@ func (w *Window) addPaged(p *pagedPart, b *vec.Batch, lo, hi int) error {
 	for k := lo; k < hi; {
 		e := min(hi, k+pageRows-p.data.pend.N)
 		for c := 0; c < p.nin; c++ {
-			p.data.pend.appendRange(c, b.Vecs[c], k, e)
+			p.data.pend.AppendRange(c, b.Vecs[c], k, e)
 		}
-		p.data.pend.appendRange(p.nin, p.gids, k-lo, e-lo)
+		p.data.pend.AppendRange(p.nin, p.gids, k-lo, e-lo)
 		p.data.pend.N += e - k
 		if err := p.data.rowsAdded(); err != nil {
 			return err
 		}
 		k = e
 	}
-	p.prev.reset()
-	p.prev.appendBatch(b, hi-1, hi)
+	p.prev.Clear()
+	p.prev.AppendBatch(b, hi-1, hi)
 	return nil
 }
 
 // samePeers reports whether row i of a and row j of b tie on the ORDER BY.
 func (w *Window) samePeers(a *vec.Batch, i int, b *vec.Batch, j int) bool {
 	for _, k := range w.OrderBy {
-		if !nullableEqual(a.Vecs[k.Col], i, b.Vecs[k.Col], j) {
+		if !memory.NullableEqual(a.Vecs[k.Col], i, b.Vecs[k.Col], j) {
 			return false
 		}
 	}
@@ -209,7 +211,7 @@ func (p *pagedPart) intArg(col, i int) (int64, bool) {
 // evalPaged computes every function over the partition, each into a file
 // of its own.
 func (w *Window) evalPaged(ctx context.Context, p *pagedPart) error {
-	qs := queryStatsOf(ctx)
+	qs := exec.QueryStatsOf(ctx)
 	n := p.rows()
 	// what the cached blocks hold: each about its bytes in the file, text
 	// columns a string header a row more; the last read's bytes; and a
@@ -232,15 +234,15 @@ func (w *Window) evalPaged(ctx context.Context, p *pagedPart) error {
 	// the blocks are all the window holds: the last eighth of the budget,
 	// left to what cannot spill, may serve; a tight budget caches fewer
 	// blocks, down to the current row's and the frame ends'
-	w.mem.spill = false
+	w.mem.Spill = false
 	var err error
 	for slots := pagedSlots; slots >= 3; slots-- {
-		if err = w.mem.grow(int64(slots)*(bb+hdrs) + rest); err == nil {
+		if err = w.mem.Grow(int64(slots)*(bb+hdrs) + rest); err == nil {
 			p.data.slots = p.data.slots[:slots]
 			break
 		}
 	}
-	w.mem.spill = true
+	w.mem.Spill = true
 	if err != nil {
 		return err
 	}
@@ -270,7 +272,7 @@ func (w *Window) emitPaged(ctx context.Context, p *pagedPart) (*vec.Batch, error
 	if p.emitK*pageRows >= p.rows() {
 		return nil, nil
 	}
-	if err := errCanceled(ctx); err != nil {
+	if err := memory.ErrCanceled(ctx); err != nil {
 		return nil, err
 	}
 	k := p.emitK
@@ -280,7 +282,7 @@ func (w *Window) emitPaged(ctx context.Context, p *pagedPart) (*vec.Batch, error
 		return nil, err
 	}
 	if w.out == nil {
-		w.out = &colBuf{}
+		w.out = &memory.ColBuf{}
 	}
 	if len(w.view) != p.nin+len(p.res) {
 		w.view = make([]vec.Vector, p.nin+len(p.res))
@@ -298,7 +300,7 @@ func (w *Window) emitPaged(ctx context.Context, p *pagedPart) (*vec.Batch, error
 			return nil, err
 		}
 		if rb.N != b.N {
-			return nil, errBadSpill
+			return nil, memory.ErrBadSpill
 		}
 		rb.Vecs[0].SliceInto(&w.view[p.nin+i], 0, b.N)
 	}
@@ -330,7 +332,7 @@ func (e *pagedEval) done(i int) error {
 		if e.p.err != nil {
 			return e.p.err
 		}
-		return errCanceled(e.ctx)
+		return memory.ErrCanceled(e.ctx)
 	}
 	return nil
 }
@@ -636,13 +638,13 @@ func (e *pagedEval) rangeBound(b FrameBound, start bool, i int) (int, error) {
 			x := func(r int) float64 { v, j := p.col(col, r); return v.F64[j] }
 			switch {
 			case k.Desc && start:
-				before = func(r int) bool { return CompareFloat(x(r), t) > 0 }
+				before = func(r int) bool { return exec.CompareFloat(x(r), t) > 0 }
 			case k.Desc:
-				before = func(r int) bool { return CompareFloat(x(r), t) >= 0 }
+				before = func(r int) bool { return exec.CompareFloat(x(r), t) >= 0 }
 			case start:
-				before = func(r int) bool { return CompareFloat(x(r), t) < 0 }
+				before = func(r int) bool { return exec.CompareFloat(x(r), t) < 0 }
 			default:
-				before = func(r int) bool { return CompareFloat(x(r), t) <= 0 }
+				before = func(r int) bool { return exec.CompareFloat(x(r), t) <= 0 }
 			}
 		default:
 			return 0, pgerr.New(pgerr.FeatureNotSupported, "RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s", xv.Type)
@@ -717,7 +719,7 @@ func (e *pagedEval) aggregate() error {
 		return nil
 	}
 	fm := newFrameMem(e.w.Mem, fn)
-	defer fm.res.release()
+	defer fm.res.Release()
 	update := fm.counted(fn, fn.update)
 	var remove func(*aggIn) error
 	if canInvert {

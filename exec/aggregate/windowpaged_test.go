@@ -1,4 +1,4 @@
-package exec
+package aggregate
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
 )
@@ -143,26 +145,26 @@ func TestWindowPagedMatches(t *testing.T) {
 		name       string
 		parts      int
 		partBy     []int
-		order      []SortKey
+		order      []exec.SortKey
 		rpre, rfol FrameBound
 	}
 	cfgs := []cfg{
-		{"int order, no partition by", 1, nil, []SortKey{{Col: 2}}, preN(3), folN(2)},
-		{"int desc nulls first, one partition", 1, []int{0}, []SortKey{{Col: 2, Desc: true, NullsFirst: true}}, preN(0), folN(4)},
-		{"float order", 1, nil, []SortKey{{Col: 3, Desc: true}},
+		{"int order, no partition by", 1, nil, []exec.SortKey{{Col: 2}}, preN(3), folN(2)},
+		{"int desc nulls first, one partition", 1, []int{0}, []exec.SortKey{{Col: 2, Desc: true, NullsFirst: true}}, preN(0), folN(4)},
+		{"float order", 1, nil, []exec.SortKey{{Col: 3, Desc: true}},
 			FrameBound{Kind: BoundPreceding, OffsetF: 2.5}, FrameBound{Kind: BoundFollowing, OffsetF: 0.75}},
-		{"date order", 1, nil, []SortKey{{Col: 4, NullsFirst: true}},
+		{"date order", 1, nil, []exec.SortKey{{Col: 4, NullsFirst: true}},
 			FrameBound{Kind: BoundPreceding, OffsetIv: iv("1 mon")}, FrameBound{Kind: BoundFollowing, OffsetIv: iv("3 days")}},
-		{"one big partition among small ones", 200, []int{0}, []SortKey{{Col: 2}}, preN(5), folN(5)},
+		{"one big partition among small ones", 200, []int{0}, []exec.SortKey{{Col: 2}}, preN(5), folN(5)},
 	}
 	for _, c := range cfgs {
 		t.Run(c.name, func(t *testing.T) {
 			rows := pagedRows(rand.New(rand.NewSource(31)), 40000, c.parts)
 			funcs := pagedFuncs(t, c.rpre, c.rfol)
 			run := func(limit int64) ([]string, *Window, int64) {
-				qs := &QueryStats{}
-				ctx := WithQueryStats(context.Background(), qs)
-				mem := NewMemory(NewMemoryPool(limit), 0)
+				qs := &exec.QueryStats{}
+				ctx := exec.WithQueryStats(context.Background(), qs)
+				mem := memory.NewMemory(memory.NewMemoryPool(limit), 0)
 				w := &Window{Env: env, Input: newRowsOp(pagedTypes, rows, 1000), PartitionBy: c.partBy,
 					OrderBy: c.order, Funcs: funcs, Mem: mem}
 				got := collectCtx(t, ctx, w)
@@ -212,8 +214,8 @@ func TestWindowPagedCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sum := mkAgg(t, AggSum, 2, types.Int64T)
-	w := &Window{Env: env, Input: newRowsOp(pagedTypes, rows, 1000), OrderBy: []SortKey{{Col: 2}},
-		Funcs: []WindowFunc{{Kind: WinRank}, {Kind: WinAgg, Agg: sum, Frame: rows3()}}, Mem: NewMemory(NewMemoryPool(4<<20), 0)}
+	w := &Window{Env: env, Input: newRowsOp(pagedTypes, rows, 1000), OrderBy: []exec.SortKey{{Col: 2}},
+		Funcs: []WindowFunc{{Kind: WinRank}, {Kind: WinAgg, Agg: sum, Frame: rows3()}}, Mem: memory.NewMemory(memory.NewMemoryPool(4<<20), 0)}
 	for i := 0; i < 3; i++ {
 		b, err := w.Next(ctx)
 		if err != nil || b == nil {
@@ -248,7 +250,7 @@ func TestWindowNoPartitionCancelWhileSorting(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	in := &cancelAfter{Operator: newRowsOp(pagedTypes, rows, 500), n: 40, cancel: cancel}
-	w := &Window{Env: env, Input: in, Funcs: []WindowFunc{{Kind: WinRowNumber}}, Mem: NewMemory(NewMemoryPool(1<<20), 0)}
+	w := &Window{Env: env, Input: in, Funcs: []WindowFunc{{Kind: WinRowNumber}}, Mem: memory.NewMemory(memory.NewMemoryPool(1<<20), 0)}
 	_, err := w.Next(ctx)
 	if pgerr.Code(err) != pgerr.QueryCanceled {
 		t.Fatalf("want 57014, got %v", err)
@@ -277,7 +279,7 @@ func TestWindowPagedNoOrder(t *testing.T) {
 	sum := mkAgg(t, AggSum, 2, types.Int64T)
 	for _, limit := range []int64{0, 4 << 20} {
 		w := &Window{Env: env, Input: newRowsOp(pagedTypes, rows, 1000),
-			Funcs: []WindowFunc{{Kind: WinRowNumber}, {Kind: WinAgg, Agg: sum}, {Kind: WinRank}}, Mem: NewMemory(NewMemoryPool(limit), 0)}
+			Funcs: []WindowFunc{{Kind: WinRowNumber}, {Kind: WinAgg, Agg: sum}, {Kind: WinRank}}, Mem: memory.NewMemory(memory.NewMemoryPool(limit), 0)}
 		got := collectCtx(t, context.Background(), w)
 		if limit > 0 && (w.stream == nil || w.stream.pagedParts != 1) {
 			t.Fatal("the rows were not computed from temp files")

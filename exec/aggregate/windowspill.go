@@ -1,9 +1,11 @@
-package exec
+package aggregate
 
 import (
 	"context"
 	"runtime"
 
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
@@ -23,7 +25,7 @@ var errWindowOver = pgerr.New(pgerr.Internal, "window input outgrew memory")
 
 // winStream is the sorted input of a streaming window.
 type winStream struct {
-	sorted Operator
+	sorted exec.Operator
 	pend   *vec.Batch // a sorted batch not yet taken, from ppos
 	ppos   int
 	end    bool
@@ -37,16 +39,16 @@ type winStream struct {
 // startStream sends the rows buffered so far (buf), the batch that did not
 // fit (over, if any) and the rest of the input through an external sort:
 // the buffer and its reservation become the sort's.
-func (w *Window) startStream(buf *colBuf, over *vec.Batch) {
-	s := &Sort{Input: &winReplay{w: w, held: over}, Keys: w.sortKeys(), Mem: w.Mem, seed: buf, seedRes: w.mem}
-	w.mem.reserved, w.mem.used = 0, 0
-	var sorted Operator = s
+func (w *Window) startStream(buf *memory.ColBuf, over *vec.Batch) {
+	s := &exec.Sort{Input: &winReplay{w: w, held: over}, Keys: w.sortKeys(), Mem: w.Mem, Seed: buf, SeedRes: w.mem}
+	w.mem.Reserved, w.mem.Used = 0, 0
+	var sorted exec.Operator = s
 	if runtime.GOMAXPROCS(0) > 1 {
 		// the merge goes on while the partitions before are computed
-		sorted = newReadAhead(s)
+		sorted = exec.NewReadAhead(s)
 	}
 	w.stream = &winStream{sorted: sorted}
-	w.mem.spill = true
+	w.mem.Spill = true
 }
 
 // nextStreamed emits the rows of the current chunk, computing the next one
@@ -65,7 +67,7 @@ func (w *Window) nextStreamed(ctx context.Context) (*vec.Batch, error) {
 			w.pg = nil
 		}
 		w.data, w.res = nil, nil
-		w.mem.release()
+		w.mem.Release()
 		if w.stream.paged != nil {
 			w.pg, w.stream.paged = w.stream.paged, nil
 			if err := w.evalPaged(ctx, w.pg); err != nil {
@@ -83,7 +85,7 @@ func (w *Window) nextStreamed(ctx context.Context) (*vec.Batch, error) {
 			}
 			return nil, nil
 		}
-		if err := errCanceled(ctx); err != nil {
+		if err := memory.ErrCanceled(ctx); err != nil {
 			return nil, err
 		}
 		if err := w.evalSorted(ctx, buf); err != nil {
@@ -96,7 +98,7 @@ func (w *Window) nextStreamed(ctx context.Context) (*vec.Batch, error) {
 // partition.
 func (w *Window) samePartition(a *vec.Batch, i int, b *vec.Batch, j int) bool {
 	for _, c := range w.PartitionBy {
-		if !nullableEqual(a.Vecs[c], i, b.Vecs[c], j) {
+		if !memory.NullableEqual(a.Vecs[c], i, b.Vecs[c], j) {
 			return false
 		}
 	}
@@ -107,13 +109,13 @@ func (w *Window) samePartition(a *vec.Batch, i int, b *vec.Batch, j int) bool {
 // reservation takes (and the current partition whole); nil at the end. A
 // partition that does not fit goes to temp files (pageOut) and is computed
 // after the chunk's rows, which are then the partitions before it.
-func (s *winStream) chunk(ctx context.Context, w *Window) (*colBuf, error) {
-	buf := newColBuf(w.Input.Types(), vec.BatchSize)
+func (s *winStream) chunk(ctx context.Context, w *Window) (*memory.ColBuf, error) {
+	buf := memory.NewColBuf(w.Input.Types(), vec.BatchSize)
 	per := winRowCost(len(w.Funcs))
 	// a chunk need not be big to be cheap; a small one leaves the budget
 	// to the operators around the window (a window above this one sorts
 	// while this one holds its chunk)
-	limit := w.Mem.pool().Limit()
+	limit := w.Mem.ActivePool().Limit()
 	if w.Mem != nil && w.Mem.Limit > 0 {
 		limit = min(limit, w.Mem.Limit)
 	}
@@ -135,13 +137,13 @@ func (s *winStream) chunk(ctx context.Context, w *Window) (*colBuf, error) {
 			s.pend, s.ppos = b, 0
 		}
 		b, lo := s.pend, s.ppos
-		cost := batchBytes(b, lo, b.N) + per*int64(b.N-lo)
-		var err error = errChunkFull
+		cost := memory.BatchBytes(b, lo, b.N) + per*int64(b.N-lo)
+		var err error = exec.ErrChunkFull
 		if held < target {
-			err = w.mem.grow(cost)
+			err = w.mem.Grow(cost)
 		}
 		if err != nil {
-			if err != errChunkFull && pgerr.Code(err) != OutOfMemory {
+			if err != exec.ErrChunkFull && pgerr.Code(err) != memory.OutOfMemory {
 				return nil, err
 			}
 			// the rest of the current partition comes in if it fits; the
@@ -155,15 +157,15 @@ func (s *winStream) chunk(ctx context.Context, w *Window) (*colBuf, error) {
 				for k++; k < b.N && w.samePartition(b, lo, b, k); k++ {
 				}
 			}
-			need := batchBytes(b, lo, k) + per*int64(k-lo)
-			if err := w.mem.grow(need); err != nil {
-				if pgerr.Code(err) != OutOfMemory {
+			need := memory.BatchBytes(b, lo, k) + per*int64(k-lo)
+			if err := w.mem.Grow(need); err != nil {
+				if pgerr.Code(err) != memory.OutOfMemory {
 					return nil, err
 				}
 				return s.pageOut(ctx, w, buf)
 			}
 			held += need
-			buf.appendBatch(b, lo, k)
+			buf.AppendBatch(b, lo, k)
 			s.ppos = k
 			if k < b.N {
 				s.chunks++
@@ -172,7 +174,7 @@ func (s *winStream) chunk(ctx context.Context, w *Window) (*colBuf, error) {
 			continue
 		}
 		held += cost
-		buf.appendBatch(b, lo, b.N)
+		buf.AppendBatch(b, lo, b.N)
 		s.ppos = b.N
 	}
 	if buf.N == 0 {
@@ -186,7 +188,7 @@ func (s *winStream) chunk(ctx context.Context, w *Window) (*colBuf, error) {
 // the sorted stream's up to the next partition — to temp files
 // (windowpaged.go) and returns buf without them: the partitions before it,
 // computed first (nil if none).
-func (s *winStream) pageOut(ctx context.Context, w *Window, buf *colBuf) (*colBuf, error) {
+func (s *winStream) pageOut(ctx context.Context, w *Window, buf *memory.ColBuf) (*memory.ColBuf, error) {
 	b, lo := s.pend, s.ppos
 	cs := buf.N // where the current partition starts in buf
 	if buf.N > 0 && w.samePartition(&buf.Batch, buf.N-1, b, lo) {
@@ -213,7 +215,7 @@ func (s *winStream) pageOut(ctx context.Context, w *Window, buf *colBuf) (*colBu
 			if s.end {
 				break
 			}
-			if err = errCanceled(ctx); err != nil {
+			if err = memory.ErrCanceled(ctx); err != nil {
 				break
 			}
 			nb, e := s.sorted.Next(ctx)
@@ -248,7 +250,7 @@ func (s *winStream) pageOut(ctx context.Context, w *Window, buf *colBuf) (*colBu
 	}
 	s.paged = p
 	s.pagedParts++
-	buf.truncate(cs)
+	buf.Truncate(cs)
 	if buf.N == 0 {
 		return nil, nil
 	}

@@ -1,4 +1,4 @@
-package exec
+package aggregate
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
@@ -55,11 +57,11 @@ func TestWindowSpills(t *testing.T) {
 	// order by the order value then the text: peers exist (rank and the
 	// default frame see them), and ties keep input order in both runs
 	run := func(limit int64) ([]string, int64) {
-		qs := &QueryStats{}
-		ctx := WithQueryStats(context.Background(), qs)
-		mem := NewMemory(NewMemoryPool(limit), 0)
+		qs := &exec.QueryStats{}
+		ctx := exec.WithQueryStats(context.Background(), qs)
+		mem := memory.NewMemory(memory.NewMemoryPool(limit), 0)
 		w := &Window{Env: env, Input: newRowsOp(wst, rows, 1000), PartitionBy: []int{0},
-			OrderBy: []SortKey{{Col: 2}, {Col: 1, Desc: true}}, Funcs: spillWindowFuncs(t), Mem: mem}
+			OrderBy: []exec.SortKey{{Col: 2}, {Col: 1, Desc: true}}, Funcs: spillWindowFuncs(t), Mem: mem}
 		got := collectCtx(t, ctx, w)
 		if limit > 0 && (w.stream == nil || w.stream.chunks < 2) {
 			t.Fatal("the window was not computed a chunk of partitions at a time")
@@ -97,12 +99,12 @@ func TestWindowSpillCancelRemovesFiles(t *testing.T) {
 	sp := testSpill(t, 0)
 	rng := rand.New(rand.NewSource(22))
 	rows := windowSpillRows(rng, 60000, 3000)
-	qs := &QueryStats{}
-	ctx, cancel := context.WithCancel(WithQueryStats(context.Background(), qs))
+	qs := &exec.QueryStats{}
+	ctx, cancel := context.WithCancel(exec.WithQueryStats(context.Background(), qs))
 	defer cancel()
 	in := &cancelAfter{Operator: newRowsOp(wst, rows, 500), n: 100, cancel: cancel}
-	w := &Window{Env: env, Input: in, PartitionBy: []int{0}, OrderBy: []SortKey{{Col: 2}},
-		Funcs: []WindowFunc{{Kind: WinRowNumber}}, Mem: NewMemory(NewMemoryPool(2<<20), 0)}
+	w := &Window{Env: env, Input: in, PartitionBy: []int{0}, OrderBy: []exec.SortKey{{Col: 2}},
+		Funcs: []WindowFunc{{Kind: WinRowNumber}}, Mem: memory.NewMemory(memory.NewMemoryPool(2<<20), 0)}
 	_, err := w.Next(ctx)
 	if pgerr.Code(err) != pgerr.QueryCanceled {
 		t.Fatalf("want cancellation, got %v", err)
@@ -126,10 +128,10 @@ func TestWindowOnePartitionOverBudget(t *testing.T) {
 	for _, r := range rows {
 		r[0] = int64(1)
 	}
-	w := &Window{Env: env, Input: newRowsOp(wst, rows, 1000), PartitionBy: []int{0}, OrderBy: []SortKey{{Col: 2}},
-		Funcs: []WindowFunc{{Kind: WinRowNumber}}, Mem: NewMemory(NewMemoryPool(2<<20), 0)}
+	w := &Window{Env: env, Input: newRowsOp(wst, rows, 1000), PartitionBy: []int{0}, OrderBy: []exec.SortKey{{Col: 2}},
+		Funcs: []WindowFunc{{Kind: WinRowNumber}}, Mem: memory.NewMemory(memory.NewMemoryPool(2<<20), 0)}
 	var n, prev int64
-	err := Drain(context.Background(), w, func(b *vec.Batch) error {
+	err := exec.Drain(context.Background(), w, func(b *vec.Batch) error {
 		for i := 0; i < b.N; i++ {
 			n++
 			if rn := b.Vecs[4].I64[i]; rn != n {
@@ -194,14 +196,14 @@ func TestWindowSharedPrefixKeys(t *testing.T) {
 		}
 	}
 	for _, limit := range []int64{0, 2 << 20} {
-		qs := &QueryStats{}
-		ctx := WithQueryStats(context.Background(), qs)
-		mem := NewMemory(NewMemoryPool(limit), 0)
+		qs := &exec.QueryStats{}
+		ctx := exec.WithQueryStats(context.Background(), qs)
+		mem := memory.NewMemory(memory.NewMemoryPool(limit), 0)
 		w := &Window{Env: env, Input: newRowsOp(wst, rows, 1000), PartitionBy: []int{0},
-			OrderBy: []SortKey{{Col: 1}, {Col: 2}}, Funcs: []WindowFunc{{Kind: WinRowNumber}}, Mem: mem}
+			OrderBy: []exec.SortKey{{Col: 1}, {Col: 2}}, Funcs: []WindowFunc{{Kind: WinRowNumber}}, Mem: mem}
 		seen := 0
 		var prevPart any = int64(-1)
-		err := Drain(ctx, w, func(b *vec.Batch) error {
+		err := exec.Drain(ctx, w, func(b *vec.Batch) error {
 			for i := 0; i < b.N; i++ {
 				id, rn := b.Vecs[2].I64[i], b.Vecs[4].I64[i]
 				if want[id] != rn {
@@ -249,7 +251,7 @@ func TestWindowAggStateCounted(t *testing.T) {
 	val := strings.Repeat("x", 4095)
 
 	// the state alone, under a pool of 512 KiB
-	mem := NewMemory(NewMemoryPool(512<<10), 0)
+	mem := memory.NewMemory(memory.NewMemoryPool(512<<10), 0)
 	fn, _, _, err := newFrameAgg(sa)
 	if err != nil {
 		t.Fatal(err)
@@ -268,12 +270,12 @@ func TestWindowAggStateCounted(t *testing.T) {
 	if err := update(&aggIn{rows: rows, all: true, gids: make([]int32, 256), v: v, v2: d}); err != nil {
 		t.Fatal(err)
 	}
-	if mem.Used() < 1<<20 || mem.pool().Used() < 1<<20 {
-		t.Fatalf("a 1 MiB state: %d bytes counted (pool %d)", mem.Used(), mem.pool().Used())
+	if mem.Used() < 1<<20 || mem.ActivePool().Used() < 1<<20 {
+		t.Fatalf("a 1 MiB state: %d bytes counted (pool %d)", mem.Used(), mem.ActivePool().Used())
 	}
-	fm.res.release()
-	if mem.Used() != 0 || mem.pool().Used() != 0 {
-		t.Fatalf("after release: %d bytes counted (pool %d)", mem.Used(), mem.pool().Used())
+	fm.res.Release()
+	if mem.Used() != 0 || mem.ActivePool().Used() != 0 {
+		t.Fatalf("after release: %d bytes counted (pool %d)", mem.Used(), mem.ActivePool().Used())
 	}
 
 	// a window over 1 MiB of rows, with the whole partition as the frame
@@ -283,11 +285,11 @@ func TestWindowAggStateCounted(t *testing.T) {
 		in = append(in, []any{int64(1), int64(i), val, ","})
 	}
 	whole := Frame{Mode: FrameRows, Start: FrameBound{Kind: BoundUnboundedPreceding}, End: FrameBound{Kind: BoundUnboundedFollowing}}
-	mem = NewMemory(NewMemoryPool(2<<20), 0)
-	w := &Window{Env: env, Input: newRowsOp(ts, in, 100), PartitionBy: []int{0}, OrderBy: []SortKey{{Col: 1}},
+	mem = memory.NewMemory(memory.NewMemoryPool(2<<20), 0)
+	w := &Window{Env: env, Input: newRowsOp(ts, in, 100), PartitionBy: []int{0}, OrderBy: []exec.SortKey{{Col: 1}},
 		Funcs: []WindowFunc{{Kind: WinAgg, Agg: sa, Frame: whole}}, Mem: mem}
 	n := 0
-	err = Drain(context.Background(), w, func(b *vec.Batch) error {
+	err = exec.Drain(context.Background(), w, func(b *vec.Batch) error {
 		for i := 0; i < b.N; i++ {
 			if got := len(b.Vecs[4].S[i]); got != 256*4096-1 {
 				return fmt.Errorf("row %d: string_agg of %d bytes, want %d", n, got, 256*4096-1)
@@ -300,7 +302,7 @@ func TestWindowAggStateCounted(t *testing.T) {
 	if err != nil || n != len(in) {
 		t.Fatalf("%d rows, %v", n, err)
 	}
-	if mem.Used() != 0 || mem.pool().Used() != 0 {
-		t.Errorf("%d bytes still reserved (pool %d)", mem.Used(), mem.pool().Used())
+	if mem.Used() != 0 || mem.ActivePool().Used() != 0 {
+		t.Errorf("%d bytes still reserved (pool %d)", mem.Used(), mem.ActivePool().Used())
 	}
 }

@@ -1,9 +1,10 @@
-package exec
+package hashtab
 
 import (
 	"math/bits"
 	"unsafe"
 
+	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/types"
 )
@@ -34,35 +35,35 @@ type i64Slot struct {
 	val int32
 }
 
-type i64Table struct {
-	slots []i64Slot
+type I64Table struct {
+	Slots []i64Slot
 	shift uint
-	n     int
+	N     int
 	// dense holds the key of each id in insertion order when the table
 	// assigns dense ids (aggregation).
-	dense []int64
+	Dense []int64
 }
 
-func newI64Table(hint int) *i64Table {
-	t := &i64Table{}
+func NewI64Table(hint int) *I64Table {
+	t := &I64Table{}
 	t.alloc(tableSize(hint))
 	return t
 }
 
-func (t *i64Table) alloc(size int) {
-	t.slots = make([]i64Slot, size)
+func (t *I64Table) alloc(size int) {
+	t.Slots = make([]i64Slot, size)
 	t.shift = uint(64 - bits.TrailingZeros(uint(size)))
 }
 
-// bytes is the table's footprint for memory accounting.
-func (t *i64Table) bytes() int64 { return int64(len(t.slots))*16 + int64(cap(t.dense))*8 }
+// Bytes is the table's footprint for memory accounting.
+func (t *I64Table) Bytes() int64 { return int64(len(t.Slots))*16 + int64(cap(t.Dense))*8 }
 
 // slot is Fibonacci hashing: the multiply spreads consecutive keys and the
 // top bits index the table.
-func (t *i64Table) slot(k int64) int { return int((uint64(k) * hashMul) >> t.shift) }
+func (t *I64Table) slot(k int64) int { return int((uint64(k) * memory.HashMul) >> t.shift) }
 
-func (t *i64Table) grow() {
-	old := t.slots
+func (t *I64Table) grow() {
+	old := t.Slots
 	// a table past a million slots is on its way to many more groups
 	// (TPC-H Q18 groups 6 M rows by 1.5 M orders): growing it 4× halves
 	// the rehashing and clearing that doubling costs
@@ -71,24 +72,24 @@ func (t *i64Table) grow() {
 		factor = 4
 	}
 	t.alloc(factor * len(old))
-	mask := len(t.slots) - 1
+	mask := len(t.Slots) - 1
 	for _, sl := range old {
 		if sl.val == 0 {
 			continue
 		}
 		i := t.slot(sl.key)
-		for t.slots[i].val != 0 {
+		for t.Slots[i].val != 0 {
 			i = (i + 1) & mask
 		}
-		t.slots[i] = sl
+		t.Slots[i] = sl
 	}
 }
 
-// groupIDs sets gids[i] to the dense id of keys[i], adding new keys. Rows
+// GroupIDs sets gids[i] to the dense id of keys[i], adding new keys. Rows
 // marked in nulls are skipped (the caller gives them the NULL group).
-func (t *i64Table) groupIDs(keys []int64, nulls []bool, gids []int32) {
+func (t *I64Table) GroupIDs(keys []int64, nulls []bool, gids []int32) {
 	gids = gids[:len(keys)]
-	mask := len(t.slots) - 1
+	mask := len(t.Slots) - 1
 	// rows of one key often come together (a table clustered by it, as
 	// lineitem by l_orderkey): the previous row's group needs no probe
 	prevK, prevG := int64(0), int32(-1)
@@ -100,18 +101,18 @@ func (t *i64Table) groupIDs(keys []int64, nulls []bool, gids []int32) {
 			gids[i] = prevG
 			continue
 		}
-		if 2*t.n >= len(t.slots) {
+		if 2*t.N >= len(t.Slots) {
 			t.grow()
-			mask = len(t.slots) - 1
+			mask = len(t.Slots) - 1
 		}
 		s := t.slot(k)
 		for {
-			sl := &t.slots[s&mask]
+			sl := &t.Slots[s&mask]
 			if sl.val == 0 {
-				id := int32(len(t.dense))
+				id := int32(len(t.Dense))
 				sl.key, sl.val = k, id+1
-				t.dense = appendDoubling(t.dense, []int64{k})
-				t.n++
+				t.Dense = memory.AppendDoubling(t.Dense, []int64{k})
+				t.N++
 				gids[i] = id
 				break
 			}
@@ -125,12 +126,12 @@ func (t *i64Table) groupIDs(keys []int64, nulls []bool, gids []int32) {
 	}
 }
 
-// lookup returns the payload of k, or -1.
-func (t *i64Table) lookup(k int64) int32 {
-	mask := len(t.slots) - 1
+// Lookup returns the payload of k, or -1.
+func (t *I64Table) Lookup(k int64) int32 {
+	mask := len(t.Slots) - 1
 	s := t.slot(k)
 	for {
-		sl := &t.slots[s&mask]
+		sl := &t.Slots[s&mask]
 		if sl.val == 0 {
 			return -1
 		}
@@ -141,19 +142,19 @@ func (t *i64Table) lookup(k int64) int32 {
 	}
 }
 
-// push makes row the payload of k and returns the previous payload (-1
+// Push makes row the payload of k and returns the previous payload (-1
 // when k is new): a join build threads each key's rows into a chain.
-func (t *i64Table) push(k int64, row int32) int32 {
-	if 2*t.n >= len(t.slots) {
+func (t *I64Table) Push(k int64, row int32) int32 {
+	if 2*t.N >= len(t.Slots) {
 		t.grow()
 	}
-	mask := len(t.slots) - 1
+	mask := len(t.Slots) - 1
 	s := t.slot(k)
 	for {
-		sl := &t.slots[s&mask]
+		sl := &t.Slots[s&mask]
 		if sl.val == 0 {
 			sl.key, sl.val = k, row+1
-			t.n++
+			t.N++
 			return -1
 		}
 		if sl.key == k {
@@ -165,125 +166,125 @@ func (t *i64Table) push(k int64, row int32) int32 {
 	}
 }
 
-// hashTable is the general table. A slot is one word: the top 32 bits of
+// HashTable is the general table. A slot is one word: the top 32 bits of
 // the key's hash above the payload + 1 (0 = empty), so a probe reads one
 // cache line, and a slot whose hash bits differ is passed over without
 // touching the key columns; the caller compares keys only where they agree.
 // Past a few hundred thousand keys nearly every probe is a cache miss, and
 // hash and payload in separate arrays made it two.
-type hashTable struct {
-	slots []uint64
-	n     int
+type HashTable struct {
+	Slots []uint64
+	N     int
 	// idHash is the hash of each dense id, for rehashing aggregation tables.
-	idHash []uint64
+	IdHash []uint64
 }
 
 const slotPayload = 1<<32 - 1
 
-// slotTag is the part of a hash a slot keeps.
-func slotTag(h uint64) uint64 { return h &^ slotPayload }
+// SlotTag is the part of a hash a slot keeps.
+func SlotTag(h uint64) uint64 { return h &^ slotPayload }
 
-// slotVal is a slot's payload + 1 (0: empty).
-func slotVal(sl uint64) int32 { return int32(uint32(sl)) }
+// SlotVal is a slot's payload + 1 (0: empty).
+func SlotVal(sl uint64) int32 { return int32(uint32(sl)) }
 
-func newHashTable(hint int) *hashTable {
-	return &hashTable{slots: make([]uint64, tableSize(hint))}
+func NewHashTable(hint int) *HashTable {
+	return &HashTable{Slots: make([]uint64, tableSize(hint))}
 }
 
-func (t *hashTable) bytes() int64 { return int64(len(t.slots))*8 + int64(cap(t.idHash))*8 }
+func (t *HashTable) Bytes() int64 { return int64(len(t.Slots))*8 + int64(cap(t.IdHash))*8 }
 
 // grow doubles the table, placing each group again by its hash. It reads
 // the hashes in group order (idHash) rather than the old slots: one
 // sequential pass instead of a random idHash read per group.
-func (t *hashTable) grow() {
-	t.slots = make([]uint64, 2*len(t.slots))
-	mask := uint64(len(t.slots) - 1)
-	for id, h := range t.idHash {
+func (t *HashTable) grow() {
+	t.Slots = make([]uint64, 2*len(t.Slots))
+	mask := uint64(len(t.Slots) - 1)
+	for id, h := range t.IdHash {
 		i := h & mask
-		for t.slots[i] != 0 {
+		for t.Slots[i] != 0 {
 			i = (i + 1) & mask
 		}
-		t.slots[i] = slotTag(h) | uint64(id+1)
+		t.Slots[i] = SlotTag(h) | uint64(id+1)
 	}
 }
 
-// placeNew gives the next id to a new key of hash h without looking for an
+// PlaceNew gives the next id to a new key of hash h without looking for an
 // equal key: the caller knows it has none (a partition table filled from
 // one worker's distinct groups) and stores the key at that id.
-func (t *hashTable) placeNew(h uint64) int32 {
-	if 2*t.n >= len(t.slots) {
+func (t *HashTable) PlaceNew(h uint64) int32 {
+	if 2*t.N >= len(t.Slots) {
 		t.grow()
 	}
-	mask := uint64(len(t.slots) - 1)
+	mask := uint64(len(t.Slots) - 1)
 	s := h & mask
-	for t.slots[s] != 0 {
+	for t.Slots[s] != 0 {
 		s = (s + 1) & mask
 	}
-	id := int32(len(t.idHash))
-	t.slots[s] = slotTag(h) | uint64(id+1)
-	t.idHash, _ = push(t.idHash, h)
-	t.n++
+	id := int32(len(t.IdHash))
+	t.Slots[s] = SlotTag(h) | uint64(id+1)
+	t.IdHash, _ = push(t.IdHash, h)
+	t.N++
 	return id
 }
 
-// appendRows stores rows ids of another keyCols' columns as the next keys,
+// AppendRows stores rows ids of another keyCols' columns as the next keys,
 // text shared rather than copied (see keyShare), and returns the bytes added:
 // the shared text too, which the other table no longer counts once it is
 // split or merged.
-func (k *keyCols) appendRows(src *keyCols, ids []int32) int64 {
+func (k *KeyCols) AppendRows(src *KeyCols, ids []int32) int64 {
 	var n int64
-	for c, s := range k.cols {
-		v := src.cols[c]
-		if t := k.txt[c]; t != nil {
-			st := src.txt[c]
+	for c, s := range k.Cols {
+		v := src.Cols[c]
+		if t := k.Txt[c]; t != nil {
+			st := src.Txt[c]
 			for _, id := range ids {
 				t.refs = append(t.refs, t.shared(st, int(id)))
 				n += int64(len(st.at(int(id))))
 			}
 			n += 8 * int64(len(ids))
-			s.Nulls = gatherT(s.Nulls, v.Nulls, ids)
+			s.Nulls = memory.GatherT(s.Nulls, v.Nulls, ids)
 			n += int64(len(ids))
 			k.nulls[c] = k.nulls[c] || src.nulls[c]
 			continue
 		}
 		switch s.Type.Storage() {
 		case types.StoreInt:
-			s.I64 = gatherT(s.I64, v.I64, ids)
+			s.I64 = memory.GatherT(s.I64, v.I64, ids)
 			n += 8 * int64(len(ids))
 		case types.StoreFloat:
-			s.F64 = gatherT(s.F64, v.F64, ids)
+			s.F64 = memory.GatherT(s.F64, v.F64, ids)
 			n += 8 * int64(len(ids))
 		case types.StoreBool:
-			s.B = gatherT(s.B, v.B, ids)
+			s.B = memory.GatherT(s.B, v.B, ids)
 			n += int64(len(ids))
 		case types.StoreInterval:
-			s.Iv = gatherT(s.Iv, v.Iv, ids)
+			s.Iv = memory.GatherT(s.Iv, v.Iv, ids)
 			n += 16 * int64(len(ids))
 		default:
 			l := len(s.S)
-			s.S = gatherT(s.S, v.S, ids)
+			s.S = memory.GatherT(s.S, v.S, ids)
 			n += 16 * int64(len(ids))
 			for _, x := range s.S[l:] {
 				n += int64(len(x))
 			}
 		}
-		s.Nulls = gatherT(s.Nulls, v.Nulls, ids)
+		s.Nulls = memory.GatherT(s.Nulls, v.Nulls, ids)
 		n += int64(len(ids))
 		k.nulls[c] = k.nulls[c] || src.nulls[c]
 	}
 	return n
 }
 
-// keyCols is a set of stored key columns (one row per group) compared
+// KeyCols is a set of stored key columns (one row per group) compared
 // against the key columns of a batch. A text column's keys are in txt (the
 // vector in cols holds only its NULL flags); others are in cols.
-type keyCols struct {
-	cols []*vec.Vector
-	txt  []*textKeys
+type KeyCols struct {
+	Cols []*vec.Vector
+	Txt  []*textKeys
 	// nulls: column c holds a NULL key
 	nulls []bool
 	// share, when set, says the keys added are another table's (keyShare)
-	share *keyShare
+	Share *KeyShare
 	// scratch of groupIDs
 	guessed, fresh, live, wrong []int32
 	view                        []*vec.Vector // colView's
@@ -292,26 +293,26 @@ type keyCols struct {
 // arenaChunk is the size of the chunks text keys are copied into, so that
 // keeping a key costs no allocation of its own and does not pin the page
 // it came from.
-const arenaChunk = 64 << 10
+const ArenaChunk = 64 << 10
 
-func newKeyCols(ts []types.T) *keyCols {
-	k := &keyCols{cols: make([]*vec.Vector, len(ts)), txt: make([]*textKeys, len(ts)),
+func NewKeyCols(ts []types.T) *KeyCols {
+	k := &KeyCols{Cols: make([]*vec.Vector, len(ts)), Txt: make([]*textKeys, len(ts)),
 		nulls: make([]bool, len(ts)), view: make([]*vec.Vector, len(ts))}
 	for i, t := range ts {
 		if t.Storage() == types.StoreBytes {
-			k.cols[i] = &vec.Vector{Type: t}
-			k.txt[i] = newTextKeys()
+			k.Cols[i] = &vec.Vector{Type: t}
+			k.Txt[i] = newTextKeys()
 		} else {
-			k.cols[i] = vec.New(t, 64)
+			k.Cols[i] = vec.New(t, 64)
 		}
-		k.cols[i].Nulls = []bool{}
+		k.Cols[i].Nulls = []bool{}
 	}
 	return k
 }
 
-// equal compares stored row j with row i of the batch keys, NULL equal NULL.
-func (k *keyCols) equal(j int, keys []*vec.Vector, i int) bool {
-	for c := range k.cols {
+// Equal compares stored row j with row i of the batch keys, NULL equal NULL.
+func (k *KeyCols) Equal(j int, keys []*vec.Vector, i int) bool {
+	for c := range k.Cols {
 		if !k.colEqual(c, j, keys[c], i) {
 			return false
 		}
@@ -325,11 +326,11 @@ func (k *keyCols) equal(j int, keys []*vec.Vector, i int) bool {
 //
 // Columns double when full: with millions of groups append's 1.25× steps
 // copied every key column about five times over.
-func (k *keyCols) add(keys []*vec.Vector, i int) int64 {
+func (k *KeyCols) add(keys []*vec.Vector, i int) int64 {
 	var n, g int64
-	for c, s := range k.cols {
+	for c, s := range k.Cols {
 		src := keys[c]
-		if t := k.txt[c]; t != nil {
+		if t := k.Txt[c]; t != nil {
 			g = k.growText(c, 1)
 			if src.IsNull(i) {
 				t.refs = append(t.refs, 0)
@@ -371,12 +372,12 @@ func (k *keyCols) add(keys []*vec.Vector, i int) int64 {
 
 // addRows stores rows of keys as the next keys, as add does for each, a
 // column at a time; it returns the bytes added.
-func (k *keyCols) addRows(keys []*vec.Vector, rows []int32) int64 {
+func (k *KeyCols) addRows(keys []*vec.Vector, rows []int32) int64 {
 	if len(rows) == 0 {
 		return 0
 	}
 	var n, g int64
-	for c, s := range k.cols {
+	for c, s := range k.Cols {
 		src := keys[c]
 		l := len(s.Nulls)
 		if src.Nulls == nil {
@@ -403,7 +404,7 @@ func (k *keyCols) addRows(keys []*vec.Vector, rows []int32) int64 {
 			zeroNulls(s.Iv[l:], nulls)
 		default:
 			g = k.growText(c, len(rows))
-			t := k.txt[c]
+			t := k.Txt[c]
 			for j, r := range rows {
 				if nulls[j] {
 					t.refs = append(t.refs, 0)
@@ -449,7 +450,7 @@ func grown[T any](s []T, n int) ([]T, int64) {
 // gatherGrow appends src's values at idx to dst, growing it as grown does.
 func gatherGrow[T any](dst, src []T, idx []int32) ([]T, int64) {
 	dst, g := grown(dst, len(idx))
-	return gatherT(dst, src, idx), g
+	return memory.GatherT(dst, src, idx), g
 }
 
 // push appends x, doubling s when it is full; it returns the bytes of
@@ -464,7 +465,7 @@ func push[T any](s []T, x T) ([]T, int64) {
 	return append(grown, x), int64(c-cap(s)) * int64(unsafe.Sizeof(x))
 }
 
-// groupIDs sets gids[i] for every row of the batch keys, adding new groups
+// GroupIDs sets gids[i] for every row of the batch keys, adding new groups
 // to t and k. hs holds the rows' hashes.
 //
 // It probes every row first, taking the first slot whose hash tag agrees as
@@ -477,7 +478,7 @@ func push[T any](s []T, x T) ([]T, int64) {
 // The keys of the rows that make new groups are stored after the probes, a
 // column at a time (addRows): the probes compare no keys, and storing them
 // row by row, switching on each column's type, cost as much as the probes.
-func (t *hashTable) groupIDs(k *keyCols, keys []*vec.Vector, hs []uint64, gids []int32) int64 {
+func (t *HashTable) GroupIDs(k *KeyCols, keys []*vec.Vector, hs []uint64, gids []int32) int64 {
 	guessed, fresh := k.guessed[:0], k.fresh[:0]
 	for i, h := range hs {
 		id, isNew, _ := t.probe(k, keys, i, h, false)
@@ -500,10 +501,10 @@ func (t *hashTable) groupIDs(k *keyCols, keys []*vec.Vector, hs []uint64, gids [
 
 // wrongGuesses returns the rows among rows whose key differs from that of
 // their group gids[i], comparing a column at a time.
-func (k *keyCols) wrongGuesses(rows, gids []int32, keys []*vec.Vector) []int32 {
+func (k *KeyCols) wrongGuesses(rows, gids []int32, keys []*vec.Vector) []int32 {
 	live := append(k.live[:0], rows...)
 	wrong := k.wrong[:0]
-	for c, s := range k.cols {
+	for c, s := range k.Cols {
 		if len(live) == 0 {
 			break
 		}
@@ -513,8 +514,8 @@ func (k *keyCols) wrongGuesses(rows, gids []int32, keys []*vec.Vector) []int32 {
 		switch {
 		case nullable && s.Type.Storage() == types.StoreInt:
 			n, wrong = splitEqualNullable(s.I64, b.I64, s.Nulls, b.Nulls, gids, live, wrong)
-		case nullable && k.txt[c] != nil && !s.Type.DynNumeric():
-			n, wrong = splitTextNullable(k.txt[c], b.S, s.Nulls, b.Nulls, gids, live, wrong)
+		case nullable && k.Txt[c] != nil && !s.Type.DynNumeric():
+			n, wrong = splitTextNullable(k.Txt[c], b.S, s.Nulls, b.Nulls, gids, live, wrong)
 		case nullable:
 			for _, i := range live {
 				if k.colEqual(c, int(gids[i]), b, int(i)) {
@@ -526,8 +527,8 @@ func (k *keyCols) wrongGuesses(rows, gids []int32, keys []*vec.Vector) []int32 {
 			}
 		case s.Type.Storage() == types.StoreInt:
 			n, wrong = splitEqual(s.I64, b.I64, gids, live, wrong)
-		case k.txt[c] != nil && !s.Type.DynNumeric():
-			n, wrong = splitText(k.txt[c], b.S, gids, live, wrong)
+		case k.Txt[c] != nil && !s.Type.DynNumeric():
+			n, wrong = splitText(k.Txt[c], b.S, gids, live, wrong)
 		default:
 			for _, i := range live {
 				if k.colEqual(c, int(gids[i]), b, int(i)) {
@@ -579,7 +580,7 @@ func splitEqualNullable[T comparable](stored, in []T, storedNulls, inNulls []boo
 
 // groupID is the group of row i of keys, whose hash is h, added when new;
 // it also returns the key bytes added.
-func (t *hashTable) groupID(k *keyCols, keys []*vec.Vector, i int, h uint64) (int32, int64) {
+func (t *HashTable) groupID(k *KeyCols, keys []*vec.Vector, i int, h uint64) (int32, int64) {
 	id, _, added := t.probe(k, keys, i, h, true)
 	return id, added
 }
@@ -589,27 +590,27 @@ func (t *hashTable) groupID(k *keyCols, keys []*vec.Vector, i int, h uint64) (in
 // a new group in the first empty slot (isNew). With verify the new group's
 // key is stored and added is its bytes; without, the caller stores it
 // before any other probe may compare it (groupIDs).
-func (t *hashTable) probe(k *keyCols, keys []*vec.Vector, i int, h uint64, verify bool) (id int32, isNew bool, added int64) {
-	if 2*t.n >= len(t.slots) {
+func (t *HashTable) probe(k *KeyCols, keys []*vec.Vector, i int, h uint64, verify bool) (id int32, isNew bool, added int64) {
+	if 2*t.N >= len(t.Slots) {
 		t.grow()
 	}
-	mask := uint64(len(t.slots) - 1)
-	tag := slotTag(h)
+	mask := uint64(len(t.Slots) - 1)
+	tag := SlotTag(h)
 	s := h & mask
 	for {
-		sl := t.slots[s]
+		sl := t.Slots[s]
 		if sl == 0 {
-			id := int32(len(t.idHash))
-			t.slots[s] = tag | uint64(id+1)
-			t.idHash, _ = push(t.idHash, h) // counted by bytes()
-			t.n++
+			id := int32(len(t.IdHash))
+			t.Slots[s] = tag | uint64(id+1)
+			t.IdHash, _ = push(t.IdHash, h) // counted by bytes()
+			t.N++
 			if !verify {
 				return id, true, 0
 			}
 			return id, true, k.add(keys, i)
 		}
-		if slotTag(sl) == tag && (!verify || k.equal(int(slotVal(sl)-1), keys, i)) {
-			return slotVal(sl) - 1, false, 0
+		if SlotTag(sl) == tag && (!verify || k.Equal(int(SlotVal(sl)-1), keys, i)) {
+			return SlotVal(sl) - 1, false, 0
 		}
 		s = (s + 1) & mask
 	}

@@ -1,10 +1,11 @@
-package exec
+package hashtab
 
 import (
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/types"
 )
@@ -43,7 +44,7 @@ func TestHashTableGroupIDsCollisions(t *testing.T) {
 	// first-seen order then)
 	want := []int32{0, 1, 2, 0, 3, 4, 5, 3, 1, 6, 4}
 	for _, hash := range []string{"equal", "real"} {
-		tab, keys := newHashTable(4), newKeyCols(ts)
+		tab, keys := NewHashTable(4), NewKeyCols(ts)
 		gotOf, wantOf := map[int32]int32{}, map[int32]int32{}
 		hs := make([]uint64, len(rows))
 		for i := range hs {
@@ -57,11 +58,11 @@ func TestHashTableGroupIDsCollisions(t *testing.T) {
 			h := hs[part[0]:part[1]]
 			if hash == "real" {
 				for c, v := range b {
-					hashColumn(h, v, len(h), c == 0)
+					memory.HashColumn(h, v, len(h), c == 0)
 				}
 			}
 			gids := make([]int32, len(h))
-			tab.groupIDs(keys, b, h, gids)
+			tab.GroupIDs(keys, b, h, gids)
 			for i, g := range gids {
 				w := want[part[0]+i]
 				if _, ok := gotOf[w]; !ok {
@@ -75,8 +76,8 @@ func TestHashTableGroupIDsCollisions(t *testing.T) {
 				}
 			}
 		}
-		if len(tab.idHash) != 7 {
-			t.Errorf("%s hashes: %d groups, want 7", hash, len(tab.idHash))
+		if len(tab.IdHash) != 7 {
+			t.Errorf("%s hashes: %d groups, want 7", hash, len(tab.IdHash))
 		}
 	}
 }
@@ -103,7 +104,7 @@ func BenchmarkHashTableGroupIDsText(b *testing.B) {
 	gids := make([]int32, vec.BatchSize)
 	b.ResetTimer()
 	for it := 0; it < b.N; it++ {
-		tab, keys := newHashTable(16), newKeyCols(ts)
+		tab, keys := NewHashTable(16), NewKeyCols(ts)
 		for r := 0; r < 10; r++ {
 			for lo := 0; lo < rows; lo += vec.BatchSize {
 				batch := make([]*vec.Vector, len(cols))
@@ -111,9 +112,9 @@ func BenchmarkHashTableGroupIDsText(b *testing.B) {
 					batch[c] = v.Slice(lo, lo+vec.BatchSize)
 				}
 				for c, v := range batch {
-					hashColumn(hs, v, vec.BatchSize, c == 0)
+					memory.HashColumn(hs, v, vec.BatchSize, c == 0)
 				}
-				tab.groupIDs(keys, batch, hs, gids)
+				tab.GroupIDs(keys, batch, hs, gids)
 			}
 		}
 	}
@@ -137,17 +138,17 @@ func TestKeyPackerStopsWhenRowsMiss(t *testing.T) {
 		groups int
 		stops  bool
 	}{{1 << 30, true}, {100, false}} {
-		p, tab, keys := newKeyPacker(ts), newHashTable(16), newKeyCols(ts)
+		p, tab, keys := NewKeyPacker(ts), NewHashTable(16), NewKeyCols(ts)
 		seen := map[int64]int32{}
 		rows := 0
 		for ; rows < 2*judgeRows; rows += vec.BatchSize {
 			kv := batch(rows, tc.groups)
-			handled, _ := p.groupIDs(tab, keys, kv, vec.BatchSize, hs, false, gids)
+			handled, _ := p.GroupIDs(tab, keys, kv, vec.BatchSize, hs, false, gids)
 			if !handled {
 				for c, v := range kv {
-					hashColumn(hs, v, vec.BatchSize, c == 0)
+					memory.HashColumn(hs, v, vec.BatchSize, c == 0)
 				}
-				tab.groupIDs(keys, kv, hs, gids)
+				tab.GroupIDs(keys, kv, hs, gids)
 			}
 			for i, g := range gids {
 				k := kv[0].I64[i]
@@ -164,100 +165,14 @@ func TestKeyPackerStopsWhenRowsMiss(t *testing.T) {
 		if tc.stops {
 			kv := batch(0, tc.groups)
 			for c, v := range kv {
-				hashColumn(hs, v, vec.BatchSize, c == 0)
+				memory.HashColumn(hs, v, vec.BatchSize, c == 0)
 			}
-			tab.groupIDs(keys, kv, hs, gids)
+			tab.GroupIDs(keys, kv, hs, gids)
 			for i, g := range gids {
 				if want := seen[kv[0].I64[i]]; want != g {
 					t.Fatalf("key %d in group %d, was %d", kv[0].I64[i], g, want)
 				}
 			}
-		}
-	}
-}
-
-// A table's text keys (chunk references, textkeys.go) come back as they
-// went in: empty, NULL, longer than a chunk's share, many chunks' worth.
-// Merged into another table they are shared (no text bytes counted, the
-// other's chunks adopted) and still read the same.
-func TestTextKeysStoreAndShare(t *testing.T) {
-	ts := []types.T{types.TextT, types.Int64T}
-	long := string(make([]byte, arenaChunk)) + "end"
-	var want []string
-	mk := func(lo, hi int) []*vec.Vector {
-		cols := []*vec.Vector{vec.New(ts[0], 0), vec.New(ts[1], 0)}
-		for i := lo; i < hi; i++ {
-			switch {
-			case i%1000 == 7:
-				cols[0].AppendNull()
-			case i%1000 == 8:
-				cols[0].AppendString("")
-			case i%1000 == 9:
-				cols[0].AppendString(long)
-			default:
-				cols[0].AppendString(fmt.Sprintf("key %d %0100d", i, i))
-			}
-			cols[1].AppendInt(int64(i))
-		}
-		return cols
-	}
-	text := func(v *vec.Vector, i int) string {
-		if v.IsNull(i) {
-			return "NULL"
-		}
-		return v.S[i]
-	}
-	hashes := func(cols []*vec.Vector) []uint64 {
-		hs := make([]uint64, len(cols[1].I64))
-		for c, v := range cols {
-			hashColumn(hs, v, len(hs), c == 0)
-		}
-		return hs
-	}
-	a, b := newHashTable(0), newHashTable(0)
-	ka, kb := newKeyCols(ts), newKeyCols(ts)
-	in := mk(0, 3000)
-	ga := make([]int32, 3000)
-	a.groupIDs(ka, in, hashes(in), ga)
-	for i := range ga {
-		want = append(want, text(in[0], i))
-	}
-	// b holds 2000..4999: the merge adds 3000..4999 to a
-	inb := mk(2000, 5000)
-	gb := make([]int32, 3000)
-	b.groupIDs(kb, inb, hashes(inb), gb)
-	for i := 1000; i < 3000; i++ {
-		want = append(want, text(inb[0], i))
-	}
-	sa := &aggSet{htab: a, keys: ka, ngroups: 3000}
-	sb := &aggSet{htab: b, keys: kb, ngroups: 3000}
-	gmap := make([]int32, 3000)
-	chunks := len(ka.txt[0].chunks) + len(kb.txt[0].chunks)
-	var text2 int64 // of the keys the merge adds, which a now counts
-	for i := 1000; i < 3000; i++ {
-		text2 += int64(len(inb[0].S[i]))
-	}
-	if added := sa.mergeKeys(sb, gmap); added < text2 {
-		t.Errorf("merging counted %d bytes, less than the %d bytes of text added", added, text2)
-	}
-	if n := len(ka.txt[0].chunks); n != chunks {
-		t.Errorf("%d chunks after the merge, want %d: the text was copied, not shared", n, chunks)
-	}
-	if len(a.idHash) != 5000 {
-		t.Fatalf("%d groups after the merge, want 5000", len(a.idHash))
-	}
-	if _, ok := ka.txt[0].adopted[kb.txt[0]]; !ok {
-		t.Error("the other table's chunks were not adopted")
-	}
-	for i, g := range gmap {
-		if int(g) != 2000+i {
-			t.Fatalf("group %d of b is %d in a, want %d", i, g, 2000+i)
-		}
-	}
-	v := ka.colView(0, 0, 5000)
-	for i, w := range want {
-		if got := text(v, i); got != w {
-			t.Fatalf("key %d: %.20q, want %.20q", i, got, w)
 		}
 	}
 }

@@ -1,11 +1,12 @@
-package exec
+package hashtab
 
 import (
+	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/types"
 )
 
-// keyPacker is a front cache for GROUP BY keys of several columns that are
+// KeyPacker is a front cache for GROUP BY keys of several columns that are
 // short text values (TPC-H Q1's returnflag and linestatus, status codes) or
 // small non-negative integers (TPC-DS's surrogate keys, months, years): a
 // row whose key columns all fit packs into one int64 and finds its group
@@ -15,10 +16,10 @@ import (
 // its value + 1 (0 is NULL). The cache maps a packed key to the general
 // table's group id, so a row that does not fit (a longer value, a negative
 // or large number) simply takes the general path and both agree.
-type keyPacker struct {
+type KeyPacker struct {
 	bits   uint // bits per column
 	text   []bool
-	cache  *i64Table
+	cache  *I64Table
 	packed []int64
 	fits   []bool
 	misses []int32
@@ -34,14 +35,14 @@ type keyPacker struct {
 // them in its cache stops.
 const judgeRows = 1 << 16
 
-// newKeyPacker returns a packer for key columns of types ts, or nil when
+// NewKeyPacker returns a packer for key columns of types ts, or nil when
 // they cannot pack (a type other than plain text or an integer-stored one,
 // or too many columns).
-func newKeyPacker(ts []types.T) *keyPacker {
+func NewKeyPacker(ts []types.T) *KeyPacker {
 	if len(ts) == 0 || len(ts) > 4 {
 		return nil
 	}
-	p := &keyPacker{bits: uint(64 / len(ts)), cache: newI64Table(64)}
+	p := &KeyPacker{bits: uint(64 / len(ts)), cache: NewI64Table(64)}
 	for _, t := range ts {
 		switch {
 		case t.DynNumeric():
@@ -57,11 +58,11 @@ func newKeyPacker(ts []types.T) *keyPacker {
 	return p
 }
 
-func (p *keyPacker) bytes() int64 { return p.cache.bytes() }
+func (p *KeyPacker) Bytes() int64 { return p.cache.Bytes() }
 
 // pack computes the packed key of every row of keys; fits[i] says whether
 // row i packed. It returns how many rows did.
-func (p *keyPacker) pack(keys []*vec.Vector, n int) int {
+func (p *KeyPacker) pack(keys []*vec.Vector, n int) int {
 	if cap(p.packed) < n {
 		p.packed = make([]int64, n, max(n, vec.BatchSize))
 		p.fits = make([]bool, n, max(n, vec.BatchSize))
@@ -115,12 +116,12 @@ func (p *keyPacker) pack(keys []*vec.Vector, n int) int {
 	return fit
 }
 
-// groupIDs assigns the groups of the batch's rows through the cache, the
+// GroupIDs assigns the groups of the batch's rows through the cache, the
 // general table (t, k, with the rows' hashes computed only when some row
 // missed the cache, unless hashed says hs holds them already) taking the
 // misses. It reports false, doing nothing,
 // when the packer is off.
-func (p *keyPacker) groupIDs(t *hashTable, k *keyCols, keys []*vec.Vector, n int, hs []uint64, hashed bool, gids []int32) (handled bool, added int64) {
+func (p *KeyPacker) GroupIDs(t *HashTable, k *KeyCols, keys []*vec.Vector, n int, hs []uint64, hashed bool, gids []int32) (handled bool, added int64) {
 	if p == nil || p.off {
 		return false, 0
 	}
@@ -131,7 +132,7 @@ func (p *keyPacker) groupIDs(t *hashTable, k *keyCols, keys []*vec.Vector, n int
 	p.misses = p.misses[:0]
 	for i, f := range p.fits {
 		if f {
-			if g := p.cache.lookup(p.packed[i]); g >= 0 {
+			if g := p.cache.Lookup(p.packed[i]); g >= 0 {
 				gids[i] = g
 				continue
 			}
@@ -154,14 +155,14 @@ func (p *keyPacker) groupIDs(t *hashTable, k *keyCols, keys []*vec.Vector, n int
 		if hashed {
 			break
 		}
-		hashColumn(hs, v, n, c == 0)
+		memory.HashColumn(hs, v, n, c == 0)
 	}
 	for _, i := range p.misses {
 		g, a := t.groupID(k, keys, int(i), hs[i])
 		gids[i] = g
 		added += a
 		if p.fits[i] {
-			p.cache.push(p.packed[i], g)
+			p.cache.Push(p.packed[i], g)
 		}
 	}
 	return true, added

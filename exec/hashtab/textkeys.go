@@ -1,8 +1,9 @@
-package exec
+package hashtab
 
 import (
 	"unsafe"
 
+	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/types"
 )
@@ -16,12 +17,12 @@ import (
 // write barriers and preemption for stack scans. Chunks hold no pointers, so
 // marking a table is marking its chunks.
 type textKeys struct {
-	chunks [][]byte
+	Chunks [][]byte
 	fill   int      // index of the chunk being filled; -1: none
 	refs   []uint64 // chunk<<40 | offset<<24 | length (refLenMax: the chunk's)
 	// adopted maps another column whose chunks were appended to these
 	// (sharing its keys rather than copying them) to the index of its first
-	adopted map[*textKeys]uint64
+	Adopted map[*textKeys]uint64
 }
 
 func newTextKeys() *textKeys { return &textKeys{fill: -1} }
@@ -42,7 +43,7 @@ func (t *textKeys) at(j int) string {
 	if n == 0 {
 		return ""
 	}
-	c := t.chunks[r>>40]
+	c := t.Chunks[r>>40]
 	if n == refLenMax {
 		n = len(c)
 	}
@@ -54,32 +55,32 @@ func (t *textKeys) copyIn(s string) uint64 {
 	if len(s) == 0 {
 		return 0
 	}
-	if len(s) > arenaChunk/8 {
-		t.chunks = append(t.chunks, []byte(s))
-		return uint64(len(t.chunks)-1)<<40 | uint64(min(len(s), refLenMax))
+	if len(s) > ArenaChunk/8 {
+		t.Chunks = append(t.Chunks, []byte(s))
+		return uint64(len(t.Chunks)-1)<<40 | uint64(min(len(s), refLenMax))
 	}
-	if t.fill < 0 || cap(t.chunks[t.fill])-len(t.chunks[t.fill]) < len(s) {
-		t.chunks = append(t.chunks, make([]byte, 0, arenaChunk))
-		t.fill = len(t.chunks) - 1
+	if t.fill < 0 || cap(t.Chunks[t.fill])-len(t.Chunks[t.fill]) < len(s) {
+		t.Chunks = append(t.Chunks, make([]byte, 0, ArenaChunk))
+		t.fill = len(t.Chunks) - 1
 	}
-	c := t.chunks[t.fill]
+	c := t.Chunks[t.fill]
 	off := len(c)
-	t.chunks[t.fill] = append(c, s...)
+	t.Chunks[t.fill] = append(c, s...)
 	return uint64(t.fill)<<40 | uint64(off)<<24 | uint64(len(s))
 }
 
 // adopt appends src's chunks to t's, once, and returns the index of the
 // first: a reference of src plus that index<<40 is one of t.
 func (t *textKeys) adopt(src *textKeys) uint64 {
-	if base, ok := t.adopted[src]; ok {
+	if base, ok := t.Adopted[src]; ok {
 		return base
 	}
-	if t.adopted == nil {
-		t.adopted = map[*textKeys]uint64{}
+	if t.Adopted == nil {
+		t.Adopted = map[*textKeys]uint64{}
 	}
-	base := uint64(len(t.chunks))
-	t.chunks = append(t.chunks, src.chunks...)
-	t.adopted[src] = base
+	base := uint64(len(t.Chunks))
+	t.Chunks = append(t.Chunks, src.Chunks...)
+	t.Adopted[src] = base
 	return base
 }
 
@@ -92,29 +93,29 @@ func (t *textKeys) shared(src *textKeys, id int) uint64 {
 	return r + t.adopt(src)<<40
 }
 
-// keyShare says that the keys a table adds are another table's stored keys
+// KeyShare says that the keys a table adds are another table's stored keys
 // (a merge of two workers' tables), row i of the batch being src's group
 // ids[i], or lo+i when ids is nil: their text is shared, not copied.
-type keyShare struct {
-	src *keyCols
-	lo  int
-	ids []int32
+type KeyShare struct {
+	Src *KeyCols
+	Lo  int
+	Ids []int32
 }
 
-func (s *keyShare) id(i int) int {
-	if s.ids != nil {
-		return int(s.ids[i])
+func (s *KeyShare) id(i int) int {
+	if s.Ids != nil {
+		return int(s.Ids[i])
 	}
-	return s.lo + i
+	return s.Lo + i
 }
 
 // putText stores row i's text value x of column c, shared or copied; it
 // returns the text bytes the table now holds for it. A shared key's bytes
 // count too: the table it came from gives its memory back once merged.
-func (k *keyCols) putText(c int, x string, i int) int64 {
-	t := k.txt[c]
-	if k.share != nil {
-		t.refs = append(t.refs, t.shared(k.share.src.txt[c], k.share.id(i)))
+func (k *KeyCols) putText(c int, x string, i int) int64 {
+	t := k.Txt[c]
+	if k.Share != nil {
+		t.refs = append(t.refs, t.shared(k.Share.Src.Txt[c], k.Share.id(i)))
 		return int64(len(x))
 	}
 	t.refs = append(t.refs, t.copyIn(x))
@@ -123,24 +124,24 @@ func (k *keyCols) putText(c int, x string, i int) int64 {
 
 // growText makes room for n more keys in text column c, doubling as push
 // does; it returns the bytes of capacity added.
-func (k *keyCols) growText(c, n int) int64 {
-	t := k.txt[c]
+func (k *KeyCols) growText(c, n int) int64 {
+	t := k.Txt[c]
 	var g int64
 	t.refs, g = grown(t.refs, n)
 	return g
 }
 
-// colView is stored key column c's groups [lo, hi) as a vector (text made
+// ColView is stored key column c's groups [lo, hi) as a vector (text made
 // into strings that point into the chunks). It is valid until the next
 // colView of the column.
-func (k *keyCols) colView(c, lo, hi int) *vec.Vector {
-	s := k.cols[c]
+func (k *KeyCols) ColView(c, lo, hi int) *vec.Vector {
+	s := k.Cols[c]
 	v := k.view[c]
 	if v == nil {
 		v = &vec.Vector{Type: s.Type}
 		k.view[c] = v
 	}
-	t := k.txt[c]
+	t := k.Txt[c]
 	if t == nil {
 		*v = vec.Vector{Type: s.Type, Nulls: s.Nulls[lo:hi]}
 		switch s.Type.Storage() {
@@ -156,30 +157,30 @@ func (k *keyCols) colView(c, lo, hi int) *vec.Vector {
 		return v
 	}
 	v.Nulls = s.Nulls[lo:hi]
-	v.S = resizeSlice(v.S, hi-lo)
+	v.S = memory.ResizeSlice(v.S, hi-lo)
 	for j := range v.S {
 		v.S[j] = t.at(lo + j)
 	}
 	return v
 }
 
-// gatherInto appends stored key column c's groups ids to column c of b,
+// GatherInto appends stored key column c's groups ids to column c of b,
 // text through v (scratch of the caller's: several partitions' mergers read
 // one worker's table at once).
-func (k *keyCols) gatherInto(b *colBuf, c int, ids []int32, v *vec.Vector) {
-	t := k.txt[c]
+func (k *KeyCols) GatherInto(b *memory.ColBuf, c int, ids []int32, v *vec.Vector) {
+	t := k.Txt[c]
 	if t == nil {
-		b.gather(c, k.cols[c], ids)
+		b.Gather(c, k.Cols[c], ids)
 		return
 	}
-	v.Type = k.cols[c].Type
-	v.S = resizeSlice(v.S, len(ids))
-	v.Nulls = resizeSlice(v.Nulls, len(ids))
+	v.Type = k.Cols[c].Type
+	v.S = memory.ResizeSlice(v.S, len(ids))
+	v.Nulls = memory.ResizeSlice(v.Nulls, len(ids))
 	for j, id := range ids {
 		v.S[j] = t.at(int(id))
-		v.Nulls[j] = k.cols[c].Nulls[id]
+		v.Nulls[j] = k.Cols[c].Nulls[id]
 	}
-	b.appendRange(c, v, 0, len(ids))
+	b.AppendRange(c, v, 0, len(ids))
 }
 
 // splitText is splitEqual for a stored text column.
@@ -215,12 +216,12 @@ func splitTextNullable(t *textKeys, in []string, storedNulls, inNulls []bool, gi
 
 // colEqual compares stored key j of column c with row i of b, NULL equal
 // NULL.
-func (k *keyCols) colEqual(c, j int, b *vec.Vector, i int) bool {
-	t := k.txt[c]
+func (k *KeyCols) colEqual(c, j int, b *vec.Vector, i int) bool {
+	t := k.Txt[c]
 	if t == nil {
-		return nullableEqual(k.cols[c], j, b, i)
+		return memory.NullableEqual(k.Cols[c], j, b, i)
 	}
-	an, bn := k.cols[c].Nulls[j], b.IsNull(i)
+	an, bn := k.Cols[c].Nulls[j], b.IsNull(i)
 	if an || bn {
 		return an && bn
 	}
@@ -228,5 +229,5 @@ func (k *keyCols) colEqual(c, j int, b *vec.Vector, i int) bool {
 	if x == y {
 		return true
 	}
-	return b.Type.DynNumeric() && canonDecimal(x) == canonDecimal(y)
+	return b.Type.DynNumeric() && memory.CanonDecimal(x) == memory.CanonDecimal(y)
 }

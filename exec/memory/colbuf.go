@@ -1,4 +1,4 @@
-package exec
+package memory
 
 import (
 	"context"
@@ -11,31 +11,31 @@ import (
 	"github.com/lakepg/lakepg/types"
 )
 
-// colBuf is a batch an operator owns and refills: its output batch, or a
+// ColBuf is a batch an operator owns and refills: its output batch, or a
 // buffer it accumulates rows in (sort, hash build, window partitions).
 //
 // vec.Vector.Reset drops the NULL mask so that "no NULLs" stays nil, which
 // would make every batch with a NULL allocate a fresh mask. colBuf keeps the
 // dropped mask aside and hands it back the next time a NULL appears, so a
 // steady-state operator allocates nothing per batch (PERFORMANCE.md rule 2).
-type colBuf struct {
+type ColBuf struct {
 	vec.Batch
-	spare [][]bool
+	Spare [][]bool
 }
 
-func newColBuf(ts []types.T, capacity int) *colBuf {
-	c := &colBuf{Batch: vec.Batch{Vecs: make([]*vec.Vector, len(ts))}, spare: make([][]bool, len(ts))}
+func NewColBuf(ts []types.T, capacity int) *ColBuf {
+	c := &ColBuf{Batch: vec.Batch{Vecs: make([]*vec.Vector, len(ts))}, Spare: make([][]bool, len(ts))}
 	for i, t := range ts {
 		c.Vecs[i] = vec.New(t, capacity)
 	}
 	return c
 }
 
-// reset empties every column, keeping buffers and NULL masks for reuse.
-func (c *colBuf) reset() {
+// Clear empties every column, keeping buffers and NULL masks for reuse.
+func (c *ColBuf) Clear() {
 	for i, v := range c.Vecs {
 		if v.Nulls != nil {
-			c.spare[i] = v.Nulls[:0]
+			c.Spare[i] = v.Nulls[:0]
 			v.Nulls = nil
 		}
 		v.I64, v.F64, v.B, v.S, v.Iv = v.I64[:0], v.F64[:0], v.B[:0], v.S[:0], v.Iv[:0]
@@ -43,16 +43,16 @@ func (c *colBuf) reset() {
 	c.N = 0
 }
 
-// nulls makes column i carry a NULL mask as long as its values, reusing the
+// Nulls makes column i carry a NULL mask as long as its values, reusing the
 // spare mask when there is one.
-func (c *colBuf) nulls(i int) {
+func (c *ColBuf) Nulls(i int) {
 	v := c.Vecs[i]
 	if v.Nulls != nil {
 		return
 	}
 	n := v.Len()
-	m := c.spare[i][:0]
-	c.spare[i] = nil
+	m := c.Spare[i][:0]
+	c.Spare[i] = nil
 	if m == nil || cap(m) < n {
 		m = make([]bool, n, max(2*n, vec.BatchSize))
 	} else {
@@ -62,8 +62,8 @@ func (c *colBuf) nulls(i int) {
 	v.Nulls = m
 }
 
-// truncate keeps rows [0, n).
-func (c *colBuf) truncate(n int) {
+// Truncate keeps rows [0, n).
+func (c *ColBuf) Truncate(n int) {
 	for _, v := range c.Vecs {
 		switch v.Type.Storage() {
 		case types.StoreInt:
@@ -85,23 +85,23 @@ func (c *colBuf) truncate(n int) {
 	c.N = n
 }
 
-// appendRange appends rows [lo, hi) of src to column i.
-func (c *colBuf) appendRange(i int, src *vec.Vector, lo, hi int) {
+// AppendRange appends rows [lo, hi) of src to column i.
+func (c *ColBuf) AppendRange(i int, src *vec.Vector, lo, hi int) {
 	v := c.Vecs[i]
 	if src.Nulls != nil {
-		c.nulls(i)
+		c.Nulls(i)
 	}
 	switch v.Type.Storage() {
 	case types.StoreInt:
-		v.I64 = appendDoubling(v.I64, src.I64[lo:hi])
+		v.I64 = AppendDoubling(v.I64, src.I64[lo:hi])
 	case types.StoreFloat:
-		v.F64 = appendDoubling(v.F64, src.F64[lo:hi])
+		v.F64 = AppendDoubling(v.F64, src.F64[lo:hi])
 	case types.StoreBool:
-		v.B = appendDoubling(v.B, src.B[lo:hi])
+		v.B = AppendDoubling(v.B, src.B[lo:hi])
 	case types.StoreInterval:
-		v.Iv = appendDoubling(v.Iv, src.Iv[lo:hi])
+		v.Iv = AppendDoubling(v.Iv, src.Iv[lo:hi])
 	default:
-		v.S = appendDoubling(v.S, src.S[lo:hi])
+		v.S = AppendDoubling(v.S, src.S[lo:hi])
 	}
 	if v.Nulls != nil {
 		if src.Nulls != nil {
@@ -116,7 +116,7 @@ func (c *colBuf) appendRange(i int, src *vec.Vector, lo, hi int) {
 // full: a buffer that grows batch by batch to millions of rows (a join's
 // build side) is copied about once in all, where append's 1.25× steps for
 // large slices copy it four times over.
-func appendDoubling[T any](dst, src []T) []T {
+func AppendDoubling[T any](dst, src []T) []T {
 	if cap(dst)-len(dst) < len(src) {
 		grown := make([]T, len(dst), max(2*cap(dst), len(dst)+len(src)))
 		copy(grown, dst)
@@ -125,10 +125,10 @@ func appendDoubling[T any](dst, src []T) []T {
 	return append(dst, src...)
 }
 
-// appendBatch appends rows [lo, hi) of every column of b.
-func (c *colBuf) appendBatch(b *vec.Batch, lo, hi int) {
+// AppendBatch appends rows [lo, hi) of every column of b.
+func (c *ColBuf) AppendBatch(b *vec.Batch, lo, hi int) {
 	for i, v := range b.Vecs {
-		c.appendRange(i, v, lo, hi)
+		c.AppendRange(i, v, lo, hi)
 	}
 	c.N += hi - lo
 }
@@ -140,44 +140,44 @@ func appendFalse(m []bool, n int) []bool {
 	return m
 }
 
-func gatherT[T any](dst, src []T, idx []int32) []T {
+func GatherT[T any](dst, src []T, idx []int32) []T {
 	for _, i := range idx {
 		dst = append(dst, src[i])
 	}
 	return dst
 }
 
-// gather appends the rows of src at idx to column i.
-func (c *colBuf) gather(i int, src *vec.Vector, idx []int32) {
+// Gather appends the rows of src at idx to column i.
+func (c *ColBuf) Gather(i int, src *vec.Vector, idx []int32) {
 	v := c.Vecs[i]
 	if src.Nulls != nil {
-		c.nulls(i)
+		c.Nulls(i)
 	}
 	switch v.Type.Storage() {
 	case types.StoreInt:
-		v.I64 = gatherT(v.I64, src.I64, idx)
+		v.I64 = GatherT(v.I64, src.I64, idx)
 	case types.StoreFloat:
-		v.F64 = gatherT(v.F64, src.F64, idx)
+		v.F64 = GatherT(v.F64, src.F64, idx)
 	case types.StoreBool:
-		v.B = gatherT(v.B, src.B, idx)
+		v.B = GatherT(v.B, src.B, idx)
 	case types.StoreInterval:
-		v.Iv = gatherT(v.Iv, src.Iv, idx)
+		v.Iv = GatherT(v.Iv, src.Iv, idx)
 	default:
-		v.S = gatherT(v.S, src.S, idx)
+		v.S = GatherT(v.S, src.S, idx)
 	}
 	if v.Nulls == nil {
 		return
 	}
 	if src.Nulls != nil {
-		v.Nulls = gatherT(v.Nulls, src.Nulls, idx)
+		v.Nulls = GatherT(v.Nulls, src.Nulls, idx)
 	} else {
 		v.Nulls = appendFalse(v.Nulls, len(idx))
 	}
 }
 
-// appendNulls appends n NULLs to column i.
-func (c *colBuf) appendNulls(i, n int) {
-	c.nulls(i)
+// AppendNulls appends n NULLs to column i.
+func (c *ColBuf) AppendNulls(i, n int) {
+	c.Nulls(i)
 	v := c.Vecs[i]
 	for k := 0; k < n; k++ {
 		switch v.Type.Storage() {
@@ -231,8 +231,8 @@ func setRow(dst *vec.Vector, g int, src *vec.Vector, i int) {
 	}
 }
 
-// vecBytes estimates the memory rows [lo, hi) of v hold, for accounting.
-func vecBytes(v *vec.Vector, lo, hi int) int64 {
+// VecBytes estimates the memory rows [lo, hi) of v hold, for accounting.
+func VecBytes(v *vec.Vector, lo, hi int) int64 {
 	n := int64(hi - lo)
 	var b int64
 	switch v.Type.Storage() {
@@ -254,18 +254,18 @@ func vecBytes(v *vec.Vector, lo, hi int) int64 {
 	return b
 }
 
-func batchBytes(b *vec.Batch, lo, hi int) int64 {
+func BatchBytes(b *vec.Batch, lo, hi int) int64 {
 	var n int64
 	for _, v := range b.Vecs {
-		n += vecBytes(v, lo, hi)
+		n += VecBytes(v, lo, hi)
 	}
 	return n
 }
 
-// rowsEqual reports whether row i of a equals row j of b as SQL grouping and
+// RowsEqual reports whether row i of a equals row j of b as SQL grouping and
 // joining see it (both non-NULL, same storage): NaN equals NaN, -0 equals 0,
 // and numerics compare by value whatever their scale.
-func rowsEqual(a *vec.Vector, i int, b *vec.Vector, j int) bool {
+func RowsEqual(a *vec.Vector, i int, b *vec.Vector, j int) bool {
 	switch a.Type.Storage() {
 	case types.StoreInt:
 		return a.I64[i] == b.I64[j]
@@ -282,23 +282,23 @@ func rowsEqual(a *vec.Vector, i int, b *vec.Vector, j int) bool {
 		return true
 	}
 	if a.Type.DynNumeric() {
-		return canonDecimal(x) == canonDecimal(y)
+		return CanonDecimal(x) == CanonDecimal(y)
 	}
 	return false
 }
 
-// nullableEqual is rowsEqual where two NULLs are equal (GROUP BY, DISTINCT).
-func nullableEqual(a *vec.Vector, i int, b *vec.Vector, j int) bool {
+// NullableEqual is rowsEqual where two NULLs are equal (GROUP BY, DISTINCT).
+func NullableEqual(a *vec.Vector, i int, b *vec.Vector, j int) bool {
 	an, bn := a.IsNull(i), b.IsNull(j)
 	if an || bn {
 		return an && bn
 	}
-	return rowsEqual(a, i, b, j)
+	return RowsEqual(a, i, b, j)
 }
 
-// canonDecimal gives equal text to equal decimal values of any scale, for
+// CanonDecimal gives equal text to equal decimal values of any scale, for
 // hashing and comparing dynamic numerics ("1.50" and "1.5" are one group).
-func canonDecimal(s string) string {
+func CanonDecimal(s string) string {
 	// one pass finds both what rules the fast path out and the point
 	// (strings.IndexAny was most of a window's peer test over a sum in
 	// TPC-DS q67), and a negative value without leading zeros is a prefix
@@ -342,14 +342,14 @@ func canonDecimal(s string) string {
 	if err != nil {
 		return s
 	}
-	d, sc = trimDecimal(d, sc)
+	d, sc = TrimDecimal(d, sc)
 	return types.FormatBig(d, sc)
 }
 
 // Hashing. Keys are hashed a column at a time into a per-row uint64, so the
 // type switch runs once per column per batch, never per row.
 
-const hashMul = 0x9E3779B97F4A7C15
+const HashMul = 0x9E3779B97F4A7C15
 
 // fmix64 is a 64-bit finaliser: every input bit affects every output bit,
 // so the table can index with the low bits.
@@ -364,12 +364,12 @@ func fmix64(h uint64) uint64 {
 
 const nullHash = 0x5bd1e9955bd1e995
 
-// hashColumn mixes rows [0, n) of v into hs. first starts the hashes.
-func hashColumn(hs []uint64, v *vec.Vector, n int, first bool) {
+// HashColumn mixes rows [0, n) of v into hs. first starts the hashes.
+func HashColumn(hs []uint64, v *vec.Vector, n int, first bool) {
 	hs = hs[:n]
 	if first {
 		for i := range hs {
-			hs[i] = hashMul
+			hs[i] = HashMul
 		}
 	}
 	// a NULL's hash must not depend on what its slot holds (a comparison
@@ -393,7 +393,7 @@ func hashColumn(hs []uint64, v *vec.Vector, n int, first bool) {
 	case types.StoreFloat:
 		xs := v.F64[:n]
 		for i, x := range xs {
-			hs[i] = fmix64(hs[i]*31 ^ floatKeyBits(x))
+			hs[i] = fmix64(hs[i]*31 ^ FloatKeyBits(x))
 		}
 	case types.StoreBool:
 		xs := v.B[:n]
@@ -415,7 +415,7 @@ func hashColumn(hs []uint64, v *vec.Vector, n int, first bool) {
 		dyn := v.Type.DynNumeric()
 		for i, x := range xs {
 			if dyn {
-				x = canonDecimal(x)
+				x = CanonDecimal(x)
 			}
 			hs[i] = fmix64(hs[i]*31 ^ strHash(x))
 		}
@@ -425,8 +425,8 @@ func hashColumn(hs []uint64, v *vec.Vector, n int, first bool) {
 	}
 }
 
-// floatKeyBits maps equal floats (as PostgreSQL compares them) to equal bits.
-func floatKeyBits(x float64) uint64 {
+// FloatKeyBits maps equal floats (as PostgreSQL compares them) to equal bits.
+func FloatKeyBits(x float64) uint64 {
 	if x == 0 {
 		return 0
 	}
@@ -454,23 +454,23 @@ func strHash(s string) uint64 {
 	return fmix64((h ^ w) * 1099511628211)
 }
 
-// errCanceled is what every operator returns once the query's context ends.
-func errCanceled(ctx context.Context) error {
+// ErrCanceled is what every operator returns once the query's context ends.
+func ErrCanceled(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return pgerr.New(pgerr.QueryCanceled, "canceling statement due to user request")
 	}
 	return nil
 }
 
-// set overwrites row g of column c with row i of src.
-func (c *colBuf) set(col, g int, src *vec.Vector, i int) {
+// Set overwrites row g of column c with row i of src.
+func (c *ColBuf) Set(col, g int, src *vec.Vector, i int) {
 	if src.IsNull(i) {
-		c.nulls(col)
+		c.Nulls(col)
 	}
 	setRow(c.Vecs[col], g, src, i)
 }
 
-func trimDecimal(d *big.Int, s int) (*big.Int, int) {
+func TrimDecimal(d *big.Int, s int) (*big.Int, int) {
 	ten := big.NewInt(10)
 	m := new(big.Int)
 	for s > 0 {

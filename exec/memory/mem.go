@@ -1,4 +1,4 @@
-package exec
+package memory
 
 import (
 	"bufio"
@@ -151,7 +151,7 @@ type ctxBox struct{ ctx context.Context }
 func NewQueryMemory(pool *MemoryPool, ctx context.Context) *Memory {
 	m := &Memory{Pool: pool, query: true}
 	m.SetContext(ctx)
-	p := m.pool()
+	p := m.ActivePool()
 	p.mu.Lock()
 	if p.accounts == nil {
 		p.accounts = map[*Memory]struct{}{}
@@ -175,8 +175,8 @@ func WithQueryMemory(ctx context.Context, m *Memory) context.Context {
 	return context.WithValue(ctx, queryMemKey{}, m)
 }
 
-// memFor is m, or else ctx's statement account (nil: GlobalMemory).
-func memFor(ctx context.Context, m *Memory) *Memory {
+// MemFor is m, or else ctx's statement account (nil: GlobalMemory).
+func MemFor(ctx context.Context, m *Memory) *Memory {
 	if m != nil {
 		return m
 	}
@@ -190,7 +190,7 @@ func memFor(ctx context.Context, m *Memory) *Memory {
 // free memory together are less than n), and with 57014 when the
 // statement's context ends.
 func (m *Memory) wait(n int64) error {
-	p := m.pool()
+	p := m.ActivePool()
 	box, _ := m.ctx.Load().(ctxBox)
 	if box.ctx == nil || m.closed.Load() {
 		return errOutOfMemory(n)
@@ -238,7 +238,7 @@ func (m *Memory) wait(n int64) error {
 		}
 		select {
 		case <-ctx.Done():
-			return errCanceled(ctx)
+			return ErrCanceled(ctx)
 		case <-w.wake:
 		case <-tick.C:
 		}
@@ -250,7 +250,7 @@ func NewMemory(pool *MemoryPool, limit int64) *Memory {
 	return &Memory{Pool: pool, Limit: limit}
 }
 
-func (m *Memory) pool() *MemoryPool {
+func (m *Memory) ActivePool() *MemoryPool {
 	if m == nil || m.Pool == nil {
 		return GlobalMemory
 	}
@@ -275,7 +275,7 @@ func (m *Memory) Grow(n int64) error {
 			}
 		}
 	}
-	p := m.pool()
+	p := m.ActivePool()
 	if m == nil || !m.query {
 		if !p.reserve(n) {
 			if m != nil {
@@ -302,7 +302,7 @@ func (m *Memory) Grow(n int64) error {
 // one (an aggregate over a spilled GROUP BY, say) need a little memory while
 // the spilled one still holds its share.
 func (m *Memory) growSpillable(n int64, half bool, holding bool) error {
-	p := m.pool()
+	p := m.ActivePool()
 	if holding && p.nwait.Load() > 0 {
 		// statements wait for memory: an operator that can spill gives
 		// way, spilling what it holds, rather than take more
@@ -324,15 +324,15 @@ func (m *Memory) growSpillable(n int64, half bool, holding bool) error {
 	return m.Grow(n)
 }
 
-// tryCount reserves n bytes of buffers that are in use anyway (a scan's)
+// TryCount reserves n bytes of buffers that are in use anyway (a scan's)
 // when the pool, and the account's Limit, stay under half the spilling
 // share and no statement waits; it never waits, and reports whether it
 // reserved.
-func (m *Memory) tryCount(n int64) bool {
+func (m *Memory) TryCount(n int64) bool {
 	if n <= 0 {
 		return true
 	}
-	p := m.pool()
+	p := m.ActivePool()
 	half := func(lim int64) int64 { return (lim - lim/8) / 2 }
 	if p.nwait.Load() > 0 || p.used.Load()+n > half(p.limit.Load()) {
 		return false
@@ -355,20 +355,20 @@ func (m *Memory) tryCount(n int64) bool {
 	return true
 }
 
-// mergeBudget is what a sort's last merge may reserve for its runs' blocks:
+// MergeBudget is what a sort's last merge may reserve for its runs' blocks:
 // a quarter of the pool, or of the account's own limit when lower.
-func (m *Memory) mergeBudget() int64 {
-	b := m.pool().limit.Load()
+func (m *Memory) MergeBudget() int64 {
+	b := m.ActivePool().limit.Load()
 	if m != nil && m.Limit > 0 {
 		b = min(b, m.Limit)
 	}
 	return b / 4
 }
 
-// growPast counts n bytes that are in use whatever the limit says: a state
+// GrowPast counts n bytes that are in use whatever the limit says: a state
 // that can neither spill nor be given up. Past the limit the pool reads
 // full, so operators that can spill give way and statements wait.
-func (m *Memory) growPast(n int64) {
+func (m *Memory) GrowPast(n int64) {
 	if n <= 0 {
 		return
 	}
@@ -381,7 +381,7 @@ func (m *Memory) growPast(n int64) {
 			}
 		}
 	}
-	m.pool().used.Add(n)
+	m.ActivePool().used.Add(n)
 }
 
 // EndQuery ends a statement's account (NewQueryMemory): it no longer waits
@@ -392,7 +392,7 @@ func (m *Memory) EndQuery() {
 	if m == nil || !m.query || m.closed.Swap(true) {
 		return
 	}
-	p := m.pool()
+	p := m.ActivePool()
 	p.mu.Lock()
 	delete(p.accounts, m)
 	p.mu.Unlock()
@@ -406,7 +406,7 @@ func (m *Memory) Shrink(n int64) {
 	if m != nil {
 		m.used.Add(-n)
 	}
-	m.pool().release(n)
+	m.ActivePool().release(n)
 }
 
 // Used is the number of bytes the account holds now.
@@ -433,7 +433,7 @@ func (m *Memory) Close() {
 	}
 	m.EndQuery()
 	if n := m.used.Swap(0); n > 0 {
-		m.pool().release(n)
+		m.ActivePool().release(n)
 	}
 }
 
@@ -444,21 +444,21 @@ func errOutOfMemory(n int64) error {
 	return e
 }
 
-// reservation is one operator's share of a Memory account. It reserves in
+// Reservation is one operator's share of a Memory account. It reserves in
 // chunks so that hot loops touch the shared atomics rarely, and returns
 // everything on release.
-type reservation struct {
-	mem      *Memory
-	reserved int64 // bytes taken from mem
-	used     int64 // bytes the operator says it holds
-	spill    bool  // the operator spills when a grow fails (growSpillable)
+type Reservation struct {
+	Mem      *Memory
+	Reserved int64 // bytes taken from mem
+	Used     int64 // bytes the operator says it holds
+	Spill    bool  // the operator spills when a grow fails (growSpillable)
 	// spillHalf: spill at half that share. Parallel aggregation workers
 	// do, because their frozen tables are merged in memory at the end and
 	// the merge holds the workers' tables and the merged one at once.
-	spillHalf bool
+	SpillHalf bool
 	// cap is the operator's own budget (work_mem): a spilling operator
 	// spills past it even when the pool has room. 0: none.
-	cap int64
+	Cap int64
 }
 
 const reserveChunk = 256 << 10
@@ -475,52 +475,52 @@ func WithWorkMem(ctx context.Context, n int64) context.Context {
 	return context.WithValue(ctx, workMemKey{}, n)
 }
 
-// workMemOf is ctx's per-operator budget (0: none).
-func workMemOf(ctx context.Context) int64 {
+// WorkMemOf is ctx's per-operator budget (0: none).
+func WorkMemOf(ctx context.Context) int64 {
 	n, _ := ctx.Value(workMemKey{}).(int64)
 	return n
 }
 
-// grow records n more bytes in use, reserving from the account as needed.
-func (r *reservation) grow(n int64) error {
-	r.used += n
-	if r.spill && r.cap > 0 && r.used > r.cap {
-		r.used -= n
+// Grow records n more bytes in use, reserving from the account as needed.
+func (r *Reservation) Grow(n int64) error {
+	r.Used += n
+	if r.Spill && r.Cap > 0 && r.Used > r.Cap {
+		r.Used -= n
 		return errOutOfMemory(n)
 	}
-	if r.used <= r.reserved {
+	if r.Used <= r.Reserved {
 		return nil
 	}
-	need := r.used - r.reserved
+	need := r.Used - r.Reserved
 	if need < reserveChunk {
 		need = reserveChunk
 	}
 	var err error
-	if r.spill {
-		err = r.mem.growSpillable(need, r.spillHalf, r.reserved > 0)
+	if r.Spill {
+		err = r.Mem.growSpillable(need, r.SpillHalf, r.Reserved > 0)
 	} else {
-		err = r.mem.Grow(need)
+		err = r.Mem.Grow(need)
 	}
 	if err != nil {
-		r.used -= n
+		r.Used -= n
 		return err
 	}
-	r.reserved += need
+	r.Reserved += need
 	return nil
 }
 
-// shrink records n bytes given up, returning what is reserved beyond the
+// Shrink records n bytes given up, returning what is reserved beyond the
 // rest to the account.
-func (r *reservation) shrink(n int64) {
-	r.used = max(r.used-n, 0)
-	if extra := r.reserved - r.used; extra > reserveChunk {
-		r.mem.Shrink(extra)
-		r.reserved -= extra
+func (r *Reservation) Shrink(n int64) {
+	r.Used = max(r.Used-n, 0)
+	if extra := r.Reserved - r.Used; extra > reserveChunk {
+		r.Mem.Shrink(extra)
+		r.Reserved -= extra
 	}
 }
 
-// release gives everything back.
-func (r *reservation) release() {
-	r.mem.Shrink(r.reserved)
-	r.reserved, r.used = 0, 0
+// Release gives everything back.
+func (r *Reservation) Release() {
+	r.Mem.Shrink(r.Reserved)
+	r.Reserved, r.Used = 0, 0
 }

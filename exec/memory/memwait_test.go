@@ -1,14 +1,11 @@
-package exec
+package memory
 
 import (
 	"context"
-	"math/rand"
-	"slices"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 )
 
@@ -117,65 +114,4 @@ func TestQueryMemoryWaitEnds(t *testing.T) {
 	if err := d.Grow(500 << 10); !isOutOfMemory(err) {
 		t.Fatalf("want 53200 when no statement holds what is missing, got %v", err)
 	}
-}
-
-// TestConcurrentSortsWait: eight sorts, each bigger than a pool they share,
-// all finish in order: when one cannot get memory for its next batch while
-// the others hold the pool, it waits instead of failing.
-func TestConcurrentSortsWait(t *testing.T) {
-	sp := testSpill(t, 0)
-	pool := NewMemoryPool(1 << 20)
-	rows := sortRows(rand.New(rand.NewSource(41)), 30000)
-	want := refSort(t, rows, []SortKey{{Col: 2}}, 0)
-	var wg, started sync.WaitGroup
-	started.Add(8)
-	for i := 0; i < 8; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			m := NewQueryMemory(pool, context.Background())
-			defer m.Close()
-			ctx := WithQueryMemory(context.Background(), m)
-			// all eight start at once: the pool holds the first batches
-			// of four of them
-			in := &startTogether{Operator: newRowsOp(sortTypes, rows, 500), wg: &started}
-			s := &Sort{Input: in, Keys: []SortKey{{Col: 2}}}
-			defer s.Close()
-			var got []string
-			err := Drain(ctx, s, func(b *vec.Batch) error {
-				for i := 0; i < b.N; i++ {
-					got = append(got, rowText(b, i))
-				}
-				return nil
-			})
-			if err != nil {
-				t.Errorf("sort %d: %v", i, err)
-				return
-			}
-			if !slices.Equal(got, want) {
-				t.Errorf("sort %d: rows differ", i)
-			}
-		}()
-	}
-	wg.Wait()
-	t.Logf("%d requests waited", pool.Waits())
-	if pool.Waits() == 0 {
-		t.Fatal("no sort had to wait for memory")
-	}
-	if n := spillFilesLeft(t, sp); n != 0 || pool.Used() != 0 {
-		t.Fatalf("%d spill files, %d bytes reserved left", n, pool.Used())
-	}
-}
-
-// startTogether holds its first batch until every operator of its group
-// has asked for one.
-type startTogether struct {
-	Operator
-	wg   *sync.WaitGroup
-	once sync.Once
-}
-
-func (s *startTogether) Next(ctx context.Context) (*vec.Batch, error) {
-	s.once.Do(func() { s.wg.Done(); s.wg.Wait() })
-	return s.Operator.Next(ctx)
 }

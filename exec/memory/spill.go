@@ -1,4 +1,4 @@
-package exec
+package memory
 
 import (
 	"bufio"
@@ -25,7 +25,7 @@ import (
 type SpillSpace struct {
 	mu   sync.Mutex
 	dir  string // this process's directory, made on first use
-	base string // the directory given; dir is a subdirectory of it
+	Base string // the directory given; dir is a subdirectory of it
 	max  atomic.Int64
 	used atomic.Int64
 	seq  atomic.Int64
@@ -33,7 +33,7 @@ type SpillSpace struct {
 
 // GlobalSpill is the temp space operators spill to. Its default directory is
 // lakepg-spill under the system temp directory, unlimited in size.
-var GlobalSpill = &SpillSpace{base: filepath.Join(os.TempDir(), "lakepg-spill")}
+var GlobalSpill = &SpillSpace{Base: filepath.Join(os.TempDir(), "lakepg-spill")}
 
 // Configure sets the base directory (empty: keep the current one) and the
 // most bytes of spill files at once (<= 0: unlimited). It makes this
@@ -48,14 +48,14 @@ func (s *SpillSpace) Configure(base string, maxBytes int64) error {
 		if err != nil {
 			return err
 		}
-		s.base = abs
+		s.Base = abs
 		s.dir = ""
 	}
 	s.max.Store(maxBytes)
-	if err := os.MkdirAll(s.base, 0o700); err != nil {
+	if err := os.MkdirAll(s.Base, 0o700); err != nil {
 		return fmt.Errorf("create temp directory: %w", err)
 	}
-	cleanStaleSpill(s.base)
+	cleanStaleSpill(s.Base)
 	_, err := s.dirLocked()
 	return err
 }
@@ -71,9 +71,9 @@ func (s *SpillSpace) dirLocked() (string, error) {
 	if s.dir != "" {
 		return s.dir, nil
 	}
-	d := filepath.Join(s.base, "pid-"+strconv.Itoa(os.Getpid()))
+	d := filepath.Join(s.Base, "pid-"+strconv.Itoa(os.Getpid()))
 	if err := os.MkdirAll(d, 0o700); err != nil {
-		return "", errTempSpace(fmt.Sprintf("cannot create temp directory %s: %v", d, err))
+		return "", ErrTempSpace(fmt.Sprintf("cannot create temp directory %s: %v", d, err))
 	}
 	s.dir = d
 	return d, nil
@@ -118,26 +118,26 @@ func (s *SpillSpace) reserve(n int64) bool {
 	return true
 }
 
-func errTempSpace(detail string) error {
+func ErrTempSpace(detail string) error {
 	e := pgerr.New(OutOfMemory, "out of memory: the query's memory budget and temp space are both exhausted")
 	e.Detail = detail
 	e.Hint = "Raise --memory-limit or --max-temp-size, or make the query need less (fewer rows or columns to sort, group or join)."
 	return e
 }
 
-// spillFile is one temporary file an operator writes blocks to and reads
+// SpillFile is one temporary file an operator writes blocks to and reads
 // back. It is removed by Close, which operators call from their own Close,
 // so the file goes whether the query finished, failed or was cancelled.
-type spillFile struct {
+type SpillFile struct {
 	space *SpillSpace
-	f     *os.File
+	F     *os.File
 	// w buffers writes; nil once the file is being read (reader), so that
 	// the runs of a spilled sort do not each keep 256 KiB through the
 	// merge (eight sorts under 1 GiB held 150 MB so), made again if the
 	// file is written to after that
-	w       *bufio.Writer
-	size    int64 // bytes written (flushed or not)
-	blocks  int64 // blocks written
+	W       *bufio.Writer
+	Size    int64 // bytes written (flushed or not)
+	Blocks  int64 // blocks written
 	charged int64 // bytes reserved from space
 	qs      *SpillStats
 }
@@ -148,7 +148,7 @@ const spillChunk = 1 << 20
 // (its part of exec.QueryStats).
 type SpillStats struct{ Files, Bytes atomic.Int64 }
 
-func newSpillFile(space *SpillSpace, qs *SpillStats, kind string) (*spillFile, error) {
+func NewSpillFile(space *SpillSpace, qs *SpillStats, kind string) (*SpillFile, error) {
 	dir, err := space.Dir()
 	if err != nil {
 		return nil, err
@@ -156,88 +156,88 @@ func newSpillFile(space *SpillSpace, qs *SpillStats, kind string) (*spillFile, e
 	name := filepath.Join(dir, fmt.Sprintf("%s-%d", kind, space.seq.Add(1)))
 	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
-		return nil, errTempSpace(fmt.Sprintf("cannot create temp file: %v", err))
+		return nil, ErrTempSpace(fmt.Sprintf("cannot create temp file: %v", err))
 	}
 	if qs != nil {
 		qs.Files.Add(1)
 	}
-	return &spillFile{space: space, f: f, qs: qs}, nil
+	return &SpillFile{space: space, F: f, qs: qs}, nil
 }
 
 const spillWriteBuf = 256 << 10
 
-// writeBlock appends one length-prefixed block.
-func (sf *spillFile) writeBlock(b []byte) error {
+// WriteBlock appends one length-prefixed block.
+func (sf *SpillFile) WriteBlock(b []byte) error {
 	var hdr [binary.MaxVarintLen64]byte
 	h := binary.PutUvarint(hdr[:], uint64(len(b)))
 	n := int64(h + len(b))
-	for sf.size+n > sf.charged {
+	for sf.Size+n > sf.charged {
 		if !sf.space.reserve(spillChunk) {
-			return errTempSpace(fmt.Sprintf("Spill files would exceed --max-temp-size (%d bytes).", sf.space.Max()))
+			return ErrTempSpace(fmt.Sprintf("Spill files would exceed --max-temp-size (%d bytes).", sf.space.Max()))
 		}
 		sf.charged += spillChunk
 	}
-	if sf.w == nil {
-		sf.w = bufio.NewWriterSize(sf.f, spillWriteBuf)
+	if sf.W == nil {
+		sf.W = bufio.NewWriterSize(sf.F, spillWriteBuf)
 	}
-	if _, err := sf.w.Write(hdr[:h]); err != nil {
-		return errTempSpace(fmt.Sprintf("writing temp file: %v", err))
+	if _, err := sf.W.Write(hdr[:h]); err != nil {
+		return ErrTempSpace(fmt.Sprintf("writing temp file: %v", err))
 	}
-	if _, err := sf.w.Write(b); err != nil {
-		return errTempSpace(fmt.Sprintf("writing temp file: %v", err))
+	if _, err := sf.W.Write(b); err != nil {
+		return ErrTempSpace(fmt.Sprintf("writing temp file: %v", err))
 	}
-	sf.size += n
-	sf.blocks++
+	sf.Size += n
+	sf.Blocks++
 	if sf.qs != nil {
 		sf.qs.Bytes.Add(n)
 	}
 	return nil
 }
 
-// reader flushes what was written and returns a reader over all of it.
-func (sf *spillFile) reader() (*spillReader, error) {
-	if sf.w != nil {
-		if err := sf.w.Flush(); err != nil {
-			return nil, errTempSpace(fmt.Sprintf("writing temp file: %v", err))
+// Reader flushes what was written and returns a reader over all of it.
+func (sf *SpillFile) Reader() (*SpillReader, error) {
+	if sf.W != nil {
+		if err := sf.W.Flush(); err != nil {
+			return nil, ErrTempSpace(fmt.Sprintf("writing temp file: %v", err))
 		}
-		sf.w = nil
+		sf.W = nil
 	}
-	return &spillReader{r: bufio.NewReaderSize(io.NewSectionReader(sf.f, 0, sf.size), 128<<10)}, nil
+	return &SpillReader{r: bufio.NewReaderSize(io.NewSectionReader(sf.F, 0, sf.Size), 128<<10)}, nil
 }
 
 // Close removes the file and gives its bytes back to the temp space.
-func (sf *spillFile) Close() {
-	if sf == nil || sf.f == nil {
+func (sf *SpillFile) Close() {
+	if sf == nil || sf.F == nil {
 		return
 	}
-	name := sf.f.Name()
-	sf.f.Close()
+	name := sf.F.Name()
+	sf.F.Close()
 	os.Remove(name)
-	sf.f = nil
+	sf.F = nil
 	sf.space.used.Add(-sf.charged)
 	sf.charged = 0
 }
 
-type spillReader struct {
+type SpillReader struct {
 	r   *bufio.Reader
 	buf []byte
 }
 
-// next returns the next block (valid until the next call), or nil at the end.
-func (r *spillReader) next() ([]byte, error) {
+// Next returns the next block (valid until the next call), or nil at the end.
+func (r *SpillReader) Next() ([]byte, error) {
 	n, err := binary.ReadUvarint(r.r)
 	if err == io.EOF {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, errTempSpace(fmt.Sprintf("reading temp file: %v", err))
+		return nil, ErrTempSpace(fmt.Sprintf("reading temp file: %v", err))
 	}
 	if uint64(cap(r.buf)) < n {
 		r.buf = make([]byte, n)
 	}
 	r.buf = r.buf[:n]
 	if _, err := io.ReadFull(r.r, r.buf); err != nil {
-		return nil, errTempSpace(fmt.Sprintf("reading temp file: %v", err))
+		return nil, ErrTempSpace(fmt.Sprintf("reading temp file: %v", err))
 	}
 	return r.buf, nil
 }
@@ -250,7 +250,7 @@ func (r *spillReader) next() ([]byte, error) {
 //	            then the values: int and float 8 bytes little-endian, bool 1 byte,
 //	            interval 4+4+8 bytes, text uvarint lengths then the bytes
 //	optional trailing "column" of byte strings (sort keys), same as text
-func appendBlock(dst []byte, cols []*vec.Vector, lo, hi int) []byte {
+func AppendBlock(dst []byte, cols []*vec.Vector, lo, hi int) []byte {
 	n := hi - lo
 	dst = binary.AppendUvarint(dst, uint64(n))
 	for _, v := range cols {
@@ -306,7 +306,7 @@ func appendStrings(dst []byte, ss []string) []byte {
 	return dst
 }
 
-func appendByteStrings(dst []byte, ss [][]byte) []byte {
+func AppendByteStrings(dst []byte, ss [][]byte) []byte {
 	for _, s := range ss {
 		dst = binary.AppendUvarint(dst, uint64(len(s)))
 	}
@@ -316,44 +316,44 @@ func appendByteStrings(dst []byte, ss [][]byte) []byte {
 	return dst
 }
 
-var errBadSpill = errTempSpace("a temp file is corrupt")
+var ErrBadSpill = ErrTempSpace("a temp file is corrupt")
 
-// blockDecoder reads blocks back into a batch whose vectors it reuses.
-type blockDecoder struct {
-	b     vec.Batch
+// BlockDecoder reads blocks back into a batch whose vectors it reuses.
+type BlockDecoder struct {
+	B     vec.Batch
 	types []types.T
 	lens  []int
 }
 
-func newBlockDecoder(ts []types.T) *blockDecoder {
-	d := &blockDecoder{types: ts}
-	d.b.Vecs = make([]*vec.Vector, len(ts))
+func NewBlockDecoder(ts []types.T) *BlockDecoder {
+	d := &BlockDecoder{types: ts}
+	d.B.Vecs = make([]*vec.Vector, len(ts))
 	for i, t := range ts {
-		d.b.Vecs[i] = vec.New(t, vec.BatchSize)
+		d.B.Vecs[i] = vec.New(t, vec.BatchSize)
 	}
 	return d
 }
 
-// decode fills d.b from blk and returns the rest of blk (a trailing column a
+// Decode fills d.b from blk and returns the rest of blk (a trailing column a
 // caller added). Text values are substrings of one string copied from blk,
 // so a block costs one allocation for all of its text.
-func (d *blockDecoder) decode(blk []byte) ([]byte, error) {
+func (d *BlockDecoder) Decode(blk []byte) ([]byte, error) {
 	n64, k := binary.Uvarint(blk)
 	if k <= 0 {
-		return nil, errBadSpill
+		return nil, ErrBadSpill
 	}
 	n := int(n64)
 	blk = blk[k:]
-	d.b.N = n
-	for _, v := range d.b.Vecs {
+	d.B.N = n
+	for _, v := range d.B.Vecs {
 		if len(blk) < 1 {
-			return nil, errBadSpill
+			return nil, ErrBadSpill
 		}
 		hasNulls := blk[0] == 1
 		blk = blk[1:]
 		if hasNulls {
 			if len(blk) < n {
-				return nil, errBadSpill
+				return nil, ErrBadSpill
 			}
 			if cap(v.Nulls) < n {
 				v.Nulls = make([]bool, n)
@@ -369,36 +369,36 @@ func (d *blockDecoder) decode(blk []byte) ([]byte, error) {
 		switch v.Type.Storage() {
 		case types.StoreInt:
 			if len(blk) < 8*n {
-				return nil, errBadSpill
+				return nil, ErrBadSpill
 			}
-			v.I64 = resizeSlice(v.I64, n)
+			v.I64 = ResizeSlice(v.I64, n)
 			for i := range v.I64 {
 				v.I64[i] = int64(binary.LittleEndian.Uint64(blk[8*i:]))
 			}
 			blk = blk[8*n:]
 		case types.StoreFloat:
 			if len(blk) < 8*n {
-				return nil, errBadSpill
+				return nil, ErrBadSpill
 			}
-			v.F64 = resizeSlice(v.F64, n)
+			v.F64 = ResizeSlice(v.F64, n)
 			for i := range v.F64 {
 				v.F64[i] = math.Float64frombits(binary.LittleEndian.Uint64(blk[8*i:]))
 			}
 			blk = blk[8*n:]
 		case types.StoreBool:
 			if len(blk) < n {
-				return nil, errBadSpill
+				return nil, ErrBadSpill
 			}
-			v.B = resizeSlice(v.B, n)
+			v.B = ResizeSlice(v.B, n)
 			for i, c := range blk[:n] {
 				v.B[i] = c == 1
 			}
 			blk = blk[n:]
 		case types.StoreInterval:
 			if len(blk) < 16*n {
-				return nil, errBadSpill
+				return nil, ErrBadSpill
 			}
-			v.Iv = resizeSlice(v.Iv, n)
+			v.Iv = ResizeSlice(v.Iv, n)
 			for i := range v.Iv {
 				p := blk[16*i:]
 				v.Iv[i] = types.IntervalValue{
@@ -410,7 +410,7 @@ func (d *blockDecoder) decode(blk []byte) ([]byte, error) {
 			blk = blk[16*n:]
 		default:
 			var err error
-			v.S = resizeSlice(v.S, n)
+			v.S = ResizeSlice(v.S, n)
 			if blk, err = d.strings(blk, v.S); err != nil {
 				return nil, err
 			}
@@ -420,20 +420,20 @@ func (d *blockDecoder) decode(blk []byte) ([]byte, error) {
 }
 
 // strings decodes len(out) length-prefixed strings.
-func (d *blockDecoder) strings(blk []byte, out []string) ([]byte, error) {
-	d.lens = resizeInts(d.lens, len(out))
+func (d *BlockDecoder) strings(blk []byte, out []string) ([]byte, error) {
+	d.lens = ResizeInts(d.lens, len(out))
 	total := 0
 	for i := range out {
 		l, k := binary.Uvarint(blk)
 		if k <= 0 {
-			return nil, errBadSpill
+			return nil, ErrBadSpill
 		}
 		blk = blk[k:]
 		d.lens[i] = int(l)
 		total += int(l)
 	}
 	if len(blk) < total {
-		return nil, errBadSpill
+		return nil, ErrBadSpill
 	}
 	all := string(blk[:total])
 	off := 0
@@ -446,93 +446,93 @@ func (d *blockDecoder) strings(blk []byte, out []string) ([]byte, error) {
 
 // byteStrings decodes n length-prefixed byte strings into one arena: offs
 // gets n+1 offsets into it.
-func decodeByteStrings(blk []byte, n int, arena []byte, offs []int) ([]byte, []int, []byte, error) {
-	offs = resizeInts(offs, n+1)
+func DecodeByteStrings(blk []byte, n int, arena []byte, offs []int) ([]byte, []int, []byte, error) {
+	offs = ResizeInts(offs, n+1)
 	total := 0
 	offs[0] = 0
 	for i := 0; i < n; i++ {
 		l, k := binary.Uvarint(blk)
 		if k <= 0 {
-			return nil, nil, nil, errBadSpill
+			return nil, nil, nil, ErrBadSpill
 		}
 		blk = blk[k:]
 		total += int(l)
 		offs[i+1] = total
 	}
 	if len(blk) < total {
-		return nil, nil, nil, errBadSpill
+		return nil, nil, nil, ErrBadSpill
 	}
 	arena = append(arena[:0], blk[:total]...)
 	return arena, offs, blk[total:], nil
 }
 
-func resizeSlice[T any](s []T, n int) []T {
+func ResizeSlice[T any](s []T, n int) []T {
 	if cap(s) < n {
 		return make([]T, n)
 	}
 	return s[:n]
 }
 
-// spillPart buffers one partition's rows and writes them a block at a time.
-type spillPart struct {
-	file *spillFile
-	buf  *colBuf
+// SpillPart buffers one partition's rows and writes them a block at a time.
+type SpillPart struct {
+	File *SpillFile
+	Buf  *ColBuf
 	blk  []byte
-	rows int64
+	Rows int64
 }
 
-func (pt *spillPart) flush() error {
-	if pt.buf.N == 0 {
+func (pt *SpillPart) Flush() error {
+	if pt.Buf.N == 0 {
 		return nil
 	}
-	pt.blk = appendBlock(pt.blk[:0], pt.buf.Vecs, 0, pt.buf.N)
-	pt.buf.reset()
-	return pt.file.writeBlock(pt.blk)
+	pt.blk = AppendBlock(pt.blk[:0], pt.Buf.Vecs, 0, pt.Buf.N)
+	pt.Buf.Clear()
+	return pt.File.WriteBlock(pt.blk)
 }
 
-// spillScan reads a spill file's blocks back as batches, then those of
+// SpillScan reads a spill file's blocks back as batches, then those of
 // rest in turn.
-type spillScan struct {
-	rd   *spillReader
-	dec  *blockDecoder
-	rest []*spillFile
+type SpillScan struct {
+	Rd   *SpillReader
+	Dec  *BlockDecoder
+	Rest []*SpillFile
 }
 
-func (s *spillScan) Types() []types.T { return s.dec.types }
+func (s *SpillScan) Types() []types.T { return s.Dec.types }
 
-func (s *spillScan) Close() error { return nil }
+func (s *SpillScan) Close() error { return nil }
 
-func (s *spillScan) Next(ctx context.Context) (*vec.Batch, error) {
-	if err := errCanceled(ctx); err != nil {
+func (s *SpillScan) Next(ctx context.Context) (*vec.Batch, error) {
+	if err := ErrCanceled(ctx); err != nil {
 		return nil, err
 	}
 	for {
-		if s.rd == nil {
-			if len(s.rest) == 0 {
+		if s.Rd == nil {
+			if len(s.Rest) == 0 {
 				return nil, nil
 			}
-			rd, err := s.rest[0].reader()
+			rd, err := s.Rest[0].Reader()
 			if err != nil {
 				return nil, err
 			}
-			s.rd, s.rest = rd, s.rest[1:]
+			s.Rd, s.Rest = rd, s.Rest[1:]
 		}
-		blk, err := s.rd.next()
+		blk, err := s.Rd.Next()
 		if err != nil {
 			return nil, err
 		}
 		if blk == nil {
-			s.rd = nil
+			s.Rd = nil
 			continue
 		}
-		if _, err := s.dec.decode(blk); err != nil {
+		if _, err := s.Dec.Decode(blk); err != nil {
 			return nil, err
 		}
-		return &s.dec.b, nil
+		return &s.Dec.B, nil
 	}
 }
 
-func resizeInts(s []int, n int) []int {
+func ResizeInts(s []int, n int) []int {
 	if cap(s) < n {
 		return make([]int, n, n+n/4)
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package exec
+package memory
 
 import "syscall"
 

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/aggregate"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -44,7 +45,7 @@ func (qc *QueryCtx) eagerAggregation(op exec.Operator) {
 		for _, in := range inputs(op) {
 			walk(*in)
 		}
-		if agg, ok := op.(*exec.HashAgg); ok && qc.aggregateEagerly(agg) {
+		if agg, ok := op.(*aggregate.HashAgg); ok && qc.aggregateEagerly(agg) {
 			qc.fired(ruleEagerAggregation)
 		}
 	}
@@ -52,7 +53,7 @@ func (qc *QueryCtx) eagerAggregation(op exec.Operator) {
 }
 
 // aggregateEagerly rewrites agg in place when it qualifies.
-func (qc *QueryCtx) aggregateEagerly(agg *exec.HashAgg) bool {
+func (qc *QueryCtx) aggregateEagerly(agg *aggregate.HashAgg) bool {
 	if agg.GroupingSets != nil || agg.GroupingID {
 		return false
 	}
@@ -102,7 +103,7 @@ func (qc *QueryCtx) aggregateEagerly(agg *exec.HashAgg) bool {
 			return false
 		}
 		switch a.Kind {
-		case exec.AggSum:
+		case aggregate.AggSum:
 			switch {
 			case a.In.ID == types.Numeric:
 			case a.In.IsFloat():
@@ -110,7 +111,7 @@ func (qc *QueryCtx) aggregateEagerly(agg *exec.HashAgg) bool {
 			default:
 				return false
 			}
-		case exec.AggMin, exec.AggMax:
+		case aggregate.AggMin, aggregate.AggMax:
 		default:
 			return false
 		}
@@ -151,16 +152,16 @@ func (qc *QueryCtx) aggregateEagerly(agg *exec.HashAgg) bool {
 	// the partial aggregation: keys, then one aggregate per final one
 	np := len(partialKeys)
 	partialIn := append([]exec.Expr{}, partialKeys...)
-	partialAggs := make([]exec.Agg, len(agg.Aggs))
+	partialAggs := make([]aggregate.Agg, len(agg.Aggs))
 	for i, a := range agg.Aggs {
 		partialIn = append(partialIn, exprs[a.Arg])
-		out, err := exec.AggResultType(a.Kind, a.In)
+		out, err := aggregate.AggResultType(a.Kind, a.In)
 		if err != nil {
 			return false
 		}
-		partialAggs[i] = exec.Agg{Kind: a.Kind, Arg: np + i, In: a.In, Out: out}
+		partialAggs[i] = aggregate.Agg{Kind: a.Kind, Arg: np + i, In: a.In, Out: out}
 	}
-	partial := &exec.HashAgg{Input: &exec.Project{Env: pre.Env, Input: j.Left, Exprs: partialIn}, NGroup: np, Aggs: partialAggs, Mem: agg.Mem}
+	partial := &aggregate.HashAgg{Input: &exec.Project{Env: pre.Env, Input: j.Left, Exprs: partialIn}, NGroup: np, Aggs: partialAggs, Mem: agg.Mem}
 	// a join that drops most probe rows is cheaper to meet first: grouping
 	// them all would cost more than the join saves
 	est := qc.planEstimator()
@@ -184,14 +185,14 @@ func (qc *QueryCtx) aggregateEagerly(agg *exec.HashAgg) bool {
 			final = append(final, exec.MapColumns(g, func(c int) int { return c + shift }))
 		}
 	}
-	aggs := make([]exec.Agg, len(agg.Aggs))
+	aggs := make([]aggregate.Agg, len(agg.Aggs))
 	for i, a := range agg.Aggs {
-		out, _ := exec.AggResultType(a.Kind, a.In)
+		out, _ := aggregate.AggResultType(a.Kind, a.In)
 		if a.Out.ID != types.Unknown {
 			out = a.Out
 		}
 		final = append(final, &exec.ColRef{Idx: np + i, T: pts[np+i]})
-		aggs[i] = exec.Agg{Kind: a.Kind, Arg: agg.NGroup + i, In: pts[np+i], Out: out}
+		aggs[i] = aggregate.Agg{Kind: a.Kind, Arg: agg.NGroup + i, In: pts[np+i], Out: out}
 	}
 	agg.Input = &exec.Project{Env: pre.Env, Input: j, Exprs: final}
 	agg.Aggs = aggs
@@ -222,7 +223,7 @@ const fewGroups = 0.25
 // dimension (a year beside a customer key) mostly splits a join key's rows
 // into no more groups, so such keys (at most maxSplitKeyValues values)
 // count for one when the join keys alone leave few groups.
-func (qc *QueryCtx) partialGroupsFew(partial *exec.HashAgg, joinKeys []int) bool {
+func (qc *QueryCtx) partialGroupsFew(partial *aggregate.HashAgg, joinKeys []int) bool {
 	est := qc.planEstimator()
 	rows := est.n(partial.Input)
 	if est.n(partial) <= fewGroups*rows {

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/aggregate"
 	"github.com/lakepg/lakepg/sql/joinorder"
 	"github.com/lakepg/lakepg/sql/pruning"
 	"github.com/lakepg/lakepg/types"
@@ -196,7 +197,7 @@ func (e *estimator) compute(op exec.Operator) estimate {
 		return estimate{e.n(o.Input), "input"}
 	case *exec.RowNumber:
 		return estimate{e.n(o.Input), "input"}
-	case *exec.Window:
+	case *aggregate.Window:
 		return estimate{e.n(o.Input), "input"}
 	case *exec.Sort:
 		in := e.n(o.Input)
@@ -208,7 +209,7 @@ func (e *estimator) compute(op exec.Operator) estimate {
 		return e.limit(o.Input, o.Offset, o.Count)
 	case *exec.LimitTies:
 		return e.limit(o.Input, o.Offset, o.Count)
-	case *exec.HashAgg:
+	case *aggregate.HashAgg:
 		return e.aggregate(o)
 	case *exec.DistinctOn:
 		in := e.n(o.Input)
@@ -300,7 +301,7 @@ func (e *estimator) limit(in exec.Operator, offset, count int64) estimate {
 	return estimate{n, "input after OFFSET"}
 }
 
-func (e *estimator) aggregate(o *exec.HashAgg) estimate {
+func (e *estimator) aggregate(o *aggregate.HashAgg) estimate {
 	in := e.n(o.Input)
 	if o.NGroup == 0 {
 		return estimate{1, "one row without GROUP BY"}

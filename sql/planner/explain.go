@@ -8,14 +8,14 @@ import (
 	"strings"
 	"time"
 
-	pg "github.com/pganalyze/pg_query_go/v6"
-
 	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/aggregate"
 	"github.com/lakepg/lakepg/exec/parquetio"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/sql/joinorder"
 	"github.com/lakepg/lakepg/types"
+	pg "github.com/pganalyze/pg_query_go/v6"
 )
 
 // Explain prints the operator tree with, for each table scan, the files and
@@ -110,7 +110,7 @@ func inputs(op exec.Operator) []*exec.Operator {
 		return []*exec.Operator{&o.Input}
 	case *exec.Project:
 		return []*exec.Operator{&o.Input}
-	case *exec.HashAgg:
+	case *aggregate.HashAgg:
 		return []*exec.Operator{&o.Input}
 	case *exec.Sort:
 		return []*exec.Operator{&o.Input}
@@ -136,7 +136,7 @@ func inputs(op exec.Operator) []*exec.Operator {
 		return out
 	case *exec.RecursiveUnion:
 		return []*exec.Operator{&o.Base}
-	case *exec.Window:
+	case *aggregate.Window:
 		return []*exec.Operator{&o.Input}
 	case *exec.Timed:
 		return []*exec.Operator{&o.Input}
@@ -259,7 +259,7 @@ func (s *Session) explainOp(ctx context.Context, est *estimator, op exec.Operato
 		add("Project (%d columns)", len(o.Exprs))
 	case *exec.Filter:
 		add("Filter")
-	case *exec.HashAgg:
+	case *aggregate.HashAgg:
 		add("HashAggregate (%d group keys, %d aggregates)", o.NGroup, len(o.Aggs))
 	case *exec.Sort:
 		add("Sort (%d keys)", len(o.Keys))
