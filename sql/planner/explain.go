@@ -295,7 +295,8 @@ func (s *Session) explainOp(ctx context.Context, est *estimator, op exec.Operato
 		add("Subquery per outer row (%s, results cached by key)", o.mode)
 		return s.explainOp(ctx, est, o.input, depth+1, lines)
 	default:
-		add("%s", strings.TrimPrefix(fmt.Sprintf("%T", op), "*exec."))
+		// Window and other exec/aggregate operators print as exec's do
+		add("%s", strings.TrimPrefix(strings.TrimPrefix(fmt.Sprintf("%T", op), "*exec."), "*aggregate."))
 	}
 	// every line below a scan gets its estimate (estimate.go), under the
 	// actual rows of EXPLAIN ANALYZE
