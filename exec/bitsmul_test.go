@@ -18,7 +18,7 @@ func TestBitsMul(t *testing.T) {
 		for _, y := range edges {
 			want := new(big.Int).Mul(big.NewInt(x), big.NewInt(y))
 			fits := want.Cmp(lim) <= 0 && want.Cmp(low) >= 0
-			ok, z := bitsMul(x, y)
+			ok, z := BitsMul(x, y)
 			if ok != fits || (ok && z != want.Int64()) {
 				t.Errorf("bitsMul(%d, %d) = %v, %d; want %v, %s", x, y, ok, z, fits, want)
 			}

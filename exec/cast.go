@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
@@ -277,7 +278,7 @@ func castOne(env *Env, v *vec.Vector, i int, out *vec.Vector, assign bool) error
 			if err != nil {
 				return err
 			}
-			d, s = trimDecimal(d, s)
+			d, s = memory.TrimDecimal(d, s)
 		default:
 			return cannotCast(from, to)
 		}
@@ -343,20 +344,6 @@ func floorDiv(a, b int64) int64 {
 		q--
 	}
 	return q
-}
-
-func trimDecimal(d *big.Int, s int) (*big.Int, int) {
-	ten := big.NewInt(10)
-	m := new(big.Int)
-	for s > 0 {
-		q, r := new(big.Int).QuoRem(d, ten, m)
-		if r.Sign() != 0 {
-			break
-		}
-		d = q
-		s--
-	}
-	return d, s
 }
 
 func cannotCast(from, to types.T) error {

@@ -1,9 +1,11 @@
 package exec
 
 import (
+	"math"
+
+	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/types"
-	"math"
 )
 
 // Conditional evaluation. PostgreSQL computes a CASE result only for the
@@ -43,7 +45,7 @@ func newCondState(children []Expr) *condState {
 
 // allRows sets s.rest to every row of an n-row batch.
 func (s *condState) allRows(n int) []int32 {
-	s.rest = resize32(s.rest, n)
+	s.rest = Resize32(s.rest, n)
 	for i := range s.rest {
 		s.rest[i] = int32(i)
 	}
@@ -159,15 +161,15 @@ func gatherInto(dst, src *vec.Vector, sel []int32) {
 	dst.Type = src.Type
 	switch src.Type.Storage() {
 	case types.StoreInt:
-		dst.I64 = gatherT(dst.I64[:0], src.I64, sel)
+		dst.I64 = memory.GatherT(dst.I64[:0], src.I64, sel)
 	case types.StoreFloat:
-		dst.F64 = gatherT(dst.F64[:0], src.F64, sel)
+		dst.F64 = memory.GatherT(dst.F64[:0], src.F64, sel)
 	case types.StoreBool:
-		dst.B = gatherT(dst.B[:0], src.B, sel)
+		dst.B = memory.GatherT(dst.B[:0], src.B, sel)
 	case types.StoreInterval:
-		dst.Iv = gatherT(dst.Iv[:0], src.Iv, sel)
+		dst.Iv = memory.GatherT(dst.Iv[:0], src.Iv, sel)
 	default:
-		dst.S = gatherT(dst.S[:0], src.S, sel)
+		dst.S = memory.GatherT(dst.S[:0], src.S, sel)
 	}
 	if src.Nulls == nil {
 		dst.Nulls = nil
@@ -178,7 +180,7 @@ func gatherInto(dst, src *vec.Vector, sel []int32) {
 	if m == nil {
 		m = make([]bool, 0, max(len(sel), vec.BatchSize))
 	}
-	dst.Nulls = gatherT(m, src.Nulls, sel)
+	dst.Nulls = memory.GatherT(m, src.Nulls, sel)
 }
 
 // scatter copies the values of r for the batch rows sel into dst and their
@@ -309,7 +311,7 @@ func (e *Case) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
 		// split rest into the rows taking branch k and those going on,
 		// without a branch per row (PERFORMANCE.md rule 6); the rows going
 		// on are written over rest itself, never ahead of the reading
-		taken := resize32(s.sels[k], len(rest))
+		taken := Resize32(s.sels[k], len(rest))
 		nt, nr := 0, 0
 		cb, cn := c.B, c.Nulls
 		for j, i := range rest {

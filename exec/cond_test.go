@@ -290,8 +290,6 @@ type refVal struct {
 	b    bool
 }
 
-type refDivZero struct{}
-
 // refRow evaluates e for row i by PostgreSQL's rules, one row at a time.
 func refRow(e Expr, b *vec.Batch, i int) (refVal, bool) {
 	switch x := e.(type) {

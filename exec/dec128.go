@@ -176,7 +176,7 @@ func (d dec128) add(e dec128) (dec128, bool) {
 }
 
 func (d dec128) String() string {
-	return formatScaled128(d.neg, d.hi, d.lo, d.scale)
+	return FormatScaled128(d.neg, d.hi, d.lo, d.scale)
 }
 
 // arith128 is row i of l op r for +, - and * when the operands and the

@@ -5,7 +5,6 @@ import (
 	"math/big"
 	"math/bits"
 	"math/rand"
-	"strings"
 	"testing"
 
 	"github.com/lakepg/lakepg/types"
@@ -33,7 +32,7 @@ func TestDivide128MatchesDecimalArith(t *testing.T) {
 		if it%5 == 0 {
 			y = 1 + r.Int63n(math.MaxInt32)
 		}
-		neg, hi, lo, qs, ok := divide128(x, sx, y)
+		neg, hi, lo, qs, ok := Divide128(x, sx, y)
 		if !ok {
 			continue
 		}
@@ -42,7 +41,7 @@ func TestDivide128MatchesDecimalArith(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := formatScaled128(neg, hi, lo, qs), types.FormatBig(wq, wqs); got != want {
+		if got, want := FormatScaled128(neg, hi, lo, qs), types.FormatBig(wq, wqs); got != want {
 			t.Fatalf("%d (scale %d) / %d = %s, want %s", x, sx, y, got, want)
 		}
 	}
@@ -57,7 +56,7 @@ func TestIsqrt128(t *testing.T) {
 		n := new(big.Int).Lsh(new(big.Int).SetUint64(hi), 64)
 		n.Or(n, new(big.Int).SetUint64(lo))
 		want := new(big.Int).Sqrt(n)
-		if got := isqrt128(hi, lo); want.Cmp(new(big.Int).SetUint64(got)) != 0 {
+		if got := Isqrt128(hi, lo); want.Cmp(new(big.Int).SetUint64(got)) != 0 {
 			t.Fatalf("isqrt(%s) = %d, want %s", n, got, want)
 		}
 	}
@@ -77,40 +76,6 @@ func TestIsqrt128(t *testing.T) {
 		check(h, l)
 		if l > 0 {
 			check(h, l-1)
-		}
-	}
-}
-
-// compareDecimalText orders decimal texts by value, small or not.
-func TestCompareDecimalText(t *testing.T) {
-	r := rand.New(rand.NewSource(3))
-	gen := func() string {
-		digits := 1 + r.Intn(24)
-		var b []byte
-		if r.Intn(2) == 0 {
-			b = append(b, '-')
-		}
-		for i := 0; i < digits; i++ {
-			b = append(b, byte('0'+r.Intn(10)))
-		}
-		if sc := r.Intn(8); sc > 0 && sc < digits {
-			at := len(b) - sc
-			b = append(b[:at], append([]byte{'.'}, b[at:]...)...)
-		}
-		return string(b)
-	}
-	for it := 0; it < 100000; it++ {
-		a, b := gen(), gen()
-		if it%7 == 0 {
-			b = a + "0" // the same value at another scale, when a has a point
-			if !strings.Contains(a, ".") {
-				b = a + ".0"
-			}
-		}
-		ra, _ := new(big.Rat).SetString(a)
-		rb, _ := new(big.Rat).SetString(b)
-		if got, want := compareDecimalText(a, b), ra.Cmp(rb); got != want {
-			t.Fatalf("compareDecimalText(%s, %s) = %d, want %d", a, b, got, want)
 		}
 	}
 }

@@ -1,14 +1,16 @@
 // Package exec runs query plans: vectorised operators that pull batches of
 // typed column vectors (package vec), expression kernels over whole
 // vectors, scans of DuckLake Parquet files with positional deletes, hash
-// joins, hash aggregation, sorting and top-N, window functions,
-// morsel-driven parallelism, per-query memory accounting, and the sinks
-// that write new Parquet files.
+// joins, sorting and top-N, set operations, morsel-driven parallelism, and
+// the sinks that write new Parquet files.
 //
 // It knows nothing of SQL text, names or catalogs: sql/ binds and plans,
 // then hands exec a tree of operators whose expressions refer to input
 // columns by position. Parquet encoding belongs to parquetio, object
-// access to storage, per-function kernels to exec/fn.
+// access to storage, per-function kernels to exec/fn. Aggregation and
+// window functions are operators of exec/aggregate, above this package;
+// the hash tables (exec/hashtab) and memory accounting, column buffers and
+// spill files (exec/memory) are below it.
 //
 // # Operators
 //
@@ -22,8 +24,8 @@
 // SQLSTATE, never as panics.
 //
 // Streaming: Values, Filter, Project, Limit, Append, TableScan, Parallel.
-// Buffering: HashJoin (build side), NestedLoopJoin (right side), HashAgg,
-// Sort, Window, SetOp.
+// Buffering: HashJoin (build side), NestedLoopJoin (right side), Sort,
+// SetOp; HashAgg and Window (exec/aggregate).
 //
 // # Expressions
 //
@@ -38,13 +40,13 @@
 // # Hash tables and keys
 //
 // Joins and aggregation use open-addressing tables on typed keys
-// (hashtable.go), never Go maps: one integer-stored key (integers, dates,
+// (exec/hashtab), never Go maps: one integer-stored key (integers, dates,
 // timestamps, scaled numerics) is kept inline and hashed with one
 // multiply; other keys are hashed a column at a time from the typed slices
 // and compared column by column on hash agreement. Grouping and joining
 // follow PostgreSQL equality: NaN = NaN, -0 = 0, numerics by value
 // whatever their scale, intervals by span. Aggregate states are
-// column-major by dense group id (aggfuncs.go); the same states serve
+// column-major by dense group id (exec/aggregate); the same states serve
 // HashAgg, the merge of per-worker partial aggregates, and window frames.
 //
 // Sorting encodes each row's sort key once into bytes whose memcmp order
@@ -62,8 +64,8 @@
 // # Memory
 //
 // Buffering operators reserve what they hold from a Memory account
-// (per query, optional) and its MemoryPool (GlobalMemory by default); a
-// reservation that does not fit fails the query with 53200 instead of
-// growing, and everything is returned on Close or when the operator has
-// emitted its last row. Spilling to disk is left for later.
+// (exec/memory; per query, optional) and its MemoryPool (GlobalMemory by
+// default); a reservation that does not fit fails the query with 53200
+// instead of growing, and everything is returned on Close or when the
+// operator has emitted its last row. Spilling to disk is left for later.
 package exec

@@ -120,7 +120,7 @@ var (
 	errDivZero = pgerr.New(pgerr.DivisionByZero, "division by zero")
 )
 
-func overflow(t types.T) error {
+func Overflow(t types.T) error {
 	return pgerr.New(pgerr.NumericValueOutOfRange, "%s out of range", t.String())
 }
 
@@ -150,18 +150,18 @@ func (a *Arith) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
 			case '+':
 				z = x + y
 				if (z > x) != (y > 0) {
-					return nil, overflow(a.T)
+					return nil, Overflow(a.T)
 				}
 			case '-':
 				z = x - y
 				if (z < x) != (y > 0) {
-					return nil, overflow(a.T)
+					return nil, Overflow(a.T)
 				}
 			case '*':
 				if x != 0 && y != 0 {
-					hiw, low := bitsMul(x, y)
+					hiw, low := BitsMul(x, y)
 					if !hiw {
-						return nil, overflow(a.T)
+						return nil, Overflow(a.T)
 					}
 					z = low
 				}
@@ -170,7 +170,7 @@ func (a *Arith) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
 					return nil, errDivZero
 				}
 				if x == math.MinInt64 && y == -1 {
-					return nil, overflow(a.T)
+					return nil, Overflow(a.T)
 				}
 				z = x / y
 			case '%':
@@ -184,7 +184,7 @@ func (a *Arith) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
 				}
 			}
 			if z < lo || z > hi {
-				return nil, overflow(a.T)
+				return nil, Overflow(a.T)
 			}
 			out.I64[i] = z
 		}
@@ -241,11 +241,11 @@ func intRange(t types.T) (int64, int64) {
 	return math.MinInt64, math.MaxInt64
 }
 
-// bitsMul multiplies with overflow detection. Operands that both fit in 32
+// BitsMul multiplies with overflow detection. Operands that both fit in 32
 // bits cannot overflow, which covers nearly every decimal product in
 // practice and costs two compares; the rest check the 128-bit product
 // rather than dividing (a division per row was 16 % of TPC-H Q1).
-func bitsMul(x, y int64) (bool, int64) {
+func BitsMul(x, y int64) (bool, int64) {
 	if uint64(x)+1<<31 < 1<<32 && uint64(y)+1<<31 < 1<<32 {
 		return true, x * y
 	}
@@ -410,21 +410,21 @@ func (a *Arith) evalNumeric(l, r *vec.Vector, n int, nulls []bool, out *vec.Vect
 			if nulls != nil && nulls[i] {
 				continue
 			}
-			okl, x := bitsMul(l.I64[i], ml)
-			okr, y := bitsMul(r.I64[i], mr)
+			okl, x := BitsMul(l.I64[i], ml)
+			okr, y := BitsMul(r.I64[i], mr)
 			if !okl || !okr {
-				return nil, overflow(a.T)
+				return nil, Overflow(a.T)
 			}
 			var z int64
 			if a.Op == '+' {
 				z = x + y
 				if (z > x) != (y > 0) {
-					return nil, overflow(a.T)
+					return nil, Overflow(a.T)
 				}
 			} else {
 				z = x - y
 				if (z < x) != (y > 0) {
-					return nil, overflow(a.T)
+					return nil, Overflow(a.T)
 				}
 			}
 			out.I64[i] = z
@@ -440,7 +440,7 @@ func (a *Arith) evalNumeric(l, r *vec.Vector, n int, nulls []bool, out *vec.Vect
 		slow := false
 		if !mulSmall(xs, ys, out.I64) {
 			for i := range xs {
-				ok, z := bitsMul(xs[i], ys[i])
+				ok, z := BitsMul(xs[i], ys[i])
 				if !ok {
 					slow = true
 					break
@@ -474,8 +474,8 @@ func (a *Arith) evalNumeric(l, r *vec.Vector, n int, nulls []bool, out *vec.Vect
 		buf, ends := a.textBuf[:0], a.textEnds[:0]
 		for i := 0; i < n; i++ {
 			if nulls == nil || !nulls[i] {
-				if ok, z := bitsMul(l.I64[i], r.I64[i]); ok {
-					buf = appendScaled(buf, z, sc)
+				if ok, z := BitsMul(l.I64[i], r.I64[i]); ok {
+					buf = AppendScaled(buf, z, sc)
 					ends = append(ends, len(buf))
 					continue
 				}
@@ -547,7 +547,7 @@ func (a *Arith) evalNumeric(l, r *vec.Vector, n int, nulls []bool, out *vec.Vect
 		if a.T.Scale >= 0 {
 			v := types.RescaleBig(z, sz, a.T.Scale)
 			if !v.IsInt64() {
-				return nil, overflow(a.T)
+				return nil, Overflow(a.T)
 			}
 			out.AppendInt(v.Int64())
 		} else {
@@ -614,13 +614,13 @@ func divScaleOf(wx, fx, sx, wy, fy, sy int) int {
 	return min(max(16-qweight*4, sx, sy, 0), 1000)
 }
 
-// divide128 is x/y for x at scale sx and y > 0 an integer, at PostgreSQL's
+// Divide128 is x/y for x at scale sx and y > 0 an integer, at PostgreSQL's
 // division scale, rounded half away from zero as numeric_div does, in
 // 128-bit arithmetic: an average of integers without a big.Int (TPC-DS
 // q39 averages 90 k groups). The quotient's magnitude is hi·2⁶⁴+lo at
 // scale qs. ok is false when x·10^(qs−sx+1) does not fit; DecimalArith
 // takes those.
-func divide128(x int64, sx int, y int64) (neg bool, hi, lo uint64, qs int, ok bool) {
+func Divide128(x int64, sx int, y int64) (neg bool, hi, lo uint64, qs int, ok bool) {
 	if y <= 0 || x == 0 || x == math.MinInt64 {
 		return false, 0, 0, 0, false
 	}
@@ -646,8 +646,8 @@ func divide128(x int64, sx int, y int64) (neg bool, hi, lo uint64, qs int, ok bo
 	return x < 0 && (hi|lo) != 0, hi, lo, qs, true
 }
 
-// formatScaled128 is FormatScaled of the 128-bit magnitude hi·2⁶⁴+lo.
-func formatScaled128(neg bool, hi, lo uint64, scale int) string {
+// FormatScaled128 is FormatScaled of the 128-bit magnitude hi·2⁶⁴+lo.
+func FormatScaled128(neg bool, hi, lo uint64, scale int) string {
 	var buf [64]byte
 	return types.FormatDigits(neg, appendU128(buf[:0], hi, lo), scale)
 }
@@ -717,7 +717,7 @@ func (e *Neg) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
 		lo, _ := intRange(x.Type)
 		for i, v := range x.I64[:b.N] {
 			if v == lo && x.Type.IsInteger() && !x.IsNull(i) {
-				return nil, overflow(x.Type)
+				return nil, Overflow(x.Type)
 			}
 			out.I64 = append(out.I64, -v)
 		}
@@ -777,4 +777,31 @@ func outVec(slot **vec.Vector, t types.T, n int) *vec.Vector {
 		clear(v.S[:n])
 	}
 	return v
+}
+
+// AppendScaled appends v·10^-scale as decimal text.
+func AppendScaled(dst []byte, v int64, scale int) []byte {
+	if scale <= 0 {
+		return strconv.AppendInt(dst, v, 10)
+	}
+	u := uint64(v)
+	if v < 0 {
+		u = -u
+		dst = append(dst, '-')
+	}
+	start := len(dst)
+	dst = strconv.AppendUint(dst, u, 10)
+	if digits := len(dst) - start; digits <= scale {
+		pad := scale - digits + 1
+		dst = append(dst, make([]byte, pad)...)
+		copy(dst[start+pad:], dst[start:start+digits])
+		for i := start; i < start+pad; i++ {
+			dst[i] = '0'
+		}
+	}
+	dst = append(dst, 0)
+	p := len(dst) - 1 - scale
+	copy(dst[p+1:], dst[p:len(dst)-1])
+	dst[p] = '.'
+	return dst
 }

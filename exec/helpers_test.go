@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/types"
 )
@@ -21,7 +22,7 @@ type rowsOp struct {
 	rows      [][]any
 	batchSize int
 	pos       int
-	b         *colBuf
+	b         *memory.ColBuf
 	closed    bool
 }
 
@@ -39,7 +40,7 @@ func (r *rowsOp) Next(ctx context.Context) (*vec.Batch, error) {
 		return nil, nil
 	}
 	if r.b == nil {
-		r.b = newColBuf(r.ts, r.batchSize)
+		r.b = memory.NewColBuf(r.ts, r.batchSize)
 	}
 	// scribble over the previous batch so stale references show up
 	for _, v := range r.b.Vecs {
@@ -50,13 +51,13 @@ func (r *rowsOp) Next(ctx context.Context) (*vec.Batch, error) {
 			v.S[i] = "stale"
 		}
 	}
-	r.b.reset()
+	r.b.Clear()
 	end := min(r.pos+r.batchSize, len(r.rows))
 	for _, row := range r.rows[r.pos:end] {
 		for c, x := range row {
 			v := r.b.Vecs[c]
 			if x == nil {
-				r.b.appendNulls(c, 1)
+				r.b.AppendNulls(c, 1)
 				continue
 			}
 			switch y := x.(type) {
@@ -222,35 +223,6 @@ func (s *pairSource) Next(context.Context) (*vec.Batch, error) {
 	}
 	s.out.Vecs[0].I64 = s.a.I64[s.pos:end]
 	s.out.Vecs[1].I64 = s.b.I64[s.pos:end]
-	s.out.N = end - s.pos
-	s.pos = end
-	return &s.out, nil
-}
-
-// multiSource streams whole vectors as batches without copying.
-type multiSource struct {
-	ts  []types.T
-	vs  []*vec.Vector
-	n   int
-	pos int
-	out vec.Batch
-}
-
-func (s *multiSource) Types() []types.T { return s.ts }
-func (s *multiSource) Close() error     { return nil }
-func (s *multiSource) Next(context.Context) (*vec.Batch, error) {
-	if s.pos >= s.n {
-		return nil, nil
-	}
-	end := min(s.pos+vec.BatchSize, s.n)
-	if s.out.Vecs == nil {
-		for _, v := range s.vs {
-			s.out.Vecs = append(s.out.Vecs, &vec.Vector{Type: v.Type})
-		}
-	}
-	for i, v := range s.vs {
-		*s.out.Vecs[i] = *v.Slice(s.pos, end)
-	}
 	s.out.N = end - s.pos
 	s.pos = end
 	return &s.out, nil

@@ -5,6 +5,8 @@ import (
 	"math"
 	"sync"
 
+	"github.com/lakepg/lakepg/exec/hashtab"
+	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
@@ -70,7 +72,7 @@ type HashJoin struct {
 	// JoinAntiNullAware it restricts which right rows a left row is
 	// compared with (a correlated NOT IN).
 	Extra Expr
-	Mem   *Memory // nil: charge GlobalMemory
+	Mem   *memory.Memory // nil: charge GlobalMemory
 
 	// Shared, when set, is a build side shared with other HashJoins — one
 	// per Parallel worker, each probing with its own Left — and Right is
@@ -106,16 +108,16 @@ type HashJoin struct {
 // joinBuild is a hash join's buffered, indexed build side. It is read-only
 // once built, so several probes may share it.
 type joinBuild struct {
-	rows    *colBuf
+	rows    *memory.ColBuf
 	bkeys   []*vec.Vector // build key columns, cast to the probe keys' types
-	itab    *i64Table
+	itab    *hashtab.I64Table
 	filter  *keyFilter // in front of a large itab (keyfilter.go)
 	direct  []int32    // dense keys: build row + 1 by key - dmin (0: none)
 	dmin    int64
-	htab    *hashTable
+	htab    *hashtab.HashTable
 	next    []int32 // chain: next build row with the same key, -1 at the end
 	nullKey []int32 // build rows with a NULL key (NOT IN bookkeeping)
-	res     reservation
+	res     memory.Reservation
 }
 
 // SharedBuild is the build side of a hash join probed by several
@@ -127,7 +129,7 @@ type SharedBuild struct {
 	Right     Operator
 	RightKeys []Expr
 	KeyTypes  []types.T
-	Mem       *Memory
+	Mem       *memory.Memory
 
 	// Probes is the number of HashJoins probing this build. Right semi
 	// and anti joins need it: each probe ORs the build rows it matched
@@ -173,9 +175,9 @@ func (s *SharedBuild) types() []types.T {
 
 func (s *SharedBuild) get(ctx context.Context, typ JoinType) (*joinBuild, *joinSpill, error) {
 	s.once.Do(func() {
-		s.err = guard(func() error {
+		s.err = Guard(func() error {
 			var err error
-			s.jb, s.spill, err = buildJoin(ctx, s.Env, s.Right, s.RightKeys, s.KeyTypes, memFor(ctx, s.Mem),
+			s.jb, s.spill, err = buildJoin(ctx, s.Env, s.Right, s.RightKeys, s.KeyTypes, memory.MemFor(ctx, s.Mem),
 				buildOpts{spill: true, one: typ == JoinAntiNullAware})
 			return err
 		})
@@ -189,7 +191,7 @@ func (s *SharedBuild) Close() error {
 	var err error
 	s.closed.Do(func() {
 		if s.jb != nil {
-			s.jb.res.release()
+			s.jb.res.Release()
 		}
 		if s.spill != nil {
 			s.spill.close()
@@ -237,7 +239,7 @@ func (j *HashJoin) Close() error {
 		e = j.Shared.Close()
 	} else {
 		if j.joinBuild != nil {
-			j.res.release()
+			j.res.Release()
 		}
 		if j.spill != nil {
 			j.spill.close()
@@ -260,7 +262,7 @@ func (j *HashJoin) build(ctx context.Context) error {
 	}
 	c := &j.core
 	c.init(j.Env, j.Type, j.Extra, j.Left.Types(), j.rightTypes())
-	j.Mem = memFor(ctx, j.Mem)
+	j.Mem = memory.MemFor(ctx, j.Mem)
 	var err error
 	whole := true // the build holds every build row
 	if j.Shared != nil {
@@ -343,18 +345,18 @@ type buildOpts struct {
 // types kts where they differ) and indexes the rows. When opts.spill is set
 // and the rows outgrow the reservation, the rows go to partition files
 // instead and the spilled join is returned.
-func buildJoin(ctx context.Context, env *Env, right Operator, rightKeys []Expr, kts []types.T, mem *Memory, opts buildOpts) (*joinBuild, *joinSpill, error) {
+func buildJoin(ctx context.Context, env *Env, right Operator, rightKeys []Expr, kts []types.T, mem *memory.Memory, opts buildOpts) (*joinBuild, *joinSpill, error) {
 	if len(rightKeys) != len(kts) {
 		return nil, nil, pgerr.New(pgerr.Internal, "hash join needs pairs of keys")
 	}
-	jb := &joinBuild{rows: newColBuf(right.Types(), vec.BatchSize)}
-	jb.res.mem = mem
-	jb.res.spill = opts.spill || opts.chunk != nil
-	jb.res.cap = workMemOf(ctx)
+	jb := &joinBuild{rows: memory.NewColBuf(right.Types(), vec.BatchSize)}
+	jb.res.Mem = mem
+	jb.res.Spill = opts.spill || opts.chunk != nil
+	jb.res.Cap = memory.WorkMemOf(ctx)
 	ok := false
 	defer func() {
 		if !ok {
-			jb.res.release()
+			jb.res.Release()
 		}
 	}()
 	cast := make([]bool, len(rightKeys))
@@ -374,25 +376,25 @@ func buildJoin(ctx context.Context, env *Env, right Operator, rightKeys []Expr, 
 			kcomp = append(kcomp, kts[i])
 		}
 	}
-	keys := newColBuf(kcomp, vec.BatchSize)
+	keys := memory.NewColBuf(kcomp, vec.BatchSize)
 	kb := &vec.Batch{Vecs: make([]*vec.Vector, len(computed))}
 	var js *joinSpill
 	var kv []*vec.Vector
 	// toDisk moves the buffered rows to partition files and gives their
 	// memory back; the rest of the build side follows them
 	toDisk := func() error {
-		js = &joinSpill{level: opts.level, one: opts.one, right: newJoinParts(right.Types(), "join", queryStatsOf(ctx))}
+		js = &joinSpill{level: opts.level, one: opts.one, right: newJoinParts(right.Types(), "join", QueryStatsOf(ctx))}
 		keys.N = jb.rows.N
 		kv = keyVecs(kv, rightKeys, comp, &jb.rows.Batch, &keys.Batch)
 		if err := js.right.add(&jb.rows.Batch, kv, js.level, js.one); err != nil {
 			return err
 		}
 		jb.rows, keys = nil, nil
-		jb.res.release()
+		jb.res.Release()
 		return nil
 	}
 	err := Drain(ctx, right, func(b *vec.Batch) error {
-		if err := errCanceled(ctx); err != nil {
+		if err := memory.ErrCanceled(ctx); err != nil {
 			return err
 		}
 		kb.N = b.N
@@ -415,20 +417,20 @@ func buildJoin(ctx context.Context, env *Env, right Operator, rightKeys []Expr, 
 		// capacity, not length: appending may double a column's slice;
 		// and the index to come, so that a build that would not fit it
 		// spills while it still can
-		cost := appendCost(jb.rows, b, b.N) + appendCost(keys, kb, b.N) + (8+indexBytesPerRow)*int64(b.N)
-		if err := jb.res.grow(cost); err != nil {
-			if pgerr.Code(err) != OutOfMemory {
+		cost := AppendCost(jb.rows, b, b.N) + AppendCost(keys, kb, b.N) + (8+indexBytesPerRow)*int64(b.N)
+		if err := jb.res.Grow(cost); err != nil {
+			if pgerr.Code(err) != memory.OutOfMemory {
 				return err
 			}
 			switch {
 			case opts.chunk != nil && jb.rows.N > 0:
 				opts.chunk.held = b
-				return errChunkFull
+				return ErrChunkFull
 			case opts.chunk != nil:
 				// one batch at least, or the chunk join never ends
-				jb.res.spill = false
-				err = jb.res.grow(cost)
-				jb.res.spill = true
+				jb.res.Spill = false
+				err = jb.res.Grow(cost)
+				jb.res.Spill = true
 				if err != nil {
 					return err
 				}
@@ -442,11 +444,11 @@ func buildJoin(ctx context.Context, env *Env, right Operator, rightKeys []Expr, 
 				return err
 			}
 		}
-		jb.rows.appendBatch(b, 0, b.N)
-		keys.appendBatch(kb, 0, b.N)
+		jb.rows.AppendBatch(b, 0, b.N)
+		keys.AppendBatch(kb, 0, b.N)
 		return nil
 	})
-	if err == errChunkFull {
+	if err == ErrChunkFull {
 		err = nil
 	}
 	if err != nil {
@@ -474,13 +476,13 @@ func buildJoin(ctx context.Context, env *Env, right Operator, rightKeys []Expr, 
 	}
 	jb.next = make([]int32, n)
 	// the index's estimate is already reserved: index grows into it
-	jb.res.used = max(0, jb.res.used-indexBytesPerRow*int64(n))
+	jb.res.Used = max(0, jb.res.Used-indexBytesPerRow*int64(n))
 	if opts.chunk != nil {
 		// the chunk is read: its index may take the last of the budget
-		jb.res.spill = false
+		jb.res.Spill = false
 	}
 	if err := jb.index(n); err != nil {
-		if pgerr.Code(err) != OutOfMemory || !opts.spill {
+		if pgerr.Code(err) != memory.OutOfMemory || !opts.spill {
 			return nil, nil, err
 		}
 		// the rows fit but their index does not
@@ -504,34 +506,34 @@ func (j *joinBuild) index(n int) error {
 	if j.fastKey() {
 		k := j.bkeys[0]
 		if j.buildDirect(k, n) {
-			return j.res.grow(4 * int64(len(j.direct)))
+			return j.res.Grow(4 * int64(len(j.direct)))
 		}
-		j.itab = newI64Table(n)
+		j.itab = hashtab.NewI64Table(n)
 		for r := n - 1; r >= 0; r-- {
 			if k.IsNull(r) {
 				j.nullKey = append(j.nullKey, int32(r))
 				continue
 			}
-			j.next[r] = j.itab.push(k.I64[r], int32(r))
+			j.next[r] = j.itab.Push(k.I64[r], int32(r))
 		}
-		if len(j.itab.slots) >= minFilteredSlots {
-			j.filter = newKeyFilter(j.itab.n)
+		if len(j.itab.Slots) >= minFilteredSlots {
+			j.filter = newKeyFilter(j.itab.N)
 			for r, x := range k.I64[:n] {
 				if !k.IsNull(r) {
 					j.filter.add(x)
 				}
 			}
-			return j.res.grow(j.itab.bytes() + j.filter.bytes())
+			return j.res.Grow(j.itab.Bytes() + j.filter.bytes())
 		}
-		return j.res.grow(j.itab.bytes())
+		return j.res.Grow(j.itab.Bytes())
 	}
 	hs := make([]uint64, n)
 	for i, k := range j.bkeys {
-		hashColumn(hs, k, n, i == 0)
+		memory.HashColumn(hs, k, n, i == 0)
 	}
-	j.htab = newHashTable(n)
+	j.htab = hashtab.NewHashTable(n)
 	t := j.htab
-	mask := uint64(len(t.slots) - 1)
+	mask := uint64(len(t.Slots) - 1)
 rows:
 	for r := n - 1; r >= 0; r-- {
 		for _, k := range j.bkeys {
@@ -541,19 +543,19 @@ rows:
 			}
 		}
 		h := hs[r]
-		tag := slotTag(h)
+		tag := hashtab.SlotTag(h)
 		s := h & mask
 		for {
-			sl := t.slots[s]
+			sl := t.Slots[s]
 			if sl == 0 {
-				t.slots[s] = tag | uint64(r+1)
-				t.n++
+				t.Slots[s] = tag | uint64(r+1)
+				t.N++
 				j.next[r] = -1
 				break
 			}
-			if slotTag(sl) == tag && j.buildEqual(int(slotVal(sl)-1), r) {
-				j.next[r] = slotVal(sl) - 1
-				t.slots[s] = tag | uint64(r+1)
+			if hashtab.SlotTag(sl) == tag && j.buildEqual(int(hashtab.SlotVal(sl)-1), r) {
+				j.next[r] = hashtab.SlotVal(sl) - 1
+				t.Slots[s] = tag | uint64(r+1)
 				break
 			}
 			s = (s + 1) & mask
@@ -563,14 +565,14 @@ rows:
 	for a, b := 0, len(j.nullKey)-1; a < b; a, b = a+1, b-1 {
 		j.nullKey[a], j.nullKey[b] = j.nullKey[b], j.nullKey[a]
 	}
-	if len(t.slots) >= minFilteredHashSlots {
-		j.filter = newKeyFilter(t.n)
+	if len(t.Slots) >= minFilteredHashSlots {
+		j.filter = newKeyFilter(t.N)
 		for _, h := range hs {
 			j.filter.add(int64(h))
 		}
-		return j.res.grow(t.bytes() + 8*int64(n) + j.filter.bytes())
+		return j.res.Grow(t.Bytes() + 8*int64(n) + j.filter.bytes())
 	}
-	return j.res.grow(t.bytes() + 8*int64(n))
+	return j.res.Grow(t.Bytes() + 8*int64(n))
 }
 
 // sameKeyType reports whether two key types compare by their stored values.
@@ -631,7 +633,7 @@ func (j *joinBuild) fastKey() bool {
 
 func (j *joinBuild) buildEqual(a, b int) bool {
 	for _, k := range j.bkeys {
-		if !rowsEqual(k, a, k, b) {
+		if !memory.RowsEqual(k, a, k, b) {
 			return false
 		}
 	}
@@ -651,7 +653,7 @@ func (j *HashJoin) heads(pb *vec.Batch) error {
 		}
 		j.pkeys = append(j.pkeys, v)
 	}
-	c.heads = resize32(c.heads, n)
+	c.heads = Resize32(c.heads, n)
 	c.pnull = c.pnull[:0]
 	c.hasPNull = false
 	j.hs = j.lookup(j.pkeys, n, c.heads, j.hs, func(i int) { c.markPNull(i, n) })
@@ -707,14 +709,14 @@ func (j *joinBuild) lookup(pkeys []*vec.Vector, n int, heads []int32, hs []uint6
 				c += b2i(f.mayHave(x))
 			}
 			for _, i := range cand[:c] {
-				heads[i] = j.itab.lookup(keys[i])
+				heads[i] = j.itab.Lookup(keys[i])
 			}
 			markNullKeys(k, n, heads, onNull)
 			return hs
 		}
 		if k.Nulls == nil {
 			for i, x := range keys {
-				heads[i] = j.itab.lookup(x)
+				heads[i] = j.itab.Lookup(x)
 			}
 			return hs
 		}
@@ -724,7 +726,7 @@ func (j *joinBuild) lookup(pkeys []*vec.Vector, n int, heads []int32, hs []uint6
 				onNull(i)
 				continue
 			}
-			heads[i] = j.itab.lookup(x)
+			heads[i] = j.itab.Lookup(x)
 		}
 		return hs
 	}
@@ -735,7 +737,7 @@ func (j *joinBuild) lookup(pkeys []*vec.Vector, n int, heads []int32, hs []uint6
 	}
 	hashes, cand := hs[:n], hs[n:n]
 	for i, k := range pkeys {
-		hashColumn(hashes, k, n, i == 0)
+		memory.HashColumn(hashes, k, n, i == 0)
 	}
 	// heads is -2 for a row with a NULL key until it is reported
 	heads = heads[:n]
@@ -762,18 +764,18 @@ func (j *joinBuild) lookup(pkeys []*vec.Vector, n int, heads []int32, hs []uint6
 		}
 	}
 	t := j.htab
-	mask := uint64(len(t.slots) - 1)
+	mask := uint64(len(t.Slots) - 1)
 	for _, i := range cand {
 		h := hashes[i]
 		s := h & mask
-		tag := slotTag(h)
+		tag := hashtab.SlotTag(h)
 		for {
-			sl := t.slots[s]
+			sl := t.Slots[s]
 			if sl == 0 {
 				break
 			}
-			if slotTag(sl) == tag && j.keysEqual(pkeys, int(i), int(slotVal(sl)-1)) {
-				heads[i] = slotVal(sl) - 1
+			if hashtab.SlotTag(sl) == tag && j.keysEqual(pkeys, int(i), int(hashtab.SlotVal(sl)-1)) {
+				heads[i] = hashtab.SlotVal(sl) - 1
 				break
 			}
 			s = (s + 1) & mask
@@ -785,7 +787,7 @@ func (j *joinBuild) lookup(pkeys []*vec.Vector, n int, heads []int32, hs []uint6
 // keysEqual compares probe row i's keys with build row r's.
 func (j *joinBuild) keysEqual(pkeys []*vec.Vector, i, r int) bool {
 	for c, k := range pkeys {
-		if !rowsEqual(k, i, j.bkeys[c], r) {
+		if !memory.RowsEqual(k, i, j.bkeys[c], r) {
 			return false
 		}
 	}
@@ -802,7 +804,7 @@ func (j *HashJoin) maybeEqual(i, r int) bool {
 		if k.IsNull(i) || b.IsNull(r) {
 			continue
 		}
-		if !rowsEqual(k, i, b, r) {
+		if !memory.RowsEqual(k, i, b, r) {
 			return false
 		}
 	}
@@ -833,7 +835,7 @@ func (j *HashJoin) Next(ctx context.Context) (*vec.Batch, error) {
 		return nil
 	})
 	if out == nil && err == nil && j.Shared == nil && j.joinBuild != nil {
-		j.res.release() // done: give the build side's memory back early
+		j.res.Release() // done: give the build side's memory back early
 	}
 	return out, err
 }
@@ -977,7 +979,7 @@ func (j *HashJoin) simple(c *joinCore) bool {
 	return false
 }
 
-func resize32(s []int32, n int) []int32 {
+func Resize32(s []int32, n int) []int32 {
 	if cap(s) < n {
 		return make([]int32, n, max(n, vec.BatchSize))
 	}
@@ -1005,7 +1007,7 @@ type joinCore struct {
 	extra  Expr
 	ltypes []types.T
 	nl, nr int
-	build  *colBuf // the right side's rows
+	build  *memory.ColBuf // the right side's rows
 	cand   joinCandidates
 
 	matchedB []bool // build rows that matched (Right, Full, RightSemi, RightAnti)
@@ -1018,9 +1020,9 @@ type joinCore struct {
 	pnull     []bool // probe rows with a NULL key (valid when hasPNull)
 	hasPNull  bool
 	pb        *vec.Batch
-	out       *colBuf
-	pair      *colBuf // left ++ right columns of pending pairs, for Extra
-	pl, pr    []int32 // pending pairs
+	out       *memory.ColBuf
+	pair      *memory.ColBuf // left ++ right columns of pending pairs, for Extra
+	pl, pr    []int32        // pending pairs
 	sel       []int32
 	idx       []int32
 	// generator state within the probe batch
@@ -1044,18 +1046,18 @@ func (c *joinCore) init(env *Env, typ JoinType, extra Expr, lt, rt []types.T) {
 	c.env, c.typ, c.extra = env, typ, extra
 	c.ltypes = lt
 	c.nl, c.nr = len(lt), len(rt)
-	c.build = newColBuf(rt, vec.BatchSize)
+	c.build = memory.NewColBuf(rt, vec.BatchSize)
 	all := append(append([]types.T{}, lt...), rt...)
 	switch {
 	case typ.leftOnly():
-		c.out = newColBuf(lt, vec.BatchSize)
+		c.out = memory.NewColBuf(lt, vec.BatchSize)
 	case typ.rightOnly():
-		c.out = newColBuf(rt, vec.BatchSize)
+		c.out = memory.NewColBuf(rt, vec.BatchSize)
 	default:
-		c.out = newColBuf(all, vec.BatchSize)
+		c.out = memory.NewColBuf(all, vec.BatchSize)
 	}
 	if extra != nil {
-		c.pair = newColBuf(all, vec.BatchSize)
+		c.pair = memory.NewColBuf(all, vec.BatchSize)
 	}
 }
 
@@ -1076,7 +1078,7 @@ func (c *joinCore) next(ctx context.Context, left Operator, prepare func(*vec.Ba
 	for {
 		switch c.phase {
 		case 0:
-			if err := errCanceled(ctx); err != nil {
+			if err := memory.ErrCanceled(ctx); err != nil {
 				return nil, err
 			}
 			b, err := left.Next(ctx)
@@ -1114,7 +1116,7 @@ func (c *joinCore) next(ctx context.Context, left Operator, prepare func(*vec.Ba
 			// a probe batch may pair with millions of build rows that the
 			// condition mostly rejects: check for cancellation per batch of
 			// candidates, not per probe batch
-			if err := errCanceled(ctx); err != nil {
+			if err := memory.ErrCanceled(ctx); err != nil {
 				return nil, err
 			}
 			c.pl, c.pr = c.pl[:0], c.pr[:0]
@@ -1152,12 +1154,12 @@ func (c *joinCore) flush() (*vec.Batch, error) {
 	pl, pr := c.pl, c.pr
 	if c.extra != nil {
 		p := c.pair
-		p.reset()
+		p.Clear()
 		for k := 0; k < c.nl; k++ {
-			p.gather(k, c.pb.Vecs[k], pl)
+			p.Gather(k, c.pb.Vecs[k], pl)
 		}
 		for k := 0; k < c.nr; k++ {
-			p.gather(c.nl+k, c.build.Vecs[k], pr)
+			p.Gather(c.nl+k, c.build.Vecs[k], pr)
 		}
 		p.N = len(pl)
 		v, err := c.extra.Eval(c.env, &p.Batch)
@@ -1195,12 +1197,12 @@ func (c *joinCore) flush() (*vec.Batch, error) {
 		return nil, nil
 	}
 	out := c.out
-	out.reset()
+	out.Clear()
 	for k := 0; k < c.nl; k++ {
-		out.gather(k, c.pb.Vecs[k], pl)
+		out.Gather(k, c.pb.Vecs[k], pl)
 	}
 	for k := 0; k < c.nr; k++ {
-		out.gather(c.nl+k, c.build.Vecs[k], pr)
+		out.Gather(c.nl+k, c.build.Vecs[k], pr)
 	}
 	out.N = len(pl)
 	return &out.Batch, nil
@@ -1237,16 +1239,16 @@ func (c *joinCore) unmatchedProbe() *vec.Batch {
 		return nil
 	}
 	out := c.out
-	out.reset()
+	out.Clear()
 	if c.typ.leftOnly() && len(c.idx) == n {
 		return c.pb // every row qualifies: pass the batch through
 	}
 	for k := 0; k < c.nl; k++ {
-		out.gather(k, c.pb.Vecs[k], c.idx)
+		out.Gather(k, c.pb.Vecs[k], c.idx)
 	}
 	if !c.typ.leftOnly() {
 		for k := 0; k < c.nr; k++ {
-			out.appendNulls(c.nl+k, len(c.idx))
+			out.AppendNulls(c.nl+k, len(c.idx))
 		}
 	}
 	out.N = len(c.idx)
@@ -1272,17 +1274,17 @@ func (c *joinCore) unmatchedBuild() *vec.Batch {
 		return nil
 	}
 	out := c.out
-	out.reset()
+	out.Clear()
 	first := c.nl // right columns follow the left ones, or stand alone
 	if c.typ.rightOnly() {
 		first = 0
 	} else {
 		for k := 0; k < c.nl; k++ {
-			out.appendNulls(k, len(c.idx))
+			out.AppendNulls(k, len(c.idx))
 		}
 	}
 	for k := 0; k < c.nr; k++ {
-		out.gather(first+k, c.build.Vecs[k], c.idx)
+		out.Gather(first+k, c.build.Vecs[k], c.idx)
 	}
 	out.N = len(c.idx)
 	return &out.Batch
@@ -1303,10 +1305,10 @@ type NestedLoopJoin struct {
 	Type        JoinType
 	// LeftOuter is the older spelling of Type: JoinLeft.
 	LeftOuter bool
-	Mem       *Memory
+	Mem       *memory.Memory
 
 	core    joinCore
-	res     reservation
+	res     memory.Reservation
 	started bool
 	ts      []types.T
 }
@@ -1326,7 +1328,7 @@ func (j *NestedLoopJoin) Types() []types.T {
 }
 
 func (j *NestedLoopJoin) Close() error {
-	j.res.release()
+	j.res.Release()
 	err := j.Left.Close()
 	if e := j.Right.Close(); err == nil {
 		err = e
@@ -1339,17 +1341,17 @@ func (j *NestedLoopJoin) Next(ctx context.Context) (*vec.Batch, error) {
 	if !j.started {
 		j.started = true
 		c.init(j.Env, j.joinType(), j.On, j.Left.Types(), j.Right.Types())
-		j.res.mem = j.Mem
+		j.res.Mem = j.Mem
 		c.nlNullMatches = c.typ == JoinAntiNullAware
 		c.cand = j
 		err := Drain(ctx, j.Right, func(b *vec.Batch) error {
-			if err := errCanceled(ctx); err != nil {
+			if err := memory.ErrCanceled(ctx); err != nil {
 				return err
 			}
-			if err := j.res.grow(batchBytes(b, 0, b.N)); err != nil {
+			if err := j.res.Grow(memory.BatchBytes(b, 0, b.N)); err != nil {
 				return err
 			}
-			c.build.appendBatch(b, 0, b.N)
+			c.build.AppendBatch(b, 0, b.N)
 			return nil
 		})
 		if err != nil {
@@ -1361,7 +1363,7 @@ func (j *NestedLoopJoin) Next(ctx context.Context) (*vec.Batch, error) {
 	}
 	out, err := c.next(ctx, j.Left, func(*vec.Batch) error { return nil })
 	if out == nil && err == nil {
-		j.res.release()
+		j.res.Release()
 	}
 	return out, err
 }

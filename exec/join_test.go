@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
@@ -291,11 +292,11 @@ func TestHashJoinKeyCast(t *testing.T) {
 func TestJoinMemoryLimit(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
 	R := randRows(rng, 20000, 1000, 0)
-	mem := NewMemory(nil, 100<<10)
+	mem := memory.NewMemory(nil, 100<<10)
 	j := &HashJoin{Env: env, Left: newRowsOp(kst, R[:10], 0), Right: newRowsOp(kst, R, 0),
 		LeftKeys: []Expr{col(0, types.Int64T)}, RightKeys: []Expr{col(0, types.Int64T)}, Mem: mem}
 	_, err := j.Next(context.Background())
-	if code := pgerr.Code(err); code != OutOfMemory {
+	if code := pgerr.Code(err); code != memory.OutOfMemory {
 		t.Fatalf("want 53200, got %v", err)
 	}
 	j.Close()

@@ -51,7 +51,7 @@ func (e *InJoinBuild) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
 		}
 		e.keys = append(e.keys, v)
 	}
-	e.heads = resize32(e.heads, n)
+	e.heads = Resize32(e.heads, n)
 	e.hs = jb.lookup(e.keys, n, e.heads, e.hs, func(int) {})
 	for i, h := range e.heads {
 		out.B[i] = h >= 0

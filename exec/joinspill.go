@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
@@ -42,7 +43,7 @@ type joinParts struct {
 	types  []types.T
 	kind   string
 	qs     *QueryStats
-	parts  [joinPartitions]*spillPart
+	parts  [joinPartitions]*memory.SpillPart
 	total  int64
 	hs     []uint64
 	byPart [joinPartitions][]int32
@@ -73,9 +74,9 @@ func (jp *joinParts) add(b *vec.Batch, keys []*vec.Vector, level int, one bool) 
 		}
 		return nil
 	}
-	jp.hs = resizeSlice(jp.hs, n)
+	jp.hs = memory.ResizeSlice(jp.hs, n)
 	for i, k := range keys {
-		hashColumn(jp.hs, k, n, i == 0)
+		memory.HashColumn(jp.hs, k, n, i == 0)
 	}
 	shift := uint(64 - joinPartBits*(level+1))
 	for lo := 0; lo < n; lo += vec.BatchSize {
@@ -101,21 +102,21 @@ func (jp *joinParts) add(b *vec.Batch, keys []*vec.Vector, level int, one bool) 
 func (jp *joinParts) write(p int, b *vec.Batch, rows []int32) error {
 	pt := jp.parts[p]
 	if pt == nil {
-		f, err := newSpillFile(GlobalSpill, jp.qs, jp.kind)
+		f, err := memory.NewSpillFile(memory.GlobalSpill, jp.qs.Spill(), jp.kind)
 		if err != nil {
 			return err
 		}
-		pt = &spillPart{file: f, buf: newColBuf(jp.types, vec.BatchSize)}
+		pt = &memory.SpillPart{File: f, Buf: memory.NewColBuf(jp.types, vec.BatchSize)}
 		jp.parts[p] = pt
 	}
 	for c, v := range b.Vecs {
-		pt.buf.gather(c, v, rows)
+		pt.Buf.Gather(c, v, rows)
 	}
-	pt.buf.N += len(rows)
-	pt.rows += int64(len(rows))
+	pt.Buf.N += len(rows)
+	pt.Rows += int64(len(rows))
 	jp.total += int64(len(rows))
-	if pt.buf.N >= vec.BatchSize {
-		return pt.flush()
+	if pt.Buf.N >= vec.BatchSize {
+		return pt.Flush()
 	}
 	return nil
 }
@@ -124,10 +125,10 @@ func (jp *joinParts) write(p int, b *vec.Batch, rows []int32) error {
 func (jp *joinParts) finish() error {
 	for _, pt := range jp.parts {
 		if pt != nil {
-			if err := pt.flush(); err != nil {
+			if err := pt.Flush(); err != nil {
 				return err
 			}
-			pt.buf = nil
+			pt.Buf = nil
 		}
 	}
 	return nil
@@ -135,7 +136,7 @@ func (jp *joinParts) finish() error {
 
 func (jp *joinParts) rows(p int) int64 {
 	if pt := jp.parts[p]; pt != nil {
-		return pt.rows
+		return pt.Rows
 	}
 	return 0
 }
@@ -143,19 +144,19 @@ func (jp *joinParts) rows(p int) int64 {
 // scan reads partition p back (an empty operator when it has no rows).
 func (jp *joinParts) scan(p int) (Operator, error) {
 	pt := jp.parts[p]
-	if pt == nil || pt.rows == 0 {
+	if pt == nil || pt.Rows == 0 {
 		return &emptyOp{ts: jp.types}, nil
 	}
-	rd, err := pt.file.reader()
+	rd, err := pt.File.Reader()
 	if err != nil {
 		return nil, err
 	}
-	return &spillScan{rd: rd, dec: newBlockDecoder(jp.types)}, nil
+	return &memory.SpillScan{Rd: rd, Dec: memory.NewBlockDecoder(jp.types)}, nil
 }
 
 func (jp *joinParts) closePart(p int) {
 	if pt := jp.parts[p]; pt != nil {
-		pt.file.Close()
+		pt.File.Close()
 		jp.parts[p] = nil
 	}
 }
@@ -236,11 +237,11 @@ func (j *HashJoin) nextSpilled(ctx context.Context) (*vec.Batch, error) {
 		j.probed = true
 		js.mu.Lock()
 		if js.left == nil {
-			js.left = newJoinParts(j.Left.Types(), "join", queryStatsOf(ctx))
+			js.left = newJoinParts(j.Left.Types(), "join", QueryStatsOf(ctx))
 		}
 		js.mu.Unlock()
 		err := Drain(ctx, j.Left, func(b *vec.Batch) error {
-			if err := errCanceled(ctx); err != nil {
+			if err := memory.ErrCanceled(ctx); err != nil {
 				return err
 			}
 			return j.addProbe(js, b)
@@ -337,12 +338,12 @@ func (s *SharedBuild) finishSpillProbe() bool {
 
 // errChunkFull ends a chunk's build: the batch that did not fit goes to the
 // next chunk.
-var errChunkFull = pgerr.New(pgerr.Internal, "join chunk full")
+var ErrChunkFull = pgerr.New(pgerr.Internal, "join chunk full")
 
 // chunkSource reads a spilled build side for chunkJoin; a batch can be put
 // back for the next chunk.
 type chunkSource struct {
-	scan *spillScan
+	scan *memory.SpillScan
 	held *vec.Batch
 	end  bool
 }
@@ -392,16 +393,16 @@ func (c *chunkSource) more(ctx context.Context) (bool, error) {
 // every probe row, and a NULL probe key is rejected by any build row.
 type chunkJoin struct {
 	j             *HashJoin
-	left, right   *spillPart // nil: no rows
+	left, right   *memory.SpillPart // nil: no rows
 	ltypes        []types.T
 	rtypes        []types.T
 	src           *chunkSource
 	pass          *HashJoin
 	matched       []uint64
-	res           reservation
+	res           memory.Reservation
 	row           int // probe rows seen in this pass
-	final         *spillScan
-	out           *colBuf
+	final         *memory.SpillScan
+	out           *memory.ColBuf
 	phase         int // 0: next chunk, 1: probing, 2: last pass, 3: done
 	ts            []types.T
 	chunks        int
@@ -420,48 +421,48 @@ func (c *chunkJoin) Close() error {
 		c.pass.Close()
 		c.pass = nil
 	}
-	c.res.release()
+	c.res.Release()
 	return nil
 }
 
 func (c *chunkJoin) probeScan() (Operator, error) {
-	if c.left == nil || c.left.rows == 0 {
+	if c.left == nil || c.left.Rows == 0 {
 		return &emptyOp{ts: c.ltypes}, nil
 	}
-	rd, err := c.left.file.reader()
+	rd, err := c.left.File.Reader()
 	if err != nil {
 		return nil, err
 	}
-	return &spillScan{rd: rd, dec: newBlockDecoder(c.ltypes)}, nil
+	return &memory.SpillScan{Rd: rd, Dec: memory.NewBlockDecoder(c.ltypes)}, nil
 }
 
 func (c *chunkJoin) Next(ctx context.Context) (*vec.Batch, error) {
 	j := c.j
 	for {
-		if err := errCanceled(ctx); err != nil {
+		if err := memory.ErrCanceled(ctx); err != nil {
 			return nil, err
 		}
 		switch c.phase {
 		case 0:
 			if c.src == nil {
-				c.res.mem = j.Mem
+				c.res.Mem = j.Mem
 				t := j.Type
 				c.deferredProbe = t == JoinLeft || t == JoinFull || t == JoinSemi || t == JoinAnti || t == JoinAntiNullAware
 				if c.deferredProbe && c.left != nil {
-					words := (c.left.rows + 63) / 64
-					if err := c.res.grow(8 * words); err != nil {
+					words := (c.left.Rows + 63) / 64
+					if err := c.res.Grow(8 * words); err != nil {
 						return nil, err
 					}
 					c.matched = make([]uint64, words)
 				}
-				if c.right == nil || c.right.rows == 0 {
+				if c.right == nil || c.right.Rows == 0 {
 					c.src = &chunkSource{end: true}
 				} else {
-					rd, err := c.right.file.reader()
+					rd, err := c.right.File.Reader()
 					if err != nil {
 						return nil, err
 					}
-					c.src = &chunkSource{scan: &spillScan{rd: rd, dec: newBlockDecoder(c.rtypes)}}
+					c.src = &chunkSource{scan: &memory.SpillScan{Rd: rd, Dec: memory.NewBlockDecoder(c.rtypes)}}
 				}
 			}
 			more, err := c.src.more(ctx)
@@ -483,7 +484,7 @@ func (c *chunkJoin) Next(ctx context.Context) (*vec.Batch, error) {
 			c.chunks++
 			lop, err := c.probeScan()
 			if err != nil {
-				jb.res.release()
+				jb.res.Release()
 				return nil, err
 			}
 			c.row = 0
@@ -502,7 +503,7 @@ func (c *chunkJoin) Next(ctx context.Context) (*vec.Batch, error) {
 			c.pass = nil
 			c.phase = 0
 		case 2:
-			if !c.deferredProbe || c.left == nil || c.left.rows == 0 {
+			if !c.deferredProbe || c.left == nil || c.left.Rows == 0 {
 				c.phase = 3
 				continue
 			}
@@ -511,8 +512,8 @@ func (c *chunkJoin) Next(ctx context.Context) (*vec.Batch, error) {
 				if err != nil {
 					return nil, err
 				}
-				c.final = op.(*spillScan)
-				c.out = newColBuf(c.Types(), vec.BatchSize)
+				c.final = op.(*memory.SpillScan)
+				c.out = memory.NewColBuf(c.Types(), vec.BatchSize)
 				c.row = 0
 			}
 			b, err := c.final.Next(ctx)
@@ -559,14 +560,14 @@ func (c *chunkJoin) kept(b *vec.Batch) *vec.Batch {
 		return nil
 	}
 	out := c.out
-	out.reset()
+	out.Clear()
 	nl := len(c.ltypes)
 	for k := 0; k < nl; k++ {
-		out.gather(k, b.Vecs[k], idx)
+		out.Gather(k, b.Vecs[k], idx)
 	}
 	if !c.j.Type.leftOnly() {
 		for k := range c.rtypes {
-			out.appendNulls(nl+k, len(idx))
+			out.AppendNulls(nl+k, len(idx))
 		}
 	}
 	out.N = len(idx)

@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
@@ -38,7 +38,7 @@ func spillJoin(t *testing.T, L, R [][]any, typ JoinType, keys []int, extra Expr,
 	}
 	qs := &QueryStats{}
 	ctx := WithQueryStats(context.Background(), qs)
-	mem := NewMemory(NewMemoryPool(limit), 0)
+	mem := memory.NewMemory(memory.NewMemoryPool(limit), 0)
 	j := &HashJoin{Env: env, Left: newRowsOp(jst, L, 1000), Right: newRowsOp(jst, R, 1000),
 		LeftKeys: lk, RightKeys: rk, Type: typ, Extra: extra, Mem: mem}
 	got := collectCtx(t, ctx, j)
@@ -210,7 +210,7 @@ func TestHashJoinSpillCancelRemovesFiles(t *testing.T) {
 	defer cancel()
 	left := &cancelAfter{Operator: newRowsOp(jst, L, 500), n: 60, cancel: cancel}
 	j := &HashJoin{Env: env, Left: left, Right: newRowsOp(jst, R, 500), LeftKeys: []Expr{col(1, types.TextT)},
-		RightKeys: []Expr{col(1, types.TextT)}, Type: JoinFull, Mem: NewMemory(NewMemoryPool(1<<20), 0)}
+		RightKeys: []Expr{col(1, types.TextT)}, Type: JoinFull, Mem: memory.NewMemory(memory.NewMemoryPool(1<<20), 0)}
 	_, err := j.Next(ctx)
 	if pgerr.Code(err) != pgerr.QueryCanceled {
 		t.Fatalf("want cancellation, got %v", err)
@@ -236,7 +236,7 @@ func TestSharedHashJoinSpills(t *testing.T) {
 		want, _ := spillJoin(t, L, R, typ, []int{1}, nil, 0)
 		qs := &QueryStats{}
 		ctx := WithQueryStats(context.Background(), qs)
-		mem := NewMemory(NewMemoryPool(1<<20), 0)
+		mem := memory.NewMemory(memory.NewMemoryPool(1<<20), 0)
 		sb := &SharedBuild{Env: env, Right: newRowsOp(jst, R, 1000), RightKeys: []Expr{col(1, types.TextT)}, KeyTypes: []types.T{types.TextT}, Mem: mem, Probes: 3}
 		var mu sync.Mutex
 		var got []string
@@ -273,58 +273,6 @@ func TestSharedHashJoinSpills(t *testing.T) {
 		}
 		if n := spillFilesLeft(t, sp); n != 0 || mem.Used() != 0 {
 			t.Fatalf("%s: %d spill files, %d bytes of memory left", typ, n, mem.Used())
-		}
-	}
-}
-
-// TestWorkMemSpillsEarly: with a per-operator budget in the context (the
-// session's work_mem) a sort, an aggregation, a join and a window spill at
-// that budget although the pool has room, and answer as without it.
-func TestWorkMemSpillsEarly(t *testing.T) {
-	sp := testSpill(t, 0)
-	rng := rand.New(rand.NewSource(31))
-	rows := joinSpillRows(rng, 40000, 30000)
-	R := joinSpillRows(rng, 30000, 30000)
-	ops := map[string]func() Operator{
-		"sort": func() Operator {
-			return &Sort{Input: newRowsOp(jst, rows, 1000), Keys: []SortKey{{Col: 3}, {Col: 2}}}
-		},
-		"group by": func() Operator {
-			return &HashAgg{Input: newRowsOp(jst, rows, 1000), NGroup: 2, Aggs: []Agg{mkAgg(t, AggSum, 2, types.Int64T)}}
-		},
-		"join": func() Operator {
-			return &HashJoin{Env: env, Left: newRowsOp(jst, rows, 1000), Right: newRowsOp(jst, R, 1000),
-				LeftKeys: []Expr{col(1, types.TextT)}, RightKeys: []Expr{col(1, types.TextT)}, Type: JoinFull}
-		},
-		"window": func() Operator {
-			return &Window{Env: env, Input: newRowsOp(jst, rows, 1000), PartitionBy: []int{0}, OrderBy: []SortKey{{Col: 2}, {Col: 3}},
-				Funcs: []WindowFunc{{Kind: WinRowNumber}, {Kind: WinAgg, Agg: mkAgg(t, AggSum, 2, types.Int64T)}}}
-		},
-	}
-	for name, mk := range ops {
-		run := func(workMem int64) ([]string, int64) {
-			qs := &QueryStats{}
-			ctx := WithWorkMem(WithQueryStats(context.Background(), qs), workMem)
-			op := mk()
-			got := collectCtx(t, ctx, op)
-			op.Close()
-			return got, qs.SpillFiles()
-		}
-		want, files := run(0)
-		if files != 0 {
-			t.Fatalf("%s: spilled without work_mem", name)
-		}
-		got, files := run(1 << 20)
-		if files == 0 {
-			t.Fatalf("%s: did not spill with work_mem = 1MB", name)
-		}
-		if name == "group by" || name == "join" {
-			sameRows(t, name, got, want)
-		} else if !slices.Equal(got, want) {
-			t.Fatalf("%s: with work_mem the rows differ from the in-memory ones", name)
-		}
-		if n := spillFilesLeft(t, sp); n != 0 {
-			t.Fatalf("%s: %d spill files left", name, n)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 
+	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/types"
 )
@@ -75,7 +76,7 @@ func (l *LimitTies) keep(b *vec.Batch, i int) {
 
 func (l *LimitTies) tie(b *vec.Batch, i int) bool {
 	for k, c := range l.Keys {
-		if !nullableEqual(b.Vecs[c], i, l.last[k], 0) {
+		if !memory.NullableEqual(b.Vecs[c], i, l.last[k], 0) {
 			return false
 		}
 	}

@@ -105,8 +105,8 @@ func (c *Cmp) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
 		}
 		x, y := l.I64[:n], r.I64[:n]
 		for i := range res {
-			okx, a := bitsMul(x[i], ml)
-			oky, b := bitsMul(y[i], mr)
+			okx, a := BitsMul(x[i], ml)
+			oky, b := BitsMul(y[i], mr)
 			if !okx || !oky {
 				res[i] = cmpResult(c.Op, CompareNumeric(l, i, r, i))
 				continue
@@ -138,7 +138,7 @@ func (c *Cmp) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
 	case l.Type.Storage() == types.StoreBool:
 		x, y := l.B[:n], r.B[:n]
 		for i := range res {
-			res[i] = cmpResult(c.Op, compareBool(x[i], y[i]))
+			res[i] = cmpResult(c.Op, CompareBool(x[i], y[i]))
 		}
 	case l.Type.Storage() == types.StoreInterval:
 		x, y := l.Iv[:n], r.Iv[:n]
@@ -318,7 +318,7 @@ func CompareFloat(x, y float64) int {
 	return -1
 }
 
-func compareBool(x, y bool) int {
+func CompareBool(x, y bool) int {
 	switch {
 	case x == y:
 		return 0
@@ -361,9 +361,9 @@ func CompareNumeric(l *vec.Vector, i int, r *vec.Vector, j int) int {
 	if okA && okB {
 		ok1, ok2 := true, true
 		if as < bs {
-			ok1, a = bitsMul(a, types.Pow10(bs-as))
+			ok1, a = BitsMul(a, types.Pow10(bs-as))
 		} else {
-			ok2, b = bitsMul(b, types.Pow10(as-bs))
+			ok2, b = BitsMul(b, types.Pow10(as-bs))
 		}
 		if ok1 && ok2 {
 			switch {
@@ -410,7 +410,7 @@ func CompareRows(a *vec.Vector, i int, b *vec.Vector, j int) int {
 	case a.Type.Storage() == types.StoreFloat:
 		return CompareFloat(a.F64[i], b.F64[j])
 	case a.Type.Storage() == types.StoreBool:
-		return compareBool(a.B[i], b.B[j])
+		return CompareBool(a.B[i], b.B[j])
 	case a.Type.Storage() == types.StoreInterval:
 		return types.CompareInterval(a.Iv[i], b.Iv[j])
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/types"
 )
@@ -14,12 +15,12 @@ import (
 // (nil: GlobalMemory); exceeding it fails the query with 53200.
 type Materialized struct {
 	Input Operator
-	Mem   *Memory
+	Mem   *memory.Memory
 
 	once    sync.Once
-	rows    *colBuf
+	rows    *memory.ColBuf
 	err     error
-	res     reservation
+	res     memory.Reservation
 	mu      sync.Mutex
 	readers int
 }
@@ -35,14 +36,14 @@ func (m *Materialized) Reader() *MaterializedReader {
 
 func (m *Materialized) fill(ctx context.Context) error {
 	m.once.Do(func() {
-		m.err = guard(func() error {
-			m.res.mem = m.Mem
-			m.rows = newColBuf(m.Input.Types(), vec.BatchSize)
+		m.err = Guard(func() error {
+			m.res.Mem = m.Mem
+			m.rows = memory.NewColBuf(m.Input.Types(), vec.BatchSize)
 			return Drain(ctx, m.Input, func(b *vec.Batch) error {
-				if err := m.res.grow(batchBytes(b, 0, b.N)); err != nil {
+				if err := m.res.Grow(memory.BatchBytes(b, 0, b.N)); err != nil {
 					return err
 				}
-				m.rows.appendBatch(b, 0, b.N)
+				m.rows.AppendBatch(b, 0, b.N)
 				return nil
 			})
 		})
@@ -91,7 +92,7 @@ func (r *MaterializedReader) Close() error {
 	if !last {
 		return nil
 	}
-	m.res.release()
+	m.res.Release()
 	m.rows = nil
 	return m.Input.Close()
 }
@@ -100,15 +101,15 @@ func (r *MaterializedReader) Close() error {
 // (the RETURNING rows of a write, sent once the write is done). The rows
 // are charged to Mem (nil: GlobalMemory); exceeding it fails with 53200.
 type RowBuffer struct {
-	Mem  *Memory
+	Mem  *memory.Memory
 	ts   []types.T
-	rows *colBuf
-	res  reservation
+	rows *memory.ColBuf
+	res  memory.Reservation
 }
 
 // NewRowBuffer makes an empty buffer for rows of the given column types.
-func NewRowBuffer(ts []types.T, mem *Memory) *RowBuffer {
-	return &RowBuffer{Mem: mem, ts: ts, rows: newColBuf(ts, vec.BatchSize), res: reservation{mem: mem}}
+func NewRowBuffer(ts []types.T, mem *memory.Memory) *RowBuffer {
+	return &RowBuffer{Mem: mem, ts: ts, rows: memory.NewColBuf(ts, vec.BatchSize), res: memory.Reservation{Mem: mem}}
 }
 
 // Append copies b's rows into the buffer.
@@ -116,10 +117,10 @@ func (r *RowBuffer) Append(b *vec.Batch) error {
 	if b == nil || b.N == 0 {
 		return nil
 	}
-	if err := r.res.grow(batchBytes(b, 0, b.N)); err != nil {
+	if err := r.res.Grow(memory.BatchBytes(b, 0, b.N)); err != nil {
 		return err
 	}
-	r.rows.appendBatch(b, 0, b.N)
+	r.rows.AppendBatch(b, 0, b.N)
 	return nil
 }
 
@@ -135,7 +136,7 @@ func (r *RowBuffer) Scan() Operator { return &rowBufferReader{r: r} }
 
 // Release gives the rows' memory back.
 func (r *RowBuffer) Release() {
-	r.res.release()
+	r.res.Release()
 	r.rows = nil
 }
 
@@ -153,7 +154,7 @@ func (rd *rowBufferReader) Next(ctx context.Context) (*vec.Batch, error) {
 	if rows == nil || rd.pos >= rows.N {
 		return nil, nil
 	}
-	if err := errCanceled(ctx); err != nil {
+	if err := memory.ErrCanceled(ctx); err != nil {
 		return nil, err
 	}
 	hi := min(rd.pos+vec.BatchSize, rows.N)

@@ -21,7 +21,7 @@ func TestAppendScaledLikeFormatScaled(t *testing.T) {
 	}
 	for _, x := range vals {
 		for sc := 0; sc <= 20; sc++ {
-			if got, want := string(appendScaled([]byte("p"), x, sc)), "p"+types.FormatScaled(x, sc); got != want {
+			if got, want := string(AppendScaled([]byte("p"), x, sc)), "p"+types.FormatScaled(x, sc); got != want {
 				t.Fatalf("appendScaled(%d, %d) = %q, want %q", x, sc, got, want)
 			}
 		}

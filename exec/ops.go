@@ -5,6 +5,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/types"
 )
@@ -57,7 +58,7 @@ type Filter struct {
 	Env   *Env
 	Input Operator
 	Pred  Expr
-	out   *colBuf
+	out   *memory.ColBuf
 	sel   []int32
 
 	// A filter over filters (the planner stacks one per WHERE conjunct)
@@ -154,7 +155,7 @@ func (f *Filter) Next(ctx context.Context) (*vec.Batch, error) {
 			if err != nil {
 				return nil, err
 			}
-			f.sel = resize32(f.sel, n)
+			f.sel = Resize32(f.sel, n)
 			k = selectTrue(f.sel, p.B[:n], p.Nulls)
 		} else if k, err = f.runChain(b); err != nil {
 			return nil, err
@@ -166,11 +167,11 @@ func (f *Filter) Next(ctx context.Context) (*vec.Batch, error) {
 			return b, nil
 		}
 		if f.out == nil {
-			f.out = newColBuf(f.Input.Types(), vec.BatchSize)
+			f.out = memory.NewColBuf(f.Input.Types(), vec.BatchSize)
 		}
-		f.out.reset()
+		f.out.Clear()
 		for c, v := range b.Vecs {
-			f.out.gather(c, v, f.sel[:k])
+			f.out.Gather(c, v, f.sel[:k])
 		}
 		f.out.N = k
 		return &f.out.Batch, nil
@@ -181,7 +182,7 @@ func (f *Filter) Next(ctx context.Context) (*vec.Batch, error) {
 // all kept in f.sel, returning their count.
 func (f *Filter) runChain(b *vec.Batch) (int, error) {
 	n := b.N
-	f.sel = resize32(f.sel, n)
+	f.sel = Resize32(f.sel, n)
 	k := n
 	for j := range f.chain {
 		st := &f.chain[j]
@@ -197,7 +198,7 @@ func (f *Filter) runChain(b *vec.Batch) (int, error) {
 		if k == n {
 			k = selectTrue(f.sel, p.B[:n], p.Nulls)
 		} else {
-			f.pos = resize32(f.pos, k)
+			f.pos = Resize32(f.pos, k)
 			kept := selectTrue(f.pos, p.B[:k], p.Nulls)
 			// pos is increasing and pos[i] >= i: composed in place
 			for i, x := range f.pos[:kept] {

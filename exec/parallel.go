@@ -61,7 +61,7 @@ type parItem struct {
 	err error
 }
 
-func (p *Parallel) workers() int {
+func (p *Parallel) NumWorkers() int {
 	if p.Workers > 0 {
 		return p.Workers
 	}
@@ -74,7 +74,7 @@ func (p *Parallel) init() {
 	if p.pipes != nil {
 		return
 	}
-	n := p.workers()
+	n := p.NumWorkers()
 	if p.Scan != nil {
 		p.q = &morselQueue{t: p.Scan, byRowGroup: true}
 	}
@@ -121,7 +121,7 @@ func (p *Parallel) Run(ctx context.Context, fn func(ctx context.Context, w int, 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			err := guard(func() error { return fn(ctx, w, op) })
+			err := Guard(func() error { return fn(ctx, w, op) })
 			if err != nil {
 				once.Do(func() { first = err; cancel() })
 			}
@@ -131,8 +131,8 @@ func (p *Parallel) Run(ctx context.Context, fn func(ctx context.Context, w int, 
 	return first
 }
 
-// guard runs fn, turning a panic into XX000.
-func guard(fn func() error) (err error) {
+// Guard runs fn, turning a panic into XX000.
+func Guard(fn func() error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			e := pgerr.New(pgerr.Internal, "internal error in parallel worker: %v", r)
@@ -198,7 +198,7 @@ func (p *Parallel) start(ctx context.Context) {
 			defer p.wg.Done()
 			for {
 				var b *vec.Batch
-				err := guard(func() error {
+				err := Guard(func() error {
 					var err error
 					b, err = op.Next(ctx)
 					return err
@@ -258,4 +258,4 @@ func (p *Parallel) closeScans() {
 	}
 }
 
-func (p *Parallel) String() string { return fmt.Sprintf("Parallel(%d workers)", p.workers()) }
+func (p *Parallel) String() string { return fmt.Sprintf("Parallel(%d workers)", p.NumWorkers()) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync/atomic"
 
+	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/parquetio"
 	"github.com/lakepg/lakepg/storage"
 )
@@ -17,7 +18,7 @@ import (
 // one an atomic add per read.
 type QueryStats struct {
 	bytesRead, filesPruned, rowGroupsPruned, pagesSkipped atomic.Int64
-	spillFiles, spillBytes                                atomic.Int64
+	spill                                                 memory.SpillStats
 }
 
 type queryStatsKey struct{}
@@ -27,7 +28,7 @@ func WithQueryStats(ctx context.Context, qs *QueryStats) context.Context {
 	return context.WithValue(ctx, queryStatsKey{}, qs)
 }
 
-func queryStatsOf(ctx context.Context) *QueryStats {
+func QueryStatsOf(ctx context.Context) *QueryStats {
 	qs, _ := ctx.Value(queryStatsKey{}).(*QueryStats)
 	return qs
 }
@@ -48,10 +49,18 @@ func (q *QueryStats) RowGroupsPruned() int64 { return q.rowGroupsPruned.Load() }
 func (q *QueryStats) PagesSkipped() int64 { return q.pagesSkipped.Load() }
 
 // SpillFiles is the number of temp files operators spilled to.
-func (q *QueryStats) SpillFiles() int64 { return q.spillFiles.Load() }
+func (q *QueryStats) SpillFiles() int64 { return q.spill.Files.Load() }
 
 // SpillBytes is the number of bytes operators wrote to temp files.
-func (q *QueryStats) SpillBytes() int64 { return q.spillBytes.Load() }
+func (q *QueryStats) SpillBytes() int64 { return q.spill.Bytes.Load() }
+
+// Spill is what this statement's spill files count into (nil: q is nil).
+func (q *QueryStats) Spill() *memory.SpillStats {
+	if q == nil {
+		return nil
+	}
+	return &q.spill
+}
 
 // countFile wraps an opened file so that its reads add to the statement's
 // counters (qs, if any) and to the scan's.

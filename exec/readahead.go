@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 
+	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/types"
 )
@@ -15,22 +16,22 @@ import (
 type readAhead struct {
 	in      Operator
 	ready   chan aheadBatch
-	free    chan *colBuf
+	free    chan *memory.ColBuf
 	quit    chan struct{}
 	done    chan struct{}
 	started bool
-	cur     *colBuf
+	cur     *memory.ColBuf
 }
 
 type aheadBatch struct {
-	b   *colBuf
+	b   *memory.ColBuf
 	err error
 }
 
 // aheadBatches is how many batches may wait, computed, for the consumer.
 const aheadBatches = 3
 
-func newReadAhead(in Operator) *readAhead { return &readAhead{in: in} }
+func NewReadAhead(in Operator) *readAhead { return &readAhead{in: in} }
 
 func (r *readAhead) Types() []types.T { return r.in.Types() }
 
@@ -38,11 +39,11 @@ func (r *readAhead) Next(ctx context.Context) (*vec.Batch, error) {
 	if !r.started {
 		r.started = true
 		r.ready = make(chan aheadBatch, aheadBatches)
-		r.free = make(chan *colBuf, aheadBatches+1)
+		r.free = make(chan *memory.ColBuf, aheadBatches+1)
 		r.quit = make(chan struct{})
 		r.done = make(chan struct{})
 		for i := 0; i < aheadBatches+1; i++ {
-			r.free <- newColBuf(r.in.Types(), vec.BatchSize)
+			r.free <- memory.NewColBuf(r.in.Types(), vec.BatchSize)
 		}
 		go r.run(ctx)
 	}
@@ -61,7 +62,7 @@ func (r *readAhead) Next(ctx context.Context) (*vec.Batch, error) {
 		r.cur = x.b
 		return &x.b.Batch, nil
 	case <-ctx.Done():
-		return nil, errCanceled(ctx)
+		return nil, memory.ErrCanceled(ctx)
 	}
 }
 
@@ -69,14 +70,14 @@ func (r *readAhead) run(ctx context.Context) {
 	defer close(r.done)
 	defer close(r.ready)
 	for {
-		var buf *colBuf
+		var buf *memory.ColBuf
 		select {
 		case buf = <-r.free:
 		case <-r.quit:
 			return
 		}
 		var b *vec.Batch
-		err := guard(func() error {
+		err := Guard(func() error {
 			var err error
 			b, err = r.in.Next(ctx)
 			return err
@@ -85,8 +86,8 @@ func (r *readAhead) run(ctx context.Context) {
 			return
 		}
 		if err == nil {
-			buf.reset()
-			buf.appendBatch(b, 0, b.N)
+			buf.Clear()
+			buf.AppendBatch(b, 0, b.N)
 		}
 		select {
 		case r.ready <- aheadBatch{b: buf, err: err}:

@@ -9,9 +9,7 @@ func Replanned(op Operator) {
 		o.ts = nil
 	case *NestedLoopJoin:
 		o.ts = nil
-	case *HashAgg:
-		o.ts = nil
-	case *Window:
-		o.ts = nil
+	case interface{ ResetTypes() }: // HashAgg, Window (exec/agg, exec/window)
+		o.ResetTypes()
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/parquetio"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
@@ -247,7 +248,7 @@ func (q *morselQueue) next(ctx context.Context) (morsel, bool, error) {
 	defer q.mu.Unlock()
 	if !q.started {
 		q.started = true
-		if q.stats = queryStatsOf(ctx); q.stats != nil {
+		if q.stats = QueryStatsOf(ctx); q.stats != nil {
 			q.stats.filesPruned.Add(int64(q.t.FilesPruned))
 		}
 	}
@@ -344,7 +345,7 @@ func (t *TableScan) open(ctx context.Context, i int) (*scanFile, error) {
 	if err != nil {
 		return nil, ReadError(err, f.Path)
 	}
-	qs := queryStatsOf(ctx)
+	qs := QueryStatsOf(ctx)
 	file = countFile(file, qs, t.bytesRead)
 	key, err := fileKey(f.Key)
 	if err != nil {
@@ -425,8 +426,8 @@ type morselScan struct {
 	sc     *parquetio.Scanner
 	buf    vec.Batch
 	out    vec.Batch
-	gath   *colBuf // rows surviving deletes, when some are deleted
-	pos    *colBuf // WithPos columns
+	gath   *memory.ColBuf // rows surviving deletes, when some are deleted
+	pos    *memory.ColBuf // WithPos columns
 	nulls  map[types.T]*vec.Vector
 	sel    []int32
 	ncols  int
@@ -436,7 +437,7 @@ type morselScan struct {
 	// projected column, tens of megabytes for a wide table, were memory the
 	// pool did not see, and eight scans at once took the server's RSS
 	// 40% past its limit
-	mem    *Memory
+	mem    *memory.Memory
 	memSet bool
 	held   int64
 
@@ -507,9 +508,9 @@ func (s *morselScan) uncount() {
 // fill the pool.
 func (s *morselScan) count(ctx context.Context) {
 	if !s.memSet {
-		s.mem, s.memSet = memFor(ctx, nil), true
+		s.mem, s.memSet = memory.MemFor(ctx, nil), true
 	}
-	if h := s.sc.HeldBytes(); h > s.held && s.mem.tryCount(h-s.held) {
+	if h := s.sc.HeldBytes(); h > s.held && s.mem.TryCount(h-s.held) {
 		s.held = h
 	}
 }
@@ -532,7 +533,7 @@ func (s *morselScan) nullVec(ty types.T, n int) *vec.Vector {
 func (s *morselScan) Next(ctx context.Context) (*vec.Batch, error) {
 	t := s.t
 	for {
-		if err := errCanceled(ctx); err != nil {
+		if err := memory.ErrCanceled(ctx); err != nil {
 			return nil, err
 		}
 		if s.closed {
@@ -687,7 +688,7 @@ func (s *morselScan) nextSelective(ctx context.Context, f *scanFile) (*vec.Batch
 			}
 		}
 		m := len(s.sel)
-		s.heads = resize32(s.heads, m)
+		s.heads = Resize32(s.heads, m)
 		s.key[0] = b.Vecs[p]
 		s.hs = jb.lookup(s.key[:], m, s.heads, s.hs, func(int) {})
 		s.keep = s.keep[:0]
@@ -802,11 +803,11 @@ func (s *morselScan) emit(f *scanFile, rowStart int64, n int, all bool) *vec.Bat
 			for i, v := range src {
 				ts[i] = v.Type
 			}
-			s.gath = newColBuf(ts, vec.BatchSize)
+			s.gath = memory.NewColBuf(ts, vec.BatchSize)
 		}
-		s.gath.reset()
+		s.gath.Clear()
 		for i, v := range src {
-			s.gath.gather(i, v, s.sel)
+			s.gath.Gather(i, v, s.sel)
 		}
 		src = s.gath.Vecs
 	}
@@ -833,9 +834,9 @@ func (s *morselScan) emit(f *scanFile, rowStart int64, n int, all bool) *vec.Bat
 	}
 	if t.WithPos {
 		if s.pos == nil {
-			s.pos = newColBuf([]types.T{types.Int64T, types.Int64T, types.Int64T}, vec.BatchSize)
+			s.pos = memory.NewColBuf([]types.T{types.Int64T, types.Int64T, types.Int64T}, vec.BatchSize)
 		}
-		s.pos.reset()
+		s.pos.Clear()
 		fileV, posV, ridV := s.pos.Vecs[0], s.pos.Vecs[1], s.pos.Vecs[2]
 		start := t.Files[f.idx].RowIDStart
 		for k := 0; k < outN; k++ {
@@ -859,7 +860,7 @@ func (s *morselScan) emit(f *scanFile, rowStart int64, n int, all bool) *vec.Bat
 	return out
 }
 
-func sameTypes(c *colBuf, vs []*vec.Vector) bool {
+func sameTypes(c *memory.ColBuf, vs []*vec.Vector) bool {
 	for i, v := range vs {
 		if c.Vecs[i].Type != v.Type {
 			return false
@@ -879,4 +880,39 @@ func (s *morselScan) inlined(b *vec.Batch) *vec.Batch {
 	out.Vecs = append(out.Vecs[:0], b.Vecs[:n]...)
 	out.N = b.N
 	return out
+}
+
+// ExactRows is the number of rows the scan would produce without reading
+// a file, and whether it is known exactly.
+func (t *TableScan) ExactRows() (int64, bool) {
+	if t.Keep != nil || t.WithPos {
+		return 0, false
+	}
+	var n int64
+	for _, f := range t.Files {
+		if !f.CountKnown || f.MaxSnapshot > 0 {
+			return 0, false
+		}
+		n += f.RecordCount - f.DeleteCount - int64(len(f.Deleted))
+	}
+	for _, b := range t.Inlined {
+		n += int64(b.N)
+	}
+	return n, true
+}
+
+// ExactRowsOf looks through the operators that keep every row of a scan.
+func ExactRowsOf(op Operator) (int64, bool) {
+	switch o := op.(type) {
+	case *TableScan:
+		return o.ExactRows()
+	case *Project:
+		return ExactRowsOf(o.Input)
+	case *Parallel:
+		if o.Build != nil || o.Scan == nil {
+			return 0, false // the workers' pipelines may filter, or read a union
+		}
+		return o.Scan.ExactRows()
+	}
+	return 0, false
 }

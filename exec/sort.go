@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/types"
 )
@@ -34,22 +35,22 @@ type Sort struct {
 	Input Operator
 	Keys  []SortKey
 	Limit int64
-	Mem   *Memory
+	Mem   *memory.Memory
 
 	started bool
-	data    *colBuf
+	data    *memory.ColBuf
 	perm    []int32
 	pos     int
-	out     *colBuf
-	res     reservation
-	enc     keyEncoder
+	out     *memory.ColBuf
+	res     memory.Reservation
+	enc     KeyEncoder
 
 	// seed, when set, are rows already buffered (and reserved, seedRes)
 	// that the sort starts from: a window that outgrew memory hands its
 	// buffer over rather than replay it into a sort that would then spill
 	// tiny runs while the buffer still held the memory
-	seed    *colBuf
-	seedRes reservation
+	Seed    *memory.ColBuf
+	SeedRes memory.Reservation
 
 	// external sort (sortspill.go)
 	spilling  bool
@@ -64,11 +65,11 @@ type Sort struct {
 
 func (s *Sort) Types() []types.T { return s.Input.Types() }
 func (s *Sort) Close() error {
-	if s.seed != nil {
-		s.seedRes.release() // never started
-		s.seed = nil
+	if s.Seed != nil {
+		s.SeedRes.Release() // never started
+		s.Seed = nil
 	}
-	s.res.release()
+	s.res.Release()
 	s.closeRuns()
 	return s.Input.Close()
 }
@@ -76,18 +77,18 @@ func (s *Sort) Close() error {
 func (s *Sort) Next(ctx context.Context) (*vec.Batch, error) {
 	if !s.started {
 		s.started = true
-		s.res.mem = memFor(ctx, s.Mem)
-		s.res.cap = workMemOf(ctx)
-		s.data = newColBuf(s.Input.Types(), vec.BatchSize)
-		if s.seed != nil {
-			s.data, s.seed = s.seed, nil
-			s.res.reserved, s.res.used = s.seedRes.reserved, s.seedRes.used
+		s.res.Mem = memory.MemFor(ctx, s.Mem)
+		s.res.Cap = memory.WorkMemOf(ctx)
+		s.data = memory.NewColBuf(s.Input.Types(), vec.BatchSize)
+		if s.Seed != nil {
+			s.data, s.Seed = s.Seed, nil
+			s.res.Reserved, s.res.Used = s.SeedRes.Reserved, s.SeedRes.Used
 		}
 		var err error
 		if s.Limit > 0 {
 			err = s.topN(ctx)
 		} else {
-			s.res.spill = true
+			s.res.Spill = true
 			err = s.sortAll(ctx)
 		}
 		if err != nil {
@@ -96,18 +97,18 @@ func (s *Sort) Next(ctx context.Context) (*vec.Batch, error) {
 		if s.spilling {
 			return s.mergeNext(ctx)
 		}
-		s.out = newColBuf(s.Input.Types(), vec.BatchSize)
+		s.out = memory.NewColBuf(s.Input.Types(), vec.BatchSize)
 	} else if s.spilling {
 		return s.mergeNext(ctx)
 	}
 	if s.pos >= len(s.perm) {
-		s.res.release()
+		s.res.Release()
 		return nil, nil
 	}
 	end := min(s.pos+vec.BatchSize, len(s.perm))
-	s.out.reset()
+	s.out.Clear()
 	for c, v := range s.data.Vecs {
-		s.out.gather(c, v, s.perm[s.pos:end])
+		s.out.Gather(c, v, s.perm[s.pos:end])
 	}
 	s.out.N = end - s.pos
 	s.pos = end
@@ -116,39 +117,39 @@ func (s *Sort) Next(ctx context.Context) (*vec.Batch, error) {
 
 func (s *Sort) sortAll(ctx context.Context) error {
 	err := Drain(ctx, s.Input, func(b *vec.Batch) error {
-		if err := errCanceled(ctx); err != nil {
+		if err := memory.ErrCanceled(ctx); err != nil {
 			return err
 		}
-		keyCost := sortKeyCost(s.Keys, b, b.N)
-		need := appendCost(s.data, b, b.N) + keyCost
-		if err := s.res.grow(need); err != nil {
+		keyCost := SortKeyCost(s.Keys, b, b.N)
+		need := AppendCost(s.data, b, b.N) + keyCost
+		if err := s.res.Grow(need); err != nil {
 			// out of memory: write what is buffered as a sorted run and go
 			// on with the memory it held
 			if s.data.N > 0 {
 				if err := s.spillRun(ctx); err != nil {
 					return err
 				}
-				need = appendCost(s.data, b, b.N) + keyCost
+				need = AppendCost(s.data, b, b.N) + keyCost
 			}
-			if s.res.grow(need) != nil {
+			if s.res.Grow(need) != nil {
 				// other operators or statements hold the spilling share:
 				// this batch takes from the last eighth, waiting for
 				// other statements to give memory back if need be; past
 				// that it is a real 53200. It waits holding nothing, so
 				// that sorts waiting for each other's memory cannot all
 				// be stuck holding some.
-				s.res.release()
-				s.data = newColBuf(s.Input.Types(), vec.BatchSize)
-				need = appendCost(s.data, b, b.N) + keyCost
-				s.res.spill = false
-				err := s.res.grow(need)
-				s.res.spill = true
+				s.res.Release()
+				s.data = memory.NewColBuf(s.Input.Types(), vec.BatchSize)
+				need = AppendCost(s.data, b, b.N) + keyCost
+				s.res.Spill = false
+				err := s.res.Grow(need)
+				s.res.Spill = true
 				if err != nil {
 					return err
 				}
 			}
 		}
-		s.data.appendBatch(b, 0, b.N)
+		s.data.AppendBatch(b, 0, b.N)
 		return nil
 	})
 	if err != nil {
@@ -158,22 +159,22 @@ func (s *Sort) sortAll(ctx context.Context) error {
 		return s.startMerge(ctx)
 	}
 	n := s.data.N
-	s.enc.init(s.Keys, s.data.Vecs)
-	s.enc.dropNullMarkers(s.data.Vecs, n)
-	s.enc.encode(s.data.Vecs, n) // reserved with the rows (sortKeyCost)
-	s.perm = s.enc.order(n)
+	s.enc.Init(s.Keys, s.data.Vecs)
+	s.enc.DropNullMarkers(s.data.Vecs, n)
+	s.enc.Encode(s.data.Vecs, n) // reserved with the rows (sortKeyCost)
+	s.perm = s.enc.Order(n)
 	return nil
 }
 
-// sortKeyCost is what sorting rows [0, n) of b will take beside the rows:
+// SortKeyCost is what sorting rows [0, n) of b will take beside the rows:
 // their normalised keys, estimated as keyEncoder writes them, and
 // sortRowCost each. A sort reserves it as it buffers, so that the keys of
 // a run it spills fit in the memory it holds rather than come on top.
-func sortKeyCost(keys []SortKey, b *vec.Batch, n int) int64 {
+func SortKeyCost(keys []SortKey, b *vec.Batch, n int) int64 {
 	if len(keys) == 0 {
 		return 0
 	}
-	cost := int64(n) * sortRowCost
+	cost := int64(n) * SortRowCost
 	for _, k := range keys {
 		v := b.Vecs[k.Col]
 		cost += int64(n) // NULL marker
@@ -235,25 +236,25 @@ func (s *Sort) topN(ctx context.Context) error {
 		}
 	}
 	err := Drain(ctx, s.Input, func(b *vec.Batch) error {
-		if err := errCanceled(ctx); err != nil {
+		if err := memory.ErrCanceled(ctx); err != nil {
 			return err
 		}
 		if !inited {
-			s.enc.init(s.Keys, b.Vecs)
+			s.enc.Init(s.Keys, b.Vecs)
 			inited = true
 		}
-		s.enc.encode(b.Vecs, b.N)
+		s.enc.Encode(b.Vecs, b.N)
 		for i := 0; i < b.N; i++ {
 			k := s.enc.key(i)
 			arrived++
 			if len(heap) < limit {
 				slot := int32(s.data.N)
-				s.data.appendBatch(b, i, i+1)
+				s.data.AppendBatch(b, i, i+1)
 				keys = append(keys, append([]byte(nil), k...))
 				seq = append(seq, arrived)
 				heap = append(heap, slot)
 				up(len(heap) - 1)
-				if err := s.res.grow(batchBytes(b, i, i+1) + int64(len(k)) + 40); err != nil {
+				if err := s.res.Grow(memory.BatchBytes(b, i, i+1) + int64(len(k)) + 40); err != nil {
 					return err
 				}
 				continue
@@ -264,12 +265,12 @@ func (s *Sort) topN(ctx context.Context) error {
 			}
 			old := len(keys[top])
 			for c, v := range b.Vecs {
-				s.data.set(c, int(top), v, i)
+				s.data.Set(c, int(top), v, i)
 			}
 			keys[top] = append(keys[top][:0], k...)
 			seq[top] = arrived
 			if d := len(k) - old; d > 0 {
-				if err := s.res.grow(int64(d)); err != nil {
+				if err := s.res.Grow(int64(d)); err != nil {
 					return err
 				}
 			}
@@ -290,15 +291,7 @@ func (s *Sort) topN(ctx context.Context) error {
 	return nil
 }
 
-// set overwrites row g of column c with row i of src.
-func (c *colBuf) set(col, g int, src *vec.Vector, i int) {
-	if src.IsNull(i) {
-		c.nulls(col)
-	}
-	setRow(c.Vecs[col], g, src, i)
-}
-
-// keyEncoder builds normalised sort keys. For each key column it writes a
+// KeyEncoder builds normalised sort keys. For each key column it writes a
 // NULL marker byte when the column has NULLs (NULLS LAST: 0 valid, 1 NULL;
 // NULLS FIRST the reverse), then, for non-NULL values, bytes that compare
 // like the values — inverted for DESC:
@@ -309,17 +302,17 @@ func (c *colBuf) set(col, g int, src *vec.Vector, i int) {
 //	interval         16 bytes: the span in days, then the microseconds left
 //	text, bytea      bytes with 0x00 escaped as 0x00 0xFF, ended by 0x00 0x00
 //	dynamic numeric  sign class, decimal exponent, digits, 0x00 (sign-inverted)
-type keyEncoder struct {
+type KeyEncoder struct {
 	keys     []SortKey
 	nullable []bool
 	fixed    bool // every key has a fixed width <= 8 bytes in total: prefix decides
-	arena    []byte
+	Arena    []byte
 	off      []int
 	cur      []int
 	scratch  []byte
 }
 
-func (e *keyEncoder) init(keys []SortKey, cols []*vec.Vector) {
+func (e *KeyEncoder) Init(keys []SortKey, cols []*vec.Vector) {
 	e.keys = keys
 	e.nullable = make([]bool, len(keys))
 	width := 0
@@ -340,9 +333,9 @@ func (e *keyEncoder) init(keys []SortKey, cols []*vec.Vector) {
 	}
 }
 
-// dropNullMarkers omits the marker of columns without NULLs (full sort,
+// DropNullMarkers omits the marker of columns without NULLs (full sort,
 // where all data is known before encoding).
-func (e *keyEncoder) dropNullMarkers(cols []*vec.Vector, n int) {
+func (e *KeyEncoder) DropNullMarkers(cols []*vec.Vector, n int) {
 	width := 0
 	for i, k := range e.keys {
 		v := cols[k.Col]
@@ -381,12 +374,12 @@ func keyWidth(t types.T) int {
 	return 8
 }
 
-func (e *keyEncoder) key(i int) []byte { return e.arena[e.off[i]:e.off[i+1]] }
+func (e *KeyEncoder) key(i int) []byte { return e.Arena[e.off[i]:e.off[i+1]] }
 
-// encode writes the keys of rows [0, n) of cols, column by column.
-func (e *keyEncoder) encode(cols []*vec.Vector, n int) {
-	e.off = resizeInts(e.off, n+1)
-	lens := resizeInts(e.cur, n)
+// Encode writes the keys of rows [0, n) of cols, column by column.
+func (e *KeyEncoder) Encode(cols []*vec.Vector, n int) {
+	e.off = memory.ResizeInts(e.off, n+1)
+	lens := memory.ResizeInts(e.cur, n)
 	clear(lens)
 	for ki, k := range e.keys {
 		v := cols[k.Col]
@@ -430,13 +423,13 @@ func (e *keyEncoder) encode(cols []*vec.Vector, n int) {
 		total += l
 	}
 	e.off[n] = total
-	if cap(e.arena) < total {
-		e.arena = make([]byte, total, total+total/4)
+	if cap(e.Arena) < total {
+		e.Arena = make([]byte, total, total+total/4)
 	}
-	e.arena = e.arena[:total]
+	e.Arena = e.Arena[:total]
 	cur := lens // reuse as write cursors
 	copy(cur, e.off[:n])
-	a := e.arena
+	a := e.Arena
 	for ki, k := range e.keys {
 		v := cols[k.Col]
 		var inv byte
@@ -507,13 +500,6 @@ func (e *keyEncoder) encode(cols []*vec.Vector, n int) {
 	e.cur = cur
 }
 
-func resizeInts(s []int, n int) []int {
-	if cap(s) < n {
-		return make([]int, n, n+n/4)
-	}
-	return s[:n]
-}
-
 // floatSortBits maps a float to bits whose unsigned order is PostgreSQL's
 // float order.
 func floatSortBits(x float64) uint64 {
@@ -561,7 +547,7 @@ func appendDecimalKey(dst []byte, s string) []byte {
 		if err != nil {
 			return append(dst, 5)
 		}
-		d, sc = trimDecimal(d, sc)
+		d, sc = memory.TrimDecimal(d, sc)
 		return appendDecimalKey(dst, types.FormatBig(d, sc))
 	}
 	intPart = strings.TrimLeft(intPart, "0")
@@ -592,7 +578,7 @@ func appendDecimalKey(dst []byte, s string) []byte {
 
 // sortRowCost is what ordering costs a row beside its key bytes: the key's
 // offset, two sortEnts (the radix sort's scratch) and the permutation.
-const sortRowCost = 8 + 2*16 + 4
+const SortRowCost = 8 + 2*16 + 4
 
 // sortEnt is one row being ordered: 8 bytes of its key from the current
 // depth on, how many key bytes are left from there (9: more than the 8), and
@@ -630,7 +616,7 @@ func sortChunk(k []byte, d int) (uint64, uint8) {
 	return p, uint8(len(k))
 }
 
-// order returns the row permutation that sorts the encoded keys, stable.
+// Order returns the row permutation that sorts the encoded keys, stable.
 //
 // Rows are ordered 8 key bytes at a time, compared as integers: rows that
 // tie on their first 8 bytes and go on are ordered by the next 8, and so on
@@ -638,9 +624,9 @@ func sortChunk(k []byte, d int) (uint64, uint8) {
 // key before its order key, strings sharing their first letters — then
 // never go through a byte-by-byte comparison. Equal (chunk, length) means a
 // shorter key is a prefix of the longer one, which byte order puts first.
-func (e *keyEncoder) order(n int) []int32 {
+func (e *KeyEncoder) Order(n int) []int32 {
 	ents := make([]sortEnt, n)
-	a, off := e.arena, e.off
+	a, off := e.Arena, e.off
 	for i := range ents {
 		p, t := sortChunk(a[off[i]:off[i+1]], 0)
 		ents[i] = sortEnt{prefix: p, idx: int32(i), tail: t}
@@ -761,4 +747,15 @@ func CompareKeys(b *vec.Batch, keys []SortKey, i, j int) int {
 		}
 	}
 	return 0
+}
+
+// InOrder reports whether the n encoded keys are already in ascending
+// order.
+func (e *KeyEncoder) InOrder(n int) bool {
+	for i := 1; i < n; i++ {
+		if bytes.Compare(e.key(i-1), e.key(i)) > 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/types"
 )
@@ -105,7 +106,7 @@ func TestDecimalKeyOrder(t *testing.T) {
 
 func TestSortMemoryLimit(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
-	mem := NewMemory(nil, 64<<10)
+	mem := memory.NewMemory(nil, 64<<10)
 	s := &Sort{Input: newRowsOp(sortTypes, sortRows(rng, 20000), 0), Keys: []SortKey{{Col: 0}}, Mem: mem}
 	if _, err := s.Next(context.Background()); err == nil || fmt.Sprint(err) != "out of memory" {
 		t.Fatalf("want out of memory, got %v", err)
@@ -148,7 +149,7 @@ func BenchmarkSortInt64(b *testing.B) {
 func TestKeyOrderMultikey(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
 	for _, n := range []int{0, 1, 50, 3000, 20000} {
-		var e keyEncoder
+		var e KeyEncoder
 		e.off = make([]int, n+1)
 		for i := 0; i < n; i++ {
 			var k []byte
@@ -163,15 +164,15 @@ func TestKeyOrderMultikey(t *testing.T) {
 			for j := rng.Intn(20); j > 0; j-- {
 				k = append(k, byte(rng.Intn(3))) // zero bytes are common
 			}
-			e.arena = append(e.arena, k...)
-			e.off[i+1] = len(e.arena)
+			e.Arena = append(e.Arena, k...)
+			e.off[i+1] = len(e.Arena)
 		}
 		want := make([]int32, n)
 		for i := range want {
 			want[i] = int32(i)
 		}
 		slices.SortStableFunc(want, func(x, y int32) int { return bytes.Compare(e.key(int(x)), e.key(int(y))) })
-		if got := e.order(n); !slices.Equal(got, want) {
+		if got := e.Order(n); !slices.Equal(got, want) {
 			t.Fatalf("n=%d: order differs from the stable byte-wise sort", n)
 		}
 	}

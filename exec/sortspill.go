@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/types"
 )
@@ -21,9 +22,9 @@ import (
 
 // sortRun is one run being merged: its current block decoded, and its keys.
 type sortRun struct {
-	file  *spillFile
-	rd    *spillReader
-	dec   *blockDecoder
+	file  *memory.SpillFile
+	rd    *memory.SpillReader
+	dec   *memory.BlockDecoder
 	arena []byte
 	offs  []int
 	pos   int
@@ -35,19 +36,19 @@ func (r *sortRun) key() []byte { return r.arena[r.offs[r.pos]:r.offs[r.pos+1]] }
 
 // load decodes the next block; false at the end of the run.
 func (r *sortRun) load() (bool, error) {
-	blk, err := r.rd.next()
+	blk, err := r.rd.Next()
 	if err != nil || blk == nil {
 		return false, err
 	}
-	rest, err := r.dec.decode(blk)
+	rest, err := r.dec.Decode(blk)
 	if err != nil {
 		return false, err
 	}
-	r.arena, r.offs, _, err = decodeByteStrings(rest, r.dec.b.N, r.arena, r.offs)
+	r.arena, r.offs, _, err = memory.DecodeByteStrings(rest, r.dec.B.N, r.arena, r.offs)
 	if err != nil {
 		return false, err
 	}
-	r.pos, r.n = 0, r.dec.b.N
+	r.pos, r.n = 0, r.dec.B.N
 	return r.n > 0, nil
 }
 
@@ -62,8 +63,8 @@ func runLess(a, b *sortRun) bool {
 // processors the buffered rows are cut into as many runs, sorted and
 // written side by side.
 type runWriter struct {
-	enc  keyEncoder
-	out  *colBuf
+	enc  KeyEncoder
+	out  *memory.ColBuf
 	blk  []byte
 	keys [][]byte
 	cols []*vec.Vector
@@ -72,18 +73,18 @@ type runWriter struct {
 
 // spillRun sorts the buffered rows and writes them out as runs.
 func (s *Sort) spillRun(ctx context.Context) error {
-	if err := errCanceled(ctx); err != nil {
+	if err := memory.ErrCanceled(ctx); err != nil {
 		return err
 	}
 	n := s.data.N
 	if !s.spilling {
 		s.spilling = true
 		ts := s.Input.Types()
-		s.out = newColBuf(ts, vec.BatchSize)
+		s.out = memory.NewColBuf(ts, vec.BatchSize)
 		s.writers = make([]*runWriter, max(1, min(runtime.GOMAXPROCS(0), 4)))
 		for i := range s.writers {
-			w := &runWriter{out: newColBuf(ts, vec.BatchSize), cols: make([]*vec.Vector, len(ts)), view: make([]vec.Vector, len(ts))}
-			w.enc.init(s.Keys, s.data.Vecs) // every column keeps its NULL marker
+			w := &runWriter{out: memory.NewColBuf(ts, vec.BatchSize), cols: make([]*vec.Vector, len(ts)), view: make([]vec.Vector, len(ts))}
+			w.enc.Init(s.Keys, s.data.Vecs) // every column keeps its NULL marker
 			s.writers[i] = w
 		}
 	}
@@ -95,7 +96,7 @@ func (s *Sort) spillRun(ctx context.Context) error {
 	errs := make([]error, k)
 	var wg sync.WaitGroup
 	for j := 0; j < k; j++ {
-		f, err := newSpillFile(GlobalSpill, queryStatsOf(ctx), "sort")
+		f, err := memory.NewSpillFile(memory.GlobalSpill, QueryStatsOf(ctx).Spill(), "sort")
 		if err != nil {
 			wg.Wait()
 			return err
@@ -107,7 +108,7 @@ func (s *Sort) spillRun(ctx context.Context) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[j] = guard(func() error { return w.write(s.data, lo, hi, f) })
+			errs[j] = Guard(func() error { return w.write(s.data, lo, hi, f) })
 		}()
 	}
 	wg.Wait()
@@ -116,40 +117,40 @@ func (s *Sort) spillRun(ctx context.Context) error {
 			return err
 		}
 	}
-	s.data.reset()
-	s.res.release()
+	s.data.Clear()
+	s.res.Release()
 	// the emptied buffer keeps its capacity for the next run, reserved again;
 	// if the pool no longer has it (another query took it), the buffer goes
-	if s.res.grow(capBytes(s.data)) != nil {
-		s.data = newColBuf(s.Input.Types(), vec.BatchSize)
+	if s.res.Grow(capBytes(s.data)) != nil {
+		s.data = memory.NewColBuf(s.Input.Types(), vec.BatchSize)
 	}
 	return nil
 }
 
 // write sorts rows [lo, hi) of data and writes them to f, a block at a time
 // with each row's key.
-func (w *runWriter) write(data *colBuf, lo, hi int, f *spillFile) error {
+func (w *runWriter) write(data *memory.ColBuf, lo, hi int, f *memory.SpillFile) error {
 	n := hi - lo
 	for c, v := range data.Vecs {
 		v.SliceInto(&w.view[c], lo, hi)
 		w.cols[c] = &w.view[c]
 	}
-	w.enc.encode(w.cols, n)
-	perm := w.enc.order(n)
+	w.enc.Encode(w.cols, n)
+	perm := w.enc.Order(n)
 	for lo := 0; lo < n; lo += vec.BatchSize {
 		hi := min(lo+vec.BatchSize, n)
-		w.out.reset()
+		w.out.Clear()
 		for c, v := range w.cols {
-			w.out.gather(c, v, perm[lo:hi])
+			w.out.Gather(c, v, perm[lo:hi])
 		}
 		w.out.N = hi - lo
-		w.blk = appendBlock(w.blk[:0], w.out.Vecs, 0, hi-lo)
+		w.blk = memory.AppendBlock(w.blk[:0], w.out.Vecs, 0, hi-lo)
 		w.keys = w.keys[:0]
 		for _, i := range perm[lo:hi] {
 			w.keys = append(w.keys, w.enc.key(int(i)))
 		}
-		w.blk = appendByteStrings(w.blk, w.keys)
-		if err := f.writeBlock(w.blk); err != nil {
+		w.blk = memory.AppendByteStrings(w.blk, w.keys)
+		if err := f.WriteBlock(w.blk); err != nil {
 			return err
 		}
 	}
@@ -157,16 +158,16 @@ func (w *runWriter) write(data *colBuf, lo, hi int, f *spillFile) error {
 }
 
 // capBytes is the memory c's column slices hold, by capacity.
-func capBytes(c *colBuf) int64 {
+func capBytes(c *memory.ColBuf) int64 {
 	var n int64
 	for _, v := range c.Vecs {
-		n += vecCapBytes(v)
+		n += VecCapBytes(v)
 	}
 	return n
 }
 
-// vecCapBytes is the memory v's slices hold, by capacity, and its text.
-func vecCapBytes(v *vec.Vector) int64 {
+// VecCapBytes is the memory v's slices hold, by capacity, and its text.
+func VecCapBytes(v *vec.Vector) int64 {
 	n := int64(cap(v.I64))*8 + int64(cap(v.F64))*8 + int64(cap(v.B)) + int64(cap(v.Iv))*16 + int64(cap(v.S))*16 + int64(cap(v.Nulls))
 	for _, s := range v.S {
 		n += int64(len(s))
@@ -187,28 +188,28 @@ func (s *Sort) startMerge(ctx context.Context) error {
 	// the keys, about the block's bytes in the file twice over — so that
 	// an operator above (a window cutting the merged rows into
 	// partitions) has the rest.
-	s.data, s.enc, s.writers = nil, keyEncoder{}, nil
-	s.res.release()
+	s.data, s.enc, s.writers = nil, KeyEncoder{}, nil
+	s.res.Release()
 	perRun := perRunOf(s.runs)
-	s.res.spill = false
+	s.res.Spill = false
 	// more runs than a quarter of the budget has room for: they are merged
 	// that many at a time into longer runs first, so that the last merge
 	// holds no more than that and an operator above has the rest. A merge
 	// whose reservation still fails (another statement holds the pool)
 	// goes on unreserved, as does one of runs so long that not even two
 	// fit.
-	if k := int(s.res.mem.mergeBudget() / perRun); k >= 2 {
+	if k := int(s.res.Mem.MergeBudget() / perRun); k >= 2 {
 		for len(s.runs) > k {
 			if err := s.mergePass(ctx, k, perRun); err != nil {
-				s.res.spill = true
+				s.res.Spill = true
 				return err
 			}
 		}
 	}
-	if s.res.grow(int64(len(s.runs))*perRun) != nil {
-		s.res.release()
+	if s.res.Grow(int64(len(s.runs))*perRun) != nil {
+		s.res.Release()
 	}
-	s.res.spill = true
+	s.res.Spill = true
 	return s.openRuns(s.runs)
 }
 
@@ -217,11 +218,11 @@ func (s *Sort) openRuns(runs []*sortRun) error {
 	types := s.Input.Types()
 	s.heap = s.heap[:0]
 	for _, r := range runs {
-		rd, err := r.file.reader()
+		rd, err := r.file.Reader()
 		if err != nil {
 			return err
 		}
-		r.rd, r.dec = rd, newBlockDecoder(types)
+		r.rd, r.dec = rd, memory.NewBlockDecoder(types)
 		ok, err := r.load()
 		if err != nil {
 			return err
@@ -241,8 +242,8 @@ func (s *Sort) openRuns(runs []*sortRun) error {
 func perRunOf(runs []*sortRun) int64 {
 	var n int64
 	for _, r := range runs {
-		if r.file.blocks > 0 {
-			n = max(n, 2*r.file.size/r.file.blocks)
+		if r.file.Blocks > 0 {
+			n = max(n, 2*r.file.Size/r.file.Blocks)
 		}
 	}
 	return n + 128<<10
@@ -253,10 +254,10 @@ func perRunOf(runs []*sortRun) int64 {
 func (s *Sort) mergePass(ctx context.Context, k int, perRun int64) error {
 	// without room the pass goes on unreserved: it holds less than the
 	// merge of all runs would
-	if s.res.grow(int64(k)*perRun) != nil {
-		s.res.release()
+	if s.res.Grow(int64(k)*perRun) != nil {
+		s.res.Release()
 	}
-	defer s.res.release()
+	defer s.res.Release()
 	var runs []*sortRun
 	for i := 0; i < len(s.runs); i += k {
 		g := s.runs[i:min(i+k, len(s.runs))]
@@ -281,7 +282,7 @@ func (s *Sort) mergePass(ctx context.Context, k int, perRun int64) error {
 // mergeRuns merges runs into a new run (with each row's key, as spillRun
 // writes them) and removes their files.
 func (s *Sort) mergeRuns(ctx context.Context, runs []*sortRun) (*sortRun, error) {
-	f, err := newSpillFile(GlobalSpill, queryStatsOf(ctx), "sort")
+	f, err := memory.NewSpillFile(memory.GlobalSpill, QueryStatsOf(ctx).Spill(), "sort")
 	if err != nil {
 		return nil, err
 	}
@@ -298,12 +299,12 @@ func (s *Sort) mergeRuns(ctx context.Context, runs []*sortRun) (*sortRun, error)
 }
 
 // mergeInto writes the merged rows of runs to f.
-func (s *Sort) mergeInto(ctx context.Context, runs []*sortRun, f *spillFile) error {
+func (s *Sort) mergeInto(ctx context.Context, runs []*sortRun, f *memory.SpillFile) error {
 	if err := s.openRuns(runs); err != nil {
 		return err
 	}
 	types := s.Input.Types()
-	buf := newColBuf(types, vec.BatchSize)
+	buf := memory.NewColBuf(types, vec.BatchSize)
 	var (
 		blk, arena []byte
 		offs       []int
@@ -314,14 +315,14 @@ func (s *Sort) mergeInto(ctx context.Context, runs []*sortRun, f *spillFile) err
 		for j := 0; j+1 < len(offs); j++ {
 			keys = append(keys, arena[offs[j]:offs[j+1]])
 		}
-		blk = appendBlock(blk[:0], buf.Vecs, 0, buf.N)
-		blk = appendByteStrings(blk, keys)
-		buf.reset()
+		blk = memory.AppendBlock(blk[:0], buf.Vecs, 0, buf.N)
+		blk = memory.AppendByteStrings(blk, keys)
+		buf.Clear()
 		arena, offs = arena[:0], offs[:0]
-		return f.writeBlock(blk)
+		return f.WriteBlock(blk)
 	}
 	for len(s.heap) > 0 {
-		if err := errCanceled(ctx); err != nil {
+		if err := memory.ErrCanceled(ctx); err != nil {
 			return err
 		}
 		r := s.heap[0]
@@ -331,8 +332,8 @@ func (s *Sort) mergeInto(ctx context.Context, runs []*sortRun, f *spillFile) err
 		// the row's key is copied: the run's arena is reused by its next block
 		arena = append(arena, r.key()...)
 		offs = append(offs, len(arena))
-		for c, v := range r.dec.b.Vecs {
-			buf.appendRange(c, v, r.pos, r.pos+1)
+		for c, v := range r.dec.B.Vecs {
+			buf.AppendRange(c, v, r.pos, r.pos+1)
 		}
 		buf.N++
 		r.pos++
@@ -388,10 +389,10 @@ func (s *Sort) heapDown(i int) {
 // copied as one range: runs over presorted or clustered data move whole
 // blocks at a time rather than a row per heap step.
 func (s *Sort) mergeNext(ctx context.Context) (*vec.Batch, error) {
-	if err := errCanceled(ctx); err != nil {
+	if err := memory.ErrCanceled(ctx); err != nil {
 		return nil, err
 	}
-	s.out.reset()
+	s.out.Clear()
 	for s.out.N < vec.BatchSize && len(s.heap) > 0 {
 		h := s.heap
 		r := h[0]
@@ -408,8 +409,8 @@ func (s *Sort) mergeNext(ctx context.Context) (*vec.Batch, error) {
 		for r.pos < limit && (bound == nil || runLess(r, bound)) {
 			r.pos++
 		}
-		for c, v := range r.dec.b.Vecs {
-			s.out.appendRange(c, v, start, r.pos)
+		for c, v := range r.dec.B.Vecs {
+			s.out.AppendRange(c, v, start, r.pos)
 		}
 		s.out.N += r.pos - start
 		if r.pos == r.n {
@@ -442,13 +443,13 @@ func (s *Sort) closeRuns() {
 	s.runs, s.heap = nil, nil
 }
 
-// appendCost is the memory appending rows [0, n) of b to c takes: the text
+// AppendCost is the memory appending rows [0, n) of b to c takes: the text
 // the rows hold, plus the capacity each column slice adds when append has
 // to grow it (appendDoubling doubles it). Charging capacity rather than
 // length is what keeps a sort's real footprint within its reservation: the
 // step from a full 256 MiB slice to a 512 MiB one is reserved before it is
 // taken, so a sort that cannot afford it spills first.
-func appendCost(c *colBuf, b *vec.Batch, n int) int64 {
+func AppendCost(c *memory.ColBuf, b *vec.Batch, n int) int64 {
 	var cost int64
 	for i, v := range c.Vecs {
 		src := b.Vecs[i]

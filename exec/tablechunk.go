@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
@@ -28,9 +29,9 @@ type TableChunk struct {
 // (nil: GlobalMemory) as they grow; a table that outgrows the budget fails
 // with 53200.
 type ChunkWriter struct {
-	Mem    *Memory
+	Mem    *memory.Memory
 	T      []types.T
-	cur    *colBuf
+	cur    *memory.ColBuf
 	curB   int64
 	chunks []*TableChunk
 	held   int64 // bytes charged for chunks not yet taken
@@ -39,7 +40,7 @@ type ChunkWriter struct {
 // NewChunkWriter starts chunks of the given column types. seed, when not
 // nil, is copied first (a table's small last chunk, rebuilt rather than
 // followed by another small one).
-func NewChunkWriter(ts []types.T, mem *Memory, seed *TableChunk) (*ChunkWriter, error) {
+func NewChunkWriter(ts []types.T, mem *memory.Memory, seed *TableChunk) (*ChunkWriter, error) {
 	w := &ChunkWriter{Mem: mem, T: ts}
 	if seed != nil && seed.N > 0 {
 		if err := w.Append(&vec.Batch{Vecs: seed.Vecs, N: seed.N}); err != nil {
@@ -53,16 +54,16 @@ func NewChunkWriter(ts []types.T, mem *Memory, seed *TableChunk) (*ChunkWriter, 
 func (w *ChunkWriter) Append(b *vec.Batch) error {
 	for lo := 0; lo < b.N; {
 		if w.cur == nil {
-			w.cur = newColBuf(w.T, min(vec.BatchSize, ChunkRows))
+			w.cur = memory.NewColBuf(w.T, min(vec.BatchSize, ChunkRows))
 		}
 		hi := min(b.N, lo+ChunkRows-w.cur.N)
-		n := batchBytes(b, lo, hi)
+		n := memory.BatchBytes(b, lo, hi)
 		if err := w.Mem.Grow(n); err != nil {
 			return tempTableMemoryError(err)
 		}
 		w.held += n
 		w.curB += n
-		w.cur.appendBatch(b, lo, hi)
+		w.cur.AppendBatch(b, lo, hi)
 		lo = hi
 		if w.cur.N == ChunkRows {
 			w.seal()
@@ -81,7 +82,7 @@ func (w *ChunkWriter) seal() {
 
 // Drain appends every batch of in.
 func (w *ChunkWriter) Drain(ctx context.Context, in Operator) error {
-	return guard(func() error { return Drain(ctx, in, w.Append) })
+	return Guard(func() error { return Drain(ctx, in, w.Append) })
 }
 
 // Chunks ends the writer: the chunks built, whose bytes the caller now
@@ -140,7 +141,7 @@ func (s *ChunkScan) Next(ctx context.Context) (*vec.Batch, error) {
 	if s.ci >= len(s.Chunks) {
 		return nil, nil
 	}
-	if err := errCanceled(ctx); err != nil {
+	if err := memory.ErrCanceled(ctx); err != nil {
 		return nil, err
 	}
 	c := s.Chunks[s.ci]

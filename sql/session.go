@@ -31,6 +31,7 @@ import (
 
 	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/storage"
@@ -391,7 +392,7 @@ type Result struct {
 	workMem int64
 	// qmem is the statement's memory account: its operators' requests
 	// wait for other statements' memory rather than fail
-	qmem *exec.Memory
+	qmem *memory.Memory
 }
 
 // Next returns the next batch, nil at the end.
@@ -402,9 +403,9 @@ func (r *Result) Next(ctx context.Context) (b *vec.Batch, err error) {
 	}
 	if r.qmem != nil {
 		r.qmem.SetContext(ctx)
-		ctx = exec.WithQueryMemory(ctx, r.qmem)
+		ctx = memory.WithQueryMemory(ctx, r.qmem)
 	}
-	b, err = r.op.Next(exec.WithWorkMem(ctx, r.workMem))
+	b, err = r.op.Next(memory.WithWorkMem(ctx, r.workMem))
 	if err != nil {
 		if r.sess != nil && r.sess.inTx {
 			r.sess.failed = true
@@ -485,8 +486,8 @@ func (st *Stmt) Execute(ctx context.Context, values [][]byte) (res *Result, err 
 	workMem := s.workMemBytes()
 	// statements that run their plan here (CREATE TABLE AS, INSERT …
 	// SELECT) use both at once; a query's rows use them in Result.Next
-	qmem := exec.NewQueryMemory(nil, ctx)
-	ctx = exec.WithQueryMemory(exec.WithWorkMem(ctx, workMem), qmem)
+	qmem := memory.NewQueryMemory(nil, ctx)
+	ctx = memory.WithQueryMemory(memory.WithWorkMem(ctx, workMem), qmem)
 	res, err = s.execute(ctx, st, p)
 	if err != nil && s.inTx {
 		s.failed = true

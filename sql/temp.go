@@ -7,15 +7,14 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/lakepg/lakepg/sql/planner"
-
-	pg "github.com/pganalyze/pg_query_go/v6"
-
 	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/snapshot"
 	"github.com/lakepg/lakepg/sql/pgcatalog"
+	"github.com/lakepg/lakepg/sql/planner"
+	pg "github.com/pganalyze/pg_query_go/v6"
 )
 
 // Temporary tables (CREATE TEMP TABLE) live in their session only: never in
@@ -39,7 +38,7 @@ type tempState struct {
 	cur     tempTables
 	start   tempTables // at the block's first change (valid while started)
 	started bool
-	mem     *exec.Memory
+	mem     *memory.Memory
 	held    map[*exec.TableChunk]bool // chunks charged to mem
 	num     int64                     // the N of pg_temp_N, 0 until the first temporary table
 	nextRel int64
@@ -250,9 +249,9 @@ func (s *Session) tempGC() {
 }
 
 // tempMemory is the session's account for temporary tables' rows.
-func (s *Session) tempMemory() *exec.Memory {
+func (s *Session) tempMemory() *memory.Memory {
 	if s.temp.mem == nil {
-		s.temp.mem = exec.NewMemory(nil, 0)
+		s.temp.mem = memory.NewMemory(nil, 0)
 	}
 	return s.temp.mem
 }

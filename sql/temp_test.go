@@ -3,7 +3,7 @@ package sql
 import (
 	"testing"
 
-	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/pgerr"
 )
 
@@ -104,9 +104,9 @@ func TestTempTablesDiscardAndMemory(t *testing.T) {
 		t.Fatalf("after DISCARD ALL %d bytes", got)
 	}
 	must(t, s, `CREATE TEMP TABLE c AS SELECT g FROM generate_series(1, 1000) g`)
-	pool := exec.GlobalMemory.Used()
+	pool := memory.GlobalMemory.Used()
 	s.Close()
-	if got := exec.GlobalMemory.Used(); got >= pool || s.TempMemoryUsed() != 0 {
+	if got := memory.GlobalMemory.Used(); got >= pool || s.TempMemoryUsed() != 0 {
 		t.Fatalf("closing the session left %d bytes (pool %d → %d)", s.TempMemoryUsed(), pool, got)
 	}
 }
@@ -115,12 +115,12 @@ func TestTempTablesDiscardAndMemory(t *testing.T) {
 // memory budget: the statement fails with 53200 and the table is as it was.
 func TestTempTableOutgrowsMemory(t *testing.T) {
 	s := setup(t)
-	old := exec.GlobalMemory.Limit()
-	exec.GlobalMemory.SetLimit(exec.GlobalMemory.Used() + 8<<20)
-	defer exec.GlobalMemory.SetLimit(old)
+	old := memory.GlobalMemory.Limit()
+	memory.GlobalMemory.SetLimit(memory.GlobalMemory.Used() + 8<<20)
+	defer memory.GlobalMemory.SetLimit(old)
 	must(t, s, `CREATE TEMP TABLE big (x bigint, s text)`)
 	must(t, s, `INSERT INTO big SELECT g, 'row' FROM generate_series(1, 1000) g`)
-	mustFail(t, s, `INSERT INTO big SELECT g, repeat('y', 100) FROM generate_series(1, 1000000) g`, exec.OutOfMemory)
+	mustFail(t, s, `INSERT INTO big SELECT g, repeat('y', 100) FROM generate_series(1, 1000000) g`, memory.OutOfMemory)
 	must(t, s, `SELECT count(*) FROM big`, "1000")
 }
 

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/storage"
 )
 
@@ -41,7 +41,7 @@ func (m *memoryFlags) fileListCache() (int64, error) {
 	return n, nil
 }
 
-// apply sizes exec.GlobalMemory and exec.GlobalSpill. When GOMEMLIMIT is not
+// apply sizes memory.GlobalMemory and memory.GlobalSpill. When GOMEMLIMIT is not
 // set it also gives the Go runtime a soft limit a quarter above the budget:
 // reservations count the data operators hold, not the garbage the collector
 // has yet to free, so the collector is told to work harder before the
@@ -56,11 +56,11 @@ func (m *memoryFlags) apply() (limit int64, err error) {
 	if err != nil || maxTemp < 0 {
 		return 0, fmt.Errorf("--max-temp-size %q: want a size such as 100GiB, 0 for no limit", *m.maxTemp)
 	}
-	exec.GlobalMemory.SetLimit(limit)
+	memory.GlobalMemory.SetLimit(limit)
 	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
 		debug.SetMemoryLimit(limit + limit/4)
 	}
-	if err := exec.GlobalSpill.Configure(*m.tempDir, maxTemp); err != nil {
+	if err := memory.GlobalSpill.Configure(*m.tempDir, maxTemp); err != nil {
 		return 0, fmt.Errorf("--temp-dir: %w", err)
 	}
 	return limit, nil

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/aggregate"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/sql/planner/optree"
@@ -130,7 +131,7 @@ func ScanBytes(op exec.Operator, chains map[*exec.Parallel]exec.Operator) int64 
 			n += f.Size + f.DeleteSize
 		}
 		return n
-	case *exec.HashAgg:
+	case *aggregate.HashAgg:
 		if _, exact := exec.ExactRowsOf(o.Input); exact && o.CountOnly() {
 			return 0 // answered from the catalog's counts
 		}

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/aggregate"
 	"github.com/lakepg/lakepg/sql/planner/optree"
 	"github.com/lakepg/lakepg/types"
 )
@@ -45,7 +46,7 @@ func (qc *QueryCtx) eagerAggregation(op exec.Operator) {
 		for _, in := range optree.Inputs(op) {
 			walk(*in)
 		}
-		if agg, ok := op.(*exec.HashAgg); ok && qc.aggregateEagerly(agg, false) {
+		if agg, ok := op.(*aggregate.HashAgg); ok && qc.aggregateEagerly(agg, false) {
 			qc.fired(ruleEagerAggregation)
 		}
 	}
@@ -54,7 +55,7 @@ func (qc *QueryCtx) eagerAggregation(op exec.Operator) {
 
 // aggregateEagerly rewrites agg in place when it qualifies; nested says
 // agg is the partial aggregation of a rewrite above.
-func (qc *QueryCtx) aggregateEagerly(agg *exec.HashAgg, nested bool) bool {
+func (qc *QueryCtx) aggregateEagerly(agg *aggregate.HashAgg, nested bool) bool {
 	if agg.GroupingSets != nil || agg.GroupingID {
 		return false
 	}
@@ -103,19 +104,19 @@ func (qc *QueryCtx) aggregateEagerly(agg *exec.HashAgg, nested bool) bool {
 		if a.Distinct || a.Filter != 0 || len(a.Order) > 0 {
 			return false
 		}
-		if (a.Kind == exec.AggCountStar || a.Kind == exec.AggCount) && agg.NGroup == 0 {
+		if (a.Kind == aggregate.AggCountStar || a.Kind == aggregate.AggCount) && agg.NGroup == 0 {
 			// without groups the aggregation answers one row over no
 			// rows, where a count is 0 and a sum of counts NULL
 			return false
 		}
-		if a.Kind == exec.AggCountStar {
+		if a.Kind == aggregate.AggCountStar {
 			continue
 		}
 		if a.Arg < agg.NGroup {
 			return false
 		}
 		switch a.Kind {
-		case exec.AggSum:
+		case aggregate.AggSum:
 			switch {
 			case a.In.ID == types.Numeric:
 			case a.In.IsFloat():
@@ -125,7 +126,7 @@ func (qc *QueryCtx) aggregateEagerly(agg *exec.HashAgg, nested bool) bool {
 			default:
 				return false
 			}
-		case exec.AggCount, exec.AggMin, exec.AggMax:
+		case aggregate.AggCount, aggregate.AggMin, aggregate.AggMax:
 		default:
 			return false
 		}
@@ -166,11 +167,11 @@ func (qc *QueryCtx) aggregateEagerly(agg *exec.HashAgg, nested bool) bool {
 	// the partial aggregation: keys, then one aggregate per final one
 	np := len(partialKeys)
 	partialIn := append([]exec.Expr{}, partialKeys...)
-	partialAggs := make([]exec.Agg, len(agg.Aggs))
+	partialAggs := make([]aggregate.Agg, len(agg.Aggs))
 	argCol := map[int]int{} // pre-projection column → partial input column
 	for i, a := range agg.Aggs {
 		arg := 0 // count(*) reads no column
-		if a.Kind != exec.AggCountStar {
+		if a.Kind != aggregate.AggCountStar {
 			// aggregates of one argument share its column, as above
 			c, ok := argCol[a.Arg]
 			if !ok {
@@ -180,13 +181,13 @@ func (qc *QueryCtx) aggregateEagerly(agg *exec.HashAgg, nested bool) bool {
 			}
 			arg = c
 		}
-		out, err := exec.AggResultType(a.Kind, a.In)
+		out, err := aggregate.AggResultType(a.Kind, a.In)
 		if err != nil {
 			return false
 		}
-		partialAggs[i] = exec.Agg{Kind: a.Kind, Arg: arg, In: a.In, Out: out}
+		partialAggs[i] = aggregate.Agg{Kind: a.Kind, Arg: arg, In: a.In, Out: out}
 	}
-	partial := &exec.HashAgg{Input: &exec.Project{Env: pre.Env, Input: j.Left, Exprs: partialIn}, NGroup: np, Aggs: partialAggs, Mem: agg.Mem}
+	partial := &aggregate.HashAgg{Input: &exec.Project{Env: pre.Env, Input: j.Left, Exprs: partialIn}, NGroup: np, Aggs: partialAggs, Mem: agg.Mem}
 	// a join that drops most probe rows is cheaper to meet first: grouping
 	// them all would cost more than the join saves. A join to a filtered
 	// table is taken to drop rows whatever the estimate (a fortnight of
@@ -215,21 +216,21 @@ func (qc *QueryCtx) aggregateEagerly(agg *exec.HashAgg, nested bool) bool {
 			final = append(final, exec.MapColumns(g, func(c int) int { return c + shift }))
 		}
 	}
-	aggs := make([]exec.Agg, len(agg.Aggs))
+	aggs := make([]aggregate.Agg, len(agg.Aggs))
 	for i, a := range agg.Aggs {
-		out, _ := exec.AggResultType(a.Kind, a.In)
+		out, _ := aggregate.AggResultType(a.Kind, a.In)
 		if a.Out.ID != types.Unknown {
 			out = a.Out
 		}
 		kind := a.Kind
-		if kind == exec.AggCountStar || kind == exec.AggCount || kind == exec.AggSum && a.In.IsInteger() {
+		if kind == aggregate.AggCountStar || kind == aggregate.AggCount || kind == aggregate.AggSum && a.In.IsInteger() {
 			// counts and integer sums fold as a bigint sum of the partial
 			// bigints: every final group has a partial row (the join is
 			// inner), so the sum is never NULL where the count is 0
-			kind = exec.AggSum
+			kind = aggregate.AggSum
 		}
 		final = append(final, &exec.ColRef{Idx: np + i, T: pts[np+i]})
-		aggs[i] = exec.Agg{Kind: kind, Arg: agg.NGroup + i, In: pts[np+i], Out: out}
+		aggs[i] = aggregate.Agg{Kind: kind, Arg: agg.NGroup + i, In: pts[np+i], Out: out}
 	}
 	agg.Input = &exec.Project{Env: pre.Env, Input: j, Exprs: final}
 	agg.Aggs = aggs
@@ -283,7 +284,7 @@ const fewGroups = 0.25
 // dimension (a year beside a customer key) mostly splits a join key's rows
 // into no more groups, so such keys (at most maxSplitKeyValues values)
 // count for one when the join keys alone leave few groups.
-func (qc *QueryCtx) partialGroupsFew(partial *exec.HashAgg, joinKeys []int) bool {
+func (qc *QueryCtx) partialGroupsFew(partial *aggregate.HashAgg, joinKeys []int) bool {
 	est := qc.planEstimator()
 	rows := est.N(partial.Input)
 	if est.N(partial) <= fewGroups*rows {

@@ -11,6 +11,7 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/aggregate"
 	"github.com/lakepg/lakepg/exec/parquetio"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
@@ -218,7 +219,7 @@ func (s *Session) explainOp(ctx context.Context, est *estimate.Estimator, op exe
 		add("Project (%d columns)", len(o.Exprs))
 	case *exec.Filter:
 		add("Filter")
-	case *exec.HashAgg:
+	case *aggregate.HashAgg:
 		add("HashAggregate (%d group keys, %d aggregates)", o.NGroup, len(o.Aggs))
 	case *exec.Sort:
 		add("Sort (%d keys)", len(o.Keys))
@@ -254,7 +255,7 @@ func (s *Session) explainOp(ctx context.Context, est *estimate.Estimator, op exe
 		add("Subquery per outer row (%s, results cached by key)", o.mode)
 		return s.explainOp(ctx, est, o.input, depth+1, lines)
 	default:
-		add("%s", strings.TrimPrefix(fmt.Sprintf("%T", op), "*exec."))
+		add("%s", strings.TrimPrefix(strings.TrimPrefix(fmt.Sprintf("%T", op), "*exec."), "*aggregate."))
 	}
 	// every line below a scan gets its estimate (package estimate), under the
 	// actual rows of EXPLAIN ANALYZE

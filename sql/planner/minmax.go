@@ -3,6 +3,7 @@ package planner
 import (
 	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/aggregate"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/sql/planner/optree"
 	"github.com/lakepg/lakepg/sql/pruning"
@@ -29,7 +30,7 @@ func (s *Session) minMaxFromStats(op exec.Operator) {
 	for _, in := range optree.Inputs(op) {
 		s.minMaxFromStats(*in)
 	}
-	h, ok := op.(*exec.HashAgg)
+	h, ok := op.(*aggregate.HashAgg)
 	if !ok || h.NGroup != 0 || h.GroupingSets != nil || h.GroupingID || len(h.Aggs) == 0 {
 		return
 	}
@@ -43,7 +44,7 @@ func (s *Session) minMaxFromStats(op exec.Operator) {
 	}
 	used := make([]bool, len(scan.Cols))
 	for _, a := range h.Aggs {
-		if a.Kind != exec.AggMin && a.Kind != exec.AggMax || a.Filter != 0 || a.Arg >= len(colOf) || colOf[a.Arg] < 0 {
+		if a.Kind != aggregate.AggMin && a.Kind != aggregate.AggMax || a.Filter != 0 || a.Arg >= len(colOf) || colOf[a.Arg] < 0 {
 			return
 		}
 		c := colOf[a.Arg]

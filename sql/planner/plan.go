@@ -3,18 +3,17 @@ package planner
 import (
 	"context"
 
-	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
-
-	pg "github.com/pganalyze/pg_query_go/v6"
-
 	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/aggregate"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/sql/pgcatalog"
 	"github.com/lakepg/lakepg/sql/planner/bind"
 	"github.com/lakepg/lakepg/sql/planner/estimate"
 	"github.com/lakepg/lakepg/sql/planner/optree"
 	"github.com/lakepg/lakepg/types"
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // QueryCtx is the state of planning one statement: parameters, the CTEs in
@@ -287,7 +286,7 @@ func (qc *QueryCtx) planSetOp(sel *pg.SelectStmt) (*query, error) {
 	case pg.SetOperation_SETOP_UNION:
 		op = &exec.Append{Inputs: []exec.Operator{lop, rop}}
 		if !sel.All {
-			op = &exec.HashAgg{Input: op, NGroup: len(cols)}
+			op = &aggregate.HashAgg{Input: op, NGroup: len(cols)}
 		}
 	case pg.SetOperation_SETOP_INTERSECT:
 		if !sel.All {

@@ -3,13 +3,13 @@ package planner
 import (
 	"strings"
 
-	pg "github.com/pganalyze/pg_query_go/v6"
-
 	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/aggregate"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/sql/planner/bind"
 	"github.com/lakepg/lakepg/types"
+	pg "github.com/pganalyze/pg_query_go/v6"
 )
 
 // query is a planned SELECT: the root operator and its visible columns.
@@ -483,7 +483,7 @@ func (s *Session) finish(sel *pg.SelectStmt, b *Binder, op exec.Operator, names 
 		if len(hidden) > 0 {
 			return nil, pgerr.New(pgerr.InvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
 		}
-		op = &exec.HashAgg{Input: op, NGroup: len(outs)}
+		op = &aggregate.HashAgg{Input: op, NGroup: len(outs)}
 	}
 	if len(keys) > 0 {
 		op = &exec.Sort{Input: op, Keys: keys}

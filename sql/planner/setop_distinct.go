@@ -1,6 +1,9 @@
 package planner
 
-import "github.com/lakepg/lakepg/exec"
+import (
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/aggregate"
+)
 
 // setOpDistinctInputs puts a DISTINCT aggregate under each input of an
 // INTERSECT or EXCEPT without ALL: only whether a row occurs matters there,
@@ -14,7 +17,7 @@ func (qc *QueryCtx) setOpDistinctInputs(in exec.Operator, ncol int) exec.Operato
 		return in
 	}
 	qc.fired(ruleSetOpDistinct)
-	return &exec.HashAgg{Input: in, NGroup: ncol}
+	return &aggregate.HashAgg{Input: in, NGroup: ncol}
 }
 
 // distinctRows reports whether op's rows of ncol columns are known to be
@@ -23,7 +26,7 @@ func (qc *QueryCtx) setOpDistinctInputs(in exec.Operator, ncol int) exec.Operato
 // columns one to one.
 func distinctRows(op exec.Operator, ncol int) bool {
 	switch o := op.(type) {
-	case *exec.HashAgg:
+	case *aggregate.HashAgg:
 		return len(o.Aggs) == 0 && o.GroupingSets == nil && !o.GroupingID && o.NGroup == ncol
 	case *exec.SetOp:
 		return !o.All

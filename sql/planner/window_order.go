@@ -10,7 +10,7 @@ import (
 // orderWindows puts a window whose sort keys (partition, then order)
 // begin with all of another window's keys before it, as PostgreSQL
 // orders its windows: the later window then reads rows already sorted by
-// its keys and exec.Window skips its sort. A window with only PARTITION BY
+// its keys and aggregate.Window skips its sort. A window with only PARTITION BY
 // takes its partition columns in the order the earlier window sorts them
 // (partitions are the same in any column order). TPC-DS q47, q57 and q89
 // compute avg(…) OVER (PARTITION BY a, b, c, year) below rank() OVER

@@ -1,8 +1,9 @@
 // Package layout checks that the packages import each other only as the
 // design's picture allows: cmd → wire → sql → exec → snapshot → catalog,
-// exec → storage, types and pgerr at the bottom; inside sql/ the
-// optimizer's pieces, pruning and catalog emulation below the session and
-// planner, never above it.
+// exec → storage, types and pgerr at the bottom; inside exec/ aggregation
+// and windows above the operators, hash tables and memory below them;
+// inside sql/ the optimizer's pieces, pruning and catalog emulation below
+// the session and planner, never above it.
 package layout
 
 import (
@@ -33,7 +34,13 @@ var allowed = map[string][]string{
 	"exec/hll":       {},
 	"exec/fn":        {"exec/vec", "pgerr", "types"},
 	"exec/parquetio": {"exec/vec", "exec/hll", "pgerr", "types", "storage"},
-	"exec":           {"exec/", "pgerr", "types", "storage", "snapshot", "catalog"},
+	// below the operators: memory accounting and spill files, then the hash
+	// tables that grouping and joining share
+	"exec/memory":  {"exec/vec", "pgerr", "types"},
+	"exec/hashtab": {"exec/memory", "exec/vec", "pgerr", "types"},
+	"exec":         {"exec/vec", "exec/hll", "exec/fn", "exec/parquetio", "exec/memory", "exec/hashtab", "pgerr", "types", "storage", "snapshot", "catalog"},
+	// aggregation and windows sit on exec's operators, never below them
+	"exec/aggregate": {"exec", "exec/vec", "exec/hll", "exec/fn", "exec/memory", "exec/hashtab", "pgerr", "types", "storage"},
 	// the optimizer's join enumeration knows no SQL and no operators
 	"sql/joinorder":    {},
 	"sql/partitioning": {"catalog", "exec/vec", "pgerr", "types"},
@@ -155,7 +162,8 @@ func permitted(im string, rules []string) bool {
 func TestPermitted(t *testing.T) {
 	if !permitted("exec/vec", []string{"exec/"}) || permitted("exec", []string{"exec/"}) || permitted("sql", []string{"sql/"}) ||
 		permitted("wire", allowed["sql"]) || permitted("sql", allowed["exec"]) || permitted("exec", allowed["sql/joinorder"]) ||
-		permitted("sql/planner", allowed["sql/planner/bind"]) || permitted("sql/planner/bind", allowed["sql/planner/estimate"]) {
+		permitted("sql/planner", allowed["sql/planner/bind"]) || permitted("sql/planner/bind", allowed["sql/planner/estimate"]) ||
+		permitted("exec/aggregate", allowed["exec"]) || permitted("exec", allowed["exec/hashtab"]) || permitted("exec/hashtab", allowed["exec/memory"]) {
 		t.Fatal("permitted matches wrongly")
 	}
 	if _, err := os.Stat("../../go.mod"); err != nil {

@@ -4,6 +4,7 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/aggregate"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
@@ -17,7 +18,7 @@ import (
 // come with string_agg, and no rows give NULL, as array_agg does.
 
 // bindArrayAgg fills agg as that string_agg and returns the array type.
-func (c *AggCollector) bindArrayAgg(b *Binder, agg *exec.Agg, f *pg.FuncCall, bindArg func(*pg.Node, types.T) (exec.Expr, error)) (types.T, error) {
+func (c *AggCollector) bindArrayAgg(b *Binder, agg *aggregate.Agg, f *pg.FuncCall, bindArg func(*pg.Node, types.T) (exec.Expr, error)) (types.T, error) {
 	if len(f.Args) != 1 {
 		return types.T{}, ErrAt(pgerr.New(pgerr.UndefinedFunction, "function array_agg with %d arguments does not exist", len(f.Args)), f.Location)
 	}
@@ -34,7 +35,7 @@ func (c *AggCollector) bindArrayAgg(b *Binder, agg *exec.Agg, f *pg.FuncCall, bi
 			return nil
 		}}
 	sep := ConstOf(types.ByteaT, func(v *vec.Vector) { v.AppendString("") })
-	agg.Kind, agg.Arg = exec.AggStringAgg, c.input(elem)
+	agg.Kind, agg.Arg = aggregate.AggStringAgg, c.input(elem)
 	agg.Arg2 = c.input(sep)
 	agg.Distinct = f.AggDistinct
 	return types.ArrayOf(e.Type()), c.bindAggOrder(b, agg, f, bindArg)

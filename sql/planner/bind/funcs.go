@@ -9,6 +9,7 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/aggregate"
 	"github.com/lakepg/lakepg/exec/fn"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
@@ -167,11 +168,11 @@ func dataError(err error) bool {
 // AggCollector gathers the aggregates of one SELECT and maps group-by
 // expressions to the aggregate operator's output columns.
 type AggCollector struct {
-	GroupKeys []string    // deparsed group expressions
-	GroupCols []int       // for plain column group keys: input column index (-1 otherwise)
-	Groups    []exec.Expr // bound against the input scope
-	aggs      []exec.Agg  // Arg, Arg2 and Filter index inputs (Filter one-based)
-	inputs    []exec.Expr // aggregate arguments, bound against the input scope
+	GroupKeys []string        // deparsed group expressions
+	GroupCols []int           // for plain column group keys: input column index (-1 otherwise)
+	Groups    []exec.Expr     // bound against the input scope
+	aggs      []aggregate.Agg // Arg, Arg2 and Filter index inputs (Filter one-based)
+	inputs    []exec.Expr     // aggregate arguments, bound against the input scope
 	aggKeys   []string
 	// Sets are the GROUPING SETS over groups (nil: plain GROUP BY)
 	Sets [][]int
@@ -186,7 +187,7 @@ func IsAggregate(name string) bool {
 	if name == "count" || name == "array_agg" {
 		return true
 	}
-	_, ok := exec.AggKindByName(name)
+	_, ok := aggregate.AggKindByName(name)
 	return ok
 }
 
@@ -214,10 +215,10 @@ func (c *AggCollector) Plan(env *exec.Env, input exec.Operator, groups []exec.Ex
 		pre = append(pre, exec.NewConst(IntVec(0)))
 	}
 	n := len(groups)
-	aggs := make([]exec.Agg, len(c.aggs))
+	aggs := make([]aggregate.Agg, len(c.aggs))
 	for i, a := range c.aggs {
 		a.Arg += n
-		if a.Kind == exec.AggStringAgg || a.Kind == exec.AggPercentileCont || a.Kind == exec.AggPercentileDisc {
+		if a.Kind == aggregate.AggStringAgg || a.Kind == aggregate.AggPercentileCont || a.Kind == aggregate.AggPercentileDisc {
 			a.Arg2 += n
 		}
 		if a.Filter > 0 {
@@ -229,7 +230,7 @@ func (c *AggCollector) Plan(env *exec.Env, input exec.Operator, groups []exec.Ex
 		}
 		aggs[i] = a
 	}
-	agg := &exec.HashAgg{Input: &exec.Project{Env: env, Input: input, Exprs: pre}, NGroup: n, Aggs: aggs, GroupingSets: c.Sets, GroupingID: c.Sets != nil}
+	agg := &aggregate.HashAgg{Input: &exec.Project{Env: env, Input: input, Exprs: pre}, NGroup: n, Aggs: aggs, GroupingSets: c.Sets, GroupingID: c.Sets != nil}
 	if c.Sets == nil {
 		return agg
 	}
@@ -271,14 +272,14 @@ func (c *AggCollector) Add(b *Binder, f *pg.FuncCall, sc *Scope) (exec.Expr, err
 		}
 		return e, nil
 	}
-	var agg exec.Agg
+	var agg aggregate.Agg
 	var in, arrT types.T
 	switch {
 	case f.AggStar:
 		if name != "count" {
 			return nil, ErrAt(pgerr.New(pgerr.SyntaxError, "%s(*) is not allowed", name), f.Location)
 		}
-		agg.Kind, in = exec.AggCountStar, types.Int64T
+		agg.Kind, in = aggregate.AggCountStar, types.Int64T
 	case name == "array_agg":
 		var err error
 		if arrT, err = c.bindArrayAgg(b, &agg, f, bindArg); err != nil {
@@ -286,7 +287,7 @@ func (c *AggCollector) Add(b *Binder, f *pg.FuncCall, sc *Scope) (exec.Expr, err
 		}
 		in = types.ByteaT
 	case f.AggWithinGroup:
-		kind, _ := exec.AggKindByName(name)
+		kind, _ := aggregate.AggKindByName(name)
 		if len(f.AggOrder) != 1 {
 			return nil, ErrAt(pgerr.New(pgerr.FeatureNotSupported, "%s needs exactly one WITHIN GROUP (ORDER BY …) expression", name), f.Location)
 		}
@@ -297,14 +298,14 @@ func (c *AggCollector) Add(b *Binder, f *pg.FuncCall, sc *Scope) (exec.Expr, err
 		}
 		agg.Kind, agg.Arg, in = kind, c.input(e), e.Type()
 		agg.Desc = sb.SortbyDir == pg.SortByDir_SORTBY_DESC
-		if kind == exec.AggPercentileCont {
+		if kind == aggregate.AggPercentileCont {
 			// percentile_cont interpolates: it works on double precision
 			if e, err = b.Cast(e, types.Float64T, false, f.Location); err != nil {
 				return nil, err
 			}
 			c.inputs[agg.Arg], in = e, types.Float64T
 		}
-		if kind != exec.AggMode {
+		if kind != aggregate.AggMode {
 			if len(f.Args) != 1 {
 				return nil, ErrAt(pgerr.New(pgerr.UndefinedFunction, "function %s takes one fraction argument", name), f.Location)
 			}
@@ -318,26 +319,26 @@ func (c *AggCollector) Add(b *Binder, f *pg.FuncCall, sc *Scope) (exec.Expr, err
 			agg.Arg2 = c.input(fr)
 		}
 	default:
-		kind, ok := exec.AggKindByName(name)
+		kind, ok := aggregate.AggKindByName(name)
 		if !ok || kind.Name() == "" {
 			return nil, ErrAt(pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", name), f.Location)
 		}
 		want := 1
-		if kind == exec.AggStringAgg {
+		if kind == aggregate.AggStringAgg {
 			want = 2
 		}
 		if len(f.Args) != want {
 			return nil, ErrAt(pgerr.New(pgerr.UndefinedFunction, "function %s with %d arguments does not exist", name, len(f.Args)), f.Location)
 		}
 		def := types.TextT
-		if kind == exec.AggSum || kind == exec.AggAvg || kind >= exec.AggStddevSamp && kind <= exec.AggVarPop {
+		if kind == aggregate.AggSum || kind == aggregate.AggAvg || kind >= aggregate.AggStddevSamp && kind <= aggregate.AggVarPop {
 			def = types.Float64T
 		}
 		e, err := bindArg(f.Args[0], def)
 		if err != nil {
 			return nil, err
 		}
-		if kind == exec.AggStringAgg {
+		if kind == aggregate.AggStringAgg {
 			if e, err = b.Cast(e, types.TextT, false, f.Location); err != nil {
 				return nil, err
 			}
@@ -377,9 +378,9 @@ func (c *AggCollector) Add(b *Binder, f *pg.FuncCall, sc *Scope) (exec.Expr, err
 				c.inputs[k] = &exec.Case{When: []exec.Expr{guard}, Then: []exec.Expr{e}, T: e.Type()}
 			}
 		}
-		agg.Filter = exec.FilterColumn(c.input(fe))
+		agg.Filter = aggregate.FilterColumn(c.input(fe))
 	}
-	out, err := exec.AggResultType(agg.Kind, in)
+	out, err := aggregate.AggResultType(agg.Kind, in)
 	if err != nil {
 		if pe, ok := pgerr.As(err); ok {
 			return nil, ErrAt(pe, f.Location)
@@ -527,7 +528,7 @@ func ResolveTypeName(tn *pg.TypeName) (types.T, error) {
 // bindAggOrder binds ORDER BY inside an aggregate call. With DISTINCT,
 // PostgreSQL allows only the aggregated value itself as the key, which the
 // DISTINCT sort then orders.
-func (c *AggCollector) bindAggOrder(b *Binder, agg *exec.Agg, f *pg.FuncCall, bindArg func(*pg.Node, types.T) (exec.Expr, error)) error {
+func (c *AggCollector) bindAggOrder(b *Binder, agg *aggregate.Agg, f *pg.FuncCall, bindArg func(*pg.Node, types.T) (exec.Expr, error)) error {
 	for i, n := range f.AggOrder {
 		sb := n.GetSortBy()
 		if sb.SortbyDir == pg.SortByDir_SORTBY_USING {
@@ -552,7 +553,7 @@ func (c *AggCollector) bindAggOrder(b *Binder, agg *exec.Agg, f *pg.FuncCall, bi
 		if err != nil {
 			return err
 		}
-		agg.Order = append(agg.Order, exec.AggOrder{Col: c.input(e), Desc: desc, NullsFirst: nullsFirst})
+		agg.Order = append(agg.Order, aggregate.AggOrder{Col: c.input(e), Desc: desc, NullsFirst: nullsFirst})
 	}
 	return nil
 }

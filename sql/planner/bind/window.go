@@ -5,6 +5,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/aggregate"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
 )
@@ -38,7 +39,7 @@ type WindowSpec struct {
 	key       string
 	Partition []int // indexes into windowCollector.exprs
 	Order     []exec.SortKey
-	funcs     []exec.WindowFunc
+	funcs     []aggregate.WindowFunc
 	refs      []int // winRef id of each func
 }
 
@@ -52,11 +53,11 @@ type WindowCollector struct {
 	types []types.T // result type per winRef
 }
 
-var winKinds = map[string]exec.WinKind{
-	"row_number": exec.WinRowNumber, "rank": exec.WinRank, "dense_rank": exec.WinDenseRank,
-	"percent_rank": exec.WinPercentRank, "cume_dist": exec.WinCumeDist, "ntile": exec.WinNtile,
-	"lag": exec.WinLag, "lead": exec.WinLead, "first_value": exec.WinFirstValue,
-	"last_value": exec.WinLastValue, "nth_value": exec.WinNthValue,
+var winKinds = map[string]aggregate.WinKind{
+	"row_number": aggregate.WinRowNumber, "rank": aggregate.WinRank, "dense_rank": aggregate.WinDenseRank,
+	"percent_rank": aggregate.WinPercentRank, "cume_dist": aggregate.WinCumeDist, "ntile": aggregate.WinNtile,
+	"lag": aggregate.WinLag, "lead": aggregate.WinLead, "first_value": aggregate.WinFirstValue,
+	"last_value": aggregate.WinLastValue, "nth_value": aggregate.WinNthValue,
 }
 
 func (w *WindowCollector) expr(e exec.Expr) int {
@@ -143,7 +144,7 @@ func (w *WindowCollector) add(b *Binder, f *pg.FuncCall, sc *Scope) (exec.Expr, 
 		return nil, err
 	}
 	// the function
-	var wf exec.WindowFunc
+	var wf aggregate.WindowFunc
 	wf.Frame = frame
 	var argTypes []types.T
 	if kind, ok := winKinds[name]; ok {
@@ -153,12 +154,12 @@ func (w *WindowCollector) add(b *Binder, f *pg.FuncCall, sc *Scope) (exec.Expr, 
 			if err != nil {
 				return nil, err
 			}
-			if (kind == exec.WinLag || kind == exec.WinLead) && i == 1 || kind == exec.WinNthValue && i == 1 || kind == exec.WinNtile {
+			if (kind == aggregate.WinLag || kind == aggregate.WinLead) && i == 1 || kind == aggregate.WinNthValue && i == 1 || kind == aggregate.WinNtile {
 				if e, err = b.Cast(e, types.Int64T, false, f.Location); err != nil {
 					return nil, err
 				}
 			}
-			if (kind == exec.WinLag || kind == exec.WinLead) && i == 2 && len(argTypes) > 0 {
+			if (kind == aggregate.WinLag || kind == aggregate.WinLead) && i == 2 && len(argTypes) > 0 {
 				if e, err = b.Cast(e, argTypes[0], false, f.Location); err != nil {
 					return nil, err
 				}
@@ -186,13 +187,13 @@ func (w *WindowCollector) add(b *Binder, f *pg.FuncCall, sc *Scope) (exec.Expr, 
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "ORDER BY inside an aggregate used as a window function is not supported")
 		}
 		agg.Arg += base
-		if agg.Kind == exec.AggStringAgg {
+		if agg.Kind == aggregate.AggStringAgg {
 			agg.Arg2 += base
 		}
 		if agg.Filter > 0 {
 			agg.Filter += base
 		}
-		wf.Kind, wf.Agg = exec.WinAgg, agg
+		wf.Kind, wf.Agg = aggregate.WinAgg, agg
 	} else {
 		return nil, ErrAt(pgerr.New(pgerr.UndefinedFunction, "function %s is not a window function", name), f.Location)
 	}
@@ -215,7 +216,7 @@ func (w *WindowCollector) add(b *Binder, f *pg.FuncCall, sc *Scope) (exec.Expr, 
 	for i, e := range w.Exprs {
 		ts[i] = e.Type()
 	}
-	t, err := exec.WindowResultType(wf, ts)
+	t, err := aggregate.WindowResultType(wf, ts)
 	if err != nil {
 		if pe, ok := pgerr.As(err); ok {
 			return nil, ErrAt(pe, f.Location)
@@ -227,30 +228,30 @@ func (w *WindowCollector) add(b *Binder, f *pg.FuncCall, sc *Scope) (exec.Expr, 
 }
 
 // frame converts a window definition's frame clause.
-func (b *Binder) frame(def *pg.WindowDef, orderTypes []types.T) (exec.Frame, error) {
+func (b *Binder) frame(def *pg.WindowDef, orderTypes []types.T) (aggregate.Frame, error) {
 	o := def.FrameOptions
 	if o&1 == 0 {
-		return exec.Frame{}, nil
+		return aggregate.Frame{}, nil
 	}
-	var f exec.Frame
+	var f aggregate.Frame
 	switch {
 	case o&frameExcludeCurrentRow != 0:
-		f.Exclude = exec.ExcludeCurrentRow
+		f.Exclude = aggregate.ExcludeCurrentRow
 	case o&frameExcludeGroup != 0:
-		f.Exclude = exec.ExcludeGroup
+		f.Exclude = aggregate.ExcludeGroup
 	case o&frameExcludeTies != 0:
-		f.Exclude = exec.ExcludeTies
+		f.Exclude = aggregate.ExcludeTies
 	}
 	switch {
 	case o&frameRows != 0:
-		f.Mode = exec.FrameRows
+		f.Mode = aggregate.FrameRows
 	case o&frameGroups != 0:
-		f.Mode = exec.FrameGroups
+		f.Mode = aggregate.FrameGroups
 	default:
-		f.Mode = exec.FrameRange
+		f.Mode = aggregate.FrameRange
 	}
-	offset := func(n *pg.Node) (exec.FrameBound, error) {
-		var fb exec.FrameBound
+	offset := func(n *pg.Node) (aggregate.FrameBound, error) {
+		var fb aggregate.FrameBound
 		e, err := b.Bind(n, &Scope{})
 		if err != nil {
 			return fb, err
@@ -263,7 +264,7 @@ func (b *Binder) frame(def *pg.WindowDef, orderTypes []types.T) (exec.Frame, err
 			}
 			return fb, ErrAt(pgerr.New(pgerr.FeatureNotSupported, "frame offsets must be constants"), def.Location)
 		}
-		if f.Mode != exec.FrameRange {
+		if f.Mode != aggregate.FrameRange {
 			v, err := exec.CastVector(b.Env, k.V, 1, types.Int64T, false)
 			if err != nil {
 				return fb, err
@@ -306,15 +307,15 @@ func (b *Binder) frame(def *pg.WindowDef, orderTypes []types.T) (exec.Frame, err
 	var err error
 	switch {
 	case o&frameStartUnboundedPrec != 0:
-		f.Start.Kind = exec.BoundUnboundedPreceding
+		f.Start.Kind = aggregate.BoundUnboundedPreceding
 	case o&frameStartCurrentRow != 0:
-		f.Start.Kind = exec.BoundCurrentRow
+		f.Start.Kind = aggregate.BoundCurrentRow
 	case o&frameStartOffsetPreceding != 0:
 		f.Start, err = offset(def.StartOffset)
-		f.Start.Kind = exec.BoundPreceding
+		f.Start.Kind = aggregate.BoundPreceding
 	case o&frameStartOffsetFollowing != 0:
 		f.Start, err = offset(def.StartOffset)
-		f.Start.Kind = exec.BoundFollowing
+		f.Start.Kind = aggregate.BoundFollowing
 	case o&frameStartUnboundedFollow != 0:
 		return f, ErrAt(pgerr.New(pgerr.WindowingError, "frame start cannot be UNBOUNDED FOLLOWING"), def.Location)
 	}
@@ -323,17 +324,17 @@ func (b *Binder) frame(def *pg.WindowDef, orderTypes []types.T) (exec.Frame, err
 	}
 	switch {
 	case o&frameEndUnboundedFollowing != 0:
-		f.End.Kind = exec.BoundUnboundedFollowing
+		f.End.Kind = aggregate.BoundUnboundedFollowing
 	case o&frameEndOffsetPreceding != 0:
 		f.End, err = offset(def.EndOffset)
-		f.End.Kind = exec.BoundPreceding
+		f.End.Kind = aggregate.BoundPreceding
 	case o&frameEndOffsetFollowing != 0:
 		f.End, err = offset(def.EndOffset)
-		f.End.Kind = exec.BoundFollowing
+		f.End.Kind = aggregate.BoundFollowing
 	case o&frameEndUnboundedPrec != 0:
 		return f, ErrAt(pgerr.New(pgerr.WindowingError, "frame end cannot be UNBOUNDED PRECEDING"), def.Location)
 	default:
-		f.End.Kind = exec.BoundCurrentRow
+		f.End.Kind = aggregate.BoundCurrentRow
 	}
 	return f, err
 }
@@ -354,7 +355,7 @@ func (w *WindowCollector) Plan(env *exec.Env, input exec.Operator, n int) (exec.
 	pos := make([]int, w.nrefs)
 	width := len(pre)
 	for _, s := range w.Specs {
-		win := &exec.Window{Env: env, Input: op}
+		win := &aggregate.Window{Env: env, Input: op}
 		for _, p := range s.Partition {
 			win.PartitionBy = append(win.PartitionBy, n+p)
 		}
@@ -366,9 +367,9 @@ func (w *WindowCollector) Plan(env *exec.Env, input exec.Operator, n int) (exec.
 			for k := range f.Args {
 				f.Args[k] += n
 			}
-			if f.Kind == exec.WinAgg {
+			if f.Kind == aggregate.WinAgg {
 				f.Agg.Arg += n
-				if f.Agg.Kind == exec.AggStringAgg {
+				if f.Agg.Kind == aggregate.AggStringAgg {
 					f.Agg.Arg2 += n
 				}
 				if f.Agg.Filter > 0 {

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/aggregate"
 	"github.com/lakepg/lakepg/sql/joinorder"
 	"github.com/lakepg/lakepg/sql/planner/optree"
 	"github.com/lakepg/lakepg/sql/pruning"
@@ -201,7 +202,7 @@ func (e *Estimator) compute(op exec.Operator) Estimate {
 		return Estimate{e.N(o.Input), "input"}
 	case *exec.RowNumber:
 		return Estimate{e.N(o.Input), "input"}
-	case *exec.Window:
+	case *aggregate.Window:
 		return Estimate{e.N(o.Input), "input"}
 	case *exec.Sort:
 		in := e.N(o.Input)
@@ -213,7 +214,7 @@ func (e *Estimator) compute(op exec.Operator) Estimate {
 		return e.limit(o.Input, o.Offset, o.Count)
 	case *exec.LimitTies:
 		return e.limit(o.Input, o.Offset, o.Count)
-	case *exec.HashAgg:
+	case *aggregate.HashAgg:
 		return e.aggregate(o)
 	case *exec.DistinctOn:
 		in := e.N(o.Input)
@@ -305,7 +306,7 @@ func (e *Estimator) limit(in exec.Operator, offset, count int64) Estimate {
 	return Estimate{n, "input after OFFSET"}
 }
 
-func (e *Estimator) aggregate(o *exec.HashAgg) Estimate {
+func (e *Estimator) aggregate(o *aggregate.HashAgg) Estimate {
 	in := e.N(o.Input)
 	if o.NGroup == 0 {
 		return Estimate{1, "one row without GROUP BY"}

@@ -2,6 +2,7 @@ package optree
 
 import (
 	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/aggregate"
 )
 
 // Column pruning: after planning, every operator passes all the columns of
@@ -113,13 +114,13 @@ func PruneColumns(op exec.Operator, need []bool) (exec.Operator, []int) {
 	case *exec.NestedLoopJoin:
 		return pruneJoin(op, &o.Left, &o.Right, o.Type, need, nil, o.On,
 			func(lm, rm []int, nl int) { o.On = remapExpr(o.On, joinMap(lm, rm, nl)) }, 0)
-	case *exec.HashAgg:
+	case *aggregate.HashAgg:
 		// its input is the exact pre-projection; prune below it
 		in, _ := PruneColumns(o.Input, All(len(o.Input.Types())))
 		o.Input = in
 		exec.Replanned(o)
 		return o, identity(len(o.Types()))
-	case *exec.Window:
+	case *aggregate.Window:
 		return pruneWindow(o, need)
 	case *exec.TableScan:
 		n := len(o.Cols)
@@ -221,7 +222,7 @@ func pruneJoin(op exec.Operator, left, right *exec.Operator, typ exec.JoinType, 
 // its partitioning, ordering and functions read: a window buffers, sorts and
 // possibly spills every input column, so each one it carries for nothing
 // costs it memory and time.
-func pruneWindow(o *exec.Window, need []bool) (exec.Operator, []int) {
+func pruneWindow(o *aggregate.Window, need []bool) (exec.Operator, []int) {
 	nin := len(o.Input.Types())
 	childNeed := make([]bool, nin)
 	copy(childNeed, need[:min(len(need), nin)])
@@ -237,13 +238,13 @@ func pruneWindow(o *exec.Window, need []bool) (exec.Operator, []int) {
 			for k := range fn.Args {
 				f(&fn.Args[k])
 			}
-			if fn.Kind != exec.WinAgg {
+			if fn.Kind != aggregate.WinAgg {
 				continue
 			}
-			if fn.Agg.Kind != exec.AggCountStar {
+			if fn.Agg.Kind != aggregate.AggCountStar {
 				f(&fn.Agg.Arg)
 			}
-			if fn.Agg.Kind == exec.AggStringAgg {
+			if fn.Agg.Kind == aggregate.AggStringAgg {
 				f(&fn.Agg.Arg2)
 			}
 			if fn.Agg.Filter > 0 {

@@ -1,6 +1,9 @@
 package optree
 
-import "github.com/lakepg/lakepg/exec"
+import (
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/aggregate"
+)
 
 // Inputs returns pointers to an operator's inputs so they can be wrapped.
 func Inputs(op exec.Operator) []*exec.Operator {
@@ -9,7 +12,7 @@ func Inputs(op exec.Operator) []*exec.Operator {
 		return []*exec.Operator{&o.Input}
 	case *exec.Project:
 		return []*exec.Operator{&o.Input}
-	case *exec.HashAgg:
+	case *aggregate.HashAgg:
 		return []*exec.Operator{&o.Input}
 	case *exec.Sort:
 		return []*exec.Operator{&o.Input}
@@ -35,7 +38,7 @@ func Inputs(op exec.Operator) []*exec.Operator {
 		return out
 	case *exec.RecursiveUnion:
 		return []*exec.Operator{&o.Base}
-	case *exec.Window:
+	case *aggregate.Window:
 		return []*exec.Operator{&o.Input}
 	case *exec.Timed:
 		return []*exec.Operator{&o.Input}

@@ -4,6 +4,7 @@ import (
 	"runtime"
 
 	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/aggregate"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -38,7 +39,7 @@ func Parallelize(op exec.Operator, chains map[*exec.Parallel]exec.Operator) exec
 		return op
 	}
 	switch o := op.(type) {
-	case *exec.HashAgg:
+	case *aggregate.HashAgg:
 		if _, exact := exec.ExactRowsOf(o.Input); exact && o.CountOnly() {
 			return o // answered from the catalog's counts, nothing to scan
 		}

@@ -1,0 +1,97 @@
+package aggregate
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/lakepg/lakepg/exec/hashtab"
+	"github.com/lakepg/lakepg/exec/memory"
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/types"
+)
+
+// A table's text keys (chunk references, exec/hashtab/textkeys.go) come back as they
+// went in: empty, NULL, longer than a chunk's share, many chunks' worth.
+// Merged into another table they are shared (no text bytes counted, the
+// other's chunks adopted) and still read the same.
+func TestTextKeysStoreAndShare(t *testing.T) {
+	ts := []types.T{types.TextT, types.Int64T}
+	long := string(make([]byte, hashtab.ArenaChunk)) + "end"
+	var want []string
+	mk := func(lo, hi int) []*vec.Vector {
+		cols := []*vec.Vector{vec.New(ts[0], 0), vec.New(ts[1], 0)}
+		for i := lo; i < hi; i++ {
+			switch {
+			case i%1000 == 7:
+				cols[0].AppendNull()
+			case i%1000 == 8:
+				cols[0].AppendString("")
+			case i%1000 == 9:
+				cols[0].AppendString(long)
+			default:
+				cols[0].AppendString(fmt.Sprintf("key %d %0100d", i, i))
+			}
+			cols[1].AppendInt(int64(i))
+		}
+		return cols
+	}
+	text := func(v *vec.Vector, i int) string {
+		if v.IsNull(i) {
+			return "NULL"
+		}
+		return v.S[i]
+	}
+	hashes := func(cols []*vec.Vector) []uint64 {
+		hs := make([]uint64, len(cols[1].I64))
+		for c, v := range cols {
+			memory.HashColumn(hs, v, len(hs), c == 0)
+		}
+		return hs
+	}
+	a, b := hashtab.NewHashTable(0), hashtab.NewHashTable(0)
+	ka, kb := hashtab.NewKeyCols(ts), hashtab.NewKeyCols(ts)
+	in := mk(0, 3000)
+	ga := make([]int32, 3000)
+	a.GroupIDs(ka, in, hashes(in), ga)
+	for i := range ga {
+		want = append(want, text(in[0], i))
+	}
+	// b holds 2000..4999: the merge adds 3000..4999 to a
+	inb := mk(2000, 5000)
+	gb := make([]int32, 3000)
+	b.GroupIDs(kb, inb, hashes(inb), gb)
+	for i := 1000; i < 3000; i++ {
+		want = append(want, text(inb[0], i))
+	}
+	sa := &aggSet{htab: a, keys: ka, ngroups: 3000}
+	sb := &aggSet{htab: b, keys: kb, ngroups: 3000}
+	gmap := make([]int32, 3000)
+	chunks := len(ka.Txt[0].Chunks) + len(kb.Txt[0].Chunks)
+	var text2 int64 // of the keys the merge adds, which a now counts
+	for i := 1000; i < 3000; i++ {
+		text2 += int64(len(inb[0].S[i]))
+	}
+	if added := sa.mergeKeys(sb, gmap); added < text2 {
+		t.Errorf("merging counted %d bytes, less than the %d bytes of text added", added, text2)
+	}
+	if n := len(ka.Txt[0].Chunks); n != chunks {
+		t.Errorf("%d chunks after the merge, want %d: the text was copied, not shared", n, chunks)
+	}
+	if len(a.IdHash) != 5000 {
+		t.Fatalf("%d groups after the merge, want 5000", len(a.IdHash))
+	}
+	if _, ok := ka.Txt[0].Adopted[kb.Txt[0]]; !ok {
+		t.Error("the other table's chunks were not adopted")
+	}
+	for i, g := range gmap {
+		if int(g) != 2000+i {
+			t.Fatalf("group %d of b is %d in a, want %d", i, g, 2000+i)
+		}
+	}
+	v := ka.ColView(0, 0, 5000)
+	for i, w := range want {
+		if got := text(v, i); got != w {
+			t.Fatalf("key %d: %.20q, want %.20q", i, got, w)
+		}
+	}
+}

@@ -1,0 +1,259 @@
+package aggregate
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/memory"
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/types"
+)
+
+// rowsOp is a test source: rows of Go values (int64, float64, string, bool,
+// nil for NULL) emitted in batches of batchSize, reusing one batch the way
+// real operators do, so callers that keep a batch too long are caught.
+type rowsOp struct {
+	ts        []types.T
+	rows      [][]any
+	batchSize int
+	pos       int
+	b         *memory.ColBuf
+	closed    bool
+}
+
+func newRowsOp(ts []types.T, rows [][]any, batchSize int) *rowsOp {
+	if batchSize <= 0 {
+		batchSize = vec.BatchSize
+	}
+	return &rowsOp{ts: ts, rows: rows, batchSize: batchSize}
+}
+
+func (r *rowsOp) Types() []types.T { return r.ts }
+func (r *rowsOp) Close() error     { r.closed = true; return nil }
+func (r *rowsOp) Next(ctx context.Context) (*vec.Batch, error) {
+	if r.pos >= len(r.rows) {
+		return nil, nil
+	}
+	if r.b == nil {
+		r.b = memory.NewColBuf(r.ts, r.batchSize)
+	}
+	// scribble over the previous batch so stale references show up
+	for _, v := range r.b.Vecs {
+		for i := range v.I64 {
+			v.I64[i] = -999
+		}
+		for i := range v.S {
+			v.S[i] = "stale"
+		}
+	}
+	r.b.Clear()
+	end := min(r.pos+r.batchSize, len(r.rows))
+	for _, row := range r.rows[r.pos:end] {
+		for c, x := range row {
+			v := r.b.Vecs[c]
+			if x == nil {
+				r.b.AppendNulls(c, 1)
+				continue
+			}
+			switch y := x.(type) {
+			case int:
+				v.I64 = append(v.I64, int64(y))
+			case int64:
+				v.I64 = append(v.I64, y)
+			case float64:
+				v.F64 = append(v.F64, y)
+			case string:
+				v.S = append(v.S, y)
+			case bool:
+				v.B = append(v.B, y)
+			case types.IntervalValue:
+				v.Iv = append(v.Iv, y)
+			default:
+				panic(fmt.Sprintf("rowsOp: %T", x))
+			}
+			if v.Nulls != nil {
+				v.Nulls = append(v.Nulls, false)
+			}
+		}
+	}
+	r.b.N = end - r.pos
+	r.pos = end
+	return &r.b.Batch, nil
+}
+
+// collect drains op into text rows ("a|b|NULL").
+func collect(t testing.TB, op exec.Operator) []string {
+	t.Helper()
+	var out []string
+	err := exec.Drain(context.Background(), op, func(b *vec.Batch) error {
+		for _, v := range b.Vecs {
+			if v.Len() < b.N {
+				t.Fatalf("vector of %d rows in a batch of %d", v.Len(), b.N)
+			}
+			if v.Nulls != nil && len(v.Nulls) < b.N {
+				t.Fatalf("NULL mask of %d rows in a batch of %d", len(v.Nulls), b.N)
+			}
+		}
+		for i := 0; i < b.N; i++ {
+			out = append(out, rowText(b, i))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func rowText(b *vec.Batch, i int) string {
+	var sb strings.Builder
+	for c, v := range b.Vecs {
+		if c > 0 {
+			sb.WriteByte('|')
+		}
+		if v.IsNull(i) {
+			sb.WriteString("NULL")
+		} else {
+			sb.Write(v.AppendText(nil, i, time.UTC))
+		}
+	}
+	return sb.String()
+}
+
+func sorted(xs []string) []string {
+	ys := append([]string{}, xs...)
+	sort.Strings(ys)
+	return ys
+}
+
+func sameRows(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	g, w := sorted(got), sorted(want)
+	if len(g) != len(w) {
+		t.Fatalf("%s: %d rows, want %d\ngot  %v\nwant %v", what, len(g), len(w), head(g), head(w))
+	}
+	for i := range g {
+		if g[i] != w[i] {
+			t.Fatalf("%s: row %d = %q, want %q\ngot  %v\nwant %v", what, i, g[i], w[i], head(g), head(w))
+		}
+	}
+}
+
+func head(xs []string) []string {
+	if len(xs) > 20 {
+		return xs[:20]
+	}
+	return xs
+}
+
+func fmtVal(x any) string {
+	if x == nil {
+		return "NULL"
+	}
+	switch y := x.(type) {
+	case bool:
+		if y {
+			return "t"
+		}
+		return "f"
+	case float64:
+		return string(types.AppendFloat(nil, y, 64))
+	}
+	return fmt.Sprint(x)
+}
+
+func fmtRow(vals ...any) string {
+	parts := make([]string, len(vals))
+	for i, v := range vals {
+		parts[i] = fmtVal(v)
+	}
+	return strings.Join(parts, "|")
+}
+
+// randRows makes n rows of (int key with NULLs and duplicates, text key,
+// payload).
+func randRows(rng *rand.Rand, n, keyRange int, nullFrac float64) [][]any {
+	rows := make([][]any, n)
+	for i := range rows {
+		var k, s any = int64(rng.Intn(keyRange)), fmt.Sprintf("s%d", rng.Intn(keyRange))
+		if rng.Float64() < nullFrac {
+			k = nil
+		}
+		if rng.Float64() < nullFrac {
+			s = nil
+		}
+		rows[i] = []any{k, s, int64(i)}
+	}
+	return rows
+}
+
+var kst = []types.T{types.Int64T, types.TextT, types.Int64T}
+
+func vecOfInts(n int, f func(i int) int64) *vec.Vector {
+	v := vec.New(types.Int64T, n)
+	for i := 0; i < n; i++ {
+		v.AppendInt(f(i))
+	}
+	return v
+}
+
+// pairSource streams two BIGINT vectors as a two-column batch without
+// copying (benchmarks).
+type pairSource struct {
+	a, b *vec.Vector
+	n    int
+	pos  int
+	out  vec.Batch
+}
+
+func (s *pairSource) Types() []types.T { return []types.T{types.Int64T, types.Int64T} }
+func (s *pairSource) Close() error     { return nil }
+func (s *pairSource) Next(context.Context) (*vec.Batch, error) {
+	if s.pos >= s.n {
+		return nil, nil
+	}
+	end := min(s.pos+vec.BatchSize, s.n)
+	if s.out.Vecs == nil {
+		s.out.Vecs = []*vec.Vector{{Type: types.Int64T}, {Type: types.Int64T}}
+	}
+	s.out.Vecs[0].I64 = s.a.I64[s.pos:end]
+	s.out.Vecs[1].I64 = s.b.I64[s.pos:end]
+	s.out.N = end - s.pos
+	s.pos = end
+	return &s.out, nil
+}
+
+// multiSource streams whole vectors as batches without copying.
+type multiSource struct {
+	ts  []types.T
+	vs  []*vec.Vector
+	n   int
+	pos int
+	out vec.Batch
+}
+
+func (s *multiSource) Types() []types.T { return s.ts }
+func (s *multiSource) Close() error     { return nil }
+func (s *multiSource) Next(context.Context) (*vec.Batch, error) {
+	if s.pos >= s.n {
+		return nil, nil
+	}
+	end := min(s.pos+vec.BatchSize, s.n)
+	if s.out.Vecs == nil {
+		for _, v := range s.vs {
+			s.out.Vecs = append(s.out.Vecs, &vec.Vector{Type: v.Type})
+		}
+	}
+	for i, v := range s.vs {
+		*s.out.Vecs[i] = *v.Slice(s.pos, end)
+	}
+	s.out.N = end - s.pos
+	s.pos = end
+	return &s.out, nil
+}

@@ -1,0 +1,617 @@
+package hashtab
+
+import (
+	"math/bits"
+	"unsafe"
+
+	"github.com/lakepg/lakepg/exec/memory"
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/types"
+)
+
+// Hash tables for joins and aggregation: open addressing, power-of-two size,
+// linear probing, at most half full, never Go maps (PERFORMANCE.md rule 7:
+// 3× faster for group-by, 6× for join build). A slot holds a payload + 1
+// (0 = empty): a dense group id for aggregation, the head of a row chain for
+// a join build.
+//
+// i64Table keeps the key inline and hashes it with one multiply — the fast
+// path for one integer-stored key (integers, dates, timestamps, scaled
+// numerics). hashTable keeps the full 64-bit hash inline and compares the
+// key columns themselves only when hashes agree, so composite, text, float
+// and dynamic-numeric keys need no byte encoding.
+
+// tableSize is the power-of-two slot count for n entries at load <= 1/2.
+func tableSize(n int) int {
+	if n < 8 {
+		n = 8
+	}
+	return 1 << bits.Len(uint(2*n-1))
+}
+
+// i64Slot keeps a key and its payload together: one cache miss per probe.
+type i64Slot struct {
+	key int64
+	val int32
+}
+
+type I64Table struct {
+	Slots []i64Slot
+	shift uint
+	N     int
+	// dense holds the key of each id in insertion order when the table
+	// assigns dense ids (aggregation).
+	Dense []int64
+}
+
+func NewI64Table(hint int) *I64Table {
+	t := &I64Table{}
+	t.alloc(tableSize(hint))
+	return t
+}
+
+func (t *I64Table) alloc(size int) {
+	t.Slots = make([]i64Slot, size)
+	t.shift = uint(64 - bits.TrailingZeros(uint(size)))
+}
+
+// Bytes is the table's footprint for memory accounting.
+func (t *I64Table) Bytes() int64 { return int64(len(t.Slots))*16 + int64(cap(t.Dense))*8 }
+
+// slot is Fibonacci hashing: the multiply spreads consecutive keys and the
+// top bits index the table.
+func (t *I64Table) slot(k int64) int { return int((uint64(k) * memory.HashMul) >> t.shift) }
+
+func (t *I64Table) grow() {
+	old := t.Slots
+	// a table past a million slots is on its way to many more groups
+	// (TPC-H Q18 groups 6 M rows by 1.5 M orders): growing it 4× halves
+	// the rehashing and clearing that doubling costs
+	factor := 2
+	if len(old) >= 1<<20 {
+		factor = 4
+	}
+	t.alloc(factor * len(old))
+	mask := len(t.Slots) - 1
+	for _, sl := range old {
+		if sl.val == 0 {
+			continue
+		}
+		i := t.slot(sl.key)
+		for t.Slots[i].val != 0 {
+			i = (i + 1) & mask
+		}
+		t.Slots[i] = sl
+	}
+}
+
+// GroupIDs sets gids[i] to the dense id of keys[i], adding new keys. Rows
+// marked in nulls are skipped (the caller gives them the NULL group).
+func (t *I64Table) GroupIDs(keys []int64, nulls []bool, gids []int32) {
+	gids = gids[:len(keys)]
+	mask := len(t.Slots) - 1
+	// rows of one key often come together (a table clustered by it, as
+	// lineitem by l_orderkey): the previous row's group needs no probe
+	prevK, prevG := int64(0), int32(-1)
+	for i, k := range keys {
+		if nulls != nil && nulls[i] {
+			continue
+		}
+		if k == prevK && prevG >= 0 {
+			gids[i] = prevG
+			continue
+		}
+		if 2*t.N >= len(t.Slots) {
+			t.grow()
+			mask = len(t.Slots) - 1
+		}
+		s := t.slot(k)
+		for {
+			sl := &t.Slots[s&mask]
+			if sl.val == 0 {
+				id := int32(len(t.Dense))
+				sl.key, sl.val = k, id+1
+				t.Dense = memory.AppendDoubling(t.Dense, []int64{k})
+				t.N++
+				gids[i] = id
+				break
+			}
+			if sl.key == k {
+				gids[i] = sl.val - 1
+				break
+			}
+			s++
+		}
+		prevK, prevG = k, gids[i]
+	}
+}
+
+// Lookup returns the payload of k, or -1.
+func (t *I64Table) Lookup(k int64) int32 {
+	mask := len(t.Slots) - 1
+	s := t.slot(k)
+	for {
+		sl := &t.Slots[s&mask]
+		if sl.val == 0 {
+			return -1
+		}
+		if sl.key == k {
+			return sl.val - 1
+		}
+		s++
+	}
+}
+
+// Push makes row the payload of k and returns the previous payload (-1
+// when k is new): a join build threads each key's rows into a chain.
+func (t *I64Table) Push(k int64, row int32) int32 {
+	if 2*t.N >= len(t.Slots) {
+		t.grow()
+	}
+	mask := len(t.Slots) - 1
+	s := t.slot(k)
+	for {
+		sl := &t.Slots[s&mask]
+		if sl.val == 0 {
+			sl.key, sl.val = k, row+1
+			t.N++
+			return -1
+		}
+		if sl.key == k {
+			old := sl.val - 1
+			sl.val = row + 1
+			return old
+		}
+		s++
+	}
+}
+
+// HashTable is the general table. A slot is one word: the top 32 bits of
+// the key's hash above the payload + 1 (0 = empty), so a probe reads one
+// cache line, and a slot whose hash bits differ is passed over without
+// touching the key columns; the caller compares keys only where they agree.
+// Past a few hundred thousand keys nearly every probe is a cache miss, and
+// hash and payload in separate arrays made it two.
+type HashTable struct {
+	Slots []uint64
+	N     int
+	// idHash is the hash of each dense id, for rehashing aggregation tables.
+	IdHash []uint64
+}
+
+const slotPayload = 1<<32 - 1
+
+// SlotTag is the part of a hash a slot keeps.
+func SlotTag(h uint64) uint64 { return h &^ slotPayload }
+
+// SlotVal is a slot's payload + 1 (0: empty).
+func SlotVal(sl uint64) int32 { return int32(uint32(sl)) }
+
+func NewHashTable(hint int) *HashTable {
+	return &HashTable{Slots: make([]uint64, tableSize(hint))}
+}
+
+func (t *HashTable) Bytes() int64 { return int64(len(t.Slots))*8 + int64(cap(t.IdHash))*8 }
+
+// grow doubles the table, placing each group again by its hash. It reads
+// the hashes in group order (idHash) rather than the old slots: one
+// sequential pass instead of a random idHash read per group.
+func (t *HashTable) grow() {
+	t.Slots = make([]uint64, 2*len(t.Slots))
+	mask := uint64(len(t.Slots) - 1)
+	for id, h := range t.IdHash {
+		i := h & mask
+		for t.Slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		t.Slots[i] = SlotTag(h) | uint64(id+1)
+	}
+}
+
+// PlaceNew gives the next id to a new key of hash h without looking for an
+// equal key: the caller knows it has none (a partition table filled from
+// one worker's distinct groups) and stores the key at that id.
+func (t *HashTable) PlaceNew(h uint64) int32 {
+	if 2*t.N >= len(t.Slots) {
+		t.grow()
+	}
+	mask := uint64(len(t.Slots) - 1)
+	s := h & mask
+	for t.Slots[s] != 0 {
+		s = (s + 1) & mask
+	}
+	id := int32(len(t.IdHash))
+	t.Slots[s] = SlotTag(h) | uint64(id+1)
+	t.IdHash, _ = push(t.IdHash, h)
+	t.N++
+	return id
+}
+
+// AppendRows stores rows ids of another keyCols' columns as the next keys,
+// text shared rather than copied (see keyShare), and returns the bytes added:
+// the shared text too, which the other table no longer counts once it is
+// split or merged.
+func (k *KeyCols) AppendRows(src *KeyCols, ids []int32) int64 {
+	var n int64
+	for c, s := range k.Cols {
+		v := src.Cols[c]
+		if t := k.Txt[c]; t != nil {
+			st := src.Txt[c]
+			for _, id := range ids {
+				t.refs = append(t.refs, t.shared(st, int(id)))
+				n += int64(len(st.at(int(id))))
+			}
+			n += 8 * int64(len(ids))
+			s.Nulls = memory.GatherT(s.Nulls, v.Nulls, ids)
+			n += int64(len(ids))
+			k.nulls[c] = k.nulls[c] || src.nulls[c]
+			continue
+		}
+		switch s.Type.Storage() {
+		case types.StoreInt:
+			s.I64 = memory.GatherT(s.I64, v.I64, ids)
+			n += 8 * int64(len(ids))
+		case types.StoreFloat:
+			s.F64 = memory.GatherT(s.F64, v.F64, ids)
+			n += 8 * int64(len(ids))
+		case types.StoreBool:
+			s.B = memory.GatherT(s.B, v.B, ids)
+			n += int64(len(ids))
+		case types.StoreInterval:
+			s.Iv = memory.GatherT(s.Iv, v.Iv, ids)
+			n += 16 * int64(len(ids))
+		default:
+			l := len(s.S)
+			s.S = memory.GatherT(s.S, v.S, ids)
+			n += 16 * int64(len(ids))
+			for _, x := range s.S[l:] {
+				n += int64(len(x))
+			}
+		}
+		s.Nulls = memory.GatherT(s.Nulls, v.Nulls, ids)
+		n += int64(len(ids))
+		k.nulls[c] = k.nulls[c] || src.nulls[c]
+	}
+	return n
+}
+
+// KeyCols is a set of stored key columns (one row per group) compared
+// against the key columns of a batch. A text column's keys are in txt (the
+// vector in cols holds only its NULL flags); others are in cols.
+type KeyCols struct {
+	Cols []*vec.Vector
+	Txt  []*textKeys
+	// nulls: column c holds a NULL key
+	nulls []bool
+	// share, when set, says the keys added are another table's (keyShare)
+	Share *KeyShare
+	// scratch of groupIDs
+	guessed, fresh, live, wrong []int32
+	view                        []*vec.Vector // colView's
+}
+
+// arenaChunk is the size of the chunks text keys are copied into, so that
+// keeping a key costs no allocation of its own and does not pin the page
+// it came from.
+const ArenaChunk = 64 << 10
+
+func NewKeyCols(ts []types.T) *KeyCols {
+	k := &KeyCols{Cols: make([]*vec.Vector, len(ts)), Txt: make([]*textKeys, len(ts)),
+		nulls: make([]bool, len(ts)), view: make([]*vec.Vector, len(ts))}
+	for i, t := range ts {
+		if t.Storage() == types.StoreBytes {
+			k.Cols[i] = &vec.Vector{Type: t}
+			k.Txt[i] = newTextKeys()
+		} else {
+			k.Cols[i] = vec.New(t, 64)
+		}
+		k.Cols[i].Nulls = []bool{}
+	}
+	return k
+}
+
+// Equal compares stored row j with row i of the batch keys, NULL equal NULL.
+func (k *KeyCols) Equal(j int, keys []*vec.Vector, i int) bool {
+	for c := range k.Cols {
+		if !k.colEqual(c, j, keys[c], i) {
+			return false
+		}
+	}
+	return true
+}
+
+// add stores row i of keys; text is copied so that a key does not pin the
+// page it came from. It returns the bytes added: the text, and the capacity
+// a column gained when it had to grow.
+//
+// Columns double when full: with millions of groups append's 1.25× steps
+// copied every key column about five times over.
+func (k *KeyCols) add(keys []*vec.Vector, i int) int64 {
+	var n, g int64
+	for c, s := range k.Cols {
+		src := keys[c]
+		if t := k.Txt[c]; t != nil {
+			g = k.growText(c, 1)
+			if src.IsNull(i) {
+				t.refs = append(t.refs, 0)
+				k.nulls[c] = true
+				n += 9
+			} else {
+				n += k.putText(c, src.S[i], i)
+			}
+			n += g
+			s.Nulls, g = push(s.Nulls, src.IsNull(i))
+			n += g
+			continue
+		}
+		if src.IsNull(i) {
+			s.AppendNull()
+			k.nulls[c] = true
+			n += 9
+			continue
+		}
+		switch s.Type.Storage() {
+		case types.StoreInt:
+			s.I64, g = push(s.I64, src.I64[i])
+		case types.StoreFloat:
+			s.F64, g = push(s.F64, src.F64[i])
+		case types.StoreBool:
+			s.B, g = push(s.B, src.B[i])
+		case types.StoreInterval:
+			s.Iv, g = push(s.Iv, src.Iv[i])
+		default:
+			// not reached: text columns are in txt
+			s.S, g = push(s.S, src.S[i])
+		}
+		n += g
+		s.Nulls, g = push(s.Nulls, false)
+		n += g
+	}
+	return n
+}
+
+// addRows stores rows of keys as the next keys, as add does for each, a
+// column at a time; it returns the bytes added.
+func (k *KeyCols) addRows(keys []*vec.Vector, rows []int32) int64 {
+	if len(rows) == 0 {
+		return 0
+	}
+	var n, g int64
+	for c, s := range k.Cols {
+		src := keys[c]
+		l := len(s.Nulls)
+		if src.Nulls == nil {
+			s.Nulls, g = grown(s.Nulls, len(rows))
+			s.Nulls = s.Nulls[:l+len(rows)]
+			clear(s.Nulls[l:])
+		} else {
+			s.Nulls, g = gatherGrow(s.Nulls, src.Nulls, rows)
+		}
+		n += g
+		nulls := s.Nulls[l:]
+		switch s.Type.Storage() {
+		case types.StoreInt:
+			s.I64, g = gatherGrow(s.I64, src.I64, rows)
+			zeroNulls(s.I64[l:], nulls)
+		case types.StoreFloat:
+			s.F64, g = gatherGrow(s.F64, src.F64, rows)
+			zeroNulls(s.F64[l:], nulls)
+		case types.StoreBool:
+			s.B, g = gatherGrow(s.B, src.B, rows)
+			zeroNulls(s.B[l:], nulls)
+		case types.StoreInterval:
+			s.Iv, g = gatherGrow(s.Iv, src.Iv, rows)
+			zeroNulls(s.Iv[l:], nulls)
+		default:
+			g = k.growText(c, len(rows))
+			t := k.Txt[c]
+			for j, r := range rows {
+				if nulls[j] {
+					t.refs = append(t.refs, 0)
+					continue
+				}
+				n += k.putText(c, src.S[r], int(r))
+			}
+		}
+		n += g
+		for _, null := range nulls {
+			if null {
+				k.nulls[c] = true
+				n += 9
+			}
+		}
+	}
+	return n
+}
+
+// zeroNulls zeroes the values under NULLs, as AppendNull stores them.
+func zeroNulls[T any](vals []T, nulls []bool) {
+	var zero T
+	for j, null := range nulls {
+		if null {
+			vals[j] = zero
+		}
+	}
+}
+
+// grown returns s with room for n more, doubling as push does, and the
+// bytes of capacity added.
+func grown[T any](s []T, n int) ([]T, int64) {
+	if len(s)+n <= cap(s) {
+		return s, 0
+	}
+	c := max(2*cap(s), 64, len(s)+n)
+	g := make([]T, len(s), c)
+	copy(g, s)
+	var x T
+	return g, int64(c-cap(s)) * int64(unsafe.Sizeof(x))
+}
+
+// gatherGrow appends src's values at idx to dst, growing it as grown does.
+func gatherGrow[T any](dst, src []T, idx []int32) ([]T, int64) {
+	dst, g := grown(dst, len(idx))
+	return memory.GatherT(dst, src, idx), g
+}
+
+// push appends x, doubling s when it is full; it returns the bytes of
+// capacity added.
+func push[T any](s []T, x T) ([]T, int64) {
+	if len(s) < cap(s) {
+		return append(s, x), 0
+	}
+	c := max(2*cap(s), 64)
+	grown := make([]T, len(s), c)
+	copy(grown, s)
+	return append(grown, x), int64(c-cap(s)) * int64(unsafe.Sizeof(x))
+}
+
+// GroupIDs sets gids[i] for every row of the batch keys, adding new groups
+// to t and k. hs holds the rows' hashes.
+//
+// It probes every row first, taking the first slot whose hash tag agrees as
+// the row's group, then checks those guesses a key column at a time. Typed
+// loops over many rows let the loads of different groups' stored keys
+// overlap, where comparing row by row waited for each in turn (TPC-DS q47
+// groups 670 k rows by six keys, four of them text). The rare row whose
+// guess was wrong (another key with the same tag) probes on row by row.
+//
+// The keys of the rows that make new groups are stored after the probes, a
+// column at a time (addRows): the probes compare no keys, and storing them
+// row by row, switching on each column's type, cost as much as the probes.
+func (t *HashTable) GroupIDs(k *KeyCols, keys []*vec.Vector, hs []uint64, gids []int32) int64 {
+	guessed, fresh := k.guessed[:0], k.fresh[:0]
+	for i, h := range hs {
+		id, isNew, _ := t.probe(k, keys, i, h, false)
+		gids[i] = id
+		if isNew {
+			fresh = append(fresh, int32(i))
+		} else {
+			guessed = append(guessed, int32(i))
+		}
+	}
+	k.guessed, k.fresh = guessed, fresh
+	added := k.addRows(keys, fresh)
+	for _, i := range k.wrongGuesses(guessed, gids, keys) {
+		g, a := t.groupID(k, keys, int(i), hs[i])
+		gids[i] = g
+		added += a
+	}
+	return added
+}
+
+// wrongGuesses returns the rows among rows whose key differs from that of
+// their group gids[i], comparing a column at a time.
+func (k *KeyCols) wrongGuesses(rows, gids []int32, keys []*vec.Vector) []int32 {
+	live := append(k.live[:0], rows...)
+	wrong := k.wrong[:0]
+	for c, s := range k.Cols {
+		if len(live) == 0 {
+			break
+		}
+		b := keys[c]
+		n := 0
+		nullable := b.Nulls != nil || k.nulls[c]
+		switch {
+		case nullable && s.Type.Storage() == types.StoreInt:
+			n, wrong = splitEqualNullable(s.I64, b.I64, s.Nulls, b.Nulls, gids, live, wrong)
+		case nullable && k.Txt[c] != nil && !s.Type.DynNumeric():
+			n, wrong = splitTextNullable(k.Txt[c], b.S, s.Nulls, b.Nulls, gids, live, wrong)
+		case nullable:
+			for _, i := range live {
+				if k.colEqual(c, int(gids[i]), b, int(i)) {
+					live[n] = i
+					n++
+				} else {
+					wrong = append(wrong, i)
+				}
+			}
+		case s.Type.Storage() == types.StoreInt:
+			n, wrong = splitEqual(s.I64, b.I64, gids, live, wrong)
+		case k.Txt[c] != nil && !s.Type.DynNumeric():
+			n, wrong = splitText(k.Txt[c], b.S, gids, live, wrong)
+		default:
+			for _, i := range live {
+				if k.colEqual(c, int(gids[i]), b, int(i)) {
+					live[n] = i
+					n++
+				} else {
+					wrong = append(wrong, i)
+				}
+			}
+		}
+		live = live[:n]
+	}
+	k.live, k.wrong = live, wrong
+	return wrong
+}
+
+// splitEqual keeps at the front of live the rows whose value equals their
+// group's stored one, returning how many, and appends the others to wrong.
+func splitEqual[T comparable](stored, in []T, gids, live, wrong []int32) (int, []int32) {
+	n := 0
+	for _, i := range live {
+		if stored[gids[i]] == in[i] {
+			live[n] = i
+			n++
+		} else {
+			wrong = append(wrong, i)
+		}
+	}
+	return n, wrong
+}
+
+// splitEqualNullable is splitEqual where either side may hold NULLs
+// (nil: none): NULL equals NULL here, as GROUP BY has it.
+func splitEqualNullable[T comparable](stored, in []T, storedNulls, inNulls []bool, gids, live, wrong []int32) (int, []int32) {
+	n := 0
+	for _, i := range live {
+		g := gids[i]
+		sn := storedNulls != nil && storedNulls[g]
+		bn := inNulls != nil && inNulls[i]
+		if sn == bn && (sn || stored[g] == in[i]) {
+			live[n] = i
+			n++
+		} else {
+			wrong = append(wrong, i)
+		}
+	}
+	return n, wrong
+}
+
+// groupID is the group of row i of keys, whose hash is h, added when new;
+// it also returns the key bytes added.
+func (t *HashTable) groupID(k *KeyCols, keys []*vec.Vector, i int, h uint64) (int32, int64) {
+	id, _, added := t.probe(k, keys, i, h, true)
+	return id, added
+}
+
+// probe finds the group of row i of keys, whose hash is h: the first slot
+// whose tag agrees and, when verify, whose stored key equals the row's, or
+// a new group in the first empty slot (isNew). With verify the new group's
+// key is stored and added is its bytes; without, the caller stores it
+// before any other probe may compare it (groupIDs).
+func (t *HashTable) probe(k *KeyCols, keys []*vec.Vector, i int, h uint64, verify bool) (id int32, isNew bool, added int64) {
+	if 2*t.N >= len(t.Slots) {
+		t.grow()
+	}
+	mask := uint64(len(t.Slots) - 1)
+	tag := SlotTag(h)
+	s := h & mask
+	for {
+		sl := t.Slots[s]
+		if sl == 0 {
+			id := int32(len(t.IdHash))
+			t.Slots[s] = tag | uint64(id+1)
+			t.IdHash, _ = push(t.IdHash, h) // counted by bytes()
+			t.N++
+			if !verify {
+				return id, true, 0
+			}
+			return id, true, k.add(keys, i)
+		}
+		if SlotTag(sl) == tag && (!verify || k.Equal(int(SlotVal(sl)-1), keys, i)) {
+			return SlotVal(sl) - 1, false, 0
+		}
+		s = (s + 1) & mask
+	}
+}

@@ -1,0 +1,193 @@
+package hashtab
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/lakepg/lakepg/exec/memory"
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/types"
+)
+
+// Groups whose hashes collide still get a group of
+// their own: the guess taken from the tag is checked column by column, and
+// a wrong guess probes on. NULLs and equal numerics of other scales group
+// as SQL says.
+func TestHashTableGroupIDsCollisions(t *testing.T) {
+	ts := []types.T{types.TextT, types.Int64T, types.NumericAnyT}
+	mk := func(rows [][3]string) []*vec.Vector {
+		cols := []*vec.Vector{vec.New(ts[0], len(rows)), vec.New(ts[1], len(rows)), vec.New(ts[2], len(rows))}
+		for _, r := range rows {
+			for c, x := range r {
+				switch {
+				case x == "NULL":
+					cols[c].AppendNull()
+				case c == 1:
+					var n int64
+					fmt.Sscan(x, &n)
+					cols[c].AppendInt(n)
+				default:
+					cols[c].AppendString(x)
+				}
+			}
+		}
+		return cols
+	}
+	rows := [][3]string{
+		{"a", "1", "1.5"}, {"b", "1", "1.5"}, {"a", "2", "1.5"}, {"a", "1", "1.50"},
+		{"NULL", "1", "1.5"}, {"a", "NULL", "1.5"}, {"a", "1", "NULL"}, {"NULL", "1", "1.5"},
+		{"b", "1", "1.5"}, {"a", "2", "2"}, {"a", "NULL", "1.5"},
+	}
+	// rows with the same number share a group, and only they (a row whose
+	// guess was wrong may get its id after later rows': ids are not in
+	// first-seen order then)
+	want := []int32{0, 1, 2, 0, 3, 4, 5, 3, 1, 6, 4}
+	for _, hash := range []string{"equal", "real"} {
+		tab, keys := NewHashTable(4), NewKeyCols(ts)
+		gotOf, wantOf := map[int32]int32{}, map[int32]int32{}
+		hs := make([]uint64, len(rows))
+		for i := range hs {
+			if hash == "equal" {
+				hs[i] = 42
+			}
+		}
+		// two batches: the second meets the groups of the first
+		for _, part := range [][2]int{{0, 6}, {6, len(rows)}} {
+			b := mk(rows[part[0]:part[1]])
+			h := hs[part[0]:part[1]]
+			if hash == "real" {
+				for c, v := range b {
+					memory.HashColumn(h, v, len(h), c == 0)
+				}
+			}
+			gids := make([]int32, len(h))
+			tab.GroupIDs(keys, b, h, gids)
+			for i, g := range gids {
+				w := want[part[0]+i]
+				if _, ok := gotOf[w]; !ok {
+					gotOf[w] = g
+				}
+				if _, ok := wantOf[g]; !ok {
+					wantOf[g] = w
+				}
+				if gotOf[w] != g || wantOf[g] != w {
+					t.Errorf("%s hashes: row %d %v in group %d, beside the rows of group %d", hash, part[0]+i, rows[part[0]+i], g, w)
+				}
+			}
+		}
+		if len(tab.IdHash) != 7 {
+			t.Errorf("%s hashes: %d groups, want 7", hash, len(tab.IdHash))
+		}
+	}
+}
+
+// BenchmarkHashTableGroupIDsText groups rows by six keys, four of them
+// text, into 65 k groups (TPC-DS q47's shape).
+func BenchmarkHashTableGroupIDsText(b *testing.B) {
+	ts := []types.T{types.TextT, types.TextT, types.TextT, types.TextT, types.Int64T, types.Int64T}
+	const rows, groups = 1 << 16, 65000
+	cols := make([]*vec.Vector, len(ts))
+	for c, t := range ts {
+		cols[c] = vec.New(t, rows)
+	}
+	for i := 0; i < rows; i++ {
+		g := (i * 7919) % groups
+		cols[0].AppendString(fmt.Sprintf("Category%d", g%10))
+		cols[1].AppendString(fmt.Sprintf("brand #%d", g%700))
+		cols[2].AppendString(fmt.Sprintf("store %d", g%6))
+		cols[3].AppendString("company")
+		cols[4].AppendInt(int64(1999 + g%3))
+		cols[5].AppendInt(int64(g / 2100))
+	}
+	hs := make([]uint64, vec.BatchSize)
+	gids := make([]int32, vec.BatchSize)
+	b.ResetTimer()
+	for it := 0; it < b.N; it++ {
+		tab, keys := NewHashTable(16), NewKeyCols(ts)
+		for r := 0; r < 10; r++ {
+			for lo := 0; lo < rows; lo += vec.BatchSize {
+				batch := make([]*vec.Vector, len(cols))
+				for c, v := range cols {
+					batch[c] = v.Slice(lo, lo+vec.BatchSize)
+				}
+				for c, v := range batch {
+					memory.HashColumn(hs, v, vec.BatchSize, c == 0)
+				}
+				tab.GroupIDs(keys, batch, hs, gids)
+			}
+		}
+	}
+}
+
+// A key packer whose rows nearly all miss its cache (as many groups as
+// rows) stops, and the general table then gives each key the group the
+// cache gave it; one whose rows find their groups goes on.
+func TestKeyPackerStopsWhenRowsMiss(t *testing.T) {
+	ts := []types.T{types.Int64T, types.Int64T}
+	batch := func(lo, groups int) []*vec.Vector {
+		a, b := vec.New(ts[0], vec.BatchSize), vec.New(ts[1], vec.BatchSize)
+		for i := lo; i < lo+vec.BatchSize; i++ {
+			a.AppendInt(int64(i % groups))
+			b.AppendInt(int64(i%groups) * 7)
+		}
+		return []*vec.Vector{a, b}
+	}
+	hs, gids := make([]uint64, vec.BatchSize), make([]int32, vec.BatchSize)
+	for _, tc := range []struct {
+		groups int
+		stops  bool
+	}{{1 << 30, true}, {100, false}} {
+		p, tab, keys := NewKeyPacker(ts), NewHashTable(16), NewKeyCols(ts)
+		seen := map[int64]int32{}
+		rows := 0
+		for ; rows < 2*judgeRows; rows += vec.BatchSize {
+			kv := batch(rows, tc.groups)
+			handled, _ := p.GroupIDs(tab, keys, kv, vec.BatchSize, hs, false, gids)
+			if !handled {
+				for c, v := range kv {
+					memory.HashColumn(hs, v, vec.BatchSize, c == 0)
+				}
+				tab.GroupIDs(keys, kv, hs, gids)
+			}
+			for i, g := range gids {
+				k := kv[0].I64[i]
+				if want, ok := seen[k]; ok && want != g {
+					t.Fatalf("%d groups: key %d in group %d after %d rows, was %d", tc.groups, k, g, rows, want)
+				}
+				seen[k] = g
+			}
+		}
+		if p.off != tc.stops {
+			t.Errorf("%d groups: packer off = %v after %d rows", tc.groups, p.off, rows)
+		}
+		// rows seen before: the same groups either way
+		if tc.stops {
+			kv := batch(0, tc.groups)
+			for c, v := range kv {
+				memory.HashColumn(hs, v, vec.BatchSize, c == 0)
+			}
+			tab.GroupIDs(keys, kv, hs, gids)
+			for i, g := range gids {
+				if want := seen[kv[0].I64[i]]; want != g {
+					t.Fatalf("key %d in group %d, was %d", kv[0].I64[i], g, want)
+				}
+			}
+		}
+	}
+}
+
+// A text key too long for a reference's length field (16 MiB or more)
+// reads back whole: its chunk's length is its own.
+func TestTextKeysHugeKey(t *testing.T) {
+	tk := newTextKeys()
+	huge := strings.Repeat("x", refLenMax+5)
+	for _, s := range []string{"a", huge, "", "bc"} {
+		tk.refs = append(tk.refs, tk.copyIn(s))
+	}
+	for j, want := range []string{"a", huge, "", "bc"} {
+		if got := tk.at(j); got != want {
+			t.Fatalf("key %d: %d bytes, want %d", j, len(got), len(want))
+		}
+	}
+}

@@ -1,0 +1,169 @@
+package hashtab
+
+import (
+	"github.com/lakepg/lakepg/exec/memory"
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/types"
+)
+
+// KeyPacker is a front cache for GROUP BY keys of several columns that are
+// short text values (TPC-H Q1's returnflag and linestatus, status codes) or
+// small non-negative integers (TPC-DS's surrogate keys, months, years): a
+// row whose key columns all fit packs into one int64 and finds its group
+// with one multiply and one compare in an i64Table, instead of hashing the
+// columns and comparing them value by value in the general table. Each of
+// the k columns gets 64/k bits: text its bytes and a length byte, an integer
+// its value + 1 (0 is NULL). The cache maps a packed key to the general
+// table's group id, so a row that does not fit (a longer value, a negative
+// or large number) simply takes the general path and both agree.
+type KeyPacker struct {
+	bits   uint // bits per column
+	text   []bool
+	cache  *I64Table
+	packed []int64
+	fits   []bool
+	misses []int32
+	off    bool // stopped: most rows did not fit, or most missed the cache
+	// rows and hits count the rows looked up and found, until the packer
+	// decides whether it pays: with nearly as many groups as rows (TPC-DS
+	// q97 groups 550 k sales by customer and item) almost every row misses,
+	// and a miss costs the general table's work plus the cache's
+	rows, hits int
+}
+
+// judgeRows is the rows after which a packer that found fewer than half of
+// them in its cache stops.
+const judgeRows = 1 << 16
+
+// NewKeyPacker returns a packer for key columns of types ts, or nil when
+// they cannot pack (a type other than plain text or an integer-stored one,
+// or too many columns).
+func NewKeyPacker(ts []types.T) *KeyPacker {
+	if len(ts) == 0 || len(ts) > 4 {
+		return nil
+	}
+	p := &KeyPacker{bits: uint(64 / len(ts)), cache: NewI64Table(64)}
+	for _, t := range ts {
+		switch {
+		case t.DynNumeric():
+			return nil
+		case t.Storage() == types.StoreBytes && t.ID == types.Text:
+			p.text = append(p.text, true)
+		case t.Storage() == types.StoreInt:
+			p.text = append(p.text, false)
+		default:
+			return nil
+		}
+	}
+	return p
+}
+
+func (p *KeyPacker) Bytes() int64 { return p.cache.Bytes() }
+
+// pack computes the packed key of every row of keys; fits[i] says whether
+// row i packed. It returns how many rows did.
+func (p *KeyPacker) pack(keys []*vec.Vector, n int) int {
+	if cap(p.packed) < n {
+		p.packed = make([]int64, n, max(n, vec.BatchSize))
+		p.fits = make([]bool, n, max(n, vec.BatchSize))
+	}
+	p.packed, p.fits = p.packed[:n], p.fits[:n]
+	for i := range p.fits {
+		p.fits[i] = true
+		p.packed[i] = 0
+	}
+	width := int(p.bits/8) - 1 // text bytes beside the length byte
+	// the largest integer code; below 2^62 so that code+1 cannot overflow
+	limit := int64(1)<<min(p.bits, 62) - 1
+	for c, v := range keys {
+		if p.text[c] {
+			for i, x := range v.S[:n] {
+				var k uint64
+				switch {
+				case v.Nulls != nil && v.Nulls[i]:
+					// length byte 0: NULL
+				case len(x) > width:
+					p.fits[i] = false
+				default:
+					k = uint64(len(x) + 1)
+					for j := 0; j < len(x); j++ {
+						k |= uint64(x[j]) << (8 * (j + 1))
+					}
+				}
+				p.packed[i] = int64(uint64(p.packed[i])<<p.bits | k)
+			}
+			continue
+		}
+		for i, x := range v.I64[:n] {
+			var k uint64
+			switch {
+			case v.Nulls != nil && v.Nulls[i]:
+				// 0: NULL
+			case x < 0 || x >= limit:
+				p.fits[i] = false
+			default:
+				k = uint64(x + 1)
+			}
+			p.packed[i] = int64(uint64(p.packed[i])<<p.bits | k)
+		}
+	}
+	fit := 0
+	for _, f := range p.fits {
+		if f {
+			fit++
+		}
+	}
+	return fit
+}
+
+// GroupIDs assigns the groups of the batch's rows through the cache, the
+// general table (t, k, with the rows' hashes computed only when some row
+// missed the cache, unless hashed says hs holds them already) taking the
+// misses. It reports false, doing nothing,
+// when the packer is off.
+func (p *KeyPacker) GroupIDs(t *HashTable, k *KeyCols, keys []*vec.Vector, n int, hs []uint64, hashed bool, gids []int32) (handled bool, added int64) {
+	if p == nil || p.off {
+		return false, 0
+	}
+	if fit := p.pack(keys, n); fit < n/2 {
+		p.off = true
+		return false, 0
+	}
+	p.misses = p.misses[:0]
+	for i, f := range p.fits {
+		if f {
+			if g := p.cache.Lookup(p.packed[i]); g >= 0 {
+				gids[i] = g
+				continue
+			}
+		}
+		p.misses = append(p.misses, int32(i))
+	}
+	if p.rows < judgeRows {
+		p.rows += n
+		p.hits += n - len(p.misses)
+		if p.rows >= judgeRows && 2*p.hits < p.rows {
+			// the general table holds every group the cache maps, so
+			// the rows from now on find theirs there
+			p.off = true
+		}
+	}
+	if len(p.misses) == 0 {
+		return true, 0
+	}
+	for c, v := range keys {
+		if hashed {
+			break
+		}
+		memory.HashColumn(hs, v, n, c == 0)
+	}
+	for _, i := range p.misses {
+		g, a := t.groupID(k, keys, int(i), hs[i])
+		gids[i] = g
+		added += a
+		if p.fits[i] {
+			p.cache.Push(p.packed[i], g)
+		}
+	}
+	return true, added
+}

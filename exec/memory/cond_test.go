@@ -1,0 +1,5 @@
+package memory
+
+import ()
+
+type refDivZero struct{}

@@ -1,6 +1,0 @@
-//go:build !unix
-
-package exec
-
-// processAlive cannot tell here: every other server's directory is kept.
-func processAlive(pid int) bool { return true }

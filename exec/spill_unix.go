@@ -1,9 +1,0 @@
-//go:build unix
-
-package exec
-
-import "syscall"
-
-// processAlive reports whether a process pid exists (signal 0 checks
-// without sending anything).
-func processAlive(pid int) bool { return syscall.Kill(pid, 0) == nil }
