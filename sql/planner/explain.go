@@ -255,6 +255,7 @@ func (s *Session) explainOp(ctx context.Context, est *estimate.Estimator, op exe
 		add("Subquery per outer row (%s, results cached by key)", o.mode)
 		return s.explainOp(ctx, est, o.input, depth+1, lines)
 	default:
+		// Window and other exec/aggregate operators print as exec's do
 		add("%s", strings.TrimPrefix(strings.TrimPrefix(fmt.Sprintf("%T", op), "*exec."), "*aggregate."))
 	}
 	// every line below a scan gets its estimate (package estimate), under the
