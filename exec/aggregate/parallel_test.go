@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 
 	"github.com/lakepg/lakepg/exec"
@@ -270,18 +271,25 @@ func TestParallelUnionOfScans(t *testing.T) {
 	}
 }
 
-// failAfter fails with err once it has passed n batches on.
-type failAfter struct {
+// stopAfter cancels the query (cancel set) at the n-th batch the workers
+// sharing seen read between them, or fails (err set) every read after it.
+type stopAfter struct {
 	exec.Operator
-	n   int
-	err error
+	seen   *atomic.Int64
+	n      int64
+	cancel func()
+	err    error
 }
 
-func (f *failAfter) Next(ctx context.Context) (*vec.Batch, error) {
-	if f.n--; f.n < 0 {
-		return nil, f.err
+func (s *stopAfter) Next(ctx context.Context) (*vec.Batch, error) {
+	k := s.seen.Add(1)
+	if s.err != nil && k > s.n {
+		return nil, s.err
 	}
-	return f.Operator.Next(ctx)
+	if s.cancel != nil && k == s.n {
+		s.cancel()
+	}
+	return s.Operator.Next(ctx)
 }
 
 // TestParallelHashAggStopsWhileHandingOn: radix workers that hand rows to
@@ -306,14 +314,17 @@ func TestParallelHashAggStopsWhileHandingOn(t *testing.T) {
 				mem = memory.NewMemory(memory.NewMemoryPool(c.limit), 0)
 			}
 			p := &exec.Parallel{Scan: newFixtureScan(store, files), Workers: 2}
+			// the workers count their batches together: the one reading
+			// the n-th cancels or fails (one worker alone may read fewer
+			// than n when the other takes most morsels)
+			seen := new(atomic.Int64)
 			p.Build = func(w int, src exec.Operator) exec.Operator {
-				var op exec.Operator = &exec.Project{Env: env, Input: src, Exprs: []exec.Expr{col(0, types.Int64T), col(2, types.TextT)}}
-				if w == 1 {
-					if c.cancel {
-						op = &cancelAfter{Operator: op, n: after, cancel: cancel}
-					} else {
-						op = &failAfter{Operator: op, n: after, err: fail}
-					}
+				op := &stopAfter{Operator: &exec.Project{Env: env, Input: src, Exprs: []exec.Expr{col(0, types.Int64T), col(2, types.TextT)}},
+					seen: seen, n: int64(after)}
+				if c.cancel {
+					op.cancel = cancel
+				} else {
+					op.err = fail
 				}
 				return op
 			}
