@@ -172,7 +172,7 @@ func (qc *QueryCtx) aggregateEagerly(agg *aggregate.HashAgg, nested bool) bool {
 	for i, a := range agg.Aggs {
 		arg := 0 // count(*) reads no column
 		if a.Kind != aggregate.AggCountStar {
-			// aggregates of one argument share its column, as above
+			// aggregates of one argument read one column of the partial input
 			c, ok := argCol[a.Arg]
 			if !ok {
 				c = len(partialIn)
