@@ -17,13 +17,15 @@
 // An Operator reports its output Types, returns batches from Next until it
 // returns nil, and releases what it holds on Close. A batch is valid only
 // until the next call: an operator that keeps rows copies them. Operators
-// reuse their output batches and scratch (colBuf keeps NULL masks aside
+// reuse their output batches and scratch (memory.ColBuf keeps NULL masks aside
 // across resets), so a steady-state pipeline allocates nothing per batch.
 // Every operator checks the query's context between batches and answers
 // 57014 when it is cancelled; errors cross operator calls as values with a
 // SQLSTATE, never as panics.
 //
 // Streaming: Values, Filter, Project, Limit, Append, TableScan, Parallel.
+// Stacked Filters run as one chain: each condition on the rows the ones
+// before kept, the kept rows copied once.
 // Buffering: HashJoin (build side), NestedLoopJoin (right side), Sort,
 // SetOp; HashAgg and Window (exec/aggregate).
 //
@@ -65,7 +67,11 @@
 //
 // Buffering operators reserve what they hold from a Memory account
 // (exec/memory; per query, optional) and its MemoryPool (GlobalMemory by
-// default); a reservation that does not fit fails the query with 53200
-// instead of growing, and everything is returned on Close or when the
-// operator has emitted its last row. Spilling to disk is left for later.
+// default); everything is returned on Close or when the operator has
+// emitted its last row. A reservation that does not fit is refused: sorts
+// (sortspill.go), hash joins (joinspill.go) and, in exec/aggregate,
+// aggregation, DISTINCT and windows then spill to temp files, whose space
+// (exec/memory) is bounded too. A query fails with 53200 only when that
+// runs out as well, or when an operator that cannot spill (grouping sets)
+// reaches the limit.
 package exec
