@@ -286,8 +286,8 @@ type KeyCols struct {
 	// share, when set, says the keys added are another table's (keyShare)
 	Share *KeyShare
 	// scratch of groupIDs
-	guessed, fresh, live, wrong []int32
-	view                        []*vec.Vector // colView's
+	guessed, fresh, rest, live, wrong []int32
+	view                              []*vec.Vector // colView's
 }
 
 // arenaChunk is the size of the chunks text keys are copied into, so that
@@ -479,17 +479,32 @@ func push[T any](s []T, x T) ([]T, int64) {
 // column at a time (addRows): the probes compare no keys, and storing them
 // row by row, switching on each column's type, cost as much as the probes.
 func (t *HashTable) GroupIDs(k *KeyCols, keys []*vec.Vector, hs []uint64, gids []int32) int64 {
-	guessed, fresh := k.guessed[:0], k.fresh[:0]
+	guessed, fresh, rest := k.guessed[:0], k.fresh[:0], k.rest[:0]
+	// Most rows of a table past the caches find their group in its home
+	// slot. This loop only reads slots, so the misses of many rows are in
+	// flight at once; a row that would probe further or make a new group
+	// waits for the loop below. Its guess is the one probe would make:
+	// slots are filled, never emptied, so a home slot that agrees now is
+	// the first that agrees then.
+	mask := uint64(len(t.Slots) - 1)
 	for i, h := range hs {
-		id, isNew, _ := t.probe(k, keys, i, h, false)
-		gids[i] = id
-		if isNew {
-			fresh = append(fresh, int32(i))
-		} else {
+		if sl := t.Slots[h&mask]; sl != 0 && SlotTag(sl) == SlotTag(h) {
+			gids[i] = SlotVal(sl) - 1
 			guessed = append(guessed, int32(i))
+		} else {
+			rest = append(rest, int32(i))
 		}
 	}
-	k.guessed, k.fresh = guessed, fresh
+	for _, i := range rest {
+		id, isNew, _ := t.probe(k, keys, int(i), hs[i], false)
+		gids[i] = id
+		if isNew {
+			fresh = append(fresh, i)
+		} else {
+			guessed = append(guessed, i)
+		}
+	}
+	k.guessed, k.fresh, k.rest = guessed, fresh, rest
 	added := k.addRows(keys, fresh)
 	for _, i := range k.wrongGuesses(guessed, gids, keys) {
 		g, a := t.groupID(k, keys, int(i), hs[i])

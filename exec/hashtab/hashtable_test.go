@@ -191,3 +191,32 @@ func TestTextKeysHugeKey(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkHashTableGroupIDsInt groups rows by two integer keys into 90 k
+// groups that recur in the same order (TPC-DS inventory by item and
+// warehouse): the table outgrows the caches, so the probes' loads decide.
+func BenchmarkHashTableGroupIDsInt(b *testing.B) {
+	ts := []types.T{types.Int64T, types.Int64T}
+	const groups = 90000
+	rows := groups / vec.BatchSize * vec.BatchSize
+	item, wh := vec.New(ts[0], rows), vec.New(ts[1], rows)
+	for i := 0; i < rows; i++ {
+		item.AppendInt(int64(1 + i/5))
+		wh.AppendInt(int64(1 + i%5))
+	}
+	hs := make([]uint64, vec.BatchSize)
+	gids := make([]int32, vec.BatchSize)
+	b.ResetTimer()
+	for it := 0; it < b.N; it++ {
+		tab, keys := NewHashTable(16), NewKeyCols(ts)
+		for r := 0; r < 10; r++ {
+			for lo := 0; lo < rows; lo += vec.BatchSize {
+				batch := []*vec.Vector{item.Slice(lo, lo+vec.BatchSize), wh.Slice(lo, lo+vec.BatchSize)}
+				for c, v := range batch {
+					memory.HashColumn(hs, v, vec.BatchSize, c == 0)
+				}
+				tab.GroupIDs(keys, batch, hs, gids)
+			}
+		}
+	}
+}
