@@ -502,6 +502,8 @@ func (a *Arith) evalNumeric(l, r *vec.Vector, n int, nulls []bool, out *vec.Vect
 		}
 		return out, nil
 	}
+	var chunks vec.TextChunks
+	var txt []byte
 	for i := 0; i < n; i++ {
 		if nulls != nil && nulls[i] {
 			out.AppendNull()
@@ -534,7 +536,8 @@ func (a *Arith) evalNumeric(l, r *vec.Vector, n int, nulls []bool, out *vec.Vect
 		}
 		if a.T.Scale < 0 && (a.Op == '*' || a.Op == '+' || a.Op == '-') {
 			if z, ok := arith128(a.Op, l, r, i); ok {
-				out.AppendString(z.String())
+				txt = AppendScaled128(txt[:0], z.neg, z.hi, z.lo, z.scale)
+				out.AppendString(chunks.String(txt))
 				continue
 			}
 		}
@@ -650,6 +653,12 @@ func Divide128(x int64, sx int, y int64) (neg bool, hi, lo uint64, qs int, ok bo
 func FormatScaled128(neg bool, hi, lo uint64, scale int) string {
 	var buf [64]byte
 	return types.FormatDigits(neg, appendU128(buf[:0], hi, lo), scale)
+}
+
+// AppendScaled128 appends FormatScaled128(neg, hi, lo, scale) to dst.
+func AppendScaled128(dst []byte, neg bool, hi, lo uint64, scale int) []byte {
+	var buf [64]byte
+	return types.AppendDigits(dst, neg, appendU128(buf[:0], hi, lo), scale)
 }
 
 // weightAndFirst returns the base-10000 weight of a decimal and its first

@@ -562,23 +562,27 @@ func FormatScaled(x int64, scale int) string {
 // zeros) at scale: the point scale digits from the right, a zero before
 // it when nothing else is.
 func FormatDigits(neg bool, digits []byte, scale int) string {
-	out := make([]byte, 0, len(digits)+scale+3)
+	return string(AppendDigits(make([]byte, 0, len(digits)+scale+3), neg, digits, scale))
+}
+
+// AppendDigits appends FormatDigits(neg, digits, scale) to out.
+func AppendDigits(out []byte, neg bool, digits []byte, scale int) []byte {
 	if neg {
 		out = append(out, '-')
 	}
 	if scale <= 0 {
-		return string(append(out, digits...))
+		return append(out, digits...)
 	}
 	if len(digits) <= scale {
 		out = append(out, '0', '.')
 		for i := len(digits); i < scale; i++ {
 			out = append(out, '0')
 		}
-		return string(append(out, digits...))
+		return append(out, digits...)
 	}
 	out = append(out, digits[:len(digits)-scale]...)
 	out = append(out, '.')
-	return string(append(out, digits[len(digits)-scale:]...))
+	return append(out, digits[len(digits)-scale:]...)
 }
 
 // NormalizeDecimal returns canonical decimal text (as PostgreSQL numeric_out

@@ -366,6 +366,7 @@ func (s *sumIntAgg) final(out *vec.Vector, lo, hi int) error {
 	if !s.avg && out.Type.Storage() == types.StoreBytes {
 		return s.finalText(out, lo, hi)
 	}
+	var chunks vec.TextChunks
 	for g := lo; g < hi; g++ {
 		if s.cnt[g] == 0 {
 			out.AppendNull()
@@ -375,7 +376,8 @@ func (s *sumIntAgg) final(out *vec.Vector, lo, hi int) error {
 		if s.avg {
 			if t.IsInt64() && out.Type.Storage() == types.StoreBytes {
 				if neg, hi, lo, qs, ok := exec.Divide128(int64(t.Lo), s.scale, s.cnt[g]); ok {
-					out.AppendString(exec.FormatScaled128(neg, hi, lo, qs))
+					s.txt = exec.AppendScaled128(s.txt[:0], neg, hi, lo, qs)
+					out.AppendString(chunks.String(s.txt))
 					continue
 				}
 			}
@@ -984,6 +986,8 @@ func (s *numVarAgg) merge(src aggFn, from, to []int32) error {
 func (s *numVarAgg) final(out *vec.Vector, lo, hi int) error {
 	sample := s.kind == AggVarSamp || s.kind == AggStddevSamp
 	stddev := s.kind == AggStddevSamp || s.kind == AggStddevPop
+	var chunks vec.TextChunks
+	var txt []byte
 	for g := lo; g < hi; g++ {
 		n := s.n[g]
 		if n == 0 || (sample && n <= 1) {
@@ -996,7 +1000,8 @@ func (s *numVarAgg) final(out *vec.Vector, lo, hi int) error {
 		}
 		if (s.big == nil || s.big[g] == nil) && !s.dyn && out.Type.Storage() == types.StoreBytes && s.sx[g].IsInt64() && s.sx2[g].IsInt64() {
 			if qh, ql, qs, ok := exec.Variance128(n, int64(s.sx[g].Lo), int64(s.sx2[g].Lo), s.scale, sample, stddev); ok {
-				out.AppendString(exec.FormatScaled128(false, qh, ql, qs))
+				txt = exec.AppendScaled128(txt[:0], false, qh, ql, qs)
+				out.AppendString(chunks.String(txt))
 				continue
 			}
 		}

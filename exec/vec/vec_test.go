@@ -1,6 +1,8 @@
 package vec
 
 import (
+	"bytes"
+	"fmt"
 	"testing"
 	"time"
 
@@ -51,5 +53,26 @@ func TestIntervalVector(t *testing.T) {
 	bt.Reset()
 	if bt.Vecs[0].Len() != 0 {
 		t.Error("Batch.Reset kept intervals")
+	}
+}
+
+// Strings carved from chunks keep their bytes while later strings, and
+// values longer than a chunk, are carved after them.
+func TestTextChunks(t *testing.T) {
+	var c TextChunks
+	var want, got []string
+	buf := []byte{}
+	for i := 0; i < 3000; i++ {
+		buf = fmt.Appendf(buf[:0], "%d.%0*d", i, i%40, i)
+		want = append(want, string(buf))
+		got = append(got, c.String(buf))
+	}
+	long := bytes.Repeat([]byte("x"), 3*textChunkSize)
+	want, got = append(want, string(long)), append(got, c.String(long))
+	want, got = append(want, ""), append(got, c.String(nil))
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("value %d: %q, want %q", i, got[i], want[i])
+		}
 	}
 }
