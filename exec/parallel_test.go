@@ -139,7 +139,7 @@ func TestParallelProbeWithSharedBuild(t *testing.T) {
 		if err := p.Close(); err != nil {
 			t.Fatal(err)
 		}
-		if !right.closed {
+		if !right.Closed {
 			t.Error("shared build side not closed")
 		}
 	}

@@ -125,7 +125,7 @@ func BenchmarkSortInt64(b *testing.B) {
 		b.Run(fmt.Sprintf("limit=%d", limit), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				s := &Sort{Input: &pairSource{a: keys, b: keys, n: n}, Keys: []SortKey{{Col: 0}}, Limit: limit}
+				s := &Sort{Input: &pairSource{A: keys, B: keys, N: n}, Keys: []SortKey{{Col: 0}}, Limit: limit}
 				for {
 					out, err := s.Next(context.Background())
 					if err != nil {

@@ -279,7 +279,7 @@ func BenchmarkGroupByInt64(b *testing.B) {
 		b.Run(fmt.Sprintf("groups=%d", groups), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				src := &pairSource{a: keys, b: keys, n: n}
+				src := &pairSource{A: keys, B: keys, N: n}
 				h := &HashAgg{Input: src, NGroup: 1, Aggs: []Agg{mkAgg(b, AggCountStar, 0, types.Int64T), mkAgg(b, AggSum, 1, types.Int64T)}}
 				for {
 					out, err := h.Next(context.Background())
@@ -479,7 +479,7 @@ func BenchmarkGroupByTwoText(b *testing.B) {
 	ts := []types.T{types.TextT, types.TextT, types.NumericT(12, 2)}
 	b.ReportAllocs()
 	for b.Loop() {
-		src := &multiSource{ts: ts, vs: []*vec.Vector{f1, f2, x}, n: n}
+		src := &multiSource{T: ts, V: []*vec.Vector{f1, f2, x}, N: n}
 		h := &HashAgg{Input: src, NGroup: 2, Aggs: []Agg{mkAgg(b, AggCountStar, 0, types.Int64T), mkAgg(b, AggSum, 2, ts[2]),
 			mkAgg(b, AggAvg, 2, ts[2]), mkAgg(b, AggSum, 2, ts[2]), mkAgg(b, AggMax, 2, ts[2])}}
 		if got := collect(b, h); len(got) != 6 {
