@@ -4,7 +4,8 @@ import "testing"
 
 // TestSetOpDistinctInputs: INTERSECT and EXCEPT without ALL give the same
 // rows whether their inputs lose duplicates first (setop_distinct_inputs)
-// or not — with duplicates on both sides, NULLs (equal to each other
+// or not, and whether an aggregation (setop_aggregate) or SetOp compares
+// them — with duplicates on both sides, NULLs (equal to each other
 // there), several columns, an input already distinct or empty, columns
 // cast to a common type and set operations nested; ALL keeps the
 // multiplicities either way. The answers are PostgreSQL 15's.
@@ -31,7 +32,7 @@ func TestSetOpDistinctInputs(t *testing.T) {
 		{`SELECT count(*) FROM (SELECT a FROM sa INTERSECT ALL SELECT a FROM sb) u`, []string{"2000"}},
 		{`SELECT count(*) FROM (SELECT a FROM sa EXCEPT ALL SELECT a FROM sb) u`, []string{"1000"}},
 	} {
-		for _, disabled := range []string{"", "setop_distinct_inputs"} {
+		for _, disabled := range []string{"", "setop_distinct_inputs", "setop_aggregate", "setop_distinct_inputs, setop_aggregate"} {
 			must(t, s, `SET lakepg.disabled_rules = '`+disabled+`'`)
 			must(t, s, c.q, c.want...)
 		}

@@ -288,16 +288,17 @@ func (qc *QueryCtx) planSetOp(sel *pg.SelectStmt) (*query, error) {
 		if !sel.All {
 			op = &aggregate.HashAgg{Input: op, NGroup: len(cols)}
 		}
-	case pg.SetOperation_SETOP_INTERSECT:
-		if !sel.All {
-			lop, rop = qc.setOpDistinctInputs(lop, len(cols)), qc.setOpDistinctInputs(rop, len(cols))
-		}
-		op = &exec.SetOp{Left: lop, Right: rop, Intersect: true, All: sel.All}
 	default:
+		intersect := sel.Op == pg.SetOperation_SETOP_INTERSECT
 		if !sel.All {
 			lop, rop = qc.setOpDistinctInputs(lop, len(cols)), qc.setOpDistinctInputs(rop, len(cols))
+			if oneTextPerValue(TypesOfColumns(cols)) && qc.ruleOn(ruleSetOpAggregate) {
+				qc.fired(ruleSetOpAggregate)
+				op = qc.setOpAggregate(lop, rop, len(cols), intersect)
+				break
+			}
 		}
-		op = &exec.SetOp{Left: lop, Right: rop, All: sel.All}
+		op = &exec.SetOp{Left: lop, Right: rop, Intersect: intersect, All: sel.All}
 	}
 	q := &query{Op: op, Cols: cols, scans: append(l.scans, r.scans...)}
 	if len(sel.SortClause) > 0 || sel.LimitCount != nil || sel.LimitOffset != nil {

@@ -158,8 +158,8 @@ func TestJoinSpillUnderMemoryLimit(t *testing.T) {
 }
 
 // TestWorkMem: SET work_mem is every operator's own budget. With a server
-// limit far above the data and 1MiB of temp space, a sort, an aggregation
-// and a join run in memory; after SET work_mem = '1MB' each spills (and so
+// limit far above the data and 1MiB of temp space, a sort, an aggregation,
+// a join and an INTERSECT run in memory; after SET work_mem = '1MB' each spills (and so
 // runs out of temp space, 53200); with temp space they answer as before.
 // SHOW prints work_mem as PostgreSQL does, and bad values fail with 22023.
 func TestWorkMem(t *testing.T) {
@@ -172,6 +172,9 @@ func TestWorkMem(t *testing.T) {
 		"select sum(length(x)) from (select h || g as x from t order by h) s",
 		"select count(*), sum(c) from (select h, count(*) as c from t group by h) s",
 		"select count(*), sum(a.g) from t a join t b on a.h = b.h",
+		// the set operation's own aggregation (setop_aggregate), over
+		// inputs left as they are
+		"set lakepg.disabled_rules = 'setop_distinct_inputs'; select count(*), sum(g) from (select h, g from t intersect select h, g from t where g % 3 > 0) s",
 	}
 	run := func(s *server, sets ...string) []psqlResult {
 		var out []psqlResult
