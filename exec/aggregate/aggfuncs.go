@@ -227,14 +227,15 @@ func (s *countAgg) final(out *vec.Vector, lo, hi int) error {
 // in PostgreSQL and never overflows).
 
 type sumIntAgg struct {
-	avg   bool
-	scale int // numeric input scale (0 for integers)
-	out   types.T
-	sum   []int64
-	cnt   []int64     // non-NULL inputs
-	wide  []exec.I128 // overflowed part of the sum; nil until the first overflow
-	txt   []byte      // finalText scratch
-	ends  []int32
+	avg    bool
+	scale  int // numeric input scale (0 for integers)
+	out    types.T
+	sum    []int64
+	cnt    []int64     // non-NULL inputs
+	wide   []exec.I128 // overflowed part of the sum; nil until the first overflow
+	txt    []byte      // finalText scratch
+	ends   []int32
+	chunks vec.TextChunks // the averages' text
 }
 
 func (s *sumIntAgg) grow(n int) {
@@ -366,7 +367,6 @@ func (s *sumIntAgg) final(out *vec.Vector, lo, hi int) error {
 	if !s.avg && out.Type.Storage() == types.StoreBytes {
 		return s.finalText(out, lo, hi)
 	}
-	var chunks vec.TextChunks
 	for g := lo; g < hi; g++ {
 		if s.cnt[g] == 0 {
 			out.AppendNull()
@@ -377,7 +377,7 @@ func (s *sumIntAgg) final(out *vec.Vector, lo, hi int) error {
 			if t.IsInt64() && out.Type.Storage() == types.StoreBytes {
 				if neg, hi, lo, qs, ok := exec.Divide128(int64(t.Lo), s.scale, s.cnt[g]); ok {
 					s.txt = exec.AppendScaled128(s.txt[:0], neg, hi, lo, qs)
-					out.AppendString(chunks.String(s.txt))
+					out.AppendString(s.chunks.String(s.txt))
 					continue
 				}
 			}
@@ -835,6 +835,8 @@ type numVarAgg struct {
 	// special: the group had NaN or an infinity (dyn only), so its
 	// variance is NaN, as numeric_stddev_internal gives
 	special []bool
+	txt     []byte
+	chunks  vec.TextChunks // the results' text
 }
 
 type bigVar struct {
@@ -986,8 +988,6 @@ func (s *numVarAgg) merge(src aggFn, from, to []int32) error {
 func (s *numVarAgg) final(out *vec.Vector, lo, hi int) error {
 	sample := s.kind == AggVarSamp || s.kind == AggStddevSamp
 	stddev := s.kind == AggStddevSamp || s.kind == AggStddevPop
-	var chunks vec.TextChunks
-	var txt []byte
 	for g := lo; g < hi; g++ {
 		n := s.n[g]
 		if n == 0 || (sample && n <= 1) {
@@ -1000,8 +1000,8 @@ func (s *numVarAgg) final(out *vec.Vector, lo, hi int) error {
 		}
 		if (s.big == nil || s.big[g] == nil) && !s.dyn && out.Type.Storage() == types.StoreBytes && s.sx[g].IsInt64() && s.sx2[g].IsInt64() {
 			if qh, ql, qs, ok := exec.Variance128(n, int64(s.sx[g].Lo), int64(s.sx2[g].Lo), s.scale, sample, stddev); ok {
-				txt = exec.AppendScaled128(txt[:0], false, qh, ql, qs)
-				out.AppendString(chunks.String(txt))
+				s.txt = exec.AppendScaled128(s.txt[:0], false, qh, ql, qs)
+				out.AppendString(s.chunks.String(s.txt))
 				continue
 			}
 		}

@@ -2,9 +2,14 @@ package vec
 
 import "unsafe"
 
-// textChunkSize is the bytes of one chunk: a batch of short formatted
-// values (numerics of twenty-odd digits) fills a few.
-const textChunkSize = 8 << 10
+// A chunk holds firstTextChunk bytes, each next one twice its
+// predecessor's up to textChunkSize: a batch of short formatted values
+// (numerics of twenty-odd digits) fills a few, and a caller that formats a
+// value or two (a window's aggregate, row by row) does not pay for 8 KiB.
+const (
+	firstTextChunk = 256
+	textChunkSize  = 8 << 10
+)
 
 // TextChunks carves strings out of byte chunks it only ever appends to, so
 // an operator that formats a batch of values (an average, a numeric
@@ -19,7 +24,8 @@ func (c *TextChunks) String(b []byte) string {
 		return ""
 	}
 	if cap(c.cur)-len(c.cur) < len(b) {
-		c.cur = make([]byte, 0, max(textChunkSize, len(b)))
+		size := min(max(2*cap(c.cur), firstTextChunk), textChunkSize)
+		c.cur = make([]byte, 0, max(size, len(b)))
 	}
 	at := len(c.cur)
 	c.cur = append(c.cur, b...)
