@@ -2,6 +2,7 @@ package planner
 
 import (
 	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/aggregate"
 	"github.com/lakepg/lakepg/sql/planner/estimate"
 	"github.com/lakepg/lakepg/sql/planner/optree"
 )
@@ -64,7 +65,8 @@ func (qc *QueryCtx) dynamicFilters(op exec.Operator) {
 }
 
 // scanColumn follows output column idx of op down to the table scan
-// column it is, through filters, column projections and joins.
+// column it is, through filters, column projections, joins and GROUP BY
+// keys.
 func scanColumn(op exec.Operator, idx int) (*exec.TableScan, int, bool) {
 	switch o := op.(type) {
 	case *exec.TableScan:
@@ -78,6 +80,13 @@ func scanColumn(op exec.Operator, idx int) (*exec.TableScan, int, bool) {
 			if ref, ok := o.Exprs[idx].(*exec.ColRef); ok {
 				return scanColumn(o.Input, ref.Idx)
 			}
+		}
+	case *aggregate.HashAgg:
+		// a group key is its input column; the rows a filter on it drops
+		// make only groups the join would drop (TPC-H Q17's average
+		// quantity per part, of the parts the outer query kept)
+		if idx < o.NGroup && o.GroupingSets == nil {
+			return scanColumn(o.Input, idx)
 		}
 	case *exec.HashJoin:
 		return joinedColumn(o.Type, o.Left, o.Right, idx)
