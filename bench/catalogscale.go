@@ -48,6 +48,8 @@ ORDER BY 1,2;`
 type catalogScale struct {
 	kind       string
 	blocks     []float64 // tables/s of each block of 1,000 tables
+	blockCPU   []float64 // lakepg's CPU per table in each block, ms
+	blockPGCPU []float64 // the PostgreSQL server's (the catalog's), ms; nil for SQLite or a remote server
 	retries    int64     // 40001 answers retried while building
 	pointMs    []float64 // SELECT * of one small table, warm
 	pointRT    float64   // catalog round trips per point read
@@ -110,6 +112,26 @@ func (r *Runner) sectionCatalog(ctx context.Context, s *section) error {
 		rows = append(rows, append(row, fmt.Sprint(cs.retries)))
 	}
 	s.table(hdr, rows)
+	// the rate follows the machine's load; the CPU per table does not, and
+	// shows whether the work of a table grows with the lake
+	s.printf("Server CPU per table in each block (ms; PostgreSQL: its whole server, when it runs on this machine):")
+	rows = nil
+	for _, cs := range res {
+		for _, v := range []struct {
+			what string
+			ms   []float64
+		}{{"lakepg", cs.blockCPU}, {"PostgreSQL", cs.blockPGCPU}} {
+			if len(v.ms) == 0 {
+				continue
+			}
+			row := []string{cs.kind + ": " + v.what}
+			for _, b := range v.ms {
+				row = append(row, fmt.Sprintf("%.1f", b))
+			}
+			rows = append(rows, row)
+		}
+	}
+	s.table(hdr[:len(hdr)-1], rows)
 	rows = nil
 	f := func(xs []float64) string { return fmt.Sprintf("%.1f ms", median(xs)) }
 	for _, cs := range res {
@@ -133,6 +155,7 @@ func (r *Runner) catalogScaleOn(ctx context.Context, kind string) (*catalogScale
 	cs := &catalogScale{kind: kind}
 	dir := filepath.Join(r.work, "lake-catalog-"+kind)
 	var catalog, driver, dsn string
+	catalogCPU := func() float64 { return 0 }
 	if kind == "sqlite" {
 		catalog = "sqlite:" + filepath.Join(dir, "catalog.sqlite")
 		driver, dsn = "sqlite", filepath.Join(dir, "catalog.sqlite")
@@ -144,6 +167,7 @@ func (r *Runner) catalogScaleOn(ctx context.Context, kind string) (*catalogScale
 		if catalog, err = pg.createDB(ctx, r, "catalogscale"); err != nil {
 			return nil, err
 		}
+		catalogCPU = func() float64 { return cpuSeconds(pg.pids()) }
 		driver, dsn = "pgx", catalog
 	}
 	mport, err := freePort()
@@ -176,12 +200,17 @@ func (r *Runner) catalogScaleOn(ctx context.Context, kind string) (*catalogScale
 	for start := 0; start < n; start += 1000 {
 		end := min(start+1000, n)
 		t := time.Now()
+		cpu0, pgCPU0 := cpuSeconds(sv.pids()), catalogCPU()
 		retries, err := buildTables(ctx, sv.dsn(), start, end)
 		if err != nil {
 			return nil, err
 		}
 		cs.retries += retries
 		cs.blocks = append(cs.blocks, float64(end-start)/time.Since(t).Seconds())
+		cs.blockCPU = append(cs.blockCPU, (cpuSeconds(sv.pids())-cpu0)*1000/float64(end-start))
+		if pgCPU0 > 0 {
+			cs.blockPGCPU = append(cs.blockPGCPU, (catalogCPU()-pgCPU0)*1000/float64(end-start))
+		}
 		r.logf("catalog %s: %d tables, %.0f tables/s", kind, end, cs.blocks[len(cs.blocks)-1])
 	}
 
