@@ -34,3 +34,33 @@ func TestFileStats(t *testing.T) {
 		}
 	}
 }
+
+// TestFileIndex: a list's files are found by id whether the ids are dense
+// (by position) or sparse (by a map), and ids not in the list are not.
+func TestFileIndex(t *testing.T) {
+	for _, step := range []int64{1, 3, 5000} {
+		var files []DataFile
+		for id := int64(100); len(files) < 500; id += step {
+			files = append(files, DataFile{ID: id})
+		}
+		ix := newFileIndex(files)
+		if (ix.dense != nil) != (step < 5000) {
+			t.Errorf("step %d: dense %v", step, ix.dense != nil)
+		}
+		for i := range files {
+			if got, ok := ix.of(files[i].ID); !ok || got != i {
+				t.Fatalf("step %d: of(%d) = %d, %v", step, files[i].ID, got, ok)
+			}
+			if step > 1 {
+				if _, ok := ix.of(files[i].ID + 1); ok {
+					t.Fatalf("step %d: found %d", step, files[i].ID+1)
+				}
+			}
+		}
+		for _, id := range []int64{0, 99, files[len(files)-1].ID + 1, -5} {
+			if _, ok := ix.of(id); ok {
+				t.Fatalf("step %d: found %d", step, id)
+			}
+		}
+	}
+}
