@@ -48,6 +48,8 @@ ORDER BY 1,2;`
 type catalogScale struct {
 	kind       string
 	blocks     []float64 // tables/s of each block of 1,000 tables
+	blockCPU   []float64 // lakepg's CPU per table in each block, ms
+	blockPGCPU []float64 // the PostgreSQL server's (the catalog's), ms; nil for SQLite or a remote server
 	retries    int64     // 40001 answers retried while building
 	pointMs    []float64 // SELECT * of one small table, warm
 	pointRT    float64   // catalog round trips per point read
@@ -66,6 +68,9 @@ type catalogScale struct {
 	metaBytes  string
 	catalogSz  string
 	registered time.Duration // how long registering the files took
+	listMs     float64       // the files query's first run, which reads the file list
+	listCPU    float64       // lakepg's CPU in it, s
+	rss        int64         // lakepg's resident memory after the files queries
 }
 
 // sectionCatalog builds a lake of BENCH_CATALOG_TABLES small tables and one table of
@@ -110,6 +115,26 @@ func (r *Runner) sectionCatalog(ctx context.Context, s *section) error {
 		rows = append(rows, append(row, fmt.Sprint(cs.retries)))
 	}
 	s.table(hdr, rows)
+	// the rate follows the machine's load; the CPU per table does not, and
+	// shows whether the work of a table grows with the lake
+	s.printf("Server CPU per table in each block (ms; PostgreSQL: its whole server, when it runs on this machine):")
+	rows = nil
+	for _, cs := range res {
+		for _, v := range []struct {
+			what string
+			ms   []float64
+		}{{"lakepg", cs.blockCPU}, {"PostgreSQL", cs.blockPGCPU}} {
+			if len(v.ms) == 0 {
+				continue
+			}
+			row := []string{cs.kind + ": " + v.what}
+			for _, b := range v.ms {
+				row = append(row, fmt.Sprintf("%.1f", b))
+			}
+			rows = append(rows, row)
+		}
+	}
+	s.table(hdr[:len(hdr)-1], rows)
 	rows = nil
 	f := func(xs []float64) string { return fmt.Sprintf("%.1f ms", median(xs)) }
 	for _, cs := range res {
@@ -123,6 +148,10 @@ func (r *Runner) sectionCatalog(ctx context.Context, s *section) error {
 	s.table([]string{"catalog", "point read median", "round trips", "information_schema.tables", "\\dt", "restart to ready",
 		"first read after restart", "planning (EXPLAIN ANALYZE)", "EXPLAIN wall", "files query", "round trips",
 		"files scanned/pruned", "metadata + file list caches", "catalog size"}, rows)
+	for _, cs := range res {
+		s.printf("%s: the files query's first run (it reads the list of %d files) took %.0f ms, %.1f s of lakepg's CPU; lakepg's RSS after the files queries %s.",
+			cs.kind, cs.files, cs.listMs, cs.listCPU, mib(cs.rss))
+	}
 	s.printf("Targets (issue 20): point read ≤ 5 ms median, information_schema.tables ≤ 200 ms, \\dt ≤ 300 ms, " +
 		"restart ≤ 2 s, planning over 100,000 files ≤ 20 ms; the build rate steady.")
 	return nil
@@ -133,6 +162,7 @@ func (r *Runner) catalogScaleOn(ctx context.Context, kind string) (*catalogScale
 	cs := &catalogScale{kind: kind}
 	dir := filepath.Join(r.work, "lake-catalog-"+kind)
 	var catalog, driver, dsn string
+	catalogCPU := func() float64 { return 0 }
 	if kind == "sqlite" {
 		catalog = "sqlite:" + filepath.Join(dir, "catalog.sqlite")
 		driver, dsn = "sqlite", filepath.Join(dir, "catalog.sqlite")
@@ -144,6 +174,7 @@ func (r *Runner) catalogScaleOn(ctx context.Context, kind string) (*catalogScale
 		if catalog, err = pg.createDB(ctx, r, "catalogscale"); err != nil {
 			return nil, err
 		}
+		catalogCPU = func() float64 { return cpuSeconds(pg.pids()) }
 		driver, dsn = "pgx", catalog
 	}
 	mport, err := freePort()
@@ -176,12 +207,17 @@ func (r *Runner) catalogScaleOn(ctx context.Context, kind string) (*catalogScale
 	for start := 0; start < n; start += 1000 {
 		end := min(start+1000, n)
 		t := time.Now()
+		cpu0, pgCPU0 := cpuSeconds(sv.pids()), catalogCPU()
 		retries, err := buildTables(ctx, sv.dsn(), start, end)
 		if err != nil {
 			return nil, err
 		}
 		cs.retries += retries
 		cs.blocks = append(cs.blocks, float64(end-start)/time.Since(t).Seconds())
+		cs.blockCPU = append(cs.blockCPU, (cpuSeconds(sv.pids())-cpu0)*1000/float64(end-start))
+		if pgCPU0 > 0 {
+			cs.blockPGCPU = append(cs.blockPGCPU, (catalogCPU()-pgCPU0)*1000/float64(end-start))
+		}
 		r.logf("catalog %s: %d tables, %.0f tables/s", kind, end, cs.blocks[len(cs.blocks)-1])
 	}
 
@@ -283,6 +319,7 @@ func (r *Runner) catalogScaleOn(ctx context.Context, kind string) (*catalogScale
 	planLine := regexp.MustCompile(`Planning Time: ([0-9.]+) ms`)
 	filesLine := regexp.MustCompile(`Files: (\d+) scanned, (\d+) pruned`)
 	before, _ = catalogQueries([]string{metrics})
+	cpu0 := cpuSeconds(sv.pids())
 	for i := 0; i < 7; i++ {
 		q := time.Now()
 		var c, sum int64
@@ -293,6 +330,12 @@ func (r *Runner) catalogScaleOn(ctx context.Context, kind string) (*catalogScale
 			return nil, fmt.Errorf("facts query answered count %d sum %d, want 3000 and %d", c, sum, (2000+4999)*3000/2)
 		}
 		cs.queryMs = append(cs.queryMs, msSince(q))
+		if i == 0 {
+			cs.listMs, cs.listCPU = cs.queryMs[0], cpuSeconds(sv.pids())-cpu0
+		}
+	}
+	if p := sv.pids(); len(p) > 0 {
+		cs.rss = statusBytes(p[0], "VmRSS:")
 	}
 	after, _ = catalogQueries([]string{metrics})
 	cs.queryRT = float64(after-before) / 7

@@ -107,6 +107,33 @@ func processTree(root int) []int {
 	return out
 }
 
+// cpuSeconds is the user and system CPU time of pids, with, for the first,
+// its waited-for children's (a postmaster's: the backends that have exited).
+// 0 for a process not on this machine.
+func cpuSeconds(pids []int) float64 {
+	var ticks float64
+	for i, pid := range pids {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(f) < 15 {
+			continue
+		}
+		last := 12 // utime, stime: fields 14 and 15 of stat, 11 and 12 after the comm
+		if i == 0 {
+			last = 14 // and cutime, cstime
+		}
+		for k := 11; k <= last; k++ {
+			v, _ := strconv.ParseFloat(f[k], 64)
+			ticks += v
+		}
+	}
+	return ticks / 100 // USER_HZ
+}
+
 func pssBytes(pid int) int64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
 	if err != nil {

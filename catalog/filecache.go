@@ -442,7 +442,7 @@ func filesBytes(files []DataFile) int64 {
 			n += int64(unsafe.Sizeof(*f.Delete)) + int64(len(f.Delete.Path)+len(f.Delete.RelPath)+len(f.Delete.EncryptionKey))
 		}
 		for _, cs := range f.Stats {
-			n += 48 + int64(unsafe.Sizeof(cs))
+			n += int64(unsafe.Sizeof(cs) + unsafe.Sizeof(statValue{}))
 			if cs.Min != nil {
 				n += int64(len(*cs.Min))
 			}

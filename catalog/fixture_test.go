@@ -300,7 +300,7 @@ func checkDuckDBCatalog(t *testing.T, db *DB, root string) {
 		t.Errorf("delete file 9 = %+v", d)
 	}
 	checkFile(d.Path, d.FileSize)
-	st := f6.Stats[3]
+	st := f6.Stats.Of(3)
 	if st.Min == nil || *st.Min != "5714.2857" || *st.Max != "14285.5714" || *st.ValueCount != 60000 || *st.NullCount != 0 || st.ContainsNaN != nil {
 		t.Errorf("file 6 stats of column 3 = %+v", st)
 	}
@@ -330,7 +330,7 @@ func checkDuckDBCatalog(t *testing.T, db *DB, root string) {
 			checkFile(f.Delete.Path, f.Delete.FileSize)
 		}
 	}
-	if files[3].Stats[4].NullCount == nil || *files[3].Stats[4].NullCount != 1 || *files[3].Stats[3].ContainsNaN != false {
+	if files[3].Stats.Of(4).NullCount == nil || *files[3].Stats.Of(4).NullCount != 1 || *files[3].Stats.Of(3).ContainsNaN != false {
 		t.Errorf("file 24 stats %+v", files[3].Stats)
 	}
 

@@ -208,6 +208,10 @@ type tableArrays struct {
 	// full: an array's first element -> the array, its length the tables
 	// handed out so far, its capacity all of it
 	full map[*Table][]Table
+	// copied counts the tables written into arrays (copies and appends): it
+	// should grow with the tables created, not with the lake's size at each
+	// creation (the tests check it)
+	copied int64
 }
 
 // tableArraysKept bounds the arrays kept for extension: each keeps a
@@ -221,23 +225,63 @@ func (a *tableArrays) extend(prev, added []Table) []Table {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	n := len(prev) + len(added)
+	var arr []Table // the array prev's tables are in, when added continues it
+	k := 0
 	if len(prev) > 0 {
-		if arr, ok := a.full[&prev[0]]; ok && len(arr) == len(prev) && cap(arr)-len(arr) >= len(added) {
-			out := append(arr, added...)
-			a.full[&prev[0]] = out
-			indexTableNames(out)
-			return out[:len(out):len(out)]
+		if a0, ok := a.full[&prev[0]]; ok && len(a0) >= len(prev) {
+			// Past prev the array may hold a later version's tables: statements
+			// of several sessions advance from one cached version to different
+			// heads at once. Its tables are ours when they are the same rows
+			// (a table created in both ranges is the same row in both: an
+			// advance's range changes nothing but data), and then the array is
+			// still shared; copying and indexing the whole lake there made each
+			// CREATE TABLE slower as the lake grew.
+			k = min(len(a0)-len(prev), len(added))
+			if sameTableRows(a0[len(prev):len(prev)+k], added[:k]) {
+				arr = a0
+			}
 		}
 	}
-	n := len(prev) + len(added)
-	out := make([]Table, 0, n+n/4+16)
-	out = append(append(out, prev...), added...)
-	if a.full == nil || len(a.full) >= tableArraysKept {
-		a.full = map[*Table][]Table{}
+	switch {
+	case arr != nil && k == len(added):
+		return arr[:n:n]
+	case arr != nil && cap(arr) >= n:
+		out := append(arr, added[k:]...)
+		a.copied += int64(len(out) - len(arr))
+		a.full[&prev[0]] = out
+		a.full[&out[0]] = out
+		indexTableNames(out)
+		return out[:n:n]
 	}
+	var out []Table
+	if arr != nil {
+		// the array is full: a larger one with all of its tables, which the
+		// versions in the old one find too (the heads racing this one
+		// extend the old array's versions)
+		m := len(arr) + len(added) - k
+		out = append(append(make([]Table, 0, m+m/4+16), arr...), added[k:]...)
+		a.full = map[*Table][]Table{&prev[0]: out, &arr[0]: out}
+	} else {
+		out = append(append(make([]Table, 0, n+n/4+16), prev...), added...)
+		if a.full == nil || len(a.full) >= tableArraysKept {
+			a.full = map[*Table][]Table{}
+		}
+	}
+	a.copied += int64(len(out))
 	a.full[&out[0]] = out
 	indexTableNames(out)
 	return out[:n:n]
+}
+
+// sameTableRows tells whether a and b list the same catalog rows of tables.
+func sameTableRows(a, b []Table) bool {
+	for i := range a {
+		if a[i].ID != b[i].ID || a[i].BeginSnapshot != b[i].BeginSnapshot || a[i].SchemaID != b[i].SchemaID || a[i].Name != b[i].Name {
+			return false
+		}
+	}
+	return true
 }
 
 // Finding a table by name in the metadata of a lake of thousands of tables

@@ -105,7 +105,7 @@ ORDER BY pi.partition_id, pc.partition_key_index`, tableID)
 // filePartitionValues attaches to files (indexed by data_file_id) their
 // partition values, each with its key as the spec the file was written
 // under defines it.
-func filePartitionValues(ctx context.Context, q queryer, tableID, snap int64, files []DataFile, index map[int64]int) error {
+func filePartitionValues(ctx context.Context, q queryer, tableID, snap int64, files []DataFile, index *fileIndex) error {
 	rows, err := q.QueryContext(ctx, `SELECT fpv.data_file_id, fpv.partition_key_index, fpv.partition_value, pc.column_id, pc.transform
 FROM ducklake_file_partition_value fpv
 JOIN ducklake_data_file df ON df.data_file_id = fpv.data_file_id
@@ -129,7 +129,7 @@ ORDER BY fpv.data_file_id, fpv.partition_key_index`, tableID, tableID, snap, sna
 			return fmt.Errorf("catalog: read partition values of table %d: %w", tableID, err)
 		}
 		pv.Index, pv.Transform, pv.Value = int(idx), transform.String, nullStr(val)
-		if i, ok := index[fileID]; ok {
+		if i, ok := index.of(fileID); ok {
 			files[i].Partition = append(files[i].Partition, pv)
 		}
 	}

@@ -140,3 +140,57 @@ func TestTableByID(t *testing.T) {
 		}
 	}
 }
+
+// TestTableArraysConcurrentHeads: sessions advancing from one cached
+// version to different heads at once (the next CREATE TABLE's statement
+// racing the previous one's) share the array instead of copying the lake:
+// building a lake of n tables so writes O(n) tables into arrays, not O(n²).
+func TestTableArraysConcurrentHeads(t *testing.T) {
+	var a tableArrays
+	tbl := func(id int64) Table {
+		return Table{ID: id, BeginSnapshot: id, Name: fmt.Sprintf("t%d", id)}
+	}
+	const n = 3000
+	cached := []Table{tbl(1)}
+	next := int64(2)
+	for next < n {
+		// four sessions advance from the cached version, each to a later head
+		var heads [][]Table
+		for s := int64(0); s < 4 && next+s < n; s++ {
+			var added []Table
+			for id := next; id <= next+s; id++ {
+				added = append(added, tbl(id))
+			}
+			heads = append(heads, a.extend(cached, added))
+		}
+		// the later heads first, as a slow statement may finish last
+		for i := len(heads) - 1; i >= 0; i-- {
+			h := heads[i]
+			if len(h) != len(cached)+i+1 {
+				t.Fatalf("head %d has %d tables, want %d", i, len(h), len(cached)+i+1)
+			}
+			for j := range h {
+				if h[j].ID != int64(j+1) {
+					t.Fatalf("head %d: table %d is %d", i, j, h[j].ID)
+				}
+			}
+		}
+		cached = heads[len(heads)-1]
+		next += int64(len(heads))
+		if len(cached) >= nameIndexMin {
+			if tb, ok := (&Metadata{Tables: cached}).TableByName(0, fmt.Sprintf("t%d", next-1)); !ok || tb.ID != next-1 {
+				t.Fatalf("TableByName(t%d) = %v, %v", next-1, tb, ok)
+			}
+		}
+	}
+	// the array grows by a quarter when full: about 5n tables written in all
+	if a.copied > 6*n {
+		t.Errorf("%d tables written into arrays for a lake of %d", a.copied, n)
+	}
+	// a head whose tables differ from the array's past the cached version
+	// (another table created there) is a copy
+	other := a.extend(cached[:len(cached)-1], []Table{tbl(n + 5)})
+	if &other[0] == &cached[0] || other[len(other)-1].ID != n+5 || cached[len(cached)-1].ID != n-1 {
+		t.Error("a branch with other tables shares the array")
+	}
+}

@@ -177,7 +177,7 @@ func fileStats(ctx context.Context, store storage.Backend, f catalog.DataFile, c
 		use  []statCol
 	)
 	for _, c := range cols {
-		if _, has := f.Stats[c.id]; has && pf.HasField(int32(c.id)) {
+		if f.Stats.Has(c.id) && pf.HasField(int32(c.id)) {
 			proj = append(proj, parquetio.Projection{FieldID: int32(c.id), Name: c.name, Pos: -1, Type: c.t})
 			use = append(use, c)
 		}
@@ -194,7 +194,8 @@ func fileStats(ctx context.Context, store storage.Backend, f catalog.DataFile, c
 	}
 	var nanCheck []int // columns whose catalog says they hold no NaN
 	for i, c := range use {
-		cs, fs := f.Stats[c.id], &foot[i]
+		cs, _ := f.Stats.Get(c.id)
+		fs := &foot[i]
 		col := quoteCol(c.name)
 		if fs.nullsKnown {
 			if cs.NullCount != nil && *cs.NullCount != fs.nulls {

@@ -269,7 +269,7 @@ func testLifecycle(t *testing.T, be backend) {
 	if f5.Path != e.db.DataPath()+"sales/orders/a.parquet" || f5.Delete.Path != e.db.DataPath()+"sales/orders/a-d2.parquet" || f5.Delete.DeleteCount != 2 {
 		t.Errorf("file at s5 = %+v delete %+v", f5, f5.Delete)
 	}
-	if f5.Stats[1].Min == nil || *f5.Stats[1].Min != "1" {
+	if f5.Stats.Of(1).Min == nil || *f5.Stats.Of(1).Min != "1" {
 		t.Errorf("file stats = %+v", f5.Stats)
 	}
 

@@ -205,7 +205,7 @@ func (u *uniqueKeys) mayHold(f catalog.DataFile, cols []exec.ScanCol) bool {
 		sort.Slice(u.sorted, func(i, j int) bool { return exec.CompareRows(v, int(u.sorted[i]), v, int(u.sorted[j])) < 0 })
 	}
 	for k, p := range u.pos {
-		st, ok := f.Stats[int64(cols[p].FieldID)]
+		st, ok := f.Stats.Get(int64(cols[p].FieldID))
 		if !ok {
 			continue
 		}

@@ -126,7 +126,7 @@ func statsRows(scan *exec.TableScan, files []catalog.DataFile, used []bool) (*ve
 			if !used[c] {
 				continue
 			}
-			st, ok := f.Stats[int64(col.FieldID)]
+			st, ok := f.Stats.Get(int64(col.FieldID))
 			if !ok {
 				return nil, false // a column added after the file: its default is not in the stats
 			}

@@ -238,7 +238,7 @@ func NewFilePruner(cols []exec.ScanCol, bs []Bound) *FilePruner {
 // keep.
 func (p *FilePruner) MayMatch(f *catalog.DataFile) bool {
 	for i, b := range p.bs {
-		st, ok := f.Stats[int64(p.cols[b.col].FieldID)]
+		st, ok := f.Stats.Get(int64(p.cols[b.col].FieldID))
 		if !ok {
 			continue
 		}

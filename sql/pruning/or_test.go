@@ -33,7 +33,7 @@ func intFile(id int64, lo1, hi1, lo2, hi2 int64) catalog.DataFile {
 		a, b := strconv.FormatInt(lo, 10), strconv.FormatInt(hi, 10)
 		return catalog.ColumnStats{ColumnID: col, ValueCount: &n, Min: &a, Max: &b, MinInt: lo, MaxInt: hi, IntOK: true}
 	}
-	return catalog.DataFile{ID: id, Stats: map[int64]catalog.ColumnStats{1: st(1, lo1, hi1), 2: st(2, lo2, hi2)}}
+	return catalog.DataFile{ID: id, Stats: catalog.FileStats{st(1, lo1, hi1), st(2, lo2, hi2)}}
 }
 
 // TestOrBounds: an OR whose every branch bounds a column keeps the files

@@ -44,7 +44,7 @@ func NewZones(files []catalog.DataFile, fieldID int32) *Zones {
 	for i := range files {
 		f := &files[i]
 		z.partitioned = z.partitioned || len(f.Partition) > 0
-		st, ok := f.Stats[int64(fieldID)]
+		st, ok := f.Stats.Get(int64(fieldID))
 		switch {
 		case !ok || !st.IntOK:
 			z.others = append(z.others, int32(i))

@@ -34,17 +34,17 @@ func TestZonesKeepWhatTheFullCheckKeeps(t *testing.T) {
 	for trial := 0; trial < 200; trial++ {
 		files := make([]catalog.DataFile, 1+r.Intn(300))
 		for i := range files {
-			st := map[int64]catalog.ColumnStats{}
+			var st catalog.FileStats
 			for _, id := range []int64{1, 2} {
 				switch r.Intn(10) {
 				case 0: // no stats for the column
 					continue
 				case 1: // only NULLs
-					st[id] = catalog.ColumnStats{ColumnID: id, ValueCount: ptr(0), NullCount: ptr(5)}
+					st = append(st, catalog.ColumnStats{ColumnID: id, ValueCount: ptr(0), NullCount: ptr(5)})
 					continue
 				case 2: // bounds not read as integers
 					bad := "x"
-					st[id] = catalog.ColumnStats{ColumnID: id, ValueCount: ptr(5), Min: &bad, Max: &bad}
+					st = append(st, catalog.ColumnStats{ColumnID: id, ValueCount: ptr(5), Min: &bad, Max: &bad})
 					continue
 				}
 				a, b := val(), val()
@@ -57,7 +57,7 @@ func TestZonesKeepWhatTheFullCheckKeeps(t *testing.T) {
 						a, b = b, a
 					}
 				}
-				st[id] = catalog.ColumnStats{ColumnID: id, ValueCount: ptr(5), Min: str(a), Max: str(b), MinInt: a, MaxInt: b, IntOK: true}
+				st = append(st, catalog.ColumnStats{ColumnID: id, ValueCount: ptr(5), Min: str(a), Max: str(b), MinInt: a, MaxInt: b, IntOK: true})
 			}
 			files[i] = catalog.DataFile{ID: int64(i), Stats: st}
 		}

@@ -716,7 +716,7 @@ func (e *Estimator) scanColumn(o *exec.TableScan, idx int) ColInfo {
 			continue
 		}
 		visited = append(visited, i)
-		st, ok := f.Stats[int64(c.FieldID)]
+		st, ok := f.Stats.Get(int64(c.FieldID))
 		if !ok || st.ValueCount == nil || st.NullCount == nil {
 			counted = false
 			continue

@@ -62,7 +62,7 @@ func (e *Estimator) sketchNDV(ref *ScanTable, fieldID int64, files []int, rangeN
 	for _, i := range files {
 		f := &ref.Files[i]
 		n := float64(f.RecordCount)
-		if st, ok := f.Stats[fieldID]; ok && st.ValueCount != nil {
+		if st, ok := f.Stats.Get(fieldID); ok && st.ValueCount != nil {
 			n = float64(*st.ValueCount)
 		}
 		if _, ok := sk.Files[f.ID][fieldID]; ok {
