@@ -100,6 +100,12 @@ func BenchmarkHashTableGroupIDsText(b *testing.B) {
 		cols[4].AppendInt(int64(1999 + g%3))
 		cols[5].AppendInt(int64(g / 2100))
 	}
+	benchGroupIDs(b, ts, cols, rows)
+}
+
+// benchGroupIDs groups the rows of cols, ten times over, into one table
+// per iteration, a batch at a time.
+func benchGroupIDs(b *testing.B, ts []types.T, cols []*vec.Vector, rows int) {
 	hs := make([]uint64, vec.BatchSize)
 	gids := make([]int32, vec.BatchSize)
 	b.ResetTimer()
@@ -204,21 +210,7 @@ func BenchmarkHashTableGroupIDsInt(b *testing.B) {
 		item.AppendInt(int64(1 + i/5))
 		wh.AppendInt(int64(1 + i%5))
 	}
-	hs := make([]uint64, vec.BatchSize)
-	gids := make([]int32, vec.BatchSize)
-	b.ResetTimer()
-	for it := 0; it < b.N; it++ {
-		tab, keys := NewHashTable(16), NewKeyCols(ts)
-		for r := 0; r < 10; r++ {
-			for lo := 0; lo < rows; lo += vec.BatchSize {
-				batch := []*vec.Vector{item.Slice(lo, lo+vec.BatchSize), wh.Slice(lo, lo+vec.BatchSize)}
-				for c, v := range batch {
-					memory.HashColumn(hs, v, vec.BatchSize, c == 0)
-				}
-				tab.GroupIDs(keys, batch, hs, gids)
-			}
-		}
-	}
+	benchGroupIDs(b, ts, []*vec.Vector{item, wh}, rows)
 }
 
 // BenchmarkI64TableGroupIDs groups 6 M rows by one integer key: in runs of
