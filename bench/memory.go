@@ -52,7 +52,7 @@ func (r *Runner) sectionMemory(ctx context.Context, s *section) error {
 		return err
 	}
 	defer lq.close()
-	dk, err := r.duckOnParquet(ctx, "memory", dataDir, r.cfg.Threads, []string{"lineitem"})
+	dk, err := r.duckOnParquet(ctx, "memory", dataDir, r.cfg.Threads, tpchTables)
 	if err != nil {
 		return err
 	}
@@ -87,23 +87,28 @@ func (r *Runner) sectionMemory(ctx context.Context, s *section) error {
 	}
 	var rows [][]string
 	queries := r.memoryQueries()
-	for _, q := range queries {
-		r.logf("memory: %s", q.name)
-		l := run(lq, srv.pids, q.sql)
-		d := run(duckQuerier{dk}, dk.pids, q.sql)
-		ratio := ""
-		if l.err == nil && d.err == nil && d.secs > 0 {
-			ratio = fmt.Sprintf("%.2f×", l.secs/d.secs)
+	if len(queries) > 0 {
+		for _, q := range queries {
+			r.logf("memory: %s", q.name)
+			l := run(lq, srv.pids, q.sql)
+			d := run(duckQuerier{dk}, dk.pids, q.sql)
+			ratio := ""
+			if l.err == nil && d.err == nil && d.secs > 0 {
+				ratio = fmt.Sprintf("%.2f×", l.secs/d.secs)
+			}
+			rows = append(rows, append(append(append([]string{q.name}, show(l)...), show(d)...), ratio))
 		}
-		rows = append(rows, append(append(append([]string{q.name}, show(l)...), show(d)...), ratio))
+		s.printf("**Big operators under %s.** lakepg with `--memory-limit %s` (spill files in a scratch directory), "+
+			"DuckDB over tpchgen-cli's Parquet files with `SET memory_limit = '%s'` and a temp directory; one run each, "+
+			"taking turns. Peak memory is the proportional set size of the server's processes, sampled every 50 ms.\n", limit, limit, limit)
+		for _, q := range queries {
+			s.printf("- %s: `%s`", q.name, q.sql)
+		}
+		s.table([]string{"query", "lakepg", "rows", "lakepg peak", "DuckDB", "rows", "DuckDB peak", "lakepg/DuckDB"}, rows)
 	}
-	s.printf("**Big operators under %s.** lakepg with `--memory-limit %s` (spill files in a scratch directory), "+
-		"DuckDB over tpchgen-cli's Parquet files with `SET memory_limit = '%s'` and a temp directory; one run each, "+
-		"taking turns. Peak memory is the proportional set size of the server's processes, sampled every 50 ms.\n", limit, limit, limit)
-	for _, q := range queries {
-		s.printf("- %s: `%s`", q.name, q.sql)
+	if r.memoryTPCHWanted() {
+		r.memoryTPCH(ctx, s, limit, lq, srv.pids, dk)
 	}
-	s.table([]string{"query", "lakepg", "rows", "lakepg peak", "DuckDB", "rows", "DuckDB peak", "lakepg/DuckDB"}, rows)
 	if r.cfg.MemClients > 0 {
 		return r.concurrentSorts(ctx, s)
 	}

@@ -3,6 +3,7 @@ package aggregate
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/hashtab"
@@ -205,6 +206,9 @@ type HashAgg struct {
 	workMem    int64   // the session's work_mem: each run's own budget (0: none)
 	spillMu    sync.Mutex
 	spills     []*aggSpill // every spill of the query's runs, to close (aggspill.go)
+	// dealtHeld is what the radix workers' buffers in flight are counted
+	// for (aggradix.go), given back when the workers are done
+	dealtHeld atomic.Int64
 
 	run *aggRun
 	// runs are the tables emitted in turn: run alone, or the partition
@@ -648,6 +652,8 @@ func (h *HashAgg) aggregate(ctx context.Context) error {
 func (h *HashAgg) aggregateRadix(ctx context.Context, p *exec.Parallel) error {
 	ws := make([]*aggWorker, p.NumWorkers())
 	ex := newAggExchange(len(ws))
+	// once the workers are done their buffers are garbage
+	defer func() { h.Mem.Shrink(h.dealtHeld.Swap(0)) }()
 	for w := range ws {
 		r, err := h.newRun()
 		if err != nil {

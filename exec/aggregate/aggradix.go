@@ -61,6 +61,38 @@ type dealt struct {
 	buf  *memory.ColBuf
 	hs   []uint64
 	from *aggWorker
+	held int64 // bytes counted in the HashAgg's memory for it (countDealt)
+}
+
+// countDealt brings what the memory account holds for d up to what it holds
+// now: its columns' and hashes' capacity and, while it holds rows, their
+// text. The buffers in flight are the exchange's, about 80 per worker, each
+// of vec.BatchSize rows of the aggregation's whole input (some 11 MB for
+// lineitem's GROUP BY on two workers), and their text keeps the scan's
+// pages alive. They are counted past the limit (GrowPast) since the
+// exchange needs them to progress: the tables, which can spill, give way.
+func (h *HashAgg) countDealt(d *dealt) {
+	n := int64(8 * cap(d.hs))
+	for _, v := range d.buf.Vecs {
+		n += int64(8*cap(v.I64)+8*cap(v.F64)+cap(v.B)+16*cap(v.S)+16*cap(v.Iv)) + int64(cap(v.Nulls))
+		for _, s := range v.S {
+			n += int64(len(s))
+		}
+	}
+	if n > d.held {
+		h.Mem.GrowPast(n - d.held)
+	} else {
+		h.Mem.Shrink(d.held - n)
+	}
+	h.dealtHeld.Add(n - d.held)
+	d.held = n
+}
+
+// dropDealt gives back what d is counted for: it is left to the collector.
+func (h *HashAgg) dropDealt(d *dealt) {
+	h.Mem.Shrink(d.held)
+	h.dealtHeld.Add(-d.held)
+	d.held = 0
 }
 
 // aggExchange hands the rows dealt to a partition to the worker that owns
@@ -182,11 +214,14 @@ func (h *HashAgg) newDealt(wk *aggWorker, p int) *dealt {
 		return d
 	default:
 	}
-	return &dealt{p: p, buf: memory.NewColBuf(h.Input.Types(), vec.BatchSize), from: wk}
+	d := &dealt{p: p, buf: memory.NewColBuf(h.Input.Types(), vec.BatchSize), from: wk}
+	h.countDealt(d)
+	return d
 }
 
 // handOn gives d to its partition's owner, or aggregates it when that is wk.
 func (h *HashAgg) handOn(ctx context.Context, wk *aggWorker, d *dealt) error {
+	h.countDealt(d)
 	if wk.ex == nil || d.p%len(wk.ex.inbox) == wk.w {
 		return h.aggregateDealt(ctx, wk, d)
 	}
@@ -252,9 +287,11 @@ func (h *HashAgg) aggregateDealt(ctx context.Context, wk *aggWorker, d *dealt) e
 	}
 	d.buf.Clear()
 	d.hs = d.hs[:0]
+	h.countDealt(d)
 	select {
 	case d.from.free <- d:
 	default:
+		h.dropDealt(d)
 	}
 	return err
 }

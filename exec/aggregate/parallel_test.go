@@ -345,3 +345,78 @@ func TestParallelHashAggStopsWhileHandingOn(t *testing.T) {
 		}
 	}
 }
+
+// watchDealt records, at each batch a worker reads, the bytes the radix
+// workers' buffers in flight are counted for and what the account holds.
+type watchDealt struct {
+	exec.Operator
+	h         **HashAgg
+	mem       *memory.Memory
+	most      *atomic.Int64
+	uncounted *atomic.Bool
+}
+
+func (w *watchDealt) Next(ctx context.Context) (*vec.Batch, error) {
+	d := (*w.h).dealtHeld.Load()
+	if d > w.most.Load() {
+		w.most.Store(d)
+	}
+	if w.mem.Used() < d {
+		w.uncounted.Store(true)
+	}
+	return w.Operator.Next(ctx)
+}
+
+// TestRadixCountsDealtBuffers: the buffers radix workers deal rows into and
+// hand each other are counted in the statement's memory while the workers
+// run, and given back when they are done: the account then holds only the
+// partition tables, and nothing once the HashAgg is closed.
+func TestRadixCountsDealtBuffers(t *testing.T) {
+	defer func(n, m int) { radixSplitMin, radixSplitMinInts = n, m }(radixSplitMin, radixSplitMinInts)
+	radixSplitMin, radixSplitMinInts = 100, 100
+	store, files, live := scanFixture(t, 4, 15000, 1000)
+	mem := memory.NewMemory(memory.NewMemoryPool(1<<30), 0)
+	var h *HashAgg
+	most, uncounted := new(atomic.Int64), new(atomic.Bool)
+	p := &exec.Parallel{Scan: newFixtureScan(store, files), Workers: 2}
+	p.Build = func(w int, src exec.Operator) exec.Operator {
+		return &watchDealt{Operator: &exec.Project{Env: env, Input: src, Exprs: []exec.Expr{col(0, types.Int64T), col(2, types.TextT)}},
+			h: &h, mem: mem, most: most, uncounted: uncounted}
+	}
+	h = &HashAgg{Input: p, NGroup: 2, Aggs: []Agg{mkAgg(t, AggCountStar, 0, types.Int64T)}, Mem: mem}
+	groups, rows := 0, int64(0)
+	for {
+		b, err := h.Next(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b == nil {
+			break
+		}
+		if groups == 0 {
+			// the workers are done: their buffers are no longer counted
+			if d := h.dealtHeld.Load(); d != 0 {
+				t.Fatalf("after the workers: %d bytes still counted for dealt buffers", d)
+			}
+		}
+		groups += b.N
+		for _, c := range b.Vecs[2].I64[:b.N] {
+			rows += c
+		}
+	}
+	// the ids are distinct: one group per live row
+	if groups != live || rows != int64(live) {
+		t.Fatalf("%d groups of %d rows, want %d of %d", groups, rows, live, live)
+	}
+	// a buffer holds vec.BatchSize rows of an int and a text column and their hashes
+	if m := most.Load(); m < int64(vec.BatchSize)*(8+16+8) {
+		t.Fatalf("dealt buffers counted for at most %d bytes while the workers ran", m)
+	}
+	if uncounted.Load() {
+		t.Fatal("the account held less than the dealt buffers are counted for")
+	}
+	h.Close()
+	if mem.Used() != 0 {
+		t.Fatalf("closed: %d bytes of memory still held", mem.Used())
+	}
+}

@@ -1089,6 +1089,8 @@ func (b *Binder) BinaryOp(op string, l, r exec.Expr, loc int32) (exec.Expr, erro
 			switch {
 			case ls < 0 || rs < 0 || op == "/":
 				t = types.NumericAnyT
+			case op == "*" && ls+rs > maxFixedProductScale:
+				t = types.NumericAnyT
 			case op == "*":
 				t = types.T{ID: types.Numeric, Scale: ls + rs}
 			default:
@@ -1151,6 +1153,17 @@ func (b *Binder) BinaryOp(op string, l, r exec.Expr, loc int32) (exec.Expr, erro
 
 // numScale is the scale an operand brings to numeric arithmetic; -1 (per
 // value) for bigint, whose 19 digits do not fit a scaled int64 numeric.
+// maxFixedProductScale is the largest scale a product of fixed-scale
+// numerics keeps as a scaled int64. Every digit of scale is one digit fewer
+// for the integer part, and a product's scale is its operands' together, so
+// a fixed-scale product of a large value and a constant written with many
+// decimals overflowed int64 and failed with 22003 where PostgreSQL, whose
+// products are unconstrained, does not (TPC-H Q11 at SF10: a sum of 2·10^13
+// times 0.0001000000 is 2·10^9 at scale 12). Past it the product is an
+// unconstrained numeric, printed alike; money times two rates (scale 6)
+// stays fixed.
+const maxFixedProductScale = 6
+
 func numScale(t types.T) int {
 	switch t.ID {
 	case types.Numeric:
