@@ -651,8 +651,8 @@ func Divide128(x int64, sx int, y int64) (neg bool, hi, lo uint64, qs int, ok bo
 
 // FormatScaled128 is FormatScaled of the 128-bit magnitude hi·2⁶⁴+lo.
 func FormatScaled128(neg bool, hi, lo uint64, scale int) string {
-	var buf [64]byte
-	return types.FormatDigits(neg, appendU128(buf[:0], hi, lo), scale)
+	var out [80]byte
+	return string(AppendScaled128(out[:0], neg, hi, lo, scale))
 }
 
 // AppendScaled128 appends FormatScaled128(neg, hi, lo, scale) to dst.
