@@ -9,13 +9,17 @@ type (
 )
 
 var (
-	newRowsOp = exectest.NewRows
-	collect   = exectest.Collect
-	rowText   = exectest.RowText
-	sorted    = exectest.Sorted
-	sameRows  = exectest.SameRows
-	fmtRow    = exectest.FmtRow
-	randRows  = exectest.RandRows
-	vecOfInts = exectest.VecOfInts
-	kst       = exectest.KST
+	newRowsOp      = exectest.NewRows
+	collect        = exectest.Collect
+	rowText        = exectest.RowText
+	sorted         = exectest.Sorted
+	sameRows       = exectest.SameRows
+	fmtRow         = exectest.FmtRow
+	randRows       = exectest.RandRows
+	vecOfInts      = exectest.VecOfInts
+	kst            = exectest.KST
+	ints           = exectest.Ints
+	texts          = exectest.Texts
+	testSpill      = exectest.UseSpill
+	spillFilesLeft = exectest.SpillFilesLeft
 )

@@ -3,7 +3,6 @@ package exec
 import (
 	"context"
 	"math/rand"
-	"os"
 	"runtime"
 	"slices"
 	"testing"
@@ -13,34 +12,6 @@ import (
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
 )
-
-// testSpill points GlobalSpill at a fresh directory for one test and
-// returns the space; the old one comes back when the test ends.
-func testSpill(t *testing.T, maxBytes int64) *memory.SpillSpace {
-	t.Helper()
-	old := memory.GlobalSpill
-	sp := &memory.SpillSpace{Base: t.TempDir()}
-	if err := sp.Configure("", maxBytes); err != nil {
-		t.Fatal(err)
-	}
-	memory.GlobalSpill = sp
-	t.Cleanup(func() { memory.GlobalSpill = old })
-	return sp
-}
-
-// spillFilesLeft counts the files in the space's directory.
-func spillFilesLeft(t *testing.T, sp *memory.SpillSpace) int {
-	t.Helper()
-	dir, err := sp.Dir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return len(ents)
-}
 
 func collectCtx(t *testing.T, ctx context.Context, op Operator) []string {
 	t.Helper()

@@ -10,22 +10,6 @@ import (
 	"github.com/lakepg/lakepg/types"
 )
 
-func ints(t types.T, xs ...int64) *vec.Vector {
-	v := vec.New(t, len(xs))
-	for _, x := range xs {
-		v.AppendInt(x)
-	}
-	return v
-}
-
-func texts(xs ...string) *vec.Vector {
-	v := vec.New(types.TextT, len(xs))
-	for _, x := range xs {
-		v.AppendString(x)
-	}
-	return v
-}
-
 var env = &exec.Env{Loc: time.UTC, Now: time.Now()}
 
 func TestAggregatesWithNullsAndGroups(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
+	"os"
 	"sort"
 	"strings"
 	"testing"
@@ -275,4 +276,50 @@ func (s *MultiSource) Next(context.Context) (*vec.Batch, error) {
 	s.out.N = end - s.pos
 	s.pos = end
 	return &s.out, nil
+}
+
+// Ints is a vector of type t (integer-stored) holding xs.
+func Ints(t types.T, xs ...int64) *vec.Vector {
+	v := vec.New(t, len(xs))
+	for _, x := range xs {
+		v.AppendInt(x)
+	}
+	return v
+}
+
+// Texts is a text vector holding xs.
+func Texts(xs ...string) *vec.Vector {
+	v := vec.New(types.TextT, len(xs))
+	for _, x := range xs {
+		v.AppendString(x)
+	}
+	return v
+}
+
+// UseSpill points memory.GlobalSpill at a fresh directory for one test
+// and returns the space; the old one comes back when the test ends.
+func UseSpill(t testing.TB, maxBytes int64) *memory.SpillSpace {
+	t.Helper()
+	old := memory.GlobalSpill
+	sp := &memory.SpillSpace{Base: t.TempDir()}
+	if err := sp.Configure("", maxBytes); err != nil {
+		t.Fatal(err)
+	}
+	memory.GlobalSpill = sp
+	t.Cleanup(func() { memory.GlobalSpill = old })
+	return sp
+}
+
+// SpillFilesLeft counts the files in the space's directory.
+func SpillFilesLeft(t testing.TB, sp *memory.SpillSpace) int {
+	t.Helper()
+	dir, err := sp.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(ents)
 }
