@@ -2,6 +2,7 @@ package hashtab
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -235,5 +236,59 @@ func BenchmarkI64TableGroupIDs(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// Long text keys pack by their number in the column's dictionary: rows
+// whose names repeat find their group through the cache, and once the
+// dictionary is full (more distinct names than its bits number) the other
+// rows take the general table; either way one key is one group.
+func TestKeyPackerTextDictionary(t *testing.T) {
+	ts := []types.T{types.TextT, types.Int64T, types.Int64T, types.Int64T}
+	for _, names := range []int{5, 1000} {
+		p, tab, keys := NewKeyPacker(ts), NewHashTable(16), NewKeyCols(ts)
+		hs, gids := make([]uint64, vec.BatchSize), make([]int32, vec.BatchSize)
+		groupOf, keyOf := map[string]int32{}, map[int32]string{}
+		rng := rand.New(rand.NewPCG(1, uint64(names)))
+		for b := 0; b < 40; b++ {
+			kv := make([]*vec.Vector, len(ts))
+			for c := range kv {
+				kv[c] = vec.New(ts[c], vec.BatchSize)
+			}
+			for i := 0; i < vec.BatchSize; i++ {
+				// four rows in five name one of the first few
+				n := rng.IntN(min(names, 100))
+				if rng.IntN(5) == 0 {
+					n = rng.IntN(names + 1)
+				}
+				if n == names {
+					kv[0].AppendNull()
+				} else {
+					kv[0].AppendString(fmt.Sprintf("warehouse number %d", n))
+				}
+				kv[1].AppendInt(int64(rng.IntN(2)))
+				kv[2].AppendInt(int64(rng.IntN(3)))
+				kv[3].AppendInt(int64(1 + rng.IntN(12)))
+			}
+			if handled, _ := p.GroupIDs(tab, keys, kv, vec.BatchSize, hs, false, gids); !handled {
+				t.Fatalf("%d names: the packer stopped at batch %d", names, b)
+			}
+			for i, g := range gids {
+				k := fmt.Sprintf("%v %q %d %d %d", kv[0].Nulls != nil && kv[0].Nulls[i], kv[0].S[i], kv[1].I64[i], kv[2].I64[i], kv[3].I64[i])
+				if want, ok := groupOf[k]; ok && want != g {
+					t.Fatalf("%d names: key %s in group %d, was %d", names, k, g, want)
+				}
+				if other, ok := keyOf[g]; ok && other != k {
+					t.Fatalf("%d names: keys %s and %s both in group %d", names, k, other, g)
+				}
+				groupOf[k], keyOf[g] = g, k
+			}
+		}
+		if got, want := len(p.dicts[0].codes), min(names, 256); got != want {
+			t.Errorf("%d names: %d numbered, want %d", names, got, want)
+		}
+		if int(len(tab.IdHash)) != len(groupOf) {
+			t.Errorf("%d names: %d groups in the table, %d keys", names, len(tab.IdHash), len(groupOf))
+		}
 	}
 }

@@ -1,24 +1,32 @@
 package hashtab
 
 import (
+	"strings"
+	"unsafe"
+
 	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/types"
 )
 
 // KeyPacker is a front cache for GROUP BY keys of several columns that are
-// short text values (TPC-H Q1's returnflag and linestatus, status codes) or
+// short text values (TPC-H Q1's returnflag and linestatus, status codes),
+// text of few distinct values (warehouse, store and category names) or
 // small non-negative integers (TPC-DS's surrogate keys, months, years): a
 // row whose key columns all fit packs into one int64 and finds its group
 // with one multiply and one compare in an i64Table, instead of hashing the
-// columns and comparing them value by value in the general table. Each of
-// the k columns gets 64/k bits: text its bytes and a length byte, an integer
-// its value + 1 (0 is NULL). The cache maps a packed key to the general
-// table's group id, so a row that does not fit (a longer value, a negative
-// or large number) simply takes the general path and both agree.
+// columns and comparing them value by value in the general table, one
+// cache miss per key column. Each of the k columns gets 64/k bits: text its
+// bytes and a length byte, or for a longer value the marker byte dictCode
+// and the value's number in the column's dictionary; an integer its value
+// + 1 (0 is NULL). The cache maps a packed key to the general table's group
+// id, so a row that does not fit (a negative or large number, a long text
+// once its column's dictionary is full) simply takes the general path and
+// both agree: a value keeps its number for the packer's life.
 type KeyPacker struct {
 	bits   uint // bits per column
 	text   []bool
+	dicts  []textDict // per column; used by text columns only
 	cache  *I64Table
 	packed []int64
 	fits   []bool
@@ -29,6 +37,58 @@ type KeyPacker struct {
 	// q97 groups 550 k sales by customer and item) almost every row misses,
 	// and a miss costs the general table's work plus the cache's
 	rows, hits int
+}
+
+// dictCode is the length byte that marks a dictionary number: inline text
+// has at most 7 bytes, so its length byte is 1 to 8.
+const dictCode = 0xff
+
+// maxDict bounds a text column's dictionary: past it a new value does not
+// pack. Names of warehouses, stores, categories and brands fit; a column
+// with more distinct values than this mostly misses the cache anyway.
+const maxDict = 4096
+
+// textDict numbers a text key column's long values in order of first sight.
+type textDict struct {
+	codes  map[string]uint64
+	values []string // by number: the dictionary's copies
+	// recent caches numbered values by where the row's bytes are: a
+	// joined dimension's name, or a Parquet dictionary's value, is the
+	// same string in every row that has it, so most rows find their value
+	// here with one compare of the bytes instead of hashing them for the
+	// map. An entry keeps the dictionary's own copy, so the compare is by
+	// content and stays right whatever becomes of the row's bytes.
+	recent [64]struct {
+		s    string
+		code uint64
+	}
+	bytes int64
+}
+
+// code returns x's number, giving it the next one while there is room
+// (limit numbers in all).
+func (d *textDict) code(x string, limit uint64) (uint64, bool) {
+	slot := &d.recent[uintptr(unsafe.Pointer(unsafe.StringData(x)))>>3%uintptr(len(d.recent))]
+	if d.codes != nil && slot.s == x {
+		return slot.code, true
+	}
+	c, ok := d.codes[x]
+	if !ok {
+		n := uint64(len(d.codes))
+		if n >= limit {
+			return 0, false
+		}
+		if d.codes == nil {
+			d.codes = map[string]uint64{}
+		}
+		x = strings.Clone(x) // the batch's bytes are reused
+		c = n
+		d.codes[x] = c
+		d.bytes += int64(len(x)) + 64
+		d.values = append(d.values, x)
+	}
+	slot.s, slot.code = d.values[c], c
+	return c, true
 }
 
 // judgeRows is the rows after which a packer that found fewer than half of
@@ -42,7 +102,7 @@ func NewKeyPacker(ts []types.T) *KeyPacker {
 	if len(ts) == 0 || len(ts) > 4 {
 		return nil
 	}
-	p := &KeyPacker{bits: uint(64 / len(ts)), cache: NewI64Table(64)}
+	p := &KeyPacker{bits: uint(64 / len(ts)), cache: NewI64Table(64), dicts: make([]textDict, len(ts))}
 	for _, t := range ts {
 		switch {
 		case t.DynNumeric():
@@ -58,7 +118,13 @@ func NewKeyPacker(ts []types.T) *KeyPacker {
 	return p
 }
 
-func (p *KeyPacker) Bytes() int64 { return p.cache.Bytes() }
+func (p *KeyPacker) Bytes() int64 {
+	b := p.cache.Bytes()
+	for _, d := range p.dicts {
+		b += d.bytes
+	}
+	return b
+}
 
 // pack computes the packed key of every row of keys; fits[i] says whether
 // row i packed. It returns how many rows did.
@@ -75,8 +141,11 @@ func (p *KeyPacker) pack(keys []*vec.Vector, n int) int {
 	width := int(p.bits/8) - 1 // text bytes beside the length byte
 	// the largest integer code; below 2^62 so that code+1 cannot overflow
 	limit := int64(1)<<min(p.bits, 62) - 1
+	// dictionary numbers take the bits beside the length byte
+	dictLimit := min(uint64(1)<<min(p.bits-8, 62), maxDict)
 	for c, v := range keys {
 		if p.text[c] {
+			d := &p.dicts[c]
 			for i, x := range v.S[:n] {
 				var k uint64
 				switch {
@@ -87,7 +156,11 @@ func (p *KeyPacker) pack(keys []*vec.Vector, n int) int {
 					// without the loop's exit mispredicted
 					k = 2 | uint64(x[0])<<8
 				case len(x) > width:
-					p.fits[i] = false
+					if code, ok := d.code(x, dictLimit); ok {
+						k = dictCode | code<<8
+					} else {
+						p.fits[i] = false
+					}
 				default:
 					k = uint64(len(x) + 1)
 					for j := 0; j < len(x); j++ {
