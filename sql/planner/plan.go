@@ -130,6 +130,15 @@ func (s *Session) PlanQuery(ctx context.Context, sel *pg.SelectStmt, p *Params, 
 		}
 	}
 	if !describeOnly && qc.ruleOn(ruleSharedSubqueries) {
+		if qc.ruleOn(ruleFilteredAggs) {
+			var n int
+			if sel, n = filteredAggregates(sel); n > 0 {
+				if qc.rulesFired == nil {
+					qc.rulesFired = map[string]int{}
+				}
+				qc.rulesFired[ruleFilteredAggs] = n
+			}
+		}
 		qc.shared = GroupScalarSubqueries(sel)
 		// the members are bound in copies of qc: they count here
 		if qc.rulesFired == nil {

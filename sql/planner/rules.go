@@ -26,6 +26,7 @@ const (
 	ruleDynamicFilters   = "dynamic_filters"       // scans skip row groups outside a join's build keys
 	ruleSharedSubqueries = "shared_subqueries"     // uncorrelated scalar subqueries reading the same rows run as one
 	ruleSharedDerived    = "shared_derived_tables" // derived tables written alike run once (derived_shared.go)
+	ruleFilteredAggs     = "filtered_aggregates"   // one-row aggregates of one FROM side by side, differing in WHERE conjuncts, as one scan with FILTER (filtered_aggregates.go)
 	ruleEagerAggregation = "eager_aggregation"     // a GROUP BY over a join partly done below it (eager_agg.go)
 	ruleSetOpDistinct    = "setop_distinct_inputs" // INTERSECT/EXCEPT inputs made distinct first, on all cores (setop_distinct.go)
 	ruleSetOpAggregate   = "setop_aggregate"       // INTERSECT/EXCEPT without ALL as an aggregation of both sides' rows tagged (setop_aggregate.go)
@@ -33,7 +34,7 @@ const (
 )
 
 // Rules are the rule names in the order the planner applies them.
-var Rules = []string{ruleSharedDerived, ruleSharedSubqueries, RuleFactorOr, ruleOrRanges, ruleConstantFalse, RuleSubqueryPushdown, ruleCTESharedFilter, ruleOuterJoinReorder, ruleOuterToInner,
+var Rules = []string{ruleSharedDerived, ruleFilteredAggs, ruleSharedSubqueries, RuleFactorOr, ruleOrRanges, ruleConstantFalse, RuleSubqueryPushdown, ruleCTESharedFilter, ruleOuterJoinReorder, ruleOuterToInner,
 	RuleOuterPushdown, ruleImpliedCondition, RuleJoinOrder, ruleEagerAggregation, ruleSetOpDistinct, ruleSetOpAggregate, ruleWindowOrder, ruleDynamicFilters, estimate.RuleNDVSketches}
 
 // CheckDisabledRules validates a lakepg.disabled_rules value.
