@@ -4,11 +4,11 @@ import (
 	"context"
 
 	"github.com/lakepg/lakepg/exec"
-	"github.com/lakepg/lakepg/exec/aggregate"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/sql/pgcatalog"
 	"github.com/lakepg/lakepg/sql/planner/bind"
 	"github.com/lakepg/lakepg/sql/planner/estimate"
+	"github.com/lakepg/lakepg/sql/planner/logical"
 	"github.com/lakepg/lakepg/sql/planner/optree"
 	"github.com/lakepg/lakepg/types"
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -205,28 +205,31 @@ func (qc *QueryCtx) PlanSelect(sel *pg.SelectStmt) (*query, error) {
 		}
 		return qc.PlanSelect(inner)
 	}
-	if sel.Op != pg.SetOperation_SETOP_NONE {
-		return qc.planSetOp(sel)
-	}
-	if len(sel.ValuesLists) > 0 {
-		q, err := qc.s.planValues(qc.binder(), sel.ValuesLists)
+	if logicalSelect(sel) {
+		n, scans, err := qc.selectNode(sel)
 		if err != nil {
 			return nil, err
 		}
-		if len(sel.SortClause) > 0 || sel.LimitCount != nil || sel.LimitOffset != nil {
-			return qc.orderLimit(sel, q)
-		}
-		return q, nil
+		return qc.physicalQuery(n, scans)
+	}
+	if len(sel.ValuesLists) > 0 {
+		return qc.s.planValues(qc.binder(), sel.ValuesLists)
 	}
 	return qc.s.planSimple(qc, sel)
 }
 
-// orderLimit applies ORDER BY / LIMIT of a set operation or VALUES to its output.
-func (qc *QueryCtx) orderLimit(sel *pg.SelectStmt, q *query) (*query, error) {
+// orderLimitNode is the ORDER BY / LIMIT / OFFSET of a set operation or
+// VALUES list (sel) over its rows (in): the sort keys are its columns,
+// by position or name, or expressions over them.
+func (qc *QueryCtx) orderLimitNode(sel *pg.SelectStmt, in logical.Node) (logical.Node, error) {
+	if len(sel.SortClause) == 0 && sel.LimitCount == nil && sel.LimitOffset == nil {
+		return in, nil
+	}
+	cols := in.Columns()
 	sc := &Scope{}
-	names := make([]string, len(q.Cols))
-	outs := make([]exec.Expr, len(q.Cols))
-	for i, c := range q.Cols {
+	names := make([]string, len(cols))
+	outs := make([]exec.Expr, len(cols))
+	for i, c := range cols {
 		sc.Cols = append(sc.Cols, ScopeCol{Name: c.Name, T: c.Type})
 		names[i] = c.Name
 		outs[i] = &exec.ColRef{Idx: i, T: c.Type}
@@ -236,34 +239,84 @@ func (qc *QueryCtx) orderLimit(sel *pg.SelectStmt, q *query) (*query, error) {
 	if err != nil {
 		return nil, err
 	}
-	bare := &pg.SelectStmt{SortClause: sel.SortClause, LimitCount: sel.LimitCount, LimitOffset: sel.LimitOffset, LimitOption: sel.LimitOption}
-	return qc.s.finish(bare, b, q.Op, names, outs, hidden, keys, q.scans, nil)
+	// unknown-typed columns (bare string literals) become text, as
+	// PostgreSQL does
+	for i, e := range outs {
+		if e.Type().ID == types.Unknown {
+			outs[i], _ = b.Cast(e, types.TextT, false, -1)
+		}
+	}
+	n := logical.Node(logical.NewProject(in, append(append([]exec.Expr{}, outs...), hidden...), names))
+	if len(keys) > 0 {
+		lk := make([]logical.SortKey, len(keys))
+		for i, k := range keys {
+			lk[i] = logical.SortKey{Col: k.Col, Desc: k.Desc, NullsFirst: k.NullsFirst}
+		}
+		n = &logical.Sort{Input: n, Keys: lk}
+	}
+	if sel.LimitCount != nil || sel.LimitOffset != nil {
+		lim := &logical.Limit{Input: n, Count: -1}
+		if sel.LimitCount != nil {
+			if lim.Count, err = qc.s.constInt(b, sel.LimitCount, "LIMIT", true); err != nil {
+				return nil, err
+			}
+		}
+		if sel.LimitOffset != nil {
+			if lim.Offset, err = qc.s.constInt(b, sel.LimitOffset, "OFFSET", false); err != nil {
+				return nil, err
+			}
+		}
+		if sel.LimitOption == pg.LimitOption_LIMIT_OPTION_WITH_TIES {
+			if len(keys) == 0 {
+				return nil, pgerr.New(pgerr.SyntaxError, "WITH TIES cannot be specified without ORDER BY clause")
+			}
+			lim.TieKeys = make([]int, len(keys))
+			for i, k := range keys {
+				lim.TieKeys[i] = k.Col
+			}
+		}
+		n = lim
+	}
+	if len(hidden) > 0 {
+		proj := make([]exec.Expr, len(outs))
+		for i, e := range outs {
+			proj[i] = &exec.ColRef{Idx: i, T: e.Type()}
+		}
+		n = logical.NewProject(n, proj, names)
+	}
+	return n, nil
 }
 
-// planSetOp plans UNION / INTERSECT / EXCEPT [ALL].
-func (qc *QueryCtx) planSetOp(sel *pg.SelectStmt) (*query, error) {
-	l, err := qc.PlanSelect(sel.Larg)
+var setOpKinds = map[pg.SetOperation]logical.SetOpKind{pg.SetOperation_SETOP_UNION: logical.Union, pg.SetOperation_SETOP_INTERSECT: logical.Intersect,
+	pg.SetOperation_SETOP_EXCEPT: logical.Except}
+
+// setOpNode plans UNION / INTERSECT / EXCEPT [ALL]: both inputs cast to
+// their columns' common types, then the ORDER BY / LIMIT that follows.
+func (qc *QueryCtx) setOpNode(sel *pg.SelectStmt) (logical.Node, []*exec.TableScan, error) {
+	l, lcols, lscans, err := qc.inputNode(sel.Larg)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	r, err := qc.PlanSelect(sel.Rarg)
+	r, rcols, rscans, err := qc.inputNode(sel.Rarg)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	opName := map[pg.SetOperation]string{pg.SetOperation_SETOP_UNION: "UNION", pg.SetOperation_SETOP_INTERSECT: "INTERSECT", pg.SetOperation_SETOP_EXCEPT: "EXCEPT"}[sel.Op]
-	if len(l.Cols) != len(r.Cols) {
-		return nil, pgerr.New(pgerr.SyntaxError, "each %s query must have the same number of columns", opName)
+	kind := setOpKinds[sel.Op]
+	opName := kind.String()
+	if len(lcols) != len(rcols) {
+		return nil, nil, pgerr.New(pgerr.SyntaxError, "each %s query must have the same number of columns", opName)
 	}
 	b := qc.binder()
-	lcast, rcast := make([]exec.Expr, len(l.Cols)), make([]exec.Expr, len(r.Cols))
-	cols := make([]Column, len(l.Cols))
-	for i := range l.Cols {
-		le := exec.Expr(&exec.ColRef{Idx: i, T: l.Cols[i].Type})
-		re := exec.Expr(&exec.ColRef{Idx: i, T: r.Cols[i].Type})
+	lcast, rcast := make([]exec.Expr, len(lcols)), make([]exec.Expr, len(rcols))
+	cols := make([]logical.Column, len(lcols))
+	names, rnames := make([]string, len(lcols)), make([]string, len(rcols))
+	for i := range lcols {
+		le := exec.Expr(&exec.ColRef{Idx: i, T: lcols[i].Type})
+		re := exec.Expr(&exec.ColRef{Idx: i, T: rcols[i].Type})
 		lo, ro := setOpOperand(sel.Larg, i, le), setOpOperand(sel.Rarg, i, re)
 		t, err := bind.CommonType([]exec.Expr{lo, ro}, opName, -1)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if t.ID == types.Numeric && (lo != le || ro != re) {
 			t = types.NumericAnyT // a literal has no typmod: nor does the result
@@ -272,39 +325,18 @@ func (qc *QueryCtx) planSetOp(sel *pg.SelectStmt) (*query, error) {
 			t = types.TextT
 		}
 		if lcast[i], err = b.Cast(le, t, false, -1); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if rcast[i], err = b.Cast(re, t, false, -1); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		cols[i] = Column{Name: l.Cols[i].Name, Type: t}
+		cols[i] = logical.Column{Name: lcols[i].Name, Type: t}
+		names[i], rnames[i] = lcols[i].Name, rcols[i].Name
 	}
-	lop := exec.Operator(&exec.Project{Env: qc.env, Input: l.Op, Exprs: lcast})
-	rop := exec.Operator(&exec.Project{Env: qc.env, Input: r.Op, Exprs: rcast})
-	var op exec.Operator
-	switch sel.Op {
-	case pg.SetOperation_SETOP_UNION:
-		op = &exec.Append{Inputs: []exec.Operator{lop, rop}}
-		if !sel.All {
-			op = &aggregate.HashAgg{Input: op, NGroup: len(cols)}
-		}
-	default:
-		intersect := sel.Op == pg.SetOperation_SETOP_INTERSECT
-		if !sel.All {
-			lop, rop = qc.setOpDistinctInputs(lop, len(cols)), qc.setOpDistinctInputs(rop, len(cols))
-			if oneTextPerValue(TypesOfColumns(cols)) && qc.ruleOn(ruleSetOpAggregate) {
-				qc.fired(ruleSetOpAggregate)
-				op = qc.setOpAggregate(lop, rop, len(cols), intersect)
-				break
-			}
-		}
-		op = &exec.SetOp{Left: lop, Right: rop, Intersect: intersect, All: sel.All}
-	}
-	q := &query{Op: op, Cols: cols, scans: append(l.scans, r.scans...)}
-	if len(sel.SortClause) > 0 || sel.LimitCount != nil || sel.LimitOffset != nil {
-		return qc.orderLimit(sel, q)
-	}
-	return q, nil
+	n := logical.Node(&logical.SetOp{Kind: kind, All: sel.All, Left: logical.NewProject(l, lcast, names), Right: logical.NewProject(r, rcast, rnames), Cols: cols})
+	scans := append(lscans, rscans...)
+	n, err = qc.orderLimitNode(sel, n)
+	return n, scans, err
 }
 
 // planRecursive plans WITH RECURSIVE name AS (base UNION [ALL] step).
