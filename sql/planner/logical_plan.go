@@ -10,73 +10,78 @@ import (
 )
 
 // The parts of a query planned as a logical plan (sql/planner/logical) so
-// far: set operations, and the ORDER BY / LIMIT of a set operation or a
-// VALUES list. Their plan is built here, rewritten by the optimizer's
-// rules (sql/planner/optimize) and turned into operators by physical
-// planning (sql/planner/physical) where a caller needs operators: once per
-// such query, whatever the number of set operations nested in it.
+// far: set operations, the tail of a SELECT block (select list, DISTINCT,
+// ORDER BY, LIMIT) and the ORDER BY / LIMIT of a set operation or a
+// VALUES list. Their plan is built here and in select.go, rewritten by the
+// optimizer's rules (sql/planner/optimize) and turned into operators by
+// physical planning (sql/planner/physical) where a caller needs operators
+// (PlanSelect): once per query, whatever the number of set operations
+// nested in it. The rest of a SELECT block is planned into operators and
+// enters as a Planned leaf.
 
-// logicalSelect reports whether PlanSelect plans sel (which has no WITH)
-// as a logical plan.
-func logicalSelect(sel *pg.SelectStmt) bool {
-	if sel.Op != pg.SetOperation_SETOP_NONE {
-		return true
-	}
-	return len(sel.ValuesLists) > 0 && (len(sel.SortClause) > 0 || sel.LimitCount != nil || sel.LimitOffset != nil)
+// logicalQuery is a query planned as a logical plan, before the rules:
+// the plan, its columns as the planner describes them (with their origins
+// and record fields, which the plan's columns do not carry) and the table
+// scans under it.
+type logicalQuery struct {
+	node  logical.Node
+	cols  []Column
+	scans []*exec.TableScan
 }
 
-// selectNode plans sel (logicalSelect) as a logical plan, and the table
-// scans under it.
-func (qc *QueryCtx) selectNode(sel *pg.SelectStmt) (logical.Node, []*exec.TableScan, error) {
+// selectNode plans sel (no WITH clause) as a logical plan: a set
+// operation, a VALUES list or a SELECT block.
+func (qc *QueryCtx) selectNode(sel *pg.SelectStmt) (*logicalQuery, error) {
 	if sel.Op != pg.SetOperation_SETOP_NONE {
 		return qc.setOpNode(sel)
 	}
-	q, err := qc.s.planValues(qc.binder(), sel.ValuesLists)
-	if err != nil {
-		return nil, nil, err
+	if len(sel.ValuesLists) > 0 {
+		q, err := qc.s.planValues(qc.binder(), sel.ValuesLists)
+		if err != nil {
+			return nil, err
+		}
+		lq := &logicalQuery{node: plannedOp(q.Op), cols: q.Cols, scans: q.scans}
+		for i := range lq.cols {
+			lq.node.(*logical.Planned).Cols[i].Name = lq.cols[i].Name
+		}
+		return qc.orderLimitNode(sel, lq)
 	}
-	n, err := qc.orderLimitNode(sel, planned(q))
-	return n, q.scans, err
+	return qc.s.planSimple(qc, sel)
 }
 
-// inputNode is an input of a set operation: its logical plan when it has
-// one, else the operators the planner builds for it as a Planned leaf.
-func (qc *QueryCtx) inputNode(sel *pg.SelectStmt) (logical.Node, []Column, []*exec.TableScan, error) {
-	if sel.WithClause == nil && logicalSelect(sel) {
-		n, scans, err := qc.selectNode(sel)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		return n, columnsOf(n), scans, nil
+// inputNode is an input of a set operation: its logical plan, or with a
+// WITH clause of its own (whose names its planning sees) its operators as
+// a Planned leaf.
+func (qc *QueryCtx) inputNode(sel *pg.SelectStmt) (*logicalQuery, error) {
+	if sel.WithClause == nil {
+		return qc.selectNode(sel)
 	}
 	q, err := qc.PlanSelect(sel)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
-	return planned(q), q.Cols, q.scans, nil
+	n := plannedOp(q.Op)
+	for i := range q.Cols {
+		n.Cols[i].Name = q.Cols[i].Name
+	}
+	return &logicalQuery{node: n, cols: q.Cols, scans: q.scans}, nil
 }
 
-// planned is the leaf of a logical plan holding query q's operators.
-func planned(q *query) *logical.Planned {
-	cols := make([]logical.Column, len(q.Cols))
-	for i, c := range q.Cols {
-		cols[i] = logical.Column{Name: c.Name, Type: c.Type}
+// plannedOp is the leaf of a logical plan holding operators op, its
+// columns unnamed.
+func plannedOp(op exec.Operator) *logical.Planned {
+	ts := op.Types()
+	cols := make([]logical.Column, len(ts))
+	for i, t := range ts {
+		cols[i].Type = t
 	}
-	return &logical.Planned{Op: q.Op, Cols: cols, Distinct: distinctRows(q.Op, len(cols))}
+	return &logical.Planned{Op: op, Cols: cols, Distinct: distinctRows(op, len(cols))}
 }
 
-func columnsOf(n logical.Node) []Column {
-	lc := n.Columns()
-	cols := make([]Column, len(lc))
-	for i, c := range lc {
-		cols[i] = Column{Name: c.Name, Type: c.Type}
-	}
-	return cols
-}
-
-// physicalQuery runs the rules over logical plan n and plans its operators.
-func (qc *QueryCtx) physicalQuery(n logical.Node, scans []*exec.TableScan) (*query, error) {
-	n, err := optimize.Optimize(n, qc.ruleOn, func(rule string, changes int) {
+// physicalQuery runs the rules over logical plan lq and plans its
+// operators.
+func (qc *QueryCtx) physicalQuery(lq *logicalQuery) (*query, error) {
+	n, err := optimize.Optimize(lq.node, qc.ruleOn, func(rule string, changes int) {
 		for range changes {
 			qc.fired(rule)
 		}
@@ -91,7 +96,7 @@ func (qc *QueryCtx) physicalQuery(n logical.Node, scans []*exec.TableScan) (*que
 	if err != nil {
 		return nil, err
 	}
-	return &query{Op: op, Cols: columnsOf(n), scans: scans}, nil
+	return &query{Op: op, Cols: lq.cols, scans: lq.scans}, nil
 }
 
 // distinctRows reports whether op's rows of ncol columns are known to be

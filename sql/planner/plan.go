@@ -205,31 +205,24 @@ func (qc *QueryCtx) PlanSelect(sel *pg.SelectStmt) (*query, error) {
 		}
 		return qc.PlanSelect(inner)
 	}
-	if logicalSelect(sel) {
-		n, scans, err := qc.selectNode(sel)
-		if err != nil {
-			return nil, err
-		}
-		return qc.physicalQuery(n, scans)
+	lq, err := qc.selectNode(sel)
+	if err != nil {
+		return nil, err
 	}
-	if len(sel.ValuesLists) > 0 {
-		return qc.s.planValues(qc.binder(), sel.ValuesLists)
-	}
-	return qc.s.planSimple(qc, sel)
+	return qc.physicalQuery(lq)
 }
 
 // orderLimitNode is the ORDER BY / LIMIT / OFFSET of a set operation or
-// VALUES list (sel) over its rows (in): the sort keys are its columns,
-// by position or name, or expressions over them.
-func (qc *QueryCtx) orderLimitNode(sel *pg.SelectStmt, in logical.Node) (logical.Node, error) {
+// VALUES list (sel) over its rows (lq): the sort keys are its columns, by
+// position or name, or expressions over them.
+func (qc *QueryCtx) orderLimitNode(sel *pg.SelectStmt, lq *logicalQuery) (*logicalQuery, error) {
 	if len(sel.SortClause) == 0 && sel.LimitCount == nil && sel.LimitOffset == nil {
-		return in, nil
+		return lq, nil
 	}
-	cols := in.Columns()
 	sc := &Scope{}
-	names := make([]string, len(cols))
-	outs := make([]exec.Expr, len(cols))
-	for i, c := range cols {
+	names := make([]string, len(lq.cols))
+	outs := make([]exec.Expr, len(lq.cols))
+	for i, c := range lq.cols {
 		sc.Cols = append(sc.Cols, ScopeCol{Name: c.Name, T: c.Type})
 		names[i] = c.Name
 		outs[i] = &exec.ColRef{Idx: i, T: c.Type}
@@ -239,52 +232,8 @@ func (qc *QueryCtx) orderLimitNode(sel *pg.SelectStmt, in logical.Node) (logical
 	if err != nil {
 		return nil, err
 	}
-	// unknown-typed columns (bare string literals) become text, as
-	// PostgreSQL does
-	for i, e := range outs {
-		if e.Type().ID == types.Unknown {
-			outs[i], _ = b.Cast(e, types.TextT, false, -1)
-		}
-	}
-	n := logical.Node(logical.NewProject(in, append(append([]exec.Expr{}, outs...), hidden...), names))
-	if len(keys) > 0 {
-		lk := make([]logical.SortKey, len(keys))
-		for i, k := range keys {
-			lk[i] = logical.SortKey{Col: k.Col, Desc: k.Desc, NullsFirst: k.NullsFirst}
-		}
-		n = &logical.Sort{Input: n, Keys: lk}
-	}
-	if sel.LimitCount != nil || sel.LimitOffset != nil {
-		lim := &logical.Limit{Input: n, Count: -1}
-		if sel.LimitCount != nil {
-			if lim.Count, err = qc.s.constInt(b, sel.LimitCount, "LIMIT", true); err != nil {
-				return nil, err
-			}
-		}
-		if sel.LimitOffset != nil {
-			if lim.Offset, err = qc.s.constInt(b, sel.LimitOffset, "OFFSET", false); err != nil {
-				return nil, err
-			}
-		}
-		if sel.LimitOption == pg.LimitOption_LIMIT_OPTION_WITH_TIES {
-			if len(keys) == 0 {
-				return nil, pgerr.New(pgerr.SyntaxError, "WITH TIES cannot be specified without ORDER BY clause")
-			}
-			lim.TieKeys = make([]int, len(keys))
-			for i, k := range keys {
-				lim.TieKeys[i] = k.Col
-			}
-		}
-		n = lim
-	}
-	if len(hidden) > 0 {
-		proj := make([]exec.Expr, len(outs))
-		for i, e := range outs {
-			proj[i] = &exec.ColRef{Idx: i, T: e.Type()}
-		}
-		n = logical.NewProject(n, proj, names)
-	}
-	return n, nil
+	bare := &pg.SelectStmt{SortClause: sel.SortClause, LimitCount: sel.LimitCount, LimitOffset: sel.LimitOffset, LimitOption: sel.LimitOption}
+	return qc.finishNode(bare, b, lq.node, names, outs, hidden, keys, lq.scans, nil)
 }
 
 var setOpKinds = map[pg.SetOperation]logical.SetOpKind{pg.SetOperation_SETOP_UNION: logical.Union, pg.SetOperation_SETOP_INTERSECT: logical.Intersect,
@@ -292,23 +241,25 @@ var setOpKinds = map[pg.SetOperation]logical.SetOpKind{pg.SetOperation_SETOP_UNI
 
 // setOpNode plans UNION / INTERSECT / EXCEPT [ALL]: both inputs cast to
 // their columns' common types, then the ORDER BY / LIMIT that follows.
-func (qc *QueryCtx) setOpNode(sel *pg.SelectStmt) (logical.Node, []*exec.TableScan, error) {
-	l, lcols, lscans, err := qc.inputNode(sel.Larg)
+func (qc *QueryCtx) setOpNode(sel *pg.SelectStmt) (*logicalQuery, error) {
+	lq, err := qc.inputNode(sel.Larg)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	r, rcols, rscans, err := qc.inputNode(sel.Rarg)
+	rq, err := qc.inputNode(sel.Rarg)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
+	lcols, rcols := lq.cols, rq.cols
 	kind := setOpKinds[sel.Op]
 	opName := kind.String()
 	if len(lcols) != len(rcols) {
-		return nil, nil, pgerr.New(pgerr.SyntaxError, "each %s query must have the same number of columns", opName)
+		return nil, pgerr.New(pgerr.SyntaxError, "each %s query must have the same number of columns", opName)
 	}
 	b := qc.binder()
 	lcast, rcast := make([]exec.Expr, len(lcols)), make([]exec.Expr, len(rcols))
 	cols := make([]logical.Column, len(lcols))
+	qcols := make([]Column, len(lcols))
 	names, rnames := make([]string, len(lcols)), make([]string, len(rcols))
 	for i := range lcols {
 		le := exec.Expr(&exec.ColRef{Idx: i, T: lcols[i].Type})
@@ -316,7 +267,7 @@ func (qc *QueryCtx) setOpNode(sel *pg.SelectStmt) (logical.Node, []*exec.TableSc
 		lo, ro := setOpOperand(sel.Larg, i, le), setOpOperand(sel.Rarg, i, re)
 		t, err := bind.CommonType([]exec.Expr{lo, ro}, opName, -1)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if t.ID == types.Numeric && (lo != le || ro != re) {
 			t = types.NumericAnyT // a literal has no typmod: nor does the result
@@ -325,18 +276,17 @@ func (qc *QueryCtx) setOpNode(sel *pg.SelectStmt) (logical.Node, []*exec.TableSc
 			t = types.TextT
 		}
 		if lcast[i], err = b.Cast(le, t, false, -1); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if rcast[i], err = b.Cast(re, t, false, -1); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		cols[i] = logical.Column{Name: lcols[i].Name, Type: t}
+		qcols[i] = Column{Name: lcols[i].Name, Type: t}
 		names[i], rnames[i] = lcols[i].Name, rcols[i].Name
 	}
-	n := logical.Node(&logical.SetOp{Kind: kind, All: sel.All, Left: logical.NewProject(l, lcast, names), Right: logical.NewProject(r, rcast, rnames), Cols: cols})
-	scans := append(lscans, rscans...)
-	n, err = qc.orderLimitNode(sel, n)
-	return n, scans, err
+	n := &logical.SetOp{Kind: kind, All: sel.All, Left: logical.NewProject(lq.node, lcast, names), Right: logical.NewProject(rq.node, rcast, rnames), Cols: cols}
+	return qc.orderLimitNode(sel, &logicalQuery{node: n, cols: qcols, scans: append(lq.scans, rq.scans...)})
 }
 
 // planRecursive plans WITH RECURSIVE name AS (base UNION [ALL] step).

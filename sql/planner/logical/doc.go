@@ -5,9 +5,11 @@
 // no session and no exec operators beyond the leaf that holds them.
 //
 // The plan is being moved here from the planner slice by slice. What is
-// here now: set operations (SetOp) and the ORDER BY / LIMIT / OFFSET that
-// follow them or a VALUES list (Project, Sort, Limit), and the nodes the
-// set-operation rules produce (Distinct, Aggregate, Filter). Everything
+// here now: set operations (SetOp), the tail of a SELECT block — its
+// select list, DISTINCT or DISTINCT ON, ORDER BY, LIMIT / OFFSET (Project,
+// Distinct, DistinctOn, Sort, Limit) — and the ORDER BY / LIMIT that
+// follow a set operation or a VALUES list, and the nodes the set-operation
+// rules produce (Aggregate, Filter). Everything
 // else the planner still plans into exec operators directly; such a
 // subtree enters a logical plan as a Planned leaf, the transition seam:
 // rules see its columns and whether its rows are known to be distinct,

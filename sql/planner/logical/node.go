@@ -61,6 +61,13 @@ type Distinct struct {
 	Input Node
 }
 
+// DistinctOn keeps the first row of each run of rows equal on Keys (NULLs
+// equal): with its input sorted by them, one row per distinct key.
+type DistinctOn struct {
+	Input Node
+	Keys  []int
+}
+
 // AggFunc is an aggregate function of Aggregate.
 type AggFunc uint8
 
@@ -158,23 +165,25 @@ type Limit struct {
 	TieKeys       []int
 }
 
-func (n *Planned) Columns() []Column   { return n.Cols }
-func (n *Project) Columns() []Column   { return n.Cols }
-func (n *Filter) Columns() []Column    { return n.Input.Columns() }
-func (n *Distinct) Columns() []Column  { return n.Input.Columns() }
-func (n *Aggregate) Columns() []Column { return n.Cols }
-func (n *SetOp) Columns() []Column     { return n.Cols }
-func (n *Sort) Columns() []Column      { return n.Input.Columns() }
-func (n *Limit) Columns() []Column     { return n.Input.Columns() }
+func (n *Planned) Columns() []Column    { return n.Cols }
+func (n *Project) Columns() []Column    { return n.Cols }
+func (n *Filter) Columns() []Column     { return n.Input.Columns() }
+func (n *Distinct) Columns() []Column   { return n.Input.Columns() }
+func (n *DistinctOn) Columns() []Column { return n.Input.Columns() }
+func (n *Aggregate) Columns() []Column  { return n.Cols }
+func (n *SetOp) Columns() []Column      { return n.Cols }
+func (n *Sort) Columns() []Column       { return n.Input.Columns() }
+func (n *Limit) Columns() []Column      { return n.Input.Columns() }
 
-func (n *Planned) Inputs() []Node   { return nil }
-func (n *Project) Inputs() []Node   { return []Node{n.Input} }
-func (n *Filter) Inputs() []Node    { return []Node{n.Input} }
-func (n *Distinct) Inputs() []Node  { return []Node{n.Input} }
-func (n *Aggregate) Inputs() []Node { return []Node{n.Input} }
-func (n *SetOp) Inputs() []Node     { return []Node{n.Left, n.Right} }
-func (n *Sort) Inputs() []Node      { return []Node{n.Input} }
-func (n *Limit) Inputs() []Node     { return []Node{n.Input} }
+func (n *Planned) Inputs() []Node    { return nil }
+func (n *Project) Inputs() []Node    { return []Node{n.Input} }
+func (n *Filter) Inputs() []Node     { return []Node{n.Input} }
+func (n *Distinct) Inputs() []Node   { return []Node{n.Input} }
+func (n *DistinctOn) Inputs() []Node { return []Node{n.Input} }
+func (n *Aggregate) Inputs() []Node  { return []Node{n.Input} }
+func (n *SetOp) Inputs() []Node      { return []Node{n.Left, n.Right} }
+func (n *Sort) Inputs() []Node       { return []Node{n.Input} }
+func (n *Limit) Inputs() []Node      { return []Node{n.Input} }
 
 // WithInputs is a copy of n over inputs in (as many as n.Inputs()); n
 // itself is unchanged, so rules may share subtrees between plans.
@@ -191,6 +200,10 @@ func WithInputs(n Node, in []Node) Node {
 		c.Input = in[0]
 		return &c
 	case *Distinct:
+		c := *x
+		c.Input = in[0]
+		return &c
+	case *DistinctOn:
 		c := *x
 		c.Input = in[0]
 		return &c

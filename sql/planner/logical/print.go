@@ -50,6 +50,12 @@ func describe(n Node) string {
 		return "Filter " + Expr(x.Pred)
 	case *Distinct:
 		return "Distinct"
+	case *DistinctOn:
+		items := make([]string, len(x.Keys))
+		for i, k := range x.Keys {
+			items[i] = fmt.Sprintf("#%d", k)
+		}
+		return "DistinctOn (" + strings.Join(items, ", ") + ")"
 	case *Aggregate:
 		items := make([]string, 0, x.NGroup+len(x.Aggs))
 		for i := range x.NGroup {
@@ -107,7 +113,10 @@ func describe(n Node) string {
 func columns(cols []Column) string {
 	items := make([]string, len(cols))
 	for i, c := range cols {
-		items[i] = c.Name + " " + c.Type.String()
+		items[i] = c.Type.String()
+		if c.Name != "" {
+			items[i] = c.Name + " " + items[i]
+		}
 	}
 	return "(" + strings.Join(items, ", ") + ")"
 }

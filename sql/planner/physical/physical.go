@@ -33,6 +33,12 @@ func Build(env *exec.Env, n logical.Node) (exec.Operator, error) {
 			return nil, err
 		}
 		return &aggregate.HashAgg{Input: in, NGroup: len(x.Columns())}, nil
+	case *logical.DistinctOn:
+		in, err := Build(env, x.Input)
+		if err != nil {
+			return nil, err
+		}
+		return &exec.DistinctOn{Input: in, Keys: x.Keys}, nil
 	case *logical.Aggregate:
 		in, err := Build(env, x.Input)
 		if err != nil {
