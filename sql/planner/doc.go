@@ -7,8 +7,10 @@
 //
 // The query pipeline is moving to bind → typed logical plan → ordered
 // named rules → physical planning, part by part. The parts moved so far,
-// set operations and the ORDER BY / LIMIT after them or after VALUES, are
-// built as a logical plan (logical_plan.go, package logical), rewritten by
+// set operations, the tail of a SELECT block (select list, DISTINCT,
+// ORDER BY, LIMIT: finishNode) and the ORDER BY / LIMIT after a set
+// operation or VALUES, are built as a logical plan (logical_plan.go,
+// package logical) for every query, rewritten by
 // the rules of package optimize and turned into operators by package
 // physical; the rest of a query is still planned into operators here and
 // enters a logical plan as its Planned leaf.
