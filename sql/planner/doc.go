@@ -5,12 +5,23 @@
 // (join_order.go; enumeration in sql/joinorder), decorrelates subqueries,
 // and builds the exec operators that run it, EXPLAIN included.
 //
+// The query pipeline is moving to bind → typed logical plan → ordered
+// named rules → physical planning, part by part. The parts moved so far,
+// set operations, the tail of a SELECT block (select list, DISTINCT,
+// ORDER BY, LIMIT: finishNode) and the ORDER BY / LIMIT after a set
+// operation or VALUES, are built as a logical plan (logical_plan.go,
+// package logical) for every query, rewritten by
+// the rules of package optimize and turned into operators by package
+// physical; the rest of a query is still planned into operators here and
+// enters a logical plan as its Planned leaf.
+//
 // Its stages below it are packages of their own, which it imports:
 // parse (statement text to pg_query's tree), bind (expressions, functions,
 // aggregates and windows bound into exec expressions), estimate (row
 // estimates for join order and EXPLAIN), optree (column pruning, parallel
-// pipelines and fold errors over the built operator tree) and laketypes
-// (what a lake table's columns read as). The planner itself owns queries:
+// pipelines and fold errors over the built operator tree), laketypes
+// (what a lake table's columns read as), and logical, optimize and
+// physical (the logical plan, its rules, its operators). The planner itself owns queries:
 // FROM and joins, subqueries, set operations, WITH, views, the rules and
 // EXPLAIN; it keeps the binder's names package sql uses (bind_api.go,
 // moved.go).

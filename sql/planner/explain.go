@@ -24,10 +24,15 @@ import (
 // Explain prints the operator tree with, for each table scan, the files and
 // row groups it reads and those pruned by statistics. EXPLAIN ANALYZE runs
 // the query and adds actual rows and time per operator. The plan comes as
-// rows of one text column, "QUERY PLAN".
+// rows of one text column, "QUERY PLAN". EXPLAIN (LOGICAL), lakepg's own,
+// prints instead the logical plans planning built, after the rules
+// (logical_plan.go), without running anything.
 func (s *Session) Explain(ctx context.Context, st *pg.ExplainStmt, p *Params) (exec.Operator, error) {
-	analyze, verbose := false, false
+	analyze, verbose, logicalOnly := false, false, false
 	for _, o := range st.Options {
+		if d := o.GetDefElem(); d != nil && d.Defname == "logical" {
+			logicalOnly = defElemTrue(d)
+		}
 		if d := o.GetDefElem(); d != nil && d.Defname == "verbose" {
 			verbose = defElemTrue(d)
 		}
@@ -46,6 +51,11 @@ func (s *Session) Explain(ctx context.Context, st *pg.ExplainStmt, p *Params) (e
 	}
 	// uncorrelated subqueries run while planning: ANALYZE reports that
 	// time apart, as PostgreSQL reports its planning time
+	var logicalPlans []string
+	if logicalOnly {
+		s.logicalPlans = &logicalPlans
+		defer func() { s.logicalPlans = nil }()
+	}
 	planStart := time.Now()
 	q, err := s.PlanQuery(ctx, sel, p, false)
 	if err != nil {
@@ -53,6 +63,9 @@ func (s *Session) Explain(ctx context.Context, st *pg.ExplainStmt, p *Params) (e
 	}
 	planning := time.Since(planStart)
 	defer q.Op.Close()
+	if logicalOnly {
+		return explainLogical(s, logicalPlans, q, verbose), nil
+	}
 	root := q.Op
 	adm, _ := root.(*AdmittedOp)
 	if adm != nil {
@@ -91,6 +104,30 @@ func (s *Session) Explain(ctx context.Context, st *pg.ExplainStmt, p *Params) (e
 		rows = append(rows, []exec.Expr{TextConst(l)})
 	}
 	return &exec.Values{Env: s.NewEnv(), Rows: rows, T: []types.T{types.TextT}}, nil
+}
+
+// explainLogical is EXPLAIN (LOGICAL)'s output: each logical plan in the
+// order planning finished them (a set operation in a subquery before the
+// query around it), and with VERBOSE the rules that changed them.
+func explainLogical(s *Session, plans []string, q *query, verbose bool) exec.Operator {
+	var lines []string
+	for i, p := range plans {
+		if len(plans) > 1 {
+			lines = append(lines, fmt.Sprintf("Logical plan %d of %d:", i+1, len(plans)))
+		}
+		lines = append(lines, strings.Split(p, "\n")...)
+	}
+	if len(plans) == 0 {
+		lines = append(lines, "No logical plan: no part of this query is planned as one yet")
+	}
+	if verbose {
+		lines = append(lines, planSummary(nil, q.rulesFired)...)
+	}
+	rows := make([][]exec.Expr, len(lines))
+	for i, l := range lines {
+		rows[i] = []exec.Expr{TextConst(l)}
+	}
+	return &exec.Values{Env: s.NewEnv(), Rows: rows, T: []types.T{types.TextT}}
 }
 
 // defElemTrue is an EXPLAIN option's value: on unless written false/off.

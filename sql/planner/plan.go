@@ -4,11 +4,11 @@ import (
 	"context"
 
 	"github.com/lakepg/lakepg/exec"
-	"github.com/lakepg/lakepg/exec/aggregate"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/sql/pgcatalog"
 	"github.com/lakepg/lakepg/sql/planner/bind"
 	"github.com/lakepg/lakepg/sql/planner/estimate"
+	"github.com/lakepg/lakepg/sql/planner/logical"
 	"github.com/lakepg/lakepg/sql/planner/optree"
 	"github.com/lakepg/lakepg/types"
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -214,28 +214,24 @@ func (qc *QueryCtx) PlanSelect(sel *pg.SelectStmt) (*query, error) {
 		}
 		return qc.PlanSelect(inner)
 	}
-	if sel.Op != pg.SetOperation_SETOP_NONE {
-		return qc.planSetOp(sel)
+	lq, err := qc.selectNode(sel)
+	if err != nil {
+		return nil, err
 	}
-	if len(sel.ValuesLists) > 0 {
-		q, err := qc.s.planValues(qc.binder(), sel.ValuesLists)
-		if err != nil {
-			return nil, err
-		}
-		if len(sel.SortClause) > 0 || sel.LimitCount != nil || sel.LimitOffset != nil {
-			return qc.orderLimit(sel, q)
-		}
-		return q, nil
-	}
-	return qc.s.planSimple(qc, sel)
+	return qc.physicalQuery(lq)
 }
 
-// orderLimit applies ORDER BY / LIMIT of a set operation or VALUES to its output.
-func (qc *QueryCtx) orderLimit(sel *pg.SelectStmt, q *query) (*query, error) {
+// orderLimitNode is the ORDER BY / LIMIT / OFFSET of a set operation or
+// VALUES list (sel) over its rows (lq): the sort keys are its columns, by
+// position or name, or expressions over them.
+func (qc *QueryCtx) orderLimitNode(sel *pg.SelectStmt, lq *logicalQuery) (*logicalQuery, error) {
+	if len(sel.SortClause) == 0 && sel.LimitCount == nil && sel.LimitOffset == nil {
+		return lq, nil
+	}
 	sc := &Scope{}
-	names := make([]string, len(q.Cols))
-	outs := make([]exec.Expr, len(q.Cols))
-	for i, c := range q.Cols {
+	names := make([]string, len(lq.cols))
+	outs := make([]exec.Expr, len(lq.cols))
+	for i, c := range lq.cols {
 		sc.Cols = append(sc.Cols, ScopeCol{Name: c.Name, T: c.Type})
 		names[i] = c.Name
 		outs[i] = &exec.ColRef{Idx: i, T: c.Type}
@@ -246,29 +242,37 @@ func (qc *QueryCtx) orderLimit(sel *pg.SelectStmt, q *query) (*query, error) {
 		return nil, err
 	}
 	bare := &pg.SelectStmt{SortClause: sel.SortClause, LimitCount: sel.LimitCount, LimitOffset: sel.LimitOffset, LimitOption: sel.LimitOption}
-	return qc.s.finish(bare, b, q.Op, names, outs, hidden, keys, q.scans, nil)
+	return qc.finishNode(bare, b, lq.node, names, outs, hidden, keys, lq.scans, nil)
 }
 
-// planSetOp plans UNION / INTERSECT / EXCEPT [ALL].
-func (qc *QueryCtx) planSetOp(sel *pg.SelectStmt) (*query, error) {
-	l, err := qc.PlanSelect(sel.Larg)
+var setOpKinds = map[pg.SetOperation]logical.SetOpKind{pg.SetOperation_SETOP_UNION: logical.Union, pg.SetOperation_SETOP_INTERSECT: logical.Intersect,
+	pg.SetOperation_SETOP_EXCEPT: logical.Except}
+
+// setOpNode plans UNION / INTERSECT / EXCEPT [ALL]: both inputs cast to
+// their columns' common types, then the ORDER BY / LIMIT that follows.
+func (qc *QueryCtx) setOpNode(sel *pg.SelectStmt) (*logicalQuery, error) {
+	lq, err := qc.inputNode(sel.Larg)
 	if err != nil {
 		return nil, err
 	}
-	r, err := qc.PlanSelect(sel.Rarg)
+	rq, err := qc.inputNode(sel.Rarg)
 	if err != nil {
 		return nil, err
 	}
-	opName := map[pg.SetOperation]string{pg.SetOperation_SETOP_UNION: "UNION", pg.SetOperation_SETOP_INTERSECT: "INTERSECT", pg.SetOperation_SETOP_EXCEPT: "EXCEPT"}[sel.Op]
-	if len(l.Cols) != len(r.Cols) {
+	lcols, rcols := lq.cols, rq.cols
+	kind := setOpKinds[sel.Op]
+	opName := kind.String()
+	if len(lcols) != len(rcols) {
 		return nil, pgerr.New(pgerr.SyntaxError, "each %s query must have the same number of columns", opName)
 	}
 	b := qc.binder()
-	lcast, rcast := make([]exec.Expr, len(l.Cols)), make([]exec.Expr, len(r.Cols))
-	cols := make([]Column, len(l.Cols))
-	for i := range l.Cols {
-		le := exec.Expr(&exec.ColRef{Idx: i, T: l.Cols[i].Type})
-		re := exec.Expr(&exec.ColRef{Idx: i, T: r.Cols[i].Type})
+	lcast, rcast := make([]exec.Expr, len(lcols)), make([]exec.Expr, len(rcols))
+	cols := make([]logical.Column, len(lcols))
+	qcols := make([]Column, len(lcols))
+	names, rnames := make([]string, len(lcols)), make([]string, len(rcols))
+	for i := range lcols {
+		le := exec.Expr(&exec.ColRef{Idx: i, T: lcols[i].Type})
+		re := exec.Expr(&exec.ColRef{Idx: i, T: rcols[i].Type})
 		lo, ro := setOpOperand(sel.Larg, i, le), setOpOperand(sel.Rarg, i, re)
 		t, err := bind.CommonType([]exec.Expr{lo, ro}, opName, -1)
 		if err != nil {
@@ -286,34 +290,12 @@ func (qc *QueryCtx) planSetOp(sel *pg.SelectStmt) (*query, error) {
 		if rcast[i], err = b.Cast(re, t, false, -1); err != nil {
 			return nil, err
 		}
-		cols[i] = Column{Name: l.Cols[i].Name, Type: t}
+		cols[i] = logical.Column{Name: lcols[i].Name, Type: t}
+		qcols[i] = Column{Name: lcols[i].Name, Type: t}
+		names[i], rnames[i] = lcols[i].Name, rcols[i].Name
 	}
-	lop := exec.Operator(&exec.Project{Env: qc.env, Input: l.Op, Exprs: lcast})
-	rop := exec.Operator(&exec.Project{Env: qc.env, Input: r.Op, Exprs: rcast})
-	var op exec.Operator
-	switch sel.Op {
-	case pg.SetOperation_SETOP_UNION:
-		op = &exec.Append{Inputs: []exec.Operator{lop, rop}}
-		if !sel.All {
-			op = &aggregate.HashAgg{Input: op, NGroup: len(cols)}
-		}
-	default:
-		intersect := sel.Op == pg.SetOperation_SETOP_INTERSECT
-		if !sel.All {
-			lop, rop = qc.setOpDistinctInputs(lop, len(cols)), qc.setOpDistinctInputs(rop, len(cols))
-			if oneTextPerValue(TypesOfColumns(cols)) && qc.ruleOn(ruleSetOpAggregate) {
-				qc.fired(ruleSetOpAggregate)
-				op = qc.setOpAggregate(lop, rop, len(cols), intersect)
-				break
-			}
-		}
-		op = &exec.SetOp{Left: lop, Right: rop, Intersect: intersect, All: sel.All}
-	}
-	q := &query{Op: op, Cols: cols, scans: append(l.scans, r.scans...)}
-	if len(sel.SortClause) > 0 || sel.LimitCount != nil || sel.LimitOffset != nil {
-		return qc.orderLimit(sel, q)
-	}
-	return q, nil
+	n := &logical.SetOp{Kind: kind, All: sel.All, Left: logical.NewProject(lq.node, lcast, names), Right: logical.NewProject(rq.node, rcast, rnames), Cols: cols}
+	return qc.orderLimitNode(sel, &logicalQuery{node: n, cols: qcols, scans: append(lq.scans, rq.scans...)})
 }
 
 // planRecursive plans WITH RECURSIVE name AS (base UNION [ALL] step).

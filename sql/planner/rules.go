@@ -6,31 +6,34 @@ import (
 	"strings"
 
 	"github.com/lakepg/lakepg/sql/planner/estimate"
+	"github.com/lakepg/lakepg/sql/planner/optimize"
 )
 
 // The planner's rewrites are named rules: each can be switched off for a
 // session (SET lakepg.disabled_rules = 'name, …') to compare plans or to
 // get around a rule that misbehaves, and EXPLAIN (VERBOSE) lists the rules
-// that changed the plan and how often.
+// that changed the plan and how often. The rules over the logical plan are
+// in sql/planner/optimize (logical_plan.go runs them); the others still
+// rewrite operator trees here, until what they rewrite is logical too.
 const (
-	RuleJoinOrder        = "join_order"            // joins ordered by cost (join_order.go); off: as written
-	RuleOuterPushdown    = "outer_join_pushdown"   // WHERE below an outer join, into its preserved side
-	ruleOuterJoinReorder = "outer_join_reorder"    // tables joined to a LEFT JOIN's preserved side join it below the outer join (outer_join_reorder.go)
-	ruleOuterToInner     = "outer_join_to_inner"   // a null-rejecting WHERE makes an outer join inner
-	ruleImpliedCondition = "implied_conditions"    // col = constant carried across ON equalities
-	RuleSubqueryPushdown = "subquery_pushdown"     // WHERE into derived tables and WITH queries
-	ruleCTESharedFilter  = "cte_shared_filter"     // a WITH query read by several references runs once, their conditions OR'ed into it
-	ruleConstantFalse    = "constant_false"        // a constant false condition reads nothing
-	RuleFactorOr         = "factor_or"             // a condition common to OR branches taken out
-	ruleOrRanges         = "or_ranges"             // an OR of ranges of one column that form one range is that range (or_ranges.go)
-	ruleDynamicFilters   = "dynamic_filters"       // scans skip row groups outside a join's build keys
-	ruleSharedSubqueries = "shared_subqueries"     // uncorrelated scalar subqueries reading the same rows run as one
-	ruleSharedDerived    = "shared_derived_tables" // derived tables written alike run once (derived_shared.go)
-	ruleFilteredAggs     = "filtered_aggregates"   // one-row aggregates of one FROM side by side, differing in WHERE conjuncts, as one scan with FILTER (filtered_aggregates.go)
-	ruleEagerAggregation = "eager_aggregation"     // a GROUP BY over a join partly done below it (eager_agg.go)
-	ruleSetOpDistinct    = "setop_distinct_inputs" // INTERSECT/EXCEPT inputs made distinct first, on all cores (setop_distinct.go)
-	ruleSetOpAggregate   = "setop_aggregate"       // INTERSECT/EXCEPT without ALL as an aggregation of both sides' rows tagged (setop_aggregate.go)
-	ruleWindowOrder      = "window_order"          // a window sorting by another's keys and more runs first (window_order.go)
+	RuleJoinOrder        = "join_order"                 // joins ordered by cost (join_order.go); off: as written
+	RuleOuterPushdown    = "outer_join_pushdown"        // WHERE below an outer join, into its preserved side
+	ruleOuterJoinReorder = "outer_join_reorder"         // tables joined to a LEFT JOIN's preserved side join it below the outer join (outer_join_reorder.go)
+	ruleOuterToInner     = "outer_join_to_inner"        // a null-rejecting WHERE makes an outer join inner
+	ruleImpliedCondition = "implied_conditions"         // col = constant carried across ON equalities
+	RuleSubqueryPushdown = "subquery_pushdown"          // WHERE into derived tables and WITH queries
+	ruleCTESharedFilter  = "cte_shared_filter"          // a WITH query read by several references runs once, their conditions OR'ed into it
+	ruleConstantFalse    = "constant_false"             // a constant false condition reads nothing
+	RuleFactorOr         = "factor_or"                  // a condition common to OR branches taken out
+	ruleOrRanges         = "or_ranges"                  // an OR of ranges of one column that form one range is that range (or_ranges.go)
+	ruleDynamicFilters   = "dynamic_filters"            // scans skip row groups outside a join's build keys
+	ruleSharedSubqueries = "shared_subqueries"          // uncorrelated scalar subqueries reading the same rows run as one
+	ruleSharedDerived    = "shared_derived_tables"      // derived tables written alike run once (derived_shared.go)
+	ruleFilteredAggs     = "filtered_aggregates"        // one-row aggregates of one FROM side by side, differing in WHERE conjuncts, as one scan with FILTER (filtered_aggregates.go)
+	ruleEagerAggregation = "eager_aggregation"          // a GROUP BY over a join partly done below it (eager_agg.go)
+	ruleSetOpDistinct    = optimize.SetOpDistinctInputs // INTERSECT/EXCEPT inputs made distinct first, on all cores (optimize/setop_distinct_inputs.go)
+	ruleSetOpAggregate   = optimize.SetOpAggregate      // INTERSECT/EXCEPT without ALL as an aggregation of both sides' rows tagged (optimize/setop_aggregate.go)
+	ruleWindowOrder      = "window_order"               // a window sorting by another's keys and more runs first (window_order.go)
 )
 
 // Rules are the rule names in the order the planner applies them.

@@ -4,10 +4,10 @@ import (
 	"strings"
 
 	"github.com/lakepg/lakepg/exec"
-	"github.com/lakepg/lakepg/exec/aggregate"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/sql/planner/bind"
+	"github.com/lakepg/lakepg/sql/planner/logical"
 	"github.com/lakepg/lakepg/types"
 	pg "github.com/pganalyze/pg_query_go/v6"
 )
@@ -33,8 +33,10 @@ type Source struct {
 	rows  float64   // estimated row count, for join ordering
 }
 
-// planSimple plans a SELECT without set operations.
-func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*query, error) {
+// planSimple plans a SELECT without set operations: the SELECT block up
+// to its select list into operators, its tail (DISTINCT, ORDER BY, LIMIT)
+// as logical nodes over them.
+func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*logicalQuery, error) {
 	env := qc.env
 	p := qc.params
 	b := qc.binder()
@@ -290,7 +292,7 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*query, error) {
 		op = placeWindows(wc, env, op, outExprs, sortExprs, tests)
 		late.setTests(tests)
 		op = late.attach(op, [][]exec.Expr{outExprs, sortExprs}, &having)
-		q, err := s.finish(sel, b, op, names, outExprs, sortExprs, sortKeys, src.scans, bindOut)
+		q, err := qc.finishNode(sel, b, plannedOp(op), names, outExprs, sortExprs, sortKeys, src.scans, bindOut)
 		return withOrigins(q, err, origins)
 	}
 	if src, err = qc.prepareSRFs(src, targetNodes); err != nil {
@@ -342,7 +344,7 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*query, error) {
 	late.setTests(tests)
 	var noHaving exec.Expr
 	op = late.attach(op, [][]exec.Expr{outExprs, sortExprs}, &noHaving)
-	q, err := s.finish(sel, b, op, names, outExprs, sortExprs, sortKeys, src.scans, bindOut)
+	q, err := qc.finishNode(sel, b, plannedOp(op), names, outExprs, sortExprs, sortKeys, src.scans, bindOut)
 	return withOrigins(q, err, origins)
 }
 
@@ -429,9 +431,11 @@ func (s *Session) bindOrder(sel *pg.SelectStmt, names []string, outs []exec.Expr
 	return hidden, keys, nil
 }
 
-// finish adds projection, DISTINCT, ORDER BY and LIMIT.
-func (s *Session) finish(sel *pg.SelectStmt, b *Binder, op exec.Operator, names []string, outs, hidden []exec.Expr, keys []exec.SortKey, scans []*exec.TableScan, bindD func(*pg.Node) (exec.Expr, error)) (*query, error) {
-	env := b.Env
+// finishNode is the tail of a SELECT block over its rows (in): the
+// projection of the select list (outs) and the hidden ORDER BY
+// expressions, DISTINCT or DISTINCT ON, ORDER BY (keys over outs+hidden),
+// LIMIT / OFFSET, and the projection dropping the hidden columns.
+func (qc *QueryCtx) finishNode(sel *pg.SelectStmt, b *Binder, in logical.Node, names []string, outs, hidden []exec.Expr, keys []exec.SortKey, scans []*exec.TableScan, bindD func(*pg.Node) (exec.Expr, error)) (*logicalQuery, error) {
 	// unknown-typed outputs (bare string literals) become text, as PostgreSQL does
 	for i, e := range outs {
 		if e.Type().ID == types.Unknown {
@@ -444,10 +448,11 @@ func (s *Session) finish(sel *pg.SelectStmt, b *Binder, op exec.Operator, names 
 		}
 	}
 	all := append(append([]exec.Expr{}, outs...), hidden...)
-	if !(len(sel.DistinctClause) > 0 && sel.DistinctClause[0] != nil && sel.DistinctClause[0].Node != nil) {
-		op = &exec.Project{Env: env, Input: op, Exprs: all}
-	}
 	distinctOn := len(sel.DistinctClause) > 0 && sel.DistinctClause[0] != nil && sel.DistinctClause[0].Node != nil
+	n := in
+	if !distinctOn {
+		n = logical.NewProject(in, all, names)
+	}
 	if distinctOn {
 		// DISTINCT ON (exprs): sort by the ORDER BY (which must start with
 		// the exprs), then keep each group's first row
@@ -469,35 +474,35 @@ func (s *Session) finish(sel *pg.SelectStmt, b *Binder, op exec.Operator, names 
 			}
 			dkeys = append(dkeys, k)
 		}
-		op = &exec.Project{Env: env, Input: op, Exprs: all}
-		sortKeys := append([]exec.SortKey{}, keys...)
+		n = logical.NewProject(in, all, names)
+		sortKeys := logicalKeys(keys)
 		if len(sortKeys) == 0 {
 			for _, k := range dkeys {
-				sortKeys = append(sortKeys, exec.SortKey{Col: k})
+				sortKeys = append(sortKeys, logical.SortKey{Col: k})
 			}
 		}
-		op = &exec.DistinctOn{Input: &exec.Sort{Input: op, Keys: sortKeys}, Keys: dkeys}
+		n = &logical.DistinctOn{Input: &logical.Sort{Input: n, Keys: sortKeys}, Keys: dkeys}
 		keys = nil
 		hidden = all[len(outs):]
 	} else if len(sel.DistinctClause) > 0 {
 		if len(hidden) > 0 {
 			return nil, pgerr.New(pgerr.InvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
 		}
-		op = &aggregate.HashAgg{Input: op, NGroup: len(outs)}
+		n = &logical.Distinct{Input: n}
 	}
 	if len(keys) > 0 {
-		op = &exec.Sort{Input: op, Keys: keys}
+		n = &logical.Sort{Input: n, Keys: logicalKeys(keys)}
 	}
 	if sel.LimitCount != nil || sel.LimitOffset != nil {
-		count, offset := int64(-1), int64(0)
+		lim := &logical.Limit{Input: n, Count: -1}
 		var err error
 		if sel.LimitCount != nil {
-			if count, err = s.constInt(b, sel.LimitCount, "LIMIT", true); err != nil {
+			if lim.Count, err = qc.s.constInt(b, sel.LimitCount, "LIMIT", true); err != nil {
 				return nil, err
 			}
 		}
 		if sel.LimitOffset != nil {
-			if offset, err = s.constInt(b, sel.LimitOffset, "OFFSET", false); err != nil {
+			if lim.Offset, err = qc.s.constInt(b, sel.LimitOffset, "OFFSET", false); err != nil {
 				return nil, err
 			}
 		}
@@ -505,30 +510,33 @@ func (s *Session) finish(sel *pg.SelectStmt, b *Binder, op exec.Operator, names 
 			if len(keys) == 0 {
 				return nil, pgerr.New(pgerr.SyntaxError, "WITH TIES cannot be specified without ORDER BY clause")
 			}
-			tk := make([]int, len(keys))
+			lim.TieKeys = make([]int, len(keys))
 			for i, k := range keys {
-				tk[i] = k.Col
+				lim.TieKeys[i] = k.Col
 			}
-			op = &exec.LimitTies{Input: op, Offset: offset, Count: count, Keys: tk}
-		} else {
-			if srt, ok := op.(*exec.Sort); ok && count >= 0 {
-				srt.Limit = offset + count // top-N: keep only what the limit can return
-			}
-			op = &exec.Limit{Input: op, Offset: offset, Count: count}
 		}
+		n = lim
 	}
 	if len(hidden) > 0 {
-		var proj []exec.Expr
+		proj := make([]exec.Expr, len(outs))
 		for i, e := range outs {
-			proj = append(proj, &exec.ColRef{Idx: i, T: e.Type()})
+			proj[i] = &exec.ColRef{Idx: i, T: e.Type()}
 		}
-		op = &exec.Project{Env: env, Input: op, Exprs: proj}
+		n = logical.NewProject(n, proj, names)
 	}
 	cols := make([]Column, len(outs))
 	for i, e := range outs {
 		cols[i] = Column{Name: names[i], Type: e.Type(), Rec: bind.RecordFields(e)}
 	}
-	return &query{Op: op, Cols: cols, scans: scans}, nil
+	return &logicalQuery{node: n, cols: cols, scans: scans}, nil
+}
+
+func logicalKeys(keys []exec.SortKey) []logical.SortKey {
+	lk := make([]logical.SortKey, len(keys))
+	for i, k := range keys {
+		lk[i] = logical.SortKey{Col: k.Col, Desc: k.Desc, NullsFirst: k.NullsFirst}
+	}
+	return lk
 }
 
 func (s *Session) constInt(b *Binder, n *pg.Node, what string, allowNull bool) (int64, error) {
@@ -770,13 +778,13 @@ func (pb *postBinder) Intercepts(n *pg.Node) bool {
 }
 
 // withOrigins sets the result columns' origins of a planned SELECT list.
-func withOrigins(q *query, err error, origins []bind.ColOrigin) (*query, error) {
+func withOrigins(q *logicalQuery, err error, origins []bind.ColOrigin) (*logicalQuery, error) {
 	if err != nil {
 		return nil, err
 	}
-	for i := range q.Cols {
+	for i := range q.cols {
 		if i < len(origins) {
-			q.Cols[i].TableOID, q.Cols[i].Attnum = origins[i].Rel, origins[i].Att
+			q.cols[i].TableOID, q.cols[i].Attnum = origins[i].Rel, origins[i].Att
 		}
 	}
 	return q, nil

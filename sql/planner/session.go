@@ -46,6 +46,10 @@ type Session struct {
 	// being planned, by name, until its top-level WITH takes them
 	// (sql/with_write.go)
 	WrittenCTEs map[string]*WrittenCTE
+	// logicalPlans, while EXPLAIN (LOGICAL) plans, collects the text of
+	// each logical plan the statement's planning builds, after the rules
+	// (logical_plan.go)
+	logicalPlans *[]string
 }
 
 // Host is what the planner asks of the session it plans for.

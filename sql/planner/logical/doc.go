@@ -1,0 +1,27 @@
+// Package logical is the typed logical plan: relational nodes, each with
+// its output columns (a name and a types.T), that the binder builds, the
+// optimizer's rules (sql/planner/optimize) rewrite and physical planning
+// (sql/planner/physical) turns into exec operators. It knows no SQL text,
+// no session and no exec operators beyond the leaf that holds them.
+//
+// The plan is being moved here from the planner slice by slice. What is
+// here now: set operations (SetOp), the tail of a SELECT block — its
+// select list, DISTINCT or DISTINCT ON, ORDER BY, LIMIT / OFFSET (Project,
+// Distinct, DistinctOn, Sort, Limit) — and the ORDER BY / LIMIT that
+// follow a set operation or a VALUES list, and the nodes the set-operation
+// rules produce (Aggregate, Filter). Everything
+// else the planner still plans into exec operators directly; such a
+// subtree enters a logical plan as a Planned leaf, the transition seam:
+// rules see its columns and whether its rows are known to be distinct,
+// never its operators, and physical planning puts it back as it is.
+//
+// Scalar expressions are still exec.Expr in this slice (a later one gives
+// them a logical form of their own); nodes hold them but rules only build
+// the simplest (column references, constants, comparisons).
+//
+// Node is kept small on purpose: its columns and its inputs. What a rule
+// needs of a particular node it gets by a type switch; WithInputs rebuilds
+// any node over new inputs, so that the optimizer's driver can walk every
+// tree without knowing the node types. String prints a plan
+// deterministically for the data-driven tests and EXPLAIN (LOGICAL).
+package logical

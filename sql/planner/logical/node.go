@@ -1,0 +1,263 @@
+package logical
+
+import (
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/types"
+)
+
+// Column is one output column of a node.
+type Column struct {
+	Name string
+	Type types.T
+}
+
+// Node is a relational operator of the logical plan.
+type Node interface {
+	// Columns are the node's output columns, in order. Callers must not
+	// modify the slice.
+	Columns() []Column
+	// Inputs are the node's inputs, left to right (none for a leaf).
+	Inputs() []Node
+}
+
+// Planned is a subtree the planner has already planned into exec
+// operators: the seam between the part of planning that builds logical
+// nodes and the part that does not yet. Distinct says its rows are known
+// to be distinct over all its columns (the planner decides it from the
+// operators, which rules do not look at).
+type Planned struct {
+	Op       exec.Operator
+	Cols     []Column
+	Distinct bool
+}
+
+// Project computes Exprs over its input's rows, one output column each.
+type Project struct {
+	Input Node
+	Exprs []exec.Expr
+	Cols  []Column
+}
+
+// NewProject is a Project naming its columns names (unnamed past the end).
+func NewProject(in Node, exprs []exec.Expr, names []string) *Project {
+	cols := make([]Column, len(exprs))
+	for i, e := range exprs {
+		if i < len(names) {
+			cols[i].Name = names[i]
+		}
+		cols[i].Type = e.Type()
+	}
+	return &Project{Input: in, Exprs: exprs, Cols: cols}
+}
+
+// Filter keeps the rows for which Pred is true.
+type Filter struct {
+	Input Node
+	Pred  exec.Expr
+}
+
+// Distinct keeps one row of each group of equal rows (NULLs equal).
+type Distinct struct {
+	Input Node
+}
+
+// DistinctOn keeps the first row of each run of rows equal on Keys (NULLs
+// equal): with its input sorted by them, one row per distinct key.
+type DistinctOn struct {
+	Input Node
+	Keys  []int
+}
+
+// AggFunc is an aggregate function of Aggregate.
+type AggFunc uint8
+
+const (
+	AggMin AggFunc = iota + 1
+	AggMax
+)
+
+func (f AggFunc) String() string {
+	switch f {
+	case AggMin:
+		return "min"
+	case AggMax:
+		return "max"
+	}
+	return "?"
+}
+
+// Agg is one aggregate of Aggregate over input column Arg.
+type Agg struct {
+	Func AggFunc
+	Arg  int
+}
+
+// Aggregate groups its rows by the first NGroup input columns (NULLs
+// equal) and computes Aggs per group: its columns are the group columns,
+// then one per aggregate.
+type Aggregate struct {
+	Input  Node
+	NGroup int
+	Aggs   []Agg
+	Cols   []Column
+}
+
+// NewAggregate is an Aggregate with its columns filled in.
+func NewAggregate(in Node, ngroup int, aggs []Agg) *Aggregate {
+	ic := in.Columns()
+	cols := append(make([]Column, 0, ngroup+len(aggs)), ic[:ngroup]...)
+	for _, a := range aggs {
+		// min and max return their argument's type
+		cols = append(cols, Column{Name: a.Func.String(), Type: ic[a.Arg].Type})
+	}
+	return &Aggregate{Input: in, NGroup: ngroup, Aggs: aggs, Cols: cols}
+}
+
+// SetOpKind is UNION, INTERSECT or EXCEPT.
+type SetOpKind uint8
+
+const (
+	Union SetOpKind = iota + 1
+	Intersect
+	Except
+)
+
+func (k SetOpKind) String() string {
+	switch k {
+	case Union:
+		return "UNION"
+	case Intersect:
+		return "INTERSECT"
+	case Except:
+		return "EXCEPT"
+	}
+	return "?"
+}
+
+// SetOp is UNION, INTERSECT or EXCEPT [ALL] of two inputs whose columns
+// have the types of Cols already (the binder casts them).
+type SetOp struct {
+	Kind        SetOpKind
+	All         bool
+	Left, Right Node
+	Cols        []Column
+}
+
+// SortKey is one key of Sort: an input column and its direction.
+type SortKey struct {
+	Col        int
+	Desc       bool
+	NullsFirst bool
+}
+
+// Sort orders its rows by Keys.
+type Sort struct {
+	Input Node
+	Keys  []SortKey
+}
+
+// Limit skips Offset rows and returns at most Count (-1: all). With
+// TieKeys (WITH TIES) it also returns the rows after the last that equal
+// it on those columns.
+type Limit struct {
+	Input         Node
+	Offset, Count int64
+	TieKeys       []int
+}
+
+func (n *Planned) Columns() []Column    { return n.Cols }
+func (n *Project) Columns() []Column    { return n.Cols }
+func (n *Filter) Columns() []Column     { return n.Input.Columns() }
+func (n *Distinct) Columns() []Column   { return n.Input.Columns() }
+func (n *DistinctOn) Columns() []Column { return n.Input.Columns() }
+func (n *Aggregate) Columns() []Column  { return n.Cols }
+func (n *SetOp) Columns() []Column      { return n.Cols }
+func (n *Sort) Columns() []Column       { return n.Input.Columns() }
+func (n *Limit) Columns() []Column      { return n.Input.Columns() }
+
+func (n *Planned) Inputs() []Node    { return nil }
+func (n *Project) Inputs() []Node    { return []Node{n.Input} }
+func (n *Filter) Inputs() []Node     { return []Node{n.Input} }
+func (n *Distinct) Inputs() []Node   { return []Node{n.Input} }
+func (n *DistinctOn) Inputs() []Node { return []Node{n.Input} }
+func (n *Aggregate) Inputs() []Node  { return []Node{n.Input} }
+func (n *SetOp) Inputs() []Node      { return []Node{n.Left, n.Right} }
+func (n *Sort) Inputs() []Node       { return []Node{n.Input} }
+func (n *Limit) Inputs() []Node      { return []Node{n.Input} }
+
+// WithInputs is a copy of n over inputs in (as many as n.Inputs()); n
+// itself is unchanged, so rules may share subtrees between plans.
+func WithInputs(n Node, in []Node) Node {
+	switch x := n.(type) {
+	case *Planned:
+		return x
+	case *Project:
+		c := *x
+		c.Input = in[0]
+		return &c
+	case *Filter:
+		c := *x
+		c.Input = in[0]
+		return &c
+	case *Distinct:
+		c := *x
+		c.Input = in[0]
+		return &c
+	case *DistinctOn:
+		c := *x
+		c.Input = in[0]
+		return &c
+	case *Aggregate:
+		c := *x
+		c.Input = in[0]
+		return &c
+	case *SetOp:
+		c := *x
+		c.Left, c.Right = in[0], in[1]
+		return &c
+	case *Sort:
+		c := *x
+		c.Input = in[0]
+		return &c
+	case *Limit:
+		c := *x
+		c.Input = in[0]
+		return &c
+	}
+	panic("logical: WithInputs of an unknown node")
+}
+
+// DistinctRows reports whether n's rows are known to be distinct over all
+// its columns: a Distinct, a set operation without ALL, an aggregation
+// without aggregates, a Planned subtree the planner knows to be distinct, and what
+// keeps those rows or only renames or casts their columns one to one (a
+// Filter, Sort or Limit; a Project of each input column in order).
+func DistinctRows(n Node) bool {
+	switch x := n.(type) {
+	case *Planned:
+		return x.Distinct
+	case *Distinct:
+		return true
+	case *SetOp:
+		return !x.All
+	case *Aggregate:
+		return len(x.Aggs) == 0
+	case *Filter:
+		return DistinctRows(x.Input)
+	case *Sort:
+		return DistinctRows(x.Input)
+	case *Limit:
+		return DistinctRows(x.Input)
+	case *Project:
+		if len(x.Exprs) != len(x.Input.Columns()) {
+			return false
+		}
+		for i, e := range x.Exprs {
+			if c, ok := e.(*exec.ColRef); !ok || c.Idx != i {
+				return false
+			}
+		}
+		return DistinctRows(x.Input)
+	}
+	return false
+}

@@ -1,0 +1,126 @@
+package planner
+
+import (
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/aggregate"
+	"github.com/lakepg/lakepg/sql/planner/logical"
+	"github.com/lakepg/lakepg/sql/planner/optimize"
+	"github.com/lakepg/lakepg/sql/planner/physical"
+	pg "github.com/pganalyze/pg_query_go/v6"
+)
+
+// The parts of a query planned as a logical plan (sql/planner/logical) so
+// far: set operations, the tail of a SELECT block (select list, DISTINCT,
+// ORDER BY, LIMIT) and the ORDER BY / LIMIT of a set operation or a
+// VALUES list. Their plan is built here and in select.go, rewritten by the
+// optimizer's rules (sql/planner/optimize) and turned into operators by
+// physical planning (sql/planner/physical) where a caller needs operators
+// (PlanSelect): once per query, whatever the number of set operations
+// nested in it. The rest of a SELECT block is planned into operators and
+// enters as a Planned leaf.
+
+// logicalQuery is a query planned as a logical plan, before the rules:
+// the plan, its columns as the planner describes them (with their origins
+// and record fields, which the plan's columns do not carry) and the table
+// scans under it.
+type logicalQuery struct {
+	node  logical.Node
+	cols  []Column
+	scans []*exec.TableScan
+}
+
+// selectNode plans sel (no WITH clause) as a logical plan: a set
+// operation, a VALUES list or a SELECT block.
+func (qc *QueryCtx) selectNode(sel *pg.SelectStmt) (*logicalQuery, error) {
+	if sel.Op != pg.SetOperation_SETOP_NONE {
+		return qc.setOpNode(sel)
+	}
+	if len(sel.ValuesLists) > 0 {
+		q, err := qc.s.planValues(qc.binder(), sel.ValuesLists)
+		if err != nil {
+			return nil, err
+		}
+		lq := &logicalQuery{node: plannedOp(q.Op), cols: q.Cols, scans: q.scans}
+		for i := range lq.cols {
+			lq.node.(*logical.Planned).Cols[i].Name = lq.cols[i].Name
+		}
+		return qc.orderLimitNode(sel, lq)
+	}
+	return qc.s.planSimple(qc, sel)
+}
+
+// inputNode is an input of a set operation: its logical plan, or with a
+// WITH clause of its own (whose names its planning sees) its operators as
+// a Planned leaf.
+func (qc *QueryCtx) inputNode(sel *pg.SelectStmt) (*logicalQuery, error) {
+	if sel.WithClause == nil {
+		return qc.selectNode(sel)
+	}
+	q, err := qc.PlanSelect(sel)
+	if err != nil {
+		return nil, err
+	}
+	n := plannedOp(q.Op)
+	for i := range q.Cols {
+		n.Cols[i].Name = q.Cols[i].Name
+	}
+	return &logicalQuery{node: n, cols: q.Cols, scans: q.scans}, nil
+}
+
+// plannedOp is the leaf of a logical plan holding operators op, its
+// columns unnamed.
+func plannedOp(op exec.Operator) *logical.Planned {
+	ts := op.Types()
+	cols := make([]logical.Column, len(ts))
+	for i, t := range ts {
+		cols[i].Type = t
+	}
+	return &logical.Planned{Op: op, Cols: cols, Distinct: distinctRows(op, len(cols))}
+}
+
+// physicalQuery runs the rules over logical plan lq and plans its
+// operators.
+func (qc *QueryCtx) physicalQuery(lq *logicalQuery) (*query, error) {
+	n, err := optimize.Optimize(lq.node, qc.ruleOn, func(rule string, changes int) {
+		for range changes {
+			qc.fired(rule)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if qc.s.logicalPlans != nil {
+		*qc.s.logicalPlans = append(*qc.s.logicalPlans, logical.String(n))
+	}
+	op, err := physical.Build(qc.env, n)
+	if err != nil {
+		return nil, err
+	}
+	return &query{Op: op, Cols: lq.cols, scans: lq.scans}, nil
+}
+
+// distinctRows reports whether op's rows of ncol columns are known to be
+// distinct: a DISTINCT aggregate over exactly those columns, a set
+// operation without ALL, or a projection that only renames or casts their
+// columns one to one. It is what a Planned leaf tells the rules
+// (logical.Planned.Distinct) until the operators it reads are logical
+// nodes too.
+func distinctRows(op exec.Operator, ncol int) bool {
+	switch o := op.(type) {
+	case *aggregate.HashAgg:
+		return len(o.Aggs) == 0 && o.GroupingSets == nil && !o.GroupingID && o.NGroup == ncol
+	case *exec.SetOp:
+		return !o.All
+	case *exec.Project:
+		if len(o.Exprs) != ncol || len(o.Input.Types()) != ncol {
+			return false
+		}
+		for i, e := range o.Exprs {
+			if c, ok := e.(*exec.ColRef); !ok || c.Idx != i {
+				return false
+			}
+		}
+		return distinctRows(o.Input, ncol)
+	}
+	return false
+}

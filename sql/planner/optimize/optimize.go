@@ -1,0 +1,96 @@
+package optimize
+
+import (
+	"fmt"
+
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/sql/planner/logical"
+)
+
+// Rule is one rewrite of the logical plan.
+type Rule interface {
+	// Name is the rule's name in lakepg.disabled_rules and EXPLAIN.
+	Name() string
+	// Apply rewrites node n, whose inputs are rewritten already, and
+	// returns the result and the number of changes (0: n unchanged). It
+	// must not modify n: nodes may be shared.
+	Apply(n logical.Node) (logical.Node, int)
+}
+
+// Rules are the rules in the order the driver runs them. Order matters:
+// setop_distinct_inputs sees the set operations before setop_aggregate
+// turns them into an aggregation.
+var Rules = []Rule{setOpDistinctInputs{}, setOpAggregate{}}
+
+// maxPasses bounds a rule's passes over one plan: rules reach their fixed
+// point in one or two; more means two rewrites undoing each other.
+const maxPasses = 8
+
+// Optimize runs the rules that on leaves on over plan n, calling fired
+// with each rule's changes, and returns the rewritten plan.
+func Optimize(n logical.Node, on func(rule string) bool, fired func(rule string, changes int)) (logical.Node, error) {
+	for _, r := range Rules {
+		if !on(r.Name()) {
+			continue
+		}
+		for pass := 0; ; pass++ {
+			if pass == maxPasses {
+				return nil, pgerr.New(pgerr.Internal, "rule %s does not reach a fixed point", r.Name())
+			}
+			out, changes, err := apply(r, n)
+			if err != nil {
+				return nil, err
+			}
+			n = out
+			if changes == 0 {
+				break
+			}
+			fired(r.Name(), changes)
+		}
+	}
+	return n, nil
+}
+
+// apply runs rule r over plan n bottom-up.
+func apply(r Rule, n logical.Node) (logical.Node, int, error) {
+	total := 0
+	ins := n.Inputs()
+	var newIns []logical.Node
+	for i, in := range ins {
+		out, k, err := apply(r, in)
+		if err != nil {
+			return nil, 0, err
+		}
+		if out != in {
+			if newIns == nil {
+				newIns = append([]logical.Node{}, ins...)
+			}
+			newIns[i] = out
+		}
+		total += k
+	}
+	if newIns != nil {
+		n = logical.WithInputs(n, newIns)
+	}
+	out, k := r.Apply(n)
+	if k > 0 {
+		if err := sameTypes(n, out); err != nil {
+			return nil, 0, pgerr.New(pgerr.Internal, "rule %s: %v", r.Name(), err)
+		}
+	}
+	return out, total + k, nil
+}
+
+// sameTypes checks that a rewrite kept a node's column types.
+func sameTypes(before, after logical.Node) error {
+	b, a := before.Columns(), after.Columns()
+	if len(b) != len(a) {
+		return fmt.Errorf("%d columns became %d", len(b), len(a))
+	}
+	for i := range b {
+		if b[i].Type != a[i].Type {
+			return fmt.Errorf("column %d of type %s became %s", i+1, b[i].Type, a[i].Type)
+		}
+	}
+	return nil
+}

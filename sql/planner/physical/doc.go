@@ -1,0 +1,12 @@
+// Package physical turns a logical plan (sql/planner/logical), after the
+// optimizer's rules, into the exec operators that run it. It decides how
+// each node runs — a UNION without ALL as an aggregation over an append,
+// a Sort under a LIMIT keeping only the rows the limit can return, a
+// Distinct as a hash aggregation — and nothing of what the plan computes:
+// that is fixed before it.
+//
+// A Planned leaf, a subtree the planner built as operators already (the
+// transition seam, see package logical), is put back as it is. Passes over
+// the whole operator tree (column pruning, parallel pipelines, admission)
+// stay after this, in the planner.
+package physical

@@ -1,0 +1,104 @@
+package physical
+
+import (
+	"fmt"
+
+	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/aggregate"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/sql/planner/logical"
+)
+
+// Build returns the operators of plan n; env is the statement's, which the
+// operators evaluating expressions keep.
+func Build(env *exec.Env, n logical.Node) (exec.Operator, error) {
+	switch x := n.(type) {
+	case *logical.Planned:
+		return x.Op, nil
+	case *logical.Project:
+		in, err := Build(env, x.Input)
+		if err != nil {
+			return nil, err
+		}
+		return &exec.Project{Env: env, Input: in, Exprs: x.Exprs}, nil
+	case *logical.Filter:
+		in, err := Build(env, x.Input)
+		if err != nil {
+			return nil, err
+		}
+		return &exec.Filter{Env: env, Input: in, Pred: x.Pred}, nil
+	case *logical.Distinct:
+		in, err := Build(env, x.Input)
+		if err != nil {
+			return nil, err
+		}
+		return &aggregate.HashAgg{Input: in, NGroup: len(x.Columns())}, nil
+	case *logical.DistinctOn:
+		in, err := Build(env, x.Input)
+		if err != nil {
+			return nil, err
+		}
+		return &exec.DistinctOn{Input: in, Keys: x.Keys}, nil
+	case *logical.Aggregate:
+		in, err := Build(env, x.Input)
+		if err != nil {
+			return nil, err
+		}
+		cols := x.Input.Columns()
+		aggs := make([]aggregate.Agg, len(x.Aggs))
+		for i, a := range x.Aggs {
+			aggs[i] = aggregate.Agg{Arg: a.Arg, In: cols[a.Arg].Type}
+			switch a.Func {
+			case logical.AggMin:
+				aggs[i].Kind = aggregate.AggMin
+			case logical.AggMax:
+				aggs[i].Kind = aggregate.AggMax
+			default:
+				return nil, pgerr.New(pgerr.Internal, "physical: aggregate %d", a.Func)
+			}
+		}
+		return &aggregate.HashAgg{Input: in, NGroup: x.NGroup, Aggs: aggs}, nil
+	case *logical.SetOp:
+		l, err := Build(env, x.Left)
+		if err != nil {
+			return nil, err
+		}
+		r, err := Build(env, x.Right)
+		if err != nil {
+			return nil, err
+		}
+		if x.Kind == logical.Union {
+			var op exec.Operator = &exec.Append{Inputs: []exec.Operator{l, r}}
+			if !x.All {
+				op = &aggregate.HashAgg{Input: op, NGroup: len(x.Cols)}
+			}
+			return op, nil
+		}
+		return &exec.SetOp{Left: l, Right: r, Intersect: x.Kind == logical.Intersect, All: x.All}, nil
+	case *logical.Sort:
+		in, err := Build(env, x.Input)
+		if err != nil {
+			return nil, err
+		}
+		keys := make([]exec.SortKey, len(x.Keys))
+		for i, k := range x.Keys {
+			keys[i] = exec.SortKey{Col: k.Col, Desc: k.Desc, NullsFirst: k.NullsFirst}
+		}
+		return &exec.Sort{Input: in, Keys: keys}, nil
+	case *logical.Limit:
+		in, err := Build(env, x.Input)
+		if err != nil {
+			return nil, err
+		}
+		if x.TieKeys != nil {
+			return &exec.LimitTies{Input: in, Offset: x.Offset, Count: x.Count, Keys: x.TieKeys}, nil
+		}
+		if _, sorted := x.Input.(*logical.Sort); sorted && x.Count >= 0 {
+			// top-N: the sort keeps only what the limit can return (a sort
+			// Build made, never one of a Planned leaf)
+			in.(*exec.Sort).Limit = x.Offset + x.Count
+		}
+		return &exec.Limit{Input: in, Offset: x.Offset, Count: x.Count}, nil
+	}
+	return nil, pgerr.New(pgerr.Internal, "physical: no operator for %s", fmt.Sprintf("%T", n))
+}
