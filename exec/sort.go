@@ -63,6 +63,7 @@ type Sort struct {
 	mergePasses int
 	// workers buffer a Parallel input worker by worker (sortpar.go)
 	workers []*sortWorker
+	ahead   *mergeAhead
 }
 
 func (s *Sort) Types() []types.T { return s.Input.Types() }
@@ -71,6 +72,7 @@ func (s *Sort) Close() error {
 		s.SeedRes.Release() // never started
 		s.Seed = nil
 	}
+	s.stopAhead()
 	s.res.Release()
 	s.closeRuns()
 	return s.Input.Close()
@@ -97,11 +99,12 @@ func (s *Sort) Next(ctx context.Context) (*vec.Batch, error) {
 			return nil, err
 		}
 		if s.spilling {
-			return s.mergeNext(ctx)
+			s.startAhead(ctx)
+			return s.nextAhead(ctx)
 		}
 		s.out = memory.NewColBuf(s.Input.Types(), vec.BatchSize)
 	} else if s.spilling {
-		return s.mergeNext(ctx)
+		return s.nextAhead(ctx)
 	}
 	if s.pos >= len(s.perm) {
 		s.res.Release()

@@ -241,3 +241,99 @@ func (s *Sort) buffer(ctx context.Context, b *vec.Batch, data **memory.ColBuf, r
 	(*data).AppendBatch(b, 0, b.N)
 	return nil
 }
+
+// The merge of runs goes on a goroutine of its own, a few batches ahead of
+// the consumer: the merge (a heap step and a copy per row) and what reads
+// the sorted rows (a client's encoding and sending them) then use a core
+// each instead of taking turns on one.
+const mergeAheadBatches = 3
+
+type aheadItem struct {
+	b   *vec.Batch
+	buf *memory.ColBuf
+	err error
+}
+
+type mergeAhead struct {
+	full chan aheadItem
+	free chan *memory.ColBuf
+	quit chan struct{}
+	done chan struct{}
+	last *memory.ColBuf // the batch the consumer holds, freed on its next call
+	end  bool
+}
+
+// startAhead starts merging s's runs on a goroutine.
+func (s *Sort) startAhead(ctx context.Context) {
+	a := &mergeAhead{
+		full: make(chan aheadItem, mergeAheadBatches),
+		free: make(chan *memory.ColBuf, mergeAheadBatches+1),
+		quit: make(chan struct{}),
+		done: make(chan struct{}),
+	}
+	ts := s.Input.Types()
+	for range mergeAheadBatches + 1 {
+		a.free <- memory.NewColBuf(ts, vec.BatchSize)
+	}
+	s.ahead = a
+	go func() {
+		defer close(a.done)
+		for {
+			var buf *memory.ColBuf
+			select {
+			case buf = <-a.free:
+			case <-a.quit:
+				return
+			}
+			s.out = buf
+			var b *vec.Batch
+			err := Guard(func() (err error) {
+				b, err = s.mergeNext(ctx)
+				return err
+			})
+			select {
+			case a.full <- aheadItem{b: b, buf: buf, err: err}:
+			case <-a.quit:
+				return
+			}
+			if b == nil || err != nil {
+				return
+			}
+		}
+	}()
+}
+
+// nextAhead returns the next merged batch from the goroutine.
+func (s *Sort) nextAhead(ctx context.Context) (*vec.Batch, error) {
+	a := s.ahead
+	if a.last != nil {
+		a.free <- a.last
+		a.last = nil
+	}
+	if a.end {
+		return nil, nil
+	}
+	var it aheadItem
+	select {
+	case it = <-a.full:
+	case <-ctx.Done():
+		return nil, memory.ErrCanceled(ctx)
+	}
+	if it.b == nil || it.err != nil {
+		a.end = true
+		return nil, it.err
+	}
+	a.last = it.buf
+	return it.b, nil
+}
+
+// stopAhead stops the merge goroutine and waits for it, so that the runs
+// can be closed.
+func (s *Sort) stopAhead() {
+	if s.ahead == nil {
+		return
+	}
+	close(s.ahead.quit)
+	<-s.ahead.done
+	s.ahead = nil
+}
