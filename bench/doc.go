@@ -9,7 +9,8 @@
 // Debian, versitygw with go install), builds lakepg from the module it runs in, starts
 // every server on loopback ports in a work directory it removes afterwards, and drives
 // them through pgx, psql and a small Python driver for DuckDB (duckdb_runner.py,
-// embedded). Memory is the peak of the sampled proportional set size of each server's
+// embedded). Query results are read without building values: lakepg's rows as pgx's raw
+// column bytes, DuckDB's as Arrow record batches that are dropped. Memory is the peak of the sampled proportional set size of each server's
 // processes, so PostgreSQL's shared buffers count once.
 //
 // Sections (Config.Sections): tpch, tpcds, ingest, wire, writes, concurrency, scaling, s3.

@@ -120,7 +120,18 @@ func (d *duck) read() (duckReply, error) {
 // exec runs one statement (fetching its rows when fetch is set) and returns DuckDB's own
 // time for it; a statement interrupted after timeout returns errTimeout.
 func (d *duck) exec(sql string, timeout time.Duration, fetch bool) (duckReply, error) {
-	req := map[string]any{"op": "exec", "sql": sql, "fetch": fetch}
+	return d.run(map[string]any{"op": "exec", "sql": sql, "fetch": fetch}, sql, timeout)
+}
+
+// drain runs a query and reads its result as Arrow record batches, dropping
+// each (duckdb_runner.py: drain_arrow), so that the time is DuckDB's query
+// plus handing over its rows, not building a Python object per value; the
+// reply carries the row count and no first row.
+func (d *duck) drain(sql string, timeout time.Duration) (duckReply, error) {
+	return d.run(map[string]any{"op": "exec", "sql": sql, "fetch": "arrow"}, sql, timeout)
+}
+
+func (d *duck) run(req map[string]any, sql string, timeout time.Duration) (duckReply, error) {
 	if timeout > 0 {
 		req["timeout"] = timeout.Seconds()
 	}

@@ -106,11 +106,12 @@ func (q *pgQuerier) close() {
 }
 
 // duckQuerier runs queries on a DuckDB process; the time is DuckDB's own (execute and
-// fetch), measured inside the process.
+// fetch), measured inside the process. Rows are read as Arrow record batches and
+// dropped, as pgQuerier reads lakepg's rows without decoding them.
 type duckQuerier struct{ d *duck }
 
 func (q duckQuerier) query(_ context.Context, sql string, timeout time.Duration) (float64, int, error) {
-	rep, err := q.d.exec(sql, timeout, true)
+	rep, err := q.d.drain(sql, timeout)
 	return rep.Seconds, rep.Rows, err
 }
 

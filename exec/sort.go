@@ -61,6 +61,9 @@ type Sort struct {
 	// mergePasses counts the merges of some runs into one before the last,
 	// when the pool had no room for a merge of all
 	mergePasses int
+	// workers buffer a Parallel input worker by worker (sortpar.go)
+	workers []*sortWorker
+	ahead   *mergeAhead
 }
 
 func (s *Sort) Types() []types.T { return s.Input.Types() }
@@ -69,6 +72,7 @@ func (s *Sort) Close() error {
 		s.SeedRes.Release() // never started
 		s.Seed = nil
 	}
+	s.stopAhead()
 	s.res.Release()
 	s.closeRuns()
 	return s.Input.Close()
@@ -95,11 +99,12 @@ func (s *Sort) Next(ctx context.Context) (*vec.Batch, error) {
 			return nil, err
 		}
 		if s.spilling {
-			return s.mergeNext(ctx)
+			s.startAhead(ctx)
+			return s.nextAhead(ctx)
 		}
 		s.out = memory.NewColBuf(s.Input.Types(), vec.BatchSize)
 	} else if s.spilling {
-		return s.mergeNext(ctx)
+		return s.nextAhead(ctx)
 	}
 	if s.pos >= len(s.perm) {
 		s.res.Release()
@@ -116,41 +121,11 @@ func (s *Sort) Next(ctx context.Context) (*vec.Batch, error) {
 }
 
 func (s *Sort) sortAll(ctx context.Context) error {
+	if p := s.parallelInput(); p != nil {
+		return s.sortParallel(ctx, p)
+	}
 	err := Drain(ctx, s.Input, func(b *vec.Batch) error {
-		if err := memory.ErrCanceled(ctx); err != nil {
-			return err
-		}
-		keyCost := SortKeyCost(s.Keys, b, b.N)
-		need := AppendCost(s.data, b, b.N) + keyCost
-		if err := s.res.Grow(need); err != nil {
-			// out of memory: write what is buffered as a sorted run and go
-			// on with the memory it held
-			if s.data.N > 0 {
-				if err := s.spillRun(ctx); err != nil {
-					return err
-				}
-				need = AppendCost(s.data, b, b.N) + keyCost
-			}
-			if s.res.Grow(need) != nil {
-				// other operators or statements hold the spilling share:
-				// this batch takes from the last eighth, waiting for
-				// other statements to give memory back if need be; past
-				// that it is a real 53200. It waits holding nothing, so
-				// that sorts waiting for each other's memory cannot all
-				// be stuck holding some.
-				s.res.Release()
-				s.data = memory.NewColBuf(s.Input.Types(), vec.BatchSize)
-				need = AppendCost(s.data, b, b.N) + keyCost
-				s.res.Spill = false
-				err := s.res.Grow(need)
-				s.res.Spill = true
-				if err != nil {
-					return err
-				}
-			}
-		}
-		s.data.AppendBatch(b, 0, b.N)
-		return nil
+		return s.buffer(ctx, b, &s.data, &s.res, func() error { return s.spillRun(ctx) })
 	})
 	if err != nil {
 		return err

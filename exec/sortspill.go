@@ -29,13 +29,18 @@ type sortRun struct {
 	offs  []int
 	pos   int
 	n     int
-	idx   int // run order: on equal keys the earlier run's row goes first (stable)
+	idx   int        // run order: on equal keys the earlier run's row goes first (stable)
+	b     *vec.Batch // the current block's rows
+	mem   *memRun    // set for a run held in memory (sortpar.go); file is nil then
 }
 
 func (r *sortRun) key() []byte { return r.arena[r.offs[r.pos]:r.offs[r.pos+1]] }
 
 // load decodes the next block; false at the end of the run.
 func (r *sortRun) load() (bool, error) {
+	if r.mem != nil {
+		return r.loadMem(), nil
+	}
 	blk, err := r.rd.Next()
 	if err != nil || blk == nil {
 		return false, err
@@ -49,6 +54,7 @@ func (r *sortRun) load() (bool, error) {
 		return false, err
 	}
 	r.pos, r.n = 0, r.dec.B.N
+	r.b = &r.dec.B
 	return r.n > 0, nil
 }
 
@@ -218,11 +224,13 @@ func (s *Sort) openRuns(runs []*sortRun) error {
 	types := s.Input.Types()
 	s.heap = s.heap[:0]
 	for _, r := range runs {
-		rd, err := r.file.Reader()
-		if err != nil {
-			return err
+		if r.mem == nil {
+			rd, err := r.file.Reader()
+			if err != nil {
+				return err
+			}
+			r.rd, r.dec = rd, memory.NewBlockDecoder(types)
 		}
-		r.rd, r.dec = rd, memory.NewBlockDecoder(types)
 		ok, err := r.load()
 		if err != nil {
 			return err
@@ -332,7 +340,7 @@ func (s *Sort) mergeInto(ctx context.Context, runs []*sortRun, f *memory.SpillFi
 		// the row's key is copied: the run's arena is reused by its next block
 		arena = append(arena, r.key()...)
 		offs = append(offs, len(arena))
-		for c, v := range r.dec.B.Vecs {
+		for c, v := range r.b.Vecs {
 			buf.AppendRange(c, v, r.pos, r.pos+1)
 		}
 		buf.N++
@@ -347,7 +355,7 @@ func (s *Sort) mergeInto(ctx context.Context, runs []*sortRun, f *memory.SpillFi
 				s.heap[0] = s.heap[last]
 				s.heap[last] = nil
 				s.heap = s.heap[:last]
-				r.file.Close()
+				r.close()
 			}
 		}
 		if len(s.heap) > 0 {
@@ -409,7 +417,7 @@ func (s *Sort) mergeNext(ctx context.Context) (*vec.Batch, error) {
 		for r.pos < limit && (bound == nil || runLess(r, bound)) {
 			r.pos++
 		}
-		for c, v := range r.dec.B.Vecs {
+		for c, v := range r.b.Vecs {
 			s.out.AppendRange(c, v, start, r.pos)
 		}
 		s.out.N += r.pos - start
@@ -423,7 +431,7 @@ func (s *Sort) mergeNext(ctx context.Context) (*vec.Batch, error) {
 				h[0] = h[last]
 				h[last] = nil
 				s.heap = h[:last]
-				r.file.Close()
+				r.close()
 			}
 		}
 		s.heapDown(0)
@@ -435,12 +443,21 @@ func (s *Sort) mergeNext(ctx context.Context) (*vec.Batch, error) {
 	return &s.out.Batch, nil
 }
 
-// closeRuns removes every run's file.
+// closeRuns removes every run's file and gives back the workers' buffers.
 func (s *Sort) closeRuns() {
 	for _, r := range s.runs {
-		r.file.Close()
+		r.close()
 	}
 	s.runs, s.heap = nil, nil
+	s.releaseWorkers()
+}
+
+// close removes the run's file, or lets its in-memory rows go.
+func (r *sortRun) close() {
+	if r.file != nil {
+		r.file.Close()
+	}
+	r.mem = nil
 }
 
 // AppendCost is the memory appending rows [0, n) of b to c takes: the text
