@@ -20,6 +20,7 @@ func TestFilteredAggregates(t *testing.T) {
 		{`SELECT * FROM (SELECT count(*) c1, count(v) v1, sum(v) s1 FROM nf WHERE g = 1) a, (SELECT count(*) c2, sum(v) s2, max(v) FROM nf WHERE g <> 1) b,
 			(SELECT count(*) c3, min(v) FROM nf WHERE g IS NULL) c`, "267|228|113718|533|229421|999|200|5"},
 		{`SELECT * FROM (SELECT count(*) FROM fact WHERE qty = 1) a, (SELECT count(*) FROM dim WHERE kind = 'hot') b, (SELECT count(*) FROM fact WHERE qty = 2) c`, "2000|10|2000"},
+		{`SELECT * FROM (SELECT count(*) FROM fact, dim WHERE fact.dk = dim.dk AND qty = 9 AND kind = 'hot') a, (SELECT sum(qty) FROM dim, fact WHERE kind = 'hot' AND dim.dk = fact.dk) b`, "2000|18000"},
 		{`SELECT x.count + y.count FROM (SELECT count(*) FROM fact WHERE wk = 1 AND qty = 2) x JOIN (SELECT count(*) FROM fact WHERE wk = 1 AND qty = 3) y ON true`, "571"},
 	} {
 		for _, disabled := range []string{"", "filtered_aggregates", "shared_subqueries"} {

@@ -115,7 +115,9 @@ func aggregateOnly(sub *pg.SelectStmt) bool {
 	return true
 }
 
-// deparseFrom is a FROM list's text, the members' grouping key.
+// deparseFrom is a FROM list's text, the members' grouping key: its items
+// in any order, as the members select aggregates only, which the order of
+// the items does not change (the merged query takes the first member's).
 func deparseFrom(from []*pg.Node) string {
 	parts := make([]string, len(from))
 	for i, f := range from {
@@ -123,6 +125,7 @@ func deparseFrom(from []*pg.Node) string {
 			Subselect: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: &pg.SelectStmt{FromClause: []*pg.Node{f},
 				Op: pg.SetOperation_SETOP_NONE, LimitOption: pg.LimitOption_LIMIT_OPTION_DEFAULT}}}}}})
 	}
+	slices.Sort(parts)
 	return strings.Join(parts, "\x00")
 }
 
