@@ -35,6 +35,23 @@ type dialect struct {
 	// catalog; prepareCatalog, when set, runs first in it.
 	bootstrapTxOpts *sql.TxOptions
 	prepareCatalog  func(ctx context.Context, tx *sql.Tx, schema string) error
+	// oneOff, when set, leads the arguments of a query whose text names one
+	// table's inlined-data or inlined-delete table (oneOffArgs).
+	oneOff any
+}
+
+// oneOffArgs are the arguments of a query whose text is one table's own
+// (it names that table's ducklake_inlined_data_* or ducklake_inlined_delete_*
+// table). pgx prepares and caches every statement it has not seen: such a
+// query took two round trips (prepare, then run) and, with thousands of
+// tables, pushed the catalog's common statements out of the connection's
+// statement cache, so that they were parsed again. On PostgreSQL these run
+// unprepared, in one round trip.
+func (d *dialect) oneOffArgs(args ...any) []any {
+	if d.oneOff == nil {
+		return args
+	}
+	return append([]any{d.oneOff}, args...)
 }
 
 // sqliteDialect mirrors what DuckDB itself leaves in a SQLite file when it
