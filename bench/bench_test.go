@@ -46,6 +46,8 @@ func TestBenchTiny(t *testing.T) {
 		MemLimit:      16 << 20,
 		CatalogTables: 20,
 		CatalogFiles:  200,
+		// two files tables, so that the split is exercised
+		CatalogFilesPerTable: 100,
 		// Without indexes PostgreSQL needs half a minute for Q20 even at SF0.01.
 		PGIndexes:   true,
 		OutDir:      out,
