@@ -50,6 +50,7 @@ type catalogScale struct {
 	blocks     []float64 // tables/s of each block of 1,000 tables
 	blockCPU   []float64 // lakepg's CPU per table in each block, ms
 	blockPGCPU []float64 // the PostgreSQL server's (the catalog's), ms; nil for SQLite or a remote server
+	blockLoad  []float64 // the machine's 1-minute load average at each block's end
 	retries    int64     // 40001 answers retried while building
 	pointMs    []float64 // SELECT * of one small table, warm
 	pointRT    float64   // catalog round trips per point read
@@ -124,6 +125,12 @@ func (r *Runner) sectionCatalog(ctx context.Context, s *section) error {
 			row = append(row, fmt.Sprintf("%.0f", b))
 		}
 		rows = append(rows, append(row, fmt.Sprint(cs.retries)))
+		// the rate follows the machine's load: show it beside
+		row = []string{cs.kind + ": 1-min load at the block's end"}
+		for _, l := range cs.blockLoad {
+			row = append(row, fmt.Sprintf("%.1f", l))
+		}
+		rows = append(rows, append(row, ""))
 	}
 	s.table(hdr, rows)
 	// the rate follows the machine's load; the CPU per table does not, and
@@ -226,6 +233,8 @@ func (r *Runner) catalogScaleOn(ctx context.Context, kind string) (*catalogScale
 		}
 		cs.retries += retries
 		cs.blocks = append(cs.blocks, float64(end-start)/time.Since(t).Seconds())
+		one, _ := loadAvg()
+		cs.blockLoad = append(cs.blockLoad, one)
 		cs.blockCPU = append(cs.blockCPU, (cpuSeconds(sv.pids())-cpu0)*1000/float64(end-start))
 		if pgCPU0 > 0 {
 			cs.blockPGCPU = append(cs.blockPGCPU, (catalogCPU()-pgCPU0)*1000/float64(end-start))
