@@ -91,7 +91,7 @@ func TestBenchTiny(t *testing.T) {
 		"## Small writes", "| lakepg, SQLite catalog | ", "| lakepg, PostgreSQL catalog | ", "INSERT … VALUES, 200 rows",
 		"## Concurrency", "| 64 | ",
 		"## Scaling", "| 0.01 | ", "lakepg speed-up",
-		"## Catalog at scale", "| sqlite (inlining off) | ", "| postgres | ", "| 3 / 197 |",
+		"## Catalog at scale", "| sqlite (inlining off) | ", "| postgres | ", "| 3 / 97 |", "200 files in 2 files tables",
 		"## S3", "| lakepg | S3 | ", "| DuckDB (httpfs) | S3 | ", "Every system returned sum(c03) = ",
 	} {
 		if !strings.Contains(md, want) {
