@@ -46,6 +46,8 @@ func TestBenchTiny(t *testing.T) {
 		MemLimit:      16 << 20,
 		CatalogTables: 20,
 		CatalogFiles:  200,
+		// two files tables, so that the split is exercised
+		CatalogFilesPerTable: 100,
 		// Without indexes PostgreSQL needs half a minute for Q20 even at SF0.01.
 		PGIndexes:   true,
 		OutDir:      out,
@@ -89,7 +91,7 @@ func TestBenchTiny(t *testing.T) {
 		"## Small writes", "| lakepg, SQLite catalog | ", "| lakepg, PostgreSQL catalog | ", "INSERT … VALUES, 200 rows",
 		"## Concurrency", "| 64 | ",
 		"## Scaling", "| 0.01 | ", "lakepg speed-up",
-		"## Catalog at scale", "| sqlite (inlining off) | ", "| postgres | ", "| 3 / 197 |",
+		"## Catalog at scale", "| sqlite (inlining off) | ", "| postgres | ", "| 3 / 97 |", "200 files in 2 files tables",
 		"## S3", "| lakepg | S3 | ", "| DuckDB (httpfs) | S3 | ", "Every system returned sum(c03) = ",
 	} {
 		if !strings.Contains(md, want) {

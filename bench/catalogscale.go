@@ -50,9 +50,12 @@ type catalogScale struct {
 	blocks     []float64 // tables/s of each block of 1,000 tables
 	blockCPU   []float64 // lakepg's CPU per table in each block, ms
 	blockPGCPU []float64 // the PostgreSQL server's (the catalog's), ms; nil for SQLite or a remote server
+	blockLoad  []float64 // the machine's 1-minute load average at each block's end
 	retries    int64     // 40001 answers retried while building
 	pointMs    []float64 // SELECT * of one small table, warm
 	pointRT    float64   // catalog round trips per point read
+	warmMs     []float64 // the same tables read again
+	warmRT     float64
 	firstMs    float64   // first point read after the restart
 	infoMs     []float64 // count(*) over information_schema.tables
 	infoRows   int64
@@ -64,7 +67,9 @@ type catalogScale struct {
 	queryMs    []float64
 	queryRT    float64 // catalog round trips per query over the files table
 	filesKept  string
-	files      int64
+	files      int64 // files of table facts, which the files query reads
+	lakeFiles  int64 // of all the files tables
+	facts      int   // files tables
 	metaBytes  string
 	catalogSz  string
 	registered time.Duration // how long registering the files took
@@ -78,8 +83,8 @@ type catalogScale struct {
 // measures what grows with the catalog: creating tables, reading one, listing them,
 // restarting, and planning a query whose filter prunes all but a few files.
 func (r *Runner) sectionCatalog(ctx context.Context, s *section) error {
-	if r.cfg.CatalogTables < 1 || r.cfg.CatalogFiles <= catalogRealFiles {
-		return fmt.Errorf("the catalog section needs tables (BENCH_CATALOG_TABLES) and more than %d files (BENCH_CATALOG_FILES)", catalogRealFiles)
+	if r.cfg.CatalogTables < 1 || r.cfg.CatalogFiles <= catalogRealFiles || (r.cfg.CatalogFilesPerTable > 0 && r.cfg.CatalogFilesPerTable <= catalogRealFiles) {
+		return fmt.Errorf("the catalog section needs tables (BENCH_CATALOG_TABLES) and more than %d files (BENCH_CATALOG_FILES, BENCH_CATALOG_FILES_PER_TABLE)", catalogRealFiles)
 	}
 	var res []*catalogScale
 	for _, kind := range []string{"sqlite", "postgres"} {
@@ -90,15 +95,22 @@ func (r *Runner) sectionCatalog(ctx context.Context, s *section) error {
 		res = append(res, cs)
 	}
 	_, load := loadAvg()
+	per, _ := r.catalogFileTables()
+	more := ""
+	if per < r.cfg.CatalogFiles {
+		more = fmt.Sprintf(", and tables `facts_2` to `facts_%d` (%d files in all) get one data file written through lakepg "+
+			"and the rest of theirs (up to %d each) registered the same way", res[0].facts, r.cfg.CatalogFiles, per)
+	}
 	s.printf("One lake per catalog (data in a local directory), one lakepg server. %d tables are created by %d clients "+
 		"(`CREATE TABLE tNNNNN (id bigint, name text, v double precision)` and a 3-row `INSERT` each, a 40001 answer retried); "+
 		"then table `facts` gets %d data files written through lakepg (1,000 rows each, id ranges 0–%d) and %d more registered "+
 		"in the catalog directly (rows in ducklake_data_file and ducklake_file_column_stats, id ranges above 1,000,000, "+
-		"named as files that do not exist: pruning must keep them unread). The server is then restarted and measured: a point read is "+
-		"`SELECT * FROM tNNNNN` of a random table over the extended protocol, the files query is "+
+		"named as files that do not exist: pruning must keep them unread)%s. The server is then restarted and measured: a point read is "+
+		"`SELECT * FROM tNNNNN` of a random table over the extended protocol, the first read of that table since the restart "+
+		"(cold), then the same tables again (warm: nothing changed since); the files query is "+
 		"`SELECT count(*), sum(v) FROM facts WHERE id BETWEEN 2000 AND 4999` (3 files kept). Catalog round trips are the "+
 		"server's lakepg_catalog_queries_total. Load average at the end: %s.",
-		r.cfg.CatalogTables, catalogBuildClients, catalogRealFiles, catalogRealFiles*1000-1, r.cfg.CatalogFiles-catalogRealFiles, load)
+		r.cfg.CatalogTables, catalogBuildClients, catalogRealFiles, catalogRealFiles*1000-1, per-catalogRealFiles, more, load)
 	s.printf("\nBuild rate per block of 1,000 tables (tables/s):")
 	var hdr []string
 	hdr = append(hdr, "catalog")
@@ -113,6 +125,12 @@ func (r *Runner) sectionCatalog(ctx context.Context, s *section) error {
 			row = append(row, fmt.Sprintf("%.0f", b))
 		}
 		rows = append(rows, append(row, fmt.Sprint(cs.retries)))
+		// the rate follows the machine's load: show it beside
+		row = []string{cs.kind + ": 1-min load at the block's end"}
+		for _, l := range cs.blockLoad {
+			row = append(row, fmt.Sprintf("%.1f", l))
+		}
+		rows = append(rows, append(row, ""))
 	}
 	s.table(hdr, rows)
 	// the rate follows the machine's load; the CPU per table does not, and
@@ -140,17 +158,18 @@ func (r *Runner) sectionCatalog(ctx context.Context, s *section) error {
 	for _, cs := range res {
 		rows = append(rows, []string{cs.kind,
 			f(cs.pointMs) + fmt.Sprintf(" (p95 %.1f)", percentile(cs.pointMs, 95)), fmt.Sprintf("%.1f", cs.pointRT),
+			f(cs.warmMs), fmt.Sprintf("%.1f", cs.warmRT),
 			f(cs.infoMs) + fmt.Sprintf(" (%d)", cs.infoRows), f(cs.dtMs) + fmt.Sprintf(" (%d rows)", cs.dtRows),
 			fmt.Sprintf("%.0f ms", cs.restartMs), fmt.Sprintf("%.1f ms", cs.firstMs),
 			f(cs.planMs), f(cs.explainMs), f(cs.queryMs), fmt.Sprintf("%.1f", cs.queryRT), cs.filesKept,
 			cs.metaBytes, cs.catalogSz})
 	}
-	s.table([]string{"catalog", "point read median", "round trips", "information_schema.tables", "\\dt", "restart to ready",
+	s.table([]string{"catalog", "point read median (cold)", "round trips", "warm", "round trips", "information_schema.tables", "\\dt", "restart to ready",
 		"first read after restart", "planning (EXPLAIN ANALYZE)", "EXPLAIN wall", "files query", "round trips",
 		"files scanned/pruned", "metadata + file list caches", "catalog size"}, rows)
 	for _, cs := range res {
-		s.printf("%s: the files query's first run (it reads the list of %d files) took %.0f ms, %.1f s of lakepg's CPU; lakepg's RSS after the files queries %s.",
-			cs.kind, cs.files, cs.listMs, cs.listCPU, mib(cs.rss))
+		s.printf("%s: %d files in %d files tables; the files query's first run (it reads the list of facts' %d files) took %.0f ms, %.1f s of lakepg's CPU; lakepg's RSS after the files queries %s.",
+			cs.kind, cs.lakeFiles, cs.facts, cs.files, cs.listMs, cs.listCPU, mib(cs.rss))
 	}
 	s.printf("Targets (issue 20): point read ≤ 5 ms median, information_schema.tables ≤ 200 ms, \\dt ≤ 300 ms, " +
 		"restart ≤ 2 s, planning over 100,000 files ≤ 20 ms; the build rate steady.")
@@ -214,6 +233,8 @@ func (r *Runner) catalogScaleOn(ctx context.Context, kind string) (*catalogScale
 		}
 		cs.retries += retries
 		cs.blocks = append(cs.blocks, float64(end-start)/time.Since(t).Seconds())
+		one, _ := loadAvg()
+		cs.blockLoad = append(cs.blockLoad, one)
 		cs.blockCPU = append(cs.blockCPU, (cpuSeconds(sv.pids())-cpu0)*1000/float64(end-start))
 		if pgCPU0 > 0 {
 			cs.blockPGCPU = append(cs.blockPGCPU, (catalogCPU()-pgCPU0)*1000/float64(end-start))
@@ -231,14 +252,30 @@ func (r *Runner) catalogScaleOn(ctx context.Context, kind string) (*catalogScale
 			return nil, err
 		}
 	}
+	// the other files tables, one real file each
+	per, sizes := r.catalogFileTables()
+	for k := 2; k <= len(sizes); k++ {
+		for _, st := range []string{fmt.Sprintf("CREATE TABLE facts_%d (id bigint, v bigint)", k),
+			fmt.Sprintf("INSERT INTO facts_%d SELECT i, i FROM generate_series(0, 999) i", k)} {
+			if err := execSQL(ctx, sv.dsn(), st); err != nil {
+				return nil, err
+			}
+		}
+	}
 	sv.stop()
 	t := time.Now()
-	if err := registerFiles(ctx, driver, dsn, int64(r.cfg.CatalogFiles-catalogRealFiles)); err != nil {
-		return nil, fmt.Errorf("registering files in the catalog: %w", err)
+	for k, size := range sizes {
+		name, real := "facts", catalogRealFiles
+		if k > 0 {
+			name, real = fmt.Sprintf("facts_%d", k+1), 1
+		}
+		if err := registerFiles(ctx, driver, dsn, name, int64(size-real)); err != nil {
+			return nil, fmt.Errorf("registering files of %s in the catalog: %w", name, err)
+		}
 	}
 	cs.registered = time.Since(t)
-	cs.files = int64(r.cfg.CatalogFiles)
-	r.logf("catalog %s: %d files registered in %s", kind, r.cfg.CatalogFiles-catalogRealFiles, cs.registered.Round(time.Millisecond))
+	cs.files, cs.lakeFiles, cs.facts = int64(per), int64(r.cfg.CatalogFiles), len(sizes)
+	r.logf("catalog %s: %d files in %d tables registered in %s", kind, r.cfg.CatalogFiles, len(sizes), cs.registered.Round(time.Millisecond))
 
 	// restart: the time until a table answers
 	t = time.Now()
@@ -289,6 +326,30 @@ func (r *Runner) catalogScaleOn(ctx context.Context, kind string) (*catalogScale
 		return nil, err
 	}
 	cs.pointRT = float64(after-before) / reads
+
+	// the same tables again: their lists are kept and nothing changed, so
+	// a read should cost the catalog no more than the head
+	rnd = rand.New(rand.NewSource(1))
+	before = after
+	for i := 0; i < reads; i++ {
+		name := fmt.Sprintf("t%05d", rnd.Intn(n))
+		q := time.Now()
+		rows, err := conn.Query(ctx, "SELECT * FROM "+name)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		cs.warmMs = append(cs.warmMs, msSince(q))
+	}
+	if after, err = catalogQueries([]string{metrics}); err != nil {
+		return nil, err
+	}
+	cs.warmRT = float64(after-before) / reads
 
 	for i := 0; i < 5; i++ {
 		q := time.Now()
@@ -396,6 +457,25 @@ func explain(ctx context.Context, conn *pgx.Conn, q string) (string, error) {
 	return b.String(), rows.Err()
 }
 
+// catalogFileTables splits the section's files into files tables: facts
+// first, then facts_2, facts_3, ..., each of at most per files (and more than
+// its real ones).
+func (r *Runner) catalogFileTables() (per int, sizes []int) {
+	per = r.cfg.CatalogFilesPerTable
+	if per <= 0 || per > r.cfg.CatalogFiles {
+		per = r.cfg.CatalogFiles
+	}
+	for left := r.cfg.CatalogFiles; left > 0; left -= per {
+		size := min(per, left)
+		if len(sizes) > 0 && size <= 1 {
+			sizes[len(sizes)-1] += size // a table needs a registered file beside its real one
+			break
+		}
+		sizes = append(sizes, size)
+	}
+	return per, sizes
+}
+
 // buildTables creates tables start..end-1 with catalogBuildClients clients, retrying a
 // statement that answers 40001 (a concurrent commit won).
 func buildTables(ctx context.Context, dsn string, start, end int) (int64, error) {
@@ -445,12 +525,12 @@ func buildTables(ctx context.Context, dsn string, start, end int) (int64, error)
 	return retries.Load(), errors.Join(errs...)
 }
 
-// registerFiles adds n data files to table facts straight in the catalog, one
+// registerFiles adds n data files to a table straight in the catalog, one
 // transaction, with the same snapshot as its last real file: copies of that file's rows
 // in ducklake_data_file and ducklake_file_column_stats, each with an id range of its own
 // above 1,000,000 (so a filter on the real ranges prunes them), new file ids and row id
 // ranges, and the table's statistics and the snapshot's next_file_id raised to match.
-func registerFiles(ctx context.Context, driver, dsn string, n int64) error {
+func registerFiles(ctx context.Context, driver, dsn, table string, n int64) error {
 	db, err := sql.Open(driver, dsn)
 	if err != nil {
 		return err
@@ -464,8 +544,8 @@ func registerFiles(ctx context.Context, driver, dsn string, n int64) error {
 	var tableID, fileID, rowStart, nextRow, nextFile int64
 	if err := tx.QueryRowContext(ctx, `SELECT t.table_id, max(f.data_file_id), max(f.row_id_start)
 FROM ducklake_table t JOIN ducklake_data_file f ON f.table_id = t.table_id
-WHERE t.table_name = 'facts' AND t.end_snapshot IS NULL GROUP BY t.table_id`).Scan(&tableID, &fileID, &rowStart); err != nil {
-		return fmt.Errorf("facts' files: %w", err)
+WHERE t.table_name = '`+table+`' AND t.end_snapshot IS NULL GROUP BY t.table_id`).Scan(&tableID, &fileID, &rowStart); err != nil {
+		return fmt.Errorf("%s's files: %w", table, err)
 	}
 	if err := tx.QueryRowContext(ctx, `SELECT next_row_id FROM ducklake_table_stats WHERE table_id = `+fmt.Sprint(tableID)).Scan(&nextRow); err != nil {
 		return err

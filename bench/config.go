@@ -39,7 +39,8 @@ type Config struct {
 	MemClients            int           // clients sorting at once in the memory section; 0: none (BENCH_MEMORY_CLIENTS)
 	MemClientsLimit       int64         // their server's memory limit, bytes (BENCH_MEMORY_CLIENTS_LIMIT)
 	CatalogTables         int           // tables of the catalog section (BENCH_CATALOG_TABLES)
-	CatalogFiles          int           // data files of its files table (BENCH_CATALOG_FILES)
+	CatalogFiles          int           // data files of its files tables, in all (BENCH_CATALOG_FILES)
+	CatalogFilesPerTable  int           // at most this many in each (BENCH_CATALOG_FILES_PER_TABLE; 0: all in one)
 	CatalogSQLiteInlining bool          // keep data inlining on for the SQLite catalog (BENCH_CATALOG_SQLITE_INLINING=1)
 	CatalogFileListCache  string        // --file-list-cache of its servers (BENCH_CATALOG_FILE_LIST_CACHE; "": the default)
 	PGIndexes             bool          // PostgreSQL gets the two indexes of test/tpch (BENCH_PG_INDEXES)
@@ -141,8 +142,13 @@ func ConfigFromEnv() (Config, error) {
 	fail("BENCH_CATALOG_TABLES", e)
 	c.CatalogFiles, e = strconv.Atoi(envString("BENCH_CATALOG_FILES", "100000"))
 	fail("BENCH_CATALOG_FILES", e)
-	if err == nil && (c.CatalogTables < 1 || c.CatalogFiles <= 10) {
-		err = fmt.Errorf("BENCH_CATALOG_TABLES must be positive and BENCH_CATALOG_FILES above 10")
+	c.CatalogFilesPerTable, e = strconv.Atoi(envString("BENCH_CATALOG_FILES_PER_TABLE", "0"))
+	fail("BENCH_CATALOG_FILES_PER_TABLE", e)
+	if c.CatalogFilesPerTable <= 0 || c.CatalogFilesPerTable > c.CatalogFiles {
+		c.CatalogFilesPerTable = c.CatalogFiles
+	}
+	if err == nil && (c.CatalogTables < 1 || c.CatalogFiles <= 10 || c.CatalogFilesPerTable <= 10) {
+		err = fmt.Errorf("BENCH_CATALOG_TABLES must be positive, BENCH_CATALOG_FILES and BENCH_CATALOG_FILES_PER_TABLE above 10")
 	}
 	return c, err
 }

@@ -204,6 +204,9 @@ func (r *Runner) settings() {
 	}
 	if c.has("catalog") {
 		r.rep.setting("tables (BENCH_CATALOG_TABLES) and data files (BENCH_CATALOG_FILES) of the catalog section", fmt.Sprintf("%d, %d", c.CatalogTables, c.CatalogFiles))
+		if c.CatalogFilesPerTable < c.CatalogFiles {
+			r.rep.setting("data files per files table (BENCH_CATALOG_FILES_PER_TABLE)", fmt.Sprint(c.CatalogFilesPerTable))
+		}
 		if c.CatalogFileListCache != "" {
 			r.rep.setting("--file-list-cache of the catalog section's servers (BENCH_CATALOG_FILE_LIST_CACHE)", c.CatalogFileListCache)
 		}

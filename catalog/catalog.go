@@ -486,6 +486,7 @@ func (db *DB) beginRead(ctx context.Context) (*readTx, error) {
 }
 
 func (r *readTx) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	args, _ = r.d.oneOffQueryArgs(args)
 	return r.tx.QueryContext(ctx, r.d.rebind(q), r.d.args(args)...)
 }
 
@@ -500,10 +501,11 @@ type dbQueryer struct {
 
 func (q dbQueryer) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	query = q.d.rebind(query)
+	args, oneOff := q.d.oneOffQueryArgs(args)
 	for try := 0; ; try++ {
 		var rows *sql.Rows
 		var err error
-		if st := q.cat.prepared(ctx, query); st != nil { // sqlitestmts.go
+		if st := q.prepared(ctx, query, oneOff); st != nil { // sqlitestmts.go
 			rows, err = st.QueryContext(ctx, q.d.args(args)...)
 		} else {
 			rows, err = q.db.QueryContext(ctx, query, q.d.args(args)...)
@@ -512,6 +514,13 @@ func (q dbQueryer) QueryContext(ctx context.Context, query string, args ...any) 
 			return rows, err
 		}
 	}
+}
+
+func (q dbQueryer) prepared(ctx context.Context, query string, oneOff bool) *sql.Stmt {
+	if oneOff {
+		return nil
+	}
+	return q.cat.prepared(ctx, query)
 }
 
 func (db *DB) q() dbQueryer { return dbQueryer{db: db.sql, d: db.d, cat: db} }

@@ -35,6 +35,38 @@ type dialect struct {
 	// catalog; prepareCatalog, when set, runs first in it.
 	bootstrapTxOpts *sql.TxOptions
 	prepareCatalog  func(ctx context.Context, tx *sql.Tx, schema string) error
+	// oneOff, when set, replaces oneOffQuery at the head of a query's
+	// arguments (oneOffArgs) for the driver.
+	oneOff any
+}
+
+// oneOffQuery leads the arguments of a query whose text is one table's own
+// (it names that table's ducklake_inlined_data_* or ducklake_inlined_delete_*
+// table): such a text is not kept prepared. pgx prepares and caches every
+// statement it has not seen: such a query took two round trips (prepare,
+// then run) and, with thousands of tables, pushed the catalog's common
+// statements out of the connection's statement cache, so that they were
+// parsed again. On PostgreSQL these run unprepared, in one round trip; on
+// SQLite they stay out of the prepared statements (sqlitestmts.go), whose
+// room is for the texts every statement runs.
+type oneOffQuery struct{}
+
+// oneOffArgs are the arguments of a one table's own query text.
+func (d *dialect) oneOffArgs(args ...any) []any {
+	return append([]any{oneOffQuery{}}, args...)
+}
+
+// oneOffQueryArgs reports whether args lead with oneOffQuery, and returns
+// them as the driver takes them.
+func (d *dialect) oneOffQueryArgs(args []any) ([]any, bool) {
+	if len(args) == 0 || args[0] != (oneOffQuery{}) {
+		return args, false
+	}
+	if d.oneOff == nil {
+		return args[1:], true
+	}
+	out := append([]any{d.oneOff}, args[1:]...)
+	return out, true
 }
 
 // sqliteDialect mirrors what DuckDB itself leaves in a SQLite file when it

@@ -81,15 +81,15 @@ type DataFile struct {
 // readFiles reads the data files of a table visible at snap from the
 // catalog (Files, filecache.go, keeps them).
 func (db *DB) readFiles(ctx context.Context, s *Schema, t *Table, snap Snapshot) ([]DataFile, error) {
-	rt, err := db.beginRead(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("catalog: list files: %w", err)
-	}
-	defer rt.done()
 	dir := db.TableDir(s, t)
 	sid := snap.ID
 
-	rows, err := rt.QueryContext(ctx, `SELECT df.data_file_id, df.path, df.path_is_relative, df.record_count, df.file_size_bytes,
+	// The list itself is one statement, outside a transaction: a table
+	// without files (a small table's rows are inlined) then costs one round
+	// trip, not three. What is read after it in the transaction below (name
+	// maps, partition values, statistics) belongs to the listed files, whose
+	// rows no commit changes while they are visible at sid.
+	rows, err := db.q().QueryContext(ctx, `SELECT df.data_file_id, df.path, df.path_is_relative, df.record_count, df.file_size_bytes,
 	df.footer_size, df.row_id_start, df.partial_max, df.mapping_id, df.begin_snapshot, df.partition_id,
 	del.delete_file_id, del.path, del.path_is_relative, del.delete_count, del.file_size_bytes,
 	del.footer_size, del.partial_max, del.begin_snapshot, df.encryption_key, del.encryption_key, del.format
@@ -100,42 +100,43 @@ ORDER BY df.data_file_id, del.begin_snapshot, del.delete_file_id`, sid, sid, t.I
 	if err != nil {
 		return nil, fmt.Errorf("catalog: list files of table %d: %w", t.ID, err)
 	}
-	var files []DataFile
+	// The scan targets live outside the loop (each escapes to the heap,
+	// once rather than per row), the nullable sizes share blocks, and the
+	// files gather in chunks copied once into the list: a million files
+	// grown by append were copied about twice over, with the garbage for the
+	// GC to scan.
+	var (
+		chunks                             [][]DataFile
+		cur                                []DataFile
+		count                              int
+		ptrs                               int64Block
+		id, recs, size, rowID, begin       scanInt
+		footer, pmax, mapping, partID      scanInt
+		delID, delCount, delSize, delBegin scanInt
+		delFooter, delPmax                 scanInt
+		path                               string
+		isRel, delRel                      NullBool
+		delPath                            sql.NullString
+		key, delKey, delFormat             sql.NullString
+	)
+	dest := []any{&id, &path, &isRel, &recs, &size, &footer, &rowID, &pmax, &mapping, &begin, &partID,
+		&delID, &delPath, &delRel, &delCount, &delSize, &delFooter, &delPmax, &delBegin, &key, &delKey, &delFormat}
 	for rows.Next() {
-		var (
-			f                                  DataFile
-			path                               string
-			isRel                              NullBool
-			recs, size, rowID                  sql.NullInt64
-			footer, pmax, mapping, partID      sql.NullInt64
-			delID, delCount, delSize, delBegin sql.NullInt64
-			delFooter, delPmax                 sql.NullInt64
-			delPath                            sql.NullString
-			delRel                             NullBool
-			key, delKey, delFormat             sql.NullString
-		)
-		if err := rows.Scan(&f.ID, &path, &isRel, &recs, &size, &footer, &rowID, &pmax, &mapping, &f.BeginSnapshot, &partID,
-			&delID, &delPath, &delRel, &delCount, &delSize, &delFooter, &delPmax, &delBegin, &key, &delKey, &delFormat); err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("catalog: list files of table %d: %w", t.ID, err)
 		}
-		f.TableID = t.ID
-		f.RelPath = path
-		f.Path = resolve(dir, path, isRel)
-		f.RecordCount, f.FileSize, f.RowIDStart = recs.Int64, size.Int64, rowID.Int64
-		f.FooterSize, f.PartialMax, f.MappingID = nullInt(footer), nullInt(pmax), nullInt(mapping)
-		f.PartitionID = nullInt(partID)
-		f.EncryptionKey = key.String
+		var del *DeleteFile
 		if delID.Valid {
-			f.Delete = &DeleteFile{
-				ID:            delID.Int64,
+			del = &DeleteFile{
+				ID:            delID.V,
 				RelPath:       delPath.String,
 				Path:          resolve(dir, delPath.String, delRel),
-				DeleteCount:   delCount.Int64,
-				FileSize:      delSize.Int64,
-				FooterSize:    nullInt(delFooter),
-				PartialMax:    nullInt(delPmax),
-				BeginSnapshot: delBegin.Int64,
+				DeleteCount:   delCount.V,
+				FileSize:      delSize.V,
+				FooterSize:    ptrs.ptr(delFooter),
+				PartialMax:    ptrs.ptr(delPmax),
+				BeginSnapshot: delBegin.V,
 				EncryptionKey: delKey.String,
 				Format:        delFormat.String,
 			}
@@ -143,11 +144,42 @@ ORDER BY df.data_file_id, del.begin_snapshot, del.delete_file_id`, sid, sid, t.I
 		// A well-formed catalog has at most one delete file per data file
 		// at any snapshot; if a broken one has more, the newest wins (rows
 		// are ordered by begin_snapshot).
-		if n := len(files); n > 0 && files[n-1].ID == f.ID { // rows are in data_file_id order
-			files[n-1].Delete = f.Delete
+		if n := len(cur); n > 0 && cur[n-1].ID == id.V { // rows are in data_file_id order
+			cur[n-1].Delete = del
 			continue
 		}
-		files = append(files, f)
+		if len(cur) == cap(cur) {
+			if cur != nil {
+				chunks = append(chunks, cur)
+			}
+			cur = make([]DataFile, 0, min(max(2*cap(cur), 16), 8192))
+		}
+		cur = append(cur, DataFile{
+			ID:            id.V,
+			TableID:       t.ID,
+			RelPath:       path,
+			Path:          resolve(dir, path, isRel),
+			RecordCount:   recs.V,
+			FileSize:      size.V,
+			RowIDStart:    rowID.V,
+			FooterSize:    ptrs.ptr(footer),
+			PartialMax:    ptrs.ptr(pmax),
+			MappingID:     ptrs.ptr(mapping),
+			PartitionID:   ptrs.ptr(partID),
+			EncryptionKey: key.String,
+			BeginSnapshot: begin.V,
+			Delete:        del,
+		})
+		count++
+	}
+	var files []DataFile
+	if len(chunks) == 0 {
+		files = cur
+	} else {
+		files = make([]DataFile, 0, count)
+		for _, c := range append(chunks, cur) {
+			files = append(files, c...)
+		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -156,6 +188,11 @@ ORDER BY df.data_file_id, del.begin_snapshot, del.delete_file_id`, sid, sid, t.I
 	if len(files) == 0 {
 		return files, nil
 	}
+	rt, err := db.beginRead(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: list files: %w", err)
+	}
+	defer rt.done()
 	index := newFileIndex(files)
 	for _, f := range files {
 		if f.PartitionID != nil {
@@ -191,27 +228,28 @@ WHERE st.table_id = ? AND df.table_id = ? AND `+visibleAt("df.")+``, t.ID, t.ID,
 			files[i].Stats = backing[i*nc : i*nc : (i+1)*nc]
 		}
 	}
-	var vals0 statValues
+	var (
+		vals0                statValues
+		fileID, colID        scanInt
+		colSize, vals, nulls scanInt
+		minV, maxV           sql.NullString
+		nan                  NullBool
+	)
+	dest = []any{&fileID, &colID, &colSize, &vals, &nulls, &minV, &maxV, &nan}
 	for rows.Next() {
-		var (
-			fileID            int64
-			cs                ColumnStats
-			size, vals, nulls sql.NullInt64
-			minV, maxV        sql.NullString
-			nan               NullBool
-		)
-		if err := rows.Scan(&fileID, &cs.ColumnID, &size, &vals, &nulls, &minV, &maxV, &nan); err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			return nil, fmt.Errorf("catalog: read file stats of table %d: %w", t.ID, err)
 		}
+		cs := ColumnStats{ColumnID: colID.V}
 		v := vals0.next()
-		cs.ColumnSizeBytes, cs.ValueCount, cs.NullCount = v.ints(size, vals, nulls)
+		cs.ColumnSizeBytes, cs.ValueCount, cs.NullCount = v.ints(colSize, vals, nulls)
 		cs.Min, cs.Max, cs.ContainsNaN = v.strs(minV, maxV, nan)
 		if minV.Valid && maxV.Valid {
 			lo, err1 := strconv.ParseInt(minV.String, 10, 64)
 			hi, err2 := strconv.ParseInt(maxV.String, 10, 64)
 			cs.MinInt, cs.MaxInt, cs.IntOK = lo, hi, err1 == nil && err2 == nil
 		}
-		i, ok := index.of(fileID)
+		i, ok := index.of(fileID.V)
 		if !ok {
 			continue
 		}
@@ -447,16 +485,16 @@ func (a *statValues) next() *statValue {
 	return v
 }
 
-func (v *statValue) ints(size, vals, nulls sql.NullInt64) (*int64, *int64, *int64) {
+func (v *statValue) ints(size, vals, nulls scanInt) (*int64, *int64, *int64) {
 	var a, b, c *int64
 	if size.Valid {
-		v.size, a = size.Int64, &v.size
+		v.size, a = size.V, &v.size
 	}
 	if vals.Valid {
-		v.vals, b = vals.Int64, &v.vals
+		v.vals, b = vals.V, &v.vals
 	}
 	if nulls.Valid {
-		v.nulls, c = nulls.Int64, &v.nulls
+		v.nulls, c = nulls.V, &v.nulls
 	}
 	return a, b, c
 }

@@ -51,6 +51,7 @@ WHERE n.nspname = current_schema() AND c.relname = ? AND c.relkind IN ('r', 'p')
 	readTx:          &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true},
 	prepareCatalog:  preparePostgresCatalog,
 	bootstrapTxOpts: &sql.TxOptions{Isolation: sql.LevelReadCommitted},
+	oneOff:          pgx.QueryExecModeExec,
 }
 
 // postgresInlinedColumnType follows DuckDB 1.5's PostgreSQL metadata manager:
