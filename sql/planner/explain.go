@@ -250,7 +250,11 @@ func (s *Session) explainOp(ctx context.Context, est *estimate.Estimator, op exe
 		if workers == 0 {
 			workers = runtime.GOMAXPROCS(0)
 		}
-		add("Parallel (%d workers, one row group per morsel)", workers)
+		if o.Rows != nil {
+			add("Parallel (%d workers, %d rows per morsel)", workers, vec.BatchSize)
+		} else {
+			add("Parallel (%d workers, one row group per morsel)", workers)
+		}
 		if chain := s.chains[o]; chain != nil {
 			return s.explainOp(ctx, est, chain, depth+1, lines)
 		}
