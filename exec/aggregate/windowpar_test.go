@@ -2,6 +2,7 @@ package aggregate
 
 import (
 	"context"
+	"fmt"
 	"math/rand"
 	"slices"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/types"
 )
 
 // lowParWindowMin lets the tests' inputs go parallel.
@@ -206,4 +208,26 @@ func inputBytes(t *testing.T, rows [][]any, keys []exec.SortKey) int64 {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// BenchmarkWindowStack is TPC-DS q47's pair of windows over 65,000 rows in
+// 5,000 partitions, serial and dealt to two workers.
+func BenchmarkWindowStack(b *testing.B) {
+	rng := rand.New(rand.NewSource(34))
+	rows := windowSpillRows(rng, 65000, 5000)
+	sum := mkAgg(b, AggSum, 2, types.Int64T)
+	for _, workers := range []int{0, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				in := newRowsOp(wst, rows, vec.BatchSize)
+				low := &Window{Env: env, Input: in, PartitionBy: []int{0}, OrderBy: []exec.SortKey{{Col: 2}}, Funcs: []WindowFunc{{Kind: WinRank}}, Workers: workers}
+				top := &Window{Env: env, Input: low, PartitionBy: []int{0, 1}, Funcs: []WindowFunc{{Kind: WinAgg, Agg: sum}}, Workers: workers}
+				if err := exec.Drain(context.Background(), top, func(*vec.Batch) error { return nil }); err != nil {
+					b.Fatal(err)
+				}
+				top.Close()
+			}
+		})
+	}
 }
