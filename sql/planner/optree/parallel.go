@@ -93,6 +93,10 @@ func parallelChain(op exec.Operator, chains map[*exec.Parallel]exec.Operator) *e
 	scan, ok := cur.(*exec.TableScan)
 	rows, isRows := cur.(*exec.MaterializedReader)
 	var union []*exec.Parallel
+	if isRows && len(chain) == 0 {
+		// the rows alone: dealing them out to be gathered again gains nothing
+		return nil
+	}
 	if isRows {
 		// a WITH query read again: the workers take its rows a batch at
 		// a time (TPC-DS q47, q57: three reads joined); the query itself
