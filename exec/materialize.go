@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
@@ -172,4 +173,42 @@ func (rd *rowBufferReader) Close() error {
 		rd.r.Release()
 	}
 	return nil
+}
+
+// rowMorsels deals a MaterializedReader's rows to the workers of a
+// Parallel a batch at a time: the joins, filters and projections over a
+// WITH query read several times run on every core like those over a
+// table scan (TPC-DS q47 and q57 join three reads of one WITH query).
+type rowMorsels struct {
+	r    *MaterializedReader
+	next atomic.Int64
+}
+
+// rowMorsel is one worker's source: views of the rows it took.
+type rowMorsel struct {
+	q   *rowMorsels
+	out vec.Batch
+}
+
+func (m *rowMorsel) Types() []types.T { return m.q.r.Types() }
+
+// Close leaves the reader to the Parallel, which closes it once.
+func (m *rowMorsel) Close() error { return nil }
+
+func (m *rowMorsel) Next(ctx context.Context) (*vec.Batch, error) {
+	if err := m.q.r.M.fill(ctx); err != nil {
+		return nil, err
+	}
+	rows := m.q.r.M.rows
+	lo := int(m.q.next.Add(vec.BatchSize)) - vec.BatchSize
+	if lo >= rows.N {
+		return nil, nil
+	}
+	hi := min(lo+vec.BatchSize, rows.N)
+	m.out.Vecs = m.out.Vecs[:0]
+	for _, v := range rows.Vecs {
+		m.out.Vecs = append(m.out.Vecs, v.Slice(lo, hi))
+	}
+	m.out.N = hi - lo
+	return &m.out, nil
 }

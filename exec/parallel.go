@@ -34,7 +34,10 @@ import (
 // ALL of scans runs on all workers too. The Then parts belong to this
 // Parallel: it creates, runs and closes their pipelines.
 type Parallel struct {
-	Scan    *TableScan
+	Scan *TableScan
+	// Rows, instead of Scan, is a WITH query's rows read once more: the
+	// workers take them vec.BatchSize rows at a time (rowMorsels).
+	Rows    *MaterializedReader
 	Workers int // 0: runtime.GOMAXPROCS(0)
 	Build   func(w int, src Operator) Operator
 	Then    []*Parallel
@@ -44,6 +47,7 @@ type Parallel struct {
 	initMu  sync.Mutex
 	pipes   []Operator
 	q       *morselQueue
+	rq      *rowMorsels
 	scans   []*morselScan
 	started bool
 	cancel  context.CancelFunc
@@ -77,6 +81,8 @@ func (p *Parallel) init() {
 	n := p.NumWorkers()
 	if p.Scan != nil {
 		p.q = &morselQueue{t: p.Scan, byRowGroup: true}
+	} else if p.Rows != nil {
+		p.rq = &rowMorsels{r: p.Rows}
 	}
 	for _, t := range p.Then {
 		t.Workers = n
@@ -88,6 +94,8 @@ func (p *Parallel) init() {
 			s := newMorselScan(p.Scan, p.q)
 			p.scans = append(p.scans, s)
 			op = s
+		} else if p.rq != nil {
+			op = &rowMorsel{q: p.rq}
 		} else {
 			u := &Append{}
 			for _, t := range p.Then {
@@ -252,6 +260,9 @@ func (p *Parallel) closeScans() {
 	}
 	if p.q != nil {
 		p.q.close()
+	}
+	if p.Rows != nil {
+		p.Rows.Close()
 	}
 	for _, t := range p.Then {
 		t.closeScans()

@@ -114,6 +114,10 @@ type Window struct {
 	OrderBy     []exec.SortKey
 	Funcs       []WindowFunc
 	Mem         *memory.Memory
+	// Workers > 1 lets a window with PARTITION BY evaluate its partitions
+	// on that many goroutines, with the windows directly below it that
+	// share a partition column (windowpar.go).
+	Workers int
 
 	started bool
 	ts      []types.T
@@ -134,6 +138,14 @@ type Window struct {
 	rts    []types.T
 	stream *winStream // the input outgrew memory (windowspill.go)
 	pg     *pagedPart // the spilled partition being emitted (windowpaged.go)
+
+	// windowpar.go: the shares evaluated in parallel; rows (and a batch
+	// that did not fit) a window above buffered for this one; whether the
+	// window is past deciding
+	par      *winPar
+	seed     *memory.ColBuf
+	seedOver *vec.Batch
+	noPar    bool
 }
 
 // WindowResultType is the result type of f over input columns of types in.
@@ -175,6 +187,8 @@ func (w *Window) Types() []types.T {
 }
 
 func (w *Window) Close() error {
+	parErr := w.closePar()
+	w.seed, w.seedOver = nil, nil
 	w.mem.Release()
 	w.pg.Close()
 	w.pg = nil
@@ -183,7 +197,10 @@ func (w *Window) Close() error {
 		w.stream.paged = nil
 		w.stream.sorted.Close()
 	}
-	return w.Input.Close()
+	if err := w.Input.Close(); err != nil {
+		return err
+	}
+	return parErr
 }
 
 func (w *Window) Next(ctx context.Context) (*vec.Batch, error) {
@@ -193,6 +210,9 @@ func (w *Window) Next(ctx context.Context) (*vec.Batch, error) {
 			return nil, err
 		}
 		w.out = &memory.ColBuf{}
+	}
+	if w.par != nil {
+		return w.nextPar(ctx)
 	}
 	if w.stream != nil {
 		return w.nextStreamed(ctx)
@@ -245,6 +265,13 @@ func (w *Window) compute(ctx context.Context) error {
 		rts = append(rts, t)
 	}
 	w.rts = rts
+	if stack, cols := w.parStack(); stack != nil {
+		done, err := w.computeParallel(ctx, stack, cols)
+		if done || err != nil {
+			return err
+		}
+	}
+	w.noPar = true
 	buf := memory.NewColBuf(in, vec.BatchSize)
 	// sort by partition, then order; the keys are reserved with the rows
 	keys := w.sortKeys()
@@ -253,7 +280,7 @@ func (w *Window) compute(ctx context.Context) error {
 	// through an external sort instead (windowspill.go)
 	w.mem.Spill = true
 	var over *vec.Batch
-	err := exec.Drain(ctx, w.Input, func(b *vec.Batch) error {
+	add := func(b *vec.Batch) error {
 		if err := memory.ErrCanceled(ctx); err != nil {
 			return err
 		}
@@ -266,7 +293,19 @@ func (w *Window) compute(ctx context.Context) error {
 		}
 		buf.AppendBatch(b, 0, b.N)
 		return nil
-	})
+	}
+	var err error
+	if w.seed != nil {
+		// rows a window above buffered for this one (windowpar.go)
+		var held *vec.Batch
+		held, err = w.takeSeed(ctx, keys, &buf, add)
+		if held != nil {
+			over = held
+		}
+	}
+	if err == nil {
+		err = exec.Drain(ctx, w.Input, add)
+	}
 	if err == errWindowOver {
 		w.startStream(buf, over)
 		return nil

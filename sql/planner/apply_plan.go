@@ -199,6 +199,9 @@ func (p *applyPlan) open(ctx context.Context, in *vec.Batch, i int) (exec.Operat
 // pin keeps a WITH query that the key plans read through a shared
 // Materialized from being released when one key's plan closes its reader.
 func (p *applyPlan) pin(op exec.Operator) {
+	if par, ok := op.(*exec.Parallel); ok && par.Rows != nil {
+		op = par.Rows
+	}
 	if r, ok := op.(*exec.MaterializedReader); ok {
 		for _, x := range p.pins {
 			if x.M == r.M {

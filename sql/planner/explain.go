@@ -85,7 +85,7 @@ func (s *Session) Explain(ctx context.Context, st *pg.ExplainStmt, p *Params) (e
 		total = time.Since(start)
 	}
 	var lines []string
-	s.chains = q.chains
+	s.chains, s.winDealtAbove = q.chains, 0
 	defer func() { s.chains = nil }()
 	est := newEstimator(ctx, s)
 	est.Analyzed, est.Verbose = analyze, verbose
@@ -258,6 +258,18 @@ func (s *Session) explainOp(ctx context.Context, est *estimate.Estimator, op exe
 		add("Filter")
 	case *aggregate.HashAgg:
 		add("HashAggregate (%d group keys, %d aggregates)", o.NGroup, len(o.Aggs))
+	case *aggregate.Window:
+		add("Window")
+		switch below := o.ParallelStack(); {
+		case s.winDealtAbove > 0:
+			s.winDealtAbove--
+			detail("Parallel: share by share with the window above")
+		case below == 0:
+			detail("Parallel: partitions dealt to %d workers by a hash of the partition keys (from %d rows)", o.Workers, aggregate.ParWindowMin())
+		case below > 0:
+			s.winDealtAbove = below
+			detail("Parallel: partitions dealt to %d workers by a hash of the partition keys it shares with the %d window(s) below (from %d rows)", o.Workers, below, aggregate.ParWindowMin())
+		}
 	case *exec.Sort:
 		add("Sort (%d keys)", len(o.Keys))
 	case *exec.Limit:
@@ -275,7 +287,11 @@ func (s *Session) explainOp(ctx context.Context, est *estimate.Estimator, op exe
 		if workers == 0 {
 			workers = runtime.GOMAXPROCS(0)
 		}
-		add("Parallel (%d workers, one row group per morsel)", workers)
+		if o.Rows != nil {
+			add("Parallel (%d workers, %d rows per morsel)", workers, vec.BatchSize)
+		} else {
+			add("Parallel (%d workers, one row group per morsel)", workers)
+		}
 		if chain := s.chains[o]; chain != nil {
 			return s.explainOp(ctx, est, chain, depth+1, lines)
 		}

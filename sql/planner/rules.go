@@ -34,11 +34,12 @@ const (
 	ruleSetOpDistinct    = optimize.SetOpDistinctInputs // INTERSECT/EXCEPT inputs made distinct first, on all cores (optimize/setop_distinct_inputs.go)
 	ruleSetOpAggregate   = optimize.SetOpAggregate      // INTERSECT/EXCEPT without ALL as an aggregation of both sides' rows tagged (optimize/setop_aggregate.go)
 	ruleWindowOrder      = "window_order"               // a window sorting by another's keys and more runs first (window_order.go)
+	ruleParallelWindows  = "parallel_windows"           // windows with PARTITION BY evaluate their partitions on all cores (window_parallel.go)
 )
 
 // Rules are the rule names in the order the planner applies them.
 var Rules = []string{ruleSharedDerived, ruleFilteredAggs, ruleSharedSubqueries, RuleFactorOr, ruleOrRanges, ruleConstantFalse, RuleSubqueryPushdown, ruleCTESharedFilter, ruleOuterJoinReorder, ruleOuterToInner,
-	RuleOuterPushdown, ruleImpliedCondition, RuleJoinOrder, ruleEagerAggregation, ruleSetOpDistinct, ruleSetOpAggregate, ruleWindowOrder, ruleDynamicFilters, estimate.RuleNDVSketches}
+	RuleOuterPushdown, ruleImpliedCondition, RuleJoinOrder, ruleEagerAggregation, ruleSetOpDistinct, ruleSetOpAggregate, ruleWindowOrder, ruleParallelWindows, ruleDynamicFilters, estimate.RuleNDVSketches}
 
 // CheckDisabledRules validates a lakepg.disabled_rules value.
 func CheckDisabledRules(v string) error {

@@ -289,7 +289,7 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*logicalQuery, e
 			op = &exec.Filter{Env: env, Input: op, Pred: having}
 		}
 		qc.orderWindows(wc)
-		op = placeWindows(wc, env, op, outExprs, sortExprs, tests)
+		op = placeWindows(qc, wc, env, op, outExprs, sortExprs, tests)
 		late.setTests(tests)
 		op = late.attach(op, [][]exec.Expr{outExprs, sortExprs}, &having)
 		q, err := qc.finishNode(sel, b, plannedOp(op), names, outExprs, sortExprs, sortKeys, src.scans, bindOut)
@@ -340,7 +340,7 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*logicalQuery, e
 	}
 	tests := late.tests()
 	qc.orderWindows(wc)
-	op = placeWindows(wc, env, op, outExprs, sortExprs, tests)
+	op = placeWindows(qc, wc, env, op, outExprs, sortExprs, tests)
 	late.setTests(tests)
 	var noHaving exec.Expr
 	op = late.attach(op, [][]exec.Expr{outExprs, sortExprs}, &noHaving)
@@ -350,11 +350,12 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*logicalQuery, e
 
 // placeWindows puts the window operators above op and rewrites the
 // expressions that refer to window results (in place).
-func placeWindows(wc *bind.WindowCollector, env *exec.Env, op exec.Operator, lists ...[]exec.Expr) exec.Operator {
+func placeWindows(qc *QueryCtx, wc *bind.WindowCollector, env *exec.Env, op exec.Operator, lists ...[]exec.Expr) exec.Operator {
 	if len(wc.Specs) == 0 {
 		return op
 	}
 	op, remap := wc.Plan(env, op, len(op.Types()))
+	qc.parallelWindows(op)
 	for _, l := range lists {
 		for i, e := range l {
 			l[i] = exec.MapColumns(e, remap)

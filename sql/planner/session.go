@@ -38,6 +38,8 @@ type Session struct {
 	// planned (minmax.go reads their file statistics).
 	scanRefs map[*exec.TableScan]*TableRef
 	chains   map[*exec.Parallel]exec.Operator // of the plan EXPLAIN is printing
+	// the windows still to print that the one printed above deals for
+	winDealtAbove int
 
 	// StmtCTEs are the WITH queries of the UPDATE or DELETE being planned,
 	// visible to every query context it makes (sql/with_write.go)

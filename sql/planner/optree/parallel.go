@@ -91,8 +91,19 @@ func parallelChain(op exec.Operator, chains map[*exec.Parallel]exec.Operator) *e
 		break
 	}
 	scan, ok := cur.(*exec.TableScan)
+	rows, isRows := cur.(*exec.MaterializedReader)
 	var union []*exec.Parallel
-	if app, isUnion := cur.(*exec.Append); isUnion && len(app.Inputs) >= 2 && unionOfChains(app) {
+	if isRows && len(chain) == 0 {
+		// the rows alone: dealing them out to be gathered again gains nothing
+		return nil
+	}
+	if isRows {
+		// a WITH query read again: the workers take its rows a batch at
+		// a time (TPC-DS q47, q57: three reads joined); the query itself
+		// is planned for all cores as when its reader was not
+		scan = nil
+		rows.M.Input = Parallelize(rows.M.Input, chains)
+	} else if app, isUnion := cur.(*exec.Append); isUnion && len(app.Inputs) >= 2 && unionOfChains(app) {
 		// a UNION ALL of pipelines: the workers take morsels of each
 		// branch's scan in turn, the operators above on top of them (an
 		// aggregate over the union runs on all workers: TPC-DS q14's
@@ -122,7 +133,7 @@ func parallelChain(op exec.Operator, chains map[*exec.Parallel]exec.Operator) *e
 			shared[j] = &exec.SharedBuild{Env: j.Env, Right: right, RightKeys: j.RightKeys, KeyTypes: kts, Mem: j.Mem}
 		}
 	}
-	p := &exec.Parallel{Scan: scan, Then: union, Build: func(w int, src exec.Operator) exec.Operator {
+	p := &exec.Parallel{Scan: scan, Rows: rows, Then: union, Build: func(w int, src exec.Operator) exec.Operator {
 		out := src
 		for i := len(chain) - 1; i >= 0; i-- {
 			switch o := chain[i].(type) {
