@@ -12,7 +12,9 @@ import (
 )
 
 // The parts of a query planned as a logical plan (sql/planner/logical) so
-// far: set operations, the tail of a SELECT block (select list, DISTINCT,
+// far: set operations, the aggregation of a SELECT block (GROUP BY,
+// grouping sets, aggregates, HAVING; not yet when windows or subqueries
+// over the groups sit above it), its tail (select list, DISTINCT,
 // ORDER BY, LIMIT) and the ORDER BY / LIMIT of a set operation or a
 // VALUES list. Their plan is built here and in select.go, rewritten by the
 // optimizer's rules (sql/planner/optimize) and turned into operators by

@@ -92,7 +92,7 @@ const (
 	AggMode
 )
 
-var aggFuncNames = [...]string{AggCountStar: "count(*)", AggCount: "count", AggSum: "sum", AggAvg: "avg",
+var aggFuncNames = [...]string{AggCountStar: "count", AggCount: "count", AggSum: "sum", AggAvg: "avg",
 	AggMin: "min", AggMax: "max", AggStddevSamp: "stddev_samp", AggStddevPop: "stddev_pop",
 	AggVarSamp: "var_samp", AggVarPop: "var_pop", AggBoolAnd: "bool_and", AggBoolOr: "bool_or",
 	AggStringAgg: "string_agg", AggPercentileCont: "percentile_cont", AggPercentileDisc: "percentile_disc",
