@@ -147,7 +147,8 @@ func NewAggregate(in Node, ngroup int, aggs []Agg) *Aggregate {
 }
 
 // NewGroupingSets is an Aggregate over grouping sets sets (nil: a plain
-// GROUP BY) with its columns filled in.
+// GROUP BY) with its columns filled in, and the types aggs leave Unknown
+// (in place).
 func NewGroupingSets(in Node, ngroup int, aggs []Agg, sets [][]int) *Aggregate {
 	ic := in.Columns()
 	cols := append(make([]Column, 0, ngroup+len(aggs)+1), ic[:ngroup]...)
