@@ -7,13 +7,18 @@
 //
 // The query pipeline is moving to bind → typed logical plan → ordered
 // named rules → physical planning, part by part. The parts moved so far,
-// set operations, the tail of a SELECT block (select list, DISTINCT,
-// ORDER BY, LIMIT: finishNode) and the ORDER BY / LIMIT after a set
-// operation or VALUES, are built as a logical plan (logical_plan.go,
-// package logical) for every query, rewritten by
+// set operations, the aggregation of a SELECT block (GROUP BY, grouping
+// sets, the aggregate calls, HAVING: aggregateNode), its tail (select
+// list, DISTINCT, ORDER BY, LIMIT: finishNode) and the ORDER BY / LIMIT
+// after a set operation or VALUES, are built as a logical plan
+// (logical_plan.go, package logical) for every query, rewritten by
 // the rules of package optimize and turned into operators by package
 // physical; the rest of a query is still planned into operators here and
-// enters a logical plan as its Planned leaf.
+// enters a logical plan as its Planned leaf. What rewrites aggregations
+// still works on operators or before the Aggregate is built:
+// eager_aggregation (eager_agg.go) and min/max from statistics
+// (minmax.go) on the operator tree after physical planning, the group
+// keys a primary key implies (groupby_pk.go) on the collected keys.
 //
 // Its stages below it are packages of their own, which it imports:
 // parse (statement text to pg_query's tree), bind (expressions, functions,

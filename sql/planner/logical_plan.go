@@ -3,6 +3,8 @@ package planner
 import (
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/aggregate"
+	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/sql/planner/bind"
 	"github.com/lakepg/lakepg/sql/planner/logical"
 	"github.com/lakepg/lakepg/sql/planner/optimize"
 	"github.com/lakepg/lakepg/sql/planner/physical"
@@ -10,7 +12,9 @@ import (
 )
 
 // The parts of a query planned as a logical plan (sql/planner/logical) so
-// far: set operations, the tail of a SELECT block (select list, DISTINCT,
+// far: set operations, the aggregation of a SELECT block (GROUP BY,
+// grouping sets, aggregates, HAVING; not yet when windows or subqueries
+// over the groups sit above it), its tail (select list, DISTINCT,
 // ORDER BY, LIMIT) and the ORDER BY / LIMIT of a set operation or a
 // VALUES list. Their plan is built here and in select.go, rewritten by the
 // optimizer's rules (sql/planner/optimize) and turned into operators by
@@ -123,4 +127,39 @@ func distinctRows(op exec.Operator, ncol int) bool {
 		return distinctRows(o.Input, ncol)
 	}
 	return false
+}
+
+// aggregateNode is the aggregation coll collected (GROUP BY, grouping
+// sets, the aggregate calls) over in: a Project of the group keys and the
+// aggregates' inputs, the Aggregate, and over grouping sets a Project of
+// all its columns (which physical planning keeps as the operators always
+// had it). It sets coll.Gid, the grouping id column, for grouping sets.
+func (qc *QueryCtx) aggregateNode(coll *bind.AggCollector, in logical.Node) (logical.Node, error) {
+	pre, ngroup, aggs := coll.Parts(nil, nil)
+	las := make([]logical.Agg, len(aggs))
+	for i, a := range aggs {
+		f, ok := physical.AggFunc(a.Kind)
+		if !ok {
+			return nil, pgerr.New(pgerr.Internal, "no logical aggregate for %s", a.Kind.Name())
+		}
+		las[i] = logical.Agg{Func: f, Arg: a.Arg, Arg2: a.Arg2, Distinct: a.Distinct, Filter: a.Filter,
+			Desc: a.Desc, In: a.In, Out: a.Out}
+		if a.Order != nil {
+			las[i].Order = make([]logical.SortKey, len(a.Order))
+			for k, o := range a.Order {
+				las[i].Order[k] = logical.SortKey{Col: o.Col, Desc: o.Desc, NullsFirst: o.NullsFirst}
+			}
+		}
+	}
+	agg := logical.NewGroupingSets(logical.NewProject(in, pre, nil), ngroup, las, coll.Sets)
+	if coll.Sets == nil {
+		return agg, nil
+	}
+	cols := agg.Columns()
+	all := make([]exec.Expr, len(cols))
+	for i, c := range cols {
+		all[i] = &exec.ColRef{Idx: i, T: c.Type}
+	}
+	coll.Gid = all[len(all)-1].(*exec.ColRef)
+	return logical.NewProject(agg, all, nil), nil
 }

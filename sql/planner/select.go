@@ -8,6 +8,7 @@ import (
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/sql/planner/bind"
 	"github.com/lakepg/lakepg/sql/planner/logical"
+	"github.com/lakepg/lakepg/sql/planner/physical"
 	"github.com/lakepg/lakepg/types"
 	pg "github.com/pganalyze/pg_query_go/v6"
 )
@@ -261,7 +262,10 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*logicalQuery, e
 		if err != nil {
 			return nil, err
 		}
-		op = coll.Plan(env, op, nil, nil)
+		agg, err := qc.aggregateNode(coll, plannedOp(op))
+		if err != nil {
+			return nil, err
+		}
 		// everything bound over the groups may hold the placeholders for the
 		// grouping id and for grouped subqueries: the select list, ORDER BY,
 		// HAVING, and the window functions' inputs (their PARTITION BY,
@@ -284,15 +288,27 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*logicalQuery, e
 				having = exec.MapColumns(having, remap)
 			}
 		}
-		op = grouped.attach(op, above, &having)
-		if having != nil {
-			op = &exec.Filter{Env: env, Input: op, Pred: having}
+		var rows logical.Node = agg
+		if len(grouped.ops) > 0 || len(wc.Specs) > 0 || len(late.ops) > 0 {
+			// subqueries over the groups and window functions are planned
+			// into operators still: the aggregation goes under them as its
+			// operators, and all of it enters the tail as a Planned leaf
+			if op, err = physical.Build(env, agg); err != nil {
+				return nil, err
+			}
+			op = grouped.attach(op, above, &having)
+			if having != nil {
+				op = &exec.Filter{Env: env, Input: op, Pred: having}
+			}
+			qc.orderWindows(wc)
+			op = placeWindows(qc, wc, env, op, outExprs, sortExprs, tests)
+			late.setTests(tests)
+			op = late.attach(op, [][]exec.Expr{outExprs, sortExprs}, &having)
+			rows = plannedOp(op)
+		} else if having != nil {
+			rows = &logical.Filter{Input: agg, Pred: having}
 		}
-		qc.orderWindows(wc)
-		op = placeWindows(qc, wc, env, op, outExprs, sortExprs, tests)
-		late.setTests(tests)
-		op = late.attach(op, [][]exec.Expr{outExprs, sortExprs}, &having)
-		q, err := qc.finishNode(sel, b, plannedOp(op), names, outExprs, sortExprs, sortKeys, src.scans, bindOut)
+		q, err := qc.finishNode(sel, b, rows, names, outExprs, sortExprs, sortKeys, src.scans, bindOut)
 		return withOrigins(q, err, origins)
 	}
 	if src, err = qc.prepareSRFs(src, targetNodes); err != nil {

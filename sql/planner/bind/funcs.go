@@ -201,6 +201,27 @@ func (c *AggCollector) input(e exec.Expr) int {
 // collected group keys when set; mapInput rewrites aggregate inputs for a
 // different input layout (nil: as bound).
 func (c *AggCollector) Plan(env *exec.Env, input exec.Operator, groups []exec.Expr, mapInput func(exec.Expr) exec.Expr) exec.Operator {
+	pre, n, aggs := c.Parts(groups, mapInput)
+	agg := &aggregate.HashAgg{Input: &exec.Project{Env: env, Input: input, Exprs: pre}, NGroup: n, Aggs: aggs, GroupingSets: c.Sets, GroupingID: c.Sets != nil}
+	if c.Sets == nil {
+		return agg
+	}
+	// the grouping id column is the last; grouping() reads it through Gid
+	outs := make([]exec.Expr, 0, n+len(aggs))
+	ts := agg.Types()
+	for i := 0; i < n+len(aggs); i++ {
+		outs = append(outs, &exec.ColRef{Idx: i, T: ts[i]})
+	}
+	c.Gid = &exec.ColRef{Idx: n + len(aggs), T: types.Int32T}
+	return &exec.Project{Env: env, Input: agg, Exprs: append(outs, c.Gid)}
+}
+
+// Parts are what the aggregation computes over its input: the
+// expressions of its input columns (the group keys, groups when set, then
+// the aggregates' inputs, rewritten by mapInput when set; a constant when
+// there are none), how many of them are group keys, and the aggregates
+// over those columns.
+func (c *AggCollector) Parts(groups []exec.Expr, mapInput func(exec.Expr) exec.Expr) ([]exec.Expr, int, []aggregate.Agg) {
 	if groups == nil {
 		groups = c.Groups
 	}
@@ -230,18 +251,7 @@ func (c *AggCollector) Plan(env *exec.Env, input exec.Operator, groups []exec.Ex
 		}
 		aggs[i] = a
 	}
-	agg := &aggregate.HashAgg{Input: &exec.Project{Env: env, Input: input, Exprs: pre}, NGroup: n, Aggs: aggs, GroupingSets: c.Sets, GroupingID: c.Sets != nil}
-	if c.Sets == nil {
-		return agg
-	}
-	// drop the grouping id column; grouping() reads it through gidCol
-	outs := make([]exec.Expr, 0, n+len(aggs))
-	ts := agg.Types()
-	for i := 0; i < n+len(aggs); i++ {
-		outs = append(outs, &exec.ColRef{Idx: i, T: ts[i]})
-	}
-	c.Gid = &exec.ColRef{Idx: n + len(aggs), T: types.Int32T}
-	return &exec.Project{Env: env, Input: agg, Exprs: append(outs, c.Gid)}
+	return pre, n, aggs
 }
 
 func (c *AggCollector) Add(b *Binder, f *pg.FuncCall, sc *Scope) (exec.Expr, error) {

@@ -5,11 +5,17 @@
 // no session and no exec operators beyond the leaf that holds them.
 //
 // The plan is being moved here from the planner slice by slice. What is
-// here now: set operations (SetOp), the tail of a SELECT block — its
+// here now: set operations (SetOp), the aggregation of a SELECT block —
+// GROUP BY, grouping sets, every aggregate call with its DISTINCT, FILTER,
+// ORDER BY or WITHIN GROUP, HAVING (Aggregate, Filter) — its tail — its
 // select list, DISTINCT or DISTINCT ON, ORDER BY, LIMIT / OFFSET (Project,
 // Distinct, DistinctOn, Sort, Limit) — and the ORDER BY / LIMIT that
 // follow a set operation or a VALUES list, and the nodes the set-operation
-// rules produce (Aggregate, Filter). Everything
+// rules produce (Aggregate, Filter). An aggregation with window functions
+// or subqueries over its groups above it is still operators (the planner
+// builds its Aggregate and lowers it at once), as is everything
+// else; aggregates are named by AggFunc, one per executor kind, so that
+// this package needs no operator package. Everything
 // else the planner still plans into exec operators directly; such a
 // subtree enters a logical plan as a Planned leaf, the transition seam:
 // rules see its columns and whether its rows are known to be distinct,

@@ -68,49 +68,103 @@ type DistinctOn struct {
 	Keys  []int
 }
 
-// AggFunc is an aggregate function of Aggregate.
+// AggFunc is an aggregate function of Aggregate: one per kind of
+// aggregate the executor computes (array_agg is a StringAgg of encoded
+// elements, as the binder plans it).
 type AggFunc uint8
 
 const (
-	AggMin AggFunc = iota + 1
+	AggCountStar AggFunc = iota + 1
+	AggCount
+	AggSum
+	AggAvg
+	AggMin
 	AggMax
+	AggStddevSamp
+	AggStddevPop
+	AggVarSamp
+	AggVarPop
+	AggBoolAnd
+	AggBoolOr
+	AggStringAgg
+	AggPercentileCont
+	AggPercentileDisc
+	AggMode
 )
 
+var aggFuncNames = [...]string{AggCountStar: "count", AggCount: "count", AggSum: "sum", AggAvg: "avg",
+	AggMin: "min", AggMax: "max", AggStddevSamp: "stddev_samp", AggStddevPop: "stddev_pop",
+	AggVarSamp: "var_samp", AggVarPop: "var_pop", AggBoolAnd: "bool_and", AggBoolOr: "bool_or",
+	AggStringAgg: "string_agg", AggPercentileCont: "percentile_cont", AggPercentileDisc: "percentile_disc",
+	AggMode: "mode"}
+
 func (f AggFunc) String() string {
-	switch f {
-	case AggMin:
-		return "min"
-	case AggMax:
-		return "max"
+	if int(f) < len(aggFuncNames) && aggFuncNames[f] != "" {
+		return aggFuncNames[f]
 	}
 	return "?"
 }
 
-// Agg is one aggregate of Aggregate over input column Arg.
+// Agg is one aggregate of Aggregate over input column Arg (unused by
+// count(*)).
 type Agg struct {
 	Func AggFunc
 	Arg  int
+	// Arg2 is the second input column: string_agg's delimiter, the
+	// fraction of percentile_cont / percentile_disc.
+	Arg2     int
+	Distinct bool
+	// Filter is 1 + the boolean input column of FILTER (WHERE …), 0 for
+	// none: one-based so that an Agg written without it has none.
+	Filter int
+	// Desc orders a WITHIN GROUP or DISTINCT aggregate's values descending.
+	Desc bool
+	// Order is the aggregate's own ORDER BY, over input columns.
+	Order []SortKey
+	// In is the type the aggregate reads its argument as (array_agg reads
+	// encoded elements, not Arg's type) and Out its result type; left
+	// Unknown (the zero value) they are Arg's type, as for min and max.
+	In, Out types.T
 }
 
 // Aggregate groups its rows by the first NGroup input columns (NULLs
 // equal) and computes Aggs per group: its columns are the group columns,
-// then one per aggregate.
+// then one per aggregate. With Sets (GROUPING SETS, ROLLUP, CUBE; indexes
+// of group columns) it groups by each set in turn, the group columns not
+// in a set NULL, and a last int4 column holds grouping()'s bitmask: bit
+// NGroup-1-c set when group column c is not in the row's set.
 type Aggregate struct {
 	Input  Node
 	NGroup int
 	Aggs   []Agg
+	Sets   [][]int
 	Cols   []Column
 }
 
 // NewAggregate is an Aggregate with its columns filled in.
 func NewAggregate(in Node, ngroup int, aggs []Agg) *Aggregate {
+	return NewGroupingSets(in, ngroup, aggs, nil)
+}
+
+// NewGroupingSets is an Aggregate over grouping sets sets (nil: a plain
+// GROUP BY) with its columns filled in, and the types aggs leave Unknown
+// (in place).
+func NewGroupingSets(in Node, ngroup int, aggs []Agg, sets [][]int) *Aggregate {
 	ic := in.Columns()
-	cols := append(make([]Column, 0, ngroup+len(aggs)), ic[:ngroup]...)
-	for _, a := range aggs {
-		// min and max return their argument's type
-		cols = append(cols, Column{Name: a.Func.String(), Type: ic[a.Arg].Type})
+	cols := append(make([]Column, 0, ngroup+len(aggs)+1), ic[:ngroup]...)
+	for i, a := range aggs {
+		if a.In.ID == types.Unknown {
+			aggs[i].In = ic[a.Arg].Type
+		}
+		if a.Out.ID == types.Unknown {
+			aggs[i].Out = ic[a.Arg].Type
+		}
+		cols = append(cols, Column{Name: a.Func.String(), Type: aggs[i].Out})
 	}
-	return &Aggregate{Input: in, NGroup: ngroup, Aggs: aggs, Cols: cols}
+	if sets != nil {
+		cols = append(cols, Column{Name: "grouping", Type: types.Int32T})
+	}
+	return &Aggregate{Input: in, NGroup: ngroup, Aggs: aggs, Sets: sets, Cols: cols}
 }
 
 // SetOpKind is UNION, INTERSECT or EXCEPT.
@@ -241,7 +295,9 @@ func DistinctRows(n Node) bool {
 	case *SetOp:
 		return !x.All
 	case *Aggregate:
-		return len(x.Aggs) == 0
+		// over grouping sets a row's keys repeat in other sets: only the
+		// grouping column tells them apart
+		return len(x.Aggs) == 0 && x.Sets == nil
 	case *Filter:
 		return DistinctRows(x.Input)
 	case *Sort:

@@ -1,6 +1,7 @@
 package logical
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/lakepg/lakepg/exec"
@@ -35,6 +36,9 @@ func TestDistinctRows(t *testing.T) {
 		{NewAggregate(leaf(false), 1, nil), true},
 		{NewAggregate(leaf(false), 1, []Agg{{Func: AggMax, Arg: 1}}), false},
 		{&DistinctOn{Input: leaf(false), Keys: []int{0}}, false},
+		// over grouping sets the same keys come once per set
+		{NewGroupingSets(leaf(false), 2, nil, [][]int{{0, 1}, {0}}), false},
+		{&Filter{Input: NewAggregate(leaf(false), 2, nil), Pred: exec.NullConst(types.BoolT)}, true},
 	} {
 		if got := DistinctRows(c.n); got != c.want {
 			t.Errorf("DistinctRows of\n%s\n= %v, want %v", String(c.n), got, c.want)
@@ -63,5 +67,32 @@ func TestString(t *testing.T) {
         Planned Values (a bigint, b text)`
 	if got := String(n); got != want {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// Aggregate prints its calls in SQL's shape over input columns, and its
+// columns follow the aggregates' result types.
+func TestAggregateString(t *testing.T) {
+	ts := []types.T{types.Int64T, types.TextT, types.BoolT, types.Float64T}
+	in := &Planned{Op: &exec.Values{T: ts}, Cols: []Column{{"a", ts[0]}, {"b", ts[1]}, {"c", ts[2]}, {"d", ts[3]}}}
+	agg := NewGroupingSets(in, 1, []Agg{
+		{Func: AggCountStar, Out: types.Int64T},
+		{Func: AggSum, Arg: 0, Distinct: true, Filter: 3, Out: types.NumericT(10, 2)},
+		{Func: AggStringAgg, Arg: 1, Arg2: 1, Order: []SortKey{{Col: 0, Desc: true, NullsFirst: true}}, Out: types.TextT},
+		{Func: AggPercentileDisc, Arg: 0, Arg2: 3, Desc: true},
+		{Func: AggMode, Arg: 1},
+	}, [][]int{{0}, {}})
+	want := "Aggregate group by (#0) sets ((#0), ()) count(*), sum(DISTINCT #0) FILTER (#2), " +
+		"string_agg(#1, #1 ORDER BY #0 DESC), percentile_disc(#3) WITHIN GROUP (ORDER BY #0 DESC), mode() WITHIN GROUP (ORDER BY #1)\n" +
+		"  Planned Values (a bigint, b text, c boolean, d double precision)"
+	if got := String(agg); got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+	var got []string
+	for _, c := range agg.Columns() {
+		got = append(got, c.Name+" "+c.Type.String())
+	}
+	if want := "[a bigint count bigint sum numeric(10,2) string_agg text percentile_disc bigint mode text grouping integer]"; fmt.Sprint(got) != want {
+		t.Fatalf("columns %v, want %s", got, want)
 	}
 }

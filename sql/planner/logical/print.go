@@ -62,9 +62,20 @@ func describe(n Node) string {
 			items = append(items, fmt.Sprintf("#%d", i))
 		}
 		s := "Aggregate group by (" + strings.Join(items, ", ") + ")"
+		if x.Sets != nil {
+			sets := make([]string, len(x.Sets))
+			for i, set := range x.Sets {
+				cols := make([]string, len(set))
+				for j, c := range set {
+					cols[j] = fmt.Sprintf("#%d", c)
+				}
+				sets[i] = "(" + strings.Join(cols, ", ") + ")"
+			}
+			s += " sets (" + strings.Join(sets, ", ") + ")"
+		}
 		items = items[:0]
 		for _, a := range x.Aggs {
-			items = append(items, fmt.Sprintf("%s(#%d)", a.Func, a.Arg))
+			items = append(items, aggCall(a))
 		}
 		if len(items) > 0 {
 			s += " " + strings.Join(items, ", ")
@@ -77,17 +88,7 @@ func describe(n Node) string {
 		}
 		return s + " " + columns(x.Cols)
 	case *Sort:
-		items := make([]string, len(x.Keys))
-		for i, k := range x.Keys {
-			items[i] = fmt.Sprintf("#%d", k.Col)
-			if k.Desc {
-				items[i] += " DESC"
-			}
-			if k.NullsFirst != k.Desc {
-				items[i] += map[bool]string{true: " NULLS FIRST", false: " NULLS LAST"}[k.NullsFirst]
-			}
-		}
-		return "Sort " + strings.Join(items, ", ")
+		return "Sort " + sortKeys(x.Keys)
 	case *Limit:
 		s := "Limit"
 		if x.Count >= 0 {
@@ -108,6 +109,58 @@ func describe(n Node) string {
 		return s
 	}
 	return fmt.Sprintf("%T", n)
+}
+
+// aggCall prints an aggregate call over input columns, in SQL's shape.
+func aggCall(a Agg) string {
+	if a.Func == AggCountStar {
+		return "count(*)" + aggFilter(a)
+	}
+	var b strings.Builder
+	b.WriteString(a.Func.String())
+	b.WriteByte('(')
+	if a.Distinct {
+		b.WriteString("DISTINCT ")
+	}
+	switch a.Func {
+	case AggPercentileCont, AggPercentileDisc:
+		fmt.Fprintf(&b, "#%d) WITHIN GROUP (ORDER BY #%d", a.Arg2, a.Arg)
+	case AggMode:
+		fmt.Fprintf(&b, ") WITHIN GROUP (ORDER BY #%d", a.Arg)
+	case AggStringAgg:
+		fmt.Fprintf(&b, "#%d, #%d", a.Arg, a.Arg2)
+	default:
+		fmt.Fprintf(&b, "#%d", a.Arg)
+	}
+	if a.Desc {
+		b.WriteString(" DESC")
+	}
+	if len(a.Order) > 0 {
+		b.WriteString(" ORDER BY " + sortKeys(a.Order))
+	}
+	b.WriteByte(')')
+	return b.String() + aggFilter(a)
+}
+
+func aggFilter(a Agg) string {
+	if a.Filter == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" FILTER (#%d)", a.Filter-1)
+}
+
+func sortKeys(keys []SortKey) string {
+	items := make([]string, len(keys))
+	for i, k := range keys {
+		items[i] = fmt.Sprintf("#%d", k.Col)
+		if k.Desc {
+			items[i] += " DESC"
+		}
+		if k.NullsFirst != k.Desc {
+			items[i] += map[bool]string{true: " NULLS FIRST", false: " NULLS LAST"}[k.NullsFirst]
+		}
+	}
+	return strings.Join(items, ", ")
 }
 
 func columns(cols []Column) string {

@@ -2,7 +2,9 @@
 // optimizer's rules, into the exec operators that run it. It decides how
 // each node runs — a UNION without ALL as an aggregation over an append,
 // a Sort under a LIMIT keeping only the rows the limit can return, a
-// Distinct as a hash aggregation — and nothing of what the plan computes:
+// Distinct or an Aggregate as a hash aggregation (AggFunc maps the
+// executor's aggregate kinds to the logical ones for the planner) — and
+// nothing of what the plan computes:
 // that is fixed before it.
 //
 // A Planned leaf, a subtree the planner built as operators already (the

@@ -44,20 +44,21 @@ func Build(env *exec.Env, n logical.Node) (exec.Operator, error) {
 		if err != nil {
 			return nil, err
 		}
-		cols := x.Input.Columns()
 		aggs := make([]aggregate.Agg, len(x.Aggs))
 		for i, a := range x.Aggs {
-			aggs[i] = aggregate.Agg{Arg: a.Arg, In: cols[a.Arg].Type}
-			switch a.Func {
-			case logical.AggMin:
-				aggs[i].Kind = aggregate.AggMin
-			case logical.AggMax:
-				aggs[i].Kind = aggregate.AggMax
-			default:
+			if int(a.Func) >= len(aggKinds) || a.Func == 0 {
 				return nil, pgerr.New(pgerr.Internal, "physical: aggregate %d", a.Func)
 			}
+			aggs[i] = aggregate.Agg{Kind: aggKinds[a.Func], Arg: a.Arg, Arg2: a.Arg2, In: a.In, Out: a.Out,
+				Distinct: a.Distinct, Filter: a.Filter, Desc: a.Desc}
+			if a.Order != nil {
+				aggs[i].Order = make([]aggregate.AggOrder, len(a.Order))
+				for k, o := range a.Order {
+					aggs[i].Order[k] = aggregate.AggOrder{Col: o.Col, Desc: o.Desc, NullsFirst: o.NullsFirst}
+				}
+			}
 		}
-		return &aggregate.HashAgg{Input: in, NGroup: x.NGroup, Aggs: aggs}, nil
+		return &aggregate.HashAgg{Input: in, NGroup: x.NGroup, Aggs: aggs, GroupingSets: x.Sets, GroupingID: x.Sets != nil}, nil
 	case *logical.SetOp:
 		l, err := Build(env, x.Left)
 		if err != nil {
@@ -101,4 +102,26 @@ func Build(env *exec.Env, n logical.Node) (exec.Operator, error) {
 		return &exec.Limit{Input: in, Offset: x.Offset, Count: x.Count}, nil
 	}
 	return nil, pgerr.New(pgerr.Internal, "physical: no operator for %s", fmt.Sprintf("%T", n))
+}
+
+// aggKinds are the executor's aggregates of the logical ones.
+var aggKinds = [...]aggregate.AggKind{
+	logical.AggCountStar: aggregate.AggCountStar, logical.AggCount: aggregate.AggCount,
+	logical.AggSum: aggregate.AggSum, logical.AggAvg: aggregate.AggAvg,
+	logical.AggMin: aggregate.AggMin, logical.AggMax: aggregate.AggMax,
+	logical.AggStddevSamp: aggregate.AggStddevSamp, logical.AggStddevPop: aggregate.AggStddevPop,
+	logical.AggVarSamp: aggregate.AggVarSamp, logical.AggVarPop: aggregate.AggVarPop,
+	logical.AggBoolAnd: aggregate.AggBoolAnd, logical.AggBoolOr: aggregate.AggBoolOr,
+	logical.AggStringAgg: aggregate.AggStringAgg, logical.AggPercentileCont: aggregate.AggPercentileCont,
+	logical.AggPercentileDisc: aggregate.AggPercentileDisc, logical.AggMode: aggregate.AggMode,
+}
+
+// AggFunc is the logical aggregate of the executor's kind k.
+func AggFunc(k aggregate.AggKind) (logical.AggFunc, bool) {
+	for f, kind := range aggKinds {
+		if f != 0 && kind == k {
+			return logical.AggFunc(f), true
+		}
+	}
+	return 0, false
 }
