@@ -20,11 +20,19 @@ import (
 // `go test ./sql -run TestPlans -update` rewrites the plans; review the
 // diff before committing it.
 func TestPlans(t *testing.T) {
+	runPlanCases(t, "testdata/plans/*.txt", "plan", "EXPLAIN (VERBOSE) ", planShape)
+}
+
+// runPlanCases runs the data-driven cases of the files glob matches on the
+// joinLake tables: a case is word [disable=<rule>,<rule>] on its first
+// line, then SQL, explained with the explain prefix under those rules
+// switched off; out makes the expected text of the lines printed.
+func runPlanCases(t *testing.T, glob, word, explain string, out func([]string) string) {
 	s := joinLake(t)
-	datadriven.Run(t, "testdata/plans/*.txt", func(t *testing.T, in string) string {
+	datadriven.Run(t, glob, func(t *testing.T, in string) string {
 		head, query, ok := strings.Cut(in, "\n")
-		if !ok || !strings.HasPrefix(head, "plan") {
-			t.Fatalf("a case starts with %q, not plan", head)
+		if !ok || !strings.HasPrefix(head, word) {
+			t.Fatalf("a case starts with %q, not %s", head, word)
 		}
 		disabled := ""
 		for _, f := range strings.Fields(head)[1:] {
@@ -36,7 +44,7 @@ func TestPlans(t *testing.T) {
 		}
 		must(t, s, `SET lakepg.disabled_rules = '`+disabled+`'`)
 		defer must(t, s, `RESET lakepg.disabled_rules`)
-		return planShape(explainLines(t, s, "EXPLAIN (VERBOSE) "+query))
+		return out(explainLines(t, s, explain+query))
 	})
 }
 

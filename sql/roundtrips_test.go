@@ -18,19 +18,7 @@ import (
 // itself makes the next read fetch its rows again, and every read returns
 // the rows committed.
 func TestSelectRoundTrips(t *testing.T) {
-	admin := catalogtest.PostgresDSN(t)
-	if admin == "" {
-		t.Skip("LAKEPG_TEST_PG_DSN is not set")
-	}
-	schema := catalogtest.NewSchema(t, admin)
-	data := filepath.Join(t.TempDir(), "data") + "/"
-	open := func() *Session {
-		db, err := catalog.OpenWithOptions(context.Background(), admin, data, catalog.Options{Schema: schema})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return sessionOn(t, db)
-	}
+	open := pgLakeOpener(t)
 	a, b := open(), open() // two servers on one lake
 	must(t, b, `CREATE TABLE small (id bigint, name text)`)
 	must(t, b, `INSERT INTO small VALUES (1, 'a'), (2, 'b')`)
@@ -128,19 +116,7 @@ func drain(t *testing.T, s *Session, st *Stmt) []string {
 // renamed, added or dropped after rows were inlined read them through the
 // layout of their schema version instead, with the right answers.
 func TestColdReadRoundTrips(t *testing.T) {
-	admin := catalogtest.PostgresDSN(t)
-	if admin == "" {
-		t.Skip("LAKEPG_TEST_PG_DSN is not set")
-	}
-	schema := catalogtest.NewSchema(t, admin)
-	data := filepath.Join(t.TempDir(), "data") + "/"
-	open := func() *Session {
-		db, err := catalog.OpenWithOptions(context.Background(), admin, data, catalog.Options{Schema: schema})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return sessionOn(t, db)
-	}
+	open := pgLakeOpener(t)
 	w := open()
 	for _, q := range []string{
 		`CREATE TABLE warm (id bigint)`,
@@ -192,5 +168,25 @@ func TestColdReadRoundTrips(t *testing.T) {
 		if rows, _ := read(c.q); strings.Join(rows, " ") != c.want {
 			t.Errorf("%s: rows %q, want %s", c.q, rows, c.want)
 		}
+	}
+}
+
+// pgLakeOpener returns a function that opens a session on one lake whose
+// catalog is a fresh schema of the test PostgreSQL: each call is another
+// server on that lake.
+func pgLakeOpener(t *testing.T) func() *Session {
+	t.Helper()
+	admin := catalogtest.PostgresDSN(t)
+	if admin == "" {
+		t.Skip("LAKEPG_TEST_PG_DSN is not set")
+	}
+	schema := catalogtest.NewSchema(t, admin)
+	data := filepath.Join(t.TempDir(), "data") + "/"
+	return func() *Session {
+		db, err := catalog.OpenWithOptions(context.Background(), admin, data, catalog.Options{Schema: schema})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sessionOn(t, db)
 	}
 }
