@@ -41,15 +41,12 @@ func filteredAggregates(sel *pg.SelectStmt) (*pg.SelectStmt, int) {
 	if hasWith {
 		return sel, 0
 	}
-	// rewrite a copy: the statement may be planned again
-	out, n := proto.Clone(sel).(*pg.SelectStmt), 0
-	var visit func(s *pg.SelectStmt)
-	visit = func(s *pg.SelectStmt) {
+	var visit func(s *pg.SelectStmt, apply bool) int
+	visit = func(s *pg.SelectStmt, apply bool) int {
 		if s == nil {
-			return
+			return 0
 		}
-		visit(s.Larg)
-		visit(s.Rarg)
+		n := visit(s.Larg, apply) + visit(s.Rarg, apply)
 		groups := map[string][]*pg.RangeSubselect{}
 		var keys []string
 		for _, item := range s.FromClause {
@@ -59,7 +56,7 @@ func filteredAggregates(sel *pg.SelectStmt) (*pg.SelectStmt, int) {
 			}
 			sub := rs.Subquery.GetSelectStmt()
 			if rs.Lateral || !aggregateOnly(sub) {
-				visit(sub)
+				n += visit(sub, apply)
 				continue
 			}
 			key := deparseFrom(sub.FromClause)
@@ -70,16 +67,20 @@ func filteredAggregates(sel *pg.SelectStmt) (*pg.SelectStmt, int) {
 		}
 		for _, key := range keys {
 			if members := groups[key]; len(members) > 1 {
-				shareFilteredAggregates(members)
+				if apply {
+					shareFilteredAggregates(members)
+				}
 				n += len(members)
 			}
 		}
+		return n
 	}
-	visit(out)
-	if n == 0 {
+	// look first, then rewrite a copy: the statement may be planned again
+	if visit(sel, false) == 0 {
 		return sel, 0
 	}
-	return out, n
+	out := proto.Clone(sel).(*pg.SelectStmt)
+	return out, visit(out, true)
 }
 
 // aggregateOnly reports whether sub is a member filteredAggregates takes.
