@@ -23,3 +23,47 @@ SELECT id, sum(qty) OVER (PARTITION BY dk, wk) s, rank() OVER (PARTITION BY wk, 
 	}
 	must(t, s, `RESET lakepg.disabled_rules`)
 }
+
+// TestParallelWindowsOrder: the outermost SELECT's windows keep
+// PostgreSQL's partition order without ORDER BY (its rows reach the client
+// as they come), so they run on one worker there; under an ORDER BY, or
+// in a derived table, they are dealt to the workers, with the same rows.
+func TestParallelWindowsOrder(t *testing.T) {
+	s := joinLake(t)
+	win := `SELECT wk, qty, row_number() OVER (PARTITION BY wk ORDER BY qty, id) rn FROM fact`
+	parallel := func(q string) bool {
+		return strings.Contains(strings.Join(explainLines(t, s, "EXPLAIN "+q), "\n"), "partitions dealt")
+	}
+	if parallel(win) {
+		t.Errorf("the outermost SELECT's window without ORDER BY is dealt to workers")
+	}
+	rows, _, err := run(t, s, win)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 20,000 rows in (wk, qty, rn) order, as PostgreSQL's sort gives them
+	prev := []int{-1, -1, -1}
+	for i, r := range rows {
+		var cur []int
+		for _, f := range strings.Split(r, "|") {
+			n := 0
+			for _, c := range f {
+				n = n*10 + int(c-'0')
+			}
+			cur = append(cur, n)
+		}
+		if cur[0] < prev[0] || cur[0] == prev[0] && (cur[1] < prev[1] || cur[1] == prev[1] && cur[2] <= prev[2]) {
+			t.Fatalf("row %d %q after %v: not in partition order", i, r, prev)
+		}
+		prev = cur
+	}
+	if len(rows) != 20000 {
+		t.Fatalf("%d rows, want 20000", len(rows))
+	}
+	for _, q := range []string{win + ` ORDER BY wk, qty, rn`, `SELECT count(*), sum(rn) FROM (` + win + `) x`} {
+		if !parallel(q) {
+			t.Errorf("%s: the window is not dealt to workers", q)
+		}
+	}
+	must(t, s, `SELECT count(*), sum(rn) FROM (`+win+`) x`, "20000|28581429")
+}

@@ -25,6 +25,10 @@ type QueryCtx struct {
 	env          *exec.Env
 	DescribeOnly bool
 	Ctes         []map[string]*CteDef // innermost last
+	// top is the statement's outermost SELECT block: the client sees its
+	// rows in the order they come, so without ORDER BY its windows keep
+	// PostgreSQL's partition order (window_parallel.go)
+	top *pg.SelectStmt
 	// subCols maps correlated scalar subqueries, already joined in, to the
 	// column holding their value
 	subCols map[*pg.SubLink]exec.Expr
@@ -145,6 +149,7 @@ func (s *Session) PlanQuery(ctx context.Context, sel *pg.SelectStmt, p *Params, 
 			qc.rulesFired = map[string]int{}
 		}
 	}
+	qc.top = sel
 	q, err := qc.PlanSelect(sel)
 	if err != nil {
 		return nil, err
@@ -199,6 +204,9 @@ func (qc *QueryCtx) PlanSelect(sel *pg.SelectStmt) (*query, error) {
 		qc.s.WrittenCTEs = nil // only the top-level WITH runs writes
 		inner := proto.Clone(sel).(*pg.SelectStmt)
 		inner.WithClause = nil
+		if qc.top == sel {
+			qc.top = inner
+		}
 		if !sel.WithClause.Recursive {
 			for name, def := range frame {
 				def.scopes = []protoreflect.Message{inner.ProtoReflect()}

@@ -301,7 +301,7 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*logicalQuery, e
 				op = &exec.Filter{Env: env, Input: op, Pred: having}
 			}
 			qc.orderWindows(wc)
-			op = placeWindows(qc, wc, env, op, outExprs, sortExprs, tests)
+			op = placeWindows(qc, sel, wc, env, op, outExprs, sortExprs, tests)
 			late.setTests(tests)
 			op = late.attach(op, [][]exec.Expr{outExprs, sortExprs}, &having)
 			rows = plannedOp(op)
@@ -356,7 +356,7 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*logicalQuery, e
 	}
 	tests := late.tests()
 	qc.orderWindows(wc)
-	op = placeWindows(qc, wc, env, op, outExprs, sortExprs, tests)
+	op = placeWindows(qc, sel, wc, env, op, outExprs, sortExprs, tests)
 	late.setTests(tests)
 	var noHaving exec.Expr
 	op = late.attach(op, [][]exec.Expr{outExprs, sortExprs}, &noHaving)
@@ -366,12 +366,14 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*logicalQuery, e
 
 // placeWindows puts the window operators above op and rewrites the
 // expressions that refer to window results (in place).
-func placeWindows(qc *QueryCtx, wc *bind.WindowCollector, env *exec.Env, op exec.Operator, lists ...[]exec.Expr) exec.Operator {
+func placeWindows(qc *QueryCtx, sel *pg.SelectStmt, wc *bind.WindowCollector, env *exec.Env, op exec.Operator, lists ...[]exec.Expr) exec.Operator {
 	if len(wc.Specs) == 0 {
 		return op
 	}
 	op, remap := wc.Plan(env, op, len(op.Types()))
-	qc.parallelWindows(op)
+	if len(sel.SortClause) > 0 || sel != qc.top {
+		qc.parallelWindows(op)
+	}
 	for _, l := range lists {
 		for i, e := range l {
 			l[i] = exec.MapColumns(e, remap)
