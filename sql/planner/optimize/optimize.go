@@ -26,7 +26,7 @@ var Rules = []Rule{setOpDistinctInputs{}, setOpAggregate{}}
 // point in one or two; more means two rewrites undoing each other.
 const maxPasses = 8
 
-// Optimize runs the rules that on leaves on over plan n, calling fired
+// Optimize runs the rules on(name) allows over plan n, calling fired
 // with each rule's changes, and returns the rewritten plan.
 func Optimize(n logical.Node, on func(rule string) bool, fired func(rule string, changes int)) (logical.Node, error) {
 	for _, r := range Rules {
