@@ -295,61 +295,47 @@ func (r *Runner) catalogScaleOn(ctx context.Context, kind string) (*catalogScale
 	cs.firstMs = msSince(q)
 	cs.restartMs = msSince(t)
 
-	rnd := rand.New(rand.NewSource(1))
-	before, err := catalogQueries([]string{metrics})
-	if err != nil {
-		return nil, err
-	}
-	const reads = 200
-	for i := 0; i < reads; i++ {
-		name := fmt.Sprintf("t%05d", rnd.Intn(n))
-		q := time.Now()
-		rows, err := conn.Query(ctx, "SELECT * FROM "+name)
+	// point reads of 200 tables picked at random: their times and the
+	// catalog round trips per read
+	pointReads := func() ([]float64, float64, error) {
+		const reads = 200
+		before, err := catalogQueries([]string{metrics})
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
-		k := 0
-		for rows.Next() {
-			k++
+		rnd := rand.New(rand.NewSource(1))
+		var ms []float64
+		for i := 0; i < reads; i++ {
+			name := fmt.Sprintf("t%05d", rnd.Intn(n))
+			q := time.Now()
+			rows, err := conn.Query(ctx, "SELECT * FROM "+name)
+			if err != nil {
+				return nil, 0, err
+			}
+			k := 0
+			for rows.Next() {
+				k++
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return nil, 0, fmt.Errorf("%s: %w", name, err)
+			}
+			if k != 3 {
+				return nil, 0, fmt.Errorf("%s has %d rows, want 3", name, k)
+			}
+			ms = append(ms, msSince(q))
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		if k != 3 {
-			return nil, fmt.Errorf("%s has %d rows, want 3", name, k)
-		}
-		cs.pointMs = append(cs.pointMs, msSince(q))
+		after, err := catalogQueries([]string{metrics})
+		return ms, float64(after-before) / reads, err
 	}
-	after, err := catalogQueries([]string{metrics})
-	if err != nil {
+	if cs.pointMs, cs.pointRT, err = pointReads(); err != nil {
 		return nil, err
 	}
-	cs.pointRT = float64(after-before) / reads
-
 	// the same tables again: their lists are kept and nothing changed, so
 	// a read should cost the catalog no more than the head
-	rnd = rand.New(rand.NewSource(1))
-	before = after
-	for i := 0; i < reads; i++ {
-		name := fmt.Sprintf("t%05d", rnd.Intn(n))
-		q := time.Now()
-		rows, err := conn.Query(ctx, "SELECT * FROM "+name)
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		cs.warmMs = append(cs.warmMs, msSince(q))
-	}
-	if after, err = catalogQueries([]string{metrics}); err != nil {
+	if cs.warmMs, cs.warmRT, err = pointReads(); err != nil {
 		return nil, err
 	}
-	cs.warmRT = float64(after-before) / reads
 
 	for i := 0; i < 5; i++ {
 		q := time.Now()
@@ -379,7 +365,7 @@ func (r *Runner) catalogScaleOn(ctx context.Context, kind string) (*catalogScale
 	const query = "SELECT count(*), sum(v) FROM facts WHERE id BETWEEN 2000 AND 4999"
 	planLine := regexp.MustCompile(`Planning Time: ([0-9.]+) ms`)
 	filesLine := regexp.MustCompile(`Files: (\d+) scanned, (\d+) pruned`)
-	before, _ = catalogQueries([]string{metrics})
+	before, _ := catalogQueries([]string{metrics})
 	cpu0 := cpuSeconds(sv.pids())
 	for i := 0; i < 7; i++ {
 		q := time.Now()
@@ -398,7 +384,7 @@ func (r *Runner) catalogScaleOn(ctx context.Context, kind string) (*catalogScale
 	if p := sv.pids(); len(p) > 0 {
 		cs.rss = statusBytes(p[0], "VmRSS:")
 	}
-	after, _ = catalogQueries([]string{metrics})
+	after, _ := catalogQueries([]string{metrics})
 	cs.queryRT = float64(after-before) / 7
 	for i := 0; i < 7; i++ {
 		q := time.Now()
