@@ -169,7 +169,9 @@ func (r *copyReader) columnError(err error, col int) error {
 // are data. A line consisting of \. ends the data.
 func (r *copyReader) readLine() ([]byte, bool, error) {
 	csv := r.spec.Format == CopyCSV
-	if r.eol == eolNL {
+	// A quote may be a line-end byte (PostgreSQL allows it), and then a
+	// line feed is no line end by itself: only the scan below knows.
+	if r.eol == eolNL && !(csv && (r.spec.Quote == '\n' || r.spec.Quote == '\r')) {
 		// Most lines hold nothing that changes where they end (no
 		// backslash, carriage return or quote): find their end at once.
 		rest := r.buf[r.pos:]

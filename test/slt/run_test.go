@@ -219,9 +219,11 @@ func TestTimeoutAndBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &Runner{Engine: "postgresql", Timeout: 100 * time.Millisecond, Budget: 250 * time.Millisecond}
+	// Times far above a loaded machine's scheduling delays: CI once saw the
+	// first timeout end more than 50 ms late.
+	r := &Runner{Engine: "postgresql", Timeout: 500 * time.Millisecond, Budget: 1250 * time.Millisecond}
 	res := r.Run(context.Background(), blockingDB{}, "slow", recs)
-	// 0–100 ms and 100–200 ms: timed out; the third is cut by the budget at 250 ms; the
+	// 0–500 ms and 500–1000 ms: timed out; the third is cut by the budget at 1250 ms; the
 	// last two are not started.
 	if res.TimedOut != 2 || res.NotRun != 3 || res.Failed != 0 || res.Passed != 0 {
 		t.Errorf("timed out %d, not run %d, failed %d, passed %d; want 2, 3, 0, 0", res.TimedOut, res.NotRun, res.Failed, res.Passed)
