@@ -87,6 +87,11 @@ type HashJoin struct {
 	// KeySet, when set, receives the build side when it is done, for a
 	// scan on the probe side (keyrange.go); only for one integer key
 	KeySet *KeySet
+	// BuildLeftFirst: scans of the build side take key sets from joins
+	// below on the probe side (a probe row's key passed those joins, so a
+	// build row whose key is in none of their build sides never matches),
+	// so the joins of the probe side build first (buildBelow).
+	BuildLeftFirst bool
 
 	core    joinCore
 	started bool
@@ -811,14 +816,47 @@ func (j *HashJoin) maybeEqual(i, r int) bool {
 	return true
 }
 
+// start builds the join's hash table once, after those of the probe
+// side when BuildLeftFirst.
+func (j *HashJoin) start(ctx context.Context) error {
+	if j.started {
+		return nil
+	}
+	j.started = true
+	if j.BuildLeftFirst {
+		if err := buildBelow(ctx, j.Left); err != nil {
+			return err
+		}
+	}
+	if err := j.build(ctx); err != nil {
+		return err
+	}
+	j.core.cand = j
+	return nil
+}
+
+// buildBelow builds the hash joins of op's probe spine, deepest first.
+func buildBelow(ctx context.Context, op Operator) error {
+	switch o := op.(type) {
+	case *Filter:
+		return buildBelow(ctx, o.Input)
+	case *Project:
+		return buildBelow(ctx, o.Input)
+	case *Timed:
+		return buildBelow(ctx, o.Input)
+	case *HashJoin:
+		if err := buildBelow(ctx, o.Left); err != nil {
+			return err
+		}
+		return o.start(ctx)
+	}
+	return nil
+}
+
 func (j *HashJoin) Next(ctx context.Context) (*vec.Batch, error) {
 	c := &j.core
-	if !j.started {
-		j.started = true
-		if err := j.build(ctx); err != nil {
-			return nil, err
-		}
-		c.cand = j
+	if err := j.start(ctx); err != nil {
+		return nil, err
 	}
 	if j.spill != nil {
 		return j.nextSpilled(ctx)

@@ -142,7 +142,7 @@ func parallelChain(op exec.Operator, chains map[*exec.Parallel]exec.Operator) *e
 			case *exec.Project:
 				out = &exec.Project{Env: o.Env, Input: out, Exprs: CloneExprs(o.Exprs)}
 			case *exec.HashJoin:
-				out = &exec.HashJoin{Env: o.Env, Left: out, LeftKeys: CloneExprs(o.LeftKeys), Type: o.Type, Extra: CloneExpr(o.Extra), Mem: o.Mem, Shared: shared[o], KeyRanges: o.KeyRanges, KeySet: o.KeySet}
+				out = &exec.HashJoin{Env: o.Env, Left: out, LeftKeys: CloneExprs(o.LeftKeys), Type: o.Type, Extra: CloneExpr(o.Extra), Mem: o.Mem, Shared: shared[o], KeyRanges: o.KeyRanges, KeySet: o.KeySet, BuildLeftFirst: o.BuildLeftFirst}
 				shared[o].Probes++
 			}
 		}
