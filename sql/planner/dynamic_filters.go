@@ -121,34 +121,34 @@ func (qc *QueryCtx) shareKeySets(j *exec.HashJoin) {
 	}
 }
 
-// keySetBelow finds, down op's probe spine of filters, projections and
-// inner or semi hash joins, a join with a key set whose probe key is
-// column col of scan.
+// keySetBelow finds, below op through filters, projections and inner or
+// semi hash joins (either side of an inner join: its rows passed the joins
+// of both), a join with a key set whose probe key is column col of scan.
+// TPC-H Q5's customers are built on their nation too, and the suppliers
+// on the probe side were joined to the nations of one region.
 func keySetBelow(op exec.Operator, scan *exec.TableScan, col int) *exec.HashJoin {
-	for {
-		switch o := op.(type) {
-		case *exec.Filter:
-			op = o.Input
-			continue
-		case *exec.Project:
-			op = o.Input
-			continue
-		case *exec.HashJoin:
-			if o.Shared != nil || (o.Type != exec.JoinInner && o.Type != exec.JoinSemi) {
-				return nil
-			}
-			if o.KeySet != nil {
-				if ref, ok := o.LeftKeys[0].(*exec.ColRef); ok {
-					if s, c, ok := scanColumn(o.Left, ref.Idx); ok && s == scan && c == col {
-						return o
-					}
+	switch o := op.(type) {
+	case *exec.Filter:
+		return keySetBelow(o.Input, scan, col)
+	case *exec.Project:
+		return keySetBelow(o.Input, scan, col)
+	case *exec.HashJoin:
+		if o.Shared != nil || (o.Type != exec.JoinInner && o.Type != exec.JoinSemi) {
+			return nil
+		}
+		if o.KeySet != nil {
+			if ref, ok := o.LeftKeys[0].(*exec.ColRef); ok {
+				if s, c, ok := scanColumn(o.Left, ref.Idx); ok && s == scan && c == col {
+					return o
 				}
 			}
-			op = o.Left
-			continue
 		}
-		return nil
+		if j := keySetBelow(o.Left, scan, col); j != nil || o.Type != exec.JoinInner {
+			return j
+		}
+		return keySetBelow(o.Right, scan, col)
 	}
+	return nil
 }
 
 // scanColumn follows output column idx of op down to the table scan
