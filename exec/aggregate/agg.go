@@ -358,6 +358,7 @@ func (h *HashAgg) newRun() (*aggRun, error) {
 			fn.grow(s.ngroups)
 			s.fns = append(s.fns, fn)
 		}
+		shareSums(h.Aggs, s.fns)
 		r.sets = append(r.sets, s)
 	}
 	r.finest = finestSet(h, sets)

@@ -656,3 +656,47 @@ func TestRolledUpChainEqualsSeparateSets(t *testing.T) {
 		}
 	}
 }
+
+// TestAvgBesideSum: an avg beside a sum of the same column and FILTER
+// reads the sum's state (avgOfSum); with another FILTER or column it keeps
+// its own. Each aggregate's groups equal those of the aggregate alone.
+func TestAvgBesideSum(t *testing.T) {
+	ts := []types.T{types.Int64T, types.NumericT(12, 2), types.BoolT, types.Int32T}
+	rng := rand.New(rand.NewSource(3))
+	var rows [][]any
+	for i := 0; i < 5000; i++ {
+		r := []any{int64(rng.Intn(7)), int64(rng.Intn(100000) - 30000), rng.Intn(3) == 0, int64(rng.Intn(50))}
+		if rng.Intn(10) == 0 {
+			r[1] = nil
+		}
+		rows = append(rows, r)
+	}
+	filtered := func(a Agg) Agg { a.Filter = 3; return a }
+	aggs := []Agg{mkAgg(t, AggAvg, 1, ts[1]), mkAgg(t, AggSum, 1, ts[1]), filtered(mkAgg(t, AggAvg, 1, ts[1])),
+		mkAgg(t, AggAvg, 3, ts[3]), filtered(mkAgg(t, AggSum, 1, ts[1])), mkAgg(t, AggSum, 3, ts[3]), filtered(mkAgg(t, AggAvg, 3, ts[3]))}
+	r, err := (&HashAgg{Input: newRowsOp(ts, rows, 3), NGroup: 1, Aggs: aggs}).newRun()
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared := 0
+	for _, fn := range r.sets[0].fns {
+		if _, ok := fn.(avgOfSum); ok {
+			shared++
+		}
+	}
+	// avg(x) by sum(x), avg(x) FILTER by sum(x) FILTER, avg(y) by sum(y)
+	if shared != 3 {
+		t.Errorf("%d averages read a sum's state, want 3", shared)
+	}
+	all := runAgg(t, &HashAgg{Input: newRowsOp(ts, rows, 3), NGroup: 1, Aggs: aggs})
+	slices.Sort(all)
+	for a := range aggs {
+		alone := runAgg(t, &HashAgg{Input: newRowsOp(ts, rows, 3), NGroup: 1, Aggs: []Agg{aggs[a]}})
+		slices.Sort(alone)
+		for g := range all {
+			if want, got := alone[g], strings.Split(all[g], "|"); strings.Split(want, "|")[1] != got[1+a] {
+				t.Errorf("group %s, aggregate %d: %s beside the others, %s alone", got[0], a, got[1+a], want)
+			}
+		}
+	}
+}

@@ -363,8 +363,11 @@ func (s *sumIntAgg) merge(src aggFn, from, to []int32) error {
 	return nil
 }
 
-func (s *sumIntAgg) final(out *vec.Vector, lo, hi int) error {
-	if !s.avg && out.Type.Storage() == types.StoreBytes {
+func (s *sumIntAgg) final(out *vec.Vector, lo, hi int) error { return s.finalAs(out, lo, hi, s.avg) }
+
+// finalAs appends the sums, or the averages when avg, of groups [lo, hi).
+func (s *sumIntAgg) finalAs(out *vec.Vector, lo, hi int, avg bool) error {
+	if !avg && out.Type.Storage() == types.StoreBytes {
 		return s.finalText(out, lo, hi)
 	}
 	for g := lo; g < hi; g++ {
@@ -373,7 +376,7 @@ func (s *sumIntAgg) final(out *vec.Vector, lo, hi int) error {
 			continue
 		}
 		t := s.total(g)
-		if s.avg {
+		if avg {
 			if t.IsInt64() && out.Type.Storage() == types.StoreBytes {
 				if neg, hi, lo, qs, ok := exec.Divide128(int64(t.Lo), s.scale, s.cnt[g]); ok {
 					s.txt = exec.AppendScaled128(s.txt[:0], neg, hi, lo, qs)
@@ -446,6 +449,40 @@ func appendDecimalOut(out *vec.Vector, d *big.Int, scale int) {
 	}
 	r := types.RescaleBig(d, scale, max(out.Type.Scale, 0))
 	out.AppendInt(r.Int64())
+}
+
+// avgOfSum is avg(x) beside sum(x) of the same rows in one aggregation:
+// the sum's state (its sums and counts) already holds the average, so the
+// average folds nothing itself (TPC-H Q1 has avg(l_quantity) and
+// sum(l_quantity), avg(l_extendedprice) and sum(l_extendedprice)).
+type avgOfSum struct{ sum *sumIntAgg }
+
+func (a avgOfSum) grow(int)                            {}
+func (a avgOfSum) update(*aggIn) error                 { return nil }
+func (a avgOfSum) merge(aggFn, []int32, []int32) error { return nil }
+func (a avgOfSum) reset(int)                           {}
+func (a avgOfSum) bytes() int64                        { return 0 }
+func (a avgOfSum) final(out *vec.Vector, lo, hi int) error {
+	return a.sum.finalAs(out, lo, hi, true)
+}
+
+// shareSums makes each avg of fns that has a sum over the same rows in fns
+// read that sum's state (avgOfSum). Only a hash aggregation's states may
+// share: a window frame's are reset and inverted one at a time.
+func shareSums(aggs []Agg, fns []aggFn) {
+	for j, fj := range fns {
+		avg, ok := fj.(*sumIntAgg)
+		if !ok || !avg.avg {
+			continue
+		}
+		for i, fi := range fns {
+			sum, ok := fi.(*sumIntAgg)
+			if ok && !sum.avg && sum.scale == avg.scale && aggs[i].Arg == aggs[j].Arg && aggs[i].Filter == aggs[j].Filter {
+				fns[j] = avgOfSum{sum}
+				break
+			}
+		}
+	}
 }
 
 // sum and avg of unconstrained numerics, exactly, with the largest input
