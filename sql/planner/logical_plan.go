@@ -6,17 +6,17 @@ import (
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/sql/planner/bind"
 	"github.com/lakepg/lakepg/sql/planner/logical"
-	"github.com/lakepg/lakepg/sql/planner/optimize"
 	"github.com/lakepg/lakepg/sql/planner/physical"
 	pg "github.com/pganalyze/pg_query_go/v6"
 )
 
 // The parts of a query planned as a logical plan (sql/planner/logical) so
 // far: set operations, the aggregation of a SELECT block (GROUP BY,
-// grouping sets, aggregates, HAVING; not yet when windows or subqueries
-// over the groups sit above it), its tail (select list, DISTINCT,
-// ORDER BY, LIMIT) and the ORDER BY / LIMIT of a set operation or a
-// VALUES list. Their plan is built here and in select.go, rewritten by the
+// grouping sets, aggregates, HAVING; not yet when subqueries over the
+// groups sit above it), its windows (window_plan.go; not yet under a
+// subquery testing a window call's value), its tail (select list,
+// DISTINCT, ORDER BY, LIMIT) and the ORDER BY / LIMIT of a set operation
+// or a VALUES list. Their plan is built here and in select.go, rewritten by the
 // optimizer's rules (sql/planner/optimize) and turned into operators by
 // physical planning (sql/planner/physical) where a caller needs operators
 // (PlanSelect): once per query, whatever the number of set operations
@@ -85,11 +85,7 @@ func plannedOp(op exec.Operator) *logical.Planned {
 // physicalQuery runs the rules over logical plan lq and plans its
 // operators.
 func (qc *QueryCtx) physicalQuery(lq *logicalQuery) (*query, error) {
-	n, err := optimize.Optimize(lq.node, qc.ruleOn, func(rule string, changes int) {
-		for range changes {
-			qc.fired(rule)
-		}
-	})
+	n, err := qc.optimizeNode(lq.node)
 	if err != nil {
 		return nil, err
 	}

@@ -289,10 +289,11 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*logicalQuery, e
 			}
 		}
 		var rows logical.Node = agg
-		if len(grouped.ops) > 0 || len(wc.Specs) > 0 || len(late.ops) > 0 {
-			// subqueries over the groups and window functions are planned
-			// into operators still: the aggregation goes under them as its
-			// operators, and all of it enters the tail as a Planned leaf
+		if len(grouped.ops) > 0 || len(late.ops) > 0 {
+			// subqueries over the groups or over the windows are planned
+			// into operators still: the aggregation (and the windows) go
+			// under them as operators, and all of it enters the tail as a
+			// Planned leaf
 			if op, err = physical.Build(env, agg); err != nil {
 				return nil, err
 			}
@@ -300,13 +301,19 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*logicalQuery, e
 			if having != nil {
 				op = &exec.Filter{Env: env, Input: op, Pred: having}
 			}
-			qc.orderWindows(wc)
-			op = placeWindows(qc, sel, wc, env, op, outExprs, sortExprs, tests)
+			if op, err = qc.windowOps(sel, wc, op, outExprs, sortExprs, tests); err != nil {
+				return nil, err
+			}
 			late.setTests(tests)
 			op = late.attach(op, [][]exec.Expr{outExprs, sortExprs}, &having)
 			rows = plannedOp(op)
-		} else if having != nil {
-			rows = &logical.Filter{Input: agg, Pred: having}
+		} else {
+			if having != nil {
+				rows = &logical.Filter{Input: agg, Pred: having}
+			}
+			if rows, err = qc.windowNode(sel, wc, rows, outExprs, sortExprs); err != nil {
+				return nil, err
+			}
 		}
 		q, err := qc.finishNode(sel, b, rows, names, outExprs, sortExprs, sortKeys, src.scans, bindOut)
 		return withOrigins(q, err, origins)
@@ -354,32 +361,20 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*logicalQuery, e
 	if err != nil {
 		return nil, err
 	}
-	tests := late.tests()
-	qc.orderWindows(wc)
-	op = placeWindows(qc, sel, wc, env, op, outExprs, sortExprs, tests)
-	late.setTests(tests)
-	var noHaving exec.Expr
-	op = late.attach(op, [][]exec.Expr{outExprs, sortExprs}, &noHaving)
-	q, err := qc.finishNode(sel, b, plannedOp(op), names, outExprs, sortExprs, sortKeys, src.scans, bindOut)
-	return withOrigins(q, err, origins)
-}
-
-// placeWindows puts the window operators above op and rewrites the
-// expressions that refer to window results (in place).
-func placeWindows(qc *QueryCtx, sel *pg.SelectStmt, wc *bind.WindowCollector, env *exec.Env, op exec.Operator, lists ...[]exec.Expr) exec.Operator {
-	if len(wc.Specs) == 0 {
-		return op
-	}
-	op, remap := wc.Plan(env, op, len(op.Types()))
-	if len(sel.SortClause) > 0 || sel != qc.top {
-		qc.parallelWindows(op)
-	}
-	for _, l := range lists {
-		for i, e := range l {
-			l[i] = exec.MapColumns(e, remap)
+	var rows logical.Node
+	if len(late.ops) > 0 {
+		tests := late.tests()
+		if op, err = qc.windowOps(sel, wc, op, outExprs, sortExprs, tests); err != nil {
+			return nil, err
 		}
+		late.setTests(tests)
+		var noHaving exec.Expr
+		rows = plannedOp(late.attach(op, [][]exec.Expr{outExprs, sortExprs}, &noHaving))
+	} else if rows, err = qc.windowNode(sel, wc, plannedOp(op), outExprs, sortExprs); err != nil {
+		return nil, err
 	}
-	return op
+	q, err := qc.finishNode(sel, b, rows, names, outExprs, sortExprs, sortKeys, src.scans, bindOut)
+	return withOrigins(q, err, origins)
 }
 
 func ColRefNode(c ScopeCol) *pg.Node {

@@ -89,6 +89,8 @@ func describe(n Node) string {
 		return s + " " + columns(x.Cols)
 	case *Sort:
 		return "Sort " + sortKeys(x.Keys)
+	case *Window:
+		return describeWindow(x)
 	case *Limit:
 		s := "Limit"
 		if x.Count >= 0 {
@@ -109,6 +111,87 @@ func describe(n Node) string {
 		return s
 	}
 	return fmt.Sprintf("%T", n)
+}
+
+// describeWindow prints a Window as its OVER clause and its calls:
+// "Window (PARTITION BY #0 ORDER BY #1 DESC) rank(), sum(#2) ROWS …".
+func describeWindow(x *Window) string {
+	var over []string
+	if len(x.Partition) > 0 {
+		items := make([]string, len(x.Partition))
+		for i, c := range x.Partition {
+			items[i] = fmt.Sprintf("#%d", c)
+		}
+		over = append(over, "PARTITION BY "+strings.Join(items, ", "))
+	}
+	if len(x.Order) > 0 {
+		over = append(over, "ORDER BY "+sortKeys(x.Order))
+	}
+	calls := make([]string, len(x.Calls))
+	for i, c := range x.Calls {
+		calls[i] = windowCall(c)
+	}
+	s := "Window (" + strings.Join(over, " ") + ") " + strings.Join(calls, ", ")
+	if x.Parallel {
+		s += " parallel"
+	}
+	return s
+}
+
+// windowCall prints a window function call over input columns, its frame
+// when it is not the default one.
+func windowCall(c WindowCall) string {
+	var s string
+	if c.Func == WinAgg {
+		s = aggCall(c.Agg)
+	} else {
+		items := make([]string, len(c.Args))
+		for i, a := range c.Args {
+			items[i] = fmt.Sprintf("#%d", a)
+		}
+		s = c.Func.String() + "(" + strings.Join(items, ", ") + ")"
+	}
+	if c.Frame != (Frame{}) {
+		s += " " + frame(c.Frame)
+	}
+	return s
+}
+
+var frameModes = [...]string{FrameRange: "RANGE", FrameRows: "ROWS", FrameGroups: "GROUPS"}
+
+var frameExcludes = [...]string{ExcludeCurrentRow: " EXCLUDE CURRENT ROW", ExcludeGroup: " EXCLUDE GROUP", ExcludeTies: " EXCLUDE TIES"}
+
+// frame prints a frame clause as SQL writes it.
+func frame(f Frame) string {
+	bound := func(b FrameBound, dir string) string {
+		switch b.Kind {
+		case BoundUnboundedPreceding:
+			return "UNBOUNDED PRECEDING"
+		case BoundUnboundedFollowing:
+			return "UNBOUNDED FOLLOWING"
+		case BoundCurrentRow:
+			return "CURRENT ROW"
+		}
+		if b.Kind == BoundFollowing {
+			dir = "FOLLOWING"
+		}
+		switch {
+		case b.OffsetIv != (types.IntervalValue{}):
+			return "'" + string(types.AppendInterval(nil, b.OffsetIv)) + "' " + dir
+		case b.OffsetF != 0:
+			return fmt.Sprintf("%g %s", b.OffsetF, dir)
+		}
+		return fmt.Sprintf("%d %s", b.Offset, dir)
+	}
+	s := "?"
+	if int(f.Mode) < len(frameModes) {
+		s = frameModes[f.Mode]
+	}
+	s += " BETWEEN " + bound(f.Start, "PRECEDING") + " AND " + bound(f.End, "PRECEDING")
+	if int(f.Exclude) < len(frameExcludes) {
+		s += frameExcludes[f.Exclude]
+	}
+	return s
 }
 
 // aggCall prints an aggregate call over input columns, in SQL's shape.
