@@ -13,6 +13,7 @@ import (
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/sql/planner/bind"
+	"github.com/lakepg/lakepg/sql/planner/logical"
 	"github.com/lakepg/lakepg/sql/planner/optree"
 	"github.com/lakepg/lakepg/types"
 )
@@ -760,6 +761,28 @@ func (g *lateSubLinks) setTests(tests []exec.Expr) {
 	}
 }
 
+// nodes puts the subqueries above in as logical Apply nodes and points
+// the expressions bound over its output at their values, as attach does.
+func (g *lateSubLinks) nodes(in logical.Node, lists [][]exec.Expr, having *exec.Expr) (logical.Node, error) {
+	if len(g.ops) == 0 {
+		return in, nil
+	}
+	n := len(in.Columns())
+	for _, a := range g.ops {
+		kind, ok := subqueryKinds[a.mode]
+		if !ok || len(a.cols) != 1 {
+			return nil, pgerr.New(pgerr.Internal, "no logical subquery of apply mode %d", a.mode)
+		}
+		in = logical.NewApply(in, kind, a, a.cols[0])
+	}
+	g.remap(n, lists, having)
+	return in, nil
+}
+
+// subqueryKinds are the logical subqueries of the value modes of applyOp.
+var subqueryKinds = map[applyMode]logical.SubqueryKind{applyScalar: logical.SubScalar, applyExists: logical.SubExists,
+	applyArray: logical.SubArray, applyAny: logical.SubAny, applyAll: logical.SubAll}
+
 // attach puts the subqueries above the aggregate op and points the
 // expressions bound over its output at their values.
 func (g *lateSubLinks) attach(op exec.Operator, lists [][]exec.Expr, having *exec.Expr) exec.Operator {
@@ -771,6 +794,13 @@ func (g *lateSubLinks) attach(op exec.Operator, lists [][]exec.Expr, having *exe
 		a.input = op
 		op = a
 	}
+	g.remap(n, lists, having)
+	return op
+}
+
+// remap points the expressions of lists and having at the values of the
+// subqueries, placed in order after the n columns below them.
+func (g *lateSubLinks) remap(n int, lists [][]exec.Expr, having *exec.Expr) {
 	remap := func(i int) int {
 		if i >= g.base && i < g.base+len(g.ops) {
 			return n + i - g.base
@@ -785,7 +815,6 @@ func (g *lateSubLinks) attach(op exec.Operator, lists [][]exec.Expr, having *exe
 	if *having != nil {
 		*having = exec.MapColumns(*having, remap)
 	}
-	return op
 }
 
 // prepareAggregateSubLinks joins in the values of correlated subqueries

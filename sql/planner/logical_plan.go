@@ -12,8 +12,8 @@ import (
 
 // The parts of a query planned as a logical plan (sql/planner/logical) so
 // far: set operations, the aggregation of a SELECT block (GROUP BY,
-// grouping sets, aggregates, HAVING; not yet when subqueries over the
-// groups sit above it), its windows (window_plan.go; not yet under a
+// grouping sets, aggregates, HAVING) with the correlated subqueries over
+// its groups (logical.Apply nodes: lateSubLinks.nodes), its windows (window_plan.go; not yet under a
 // subquery testing a window call's value), its tail (select list,
 // DISTINCT, ORDER BY, LIMIT) and the ORDER BY / LIMIT of a set operation
 // or a VALUES list. Their plan is built here and in select.go, rewritten by the

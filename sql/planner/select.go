@@ -288,32 +288,29 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*logicalQuery, e
 				having = exec.MapColumns(having, remap)
 			}
 		}
-		var rows logical.Node = agg
-		if len(grouped.ops) > 0 || len(late.ops) > 0 {
-			// subqueries over the groups or over the windows are planned
-			// into operators still: the aggregation (and the windows) go
-			// under them as operators, and all of it enters the tail as a
-			// Planned leaf
-			if op, err = physical.Build(env, agg); err != nil {
+		// the correlated subqueries over the groups, then HAVING, then the
+		// windows
+		rows, err := grouped.nodes(agg, above, &having)
+		if err != nil {
+			return nil, err
+		}
+		if having != nil {
+			rows = &logical.Filter{Input: rows, Pred: having}
+		}
+		if len(late.ops) > 0 {
+			// subqueries testing a window call's value are planned into
+			// operators still: what is under them goes as operators, and
+			// all of it enters the tail as a Planned leaf
+			if op, err = physical.Build(env, rows); err != nil {
 				return nil, err
-			}
-			op = grouped.attach(op, above, &having)
-			if having != nil {
-				op = &exec.Filter{Env: env, Input: op, Pred: having}
 			}
 			if op, err = qc.windowOps(sel, wc, op, outExprs, sortExprs, tests); err != nil {
 				return nil, err
 			}
 			late.setTests(tests)
-			op = late.attach(op, [][]exec.Expr{outExprs, sortExprs}, &having)
-			rows = plannedOp(op)
-		} else {
-			if having != nil {
-				rows = &logical.Filter{Input: agg, Pred: having}
-			}
-			if rows, err = qc.windowNode(sel, wc, rows, outExprs, sortExprs); err != nil {
-				return nil, err
-			}
+			rows = plannedOp(late.attach(op, [][]exec.Expr{outExprs, sortExprs}, &having))
+		} else if rows, err = qc.windowNode(sel, wc, rows, outExprs, sortExprs); err != nil {
+			return nil, err
 		}
 		q, err := qc.finishNode(sel, b, rows, names, outExprs, sortExprs, sortKeys, src.scans, bindOut)
 		return withOrigins(q, err, origins)

@@ -13,10 +13,13 @@
 // node per distinct PARTITION BY / ORDER BY, stacked over a Project of
 // their inputs, each call with its frame) — and the ORDER BY / LIMIT that
 // follow a set operation or a VALUES list, and the nodes the set-operation
-// rules produce (Aggregate, Filter). An aggregation with subqueries over
-// its groups above it, and windows under a subquery that tests a window
-// call's value, are still operators (the planner builds their nodes and
-// lowers them at once), as is everything else; aggregates and window
+// rules produce (Aggregate, Filter). The correlated subqueries over a
+// block's groups (in its select list, HAVING or ORDER BY) are Apply
+// nodes above the aggregation, each holding its subquery as the planner
+// planned it (Subquery: the seam for subqueries, as Planned is for
+// operators). Windows under a subquery that tests a window call's value
+// are still operators (the planner builds their nodes and lowers them at
+// once), as is everything else; aggregates and window
 // functions are named by AggFunc and WinFunc, one per executor kind, so
 // that this package needs no operator package. Everything
 // else the planner still plans into exec operators directly; such a

@@ -281,6 +281,10 @@ func WithInputs(n Node, in []Node) Node {
 		c := *x
 		c.Input = in[0]
 		return &c
+	case *Apply:
+		c := *x
+		c.Input = in[0]
+		return &c
 	}
 	panic("logical: WithInputs of an unknown node")
 }

@@ -91,6 +91,8 @@ func describe(n Node) string {
 		return "Sort " + sortKeys(x.Keys)
 	case *Window:
 		return describeWindow(x)
+	case *Apply:
+		return "Apply " + x.Kind.String() + " (" + x.Cols[len(x.Cols)-1].Type.String() + ")"
 	case *Limit:
 		s := "Limit"
 		if x.Count >= 0 {

@@ -9,7 +9,8 @@
 // nothing of what the plan computes: that is fixed before it.
 //
 // A Planned leaf, a subtree the planner built as operators already (the
-// transition seam, see package logical), is put back as it is. Passes over
+// transition seam, see package logical), is put back as it is, and an
+// Apply's subquery goes over its input as the planner planned it. Passes over
 // the whole operator tree (column pruning, parallel pipelines, admission)
 // stay after this, in the planner.
 package physical

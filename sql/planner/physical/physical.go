@@ -70,6 +70,12 @@ func Build(env *exec.Env, n logical.Node) (exec.Operator, error) {
 		return &exec.SetOp{Left: l, Right: r, Intersect: x.Kind == logical.Intersect, All: x.All}, nil
 	case *logical.Window:
 		return window(env, x)
+	case *logical.Apply:
+		in, err := Build(env, x.Input)
+		if err != nil {
+			return nil, err
+		}
+		return x.Sub.Over(in), nil
 	case *logical.Sort:
 		in, err := Build(env, x.Input)
 		if err != nil {

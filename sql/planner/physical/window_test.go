@@ -83,3 +83,27 @@ func TestBuildWindow(t *testing.T) {
 		}
 	}
 }
+
+type overRecorder struct{ in exec.Operator }
+
+func (o *overRecorder) Over(in exec.Operator) exec.Operator {
+	o.in = in
+	return &exec.Limit{Input: in, Count: -1}
+}
+
+// An Apply's subquery goes over the operators of its input, as planned.
+func TestBuildApply(t *testing.T) {
+	in := &logical.Planned{Op: &exec.Values{T: []types.T{types.Int64T}}, Cols: []logical.Column{{Type: types.Int64T}}}
+	sub := &overRecorder{}
+	n := logical.NewApply(logical.NewProject(in, []exec.Expr{&exec.ColRef{Idx: 0, T: types.Int64T}}, nil), logical.SubExists, sub, types.BoolT)
+	op, err := Build(nil, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, ok := sub.in.(*exec.Project); !ok || p.Input != in.Op || op.(*exec.Limit).Input != sub.in {
+		t.Fatalf("built %T over %T", op, sub.in)
+	}
+	if got := logical.String(n); got != "Apply exists (boolean)\n  Project #0\n    Planned Values (bigint)" {
+		t.Fatalf("printed %q", got)
+	}
+}
