@@ -530,8 +530,8 @@ func AppendBatch(dst, src *vec.Batch) {
 }
 
 // Over puts the subquery above in (logical.Subquery): an Apply node's
-// operator is this one over the Apply's input.
-func (a *applyOp) Over(in exec.Operator) exec.Operator {
-	a.input = in
+// operator is this one over the Apply's input, with its test.
+func (a *applyOp) Over(in exec.Operator, test exec.Expr) exec.Operator {
+	a.input, a.test = in, test
 	return a
 }

@@ -700,7 +700,7 @@ func (qc *QueryCtx) prepareGroupedSubLinks(sel *pg.SelectStmt, in *Scope, coll *
 // windowTestSubLinks reserves the late columns of the correlated IN, ANY
 // and ALL subqueries of nodes whose left operand holds a window function:
 // that operand has a value only above the window operators, so they run
-// per row there (planWindowTests, attach), and the joins of correlated
+// per row there (planWindowTests, nodes), and the joins of correlated
 // subqueries below pass them by.
 func (qc *QueryCtx) windowTestSubLinks(nodes []*pg.Node, sc *Scope) ([]*pg.SubLink, error) {
 	var links []*pg.SubLink
@@ -762,7 +762,7 @@ func (g *lateSubLinks) setTests(tests []exec.Expr) {
 }
 
 // nodes puts the subqueries above in as logical Apply nodes and points
-// the expressions bound over its output at their values, as attach does.
+// the expressions bound over its output at their values.
 func (g *lateSubLinks) nodes(in logical.Node, lists [][]exec.Expr, having *exec.Expr) (logical.Node, error) {
 	if len(g.ops) == 0 {
 		return in, nil
@@ -773,7 +773,7 @@ func (g *lateSubLinks) nodes(in logical.Node, lists [][]exec.Expr, having *exec.
 		if !ok || len(a.cols) != 1 {
 			return nil, pgerr.New(pgerr.Internal, "no logical subquery of apply mode %d", a.mode)
 		}
-		in = logical.NewApply(in, kind, a, a.cols[0])
+		in = logical.NewApply(in, kind, a, a.test, a.cols[0])
 	}
 	g.remap(n, lists, having)
 	return in, nil
@@ -782,21 +782,6 @@ func (g *lateSubLinks) nodes(in logical.Node, lists [][]exec.Expr, having *exec.
 // subqueryKinds are the logical subqueries of the value modes of applyOp.
 var subqueryKinds = map[applyMode]logical.SubqueryKind{applyScalar: logical.SubScalar, applyExists: logical.SubExists,
 	applyArray: logical.SubArray, applyAny: logical.SubAny, applyAll: logical.SubAll}
-
-// attach puts the subqueries above the aggregate op and points the
-// expressions bound over its output at their values.
-func (g *lateSubLinks) attach(op exec.Operator, lists [][]exec.Expr, having *exec.Expr) exec.Operator {
-	if len(g.ops) == 0 {
-		return op
-	}
-	n := len(op.Types())
-	for _, a := range g.ops {
-		a.input = op
-		op = a
-	}
-	g.remap(n, lists, having)
-	return op
-}
 
 // remap points the expressions of lists and having at the values of the
 // subqueries, placed in order after the n columns below them.

@@ -8,7 +8,6 @@ import (
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/sql/planner/bind"
 	"github.com/lakepg/lakepg/sql/planner/logical"
-	"github.com/lakepg/lakepg/sql/planner/physical"
 	"github.com/lakepg/lakepg/types"
 	pg "github.com/pganalyze/pg_query_go/v6"
 )
@@ -297,19 +296,12 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*logicalQuery, e
 		if having != nil {
 			rows = &logical.Filter{Input: rows, Pred: having}
 		}
-		if len(late.ops) > 0 {
-			// subqueries testing a window call's value are planned into
-			// operators still: what is under them goes as operators, and
-			// all of it enters the tail as a Planned leaf
-			if op, err = physical.Build(env, rows); err != nil {
-				return nil, err
-			}
-			if op, err = qc.windowOps(sel, wc, op, outExprs, sortExprs, tests); err != nil {
-				return nil, err
-			}
-			late.setTests(tests)
-			rows = plannedOp(late.attach(op, [][]exec.Expr{outExprs, sortExprs}, &having))
-		} else if rows, err = qc.windowNode(sel, wc, rows, outExprs, sortExprs); err != nil {
+		// the windows, then the subqueries testing a window call's value
+		if rows, err = qc.windowNode(sel, wc, rows, outExprs, sortExprs, tests); err != nil {
+			return nil, err
+		}
+		late.setTests(tests)
+		if rows, err = late.nodes(rows, [][]exec.Expr{outExprs, sortExprs}, &having); err != nil {
 			return nil, err
 		}
 		q, err := qc.finishNode(sel, b, rows, names, outExprs, sortExprs, sortKeys, src.scans, bindOut)
@@ -358,16 +350,15 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*logicalQuery, e
 	if err != nil {
 		return nil, err
 	}
-	var rows logical.Node
-	if len(late.ops) > 0 {
-		tests := late.tests()
-		if op, err = qc.windowOps(sel, wc, op, outExprs, sortExprs, tests); err != nil {
-			return nil, err
-		}
-		late.setTests(tests)
-		var noHaving exec.Expr
-		rows = plannedOp(late.attach(op, [][]exec.Expr{outExprs, sortExprs}, &noHaving))
-	} else if rows, err = qc.windowNode(sel, wc, plannedOp(op), outExprs, sortExprs); err != nil {
+	// the windows, then the subqueries testing a window call's value
+	tests := late.tests()
+	rows, err := qc.windowNode(sel, wc, plannedOp(op), outExprs, sortExprs, tests)
+	if err != nil {
+		return nil, err
+	}
+	late.setTests(tests)
+	var noHaving exec.Expr
+	if rows, err = late.nodes(rows, [][]exec.Expr{outExprs, sortExprs}, &noHaving); err != nil {
 		return nil, err
 	}
 	q, err := qc.finishNode(sel, b, rows, names, outExprs, sortExprs, sortKeys, src.scans, bindOut)

@@ -4,7 +4,6 @@ import (
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/sql/planner/bind"
 	"github.com/lakepg/lakepg/sql/planner/logical"
-	"github.com/lakepg/lakepg/sql/planner/optimize"
 	"github.com/lakepg/lakepg/sql/planner/physical"
 	pg "github.com/pganalyze/pg_query_go/v6"
 )
@@ -82,55 +81,4 @@ func (qc *QueryCtx) windowNode(sel *pg.SelectStmt, wc *bind.WindowCollector, in 
 		}
 	}
 	return node, nil
-}
-
-// windowOps plans the windows wc collected over operators op into
-// operators at once, where operators still planned directly go above
-// them (the subqueries whose left operand holds a window call): their
-// logical plan goes through the optimizer's rules under a Project of all
-// its columns, which says where the rules left each column; the
-// expressions of lists follow.
-func (qc *QueryCtx) windowOps(sel *pg.SelectStmt, wc *bind.WindowCollector, op exec.Operator, lists ...[]exec.Expr) (exec.Operator, error) {
-	if len(wc.Specs) == 0 {
-		return op, nil
-	}
-	n, err := qc.windowNode(sel, wc, plannedOp(op), lists...)
-	if err != nil {
-		return nil, err
-	}
-	cols := n.Columns()
-	all := make([]exec.Expr, len(cols))
-	for i, c := range cols {
-		all[i] = &exec.ColRef{Idx: i, T: c.Type}
-	}
-	out, err := qc.optimizeNode(logical.NewProject(n, all, nil))
-	if err != nil {
-		return nil, err
-	}
-	p := out.(*logical.Project)
-	moved := make([]int, len(p.Exprs))
-	for i, e := range p.Exprs {
-		moved[i] = e.(*exec.ColRef).Idx
-	}
-	for _, l := range lists {
-		for i, e := range l {
-			l[i] = exec.MapColumns(e, func(c int) int {
-				if c < len(moved) {
-					return moved[c]
-				}
-				return c // a placeholder of what goes above the windows
-			})
-		}
-	}
-	return physical.Build(qc.env, p.Input)
-}
-
-// optimizeNode runs the optimizer's rules over plan n, counting their
-// changes.
-func (qc *QueryCtx) optimizeNode(n logical.Node) (logical.Node, error) {
-	return optimize.Optimize(n, qc.ruleOn, func(rule string, changes int) {
-		for range changes {
-			qc.fired(rule)
-		}
-	})
 }

@@ -31,26 +31,31 @@ func (k SubqueryKind) String() string {
 // Rules see the Apply's input and columns, never the subquery.
 type Subquery interface {
 	// Over is the operator that adds the subquery's value to each row of
-	// in (physical planning calls it once, with the Apply's input).
-	Over(in exec.Operator) exec.Operator
+	// in, testing test (an IN/ANY/ALL's left operand over in's columns)
+	// against its rows (physical planning calls it once, with the Apply's
+	// input and Test).
+	Over(in exec.Operator, test exec.Expr) exec.Operator
 }
 
 // Apply adds to each row of its input one column: the value of Sub, a
-// correlated subquery, for that row (Kind says which value). Its columns
-// are its input's, then that one.
+// correlated subquery, for that row (Kind says which value; for SubAny
+// and SubAll, Test is the left operand over the input's columns, which
+// rules that move those columns rewrite). Its columns are its input's,
+// then that one.
 type Apply struct {
 	Input Node
 	Kind  SubqueryKind
 	Sub   Subquery
+	Test  exec.Expr
 	Cols  []Column
 }
 
 // NewApply is an Apply with its columns filled in: in's, then one of
 // type t named after kind.
-func NewApply(in Node, kind SubqueryKind, sub Subquery, t types.T) *Apply {
+func NewApply(in Node, kind SubqueryKind, sub Subquery, test exec.Expr, t types.T) *Apply {
 	ic := in.Columns()
 	cols := append(append(make([]Column, 0, len(ic)+1), ic...), Column{Name: kind.String(), Type: t})
-	return &Apply{Input: in, Kind: kind, Sub: sub, Cols: cols}
+	return &Apply{Input: in, Kind: kind, Sub: sub, Test: test, Cols: cols}
 }
 
 func (n *Apply) Columns() []Column { return n.Cols }

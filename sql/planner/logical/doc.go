@@ -14,15 +14,13 @@
 // their inputs, each call with its frame) — and the ORDER BY / LIMIT that
 // follow a set operation or a VALUES list, and the nodes the set-operation
 // rules produce (Aggregate, Filter). The correlated subqueries over a
-// block's groups (in its select list, HAVING or ORDER BY) are Apply
-// nodes above the aggregation, each holding its subquery as the planner
-// planned it (Subquery: the seam for subqueries, as Planned is for
-// operators). Windows under a subquery that tests a window call's value
-// are still operators (the planner builds their nodes and lowers them at
-// once), as is everything else; aggregates and window
-// functions are named by AggFunc and WinFunc, one per executor kind, so
-// that this package needs no operator package. Everything
-// else the planner still plans into exec operators directly; such a
+// block's groups (in its select list, HAVING or ORDER BY), and those
+// testing a window call's value (x IN (subquery) where x holds one), are
+// Apply nodes above the aggregation or the windows, each holding its
+// subquery as the planner planned it (Subquery: the seam for subqueries,
+// as Planned is for operators). Aggregates and window functions are named
+// by AggFunc and WinFunc, one per executor kind, so that this package
+// needs no operator package. Everything else the planner still plans into exec operators directly; such a
 // subtree enters a logical plan as a Planned leaf, the transition seam:
 // rules see its columns and whether its rows are known to be distinct,
 // never its operators, and physical planning puts it back as it is.

@@ -92,7 +92,11 @@ func describe(n Node) string {
 	case *Window:
 		return describeWindow(x)
 	case *Apply:
-		return "Apply " + x.Kind.String() + " (" + x.Cols[len(x.Cols)-1].Type.String() + ")"
+		s := "Apply " + x.Kind.String() + " (" + x.Cols[len(x.Cols)-1].Type.String() + ")"
+		if x.Test != nil {
+			s += " test " + Expr(x.Test)
+		}
+		return s
 	case *Limit:
 		s := "Limit"
 		if x.Count >= 0 {

@@ -24,8 +24,9 @@ const WindowOrder = "window_order"
 // The windows of a SELECT block are a stack over the Project of their
 // inputs, each adding its calls' columns after those of the windows below
 // it, so a new order moves the columns: the rule rewrites the Project
-// above the stack (the select list) to read them where they are now. A
-// stack under any other node stays as it is.
+// above the stack (the select list), and the tests of the subqueries
+// (Apply) between them, to read them where they are now. A stack under
+// any other node stays as it is.
 type windowOrder struct{}
 
 func (windowOrder) Name() string { return WindowOrder }
@@ -35,8 +36,17 @@ func (windowOrder) Apply(n logical.Node) (logical.Node, int) {
 	if !ok {
 		return n, 0
 	}
-	var stack []*logical.Window // bottom first
+	var applies []*logical.Apply // between the Project and the stack, top first
 	in := p.Input
+	for {
+		a, ok := in.(*logical.Apply)
+		if !ok {
+			break
+		}
+		applies = append(applies, a)
+		in = a.Input
+	}
+	var stack []*logical.Window // bottom first
 	for {
 		w, ok := in.(*logical.Window)
 		if !ok {
@@ -96,8 +106,12 @@ func (windowOrder) Apply(n logical.Node) (logical.Node, int) {
 	if moves == 0 {
 		return n, 0
 	}
-	remap := make([]int, at)
+	// the Applies' columns come after the stack's and stay
+	remap := make([]int, at+len(applies))
 	for i := range width {
+		remap[i] = i
+	}
+	for i := at; i < len(remap); i++ {
 		remap[i] = i
 	}
 	var top logical.Node = base
@@ -109,9 +123,18 @@ func (windowOrder) Apply(n logical.Node) (logical.Node, int) {
 		at += len(o.w.Calls)
 		top = logical.NewWindow(top, o.w.Partition, o.w.Order, o.w.Calls, o.w.Parallel)
 	}
+	moved := func(c int) int { return remap[c] }
+	for i := len(applies) - 1; i >= 0; i-- {
+		a := *applies[i]
+		a.Input = top
+		if a.Test != nil {
+			a.Test = exec.MapColumns(a.Test, moved)
+		}
+		top = &a
+	}
 	exprs := make([]exec.Expr, len(p.Exprs))
 	for i, e := range p.Exprs {
-		exprs[i] = exec.MapColumns(e, func(c int) int { return remap[c] })
+		exprs[i] = exec.MapColumns(e, moved)
 	}
 	return &logical.Project{Input: top, Exprs: exprs, Cols: p.Cols}, 1
 }

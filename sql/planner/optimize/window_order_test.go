@@ -75,3 +75,27 @@ func TestWindowOrderRule(t *testing.T) {
 		t.Fatal("window_order reordered a stack without a Project above")
 	}
 }
+
+type noSubquery struct{}
+
+func (noSubquery) Over(in exec.Operator, _ exec.Expr) exec.Operator { return in }
+
+// A subquery testing a window call's value between the select list and
+// the stack reads the call where the rule moved it; its own column stays.
+func TestWindowOrderUnderApply(t *testing.T) {
+	base := leaf(false, types.Int64T, types.Int64T)
+	var n logical.Node = logical.NewWindow(base, []int{0}, nil, []logical.WindowCall{{Func: logical.WinCumeDist, Out: types.Float64T}}, false)
+	n = logical.NewWindow(n, []int{0}, []logical.SortKey{{Col: 1}}, []logical.WindowCall{{Func: logical.WinRank, Out: types.Int64T}}, false)
+	// cume_dist() = ANY (…), then the select list: rank, cume_dist, the test
+	n = logical.NewApply(n, logical.SubAny, noSubquery{}, &exec.ColRef{Idx: 2, T: types.Float64T}, types.BoolT)
+	top := logical.NewProject(n, []exec.Expr{&exec.ColRef{Idx: 3, T: types.Int64T}, &exec.ColRef{Idx: 2, T: types.Float64T}, &exec.ColRef{Idx: 4, T: types.BoolT}}, nil)
+	out, fired := run(t, top)
+	want := `Project #2, #3, #4
+  Apply any (boolean) test #3
+    Window (PARTITION BY #0) cume_dist()
+      Window (PARTITION BY #0 ORDER BY #1) rank()
+        Planned Values (c bigint, c bigint)`
+	if got := logical.String(out); got != want || fired[WindowOrder] != 1 {
+		t.Fatalf("fired %v, got\n%s\nwant\n%s", fired, got, want)
+	}
+}

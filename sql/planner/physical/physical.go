@@ -75,7 +75,7 @@ func Build(env *exec.Env, n logical.Node) (exec.Operator, error) {
 		if err != nil {
 			return nil, err
 		}
-		return x.Sub.Over(in), nil
+		return x.Sub.Over(in, x.Test), nil
 	case *logical.Sort:
 		in, err := Build(env, x.Input)
 		if err != nil {

@@ -86,7 +86,7 @@ func TestBuildWindow(t *testing.T) {
 
 type overRecorder struct{ in exec.Operator }
 
-func (o *overRecorder) Over(in exec.Operator) exec.Operator {
+func (o *overRecorder) Over(in exec.Operator, _ exec.Expr) exec.Operator {
 	o.in = in
 	return &exec.Limit{Input: in, Count: -1}
 }
@@ -95,7 +95,7 @@ func (o *overRecorder) Over(in exec.Operator) exec.Operator {
 func TestBuildApply(t *testing.T) {
 	in := &logical.Planned{Op: &exec.Values{T: []types.T{types.Int64T}}, Cols: []logical.Column{{Type: types.Int64T}}}
 	sub := &overRecorder{}
-	n := logical.NewApply(logical.NewProject(in, []exec.Expr{&exec.ColRef{Idx: 0, T: types.Int64T}}, nil), logical.SubExists, sub, types.BoolT)
+	n := logical.NewApply(logical.NewProject(in, []exec.Expr{&exec.ColRef{Idx: 0, T: types.Int64T}}, nil), logical.SubExists, sub, nil, types.BoolT)
 	op, err := Build(nil, n)
 	if err != nil {
 		t.Fatal(err)
