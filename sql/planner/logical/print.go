@@ -2,6 +2,7 @@ package logical
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -133,9 +134,16 @@ func describeWindow(x *Window) string {
 	if len(x.Order) > 0 {
 		over = append(over, "ORDER BY "+sortKeys(x.Order))
 	}
+	// a RANGE offset over a numeric ORDER BY column is in its scaled units
+	scale := 0
+	if len(x.Order) == 1 {
+		if t := x.Input.Columns()[x.Order[0].Col].Type; t.ID == types.Numeric && t.Scale > 0 {
+			scale = t.Scale
+		}
+	}
 	calls := make([]string, len(x.Calls))
 	for i, c := range x.Calls {
-		calls[i] = windowCall(c)
+		calls[i] = windowCall(c, scale)
 	}
 	s := "Window (" + strings.Join(over, " ") + ") " + strings.Join(calls, ", ")
 	if x.Parallel {
@@ -145,8 +153,8 @@ func describeWindow(x *Window) string {
 }
 
 // windowCall prints a window function call over input columns, its frame
-// when it is not the default one.
-func windowCall(c WindowCall) string {
+// when it is not the default one (RANGE offsets of scale digits).
+func windowCall(c WindowCall, scale int) string {
 	var s string
 	if c.Func == WinAgg {
 		s = aggCall(c.Agg)
@@ -158,7 +166,7 @@ func windowCall(c WindowCall) string {
 		s = c.Func.String() + "(" + strings.Join(items, ", ") + ")"
 	}
 	if c.Frame != (Frame{}) {
-		s += " " + frame(c.Frame)
+		s += " " + frame(c.Frame, scale)
 	}
 	return s
 }
@@ -167,8 +175,9 @@ var frameModes = [...]string{FrameRange: "RANGE", FrameRows: "ROWS", FrameGroups
 
 var frameExcludes = [...]string{ExcludeCurrentRow: " EXCLUDE CURRENT ROW", ExcludeGroup: " EXCLUDE GROUP", ExcludeTies: " EXCLUDE TIES"}
 
-// frame prints a frame clause as SQL writes it.
-func frame(f Frame) string {
+// frame prints a frame clause as SQL writes it, a RANGE offset of scale
+// digits after the point.
+func frame(f Frame, scale int) string {
 	bound := func(b FrameBound, dir string) string {
 		switch b.Kind {
 		case BoundUnboundedPreceding:
@@ -186,6 +195,13 @@ func frame(f Frame) string {
 			return "'" + string(types.AppendInterval(nil, b.OffsetIv)) + "' " + dir
 		case b.OffsetF != 0:
 			return fmt.Sprintf("%g %s", b.OffsetF, dir)
+		}
+		if f.Mode == FrameRange && scale > 0 {
+			v := strconv.FormatInt(b.Offset, 10)
+			for len(v) <= scale {
+				v = "0" + v
+			}
+			return v[:len(v)-scale] + "." + v[len(v)-scale:] + " " + dir
 		}
 		return fmt.Sprintf("%d %s", b.Offset, dir)
 	}
