@@ -67,3 +67,29 @@ func TestParallelWindowsOrder(t *testing.T) {
 	}
 	must(t, s, `SELECT count(*), sum(rn) FROM (`+win+`) x`, "20000|28581429")
 }
+
+// TestWindowOrderUnderOperators: windows under what is still planned into
+// operators above them (a subquery whose left operand holds a window call,
+// or a correlated subquery over the groups) are reordered by the same
+// rule, and the expressions above them follow their columns. The answers
+// are PostgreSQL 15's on the same tables.
+func TestWindowOrderUnderOperators(t *testing.T) {
+	s := joinLake(t)
+	for _, c := range []struct{ q, want string }{
+		{`SELECT md5(string_agg(id || ':' || r || ':' || t, ',' ORDER BY id)) FROM (SELECT id, rank() OVER (PARTITION BY wk ORDER BY qty, id) r,
+			max(qty) OVER (PARTITION BY wk) IN (SELECT r.reason + 8 FROM ret r WHERE r.id = f.id) t FROM fact f) x`, "b92040d04829a3aa04d213dab54a1905"},
+		{`SELECT md5(string_agg(wk || ':' || dk || ':' || round(a, 6) || ':' || r || ':' || c, ',' ORDER BY wk, dk)) FROM (SELECT wk, dk,
+			avg(sum(qty)) OVER (PARTITION BY wk) a, rank() OVER (PARTITION BY wk ORDER BY sum(qty), dk) r, (SELECT count(*) FROM ret WHERE ret.reason = f.wk) c
+			FROM fact f GROUP BY wk, dk) x`, "cd3a5bece64b4b9c3bcdd41c3cf5c8b2"},
+	} {
+		for _, disabled := range []string{"", "window_order"} {
+			must(t, s, `SET lakepg.disabled_rules = '`+disabled+`'`)
+			must(t, s, c.q, c.want)
+			plan := strings.Join(explainLines(t, s, "EXPLAIN (VERBOSE) "+c.q), "\n")
+			if fired := strings.Contains(plan, "window_order (1)"); fired != (disabled == "") {
+				t.Errorf("disabled %q: window_order fired %v:\n%s", disabled, fired, plan)
+			}
+		}
+	}
+	must(t, s, `RESET lakepg.disabled_rules`)
+}

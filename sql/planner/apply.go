@@ -528,3 +528,10 @@ func AppendBatch(dst, src *vec.Batch) {
 	}
 	dst.N += src.N
 }
+
+// Over puts the subquery above in (logical.Subquery): an Apply node's
+// operator is this one over the Apply's input, with its test.
+func (a *applyOp) Over(in exec.Operator, test exec.Expr) exec.Operator {
+	a.input, a.test = in, test
+	return a
+}

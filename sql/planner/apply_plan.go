@@ -13,6 +13,7 @@ import (
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/sql/planner/bind"
+	"github.com/lakepg/lakepg/sql/planner/logical"
 	"github.com/lakepg/lakepg/sql/planner/optree"
 	"github.com/lakepg/lakepg/types"
 )
@@ -699,7 +700,7 @@ func (qc *QueryCtx) prepareGroupedSubLinks(sel *pg.SelectStmt, in *Scope, coll *
 // windowTestSubLinks reserves the late columns of the correlated IN, ANY
 // and ALL subqueries of nodes whose left operand holds a window function:
 // that operand has a value only above the window operators, so they run
-// per row there (planWindowTests, attach), and the joins of correlated
+// per row there (planWindowTests, nodes), and the joins of correlated
 // subqueries below pass them by.
 func (qc *QueryCtx) windowTestSubLinks(nodes []*pg.Node, sc *Scope) ([]*pg.SubLink, error) {
 	var links []*pg.SubLink
@@ -760,17 +761,31 @@ func (g *lateSubLinks) setTests(tests []exec.Expr) {
 	}
 }
 
-// attach puts the subqueries above the aggregate op and points the
-// expressions bound over its output at their values.
-func (g *lateSubLinks) attach(op exec.Operator, lists [][]exec.Expr, having *exec.Expr) exec.Operator {
+// nodes puts the subqueries above in as logical Apply nodes and points
+// the expressions bound over its output at their values.
+func (g *lateSubLinks) nodes(in logical.Node, lists [][]exec.Expr, having *exec.Expr) (logical.Node, error) {
 	if len(g.ops) == 0 {
-		return op
+		return in, nil
 	}
-	n := len(op.Types())
+	n := len(in.Columns())
 	for _, a := range g.ops {
-		a.input = op
-		op = a
+		kind, ok := subqueryKinds[a.mode]
+		if !ok || len(a.cols) != 1 {
+			return nil, pgerr.New(pgerr.Internal, "no logical subquery of apply mode %d", a.mode)
+		}
+		in = logical.NewApply(in, kind, a, a.test, a.cols[0])
 	}
+	g.remap(n, lists, having)
+	return in, nil
+}
+
+// subqueryKinds are the logical subqueries of the value modes of applyOp.
+var subqueryKinds = map[applyMode]logical.SubqueryKind{applyScalar: logical.SubScalar, applyExists: logical.SubExists,
+	applyArray: logical.SubArray, applyAny: logical.SubAny, applyAll: logical.SubAll}
+
+// remap points the expressions of lists and having at the values of the
+// subqueries, placed in order after the n columns below them.
+func (g *lateSubLinks) remap(n int, lists [][]exec.Expr, having *exec.Expr) {
 	remap := func(i int) int {
 		if i >= g.base && i < g.base+len(g.ops) {
 			return n + i - g.base
@@ -785,7 +800,6 @@ func (g *lateSubLinks) attach(op exec.Operator, lists [][]exec.Expr, having *exe
 	if *having != nil {
 		*having = exec.MapColumns(*having, remap)
 	}
-	return op
 }
 
 // prepareAggregateSubLinks joins in the values of correlated subqueries

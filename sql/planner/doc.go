@@ -8,9 +8,10 @@
 // The query pipeline is moving to bind → typed logical plan → ordered
 // named rules → physical planning, part by part. The parts moved so far,
 // set operations, the aggregation of a SELECT block (GROUP BY, grouping
-// sets, the aggregate calls, HAVING: aggregateNode), its tail (select
-// list, DISTINCT, ORDER BY, LIMIT: finishNode) and the ORDER BY / LIMIT
-// after a set operation or VALUES, are built as a logical plan
+// sets, the aggregate calls, HAVING: aggregateNode), its windows
+// (windowNode), its tail (select list, DISTINCT, ORDER BY, LIMIT:
+// finishNode) and the ORDER BY / LIMIT after a set operation or VALUES,
+// are built as a logical plan
 // (logical_plan.go, package logical) for every query, rewritten by
 // the rules of package optimize and turned into operators by package
 // physical; the rest of a query is still planned into operators here and

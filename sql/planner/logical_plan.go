@@ -13,10 +13,12 @@ import (
 
 // The parts of a query planned as a logical plan (sql/planner/logical) so
 // far: set operations, the aggregation of a SELECT block (GROUP BY,
-// grouping sets, aggregates, HAVING; not yet when windows or subqueries
-// over the groups sit above it), its tail (select list, DISTINCT,
-// ORDER BY, LIMIT) and the ORDER BY / LIMIT of a set operation or a
-// VALUES list. Their plan is built here and in select.go, rewritten by the
+// grouping sets, aggregates, HAVING) with the correlated subqueries over
+// its groups (logical.Apply nodes: lateSubLinks.nodes), its windows
+// (window_plan.go) with the correlated subqueries testing a window call's
+// value (Apply nodes again), its tail (select list, DISTINCT, ORDER BY,
+// LIMIT) and the ORDER BY / LIMIT of a set operation or a VALUES list.
+// Their plan is built here and in select.go, rewritten by the
 // optimizer's rules (sql/planner/optimize) and turned into operators by
 // physical planning (sql/planner/physical) where a caller needs operators
 // (PlanSelect): once per query, whatever the number of set operations
@@ -85,11 +87,7 @@ func plannedOp(op exec.Operator) *logical.Planned {
 // physicalQuery runs the rules over logical plan lq and plans its
 // operators.
 func (qc *QueryCtx) physicalQuery(lq *logicalQuery) (*query, error) {
-	n, err := optimize.Optimize(lq.node, qc.ruleOn, func(rule string, changes int) {
-		for range changes {
-			qc.fired(rule)
-		}
-	})
+	n, err := qc.optimizeNode(lq.node)
 	if err != nil {
 		return nil, err
 	}
@@ -101,6 +99,16 @@ func (qc *QueryCtx) physicalQuery(lq *logicalQuery) (*query, error) {
 		return nil, err
 	}
 	return &query{Op: op, Cols: lq.cols, scans: lq.scans}, nil
+}
+
+// optimizeNode runs the optimizer's rules over plan n, counting their
+// changes.
+func (qc *QueryCtx) optimizeNode(n logical.Node) (logical.Node, error) {
+	return optimize.Optimize(n, qc.ruleOn, func(rule string, changes int) {
+		for range changes {
+			qc.fired(rule)
+		}
+	})
 }
 
 // distinctRows reports whether op's rows of ncol columns are known to be

@@ -33,7 +33,7 @@ const (
 	ruleEagerAggregation = "eager_aggregation"          // a GROUP BY over a join partly done below it (eager_agg.go)
 	ruleSetOpDistinct    = optimize.SetOpDistinctInputs // INTERSECT/EXCEPT inputs made distinct first, on all cores (optimize/setop_distinct_inputs.go)
 	ruleSetOpAggregate   = optimize.SetOpAggregate      // INTERSECT/EXCEPT without ALL as an aggregation of both sides' rows tagged (optimize/setop_aggregate.go)
-	ruleWindowOrder      = "window_order"               // a window sorting by another's keys and more runs first (window_order.go)
+	ruleWindowOrder      = optimize.WindowOrder         // a window sorting by another's keys and more runs first (optimize/window_order.go)
 	ruleParallelWindows  = "parallel_windows"           // windows with PARTITION BY evaluate their partitions on all cores (window_parallel.go)
 )
 

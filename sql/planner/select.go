@@ -8,7 +8,6 @@ import (
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/sql/planner/bind"
 	"github.com/lakepg/lakepg/sql/planner/logical"
-	"github.com/lakepg/lakepg/sql/planner/physical"
 	"github.com/lakepg/lakepg/types"
 	pg "github.com/pganalyze/pg_query_go/v6"
 )
@@ -288,25 +287,22 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*logicalQuery, e
 				having = exec.MapColumns(having, remap)
 			}
 		}
-		var rows logical.Node = agg
-		if len(grouped.ops) > 0 || len(wc.Specs) > 0 || len(late.ops) > 0 {
-			// subqueries over the groups and window functions are planned
-			// into operators still: the aggregation goes under them as its
-			// operators, and all of it enters the tail as a Planned leaf
-			if op, err = physical.Build(env, agg); err != nil {
-				return nil, err
-			}
-			op = grouped.attach(op, above, &having)
-			if having != nil {
-				op = &exec.Filter{Env: env, Input: op, Pred: having}
-			}
-			qc.orderWindows(wc)
-			op = placeWindows(qc, sel, wc, env, op, outExprs, sortExprs, tests)
-			late.setTests(tests)
-			op = late.attach(op, [][]exec.Expr{outExprs, sortExprs}, &having)
-			rows = plannedOp(op)
-		} else if having != nil {
-			rows = &logical.Filter{Input: agg, Pred: having}
+		// the correlated subqueries over the groups, then HAVING, then the
+		// windows
+		rows, err := grouped.nodes(agg, above, &having)
+		if err != nil {
+			return nil, err
+		}
+		if having != nil {
+			rows = &logical.Filter{Input: rows, Pred: having}
+		}
+		// the windows, then the subqueries testing a window call's value
+		if rows, err = qc.windowNode(sel, wc, rows, outExprs, sortExprs, tests); err != nil {
+			return nil, err
+		}
+		late.setTests(tests)
+		if rows, err = late.nodes(rows, [][]exec.Expr{outExprs, sortExprs}, &having); err != nil {
+			return nil, err
 		}
 		q, err := qc.finishNode(sel, b, rows, names, outExprs, sortExprs, sortKeys, src.scans, bindOut)
 		return withOrigins(q, err, origins)
@@ -354,32 +350,19 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*logicalQuery, e
 	if err != nil {
 		return nil, err
 	}
+	// the windows, then the subqueries testing a window call's value
 	tests := late.tests()
-	qc.orderWindows(wc)
-	op = placeWindows(qc, sel, wc, env, op, outExprs, sortExprs, tests)
+	rows, err := qc.windowNode(sel, wc, plannedOp(op), outExprs, sortExprs, tests)
+	if err != nil {
+		return nil, err
+	}
 	late.setTests(tests)
 	var noHaving exec.Expr
-	op = late.attach(op, [][]exec.Expr{outExprs, sortExprs}, &noHaving)
-	q, err := qc.finishNode(sel, b, plannedOp(op), names, outExprs, sortExprs, sortKeys, src.scans, bindOut)
+	if rows, err = late.nodes(rows, [][]exec.Expr{outExprs, sortExprs}, &noHaving); err != nil {
+		return nil, err
+	}
+	q, err := qc.finishNode(sel, b, rows, names, outExprs, sortExprs, sortKeys, src.scans, bindOut)
 	return withOrigins(q, err, origins)
-}
-
-// placeWindows puts the window operators above op and rewrites the
-// expressions that refer to window results (in place).
-func placeWindows(qc *QueryCtx, sel *pg.SelectStmt, wc *bind.WindowCollector, env *exec.Env, op exec.Operator, lists ...[]exec.Expr) exec.Operator {
-	if len(wc.Specs) == 0 {
-		return op
-	}
-	op, remap := wc.Plan(env, op, len(op.Types()))
-	if len(sel.SortClause) > 0 || sel != qc.top {
-		qc.parallelWindows(op)
-	}
-	for _, l := range lists {
-		for i, e := range l {
-			l[i] = exec.MapColumns(e, remap)
-		}
-	}
-	return op
 }
 
 func ColRefNode(c ScopeCol) *pg.Node {

@@ -34,13 +34,14 @@ const (
 // window operators are placed and their output positions known.
 const WinRefBase = 1 << 24
 
-// WindowSpec is one distinct PARTITION BY / ORDER BY: one Window operator.
+// WindowSpec is one distinct PARTITION BY / ORDER BY: one logical.Window
+// (the planner builds it, windowNode).
 type WindowSpec struct {
 	key       string
 	Partition []int // indexes into windowCollector.exprs
 	Order     []exec.SortKey
-	funcs     []aggregate.WindowFunc
-	refs      []int // winRef id of each func
+	Funcs     []aggregate.WindowFunc
+	Refs      []int // the placeholder id of each function (WinRefBase + id)
 }
 
 // WindowCollector gathers the window functions of a SELECT. Their inputs
@@ -52,6 +53,13 @@ type WindowCollector struct {
 	nrefs int
 	types []types.T // result type per winRef
 }
+
+// RefType is the result type of the window function of placeholder id
+// ref.
+func (w *WindowCollector) RefType(ref int) types.T { return w.types[ref] }
+
+// NRefs is the number of window function calls collected.
+func (w *WindowCollector) NRefs() int { return w.nrefs }
 
 var winKinds = map[string]aggregate.WinKind{
 	"row_number": aggregate.WinRowNumber, "rank": aggregate.WinRank, "dense_rank": aggregate.WinDenseRank,
@@ -209,8 +217,8 @@ func (w *WindowCollector) add(b *Binder, f *pg.FuncCall, sc *Scope) (exec.Expr, 
 	}
 	ref := w.nrefs
 	w.nrefs++
-	spec.funcs = append(spec.funcs, wf)
-	spec.refs = append(spec.refs, ref)
+	spec.Funcs = append(spec.Funcs, wf)
+	spec.Refs = append(spec.Refs, ref)
 	// result type: over the extra expressions' types
 	ts := make([]types.T, len(w.Exprs))
 	for i, e := range w.Exprs {
@@ -337,57 +345,6 @@ func (b *Binder) frame(def *pg.WindowDef, orderTypes []types.T) (aggregate.Frame
 		f.End.Kind = aggregate.BoundCurrentRow
 	}
 	return f, err
-}
-
-// Plan places the window operators over input (n columns) and returns the
-// operator and a function mapping placeholder references to positions.
-func (w *WindowCollector) Plan(env *exec.Env, input exec.Operator, n int) (exec.Operator, func(int) int) {
-	if len(w.Specs) == 0 {
-		return input, func(i int) int { return i }
-	}
-	pre := make([]exec.Expr, 0, n+len(w.Exprs))
-	ts := input.Types()
-	for i := 0; i < n; i++ {
-		pre = append(pre, &exec.ColRef{Idx: i, T: ts[i]})
-	}
-	pre = append(pre, w.Exprs...)
-	op := exec.Operator(&exec.Project{Env: env, Input: input, Exprs: pre})
-	pos := make([]int, w.nrefs)
-	width := len(pre)
-	for _, s := range w.Specs {
-		win := &aggregate.Window{Env: env, Input: op}
-		for _, p := range s.Partition {
-			win.PartitionBy = append(win.PartitionBy, n+p)
-		}
-		for _, k := range s.Order {
-			k.Col += n
-			win.OrderBy = append(win.OrderBy, k)
-		}
-		for i, f := range s.funcs {
-			for k := range f.Args {
-				f.Args[k] += n
-			}
-			if f.Kind == aggregate.WinAgg {
-				f.Agg.Arg += n
-				if f.Agg.Kind == aggregate.AggStringAgg {
-					f.Agg.Arg2 += n
-				}
-				if f.Agg.Filter > 0 {
-					f.Agg.Filter += n
-				}
-			}
-			win.Funcs = append(win.Funcs, f)
-			pos[s.refs[i]] = width + i
-		}
-		width += len(s.funcs)
-		op = win
-	}
-	return op, func(i int) int {
-		if i >= WinRefBase && i < LateSubRef {
-			return pos[i-WinRefBase]
-		}
-		return i
-	}
 }
 
 // lateSubRef + k stands for the value of the k-th grouped subquery until

@@ -9,14 +9,18 @@
 // GROUP BY, grouping sets, every aggregate call with its DISTINCT, FILTER,
 // ORDER BY or WITHIN GROUP, HAVING (Aggregate, Filter) — its tail — its
 // select list, DISTINCT or DISTINCT ON, ORDER BY, LIMIT / OFFSET (Project,
-// Distinct, DistinctOn, Sort, Limit) — and the ORDER BY / LIMIT that
+// Distinct, DistinctOn, Sort, Limit) — its window functions (Window: one
+// node per distinct PARTITION BY / ORDER BY, stacked over a Project of
+// their inputs, each call with its frame) — and the ORDER BY / LIMIT that
 // follow a set operation or a VALUES list, and the nodes the set-operation
-// rules produce (Aggregate, Filter). An aggregation with window functions
-// or subqueries over its groups above it is still operators (the planner
-// builds its Aggregate and lowers it at once), as is everything
-// else; aggregates are named by AggFunc, one per executor kind, so that
-// this package needs no operator package. Everything
-// else the planner still plans into exec operators directly; such a
+// rules produce (Aggregate, Filter). The correlated subqueries over a
+// block's groups (in its select list, HAVING or ORDER BY), and those
+// testing a window call's value (x IN (subquery) where x holds one), are
+// Apply nodes above the aggregation or the windows, each holding its
+// subquery as the planner planned it (Subquery: the seam for subqueries,
+// as Planned is for operators). Aggregates and window functions are named
+// by AggFunc and WinFunc, one per executor kind, so that this package
+// needs no operator package. Everything else the planner still plans into exec operators directly; such a
 // subtree enters a logical plan as a Planned leaf, the transition seam:
 // rules see its columns and whether its rows are known to be distinct,
 // never its operators, and physical planning puts it back as it is.

@@ -277,6 +277,14 @@ func WithInputs(n Node, in []Node) Node {
 		c := *x
 		c.Input = in[0]
 		return &c
+	case *Window:
+		c := *x
+		c.Input = in[0]
+		return &c
+	case *Apply:
+		c := *x
+		c.Input = in[0]
+		return &c
 	}
 	panic("logical: WithInputs of an unknown node")
 }

@@ -96,3 +96,34 @@ func TestAggregateString(t *testing.T) {
 		t.Fatalf("columns %v, want %s", got, want)
 	}
 }
+
+// A Window's columns are its input's and one per call, named after the
+// function; an Apply's its input's and its value; WithInputs keeps their
+// fields.
+func TestWindowAndApplyColumns(t *testing.T) {
+	in := leaf(false)
+	w := NewWindow(in, []int{1}, []SortKey{{Col: 0}}, []WindowCall{
+		{Func: WinRank, Out: types.Int64T},
+		{Func: WinAgg, Agg: Agg{Func: AggSum, Arg: 0}, Out: types.NumericAnyT},
+	}, true)
+	a := NewApply(w, SubAny, nil, &exec.ColRef{Idx: 2, T: types.Int64T}, types.BoolT)
+	var got []string
+	for _, c := range a.Columns() {
+		got = append(got, c.Name+" "+c.Type.String())
+	}
+	if want := "[a bigint b text rank bigint sum numeric any boolean]"; fmt.Sprint(got) != want {
+		t.Fatalf("columns %v, want %s", got, want)
+	}
+	c := WithInputs(a, []Node{leaf(true)}).(*Apply)
+	if c.Input == a.Input || c.Kind != SubAny || c.Test != a.Test || a.Input != Node(w) {
+		t.Fatal("WithInputs changed its argument or lost the Apply's fields")
+	}
+	cw := WithInputs(w, []Node{leaf(true)}).(*Window)
+	if !cw.Parallel || len(cw.Calls) != 2 || w.Input != Node(in) {
+		t.Fatal("WithInputs changed its argument or lost the Window's fields")
+	}
+	want := "Apply any (boolean) test #2\n  Window (PARTITION BY #1 ORDER BY #0) rank(), sum(#0) parallel\n    Planned Values (a bigint, b text)"
+	if s := String(a); s != want {
+		t.Fatalf("got\n%s\nwant\n%s", s, want)
+	}
+}

@@ -2,6 +2,7 @@ package logical
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -89,6 +90,14 @@ func describe(n Node) string {
 		return s + " " + columns(x.Cols)
 	case *Sort:
 		return "Sort " + sortKeys(x.Keys)
+	case *Window:
+		return describeWindow(x)
+	case *Apply:
+		s := "Apply " + x.Kind.String() + " (" + x.Cols[len(x.Cols)-1].Type.String() + ")"
+		if x.Test != nil {
+			s += " test " + Expr(x.Test)
+		}
+		return s
 	case *Limit:
 		s := "Limit"
 		if x.Count >= 0 {
@@ -109,6 +118,102 @@ func describe(n Node) string {
 		return s
 	}
 	return fmt.Sprintf("%T", n)
+}
+
+// describeWindow prints a Window as its OVER clause and its calls:
+// "Window (PARTITION BY #0 ORDER BY #1 DESC) rank(), sum(#2) ROWS …".
+func describeWindow(x *Window) string {
+	var over []string
+	if len(x.Partition) > 0 {
+		items := make([]string, len(x.Partition))
+		for i, c := range x.Partition {
+			items[i] = fmt.Sprintf("#%d", c)
+		}
+		over = append(over, "PARTITION BY "+strings.Join(items, ", "))
+	}
+	if len(x.Order) > 0 {
+		over = append(over, "ORDER BY "+sortKeys(x.Order))
+	}
+	// a RANGE offset over a numeric ORDER BY column is in its scaled units
+	scale := 0
+	if len(x.Order) == 1 {
+		if t := x.Input.Columns()[x.Order[0].Col].Type; t.ID == types.Numeric && t.Scale > 0 {
+			scale = t.Scale
+		}
+	}
+	calls := make([]string, len(x.Calls))
+	for i, c := range x.Calls {
+		calls[i] = windowCall(c, scale)
+	}
+	s := "Window (" + strings.Join(over, " ") + ") " + strings.Join(calls, ", ")
+	if x.Parallel {
+		s += " parallel"
+	}
+	return s
+}
+
+// windowCall prints a window function call over input columns, its frame
+// when it is not the default one (RANGE offsets of scale digits).
+func windowCall(c WindowCall, scale int) string {
+	var s string
+	if c.Func == WinAgg {
+		s = aggCall(c.Agg)
+	} else {
+		items := make([]string, len(c.Args))
+		for i, a := range c.Args {
+			items[i] = fmt.Sprintf("#%d", a)
+		}
+		s = c.Func.String() + "(" + strings.Join(items, ", ") + ")"
+	}
+	if c.Frame != (Frame{}) {
+		s += " " + frame(c.Frame, scale)
+	}
+	return s
+}
+
+var frameModes = [...]string{FrameRange: "RANGE", FrameRows: "ROWS", FrameGroups: "GROUPS"}
+
+var frameExcludes = [...]string{ExcludeCurrentRow: " EXCLUDE CURRENT ROW", ExcludeGroup: " EXCLUDE GROUP", ExcludeTies: " EXCLUDE TIES"}
+
+// frame prints a frame clause as SQL writes it, a RANGE offset of scale
+// digits after the point.
+func frame(f Frame, scale int) string {
+	bound := func(b FrameBound, dir string) string {
+		switch b.Kind {
+		case BoundUnboundedPreceding:
+			return "UNBOUNDED PRECEDING"
+		case BoundUnboundedFollowing:
+			return "UNBOUNDED FOLLOWING"
+		case BoundCurrentRow:
+			return "CURRENT ROW"
+		}
+		if b.Kind == BoundFollowing {
+			dir = "FOLLOWING"
+		}
+		switch {
+		case b.OffsetIv != (types.IntervalValue{}):
+			return "'" + string(types.AppendInterval(nil, b.OffsetIv)) + "' " + dir
+		case b.OffsetF != 0:
+			return fmt.Sprintf("%g %s", b.OffsetF, dir)
+		}
+		if f.Mode == FrameRange && scale > 0 {
+			v := strconv.FormatInt(b.Offset, 10)
+			for len(v) <= scale {
+				v = "0" + v
+			}
+			return v[:len(v)-scale] + "." + v[len(v)-scale:] + " " + dir
+		}
+		return fmt.Sprintf("%d %s", b.Offset, dir)
+	}
+	s := "?"
+	if int(f.Mode) < len(frameModes) {
+		s = frameModes[f.Mode]
+	}
+	s += " BETWEEN " + bound(f.Start, "PRECEDING") + " AND " + bound(f.End, "PRECEDING")
+	if int(f.Exclude) < len(frameExcludes) {
+		s += frameExcludes[f.Exclude]
+	}
+	return s
 }
 
 // aggCall prints an aggregate call over input columns, in SQL's shape.

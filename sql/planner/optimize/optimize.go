@@ -19,8 +19,9 @@ type Rule interface {
 
 // Rules are the rules in the order the driver runs them. Order matters:
 // setop_distinct_inputs sees the set operations before setop_aggregate
-// turns them into an aggregation.
-var Rules = []Rule{setOpDistinctInputs{}, setOpAggregate{}}
+// turns them into an aggregation. window_order rewrites window stacks,
+// which no other rule touches.
+var Rules = []Rule{setOpDistinctInputs{}, setOpAggregate{}, windowOrder{}}
 
 // maxPasses bounds a rule's passes over one plan: rules reach their fixed
 // point in one or two; more means two rewrites undoing each other.

@@ -46,16 +46,8 @@ func Build(env *exec.Env, n logical.Node) (exec.Operator, error) {
 		}
 		aggs := make([]aggregate.Agg, len(x.Aggs))
 		for i, a := range x.Aggs {
-			if int(a.Func) >= len(aggKinds) || a.Func == 0 {
-				return nil, pgerr.New(pgerr.Internal, "physical: aggregate %d", a.Func)
-			}
-			aggs[i] = aggregate.Agg{Kind: aggKinds[a.Func], Arg: a.Arg, Arg2: a.Arg2, In: a.In, Out: a.Out,
-				Distinct: a.Distinct, Filter: a.Filter, Desc: a.Desc}
-			if a.Order != nil {
-				aggs[i].Order = make([]aggregate.AggOrder, len(a.Order))
-				for k, o := range a.Order {
-					aggs[i].Order[k] = aggregate.AggOrder{Col: o.Col, Desc: o.Desc, NullsFirst: o.NullsFirst}
-				}
+			if aggs[i], err = Agg(a); err != nil {
+				return nil, err
 			}
 		}
 		return &aggregate.HashAgg{Input: in, NGroup: x.NGroup, Aggs: aggs, GroupingSets: x.Sets, GroupingID: x.Sets != nil}, nil
@@ -76,6 +68,14 @@ func Build(env *exec.Env, n logical.Node) (exec.Operator, error) {
 			return op, nil
 		}
 		return &exec.SetOp{Left: l, Right: r, Intersect: x.Kind == logical.Intersect, All: x.All}, nil
+	case *logical.Window:
+		return window(env, x)
+	case *logical.Apply:
+		in, err := Build(env, x.Input)
+		if err != nil {
+			return nil, err
+		}
+		return x.Sub.Over(in, x.Test), nil
 	case *logical.Sort:
 		in, err := Build(env, x.Input)
 		if err != nil {
@@ -102,6 +102,39 @@ func Build(env *exec.Env, n logical.Node) (exec.Operator, error) {
 		return &exec.Limit{Input: in, Offset: x.Offset, Count: x.Count}, nil
 	}
 	return nil, pgerr.New(pgerr.Internal, "physical: no operator for %s", fmt.Sprintf("%T", n))
+}
+
+// Agg is the executor's aggregate of logical aggregate a.
+func Agg(a logical.Agg) (aggregate.Agg, error) {
+	if int(a.Func) >= len(aggKinds) || a.Func == 0 {
+		return aggregate.Agg{}, pgerr.New(pgerr.Internal, "physical: aggregate %d", a.Func)
+	}
+	agg := aggregate.Agg{Kind: aggKinds[a.Func], Arg: a.Arg, Arg2: a.Arg2, In: a.In, Out: a.Out,
+		Distinct: a.Distinct, Filter: a.Filter, Desc: a.Desc}
+	if a.Order != nil {
+		agg.Order = make([]aggregate.AggOrder, len(a.Order))
+		for k, o := range a.Order {
+			agg.Order[k] = aggregate.AggOrder{Col: o.Col, Desc: o.Desc, NullsFirst: o.NullsFirst}
+		}
+	}
+	return agg, nil
+}
+
+// LogicalAgg is the logical aggregate of the executor's a.
+func LogicalAgg(a aggregate.Agg) (logical.Agg, error) {
+	f, ok := AggFunc(a.Kind)
+	if !ok {
+		return logical.Agg{}, pgerr.New(pgerr.Internal, "no logical aggregate for %s", a.Kind.Name())
+	}
+	la := logical.Agg{Func: f, Arg: a.Arg, Arg2: a.Arg2, Distinct: a.Distinct, Filter: a.Filter,
+		Desc: a.Desc, In: a.In, Out: a.Out}
+	if a.Order != nil {
+		la.Order = make([]logical.SortKey, len(a.Order))
+		for k, o := range a.Order {
+			la.Order[k] = logical.SortKey{Col: o.Col, Desc: o.Desc, NullsFirst: o.NullsFirst}
+		}
+	}
+	return la, nil
 }
 
 // aggKinds are the executor's aggregates of the logical ones.
