@@ -1,6 +1,7 @@
 package bind
 
 import (
+	"fmt"
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/proto"
 
@@ -145,7 +146,8 @@ func (w *WindowCollector) add(b *Binder, f *pg.FuncCall, sc *Scope) (exec.Expr, 
 		}
 		order = append(order, exec.SortKey{Col: w.expr(e), Desc: desc, NullsFirst: nullsFirst})
 		orderTypes = append(orderTypes, e.Type())
-		key += "o" + DeparseExpr(o) + ";"
+		// the sort item's expression: a SortBy node does not deparse alone
+		key += fmt.Sprintf("o%s %d %d;", DeparseExpr(sb.Node), sb.SortbyDir, sb.SortbyNulls)
 	}
 	frame, err := b.frame(def, orderTypes)
 	if err != nil {
