@@ -1342,20 +1342,28 @@ func (b *Binder) constInList(x exec.Expr, items []*pg.Node, not bool, loc int32)
 }
 
 // EachMessage calls fn on m and every message below it.
+//
+// The fields are visited in their declared order, not with Range, whose
+// order protobuf leaves undefined: the shared scalar subqueries of TPC-H and
+// TPC-DS queries were numbered in another order from one run to the next.
 func EachMessage(m protoreflect.Message, fn func(protoreflect.Message)) {
 	fn(m)
-	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		switch {
-		case fd.IsList() && fd.Message() != nil:
+	fds := m.Descriptor().Fields()
+	for k := 0; k < fds.Len(); k++ {
+		fd := fds.Get(k)
+		if fd.Message() == nil || fd.IsMap() || !m.Has(fd) {
+			continue
+		}
+		v := m.Get(fd)
+		if fd.IsList() {
 			l := v.List()
 			for i := 0; i < l.Len(); i++ {
 				EachMessage(l.Get(i).Message(), fn)
 			}
-		case fd.Message() != nil && !fd.IsMap():
-			EachMessage(v.Message(), fn)
+			continue
 		}
-		return true
-	})
+		EachMessage(v.Message(), fn)
+	}
 }
 
 // bindSubLink binds a subquery inside an expression through the planner
