@@ -41,15 +41,19 @@ type classRows struct {
 func newClassRows(c *Context, t *Table) *classRows {
 	m := newModel(c)
 	cr := &classRows{c: c, ents: make([]classEntry, 0, len(m.rels)+len(m.rels)/2)}
-	var toasted []*relation
+	var toastOf []*relation
+	var toasted []bool
+	if c.Meta != nil {
+		toasted = tablesToast(c.Meta.Tables)
+	}
 	for _, rel := range m.rels {
-		t := needsToast(rel) // toast.go
+		t := relToast(rel, toasted) // toast.go
 		cr.ents = append(cr.ents, classEntry{rel: rel, toasted: t})
 		if t {
-			toasted = append(toasted, rel)
+			toastOf = append(toastOf, rel)
 		}
 	}
-	for _, rel := range toasted {
+	for _, rel := range toastOf {
 		cr.ents = append(cr.ents, classEntry{rel: rel, toast: true})
 	}
 	cr.index = newRowSet(t)
