@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"sync"
 
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/types"
@@ -134,17 +135,63 @@ func (s *SetOp) Next(ctx context.Context) (*vec.Batch, error) {
 
 // BatchSource emits one prepared batch (system tables, small constant sets).
 type BatchSource struct {
-	B    *vec.Batch
-	T    []types.T
+	B *vec.Batch
+	T []types.T
+	// Lazy, when B is nil, makes the batch at the first Next: rows whose
+	// count is known while planning and whose columns are made only for
+	// the plan that reads them (pg_class of a lake of 10,000 tables)
+	Lazy *LazyBatch
 	done bool
 }
 
 func (s *BatchSource) Types() []types.T { return s.T }
 func (s *BatchSource) Close() error     { return nil }
 func (s *BatchSource) Next(ctx context.Context) (*vec.Batch, error) {
-	if s.done || s.B == nil || s.B.N == 0 {
+	if s.done {
+		return nil, nil
+	}
+	b := s.B
+	if b == nil && s.Lazy != nil {
+		var err error
+		if b, err = s.Lazy.Batch(); err != nil {
+			return nil, err
+		}
+	}
+	if b == nil || b.N == 0 {
 		return nil, nil
 	}
 	s.done = true
-	return s.B, nil
+	return b, nil
+}
+
+// Rows is the number of rows the source emits.
+func (s *BatchSource) Rows() int {
+	switch {
+	case s.B != nil:
+		return s.B.N
+	case s.Lazy != nil:
+		return s.Lazy.N
+	}
+	return 0
+}
+
+// LazyBatch is a batch of N rows made when first read, once for every
+// source that shares it (a correlated subplan runs its copy per outer row).
+type LazyBatch struct {
+	N int
+	// Make makes the batch's columns: those need marks, in order (nil:
+	// every column)
+	Make func(need []bool) (*vec.Batch, error)
+	// Need is what Batch asks Make for; nil: every column
+	Need []bool
+
+	once sync.Once
+	b    *vec.Batch
+	err  error
+}
+
+// Batch makes the batch at the first call.
+func (l *LazyBatch) Batch() (*vec.Batch, error) {
+	l.once.Do(func() { l.b, l.err = l.Make(l.Need) })
+	return l.b, l.err
 }

@@ -129,6 +129,8 @@ func TestColdReadRoundTrips(t *testing.T) {
 		`INSERT INTO dropped VALUES (1, 'x', 'a')`,
 		`ALTER TABLE dropped DROP COLUMN gone`,
 		`INSERT INTO dropped VALUES (2, 'b')`,
+		`CREATE TABLE described (id bigint, name text, v double precision)`,
+		`INSERT INTO described VALUES (1, 'a', 1.5), (2, 'b', 2.5), (3, 'c', 3.5)`,
 		`CREATE TABLE added (id bigint)`,
 		`INSERT INTO added VALUES (1)`,
 		`ALTER TABLE added ADD COLUMN name text`,
@@ -159,6 +161,24 @@ func TestColdReadRoundTrips(t *testing.T) {
 	}
 	if rows, n = read(`SELECT id, name, v FROM small ORDER BY id`); n != 1 || len(rows) != 3 {
 		t.Errorf("second read of small: %d rows, %d catalog round trips, want 3 and 1", len(rows), n)
+	}
+	// the extended protocol describes the statement at Parse: one head
+	// read more, and nothing else (lakepg's own tables, as lakepg_role for
+	// the privilege checks, are answered from that read as when it runs),
+	// also as a connection's first statement, which has checked no
+	// privilege yet
+	r.ResetPrivCache()
+	before := catalog.CatalogQueries()
+	stmts, err := r.Prepare(ctx, `SELECT id, name, v FROM described ORDER BY id`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	described := catalog.CatalogQueries() - before
+	if rows := drain(t, r, stmts[0]); strings.Join(rows, " ") != "1|a|1.5 2|b|2.5 3|c|3.5" {
+		t.Fatalf("described: rows %q", rows)
+	}
+	if n := catalog.CatalogQueries() - before; described != 1 || n != 6 {
+		t.Errorf("first read of described, prepared: %d catalog round trips at Parse, %d in all; want 1 and 6", described, n)
 	}
 	for _, c := range []struct{ q, want string }{
 		{`SELECT id, label FROM renamed ORDER BY id`, "1|a"},

@@ -529,7 +529,12 @@ func (s *Session) describe(ctx context.Context, st *Stmt) ([]Column, error) {
 	// that statement's head, as before
 	if !s.describing && s.stmtValues == nil {
 		s.describing, s.stmtHead = true, nil
-		defer func() { s.describing, s.stmtHead = false, nil }()
+		// and its later catalog questions answered from that read, as a
+		// run's are (catalog/stmtcache.go): a cold read described by
+		// pgx asked for lakepg_role once more at Parse (schemaUsable)
+		ctx = catalog.WithStatement(ctx)
+		s.stmtValues = context.WithoutCancel(ctx)
+		defer func() { s.describing, s.stmtHead, s.stmtValues = false, nil, nil }()
 	}
 	switch n := st.node.Node.(type) {
 	case *pg.Node_SelectStmt:

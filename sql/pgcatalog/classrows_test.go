@@ -3,8 +3,10 @@ package pgcatalog
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/lakepg/lakepg/catalog"
+	"github.com/lakepg/lakepg/exec/vec"
 )
 
 // pg_class's rows are appended column by column (classrows.go): each
@@ -125,6 +127,66 @@ func TestVisibilityAlongPath(t *testing.T) {
 		for oid, want := range tc.want {
 			if got, ok := vis[oid]; !ok || got != want {
 				t.Errorf("search_path %v: visible(%d) = %v (known %v), want %v", tc.path, oid, got, ok, want)
+			}
+		}
+	}
+}
+
+// A plan that reads some of pg_class's columns gets them from Lazy, made
+// alone: each subset holds what the whole rows hold, in order, the xmin
+// column included, for lake tables, TOAST relations, a temporary table, a
+// key's index and a table with a recorded owner and ACL.
+func TestClassRowsLazyColumns(t *testing.T) {
+	c := testContext()
+	c.Meta.Constraints = []catalog.Constraint{{ID: 9, TableID: 4, Name: "orders_pkey", Type: "p", Columns: []int64{1}, BeginSnapshot: 7}}
+	c.ACL = func(kind string, id int64) (string, string, bool) {
+		if kind == "r" && id == 2 {
+			return "alice", "{alice=arwdDxt/alice,=r/alice}", true
+		}
+		return "", "", false
+	}
+	c.Temp = &TempSchema{Name: "pg_temp_3", ToastName: "pg_toast_temp_3", OID: 40000, ToastOID: 40001,
+		Tables: []*catalog.Table{{ID: 90, Name: "scratch", Columns: []catalog.Column{{ID: 1, Name: "s", Type: "varchar"}}}}}
+	tab := mustLookup(t, "pg_class")
+	whole, err := tab.RowsWithXmin(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	width := len(tab.Cols) + 1
+	text := func(b *vec.Batch, col, row int) string {
+		if b.Vecs[col].IsNull(row) {
+			return "∅"
+		}
+		return string(b.Vecs[col].AppendText(nil, row, time.UTC))
+	}
+	subsets := [][]int{{0}, {1, 16}, {2, 5, 6, 30}, {width - 1}, {12, 13, 15, 17, 25, 28, 29}}
+	for i := 0; i < width; i++ {
+		subsets = append(subsets, []int{i})
+	}
+	for _, cols := range subsets {
+		n, mk, ok := tab.Lazy(c, true)
+		if !ok || n != whole.N {
+			t.Fatalf("Lazy: ok %v, %d rows, want %d", ok, n, whole.N)
+		}
+		need := make([]bool, width)
+		for _, i := range cols {
+			need[i] = true
+		}
+		b, err := mk(need)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.N != whole.N || len(b.Vecs) != len(cols) {
+			t.Fatalf("columns %v: %d rows of %d columns", cols, b.N, len(b.Vecs))
+		}
+		for k, i := range cols {
+			if b.Vecs[k].Len() != b.N {
+				t.Fatalf("column %d holds %d values for %d rows", i, b.Vecs[k].Len(), b.N)
+			}
+			for r := 0; r < b.N; r++ {
+				if got, want := text(b, k, r), text(whole, i, r); got != want {
+					t.Errorf("column %d row %d: %q, want %q", i, r, got, want)
+				}
 			}
 		}
 	}

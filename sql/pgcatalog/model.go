@@ -34,6 +34,9 @@ type relation struct {
 	temp    bool
 	toastNS int64
 	c       *Context
+	// metaPos is 1 + the table's index in the Context's Meta.Tables, 0 for
+	// the other relations
+	metaPos int32
 }
 
 // rowType is the OID of a lake table's row type (0 for system relations).
@@ -154,7 +157,7 @@ func buildModel(c *Context) *model {
 			if t.MatView != "" {
 				kind = "m" // a materialized view's table
 			}
-			add(relation{oid: RelationOID(t.ID), ns: ns, name: t.Name, kind: kind, lake: t})
+			add(relation{oid: RelationOID(t.ID), ns: ns, name: t.Name, kind: kind, lake: t, metaPos: int32(i + 1)})
 		}
 		for i := range c.Meta.Views {
 			v := &c.Meta.Views[i]

@@ -2,6 +2,8 @@ package pgcatalog
 
 import (
 	"sort"
+
+	"github.com/lakepg/lakepg/exec/vec"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,7 +26,7 @@ func init() {
 			}
 		})
 
-	register("pg_catalog", "pg_class", 1259, "r",
+	class := register("pg_catalog", "pg_class", 1259, "r",
 		"oid oid, relname name, relnamespace oid, reltype oid, reloftype oid, relowner oid, relam oid, "+
 			"relfilenode oid, reltablespace oid, relpages integer, reltuples real, relallvisible integer, "+
 			"reltoastrelid oid, relhasindex boolean, relisshared boolean, relpersistence \"char\", relkind \"char\", "+
@@ -32,35 +34,21 @@ func init() {
 			"relhassubclass boolean, relrowsecurity boolean, relforcerowsecurity boolean, relispopulated boolean, "+
 			"relreplident \"char\", relispartition boolean, relrewrite oid, relfrozenxid xid, relminmxid xid, "+
 			"relacl aclitem[], reloptions text[], relpartbound pg_node_tree",
-		func(c *Context, r *rowSet) {
-			var toasted []*relation
-			m := newModel(c)
-			w := newClassWriter(r, 2*len(m.rels)) // classrows.go; TOAST rows at most as many
-			indexed := indexedTables(c)
-			for _, rel := range m.rels {
-				row := classRow{oid: rel.oid, name: rel.name, ns: rel.ns.oid, rowType: rel.rowType(), kind: rel.kind,
-					persistence: "p", replident: "n", natts: rel.natts(), xmin: rel.xmin()}
-				if rel.kind == "r" {
-					row.am, row.filenode, row.replident = heapAM, rel.oid, "d"
-					row.frozen, row.minMulti = frozenXID, 1
-				}
-				if needsToast(rel) {
-					row.toast = toastOID(rel.oid)
-					toasted = append(toasted, rel)
-				}
-				if rel.temp {
-					row.persistence = "t"
-				}
-				row.owner, row.acl = relOwnerACL(c, rel) // roles.go
-				row.hasIndex = rel.lake != nil && indexed[rel.lake.ID]
-				w.add(&row)
-			}
-			for _, rel := range toasted {
-				row := toastClassRow(rel)
-				w.add(&row)
-			}
-			indexClassRows(c, r) // constraints.go
-		})
+		nil)
+	// made column by column, those a plan reads (classrows.go)
+	class.lazy = func(c *Context) (int, func(need []bool) (*vec.Batch, error)) {
+		cr := newClassRows(c, class)
+		return cr.n(), func(need []bool) (*vec.Batch, error) { return cr.batch(class, need) }
+	}
+	class.Rows = func(c *Context) (*vec.Batch, error) { return newClassRows(c, class).batch(class, nil) }
+	class.rowsXmin = func(c *Context) (*vec.Batch, []int64, error) {
+		cr := newClassRows(c, class)
+		b, err := cr.batch(class, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		return b, cr.xmins(), nil
+	}
 
 	register("pg_catalog", "pg_attribute", 1249, "r",
 		"attrelid oid, attname name, atttypid oid, attstattarget integer, attlen smallint, attnum smallint, "+

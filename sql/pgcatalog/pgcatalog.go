@@ -166,6 +166,34 @@ type Table struct {
 	// rowsXmin is Rows with each row's xmin (xmin.go); nil for tables
 	// that are not relations.
 	rowsXmin func(c *Context) (*vec.Batch, []int64, error)
+	// lazy counts the rows and returns what makes the columns a plan reads
+	// (need marks Cols, then xmin one past them; nil: Cols); nil for
+	// tables made whole by Rows
+	lazy func(c *Context) (int, func(need []bool) (*vec.Batch, error))
+}
+
+// Lazy is the table's rows made column by column when read: their count
+// now, and mk, which makes the columns need marks (Cols in order, then
+// the xmin system column one past them when withXmin; nil: every one).
+// ok is false for a table made whole by Rows.
+func (t *Table) Lazy(c *Context, withXmin bool) (n int, mk func(need []bool) (*vec.Batch, error), ok bool) {
+	if t.lazy == nil {
+		return 0, nil, false
+	}
+	n, build := t.lazy(c)
+	width := len(t.Cols)
+	if withXmin {
+		width++
+	}
+	return n, func(need []bool) (*vec.Batch, error) {
+		if need == nil {
+			need = make([]bool, width)
+			for i := range need {
+				need[i] = true
+			}
+		}
+		return build(need)
+	}, true
 }
 
 // Lookup finds a system table by schema ("pg_catalog" or

@@ -502,7 +502,7 @@ func (s *Session) copyTableSource(src *Source) *Source {
 			}
 		}
 	case *exec.BatchSource:
-		out.op = &exec.BatchSource{B: o.B, T: o.T}
+		out.op = &exec.BatchSource{B: o.B, T: o.T, Lazy: o.Lazy}
 	default:
 		return nil
 	}

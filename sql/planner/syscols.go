@@ -33,13 +33,21 @@ const (
 // the xmin system column when the statement names it.
 func (qc *QueryCtx) systemTableSource(t *pgcatalog.Table, c *pgcatalog.Context, alias string) (*Source, error) {
 	withXmin := qc.xmin && t.HasXmin()
-	rows := t.Rows
-	if withXmin {
-		rows = t.RowsWithXmin
-	}
-	b, err := rows(c)
-	if err != nil {
-		return nil, err
+	var b *vec.Batch
+	var lazy *exec.LazyBatch
+	if n, mk, ok := t.Lazy(c, withXmin); ok {
+		// made at the first read, of the columns the plan kept
+		// (optree.PruneColumns)
+		lazy = &exec.LazyBatch{N: n, Make: mk}
+	} else {
+		rows := t.Rows
+		if withXmin {
+			rows = t.RowsWithXmin
+		}
+		var err error
+		if b, err = rows(c); err != nil {
+			return nil, err
+		}
 	}
 	sc := &Scope{}
 	ts := make([]types.T, 0, len(t.Cols)+1)
@@ -51,7 +59,8 @@ func (qc *QueryCtx) systemTableSource(t *pgcatalog.Table, c *pgcatalog.Context, 
 		sc.Cols = append(sc.Cols, ScopeCol{Table: alias, Name: xminColumn, T: types.Int64T, Hidden: true, System: true})
 		ts = append(ts, types.Int64T)
 	}
-	return &Source{op: &exec.BatchSource{B: b, T: ts}, Sc: sc, rows: float64(b.N)}, nil
+	src := &exec.BatchSource{B: b, T: ts, Lazy: lazy}
+	return &Source{op: src, Sc: sc, rows: float64(src.Rows())}, nil
 }
 
 // mentionsColumn reports whether a parse tree has a column reference

@@ -250,8 +250,8 @@ func (e *Estimator) compute(op exec.Operator) Estimate {
 	case *exec.BatchSource:
 		// rows made while planning (pg_catalog tables): their count is
 		// known, and pg_class of a big lake is the side not to hash
-		if o.B != nil {
-			return Estimate{float64(o.B.N), "rows made while planning"}
+		if o.B != nil || o.Lazy != nil {
+			return Estimate{float64(o.Rows()), "rows made while planning"}
 		}
 	}
 	if ins := optree.Inputs(op); len(ins) == 1 {

@@ -3,6 +3,8 @@ package optree
 import (
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/aggregate"
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/types"
 )
 
 // Column pruning: after planning, every operator passes all the columns of
@@ -146,6 +148,8 @@ func PruneColumns(op exec.Operator, need []bool) (exec.Operator, []int) {
 			return o, identity(width)
 		}
 		return &exec.Project{Input: o, Exprs: exprs, Env: &exec.Env{}}, m
+	case *exec.BatchSource:
+		return pruneBatchSource(o, need)
 	}
 	// anything else keeps its shape; its inputs keep all their columns
 	for _, in := range Inputs(op) {
@@ -284,4 +288,59 @@ func pruneWindow(o *aggregate.Window, need []bool) (exec.Operator, []int) {
 		m[nin+fi] = width + fi
 	}
 	return o, m
+}
+
+// pruneBatchSource narrows rows made while planning (a pg_catalog table,
+// pg_class of 33 columns) to the needed columns: a join or sort above would
+// otherwise copy every column of every row, and a lazy batch makes only
+// those. The batch may be shared (a correlated subplan re-emits it), so the
+// source gets a new one holding the same vectors.
+func pruneBatchSource(o *exec.BatchSource, need []bool) (exec.Operator, []int) {
+	width := len(o.T)
+	if o.B == nil && o.Lazy == nil || o.B != nil && len(o.B.Vecs) != width {
+		return o, identity(width)
+	}
+	m := make([]int, width)
+	var keep []int
+	for i := 0; i < width; i++ {
+		m[i] = -1
+		if i < len(need) && need[i] {
+			m[i] = len(keep)
+			keep = append(keep, i)
+		}
+	}
+	if len(keep) == width {
+		return o, identity(width)
+	}
+	if len(keep) == 0 {
+		// keep one column: batches still carry the row count
+		keep, m[0] = []int{0}, 0
+	}
+	ts := make([]types.T, len(keep))
+	for k, i := range keep {
+		ts[k] = o.T[i]
+	}
+	if o.B != nil {
+		vecs := make([]*vec.Vector, len(keep))
+		for k, i := range keep {
+			vecs[k] = o.B.Vecs[i]
+		}
+		return &exec.BatchSource{B: &vec.Batch{Vecs: vecs, N: o.B.N}, T: ts}, m
+	}
+	// the lazy batch's own columns: Need marks which of Make's the source
+	// holds now
+	own := make([]int, 0, width)
+	for i := range o.Lazy.Need {
+		if o.Lazy.Need[i] {
+			own = append(own, i)
+		}
+	}
+	if o.Lazy.Need == nil {
+		own = identity(width)
+	}
+	sub := make([]bool, max(len(o.Lazy.Need), width))
+	for _, i := range keep {
+		sub[own[i]] = true
+	}
+	return &exec.BatchSource{T: ts, Lazy: &exec.LazyBatch{N: o.Lazy.N, Make: o.Lazy.Make, Need: sub}}, m
 }
