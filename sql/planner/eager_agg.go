@@ -187,7 +187,8 @@ func (qc *QueryCtx) aggregateEagerly(agg *aggregate.HashAgg, nested bool) bool {
 		}
 		partialAggs[i] = aggregate.Agg{Kind: a.Kind, Arg: arg, In: a.In, Out: out}
 	}
-	partial := &aggregate.HashAgg{Input: &exec.Project{Env: pre.Env, Input: j.Left, Exprs: partialIn}, NGroup: np, Aggs: partialAggs, Mem: agg.Mem}
+	partial := &aggregate.HashAgg{Input: &exec.Project{Env: pre.Env, Input: j.Left, Exprs: partialIn}, NGroup: np, Aggs: partialAggs, Mem: agg.Mem,
+		Partial: &aggregate.Partial{}}
 	// a join that drops most probe rows is cheaper to meet first: grouping
 	// them all would cost more than the join saves. A join to a filtered
 	// table is taken to drop rows whatever the estimate (a fortnight of
