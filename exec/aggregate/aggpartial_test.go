@@ -111,9 +111,9 @@ func TestPartialPassThrough(t *testing.T) {
 		minPassed int
 	}{
 		{"groups as many as rows", 20000, 1000000, 1000, 0, true, 18000},
-		{"groups past half the rows at the third look", 20000, 1000000, 2000, 4000, true, 4000},
+		{"groups past three quarters of the rows at a later look", 20000, 1000000, 2000, 3000, true, 3000},
 		{"few groups", 20000, 300, 1000, 0, false, 0},
-		{"groups under half the rows at each look", 20000, 3000, 6000, 0, false, 0},
+		{"groups under three quarters of the rows at each look", 20000, 3000, 4000, 0, false, 0},
 		{"fewer rows than the first look", 900, 1000000, 1000, 0, false, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -165,7 +165,7 @@ func TestPartialPassesWhenOutOfMemory(t *testing.T) {
 	qs := &exec.QueryStats{}
 	ctx := exec.WithQueryStats(context.Background(), qs)
 	mem := memory.NewMemory(memory.NewMemoryPool(1<<20), 0)
-	// groups under half the rows at every look: only memory stops it
+	// no look at the groups before the end: only memory stops it
 	p := &Partial{CheckRows: 1 << 30}
 	final, _ := c.twoStep(p, mem)
 	got := collectCtx(t, ctx, final)
