@@ -13,7 +13,9 @@ import (
 // row groups from a shared queue (exec.Parallel); hash join build sides are
 // built once and shared. Pipelines are parallelised where a blocking
 // operator above (aggregate, sort) makes the merged row order irrelevant;
-// an aggregate directly above aggregates per worker and merges once.
+// an aggregate directly above aggregates per worker and merges once. A
+// partial aggregation (eager aggregation's) is part of a pipeline: each
+// worker groups its own rows, and the aggregate above folds them all.
 
 // identityCols copies an expression for another worker: expressions keep
 // per-evaluation caches and must not be shared across goroutines.
