@@ -90,7 +90,9 @@ func (h *HashAgg) adaptive() bool {
 		case AggSum:
 			t := in[a.Arg]
 			switch {
-			case t.ID == types.Int16 || t.ID == types.Int32:
+			case t.IsInteger() && out.ID == types.Int64:
+				// a sum of bigints typed bigint: a partial aggregation
+				// below another folds counts so (eager_agg.go)
 			case t.ID == types.Numeric && out.ID == types.Numeric && out.Scale == t.Scale:
 			case t.IsFloat() && out.ID == t.ID:
 			default:

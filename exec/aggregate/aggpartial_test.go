@@ -150,6 +150,22 @@ func TestPartialPassThrough(t *testing.T) {
 			if int64(n) != p.Groups.Load()/2+p.Passed.Load()/2 {
 				t.Fatalf("%d partial rows, want the %d groups and %d rows passed", n, p.Groups.Load()/2, p.Passed.Load()/2)
 			}
+			// a partial aggregation of the partial results (eager
+			// aggregation below another's join): counts and integer sums
+			// are summed as bigints there
+			_, partial = c.twoStep(&Partial{CheckRows: tc.check}, nil)
+			mp := &Partial{CheckRows: tc.check}
+			middle := &HashAgg{Input: partial, NGroup: 2, Aggs: c.folds, Partial: mp}
+			if !middle.adaptive() {
+				t.Fatal("the partial aggregation of partial results does not adapt")
+			}
+			got = runAgg(t, &HashAgg{Input: middle, NGroup: 2, Aggs: c.folds})
+			if !slices.Equal(sorted(got), sorted(want)) {
+				t.Fatalf("two partial aggregations: %d rows, want %d", len(got), len(want))
+			}
+			if passing := mp.Passing.Load() > 0; passing != tc.passes {
+				t.Fatalf("the second partial aggregation: passing %v, want %v", passing, tc.passes)
+			}
 		})
 	}
 }
@@ -214,6 +230,7 @@ func TestPartialAdaptsOnlyWhereFoldable(t *testing.T) {
 		{"not partial", &HashAgg{Input: in, NGroup: 2, Aggs: c.parts}, false},
 		{"average", &HashAgg{Input: in, NGroup: 2, Aggs: []Agg{mkAgg(t, AggAvg, 3, types.Int32T)}, Partial: &Partial{}}, false},
 		{"sum of bigint", &HashAgg{Input: in, NGroup: 2, Aggs: []Agg{mkAgg(t, AggSum, 2, types.Int64T)}, Partial: &Partial{}}, false},
+		{"sum of bigint typed bigint", &HashAgg{Input: in, NGroup: 2, Aggs: []Agg{{Kind: AggSum, Arg: 2, In: types.Int64T, Out: types.Int64T}}, Partial: &Partial{}}, true},
 		{"distinct", &HashAgg{Input: in, NGroup: 2, Aggs: []Agg{{Kind: AggCount, Arg: 3, In: types.Int32T, Out: types.Int64T, Distinct: true}}, Partial: &Partial{}}, false},
 		{"grouping sets", &HashAgg{Input: in, NGroup: 2, Aggs: c.parts, GroupingSets: [][]int{{0}, {0, 1}}, Partial: &Partial{}}, false},
 		{"no keys", &HashAgg{Input: in, NGroup: 0, Aggs: c.parts, Partial: &Partial{}}, false},
