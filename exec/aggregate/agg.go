@@ -200,6 +200,11 @@ type HashAgg struct {
 	GroupingID bool
 	Mem        *memory.Memory // nil: charge GlobalMemory
 	SizeHint   int            // expected number of groups (0: unknown), to presize tables
+	// Partial, when not nil, marks the partial aggregation of an eager
+	// aggregation, folded by an aggregation above: it may stop grouping
+	// and pass rows through (aggpartial.go). Never set on an aggregation
+	// whose groups are the query's.
+	Partial *Partial
 
 	spillLevel int     // partitioning depth of a HashAgg over a spill partition
 	seed       *aggRun // the table to start from: a partition's (aggPartTask)
@@ -221,6 +226,11 @@ type HashAgg struct {
 	emitSet int
 	emitPos int
 	ts      []types.T
+	// passing: the groups made so far are handed on, then every further
+	// input row as its own group (aggpartial.go)
+	passing  bool
+	pass     *vec.Batch
+	passVecs []vec.Vector
 }
 
 func (h *HashAgg) Types() []types.T {
@@ -715,7 +725,11 @@ func (h *HashAgg) Next(ctx context.Context) (*vec.Batch, error) {
 		h.started = true
 		h.workMem = memory.WorkMemOf(ctx)
 		h.Mem = memory.MemFor(ctx, h.Mem)
-		if err := h.aggregate(ctx); err != nil {
+		aggregate := h.aggregate
+		if h.adaptive() {
+			aggregate = h.aggregatePartial
+		}
+		if err := aggregate(ctx); err != nil {
 			return nil, err
 		}
 		if err := h.finish(); err != nil {
@@ -744,6 +758,9 @@ func (h *HashAgg) Next(ctx context.Context) (*vec.Batch, error) {
 			return nil, err
 		}
 		return &h.out.Batch, nil
+	}
+	if h.passing {
+		return h.passNext(ctx)
 	}
 	if h.run.sp != nil {
 		return h.run.sp.next(ctx)

@@ -27,6 +27,11 @@ import (
 // ORDER BY; a float sum only over many rows (floatSumRows), and a count
 // would need a sum typed as a count.
 //
+// The estimates may be wrong: the partial aggregation is marked Partial,
+// and at run time stops grouping and passes rows through when its groups
+// are about as many as its rows (exec/aggregate/aggpartial.go). Each of
+// the scan's workers runs one over its own rows (optree.Parallelize).
+//
 // The partial grouping is not pushed below the probe side's own joins in
 // turn: TPC-DS q5 then grouped all of store_sales by store and date before
 // the join to its fortnight of dates, and off the parallel scan (twice the
@@ -187,7 +192,8 @@ func (qc *QueryCtx) aggregateEagerly(agg *aggregate.HashAgg, nested bool) bool {
 		}
 		partialAggs[i] = aggregate.Agg{Kind: a.Kind, Arg: arg, In: a.In, Out: out}
 	}
-	partial := &aggregate.HashAgg{Input: &exec.Project{Env: pre.Env, Input: j.Left, Exprs: partialIn}, NGroup: np, Aggs: partialAggs, Mem: agg.Mem}
+	partial := &aggregate.HashAgg{Input: &exec.Project{Env: pre.Env, Input: j.Left, Exprs: partialIn}, NGroup: np, Aggs: partialAggs, Mem: agg.Mem,
+		Partial: &aggregate.Partial{}}
 	// a join that drops most probe rows is cheaper to meet first: grouping
 	// them all would cost more than the join saves. A join to a filtered
 	// table is taken to drop rows whatever the estimate (a fortnight of

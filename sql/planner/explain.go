@@ -257,7 +257,18 @@ func (s *Session) explainOp(ctx context.Context, est *estimate.Estimator, op exe
 	case *exec.Filter:
 		add("Filter")
 	case *aggregate.HashAgg:
-		add("HashAggregate (%d group keys, %d aggregates)", o.NGroup, len(o.Aggs))
+		if o.Partial == nil {
+			add("HashAggregate (%d group keys, %d aggregates)", o.NGroup, len(o.Aggs))
+			break
+		}
+		add("Partial HashAggregate (%d group keys, %d aggregates)", o.NGroup, len(o.Aggs))
+		if p := o.Partial; est.Analyzed && p.Workers.Load() > 0 {
+			// (none ran the adaptive path: a partial aggregation over a
+			// Parallel, or of aggregates whose one-row result is not the
+			// value, groups every row)
+			detail("Actual: %d rows grouped into %d groups, then %d rows passed through ungrouped (%d of %d workers)",
+				p.Grouped.Load(), p.Groups.Load(), p.Passed.Load(), p.Passing.Load(), p.Workers.Load())
+		}
 	case *aggregate.Window:
 		add("Window")
 		switch below := o.ParallelStack(); {

@@ -13,7 +13,9 @@ import (
 // row groups from a shared queue (exec.Parallel); hash join build sides are
 // built once and shared. Pipelines are parallelised where a blocking
 // operator above (aggregate, sort) makes the merged row order irrelevant;
-// an aggregate directly above aggregates per worker and merges once.
+// an aggregate directly above aggregates per worker and merges once. A
+// partial aggregation (eager aggregation's) is part of a pipeline: each
+// worker groups its own rows, and the aggregate above folds them all.
 
 // identityCols copies an expression for another worker: expressions keep
 // per-evaluation caches and must not be shared across goroutines.
@@ -87,6 +89,15 @@ func parallelChain(op exec.Operator, chains map[*exec.Parallel]exec.Operator) *e
 			}
 			chain, cur = append(chain, o), o.Left
 			continue
+		case *aggregate.HashAgg:
+			// a partial aggregation (eager aggregation's) runs in each
+			// worker on the worker's rows, the join above probing with
+			// its groups there too; the aggregation above folds the
+			// workers' groups as it folds its groups
+			if o.Partial != nil {
+				chain, cur = append(chain, o), o.Input
+				continue
+			}
 		}
 		break
 	}
@@ -144,6 +155,8 @@ func parallelChain(op exec.Operator, chains map[*exec.Parallel]exec.Operator) *e
 			case *exec.HashJoin:
 				out = &exec.HashJoin{Env: o.Env, Left: out, LeftKeys: CloneExprs(o.LeftKeys), Type: o.Type, Extra: CloneExpr(o.Extra), Mem: o.Mem, Shared: shared[o], KeyRanges: o.KeyRanges, KeySet: o.KeySet, BuildLeftFirst: o.BuildLeftFirst}
 				shared[o].Probes++
+			case *aggregate.HashAgg:
+				out = &aggregate.HashAgg{Input: out, NGroup: o.NGroup, Aggs: o.Aggs, Mem: o.Mem, SizeHint: o.SizeHint, Partial: o.Partial}
 			}
 		}
 		return out
