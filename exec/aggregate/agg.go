@@ -221,6 +221,10 @@ type HashAgg struct {
 	emitSet int
 	emitPos int
 	ts      []types.T
+	// parts are the output's parts when a Parallel above takes it in
+	// parts (split.go); splitMu makes their emission one at a time
+	parts   []aggPart
+	splitMu sync.Mutex
 }
 
 func (h *HashAgg) Types() []types.T {
@@ -776,8 +780,12 @@ func (h *HashAgg) finish() error {
 
 // emit fills the output batch with groups [lo, hi) of set s.
 func (h *HashAgg) emit(s *aggSet, lo, hi int) error {
-	out := h.out
-	out.Clear()
+	h.out.Clear()
+	return h.emitTo(h.out, s, lo, hi)
+}
+
+// emitTo fills out, empty, with groups [lo, hi) of set s.
+func (h *HashAgg) emitTo(out *memory.ColBuf, s *aggSet, lo, hi int) error {
 	n := hi - lo
 	for c := 0; c < h.NGroup; c++ {
 		j := -1

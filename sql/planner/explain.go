@@ -289,6 +289,8 @@ func (s *Session) explainOp(ctx context.Context, est *estimate.Estimator, op exe
 		}
 		if o.Rows != nil {
 			add("Parallel (%d workers, %d rows per morsel)", workers, vec.BatchSize)
+		} else if o.Split != nil {
+			add("Parallel (%d workers, %d groups per morsel)", workers, vec.BatchSize)
 		} else {
 			add("Parallel (%d workers, one row group per morsel)", workers)
 		}

@@ -92,12 +92,21 @@ func parallelChain(op exec.Operator, chains map[*exec.Parallel]exec.Operator) *e
 	}
 	scan, ok := cur.(*exec.TableScan)
 	rows, isRows := cur.(*exec.MaterializedReader)
+	agg, isAgg := cur.(*aggregate.HashAgg)
 	var union []*exec.Parallel
-	if isRows && len(chain) == 0 {
+	if (isRows || isAgg) && len(chain) == 0 {
 		// the rows alone: dealing them out to be gathered again gains nothing
 		return nil
 	}
-	if isRows {
+	var split exec.SplitSource
+	if isAgg {
+		// an aggregation's groups: the workers take them a batch at a
+		// time once it is done (exec.SplitSource), the aggregation itself
+		// planned for all cores as when nothing was above it (TPC-DS q97
+		// full-joins two aggregations, q87 groups three again)
+		scan = nil
+		split = Parallelize(agg, chains).(*aggregate.HashAgg)
+	} else if isRows {
 		// a WITH query read again: the workers take its rows a batch at
 		// a time (TPC-DS q47, q57: three reads joined); the query itself
 		// is planned for all cores as when its reader was not
@@ -133,7 +142,7 @@ func parallelChain(op exec.Operator, chains map[*exec.Parallel]exec.Operator) *e
 			shared[j] = &exec.SharedBuild{Env: j.Env, Right: right, RightKeys: j.RightKeys, KeyTypes: kts, Mem: j.Mem}
 		}
 	}
-	p := &exec.Parallel{Scan: scan, Rows: rows, Then: union, Build: func(w int, src exec.Operator) exec.Operator {
+	p := &exec.Parallel{Scan: scan, Rows: rows, Split: split, Then: union, Build: func(w int, src exec.Operator) exec.Operator {
 		out := src
 		for i := len(chain) - 1; i >= 0; i-- {
 			switch o := chain[i].(type) {
@@ -158,6 +167,7 @@ func parallelChain(op exec.Operator, chains map[*exec.Parallel]exec.Operator) *e
 func unionOfChains(app *exec.Append) bool {
 	for _, in := range app.Inputs {
 		cur := in
+		above := 0 // operators above the branch's source
 	walk:
 		for {
 			switch o := cur.(type) {
@@ -173,8 +183,13 @@ func unionOfChains(app *exec.Append) bool {
 			default:
 				break walk
 			}
+			above++
 		}
 		switch o := cur.(type) {
+		case *aggregate.HashAgg:
+			if above == 0 {
+				return false
+			}
 		case *exec.TableScan:
 			if o.WithPos || len(o.Files) == 0 {
 				return false
