@@ -43,19 +43,19 @@ func Parallelize(op exec.Operator, chains map[*exec.Parallel]exec.Operator) exec
 		if _, exact := exec.ExactRowsOf(o.Input); exact && o.CountOnly() {
 			return o // answered from the catalog's counts, nothing to scan
 		}
-		if p := parallelChain(o.Input, chains); p != nil {
+		if p := parallelChain(o.Input, chains, true); p != nil {
 			o.Input = p
 			exec.Replanned(o)
 			return o
 		}
 	case *exec.Sort:
-		if p := parallelChain(o.Input, chains); p != nil {
+		if p := parallelChain(o.Input, chains, true); p != nil {
 			o.Input = p
 			return o
 		}
 	case *exec.HashJoin:
 		// a build side is buffered whole: its row order does not matter
-		if p := parallelChain(o.Right, chains); p != nil {
+		if p := parallelChain(o.Right, chains, false); p != nil {
 			o.Right = p
 			o.Left = Parallelize(o.Left, chains)
 			return o
@@ -68,8 +68,10 @@ func Parallelize(op exec.Operator, chains map[*exec.Parallel]exec.Operator) exec
 }
 
 // parallelChain turns a pipeline ending in a table scan into a Parallel, or
-// returns nil when op is not such a pipeline.
-func parallelChain(op exec.Operator, chains map[*exec.Parallel]exec.Operator) *exec.Parallel {
+// returns nil when op is not such a pipeline. perWorker says the consumer
+// works on each worker's rows apart (an aggregation or a sort): then even
+// a pipeline that only picks columns of an aggregation's groups pays.
+func parallelChain(op exec.Operator, chains map[*exec.Parallel]exec.Operator, perWorker bool) *exec.Parallel {
 	// walk down the probe spine
 	var chain []exec.Operator
 	cur := op
@@ -94,7 +96,7 @@ func parallelChain(op exec.Operator, chains map[*exec.Parallel]exec.Operator) *e
 	rows, isRows := cur.(*exec.MaterializedReader)
 	agg, isAgg := cur.(*aggregate.HashAgg)
 	var union []*exec.Parallel
-	if (isRows || isAgg) && len(chain) == 0 {
+	if (isRows || isAgg) && len(chain) == 0 || isAgg && !perWorker && !chainWorks(chain) {
 		// the rows alone: dealing them out to be gathered again gains nothing
 		return nil
 	}
@@ -118,7 +120,7 @@ func parallelChain(op exec.Operator, chains map[*exec.Parallel]exec.Operator) *e
 		// aggregate over the union runs on all workers: TPC-DS q14's
 		// average over three sales channels, q2's week sums, q75, q76)
 		for _, in := range app.Inputs {
-			union = append(union, parallelChain(in, chains))
+			union = append(union, parallelChain(in, chains, true))
 		}
 	} else if !ok || scan.WithPos || len(scan.Files) == 0 {
 		return nil
@@ -130,7 +132,7 @@ func parallelChain(op exec.Operator, chains map[*exec.Parallel]exec.Operator) *e
 			// a build side over a table scan is read by all workers too;
 			// the rows go to one buffer in any order
 			var right exec.Operator
-			if p := parallelChain(j.Right, chains); p != nil {
+			if p := parallelChain(j.Right, chains, false); p != nil {
 				right = p
 			} else {
 				right = Parallelize(j.Right, chains)
@@ -159,6 +161,24 @@ func parallelChain(op exec.Operator, chains map[*exec.Parallel]exec.Operator) *e
 	}}
 	chains[p] = op
 	return p
+}
+
+// chainWorks reports whether a pipeline does more than pick columns: a
+// join, a filter or a computed column.
+func chainWorks(chain []exec.Operator) bool {
+	for _, c := range chain {
+		switch o := c.(type) {
+		case *exec.Project:
+			for _, e := range o.Exprs {
+				if _, ok := e.(*exec.ColRef); !ok {
+					return true
+				}
+			}
+		default:
+			return true
+		}
+	}
+	return false
 }
 
 // unionOfChains reports whether every branch of app (through nested
