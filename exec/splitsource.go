@@ -24,9 +24,10 @@ type SplitSource interface {
 	// taken in parts (it spilled): one worker then reads it with Next.
 	// It is called once, before any SplitPart.
 	SplitParts(ctx context.Context) (n int, ok bool, err error)
-	// SplitPart appends part i's rows to out. Workers call it at once for
-	// different parts, each with its own out.
-	SplitPart(i int, out *memory.ColBuf) error
+	// SplitWorker returns one worker's reader of the parts: fn fills out,
+	// empty, with part i's rows. Each worker has its own fn and out, and
+	// the workers call theirs at once for different parts.
+	SplitWorker() (fn func(i int, out *memory.ColBuf) error)
 }
 
 // splitParts deals a SplitSource's parts to the workers of a Parallel.
@@ -55,6 +56,7 @@ func (q *splitParts) prepare(ctx context.Context) error {
 type splitPart struct {
 	q      *splitParts
 	out    *memory.ColBuf
+	part   func(i int, out *memory.ColBuf) error
 	serial bool
 }
 
@@ -86,9 +88,10 @@ func (s *splitPart) Next(ctx context.Context) (*vec.Batch, error) {
 		}
 		if s.out == nil {
 			s.out = memory.NewColBuf(s.q.src.Types(), vec.BatchSize)
+			s.part = s.q.src.SplitWorker()
 		}
 		s.out.Clear()
-		if err := s.q.src.SplitPart(i, s.out); err != nil {
+		if err := s.part(i, s.out); err != nil {
 			return nil, err
 		}
 		if s.out.N > 0 {

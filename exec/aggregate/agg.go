@@ -222,7 +222,8 @@ type HashAgg struct {
 	emitPos int
 	ts      []types.T
 	// parts are the output's parts when a Parallel above takes it in
-	// parts (split.go); splitMu makes their emission one at a time
+	// parts (split.go); splitMu makes the emission of a set whose
+	// aggregates cannot be copied (splitFinals) one part at a time
 	parts   []aggPart
 	splitMu sync.Mutex
 }
@@ -781,11 +782,13 @@ func (h *HashAgg) finish() error {
 // emit fills the output batch with groups [lo, hi) of set s.
 func (h *HashAgg) emit(s *aggSet, lo, hi int) error {
 	h.out.Clear()
-	return h.emitTo(h.out, s, lo, hi)
+	return h.emitTo(h.out, s, s.fns, nil, lo, hi)
 }
 
-// emitTo fills out, empty, with groups [lo, hi) of set s.
-func (h *HashAgg) emitTo(out *memory.ColBuf, s *aggSet, lo, hi int) error {
+// emitTo fills out, empty, with groups [lo, hi) of set s, the aggregates'
+// results from fns (s's states or copies of them, splitFinals). views,
+// when not nil, are the caller's vectors for the key columns' views.
+func (h *HashAgg) emitTo(out *memory.ColBuf, s *aggSet, fns []aggFn, views []*vec.Vector, lo, hi int) error {
 	n := hi - lo
 	for c := 0; c < h.NGroup; c++ {
 		j := -1
@@ -805,11 +808,13 @@ func (h *HashAgg) emitTo(out *memory.ColBuf, s *aggSet, lo, hi int) error {
 				v.Nulls[s.nullG-int32(lo)] = true
 				v.I64[s.nullG-int32(lo)] = 0
 			}
+		case views != nil:
+			out.AppendRange(c, s.keys.ColViewInto(views[j], j, lo, hi), 0, n)
 		default:
 			out.AppendRange(c, s.keys.ColView(j, lo, hi), 0, n)
 		}
 	}
-	for a, fn := range s.fns {
+	for a, fn := range fns {
 		if err := fn.final(out.Vecs[h.NGroup+a], lo, hi); err != nil {
 			return err
 		}

@@ -11,9 +11,9 @@ import (
 // above takes its groups vec.BatchSize at a time on every worker, and the
 // operators over it (the joins, filters and projections up to the next
 // aggregation or sort) run on all cores. The groups are turned into rows
-// one part at a time (splitMu): the aggregates' final steps keep scratch
-// of their own, and what the workers then do with the rows is most of the
-// work.
+// on every worker too: the aggregates' final steps run on copies of the
+// states that keep scratch (TPC-DS q39's averages and deviations, as
+// numeric text, are half its work above the grouping).
 
 // aggPart is groups [lo, hi) of one grouping set's table.
 type aggPart struct {
@@ -75,10 +75,65 @@ func (h *HashAgg) takeSeeds() bool {
 	return true
 }
 
-// SplitPart fills out with part i's groups.
-func (h *HashAgg) SplitPart(i int, out *memory.ColBuf) error {
-	p := h.parts[i]
-	h.splitMu.Lock()
-	defer h.splitMu.Unlock()
-	return h.emitTo(out, p.s, p.lo, p.hi)
+// SplitWorker returns a reader of the parts for one worker. The aggregates
+// whose final step keeps scratch in the state get copies of their own
+// (splitFinals), so workers turn groups into rows side by side; a set with
+// an aggregate that cannot be copied is emitted one part at a time.
+func (h *HashAgg) SplitWorker() func(i int, out *memory.ColBuf) error {
+	fns := map[*aggSet][]aggFn{}
+	var views []*vec.Vector
+	return func(i int, out *memory.ColBuf) error {
+		p := h.parts[i]
+		fs, ok := fns[p.s]
+		if !ok {
+			fs = splitFinals(p.s.fns)
+			fns[p.s] = fs
+		}
+		if fs == nil {
+			h.splitMu.Lock()
+			defer h.splitMu.Unlock()
+			return h.emitTo(out, p.s, p.s.fns, nil, p.lo, p.hi)
+		}
+		if p.s.keys != nil {
+			for len(views) < len(p.s.keys.Cols) {
+				views = append(views, &vec.Vector{})
+			}
+			for j, c := range p.s.keys.Cols {
+				views[j].Type = c.Type
+			}
+		}
+		return h.emitTo(out, p.s, fs, views, p.lo, p.hi)
+	}
+}
+
+// splitFinals returns states whose final step can run on another goroutine
+// beside fns' own, for other groups: the states themselves where it only
+// reads them, copies with scratch of their own where it writes scratch
+// (the text of averages and deviations), or nil when one of them cannot.
+func splitFinals(fns []aggFn) []aggFn {
+	// decided before any state is read: where one cannot be copied, the
+	// workers emit with the states themselves, whose scratch they write
+	for _, fn := range fns {
+		switch fn.(type) {
+		case *countAgg, *sumFloatAgg, *floatVarAgg, *minmaxInt, *minmaxFloat, *minmaxBool, *minmaxStr, *stringAgg, *minmaxInterval, *sumIntAgg, *numVarAgg:
+		default:
+			return nil // sums of wide numerics flush their partial sums; intervals and ordered aggregates keep more
+		}
+	}
+	out := make([]aggFn, len(fns))
+	for i, fn := range fns {
+		switch s := fn.(type) {
+		case *countAgg, *sumFloatAgg, *floatVarAgg, *minmaxInt, *minmaxFloat, *minmaxBool, *minmaxStr, *stringAgg, *minmaxInterval:
+			out[i] = fn
+		case *sumIntAgg:
+			c := *s
+			c.txt, c.ends, c.chunks = nil, nil, vec.TextChunks{}
+			out[i] = &c
+		case *numVarAgg:
+			c := *s
+			c.v, c.txt, c.chunks = varScratch{}, nil, vec.TextChunks{}
+			out[i] = &c
+		}
+	}
+	return out
 }

@@ -53,6 +53,9 @@ func Parallelize(op exec.Operator, chains map[*exec.Parallel]exec.Operator) exec
 			o.Input = p
 			return o
 		}
+	case *exec.MaterializedReader:
+		o.M.Input = parallelizeRows(o.M.Input, chains)
+		return o
 	case *exec.HashJoin:
 		// a build side is buffered whole: its row order does not matter
 		if p := parallelChain(o.Right, chains, false); p != nil {
@@ -113,7 +116,7 @@ func parallelChain(op exec.Operator, chains map[*exec.Parallel]exec.Operator, pe
 		// a time (TPC-DS q47, q57: three reads joined); the query itself
 		// is planned for all cores as when its reader was not
 		scan = nil
-		rows.M.Input = Parallelize(rows.M.Input, chains)
+		rows.M.Input = parallelizeRows(rows.M.Input, chains)
 	} else if app, isUnion := cur.(*exec.Append); isUnion && len(app.Inputs) >= 2 && unionOfChains(app) {
 		// a UNION ALL of pipelines: the workers take morsels of each
 		// branch's scan in turn, the operators above on top of them (an
@@ -161,6 +164,36 @@ func parallelChain(op exec.Operator, chains map[*exec.Parallel]exec.Operator, pe
 	}}
 	chains[p] = op
 	return p
+}
+
+// parallelizeRows plans a WITH query that is kept for several reads
+// (exec.Materialized) for all cores. Its rows are kept in the order they
+// come, which a query over a table scan may be read in; a filter or join
+// over an aggregation's groups, which have no order, runs on every worker
+// (TPC-DS q39 keeps the months whose deviation is large, of 180,000
+// groups, on one core before).
+func parallelizeRows(op exec.Operator, chains map[*exec.Parallel]exec.Operator) exec.Operator {
+	cur := op
+	for {
+		switch o := cur.(type) {
+		case *exec.Filter:
+			cur = o.Input
+			continue
+		case *exec.Project:
+			cur = o.Input
+			continue
+		case *exec.HashJoin:
+			cur = o.Left
+			continue
+		}
+		break
+	}
+	if _, ok := cur.(*aggregate.HashAgg); ok {
+		if p := parallelChain(op, chains, false); p != nil {
+			return p
+		}
+	}
+	return Parallelize(op, chains)
 }
 
 // chainWorks reports whether a pipeline does more than pick columns: a
