@@ -43,7 +43,11 @@ func Parallelize(op exec.Operator, chains map[*exec.Parallel]exec.Operator) exec
 		if _, exact := exec.ExactRowsOf(o.Input); exact && o.CountOnly() {
 			return o // answered from the catalog's counts, nothing to scan
 		}
-		if p := parallelChain(o.Input, chains, true); p != nil {
+		// a grouping over an aggregation's groups that only picks
+		// columns of them makes about as many groups as it reads: per
+		// worker, each would be met twice, in a worker's table and in
+		// the merge (TPC-DS q75's UNION of three distinct sets)
+		if p := parallelChain(o.Input, chains, o.NGroup == 0); p != nil {
 			o.Input = p
 			exec.Replanned(o)
 			return o
@@ -71,10 +75,11 @@ func Parallelize(op exec.Operator, chains map[*exec.Parallel]exec.Operator) exec
 }
 
 // parallelChain turns a pipeline ending in a table scan into a Parallel, or
-// returns nil when op is not such a pipeline. perWorker says the consumer
-// works on each worker's rows apart (an aggregation or a sort): then even
-// a pipeline that only picks columns of an aggregation's groups pays.
-func parallelChain(op exec.Operator, chains map[*exec.Parallel]exec.Operator, perWorker bool) *exec.Parallel {
+// returns nil when op is not such a pipeline. picks says that even a
+// pipeline that only picks columns of an aggregation's groups pays: its
+// consumer works on each worker's rows apart and gains by it (a sort, an
+// aggregation without groups).
+func parallelChain(op exec.Operator, chains map[*exec.Parallel]exec.Operator, picks bool) *exec.Parallel {
 	// walk down the probe spine
 	var chain []exec.Operator
 	cur := op
@@ -99,7 +104,7 @@ func parallelChain(op exec.Operator, chains map[*exec.Parallel]exec.Operator, pe
 	rows, isRows := cur.(*exec.MaterializedReader)
 	agg, isAgg := cur.(*aggregate.HashAgg)
 	var union []*exec.Parallel
-	if (isRows || isAgg) && len(chain) == 0 || isAgg && !perWorker && !chainWorks(chain) {
+	if (isRows || isAgg) && len(chain) == 0 || isAgg && !picks && !chainWorks(chain) {
 		// the rows alone: dealing them out to be gathered again gains nothing
 		return nil
 	}
@@ -117,13 +122,13 @@ func parallelChain(op exec.Operator, chains map[*exec.Parallel]exec.Operator, pe
 		// is planned for all cores as when its reader was not
 		scan = nil
 		rows.M.Input = parallelizeRows(rows.M.Input, chains)
-	} else if app, isUnion := cur.(*exec.Append); isUnion && len(app.Inputs) >= 2 && unionOfChains(app) {
+	} else if app, isUnion := cur.(*exec.Append); isUnion && len(app.Inputs) >= 2 && unionOfChains(app, picks) {
 		// a UNION ALL of pipelines: the workers take morsels of each
 		// branch's scan in turn, the operators above on top of them (an
 		// aggregate over the union runs on all workers: TPC-DS q14's
 		// average over three sales channels, q2's week sums, q75, q76)
 		for _, in := range app.Inputs {
-			union = append(union, parallelChain(in, chains, true))
+			union = append(union, parallelChain(in, chains, picks))
 		}
 	} else if !ok || scan.WithPos || len(scan.Files) == 0 {
 		return nil
@@ -196,14 +201,17 @@ func parallelizeRows(op exec.Operator, chains map[*exec.Parallel]exec.Operator) 
 	return Parallelize(op, chains)
 }
 
-// chainWorks reports whether a pipeline does more than pick columns: a
-// join, a filter or a computed column.
+// chainWorks reports whether a pipeline does more than pick columns and
+// add constants (a set operation's branch marker): a join, a filter or a
+// computed column.
 func chainWorks(chain []exec.Operator) bool {
 	for _, c := range chain {
 		switch o := c.(type) {
 		case *exec.Project:
 			for _, e := range o.Exprs {
-				if _, ok := e.(*exec.ColRef); !ok {
+				switch e.(type) {
+				case *exec.ColRef, *exec.Const:
+				default:
 					return true
 				}
 			}
@@ -217,12 +225,13 @@ func chainWorks(chain []exec.Operator) bool {
 // unionOfChains reports whether every branch of app (through nested
 // Appends) is a pipeline parallelChain takes, before parallelChain
 // parallelises any build side.
-func unionOfChains(app *exec.Append) bool {
+func unionOfChains(app *exec.Append, picks bool) bool {
 	for _, in := range app.Inputs {
 		cur := in
-		above := 0 // operators above the branch's source
+		var above []exec.Operator // the branch's operators above its source
 	walk:
 		for {
+			op := cur
 			switch o := cur.(type) {
 			case *exec.Filter:
 				cur = o.Input
@@ -236,11 +245,11 @@ func unionOfChains(app *exec.Append) bool {
 			default:
 				break walk
 			}
-			above++
+			above = append(above, op)
 		}
 		switch o := cur.(type) {
 		case *aggregate.HashAgg:
-			if above == 0 {
+			if len(above) == 0 || !picks && !chainWorks(above) {
 				return false
 			}
 		case *exec.TableScan:
@@ -248,7 +257,7 @@ func unionOfChains(app *exec.Append) bool {
 				return false
 			}
 		case *exec.Append:
-			if len(o.Inputs) < 2 || !unionOfChains(o) {
+			if len(o.Inputs) < 2 || !unionOfChains(o, picks) {
 				return false
 			}
 		default:
