@@ -89,7 +89,8 @@ func (p *Parallel) init() {
 	} else if p.Rows != nil {
 		p.rq = &rowMorsels{r: p.Rows}
 	} else if p.Split != nil {
-		p.sq = &splitParts{src: p.Split}
+		// asked here, before any worker runs: the workers ask at once
+		p.sq = &splitParts{src: p.Split, ts: p.Split.Types()}
 	}
 	for _, t := range p.Then {
 		t.Workers = n

@@ -33,6 +33,7 @@ type SplitSource interface {
 // splitParts deals a SplitSource's parts to the workers of a Parallel.
 type splitParts struct {
 	src    SplitSource
+	ts     []types.T // src's, asked once: operators cache their types lazily
 	once   sync.Once
 	n      int
 	ok     bool
@@ -60,7 +61,7 @@ type splitPart struct {
 	serial bool
 }
 
-func (s *splitPart) Types() []types.T { return s.q.src.Types() }
+func (s *splitPart) Types() []types.T { return s.q.ts }
 
 // Close leaves the source to the Parallel, which closes it once.
 func (s *splitPart) Close() error { return nil }
@@ -87,7 +88,7 @@ func (s *splitPart) Next(ctx context.Context) (*vec.Batch, error) {
 			return nil, err
 		}
 		if s.out == nil {
-			s.out = memory.NewColBuf(s.q.src.Types(), vec.BatchSize)
+			s.out = memory.NewColBuf(s.q.ts, vec.BatchSize)
 			s.part = s.q.src.SplitWorker()
 		}
 		s.out.Clear()
