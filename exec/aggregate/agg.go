@@ -528,7 +528,16 @@ func zeroGidsN(n int) []int32 {
 func (s *aggSet) mergeKeys(src *aggSet, gmap []int32) int64 {
 	var added int64
 	kv := make([]*vec.Vector, len(src.keys.Cols))
+	before := len(s.htab.IdHash)
 	for lo := 0; lo < src.ngroups; lo += mergeSlice {
+		if lo == mergeSlice {
+			// the first slice's share of new groups predicts the rest's:
+			// the table grows once for them now, not doubling on the way,
+			// rehashing what it holds each time (TPC-DS q97 merges two
+			// workers' 270,000 distinct groups, a fifth of the merge)
+			fresh := len(s.htab.IdHash) - before
+			s.htab.Reserve(len(s.htab.IdHash) + (src.ngroups-lo)*fresh/mergeSlice)
+		}
 		hi := min(lo+mergeSlice, src.ngroups)
 		for c := range kv {
 			kv[c] = src.keys.ColView(c, lo, hi)
