@@ -70,7 +70,6 @@ func runLess(a, b *sortRun) bool {
 // written side by side.
 type runWriter struct {
 	enc  KeyEncoder
-	out  *memory.ColBuf
 	blk  []byte
 	keys [][]byte
 	cols []*vec.Vector
@@ -89,7 +88,7 @@ func (s *Sort) spillRun(ctx context.Context) error {
 		s.out = memory.NewColBuf(ts, vec.BatchSize)
 		s.writers = make([]*runWriter, max(1, min(runtime.GOMAXPROCS(0), 4)))
 		for i := range s.writers {
-			w := &runWriter{out: memory.NewColBuf(ts, vec.BatchSize), cols: make([]*vec.Vector, len(ts)), view: make([]vec.Vector, len(ts))}
+			w := &runWriter{cols: make([]*vec.Vector, len(ts)), view: make([]vec.Vector, len(ts))}
 			w.enc.Init(s.Keys, s.data.Vecs) // every column keeps its NULL marker
 			s.writers[i] = w
 		}
@@ -145,12 +144,7 @@ func (w *runWriter) write(data *memory.ColBuf, lo, hi int, f *memory.SpillFile) 
 	perm := w.enc.Order(n)
 	for lo := 0; lo < n; lo += vec.BatchSize {
 		hi := min(lo+vec.BatchSize, n)
-		w.out.Clear()
-		for c, v := range w.cols {
-			w.out.Gather(c, v, perm[lo:hi])
-		}
-		w.out.N = hi - lo
-		w.blk = memory.AppendBlock(w.blk[:0], w.out.Vecs, 0, hi-lo)
+		w.blk = memory.AppendBlockAt(w.blk[:0], w.cols, perm[lo:hi])
 		w.keys = w.keys[:0]
 		for _, i := range perm[lo:hi] {
 			w.keys = append(w.keys, w.enc.key(int(i)))
@@ -394,14 +388,18 @@ func (s *Sort) heapDown(i int) {
 
 // mergeNext emits the next batch of the merged runs. The run on top of the
 // heap gives rows as long as they order before the best of the other runs,
-// copied as one range: runs over presorted or clustered data move whole
-// blocks at a time rather than a row per heap step.
+// taken as one piece: runs over presorted or clustered data move whole
+// blocks at a time rather than a row per heap step. The pieces are copied
+// into the batch a column at a time (AppendSegs), before a run's block is
+// replaced by its next and at the end.
 func (s *Sort) mergeNext(ctx context.Context) (*vec.Batch, error) {
 	if err := memory.ErrCanceled(ctx); err != nil {
 		return nil, err
 	}
 	s.out.Clear()
-	for s.out.N < vec.BatchSize && len(s.heap) > 0 {
+	segs := s.segs[:0]
+	n := 0
+	for n < vec.BatchSize && len(s.heap) > 0 {
 		h := s.heap
 		r := h[0]
 		var bound *sortRun
@@ -412,16 +410,17 @@ func (s *Sort) mergeNext(ctx context.Context) (*vec.Batch, error) {
 			}
 		}
 		start := r.pos
-		limit := min(r.n, start+vec.BatchSize-s.out.N)
+		limit := min(r.n, start+vec.BatchSize-n)
 		r.pos++
 		for r.pos < limit && (bound == nil || runLess(r, bound)) {
 			r.pos++
 		}
-		for c, v := range r.b.Vecs {
-			s.out.AppendRange(c, v, start, r.pos)
-		}
-		s.out.N += r.pos - start
+		segs = append(segs, memory.Seg{B: r.b, Lo: int32(start), Hi: int32(r.pos)})
+		n += r.pos - start
 		if r.pos == r.n {
+			// the run's next block is decoded over this one
+			s.out.AppendSegs(segs)
+			segs = segs[:0]
 			ok, err := r.load()
 			if err != nil {
 				return nil, err
@@ -436,6 +435,9 @@ func (s *Sort) mergeNext(ctx context.Context) (*vec.Batch, error) {
 		}
 		s.heapDown(0)
 	}
+	s.out.AppendSegs(segs)
+	clear(segs) // no batch kept reachable past its run
+	s.segs = segs[:0]
 	if s.out.N == 0 {
 		s.closeRuns()
 		return nil, nil

@@ -296,6 +296,66 @@ func AppendBlock(dst []byte, cols []*vec.Vector, lo, hi int) []byte {
 	return dst
 }
 
+// AppendBlockAt appends the rows of cols at idx, in that order, as one
+// block (AppendBlock's format): a sorted run is written straight from the
+// buffered rows and their permutation, without gathering them first.
+func AppendBlockAt(dst []byte, cols []*vec.Vector, idx []int32) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(idx)))
+	for _, v := range cols {
+		if v.Nulls != nil {
+			dst = append(dst, 1)
+			nulls := v.Nulls
+			for _, i := range idx {
+				if nulls[i] {
+					dst = append(dst, 1)
+				} else {
+					dst = append(dst, 0)
+				}
+			}
+		} else {
+			dst = append(dst, 0)
+		}
+		switch v.Type.Storage() {
+		case types.StoreInt:
+			xs := v.I64
+			for _, i := range idx {
+				dst = binary.LittleEndian.AppendUint64(dst, uint64(xs[i]))
+			}
+		case types.StoreFloat:
+			xs := v.F64
+			for _, i := range idx {
+				dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(xs[i]))
+			}
+		case types.StoreBool:
+			xs := v.B
+			for _, i := range idx {
+				if xs[i] {
+					dst = append(dst, 1)
+				} else {
+					dst = append(dst, 0)
+				}
+			}
+		case types.StoreInterval:
+			xs := v.Iv
+			for _, i := range idx {
+				x := xs[i]
+				dst = binary.LittleEndian.AppendUint32(dst, uint32(x.Months))
+				dst = binary.LittleEndian.AppendUint32(dst, uint32(x.Days))
+				dst = binary.LittleEndian.AppendUint64(dst, uint64(x.Micros))
+			}
+		default:
+			xs := v.S
+			for _, i := range idx {
+				dst = binary.AppendUvarint(dst, uint64(len(xs[i])))
+			}
+			for _, i := range idx {
+				dst = append(dst, xs[i]...)
+			}
+		}
+	}
+	return dst
+}
+
 func appendStrings(dst []byte, ss []string) []byte {
 	for _, s := range ss {
 		dst = binary.AppendUvarint(dst, uint64(len(s)))
