@@ -49,7 +49,9 @@ func (r *sortRun) load() (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	r.arena, r.offs, _, err = memory.DecodeByteStrings(rest, r.dec.B.N, r.arena, r.offs)
+	// the keys stay in the reader's buffer, which holds this block until
+	// the next load; loadMem, for runs in memory, fills an arena instead
+	r.arena, r.offs, _, err = memory.ByteStringsIn(rest, r.dec.B.N, r.offs)
 	if err != nil {
 		return false, err
 	}
@@ -71,6 +73,7 @@ func runLess(a, b *sortRun) bool {
 type runWriter struct {
 	enc  KeyEncoder
 	blk  []byte
+	ints []int64 // AppendBlockAt's scratch
 	keys [][]byte
 	cols []*vec.Vector
 	view []vec.Vector
@@ -144,7 +147,7 @@ func (w *runWriter) write(data *memory.ColBuf, lo, hi int, f *memory.SpillFile) 
 	perm := w.enc.Order(n)
 	for lo := 0; lo < n; lo += vec.BatchSize {
 		hi := min(lo+vec.BatchSize, n)
-		w.blk = memory.AppendBlockAt(w.blk[:0], w.cols, perm[lo:hi])
+		w.blk, w.ints = memory.AppendBlockAt(w.blk[:0], w.cols, perm[lo:hi], w.ints)
 		w.keys = w.keys[:0]
 		for _, i := range perm[lo:hi] {
 			w.keys = append(w.keys, w.enc.key(int(i)))

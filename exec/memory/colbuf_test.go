@@ -2,6 +2,7 @@ package memory
 
 import (
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
@@ -67,6 +68,64 @@ func TestAppendSegsMatchesAppendRange(t *testing.T) {
 			}
 			if gs, ws := string(g.AppendText(nil, i, time.UTC)), string(w.AppendText(nil, i, time.UTC)); gs != ws {
 				t.Fatalf("column %d row %d: %q, want %q", c, i, gs, ws)
+			}
+		}
+	}
+}
+
+// Integers round-trip through a spill block at every width appendInts
+// picks, the extremes of int64 included, with and without NULL masks, and
+// contiguous (AppendBlock) or gathered (AppendBlockAt).
+func TestSpillBlockInts(t *testing.T) {
+	cases := [][]int64{
+		{}, {7}, {5, 5, 5}, {-3, 0, 250}, {1000, -1000, 0}, {1 << 20, -(1 << 20), 3},
+		{1 << 40, 0, -1}, {math.MinInt64, math.MaxInt64, 0}, {math.MinInt64, math.MinInt64 + 1}, {math.MaxInt64 - 255, math.MaxInt64},
+	}
+	for _, xs := range cases {
+		for _, nulls := range []bool{false, true} {
+			v := vec.New(types.Int64T, len(xs))
+			v.I64 = append(v.I64, xs...)
+			if nulls {
+				v.Nulls = make([]bool, len(xs))
+				for i := range v.Nulls {
+					v.Nulls[i] = i%2 == 1
+				}
+			}
+			cols := []*vec.Vector{v, v}
+			idx := make([]int32, len(xs))
+			for i := range idx {
+				idx[i] = int32(len(xs) - 1 - i)
+			}
+			blk := AppendBlock(nil, cols, 0, len(xs))
+			blk, _ = AppendBlockAt(blk, cols, idx, nil)
+			d := NewBlockDecoder([]types.T{types.Int64T, types.Int64T})
+			for pass, order := range [][]int32{nil, idx} {
+				rest, err := d.Decode(blk)
+				if err != nil {
+					t.Fatalf("%v: %v", xs, err)
+				}
+				for c, got := range d.B.Vecs {
+					for i := range xs {
+						j := i
+						if order != nil {
+							j = int(order[i])
+						}
+						if got.I64[i] != xs[j] || got.IsNull(i) != v.IsNull(j) {
+							t.Fatalf("%v pass %d column %d row %d: %d (NULL %v), want %d (NULL %v)", xs, pass, c, i, got.I64[i], got.IsNull(i), xs[j], v.IsNull(j))
+						}
+					}
+				}
+				blk = rest
+			}
+			if len(blk) != 0 {
+				t.Fatalf("%v: %d bytes left", xs, len(blk))
+			}
+			// a block cut short is refused, not read past its end
+			whole := AppendBlock(nil, cols, 0, len(xs))
+			for cut := 1; cut < len(whole); cut++ {
+				if _, err := d.Decode(whole[:cut]); err == nil {
+					t.Fatalf("%v: block cut to %d of %d bytes decoded", xs, cut, len(whole))
+				}
 			}
 		}
 	}
