@@ -3,6 +3,7 @@ package exec
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"runtime"
 	"sync"
 
@@ -61,7 +62,14 @@ func (r *sortRun) load() (bool, error) {
 }
 
 func runLess(a, b *sortRun) bool {
-	if c := bytes.Compare(a.key(), b.key()); c != 0 {
+	ka, kb := a.key(), b.key()
+	// most keys differ in their first 8 bytes: one integer compare
+	if len(ka) >= 8 && len(kb) >= 8 {
+		if pa, pb := binary.BigEndian.Uint64(ka), binary.BigEndian.Uint64(kb); pa != pb {
+			return pa < pb
+		}
+	}
+	if c := bytes.Compare(ka, kb); c != 0 {
 		return c < 0
 	}
 	return a.idx < b.idx
