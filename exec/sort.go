@@ -56,6 +56,7 @@ type Sort struct {
 	spilling  bool
 	runs      []*sortRun
 	heap      []*sortRun
+	segs      []memory.Seg // the pieces of the batch mergeNext is making
 	writers   []*runWriter
 	splitRuns int // times the buffered rows were written as several runs at once
 	// mergePasses counts the merges of some runs into one before the last,

@@ -101,7 +101,7 @@ func (s *Sort) sortParallel(ctx context.Context, p WorkerSource) error {
 		wk := &sortWorker{
 			data: memory.NewColBuf(ts, vec.BatchSize),
 			res:  memory.Reservation{Mem: mem, Spill: true, Cap: max(share/int64(n), 1)},
-			wr:   &runWriter{out: memory.NewColBuf(ts, vec.BatchSize), cols: make([]*vec.Vector, len(ts)), view: make([]vec.Vector, len(ts))},
+			wr:   &runWriter{cols: make([]*vec.Vector, len(ts)), view: make([]vec.Vector, len(ts))},
 		}
 		// every key column keeps its NULL marker: the workers' keys are
 		// compared with each other's

@@ -3,6 +3,7 @@ package exec
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"runtime"
 	"sync"
 
@@ -49,7 +50,9 @@ func (r *sortRun) load() (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	r.arena, r.offs, _, err = memory.DecodeByteStrings(rest, r.dec.B.N, r.arena, r.offs)
+	// the keys stay in the reader's buffer, which holds this block until
+	// the next load; loadMem, for runs in memory, fills an arena instead
+	r.arena, r.offs, _, err = memory.ByteStringsIn(rest, r.dec.B.N, r.offs)
 	if err != nil {
 		return false, err
 	}
@@ -59,7 +62,14 @@ func (r *sortRun) load() (bool, error) {
 }
 
 func runLess(a, b *sortRun) bool {
-	if c := bytes.Compare(a.key(), b.key()); c != 0 {
+	ka, kb := a.key(), b.key()
+	// most keys differ in their first 8 bytes: one integer compare
+	if len(ka) >= 8 && len(kb) >= 8 {
+		if pa, pb := binary.BigEndian.Uint64(ka), binary.BigEndian.Uint64(kb); pa != pb {
+			return pa < pb
+		}
+	}
+	if c := bytes.Compare(ka, kb); c != 0 {
 		return c < 0
 	}
 	return a.idx < b.idx
@@ -70,8 +80,8 @@ func runLess(a, b *sortRun) bool {
 // written side by side.
 type runWriter struct {
 	enc  KeyEncoder
-	out  *memory.ColBuf
 	blk  []byte
+	ints []int64 // AppendBlockAt's scratch
 	keys [][]byte
 	cols []*vec.Vector
 	view []vec.Vector
@@ -89,7 +99,7 @@ func (s *Sort) spillRun(ctx context.Context) error {
 		s.out = memory.NewColBuf(ts, vec.BatchSize)
 		s.writers = make([]*runWriter, max(1, min(runtime.GOMAXPROCS(0), 4)))
 		for i := range s.writers {
-			w := &runWriter{out: memory.NewColBuf(ts, vec.BatchSize), cols: make([]*vec.Vector, len(ts)), view: make([]vec.Vector, len(ts))}
+			w := &runWriter{cols: make([]*vec.Vector, len(ts)), view: make([]vec.Vector, len(ts))}
 			w.enc.Init(s.Keys, s.data.Vecs) // every column keeps its NULL marker
 			s.writers[i] = w
 		}
@@ -145,12 +155,7 @@ func (w *runWriter) write(data *memory.ColBuf, lo, hi int, f *memory.SpillFile) 
 	perm := w.enc.Order(n)
 	for lo := 0; lo < n; lo += vec.BatchSize {
 		hi := min(lo+vec.BatchSize, n)
-		w.out.Clear()
-		for c, v := range w.cols {
-			w.out.Gather(c, v, perm[lo:hi])
-		}
-		w.out.N = hi - lo
-		w.blk = memory.AppendBlock(w.blk[:0], w.out.Vecs, 0, hi-lo)
+		w.blk, w.ints = memory.AppendBlockAt(w.blk[:0], w.cols, perm[lo:hi], w.ints)
 		w.keys = w.keys[:0]
 		for _, i := range perm[lo:hi] {
 			w.keys = append(w.keys, w.enc.key(int(i)))
@@ -394,14 +399,18 @@ func (s *Sort) heapDown(i int) {
 
 // mergeNext emits the next batch of the merged runs. The run on top of the
 // heap gives rows as long as they order before the best of the other runs,
-// copied as one range: runs over presorted or clustered data move whole
-// blocks at a time rather than a row per heap step.
+// taken as one piece: runs over presorted or clustered data move whole
+// blocks at a time rather than a row per heap step. The pieces are copied
+// into the batch a column at a time (AppendSegs), before a run's block is
+// replaced by its next and at the end.
 func (s *Sort) mergeNext(ctx context.Context) (*vec.Batch, error) {
 	if err := memory.ErrCanceled(ctx); err != nil {
 		return nil, err
 	}
 	s.out.Clear()
-	for s.out.N < vec.BatchSize && len(s.heap) > 0 {
+	segs := s.segs[:0]
+	n := 0
+	for n < vec.BatchSize && len(s.heap) > 0 {
 		h := s.heap
 		r := h[0]
 		var bound *sortRun
@@ -412,16 +421,17 @@ func (s *Sort) mergeNext(ctx context.Context) (*vec.Batch, error) {
 			}
 		}
 		start := r.pos
-		limit := min(r.n, start+vec.BatchSize-s.out.N)
+		limit := min(r.n, start+vec.BatchSize-n)
 		r.pos++
 		for r.pos < limit && (bound == nil || runLess(r, bound)) {
 			r.pos++
 		}
-		for c, v := range r.b.Vecs {
-			s.out.AppendRange(c, v, start, r.pos)
-		}
-		s.out.N += r.pos - start
+		segs = append(segs, memory.Seg{B: r.b, Lo: int32(start), Hi: int32(r.pos)})
+		n += r.pos - start
 		if r.pos == r.n {
+			// the run's next block is decoded over this one
+			s.out.AppendSegs(segs)
+			segs = segs[:0]
 			ok, err := r.load()
 			if err != nil {
 				return nil, err
@@ -436,6 +446,9 @@ func (s *Sort) mergeNext(ctx context.Context) (*vec.Batch, error) {
 		}
 		s.heapDown(0)
 	}
+	s.out.AppendSegs(segs)
+	clear(segs) // no batch kept reachable past its run
+	s.segs = segs[:0]
 	if s.out.N == 0 {
 		s.closeRuns()
 		return nil, nil

@@ -133,3 +133,40 @@ func TestDuckLakeNames(t *testing.T) {
 		t.Errorf("decimal(0,1) -> %v %v, want numeric(18,1)", back, err)
 	}
 }
+
+// AppendDate's integer calendar gives what time.Time does, across era
+// boundaries, leap centuries and the edges of the four-digit years where
+// it hands over to time.
+func TestAppendDateMatchesTime(t *testing.T) {
+	check := func(days int64) {
+		want := string(appendYMD(nil, time.Unix(days*86400, 0).UTC()))
+		if got := string(AppendDate(nil, days)); got != want {
+			t.Fatalf("AppendDate(%d) = %q, want %q", days, got, want)
+		}
+	}
+	for days := int64(-800000); days <= 3000000; days += 37 {
+		check(days)
+	}
+	for _, ymd := range [][3]int{{1, 1, 1}, {0, 12, 31}, {1600, 2, 29}, {1700, 3, 1}, {1900, 2, 28}, {2000, 2, 29}, {2100, 3, 1}, {9999, 12, 31}, {10000, 1, 1}, {-44, 3, 15}} {
+		days := time.Date(ymd[0], time.Month(ymd[1]), ymd[2], 0, 0, 0, 0, time.UTC).Unix() / 86400
+		for d := days - 2; d <= days+2; d++ {
+			check(d)
+		}
+	}
+}
+
+func TestAppendNumericScales(t *testing.T) {
+	cases := []struct {
+		v     int64
+		scale int
+		want  string
+	}{
+		{0, 2, "0.00"}, {5, 2, "0.05"}, {-5, 3, "-0.005"}, {100, 2, "1.00"}, {-123456, 2, "-1234.56"},
+		{7, 0, "7"}, {-7, -1, "-7"}, {math.MaxInt64, 4, "922337203685477.5807"}, {math.MinInt64, 18, "-9.223372036854775808"},
+	}
+	for _, c := range cases {
+		if got := string(AppendNumeric([]byte("x"), c.v, c.scale)); got != "x"+c.want {
+			t.Errorf("AppendNumeric(%d, %d) = %q, want %q", c.v, c.scale, got, "x"+c.want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -223,6 +224,47 @@ func TestEncodeColumnNulls(t *testing.T) {
 				} else if got != tv.text {
 					t.Errorf("%s: binary decodes as %q, want %q", tv.name, got, tv.text)
 				}
+			}
+		}
+	}
+}
+
+// The text encodings of ints, scaled numerics, dates and text write what
+// AppendText writes, value for value.
+func TestTextEncodingsMatchAppendText(t *testing.T) {
+	for _, ty := range []types.T{types.Int16T, types.Int32T, types.Int64T, types.NumericT(12, 2), types.NumericT(18, 0), types.DateT, types.TextT, types.VarcharT} {
+		enc, err := chooseEncoding(ty, textFormat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if enc == encText {
+			t.Fatalf("%s: no specialised text encoding", ty)
+		}
+		v := vec.New(ty, 0)
+		for i := int64(-3000); i <= 3000; i++ {
+			x := i * i * i * 7919
+			switch {
+			case ty.ID == types.Date:
+				x = i * 113
+			case ty.ID == types.Int16:
+				x = i * 10
+			}
+			if ty.ID == types.Text {
+				v.S = append(v.S, strconv.FormatInt(x, 36)+"\x00é")
+			} else {
+				v.I64 = append(v.I64, x)
+			}
+		}
+		n := v.Len()
+		buf, ends := encodeColumn(nil, nil, v, n, enc, time.UTC)
+		for i := 0; i < n; i++ {
+			start := 0
+			if i > 0 {
+				start = ends[i-1]
+			}
+			want := string(v.AppendText(nil, i, time.UTC))
+			if got := string(buf[start+4 : ends[i]]); got != want || int(binary.BigEndian.Uint32(buf[start:])) != len(want) {
+				t.Fatalf("%s row %d: %q, want %q", ty, i, got, want)
 			}
 		}
 	}

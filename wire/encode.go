@@ -3,6 +3,7 @@ package wire
 import (
 	"encoding/binary"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
@@ -47,12 +48,28 @@ const (
 	encRecord    // record_send (array.go)
 	encTime      // int64 µs (time.go)
 	encTimeTZ    // int64 µs, int32 zone seconds west (time.go)
+
+	// text format of the common types of big results, without AppendText's
+	// per-value dispatch (text itself is encBytes: its text is its bytes)
+	encTextInt
+	encTextNumeric // scaled int64
+	encTextDate
 )
 
 // chooseEncoding picks the encoder for a column of type t in format f.
 func chooseEncoding(t types.T, f int16) (encoding, error) {
 	switch f {
 	case textFormat:
+		switch {
+		case t.ID == types.Text:
+			return encBytes, nil
+		case t.ID == types.Int16 || t.ID == types.Int32 || t.ID == types.Int64:
+			return encTextInt, nil
+		case t.ID == types.Numeric && t.Scale >= 0:
+			return encTextNumeric, nil
+		case t.ID == types.Date:
+			return encTextDate, nil
+		}
 		return encText, nil
 	case binaryFormat:
 	default:
@@ -218,6 +235,40 @@ func encodeColumn(dst []byte, ends []int, v *vec.Vector, n int, enc encoding, lo
 			} else {
 				at := len(dst)
 				dst = v.AppendText(append(dst, 0, 0, 0, 0), i, loc)
+				be.PutUint32(dst[at:], uint32(len(dst)-at-4))
+			}
+			ends = append(ends, len(dst))
+		}
+	case encTextInt:
+		for i, x := range v.I64[:n] {
+			if v.IsNull(i) {
+				dst = append(dst, nullValue...)
+			} else {
+				at := len(dst)
+				dst = strconv.AppendInt(append(dst, 0, 0, 0, 0), x, 10)
+				be.PutUint32(dst[at:], uint32(len(dst)-at-4))
+			}
+			ends = append(ends, len(dst))
+		}
+	case encTextNumeric:
+		scale := v.Type.Scale
+		for i, x := range v.I64[:n] {
+			if v.IsNull(i) {
+				dst = append(dst, nullValue...)
+			} else {
+				at := len(dst)
+				dst = types.AppendNumeric(append(dst, 0, 0, 0, 0), x, scale)
+				be.PutUint32(dst[at:], uint32(len(dst)-at-4))
+			}
+			ends = append(ends, len(dst))
+		}
+	case encTextDate:
+		for i, x := range v.I64[:n] {
+			if v.IsNull(i) {
+				dst = append(dst, nullValue...)
+			} else {
+				at := len(dst)
+				dst = types.AppendDate(append(dst, 0, 0, 0, 0), x)
 				be.PutUint32(dst[at:], uint32(len(dst)-at-4))
 			}
 			ends = append(ends, len(dst))

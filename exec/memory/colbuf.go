@@ -176,6 +176,97 @@ func (c *ColBuf) Gather(i int, src *vec.Vector, idx []int32) {
 	}
 }
 
+// Seg is rows [Lo, Hi) of a batch: one piece of a merge's output.
+type Seg struct {
+	B      *vec.Batch
+	Lo, Hi int32
+}
+
+// AppendSegs appends the rows of segs, in order, to every column. A merge
+// of interleaved runs takes a row or two from each input in turn: copying
+// a column at a time over typed slices costs a copy per piece, where
+// AppendRange per piece and column costs a call and a dispatch each.
+func (c *ColBuf) AppendSegs(segs []Seg) {
+	n := 0
+	for _, sg := range segs {
+		n += int(sg.Hi - sg.Lo)
+	}
+	if n == 0 {
+		return
+	}
+	for i, v := range c.Vecs {
+		nulls := v.Nulls != nil
+		for _, sg := range segs {
+			if sg.B.Vecs[i].Nulls != nil {
+				nulls = true
+				break
+			}
+		}
+		if nulls {
+			c.Nulls(i)
+			for _, sg := range segs {
+				if src := sg.B.Vecs[i]; src.Nulls != nil {
+					v.Nulls = append(v.Nulls, src.Nulls[sg.Lo:sg.Hi]...)
+				} else {
+					v.Nulls = appendFalse(v.Nulls, int(sg.Hi-sg.Lo))
+				}
+			}
+		}
+		switch v.Type.Storage() {
+		case types.StoreInt:
+			d := Grow(v.I64, n)
+			for _, sg := range segs {
+				if src := sg.B.Vecs[i].I64; sg.Hi-sg.Lo == 1 {
+					d = append(d, src[sg.Lo])
+				} else {
+					d = append(d, src[sg.Lo:sg.Hi]...)
+				}
+			}
+			v.I64 = d
+		case types.StoreFloat:
+			d := Grow(v.F64, n)
+			for _, sg := range segs {
+				d = append(d, sg.B.Vecs[i].F64[sg.Lo:sg.Hi]...)
+			}
+			v.F64 = d
+		case types.StoreBool:
+			d := Grow(v.B, n)
+			for _, sg := range segs {
+				d = append(d, sg.B.Vecs[i].B[sg.Lo:sg.Hi]...)
+			}
+			v.B = d
+		case types.StoreInterval:
+			d := Grow(v.Iv, n)
+			for _, sg := range segs {
+				d = append(d, sg.B.Vecs[i].Iv[sg.Lo:sg.Hi]...)
+			}
+			v.Iv = d
+		default:
+			d := Grow(v.S, n)
+			for _, sg := range segs {
+				if src := sg.B.Vecs[i].S; sg.Hi-sg.Lo == 1 {
+					d = append(d, src[sg.Lo])
+				} else {
+					d = append(d, src[sg.Lo:sg.Hi]...)
+				}
+			}
+			v.S = d
+		}
+	}
+	c.N += n
+}
+
+// Grow makes room for n more elements in s, doubling its capacity if it
+// has to grow (as AppendDoubling).
+func Grow[T any](s []T, n int) []T {
+	if cap(s)-len(s) >= n {
+		return s
+	}
+	g := make([]T, len(s), max(2*cap(s), len(s)+n))
+	copy(g, s)
+	return g
+}
+
 // AppendNulls appends n NULLs to column i.
 func (c *ColBuf) AppendNulls(i, n int) {
 	c.Nulls(i)

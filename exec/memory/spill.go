@@ -247,7 +247,8 @@ func (r *SpillReader) Next() ([]byte, error) {
 //
 //	uvarint rows
 //	per column: byte 1 if a NULL mask follows (then one byte per row), 0 if not;
-//	            then the values: int and float 8 bytes little-endian, bool 1 byte,
+//	            then the values: int frame of reference (appendInts), float 8 bytes
+//	            little-endian, bool 1 byte,
 //	            interval 4+4+8 bytes, text uvarint lengths then the bytes
 //	optional trailing "column" of byte strings (sort keys), same as text
 func AppendBlock(dst []byte, cols []*vec.Vector, lo, hi int) []byte {
@@ -268,9 +269,7 @@ func AppendBlock(dst []byte, cols []*vec.Vector, lo, hi int) []byte {
 		}
 		switch v.Type.Storage() {
 		case types.StoreInt:
-			for _, x := range v.I64[lo:hi] {
-				dst = binary.LittleEndian.AppendUint64(dst, uint64(x))
-			}
+			dst = appendInts(dst, v.I64[lo:hi])
 		case types.StoreFloat:
 			for _, x := range v.F64[lo:hi] {
 				dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(x))
@@ -294,6 +293,163 @@ func AppendBlock(dst []byte, cols []*vec.Vector, lo, hi int) []byte {
 		}
 	}
 	return dst
+}
+
+// AppendBlockAt appends the rows of cols at idx, in that order, as one
+// block (AppendBlock's format): a sorted run is written straight from the
+// buffered rows and their permutation, without gathering them first.
+//
+// tmp is scratch for gathering a column's integers; the grown scratch is
+// returned for the next call.
+func AppendBlockAt(dst []byte, cols []*vec.Vector, idx []int32, tmp []int64) ([]byte, []int64) {
+	dst = binary.AppendUvarint(dst, uint64(len(idx)))
+	for _, v := range cols {
+		if v.Nulls != nil {
+			dst = append(dst, 1)
+			nulls := v.Nulls
+			for _, i := range idx {
+				if nulls[i] {
+					dst = append(dst, 1)
+				} else {
+					dst = append(dst, 0)
+				}
+			}
+		} else {
+			dst = append(dst, 0)
+		}
+		switch v.Type.Storage() {
+		case types.StoreInt:
+			g := tmp[:0]
+			xs := v.I64
+			for _, i := range idx {
+				g = append(g, xs[i])
+			}
+			dst = appendInts(dst, g)
+			tmp = g
+		case types.StoreFloat:
+			xs := v.F64
+			for _, i := range idx {
+				dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(xs[i]))
+			}
+		case types.StoreBool:
+			xs := v.B
+			for _, i := range idx {
+				if xs[i] {
+					dst = append(dst, 1)
+				} else {
+					dst = append(dst, 0)
+				}
+			}
+		case types.StoreInterval:
+			xs := v.Iv
+			for _, i := range idx {
+				x := xs[i]
+				dst = binary.LittleEndian.AppendUint32(dst, uint32(x.Months))
+				dst = binary.LittleEndian.AppendUint32(dst, uint32(x.Days))
+				dst = binary.LittleEndian.AppendUint64(dst, uint64(x.Micros))
+			}
+		default:
+			xs := v.S
+			for _, i := range idx {
+				dst = binary.AppendUvarint(dst, uint64(len(xs[i])))
+			}
+			for _, i := range idx {
+				dst = append(dst, xs[i]...)
+			}
+		}
+	}
+	return dst, tmp
+}
+
+// appendInts writes integers frame of reference: the smallest, then each
+// value's distance from it in as few of 0, 1, 2, 4 or 8 bytes as the
+// largest distance needs. Keys, dates, counts and scaled numerics mostly
+// fit in one to four bytes, so spill files hold a third of the bytes
+// (written, and read back, once each) for a fixed-width loop per block.
+func appendInts(dst []byte, xs []int64) []byte {
+	if len(xs) == 0 {
+		return append(dst, 0)
+	}
+	lo, hi := xs[0], xs[0]
+	for _, x := range xs[1:] {
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	span := uint64(hi) - uint64(lo) // fits: hi >= lo
+	base := uint64(lo)
+	var w byte
+	switch {
+	case span == 0:
+		w = 0
+	case span < 1<<8:
+		w = 1
+	case span < 1<<16:
+		w = 2
+	case span < 1<<32:
+		w = 4
+	default:
+		w = 8
+	}
+	dst = append(dst, w)
+	dst = binary.LittleEndian.AppendUint64(dst, base)
+	switch w {
+	case 1:
+		for _, x := range xs {
+			dst = append(dst, byte(uint64(x)-base))
+		}
+	case 2:
+		for _, x := range xs {
+			dst = binary.LittleEndian.AppendUint16(dst, uint16(uint64(x)-base))
+		}
+	case 4:
+		for _, x := range xs {
+			dst = binary.LittleEndian.AppendUint32(dst, uint32(uint64(x)-base))
+		}
+	case 8:
+		for _, x := range xs {
+			dst = binary.LittleEndian.AppendUint64(dst, uint64(x))
+		}
+	}
+	return dst
+}
+
+// decodeInts reads len(out) integers appendInts wrote; false if blk is
+// short or malformed.
+func decodeInts(blk []byte, out []int64) ([]byte, bool) {
+	n := len(out)
+	if n == 0 {
+		return blk[min(1, len(blk)):], len(blk) >= 1
+	}
+	if len(blk) < 9 {
+		return nil, false
+	}
+	w, base := int(blk[0]), binary.LittleEndian.Uint64(blk[1:])
+	blk = blk[9:]
+	if w != 0 && w != 1 && w != 2 && w != 4 && w != 8 || len(blk) < w*n {
+		return nil, false
+	}
+	switch w {
+	case 0:
+		for i := range out {
+			out[i] = int64(base)
+		}
+	case 1:
+		for i, c := range blk[:n] {
+			out[i] = int64(base + uint64(c))
+		}
+	case 2:
+		for i := range out {
+			out[i] = int64(base + uint64(binary.LittleEndian.Uint16(blk[2*i:])))
+		}
+	case 4:
+		for i := range out {
+			out[i] = int64(base + uint64(binary.LittleEndian.Uint32(blk[4*i:])))
+		}
+	case 8:
+		for i := range out {
+			out[i] = int64(binary.LittleEndian.Uint64(blk[8*i:]))
+		}
+	}
+	return blk[w*n:], true
 }
 
 func appendStrings(dst []byte, ss []string) []byte {
@@ -368,14 +524,11 @@ func (d *BlockDecoder) Decode(blk []byte) ([]byte, error) {
 		}
 		switch v.Type.Storage() {
 		case types.StoreInt:
-			if len(blk) < 8*n {
+			v.I64 = ResizeSlice(v.I64, n)
+			var ok bool
+			if blk, ok = decodeInts(blk, v.I64); !ok {
 				return nil, ErrBadSpill
 			}
-			v.I64 = ResizeSlice(v.I64, n)
-			for i := range v.I64 {
-				v.I64[i] = int64(binary.LittleEndian.Uint64(blk[8*i:]))
-			}
-			blk = blk[8*n:]
 		case types.StoreFloat:
 			if len(blk) < 8*n {
 				return nil, ErrBadSpill
@@ -444,15 +597,26 @@ func (d *BlockDecoder) strings(blk []byte, out []string) ([]byte, error) {
 	return blk[total:], nil
 }
 
-// byteStrings decodes n length-prefixed byte strings into one arena: offs
-// gets n+1 offsets into it.
+// DecodeByteStrings decodes n length-prefixed byte strings into one arena:
+// offs gets n+1 offsets into it.
 func DecodeByteStrings(blk []byte, n int, arena []byte, offs []int) ([]byte, []int, []byte, error) {
+	all, offs, rest, err := ByteStringsIn(blk, n, offs)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return append(arena[:0], all...), offs, rest, nil
+}
+
+// ByteStringsIn is DecodeByteStrings without the copy: the strings are read
+// where they are in blk, for a caller done with them before blk is reused
+// (a sort run's keys, replaced with its block).
+func ByteStringsIn(blk []byte, n int, offs []int) ([]byte, []int, []byte, error) {
 	offs = ResizeInts(offs, n+1)
 	total := 0
 	offs[0] = 0
 	for i := 0; i < n; i++ {
 		l, k := binary.Uvarint(blk)
-		if k <= 0 {
+		if k <= 0 || l > uint64(len(blk)) {
 			return nil, nil, nil, ErrBadSpill
 		}
 		blk = blk[k:]
@@ -462,8 +626,7 @@ func DecodeByteStrings(blk []byte, n int, arena []byte, offs []int) ([]byte, []i
 	if len(blk) < total {
 		return nil, nil, nil, ErrBadSpill
 	}
-	arena = append(arena[:0], blk[:total]...)
-	return arena, offs, blk[total:], nil
+	return blk[:total:total], offs, blk[total:], nil
 }
 
 func ResizeSlice[T any](s []T, n int) []T {
