@@ -1343,26 +1343,39 @@ func (b *Binder) constInList(x exec.Expr, items []*pg.Node, not bool, loc int32)
 
 // EachMessage calls fn on m and every message below it.
 //
-// The fields are visited in their declared order, not with Range, whose
-// order protobuf leaves undefined: the shared scalar subqueries of TPC-H and
-// TPC-DS queries were numbered in another order from one run to the next.
+// The fields are visited in field number order: Range's order is undefined,
+// and the shared scalar subqueries of TPC-H and TPC-DS queries were
+// numbered in another order from one run to the next. (Walking the
+// descriptor's fields instead asks each of a Node's hundreds of oneof
+// fields whether it is set: TPC-DS q41 planned in 8 ms instead of 2.)
 func EachMessage(m protoreflect.Message, fn func(protoreflect.Message)) {
 	fn(m)
-	fds := m.Descriptor().Fields()
-	for k := 0; k < fds.Len(); k++ {
-		fd := fds.Get(k)
-		if fd.Message() == nil || fd.IsMap() || !m.Has(fd) {
-			continue
+	type field struct {
+		fd protoreflect.FieldDescriptor
+		v  protoreflect.Value
+	}
+	var buf [8]field
+	fields := buf[:0]
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if fd.Message() != nil && !fd.IsMap() {
+			fields = append(fields, field{fd, v})
 		}
-		v := m.Get(fd)
-		if fd.IsList() {
-			l := v.List()
+		return true
+	})
+	for i := 1; i < len(fields); i++ {
+		for j := i; j > 0 && fields[j].fd.Number() < fields[j-1].fd.Number(); j-- {
+			fields[j], fields[j-1] = fields[j-1], fields[j]
+		}
+	}
+	for _, f := range fields {
+		if f.fd.IsList() {
+			l := f.v.List()
 			for i := 0; i < l.Len(); i++ {
 				EachMessage(l.Get(i).Message(), fn)
 			}
 			continue
 		}
-		EachMessage(v.Message(), fn)
+		EachMessage(f.v.Message(), fn)
 	}
 }
 
