@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"math/big"
-	"slices"
 	"strings"
 
 	"github.com/lakepg/lakepg/exec/vec"
@@ -116,12 +115,12 @@ func (c *ColBuf) AppendRange(i int, src *vec.Vector, lo, hi int) {
 // appendDoubling appends src to dst, doubling dst's capacity when it is
 // full: a buffer that grows batch by batch to millions of rows (a join's
 // build side) is copied about once in all, where append's 1.25× steps for
-// large slices copy it four times over. slices.Grow, unlike make and
-// copy, does not first zero the part the copy overwrites: appending a
-// thousand batches of 2,048 integers took about 40 % less time.
+// large slices copy it four times over.
 func AppendDoubling[T any](dst, src []T) []T {
 	if cap(dst)-len(dst) < len(src) {
-		dst = slices.Grow(dst, max(cap(dst), len(src)))
+		grown := make([]T, len(dst), max(2*cap(dst), len(dst)+len(src)))
+		copy(grown, dst)
+		dst = grown
 	}
 	return append(dst, src...)
 }
