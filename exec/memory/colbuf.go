@@ -112,17 +112,12 @@ func (c *ColBuf) AppendRange(i int, src *vec.Vector, lo, hi int) {
 	}
 }
 
-// appendDoubling appends src to dst, doubling dst's capacity when it is
+// AppendDoubling appends src to dst, doubling dst's capacity when it is
 // full: a buffer that grows batch by batch to millions of rows (a join's
 // build side) is copied about once in all, where append's 1.25× steps for
 // large slices copy it four times over.
 func AppendDoubling[T any](dst, src []T) []T {
-	if cap(dst)-len(dst) < len(src) {
-		grown := make([]T, len(dst), max(2*cap(dst), len(dst)+len(src)))
-		copy(grown, dst)
-		dst = grown
-	}
-	return append(dst, src...)
+	return append(Grow(dst, len(src)), src...)
 }
 
 // AppendBatch appends rows [lo, hi) of every column of b.
@@ -256,7 +251,8 @@ func (c *ColBuf) AppendSegs(segs []Seg) {
 }
 
 // Grow makes room for n more elements in s, doubling its capacity if it
-// has to grow (as AppendDoubling).
+// has to grow. (slices.Grow, tried instead, made the 6 M-row sort under
+// 512 MiB take 9.6 s instead of 4.9 s and peak 763 MiB instead of 572.)
 func Grow[T any](s []T, n int) []T {
 	if cap(s)-len(s) >= n {
 		return s
