@@ -458,6 +458,14 @@ func (qc *QueryCtx) joinItems(items []*Source, conj []*pg.Node) (*Source, error)
 		if cur, err = qc.orderJoins(items, nodes, preds, pb); err != nil {
 			return nil, err
 		}
+	} else {
+		// a lone item's rows are estimated now all the same: the
+		// estimator keeps an operator's estimate from the first time it is
+		// asked, and what it finds depends on when (TPC-H Q15's WITH query,
+		// its aggregation of lineitem read through a MaterializedReader,
+		// came out at 1.5 M rows instead of 9,902 when first asked by the
+		// join above it, which then turned)
+		qc.planEstimator().N(cur.op)
 	}
 	for _, p := range preds {
 		if !p.used {
