@@ -122,12 +122,19 @@ func (qc *QueryCtx) orderJoins(items []*Source, nodes []logical.Node, preds []*p
 	}
 	var leaves []logical.Node
 	root := joinLeaves(plan, &leaves)
+	if root == nil {
+		return nil, pgerr.New(pgerr.Internal, "a join graph became no join")
+	}
 	out := &Source{op: op, Sc: &Scope{}, rows: root.Rows}
 	for _, it := range items {
 		out.Sc.Cols = append(out.Sc.Cols, it.Sc.Cols...)
 	}
 	for _, l := range leaves {
-		out.scans = append(out.scans, items[slices.Index(nodes, l)].scans...)
+		i := slices.Index(nodes, l)
+		if i < 0 {
+			return nil, pgerr.New(pgerr.Internal, "a rule replaced an item of a join graph")
+		}
+		out.scans = append(out.scans, items[i].scans...)
 	}
 	qc.joins = append(qc.joins, joinBlock{items: n, how: how, cost: root.Cost})
 	return out, nil
@@ -135,12 +142,15 @@ func (qc *QueryCtx) orderJoins(items []*Source, nodes []logical.Node, preds []*p
 
 // joinLeaves appends to leaves the relations under the join tree plan
 // (under the Project that puts its columns in FROM order), left to right,
-// and returns its root join.
+// and returns its root join (nil if plan is no join).
 func joinLeaves(plan logical.Node, leaves *[]logical.Node) *logical.Join {
 	if p, ok := plan.(*logical.Project); ok {
 		plan = p.Input
 	}
-	j := plan.(*logical.Join)
+	j, ok := plan.(*logical.Join)
+	if !ok {
+		return nil
+	}
 	for _, in := range []logical.Node{j.Left, j.Right} {
 		if _, ok := in.(*logical.Join); ok {
 			joinLeaves(in, leaves)
