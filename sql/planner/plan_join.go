@@ -432,15 +432,13 @@ func (qc *QueryCtx) joinItems(items []*Source, conj []*pg.Node) (*Source, error)
 		}
 		p.used = true
 	}
-	for i := range nodes {
-		var err error
-		if items[i].op, err = pb.Build(nodes[i]); err != nil {
-			return nil, err
-		}
-	}
 	built := make([]exec.Operator, len(nodes))
 	for i := range nodes {
-		built[i] = items[i].op
+		var err error
+		if built[i], err = pb.Build(nodes[i]); err != nil {
+			return nil, err
+		}
+		items[i].op = built[i]
 	}
 	if done, err := qc.semiJoinsFirst(items, late); err != nil {
 		return nil, err
