@@ -6,6 +6,7 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/pgerr"
 )
 
@@ -95,11 +96,82 @@ func (qc *QueryCtx) outerJoin(j *pg.JoinExpr, where *wherePending) (src *Source,
 	}
 	if j.Jointype == pg.JoinType_JOIN_RIGHT {
 		src, err = qc.joinPlanned(j, ns, ks)
-	} else {
-		src, err = qc.joinPlanned(j, qc.onScope(j, ks), ns)
-		src = onScopeRestored(src, ks)
+		return src, false, err
 	}
-	return src, false, err
+	anti := qc.antiJoinConjunct(j, where, ks, ns)
+	src, err = qc.joinPlanned(j, qc.onScope(j, ks), ns)
+	if err == nil && anti >= 0 {
+		if op, ok := antiJoin(src.op, len(ks.Sc.Cols)); ok {
+			src.op = op
+			where.conj = slices.Delete(where.conj, anti, anti+1)
+			qc.fired(ruleOuterToAnti)
+		}
+	}
+	return onScopeRestored(src, ks), false, err
+}
+
+// antiJoinConjunct finds the WHERE conjunct col IS NULL (rule
+// outer_join_to_anti) where col is a column of the nullable side of the
+// LEFT JOIN j that an equality of its ON condition compares: every row the
+// join matches has col non-NULL, so WHERE keeps exactly the preserved rows
+// that matched nothing, with the nullable side NULL. -1 for none.
+func (qc *QueryCtx) antiJoinConjunct(j *pg.JoinExpr, where *wherePending, keep, null *Source) int {
+	if where == nil || !qc.ruleOn(ruleOuterToAnti) {
+		return -1
+	}
+	for i, c := range where.conj {
+		nt := c.GetNullTest()
+		if nt == nil || nt.Nulltesttype != pg.NullTestType_IS_NULL || nt.Arg.GetColumnRef() == nil {
+			continue
+		}
+		t, name, ok := refNames(nt.Arg.GetColumnRef())
+		if !ok || !null.Sc.Resolves(t, name) || keep.Sc.Resolves(t, name) {
+			continue
+		}
+		col := DeparseExpr(nt.Arg)
+		for _, q := range splitAnd(j.Quals) {
+			if !isEquality(q) {
+				continue
+			}
+			if a := q.GetAExpr(); DeparseExpr(a.Lexpr) == col || DeparseExpr(a.Rexpr) == col {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// antiJoin turns the plan of a LEFT hash join whose preserved side has nl
+// columns (as joinPlanned makes it: the join, or a right join with the
+// sides swapped under a projection) into its anti join, the nullable
+// side's columns NULL beside the preserved rows.
+func antiJoin(op exec.Operator, nl int) (exec.Operator, bool) {
+	hj, ok := op.(*exec.HashJoin)
+	if p, isProject := op.(*exec.Project); isProject {
+		hj, ok = p.Input.(*exec.HashJoin)
+		ok = ok && hj.Type == exec.JoinRight
+	} else {
+		ok = ok && hj.Type == exec.JoinLeft
+	}
+	if !ok || hj.Shared != nil {
+		return nil, false
+	}
+	ts := op.Types()
+	if hj.Type == exec.JoinRight {
+		hj.Type = exec.JoinRightAnti // the preserved rows are its build side
+	} else {
+		hj.Type = exec.JoinAnti
+	}
+	exec.Replanned(hj)
+	exprs := make([]exec.Expr, len(ts))
+	for i, t := range ts {
+		if i < nl {
+			exprs[i] = &exec.ColRef{Idx: i, T: t}
+		} else {
+			exprs[i] = exec.NullConst(t)
+		}
+	}
+	return &exec.Project{Env: hj.Env, Input: hj, Exprs: exprs}, true
 }
 
 // planJoinTreeWith plans one FROM entry with the inner joins in it

@@ -20,6 +20,7 @@ const (
 	RuleOuterPushdown    = "outer_join_pushdown"        // WHERE below an outer join, into its preserved side
 	ruleOuterJoinReorder = "outer_join_reorder"         // tables joined to a LEFT JOIN's preserved side join it below the outer join (outer_join_reorder.go)
 	ruleOuterToInner     = "outer_join_to_inner"        // a null-rejecting WHERE makes an outer join inner
+	ruleOuterToAnti      = "outer_join_to_anti"         // WHERE <joined column> IS NULL makes a LEFT JOIN an anti join (outer_join.go)
 	ruleImpliedCondition = "implied_conditions"         // col = constant carried across ON equalities
 	RuleSubqueryPushdown = "subquery_pushdown"          // WHERE into derived tables and WITH queries
 	ruleCTESharedFilter  = "cte_shared_filter"          // a WITH query read by several references runs once, their conditions OR'ed into it
@@ -39,7 +40,7 @@ const (
 )
 
 // Rules are the rule names in the order the planner applies them.
-var Rules = []string{ruleSharedDerived, ruleFilteredAggs, ruleSharedSubqueries, RuleFactorOr, ruleOrRanges, ruleConstantFalse, ruleCTEInline, RuleSubqueryPushdown, ruleCTESharedFilter, ruleOuterJoinReorder, ruleOuterToInner,
+var Rules = []string{ruleSharedDerived, ruleFilteredAggs, ruleSharedSubqueries, RuleFactorOr, ruleOrRanges, ruleConstantFalse, ruleCTEInline, RuleSubqueryPushdown, ruleCTESharedFilter, ruleOuterJoinReorder, ruleOuterToInner, ruleOuterToAnti,
 	RuleOuterPushdown, ruleImpliedCondition, RuleJoinOrder, ruleEagerAggregation, ruleSetOpDistinct, ruleSetOpAggregate, ruleWindowOrder, ruleParallelWindows, ruleDynamicFilters, estimate.RuleNDVSketches}
 
 // CheckDisabledRules validates a lakepg.disabled_rules value.
