@@ -76,8 +76,8 @@ type HashJoin struct {
 
 	// Shared, when set, is a build side shared with other HashJoins — one
 	// per Parallel worker, each probing with its own Left — and Right is
-	// not used. Right and Full joins cannot share (their unmatched build
-	// rows must be emitted once).
+	// not used. Right, Full and right semi/anti joins need its Probes: the
+	// last probe to finish emits the build rows they keep, once.
 	Shared *SharedBuild
 
 	// KeyRanges, parallel to the keys (nil entries for none), receive the
