@@ -161,6 +161,9 @@ func parallelChain(op exec.Operator, chains map[*exec.Parallel]exec.Operator, pi
 				kts[i] = k.Type()
 			}
 			shared[j] = &exec.SharedBuild{Env: j.Env, Right: right, RightKeys: j.RightKeys, KeyTypes: kts, Mem: j.Mem}
+			// the workers run copies of j: a key filter below an
+			// aggregation on its probe side reads their build
+			j.BuiltBy = shared[j]
 		}
 	}
 	p := &exec.Parallel{Scan: scan, Rows: rows, Split: split, Then: union, Build: func(w int, src exec.Operator) exec.Operator {
