@@ -386,3 +386,42 @@ func (s *vecSource) Next(context.Context) (*vec.Batch, error) {
 	s.pos = end
 	return &s.b, nil
 }
+
+// TestKeyFilterOfSharedBuild: a key filter (InJoinBuild) naming a join
+// that workers run as copies probing a shared build side (BuiltBy) keeps
+// the rows whose key that build has, once a copy built it; before, every
+// row.
+func TestKeyFilterOfSharedBuild(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	L := randRows(rng, 2000, 300, 0.1)
+	R := randRows(rng, 100, 300, 0.1)
+	sb := &SharedBuild{Env: env, Right: newRowsOp(kst, R, 64), RightKeys: []Expr{col(0, kst[0])}, KeyTypes: []types.T{kst[0]}, Probes: 2}
+	tmpl := &HashJoin{Env: env, LeftKeys: []Expr{col(0, kst[0])}, Type: JoinRight, BuiltBy: sb}
+	filtered := func() []string {
+		return collect(t, &Filter{Env: env, Input: newRowsOp(kst, L, 100), Pred: &InJoinBuild{Join: tmpl, Keys: []Expr{col(0, kst[0])}}})
+	}
+	var all []string
+	for _, r := range L {
+		all = append(all, fmtRow(r...))
+	}
+	sameRows(t, "before the build", filtered(), all)
+
+	in := map[any]bool{}
+	for _, r := range R {
+		if r[0] != nil {
+			in[r[0]] = true
+		}
+	}
+	var want []string
+	for _, r := range L {
+		if r[0] != nil && in[r[0]] {
+			want = append(want, fmtRow(r...))
+		}
+	}
+	for w := 0; w < 2; w++ {
+		j := &HashJoin{Env: env, Left: newRowsOp(kst, L[w*1000:(w+1)*1000], 100), LeftKeys: []Expr{col(0, kst[0])}, Type: JoinRight, Shared: sb}
+		collect(t, j)
+		sameRows(t, "after a copy built", filtered(), want)
+		j.Close()
+	}
+}
