@@ -292,3 +292,67 @@ func TestKeyPackerTextDictionary(t *testing.T) {
 		}
 	}
 }
+
+// A packer of more than four columns packs each in the bits its first
+// batch needs: rows whose values outgrow those bits later (more names, a
+// larger number) take the general table, and one key is one group
+// whichever way its rows went.
+func TestKeyPackerWide(t *testing.T) {
+	ts := []types.T{types.TextT, types.TextT, types.Int64T, types.TextT, types.Int64T, types.Int64T}
+	p, tab, keys := NewKeyPacker(ts), NewHashTable(16), NewKeyCols(ts)
+	hs, gids := make([]uint64, vec.BatchSize), make([]int32, vec.BatchSize)
+	groupOf, keyOf := map[string]int32{}, map[int32]string{}
+	rng := rand.New(rand.NewPCG(7, 9))
+	for b := 0; b < 40; b++ {
+		// from batch 20 on, more brands and larger years than the first
+		// batch's widths hold
+		brands, years := 30, 3
+		if b >= 20 {
+			brands, years = 150, 9000
+		}
+		kv := make([]*vec.Vector, len(ts))
+		for c := range kv {
+			kv[c] = vec.New(ts[c], vec.BatchSize)
+		}
+		for i := 0; i < vec.BatchSize; i++ {
+			kv[0].AppendString(fmt.Sprintf("category %d", rng.IntN(4)))
+			if rng.IntN(50) == 0 {
+				kv[1].AppendNull()
+			} else {
+				kv[1].AppendString(fmt.Sprintf("brand number %d", rng.IntN(brands)))
+			}
+			kv[2].AppendInt(int64(rng.IntN(5)))
+			kv[3].AppendString(fmt.Sprintf("store %d", rng.IntN(3)))
+			kv[4].AppendInt(int64(1998 + rng.IntN(years)))
+			if rng.IntN(40) == 0 {
+				kv[5].AppendNull()
+			} else {
+				kv[5].AppendInt(int64(1 + rng.IntN(12)))
+			}
+		}
+		if handled, _ := p.GroupIDs(tab, keys, kv, vec.BatchSize, hs, false, gids); !handled && b < 20 {
+			t.Fatalf("the packer stopped at batch %d", b)
+		} else if !handled {
+			for c, v := range kv {
+				memory.HashColumn(hs, v, vec.BatchSize, c == 0)
+			}
+			tab.GroupIDs(keys, kv, hs, gids)
+		}
+		for i, g := range gids {
+			k := fmt.Sprintf("%q %v %q %d %q %d %v %d", kv[0].S[i], kv[1].IsNull(i), kv[1].S[i], kv[2].I64[i], kv[3].S[i], kv[4].I64[i], kv[5].IsNull(i), kv[5].I64[i])
+			if want, ok := groupOf[k]; ok && want != g {
+				t.Fatalf("batch %d: key %s in group %d, was %d", b, k, g, want)
+			}
+			if other, ok := keyOf[g]; ok && other != k {
+				t.Fatalf("batch %d: keys %s and %s both in group %d", b, k, other, g)
+			}
+			groupOf[k], keyOf[g] = g, k
+		}
+	}
+	if p.widths == nil {
+		t.Fatal("the wide packer chose no widths")
+	}
+	if len(tab.IdHash) != len(groupOf) {
+		t.Errorf("%d groups in the table, %d keys", len(tab.IdHash), len(groupOf))
+	}
+}

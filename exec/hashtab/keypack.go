@@ -1,6 +1,7 @@
 package hashtab
 
 import (
+	"math/bits"
 	"strings"
 	"unsafe"
 
@@ -23,15 +24,28 @@ import (
 // id, so a row that does not fit (a negative or large number, a long text
 // once its column's dictionary is full) simply takes the general path and
 // both agree: a value keeps its number for the packer's life.
+//
+// Five to eight columns (TPC-DS q47's category, brand, store, company, year
+// and month) do not fit 64/k bits each. Such a packer is wide: every text
+// value packs as its dictionary number + 1 and every integer as value + 1,
+// each column in as many bits as the first batch needs with room to spare
+// (widths, chosen by the first pack), and a later value past its column's
+// width takes the general path like any row that does not fit.
 type KeyPacker struct {
 	bits   uint // bits per column
+	wide   bool
+	widths []uint // per column, a wide packer's, once chosen
 	text   []bool
 	dicts  []textDict // per column; used by text columns only
 	cache  *I64Table
 	packed []int64
 	fits   []bool
 	misses []int32
-	off    bool // stopped: most rows did not fit, or most missed the cache
+	fresh  []int32 // rows that start groups (newGroups)
+	// through is the groups of the general table when all of them came
+	// through this packer; -1 once some did not (GroupIDs)
+	through int
+	off     bool // stopped: most rows did not fit, or most missed the cache
 	// rows and hits count the rows looked up and found, until the packer
 	// decides whether it pays: with nearly as many groups as rows (TPC-DS
 	// q97 groups 550 k sales by customer and item) almost every row misses,
@@ -99,10 +113,10 @@ const judgeRows = 1 << 16
 // they cannot pack (a type other than plain text or an integer-stored one,
 // or too many columns).
 func NewKeyPacker(ts []types.T) *KeyPacker {
-	if len(ts) == 0 || len(ts) > 4 {
+	if len(ts) == 0 || len(ts) > 8 {
 		return nil
 	}
-	p := &KeyPacker{bits: uint(64 / len(ts)), cache: NewI64Table(64), dicts: make([]textDict, len(ts))}
+	p := &KeyPacker{bits: uint(64 / len(ts)), wide: len(ts) > 4, cache: NewI64Table(64), dicts: make([]textDict, len(ts))}
 	for _, t := range ts {
 		switch {
 		case t.DynNumeric():
@@ -137,6 +151,9 @@ func (p *KeyPacker) pack(keys []*vec.Vector, n int) int {
 	for i := range p.fits {
 		p.fits[i] = true
 		p.packed[i] = 0
+	}
+	if p.wide {
+		return p.packWide(keys, n)
 	}
 	width := int(p.bits/8) - 1 // text bytes beside the length byte
 	// the largest integer code; below 2^62 so that code+1 cannot overflow
@@ -193,6 +210,97 @@ func (p *KeyPacker) pack(keys []*vec.Vector, n int) int {
 	return fit
 }
 
+// packWide is pack for a wide packer: dictionary numbers and integers,
+// each column in its own width.
+func (p *KeyPacker) packWide(keys []*vec.Vector, n int) int {
+	if p.widths == nil && !p.chooseWidths(keys, n) {
+		return 0
+	}
+	for c, v := range keys {
+		w := p.widths[c]
+		limit := uint64(1)<<w - 1 // the largest value+1 or number+1
+		if p.text[c] {
+			d := &p.dicts[c]
+			for i, x := range v.S[:n] {
+				var k uint64
+				if v.Nulls == nil || !v.Nulls[i] {
+					if code, ok := d.code(x, min(limit, maxDict)); ok {
+						k = code + 1
+					} else {
+						p.fits[i] = false
+					}
+				}
+				p.packed[i] = int64(uint64(p.packed[i])<<w | k)
+			}
+			continue
+		}
+		for i, x := range v.I64[:n] {
+			var k uint64
+			switch {
+			case v.Nulls != nil && v.Nulls[i]:
+			case x < 0 || uint64(x) >= limit:
+				p.fits[i] = false
+			default:
+				k = uint64(x + 1)
+			}
+			p.packed[i] = int64(uint64(p.packed[i])<<w | k)
+		}
+	}
+	fit := 0
+	for _, f := range p.fits {
+		if f {
+			fit++
+		}
+	}
+	return fit
+}
+
+// chooseWidths gives each column of a wide packer the bits the first
+// batch needs with room for four times as many texts or an integer four
+// times as large, or less room when the columns would not fit 64 bits
+// with it; false when they do not fit even so.
+func (p *KeyPacker) chooseWidths(keys []*vec.Vector, n int) bool {
+	need := make([]uint, len(keys))
+	for c, v := range keys {
+		var top uint64 // the largest value+1 or number+1 to hold
+		if p.text[c] {
+			d := &p.dicts[c]
+			for i, x := range v.S[:n] {
+				if v.Nulls == nil || !v.Nulls[i] {
+					if _, ok := d.code(x, maxDict); !ok {
+						return false
+					}
+				}
+			}
+			top = uint64(len(d.values))
+		} else {
+			for i, x := range v.I64[:n] {
+				if v.Nulls == nil || !v.Nulls[i] {
+					if x < 0 || x >= 1<<40 {
+						return false
+					}
+					top = max(top, uint64(x)+1)
+				}
+			}
+		}
+		need[c] = uint(bits.Len64(top))
+	}
+	for _, room := range []uint{2, 1, 0} {
+		total := uint(0)
+		for _, w := range need {
+			total += max(w+room, 1)
+		}
+		if total <= 64 {
+			p.widths = make([]uint, len(need))
+			for c, w := range need {
+				p.widths[c] = max(w+room, 1)
+			}
+			return true
+		}
+	}
+	return false
+}
+
 // GroupIDs assigns the groups of the batch's rows through the cache, the
 // general table (t, k, with the rows' hashes computed only when some row
 // missed the cache, unless hashed says hs holds them already) taking the
@@ -225,6 +333,11 @@ func (p *KeyPacker) GroupIDs(t *HashTable, k *KeyCols, keys []*vec.Vector, n int
 			p.off = true
 		}
 	}
+	// every group of t came through this packer (none from a merge or
+	// another table), so a row that fits and is not in the cache starts a
+	// group: only a row that does not fit looks in t, and it cannot meet a
+	// group of rows that fit
+	whole := p.through == len(t.IdHash)
 	if len(p.misses) == 0 {
 		return true, 0
 	}
@@ -234,6 +347,12 @@ func (p *KeyPacker) GroupIDs(t *HashTable, k *KeyCols, keys []*vec.Vector, n int
 		}
 		memory.HashColumn(hs, v, n, c == 0)
 	}
+	if whole {
+		added = p.newGroups(t, k, keys, hs, gids)
+		p.through = len(t.IdHash)
+		return true, added
+	}
+	p.through = -1
 	if 2*len(p.misses) > n {
 		// most rows missed (new groups, or a packer about to be judged
 		// off): the general table's batched lookup takes the whole batch,
@@ -257,4 +376,34 @@ func (p *KeyPacker) GroupIDs(t *HashTable, k *KeyCols, keys []*vec.Vector, n int
 		}
 	}
 	return true, added
+}
+
+// newGroups gives the rows that missed the cache their groups when t holds
+// only groups that came through the packer: a row that fits starts a group
+// unless a row before it in the batch did (placed in t without comparing
+// keys, its key stored with the batch's others), a row that does not fit
+// finds or starts its group in t. It returns the bytes of keys added.
+func (p *KeyPacker) newGroups(t *HashTable, k *KeyCols, keys []*vec.Vector, hs []uint64, gids []int32) (added int64) {
+	p.fresh = p.fresh[:0]
+	for _, i := range p.misses {
+		if !p.fits[i] {
+			if len(p.fresh) > 0 {
+				// t's keys are stored in id order
+				added += k.addRows(keys, p.fresh)
+				p.fresh = p.fresh[:0]
+			}
+			g, a := t.groupID(k, keys, int(i), hs[i])
+			gids[i], added = g, added+a
+			continue
+		}
+		if g := p.cache.Lookup(p.packed[i]); g >= 0 {
+			gids[i] = g
+			continue
+		}
+		g := t.PlaceNew(hs[i])
+		p.cache.Push(p.packed[i], g)
+		gids[i] = g
+		p.fresh = append(p.fresh, i)
+	}
+	return added + k.addRows(keys, p.fresh)
 }

@@ -33,7 +33,7 @@ func (qc *QueryCtx) sharedBody(cte *CteDef) *pg.SelectStmt {
 	}
 	cte.sharedDone = true
 	sel := cte.Query.GetSelectStmt()
-	if !qc.ruleOn(ruleCTESharedFilter) || cte.Recursive || cte.Materialized || cte.Written != nil || sel == nil {
+	if !qc.ruleOn(ruleCTESharedFilter) || !cte.runOnce() || cte.Recursive || cte.Materialized || cte.Written != nil || sel == nil {
 		return nil
 	}
 	outs := subqueryOutputs(sel)

@@ -143,7 +143,7 @@ func (qc *QueryCtx) cteSource(cte *CteDef, alias string, colAliases []string, lo
 	switch {
 	case cte.Recursive:
 		q, err = qc.planRecursive(cte, sel)
-	case cte.refs > 1 && !qc.DescribeOnly:
+	case cte.runOnce() && !qc.DescribeOnly:
 		// referenced more than once: run it once, every reference reads
 		// the rows (a plan that only describes must not make the rows
 		// every later plan reads: apply_plan.go describes first)

@@ -86,10 +86,13 @@ type CteDef struct {
 	// one, it is planned once and materialized (mat), and each reference
 	// reads the rows (matQ describes them).
 	refs int
-	mat  *exec.Materialized
-	matQ *query
+	// inline: planned into each reference all the same (cte_inline.go)
+	inline bool
+	mat    *exec.Materialized
+	matQ   *query
 	// Materialized: written AS MATERIALIZED, so no conjunct is pushed in
-	Materialized bool
+	Materialized    bool
+	notMaterialized bool // written AS NOT MATERIALIZED
 	// scopes are where the references are (the statement and the other
 	// WITH queries); shared is the body run once for all of them with
 	// their conjuncts' disjunction pushed in (cte_filter.go), nil when the
@@ -196,7 +199,8 @@ func (qc *QueryCtx) PlanSelect(sel *pg.SelectStmt) (*query, error) {
 				return nil, ErrAt(pgerr.New(pgerr.DuplicateAlias, "WITH query name \"%s\" specified more than once", cte.Ctename), cte.Location)
 			}
 			frame[cte.Ctename] = &CteDef{Name: cte.Ctename, Query: cte.Ctequery, Colps: StrNodes(cte.Aliascolnames), Recursive: sel.WithClause.Recursive,
-				Materialized: cte.Ctematerialized == pg.CTEMaterialize_CTEMaterializeAlways}
+				Materialized:    cte.Ctematerialized == pg.CTEMaterialize_CTEMaterializeAlways,
+				notMaterialized: cte.Ctematerialized == pg.CTEMaterialize_CTEMaterializeNever}
 			if IsWriteNode(cte.Ctequery) {
 				frame[cte.Ctename].Written = qc.s.WrittenCTEs[cte.Ctename] // sql/with_write.go
 			}
@@ -218,6 +222,9 @@ func (qc *QueryCtx) PlanSelect(sel *pg.SelectStmt) (*query, error) {
 				for _, sc := range def.scopes {
 					def.refs += countReferences(sc, name)
 				}
+			}
+			for _, def := range frame {
+				def.inline = qc.inlineCTE(def) // cte_inline.go
 			}
 		}
 		return qc.PlanSelect(inner)

@@ -388,7 +388,7 @@ func (qc *QueryCtx) inJoin(cur *Source, sl *pg.SubLink, sel *pg.SelectStmt, anti
 			return nil, err
 		}
 		b := qc.binder()
-		inner := &Source{op: q.Op, Sc: &Scope{}, scans: q.scans}
+		inner := &Source{op: q.Op, Sc: &Scope{}, scans: q.scans, rows: qc.planEstimator().N(q.Op)}
 		var lkeys, rkeys []exec.Expr
 		for i, a := range row.Args {
 			l, err := b.Bind(a, cur.Sc)
@@ -416,7 +416,8 @@ func (qc *QueryCtx) inJoin(cur *Source, sl *pg.SubLink, sel *pg.SelectStmt, anti
 	if err != nil {
 		return nil, err
 	}
-	inner := &Source{op: q.Op, Sc: &Scope{Cols: []ScopeCol{{Name: q.Cols[0].Name, T: q.Cols[0].Type}}}, scans: q.scans}
+	// the subquery's estimate decides which side the join builds on
+	inner := &Source{op: q.Op, Sc: &Scope{Cols: []ScopeCol{{Name: q.Cols[0].Name, T: q.Cols[0].Type}}}, scans: q.scans, rows: qc.planEstimator().N(q.Op)}
 	return qc.semiAnti(cur, inner, []exec.Expr{lk}, []exec.Expr{rk}, nil, qc.joinType(anti, anti)), nil
 }
 

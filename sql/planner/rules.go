@@ -23,6 +23,7 @@ const (
 	ruleImpliedCondition = "implied_conditions"         // col = constant carried across ON equalities
 	RuleSubqueryPushdown = "subquery_pushdown"          // WHERE into derived tables and WITH queries
 	ruleCTESharedFilter  = "cte_shared_filter"          // a WITH query read by several references runs once, their conditions OR'ed into it
+	ruleCTEInline        = "cte_inline"                 // a WITH query that only joins and filters tables is planned into each of its references (cte_inline.go)
 	ruleConstantFalse    = "constant_false"             // a constant false condition reads nothing
 	RuleFactorOr         = "factor_or"                  // a condition common to OR branches taken out
 	ruleOrRanges         = "or_ranges"                  // an OR of ranges of one column that form one range is that range (or_ranges.go)
@@ -38,7 +39,7 @@ const (
 )
 
 // Rules are the rule names in the order the planner applies them.
-var Rules = []string{ruleSharedDerived, ruleFilteredAggs, ruleSharedSubqueries, RuleFactorOr, ruleOrRanges, ruleConstantFalse, RuleSubqueryPushdown, ruleCTESharedFilter, ruleOuterJoinReorder, ruleOuterToInner,
+var Rules = []string{ruleSharedDerived, ruleFilteredAggs, ruleSharedSubqueries, RuleFactorOr, ruleOrRanges, ruleConstantFalse, ruleCTEInline, RuleSubqueryPushdown, ruleCTESharedFilter, ruleOuterJoinReorder, ruleOuterToInner,
 	RuleOuterPushdown, ruleImpliedCondition, RuleJoinOrder, ruleEagerAggregation, ruleSetOpDistinct, ruleSetOpAggregate, ruleWindowOrder, ruleParallelWindows, ruleDynamicFilters, estimate.RuleNDVSketches}
 
 // CheckDisabledRules validates a lakepg.disabled_rules value.

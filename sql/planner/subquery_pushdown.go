@@ -348,7 +348,7 @@ func (qc *QueryCtx) planWithPushdown(n *pg.Node, where *wherePending) (src *Sour
 	}
 	where.conj = rest
 	where.pushed = append(where.pushed, take...)
-	if cte != nil && cte.refs > 1 && !qc.DescribeOnly && qc.sharedBody(cte) != nil {
+	if cte != nil && cte.runOnce() && !qc.DescribeOnly && qc.sharedBody(cte) != nil {
 		// one run for every reference, each filtering the shared rows by
 		// its own conjuncts (cte_filter.go)
 		qc.fired(ruleCTESharedFilter)
