@@ -94,9 +94,18 @@ func Order(g Graph) (*Tree, string) {
 	case len(g.Rows) > 64:
 		return nil, "" // beyond the masks: the caller keeps the written order
 	case len(g.Rows) <= MaxDPRelations:
-		return dp(g), "dynamic programming"
+		return dp(g), How(len(g.Rows))
 	}
-	return greedy(g), "greedy order"
+	return greedy(g), How(len(g.Rows))
+}
+
+// How is how Order orders n relations: "dynamic programming" or "greedy
+// order".
+func How(n int) string {
+	if n <= MaxDPRelations {
+		return "dynamic programming"
+	}
+	return "greedy order"
 }
 
 // joinCost is the cost of joining two plans into one of out rows: the rows

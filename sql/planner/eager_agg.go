@@ -136,7 +136,9 @@ func (qc *QueryCtx) aggregateEagerly(agg *aggregate.HashAgg, nested bool) bool {
 			return false
 		}
 		if _, right := side(exprs[a.Arg]); right {
-			return false
+			if _, _, ok := conditional(exprs[a.Arg], nl); !ok || a.Kind == aggregate.AggCount {
+				return false
+			}
 		}
 	}
 	// the group keys: each from one side (a constant counts as the build
@@ -172,17 +174,32 @@ func (qc *QueryCtx) aggregateEagerly(agg *aggregate.HashAgg, nested bool) bool {
 	// the partial aggregation: keys, then one aggregate per final one
 	np := len(partialKeys)
 	partialIn := append([]exec.Expr{}, partialKeys...)
-	partialAggs := make([]aggregate.Agg, len(agg.Aggs))
-	argCol := map[int]int{} // pre-projection column → partial input column
+	var partialAggs []aggregate.Agg
+	partialOf := make([]int, len(agg.Aggs))   // the partial aggregate each final one folds
+	conds := make([]exec.Expr, len(agg.Aggs)) // the build side's condition of a conditional one
+	argCol := map[int]int{}                   // probe column, or -1 - pre-projection column → partial input column
+	type partialAgg struct {
+		kind aggregate.AggKind
+		arg  int
+	}
+	aggOf := map[partialAgg]int{} // partial aggregate → its index
 	for i, a := range agg.Aggs {
 		arg := 0 // count(*) reads no column
 		if a.Kind != aggregate.AggCountStar {
 			// aggregates of one argument read one column of the partial input
-			c, ok := argCol[a.Arg]
+			x := exprs[a.Arg]
+			if v, cond, ok := conditional(x, nl); ok {
+				x, conds[i] = v, cond
+			}
+			key := -1 - a.Arg
+			if r, isCol := x.(*exec.ColRef); isCol {
+				key = r.Idx
+			}
+			c, ok := argCol[key]
 			if !ok {
 				c = len(partialIn)
-				argCol[a.Arg] = c
-				partialIn = append(partialIn, exprs[a.Arg])
+				argCol[key] = c
+				partialIn = append(partialIn, x)
 			}
 			arg = c
 		}
@@ -190,7 +207,15 @@ func (qc *QueryCtx) aggregateEagerly(agg *aggregate.HashAgg, nested bool) bool {
 		if err != nil {
 			return false
 		}
-		partialAggs[i] = aggregate.Agg{Kind: a.Kind, Arg: arg, In: a.In, Out: out}
+		// TPC-DS q2's seven sums by weekday are one partial sum
+		pa := aggregate.Agg{Kind: a.Kind, Arg: arg, In: a.In, Out: out}
+		k, ok := aggOf[partialAgg{a.Kind, arg}]
+		if !ok {
+			k = len(partialAggs)
+			aggOf[partialAgg{a.Kind, arg}] = k
+			partialAggs = append(partialAggs, pa)
+		}
+		partialOf[i] = k
 	}
 	partial := &aggregate.HashAgg{Input: &exec.Project{Env: pre.Env, Input: j.Left, Exprs: partialIn}, NGroup: np, Aggs: partialAggs, Mem: agg.Mem,
 		Partial: &aggregate.Partial{}}
@@ -235,8 +260,15 @@ func (qc *QueryCtx) aggregateEagerly(agg *aggregate.HashAgg, nested bool) bool {
 			// inner), so the sum is never NULL where the count is 0
 			kind = aggregate.AggSum
 		}
-		final = append(final, &exec.ColRef{Idx: np + i, T: pts[np+i]})
-		aggs[i] = aggregate.Agg{Kind: kind, Arg: agg.NGroup + i, In: pts[np+i], Out: out}
+		k := np + partialOf[i]
+		var v exec.Expr = &exec.ColRef{Idx: k, T: pts[k]}
+		if conds[i] != nil {
+			// the partial result counts where the build row's condition
+			// holds: every row of a partial group meets the same build rows
+			v = &exec.Case{When: []exec.Expr{exec.MapColumns(conds[i], func(c int) int { return c + shift })}, Then: []exec.Expr{v}, T: pts[k]}
+		}
+		final = append(final, v)
+		aggs[i] = aggregate.Agg{Kind: kind, Arg: agg.NGroup + i, In: pts[k], Out: out}
 	}
 	agg.Input = &exec.Project{Env: pre.Env, Input: j, Exprs: final}
 	agg.Aggs = aggs
@@ -253,6 +285,35 @@ func (qc *QueryCtx) aggregateEagerly(agg *aggregate.HashAgg, nested bool) bool {
 		qc.fired(ruleEagerAggregation)
 	}
 	return true
+}
+
+// conditional recognises CASE WHEN cond THEN x END (ELSE NULL or none)
+// with cond over the build side's columns alone (at nl and past) and x
+// over the probe side's: a sum, min or max of it is the same fold of x
+// over the probe rows whose build row meets cond, so x is folded early
+// and cond applied to the partial results (TPC-DS q2, q43, q59 sum sales
+// by weekday name as CASE WHEN d_day_name = 'Sunday' THEN … END).
+func conditional(e exec.Expr, nl int) (x, cond exec.Expr, ok bool) {
+	c, isCase := e.(*exec.Case)
+	if !isCase || len(c.When) != 1 {
+		return nil, nil, false
+	}
+	if k, isConst := c.Else.(*exec.Const); c.Else != nil && (!isConst || !k.IsNull()) {
+		return nil, nil, false
+	}
+	probe, build := true, true
+	exec.MapColumns(c.When[0], func(i int) int {
+		build = build && i >= nl
+		return i
+	})
+	exec.MapColumns(c.Then[0], func(i int) int {
+		probe = probe && i < nl
+		return i
+	})
+	if !probe || !build || c.Then[0].Type() != c.T {
+		return nil, nil, false
+	}
+	return c.Then[0], c.When[0], true
 }
 
 // filtered reports whether op's tree filters rows.

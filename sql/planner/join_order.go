@@ -2,21 +2,26 @@ package planner
 
 import (
 	"math"
-
-	pg "github.com/pganalyze/pg_query_go/v6"
+	"slices"
 
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/sql/joinorder"
 	"github.com/lakepg/lakepg/sql/planner/estimate"
+	"github.com/lakepg/lakepg/sql/planner/logical"
+	"github.com/lakepg/lakepg/sql/planner/optimize"
+	"github.com/lakepg/lakepg/sql/planner/physical"
 )
 
 // Join order: the FROM items and the conjuncts over several of them become
-// a joinorder.Graph (rows from the estimator EXPLAIN uses — catalog row
-// counts and min/max, no I/O — and each predicate's selectivity), the
-// joinorder package picks the tree, and the joins are built from it. The
+// a logical.JoinGraph — the items as logical nodes (joinItems), each
+// predicate bound, with the rows of each item from the estimator EXPLAIN
+// uses (catalog row counts and min/max, no I/O) and each predicate's
+// selectivity — a plan of its own that the optimizer's join_order rule
+// (sql/planner/optimize/join_order.go) turns into the cheapest tree of
+// joins sql/joinorder finds, and physical planning into hash joins. The
 // written order of FROM items and WHERE conjuncts plays no part unless the
-// join_order rule is switched off, which keeps the written order.
+// rule is switched off, which keeps the written order.
 
 // joinEdge is a predicate over two or more items, with the items it
 // references as a bit set and its estimated selectivity.
@@ -28,26 +33,38 @@ type joinEdge struct {
 	// a, b and their keys' distinct values, for an equality (0: unknown)
 	a, b       int
 	ndvA, ndvB float64
+	// the keys (equal) or the predicate, over the columns of all items
+	ka, kb, cond exec.Expr
 }
 
-// orderJoins joins items along preds (the unused conjuncts over several
-// items) in the cheapest order found; the result's columns are in FROM
-// order whatever the join order.
-func (qc *QueryCtx) orderJoins(items []*Source, preds []*pred) (*Source, error) {
+// orderJoins joins items, whose logical nodes are nodes (pb built their
+// operators), along preds (the unused conjuncts over several items) in the
+// cheapest order found; the result's columns are in FROM order whatever
+// the join order.
+func (qc *QueryCtx) orderJoins(items []*Source, nodes []logical.Node, preds []*pred, pb *physical.Builder) (*Source, error) {
 	n := len(items)
 	if n > 64 {
 		return nil, pgerr.New(pgerr.ProgramLimitExceeded, "a join of more than 64 FROM items (%d) is not supported", n)
 	}
 	est := qc.planEstimator()
-	g := joinorder.Graph{Rows: make([]float64, n), Names: make([]string, n)}
+	rows, names := make([]float64, n), make([]string, n)
+	start := make([]int, n) // where item i's columns start among all items'
 	for i, it := range items {
-		g.Rows[i], g.Names[i] = math.Max(1, est.N(it.op)), it.key()
+		rows[i], names[i] = math.Max(1, est.N(it.op)), it.key()
+		if i > 0 {
+			start[i] = start[i-1] + len(items[i-1].Sc.Cols)
+		}
 	}
+	shift := func(e exec.Expr, by int) exec.Expr {
+		return exec.MapColumns(e, func(c int) int { return c + by })
+	}
+	var all *Scope // every item's columns, for predicates that are not keys
 	var edges []joinEdge
 	for _, p := range preds {
 		if p.used || len(p.refs) < 2 {
 			continue
 		}
+		p.used = true // the join holding its items applies it
 		e := joinEdge{p: p, sel: 1.0 / 3}
 		for i := range p.refs {
 			e.mask |= 1 << i
@@ -60,84 +77,88 @@ func (qc *QueryCtx) orderJoins(items []*Source, preds []*pred) (*Source, error) 
 			}
 			if ok {
 				e.equal, e.a, e.b = true, a, b
+				e.ka, e.kb = shift(lk, start[a]), shift(rk, start[b])
 				e.ndvA, e.ndvB = est.ExprColumn(lk, items[a].op).NDV, est.ExprColumn(rk, items[b].op).NDV
-				e.sel = equiSelectivity(e.ndvA, e.ndvB, g.Rows[a], g.Rows[b])
-				if k := keyDomain(est, lk, items[a].op, rk, items[b].op); k > 0 {
+				e.sel = estimate.EquiSelectivity(e.ndvA, e.ndvB, rows[a], rows[b])
+				if k := est.KeyDomain(lk, items[a].op, rk, items[b].op); k > 0 {
 					e.sel = 1 / k
 				}
-			} else {
-				e.sel = 0.1
+				edges = append(edges, e)
+				continue
 			}
+			e.sel = 0.1
+		}
+		if all == nil {
+			all = &Scope{}
+			for _, it := range items {
+				all.Cols = append(all.Cols, it.Sc.Cols...)
+			}
+		}
+		var err error
+		if e.cond, err = qc.bindWhere(p.n, all); err != nil {
+			return nil, err
 		}
 		edges = append(edges, e)
 	}
-	compositeKeys(edges, g.Rows)
-	for _, e := range edges {
-		g.Edges = append(g.Edges, joinorder.Edge{Mask: e.mask, Sel: e.sel, Hash: e.equal})
+	compositeKeys(edges, rows)
+	jp := make([]logical.JoinPred, len(edges))
+	for i, e := range edges {
+		jp[i] = logical.JoinPred{Rels: e.mask, Sel: e.sel, Hash: e.equal, A: e.a, B: e.b, KeyA: e.ka, KeyB: e.kb, Cond: e.cond}
 	}
-	tree, how := joinorder.Written(g), "written order"
-	if qc.ruleOn(RuleJoinOrder) {
-		tree, how = joinorder.Order(g)
-	}
-
-	var build func(t *joinorder.Tree) (*Source, error)
-	build = func(t *joinorder.Tree) (*Source, error) {
-		if t.Rel >= 0 {
-			return items[t.Rel], nil
-		}
-		l, err := build(t.Left)
-		if err != nil {
-			return nil, err
-		}
-		r, err := build(t.Right)
-		if err != nil {
-			return nil, err
-		}
-		var lkeys, rkeys []exec.Expr
-		var extras []*pg.Node
-		for _, e := range edges {
-			if e.p.used || e.mask&^t.Mask != 0 || e.mask&t.Left.Mask == 0 || e.mask&t.Right.Mask == 0 {
-				continue
-			}
-			e.p.used = true
-			if e.equal {
-				lk, rk, ok, err := qc.equiKeys(e.p.n, l.Sc, r.Sc)
-				if err != nil {
-					return nil, err
-				}
-				if ok {
-					lkeys, rkeys = append(lkeys, lk), append(rkeys, rk)
-					continue
-				}
-			}
-			extras = append(extras, e.p.n)
-		}
-		var op exec.Operator
-		if len(lkeys) > 0 {
-			op = &exec.HashJoin{Env: qc.env, Left: l.op, Right: r.op, LeftKeys: lkeys, RightKeys: rkeys, Type: exec.JoinInner}
-		} else {
-			op = &exec.NestedLoopJoin{Env: qc.env, Left: l.op, Right: r.op, Type: exec.JoinInner}
-		}
-		cur := &Source{op: op, Sc: concatScope(l.Sc, r.Sc), scans: append(append([]*exec.TableScan{}, l.scans...), r.scans...), rows: t.Rows}
-		for _, x := range extras {
-			if cur, err = qc.filter(cur, x); err != nil {
-				return nil, err
-			}
-		}
-		cur.rows = t.Rows
-		return cur, nil
-	}
-	cur, err := build(tree)
+	plan, err := qc.optimizeNode(logical.NewJoinGraph(nodes, rows, names, jp))
 	if err != nil {
 		return nil, err
 	}
-	if n > 1 {
-		qc.joins = append(qc.joins, joinBlock{items: n, how: how, cost: tree.Cost})
-		if how != "written order" {
-			qc.fired(RuleJoinOrder)
+	how := joinorder.How(n)
+	if g, ok := plan.(*logical.JoinGraph); ok {
+		plan, how = optimize.WrittenOrder(g), "written order"
+	}
+	if qc.s.logicalPlans != nil {
+		*qc.s.logicalPlans = append(*qc.s.logicalPlans, logical.String(plan))
+	}
+	op, err := pb.Build(plan)
+	if err != nil {
+		return nil, err
+	}
+	var leaves []logical.Node
+	root := joinLeaves(plan, &leaves)
+	if root == nil {
+		return nil, pgerr.New(pgerr.Internal, "a join graph became no join")
+	}
+	out := &Source{op: op, Sc: &Scope{}, rows: root.Rows}
+	for _, it := range items {
+		out.Sc.Cols = append(out.Sc.Cols, it.Sc.Cols...)
+	}
+	for _, l := range leaves {
+		i := slices.Index(nodes, l)
+		if i < 0 {
+			return nil, pgerr.New(pgerr.Internal, "a rule replaced an item of a join graph")
+		}
+		out.scans = append(out.scans, items[i].scans...)
+	}
+	qc.joins = append(qc.joins, joinBlock{items: n, how: how, cost: root.Cost})
+	return out, nil
+}
+
+// joinLeaves appends to leaves the relations under the join tree plan
+// (under the Project that puts its columns in FROM order), left to right,
+// and returns its root join (nil if plan is no join).
+func joinLeaves(plan logical.Node, leaves *[]logical.Node) *logical.Join {
+	if p, ok := plan.(*logical.Project); ok {
+		plan = p.Input
+	}
+	j, ok := plan.(*logical.Join)
+	if !ok {
+		return nil
+	}
+	for _, in := range []logical.Node{j.Left, j.Right} {
+		if _, ok := in.(*logical.Join); ok {
+			joinLeaves(in, leaves)
+		} else {
+			*leaves = append(*leaves, in)
 		}
 	}
-	return qc.inFromOrder(cur, items, tree.Leaves()), nil
+	return j
 }
 
 // refPair is the two item indexes of a two-item reference set, smaller first.
@@ -154,65 +175,6 @@ func refPair(refs map[int]bool) (int, int) {
 		}
 	}
 	return a, b
-}
-
-// equiSelectivity is the fraction of pairs an equality between two items'
-// columns keeps: 1 / the larger number of distinct values of the two keys
-// (each value of the side with fewer finds its matches among the other's);
-// without statistics the larger item stands in for the key's distinct
-// values, as for a foreign key into a primary key.
-func equiSelectivity(ndvA, ndvB, rowsA, rowsB float64) float64 {
-	if d := math.Max(ndvA, ndvB); d > 0 {
-		return 1 / d
-	}
-	return 1 / math.Max(1, math.Max(rowsA, rowsB))
-}
-
-// keyDomain is the number of distinct values of the join key on the side
-// where the key is unique (a primary key: as many distinct values as its
-// table has rows), counted before that side's filters; 0 when neither or
-// both sides are such keys. A foreign key then finds its one match among
-// them, so the join keeps |L|·|R| / that: the catalog's min/max overstate
-// the distinct values of a sparse foreign key (TPC-H's l_orderkey spans
-// 1…6 M but holds 1.5 M values, and lineitem ⋈ orders of one year was
-// taken for 230,000 rows instead of 910,000). It is at most the foreign
-// key's own distinct values where those are known: a fact table's keys
-// cover a part of its dimension (TPC-DS store_sales sold on 1,823 of
-// date_dim's 73,049 dates), and the dimension's filter picks rows of that
-// part (a year of sales), so counting the whole domain took store_sales ⋈
-// a year of dates for 5,000 rows instead of 550,000 and built it.
-func keyDomain(est *estimate.Estimator, lk exec.Expr, l exec.Operator, rk exec.Expr, r exec.Operator) float64 {
-	unique := func(k exec.Expr, op exec.Operator) float64 {
-		base := unfiltered(op)
-		n := est.N(base)
-		if ci := est.ExprColumn(k, base); n > 0 && ci.NDV >= n {
-			return ci.NDV
-		}
-		return 0
-	}
-	a, b := unique(lk, l), unique(rk, r)
-	if (a > 0) == (b > 0) {
-		return 0
-	}
-	d, fk, fop := a, rk, r
-	if b > 0 {
-		d, fk, fop = b, lk, l
-	}
-	if ndv := est.ExprColumn(fk, unfiltered(fop)).NDV; ndv > 0 && ndv < d {
-		return ndv
-	}
-	return d
-}
-
-// unfiltered is op below its filters.
-func unfiltered(op exec.Operator) exec.Operator {
-	for {
-		f, ok := op.(*exec.Filter)
-		if !ok {
-			return op
-		}
-		op = f.Input
-	}
 }
 
 // compositeKeys gives several equalities between the same two items one
@@ -239,38 +201,6 @@ func compositeKeys(edges []joinEdge, rows []float64) {
 			e.sel = 1 / math.Max(1, math.Max(math.Min(ndvA, rows[e.a]), math.Min(ndvB, rows[e.b])))
 		}
 	}
-}
-
-// inFromOrder puts the columns of a join of items back in the order of
-// the items (the FROM order, which `*` and the described row type follow),
-// when the join order changed it.
-func (qc *QueryCtx) inFromOrder(cur *Source, items []*Source, order []int) *Source {
-	inOrder := true
-	for k, i := range order {
-		inOrder = inOrder && k == i
-	}
-	if inOrder {
-		return cur
-	}
-	start := make([]int, len(items)) // where item i's columns start in cur
-	off := 0
-	for _, i := range order {
-		start[i] = off
-		off += len(items[i].Sc.Cols)
-	}
-	ts := cur.op.Types()
-	var exprs []exec.Expr
-	sc := &Scope{}
-	for i, it := range items {
-		for c := range it.Sc.Cols {
-			exprs = append(exprs, &exec.ColRef{Idx: start[i] + c, T: ts[start[i]+c]})
-			sc.Cols = append(sc.Cols, cur.Sc.Cols[start[i]+c])
-		}
-	}
-	out := *cur
-	out.op = &exec.Project{Env: qc.env, Input: cur.op, Exprs: exprs}
-	out.Sc = sc
-	return &out
 }
 
 // planEstimator is the estimator join ordering uses for this statement:

@@ -17,7 +17,12 @@ import (
 // its groups (logical.Apply nodes: lateSubLinks.nodes), its windows
 // (window_plan.go) with the correlated subqueries testing a window call's
 // value (Apply nodes again), its tail (select list, DISTINCT, ORDER BY,
-// LIMIT) and the ORDER BY / LIMIT of a set operation or a VALUES list.
+// LIMIT) and the ORDER BY / LIMIT of a set operation or a VALUES list;
+// and, as plans of their own, the inner joins of each FROM list
+// (join_order.go: a JoinGraph the join_order rule orders, built into
+// operators at once, since what follows a FROM list in the planner —
+// subqueries in WHERE, GROUP BY before a join, dynamic filters — still
+// works on operators).
 // Their plan is built here and in select.go, rewritten by the
 // optimizer's rules (sql/planner/optimize) and turned into operators by
 // physical planning (sql/planner/physical) where a caller needs operators

@@ -7,6 +7,8 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/sql/planner/logical"
+	"github.com/lakepg/lakepg/sql/planner/physical"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -395,36 +397,100 @@ func (qc *QueryCtx) joinItems(items []*Source, conj []*pg.Node) (*Source, error)
 	// files), one Filter each: a stack narrows the rows the next one
 	// evaluates, faster than one conjunction (TPC-H Q6: 109 vs 182 ms);
 	// the estimator reads a stack as one conjunction, so the estimate does
-	// not depend on the order they are written in
+	// not depend on the order they are written in. Items to be joined are
+	// logical nodes (a lake table's Get, its Filters) built into operators
+	// here, once, for the estimates and the subqueries below; the join
+	// graph over them reuses those operators (pb).
+	var nodes []logical.Node
+	pb := &physical.Builder{Env: qc.env}
+	if len(items) > 1 {
+		nodes = make([]logical.Node, len(items))
+		for i, it := range items {
+			nodes[i] = itemNode(it)
+		}
+		pb.Built = map[logical.Node]exec.Operator{}
+	}
 	for _, p := range preds {
 		if len(p.refs) != 1 {
 			continue
 		}
 		for i := range p.refs {
 			var err error
-			if items[i], err = qc.filter(items[i], p.n); err != nil {
+			if nodes == nil {
+				items[i], err = qc.filter(items[i], p.n)
+			} else {
+				var pred exec.Expr
+				if items[i], pred, err = qc.filtered(items[i], p.n); pred != nil {
+					nodes[i] = &logical.Filter{Input: nodes[i], Pred: pred}
+				} else if err == nil {
+					nodes[i] = itemNode(items[i]) // nothing to read
+				}
+			}
+			if err != nil {
 				return nil, err
 			}
 		}
 		p.used = true
+	}
+	built := make([]exec.Operator, len(nodes))
+	for i := range nodes {
+		var err error
+		if built[i], err = pb.Build(nodes[i]); err != nil {
+			return nil, err
+		}
+		items[i].op = built[i]
 	}
 	if done, err := qc.semiJoinsFirst(items, late); err != nil {
 		return nil, err
 	} else if done {
 		late = nil
 	}
-	cur, err := qc.orderJoins(items, preds)
-	if err != nil {
-		return nil, err
+	for i := range nodes {
+		if items[i].op != built[i] {
+			nodes[i] = itemNode(items[i]) // a semi join on it
+		}
+	}
+	cur := items[0]
+	if len(items) > 1 {
+		var err error
+		if cur, err = qc.orderJoins(items, nodes, preds, pb); err != nil {
+			return nil, err
+		}
+	} else {
+		// a lone item's rows are estimated now all the same: the
+		// estimator keeps an operator's estimate from the first time it is
+		// asked, and what it finds depends on when (TPC-H Q15's WITH query,
+		// its aggregation of lineitem read through a MaterializedReader,
+		// came out at 1.5 M rows instead of 9,902 when first asked by the
+		// join above it, which then turned)
+		qc.planEstimator().N(cur.op)
 	}
 	for _, p := range preds {
 		if !p.used {
+			var err error
 			if cur, err = qc.filter(cur, p.n); err != nil {
 				return nil, err
 			}
 		}
 	}
 	return qc.applyConjuncts(cur, late)
+}
+
+// itemNode is FROM item src as a leaf of a logical plan: a lake table's
+// Get, or the operators planned for it.
+func itemNode(src *Source) logical.Node {
+	cols := make([]logical.Column, len(src.Sc.Cols))
+	for i, c := range src.Sc.Cols {
+		cols[i] = logical.Column{Name: c.Name, Type: c.T}
+	}
+	if scan, ok := src.op.(*exec.TableScan); ok {
+		return &logical.Get{Scan: scan, Cols: cols}
+	}
+	p := plannedOp(src.op)
+	for i := range min(len(p.Cols), len(cols)) {
+		p.Cols[i].Name = cols[i].Name
+	}
+	return p
 }
 
 // key names a FROM item by the tables and columns it reads, to break ties
@@ -633,30 +699,46 @@ func numericKeyType(lt, rt types.T) types.T {
 // filter binds a predicate over src and filters it, pruning files of a
 // single base table by it.
 func (qc *QueryCtx) filter(src *Source, n *pg.Node) (*Source, error) {
-	b := qc.binder()
-	b.NoAggMsg = "aggregate functions are not allowed in WHERE"
-	pred, err := b.Bind(n, src.Sc)
-	if err != nil {
-		return nil, err
+	out, pred, err := qc.filtered(src, n)
+	if err != nil || pred == nil {
+		return out, err
 	}
-	if pred, err = b.CoerceBool(pred, n, "argument of WHERE"); err != nil {
-		return nil, err
+	out.op = &exec.Filter{Env: qc.env, Input: src.op, Pred: pred}
+	return out, nil
+}
+
+// filtered is src as predicate n filters it, but for its operators: n
+// bound over it (pred), its files pruned by it and its rows estimated. A
+// constant false or NULL reads nothing of src (a UNION ALL branch whose
+// constant column a pushed-down conjunct rules out): out's operator is
+// then empty, pred nil.
+func (qc *QueryCtx) filtered(src *Source, n *pg.Node) (out *Source, pred exec.Expr, err error) {
+	if pred, err = qc.bindWhere(n, src.Sc); err != nil {
+		return nil, nil, err
 	}
-	out := *src
+	o := *src
 	if qc.ruleOn(ruleConstantFalse) && exec.NeverTrue(qc.env, pred) {
 		qc.fired(ruleConstantFalse)
-		// a constant false or NULL: nothing of src is read (a UNION ALL
-		// branch whose constant column a pushed-down conjunct rules out)
-		out.op = &exec.Values{Env: qc.env, T: src.op.Types()}
-		out.scans, out.Ref, out.rows = nil, nil, 0
-		return &out, nil
+		o.op = &exec.Values{Env: qc.env, T: src.op.Types()}
+		o.scans, o.Ref, o.rows = nil, nil, 0
+		return &o, nil, nil
 	}
 	if src.Ref != nil {
 		PushFilters(src.Ref, pred)
 	}
-	out.op = &exec.Filter{Env: qc.env, Input: src.op, Pred: pred}
-	out.rows = src.rows * 0.3
-	return &out, nil
+	o.rows = src.rows * 0.3
+	return &o, pred, nil
+}
+
+// bindWhere binds WHERE conjunct n over sc.
+func (qc *QueryCtx) bindWhere(n *pg.Node, sc *Scope) (exec.Expr, error) {
+	b := qc.binder()
+	b.NoAggMsg = "aggregate functions are not allowed in WHERE"
+	pred, err := b.Bind(n, sc)
+	if err != nil {
+		return nil, err
+	}
+	return b.CoerceBool(pred, n, "argument of WHERE")
 }
 
 // constantSubLinks reports a conjunct whose subqueries are all scalar and

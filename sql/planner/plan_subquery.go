@@ -624,6 +624,9 @@ func (qc *QueryCtx) scalarJoin(cur *Source, sl *pg.SubLink, sel *pg.SelectStmt) 
 // rows, left-join them to the inner rows on the correlated predicates, and
 // aggregate back per outer row.
 func (qc *QueryCtx) scalarJoinGeneral(cur *Source, cr *correlated, sl *pg.SubLink, target *pg.Node, lkeys, rkeys []exec.Expr, extra exec.Expr) (*Source, error) {
+	if src, ok, err := qc.scalarJoinNarrow(cur, cr, sl, target, lkeys, rkeys, extra); ok || err != nil {
+		return src, err // subquery_narrow.go
+	}
 	nOuter := len(cur.Sc.Cols)
 	numbered := &exec.RowNumber{Input: cur.op}
 	// inner rows get a marker so count(*) counts matches only

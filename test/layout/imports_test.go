@@ -58,11 +58,14 @@ var allowed = map[string][]string{
 	"sql/planner/optree":    {"exec", "exec/", "types"},
 	"sql/planner/estimate":  {"sql/planner/optree", "sql/joinorder", "sql/pruning", "exec", "exec/", "snapshot", "catalog", "types"},
 	"sql/planner/bind":      {"sql/pgcatalog", "exec", "exec/", "catalog", "pgerr", "types"},
+	// rewrites of expression trees decided by their shape alone
+	"sql/planner/rewrite": {"sql/planner/bind"},
 	// the query pipeline's plan: the typed logical plan (its leaf Planned
 	// holds operators the planner built; expressions are exec's for now),
-	// the optimizer's rules over it, and physical planning into operators
+	// the optimizer's rules over it (join order by sql/joinorder's
+	// enumeration), and physical planning into operators
 	"sql/planner/logical":  {"exec", "exec/vec", "types"},
-	"sql/planner/optimize": {"sql/planner/logical", "exec", "exec/vec", "pgerr", "types"},
+	"sql/planner/optimize": {"sql/planner/logical", "sql/joinorder", "exec", "exec/vec", "pgerr", "types"},
 	"sql/planner/physical": {"sql/planner/logical", "exec", "exec/", "pgerr", "types"},
 	// the query planner: queries (FROM, joins, subqueries, set operations,
 	// WITH, views), rules, join order and EXPLAIN over the stages above; it

@@ -2,7 +2,8 @@
 // its output columns (a name and a types.T), that the binder builds, the
 // optimizer's rules (sql/planner/optimize) rewrite and physical planning
 // (sql/planner/physical) turns into exec operators. It knows no SQL text,
-// no session and no exec operators beyond the leaf that holds them.
+// no session and no exec operators beyond the leaves that hold them
+// (Planned; Get, holding the table scan the planner set up and pruned).
 //
 // The plan is being moved here from the planner slice by slice. What is
 // here now: set operations (SetOp), the aggregation of a SELECT block —
@@ -18,7 +19,12 @@
 // testing a window call's value (x IN (subquery) where x holds one), are
 // Apply nodes above the aggregation or the windows, each holding its
 // subquery as the planner planned it (Subquery: the seam for subqueries,
-// as Planned is for operators). Aggregates and window functions are named
+// as Planned is for operators). The inner joins of a FROM list are a plan
+// of their own: a JoinGraph of its items — a lake table's Get and the
+// Filters of the conjuncts on it alone, any other item (a derived table, a
+// WITH query's reader, an outer join) a Planned leaf — with the predicates
+// over several items and the estimates join ordering weighs; the
+// join_order rule turns it into a tree of Joins. Aggregates and window functions are named
 // by AggFunc and WinFunc, one per executor kind, so that this package
 // needs no operator package. Everything else the planner still plans into exec operators directly; such a
 // subtree enters a logical plan as a Planned leaf, the transition seam:

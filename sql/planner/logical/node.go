@@ -243,8 +243,16 @@ func (n *Limit) Inputs() []Node      { return []Node{n.Input} }
 // itself is unchanged, so rules may share subtrees between plans.
 func WithInputs(n Node, in []Node) Node {
 	switch x := n.(type) {
-	case *Planned:
+	case *Planned, *Get:
 		return x
+	case *JoinGraph:
+		c := *x
+		c.Rels = in
+		return &c
+	case *Join:
+		c := *x
+		c.Left, c.Right = in[0], in[1]
+		return &c
 	case *Project:
 		c := *x
 		c.Input = in[0]

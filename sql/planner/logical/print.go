@@ -38,6 +38,12 @@ func describe(n Node) string {
 			s += " distinct"
 		}
 		return s
+	case *Get:
+		return "Get " + x.Scan.Label + " " + columns(x.Cols)
+	case *JoinGraph:
+		return describeGraph(x)
+	case *Join:
+		return describeJoin(x)
 	case *Project:
 		items := make([]string, len(x.Exprs))
 		for i, e := range x.Exprs {
@@ -118,6 +124,52 @@ func describe(n Node) string {
 		return s
 	}
 	return fmt.Sprintf("%T", n)
+}
+
+// describeGraph prints a join graph's predicates and estimates:
+// "JoinGraph rows (1000, 20) on (#0 = #5) sel 0.05, …".
+func describeGraph(x *JoinGraph) string {
+	rows := make([]string, len(x.Rows))
+	for i, r := range x.Rows {
+		rows[i] = strconv.FormatFloat(r, 'g', 4, 64)
+	}
+	s := "JoinGraph rows (" + strings.Join(rows, ", ") + ")"
+	if len(x.Preds) == 0 {
+		return s
+	}
+	preds := make([]string, len(x.Preds))
+	for i, p := range x.Preds {
+		if p.Hash {
+			preds[i] = "(" + Expr(p.KeyA) + " = " + Expr(p.KeyB) + ")"
+		} else {
+			preds[i] = Expr(p.Cond)
+		}
+		preds[i] += " sel " + strconv.FormatFloat(p.Sel, 'g', 3, 64)
+	}
+	return s + " on " + strings.Join(preds, ", ")
+}
+
+// describeJoin prints a join's keys (left's columns, then right's, each
+// numbered from 0), its filters and its estimated rows.
+func describeJoin(x *Join) string {
+	s := "Join"
+	if len(x.LeftKeys) == 0 {
+		s += " nested loop"
+	} else {
+		keys := make([]string, len(x.LeftKeys))
+		for i := range x.LeftKeys {
+			keys[i] = Expr(x.LeftKeys[i]) + " = " + Expr(x.RightKeys[i])
+		}
+		s += " hash (" + strings.Join(keys, ", ") + ")"
+	}
+	if len(x.Filters) > 0 {
+		fs := make([]string, len(x.Filters))
+		for i, f := range x.Filters {
+			fs[i] = Expr(f)
+		}
+		s += " filter " + strings.Join(fs, ", ")
+	}
+	return s + " rows " + strconv.FormatFloat(x.Rows, 'g', 4, 64)
 }
 
 // describeWindow prints a Window as its OVER clause and its calls:

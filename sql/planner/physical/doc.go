@@ -5,8 +5,13 @@
 // Distinct or an Aggregate as a hash aggregation (AggFunc maps the
 // executor's aggregate kinds to the logical ones for the planner), a
 // Parallel window dealt to every core (LogicalWindowCall maps the
-// executor's window functions the binder gives to the logical ones) — and
-// nothing of what the plan computes: that is fixed before it.
+// executor's window functions the binder gives to the logical ones, a Join
+// with keys as a hash join, its right side built into the table, without
+// as a nested loop, each of its filters a Filter above it) — and nothing
+// of what the plan computes: that is fixed before it. A Builder with Built
+// builds each node once: the planner builds a join graph's items into
+// operators first (it estimates them and runs subqueries over them) and
+// the joins over those same operators after the join order is chosen.
 //
 // A Planned leaf, a subtree the planner built as operators already (the
 // transition seam, see package logical), is put back as it is, and an

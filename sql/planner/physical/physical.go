@@ -12,35 +12,72 @@ import (
 // Build returns the operators of plan n; env is the statement's, which the
 // operators evaluating expressions keep.
 func Build(env *exec.Env, n logical.Node) (exec.Operator, error) {
+	return (&Builder{Env: env}).Build(n)
+}
+
+// Builder builds the operators of logical plans. With Built (not nil) it
+// builds a node once: the operators of a node built before are returned
+// again, so a plan whose parts the planner built first (the FROM items of
+// a join graph, which it estimates and decorrelates subqueries over as
+// operators) gets those same operators, and what the planner learned of
+// them (estimates keyed by operator, pruned files) holds.
+type Builder struct {
+	Env   *exec.Env
+	Built map[logical.Node]exec.Operator
+}
+
+// Build returns the operators of plan n.
+func (b *Builder) Build(n logical.Node) (exec.Operator, error) {
+	if b.Built == nil {
+		return b.build(n)
+	}
+	if op, ok := b.Built[n]; ok {
+		return op, nil
+	}
+	op, err := b.build(n)
+	if err == nil {
+		b.Built[n] = op
+	}
+	return op, err
+}
+
+func (b *Builder) build(n logical.Node) (exec.Operator, error) {
+	env := b.Env
 	switch x := n.(type) {
 	case *logical.Planned:
 		return x.Op, nil
+	case *logical.Get:
+		return x.Scan, nil
+	case *logical.Join:
+		return b.join(x)
+	case *logical.JoinGraph:
+		return nil, pgerr.New(pgerr.Internal, "physical: a join graph whose order is not chosen")
 	case *logical.Project:
-		in, err := Build(env, x.Input)
+		in, err := b.Build(x.Input)
 		if err != nil {
 			return nil, err
 		}
 		return &exec.Project{Env: env, Input: in, Exprs: x.Exprs}, nil
 	case *logical.Filter:
-		in, err := Build(env, x.Input)
+		in, err := b.Build(x.Input)
 		if err != nil {
 			return nil, err
 		}
 		return &exec.Filter{Env: env, Input: in, Pred: x.Pred}, nil
 	case *logical.Distinct:
-		in, err := Build(env, x.Input)
+		in, err := b.Build(x.Input)
 		if err != nil {
 			return nil, err
 		}
 		return &aggregate.HashAgg{Input: in, NGroup: len(x.Columns())}, nil
 	case *logical.DistinctOn:
-		in, err := Build(env, x.Input)
+		in, err := b.Build(x.Input)
 		if err != nil {
 			return nil, err
 		}
 		return &exec.DistinctOn{Input: in, Keys: x.Keys}, nil
 	case *logical.Aggregate:
-		in, err := Build(env, x.Input)
+		in, err := b.Build(x.Input)
 		if err != nil {
 			return nil, err
 		}
@@ -52,11 +89,11 @@ func Build(env *exec.Env, n logical.Node) (exec.Operator, error) {
 		}
 		return &aggregate.HashAgg{Input: in, NGroup: x.NGroup, Aggs: aggs, GroupingSets: x.Sets, GroupingID: x.Sets != nil}, nil
 	case *logical.SetOp:
-		l, err := Build(env, x.Left)
+		l, err := b.Build(x.Left)
 		if err != nil {
 			return nil, err
 		}
-		r, err := Build(env, x.Right)
+		r, err := b.Build(x.Right)
 		if err != nil {
 			return nil, err
 		}
@@ -69,15 +106,15 @@ func Build(env *exec.Env, n logical.Node) (exec.Operator, error) {
 		}
 		return &exec.SetOp{Left: l, Right: r, Intersect: x.Kind == logical.Intersect, All: x.All}, nil
 	case *logical.Window:
-		return window(env, x)
+		return b.window(x)
 	case *logical.Apply:
-		in, err := Build(env, x.Input)
+		in, err := b.Build(x.Input)
 		if err != nil {
 			return nil, err
 		}
 		return x.Sub.Over(in, x.Test), nil
 	case *logical.Sort:
-		in, err := Build(env, x.Input)
+		in, err := b.Build(x.Input)
 		if err != nil {
 			return nil, err
 		}
@@ -87,7 +124,7 @@ func Build(env *exec.Env, n logical.Node) (exec.Operator, error) {
 		}
 		return &exec.Sort{Input: in, Keys: keys}, nil
 	case *logical.Limit:
-		in, err := Build(env, x.Input)
+		in, err := b.Build(x.Input)
 		if err != nil {
 			return nil, err
 		}
@@ -102,6 +139,30 @@ func Build(env *exec.Env, n logical.Node) (exec.Operator, error) {
 		return &exec.Limit{Input: in, Offset: x.Offset, Count: x.Count}, nil
 	}
 	return nil, pgerr.New(pgerr.Internal, "physical: no operator for %s", fmt.Sprintf("%T", n))
+}
+
+// join is the hash join of x on its keys (a nested loop without keys),
+// then a Filter for each of its filters: one each, as for a FROM item's
+// conjuncts, so that each narrows the rows the next evaluates.
+func (b *Builder) join(x *logical.Join) (exec.Operator, error) {
+	l, err := b.Build(x.Left)
+	if err != nil {
+		return nil, err
+	}
+	r, err := b.Build(x.Right)
+	if err != nil {
+		return nil, err
+	}
+	var op exec.Operator
+	if len(x.LeftKeys) > 0 {
+		op = &exec.HashJoin{Env: b.Env, Left: l, Right: r, LeftKeys: x.LeftKeys, RightKeys: x.RightKeys, Type: exec.JoinInner}
+	} else {
+		op = &exec.NestedLoopJoin{Env: b.Env, Left: l, Right: r, Type: exec.JoinInner}
+	}
+	for _, f := range x.Filters {
+		op = &exec.Filter{Env: b.Env, Input: op, Pred: f}
+	}
+	return op, nil
 }
 
 // Agg is the executor's aggregate of logical aggregate a.

@@ -57,3 +57,49 @@ func TestBuildAggregate(t *testing.T) {
 		t.Fatalf("operator types %v, logical %v", h.Types(), cols)
 	}
 }
+
+// A Join with keys is a hash join of its sides, one without a nested
+// loop, each filter a Filter above it in order; a Builder with Built
+// gives a node built before its operators again (a join graph's items,
+// built before their joins), and a Get its scan.
+func TestBuildJoin(t *testing.T) {
+	ts := []types.T{types.Int64T, types.TextT}
+	cols := []logical.Column{{Name: "k", Type: ts[0]}, {Name: "v", Type: ts[1]}}
+	scan := &exec.TableScan{Label: "public.t"}
+	get := &logical.Get{Scan: scan, Cols: cols}
+	vals := &exec.Values{T: ts}
+	left := &logical.Filter{Input: &logical.Planned{Op: vals, Cols: cols}, Pred: &exec.Const{}}
+	b := &Builder{Built: map[logical.Node]exec.Operator{}}
+	lop, err := b.Build(left)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := func(i int) []exec.Expr { return []exec.Expr{&exec.ColRef{Idx: i, T: ts[0]}} }
+	f1, f2 := &exec.Cmp{Op: exec.LT, L: &exec.ColRef{Idx: 1, T: ts[1]}, R: &exec.ColRef{Idx: 3, T: ts[1]}}, &exec.Const{}
+	op, err := b.Build(logical.NewJoin(left, get, key(0), key(0), []exec.Expr{f1, f2}, 10, 20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	outer, ok := op.(*exec.Filter)
+	if !ok || outer.Pred != f2 {
+		t.Fatalf("got %T, want the last filter on top", op)
+	}
+	inner, ok := outer.Input.(*exec.Filter)
+	if !ok || inner.Pred != f1 {
+		t.Fatalf("got %T under the last filter, want the first", outer.Input)
+	}
+	hj, ok := inner.Input.(*exec.HashJoin)
+	if !ok || hj.Left != lop || hj.Right != scan || hj.Type != exec.JoinInner || len(hj.LeftKeys) != 1 {
+		t.Fatalf("got %T %+v, want an inner hash join of the left input built before and the scan", inner.Input, inner.Input)
+	}
+	op, err = b.Build(logical.NewJoin(get, left, nil, nil, nil, 10, 20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nl, ok := op.(*exec.NestedLoopJoin); !ok || nl.Left != scan || nl.Right != lop || nl.On != nil {
+		t.Fatalf("got %T, want a nested loop of the scan and the left input built before", op)
+	}
+	if _, err := b.Build(logical.NewJoinGraph([]logical.Node{get, left}, []float64{1, 1}, []string{"a", "b"}, nil)); err == nil {
+		t.Fatal("a join graph built without its order")
+	}
+}

@@ -12,8 +12,9 @@ import (
 
 // window is the aggregate.Window of x: a Parallel window's partitions are
 // dealt to as many workers as the process has cores.
-func window(env *exec.Env, x *logical.Window) (exec.Operator, error) {
-	in, err := Build(env, x.Input)
+func (b *Builder) window(x *logical.Window) (exec.Operator, error) {
+	env := b.Env
+	in, err := b.Build(x.Input)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,39 @@
+package sql
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestEagerConditionalAggregates checks sums, minimums and maximums of
+// CASE WHEN <condition on the joined dimension> THEN <fact value> END
+// folded before the join (eager_aggregation) against the same query with
+// the rule off: NULL values and keys, conditions that never hold, groups
+// whose rows all fail the condition, numeric and integer sums, and a
+// conditional count, which the rule must leave alone.
+func TestEagerConditionalAggregates(t *testing.T) {
+	s := joinLake(t)
+	must(t, s, `INSERT INTO fact VALUES (20001, 3, 1, NULL), (20002, NULL, 2, 5), (20003, 10, 8, 7)`)
+	must(t, s, `INSERT INTO dim VALUES (101, NULL), (10, 'hot')`)
+	queries := []string{
+		`SELECT wk, sum(CASE WHEN kind = 'hot' THEN qty END), sum(CASE WHEN kind = 'cold' THEN qty::numeric ELSE NULL END),
+			max(CASE WHEN dim.dk > 50 THEN id END), min(CASE WHEN kind IS NULL THEN id END) FROM fact JOIN dim ON fact.dk = dim.dk GROUP BY wk ORDER BY wk`,
+		`SELECT kind, sum(CASE WHEN dim.dk % 3 = 0 THEN qty * 1.5 END), sum(CASE WHEN kind = 'none' THEN qty END) FROM fact JOIN dim ON fact.dk = dim.dk GROUP BY kind ORDER BY kind`,
+		`SELECT wk, sum(CASE WHEN kind = 'hot' THEN qty END), count(CASE WHEN kind = 'hot' THEN qty END) FROM fact JOIN dim ON fact.dk = dim.dk GROUP BY wk ORDER BY wk`,
+	}
+	for _, q := range queries {
+		must(t, s, `SET lakepg.disabled_rules = 'eager_aggregation'`)
+		want, _, err := run(t, s, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		must(t, s, `RESET lakepg.disabled_rules`)
+		must(t, s, q, want...)
+	}
+	for i, wantPartial := range []bool{true, true, false} {
+		plan := strings.Join(explainLines(t, s, "EXPLAIN "+queries[i]), "\n")
+		if strings.Contains(plan, "Partial HashAggregate") != wantPartial {
+			t.Errorf("query %d: partial aggregation %v, want %v:\n%s", i, !wantPartial, wantPartial, plan)
+		}
+	}
+}

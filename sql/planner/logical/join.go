@@ -1,0 +1,78 @@
+package logical
+
+import "github.com/lakepg/lakepg/exec"
+
+// Get reads a lake table: the scan the planner set up for it (its
+// snapshot, its files, the filters pushed to it prune them). Its columns
+// are the table's.
+type Get struct {
+	Scan *exec.TableScan
+	Cols []Column
+}
+
+// JoinGraph is a block of inner joins whose order is not chosen yet: the
+// relations in FROM order, the predicates over two or more of them, and
+// the estimates join ordering weighs (rows of each relation, each
+// predicate's selectivity), which the planner makes where it knows the
+// catalog. Its columns are the relations' in order; the join_order rule
+// (sql/planner/optimize) turns it into a tree of Joins that gives them
+// back in that order.
+type JoinGraph struct {
+	Rels  []Node
+	Rows  []float64 // estimated rows of each relation (at least 1)
+	Names []string  // each relation's name, to break ties the same way however FROM is written
+	Preds []JoinPred
+	Cols  []Column
+}
+
+// JoinPred is a predicate of a JoinGraph, over the graph's columns.
+type JoinPred struct {
+	Rels uint64  // the relations it references, as bits
+	Sel  float64 // the fraction of row combinations it keeps
+	// Hash: an equality of KeyA, over relation A's columns alone, and
+	// KeyB, over B's: a hash key when A and B meet on two sides of a join
+	Hash       bool
+	A, B       int
+	KeyA, KeyB exec.Expr
+	// Cond is any other predicate, filtering the first join that holds
+	// all its relations.
+	Cond exec.Expr
+}
+
+// NewJoinGraph is a JoinGraph over rels, its columns filled in.
+func NewJoinGraph(rels []Node, rows []float64, names []string, preds []JoinPred) *JoinGraph {
+	var cols []Column
+	for _, r := range rels {
+		cols = append(cols, r.Columns()...)
+	}
+	return &JoinGraph{Rels: rels, Rows: rows, Names: names, Preds: preds, Cols: cols}
+}
+
+// Join is an inner join: each row of Left probes a hash table of Right's
+// rows on LeftKeys = RightKeys (over each side's own columns; none: every
+// pair), and Filters, over Left's columns then Right's, keep the joined
+// rows that pass them all, tested in order. Rows and Cost are the
+// estimates the join order was chosen by (the rows out, the cost of the
+// subtree).
+type Join struct {
+	Left, Right         Node
+	LeftKeys, RightKeys []exec.Expr
+	Filters             []exec.Expr
+	Rows, Cost          float64
+	Cols                []Column
+}
+
+// NewJoin is a Join with its columns filled in.
+func NewJoin(l, r Node, lkeys, rkeys, filters []exec.Expr, rows, cost float64) *Join {
+	lc, rc := l.Columns(), r.Columns()
+	cols := append(append(make([]Column, 0, len(lc)+len(rc)), lc...), rc...)
+	return &Join{Left: l, Right: r, LeftKeys: lkeys, RightKeys: rkeys, Filters: filters, Rows: rows, Cost: cost, Cols: cols}
+}
+
+func (n *Get) Columns() []Column       { return n.Cols }
+func (n *JoinGraph) Columns() []Column { return n.Cols }
+func (n *Join) Columns() []Column      { return n.Cols }
+
+func (n *Get) Inputs() []Node       { return nil }
+func (n *JoinGraph) Inputs() []Node { return n.Rels }
+func (n *Join) Inputs() []Node      { return []Node{n.Left, n.Right} }
