@@ -179,19 +179,21 @@ func TestHashJoinScatteredSmallBuild(t *testing.T) {
 
 // TestSharedRightSemi: several probes share one build side; the build rows
 // a right semi (anti) join keeps are emitted once, by the last probe, from
-// the matches of all of them.
+// the matches of all of them; so are the unmatched build rows of a right or
+// full join, whose pairs every probe emits (TPC-DS q97's full join probed
+// by the workers that take an aggregation's groups).
 func TestSharedRightSemi(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
 	L := randRows(rng, 3000, 80, 0.1)
 	R := randRows(rng, 200, 80, 0.1)
-	for _, typ := range []JoinType{JoinRightSemi, JoinRightAnti} {
+	for _, typ := range []JoinType{JoinRightSemi, JoinRightAnti, JoinRight, JoinFull} {
 		sb := &SharedBuild{Env: env, Right: newRowsOp(kst, R, 64), RightKeys: []Expr{col(0, kst[0])}, KeyTypes: []types.T{kst[0]}, Probes: 3}
 		var got []string
 		for w := 0; w < 3; w++ {
 			part := L[w*1000 : (w+1)*1000]
 			j := &HashJoin{Env: env, Left: newRowsOp(kst, part, 100), LeftKeys: []Expr{col(0, kst[0])}, Type: typ, Shared: sb}
 			rows := collect(t, j)
-			if w < 2 && len(rows) != 0 {
+			if typ.rightOnly() && w < 2 && len(rows) != 0 {
 				t.Errorf("%s: probe %d of 3 emitted %d rows; only the last may", typ, w, len(rows))
 			}
 			got = append(got, rows...)
@@ -383,4 +385,43 @@ func (s *vecSource) Next(context.Context) (*vec.Batch, error) {
 	s.b.N = end - s.pos
 	s.pos = end
 	return &s.b, nil
+}
+
+// TestKeyFilterOfSharedBuild: a key filter (InJoinBuild) naming a join
+// that workers run as copies probing a shared build side (BuiltBy) keeps
+// the rows whose key that build has, once a copy built it; before, every
+// row.
+func TestKeyFilterOfSharedBuild(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	L := randRows(rng, 2000, 300, 0.1)
+	R := randRows(rng, 100, 300, 0.1)
+	sb := &SharedBuild{Env: env, Right: newRowsOp(kst, R, 64), RightKeys: []Expr{col(0, kst[0])}, KeyTypes: []types.T{kst[0]}, Probes: 2}
+	tmpl := &HashJoin{Env: env, LeftKeys: []Expr{col(0, kst[0])}, Type: JoinRight, BuiltBy: sb}
+	filtered := func() []string {
+		return collect(t, &Filter{Env: env, Input: newRowsOp(kst, L, 100), Pred: &InJoinBuild{Join: tmpl, Keys: []Expr{col(0, kst[0])}}})
+	}
+	var all []string
+	for _, r := range L {
+		all = append(all, fmtRow(r...))
+	}
+	sameRows(t, "before the build", filtered(), all)
+
+	in := map[any]bool{}
+	for _, r := range R {
+		if r[0] != nil {
+			in[r[0]] = true
+		}
+	}
+	var want []string
+	for _, r := range L {
+		if r[0] != nil && in[r[0]] {
+			want = append(want, fmtRow(r...))
+		}
+	}
+	for w := 0; w < 2; w++ {
+		j := &HashJoin{Env: env, Left: newRowsOp(kst, L[w*1000:(w+1)*1000], 100), LeftKeys: []Expr{col(0, kst[0])}, Type: JoinRight, Shared: sb}
+		collect(t, j)
+		sameRows(t, "after a copy built", filtered(), want)
+		j.Close()
+	}
 }

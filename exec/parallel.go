@@ -37,7 +37,11 @@ type Parallel struct {
 	Scan *TableScan
 	// Rows, instead of Scan, is a WITH query's rows read once more: the
 	// workers take them vec.BatchSize rows at a time (rowMorsels).
-	Rows    *MaterializedReader
+	Rows *MaterializedReader
+	// Split, instead of Scan or Rows, is an operator whose finished output
+	// the workers take in parts (splitsource.go): a vec.BatchSize of an
+	// aggregation's groups at a time.
+	Split   SplitSource
 	Workers int // 0: runtime.GOMAXPROCS(0)
 	Build   func(w int, src Operator) Operator
 	Then    []*Parallel
@@ -48,6 +52,7 @@ type Parallel struct {
 	pipes   []Operator
 	q       *morselQueue
 	rq      *rowMorsels
+	sq      *splitParts
 	scans   []*morselScan
 	started bool
 	cancel  context.CancelFunc
@@ -83,6 +88,9 @@ func (p *Parallel) init() {
 		p.q = &morselQueue{t: p.Scan, byRowGroup: true}
 	} else if p.Rows != nil {
 		p.rq = &rowMorsels{r: p.Rows}
+	} else if p.Split != nil {
+		// asked here, before any worker runs: the workers ask at once
+		p.sq = &splitParts{src: p.Split, ts: p.Split.Types()}
 	}
 	for _, t := range p.Then {
 		t.Workers = n
@@ -96,6 +104,8 @@ func (p *Parallel) init() {
 			op = s
 		} else if p.rq != nil {
 			op = &rowMorsel{q: p.rq}
+		} else if p.sq != nil {
+			op = &splitPart{q: p.sq}
 		} else {
 			u := &Append{}
 			for _, t := range p.Then {
@@ -263,6 +273,9 @@ func (p *Parallel) closeScans() {
 	}
 	if p.Rows != nil {
 		p.Rows.Close()
+	}
+	if p.Split != nil {
+		p.Split.Close()
 	}
 	for _, t := range p.Then {
 		t.closeScans()

@@ -231,6 +231,11 @@ type HashAgg struct {
 	passing  bool
 	pass     *vec.Batch
 	passVecs []vec.Vector
+	// parts are the output's parts when a Parallel above takes it in
+	// parts (split.go); splitMu makes the emission of a set whose
+	// aggregates cannot be copied (splitFinals) one part at a time
+	parts   []aggPart
+	splitMu sync.Mutex
 }
 
 func (h *HashAgg) Types() []types.T {
@@ -534,7 +539,16 @@ func zeroGidsN(n int) []int32 {
 func (s *aggSet) mergeKeys(src *aggSet, gmap []int32) int64 {
 	var added int64
 	kv := make([]*vec.Vector, len(src.keys.Cols))
+	before := len(s.htab.IdHash)
 	for lo := 0; lo < src.ngroups; lo += mergeSlice {
+		if lo == mergeSlice {
+			// the first slice's share of new groups predicts the rest's:
+			// the table grows once for them now, not doubling on the way,
+			// rehashing what it holds each time (TPC-DS q97 merges two
+			// workers' 270,000 distinct groups, a fifth of the merge)
+			fresh := len(s.htab.IdHash) - before
+			s.htab.Reserve(len(s.htab.IdHash) + (src.ngroups-lo)*fresh/mergeSlice)
+		}
 		hi := min(lo+mergeSlice, src.ngroups)
 		for c := range kv {
 			kv[c] = src.keys.ColView(c, lo, hi)
@@ -794,8 +808,14 @@ func (h *HashAgg) finish() error {
 
 // emit fills the output batch with groups [lo, hi) of set s.
 func (h *HashAgg) emit(s *aggSet, lo, hi int) error {
-	out := h.out
-	out.Clear()
+	h.out.Clear()
+	return h.emitTo(h.out, s, s.fns, nil, lo, hi)
+}
+
+// emitTo fills out, empty, with groups [lo, hi) of set s, the aggregates'
+// results from fns (s's states or copies of them, splitFinals). views,
+// when not nil, are the caller's vectors for the key columns' views.
+func (h *HashAgg) emitTo(out *memory.ColBuf, s *aggSet, fns []aggFn, views []*vec.Vector, lo, hi int) error {
 	n := hi - lo
 	for c := 0; c < h.NGroup; c++ {
 		j := -1
@@ -815,11 +835,13 @@ func (h *HashAgg) emit(s *aggSet, lo, hi int) error {
 				v.Nulls[s.nullG-int32(lo)] = true
 				v.I64[s.nullG-int32(lo)] = 0
 			}
+		case views != nil:
+			out.AppendRange(c, s.keys.ColViewInto(views[j], j, lo, hi), 0, n)
 		default:
 			out.AppendRange(c, s.keys.ColView(j, lo, hi), 0, n)
 		}
 	}
-	for a, fn := range s.fns {
+	for a, fn := range fns {
 		if err := fn.final(out.Vecs[h.NGroup+a], lo, hi); err != nil {
 			return err
 		}

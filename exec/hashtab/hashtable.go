@@ -196,8 +196,20 @@ func (t *HashTable) Bytes() int64 { return int64(len(t.Slots))*8 + int64(cap(t.I
 // grow doubles the table, placing each group again by its hash. It reads
 // the hashes in group order (idHash) rather than the old slots: one
 // sequential pass instead of a random idHash read per group.
-func (t *HashTable) grow() {
-	t.Slots = make([]uint64, 2*len(t.Slots))
+func (t *HashTable) grow() { t.rehash(2 * len(t.Slots)) }
+
+// Reserve makes room for n keys in all, growing the table once now rather
+// than step by step as they come (a merge that adds another table's
+// groups).
+func (t *HashTable) Reserve(n int) {
+	if size := tableSize(n + 1); size > len(t.Slots) {
+		t.rehash(size)
+	}
+}
+
+// rehash places every group again in a table of size slots.
+func (t *HashTable) rehash(size int) {
+	t.Slots = make([]uint64, size)
 	mask := uint64(len(t.Slots) - 1)
 	for id, h := range t.IdHash {
 		i := h & mask

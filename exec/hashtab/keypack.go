@@ -353,6 +353,20 @@ func (p *KeyPacker) GroupIDs(t *HashTable, k *KeyCols, keys []*vec.Vector, n int
 		return true, added
 	}
 	p.through = -1
+	if 2*len(p.misses) > n {
+		// most rows missed (new groups, or a packer about to be judged
+		// off): the general table's batched lookup takes the whole batch,
+		// the rows the cache found included — it holds their groups under
+		// the same ids. Row by row, a miss cost several times a batched
+		// row (TPC-DS q87's EXCEPT of distinct names and dates)
+		added = t.GroupIDs(k, keys, hs, gids)
+		for _, i := range p.misses {
+			if p.fits[i] {
+				p.cache.Push(p.packed[i], gids[i])
+			}
+		}
+		return true, added
+	}
 	for _, i := range p.misses {
 		g, a := t.groupID(k, keys, int(i), hs[i])
 		gids[i] = g

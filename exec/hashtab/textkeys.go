@@ -135,12 +135,18 @@ func (k *KeyCols) growText(c, n int) int64 {
 // into strings that point into the chunks). It is valid until the next
 // colView of the column.
 func (k *KeyCols) ColView(c, lo, hi int) *vec.Vector {
-	s := k.Cols[c]
 	v := k.view[c]
 	if v == nil {
-		v = &vec.Vector{Type: s.Type}
+		v = &vec.Vector{Type: k.Cols[c].Type}
 		k.view[c] = v
 	}
+	return k.ColViewInto(v, c, lo, hi)
+}
+
+// ColViewInto is ColView into v, the caller's: goroutines that each have
+// their own v may take views of the keys at once.
+func (k *KeyCols) ColViewInto(v *vec.Vector, c, lo, hi int) *vec.Vector {
+	s := k.Cols[c]
 	t := k.Txt[c]
 	if t == nil {
 		*v = vec.Vector{Type: s.Type, Nulls: s.Nulls[lo:hi]}

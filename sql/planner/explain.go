@@ -298,11 +298,7 @@ func (s *Session) explainOp(ctx context.Context, est *estimate.Estimator, op exe
 		if workers == 0 {
 			workers = runtime.GOMAXPROCS(0)
 		}
-		if o.Rows != nil {
-			add("Parallel (%d workers, %d rows per morsel)", workers, vec.BatchSize)
-		} else {
-			add("Parallel (%d workers, one row group per morsel)", workers)
-		}
+		add("Parallel (%d workers, %s per morsel)", workers, morselOf(o))
 		if chain := s.chains[o]; chain != nil {
 			return s.explainOp(ctx, est, chain, depth+1, lines)
 		}
@@ -406,4 +402,25 @@ func (s *Session) rowGroups(ctx context.Context, o *exec.TableScan) (estimate.Sc
 		file.Close()
 	}
 	return st, nil
+}
+
+// morselOf says what the workers of p take at a time: a row group of a
+// scan, a batch of a WITH query's rows or of an aggregation's groups, or
+// for a union what its branches' workers take, when they agree.
+func morselOf(p *exec.Parallel) string {
+	switch {
+	case p.Rows != nil:
+		return fmt.Sprintf("%d rows", vec.BatchSize)
+	case p.Split != nil:
+		return fmt.Sprintf("%d groups", vec.BatchSize)
+	case p.Scan == nil && len(p.Then) > 0:
+		m := morselOf(p.Then[0])
+		for _, t := range p.Then[1:] {
+			if morselOf(t) != m {
+				return "row groups or batches of rows"
+			}
+		}
+		return m
+	}
+	return "one row group"
 }
