@@ -2,6 +2,7 @@ package aggregate
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 	"strings"
 
@@ -251,6 +252,9 @@ func (s *collectAgg) order() []int32 {
 			g, i int32
 			v    int64
 		}
+		if radixOrder(idx, gids, v.I64, desc) {
+			return idx
+		}
 		ps := make([]groupVal, n)
 		for i := range ps {
 			ps[i] = groupVal{gids[i], int32(i), v.I64[i]}
@@ -298,6 +302,69 @@ func (s *collectAgg) order() []int32 {
 		return c
 	})
 	return idx
+}
+
+// radixOrder sets idx to the rows ordered by (group, value, row) when
+// the group and the value's distance from the smallest value fit one
+// uint64 together, and reports whether they did. It sorts that key by
+// its bytes, least significant first: each pass is stable and the rows
+// start in row order, so ties keep it. A comparison sort of the pairs was
+// most of Q16's (count(DISTINCT ps_suppkey) over 18,000 groups) time after
+// the scans, and ran on one core, after the workers' states were merged.
+func radixOrder(idx, gids []int32, xs []int64, desc bool) bool {
+	n := len(idx)
+	if n < 256 {
+		return false
+	}
+	lo, hi := xs[0], xs[0]
+	var gmax int32
+	for i, x := range xs[:n] {
+		lo, hi = min(lo, x), max(hi, x)
+		if gids[i] < 0 {
+			return false
+		}
+		gmax = max(gmax, gids[i])
+	}
+	span := uint64(hi) - uint64(lo)
+	vbits := bits.Len64(span)
+	width := vbits + bits.Len32(uint32(gmax))
+	if width > 64 {
+		return false
+	}
+	type keyRow struct {
+		k uint64
+		i int32
+	}
+	a, b := make([]keyRow, n), make([]keyRow, n)
+	for i, x := range xs[:n] {
+		d := uint64(x) - uint64(lo)
+		if desc {
+			d = span - d
+		}
+		a[i] = keyRow{uint64(gids[i])<<vbits | d, int32(i)}
+	}
+	var count [256]int
+	for shift := 0; shift < width; shift += 8 {
+		count = [256]int{}
+		for _, r := range a {
+			count[byte(r.k>>shift)]++
+		}
+		pos := 0
+		for d, c := range count {
+			count[d] = pos
+			pos += c
+		}
+		for _, r := range a {
+			d := byte(r.k >> shift)
+			b[count[d]] = r
+			count[d]++
+		}
+		a, b = b, a
+	}
+	for k, r := range a {
+		idx[k] = r.i
+	}
+	return true
 }
 
 func cmp3[T int32 | int64](a, b T) int {
