@@ -730,12 +730,8 @@ func (j *joinBuild) lookup(pkeys []*vec.Vector, n int, heads []int32, hs []uint6
 			return hs
 		}
 		if k.Nulls == nil {
-			prev, ph := int64(0), int32(-1)
 			for i, x := range keys {
-				if i == 0 || x != prev {
-					prev, ph = x, j.itab.Lookup(x)
-				}
-				heads[i] = ph
+				heads[i] = j.itab.Lookup(x)
 			}
 			return hs
 		}
