@@ -308,6 +308,8 @@ type aggRun struct {
 	// pre, when not nil, is the key hash of each row of the batch being
 	// fed, computed by a radix worker to pick the row's partition
 	pre []uint64
+	// the batch's rows by group when it has few groups (byGroup)
+	perm, starts, pos []int32
 }
 
 func (h *HashAgg) newRun() (*aggRun, error) {
@@ -486,11 +488,15 @@ func (r *aggRun) consume(b *vec.Batch) error {
 			continue // rolled up from the finest set at the end
 		}
 		s.groupIDs(b, zeros, r.pre)
+		var perm, starts []int32
+		if len(s.fns) > 1 && s.ngroups <= fewGroups && n >= 16*s.ngroups {
+			perm, starts = r.byGroup(s.gids[:n], s.ngroups)
+		}
 		for a, fn := range s.fns {
 			agg := &r.h.Aggs[a]
-			in := aggIn{rows: all, all: true, gids: s.gids}
+			in := aggIn{rows: all, all: true, gids: s.gids, perm: perm, starts: starts}
 			if agg.Filter > 0 {
-				in.rows, in.all = r.sels[a], false
+				in.rows, in.all, in.perm, in.starts = r.sels[a], false, nil, nil
 			}
 			if agg.Kind != AggCountStar {
 				in.v = b.Vecs[agg.Arg]
@@ -521,6 +527,38 @@ func (r *aggRun) consume(b *vec.Batch) error {
 		r.accounted = total
 	}
 	return nil
+}
+
+// fewGroups is the most groups a batch's rows are put in group order for.
+// Summing a batch row by row into few groups makes each row's addition
+// wait for the previous one's store to the same group's sum: TPC-H Q1's
+// seven sums and averages over four groups spent a quarter of its CPU so.
+// In group order, each aggregate sums a group's rows in a register.
+const fewGroups = 64
+
+// byGroup returns the rows 0..len(gids)-1 ordered by group (stable), and
+// where each group's rows start in that order (ngroups+1 offsets); nil
+// when a row's group is outside [0, ngroups).
+func (r *aggRun) byGroup(gids []int32, ngroups int) (perm, starts []int32) {
+	starts = growTo(r.starts[:0], ngroups+1)
+	clear(starts)
+	for _, g := range gids {
+		if uint32(g) >= uint32(ngroups) {
+			return nil, nil
+		}
+		starts[g+1]++
+	}
+	for g := 1; g <= ngroups; g++ {
+		starts[g] += starts[g-1]
+	}
+	pos := append(r.pos[:0], starts[:ngroups]...)
+	perm = growTo(r.perm[:0], len(gids))
+	for i, g := range gids {
+		perm[pos[g]] = int32(i)
+		pos[g]++
+	}
+	r.perm, r.starts, r.pos = perm, starts, pos
+	return perm, starts
 }
 
 // zeroGids is a shared all-zero group id vector for sets without columns.

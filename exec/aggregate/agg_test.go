@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/big"
 	"math/rand"
 	"slices"
 	"strings"
@@ -699,4 +700,47 @@ func TestAvgBesideSum(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestFewGroupsSums: batches of few groups take the group-ordered kernels
+// (aggRun.byGroup); their sums, past int64 too, and counts are the
+// reference's, beside a FILTERed aggregate that keeps the row-wise path.
+func TestFewGroupsSums(t *testing.T) {
+	ts := []types.T{types.Int64T, types.Int64T, types.BoolT}
+	rng := rand.New(rand.NewSource(11))
+	type acc struct {
+		n, nf int64
+		sum   big.Int
+	}
+	ref := map[int64]*acc{}
+	var rows [][]any
+	for i := 0; i < 20000; i++ {
+		g := int64(rng.Intn(5))
+		x := rng.Int63n(1<<62) - 1<<61
+		if g == 3 {
+			x = math.MaxInt64 - rng.Int63n(1000) // overflows int64 within two rows
+		}
+		f := rng.Intn(2) == 0
+		rows = append(rows, []any{g, x, f})
+		a := ref[g]
+		if a == nil {
+			a = &acc{}
+			ref[g] = a
+		}
+		a.n++
+		if f {
+			a.nf++
+		}
+		a.sum.Add(&a.sum, big.NewInt(x))
+	}
+	var want []string
+	for g, a := range ref {
+		want = append(want, fmt.Sprintf("%d|%d|%d|%s|%d", g, a.n, a.n, a.sum.String(), a.nf))
+	}
+	countF := mkAgg(t, AggCount, 1, types.Int64T)
+	countF.Filter = 3
+	h := &HashAgg{Input: newRowsOp(ts, rows, vec.BatchSize), NGroup: 1, Aggs: []Agg{
+		mkAgg(t, AggCountStar, 1, types.Int64T), mkAgg(t, AggCount, 1, types.Int64T),
+		mkAgg(t, AggSum, 1, types.Int64T), countF}}
+	sameRows(t, "few groups", runAgg(t, h), want)
 }

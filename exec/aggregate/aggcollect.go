@@ -2,6 +2,7 @@ package aggregate
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 	"strings"
 
@@ -251,6 +252,9 @@ func (s *collectAgg) order() []int32 {
 			g, i int32
 			v    int64
 		}
+		if radixOrder(idx, gids, v.I64, desc) {
+			return idx
+		}
 		ps := make([]groupVal, n)
 		for i := range ps {
 			ps[i] = groupVal{gids[i], int32(i), v.I64[i]}
@@ -298,6 +302,72 @@ func (s *collectAgg) order() []int32 {
 		return c
 	})
 	return idx
+}
+
+// radixOrder sets idx to the rows ordered by (group, value, row) when
+// the group, the value's distance from the smallest value and the row
+// number fit one uint64 together, and reports whether they did. It sorts
+// the key's digits, least significant first: each pass is stable and the
+// rows start in row order, so ties keep it. A comparison sort of the pairs
+// was most of Q16's (count(DISTINCT ps_suppkey) over 18,000 groups) time
+// after the scans, and ran on one core, after the workers' states were
+// merged.
+func radixOrder(idx, gids []int32, xs []int64, desc bool) bool {
+	n := len(idx)
+	if n < 256 {
+		return false
+	}
+	lo, hi := xs[0], xs[0]
+	var gmax int32
+	for i, x := range xs[:n] {
+		lo, hi = min(lo, x), max(hi, x)
+		gmax = max(gmax, gids[i])
+		if gids[i] < 0 {
+			return false
+		}
+	}
+	span := uint64(hi) - uint64(lo)
+	vbits := bits.Len64(span)
+	rbits := bits.Len64(uint64(n - 1))
+	width := rbits + vbits + bits.Len32(uint32(gmax))
+	if width > 64 {
+		return false
+	}
+	// the row number in the low bits: the passes skip them
+	a, b := make([]uint64, n), make([]uint64, n)
+	for i, x := range xs[:n] {
+		d := uint64(x) - uint64(lo)
+		if desc {
+			d = span - d
+		}
+		a[i] = (uint64(gids[i])<<vbits|d)<<rbits | uint64(i)
+	}
+	const digit = 11
+	var count [1 << digit]int
+	for shift := rbits; shift < width; shift += digit {
+		count = [1 << digit]int{}
+		for _, k := range a {
+			count[k>>shift&(1<<digit-1)]++
+		}
+		if count[a[0]>>shift&(1<<digit-1)] == n {
+			continue // every key has this digit
+		}
+		pos := 0
+		for d, c := range count {
+			count[d] = pos
+			pos += c
+		}
+		for _, k := range a {
+			d := k >> shift & (1<<digit - 1)
+			b[count[d]] = k
+			count[d]++
+		}
+		a, b = b, a
+	}
+	for k, r := range a {
+		idx[k] = int32(r & (1<<rbits - 1))
+	}
+	return true
 }
 
 func cmp3[T int32 | int64](a, b T) int {

@@ -28,6 +28,10 @@ type aggIn struct {
 	all   bool          // rows is 0..n-1: kernels may use the unindexed loop
 	gids  []int32       // group of each row, indexed by row
 	keys  []*vec.Vector // ORDER BY columns of an order-sensitive aggregate
+	// perm, when not nil, is rows (all of the batch) in group order, group
+	// g's at perm[starts[g]:starts[g+1]] (aggRun.byGroup); kernels may
+	// ignore it
+	perm, starts []int32
 }
 
 // aggFn is the state of one aggregate over all groups.
@@ -188,6 +192,10 @@ func (s *countAgg) add(in *aggIn, d int64) {
 		nulls = in.v.Nulls
 	}
 	switch {
+	case nulls == nil && in.all && in.perm != nil:
+		for g := range len(in.starts) - 1 {
+			cnt[g] += d * int64(in.starts[g+1]-in.starts[g])
+		}
 	case nulls == nil && in.all:
 		for _, g := range gids[:len(in.rows)] {
 			cnt[g] += d
@@ -271,6 +279,31 @@ func (s *sumIntAgg) spill(g int32) error {
 func (s *sumIntAgg) update(in *aggIn) error {
 	v := in.v
 	xs, sum, cnt, gids := v.I64, s.sum, s.cnt, in.gids
+	if v.Nulls == nil && in.all && in.perm != nil {
+		// a group's sum in a register: no store-to-load wait per row
+		for g := range len(in.starts) - 1 {
+			rows := in.perm[in.starts[g]:in.starts[g+1]]
+			if len(rows) == 0 {
+				continue
+			}
+			a := sum[g]
+			for _, i := range rows {
+				x := xs[i]
+				r := a + x
+				if (r^a)&(r^x) < 0 {
+					sum[g] = a
+					if err := s.spill(int32(g)); err != nil {
+						return err
+					}
+					r = x
+				}
+				a = r
+			}
+			sum[g] = a
+			cnt[g] += int64(len(rows))
+		}
+		return nil
+	}
 	if v.Nulls == nil && in.all {
 		n := len(in.rows)
 		for i, x := range xs[:n] {

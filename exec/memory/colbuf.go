@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/big"
+	"math/bits"
 	"strings"
 
 	"github.com/lakepg/lakepg/exec/vec"
@@ -523,22 +524,50 @@ func FloatKeyBits(x float64) uint64 {
 	return math.Float64bits(x)
 }
 
-// strHash is FNV-1a over 8-byte words: fast for the short strings keys
-// usually are, and deterministic across workers and runs.
+// strHash hashes a string a 16-byte step at a time, each step one 128-bit
+// multiply of its two words (folded), and the last bytes as one overlapping
+// load rather than a loop over them: deterministic across workers and runs,
+// and no longer a chain of a multiply per 8 bytes and a mispredicted loop
+// per tail. TPC-H Q10 groups by four text columns up to 117 bytes, and
+// hashing them was a tenth of its CPU.
 func strHash(s string) uint64 {
-	h := uint64(14695981039346656037) ^ uint64(len(s))
-	for len(s) >= 8 {
-		w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-		h = (h ^ w) * 1099511628211
-		h ^= h >> 29
-		s = s[8:]
+	const (
+		k1 = 0xa0761d6478bd642f
+		k2 = 0xe7037ed1a0b428db
+		p  = 1099511628211
+	)
+	n := len(s)
+	h := (uint64(14695981039346656037) ^ uint64(n)) * k1 // the length spread, not beside the bytes
+	switch {
+	case n > 16:
+		t := s
+		for len(t) > 16 {
+			hi, lo := bits.Mul64(le64(t)^h^k1, le64(t[8:])^k2)
+			h = hi ^ lo
+			t = t[16:]
+		}
+		hi, lo := bits.Mul64(le64(s[n-16:])^h^k1, le64(s[n-8:])^k2)
+		h = hi ^ lo
+	case n >= 8:
+		hi, lo := bits.Mul64(le64(s)^h^k1, le64(s[n-8:])^k2)
+		h = hi ^ lo
+	case n >= 4:
+		h = (h ^ (uint64(le32(s)) | uint64(le32(s[n-4:]))<<32)) * p
+	case n > 0:
+		h = (h ^ (uint64(s[0]) | uint64(s[n/2])<<8 | uint64(s[n-1])<<16)) * p
 	}
-	var w uint64
-	for i := 0; i < len(s); i++ {
-		w |= uint64(s[i]) << (8 * i)
-	}
-	return fmix64((h ^ w) * 1099511628211)
+	return fmix64(h)
+}
+
+func le64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+func le32(s string) uint32 {
+	_ = s[3]
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
 }
 
 // ErrCanceled is what every operator returns once the query's context ends.
