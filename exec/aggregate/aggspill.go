@@ -152,11 +152,16 @@ func (r *aggRun) reserveAhead(n int) error {
 	if g == 0 || at == r.aheadAt {
 		return nil
 	}
-	// the arrays grown, and the groups that fill them: text, states
+	// the arrays grown, and the groups that fill them: text, states. An
+	// integer table, which has no tight growth, reserves only its arrays,
+	// freezing before it doubles when it cannot afford them.
 	now := s.bytes()
-	fill := now
-	if s.htab != nil && s.htab.Tight {
-		fill /= 4
+	var fill int64
+	switch {
+	case s.htab != nil && s.htab.Tight:
+		fill = now / 4
+	case s.htab != nil:
+		fill = now
 	}
 	if need := now + max(g, fill) - r.accounted; need > 0 {
 		if err := r.res.Grow(need); err != nil {
