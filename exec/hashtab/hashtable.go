@@ -177,9 +177,10 @@ type HashTable struct {
 	N     int
 	// idHash is the hash of each dense id, for rehashing aggregation tables.
 	IdHash []uint64
-	// Tight: memory is short (the aggregation could not reserve the
-	// table's doubling), so the slots fill to 3/4 before they double and
-	// IdHash grows by quarters; KeyCols.Tight does the same for the keys
+	// Tight: memory is short (the aggregation is near its budget, or
+	// could not reserve the table's doubling), so the slots fill to 3/4
+	// before they double and IdHash grows by quarters; KeyCols.Tight grows
+	// the keys by quarters too
 	Tight bool
 }
 
@@ -658,11 +659,11 @@ func (t *HashTable) probe(k *KeyCols, keys []*vec.Vector, i int, h uint64, verif
 }
 
 // GrowthAhead is the bytes of capacity the table and k's columns would add
-// were n more groups stored: the slots double when n more would pass half
-// full, and each per-group array n more would overflow doubles. An
-// aggregation that can spill reserves it before the batch goes in, so that
-// a table the budget cannot afford to double is frozen as it is rather than
-// doubled and then frozen with half of it empty.
+// were n more groups stored: the slots double when n more would pass what
+// they take (full), and each per-group array n more would overflow grows as
+// newCap says. An aggregation that can spill reserves it before the batch
+// goes in, so that a table the budget cannot afford to grow is frozen as it
+// is rather than grown and then frozen with its new capacity empty.
 func (t *HashTable) GrowthAhead(k *KeyCols, n int) int64 {
 	var g int64
 	if t.full(t.N + n) {
