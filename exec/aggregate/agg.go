@@ -300,7 +300,10 @@ type aggRun struct {
 	iota      []int32
 	res       memory.Reservation
 	accounted int64
-	sp        *aggSpill // non-nil once the table is frozen (aggspill.go)
+	// aheadAt is the table's slots and group capacity when reserveAhead
+	// last reserved its doubling
+	aheadAt [2]int
+	sp      *aggSpill // non-nil once the table is frozen (aggspill.go)
 	// rerouted: the rows this run spills are looked up again in a table
 	// holding its groups before they are aggregated (a parallel worker's:
 	// by its partition's task, aggradix.go), so route may skip the lookup

@@ -419,3 +419,67 @@ func TestHashAggSpillPartitionsInParallel(t *testing.T) {
 		}
 	}
 }
+
+// TestHashAggFreezesFullNearTheLimit: a table that outgrows its budget is
+// frozen with its slots well filled — grown by quarters near the limit
+// rather than doubled into empty capacity it cannot afford to fill — and
+// the spilled aggregation still gives the unspilled answer.
+func TestHashAggFreezesFullNearTheLimit(t *testing.T) {
+	sp := testSpill(t, 0)
+	ts := []types.T{types.TextT, types.Int64T}
+	const groups = 300000
+	rows := make([][]any, 0, groups+groups/2)
+	for i := range groups + groups/2 {
+		g := i % groups
+		rows = append(rows, []any{"comment of group " + strconv.Itoa(g), int64(g % 7)})
+	}
+	aggs := func() []Agg { return []Agg{mkAgg(t, AggCountStar, 0, types.Int64T)} }
+	const pool = 16 << 20
+	ctx := exec.WithQueryStats(context.Background(), &exec.QueryStats{})
+
+	h := &HashAgg{Input: newRowsOp(ts, nil, 0), NGroup: 2, Aggs: aggs(), Mem: memory.NewMemory(memory.NewMemoryPool(pool), 0)}
+	r, err := h.newRun()
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := newRowsOp(ts, rows, 1024)
+	for r.sp == nil {
+		b, err := op.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b == nil {
+			t.Fatal("the aggregation did not freeze its table")
+		}
+		if err := h.feed(ctx, r, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := r.sets[0]
+	if !s.htab.Tight {
+		t.Fatal("the table did not grow by quarters near the limit")
+	}
+	if 8*s.htab.N < 3*len(s.htab.Slots) {
+		t.Fatalf("frozen with %d groups in %d slots: the slots are mostly empty", s.htab.N, len(s.htab.Slots))
+	}
+	if r.res.Reserved > pool {
+		t.Fatalf("the table reserved %d bytes of a %d-byte pool", r.res.Reserved, pool)
+	}
+	r.sp.close()
+	r.res.Release()
+
+	want := collect(t, &HashAgg{Input: newRowsOp(ts, rows, 1024), NGroup: 2, Aggs: aggs()})
+	qs := &exec.QueryStats{}
+	h = &HashAgg{Input: newRowsOp(ts, rows, 1024), NGroup: 2, Aggs: aggs(), Mem: memory.NewMemory(memory.NewMemoryPool(pool), 0)}
+	got := collectCtx(t, exec.WithQueryStats(context.Background(), qs), h)
+	h.Close()
+	if qs.SpillFiles() == 0 {
+		t.Fatal("the aggregation did not spill")
+	}
+	if len(want) != groups || !slices.Equal(sorted(got), sorted(want)) {
+		t.Fatalf("spilled aggregation: %d groups, want %d", len(got), len(want))
+	}
+	if n := spillFilesLeft(t, sp); n != 0 || sp.Used() != 0 {
+		t.Fatalf("after Close: %d spill files, %d bytes held", n, sp.Used())
+	}
+}

@@ -177,6 +177,21 @@ type HashTable struct {
 	N     int
 	// idHash is the hash of each dense id, for rehashing aggregation tables.
 	IdHash []uint64
+	// Tight: memory is short (the aggregation is near its budget, or
+	// could not reserve the table's doubling), so the slots fill to 3/4
+	// before they double and IdHash grows by quarters; KeyCols.Tight grows
+	// the keys by quarters too
+	Tight bool
+}
+
+// full reports whether n keys are more than the slots take: half of them,
+// 3/4 when tight. Linear probing past half full probes further, which a
+// table the budget cannot double is better off paying than spilling.
+func (t *HashTable) full(n int) bool {
+	if t.Tight {
+		return 4*n >= 3*len(t.Slots)
+	}
+	return 2*n >= len(t.Slots)
 }
 
 const slotPayload = 1<<32 - 1
@@ -224,7 +239,7 @@ func (t *HashTable) rehash(size int) {
 // equal key: the caller knows it has none (a partition table filled from
 // one worker's distinct groups) and stores the key at that id.
 func (t *HashTable) PlaceNew(h uint64) int32 {
-	if 2*t.N >= len(t.Slots) {
+	if t.full(t.N) {
 		t.grow()
 	}
 	mask := uint64(len(t.Slots) - 1)
@@ -234,7 +249,7 @@ func (t *HashTable) PlaceNew(h uint64) int32 {
 	}
 	id := int32(len(t.IdHash))
 	t.Slots[s] = SlotTag(h) | uint64(id+1)
-	t.IdHash, _ = push(t.IdHash, h)
+	t.IdHash, _ = push(t.IdHash, h, t.Tight)
 	t.N++
 	return id
 }
@@ -297,6 +312,9 @@ type KeyCols struct {
 	nulls []bool
 	// share, when set, says the keys added are another table's (keyShare)
 	Share *KeyShare
+	// Tight: grow the columns by quarters rather than doubling them
+	// (HashTable.Tight)
+	Tight bool
 	// scratch of groupIDs
 	guessed, fresh, rest, live, wrong []int32
 	view                              []*vec.Vector // colView's
@@ -352,7 +370,7 @@ func (k *KeyCols) add(keys []*vec.Vector, i int) int64 {
 				n += k.putText(c, src.S[i], i)
 			}
 			n += g
-			s.Nulls, g = push(s.Nulls, src.IsNull(i))
+			s.Nulls, g = push(s.Nulls, src.IsNull(i), k.Tight)
 			n += g
 			continue
 		}
@@ -364,19 +382,19 @@ func (k *KeyCols) add(keys []*vec.Vector, i int) int64 {
 		}
 		switch s.Type.Storage() {
 		case types.StoreInt:
-			s.I64, g = push(s.I64, src.I64[i])
+			s.I64, g = push(s.I64, src.I64[i], k.Tight)
 		case types.StoreFloat:
-			s.F64, g = push(s.F64, src.F64[i])
+			s.F64, g = push(s.F64, src.F64[i], k.Tight)
 		case types.StoreBool:
-			s.B, g = push(s.B, src.B[i])
+			s.B, g = push(s.B, src.B[i], k.Tight)
 		case types.StoreInterval:
-			s.Iv, g = push(s.Iv, src.Iv[i])
+			s.Iv, g = push(s.Iv, src.Iv[i], k.Tight)
 		default:
 			// not reached: text columns are in txt
-			s.S, g = push(s.S, src.S[i])
+			s.S, g = push(s.S, src.S[i], k.Tight)
 		}
 		n += g
-		s.Nulls, g = push(s.Nulls, false)
+		s.Nulls, g = push(s.Nulls, false, k.Tight)
 		n += g
 	}
 	return n
@@ -393,26 +411,26 @@ func (k *KeyCols) addRows(keys []*vec.Vector, rows []int32) int64 {
 		src := keys[c]
 		l := len(s.Nulls)
 		if src.Nulls == nil {
-			s.Nulls, g = grown(s.Nulls, len(rows))
+			s.Nulls, g = grown(s.Nulls, len(rows), k.Tight)
 			s.Nulls = s.Nulls[:l+len(rows)]
 			clear(s.Nulls[l:])
 		} else {
-			s.Nulls, g = gatherGrow(s.Nulls, src.Nulls, rows)
+			s.Nulls, g = gatherGrow(s.Nulls, src.Nulls, rows, k.Tight)
 		}
 		n += g
 		nulls := s.Nulls[l:]
 		switch s.Type.Storage() {
 		case types.StoreInt:
-			s.I64, g = gatherGrow(s.I64, src.I64, rows)
+			s.I64, g = gatherGrow(s.I64, src.I64, rows, k.Tight)
 			zeroNulls(s.I64[l:], nulls)
 		case types.StoreFloat:
-			s.F64, g = gatherGrow(s.F64, src.F64, rows)
+			s.F64, g = gatherGrow(s.F64, src.F64, rows, k.Tight)
 			zeroNulls(s.F64[l:], nulls)
 		case types.StoreBool:
-			s.B, g = gatherGrow(s.B, src.B, rows)
+			s.B, g = gatherGrow(s.B, src.B, rows, k.Tight)
 			zeroNulls(s.B[l:], nulls)
 		case types.StoreInterval:
-			s.Iv, g = gatherGrow(s.Iv, src.Iv, rows)
+			s.Iv, g = gatherGrow(s.Iv, src.Iv, rows, k.Tight)
 			zeroNulls(s.Iv[l:], nulls)
 		default:
 			g = k.growText(c, len(rows))
@@ -446,13 +464,22 @@ func zeroNulls[T any](vals []T, nulls []bool) {
 	}
 }
 
-// grown returns s with room for n more, doubling as push does, and the
-// bytes of capacity added.
-func grown[T any](s []T, n int) ([]T, int64) {
+// newCap is the capacity a per-group array of capacity c grows to when it
+// needs room for need: double, or a quarter more when tight.
+func newCap(c, need int, tight bool) int {
+	if tight {
+		return max(c+c/4, 64, need)
+	}
+	return max(2*c, 64, need)
+}
+
+// grown returns s with room for n more, grown as newCap says, and the bytes
+// of capacity added.
+func grown[T any](s []T, n int, tight bool) ([]T, int64) {
 	if len(s)+n <= cap(s) {
 		return s, 0
 	}
-	c := max(2*cap(s), 64, len(s)+n)
+	c := newCap(cap(s), len(s)+n, tight)
 	g := make([]T, len(s), c)
 	copy(g, s)
 	var x T
@@ -460,18 +487,18 @@ func grown[T any](s []T, n int) ([]T, int64) {
 }
 
 // gatherGrow appends src's values at idx to dst, growing it as grown does.
-func gatherGrow[T any](dst, src []T, idx []int32) ([]T, int64) {
-	dst, g := grown(dst, len(idx))
+func gatherGrow[T any](dst, src []T, idx []int32, tight bool) ([]T, int64) {
+	dst, g := grown(dst, len(idx), tight)
 	return memory.GatherT(dst, src, idx), g
 }
 
-// push appends x, doubling s when it is full; it returns the bytes of
-// capacity added.
-func push[T any](s []T, x T) ([]T, int64) {
+// push appends x, growing s as newCap says when it is full; it returns the
+// bytes of capacity added.
+func push[T any](s []T, x T, tight bool) ([]T, int64) {
 	if len(s) < cap(s) {
 		return append(s, x), 0
 	}
-	c := max(2*cap(s), 64)
+	c := newCap(cap(s), len(s)+1, tight)
 	grown := make([]T, len(s), c)
 	copy(grown, s)
 	return append(grown, x), int64(c-cap(s)) * int64(unsafe.Sizeof(x))
@@ -618,7 +645,7 @@ func (t *HashTable) groupID(k *KeyCols, keys []*vec.Vector, i int, h uint64) (in
 // key is stored and added is its bytes; without, the caller stores it
 // before any other probe may compare it (groupIDs).
 func (t *HashTable) probe(k *KeyCols, keys []*vec.Vector, i int, h uint64, verify bool) (id int32, isNew bool, added int64) {
-	if 2*t.N >= len(t.Slots) {
+	if t.full(t.N) {
 		t.grow()
 	}
 	mask := uint64(len(t.Slots) - 1)
@@ -629,7 +656,7 @@ func (t *HashTable) probe(k *KeyCols, keys []*vec.Vector, i int, h uint64, verif
 		if sl == 0 {
 			id := int32(len(t.IdHash))
 			t.Slots[s] = tag | uint64(id+1)
-			t.IdHash, _ = push(t.IdHash, h) // counted by bytes()
+			t.IdHash, _ = push(t.IdHash, h, t.Tight) // counted by bytes()
 			t.N++
 			if !verify {
 				return id, true, 0
@@ -641,4 +668,66 @@ func (t *HashTable) probe(k *KeyCols, keys []*vec.Vector, i int, h uint64, verif
 		}
 		s = (s + 1) & mask
 	}
+}
+
+// GrowthAhead is the bytes of capacity the table and k's columns would add
+// were n more groups stored: the slots double when n more would pass what
+// they take (full), and each per-group array n more would overflow grows as
+// newCap says. An aggregation that can spill reserves it before the batch
+// goes in, so that a table the budget cannot afford to grow is frozen as it
+// is rather than grown and then frozen with its new capacity empty.
+func (t *HashTable) GrowthAhead(k *KeyCols, n int) int64 {
+	var g int64
+	if t.full(t.N + n) {
+		g += 8 * int64(len(t.Slots))
+	}
+	g += growthOf(t.IdHash, n, t.Tight)
+	return g + k.growthAhead(n)
+}
+
+// GrowthAhead is HashTable.GrowthAhead for the integer table, which grows
+// 4× past a million slots.
+func (t *I64Table) GrowthAhead(n int) int64 {
+	var g int64
+	if 2*(t.N+n) >= len(t.Slots) {
+		factor := int64(1)
+		if len(t.Slots) >= 1<<20 {
+			factor = 3
+		}
+		g += 16 * factor * int64(len(t.Slots))
+	}
+	return g + growthOf(t.Dense, n, false)
+}
+
+func (k *KeyCols) growthAhead(n int) int64 {
+	var g int64
+	for c, s := range k.Cols {
+		g += growthOf(s.Nulls, n, k.Tight)
+		if t := k.Txt[c]; t != nil {
+			g += growthOf(t.refs, n, k.Tight)
+			continue
+		}
+		switch s.Type.Storage() {
+		case types.StoreInt:
+			g += growthOf(s.I64, n, k.Tight)
+		case types.StoreFloat:
+			g += growthOf(s.F64, n, k.Tight)
+		case types.StoreBool:
+			g += growthOf(s.B, n, k.Tight)
+		case types.StoreInterval:
+			g += growthOf(s.Iv, n, k.Tight)
+		default:
+			g += growthOf(s.S, n, k.Tight)
+		}
+	}
+	return g
+}
+
+// growthOf is the bytes s grows by (grown) when n more do not fit.
+func growthOf[T any](s []T, n int, tight bool) int64 {
+	if len(s)+n <= cap(s) {
+		return 0
+	}
+	var x T
+	return int64(newCap(cap(s), len(s)+n, tight)-cap(s)) * int64(unsafe.Sizeof(x))
 }

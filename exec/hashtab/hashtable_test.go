@@ -356,3 +356,75 @@ func TestKeyPackerWide(t *testing.T) {
 		t.Errorf("%d groups in the table, %d keys", len(tab.IdHash), len(groupOf))
 	}
 }
+
+// A tight table fills its slots to 3/4 before it doubles them and grows its
+// columns by quarters, and groups exactly as a table that doubles does.
+// GrowthAhead says, before each batch, whether the batch makes the arrays
+// grow and by how much.
+func TestHashTableTightGrowth(t *testing.T) {
+	ts := []types.T{types.TextT, types.Int64T}
+	const batch, batches = 1000, 120
+	var tabs [2]*HashTable
+	var keys [2]*KeyCols
+	gids := [2][]int32{make([]int32, batch), make([]int32, batch)}
+	for i := range tabs {
+		tabs[i], keys[i] = NewHashTable(16), NewKeyCols(ts)
+		tabs[i].Tight, keys[i].Tight = i == 1, i == 1
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	hs := make([]uint64, batch)
+	for bi := 0; bi < batches; bi++ {
+		cols := []*vec.Vector{vec.New(ts[0], batch), vec.New(ts[1], batch)}
+		for range batch {
+			// a third of the rows are of groups seen before
+			g := rng.IntN(bi*batch + batch)
+			if rng.IntN(3) == 0 {
+				cols[0].AppendNull()
+			} else {
+				cols[0].AppendString(fmt.Sprintf("key-%d", g%50000))
+			}
+			cols[1].AppendInt(int64(g / 50000))
+		}
+		for c, v := range cols {
+			memory.HashColumn(hs, v, batch, c == 0)
+		}
+		for i, tab := range tabs {
+			k := keys[i]
+			slots, idcap, refcap, intcap := len(tab.Slots), cap(tab.IdHash), cap(k.Txt[0].refs), cap(k.Cols[1].I64)
+			ncap := cap(k.Cols[0].Nulls) + cap(k.Cols[1].Nulls)
+			ahead := tab.GrowthAhead(k, batch)
+			tab.GroupIDs(k, cols, hs, gids[i])
+			grew := int64(8*(len(tab.Slots)-slots) + 8*(cap(tab.IdHash)-idcap) + 8*(cap(k.Txt[0].refs)-refcap) + 8*(cap(k.Cols[1].I64)-intcap) +
+				cap(k.Cols[0].Nulls) + cap(k.Cols[1].Nulls) - ncap)
+			// GrowthAhead takes every row for a new group: an upper bound
+			if grew > ahead {
+				t.Fatalf("tight=%v batch %d: the table grew by %d bytes, GrowthAhead said %d", tab.Tight, bi, grew, ahead)
+			}
+			if len(tab.Slots) > slots {
+				if tab.Tight && 4*tab.N < 3*slots {
+					t.Fatalf("tight table doubled its %d slots at %d groups, below 3/4", slots, tab.N)
+				}
+			}
+			if max := len(tab.Slots) / 2; tab.Tight {
+				max = 3 * len(tab.Slots) / 4
+				if tab.N > max {
+					t.Fatalf("tight table holds %d groups in %d slots", tab.N, len(tab.Slots))
+				}
+			} else if tab.N > max {
+				t.Fatalf("table holds %d groups in %d slots", tab.N, len(tab.Slots))
+			}
+			if c := cap(tab.IdHash); tab.Tight && c > idcap && idcap >= 1024 && c > idcap+idcap/4+batch {
+				t.Fatalf("tight table grew its ids from %d to %d, more than a quarter", idcap, c)
+			}
+		}
+		// the same groups: dense ids are given in the same order
+		for i := range gids[0] {
+			if gids[0][i] != gids[1][i] {
+				t.Fatalf("batch %d row %d: group %d in the doubling table, %d in the tight one", bi, i, gids[0][i], gids[1][i])
+			}
+		}
+	}
+	if tabs[0].N != tabs[1].N || tabs[1].N < 40000 {
+		t.Fatalf("%d and %d groups", tabs[0].N, tabs[1].N)
+	}
+}

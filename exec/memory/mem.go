@@ -509,6 +509,29 @@ func (r *Reservation) Grow(n int64) error {
 	return nil
 }
 
+// Room is how much more r may grow by before a grow fails and its operator
+// spills: what it has reserved beyond its use, and the free part of the
+// share growSpillable leaves it, within its Cap.
+func (r *Reservation) Room() int64 {
+	p := r.Mem.ActivePool()
+	share := func(lim int64) int64 {
+		lim -= lim / 8
+		if r.SpillHalf {
+			lim /= 2
+		}
+		return lim
+	}
+	free := share(p.limit.Load()) - p.used.Load()
+	if m := r.Mem; m != nil && m.Limit > 0 {
+		free = min(free, share(m.Limit)-m.used.Load())
+	}
+	room := max(free, 0) + r.Reserved - r.Used
+	if r.Cap > 0 {
+		room = min(room, r.Cap-r.Used)
+	}
+	return max(room, 0)
+}
+
 // Shrink records n bytes given up, returning what is reserved beyond the
 // rest to the account.
 func (r *Reservation) Shrink(n int64) {
