@@ -201,6 +201,11 @@ func (p *KeyPacker) pack(keys []*vec.Vector, n int) int {
 			p.packed[i] = int64(uint64(p.packed[i])<<p.bits | k)
 		}
 	}
+	return p.fitted()
+}
+
+// fitted counts the rows the last pack packed.
+func (p *KeyPacker) fitted() int {
 	fit := 0
 	for _, f := range p.fits {
 		if f {
@@ -246,13 +251,7 @@ func (p *KeyPacker) packWide(keys []*vec.Vector, n int) int {
 			p.packed[i] = int64(uint64(p.packed[i])<<w | k)
 		}
 	}
-	fit := 0
-	for _, f := range p.fits {
-		if f {
-			fit++
-		}
-	}
-	return fit
+	return p.fitted()
 }
 
 // chooseWidths gives each column of a wide packer the bits the first

@@ -9,23 +9,12 @@ import (
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/sql/planner/logical"
 	"github.com/lakepg/lakepg/sql/planner/physical"
+	"github.com/lakepg/lakepg/sql/planner/rewrite"
 	"github.com/lakepg/lakepg/types"
 )
 
 // splitAnd flattens a WHERE tree into its AND-ed conjuncts.
-func splitAnd(n *pg.Node) []*pg.Node {
-	if n == nil {
-		return nil
-	}
-	if be := n.GetBoolExpr(); be != nil && be.Boolop == pg.BoolExprType_AND_EXPR {
-		var out []*pg.Node
-		for _, a := range be.Args {
-			out = append(out, splitAnd(a)...)
-		}
-		return out
-	}
-	return []*pg.Node{n}
-}
+func splitAnd(n *pg.Node) []*pg.Node { return rewrite.SplitAnd(n) }
 
 func hasSubLink(n *pg.Node) bool {
 	found := false

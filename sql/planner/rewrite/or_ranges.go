@@ -29,7 +29,7 @@ func MergeOrRanges(c *pg.Node) (*pg.Node, bool) {
 	for _, a := range be.Args {
 		var r valueRange
 		first := true
-		for _, x := range splitAnd(a) {
+		for _, x := range SplitAnd(a) {
 			cr, ok := rangeOf(x)
 			if !ok {
 				return nil, false
@@ -223,15 +223,15 @@ func (r valueRange) condition(col *pg.Node, loc int32) *pg.Node {
 	return &pg.Node{Node: &pg.Node_BoolExpr{BoolExpr: &pg.BoolExpr{Boolop: pg.BoolExprType_AND_EXPR, Args: parts, Location: loc}}}
 }
 
-// splitAnd is the conjuncts of an AND tree (n itself otherwise).
-func splitAnd(n *pg.Node) []*pg.Node {
+// SplitAnd is the conjuncts of an AND tree (n itself otherwise).
+func SplitAnd(n *pg.Node) []*pg.Node {
 	if n == nil {
 		return nil
 	}
 	if be := n.GetBoolExpr(); be != nil && be.Boolop == pg.BoolExprType_AND_EXPR {
 		var out []*pg.Node
 		for _, a := range be.Args {
-			out = append(out, splitAnd(a)...)
+			out = append(out, SplitAnd(a)...)
 		}
 		return out
 	}
