@@ -517,7 +517,7 @@ func appendDecimalKey(dst []byte, s string) []byte {
 	if i := strings.IndexByte(t, '.'); i >= 0 {
 		intPart, frac = t[:i], t[i+1:]
 	}
-	if strings.ContainsAny(t, "eE") || strings.Trim(intPart+frac, "0123456789") != "" {
+	if !decimalDigits(intPart) || !decimalDigits(frac) {
 		// exponent notation or junk: exact but slow
 		d, sc, err := types.ParseDecimal(s)
 		if err != nil {
@@ -528,14 +528,13 @@ func appendDecimalKey(dst []byte, s string) []byte {
 	}
 	intPart = strings.TrimLeft(intPart, "0")
 	frac = strings.TrimRight(frac, "0")
-	digits := intPart + frac
 	exp := len(intPart)
 	if intPart == "" {
 		lead := len(frac) - len(strings.TrimLeft(frac, "0"))
-		digits = frac[lead:]
+		frac = frac[lead:]
 		exp = -lead
 	}
-	if digits == "" {
+	if intPart == "" && frac == "" {
 		return append(dst, 2)
 	}
 	var inv byte
@@ -546,10 +545,25 @@ func appendDecimalKey(dst []byte, s string) []byte {
 	dst = append(dst, class)
 	e := uint32(int32(exp)) ^ (1 << 31)
 	dst = append(dst, byte(e>>24)^inv, byte(e>>16)^inv, byte(e>>8)^inv, byte(e)^inv)
-	for i := 0; i < len(digits); i++ {
-		dst = append(dst, digits[i]^inv)
+	// the digits, integer part then fraction, without joining them first:
+	// a sort or window over a computed numeric encodes every row's value
+	for _, part := range [2]string{intPart, frac} {
+		for i := 0; i < len(part); i++ {
+			dst = append(dst, part[i]^inv)
+		}
 	}
 	return append(dst, inv)
+}
+
+// decimalDigits reports whether s is only the digits 0-9 (exponents and
+// junk take appendDecimalKey's exact path).
+func decimalDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // sortRowCost is what ordering costs a row beside its key bytes: the key's

@@ -97,7 +97,7 @@ func TestDecimalKeyOrder(t *testing.T) {
 			t.Errorf("key(%s) >= key(%s)", vals[i-1], vals[i])
 		}
 	}
-	for _, eq := range [][2]string{{"1", "1.000"}, {"-0.0", "0"}, {"0.50", ".5"}, {"1e2", "100"}} {
+	for _, eq := range [][2]string{{"1", "1.000"}, {"-0.0", "0"}, {"0.50", ".5"}, {"1e2", "100"}, {"0010.0100", "10.01"}, {"-00.0100", "-.01"}, {"+7", "7.0"}} {
 		if string(appendDecimalKey(nil, eq[0])) != string(appendDecimalKey(nil, eq[1])) {
 			t.Errorf("key(%s) != key(%s)", eq[0], eq[1])
 		}
