@@ -51,3 +51,37 @@ func TestCorrelatedNonEquality(t *testing.T) {
 		t.Errorf("want the outer rows materialized and read twice:\n%s", plan)
 	}
 }
+
+// TestCorrelatedSubqueryFirst checks conditions comparing one FROM item
+// with a correlated scalar subquery over that item, applied to the item
+// before the joins (correlated_subquery_first), against the rule off:
+// NULL correlation values, an aggregate over no rows; the rule leaves a
+// condition on the largest item (the joins shrink it first) and a
+// subquery reading two items.
+func TestCorrelatedSubqueryFirst(t *testing.T) {
+	s := joinLake(t)
+	must(t, s, `INSERT INTO fact VALUES (20001, NULL, 1, 1), (20002, 3, NULL, 2)`)
+	must(t, s, `INSERT INTO dim VALUES (101, NULL), (102, 'warm')`)
+	queries := []string{
+		`SELECT dim.kind, count(*), sum(fact.qty) FROM fact, dim WHERE fact.dk = dim.dk
+			AND dim.dk > (SELECT avg(d2.dk) FROM dim d2 WHERE d2.kind = dim.kind) GROUP BY dim.kind ORDER BY 1`,
+		`SELECT count(*) FROM fact f, dim d WHERE f.dk = d.dk AND f.qty >= (SELECT max(g.qty) - 2 FROM fact g WHERE g.wk = f.wk AND g.dk < 50)`,
+		`SELECT count(*) FROM fact f, dim d WHERE f.dk = d.dk AND f.qty > (SELECT min(g.qty) FROM fact g WHERE g.wk = f.wk AND g.dk = d.dk)`,
+		`SELECT count(*) FROM fact f, dim d WHERE f.dk = d.dk AND d.dk > (SELECT count(*) FROM week w WHERE w.wk = d.dk)`,
+	}
+	for _, q := range queries {
+		must(t, s, `SET lakepg.disabled_rules = 'correlated_subquery_first'`)
+		want, _, err := run(t, s, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		must(t, s, `RESET lakepg.disabled_rules`)
+		must(t, s, q, want...)
+	}
+	for i, first := range []bool{true, false, false, true} {
+		plan := strings.Join(explainLines(t, s, "EXPLAIN (VERBOSE) "+queries[i]), "\n")
+		if strings.Contains(plan, "correlated_subquery_first") != first {
+			t.Errorf("query %d: rule applied %v, want %v:\n%s", i, !first, first, plan)
+		}
+	}
+}

@@ -434,6 +434,10 @@ func (qc *QueryCtx) joinItems(items []*Source, conj []*pg.Node) (*Source, error)
 	} else if done {
 		late = nil
 	}
+	late, err := qc.scalarSubqueriesFirst(items, late) // subquery_narrow.go
+	if err != nil {
+		return nil, err
+	}
 	for i := range nodes {
 		if items[i].op != built[i] {
 			nodes[i] = itemNode(items[i]) // a semi join on it

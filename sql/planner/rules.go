@@ -26,6 +26,7 @@ const (
 	ruleCTESharedFilter  = "cte_shared_filter"          // a WITH query read by several references runs once, their conditions OR'ed into it
 	ruleCTEInline        = "cte_inline"                 // a WITH query that only joins and filters tables is planned into each of its references (cte_inline.go)
 	ruleConstantFalse    = "constant_false"             // a constant false condition reads nothing
+	ruleSubqueryFirst    = "correlated_subquery_first"  // a condition with a correlated scalar subquery over one FROM item filters it before the joins (subquery_narrow.go)
 	RuleFactorOr         = "factor_or"                  // a condition common to OR branches taken out
 	ruleOrRanges         = "or_ranges"                  // an OR of ranges of one column that form one range is that range (or_ranges.go)
 	ruleDynamicFilters   = "dynamic_filters"            // scans skip row groups outside a join's build keys
@@ -40,7 +41,7 @@ const (
 )
 
 // Rules are the rule names in the order the planner applies them.
-var Rules = []string{ruleSharedDerived, ruleFilteredAggs, ruleSharedSubqueries, RuleFactorOr, ruleOrRanges, ruleConstantFalse, ruleCTEInline, RuleSubqueryPushdown, ruleCTESharedFilter, ruleOuterJoinReorder, ruleOuterToInner, ruleOuterToAnti,
+var Rules = []string{ruleSharedDerived, ruleFilteredAggs, ruleSharedSubqueries, RuleFactorOr, ruleOrRanges, ruleConstantFalse, ruleSubqueryFirst, ruleCTEInline, RuleSubqueryPushdown, ruleCTESharedFilter, ruleOuterJoinReorder, ruleOuterToInner, ruleOuterToAnti,
 	RuleOuterPushdown, ruleImpliedCondition, RuleJoinOrder, ruleEagerAggregation, ruleSetOpDistinct, ruleSetOpAggregate, ruleWindowOrder, ruleParallelWindows, ruleDynamicFilters, estimate.RuleNDVSketches}
 
 // CheckDisabledRules validates a lakepg.disabled_rules value.

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/sql/planner/bind"
@@ -144,4 +145,113 @@ func (qc *QueryCtx) scalarJoinNarrow(cur *Source, cr *correlated, sl *pg.SubLink
 	sc := &Scope{Cols: append(slices.Clone(cur.Sc.Cols), ScopeCol{Name: "\x00sub", T: val.Type()})}
 	qc.subCols[sl] = &exec.ColRef{Idx: nOuter, T: val.Type()}
 	return &Source{op: op, Sc: sc, scans: append(slices.Clone(cur.scans), cr.inner.scans...), rows: cur.rows}, true, nil
+}
+
+// scalarSubqueriesFirst applies each WHERE conjunct over one FROM item
+// that compares it with a correlated scalar subquery reading only that
+// item's columns to the item before the joins (rule
+// correlated_subquery_first), as semiJoinsFirst does for IN: the item's
+// rows the condition drops then drop out of the joins' key filters too.
+// TPC-DS q6 keeps the items priced above 1.2 times their category's
+// average before store_sales meets item, not the month's sales of every
+// item. It returns the conjuncts left for after the joins.
+func (qc *QueryCtx) scalarSubqueriesFirst(items []*Source, late []*pg.Node) ([]*pg.Node, error) {
+	if len(items) < 2 || !qc.ruleOn(ruleSubqueryFirst) {
+		return late, nil
+	}
+	est := qc.planEstimator()
+	var rest []*pg.Node
+	for _, c := range late {
+		i, ok := qc.oneItemScalar(c, items)
+		// only for an item smaller than another: the largest is better
+		// met by the joins first, whose key filters shrink what the
+		// subquery's decorrelated aggregation reads (TPC-H Q17's part
+		// averages over the lineitem rows of the parts kept)
+		bigger := false
+		for j, it := range items {
+			bigger = bigger || ok && j != i && est.N(it.op) > est.N(items[i].op)
+		}
+		if !bigger {
+			rest = append(rest, c)
+			continue
+		}
+		src, err := qc.subqueryConjunct(items[i], c)
+		if err != nil {
+			return nil, err
+		}
+		items[i] = src
+		qc.fired(ruleSubqueryFirst)
+	}
+	return rest, nil
+}
+
+// oneItemScalar reports the FROM item a conjunct reads when it reads one,
+// holds exactly one scalar subquery, and that subquery's references to
+// enclosing queries are qualified columns of that item alone (a name of
+// the subquery's own FROM is its own; an unqualified one could be either).
+func (qc *QueryCtx) oneItemScalar(c *pg.Node, items []*Source) (int, bool) {
+	var subs []*pg.SubLink
+	Walk(c, func(x *pg.Node) bool {
+		if sl := x.GetSubLink(); sl != nil {
+			subs = append(subs, sl)
+			return false
+		}
+		return true
+	})
+	if len(subs) != 1 || subs[0].SubLinkType != pg.SubLinkType_EXPR_SUBLINK {
+		return 0, false
+	}
+	refs, outer := refItems(c, items)
+	if outer || len(refs) != 1 {
+		return 0, false
+	}
+	item := -1
+	for i := range refs {
+		item = i
+	}
+	sel := subs[0].Subselect.GetSelectStmt()
+	if sel == nil || sel.WithClause != nil || sel.Op != pg.SetOperation_SETOP_NONE {
+		return 0, false
+	}
+	own := map[string]bool{}
+	for _, f := range sel.FromClause {
+		rv := f.GetRangeVar()
+		if rv == nil {
+			return 0, false
+		}
+		if rv.Alias != nil {
+			own[rv.Alias.Aliasname] = true // the alias hides the table's name
+		} else {
+			own[rv.Relname] = true
+		}
+	}
+	correlated, ok := false, true
+	EachMessage(sel.ProtoReflect(), func(m protoreflect.Message) {
+		cr, isRef := m.Interface().(*pg.ColumnRef)
+		if !isRef || !ok {
+			return
+		}
+		t, name, named := refNames(cr)
+		switch {
+		case !named:
+			ok = false
+		case t == "" || own[t]:
+			// the subquery's own column, unless another item has the name
+			for j, it := range items {
+				if t == "" && j != item && it.Sc.Resolves("", name) {
+					ok = false
+				}
+			}
+		case items[item].Sc.Resolves(t, name):
+			correlated = true
+			for j, it := range items {
+				if j != item && it.Sc.Resolves(t, name) {
+					ok = false
+				}
+			}
+		default:
+			ok = false
+		}
+	})
+	return item, ok && correlated
 }
