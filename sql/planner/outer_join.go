@@ -8,6 +8,7 @@ import (
 
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/sql/planner/rewrite"
 )
 
 // wherePending are the WHERE conjuncts of a query not yet placed while its
@@ -55,7 +56,7 @@ func (qc *QueryCtx) outerJoin(j *pg.JoinExpr, where *wherePending) (src *Source,
 	// what it implies there through the ON condition
 	var implied []*pg.Node
 	if where != nil && qc.ruleOn(ruleImpliedCondition) {
-		if implied = impliedConstants(splitAnd(j.Quals), where.conj); len(implied) > 0 {
+		if implied = rewrite.ImpliedConstants(splitAnd(j.Quals), where.conj); len(implied) > 0 {
 			qc.fired(ruleImpliedCondition)
 		}
 	}
@@ -176,7 +177,7 @@ func antiJoin(op exec.Operator, nl int) (exec.Operator, bool) {
 
 // planJoinTreeWith plans one FROM entry with the inner joins in it
 // ordered, filtered by implied: conditions that hold for every row of it
-// that can matter (impliedConstants), placed where they filter most (into
+// that can matter (rewrite.ImpliedConstants), placed where they filter most (into
 // subqueries too) or dropped where they cannot be placed.
 func (qc *QueryCtx) planJoinTreeWith(n *pg.Node, implied []*pg.Node) (*Source, error) {
 	pending := &wherePending{conj: implied}
@@ -190,59 +191,6 @@ func (qc *QueryCtx) planJoinTreeWith(n *pg.Node, implied []*pg.Node) (*Source, e
 		}
 	}
 	return qc.joinItems(items, conj)
-}
-
-// impliedConstants derives, from WHERE conjuncts col = constant and ON
-// equalities col = other, the conjuncts other = constant: a row of the
-// nullable side of an outer join whose other differs can only meet
-// preserved rows that WHERE removes (TPC-DS q78: the year of the store
-// sales is the year of the web and catalog sales joined to them).
-func impliedConstants(on, where []*pg.Node) []*pg.Node {
-	consts := map[string]*pg.Node{}
-	for _, c := range where {
-		if col, k, ok := columnEqualsConstant(c); ok {
-			consts[DeparseExpr(col)] = k
-		}
-	}
-	if len(consts) == 0 {
-		return nil
-	}
-	var out []*pg.Node
-	for _, q := range on {
-		a := q.GetAExpr()
-		if !isEquality(q) || a.Lexpr.GetColumnRef() == nil || a.Rexpr.GetColumnRef() == nil {
-			continue
-		}
-		for _, pair := range [][2]*pg.Node{{a.Lexpr, a.Rexpr}, {a.Rexpr, a.Lexpr}} {
-			if k, ok := consts[DeparseExpr(pair[0])]; ok {
-				out = append(out, &pg.Node{Node: &pg.Node_AExpr{AExpr: &pg.A_Expr{
-					Kind: pg.A_Expr_Kind_AEXPR_OP, Name: a.Name, Lexpr: pair[1], Rexpr: k, Location: -1}}})
-			}
-		}
-	}
-	return out
-}
-
-// columnEqualsConstant recognises col = constant (either way round; the
-// constant possibly cast).
-func columnEqualsConstant(c *pg.Node) (col, k *pg.Node, ok bool) {
-	if !isEquality(c) {
-		return nil, nil, false
-	}
-	a := c.GetAExpr()
-	isConst := func(n *pg.Node) bool {
-		for n.GetTypeCast() != nil {
-			n = n.GetTypeCast().Arg
-		}
-		return n.GetAConst() != nil
-	}
-	switch {
-	case a.Lexpr.GetColumnRef() != nil && isConst(a.Rexpr):
-		return a.Lexpr, a.Rexpr, true
-	case a.Rexpr.GetColumnRef() != nil && isConst(a.Lexpr):
-		return a.Rexpr, a.Lexpr, true
-	}
-	return nil, nil, false
 }
 
 // rejectsNulls reports whether conjunct c is false or NULL whenever the

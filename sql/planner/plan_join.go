@@ -602,14 +602,7 @@ func concatScope(a, b *Scope) *Scope {
 	return &Scope{Cols: append(append([]ScopeCol{}, a.Cols...), b.Cols...)}
 }
 
-func isEquality(n *pg.Node) bool {
-	a := n.GetAExpr()
-	if a == nil || a.Kind != pg.A_Expr_Kind_AEXPR_OP || a.Lexpr == nil {
-		return false
-	}
-	names := StrNodes(a.Name)
-	return len(names) > 0 && names[len(names)-1] == "="
-}
+func isEquality(n *pg.Node) bool { return rewrite.IsEquality(n) }
 
 // equiKeys recognises "l = r" where one side resolves in ls only and the
 // other in rs only, returning both bound and cast to a common type.
