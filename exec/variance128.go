@@ -36,7 +36,8 @@ func Variance128(n, sx, sx2 int64, scale int, sample, stddev bool) (hi, lo uint6
 	if dh != 0 || den == 0 {
 		return 0, 0, 0, false
 	}
-	wx, fx := weightAndFirstDigits(appendU128(nil, nh, nl), 2*scale)
+	var digits [40]byte
+	wx, fx := weightAndFirstDigits(appendU128(digits[:0], nh, nl), 2*scale)
 	wy, fy := weightAndFirst64(den, 0)
 	qs = divScaleOf(wx, fx, 2*scale, wy, fy, 0)
 	// num/den at scale qs with one more digit, then rounded half up
@@ -117,13 +118,13 @@ func appendU128(dst []byte, hi, lo uint64) []byte {
 	}
 	dst = strconv.AppendUint(dst, chunks[n-1], 10)
 	for k := n - 2; k >= 0; k-- {
+		// 19 digits with leading zeros; strconv writes two digits a step
 		var w [19]byte
-		v := chunks[k]
-		for i := 18; i >= 0; i-- {
-			w[i] = byte('0' + v%10)
-			v /= 10
+		d := strconv.AppendUint(w[:0], chunks[k], 10)
+		for range 19 - len(d) {
+			dst = append(dst, '0')
 		}
-		dst = append(dst, w[:]...)
+		dst = append(dst, d...)
 	}
 	return dst
 }
