@@ -720,11 +720,8 @@ func Divide128(x int64, sx int, y int64) (neg bool, hi, lo uint64, qs int, ok bo
 		p *= 10
 	}
 	nh, nl := bits.Mul64(ux, p)
-	hi, r := bits.Div64(0, nh, uy)
-	lo, _ = bits.Div64(r, nl, uy)
-	lo, c := bits.Add64(lo, 5, 0)
-	hi, r = bits.Div64(0, hi+c, 10)
-	lo, _ = bits.Div64(r, lo, 10)
+	hi, lo = div128by64(nh, nl, uy)
+	hi, lo = round10(hi, lo)
 	return x < 0 && (hi|lo) != 0, hi, lo, qs, true
 }
 

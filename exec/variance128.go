@@ -88,16 +88,25 @@ func mul128by64(hi, lo, m uint64) (uint64, uint64, bool) {
 	return h, l1, h2 != 0 || c != 0
 }
 
-// div128by64 is the quotient of hi·2⁶⁴+lo by d > 0.
+// div128by64 is the quotient of hi·2⁶⁴+lo by d > 0: one hardware
+// division when the quotient fits a word, as an average's mostly does.
 func div128by64(hi, lo, d uint64) (uint64, uint64) {
+	if hi < d {
+		q, _ := bits.Div64(hi, lo, d)
+		return 0, q
+	}
 	qh, r := bits.Div64(0, hi, d)
 	ql, _ := bits.Div64(r, lo, d)
 	return qh, ql
 }
 
-// round10 is (x + 5) / 10 of x = hi·2⁶⁴+lo.
+// round10 is (x + 5) / 10 of x = hi·2⁶⁴+lo; a word divided by the
+// constant is a multiplication.
 func round10(hi, lo uint64) (uint64, uint64) {
 	lo, c := bits.Add64(lo, 5, 0)
+	if hi+c == 0 {
+		return 0, lo / 10
+	}
 	return div128by64(hi+c, lo, 10)
 }
 
