@@ -176,13 +176,14 @@ func TestLikeLiteralMatcherAgreesWithRegexp(t *testing.T) {
 
 func TestCompareNumericText(t *testing.T) {
 	free := vec.New(types.NumericAnyT, 0)
-	for _, s := range []string{"523.1250000000000000", "523.125", "-0.000", "0", "100.00", "100", "1e2", "NaN", "99999999999999999999.5", "0.000000000000000000001", " 1.5"} {
+	for _, s := range []string{"523.1250000000000000", "523.125", "-0.000", "0", "100.00", "100", "1e2", "NaN", "99999999999999999999.5", "0.000000000000000000001", " 1.5", "-5.25", "-0.5", "0.0", "-1e-2", "+7", "0e5", "-00.10"} {
 		free.AppendString(s)
 	}
 	fixed := vec.New(types.NumericT(10, 2), 0)
 	fixed.AppendInt(52313) // 523.13
 	fixed.AppendInt(10000) // 100.00
 	fixed.AppendInt(0)
+	fixed.AppendInt(-1)
 	// every comparison agrees with the exact one on big integers
 	exact := func(l *vec.Vector, i int, r *vec.Vector, j int) int {
 		ln, rn := NumericIsNaN(l, i), NumericIsNaN(r, j)

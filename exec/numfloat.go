@@ -33,6 +33,15 @@ func scaledFloat64(neg bool, m uint64, s int) float64 {
 		}
 		return 0
 	}
+	if m < 1<<53 {
+		// both m and 10^s (s <= 19 < 23) are exact doubles, and one IEEE
+		// division rounds their exact quotient to nearest, ties to even
+		f := float64(m) / float64(pow10u64[s])
+		if neg {
+			f = -f
+		}
+		return f
+	}
 	d := pow10u64[s]
 	// shift m left so that the quotient has at least 55 bits: 53 kept, a
 	// rounding bit, and below them the remainder decides ties

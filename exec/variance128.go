@@ -36,7 +36,8 @@ func Variance128(n, sx, sx2 int64, scale int, sample, stddev bool) (hi, lo uint6
 	if dh != 0 || den == 0 {
 		return 0, 0, 0, false
 	}
-	wx, fx := weightAndFirstDigits(appendU128(nil, nh, nl), 2*scale)
+	var digits [40]byte
+	wx, fx := weightAndFirstDigits(appendU128(digits[:0], nh, nl), 2*scale)
 	wy, fy := weightAndFirst64(den, 0)
 	qs = divScaleOf(wx, fx, 2*scale, wy, fy, 0)
 	// num/den at scale qs with one more digit, then rounded half up
@@ -87,16 +88,25 @@ func mul128by64(hi, lo, m uint64) (uint64, uint64, bool) {
 	return h, l1, h2 != 0 || c != 0
 }
 
-// div128by64 is the quotient of hi·2⁶⁴+lo by d > 0.
+// div128by64 is the quotient of hi·2⁶⁴+lo by d > 0: one hardware
+// division when the quotient fits a word, as an average's mostly does.
 func div128by64(hi, lo, d uint64) (uint64, uint64) {
+	if hi < d {
+		q, _ := bits.Div64(hi, lo, d)
+		return 0, q
+	}
 	qh, r := bits.Div64(0, hi, d)
 	ql, _ := bits.Div64(r, lo, d)
 	return qh, ql
 }
 
-// round10 is (x + 5) / 10 of x = hi·2⁶⁴+lo.
+// round10 is (x + 5) / 10 of x = hi·2⁶⁴+lo; a word divided by the
+// constant is a multiplication.
 func round10(hi, lo uint64) (uint64, uint64) {
 	lo, c := bits.Add64(lo, 5, 0)
+	if hi+c == 0 {
+		return 0, lo / 10
+	}
 	return div128by64(hi+c, lo, 10)
 }
 
@@ -117,13 +127,13 @@ func appendU128(dst []byte, hi, lo uint64) []byte {
 	}
 	dst = strconv.AppendUint(dst, chunks[n-1], 10)
 	for k := n - 2; k >= 0; k-- {
+		// 19 digits with leading zeros; strconv writes two digits a step
 		var w [19]byte
-		v := chunks[k]
-		for i := 18; i >= 0; i-- {
-			w[i] = byte('0' + v%10)
-			v /= 10
+		d := strconv.AppendUint(w[:0], chunks[k], 10)
+		for range 19 - len(d) {
+			dst = append(dst, '0')
 		}
-		dst = append(dst, w[:]...)
+		dst = append(dst, d...)
 	}
 	return dst
 }
