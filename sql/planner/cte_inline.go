@@ -16,16 +16,17 @@ func (c *CteDef) runOnce() bool { return c.refs > 1 && !c.inline }
 // inlineCTE decides, once the references of cte are counted, whether a
 // WITH query read more than once is planned into each reference instead
 // of run once: when the user wrote NOT MATERIALIZED (and it calls no
-// volatile function), as PostgreSQL does, or (rule cte_inline) when its body only joins and filters tables: then
-// running it again costs a scan each time, while each reference planned
-// on its own gets its conditions pushed in and the key filters of the
-// joins it is in. TPC-DS q95 reads the web_sales self-join of its
-// ws_wh in two IN subqueries: run once it makes all 8.6 M pairs, planned
-// into each it reads only the orders of the few sales the outer query
-// keeps. A WITH query that aggregates, removes duplicates, numbers rows,
-// limits, combines queries or calls a function is run once: recomputing
-// costs more, and a volatile function must give every reference the
-// same rows.
+// volatile function), as PostgreSQL does, or (rule cte_inline) when its
+// body only joins and filters tables and its join makes more rows than it
+// reads (joinExpands): then running it again costs a scan each time,
+// while each reference planned on its own gets its conditions pushed in
+// and the key filters of the joins it is in. TPC-DS q95 reads the
+// web_sales self-join of its ws_wh in two IN subqueries: run once it
+// makes all 8.6 M pairs, planned into each it reads only the orders of
+// the few sales the outer query keeps. A WITH query that aggregates,
+// removes duplicates, numbers rows, limits, combines queries or calls a
+// function is run once: recomputing costs more, and a volatile function
+// must give every reference the same rows.
 func (qc *QueryCtx) inlineCTE(cte *CteDef) bool {
 	if cte.refs < 2 || cte.Recursive || cte.Written != nil {
 		return false
