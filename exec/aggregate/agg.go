@@ -588,7 +588,13 @@ func (s *aggSet) mergeKeys(src *aggSet, gmap []int32) int64 {
 			// rehashing what it holds each time (TPC-DS q97 merges two
 			// workers' 270,000 distinct groups, a fifth of the merge)
 			fresh := len(s.htab.IdHash) - before
-			s.htab.Reserve(len(s.htab.IdHash) + (src.ngroups-lo)*fresh/mergeSlice)
+			want := len(s.htab.IdHash) + (src.ngroups-lo)*fresh/mergeSlice
+			s.htab.Reserve(want)
+			// the per-group arrays too, a little over: one group past the
+			// estimate would grow every one again
+			want += want / 64
+			s.htab.ReserveIds(want)
+			added += s.keys.Reserve(want)
 		}
 		hi := min(lo+mergeSlice, src.ngroups)
 		for c := range kv {
