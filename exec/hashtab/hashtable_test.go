@@ -562,3 +562,48 @@ func TestKeyColsNullFlagsFromFirstNull(t *testing.T) {
 		}
 	}
 }
+
+// Reserve gives every key column, and ReserveIds IdHash, exactly the room
+// asked for, keeping the keys, and counts the capacity added; a column
+// without NULLs gets no flags.
+func TestKeyColsReserve(t *testing.T) {
+	ts := []types.T{types.TextT, types.Int64T}
+	tab, keys := NewHashTable(4), NewKeyCols(ts)
+	cols := []*vec.Vector{vec.New(ts[0], 100), vec.New(ts[1], 100)}
+	for i := range 100 {
+		cols[0].AppendString(fmt.Sprint("k", i))
+		if i == 7 {
+			cols[1].AppendNull()
+		} else {
+			cols[1].AppendInt(int64(i))
+		}
+	}
+	hs := make([]uint64, 100)
+	memory.HashColumn(hs, cols[0], 100, true)
+	memory.HashColumn(hs, cols[1], 100, false)
+	tab.GroupIDs(keys, cols, hs, make([]int32, 100))
+	before := cap(keys.Txt[0].refs)*8 + cap(keys.Cols[1].I64)*8 + cap(keys.Cols[1].Nulls)
+	added := keys.Reserve(1000)
+	tab.ReserveIds(1000)
+	if keys.Cols[0].Nulls != nil {
+		t.Fatal("a column without NULLs was given flags")
+	}
+	if cap(keys.Txt[0].refs) != 1000 || cap(keys.Cols[1].I64) != 1000 || cap(keys.Cols[1].Nulls) != 1000 || cap(tab.IdHash) != 1000 {
+		t.Fatalf("capacities %d %d %d %d, want 1000", cap(keys.Txt[0].refs), cap(keys.Cols[1].I64), cap(keys.Cols[1].Nulls), cap(tab.IdHash))
+	}
+	if want := int64(1000*8+1000*8+1000) - int64(before); added != want {
+		t.Fatalf("Reserve counted %d bytes, want %d", added, want)
+	}
+	if len(tab.IdHash) != 100 {
+		t.Fatalf("%d ids, want 100", len(tab.IdHash))
+	}
+	for j := range 100 {
+		s, v := keys.ColView(0, j, j+1), keys.ColView(1, j, j+1)
+		if s.S[0] != fmt.Sprint("k", j) || v.IsNull(0) != (j == 7) || (j != 7 && v.I64[0] != int64(j)) {
+			t.Fatalf("group %d: %q %v", j, s.S[0], v.I64[0])
+		}
+	}
+	if keys.Reserve(500) != 0 {
+		t.Fatal("Reserve below the capacity grew")
+	}
+}
