@@ -581,6 +581,15 @@ func (s *aggSet) mergeKeys(src *aggSet, gmap []int32) int64 {
 	var added int64
 	kv := make([]*vec.Vector, len(src.keys.Cols))
 	before := len(s.htab.IdHash)
+	if s.htab.Tight && src.ngroups <= mergeSlice {
+		// a table near the budget grows by a quarter, far more than the
+		// few thousand groups another worker held of its partition before
+		// it split: room for those alone, so that the capacity counted
+		// is left to the partition's spilled rows
+		want := len(s.htab.IdHash) + src.ngroups
+		s.htab.ReserveIds(want)
+		added += s.keys.Reserve(want)
+	}
 	for lo := 0; lo < src.ngroups; lo += mergeSlice {
 		if lo == mergeSlice {
 			// the first slice's share of new groups predicts the rest's:
@@ -588,7 +597,13 @@ func (s *aggSet) mergeKeys(src *aggSet, gmap []int32) int64 {
 			// rehashing what it holds each time (TPC-DS q97 merges two
 			// workers' 270,000 distinct groups, a fifth of the merge)
 			fresh := len(s.htab.IdHash) - before
-			s.htab.Reserve(len(s.htab.IdHash) + (src.ngroups-lo)*fresh/mergeSlice)
+			want := len(s.htab.IdHash) + (src.ngroups-lo)*fresh/mergeSlice
+			s.htab.Reserve(want)
+			// the per-group arrays too, a little over: one group past the
+			// estimate would grow every one again
+			want += want / 64
+			s.htab.ReserveIds(want)
+			added += s.keys.Reserve(want)
 		}
 		hi := min(lo+mergeSlice, src.ngroups)
 		for c := range kv {

@@ -222,6 +222,58 @@ func (t *HashTable) Reserve(n int) {
 	}
 }
 
+// ReserveIds gives IdHash room for n keys in all, as KeyCols.Reserve does
+// the key columns.
+func (t *HashTable) ReserveIds(n int) {
+	t.IdHash, _ = reserved(t.IdHash, n)
+}
+
+// Reserve gives every key column room for n keys in all and returns the
+// bytes of capacity added. A merge that adds as many groups again to a
+// table near the budget (Tight) would otherwise grow each column by a
+// quarter three or four times, copying it, and faulting in fresh pages,
+// each time.
+func (k *KeyCols) Reserve(n int) int64 {
+	var g, d int64
+	for c, s := range k.Cols {
+		if s.Nulls != nil {
+			s.Nulls, d = reserved(s.Nulls, n)
+			g += d
+		}
+		if t := k.Txt[c]; t != nil {
+			t.refs, d = reserved(t.refs, n)
+			g += d
+			continue
+		}
+		switch s.Type.Storage() {
+		case types.StoreInt:
+			s.I64, d = reserved(s.I64, n)
+		case types.StoreFloat:
+			s.F64, d = reserved(s.F64, n)
+		case types.StoreBool:
+			s.B, d = reserved(s.B, n)
+		case types.StoreInterval:
+			s.Iv, d = reserved(s.Iv, n)
+		default:
+			s.S, d = reserved(s.S, n)
+		}
+		g += d
+	}
+	return g
+}
+
+// reserved returns s with capacity for n in all, exactly, and the bytes of
+// capacity added.
+func reserved[T any](s []T, n int) ([]T, int64) {
+	if n <= cap(s) {
+		return s, 0
+	}
+	g := make([]T, len(s), n)
+	copy(g, s)
+	var x T
+	return g, int64(n-cap(s)) * int64(unsafe.Sizeof(x))
+}
+
 // rehash places every group again in a table of size slots.
 func (t *HashTable) rehash(size int) {
 	t.Slots = make([]uint64, size)
@@ -262,6 +314,10 @@ func (k *KeyCols) AppendRows(src *KeyCols, ids []int32) int64 {
 	var n int64
 	for c, s := range k.Cols {
 		v := src.Cols[c]
+		// the flags first: a column given them now has them for the
+		// groups it held before these
+		n += k.gatherNulls(c, v.Nulls, ids)
+		k.nulls[c] = k.nulls[c] || src.nulls[c]
 		if t := k.Txt[c]; t != nil {
 			st := src.Txt[c]
 			for _, id := range ids {
@@ -269,9 +325,6 @@ func (k *KeyCols) AppendRows(src *KeyCols, ids []int32) int64 {
 				n += int64(len(st.at(int(id))))
 			}
 			n += 8 * int64(len(ids))
-			s.Nulls = memory.GatherT(s.Nulls, v.Nulls, ids)
-			n += int64(len(ids))
-			k.nulls[c] = k.nulls[c] || src.nulls[c]
 			continue
 		}
 		switch s.Type.Storage() {
@@ -295,11 +348,82 @@ func (k *KeyCols) AppendRows(src *KeyCols, ids []int32) int64 {
 				n += int64(len(x))
 			}
 		}
-		s.Nulls = memory.GatherT(s.Nulls, v.Nulls, ids)
-		n += int64(len(ids))
-		k.nulls[c] = k.nulls[c] || src.nulls[c]
 	}
 	return n
+}
+
+// A key column stores NULL flags only once it holds a NULL: until then its
+// Nulls is nil (no NULLs, as in any vector), else as long as the column.
+// Keys that are never NULL (lineitem's 6 M groups of three) save a byte a
+// key per group, memory a table near its budget holds groups in instead.
+
+// count is the keys column c holds.
+func (k *KeyCols) count(c int) int {
+	if t := k.Txt[c]; t != nil {
+		return len(t.refs)
+	}
+	return k.Cols[c].Len()
+}
+
+// flagNulls gives column c NULL flags, all false, for the keys it holds,
+// with the capacity of its values; it returns the bytes.
+func (k *KeyCols) flagNulls(c int) int64 {
+	s := k.Cols[c]
+	if s.Nulls != nil {
+		return 0
+	}
+	n := k.count(c)
+	vc := n
+	if t := k.Txt[c]; t != nil {
+		vc = cap(t.refs)
+	} else {
+		switch s.Type.Storage() {
+		case types.StoreInt:
+			vc = cap(s.I64)
+		case types.StoreFloat:
+			vc = cap(s.F64)
+		case types.StoreBool:
+			vc = cap(s.B)
+		case types.StoreInterval:
+			vc = cap(s.Iv)
+		default:
+			vc = cap(s.S)
+		}
+	}
+	s.Nulls = make([]bool, n, max(vc, n+1, 64))
+	return int64(cap(s.Nulls))
+}
+
+// gatherNulls appends the NULL flags from[ids] (nil: none) to column c,
+// before its values are appended; it returns the bytes added.
+func (k *KeyCols) gatherNulls(c int, from []bool, ids []int32) int64 {
+	s := k.Cols[c]
+	var n int64
+	if s.Nulls == nil {
+		if !anyNull(from, ids) {
+			return 0
+		}
+		n = k.flagNulls(c)
+	}
+	if from == nil {
+		s.Nulls = append(s.Nulls, make([]bool, len(ids))...)
+	} else {
+		s.Nulls = memory.GatherT(s.Nulls, from, ids)
+	}
+	return n + int64(len(ids))
+}
+
+// anyNull reports whether a row of rows is NULL in nulls (nil: none).
+func anyNull(nulls []bool, rows []int32) bool {
+	if nulls == nil {
+		return false
+	}
+	for _, r := range rows {
+		if nulls[r] {
+			return true
+		}
+	}
+	return false
 }
 
 // KeyCols is a set of stored key columns (one row per group) compared
@@ -335,7 +459,6 @@ func NewKeyCols(ts []types.T) *KeyCols {
 		} else {
 			k.Cols[i] = vec.New(t, 64)
 		}
-		k.Cols[i].Nulls = []bool{}
 	}
 	return k
 }
@@ -362,7 +485,9 @@ func (k *KeyCols) add(keys []*vec.Vector, i int) int64 {
 		src := keys[c]
 		if t := k.Txt[c]; t != nil {
 			g = k.growText(c, 1)
-			if src.IsNull(i) {
+			null := src.IsNull(i)
+			if null {
+				n += k.flagNulls(c)
 				t.refs = append(t.refs, 0)
 				k.nulls[c] = true
 				n += 9
@@ -370,11 +495,14 @@ func (k *KeyCols) add(keys []*vec.Vector, i int) int64 {
 				n += k.putText(c, src.S[i], i)
 			}
 			n += g
-			s.Nulls, g = push(s.Nulls, src.IsNull(i), k.Tight)
-			n += g
+			if s.Nulls != nil {
+				s.Nulls, g = push(s.Nulls, null, k.Tight)
+				n += g
+			}
 			continue
 		}
 		if src.IsNull(i) {
+			n += k.flagNulls(c)
 			s.AppendNull()
 			k.nulls[c] = true
 			n += 9
@@ -394,8 +522,10 @@ func (k *KeyCols) add(keys []*vec.Vector, i int) int64 {
 			s.S, g = push(s.S, src.S[i], k.Tight)
 		}
 		n += g
-		s.Nulls, g = push(s.Nulls, false, k.Tight)
-		n += g
+		if s.Nulls != nil {
+			s.Nulls, g = push(s.Nulls, false, k.Tight)
+			n += g
+		}
 	}
 	return n
 }
@@ -409,16 +539,22 @@ func (k *KeyCols) addRows(keys []*vec.Vector, rows []int32) int64 {
 	var n, g int64
 	for c, s := range k.Cols {
 		src := keys[c]
-		l := len(s.Nulls)
-		if src.Nulls == nil {
-			s.Nulls, g = grown(s.Nulls, len(rows), k.Tight)
-			s.Nulls = s.Nulls[:l+len(rows)]
-			clear(s.Nulls[l:])
-		} else {
-			s.Nulls, g = gatherGrow(s.Nulls, src.Nulls, rows, k.Tight)
+		l := k.count(c)
+		if s.Nulls == nil && anyNull(src.Nulls, rows) {
+			n += k.flagNulls(c)
 		}
-		n += g
-		nulls := s.Nulls[l:]
+		var nulls []bool
+		if s.Nulls != nil {
+			if src.Nulls == nil {
+				s.Nulls, g = grown(s.Nulls, len(rows), k.Tight)
+				s.Nulls = s.Nulls[:l+len(rows)]
+				clear(s.Nulls[l:])
+			} else {
+				s.Nulls, g = gatherGrow(s.Nulls, src.Nulls, rows, k.Tight)
+			}
+			n += g
+			nulls = s.Nulls[l:]
+		}
 		switch s.Type.Storage() {
 		case types.StoreInt:
 			s.I64, g = gatherGrow(s.I64, src.I64, rows, k.Tight)
@@ -436,7 +572,7 @@ func (k *KeyCols) addRows(keys []*vec.Vector, rows []int32) int64 {
 			g = k.growText(c, len(rows))
 			t := k.Txt[c]
 			for j, r := range rows {
-				if nulls[j] {
+				if nulls != nil && nulls[j] {
 					t.refs = append(t.refs, 0)
 					continue
 				}
@@ -702,7 +838,9 @@ func (t *I64Table) GrowthAhead(n int) int64 {
 func (k *KeyCols) growthAhead(n int) int64 {
 	var g int64
 	for c, s := range k.Cols {
-		g += growthOf(s.Nulls, n, k.Tight)
+		if s.Nulls != nil {
+			g += growthOf(s.Nulls, n, k.Tight)
+		}
 		if t := k.Txt[c]; t != nil {
 			g += growthOf(t.refs, n, k.Tight)
 			continue

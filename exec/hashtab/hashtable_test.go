@@ -428,3 +428,182 @@ func TestHashTableTightGrowth(t *testing.T) {
 		t.Fatalf("%d and %d groups", tabs[0].N, tabs[1].N)
 	}
 }
+
+// A key column stores NULL flags only from its first NULL on: the groups
+// before it read as not NULL, the NULL groups as NULL, and later rows find
+// them all, whether the keys come by batch (addRows), one at a time (add,
+// when every hash is equal) or from another table (AppendRows).
+func TestKeyColsNullFlagsFromFirstNull(t *testing.T) {
+	ts := []types.T{types.TextT, types.Int64T, types.Float64T}
+	type key struct {
+		s    string
+		i    int64
+		f    float64
+		null [3]bool
+	}
+	mk := func(ks []key, withNulls bool) []*vec.Vector {
+		cols := []*vec.Vector{vec.New(ts[0], len(ks)), vec.New(ts[1], len(ks)), vec.New(ts[2], len(ks))}
+		for c := range cols {
+			if withNulls {
+				cols[c].Nulls = []bool{}
+			}
+		}
+		for _, k := range ks {
+			for c, v := range cols {
+				switch {
+				case k.null[c]:
+					v.AppendNull()
+					continue
+				case c == 0:
+					v.AppendString(k.s)
+				case c == 1:
+					v.AppendInt(k.i)
+				default:
+					v.AppendFloat(k.f)
+				}
+			}
+		}
+		return cols
+	}
+	var first, second []key
+	for i := range 300 {
+		first = append(first, key{s: fmt.Sprint("k", i), i: int64(i), f: float64(i) / 2})
+	}
+	// the second batch: NULLs in every column, and the first batch's keys again
+	for i := range 300 {
+		k := key{s: fmt.Sprint("n", i%50), i: int64(i % 50), f: 1, null: [3]bool{i%3 == 0, i%5 == 0, i%7 == 0}}
+		second = append(second, k, first[i])
+	}
+	keyOf := func(k key) string {
+		for c := range k.null {
+			if k.null[c] {
+				switch c {
+				case 0:
+					k.s = ""
+				case 1:
+					k.i = 0
+				default:
+					k.f = 0
+				}
+			}
+		}
+		return fmt.Sprint(k)
+	}
+	for _, equalHashes := range []bool{false, true} {
+		tab, keys := NewHashTable(4), NewKeyCols(ts)
+		byKey := map[string]int32{}
+		for bi, ks := range [][]key{first, second} {
+			cols := mk(ks, bi == 0) // the first batch's vectors have flags but no NULL
+			hs := make([]uint64, len(ks))
+			for c, v := range cols {
+				if !equalHashes {
+					memory.HashColumn(hs, v, len(ks), c == 0)
+				}
+			}
+			gids := make([]int32, len(ks))
+			tab.GroupIDs(keys, cols, hs, gids)
+			for i, k := range ks {
+				if g, ok := byKey[keyOf(k)]; ok && g != gids[i] {
+					t.Fatalf("hashes equal %v: batch %d row %d: %v in group %d and %d", equalHashes, bi, i, k, g, gids[i])
+				}
+				byKey[keyOf(k)] = gids[i]
+			}
+			if bi == 0 {
+				for c, v := range keys.Cols {
+					if v.Nulls != nil {
+						t.Fatalf("column %d stores NULL flags without a NULL", c)
+					}
+				}
+			}
+		}
+		if len(byKey) != tab.N {
+			t.Fatalf("%d keys, %d groups", len(byKey), tab.N)
+		}
+		// every group's key as stored, and again through AppendRows into
+		// a table that had none of the NULLs
+		other := NewKeyCols(ts)
+		ids := make([]int32, 0, tab.N)
+		for g := tab.N - 1; g >= 0; g-- {
+			ids = append(ids, int32(g))
+		}
+		other.AppendRows(keys, ids[:1])
+		other.AppendRows(keys, ids)
+		for _, k := range append(first, second...) {
+			g := byKey[keyOf(k)]
+			for _, at := range []struct {
+				kc *KeyCols
+				j  int
+			}{{keys, int(g)}, {other, 1 + tab.N - 1 - int(g)}} {
+				for c := range ts {
+					v := at.kc.ColView(c, at.j, at.j+1)
+					got := v.IsNull(0)
+					if got != k.null[c] {
+						t.Fatalf("key %v column %d: NULL %v", k, c, got)
+					}
+					if got {
+						continue
+					}
+					switch c {
+					case 0:
+						if v.S[0] != k.s {
+							t.Fatalf("key %v: text %q", k, v.S[0])
+						}
+					case 1:
+						if v.I64[0] != k.i {
+							t.Fatalf("key %v: int %d", k, v.I64[0])
+						}
+					default:
+						if v.F64[0] != k.f {
+							t.Fatalf("key %v: float %v", k, v.F64[0])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// Reserve gives every key column, and ReserveIds IdHash, exactly the room
+// asked for, keeping the keys, and counts the capacity added; a column
+// without NULLs gets no flags.
+func TestKeyColsReserve(t *testing.T) {
+	ts := []types.T{types.TextT, types.Int64T}
+	tab, keys := NewHashTable(4), NewKeyCols(ts)
+	cols := []*vec.Vector{vec.New(ts[0], 100), vec.New(ts[1], 100)}
+	for i := range 100 {
+		cols[0].AppendString(fmt.Sprint("k", i))
+		if i == 7 {
+			cols[1].AppendNull()
+		} else {
+			cols[1].AppendInt(int64(i))
+		}
+	}
+	hs := make([]uint64, 100)
+	memory.HashColumn(hs, cols[0], 100, true)
+	memory.HashColumn(hs, cols[1], 100, false)
+	tab.GroupIDs(keys, cols, hs, make([]int32, 100))
+	before := cap(keys.Txt[0].refs)*8 + cap(keys.Cols[1].I64)*8 + cap(keys.Cols[1].Nulls)
+	added := keys.Reserve(1000)
+	tab.ReserveIds(1000)
+	if keys.Cols[0].Nulls != nil {
+		t.Fatal("a column without NULLs was given flags")
+	}
+	if cap(keys.Txt[0].refs) != 1000 || cap(keys.Cols[1].I64) != 1000 || cap(keys.Cols[1].Nulls) != 1000 || cap(tab.IdHash) != 1000 {
+		t.Fatalf("capacities %d %d %d %d, want 1000", cap(keys.Txt[0].refs), cap(keys.Cols[1].I64), cap(keys.Cols[1].Nulls), cap(tab.IdHash))
+	}
+	if want := int64(1000*8+1000*8+1000) - int64(before); added != want {
+		t.Fatalf("Reserve counted %d bytes, want %d", added, want)
+	}
+	if len(tab.IdHash) != 100 {
+		t.Fatalf("%d ids, want 100", len(tab.IdHash))
+	}
+	for j := range 100 {
+		s, v := keys.ColView(0, j, j+1), keys.ColView(1, j, j+1)
+		if s.S[0] != fmt.Sprint("k", j) || v.IsNull(0) != (j == 7) || (j != 7 && v.I64[0] != int64(j)) {
+			t.Fatalf("group %d: %q %v", j, s.S[0], v.I64[0])
+		}
+	}
+	if keys.Reserve(500) != 0 {
+		t.Fatal("Reserve below the capacity grew")
+	}
+}

@@ -149,7 +149,7 @@ func (k *KeyCols) ColViewInto(v *vec.Vector, c, lo, hi int) *vec.Vector {
 	s := k.Cols[c]
 	t := k.Txt[c]
 	if t == nil {
-		*v = vec.Vector{Type: s.Type, Nulls: s.Nulls[lo:hi]}
+		*v = vec.Vector{Type: s.Type, Nulls: nullsIn(s.Nulls, lo, hi)}
 		switch s.Type.Storage() {
 		case types.StoreInt:
 			v.I64 = s.I64[lo:hi]
@@ -162,7 +162,7 @@ func (k *KeyCols) ColViewInto(v *vec.Vector, c, lo, hi int) *vec.Vector {
 		}
 		return v
 	}
-	v.Nulls = s.Nulls[lo:hi]
+	v.Nulls = nullsIn(s.Nulls, lo, hi)
 	v.S = memory.ResizeSlice(v.S, hi-lo)
 	for j := range v.S {
 		v.S[j] = t.at(lo + j)
@@ -181,12 +181,26 @@ func (k *KeyCols) GatherInto(b *memory.ColBuf, c int, ids []int32, v *vec.Vector
 	}
 	v.Type = k.Cols[c].Type
 	v.S = memory.ResizeSlice(v.S, len(ids))
-	v.Nulls = memory.ResizeSlice(v.Nulls, len(ids))
 	for j, id := range ids {
 		v.S[j] = t.at(int(id))
-		v.Nulls[j] = k.Cols[c].Nulls[id]
+	}
+	if nulls := k.Cols[c].Nulls; nulls != nil {
+		v.Nulls = memory.ResizeSlice(v.Nulls, len(ids))
+		for j, id := range ids {
+			v.Nulls[j] = nulls[id]
+		}
+	} else {
+		v.Nulls = nil
 	}
 	b.AppendRange(c, v, 0, len(ids))
+}
+
+// nullsIn is nulls[lo:hi], nil when the column has no NULL flags.
+func nullsIn(nulls []bool, lo, hi int) []bool {
+	if nulls == nil {
+		return nil
+	}
+	return nulls[lo:hi]
 }
 
 // splitText is splitEqual for a stored text column.
@@ -208,7 +222,7 @@ func splitTextNullable(t *textKeys, in []string, storedNulls, inNulls []bool, gi
 	n := 0
 	for _, i := range live {
 		g := gids[i]
-		sn := storedNulls[g]
+		sn := storedNulls != nil && storedNulls[g]
 		bn := inNulls != nil && inNulls[i]
 		if sn == bn && (sn || t.at(int(g)) == in[i]) {
 			live[n] = i
@@ -227,7 +241,7 @@ func (k *KeyCols) colEqual(c, j int, b *vec.Vector, i int) bool {
 	if t == nil {
 		return memory.NullableEqual(k.Cols[c], j, b, i)
 	}
-	an, bn := k.Cols[c].Nulls[j], b.IsNull(i)
+	an, bn := k.Cols[c].IsNull(j), b.IsNull(i)
 	if an || bn {
 		return an && bn
 	}
