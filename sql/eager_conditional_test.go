@@ -37,3 +37,22 @@ func TestEagerConditionalAggregates(t *testing.T) {
 		}
 	}
 }
+
+// TestPresizedAggregation: a GROUP BY of integer keys estimated to make
+// many groups starts with tables for half the estimate (EXPLAIN says so)
+// and answers as one that grows from nothing; text keys are not presized.
+func TestPresizedAggregation(t *testing.T) {
+	s := lake(t)
+	must(t, s, `CALL lakepg.set_option('data_inlining_row_limit', '0')`)
+	must(t, s, `CREATE TABLE big AS SELECT n AS k, n % 7 AS g, 'name ' || n AS name FROM generate_series(1, 200000) g(n)`)
+	q := `SELECT count(*), sum(c), max(k) FROM (SELECT k, g, count(*) AS c FROM big GROUP BY k, g) s`
+	plan := strings.Join(explainLines(t, s, "EXPLAIN "+q), "\n")
+	if !strings.Contains(plan, "Tables sized for") {
+		t.Errorf("the integer GROUP BY is not presized:\n%s", plan)
+	}
+	must(t, s, q, "200000|200000|200000")
+	plan = strings.Join(explainLines(t, s, "EXPLAIN SELECT name, count(*) FROM big GROUP BY name"), "\n")
+	if strings.Contains(plan, "Tables sized for") {
+		t.Errorf("a text GROUP BY is presized:\n%s", plan)
+	}
+}

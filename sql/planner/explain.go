@@ -259,6 +259,9 @@ func (s *Session) explainOp(ctx context.Context, est *estimate.Estimator, op exe
 	case *aggregate.HashAgg:
 		if o.Partial == nil {
 			add("HashAggregate (%d group keys, %d aggregates)", o.NGroup, len(o.Aggs))
+			if o.SizeHint > 0 {
+				detail("Tables sized for %d groups (half the estimate)", o.SizeHint)
+			}
 			break
 		}
 		add("Partial HashAggregate (%d group keys, %d aggregates)", o.NGroup, len(o.Aggs))
