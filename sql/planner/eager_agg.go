@@ -385,11 +385,11 @@ func mapAll(es []exec.Expr, fn func(int) int) []exec.Expr {
 	return out
 }
 
-// presizeAggregations gives each grouping aggregation expected to make
-// many groups its estimate as the size of its tables (at most
-// maxPresizedGroups), so that they do not grow to it by doubling: TPC-DS
-// q97's tables of 550,000 (customer, item) groups rehashed every group
-// about twice on the way, a sixth of its CPU.
+// presizeAggregations sizes the tables of each aggregation by integer
+// keys expected to make many groups for half its estimate (at most
+// maxPresizedGroups), so that they do not grow to it by doubling from a
+// few slots: TPC-DS q97's tables of 550,000 (customer, item) groups
+// placed every group again about twice on the way, a sixth of its CPU.
 func (qc *QueryCtx) presizeAggregations(op exec.Operator) {
 	est := qc.planEstimator()
 	seen := map[exec.Operator]bool{}
