@@ -30,19 +30,26 @@ func TestCTEInline(t *testing.T) {
 		`WITH g AS NOT MATERIALIZED (SELECT dk, count(*) AS c FROM fact GROUP BY dk)
 		 SELECT sum(a.c * b.c) FROM g a JOIN g b ON a.dk = b.dk + 1`,
 	}
+	sameWithRuleOff(t, s, "cte_inline", queries)
+	// q95's shape plans each reference on its own, built on the few
+	// outer rows
+	plan := strings.Join(explainLines(t, s, "EXPLAIN "+queries[0]), "\n")
+	if strings.Contains(plan, "MaterializedReader") || strings.Count(plan, "right semi") != 2 {
+		t.Errorf("want the WITH query planned into both IN subqueries, each a right semi join:\n%s", plan)
+	}
+}
+
+// sameWithRuleOff checks that each query answers as it does with rule
+// switched off.
+func sameWithRuleOff(t *testing.T, s *Session, rule string, queries []string) {
+	t.Helper()
 	for _, q := range queries {
-		must(t, s, `SET lakepg.disabled_rules = 'cte_inline'`)
+		must(t, s, `SET lakepg.disabled_rules = '`+rule+`'`)
 		want, _, err := run(t, s, q)
 		if err != nil {
 			t.Fatal(err)
 		}
 		must(t, s, `RESET lakepg.disabled_rules`)
 		must(t, s, q, want...)
-	}
-	// q95's shape plans each reference on its own, built on the few
-	// outer rows
-	plan := strings.Join(explainLines(t, s, "EXPLAIN "+queries[0]), "\n")
-	if strings.Contains(plan, "MaterializedReader") || strings.Count(plan, "right semi") != 2 {
-		t.Errorf("want the WITH query planned into both IN subqueries, each a right semi join:\n%s", plan)
 	}
 }

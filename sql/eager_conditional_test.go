@@ -21,15 +21,7 @@ func TestEagerConditionalAggregates(t *testing.T) {
 		`SELECT kind, sum(CASE WHEN dim.dk % 3 = 0 THEN qty * 1.5 END), sum(CASE WHEN kind = 'none' THEN qty END) FROM fact JOIN dim ON fact.dk = dim.dk GROUP BY kind ORDER BY kind`,
 		`SELECT wk, sum(CASE WHEN kind = 'hot' THEN qty END), count(CASE WHEN kind = 'hot' THEN qty END) FROM fact JOIN dim ON fact.dk = dim.dk GROUP BY wk ORDER BY wk`,
 	}
-	for _, q := range queries {
-		must(t, s, `SET lakepg.disabled_rules = 'eager_aggregation'`)
-		want, _, err := run(t, s, q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		must(t, s, `RESET lakepg.disabled_rules`)
-		must(t, s, q, want...)
-	}
+	sameWithRuleOff(t, s, "eager_aggregation", queries)
 	for i, wantPartial := range []bool{true, true, false} {
 		plan := strings.Join(explainLines(t, s, "EXPLAIN "+queries[i]), "\n")
 		if strings.Contains(plan, "Partial HashAggregate") != wantPartial {

@@ -22,15 +22,7 @@ func TestOuterJoinToAnti(t *testing.T) {
 		`SELECT count(*) FROM fact LEFT JOIN ret ON ret.id = fact.id WHERE ret.reason IS NULL`,
 		`SELECT dim.kind, count(*) FROM fact LEFT JOIN ret ON fact.id = ret.id JOIN dim ON dim.dk = fact.dk WHERE ret.id IS NULL GROUP BY dim.kind ORDER BY 1`,
 	}
-	for _, q := range queries {
-		must(t, s, `SET lakepg.disabled_rules = 'outer_join_to_anti'`)
-		want, _, err := run(t, s, q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		must(t, s, `RESET lakepg.disabled_rules`)
-		must(t, s, q, want...)
-	}
+	sameWithRuleOff(t, s, "outer_join_to_anti", queries)
 	for i, anti := range []bool{true, true, true, false, true} {
 		plan := strings.Join(explainLines(t, s, "EXPLAIN "+queries[i]), "\n")
 		if strings.Contains(plan, "anti") != anti {

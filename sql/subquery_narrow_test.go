@@ -69,15 +69,7 @@ func TestCorrelatedSubqueryFirst(t *testing.T) {
 		`SELECT count(*) FROM fact f, dim d WHERE f.dk = d.dk AND f.qty > (SELECT min(g.qty) FROM fact g WHERE g.wk = f.wk AND g.dk = d.dk)`,
 		`SELECT count(*) FROM fact f, dim d WHERE f.dk = d.dk AND d.dk > (SELECT count(*) FROM week w WHERE w.wk = d.dk)`,
 	}
-	for _, q := range queries {
-		must(t, s, `SET lakepg.disabled_rules = 'correlated_subquery_first'`)
-		want, _, err := run(t, s, q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		must(t, s, `RESET lakepg.disabled_rules`)
-		must(t, s, q, want...)
-	}
+	sameWithRuleOff(t, s, "correlated_subquery_first", queries)
 	for i, first := range []bool{true, false, false, true} {
 		plan := strings.Join(explainLines(t, s, "EXPLAIN (VERBOSE) "+queries[i]), "\n")
 		if strings.Contains(plan, "correlated_subquery_first") != first {

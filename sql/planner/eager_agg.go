@@ -41,21 +41,11 @@ import (
 // where the estimates say the partial groups are at most a quarter of the
 // probe side's rows.
 func (qc *QueryCtx) eagerAggregation(op exec.Operator) {
-	seen := map[exec.Operator]bool{}
-	var walk func(op exec.Operator)
-	walk = func(op exec.Operator) {
-		if op == nil || seen[op] {
-			return
-		}
-		seen[op] = true
-		for _, in := range optree.Inputs(op) {
-			walk(*in)
-		}
+	optree.EachOnce(op, func(op exec.Operator) {
 		if agg, ok := op.(*aggregate.HashAgg); ok && qc.aggregateEagerly(agg, false) {
 			qc.fired(ruleEagerAggregation)
 		}
-	}
-	walk(op)
+	})
 }
 
 // aggregateEagerly rewrites agg in place when it qualifies; nested says
@@ -392,13 +382,7 @@ func mapAll(es []exec.Expr, fn func(int) int) []exec.Expr {
 // placed every group again about twice on the way, a sixth of its CPU.
 func (qc *QueryCtx) presizeAggregations(op exec.Operator) {
 	est := qc.planEstimator()
-	seen := map[exec.Operator]bool{}
-	var walk func(op exec.Operator)
-	walk = func(op exec.Operator) {
-		if op == nil || seen[op] {
-			return
-		}
-		seen[op] = true
+	optree.EachOnce(op, func(op exec.Operator) {
 		if agg, ok := op.(*aggregate.HashAgg); ok && agg.NGroup > 0 && agg.GroupingSets == nil && agg.Partial == nil && agg.SizeHint == 0 && intKeys(agg) {
 			// half the estimate: the last doubling, if the groups come,
 			// is left to make, and an overestimate holds half as much
@@ -407,11 +391,7 @@ func (qc *QueryCtx) presizeAggregations(op exec.Operator) {
 				agg.SizeHint = int(min(n, maxPresizedGroups))
 			}
 		}
-		for _, in := range optree.Inputs(op) {
-			walk(*in)
-		}
-	}
-	walk(op)
+	})
 }
 
 // intKeys reports an aggregation grouping by integer-stored keys alone:

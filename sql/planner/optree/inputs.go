@@ -47,3 +47,21 @@ func Inputs(op exec.Operator) []*exec.Operator {
 	}
 	return nil
 }
+
+// EachOnce calls fn for every operator of op's tree, an operator's inputs
+// before it, and an operator read twice (a WITH query's rows) once.
+func EachOnce(op exec.Operator, fn func(exec.Operator)) {
+	seen := map[exec.Operator]bool{}
+	var walk func(op exec.Operator)
+	walk = func(op exec.Operator) {
+		if op == nil || seen[op] {
+			return
+		}
+		seen[op] = true
+		for _, in := range Inputs(op) {
+			walk(*in)
+		}
+		fn(op)
+	}
+	walk(op)
+}
