@@ -2,6 +2,7 @@ package optree
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/lakepg/lakepg/exec"
@@ -42,11 +43,11 @@ func TestPruneBatchSource(t *testing.T) {
 		asked = nil
 		// keep columns 1 and 3, then of those the second (column 3)
 		op, m := PruneColumns(src, []bool{false, true, false, true})
-		if want := []int{-1, 0, -1, 1}; !equalInts(m, want) {
+		if want := []int{-1, 0, -1, 1}; !slices.Equal(m, want) {
 			t.Fatalf("first map %v, want %v", m, want)
 		}
 		op, m = PruneColumns(op, []bool{false, true})
-		if want := []int{-1, 0}; !equalInts(m, want) {
+		if want := []int{-1, 0}; !slices.Equal(m, want) {
 			t.Fatalf("second map %v, want %v", m, want)
 		}
 		b, err := op.Next(context.Background())
@@ -56,7 +57,7 @@ func TestPruneBatchSource(t *testing.T) {
 		if len(op.Types()) != 1 || len(b.Vecs) != 1 || b.N != 2 || b.Vecs[0].S[0] != "d0" || b.Vecs[0].S[1] != "d1" {
 			t.Fatalf("pruned twice: %d types, batch %+v", len(op.Types()), b.Vecs)
 		}
-		if src.Lazy != nil && (len(asked) != 1 || !equalBools(asked[0], []bool{false, false, false, true})) {
+		if src.Lazy != nil && (len(asked) != 1 || !slices.Equal(asked[0], []bool{false, false, false, true})) {
 			t.Fatalf("Make asked for %v, want column 3 alone", asked)
 		}
 		// the source's own batch is untouched: a correlated subplan re-emits it
@@ -69,28 +70,4 @@ func TestPruneBatchSource(t *testing.T) {
 			t.Fatalf("nothing needed: %d columns, map %v", len(op.Types()), m)
 		}
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func equalBools(a, b []bool) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
