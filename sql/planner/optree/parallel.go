@@ -175,7 +175,7 @@ func parallelChain(op exec.Operator, chains map[*exec.Parallel]exec.Operator, pi
 			case *exec.Project:
 				out = &exec.Project{Env: o.Env, Input: out, Exprs: CloneExprs(o.Exprs)}
 			case *exec.HashJoin:
-				out = &exec.HashJoin{Env: o.Env, Left: out, LeftKeys: CloneExprs(o.LeftKeys), Type: o.Type, Extra: CloneExpr(o.Extra), Mem: o.Mem, Shared: shared[o], KeyRanges: o.KeyRanges, KeySet: o.KeySet, BuildLeftFirst: o.BuildLeftFirst}
+				out = &exec.HashJoin{Env: o.Env, Left: out, LeftKeys: CloneExprs(o.LeftKeys), Type: o.Type, Extra: CloneExpr(o.Extra), Mem: o.Mem, Shared: shared[o], KeyRanges: o.KeyRanges, KeySet: o.KeySet, ColKeySets: o.ColKeySets, BuildLeftFirst: o.BuildLeftFirst}
 				shared[o].Probes++
 			case *aggregate.HashAgg:
 				out = &aggregate.HashAgg{Input: out, NGroup: o.NGroup, Aggs: o.Aggs, Mem: o.Mem, SizeHint: o.SizeHint, Partial: o.Partial}
