@@ -512,7 +512,7 @@ func buildJoin(ctx context.Context, env *Env, right Operator, rightKeys []Expr, 
 		// capacity, not length: appending may double a column's slice;
 		// and the index to come, so that a build that would not fit it
 		// spills while it still can
-		cost := AppendCost(jb.rows, b, b.N) + AppendCost(keys, kb, b.N) + (8+indexBytesPerRow)*int64(b.N)
+		cost := memory.AppendCost(jb.rows, b, b.N) + memory.AppendCost(keys, kb, b.N) + (8+indexBytesPerRow)*int64(b.N)
 		if err := jb.res.Grow(cost); err != nil {
 			if pgerr.Code(err) != memory.OutOfMemory {
 				return err

@@ -5,6 +5,7 @@ import (
 
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/aggregate"
+	"github.com/lakepg/lakepg/exec/order"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -54,7 +55,7 @@ func Parallelize(op exec.Operator, chains map[*exec.Parallel]exec.Operator) exec
 			exec.Replanned(o)
 			return o
 		}
-	case *exec.Sort:
+	case *order.Sort:
 		if p := parallelChain(o.Input, chains, true); p != nil {
 			o.Input = p
 			return o
