@@ -447,6 +447,61 @@ func TestKeyFiltersOfSeveralKeys(t *testing.T) {
 	}
 }
 
+// TestOuterJoinKeyFilter: an aggregation below LEFT JOINs whose WHERE
+// needs a match in one of them groups only the rows whose keys a build
+// side has (rule outer_join_key_filter, TPC-DS q78's shape). The answers
+// must be those without the rule, with NULL keys and values, a term that
+// is true on NULLs or reads the preserved side (the rule must not apply),
+// and ROLLUP (neither).
+func TestOuterJoinKeyFilter(t *testing.T) {
+	s := lake(t)
+	must(t, s, `CALL lakepg.set_option('data_inlining_row_limit', '0')`)
+	// 12,000 groups of ten rows; w has 1,500 of them, c 1,000, 500 both
+	must(t, s, `CREATE TABLE ss AS SELECT n AS id, n % 3 AS yr, CASE WHEN n % 1201 = 0 THEN NULL ELSE n % 4000 END AS item,
+		n % 1000 AS cust, CASE WHEN n % 13 = 0 THEN NULL ELSE n % 50 END AS qty FROM generate_series(1, 120000) g(n)`)
+	must(t, s, `CREATE TABLE ws AS SELECT n % 3 AS yr, CASE WHEN n % 37 = 0 THEN NULL ELSE n % 4000 END AS item, n % 1000 AS cust,
+		CASE WHEN n % 11 = 0 THEN NULL ELSE n % 5 END AS qty FROM generate_series(1, 1500) g(n)`)
+	must(t, s, `CREATE TABLE cs AS SELECT n % 3 AS yr, n % 4000 AS item, n % 1000 AS cust, n % 4 - 1 AS qty FROM generate_series(1001, 2000) g(n)`)
+	with := `WITH s AS (SELECT yr, item, cust, sum(qty) AS q, count(*) AS n FROM ss GROUP BY yr, item, cust),
+		w AS (SELECT yr, item, cust, sum(qty) AS q FROM ws GROUP BY yr, item, cust),
+		c AS (SELECT yr, item, cust, sum(qty) AS q FROM cs GROUP BY yr, item, cust) `
+	join := ` FROM s LEFT JOIN w ON w.yr = s.yr AND w.item = s.item AND w.cust = s.cust
+		LEFT JOIN c ON c.yr = s.yr AND c.item = s.item AND c.cust = s.cust `
+	fired := []string{
+		with + `SELECT count(*), sum(s.q), sum(s.n), sum(w.q), sum(c.q)` + join + `WHERE COALESCE(w.q, 0) > 0 OR COALESCE(c.q, 0) > 0`,
+		with + `SELECT s.yr, s.item, s.cust, s.q, w.q, c.q` + join + `WHERE (w.q > 1 OR c.q >= 0) AND s.yr = 1 ORDER BY 1, 2, 3 LIMIT 50`,
+		with + `SELECT count(*), sum(s.q)` + join + `WHERE c.q IS NOT NULL OR w.q IN (1, 2)`,
+	}
+	unfired := []string{
+		with + `SELECT count(*), sum(s.q), sum(w.q)` + join + `WHERE w.q IS NULL OR c.q > 0`,
+		with + `SELECT count(*), sum(s.q), sum(w.q)` + join + `WHERE w.q > 0 OR s.q > 100`,
+		`SELECT count(*), sum(q), sum(wq) FROM (SELECT s.yr, s.item, sum(s.qty) AS q, max(w.qty) AS wq
+			FROM ss s LEFT JOIN ws w ON w.item = s.item AND w.yr = s.yr WHERE w.qty > 0 OR s.qty > 40 GROUP BY ROLLUP (s.yr, s.item)) x`,
+	}
+	sameWithRuleOff(t, s, "outer_join_key_filter", append(append([]string{}, fired...), unfired...))
+	keyFiltered := func(q string) bool {
+		lines := explainLines(t, s, "EXPLAIN "+q)
+		for i, l := range lines {
+			if strings.Contains(l, "HashAggregate (3 group keys, 2 aggregates)") {
+				// its input, below the estimates and a Parallel
+				return strings.Contains(strings.Join(lines[i+1:min(i+6, len(lines))], "\n"), "->  Filter")
+			}
+		}
+		t.Fatalf("%s: no aggregation of s in\n%s", q, strings.Join(lines, "\n"))
+		return false
+	}
+	for _, q := range fired {
+		if !keyFiltered(q) {
+			t.Errorf("no key filter below the aggregation:\n%s", q)
+		}
+	}
+	for _, q := range unfired[:2] {
+		if keyFiltered(q) {
+			t.Errorf("a key filter below the aggregation:\n%s", q)
+		}
+	}
+}
+
 // TestEagerAggregationNested: a GROUP BY of small dimensions' text columns
 // over a fact table joined to them (TPC-DS q99's shape) is grouped on the
 // fact's integer keys below every one of those joins, with counts and
