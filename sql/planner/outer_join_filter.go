@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"slices"
+
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/aggregate"
 	"github.com/lakepg/lakepg/exec/vec"
@@ -28,16 +30,27 @@ func (qc *QueryCtx) outerJoinKeyFilters(op exec.Operator) {
 	if !qc.ruleOn(ruleOuterJoinKeyFilter) {
 		return
 	}
+	// an operator read by several (a WITH query's rows) is changed for
+	// none of them: its other readers need every row
+	parents := map[exec.Operator]int{}
 	optree.EachOnce(op, func(op exec.Operator) {
-		if f, ok := op.(*exec.Filter); ok && qc.outerJoinKeyFilter(f) {
+		for _, in := range optree.Inputs(op) {
+			parents[*in]++
+		}
+	})
+	optree.EachOnce(op, func(op exec.Operator) {
+		if f, ok := op.(*exec.Filter); ok && qc.outerJoinKeyFilter(f, parents) {
 			qc.fired(ruleOuterJoinKeyFilter)
 		}
 	})
 }
 
-func (qc *QueryCtx) outerJoinKeyFilter(f *exec.Filter) bool {
+func (qc *QueryCtx) outerJoinKeyFilter(f *exec.Filter, parents map[exec.Operator]int) bool {
 	in := f.Input
 	for {
+		if parents[in] > 1 {
+			return false
+		}
 		if g, ok := in.(*exec.Filter); ok {
 			in = g.Input
 			continue
@@ -49,7 +62,7 @@ func (qc *QueryCtx) outerJoinKeyFilter(f *exec.Filter) bool {
 	var joins []*exec.HashJoin
 	for {
 		j, ok := in.(*exec.HashJoin)
-		if !ok || j.Type != exec.JoinLeft || j.Shared != nil {
+		if !ok || j.Type != exec.JoinLeft || j.Shared != nil || parents[j.Left] > 1 {
 			break
 		}
 		joins = append(joins, j)
@@ -67,7 +80,7 @@ func (qc *QueryCtx) outerJoinKeyFilter(f *exec.Filter) bool {
 	}
 	for {
 		p, ok := in.(*exec.Project)
-		if !ok {
+		if !ok || parents[p.Input] > 1 {
 			break
 		}
 		for i, c := range pick {
@@ -114,10 +127,48 @@ func (qc *QueryCtx) outerJoinKeyFilter(f *exec.Filter) bool {
 		if len(tests) > 1 {
 			pred = &exec.Logic{Args: tests}
 		}
-		agg.Input = &exec.Filter{Env: qc.env, Input: agg.Input, Pred: pred}
+		agg.Input = sinkFilter(qc.env, agg.Input, pred, parents)
 		return true
 	}
 	return false
+}
+
+// sinkFilter filters in's rows by pred as low below in as pred's columns
+// allow: through filters and projections that pass them on, and into the
+// probe side of joins that keep probe rows as they come (inner, left,
+// semi, anti), where the filter saves their probes too (q78's anti join
+// with the returns).
+func sinkFilter(env *exec.Env, in exec.Operator, pred exec.Expr, parents map[exec.Operator]int) exec.Operator {
+	if parents[in] > 1 {
+		return &exec.Filter{Env: env, Input: in, Pred: pred}
+	}
+	var cols []int
+	exec.MapColumns(pred, func(i int) int {
+		cols = append(cols, i)
+		return i
+	})
+	switch o := in.(type) {
+	case *exec.Filter:
+		o.Input = sinkFilter(env, o.Input, pred, parents)
+		return o
+	case *exec.Project:
+		for _, c := range cols {
+			if _, ok := o.Exprs[c].(*exec.ColRef); !ok {
+				return &exec.Filter{Env: env, Input: in, Pred: pred}
+			}
+		}
+		o.Input = sinkFilter(env, o.Input, exec.MapColumns(pred, func(i int) int { return o.Exprs[i].(*exec.ColRef).Idx }), parents)
+		return o
+	case *exec.HashJoin:
+		switch o.Type {
+		case exec.JoinInner, exec.JoinLeft, exec.JoinSemi, exec.JoinAnti, exec.JoinAntiNullAware:
+			if o.Shared == nil && slices.Max(cols) < len(o.Left.Types()) {
+				o.Left = sinkFilter(env, o.Left, pred, parents)
+				return o
+			}
+		}
+	}
+	return &exec.Filter{Env: env, Input: in, Pred: pred}
 }
 
 // joinsNeeded reports, for conjunct c, the joins one of which must have
