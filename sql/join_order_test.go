@@ -378,17 +378,24 @@ func TestKeyFilters(t *testing.T) {
 	}
 	// the first query's scan keeps a few of the rows it reads: 1 % of the
 	// items, then 1/12 of the days
-	var kept, in int64
-	for _, l := range explainLines(t, s, "EXPLAIN ANALYZE "+queries[0]) {
+	kept, in := keyFilterKept(t, s, queries[0])
+	if in < 100000 || kept == 0 || kept*20 > in {
+		t.Errorf("key filter kept %d of %d rows; want about 1 in 100 of over 100,000", kept, in)
+	}
+}
+
+// keyFilterKept is how many rows the key filter of q's scan kept of how
+// many it read (EXPLAIN ANALYZE; the last scan with one).
+func keyFilterKept(t *testing.T, s *Session, q string) (kept, in int64) {
+	t.Helper()
+	for _, l := range explainLines(t, s, "EXPLAIN ANALYZE "+q) {
 		if _, rest, ok := strings.Cut(l, "the key filter kept "); ok {
 			if _, err := fmt.Sscanf(rest, "%d of %d rows", &kept, &in); err != nil {
 				t.Fatalf("%q: %v", l, err)
 			}
 		}
 	}
-	if in < 100000 || kept == 0 || kept*20 > in {
-		t.Errorf("key filter kept %d of %d rows; want about 1 in 100 of over 100,000", kept, in)
-	}
+	return kept, in
 }
 
 // TestKeyFiltersOfSeveralKeys: a join on several keys hands the scan below
@@ -416,32 +423,10 @@ func TestKeyFiltersOfSeveralKeys(t *testing.T) {
 		`SELECT count(*) FROM sales s WHERE EXISTS (SELECT 1 FROM returns r WHERE r.cust = s.cust AND r.item = s.item AND r.amt > 1)`,
 		`SELECT count(*), sum(s.qty) FROM sales s JOIN (SELECT DISTINCT cust % 5000 AS cust, 0 AS z FROM sales) c ON s.cust = c.cust AND s.qty * 0 = c.z`,
 	}
-	var want [][]string
-	must(t, s, `SET lakepg.disabled_rules = 'dynamic_filters'`)
-	for _, q := range queries {
-		rows, _, err := run(t, s, q)
-		if err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		if len(rows) == 0 || rows[0] == "0" || strings.HasPrefix(rows[0], "0|") {
-			t.Fatalf("%s: %v", q, rows)
-		}
-		want = append(want, rows)
-	}
-	must(t, s, `RESET lakepg.disabled_rules`)
-	for i, q := range queries {
-		must(t, s, q, want[i]...)
-	}
+	sameWithRuleOff(t, s, "dynamic_filters", queries)
 	// the returns' 3,800 rows have a fifth of the 18,000 items and 750 of
 	// the 5,000 customers: the sales scan keeps few rows
-	var kept, in int64
-	for _, l := range explainLines(t, s, "EXPLAIN ANALYZE "+queries[0]) {
-		if _, rest, ok := strings.Cut(l, "the key filter kept "); ok {
-			if _, err := fmt.Sscanf(rest, "%d of %d rows", &kept, &in); err != nil {
-				t.Fatalf("%q: %v", l, err)
-			}
-		}
-	}
+	kept, in := keyFilterKept(t, s, queries[0])
 	if in < 100000 || kept == 0 || kept*10 > in {
 		t.Errorf("key filter kept %d of %d rows; want under a tenth of over 100,000", kept, in)
 	}
