@@ -26,9 +26,10 @@
 // aggregates and windows bound into exec expressions), estimate (row
 // estimates for join order and EXPLAIN), optree (column pruning, parallel
 // pipelines and fold errors over the built operator tree), laketypes
-// (what a lake table's columns read as), and logical, optimize and
-// physical (the logical plan, its rules, its operators). The planner itself owns queries:
-// FROM and joins, subqueries, set operations, WITH, views, the rules and
+// (what a lake table's columns read as), logical, optimize and
+// physical (the logical plan, its rules, its operators), and
+// runtimefilter (the filters joins hand the scans below them at run
+// time). The planner itself owns queries: FROM and joins, subqueries, set operations, WITH, views, the rules and
 // EXPLAIN; it keeps the binder's names package sql uses (bind_api.go,
 // moved.go).
 //

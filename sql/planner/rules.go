@@ -5,8 +5,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/sql/planner/estimate"
 	"github.com/lakepg/lakepg/sql/planner/optimize"
+	"github.com/lakepg/lakepg/sql/planner/runtimefilter"
 )
 
 // The planner's rewrites are named rules: each can be switched off for a
@@ -30,7 +32,7 @@ const (
 	RuleFactorOr           = "factor_or"                  // a condition common to OR branches taken out
 	ruleOrRanges           = "or_ranges"                  // an OR of ranges of one column that form one range is that range (or_ranges.go)
 	ruleDynamicFilters     = "dynamic_filters"            // scans skip row groups outside a join's build keys
-	ruleOuterJoinKeyFilter = "outer_join_key_filter"      // an aggregation below LEFT JOINs whose WHERE needs a match keeps the rows whose keys a build has (outer_join_filter.go)
+	ruleOuterJoinKeyFilter = "outer_join_key_filter"      // an aggregation below LEFT JOINs whose WHERE needs a match keeps the rows whose keys a build has (runtimefilter/outer_join.go)
 	ruleSharedSubqueries   = "shared_subqueries"          // uncorrelated scalar subqueries reading the same rows run as one
 	ruleSharedDerived      = "shared_derived_tables"      // derived tables written alike run once (derived_shared.go)
 	ruleFilteredAggs       = "filtered_aggregates"        // one-row aggregates of one FROM side by side, differing in WHERE conjuncts, as one scan with FILTER (filtered_aggregates.go)
@@ -72,6 +74,21 @@ func (qc *QueryCtx) ruleOn(name string) bool { return qc.s.ruleOn(name) }
 func (s *Session) ruleOn(name string) bool {
 	v := s.Settings["lakepg.disabled_rules"]
 	return v == "" || !slices.Contains(splitRuleList(v), name)
+}
+
+// dynamicFilters applies rule dynamic_filters (runtimefilter/dynamic.go).
+func (qc *QueryCtx) dynamicFilters(op exec.Operator) {
+	if qc.ruleOn(ruleDynamicFilters) {
+		runtimefilter.Dynamic(op, func() { qc.fired(ruleDynamicFilters) })
+	}
+}
+
+// outerJoinKeyFilters applies rule outer_join_key_filter
+// (runtimefilter/outer_join.go).
+func (qc *QueryCtx) outerJoinKeyFilters(op exec.Operator) {
+	if qc.ruleOn(ruleOuterJoinKeyFilter) {
+		runtimefilter.OuterJoinKeys(qc.env, op, func() { qc.fired(ruleOuterJoinKeyFilter) })
+	}
 }
 
 // fired records that rule name changed the plan.

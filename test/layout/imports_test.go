@@ -60,6 +60,8 @@ var allowed = map[string][]string{
 	"sql/planner/optree":    {"exec", "exec/", "types"},
 	"sql/planner/estimate":  {"sql/planner/optree", "sql/joinorder", "sql/pruning", "exec", "exec/", "snapshot", "catalog", "types"},
 	"sql/planner/bind":      {"sql/pgcatalog", "exec", "exec/", "catalog", "pgerr", "types"},
+	// the run-time filters wired into a finished operator tree
+	"sql/planner/runtimefilter": {"sql/planner/optree", "sql/planner/estimate", "exec", "exec/", "types"},
 	// rewrites of expression trees decided by their shape alone
 	"sql/planner/rewrite": {"sql/planner/bind"},
 	// the query pipeline's plan: the typed logical plan (its leaf Planned

@@ -1,4 +1,4 @@
-package planner
+package runtimefilter
 
 import (
 	"github.com/lakepg/lakepg/exec"
@@ -7,7 +7,7 @@ import (
 	"github.com/lakepg/lakepg/sql/planner/optree"
 )
 
-// dynamicFilters gives every inner, right and semi hash join whose probe
+// Dynamic gives every inner, right and semi hash join whose probe
 // key is a plain integer column of a table scan below it a KeyRange: once
 // the join's build side is in memory, that scan skips the row groups whose
 // statistics put the key outside the build keys' range (exec/keyrange.go).
@@ -21,10 +21,7 @@ import (
 // customer no store return of the quarter has are dropped at the scan. Joins that keep
 // unmatched probe rows (left, full, anti) get none. It runs on the
 // finished plan, after column pruning.
-func (qc *QueryCtx) dynamicFilters(op exec.Operator) {
-	if !qc.ruleOn(ruleDynamicFilters) {
-		return
-	}
+func Dynamic(op exec.Operator, fired func()) {
 	// a subtree read twice (a WITH query's MaterializedReaders) is wired
 	// once: a second visit would replace the join's range and key set with
 	// new ones and leave the scan the first pair, never filled
@@ -62,7 +59,7 @@ func (qc *QueryCtx) dynamicFilters(op exec.Operator) {
 						j.ColKeySets = append(j.ColKeySets, exec.ColKeySet{Key: i, Set: ks})
 						scan.Keys = append(scan.Keys, exec.DynamicKeys{Col: col, Set: ks})
 					}
-					qc.fired(ruleDynamicFilters)
+					fired()
 				}
 			}
 		}
@@ -79,7 +76,7 @@ func (qc *QueryCtx) dynamicFilters(op exec.Operator) {
 		}
 		seen[op] = true
 		if j, ok := op.(*exec.HashJoin); ok {
-			qc.shareKeySets(j)
+			shareKeySets(j, fired)
 		}
 		for _, in := range optree.Inputs(op) {
 			share(*in)
@@ -96,7 +93,7 @@ func (qc *QueryCtx) dynamicFilters(op exec.Operator) {
 // that got that far. The joins below are then built first
 // (exec.HashJoin.BuildLeftFirst). Only for joins where a build row no
 // probe row can match makes no row: inner and semi joins.
-func (qc *QueryCtx) shareKeySets(j *exec.HashJoin) {
+func shareKeySets(j *exec.HashJoin, fired func()) {
 	if j.Shared != nil || (j.Type != exec.JoinInner && j.Type != exec.JoinSemi) {
 		return
 	}
@@ -126,7 +123,7 @@ func (qc *QueryCtx) shareKeySets(j *exec.HashJoin) {
 			bscan.Dynamic = append(bscan.Dynamic, exec.DynamicBound{Col: bcol, Range: below.KeyRanges[0]})
 		}
 		j.BuildLeftFirst = true
-		qc.fired(ruleDynamicFilters)
+		fired()
 	}
 }
 

@@ -1,4 +1,4 @@
-package planner
+package runtimefilter
 
 import (
 	"slices"
@@ -10,7 +10,7 @@ import (
 	"github.com/lakepg/lakepg/types"
 )
 
-// Rule outer_join_key_filter: a WHERE over LEFT JOINs that needs a row
+// OuterJoinKeys is rule outer_join_key_filter: a WHERE over LEFT JOINs that needs a row
 // matched by one of them,
 //
 //	X LEFT JOIN B ON … LEFT JOIN C ON … WHERE (p(B) OR p(C)) AND …
@@ -26,10 +26,7 @@ import (
 // carry. TPC-DS q78 groups half a million store sales by year, item and
 // customer and keeps the groups that web or catalog sales of the same
 // year, item and customer have: most sales are no longer grouped.
-func (qc *QueryCtx) outerJoinKeyFilters(op exec.Operator) {
-	if !qc.ruleOn(ruleOuterJoinKeyFilter) {
-		return
-	}
+func OuterJoinKeys(env *exec.Env, op exec.Operator, fired func()) {
 	// an operator read by several (a WITH query's rows) is changed for
 	// none of them: its other readers need every row
 	parents := map[exec.Operator]int{}
@@ -39,13 +36,13 @@ func (qc *QueryCtx) outerJoinKeyFilters(op exec.Operator) {
 		}
 	})
 	optree.EachOnce(op, func(op exec.Operator) {
-		if f, ok := op.(*exec.Filter); ok && qc.outerJoinKeyFilter(f, parents) {
-			qc.fired(ruleOuterJoinKeyFilter)
+		if f, ok := op.(*exec.Filter); ok && outerJoinKeyFilter(env, f, parents) {
+			fired()
 		}
 	})
 }
 
-func (qc *QueryCtx) outerJoinKeyFilter(f *exec.Filter, parents map[exec.Operator]int) bool {
+func outerJoinKeyFilter(env *exec.Env, f *exec.Filter, parents map[exec.Operator]int) bool {
 	in := f.Input
 	for {
 		if parents[in] > 1 {
@@ -106,7 +103,7 @@ func (qc *QueryCtx) outerJoinKeyFilter(f *exec.Filter, parents map[exec.Operator
 	}
 	ts := f.Input.Types()
 	for _, c := range splitLogic(f.Pred, true) {
-		need := qc.joinsNeeded(c, joins, lo, ts)
+		need := joinsNeeded(env, c, joins, lo, ts)
 		if need == nil {
 			continue
 		}
@@ -127,7 +124,7 @@ func (qc *QueryCtx) outerJoinKeyFilter(f *exec.Filter, parents map[exec.Operator
 		if len(tests) > 1 {
 			pred = &exec.Logic{Args: tests}
 		}
-		agg.Input = sinkFilter(qc.env, agg.Input, pred, parents)
+		agg.Input = sinkFilter(env, agg.Input, pred, parents)
 		return true
 	}
 	return false
@@ -175,7 +172,7 @@ func sinkFilter(env *exec.Env, in exec.Operator, pred exec.Expr, parents map[exe
 // matched a row c keeps: c is an OR (or a single term) whose every term
 // reads columns of one join's right side only and is false or NULL when
 // they are all NULL. nil when c is not such a conjunct.
-func (qc *QueryCtx) joinsNeeded(c exec.Expr, joins []*exec.HashJoin, lo []int, ts []types.T) []int {
+func joinsNeeded(env *exec.Env, c exec.Expr, joins []*exec.HashJoin, lo []int, ts []types.T) []int {
 	var need []int
 	for _, d := range splitLogic(c, false) {
 		side := -1
@@ -193,7 +190,7 @@ func (qc *QueryCtx) joinsNeeded(c exec.Expr, joins []*exec.HashJoin, lo []int, t
 			side = s
 			return i
 		})
-		if mixed || side < 0 || !qc.falseOnNulls(d, ts) {
+		if mixed || side < 0 || !falseOnNulls(env, d, ts) {
 			return nil
 		}
 		need = append(need, side)
@@ -202,7 +199,7 @@ func (qc *QueryCtx) joinsNeeded(c exec.Expr, joins []*exec.HashJoin, lo []int, t
 }
 
 // falseOnNulls reports whether d is false or NULL on a row of NULLs.
-func (qc *QueryCtx) falseOnNulls(d exec.Expr, ts []types.T) bool {
+func falseOnNulls(env *exec.Env, d exec.Expr, ts []types.T) bool {
 	b := &vec.Batch{N: 1, Vecs: make([]*vec.Vector, len(ts))}
 	for i, t := range ts {
 		b.Vecs[i] = vec.New(t, 1)
@@ -210,7 +207,7 @@ func (qc *QueryCtx) falseOnNulls(d exec.Expr, ts []types.T) bool {
 	}
 	var v *vec.Vector
 	err := exec.Guard(func() (err error) {
-		v, err = optree.CloneExpr(d).Eval(qc.env, b)
+		v, err = optree.CloneExpr(d).Eval(env, b)
 		return err
 	})
 	return err == nil && v != nil && v.Len() >= 1 && (v.IsNull(0) || !v.B[0])
