@@ -77,8 +77,8 @@ func TestTextKeysStoreAndShare(t *testing.T) {
 	if n := len(ka.Txt[0].Chunks); n != chunks {
 		t.Errorf("%d chunks after the merge, want %d: the text was copied, not shared", n, chunks)
 	}
-	if len(a.IdHash) != 5000 {
-		t.Fatalf("%d groups after the merge, want 5000", len(a.IdHash))
+	if a.N != 5000 {
+		t.Fatalf("%d groups after the merge, want 5000", a.N)
 	}
 	if _, ok := ka.Txt[0].Adopted[kb.Txt[0]]; !ok {
 		t.Error("the other table's chunks were not adopted")

@@ -17,9 +17,9 @@ import (
 //
 // i64Table keeps the key inline and hashes it with one multiply — the fast
 // path for one integer-stored key (integers, dates, timestamps, scaled
-// numerics). hashTable keeps the full 64-bit hash inline and compares the
-// key columns themselves only when hashes agree, so composite, text, float
-// and dynamic-numeric keys need no byte encoding.
+// numerics). hashTable keeps the top half of the 64-bit hash inline and
+// compares the key columns themselves only when hashes agree, so composite,
+// text, float and dynamic-numeric keys need no byte encoding.
 
 // tableSize is the power-of-two slot count for n entries at load <= 1/2.
 func tableSize(n int) int {
@@ -167,21 +167,45 @@ func (t *I64Table) Push(k int64, row int32) int32 {
 }
 
 // HashTable is the general table. A slot is one word: the top 32 bits of
-// the key's hash above the payload + 1 (0 = empty), so a probe reads one
-// cache line, and a slot whose hash bits differ is passed over without
-// touching the key columns; the caller compares keys only where they agree.
-// Past a few hundred thousand keys nearly every probe is a cache miss, and
-// hash and payload in separate arrays made it two.
+// the key's hash (its tag) above the payload + 1 (0 = empty), so a probe
+// reads one cache line, and a slot whose hash bits differ is passed over
+// without touching the key columns; the caller compares keys only where
+// they agree. Past a few hundred thousand keys nearly every probe is a
+// cache miss, and hash and payload in separate arrays made it two.
+//
+// An aggregation's table (GroupIDs, PlaceNew) gives its groups dense ids
+// 0..N-1 and starts a key's probe at Home, which is computed from the tag:
+// the slots alone hold what growing needs, where a hash kept per group for
+// it cost 8 of the ~85 bytes a group of lineitem's 6 M-group GROUP BY
+// takes, a tenth more groups held under the same budget. A join build
+// (package exec) places its rows by the hash's low bits itself, in a table
+// that never grows.
 type HashTable struct {
 	Slots []uint64
 	N     int
-	// idHash is the hash of each dense id, for rehashing aggregation tables.
-	IdHash []uint64
+	shift uint // 32 - log2(len(Slots)): Home's
 	// Tight: memory is short (the aggregation is near its budget, or
 	// could not reserve the table's doubling), so the slots fill to 3/4
-	// before they double and IdHash grows by quarters; KeyCols.Tight grows
-	// the keys by quarters too
+	// before they double; KeyCols.Tight grows the keys by quarters
 	Tight bool
+}
+
+// homeMul is an odd constant (2^32 / golden ratio): multiplying the tag by
+// it mixes every tag bit into the product's top bits, which Home keeps.
+// A partition's keys share the top bits of their hash (the spill and radix
+// partitions pick by them), so the tag's top bits alone would crowd a few
+// slots.
+const homeMul = 0x9E3779B1
+
+// Home is the slot a key of hash h (or a slot holding it) starts its probe
+// at. It depends on the tag alone, so the table grows from its slots: a
+// key's home in the doubled table is twice its home here, or one more, and
+// reading the old slots in order writes the new ones nearly in order too.
+func (t *HashTable) Home(h uint64) uint64 { return uint64(uint32(h>>32)*homeMul) >> t.shift }
+
+func (t *HashTable) alloc(size int) {
+	t.Slots = make([]uint64, size)
+	t.shift = uint(32 - bits.TrailingZeros(uint(size)))
 }
 
 // full reports whether n keys are more than the slots take: half of them,
@@ -203,14 +227,14 @@ func SlotTag(h uint64) uint64 { return h &^ slotPayload }
 func SlotVal(sl uint64) int32 { return int32(uint32(sl)) }
 
 func NewHashTable(hint int) *HashTable {
-	return &HashTable{Slots: make([]uint64, tableSize(hint))}
+	t := &HashTable{}
+	t.alloc(tableSize(hint))
+	return t
 }
 
-func (t *HashTable) Bytes() int64 { return int64(len(t.Slots))*8 + int64(cap(t.IdHash))*8 }
+func (t *HashTable) Bytes() int64 { return int64(len(t.Slots)) * 8 }
 
-// grow doubles the table, placing each group again by its hash. It reads
-// the hashes in group order (idHash) rather than the old slots: one
-// sequential pass instead of a random idHash read per group.
+// grow doubles the table.
 func (t *HashTable) grow() { t.rehash(2 * len(t.Slots)) }
 
 // Reserve makes room for n keys in all, growing the table once now rather
@@ -220,12 +244,6 @@ func (t *HashTable) Reserve(n int) {
 	if size := tableSize(n + 1); size > len(t.Slots) {
 		t.rehash(size)
 	}
-}
-
-// ReserveIds gives IdHash room for n keys in all, as KeyCols.Reserve does
-// the key columns.
-func (t *HashTable) ReserveIds(n int) {
-	t.IdHash, _ = reserved(t.IdHash, n)
 }
 
 // Reserve gives every key column room for n keys in all and returns the
@@ -274,17 +292,36 @@ func reserved[T any](s []T, n int) ([]T, int64) {
 	return g, int64(n-cap(s)) * int64(unsafe.Sizeof(x))
 }
 
-// rehash places every group again in a table of size slots.
+// rehash places every group again in a table of size slots, at the home
+// of its slot's tag.
 func (t *HashTable) rehash(size int) {
-	t.Slots = make([]uint64, size)
-	mask := uint64(len(t.Slots) - 1)
-	for id, h := range t.IdHash {
-		i := h & mask
+	old := t.Slots
+	t.alloc(size)
+	mask := uint64(size - 1)
+	for _, sl := range old {
+		if sl == 0 {
+			continue
+		}
+		i := t.Home(sl)
 		for t.Slots[i] != 0 {
 			i = (i + 1) & mask
 		}
-		t.Slots[i] = SlotTag(h) | uint64(id+1)
+		t.Slots[i] = sl
 	}
+}
+
+// Tags returns the tag of each group id of an aggregation's table, in id
+// order, in dst's memory when it is big enough: the hash bits that pick a
+// group's home and its partition (the top ones), for moving the group to
+// another table.
+func (t *HashTable) Tags(dst []uint64) []uint64 {
+	dst = memory.ResizeSlice(dst, t.N)
+	for _, sl := range t.Slots {
+		if sl != 0 {
+			dst[SlotVal(sl)-1] = SlotTag(sl)
+		}
+	}
+	return dst
 }
 
 // PlaceNew gives the next id to a new key of hash h without looking for an
@@ -295,13 +332,12 @@ func (t *HashTable) PlaceNew(h uint64) int32 {
 		t.grow()
 	}
 	mask := uint64(len(t.Slots) - 1)
-	s := h & mask
+	s := t.Home(h)
 	for t.Slots[s] != 0 {
 		s = (s + 1) & mask
 	}
-	id := int32(len(t.IdHash))
+	id := int32(t.N)
 	t.Slots[s] = SlotTag(h) | uint64(id+1)
-	t.IdHash, _ = push(t.IdHash, h, t.Tight)
 	t.N++
 	return id
 }
@@ -356,6 +392,26 @@ func (k *KeyCols) AppendRows(src *KeyCols, ids []int32) int64 {
 // Nulls is nil (no NULLs, as in any vector), else as long as the column.
 // Keys that are never NULL (lineitem's 6 M groups of three) save a byte a
 // key per group, memory a table near its budget holds groups in instead.
+
+// Cap is the keys the columns hold without growing (the first column's
+// capacity: the columns grow together).
+func (k *KeyCols) Cap() int {
+	if t := k.Txt[0]; t != nil {
+		return cap(t.refs)
+	}
+	s := k.Cols[0]
+	switch s.Type.Storage() {
+	case types.StoreInt:
+		return cap(s.I64)
+	case types.StoreFloat:
+		return cap(s.F64)
+	case types.StoreBool:
+		return cap(s.B)
+	case types.StoreInterval:
+		return cap(s.Iv)
+	}
+	return cap(s.S)
+}
 
 // count is the keys column c holds.
 func (k *KeyCols) count(c int) int {
@@ -661,9 +717,8 @@ func (t *HashTable) GroupIDs(k *KeyCols, keys []*vec.Vector, hs []uint64, gids [
 	// waits for the loop below. Its guess is the one probe would make:
 	// slots are filled, never emptied, so a home slot that agrees now is
 	// the first that agrees then.
-	mask := uint64(len(t.Slots) - 1)
 	for i, h := range hs {
-		if sl := t.Slots[h&mask]; sl != 0 && SlotTag(sl) == SlotTag(h) {
+		if sl := t.Slots[t.Home(h)]; sl != 0 && SlotTag(sl) == SlotTag(h) {
 			gids[i] = SlotVal(sl) - 1
 			guessed = append(guessed, int32(i))
 		} else {
@@ -786,13 +841,12 @@ func (t *HashTable) probe(k *KeyCols, keys []*vec.Vector, i int, h uint64, verif
 	}
 	mask := uint64(len(t.Slots) - 1)
 	tag := SlotTag(h)
-	s := h & mask
+	s := t.Home(h)
 	for {
 		sl := t.Slots[s]
 		if sl == 0 {
-			id := int32(len(t.IdHash))
+			id := int32(t.N)
 			t.Slots[s] = tag | uint64(id+1)
-			t.IdHash, _ = push(t.IdHash, h, t.Tight) // counted by bytes()
 			t.N++
 			if !verify {
 				return id, true, 0
@@ -811,13 +865,14 @@ func (t *HashTable) probe(k *KeyCols, keys []*vec.Vector, i int, h uint64, verif
 // they take (full), and each per-group array n more would overflow grows as
 // newCap says. An aggregation that can spill reserves it before the batch
 // goes in, so that a table the budget cannot afford to grow is frozen as it
-// is rather than grown and then frozen with its new capacity empty.
+// is rather than grown and then frozen with its new capacity empty. A
+// column's first NULL flags (flagNulls) are not foreseen: a byte a key,
+// once.
 func (t *HashTable) GrowthAhead(k *KeyCols, n int) int64 {
 	var g int64
 	if t.full(t.N + n) {
 		g += 8 * int64(len(t.Slots))
 	}
-	g += growthOf(t.IdHash, n, t.Tight)
 	return g + k.growthAhead(n)
 }
 
