@@ -193,8 +193,11 @@ type HashTable struct {
 // homeMul is an odd constant (2^32 / golden ratio): multiplying the tag by
 // it mixes every tag bit into the product's top bits, which Home keeps.
 // A partition's keys share the top bits of their hash (the spill and radix
-// partitions pick by them), so the tag's top bits alone would crowd a few
-// slots.
+// partitions pick by them, 4 a level), so the tag's top bits alone would
+// crowd a few slots. Keys with equal tags share a home, and their keys are
+// compared: with 28 bits left at the first level that is rare, with 20 at
+// the third (a table 256 times the budget's partitions down) it is one
+// probe in five of a table of 200,000 groups.
 const homeMul = 0x9E3779B1
 
 // Home is the slot a key of hash h (or a slot holding it) starts its probe

@@ -612,3 +612,55 @@ func TestKeyColsReserve(t *testing.T) {
 		t.Fatal("Reserve below the capacity grew")
 	}
 }
+
+// A table places keys by their tags alone (Home), and keys of one spill
+// partition share their hash's top bits: the tag's other bits still spread
+// them, so a probe starts near its key as the table grows, and every key is
+// found again after each doubling.
+func TestHomeSpreadsOnePartition(t *testing.T) {
+	ts := []types.T{types.Int64T, types.Int64T}
+	tab, keys := NewHashTable(0), NewKeyCols(ts)
+	const n, batch = 200000, 1000
+	hash := func(k int) uint64 {
+		// the top 8 bits: partition 0xab one level down
+		return 0xab<<56 | (uint64(k)*0x9E3779B97F4A7C15)>>8
+	}
+	hs := make([]uint64, batch)
+	gids := make([]int32, batch)
+	groupOf := make([]int32, n)
+	seen := make([]bool, n)
+	for pass := range 2 {
+		for lo := 0; lo < n; lo += batch {
+			cols := []*vec.Vector{vec.New(ts[0], batch), vec.New(ts[1], batch)}
+			for i := range batch {
+				cols[0].AppendInt(int64(lo + i))
+				cols[1].AppendInt(0)
+				hs[i] = hash(lo + i)
+			}
+			tab.GroupIDs(keys, cols, hs, gids)
+			for i, g := range gids {
+				switch {
+				case pass == 0 && seen[g]:
+					t.Fatalf("key %d: group %d, another key's", lo+i, g)
+				case pass == 0:
+					seen[g], groupOf[lo+i] = true, g
+				case g != groupOf[lo+i]:
+					t.Fatalf("key %d found as group %d, made as %d", lo+i, g, groupOf[lo+i])
+				}
+			}
+		}
+	}
+	if tab.N != n {
+		t.Fatalf("%d groups, want %d", tab.N, n)
+	}
+	mask := uint64(len(tab.Slots) - 1)
+	var dist uint64
+	for s, sl := range tab.Slots {
+		if sl != 0 {
+			dist += (uint64(s) - tab.Home(sl)) & mask
+		}
+	}
+	if avg := float64(dist) / n; avg > 2 {
+		t.Fatalf("keys sit %.1f slots past their home on average", avg)
+	}
+}
