@@ -52,6 +52,7 @@ func NewI64Table(hint int) *I64Table {
 
 func (t *I64Table) alloc(size int) {
 	t.Slots = make([]i64Slot, size)
+	memory.TouchPages(t.Slots)
 	t.shift = uint(64 - bits.TrailingZeros(uint(size)))
 }
 
@@ -208,6 +209,7 @@ func (t *HashTable) Home(h uint64) uint64 { return uint64(uint32(h>>32)*homeMul)
 
 func (t *HashTable) alloc(size int) {
 	t.Slots = make([]uint64, size)
+	memory.TouchPages(t.Slots)
 	t.shift = uint(32 - bits.TrailingZeros(uint(size)))
 }
 
