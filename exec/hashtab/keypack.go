@@ -388,6 +388,7 @@ func (p *KeyPacker) newGroups(t *HashTable, k *KeyCols, keys []*vec.Vector, hs [
 		if !p.fits[i] {
 			if len(p.fresh) > 0 {
 				// t's keys are stored in id order
+				t.fit(k)
 				added += k.addRows(keys, p.fresh)
 				p.fresh = p.fresh[:0]
 			}
@@ -404,5 +405,6 @@ func (p *KeyPacker) newGroups(t *HashTable, k *KeyCols, keys []*vec.Vector, hs [
 		gids[i] = g
 		p.fresh = append(p.fresh, i)
 	}
+	t.fit(k)
 	return added + k.addRows(keys, p.fresh)
 }
