@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -67,44 +68,84 @@ func (r *Runner) sectionMemory(ctx context.Context, s *section) error {
 		}
 	}
 	type result struct {
-		secs float64
-		rows int
-		peak int64
-		err  error
+		secs, cpu float64 // the fastest timed run's
+		first     float64 // the first run's: the server's heap still to grow
+		rows      int
+		peak      int64
+		err       error
 	}
-	run := func(q querier, pids func() []int, sql string) result {
+	runOnce := func(q querier, pids func() []int, sql string, x *result) (float64, error) {
 		w := watchMemory(pids)
 		defer w.Close()
 		w.Reset()
+		c0 := cpuSeconds(pids())
 		secs, rows, err := q.query(ctx, sql, r.cfg.Timeout)
-		return result{secs, rows, w.Peak(), err}
+		c1 := cpuSeconds(pids())
+		x.peak = max(x.peak, w.Peak())
+		if err == nil {
+			x.rows = rows
+			if x.first == 0 {
+				x.first = secs
+			}
+		}
+		return c1 - c0, err
 	}
 	show := func(x result) []string {
 		if x.err != nil {
-			return []string{"error: " + x.err.Error(), "", mib(x.peak)}
+			return []string{"error: " + x.err.Error(), "", "", mib(x.peak)}
 		}
-		return []string{secs(x.secs) + " s", fmt.Sprint(x.rows), mib(x.peak)}
+		return []string{secs(x.secs) + " s", fmt.Sprintf("%.2f s", x.cpu), fmt.Sprint(x.rows), mib(x.peak)}
 	}
 	var rows [][]string
 	queries := r.memoryQueries()
 	if len(queries) > 0 {
+		runs := max(r.cfg.Runs, 1)
 		for _, q := range queries {
 			r.logf("memory: %s", q.name)
-			l := run(lq, srv.pids, q.sql)
-			d := run(duckQuerier{dk}, dk.pids, q.sql)
-			ratio := ""
+			// the systems take turns run by run; the first runs are
+			// warm-up (BENCH_WARMUP), reported apart as the first run
+			var res [2]result
+			for i := range res {
+				res[i].secs, res[i].cpu = math.Inf(1), math.Inf(1)
+			}
+			for k := 0; k < r.cfg.Warmup+runs; k++ {
+				for i, sys := range []struct {
+					q    querier
+					pids func() []int
+				}{{lq, srv.pids}, {duckQuerier{dk}, dk.pids}} {
+					x := &res[i]
+					if x.err != nil {
+						continue
+					}
+					t0 := time.Now()
+					cpu, err := runOnce(sys.q, sys.pids, q.sql, x)
+					if err != nil {
+						x.err = err
+						continue
+					}
+					if secs := time.Since(t0).Seconds(); k >= r.cfg.Warmup && secs < x.secs {
+						x.secs, x.cpu = secs, cpu
+					}
+				}
+			}
+			l, d := res[0], res[1]
+			ratio, first := "", ""
 			if l.err == nil && d.err == nil && d.secs > 0 {
 				ratio = fmt.Sprintf("%.2f×", l.secs/d.secs)
+				first = fmt.Sprintf("%s s / %s s (%.2f×)", secs(l.first), secs(d.first), l.first/d.first)
 			}
-			rows = append(rows, append(append(append([]string{q.name}, show(l)...), show(d)...), ratio))
+			rows = append(rows, append(append(append([]string{q.name}, show(l)...), show(d)...), ratio, first))
 		}
 		s.printf("**Big operators under %s.** lakepg with `--memory-limit %s` (spill files in a scratch directory), "+
-			"DuckDB over tpchgen-cli's Parquet files with `SET memory_limit = '%s'` and a temp directory; one run each, "+
-			"taking turns. Peak memory is the proportional set size of the server's processes, sampled every 50 ms.\n", limit, limit, limit)
+			"DuckDB over tpchgen-cli's Parquet files with `SET memory_limit = '%s'` and a temp directory; the two take turns, "+
+			"%d warm-up and %d timed runs of each query each, and the fastest timed run is shown with the server's CPU in it "+
+			"(user+sys from /proc). The first run of each query is shown apart: for the first query both servers have just started, their heaps yet to grow. "+
+			"Peak memory is the proportional set size of the server's processes, sampled every 50 ms, over all the runs.\n",
+			limit, limit, limit, r.cfg.Warmup, runs)
 		for _, q := range queries {
 			s.printf("- %s: `%s`", q.name, q.sql)
 		}
-		s.table([]string{"query", "lakepg", "rows", "lakepg peak", "DuckDB", "rows", "DuckDB peak", "lakepg/DuckDB"}, rows)
+		s.table([]string{"query", "lakepg", "CPU", "rows", "lakepg peak", "DuckDB", "CPU", "rows", "DuckDB peak", "lakepg/DuckDB", "first run"}, rows)
 	}
 	if r.memoryTPCHWanted() {
 		r.memoryTPCH(ctx, s, limit, lq, srv.pids, dk)

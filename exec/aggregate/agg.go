@@ -436,7 +436,7 @@ func (s *aggSet) groupIDs(b *vec.Batch, zeros []int32, pre []uint64) {
 			}
 			s.keyBytes += s.htab.GroupIDs(s.keys, s.kv, hs, s.gids)
 		}
-		s.ngroups = len(s.htab.IdHash)
+		s.ngroups = s.htab.N
 	}
 	for _, fn := range s.fns {
 		fn.grow(s.ngroups)
@@ -580,15 +580,15 @@ func zeroGidsN(n int) []int32 {
 func (s *aggSet) mergeKeys(src *aggSet, gmap []int32) int64 {
 	var added int64
 	kv := make([]*vec.Vector, len(src.keys.Cols))
-	before := len(s.htab.IdHash)
+	// src's groups' hashes as far as s's table reads them (their tags)
+	tags := src.htab.Tags(nil)
+	before := s.htab.N
 	if s.htab.Tight && src.ngroups <= mergeSlice {
 		// a table near the budget grows by a quarter, far more than the
 		// few thousand groups another worker held of its partition before
 		// it split: room for those alone, so that the capacity counted
 		// is left to the partition's spilled rows
-		want := len(s.htab.IdHash) + src.ngroups
-		s.htab.ReserveIds(want)
-		added += s.keys.Reserve(want)
+		added += s.keys.Reserve(s.htab.N + src.ngroups)
 	}
 	for lo := 0; lo < src.ngroups; lo += mergeSlice {
 		if lo == mergeSlice {
@@ -596,13 +596,12 @@ func (s *aggSet) mergeKeys(src *aggSet, gmap []int32) int64 {
 			// the table grows once for them now, not doubling on the way,
 			// rehashing what it holds each time (TPC-DS q97 merges two
 			// workers' 270,000 distinct groups, a fifth of the merge)
-			fresh := len(s.htab.IdHash) - before
-			want := len(s.htab.IdHash) + (src.ngroups-lo)*fresh/mergeSlice
+			fresh := s.htab.N - before
+			want := s.htab.N + (src.ngroups-lo)*fresh/mergeSlice
 			s.htab.Reserve(want)
 			// the per-group arrays too, a little over: one group past the
 			// estimate would grow every one again
 			want += want / 64
-			s.htab.ReserveIds(want)
 			added += s.keys.Reserve(want)
 		}
 		hi := min(lo+mergeSlice, src.ngroups)
@@ -610,7 +609,7 @@ func (s *aggSet) mergeKeys(src *aggSet, gmap []int32) int64 {
 			kv[c] = src.keys.ColView(c, lo, hi)
 		}
 		s.keys.Share = &hashtab.KeyShare{Src: src.keys, Lo: lo}
-		added += s.htab.GroupIDs(s.keys, kv, src.htab.IdHash[lo:hi], gmap[lo:hi])
+		added += s.htab.GroupIDs(s.keys, kv, tags[lo:hi], gmap[lo:hi])
 		s.keys.Share = nil
 	}
 	return added
@@ -645,7 +644,7 @@ func (r *aggRun) merge(o *aggRun) error {
 			// the other worker's text keys are already copies of their own,
 			// which nothing changes or frees: kept, not copied again
 			s.keyBytes += s.mergeKeys(src, gmap)
-			s.ngroups = len(s.htab.IdHash)
+			s.ngroups = s.htab.N
 		}
 		for a, fn := range s.fns {
 			fn.grow(s.ngroups)

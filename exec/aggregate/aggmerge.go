@@ -31,10 +31,19 @@ func (h *HashAgg) partShift() uint {
 }
 
 // groupHashes is the key hash of each of s's groups, the hash hashColumn
-// gives the group's key in a batch.
+// gives the group's key in a batch: for a general table only its top half
+// (the tags, all a table and the partitions of the first levels read),
+// the whole of it recomputed from the keys past that.
 func (h *HashAgg) groupHashes(s *aggSet) []uint64 {
+	if s.htab != nil && h.partShift() >= 32 {
+		return s.htab.Tags(nil)
+	}
 	if s.htab != nil {
-		return s.htab.IdHash[:s.ngroups]
+		hs := make([]uint64, s.ngroups)
+		for c := range s.keys.Cols {
+			memory.HashColumn(hs, s.keys.ColView(c, 0, s.ngroups), s.ngroups, c == 0)
+		}
+		return hs
 	}
 	v := &vec.Vector{Type: h.Input.Types()[s.cols[0]], I64: s.itab.Dense}
 	if s.nullG >= 0 {
@@ -238,7 +247,7 @@ func (m *partMerger) insert(ds, src *aggSet, ids []int32, hashes []uint64, fresh
 		for i, g := range ids {
 			m.gids[i] = ds.htab.PlaceNew(hashes[g])
 		}
-		ds.ngroups = len(ds.htab.IdHash)
+		ds.ngroups = ds.htab.N
 		return
 	}
 	if m.keys == nil {
@@ -257,5 +266,5 @@ func (m *partMerger) insert(ds, src *aggSet, ids []int32, hashes []uint64, fresh
 	ds.keys.Share = &hashtab.KeyShare{Src: src.keys, Ids: ids}
 	ds.keyBytes += ds.htab.GroupIDs(ds.keys, m.keys.Vecs, m.hs, m.gids)
 	ds.keys.Share = nil
-	ds.ngroups = len(ds.htab.IdHash)
+	ds.ngroups = ds.htab.N
 }

@@ -144,7 +144,7 @@ func (r *aggRun) reserveAhead(n int) error {
 			s.htab.Tight, s.keys.Tight = true, true
 		}
 		g = s.htab.GrowthAhead(s.keys, n)
-		at = [2]int{len(s.htab.Slots), cap(s.htab.IdHash)}
+		at = [2]int{len(s.htab.Slots), s.keys.Cap()}
 	case s.itab != nil:
 		g = s.itab.GrowthAhead(n)
 		at = [2]int{len(s.itab.Slots), cap(s.itab.Dense)}
@@ -304,7 +304,7 @@ func (s *aggSet) hasKeys(kv []*vec.Vector, b *vec.Batch, i int, h uint64) bool {
 	t := s.htab
 	mask := uint64(len(t.Slots) - 1)
 	tag := hashtab.SlotTag(h)
-	for j := h & mask; ; j = (j + 1) & mask {
+	for j := t.Home(h); ; j = (j + 1) & mask {
 		sl := t.Slots[j]
 		if sl == 0 {
 			return false

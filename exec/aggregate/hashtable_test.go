@@ -77,8 +77,8 @@ func TestTextKeysStoreAndShare(t *testing.T) {
 	if n := len(ka.Txt[0].Chunks); n != chunks {
 		t.Errorf("%d chunks after the merge, want %d: the text was copied, not shared", n, chunks)
 	}
-	if len(a.IdHash) != 5000 {
-		t.Fatalf("%d groups after the merge, want 5000", len(a.IdHash))
+	if a.N != 5000 {
+		t.Fatalf("%d groups after the merge, want 5000", a.N)
 	}
 	if _, ok := ka.Txt[0].Adopted[kb.Txt[0]]; !ok {
 		t.Error("the other table's chunks were not adopted")
@@ -92,6 +92,50 @@ func TestTextKeysStoreAndShare(t *testing.T) {
 	for i, w := range want {
 		if got := text(v, i); got != w {
 			t.Fatalf("key %d: %.20q, want %.20q", i, got, w)
+		}
+	}
+}
+
+// groupHashes gives each group the hash its key has in a batch as far as
+// a split reads it: the top half (the slots' tags) where the partition
+// bits are there, the whole hash recomputed from the keys past that.
+func TestGroupHashes(t *testing.T) {
+	ts := []types.T{types.TextT, types.Int64T}
+	const n = 5000
+	cols := []*vec.Vector{vec.New(ts[0], n), vec.New(ts[1], n)}
+	for i := range n {
+		if i%97 == 3 {
+			cols[0].AppendNull()
+		} else {
+			cols[0].AppendString(fmt.Sprint("name ", i%1200))
+		}
+		cols[1].AppendInt(int64(i % 7))
+	}
+	hs := make([]uint64, n)
+	for c, v := range cols {
+		memory.HashColumn(hs, v, n, c == 0)
+	}
+	tab, keys := hashtab.NewHashTable(0), hashtab.NewKeyCols(ts)
+	gids := make([]int32, n)
+	tab.GroupIDs(keys, cols, hs, gids)
+	s := &aggSet{htab: tab, keys: keys, ngroups: tab.N}
+	if s.ngroups < 1000 {
+		t.Fatalf("%d groups", s.ngroups)
+	}
+	for _, level := range []int{0, 6, 7, 15} {
+		h := &HashAgg{NGroup: 2, spillLevel: level}
+		got := h.groupHashes(s)
+		if len(got) != s.ngroups {
+			t.Fatalf("level %d: %d hashes for %d groups", level, len(got), s.ngroups)
+		}
+		shift := h.partShift()
+		for i, g := range gids {
+			if want := hs[i] >> shift & (aggPartitions - 1); got[g]>>shift&(aggPartitions-1) != want {
+				t.Fatalf("level %d: group %d in partition %d, its rows in %d", level, g, got[g]>>shift&(aggPartitions-1), want)
+			}
+			if hashtab.SlotTag(got[g]) != hashtab.SlotTag(hs[i]) {
+				t.Fatalf("level %d: group %d's hash %x, its rows' %x", level, g, got[g], hs[i])
+			}
 		}
 	}
 }

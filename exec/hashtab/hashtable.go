@@ -17,9 +17,9 @@ import (
 //
 // i64Table keeps the key inline and hashes it with one multiply — the fast
 // path for one integer-stored key (integers, dates, timestamps, scaled
-// numerics). hashTable keeps the full 64-bit hash inline and compares the
-// key columns themselves only when hashes agree, so composite, text, float
-// and dynamic-numeric keys need no byte encoding.
+// numerics). hashTable keeps the top half of the 64-bit hash inline and
+// compares the key columns themselves only when hashes agree, so composite,
+// text, float and dynamic-numeric keys need no byte encoding.
 
 // tableSize is the power-of-two slot count for n entries at load <= 1/2.
 func tableSize(n int) int {
@@ -52,6 +52,7 @@ func NewI64Table(hint int) *I64Table {
 
 func (t *I64Table) alloc(size int) {
 	t.Slots = make([]i64Slot, size)
+	memory.TouchPages(t.Slots)
 	t.shift = uint(64 - bits.TrailingZeros(uint(size)))
 }
 
@@ -167,21 +168,50 @@ func (t *I64Table) Push(k int64, row int32) int32 {
 }
 
 // HashTable is the general table. A slot is one word: the top 32 bits of
-// the key's hash above the payload + 1 (0 = empty), so a probe reads one
-// cache line, and a slot whose hash bits differ is passed over without
-// touching the key columns; the caller compares keys only where they agree.
-// Past a few hundred thousand keys nearly every probe is a cache miss, and
-// hash and payload in separate arrays made it two.
+// the key's hash (its tag) above the payload + 1 (0 = empty), so a probe
+// reads one cache line, and a slot whose hash bits differ is passed over
+// without touching the key columns; the caller compares keys only where
+// they agree. Past a few hundred thousand keys nearly every probe is a
+// cache miss, and hash and payload in separate arrays made it two.
+//
+// An aggregation's table (GroupIDs, PlaceNew) gives its groups dense ids
+// 0..N-1 and starts a key's probe at Home, which is computed from the tag:
+// the slots alone hold what growing needs, where a hash kept per group for
+// it cost 8 of the ~85 bytes a group of lineitem's 6 M-group GROUP BY
+// takes, a tenth more groups held under the same budget. A join build
+// (package exec) places its rows by the hash's low bits itself, in a table
+// that never grows.
 type HashTable struct {
 	Slots []uint64
 	N     int
-	// idHash is the hash of each dense id, for rehashing aggregation tables.
-	IdHash []uint64
+	shift uint // 32 - log2(len(Slots)): Home's
 	// Tight: memory is short (the aggregation is near its budget, or
 	// could not reserve the table's doubling), so the slots fill to 3/4
-	// before they double and IdHash grows by quarters; KeyCols.Tight grows
-	// the keys by quarters too
+	// before they double; KeyCols.Tight grows the keys by quarters, or by
+	// half at most to what the slots take (growth)
 	Tight bool
+}
+
+// homeMul is an odd constant (2^32 / golden ratio): multiplying the tag by
+// it mixes every tag bit into the product's top bits, which Home keeps.
+// A partition's keys share the top bits of their hash (the spill and radix
+// partitions pick by them, 4 a level), so the tag's top bits alone would
+// crowd a few slots. Keys with equal tags share a home, and their keys are
+// compared: with 28 bits left at the first level that is rare, with 20 at
+// the third (a table 256 times the budget's partitions down) it is one
+// probe in five of a table of 200,000 groups.
+const homeMul = 0x9E3779B1
+
+// Home is the slot a key of hash h (or a slot holding it) starts its probe
+// at. It depends on the tag alone, so the table grows from its slots: a
+// key's home in the doubled table is twice its home here, or one more, and
+// reading the old slots in order writes the new ones nearly in order too.
+func (t *HashTable) Home(h uint64) uint64 { return uint64(uint32(h>>32)*homeMul) >> t.shift }
+
+func (t *HashTable) alloc(size int) {
+	t.Slots = make([]uint64, size)
+	memory.TouchPages(t.Slots)
+	t.shift = uint(32 - bits.TrailingZeros(uint(size)))
 }
 
 // full reports whether n keys are more than the slots take: half of them,
@@ -203,14 +233,14 @@ func SlotTag(h uint64) uint64 { return h &^ slotPayload }
 func SlotVal(sl uint64) int32 { return int32(uint32(sl)) }
 
 func NewHashTable(hint int) *HashTable {
-	return &HashTable{Slots: make([]uint64, tableSize(hint))}
+	t := &HashTable{}
+	t.alloc(tableSize(hint))
+	return t
 }
 
-func (t *HashTable) Bytes() int64 { return int64(len(t.Slots))*8 + int64(cap(t.IdHash))*8 }
+func (t *HashTable) Bytes() int64 { return int64(len(t.Slots)) * 8 }
 
-// grow doubles the table, placing each group again by its hash. It reads
-// the hashes in group order (idHash) rather than the old slots: one
-// sequential pass instead of a random idHash read per group.
+// grow doubles the table.
 func (t *HashTable) grow() { t.rehash(2 * len(t.Slots)) }
 
 // Reserve makes room for n keys in all, growing the table once now rather
@@ -220,12 +250,6 @@ func (t *HashTable) Reserve(n int) {
 	if size := tableSize(n + 1); size > len(t.Slots) {
 		t.rehash(size)
 	}
-}
-
-// ReserveIds gives IdHash room for n keys in all, as KeyCols.Reserve does
-// the key columns.
-func (t *HashTable) ReserveIds(n int) {
-	t.IdHash, _ = reserved(t.IdHash, n)
 }
 
 // Reserve gives every key column room for n keys in all and returns the
@@ -274,17 +298,36 @@ func reserved[T any](s []T, n int) ([]T, int64) {
 	return g, int64(n-cap(s)) * int64(unsafe.Sizeof(x))
 }
 
-// rehash places every group again in a table of size slots.
+// rehash places every group again in a table of size slots, at the home
+// of its slot's tag.
 func (t *HashTable) rehash(size int) {
-	t.Slots = make([]uint64, size)
-	mask := uint64(len(t.Slots) - 1)
-	for id, h := range t.IdHash {
-		i := h & mask
+	old := t.Slots
+	t.alloc(size)
+	mask := uint64(size - 1)
+	for _, sl := range old {
+		if sl == 0 {
+			continue
+		}
+		i := t.Home(sl)
 		for t.Slots[i] != 0 {
 			i = (i + 1) & mask
 		}
-		t.Slots[i] = SlotTag(h) | uint64(id+1)
+		t.Slots[i] = sl
 	}
+}
+
+// Tags returns the tag of each group id of an aggregation's table, in id
+// order, in dst's memory when it is big enough: the hash bits that pick a
+// group's home and its partition (the top ones), for moving the group to
+// another table.
+func (t *HashTable) Tags(dst []uint64) []uint64 {
+	dst = memory.ResizeSlice(dst, t.N)
+	for _, sl := range t.Slots {
+		if sl != 0 {
+			dst[SlotVal(sl)-1] = SlotTag(sl)
+		}
+	}
+	return dst
 }
 
 // PlaceNew gives the next id to a new key of hash h without looking for an
@@ -295,13 +338,12 @@ func (t *HashTable) PlaceNew(h uint64) int32 {
 		t.grow()
 	}
 	mask := uint64(len(t.Slots) - 1)
-	s := h & mask
+	s := t.Home(h)
 	for t.Slots[s] != 0 {
 		s = (s + 1) & mask
 	}
-	id := int32(len(t.IdHash))
+	id := int32(t.N)
 	t.Slots[s] = SlotTag(h) | uint64(id+1)
-	t.IdHash, _ = push(t.IdHash, h, t.Tight)
 	t.N++
 	return id
 }
@@ -356,6 +398,26 @@ func (k *KeyCols) AppendRows(src *KeyCols, ids []int32) int64 {
 // Nulls is nil (no NULLs, as in any vector), else as long as the column.
 // Keys that are never NULL (lineitem's 6 M groups of three) save a byte a
 // key per group, memory a table near its budget holds groups in instead.
+
+// Cap is the keys the columns hold without growing (the first column's
+// capacity: the columns grow together).
+func (k *KeyCols) Cap() int {
+	if t := k.Txt[0]; t != nil {
+		return cap(t.refs)
+	}
+	s := k.Cols[0]
+	switch s.Type.Storage() {
+	case types.StoreInt:
+		return cap(s.I64)
+	case types.StoreFloat:
+		return cap(s.F64)
+	case types.StoreBool:
+		return cap(s.B)
+	case types.StoreInterval:
+		return cap(s.Iv)
+	}
+	return cap(s.S)
+}
 
 // count is the keys column c holds.
 func (k *KeyCols) count(c int) int {
@@ -437,8 +499,9 @@ type KeyCols struct {
 	// share, when set, says the keys added are another table's (keyShare)
 	Share *KeyShare
 	// Tight: grow the columns by quarters rather than doubling them
-	// (HashTable.Tight)
-	Tight bool
+	// (HashTable.Tight), or to slotRoom (growth)
+	Tight    bool
+	slotRoom int
 	// scratch of groupIDs
 	guessed, fresh, rest, live, wrong []int32
 	view                              []*vec.Vector // colView's
@@ -496,7 +559,7 @@ func (k *KeyCols) add(keys []*vec.Vector, i int) int64 {
 			}
 			n += g
 			if s.Nulls != nil {
-				s.Nulls, g = push(s.Nulls, null, k.Tight)
+				s.Nulls, g = push(s.Nulls, null, k.growth())
 				n += g
 			}
 			continue
@@ -510,20 +573,20 @@ func (k *KeyCols) add(keys []*vec.Vector, i int) int64 {
 		}
 		switch s.Type.Storage() {
 		case types.StoreInt:
-			s.I64, g = push(s.I64, src.I64[i], k.Tight)
+			s.I64, g = push(s.I64, src.I64[i], k.growth())
 		case types.StoreFloat:
-			s.F64, g = push(s.F64, src.F64[i], k.Tight)
+			s.F64, g = push(s.F64, src.F64[i], k.growth())
 		case types.StoreBool:
-			s.B, g = push(s.B, src.B[i], k.Tight)
+			s.B, g = push(s.B, src.B[i], k.growth())
 		case types.StoreInterval:
-			s.Iv, g = push(s.Iv, src.Iv[i], k.Tight)
+			s.Iv, g = push(s.Iv, src.Iv[i], k.growth())
 		default:
 			// not reached: text columns are in txt
-			s.S, g = push(s.S, src.S[i], k.Tight)
+			s.S, g = push(s.S, src.S[i], k.growth())
 		}
 		n += g
 		if s.Nulls != nil {
-			s.Nulls, g = push(s.Nulls, false, k.Tight)
+			s.Nulls, g = push(s.Nulls, false, k.growth())
 			n += g
 		}
 	}
@@ -546,27 +609,27 @@ func (k *KeyCols) addRows(keys []*vec.Vector, rows []int32) int64 {
 		var nulls []bool
 		if s.Nulls != nil {
 			if src.Nulls == nil {
-				s.Nulls, g = grown(s.Nulls, len(rows), k.Tight)
+				s.Nulls, g = grown(s.Nulls, len(rows), k.growth())
 				s.Nulls = s.Nulls[:l+len(rows)]
 				clear(s.Nulls[l:])
 			} else {
-				s.Nulls, g = gatherGrow(s.Nulls, src.Nulls, rows, k.Tight)
+				s.Nulls, g = gatherGrow(s.Nulls, src.Nulls, rows, k.growth())
 			}
 			n += g
 			nulls = s.Nulls[l:]
 		}
 		switch s.Type.Storage() {
 		case types.StoreInt:
-			s.I64, g = gatherGrow(s.I64, src.I64, rows, k.Tight)
+			s.I64, g = gatherGrow(s.I64, src.I64, rows, k.growth())
 			zeroNulls(s.I64[l:], nulls)
 		case types.StoreFloat:
-			s.F64, g = gatherGrow(s.F64, src.F64, rows, k.Tight)
+			s.F64, g = gatherGrow(s.F64, src.F64, rows, k.growth())
 			zeroNulls(s.F64[l:], nulls)
 		case types.StoreBool:
-			s.B, g = gatherGrow(s.B, src.B, rows, k.Tight)
+			s.B, g = gatherGrow(s.B, src.B, rows, k.growth())
 			zeroNulls(s.B[l:], nulls)
 		case types.StoreInterval:
-			s.Iv, g = gatherGrow(s.Iv, src.Iv, rows, k.Tight)
+			s.Iv, g = gatherGrow(s.Iv, src.Iv, rows, k.growth())
 			zeroNulls(s.Iv[l:], nulls)
 		default:
 			g = k.growText(c, len(rows))
@@ -600,22 +663,51 @@ func zeroNulls[T any](vals []T, nulls []bool) {
 	}
 }
 
+// growth is how a per-group array grows: 0, doubling; else, near the
+// budget (KeyCols.Tight), by a quarter, or to the keys the table's slots
+// take before they double when that is more (the value), at most by half.
+// Grown by quarters from where they went tight, lineitem's 16 partition
+// tables of ~380,000 groups allocated their key columns about three times
+// over on the way, each step a copy into fresh memory; the slots, which
+// double, set the groups the table can hold anyway.
+type growth int
+
+// growth is how k's arrays grow now.
+func (k *KeyCols) growth() growth {
+	if !k.Tight {
+		return 0
+	}
+	return growth(max(k.slotRoom, 1))
+}
+
+// fit tells k the groups t's slots take before they double, the size its
+// columns may grow to in one step when tight.
+func (t *HashTable) fit(k *KeyCols) { k.slotRoom = t.room(len(t.Slots)) }
+
+// room is the groups size slots take before they double.
+func (t *HashTable) room(size int) int {
+	if t.Tight {
+		return 3 * size / 4
+	}
+	return size / 2
+}
+
 // newCap is the capacity a per-group array of capacity c grows to when it
-// needs room for need: double, or a quarter more when tight.
-func newCap(c, need int, tight bool) int {
-	if tight {
-		return max(c+c/4, 64, need)
+// needs room for need, as g says.
+func newCap(c, need int, g growth) int {
+	if g > 0 {
+		return max(c+c/4, 64, need, min(int(g), c+c/2))
 	}
 	return max(2*c, 64, need)
 }
 
 // grown returns s with room for n more, grown as newCap says, and the bytes
 // of capacity added.
-func grown[T any](s []T, n int, tight bool) ([]T, int64) {
+func grown[T any](s []T, n int, g0 growth) ([]T, int64) {
 	if len(s)+n <= cap(s) {
 		return s, 0
 	}
-	c := newCap(cap(s), len(s)+n, tight)
+	c := newCap(cap(s), len(s)+n, g0)
 	g := make([]T, len(s), c)
 	copy(g, s)
 	var x T
@@ -623,18 +715,18 @@ func grown[T any](s []T, n int, tight bool) ([]T, int64) {
 }
 
 // gatherGrow appends src's values at idx to dst, growing it as grown does.
-func gatherGrow[T any](dst, src []T, idx []int32, tight bool) ([]T, int64) {
-	dst, g := grown(dst, len(idx), tight)
+func gatherGrow[T any](dst, src []T, idx []int32, g0 growth) ([]T, int64) {
+	dst, g := grown(dst, len(idx), g0)
 	return memory.GatherT(dst, src, idx), g
 }
 
 // push appends x, growing s as newCap says when it is full; it returns the
 // bytes of capacity added.
-func push[T any](s []T, x T, tight bool) ([]T, int64) {
+func push[T any](s []T, x T, g0 growth) ([]T, int64) {
 	if len(s) < cap(s) {
 		return append(s, x), 0
 	}
-	c := newCap(cap(s), len(s)+1, tight)
+	c := newCap(cap(s), len(s)+1, g0)
 	grown := make([]T, len(s), c)
 	copy(grown, s)
 	return append(grown, x), int64(c-cap(s)) * int64(unsafe.Sizeof(x))
@@ -661,9 +753,8 @@ func (t *HashTable) GroupIDs(k *KeyCols, keys []*vec.Vector, hs []uint64, gids [
 	// waits for the loop below. Its guess is the one probe would make:
 	// slots are filled, never emptied, so a home slot that agrees now is
 	// the first that agrees then.
-	mask := uint64(len(t.Slots) - 1)
 	for i, h := range hs {
-		if sl := t.Slots[h&mask]; sl != 0 && SlotTag(sl) == SlotTag(h) {
+		if sl := t.Slots[t.Home(h)]; sl != 0 && SlotTag(sl) == SlotTag(h) {
 			gids[i] = SlotVal(sl) - 1
 			guessed = append(guessed, int32(i))
 		} else {
@@ -680,6 +771,7 @@ func (t *HashTable) GroupIDs(k *KeyCols, keys []*vec.Vector, hs []uint64, gids [
 		}
 	}
 	k.guessed, k.fresh, k.rest = guessed, fresh, rest
+	t.fit(k)
 	added := k.addRows(keys, fresh)
 	for _, i := range k.wrongGuesses(guessed, gids, keys) {
 		g, a := t.groupID(k, keys, int(i), hs[i])
@@ -786,17 +878,17 @@ func (t *HashTable) probe(k *KeyCols, keys []*vec.Vector, i int, h uint64, verif
 	}
 	mask := uint64(len(t.Slots) - 1)
 	tag := SlotTag(h)
-	s := h & mask
+	s := t.Home(h)
 	for {
 		sl := t.Slots[s]
 		if sl == 0 {
-			id := int32(len(t.IdHash))
+			id := int32(t.N)
 			t.Slots[s] = tag | uint64(id+1)
-			t.IdHash, _ = push(t.IdHash, h, t.Tight) // counted by bytes()
 			t.N++
 			if !verify {
 				return id, true, 0
 			}
+			t.fit(k)
 			return id, true, k.add(keys, i)
 		}
 		if SlotTag(sl) == tag && (!verify || k.Equal(int(SlotVal(sl)-1), keys, i)) {
@@ -811,14 +903,21 @@ func (t *HashTable) probe(k *KeyCols, keys []*vec.Vector, i int, h uint64, verif
 // they take (full), and each per-group array n more would overflow grows as
 // newCap says. An aggregation that can spill reserves it before the batch
 // goes in, so that a table the budget cannot afford to grow is frozen as it
-// is rather than grown and then frozen with its new capacity empty.
+// is rather than grown and then frozen with its new capacity empty. A
+// column's first NULL flags (flagNulls) are not foreseen: a byte a key,
+// once.
 func (t *HashTable) GrowthAhead(k *KeyCols, n int) int64 {
 	var g int64
+	size := len(t.Slots)
 	if t.full(t.N + n) {
-		g += 8 * int64(len(t.Slots))
+		g += 8 * int64(size)
+		size *= 2
 	}
-	g += growthOf(t.IdHash, n, t.Tight)
-	return g + k.growthAhead(n)
+	kg := growth(0)
+	if k.Tight {
+		kg = growth(t.room(size))
+	}
+	return g + k.growthAhead(n, kg)
 }
 
 // GrowthAhead is HashTable.GrowthAhead for the integer table, which grows
@@ -832,40 +931,40 @@ func (t *I64Table) GrowthAhead(n int) int64 {
 		}
 		g += 16 * factor * int64(len(t.Slots))
 	}
-	return g + growthOf(t.Dense, n, false)
+	return g + growthOf(t.Dense, n, 0)
 }
 
-func (k *KeyCols) growthAhead(n int) int64 {
+func (k *KeyCols) growthAhead(n int, kg growth) int64 {
 	var g int64
 	for c, s := range k.Cols {
 		if s.Nulls != nil {
-			g += growthOf(s.Nulls, n, k.Tight)
+			g += growthOf(s.Nulls, n, kg)
 		}
 		if t := k.Txt[c]; t != nil {
-			g += growthOf(t.refs, n, k.Tight)
+			g += growthOf(t.refs, n, kg)
 			continue
 		}
 		switch s.Type.Storage() {
 		case types.StoreInt:
-			g += growthOf(s.I64, n, k.Tight)
+			g += growthOf(s.I64, n, kg)
 		case types.StoreFloat:
-			g += growthOf(s.F64, n, k.Tight)
+			g += growthOf(s.F64, n, kg)
 		case types.StoreBool:
-			g += growthOf(s.B, n, k.Tight)
+			g += growthOf(s.B, n, kg)
 		case types.StoreInterval:
-			g += growthOf(s.Iv, n, k.Tight)
+			g += growthOf(s.Iv, n, kg)
 		default:
-			g += growthOf(s.S, n, k.Tight)
+			g += growthOf(s.S, n, kg)
 		}
 	}
 	return g
 }
 
 // growthOf is the bytes s grows by (grown) when n more do not fit.
-func growthOf[T any](s []T, n int, tight bool) int64 {
+func growthOf[T any](s []T, n int, g growth) int64 {
 	if len(s)+n <= cap(s) {
 		return 0
 	}
 	var x T
-	return int64(newCap(cap(s), len(s)+n, tight)-cap(s)) * int64(unsafe.Sizeof(x))
+	return int64(newCap(cap(s), len(s)+n, g)-cap(s)) * int64(unsafe.Sizeof(x))
 }

@@ -77,8 +77,8 @@ func TestHashTableGroupIDsCollisions(t *testing.T) {
 				}
 			}
 		}
-		if len(tab.IdHash) != 7 {
-			t.Errorf("%s hashes: %d groups, want 7", hash, len(tab.IdHash))
+		if tab.N != 7 {
+			t.Errorf("%s hashes: %d groups, want 7", hash, tab.N)
 		}
 	}
 }
@@ -287,8 +287,8 @@ func TestKeyPackerTextDictionary(t *testing.T) {
 		if got, want := len(p.dicts[0].codes), min(names, 256); got != want {
 			t.Errorf("%d names: %d numbered, want %d", names, got, want)
 		}
-		if int(len(tab.IdHash)) != len(groupOf) {
-			t.Errorf("%d names: %d groups in the table, %d keys", names, len(tab.IdHash), len(groupOf))
+		if tab.N != len(groupOf) {
+			t.Errorf("%d names: %d groups in the table, %d keys", names, tab.N, len(groupOf))
 		}
 	}
 }
@@ -352,13 +352,14 @@ func TestKeyPackerWide(t *testing.T) {
 	if p.widths == nil {
 		t.Fatal("the wide packer chose no widths")
 	}
-	if len(tab.IdHash) != len(groupOf) {
-		t.Errorf("%d groups in the table, %d keys", len(tab.IdHash), len(groupOf))
+	if tab.N != len(groupOf) {
+		t.Errorf("%d groups in the table, %d keys", tab.N, len(groupOf))
 	}
 }
 
 // A tight table fills its slots to 3/4 before it doubles them and grows its
-// columns by quarters, and groups exactly as a table that doubles does.
+// columns by quarters (or, by half at most, to the groups its slots take),
+// and groups exactly as a table that doubles does.
 // GrowthAhead says, before each batch, whether the batch makes the arrays
 // grow and by how much.
 func TestHashTableTightGrowth(t *testing.T) {
@@ -390,12 +391,19 @@ func TestHashTableTightGrowth(t *testing.T) {
 		}
 		for i, tab := range tabs {
 			k := keys[i]
-			slots, idcap, refcap, intcap := len(tab.Slots), cap(tab.IdHash), cap(k.Txt[0].refs), cap(k.Cols[1].I64)
+			slots, refcap, intcap := len(tab.Slots), cap(k.Txt[0].refs), cap(k.Cols[1].I64)
+			flagged := [2]bool{k.Cols[0].Nulls != nil, k.Cols[1].Nulls != nil}
 			ncap := cap(k.Cols[0].Nulls) + cap(k.Cols[1].Nulls)
 			ahead := tab.GrowthAhead(k, batch)
 			tab.GroupIDs(k, cols, hs, gids[i])
-			grew := int64(8*(len(tab.Slots)-slots) + 8*(cap(tab.IdHash)-idcap) + 8*(cap(k.Txt[0].refs)-refcap) + 8*(cap(k.Cols[1].I64)-intcap) +
+			grew := int64(8*(len(tab.Slots)-slots) + 8*(cap(k.Txt[0].refs)-refcap) + 8*(cap(k.Cols[1].I64)-intcap) +
 				cap(k.Cols[0].Nulls) + cap(k.Cols[1].Nulls) - ncap)
+			// a column's first NULL gives it flags: no growth, not foreseen
+			for c, was := range flagged {
+				if !was {
+					grew -= int64(cap(k.Cols[c].Nulls))
+				}
+			}
 			// GrowthAhead takes every row for a new group: an upper bound
 			if grew > ahead {
 				t.Fatalf("tight=%v batch %d: the table grew by %d bytes, GrowthAhead said %d", tab.Tight, bi, grew, ahead)
@@ -413,8 +421,10 @@ func TestHashTableTightGrowth(t *testing.T) {
 			} else if tab.N > max {
 				t.Fatalf("table holds %d groups in %d slots", tab.N, len(tab.Slots))
 			}
-			if c := cap(tab.IdHash); tab.Tight && c > idcap && idcap >= 1024 && c > idcap+idcap/4+batch {
-				t.Fatalf("tight table grew its ids from %d to %d, more than a quarter", idcap, c)
+			// by a quarter, or to what the slots take at 3/4 full, by half at most
+			if c := cap(k.Cols[1].I64); tab.Tight && c > intcap && intcap >= 1024 && c > intcap+intcap/4+batch &&
+				(c > intcap+intcap/2 || c > 3*len(tab.Slots)/4) {
+				t.Fatalf("tight table grew its keys from %d to %d in %d slots", intcap, c, len(tab.Slots))
 			}
 		}
 		// the same groups: dense ids are given in the same order
@@ -563,8 +573,7 @@ func TestKeyColsNullFlagsFromFirstNull(t *testing.T) {
 	}
 }
 
-// Reserve gives every key column, and ReserveIds IdHash, exactly the room
-// asked for, keeping the keys, and counts the capacity added; a column
+// Reserve gives every key column exactly the room asked for, keeping the keys, and counts the capacity added; a column
 // without NULLs gets no flags.
 func TestKeyColsReserve(t *testing.T) {
 	ts := []types.T{types.TextT, types.Int64T}
@@ -584,18 +593,17 @@ func TestKeyColsReserve(t *testing.T) {
 	tab.GroupIDs(keys, cols, hs, make([]int32, 100))
 	before := cap(keys.Txt[0].refs)*8 + cap(keys.Cols[1].I64)*8 + cap(keys.Cols[1].Nulls)
 	added := keys.Reserve(1000)
-	tab.ReserveIds(1000)
 	if keys.Cols[0].Nulls != nil {
 		t.Fatal("a column without NULLs was given flags")
 	}
-	if cap(keys.Txt[0].refs) != 1000 || cap(keys.Cols[1].I64) != 1000 || cap(keys.Cols[1].Nulls) != 1000 || cap(tab.IdHash) != 1000 {
-		t.Fatalf("capacities %d %d %d %d, want 1000", cap(keys.Txt[0].refs), cap(keys.Cols[1].I64), cap(keys.Cols[1].Nulls), cap(tab.IdHash))
+	if cap(keys.Txt[0].refs) != 1000 || cap(keys.Cols[1].I64) != 1000 || cap(keys.Cols[1].Nulls) != 1000 || keys.Cap() != 1000 {
+		t.Fatalf("capacities %d %d %d %d, want 1000", cap(keys.Txt[0].refs), cap(keys.Cols[1].I64), cap(keys.Cols[1].Nulls), keys.Cap())
 	}
 	if want := int64(1000*8+1000*8+1000) - int64(before); added != want {
 		t.Fatalf("Reserve counted %d bytes, want %d", added, want)
 	}
-	if len(tab.IdHash) != 100 {
-		t.Fatalf("%d ids, want 100", len(tab.IdHash))
+	if tab.N != 100 {
+		t.Fatalf("%d ids, want 100", tab.N)
 	}
 	for j := range 100 {
 		s, v := keys.ColView(0, j, j+1), keys.ColView(1, j, j+1)
@@ -605,5 +613,57 @@ func TestKeyColsReserve(t *testing.T) {
 	}
 	if keys.Reserve(500) != 0 {
 		t.Fatal("Reserve below the capacity grew")
+	}
+}
+
+// A table places keys by their tags alone (Home), and keys of one spill
+// partition share their hash's top bits: the tag's other bits still spread
+// them, so a probe starts near its key as the table grows, and every key is
+// found again after each doubling.
+func TestHomeSpreadsOnePartition(t *testing.T) {
+	ts := []types.T{types.Int64T, types.Int64T}
+	tab, keys := NewHashTable(0), NewKeyCols(ts)
+	const n, batch = 200000, 1000
+	hash := func(k int) uint64 {
+		// the top 8 bits: partition 0xab one level down
+		return 0xab<<56 | (uint64(k)*0x9E3779B97F4A7C15)>>8
+	}
+	hs := make([]uint64, batch)
+	gids := make([]int32, batch)
+	groupOf := make([]int32, n)
+	seen := make([]bool, n)
+	for pass := range 2 {
+		for lo := 0; lo < n; lo += batch {
+			cols := []*vec.Vector{vec.New(ts[0], batch), vec.New(ts[1], batch)}
+			for i := range batch {
+				cols[0].AppendInt(int64(lo + i))
+				cols[1].AppendInt(0)
+				hs[i] = hash(lo + i)
+			}
+			tab.GroupIDs(keys, cols, hs, gids)
+			for i, g := range gids {
+				switch {
+				case pass == 0 && seen[g]:
+					t.Fatalf("key %d: group %d, another key's", lo+i, g)
+				case pass == 0:
+					seen[g], groupOf[lo+i] = true, g
+				case g != groupOf[lo+i]:
+					t.Fatalf("key %d found as group %d, made as %d", lo+i, g, groupOf[lo+i])
+				}
+			}
+		}
+	}
+	if tab.N != n {
+		t.Fatalf("%d groups, want %d", tab.N, n)
+	}
+	mask := uint64(len(tab.Slots) - 1)
+	var dist uint64
+	for s, sl := range tab.Slots {
+		if sl != 0 {
+			dist += (uint64(s) - tab.Home(sl)) & mask
+		}
+	}
+	if avg := float64(dist) / n; avg > 2 {
+		t.Fatalf("keys sit %.1f slots past their home on average", avg)
 	}
 }

@@ -336,7 +336,7 @@ func (p *KeyPacker) GroupIDs(t *HashTable, k *KeyCols, keys []*vec.Vector, n int
 	// another table), so a row that fits and is not in the cache starts a
 	// group: only a row that does not fit looks in t, and it cannot meet a
 	// group of rows that fit
-	whole := p.through == len(t.IdHash)
+	whole := p.through == t.N
 	if len(p.misses) == 0 {
 		return true, 0
 	}
@@ -348,7 +348,7 @@ func (p *KeyPacker) GroupIDs(t *HashTable, k *KeyCols, keys []*vec.Vector, n int
 	}
 	if whole {
 		added = p.newGroups(t, k, keys, hs, gids)
-		p.through = len(t.IdHash)
+		p.through = t.N
 		return true, added
 	}
 	p.through = -1
@@ -388,6 +388,7 @@ func (p *KeyPacker) newGroups(t *HashTable, k *KeyCols, keys []*vec.Vector, hs [
 		if !p.fits[i] {
 			if len(p.fresh) > 0 {
 				// t's keys are stored in id order
+				t.fit(k)
 				added += k.addRows(keys, p.fresh)
 				p.fresh = p.fresh[:0]
 			}
@@ -404,5 +405,6 @@ func (p *KeyPacker) newGroups(t *HashTable, k *KeyCols, keys []*vec.Vector, hs [
 		gids[i] = g
 		p.fresh = append(p.fresh, i)
 	}
+	t.fit(k)
 	return added + k.addRows(keys, p.fresh)
 }

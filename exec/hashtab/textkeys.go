@@ -127,7 +127,7 @@ func (k *KeyCols) putText(c int, x string, i int) int64 {
 func (k *KeyCols) growText(c, n int) int64 {
 	t := k.Txt[c]
 	var g int64
-	t.refs, g = grown(t.refs, n, k.Tight)
+	t.refs, g = grown(t.refs, n, k.growth())
 	return g
 }
 
