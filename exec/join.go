@@ -3,6 +3,8 @@ package exec
 import (
 	"context"
 	"math"
+	"math/bits"
+	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -193,7 +195,7 @@ func (s *SharedBuild) get(ctx context.Context, typ JoinType) (*joinBuild, *joinS
 		s.err = Guard(func() error {
 			var err error
 			s.jb, s.spill, err = buildJoin(ctx, s.Env, s.Right, s.RightKeys, s.KeyTypes, memory.MemFor(ctx, s.Mem),
-				buildOpts{spill: true, one: typ == JoinAntiNullAware})
+				buildOpts{spill: true, one: typ == JoinAntiNullAware, par: runtime.GOMAXPROCS(0)})
 			if err == nil && s.spill == nil {
 				s.done.Store(s.jb)
 			}
@@ -358,6 +360,7 @@ type buildOpts struct {
 	level int  // partitioning level (joinspill.go)
 	spill bool // partition the rows to disk
 	one   bool // (spill) into a single partition: NOT IN
+	par   int  // goroutines that may index the rows (0, 1: the caller alone)
 	// chunk, when set, is the source being built from by a chunk join: the
 	// build stops where the reservation does (after one batch at least)
 	// and the batch that did not fit is put back
@@ -504,7 +507,7 @@ func buildJoin(ctx context.Context, env *Env, right Operator, rightKeys []Expr, 
 		// the chunk is read: its index may take the last of the budget
 		jb.res.Spill = false
 	}
-	if err := jb.index(n); err != nil {
+	if err := jb.index(n, opts.par); err != nil {
 		if pgerr.Code(err) != memory.OutOfMemory || !opts.spill {
 			return nil, nil, err
 		}
@@ -524,28 +527,33 @@ func buildJoin(ctx context.Context, env *Env, right Operator, rightKeys []Expr, 
 	return jb, nil, nil
 }
 
-// index builds the table over the buffered rows.
-func (j *joinBuild) index(n int) error {
+// index builds the table over the buffered rows, on par goroutines when
+// the rows are many (a shared build, which the other workers wait for).
+func (j *joinBuild) index(n, par int) error {
+	if n < parIndexRows || par < 1 {
+		par = 1
+	}
+	par = 1 << (bits.Len(uint(par)) - 1) // a power of two, for pushParts
 	if j.fastKey() {
 		k := j.bkeys[0]
-		if j.buildDirect(k, n) {
+		if j.buildDirect(k, n, par) {
 			return j.res.Grow(4 * int64(len(j.direct)))
 		}
 		j.itab = hashtab.NewI64Table(n)
-		for r := n - 1; r >= 0; r-- {
-			if k.IsNull(r) {
-				j.nullKey = append(j.nullKey, int32(r))
-				continue
+		if par > 1 {
+			j.pushParts(k, n, par)
+		} else {
+			for r := n - 1; r >= 0; r-- {
+				if k.IsNull(r) {
+					j.nullKey = append(j.nullKey, int32(r))
+					continue
+				}
+				j.next[r] = j.itab.Push(k.I64[r], int32(r))
 			}
-			j.next[r] = j.itab.Push(k.I64[r], int32(r))
 		}
 		if len(j.itab.Slots) >= minFilteredSlots {
 			j.filter = newKeyFilter(j.itab.N)
-			for r, x := range k.I64[:n] {
-				if !k.IsNull(r) {
-					j.filter.add(x)
-				}
-			}
+			addAll(j.filter, k.I64[:n], k.Nulls, par)
 			return j.res.Grow(j.itab.Bytes() + j.filter.bytes())
 		}
 		return j.res.Grow(j.itab.Bytes())
@@ -556,46 +564,106 @@ func (j *joinBuild) index(n int) error {
 	}
 	j.htab = hashtab.NewHashTable(n)
 	t := j.htab
-	mask := uint64(len(t.Slots) - 1)
-rows:
-	for r := n - 1; r >= 0; r-- {
-		for _, k := range j.bkeys {
-			if k.IsNull(r) {
-				j.nullKey = append(j.nullKey, int32(r))
-				continue rows
-			}
+	// nulls marks the rows with a NULL key (nil: none)
+	var nulls []bool
+	for _, k := range j.bkeys {
+		if k.Nulls == nil {
+			continue
 		}
-		h := hs[r]
-		tag := hashtab.SlotTag(h)
-		s := h & mask
-		for {
-			sl := t.Slots[s]
-			if sl == 0 {
-				t.Slots[s] = tag | uint64(r+1)
-				t.N++
-				j.next[r] = -1
-				break
-			}
-			if hashtab.SlotTag(sl) == tag && j.buildEqual(int(hashtab.SlotVal(sl)-1), r) {
-				j.next[r] = hashtab.SlotVal(sl) - 1
-				t.Slots[s] = tag | uint64(r+1)
-				break
-			}
-			s = (s + 1) & mask
+		if nulls == nil {
+			nulls = make([]bool, n)
+		}
+		for r, null := range k.Nulls[:n] {
+			nulls[r] = nulls[r] || null
 		}
 	}
-	// nullKey was collected backwards
-	for a, b := 0, len(j.nullKey)-1; a < b; a, b = a+1, b-1 {
-		j.nullKey[a], j.nullKey[b] = j.nullKey[b], j.nullKey[a]
+	if nulls != nil {
+		for r, null := range nulls {
+			if null {
+				j.nullKey = append(j.nullKey, int32(r))
+			}
+		}
+	}
+	if par > 1 && len(t.Slots) >= 2*par {
+		// each goroutine takes the keys whose first slot is in its
+		// range; a probe that would run past the range's end is left to
+		// the serial pass after
+		shift := uint(bits.TrailingZeros(uint(len(t.Slots) / par)))
+		added := make([]int, par)
+		over := make([][]int32, par)
+		parts(par, func(p int) {
+			hi := uint64(p+1) << shift
+			a := 0
+		rows:
+			for r := n - 1; r >= 0; r-- {
+				h := hs[r]
+				if int((h&uint64(len(t.Slots)-1))>>shift) != p || nulls != nil && nulls[r] {
+					continue
+				}
+				tag := hashtab.SlotTag(h)
+				for s := h & uint64(len(t.Slots)-1); s < hi; s++ {
+					sl := t.Slots[s]
+					if sl == 0 {
+						t.Slots[s] = tag | uint64(r+1)
+						a++
+						j.next[r] = -1
+						continue rows
+					}
+					if hashtab.SlotTag(sl) == tag && j.buildEqual(int(hashtab.SlotVal(sl)-1), r) {
+						j.next[r] = hashtab.SlotVal(sl) - 1
+						t.Slots[s] = tag | uint64(r+1)
+						continue rows
+					}
+				}
+				over[p] = append(over[p], int32(r))
+			}
+			added[p] = a
+		})
+		for _, a := range added {
+			t.N += a
+		}
+		for _, rs := range over {
+			for _, r := range rs {
+				j.hashPush(hs[r], int(r))
+			}
+		}
+	} else {
+		for r := n - 1; r >= 0; r-- {
+			if nulls == nil || !nulls[r] {
+				j.hashPush(hs[r], r)
+			}
+		}
 	}
 	if len(t.Slots) >= minFilteredHashSlots {
 		j.filter = newKeyFilter(t.N)
-		for _, h := range hs {
-			j.filter.add(int64(h))
-		}
+		addAll(j.filter, hs, nil, par)
 		return j.res.Grow(t.Bytes() + 8*int64(n) + j.filter.bytes())
 	}
 	return j.res.Grow(t.Bytes() + 8*int64(n))
+}
+
+// hashPush threads build row r, of hash h, into htab: it heads its key's
+// chain.
+func (j *joinBuild) hashPush(h uint64, r int) {
+	t := j.htab
+	mask := uint64(len(t.Slots) - 1)
+	tag := hashtab.SlotTag(h)
+	s := h & mask
+	for {
+		sl := t.Slots[s]
+		if sl == 0 {
+			t.Slots[s] = tag | uint64(r+1)
+			t.N++
+			j.next[r] = -1
+			return
+		}
+		if hashtab.SlotTag(sl) == tag && j.buildEqual(int(hashtab.SlotVal(sl)-1), r) {
+			j.next[r] = hashtab.SlotVal(sl) - 1
+			t.Slots[s] = tag | uint64(r+1)
+			return
+		}
+		s = (s + 1) & mask
+	}
 }
 
 // sameKeyType reports whether two key types compare by their stored values.
@@ -624,7 +692,7 @@ const directMinSpan = 1 << 17
 // slots at most half full (32 bytes a row or more), and TPC-H Q3's and
 // Q10's customers of one segment or nation, a fifth of the 150,000 keys,
 // are looked up with no probing.
-func (j *joinBuild) buildDirect(k *vec.Vector, n int) bool {
+func (j *joinBuild) buildDirect(k *vec.Vector, n, par int) bool {
 	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
 	for r, x := range k.I64[:n] {
 		if k.Nulls != nil && k.Nulls[r] {
@@ -640,6 +708,25 @@ func (j *joinBuild) buildDirect(k *vec.Vector, n int) bool {
 		return false
 	}
 	d := make([]int32, span+1)
+	if par > 1 {
+		j.collectNulls(k, n)
+		// each goroutine takes a range of keys: their slots of d, and
+		// the rows of those keys in next
+		part := (span + uint64(par)) / uint64(par)
+		parts(par, func(p int) {
+			plo, phi := uint64(p)*part, uint64(p+1)*part
+			for r := n - 1; r >= 0; r-- {
+				o := uint64(k.I64[r] - lo)
+				if o < plo || o >= phi || k.Nulls != nil && k.Nulls[r] {
+					continue
+				}
+				j.next[r] = d[o] - 1
+				d[o] = int32(r) + 1
+			}
+		})
+		j.direct, j.dmin = d, lo
+		return true
+	}
 	for r := n - 1; r >= 0; r-- {
 		if k.Nulls != nil && k.Nulls[r] {
 			j.nullKey = append(j.nullKey, int32(r))
@@ -651,6 +738,64 @@ func (j *joinBuild) buildDirect(k *vec.Vector, n int) bool {
 	}
 	j.direct, j.dmin = d, lo
 	return true
+}
+
+// parIndexRows is the build size from which a shared build is indexed by
+// several goroutines: below it, starting them costs about what they save.
+const parIndexRows = 1 << 14
+
+// parts runs fn(0), …, fn(par-1) at once, fn(0) on the caller, and waits.
+// A panic in any becomes the caller's, as if fn had run there.
+func parts(par int, fn func(p int)) {
+	var wg sync.WaitGroup
+	var pv atomic.Pointer[any]
+	for p := 1; p < par; p++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					pv.CompareAndSwap(nil, &r)
+				}
+			}()
+			fn(p)
+		}()
+	}
+	fn(0)
+	wg.Wait()
+	if r := pv.Load(); r != nil {
+		panic(*r)
+	}
+}
+
+// collectNulls lists the rows of k with a NULL, last first, as the
+// serial index does.
+func (j *joinBuild) collectNulls(k *vec.Vector, n int) {
+	if k.Nulls == nil {
+		return
+	}
+	for r := n - 1; r >= 0; r-- {
+		if k.Nulls[r] {
+			j.nullKey = append(j.nullKey, int32(r))
+		}
+	}
+}
+
+// pushParts fills itab on par goroutines, each the keys of one range of
+// its slots (par a power of two).
+func (j *joinBuild) pushParts(k *vec.Vector, n, par int) {
+	j.collectNulls(k, n)
+	keys := k.I64[:n]
+	added := make([]int, par)
+	over := make([][]int32, par)
+	parts(par, func(p int) {
+		added[p], over[p] = j.itab.PushPart(keys, k.Nulls, j.next, p, par)
+	})
+	sum := 0
+	for _, a := range added {
+		sum += a
+	}
+	j.itab.FinishParts(keys, j.next, sum, over)
 }
 
 func (j *joinBuild) fastKey() bool {

@@ -166,6 +166,54 @@ func (t *I64Table) Push(k int64, row int32) int32 {
 	}
 }
 
+// PushPart lets several goroutines fill a join build's table at once: it
+// Pushes, from the last row to the first, the keys whose home slot lies in
+// part p of the table's parts equal slot ranges (parts a power of two,
+// the table sized for all keys), setting next[r] to what Push returns.
+// Rows marked in nulls are passed over. It writes only slots of its own
+// range: a row whose probe would run past the range's end goes into the
+// returned list instead (all rows of its key, in the order met), for
+// FinishParts. It returns the keys it added too.
+func (t *I64Table) PushPart(keys []int64, nulls []bool, next []int32, p, parts int) (added int, over []int32) {
+	shift := uint(bits.TrailingZeros(uint(len(t.Slots) / parts)))
+	hi := (p + 1) << shift
+rows:
+	for r := len(keys) - 1; r >= 0; r-- {
+		k := keys[r]
+		s := t.slot(k)
+		if s>>shift != p || nulls != nil && nulls[r] {
+			continue
+		}
+		for ; s < hi; s++ {
+			sl := &t.Slots[s]
+			if sl.val == 0 {
+				sl.key, sl.val = k, int32(r)+1
+				added++
+				next[r] = -1
+				continue rows
+			}
+			if sl.key == k {
+				next[r] = sl.val - 1
+				sl.val = int32(r) + 1
+				continue rows
+			}
+		}
+		over = append(over, int32(r))
+	}
+	return added, over
+}
+
+// FinishParts completes a table filled by PushPart: added is the sum of
+// the parts' keys, over their lists of rows left out.
+func (t *I64Table) FinishParts(keys []int64, next []int32, added int, over [][]int32) {
+	t.N = added
+	for _, rs := range over {
+		for _, r := range rs {
+			next[r] = t.Push(keys[r], r)
+		}
+	}
+}
+
 // HashTable is the general table. A slot is one word: the top 32 bits of
 // the key's hash above the payload + 1 (0 = empty), so a probe reads one
 // cache line, and a slot whose hash bits differ is passed over without
