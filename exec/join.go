@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -553,15 +554,18 @@ func (j *joinBuild) index(n, par int) error {
 		}
 		if len(j.itab.Slots) >= minFilteredSlots {
 			j.filter = newKeyFilter(j.itab.N)
-			addAll(j.filter, k.I64[:n], k.Nulls, par)
+			addAll(j.filter, k.I64[:n], k.Nulls)
 			return j.res.Grow(j.itab.Bytes() + j.filter.bytes())
 		}
 		return j.res.Grow(j.itab.Bytes())
 	}
 	hs := make([]uint64, n)
-	for i, k := range j.bkeys {
-		memory.HashColumn(hs, k, n, i == 0)
-	}
+	parts(par, func(p int) {
+		lo, hi := p*n/par, (p+1)*n/par
+		for i, k := range j.bkeys {
+			memory.HashColumn(hs[lo:hi], k.Slice(lo, hi), hi-lo, i == 0)
+		}
+	})
 	j.htab = hashtab.NewHashTable(n)
 	t := j.htab
 	// nulls marks the rows with a NULL key (nil: none)
@@ -589,36 +593,52 @@ func (j *joinBuild) index(n, par int) error {
 		// range; a probe that would run past the range's end is left to
 		// the serial pass after
 		shift := uint(bits.TrailingZeros(uint(len(t.Slots) / par)))
+		mask := uint64(len(t.Slots) - 1)
 		added := make([]int, par)
 		over := make([][]int32, par)
+		ch := make([]chainPart, par)
 		parts(par, func(p int) {
 			hi := uint64(p+1) << shift
+			c := &ch[p]
+			c.rows, c.prev = make([]int32, 0, n/par+n/16), make([]int32, 0, n/par+n/16)
 			a := 0
-		rows:
-			for r := n - 1; r >= 0; r-- {
-				h := hs[r]
-				if int((h&uint64(len(t.Slots)-1))>>shift) != p || nulls != nil && nulls[r] {
-					continue
-				}
-				tag := hashtab.SlotTag(h)
-				for s := h & uint64(len(t.Slots)-1); s < hi; s++ {
-					sl := t.Slots[s]
-					if sl == 0 {
-						t.Slots[s] = tag | uint64(r+1)
-						a++
-						j.next[r] = -1
-						continue rows
+			// this part's rows are picked a block at a time with no
+			// branch, as in hashtab.PushPart
+			var blk [256]int32
+			for end := n; end > 0; end -= len(blk) {
+				m := 0
+				for r := end - 1; r >= max(end-len(blk), 0); r-- {
+					blk[m] = int32(r)
+					in := int((hs[r]&mask)>>shift) == p
+					if nulls != nil {
+						in = in && !nulls[r]
 					}
-					if hashtab.SlotTag(sl) == tag && j.buildEqual(int(hashtab.SlotVal(sl)-1), r) {
-						j.next[r] = hashtab.SlotVal(sl) - 1
-						t.Slots[s] = tag | uint64(r+1)
-						continue rows
-					}
+					m += b2i(in)
 				}
-				over[p] = append(over[p], int32(r))
+			rows:
+				for _, r := range blk[:m] {
+					h := hs[r]
+					tag := hashtab.SlotTag(h)
+					for s := h & mask; s < hi; s++ {
+						sl := t.Slots[s]
+						if sl == 0 {
+							t.Slots[s] = tag | uint64(r+1)
+							a++
+							c.rows, c.prev = append(c.rows, r), append(c.prev, -1)
+							continue rows
+						}
+						if hashtab.SlotTag(sl) == tag && j.buildEqual(int(hashtab.SlotVal(sl)-1), int(r)) {
+							c.rows, c.prev = append(c.rows, r), append(c.prev, hashtab.SlotVal(sl)-1)
+							t.Slots[s] = tag | uint64(r+1)
+							continue rows
+						}
+					}
+					over[p] = append(over[p], r)
+				}
 			}
 			added[p] = a
 		})
+		j.writeChains(ch, par)
 		for _, a := range added {
 			t.N += a
 		}
@@ -636,7 +656,7 @@ func (j *joinBuild) index(n, par int) error {
 	}
 	if len(t.Slots) >= minFilteredHashSlots {
 		j.filter = newKeyFilter(t.N)
-		addAll(j.filter, hs, nil, par)
+		addAll(j.filter, hs, nil)
 		return j.res.Grow(t.Bytes() + 8*int64(n) + j.filter.bytes())
 	}
 	return j.res.Grow(t.Bytes() + 8*int64(n))
@@ -713,17 +733,30 @@ func (j *joinBuild) buildDirect(k *vec.Vector, n, par int) bool {
 		// each goroutine takes a range of keys: their slots of d, and
 		// the rows of those keys in next
 		part := (span + uint64(par)) / uint64(par)
+		ch := make([]chainPart, par)
 		parts(par, func(p int) {
-			plo, phi := uint64(p)*part, uint64(p+1)*part
-			for r := n - 1; r >= 0; r-- {
-				o := uint64(k.I64[r] - lo)
-				if o < plo || o >= phi || k.Nulls != nil && k.Nulls[r] {
-					continue
+			plo := uint64(p) * part
+			c := &ch[p]
+			c.rows, c.prev = make([]int32, 0, n/par+n/16), make([]int32, 0, n/par+n/16)
+			var blk [256]int32
+			for end := n; end > 0; end -= len(blk) {
+				m := 0
+				for r := end - 1; r >= max(end-len(blk), 0); r-- {
+					blk[m] = int32(r)
+					in := uint64(k.I64[r]-lo)-plo < part
+					if k.Nulls != nil {
+						in = in && !k.Nulls[r]
+					}
+					m += b2i(in)
 				}
-				j.next[r] = d[o] - 1
-				d[o] = int32(r) + 1
+				for _, r := range blk[:m] {
+					o := k.I64[r] - lo
+					c.rows, c.prev = append(c.rows, r), append(c.prev, d[o]-1)
+					d[o] = r + 1
+				}
 			}
 		})
+		j.writeChains(ch, par)
 		j.direct, j.dmin = d, lo
 		return true
 	}
@@ -788,14 +821,38 @@ func (j *joinBuild) pushParts(k *vec.Vector, n, par int) {
 	keys := k.I64[:n]
 	added := make([]int, par)
 	over := make([][]int32, par)
+	ch := make([]chainPart, par)
 	parts(par, func(p int) {
-		added[p], over[p] = j.itab.PushPart(keys, k.Nulls, j.next, p, par)
+		c := &ch[p]
+		c.rows, c.prev = make([]int32, 0, n/par+n/16), make([]int32, 0, n/par+n/16)
+		added[p], c.rows, c.prev, over[p] = j.itab.PushPart(keys, k.Nulls, p, par, c.rows, c.prev, nil)
 	})
+	j.writeChains(ch, par)
 	sum := 0
 	for _, a := range added {
 		sum += a
 	}
 	j.itab.FinishParts(keys, j.next, sum, over)
+}
+
+// chainPart is what one goroutine of a parallel index found: its rows, last
+// first, and the row each one's chain goes on to (-1: none).
+type chainPart struct{ rows, prev []int32 }
+
+// writeChains sets next from the parts, each goroutine the rows of one
+// range: the rows of one part within it are a run of its list.
+func (j *joinBuild) writeChains(ch []chainPart, par int) {
+	n := len(j.next)
+	parts(par, func(q int) {
+		lo, hi := int32(q*n/par), int32((q+1)*n/par)
+		for _, c := range ch {
+			// rows is descending: the run with lo <= r < hi
+			a, _ := slices.BinarySearchFunc(c.rows, hi-1, func(r, t int32) int { return int(t - r) })
+			for i := a; i < len(c.rows) && c.rows[i] >= lo; i++ {
+				j.next[c.rows[i]] = c.prev[i]
+			}
+		}
+	})
 }
 
 func (j *joinBuild) fastKey() bool {
