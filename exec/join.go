@@ -420,61 +420,73 @@ func buildJoin(ctx context.Context, env *Env, right Operator, rightKeys []Expr, 
 		jb.res.Release()
 		return nil
 	}
-	err := Drain(ctx, right, func(b *vec.Batch) error {
-		if err := memory.ErrCanceled(ctx); err != nil {
-			return err
+	var err error
+	if p, ok := right.(*Parallel); ok && opts.par > 1 && opts.chunk == nil && p.NumWorkers() > 1 {
+		// the workers buffer their own rows, and the buffers are joined
+		// once: one goroutine appending every row, doubling its buffers,
+		// kept the workers waiting for it
+		var rows, ks *memory.ColBuf
+		rows, ks, js, err = drainParallel(ctx, env, p, jb, rightKeys, kts, cast, computed, kcomp, comp, opts)
+		if err == nil && js == nil {
+			jb.rows, keys = rows, ks
 		}
-		kb.N = b.N
-		for ki, i := range computed {
-			v, err := rightKeys[i].Eval(env, b)
-			if err != nil {
+	} else {
+		err = Drain(ctx, right, func(b *vec.Batch) error {
+			if err := memory.ErrCanceled(ctx); err != nil {
 				return err
 			}
-			if cast[i] {
-				if v, err = CastVector(env, v, b.N, kts[i], false); err != nil {
-					return err
-				}
-			}
-			kb.Vecs[ki] = v
-		}
-		if js != nil {
-			kv = keyVecs(kv, rightKeys, comp, b, kb)
-			return js.right.add(b, kv, js.level, js.one)
-		}
-		// capacity, not length: appending may double a column's slice;
-		// and the index to come, so that a build that would not fit it
-		// spills while it still can
-		cost := AppendCost(jb.rows, b, b.N) + AppendCost(keys, kb, b.N) + (8+indexBytesPerRow)*int64(b.N)
-		if err := jb.res.Grow(cost); err != nil {
-			if pgerr.Code(err) != memory.OutOfMemory {
-				return err
-			}
-			switch {
-			case opts.chunk != nil && jb.rows.N > 0:
-				opts.chunk.held = b
-				return ErrChunkFull
-			case opts.chunk != nil:
-				// one batch at least, or the chunk join never ends
-				jb.res.Spill = false
-				err = jb.res.Grow(cost)
-				jb.res.Spill = true
+			kb.N = b.N
+			for ki, i := range computed {
+				v, err := rightKeys[i].Eval(env, b)
 				if err != nil {
 					return err
 				}
-			case opts.spill:
-				if err := toDisk(); err != nil {
-					return err
+				if cast[i] {
+					if v, err = CastVector(env, v, b.N, kts[i], false); err != nil {
+						return err
+					}
 				}
+				kb.Vecs[ki] = v
+			}
+			if js != nil {
 				kv = keyVecs(kv, rightKeys, comp, b, kb)
 				return js.right.add(b, kv, js.level, js.one)
-			default:
-				return err
 			}
-		}
-		jb.rows.AppendBatch(b, 0, b.N)
-		keys.AppendBatch(kb, 0, b.N)
-		return nil
-	})
+			// capacity, not length: appending may double a column's slice;
+			// and the index to come, so that a build that would not fit it
+			// spills while it still can
+			cost := AppendCost(jb.rows, b, b.N) + AppendCost(keys, kb, b.N) + (8+indexBytesPerRow)*int64(b.N)
+			if err := jb.res.Grow(cost); err != nil {
+				if pgerr.Code(err) != memory.OutOfMemory {
+					return err
+				}
+				switch {
+				case opts.chunk != nil && jb.rows.N > 0:
+					opts.chunk.held = b
+					return ErrChunkFull
+				case opts.chunk != nil:
+					// one batch at least, or the chunk join never ends
+					jb.res.Spill = false
+					err = jb.res.Grow(cost)
+					jb.res.Spill = true
+					if err != nil {
+						return err
+					}
+				case opts.spill:
+					if err := toDisk(); err != nil {
+						return err
+					}
+					kv = keyVecs(kv, rightKeys, comp, b, kb)
+					return js.right.add(b, kv, js.level, js.one)
+				default:
+					return err
+				}
+			}
+			jb.rows.AppendBatch(b, 0, b.N)
+			keys.AppendBatch(kb, 0, b.N)
+			return nil
+		})
+	}
 	if err == ErrChunkFull {
 		err = nil
 	}
@@ -526,6 +538,189 @@ func buildJoin(ctx context.Context, env *Env, right Operator, rightKeys []Expr, 
 	}
 	ok = true
 	return jb, nil, nil
+}
+
+// drainPart is one worker's share of a build side drained in parallel.
+type drainPart struct {
+	rows, keys *memory.ColBuf
+	kb         *vec.Batch
+	kv         []*vec.Vector
+	exprs      []Expr // the computed keys, the worker's copies
+}
+
+// drainParallel drains the build side p on its workers, each buffering
+// the rows it reads with their keys, and joins the buffers into one. When
+// the rows outgrow the reservation (opts.spill), they go to partition
+// files: the worker that meets the limit starts the spill, and each
+// worker moves its rows there at its next batch, the rest after; the
+// spill is returned (not finished) instead of the rows.
+func drainParallel(ctx context.Context, env *Env, p *Parallel, jb *joinBuild, rightKeys []Expr, kts []types.T, cast []bool, computed []int, kcomp []types.T, comp []int, opts buildOpts) (rows, keys *memory.ColBuf, js *joinSpill, err error) {
+	ts := p.Types()
+	ds := make([]*drainPart, p.NumWorkers())
+	for w := range ds {
+		d := &drainPart{rows: memory.NewColBuf(ts, vec.BatchSize), keys: memory.NewColBuf(kcomp, vec.BatchSize), kb: &vec.Batch{Vecs: make([]*vec.Vector, len(computed))}}
+		for _, i := range computed {
+			// expressions keep per-evaluation state: a copy per worker
+			d.exprs = append(d.exprs, MapColumns(rightKeys[i], func(c int) int { return c }))
+		}
+		ds[w] = d
+	}
+	var mu sync.Mutex // guards jb.res and js
+	// toDisk moves d's rows to the partition files (mu held)
+	toDisk := func(d *drainPart) error {
+		if d.rows == nil {
+			return nil
+		}
+		d.keys.N = d.rows.N
+		d.kv = keyVecs(d.kv, rightKeys, comp, &d.rows.Batch, &d.keys.Batch)
+		err := js.right.add(&d.rows.Batch, d.kv, js.level, js.one)
+		d.rows, d.keys = nil, nil
+		return err
+	}
+	err = p.Run(ctx, func(ctx context.Context, w int, op Operator) error {
+		d := ds[w]
+		return Drain(ctx, op, func(b *vec.Batch) error {
+			if err := memory.ErrCanceled(ctx); err != nil {
+				return err
+			}
+			d.kb.N = b.N
+			for ki, i := range computed {
+				v, err := d.exprs[ki].Eval(env, b)
+				if err != nil {
+					return err
+				}
+				if cast[i] {
+					if v, err = CastVector(env, v, b.N, kts[i], false); err != nil {
+						return err
+					}
+				}
+				d.kb.Vecs[ki] = v
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if js == nil {
+				// as buildJoin charges a batch: capacity, and the index
+				cost := AppendCost(d.rows, b, b.N) + AppendCost(d.keys, d.kb, b.N) + (8+indexBytesPerRow)*int64(b.N)
+				err := jb.res.Grow(cost)
+				if err == nil {
+					mu.Unlock()
+					d.rows.AppendBatch(b, 0, b.N)
+					d.keys.AppendBatch(d.kb, 0, b.N)
+					mu.Lock()
+					return nil
+				}
+				if pgerr.Code(err) != memory.OutOfMemory || !opts.spill {
+					return err
+				}
+				js = &joinSpill{level: opts.level, one: opts.one, right: newJoinParts(ts, "join", QueryStatsOf(ctx))}
+			}
+			if err := toDisk(d); err != nil {
+				return err
+			}
+			d.kv = keyVecs(d.kv, rightKeys, comp, b, d.kb)
+			return js.right.add(b, d.kv, js.level, js.one)
+		})
+	})
+	if err == nil && js != nil {
+		for _, d := range ds {
+			if err = toDisk(d); err != nil {
+				break
+			}
+		}
+	}
+	if err != nil || js != nil {
+		// the reservation covered the workers' buffers, now on disk or
+		// dropped
+		jb.res.Release()
+		return nil, nil, js, err
+	}
+	rows, keys = memory.NewColBuf(ts, 0), memory.NewColBuf(kcomp, 0)
+	concatParts(rows, keys, ds, opts.par)
+	return rows, keys, nil, nil
+}
+
+// concatParts joins the workers' buffers into rows and keys, the columns
+// copied by par goroutines. The joined buffers, exactly as long as the
+// rows, take no more than the reservation already holds for the workers'
+// buffers (by capacity), which they replace.
+func concatParts(rows, keys *memory.ColBuf, ds []*drainPart, par int) {
+	n := 0
+	for _, d := range ds {
+		n += d.rows.N
+	}
+	type piece struct {
+		dst, src *vec.Vector
+		at, n    int
+	}
+	var ps []piece
+	for _, dst := range []*memory.ColBuf{rows, keys} {
+		for c, v := range dst.Vecs {
+			nulls := false
+			for _, d := range ds {
+				src := d.rows
+				if dst == keys {
+					src = d.keys
+				}
+				nulls = nulls || src.Vecs[c].Nulls != nil
+			}
+			sizeVec(v, n, nulls)
+			at := 0
+			for _, d := range ds {
+				src := d.rows
+				if dst == keys {
+					src = d.keys
+				}
+				ps = append(ps, piece{v, src.Vecs[c], at, src.N})
+				at += src.N
+			}
+		}
+		dst.N = n
+	}
+	parts(min(par, max(len(ps), 1)), func(p int) {
+		for i := p; i < len(ps); i += par {
+			pc := ps[i]
+			copyRows(pc.dst, pc.src, pc.at, pc.n)
+		}
+	})
+}
+
+// sizeVec makes v n rows long (with a NULL mask when nulls), for copyRows.
+func sizeVec(v *vec.Vector, n int, nulls bool) {
+	switch v.Type.Storage() {
+	case types.StoreInt:
+		v.I64 = make([]int64, n)
+	case types.StoreFloat:
+		v.F64 = make([]float64, n)
+	case types.StoreBool:
+		v.B = make([]bool, n)
+	case types.StoreInterval:
+		v.Iv = make([]types.IntervalValue, n)
+	default:
+		v.S = make([]string, n)
+	}
+	v.Nulls = nil
+	if nulls {
+		v.Nulls = make([]bool, n)
+	}
+}
+
+// copyRows copies rows [0, n) of src to dst's rows [at, at+n).
+func copyRows(dst, src *vec.Vector, at, n int) {
+	switch dst.Type.Storage() {
+	case types.StoreInt:
+		copy(dst.I64[at:at+n], src.I64[:n])
+	case types.StoreFloat:
+		copy(dst.F64[at:at+n], src.F64[:n])
+	case types.StoreBool:
+		copy(dst.B[at:at+n], src.B[:n])
+	case types.StoreInterval:
+		copy(dst.Iv[at:at+n], src.Iv[:n])
+	default:
+		copy(dst.S[at:at+n], src.S[:n])
+	}
+	if dst.Nulls != nil && src.Nulls != nil {
+		copy(dst.Nulls[at:at+n], src.Nulls[:n])
+	}
 }
 
 // index builds the table over the buffered rows, on par goroutines when
