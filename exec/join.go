@@ -321,8 +321,14 @@ func (j *HashJoin) build(ctx context.Context) error {
 		for i, k := range j.LeftKeys {
 			kts[i] = k.Type()
 		}
+		// a build side the planner made parallel is built by all cores: the
+		// join waits for it, and the probe has not started
+		par := 0
+		if _, ok := j.Right.(*Parallel); ok {
+			par = runtime.GOMAXPROCS(0)
+		}
 		j.joinBuild, j.spill, err = buildJoin(ctx, j.Env, j.Right, j.RightKeys, kts, j.Mem,
-			buildOpts{level: j.spillLevel, spill: j.spillLevel <= joinMaxSpillLvl, one: j.Type == JoinAntiNullAware})
+			buildOpts{level: j.spillLevel, spill: j.spillLevel <= joinMaxSpillLvl, one: j.Type == JoinAntiNullAware, par: par})
 	}
 	if err != nil {
 		return err

@@ -10,8 +10,9 @@ import (
 	"github.com/lakepg/lakepg/types"
 )
 
-// TestSharedBuildDrainsInParallel: a shared build over a parallel scan is
-// buffered by the scan's workers and joined into one (drainParallel); the
+// TestSharedBuildDrainsInParallel: a shared build over a parallel scan, or
+// a serial join's parallel build side, is buffered by the scan's workers
+// and joined into one (drainParallel); the
 // join's answer is the serial join's, for an integer key, a text key with
 // NULLs and a computed key, in memory and when the build spills (the
 // workers move their rows to the partitions as they meet the limit).
@@ -46,35 +47,42 @@ func TestSharedBuildDrainsInParallel(t *testing.T) {
 			}
 			for _, limit := range []int64{0, 1 << 20, 5 << 20} {
 				for _, workers := range []int{1, 3} {
-					qs := &QueryStats{}
-					ctx := WithQueryStats(context.Background(), qs)
-					var mem *memory.Memory
-					if limit > 0 {
-						mem = memory.NewMemory(memory.NewMemoryPool(limit), 0)
-					}
-					right := &Parallel{Scan: newFixtureScan(store, files), Workers: workers}
-					sb := &SharedBuild{Env: env, Right: right, RightKeys: []Expr{k.key()}, KeyTypes: []types.T{k.key().Type()}, Mem: mem, Probes: 1}
-					j := &HashJoin{Env: env, Left: newRowsOp(ft, probe, 500), LeftKeys: []Expr{k.key()}, Type: typ, Shared: sb, Mem: mem}
-					var got []string
-					err := Drain(ctx, j, func(b *vec.Batch) error {
-						for i := 0; i < b.N; i++ {
-							got = append(got, rowText(b, i))
+					for _, shared := range []bool{true, false} {
+						qs := &QueryStats{}
+						ctx := WithQueryStats(context.Background(), qs)
+						var mem *memory.Memory
+						if limit > 0 {
+							mem = memory.NewMemory(memory.NewMemoryPool(limit), 0)
 						}
-						return nil
-					})
-					if err != nil {
-						t.Fatalf("%s %s limit %d workers %d: %v", k.name, typ, limit, workers, err)
-					}
-					what := fmt.Sprintf("%s %s limit %d workers %d", k.name, typ, limit, workers)
-					if spilled := qs.SpillFiles() > 0; spilled != (limit > 0) {
-						t.Fatalf("%s: spilled %v", what, spilled)
-					}
-					sameRows(t, what, got, want)
-					if err := j.Close(); err != nil {
-						t.Fatal(err)
-					}
-					if n := spillFilesLeft(t, sp); n != 0 || mem != nil && mem.Used() != 0 {
-						t.Fatalf("%s: %d spill files, %d bytes of memory left", what, n, mem.Used())
+						right := &Parallel{Scan: newFixtureScan(store, files), Workers: workers}
+						j := &HashJoin{Env: env, Left: newRowsOp(ft, probe, 500), LeftKeys: []Expr{k.key()}, Type: typ, Mem: mem}
+						if shared {
+							j.Shared = &SharedBuild{Env: env, Right: right, RightKeys: []Expr{k.key()}, KeyTypes: []types.T{k.key().Type()}, Mem: mem, Probes: 1}
+						} else {
+							// a join the planner left serial over a parallel build side
+							j.Right, j.RightKeys = right, []Expr{k.key()}
+						}
+						var got []string
+						err := Drain(ctx, j, func(b *vec.Batch) error {
+							for i := 0; i < b.N; i++ {
+								got = append(got, rowText(b, i))
+							}
+							return nil
+						})
+						if err != nil {
+							t.Fatalf("%s %s limit %d workers %d shared %v: %v", k.name, typ, limit, workers, shared, err)
+						}
+						what := fmt.Sprintf("%s %s limit %d workers %d shared %v", k.name, typ, limit, workers, shared)
+						if spilled := qs.SpillFiles() > 0; spilled != (limit > 0) {
+							t.Fatalf("%s: spilled %v", what, spilled)
+						}
+						sameRows(t, what, got, want)
+						if err := j.Close(); err != nil {
+							t.Fatal(err)
+						}
+						if n := spillFilesLeft(t, sp); n != 0 || mem != nil && mem.Used() != 0 {
+							t.Fatalf("%s: %d spill files, %d bytes of memory left", what, n, mem.Used())
+						}
 					}
 				}
 			}
