@@ -645,47 +645,49 @@ func drainParallel(ctx context.Context, env *Env, p *Parallel, jb *joinBuild, ri
 	return rows, keys, nil, nil
 }
 
-// concatParts joins the workers' buffers into rows and keys, the columns
-// copied by par goroutines. The joined buffers, exactly as long as the
-// rows, take no more than the reservation already holds for the workers'
+// concatParts joins the workers' buffers into rows and keys, par
+// goroutines each making and filling whole columns (making one zeroes it:
+// that too on all cores). The joined buffers, exactly as long as the rows,
+// take no more than the reservation already holds for the workers'
 // buffers (by capacity), which they replace.
 func concatParts(rows, keys *memory.ColBuf, ds []*drainPart, par int) {
 	n := 0
 	for _, d := range ds {
 		n += d.rows.N
 	}
-	type piece struct {
-		dst, src *vec.Vector
-		at, n    int
+	type column struct {
+		dst  *vec.Vector
+		srcs []*vec.Vector
 	}
-	var ps []piece
+	var cols []column
 	for _, dst := range []*memory.ColBuf{rows, keys} {
 		for c, v := range dst.Vecs {
-			nulls := false
+			col := column{dst: v}
 			for _, d := range ds {
 				src := d.rows
 				if dst == keys {
 					src = d.keys
 				}
-				nulls = nulls || src.Vecs[c].Nulls != nil
+				col.srcs = append(col.srcs, src.Vecs[c])
 			}
-			sizeVec(v, n, nulls)
-			at := 0
-			for _, d := range ds {
-				src := d.rows
-				if dst == keys {
-					src = d.keys
-				}
-				ps = append(ps, piece{v, src.Vecs[c], at, src.N})
-				at += src.N
-			}
+			cols = append(cols, col)
 		}
 		dst.N = n
 	}
-	parts(min(par, max(len(ps), 1)), func(p int) {
-		for i := p; i < len(ps); i += par {
-			pc := ps[i]
-			copyRows(pc.dst, pc.src, pc.at, pc.n)
+	parts(min(par, max(len(cols), 1)), func(p int) {
+		for i := p; i < len(cols); i += par {
+			c := cols[i]
+			nulls := false
+			for _, src := range c.srcs {
+				nulls = nulls || src.Nulls != nil
+			}
+			sizeVec(c.dst, n, nulls)
+			at := 0
+			for _, src := range c.srcs {
+				m := src.Len()
+				copyRows(c.dst, src, at, m)
+				at += m
+			}
 		}
 	})
 }
