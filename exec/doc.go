@@ -1,14 +1,15 @@
 // Package exec runs query plans: vectorised operators that pull batches of
 // typed column vectors (package vec), expression kernels over whole
 // vectors, scans of DuckLake Parquet files with positional deletes, hash
-// joins, sorting and top-N, set operations, morsel-driven parallelism, and
-// the sinks that write new Parquet files.
+// joins, set operations, morsel-driven parallelism, and the sinks that
+// write new Parquet files.
 //
 // It knows nothing of SQL text, names or catalogs: sql/ binds and plans,
 // then hands exec a tree of operators whose expressions refer to input
 // columns by position. Parquet encoding belongs to parquetio, object
-// access to storage, per-function kernels to exec/fn. Aggregation and
-// window functions are operators of exec/aggregate, above this package;
+// access to storage, per-function kernels to exec/fn. Sorting and top-N
+// are exec/order's, aggregation and window functions exec/aggregate's,
+// operators above this package;
 // the hash tables (exec/hashtab) and memory accounting, column buffers and
 // spill files (exec/memory) are below it.
 //
@@ -26,8 +27,8 @@
 // Streaming: Values, Filter, Project, Limit, Append, TableScan, Parallel.
 // Stacked Filters run as one chain: each condition on the rows the ones
 // before kept, the kept rows copied once.
-// Buffering: HashJoin (build side), NestedLoopJoin (right side), Sort,
-// SetOp; HashAgg and Window (exec/aggregate).
+// Buffering: HashJoin (build side), NestedLoopJoin (right side), SetOp;
+// Sort (exec/order); HashAgg and Window (exec/aggregate).
 //
 // # Expressions
 //
@@ -51,9 +52,6 @@
 // column-major by dense group id (exec/aggregate); the same states serve
 // HashAgg, the merge of per-worker partial aggregates, and window frames.
 //
-// Sorting encodes each row's sort key once into bytes whose memcmp order
-// is the SQL order (sort.go), so comparisons never dispatch per column.
-//
 // # Parallelism
 //
 // Parallel splits a TableScan into morsels — one row group each — that
@@ -69,7 +67,7 @@
 // (exec/memory; per query, optional) and its MemoryPool (GlobalMemory by
 // default); everything is returned on Close or when the operator has
 // emitted its last row. A reservation that does not fit is refused: sorts
-// (sortspill.go), hash joins (joinspill.go) and, in exec/aggregate,
+// (exec/order), hash joins (joinspill.go) and, in exec/aggregate,
 // aggregation, DISTINCT and windows then spill to temp files, whose space
 // (exec/memory) is bounded too. A query fails with 53200 only when that
 // runs out as well, or when an operator that cannot spill (grouping sets)

@@ -46,28 +46,7 @@ func TestDivScaleLikePostgres(t *testing.T) {
 	}
 }
 
-func TestSortNullsAndLike(t *testing.T) {
-	v := ints(types.Int64T, 3, 0, 1)
-	v.Nulls = []bool{false, true, false}
-	b := batch(v)
-	asc := []int{0, 1, 2}
-	less := func(keys []SortKey) []int {
-		out := append([]int{}, asc...)
-		for i := range out {
-			for j := i + 1; j < len(out); j++ {
-				if CompareKeys(b, keys, out[j], out[i]) < 0 {
-					out[i], out[j] = out[j], out[i]
-				}
-			}
-		}
-		return out
-	}
-	if got := less([]SortKey{{Col: 0}}); got[0] != 2 || got[2] != 1 {
-		t.Errorf("ASC puts NULL last: %v", got)
-	}
-	if got := less([]SortKey{{Col: 0, Desc: true, NullsFirst: true}}); got[0] != 1 || got[1] != 0 {
-		t.Errorf("DESC puts NULL first: %v", got)
-	}
+func TestLike(t *testing.T) {
 	s := texts("alice", "bob", "Al%")
 	res, err := (&Like{E: &ColRef{0, types.TextT}, Pattern: NewConst(texts("al%"))}).Eval(env, batch(s))
 	if err != nil || !res.B[0] || res.B[1] || res.B[2] {

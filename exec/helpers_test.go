@@ -5,7 +5,8 @@ import "github.com/lakepg/lakepg/exec/exectest"
 // The shared test sources and checks (exec/exectest), under the short
 // names these tests use.
 type (
-	pairSource = exectest.PairSource
+	pairSource  = exectest.PairSource
+	cancelAfter = exectest.CancelAfter
 )
 
 var (
@@ -22,4 +23,5 @@ var (
 	texts          = exectest.Texts
 	testSpill      = exectest.UseSpill
 	spillFilesLeft = exectest.SpillFilesLeft
+	collectCtx     = exectest.CollectCtx
 )

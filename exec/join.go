@@ -91,6 +91,10 @@ type HashJoin struct {
 	// KeySet, when set, receives the build side when it is done, for a
 	// scan on the probe side (keyrange.go); only for one integer key
 	KeySet *KeySet
+	// ColKeySets, for a join on several keys, receive the build side's
+	// values of one integer key each, for scans on the probe side: a probe
+	// row whose value of that key no build row has matches none
+	ColKeySets []ColKeySet
 	// BuildLeftFirst: scans of the build side take key sets from joins
 	// below on the probe side (a probe row's key passed those joins, so a
 	// build row whose key is in none of their build sides never matches),
@@ -135,6 +139,68 @@ type joinBuild struct {
 	next    []int32 // chain: next build row with the same key, -1 at the end
 	nullKey []int32 // build rows with a NULL key (NOT IN bookkeeping)
 	res     memory.Reservation
+	// cols, by key position, index one key column alone (colSet) for
+	// ColKeySets; nil where none was asked or it did not fit
+	cols []*joinBuild
+}
+
+// ColKeySet ties a KeySet to one key of a join on several keys.
+type ColKeySet struct {
+	Key int
+	Set *KeySet
+}
+
+// colSetMaxRows bounds the build sides that index key columns alone for
+// ColKeySets: a second index of a large build side costs more to make
+// and hold than the scan saves.
+const colSetMaxRows = 1 << 20
+
+// colSets indexes each key column cs names alone, as far as memory allows.
+func (j *joinBuild) colSets(cs []ColKeySet, par int) {
+	n := j.rows.N
+	if len(cs) == 0 || n > colSetMaxRows {
+		return
+	}
+	j.cols = make([]*joinBuild, len(j.bkeys))
+	for _, c := range cs {
+		k := j.bkeys[c.Key]
+		if j.cols[c.Key] != nil || k.Type.Storage() != types.StoreInt {
+			continue
+		}
+		cb := &joinBuild{bkeys: []*vec.Vector{k}}
+		cb.res = memory.Reservation{Mem: j.res.Mem, Cap: j.res.Cap}
+		if cb.res.Grow(4*int64(n)) != nil {
+			return
+		}
+		cb.next = make([]int32, n)
+		if cb.index(n, par) != nil {
+			cb.res.Release()
+			return
+		}
+		j.cols[c.Key] = cb
+	}
+}
+
+// release gives back the memory of the build side and its column indexes.
+func (j *joinBuild) release() {
+	j.res.Release()
+	for _, cb := range j.cols {
+		if cb != nil {
+			cb.res.Release()
+		}
+	}
+}
+
+// publishKeySets hands the scans below the probe side the built key
+// column indexes (none when the build is not whole).
+func (j *HashJoin) publishKeySets(whole bool) {
+	for _, c := range j.ColKeySets {
+		var cb *joinBuild
+		if whole && j.joinBuild != nil && c.Key < len(j.joinBuild.cols) {
+			cb = j.joinBuild.cols[c.Key]
+		}
+		c.Set.jb.Store(cb)
+	}
 }
 
 // SharedBuild is the build side of a hash join probed by several
@@ -191,13 +257,14 @@ func (s *SharedBuild) types() []types.T {
 	return s.ts
 }
 
-func (s *SharedBuild) get(ctx context.Context, typ JoinType) (*joinBuild, *joinSpill, error) {
+func (s *SharedBuild) get(ctx context.Context, typ JoinType, cs []ColKeySet) (*joinBuild, *joinSpill, error) {
 	s.once.Do(func() {
 		s.err = Guard(func() error {
 			var err error
 			s.jb, s.spill, err = buildJoin(ctx, s.Env, s.Right, s.RightKeys, s.KeyTypes, memory.MemFor(ctx, s.Mem),
 				buildOpts{spill: true, one: typ == JoinAntiNullAware, par: runtime.GOMAXPROCS(0)})
 			if err == nil && s.spill == nil {
+				s.jb.colSets(cs, runtime.GOMAXPROCS(0))
 				s.done.Store(s.jb)
 			}
 			return err
@@ -212,7 +279,7 @@ func (s *SharedBuild) Close() error {
 	var err error
 	s.closed.Do(func() {
 		if s.jb != nil {
-			s.jb.res.Release()
+			s.jb.release()
 		}
 		if s.spill != nil {
 			s.spill.close()
@@ -260,7 +327,7 @@ func (j *HashJoin) Close() error {
 		e = j.Shared.Close()
 	} else {
 		if j.joinBuild != nil {
-			j.res.Release()
+			j.joinBuild.release()
 		}
 		if j.spill != nil {
 			j.spill.close()
@@ -295,7 +362,7 @@ func (j *HashJoin) build(ctx context.Context) error {
 		if j.Type.tracksBuild() && j.Shared.Probes == 0 {
 			return pgerr.New(pgerr.Internal, "a shared hash join build cannot serve a %s join without its probe count", j.Type)
 		}
-		j.joinBuild, j.spill, err = j.Shared.get(ctx, j.Type)
+		j.joinBuild, j.spill, err = j.Shared.get(ctx, j.Type, j.ColKeySets)
 		if err == nil && j.spill != nil {
 			if j.Shared.Probes == 0 {
 				return pgerr.New(pgerr.Internal, "a spilled shared hash join build needs its probe count")
@@ -303,6 +370,7 @@ func (j *HashJoin) build(ctx context.Context) error {
 			if j.KeySet != nil {
 				j.KeySet.jb.Store(nil)
 			}
+			j.publishKeySets(false)
 			return nil
 		}
 		if j.Type.tracksBuild() {
@@ -329,6 +397,9 @@ func (j *HashJoin) build(ctx context.Context) error {
 		}
 		j.joinBuild, j.spill, err = buildJoin(ctx, j.Env, j.Right, j.RightKeys, kts, j.Mem,
 			buildOpts{level: j.spillLevel, spill: j.spillLevel <= joinMaxSpillLvl, one: j.Type == JoinAntiNullAware, par: par})
+		if err == nil && j.joinBuild != nil {
+			j.joinBuild.colSets(j.ColKeySets, par)
+		}
 	}
 	if err != nil {
 		return err
@@ -343,6 +414,7 @@ func (j *HashJoin) build(ctx context.Context) error {
 			j.KeySet.jb.Store(nil)
 		}
 	}
+	j.publishKeySets(whole)
 	if j.spill != nil {
 		return nil
 	}
@@ -461,7 +533,7 @@ func buildJoin(ctx context.Context, env *Env, right Operator, rightKeys []Expr, 
 			// capacity, not length: appending may double a column's slice;
 			// and the index to come, so that a build that would not fit it
 			// spills while it still can
-			cost := AppendCost(jb.rows, b, b.N) + AppendCost(keys, kb, b.N) + (8+indexBytesPerRow)*int64(b.N)
+			cost := memory.AppendCost(jb.rows, b, b.N) + memory.AppendCost(keys, kb, b.N) + (8+indexBytesPerRow)*int64(b.N)
 			if err := jb.res.Grow(cost); err != nil {
 				if pgerr.Code(err) != memory.OutOfMemory {
 					return err
@@ -606,7 +678,7 @@ func drainParallel(ctx context.Context, env *Env, p *Parallel, jb *joinBuild, ri
 			defer mu.Unlock()
 			if js == nil {
 				// as buildJoin charges a batch: capacity, and the index
-				cost := AppendCost(d.rows, b, b.N) + AppendCost(d.keys, d.kb, b.N) + (8+indexBytesPerRow)*int64(b.N)
+				cost := memory.AppendCost(d.rows, b, b.N) + memory.AppendCost(d.keys, d.kb, b.N) + (8+indexBytesPerRow)*int64(b.N)
 				err := jb.res.Grow(cost)
 				if err == nil {
 					mu.Unlock()
@@ -1306,7 +1378,7 @@ func (j *HashJoin) Next(ctx context.Context) (*vec.Batch, error) {
 		return nil
 	})
 	if out == nil && err == nil && j.Shared == nil && j.joinBuild != nil {
-		j.res.Release() // done: give the build side's memory back early
+		j.joinBuild.release() // done: give the build side's memory back early
 	}
 	return out, err
 }

@@ -208,7 +208,7 @@ func TestHashJoinSpillCancelRemovesFiles(t *testing.T) {
 	qs := &QueryStats{}
 	ctx, cancel := context.WithCancel(WithQueryStats(context.Background(), qs))
 	defer cancel()
-	left := &cancelAfter{Operator: newRowsOp(jst, L, 500), n: 60, cancel: cancel}
+	left := &cancelAfter{Operator: newRowsOp(jst, L, 500), N: 60, Cancel: cancel}
 	j := &HashJoin{Env: env, Left: left, Right: newRowsOp(jst, R, 500), LeftKeys: []Expr{col(1, types.TextT)},
 		RightKeys: []Expr{col(1, types.TextT)}, Type: JoinFull, Mem: memory.NewMemory(memory.NewMemoryPool(1<<20), 0)}
 	_, err := j.Next(ctx)

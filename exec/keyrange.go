@@ -112,8 +112,9 @@ func (t *TableScan) withDynamicBounds(keep func(int, []parquetio.Range) bool) fu
 	}
 }
 
-// KeySet is the build side of a hash join on one integer key, known once
-// the build is done, for a table scan below the join's probe side
+// KeySet is the build side of a hash join on one integer key (or, for a
+// join on several keys, the build side's values of one integer key:
+// ColKeySet), known once the build is done, for a table scan below the join's probe side
 // (DynamicKeys). The scan decodes the key column first, keeps the rows
 // whose key the build side has and decodes its other columns at those rows
 // only: a fact table joined with a dimension filtered to a few hundred

@@ -1,11 +1,12 @@
 package sql
 
 import (
-	"github.com/lakepg/lakepg/sql/planner"
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/order"
 	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/sql/planner"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -119,8 +120,8 @@ func (s *Session) planJoinedModify(b *planner.Binder, src *planner.Source, rv *p
 	if len(from) > 0 {
 		// a target row joined to several FROM rows changes once; PostgreSQL
 		// too uses one of the joined rows
-		pos := []exec.SortKey{{Col: ncols}, {Col: ncols + 1}}
-		op = &exec.DistinctOn{Input: &exec.Sort{Input: op, Keys: pos}, Keys: []int{ncols, ncols + 1}}
+		pos := []order.SortKey{{Col: ncols}, {Col: ncols + 1}}
+		op = &exec.DistinctOn{Input: &order.Sort{Input: op, Keys: pos}, Keys: []int{ncols, ncols + 1}}
 	}
 	var newVals []exec.Expr
 	if set != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/memory"
+	"github.com/lakepg/lakepg/exec/order"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
@@ -320,7 +321,7 @@ func TestIntervalAggregatesAndSort(t *testing.T) {
 	// '1 mon' = '30 days' = '29 days 24:00:00' when grouping and sorting
 	rows = append(rows, []any{iv("29 days 24:00:00")}, []any{iv("1 mon")})
 	h = &HashAgg{Input: newRowsOp(ts, rows, 2), NGroup: 1, Aggs: []Agg{mkAgg(t, AggCountStar, 0, types.IntervalT)}}
-	s := &exec.Sort{Input: h, Keys: []exec.SortKey{{Col: 0, Desc: true}}}
+	s := &order.Sort{Input: h, Keys: []order.SortKey{{Col: 0, Desc: true}}}
 	got := collect(t, s)
 	if fmt := strings.Join(got, ";"); fmt != "1 mon 2 days|1;30 days|3;1 day 00:00:01.5|1;-03:00:00|1;NULL|1" {
 		t.Errorf("interval groups: %s", fmt)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/order"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/types"
 )
@@ -29,7 +30,7 @@ func TestAggregatesWithNullsAndGroups(t *testing.T) {
 		{Kind: AggAvg, Arg: 1, In: types.Int32T, Out: avgT},
 		{Kind: AggMax, Arg: 1, In: types.Int32T, Out: types.Int32T},
 	}}
-	srt := &exec.Sort{Input: agg, Keys: []exec.SortKey{{Col: 0}}}
+	srt := &order.Sort{Input: agg, Keys: []order.SortKey{{Col: 0}}}
 	var got []string
 	err := exec.Drain(context.Background(), srt, func(b *vec.Batch) error {
 		for i := 0; i < b.N; i++ {

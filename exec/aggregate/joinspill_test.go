@@ -9,6 +9,7 @@ import (
 
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/memory"
+	"github.com/lakepg/lakepg/exec/order"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -35,7 +36,7 @@ func TestWorkMemSpillsEarly(t *testing.T) {
 	R := joinSpillRows(rng, 30000, 30000)
 	ops := map[string]func() exec.Operator{
 		"sort": func() exec.Operator {
-			return &exec.Sort{Input: newRowsOp(jst, rows, 1000), Keys: []exec.SortKey{{Col: 3}, {Col: 2}}}
+			return &order.Sort{Input: newRowsOp(jst, rows, 1000), Keys: []order.SortKey{{Col: 3}, {Col: 2}}}
 		},
 		"group by": func() exec.Operator {
 			return &HashAgg{Input: newRowsOp(jst, rows, 1000), NGroup: 2, Aggs: []Agg{mkAgg(t, AggSum, 2, types.Int64T)}}
@@ -45,7 +46,7 @@ func TestWorkMemSpillsEarly(t *testing.T) {
 				LeftKeys: []exec.Expr{col(1, types.TextT)}, RightKeys: []exec.Expr{col(1, types.TextT)}, Type: exec.JoinFull}
 		},
 		"window": func() exec.Operator {
-			return &Window{Env: env, Input: newRowsOp(jst, rows, 1000), PartitionBy: []int{0}, OrderBy: []exec.SortKey{{Col: 2}, {Col: 3}},
+			return &Window{Env: env, Input: newRowsOp(jst, rows, 1000), PartitionBy: []int{0}, OrderBy: []order.SortKey{{Col: 2}, {Col: 3}},
 				Funcs: []WindowFunc{{Kind: WinRowNumber}, {Kind: WinAgg, Agg: mkAgg(t, AggSum, 2, types.Int64T)}}}
 		},
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/fn"
 	"github.com/lakepg/lakepg/exec/memory"
+	"github.com/lakepg/lakepg/exec/order"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
@@ -111,7 +112,7 @@ type Window struct {
 	Env         *exec.Env
 	Input       exec.Operator
 	PartitionBy []int
-	OrderBy     []exec.SortKey
+	OrderBy     []order.SortKey
 	Funcs       []WindowFunc
 	Mem         *memory.Memory
 	// Workers > 1 lets a window with PARTITION BY evaluate its partitions
@@ -284,7 +285,7 @@ func (w *Window) compute(ctx context.Context) error {
 		if err := memory.ErrCanceled(ctx); err != nil {
 			return err
 		}
-		if err := w.mem.Grow(exec.AppendCost(buf, b, b.N) + exec.SortKeyCost(keys, b, b.N)); err != nil {
+		if err := w.mem.Grow(memory.AppendCost(buf, b, b.N) + order.SortKeyCost(keys, b, b.N)); err != nil {
 			if w.mem.Spill && pgerr.Code(err) == memory.OutOfMemory {
 				over = b
 				return errWindowOver
@@ -324,20 +325,20 @@ func (w *Window) compute(ctx context.Context) error {
 	}
 	n := buf.N
 	if len(keys) > 0 && n > 1 {
-		var enc exec.KeyEncoder
+		var enc order.KeyEncoder
 		enc.Init(keys, buf.Vecs)
 		enc.DropNullMarkers(buf.Vecs, n)
 		enc.Encode(buf.Vecs, n)
 		if enc.InOrder(n) {
 			// the input comes sorted (a window below sorted by these keys
 			// and more): the stable sort would keep every row in place
-			w.mem.Shrink(int64(len(enc.Arena)) + exec.SortRowCost*int64(n))
-			enc = exec.KeyEncoder{}
+			w.mem.Shrink(int64(len(enc.Arena)) + order.SortRowCost*int64(n))
+			enc = order.KeyEncoder{}
 			goto eval
 		}
 		perm := enc.Order(n)
-		w.mem.Shrink(int64(len(enc.Arena)) + (exec.SortRowCost-4)*int64(n))
-		enc = exec.KeyEncoder{}
+		w.mem.Shrink(int64(len(enc.Arena)) + (order.SortRowCost-4)*int64(n))
+		enc = order.KeyEncoder{}
 		// reorder a column at a time, each unsorted column let go once
 		// copied: the rows are held about once, not twice
 		var widest int64
@@ -355,7 +356,7 @@ func (w *Window) compute(ctx context.Context) error {
 			sorted.Vecs[c] = vec.New(in[c], n)
 			sorted.Gather(c, v, perm)
 			buf.Vecs[c] = sorted.Vecs[c]
-			w.mem.Shrink(max(exec.VecCapBytes(v)-memory.VecBytes(sorted.Vecs[c], 0, n), 0))
+			w.mem.Shrink(max(memory.VecCapBytes(v)-memory.VecBytes(sorted.Vecs[c], 0, n), 0))
 		}
 		w.mem.Shrink(widest + 4*int64(n))
 		sorted.N = n
@@ -372,10 +373,10 @@ eval:
 }
 
 // sortKeys are the partition keys, then the order keys.
-func (w *Window) sortKeys() []exec.SortKey {
-	var keys []exec.SortKey
+func (w *Window) sortKeys() []order.SortKey {
+	var keys []order.SortKey
 	for _, c := range w.PartitionBy {
-		keys = append(keys, exec.SortKey{Col: c})
+		keys = append(keys, order.SortKey{Col: c})
 	}
 	return append(keys, w.OrderBy...)
 }

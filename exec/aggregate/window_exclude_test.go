@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/order"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -193,25 +194,25 @@ func TestWindowExcludeLikePostgres(t *testing.T) {
 	cases := []struct {
 		name  string
 		part  []int
-		order []exec.SortKey
+		order []order.SortKey
 		funcs []WindowFunc
 	}{
 		// M: (partition by g order by x range between unbounded preceding and
 		// unbounded following exclude current row): sum(x), min(x), count(*)
-		{"M", []int{g}, []exec.SortKey{{Col: x}}, withFrame(Frame{Mode: FrameRange, Start: unbP, End: unbF, Exclude: ExcludeCurrentRow},
+		{"M", []int{g}, []order.SortKey{{Col: x}}, withFrame(Frame{Mode: FrameRange, Start: unbP, End: unbF, Exclude: ExcludeCurrentRow},
 			aggFunc(AggSum, x, types.Int32T), aggFunc(AggMin, x, types.Int32T), aggFunc(AggCountStar, 0, types.Int32T))},
 		// N: (order by x groups between 1 preceding and 1 following exclude
 		// ties): sum(x), count(*), max(f), first_value(x)
-		{"N", nil, []exec.SortKey{{Col: x}}, withFrame(Frame{Mode: FrameGroups, Start: pre(1), End: fol(1), Exclude: ExcludeTies},
+		{"N", nil, []order.SortKey{{Col: x}}, withFrame(Frame{Mode: FrameGroups, Start: pre(1), End: fol(1), Exclude: ExcludeTies},
 			aggFunc(AggSum, x, types.Int32T), aggFunc(AggCountStar, 0, types.Int32T), aggFunc(AggMax, f, types.Float64T), WindowFunc{Kind: WinFirstValue, Args: []int{x}})},
 		// O: (partition by g order by x, id rows between unbounded preceding
 		// and current row exclude current row): sum(x), avg(f), last_value(x),
 		// nth_value(x, 2)
-		{"O", []int{g}, []exec.SortKey{{Col: x}, {Col: id}}, withFrame(Frame{Mode: FrameRows, Start: unbP, End: cur, Exclude: ExcludeCurrentRow},
+		{"O", []int{g}, []order.SortKey{{Col: x}, {Col: id}}, withFrame(Frame{Mode: FrameRows, Start: unbP, End: cur, Exclude: ExcludeCurrentRow},
 			aggFunc(AggSum, x, types.Int32T), aggFunc(AggAvg, f, types.Float64T), WindowFunc{Kind: WinLastValue, Args: []int{x}}, WindowFunc{Kind: WinNthValue, Args: []int{x, two}})},
 		// P: (order by x range between 1 preceding and 1 following exclude
 		// group): sum(x), count(x), min(f), last_value(x)
-		{"P", nil, []exec.SortKey{{Col: x}}, withFrame(Frame{Mode: FrameRange, Start: pre(1), End: fol(1), Exclude: ExcludeGroup},
+		{"P", nil, []order.SortKey{{Col: x}}, withFrame(Frame{Mode: FrameRange, Start: pre(1), End: fol(1), Exclude: ExcludeGroup},
 			aggFunc(AggSum, x, types.Int32T), aggFunc(AggCount, x, types.Int32T), aggFunc(AggMin, f, types.Float64T), WindowFunc{Kind: WinLastValue, Args: []int{x}})},
 	}
 	for _, c := range cases {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/memory"
+	"github.com/lakepg/lakepg/exec/order"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
@@ -579,58 +580,58 @@ func TestWindowLikePostgres(t *testing.T) {
 	cases := []struct {
 		name  string
 		part  []int
-		order []exec.SortKey
+		order []order.SortKey
 		funcs []WindowFunc
 	}{
 		// A: window w as (partition by g order by x, id): row_number, ntile(3),
 		// lag(x), lead(x,2,-1), first_value(x), last_value(x), nth_value(x,2),
 		// sum(x), count(*), avg(x), min(x), max(s), string_agg(s, ',')
-		{"A", []int{g}, []exec.SortKey{{Col: x}, {Col: id}}, []WindowFunc{
+		{"A", []int{g}, []order.SortKey{{Col: x}, {Col: id}}, []WindowFunc{
 			{Kind: WinRowNumber}, {Kind: WinNtile, Args: []int{three}}, {Kind: WinLag, Args: []int{x}},
 			{Kind: WinLead, Args: []int{x, two, minus1}}, {Kind: WinFirstValue, Args: []int{x}}, {Kind: WinLastValue, Args: []int{x}},
 			{Kind: WinNthValue, Args: []int{x, two}}, aggFunc(AggSum, x, types.Int32T), aggFunc(AggCountStar, 0, types.Int32T),
 			aggFunc(AggAvg, x, types.Int32T), aggFunc(AggMin, x, types.Int32T), aggFunc(AggMax, s, types.TextT), strAgg}},
 		// B: (partition by g order by x): rank, dense_rank, percent_rank,
 		// cume_dist, sum(x), count(x), last_value(x)
-		{"B", []int{g}, []exec.SortKey{{Col: x}}, []WindowFunc{
+		{"B", []int{g}, []order.SortKey{{Col: x}}, []WindowFunc{
 			{Kind: WinRank}, {Kind: WinDenseRank}, {Kind: WinPercentRank}, {Kind: WinCumeDist},
 			aggFunc(AggSum, x, types.Int32T), aggFunc(AggCount, x, types.Int32T), {Kind: WinLastValue, Args: []int{x}}}},
 		// C: (order by x, id rows between 2 preceding and 1 following): sum(x),
 		// min(x), count(x), string_agg(s, ','), avg(f)
-		{"C", nil, []exec.SortKey{{Col: x}, {Col: id}}, withFrame(rows(pre(2), fol(1)),
+		{"C", nil, []order.SortKey{{Col: x}, {Col: id}}, withFrame(rows(pre(2), fol(1)),
 			aggFunc(AggSum, x, types.Int32T), aggFunc(AggMin, x, types.Int32T), aggFunc(AggCount, x, types.Int32T), strAgg, aggFunc(AggAvg, f, types.Float64T))},
 		// D: (partition by g order by x range between 3 preceding and 2
 		// following): sum(x), count(*), first_value(x), max(f)
-		{"D", []int{g}, []exec.SortKey{{Col: x}}, withFrame(rng(pre(3), fol(2)),
+		{"D", []int{g}, []order.SortKey{{Col: x}}, withFrame(rng(pre(3), fol(2)),
 			aggFunc(AggSum, x, types.Int32T), aggFunc(AggCountStar, 0, types.Int32T), WindowFunc{Kind: WinFirstValue, Args: []int{x}}, aggFunc(AggMax, f, types.Float64T))},
 		// E: (partition by g order by x desc nulls last range between 1
 		// preceding and current row): sum(x), max(x), count(*)
-		{"E", []int{g}, []exec.SortKey{{Col: x, Desc: true}}, withFrame(rng(pre(1), cur),
+		{"E", []int{g}, []order.SortKey{{Col: x, Desc: true}}, withFrame(rng(pre(1), cur),
 			aggFunc(AggSum, x, types.Int32T), aggFunc(AggMax, x, types.Int32T), aggFunc(AggCountStar, 0, types.Int32T))},
 		// F: (partition by g): sum(x), count(*), avg(x), bool_and(x > 2)
 		{"F", []int{g}, nil, []WindowFunc{aggFunc(AggSum, x, types.Int32T), aggFunc(AggCountStar, 0, types.Int32T), aggFunc(AggAvg, x, types.Int32T), aggFunc(AggBoolAnd, xGt2, types.BoolT)}},
 		// G: (order by x groups between 1 preceding and 1 following): sum(x), count(*)
-		{"G", nil, []exec.SortKey{{Col: x}}, withFrame(Frame{Mode: FrameGroups, Start: pre(1), End: fol(1)},
+		{"G", nil, []order.SortKey{{Col: x}}, withFrame(Frame{Mode: FrameGroups, Start: pre(1), End: fol(1)},
 			aggFunc(AggSum, x, types.Int32T), aggFunc(AggCountStar, 0, types.Int32T))},
 		// H: (partition by g order by x, id rows between unbounded preceding and
 		// unbounded following): last_value(x), var_samp(x), stddev_pop(f)
-		{"H", []int{g}, []exec.SortKey{{Col: x}, {Col: id}}, withFrame(rows(unbP, unbF),
+		{"H", []int{g}, []order.SortKey{{Col: x}, {Col: id}}, withFrame(rows(unbP, unbF),
 			WindowFunc{Kind: WinLastValue, Args: []int{x}}, aggFunc(AggVarSamp, x, types.Int32T), aggFunc(AggStddevPop, f, types.Float64T))},
 		// I: (order by f range between 0.5 preceding and 0.5 following): sum(f), count(*)
-		{"I", nil, []exec.SortKey{{Col: f}}, withFrame(rng(FrameBound{Kind: BoundPreceding, OffsetF: 0.5}, FrameBound{Kind: BoundFollowing, OffsetF: 0.5}),
+		{"I", nil, []order.SortKey{{Col: f}}, withFrame(rng(FrameBound{Kind: BoundPreceding, OffsetF: 0.5}, FrameBound{Kind: BoundFollowing, OffsetF: 0.5}),
 			aggFunc(AggSum, f, types.Float64T), aggFunc(AggCountStar, 0, types.Int32T))},
 		// J: (partition by g order by id rows between 1 preceding and 1
 		// following): sum(x) filter (where x > 2), count(*) filter (where s <>
 		// 'a'), stddev(f)
-		{"J", []int{g}, []exec.SortKey{{Col: id}}, withFrame(rows(pre(1), fol(1)),
+		{"J", []int{g}, []order.SortKey{{Col: id}}, withFrame(rows(pre(1), fol(1)),
 			filtered(aggFunc(AggSum, x, types.Int32T), xGt2), filtered(aggFunc(AggCountStar, 0, types.Int32T), sNotA), aggFunc(AggStddevSamp, f, types.Float64T))},
 		// K: (order by x nulls first, id rows between current row and 3
 		// following): sum(x), first_value(x), nth_value(x, 3)
-		{"K", nil, []exec.SortKey{{Col: x, NullsFirst: true}, {Col: id}}, withFrame(rows(cur, fol(3)),
+		{"K", nil, []order.SortKey{{Col: x, NullsFirst: true}, {Col: id}}, withFrame(rows(cur, fol(3)),
 			aggFunc(AggSum, x, types.Int32T), WindowFunc{Kind: WinFirstValue, Args: []int{x}}, WindowFunc{Kind: WinNthValue, Args: []int{x, three}})},
 		// L: (partition by g order by x nulls first range between unbounded
 		// preceding and 1 following): sum(x), count(*)
-		{"L", []int{g}, []exec.SortKey{{Col: x, NullsFirst: true}}, withFrame(rng(unbP, fol(1)),
+		{"L", []int{g}, []order.SortKey{{Col: x, NullsFirst: true}}, withFrame(rng(unbP, fol(1)),
 			aggFunc(AggSum, x, types.Int32T), aggFunc(AggCountStar, 0, types.Int32T))},
 	}
 	for _, c := range cases {
@@ -658,7 +659,7 @@ func TestWindowLikePostgres(t *testing.T) {
 
 func TestWindowErrorsAndEdges(t *testing.T) {
 	// empty input
-	w := &Window{Env: env, Input: newRowsOp(kst, nil, 3), OrderBy: []exec.SortKey{{Col: 0}}, Funcs: []WindowFunc{{Kind: WinRowNumber}}}
+	w := &Window{Env: env, Input: newRowsOp(kst, nil, 3), OrderBy: []order.SortKey{{Col: 0}}, Funcs: []WindowFunc{{Kind: WinRowNumber}}}
 	if got := collect(t, w); len(got) != 0 {
 		t.Errorf("empty input: %v", got)
 	}
@@ -685,7 +686,7 @@ func TestWindowLargePartitions(t *testing.T) {
 	for i := 0; i < n; i++ {
 		rows = append(rows, []any{int64(i % 3), "x", int64(i)})
 	}
-	w := &Window{Env: env, Input: newRowsOp(kst, rows, 1000), PartitionBy: []int{0}, OrderBy: []exec.SortKey{{Col: 2, Desc: true}},
+	w := &Window{Env: env, Input: newRowsOp(kst, rows, 1000), PartitionBy: []int{0}, OrderBy: []order.SortKey{{Col: 2, Desc: true}},
 		Funcs: []WindowFunc{{Kind: WinRowNumber}, {Kind: WinAgg, Agg: mkAgg(t, AggSum, 2, types.Int64T)},
 			{Kind: WinAgg, Agg: mkAgg(t, AggSum, 2, types.Int64T), Frame: Frame{Mode: FrameRows, Start: FrameBound{Kind: BoundPreceding, Offset: 1}, End: FrameBound{Kind: BoundCurrentRow}}}}}
 	got := collect(t, w)
@@ -729,7 +730,7 @@ func TestWindowRangeOverDates(t *testing.T) {
 	}
 	rows := [][]any{{day("2024-01-31")}, {day("2024-02-29")}, {day("2024-03-01")}, {day("2024-03-31")}, {nil}, {day("2024-02-01")}}
 	fr := Frame{Mode: FrameRange, Start: FrameBound{Kind: BoundPreceding, OffsetIv: iv("1 mon")}, End: FrameBound{Kind: BoundFollowing, OffsetIv: iv("1 day")}}
-	w := &Window{Env: env, Input: newRowsOp([]types.T{types.DateT}, rows, 4), OrderBy: []exec.SortKey{{Col: 0}}, Funcs: []WindowFunc{
+	w := &Window{Env: env, Input: newRowsOp([]types.T{types.DateT}, rows, 4), OrderBy: []order.SortKey{{Col: 0}}, Funcs: []WindowFunc{
 		{Kind: WinAgg, Agg: mkAgg(t, AggCountStar, 0, types.DateT), Frame: fr},
 		{Kind: WinAgg, Agg: mkAgg(t, AggMin, 0, types.DateT), Frame: fr},
 		{Kind: WinAgg, Agg: mkAgg(t, AggMax, 0, types.DateT), Frame: fr}}}

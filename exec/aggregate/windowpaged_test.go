@@ -12,6 +12,7 @@ import (
 
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/memory"
+	"github.com/lakepg/lakepg/exec/order"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
 )
@@ -145,17 +146,17 @@ func TestWindowPagedMatches(t *testing.T) {
 		name       string
 		parts      int
 		partBy     []int
-		order      []exec.SortKey
+		order      []order.SortKey
 		rpre, rfol FrameBound
 	}
 	cfgs := []cfg{
-		{"int order, no partition by", 1, nil, []exec.SortKey{{Col: 2}}, preN(3), folN(2)},
-		{"int desc nulls first, one partition", 1, []int{0}, []exec.SortKey{{Col: 2, Desc: true, NullsFirst: true}}, preN(0), folN(4)},
-		{"float order", 1, nil, []exec.SortKey{{Col: 3, Desc: true}},
+		{"int order, no partition by", 1, nil, []order.SortKey{{Col: 2}}, preN(3), folN(2)},
+		{"int desc nulls first, one partition", 1, []int{0}, []order.SortKey{{Col: 2, Desc: true, NullsFirst: true}}, preN(0), folN(4)},
+		{"float order", 1, nil, []order.SortKey{{Col: 3, Desc: true}},
 			FrameBound{Kind: BoundPreceding, OffsetF: 2.5}, FrameBound{Kind: BoundFollowing, OffsetF: 0.75}},
-		{"date order", 1, nil, []exec.SortKey{{Col: 4, NullsFirst: true}},
+		{"date order", 1, nil, []order.SortKey{{Col: 4, NullsFirst: true}},
 			FrameBound{Kind: BoundPreceding, OffsetIv: iv("1 mon")}, FrameBound{Kind: BoundFollowing, OffsetIv: iv("3 days")}},
-		{"one big partition among small ones", 200, []int{0}, []exec.SortKey{{Col: 2}}, preN(5), folN(5)},
+		{"one big partition among small ones", 200, []int{0}, []order.SortKey{{Col: 2}}, preN(5), folN(5)},
 	}
 	for _, c := range cfgs {
 		t.Run(c.name, func(t *testing.T) {
@@ -214,7 +215,7 @@ func TestWindowPagedCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sum := mkAgg(t, AggSum, 2, types.Int64T)
-	w := &Window{Env: env, Input: newRowsOp(pagedTypes, rows, 1000), OrderBy: []exec.SortKey{{Col: 2}},
+	w := &Window{Env: env, Input: newRowsOp(pagedTypes, rows, 1000), OrderBy: []order.SortKey{{Col: 2}},
 		Funcs: []WindowFunc{{Kind: WinRank}, {Kind: WinAgg, Agg: sum, Frame: rows3()}}, Mem: memory.NewMemory(memory.NewMemoryPool(4<<20), 0)}
 	for i := 0; i < 3; i++ {
 		b, err := w.Next(ctx)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/memory"
+	"github.com/lakepg/lakepg/exec/order"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
@@ -175,7 +176,7 @@ func (w *Window) computeParallel(ctx context.Context, stack []*Window, cols []in
 			return err
 		}
 		// the stack's bottom sorts by its keys: count them as it would
-		if err := res.Grow(exec.AppendCost(buf, b, b.N) + exec.SortKeyCost(bottom.sortKeys(), b, b.N)); err != nil {
+		if err := res.Grow(memory.AppendCost(buf, b, b.N) + order.SortKeyCost(bottom.sortKeys(), b, b.N)); err != nil {
 			if pgerr.Code(err) == memory.OutOfMemory {
 				over = b
 				return errWindowOver
@@ -336,15 +337,15 @@ func (w *Window) closePar() error {
 // did not fit there (w.seedOver) through add. A seed w cannot afford goes
 // to the external sort as a buffer that outgrew memory does: it returns
 // errWindowOver and the batch still to be taken.
-func (w *Window) takeSeed(ctx context.Context, keys []exec.SortKey, buf **memory.ColBuf, add func(*vec.Batch) error) (*vec.Batch, error) {
+func (w *Window) takeSeed(ctx context.Context, keys []order.SortKey, buf **memory.ColBuf, add func(*vec.Batch) error) (*vec.Batch, error) {
 	seed, over := w.seed, w.seedOver
 	w.seed, w.seedOver = nil, nil
 	*buf = seed
 	var cost int64
 	for _, v := range seed.Vecs {
-		cost += exec.VecCapBytes(v)
+		cost += memory.VecCapBytes(v)
 	}
-	cost += exec.SortKeyCost(keys, &seed.Batch, seed.N)
+	cost += order.SortKeyCost(keys, &seed.Batch, seed.N)
 	if err := w.mem.Grow(cost); err != nil {
 		if pgerr.Code(err) != memory.OutOfMemory {
 			return nil, err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/memory"
+	"github.com/lakepg/lakepg/exec/order"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/types"
 )
@@ -23,7 +24,7 @@ func lowParWindowMin(t *testing.T, n int) {
 // winStackSpec is a window of a stack: its partition columns, its order.
 type winStackSpec struct {
 	part  []int
-	order []exec.SortKey
+	order []order.SortKey
 }
 
 // parWindowStack builds the windows of specs one on another over rows
@@ -45,7 +46,7 @@ func parWindowStack(t *testing.T, rows [][]any, specs []winStackSpec, workers in
 // each share's copy of the stack runs it whole when they share one.
 func TestParallelWindowMatchesSerial(t *testing.T) {
 	lowParWindowMin(t, 100)
-	byOrder := []exec.SortKey{{Col: 2}, {Col: 1, Desc: true}}
+	byOrder := []order.SortKey{{Col: 2}, {Col: 1, Desc: true}}
 	cases := []struct {
 		name    string
 		parts   int
@@ -57,12 +58,12 @@ func TestParallelWindowMatchesSerial(t *testing.T) {
 		{"many partitions", 3000, false, []winStackSpec{{[]int{0}, byOrder}}, true, false},
 		{"one partition", 1, false, []winStackSpec{{[]int{0}, byOrder}}, true, false},
 		{"NULL partitions", 5, true, []winStackSpec{{[]int{0}, byOrder}}, true, false},
-		{"two keys", 40, false, []winStackSpec{{[]int{1, 0}, []exec.SortKey{{Col: 2}}}}, true, false},
+		{"two keys", 40, false, []winStackSpec{{[]int{1, 0}, []order.SortKey{{Col: 2}}}}, true, false},
 		// rank over (p ORDER BY o) below avg over (p, text): dealt once by p
 		{"stack sharing a key", 300, false, []winStackSpec{{[]int{0}, byOrder}, {[]int{1, 0}, nil}}, true, false},
-		{"stack sorted alike", 300, false, []winStackSpec{{[]int{0}, byOrder}, {[]int{0}, []exec.SortKey{{Col: 2}}}}, true, false},
+		{"stack sorted alike", 300, false, []winStackSpec{{[]int{0}, byOrder}, {[]int{0}, []order.SortKey{{Col: 2}}}}, true, false},
 		// no key in common: each window deals its own
-		{"stack without a shared key", 300, false, []winStackSpec{{[]int{0}, byOrder}, {[]int{1}, []exec.SortKey{{Col: 3}, {Col: 2}}}}, false, true},
+		{"stack without a shared key", 300, false, []winStackSpec{{[]int{0}, byOrder}, {[]int{1}, []order.SortKey{{Col: 3}, {Col: 2}}}}, false, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -116,7 +117,7 @@ func TestParallelWindowMatchesSerial(t *testing.T) {
 func TestParallelWindowFewRows(t *testing.T) {
 	rng := rand.New(rand.NewSource(32))
 	rows := windowSpillRows(rng, 3000, 50)
-	specs := []winStackSpec{{[]int{0}, []exec.SortKey{{Col: 2}, {Col: 1}}}, {[]int{0, 1}, nil}}
+	specs := []winStackSpec{{[]int{0}, []order.SortKey{{Col: 2}, {Col: 1}}}, {[]int{0, 1}, nil}}
 	run := func(workers int) []string {
 		ws := parWindowStack(t, rows, specs, workers, nil)
 		top := ws[len(ws)-1]
@@ -143,7 +144,7 @@ func TestParallelWindowSpills(t *testing.T) {
 	lowParWindowMin(t, 1000)
 	rng := rand.New(rand.NewSource(33))
 	rows := windowSpillRows(rng, 60000, 3000)
-	specs := []winStackSpec{{[]int{0}, []exec.SortKey{{Col: 2}, {Col: 1, Desc: true}}}, {[]int{1, 0}, nil}}
+	specs := []winStackSpec{{[]int{0}, []order.SortKey{{Col: 2}, {Col: 1, Desc: true}}}, {[]int{1, 0}, nil}}
 	run := func(workers int, pool, workMem int64) ([]string, *Window, int64) {
 		qs := &exec.QueryStats{}
 		ctx := memory.WithWorkMem(exec.WithQueryStats(context.Background(), qs), workMem)
@@ -196,11 +197,11 @@ func TestParallelWindowSpills(t *testing.T) {
 
 // inputBytes is what a window sorting by keys reserves for rows and their
 // sort keys when it buffers them all.
-func inputBytes(t *testing.T, rows [][]any, keys []exec.SortKey) int64 {
+func inputBytes(t *testing.T, rows [][]any, keys []order.SortKey) int64 {
 	buf := memory.NewColBuf(wst, vec.BatchSize)
 	var n int64
 	err := exec.Drain(context.Background(), newRowsOp(wst, rows, 700), func(b *vec.Batch) error {
-		n += exec.AppendCost(buf, b, b.N) + exec.SortKeyCost(keys, b, b.N)
+		n += memory.AppendCost(buf, b, b.N) + order.SortKeyCost(keys, b, b.N)
 		buf.AppendBatch(b, 0, b.N)
 		return nil
 	})
@@ -225,7 +226,7 @@ func BenchmarkWindowStack(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				in := m.Reader()
-				low := &Window{Env: env, Input: in, PartitionBy: []int{0}, OrderBy: []exec.SortKey{{Col: 2}}, Funcs: []WindowFunc{{Kind: WinRank}}, Workers: workers}
+				low := &Window{Env: env, Input: in, PartitionBy: []int{0}, OrderBy: []order.SortKey{{Col: 2}}, Funcs: []WindowFunc{{Kind: WinRank}}, Workers: workers}
 				top := &Window{Env: env, Input: low, PartitionBy: []int{0, 1}, Funcs: []WindowFunc{{Kind: WinAgg, Agg: sum}}, Workers: workers}
 				if err := exec.Drain(context.Background(), top, func(*vec.Batch) error { return nil }); err != nil {
 					b.Fatal(err)

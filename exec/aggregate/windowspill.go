@@ -6,6 +6,7 @@ import (
 
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/memory"
+	"github.com/lakepg/lakepg/exec/order"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
@@ -40,7 +41,7 @@ type winStream struct {
 // fit (over, if any) and the rest of the input through an external sort:
 // the buffer and its reservation become the sort's.
 func (w *Window) startStream(buf *memory.ColBuf, over *vec.Batch) {
-	s := &exec.Sort{Input: &winReplay{w: w, held: over}, Keys: w.sortKeys(), Mem: w.Mem, Seed: buf, SeedRes: w.mem}
+	s := &order.Sort{Input: &winReplay{w: w, held: over}, Keys: w.sortKeys(), Mem: w.Mem, Seed: buf, SeedRes: w.mem}
 	w.mem.Reserved, w.mem.Used = 0, 0
 	var sorted exec.Operator = s
 	if runtime.GOMAXPROCS(0) > 1 {

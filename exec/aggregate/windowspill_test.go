@@ -10,6 +10,7 @@ import (
 
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/memory"
+	"github.com/lakepg/lakepg/exec/order"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
@@ -61,7 +62,7 @@ func TestWindowSpills(t *testing.T) {
 		ctx := exec.WithQueryStats(context.Background(), qs)
 		mem := memory.NewMemory(memory.NewMemoryPool(limit), 0)
 		w := &Window{Env: env, Input: newRowsOp(wst, rows, 1000), PartitionBy: []int{0},
-			OrderBy: []exec.SortKey{{Col: 2}, {Col: 1, Desc: true}}, Funcs: spillWindowFuncs(t), Mem: mem}
+			OrderBy: []order.SortKey{{Col: 2}, {Col: 1, Desc: true}}, Funcs: spillWindowFuncs(t), Mem: mem}
 		got := collectCtx(t, ctx, w)
 		if limit > 0 && (w.stream == nil || w.stream.chunks < 2) {
 			t.Fatal("the window was not computed a chunk of partitions at a time")
@@ -103,7 +104,7 @@ func TestWindowSpillCancelRemovesFiles(t *testing.T) {
 	ctx, cancel := context.WithCancel(exec.WithQueryStats(context.Background(), qs))
 	defer cancel()
 	in := &cancelAfter{Operator: newRowsOp(wst, rows, 500), n: 100, cancel: cancel}
-	w := &Window{Env: env, Input: in, PartitionBy: []int{0}, OrderBy: []exec.SortKey{{Col: 2}},
+	w := &Window{Env: env, Input: in, PartitionBy: []int{0}, OrderBy: []order.SortKey{{Col: 2}},
 		Funcs: []WindowFunc{{Kind: WinRowNumber}}, Mem: memory.NewMemory(memory.NewMemoryPool(2<<20), 0)}
 	_, err := w.Next(ctx)
 	if pgerr.Code(err) != pgerr.QueryCanceled {
@@ -128,7 +129,7 @@ func TestWindowOnePartitionOverBudget(t *testing.T) {
 	for _, r := range rows {
 		r[0] = int64(1)
 	}
-	w := &Window{Env: env, Input: newRowsOp(wst, rows, 1000), PartitionBy: []int{0}, OrderBy: []exec.SortKey{{Col: 2}},
+	w := &Window{Env: env, Input: newRowsOp(wst, rows, 1000), PartitionBy: []int{0}, OrderBy: []order.SortKey{{Col: 2}},
 		Funcs: []WindowFunc{{Kind: WinRowNumber}}, Mem: memory.NewMemory(memory.NewMemoryPool(2<<20), 0)}
 	var n, prev int64
 	err := exec.Drain(context.Background(), w, func(b *vec.Batch) error {
@@ -200,7 +201,7 @@ func TestWindowSharedPrefixKeys(t *testing.T) {
 		ctx := exec.WithQueryStats(context.Background(), qs)
 		mem := memory.NewMemory(memory.NewMemoryPool(limit), 0)
 		w := &Window{Env: env, Input: newRowsOp(wst, rows, 1000), PartitionBy: []int{0},
-			OrderBy: []exec.SortKey{{Col: 1}, {Col: 2}}, Funcs: []WindowFunc{{Kind: WinRowNumber}}, Mem: mem}
+			OrderBy: []order.SortKey{{Col: 1}, {Col: 2}}, Funcs: []WindowFunc{{Kind: WinRowNumber}}, Mem: mem}
 		seen := 0
 		var prevPart any = int64(-1)
 		err := exec.Drain(ctx, w, func(b *vec.Batch) error {
@@ -286,7 +287,7 @@ func TestWindowAggStateCounted(t *testing.T) {
 	}
 	whole := Frame{Mode: FrameRows, Start: FrameBound{Kind: BoundUnboundedPreceding}, End: FrameBound{Kind: BoundUnboundedFollowing}}
 	mem = memory.NewMemory(memory.NewMemoryPool(2<<20), 0)
-	w := &Window{Env: env, Input: newRowsOp(ts, in, 100), PartitionBy: []int{0}, OrderBy: []exec.SortKey{{Col: 1}},
+	w := &Window{Env: env, Input: newRowsOp(ts, in, 100), PartitionBy: []int{0}, OrderBy: []order.SortKey{{Col: 1}},
 		Funcs: []WindowFunc{{Kind: WinAgg, Agg: sa, Frame: whole}}, Mem: mem}
 	n := 0
 	err = exec.Drain(context.Background(), w, func(b *vec.Batch) error {

@@ -323,3 +323,43 @@ func SpillFilesLeft(t testing.TB, sp *memory.SpillSpace) int {
 	}
 	return len(ents)
 }
+
+// CollectCtx drains op under ctx into text rows ("a|b|NULL").
+func CollectCtx(t testing.TB, ctx context.Context, op Source) []string {
+	t.Helper()
+	var out []string
+	for {
+		b, err := op.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b == nil {
+			return out
+		}
+		for i := 0; i < b.N; i++ {
+			out = append(out, RowText(b, i))
+		}
+	}
+}
+
+// Operator is an executor operator as package exec defines it (this
+// package sits below exec).
+type Operator interface {
+	Types() []types.T
+	Next(ctx context.Context) (*vec.Batch, error)
+	Close() error
+}
+
+// CancelAfter cancels its context once N batches have passed through.
+type CancelAfter struct {
+	Operator
+	N      int
+	Cancel func()
+}
+
+func (c *CancelAfter) Next(ctx context.Context) (*vec.Batch, error) {
+	if c.N--; c.N == 0 {
+		c.Cancel()
+	}
+	return c.Operator.Next(ctx)
+}

@@ -599,3 +599,48 @@ func TrimDecimal(d *big.Int, s int) (*big.Int, int) {
 	}
 	return d, s
 }
+
+// AppendCost is the memory appending rows [0, n) of b to c takes: the text
+// the rows hold, plus the capacity each column slice adds when append has
+// to grow it (appendDoubling doubles it). Charging capacity rather than
+// length is what keeps a sort's real footprint within its reservation: the
+// step from a full 256 MiB slice to a 512 MiB one is reserved before it is
+// taken, so a sort that cannot afford it spills first.
+func AppendCost(c *ColBuf, b *vec.Batch, n int) int64 {
+	var cost int64
+	for i, v := range c.Vecs {
+		src := b.Vecs[i]
+		var l, cp, size int
+		switch v.Type.Storage() {
+		case types.StoreInt:
+			l, cp, size = len(v.I64), cap(v.I64), 8
+		case types.StoreFloat:
+			l, cp, size = len(v.F64), cap(v.F64), 8
+		case types.StoreBool:
+			l, cp, size = len(v.B), cap(v.B), 1
+		case types.StoreInterval:
+			l, cp, size = len(v.Iv), cap(v.Iv), 16
+		default:
+			l, cp, size = len(v.S), cap(v.S), 16
+			for _, s := range src.S[:n] {
+				cost += int64(len(s))
+			}
+		}
+		if cp-l < n {
+			cost += int64(max(2*cp, l+n)-cp) * int64(size)
+		}
+		if src.Nulls != nil || v.Nulls != nil {
+			cost += int64(n) // the NULL mask grows by append's own steps: about a byte a row
+		}
+	}
+	return cost
+}
+
+// VecCapBytes is the memory v's slices hold, by capacity, and its text.
+func VecCapBytes(v *vec.Vector) int64 {
+	n := int64(cap(v.I64))*8 + int64(cap(v.F64))*8 + int64(cap(v.B)) + int64(cap(v.Iv))*16 + int64(cap(v.S))*16 + int64(cap(v.Nulls))
+	for _, s := range v.S {
+		n += int64(len(s))
+	}
+	return n
+}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/order"
 )
 
 // sortByOutputs lets SELECT DISTINCT sort by ORDER BY expressions that
@@ -16,8 +17,8 @@ import (
 // the output it equals. ok is false when one equals none of them (42P10
 // then). Bound expressions are compared, so a differently qualified
 // reference to the same column matches.
-func sortByOutputs(outs, hidden []exec.Expr, keys []exec.SortKey) ([]exec.SortKey, bool) {
-	out := append([]exec.SortKey{}, keys...)
+func sortByOutputs(outs, hidden []exec.Expr, keys []order.SortKey) ([]order.SortKey, bool) {
+	out := append([]order.SortKey{}, keys...)
 	for i, k := range out {
 		if k.Col < len(outs) {
 			continue

@@ -15,7 +15,10 @@ import (
 // only the row groups of those weeks (TPC-DS q37 reads 11.7 M inventory
 // rows without it). A join on one key also hands the scan its build side
 // (exec.KeySet): the scan reads the key column first and decodes its other
-// columns only at the rows whose key the build side has. Joins that keep
+// columns only at the rows whose key the build side has. A join on several
+// keys hands it, for each such key, the build side's values of that key
+// alone (exec.ColKeySet): TPC-DS q17's catalog sales whose item or
+// customer no store return of the quarter has are dropped at the scan. Joins that keep
 // unmatched probe rows (left, full, anti) get none. It runs on the
 // finished plan, after column pruning.
 func (qc *QueryCtx) dynamicFilters(op exec.Operator) {
@@ -49,9 +52,15 @@ func (qc *QueryCtx) dynamicFilters(op exec.Operator) {
 					}
 					j.KeyRanges[i] = &exec.KeyRange{}
 					scan.Dynamic = append(scan.Dynamic, exec.DynamicBound{Col: col, Range: j.KeyRanges[i]})
-					if len(j.LeftKeys) == 1 && !scan.WithPos {
+					switch {
+					case scan.WithPos:
+					case len(j.LeftKeys) == 1:
 						j.KeySet = &exec.KeySet{}
 						scan.Keys = append(scan.Keys, exec.DynamicKeys{Col: col, Set: j.KeySet})
+					default:
+						ks := &exec.KeySet{}
+						j.ColKeySets = append(j.ColKeySets, exec.ColKeySet{Key: i, Set: ks})
+						scan.Keys = append(scan.Keys, exec.DynamicKeys{Col: col, Set: ks})
 					}
 					qc.fired(ruleDynamicFilters)
 				}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/aggregate"
+	"github.com/lakepg/lakepg/exec/order"
 	"github.com/lakepg/lakepg/exec/parquetio"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
@@ -284,7 +285,7 @@ func (s *Session) explainOp(ctx context.Context, est *estimate.Estimator, op exe
 			s.winDealtAbove = below
 			detail("Parallel: partitions dealt to %d workers by a hash of the partition keys it shares with the %d window(s) below (from %d rows)", o.Workers, below, aggregate.ParWindowMin())
 		}
-	case *exec.Sort:
+	case *order.Sort:
 		add("Sort (%d keys)", len(o.Keys))
 	case *exec.Limit:
 		add("Limit")

@@ -163,6 +163,7 @@ func (s *Session) PlanQuery(ctx context.Context, sel *pg.SelectStmt, p *Params, 
 	q.Op, _ = optree.PruneColumns(q.Op, optree.All(len(q.Cols)))
 	if !describeOnly {
 		qc.dynamicFilters(q.Op)
+		qc.outerJoinKeyFilters(q.Op)
 		qc.presizeAggregations(q.Op) // eager_agg.go
 		if err := optree.FoldErrors(qc.env, q.Op); err != nil {
 			return nil, err

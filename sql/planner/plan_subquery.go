@@ -4,11 +4,11 @@ import (
 	"context"
 	"maps"
 
+	pg "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/proto"
 
-	pg "github.com/pganalyze/pg_query_go/v6"
-
 	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/order"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/sql/planner/bind"
@@ -690,7 +690,7 @@ func (qc *QueryCtx) scalarJoinGeneral(cur *Source, cr *correlated, sl *pg.SubLin
 		outs = append(outs, &exec.ColRef{Idx: i + 1, T: c.T})
 	}
 	outs = append(outs, exec.MapColumns(val, func(i int) int { return i + ng - len(coll.Groups) }))
-	op = &exec.Sort{Input: op, Keys: []exec.SortKey{{Col: 0}}} // keep outer row order
+	op = &order.Sort{Input: op, Keys: []order.SortKey{{Col: 0}}} // keep outer row order
 	op = &exec.Project{Env: qc.env, Input: op, Exprs: outs}
 	sc := &Scope{Cols: append([]ScopeCol{}, cur.Sc.Cols...)}
 	sc.Cols = append(sc.Cols, ScopeCol{Name: "\x00sub", T: val.Type()})

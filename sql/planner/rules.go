@@ -16,33 +16,34 @@ import (
 // in sql/planner/optimize (logical_plan.go runs them); the others still
 // rewrite operator trees here, until what they rewrite is logical too.
 const (
-	RuleJoinOrder        = "join_order"                 // joins ordered by cost (join_order.go); off: as written
-	RuleOuterPushdown    = "outer_join_pushdown"        // WHERE below an outer join, into its preserved side
-	ruleOuterJoinReorder = "outer_join_reorder"         // tables joined to a LEFT JOIN's preserved side join it below the outer join (outer_join_reorder.go)
-	ruleOuterToInner     = "outer_join_to_inner"        // a null-rejecting WHERE makes an outer join inner
-	ruleOuterToAnti      = "outer_join_to_anti"         // WHERE <joined column> IS NULL makes a LEFT JOIN an anti join (outer_join.go)
-	ruleImpliedCondition = "implied_conditions"         // col = constant carried across ON equalities
-	RuleSubqueryPushdown = "subquery_pushdown"          // WHERE into derived tables and WITH queries
-	ruleCTESharedFilter  = "cte_shared_filter"          // a WITH query read by several references runs once, their conditions OR'ed into it
-	ruleCTEInline        = "cte_inline"                 // a WITH query that only joins and filters tables is planned into each of its references (cte_inline.go)
-	ruleConstantFalse    = "constant_false"             // a constant false condition reads nothing
-	ruleSubqueryFirst    = "correlated_subquery_first"  // a condition with a correlated scalar subquery over one FROM item filters it before the joins (subquery_narrow.go)
-	RuleFactorOr         = "factor_or"                  // a condition common to OR branches taken out
-	ruleOrRanges         = "or_ranges"                  // an OR of ranges of one column that form one range is that range (or_ranges.go)
-	ruleDynamicFilters   = "dynamic_filters"            // scans skip row groups outside a join's build keys
-	ruleSharedSubqueries = "shared_subqueries"          // uncorrelated scalar subqueries reading the same rows run as one
-	ruleSharedDerived    = "shared_derived_tables"      // derived tables written alike run once (derived_shared.go)
-	ruleFilteredAggs     = "filtered_aggregates"        // one-row aggregates of one FROM side by side, differing in WHERE conjuncts, as one scan with FILTER (filtered_aggregates.go)
-	ruleEagerAggregation = "eager_aggregation"          // a GROUP BY over a join partly done below it (eager_agg.go)
-	ruleSetOpDistinct    = optimize.SetOpDistinctInputs // INTERSECT/EXCEPT inputs made distinct first, on all cores (optimize/setop_distinct_inputs.go)
-	ruleSetOpAggregate   = optimize.SetOpAggregate      // INTERSECT/EXCEPT without ALL as an aggregation of both sides' rows tagged (optimize/setop_aggregate.go)
-	ruleWindowOrder      = optimize.WindowOrder         // a window sorting by another's keys and more runs first (optimize/window_order.go)
-	ruleParallelWindows  = "parallel_windows"           // windows with PARTITION BY evaluate their partitions on all cores (window_parallel.go)
+	RuleJoinOrder          = "join_order"                 // joins ordered by cost (join_order.go); off: as written
+	RuleOuterPushdown      = "outer_join_pushdown"        // WHERE below an outer join, into its preserved side
+	ruleOuterJoinReorder   = "outer_join_reorder"         // tables joined to a LEFT JOIN's preserved side join it below the outer join (outer_join_reorder.go)
+	ruleOuterToInner       = "outer_join_to_inner"        // a null-rejecting WHERE makes an outer join inner
+	ruleOuterToAnti        = "outer_join_to_anti"         // WHERE <joined column> IS NULL makes a LEFT JOIN an anti join (outer_join.go)
+	ruleImpliedCondition   = "implied_conditions"         // col = constant carried across ON equalities
+	RuleSubqueryPushdown   = "subquery_pushdown"          // WHERE into derived tables and WITH queries
+	ruleCTESharedFilter    = "cte_shared_filter"          // a WITH query read by several references runs once, their conditions OR'ed into it
+	ruleCTEInline          = "cte_inline"                 // a WITH query that only joins and filters tables is planned into each of its references (cte_inline.go)
+	ruleConstantFalse      = "constant_false"             // a constant false condition reads nothing
+	ruleSubqueryFirst      = "correlated_subquery_first"  // a condition with a correlated scalar subquery over one FROM item filters it before the joins (subquery_narrow.go)
+	RuleFactorOr           = "factor_or"                  // a condition common to OR branches taken out
+	ruleOrRanges           = "or_ranges"                  // an OR of ranges of one column that form one range is that range (or_ranges.go)
+	ruleDynamicFilters     = "dynamic_filters"            // scans skip row groups outside a join's build keys
+	ruleOuterJoinKeyFilter = "outer_join_key_filter"      // an aggregation below LEFT JOINs whose WHERE needs a match keeps the rows whose keys a build has (outer_join_filter.go)
+	ruleSharedSubqueries   = "shared_subqueries"          // uncorrelated scalar subqueries reading the same rows run as one
+	ruleSharedDerived      = "shared_derived_tables"      // derived tables written alike run once (derived_shared.go)
+	ruleFilteredAggs       = "filtered_aggregates"        // one-row aggregates of one FROM side by side, differing in WHERE conjuncts, as one scan with FILTER (filtered_aggregates.go)
+	ruleEagerAggregation   = "eager_aggregation"          // a GROUP BY over a join partly done below it (eager_agg.go)
+	ruleSetOpDistinct      = optimize.SetOpDistinctInputs // INTERSECT/EXCEPT inputs made distinct first, on all cores (optimize/setop_distinct_inputs.go)
+	ruleSetOpAggregate     = optimize.SetOpAggregate      // INTERSECT/EXCEPT without ALL as an aggregation of both sides' rows tagged (optimize/setop_aggregate.go)
+	ruleWindowOrder        = optimize.WindowOrder         // a window sorting by another's keys and more runs first (optimize/window_order.go)
+	ruleParallelWindows    = "parallel_windows"           // windows with PARTITION BY evaluate their partitions on all cores (window_parallel.go)
 )
 
 // Rules are the rule names in the order the planner applies them.
 var Rules = []string{ruleSharedDerived, ruleFilteredAggs, ruleSharedSubqueries, RuleFactorOr, ruleOrRanges, ruleConstantFalse, ruleSubqueryFirst, ruleCTEInline, RuleSubqueryPushdown, ruleCTESharedFilter, ruleOuterJoinReorder, ruleOuterToInner, ruleOuterToAnti,
-	RuleOuterPushdown, ruleImpliedCondition, RuleJoinOrder, ruleEagerAggregation, ruleSetOpDistinct, ruleSetOpAggregate, ruleWindowOrder, ruleParallelWindows, ruleDynamicFilters, estimate.RuleNDVSketches}
+	RuleOuterPushdown, ruleImpliedCondition, RuleJoinOrder, ruleEagerAggregation, ruleSetOpDistinct, ruleSetOpAggregate, ruleWindowOrder, ruleParallelWindows, ruleDynamicFilters, ruleOuterJoinKeyFilter, estimate.RuleNDVSketches}
 
 // CheckDisabledRules validates a lakepg.disabled_rules value.
 func CheckDisabledRules(v string) error {

@@ -3,13 +3,15 @@ package planner
 import (
 	"strings"
 
+	pg "github.com/pganalyze/pg_query_go/v6"
+
 	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/order"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/sql/planner/bind"
 	"github.com/lakepg/lakepg/sql/planner/logical"
 	"github.com/lakepg/lakepg/types"
-	pg "github.com/pganalyze/pg_query_go/v6"
 )
 
 // query is a planned SELECT: the root operator and its visible columns.
@@ -377,9 +379,9 @@ func ColRefNode(c ScopeCol) *pg.Node {
 // bindOrder binds ORDER BY items: output ordinals, output names, or
 // expressions over the input. Returns extra hidden expressions appended
 // after the outputs and the sort keys over outputs+hidden.
-func (s *Session) bindOrder(sel *pg.SelectStmt, names []string, outs []exec.Expr, bindOut func(*pg.Node) (exec.Expr, error)) ([]exec.Expr, []exec.SortKey, error) {
+func (s *Session) bindOrder(sel *pg.SelectStmt, names []string, outs []exec.Expr, bindOut func(*pg.Node) (exec.Expr, error)) ([]exec.Expr, []order.SortKey, error) {
 	var hidden []exec.Expr
-	var keys []exec.SortKey
+	var keys []order.SortKey
 	for _, item := range sel.SortClause {
 		sb := item.GetSortBy()
 		col := -1
@@ -428,7 +430,7 @@ func (s *Session) bindOrder(sel *pg.SelectStmt, names []string, outs []exec.Expr
 		case pg.SortByNulls_SORTBY_NULLS_LAST:
 			nullsFirst = false
 		}
-		keys = append(keys, exec.SortKey{Col: col, Desc: desc, NullsFirst: nullsFirst})
+		keys = append(keys, order.SortKey{Col: col, Desc: desc, NullsFirst: nullsFirst})
 	}
 	return hidden, keys, nil
 }
@@ -437,7 +439,7 @@ func (s *Session) bindOrder(sel *pg.SelectStmt, names []string, outs []exec.Expr
 // projection of the select list (outs) and the hidden ORDER BY
 // expressions, DISTINCT or DISTINCT ON, ORDER BY (keys over outs+hidden),
 // LIMIT / OFFSET, and the projection dropping the hidden columns.
-func (qc *QueryCtx) finishNode(sel *pg.SelectStmt, b *Binder, in logical.Node, names []string, outs, hidden []exec.Expr, keys []exec.SortKey, scans []*exec.TableScan, bindD func(*pg.Node) (exec.Expr, error)) (*logicalQuery, error) {
+func (qc *QueryCtx) finishNode(sel *pg.SelectStmt, b *Binder, in logical.Node, names []string, outs, hidden []exec.Expr, keys []order.SortKey, scans []*exec.TableScan, bindD func(*pg.Node) (exec.Expr, error)) (*logicalQuery, error) {
 	// unknown-typed outputs (bare string literals) become text, as PostgreSQL does
 	for i, e := range outs {
 		if e.Type().ID == types.Unknown {
@@ -533,7 +535,7 @@ func (qc *QueryCtx) finishNode(sel *pg.SelectStmt, b *Binder, in logical.Node, n
 	return &logicalQuery{node: n, cols: cols, scans: scans}, nil
 }
 
-func logicalKeys(keys []exec.SortKey) []logical.SortKey {
+func logicalKeys(keys []order.SortKey) []logical.SortKey {
 	lk := make([]logical.SortKey, len(keys))
 	for i, k := range keys {
 		lk[i] = logical.SortKey{Col: k.Col, Desc: k.Desc, NullsFirst: k.NullsFirst}

@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/order"
 	"github.com/lakepg/lakepg/sql/planner/bind"
 	"github.com/lakepg/lakepg/types"
 )
@@ -135,7 +136,7 @@ func (qc *QueryCtx) scalarJoinNarrow(cur *Source, cr *correlated, sl *pg.SubLink
 	// every outer row has its value: the left join kept it
 	back := &exec.HashJoin{Env: qc.env, Left: mat.Reader(), Right: perRow,
 		LeftKeys: []exec.Expr{&exec.ColRef{Idx: nOuter, T: types.Int64T}}, RightKeys: []exec.Expr{&exec.ColRef{Idx: 0, T: types.Int64T}}, Type: exec.JoinInner}
-	var op exec.Operator = &exec.Sort{Input: back, Keys: []exec.SortKey{{Col: nOuter}}} // the outer rows' order
+	var op exec.Operator = &order.Sort{Input: back, Keys: []order.SortKey{{Col: nOuter}}} // the outer rows' order
 	outs := make([]exec.Expr, 0, nOuter+1)
 	for i, c := range cur.Sc.Cols {
 		outs = append(outs, &exec.ColRef{Idx: i, T: c.T})

@@ -4,15 +4,15 @@ import (
 	"context"
 	"strings"
 
-	"github.com/lakepg/lakepg/sql/planner"
-
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/lakepg/lakepg/catalog"
 	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/order"
 	"github.com/lakepg/lakepg/exec/parquetio"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/snapshot"
+	"github.com/lakepg/lakepg/sql/planner"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -125,7 +125,7 @@ func (s *Layouts) SortedInput(ctx context.Context, t *catalog.Table, pcols []par
 			return nil, nil, err
 		}
 	}
-	var sk []exec.SortKey
+	var sk []order.SortKey
 	var extra []exec.Expr // expression keys, computed as columns after pcols
 	for _, k := range keys {
 		i := -1
@@ -143,13 +143,13 @@ func (s *Layouts) SortedInput(ctx context.Context, t *catalog.Table, pcols []par
 			i = len(pcols) + len(extra)
 			extra = append(extra, e)
 		}
-		sk = append(sk, exec.SortKey{Col: i, Desc: k.Desc, NullsFirst: k.NullsFirst})
+		sk = append(sk, order.SortKey{Col: i, Desc: k.Desc, NullsFirst: k.NullsFirst})
 	}
 	if len(sk) == 0 {
 		return op, func() {}, nil
 	}
 	if len(extra) == 0 {
-		srt := &exec.Sort{Input: keepOpen{op}, Keys: sk}
+		srt := &order.Sort{Input: keepOpen{op}, Keys: sk}
 		return srt, func() { srt.Close() }, nil
 	}
 	env := s.NewEnv()
@@ -158,7 +158,7 @@ func (s *Layouts) SortedInput(ctx context.Context, t *catalog.Table, pcols []par
 		cols[i] = &exec.ColRef{Idx: i, T: c.Type}
 	}
 	withKeys := &exec.Project{Env: env, Input: keepOpen{op}, Exprs: append(append([]exec.Expr(nil), cols...), extra...)}
-	srt := &exec.Sort{Input: withKeys, Keys: sk}
+	srt := &order.Sort{Input: withKeys, Keys: sk}
 	// the computed keys are dropped again after the sort
 	return &exec.Project{Env: env, Input: keepOpen{srt}, Exprs: cols}, func() { srt.Close() }, nil
 }
@@ -189,7 +189,7 @@ func (s *Layouts) sortKeyExpr(ctx context.Context, pcols []parquetio.Column, tex
 	return e, true
 }
 
-// sortableType: what exec.Sort orders (scalars).
+// sortableType: what order.Sort orders (scalars).
 func sortableType(t types.T) bool {
 	switch t.ID {
 	case types.Array, types.Struct:

@@ -42,8 +42,10 @@ var allowed = map[string][]string{
 	// exec's own tests can use them
 	"exec/exectest": {"exec/memory", "exec/vec", "types"},
 	"exec":          {"exec/vec", "exec/hll", "exec/fn", "exec/parquetio", "exec/memory", "exec/hashtab", "pgerr", "types", "storage", "snapshot", "catalog"},
-	// aggregation and windows sit on exec's operators, never below them
-	"exec/aggregate": {"exec", "exec/vec", "exec/hll", "exec/fn", "exec/memory", "exec/hashtab", "pgerr", "types", "storage"},
+	// sorting, then aggregation and windows, sit on exec's operators,
+	// never below them
+	"exec/order":     {"exec", "exec/vec", "exec/memory", "pgerr", "types"},
+	"exec/aggregate": {"exec", "exec/order", "exec/vec", "exec/hll", "exec/fn", "exec/memory", "exec/hashtab", "pgerr", "types", "storage"},
 	// the optimizer's join enumeration knows no SQL and no operators
 	"sql/joinorder":    {},
 	"sql/partitioning": {"catalog", "exec/vec", "pgerr", "types"},
@@ -175,7 +177,7 @@ func TestPermitted(t *testing.T) {
 	if !permitted("exec/vec", []string{"exec/"}) || permitted("exec", []string{"exec/"}) || permitted("sql", []string{"sql/"}) ||
 		permitted("wire", allowed["sql"]) || permitted("sql", allowed["exec"]) || permitted("exec", allowed["sql/joinorder"]) ||
 		permitted("sql/planner", allowed["sql/planner/bind"]) || permitted("sql/planner/bind", allowed["sql/planner/estimate"]) ||
-		permitted("exec/aggregate", allowed["exec"]) || permitted("exec", allowed["exec/hashtab"]) || permitted("exec/hashtab", allowed["exec/memory"]) ||
+		permitted("exec/aggregate", allowed["exec"]) || permitted("exec/order", allowed["exec"]) || permitted("exec/aggregate", allowed["exec/order"]) || permitted("exec", allowed["exec/hashtab"]) || permitted("exec/hashtab", allowed["exec/memory"]) ||
 		permitted("exec", allowed["exec/exectest"]) ||
 		permitted("sql/planner", allowed["sql/planner/logical"]) || permitted("sql/planner/optimize", allowed["sql/planner/logical"]) ||
 		permitted("sql/planner/physical", allowed["sql/planner/optimize"]) || permitted("sql/planner", allowed["sql/planner/optimize"]) ||

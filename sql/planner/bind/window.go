@@ -2,11 +2,13 @@ package bind
 
 import (
 	"fmt"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/aggregate"
+	"github.com/lakepg/lakepg/exec/order"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
 )
@@ -40,7 +42,7 @@ const WinRefBase = 1 << 24
 type WindowSpec struct {
 	key       string
 	Partition []int // indexes into windowCollector.exprs
-	Order     []exec.SortKey
+	Order     []order.SortKey
 	Funcs     []aggregate.WindowFunc
 	Refs      []int // the placeholder id of each function (WinRefBase + id)
 }
@@ -119,7 +121,7 @@ func (w *WindowCollector) add(b *Binder, f *pg.FuncCall, sc *Scope) (exec.Expr, 
 	}
 	// the spec
 	var part []int
-	var order []exec.SortKey
+	var keys []order.SortKey
 	key := ""
 	for _, p := range def.PartitionClause {
 		e, err := bindExpr(p)
@@ -144,7 +146,7 @@ func (w *WindowCollector) add(b *Binder, f *pg.FuncCall, sc *Scope) (exec.Expr, 
 		case pg.SortByNulls_SORTBY_NULLS_LAST:
 			nullsFirst = false
 		}
-		order = append(order, exec.SortKey{Col: w.expr(e), Desc: desc, NullsFirst: nullsFirst})
+		keys = append(keys, order.SortKey{Col: w.expr(e), Desc: desc, NullsFirst: nullsFirst})
 		orderTypes = append(orderTypes, e.Type())
 		// the sort item's expression: a SortBy node does not deparse alone
 		key += fmt.Sprintf("o%s %d %d;", DeparseExpr(sb.Node), sb.SortbyDir, sb.SortbyNulls)
@@ -214,7 +216,7 @@ func (w *WindowCollector) add(b *Binder, f *pg.FuncCall, sc *Scope) (exec.Expr, 
 		}
 	}
 	if spec == nil {
-		spec = &WindowSpec{key: key, Partition: part, Order: order}
+		spec = &WindowSpec{key: key, Partition: part, Order: keys}
 		w.Specs = append(w.Specs, spec)
 	}
 	ref := w.nrefs

@@ -7,6 +7,7 @@ import (
 
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/aggregate"
+	"github.com/lakepg/lakepg/exec/order"
 	"github.com/lakepg/lakepg/sql/joinorder"
 	"github.com/lakepg/lakepg/sql/planner/optree"
 	"github.com/lakepg/lakepg/sql/pruning"
@@ -204,7 +205,7 @@ func (e *Estimator) compute(op exec.Operator) Estimate {
 		return Estimate{e.N(o.Input), "input"}
 	case *aggregate.Window:
 		return Estimate{e.N(o.Input), "input"}
-	case *exec.Sort:
+	case *order.Sort:
 		in := e.N(o.Input)
 		if o.Limit > 0 && float64(o.Limit) < in {
 			return Estimate{float64(o.Limit), "top-N"}
@@ -636,7 +637,7 @@ func (e *Estimator) Column(op exec.Operator, idx int) ColInfo {
 			ci.NDV = n
 		}
 		return ci
-	case *exec.Sort:
+	case *order.Sort:
 		return e.Column(o.Input, idx)
 	case *exec.Limit:
 		return e.Column(o.Input, idx)

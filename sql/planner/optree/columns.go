@@ -3,6 +3,7 @@ package optree
 import (
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/aggregate"
+	"github.com/lakepg/lakepg/exec/order"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/types"
 )
@@ -89,7 +90,7 @@ func PruneColumns(op exec.Operator, need []bool) (exec.Operator, []int) {
 		in, cm := PruneColumns(o.Input, childNeed)
 		o.Input, o.Pred = in, remapExpr(o.Pred, cm)
 		return o, cm
-	case *exec.Sort:
+	case *order.Sort:
 		childNeed := append([]bool{}, need...)
 		for _, k := range o.Keys {
 			childNeed[k.Col] = true

@@ -3,6 +3,7 @@ package optree
 import (
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/aggregate"
+	"github.com/lakepg/lakepg/exec/order"
 )
 
 // Inputs returns pointers to an operator's inputs so they can be wrapped.
@@ -14,7 +15,7 @@ func Inputs(op exec.Operator) []*exec.Operator {
 		return []*exec.Operator{&o.Input}
 	case *aggregate.HashAgg:
 		return []*exec.Operator{&o.Input}
-	case *exec.Sort:
+	case *order.Sort:
 		return []*exec.Operator{&o.Input}
 	case *exec.Limit:
 		return []*exec.Operator{&o.Input}

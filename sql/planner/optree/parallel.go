@@ -5,6 +5,7 @@ import (
 
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/aggregate"
+	"github.com/lakepg/lakepg/exec/order"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -54,7 +55,7 @@ func Parallelize(op exec.Operator, chains map[*exec.Parallel]exec.Operator) exec
 			exec.Replanned(o)
 			return o
 		}
-	case *exec.Sort:
+	case *order.Sort:
 		if p := parallelChain(o.Input, chains, true); p != nil {
 			o.Input = p
 			return o
@@ -175,7 +176,7 @@ func parallelChain(op exec.Operator, chains map[*exec.Parallel]exec.Operator, pi
 			case *exec.Project:
 				out = &exec.Project{Env: o.Env, Input: out, Exprs: CloneExprs(o.Exprs)}
 			case *exec.HashJoin:
-				out = &exec.HashJoin{Env: o.Env, Left: out, LeftKeys: CloneExprs(o.LeftKeys), Type: o.Type, Extra: CloneExpr(o.Extra), Mem: o.Mem, Shared: shared[o], KeyRanges: o.KeyRanges, KeySet: o.KeySet, BuildLeftFirst: o.BuildLeftFirst}
+				out = &exec.HashJoin{Env: o.Env, Left: out, LeftKeys: CloneExprs(o.LeftKeys), Type: o.Type, Extra: CloneExpr(o.Extra), Mem: o.Mem, Shared: shared[o], KeyRanges: o.KeyRanges, KeySet: o.KeySet, ColKeySets: o.ColKeySets, BuildLeftFirst: o.BuildLeftFirst}
 				shared[o].Probes++
 			case *aggregate.HashAgg:
 				out = &aggregate.HashAgg{Input: out, NGroup: o.NGroup, Aggs: o.Aggs, Mem: o.Mem, SizeHint: o.SizeHint, Partial: o.Partial}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/aggregate"
+	"github.com/lakepg/lakepg/exec/order"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/sql/planner/logical"
 )
@@ -118,11 +119,11 @@ func (b *Builder) build(n logical.Node) (exec.Operator, error) {
 		if err != nil {
 			return nil, err
 		}
-		keys := make([]exec.SortKey, len(x.Keys))
+		keys := make([]order.SortKey, len(x.Keys))
 		for i, k := range x.Keys {
-			keys[i] = exec.SortKey{Col: k.Col, Desc: k.Desc, NullsFirst: k.NullsFirst}
+			keys[i] = order.SortKey{Col: k.Col, Desc: k.Desc, NullsFirst: k.NullsFirst}
 		}
-		return &exec.Sort{Input: in, Keys: keys}, nil
+		return &order.Sort{Input: in, Keys: keys}, nil
 	case *logical.Limit:
 		in, err := b.Build(x.Input)
 		if err != nil {
@@ -134,7 +135,7 @@ func (b *Builder) build(n logical.Node) (exec.Operator, error) {
 		if _, sorted := x.Input.(*logical.Sort); sorted && x.Count >= 0 {
 			// top-N: the sort keeps only what the limit can return (a sort
 			// Build made, never one of a Planned leaf)
-			in.(*exec.Sort).Limit = x.Offset + x.Count
+			in.(*order.Sort).Limit = x.Offset + x.Count
 		}
 		return &exec.Limit{Input: in, Offset: x.Offset, Count: x.Count}, nil
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/aggregate"
+	"github.com/lakepg/lakepg/exec/order"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/sql/planner/logical"
 	"github.com/lakepg/lakepg/types"
@@ -20,7 +21,7 @@ func (b *Builder) window(x *logical.Window) (exec.Operator, error) {
 	}
 	w := &aggregate.Window{Env: env, Input: in, PartitionBy: x.Partition}
 	for _, k := range x.Order {
-		w.OrderBy = append(w.OrderBy, exec.SortKey{Col: k.Col, Desc: k.Desc, NullsFirst: k.NullsFirst})
+		w.OrderBy = append(w.OrderBy, order.SortKey{Col: k.Col, Desc: k.Desc, NullsFirst: k.NullsFirst})
 	}
 	for _, c := range x.Calls {
 		f, err := WindowFunc(c)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/aggregate"
+	"github.com/lakepg/lakepg/exec/order"
 	"github.com/lakepg/lakepg/sql/planner/logical"
 	"github.com/lakepg/lakepg/types"
 )
@@ -70,7 +71,7 @@ func TestBuildWindow(t *testing.T) {
 		if parallel {
 			workers = runtime.GOMAXPROCS(0)
 		}
-		if !reflect.DeepEqual(w.PartitionBy, []int{1}) || !reflect.DeepEqual(w.OrderBy, []exec.SortKey{{Col: 0, Desc: true, NullsFirst: true}}) ||
+		if !reflect.DeepEqual(w.PartitionBy, []int{1}) || !reflect.DeepEqual(w.OrderBy, []order.SortKey{{Col: 0, Desc: true, NullsFirst: true}}) ||
 			len(w.Funcs) != 3 || w.Funcs[2].Agg.Kind != aggregate.AggMax || w.Funcs[2].Frame.Start.Offset != 2 || w.Workers != workers {
 			t.Fatalf("built %+v", w)
 		}

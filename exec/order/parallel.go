@@ -1,9 +1,10 @@
-package exec
+package order
 
 import (
 	"context"
 	"sync"
 
+	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 )
@@ -64,11 +65,11 @@ func (r *sortRun) loadMem() bool {
 
 // WorkerSource is an input that can be drained worker by worker: Parallel.
 type WorkerSource interface {
-	Operator
+	exec.Operator
 	NumWorkers() int
 	// Run calls fn for every worker's pipeline concurrently and waits; the
 	// first error cancels the others.
-	Run(ctx context.Context, fn func(ctx context.Context, w int, op Operator) error) error
+	Run(ctx context.Context, fn func(ctx context.Context, w int, op exec.Operator) error) error
 }
 
 // parallelInput is the input the sort can buffer worker by worker, if any:
@@ -113,7 +114,7 @@ func (s *Sort) sortParallel(ctx context.Context, p WorkerSource) error {
 		if err := memory.ErrCanceled(ctx); err != nil {
 			return err
 		}
-		f, err := memory.NewSpillFile(memory.GlobalSpill, QueryStatsOf(ctx).Spill(), "sort")
+		f, err := memory.NewSpillFile(memory.GlobalSpill, exec.QueryStatsOf(ctx).Spill(), "sort")
 		if err != nil {
 			return err
 		}
@@ -136,9 +137,9 @@ func (s *Sort) sortParallel(ctx context.Context, p WorkerSource) error {
 		}
 		return nil
 	}
-	err := p.Run(ctx, func(ctx context.Context, w int, op Operator) error {
+	err := p.Run(ctx, func(ctx context.Context, w int, op exec.Operator) error {
 		wk := s.workers[w]
-		return Drain(ctx, op, func(b *vec.Batch) error {
+		return exec.Drain(ctx, op, func(b *vec.Batch) error {
 			return s.buffer(ctx, b, &wk.data, &wk.res, func() error { return spill(ctx, wk) })
 		})
 	})
@@ -160,7 +161,7 @@ func (s *Sort) sortParallel(ctx context.Context, p WorkerSource) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[w] = Guard(func() error {
+			errs[w] = exec.Guard(func() error {
 				if spilled {
 					return spill(ctx, wk)
 				}
@@ -210,7 +211,7 @@ func (s *Sort) buffer(ctx context.Context, b *vec.Batch, data **memory.ColBuf, r
 		return err
 	}
 	keyCost := SortKeyCost(s.Keys, b, b.N)
-	need := AppendCost(*data, b, b.N) + keyCost
+	need := memory.AppendCost(*data, b, b.N) + keyCost
 	if err := res.Grow(need); err != nil {
 		// out of memory: write what is buffered as a sorted run and go
 		// on with the memory it held
@@ -218,7 +219,7 @@ func (s *Sort) buffer(ctx context.Context, b *vec.Batch, data **memory.ColBuf, r
 			if err := spill(); err != nil {
 				return err
 			}
-			need = AppendCost(*data, b, b.N) + keyCost
+			need = memory.AppendCost(*data, b, b.N) + keyCost
 		}
 		if res.Grow(need) != nil {
 			// other operators or statements hold the spilling share:
@@ -229,7 +230,7 @@ func (s *Sort) buffer(ctx context.Context, b *vec.Batch, data **memory.ColBuf, r
 			// be stuck holding some.
 			res.Release()
 			*data = memory.NewColBuf(s.Input.Types(), vec.BatchSize)
-			need = AppendCost(*data, b, b.N) + keyCost
+			need = memory.AppendCost(*data, b, b.N) + keyCost
 			res.Spill = false
 			err := res.Grow(need)
 			res.Spill = true
@@ -287,7 +288,7 @@ func (s *Sort) startAhead(ctx context.Context) {
 			}
 			s.out = buf
 			var b *vec.Batch
-			err := Guard(func() (err error) {
+			err := exec.Guard(func() (err error) {
 				b, err = s.mergeNext(ctx)
 				return err
 			})

@@ -1,4 +1,4 @@
-package exec
+package order
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/types"
@@ -32,7 +33,7 @@ type SortKey struct {
 // compare, rarely a bytes.Compare, and never a per-column type switch or
 // interface call.
 type Sort struct {
-	Input Operator
+	Input exec.Operator
 	Keys  []SortKey
 	Limit int64
 	Mem   *memory.Memory
@@ -52,7 +53,7 @@ type Sort struct {
 	Seed    *memory.ColBuf
 	SeedRes memory.Reservation
 
-	// external sort (sortspill.go)
+	// external sort (spill.go)
 	spilling  bool
 	runs      []*sortRun
 	heap      []*sortRun
@@ -62,7 +63,7 @@ type Sort struct {
 	// mergePasses counts the merges of some runs into one before the last,
 	// when the pool had no room for a merge of all
 	mergePasses int
-	// workers buffer a Parallel input worker by worker (sortpar.go)
+	// workers buffer a Parallel input worker by worker (parallel.go)
 	workers []*sortWorker
 	ahead   *mergeAhead
 }
@@ -125,7 +126,7 @@ func (s *Sort) sortAll(ctx context.Context) error {
 	if p := s.parallelInput(); p != nil {
 		return s.sortParallel(ctx, p)
 	}
-	err := Drain(ctx, s.Input, func(b *vec.Batch) error {
+	err := exec.Drain(ctx, s.Input, func(b *vec.Batch) error {
 		return s.buffer(ctx, b, &s.data, &s.res, func() error { return s.spillRun(ctx) })
 	})
 	if err != nil {
@@ -211,7 +212,7 @@ func (s *Sort) topN(ctx context.Context) error {
 			i = p
 		}
 	}
-	err := Drain(ctx, s.Input, func(b *vec.Batch) error {
+	err := exec.Drain(ctx, s.Input, func(b *vec.Batch) error {
 		if err := memory.ErrCanceled(ctx); err != nil {
 			return err
 		}
@@ -727,7 +728,7 @@ func CompareKeys(b *vec.Batch, keys []SortKey, i, j int) int {
 				return c
 			}
 		default:
-			c = CompareRows(v, i, v, j)
+			c = exec.CompareRows(v, i, v, j)
 			if k.Desc {
 				c = -c
 			}

@@ -1,4 +1,4 @@
-package exec
+package order
 
 import (
 	"bytes"
@@ -7,9 +7,9 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
-	"github.com/lakepg/lakepg/types"
 )
 
 // External merge sort. When the sort's buffer cannot grow, the rows buffered
@@ -32,7 +32,7 @@ type sortRun struct {
 	n     int
 	idx   int        // run order: on equal keys the earlier run's row goes first (stable)
 	b     *vec.Batch // the current block's rows
-	mem   *memRun    // set for a run held in memory (sortpar.go); file is nil then
+	mem   *memRun    // set for a run held in memory (parallel.go); file is nil then
 }
 
 func (r *sortRun) key() []byte { return r.arena[r.offs[r.pos]:r.offs[r.pos+1]] }
@@ -112,7 +112,7 @@ func (s *Sort) spillRun(ctx context.Context) error {
 	errs := make([]error, k)
 	var wg sync.WaitGroup
 	for j := 0; j < k; j++ {
-		f, err := memory.NewSpillFile(memory.GlobalSpill, QueryStatsOf(ctx).Spill(), "sort")
+		f, err := memory.NewSpillFile(memory.GlobalSpill, exec.QueryStatsOf(ctx).Spill(), "sort")
 		if err != nil {
 			wg.Wait()
 			return err
@@ -124,7 +124,7 @@ func (s *Sort) spillRun(ctx context.Context) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[j] = Guard(func() error { return w.write(s.data, lo, hi, f) })
+			errs[j] = exec.Guard(func() error { return w.write(s.data, lo, hi, f) })
 		}()
 	}
 	wg.Wait()
@@ -172,16 +172,7 @@ func (w *runWriter) write(data *memory.ColBuf, lo, hi int, f *memory.SpillFile) 
 func capBytes(c *memory.ColBuf) int64 {
 	var n int64
 	for _, v := range c.Vecs {
-		n += VecCapBytes(v)
-	}
-	return n
-}
-
-// VecCapBytes is the memory v's slices hold, by capacity, and its text.
-func VecCapBytes(v *vec.Vector) int64 {
-	n := int64(cap(v.I64))*8 + int64(cap(v.F64))*8 + int64(cap(v.B)) + int64(cap(v.Iv))*16 + int64(cap(v.S))*16 + int64(cap(v.Nulls))
-	for _, s := range v.S {
-		n += int64(len(s))
+		n += memory.VecCapBytes(v)
 	}
 	return n
 }
@@ -295,7 +286,7 @@ func (s *Sort) mergePass(ctx context.Context, k int, perRun int64) error {
 // mergeRuns merges runs into a new run (with each row's key, as spillRun
 // writes them) and removes their files.
 func (s *Sort) mergeRuns(ctx context.Context, runs []*sortRun) (*sortRun, error) {
-	f, err := memory.NewSpillFile(memory.GlobalSpill, QueryStatsOf(ctx).Spill(), "sort")
+	f, err := memory.NewSpillFile(memory.GlobalSpill, exec.QueryStatsOf(ctx).Spill(), "sort")
 	if err != nil {
 		return nil, err
 	}
@@ -471,40 +462,4 @@ func (r *sortRun) close() {
 		r.file.Close()
 	}
 	r.mem = nil
-}
-
-// AppendCost is the memory appending rows [0, n) of b to c takes: the text
-// the rows hold, plus the capacity each column slice adds when append has
-// to grow it (appendDoubling doubles it). Charging capacity rather than
-// length is what keeps a sort's real footprint within its reservation: the
-// step from a full 256 MiB slice to a 512 MiB one is reserved before it is
-// taken, so a sort that cannot afford it spills first.
-func AppendCost(c *memory.ColBuf, b *vec.Batch, n int) int64 {
-	var cost int64
-	for i, v := range c.Vecs {
-		src := b.Vecs[i]
-		var l, cp, size int
-		switch v.Type.Storage() {
-		case types.StoreInt:
-			l, cp, size = len(v.I64), cap(v.I64), 8
-		case types.StoreFloat:
-			l, cp, size = len(v.F64), cap(v.F64), 8
-		case types.StoreBool:
-			l, cp, size = len(v.B), cap(v.B), 1
-		case types.StoreInterval:
-			l, cp, size = len(v.Iv), cap(v.Iv), 16
-		default:
-			l, cp, size = len(v.S), cap(v.S), 16
-			for _, s := range src.S[:n] {
-				cost += int64(len(s))
-			}
-		}
-		if cp-l < n {
-			cost += int64(max(2*cp, l+n)-cp) * int64(size)
-		}
-		if src.Nulls != nil || v.Nulls != nil {
-			cost += int64(n) // the NULL mask grows by append's own steps: about a byte a row
-		}
-	}
-	return cost
 }

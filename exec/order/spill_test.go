@@ -1,4 +1,4 @@
-package exec
+package order
 
 import (
 	"context"
@@ -7,26 +7,11 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/memory"
-	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
 )
-
-func collectCtx(t *testing.T, ctx context.Context, op Operator) []string {
-	t.Helper()
-	var out []string
-	err := Drain(ctx, op, func(b *vec.Batch) error {
-		for i := 0; i < b.N; i++ {
-			out = append(out, rowText(b, i))
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
 
 func TestSortSpills(t *testing.T) {
 	sp := testSpill(t, 0)
@@ -38,8 +23,8 @@ func TestSortSpills(t *testing.T) {
 		{{Col: 0}}, // few distinct keys: ties must keep input order across runs
 	} {
 		want := refSort(t, rows, keys, 0)
-		qs := &QueryStats{}
-		ctx := WithQueryStats(context.Background(), qs)
+		qs := &exec.QueryStats{}
+		ctx := exec.WithQueryStats(context.Background(), qs)
 		mem := memory.NewMemory(memory.NewMemoryPool(1<<20), 0)
 		s := &Sort{Input: newRowsOp(sortTypes, rows, 500), Keys: keys, Mem: mem}
 		got := collectCtx(t, ctx, s)
@@ -59,28 +44,14 @@ func TestSortSpills(t *testing.T) {
 	}
 }
 
-// cancelAfter cancels its context once n batches have passed through.
-type cancelAfter struct {
-	Operator
-	n      int
-	cancel func()
-}
-
-func (c *cancelAfter) Next(ctx context.Context) (*vec.Batch, error) {
-	if c.n--; c.n == 0 {
-		c.cancel()
-	}
-	return c.Operator.Next(ctx)
-}
-
 func TestSortSpillCancelRemovesFiles(t *testing.T) {
 	sp := testSpill(t, 0)
 	rng := rand.New(rand.NewSource(6))
 	rows := sortRows(rng, 40000)
-	qs := &QueryStats{}
-	ctx, cancel := context.WithCancel(WithQueryStats(context.Background(), qs))
+	qs := &exec.QueryStats{}
+	ctx, cancel := context.WithCancel(exec.WithQueryStats(context.Background(), qs))
 	defer cancel()
-	in := &cancelAfter{Operator: newRowsOp(sortTypes, rows, 500), n: 60, cancel: cancel}
+	in := &cancelAfter{Operator: newRowsOp(sortTypes, rows, 500), N: 60, Cancel: cancel}
 	s := &Sort{Input: in, Keys: []SortKey{{Col: 2}}, Mem: memory.NewMemory(memory.NewMemoryPool(1<<20), 0)}
 	_, err := s.Next(ctx)
 	if pgerr.Code(err) != pgerr.QueryCanceled {
@@ -159,7 +130,7 @@ func TestSortSpillRunsSideBySide(t *testing.T) {
 	rows := sortRows(rng, 120000)
 	for _, keys := range [][]SortKey{{{Col: 0}}, {{Col: 2}, {Col: 0, Desc: true}}} {
 		want := refSort(t, rows, keys, 0)
-		ctx := WithQueryStats(context.Background(), &QueryStats{})
+		ctx := exec.WithQueryStats(context.Background(), &exec.QueryStats{})
 		s := &Sort{Input: newRowsOp(sortTypes, rows, 1000), Keys: keys, Mem: memory.NewMemory(memory.NewMemoryPool(12<<20), 0)}
 		got := collectCtx(t, ctx, s)
 		if s.splitRuns == 0 {
@@ -184,7 +155,7 @@ func TestSortMergesRunsInPasses(t *testing.T) {
 		want := refSort(t, rows, keys, 0)
 		mem := memory.NewMemory(memory.NewMemoryPool(3<<20), 0)
 		s := &Sort{Input: newRowsOp(sortTypes, rows, 500), Keys: keys, Mem: mem}
-		got := collectCtx(t, WithQueryStats(context.Background(), &QueryStats{}), s)
+		got := collectCtx(t, exec.WithQueryStats(context.Background(), &exec.QueryStats{}), s)
 		if s.mergePasses == 0 {
 			t.Fatalf("keys %+v: every run merged at once", keys)
 		}

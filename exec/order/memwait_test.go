@@ -1,4 +1,4 @@
-package exec
+package order
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 )
@@ -34,7 +35,7 @@ func TestConcurrentSortsWait(t *testing.T) {
 			s := &Sort{Input: in, Keys: []SortKey{{Col: 2}}}
 			defer s.Close()
 			var got []string
-			err := Drain(ctx, s, func(b *vec.Batch) error {
+			err := exec.Drain(ctx, s, func(b *vec.Batch) error {
 				for i := 0; i < b.N; i++ {
 					got = append(got, rowText(b, i))
 				}
@@ -62,7 +63,7 @@ func TestConcurrentSortsWait(t *testing.T) {
 // startTogether holds its first batch until every operator of its group
 // has asked for one.
 type startTogether struct {
-	Operator
+	exec.Operator
 	wg   *sync.WaitGroup
 	once sync.Once
 }

@@ -1,4 +1,4 @@
-package exec
+package order
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
@@ -22,7 +23,7 @@ import (
 type workerRows struct {
 	ts      []types.T
 	parts   [][][]any
-	wrap    func(w int, op Operator) Operator
+	wrap    func(w int, op exec.Operator) exec.Operator
 	started bool
 }
 
@@ -42,7 +43,7 @@ func (wr *workerRows) Next(ctx context.Context) (*vec.Batch, error) {
 	panic("workerRows is read worker by worker")
 }
 
-func (wr *workerRows) Run(ctx context.Context, fn func(ctx context.Context, w int, op Operator) error) error {
+func (wr *workerRows) Run(ctx context.Context, fn func(ctx context.Context, w int, op exec.Operator) error) error {
 	wr.started = true
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -53,11 +54,11 @@ func (wr *workerRows) Run(ctx context.Context, fn func(ctx context.Context, w in
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var op Operator = newRowsOp(wr.ts, part, 250)
+			var op exec.Operator = newRowsOp(wr.ts, part, 250)
 			if wr.wrap != nil {
 				op = wr.wrap(w, op)
 			}
-			if err := Guard(func() error { return fn(ctx, w, op) }); err != nil {
+			if err := exec.Guard(func() error { return fn(ctx, w, op) }); err != nil {
 				once.Do(func() { first = err; cancel() })
 			}
 		}()
@@ -126,8 +127,8 @@ func TestParallelSortMatchesSerial(t *testing.T) {
 				workers := 2 + trial%3
 				for _, ks := range [][]SortKey{total, keys} {
 					name := fmt.Sprintf("n=%d workers=%d keys=%+v spill=%v", n, workers, ks, spill)
-					qs := &QueryStats{}
-					ctx := WithQueryStats(context.Background(), qs)
+					qs := &exec.QueryStats{}
+					ctx := exec.WithQueryStats(context.Background(), qs)
 					var mem *memory.Memory
 					if spill {
 						mem = memory.NewMemory(memory.NewMemoryPool(1<<20), 0)
@@ -180,14 +181,14 @@ func TestParallelSortTiesLimit(t *testing.T) {
 	want := refSort(t, rows, keys, 0)
 	for _, spill := range []bool{false, true} {
 		for _, limit := range []int{1, 10, 5000} {
-			qs := &QueryStats{}
-			ctx := WithQueryStats(context.Background(), qs)
+			qs := &exec.QueryStats{}
+			ctx := exec.WithQueryStats(context.Background(), qs)
 			mem := memory.NewMemory(memory.NewMemoryPool(1<<30), 0)
 			if spill {
 				mem = memory.NewMemory(memory.NewMemoryPool(1<<20), 0)
 			}
 			s := &Sort{Input: newWorkerRows(sortTypes, rows, 3), Keys: keys, Mem: mem}
-			l := &Limit{Input: s, Count: int64(limit)}
+			l := &exec.Limit{Input: s, Count: int64(limit)}
 			got := collectCtx(t, ctx, l)
 			if len(got) != limit {
 				t.Fatalf("limit %d: %d rows", limit, len(got))
@@ -215,17 +216,17 @@ func TestParallelSortCancelRemovesFiles(t *testing.T) {
 	sp := testSpill(t, 0)
 	rng := rand.New(rand.NewSource(31))
 	rows := sortRows(rng, 60000)
-	qs := &QueryStats{}
-	ctx, cancel := context.WithCancel(WithQueryStats(context.Background(), qs))
+	qs := &exec.QueryStats{}
+	ctx, cancel := context.WithCancel(exec.WithQueryStats(context.Background(), qs))
 	defer cancel()
 	in := newWorkerRows(sortTypes, rows, 2)
 	var once sync.Mutex
-	in.wrap = func(w int, op Operator) Operator {
+	in.wrap = func(w int, op exec.Operator) exec.Operator {
 		if w != 1 {
 			return op
 		}
 		// cancel once this worker's rows are well past the first runs
-		return &cancelAfter{Operator: op, n: 100, cancel: func() { once.Lock(); cancel(); once.Unlock() }}
+		return &cancelAfter{Operator: op, N: 100, Cancel: func() { once.Lock(); cancel(); once.Unlock() }}
 	}
 	mem := memory.NewMemory(memory.NewMemoryPool(1<<20), 0)
 	s := &Sort{Input: in, Keys: []SortKey{{Col: 2}}, Mem: mem}
@@ -242,38 +243,5 @@ func TestParallelSortCancelRemovesFiles(t *testing.T) {
 	}
 	if mem.Used() != 0 {
 		t.Fatalf("memory not returned: %d", mem.Used())
-	}
-}
-
-// TestParallelSortOverScan sorts a real parallel scan (morsels, deletion
-// files) and compares with the serial sort of the same scan.
-func TestParallelSortOverScan(t *testing.T) {
-	sp := testSpill(t, 0)
-	store, files, live := scanFixture(t, 3, 5000, 700)
-	keys := []SortKey{{Col: 2, NullsFirst: true}, {Col: 0, Desc: true}}
-	serial := &Sort{Input: newFixtureScan(store, files), Keys: keys}
-	want := collect(t, serial)
-	serial.Close()
-	if len(want) != live {
-		t.Fatalf("serial sort: %d rows, want %d", len(want), live)
-	}
-	for _, limit := range []int64{1 << 30, 1 << 20} {
-		qs := &QueryStats{}
-		ctx := WithQueryStats(context.Background(), qs)
-		p := &Parallel{Scan: newFixtureScan(store, files), Workers: 3}
-		s := &Sort{Input: p, Keys: keys, Mem: memory.NewMemory(memory.NewMemoryPool(limit), 0)}
-		if s.parallelInput() == nil {
-			t.Fatal("a sort over a Parallel of 3 workers does not sort worker by worker")
-		}
-		got := collectCtx(t, ctx, s)
-		if !slices.Equal(got, want) {
-			t.Fatalf("pool %d: parallel sort differs from the serial one (%d rows, want %d)", limit, len(got), len(want))
-		}
-		if err := s.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if k := spillFilesLeft(t, sp); k != 0 {
-			t.Fatalf("pool %d: %d spill files left", limit, k)
-		}
 	}
 }

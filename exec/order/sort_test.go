@@ -1,4 +1,4 @@
-package exec
+package order
 
 import (
 	"bytes"
@@ -175,5 +175,30 @@ func TestKeyOrderMultikey(t *testing.T) {
 		if got := e.Order(n); !slices.Equal(got, want) {
 			t.Fatalf("n=%d: order differs from the stable byte-wise sort", n)
 		}
+	}
+}
+
+// TestCompareKeysNulls: NULL sorts last ascending and first where asked.
+func TestCompareKeysNulls(t *testing.T) {
+	v := ints(types.Int64T, 3, 0, 1)
+	v.Nulls = []bool{false, true, false}
+	b := batch(v)
+	asc := []int{0, 1, 2}
+	less := func(keys []SortKey) []int {
+		out := append([]int{}, asc...)
+		for i := range out {
+			for j := i + 1; j < len(out); j++ {
+				if CompareKeys(b, keys, out[j], out[i]) < 0 {
+					out[i], out[j] = out[j], out[i]
+				}
+			}
+		}
+		return out
+	}
+	if got := less([]SortKey{{Col: 0}}); got[0] != 2 || got[2] != 1 {
+		t.Errorf("ASC puts NULL last: %v", got)
+	}
+	if got := less([]SortKey{{Col: 0, Desc: true, NullsFirst: true}}); got[0] != 1 || got[1] != 0 {
+		t.Errorf("DESC puts NULL first: %v", got)
 	}
 }
