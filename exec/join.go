@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/bits"
 	"runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -871,11 +870,8 @@ func (j *joinBuild) index(n, par int) error {
 		mask := uint64(len(t.Slots) - 1)
 		added := make([]int, par)
 		over := make([][]int32, par)
-		ch := make([]chainPart, par)
 		parts(par, func(p int) {
 			hi := uint64(p+1) << shift
-			c := &ch[p]
-			c.rows, c.prev = make([]int32, 0, n/par+n/16), make([]int32, 0, n/par+n/16)
 			a := 0
 			// this part's rows are picked a block at a time with no
 			// branch, as in hashtab.PushPart
@@ -899,11 +895,11 @@ func (j *joinBuild) index(n, par int) error {
 						if sl == 0 {
 							t.Slots[s] = tag | uint64(r+1)
 							a++
-							c.rows, c.prev = append(c.rows, r), append(c.prev, -1)
+							j.next[r] = -1
 							continue rows
 						}
 						if hashtab.SlotTag(sl) == tag && j.buildEqual(int(hashtab.SlotVal(sl)-1), int(r)) {
-							c.rows, c.prev = append(c.rows, r), append(c.prev, hashtab.SlotVal(sl)-1)
+							j.next[r] = hashtab.SlotVal(sl) - 1
 							t.Slots[s] = tag | uint64(r+1)
 							continue rows
 						}
@@ -913,7 +909,6 @@ func (j *joinBuild) index(n, par int) error {
 			}
 			added[p] = a
 		})
-		j.writeChains(ch, par)
 		for _, a := range added {
 			t.N += a
 		}
@@ -1008,11 +1003,8 @@ func (j *joinBuild) buildDirect(k *vec.Vector, n, par int) bool {
 		// each goroutine takes a range of keys: their slots of d, and
 		// the rows of those keys in next
 		part := (span + uint64(par)) / uint64(par)
-		ch := make([]chainPart, par)
 		parts(par, func(p int) {
 			plo := uint64(p) * part
-			c := &ch[p]
-			c.rows, c.prev = make([]int32, 0, n/par+n/16), make([]int32, 0, n/par+n/16)
 			var blk [256]int32
 			for end := n; end > 0; end -= len(blk) {
 				m := 0
@@ -1026,12 +1018,11 @@ func (j *joinBuild) buildDirect(k *vec.Vector, n, par int) bool {
 				}
 				for _, r := range blk[:m] {
 					o := k.I64[r] - lo
-					c.rows, c.prev = append(c.rows, r), append(c.prev, d[o]-1)
+					j.next[r] = d[o] - 1
 					d[o] = r + 1
 				}
 			}
 		})
-		j.writeChains(ch, par)
 		j.direct, j.dmin = d, lo
 		return true
 	}
@@ -1090,44 +1081,23 @@ func (j *joinBuild) collectNulls(k *vec.Vector, n int) {
 }
 
 // pushParts fills itab on par goroutines, each the keys of one range of
-// its slots (par a power of two).
+// its slots (par a power of two). They write next where their rows fall,
+// rows of both sharing cache lines; threading the chains by row range
+// after instead cost more (BenchmarkIndex: 9.7 ms of CPU for 230 k keys
+// against 8.7).
 func (j *joinBuild) pushParts(k *vec.Vector, n, par int) {
 	j.collectNulls(k, n)
 	keys := k.I64[:n]
 	added := make([]int, par)
 	over := make([][]int32, par)
-	ch := make([]chainPart, par)
 	parts(par, func(p int) {
-		c := &ch[p]
-		c.rows, c.prev = make([]int32, 0, n/par+n/16), make([]int32, 0, n/par+n/16)
-		added[p], c.rows, c.prev, over[p] = j.itab.PushPart(keys, k.Nulls, p, par, c.rows, c.prev, nil)
+		added[p], over[p] = j.itab.PushPart(keys, k.Nulls, j.next, p, par, nil)
 	})
-	j.writeChains(ch, par)
 	sum := 0
 	for _, a := range added {
 		sum += a
 	}
 	j.itab.FinishParts(keys, j.next, sum, over)
-}
-
-// chainPart is what one goroutine of a parallel index found: its rows, last
-// first, and the row each one's chain goes on to (-1: none).
-type chainPart struct{ rows, prev []int32 }
-
-// writeChains sets next from the parts, each goroutine the rows of one
-// range: the rows of one part within it are a run of its list.
-func (j *joinBuild) writeChains(ch []chainPart, par int) {
-	n := len(j.next)
-	parts(par, func(q int) {
-		lo, hi := int32(q*n/par), int32((q+1)*n/par)
-		for _, c := range ch {
-			// rows is descending: the run with lo <= r < hi
-			a, _ := slices.BinarySearchFunc(c.rows, hi-1, func(r, t int32) int { return int(t - r) })
-			for i := a; i < len(c.rows) && c.rows[i] >= lo; i++ {
-				j.next[c.rows[i]] = c.prev[i]
-			}
-		}
-	})
 }
 
 func (j *joinBuild) fastKey() bool {

@@ -169,14 +169,12 @@ func (t *I64Table) Push(k int64, row int32) int32 {
 // PushPart lets several goroutines fill a join build's table at once: it
 // Pushes, from the last row to the first, the keys whose home slot lies in
 // part p of the table's parts equal slot ranges (parts a power of two,
-// the table sized for all keys). Rows marked in nulls are passed over. For
-// each row pushed it appends the row to rows and what Push returned to
-// prev (the caller threads them into its chains: written here, rows of
-// the other parts sharing their cache lines would bounce them between
-// cores). It writes only slots of its own range: a row whose probe would
-// run past the range's end goes into over instead (all rows of its key, in
-// the order met), for FinishParts. added is the keys it added.
-func (t *I64Table) PushPart(keys []int64, nulls []bool, p, parts int, rows, prev, over []int32) (added int, _, _, _ []int32) {
+// the table sized for all keys), setting next[r] to what Push returns.
+// Rows marked in nulls are passed over. It writes only slots of its own
+// range: a row whose probe would run past the range's end goes into over
+// instead (all rows of its key, in the order met), for FinishParts. added
+// is the keys it added.
+func (t *I64Table) PushPart(keys []int64, nulls []bool, next []int32, p, parts int, over []int32) (added int, _ []int32) {
 	shift := uint(bits.TrailingZeros(uint(len(t.Slots) / parts)))
 	hi := (p + 1) << shift
 	// the rows of this part are picked out a block at a time with no
@@ -203,11 +201,11 @@ func (t *I64Table) PushPart(keys []int64, nulls []bool, p, parts int, rows, prev
 				if sl.val == 0 {
 					sl.key, sl.val = k, r+1
 					added++
-					rows, prev = append(rows, r), append(prev, -1)
+					next[r] = -1
 					continue next
 				}
 				if sl.key == k {
-					rows, prev = append(rows, r), append(prev, sl.val-1)
+					next[r] = sl.val - 1
 					sl.val = r + 1
 					continue next
 				}
@@ -215,7 +213,7 @@ func (t *I64Table) PushPart(keys []int64, nulls []bool, p, parts int, rows, prev
 			over = append(over, r)
 		}
 	}
-	return added, rows, prev, over
+	return added, over
 }
 
 // FinishParts completes a table filled by PushPart: added is the sum of

@@ -45,10 +45,7 @@ func TestPushPartsAsPush(t *testing.T) {
 		next := make([]int32, n)
 		added, over, overs := 0, 0, [][]int32(nil)
 		for p := range parts {
-			a, rows, prev, o := got.PushPart(keys, nulls, p, parts, nil, nil, nil)
-			for i, r := range rows {
-				next[r] = prev[i]
-			}
+			a, o := got.PushPart(keys, nulls, next, p, parts, nil)
 			added += a
 			over += len(o)
 			overs = append(overs, o)
