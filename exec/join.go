@@ -3,6 +3,8 @@ package exec
 import (
 	"context"
 	"math"
+	"math/bits"
+	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -153,7 +155,7 @@ type ColKeySet struct {
 const colSetMaxRows = 1 << 20
 
 // colSets indexes each key column cs names alone, as far as memory allows.
-func (j *joinBuild) colSets(cs []ColKeySet) {
+func (j *joinBuild) colSets(cs []ColKeySet, par int) {
 	n := j.rows.N
 	if len(cs) == 0 || n > colSetMaxRows {
 		return
@@ -170,7 +172,7 @@ func (j *joinBuild) colSets(cs []ColKeySet) {
 			return
 		}
 		cb.next = make([]int32, n)
-		if cb.index(n) != nil {
+		if cb.index(n, par) != nil {
 			cb.res.Release()
 			return
 		}
@@ -259,9 +261,9 @@ func (s *SharedBuild) get(ctx context.Context, typ JoinType, cs []ColKeySet) (*j
 		s.err = Guard(func() error {
 			var err error
 			s.jb, s.spill, err = buildJoin(ctx, s.Env, s.Right, s.RightKeys, s.KeyTypes, memory.MemFor(ctx, s.Mem),
-				buildOpts{spill: true, one: typ == JoinAntiNullAware})
+				buildOpts{spill: true, one: typ == JoinAntiNullAware, par: runtime.GOMAXPROCS(0)})
 			if err == nil && s.spill == nil {
-				s.jb.colSets(cs)
+				s.jb.colSets(cs, runtime.GOMAXPROCS(0))
 				s.done.Store(s.jb)
 			}
 			return err
@@ -386,10 +388,16 @@ func (j *HashJoin) build(ctx context.Context) error {
 		for i, k := range j.LeftKeys {
 			kts[i] = k.Type()
 		}
+		// a build side the planner made parallel is built by all cores: the
+		// join waits for it, and the probe has not started
+		par := 0
+		if _, ok := j.Right.(*Parallel); ok {
+			par = runtime.GOMAXPROCS(0)
+		}
 		j.joinBuild, j.spill, err = buildJoin(ctx, j.Env, j.Right, j.RightKeys, kts, j.Mem,
-			buildOpts{level: j.spillLevel, spill: j.spillLevel <= joinMaxSpillLvl, one: j.Type == JoinAntiNullAware})
+			buildOpts{level: j.spillLevel, spill: j.spillLevel <= joinMaxSpillLvl, one: j.Type == JoinAntiNullAware, par: par})
 		if err == nil && j.joinBuild != nil {
-			j.joinBuild.colSets(j.ColKeySets)
+			j.joinBuild.colSets(j.ColKeySets, par)
 		}
 	}
 	if err != nil {
@@ -430,6 +438,7 @@ type buildOpts struct {
 	level int  // partitioning level (joinspill.go)
 	spill bool // partition the rows to disk
 	one   bool // (spill) into a single partition: NOT IN
+	par   int  // goroutines that may index the rows (0, 1: the caller alone)
 	// chunk, when set, is the source being built from by a chunk join: the
 	// build stops where the reservation does (after one batch at least)
 	// and the batch that did not fit is put back
@@ -488,61 +497,73 @@ func buildJoin(ctx context.Context, env *Env, right Operator, rightKeys []Expr, 
 		jb.res.Release()
 		return nil
 	}
-	err := Drain(ctx, right, func(b *vec.Batch) error {
-		if err := memory.ErrCanceled(ctx); err != nil {
-			return err
+	var err error
+	if p, ok := right.(*Parallel); ok && opts.par > 1 && opts.chunk == nil && p.NumWorkers() > 1 {
+		// the workers buffer their own rows, and the buffers are joined
+		// once: one goroutine appending every row, doubling its buffers,
+		// kept the workers waiting for it
+		var rows, ks *memory.ColBuf
+		rows, ks, js, err = drainParallel(ctx, env, p, jb, rightKeys, kts, cast, computed, kcomp, comp, opts)
+		if err == nil && js == nil {
+			jb.rows, keys = rows, ks
 		}
-		kb.N = b.N
-		for ki, i := range computed {
-			v, err := rightKeys[i].Eval(env, b)
-			if err != nil {
+	} else {
+		err = Drain(ctx, right, func(b *vec.Batch) error {
+			if err := memory.ErrCanceled(ctx); err != nil {
 				return err
 			}
-			if cast[i] {
-				if v, err = CastVector(env, v, b.N, kts[i], false); err != nil {
-					return err
-				}
-			}
-			kb.Vecs[ki] = v
-		}
-		if js != nil {
-			kv = keyVecs(kv, rightKeys, comp, b, kb)
-			return js.right.add(b, kv, js.level, js.one)
-		}
-		// capacity, not length: appending may double a column's slice;
-		// and the index to come, so that a build that would not fit it
-		// spills while it still can
-		cost := memory.AppendCost(jb.rows, b, b.N) + memory.AppendCost(keys, kb, b.N) + (8+indexBytesPerRow)*int64(b.N)
-		if err := jb.res.Grow(cost); err != nil {
-			if pgerr.Code(err) != memory.OutOfMemory {
-				return err
-			}
-			switch {
-			case opts.chunk != nil && jb.rows.N > 0:
-				opts.chunk.held = b
-				return ErrChunkFull
-			case opts.chunk != nil:
-				// one batch at least, or the chunk join never ends
-				jb.res.Spill = false
-				err = jb.res.Grow(cost)
-				jb.res.Spill = true
+			kb.N = b.N
+			for ki, i := range computed {
+				v, err := rightKeys[i].Eval(env, b)
 				if err != nil {
 					return err
 				}
-			case opts.spill:
-				if err := toDisk(); err != nil {
-					return err
+				if cast[i] {
+					if v, err = CastVector(env, v, b.N, kts[i], false); err != nil {
+						return err
+					}
 				}
+				kb.Vecs[ki] = v
+			}
+			if js != nil {
 				kv = keyVecs(kv, rightKeys, comp, b, kb)
 				return js.right.add(b, kv, js.level, js.one)
-			default:
-				return err
 			}
-		}
-		jb.rows.AppendBatch(b, 0, b.N)
-		keys.AppendBatch(kb, 0, b.N)
-		return nil
-	})
+			// capacity, not length: appending may double a column's slice;
+			// and the index to come, so that a build that would not fit it
+			// spills while it still can
+			cost := memory.AppendCost(jb.rows, b, b.N) + memory.AppendCost(keys, kb, b.N) + (8+indexBytesPerRow)*int64(b.N)
+			if err := jb.res.Grow(cost); err != nil {
+				if pgerr.Code(err) != memory.OutOfMemory {
+					return err
+				}
+				switch {
+				case opts.chunk != nil && jb.rows.N > 0:
+					opts.chunk.held = b
+					return ErrChunkFull
+				case opts.chunk != nil:
+					// one batch at least, or the chunk join never ends
+					jb.res.Spill = false
+					err = jb.res.Grow(cost)
+					jb.res.Spill = true
+					if err != nil {
+						return err
+					}
+				case opts.spill:
+					if err := toDisk(); err != nil {
+						return err
+					}
+					kv = keyVecs(kv, rightKeys, comp, b, kb)
+					return js.right.add(b, kv, js.level, js.one)
+				default:
+					return err
+				}
+			}
+			jb.rows.AppendBatch(b, 0, b.N)
+			keys.AppendBatch(kb, 0, b.N)
+			return nil
+		})
+	}
 	if err == ErrChunkFull {
 		err = nil
 	}
@@ -576,7 +597,7 @@ func buildJoin(ctx context.Context, env *Env, right Operator, rightKeys []Expr, 
 		// the chunk is read: its index may take the last of the budget
 		jb.res.Spill = false
 	}
-	if err := jb.index(n); err != nil {
+	if err := jb.index(n, opts.par); err != nil {
 		if pgerr.Code(err) != memory.OutOfMemory || !opts.spill {
 			return nil, nil, err
 		}
@@ -596,78 +617,343 @@ func buildJoin(ctx context.Context, env *Env, right Operator, rightKeys []Expr, 
 	return jb, nil, nil
 }
 
-// index builds the table over the buffered rows.
-func (j *joinBuild) index(n int) error {
+// drainPart is one worker's share of a build side drained in parallel.
+type drainPart struct {
+	rows, keys *memory.ColBuf
+	kb         *vec.Batch
+	kv         []*vec.Vector
+	exprs      []Expr // the computed keys, the worker's copies
+}
+
+// drainParallel drains the build side p on its workers, each buffering
+// the rows it reads with their keys, and joins the buffers into one. When
+// the rows outgrow the reservation (opts.spill), they go to partition
+// files: the worker that meets the limit starts the spill, and each
+// worker moves its rows there at its next batch, the rest after; the
+// spill is returned (not finished) instead of the rows.
+func drainParallel(ctx context.Context, env *Env, p *Parallel, jb *joinBuild, rightKeys []Expr, kts []types.T, cast []bool, computed []int, kcomp []types.T, comp []int, opts buildOpts) (rows, keys *memory.ColBuf, js *joinSpill, err error) {
+	ts := p.Types()
+	ds := make([]*drainPart, p.NumWorkers())
+	for w := range ds {
+		d := &drainPart{rows: memory.NewColBuf(ts, vec.BatchSize), keys: memory.NewColBuf(kcomp, vec.BatchSize), kb: &vec.Batch{Vecs: make([]*vec.Vector, len(computed))}}
+		for _, i := range computed {
+			// expressions keep per-evaluation state: a copy per worker
+			d.exprs = append(d.exprs, MapColumns(rightKeys[i], func(c int) int { return c }))
+		}
+		ds[w] = d
+	}
+	var mu sync.Mutex // guards jb.res and js
+	// toDisk moves d's rows to the partition files (mu held)
+	toDisk := func(d *drainPart) error {
+		if d.rows == nil {
+			return nil
+		}
+		d.keys.N = d.rows.N
+		d.kv = keyVecs(d.kv, rightKeys, comp, &d.rows.Batch, &d.keys.Batch)
+		err := js.right.add(&d.rows.Batch, d.kv, js.level, js.one)
+		d.rows, d.keys = nil, nil
+		return err
+	}
+	err = p.Run(ctx, func(ctx context.Context, w int, op Operator) error {
+		d := ds[w]
+		return Drain(ctx, op, func(b *vec.Batch) error {
+			if err := memory.ErrCanceled(ctx); err != nil {
+				return err
+			}
+			d.kb.N = b.N
+			for ki, i := range computed {
+				v, err := d.exprs[ki].Eval(env, b)
+				if err != nil {
+					return err
+				}
+				if cast[i] {
+					if v, err = CastVector(env, v, b.N, kts[i], false); err != nil {
+						return err
+					}
+				}
+				d.kb.Vecs[ki] = v
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if js == nil {
+				// as buildJoin charges a batch: capacity, and the index
+				cost := memory.AppendCost(d.rows, b, b.N) + memory.AppendCost(d.keys, d.kb, b.N) + (8+indexBytesPerRow)*int64(b.N)
+				err := jb.res.Grow(cost)
+				if err == nil {
+					mu.Unlock()
+					d.rows.AppendBatch(b, 0, b.N)
+					d.keys.AppendBatch(d.kb, 0, b.N)
+					mu.Lock()
+					return nil
+				}
+				if pgerr.Code(err) != memory.OutOfMemory || !opts.spill {
+					return err
+				}
+				js = &joinSpill{level: opts.level, one: opts.one, right: newJoinParts(ts, "join", QueryStatsOf(ctx))}
+			}
+			if err := toDisk(d); err != nil {
+				return err
+			}
+			d.kv = keyVecs(d.kv, rightKeys, comp, b, d.kb)
+			return js.right.add(b, d.kv, js.level, js.one)
+		})
+	})
+	if err == nil && js != nil {
+		for _, d := range ds {
+			if err = toDisk(d); err != nil {
+				break
+			}
+		}
+	}
+	if err != nil || js != nil {
+		// the reservation covered the workers' buffers, now on disk or
+		// dropped
+		jb.res.Release()
+		return nil, nil, js, err
+	}
+	rows, keys = memory.NewColBuf(ts, 0), memory.NewColBuf(kcomp, 0)
+	concatParts(rows, keys, ds, opts.par)
+	return rows, keys, nil, nil
+}
+
+// concatParts joins the workers' buffers into rows and keys, par
+// goroutines each making and filling whole columns (making one zeroes it:
+// that too on all cores). The joined buffers, exactly as long as the rows,
+// take no more than the reservation already holds for the workers'
+// buffers (by capacity), which they replace.
+func concatParts(rows, keys *memory.ColBuf, ds []*drainPart, par int) {
+	n := 0
+	for _, d := range ds {
+		n += d.rows.N
+	}
+	type column struct {
+		dst  *vec.Vector
+		srcs []*vec.Vector
+	}
+	var cols []column
+	for _, dst := range []*memory.ColBuf{rows, keys} {
+		for c, v := range dst.Vecs {
+			col := column{dst: v}
+			for _, d := range ds {
+				src := d.rows
+				if dst == keys {
+					src = d.keys
+				}
+				col.srcs = append(col.srcs, src.Vecs[c])
+			}
+			cols = append(cols, col)
+		}
+		dst.N = n
+	}
+	parts(min(par, max(len(cols), 1)), func(p int) {
+		for i := p; i < len(cols); i += par {
+			c := cols[i]
+			nulls := false
+			for _, src := range c.srcs {
+				nulls = nulls || src.Nulls != nil
+			}
+			sizeVec(c.dst, n, nulls)
+			at := 0
+			for _, src := range c.srcs {
+				m := src.Len()
+				copyRows(c.dst, src, at, m)
+				at += m
+			}
+		}
+	})
+}
+
+// sizeVec makes v n rows long (with a NULL mask when nulls), for copyRows.
+func sizeVec(v *vec.Vector, n int, nulls bool) {
+	switch v.Type.Storage() {
+	case types.StoreInt:
+		v.I64 = make([]int64, n)
+	case types.StoreFloat:
+		v.F64 = make([]float64, n)
+	case types.StoreBool:
+		v.B = make([]bool, n)
+	case types.StoreInterval:
+		v.Iv = make([]types.IntervalValue, n)
+	default:
+		v.S = make([]string, n)
+	}
+	v.Nulls = nil
+	if nulls {
+		v.Nulls = make([]bool, n)
+	}
+}
+
+// copyRows copies rows [0, n) of src to dst's rows [at, at+n).
+func copyRows(dst, src *vec.Vector, at, n int) {
+	switch dst.Type.Storage() {
+	case types.StoreInt:
+		copy(dst.I64[at:at+n], src.I64[:n])
+	case types.StoreFloat:
+		copy(dst.F64[at:at+n], src.F64[:n])
+	case types.StoreBool:
+		copy(dst.B[at:at+n], src.B[:n])
+	case types.StoreInterval:
+		copy(dst.Iv[at:at+n], src.Iv[:n])
+	default:
+		copy(dst.S[at:at+n], src.S[:n])
+	}
+	if dst.Nulls != nil && src.Nulls != nil {
+		copy(dst.Nulls[at:at+n], src.Nulls[:n])
+	}
+}
+
+// index builds the table over the buffered rows, on par goroutines when
+// the rows are many (a shared build, which the other workers wait for).
+func (j *joinBuild) index(n, par int) error {
+	if n < parIndexRows || par < 1 {
+		par = 1
+	}
+	par = 1 << (bits.Len(uint(par)) - 1) // a power of two, for pushParts
 	if j.fastKey() {
 		k := j.bkeys[0]
-		if j.buildDirect(k, n) {
+		if j.buildDirect(k, n, par) {
 			return j.res.Grow(4 * int64(len(j.direct)))
 		}
 		j.itab = hashtab.NewI64Table(n)
-		for r := n - 1; r >= 0; r-- {
-			if k.IsNull(r) {
-				j.nullKey = append(j.nullKey, int32(r))
-				continue
+		if par > 1 {
+			j.pushParts(k, n, par)
+		} else {
+			for r := n - 1; r >= 0; r-- {
+				if k.IsNull(r) {
+					j.nullKey = append(j.nullKey, int32(r))
+					continue
+				}
+				j.next[r] = j.itab.Push(k.I64[r], int32(r))
 			}
-			j.next[r] = j.itab.Push(k.I64[r], int32(r))
 		}
 		if len(j.itab.Slots) >= minFilteredSlots {
 			j.filter = newKeyFilter(j.itab.N)
-			for r, x := range k.I64[:n] {
-				if !k.IsNull(r) {
-					j.filter.add(x)
-				}
-			}
+			addAll(j.filter, k.I64[:n], k.Nulls)
 			return j.res.Grow(j.itab.Bytes() + j.filter.bytes())
 		}
 		return j.res.Grow(j.itab.Bytes())
 	}
 	hs := make([]uint64, n)
-	for i, k := range j.bkeys {
-		memory.HashColumn(hs, k, n, i == 0)
-	}
+	parts(par, func(p int) {
+		lo, hi := p*n/par, (p+1)*n/par
+		for i, k := range j.bkeys {
+			memory.HashColumn(hs[lo:hi], k.Slice(lo, hi), hi-lo, i == 0)
+		}
+	})
 	j.htab = hashtab.NewHashTable(n)
 	t := j.htab
-	mask := uint64(len(t.Slots) - 1)
-rows:
-	for r := n - 1; r >= 0; r-- {
-		for _, k := range j.bkeys {
-			if k.IsNull(r) {
-				j.nullKey = append(j.nullKey, int32(r))
-				continue rows
-			}
+	// nulls marks the rows with a NULL key (nil: none)
+	var nulls []bool
+	for _, k := range j.bkeys {
+		if k.Nulls == nil {
+			continue
 		}
-		h := hs[r]
-		tag := hashtab.SlotTag(h)
-		s := h & mask
-		for {
-			sl := t.Slots[s]
-			if sl == 0 {
-				t.Slots[s] = tag | uint64(r+1)
-				t.N++
-				j.next[r] = -1
-				break
-			}
-			if hashtab.SlotTag(sl) == tag && j.buildEqual(int(hashtab.SlotVal(sl)-1), r) {
-				j.next[r] = hashtab.SlotVal(sl) - 1
-				t.Slots[s] = tag | uint64(r+1)
-				break
-			}
-			s = (s + 1) & mask
+		if nulls == nil {
+			nulls = make([]bool, n)
+		}
+		for r, null := range k.Nulls[:n] {
+			nulls[r] = nulls[r] || null
 		}
 	}
-	// nullKey was collected backwards
-	for a, b := 0, len(j.nullKey)-1; a < b; a, b = a+1, b-1 {
-		j.nullKey[a], j.nullKey[b] = j.nullKey[b], j.nullKey[a]
+	if nulls != nil {
+		for r, null := range nulls {
+			if null {
+				j.nullKey = append(j.nullKey, int32(r))
+			}
+		}
+	}
+	if par > 1 && len(t.Slots) >= 2*par {
+		// each goroutine takes the keys whose first slot is in its
+		// range; a probe that would run past the range's end is left to
+		// the serial pass after
+		shift := uint(bits.TrailingZeros(uint(len(t.Slots) / par)))
+		mask := uint64(len(t.Slots) - 1)
+		added := make([]int, par)
+		over := make([][]int32, par)
+		parts(par, func(p int) {
+			hi := uint64(p+1) << shift
+			a := 0
+			// this part's rows are picked a block at a time with no
+			// branch, as in hashtab.PushPart
+			var blk [256]int32
+			for end := n; end > 0; end -= len(blk) {
+				m := 0
+				for r := end - 1; r >= max(end-len(blk), 0); r-- {
+					blk[m] = int32(r)
+					in := int((hs[r]&mask)>>shift) == p
+					if nulls != nil {
+						in = in && !nulls[r]
+					}
+					m += b2i(in)
+				}
+			rows:
+				for _, r := range blk[:m] {
+					h := hs[r]
+					tag := hashtab.SlotTag(h)
+					for s := h & mask; s < hi; s++ {
+						sl := t.Slots[s]
+						if sl == 0 {
+							t.Slots[s] = tag | uint64(r+1)
+							a++
+							j.next[r] = -1
+							continue rows
+						}
+						if hashtab.SlotTag(sl) == tag && j.buildEqual(int(hashtab.SlotVal(sl)-1), int(r)) {
+							j.next[r] = hashtab.SlotVal(sl) - 1
+							t.Slots[s] = tag | uint64(r+1)
+							continue rows
+						}
+					}
+					over[p] = append(over[p], r)
+				}
+			}
+			added[p] = a
+		})
+		for _, a := range added {
+			t.N += a
+		}
+		for _, rs := range over {
+			for _, r := range rs {
+				j.hashPush(hs[r], int(r))
+			}
+		}
+	} else {
+		for r := n - 1; r >= 0; r-- {
+			if nulls == nil || !nulls[r] {
+				j.hashPush(hs[r], r)
+			}
+		}
 	}
 	if len(t.Slots) >= minFilteredHashSlots {
 		j.filter = newKeyFilter(t.N)
-		for _, h := range hs {
-			j.filter.add(int64(h))
-		}
+		addAll(j.filter, hs, nil)
 		return j.res.Grow(t.Bytes() + 8*int64(n) + j.filter.bytes())
 	}
 	return j.res.Grow(t.Bytes() + 8*int64(n))
+}
+
+// hashPush threads build row r, of hash h, into htab: it heads its key's
+// chain.
+func (j *joinBuild) hashPush(h uint64, r int) {
+	t := j.htab
+	mask := uint64(len(t.Slots) - 1)
+	tag := hashtab.SlotTag(h)
+	s := h & mask
+	for {
+		sl := t.Slots[s]
+		if sl == 0 {
+			t.Slots[s] = tag | uint64(r+1)
+			t.N++
+			j.next[r] = -1
+			return
+		}
+		if hashtab.SlotTag(sl) == tag && j.buildEqual(int(hashtab.SlotVal(sl)-1), r) {
+			j.next[r] = hashtab.SlotVal(sl) - 1
+			t.Slots[s] = tag | uint64(r+1)
+			return
+		}
+		s = (s + 1) & mask
+	}
 }
 
 // sameKeyType reports whether two key types compare by their stored values.
@@ -696,7 +982,7 @@ const directMinSpan = 1 << 17
 // slots at most half full (32 bytes a row or more), and TPC-H Q3's and
 // Q10's customers of one segment or nation, a fifth of the 150,000 keys,
 // are looked up with no probing.
-func (j *joinBuild) buildDirect(k *vec.Vector, n int) bool {
+func (j *joinBuild) buildDirect(k *vec.Vector, n, par int) bool {
 	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
 	for r, x := range k.I64[:n] {
 		if k.Nulls != nil && k.Nulls[r] {
@@ -712,6 +998,34 @@ func (j *joinBuild) buildDirect(k *vec.Vector, n int) bool {
 		return false
 	}
 	d := make([]int32, span+1)
+	if par > 1 {
+		j.collectNulls(k, n)
+		// each goroutine takes a range of keys: their slots of d, and
+		// the rows of those keys in next
+		part := (span + uint64(par)) / uint64(par)
+		parts(par, func(p int) {
+			plo := uint64(p) * part
+			var blk [256]int32
+			for end := n; end > 0; end -= len(blk) {
+				m := 0
+				for r := end - 1; r >= max(end-len(blk), 0); r-- {
+					blk[m] = int32(r)
+					in := uint64(k.I64[r]-lo)-plo < part
+					if k.Nulls != nil {
+						in = in && !k.Nulls[r]
+					}
+					m += b2i(in)
+				}
+				for _, r := range blk[:m] {
+					o := k.I64[r] - lo
+					j.next[r] = d[o] - 1
+					d[o] = r + 1
+				}
+			}
+		})
+		j.direct, j.dmin = d, lo
+		return true
+	}
 	for r := n - 1; r >= 0; r-- {
 		if k.Nulls != nil && k.Nulls[r] {
 			j.nullKey = append(j.nullKey, int32(r))
@@ -723,6 +1037,67 @@ func (j *joinBuild) buildDirect(k *vec.Vector, n int) bool {
 	}
 	j.direct, j.dmin = d, lo
 	return true
+}
+
+// parIndexRows is the build size from which a shared build is indexed by
+// several goroutines: below it, starting them costs about what they save.
+const parIndexRows = 1 << 14
+
+// parts runs fn(0), …, fn(par-1) at once, fn(0) on the caller, and waits.
+// A panic in any becomes the caller's, as if fn had run there.
+func parts(par int, fn func(p int)) {
+	var wg sync.WaitGroup
+	var pv atomic.Pointer[any]
+	for p := 1; p < par; p++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					pv.CompareAndSwap(nil, &r)
+				}
+			}()
+			fn(p)
+		}()
+	}
+	fn(0)
+	wg.Wait()
+	if r := pv.Load(); r != nil {
+		panic(*r)
+	}
+}
+
+// collectNulls lists the rows of k with a NULL, last first, as the
+// serial index does.
+func (j *joinBuild) collectNulls(k *vec.Vector, n int) {
+	if k.Nulls == nil {
+		return
+	}
+	for r := n - 1; r >= 0; r-- {
+		if k.Nulls[r] {
+			j.nullKey = append(j.nullKey, int32(r))
+		}
+	}
+}
+
+// pushParts fills itab on par goroutines, each the keys of one range of
+// its slots (par a power of two). They write next where their rows fall,
+// rows of both sharing cache lines; threading the chains by row range
+// after instead cost more (BenchmarkIndex: 9.7 ms of CPU for 230 k keys
+// against 8.7).
+func (j *joinBuild) pushParts(k *vec.Vector, n, par int) {
+	j.collectNulls(k, n)
+	keys := k.I64[:n]
+	added := make([]int, par)
+	over := make([][]int32, par)
+	parts(par, func(p int) {
+		added[p], over[p] = j.itab.PushPart(keys, k.Nulls, j.next, p, par, nil)
+	})
+	sum := 0
+	for _, a := range added {
+		sum += a
+	}
+	j.itab.FinishParts(keys, j.next, sum, over)
 }
 
 func (j *joinBuild) fastKey() bool {
