@@ -306,6 +306,32 @@ func (t *HashTable) PlaceNew(h uint64) int32 {
 	return id
 }
 
+// Find sets ids[i] to the group whose key equals row i of keys (hs[i] its
+// hash), or to -1 where t has none, and returns how many it found. It only
+// reads t and k, so goroutines may look keys up in one table side by side
+// (the end of a parallel aggregation, exec/aggregate's unionRuns).
+func (t *HashTable) Find(k *KeyCols, keys []*vec.Vector, hs []uint64, ids []int32) int {
+	mask := uint64(len(t.Slots) - 1)
+	found := 0
+	for i, h := range hs {
+		id := int32(-1)
+		tag := SlotTag(h)
+		for s := h & mask; ; s = (s + 1) & mask {
+			sl := t.Slots[s]
+			if sl == 0 {
+				break
+			}
+			if SlotTag(sl) == tag && k.Equal(int(SlotVal(sl)-1), keys, i) {
+				id = SlotVal(sl) - 1
+				found++
+				break
+			}
+		}
+		ids[i] = id
+	}
+	return found
+}
+
 // AppendRows stores rows ids of another keyCols' columns as the next keys,
 // text shared rather than copied (see keyShare), and returns the bytes added:
 // the shared text too, which the other table no longer counts once it is
