@@ -3,6 +3,7 @@ package aggregate
 import (
 	"sync"
 
+	"github.com/lakepg/lakepg/exec/hashtab"
 	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
@@ -181,6 +182,7 @@ func findGroups(s, src *aggSet, to []int32, workers int) int {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var sc hashtab.FindScratch
 			views := make([]*vec.Vector, len(src.keys.Cols))
 			for c := range views {
 				views[c] = &vec.Vector{Type: src.keys.Cols[c].Type}
@@ -192,7 +194,7 @@ func findGroups(s, src *aggSet, to []int32, workers int) int {
 				for c := range views {
 					src.keys.ColViewInto(views[c], c, lo, hi)
 				}
-				found[w] += s.htab.Find(s.keys, views, src.htab.IdHash[lo:hi], to[lo:hi])
+				found[w] += s.htab.Find(s.keys, views, src.htab.IdHash[lo:hi], to[lo:hi], &sc)
 			}
 		}()
 	}
