@@ -126,17 +126,17 @@ func unionInto(kept []*aggRun, src *aggRun, to [][]int32) error {
 			fresh = append(fresh, int32(g))
 		}
 	}
-	want := len(s.htab.IdHash) + len(fresh)
+	want := s.htab.N + len(fresh)
 	s.htab.Reserve(want)
-	s.htab.ReserveIds(want)
 	s.keyBytes += s.keys.Reserve(want)
+	tags := o.htab.Tags(nil)
 	for _, g := range fresh {
-		gmap[g] = s.htab.PlaceNew(o.htab.IdHash[g])
+		gmap[g] = s.htab.PlaceNew(tags[g])
 	}
 	// the other worker's text keys are already copies of their own,
 	// which nothing changes or frees: shared, not copied again
 	s.keyBytes += s.keys.AppendRows(o.keys, fresh)
-	s.ngroups = len(s.htab.IdHash)
+	s.ngroups = s.htab.N
 	if s.dead != nil {
 		s.dead = growTo(s.dead, s.ngroups)
 	}
@@ -168,12 +168,13 @@ const unionSlice = 1 << 12
 // looking them up on workers goroutines, and returns how many it found.
 func findGroups(s, src *aggSet, to []int32, workers int) int {
 	n := src.ngroups
-	if s.htab == nil || len(s.htab.IdHash) == 0 {
+	if s.htab == nil || s.htab.N == 0 {
 		for g := range to {
 			to[g] = -1
 		}
 		return 0
 	}
+	tags := src.htab.Tags(nil)
 	slices := (n + unionSlice - 1) / unionSlice
 	workers = max(1, min(workers, slices))
 	found := make([]int, workers)
@@ -194,7 +195,7 @@ func findGroups(s, src *aggSet, to []int32, workers int) int {
 				for c := range views {
 					src.keys.ColViewInto(views[c], c, lo, hi)
 				}
-				found[w] += s.htab.Find(s.keys, views, src.htab.IdHash[lo:hi], to[lo:hi], &sc)
+				found[w] += s.htab.Find(s.keys, views, tags[lo:hi], to[lo:hi], &sc)
 			}
 		}()
 	}

@@ -316,7 +316,7 @@ func (t *HashTable) Find(k *KeyCols, keys []*vec.Vector, hs []uint64, ids []int3
 	mask := uint64(len(t.Slots) - 1)
 	guessed, rest := sc.guessed[:0], sc.rest[:0]
 	for i, h := range hs {
-		switch sl := t.Slots[h&mask]; {
+		switch sl := t.Slots[t.Home(h)]; {
 		case sl == 0:
 			ids[i] = -1
 		case SlotTag(sl) == SlotTag(h):
@@ -334,7 +334,7 @@ func (t *HashTable) Find(k *KeyCols, keys []*vec.Vector, hs []uint64, ids []int3
 			h := hs[i]
 			id := int32(-1)
 			tag := SlotTag(h)
-			for s := h & mask; ; s = (s + 1) & mask {
+			for s := t.Home(h); ; s = (s + 1) & mask {
 				sl := t.Slots[s]
 				if sl == 0 {
 					break
@@ -351,6 +351,15 @@ func (t *HashTable) Find(k *KeyCols, keys []*vec.Vector, hs []uint64, ids []int3
 	sc.guessed, sc.rest, sc.wrong = guessed, rest, wrong
 	return found
 }
+
+// Home is the slot a key of hash h starts its probe at.
+func (t *HashTable) Home(h uint64) uint64 { return h & uint64(len(t.Slots)-1) }
+
+// Tags returns the hash of each group id of an aggregation's table, in id
+// order, as far as the table's probes read it: for looking the groups up
+// in another table, or placing them there. It is the table's own: read it
+// only.
+func (t *HashTable) Tags(dst []uint64) []uint64 { return t.IdHash[:t.N] }
 
 // FindScratch is one goroutine's scratch for Find.
 type FindScratch struct {
