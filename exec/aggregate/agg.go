@@ -285,6 +285,9 @@ type aggSet struct {
 	gids     []int32
 	hs       []uint64
 	kv       []*vec.Vector
+	// dead, when not nil, marks the groups folded into another worker's
+	// table (aggunion.go): they are left out of the output
+	dead []bool
 }
 
 // aggRun is one worker's aggregation: a table per grouping set.
@@ -764,21 +767,17 @@ func (h *HashAgg) aggregateRadix(ctx context.Context, p *exec.Parallel) error {
 		if radix {
 			err = h.radixEnd(ctx, ws)
 		} else {
-			h.run = ws[0].run
-			for _, wk := range ws[1:] {
-				// the merged table is no bigger than the workers' tables
-				// were together, and each worker's reservation is returned
-				// first: running out here is only the table doubling
-				if err = h.run.merge(wk.run); err != nil && pgerr.Code(err) == memory.OutOfMemory && h.canSpill() {
-					err = nil
-				}
-				wk.run.sets = nil
-				if err != nil {
-					break
-				}
+			runs := make([]*aggRun, len(ws))
+			for w, wk := range ws {
+				runs[w] = wk.run
 			}
-			h.run.res.SpillHalf = false
-			ws = ws[1:]
+			// the runs are h's now, kept or merged (and given back)
+			if err = h.unionRuns(runs); err != nil {
+				h.run, h.runs = runs[0], nil
+				ws = ws[1:]
+			} else {
+				ws = nil
+			}
 		}
 	}
 	if err != nil {
@@ -825,6 +824,9 @@ func (h *HashAgg) Next(ctx context.Context) (*vec.Batch, error) {
 		h.emitPos = hi
 		if err := h.emit(s, lo, hi); err != nil {
 			return nil, err
+		}
+		if h.out.N == 0 {
+			continue // every group of the range was folded into another table's
 		}
 		return &h.out.Batch, nil
 	}
@@ -908,6 +910,17 @@ func (h *HashAgg) emitTo(out *memory.ColBuf, s *aggSet, fns []aggFn, views []*ve
 		}
 	}
 	out.N = n
+	if s.dead != nil {
+		var keep []int32
+		for g, d := range s.dead[lo:hi] {
+			if !d {
+				keep = append(keep, int32(g))
+			}
+		}
+		if len(keep) < n {
+			out.Keep(keep)
+		}
+	}
 	return nil
 }
 

@@ -409,6 +409,57 @@ func (t *HashTable) PlaceNew(h uint64) int32 {
 	return id
 }
 
+// Find sets ids[i] to the group whose key equals row i of keys (hs[i] its
+// hash), or to -1 where t has none, and returns how many it found. It only
+// reads t and k (sc is the caller's scratch), so goroutines may look keys
+// up in one table side by side (the end of a parallel aggregation,
+// exec/aggregate's unionRuns). As GroupIDs does, it takes the home slot's
+// group as each row's guess and checks the guesses a key column at a time.
+func (t *HashTable) Find(k *KeyCols, keys []*vec.Vector, hs []uint64, ids []int32, sc *FindScratch) int {
+	mask := uint64(len(t.Slots) - 1)
+	guessed, rest := sc.guessed[:0], sc.rest[:0]
+	for i, h := range hs {
+		switch sl := t.Slots[t.Home(h)]; {
+		case sl == 0:
+			ids[i] = -1
+		case SlotTag(sl) == SlotTag(h):
+			ids[i] = SlotVal(sl) - 1
+			guessed = append(guessed, int32(i))
+		default:
+			rest = append(rest, int32(i))
+		}
+	}
+	var wrong []int32
+	sc.live, wrong = k.splitGuesses(guessed, ids, keys, sc.live, sc.wrong)
+	found := len(sc.live)
+	for _, rows := range [2][]int32{wrong, rest} {
+		for _, i := range rows {
+			h := hs[i]
+			id := int32(-1)
+			tag := SlotTag(h)
+			for s := t.Home(h); ; s = (s + 1) & mask {
+				sl := t.Slots[s]
+				if sl == 0 {
+					break
+				}
+				if SlotTag(sl) == tag && k.Equal(int(SlotVal(sl)-1), keys, int(i)) {
+					id = SlotVal(sl) - 1
+					found++
+					break
+				}
+			}
+			ids[i] = id
+		}
+	}
+	sc.guessed, sc.rest, sc.wrong = guessed, rest, wrong
+	return found
+}
+
+// FindScratch is one goroutine's scratch for Find.
+type FindScratch struct {
+	guessed, rest, live, wrong []int32
+}
+
 // AppendRows stores rows ids of another keyCols' columns as the next keys,
 // text shared rather than copied (see keyShare), and returns the bytes added:
 // the shared text too, which the other table no longer counts once it is
@@ -845,8 +896,15 @@ func (t *HashTable) GroupIDs(k *KeyCols, keys []*vec.Vector, hs []uint64, gids [
 // wrongGuesses returns the rows among rows whose key differs from that of
 // their group gids[i], comparing a column at a time.
 func (k *KeyCols) wrongGuesses(rows, gids []int32, keys []*vec.Vector) []int32 {
-	live := append(k.live[:0], rows...)
-	wrong := k.wrong[:0]
+	k.live, k.wrong = k.splitGuesses(rows, gids, keys, k.live, k.wrong)
+	return k.wrong
+}
+
+// splitGuesses is wrongGuesses with the caller's scratch, live and wrong: it
+// only reads k. It returns them, wrong holding the rows whose key differs.
+func (k *KeyCols) splitGuesses(rows, gids []int32, keys []*vec.Vector, live, wrong []int32) ([]int32, []int32) {
+	live = append(live[:0], rows...)
+	wrong = wrong[:0]
 	for c, s := range k.Cols {
 		if len(live) == 0 {
 			break
@@ -884,8 +942,7 @@ func (k *KeyCols) wrongGuesses(rows, gids []int32, keys []*vec.Vector) []int32 {
 		}
 		live = live[:n]
 	}
-	k.live, k.wrong = live, wrong
-	return wrong
+	return live, wrong
 }
 
 // splitEqual keeps at the front of live the rows whose value equals their
