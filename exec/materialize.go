@@ -7,19 +7,22 @@ import (
 
 	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
 )
 
 // Materialized runs Input once and keeps its rows, so that several readers
 // (a WITH query referenced more than once, TPC-H Q15) scan one result
 // instead of each running the query again. The rows are charged to Mem
-// (nil: GlobalMemory); exceeding it fails the query with 53200.
+// (nil: GlobalMemory); when they outgrow it they go to a spill file, the
+// rest of Input after them, and every reader streams the file.
 type Materialized struct {
 	Input Operator
 	Mem   *memory.Memory
 
 	once    sync.Once
 	rows    *memory.ColBuf
+	spill   *memory.SpillFile
 	err     error
 	res     memory.Reservation
 	mu      sync.Mutex
@@ -38,18 +41,57 @@ func (m *Materialized) Reader() *MaterializedReader {
 func (m *Materialized) fill(ctx context.Context) error {
 	m.once.Do(func() {
 		m.err = Guard(func() error {
-			m.res.Mem = m.Mem
+			m.res.Mem = memory.MemFor(ctx, m.Mem)
+			m.res.Mem.AtEnd(m.statementEnd)
+			m.res.Spill = true
+			m.res.Cap = memory.WorkMemOf(ctx)
 			m.rows = memory.NewColBuf(m.Input.Types(), vec.BatchSize)
-			return Drain(ctx, m.Input, func(b *vec.Batch) error {
-				if err := m.res.Grow(memory.BatchBytes(b, 0, b.N)); err != nil {
-					return err
+			var blk []byte
+			err := Drain(ctx, m.Input, func(b *vec.Batch) error {
+				if m.spill == nil {
+					err := m.res.Grow(memory.BatchBytes(b, 0, b.N))
+					if err == nil {
+						m.rows.AppendBatch(b, 0, b.N)
+						return nil
+					}
+					if pgerr.Code(err) != memory.OutOfMemory {
+						return err
+					}
+					if m.spill, err = memory.NewSpillFile(memory.GlobalSpill, QueryStatsOf(ctx).Spill(), "cte"); err != nil {
+						return err
+					}
+					for lo := 0; lo < m.rows.N; lo += vec.BatchSize {
+						blk = memory.AppendBlock(blk[:0], m.rows.Vecs, lo, min(lo+vec.BatchSize, m.rows.N))
+						if err := m.spill.WriteBlock(blk); err != nil {
+							return err
+						}
+					}
+					m.rows = nil
+					m.res.Release()
 				}
-				m.rows.AppendBatch(b, 0, b.N)
-				return nil
+				blk = memory.AppendBlock(blk[:0], b.Vecs, 0, b.N)
+				return m.spill.WriteBlock(blk)
 			})
+			if err == nil && m.spill != nil {
+				// written out before the readers read it side by side
+				_, err = m.spill.Reader()
+			}
+			return err
 		})
 	})
 	return m.err
+}
+
+// statementEnd gives back, when the statement ends, what its readers give
+// back when the last of them closes: a plan the planner makes only to
+// learn a subquery's shape takes a reader and drops it unclosed. The rows
+// stay readable — a cursor's readers go on after its DECLARE — but no
+// longer count, and the spill file's name goes.
+func (m *Materialized) statementEnd() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.res.Release()
+	m.spill.Unlink()
 }
 
 // MaterializedReader streams a Materialized's rows in batches.
@@ -57,6 +99,7 @@ type MaterializedReader struct {
 	M      *Materialized
 	pos    int
 	out    vec.Batch
+	file   *memory.SpillScan // the rows, when they were spilled
 	closed bool
 }
 
@@ -65,6 +108,16 @@ func (r *MaterializedReader) Types() []types.T { return r.M.Input.Types() }
 func (r *MaterializedReader) Next(ctx context.Context) (*vec.Batch, error) {
 	if err := r.M.fill(ctx); err != nil {
 		return nil, err
+	}
+	if r.M.spill != nil {
+		if r.file == nil {
+			rd, err := r.M.spill.Reader()
+			if err != nil {
+				return nil, err
+			}
+			r.file = &memory.SpillScan{Rd: rd, Dec: memory.NewBlockDecoder(r.Types())}
+		}
+		return r.file.Next(ctx)
 	}
 	rows := r.M.rows
 	if r.pos >= rows.N {
@@ -89,12 +142,15 @@ func (r *MaterializedReader) Close() error {
 	m.mu.Lock()
 	m.readers--
 	last := m.readers == 0
+	if last {
+		m.res.Release()
+		m.rows = nil
+		m.spill.Close()
+	}
 	m.mu.Unlock()
 	if !last {
 		return nil
 	}
-	m.res.Release()
-	m.rows = nil
 	return m.Input.Close()
 }
 
@@ -182,12 +238,35 @@ func (rd *rowBufferReader) Close() error {
 type rowMorsels struct {
 	r    *MaterializedReader
 	next atomic.Int64
+
+	mu sync.Mutex          // guards rd
+	rd *memory.SpillReader // the spilled rows, read block by block
 }
 
 // rowMorsel is one worker's source: views of the rows it took.
 type rowMorsel struct {
 	q   *rowMorsels
 	out vec.Batch
+	blk []byte               // a block of spilled rows it took
+	dec *memory.BlockDecoder // and its rows
+}
+
+// nextBlock copies the spill file's next block into dst (nil at the end).
+func (q *rowMorsels) nextBlock(dst []byte) ([]byte, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.rd == nil {
+		rd, err := q.r.M.spill.Reader()
+		if err != nil {
+			return nil, err
+		}
+		q.rd = rd
+	}
+	blk, err := q.rd.Next()
+	if blk == nil || err != nil {
+		return nil, err
+	}
+	return append(dst[:0], blk...), nil
 }
 
 func (m *rowMorsel) Types() []types.T { return m.q.r.Types() }
@@ -198,6 +277,23 @@ func (m *rowMorsel) Close() error { return nil }
 func (m *rowMorsel) Next(ctx context.Context) (*vec.Batch, error) {
 	if err := m.q.r.M.fill(ctx); err != nil {
 		return nil, err
+	}
+	if m.q.r.M.spill != nil {
+		if err := memory.ErrCanceled(ctx); err != nil {
+			return nil, err
+		}
+		blk, err := m.q.nextBlock(m.blk)
+		if blk == nil || err != nil {
+			return nil, err
+		}
+		m.blk = blk
+		if m.dec == nil {
+			m.dec = memory.NewBlockDecoder(m.Types())
+		}
+		if _, err := m.dec.Decode(blk); err != nil {
+			return nil, err
+		}
+		return &m.dec.B, nil
 	}
 	rows := m.q.r.M.rows
 	lo := int(m.q.next.Add(vec.BatchSize)) - vec.BatchSize

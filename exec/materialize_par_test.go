@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"context"
 	"math/rand"
 	"testing"
 
@@ -39,5 +40,49 @@ func TestParallelOverMaterializedRows(t *testing.T) {
 	}
 	if m.rows != nil || !src.Closed {
 		t.Fatal("the rows were kept after the last reader closed")
+	}
+}
+
+// TestMaterializedRowsSpill: rows that outgrow the memory go to a spill
+// file, the rest of the input after them; two readers and a Parallel's
+// workers each read every row from it, and the file goes with the last
+// reader, also when a reader stops early.
+func TestMaterializedRowsSpill(t *testing.T) {
+	sp := testSpill(t, 0)
+	rng := rand.New(rand.NewSource(43))
+	rows := randRows(rng, 20000, 300, 0.1)
+	src := newRowsOp(kst, rows, 700)
+	m := &Materialized{Input: src, Mem: memory.NewMemory(memory.NewMemoryPool(256<<10), 0)}
+	a, b := m.Reader(), m.Reader()
+	p := &Parallel{Rows: m.Reader(), Workers: 3, Build: func(w int, in Operator) Operator { return in }}
+	want := collect(t, newRowsOp(kst, rows, 700))
+	sameRows(t, "first reader", collect(t, a), want)
+	if m.spill == nil || m.rows != nil {
+		t.Fatal("20,000 rows under 256 KiB did not spill")
+	}
+	sameRows(t, "parallel reader", collect(t, p), want)
+	sameRows(t, "second reader", collect(t, b), want)
+	for _, r := range []Operator{a, b, p} {
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := spillFilesLeft(t, sp); n != 0 || !src.Closed {
+		t.Fatalf("%d spill files left, input closed %v", n, src.Closed)
+	}
+
+	// a reader that stops after one batch, another that never reads
+	m = &Materialized{Input: newRowsOp(kst, rows, 700), Mem: memory.NewMemory(memory.NewMemoryPool(256<<10), 0)}
+	a, b = m.Reader(), m.Reader()
+	if bt, err := a.Next(context.Background()); err != nil || bt == nil {
+		t.Fatal(bt, err)
+	}
+	if m.spill == nil {
+		t.Fatal("no spill file")
+	}
+	a.Close()
+	b.Close()
+	if n := spillFilesLeft(t, sp); n != 0 {
+		t.Fatalf("%d spill files left after the readers closed early", n)
 	}
 }

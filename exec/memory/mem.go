@@ -138,6 +138,8 @@ type Memory struct {
 	query   bool
 	waiting atomic.Int32 // requests of this account waiting (parallel workers)
 	closed  atomic.Bool
+	endMu   sync.Mutex
+	ends    []func() // AtEnd's
 }
 
 type ctxBox struct{ ctx context.Context }
@@ -389,13 +391,42 @@ func (m *Memory) GrowPast(n int64) {
 // stays reserved until its operators give it back — a cursor's operators
 // outlive the statement that first ran them.
 func (m *Memory) EndQuery() {
-	if m == nil || !m.query || m.closed.Swap(true) {
+	if m == nil || !m.query {
 		return
 	}
+	m.endMu.Lock()
+	if m.closed.Swap(true) {
+		m.endMu.Unlock()
+		return
+	}
+	ends := m.ends
+	m.ends = nil
+	m.endMu.Unlock()
 	p := m.ActivePool()
 	p.mu.Lock()
 	delete(p.accounts, m)
 	p.mu.Unlock()
+	for _, f := range ends {
+		f()
+	}
+}
+
+// AtEnd has f run when the statement's account ends (EndQuery), for what
+// an operator nobody closes would keep for ever: a WITH query's rows
+// whose readers a plan made only to be dropped still count. It reports
+// false, and registers nothing, for an account that is not a statement's
+// or has ended.
+func (m *Memory) AtEnd(f func()) bool {
+	if m == nil || !m.query {
+		return false
+	}
+	m.endMu.Lock()
+	defer m.endMu.Unlock()
+	if m.closed.Load() {
+		return false
+	}
+	m.ends = append(m.ends, f)
+	return true
 }
 
 // Shrink gives back n bytes.

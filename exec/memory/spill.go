@@ -205,6 +205,14 @@ func (sf *SpillFile) Reader() (*SpillReader, error) {
 	return &SpillReader{r: bufio.NewReaderSize(io.NewSectionReader(sf.F, 0, sf.Size), 128<<10)}, nil
 }
 
+// Unlink removes the file's name: readers that have it open go on reading,
+// and Close gives its bytes back.
+func (sf *SpillFile) Unlink() {
+	if sf != nil && sf.F != nil {
+		os.Remove(sf.F.Name())
+	}
+}
+
 // Close removes the file and gives its bytes back to the temp space.
 func (sf *SpillFile) Close() {
 	if sf == nil || sf.F == nil {

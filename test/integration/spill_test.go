@@ -10,8 +10,9 @@ import (
 	"testing"
 )
 
-// TestSpillUnderMemoryLimit runs an ORDER BY, a GROUP BY of many groups and
-// a DISTINCT whose state is several times --memory-limit: they spill to
+// TestSpillUnderMemoryLimit runs an ORDER BY, a GROUP BY of many groups, a
+// DISTINCT and a WITH query read several times whose state is several
+// times --memory-limit: they spill to
 // --temp-dir and answer, and the temp directory is empty afterwards. The
 // same sort with --max-temp-size too small fails with 53200, which is what
 // every one of them did before operators spilled.
@@ -48,6 +49,18 @@ func TestSpillUnderMemoryLimit(t *testing.T) {
 	}
 	if got := one("select count(*), sum(k) from (select distinct h, g % 3 as k from t) s"); got != "600000|600000" {
 		t.Fatalf("DISTINCT: %q", got)
+	}
+	// a WITH query read twice keeps its rows once: in a spill file here
+	if got := one("with w as materialized (select h, g from t) select (select count(*) from w), (select sum(g) from w where h > ''), (select count(*) from w a join w b on a.g = b.g + 1)"); got != "600000|180000300000|599999" {
+		t.Fatalf("materialized WITH query: %q", got)
+	}
+	// rows that fit are given back when the statement ends, also when a
+	// plan made only to learn a subquery's shape took a reader of them and
+	// dropped it: ten statements of 60,000 rows each fit in 24 MiB
+	for i := 0; i < 10; i++ {
+		if got := one("with w as materialized (select h, g from t where g <= 60000) select (select count(*) from w), (select sum(g) from w)"); got != "60000|1800030000" {
+			t.Fatalf("run %d of a WITH query read by two subqueries: %q", i, got)
+		}
 	}
 	requireNoSpillFiles(t, tmp)
 	srv.stop(t)
