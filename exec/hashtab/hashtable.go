@@ -517,18 +517,7 @@ func (k *KeyCols) Cap() int {
 	if t := k.Txt[0]; t != nil {
 		return cap(t.refs)
 	}
-	s := k.Cols[0]
-	switch s.Type.Storage() {
-	case types.StoreInt:
-		return cap(s.I64)
-	case types.StoreFloat:
-		return cap(s.F64)
-	case types.StoreBool:
-		return cap(s.B)
-	case types.StoreInterval:
-		return cap(s.Iv)
-	}
-	return cap(s.S)
+	return k.Cols[0].Cap()
 }
 
 // count is the keys column c holds.

@@ -11,31 +11,38 @@ import (
 	"github.com/lakepg/lakepg/types"
 )
 
+// textIntNumeric are the key types of the tests below; textIntNumericCols
+// makes their columns from rows of text values ("NULL" for NULL).
+var textIntNumeric = []types.T{types.TextT, types.Int64T, types.NumericAnyT}
+
+func textIntNumericCols(rows [][]string) []*vec.Vector {
+	cols := make([]*vec.Vector, len(textIntNumeric))
+	for c, typ := range textIntNumeric {
+		cols[c] = vec.New(typ, len(rows))
+		for _, r := range rows {
+			switch x := r[c]; {
+			case x == "NULL":
+				cols[c].AppendNull()
+			case c == 1:
+				var n int64
+				fmt.Sscan(x, &n)
+				cols[c].AppendInt(n)
+			default:
+				cols[c].AppendString(x)
+			}
+		}
+	}
+	return cols
+}
+
 // Groups whose hashes collide still get a group of
 // their own: the guess taken from the tag is checked column by column, and
 // a wrong guess probes on. NULLs and equal numerics of other scales group
 // as SQL says.
 func TestHashTableGroupIDsCollisions(t *testing.T) {
-	ts := []types.T{types.TextT, types.Int64T, types.NumericAnyT}
-	mk := func(rows [][3]string) []*vec.Vector {
-		cols := []*vec.Vector{vec.New(ts[0], len(rows)), vec.New(ts[1], len(rows)), vec.New(ts[2], len(rows))}
-		for _, r := range rows {
-			for c, x := range r {
-				switch {
-				case x == "NULL":
-					cols[c].AppendNull()
-				case c == 1:
-					var n int64
-					fmt.Sscan(x, &n)
-					cols[c].AppendInt(n)
-				default:
-					cols[c].AppendString(x)
-				}
-			}
-		}
-		return cols
-	}
-	rows := [][3]string{
+	ts := textIntNumeric
+	mk := textIntNumericCols
+	rows := [][]string{
 		{"a", "1", "1.5"}, {"b", "1", "1.5"}, {"a", "2", "1.5"}, {"a", "1", "1.50"},
 		{"NULL", "1", "1.5"}, {"a", "NULL", "1.5"}, {"a", "1", "NULL"}, {"NULL", "1", "1.5"},
 		{"b", "1", "1.5"}, {"a", "2", "2"}, {"a", "NULL", "1.5"},
@@ -88,7 +95,7 @@ func TestHashTableGroupIDsCollisions(t *testing.T) {
 // checked, a wrong one probes on) and for NULLs and numerics of other
 // scales.
 func TestHashTableFind(t *testing.T) {
-	ts := []types.T{types.TextT, types.Int64T, types.NumericAnyT}
+	ts := textIntNumeric
 	rows := [][]string{
 		{"a", "1", "1.5"}, {"b", "1", "1.5"}, {"a", "2", "1.5"}, {"NULL", "1", "1.5"}, {"a", "NULL", "1.5"},
 		// looked up only: absent, then equal to rows 3, 1, 0 and 4
@@ -96,22 +103,7 @@ func TestHashTableFind(t *testing.T) {
 		{"NULL", "1", "1.5"}, {"b", "1", "1.5"}, {"a", "1", "1.50"}, {"a", "NULL", "1.5"},
 	}
 	want := []int{0, 1, 2, 3, 4, -1, -1, -1, 3, 1, 0, 4}
-	cols := make([]*vec.Vector, len(ts))
-	for c, typ := range ts {
-		cols[c] = vec.New(typ, len(rows))
-		for _, r := range rows {
-			switch x := r[c]; {
-			case x == "NULL":
-				cols[c].AppendNull()
-			case c == 1:
-				var n int64
-				fmt.Sscan(x, &n)
-				cols[c].AppendInt(n)
-			default:
-				cols[c].AppendString(x)
-			}
-		}
-	}
+	cols := textIntNumericCols(rows)
 	for _, hash := range []string{"equal", "real"} {
 		hs := make([]uint64, len(rows))
 		for i := range hs {

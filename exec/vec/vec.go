@@ -58,6 +58,21 @@ func (v *Vector) Len() int {
 	return len(v.S)
 }
 
+// Cap is the number of values the vector's storage has room for.
+func (v *Vector) Cap() int {
+	switch v.Type.Storage() {
+	case types.StoreInt:
+		return cap(v.I64)
+	case types.StoreFloat:
+		return cap(v.F64)
+	case types.StoreBool:
+		return cap(v.B)
+	case types.StoreInterval:
+		return cap(v.Iv)
+	}
+	return cap(v.S)
+}
+
 // IsNull reports whether row i is NULL.
 func (v *Vector) IsNull(i int) bool { return v.Nulls != nil && v.Nulls[i] }
 
