@@ -167,7 +167,8 @@ func (j *joinBuild) colSets(cs []ColKeySet, par int) {
 			continue
 		}
 		cb := &joinBuild{bkeys: []*vec.Vector{k}}
-		cb.res = memory.Reservation{Mem: j.res.Mem, Cap: j.res.Cap}
+		// an extra: it is skipped, never waited for, when memory is short
+		cb.res = memory.Reservation{Mem: j.res.Mem, Cap: j.res.Cap, Spill: true}
 		if cb.res.Grow(4*int64(n)) != nil {
 			return
 		}
