@@ -672,7 +672,7 @@ func (s *morselScan) nextSelective(ctx context.Context, f *scanFile) (*vec.Batch
 	if whole {
 		s.sel = append(s.sel[:0], s.allRows(n)...)
 	} else if f.snapCol >= 0 {
-		parquetio.CompactVector(b.Vecs[f.snapCol], s.sel)
+		b.Vecs[f.snapCol].Keep(s.sel)
 	}
 	before := len(s.sel)
 	for _, d := range s.keyOrder() {
@@ -702,7 +702,7 @@ func (s *morselScan) nextSelective(ctx context.Context, f *scanFile) (*vec.Batch
 		if len(s.keep) < m {
 			for c, r := range s.read {
 				if r {
-					parquetio.CompactVector(b.Vecs[c], s.keep)
+					b.Vecs[c].Keep(s.keep)
 				}
 			}
 			for t, k := range s.keep {
@@ -765,7 +765,7 @@ func (s *morselScan) readAt(b *vec.Batch, c, n int) error {
 		if err := s.sc.Column(b, c); err != nil {
 			return err
 		}
-		parquetio.CompactVector(b.Vecs[c], s.sel)
+		b.Vecs[c].Keep(s.sel)
 		return nil
 	}
 	return s.sc.ColumnAt(b, c, s.sel)

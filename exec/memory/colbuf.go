@@ -90,33 +90,11 @@ func (c *ColBuf) Truncate(n int) {
 // front of every column.
 func (c *ColBuf) Keep(keep []int32) {
 	for _, v := range c.Vecs {
-		switch v.Type.Storage() {
-		case types.StoreInt:
-			v.I64 = keepT(v.I64, keep)
-		case types.StoreFloat:
-			v.F64 = keepT(v.F64, keep)
-		case types.StoreBool:
-			v.B = keepT(v.B, keep)
-		case types.StoreInterval:
-			v.Iv = keepT(v.Iv, keep)
-		default:
-			n := len(v.S)
-			v.S = keepT(v.S, keep)
-			clear(v.S[len(v.S):n]) // the text of the rows let go
-		}
-		if v.Nulls != nil {
-			v.Nulls = keepT(v.Nulls, keep)
-		}
+		n := len(v.S)
+		v.Keep(keep)
+		clear(v.S[len(v.S):n]) // the text of the rows let go
 	}
 	c.N = len(keep)
-}
-
-// keepT moves the elements at keep (ascending) to the front of s.
-func keepT[T any](s []T, keep []int32) []T {
-	for j, i := range keep {
-		s[j] = s[i]
-	}
-	return s[:len(keep)]
 }
 
 // AppendRange appends rows [lo, hi) of src to column i.

@@ -295,29 +295,3 @@ func (c *colReader) passValues(nn int) error {
 	st.pos += w * nn
 	return nil
 }
-
-// CompactVector keeps the rows sel (ascending) of a flat vector, in place.
-func CompactVector(v *vec.Vector, sel []int32) {
-	switch v.Type.Storage() {
-	case types.StoreInt:
-		v.I64 = compactSlice(v.I64, sel)
-	case types.StoreFloat:
-		v.F64 = compactSlice(v.F64, sel)
-	case types.StoreBool:
-		v.B = compactSlice(v.B, sel)
-	case types.StoreInterval:
-		v.Iv = compactSlice(v.Iv, sel)
-	default:
-		v.S = compactSlice(v.S, sel)
-	}
-	if v.Nulls != nil {
-		v.Nulls = compactSlice(v.Nulls, sel)
-	}
-}
-
-func compactSlice[T any](s []T, sel []int32) []T {
-	for t, r := range sel {
-		s[t] = s[r]
-	}
-	return s[:len(sel)]
-}

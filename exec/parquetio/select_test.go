@@ -61,7 +61,7 @@ func TestSelectiveRead(t *testing.T) {
 							sel = append(sel, int32(r))
 						}
 					}
-					CompactVector(b.Vecs[lc], sel)
+					b.Vecs[lc].Keep(sel)
 					second := (lc + 1) % len(cols)
 					if err := s.ColumnAt(&b, second, sel); err != nil {
 						t.Fatal(err)
@@ -70,8 +70,8 @@ func TestSelectiveRead(t *testing.T) {
 					for k := 0; k < len(sel); k += 2 {
 						keep, narrow = append(keep, int32(k)), append(narrow, sel[k])
 					}
-					CompactVector(b.Vecs[lc], keep)
-					CompactVector(b.Vecs[second], keep)
+					b.Vecs[lc].Keep(keep)
+					b.Vecs[second].Keep(keep)
 					for c := range cols {
 						if c != lc && c != second {
 							if err := s.ColumnAt(&b, c, narrow); err != nil {

@@ -58,6 +58,33 @@ func (v *Vector) Len() int {
 	return len(v.S)
 }
 
+// Keep keeps only the rows at sel (ascending), moving them to the front
+// of the vector's slices in place.
+func (v *Vector) Keep(sel []int32) {
+	switch v.Type.Storage() {
+	case types.StoreInt:
+		v.I64 = keep(v.I64, sel)
+	case types.StoreFloat:
+		v.F64 = keep(v.F64, sel)
+	case types.StoreBool:
+		v.B = keep(v.B, sel)
+	case types.StoreInterval:
+		v.Iv = keep(v.Iv, sel)
+	default:
+		v.S = keep(v.S, sel)
+	}
+	if v.Nulls != nil {
+		v.Nulls = keep(v.Nulls, sel)
+	}
+}
+
+func keep[T any](s []T, sel []int32) []T {
+	for j, i := range sel {
+		s[j] = s[i]
+	}
+	return s[:len(sel)]
+}
+
 // Cap is the number of values the vector's storage has room for.
 func (v *Vector) Cap() int {
 	switch v.Type.Storage() {
