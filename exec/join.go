@@ -1535,6 +1535,7 @@ type joinCore struct {
 	hasPNull  bool
 	pb        *vec.Batch
 	out       *memory.ColBuf
+	pass      vec.Batch      // the probe columns passed through beside out's build columns
 	pair      *memory.ColBuf // left ++ right columns of pending pairs, for Extra
 	pl, pr    []int32        // pending pairs
 	sel       []int32
@@ -1712,14 +1713,38 @@ func (c *joinCore) flush() (*vec.Batch, error) {
 	}
 	out := c.out
 	out.Clear()
-	for k := 0; k < c.nl; k++ {
-		out.Gather(k, c.pb.Vecs[k], pl)
-	}
 	for k := 0; k < c.nr; k++ {
 		out.Gather(c.nl+k, c.build.Vecs[k], pr)
 	}
 	out.N = len(pl)
+	if identity(pl, c.pb.N) {
+		// every probe row paired once, in order (a join on a unique build
+		// key that all rows pass, as a fact table's rows meet each
+		// dimension after the scan's key filter): the probe columns go
+		// out as they came, valid until the next call like any batch,
+		// instead of being copied
+		pass := &c.pass
+		pass.Vecs = append(append(pass.Vecs[:0], c.pb.Vecs[:c.nl]...), out.Vecs[c.nl:]...)
+		pass.N = len(pl)
+		return pass, nil
+	}
+	for k := 0; k < c.nl; k++ {
+		out.Gather(k, c.pb.Vecs[k], pl)
+	}
 	return &out.Batch, nil
+}
+
+// identity reports whether pl is 0, 1, …, n-1.
+func identity(pl []int32, n int) bool {
+	if len(pl) != n {
+		return false
+	}
+	for i, p := range pl {
+		if p != int32(i) {
+			return false
+		}
+	}
+	return true
 }
 
 // unmatchedProbe emits the probe rows the join type keeps after all their
