@@ -267,7 +267,10 @@ type Project struct {
 	Env   *Env
 	Input Operator
 	Exprs []Expr
-	out   vec.Batch
+	// Shared counts the expressions this Project computes once for the
+	// Project above it, which wrote them several times (EXPLAIN shows it)
+	Shared int
+	out    vec.Batch
 }
 
 func (p *Project) Types() []types.T {

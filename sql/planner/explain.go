@@ -251,10 +251,14 @@ func (s *Session) explainOp(ctx context.Context, est *estimate.Estimator, op exe
 		}
 		return nil
 	case *exec.Project:
-		if timed == nil {
+		switch {
+		case o.Shared > 0:
+			add("Project (%d columns, %d of them written several times above and computed once)", len(o.Exprs), o.Shared)
+		case timed == nil:
 			return s.explainOp(ctx, est, o.Input, depth, lines)
+		default:
+			add("Project (%d columns)", len(o.Exprs))
 		}
-		add("Project (%d columns)", len(o.Exprs))
 	case *exec.Filter:
 		add("Filter")
 	case *aggregate.HashAgg:

@@ -169,6 +169,11 @@ func (s *Session) PlanQuery(ctx context.Context, sel *pg.SelectStmt, p *Params, 
 			return nil, err
 		}
 		s.minMaxFromStats(q.Op)
+		if qc.ruleOn(ruleCommonSubexprs) {
+			for range optree.CommonSubexpressions(q.Op) {
+				qc.fired(ruleCommonSubexprs)
+			}
+		}
 		q.chains = qc.chains
 		q.joins, q.rulesFired = qc.joins, qc.rulesFired
 		if q.chains == nil {

@@ -41,11 +41,12 @@ const (
 	ruleSetOpAggregate     = optimize.SetOpAggregate      // INTERSECT/EXCEPT without ALL as an aggregation of both sides' rows tagged (optimize/setop_aggregate.go)
 	ruleWindowOrder        = optimize.WindowOrder         // a window sorting by another's keys and more runs first (optimize/window_order.go)
 	ruleParallelWindows    = "parallel_windows"           // windows with PARTITION BY evaluate their partitions on all cores (window_parallel.go)
+	ruleCommonSubexprs     = "common_subexpressions"      // an expression written several times in a projection computed once (optree/cse.go)
 )
 
 // Rules are the rule names in the order the planner applies them.
 var Rules = []string{ruleSharedDerived, ruleFilteredAggs, ruleSharedSubqueries, RuleFactorOr, ruleOrRanges, ruleConstantFalse, ruleSubqueryFirst, ruleCTEInline, RuleSubqueryPushdown, ruleCTESharedFilter, ruleOuterJoinReorder, ruleOuterToInner, ruleOuterToAnti,
-	RuleOuterPushdown, ruleImpliedCondition, RuleJoinOrder, ruleEagerAggregation, ruleSetOpDistinct, ruleSetOpAggregate, ruleWindowOrder, ruleParallelWindows, ruleDynamicFilters, ruleOuterJoinKeyFilter, estimate.RuleNDVSketches}
+	RuleOuterPushdown, ruleImpliedCondition, RuleJoinOrder, ruleEagerAggregation, ruleSetOpDistinct, ruleSetOpAggregate, ruleWindowOrder, ruleParallelWindows, ruleDynamicFilters, ruleOuterJoinKeyFilter, ruleCommonSubexprs, estimate.RuleNDVSketches}
 
 // CheckDisabledRules validates a lakepg.disabled_rules value.
 func CheckDisabledRules(v string) error {
