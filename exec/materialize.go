@@ -20,13 +20,111 @@ type Materialized struct {
 	Input Operator
 	Mem   *memory.Memory
 
-	once    sync.Once
-	rows    *memory.ColBuf
-	spill   *memory.SpillFile
+	once sync.Once
+	rowStore
 	err     error
-	res     memory.Reservation
 	mu      sync.Mutex
 	readers int
+}
+
+// rowStore keeps rows in a column buffer while its reservation can grow,
+// and past that in a spill file: the rows so far, then every row after
+// them. Readers read the buffer or the file, side by side.
+type rowStore struct {
+	rows  *memory.ColBuf
+	spill *memory.SpillFile
+	res   memory.Reservation
+	kind  string // the spill file's name
+	blk   []byte
+}
+
+// start readies s for rows of types ts, charged to mem (nil: the
+// statement's), spilling past the session's work_mem.
+func (s *rowStore) start(ctx context.Context, ts []types.T, mem *memory.Memory, kind string) {
+	s.res.Mem = memory.MemFor(ctx, mem)
+	s.res.Spill = true
+	s.res.Cap = memory.WorkMemOf(ctx)
+	s.rows = memory.NewColBuf(ts, vec.BatchSize)
+	s.kind = kind
+}
+
+// add keeps b's rows.
+func (s *rowStore) add(ctx context.Context, b *vec.Batch) error {
+	if s.spill == nil {
+		err := s.res.Grow(memory.BatchBytes(b, 0, b.N))
+		if err == nil {
+			s.rows.AppendBatch(b, 0, b.N)
+			return nil
+		}
+		if pgerr.Code(err) != memory.OutOfMemory {
+			return err
+		}
+		if s.spill, err = memory.NewSpillFile(memory.GlobalSpill, QueryStatsOf(ctx).Spill(), s.kind); err != nil {
+			return err
+		}
+		for lo := 0; lo < s.rows.N; lo += vec.BatchSize {
+			s.blk = memory.AppendBlock(s.blk[:0], s.rows.Vecs, lo, min(lo+vec.BatchSize, s.rows.N))
+			if err := s.spill.WriteBlock(s.blk); err != nil {
+				return err
+			}
+		}
+		s.rows = nil
+		s.res.Release()
+	}
+	s.blk = memory.AppendBlock(s.blk[:0], b.Vecs, 0, b.N)
+	return s.spill.WriteBlock(s.blk)
+}
+
+// release gives the rows' memory and file back.
+func (s *rowStore) release() {
+	s.res.Release()
+	s.rows = nil
+	s.spill.Close()
+}
+
+// statementEnd gives back what the rows hold when the statement ends:
+// they stay readable but no longer count, and the spill file's name goes.
+func (s *rowStore) statementEnd() {
+	s.res.Release()
+	s.spill.Unlink()
+}
+
+// rowStoreScan streams a rowStore's rows from pos on; its Next returns
+// views of the buffer or batches decoded from the file.
+type rowStoreScan struct {
+	s    *rowStore
+	ts   []types.T
+	pos  int
+	out  vec.Batch
+	file *memory.SpillScan
+}
+
+func (r *rowStoreScan) Next(ctx context.Context) (*vec.Batch, error) {
+	if err := memory.ErrCanceled(ctx); err != nil {
+		return nil, err
+	}
+	if r.s.spill != nil {
+		if r.file == nil {
+			rd, err := r.s.spill.Reader()
+			if err != nil {
+				return nil, err
+			}
+			r.file = &memory.SpillScan{Rd: rd, Dec: memory.NewBlockDecoder(r.ts)}
+		}
+		return r.file.Next(ctx)
+	}
+	rows := r.s.rows
+	if rows == nil || r.pos >= rows.N {
+		return nil, nil
+	}
+	hi := min(r.pos+vec.BatchSize, rows.N)
+	r.out.Vecs = r.out.Vecs[:0]
+	for _, v := range rows.Vecs {
+		r.out.Vecs = append(r.out.Vecs, v.Slice(r.pos, hi))
+	}
+	r.out.N = hi - r.pos
+	r.pos = hi
+	return &r.out, nil
 }
 
 // Reader returns a new scan of the materialized rows. Every reader must be
@@ -41,37 +139,9 @@ func (m *Materialized) Reader() *MaterializedReader {
 func (m *Materialized) fill(ctx context.Context) error {
 	m.once.Do(func() {
 		m.err = Guard(func() error {
-			m.res.Mem = memory.MemFor(ctx, m.Mem)
+			m.start(ctx, m.Input.Types(), m.Mem, "cte")
 			m.res.Mem.AtEnd(m.statementEnd)
-			m.res.Spill = true
-			m.res.Cap = memory.WorkMemOf(ctx)
-			m.rows = memory.NewColBuf(m.Input.Types(), vec.BatchSize)
-			var blk []byte
-			err := Drain(ctx, m.Input, func(b *vec.Batch) error {
-				if m.spill == nil {
-					err := m.res.Grow(memory.BatchBytes(b, 0, b.N))
-					if err == nil {
-						m.rows.AppendBatch(b, 0, b.N)
-						return nil
-					}
-					if pgerr.Code(err) != memory.OutOfMemory {
-						return err
-					}
-					if m.spill, err = memory.NewSpillFile(memory.GlobalSpill, QueryStatsOf(ctx).Spill(), "cte"); err != nil {
-						return err
-					}
-					for lo := 0; lo < m.rows.N; lo += vec.BatchSize {
-						blk = memory.AppendBlock(blk[:0], m.rows.Vecs, lo, min(lo+vec.BatchSize, m.rows.N))
-						if err := m.spill.WriteBlock(blk); err != nil {
-							return err
-						}
-					}
-					m.rows = nil
-					m.res.Release()
-				}
-				blk = memory.AppendBlock(blk[:0], b.Vecs, 0, b.N)
-				return m.spill.WriteBlock(blk)
-			})
+			err := Drain(ctx, m.Input, func(b *vec.Batch) error { return m.add(ctx, b) })
 			if err == nil && m.spill != nil {
 				// written out before the readers read it side by side
 				_, err = m.spill.Reader()
@@ -90,16 +160,13 @@ func (m *Materialized) fill(ctx context.Context) error {
 func (m *Materialized) statementEnd() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.res.Release()
-	m.spill.Unlink()
+	m.rowStore.statementEnd()
 }
 
 // MaterializedReader streams a Materialized's rows in batches.
 type MaterializedReader struct {
 	M      *Materialized
-	pos    int
-	out    vec.Batch
-	file   *memory.SpillScan // the rows, when they were spilled
+	scan   rowStoreScan
 	closed bool
 }
 
@@ -109,28 +176,10 @@ func (r *MaterializedReader) Next(ctx context.Context) (*vec.Batch, error) {
 	if err := r.M.fill(ctx); err != nil {
 		return nil, err
 	}
-	if r.M.spill != nil {
-		if r.file == nil {
-			rd, err := r.M.spill.Reader()
-			if err != nil {
-				return nil, err
-			}
-			r.file = &memory.SpillScan{Rd: rd, Dec: memory.NewBlockDecoder(r.Types())}
-		}
-		return r.file.Next(ctx)
+	if r.scan.s == nil {
+		r.scan = rowStoreScan{s: &r.M.rowStore, ts: r.Types()}
 	}
-	rows := r.M.rows
-	if r.pos >= rows.N {
-		return nil, nil
-	}
-	hi := min(r.pos+vec.BatchSize, rows.N)
-	r.out.Vecs = r.out.Vecs[:0]
-	for _, v := range rows.Vecs {
-		r.out.Vecs = append(r.out.Vecs, v.Slice(r.pos, hi))
-	}
-	r.out.N = hi - r.pos
-	r.pos = hi
-	return &r.out, nil
+	return r.scan.Next(ctx)
 }
 
 func (r *MaterializedReader) Close() error {
@@ -143,9 +192,7 @@ func (r *MaterializedReader) Close() error {
 	m.readers--
 	last := m.readers == 0
 	if last {
-		m.res.Release()
-		m.rows = nil
-		m.spill.Close()
+		m.release()
 	}
 	m.mu.Unlock()
 	if !last {
@@ -155,34 +202,39 @@ func (r *MaterializedReader) Close() error {
 }
 
 // RowBuffer keeps the rows appended to it, for a reader that comes later
-// (the RETURNING rows of a write, sent once the write is done). The rows
-// are charged to Mem (nil: GlobalMemory); exceeding it fails with 53200.
+// (the RETURNING rows of a write, sent once the write is done; the rows a
+// MERGE or an upsert takes two passes over). The rows are charged to Mem
+// (nil: the statement's memory); past it they go to a spill file.
 type RowBuffer struct {
-	Mem  *memory.Memory
-	ts   []types.T
-	rows *memory.ColBuf
-	res  memory.Reservation
+	Mem   *memory.Memory
+	ts    []types.T
+	store *rowStore // nil until the first rows
+	n     int
 }
 
 // NewRowBuffer makes an empty buffer for rows of the given column types.
 func NewRowBuffer(ts []types.T, mem *memory.Memory) *RowBuffer {
-	return &RowBuffer{Mem: mem, ts: ts, rows: memory.NewColBuf(ts, vec.BatchSize), res: memory.Reservation{Mem: mem}}
+	return &RowBuffer{Mem: mem, ts: ts}
 }
 
 // Append copies b's rows into the buffer.
-func (r *RowBuffer) Append(b *vec.Batch) error {
+func (r *RowBuffer) Append(ctx context.Context, b *vec.Batch) error {
 	if b == nil || b.N == 0 {
 		return nil
 	}
-	if err := r.res.Grow(memory.BatchBytes(b, 0, b.N)); err != nil {
-		return err
+	if r.store == nil {
+		r.store = &rowStore{}
+		r.store.start(ctx, r.ts, r.Mem, "rows")
+		// a reader the statement drops (an error on the way) leaves
+		// nothing behind it
+		r.store.res.Mem.AtEnd(r.store.statementEnd)
 	}
-	r.rows.AppendBatch(b, 0, b.N)
-	return nil
+	r.n += b.N
+	return r.store.add(ctx, b)
 }
 
 // Len is the number of rows buffered.
-func (r *RowBuffer) Len() int { return r.rows.N }
+func (r *RowBuffer) Len() int { return r.n }
 
 // Reader streams the buffered rows once; its Close releases them.
 func (r *RowBuffer) Reader() Operator { return &rowBufferReader{r: r, release: true} }
@@ -191,37 +243,29 @@ func (r *RowBuffer) Reader() Operator { return &rowBufferReader{r: r, release: t
 // frees them once every scan is done.
 func (r *RowBuffer) Scan() Operator { return &rowBufferReader{r: r} }
 
-// Release gives the rows' memory back.
+// Release gives the rows' memory and spill file back.
 func (r *RowBuffer) Release() {
-	r.res.Release()
-	r.rows = nil
+	if r.store != nil {
+		r.store.release()
+	}
 }
 
 type rowBufferReader struct {
 	r       *RowBuffer
-	pos     int
-	out     vec.Batch
+	scan    rowStoreScan
 	release bool
 }
 
 func (rd *rowBufferReader) Types() []types.T { return rd.r.ts }
 
 func (rd *rowBufferReader) Next(ctx context.Context) (*vec.Batch, error) {
-	rows := rd.r.rows
-	if rows == nil || rd.pos >= rows.N {
+	if rd.r.store == nil {
 		return nil, nil
 	}
-	if err := memory.ErrCanceled(ctx); err != nil {
-		return nil, err
+	if rd.scan.s == nil {
+		rd.scan = rowStoreScan{s: rd.r.store, ts: rd.r.ts}
 	}
-	hi := min(rd.pos+vec.BatchSize, rows.N)
-	rd.out.Vecs = rd.out.Vecs[:0]
-	for _, v := range rows.Vecs {
-		rd.out.Vecs = append(rd.out.Vecs, v.Slice(rd.pos, hi))
-	}
-	rd.out.N = hi - rd.pos
-	rd.pos = hi
-	return &rd.out, nil
+	return rd.scan.Next(ctx)
 }
 
 func (rd *rowBufferReader) Close() error {

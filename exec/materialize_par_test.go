@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/lakepg/lakepg/exec/memory"
+	"github.com/lakepg/lakepg/exec/vec"
 )
 
 // TestParallelOverMaterializedRows: workers taking a WITH query's rows a
@@ -84,5 +85,46 @@ func TestMaterializedRowsSpill(t *testing.T) {
 	b.Close()
 	if n := spillFilesLeft(t, sp); n != 0 {
 		t.Fatalf("%d spill files left after the readers closed early", n)
+	}
+}
+
+// TestRowBufferSpill: a RowBuffer (RETURNING, MERGE and upsert rows) that
+// outgrows its memory keeps the rest in a spill file; every scan reads all
+// the rows in order, and Release or the Reader's Close removes the file.
+func TestRowBufferSpill(t *testing.T) {
+	sp := testSpill(t, 0)
+	rng := rand.New(rand.NewSource(44))
+	rows := randRows(rng, 20000, 300, 0.1)
+	want := collect(t, newRowsOp(kst, rows, 700))
+	fill := func() *RowBuffer {
+		buf := NewRowBuffer(kst, memory.NewMemory(memory.NewMemoryPool(256<<10), 0))
+		if err := Drain(context.Background(), newRowsOp(kst, rows, 700), func(b *vec.Batch) error {
+			return buf.Append(context.Background(), b)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if buf.Len() != len(rows) {
+			t.Fatalf("Len %d, want %d", buf.Len(), len(rows))
+		}
+		if buf.store.spill == nil || buf.store.rows != nil {
+			t.Fatal("20,000 rows under 256 KiB did not spill")
+		}
+		return buf
+	}
+	buf := fill()
+	sameRows(t, "first scan", collect(t, buf.Scan()), want)
+	sameRows(t, "second scan", collect(t, buf.Scan()), want)
+	buf.Release()
+	if n := spillFilesLeft(t, sp); n != 0 {
+		t.Fatalf("%d spill files left after Release", n)
+	}
+	buf = fill()
+	rd := buf.Reader()
+	sameRows(t, "reader", collect(t, rd), want)
+	if err := rd.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := spillFilesLeft(t, sp); n != 0 {
+		t.Fatalf("%d spill files left after the reader closed", n)
 	}
 }

@@ -258,7 +258,7 @@ func (s *Session) mergeIn(ctx context.Context, st *pg.MergeStmt, p *planner.Para
 				out.Vecs[k].Gather(v, sel)
 			}
 			out.N = len(sel)
-			if err := clauses[i].rows.Append(out); err != nil {
+			if err := clauses[i].rows.Append(ctx, out); err != nil {
 				return err
 			}
 		}
@@ -309,7 +309,7 @@ func (s *Session) mergeIn(ctx context.Context, st *pg.MergeStmt, p *planner.Para
 				deletes = exec.NewRowBuffer(rowT, nil)
 				defer deletes.Release()
 			}
-			if err := exec.Drain(ctx, c.rows.Scan(), deletes.Append); err != nil {
+			if err := exec.Drain(ctx, c.rows.Scan(), func(b *vec.Batch) error { return deletes.Append(ctx, b) }); err != nil {
 				return nil, err
 			}
 		}

@@ -130,7 +130,7 @@ func (r *returning) add(ctx context.Context, b *vec.Batch) error {
 	if err != nil {
 		return err
 	}
-	return r.buf.Append(out)
+	return r.buf.Append(ctx, out)
 }
 
 // tap shows each batch of op to the returning list on its way through.

@@ -135,7 +135,7 @@ func (u *upsertResult) mergeReturning(ctx context.Context, ret *returning) error
 		if b.N == 0 {
 			return nil
 		}
-		err := out.Append(b)
+		err := out.Append(ctx, b)
 		b.Reset()
 		return err
 	}
@@ -289,7 +289,7 @@ func (s *Session) onConflict(ctx context.Context, st *pg.InsertStmt, p *planner.
 				rowKey[k] = append(rowKey[k], id)
 			}
 		}
-		return buf.Append(b)
+		return buf.Append(ctx, b)
 	})
 	if err != nil {
 		return nil, err
@@ -340,12 +340,12 @@ func (s *Session) onConflict(ctx context.Context, st *pg.InsertStmt, p *planner.
 		}
 		out.N = len(sel)
 		if to == rest {
-			return to.Append(&vec.Batch{Vecs: out.Vecs[:len(cols)], N: out.N})
+			return to.Append(ctx, &vec.Batch{Vecs: out.Vecs[:len(cols)], N: out.N})
 		}
 		for _, r := range sel {
 			out.Vecs[len(cols)].AppendInt(int64(first + r))
 		}
-		return to.Append(out)
+		return to.Append(ctx, out)
 	}
 	err = exec.Drain(ctx, buf.Scan(), func(b *vec.Batch) error {
 		keep, hit = keep[:0], hit[:0]
