@@ -121,7 +121,7 @@ func (qc *QueryCtx) orderJoins(items []*Source, nodes []logical.Node, preds []*p
 		return nil, err
 	}
 	var leaves []logical.Node
-	root := joinLeaves(plan, &leaves)
+	root := joinLeaves(plan, nodes, &leaves)
 	if root == nil {
 		return nil, pgerr.New(pgerr.Internal, "a join graph became no join")
 	}
@@ -142,19 +142,22 @@ func (qc *QueryCtx) orderJoins(items []*Source, nodes []logical.Node, preds []*p
 
 // joinLeaves appends to leaves the relations under the join tree plan
 // (under the Project that puts its columns in FROM order), left to right,
-// and returns its root join (nil if plan is no join).
-func joinLeaves(plan logical.Node, leaves *[]logical.Node) *logical.Join {
+// and returns its root join (nil if plan is no join). rels are the
+// graph's relations: an explicit JOIN among them is a leaf.
+func joinLeaves(plan logical.Node, rels []logical.Node, leaves *[]logical.Node) *logical.Join {
 	if p, ok := plan.(*logical.Project); ok {
 		plan = p.Input
 	}
+	return treeLeaves(plan, rels, leaves)
+}
+
+func treeLeaves(plan logical.Node, rels []logical.Node, leaves *[]logical.Node) *logical.Join {
 	j, ok := plan.(*logical.Join)
-	if !ok {
+	if !ok || slices.Contains(rels, plan) {
 		return nil
 	}
 	for _, in := range []logical.Node{j.Left, j.Right} {
-		if _, ok := in.(*logical.Join); ok {
-			joinLeaves(in, leaves)
-		} else {
+		if treeLeaves(in, rels, leaves) == nil {
 			*leaves = append(*leaves, in)
 		}
 	}
