@@ -1,0 +1,33 @@
+package sql
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestOuterJoinToInnerRule checks FULL and aliased LEFT joins under WHERE
+// conditions that reject one side's NULL rows (the optimizer's
+// outer_join_to_inner) against the same queries with the rule off: NULL
+// keys and values on both sides, an ON condition with a residual, a
+// condition rejecting neither side, an OR of both and a FULL join in a
+// FROM list with another table. The plans show the join kinds.
+func TestOuterJoinToInnerRule(t *testing.T) {
+	s := joinLake(t)
+	must(t, s, `INSERT INTO fact VALUES (20001, NULL, 1, 1), (20002, 3, NULL, NULL), (30000, 3, 2, 3)`)
+	must(t, s, `INSERT INTO ret VALUES (NULL, 1), (20002, NULL), (20001, 2), (90001, 3)`)
+	for _, c := range []struct{ q, join string }{
+		{`SELECT count(*), count(ret.id), sum(fact.id) FROM fact FULL JOIN ret ON ret.id = fact.id WHERE fact.qty = 3`, "left"},
+		{`SELECT count(*), count(fact.id), sum(ret.id) FROM fact FULL JOIN ret ON ret.id = fact.id AND ret.reason < fact.qty WHERE ret.reason = 2`, "right"},
+		{`SELECT fact.id, ret.id FROM fact FULL JOIN ret ON ret.id = fact.id WHERE fact.qty + 1 > 3 AND ret.reason IN (1, 2) ORDER BY 1, 2`, "inner"},
+		{`SELECT count(*), count(fact.id), count(ret.id) FROM fact FULL JOIN ret ON ret.id = fact.id WHERE ret.reason IS NULL`, "full"},
+		{`SELECT count(*), count(fact.id), count(ret.id) FROM fact FULL JOIN ret ON ret.id = fact.id WHERE fact.qty = 3 OR ret.reason = 2`, "full"},
+		{`SELECT count(*), count(j.reason) FROM (fact LEFT JOIN ret ON ret.id = fact.id) AS j WHERE j.reason <> 1`, "inner"},
+		{`SELECT dim.kind, count(*), count(fact.id) FROM dim, fact FULL JOIN ret ON ret.id = fact.id WHERE fact.dk = dim.dk AND ret.reason = 1 GROUP BY 1 ORDER BY 1`, "right"},
+	} {
+		sameWithRuleOff(t, s, "outer_join_to_inner", []string{c.q})
+		plan := strings.Join(explainLines(t, s, "EXPLAIN "+c.q), "\n")
+		if !strings.Contains(plan, "Hash Join ("+c.join+",") {
+			t.Errorf("%s: want a %s join:\n%s", c.q, c.join, plan)
+		}
+	}
+}
