@@ -39,23 +39,7 @@ func columnRefs(n *pg.Node) []*pg.ColumnRef {
 	return out
 }
 
-func refNames(cr *pg.ColumnRef) (string, string, bool) {
-	var names []string
-	for _, f := range cr.Fields {
-		s := f.GetString_()
-		if s == nil {
-			return "", "", false
-		}
-		names = append(names, s.Sval)
-	}
-	switch len(names) {
-	case 1:
-		return "", names[0], true
-	case 0:
-		return "", "", false
-	}
-	return names[len(names)-2], names[len(names)-1], true
-}
+func refNames(cr *pg.ColumnRef) (string, string, bool) { return rewrite.RefNames(cr) }
 
 // refItems returns which items the column references of n resolve to;
 // outer is true when some reference resolves in none of them.
