@@ -31,3 +31,22 @@ func TestOuterJoinToInnerRule(t *testing.T) {
 		}
 	}
 }
+
+// TestOuterJoinPushdownRule checks WHERE conditions over one side of
+// joins the planner keeps whole (an aliased LEFT join, FULL joins made
+// LEFT, RIGHT or inner) moved below them by the optimizer's
+// outer_join_pushdown, against the same queries with the rule off, NULLs
+// on both sides.
+func TestOuterJoinPushdownRule(t *testing.T) {
+	s := joinLake(t)
+	must(t, s, `INSERT INTO fact VALUES (20001, NULL, 1, 1), (20002, 3, NULL, NULL), (30000, 3, 2, 3)`)
+	must(t, s, `INSERT INTO ret VALUES (NULL, 1), (20002, NULL), (20001, 2), (90001, 3)`)
+	for _, q := range []string{
+		`SELECT count(*), count(j.reason), sum(j.qty) FROM (fact LEFT JOIN ret ON ret.id = fact.id) AS j WHERE j.qty = 3 AND coalesce(j.reason, 0) = 0 AND j.dk < 50`,
+		`SELECT count(*), count(fact.id), sum(ret.reason) FROM fact FULL JOIN ret ON ret.id = fact.id AND ret.reason < 3 WHERE ret.reason IN (1, 3) AND coalesce(fact.qty, 1) = 1`,
+		`SELECT fact.id, ret.reason FROM fact FULL JOIN ret ON ret.id = fact.id WHERE fact.qty + 1 > 3 AND ret.reason > 0 AND fact.qty + ret.reason > 4 ORDER BY 1, 2`,
+		`SELECT count(*), count(fact.id), count(ret.id) FROM fact FULL JOIN ret ON ret.id = fact.id WHERE fact.qty = 3 OR ret.reason IS NULL`,
+	} {
+		sameWithRuleOff(t, s, "outer_join_pushdown", []string{q})
+	}
+}

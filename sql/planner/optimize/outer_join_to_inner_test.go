@@ -49,7 +49,7 @@ func TestOuterJoinToInnerRule(t *testing.T) {
 			n = &logical.Filter{Input: n, Pred: p}
 		}
 		before := logical.String(n)
-		out, fired := run(t, n)
+		out, fired := run(t, n, OuterJoinPushdown) // which would move the filters
 		if fired[OuterJoinToInner] != c.fired {
 			t.Errorf("%s: fired %v, want %d", before, fired, c.fired)
 		}
@@ -68,10 +68,10 @@ func TestOuterJoinToInnerRule(t *testing.T) {
 		if logical.String(n) != before {
 			t.Errorf("the plan given changed:\n%s", logical.String(n))
 		}
-		if _, again := run(t, out); again[OuterJoinToInner] != 0 {
+		if _, again := run(t, out, OuterJoinPushdown); again[OuterJoinToInner] != 0 {
 			t.Errorf("%s: a second run changed it again", before)
 		}
-		if _, off := run(t, n, OuterJoinToInner); off[OuterJoinToInner] != 0 {
+		if _, off := run(t, n, OuterJoinToInner, OuterJoinPushdown); len(off) != 0 {
 			t.Errorf("%s: ran while off", before)
 		}
 	}
