@@ -10,7 +10,8 @@ import (
 // outer_join_to_inner) against the same queries with the rule off: NULL
 // keys and values on both sides, an ON condition with a residual, a
 // condition rejecting neither side, an OR of both and a FULL join in a
-// FROM list with another table. The plans show the join kinds.
+// FROM list with another table, whose join predicates reject a side too.
+// The plans show the join kinds.
 func TestOuterJoinToInnerRule(t *testing.T) {
 	s := joinLake(t)
 	must(t, s, `INSERT INTO fact VALUES (20001, NULL, 1, 1), (20002, 3, NULL, NULL), (30000, 3, 2, 3)`)
@@ -22,7 +23,9 @@ func TestOuterJoinToInnerRule(t *testing.T) {
 		{`SELECT count(*), count(fact.id), count(ret.id) FROM fact FULL JOIN ret ON ret.id = fact.id WHERE ret.reason IS NULL`, "full"},
 		{`SELECT count(*), count(fact.id), count(ret.id) FROM fact FULL JOIN ret ON ret.id = fact.id WHERE fact.qty = 3 OR ret.reason = 2`, "full"},
 		{`SELECT count(*), count(j.reason) FROM (fact LEFT JOIN ret ON ret.id = fact.id) AS j WHERE j.reason <> 1`, "inner"},
-		{`SELECT dim.kind, count(*), count(fact.id) FROM dim, fact FULL JOIN ret ON ret.id = fact.id WHERE fact.dk = dim.dk AND ret.reason = 1 GROUP BY 1 ORDER BY 1`, "right"},
+		{`SELECT dim.kind, count(*), count(fact.id) FROM dim, fact FULL JOIN ret ON ret.id = fact.id WHERE fact.dk = dim.dk AND ret.reason = 1 GROUP BY 1 ORDER BY 1`, "inner"},
+		{`SELECT dim.kind, count(*), count(ret.id) FROM dim, fact FULL JOIN ret ON ret.id = fact.id WHERE fact.dk = dim.dk GROUP BY 1 ORDER BY 1`, "left"},
+		{`SELECT count(*), count(ret.id) FROM dim, fact FULL JOIN ret ON ret.id = fact.id WHERE fact.dk = dim.dk OR ret.reason = dim.dk`, "full"},
 	} {
 		sameWithRuleOff(t, s, "outer_join_to_inner", []string{c.q})
 		plan := strings.Join(explainLines(t, s, "EXPLAIN "+c.q), "\n")

@@ -130,7 +130,7 @@ func (qc *QueryCtx) orderJoins(items []*Source, nodes []logical.Node, preds []*p
 		out.Sc.Cols = append(out.Sc.Cols, it.Sc.Cols...)
 	}
 	for _, l := range leaves {
-		i := slices.Index(nodes, l)
+		i := itemIndex(nodes, l)
 		if i < 0 {
 			return nil, pgerr.New(pgerr.Internal, "a rule replaced an item of a join graph")
 		}
@@ -153,7 +153,7 @@ func joinLeaves(plan logical.Node, rels []logical.Node, leaves *[]logical.Node) 
 
 func treeLeaves(plan logical.Node, rels []logical.Node, leaves *[]logical.Node) *logical.Join {
 	j, ok := plan.(*logical.Join)
-	if !ok || slices.Contains(rels, plan) {
+	if !ok || itemIndex(rels, plan) >= 0 {
 		return nil
 	}
 	for _, in := range []logical.Node{j.Left, j.Right} {
@@ -162,6 +162,22 @@ func treeLeaves(plan logical.Node, rels []logical.Node, leaves *[]logical.Node) 
 		}
 	}
 	return j
+}
+
+// itemIndex is which of a join graph's relations rels leaf l is: one of
+// them, or one a rule rewrote in place, keeping its columns (the same
+// slice: outer_join_to_inner); -1 for none.
+func itemIndex(rels []logical.Node, l logical.Node) int {
+	if i := slices.Index(rels, l); i >= 0 {
+		return i
+	}
+	lc := l.Columns()
+	for i, r := range rels {
+		if c := r.Columns(); len(c) > 0 && len(c) == len(lc) && &c[0] == &lc[0] {
+			return i
+		}
+	}
+	return -1
 }
 
 // refPair is the two item indexes of a two-item reference set, smaller first.

@@ -18,47 +18,75 @@ const OuterJoinToInner = "outer_join_to_inner"
 //	Filter p(A) (A FULL JOIN B)   →  Filter p(A) (A LEFT JOIN B)
 //	Filter p(A) (A RIGHT JOIN B)  →  Filter p(A) (A JOIN B)
 //
-// The filter may be any of a stack of filters over the join. An inner
-// join keeps no NULL rows to test and needs no hash table of its preserved
-// side's rows; a left join of the estimated smaller side keeps that
-// choice (logical.Join.LeftSmall).
+// The filter may be any of a stack of filters over the join, or a
+// predicate of a join graph whose relation the join is (a FROM item: the
+// graph joins its rows to the others' only where the predicate holds). An
+// inner join keeps no NULL rows to test and needs no hash table of its
+// preserved side's rows; a left join of the estimated smaller side keeps
+// that choice (logical.Join.LeftSmall).
 //
 // The planner makes the same test earlier, on the syntax, for the LEFT
 // and RIGHT joins of a FROM list it can flatten (sql/planner
 // outer_join.go), so that the inner join is ordered with the list's other
 // joins; this rule, under the same name, reaches the outer joins that stay
-// joins of their own: FULL joins, joins with USING or an alias.
+// joins of their own: FULL joins, joins with an alias. The join it
+// simplifies keeps its columns (the same slice), by which the planner
+// knows a graph's relation it rewrote.
 type outerJoinToInner struct{}
 
 func (outerJoinToInner) Name() string { return OuterJoinToInner }
 
 func (outerJoinToInner) Apply(n logical.Node) (logical.Node, int) {
-	f, ok := n.(*logical.Filter)
-	if !ok {
-		return n, 0
-	}
-	var stack []*logical.Filter // the filters between f and the join
-	in := f.Input
-	for {
-		g, ok := in.(*logical.Filter)
+	switch x := n.(type) {
+	case *logical.Filter:
+		in, ok := innerer(x.Input, func(lo, hi int) bool { return RejectsNulls(x.Pred, lo, hi) })
 		if !ok {
-			break
+			return n, 0
 		}
-		stack = append(stack, g)
-		in = g.Input
+		return &logical.Filter{Input: in, Pred: x.Pred}, 1
+	case *logical.JoinGraph:
+		var rels []logical.Node
+		start, changes := 0, 0
+		for i, rel := range x.Rels {
+			in, ok := innerer(rel, func(lo, hi int) bool { return predRejects(x, i, start+lo, start+hi) })
+			if ok {
+				if rels == nil {
+					rels = append([]logical.Node{}, x.Rels...)
+				}
+				rels[i] = in
+				changes++
+			}
+			start += len(rel.Columns())
+		}
+		if changes == 0 {
+			return n, 0
+		}
+		g := *x
+		g.Rels = rels
+		return &g, changes
 	}
-	j, ok := in.(*logical.Join)
+	return n, 0
+}
+
+// innerer is n, a join under a stack of filters, with the join's kind
+// made to fill no side with NULLs that rejects(lo, hi) says its columns lo
+// to hi-1 (of n's) rejects; ok is false when that changes nothing.
+func innerer(n logical.Node, rejects func(lo, hi int) bool) (logical.Node, bool) {
+	if f, ok := n.(*logical.Filter); ok {
+		in, ok := innerer(f.Input, rejects)
+		if !ok {
+			return n, false
+		}
+		return &logical.Filter{Input: in, Pred: f.Pred}, true
+	}
+	j, ok := n.(*logical.Join)
 	if !ok || j.Kind == logical.InnerJoin {
-		return n, 0
+		return n, false
 	}
 	nl := len(j.Left.Columns())
 	nullLeft, nullRight := j.Kind.NullSides()
-	if nullLeft && RejectsNulls(f.Pred, 0, nl) {
-		nullLeft = false
-	}
-	if nullRight && RejectsNulls(f.Pred, nl, len(j.Cols)) {
-		nullRight = false
-	}
+	nullLeft = nullLeft && !rejects(0, nl)
+	nullRight = nullRight && !rejects(nl, len(j.Cols))
 	kind := logical.InnerJoin
 	switch {
 	case nullLeft && nullRight:
@@ -69,15 +97,27 @@ func (outerJoinToInner) Apply(n logical.Node) (logical.Node, int) {
 		kind = logical.LeftJoin
 	}
 	if kind == j.Kind {
-		return n, 0
+		return n, false
 	}
 	c := *j
 	c.Kind = kind
-	var out logical.Node = &c
-	for i := len(stack) - 1; i >= 0; i-- {
-		out = &logical.Filter{Input: out, Pred: stack[i].Pred}
+	return &c, true
+}
+
+// predRejects reports whether a predicate of join graph g over relation
+// rel rejects rows whose columns lo to hi-1 (of g's) are NULL: an
+// equality a hash key of them is NULL in, or a condition RejectsNulls.
+func predRejects(g *logical.JoinGraph, rel, lo, hi int) bool {
+	for _, p := range g.Preds {
+		switch {
+		case p.Rels&(1<<rel) == 0:
+		case p.Hash && (nullOn(p.KeyA, lo, hi) || nullOn(p.KeyB, lo, hi)):
+			return true
+		case !p.Hash && RejectsNulls(p.Cond, lo, hi):
+			return true
+		}
 	}
-	return &logical.Filter{Input: out, Pred: f.Pred}, 1
+	return false
 }
 
 // RejectsNulls reports whether predicate p is false or NULL on every row

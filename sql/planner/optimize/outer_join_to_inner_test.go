@@ -139,3 +139,36 @@ func TestRejectsNulls(t *testing.T) {
 		}
 	}
 }
+
+// In a join graph, a predicate over an outer join among its relations
+// rejects that join's NULL rows as a filter would: the relation becomes
+// the simplified join under its filters, its columns the same slice (by
+// which the planner finds it), and join order builds the tree over it.
+func TestOuterJoinToInnerInGraph(t *testing.T) {
+	l, r, other := leaf(false, types.Int64T, types.Int64T), leaf(false, types.Int64T, types.Int64T), leaf(false, types.Int64T)
+	full := logical.NewOuterJoin(logical.FullJoin, l, r, []exec.Expr{col(0)}, []exec.Expr{col(0)}, nil, false)
+	rel := &logical.Filter{Input: full, Pred: &exec.IsNull{E: col(2)}}
+	for _, c := range []struct {
+		pred logical.JoinPred
+		want logical.JoinKind
+	}{
+		{logical.JoinPred{Rels: 3, Sel: 0.1, Hash: true, A: 1, B: 0, KeyA: col(4), KeyB: col(0)}, logical.RightJoin},
+		{logical.JoinPred{Rels: 3, Sel: 0.1, Cond: &exec.Cmp{Op: exec.LT, L: col(1), R: col(0)}}, logical.LeftJoin},
+		{logical.JoinPred{Rels: 3, Sel: 0.1, Cond: &exec.Logic{Args: []exec.Expr{&exec.IsNull{E: col(3)}, &exec.Cmp{Op: exec.LT, L: col(1), R: col(4)}}}}, logical.FullJoin},
+	} {
+		g := logical.NewJoinGraph([]logical.Node{other, rel}, []float64{10, 100}, []string{"o", "j"}, []logical.JoinPred{c.pred})
+		out, fired := run(t, g, OuterJoinPushdown, "join_order")
+		og := out.(*logical.JoinGraph)
+		f, ok := og.Rels[1].(*logical.Filter)
+		if !ok || f.Pred != rel.Pred {
+			t.Fatalf("the relation became\n%s", logical.String(og.Rels[1]))
+		}
+		j := f.Input.(*logical.Join)
+		if j.Kind != c.want || (fired[OuterJoinToInner] > 0) != (c.want != logical.FullJoin) {
+			t.Errorf("%s: kind %d (fired %v), want %d", logical.String(g), j.Kind, fired, c.want)
+		}
+		if &j.Cols[0] != &full.Cols[0] || og.Rels[0] != other {
+			t.Errorf("the relations' columns or the others changed")
+		}
+	}
+}
