@@ -53,3 +53,31 @@ func TestOuterJoinPushdownRule(t *testing.T) {
 		sameWithRuleOff(t, s, "outer_join_pushdown", []string{q})
 	}
 }
+
+// TestOuterJoinToAntiRule checks LEFT joins the planner keeps whole (an
+// aliased one, a FULL join made LEFT) filtered by IS NULL on a right key
+// column, planned as anti joins by the optimizer's outer_join_to_anti,
+// against the same queries with the rule off: NULL keys on both sides, a
+// residual ON condition, a smaller left side (a right anti join), other
+// filters above and below, and an IS NULL the rule must leave.
+func TestOuterJoinToAntiRule(t *testing.T) {
+	s := joinLake(t)
+	must(t, s, `INSERT INTO fact VALUES (20001, NULL, 1, 1), (20002, 3, NULL, NULL), (30000, 3, 2, 3)`)
+	must(t, s, `INSERT INTO ret VALUES (NULL, 1), (20002, NULL), (20001, 2), (90001, 3), (15, NULL)`)
+	must(t, s, `INSERT INTO one VALUES (NULL, 'n'), (7, 'y')`)
+	for _, c := range []struct {
+		q    string
+		anti bool
+	}{
+		{`SELECT j.qty, count(*) FROM (fact LEFT JOIN ret ON ret.reason = fact.qty) AS j WHERE j.dk = 3 AND j.reason IS NULL GROUP BY 1 ORDER BY 1`, true},
+		{`SELECT j.dk, j.tag, j.reason FROM (one LEFT JOIN ret ON ret.id = one.dk * 3) AS j WHERE j.id IS NULL AND coalesce(j.reason, 1) = 1 ORDER BY 1, 2`, true},
+		{`SELECT count(*), sum(fact.id) FROM fact FULL JOIN ret ON ret.id = fact.id AND ret.reason > 1 WHERE fact.qty = 3 AND ret.id IS NULL AND fact.dk + coalesce(ret.reason, 0) > 5`, true},
+		{`SELECT count(*), sum(j.qty) FROM (fact LEFT JOIN ret ON ret.id = fact.id) AS j WHERE j.reason IS NULL`, false},
+	} {
+		sameWithRuleOff(t, s, "outer_join_to_anti", []string{c.q})
+		plan := strings.Join(explainLines(t, s, "EXPLAIN "+c.q), "\n")
+		if strings.Contains(plan, "anti") != c.anti {
+			t.Errorf("%s: anti join %v, want %v:\n%s", c.q, !c.anti, c.anti, plan)
+		}
+	}
+}

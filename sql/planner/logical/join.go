@@ -56,9 +56,10 @@ const (
 	LeftJoin                  // and each unmatched left row, its right columns NULL
 	RightJoin                 // and each unmatched right row, its left columns NULL
 	FullJoin                  // and the unmatched rows of both sides
+	AntiJoin                  // only the unmatched left rows, its columns Left's alone
 )
 
-var joinKindNames = [...]string{InnerJoin: "", LeftJoin: "left ", RightJoin: "right ", FullJoin: "full "}
+var joinKindNames = [...]string{InnerJoin: "", LeftJoin: "left ", RightJoin: "right ", FullJoin: "full ", AntiJoin: "anti "}
 
 // Join joins Left and Right: each row of Left probes a hash table of
 // Right's rows on LeftKeys = RightKeys (over each side's own columns;
@@ -71,9 +72,9 @@ var joinKindNames = [...]string{InnerJoin: "", LeftJoin: "left ", RightJoin: "ri
 // chosen by (the rows out, the cost of the subtree).
 //
 // LeftSmall says the planner estimated Left much smaller than Right: a
-// LEFT join with keys then builds its hash table on Left, its preserved
-// side (a RIGHT join of the sides swapped), rather than probing a hash
-// table of the larger side with every Left row.
+// LEFT or anti join with keys then builds its hash table on Left, its
+// preserved side (a RIGHT join of the sides swapped), rather than probing
+// a hash table of the larger side with every Left row.
 type Join struct {
 	Kind                JoinKind
 	Left, Right         Node
@@ -97,6 +98,9 @@ func NewJoin(l, r Node, lkeys, rkeys, filters []exec.Expr, rows, cost float64) *
 func NewOuterJoin(k JoinKind, l, r Node, lkeys, rkeys []exec.Expr, on exec.Expr, leftSmall bool) *Join {
 	j := NewJoin(l, r, lkeys, rkeys, nil, 0, 0)
 	j.Kind, j.On, j.LeftSmall = k, on, leftSmall
+	if k == AntiJoin {
+		j.Cols = j.Cols[:len(l.Columns()):len(l.Columns())]
+	}
 	return j
 }
 

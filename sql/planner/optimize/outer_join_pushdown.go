@@ -62,7 +62,7 @@ func (outerJoinPushdown) Apply(n logical.Node) (logical.Node, int) {
 		return n, 0 // a constant: it filters all or nothing either way
 	case hi < nl && j.Kind != logical.RightJoin:
 		c.Left = &logical.Filter{Input: j.Left, Pred: f.Pred}
-	case lo >= nl && j.Kind != logical.LeftJoin:
+	case lo >= nl && (j.Kind == logical.InnerJoin || j.Kind == logical.RightJoin):
 		c.Right = &logical.Filter{Input: j.Right, Pred: exec.MapColumns(f.Pred, func(i int) int { return i - nl })}
 	default:
 		return n, 0

@@ -49,14 +49,14 @@ func TestOuterJoinPushdownRule(t *testing.T) {
 			n = &logical.Filter{Input: n, Pred: p}
 		}
 		before := logical.String(n)
-		out, fired := run(t, n, OuterJoinToInner)
+		out, fired := run(t, n, OuterJoinToInner, OuterJoinToAnti)
 		if got := logical.String(out); got != c.want || fired[OuterJoinPushdown] != c.fired {
 			t.Errorf("%s\nbecame (%v)\n%s\nwant\n%s", before, fired, got, c.want)
 		}
 		if logical.String(n) != before {
 			t.Errorf("the plan given changed:\n%s", logical.String(n))
 		}
-		if _, off := run(t, n, OuterJoinToInner, OuterJoinPushdown); len(off) != 0 {
+		if _, off := run(t, n, OuterJoinToInner, OuterJoinPushdown, OuterJoinToAnti); len(off) != 0 {
 			t.Errorf("%s: ran while off: %v", before, off)
 		}
 	}

@@ -80,11 +80,14 @@ func innerer(n logical.Node, rejects func(lo, hi int) bool) (logical.Node, bool)
 		return &logical.Filter{Input: in, Pred: f.Pred}, true
 	}
 	j, ok := n.(*logical.Join)
-	if !ok || j.Kind == logical.InnerJoin {
+	if !ok {
 		return n, false
 	}
-	nl := len(j.Left.Columns())
 	nullLeft, nullRight := j.Kind.NullSides()
+	if !nullLeft && !nullRight {
+		return n, false // inner or anti
+	}
+	nl := len(j.Left.Columns())
 	nullLeft = nullLeft && !rejects(0, nl)
 	nullRight = nullRight && !rejects(nl, len(j.Cols))
 	kind := logical.InnerJoin

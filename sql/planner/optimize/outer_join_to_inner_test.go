@@ -49,7 +49,7 @@ func TestOuterJoinToInnerRule(t *testing.T) {
 			n = &logical.Filter{Input: n, Pred: p}
 		}
 		before := logical.String(n)
-		out, fired := run(t, n, OuterJoinPushdown) // which would move the filters
+		out, fired := run(t, n, OuterJoinPushdown, OuterJoinToAnti) // which would move the filters, and take the IS NULL
 		if fired[OuterJoinToInner] != c.fired {
 			t.Errorf("%s: fired %v, want %d", before, fired, c.fired)
 		}
@@ -68,10 +68,10 @@ func TestOuterJoinToInnerRule(t *testing.T) {
 		if logical.String(n) != before {
 			t.Errorf("the plan given changed:\n%s", logical.String(n))
 		}
-		if _, again := run(t, out, OuterJoinPushdown); again[OuterJoinToInner] != 0 {
+		if _, again := run(t, out, OuterJoinPushdown, OuterJoinToAnti); again[OuterJoinToInner] != 0 {
 			t.Errorf("%s: a second run changed it again", before)
 		}
-		if _, off := run(t, n, OuterJoinToInner, OuterJoinPushdown); len(off) != 0 {
+		if _, off := run(t, n, OuterJoinToInner, OuterJoinPushdown, OuterJoinToAnti); len(off) != 0 {
 			t.Errorf("%s: ran while off", before)
 		}
 	}
@@ -157,7 +157,7 @@ func TestOuterJoinToInnerInGraph(t *testing.T) {
 		{logical.JoinPred{Rels: 3, Sel: 0.1, Cond: &exec.Logic{Args: []exec.Expr{&exec.IsNull{E: col(3)}, &exec.Cmp{Op: exec.LT, L: col(1), R: col(4)}}}}, logical.FullJoin},
 	} {
 		g := logical.NewJoinGraph([]logical.Node{other, rel}, []float64{10, 100}, []string{"o", "j"}, []logical.JoinPred{c.pred})
-		out, fired := run(t, g, OuterJoinPushdown, "join_order")
+		out, fired := run(t, g, OuterJoinPushdown, OuterJoinToAnti, "join_order")
 		og := out.(*logical.JoinGraph)
 		f, ok := og.Rels[1].(*logical.Filter)
 		if !ok || f.Pred != rel.Pred {
