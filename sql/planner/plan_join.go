@@ -374,8 +374,9 @@ func (qc *QueryCtx) joinItems(items []*Source, conj []*pg.Node) (*Source, error)
 	// logical nodes (a lake table's Get, its Filters) built into operators
 	// here, once, for the estimates and the subqueries below; the join
 	// graph over them reuses those operators (pb).
-	// An explicit JOIN's node stays itself under its filters, for the
-	// rules over them (outer_join_to_inner), a lone item too.
+	// An explicit JOIN's node stays itself under its filters, a lone item
+	// too: the outer-join rules (optimize/outer_join_*.go) rewrite it
+	// under them first (optimizeItem), the join graph's predicates after.
 	var nodes, joins []logical.Node
 	pb := &physical.Builder{Env: qc.env}
 	if len(items) > 1 || items[0].node != nil && items[0].op == items[0].nodeOp {
