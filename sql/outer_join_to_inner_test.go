@@ -38,7 +38,8 @@ func TestOuterJoinToInnerRule(t *testing.T) {
 // TestOuterJoinPushdownRule checks WHERE conditions over one side of
 // joins the planner keeps whole (an aliased LEFT join, FULL joins made
 // LEFT, RIGHT or inner) moved below them by the optimizer's
-// outer_join_pushdown, against the same queries with the rule off, NULLs
+// outer_join_pushdown, and the terms of their ON conditions over a side
+// they do not preserve, against the same queries with the rule off, NULLs
 // on both sides.
 func TestOuterJoinPushdownRule(t *testing.T) {
 	s := joinLake(t)
@@ -49,6 +50,8 @@ func TestOuterJoinPushdownRule(t *testing.T) {
 		`SELECT count(*), count(fact.id), sum(ret.reason) FROM fact FULL JOIN ret ON ret.id = fact.id AND ret.reason < 3 WHERE ret.reason IN (1, 3) AND coalesce(fact.qty, 1) = 1`,
 		`SELECT fact.id, ret.reason FROM fact FULL JOIN ret ON ret.id = fact.id WHERE fact.qty + 1 > 3 AND ret.reason > 0 AND fact.qty + ret.reason > 4 ORDER BY 1, 2`,
 		`SELECT count(*), count(fact.id), count(ret.id) FROM fact FULL JOIN ret ON ret.id = fact.id WHERE fact.qty = 3 OR ret.reason IS NULL`,
+		`SELECT count(*), count(ret.id), sum(ret.reason) FROM fact FULL JOIN ret ON ret.id = fact.id AND ret.reason > 1 AND fact.dk < 90 WHERE fact.qty = 3`,
+		`SELECT count(*), count(ret.id), sum(fact.qty) FROM fact FULL JOIN ret ON ret.id = fact.id AND ret.reason <> 2 AND fact.dk < 90 WHERE fact.qty + 0 = 3 AND ret.reason + 0 IN (1, 3)`,
 	} {
 		sameWithRuleOff(t, s, "outer_join_pushdown", []string{q})
 	}

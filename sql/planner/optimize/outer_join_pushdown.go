@@ -22,6 +22,13 @@ const OuterJoinPushdown = "outer_join_pushdown"
 // inner join where a filter allows. A filter under others moves past
 // them, since filters commute.
 //
+// Likewise the terms of a join's ON condition over a side whose unmatched
+// rows it does not keep (the right of a LEFT or anti join, the left of a
+// RIGHT join, either of an inner one) filter that side before the join:
+// its rows that fail them match nothing, the same as rows that are not
+// there. joinPlanned does so as it plans a join; this reaches the joins
+// outer_join_to_inner made of FULL ones.
+//
 // The planner moves WHERE conditions into the preserved side of the FROM
 // list's LEFT and RIGHT joins earlier, on the syntax (sql/planner
 // outer_join.go), so that they reach the tables and prune their files;
@@ -32,6 +39,9 @@ type outerJoinPushdown struct{}
 func (outerJoinPushdown) Name() string { return OuterJoinPushdown }
 
 func (outerJoinPushdown) Apply(n logical.Node) (logical.Node, int) {
+	if j, ok := n.(*logical.Join); ok {
+		return onPushdown(j)
+	}
 	f, ok := n.(*logical.Filter)
 	if !ok {
 		return n, 0
@@ -72,4 +82,62 @@ func (outerJoinPushdown) Apply(n logical.Node) (logical.Node, int) {
 		out = &logical.Filter{Input: out, Pred: stack[i].Pred}
 	}
 	return out, 1
+}
+
+// onPushdown moves the terms of j's ON condition over a side whose
+// unmatched rows j drops onto that side.
+func onPushdown(j *logical.Join) (logical.Node, int) {
+	if j.On == nil || j.Kind == logical.FullJoin || len(j.Filters) > 0 {
+		return j, 0
+	}
+	nl := len(j.Left.Columns())
+	left := j.Kind == logical.InnerJoin || j.Kind == logical.RightJoin
+	right := j.Kind != logical.RightJoin
+	var keep, onLeft, onRight []exec.Expr
+	for _, t := range terms(j.On) {
+		lo, hi := len(j.Left.Columns())+len(j.Right.Columns()), -1
+		exec.MapColumns(t, func(i int) int {
+			lo, hi = min(lo, i), max(hi, i)
+			return i
+		})
+		switch {
+		case hi >= 0 && hi < nl && left:
+			onLeft = append(onLeft, t)
+		case hi >= 0 && lo >= nl && right:
+			onRight = append(onRight, exec.MapColumns(t, func(i int) int { return i - nl }))
+		default:
+			keep = append(keep, t)
+		}
+	}
+	if len(onLeft)+len(onRight) == 0 {
+		return j, 0
+	}
+	c := *j
+	for _, t := range onLeft {
+		c.Left = &logical.Filter{Input: c.Left, Pred: t}
+	}
+	for _, t := range onRight {
+		c.Right = &logical.Filter{Input: c.Right, Pred: t}
+	}
+	switch len(keep) {
+	case 0:
+		c.On = nil
+	case 1:
+		c.On = keep[0]
+	default:
+		c.On = &exec.Logic{And: true, Args: keep}
+	}
+	return &c, len(onLeft) + len(onRight)
+}
+
+// terms are the conjuncts of AND e.
+func terms(e exec.Expr) []exec.Expr {
+	if l, ok := e.(*exec.Logic); ok && l.And {
+		var out []exec.Expr
+		for _, a := range l.Args {
+			out = append(out, terms(a)...)
+		}
+		return out
+	}
+	return []exec.Expr{e}
 }
