@@ -17,6 +17,8 @@ import (
 	"github.com/lakepg/lakepg/sql/pgcatalog"
 	"github.com/lakepg/lakepg/sql/planner/bind"
 	"github.com/lakepg/lakepg/sql/planner/laketypes"
+	"github.com/lakepg/lakepg/sql/planner/logical"
+	"github.com/lakepg/lakepg/sql/planner/physical"
 	"github.com/lakepg/lakepg/sql/pruning"
 	"github.com/lakepg/lakepg/types"
 )
@@ -287,33 +289,15 @@ func (qc *QueryCtx) joinPlanned(j *pg.JoinExpr, l, r *Source) (*Source, error) {
 	} else if len(extras) > 1 {
 		extra = &exec.Logic{And: true, Args: extras}
 	}
-	var op exec.Operator
-	if len(lkeys) > 0 && typ == exec.JoinLeft && r.rows > 2*l.rows {
-		// build the hash table on the smaller, preserved side: a right join
-		// with the inputs swapped, then the columns put back in order
-		nl, nr := len(l.Sc.Cols), len(r.Sc.Cols)
-		swap := func(i int) int {
-			if i < nl {
-				return nr + i
-			}
-			return i - nl
-		}
-		if extra != nil {
-			extra = exec.MapColumns(extra, swap)
-		}
-		j := &exec.HashJoin{Env: qc.env, Left: r.op, Right: l.op, LeftKeys: rkeys, RightKeys: lkeys, Extra: extra, Type: exec.JoinRight}
-		ts := j.Types()
-		back := make([]exec.Expr, nl+nr)
-		for i := range back {
-			back[i] = &exec.ColRef{Idx: swap(i), T: ts[swap(i)]}
-		}
-		op = &exec.Project{Env: qc.env, Input: j, Exprs: back}
-	} else if len(lkeys) > 0 {
-		op = &exec.HashJoin{Env: qc.env, Left: l.op, Right: r.op, LeftKeys: lkeys, RightKeys: rkeys, Extra: extra, Type: typ}
-	} else {
-		op = &exec.NestedLoopJoin{Env: qc.env, Left: l.op, Right: r.op, On: extra, Type: typ}
+	// the join as a logical node over the sides' operators, which the
+	// FROM list it is an item of may rewrite (outer_join_to_inner)
+	node := logical.NewOuterJoin(joinKinds[typ], leafNode(l), leafNode(r), lkeys, rkeys, extra, r.rows > 2*l.rows)
+	op, err := physical.Build(qc.env, node)
+	if err != nil {
+		return nil, err
 	}
-	out := &Source{op: op, Sc: sc, scans: append(append([]*exec.TableScan{}, l.scans...), r.scans...), rows: max(l.rows, r.rows)}
+	out := &Source{op: op, Sc: sc, scans: append(append([]*exec.TableScan{}, l.scans...), r.scans...), rows: max(l.rows, r.rows),
+		node: node, nodeOp: op}
 	if len(using) > 0 {
 		out = qc.mergeUsing(out, typ, using, lidx, ridx, lkeys, rkeys, len(l.Sc.Cols))
 		sc = out.Sc
@@ -329,6 +313,9 @@ func (qc *QueryCtx) joinPlanned(j *pg.JoinExpr, l, r *Source) (*Source, error) {
 	}
 	return out, nil
 }
+
+var joinKinds = map[exec.JoinType]logical.JoinKind{exec.JoinInner: logical.InnerJoin, exec.JoinLeft: logical.LeftJoin,
+	exec.JoinRight: logical.RightJoin, exec.JoinFull: logical.FullJoin}
 
 // mergeUsing puts the merged USING columns first, as PostgreSQL does: the
 // left input's value for inner and left joins, the right's for right joins,

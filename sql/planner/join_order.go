@@ -121,7 +121,7 @@ func (qc *QueryCtx) orderJoins(items []*Source, nodes []logical.Node, preds []*p
 		return nil, err
 	}
 	var leaves []logical.Node
-	root := joinLeaves(plan, &leaves)
+	root := joinLeaves(plan, nodes, &leaves)
 	if root == nil {
 		return nil, pgerr.New(pgerr.Internal, "a join graph became no join")
 	}
@@ -130,7 +130,7 @@ func (qc *QueryCtx) orderJoins(items []*Source, nodes []logical.Node, preds []*p
 		out.Sc.Cols = append(out.Sc.Cols, it.Sc.Cols...)
 	}
 	for _, l := range leaves {
-		i := slices.Index(nodes, l)
+		i := itemIndex(nodes, l)
 		if i < 0 {
 			return nil, pgerr.New(pgerr.Internal, "a rule replaced an item of a join graph")
 		}
@@ -142,23 +142,42 @@ func (qc *QueryCtx) orderJoins(items []*Source, nodes []logical.Node, preds []*p
 
 // joinLeaves appends to leaves the relations under the join tree plan
 // (under the Project that puts its columns in FROM order), left to right,
-// and returns its root join (nil if plan is no join).
-func joinLeaves(plan logical.Node, leaves *[]logical.Node) *logical.Join {
+// and returns its root join (nil if plan is no join). rels are the
+// graph's relations: an explicit JOIN among them is a leaf.
+func joinLeaves(plan logical.Node, rels []logical.Node, leaves *[]logical.Node) *logical.Join {
 	if p, ok := plan.(*logical.Project); ok {
 		plan = p.Input
 	}
+	return treeLeaves(plan, rels, leaves)
+}
+
+func treeLeaves(plan logical.Node, rels []logical.Node, leaves *[]logical.Node) *logical.Join {
 	j, ok := plan.(*logical.Join)
-	if !ok {
+	if !ok || itemIndex(rels, plan) >= 0 {
 		return nil
 	}
 	for _, in := range []logical.Node{j.Left, j.Right} {
-		if _, ok := in.(*logical.Join); ok {
-			joinLeaves(in, leaves)
-		} else {
+		if treeLeaves(in, rels, leaves) == nil {
 			*leaves = append(*leaves, in)
 		}
 	}
 	return j
+}
+
+// itemIndex is which of a join graph's relations rels leaf l is: one of
+// them, or one a rule rewrote in place, keeping its columns (the same
+// slice: outer_join_to_inner); -1 for none.
+func itemIndex(rels []logical.Node, l logical.Node) int {
+	if i := slices.Index(rels, l); i >= 0 {
+		return i
+	}
+	lc := l.Columns()
+	for i, r := range rels {
+		if c := r.Columns(); len(c) > 0 && len(c) == len(lc) && &c[0] == &lc[0] {
+			return i
+		}
+	}
+	return -1
 }
 
 // refPair is the two item indexes of a two-item reference set, smaller first.

@@ -66,7 +66,7 @@ func (qc *QueryCtx) outerJoin(j *pg.JoinExpr, where *wherePending) (src *Source,
 	}
 	if where != nil && qc.ruleOn(ruleOuterToInner) {
 		for _, c := range where.conj {
-			if rejectsNulls(c, ns) {
+			if rewrite.RejectsNulls(c, ns.Sc.Resolves) {
 				qc.fired(ruleOuterToInner)
 				return ns, true, nil
 			}
@@ -191,56 +191,6 @@ func (qc *QueryCtx) planJoinTreeWith(n *pg.Node, implied []*pg.Node) (*Source, e
 		}
 	}
 	return qc.joinItems(items, conj)
-}
-
-// rejectsNulls reports whether conjunct c is false or NULL whenever the
-// columns of src it reads are NULL: a comparison, IN, LIKE or IS NOT NULL
-// with a bare column of src on one side.
-func rejectsNulls(c *pg.Node, src *Source) bool {
-	var operands []*pg.Node
-	switch {
-	case c.GetAExpr() != nil:
-		a := c.GetAExpr()
-		switch a.Kind {
-		case pg.A_Expr_Kind_AEXPR_OP:
-			op := StrNodes(a.Name)
-			if len(op) == 0 || a.Lexpr == nil {
-				return false
-			}
-			switch op[len(op)-1] {
-			case "=", "<>", "!=", "<", ">", "<=", ">=", "~~", "!~~", "~~*":
-			default:
-				return false
-			}
-			operands = []*pg.Node{a.Lexpr, a.Rexpr}
-		case pg.A_Expr_Kind_AEXPR_IN, pg.A_Expr_Kind_AEXPR_LIKE, pg.A_Expr_Kind_AEXPR_ILIKE,
-			pg.A_Expr_Kind_AEXPR_BETWEEN, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN:
-			operands = []*pg.Node{a.Lexpr}
-		default:
-			return false
-		}
-	case c.GetNullTest() != nil:
-		nt := c.GetNullTest()
-		if nt.Nulltesttype != pg.NullTestType_IS_NOT_NULL {
-			return false
-		}
-		operands = []*pg.Node{nt.Arg}
-	default:
-		return false
-	}
-	for _, o := range operands {
-		for o.GetTypeCast() != nil {
-			o = o.GetTypeCast().Arg
-		}
-		cr := o.GetColumnRef()
-		if cr == nil {
-			continue
-		}
-		if t, col, ok := refNames(cr); ok && src.Sc.Resolves(t, col) {
-			return true
-		}
-	}
-	return false
 }
 
 // checkPushed reports an ambiguous column in a WHERE conjunct placed below

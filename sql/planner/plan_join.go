@@ -39,23 +39,7 @@ func columnRefs(n *pg.Node) []*pg.ColumnRef {
 	return out
 }
 
-func refNames(cr *pg.ColumnRef) (string, string, bool) {
-	var names []string
-	for _, f := range cr.Fields {
-		s := f.GetString_()
-		if s == nil {
-			return "", "", false
-		}
-		names = append(names, s.Sval)
-	}
-	switch len(names) {
-	case 1:
-		return "", names[0], true
-	case 0:
-		return "", "", false
-	}
-	return names[len(names)-2], names[len(names)-1], true
-}
+func refNames(cr *pg.ColumnRef) (string, string, bool) { return rewrite.RefNames(cr) }
 
 // refItems returns which items the column references of n resolve to;
 // outer is true when some reference resolves in none of them.
@@ -390,14 +374,20 @@ func (qc *QueryCtx) joinItems(items []*Source, conj []*pg.Node) (*Source, error)
 	// logical nodes (a lake table's Get, its Filters) built into operators
 	// here, once, for the estimates and the subqueries below; the join
 	// graph over them reuses those operators (pb).
-	var nodes []logical.Node
+	// An explicit JOIN's node stays itself under its filters, a lone item
+	// too: the outer-join rules (optimize/outer_join_*.go) rewrite it
+	// under them first (optimizeItem), the join graph's predicates after.
+	var nodes, joins []logical.Node
 	pb := &physical.Builder{Env: qc.env}
-	if len(items) > 1 {
-		nodes = make([]logical.Node, len(items))
-		for i, it := range items {
-			nodes[i] = itemNode(it)
-		}
+	if len(items) > 1 || items[0].node != nil && items[0].op == items[0].nodeOp {
+		nodes, joins = make([]logical.Node, len(items)), make([]logical.Node, len(items))
 		pb.Built = map[logical.Node]exec.Operator{}
+		for i, it := range items {
+			if nodes[i] = itemNode(it); nodes[i] == it.node {
+				joins[i] = nodes[i]
+				pb.Built[it.node] = it.op // as joinPlanned built it
+			}
+		}
 	}
 	for _, p := range preds {
 		if len(p.refs) != 1 {
@@ -424,6 +414,11 @@ func (qc *QueryCtx) joinItems(items []*Source, conj []*pg.Node) (*Source, error)
 	built := make([]exec.Operator, len(nodes))
 	for i := range nodes {
 		var err error
+		if joins[i] != nil && nodes[i] != joins[i] {
+			if nodes[i], err = qc.optimizeItem(nodes[i]); err != nil {
+				return nil, err
+			}
+		}
 		if built[i], err = pb.Build(nodes[i]); err != nil {
 			return nil, err
 		}
@@ -469,9 +464,30 @@ func (qc *QueryCtx) joinItems(items []*Source, conj []*pg.Node) (*Source, error)
 	return qc.applyConjuncts(cur, late)
 }
 
-// itemNode is FROM item src as a leaf of a logical plan: a lake table's
-// Get, or the operators planned for it.
+// optimizeItem runs the optimizer's rules over FROM item n, an explicit
+// JOIN under the WHERE conditions on it alone, and records the plan for
+// EXPLAIN (LOGICAL).
+func (qc *QueryCtx) optimizeItem(n logical.Node) (logical.Node, error) {
+	n, err := qc.optimizeNode(n)
+	if err == nil && qc.s.logicalPlans != nil {
+		*qc.s.logicalPlans = append(*qc.s.logicalPlans, logical.String(n))
+	}
+	return n, err
+}
+
+// itemNode is FROM item src as a node of a logical plan: the plan of an
+// explicit JOIN (the rules over the FROM list may rewrite it), else
+// leafNode.
 func itemNode(src *Source) logical.Node {
+	if src.node != nil && src.op == src.nodeOp {
+		return src.node
+	}
+	return leafNode(src)
+}
+
+// leafNode is FROM item src as a leaf of a logical plan: a lake table's
+// Get, or the operators planned for it.
+func leafNode(src *Source) logical.Node {
 	cols := make([]logical.Column, len(src.Sc.Cols))
 	for i, c := range src.Sc.Cols {
 		cols[i] = logical.Column{Name: c.Name, Type: c.T}

@@ -19,10 +19,10 @@ import (
 // rewrite operator trees here, until what they rewrite is logical too.
 const (
 	RuleJoinOrder          = "join_order"                 // joins ordered by cost (join_order.go); off: as written
-	RuleOuterPushdown      = "outer_join_pushdown"        // WHERE below an outer join, into its preserved side
+	RuleOuterPushdown      = optimize.OuterJoinPushdown   // WHERE below an outer join, into its preserved side (outer_join.go for the FROM list's; optimize/outer_join_pushdown.go)
 	ruleOuterJoinReorder   = "outer_join_reorder"         // tables joined to a LEFT JOIN's preserved side join it below the outer join (outer_join_reorder.go)
-	ruleOuterToInner       = "outer_join_to_inner"        // a null-rejecting WHERE makes an outer join inner
-	ruleOuterToAnti        = "outer_join_to_anti"         // WHERE <joined column> IS NULL makes a LEFT JOIN an anti join (outer_join.go)
+	ruleOuterToInner       = optimize.OuterJoinToInner    // a null-rejecting WHERE makes an outer join inner (optimize/outer_join_to_inner.go; outer_join.go for the FROM list's)
+	ruleOuterToAnti        = optimize.OuterJoinToAnti     // WHERE <joined column> IS NULL makes a LEFT JOIN an anti join (outer_join.go for the FROM list's; optimize/outer_join_to_anti.go)
 	ruleImpliedCondition   = "implied_conditions"         // col = constant carried across ON equalities
 	RuleSubqueryPushdown   = "subquery_pushdown"          // WHERE into derived tables and WITH queries
 	ruleCTESharedFilter    = "cte_shared_filter"          // a WITH query read by several references runs once, their conditions OR'ed into it

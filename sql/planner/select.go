@@ -33,6 +33,10 @@ type Source struct {
 	scans []*exec.TableScan
 	Ref   *TableRef // set for a single base table
 	rows  float64   // estimated row count, for join ordering
+	// node is the logical plan of op when op is still what it built
+	// (nodeOp): an explicit JOIN, for the rules over its FROM list
+	node   logical.Node
+	nodeOp exec.Operator
 }
 
 // planSimple plans a SELECT without set operations: the SELECT block up

@@ -48,25 +48,66 @@ func NewJoinGraph(rels []Node, rows []float64, names []string, preds []JoinPred)
 	return &JoinGraph{Rels: rels, Rows: rows, Names: names, Preds: preds, Cols: cols}
 }
 
-// Join is an inner join: each row of Left probes a hash table of Right's
-// rows on LeftKeys = RightKeys (over each side's own columns; none: every
-// pair), and Filters, over Left's columns then Right's, keep the joined
-// rows that pass them all, tested in order. Rows and Cost are the
-// estimates the join order was chosen by (the rows out, the cost of the
-// subtree).
+// JoinKind is which rows a Join keeps besides the matching pairs.
+type JoinKind uint8
+
+const (
+	InnerJoin JoinKind = iota // the matching pairs
+	LeftJoin                  // and each unmatched left row, its right columns NULL
+	RightJoin                 // and each unmatched right row, its left columns NULL
+	FullJoin                  // and the unmatched rows of both sides
+	AntiJoin                  // only the unmatched left rows, its columns Left's alone
+)
+
+var joinKindNames = [...]string{InnerJoin: "", LeftJoin: "left ", RightJoin: "right ", FullJoin: "full ", AntiJoin: "anti "}
+
+// Join joins Left and Right: each row of Left probes a hash table of
+// Right's rows on LeftKeys = RightKeys (over each side's own columns;
+// none: every pair) and On (over Left's columns then Right's) decides
+// which probed pairs match; Kind says which unmatched rows it keeps too.
+// Filters, over the joined columns, keep the joined rows that pass them
+// all, tested in order (an inner join's conditions beyond its keys, each
+// its own filter; an outer join's ON condition is On, since it decides
+// matches, not rows). Rows and Cost are the estimates the join order was
+// chosen by (the rows out, the cost of the subtree).
+//
+// LeftSmall says the planner estimated Left much smaller than Right: a
+// LEFT or anti join with keys then builds its hash table on Left, its
+// preserved side (a RIGHT join of the sides swapped), rather than probing
+// a hash table of the larger side with every Left row.
 type Join struct {
+	Kind                JoinKind
 	Left, Right         Node
 	LeftKeys, RightKeys []exec.Expr
+	On                  exec.Expr
 	Filters             []exec.Expr
+	LeftSmall           bool
 	Rows, Cost          float64
 	Cols                []Column
 }
 
-// NewJoin is a Join with its columns filled in.
+// NewJoin is an inner Join with its columns filled in.
 func NewJoin(l, r Node, lkeys, rkeys, filters []exec.Expr, rows, cost float64) *Join {
 	lc, rc := l.Columns(), r.Columns()
 	cols := append(append(make([]Column, 0, len(lc)+len(rc)), lc...), rc...)
 	return &Join{Left: l, Right: r, LeftKeys: lkeys, RightKeys: rkeys, Filters: filters, Rows: rows, Cost: cost, Cols: cols}
+}
+
+// NewOuterJoin is a Join of kind k on keys and condition on, its
+// columns filled in.
+func NewOuterJoin(k JoinKind, l, r Node, lkeys, rkeys []exec.Expr, on exec.Expr, leftSmall bool) *Join {
+	j := NewJoin(l, r, lkeys, rkeys, nil, 0, 0)
+	j.Kind, j.On, j.LeftSmall = k, on, leftSmall
+	if k == AntiJoin {
+		j.Cols = j.Cols[:len(l.Columns()):len(l.Columns())]
+	}
+	return j
+}
+
+// NullSides reports which sides' columns k fills with NULLs for the rows
+// it keeps unmatched.
+func (k JoinKind) NullSides() (left, right bool) {
+	return k == RightJoin || k == FullJoin, k == LeftJoin || k == FullJoin
 }
 
 func (n *Get) Columns() []Column       { return n.Cols }

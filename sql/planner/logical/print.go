@@ -153,6 +153,9 @@ func describeGraph(x *JoinGraph) string {
 // numbered from 0), its filters and its estimated rows.
 func describeJoin(x *Join) string {
 	s := "Join"
+	if x.Kind != InnerJoin {
+		s = joinKindNames[x.Kind] + "Join"
+	}
 	if len(x.LeftKeys) == 0 {
 		s += " nested loop"
 	} else {
@@ -162,12 +165,18 @@ func describeJoin(x *Join) string {
 		}
 		s += " hash (" + strings.Join(keys, ", ") + ")"
 	}
+	if x.On != nil {
+		s += " on " + Expr(x.On)
+	}
 	if len(x.Filters) > 0 {
 		fs := make([]string, len(x.Filters))
 		for i, f := range x.Filters {
 			fs[i] = Expr(f)
 		}
 		s += " filter " + strings.Join(fs, ", ")
+	}
+	if x.Rows == 0 {
+		return s // a join the planner placed, not one join ordering chose
 	}
 	return s + " rows " + strconv.FormatFloat(x.Rows, 'g', 4, 64)
 }

@@ -154,16 +154,54 @@ func (b *Builder) join(x *logical.Join) (exec.Operator, error) {
 	if err != nil {
 		return nil, err
 	}
+	if int(x.Kind) >= len(joinTypes) {
+		return nil, pgerr.New(pgerr.Internal, "physical: join kind %d", x.Kind)
+	}
+	typ := joinTypes[x.Kind]
 	var op exec.Operator
-	if len(x.LeftKeys) > 0 {
-		op = &exec.HashJoin{Env: b.Env, Left: l, Right: r, LeftKeys: x.LeftKeys, RightKeys: x.RightKeys, Type: exec.JoinInner}
-	} else {
-		op = &exec.NestedLoopJoin{Env: b.Env, Left: l, Right: r, Type: exec.JoinInner}
+	switch {
+	case len(x.LeftKeys) > 0 && (x.Kind == logical.LeftJoin || x.Kind == logical.AntiJoin) && x.LeftSmall:
+		op = b.leftBuildsLeft(x, l, r)
+	case len(x.LeftKeys) > 0:
+		op = &exec.HashJoin{Env: b.Env, Left: l, Right: r, LeftKeys: x.LeftKeys, RightKeys: x.RightKeys, Extra: x.On, Type: typ}
+	default:
+		op = &exec.NestedLoopJoin{Env: b.Env, Left: l, Right: r, On: x.On, Type: typ}
 	}
 	for _, f := range x.Filters {
 		op = &exec.Filter{Env: b.Env, Input: op, Pred: f}
 	}
 	return op, nil
+}
+
+var joinTypes = [...]exec.JoinType{logical.InnerJoin: exec.JoinInner, logical.LeftJoin: exec.JoinLeft,
+	logical.RightJoin: exec.JoinRight, logical.FullJoin: exec.JoinFull, logical.AntiJoin: exec.JoinAnti}
+
+// leftBuildsLeft is LEFT or anti join x whose preserved side l is the
+// smaller: a RIGHT (anti) hash join with the sides swapped builds its
+// table on l, and a projection puts a RIGHT join's columns back in order.
+func (b *Builder) leftBuildsLeft(x *logical.Join, l, r exec.Operator) exec.Operator {
+	nl, nr := len(x.Left.Columns()), len(x.Right.Columns())
+	swap := func(i int) int {
+		if i < nl {
+			return nr + i
+		}
+		return i - nl
+	}
+	on := x.On
+	if on != nil {
+		on = exec.MapColumns(on, swap)
+	}
+	j := &exec.HashJoin{Env: b.Env, Left: r, Right: l, LeftKeys: x.RightKeys, RightKeys: x.LeftKeys, Extra: on, Type: exec.JoinRight}
+	if x.Kind == logical.AntiJoin {
+		j.Type = exec.JoinRightAnti // l's unmatched rows: its columns alone
+		return j
+	}
+	ts := j.Types()
+	back := make([]exec.Expr, nl+nr)
+	for i := range back {
+		back[i] = &exec.ColRef{Idx: swap(i), T: ts[swap(i)]}
+	}
+	return &exec.Project{Env: b.Env, Input: j, Exprs: back}
 }
 
 // Agg is the executor's aggregate of logical aggregate a.

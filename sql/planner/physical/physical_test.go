@@ -103,3 +103,54 @@ func TestBuildJoin(t *testing.T) {
 		t.Fatal("a join graph built without its order")
 	}
 }
+
+// An outer join is the hash join of its kind with its ON condition
+// evaluated in the join, a nested loop without keys; a LEFT join of a
+// smaller left side is a RIGHT join of the sides swapped, its condition's
+// columns and the output's put back in order.
+func TestBuildOuterJoin(t *testing.T) {
+	ts := []types.T{types.Int64T, types.TextT}
+	cols := []logical.Column{{Name: "k", Type: ts[0]}, {Name: "v", Type: ts[1]}}
+	l, r := &logical.Planned{Op: &exec.Values{T: ts}, Cols: cols}, &logical.Planned{Op: &exec.Values{T: ts}, Cols: cols}
+	key := []exec.Expr{&exec.ColRef{Idx: 0, T: ts[0]}}
+	on := &exec.Cmp{Op: exec.LT, L: &exec.ColRef{Idx: 1, T: ts[1]}, R: &exec.ColRef{Idx: 3, T: ts[1]}}
+	for _, c := range []struct {
+		kind logical.JoinKind
+		typ  exec.JoinType
+	}{{logical.LeftJoin, exec.JoinLeft}, {logical.RightJoin, exec.JoinRight}, {logical.FullJoin, exec.JoinFull}, {logical.InnerJoin, exec.JoinInner}} {
+		op, err := Build(nil, logical.NewOuterJoin(c.kind, l, r, key, key, on, false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hj, ok := op.(*exec.HashJoin); !ok || hj.Type != c.typ || hj.Extra != on || hj.Left != l.Op || hj.Right != r.Op {
+			t.Errorf("kind %d: got %T %+v", c.kind, op, op)
+		}
+		op, err = Build(nil, logical.NewOuterJoin(c.kind, l, r, nil, nil, on, true))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if nl, ok := op.(*exec.NestedLoopJoin); !ok || nl.Type != c.typ || nl.On != on {
+			t.Errorf("kind %d without keys: got %T %+v", c.kind, op, op)
+		}
+	}
+	op, err := Build(nil, logical.NewOuterJoin(logical.LeftJoin, l, r, key, key, on, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, ok := op.(*exec.Project)
+	if !ok {
+		t.Fatalf("got %T, want the columns put back in order", op)
+	}
+	hj, ok := p.Input.(*exec.HashJoin)
+	if !ok || hj.Type != exec.JoinRight || hj.Left != r.Op || hj.Right != l.Op {
+		t.Fatalf("got %T %+v, want a right join of the sides swapped", p.Input, p.Input)
+	}
+	if got := logical.Expr(hj.Extra); got != "(#3 < #1)" {
+		t.Errorf("the condition over the swapped sides is %s", got)
+	}
+	for i, e := range p.Exprs {
+		if want := (i + 2) % 4; e.(*exec.ColRef).Idx != want {
+			t.Errorf("output column %d reads %d, want %d", i, e.(*exec.ColRef).Idx, want)
+		}
+	}
+}
