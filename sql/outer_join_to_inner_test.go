@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -82,5 +83,26 @@ func TestOuterJoinToAntiRule(t *testing.T) {
 		if strings.Contains(plan, "anti") != c.anti {
 			t.Errorf("%s: anti join %v, want %v:\n%s", c.q, !c.anti, c.anti, plan)
 		}
+	}
+}
+
+// TestRulePushedFiltersPruneFiles: a condition the outer-join rules move
+// onto a lake table (a FULL join's WHERE made it RIGHT, the condition went
+// to the side kept whole) prunes that table's files as a condition the
+// planner places itself does, and the answers stay those of the rules off.
+func TestRulePushedFiltersPruneFiles(t *testing.T) {
+	s := lake(t)
+	must(t, s, `CALL lakepg.set_option('data_inlining_row_limit', '0')`)
+	must(t, s, `CREATE TABLE a AS SELECT n AS k, n % 7 AS x FROM generate_series(1, 400) g(n)`)
+	must(t, s, `CREATE TABLE b (k int, v int)`)
+	for f := 0; f < 4; f++ {
+		// one file per hundred of v
+		must(t, s, fmt.Sprintf(`INSERT INTO b SELECT n, n FROM generate_series(%d, %d) g(n)`, f*100+1, f*100+100))
+	}
+	q := `SELECT count(*), count(a.k), sum(b.v) FROM a FULL JOIN b ON a.k = b.k AND a.x > 2 WHERE b.v > 330`
+	sameWithRuleOff(t, s, "outer_join_pushdown", []string{q})
+	plan := strings.Join(explainLines(t, s, "EXPLAIN "+q), "\n")
+	if !strings.Contains(plan, "Files: 1 scanned, 3 pruned") {
+		t.Errorf("b's files not pruned by v > 330:\n%s", plan)
 	}
 }

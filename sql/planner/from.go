@@ -2,6 +2,7 @@ package planner
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -595,6 +596,7 @@ type TableRef struct {
 	Inlined []string
 	Scan    *exec.TableScan
 	bounds  []pruning.Bound // pushed-down filter bounds, for pruning
+	pushed  []exec.Expr     // the filters they came from
 	// noPartitionPruning: lakepg.partition_pruning is off (files are then
 	// pruned by their statistics only)
 	noPartitionPruning bool
@@ -788,6 +790,10 @@ func (qc *QueryCtx) systemTable(schema, name, alias string) (*Source, bool, erro
 // catalog min/max, row groups later by Parquet statistics. Bounds from
 // several filters accumulate on the table reference.
 func PushFilters(ref *TableRef, pred exec.Expr) {
+	if slices.Contains(ref.pushed, pred) {
+		return // a filter the planner pushed, placed as a logical Filter too
+	}
+	ref.pushed = append(ref.pushed, pred)
 	bs := pruning.Bounds(pred, ref.Scan.Cols)
 	if len(bs) == 0 {
 		return

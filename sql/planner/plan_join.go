@@ -493,7 +493,11 @@ func leafNode(src *Source) logical.Node {
 		cols[i] = logical.Column{Name: c.Name, Type: c.T}
 	}
 	if scan, ok := src.op.(*exec.TableScan); ok {
-		return &logical.Get{Scan: scan, Cols: cols}
+		g := &logical.Get{Scan: scan, Cols: cols}
+		if ref := src.Ref; ref != nil && ref.Scan == scan {
+			g.Prune = func(pred exec.Expr) { PushFilters(ref, pred) }
+		}
+		return g
 	}
 	p := plannedOp(src.op)
 	for i := range min(len(p.Cols), len(cols)) {

@@ -8,6 +8,10 @@ import "github.com/lakepg/lakepg/exec"
 type Get struct {
 	Scan *exec.TableScan
 	Cols []Column
+	// Prune, when set, drops the files and row groups of the scan that a
+	// filter of its rows rules out (the planner's file pruning); physical
+	// planning calls it for the filters rules placed over the Get.
+	Prune func(pred exec.Expr)
 }
 
 // JoinGraph is a block of inner joins whose order is not chosen yet: the

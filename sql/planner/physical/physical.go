@@ -60,6 +60,9 @@ func (b *Builder) build(n logical.Node) (exec.Operator, error) {
 		}
 		return &exec.Project{Env: env, Input: in, Exprs: x.Exprs}, nil
 	case *logical.Filter:
+		if g, ok := x.Input.(*logical.Get); ok && g.Prune != nil {
+			g.Prune(x.Pred)
+		}
 		in, err := b.Build(x.Input)
 		if err != nil {
 			return nil, err
