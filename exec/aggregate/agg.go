@@ -307,6 +307,11 @@ type aggRun struct {
 	// last reserved its doubling
 	aheadAt [2]int
 	sp      *aggSpill // non-nil once the table is frozen (aggspill.go)
+	// ssp, for grouping sets, is non-nil once every set's table is frozen:
+	// each non-empty set's spill (nil for the empty set), rollupspill.go
+	ssp []*aggSpill
+	// onlySet, when > 0, is 1 + the only set consume feeds (a set's route)
+	onlySet int
 	// rerouted: the rows this run spills are looked up again in a table
 	// holding its groups before they are aggregated (a parallel worker's:
 	// by its partition's task, aggradix.go), so route may skip the lookup
@@ -321,7 +326,7 @@ type aggRun struct {
 func (h *HashAgg) newRun() (*aggRun, error) {
 	r := &aggRun{h: h, sels: make([][]int32, len(h.Aggs)), keys: make([][]*vec.Vector, len(h.Aggs)), finest: -1}
 	r.res.Mem = h.Mem
-	r.res.Spill = h.canSpill()
+	r.res.Spill = h.canSpill() || h.setsSpill()
 	r.res.Cap = h.workMem
 	in := h.Input.Types()
 	sets := h.GroupingSets
@@ -492,6 +497,9 @@ func (r *aggRun) consume(b *vec.Batch) error {
 	for si, s := range r.sets {
 		if r.finest >= 0 && si != r.finest {
 			continue // rolled up from the finest set at the end
+		}
+		if r.onlySet > 0 && si != r.onlySet-1 {
+			continue // another set's route feeds that one
 		}
 		s.groupIDs(b, zeros, r.pre)
 		var perm, starts []int32
@@ -685,6 +693,8 @@ func (h *HashAgg) aggregate(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
+			// frozen grouping-set tables are merged in memory at the end
+			r.res.SpillHalf = true
 			runs[w] = r
 		}
 		h.run = runs[0]
@@ -702,8 +712,15 @@ func (h *HashAgg) aggregate(ctx context.Context) error {
 			}
 			return err
 		}
+		for _, r := range runs {
+			if r.ssp != nil {
+				return h.mergeSpilledSets(ctx, runs)
+			}
+		}
 		for _, r := range runs[1:] {
-			if err := runs[0].merge(r); err != nil {
+			// the workers' grouping-set tables spilled at half their
+			// share for this: the merge goes past it if it must
+			if err := runs[0].merge(r); err != nil && (pgerr.Code(err) != memory.OutOfMemory || !h.setsSpill()) {
 				return err
 			}
 		}
@@ -835,6 +852,9 @@ func (h *HashAgg) Next(ctx context.Context) (*vec.Batch, error) {
 	}
 	if h.run.sp != nil {
 		return h.run.sp.next(ctx)
+	}
+	if h.run.ssp != nil {
+		return h.run.nextSets(ctx)
 	}
 	for _, r := range h.runs {
 		r.res.Release()

@@ -34,7 +34,7 @@ func (h *HashAgg) SplitParts(ctx context.Context) (int, bool, error) {
 	if err := h.aggregate(ctx); err != nil {
 		return 0, false, err
 	}
-	if h.run != nil && h.run.sp != nil && !h.takeSeeds() {
+	if h.run != nil && (h.run.ssp != nil || h.run.sp != nil && !h.takeSeeds()) {
 		return 0, false, h.finish()
 	}
 	if err := h.finish(); err != nil {
