@@ -211,6 +211,11 @@ type HashAgg struct {
 	workMem    int64   // the session's work_mem: each run's own budget (0: none)
 	spillMu    sync.Mutex
 	spills     []*aggSpill // every spill of the query's runs, to close (aggspill.go)
+	// collectFiles are the collecting states' spill files, to close
+	// (aggcollectspill.go); ctx and qs are the statement's, for them
+	collectFiles []*memory.SpillFile
+	ctx          context.Context
+	qs           *exec.QueryStats
 	// dealtHeld is what the radix workers' buffers in flight are counted
 	// for (aggradix.go), given back when the workers are done
 	dealtHeld atomic.Int64
@@ -267,6 +272,7 @@ func (h *HashAgg) Close() error {
 		sp.close()
 	}
 	h.spills = nil
+	h.closeCollectFiles()
 	return h.Input.Close()
 }
 
@@ -326,7 +332,7 @@ type aggRun struct {
 func (h *HashAgg) newRun() (*aggRun, error) {
 	r := &aggRun{h: h, sels: make([][]int32, len(h.Aggs)), keys: make([][]*vec.Vector, len(h.Aggs)), finest: -1}
 	r.res.Mem = h.Mem
-	r.res.Spill = h.canSpill() || h.setsSpill()
+	r.res.Spill = h.canSpill() || h.setsSpill() || h.collecting()
 	r.res.Cap = h.workMem
 	in := h.Input.Types()
 	sets := h.GroupingSets
@@ -536,6 +542,41 @@ func (r *aggRun) consume(b *vec.Batch) error {
 	}
 	if d := total - r.accounted; d > 0 {
 		if err := r.res.Grow(d); err != nil {
+			if pgerr.Code(err) != memory.OutOfMemory || !r.h.collecting() {
+				return err
+			}
+			return r.growCollecting(err)
+		}
+		r.accounted = total
+	}
+	return nil
+}
+
+// growCollecting is consume's reservation failing (err) in an aggregation
+// with collecting states: they write their rows to disk
+// (aggcollectspill.go). Without a table that can freeze (no GROUP BY, or
+// one already frozen) what the states keep beyond that — their inner
+// aggregates' results — goes past the budget, as a frozen table's does.
+func (r *aggRun) growCollecting(err error) error {
+	spilled, serr := r.spillCollects()
+	if serr != nil {
+		return serr
+	}
+	if !spilled {
+		if r.h.NGroup == 0 || r.sp != nil || r.ssp != nil {
+			return nil
+		}
+		return err
+	}
+	var total int64
+	for _, s := range r.sets {
+		total += s.bytes()
+	}
+	if d := total - r.accounted; d > 0 {
+		if err := r.res.Grow(d); err != nil {
+			if r.h.NGroup == 0 || r.sp != nil || r.ssp != nil {
+				return nil
+			}
 			return err
 		}
 		r.accounted = total
@@ -671,7 +712,10 @@ func (r *aggRun) merge(o *aggRun) error {
 	o.res.Release()
 	if d := total - r.accounted; d > 0 {
 		if err := r.res.Grow(d); err != nil {
-			return err
+			if pgerr.Code(err) != memory.OutOfMemory || !r.h.collecting() {
+				return err
+			}
+			return r.growCollecting(err)
 		}
 		r.accounted = total
 	}
@@ -810,6 +854,7 @@ func (h *HashAgg) Next(ctx context.Context) (*vec.Batch, error) {
 		h.started = true
 		h.workMem = memory.WorkMemOf(ctx)
 		h.Mem = memory.MemFor(ctx, h.Mem)
+		h.ctx, h.qs = ctx, exec.QueryStatsOf(ctx)
 		aggregate := h.aggregate
 		if h.adaptive() {
 			aggregate = h.aggregatePartial

@@ -3,6 +3,7 @@ package aggregate
 import (
 	"context"
 
+	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 )
@@ -31,6 +32,7 @@ func (h *HashAgg) SplitParts(ctx context.Context) (int, bool, error) {
 	h.started = true
 	h.workMem = memory.WorkMemOf(ctx)
 	h.Mem = memory.MemFor(ctx, h.Mem)
+	h.ctx, h.qs = ctx, exec.QueryStatsOf(ctx)
 	if err := h.aggregate(ctx); err != nil {
 		return 0, false, err
 	}
