@@ -10,7 +10,9 @@ import (
 
 // TestGroupingSetsAndTopNSpillUnderMemoryLimit runs grouping sets (ROLLUP,
 // CUBE, GROUPING SETS, with DISTINCT and ordinary aggregates and
-// grouping()) and ORDER BY … LIMIT with a big LIMIT and OFFSET whose state
+// grouping()), aggregates that collect their rows (DISTINCT, percentiles,
+// mode, string_agg with ORDER BY) without GROUP BY and with few groups,
+// and ORDER BY … LIMIT with a big LIMIT and OFFSET whose state
 // is several times --memory-limit: they spill to --temp-dir (before, each
 // failed with 53200) and give the answers the same server gives without a
 // limit, leaving the temp directory empty.
@@ -28,6 +30,10 @@ func TestGroupingSetsAndTopNSpillUnderMemoryLimit(t *testing.T) {
 			"from (select g % 150000 as a, left(h, 20) as b, g from t) x group by cube (a, b)) y",
 		"select count(*), sum(c), sum(m), sum(length(b)), sum(gr) from (select a, b, count(*) filter (where g % 3 = 0) as c, max(g) as m, grouping(a, b) as gr " +
 			"from (select g % 250000 as a, h as b, g from t) x group by grouping sets ((b), (a), ())) y",
+		// states that collect their rows, without GROUP BY and with few groups
+		"select count(distinct h), sum(distinct g % 100000), percentile_cont(0.3) within group (order by g), percentile_disc(0.7) within group (order by h desc), " +
+			"mode() within group (order by g % 1000), md5(string_agg(left(h, 4), ',' order by right(h, 3), g desc)), length(string_agg(distinct left(h, 5), '')) from t",
+		"select g % 3, count(distinct h), percentile_cont(0.5) within group (order by g), md5(string_agg(left(h, 3), ',' order by h)) from t group by 1 order by 1",
 		// top-N past the budget: a full sort whose first rows are sent
 		"select h, g from t order by left(h, 3), g desc limit 400000",
 		"select h, g from t order by h desc limit 300000 offset 100000",
@@ -60,7 +66,7 @@ func TestGroupingSetsAndTopNSpillUnderMemoryLimit(t *testing.T) {
 
 	// the same statements need temp space: with 1MiB they run out of it
 	srv = startLimited(t, dir, "24MiB", tmp, "1MiB")
-	for _, q := range []string{queries[0], queries[3]} {
+	for _, q := range []string{queries[0], queries[3], queries[5]} {
 		r := srv.psqlC(t, q)
 		if r.code == 0 || !strings.Contains(r.stderr, "53200") || !strings.Contains(r.stderr, "temp space") {
 			t.Fatalf("%s with 1MiB of temp space: exit %d, stderr %q; want 53200 saying temp space ran out", q, r.code, r.stderr)
