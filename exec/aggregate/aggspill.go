@@ -244,6 +244,16 @@ func (sp *aggSpill) route(ctx context.Context, r *aggRun, b *vec.Batch) error {
 	if len(sp.keep) == 0 {
 		return nil
 	}
+	if len(sp.keep) == n {
+		// every row's group is in the table (a grouping set of few groups,
+		// say): aggregated from the batch itself, not a copy of it
+		r.onlySet = sp.set + 1
+		defer func() { r.onlySet = 0 }()
+		if err := r.consume(b); err != nil && pgerr.Code(err) != memory.OutOfMemory {
+			return err
+		}
+		return nil
+	}
 	if sp.keepBuf == nil {
 		sp.keepBuf = memory.NewColBuf(h.Input.Types(), vec.BatchSize)
 	}
