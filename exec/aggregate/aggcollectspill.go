@@ -1,12 +1,14 @@
 package aggregate
 
 import (
-	"context"
+	"errors"
 	"math"
+	"strings"
 
 	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/order"
 	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -241,20 +243,54 @@ func (s *collectAgg) finishSpilled() error {
 		}
 		sp.files = nil
 	}()
-	if s.inner != nil {
-		return s.feedSorted(ctx, srt, s.keys == nil)
+	// the sort reads all its input in its first Next; then the tables of
+	// the aggregation are still held (finish comes before they are sent)
+	// and may fill the budget past its last eighth, leaving the sort not
+	// even a batch. Rather than fail where the rows kept in memory went past
+	// the budget, it sorts them again in a small budget of its own.
+	b, err := srt.Next(ctx)
+	if err != nil && pgerr.Code(err) == memory.OutOfMemory && !tempSpaceFull(err) {
+		srt.Close()
+		srt = &order.Sort{Input: &memory.SpillScan{Dec: memory.NewBlockDecoder(sp.ts), Rest: sp.files}, Keys: s.sortKeys(),
+			Mem: memory.NewMemory(memory.NewMemoryPool(collectSortMem), 0)}
+		b, err = srt.Next(ctx)
 	}
-	return s.pickSorted(ctx, srt)
+	if err != nil {
+		return err
+	}
+	next := func() (*vec.Batch, error) {
+		if b != nil {
+			first := b
+			b = nil
+			return first, nil
+		}
+		return srt.Next(ctx)
+	}
+	if s.inner != nil {
+		return s.feedSorted(next, s.keys == nil)
+	}
+	return s.pickSorted(next)
+}
+
+// collectSortMem is the budget of a collecting state's sort that found no
+// room in the statement's.
+const collectSortMem = 4 << 20
+
+// tempSpaceFull reports whether err is temp space running out, which a
+// sort cannot help.
+func tempSpaceFull(err error) bool {
+	var e *pgerr.Error
+	return errors.As(err, &e) && strings.Contains(e.Message, "temp space")
 }
 
 // feedSorted runs the inner aggregate over the sorted rows, skipping
 // repeated values when distinct (as feed).
-func (s *collectAgg) feedSorted(ctx context.Context, srt *order.Sort, distinct bool) error {
+func (s *collectAgg) feedSorted(next func() (*vec.Batch, error), distinct bool) error {
 	two := s.vals2 != nil
 	last := memory.NewColBuf(s.sp.ts[:2+btoi(two)], 1)
 	var gids, rows []int32
 	for {
-		b, err := srt.Next(ctx)
+		b, err := next()
 		if err != nil || b == nil {
 			return err
 		}
@@ -306,7 +342,7 @@ func btoi(b bool) int {
 // pickSorted computes the ordered-set results (percentiles, mode) from the
 // sorted rows, each group's as its rows stream past: how many a group has
 // is known (cnt), so a percentile knows its positions before they come.
-func (s *collectAgg) pickSorted(ctx context.Context, srt *order.Sort) error {
+func (s *collectAgg) pickSorted(next func() (*vec.Batch, error)) error {
 	s.results = memory.NewColBuf([]types.T{s.out}, max(s.ngroups, 1))
 	out := s.results.Vecs[0]
 	vt := s.sp.ts[1]
@@ -377,7 +413,7 @@ func (s *collectAgg) pickSorted(ctx context.Context, srt *order.Sort) error {
 		return nil
 	}
 	for {
-		b, err := srt.Next(ctx)
+		b, err := next()
 		if err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/memory"
+	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
 )
@@ -151,7 +152,15 @@ func TestParallelGroupingSetsSpill(t *testing.T) {
 		ctx := exec.WithQueryStats(context.Background(), qs)
 		mem := memory.NewMemory(memory.NewMemoryPool(1<<20), 0)
 		h := mk(&exec.Parallel{Scan: newFixtureScan(store, files), Workers: 2}, mem)
-		got := collectCtx(t, ctx, h)
+		var got []string
+		if err := exec.Drain(ctx, h, func(b *vec.Batch) error {
+			for i := 0; i < b.N; i++ {
+				got = append(got, rowText(b, i))
+			}
+			return nil
+		}); err != nil {
+			t.Fatalf("%s: %#v", name, err)
+		}
 		if qs.SpillFiles() == 0 {
 			t.Fatalf("%s: the parallel grouping sets did not spill", name)
 		}
