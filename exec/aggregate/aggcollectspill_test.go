@@ -185,3 +185,48 @@ func TestParallelCollectingAggregatesSpill(t *testing.T) {
 		}
 	}
 }
+
+// atEnd calls f when its input ends.
+type atEnd struct {
+	exec.Operator
+	f func()
+}
+
+func (a *atEnd) Next(ctx context.Context) (*vec.Batch, error) {
+	b, err := a.Operator.Next(ctx)
+	if b == nil && err == nil && a.f != nil {
+		a.f()
+		a.f = nil
+	}
+	return b, err
+}
+
+// TestCollectingSortWithoutRoom: when the statement's budget is full as
+// the input ends (another operator took it), a collecting state's sort of
+// its spilled rows runs in a small budget of its own instead of failing,
+// and the answer is the one in memory.
+func TestCollectingSortWithoutRoom(t *testing.T) {
+	sp := testSpill(t, 0)
+	ts, rows := collectRows(60000)
+	aggs := collectAggs(t)
+	want := collect(t, &HashAgg{Input: newRowsOp(ts, rows, 700), Aggs: aggs})
+	pool := memory.NewMemoryPool(256 << 10)
+	mem := memory.NewMemory(pool, 0)
+	other := memory.NewMemory(pool, 0)
+	qs := &exec.QueryStats{}
+	ctx := exec.WithQueryStats(context.Background(), qs)
+	in := &atEnd{Operator: newRowsOp(ts, rows, 700), f: func() { other.GrowPast(pool.Limit()) }}
+	h := &HashAgg{Input: in, Aggs: aggs, Mem: mem}
+	got := collectCtx(t, ctx, h)
+	if qs.SpillFiles() == 0 {
+		t.Fatal("the states did not spill")
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("sorted in a budget of its own: %.200q, want %.200q", got, want)
+	}
+	h.Close()
+	other.Shrink(pool.Limit())
+	if n := spillFilesLeft(t, sp); n != 0 || sp.Used() != 0 || mem.Used() != 0 {
+		t.Fatalf("after Close: %d spill files, %d bytes, %d memory held", n, sp.Used(), mem.Used())
+	}
+}
