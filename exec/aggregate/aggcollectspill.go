@@ -135,6 +135,9 @@ func (s *collectAgg) spill(h *HashAgg) error {
 			return err
 		}
 	}
+	if err := sealFile(f); err != nil {
+		return err
+	}
 	s.gids = nil
 	s.vals, s.vals2 = nil, nil
 	if s.keys != nil {
@@ -143,6 +146,13 @@ func (s *collectAgg) spill(h *HashAgg) error {
 	s.size = 0
 	s.init()
 	return nil
+}
+
+// sealFile flushes a written file: partition merges running side by side
+// may then each read it (mergeSpilled) without racing on its writer.
+func sealFile(f *memory.SpillFile) error {
+	_, err := f.Reader()
+	return err
 }
 
 func (sp *collectSpill) newFile() (*memory.SpillFile, error) {
@@ -201,6 +211,9 @@ func (s *collectAgg) mergeSpilled(o *collectAgg, gmap []int32) error {
 		if err := pt.Flush(); err != nil {
 			return err
 		}
+	}
+	if err := sealFile(f); err != nil {
+		return err
 	}
 	// o's files stay until the aggregation closes: a partitioned merge
 	// reads them once for every partition table o's groups go to
