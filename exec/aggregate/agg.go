@@ -211,6 +211,11 @@ type HashAgg struct {
 	workMem    int64   // the session's work_mem: each run's own budget (0: none)
 	spillMu    sync.Mutex
 	spills     []*aggSpill // every spill of the query's runs, to close (aggspill.go)
+	// collectFiles are the collecting states' spill files, to close
+	// (aggcollectspill.go); ctx and qs are the statement's, for them
+	collectFiles []*memory.SpillFile
+	ctx          context.Context
+	qs           *exec.QueryStats
 	// dealtHeld is what the radix workers' buffers in flight are counted
 	// for (aggradix.go), given back when the workers are done
 	dealtHeld atomic.Int64
@@ -267,6 +272,7 @@ func (h *HashAgg) Close() error {
 		sp.close()
 	}
 	h.spills = nil
+	h.closeCollectFiles()
 	return h.Input.Close()
 }
 
@@ -307,6 +313,11 @@ type aggRun struct {
 	// last reserved its doubling
 	aheadAt [2]int
 	sp      *aggSpill // non-nil once the table is frozen (aggspill.go)
+	// ssp, for grouping sets, is non-nil once every set's table is frozen:
+	// each non-empty set's spill (nil for the empty set), rollupspill.go
+	ssp []*aggSpill
+	// onlySet, when > 0, is 1 + the only set consume feeds (a set's route)
+	onlySet int
 	// rerouted: the rows this run spills are looked up again in a table
 	// holding its groups before they are aggregated (a parallel worker's:
 	// by its partition's task, aggradix.go), so route may skip the lookup
@@ -321,7 +332,7 @@ type aggRun struct {
 func (h *HashAgg) newRun() (*aggRun, error) {
 	r := &aggRun{h: h, sels: make([][]int32, len(h.Aggs)), keys: make([][]*vec.Vector, len(h.Aggs)), finest: -1}
 	r.res.Mem = h.Mem
-	r.res.Spill = h.canSpill()
+	r.res.Spill = h.canSpill() || h.setsSpill() || h.collecting()
 	r.res.Cap = h.workMem
 	in := h.Input.Types()
 	sets := h.GroupingSets
@@ -493,6 +504,9 @@ func (r *aggRun) consume(b *vec.Batch) error {
 		if r.finest >= 0 && si != r.finest {
 			continue // rolled up from the finest set at the end
 		}
+		if r.onlySet > 0 && si != r.onlySet-1 {
+			continue // another set's route feeds that one
+		}
 		s.groupIDs(b, zeros, r.pre)
 		var perm, starts []int32
 		if len(s.fns) > 1 && s.ngroups <= fewGroups && n >= 16*s.ngroups {
@@ -528,6 +542,41 @@ func (r *aggRun) consume(b *vec.Batch) error {
 	}
 	if d := total - r.accounted; d > 0 {
 		if err := r.res.Grow(d); err != nil {
+			if pgerr.Code(err) != memory.OutOfMemory || !r.h.collecting() {
+				return err
+			}
+			return r.growCollecting(err)
+		}
+		r.accounted = total
+	}
+	return nil
+}
+
+// growCollecting is consume's reservation failing (err) in an aggregation
+// with collecting states: they write their rows to disk
+// (aggcollectspill.go). Without a table that can freeze (no GROUP BY, or
+// one already frozen) what the states keep beyond that — their inner
+// aggregates' results — goes past the budget, as a frozen table's does.
+func (r *aggRun) growCollecting(err error) error {
+	spilled, serr := r.spillCollects()
+	if serr != nil {
+		return serr
+	}
+	if !spilled {
+		if r.h.NGroup == 0 || r.sp != nil || r.ssp != nil {
+			return nil
+		}
+		return err
+	}
+	var total int64
+	for _, s := range r.sets {
+		total += s.bytes()
+	}
+	if d := total - r.accounted; d > 0 {
+		if err := r.res.Grow(d); err != nil {
+			if r.h.NGroup == 0 || r.sp != nil || r.ssp != nil {
+				return nil
+			}
 			return err
 		}
 		r.accounted = total
@@ -663,7 +712,10 @@ func (r *aggRun) merge(o *aggRun) error {
 	o.res.Release()
 	if d := total - r.accounted; d > 0 {
 		if err := r.res.Grow(d); err != nil {
-			return err
+			if pgerr.Code(err) != memory.OutOfMemory || !r.h.collecting() {
+				return err
+			}
+			return r.growCollecting(err)
 		}
 		r.accounted = total
 	}
@@ -685,6 +737,8 @@ func (h *HashAgg) aggregate(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
+			// frozen grouping-set tables are merged in memory at the end
+			r.res.SpillHalf = true
 			runs[w] = r
 		}
 		h.run = runs[0]
@@ -702,8 +756,15 @@ func (h *HashAgg) aggregate(ctx context.Context) error {
 			}
 			return err
 		}
+		for _, r := range runs {
+			if r.ssp != nil {
+				return h.mergeSpilledSets(ctx, runs)
+			}
+		}
 		for _, r := range runs[1:] {
-			if err := runs[0].merge(r); err != nil {
+			// the workers' grouping-set tables spilled at half their
+			// share for this: the merge goes past it if it must
+			if err := runs[0].merge(r); err != nil && (pgerr.Code(err) != memory.OutOfMemory || !h.setsSpill()) {
 				return err
 			}
 		}
@@ -793,6 +854,7 @@ func (h *HashAgg) Next(ctx context.Context) (*vec.Batch, error) {
 		h.started = true
 		h.workMem = memory.WorkMemOf(ctx)
 		h.Mem = memory.MemFor(ctx, h.Mem)
+		h.ctx, h.qs = ctx, exec.QueryStatsOf(ctx)
 		aggregate := h.aggregate
 		if h.adaptive() {
 			aggregate = h.aggregatePartial
@@ -835,6 +897,9 @@ func (h *HashAgg) Next(ctx context.Context) (*vec.Batch, error) {
 	}
 	if h.run.sp != nil {
 		return h.run.sp.next(ctx)
+	}
+	if h.run.ssp != nil {
+		return h.run.nextSets(ctx)
 	}
 	for _, r := range h.runs {
 		r.res.Release()

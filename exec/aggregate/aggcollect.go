@@ -35,6 +35,7 @@ type collectAgg struct {
 	results *memory.ColBuf // ordered-set results by group
 	done    bool
 	size    int64
+	sp      *collectSpill // rows written to disk (aggcollectspill.go)
 }
 
 func (s *collectAgg) grow(n int) {
@@ -153,7 +154,7 @@ func floatOf(v *vec.Vector, i int) float64 {
 
 func (s *collectAgg) merge(src aggFn, from, to []int32) error {
 	o := src.(*collectAgg)
-	if o.vals == nil {
+	if o.vals == nil && o.sp == nil {
 		return nil
 	}
 	s.init()
@@ -167,6 +168,14 @@ func (s *collectAgg) merge(src aggFn, from, to []int32) error {
 		for i, k := range from {
 			gmap[k] = to[i]
 		}
+	}
+	if o.sp != nil {
+		if err := s.mergeSpilled(o, gmap); err != nil {
+			return err
+		}
+	}
+	if o.vals == nil {
+		return nil
 	}
 	kept := 0
 	for k, g := range o.gids {
@@ -387,6 +396,9 @@ func (s *collectAgg) finish() error {
 	}
 	s.done = true
 	s.init()
+	if s.sp != nil {
+		return s.finishSpilled()
+	}
 	idx := s.order()
 	if s.inner != nil {
 		return s.feed(idx, s.keys == nil)

@@ -35,8 +35,8 @@ import (
 // No row is routed or written twice before its task, and each table is
 // given back as soon as its partition is done.
 //
-// Grouping sets do not spill (they roll up from one table): they still fail
-// with 53200 at the limit.
+// Grouping sets freeze every set's table at once and spill each set's rows
+// on their own (rollupspill.go).
 
 const (
 	aggPartBits    = 4
@@ -65,6 +65,11 @@ type aggSpill struct {
 	// skipProbe: route writes every row out without looking it up, its
 	// run's rows being looked up again later anyway (aggRun.rerouted)
 	skipProbe bool
+	// set is the run's set whose table is frozen: 0 but for grouping sets,
+	// whose partitions are aggregated by sub-aggregations of that set
+	// alone (cols)
+	set  int
+	cols [][]int
 }
 
 // probeJudgeRows is the rows route looks up before it judges whether the
@@ -100,7 +105,14 @@ func (h *HashAgg) feed(ctx context.Context, r *aggRun, b *vec.Batch) error {
 			return r.sp.route(ctx, r, b)
 		}
 	}
+	if r.ssp != nil {
+		return r.routeSets(ctx, b)
+	}
 	err := r.consume(b)
+	if err != nil && pgerr.Code(err) == memory.OutOfMemory && h.setsSpill() {
+		// as below, b went into the tables
+		return r.freezeSets(ctx)
+	}
 	if err == nil || pgerr.Code(err) != memory.OutOfMemory || !h.canSpill() {
 		return err
 	}
@@ -193,15 +205,16 @@ func (sp *aggSpill) route(ctx context.Context, r *aggRun, b *vec.Batch) error {
 		return nil
 	}
 	h := sp.h
-	s := r.sets[0]
+	s := r.sets[sp.set]
 	hs := r.pre
 	if hs == nil {
 		if cap(sp.hs) < n {
 			sp.hs = make([]uint64, n, max(n, vec.BatchSize))
 		}
 		hs = sp.hs[:n]
-		for c := 0; c < h.NGroup; c++ {
-			memory.HashColumn(hs, b.Vecs[c], n, c == 0)
+		// as the set's table hashes its keys (groupIDs)
+		for k, c := range s.cols {
+			memory.HashColumn(hs, b.Vecs[c], n, k == 0)
 		}
 	}
 	sp.keep = sp.keep[:0]
@@ -231,6 +244,16 @@ func (sp *aggSpill) route(ctx context.Context, r *aggRun, b *vec.Batch) error {
 	if len(sp.keep) == 0 {
 		return nil
 	}
+	if len(sp.keep) == n {
+		// every row's group is in the table (a grouping set of few groups,
+		// say): aggregated from the batch itself, not a copy of it
+		r.onlySet = sp.set + 1
+		defer func() { r.onlySet = 0 }()
+		if err := r.consume(b); err != nil && pgerr.Code(err) != memory.OutOfMemory {
+			return err
+		}
+		return nil
+	}
 	if sp.keepBuf == nil {
 		sp.keepBuf = memory.NewColBuf(h.Input.Types(), vec.BatchSize)
 	}
@@ -251,6 +274,8 @@ func (sp *aggSpill) route(ctx context.Context, r *aggRun, b *vec.Batch) error {
 		r.pre = sp.keptHs
 		defer func() { r.pre = pre }()
 	}
+	r.onlySet = sp.set + 1
+	defer func() { r.onlySet = 0 }()
 	if err := r.consume(sub); err != nil && pgerr.Code(err) != memory.OutOfMemory {
 		return err
 	}
@@ -351,7 +376,7 @@ func (sp *aggSpill) next(ctx context.Context) (*vec.Batch, error) {
 			}
 			sp.sub = &HashAgg{Input: &memory.SpillScan{Rd: rd, Dec: memory.NewBlockDecoder(h.Input.Types())},
 				NGroup: h.NGroup, Aggs: h.Aggs, Mem: h.Mem, spillLevel: h.spillLevel + 1,
-				SizeHint: h.partSizeHint([]*memory.SpillPart{pt})}
+				SizeHint: h.partSizeHint([]*memory.SpillPart{pt}), GroupingSets: sp.cols, GroupingID: h.GroupingID}
 		}
 		b, err := sp.sub.Next(ctx)
 		if err != nil || b != nil {
@@ -508,7 +533,8 @@ func (sp *aggSpill) aggregateParts(ctx context.Context, queue <-chan *aggPartTas
 			scan.Rest = append(scan.Rest, pt.File)
 		}
 		// the task's table, if any, is the sub-aggregation's from now on
-		sub := &HashAgg{Input: scan, NGroup: h.NGroup, Aggs: h.Aggs, Mem: h.Mem, spillLevel: h.spillLevel + 1, seed: t.seed}
+		sub := &HashAgg{Input: scan, NGroup: h.NGroup, Aggs: h.Aggs, Mem: h.Mem, spillLevel: h.spillLevel + 1, seed: t.seed,
+			GroupingSets: sp.cols, GroupingID: h.GroupingID}
 		if t.seed == nil {
 			sub.SizeHint = h.partSizeHint(t.files)
 		}

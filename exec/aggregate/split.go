@@ -3,6 +3,7 @@ package aggregate
 import (
 	"context"
 
+	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 )
@@ -31,10 +32,11 @@ func (h *HashAgg) SplitParts(ctx context.Context) (int, bool, error) {
 	h.started = true
 	h.workMem = memory.WorkMemOf(ctx)
 	h.Mem = memory.MemFor(ctx, h.Mem)
+	h.ctx, h.qs = ctx, exec.QueryStatsOf(ctx)
 	if err := h.aggregate(ctx); err != nil {
 		return 0, false, err
 	}
-	if h.run != nil && h.run.sp != nil && !h.takeSeeds() {
+	if h.run != nil && (h.run.ssp != nil || h.run.sp != nil && !h.takeSeeds()) {
 		return 0, false, h.finish()
 	}
 	if err := h.finish(); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -66,6 +67,11 @@ type Sort struct {
 	// workers buffer a Parallel input worker by worker (parallel.go)
 	workers []*sortWorker
 	ahead   *mergeAhead
+	// a top-N that outgrew memory sorts everything (topNToSort) and sends
+	// its first Limit rows: sent counts them, cut is the last batch's view
+	sent    int64
+	cut     vec.Batch
+	cutVecs []vec.Vector
 }
 
 func (s *Sort) Types() []types.T { return s.Input.Types() }
@@ -91,10 +97,10 @@ func (s *Sort) Next(ctx context.Context) (*vec.Batch, error) {
 			s.res.Reserved, s.res.Used = s.SeedRes.Reserved, s.SeedRes.Used
 		}
 		var err error
+		s.res.Spill = true
 		if s.Limit > 0 {
 			err = s.topN(ctx)
 		} else {
-			s.res.Spill = true
 			err = s.sortAll(ctx)
 		}
 		if err != nil {
@@ -102,11 +108,11 @@ func (s *Sort) Next(ctx context.Context) (*vec.Batch, error) {
 		}
 		if s.spilling {
 			s.startAhead(ctx)
-			return s.nextAhead(ctx)
+			return s.limited(s.nextAhead(ctx))
 		}
 		s.out = memory.NewColBuf(s.Input.Types(), vec.BatchSize)
 	} else if s.spilling {
-		return s.nextAhead(ctx)
+		return s.limited(s.nextAhead(ctx))
 	}
 	if s.pos >= len(s.perm) {
 		s.res.Release()
@@ -212,8 +218,23 @@ func (s *Sort) topN(ctx context.Context) error {
 			i = p
 		}
 	}
+	// full: the heap outgrew the budget and went to a run; the rest of
+	// the input is sorted (topNToSort)
+	full := false
 	err := exec.Drain(ctx, s.Input, func(b *vec.Batch) error {
 		if err := memory.ErrCanceled(ctx); err != nil {
+			return err
+		}
+		if full {
+			return s.buffer(ctx, b, &s.data, &s.res, func() error { return s.spillRun(ctx) })
+		}
+		over := false
+		grow := func(n int64) error {
+			err := s.res.Grow(n)
+			if err != nil && pgerr.Code(err) == memory.OutOfMemory {
+				// the batch is finished in the heap, past the budget
+				over, err = true, nil
+			}
 			return err
 		}
 		if !inited {
@@ -231,7 +252,10 @@ func (s *Sort) topN(ctx context.Context) error {
 				seq = append(seq, arrived)
 				heap = append(heap, slot)
 				up(len(heap) - 1)
-				if err := s.res.Grow(memory.BatchBytes(b, i, i+1) + int64(len(k)) + 40); err != nil {
+				if over {
+					continue // not counted: the heap goes to disk after this batch
+				}
+				if err := grow(memory.BatchBytes(b, i, i+1) + int64(len(k)) + 40); err != nil {
 					return err
 				}
 				continue
@@ -246,17 +270,24 @@ func (s *Sort) topN(ctx context.Context) error {
 			}
 			keys[top] = append(keys[top][:0], k...)
 			seq[top] = arrived
-			if d := len(k) - old; d > 0 {
-				if err := s.res.Grow(int64(d)); err != nil {
+			if d := len(k) - old; d > 0 && !over {
+				if err := grow(int64(d)); err != nil {
 					return err
 				}
 			}
 			down(0)
 		}
+		if over {
+			full = true
+			return s.topNToSort(ctx, heap, keys, seq)
+		}
 		return nil
 	})
 	if err != nil {
 		return err
+	}
+	if full {
+		return s.startMerge(ctx)
 	}
 	s.perm = heap
 	slices.SortFunc(s.perm, func(a, b int32) int {

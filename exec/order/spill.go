@@ -2,9 +2,11 @@ package order
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/lakepg/lakepg/exec"
@@ -93,17 +95,7 @@ func (s *Sort) spillRun(ctx context.Context) error {
 		return err
 	}
 	n := s.data.N
-	if !s.spilling {
-		s.spilling = true
-		ts := s.Input.Types()
-		s.out = memory.NewColBuf(ts, vec.BatchSize)
-		s.writers = make([]*runWriter, max(1, min(runtime.GOMAXPROCS(0), 4)))
-		for i := range s.writers {
-			w := &runWriter{cols: make([]*vec.Vector, len(ts)), view: make([]vec.Vector, len(ts))}
-			w.enc.Init(s.Keys, s.data.Vecs) // every column keeps its NULL marker
-			s.writers[i] = w
-		}
-	}
+	s.startSpilling()
 	// a run is cut only where each piece is still worth a file
 	k := min(len(s.writers), max(1, n/(4*vec.BatchSize)))
 	if k > 1 {
@@ -141,6 +133,89 @@ func (s *Sort) spillRun(ctx context.Context) error {
 		s.data = memory.NewColBuf(s.Input.Types(), vec.BatchSize)
 	}
 	return nil
+}
+
+// startSpilling makes the sort external, at its first run.
+func (s *Sort) startSpilling() {
+	if s.spilling {
+		return
+	}
+	s.spilling = true
+	ts := s.Input.Types()
+	s.out = memory.NewColBuf(ts, vec.BatchSize)
+	s.writers = make([]*runWriter, max(1, min(runtime.GOMAXPROCS(0), 4)))
+	for i := range s.writers {
+		w := &runWriter{cols: make([]*vec.Vector, len(ts)), view: make([]vec.Vector, len(ts))}
+		w.enc.Init(s.Keys, s.data.Vecs) // every column keeps its NULL marker
+		s.writers[i] = w
+	}
+}
+
+// topNToSort turns a top-N whose heap outgrew the budget into the
+// external sort, as PostgreSQL's bounded sort turns back into a full one:
+// the heap's rows, in the order the top-N would have sent them, are the
+// first run (their keys are encoded as a spilling sort's: the top-N's
+// encoder keeps every NULL marker too), and the rest of the input is
+// buffered and spilled as any sort's; Next sends the first Limit rows of
+// the merge. The heap's rows all came before the rest, so as the first run
+// they come first among equal keys, as in memory.
+func (s *Sort) topNToSort(ctx context.Context, heap []int32, keys [][]byte, seq []int64) error {
+	slices.SortFunc(heap, func(a, b int32) int {
+		if c := bytes.Compare(keys[a], keys[b]); c != 0 {
+			return c
+		}
+		return cmp.Compare(seq[a], seq[b])
+	})
+	s.startSpilling()
+	f, err := memory.NewSpillFile(memory.GlobalSpill, exec.QueryStatsOf(ctx).Spill(), "sort")
+	if err != nil {
+		return err
+	}
+	s.runs = append(s.runs, &sortRun{file: f, idx: len(s.runs)})
+	w := s.writers[0]
+	for lo := 0; lo < len(heap); lo += vec.BatchSize {
+		hi := min(lo+vec.BatchSize, len(heap))
+		w.blk, w.ints = memory.AppendBlockAt(w.blk[:0], s.data.Vecs, heap[lo:hi], w.ints)
+		w.keys = w.keys[:0]
+		for _, i := range heap[lo:hi] {
+			w.keys = append(w.keys, keys[i])
+		}
+		w.blk = memory.AppendByteStrings(w.blk, w.keys)
+		if err := f.WriteBlock(w.blk); err != nil {
+			return err
+		}
+	}
+	s.data = memory.NewColBuf(s.Input.Types(), vec.BatchSize)
+	s.res.Release()
+	return nil
+}
+
+// limited cuts the merged rows of a top-N that became a full sort after
+// its first Limit rows.
+func (s *Sort) limited(b *vec.Batch, err error) (*vec.Batch, error) {
+	if s.Limit <= 0 || b == nil || err != nil {
+		return b, err
+	}
+	left := s.Limit - s.sent
+	if left <= 0 {
+		return nil, nil
+	}
+	if int64(b.N) <= left {
+		s.sent += int64(b.N)
+		return b, nil
+	}
+	s.sent = s.Limit
+	n := int(left)
+	if len(s.cutVecs) != len(b.Vecs) {
+		s.cutVecs = make([]vec.Vector, len(b.Vecs))
+		s.cut.Vecs = make([]*vec.Vector, len(b.Vecs))
+	}
+	for c, v := range b.Vecs {
+		v.SliceInto(&s.cutVecs[c], 0, n)
+		s.cut.Vecs[c] = &s.cutVecs[c]
+	}
+	s.cut.N = n
+	return &s.cut, nil
 }
 
 // write sorts rows [lo, hi) of data and writes them to f, a block at a time
