@@ -74,5 +74,5 @@
 // exec/aggregate, aggregation, DISTINCT and windows then spill to temp
 // files, whose space (exec/memory) is bounded too. A query fails with 53200
 // only when that runs out as well, or when an operator that cannot spill
-// (grouping sets, a recursive UNION's set of rows seen) reaches the limit.
+// (grouping sets) reaches the limit.
 package exec

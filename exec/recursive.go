@@ -130,9 +130,14 @@ const MaxRecursion = 100000
 //
 // An iteration's rows go to the work table the next one reads, which
 // spills to a file past its reservation. UNION's set of rows already
-// produced is kept in memory, its entries reserved (53200 when it
-// outgrows the budget), as PostgreSQL keeps it in one hash table: every
-// iteration looks up every new row in all of it.
+// produced is a map of their encoded keys, its entries reserved; when one
+// does not fit, the keys go to joinPartitions files by their hash and the
+// map is dropped. From then on an iteration's rows wait in files by the
+// same hash (cand); when it ends, each partition's keys are read into a map
+// of their own and its waiting rows checked against it; the new ones are
+// produced then, their keys added to the partition's file. So the
+// recursion fails with 53200 only when one partition's keys outgrow the
+// budget.
 type RecursiveUnion struct {
 	Base Operator
 	Step func() (Operator, error)
@@ -142,12 +147,24 @@ type RecursiveUnion struct {
 
 	seen    map[string]bool
 	seenRes memory.Reservation
-	next    *WorkTable
-	cur     Operator
-	iter    int
-	key     []byte
-	sel     []int32
-	out     *memory.ColBuf
+	spilled bool
+	// spilled UNION: the keys of the rows produced, and an iteration's
+	// rows waiting to be checked, by the keys' hash; part is the
+	// partition being checked
+	seenParts, cand *joinParts
+	keys            *vec.Vector // the keys of rows being written to files
+	part            int
+	partSeen        map[string]bool
+	partRes         memory.Reservation
+	partScan        Operator
+	next            *WorkTable
+	cur             Operator
+	ended           bool // cur has no more rows
+	done            bool
+	iter            int
+	key             []byte
+	sel             []int32
+	out             *memory.ColBuf
 }
 
 func (r *RecursiveUnion) Types() []types.T { return r.Work.T }
@@ -162,9 +179,122 @@ func (r *RecursiveUnion) Close() error {
 	if r.next != nil {
 		r.next.close()
 	}
-	r.seen = nil
+	for _, jp := range []*joinParts{r.seenParts, r.cand} {
+		if jp != nil {
+			jp.close()
+		}
+	}
+	r.seen, r.partSeen = nil, nil
 	r.seenRes.Release()
+	r.partRes.Release()
 	return err
+}
+
+func (r *RecursiveUnion) rowKey(b *vec.Batch, i int) {
+	r.key = r.key[:0]
+	for _, v := range b.Vecs {
+		r.key = appendKey(r.key, v, i)
+	}
+}
+
+// gather is rows sel of b (b itself when sel is all of it).
+func (r *RecursiveUnion) gather(b *vec.Batch) *vec.Batch {
+	if len(r.sel) == b.N {
+		return b
+	}
+	o := r.out
+	o.Clear()
+	for c, v := range b.Vecs {
+		o.Gather(c, v, r.sel)
+	}
+	o.N = len(r.sel)
+	return &o.Batch
+}
+
+// checkNext produces the next batch of waiting rows that are new, partition
+// by partition (nil when every partition is done).
+func (r *RecursiveUnion) checkNext(ctx context.Context) (*vec.Batch, error) {
+	for r.part < joinPartitions {
+		p := r.part
+		if r.partScan == nil {
+			if r.cand.rows(p) == 0 {
+				r.part++
+				continue
+			}
+			if err := r.cand.parts[p].Flush(); err != nil {
+				return nil, err
+			}
+			// the partition's rows produced so far
+			r.partSeen = map[string]bool{}
+			r.partRes = memory.Reservation{Mem: r.Mem}
+			if r.seenParts.rows(p) > 0 {
+				if err := r.seenParts.parts[p].Flush(); err != nil {
+					return nil, err
+				}
+				sc, err := r.seenParts.scan(p)
+				if err != nil {
+					return nil, err
+				}
+				err = Drain(ctx, sc, func(b *vec.Batch) error {
+					for _, k := range b.Vecs[0].S[:b.N] {
+						if err := r.partRes.Grow(int64(len(k)) + setOpEntryBytes); err != nil {
+							return err
+						}
+						r.partSeen[k] = true
+					}
+					return nil
+				})
+				if err != nil {
+					return nil, err
+				}
+			}
+			sc, err := r.cand.scan(p)
+			if err != nil {
+				return nil, err
+			}
+			r.partScan = sc
+		}
+		b, err := r.partScan.Next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if b == nil {
+			r.partScan = nil
+			r.cand.closePart(p)
+			r.partSeen = nil
+			r.partRes.Release()
+			r.part++
+			continue
+		}
+		r.sel = r.sel[:0]
+		r.keys.Reset()
+		for i := 0; i < b.N; i++ {
+			r.rowKey(b, i)
+			if r.partSeen[string(r.key)] {
+				continue
+			}
+			if err := r.partRes.Grow(int64(len(r.key)) + setOpEntryBytes); err != nil {
+				return nil, err
+			}
+			k := string(r.key)
+			r.partSeen[k] = true
+			r.sel = append(r.sel, int32(i))
+			r.keys.AppendString(k)
+		}
+		if len(r.sel) == 0 {
+			continue
+		}
+		kb := vec.Batch{Vecs: []*vec.Vector{r.keys}, N: r.keys.Len()}
+		if err := r.seenParts.write(p, &kb, seq(r.keys.Len())); err != nil {
+			return nil, err
+		}
+		out := r.gather(b)
+		if err := r.next.add(ctx, out); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+	return nil, nil
 }
 
 // keep filters b to rows not seen before (UNION) and records them for the
@@ -173,32 +303,42 @@ func (r *RecursiveUnion) keep(ctx context.Context, b *vec.Batch) (*vec.Batch, er
 	out := b
 	if !r.All {
 		r.sel = r.sel[:0]
+		var wait []int32 // rows to check at the iteration's end
+		r.keys.Reset()
 		for i := 0; i < b.N; i++ {
-			r.key = r.key[:0]
-			for _, v := range b.Vecs {
-				r.key = appendKey(r.key, v, i)
+			r.rowKey(b, i)
+			if r.spilled {
+				wait = append(wait, int32(i))
+				r.keys.AppendString(string(r.key))
+				continue
 			}
 			if r.seen[string(r.key)] {
 				continue
 			}
-			if err := r.seenRes.Grow(int64(len(r.key)) + setOpEntryBytes); err != nil {
+			err := r.seenRes.Grow(int64(len(r.key)) + setOpEntryBytes)
+			if err == nil {
+				r.seen[string(r.key)] = true
+				r.sel = append(r.sel, int32(i))
+				continue
+			}
+			if pgerr.Code(err) != memory.OutOfMemory {
 				return nil, err
 			}
-			r.seen[string(r.key)] = true
-			r.sel = append(r.sel, int32(i))
+			if err := r.spillSeen(ctx); err != nil {
+				return nil, err
+			}
+			wait = append(wait, int32(i))
+			r.keys.AppendString(string(r.key))
+		}
+		if len(wait) > 0 {
+			if err := r.waitRows(b, wait); err != nil {
+				return nil, err
+			}
 		}
 		if len(r.sel) == 0 {
 			return nil, nil
 		}
-		if len(r.sel) < b.N {
-			o := r.out
-			o.Clear()
-			for c, v := range b.Vecs {
-				o.Gather(c, v, r.sel)
-			}
-			o.N = len(r.sel)
-			out = &o.Batch
-		}
+		out = r.gather(b)
 	}
 	if err := r.next.add(ctx, out); err != nil {
 		return nil, err
@@ -206,13 +346,71 @@ func (r *RecursiveUnion) keep(ctx context.Context, b *vec.Batch) (*vec.Batch, er
 	return out, nil
 }
 
+// waitRows writes rows wait of b, whose keys are r.keys, to the waiting
+// files by the keys' hash.
+func (r *RecursiveUnion) waitRows(b *vec.Batch, wait []int32) error {
+	t := r.out
+	t.Clear()
+	for c, v := range b.Vecs {
+		t.Gather(c, v, wait)
+	}
+	t.N = len(wait)
+	return r.cand.add(&t.Batch, []*vec.Vector{r.keys}, 0, false)
+}
+
+// spillSeen writes the keys of the rows produced to files by their hash
+// and drops the map: from now on every row is checked at its iteration's
+// end.
+func (r *RecursiveUnion) spillSeen(ctx context.Context) error {
+	r.spilled = true
+	qs := QueryStatsOf(ctx)
+	r.seenParts = newJoinParts([]types.T{types.TextT}, "recursive", qs)
+	r.cand = newJoinParts(r.Work.T, "recursive", qs)
+	kv := vec.New(types.TextT, vec.BatchSize)
+	flush := func() error {
+		if kv.Len() == 0 {
+			return nil
+		}
+		err := r.seenParts.add(&vec.Batch{Vecs: []*vec.Vector{kv}, N: kv.Len()}, []*vec.Vector{kv}, 0, false)
+		kv.Reset()
+		return err
+	}
+	for k := range r.seen {
+		kv.AppendString(k)
+		if kv.Len() == vec.BatchSize {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	r.seen = nil
+	r.seenRes.Release()
+	return nil
+}
+
+// seq is 0, 1, ..., n-1.
+func seq(n int) []int32 {
+	s := make([]int32, n)
+	for i := range s {
+		s[i] = int32(i)
+	}
+	return s
+}
+
 func (r *RecursiveUnion) Next(ctx context.Context) (*vec.Batch, error) {
+	if r.done {
+		return nil, nil
+	}
 	if r.cur == nil {
 		r.Mem = memory.MemFor(ctx, r.Mem)
 		r.cur = r.Base
 		r.seen = map[string]bool{}
-		r.seenRes.Mem = r.Mem
+		r.seenRes = memory.Reservation{Mem: r.Mem, Spill: true, Cap: memory.WorkMemOf(ctx)}
 		r.out = memory.NewColBuf(r.Work.T, vec.BatchSize)
+		r.keys = vec.New(types.TextT, vec.BatchSize)
 		r.next = &WorkTable{T: r.Work.T}
 		r.next.reset(r.Mem)
 	}
@@ -220,15 +418,26 @@ func (r *RecursiveUnion) Next(ctx context.Context) (*vec.Batch, error) {
 		if err := memory.ErrCanceled(ctx); err != nil {
 			return nil, err
 		}
-		b, err := r.cur.Next(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if b != nil {
-			if b.N == 0 {
+		if !r.ended {
+			b, err := r.cur.Next(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if b != nil {
+				if b.N == 0 {
+					continue
+				}
+				out, err := r.keep(ctx, b)
+				if err != nil || out != nil {
+					return out, err
+				}
 				continue
 			}
-			out, err := r.keep(ctx, b)
+			r.ended = true
+		}
+		if r.cand != nil && r.part < joinPartitions {
+			// the rows that waited: those that are new
+			out, err := r.checkNext(ctx)
 			if err != nil || out != nil {
 				return out, err
 			}
@@ -238,7 +447,9 @@ func (r *RecursiveUnion) Next(ctx context.Context) (*vec.Batch, error) {
 		if r.cur != r.Base {
 			r.cur.Close()
 		}
+		r.part, r.ended = 0, false
 		if r.next.n() == 0 {
+			r.done = true
 			return nil, nil
 		}
 		r.iter++
@@ -249,6 +460,7 @@ func (r *RecursiveUnion) Next(ctx context.Context) (*vec.Batch, error) {
 		w.close()
 		*w, *r.next = *r.next, WorkTable{T: w.T}
 		r.next.reset(r.Mem)
+		var err error
 		if r.cur, err = r.Step(); err != nil {
 			return nil, err
 		}

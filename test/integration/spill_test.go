@@ -287,8 +287,9 @@ func startLimited(t *testing.T, dir, limit, tmp, maxTemp string) *server {
 }
 
 // TestOtherOperatorsSpillUnderMemoryLimit runs nested-loop joins (joins
-// and EXISTS without an equality key), INTERSECT ALL and EXCEPT ALL, a
-// WITH RECURSIVE whose work table and a temporary table whose rows are
+// and EXISTS without an equality key), INTERSECT ALL and EXCEPT ALL, WITH
+// RECURSIVE queries whose work table or UNION's set of rows produced, and
+// a temporary table whose rows are
 // several times --memory-limit: they give the answers the same server
 // gives without a limit and leave the temp directory empty, and with
 // --max-temp-size too small each fails with 53200 saying temp space ran
@@ -324,6 +325,8 @@ func TestOtherOperatorsSpillUnderMemoryLimit(t *testing.T) {
 		"select count(*), sum(g) from (select h, g from a except all select h, g from b) x",
 		"select count(*), sum(g) from (select h, g from a intersect all select h, g from b) x",
 		"with recursive r(n, h) as (select g, h from a union all select n + 500000, h from r where n <= 500000) select count(*), sum(n), sum(length(h)) from r",
+		// UNION's set of 734,481 rows produced, checked from files
+		"with recursive r(n, h) as (select g, h from a where g <= 50000 union select n / 2, h from r where n > 1) select count(*), sum(n), sum(length(h)) from r",
 	}
 	// a temporary table's statements, in one session
 	temp := []string{"create temp table tt as select * from a", "select count(*), sum(g), sum(length(h)) from tt",
