@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/lakepg/lakepg/exec/memory"
+	"github.com/lakepg/lakepg/exec/vec"
+	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -99,5 +101,41 @@ func TestRecursiveUnionSpills(t *testing.T) {
 	sameRows(t, "UNION", got, want)
 	if n := spillFilesLeft(t, sp); n != 0 || sp.Used() != 0 {
 		t.Fatalf("%d spill files left, %d bytes held", n, sp.Used())
+	}
+}
+
+// TestRecursiveUnionSpillCancelRemovesFiles: a recursion cancelled after
+// its set of rows produced went to files removes them on Close.
+func TestRecursiveUnionSpillCancelRemovesFiles(t *testing.T) {
+	sp := testSpill(t, 0)
+	ts := []types.T{types.Int64T, types.TextT}
+	var base [][]any
+	for i := 0; i < 40000; i++ {
+		base = append(base, []any{int64(i), strings.Repeat("y", 40)})
+	}
+	qs := &QueryStats{}
+	ctx, cancel := context.WithCancel(WithQueryStats(context.Background(), qs))
+	defer cancel()
+	work := &WorkTable{T: ts}
+	r := &RecursiveUnion{Base: &cancelAfter{Operator: newRowsOp(ts, base, 1000), N: 30, Cancel: cancel}, Work: work,
+		Mem:  memory.NewMemory(memory.NewMemoryPool(256<<10), 0),
+		Step: func() (Operator, error) { return &WorkTableScan{W: work}, nil }}
+	var err error
+	for err == nil {
+		var b *vec.Batch
+		b, err = r.Next(ctx)
+		if b == nil && err == nil {
+			t.Fatal("the recursion ended before it was cancelled")
+		}
+	}
+	if pgerr.Code(err) != pgerr.QueryCanceled {
+		t.Fatalf("want cancellation, got %v", err)
+	}
+	if qs.SpillFiles() == 0 || spillFilesLeft(t, sp) == 0 {
+		t.Fatal("the recursion did not spill before it was cancelled")
+	}
+	r.Close()
+	if n := spillFilesLeft(t, sp); n != 0 || sp.Used() != 0 {
+		t.Fatalf("after cancel and Close: %d spill files, %d bytes held", n, sp.Used())
 	}
 }
