@@ -27,8 +27,10 @@
 // Streaming: Values, Filter, Project, Limit, Append, TableScan, Parallel.
 // Stacked Filters run as one chain: each condition on the rows the ones
 // before kept, the kept rows copied once.
-// Buffering: HashJoin (build side), NestedLoopJoin (right side), SetOp;
-// Sort (exec/order); HashAgg and Window (exec/aggregate).
+// Buffering: HashJoin (build side), NestedLoopJoin (right side), SetOp,
+// RecursiveUnion (work table; UNION's set of rows seen), Materialized;
+// Sort (exec/order); HashAgg and Window (exec/aggregate). Temporary tables'
+// chunks (tablechunk.go) outlive statements.
 //
 // # Expressions
 //
@@ -67,9 +69,10 @@
 // (exec/memory; per query, optional) and its MemoryPool (GlobalMemory by
 // default); everything is returned on Close or when the operator has
 // emitted its last row. A reservation that does not fit is refused: sorts
-// (exec/order), hash joins (joinspill.go) and, in exec/aggregate,
-// aggregation, DISTINCT and windows then spill to temp files, whose space
-// (exec/memory) is bounded too. A query fails with 53200 only when that
-// runs out as well, or when an operator that cannot spill (grouping sets)
-// reaches the limit.
+// (exec/order), hash and nested-loop joins (joinspill.go), set
+// operations, recursive work tables, temporary tables' chunks and, in
+// exec/aggregate, aggregation, DISTINCT and windows then spill to temp
+// files, whose space (exec/memory) is bounded too. A query fails with 53200
+// only when that runs out as well, or when an operator that cannot spill
+// (grouping sets) reaches the limit.
 package exec

@@ -1837,6 +1837,11 @@ func (c *joinCore) unmatchedBuild() *vec.Batch {
 //
 // For JoinAntiNullAware, On is the NOT IN comparison: a left row is dropped
 // when On is true or NULL for some right row.
+//
+// A right side that outgrows the memory budget goes to a spill file, and
+// the join runs by chunks (chunkJoin, as a hash join partition that hashing
+// cannot split): as many right rows as fit at a time, the left side
+// streamed past each.
 type NestedLoopJoin struct {
 	Env         *Env
 	Left, Right Operator
@@ -1850,6 +1855,11 @@ type NestedLoopJoin struct {
 	res     memory.Reservation
 	started bool
 	ts      []types.T
+	// spilled is the right side once it outgrew memory, chunks the join
+	// by chunks of it; prebuilt is a chunk's rows, probed as they are
+	spilled  *joinParts
+	chunks   *chunkJoin
+	prebuilt *memory.ColBuf
 }
 
 func (j *NestedLoopJoin) joinType() JoinType {
@@ -1867,6 +1877,14 @@ func (j *NestedLoopJoin) Types() []types.T {
 }
 
 func (j *NestedLoopJoin) Close() error {
+	if j.chunks != nil {
+		j.chunks.Close()
+		j.chunks = nil
+	}
+	if j.spilled != nil {
+		j.spilled.close()
+		j.spilled = nil
+	}
 	j.res.Release()
 	err := j.Left.Close()
 	if e := j.Right.Close(); err == nil {
@@ -1880,31 +1898,107 @@ func (j *NestedLoopJoin) Next(ctx context.Context) (*vec.Batch, error) {
 	if !j.started {
 		j.started = true
 		c.init(j.Env, j.joinType(), j.On, j.Left.Types(), j.Right.Types())
+		j.Mem = memory.MemFor(ctx, j.Mem)
 		j.res.Mem = j.Mem
 		c.nlNullMatches = c.typ == JoinAntiNullAware
 		c.cand = j
-		err := Drain(ctx, j.Right, func(b *vec.Batch) error {
-			if err := memory.ErrCanceled(ctx); err != nil {
-				return err
-			}
-			if err := j.res.Grow(memory.BatchBytes(b, 0, b.N)); err != nil {
-				return err
-			}
-			c.build.AppendBatch(b, 0, b.N)
-			return nil
-		})
-		if err != nil {
+		if j.prebuilt != nil {
+			c.build, j.prebuilt = j.prebuilt, nil
+		} else if err := j.buildRight(ctx); err != nil {
 			return nil, err
 		}
-		if c.typ.tracksBuild() {
+		if j.chunks == nil && c.typ.tracksBuild() {
 			c.matchedB = make([]bool, c.build.N)
 		}
+	}
+	if j.chunks != nil {
+		return j.chunks.Next(ctx)
 	}
 	out, err := c.next(ctx, j.Left, func(*vec.Batch) error { return nil })
 	if out == nil && err == nil {
 		j.res.Release()
 	}
 	return out, err
+}
+
+// buildRight buffers the right side, or writes it to a spill file when it
+// outgrows the reservation and sets up the join by chunks.
+func (j *NestedLoopJoin) buildRight(ctx context.Context) error {
+	c := &j.core
+	j.res.Spill = true
+	j.res.Cap = memory.WorkMemOf(ctx)
+	err := Drain(ctx, j.Right, func(b *vec.Batch) error {
+		if err := memory.ErrCanceled(ctx); err != nil {
+			return err
+		}
+		if j.spilled != nil {
+			return j.spilled.add(b, nil, 0, true)
+		}
+		if err := j.res.Grow(memory.BatchBytes(b, 0, b.N)); err != nil {
+			if pgerr.Code(err) != memory.OutOfMemory {
+				return err
+			}
+			j.spilled = newJoinParts(j.Right.Types(), "nljoin", QueryStatsOf(ctx))
+			if err := j.spilled.add(&c.build.Batch, nil, 0, true); err != nil {
+				return err
+			}
+			c.build = memory.NewColBuf(j.Right.Types(), vec.BatchSize)
+			j.res.Release()
+			return j.spilled.add(b, nil, 0, true)
+		}
+		c.build.AppendBatch(b, 0, b.N)
+		return nil
+	})
+	if err != nil || j.spilled == nil {
+		return err
+	}
+	if err := j.spilled.finish(); err != nil {
+		return err
+	}
+	j.chunks = &chunkJoin{typ: c.typ, mem: j.Mem, pass: j.chunkPass, right: j.spilled.parts[0], live: j.Left,
+		ltypes: j.Left.Types(), rtypes: j.Right.Types()}
+	return nil
+}
+
+// chunkPass reads as many rows of a spilled right side as the reservation
+// takes (one batch at least) into a join of its own.
+func (j *NestedLoopJoin) chunkPass(ctx context.Context, src *chunkSource) (chunkPass, error) {
+	pass := &NestedLoopJoin{Env: j.Env, Right: &emptyOp{ts: src.Types()}, On: j.On, Type: j.joinType(), Mem: j.Mem,
+		prebuilt: memory.NewColBuf(src.Types(), vec.BatchSize)}
+	pass.res = memory.Reservation{Mem: j.Mem, Spill: true, Cap: memory.WorkMemOf(ctx)}
+	err := Drain(ctx, src, func(b *vec.Batch) error {
+		if err := memory.ErrCanceled(ctx); err != nil {
+			return err
+		}
+		if err := pass.res.Grow(memory.BatchBytes(b, 0, b.N)); err != nil {
+			if pgerr.Code(err) != memory.OutOfMemory {
+				return err
+			}
+			if pass.prebuilt.N > 0 {
+				src.held = b
+				return ErrChunkFull
+			}
+			// one batch at least, or the chunks never end
+			pass.res.Spill = false
+			err = pass.res.Grow(memory.BatchBytes(b, 0, b.N))
+			pass.res.Spill = true
+			if err != nil {
+				return err
+			}
+		}
+		pass.prebuilt.AppendBatch(b, 0, b.N)
+		return nil
+	})
+	if err != nil && err != ErrChunkFull {
+		pass.res.Release()
+		return nil, err
+	}
+	return pass, nil
+}
+
+func (j *NestedLoopJoin) setProbe(probe Operator, record func([]bool)) {
+	j.Left = probe
+	j.core.onProbe = record
 }
 
 // candidates pairs each probe row with every build row, left-major.

@@ -167,6 +167,11 @@ func (jp *joinParts) close() {
 	}
 }
 
+// noClose reads an operator that its owner closes.
+type noClose struct{ Operator }
+
+func (noClose) Close() error { return nil }
+
 // emptyOp has no rows.
 type emptyOp struct{ ts []types.T }
 
@@ -307,8 +312,8 @@ func (j *HashJoin) partitionJoin(js *joinSpill, p int) (Operator, error) {
 		return nil, err
 	}
 	if js.one || js.right.rows(p) == js.right.total || js.level+1 > joinMaxSpillLvl {
-		cj := &chunkJoin{j: j, left: js.left.parts[p], right: js.right.parts[p], rtypes: js.right.types, ltypes: js.left.types}
-		return cj, nil
+		return &chunkJoin{typ: j.Type, mem: j.Mem, pass: j.chunkPass, left: js.left.parts[p], right: js.right.parts[p],
+			rtypes: js.right.types, ltypes: js.left.types}, nil
 	}
 	rop, err := js.right.scan(p)
 	if err != nil {
@@ -383,43 +388,66 @@ func (c *chunkSource) more(ctx context.Context) (bool, error) {
 }
 
 // chunkJoin joins two spilled files when the build side cannot be split by
-// hash: it reads as many build rows as memory takes, indexes them and
-// streams the whole probe file past them, chunk after chunk. Pairs and the
-// build rows a join type keeps come out per chunk (each build row is in one
-// chunk); which probe rows matched is remembered in a bitmap across chunks,
-// and the probe rows the join type keeps (unmatched for LEFT, FULL and
-// anti joins, matched for semi joins) come out in a last pass over the
-// probe file. NOT IN's rules hold chunk by chunk: a NULL build key rejects
-// every probe row, and a NULL probe key is rejected by any build row.
+// hash (or, for a nested-loop join, has no key to split it by): it reads as
+// many build rows as memory takes, indexes them and streams the whole probe
+// file past them, chunk after chunk. Pairs and the build rows a join type
+// keeps come out per chunk (each build row is in one chunk); which probe
+// rows matched is remembered in a bitmap across chunks, and the probe rows
+// the join type keeps (unmatched for LEFT, FULL and anti joins, matched for
+// semi joins) come out in a last pass over the probe file. NOT IN's rules
+// hold chunk by chunk: a NULL build key rejects every probe row, and a NULL
+// probe key is rejected by any build row.
+//
+// The hash join and the nested-loop join differ only in how a chunk is
+// built and probed (pass). A nested-loop join's probe side has not been
+// read when its build side spills: it is the live operator, streamed past
+// the first chunk as is when that chunk holds every build row, and written
+// to a file of its own (owned here) before the first pass otherwise.
 type chunkJoin struct {
-	j             *HashJoin
-	left, right   *memory.SpillPart // nil: no rows
-	ltypes        []types.T
-	rtypes        []types.T
-	src           *chunkSource
-	pass          *HashJoin
-	matched       []uint64
-	res           memory.Reservation
-	row           int // probe rows seen in this pass
-	final         *memory.SpillScan
-	out           *memory.ColBuf
-	phase         int // 0: next chunk, 1: probing, 2: last pass, 3: done
-	ts            []types.T
-	chunks        int
-	deferredProbe bool
+	typ         JoinType
+	mem         *memory.Memory
+	pass        func(ctx context.Context, src *chunkSource) (chunkPass, error)
+	left, right *memory.SpillPart // nil: no rows
+	live        Operator          // the probe side, not yet spilled
+	ownLeft     *joinParts        // the live probe side's file
+	ltypes      []types.T
+	rtypes      []types.T
+	src         *chunkSource
+	cur         chunkPass
+	matched     []uint64
+	res         memory.Reservation
+	row         int // probe rows seen in this pass
+	final       *memory.SpillScan
+	out         *memory.ColBuf
+	phase       int // 0: next chunk, 1: probing, 2: last pass, 3: done
+	ts          []types.T
+	chunks      int
+	deferred    bool // probe rows come out in the last pass
+}
+
+// chunkPass is one chunk of build rows, probed once by setProbe's
+// operator; record, when set, receives which probe rows matched instead
+// of the pass emitting the probe rows the join type keeps.
+type chunkPass interface {
+	Operator
+	setProbe(probe Operator, record func(matched []bool))
 }
 
 func (c *chunkJoin) Types() []types.T {
 	if c.ts == nil {
-		c.ts = joinTypesOf(c.ltypes, c.rtypes, c.j.Type)
+		c.ts = joinTypesOf(c.ltypes, c.rtypes, c.typ)
 	}
 	return c.ts
 }
 
 func (c *chunkJoin) Close() error {
-	if c.pass != nil {
-		c.pass.Close()
-		c.pass = nil
+	if c.cur != nil {
+		c.cur.Close()
+		c.cur = nil
+	}
+	if c.ownLeft != nil {
+		c.ownLeft.close()
+		c.ownLeft = nil
 	}
 	c.res.Release()
 	return nil
@@ -436,8 +464,24 @@ func (c *chunkJoin) probeScan() (Operator, error) {
 	return &memory.SpillScan{Rd: rd, Dec: memory.NewBlockDecoder(c.ltypes)}, nil
 }
 
+// spillLive writes the live probe side to a file, for a second chunk.
+func (c *chunkJoin) spillLive(ctx context.Context) error {
+	c.ownLeft = newJoinParts(c.ltypes, "nljoin", QueryStatsOf(ctx))
+	err := Drain(ctx, c.live, func(b *vec.Batch) error {
+		if err := memory.ErrCanceled(ctx); err != nil {
+			return err
+		}
+		return c.ownLeft.add(b, nil, 0, true)
+	})
+	if err == nil {
+		err = c.ownLeft.finish()
+	}
+	c.live = nil
+	c.left = c.ownLeft.parts[0]
+	return err
+}
+
 func (c *chunkJoin) Next(ctx context.Context) (*vec.Batch, error) {
-	j := c.j
 	for {
 		if err := memory.ErrCanceled(ctx); err != nil {
 			return nil, err
@@ -445,16 +489,9 @@ func (c *chunkJoin) Next(ctx context.Context) (*vec.Batch, error) {
 		switch c.phase {
 		case 0:
 			if c.src == nil {
-				c.res.Mem = j.Mem
-				t := j.Type
-				c.deferredProbe = t == JoinLeft || t == JoinFull || t == JoinSemi || t == JoinAnti || t == JoinAntiNullAware
-				if c.deferredProbe && c.left != nil {
-					words := (c.left.Rows + 63) / 64
-					if err := c.res.Grow(8 * words); err != nil {
-						return nil, err
-					}
-					c.matched = make([]uint64, words)
-				}
+				c.res.Mem = c.mem
+				t := c.typ
+				c.deferred = t == JoinLeft || t == JoinFull || t == JoinSemi || t == JoinAnti || t == JoinAntiNullAware
 				if c.right == nil || c.right.Rows == 0 {
 					c.src = &chunkSource{end: true}
 				} else {
@@ -469,41 +506,61 @@ func (c *chunkJoin) Next(ctx context.Context) (*vec.Batch, error) {
 			if err != nil {
 				return nil, err
 			}
-			if !more {
+			if !more && c.live == nil {
 				c.phase = 2
 				continue
 			}
-			kts := make([]types.T, len(j.LeftKeys))
-			for i, k := range j.LeftKeys {
-				kts[i] = k.Type()
-			}
-			jb, _, err := buildJoin(ctx, j.Env, c.src, j.subRightKeys(), kts, j.Mem, buildOpts{chunk: c.src})
+			pass, err := c.pass(ctx, c.src)
 			if err != nil {
 				return nil, err
 			}
+			// a probe until the real one is known, so that Close works
+			pass.setProbe(&emptyOp{ts: c.ltypes}, nil)
+			c.cur = pass
 			c.chunks++
+			if c.live != nil {
+				if more, err = c.src.more(ctx); err != nil {
+					return nil, err
+				}
+				if !more {
+					// one chunk holds every build row: an in-memory join
+					pass.setProbe(noClose{c.live}, nil)
+					c.live, c.deferred = nil, false
+					c.phase = 1
+					continue
+				}
+				if err := c.spillLive(ctx); err != nil {
+					return nil, err
+				}
+			}
+			if c.deferred && c.matched == nil && c.left != nil {
+				words := (c.left.Rows + 63) / 64
+				if err := c.res.Grow(8 * words); err != nil {
+					return nil, err
+				}
+				c.matched = make([]uint64, words)
+			}
 			lop, err := c.probeScan()
 			if err != nil {
-				jb.res.Release()
 				return nil, err
 			}
 			c.row = 0
-			c.pass = &HashJoin{Env: j.Env, Left: lop, Right: &emptyOp{ts: c.rtypes}, LeftKeys: j.LeftKeys, RightKeys: j.subRightKeys(),
-				Type: j.Type, Extra: j.Extra, Mem: j.Mem, prebuilt: jb}
-			if c.deferredProbe {
-				c.pass.core.onProbe = c.record
+			var record func([]bool)
+			if c.deferred {
+				record = c.record
 			}
+			pass.setProbe(lop, record)
 			c.phase = 1
 		case 1:
-			b, err := c.pass.Next(ctx)
+			b, err := c.cur.Next(ctx)
 			if err != nil || b != nil {
 				return b, err
 			}
-			c.pass.Close()
-			c.pass = nil
+			c.cur.Close()
+			c.cur = nil
 			c.phase = 0
 		case 2:
-			if !c.deferredProbe || c.left == nil || c.left.Rows == 0 {
+			if !c.deferred || c.left == nil || c.left.Rows == 0 {
 				c.phase = 3
 				continue
 			}
@@ -533,6 +590,25 @@ func (c *chunkJoin) Next(ctx context.Context) (*vec.Batch, error) {
 	}
 }
 
+// chunkPass builds the next chunk of a hash join's spilled build side.
+func (j *HashJoin) chunkPass(ctx context.Context, src *chunkSource) (chunkPass, error) {
+	kts := make([]types.T, len(j.LeftKeys))
+	for i, k := range j.LeftKeys {
+		kts[i] = k.Type()
+	}
+	jb, _, err := buildJoin(ctx, j.Env, src, j.subRightKeys(), kts, j.Mem, buildOpts{chunk: src})
+	if err != nil {
+		return nil, err
+	}
+	return &HashJoin{Env: j.Env, Right: &emptyOp{ts: src.Types()}, LeftKeys: j.LeftKeys, RightKeys: j.subRightKeys(),
+		Type: j.Type, Extra: j.Extra, Mem: j.Mem, prebuilt: jb}, nil
+}
+
+func (j *HashJoin) setProbe(probe Operator, record func([]bool)) {
+	j.Left = probe
+	j.core.onProbe = record
+}
+
 // record notes which probe rows of a batch matched in this chunk.
 func (c *chunkJoin) record(matched []bool) {
 	for i, m := range matched {
@@ -547,7 +623,7 @@ func (c *chunkJoin) record(matched []bool) {
 // kept returns the rows of probe batch b the join type keeps, by the
 // bitmap (nil: none).
 func (c *chunkJoin) kept(b *vec.Batch) *vec.Batch {
-	want := c.j.Type == JoinSemi
+	want := c.typ == JoinSemi
 	var idx []int32
 	for i := 0; i < b.N; i++ {
 		r := c.row + i
@@ -565,7 +641,7 @@ func (c *chunkJoin) kept(b *vec.Batch) *vec.Batch {
 	for k := 0; k < nl; k++ {
 		out.Gather(k, b.Vecs[k], idx)
 	}
-	if !c.j.Type.leftOnly() {
+	if !c.typ.leftOnly() {
 		for k := range c.rtypes {
 			out.AppendNulls(nl+k, len(idx))
 		}

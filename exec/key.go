@@ -30,6 +30,11 @@ func appendKey(dst []byte, v *vec.Vector, i int) []byte {
 			return append(dst, 1)
 		}
 		return append(dst, 0)
+	case types.StoreInterval:
+		// equal intervals ('1 day', '24 hours') have equal spans
+		d, us := v.Iv[i].Span()
+		dst = binary.LittleEndian.AppendUint64(dst, uint64(d))
+		return binary.LittleEndian.AppendUint64(dst, uint64(us))
 	}
 	s := v.S[i]
 	if v.Type.DynNumeric() {

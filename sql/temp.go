@@ -243,18 +243,36 @@ func (s *Session) tempGC() {
 	for c := range ts.held {
 		if !live[c] {
 			ts.mem.Shrink(c.Bytes)
+			c.Drop()
 			delete(ts.held, c)
 		}
 	}
 }
 
-// tempMemory is the session's account for temporary tables' rows.
+// tempDropChunks gives back chunks a failed statement built: those in no
+// table version.
+func (s *Session) tempDropChunks(cs []*exec.TableChunk) {
+	if len(cs) > 0 {
+		s.tempGC()
+	}
+}
+
+// tempMemory is the session's account for temporary tables' rows. It may
+// hold a quarter of the memory budget: the rest of a table goes to disk, so
+// that a session's tables, which live as long as it does, leave the
+// statements memory to work in (a join under a budget that temporary
+// tables filled ran by chunks of one batch).
 func (s *Session) tempMemory() *memory.Memory {
 	if s.temp.mem == nil {
 		s.temp.mem = memory.NewMemory(nil, 0)
 	}
+	s.temp.mem.Limit = max(memory.GlobalMemory.Limit()/tempMemoryShare, 1)
 	return s.temp.mem
 }
+
+// tempMemoryShare: temporary tables keep in memory 1/tempMemoryShare of
+// the budget at most.
+const tempMemoryShare = 4
 
 // TempMemoryUsed is how many bytes the session's temporary tables hold.
 func (s *Session) TempMemoryUsed() int64 { return s.temp.mem.Used() }

@@ -272,7 +272,10 @@ func (s *Session) tempCreateAs(ctx context.Context, st *pg.CreateTableAsStmt, p 
 		w.Abort()
 		return nil, err
 	}
-	cs := w.Chunks()
+	cs, err := w.Chunks()
+	if err != nil {
+		return nil, err
+	}
 	s.tempHold(cs)
 	t = t.WithChunks(cs)
 	n := t.Rows
@@ -415,7 +418,10 @@ func (s *Session) tempAlter(ctx context.Context, t *planner.TempTable, st *pg.Al
 			w.Abort()
 			return nil, err
 		}
-		cs := w.Chunks()
+		cs, err := w.Chunks()
+		if err != nil {
+			return nil, err
+		}
 		s.tempHold(cs)
 		cur = n.WithChunks(cs)
 	}

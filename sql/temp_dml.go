@@ -50,7 +50,10 @@ func (s *Session) tempAppend(ctx context.Context, id int64, src exec.Operator, c
 		w.Abort()
 		return 0, nil
 	}
-	cs := w.Chunks()
+	cs, err := w.Chunks()
+	if err != nil {
+		return 0, err
+	}
 	s.tempHold(cs)
 	s.tempPut(t.Tbl.Name, t.WithChunks(append(append(keep[:0:0], keep...), cs...)))
 	return rows, nil
@@ -259,7 +262,11 @@ func (s *Session) tempModify(ctx context.Context, t *planner.TempTable, rv *pg.R
 			return nil, err
 		}
 		if upd != nil {
-			nc := upd.Chunks()
+			nc, err := upd.Chunks()
+			if err != nil {
+				s.tempDropChunks(cs)
+				return nil, err
+			}
 			s.tempHold(nc)
 			cs = append(cs, nc...)
 		}
@@ -274,45 +281,67 @@ func (s *Session) tempModify(ctx context.Context, t *planner.TempTable, rv *pg.R
 }
 
 // tempKeep is t's chunks without the rows hit marks: untouched chunks are
-// kept as they are, the others rebuilt.
+// kept as they are, the others rebuilt (a chunk on disk read a batch at a
+// time).
 func (s *Session) tempKeep(ctx context.Context, t *planner.TempTable, hit []bool) ([]*exec.TableChunk, error) {
 	var out []*exec.TableChunk
 	base := 0
 	ts := planner.TypesOf(t.Cols)
 	var keep []int
+	fail := func(err error) ([]*exec.TableChunk, error) {
+		s.tempDropChunks(out)
+		return nil, err
+	}
 	for _, c := range t.Chunks {
-		keep = keep[:0]
+		kept := 0
 		for i := 0; i < c.N; i++ {
 			if !hit[base+i] {
-				keep = append(keep, i)
+				kept++
 			}
 		}
-		base += c.N
 		switch {
-		case len(keep) == c.N:
+		case kept == c.N:
 			out = append(out, c)
+			base += c.N
 			continue
-		case len(keep) == 0:
+		case kept == 0:
+			base += c.N
 			continue
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		rows := &vec.Batch{N: len(keep)}
-		for k := range ts {
-			v := vec.New(ts[k], len(keep))
-			v.Gather(c.Vecs[k], keep)
-			rows.Vecs = append(rows.Vecs, v)
+			return fail(err)
 		}
 		w, err := exec.NewChunkWriter(ts, s.tempMemory(), nil)
 		if err != nil {
-			return nil, err
+			return fail(err)
 		}
-		if err := w.Append(rows); err != nil {
+		err = exec.Drain(ctx, &exec.ChunkScan{T: ts, Chunks: []*exec.TableChunk{c}}, func(b *vec.Batch) error {
+			keep = keep[:0]
+			for i := 0; i < b.N; i++ {
+				if !hit[base+i] {
+					keep = append(keep, i)
+				}
+			}
+			base += b.N
+			if len(keep) == 0 {
+				return nil
+			}
+			rows := &vec.Batch{N: len(keep)}
+			for k := range ts {
+				v := vec.New(ts[k], len(keep))
+				v.Gather(b.Vecs[k], keep)
+				rows.Vecs = append(rows.Vecs, v)
+			}
+			return w.Append(rows)
+		})
+		if err != nil {
 			w.Abort()
-			return nil, err
+			return fail(err)
 		}
-		cs := w.Chunks()
+		cs, err := w.Chunks()
+		if err != nil {
+			return fail(err)
+		}
 		s.tempHold(cs)
 		out = append(out, cs...)
 	}

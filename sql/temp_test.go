@@ -3,6 +3,7 @@ package sql
 import (
 	"testing"
 
+	"github.com/lakepg/lakepg/exec/exectest"
 	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/pgerr"
 )
@@ -111,13 +112,55 @@ func TestTempTablesDiscardAndMemory(t *testing.T) {
 	}
 }
 
-// TestTempTableOutgrowsMemory: a temporary table cannot grow past the
-// memory budget: the statement fails with 53200 and the table is as it was.
-func TestTempTableOutgrowsMemory(t *testing.T) {
+// TestTempTableSpills: a temporary table that outgrows the memory budget
+// keeps its chunks that did not fit in files of the temp space, read back
+// by scans, UPDATE and DELETE like the others; the files live as long as a
+// table version needs them (ROLLBACK keeps them, DROP, DISCARD and the
+// session's end remove them); only temp space running out fails, with
+// 53200, leaving the table as it was.
+func TestTempTableSpills(t *testing.T) {
+	sp := exectest.UseSpill(t, 0)
 	s := setup(t)
 	old := memory.GlobalMemory.Limit()
 	memory.GlobalMemory.SetLimit(memory.GlobalMemory.Used() + 8<<20)
 	defer memory.GlobalMemory.SetLimit(old)
+	files := func() int { return exectest.SpillFilesLeft(t, sp) }
+	must(t, s, `CREATE TEMP TABLE big (x bigint, s text)`)
+	must(t, s, `INSERT INTO big SELECT g, 'row' FROM generate_series(1, 1000) g`)
+	must(t, s, `INSERT INTO big SELECT g, repeat('y', 100) FROM generate_series(1, 300000) g`)
+	if files() == 0 {
+		t.Fatal("300,000 rows of 100 bytes under 8 MiB: no file")
+	}
+	if used := s.TempMemoryUsed(); used > 8<<20 {
+		t.Fatalf("the table holds %d bytes of memory", used)
+	}
+	must(t, s, `SELECT count(*), sum(x), sum(length(s)) FROM big`, "301000|45000650500|30003000")
+	must(t, s, `BEGIN`)
+	must(t, s, `DELETE FROM big WHERE x % 3 = 0`)
+	must(t, s, `UPDATE big SET s = 'z' WHERE x % 3 = 1`)
+	must(t, s, `SELECT count(*), sum(length(s)) FROM big`, "200667|10101333")
+	must(t, s, `ROLLBACK`)
+	must(t, s, `SELECT count(*), sum(x), sum(length(s)) FROM big`, "301000|45000650500|30003000")
+	must(t, s, `DELETE FROM big WHERE x % 3 = 0`)
+	must(t, s, `SELECT count(*), min(x), max(x) FROM big WHERE length(s) = 100`, "200000|1|299999")
+	must(t, s, `CREATE TEMP TABLE copy AS SELECT * FROM big`)
+	must(t, s, `SELECT count(*) FROM copy c JOIN big b ON b.x = c.x AND b.s = c.s`, "200667")
+	must(t, s, `DROP TABLE big`)
+	must(t, s, `DISCARD TEMP`)
+	if n := files(); n != 0 || sp.Used() != 0 {
+		t.Fatalf("after DROP and DISCARD: %d files, %d bytes of temp space", n, sp.Used())
+	}
+	must(t, s, `CREATE TEMP TABLE again AS SELECT g AS x, repeat('y', 100) AS s FROM generate_series(1, 200000) g`)
+	if files() == 0 {
+		t.Fatal("no file")
+	}
+	s.Close()
+	if n := files(); n != 0 || sp.Used() != 0 {
+		t.Fatalf("after the session's end: %d files, %d bytes of temp space", n, sp.Used())
+	}
+	// with 1 MiB of temp space the insert fails, and the table is as it was
+	exectest.UseSpill(t, 1<<20)
+	s = setup(t)
 	must(t, s, `CREATE TEMP TABLE big (x bigint, s text)`)
 	must(t, s, `INSERT INTO big SELECT g, 'row' FROM generate_series(1, 1000) g`)
 	mustFail(t, s, `INSERT INTO big SELECT g, repeat('y', 100) FROM generate_series(1, 1000000) g`, memory.OutOfMemory)

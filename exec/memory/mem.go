@@ -326,6 +326,11 @@ func (m *Memory) growSpillable(n int64, half bool, holding bool) error {
 	return m.Grow(n)
 }
 
+// GrowSpillable is Grow for what can go to disk instead (a temporary
+// table's rows): refused when the pool is more than 7/8 full or statements
+// wait for memory.
+func (m *Memory) GrowSpillable(n int64) error { return m.growSpillable(n, false, true) }
+
 // TryCount reserves n bytes of buffers that are in use anyway (a scan's)
 // when the pool, and the account's Limit, stay under half the spilling
 // share and no statement waits; it never waits, and reports whether it

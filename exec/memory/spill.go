@@ -205,6 +205,22 @@ func (sf *SpillFile) Reader() (*SpillReader, error) {
 	return &SpillReader{r: bufio.NewReaderSize(io.NewSectionReader(sf.F, 0, sf.Size), 128<<10)}, nil
 }
 
+// Flush writes out what is buffered, for readers of sections.
+func (sf *SpillFile) Flush() error {
+	if sf.W != nil {
+		if err := sf.W.Flush(); err != nil {
+			return ErrTempSpace(fmt.Sprintf("writing temp file: %v", err))
+		}
+	}
+	return nil
+}
+
+// SectionReader reads the blocks in bytes [off, off+n) of the file, which
+// must be flushed; several may read at once.
+func (sf *SpillFile) SectionReader(off, n int64) *SpillReader {
+	return &SpillReader{r: bufio.NewReaderSize(io.NewSectionReader(sf.F, off, n), 64<<10)}
+}
+
 // Unlink removes the file's name: readers that have it open go on reading,
 // and Close gives its bytes back.
 func (sf *SpillFile) Unlink() {

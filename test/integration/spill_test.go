@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // TestSpillUnderMemoryLimit runs an ORDER BY, a GROUP BY of many groups, a
@@ -283,4 +284,126 @@ func startLimited(t *testing.T, dir, limit, tmp, maxTemp string) *server {
 		"--data", filepath.Join(dir, "data"),
 		"--memory-limit", limit, "--temp-dir", tmp, "--max-temp-size", maxTemp,
 	}, nil)
+}
+
+// TestOtherOperatorsSpillUnderMemoryLimit runs nested-loop joins (joins
+// and EXISTS without an equality key), INTERSECT ALL and EXCEPT ALL, WITH
+// RECURSIVE queries whose work table or UNION's set of rows produced, and
+// a temporary table whose rows are
+// several times --memory-limit: they give the answers the same server
+// gives without a limit and leave the temp directory empty, and with
+// --max-temp-size too small each fails with 53200 saying temp space ran
+// out, so each did spill. A spilling nested-loop join ended by
+// statement_timeout leaves no file either.
+func TestOtherOperatorsSpillUnderMemoryLimit(t *testing.T) {
+	dir := t.TempDir()
+	tmp := filepath.Join(dir, "tmp")
+	start := func(limit, maxTemp string) *server {
+		port := freePort(t)
+		args := []string{
+			"--listen", "127.0.0.1:" + strconv.Itoa(port),
+			"--catalog", "sqlite:" + filepath.Join(dir, "catalog.sqlite"),
+			"--data", filepath.Join(dir, "data"),
+			"--temp-dir", tmp, "--max-temp-size", maxTemp,
+		}
+		if limit != "" {
+			args = append(args, "--memory-limit", limit)
+		}
+		return launch(t, dir, port, args, nil)
+	}
+	srv := start("", "0")
+	srv.mustPsql(t, "create table a as select g, md5(g::text) as h from generate_series(1, 500000) g")
+	srv.mustPsql(t, "create table b as select g, md5(g::text) as h from generate_series(250001, 750000) g union all select null, null")
+	srv.mustPsql(t, "create table s as select g, g * 1000 as lo, g * 1000 + 10 as hi from generate_series(1, 30) g")
+	queries := []string{
+		// nested loops whose right side (a, with its text) is buffered
+		"select count(*), sum(a.g), sum(length(a.h)), count(s.g) from s left join a on a.g between s.lo and s.hi",
+		"select count(*), count(s.g), count(a.g), sum(length(a.h)) from s full join a on a.g between s.lo and s.hi and a.h > s.g::text",
+		"select count(*), sum(g) from s where exists (select 1 from a where a.g between s.lo and s.hi and a.h > s.g::text)",
+		"select count(*), sum(g) from s where not exists (select 1 from a where a.g between s.lo and s.hi and a.h > s.g::text)",
+		// set operations with ALL keep every row's count
+		"select count(*), sum(g) from (select h, g from a except all select h, g from b) x",
+		"select count(*), sum(g) from (select h, g from a intersect all select h, g from b) x",
+		"with recursive r(n, h) as (select g, h from a union all select n + 500000, h from r where n <= 500000) select count(*), sum(n), sum(length(h)) from r",
+		// UNION's set of 734,481 rows produced, checked from files
+		"with recursive r(n, h) as (select g, h from a where g <= 50000 union select n / 2, h from r where n > 1) select count(*), sum(n), sum(length(h)) from r",
+	}
+	// a temporary table's statements, in one session
+	temp := []string{"create temp table tt as select * from a", "select count(*), sum(g), sum(length(h)) from tt",
+		"delete from tt where g % 2 = 0", "update tt set h = 'x' where g % 3 = 0",
+		"select count(*), sum(g), sum(length(h)) from tt", "select count(*), sum(tt.g) from tt join s on tt.g = s.lo + 1"}
+	one := func(s *server, sql ...string) psqlResult {
+		t.Helper()
+		args := []string{"-At"}
+		for _, q := range sql {
+			args = append(args, "-c", q)
+		}
+		return s.psql(t, args...)
+	}
+	want := make([]string, len(queries)+1)
+	for i, q := range append(queries, "") {
+		sql := []string{q}
+		if q == "" {
+			sql = temp
+		}
+		r := one(srv, sql...)
+		if r.code != 0 || r.stderr != "" {
+			t.Fatalf("%s: exit %d: %s", sql, r.code, r.stderr)
+		}
+		want[i] = r.stdout
+	}
+	srv.stop(t)
+
+	// the files of a session's temporary tables go when the session
+	// closes, which the server sees a moment after psql exits
+	noFiles := func() {
+		t.Helper()
+		for i := 0; i < 100 && spillFileCount(tmp) > 0; i++ {
+			time.Sleep(100 * time.Millisecond)
+		}
+		requireNoSpillFiles(t, tmp)
+	}
+	srv = start("24MiB", "0")
+	for i, q := range append(queries, "") {
+		sql := []string{q}
+		if q == "" {
+			sql = temp
+		}
+		if r := one(srv, sql...); r.code != 0 || r.stderr != "" || r.stdout != want[i] {
+			t.Errorf("%s under a 24MiB limit: exit %d, %q %q; without a limit %q", sql, r.code, r.stdout, r.stderr, want[i])
+		}
+		noFiles()
+	}
+	r := one(srv, "set statement_timeout = '3s'", "select count(*) from a x join a y on x.h < y.h")
+	if r.code == 0 || !strings.Contains(r.stderr, "57014") {
+		t.Errorf("a nested loop of 250 billion pairs under statement_timeout: exit %d, %q", r.code, r.stderr)
+	}
+	noFiles()
+	srv.stop(t)
+
+	srv = start("24MiB", "1MiB")
+	for _, q := range append(queries, "") {
+		sql := []string{q}
+		if q == "" {
+			sql = temp[:1]
+		}
+		r := one(srv, sql...)
+		if r.code == 0 || !strings.Contains(r.stderr, "53200") || !strings.Contains(r.stderr, "temp space") {
+			t.Errorf("%s with 1MiB of temp space: exit %d, stderr %q; want 53200 saying temp space ran out", sql, r.code, r.stderr)
+		}
+		noFiles()
+	}
+	srv.stop(t)
+}
+
+// spillFileCount counts the files under the temp directory.
+func spillFileCount(tmp string) int {
+	n := 0
+	filepath.Walk(tmp, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			n++
+		}
+		return nil
+	})
+	return n
 }
