@@ -221,6 +221,11 @@ func (a *Arith) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
 			if math.IsInf(z, 0) && !math.IsInf(x, 0) && !math.IsInf(y, 0) {
 				return nil, pgerr.New(pgerr.NumericValueOutOfRange, "value out of range: overflow")
 			}
+			// a product or quotient of non-zero finite values that rounds
+			// to zero is an underflow in PostgreSQL (float8_mul, float8_div)
+			if z == 0 && x != 0 && (a.Op == '*' && y != 0 || a.Op == '/' && !math.IsInf(y, 0)) {
+				return nil, pgerr.New(pgerr.NumericValueOutOfRange, "value out of range: underflow")
+			}
 			out.F64[i] = z
 		}
 	case a.T.ID == types.Numeric:

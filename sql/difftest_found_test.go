@@ -1,6 +1,10 @@
 package sql
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/lakepg/lakepg/pgerr"
+)
 
 // Statements the randomized differential test (test/difftest) found
 // answering differently from PostgreSQL 15; each expects PostgreSQL's answer.
@@ -21,4 +25,15 @@ func TestDifftestWithReadTwiceEstimate(t *testing.T) {
 	must(t, s, `INSERT INTO dt2 VALUES (2, -100)`)
 	must(t, s, `WITH w3(c0) AS (SELECT (true AND true) AS c0 GROUP BY 'a'::text)
 		SELECT CASE WHEN (count((SELECT DATE '2000-01-01' AS c0 FROM w3 AS a10)) <> 0) THEN 0 END AS c0 FROM dt2 AS a4 WHERE (0 IN (SELECT a4.id AS c0 FROM w3 AS a5))`, "NULL")
+}
+
+// A float product or quotient of non-zero values that rounds to zero is an
+// underflow (22003), as PostgreSQL's float8_mul and float8_div say; an
+// exact zero or a division by infinity is not (difftest seed 3).
+func TestDifftestFloatUnderflow(t *testing.T) {
+	s := setup(t)
+	mustFail(t, s, `SELECT true AS c0 FROM (SELECT DATE '2000-01-01' AS c0, ('5e-324'::float8 / 42) AS c1) AS a5 GROUP BY a5.c1`, pgerr.NumericValueOutOfRange)
+	mustFail(t, s, `SELECT x * x FROM (VALUES (1e-200::float8)) v(x)`, pgerr.NumericValueOutOfRange)
+	mustFail(t, s, `SELECT x * x FROM (VALUES (1e-30::float4)) v(x)`, pgerr.NumericValueOutOfRange)
+	must(t, s, `SELECT x * 0, 0 / x, x / 'Infinity'::float8, x + x, x - x FROM (VALUES (1e-200::float8)) v(x)`, "0|0|0|2e-200|0")
 }
