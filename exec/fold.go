@@ -142,7 +142,7 @@ func isConstant(e Expr) bool {
 		return true
 	case *Arith, *Neg, *Cmp, *Not, *IsNull, *Like, *InList, *ArrayCtor, *Case, *Coalesce, *Logic:
 	case *Cast:
-		if timeDependent(x.E.Type()) || timeDependent(x.To) {
+		if stableCast(x.E.Type(), x.To) {
 			return false
 		}
 	case *FnCall:
@@ -168,6 +168,22 @@ func timeDependent(t types.T) bool {
 		return true
 	}
 	return false
+}
+
+// stableCast reports a cast PostgreSQL marks stable, which its planner
+// does not fold: a date/time type's text conversions (DateStyle,
+// IntervalStyle) and a cast to or from a zoned type (TimeZone). The casts
+// among date, timestamp, time and interval are immutable and fold
+// (DATE '5874897-12-31'::timestamp fails while planning).
+func stableCast(from, to types.T) bool {
+	if !timeDependent(from) && !timeDependent(to) {
+		return false
+	}
+	if !timeDependent(from) || !timeDependent(to) {
+		return true
+	}
+	zoned := func(t types.T) bool { return t.ID == types.Timestamptz || t.ID == types.TimeTZ }
+	return zoned(from) || zoned(to)
 }
 
 // NeverTrue reports a predicate that is a constant false or NULL, so that

@@ -133,3 +133,10 @@ SELECT '15/01/2024'::date;
 -- a date beyond the timestamps compares with them (later or earlier than all), it does not overflow
 SELECT DATE '5874897-12-31' > TIMESTAMP '2000-01-01', TIMESTAMP '2000-01-01' < DATE '5874897-12-31', DATE '5874897-12-31' = TIMESTAMP '2000-01-01';
 SELECT d > TIMESTAMP '2020-01-01', d <= TIMESTAMPTZ '2020-01-01 00:00:00+00' FROM (VALUES (DATE '5874897-12-31'), (DATE '2021-01-01'), (NULL)) t(d);
+-- casts among date and timestamp are immutable: PostgreSQL folds one of a constant while planning
+CREATE TABLE fold0 (id integer);
+-- @error
+SELECT CAST(DATE '5874897-12-31' AS timestamp) FROM fold0;
+-- @error
+SELECT COALESCE(CAST(NULL AS timestamp), DATE '5874897-12-31') FROM fold0 a JOIN fold0 b ON false;
+SELECT CAST(DATE '5874897-12-31' AS timestamptz) FROM fold0;
