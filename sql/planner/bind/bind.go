@@ -1238,7 +1238,33 @@ func (b *Binder) bindCase(c *pg.CaseExpr, sc *Scope) (exec.Expr, error) {
 		out.Else = results[len(results)-1]
 	}
 	out.T = t
+	if arg == nil {
+		if e := constantCase(out); e != nil {
+			return e, nil
+		}
+	}
 	return out, nil
+}
+
+// constantCase is the branch a searched CASE always takes when its leading
+// conditions are constants: PostgreSQL's planner drops the branches after a
+// WHEN that is constant true and those whose WHEN is constant false or NULL
+// (eval_const_expressions), so no subquery or error of theirs is ever
+// evaluated. nil when a condition before the taken branch reads a row.
+func constantCase(c *exec.Case) exec.Expr {
+	for k, w := range c.When {
+		k0, ok := w.(*exec.Const)
+		if !ok || k0.Type().ID != types.Bool {
+			return nil
+		}
+		if !k0.IsNull() && k0.V.B[0] {
+			return c.Then[k]
+		}
+	}
+	if c.Else != nil {
+		return c.Else
+	}
+	return exec.NullConst(c.T)
 }
 
 func (b *Binder) bindSQLValueFunc(f *pg.SQLValueFunction) (exec.Expr, error) {
