@@ -170,6 +170,23 @@ func timeDependent(t types.T) bool {
 	return false
 }
 
+// ConstantBool evaluates a boolean expression of constants, as
+// PostgreSQL's planner folds it: ok false when e reads a row, calls a
+// stable function or fails (FoldError reports the failure).
+func ConstantBool(env *Env, e Expr) (v, null, ok bool) {
+	if e == nil || e.Type().ID != types.Bool || !isConstant(e) {
+		return false, false, false
+	}
+	r, err := e.Eval(env, &vec.Batch{N: 1})
+	if err != nil {
+		return false, false, false
+	}
+	if r.IsNull(0) {
+		return false, true, true
+	}
+	return r.B[0], false, true
+}
+
 // stableCast reports a cast PostgreSQL marks stable, which its planner
 // does not fold: a date/time type's text conversions (DateStyle,
 // IntervalStyle) and a cast to or from a zoned type (TimeZone). The casts

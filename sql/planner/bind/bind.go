@@ -1239,7 +1239,7 @@ func (b *Binder) bindCase(c *pg.CaseExpr, sc *Scope) (exec.Expr, error) {
 	}
 	out.T = t
 	if arg == nil {
-		if e := constantCase(out); e != nil {
+		if e := constantCase(b.Env, out); e != nil {
 			return e, nil
 		}
 	}
@@ -1251,13 +1251,13 @@ func (b *Binder) bindCase(c *pg.CaseExpr, sc *Scope) (exec.Expr, error) {
 // WHEN that is constant true and those whose WHEN is constant false or NULL
 // (eval_const_expressions), so no subquery or error of theirs is ever
 // evaluated. nil when a condition before the taken branch reads a row.
-func constantCase(c *exec.Case) exec.Expr {
+func constantCase(env *exec.Env, c *exec.Case) exec.Expr {
 	for k, w := range c.When {
-		k0, ok := w.(*exec.Const)
-		if !ok || k0.Type().ID != types.Bool {
+		v, null, ok := exec.ConstantBool(env, w)
+		if !ok {
 			return nil
 		}
-		if !k0.IsNull() && k0.V.B[0] {
+		if !null && v {
 			return c.Then[k]
 		}
 	}
