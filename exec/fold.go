@@ -139,7 +139,7 @@ func children(e Expr) []Expr {
 func isConstant(e Expr) bool {
 	switch x := e.(type) {
 	case *Const:
-		return true
+		return !x.Param
 	case *Arith, *Neg, *Cmp, *Not, *IsNull, *Like, *InList, *ArrayCtor, *Case, *Coalesce, *Logic:
 	case *Cast:
 		if stableCast(x.E.Type(), x.To) {

@@ -82,3 +82,21 @@ func TestDifftestMaterializedWithComputesEveryColumn(t *testing.T) {
 	must(t, s, `WITH w AS (SELECT id, id / 0 AS z FROM m2) SELECT id FROM w`, "11")
 	must(t, s, `WITH w AS MATERIALIZED (SELECT id, c_s5 FROM m2) SELECT id FROM w WHERE id = 11`, "11")
 }
+
+// An uncorrelated subquery's value is a parameter to PostgreSQL's planner,
+// which it does not fold: an error of an expression over it (a division by
+// zero, a date past timestamp's range) waits for a row (difftest seeds 3
+// and 11 failed with no row read).
+func TestDifftestSubqueryValueNotFolded(t *testing.T) {
+	s := setup(t)
+	must(t, s, `CREATE TABLE p0 (id integer)`)
+	must(t, s, `CREATE TABLE p1 (id integer, d date)`)
+	must(t, s, `INSERT INTO p1 VALUES (13, '5874897-12-31')`)
+	must(t, s, `SELECT (SELECT 1) / 0 FROM p0`)
+	must(t, s, `SELECT GREATEST((SELECT a4.d FROM p1 AS a4 ORDER BY a4.d DESC, a4.id LIMIT 1), CAST(NULL AS timestamp)) AS c0 FROM p0 AS a2`)
+	must(t, s, `SELECT LEAST((SELECT max(d) FROM p1), CAST(NULL AS timestamp)) FROM p0 a JOIN p1 b ON false`)
+	mustFail(t, s, `SELECT 1 FROM p0 WHERE 5 IN (SELECT 1 / 0 FROM p1 WHERE false)`, pgerr.DivisionByZero)
+	mustFail(t, s, `SELECT (SELECT 1) / 0`, pgerr.DivisionByZero)
+	mustFail(t, s, `SELECT LEAST((SELECT max(d) FROM p1), CAST(NULL AS timestamp)) FROM p1`, pgerr.DatetimeFieldOverflow)
+	mustFail(t, s, `SELECT 1 / 0 FROM p0`, pgerr.DivisionByZero)
+}

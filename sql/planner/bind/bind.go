@@ -467,6 +467,9 @@ func (b *Binder) foldConst(a *exec.Arith) exec.Expr {
 	if err != nil {
 		return a
 	}
+	if a.L.(*exec.Const).Param || a.R.(*exec.Const).Param {
+		return exec.ParamConst(v.Slice(0, 1))
+	}
 	return exec.NewConst(v.Slice(0, 1))
 }
 
@@ -493,6 +496,9 @@ func (b *Binder) Cast(e exec.Expr, t types.T, assign bool, loc int32) (exec.Expr
 				return nil, ErrAt(pe, loc)
 			}
 			return nil, err
+		}
+		if c.Param {
+			return exec.ParamConst(v), nil
 		}
 		return exec.NewConst(v), nil
 	}
