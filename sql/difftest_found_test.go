@@ -100,3 +100,17 @@ func TestDifftestSubqueryValueNotFolded(t *testing.T) {
 	mustFail(t, s, `SELECT LEAST((SELECT max(d) FROM p1), CAST(NULL AS timestamp)) FROM p1`, pgerr.DatetimeFieldOverflow)
 	mustFail(t, s, `SELECT 1 / 0 FROM p0`, pgerr.DivisionByZero)
 }
+
+// A date past the timestamps compares later than every finite timestamp
+// but earlier than infinity, as date_cmp_timestamp says, in a join's keys
+// as in a comparison (difftest seed 42 joined it with 'infinity').
+func TestDifftestDatePastTimestampsCompares(t *testing.T) {
+	s := setup(t)
+	must(t, s, `CREATE TABLE j0 (id integer, ts timestamp)`)
+	must(t, s, `INSERT INTO j0 VALUES (6, 'infinity'), (7, '-infinity'), (8, '2000-01-01')`)
+	must(t, s, `CREATE TABLE j1 (id integer, d date)`)
+	must(t, s, `INSERT INTO j1 VALUES (6, '5874897-12-31'), (7, '4713-01-01 BC'), (8, '2000-01-01'), (9, 'infinity')`)
+	must(t, s, `SELECT a.id, b.id FROM j0 a JOIN j1 b ON a.ts = b.d ORDER BY 1, 2`, "6|9", "8|8")
+	must(t, s, `SELECT a.id, a.ts = b.d, a.ts < b.d, a.ts > b.d, a.ts::timestamptz < b.d FROM j0 a, j1 b WHERE b.id = 6 ORDER BY 1`,
+		"6|f|f|t|f", "7|f|t|f|t", "8|f|t|f|t")
+}

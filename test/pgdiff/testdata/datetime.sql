@@ -140,3 +140,10 @@ SELECT CAST(DATE '5874897-12-31' AS timestamp) FROM fold0;
 -- @error
 SELECT COALESCE(CAST(NULL AS timestamp), DATE '5874897-12-31') FROM fold0 a JOIN fold0 b ON false;
 SELECT CAST(DATE '5874897-12-31' AS timestamptz) FROM fold0;
+-- a date past the timestamps is later than every finite timestamp, earlier than infinity
+CREATE TABLE cmp0 (id integer, ts timestamp);
+INSERT INTO cmp0 VALUES (6, 'infinity'), (8, '2000-01-01');
+CREATE TABLE cmp1 (id integer, d date);
+INSERT INTO cmp1 VALUES (6, '5874897-12-31'), (9, 'infinity');
+SELECT a.id, b.id, a.ts = b.d, a.ts < b.d FROM cmp0 a, cmp1 b ORDER BY 1, 2;
+SELECT a.id, b.id FROM cmp0 a JOIN cmp1 b ON a.ts = b.d ORDER BY 1, 2;
