@@ -114,3 +114,18 @@ func TestDifftestDatePastTimestampsCompares(t *testing.T) {
 	must(t, s, `SELECT a.id, a.ts = b.d, a.ts < b.d, a.ts > b.d, a.ts::timestamptz < b.d FROM j0 a, j1 b WHERE b.id = 6 ORDER BY 1`,
 		"6|f|f|t|f", "7|f|t|f|t", "8|f|t|f|t")
 }
+
+// An IN list whose common type is a timestamp compares with an array of
+// timestamps in PostgreSQL, whose planner folds a date constant's cast and
+// fails past the timestamps (difftest seeds 4 and 5); a branch never taken
+// is not folded.
+func TestDifftestInListDateFolds(t *testing.T) {
+	s := setup(t)
+	must(t, s, `CREATE TABLE il (id integer, d date, ts timestamp)`)
+	must(t, s, `INSERT INTO il VALUES (1, '2000-01-01', 'infinity'), (2, '5874897-12-31', '2000-01-01')`)
+	mustFail(t, s, `SELECT (CAST(NULL AS date) IN (DATE '5874897-12-31', TIMESTAMP '2000-01-01 00:00:00')) AS c0`, pgerr.DatetimeFieldOverflow)
+	must(t, s, `SELECT count(*) FROM il WHERE d IN (DATE '2000-01-01', DATE '5874897-12-31')`, "2")
+	must(t, s, `SELECT count(*) FROM il WHERE d IN (DATE '2000-01-01', TIMESTAMP '2000-01-02 00:00:00')`, "1")
+	must(t, s, `SELECT count(*) FROM il WHERE ts IN (DATE '2000-01-01', TIMESTAMP 'infinity')`, "2")
+	must(t, s, `SELECT CASE WHEN false THEN DATE '2000-01-02' IN (DATE '5874897-12-31', TIMESTAMP 'infinity') END`, "NULL")
+}

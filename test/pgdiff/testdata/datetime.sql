@@ -147,3 +147,7 @@ CREATE TABLE cmp1 (id integer, d date);
 INSERT INTO cmp1 VALUES (6, '5874897-12-31'), (9, 'infinity');
 SELECT a.id, b.id, a.ts = b.d, a.ts < b.d FROM cmp0 a, cmp1 b ORDER BY 1, 2;
 SELECT a.id, b.id FROM cmp0 a JOIN cmp1 b ON a.ts = b.d ORDER BY 1, 2;
+-- an IN list of timestamps folds the cast of a date constant
+-- @error
+SELECT (CAST(NULL AS date) IN (DATE '5874897-12-31', TIMESTAMP '2000-01-01 00:00:00'));
+SELECT CASE WHEN false THEN DATE '2000-01-02' IN (DATE '5874897-12-31', TIMESTAMP 'infinity') END;
