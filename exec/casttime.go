@@ -96,6 +96,10 @@ func infiniteTimestamp(v *vec.Vector, i int) (int64, bool) {
 			return types.InfinityMicros, true
 		case types.DateNegInfinity:
 			return types.NegInfinityMicros, true
+		case dateBeyond:
+			return types.InfinityMicros - 1, true
+		case -dateBeyond:
+			return types.NegInfinityMicros + 1, true
 		}
 	case types.Timestamp, types.Timestamptz:
 		if x == types.InfinityMicros || x == types.NegInfinityMicros {
@@ -132,10 +136,16 @@ func castToTimestamptz(v *vec.Vector, i int, out *vec.Vector, loc *time.Location
 }
 
 // DateClamp passes dates through, except that a date past either end of
-// the timestamp range becomes the infinite date of its sign: compared with
-// a timestamp it is then later (or earlier) than every one, as
-// date_cmp_timestamp compares it, where the cast alone fails with 22008.
+// the timestamp range becomes dateBeyond of its sign, which the cast to a
+// timestamp takes to the timestamp next to infinity: compared with a
+// timestamp it is then later (or earlier) than every finite one but not
+// infinity, as date_cmp_timestamp compares it, where the cast alone fails
+// with 22008.
 type DateClamp struct{ E Expr }
+
+// dateBeyond is no date (the dates end at 5874897-12-31, near 2^31 - 2^21
+// days): only DateClamp makes it.
+const dateBeyond = types.DateInfinity - 1
 
 func (c *DateClamp) Type() types.T { return c.E.Type() }
 
@@ -146,7 +156,7 @@ func (c *DateClamp) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
 	}
 	var out *vec.Vector
 	for i, d := range v.I64 {
-		if dateFitsTimestamp(d) == nil || v.IsNull(i) {
+		if dateFitsTimestamp(d) == nil || v.IsNull(i) || d == types.DateInfinity || d == types.DateNegInfinity {
 			continue
 		}
 		if out == nil {
@@ -155,9 +165,9 @@ func (c *DateClamp) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
 			out = &cp
 		}
 		if d > 0 {
-			out.I64[i] = types.DateInfinity
+			out.I64[i] = dateBeyond
 		} else {
-			out.I64[i] = types.DateNegInfinity
+			out.I64[i] = -dateBeyond
 		}
 	}
 	if out == nil {

@@ -43,7 +43,12 @@ func (c *ColRef) Eval(_ *Env, b *vec.Batch) (*vec.Vector, error) {
 
 // Const is a literal; V holds one row.
 type Const struct {
-	V     *vec.Vector
+	V *vec.Vector
+	// Param marks an uncorrelated subquery's value, computed before the
+	// statement runs: PostgreSQL's planner sees a parameter there, which
+	// it does not fold, so an error of an expression over it waits for a
+	// row (FoldError).
+	Param bool
 	full  *vec.Vector // V repeated for a whole batch
 	view  vec.Vector  // full's first viewN rows
 	viewN int
@@ -51,6 +56,9 @@ type Const struct {
 
 // NewConst wraps a one-row vector.
 func NewConst(v *vec.Vector) *Const { return &Const{V: v} }
+
+// ParamConst wraps a subquery's one-row value (see Const.Param).
+func ParamConst(v *vec.Vector) *Const { return &Const{V: v, Param: true} }
 
 // NullConst is a typed NULL.
 func NullConst(t types.T) *Const {
@@ -220,6 +228,11 @@ func (a *Arith) Eval(env *Env, b *vec.Batch) (*vec.Vector, error) {
 			}
 			if math.IsInf(z, 0) && !math.IsInf(x, 0) && !math.IsInf(y, 0) {
 				return nil, pgerr.New(pgerr.NumericValueOutOfRange, "value out of range: overflow")
+			}
+			// a product or quotient of non-zero finite values that rounds
+			// to zero is an underflow in PostgreSQL (float8_mul, float8_div)
+			if z == 0 && x != 0 && (a.Op == '*' && y != 0 || a.Op == '/' && !math.IsInf(y, 0)) {
+				return nil, pgerr.New(pgerr.NumericValueOutOfRange, "value out of range: underflow")
 			}
 			out.F64[i] = z
 		}

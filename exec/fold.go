@@ -139,10 +139,10 @@ func children(e Expr) []Expr {
 func isConstant(e Expr) bool {
 	switch x := e.(type) {
 	case *Const:
-		return true
+		return !x.Param
 	case *Arith, *Neg, *Cmp, *Not, *IsNull, *Like, *InList, *ArrayCtor, *Case, *Coalesce, *Logic:
 	case *Cast:
-		if timeDependent(x.E.Type()) || timeDependent(x.To) {
+		if stableCast(x.E.Type(), x.To) {
 			return false
 		}
 	case *FnCall:
@@ -168,6 +168,39 @@ func timeDependent(t types.T) bool {
 		return true
 	}
 	return false
+}
+
+// ConstantBool evaluates a boolean expression of constants, as
+// PostgreSQL's planner folds it: ok false when e reads a row, calls a
+// stable function or fails (FoldError reports the failure).
+func ConstantBool(env *Env, e Expr) (v, null, ok bool) {
+	if e == nil || e.Type().ID != types.Bool || !isConstant(e) {
+		return false, false, false
+	}
+	r, err := e.Eval(env, &vec.Batch{N: 1})
+	if err != nil {
+		return false, false, false
+	}
+	if r.IsNull(0) {
+		return false, true, true
+	}
+	return r.B[0], false, true
+}
+
+// stableCast reports a cast PostgreSQL marks stable, which its planner
+// does not fold: a date/time type's text conversions (DateStyle,
+// IntervalStyle) and a cast to or from a zoned type (TimeZone). The casts
+// among date, timestamp, time and interval are immutable and fold
+// (DATE '5874897-12-31'::timestamp fails while planning).
+func stableCast(from, to types.T) bool {
+	if !timeDependent(from) && !timeDependent(to) {
+		return false
+	}
+	if !timeDependent(from) || !timeDependent(to) {
+		return true
+	}
+	zoned := func(t types.T) bool { return t.ID == types.Timestamptz || t.ID == types.TimeTZ }
+	return zoned(from) || zoned(to)
 }
 
 // NeverTrue reports a predicate that is a constant false or NULL, so that

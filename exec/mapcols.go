@@ -34,7 +34,7 @@ func MapColumns(e Expr, fn func(int) int) Expr {
 	case *ColRef:
 		return &ColRef{Idx: fn(x.Idx), T: x.T}
 	case *Const:
-		return &Const{V: x.V} // a fresh cache: copies may run on other goroutines
+		return &Const{V: x.V, Param: x.Param} // a fresh cache: copies may run on other goroutines
 	case *Arith:
 		return &Arith{Op: x.Op, L: m(x.L), R: m(x.R), T: x.T}
 	case *Neg:

@@ -3,6 +3,7 @@ package fn
 import (
 	"crypto/md5"
 	"encoding/hex"
+	"math"
 	"strconv"
 	"strings"
 	"unicode"
@@ -544,9 +545,14 @@ func kRight(_ *Ctx, out *vec.Vector, a []*vec.Vector, n int) error {
 	dst := outS(out, n)
 	for i, s := range src {
 		k := ks[i]
-		if k >= 0 {
+		switch {
+		case k >= 0:
 			dst[i] = s[charSuffix(s, k):]
-		} else {
+		case k == math.MinInt32:
+			// PostgreSQL negates n in an int32, which leaves -2^31
+			// negative: it keeps the whole string
+			dst[i] = s
+		default:
 			dst[i] = s[charPrefix(s, -k):]
 		}
 	}

@@ -80,6 +80,12 @@ func (a *applyOp) Types() []types.T {
 	return a.ts
 }
 
+// ExtendedInput lets optree.PruneColumns drop a value subquery whose value
+// nothing reads; the LATERAL modes change the rows and stay.
+func (a *applyOp) ExtendedInput() (exec.Operator, bool) {
+	return a.input, a.mode != applyJoin && a.mode != applyLeftJoin
+}
+
 func (a *applyOp) Close() error {
 	a.closeLive()
 	a.cache.reset()

@@ -10,8 +10,12 @@ import (
 
 // runOnce reports whether cte is planned once and its rows read by every
 // reference (exec.Materialized), rather than planned into each reference
-// as a derived table is.
-func (c *CteDef) runOnce() bool { return c.refs > 1 && !c.inline }
+// as a derived table is. One written MATERIALIZED is run once even when
+// read once: PostgreSQL then computes its every column, so an error in a
+// column the statement does not read is still raised.
+func (c *CteDef) runOnce() bool {
+	return c.refs > 1 && !c.inline || c.refs == 1 && c.Materialized && !c.Recursive
+}
 
 // inlineCTE decides, once the references of cte are counted, whether a
 // WITH query read more than once is planned into each reference instead

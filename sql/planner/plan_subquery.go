@@ -811,7 +811,7 @@ func (qc *QueryCtx) BindSubLink(b *Binder, sl *pg.SubLink, sc *Scope) (exec.Expr
 		if rows.N == 0 {
 			return exec.NullConst(t), nil
 		}
-		return exec.NewConst(rows.Vecs[0]), nil
+		return exec.ParamConst(rows.Vecs[0]), nil
 	case pg.SubLinkType_ARRAY_SUBLINK:
 		if len(q.Cols) != 1 {
 			q.Op.Close()
@@ -869,7 +869,7 @@ func (qc *QueryCtx) BindSubLink(b *Binder, sl *pg.SubLink, sc *Scope) (exec.Expr
 		// x op ANY(set) is an OR of comparisons; ALL an AND (NULLs as SQL says)
 		var terms []exec.Expr
 		for i := 0; i < rows.N; i++ {
-			c, err := b.BinaryOp(op, left, exec.NewConst(vec.Constant(rows.Vecs[0], i, 1)), sl.Location)
+			c, err := b.BinaryOp(op, left, exec.ParamConst(vec.Constant(rows.Vecs[0], i, 1)), sl.Location)
 			if err != nil {
 				return nil, err
 			}

@@ -147,5 +147,5 @@ func (qc *QueryCtx) sharedScalar(g *SharedScalars, sl *pg.SubLink, sc *Scope) (e
 	if g.row.N == 0 {
 		return exec.NullConst(g.colTyp[c]), true, nil
 	}
-	return exec.NewConst(g.row.Vecs[c]), true, nil
+	return exec.ParamConst(g.row.Vecs[c]), true, nil
 }

@@ -34,6 +34,17 @@ type probe struct {
 	exprs []string
 }
 
+// firstConverted is COALESCE's first argument converted to the COALESCE's type, which
+// it is whenever the COALESCE runs (a date to timestamp may fail): a CASE of the same
+// arguments, so of the same type, whose other branches no server evaluates.
+func firstConverted(c *fn) expr {
+	ce := &caseE{els: c.args[0], t: c.t}
+	for _, a := range c.args[1:] {
+		ce.whens = append(ce.whens, &lit{text: "false", t: typ(kBool)}, a)
+	}
+	return ce
+}
+
 // forcedProbes lists the queries that evaluate q's unconditional expressions outright.
 func forcedProbes(q query) []string {
 	var out []string
@@ -155,6 +166,9 @@ func probesOf(q query) []*probe {
 				add(e.args[0])
 				for _, a := range e.args[1:] {
 					constants(a)
+				}
+				if len(e.args) > 1 {
+					add(firstConverted(e))
 				}
 				return
 			}

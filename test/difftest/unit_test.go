@@ -285,6 +285,20 @@ func TestForcedProbes(t *testing.T) {
 	}
 }
 
+// A COALESCE's first argument is probed also converted to the COALESCE's type (a date to
+// timestamp fails past 294276), its other arguments not at all (seeds 1 and 23).
+func TestForcedProbesCoalesce(t *testing.T) {
+	d := &col{rel: "a5", name: "b_d3", t: typ(kDate)}
+	ts := &lit{text: "TIMESTAMP '2000-01-01 00:00:00'", t: typ(kTS)}
+	q := &selectQ{items: []item{{e: &fn{name: "COALESCE", args: []expr{d, ts}, t: typ(kTS)}}},
+		from: []fromItem{&tableRef{table: "t1", alias: "a5"}}, limit: -1, offset: -1}
+	got := strings.Join(forcedProbes(q), "\n")
+	want := "SELECT a5.b_d3 AS p0, CASE WHEN false THEN TIMESTAMP '2000-01-01 00:00:00' ELSE a5.b_d3 END AS p1 FROM t1 AS a5"
+	if got != want {
+		t.Errorf("probes:\n%s\nwant:\n%s", got, want)
+	}
+}
+
 // An expression over an aggregate is probed per group, with the query's FROM and GROUP BY.
 func TestGroupedProbes(t *testing.T) {
 	cnt := &agg{name: "count", star: true, t: typ(kBig)}

@@ -467,6 +467,9 @@ func (b *Binder) foldConst(a *exec.Arith) exec.Expr {
 	if err != nil {
 		return a
 	}
+	if a.L.(*exec.Const).Param || a.R.(*exec.Const).Param {
+		return exec.ParamConst(v.Slice(0, 1))
+	}
 	return exec.NewConst(v.Slice(0, 1))
 }
 
@@ -493,6 +496,9 @@ func (b *Binder) Cast(e exec.Expr, t types.T, assign bool, loc int32) (exec.Expr
 				return nil, ErrAt(pe, loc)
 			}
 			return nil, err
+		}
+		if c.Param {
+			return exec.ParamConst(v), nil
 		}
 		return exec.NewConst(v), nil
 	}
@@ -771,11 +777,16 @@ func (b *Binder) bindAExpr(a *pg.A_Expr, sc *Scope) (exec.Expr, error) {
 			return in, err
 		}
 		var ors []exec.Expr
-		for _, item := range list.Items {
-			r, err := b.Bind(item, sc)
-			if err != nil {
+		rs := make([]exec.Expr, len(list.Items))
+		for i, item := range list.Items {
+			if rs[i], err = b.Bind(item, sc); err != nil {
 				return nil, err
 			}
+		}
+		if rs, err = b.castDateItems(l, rs, a.Location); err != nil {
+			return nil, err
+		}
+		for _, r := range rs {
 			eq, err := b.BinaryOp("=", l, r, a.Location)
 			if err != nil {
 				return nil, err
@@ -1238,7 +1249,33 @@ func (b *Binder) bindCase(c *pg.CaseExpr, sc *Scope) (exec.Expr, error) {
 		out.Else = results[len(results)-1]
 	}
 	out.T = t
+	if arg == nil {
+		if e := constantCase(b.Env, out); e != nil {
+			return e, nil
+		}
+	}
 	return out, nil
+}
+
+// constantCase is the branch a searched CASE always takes when its leading
+// conditions are constants: PostgreSQL's planner drops the branches after a
+// WHEN that is constant true and those whose WHEN is constant false or NULL
+// (eval_const_expressions), so no subquery or error of theirs is ever
+// evaluated. nil when a condition before the taken branch reads a row.
+func constantCase(env *exec.Env, c *exec.Case) exec.Expr {
+	for k, w := range c.When {
+		v, null, ok := exec.ConstantBool(env, w)
+		if !ok {
+			return nil
+		}
+		if !null && v {
+			return c.Then[k]
+		}
+	}
+	if c.Else != nil {
+		return c.Else
+	}
+	return exec.NullConst(c.T)
 }
 
 func (b *Binder) bindSQLValueFunc(f *pg.SQLValueFunction) (exec.Expr, error) {
@@ -1292,6 +1329,25 @@ func intervalQualifier(arg exec.Expr, tn *pg.TypeName) exec.Expr {
 		return arg
 	}
 	return ConstOf(types.UnknownT, func(v *vec.Vector) { v.AppendString(text + " " + unit) })
+}
+
+// castDateItems casts the date constants of an IN list whose common type
+// is a timestamp to it: PostgreSQL compares with an array of that type, so
+// it folds the cast while planning and fails for a date past the
+// timestamps ('5874897-12-31'), where a comparison alone would not.
+func (b *Binder) castDateItems(l exec.Expr, rs []exec.Expr, loc int32) ([]exec.Expr, error) {
+	ct, err := CommonType(append([]exec.Expr{l}, rs...), "IN", loc)
+	if err != nil || ct.ID != types.Timestamp && ct.ID != types.Timestamptz {
+		return rs, nil // the comparisons report what does not compare
+	}
+	for i, r := range rs {
+		if k, ok := r.(*exec.Const); ok && !k.Param && k.Type().ID == types.Date {
+			if rs[i], err = b.Cast(r, ct, false, loc); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return rs, nil
 }
 
 // constInList binds x IN (constants) as one membership test when every item

@@ -169,7 +169,7 @@ func (e *Estimator) compute(op exec.Operator) Estimate {
 		if chain := e.src.Chain(o); chain != nil {
 			return e.Of(chain)
 		}
-		return e.Of(o.Scan)
+		return e.Of(parallelInput(o))
 	case *exec.Filter:
 		// a stack of filters is one conjunction over the input below it,
 		// whatever order the filters are in
@@ -284,6 +284,21 @@ func (e *Estimator) Cost(op exec.Operator) float64 {
 		c += e.N(o.Left)*e.N(o.Right) + e.N(o)
 	}
 	return c
+}
+
+// parallelInput is what a Parallel's workers read: its scan, a WITH
+// query's rows or a split operator. Only the one set is returned, so that a
+// nil *TableScan never reaches a type switch as a non-nil operator.
+func parallelInput(o *exec.Parallel) exec.Operator {
+	switch {
+	case o.Scan != nil:
+		return o.Scan
+	case o.Rows != nil:
+		return o.Rows
+	case o.Split != nil:
+		return o.Split
+	}
+	return nil
 }
 
 // catalogRows is a scan's row count by the catalog: the live rows of the
@@ -649,7 +664,7 @@ func (e *Estimator) Column(op exec.Operator, idx int) ColInfo {
 		if chain := e.src.Chain(o); chain != nil {
 			return e.Column(chain, idx)
 		}
-		return e.Column(o.Scan, idx)
+		return e.Column(parallelInput(o), idx)
 	case *exec.HashJoin:
 		right := o.Right
 		if o.Shared != nil {

@@ -152,6 +152,13 @@ func PruneColumns(op exec.Operator, need []bool) (exec.Operator, []int) {
 	case *exec.BatchSource:
 		return pruneBatchSource(o, need)
 	}
+	if x, ok := op.(Extender); ok {
+		if in, ok := x.ExtendedInput(); ok {
+			if pruned, m, ok := dropExtender(in, len(op.Types()), need); ok {
+				return pruned, m
+			}
+		}
+	}
 	// anything else keeps its shape; its inputs keep all their columns
 	for _, in := range Inputs(op) {
 		*in, _ = PruneColumns(*in, All(len((*in).Types())))
@@ -344,4 +351,35 @@ func pruneBatchSource(o *exec.BatchSource, need []bool) (exec.Operator, []int) {
 		sub[own[i]] = true
 	}
 	return &exec.BatchSource{T: ts, Lazy: &exec.LazyBatch{N: o.Lazy.N, Make: o.Lazy.Make, Need: sub}}, m
+}
+
+// Extender is an operator that passes each row of its input on with
+// columns of its own after the input's: a correlated subquery's value per
+// outer row. ExtendedInput is that input, ok false when the operator also
+// changes the rows (a LATERAL join).
+type Extender interface {
+	exec.Operator
+	ExtendedInput() (in exec.Operator, ok bool)
+}
+
+// dropExtender replaces an Extender none of whose own columns are needed by
+// its input: PostgreSQL never evaluates a subquery whose value nothing reads
+// (a CASE branch its planner dropped, a derived table's unused column), so
+// neither its errors nor its work happen.
+func dropExtender(in exec.Operator, width int, need []bool) (exec.Operator, []int, bool) {
+	nin := len(in.Types())
+	for i := nin; i < len(need) && i < width; i++ {
+		if need[i] {
+			return nil, nil, false
+		}
+	}
+	childNeed := make([]bool, nin)
+	copy(childNeed, need)
+	pruned, cm := PruneColumns(in, childNeed)
+	m := make([]int, width)
+	copy(m, cm)
+	for i := nin; i < width; i++ {
+		m[i] = -1
+	}
+	return pruned, m, true
 }

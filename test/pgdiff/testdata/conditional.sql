@@ -114,3 +114,6 @@ SELECT id FROM c WHERE x > 1.5 AND x < 1.5 OR x BETWEEN -3 AND 2 ORDER BY id;
 SELECT id, a BETWEEN 0 AND 1 OR a BETWEEN 1 AND 3 FROM c ORDER BY id;
 SELECT count(*) FROM c c1 JOIN c c2 ON c1.id = c2.id WHERE (c1.a BETWEEN 1 AND 2 AND c2.t = 'one') OR (c1.a BETWEEN 2 AND 4 AND c2.t = 'two');
 SELECT c1.id FROM c c1 LEFT JOIN c c2 ON c1.id = c2.id AND (c2.x BETWEEN -3 AND 0 OR c2.x BETWEEN 0 AND 1.5) WHERE c2.id IS NULL ORDER BY 1;
+-- a subquery in a CASE branch PostgreSQL's planner drops never runs
+SELECT 1 FROM (VALUES (0)) v(x) WHERE CASE WHEN true THEN true WHEN (CAST('0' AS numeric) / v.x) <> ALL (SELECT v.x) THEN true END;
+SELECT 1 FROM (VALUES (0)) v(x) WHERE CASE WHEN false THEN 0 = ANY (SELECT v.x / 0) WHEN true THEN true ELSE 1 IN (SELECT v.x / 0) END;

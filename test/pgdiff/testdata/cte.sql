@@ -74,3 +74,13 @@ SELECT count(*) FROM (SELECT id FROM tree) a, (SELECT id FROM tree) b WHERE a.id
 WITH w AS (SELECT id FROM tree WHERE id > 5) SELECT p.id, q.id FROM (SELECT id FROM w) p JOIN (SELECT id FROM w) q ON p.id <= q.id ORDER BY 1, 2;
 SELECT * FROM (SELECT id FROM tree WHERE id < 3) a UNION ALL SELECT * FROM (SELECT id FROM tree WHERE id < 3) b ORDER BY 1;
 SELECT (SELECT count(*) FROM (SELECT id FROM tree) a, (SELECT id FROM tree) b WHERE a.id = b.id + t.id) FROM tree t ORDER BY t.id;
+-- a one-row WITH query read by two subqueries (difftest: the join order's estimate crashed)
+WITH w4(c0) AS (SELECT 'a'::text AS c0 HAVING true) SELECT (SELECT c0 FROM w4 a20) AS c0 FROM (SELECT (SELECT c0 FROM w4 a18) AS c0) a19;
+WITH w6(c0) AS (SELECT (true NOT IN (true)) AS c0 GROUP BY 'a'::text) SELECT (SELECT DATE '2000-01-01' FROM w6 a18) AS c0 HAVING (0 <> ALL (SELECT 0 FROM w6 a20));
+-- a MATERIALIZED WITH query is computed whole, also a column nothing reads
+CREATE TABLE mat1 (id integer, s text);
+INSERT INTO mat1 VALUES (11, NULL);
+-- @error
+WITH w AS MATERIALIZED (SELECT id, id / 0 AS z FROM mat1) SELECT id FROM w;
+WITH w AS MATERIALIZED (SELECT id, id / 0 AS z FROM mat1) SELECT 1;
+WITH w AS (SELECT id, id / 0 AS z FROM mat1) SELECT id FROM w;

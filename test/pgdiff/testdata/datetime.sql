@@ -133,3 +133,21 @@ SELECT '15/01/2024'::date;
 -- a date beyond the timestamps compares with them (later or earlier than all), it does not overflow
 SELECT DATE '5874897-12-31' > TIMESTAMP '2000-01-01', TIMESTAMP '2000-01-01' < DATE '5874897-12-31', DATE '5874897-12-31' = TIMESTAMP '2000-01-01';
 SELECT d > TIMESTAMP '2020-01-01', d <= TIMESTAMPTZ '2020-01-01 00:00:00+00' FROM (VALUES (DATE '5874897-12-31'), (DATE '2021-01-01'), (NULL)) t(d);
+-- casts among date and timestamp are immutable: PostgreSQL folds one of a constant while planning
+CREATE TABLE fold0 (id integer);
+-- @error
+SELECT CAST(DATE '5874897-12-31' AS timestamp) FROM fold0;
+-- @error
+SELECT COALESCE(CAST(NULL AS timestamp), DATE '5874897-12-31') FROM fold0 a JOIN fold0 b ON false;
+SELECT CAST(DATE '5874897-12-31' AS timestamptz) FROM fold0;
+-- a date past the timestamps is later than every finite timestamp, earlier than infinity
+CREATE TABLE cmp0 (id integer, ts timestamp);
+INSERT INTO cmp0 VALUES (6, 'infinity'), (8, '2000-01-01');
+CREATE TABLE cmp1 (id integer, d date);
+INSERT INTO cmp1 VALUES (6, '5874897-12-31'), (9, 'infinity');
+SELECT a.id, b.id, a.ts = b.d, a.ts < b.d FROM cmp0 a, cmp1 b ORDER BY 1, 2;
+SELECT a.id, b.id FROM cmp0 a JOIN cmp1 b ON a.ts = b.d ORDER BY 1, 2;
+-- an IN list of timestamps folds the cast of a date constant
+-- @error
+SELECT (CAST(NULL AS date) IN (DATE '5874897-12-31', TIMESTAMP '2000-01-01 00:00:00'));
+SELECT CASE WHEN false THEN DATE '2000-01-02' IN (DATE '5874897-12-31', TIMESTAMP 'infinity') END;

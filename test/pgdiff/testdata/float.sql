@@ -70,3 +70,9 @@ SELECT x FROM (VALUES (1e-7::float8), (1.0000001::float8), (123456789012.5::floa
 SELECT 2 * 1e16::real::float8, 3e16::real::float8 * 3, 9007199254740993::float8, 4.5035996273704955e15::float8 * 4, 1e23::float8;
 SELECT 123456789012345678::float8 * 7, 2.0000000545128448e16::float8, 1.7976931348623157e308::float8, 5e-324::float8, 2.2250738585072014e-308::float8;
 SELECT 16777217::float8::real, 3.4028235e38::real, 1.4e-45::real, 33554434::real * 3, 1e10::real;
+-- a product or quotient of non-zero values that rounds to zero underflows
+-- @error
+SELECT '5e-324'::float8 / 42;
+-- @error
+SELECT x * x FROM (VALUES (1e-200::float8)) v(x);
+SELECT x * 0, 0 / x, x / 'Infinity'::float8, x - x FROM (VALUES (1e-200::float8)) v(x);

@@ -150,3 +150,7 @@ SELECT a.id, b.id FROM a JOIN b ON a.id = b.id WHERE a.v IN (SELECT x.v FROM b x
 SELECT a.id, b.id FROM a JOIN b ON a.id = b.id WHERE a.v NOT IN (SELECT x.v FROM b x WHERE x.v IS NOT NULL AND x.id <> (SELECT min(id) FROM b)) ORDER BY 1, 2;
 SELECT a.id, b.id FROM a JOIN b ON a.id = b.id WHERE a.v IN (SELECT x.v FROM a x WHERE x.id <= (SELECT max(y.id) FROM b y WHERE y.v >= b.v)) ORDER BY 1, 2;
 SELECT a.id, b.id FROM a JOIN b ON a.id = b.id WHERE a.v IN (SELECT x.v FROM a x WHERE EXISTS (SELECT 1 FROM b y WHERE y.id = x.id AND y.v = a.v)) ORDER BY 1, 2;
+-- an uncorrelated subquery's value is not folded: an error over it waits for a row
+CREATE TABLE nofold0 (id integer);
+SELECT (SELECT 1) / 0 FROM nofold0;
+SELECT LEAST((SELECT DATE '5874897-12-31'), CAST(NULL AS timestamp)) FROM nofold0;

@@ -33,6 +33,7 @@ SELECT id, trim(t), ltrim(t), rtrim(t), btrim(t, 'ap') FROM s ORDER BY id;
 SELECT trim(both 'x' from 'xxhixx'), trim(leading 'x' from 'xxhixx'), trim(trailing 'x' from 'xxhixx'), ltrim('zzyx', 'yz'), rtrim('abcc', 'c');
 SELECT lpad('7', 3, '0'), lpad('hello', 3), rpad('ab', 5, 'xy'), rpad('abc', 2), lpad('', 2, 'z'), lpad('x', 4);
 SELECT id, left(t, 3), right(t, 2), left(t, -2), right(t, -1) FROM s ORDER BY id;
+SELECT right('abc', -2147483648), right('abc', -2147483647), left('abc', -2147483648);
 SELECT id, t || v, t || 1, 1 || t, concat(t, v, NULL, 2), concat_ws('-', t, NULL, v) FROM s ORDER BY id;
 SELECT concat('a'), concat_ws(',', 'a'), concat_ws(NULL, 'a', 'b'), 'a' || NULL || 'b';
 SELECT id, md5(t), starts_with(t, 'a'), reverse(t), repeat(v, 2) FROM s ORDER BY id;
