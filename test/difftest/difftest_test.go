@@ -162,7 +162,11 @@ func TestDiff(t *testing.T) {
 	t.Logf("difftest seed %d (replay with -difftest.seed %d)", seed, seed)
 
 	pgDSN := testserver.PostgresDatabase(t, "difftest")
-	srv := testserver.Start(t, testserver.Binary(t), t.TempDir())
+	// the watchdog kills at 2 GiB of RSS: a budget of half that makes a
+	// query whose state outgrows it spill, as PostgreSQL's sorts and
+	// hashes do past work_mem, instead of growing into the watchdog
+	// (lakepg's default budget is 80 % of RAM)
+	srv := testserver.StartEnv(t, testserver.Binary(t), t.TempDir(), []string{"LAKEPG_MEMORY_LIMIT=1GiB"})
 	srv.LimitMemory(2 << 30)
 	h := &harness{
 		t: t, srv: srv, allow: allow, byKey: map[string]*finding{},

@@ -131,7 +131,13 @@ type Server struct {
 // is logged when the test failed.
 func Start(t testing.TB, bin, dir string) *Server {
 	t.Helper()
-	s := &Server{Bin: bin, Dir: dir, Logs: &LockedBuffer{}, lake: true}
+	return StartEnv(t, bin, dir, nil)
+}
+
+// StartEnv is Start with extra environment env (on top of CleanEnv).
+func StartEnv(t testing.TB, bin, dir string, env []string) *Server {
+	t.Helper()
+	s := &Server{Bin: bin, Dir: dir, Logs: &LockedBuffer{}, lake: true, env: env}
 	s.start(t, FreePort(t))
 	return s
 }
