@@ -536,10 +536,7 @@ func (r *aggRun) consume(b *vec.Batch) error {
 			}
 		}
 	}
-	var total int64
-	for _, s := range r.sets {
-		total += s.bytes()
-	}
+	total := r.stateBytes()
 	if d := total - r.accounted; d > 0 {
 		if err := r.res.Grow(d); err != nil {
 			if pgerr.Code(err) != memory.OutOfMemory || !r.h.collecting() {
@@ -550,6 +547,15 @@ func (r *aggRun) consume(b *vec.Batch) error {
 		r.accounted = total
 	}
 	return nil
+}
+
+// stateBytes is what the run's sets hold: their tables and states.
+func (r *aggRun) stateBytes() int64 {
+	var total int64
+	for _, s := range r.sets {
+		total += s.bytes()
+	}
+	return total
 }
 
 // growCollecting is consume's reservation failing (err) in an aggregation
@@ -568,10 +574,7 @@ func (r *aggRun) growCollecting(err error) error {
 		}
 		return err
 	}
-	var total int64
-	for _, s := range r.sets {
-		total += s.bytes()
-	}
+	total := r.stateBytes()
 	if d := total - r.accounted; d > 0 {
 		if err := r.res.Grow(d); err != nil {
 			if r.h.NGroup == 0 || r.sp != nil || r.ssp != nil {
@@ -705,10 +708,7 @@ func (r *aggRun) merge(o *aggRun) error {
 			}
 		}
 	}
-	var total int64
-	for _, s := range r.sets {
-		total += s.bytes()
-	}
+	total := r.stateBytes()
 	o.res.Release()
 	if d := total - r.accounted; d > 0 {
 		if err := r.res.Grow(d); err != nil {

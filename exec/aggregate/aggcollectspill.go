@@ -64,10 +64,7 @@ func (r *aggRun) spillCollects() (bool, error) {
 	if !spilled {
 		return false, nil
 	}
-	var total int64
-	for _, s := range r.sets {
-		total += s.bytes()
-	}
+	total := r.stateBytes()
 	if total < r.accounted {
 		r.res.Shrink(r.accounted - total)
 		r.accounted = total

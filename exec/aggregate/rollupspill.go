@@ -69,10 +69,7 @@ func (r *aggRun) materialize() error {
 // frozen table neither spills nor gives back what it holds until it has
 // been sent.
 func (r *aggRun) recount() {
-	var total int64
-	for _, s := range r.sets {
-		total += s.bytes()
-	}
+	total := r.stateBytes()
 	if d := total - r.accounted; d > 0 {
 		if err := r.res.Grow(d); err == nil {
 			r.accounted = total
