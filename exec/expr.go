@@ -60,6 +60,27 @@ func NewConst(v *vec.Vector) *Const { return &Const{V: v} }
 // ParamConst wraps a subquery's one-row value (see Const.Param).
 func ParamConst(v *vec.Vector) *Const { return &Const{V: v, Param: true} }
 
+// SubqueryError stands for the value of an uncorrelated subquery whose
+// run, while planning, failed on its data: evaluating it fails with that
+// error, so a statement that never needs the value (no rows, a CASE branch
+// or COALESCE argument not reached) does not fail, as PostgreSQL runs an
+// InitPlan only when its value is first needed.
+type SubqueryError struct {
+	T   types.T
+	Err error
+}
+
+func (e *SubqueryError) Type() types.T { return e.T }
+func (e *SubqueryError) Eval(_ *Env, b *vec.Batch) (*vec.Vector, error) {
+	if b.N == 0 {
+		return vec.New(e.T, 0), nil
+	}
+	return nil, e.Err
+}
+
+// MapColumns: it reads no column.
+func (e *SubqueryError) MapColumns(func(int) int) Expr { return e }
+
 // NullConst is a typed NULL.
 func NullConst(t types.T) *Const {
 	v := vec.New(t, 1)

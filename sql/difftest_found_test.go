@@ -129,3 +129,24 @@ func TestDifftestInListDateFolds(t *testing.T) {
 	must(t, s, `SELECT count(*) FROM il WHERE ts IN (DATE '2000-01-01', TIMESTAMP 'infinity')`, "2")
 	must(t, s, `SELECT CASE WHEN false THEN DATE '2000-01-02' IN (DATE '5874897-12-31', TIMESTAMP 'infinity') END`, "NULL")
 }
+
+// An uncorrelated subquery that fails on its data fails the statement only
+// where its value is needed, as PostgreSQL runs an InitPlan when its value
+// is first needed (difftest seed 5: COALESCE(DATE '2000-01-01', (SELECT …
+// ON 0 % b = 0)) answered 22012); an error of folding the subquery's own
+// constants still comes while planning, as in PostgreSQL.
+func TestDifftestSubqueryErrorWhenNeeded(t *testing.T) {
+	s := setup(t)
+	must(t, s, `CREATE TABLE sq0 (b integer)`)
+	must(t, s, `INSERT INTO sq0 VALUES (0), (2)`)
+	must(t, s, `CREATE TABLE sq1 (g integer)`)
+	must(t, s, `SELECT COALESCE(1, (SELECT 10 / b FROM sq0 WHERE b = 0))`, "1")
+	must(t, s, `SELECT COALESCE(DATE '2000-01-01', (SELECT DATE '2001-01-01' FROM sq0 a JOIN sq0 c ON 0 % a.b = 0))`, "2000-01-01")
+	must(t, s, `SELECT g FROM sq1 WHERE g > (SELECT 10 / b FROM sq0 WHERE b = 0)`)
+	must(t, s, `SELECT count(*) FROM sq1 WHERE g > (SELECT b FROM sq0)`, "0")
+	mustFail(t, s, `SELECT (SELECT 10 / b FROM sq0 WHERE b = 0)`, pgerr.DivisionByZero)
+	mustFail(t, s, `SELECT (SELECT b FROM sq0)`, pgerr.CardinalityViolation)
+	must(t, s, `INSERT INTO sq1 VALUES (5)`)
+	mustFail(t, s, `SELECT g FROM sq1 WHERE g > (SELECT 10 / b FROM sq0 WHERE b = 0)`, pgerr.DivisionByZero)
+	mustFail(t, s, `SELECT (SELECT 1 / 0) FROM sq0 WHERE false`, pgerr.DivisionByZero)
+}

@@ -3,6 +3,7 @@ package planner
 import (
 	"context"
 	"maps"
+	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/proto"
@@ -801,12 +802,22 @@ func (qc *QueryCtx) BindSubLink(b *Binder, sl *pg.SubLink, sc *Scope) (exec.Expr
 			q.Op.Close()
 			return exec.NullConst(t), nil
 		}
+		// what folding the subquery's constants raises, PostgreSQL raises
+		// while planning it; what running it on its data raises, only if
+		// its value is needed
+		if err := optree.FoldErrors(qc.env, q.Op); err != nil {
+			q.Op.Close()
+			return nil, err
+		}
 		rows, err := qc.runSubquery(q)
 		if err != nil {
+			if c := pgerr.Code(err); strings.HasPrefix(c, "22") || c == pgerr.CardinalityViolation {
+				return &exec.SubqueryError{T: t, Err: err}, nil
+			}
 			return nil, err
 		}
 		if rows.N > 1 {
-			return nil, pgerr.New(pgerr.CardinalityViolation, "more than one row returned by a subquery used as an expression")
+			return &exec.SubqueryError{T: t, Err: pgerr.New(pgerr.CardinalityViolation, "more than one row returned by a subquery used as an expression")}, nil
 		}
 		if rows.N == 0 {
 			return exec.NullConst(t), nil
