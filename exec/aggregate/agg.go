@@ -536,6 +536,12 @@ func (r *aggRun) consume(b *vec.Batch) error {
 			}
 		}
 	}
+	return r.account()
+}
+
+// account reserves what the run's sets grew by; when the budget refuses,
+// collecting states write their rows out (growCollecting).
+func (r *aggRun) account() error {
 	total := r.stateBytes()
 	if d := total - r.accounted; d > 0 {
 		if err := r.res.Grow(d); err != nil {
@@ -708,18 +714,8 @@ func (r *aggRun) merge(o *aggRun) error {
 			}
 		}
 	}
-	total := r.stateBytes()
 	o.res.Release()
-	if d := total - r.accounted; d > 0 {
-		if err := r.res.Grow(d); err != nil {
-			if pgerr.Code(err) != memory.OutOfMemory || !r.h.collecting() {
-				return err
-			}
-			return r.growCollecting(err)
-		}
-		r.accounted = total
-	}
-	return nil
+	return r.account()
 }
 
 func (h *HashAgg) aggregate(ctx context.Context) error {

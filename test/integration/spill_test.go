@@ -99,19 +99,7 @@ func requireNoSpillFiles(t *testing.T, tmp string) {
 func TestJoinSpillUnderMemoryLimit(t *testing.T) {
 	dir := t.TempDir()
 	tmp := filepath.Join(dir, "tmp")
-	start := func(limit, maxTemp string) *server {
-		port := freePort(t)
-		args := []string{
-			"--listen", "127.0.0.1:" + strconv.Itoa(port),
-			"--catalog", "sqlite:" + filepath.Join(dir, "catalog.sqlite"),
-			"--data", filepath.Join(dir, "data"),
-			"--temp-dir", tmp, "--max-temp-size", maxTemp,
-		}
-		if limit != "" {
-			args = append(args, "--memory-limit", limit)
-		}
-		return launch(t, dir, port, args, nil)
-	}
+	start := func(limit, maxTemp string) *server { return startLimited(t, dir, limit, tmp, maxTemp) }
 	srv := start("", "0")
 	srv.mustPsql(t, "create table a as select g, md5(g::text) as h from generate_series(1, 500000) g")
 	srv.mustPsql(t, "create table b as select g, md5(g::text) as h from generate_series(250001, 750000) g union all select null, null")
@@ -274,16 +262,20 @@ func TestConcurrentSortsUnderMemoryLimit(t *testing.T) {
 	srv.stop(t)
 }
 
-// startLimited starts a server on the lake in dir under a memory limit,
-// spilling into tmp up to maxTemp ("0": no limit).
+// startLimited starts a server on the lake in dir under a memory limit
+// ("": the default), spilling into tmp up to maxTemp ("0": no limit).
 func startLimited(t *testing.T, dir, limit, tmp, maxTemp string) *server {
 	port := freePort(t)
-	return launch(t, dir, port, []string{
+	args := []string{
 		"--listen", "127.0.0.1:" + strconv.Itoa(port),
 		"--catalog", "sqlite:" + filepath.Join(dir, "catalog.sqlite"),
 		"--data", filepath.Join(dir, "data"),
-		"--memory-limit", limit, "--temp-dir", tmp, "--max-temp-size", maxTemp,
-	}, nil)
+		"--temp-dir", tmp, "--max-temp-size", maxTemp,
+	}
+	if limit != "" {
+		args = append(args, "--memory-limit", limit)
+	}
+	return launch(t, dir, port, args, nil)
 }
 
 // TestOtherOperatorsSpillUnderMemoryLimit runs nested-loop joins (joins
@@ -298,19 +290,7 @@ func startLimited(t *testing.T, dir, limit, tmp, maxTemp string) *server {
 func TestOtherOperatorsSpillUnderMemoryLimit(t *testing.T) {
 	dir := t.TempDir()
 	tmp := filepath.Join(dir, "tmp")
-	start := func(limit, maxTemp string) *server {
-		port := freePort(t)
-		args := []string{
-			"--listen", "127.0.0.1:" + strconv.Itoa(port),
-			"--catalog", "sqlite:" + filepath.Join(dir, "catalog.sqlite"),
-			"--data", filepath.Join(dir, "data"),
-			"--temp-dir", tmp, "--max-temp-size", maxTemp,
-		}
-		if limit != "" {
-			args = append(args, "--memory-limit", limit)
-		}
-		return launch(t, dir, port, args, nil)
-	}
+	start := func(limit, maxTemp string) *server { return startLimited(t, dir, limit, tmp, maxTemp) }
 	srv := start("", "0")
 	srv.mustPsql(t, "create table a as select g, md5(g::text) as h from generate_series(1, 500000) g")
 	srv.mustPsql(t, "create table b as select g, md5(g::text) as h from generate_series(250001, 750000) g union all select null, null")
