@@ -300,7 +300,9 @@ func (qc *QueryCtx) joinPlanned(j *pg.JoinExpr, l, r *Source) (*Source, error) {
 	out := &Source{op: op, Sc: sc, scans: append(append([]*exec.TableScan{}, l.scans...), r.scans...), rows: max(l.rows, r.rows),
 		node: node, nodeOp: op}
 	if len(using) > 0 {
-		out = qc.mergeUsing(out, typ, using, lidx, ridx, lkeys, rkeys, len(l.Sc.Cols))
+		if out, err = qc.mergeUsing(out, typ, using, lidx, ridx, lkeys, rkeys, len(l.Sc.Cols)); err != nil {
+			return nil, err
+		}
 		sc = out.Sc
 	}
 	if alias := j.Alias; alias != nil {
@@ -321,8 +323,10 @@ var joinKinds = map[exec.JoinType]logical.JoinKind{exec.JoinInner: logical.Inner
 // mergeUsing puts the merged USING columns first, as PostgreSQL does: the
 // left input's value for inner and left joins, the right's for right joins,
 // COALESCE of both for full joins. The inputs' copies stay, reachable only
-// qualified by their table (d.city, and in d.*).
-func (qc *QueryCtx) mergeUsing(in *Source, typ exec.JoinType, using []string, lidx, ridx []int, lkeys, rkeys []exec.Expr, nl int) *Source {
+// qualified by their table (d.city, and in d.*). The merge is a logical
+// projection over the join's node, which the rules over the FROM list
+// see through (optimize/filter_below_project.go).
+func (qc *QueryCtx) mergeUsing(in *Source, typ exec.JoinType, using []string, lidx, ridx []int, lkeys, rkeys []exec.Expr, nl int) (*Source, error) {
 	shift := func(i int) int { return i + nl }
 	var exprs []exec.Expr
 	sc := &Scope{}
@@ -349,7 +353,16 @@ func (qc *QueryCtx) mergeUsing(in *Source, typ exec.JoinType, using []string, li
 		sc.Cols[len(using)+lidx[k]].Hidden = true
 		sc.Cols[len(using)+nl+ridx[k]].Hidden = true
 	}
-	return &Source{op: &exec.Project{Env: qc.env, Input: in.op, Exprs: exprs}, Sc: sc, scans: in.scans, rows: in.rows}
+	names := make([]string, len(sc.Cols))
+	for i, c := range sc.Cols {
+		names[i] = c.Name
+	}
+	node := logical.NewProject(in.node, exprs, names)
+	op, err := (&physical.Builder{Env: qc.env, Built: map[logical.Node]exec.Operator{in.node: in.op}}).Build(node)
+	if err != nil {
+		return nil, err
+	}
+	return &Source{op: op, Sc: sc, scans: in.scans, rows: in.rows, node: node, nodeOp: op}, nil
 }
 
 // rangeFunction handles lakepg.at_version('t', n) and lakepg.at_time('t', ts).

@@ -18,8 +18,10 @@ type Rule interface {
 }
 
 // Rules are the rules in the order the driver runs them. Order matters:
-// outer_join_to_inner meets the explicit JOINs of FROM items under their
-// filters, which the planner optimizes as plans of their own, and makes
+// filter_below_project brings filters down to the joins under USING's
+// projections for the outer-join rules; outer_join_to_inner meets the
+// explicit JOINs of FROM items under their filters, which the planner
+// optimizes as plans of their own, and makes
 // LEFT joins that outer_join_to_anti may make anti joins and sides
 // preserved that outer_join_pushdown then moves filters onto; join_order
 // meets only the join graphs of FROM lists, which the planner
@@ -27,7 +29,7 @@ type Rule interface {
 // setop_distinct_inputs sees the set operations before setop_aggregate
 // turns them into an aggregation. window_order rewrites window stacks,
 // which no other rule touches.
-var Rules = []Rule{outerJoinToInner{}, outerJoinToAnti{}, outerJoinPushdown{}, joinOrder{}, setOpDistinctInputs{}, setOpAggregate{}, windowOrder{}}
+var Rules = []Rule{filterBelowProject{}, outerJoinToInner{}, outerJoinToAnti{}, outerJoinPushdown{}, joinOrder{}, setOpDistinctInputs{}, setOpAggregate{}, windowOrder{}}
 
 // maxPasses bounds a rule's passes over one plan: rules reach their fixed
 // point in one or two; more means two rewrites undoing each other.

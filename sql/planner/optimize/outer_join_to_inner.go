@@ -79,6 +79,20 @@ func innerer(n logical.Node, rejects func(lo, hi int) bool) (logical.Node, bool)
 		}
 		return &logical.Filter{Input: in, Pred: f.Pred}, true
 	}
+	if p, ok := n.(*logical.Project); ok {
+		// a USING join's projection (filter_below_project): what rejects
+		// NULLs in the copies of a side's columns rejects them there
+		in, ok := innerer(p.Input, func(lo, hi int) bool {
+			olo, ohi := copiedRange(p, lo, hi)
+			return olo < ohi && rejects(olo, ohi)
+		})
+		if !ok {
+			return n, false
+		}
+		c := *p
+		c.Input = in
+		return &c, true
+	}
 	j, ok := n.(*logical.Join)
 	if !ok {
 		return n, false
