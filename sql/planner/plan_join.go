@@ -435,7 +435,10 @@ func (qc *QueryCtx) joinItems(items []*Source, conj []*pg.Node) (*Source, error)
 	}
 	for i := range nodes {
 		if items[i].op != built[i] {
-			nodes[i] = itemNode(items[i]) // a semi join on it
+			// a semi join on it, as semiAnti built it
+			if nodes[i] = itemNode(items[i]); nodes[i] == items[i].node {
+				pb.Built[nodes[i]] = items[i].op
+			}
 		}
 	}
 	cur := items[0]

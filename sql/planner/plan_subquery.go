@@ -13,7 +13,9 @@ import (
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/sql/planner/bind"
+	"github.com/lakepg/lakepg/sql/planner/logical"
 	"github.com/lakepg/lakepg/sql/planner/optree"
+	"github.com/lakepg/lakepg/sql/planner/physical"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -201,42 +203,29 @@ func (qc *QueryCtx) subqueryConjunct(cur *Source, n *pg.Node) (*Source, error) {
 	return qc.filter(cur, n)
 }
 
-func (qc *QueryCtx) joinType(anti, nullAware bool) exec.JoinType {
-	switch {
-	case anti && nullAware:
-		return exec.JoinAntiNullAware
-	case anti:
-		return exec.JoinAnti
+func semiOrAnti(anti bool) logical.JoinKind {
+	if anti {
+		return logical.AntiJoin
 	}
-	return exec.JoinSemi
+	return logical.SemiJoin
 }
 
-func (qc *QueryCtx) semiAnti(cur, inner *Source, lkeys, rkeys []exec.Expr, extra exec.Expr, typ exec.JoinType) *Source {
-	var op exec.Operator
-	switch {
-	case len(lkeys) > 0 && (typ == exec.JoinSemi || typ == exec.JoinAnti) && cur.rows < inner.rows:
-		// Build on the smaller outer side and stream the subquery through
-		// it, keeping the outer rows that matched (or never did).
-		nOuter, nInner := len(cur.op.Types()), len(inner.op.Types())
-		if extra != nil {
-			extra = exec.MapColumns(extra, func(i int) int {
-				if i < nOuter {
-					return nInner + i
-				}
-				return i - nOuter
-			})
-		}
-		rt := exec.JoinRightSemi
-		if typ == exec.JoinAnti {
-			rt = exec.JoinRightAnti
-		}
-		op = &exec.HashJoin{Env: qc.env, Left: inner.op, Right: cur.op, LeftKeys: rkeys, RightKeys: lkeys, Extra: extra, Type: rt}
-	case len(lkeys) > 0:
-		op = &exec.HashJoin{Env: qc.env, Left: cur.op, Right: inner.op, LeftKeys: lkeys, RightKeys: rkeys, Extra: extra, Type: typ}
-	default:
-		op = &exec.NestedLoopJoin{Env: qc.env, Left: cur.op, Right: inner.op, On: extra, Type: typ}
+// semiAnti joins cur to the rows of subquery inner by kind (semi, anti or
+// null-aware anti) on the keys and the residual extra (over cur's columns
+// then inner's), as a logical join over both, which the rules over the
+// FROM list cur is an item of see (a semi join on an item before the
+// join order is chosen: semiJoinsFirst).
+func (qc *QueryCtx) semiAnti(cur, inner *Source, lkeys, rkeys []exec.Expr, extra exec.Expr, kind logical.JoinKind) (*Source, error) {
+	l, r := itemNode(cur), leafNode(inner)
+	// build on the smaller outer side and stream the subquery through it,
+	// keeping the outer rows that matched (or never did)
+	node := logical.NewOuterJoin(kind, l, r, lkeys, rkeys, extra, kind != logical.AntiNullAwareJoin && cur.rows < inner.rows)
+	op, err := (&physical.Builder{Env: qc.env, Built: map[logical.Node]exec.Operator{l: cur.op, r: inner.op}}).Build(node)
+	if err != nil {
+		return nil, err
 	}
-	return &Source{op: op, Sc: cur.Sc, scans: append(append([]*exec.TableScan{}, cur.scans...), inner.scans...), rows: cur.rows * 0.5}
+	return &Source{op: op, Sc: cur.Sc, scans: append(append([]*exec.TableScan{}, cur.scans...), inner.scans...), rows: cur.rows * 0.5,
+		node: node, nodeOp: op}, nil
 }
 
 // existsJoin plans [NOT] EXISTS (correlated) and, with test set, [NOT] IN.
@@ -299,19 +288,19 @@ func (qc *QueryCtx) existsJoin(cur *Source, sel *pg.SelectStmt, test *pg.Node, a
 			// correlated NOT IN: a null-aware anti join on the tested value
 			// whose residual, every correlated predicate, picks the inner
 			// rows each outer row is compared with (NULLs among them count)
-			out := qc.semiAnti(cur, cr.inner, []exec.Expr{lk}, []exec.Expr{rk}, correlatedResidual(lkeys, rkeys, extra, len(cur.Sc.Cols)), exec.JoinAntiNullAware)
-			if len(cur.Sc.Cols) > nCur {
+			out, err := qc.semiAnti(cur, cr.inner, []exec.Expr{lk}, []exec.Expr{rk}, correlatedResidual(lkeys, rkeys, extra, len(cur.Sc.Cols)), logical.AntiNullAwareJoin)
+			if err == nil && len(cur.Sc.Cols) > nCur {
 				out = qc.dropColumn(out, nCur)
 			}
-			return out, nil
+			return out, err
 		}
 		lkeys, rkeys = append(lkeys, lk), append(rkeys, rk)
 	}
-	out := qc.semiAnti(cur, cr.inner, lkeys, rkeys, extra, qc.joinType(anti, false))
-	if len(cur.Sc.Cols) > nCur {
+	out, err := qc.semiAnti(cur, cr.inner, lkeys, rkeys, extra, semiOrAnti(anti))
+	if err == nil && len(cur.Sc.Cols) > nCur {
 		out = qc.dropColumn(out, nCur)
 	}
-	return out, nil
+	return out, err
 }
 
 // rowArity checks that a row compared with a subquery's rows has as many
@@ -403,7 +392,7 @@ func (qc *QueryCtx) inJoin(cur *Source, sl *pg.SubLink, sel *pg.SelectStmt, anti
 			lkeys, rkeys = append(lkeys, lk), append(rkeys, rk)
 			inner.Sc.Cols = append(inner.Sc.Cols, ScopeCol{Name: q.Cols[i].Name, T: q.Cols[i].Type})
 		}
-		return qc.semiAnti(cur, inner, lkeys, rkeys, nil, exec.JoinSemi), nil
+		return qc.semiAnti(cur, inner, lkeys, rkeys, nil, logical.SemiJoin)
 	}
 	if len(q.Cols) != 1 {
 		return nil, ErrAt(pgerr.New(pgerr.SyntaxError, "subquery has too many columns"), sl.Location)
@@ -419,7 +408,11 @@ func (qc *QueryCtx) inJoin(cur *Source, sl *pg.SubLink, sel *pg.SelectStmt, anti
 	}
 	// the subquery's estimate decides which side the join builds on
 	inner := &Source{op: q.Op, Sc: &Scope{Cols: []ScopeCol{{Name: q.Cols[0].Name, T: q.Cols[0].Type}}}, scans: q.scans, rows: qc.planEstimator().N(q.Op)}
-	return qc.semiAnti(cur, inner, []exec.Expr{lk}, []exec.Expr{rk}, nil, qc.joinType(anti, anti)), nil
+	kind := logical.SemiJoin
+	if anti {
+		kind = logical.AntiNullAwareJoin
+	}
+	return qc.semiAnti(cur, inner, []exec.Expr{lk}, []exec.Expr{rk}, nil, kind)
 }
 
 // prepareScalarSubLinks turns every correlated scalar subquery in n into

@@ -61,9 +61,19 @@ const (
 	RightJoin                 // and each unmatched right row, its left columns NULL
 	FullJoin                  // and the unmatched rows of both sides
 	AntiJoin                  // only the unmatched left rows, its columns Left's alone
+	SemiJoin                  // only the matched left rows, each once, its columns Left's alone (EXISTS, IN)
+	// AntiNullAwareJoin is NOT IN: the left rows whose comparison with
+	// every right row (those On picks for it) is false; a NULL key on
+	// either side makes a comparison unknown, so a NULL among the right
+	// keys keeps no row, and a left row with a NULL key is kept only when
+	// it has no right rows. Left's columns alone.
+	AntiNullAwareJoin
 )
 
-var joinKindNames = [...]string{InnerJoin: "", LeftJoin: "left ", RightJoin: "right ", FullJoin: "full ", AntiJoin: "anti "}
+var joinKindNames = [...]string{InnerJoin: "", LeftJoin: "left ", RightJoin: "right ", FullJoin: "full ", AntiJoin: "anti ", SemiJoin: "semi ", AntiNullAwareJoin: "null-aware anti "}
+
+// LeftOnly reports whether a join of kind k gives Left's columns alone.
+func (k JoinKind) LeftOnly() bool { return k == AntiJoin || k == SemiJoin || k == AntiNullAwareJoin }
 
 // Join joins Left and Right: each row of Left probes a hash table of
 // Right's rows on LeftKeys = RightKeys (over each side's own columns;
@@ -75,10 +85,11 @@ var joinKindNames = [...]string{InnerJoin: "", LeftJoin: "left ", RightJoin: "ri
 // matches, not rows). Rows and Cost are the estimates the join order was
 // chosen by (the rows out, the cost of the subtree).
 //
-// LeftSmall says the planner estimated Left much smaller than Right: a
-// LEFT or anti join with keys then builds its hash table on Left, its
-// preserved side (a RIGHT join of the sides swapped), rather than probing
-// a hash table of the larger side with every Left row.
+// LeftSmall says the planner estimated Left smaller than Right: a LEFT,
+// semi or anti join with keys then builds its hash table on Left, the
+// side whose rows it keeps (a RIGHT, right semi or right anti join of the
+// sides swapped), rather than probing a hash table of the larger side
+// with every Left row.
 type Join struct {
 	Kind                JoinKind
 	Left, Right         Node
@@ -102,7 +113,7 @@ func NewJoin(l, r Node, lkeys, rkeys, filters []exec.Expr, rows, cost float64) *
 func NewOuterJoin(k JoinKind, l, r Node, lkeys, rkeys []exec.Expr, on exec.Expr, leftSmall bool) *Join {
 	j := NewJoin(l, r, lkeys, rkeys, nil, 0, 0)
 	j.Kind, j.On, j.LeftSmall = k, on, leftSmall
-	if k == AntiJoin {
+	if k.LeftOnly() {
 		j.Cols = j.Cols[:len(l.Columns()):len(l.Columns())]
 	}
 	return j

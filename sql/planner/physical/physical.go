@@ -163,7 +163,7 @@ func (b *Builder) join(x *logical.Join) (exec.Operator, error) {
 	typ := joinTypes[x.Kind]
 	var op exec.Operator
 	switch {
-	case len(x.LeftKeys) > 0 && (x.Kind == logical.LeftJoin || x.Kind == logical.AntiJoin) && x.LeftSmall:
+	case len(x.LeftKeys) > 0 && (x.Kind == logical.LeftJoin || x.Kind == logical.AntiJoin || x.Kind == logical.SemiJoin) && x.LeftSmall:
 		op = b.leftBuildsLeft(x, l, r)
 	case len(x.LeftKeys) > 0:
 		op = &exec.HashJoin{Env: b.Env, Left: l, Right: r, LeftKeys: x.LeftKeys, RightKeys: x.RightKeys, Extra: x.On, Type: typ}
@@ -177,11 +177,13 @@ func (b *Builder) join(x *logical.Join) (exec.Operator, error) {
 }
 
 var joinTypes = [...]exec.JoinType{logical.InnerJoin: exec.JoinInner, logical.LeftJoin: exec.JoinLeft,
-	logical.RightJoin: exec.JoinRight, logical.FullJoin: exec.JoinFull, logical.AntiJoin: exec.JoinAnti}
+	logical.RightJoin: exec.JoinRight, logical.FullJoin: exec.JoinFull, logical.AntiJoin: exec.JoinAnti,
+	logical.SemiJoin: exec.JoinSemi, logical.AntiNullAwareJoin: exec.JoinAntiNullAware}
 
-// leftBuildsLeft is LEFT or anti join x whose preserved side l is the
-// smaller: a RIGHT (anti) hash join with the sides swapped builds its
-// table on l, and a projection puts a RIGHT join's columns back in order.
+// leftBuildsLeft is LEFT, semi or anti join x whose side l, the one it
+// keeps rows of, is the smaller: a RIGHT (semi, anti) hash join with the
+// sides swapped builds its table on l, and a projection puts a RIGHT
+// join's columns back in order.
 func (b *Builder) leftBuildsLeft(x *logical.Join, l, r exec.Operator) exec.Operator {
 	nl, nr := len(x.Left.Columns()), len(x.Right.Columns())
 	swap := func(i int) int {
@@ -195,8 +197,12 @@ func (b *Builder) leftBuildsLeft(x *logical.Join, l, r exec.Operator) exec.Opera
 		on = exec.MapColumns(on, swap)
 	}
 	j := &exec.HashJoin{Env: b.Env, Left: r, Right: l, LeftKeys: x.RightKeys, RightKeys: x.LeftKeys, Extra: on, Type: exec.JoinRight}
-	if x.Kind == logical.AntiJoin {
+	switch x.Kind {
+	case logical.AntiJoin:
 		j.Type = exec.JoinRightAnti // l's unmatched rows: its columns alone
+		return j
+	case logical.SemiJoin:
+		j.Type = exec.JoinRightSemi // l's matched rows, each once
 		return j
 	}
 	ts := j.Types()
