@@ -154,3 +154,43 @@ func TestBuildOuterJoin(t *testing.T) {
 		}
 	}
 }
+
+// A semi or anti join builds on the side it keeps rows of when LeftSmall
+// says that side is the smaller (the right semi or anti hash join, sides
+// swapped), else on its right side; a null-aware anti join always builds
+// on the right, whose NULL keys decide; without keys it is a nested loop.
+func TestBuildSemiAnti(t *testing.T) {
+	ts := []types.T{types.Int64T}
+	cols := []logical.Column{{Name: "k", Type: ts[0]}}
+	l, r := &logical.Planned{Op: &exec.Values{T: ts}, Cols: cols}, &logical.Planned{Op: &exec.Values{T: ts}, Cols: cols}
+	key := []exec.Expr{&exec.ColRef{Idx: 0, T: ts[0]}}
+	for _, c := range []struct {
+		kind      logical.JoinKind
+		leftSmall bool
+		keys      []exec.Expr
+		want      exec.JoinType
+		swapped   bool
+	}{
+		{logical.SemiJoin, false, key, exec.JoinSemi, false},
+		{logical.SemiJoin, true, key, exec.JoinRightSemi, true},
+		{logical.AntiJoin, true, key, exec.JoinRightAnti, true},
+		{logical.AntiNullAwareJoin, false, key, exec.JoinAntiNullAware, false},
+	} {
+		n := logical.NewOuterJoin(c.kind, l, r, c.keys, c.keys, nil, c.leftSmall)
+		if len(n.Columns()) != 1 {
+			t.Errorf("%v: %d columns, want the left side's", c.kind, len(n.Columns()))
+		}
+		op, err := Build(nil, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hj, ok := op.(*exec.HashJoin)
+		if !ok || hj.Type != c.want || (hj.Left == l.Op) == c.swapped {
+			t.Errorf("kind %d leftSmall %v: built %#v, want a %s hash join (sides swapped: %v)", c.kind, c.leftSmall, op, c.want, c.swapped)
+		}
+	}
+	op, err := Build(nil, logical.NewOuterJoin(logical.SemiJoin, l, r, nil, nil, &exec.Const{}, true))
+	if nl, ok := op.(*exec.NestedLoopJoin); err != nil || !ok || nl.Type != exec.JoinSemi {
+		t.Errorf("semi join without keys: built %T (%v)", op, err)
+	}
+}
