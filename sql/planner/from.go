@@ -19,7 +19,6 @@ import (
 	"github.com/lakepg/lakepg/sql/planner/bind"
 	"github.com/lakepg/lakepg/sql/planner/laketypes"
 	"github.com/lakepg/lakepg/sql/planner/logical"
-	"github.com/lakepg/lakepg/sql/planner/physical"
 	"github.com/lakepg/lakepg/sql/pruning"
 	"github.com/lakepg/lakepg/types"
 )
@@ -293,7 +292,7 @@ func (qc *QueryCtx) joinPlanned(j *pg.JoinExpr, l, r *Source) (*Source, error) {
 	// the join as a logical node over the sides' operators, which the
 	// FROM list it is an item of may rewrite (outer_join_to_inner)
 	node := logical.NewOuterJoin(joinKinds[typ], leafNode(l), leafNode(r), lkeys, rkeys, extra, r.rows > 2*l.rows)
-	op, err := physical.Build(qc.env, node)
+	op, err := qc.builder().Build(node)
 	if err != nil {
 		return nil, err
 	}
@@ -358,7 +357,7 @@ func (qc *QueryCtx) mergeUsing(in *Source, typ exec.JoinType, using []string, li
 		names[i] = c.Name
 	}
 	node := logical.NewProject(in.node, exprs, names)
-	op, err := (&physical.Builder{Env: qc.env, Built: map[logical.Node]exec.Operator{in.node: in.op}}).Build(node)
+	op, err := qc.builder().Build(node)
 	if err != nil {
 		return nil, err
 	}

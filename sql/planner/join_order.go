@@ -10,7 +10,6 @@ import (
 	"github.com/lakepg/lakepg/sql/planner/estimate"
 	"github.com/lakepg/lakepg/sql/planner/logical"
 	"github.com/lakepg/lakepg/sql/planner/optimize"
-	"github.com/lakepg/lakepg/sql/planner/physical"
 )
 
 // Join order: the FROM items and the conjuncts over several of them become
@@ -37,11 +36,11 @@ type joinEdge struct {
 	ka, kb, cond exec.Expr
 }
 
-// orderJoins joins items, whose logical nodes are nodes (pb built their
-// operators), along preds (the unused conjuncts over several items) in the
+// orderJoins joins items, whose logical nodes are nodes (built into their
+// operators already: QueryCtx.built), along preds (the unused conjuncts over several items) in the
 // cheapest order found; the result's columns are in FROM order whatever
 // the join order.
-func (qc *QueryCtx) orderJoins(items []*Source, nodes []logical.Node, preds []*pred, pb *physical.Builder) (*Source, error) {
+func (qc *QueryCtx) orderJoins(items []*Source, nodes []logical.Node, preds []*pred) (*Source, error) {
 	n := len(items)
 	if n > 64 {
 		return nil, pgerr.New(pgerr.ProgramLimitExceeded, "a join of more than 64 FROM items (%d) is not supported", n)
@@ -116,7 +115,7 @@ func (qc *QueryCtx) orderJoins(items []*Source, nodes []logical.Node, preds []*p
 	if qc.s.logicalPlans != nil {
 		*qc.s.logicalPlans = append(*qc.s.logicalPlans, logical.String(plan))
 	}
-	op, err := pb.Build(plan)
+	op, err := qc.builder().Build(plan)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +124,7 @@ func (qc *QueryCtx) orderJoins(items []*Source, nodes []logical.Node, preds []*p
 	if root == nil {
 		return nil, pgerr.New(pgerr.Internal, "a join graph became no join")
 	}
-	out := &Source{op: op, Sc: &Scope{}, rows: root.Rows}
+	out := &Source{op: op, Sc: &Scope{}, rows: root.Rows, node: plan, nodeOp: op}
 	for _, it := range items {
 		out.Sc.Cols = append(out.Sc.Cols, it.Sc.Cols...)
 	}

@@ -99,7 +99,7 @@ func (qc *QueryCtx) physicalQuery(lq *logicalQuery) (*query, error) {
 	if qc.s.logicalPlans != nil {
 		*qc.s.logicalPlans = append(*qc.s.logicalPlans, logical.String(n))
 	}
-	op, err := physical.Build(qc.env, n)
+	op, err := qc.builder().Build(n)
 	if err != nil {
 		return nil, err
 	}

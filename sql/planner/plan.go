@@ -10,6 +10,7 @@ import (
 	"github.com/lakepg/lakepg/sql/planner/estimate"
 	"github.com/lakepg/lakepg/sql/planner/logical"
 	"github.com/lakepg/lakepg/sql/planner/optree"
+	"github.com/lakepg/lakepg/sql/planner/physical"
 	"github.com/lakepg/lakepg/types"
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/proto"
@@ -65,6 +66,12 @@ type QueryCtx struct {
 	// onReaches names the two tables the ON condition of a LEFT JOIN that
 	// outer_join_reorder rebuilt may read (outer_join_reorder.go)
 	onReaches map[*pg.JoinExpr][2]string
+	// built are the operators of the logical nodes planned so far: the
+	// FROM items, joins and filters are built as they are planned (their
+	// estimates, and the subqueries decorrelated over them, are the
+	// operators'), and physical planning of the SELECT block above them
+	// gets those same operators back (builder)
+	built map[logical.Node]exec.Operator
 	// catalog is the pg_catalog Context of the statement's tables and
 	// functions, made once for the metadata it was made for (CatalogContext)
 	catalog *pgcatalog.Context
@@ -109,12 +116,18 @@ func (s *Session) NewQueryCtx(ctx context.Context, p *Params, describeOnly bool)
 		p = &Params{}
 	}
 	qc := &QueryCtx{s: s, ctx: ctx, params: p, env: s.NewEnv(), DescribeOnly: describeOnly, subCols: map[*pg.SubLink]exec.Expr{},
-		srfCols: map[*pg.FuncCall]exec.Expr{}}
+		srfCols: map[*pg.FuncCall]exec.Expr{}, built: map[logical.Node]exec.Operator{}}
 	if s.StmtCTEs != nil {
 		// the WITH queries of the UPDATE or DELETE being planned (sql/with_write.go)
 		qc.Ctes = []map[string]*CteDef{s.StmtCTEs}
 	}
 	return qc
+}
+
+// builder builds logical plans into operators, each node once for the
+// statement (QueryCtx.built).
+func (qc *QueryCtx) builder() *physical.Builder {
+	return &physical.Builder{Env: qc.env, Built: qc.built}
 }
 
 func (qc *QueryCtx) binder() *Binder {

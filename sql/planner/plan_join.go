@@ -8,7 +8,6 @@ import (
 
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/sql/planner/logical"
-	"github.com/lakepg/lakepg/sql/planner/physical"
 	"github.com/lakepg/lakepg/sql/planner/rewrite"
 	"github.com/lakepg/lakepg/types"
 )
@@ -373,15 +372,15 @@ func (qc *QueryCtx) joinItems(items []*Source, conj []*pg.Node) (*Source, error)
 	// not depend on the order they are written in. Items to be joined are
 	// logical nodes (a lake table's Get, its Filters) built into operators
 	// here, once, for the estimates and the subqueries below; the join
-	// graph over them reuses those operators (pb).
+	// graph over them, and the SELECT block over the joins, reuse those
+	// operators (QueryCtx.built).
 	// An explicit JOIN's node stays itself under its filters, a lone item
 	// too: the outer-join rules (optimize/outer_join_*.go) rewrite it
 	// under them first (optimizeItem), the join graph's predicates after.
 	var nodes, joins []logical.Node
-	pb := &physical.Builder{Env: qc.env}
+	pb := qc.builder()
 	if len(items) > 1 || items[0].node != nil && items[0].op == items[0].nodeOp {
 		nodes, joins = make([]logical.Node, len(items)), make([]logical.Node, len(items))
-		pb.Built = map[logical.Node]exec.Operator{}
 		for i, it := range items {
 			if nodes[i] = itemNode(it); nodes[i] == it.node {
 				joins[i] = nodes[i]
@@ -422,7 +421,7 @@ func (qc *QueryCtx) joinItems(items []*Source, conj []*pg.Node) (*Source, error)
 		if built[i], err = pb.Build(nodes[i]); err != nil {
 			return nil, err
 		}
-		items[i].op = built[i]
+		items[i].op, items[i].node, items[i].nodeOp = built[i], nodes[i], built[i]
 	}
 	if done, err := qc.semiJoinsFirst(items, late); err != nil {
 		return nil, err
@@ -444,7 +443,7 @@ func (qc *QueryCtx) joinItems(items []*Source, conj []*pg.Node) (*Source, error)
 	cur := items[0]
 	if len(items) > 1 {
 		var err error
-		if cur, err = qc.orderJoins(items, nodes, preds, pb); err != nil {
+		if cur, err = qc.orderJoins(items, nodes, preds); err != nil {
 			return nil, err
 		}
 	} else {
@@ -713,6 +712,10 @@ func (qc *QueryCtx) filter(src *Source, n *pg.Node) (*Source, error) {
 		return out, err
 	}
 	out.op = &exec.Filter{Env: qc.env, Input: src.op, Pred: pred}
+	// the filter as a node over src's, built already: filtered has pruned
+	// src's files by pred, which building a Filter over a Get would again
+	out.node, out.nodeOp = &logical.Filter{Input: itemNode(src), Pred: pred}, out.op
+	qc.built[out.node] = out.op
 	return out, nil
 }
 

@@ -15,7 +15,6 @@ import (
 	"github.com/lakepg/lakepg/sql/planner/bind"
 	"github.com/lakepg/lakepg/sql/planner/logical"
 	"github.com/lakepg/lakepg/sql/planner/optree"
-	"github.com/lakepg/lakepg/sql/planner/physical"
 	"github.com/lakepg/lakepg/types"
 )
 
@@ -220,7 +219,8 @@ func (qc *QueryCtx) semiAnti(cur, inner *Source, lkeys, rkeys []exec.Expr, extra
 	// build on the smaller outer side and stream the subquery through it,
 	// keeping the outer rows that matched (or never did)
 	node := logical.NewOuterJoin(kind, l, r, lkeys, rkeys, extra, kind != logical.AntiNullAwareJoin && cur.rows < inner.rows)
-	op, err := (&physical.Builder{Env: qc.env, Built: map[logical.Node]exec.Operator{l: cur.op, r: inner.op}}).Build(node)
+	qc.built[l], qc.built[r] = cur.op, inner.op
+	op, err := qc.builder().Build(node)
 	if err != nil {
 		return nil, err
 	}

@@ -50,7 +50,6 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*logicalQuery, e
 	if err != nil {
 		return nil, err
 	}
-	op := src.op
 	sc := src.Sc
 	if sel.WhereClause != nil {
 		if err := b.OuterAggInWhere(sel.WhereClause, sc); err != nil { // bind/outer_agg.go
@@ -163,7 +162,7 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*logicalQuery, e
 		if src, err = qc.prepareAggregateSubLinks(src, sel); err != nil { // apply_plan.go
 			return nil, err
 		}
-		op, sc = src.op, src.Sc
+		sc = src.Sc
 		coll := &bind.AggCollector{}
 		// group keys: ordinals and output names refer to the target list
 		resolveGroup := func(g *pg.Node) (*pg.Node, error) {
@@ -267,7 +266,7 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*logicalQuery, e
 		if err != nil {
 			return nil, err
 		}
-		agg, err := qc.aggregateNode(coll, plannedOp(op))
+		agg, err := qc.aggregateNode(coll, itemNode(src))
 		if err != nil {
 			return nil, err
 		}
@@ -334,7 +333,7 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*logicalQuery, e
 			}
 		}
 	}
-	op, sc = src.op, src.Sc
+	sc = src.Sc
 	b.Win = wc
 	late, err := qc.planWindowTests(windowTests, sc, nil, func(n *pg.Node) (exec.Expr, error) { return b.Bind(n, sc) })
 	if err != nil {
@@ -358,7 +357,7 @@ func (s *Session) planSimple(qc *QueryCtx, sel *pg.SelectStmt) (*logicalQuery, e
 	}
 	// the windows, then the subqueries testing a window call's value
 	tests := late.tests()
-	rows, err := qc.windowNode(sel, wc, plannedOp(op), outExprs, sortExprs, tests)
+	rows, err := qc.windowNode(sel, wc, itemNode(src), outExprs, sortExprs, tests)
 	if err != nil {
 		return nil, err
 	}
