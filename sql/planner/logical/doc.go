@@ -19,12 +19,19 @@
 // testing a window call's value (x IN (subquery) where x holds one), are
 // Apply nodes above the aggregation or the windows, each holding its
 // subquery as the planner planned it (Subquery: the seam for subqueries,
-// as Planned is for operators). The inner joins of a FROM list are a plan
-// of their own: a JoinGraph of its items — a lake table's Get and the
-// Filters of the conjuncts on it alone, any other item (a derived table, a
-// WITH query's reader, an outer join) a Planned leaf — with the predicates
-// over several items and the estimates join ordering weighs; the
-// join_order rule turns it into a tree of Joins. Aggregates and window functions are named
+// as Planned is for operators). The inner joins of a FROM list are a
+// JoinGraph of its items — a lake table's Get and the Filters of the
+// conjuncts on it alone, an explicit JOIN of any kind as a Join (under a
+// Project of its merged columns when written with USING or NATURAL), an
+// EXISTS or IN subquery decorrelated on an item as a semi, anti or
+// null-aware anti Join over it, any other item (a derived table, a WITH
+// query's reader) a Planned leaf — with the predicates over several items
+// and the estimates join ordering weighs; the join_order rule turns it
+// into a tree of Joins. That tree, and the filters and semi joins above
+// it, are the input of the SELECT block's aggregation, windows and tail:
+// one plan per block, whose nodes the planner builds as it plans them (it
+// estimates and decorrelates over their operators) and physical planning
+// gets back unchanged. Aggregates and window functions are named
 // by AggFunc and WinFunc, one per executor kind, so that this package
 // needs no operator package. Everything else the planner still plans into exec operators directly; such a
 // subtree enters a logical plan as a Planned leaf, the transition seam:
