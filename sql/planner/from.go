@@ -111,7 +111,11 @@ func querySource(q *query, alias string, colAliases []string) (*Source, error) {
 	if err := renameCols(sc, colAliases, alias); err != nil {
 		return nil, err
 	}
-	return &Source{op: q.Op, Sc: sc, scans: q.scans, rows: 1000}, nil
+	src := &Source{op: q.Op, Sc: sc, scans: q.scans, rows: 1000}
+	if q.node != nil && len(q.node.Columns()) == len(sc.Cols) {
+		src.node, src.nodeOp = q.node, q.Op
+	}
+	return src, nil
 }
 
 func renameCols(sc *Scope, names []string, alias string) error {

@@ -103,7 +103,7 @@ func (qc *QueryCtx) physicalQuery(lq *logicalQuery) (*query, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &query{Op: op, Cols: lq.cols, scans: lq.scans}, nil
+	return &query{Op: op, Cols: lq.cols, scans: lq.scans, node: n}, nil
 }
 
 // optimizeNode runs the optimizer's rules over plan n, counting their

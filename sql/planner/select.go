@@ -16,8 +16,11 @@ import (
 
 // query is a planned SELECT: the root operator and its visible columns.
 type query struct {
-	Op    exec.Operator
-	Cols  []Column
+	Op   exec.Operator
+	Cols []Column
+	// node is the logical plan Op was built from (nil: none), which a
+	// query read as a FROM item brings into the plan reading it
+	node  logical.Node
 	scans []*exec.TableScan // for EXPLAIN
 	// chains maps each parallel pipeline to the serial plan it replaced (EXPLAIN)
 	chains map[*exec.Parallel]exec.Operator
