@@ -62,9 +62,6 @@ type QueryCtx struct {
 	viewDepth int
 	// shared are the scalar subqueries run together (subquery_shared.go)
 	shared map[*pg.SubLink]*SharedScalars
-	// onReaches names the two tables the ON condition of a LEFT JOIN that
-	// outer_join_reorder rebuilt may read (outer_join_reorder.go)
-	onReaches map[*pg.JoinExpr][2]string
 	// catalog is the pg_catalog Context of the statement's tables and
 	// functions, made once for the metadata it was made for (CatalogContext)
 	catalog *pgcatalog.Context

@@ -20,7 +20,7 @@ import (
 const (
 	RuleJoinOrder          = "join_order"                 // joins ordered by cost (join_order.go); off: as written
 	RuleOuterPushdown      = optimize.OuterJoinPushdown   // WHERE below an outer join, into its preserved side (outer_join.go for the FROM list's; optimize/outer_join_pushdown.go)
-	ruleOuterJoinReorder   = "outer_join_reorder"         // tables joined to a LEFT JOIN's preserved side join it below the outer join (outer_join_reorder.go)
+	ruleOuterJoinReorder   = optimize.OuterJoinReorder    // a FROM list's tables joined to a LEFT JOIN's preserved side join it below the outer join (optimize/outer_join_reorder.go)
 	ruleOuterToInner       = optimize.OuterJoinToInner    // a null-rejecting WHERE makes an outer join inner (optimize/outer_join_to_inner.go; outer_join.go for the FROM list's)
 	ruleOuterToAnti        = optimize.OuterJoinToAnti     // WHERE <joined column> IS NULL makes a LEFT JOIN an anti join (outer_join.go for the FROM list's; optimize/outer_join_to_anti.go)
 	ruleImpliedCondition   = "implied_conditions"         // col = constant carried across ON equalities

@@ -78,7 +78,11 @@ var joinKindNames = [...]string{InnerJoin: "", LeftJoin: "left ", RightJoin: "ri
 // LeftSmall says the planner estimated Left much smaller than Right: a
 // LEFT or anti join with keys then builds its hash table on Left, its
 // preserved side (a RIGHT join of the sides swapped), rather than probing
-// a hash table of the larger side with every Left row.
+// a hash table of the larger side with every Left row. LeftRows and
+// RightRows are those estimates of each side's rows, which the planner
+// records on the LEFT joins it plans (0: not known): a rule that joins
+// more relations to Left below the join (outer_join_reorder) weighs Left
+// alone in a join graph by them and decides LeftSmall again.
 type Join struct {
 	Kind                JoinKind
 	Left, Right         Node
@@ -86,6 +90,7 @@ type Join struct {
 	On                  exec.Expr
 	Filters             []exec.Expr
 	LeftSmall           bool
+	LeftRows, RightRows float64
 	Rows, Cost          float64
 	Cols                []Column
 }
