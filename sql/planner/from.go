@@ -293,9 +293,10 @@ func (qc *QueryCtx) joinPlanned(j *pg.JoinExpr, l, r *Source) (*Source, error) {
 	// the join as a logical node over the sides' operators, which the
 	// FROM list it is an item of may rewrite (outer_join_to_inner)
 	node := logical.NewOuterJoin(joinKinds[typ], leafNode(l), leafNode(r), lkeys, rkeys, extra, r.rows > 2*l.rows)
-	if typ == exec.JoinLeft {
+	if typ != exec.JoinInner {
 		// what outer_join_reorder weighs the preserved side by in a join
-		// graph of its own, as orderJoins weighs a FROM item
+		// graph of its own, as orderJoins weighs a FROM item (a FULL join
+		// outer_join_to_inner makes LEFT keeps them)
 		est := qc.planEstimator()
 		node.LeftRows, node.RightRows = max(1, est.N(l.op)), max(1, est.N(r.op))
 	}
