@@ -240,14 +240,12 @@ func belowOuter(g *logical.JoinGraph, o int) (logical.Node, int) {
 				for b := range g.Rels {
 					if in&(1<<b) != 0 {
 						at[b] = len(outRels)
+						for c := start[b]; c < start[b+1]; c++ {
+							pos[c] = off + wpos[c]
+						}
 					}
 				}
 				outRels, outRows, outNames = append(outRels, top), append(outRows, innerRows), append(outNames, g.Names[o])
-				for c, w := range wpos {
-					if in&(1<<relOf(start, c)) != 0 {
-						pos[c] = off + w
-					}
-				}
 				off += len(top.Columns())
 			case in&(1<<i) == 0:
 				at[i] = len(outRels)
@@ -258,12 +256,12 @@ func belowOuter(g *logical.JoinGraph, o int) (logical.Node, int) {
 				off += start[i+1] - start[i]
 			}
 		}
-		for k, p := range outPreds {
-			outPreds[k] = remapPred(p, at, pos)
+		for x, p := range outPreds {
+			outPreds[x] = remapPred(p, at, pos)
 		}
-		var k int
-		top, k = reorderOuter(logical.NewJoinGraph(outRels, outRows, outNames, outPreds))
-		changes += k
+		var more int
+		top, more = reorderOuter(logical.NewJoinGraph(outRels, outRows, outNames, outPreds))
+		changes += more
 	}
 	exprs := make([]exec.Expr, len(g.Cols))
 	names = make([]string, len(g.Cols))
@@ -293,15 +291,6 @@ func remapPred(p logical.JoinPred, at, pos []int) logical.JoinPred {
 		q.Cond = exec.MapColumns(p.Cond, by)
 	}
 	return q
-}
-
-// relOf is the relation whose columns, starting at start[i], hold column c.
-func relOf(start []int, c int) int {
-	i := 0
-	for start[i+1] <= c {
-		i++
-	}
-	return i
 }
 
 // readsColumns reports whether e reads a column from lo to hi-1.
