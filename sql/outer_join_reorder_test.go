@@ -36,7 +36,8 @@ func TestOuterJoinReorder(t *testing.T) {
 			(SELECT dk FROM dim WHERE kind = 'hot') d WHERE fact.wk = w.wk AND w2.wk = w.wk AND d.dk = fact.dk GROUP BY 1`, true},
 		{`SELECT week.wname, count(*), count(ret.id) FROM fact LEFT JOIN ret ON ret.id = fact.id, week JOIN week AS w2 USING (wk)
 			WHERE fact.wk = week.wk AND w2.wname <> 'w3' GROUP BY 1`, true},
-		// K a join itself
+		// K a join itself, an outer join too
+		{`SELECT * FROM fact LEFT JOIN ret ON ret.id = fact.id LEFT JOIN one ON one.dk = fact.dk, week WHERE fact.wk = week.wk AND wname = 'w3' AND fact.id < 500`, true},
 		{`SELECT fact.id, week.wname, ret.reason, dim.kind FROM (fact JOIN week ON fact.wk = week.wk) LEFT JOIN ret ON ret.id = fact.id AND week.wname <> 'w1', dim
 			WHERE fact.dk = dim.dk AND kind = 'hot' AND fact.id < 2000`, true},
 		// FULL joins: made LEFT by a condition over the left side, or not

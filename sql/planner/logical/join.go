@@ -80,7 +80,7 @@ var joinKindNames = [...]string{InnerJoin: "", LeftJoin: "left ", RightJoin: "ri
 // preserved side (a RIGHT join of the sides swapped), rather than probing
 // a hash table of the larger side with every Left row. LeftRows and
 // RightRows are those estimates of each side's rows, which the planner
-// records on the LEFT joins it plans (0: not known): a rule that joins
+// records on the outer joins it plans (0: not known): a rule that joins
 // more relations to Left below the join (outer_join_reorder) weighs Left
 // alone in a join graph by them and decides LeftSmall again.
 type Join struct {
