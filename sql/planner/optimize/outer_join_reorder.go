@@ -44,17 +44,19 @@ const OuterJoinReorder = "outer_join_reorder"
 //
 // The same holds for an anti join (outer_join_to_anti's, under the
 // projection that adds N's NULL columns): (K ▷q N) × C = (K × C) ▷q N,
-// since whether a K row has a match does not depend on C. A FULL or RIGHT
-// join fills K's columns with NULLs for rows of N, which the Ci's
-// predicates would then see: those stay as they are (outer_join_to_inner,
-// which runs first, makes them LEFT or inner where a filter allows). A
+// since whether a K row has a match does not depend on C. A FULL join
+// also keeps N's unmatched rows, K's columns NULL, which a Ci's predicate
+// over K would then see: it stays as it is (outer_join_to_inner, which
+// runs first, makes it LEFT or inner where a filter allows). A RIGHT join
+// is a LEFT join of its sides swapped; the rule leaves it as written. A
 // join the planner recorded no estimate of K's rows for
 // (logical.Join.LeftRows) is left alone too: the inner graph needs it.
 //
-// K may be any plan, a join itself; when it is a LEFT join of the inner
-// graph in turn, or when the graph has several LEFT joins (FROM a LEFT
-// JOIN b ON …, c LEFT JOIN d ON …, e), the rule applies again to the
-// graphs it makes, innermost first: ((a, c, e) ⟕ d) ⟕ b or the like.
+// K may be any plan, a join itself. The rule applies again to the graphs
+// it makes: when K is a LEFT join in turn (FROM a LEFT JOIN b ON … LEFT
+// JOIN c ON …, d: ((a, d) ⟕ b) ⟕ c), and when the graph has several LEFT
+// joins (FROM a LEFT JOIN b ON …, c LEFT JOIN d ON …, e: ((a, c, e) ⟕ d)
+// ⟕ b or the like), so that one pass reaches its fixed point.
 type outerJoinReorder struct{}
 
 func (outerJoinReorder) Name() string { return OuterJoinReorder }
