@@ -66,6 +66,15 @@ func TestOuterJoinReorder(t *testing.T) {
 		}
 	}
 	must(t, s, `RESET lakepg.disabled_rules`)
+	// with two LEFT joins, which goes on top does not depend on how FROM
+	// lists them
+	a := joinShape(t, s, `SELECT count(*) FROM fact LEFT JOIN ret ON ret.id = fact.id, dim LEFT JOIN one ON one.dk = dim.dk, week
+		WHERE fact.dk = dim.dk AND fact.wk = week.wk AND wname = 'w3'`)
+	b := joinShape(t, s, `SELECT count(*) FROM week, dim LEFT JOIN one ON one.dk = dim.dk, fact LEFT JOIN ret ON ret.id = fact.id
+		WHERE fact.wk = week.wk AND wname = 'w3' AND fact.dk = dim.dk`)
+	if a != b {
+		t.Errorf("the FROM list written in another order is planned otherwise:\n%s\n\n%s", a, b)
+	}
 	// an ON condition reads only the two sides it joins, never the other
 	// items of the FROM list, as in PostgreSQL: the rule may rely on it
 	mustFail(t, s, `SELECT count(*) FROM week, fact LEFT JOIN ret ON ret.id = fact.id AND week.wk = ret.reason`, "42P01")

@@ -2,6 +2,8 @@ package optimize
 
 import (
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/sql/planner/logical"
@@ -69,10 +71,17 @@ func (outerJoinReorder) Apply(n logical.Node) (logical.Node, int) {
 	return reorderOuter(g)
 }
 
-// reorderOuter applies the rule to g's first LEFT or anti join that has
-// relations to take below it, then to the graphs that makes.
+// reorderOuter applies the rule to a LEFT or anti join of g that has
+// relations to take below it, then to the graphs that makes. With several,
+// the first by the relations' names goes on top, so that the plan does not
+// depend on the order FROM lists them in.
 func reorderOuter(g *logical.JoinGraph) (logical.Node, int) {
-	for o := range g.Rels {
+	order := make([]int, len(g.Rels))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(g.Names[a], g.Names[b]) })
+	for _, o := range order {
 		if out, k := belowOuter(g, o); k > 0 {
 			return out, k
 		}
