@@ -16,12 +16,19 @@ func joinLake(t *testing.T) *Session {
 	t.Helper()
 	s := lake(t)
 	must(t, s, `CALL lakepg.set_option('data_inlining_row_limit', '0')`)
-	must(t, s, `CREATE TABLE fact AS SELECT n AS id, 1 + n % 100 AS dk, 1 + n % 7 AS wk, n % 10 AS qty FROM generate_series(1, 20000) g(n)`)
-	must(t, s, `CREATE TABLE dim AS SELECT n AS dk, CASE WHEN n % 10 = 0 THEN 'hot' ELSE 'cold' END AS kind FROM generate_series(1, 100) g(n)`)
-	must(t, s, `CREATE TABLE week AS SELECT n AS wk, 'w' || n AS wname FROM generate_series(1, 7) g(n)`)
-	must(t, s, `CREATE TABLE ret AS SELECT n * 3 AS id, n % 4 AS reason FROM generate_series(1, 3000) g(n)`)
-	must(t, s, `CREATE TABLE one AS SELECT 5 AS dk, 'x' AS tag`)
+	for _, q := range joinLakeTables {
+		must(t, s, q)
+	}
 	return s
+}
+
+// joinLakeTables make joinLake's tables (PostgreSQL runs them too).
+var joinLakeTables = []string{
+	`CREATE TABLE fact AS SELECT n AS id, 1 + n % 100 AS dk, 1 + n % 7 AS wk, n % 10 AS qty FROM generate_series(1, 20000) g(n)`,
+	`CREATE TABLE dim AS SELECT n AS dk, CASE WHEN n % 10 = 0 THEN 'hot' ELSE 'cold' END AS kind FROM generate_series(1, 100) g(n)`,
+	`CREATE TABLE week AS SELECT n AS wk, 'w' || n AS wname FROM generate_series(1, 7) g(n)`,
+	`CREATE TABLE ret AS SELECT n * 3 AS id, n % 4 AS reason FROM generate_series(1, 3000) g(n)`,
+	`CREATE TABLE one AS SELECT 5 AS dk, 'x' AS tag`,
 }
 
 // TestStarKeepsFromOrder: the join order follows the estimates (here the

@@ -294,8 +294,22 @@ func (qc *QueryCtx) joinPlanned(j *pg.JoinExpr, l, r *Source) (*Source, error) {
 		extra = &exec.Logic{And: true, Args: extras}
 	}
 	// the join as a logical node over the sides' operators, which the
-	// FROM list it is an item of may rewrite (outer_join_to_inner)
-	node := logical.NewOuterJoin(joinKinds[typ], leafNode(l), leafNode(r), lkeys, rkeys, extra, r.rows > 2*l.rows)
+	// FROM list it is an item of may rewrite (outer_join_to_inner); a
+	// LEFT join's preserved side that is an explicit JOIN stays its node,
+	// built as before, so that outer_join_reorder takes that apart too
+	ln := leafNode(l)
+	if typ == exec.JoinLeft {
+		ln = itemNode(l)
+	}
+	qc.built[ln] = l.op
+	node := logical.NewOuterJoin(joinKinds[typ], ln, leafNode(r), lkeys, rkeys, extra, r.rows > 2*l.rows)
+	if typ != exec.JoinInner {
+		// what outer_join_reorder weighs the preserved side by in a join
+		// graph of its own, as orderJoins weighs a FROM item (a FULL join
+		// outer_join_to_inner makes LEFT keeps them)
+		est := qc.planEstimator()
+		node.LeftRows, node.RightRows = max(1, est.N(l.op)), max(1, est.N(r.op))
+	}
 	op, err := qc.builder().Build(node)
 	if err != nil {
 		return nil, err

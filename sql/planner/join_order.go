@@ -109,8 +109,8 @@ func (qc *QueryCtx) orderJoins(items []*Source, nodes []logical.Node, preds []*p
 		return nil, err
 	}
 	how := joinorder.How(n)
-	if g, ok := plan.(*logical.JoinGraph); ok {
-		plan, how = optimize.WrittenOrder(g), "written order"
+	if written := optimize.WrittenOrders(plan); written != plan {
+		plan, how = written, "written order"
 	}
 	if qc.s.logicalPlans != nil {
 		*qc.s.logicalPlans = append(*qc.s.logicalPlans, logical.String(plan))
@@ -119,48 +119,76 @@ func (qc *QueryCtx) orderJoins(items []*Source, nodes []logical.Node, preds []*p
 	if err != nil {
 		return nil, err
 	}
-	var leaves []logical.Node
-	root := joinLeaves(plan, nodes, &leaves)
-	if root == nil {
-		return nil, pgerr.New(pgerr.Internal, "a join graph became no join")
-	}
-	out := &Source{op: op, Sc: &Scope{}, rows: root.Rows, node: plan, nodeOp: op}
+	rowsOut, cost := joinEstimates(plan)
+	out := &Source{op: op, Sc: &Scope{}, rows: rowsOut, node: plan, nodeOp: op}
 	for _, it := range items {
 		out.Sc.Cols = append(out.Sc.Cols, it.Sc.Cols...)
 	}
-	for _, l := range leaves {
-		i := itemIndex(nodes, l)
-		if i < 0 {
-			return nil, pgerr.New(pgerr.Internal, "a rule replaced an item of a join graph")
+	// the items' scans in the order the plan joins them, then those of
+	// the items a rule took apart (outer_join_reorder)
+	seen := make([]bool, n)
+	var visit func(x logical.Node)
+	visit = func(x logical.Node) {
+		if i := itemIndex(nodes, x); i >= 0 {
+			seen[i] = true
+			out.scans = append(out.scans, items[i].scans...)
+			return
 		}
-		out.scans = append(out.scans, items[i].scans...)
+		for _, in := range x.Inputs() {
+			visit(in)
+		}
 	}
-	qc.joins = append(qc.joins, joinBlock{items: n, how: how, cost: root.Cost})
+	visit(plan)
+	for i, it := range items {
+		if !seen[i] {
+			out.scans = append(out.scans, it.scans...)
+		}
+	}
+	qc.joins = append(qc.joins, joinBlock{items: n, how: how, cost: cost})
 	return out, nil
 }
 
-// joinLeaves appends to leaves the relations under the join tree plan
-// (under the Project that puts its columns in FROM order), left to right,
-// and returns its root join (nil if plan is no join). rels are the
-// graph's relations: an explicit JOIN among them is a leaf.
-func joinLeaves(plan logical.Node, rels []logical.Node, leaves *[]logical.Node) *logical.Join {
-	if p, ok := plan.(*logical.Project); ok {
-		plan = p.Input
-	}
-	return treeLeaves(plan, rels, leaves)
-}
-
-func treeLeaves(plan logical.Node, rels []logical.Node, leaves *[]logical.Node) *logical.Join {
-	j, ok := plan.(*logical.Join)
-	if !ok || itemIndex(rels, plan) >= 0 {
-		return nil
-	}
-	for _, in := range []logical.Node{j.Left, j.Right} {
-		if treeLeaves(in, rels, leaves) == nil {
-			*leaves = append(*leaves, in)
+// joinEstimates are the rows out of plan, a join graph's plan after the
+// rules, and its estimated cost: the rows of its top join, and the costs
+// of the join trees join_order made in it summed (outer_join_reorder
+// makes trees below and above an outer join).
+func joinEstimates(plan logical.Node) (rows, cost float64) {
+	top := plan
+	for {
+		if p, ok := top.(*logical.Project); ok {
+			top = p.Input
+		} else if f, ok := top.(*logical.Filter); ok {
+			top = f.Input
+		} else {
+			break
 		}
 	}
-	return j
+	if j, ok := top.(*logical.Join); ok {
+		rows = j.Rows
+	}
+	return math.Max(1, rows), treesCost(plan)
+}
+
+// treesCost sums the costs of the join trees join_order made in n: a
+// join with a cost is the root of one, whose cost covers its joins but
+// not the trees among its relations.
+func treesCost(n logical.Node) float64 {
+	j, ok := n.(*logical.Join)
+	if !ok || j.Cost == 0 {
+		c := 0.0
+		for _, in := range n.Inputs() {
+			c += treesCost(in)
+		}
+		return c
+	}
+	var below func(n logical.Node) float64 // the trees among its relations
+	below = func(n logical.Node) float64 {
+		if j, ok := n.(*logical.Join); ok && j.Cost > 0 {
+			return below(j.Left) + below(j.Right)
+		}
+		return treesCost(n)
+	}
+	return j.Cost + below(j.Left) + below(j.Right)
 }
 
 // itemIndex is which of a join graph's relations rels leaf l is: one of

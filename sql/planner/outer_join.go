@@ -6,8 +6,10 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/pgerr"
+	"github.com/lakepg/lakepg/sql/planner/logical"
+	"github.com/lakepg/lakepg/sql/planner/optimize"
+	"github.com/lakepg/lakepg/sql/planner/physical"
 	"github.com/lakepg/lakepg/sql/planner/rewrite"
 )
 
@@ -100,15 +102,21 @@ func (qc *QueryCtx) outerJoin(j *pg.JoinExpr, where *wherePending) (src *Source,
 		return src, false, err
 	}
 	anti := qc.antiJoinConjunct(j, where, ks, ns)
-	src, err = qc.joinPlanned(j, qc.onScope(j, ks), ns)
-	if err == nil && anti >= 0 {
-		if op, ok := antiJoin(src.op, len(ks.Sc.Cols)); ok {
-			src.op = op
-			where.conj = slices.Delete(where.conj, anti, anti+1)
-			qc.fired(ruleOuterToAnti)
-		}
+	if src, err = qc.joinPlanned(j, ks, ns); err != nil || anti < 0 {
+		return src, false, err
 	}
-	return onScopeRestored(src, ks), false, err
+	// the join as the anti join outer_join_to_anti makes, a node the rules
+	// over the FROM list see (outer_join_reorder)
+	if jn, ok := src.node.(*logical.Join); ok && src.op == src.nodeOp && len(jn.LeftKeys) > 0 {
+		node := optimize.AntiJoin(jn)
+		if src.op, err = physical.Build(qc.env, node); err != nil {
+			return nil, false, err
+		}
+		src.node, src.nodeOp = node, src.op
+		where.conj = slices.Delete(where.conj, anti, anti+1)
+		qc.fired(ruleOuterToAnti)
+	}
+	return src, false, nil
 }
 
 // antiJoinConjunct finds the WHERE conjunct col IS NULL (rule
@@ -140,39 +148,6 @@ func (qc *QueryCtx) antiJoinConjunct(j *pg.JoinExpr, where *wherePending, keep, 
 		}
 	}
 	return -1
-}
-
-// antiJoin turns the plan of a LEFT hash join whose preserved side has nl
-// columns (as joinPlanned makes it: the join, or a right join with the
-// sides swapped under a projection) into its anti join, the nullable
-// side's columns NULL beside the preserved rows.
-func antiJoin(op exec.Operator, nl int) (exec.Operator, bool) {
-	hj, ok := op.(*exec.HashJoin)
-	if p, isProject := op.(*exec.Project); isProject {
-		hj, ok = p.Input.(*exec.HashJoin)
-		ok = ok && hj.Type == exec.JoinRight
-	} else {
-		ok = ok && hj.Type == exec.JoinLeft
-	}
-	if !ok || hj.Shared != nil {
-		return nil, false
-	}
-	ts := op.Types()
-	if hj.Type == exec.JoinRight {
-		hj.Type = exec.JoinRightAnti // the preserved rows are its build side
-	} else {
-		hj.Type = exec.JoinAnti
-	}
-	exec.Replanned(hj)
-	exprs := make([]exec.Expr, len(ts))
-	for i, t := range ts {
-		if i < nl {
-			exprs[i] = &exec.ColRef{Idx: i, T: t}
-		} else {
-			exprs[i] = exec.NullConst(t)
-		}
-	}
-	return &exec.Project{Env: hj.Env, Input: hj, Exprs: exprs}, true
 }
 
 // planJoinTreeWith plans one FROM entry with the inner joins in it

@@ -63,9 +63,6 @@ type QueryCtx struct {
 	viewDepth int
 	// shared are the scalar subqueries run together (subquery_shared.go)
 	shared map[*pg.SubLink]*SharedScalars
-	// onReaches names the two tables the ON condition of a LEFT JOIN that
-	// outer_join_reorder rebuilt may read (outer_join_reorder.go)
-	onReaches map[*pg.JoinExpr][2]string
 	// built are the operators of the logical nodes planned so far: the
 	// FROM items, joins and filters are built as they are planned (their
 	// estimates, and the subqueries decorrelated over them, are the

@@ -163,10 +163,6 @@ func (qc *QueryCtx) planFromWhere(from []*pg.Node, where *pg.Node) (*Source, err
 		src := &Source{op: &exec.Values{Env: qc.env, Rows: [][]exec.Expr{{}}}, Sc: &Scope{}, rows: 1}
 		return qc.applyConjuncts(src, splitAnd(where))
 	}
-	names, reordered := []string(nil), false
-	if f, w, ns, ok := qc.innerBelowOuter(from, where); ok {
-		from, where, names, reordered = f, w, ns, true
-	}
 	pending := &wherePending{conj: splitAnd(where)}
 	items, conj, err := qc.flattenFrom(from, pending)
 	if err != nil {
@@ -179,9 +175,6 @@ func (qc *QueryCtx) planFromWhere(from []*pg.Node, where *pg.Node) (*Source, err
 	}
 	if err := qc.checkPushed(pending.pushed, src.Sc); err != nil {
 		return nil, err
-	}
-	if reordered {
-		src = qc.inNameOrder(src, names)
 	}
 	return src, nil
 }

@@ -20,7 +20,7 @@ import (
 const (
 	RuleJoinOrder          = "join_order"                 // joins ordered by cost (join_order.go); off: as written
 	RuleOuterPushdown      = optimize.OuterJoinPushdown   // WHERE below an outer join, into its preserved side (outer_join.go for the FROM list's; optimize/outer_join_pushdown.go)
-	ruleOuterJoinReorder   = "outer_join_reorder"         // tables joined to a LEFT JOIN's preserved side join it below the outer join (outer_join_reorder.go)
+	ruleOuterJoinReorder   = optimize.OuterJoinReorder    // a FROM list's tables joined to a LEFT JOIN's preserved side join it below the outer join (optimize/outer_join_reorder.go)
 	ruleFilterBelowProject = optimize.FilterBelowProject  // a filter over a USING join's merged columns reaches the join (optimize/filter_below_project.go)
 	ruleOuterToInner       = optimize.OuterJoinToInner    // a null-rejecting WHERE makes an outer join inner (optimize/outer_join_to_inner.go; outer_join.go for the FROM list's)
 	ruleOuterToAnti        = optimize.OuterJoinToAnti     // WHERE <joined column> IS NULL makes a LEFT JOIN an anti join (outer_join.go for the FROM list's; optimize/outer_join_to_anti.go)
@@ -46,8 +46,8 @@ const (
 )
 
 // Rules are the rule names in the order the planner applies them.
-var Rules = []string{ruleSharedDerived, ruleFilteredAggs, ruleSharedSubqueries, RuleFactorOr, ruleOrRanges, ruleConstantFalse, ruleSubqueryFirst, ruleCTEInline, RuleSubqueryPushdown, ruleCTESharedFilter, ruleOuterJoinReorder, ruleFilterBelowProject, ruleOuterToInner, ruleOuterToAnti,
-	RuleOuterPushdown, ruleImpliedCondition, RuleJoinOrder, ruleEagerAggregation, ruleSetOpDistinct, ruleSetOpAggregate, ruleWindowOrder, ruleParallelWindows, ruleDynamicFilters, ruleOuterJoinKeyFilter, ruleCommonSubexprs, estimate.RuleNDVSketches}
+var Rules = []string{ruleSharedDerived, ruleFilteredAggs, ruleSharedSubqueries, RuleFactorOr, ruleOrRanges, ruleConstantFalse, ruleSubqueryFirst, ruleCTEInline, RuleSubqueryPushdown, ruleCTESharedFilter, ruleFilterBelowProject, ruleOuterToInner, ruleOuterToAnti,
+	RuleOuterPushdown, ruleOuterJoinReorder, ruleImpliedCondition, RuleJoinOrder, ruleEagerAggregation, ruleSetOpDistinct, ruleSetOpAggregate, ruleWindowOrder, ruleParallelWindows, ruleDynamicFilters, ruleOuterJoinKeyFilter, ruleCommonSubexprs, estimate.RuleNDVSketches}
 
 // CheckDisabledRules validates a lakepg.disabled_rules value.
 func CheckDisabledRules(v string) error {

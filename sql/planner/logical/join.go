@@ -89,7 +89,11 @@ func (k JoinKind) LeftOnly() bool { return k == AntiJoin || k == SemiJoin || k =
 // semi or anti join with keys then builds its hash table on Left, the
 // side whose rows it keeps (a RIGHT, right semi or right anti join of the
 // sides swapped), rather than probing a hash table of the larger side
-// with every Left row.
+// with every Left row. LeftRows and RightRows are those estimates of each
+// side's rows, which the planner records on the outer joins it plans (0:
+// not known): a rule that joins more relations to Left below the join
+// (outer_join_reorder) weighs Left alone in a join graph by them and
+// decides LeftSmall again.
 type Join struct {
 	Kind                JoinKind
 	Left, Right         Node
@@ -97,6 +101,7 @@ type Join struct {
 	On                  exec.Expr
 	Filters             []exec.Expr
 	LeftSmall           bool
+	LeftRows, RightRows float64
 	Rows, Cost          float64
 	Cols                []Column
 }

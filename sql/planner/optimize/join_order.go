@@ -37,6 +37,28 @@ func WrittenOrder(g *logical.JoinGraph) logical.Node {
 	return joinTree(g, joinorder.Written(graphOf(g)))
 }
 
+// WrittenOrders is plan n with each join graph in it joined as written
+// (WrittenOrder): the plan with join_order switched off.
+func WrittenOrders(n logical.Node) logical.Node {
+	ins := n.Inputs()
+	var newIns []logical.Node
+	for i, in := range ins {
+		if out := WrittenOrders(in); out != in {
+			if newIns == nil {
+				newIns = append([]logical.Node{}, ins...)
+			}
+			newIns[i] = out
+		}
+	}
+	if newIns != nil {
+		n = logical.WithInputs(n, newIns)
+	}
+	if g, ok := n.(*logical.JoinGraph); ok {
+		return WrittenOrder(g)
+	}
+	return n
+}
+
 // graphOf is what join enumeration sees of g.
 func graphOf(g *logical.JoinGraph) joinorder.Graph {
 	jg := joinorder.Graph{Rows: g.Rows, Names: g.Names, Edges: make([]joinorder.Edge, len(g.Preds))}

@@ -23,13 +23,18 @@ type Rule interface {
 // explicit JOINs of FROM items under their filters, which the planner
 // optimizes as plans of their own, and makes
 // LEFT joins that outer_join_to_anti may make anti joins and sides
-// preserved that outer_join_pushdown then moves filters onto; join_order
-// meets only the join graphs of FROM lists, which the planner
-// optimizes as plans of their own (no other rule touches them);
+// preserved that outer_join_pushdown then moves filters onto;
+// outer_join_reorder takes the LEFT and anti joins those leave among a
+// join graph's relations apart into join graphs below and above them
+// (after them, so that it meets outer joins made inner as inner and
+// filters moved onto K already, not left above the join it builds);
+// join_order then meets only join graphs, those of FROM lists, which the
+// planner optimizes as plans of their own, and those
+// outer_join_reorder made, innermost first;
 // setop_distinct_inputs sees the set operations before setop_aggregate
 // turns them into an aggregation. window_order rewrites window stacks,
 // which no other rule touches.
-var Rules = []Rule{filterBelowProject{}, outerJoinToInner{}, outerJoinToAnti{}, outerJoinPushdown{}, joinOrder{}, setOpDistinctInputs{}, setOpAggregate{}, windowOrder{}}
+var Rules = []Rule{filterBelowProject{}, outerJoinToInner{}, outerJoinToAnti{}, outerJoinPushdown{}, outerJoinReorder{}, joinOrder{}, setOpDistinctInputs{}, setOpAggregate{}, windowOrder{}}
 
 // maxPasses bounds a rule's passes over one plan: rules reach their fixed
 // point in one or two; more means two rewrites undoing each other.

@@ -63,19 +63,11 @@ func (outerJoinToAnti) Apply(n logical.Node) (logical.Node, int) {
 	if at < 0 {
 		return n, 0
 	}
-	anti := logical.NewOuterJoin(logical.AntiJoin, j.Left, j.Right, j.LeftKeys, j.RightKeys, j.On, j.LeftSmall)
-	exprs := make([]exec.Expr, len(j.Cols))
-	for i, c := range j.Cols {
-		if i < nl {
-			exprs[i] = &exec.ColRef{Idx: i, T: c.Type}
-		} else {
-			exprs[i] = exec.NullConst(c.Type)
-		}
-	}
+	proj := AntiJoin(j)
 	// the other filters over the left side's columns alone go under the
 	// projection, for outer_join_pushdown to move below the join; the rest
 	// read the NULLs it adds
-	var below logical.Node = anti
+	var below logical.Node = proj.Input
 	var above []exec.Expr
 	for k := len(stack) - 1; k >= 0; k-- {
 		switch {
@@ -86,11 +78,31 @@ func (outerJoinToAnti) Apply(n logical.Node) (logical.Node, int) {
 			above = append(above, stack[k].Pred)
 		}
 	}
-	var out logical.Node = &logical.Project{Input: below, Exprs: exprs, Cols: j.Cols}
+	proj.Input = below
+	var out logical.Node = proj
 	for _, p := range above {
 		out = &logical.Filter{Input: out, Pred: p}
 	}
 	return out, 1
+}
+
+// AntiJoin is LEFT join j as an anti join under a projection that gives
+// back j's columns (the same slice), the right side's NULL: j under a
+// filter that keeps its unmatched rows alone. The planner makes it so of
+// the FROM list's LEFT joins (sql/planner outer_join.go).
+func AntiJoin(j *logical.Join) *logical.Project {
+	anti := logical.NewOuterJoin(logical.AntiJoin, j.Left, j.Right, j.LeftKeys, j.RightKeys, j.On, j.LeftSmall)
+	anti.LeftRows, anti.RightRows = j.LeftRows, j.RightRows
+	nl := len(j.Left.Columns())
+	exprs := make([]exec.Expr, len(j.Cols))
+	for i, c := range j.Cols {
+		if i < nl {
+			exprs[i] = &exec.ColRef{Idx: i, T: c.Type}
+		} else {
+			exprs[i] = exec.NullConst(c.Type)
+		}
+	}
+	return &logical.Project{Input: anti, Exprs: exprs, Cols: j.Cols}
 }
 
 // underAntiProjection moves filter n, if over the left side, under the
