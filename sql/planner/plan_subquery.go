@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/aggregate"
 	"github.com/lakepg/lakepg/exec/order"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
@@ -574,13 +575,13 @@ func (qc *QueryCtx) scalarJoin(cur *Source, sl *pg.SubLink, sel *pg.SelectStmt) 
 		keyFilter = &exec.InJoinBuild{Keys: optree.CloneExprs(rkeys)}
 		innerOp = &exec.Filter{Env: qc.env, Input: innerOp, Pred: keyFilter}
 	}
+	// the aggregation is joined as it is and the subquery's value computed
+	// above the join, where the expression holding the subquery reads it:
+	// for an outer row without inner rows from what the aggregates give
+	// over none (count 0, the others NULL), as PostgreSQL runs the
+	// subquery for it, and under a CASE branch only for the rows taking it
 	op := coll.Plan(qc.env, innerOp, nil, nil)
-	outs := []exec.Expr{}
-	for i := 0; i < n; i++ {
-		outs = append(outs, &exec.ColRef{Idx: i, T: rkeys[i].Type()})
-	}
-	outs = append(outs, val)
-	op = &exec.Project{Env: qc.env, Input: op, Exprs: outs}
+	aggs := op.(*aggregate.HashAgg).Aggs
 	gkeys := make([]exec.Expr, n)
 	for i := range gkeys {
 		gkeys[i] = &exec.ColRef{Idx: i, T: rkeys[i].Type()}
@@ -590,26 +591,35 @@ func (qc *QueryCtx) scalarJoin(cur *Source, sl *pg.SubLink, sel *pg.SelectStmt) 
 		// the same left join with the sides swapped, put back in order
 		hj := &exec.HashJoin{Env: qc.env, Left: op, Right: cur.op, LeftKeys: gkeys, RightKeys: lkeys, Type: exec.JoinRight}
 		keyFilter.Join = hj
-		nd, nc := n+1, len(cur.Sc.Cols)
-		ts := hj.Types()
-		var order []exec.Expr
-		for i := 0; i < nc; i++ {
-			order = append(order, &exec.ColRef{Idx: nd + i, T: ts[nd+i]})
-		}
-		for i := 0; i < nd; i++ {
-			order = append(order, &exec.ColRef{Idx: i, T: ts[i]})
-		}
-		join = &exec.Project{Env: qc.env, Input: hj, Exprs: order}
+		join = hj
 	}
+	nc, nd := len(cur.Sc.Cols), n+len(aggs)
+	ts := op.Types()
+	outs := make([]exec.Expr, 0, nc+nd)
+	for i, c := range cur.Sc.Cols {
+		k := i
+		if keyFilter != nil {
+			k += nd
+		}
+		outs = append(outs, &exec.ColRef{Idx: k, T: c.T})
+	}
+	for i := range nd {
+		k := i
+		if keyFilter == nil {
+			k += nc
+		}
+		var e exec.Expr = &exec.ColRef{Idx: k, T: ts[i]}
+		if i >= n && (aggs[i-n].Kind == aggregate.AggCount || aggs[i-n].Kind == aggregate.AggCountStar) {
+			e = &exec.Coalesce{Args: []exec.Expr{e, exec.NewConst(int64Vec(0))}, T: types.Int64T}
+		}
+		outs = append(outs, e)
+	}
+	join = &exec.Project{Env: qc.env, Input: join, Exprs: outs}
 	sc := &Scope{Cols: append([]ScopeCol{}, cur.Sc.Cols...)}
-	for i := 0; i < n; i++ {
-		sc.Cols = append(sc.Cols, ScopeCol{Name: "\x00subkey", T: rkeys[i].Type()})
+	for i := range nd {
+		sc.Cols = append(sc.Cols, ScopeCol{Name: "\x00sub", T: ts[i]})
 	}
-	sc.Cols = append(sc.Cols, ScopeCol{Name: "\x00sub", T: val.Type()})
-	var col exec.Expr = &exec.ColRef{Idx: len(sc.Cols) - 1, T: val.Type()}
-	if isCount(target) {
-		col = &exec.Coalesce{Args: []exec.Expr{col, exec.NewConst(int64Vec(0))}, T: types.Int64T}
-	}
+	col := exec.MapColumns(val, func(i int) int { return nc + i })
 	qc.subCols[sl] = col
 	return &Source{op: join, Sc: sc, scans: append(append([]*exec.TableScan{}, cur.scans...), cr.inner.scans...), rows: cur.rows}, nil
 }
@@ -690,11 +700,6 @@ func (qc *QueryCtx) scalarJoinGeneral(cur *Source, cr *correlated, sl *pg.SubLin
 	sc.Cols = append(sc.Cols, ScopeCol{Name: "\x00sub", T: val.Type()})
 	qc.subCols[sl] = &exec.ColRef{Idx: nOuter, T: val.Type()}
 	return &Source{op: op, Sc: sc, scans: append(append([]*exec.TableScan{}, cur.scans...), cr.inner.scans...), rows: cur.rows}, nil
-}
-
-func isCount(n *pg.Node) bool {
-	f := n.GetFuncCall()
-	return f != nil && FuncName(f) == "count"
 }
 
 // countStarToMarker rewrites count(*) to count of the inner marker column,

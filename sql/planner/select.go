@@ -629,78 +629,84 @@ func TargetName(rt *pg.ResTarget) string {
 }
 
 func exprName(n *pg.Node) string {
+	name, strength := figureName(n)
+	if strength == 0 {
+		return "?column?"
+	}
+	return name
+}
+
+// figureName is PostgreSQL's FigureColname: the name an expression gives
+// its column and how strongly (0: none, ?column?; 1: a type's name or
+// "case", which an enclosing cast or CASE replaces; 2: a column's,
+// function's or subquery column's name, even ?column?, which they keep).
+func figureName(n *pg.Node) (string, int) {
 	switch x := n.Node.(type) {
 	case *pg.Node_ColumnRef:
 		f := x.ColumnRef.Fields[len(x.ColumnRef.Fields)-1]
 		if s := f.GetString_(); s != nil {
-			return s.Sval
+			return s.Sval, 2
 		}
 	case *pg.Node_FuncCall:
 		names := StrNodes(x.FuncCall.Funcname)
-		return names[len(names)-1]
+		return names[len(names)-1], 2
 	case *pg.Node_TypeCast:
-		// an inner cast's type name is weaker than this cast's (FigureColname)
-		if name := exprName(x.TypeCast.Arg); name != "?column?" && x.TypeCast.Arg.GetTypeCast() == nil {
-			return name
+		if name, strength := figureName(x.TypeCast.Arg); strength == 2 {
+			return name, 2
 		}
 		names := StrNodes(x.TypeCast.TypeName.Names)
-		n := names[len(names)-1]
-		switch n {
-		case "int4":
-			return "int4"
-		}
-		return n
+		return names[len(names)-1], 1
 	case *pg.Node_CaseExpr:
-		// PostgreSQL names a CASE after its ELSE result when that has a name
+		// named after its ELSE result when that has a name of its own
 		if d := x.CaseExpr.Defresult; d != nil {
-			if name := exprName(d); name != "?column?" {
-				return name
+			if name, strength := figureName(d); strength == 2 {
+				return name, 2
 			}
 		}
-		return "case"
+		return "case", 1
 	case *pg.Node_CoalesceExpr:
-		return "coalesce"
+		return "coalesce", 2
 	case *pg.Node_MinMaxExpr:
 		if x.MinMaxExpr.Op == pg.MinMaxOp_IS_LEAST {
-			return "least"
+			return "least", 2
 		}
-		return "greatest"
+		return "greatest", 2
 	case *pg.Node_GroupingFunc:
-		return "grouping"
+		return "grouping", 2
 	case *pg.Node_AArrayExpr:
-		return "array"
+		return "array", 2
 	case *pg.Node_RowExpr:
-		return "row"
+		return "row", 2
 	case *pg.Node_SqlvalueFunction:
-		return strings.ToLower(strings.TrimPrefix(x.SqlvalueFunction.Op.String(), "SVFOP_"))
+		return strings.ToLower(strings.TrimPrefix(x.SqlvalueFunction.Op.String(), "SVFOP_")), 2
 	case *pg.Node_AExpr:
 		if x.AExpr.Kind == pg.A_Expr_Kind_AEXPR_NULLIF {
-			return "nullif"
+			return "nullif", 2
 		}
 	case *pg.Node_AIndirection:
 		// (record).field is named after the field, arr[i] after arr
 		ind := x.AIndirection.Indirection
 		if s := ind[len(ind)-1].GetString_(); s != nil {
-			return s.Sval
+			return s.Sval, 2
 		}
-		return exprName(x.AIndirection.Arg)
+		return figureName(x.AIndirection.Arg)
 	case *pg.Node_SubLink:
 		switch x.SubLink.SubLinkType {
 		case pg.SubLinkType_EXISTS_SUBLINK:
-			return "exists"
+			return "exists", 2
 		case pg.SubLinkType_ARRAY_SUBLINK:
-			return "array"
+			return "array", 2
 		case pg.SubLinkType_EXPR_SUBLINK:
 			sel := x.SubLink.Subselect.GetSelectStmt()
 			for sel != nil && sel.Op != pg.SetOperation_SETOP_NONE {
 				sel = sel.Larg // a set operation's columns are named by its first branch
 			}
 			if sel != nil && len(sel.TargetList) == 1 {
-				return TargetName(sel.TargetList[0].GetResTarget())
+				return TargetName(sel.TargetList[0].GetResTarget()), 2
 			}
 		}
 	}
-	return "?column?"
+	return "", 0
 }
 
 // postBinder binds expressions above an aggregation: group keys and

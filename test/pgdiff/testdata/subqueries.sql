@@ -154,3 +154,12 @@ SELECT a.id, b.id FROM a JOIN b ON a.id = b.id WHERE a.v IN (SELECT x.v FROM a x
 CREATE TABLE nofold0 (id integer);
 SELECT (SELECT 1) / 0 FROM nofold0;
 SELECT LEAST((SELECT DATE '5874897-12-31'), CAST(NULL AS timestamp)) FROM nofold0;
+-- a correlated aggregate subquery over no inner rows: its value is its expression over what the
+-- aggregates give for none (count 0, the others NULL), not NULL; computed only where it is read
+SELECT id, (SELECT coalesce(max(b.v), 0) FROM b WHERE b.id = a.id + 2) FROM a ORDER BY id;
+SELECT id, (SELECT count(*) + 1 FROM b WHERE b.id = a.id), (SELECT count(b.v) * 2 FROM b WHERE b.id = a.id) FROM a ORDER BY id;
+SELECT id, (SELECT max(b.v) IS NULL FROM b WHERE b.id = a.id) FROM a ORDER BY id;
+SELECT id FROM a WHERE (SELECT count(*) + 1 FROM b WHERE b.id = a.id) = 1 ORDER BY id;
+SELECT id, CASE WHEN id < 5 THEN 0 ELSE (SELECT max(b.v) / 0 FROM b WHERE b.id = a.id) END FROM a ORDER BY id;
+SELECT id, CASE WHEN id = 5 THEN (SELECT b.v FROM b WHERE b.id > a.id - 9 AND b.id = a.id) END FROM a ORDER BY id;
+SELECT g, count(*), (SELECT count(*) * 10 FROM b WHERE b.id = min(a.id) + 3) FROM a GROUP BY g ORDER BY g;
