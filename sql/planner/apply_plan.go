@@ -375,10 +375,39 @@ func joinable(sel *pg.SelectStmt) bool {
 		len(sel.DistinctClause) == 0 && len(sel.SortClause) == 0 && len(sel.WindowClause) == 0 && !hasWindowCall(sel.TargetList)
 }
 
+// aggregates reports whether sel's select list or ORDER BY calls an
+// aggregate: without GROUP BY, sel then has one row (or, with HAVING,
+// at most one) whatever rows its FROM and WHERE keep, not one per row.
+func aggregates(sel *pg.SelectStmt) bool {
+	for _, t := range sel.TargetList {
+		if rt := t.GetResTarget(); rt != nil && ContainsAgg(rt.Val) {
+			return true
+		}
+	}
+	for _, s := range sel.SortClause {
+		if sb := s.GetSortBy(); sb != nil && ContainsAgg(sb.Node) {
+			return true
+		}
+	}
+	return false
+}
+
+// oneRow reports whether sel, whatever its FROM and WHERE keep, has
+// exactly one row: an aggregation without GROUP BY, HAVING, LIMIT,
+// OFFSET, set operation or set-returning function (EXISTS over it is
+// true, as PostgreSQL answers).
+func oneRow(sel *pg.SelectStmt) bool {
+	return sel.Op == pg.SetOperation_SETOP_NONE && len(sel.GroupClause) == 0 && sel.HavingClause == nil &&
+		sel.LimitCount == nil && sel.LimitOffset == nil && aggregates(sel) && len(srfCalls(sel.TargetList)) == 0
+}
+
 // existsShape is sel without what cannot change whether it has a row,
 // or which values it has for IN: ORDER BY, DISTINCT and (exists) a LIMIT
 // of at least one; ok is false when the rest is still not joinable.
 func existsShape(sel *pg.SelectStmt, exists bool) (*pg.SelectStmt, bool) {
+	if aggregates(sel) {
+		return nil, false // one row per outer row, not one per inner row
+	}
 	if joinable(sel) {
 		return sel, true
 	}

@@ -175,6 +175,11 @@ func (qc *QueryCtx) subqueryConjunct(cur *Source, n *pg.Node) (*Source, error) {
 		case pg.SubLinkType_EXISTS_SUBLINK:
 			if _, ok, err := qc.standaloneIn(sel, cur.Sc); err != nil {
 				return nil, err
+			} else if !ok && oneRow(sel) {
+				if not {
+					return qc.filter(cur, &pg.Node{Node: &pg.Node_AConst{AConst: &pg.A_Const{Val: &pg.A_Const_Boolval{Boolval: &pg.Boolean{Boolval: false}}}}})
+				}
+				return cur, nil
 			} else if s2, joins := existsShape(sel, true); !ok && joins {
 				mark := qc.subColsMark()
 				out, err := qc.existsJoin(cur, s2, nil, not)

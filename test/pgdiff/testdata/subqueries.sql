@@ -163,3 +163,15 @@ SELECT id FROM a WHERE (SELECT count(*) + 1 FROM b WHERE b.id = a.id) = 1 ORDER 
 SELECT id, CASE WHEN id < 5 THEN 0 ELSE (SELECT max(b.v) / 0 FROM b WHERE b.id = a.id) END FROM a ORDER BY id;
 SELECT id, CASE WHEN id = 5 THEN (SELECT b.v FROM b WHERE b.id > a.id - 9 AND b.id = a.id) END FROM a ORDER BY id;
 SELECT g, count(*), (SELECT count(*) * 10 FROM b WHERE b.id = min(a.id) + 3) FROM a GROUP BY g ORDER BY g;
+-- an aggregation without GROUP BY has one row for every outer row: EXISTS over it is true, IN and
+-- ANY compare with its value, also where no inner row matches
+SELECT id FROM a WHERE EXISTS (SELECT count(*) FROM b WHERE b.id = a.id) ORDER BY id;
+SELECT id FROM a WHERE NOT EXISTS (SELECT max(b.v) FROM b WHERE b.id = a.id) ORDER BY id;
+SELECT id, EXISTS (SELECT sum(b.v) FROM b WHERE b.id = a.id) FROM a ORDER BY id;
+SELECT id FROM a WHERE EXISTS (SELECT max(b.v) FROM b WHERE b.id = a.id) OR id = 1 ORDER BY id;
+SELECT id FROM a WHERE EXISTS (SELECT 1 FROM b WHERE b.id = a.id HAVING count(*) = 0) ORDER BY id;
+SELECT id FROM a WHERE EXISTS (SELECT count(*) FROM b WHERE b.id = a.id LIMIT 0) ORDER BY id;
+SELECT id FROM a WHERE 0 IN (SELECT count(*) FROM b WHERE b.id = a.id) ORDER BY id;
+SELECT id FROM a WHERE id NOT IN (SELECT count(*) FROM b WHERE b.id = a.id) ORDER BY id;
+SELECT id FROM a WHERE 2 = ANY (SELECT count(*) + 2 FROM b WHERE b.id = a.id + 1) ORDER BY id;
+SELECT id FROM a WHERE v > ALL (SELECT max(b.v) FROM b WHERE b.id = a.id) ORDER BY id;
