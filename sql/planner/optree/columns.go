@@ -68,8 +68,11 @@ func PruneColumns(op exec.Operator, need []bool) (exec.Operator, []int) {
 			kept = append(kept, e)
 		}
 		if len(kept) == 0 && len(o.Exprs) > 0 {
-			// keep one column: batches still carry the row count
-			kept, m[0] = o.Exprs[:1], 0
+			// keep one column, as batches still carry the row count, but
+			// a NULL of its type: what nothing reads is not computed (nor
+			// folded while planning: PostgreSQL never folds a subquery's
+			// output nothing reads, and a fold error there is not raised)
+			kept, m[0] = []exec.Expr{exec.NullConst(o.Exprs[0].Type())}, 0
 		}
 		childNeed := make([]bool, len(o.Input.Types()))
 		for _, e := range kept {

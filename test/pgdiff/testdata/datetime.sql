@@ -151,3 +151,10 @@ SELECT a.id, b.id FROM cmp0 a JOIN cmp1 b ON a.ts = b.d ORDER BY 1, 2;
 -- @error
 SELECT (CAST(NULL AS date) IN (DATE '5874897-12-31', TIMESTAMP '2000-01-01 00:00:00'));
 SELECT CASE WHEN false THEN DATE '2000-01-02' IN (DATE '5874897-12-31', TIMESTAMP 'infinity') END;
+-- a subquery's output nothing reads is neither folded nor computed (difftest seed 7)
+SELECT 0 AS c0 FROM (SELECT CASE WHEN a.id > 0 THEN DATE '5874897-12-31' ELSE TIMESTAMP '2024-02-29 00:00:01' END AS c0 FROM fold0 a) s;
+SELECT count(*) FROM (SELECT CAST(DATE '5874897-12-31' AS timestamp) AS c0 FROM fold0 a) s;
+CREATE TABLE fold1 (x integer);
+INSERT INTO fold1 VALUES (1), (2);
+SELECT count(*) FROM (SELECT x / 0 FROM fold1) s;
+SELECT count(*) FROM (SELECT 1 / 0 AS c, x FROM fold1) s WHERE x > 1;
