@@ -112,6 +112,8 @@ func children(e Expr) []Expr {
 		return []Expr{x.E, x.Pattern}
 	case *Cast:
 		return []Expr{x.E}
+	case *DateClamp:
+		return []Expr{x.E}
 	case *InList:
 		return []Expr{x.E}
 	case *FnCall:
@@ -140,7 +142,7 @@ func isConstant(e Expr) bool {
 	switch x := e.(type) {
 	case *Const:
 		return !x.Param
-	case *Arith, *Neg, *Cmp, *Not, *IsNull, *Like, *InList, *ArrayCtor, *Case, *Coalesce, *Logic:
+	case *Arith, *Neg, *Cmp, *Not, *IsNull, *Like, *InList, *ArrayCtor, *Case, *Coalesce, *Logic, *DateClamp:
 	case *Cast:
 		if stableCast(x.E.Type(), x.To) {
 			return false
