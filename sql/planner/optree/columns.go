@@ -122,6 +122,7 @@ func PruneColumns(op exec.Operator, need []bool) (exec.Operator, []int) {
 			func(lm, rm []int, nl int) { o.On = remapExpr(o.On, joinMap(lm, rm, nl)) }, 0)
 	case *aggregate.HashAgg:
 		// its input is the exact pre-projection; prune below it
+		nullUnreadAggInputs(o, need)
 		in, _ := PruneColumns(o.Input, All(len(o.Input.Types())))
 		o.Input = in
 		exec.Replanned(o)
@@ -168,6 +169,49 @@ func PruneColumns(op exec.Operator, need []bool) (exec.Operator, []int) {
 	}
 	exec.Replanned(op)
 	return op, identity(len(op.Types()))
+}
+
+// nullUnreadAggInputs makes NULL the columns of o's pre-projection that
+// only aggregates nothing reads take: the aggregation keeps its columns
+// (and their positions), but what nobody reads is not computed, nor
+// folded while planning — PostgreSQL drops a subquery's unread outputs,
+// aggregate calls included, before it folds anything — and the scan below
+// reads nothing for it. Aggregations over grouping sets are left alone.
+func nullUnreadAggInputs(o *aggregate.HashAgg, need []bool) {
+	p, ok := o.Input.(*exec.Project)
+	if !ok || o.GroupingSets != nil || o.GroupingID {
+		return
+	}
+	used := make([]bool, len(p.Exprs))
+	mark := func(i int) {
+		if i >= 0 && i < len(used) {
+			used[i] = true
+		}
+	}
+	for g := 0; g < o.NGroup; g++ {
+		mark(g)
+	}
+	for i, a := range o.Aggs {
+		switch a.Kind {
+		case aggregate.AggStringAgg, aggregate.AggPercentileCont, aggregate.AggPercentileDisc:
+			mark(a.Arg2) // a delimiter or fraction: constant, and checked
+		}
+		if k := o.NGroup + i; k < len(need) && !need[k] {
+			continue
+		}
+		if a.Kind != aggregate.AggCountStar {
+			mark(a.Arg)
+		}
+		mark(a.Filter - 1)
+		for _, ord := range a.Order {
+			mark(ord.Col)
+		}
+	}
+	for j, e := range p.Exprs {
+		if !used[j] {
+			p.Exprs[j] = exec.NullConst(e.Type())
+		}
+	}
 }
 
 // joinMap maps columns of left ++ right through the sides' mappings.

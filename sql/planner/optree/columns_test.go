@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/lakepg/lakepg/exec"
+	"github.com/lakepg/lakepg/exec/aggregate"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/types"
 )
@@ -69,5 +70,31 @@ func TestPruneBatchSource(t *testing.T) {
 		if len(op.Types()) != 1 || m[0] != 0 {
 			t.Fatalf("nothing needed: %d columns, map %v", len(op.Types()), m)
 		}
+	}
+}
+
+// An aggregation's input columns that only aggregates nothing reads take
+// become NULL (not computed, not folded); group keys, the arguments,
+// FILTER and ORDER BY columns of the aggregates read, and a delimiter,
+// stay; count(*) reads no argument.
+func TestUnreadAggregateInputs(t *testing.T) {
+	col := func(i int) exec.Expr { return &exec.ColRef{Idx: i, T: types.Int64T} }
+	pre := &exec.Project{Input: &exec.Values{T: []types.T{types.Int64T, types.Int64T, types.Int64T, types.BoolT, types.Int64T, types.TextT}},
+		Exprs: []exec.Expr{col(0), col(1), col(2), &exec.ColRef{Idx: 3, T: types.BoolT}, col(4), &exec.ColRef{Idx: 5, T: types.TextT}}}
+	agg := &aggregate.HashAgg{Input: pre, NGroup: 1, Aggs: []aggregate.Agg{
+		{Kind: aggregate.AggSum, Arg: 1},                             // read
+		{Kind: aggregate.AggMax, Arg: 2},                             // not read
+		{Kind: aggregate.AggCount, Arg: 4, Filter: 4},                // not read: its FILTER column 3 goes too
+		{Kind: aggregate.AggCountStar},                               // read: marks nothing
+		{Kind: aggregate.AggStringAgg, Arg: 5, Arg2: 5, Desc: false}, // not read, but its delimiter column stays
+	}}
+	PruneColumns(agg, []bool{true, true, false, false, true, false})
+	var got []bool
+	for _, e := range pre.Exprs {
+		c, ok := e.(*exec.Const)
+		got = append(got, ok && c.V.IsNull(0))
+	}
+	if want := []bool{false, false, true, true, true, false}; !slices.Equal(got, want) {
+		t.Errorf("NULL input columns %v, want %v", got, want)
 	}
 }

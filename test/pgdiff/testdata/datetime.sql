@@ -161,3 +161,9 @@ SELECT count(*) FROM (SELECT 1 / 0 AS c, x FROM fold1) s WHERE x > 1;
 -- a join whose ON compares a NULL timestamp with a date is never true: PostgreSQL reads neither side
 -- (difftest seed 8: the aggregation on one side divided by zero)
 SELECT a.c1 FROM (SELECT ((0 % avg(0)) IN (SELECT 0)) AS c1) AS a JOIN fold1 AS b ON (CAST(NULL AS timestamp) = DATE '2000-01-01');
+-- an aggregate of a subquery nothing reads is neither computed nor folded (difftest seed 7)
+SELECT 0 AS c0 FROM (SELECT (0 >= EXTRACT(YEAR FROM max(CASE WHEN a.id > 0 THEN DATE '5874897-12-31' ELSE TIMESTAMP '2024-02-29 00:00:01' END))) AS c0 FROM fold0 a) s;
+SELECT c FROM (SELECT count(*) AS c, sum(x / 0) FROM fold1) s;
+SELECT m FROM (SELECT max(x / 0) AS d, min(x) AS m FROM fold1) s;
+-- @error
+SELECT m FROM (SELECT max(x / 0) AS d, min(x) AS m FROM fold1) s WHERE d IS NULL;
