@@ -109,7 +109,7 @@ func (qc *QueryCtx) physicalQuery(lq *logicalQuery) (*query, error) {
 // optimizeNode runs the optimizer's rules over plan n, counting their
 // changes.
 func (qc *QueryCtx) optimizeNode(n logical.Node) (logical.Node, error) {
-	return optimize.Optimize(n, qc.ruleOn, func(rule string, changes int) {
+	return optimize.Optimize(n, qc.estimates(), qc.ruleOn, func(rule string, changes int) {
 		for range changes {
 			qc.fired(rule)
 		}

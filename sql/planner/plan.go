@@ -167,14 +167,11 @@ func (s *Session) PlanQuery(ctx context.Context, sel *pg.SelectStmt, p *Params, 
 	if err != nil {
 		return nil, err
 	}
-	if !describeOnly && qc.ruleOn(ruleEagerAggregation) {
-		qc.eagerAggregation(q.Op)
-	}
 	q.Op, _ = optree.PruneColumns(q.Op, optree.All(len(q.Cols)))
 	if !describeOnly {
 		qc.dynamicFilters(q.Op)
 		qc.outerJoinKeyFilters(q.Op)
-		qc.presizeAggregations(q.Op) // eager_agg.go
+		qc.presizeAggregations(q.Op) // agg_presize.go
 		if err := optree.FoldErrors(qc.env, q.Op); err != nil {
 			return nil, err
 		}

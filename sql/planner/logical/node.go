@@ -133,12 +133,18 @@ type Agg struct {
 // of group columns) it groups by each set in turn, the group columns not
 // in a set NULL, and a last int4 column holds grouping()'s bitmask: bit
 // NGroup-1-c set when group column c is not in the row's set.
+//
+// Partial marks the partial aggregation of an aggregation above it
+// (eager_aggregation): its results are folded again, so it may give up
+// grouping at run time and pass its rows through, folded one each, when
+// its groups are about as many as its rows.
 type Aggregate struct {
-	Input  Node
-	NGroup int
-	Aggs   []Agg
-	Sets   [][]int
-	Cols   []Column
+	Input   Node
+	NGroup  int
+	Aggs    []Agg
+	Sets    [][]int
+	Partial bool
+	Cols    []Column
 }
 
 // NewAggregate is an Aggregate with its columns filled in.

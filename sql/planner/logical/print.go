@@ -69,6 +69,9 @@ func describe(n Node) string {
 			items = append(items, fmt.Sprintf("#%d", i))
 		}
 		s := "Aggregate group by (" + strings.Join(items, ", ") + ")"
+		if x.Partial {
+			s = "Aggregate partial group by (" + strings.Join(items, ", ") + ")"
+		}
 		if x.Sets != nil {
 			sets := make([]string, len(x.Sets))
 			for i, set := range x.Sets {
