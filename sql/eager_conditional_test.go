@@ -73,3 +73,17 @@ func TestEagerAggregationForms(t *testing.T) {
 		}
 	}
 }
+
+// TestEstimateAbovePartialAggregation: the aggregation over a partial one
+// is estimated by its group keys' distinct values, read through the
+// partial aggregation's groups, not as a tenth of its input: a WITH
+// query's or derived table's aggregation is rewritten before the joins
+// reading it are ordered, by these estimates.
+func TestEstimateAbovePartialAggregation(t *testing.T) {
+	s := joinLake(t)
+	lines := explainLines(t, s, "EXPLAIN (VERBOSE) SELECT kind, wk, sum(qty) FROM fact JOIN dim ON fact.dk = dim.dk GROUP BY kind, wk")
+	plan := strings.Join(lines, "\n")
+	if !strings.Contains(plan, "Partial HashAggregate") || len(lines) < 2 || !strings.Contains(lines[1], "product of the group keys' distinct estimates") {
+		t.Fatalf("the final aggregation's estimate:\n%s", plan)
+	}
+}
