@@ -50,22 +50,6 @@ const EagerAggregation = "eager_aggregation"
 // leaves the plan as it is.
 type eagerAggregation struct{ est Estimates }
 
-// Estimates are the planner's estimates of the nodes of the plan being
-// optimized. ok is false where it has none.
-type Estimates interface {
-	// Rows is the estimated rows of n.
-	Rows(n logical.Node) (rows float64, ok bool)
-	// Groups is the estimated groups of n's rows grouped by keys, each
-	// over n's columns.
-	Groups(n logical.Node, keys []exec.Expr) (groups float64, ok bool)
-	// Distinct is the estimated distinct values of key, over n's
-	// columns, in n's rows: 0 when unknown.
-	Distinct(n logical.Node, key exec.Expr) float64
-	// Filtered reports whether n's subtree drops rows by a predicate (a
-	// filter anywhere in it); true when unknown.
-	Filtered(n logical.Node) bool
-}
-
 func (eagerAggregation) Name() string { return EagerAggregation }
 
 func (r eagerAggregation) withEstimates(est Estimates) Rule { return eagerAggregation{est} }

@@ -3,6 +3,7 @@ package optimize
 import (
 	"fmt"
 
+	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/sql/planner/logical"
 )
@@ -36,6 +37,22 @@ type Rule interface {
 // turns them into an aggregation. window_order rewrites window stacks,
 // which no other rule touches.
 var Rules = []Rule{filterBelowProject{}, outerJoinToInner{}, outerJoinToAnti{}, outerJoinPushdown{}, outerJoinReorder{}, joinOrder{}, eagerAggregation{}, setOpDistinctInputs{}, setOpAggregate{}, windowOrder{}}
+
+// Estimates are the planner's estimates of the nodes of the plan being
+// optimized. ok is false where it has none.
+type Estimates interface {
+	// Rows is the estimated rows of n.
+	Rows(n logical.Node) (rows float64, ok bool)
+	// Groups is the estimated groups of n's rows grouped by keys, each
+	// over n's columns.
+	Groups(n logical.Node, keys []exec.Expr) (groups float64, ok bool)
+	// Distinct is the estimated distinct values of key, over n's
+	// columns, in n's rows: 0 when unknown.
+	Distinct(n logical.Node, key exec.Expr) float64
+	// Filtered reports whether n's subtree drops rows by a predicate (a
+	// filter anywhere in it); true when unknown.
+	Filtered(n logical.Node) bool
+}
 
 // estimating is a rule that weighs the planner's estimates: the driver
 // gives it those of the plan it optimizes.
