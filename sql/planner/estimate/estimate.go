@@ -688,17 +688,6 @@ func (e *Estimator) Column(op exec.Operator, idx int) ColInfo {
 		return ci
 	case *exec.TableScan:
 		return e.scanColumn(o, idx)
-	case *aggregate.HashAgg:
-		// a partial aggregation's groups (eager_aggregation) hold its
-		// input's key values, at most one row each: the aggregation above
-		// it is estimated by the same keys as without it
-		if o.Partial != nil && idx < o.NGroup {
-			ci := e.Column(o.Input, idx)
-			if n := e.N(o); ci.NDV > n {
-				ci.NDV = n
-			}
-			return ci
-		}
 	}
 	return ColInfo{}
 }

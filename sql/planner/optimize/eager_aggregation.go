@@ -297,6 +297,9 @@ func (r eagerAggregation) rewrite(agg *logical.Aggregate) (*logical.Aggregate, i
 	out := *agg
 	out.Input = logical.NewProject(&nj, final, nil)
 	out.Aggs = aggs
+	if g, ok := r.est.Groups(j, exprs[:agg.NGroup]); ok && out.Rows == 0 {
+		out.Rows = g
+	}
 	return &out, changes
 }
 
