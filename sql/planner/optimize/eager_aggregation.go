@@ -297,6 +297,8 @@ func (r eagerAggregation) rewrite(agg *logical.Aggregate) (*logical.Aggregate, i
 	out := *agg
 	out.Input = logical.NewProject(&nj, final, nil)
 	out.Aggs = aggs
+	// the plans reading the aggregation are costed by its groups as
+	// estimated over the join, as they are without the rule
 	if g, ok := r.est.Groups(j, exprs[:agg.NGroup]); ok && out.Rows == 0 {
 		out.Rows = g
 	}

@@ -94,6 +94,11 @@ func TestEagerAggregationRewrites(t *testing.T) {
 	if got := logical.String(out); fired != 1 || got != want {
 		t.Fatalf("fired %d, got\n%s\nwant\n%s", fired, got, want)
 	}
+	// its groups as estimated over the join (no distinct values known
+	// there: a tenth of its rows) are kept for the plans reading it
+	if r := out.(*logical.Aggregate).Rows; r != 1e5 {
+		t.Fatalf("kept estimate %g, want 1e5", r)
+	}
 	// a plan rewritten once is not rewritten again, also when its new
 	// nodes have estimates (built, as a derived table's plan is when it is
 	// optimized again in the plan reading it)
