@@ -12,7 +12,7 @@ import (
 )
 
 // Adaptive partial aggregation. The planner's eager aggregation
-// (sql/planner/eager_agg.go) groups a join's probe rows before the join
+// (planner/optimize/eager_aggregation.go) groups a join's probe rows before the join
 // when the estimates say the groups are few; an aggregation above folds
 // the partial results. When the estimate is wrong and the groups are
 // about as many as the rows, grouping costs a full hash aggregation and
@@ -92,7 +92,7 @@ func (h *HashAgg) adaptive() bool {
 			switch {
 			case t.IsInteger() && out.ID == types.Int64:
 				// a sum of bigints typed bigint: a partial aggregation
-				// below another folds counts so (eager_agg.go)
+				// below another folds counts so (eager_aggregation.go)
 			case t.ID == types.Numeric && out.ID == types.Numeric && out.Scale == t.Scale:
 			case t.IsFloat() && out.ID == t.ID:
 			default:

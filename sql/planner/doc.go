@@ -15,9 +15,10 @@
 // (logical_plan.go, package logical) for every query, rewritten by
 // the rules of package optimize and turned into operators by package
 // physical; the rest of a query is still planned into operators here and
-// enters a logical plan as its Planned leaf. What rewrites aggregations
-// still works on operators or before the Aggregate is built:
-// eager_aggregation (eager_agg.go) and min/max from statistics
+// enters a logical plan as its Planned leaf. The rules that weigh
+// estimates (eager_aggregation) get the planner's through
+// plan_estimates.go. What else rewrites aggregations still works on
+// operators or before the Aggregate is built: min/max from statistics
 // (minmax.go) on the operator tree after physical planning, the group
 // keys a primary key implies (groupby_pk.go) on the collected keys.
 //

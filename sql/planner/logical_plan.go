@@ -5,6 +5,7 @@ import (
 	"github.com/lakepg/lakepg/exec/aggregate"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/sql/planner/bind"
+	"github.com/lakepg/lakepg/sql/planner/estimate"
 	"github.com/lakepg/lakepg/sql/planner/logical"
 	"github.com/lakepg/lakepg/sql/planner/optimize"
 	"github.com/lakepg/lakepg/sql/planner/physical"
@@ -103,13 +104,41 @@ func (qc *QueryCtx) physicalQuery(lq *logicalQuery) (*query, error) {
 	if err != nil {
 		return nil, err
 	}
+	qc.keepEstimates(n)
 	return &query{Op: op, Cols: lq.cols, scans: lq.scans, node: n}, nil
+}
+
+// keepEstimates gives the operators of plan n's aggregations the
+// estimates they had before a rule rewrote what is under them
+// (logical.Aggregate.Rows): a WITH query or derived table whose
+// aggregation eager_aggregation split is joined in the order it would be
+// without the rule.
+func (qc *QueryCtx) keepEstimates(n logical.Node) {
+	if a, ok := n.(*logical.Aggregate); ok && a.Rows > 0 {
+		if op, ok := qc.built[a]; ok {
+			qc.planEstimator().Rows[op] = estimate.Estimate{Rows: a.Rows, How: "groups estimated before eager aggregation"}
+			qc.kept[op] = true
+		}
+	}
+	for _, in := range n.Inputs() {
+		qc.keepEstimates(in)
+	}
+}
+
+// forgetKeptEstimates lets the estimator estimate the aggregations
+// keepEstimates gave estimates again, over the partial aggregations under
+// them, once the joins are planned: presizing sizes an aggregation's
+// tables by the groups it is estimated to meet there.
+func (qc *QueryCtx) forgetKeptEstimates() {
+	for op := range qc.kept {
+		delete(qc.planEstimator().Rows, op)
+	}
 }
 
 // optimizeNode runs the optimizer's rules over plan n, counting their
 // changes.
 func (qc *QueryCtx) optimizeNode(n logical.Node) (logical.Node, error) {
-	return optimize.Optimize(n, qc.ruleOn, func(rule string, changes int) {
+	return optimize.Optimize(n, qc.estimates(), qc.ruleOn, func(rule string, changes int) {
 		for range changes {
 			qc.fired(rule)
 		}

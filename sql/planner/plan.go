@@ -53,8 +53,11 @@ type QueryCtx struct {
 	// chains are the pipelines of the Parallels made for subqueries run
 	// while planning (EXPLAIN prints them)
 	chains map[*exec.Parallel]exec.Operator
-	// est estimates rows for join ordering (join_order.go)
-	est *estimate.Estimator
+	// est estimates rows for join ordering (join_order.go); kept are the
+	// aggregations it estimates as before eager_aggregation split them
+	// (keepEstimates)
+	est  *estimate.Estimator
+	kept map[exec.Operator]bool
 	// joins and rulesFired are for EXPLAIN (VERBOSE) (rules.go)
 	joins      []joinBlock
 	rulesFired map[string]int
@@ -113,7 +116,7 @@ func (s *Session) NewQueryCtx(ctx context.Context, p *Params, describeOnly bool)
 		p = &Params{}
 	}
 	qc := &QueryCtx{s: s, ctx: ctx, params: p, env: s.NewEnv(), DescribeOnly: describeOnly, subCols: map[*pg.SubLink]exec.Expr{},
-		srfCols: map[*pg.FuncCall]exec.Expr{}, built: map[logical.Node]exec.Operator{}}
+		srfCols: map[*pg.FuncCall]exec.Expr{}, built: map[logical.Node]exec.Operator{}, kept: map[exec.Operator]bool{}}
 	if s.StmtCTEs != nil {
 		// the WITH queries of the UPDATE or DELETE being planned (sql/with_write.go)
 		qc.Ctes = []map[string]*CteDef{s.StmtCTEs}
@@ -167,14 +170,12 @@ func (s *Session) PlanQuery(ctx context.Context, sel *pg.SelectStmt, p *Params, 
 	if err != nil {
 		return nil, err
 	}
-	if !describeOnly && qc.ruleOn(ruleEagerAggregation) {
-		qc.eagerAggregation(q.Op)
-	}
 	q.Op, _ = optree.PruneColumns(q.Op, optree.All(len(q.Cols)))
 	if !describeOnly {
 		qc.dynamicFilters(q.Op)
 		qc.outerJoinKeyFilters(q.Op)
-		qc.presizeAggregations(q.Op) // eager_agg.go
+		qc.forgetKeptEstimates()
+		qc.presizeAggregations(q.Op) // agg_presize.go
 		if err := optree.FoldErrors(qc.env, q.Op); err != nil {
 			return nil, err
 		}

@@ -37,7 +37,7 @@ const (
 	ruleSharedSubqueries   = "shared_subqueries"          // uncorrelated scalar subqueries reading the same rows run as one
 	ruleSharedDerived      = "shared_derived_tables"      // derived tables written alike run once (derived_shared.go)
 	ruleFilteredAggs       = "filtered_aggregates"        // one-row aggregates of one FROM side by side, differing in WHERE conjuncts, as one scan with FILTER (filtered_aggregates.go)
-	ruleEagerAggregation   = "eager_aggregation"          // a GROUP BY over a join partly done below it (eager_agg.go)
+	ruleEagerAggregation   = optimize.EagerAggregation    // a GROUP BY over a join partly done below it (optimize/eager_aggregation.go)
 	ruleSetOpDistinct      = optimize.SetOpDistinctInputs // INTERSECT/EXCEPT inputs made distinct first, on all cores (optimize/setop_distinct_inputs.go)
 	ruleSetOpAggregate     = optimize.SetOpAggregate      // INTERSECT/EXCEPT without ALL as an aggregation of both sides' rows tagged (optimize/setop_aggregate.go)
 	ruleWindowOrder        = optimize.WindowOrder         // a window sorting by another's keys and more runs first (optimize/window_order.go)

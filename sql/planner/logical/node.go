@@ -133,12 +133,22 @@ type Agg struct {
 // of group columns) it groups by each set in turn, the group columns not
 // in a set NULL, and a last int4 column holds grouping()'s bitmask: bit
 // NGroup-1-c set when group column c is not in the row's set.
+//
+// Partial marks the partial aggregation of an aggregation above it
+// (eager_aggregation): its results are folded again, so it may give up
+// grouping at run time and pass its rows through, folded one each, when
+// its groups are about as many as its rows. Rows, when not 0, is the
+// estimate of its groups from before a rule rewrote what is under it
+// (eager_aggregation): the planner keeps it for the plans that read the
+// aggregation, so that they are costed the same with the rule or without.
 type Aggregate struct {
-	Input  Node
-	NGroup int
-	Aggs   []Agg
-	Sets   [][]int
-	Cols   []Column
+	Input   Node
+	NGroup  int
+	Aggs    []Agg
+	Sets    [][]int
+	Partial bool
+	Rows    float64
+	Cols    []Column
 }
 
 // NewAggregate is an Aggregate with its columns filled in.

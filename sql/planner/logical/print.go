@@ -68,7 +68,11 @@ func describe(n Node) string {
 		for i := range x.NGroup {
 			items = append(items, fmt.Sprintf("#%d", i))
 		}
-		s := "Aggregate group by (" + strings.Join(items, ", ") + ")"
+		s := "Aggregate "
+		if x.Partial {
+			s += "partial "
+		}
+		s += "group by (" + strings.Join(items, ", ") + ")"
 		if x.Sets != nil {
 			sets := make([]string, len(x.Sets))
 			for i, set := range x.Sets {

@@ -12,7 +12,9 @@
 // reports the changes of each rule (EXPLAIN (VERBOSE)'s "Rules applied"),
 // and checks after every change that the node kept its columns' types: a
 // rule that changes them is a bug, reported as an internal error rather
-// than run.
+// than run. A rule that weighs estimates (eager_aggregation) gets the
+// planner's through Estimates, which Optimize is given: rows and distinct
+// values of the nodes the planner can estimate, none for the others.
 //
 // The planner's other rules still rewrite exec operator trees in
 // sql/planner; they move here as the parts of the plan they rewrite

@@ -3,6 +3,7 @@ package optimize
 import (
 	"fmt"
 
+	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/pgerr"
 	"github.com/lakepg/lakepg/sql/planner/logical"
 )
@@ -30,22 +31,50 @@ type Rule interface {
 // filters moved onto K already, not left above the join it builds);
 // join_order then meets only join graphs, those of FROM lists, which the
 // planner optimizes as plans of their own, and those
-// outer_join_reorder made, innermost first;
+// outer_join_reorder made, innermost first; eager_aggregation meets the
+// joins join_order chose under a block's aggregation;
 // setop_distinct_inputs sees the set operations before setop_aggregate
 // turns them into an aggregation. window_order rewrites window stacks,
 // which no other rule touches.
-var Rules = []Rule{filterBelowProject{}, outerJoinToInner{}, outerJoinToAnti{}, outerJoinPushdown{}, outerJoinReorder{}, joinOrder{}, setOpDistinctInputs{}, setOpAggregate{}, windowOrder{}}
+var Rules = []Rule{filterBelowProject{}, outerJoinToInner{}, outerJoinToAnti{}, outerJoinPushdown{}, outerJoinReorder{}, joinOrder{}, eagerAggregation{}, setOpDistinctInputs{}, setOpAggregate{}, windowOrder{}}
+
+// Estimates are the planner's estimates of the nodes of the plan being
+// optimized. ok is false where it has none.
+type Estimates interface {
+	// Rows is the estimated rows of n.
+	Rows(n logical.Node) (rows float64, ok bool)
+	// Groups is the estimated groups of n's rows grouped by keys, each
+	// over n's columns.
+	Groups(n logical.Node, keys []exec.Expr) (groups float64, ok bool)
+	// Distinct is the estimated distinct values of key, over n's
+	// columns, in n's rows: 0 when unknown.
+	Distinct(n logical.Node, key exec.Expr) float64
+	// Filtered reports whether n's subtree drops rows by a predicate (a
+	// filter anywhere in it); true when unknown.
+	Filtered(n logical.Node) bool
+}
+
+// estimating is a rule that weighs the planner's estimates: the driver
+// gives it those of the plan it optimizes.
+type estimating interface {
+	withEstimates(Estimates) Rule
+}
 
 // maxPasses bounds a rule's passes over one plan: rules reach their fixed
 // point in one or two; more means two rewrites undoing each other.
 const maxPasses = 8
 
 // Optimize runs the rules on(name) allows over plan n, calling fired
-// with each rule's changes, and returns the rewritten plan.
-func Optimize(n logical.Node, on func(rule string) bool, fired func(rule string, changes int)) (logical.Node, error) {
+// with each rule's changes, and returns the rewritten plan. est are the
+// planner's estimates of n's nodes (nil: none, and the rules that weigh
+// them leave the plan as it is).
+func Optimize(n logical.Node, est Estimates, on func(rule string) bool, fired func(rule string, changes int)) (logical.Node, error) {
 	for _, r := range Rules {
 		if !on(r.Name()) {
 			continue
+		}
+		if e, ok := r.(estimating); ok {
+			r = e.withEstimates(est)
 		}
 		for pass := 0; ; pass++ {
 			if pass == maxPasses {

@@ -33,7 +33,7 @@ func run(t *testing.T, n logical.Node, disabled ...string) (logical.Node, map[st
 		}
 		return true
 	}
-	out, err := Optimize(n, on, func(rule string, k int) { fired[rule] += k })
+	out, err := Optimize(n, nil, on, func(rule string, k int) { fired[rule] += k })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestBrokenRules(t *testing.T) {
 		msg  string
 	}{{retype{}, "column 1 of type bigint became text"}, {flip{}, "does not reach a fixed point"}} {
 		Rules = []Rule{c.rule}
-		_, err := Optimize(intersect(leaf(false, types.Int64T), leaf(false, types.Int64T)), func(string) bool { return true }, func(string, int) {})
+		_, err := Optimize(intersect(leaf(false, types.Int64T), leaf(false, types.Int64T)), nil, func(string) bool { return true }, func(string, int) {})
 		if err == nil || pgerr.Code(err) != pgerr.Internal || !strings.Contains(err.Error(), c.msg) {
 			t.Fatalf("rule %s: %v", c.rule.Name(), err)
 		}

@@ -91,7 +91,11 @@ func (b *Builder) build(n logical.Node) (exec.Operator, error) {
 				return nil, err
 			}
 		}
-		return &aggregate.HashAgg{Input: in, NGroup: x.NGroup, Aggs: aggs, GroupingSets: x.Sets, GroupingID: x.Sets != nil}, nil
+		agg := &aggregate.HashAgg{Input: in, NGroup: x.NGroup, Aggs: aggs, GroupingSets: x.Sets, GroupingID: x.Sets != nil}
+		if x.Partial {
+			agg.Partial = &aggregate.Partial{}
+		}
+		return agg, nil
 	case *logical.SetOp:
 		l, err := b.Build(x.Left)
 		if err != nil {

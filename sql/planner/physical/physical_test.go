@@ -56,6 +56,19 @@ func TestBuildAggregate(t *testing.T) {
 	if !reflect.DeepEqual(h.Types(), cols) {
 		t.Fatalf("operator types %v, logical %v", h.Types(), cols)
 	}
+	if h.Partial != nil {
+		t.Fatalf("a final aggregation built partial")
+	}
+	// a partial Aggregate (eager_aggregation's) is a hash aggregate that
+	// may pass its rows through
+	p := logical.NewAggregate(in, 1, []logical.Agg{{Func: logical.AggCountStar, Out: types.Int64T}})
+	p.Partial = true
+	if op, err = Build(nil, p); err != nil {
+		t.Fatal(err)
+	}
+	if h := op.(*aggregate.HashAgg); h.Partial == nil {
+		t.Fatalf("a partial Aggregate built without Partial")
+	}
 }
 
 // A Join with keys is a hash join of its sides, one without a nested
