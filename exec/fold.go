@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"slices"
+
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/types"
 )
@@ -210,9 +212,34 @@ func stableCast(from, to types.T) bool {
 // whose constant column a pushed-down filter rules out). An evaluation
 // error is not decided here (FoldError reports it): false.
 func NeverTrue(env *Env, e Expr) bool {
+	switch x := e.(type) {
+	case *Cmp:
+		// a comparison with a NULL is NULL whatever the row holds, as
+		// PostgreSQL's planner folds a strict operator of a NULL
+		if nullConst(x.L) || nullConst(x.R) {
+			return true
+		}
+	case *Logic:
+		if x.And && slices.ContainsFunc(x.Args, func(a Expr) bool { return NeverTrue(env, a) }) {
+			return true
+		}
+	}
 	if e == nil || !isConstant(e) || e.Type().ID != types.Bool {
 		return false
 	}
 	v, err := e.Eval(env, &vec.Batch{N: 1})
 	return err == nil && (v.IsNull(0) || !v.B[0])
+}
+
+// nullConst reports a constant NULL, cast or clamped.
+func nullConst(e Expr) bool {
+	switch x := e.(type) {
+	case *Const:
+		return !x.Param && x.V.Len() == 1 && x.V.IsNull(0)
+	case *Cast:
+		return nullConst(x.E)
+	case *DateClamp:
+		return nullConst(x.E)
+	}
+	return false
 }

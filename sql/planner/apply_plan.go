@@ -83,7 +83,11 @@ func (qc *QueryCtx) OuterColumn(b *Binder, names []string, loc int32, err error)
 		}
 		f.plan.read(idx)
 		if f.vals == nil {
-			return exec.NullConst(f.sc.Cols[idx].T), true, nil
+			// finding what the subquery reads (and describing it): a
+			// value planning does not fold, as an outer row's is not known
+			c := exec.NullConst(f.sc.Cols[idx].T)
+			c.Param = true
+			return c, true, nil
 		}
 		return exec.NewConst(f.vals[idx]), true, nil
 	}

@@ -371,6 +371,7 @@ func (qc *QueryCtx) joinItems(items []*Source, conj []*pg.Node) (*Source, error)
 	// too: the outer-join rules (optimize/outer_join_*.go) rewrite it
 	// under them first (optimizeItem), the join graph's predicates after.
 	var nodes, joins []logical.Node
+	empty := false // an item reads nothing (constant_false)
 	pb := qc.builder()
 	if len(items) > 1 || items[0].node != nil && items[0].op == items[0].nodeOp {
 		nodes, joins = make([]logical.Node, len(items)), make([]logical.Node, len(items))
@@ -395,6 +396,7 @@ func (qc *QueryCtx) joinItems(items []*Source, conj []*pg.Node) (*Source, error)
 					nodes[i] = &logical.Filter{Input: nodes[i], Pred: pred}
 				} else if err == nil {
 					nodes[i] = itemNode(items[i]) // nothing to read
+					empty = true
 				}
 			}
 			if err != nil {
@@ -402,6 +404,17 @@ func (qc *QueryCtx) joinItems(items []*Source, conj []*pg.Node) (*Source, error)
 			}
 		}
 		p.used = true
+	}
+	if empty {
+		// an inner join with an item that has no rows has none: no item
+		// is read (PostgreSQL's planner makes the whole join a dummy
+		// relation, so an aggregation on another side never runs)
+		for i, it := range items {
+			e := *it
+			e.op = &exec.Values{Env: qc.env, T: it.op.Types()}
+			e.scans, e.Ref, e.rows, e.node, e.nodeOp = nil, nil, 0, nil, nil
+			items[i], nodes[i], joins[i] = &e, itemNode(&e), nil
+		}
 	}
 	built := make([]exec.Operator, len(nodes))
 	for i := range nodes {

@@ -167,3 +167,8 @@ SELECT c FROM (SELECT count(*) AS c, sum(x / 0) FROM fold1) s;
 SELECT m FROM (SELECT max(x / 0) AS d, min(x) AS m FROM fold1) s;
 -- @error
 SELECT m FROM (SELECT max(x / 0) AS d, min(x) AS m FROM fold1) s WHERE d IS NULL;
+-- a comparison with a NULL is never true: an inner join with an item it filters reads no item
+-- (difftest seed 8: the aggregation on the other side divided by zero)
+WITH w AS MATERIALIZED (SELECT a.c1, b.x FROM (SELECT ((0 % avg(0)) IN (SELECT 0)) AS c1) AS a JOIN fold1 AS b ON (CAST(NULL AS integer) = b.x)) SELECT count(*) FROM w;
+SELECT count(*) FROM fold1 a, fold1 b WHERE a.x = b.x AND b.x = NULL;
+SELECT a.x, b.x FROM fold1 a LEFT JOIN fold1 b ON b.x = NULL ORDER BY 1;
