@@ -176,10 +176,11 @@ func PruneColumns(op exec.Operator, need []bool) (exec.Operator, []int) {
 // (and their positions), but what nobody reads is not computed, nor
 // folded while planning — PostgreSQL drops a subquery's unread outputs,
 // aggregate calls included, before it folds anything — and the scan below
-// reads nothing for it. Aggregations over grouping sets are left alone.
+// reads nothing for it. Over grouping sets the aggregates' columns come
+// after the keys as well, the grouping id last.
 func nullUnreadAggInputs(o *aggregate.HashAgg, need []bool) {
 	p, ok := o.Input.(*exec.Project)
-	if !ok || o.GroupingSets != nil || o.GroupingID {
+	if !ok {
 		return
 	}
 	used := make([]bool, len(p.Exprs))

@@ -172,3 +172,5 @@ SELECT m FROM (SELECT max(x / 0) AS d, min(x) AS m FROM fold1) s WHERE d IS NULL
 WITH w AS MATERIALIZED (SELECT a.c1, b.x FROM (SELECT ((0 % avg(0)) IN (SELECT 0)) AS c1) AS a JOIN fold1 AS b ON (CAST(NULL AS integer) = b.x)) SELECT count(*) FROM w;
 SELECT count(*) FROM fold1 a, fold1 b WHERE a.x = b.x AND b.x = NULL;
 SELECT a.x, b.x FROM fold1 a LEFT JOIN fold1 b ON b.x = NULL ORDER BY 1;
+SELECT 0 AS c0 FROM (SELECT max(CASE WHEN a.id > 0 THEN DATE '5874897-12-31' ELSE TIMESTAMP '2024-02-29 00:00:01' END) AS c0 FROM fold0 a GROUP BY CUBE (a.id)) s;
+SELECT g, c FROM (SELECT x % 2 AS g, count(*) AS c, sum(x / 0) FROM fold1 GROUP BY ROLLUP (x % 2)) s ORDER BY 1, 2;
