@@ -48,6 +48,9 @@ func FoldError(env *Env, e Expr) error {
 			if err := FoldError(env, w); err != nil {
 				return err
 			}
+			if c, ok := w.(*Cmp); ok && (nullConst(c.L) || nullConst(c.R)) {
+				continue // a comparison with NULL: PostgreSQL folds it to NULL, never taken
+			}
 			if err := FoldError(env, x.Then[k]); err != nil {
 				return err
 			}

@@ -174,3 +174,6 @@ SELECT count(*) FROM fold1 a, fold1 b WHERE a.x = b.x AND b.x = NULL;
 SELECT a.x, b.x FROM fold1 a LEFT JOIN fold1 b ON b.x = NULL ORDER BY 1;
 SELECT 0 AS c0 FROM (SELECT max(CASE WHEN a.id > 0 THEN DATE '5874897-12-31' ELSE TIMESTAMP '2024-02-29 00:00:01' END) AS c0 FROM fold0 a GROUP BY CUBE (a.id)) s;
 SELECT g, c FROM (SELECT x % 2 AS g, count(*) AS c, sum(x / 0) FROM fold1 GROUP BY ROLLUP (x % 2)) s ORDER BY 1, 2;
+-- a CASE branch whose condition compares with a NULL is never taken, and PostgreSQL never folds it
+SELECT 0 AS c0 FROM (SELECT CASE WHEN CAST(NULL AS boolean) = (a.id > 0) THEN DATE '5874897-12-31' WHEN true THEN TIMESTAMP '2024-02-29 00:00:01' END AS c0 FROM fold0 a UNION ALL SELECT TIMESTAMP '2000-01-01') s;
+SELECT CASE WHEN id = NULL THEN 1 / 0 ELSE 1 END FROM fold0;
