@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/lakepg/lakepg/exec/joinspill"
 	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
@@ -152,7 +153,7 @@ func TestHashJoinSpillsRecursively(t *testing.T) {
 	for _, typ := range []JoinType{JoinInner, JoinFull, JoinRightAnti} {
 		want, _ := spillJoin(t, L, R, typ, []int{0}, nil, 0)
 		got, files := spillJoin(t, L, R, typ, []int{0}, nil, 1<<20)
-		if files <= 2*joinPartitions {
+		if files <= 2*joinspill.Partitions {
 			t.Fatalf("%s: %d spill files; want partitions of partitions", typ, files)
 		}
 		sameRows(t, typ.String(), got, want)

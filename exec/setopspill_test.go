@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lakepg/lakepg/exec/joinspill"
 	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
@@ -125,7 +126,7 @@ func TestSetOpSpillsRecursively(t *testing.T) {
 	copy(L[:10000], R[:10000])
 	want := setOpWant(L, R, false, true)
 	got, files := runSetOp(t, L, R, false, true, 1<<20)
-	if files <= joinPartitions {
+	if files <= joinspill.Partitions {
 		t.Fatalf("%d spill files; want partitions of partitions", files)
 	}
 	sameRows(t, "EXCEPT ALL", got, want)
