@@ -459,6 +459,10 @@ func buildJoin(ctx context.Context, env *Env, right Operator, rightKeys []Expr, 
 	jb.res.Mem = mem
 	jb.res.Spill = opts.spill || opts.chunk != nil
 	jb.res.Cap = memory.WorkMemOf(ctx)
+	if opts.level > 0 || opts.chunk != nil {
+		// a partition's join or a chunk: see joinspill.Spill
+		jb.res.Floor = mem.SpillFloor()
+	}
 	ok := false
 	defer func() {
 		if !ok {
@@ -1965,7 +1969,7 @@ func (j *NestedLoopJoin) buildRight(ctx context.Context) error {
 func (j *NestedLoopJoin) chunkPass(ctx context.Context, src *joinspill.ChunkSource) (joinspill.ChunkPass, error) {
 	pass := &NestedLoopJoin{Env: j.Env, Right: &joinspill.Empty{T: src.Types()}, On: j.On, Type: j.joinType(), Mem: j.Mem,
 		prebuilt: memory.NewColBuf(src.Types(), vec.BatchSize)}
-	pass.res = memory.Reservation{Mem: j.Mem, Spill: true, Cap: memory.WorkMemOf(ctx)}
+	pass.res = memory.Reservation{Mem: j.Mem, Spill: true, Cap: memory.WorkMemOf(ctx), Floor: j.Mem.SpillFloor()}
 	err := Drain(ctx, src, func(b *vec.Batch) error {
 		if err := memory.ErrCanceled(ctx); err != nil {
 			return err

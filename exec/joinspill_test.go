@@ -277,3 +277,44 @@ func TestSharedHashJoinSpills(t *testing.T) {
 		}
 	}
 }
+
+// TestHashJoinSpillUnderFullPool: a join whose pool another holder has
+// filled to the spilling share (a WITH query's rows, temporary tables)
+// spills at its first batch, and its partitions' joins get the floor:
+// they are joined in memory after one level (the partition of the NULL
+// keys, 5 % of the rows, after two), where without it each spilled again
+// at its first batch until partitions held a row or two (thousands of
+// files). The answers are the in-memory ones.
+func TestHashJoinSpillUnderFullPool(t *testing.T) {
+	sp := testSpill(t, 0)
+	rng := rand.New(rand.NewSource(17))
+	L := joinSpillRows(rng, 20000, 40000)
+	R := joinSpillRows(rng, 30000, 40000)
+	const limit = 8 << 20
+	for _, typ := range []JoinType{JoinInner, JoinFull, JoinAnti, JoinAntiNullAware, JoinRightSemi} {
+		want, _ := spillJoin(t, L, R, typ, []int{1}, nil, 0)
+		pool := memory.NewMemoryPool(limit)
+		other := memory.NewMemory(pool, 0)
+		if err := other.Grow(limit - limit/8); err != nil {
+			t.Fatal(err)
+		}
+		qs := &QueryStats{}
+		ctx := WithQueryStats(context.Background(), qs)
+		mem := memory.NewMemory(pool, 0)
+		j := &HashJoin{Env: env, Left: newRowsOp(jst, L, 1000), Right: newRowsOp(jst, R, 1000),
+			LeftKeys: []Expr{col(1, types.TextT)}, RightKeys: []Expr{col(1, types.TextT)}, Type: typ, Mem: mem}
+		got := collectCtx(t, ctx, j)
+		j.Close()
+		sameRows(t, typ.String(), got, want)
+		if f := qs.SpillFiles(); f == 0 || (typ != JoinAntiNullAware && f > 4*joinspill.Partitions) {
+			t.Errorf("%s: %d spill files; want two levels of partitions at most, %d files", typ, f, 4*joinspill.Partitions)
+		}
+		if mem.Used() != 0 || pool.Used() != limit-limit/8 {
+			t.Fatalf("%s: %d bytes still reserved, pool %d", typ, mem.Used(), pool.Used())
+		}
+		other.Close()
+	}
+	if n := spillFilesLeft(t, sp); n != 0 {
+		t.Fatalf("%d spill files left", n)
+	}
+}

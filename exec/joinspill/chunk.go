@@ -206,12 +206,10 @@ func (c *ChunkJoin) Next(ctx context.Context) (*vec.Batch, error) {
 					return nil, err
 				}
 			}
-			if c.Deferred && c.matched == nil && c.Left != nil {
-				words := (c.Left.Rows + 63) / 64
-				if err := c.res.Grow(8 * words); err != nil {
+			if c.Deferred {
+				if err := c.bitmap(); err != nil {
 					return nil, err
 				}
-				c.matched = make([]uint64, words)
 			}
 			lop, err := scanPart(c.Left, c.LTypes)
 			if err != nil {
@@ -238,6 +236,11 @@ func (c *ChunkJoin) Next(ctx context.Context) (*vec.Batch, error) {
 				continue
 			}
 			if c.final == nil {
+				// no chunk at all when the build side is empty: no probe
+				// row matched
+				if err := c.bitmap(); err != nil {
+					return nil, err
+				}
 				op, err := scanPart(c.Left, c.LTypes)
 				if err != nil {
 					return nil, err
@@ -261,6 +264,19 @@ func (c *ChunkJoin) Next(ctx context.Context) (*vec.Batch, error) {
 			return nil, nil
 		}
 	}
+}
+
+// bitmap makes the bitmap of which probe rows matched, once.
+func (c *ChunkJoin) bitmap() error {
+	if c.matched != nil || c.Left == nil {
+		return nil
+	}
+	words := (c.Left.Rows + 63) / 64
+	if err := c.res.Grow(8 * words); err != nil {
+		return err
+	}
+	c.matched = make([]uint64, words)
+	return nil
 }
 
 // record notes which probe rows of a batch matched in this chunk.
