@@ -447,6 +447,11 @@ type buildOpts struct {
 	chunk *joinspill.ChunkSource
 }
 
+// newSpill starts the spill of a build side of types ts.
+func (o buildOpts) newSpill(ctx context.Context, ts []types.T) *joinspill.Spill {
+	return &joinspill.Spill{Level: o.level, One: o.one, Right: joinspill.NewParts(ts, "join", QueryStatsOf(ctx).Spill())}
+}
+
 // buildJoin drains right, computes its keys (cast to the probe keys'
 // types kts where they differ) and indexes the rows. When opts.spill is set
 // and the rows outgrow the reservation, the rows go to partition files
@@ -493,7 +498,7 @@ func buildJoin(ctx context.Context, env *Env, right Operator, rightKeys []Expr, 
 	// toDisk moves the buffered rows to partition files and gives their
 	// memory back; the rest of the build side follows them
 	toDisk := func() error {
-		js = &joinspill.Spill{Level: opts.level, One: opts.one, Right: joinspill.NewParts(right.Types(), "join", QueryStatsOf(ctx).Spill())}
+		js = opts.newSpill(ctx, right.Types())
 		keys.N = jb.rows.N
 		kv = keyVecs(kv, rightKeys, comp, &jb.rows.Batch, &keys.Batch)
 		if err := js.Right.Add(&jb.rows.Batch, kv, js.Level, js.One); err != nil {
@@ -695,7 +700,7 @@ func drainParallel(ctx context.Context, env *Env, p *Parallel, jb *joinBuild, ri
 				if pgerr.Code(err) != memory.OutOfMemory || !opts.spill {
 					return err
 				}
-				js = &joinspill.Spill{Level: opts.level, One: opts.one, Right: joinspill.NewParts(ts, "join", QueryStatsOf(ctx).Spill())}
+				js = opts.newSpill(ctx, ts)
 			}
 			if err := toDisk(d); err != nil {
 				return err
@@ -1844,9 +1849,9 @@ func (c *joinCore) unmatchedBuild() *vec.Batch {
 // when On is true or NULL for some right row.
 //
 // A right side that outgrows the memory budget goes to a spill file, and
-// the join runs by chunks (joinspill.ChunkJoin, as a hash join partition that hashing
-// cannot split): as many right rows as fit at a time, the left side
-// streamed past each.
+// the join runs by chunks (joinspill.ChunkJoin, as a hash join partition
+// that hashing cannot split): as many right rows as fit at a time, the left
+// side streamed past each.
 type NestedLoopJoin struct {
 	Env         *Env
 	Left, Right Operator

@@ -132,8 +132,8 @@ const MaxRecursion = 100000
 // An iteration's rows go to the work table the next one reads, which
 // spills to a file past its reservation. UNION's set of rows already
 // produced is a map of their encoded keys, its entries reserved; when one
-// does not fit, the keys go to 16 files (joinspill.Parts) by their hash and the
-// map is dropped. From then on an iteration's rows wait in files by the
+// does not fit, the keys go to 16 files (joinspill.Parts) by their hash
+// and the map is dropped. From then on an iteration's rows wait in files by the
 // same hash (cand); when it ends, each partition's keys are read into a map
 // of their own and its waiting rows checked against it; the new ones are
 // produced then, their keys added to the partition's file. So the

@@ -49,10 +49,10 @@ func (a *Append) Next(ctx context.Context) (*vec.Batch, error) {
 // key's count going down as its rows are kept (ALL) or to "done" once one
 // is (INTERSECT and EXCEPT keep a row once). When an entry does not fit,
 // the map freezes: keys in it are complete and answered there, and the
-// rows of keys not in it, of both sides, go to 16 files (joinspill.Parts) by the
-// key hash, each pair of files answered afterwards by a SetOp of its own
-// one level down (as the hash join spills, package joinspill). Equal rows share
-// a hash, so a key's rows on both sides meet in one pair.
+// rows of keys not in it, of both sides, go to 16 files (joinspill.Parts)
+// by the key hash, each pair of files answered afterwards by a SetOp of
+// its own one level down (as the hash join spills, package joinspill).
+// Equal rows share a hash, so a key's rows on both sides meet in one pair.
 type SetOp struct {
 	Left, Right Operator
 	Intersect   bool
