@@ -145,6 +145,10 @@ func (s *SetOp) toFiles(ctx context.Context, jp **joinspill.Parts, b *vec.Batch,
 func (s *SetOp) build(ctx context.Context) error {
 	s.Mem = memory.MemFor(ctx, s.Mem)
 	s.res = memory.Reservation{Mem: s.Mem, Spill: s.level <= joinspill.MaxLevel, Cap: memory.WorkMemOf(ctx)}
+	if s.level > 0 {
+		// a pair of partitions: its floor, as a hash join's (joinspill.Spill)
+		s.res.Floor = s.Mem.SpillFloor()
+	}
 	// lookups index the map with string(key) directly, which does not
 	// copy the key; only a key stored for the first time is copied
 	s.counts = map[string]int64{}
