@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/lakepg/lakepg/exec/hashtab"
+	"github.com/lakepg/lakepg/exec/joinspill"
 	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
@@ -116,9 +117,9 @@ type HashJoin struct {
 	ts    []types.T
 
 	// spill is set when the build side outgrew memory and went to disk
-	// (joinspill.go); spillLevel is how many times the rows were
+	// (package joinspill); spillLevel is how many times the rows were
 	// partitioned before this join.
-	spill      *joinSpill
+	spill      *joinspill.Spill
 	spillLevel int
 	probed     bool
 	// prebuilt is a build side made by a chunk join, probed as is.
@@ -225,7 +226,7 @@ type SharedBuild struct {
 	ts       []types.T
 	jb       *joinBuild
 	done     atomic.Pointer[joinBuild] // jb once built whole, for InJoinBuild
-	spill    *joinSpill
+	spill    *joinspill.Spill
 	err      error
 	mu       sync.Mutex
 	matched  []bool
@@ -257,7 +258,7 @@ func (s *SharedBuild) types() []types.T {
 	return s.ts
 }
 
-func (s *SharedBuild) get(ctx context.Context, typ JoinType, cs []ColKeySet) (*joinBuild, *joinSpill, error) {
+func (s *SharedBuild) get(ctx context.Context, typ JoinType, cs []ColKeySet) (*joinBuild, *joinspill.Spill, error) {
 	s.once.Do(func() {
 		s.err = Guard(func() error {
 			var err error
@@ -282,7 +283,7 @@ func (s *SharedBuild) Close() error {
 			s.jb.release()
 		}
 		if s.spill != nil {
-			s.spill.close()
+			s.spill.Close()
 		}
 		err = s.Right.Close()
 	})
@@ -330,7 +331,7 @@ func (j *HashJoin) Close() error {
 			j.joinBuild.release()
 		}
 		if j.spill != nil {
-			j.spill.close()
+			j.spill.Close()
 		}
 		e = j.Right.Close()
 	}
@@ -396,7 +397,7 @@ func (j *HashJoin) build(ctx context.Context) error {
 			par = runtime.GOMAXPROCS(0)
 		}
 		j.joinBuild, j.spill, err = buildJoin(ctx, j.Env, j.Right, j.RightKeys, kts, j.Mem,
-			buildOpts{level: j.spillLevel, spill: j.spillLevel <= joinMaxSpillLvl, one: j.Type == JoinAntiNullAware, par: par})
+			buildOpts{level: j.spillLevel, spill: j.spillLevel <= joinspill.MaxLevel, one: j.Type == JoinAntiNullAware, par: par})
 		if err == nil && j.joinBuild != nil {
 			j.joinBuild.colSets(j.ColKeySets, par)
 		}
@@ -436,21 +437,26 @@ const indexBytesPerRow = 48
 
 // buildOpts say what a build does when its rows outgrow its reservation.
 type buildOpts struct {
-	level int  // partitioning level (joinspill.go)
+	level int  // partitioning level (package joinspill)
 	spill bool // partition the rows to disk
 	one   bool // (spill) into a single partition: NOT IN
 	par   int  // goroutines that may index the rows (0, 1: the caller alone)
 	// chunk, when set, is the source being built from by a chunk join: the
 	// build stops where the reservation does (after one batch at least)
 	// and the batch that did not fit is put back
-	chunk *chunkSource
+	chunk *joinspill.ChunkSource
+}
+
+// newSpill starts the spill of a build side of types ts.
+func (o buildOpts) newSpill(ctx context.Context, ts []types.T) *joinspill.Spill {
+	return &joinspill.Spill{Level: o.level, One: o.one, Right: joinspill.NewParts(ts, "join", QueryStatsOf(ctx).Spill())}
 }
 
 // buildJoin drains right, computes its keys (cast to the probe keys'
 // types kts where they differ) and indexes the rows. When opts.spill is set
 // and the rows outgrow the reservation, the rows go to partition files
 // instead and the spilled join is returned.
-func buildJoin(ctx context.Context, env *Env, right Operator, rightKeys []Expr, kts []types.T, mem *memory.Memory, opts buildOpts) (*joinBuild, *joinSpill, error) {
+func buildJoin(ctx context.Context, env *Env, right Operator, rightKeys []Expr, kts []types.T, mem *memory.Memory, opts buildOpts) (*joinBuild, *joinspill.Spill, error) {
 	if len(rightKeys) != len(kts) {
 		return nil, nil, pgerr.New(pgerr.Internal, "hash join needs pairs of keys")
 	}
@@ -458,6 +464,10 @@ func buildJoin(ctx context.Context, env *Env, right Operator, rightKeys []Expr, 
 	jb.res.Mem = mem
 	jb.res.Spill = opts.spill || opts.chunk != nil
 	jb.res.Cap = memory.WorkMemOf(ctx)
+	if opts.level > 0 || opts.chunk != nil {
+		// a partition's join or a chunk: see joinspill.Spill
+		jb.res.Floor = mem.SpillFloor()
+	}
 	ok := false
 	defer func() {
 		if !ok {
@@ -483,15 +493,15 @@ func buildJoin(ctx context.Context, env *Env, right Operator, rightKeys []Expr, 
 	}
 	keys := memory.NewColBuf(kcomp, vec.BatchSize)
 	kb := &vec.Batch{Vecs: make([]*vec.Vector, len(computed))}
-	var js *joinSpill
+	var js *joinspill.Spill
 	var kv []*vec.Vector
 	// toDisk moves the buffered rows to partition files and gives their
 	// memory back; the rest of the build side follows them
 	toDisk := func() error {
-		js = &joinSpill{level: opts.level, one: opts.one, right: newJoinParts(right.Types(), "join", QueryStatsOf(ctx))}
+		js = opts.newSpill(ctx, right.Types())
 		keys.N = jb.rows.N
 		kv = keyVecs(kv, rightKeys, comp, &jb.rows.Batch, &keys.Batch)
-		if err := js.right.add(&jb.rows.Batch, kv, js.level, js.one); err != nil {
+		if err := js.Right.Add(&jb.rows.Batch, kv, js.Level, js.One); err != nil {
 			return err
 		}
 		jb.rows, keys = nil, nil
@@ -528,7 +538,7 @@ func buildJoin(ctx context.Context, env *Env, right Operator, rightKeys []Expr, 
 			}
 			if js != nil {
 				kv = keyVecs(kv, rightKeys, comp, b, kb)
-				return js.right.add(b, kv, js.level, js.one)
+				return js.Right.Add(b, kv, js.Level, js.One)
 			}
 			// capacity, not length: appending may double a column's slice;
 			// and the index to come, so that a build that would not fit it
@@ -540,7 +550,7 @@ func buildJoin(ctx context.Context, env *Env, right Operator, rightKeys []Expr, 
 				}
 				switch {
 				case opts.chunk != nil && jb.rows.N > 0:
-					opts.chunk.held = b
+					opts.chunk.Hold(b)
 					return ErrChunkFull
 				case opts.chunk != nil:
 					// one batch at least, or the chunk join never ends
@@ -555,7 +565,7 @@ func buildJoin(ctx context.Context, env *Env, right Operator, rightKeys []Expr, 
 						return err
 					}
 					kv = keyVecs(kv, rightKeys, comp, b, kb)
-					return js.right.add(b, kv, js.level, js.one)
+					return js.Right.Add(b, kv, js.Level, js.One)
 				default:
 					return err
 				}
@@ -570,13 +580,13 @@ func buildJoin(ctx context.Context, env *Env, right Operator, rightKeys []Expr, 
 	}
 	if err != nil {
 		if js != nil {
-			js.close()
+			js.Close()
 		}
 		return nil, nil, err
 	}
 	if js != nil {
-		if err := js.right.finish(); err != nil {
-			js.close()
+		if err := js.Right.Finish(); err != nil {
+			js.Close()
 			return nil, nil, err
 		}
 		return nil, js, nil
@@ -605,11 +615,11 @@ func buildJoin(ctx context.Context, env *Env, right Operator, rightKeys []Expr, 
 		// the rows fit but their index does not
 		jb.next, jb.itab, jb.htab, jb.direct, jb.filter, jb.nullKey = nil, nil, nil, nil, nil, nil
 		if err := toDisk(); err != nil {
-			js.close()
+			js.Close()
 			return nil, nil, err
 		}
-		if err := js.right.finish(); err != nil {
-			js.close()
+		if err := js.Right.Finish(); err != nil {
+			js.Close()
 			return nil, nil, err
 		}
 		return nil, js, nil
@@ -632,7 +642,7 @@ type drainPart struct {
 // files: the worker that meets the limit starts the spill, and each
 // worker moves its rows there at its next batch, the rest after; the
 // spill is returned (not finished) instead of the rows.
-func drainParallel(ctx context.Context, env *Env, p *Parallel, jb *joinBuild, rightKeys []Expr, kts []types.T, cast []bool, computed []int, kcomp []types.T, comp []int, opts buildOpts) (rows, keys *memory.ColBuf, js *joinSpill, err error) {
+func drainParallel(ctx context.Context, env *Env, p *Parallel, jb *joinBuild, rightKeys []Expr, kts []types.T, cast []bool, computed []int, kcomp []types.T, comp []int, opts buildOpts) (rows, keys *memory.ColBuf, js *joinspill.Spill, err error) {
 	ts := p.Types()
 	ds := make([]*drainPart, p.NumWorkers())
 	for w := range ds {
@@ -651,7 +661,7 @@ func drainParallel(ctx context.Context, env *Env, p *Parallel, jb *joinBuild, ri
 		}
 		d.keys.N = d.rows.N
 		d.kv = keyVecs(d.kv, rightKeys, comp, &d.rows.Batch, &d.keys.Batch)
-		err := js.right.add(&d.rows.Batch, d.kv, js.level, js.one)
+		err := js.Right.Add(&d.rows.Batch, d.kv, js.Level, js.One)
 		d.rows, d.keys = nil, nil
 		return err
 	}
@@ -690,13 +700,13 @@ func drainParallel(ctx context.Context, env *Env, p *Parallel, jb *joinBuild, ri
 				if pgerr.Code(err) != memory.OutOfMemory || !opts.spill {
 					return err
 				}
-				js = &joinSpill{level: opts.level, one: opts.one, right: newJoinParts(ts, "join", QueryStatsOf(ctx))}
+				js = opts.newSpill(ctx, ts)
 			}
 			if err := toDisk(d); err != nil {
 				return err
 			}
 			d.kv = keyVecs(d.kv, rightKeys, comp, b, d.kb)
-			return js.right.add(b, d.kv, js.level, js.one)
+			return js.Right.Add(b, d.kv, js.Level, js.One)
 		})
 	})
 	if err == nil && js != nil {
@@ -1839,9 +1849,9 @@ func (c *joinCore) unmatchedBuild() *vec.Batch {
 // when On is true or NULL for some right row.
 //
 // A right side that outgrows the memory budget goes to a spill file, and
-// the join runs by chunks (chunkJoin, as a hash join partition that hashing
-// cannot split): as many right rows as fit at a time, the left side
-// streamed past each.
+// the join runs by chunks (joinspill.ChunkJoin, as a hash join partition
+// that hashing cannot split): as many right rows as fit at a time, the left
+// side streamed past each.
 type NestedLoopJoin struct {
 	Env         *Env
 	Left, Right Operator
@@ -1857,8 +1867,8 @@ type NestedLoopJoin struct {
 	ts      []types.T
 	// spilled is the right side once it outgrew memory, chunks the join
 	// by chunks of it; prebuilt is a chunk's rows, probed as they are
-	spilled  *joinParts
-	chunks   *chunkJoin
+	spilled  *joinspill.Parts
+	chunks   *joinspill.ChunkJoin
 	prebuilt *memory.ColBuf
 }
 
@@ -1882,7 +1892,7 @@ func (j *NestedLoopJoin) Close() error {
 		j.chunks = nil
 	}
 	if j.spilled != nil {
-		j.spilled.close()
+		j.spilled.Close()
 		j.spilled = nil
 	}
 	j.res.Release()
@@ -1932,19 +1942,19 @@ func (j *NestedLoopJoin) buildRight(ctx context.Context) error {
 			return err
 		}
 		if j.spilled != nil {
-			return j.spilled.add(b, nil, 0, true)
+			return j.spilled.Add(b, nil, 0, true)
 		}
 		if err := j.res.Grow(memory.BatchBytes(b, 0, b.N)); err != nil {
 			if pgerr.Code(err) != memory.OutOfMemory {
 				return err
 			}
-			j.spilled = newJoinParts(j.Right.Types(), "nljoin", QueryStatsOf(ctx))
-			if err := j.spilled.add(&c.build.Batch, nil, 0, true); err != nil {
+			j.spilled = joinspill.NewParts(j.Right.Types(), "nljoin", QueryStatsOf(ctx).Spill())
+			if err := j.spilled.Add(&c.build.Batch, nil, 0, true); err != nil {
 				return err
 			}
 			c.build = memory.NewColBuf(j.Right.Types(), vec.BatchSize)
 			j.res.Release()
-			return j.spilled.add(b, nil, 0, true)
+			return j.spilled.Add(b, nil, 0, true)
 		}
 		c.build.AppendBatch(b, 0, b.N)
 		return nil
@@ -1952,20 +1962,19 @@ func (j *NestedLoopJoin) buildRight(ctx context.Context) error {
 	if err != nil || j.spilled == nil {
 		return err
 	}
-	if err := j.spilled.finish(); err != nil {
+	if err := j.spilled.Finish(); err != nil {
 		return err
 	}
-	j.chunks = &chunkJoin{typ: c.typ, mem: j.Mem, pass: j.chunkPass, right: j.spilled.parts[0], live: j.Left,
-		ltypes: j.Left.Types(), rtypes: j.Right.Types()}
+	j.chunks = newChunkJoin(ctx, c.typ, j.Mem, j.chunkPass, nil, j.spilled.Part(0), j.Left, j.Left.Types(), j.Right.Types())
 	return nil
 }
 
 // chunkPass reads as many rows of a spilled right side as the reservation
 // takes (one batch at least) into a join of its own.
-func (j *NestedLoopJoin) chunkPass(ctx context.Context, src *chunkSource) (chunkPass, error) {
-	pass := &NestedLoopJoin{Env: j.Env, Right: &emptyOp{ts: src.Types()}, On: j.On, Type: j.joinType(), Mem: j.Mem,
+func (j *NestedLoopJoin) chunkPass(ctx context.Context, src *joinspill.ChunkSource) (joinspill.ChunkPass, error) {
+	pass := &NestedLoopJoin{Env: j.Env, Right: &joinspill.Empty{T: src.Types()}, On: j.On, Type: j.joinType(), Mem: j.Mem,
 		prebuilt: memory.NewColBuf(src.Types(), vec.BatchSize)}
-	pass.res = memory.Reservation{Mem: j.Mem, Spill: true, Cap: memory.WorkMemOf(ctx)}
+	pass.res = memory.Reservation{Mem: j.Mem, Spill: true, Cap: memory.WorkMemOf(ctx), Floor: j.Mem.SpillFloor()}
 	err := Drain(ctx, src, func(b *vec.Batch) error {
 		if err := memory.ErrCanceled(ctx); err != nil {
 			return err
@@ -1975,7 +1984,7 @@ func (j *NestedLoopJoin) chunkPass(ctx context.Context, src *chunkSource) (chunk
 				return err
 			}
 			if pass.prebuilt.N > 0 {
-				src.held = b
+				src.Hold(b)
 				return ErrChunkFull
 			}
 			// one batch at least, or the chunks never end
@@ -1996,7 +2005,7 @@ func (j *NestedLoopJoin) chunkPass(ctx context.Context, src *chunkSource) (chunk
 	return pass, nil
 }
 
-func (j *NestedLoopJoin) setProbe(probe Operator, record func([]bool)) {
+func (j *NestedLoopJoin) SetProbe(probe joinspill.Operator, record func([]bool)) {
 	j.Left = probe
 	j.core.onProbe = record
 }

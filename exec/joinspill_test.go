@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/lakepg/lakepg/exec/joinspill"
 	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
@@ -152,7 +153,7 @@ func TestHashJoinSpillsRecursively(t *testing.T) {
 	for _, typ := range []JoinType{JoinInner, JoinFull, JoinRightAnti} {
 		want, _ := spillJoin(t, L, R, typ, []int{0}, nil, 0)
 		got, files := spillJoin(t, L, R, typ, []int{0}, nil, 1<<20)
-		if files <= 2*joinPartitions {
+		if files <= 2*joinspill.Partitions {
 			t.Fatalf("%s: %d spill files; want partitions of partitions", typ, files)
 		}
 		sameRows(t, typ.String(), got, want)
@@ -274,5 +275,46 @@ func TestSharedHashJoinSpills(t *testing.T) {
 		if n := spillFilesLeft(t, sp); n != 0 || mem.Used() != 0 {
 			t.Fatalf("%s: %d spill files, %d bytes of memory left", typ, n, mem.Used())
 		}
+	}
+}
+
+// TestHashJoinSpillUnderFullPool: a join whose pool another holder has
+// filled to the spilling share (a WITH query's rows, temporary tables)
+// spills at its first batch, and its partitions' joins get the floor:
+// they are joined in memory after one level (the partition of the NULL
+// keys, 5 % of the rows, after two), where without it each spilled again
+// at its first batch until partitions held a row or two (thousands of
+// files). The answers are the in-memory ones.
+func TestHashJoinSpillUnderFullPool(t *testing.T) {
+	sp := testSpill(t, 0)
+	rng := rand.New(rand.NewSource(17))
+	L := joinSpillRows(rng, 20000, 40000)
+	R := joinSpillRows(rng, 30000, 40000)
+	const limit = 8 << 20
+	for _, typ := range []JoinType{JoinInner, JoinFull, JoinAnti, JoinAntiNullAware, JoinRightSemi} {
+		want, _ := spillJoin(t, L, R, typ, []int{1}, nil, 0)
+		pool := memory.NewMemoryPool(limit)
+		other := memory.NewMemory(pool, 0)
+		if err := other.Grow(limit - limit/8); err != nil {
+			t.Fatal(err)
+		}
+		qs := &QueryStats{}
+		ctx := WithQueryStats(context.Background(), qs)
+		mem := memory.NewMemory(pool, 0)
+		j := &HashJoin{Env: env, Left: newRowsOp(jst, L, 1000), Right: newRowsOp(jst, R, 1000),
+			LeftKeys: []Expr{col(1, types.TextT)}, RightKeys: []Expr{col(1, types.TextT)}, Type: typ, Mem: mem}
+		got := collectCtx(t, ctx, j)
+		j.Close()
+		sameRows(t, typ.String(), got, want)
+		if f := qs.SpillFiles(); f == 0 || (typ != JoinAntiNullAware && f > 4*joinspill.Partitions) {
+			t.Errorf("%s: %d spill files; want two levels of partitions at most, %d files", typ, f, 4*joinspill.Partitions)
+		}
+		if mem.Used() != 0 || pool.Used() != limit-limit/8 {
+			t.Fatalf("%s: %d bytes still reserved, pool %d", typ, mem.Used(), pool.Used())
+		}
+		other.Close()
+	}
+	if n := spillFilesLeft(t, sp); n != 0 {
+		t.Fatalf("%d spill files left", n)
 	}
 }

@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 
+	"github.com/lakepg/lakepg/exec/joinspill"
 	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
@@ -131,8 +132,8 @@ const MaxRecursion = 100000
 // An iteration's rows go to the work table the next one reads, which
 // spills to a file past its reservation. UNION's set of rows already
 // produced is a map of their encoded keys, its entries reserved; when one
-// does not fit, the keys go to joinPartitions files by their hash and the
-// map is dropped. From then on an iteration's rows wait in files by the
+// does not fit, the keys go to 16 files (joinspill.Parts) by their hash
+// and the map is dropped. From then on an iteration's rows wait in files by the
 // same hash (cand); when it ends, each partition's keys are read into a map
 // of their own and its waiting rows checked against it; the new ones are
 // produced then, their keys added to the partition's file. So the
@@ -151,7 +152,7 @@ type RecursiveUnion struct {
 	// spilled UNION: the keys of the rows produced, and an iteration's
 	// rows waiting to be checked, by the keys' hash; part is the
 	// partition being checked
-	seenParts, cand *joinParts
+	seenParts, cand *joinspill.Parts
 	keys            *vec.Vector // the keys of rows being written to files
 	part            int
 	partSeen        map[string]bool
@@ -179,9 +180,9 @@ func (r *RecursiveUnion) Close() error {
 	if r.next != nil {
 		r.next.close()
 	}
-	for _, jp := range []*joinParts{r.seenParts, r.cand} {
+	for _, jp := range []*joinspill.Parts{r.seenParts, r.cand} {
 		if jp != nil {
-			jp.close()
+			jp.Close()
 		}
 	}
 	r.seen, r.partSeen = nil, nil
@@ -214,24 +215,24 @@ func (r *RecursiveUnion) gather(b *vec.Batch) *vec.Batch {
 // checkNext produces the next batch of waiting rows that are new, partition
 // by partition (nil when every partition is done).
 func (r *RecursiveUnion) checkNext(ctx context.Context) (*vec.Batch, error) {
-	for r.part < joinPartitions {
+	for r.part < joinspill.Partitions {
 		p := r.part
 		if r.partScan == nil {
-			if r.cand.rows(p) == 0 {
+			if r.cand.Rows(p) == 0 {
 				r.part++
 				continue
 			}
-			if err := r.cand.parts[p].Flush(); err != nil {
+			if err := r.cand.Part(p).Flush(); err != nil {
 				return nil, err
 			}
 			// the partition's rows produced so far
 			r.partSeen = map[string]bool{}
 			r.partRes = memory.Reservation{Mem: r.Mem}
-			if r.seenParts.rows(p) > 0 {
-				if err := r.seenParts.parts[p].Flush(); err != nil {
+			if r.seenParts.Rows(p) > 0 {
+				if err := r.seenParts.Part(p).Flush(); err != nil {
 					return nil, err
 				}
-				sc, err := r.seenParts.scan(p)
+				sc, err := r.seenParts.Scan(p)
 				if err != nil {
 					return nil, err
 				}
@@ -248,7 +249,7 @@ func (r *RecursiveUnion) checkNext(ctx context.Context) (*vec.Batch, error) {
 					return nil, err
 				}
 			}
-			sc, err := r.cand.scan(p)
+			sc, err := r.cand.Scan(p)
 			if err != nil {
 				return nil, err
 			}
@@ -260,7 +261,7 @@ func (r *RecursiveUnion) checkNext(ctx context.Context) (*vec.Batch, error) {
 		}
 		if b == nil {
 			r.partScan = nil
-			r.cand.closePart(p)
+			r.cand.ClosePart(p)
 			r.partSeen = nil
 			r.partRes.Release()
 			r.part++
@@ -285,7 +286,7 @@ func (r *RecursiveUnion) checkNext(ctx context.Context) (*vec.Batch, error) {
 			continue
 		}
 		kb := vec.Batch{Vecs: []*vec.Vector{r.keys}, N: r.keys.Len()}
-		if err := r.seenParts.write(p, &kb, seq(r.keys.Len())); err != nil {
+		if err := r.seenParts.Write(p, &kb, seq(r.keys.Len())); err != nil {
 			return nil, err
 		}
 		out := r.gather(b)
@@ -355,7 +356,7 @@ func (r *RecursiveUnion) waitRows(b *vec.Batch, wait []int32) error {
 		t.Gather(c, v, wait)
 	}
 	t.N = len(wait)
-	return r.cand.add(&t.Batch, []*vec.Vector{r.keys}, 0, false)
+	return r.cand.Add(&t.Batch, []*vec.Vector{r.keys}, 0, false)
 }
 
 // spillSeen writes the keys of the rows produced to files by their hash
@@ -364,14 +365,14 @@ func (r *RecursiveUnion) waitRows(b *vec.Batch, wait []int32) error {
 func (r *RecursiveUnion) spillSeen(ctx context.Context) error {
 	r.spilled = true
 	qs := QueryStatsOf(ctx)
-	r.seenParts = newJoinParts([]types.T{types.TextT}, "recursive", qs)
-	r.cand = newJoinParts(r.Work.T, "recursive", qs)
+	r.seenParts = joinspill.NewParts([]types.T{types.TextT}, "recursive", qs.Spill())
+	r.cand = joinspill.NewParts(r.Work.T, "recursive", qs.Spill())
 	kv := vec.New(types.TextT, vec.BatchSize)
 	flush := func() error {
 		if kv.Len() == 0 {
 			return nil
 		}
-		err := r.seenParts.add(&vec.Batch{Vecs: []*vec.Vector{kv}, N: kv.Len()}, []*vec.Vector{kv}, 0, false)
+		err := r.seenParts.Add(&vec.Batch{Vecs: []*vec.Vector{kv}, N: kv.Len()}, []*vec.Vector{kv}, 0, false)
 		kv.Reset()
 		return err
 	}
@@ -435,7 +436,7 @@ func (r *RecursiveUnion) Next(ctx context.Context) (*vec.Batch, error) {
 			}
 			r.ended = true
 		}
-		if r.cand != nil && r.part < joinPartitions {
+		if r.cand != nil && r.part < joinspill.Partitions {
 			// the rows that waited: those that are new
 			out, err := r.checkNext(ctx)
 			if err != nil || out != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/lakepg/lakepg/exec/joinspill"
 	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
@@ -48,10 +49,10 @@ func (a *Append) Next(ctx context.Context) (*vec.Batch, error) {
 // key's count going down as its rows are kept (ALL) or to "done" once one
 // is (INTERSECT and EXCEPT keep a row once). When an entry does not fit,
 // the map freezes: keys in it are complete and answered there, and the
-// rows of keys not in it, of both sides, go to joinPartitions files by the
-// key hash, each pair of files answered afterwards by a SetOp of its own
-// one level down (as the hash join spills, joinspill.go). Equal rows share
-// a hash, so a key's rows on both sides meet in one pair.
+// rows of keys not in it, of both sides, go to 16 files (joinspill.Parts)
+// by the key hash, each pair of files answered afterwards by a SetOp of
+// its own one level down (as the hash join spills, package joinspill).
+// Equal rows share a hash, so a key's rows on both sides meet in one pair.
 type SetOp struct {
 	Left, Right Operator
 	Intersect   bool
@@ -64,7 +65,7 @@ type SetOp struct {
 	// frozen: no more keys fit; rspilled: rows of the right side went to
 	// files, so a left key missing from counts may be there
 	frozen, rspilled bool
-	lparts, rparts   *joinParts
+	lparts, rparts   *joinspill.Parts
 	out              *memory.ColBuf
 	tmp              *memory.ColBuf
 	key              []byte
@@ -83,9 +84,9 @@ func (s *SetOp) Close() error {
 		s.sub.Close()
 		s.sub = nil
 	}
-	for _, jp := range []*joinParts{s.lparts, s.rparts} {
+	for _, jp := range []*joinspill.Parts{s.lparts, s.rparts} {
 		if jp != nil {
-			jp.close()
+			jp.Close()
 		}
 	}
 	s.counts = nil
@@ -122,12 +123,12 @@ func (s *SetOp) insert(c int64) (bool, error) {
 }
 
 // toFiles writes rows idx of b to the partition files of jp.
-func (s *SetOp) toFiles(ctx context.Context, jp **joinParts, b *vec.Batch, idx []int32) error {
+func (s *SetOp) toFiles(ctx context.Context, jp **joinspill.Parts, b *vec.Batch, idx []int32) error {
 	if len(idx) == 0 {
 		return nil
 	}
 	if *jp == nil {
-		*jp = newJoinParts(s.Left.Types(), "setop", QueryStatsOf(ctx))
+		*jp = joinspill.NewParts(s.Left.Types(), "setop", QueryStatsOf(ctx).Spill())
 	}
 	if s.tmp == nil {
 		s.tmp = memory.NewColBuf(s.Left.Types(), vec.BatchSize)
@@ -138,12 +139,16 @@ func (s *SetOp) toFiles(ctx context.Context, jp **joinParts, b *vec.Batch, idx [
 		t.Gather(c, v, idx)
 	}
 	t.N = len(idx)
-	return (*jp).add(&t.Batch, t.Vecs, s.level, false)
+	return (*jp).Add(&t.Batch, t.Vecs, s.level, false)
 }
 
 func (s *SetOp) build(ctx context.Context) error {
 	s.Mem = memory.MemFor(ctx, s.Mem)
-	s.res = memory.Reservation{Mem: s.Mem, Spill: s.level <= joinMaxSpillLvl, Cap: memory.WorkMemOf(ctx)}
+	s.res = memory.Reservation{Mem: s.Mem, Spill: s.level <= joinspill.MaxLevel, Cap: memory.WorkMemOf(ctx)}
+	if s.level > 0 {
+		// a pair of partitions: its floor, as a hash join's (joinspill.Spill)
+		s.res.Floor = s.Mem.SpillFloor()
+	}
 	// lookups index the map with string(key) directly, which does not
 	// copy the key; only a key stored for the first time is copied
 	s.counts = map[string]int64{}
@@ -247,7 +252,7 @@ func (s *SetOp) Next(ctx context.Context) (*vec.Batch, error) {
 				return nil, err
 			}
 			if s.rparts != nil {
-				if err := s.rparts.finish(); err != nil {
+				if err := s.rparts.Finish(); err != nil {
 					return nil, err
 				}
 			}
@@ -266,7 +271,7 @@ func (s *SetOp) Next(ctx context.Context) (*vec.Batch, error) {
 				s.phase = 2
 				if s.lparts == nil {
 					s.phase = 3
-				} else if err := s.lparts.finish(); err != nil {
+				} else if err := s.lparts.Finish(); err != nil {
 					return nil, err
 				}
 				continue
@@ -275,24 +280,24 @@ func (s *SetOp) Next(ctx context.Context) (*vec.Batch, error) {
 				return out, err
 			}
 		case 2:
-			if s.cur == joinPartitions {
+			if s.cur == joinspill.Partitions {
 				s.phase = 3
 				continue
 			}
 			if s.sub == nil {
-				if s.lparts.rows(s.cur) == 0 {
+				if s.lparts.Rows(s.cur) == 0 {
 					// no left rows: nothing to keep
 					s.closePart(s.cur)
 					s.cur++
 					continue
 				}
-				l, err := s.lparts.scan(s.cur)
+				l, err := s.lparts.Scan(s.cur)
 				if err != nil {
 					return nil, err
 				}
-				r := Operator(&emptyOp{ts: s.Right.Types()})
+				r := Operator(&joinspill.Empty{T: s.Right.Types()})
 				if s.rparts != nil {
-					if r, err = s.rparts.scan(s.cur); err != nil {
+					if r, err = s.rparts.Scan(s.cur); err != nil {
 						return nil, err
 					}
 				}
@@ -313,9 +318,9 @@ func (s *SetOp) Next(ctx context.Context) (*vec.Batch, error) {
 }
 
 func (s *SetOp) closePart(p int) {
-	s.lparts.closePart(p)
+	s.lparts.ClosePart(p)
 	if s.rparts != nil {
-		s.rparts.closePart(p)
+		s.rparts.ClosePart(p)
 	}
 }
 

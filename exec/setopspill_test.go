@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lakepg/lakepg/exec/joinspill"
 	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
 	"github.com/lakepg/lakepg/pgerr"
@@ -125,7 +126,7 @@ func TestSetOpSpillsRecursively(t *testing.T) {
 	copy(L[:10000], R[:10000])
 	want := setOpWant(L, R, false, true)
 	got, files := runSetOp(t, L, R, false, true, 1<<20)
-	if files <= joinPartitions {
+	if files <= joinspill.Partitions {
 		t.Fatalf("%d spill files; want partitions of partitions", files)
 	}
 	sameRows(t, "EXCEPT ALL", got, want)
@@ -163,5 +164,43 @@ func TestSetOpSpillCancelRemovesFiles(t *testing.T) {
 	s.Close()
 	if n := spillFilesLeft(t, sp); n != 0 || sp.Used() != 0 {
 		t.Fatalf("after cancel and Close: %d spill files, %d bytes held", n, sp.Used())
+	}
+}
+
+// TestSetOpSpillUnderFullPool: a set operation whose pool another holder
+// has filled to the spilling share answers its partitions with the floor
+// a hash join's partitions have: two levels of files at most, where
+// without it each pair spilled again at its first key.
+func TestSetOpSpillUnderFullPool(t *testing.T) {
+	sp := testSpill(t, 0)
+	rng := rand.New(rand.NewSource(33))
+	L := setOpRows(rng, 20000, 30000)
+	R := setOpRows(rng, 30000, 30000)
+	const limit = 8 << 20
+	for _, intersect := range []bool{true, false} {
+		for _, all := range []bool{false, true} {
+			name := fmt.Sprintf("intersect=%v/all=%v", intersect, all)
+			pool := memory.NewMemoryPool(limit)
+			other := memory.NewMemory(pool, 0)
+			if err := other.Grow(limit - limit/8); err != nil {
+				t.Fatal(err)
+			}
+			qs := &QueryStats{}
+			ctx := WithQueryStats(context.Background(), qs)
+			s := &SetOp{Left: newRowsOp(sst, L, 1000), Right: newRowsOp(sst, R, 1000), Intersect: intersect, All: all, Mem: memory.NewMemory(pool, 0)}
+			got := collectCtx(t, ctx, s)
+			s.Close()
+			sameRows(t, name, got, setOpWant(L, R, intersect, all))
+			if f := qs.SpillFiles(); f == 0 || f > 4*joinspill.Partitions {
+				t.Errorf("%s: %d spill files; want two levels of partitions at most, %d files", name, f, 4*joinspill.Partitions)
+			}
+			other.Close()
+			if pool.Used() != 0 {
+				t.Fatalf("%s: pool holds %d after Close", name, pool.Used())
+			}
+		}
+	}
+	if n := spillFilesLeft(t, sp); n != 0 {
+		t.Fatalf("%d spill files left", n)
 	}
 }

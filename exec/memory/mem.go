@@ -347,7 +347,16 @@ func (m *Memory) TryCount(n int64) bool {
 	if m != nil && m.Limit > 0 && m.used.Load()+n > half(m.Limit) {
 		return false
 	}
-	if !p.reserve(n) {
+	return m.take(n)
+}
+
+// take reserves n bytes from the pool when it has them, within the
+// account's Limit; it never waits.
+func (m *Memory) take(n int64) bool {
+	if m != nil && m.Limit > 0 && m.used.Load()+n > m.Limit {
+		return false
+	}
+	if !m.ActivePool().reserve(n) {
 		return false
 	}
 	if m != nil {
@@ -360,6 +369,21 @@ func (m *Memory) TryCount(n int64) bool {
 		}
 	}
 	return true
+}
+
+// SpillFloor is what a spilled operator's last partitioning level may hold
+// when other holders have filled the spilling share (Reservation.Floor): a
+// sixteenth of the pool, or of the account's own limit when lower. One
+// level of partitioning divides a build side by 16, so a build that would
+// have fit the whole budget fits the floor after one level, however full
+// the pool is; and two floors fit in the eighth of the pool that spilling
+// operators leave, enough for a spilled join and one reading its output.
+func (m *Memory) SpillFloor() int64 {
+	b := m.ActivePool().limit.Load()
+	if m != nil && m.Limit > 0 {
+		b = min(b, m.Limit)
+	}
+	return b / 16
 }
 
 // MergeBudget is what a sort's last merge may reserve for its runs' blocks:
@@ -495,6 +519,15 @@ type Reservation struct {
 	// cap is the operator's own budget (work_mem): a spilling operator
 	// spills past it even when the pool has room. 0: none.
 	Cap int64
+	// Floor is what a spilling operator may hold even when the spilling
+	// share is taken (Memory.SpillFloor): up to it, a grow growSpillable
+	// refuses takes the pool's free memory instead — the last eighth, that
+	// spilling operators leave — without waiting, and only when no
+	// statement waits. A spilled join's partition joins and chunks have
+	// it: with nothing, under a pool another holder had filled, each
+	// partition spilled again at its first batch, level after level,
+	// until partitions held a row or two. 0: none.
+	Floor int64
 }
 
 const reserveChunk = 256 << 10
@@ -534,6 +567,9 @@ func (r *Reservation) Grow(n int64) error {
 	var err error
 	if r.Spill {
 		err = r.Mem.growSpillable(need, r.SpillHalf, r.Reserved > 0)
+		if err != nil && r.Reserved+need <= r.Floor && r.Mem.ActivePool().nwait.Load() == 0 && r.Mem.take(need) {
+			err = nil
+		}
 	} else {
 		err = r.Mem.Grow(need)
 	}

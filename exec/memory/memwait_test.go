@@ -115,3 +115,46 @@ func TestQueryMemoryWaitEnds(t *testing.T) {
 		t.Fatalf("want 53200 when no statement holds what is missing, got %v", err)
 	}
 }
+
+// TestReservationFloor: under a pool another holder has filled to the
+// spilling share, a spilling reservation is refused at once, and one with
+// a floor grows up to the floor, from the pool's last eighth, and no
+// further; while a statement waits for memory the floor is not taken.
+func TestReservationFloor(t *testing.T) {
+	const limit = 16 << 20
+	pool := NewMemoryPool(limit)
+	other := NewMemory(pool, 0)
+	if err := other.Grow(limit - limit/8); err != nil {
+		t.Fatal(err)
+	}
+	m := NewMemory(pool, 0)
+	plain := Reservation{Mem: m, Spill: true}
+	if err := plain.Grow(1); err == nil {
+		t.Fatal("a spilling reservation grew past the spilling share")
+	}
+	floor := m.SpillFloor()
+	if floor != limit/16 {
+		t.Fatalf("floor %d, want %d", floor, limit/16)
+	}
+	r := Reservation{Mem: m, Spill: true, Floor: floor}
+	var got int64
+	for r.Grow(64<<10) == nil {
+		got += 64 << 10
+	}
+	if got < floor-reserveChunk || got > floor {
+		t.Fatalf("grew %d bytes under the floor of %d", got, floor)
+	}
+	if pool.Used() > limit {
+		t.Fatalf("pool used %d past its limit %d", pool.Used(), limit)
+	}
+	r.Release()
+	pool.nwait.Add(1)
+	if err := r.Grow(1); err == nil {
+		t.Fatal("the floor was taken while a statement waits")
+	}
+	pool.nwait.Add(-1)
+	other.Close()
+	if pool.Used() != 0 {
+		t.Fatalf("pool holds %d after release", pool.Used())
+	}
+}

@@ -38,10 +38,13 @@ var allowed = map[string][]string{
 	// tables that grouping and joining share
 	"exec/memory":  {"exec/vec", "pgerr", "types"},
 	"exec/hashtab": {"exec/memory", "exec/vec", "pgerr", "types"},
+	// a hash join's spilling: partition files, the partition-by-partition
+	// join and the join by chunks, handed keys and operators by exec
+	"exec/joinspill": {"exec/memory", "exec/vec", "pgerr", "types"},
 	// the executor tests' shared sources and checks: below exec, so that
 	// exec's own tests can use them
 	"exec/exectest": {"exec/memory", "exec/vec", "types"},
-	"exec":          {"exec/vec", "exec/hll", "exec/fn", "exec/parquetio", "exec/memory", "exec/hashtab", "pgerr", "types", "storage", "snapshot", "catalog"},
+	"exec":          {"exec/vec", "exec/hll", "exec/fn", "exec/parquetio", "exec/memory", "exec/hashtab", "exec/joinspill", "pgerr", "types", "storage", "snapshot", "catalog"},
 	// sorting, then aggregation and windows, sit on exec's operators,
 	// never below them
 	"exec/order":     {"exec", "exec/vec", "exec/memory", "pgerr", "types"},
