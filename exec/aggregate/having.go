@@ -1,6 +1,8 @@
 package aggregate
 
 import (
+	"sync/atomic"
+
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/memory"
 	"github.com/lakepg/lakepg/exec/vec"
@@ -29,6 +31,8 @@ type Having struct {
 	// scratch, and every goroutine emitting groups tests them with its own.
 	New  func() exec.Expr
 	Aggs []int
+	// Tested and Kept count the groups (EXPLAIN ANALYZE)
+	Tested, Kept atomic.Int64
 }
 
 // havingState tests one goroutine's batches of groups.
@@ -73,10 +77,17 @@ func (st *havingState) keepGroups(h *HashAgg, out *memory.ColBuf, fns []aggFn, l
 		return nil
 	}
 	keep := st.keep[:0]
+	kept := 0
 	for i, ok := range v.B[:hi-lo] {
-		keep = append(keep, ok && !v.IsNull(i))
+		k := ok && !v.IsNull(i)
+		keep = append(keep, k)
+		if k {
+			kept++
+		}
 	}
 	st.keep = keep
+	st.hv.Tested.Add(int64(hi - lo))
+	st.hv.Kept.Add(int64(kept))
 	return keep
 }
 
