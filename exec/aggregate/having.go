@@ -16,7 +16,7 @@ import (
 // aggregates' results, and makes them only for the groups it keeps. A
 // numeric result is text, made digit by digit and read again by the casts
 // and comparisons over it: TPC-DS q39 made the averages and deviations of
-// 180,000 groups to keep 6,000 of them by CAST(stdev AS float8) / mean > 1.
+// 90,000 groups to keep 6,250 of them by CAST(stdev AS float8) / mean > 1.
 //
 // The condition reads a batch of the group key columns followed by one
 // float8 column per aggregate of Aggs: CAST(its result AS float8), which
