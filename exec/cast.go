@@ -54,7 +54,7 @@ func numericToFloat64(env *Env, v *vec.Vector, n int, out *vec.Vector, assign bo
 			if x < 0 {
 				u = -u
 			}
-			out.AppendFloat(scaledFloat64(x < 0, u, v.Type.Scale))
+			out.AppendFloat(ScaledFloat64(x < 0, u, v.Type.Scale))
 			continue
 		}
 		if err := castOne(env, v, i, out, assign); err != nil {

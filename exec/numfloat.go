@@ -24,9 +24,9 @@ var pow10u64 = func() (p [20]uint64) {
 	return
 }()
 
-// scaledFloat64 returns the float64 nearest to ±m·10^-s (ties to even) for
+// ScaledFloat64 returns the float64 nearest to ±m·10^-s (ties to even) for
 // s <= 19.
-func scaledFloat64(neg bool, m uint64, s int) float64 {
+func ScaledFloat64(neg bool, m uint64, s int) float64 {
 	if m == 0 {
 		if neg {
 			return math.Copysign(0, -1) // as strconv reads "-0"
@@ -75,7 +75,7 @@ func scaledFloat64(neg bool, m uint64, s int) float64 {
 }
 
 // decimalFloat64 reads plain decimal text ([-]digits[.digits]) as
-// scaledFloat64 does; ok is false for more than 19 significant digits, a
+// ScaledFloat64 does; ok is false for more than 19 significant digits, a
 // scale above 19 once trailing zeros are dropped, or other text.
 func decimalFloat64(txt string) (f float64, ok bool) {
 	i, neg := 0, false
@@ -127,5 +127,5 @@ func decimalFloat64(txt string) (f float64, ok bool) {
 	if scale > 19 {
 		return 0, false
 	}
-	return scaledFloat64(neg, m, scale), true
+	return ScaledFloat64(neg, m, scale), true
 }

@@ -36,8 +36,13 @@ func Variance128(n, sx, sx2 int64, scale int, sample, stddev bool) (hi, lo uint6
 	if dh != 0 || den == 0 {
 		return 0, 0, 0, false
 	}
-	var digits [40]byte
-	wx, fx := weightAndFirstDigits(appendU128(digits[:0], nh, nl), 2*scale)
+	var wx, fx int
+	if nh == 0 {
+		wx, fx = weightAndFirst64(nl, 2*scale) // without printing the digits
+	} else {
+		var digits [40]byte
+		wx, fx = weightAndFirstDigits(appendU128(digits[:0], nh, nl), 2*scale)
+	}
 	wy, fy := weightAndFirst64(den, 0)
 	qs = divScaleOf(wx, fx, 2*scale, wy, fy, 0)
 	// num/den at scale qs with one more digit, then rounded half up

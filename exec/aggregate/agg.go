@@ -205,6 +205,10 @@ type HashAgg struct {
 	// and pass rows through (aggpartial.go). Never set on an aggregation
 	// whose groups are the query's.
 	Partial *Partial
+	// Having, when not nil, drops groups before their aggregates' results
+	// are made (having.go). Never set on an aggregation whose groups are
+	// not the query's.
+	Having *Having
 
 	spillLevel int     // partitioning depth of a HashAgg over a spill partition
 	seed       *aggRun // the table to start from: a partition's (aggPartTask)
@@ -241,6 +245,7 @@ type HashAgg struct {
 	// aggregates cannot be copied (splitFinals) one part at a time
 	parts   []aggPart
 	splitMu sync.Mutex
+	having  *havingState // Next's, when Having is set
 }
 
 func (h *HashAgg) Types() []types.T {
@@ -927,13 +932,17 @@ func (h *HashAgg) finish() error {
 // emit fills the output batch with groups [lo, hi) of set s.
 func (h *HashAgg) emit(s *aggSet, lo, hi int) error {
 	h.out.Clear()
-	return h.emitTo(h.out, s, s.fns, nil, lo, hi)
+	if h.having == nil {
+		h.having = h.newHaving()
+	}
+	return h.emitTo(h.out, s, s.fns, nil, h.having, lo, hi)
 }
 
 // emitTo fills out, empty, with groups [lo, hi) of set s, the aggregates'
 // results from fns (s's states or copies of them, splitFinals). views,
-// when not nil, are the caller's vectors for the key columns' views.
-func (h *HashAgg) emitTo(out *memory.ColBuf, s *aggSet, fns []aggFn, views []*vec.Vector, lo, hi int) error {
+// when not nil, are the caller's vectors for the key columns' views; hv,
+// when not nil, tests the groups first (having.go).
+func (h *HashAgg) emitTo(out *memory.ColBuf, s *aggSet, fns []aggFn, views []*vec.Vector, hv *havingState, lo, hi int) error {
 	n := hi - lo
 	for c := 0; c < h.NGroup; c++ {
 		j := -1
@@ -959,9 +968,19 @@ func (h *HashAgg) emitTo(out *memory.ColBuf, s *aggSet, fns []aggFn, views []*ve
 			out.AppendRange(c, s.keys.ColView(j, lo, hi), 0, n)
 		}
 	}
-	for a, fn := range fns {
-		if err := fn.final(out.Vecs[h.NGroup+a], lo, hi); err != nil {
+	var keep []bool
+	if hv != nil {
+		keep = hv.keepGroups(h, out, fns, lo, hi)
+	}
+	if keep != nil {
+		if err := h.finalsKept(out, fns, keep, lo); err != nil {
 			return err
+		}
+	} else {
+		for a, fn := range fns {
+			if err := fn.final(out.Vecs[h.NGroup+a], lo, hi); err != nil {
+				return err
+			}
 		}
 	}
 	if h.GroupingID {
@@ -971,15 +990,15 @@ func (h *HashAgg) emitTo(out *memory.ColBuf, s *aggSet, fns []aggFn, views []*ve
 		}
 	}
 	out.N = n
-	if s.dead != nil {
-		var keep []int32
-		for g, d := range s.dead[lo:hi] {
-			if !d {
-				keep = append(keep, int32(g))
+	if s.dead != nil || keep != nil {
+		var rows []int32
+		for i := range n {
+			if (s.dead == nil || !s.dead[lo+i]) && (keep == nil || keep[i]) {
+				rows = append(rows, int32(i))
 			}
 		}
-		if len(keep) < n {
-			out.Keep(keep)
+		if len(rows) < n {
+			out.Keep(rows)
 		}
 	}
 	return nil

@@ -84,6 +84,7 @@ func (h *HashAgg) takeSeeds() bool {
 func (h *HashAgg) SplitWorker() func(i int, out *memory.ColBuf) error {
 	fns := map[*aggSet][]aggFn{}
 	var views []*vec.Vector
+	hv := h.newHaving()
 	return func(i int, out *memory.ColBuf) error {
 		p := h.parts[i]
 		fs, ok := fns[p.s]
@@ -94,7 +95,7 @@ func (h *HashAgg) SplitWorker() func(i int, out *memory.ColBuf) error {
 		if fs == nil {
 			h.splitMu.Lock()
 			defer h.splitMu.Unlock()
-			return h.emitTo(out, p.s, p.s.fns, nil, p.lo, p.hi)
+			return h.emitTo(out, p.s, p.s.fns, nil, hv, p.lo, p.hi)
 		}
 		if p.s.keys != nil {
 			for len(views) < len(p.s.keys.Cols) {
@@ -104,7 +105,7 @@ func (h *HashAgg) SplitWorker() func(i int, out *memory.ColBuf) error {
 				views[j].Type = c.Type
 			}
 		}
-		return h.emitTo(out, p.s, fs, views, p.lo, p.hi)
+		return h.emitTo(out, p.s, fs, views, hv, p.lo, p.hi)
 	}
 }
 

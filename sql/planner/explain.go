@@ -267,6 +267,12 @@ func (s *Session) explainOp(ctx context.Context, est *estimate.Estimator, op exe
 			if o.SizeHint > 0 {
 				detail("Tables sized for %d groups (half the estimate)", o.SizeHint)
 			}
+			if hv := o.Having; hv != nil {
+				detail("Filter above tested first, on float8 of %d aggregates: results made only for the groups it keeps", len(hv.Aggs))
+				if est.Analyzed {
+					detail("Actual: %d of %d groups kept", hv.Kept.Load(), hv.Tested.Load())
+				}
+			}
 			break
 		}
 		add("Partial HashAggregate (%d group keys, %d aggregates)", o.NGroup, len(o.Aggs))

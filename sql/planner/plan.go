@@ -185,6 +185,11 @@ func (s *Session) PlanQuery(ctx context.Context, sel *pg.SelectStmt, p *Params, 
 				qc.fired(ruleCommonSubexprs)
 			}
 		}
+		if qc.ruleOn(ruleAggregateHaving) {
+			for range optree.AggregateHaving(q.Op) {
+				qc.fired(ruleAggregateHaving)
+			}
+		}
 		q.chains = qc.chains
 		q.joins, q.rulesFired = qc.joins, qc.rulesFired
 		if q.chains == nil {

@@ -43,11 +43,12 @@ const (
 	ruleWindowOrder        = optimize.WindowOrder         // a window sorting by another's keys and more runs first (optimize/window_order.go)
 	ruleParallelWindows    = "parallel_windows"           // windows with PARTITION BY evaluate their partitions on all cores (window_parallel.go)
 	ruleCommonSubexprs     = "common_subexpressions"      // an expression written several times in a projection computed once (optree/cse.go)
+	ruleAggregateHaving    = "aggregate_having"           // a filter over an aggregation's groups also tested by the aggregation, on float8 of its numeric results, before it makes them (optree/having.go)
 )
 
 // Rules are the rule names in the order the planner applies them.
 var Rules = []string{ruleSharedDerived, ruleFilteredAggs, ruleSharedSubqueries, RuleFactorOr, ruleOrRanges, ruleConstantFalse, ruleSubqueryFirst, ruleCTEInline, RuleSubqueryPushdown, ruleCTESharedFilter, ruleFilterBelowProject, ruleOuterToInner, ruleOuterToAnti,
-	RuleOuterPushdown, ruleOuterJoinReorder, ruleImpliedCondition, RuleJoinOrder, ruleEagerAggregation, ruleSetOpDistinct, ruleSetOpAggregate, ruleWindowOrder, ruleParallelWindows, ruleDynamicFilters, ruleOuterJoinKeyFilter, ruleCommonSubexprs, estimate.RuleNDVSketches}
+	RuleOuterPushdown, ruleOuterJoinReorder, ruleImpliedCondition, RuleJoinOrder, ruleEagerAggregation, ruleSetOpDistinct, ruleSetOpAggregate, ruleWindowOrder, ruleParallelWindows, ruleDynamicFilters, ruleOuterJoinKeyFilter, ruleCommonSubexprs, ruleAggregateHaving, estimate.RuleNDVSketches}
 
 // CheckDisabledRules validates a lakepg.disabled_rules value.
 func CheckDisabledRules(v string) error {
