@@ -902,9 +902,14 @@ func (h *HashAgg) Next(ctx context.Context) (*vec.Batch, error) {
 	if h.run.ssp != nil {
 		return h.run.nextSets(ctx)
 	}
+	// every group is out: the tables go with their reservation, not at
+	// Close, as the operators above (a window over a ROLLUP, TPC-DS q67)
+	// still run and the pool counts that memory as free
 	for _, r := range h.runs {
 		r.res.Release()
+		r.sets = nil
 	}
+	h.run.sets = nil
 	return nil, nil
 }
 
