@@ -1249,19 +1249,19 @@ func (b *Binder) bindCase(c *pg.CaseExpr, sc *Scope) (exec.Expr, error) {
 		out.Else = results[len(results)-1]
 	}
 	out.T = t
-	if arg == nil {
-		if e := constantCase(b.Env, out); e != nil {
-			return e, nil
-		}
+	if e := constantCase(b.Env, out); e != nil {
+		return e, nil
 	}
 	return out, nil
 }
 
-// constantCase is the branch a searched CASE always takes when its leading
-// conditions are constants: PostgreSQL's planner drops the branches after a
-// WHEN that is constant true and those whose WHEN is constant false or NULL
-// (eval_const_expressions), so no subquery or error of theirs is ever
-// evaluated. nil when a condition before the taken branch reads a row.
+// constantCase is the branch a CASE always takes when its leading
+// conditions are constants (a simple CASE's are when its operand and the
+// values compared with it are: CASE 0 WHEN 1 …): PostgreSQL's planner
+// drops the branches after a WHEN that is constant true and those whose
+// WHEN is constant false or NULL (eval_const_expressions), so no subquery
+// or error of theirs is ever evaluated. nil when a condition before the
+// taken branch reads a row.
 func constantCase(env *exec.Env, c *exec.Case) exec.Expr {
 	for k, w := range c.When {
 		v, null, ok := exec.ConstantBool(env, w)
