@@ -293,11 +293,7 @@ func TestHashJoinSpillUnderFullPool(t *testing.T) {
 	const limit = 8 << 20
 	for _, typ := range []JoinType{JoinInner, JoinFull, JoinAnti, JoinAntiNullAware, JoinRightSemi} {
 		want, _ := spillJoin(t, L, R, typ, []int{1}, nil, 0)
-		pool := memory.NewMemoryPool(limit)
-		other := memory.NewMemory(pool, 0)
-		if err := other.Grow(limit - limit/8); err != nil {
-			t.Fatal(err)
-		}
+		pool, other := fullPool(t, limit)
 		qs := &QueryStats{}
 		ctx := WithQueryStats(context.Background(), qs)
 		mem := memory.NewMemory(pool, 0)
@@ -317,4 +313,16 @@ func TestHashJoinSpillUnderFullPool(t *testing.T) {
 	if n := spillFilesLeft(t, sp); n != 0 {
 		t.Fatalf("%d spill files left", n)
 	}
+}
+
+// fullPool is a memory pool of limit bytes that other, another holder,
+// has filled to 7/8, the share spilling operators leave to others.
+func fullPool(t *testing.T, limit int64) (pool *memory.MemoryPool, other *memory.Memory) {
+	t.Helper()
+	pool = memory.NewMemoryPool(limit)
+	other = memory.NewMemory(pool, 0)
+	if err := other.Grow(limit - limit/8); err != nil {
+		t.Fatal(err)
+	}
+	return pool, other
 }

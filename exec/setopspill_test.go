@@ -180,11 +180,7 @@ func TestSetOpSpillUnderFullPool(t *testing.T) {
 	for _, intersect := range []bool{true, false} {
 		for _, all := range []bool{false, true} {
 			name := fmt.Sprintf("intersect=%v/all=%v", intersect, all)
-			pool := memory.NewMemoryPool(limit)
-			other := memory.NewMemory(pool, 0)
-			if err := other.Grow(limit - limit/8); err != nil {
-				t.Fatal(err)
-			}
+			pool, other := fullPool(t, limit)
 			qs := &QueryStats{}
 			ctx := WithQueryStats(context.Background(), qs)
 			s := &SetOp{Left: newRowsOp(sst, L, 1000), Right: newRowsOp(sst, R, 1000), Intersect: intersect, All: all, Mem: memory.NewMemory(pool, 0)}
