@@ -48,8 +48,8 @@ func FoldError(env *Env, e Expr) error {
 			if err := FoldError(env, w); err != nil {
 				return err
 			}
-			if c, ok := w.(*Cmp); ok && (nullConst(c.L) || nullConst(c.R)) {
-				continue // a comparison with NULL: PostgreSQL folds it to NULL, never taken
+			if strictNull(w) {
+				continue // PostgreSQL folds it to NULL: never taken
 			}
 			if err := FoldError(env, x.Then[k]); err != nil {
 				return err
@@ -219,7 +219,7 @@ func NeverTrue(env *Env, e Expr) bool {
 	case *Cmp:
 		// a comparison with a NULL is NULL whatever the row holds, as
 		// PostgreSQL's planner folds a strict operator of a NULL
-		if nullConst(x.L) || nullConst(x.R) {
+		if strictNull(x) {
 			return true
 		}
 	case *Logic:
@@ -234,15 +234,23 @@ func NeverTrue(env *Env, e Expr) bool {
 	return err == nil && (v.IsNull(0) || !v.B[0])
 }
 
-// nullConst reports a constant NULL, cast or clamped.
-func nullConst(e Expr) bool {
+// strictNull reports an expression that is NULL whatever the row holds: a
+// NULL constant, or a strict operation (cast, comparison, arithmetic) of
+// one, which PostgreSQL's planner folds to NULL.
+func strictNull(e Expr) bool {
 	switch x := e.(type) {
 	case *Const:
 		return !x.Param && x.V.Len() == 1 && x.V.IsNull(0)
 	case *Cast:
-		return nullConst(x.E)
+		return strictNull(x.E)
 	case *DateClamp:
-		return nullConst(x.E)
+		return strictNull(x.E)
+	case *Neg:
+		return strictNull(x.E)
+	case *Cmp:
+		return strictNull(x.L) || strictNull(x.R)
+	case *Arith:
+		return strictNull(x.L) || strictNull(x.R)
 	}
 	return false
 }

@@ -179,3 +179,4 @@ SELECT 0 AS c0 FROM (SELECT CASE WHEN CAST(NULL AS boolean) = (a.id > 0) THEN DA
 SELECT CASE WHEN id = NULL THEN 1 / 0 ELSE 1 END FROM fold0;
 -- a simple CASE of constants folds to its branch: the others' subqueries and errors are never evaluated (difftest seed 16)
 SELECT x FROM fold1 a WHERE CASE 0 WHEN 1 THEN ((-9223372036854775808::bigint / (a.x - a.x - 1)) IN (SELECT a.x)) END IS NULL ORDER BY 1;
+SELECT 0 AS c0 FROM (SELECT CASE WHEN (CAST(NULL AS integer) < a.id) = true THEN DATE '5874897-12-31' WHEN true THEN TIMESTAMP '2024-02-29 00:00:01' END AS c0 FROM fold0 a UNION ALL SELECT TIMESTAMP '2000-01-01') s;
