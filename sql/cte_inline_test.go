@@ -39,6 +39,27 @@ func TestCTEInline(t *testing.T) {
 	}
 }
 
+// ruleFires checks that each query answers as it does with rule switched
+// off, and that EXPLAIN (VERBOSE) lists the rule as applied to those of
+// fired and not to those of unfired.
+func ruleFires(t *testing.T, s *Session, rule string, fired, unfired []string) {
+	t.Helper()
+	sameWithRuleOff(t, s, rule, append(append([]string{}, fired...), unfired...))
+	applied := func(q string) bool {
+		return strings.Contains(strings.Join(explainLines(t, s, "EXPLAIN (VERBOSE) "+q), "\n"), rule+" (")
+	}
+	for _, q := range fired {
+		if !applied(q) {
+			t.Errorf("%s not applied:\n%s", rule, q)
+		}
+	}
+	for _, q := range unfired {
+		if applied(q) {
+			t.Errorf("%s applied:\n%s", rule, q)
+		}
+	}
+}
+
 // sameWithRuleOff checks that each query answers as it does with rule
 // switched off.
 func sameWithRuleOff(t *testing.T, s *Session, rule string, queries []string) {

@@ -1,6 +1,8 @@
 package optree
 
 import (
+	"slices"
+
 	"github.com/lakepg/lakepg/exec"
 	"github.com/lakepg/lakepg/exec/aggregate"
 	"github.com/lakepg/lakepg/exec/order"
@@ -208,11 +210,14 @@ func nullUnreadAggInputs(o *aggregate.HashAgg, need []bool) {
 			mark(ord.Col)
 		}
 	}
-	for j, e := range p.Exprs {
+	// a copy: the projection's expressions may be its logical node's too
+	exprs := slices.Clone(p.Exprs)
+	for j, e := range exprs {
 		if !used[j] {
-			p.Exprs[j] = exec.NullConst(e.Type())
+			exprs[j] = exec.NullConst(e.Type())
 		}
 	}
+	p.Exprs = exprs
 }
 
 // joinMap maps columns of left ++ right through the sides' mappings.
